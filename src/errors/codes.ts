@@ -1,0 +1,41 @@
+/** The stable error codes of spec §7 and the HTTP status each one maps to. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  authentication_error: 401,
+  invalid_api_key: 401,
+  insufficient_balance: 402,
+  authorization_error: 403,
+  model_tier_restricted: 403,
+  account_suspended: 403,
+  not_found: 404,
+  model_not_found: 404,
+  file_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  request_too_large: 413,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  rate_limit_exceeded: 429,
+  quota_exceeded: 429,
+  internal_error: 500,
+  provider_error: 502,
+  provider_unavailable: 503,
+  service_unavailable: 503,
+  provider_timeout: 504,
+  gateway_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Codes a client (or the gateway's own retry loop) may retry with backoff (spec §7). */
+export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'rate_limit_exceeded',
+  'provider_error',
+  'provider_timeout',
+  'provider_unavailable',
+]);
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, value);
+}

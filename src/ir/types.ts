@@ -1,0 +1,216 @@
+/**
+ * The internal representation (IR) where the three wire formats meet.
+ * Decoders turn a wire body into these types; encoders turn them back into a wire body.
+ * This file imports nothing and holds types only.
+ */
+
+/** The wire formats the gateway speaks, inbound and upstream. */
+export type WireFormat = 'chat' | 'responses' | 'messages';
+
+/** Where an image or document comes from. */
+export type MediaSource =
+  | { kind: 'url'; url: string }
+  | { kind: 'base64'; mediaType: string; data: string }
+  | { kind: 'file_id'; fileId: string }
+  | { kind: 'text'; mediaType: string; data: string };
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  /** Anthropic prompt-caching marker, carried so Messages→Messages conversions keep it. */
+  cacheControl?: Record<string, unknown>;
+}
+
+export interface ImagePart {
+  type: 'image';
+  source: MediaSource;
+  /** OpenAI `detail` (auto|low|high); dropped where the target has no equivalent. */
+  detail?: string;
+}
+
+/** A document (PDF, text file): Anthropic `document`, Chat `file`, Responses `input_file`. */
+export interface FilePart {
+  type: 'file';
+  source: MediaSource;
+  filename?: string;
+  title?: string;
+  context?: string;
+  cacheControl?: Record<string, unknown>;
+}
+
+export interface AudioPart {
+  type: 'audio';
+  data: string;
+  format: string;
+}
+
+/** An assistant's call of a client tool. `arguments` is JSON text, as on the OpenAI wire. */
+export interface ToolCallPart {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  arguments: string;
+  /** Responses item id (`fc_…`) when known, so Responses passthrough-like round trips keep it. */
+  itemId?: string;
+}
+
+export interface ToolResultPart {
+  type: 'tool_result';
+  toolCallId: string;
+  content: string | Array<TextPart | ImagePart | FilePart>;
+  isError?: boolean;
+  cacheControl?: Record<string, unknown>;
+}
+
+/**
+ * Reasoning / thinking. `signature` (Anthropic) and `encrypted` (OpenAI encrypted_content)
+ * are opaque and must round-trip byte-exact. `redacted` marks Anthropic redacted_thinking,
+ * whose opaque payload is in `data`.
+ */
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  signature?: string;
+  redacted?: boolean;
+  data?: string;
+  /** Responses reasoning item id (`rs_…`) and its opaque encrypted content. */
+  itemId?: string;
+  encrypted?: string;
+}
+
+export interface RefusalPart {
+  type: 'refusal';
+  refusal: string;
+}
+
+export type ContentPart =
+  | TextPart
+  | ImagePart
+  | FilePart
+  | AudioPart
+  | ToolCallPart
+  | ToolResultPart
+  | ReasoningPart
+  | RefusalPart;
+
+export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export interface Message {
+  role: Role;
+  content: ContentPart[];
+  name?: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters?: Record<string, unknown>;
+  strict?: boolean;
+  cacheControl?: Record<string, unknown>;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
+
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+export interface ReasoningConfig {
+  enabled: boolean;
+  effort?: ReasoningEffort;
+  budgetTokens?: number;
+  /** Responses `reasoning.summary` (auto|concise|detailed). */
+  summary?: string;
+}
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name?: string; schema?: Record<string, unknown>; strict?: boolean; description?: string };
+
+/** A chat-like request, independent of the wire format it arrived in. */
+export interface ChatRequest {
+  model: string;
+  /** System / developer / instructions text, in order. */
+  system: TextPart[];
+  messages: Message[];
+  stream: boolean;
+  /** Chat `stream_options.include_usage`; Messages and Responses always carry usage. */
+  includeUsage?: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stop?: string[];
+  n?: number;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  reasoning?: ReasoningConfig;
+  responseFormat?: ResponseFormat;
+  user?: string;
+  metadata?: Record<string, string>;
+  /** Responses: store the response for previous_response_id (default true). */
+  store?: boolean;
+  previousResponseId?: string;
+  /** Fields of the inbound body the IR has no slot for; copied only when the target is the same format. */
+  extra?: Record<string, unknown>;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'pause' | 'error';
+
+export interface Usage {
+  /** All input tokens, cached ones included (OpenAI convention). */
+  inputTokens: number;
+  outputTokens: number;
+  /** Cached input read (subset of inputTokens). */
+  cacheReadTokens?: number;
+  /** Cache writes (subset of inputTokens). */
+  cacheWriteTokens?: number;
+  /** Reasoning tokens (subset of outputTokens). */
+  reasoningTokens?: number;
+}
+
+/** A complete (non-streamed) chat-like response. */
+export interface ChatResponse {
+  id: string;
+  model: string;
+  created: number;
+  /** Assistant output in order: reasoning, text, refusal, tool calls. */
+  content: ContentPart[];
+  finishReason: FinishReason;
+  stopSequence?: string | null;
+  usage: Usage;
+}
+
+/**
+ * A stream is a sequence of explicit parts. Blocks (text, reasoning, tool call) are opened,
+ * filled and closed; at most one text or reasoning block is open at a time.
+ */
+export type StreamPart =
+  | { type: 'start'; id: string; model: string; created: number; usage?: Partial<Usage> }
+  | { type: 'text-start' }
+  | { type: 'text-delta'; text: string }
+  | { type: 'text-end' }
+  | { type: 'reasoning-start'; itemId?: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'reasoning-signature'; signature: string }
+  | { type: 'reasoning-end'; encrypted?: string }
+  | { type: 'redacted-reasoning'; data: string }
+  | { type: 'tool-call-start'; index: number; id: string; name: string; itemId?: string }
+  | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
+  | { type: 'tool-call-end'; index: number }
+  | { type: 'refusal-delta'; text: string }
+  | { type: 'finish'; finishReason: FinishReason; stopSequence?: string | null }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'error'; error: StreamError }
+  | { type: 'end' };
+
+/** An error that arrives inside a stream (after the HTTP status was sent). */
+export interface StreamError {
+  code: string;
+  message: string;
+  status: number;
+}

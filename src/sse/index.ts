@@ -1,0 +1,2 @@
+export { SseParser, parseSse, type SseRecord } from './parse-sse.ts';
+export { formatSse, formatSseJson } from './write-sse.ts';
