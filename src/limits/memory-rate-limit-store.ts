@@ -1,0 +1,94 @@
+import { buildHitResult } from './build-hit-result.ts';
+import { SlidingLog } from './sliding-log.ts';
+import type { ConcurrencyLease, RateLimitResult, RateLimitStore } from './types.ts';
+
+export interface MemoryRateLimitStoreOptions {
+  /** How often idle keys and expired leases are dropped (default 60 s). */
+  sweepIntervalMs?: number;
+  /** Clock (ms epoch); injectable for tests. */
+  clock?: () => number;
+}
+
+/**
+ * Exact sliding-window limiter and concurrency slots for a single process.
+ * Memory is bounded by the keys active within their window: an unref'd timer drops the rest.
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly logs = new Map<string, SlidingLog>();
+  private readonly leases = new Map<string, Map<string, number>>();
+  private readonly clock: () => number;
+  private readonly timer: NodeJS.Timeout;
+  private leaseSeq = 0;
+
+  constructor(options: MemoryRateLimitStoreOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+    this.timer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  /** Number of keys holding state (for tests and metrics). */
+  get keyCount(): number {
+    return this.logs.size + this.leases.size;
+  }
+
+  async hit(key: string, limit: number, windowMs: number, now = this.clock()): Promise<RateLimitResult> {
+    let log = this.logs.get(key);
+    if (!log) {
+      log = new SlidingLog(Math.min(Math.max(limit, 1), 64));
+      this.logs.set(key, log);
+    }
+    log.windowMs = windowMs;
+    log.prune(now - windowMs);
+    const allowed = log.size < limit;
+    if (allowed) log.push(now);
+    const used = log.size;
+    const anchorIndex = allowed ? 0 : used - Math.max(limit, 1);
+    const anchor = used > 0 ? log.at(Math.max(0, anchorIndex)) : undefined;
+    if (used === 0) this.logs.delete(key);
+    return buildHitResult({ allowed, used, anchor, now }, limit, windowMs);
+  }
+
+  async acquire(key: string, max: number, ttlMs: number): Promise<ConcurrencyLease | null> {
+    const now = this.clock();
+    let held = this.leases.get(key);
+    if (held) dropExpired(held, now);
+    if ((held?.size ?? 0) >= max) return null;
+    if (!held) {
+      held = new Map();
+      this.leases.set(key, held);
+    }
+    const id = `m${++this.leaseSeq}`;
+    held.set(id, now + ttlMs);
+    const slots = held;
+    return {
+      id,
+      remaining: max - slots.size,
+      release: async () => {
+        slots.delete(id);
+        if (slots.size === 0 && this.leases.get(key) === slots) this.leases.delete(key);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.logs.clear();
+    this.leases.clear();
+  }
+
+  /** Drops logs whose newest hit left its window and leases past their expiry. */
+  sweep(now = this.clock()): void {
+    for (const [key, log] of this.logs) {
+      const newest = log.newest();
+      if (newest === undefined || newest <= now - log.windowMs) this.logs.delete(key);
+    }
+    for (const [key, held] of this.leases) {
+      dropExpired(held, now);
+      if (held.size === 0) this.leases.delete(key);
+    }
+  }
+}
+
+function dropExpired(held: Map<string, number>, now: number): void {
+  for (const [id, expiresAt] of held) if (expiresAt <= now) held.delete(id);
+}
