@@ -1,0 +1,130 @@
+import { GatewayError, validationError } from '../../errors/index.ts';
+import { isRecord } from './json.ts';
+
+/**
+ * Collects invalid request fields (path → message) while a decoder walks a body, so one
+ * 422 names every problem at once. Decoders stay lenient about unknown fields.
+ */
+export class FieldChecker {
+  readonly fields: Record<string, string> = {};
+
+  fail(path: string, message: string): void {
+    if (!(path in this.fields)) this.fields[path] = message;
+  }
+
+  get ok(): boolean {
+    return Object.keys(this.fields).length === 0;
+  }
+
+  /** Throws the collected problems as one 422 validation_error. */
+  throwIfAny(): void {
+    if (!this.ok) throw validationError(this.fields);
+  }
+
+  string(value: unknown, path: string): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string') return value;
+    this.fail(path, 'must be a string');
+    return undefined;
+  }
+
+  requiredString(value: unknown, path: string): string {
+    if (typeof value === 'string') return value;
+    this.fail(path, value === undefined || value === null ? 'is required' : 'must be a string');
+    return '';
+  }
+
+  boolean(value: unknown, path: string): boolean | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'boolean') return value;
+    this.fail(path, 'must be a boolean');
+    return undefined;
+  }
+
+  number(value: unknown, path: string, range: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      this.fail(path, 'must be a number');
+      return undefined;
+    }
+    if (range.integer && !Number.isInteger(value)) {
+      this.fail(path, 'must be an integer');
+      return undefined;
+    }
+    if (range.min !== undefined && value < range.min) {
+      this.fail(path, `must be >= ${range.min}`);
+      return undefined;
+    }
+    if (range.max !== undefined && value > range.max) {
+      this.fail(path, `must be <= ${range.max}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  record(value: unknown, path: string): Record<string, unknown> | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (isRecord(value)) return value;
+    this.fail(path, 'must be an object');
+    return undefined;
+  }
+
+  array(value: unknown, path: string): unknown[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (Array.isArray(value)) return value;
+    this.fail(path, 'must be an array');
+    return undefined;
+  }
+
+  /** A string from a fixed set of values. */
+  oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+    this.fail(path, `must be one of ${allowed.join(', ')}`);
+    return undefined;
+  }
+
+  /** A map of string → string (metadata). */
+  stringMap(value: unknown, path: string): Record<string, string> | undefined {
+    const record = this.record(value, path);
+    if (!record) return undefined;
+    const out: Record<string, string> = {};
+    for (const [key, item] of Object.entries(record)) {
+      if (typeof item === 'string') out[key] = item;
+      else this.fail(`${path}.${key}`, 'must be a string');
+    }
+    return out;
+  }
+
+  /** `string | string[]` (stop sequences) → string[]. */
+  stringList(value: unknown, path: string): string[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+    this.fail(path, 'must be a string or an array of strings');
+    return undefined;
+  }
+}
+
+/** 400 bad_request for a body whose overall shape is wrong (not an object, missing model/messages). */
+export function badRequest(message: string): GatewayError {
+  return new GatewayError('bad_request', message);
+}
+
+/** Reads the body as an object with a string `model` and an array at `listKey`, or throws 400. */
+export function requireBodyShape(body: unknown, listKey: string): Record<string, unknown> & { model: string } {
+  if (!isRecord(body)) throw badRequest('Request body must be a JSON object.');
+  if (typeof body.model !== 'string' || body.model.length === 0) throw badRequest("Missing required field 'model'.");
+  if (!Array.isArray(body[listKey])) throw badRequest(`Missing required field '${listKey}' (an array).`);
+  return body as Record<string, unknown> & { model: string };
+}
+
+/** Copies the fields of `body` that a decoder did not map into the IR. */
+export function collectExtra(body: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(body)) {
+    if (known.has(key)) continue;
+    (extra ??= {})[key] = value;
+  }
+  return extra;
+}

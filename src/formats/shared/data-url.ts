@@ -1,0 +1,44 @@
+import type { MediaSource } from '../../ir/types.ts';
+
+const DATA_URL = /^data:([^;,]+)((?:;[^;,=]+=[^;,]+)*);base64,/i;
+
+/** Splits `data:<mime>;base64,<data>` into media type and payload; undefined for anything else. */
+export function splitDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  if (!url.startsWith('data:')) return undefined;
+  const match = DATA_URL.exec(url);
+  if (!match) return undefined;
+  return { mediaType: match[1].toLowerCase(), data: url.slice(match[0].length) };
+}
+
+/** Builds `data:<mime>;base64,<data>`. */
+export function joinDataUrl(mediaType: string, data: string): string {
+  return `data:${mediaType};base64,${data}`;
+}
+
+/** A URL as the OpenAI formats carry it (http(s) or data URL) → IR source; base64 data URLs are split. */
+export function urlToMediaSource(url: string): MediaSource {
+  const split = splitDataUrl(url);
+  return split ? { kind: 'base64', mediaType: split.mediaType, data: split.data } : { kind: 'url', url };
+}
+
+/** IR source → a URL the OpenAI formats accept (data URL for inline data); undefined for file ids. */
+export function mediaSourceToUrl(source: MediaSource): string | undefined {
+  switch (source.kind) {
+    case 'url':
+      return source.url;
+    case 'base64':
+      return joinDataUrl(source.mediaType, source.data);
+    case 'text':
+      return joinDataUrl(source.mediaType, encodeBase64(source.data));
+    case 'file_id':
+      return undefined;
+  }
+}
+
+/** UTF-8 text → base64 (Buffer-free so the formats stay runtime-neutral). */
+export function encodeBase64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}

@@ -1,0 +1,20 @@
+export { isRecord, tryParseJson, readString, readNumber, readRecord } from './json.ts';
+export { parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
+export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64 } from './data-url.ts';
+export { sanitizeToolId } from './sanitize-tool-id.ts';
+export { generateId, nowSeconds } from './generate-id.ts';
+export {
+  EFFORT_BUDGET_TOKENS,
+  MIN_BUDGET_TOKENS,
+  effortToBudgetTokens,
+  budgetTokensToEffort,
+  isReasoningEffort,
+} from './reasoning-budget.ts';
+export {
+  isOpenAIReasoningModel,
+  adaptForReasoningModel,
+  adaptForOpenAIReasoningModel,
+  adaptForAnthropicThinking,
+} from './adapt-for-reasoning-model.ts';
+export { FieldChecker, badRequest, requireBodyShape, collectExtra } from './check-fields.ts';
+export { streamErrorFromUpstream } from './map-upstream-error.ts';
