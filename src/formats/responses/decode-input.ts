@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import type { ContentPart, Message } from '../../ir/types.ts';
+import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
+import { reasoningPartFromItem } from './decode-reasoning.ts';
+import { invalid, parseOrThrow } from './validate.ts';
+
+const messageSchema = z.looseObject({
+  role: z.enum(['user', 'assistant', 'system', 'developer']),
+  content: z.union([z.string(), z.array(z.unknown())]),
+});
+const functionCallSchema = z.looseObject({
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+  id: z.string().nullish(),
+});
+const functionCallOutputSchema = z.looseObject({ call_id: z.string().min(1), output: z.unknown() });
+const summaryPartSchema = z.looseObject({ text: z.string() });
+const reasoningSchema = z.looseObject({
+  id: z.string().nullish(),
+  summary: z.array(summaryPartSchema),
+  content: z.array(summaryPartSchema).nullish(),
+  encrypted_content: z.string().nullish(),
+});
+const itemReferenceSchema = z.looseObject({ id: z.string().min(1) });
+
+/** Options for decoding `input`. */
+export interface DecodeInputOptions {
+  /** Earlier turns live server-side (previous_response_id / conversation): unknown call_ids are allowed. */
+  hasServerHistory: boolean;
+  /** Resolves an item_reference id to a raw wire item (e.g. from stored responses); undefined if unknown. */
+  resolveItemReference?: (id: string) => unknown;
+}
+
+type Item = Record<string, unknown>;
+
+function itemKind(item: Item): string | undefined {
+  if (typeof item.type === 'string') return item.type;
+  return 'role' in item ? 'message' : undefined;
+}
+
+/** Collects both id kinds of the function_call items, for the call_id check (pitfall 10). */
+function collectCalls(items: readonly unknown[]): { callIds: Set<string>; itemIds: Set<string> } {
+  const callIds = new Set<string>();
+  const itemIds = new Set<string>();
+  for (const item of items) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { type, call_id: callId, id } = item as Item;
+    if (type !== 'function_call') continue;
+    if (typeof callId === 'string') callIds.add(callId);
+    if (typeof id === 'string') itemIds.add(id);
+  }
+  return { callIds, itemIds };
+}
+
+class InputDecoder {
+  readonly messages: Message[] = [];
+  private assistant: Message | undefined;
+  private readonly calls: { callIds: Set<string>; itemIds: Set<string> };
+  private readonly ids = new Set<string>();
+  private readonly hasReferences: boolean;
+
+  constructor(private readonly items: readonly unknown[], private readonly options: DecodeInputOptions) {
+    this.calls = collectCalls(items);
+    this.hasReferences = items.some((item) => typeof item === 'object' && item !== null && (item as Item).type === 'item_reference');
+  }
+
+  run(): Message[] {
+    this.items.forEach((item, index) => this.item(item, ['input', index], true));
+    return this.messages;
+  }
+
+  private item(raw: unknown, path: PropertyKey[], allowReference: boolean): void {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return invalid(path, 'Expected an input item object');
+    const item = raw as Item;
+    if (typeof item.id === 'string') this.ids.add(item.id);
+    switch (itemKind(item)) {
+      case 'message':
+        return this.message(item, path);
+      case 'function_call': {
+        const call = parseOrThrow(functionCallSchema, item, path);
+        const part: ContentPart = { type: 'tool_call', id: call.call_id, name: call.name, arguments: call.arguments };
+        if (call.id) part.itemId = call.id;
+        return this.pushAssistant([part]);
+      }
+      case 'function_call_output':
+        return this.callOutput(item, path);
+      case 'reasoning':
+        return this.pushAssistant([reasoningPartFromItem(parseOrThrow(reasoningSchema, item, path))]);
+      case 'item_reference':
+        return this.reference(item, path, allowReference);
+      case undefined:
+        return invalid([...path, 'type'], 'Expected an item type or a message role');
+      default:
+        // Hosted-tool items (web_search_call, mcp_call, …) have no IR form; a same-format
+        // passthrough keeps them in the raw body, a conversion drops them.
+        return;
+    }
+  }
+
+  private message(item: Item, path: PropertyKey[]): void {
+    const message = parseOrThrow(messageSchema, item, path);
+    const content: ContentPart[] =
+      typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : message.content.map((part, index) => decodeContentPart(part, [...path, 'content', index]));
+    if (message.role === 'assistant') return this.pushAssistant(content);
+    this.pushOther({ role: message.role, content });
+  }
+
+  private callOutput(item: Item, path: PropertyKey[]): void {
+    const output = parseOrThrow(functionCallOutputSchema, item, path);
+    const callId = output.call_id;
+    if (!this.calls.callIds.has(callId)) {
+      if (this.calls.itemIds.has(callId)) {
+        invalid([...path, 'call_id'], `'${callId}' is the item id of a function_call; send its call_id instead`);
+      }
+      if (!this.options.hasServerHistory && !this.hasReferences) {
+        invalid([...path, 'call_id'], `No function_call with call_id '${callId}' found in input`);
+      }
+    }
+    const content = decodeToolOutput(output.output, [...path, 'output']);
+    this.pushOther({ role: 'tool', content: [{ type: 'tool_result', toolCallId: callId, content }] });
+  }
+
+  private reference(item: Item, path: PropertyKey[], allowReference: boolean): void {
+    const { id } = parseOrThrow(itemReferenceSchema, item, path);
+    if (this.ids.has(id)) return; // already present in this input
+    const resolved = allowReference ? this.options.resolveItemReference?.(id) : undefined;
+    if (resolved === undefined) return invalid([...path, 'id'], `Cannot resolve item_reference '${id}'`);
+    if (typeof resolved === 'object' && resolved !== null && (resolved as Item).type === 'function_call') {
+      const { call_id: callId } = resolved as Item;
+      if (typeof callId === 'string') this.calls.callIds.add(callId);
+    }
+    this.item(resolved, path, false);
+  }
+
+  private pushAssistant(parts: ContentPart[]): void {
+    // Consecutive assistant-side items (reasoning, message, function calls) form one assistant turn.
+    if (!this.assistant) {
+      this.assistant = { role: 'assistant', content: [] };
+      this.messages.push(this.assistant);
+    }
+    this.assistant.content.push(...parts);
+  }
+
+  private pushOther(message: Message): void {
+    this.assistant = undefined;
+    this.messages.push(message);
+  }
+}
+
+/** Responses `input` (string or items) → IR messages; throws 422 naming the offending item. */
+export function decodeInput(input: string | readonly unknown[], options: DecodeInputOptions): Message[] {
+  if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
+  return new InputDecoder(input, options).run();
+}

@@ -1,0 +1,50 @@
+import type { ContentPart, ToolCallPart } from '../../ir/types.ts';
+import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
+
+type Item = Record<string, unknown>;
+
+function asItem(value: unknown): Item | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Item) : undefined;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function messageParts(item: Item): ContentPart[] {
+  const content = Array.isArray(item.content) ? item.content : [];
+  return content.flatMap((raw): ContentPart[] => {
+    const part = asItem(raw);
+    if (part?.type === 'output_text' && typeof part.text === 'string') return [{ type: 'text', text: part.text }];
+    if (part?.type === 'refusal' && typeof part.refusal === 'string') return [{ type: 'refusal', refusal: part.refusal }];
+    return [];
+  });
+}
+
+/** A function_call output item → IR tool call (IR id = call_id, the id results reference). */
+export function toolCallFromItem(item: Item): ToolCallPart {
+  const itemId = str(item.id);
+  const part: ToolCallPart = {
+    type: 'tool_call',
+    id: str(item.call_id) ?? itemId ?? '',
+    name: str(item.name) ?? '',
+    arguments: str(item.arguments) ?? '',
+  };
+  if (itemId) part.itemId = itemId;
+  return part;
+}
+
+/** Upstream `output[]` → IR content in order; hosted-tool items (web_search_call, …) are skipped. */
+export function decodeOutputItems(output: readonly unknown[]): { content: ContentPart[]; hasToolCalls: boolean } {
+  const content: ContentPart[] = [];
+  let hasToolCalls = false;
+  for (const raw of output) {
+    const item = asItem(raw);
+    if (item?.type === 'message') content.push(...messageParts(item));
+    else if (item?.type === 'function_call') {
+      hasToolCalls = true;
+      content.push(toolCallFromItem(item));
+    } else if (item?.type === 'reasoning') content.push(reasoningPartFromItem(item as ReasoningItemFields));
+  }
+  return { content, hasToolCalls };
+}

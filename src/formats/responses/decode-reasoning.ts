@@ -1,0 +1,31 @@
+import type { ReasoningPart } from '../../ir/types.ts';
+import { unstashReasoning } from './stash-signature.ts';
+
+/** The fields of a reasoning item (input or output) this codec reads. */
+export interface ReasoningItemFields {
+  id?: string | null;
+  summary?: ReadonlyArray<{ text?: unknown }> | null;
+  content?: ReadonlyArray<{ text?: unknown }> | null;
+  encrypted_content?: string | null;
+}
+
+function texts(parts: ReadonlyArray<{ text?: unknown }> | null | undefined): string[] {
+  return (parts ?? []).flatMap((part) => (typeof part.text === 'string' ? [part.text] : []));
+}
+
+/** One reasoning item → one IR reasoning part; our `gwsig:` stash becomes a signature again. */
+export function reasoningPartFromItem(item: ReasoningItemFields): ReasoningPart {
+  const summary = texts(item.summary);
+  const text = (summary.length > 0 ? summary : texts(item.content)).join('\n\n');
+  const part: ReasoningPart = { type: 'reasoning', text };
+  if (item.id) part.itemId = item.id;
+  if (item.encrypted_content) {
+    const stash = unstashReasoning(item.encrypted_content);
+    if (stash === undefined) part.encrypted = item.encrypted_content;
+    else if (stash.redacted !== undefined) {
+      part.redacted = true;
+      part.data = stash.redacted;
+    } else part.signature = stash.signature;
+  }
+  return part;
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { GatewayError } from '../../errors/index.ts';
+import type { ChatRequest, TextPart } from '../../ir/types.ts';
+import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
+import { decodeReasoning, decodeText } from './decode-settings.ts';
+import { decodeToolChoice, decodeTools } from './decode-tools.ts';
+import { parseOrThrow } from './validate.ts';
+
+const scalarsSchema = z.looseObject({
+  instructions: z.string().nullish(),
+  stream: z.boolean().nullish(),
+  max_output_tokens: z.number().int().positive().nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  previous_response_id: z.string().min(1).nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  user: z.string().nullish(),
+});
+
+/** Body fields this codec maps; everything else goes to `extra` untouched. */
+const KNOWN_FIELDS = new Set([
+  'model', 'input', 'instructions', 'stream', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls',
+  'store', 'previous_response_id', 'metadata', 'user', 'reasoning', 'text', 'tools', 'tool_choice',
+]);
+
+/** Options of {@link decodeResponsesRequest}. */
+export interface DecodeRequestOptions {
+  /** Resolves `item_reference` ids (e.g. from stored responses); without it they must point into the same input. */
+  resolveItemReference?: DecodeInputOptions['resolveItemReference'];
+}
+
+function badRequest(message: string): GatewayError {
+  return new GatewayError('bad_request', message);
+}
+
+function copyExtra(body: Record<string, unknown>): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (!KNOWN_FIELDS.has(key)) extra[key] = value;
+  return extra;
+}
+
+/** A Responses request body → IR; 400 for a wrong shape, 422 (with field paths) for invalid values. */
+export function decodeResponsesRequest(body: unknown, options: DecodeRequestOptions = {}): ChatRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+  const raw = body as Record<string, unknown>;
+  if (typeof raw.model !== 'string' || raw.model.length === 0) throw badRequest("'model' is required and must be a string.");
+  if (typeof raw.input !== 'string' && !Array.isArray(raw.input)) throw badRequest("'input' is required and must be a string or an array of items.");
+  const scalars = parseOrThrow(scalarsSchema, raw, []);
+  const extra = copyExtra(raw);
+
+  const request: ChatRequest = {
+    model: raw.model,
+    system: scalars.instructions ? [{ type: 'text', text: scalars.instructions } satisfies TextPart] : [],
+    messages: decodeInput(raw.input, {
+      hasServerHistory: Boolean(scalars.previous_response_id) || raw.conversation != null,
+      resolveItemReference: options.resolveItemReference,
+    }),
+    stream: scalars.stream ?? false,
+  };
+  if (scalars.max_output_tokens != null) request.maxTokens = scalars.max_output_tokens;
+  if (scalars.temperature != null) request.temperature = scalars.temperature;
+  if (scalars.top_p != null) request.topP = scalars.top_p;
+  if (scalars.parallel_tool_calls != null) request.parallelToolCalls = scalars.parallel_tool_calls;
+  if (scalars.store != null) request.store = scalars.store;
+  if (scalars.previous_response_id) request.previousResponseId = scalars.previous_response_id;
+  if (scalars.metadata) request.metadata = scalars.metadata;
+  if (scalars.user) request.user = scalars.user;
+  if (raw.reasoning != null) request.reasoning = decodeReasoning(raw.reasoning);
+
+  if (raw.text != null) {
+    const text = decodeText(raw.text);
+    if (text.responseFormat) request.responseFormat = text.responseFormat;
+    if (text.rest) extra.text = text.rest;
+  }
+  if (raw.tools != null) {
+    const { tools, hostedTools } = decodeTools(raw.tools);
+    if (tools.length > 0) request.tools = tools;
+    if (hostedTools.length > 0) extra.hostedTools = hostedTools;
+  }
+  if (raw.tool_choice != null) {
+    const choice = decodeToolChoice(raw.tool_choice);
+    if (choice.toolChoice) request.toolChoice = choice.toolChoice;
+    if (choice.raw) extra.tool_choice = choice.raw;
+  }
+  if (Object.keys(extra).length > 0) request.extra = extra;
+  return request;
+}

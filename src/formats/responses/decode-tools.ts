@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import { invalid, parseOrThrow } from './validate.ts';
+
+const functionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+const typedSchema = z.looseObject({ type: z.string() });
+const namedChoiceSchema = z.looseObject({ type: z.literal('function'), name: z.string().min(1) });
+const allowedToolsSchema = z.looseObject({ type: z.literal('allowed_tools'), mode: z.enum(['auto', 'required']) });
+
+export interface DecodedTools {
+  tools: ToolDefinition[];
+  /** Hosted tools (web_search, file_search, mcp, …): only a Responses upstream can run them. */
+  hostedTools: Record<string, unknown>[];
+}
+
+/** `tools` → IR function tools plus the hosted tools, kept raw. */
+export function decodeTools(value: unknown): DecodedTools {
+  if (!Array.isArray(value)) return invalid(['tools'], 'Expected an array');
+  const out: DecodedTools = { tools: [], hostedTools: [] };
+  value.forEach((raw, index) => {
+    const typed = parseOrThrow(typedSchema, raw, ['tools', index]);
+    if (typed.type !== 'function') {
+      out.hostedTools.push(typed);
+      return;
+    }
+    const tool = parseOrThrow(functionToolSchema, raw, ['tools', index]);
+    const definition: ToolDefinition = { name: tool.name };
+    if (tool.description) definition.description = tool.description;
+    if (tool.parameters) definition.parameters = tool.parameters;
+    if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
+    out.tools.push(definition);
+  });
+  return out;
+}
+
+export interface DecodedToolChoice {
+  toolChoice?: ToolChoice;
+  /** The wire value when the IR cannot say it (allowed_tools, hosted, custom); same-format only. */
+  raw?: Record<string, unknown>;
+}
+
+/** `tool_choice` → IR; hosted and allowed_tools forms are kept raw for a Responses upstream. */
+export function decodeToolChoice(value: unknown): DecodedToolChoice {
+  if (value === 'auto' || value === 'none' || value === 'required') return { toolChoice: value };
+  if (typeof value === 'string') return invalid(['tool_choice'], `Unknown tool_choice '${value}'`);
+  const typed = parseOrThrow(typedSchema, value, ['tool_choice']);
+  if (typed.type === 'function') {
+    return { toolChoice: { type: 'tool', name: parseOrThrow(namedChoiceSchema, value, ['tool_choice']).name } };
+  }
+  if (typed.type === 'allowed_tools') {
+    // Other formats have no allow-list: they see only the mode and the full tool list.
+    return { toolChoice: parseOrThrow(allowedToolsSchema, value, ['tool_choice']).mode, raw: typed };
+  }
+  return { raw: typed };
+}

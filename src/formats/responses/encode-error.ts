@@ -1,0 +1,31 @@
+import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
+import { formatSseJson } from '../../sse/index.ts';
+import { openAiErrorParam, openAiErrorType } from './map-error.ts';
+
+/** The spec §7 envelope plus OpenAI's `error.type` and `error.param`, which the openai SDK reads. */
+export function encodeResponsesError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
+  const envelope = buildErrorEnvelope(error, ids);
+  envelope.error.type = openAiErrorType(error.code);
+  envelope.error.param = openAiErrorParam(error.details);
+  return envelope;
+}
+
+/**
+ * One `event: error` record. It carries the flat fields of the SDK's ResponseErrorEvent and the
+ * nested `error` object OpenAI itself sends; the nested one makes the openai SDK throw an APIError
+ * (with message, code and type) instead of handing the event on as a chunk.
+ */
+export function encodeStreamErrorEvent(code: string, message: string, param: string | null, sequenceNumber: number, requestId?: string): string {
+  const nested: Record<string, unknown> = { type: openAiErrorType(code), code, message, param };
+  if (requestId !== undefined) nested.request_id = requestId;
+  return formatSseJson('error', { type: 'error', sequence_number: sequenceNumber, code, message, param, error: nested });
+}
+
+/**
+ * The error record for a stream this codec's encoder did not produce (e.g. a passthrough).
+ * Pass the number after the last upstream `sequence_number` (UsageTap.lastSequenceNumber + 1);
+ * a stream our encoder produces should get `encoder.encode({ type: 'error', error })` instead.
+ */
+export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): string {
+  return encodeStreamErrorEvent(error.code, error.message, openAiErrorParam(error.details), sequenceNumber, ids.requestId);
+}

@@ -1,0 +1,120 @@
+import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
+import { mediaSourceToUrl } from '../shared/index.ts';
+import { createItemId, functionCallItemIdFor } from './create-id.ts';
+import { stashReasoning } from './stash-signature.ts';
+
+/** What to do with reasoning that carries no OpenAI state (Anthropic signatures, plain text). */
+export type ForeignReasoning = 'drop' | 'stash';
+
+type Item = Record<string, unknown>;
+
+const EXTENSION_BY_MEDIA_TYPE: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'text/csv': 'csv',
+  'application/json': 'json',
+};
+
+function encodeImage(part: ImagePart): Item {
+  const detail = part.detail ?? 'auto';
+  if (part.source.kind === 'file_id') return { type: 'input_image', file_id: part.source.fileId, detail };
+  return { type: 'input_image', image_url: mediaSourceToUrl(part.source), detail };
+}
+
+function encodeFile(part: FilePart): Item {
+  const source = part.source;
+  if (source.kind === 'url') return { type: 'input_file', file_url: source.url, ...(part.filename ? { filename: part.filename } : {}) };
+  if (source.kind === 'file_id') return { type: 'input_file', file_id: source.fileId, ...(part.filename ? { filename: part.filename } : {}) };
+  // OpenAI wants a filename with inline file data.
+  const filename = part.filename ?? part.title ?? `document.${EXTENSION_BY_MEDIA_TYPE[source.mediaType] ?? 'pdf'}`;
+  return { type: 'input_file', filename, file_data: mediaSourceToUrl(source) };
+}
+
+/** One IR part of a user/system/developer message (or a tool result) → an input part. */
+export function encodeInputPart(part: ContentPart): Item | undefined {
+  switch (part.type) {
+    case 'text':
+      return { type: 'input_text', text: part.text };
+    case 'image':
+      return encodeImage(part);
+    case 'file':
+      return encodeFile(part);
+    case 'audio':
+      return { type: 'input_audio', input_audio: { data: part.data, format: part.format } };
+    default:
+      return undefined;
+  }
+}
+
+function encodeToolResult(part: ToolResultPart): Item {
+  const output =
+    typeof part.content === 'string'
+      ? part.content
+      : part.content.flatMap((inner: TextPart | ImagePart | FilePart) => encodeInputPart(inner) ?? []);
+  return { type: 'function_call_output', call_id: part.toolCallId, output };
+}
+
+/** A reasoning part → a reasoning item, or undefined when it cannot go to an OpenAI upstream. */
+export function encodeReasoningItem(part: ReasoningPart, foreign: ForeignReasoning): Item | undefined {
+  const summary = part.text ? [{ type: 'summary_text', text: part.text }] : [];
+  if (part.encrypted !== undefined) {
+    return { type: 'reasoning', id: part.itemId ?? createItemId('rs'), summary, encrypted_content: part.encrypted };
+  }
+  // OpenAI rejects reasoning items it did not create; only a gateway reading our stash can use them.
+  if (foreign === 'drop') return undefined;
+  const item: Item = { type: 'reasoning', id: part.itemId ?? createItemId('rs'), summary };
+  if (part.redacted && part.data !== undefined) item.encrypted_content = stashReasoning({ redacted: part.data });
+  else if (part.signature !== undefined) item.encrypted_content = stashReasoning({ signature: part.signature });
+  return item;
+}
+
+function encodeAssistant(message: Message, foreign: ForeignReasoning, out: Item[]): void {
+  let content: Item[] = [];
+  const flush = (): void => {
+    if (content.length > 0) out.push({ type: 'message', role: 'assistant', content });
+    content = [];
+  };
+  for (const part of message.content) {
+    if (part.type === 'text') content.push({ type: 'output_text', text: part.text, annotations: [] });
+    else if (part.type === 'refusal') content.push({ type: 'refusal', refusal: part.refusal });
+    else if (part.type === 'reasoning') {
+      flush();
+      const item = encodeReasoningItem(part, foreign);
+      if (item) out.push(item);
+    } else if (part.type === 'tool_call') {
+      flush();
+      out.push({ type: 'function_call', id: part.itemId ?? functionCallItemIdFor(part.id), call_id: part.id, name: part.name, arguments: part.arguments });
+    }
+  }
+  flush();
+}
+
+function encodeOther(message: Message, out: Item[]): void {
+  const role = message.role === 'tool' ? 'user' : message.role;
+  let content: Item[] = [];
+  const flush = (): void => {
+    if (content.length > 0) out.push({ type: 'message', role, content });
+    content = [];
+  };
+  for (const part of message.content) {
+    if (part.type === 'tool_result') {
+      flush();
+      out.push(encodeToolResult(part));
+      continue;
+    }
+    const encoded = encodeInputPart(part);
+    if (encoded) content.push(encoded);
+  }
+  flush();
+}
+
+/** IR messages → Responses input items (tool calls keep call_id = IR id, results reference it). */
+export function encodeInput(messages: readonly Message[], foreign: ForeignReasoning): Item[] {
+  const out: Item[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') encodeAssistant(message, foreign, out);
+    else encodeOther(message, out);
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+import type { ContentPart, ReasoningPart } from '../../ir/types.ts';
+import { createItemId, functionCallItemIdFor } from './create-id.ts';
+import { stashReasoning } from './stash-signature.ts';
+
+type Item = Record<string, unknown>;
+
+/** An `output_text` content part (annotations and logprobs empty: we have none to report). */
+export function outputTextPart(text: string): Item {
+  return { type: 'output_text', text, annotations: [], logprobs: [] };
+}
+
+export function refusalPart(refusal: string): Item {
+  return { type: 'refusal', refusal };
+}
+
+export function messageItem(id: string, content: Item[], status: string): Item {
+  return { id, type: 'message', status, role: 'assistant', content };
+}
+
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: string): Item {
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+}
+
+/** The encrypted_content for a reasoning part: OpenAI's own byte-exact, else our `gwsig:` stash. */
+export function encryptedContentFor(part: Pick<ReasoningPart, 'encrypted' | 'signature' | 'redacted' | 'data'>): string | undefined {
+  if (part.encrypted !== undefined) return part.encrypted;
+  if (part.redacted && part.data !== undefined) return stashReasoning({ redacted: part.data });
+  if (part.signature !== undefined) return stashReasoning({ signature: part.signature });
+  return undefined;
+}
+
+export function reasoningItem(id: string, summaryTexts: readonly string[], encrypted: string | undefined): Item {
+  const item: Item = { id, type: 'reasoning', summary: summaryTexts.map((text) => ({ type: 'summary_text', text })) };
+  if (encrypted !== undefined) item.encrypted_content = encrypted;
+  return item;
+}
+
+/**
+ * IR assistant content → output items: one message item per contiguous text/refusal run,
+ * one function_call item per call, one reasoning item per reasoning part.
+ */
+export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean): Item[] {
+  const items: Item[] = [];
+  let run: Item[] = [];
+  const flush = (): void => {
+    if (run.length > 0) items.push(messageItem(createItemId('msg'), run, 'completed'));
+    run = [];
+  };
+  for (const part of content) {
+    if (part.type === 'text') run.push(outputTextPart(part.text));
+    else if (part.type === 'refusal') run.push(refusalPart(part.refusal));
+    else if (part.type === 'tool_call') {
+      flush();
+      items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, part.name, part.arguments, 'completed'));
+    } else if (part.type === 'reasoning') {
+      flush();
+      items.push(reasoningItem(part.itemId ?? createItemId('rs'), part.text ? [part.text] : [], encryptedContentFor(part)));
+    }
+  }
+  flush();
+  // A cut-off answer marks its last message incomplete, as OpenAI does.
+  const last = items.at(-1);
+  if (incomplete && last?.type === 'message') last.status = 'incomplete';
+  return items;
+}

@@ -1,0 +1,49 @@
+import type { ChatRequest } from '../../ir/types.ts';
+import type { EncodeRequestOptions } from '../types.ts';
+import { encodeInput, type ForeignReasoning } from './encode-input.ts';
+import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
+
+/** Encoder options; `foreignReasoning` is Responses-specific and optional. */
+export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
+  /**
+   * Reasoning without OpenAI encrypted_content (Anthropic signatures, plain reasoning text):
+   * 'drop' (default) leaves it out, since OpenAI rejects reasoning items it did not create;
+   * 'stash' sends it as reasoning items with a `gwsig:` encrypted_content (for a gateway upstream).
+   */
+  foreignReasoning?: ForeignReasoning;
+}
+
+/**
+ * IR → a Responses request body. `extra` (hosted tools, raw tool_choice, include, truncation, …)
+ * is spread in as-is: the pipeline passes it only when the inbound format is Responses too.
+ * previous_response_id is not sent: the pipeline has already rebuilt the history into `messages`.
+ */
+export function encodeResponsesRequest(request: ChatRequest, options: ResponsesEncodeRequestOptions): Record<string, unknown> {
+  const { hostedTools, tool_choice: rawToolChoice, text: textRest, ...passthrough } = request.extra ?? {};
+  const body: Record<string, unknown> = { ...passthrough, model: options.upstreamModel };
+  if (request.system.length > 0) body.instructions = request.system.map((part) => part.text).join('\n\n');
+  body.input = encodeInput(request.messages, options.foreignReasoning ?? 'drop');
+  body.stream = request.stream;
+  if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.store !== undefined) body.store = request.store;
+  if (request.metadata !== undefined) body.metadata = request.metadata;
+  if (request.user !== undefined) body.user = request.user;
+
+  const tools = encodeTools(request.tools, hostedTools);
+  if (tools.length > 0) {
+    body.tools = tools;
+    const toolChoice = encodeToolChoice(request.toolChoice, rawToolChoice);
+    if (toolChoice !== undefined) body.tool_choice = toolChoice;
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+
+  const reasoning = encodeReasoningRequest(request.reasoning);
+  if (reasoning) body.reasoning = reasoning;
+
+  const rest = typeof textRest === 'object' && textRest !== null ? (textRest as Record<string, unknown>) : undefined;
+  if (request.responseFormat) body.text = { ...rest, format: encodeTextFormat(request.responseFormat) };
+  else if (rest) body.text = rest;
+  return body;
+}

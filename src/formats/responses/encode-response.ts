@@ -1,0 +1,21 @@
+import type { ChatRequest, ChatResponse } from '../../ir/types.ts';
+import { buildResponseObject } from './build-response-object.ts';
+import { responseIdFor } from './create-id.ts';
+import { encodeOutputItems } from './encode-output.ts';
+import { statusForFinish } from './map-status.ts';
+import { encodeUsage } from './map-usage.ts';
+
+/** IR response → the Responses response object a client (and the openai SDK) reads. */
+export function encodeResponsesResponse(response: ChatResponse, request: ChatRequest): Record<string, unknown> {
+  const { status, incompleteDetails } = statusForFinish(response.finishReason);
+  return buildResponseObject(request, {
+    id: responseIdFor(response.id),
+    model: response.model,
+    createdAt: response.created,
+    status,
+    output: encodeOutputItems(response.content, status === 'incomplete'),
+    usage: encodeUsage(response.usage),
+    error: status === 'failed' ? { code: 'server_error', message: 'The response failed.' } : null,
+    incompleteDetails,
+  });
+}

@@ -1,0 +1,54 @@
+import type { ReasoningConfig, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+
+/** IR tools → flat Responses function tools, followed by the hosted tools of a Responses client. */
+export function encodeTools(tools: readonly ToolDefinition[] | undefined, hostedTools: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = (tools ?? []).map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description ?? null,
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+    // Responses treats a missing `strict` as true; tools from other formats were written non-strict.
+    strict: tool.strict ?? false,
+  }));
+  if (Array.isArray(hostedTools)) {
+    for (const tool of hostedTools) if (typeof tool === 'object' && tool !== null) out.push(tool as Record<string, unknown>);
+  }
+  return out;
+}
+
+/** IR tool choice → wire; a raw Responses value (allowed_tools, hosted) wins when present. */
+export function encodeToolChoice(choice: ToolChoice | undefined, raw: unknown): unknown {
+  if (typeof raw === 'object' && raw !== null) return raw;
+  if (choice === undefined) return undefined;
+  return typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+}
+
+/** IR response format → `text.format` (json_schema flat inside format). */
+export function encodeTextFormat(format: ResponseFormat | undefined): Record<string, unknown> {
+  if (format === undefined || format.type !== 'json_schema') return { type: format?.type ?? 'text' };
+  const out: Record<string, unknown> = {
+    type: 'json_schema',
+    name: format.name ?? 'response',
+    schema: format.schema ?? { type: 'object' },
+  };
+  if (format.description !== undefined) out.description = format.description;
+  if (format.strict !== undefined) out.strict = format.strict;
+  return out;
+}
+
+/** Thinking budgets → effort: below 2048 low, below 4096 medium, else high (LiteLLM's budgets reversed). */
+export function effortForBudget(budgetTokens: number): ReasoningEffort {
+  if (budgetTokens < 2048) return 'low';
+  if (budgetTokens < 4096) return 'medium';
+  return 'high';
+}
+
+/** IR reasoning → the `reasoning` request object; undefined when reasoning is off or unset. */
+export function encodeReasoningRequest(reasoning: ReasoningConfig | undefined): Record<string, unknown> | undefined {
+  if (!reasoning?.enabled) return reasoning?.effort === 'none' ? { effort: 'none' } : undefined;
+  const effort = reasoning.effort ?? (reasoning.budgetTokens !== undefined ? effortForBudget(reasoning.budgetTokens) : undefined);
+  const out: Record<string, unknown> = {};
+  if (effort) out.effort = effort;
+  if (reasoning.summary) out.summary = reasoning.summary;
+  return Object.keys(out).length > 0 ? out : undefined;
+}

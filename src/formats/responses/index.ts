@@ -1,0 +1,40 @@
+import type { FormatCodec } from '../types.ts';
+import { decodeResponsesError } from './decode-error.ts';
+import { decodeResponsesRequest } from './decode-request.ts';
+import { decodeResponsesResponse } from './decode-response.ts';
+import { createResponsesStreamDecoder } from './decode-stream.ts';
+import { encodeResponsesError, encodeResponsesStreamError } from './encode-error.ts';
+import { encodeResponsesRequest } from './encode-request.ts';
+import { encodeResponsesResponse } from './encode-response.ts';
+import { createResponsesStreamEncoder } from './encode-stream.ts';
+import { createResponsesUsageTap, readResponsesPassthrough } from './read-passthrough.ts';
+
+/** The OpenAI Responses (`POST /v1/responses`) codec. */
+export const responsesCodec = {
+  format: 'responses',
+  decodeRequest: (body: unknown) => decodeResponsesRequest(body),
+  encodeRequest: encodeResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  encodeResponse: encodeResponsesResponse,
+  createStreamDecoder: createResponsesStreamDecoder,
+  createStreamEncoder: createResponsesStreamEncoder,
+  decodeError: decodeResponsesError,
+  encodeError: encodeResponsesError,
+  encodeStreamError: encodeResponsesStreamError,
+  readPassthroughResponse: readResponsesPassthrough,
+  createUsageTap: createResponsesUsageTap,
+} as const satisfies FormatCodec;
+
+export { decodeResponsesRequest, type DecodeRequestOptions } from './decode-request.ts';
+export { encodeResponsesRequest, type ResponsesEncodeRequestOptions } from './encode-request.ts';
+export type { ForeignReasoning } from './encode-input.ts';
+export { decodeResponsesResponse } from './decode-response.ts';
+export { encodeResponsesResponse } from './encode-response.ts';
+export { createResponsesStreamDecoder } from './decode-stream.ts';
+export { createResponsesStreamEncoder } from './encode-stream.ts';
+export { decodeResponsesError } from './decode-error.ts';
+export { encodeResponsesError, encodeResponsesStreamError } from './encode-error.ts';
+export { readResponsesPassthrough, createResponsesUsageTap, type ResponsesUsageTap } from './read-passthrough.ts';
+export { responseToHistory, prependHistory } from './rebuild-history.ts';
+export { responseIdFor } from './create-id.ts';
+export { STASH_PREFIX, stashReasoning, unstashReasoning, type ReasoningStash } from './stash-signature.ts';

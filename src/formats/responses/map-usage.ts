@@ -1,0 +1,47 @@
+import type { Usage } from '../../ir/types.ts';
+
+/** The Responses usage object (wire-formats §3.5). */
+export interface WireUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/** Wire usage → IR; same conventions (input includes cached), so fields map one to one. */
+export function decodeUsage(value: unknown): Usage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const wire = record(value);
+  const input = record(wire.input_tokens_details);
+  const output = record(wire.output_tokens_details);
+  const usage: Usage = { inputTokens: num(wire.input_tokens) ?? 0, outputTokens: num(wire.output_tokens) ?? 0 };
+  const cached = num(input.cached_tokens);
+  const cacheWrite = num(input.cache_write_tokens);
+  const reasoning = num(output.reasoning_tokens);
+  if (cached) usage.cacheReadTokens = cached;
+  if (cacheWrite) usage.cacheWriteTokens = cacheWrite;
+  if (reasoning) usage.reasoningTokens = reasoning;
+  return usage;
+}
+
+/** IR usage → wire usage. */
+export function encodeUsage(usage: Usage): WireUsage {
+  const wire: WireUsage = {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+  if (usage.cacheWriteTokens) wire.input_tokens_details.cache_write_tokens = usage.cacheWriteTokens;
+  return wire;
+}

@@ -1,0 +1,19 @@
+import type { ChatRequest, ChatResponse, Message } from '../../ir/types.ts';
+
+/**
+ * The turns a follow-up with `previous_response_id` must prepend: the stored request's messages
+ * (its own history included, but never its system/instructions, pitfall 11) and the stored
+ * output as one assistant message. Store the request as sent upstream (history already
+ * prepended), so one hop back is enough.
+ */
+export function responseToHistory(storedRequest: ChatRequest, storedResponse: ChatResponse): Message[] {
+  const history = [...storedRequest.messages];
+  if (storedResponse.content.length > 0) history.push({ role: 'assistant', content: [...storedResponse.content] });
+  return history;
+}
+
+/** The follow-up request with the history in front; its own instructions stay, the id is consumed. */
+export function prependHistory(request: ChatRequest, history: readonly Message[]): ChatRequest {
+  const { previousResponseId: _consumed, ...rest } = request;
+  return { ...rest, messages: [...history, ...request.messages] };
+}
