@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+
+/** What the mock decides to answer, before it is put on the Chat Completions wire. */
+export interface MockReply {
+  reasoning?: { text: string; signature: string };
+  text?: string;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  finishReason: 'stop' | 'tool_calls' | 'length';
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+}
+
+type Json = Record<string, unknown>;
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: Json) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** Rough token count (4 characters a token), deterministic. */
+export function countTokens(text: string): number {
+  return text.length === 0 ? 0 : Math.ceil(text.length / 4);
+}
+
+function stableId(prefix: string, seed: string): string {
+  return `${prefix}${createHash('sha256').update(seed).digest('hex').slice(0, 24)}`;
+}
+
+/** Example arguments for a JSON schema: from JSON in the prompt, else the schema's required fields. */
+function argumentsFor(schema: Json | undefined, prompt: string): string {
+  const inline = prompt.match(/\{[^{}]*\}/);
+  if (inline) {
+    try {
+      return JSON.stringify(JSON.parse(inline[0]));
+    } catch {
+      // not JSON: fall through to the schema
+    }
+  }
+  const props = (schema?.properties ?? {}) as Record<string, Json>;
+  const required = Array.isArray(schema?.required) ? (schema.required as string[]) : Object.keys(props);
+  const args: Json = {};
+  for (const name of required) {
+    const type = props[name]?.type;
+    if (Array.isArray(props[name]?.enum)) args[name] = (props[name].enum as unknown[])[0];
+    else if (type === 'number' || type === 'integer') args[name] = 1;
+    else if (type === 'boolean') args[name] = true;
+    else if (type === 'array') args[name] = [];
+    else if (type === 'object') args[name] = {};
+    else args[name] = name === 'location' || name === 'city' ? 'Paris' : `mock ${name}`;
+  }
+  return JSON.stringify(args);
+}
+
+function wantsThinking(body: Json): boolean {
+  const thinking = body.thinking as Json | undefined;
+  return Boolean(
+    (thinking && thinking.type === 'enabled') ||
+      (typeof body.reasoning_effort === 'string' && body.reasoning_effort !== 'none') ||
+      (body.reasoning && typeof body.reasoning === 'object'),
+  );
+}
+
+/**
+ * The mock's behaviour: echo the last user message; call the tools the prompt names
+ * (all of them unless parallel_tool_calls is false); after a tool result, report it;
+ * reason aloud when thinking is requested.
+ */
+export function planReply(body: Json): MockReply {
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  const promptText = messages.map((m) => textOf(m.content)).join('\n');
+  const promptTokens = countTokens(promptText) + messages.length * 3;
+  const last = messages[messages.length - 1];
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const prompt = textOf(lastUser?.content);
+  const reply: MockReply = { toolCalls: [], finishReason: 'stop', promptTokens, completionTokens: 0, reasoningTokens: 0 };
+
+  if (wantsThinking(body)) {
+    const text = `The user said: "${prompt.slice(0, 200)}". I will answer by echoing it.`;
+    reply.reasoning = { text, signature: Buffer.from(stableId('sig', text)).toString('base64') };
+    reply.reasoningTokens = countTokens(text);
+  }
+
+  const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+  const choice = body.tool_choice;
+  if (last?.role === 'tool') {
+    const results = messages.slice(messages.lastIndexOf(lastUser as Json) + 1).filter((m) => m.role === 'tool');
+    reply.text = results.map((m) => `Tool result (${String(m.tool_call_id)}): ${textOf(m.content)}`).join('\n');
+  } else if (tools.length > 0 && choice !== 'none') {
+    const named = tools.filter((t) => {
+      const name = String((t.function as Json)?.name ?? '');
+      return name && prompt.toLowerCase().includes(name.toLowerCase());
+    });
+    const forced = typeof choice === 'object' && choice ? String(((choice as Json).function as Json)?.name ?? '') : '';
+    let picked = forced ? tools.filter((t) => (t.function as Json)?.name === forced) : named;
+    if (picked.length === 0 && choice === 'required') picked = tools.slice(0, 1);
+    if (body.parallel_tool_calls === false) picked = picked.slice(0, 1);
+    reply.toolCalls = picked.map((t, i) => {
+      const fn = t.function as Json;
+      return { id: stableId('call_', `${prompt}:${i}:${String(fn.name)}`), name: String(fn.name), arguments: argumentsFor(fn.parameters as Json, prompt) };
+    });
+    if (reply.toolCalls.length > 0) reply.finishReason = 'tool_calls';
+    else reply.text = prompt;
+  } else {
+    reply.text = prompt;
+  }
+
+  const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? Infinity);
+  if (reply.text !== undefined && countTokens(reply.text) > maxTokens) {
+    reply.text = reply.text.slice(0, Math.max(0, maxTokens) * 4);
+    reply.finishReason = 'length';
+  }
+  reply.completionTokens =
+    countTokens(reply.text ?? '') + reply.reasoningTokens + reply.toolCalls.reduce((n, c) => n + countTokens(c.name + c.arguments), 0);
+  return reply;
+}

@@ -1,0 +1,36 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { GatewayConfig } from '../config/index.ts';
+import { GatewayError } from '../errors/index.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Store } from '../store/repositories.ts';
+import type { Clock } from '../util/clock.ts';
+
+/** What admin procedures run against: the same store the server (or the locked CLI) holds. */
+export interface AdminContext {
+  store: Store;
+  clock: Clock;
+  config: GatewayConfig;
+  dataDir: string;
+  registry: () => Promise<ProviderRegistry>;
+}
+
+const t = initTRPC.context<AdminContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return { ...shape, data: { ...shape.data, gatewayCode: cause instanceof GatewayError ? cause.code : undefined } };
+  },
+});
+
+/** Turns a GatewayError thrown by a service into a tRPC error carrying its message. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof GatewayError) {
+    const cause = result.error.cause;
+    const code = cause.status === 404 ? 'NOT_FOUND' : cause.status === 409 ? 'CONFLICT' : cause.status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+    throw new TRPCError({ code, message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const procedure = t.procedure.use(mapErrors);

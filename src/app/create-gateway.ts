@@ -1,0 +1,61 @@
+import type { H3 } from 'h3';
+import type { GatewayConfig } from '../config/index.ts';
+import { ProviderRegistry } from '../providers/registry.ts';
+import { createApp } from '../server/app.ts';
+import type { RequestGuards, ServerDeps } from '../server/types.ts';
+import { FileStore } from '../store/file-store.ts';
+import { createLedgerGuards } from '../usage/default-guards.ts';
+import { UsageLedger } from '../usage/ledger.ts';
+import { createClock, type Clock } from '../util/clock.ts';
+import type { Logger } from '../util/logger.ts';
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  /** Directory plugin paths in the config are relative to. */
+  configDir: string;
+  dataDir: string;
+  log: Logger;
+  clock?: Clock;
+  adminToken?: string;
+}
+
+/** A composed gateway: the h3 app and what it owns. */
+export interface Gateway {
+  app: H3;
+  deps: ServerDeps;
+  close(): Promise<void>;
+}
+
+/** The composition root: store, providers, guards and HTTP app, wired from the config. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const clock = options.clock ?? createClock();
+  const store = await FileStore.open(options.dataDir);
+  let registry: ProviderRegistry;
+  try {
+    registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const ledger = new UsageLedger(options.dataDir);
+  const guards: RequestGuards = createLedgerGuards(ledger, clock);
+  const deps: ServerDeps = {
+    config: options.config,
+    store,
+    registry,
+    clock,
+    log: options.log,
+    guards,
+    dataDir: options.dataDir,
+    adminToken: options.adminToken,
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    async close() {
+      await registry.close();
+      await ledger.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { createTRPCClient, httpLink, unstable_localLink, type TRPCClient } from '@trpc/client';
+import type { AdminRouter } from '../admin/router.ts';
+import { adminRouter } from '../admin/router.ts';
+import { ProviderRegistry } from '../providers/registry.ts';
+import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
+import { FileStore } from '../store/file-store.ts';
+import { createClock } from '../util/clock.ts';
+import { createLogger } from '../util/logger.ts';
+import type { CliContext } from './context.ts';
+
+export type AdminClient = TRPCClient<AdminRouter>;
+
+export interface AdminConnection {
+  client: AdminClient;
+  /** `server` when a running server owns the data dir, `local` when this process holds the lock. */
+  mode: 'server' | 'local';
+  close(): Promise<void>;
+}
+
+/**
+ * Reaches the admin procedures for a data dir. A running server owns its records, so the
+ * CLI goes through it over HTTP; otherwise the CLI takes the data dir's lock and runs the
+ * same procedures in-process. Either way no write is lost.
+ */
+export async function connectAdmin(ctx: CliContext, options: { waitMs?: number } = {}): Promise<AdminConnection> {
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  for (;;) {
+    const server = readServerInfo(ctx.dataDir);
+    if (server) {
+      const client = createTRPCClient<AdminRouter>({
+        links: [httpLink({ url: `${server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })],
+      });
+      return { client, mode: 'server', close: async () => undefined };
+    }
+    if (lockHolder(ctx.dataDir) === undefined || Date.now() >= deadline) break;
+    // Held by a server that is starting (server.json not yet written) or by another CLI: wait.
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const lock = await acquireLock(ctx.dataDir, Math.max(0, deadline - Date.now()));
+  try {
+    const store = await FileStore.open(ctx.dataDir);
+    const clock = createClock();
+    let registry: ProviderRegistry | undefined;
+    const log = createLogger('warn');
+    const client = createTRPCClient<AdminRouter>({
+      links: [
+        unstable_localLink({
+          router: adminRouter,
+          createContext: async () => ({
+            store,
+            clock,
+            config: ctx.config,
+            dataDir: ctx.dataDir,
+            registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log })),
+          }),
+        }),
+      ],
+    });
+    return {
+      client,
+      mode: 'local',
+      close: async () => {
+        await store.close();
+        await registry?.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Runs `fn` with an admin connection and always closes it. */
+export async function withAdmin<T>(ctx: CliContext, fn: (client: AdminClient) => Promise<T>): Promise<T> {
+  const connection = await connectAdmin(ctx);
+  try {
+    return await fn(connection.client);
+  } finally {
+    await connection.close();
+  }
+}

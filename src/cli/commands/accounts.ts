@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { withAdmin } from '../admin-client.ts';
+import { resolveContext } from '../context.ts';
+import { formatTable, print, printJson } from '../format-table.ts';
+
+type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+
+export async function createAccountCommand(
+  cmd: Command,
+  opts: { email: string; password?: string; tier?: Tier; credits?: number; json?: boolean },
+): Promise<void> {
+  const ctx = await resolveContext(cmd);
+  const account = await withAdmin(ctx, (admin) =>
+    admin.accounts.create.mutate({ email: opts.email, password: opts.password, tier: opts.tier, credits: opts.credits }),
+  );
+  if (opts.json) printJson(account);
+  else print(`Created account ${account.email} (${account.id}), tier ${account.tier}, ${account.credits} credits.`);
+}
+
+export async function listAccountsCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
+  const ctx = await resolveContext(cmd);
+  const accounts = await withAdmin(ctx, (admin) => admin.accounts.list.query());
+  if (opts.json) return printJson(accounts);
+  print(
+    formatTable(
+      ['ID', 'EMAIL', 'TIER', 'CREDITS', 'QUOTA', 'SUSPENDED'],
+      accounts.map((a) => [a.id, a.email, a.tier, a.credits, a.monthly_token_quota, a.suspended ? 'yes' : 'no']),
+    ),
+  );
+}

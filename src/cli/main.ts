@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { fail, runAction } from './run-action.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'];
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new CommanderError(2, 'gateway.invalidArgument', `${name} must be a non-negative integer, got '${value}'`);
+    return n;
+  };
+}
+
+function number(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n)) throw new CommanderError(2, 'gateway.invalidArgument', `${name} must be a number, got '${value}'`);
+    return n;
+  };
+}
+
+/** Builds the CLI. Command modules load only when their command runs, so --help stays instant. */
+export function buildProgram(): Command {
+  const program = new Command('gateway')
+    .description('Self-hosted AI API gateway: OpenAI Chat Completions, Responses and Anthropic Messages in, any provider out.')
+    .version(pkg.version, '-v, --version')
+    .option('-c, --config <file>', 'config file (env GATEWAY_CONFIG; default: gateway.config.* found from the cwd)')
+    .option('-d, --data-dir <dir>', 'data directory (env GATEWAY_DATA_DIR; default: .gateway under the cwd)')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('start the HTTP server')
+    .option('-p, --port <n>', 'port (default: config server.port or 8787; 0 = any free port)', positiveInt('--port'))
+    .option('-H, --host <addr>', 'address to bind (default: config server.host or 127.0.0.1)')
+    .action(runAction(async (opts, cmd) => (await import('./commands/serve.ts')).serve(cmd, opts)));
+
+  const accounts = program.command('accounts').description('manage accounts');
+  accounts
+    .command('create')
+    .description('create an account')
+    .requiredOption('--email <e>', 'email address (login name)')
+    .option('--password <p>', 'password for dashboard login (min 8 characters)')
+    .addOption(new Option('--tier <t>', 'subscription tier').choices(TIERS))
+    .option('--credits <n>', 'starting credits (1 credit = 0.001 USD)', number('--credits'))
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).createAccountCommand(cmd, opts)));
+  accounts
+    .command('ls')
+    .description('list accounts')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).listAccountsCommand(cmd, opts)));
+
+  const keys = program.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .description('create an API key (the key is printed once)')
+    .option('--account <email>', 'owner account (default: the local default account)')
+    .option('--name <n>', 'a name for the key')
+    .option('--rpm <n>', 'custom requests-per-minute limit for this key', positiveInt('--rpm'))
+    .option('--expires <date>', 'expiry as an ISO date, e.g. 2027-01-31')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/keys.ts')).createKeyCommand(cmd, opts)));
+  keys
+    .command('ls')
+    .description('list API keys (secrets are never shown)')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/keys.ts')).listKeysCommand(cmd, opts)));
+  keys
+    .command('revoke <id>')
+    .description('revoke an API key')
+    .option('--json', 'print JSON')
+    .action(runAction(async (id, opts, cmd) => (await import('./commands/keys.ts')).revokeKeyCommand(cmd, id, opts)));
+
+  const models = program.command('models').description('list models');
+  models
+    .command('ls')
+    .description('list the models of the configured providers')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));
+
+  return program;
+}
+
+/** Entry point of bin/gateway. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    fail(error);
+  }
+}

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+
+/** An error with a message for the user and an exit code; printed without a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** Prints one clear line for a failure and sets the exit code. */
+export function fail(error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`gateway: ${message.split('\n')[0]}\n`);
+  process.exitCode = error instanceof CliError ? error.exitCode : 1;
+}
+
+/** Wraps a commander action so any failure ends as one line on stderr, never a stack trace. */
+export function runAction<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      fail(error);
+    }
+  };
+}
+
+/** The global options of a (sub)command. */
+export function globalOptions(cmd: Command): { config?: string; dataDir?: string } {
+  return cmd.optsWithGlobals() as { config?: string; dataDir?: string };
+}

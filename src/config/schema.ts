@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+const wireFormat = z.enum(['chat', 'responses', 'messages']);
+const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
+
+const pricingSchema = z.object({
+  input: z.number().nonnegative().optional(),
+  output: z.number().nonnegative().optional(),
+  image: z.number().nonnegative().optional(),
+  speechChars: z.number().nonnegative().optional(),
+  audioMinute: z.number().nonnegative().optional(),
+});
+
+const modelEntrySchema = z.union([
+  z.string().min(1),
+  z.object({
+    id: z.string().min(1),
+    type: z.enum(['chat', 'image_generation', 'audio', 'embedding']).optional(),
+    capabilities: z.array(z.string()).optional(),
+    formats: z.array(wireFormat).min(1).optional(),
+    pricing: pricingSchema.optional(),
+    contextWindow: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    displayName: z.string().optional(),
+    minTier: tier.optional(),
+  }),
+]);
+
+const timeoutsSchema = z.object({
+  connect: z.number().int().positive().optional(),
+  firstByte: z.number().int().positive().optional(),
+  idle: z.number().int().positive().optional(),
+  total: z.number().int().positive().optional(),
+});
+
+/** One configured upstream. Keys beyond these are the plugin's own options. */
+export const providerConfigSchema = z.looseObject({
+  plugin: z.string().min(1),
+  baseURL: z.url().optional(),
+  apiKey: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  models: z.array(modelEntrySchema).optional(),
+  formats: z.array(wireFormat).min(1).optional(),
+  timeouts: timeoutsSchema.optional(),
+  enabled: z.boolean().optional(),
+  /** Auto-routing order among providers serving the same model (lower first). */
+  priority: z.number().optional(),
+  weight: z.number().nonnegative().optional(),
+});
+
+const bodyLimitsSchema = z.object({
+  inference: z.number().int().positive().default(100 * 1024 * 1024),
+  media: z.number().int().positive().default(25 * 1024 * 1024),
+  other: z.number().int().positive().default(10 * 1024 * 1024),
+});
+
+export const configSchema = z.object({
+  server: z
+    .object({
+      port: z.number().int().min(0).max(65535).default(8787),
+      host: z.string().min(1).default('127.0.0.1'),
+      bodyLimits: bodyLimitsSchema.prefault({}),
+      /** Seconds to let in-flight requests finish on SIGINT/SIGTERM. */
+      shutdownGraceSeconds: z.number().nonnegative().default(10),
+      /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
+      trustProxy: z.boolean().default(false),
+    })
+    .prefault({}),
+  dataDir: z.string().min(1).optional(),
+  providers: z.record(z.string().regex(/^[a-zA-Z0-9_.-]+$/, 'provider ids use letters, digits, _ . -'), providerConfigSchema).default({}),
+  defaults: z
+    .object({
+      /** max_tokens sent to Messages upstreams when the client gave none. */
+      maxTokens: z.number().int().positive().default(4096),
+    })
+    .prefault({}),
+  routing: z.looseObject({}).default({}),
+  limits: z.looseObject({}).default({}),
+  billing: z.looseObject({}).default({}),
+  media: z.looseObject({}).default({}),
+  logging: z
+    .object({
+      level: z.enum(['silent', 'error', 'warn', 'info', 'debug']).default('info'),
+      /** Print one line per request. */
+      requests: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
+/** The config as written by the user (before defaults). */
+export type GatewayConfigInput = z.input<typeof configSchema>;
+/** The config after validation and defaults. */
+export type GatewayConfig = z.output<typeof configSchema>;
+export type ProviderConfig = z.output<typeof providerConfigSchema>;
+export type ModelEntry = z.output<typeof modelEntrySchema>;

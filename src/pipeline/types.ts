@@ -1,0 +1,43 @@
+import type { RequestIds } from '../errors/index.ts';
+import type { ChatRequest, Usage, WireFormat } from '../ir/types.ts';
+import type { CatalogModel } from '../providers/types.ts';
+
+/** One inbound chat-like request, as the HTTP layer hands it to the pipeline. */
+export interface ChatExchange {
+  format: WireFormat;
+  /** The body text as received (forwarded as is when formats match). */
+  raw: string;
+  body: Record<string, unknown>;
+  /** Client headers worth forwarding upstream (anthropic-beta, …). */
+  forwardHeaders: Record<string, string>;
+  /** Fires when the client goes away. */
+  signal: AbortSignal;
+  ids: RequestIds;
+}
+
+/** What was metered once an exchange ended (stream finished, failed or client gone). */
+export interface Settlement {
+  model: CatalogModel;
+  usage: Usage;
+  /** True when the upstream never reported usage and it was estimated from text length. */
+  estimated: boolean;
+  /** True when the client went away before the end. */
+  aborted: boolean;
+  /** The response id sent to the client. */
+  responseId?: string;
+}
+
+/** Headers that describe how a request was routed (spec §6.4). */
+export type RoutingHeaders = Record<string, string>;
+
+export interface ChatOutcome {
+  status: number;
+  headers: Record<string, string>;
+  /** Exactly one of json / stream is set. */
+  json?: string;
+  stream?: AsyncIterable<string | Uint8Array>;
+  /** Resolves when the exchange is over; never rejects. */
+  settled: Promise<Settlement>;
+  request: ChatRequest;
+  model: CatalogModel;
+}

@@ -1,0 +1,12 @@
+/** The public plugin kit: everything a provider plugin may import. */
+export { definePlugin, defineProvider } from './define-plugin.ts';
+export { readBody, readJsonBody, bodyFrom } from './read-body.ts';
+export { DEFAULT_TIMEOUTS } from './http-client.ts';
+export { GatewayError } from '../errors/index.ts';
+export type {
+  ModelType, ModelCapability, ModelPricing, ModelSpec, UpstreamTimeouts, UpstreamResponse, ChatCall,
+  ImageGenerationCall, ImageEditCall, GeneratedImage, ImageResult, AudioFormat, SpeechCall, SpeechResult,
+  TranscriptionCall, TranscriptSegment, TranscriptionResult, ProviderContext, PluginLogger, HttpRequest,
+  HttpClient, HttpClientFactory, ProviderInstance, OptionsParser, ProviderPlugin,
+} from './types.ts';
+export type { WireFormat } from '../ir/types.ts';

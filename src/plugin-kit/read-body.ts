@@ -1,0 +1,21 @@
+/** Reads a whole upstream body into one buffer. */
+export async function readBody(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** Reads an upstream body as JSON; returns the raw text when it is not JSON. */
+export async function readJsonBody(body: AsyncIterable<Uint8Array>): Promise<unknown> {
+  const text = (await readBody(body)).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A one-shot body from bytes or text (for plugins that answer locally, like `mock`). */
+export async function* bodyFrom(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
+  for (const part of parts) yield typeof part === 'string' ? Buffer.from(part) : part;
+}

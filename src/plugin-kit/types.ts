@@ -1,0 +1,223 @@
+import type { WireFormat } from '../ir/types.ts';
+
+/** What a model is for. `audio` covers speech, transcription and translation (see capabilities). */
+export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding';
+
+export type ModelCapability =
+  | 'streaming'
+  | 'function_calling'
+  | 'thinking'
+  | 'vision'
+  | 'documents'
+  | 'json_mode'
+  | 'image_edit'
+  | 'speech'
+  | 'transcription'
+  | 'translation';
+
+/** Prices in USD: per million tokens for text, per item for media. */
+export interface ModelPricing {
+  input?: number;
+  output?: number;
+  /** USD per generated image. */
+  image?: number;
+  /** USD per million characters of speech input. */
+  speechChars?: number;
+  /** USD per minute of transcribed audio. */
+  audioMinute?: number;
+}
+
+/** A model as a plugin (or the config) declares it. */
+export interface ModelSpec {
+  id: string;
+  type?: ModelType;
+  capabilities?: ModelCapability[];
+  /** Wire formats the upstream accepts natively for this model (overrides the provider's). */
+  formats?: WireFormat[];
+  pricing?: ModelPricing;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  displayName?: string;
+  /** Lowest account tier allowed to use the model (403 model_tier_restricted below it). */
+  minTier?: 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+}
+
+/** Per-provider upstream timeouts in milliseconds. */
+export interface UpstreamTimeouts {
+  connect: number;
+  firstByte: number;
+  idle: number;
+  total: number;
+}
+
+/** A raw upstream HTTP response as plugins return it; the gateway reads and maps it. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array>;
+  /** Closes the body early (client gone, error): frees the socket. */
+  abort?: () => void;
+}
+
+/** A chat-like call, already encoded in a format the upstream speaks natively. */
+export interface ChatCall {
+  format: WireFormat;
+  /** The JSON body in `format`, with the upstream's model id. */
+  body: Record<string, unknown>;
+  /** When set, the exact bytes to send (passthrough); `body` then only informs. */
+  rawBody?: string;
+  /** The upstream model id (no provider prefix). */
+  model: string;
+  stream: boolean;
+  /** Client headers worth forwarding (e.g. anthropic-beta); never the client's credentials. */
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
+
+export interface ImageGenerationCall {
+  model: string;
+  prompt: string;
+  n: number;
+  size: string;
+  width: number;
+  height: number;
+  quality?: string;
+  style?: string;
+  seed?: number;
+  negativePrompt?: string;
+  /** Provider-specific parameters passed on as given. */
+  extra: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+export interface ImageEditCall extends ImageGenerationCall {
+  image: { data: Uint8Array; filename: string; contentType: string };
+  mask?: { data: Uint8Array; filename: string; contentType: string };
+}
+
+export interface GeneratedImage {
+  /** PNG (or other) bytes. */
+  data: Uint8Array;
+  contentType: string;
+  revisedPrompt?: string;
+}
+
+export interface ImageResult {
+  images: GeneratedImage[];
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+export type AudioFormat = 'mp3' | 'opus' | 'aac' | 'flac' | 'wav' | 'pcm';
+
+export interface SpeechCall {
+  model: string;
+  input: string;
+  voice: string;
+  format: AudioFormat;
+  speed: number;
+  instructions?: string;
+  signal: AbortSignal;
+}
+
+export interface SpeechResult {
+  data: Uint8Array;
+  contentType: string;
+}
+
+export interface TranscriptionCall {
+  model: string;
+  file: { data: Uint8Array; filename: string; contentType: string };
+  language?: string;
+  prompt?: string;
+  temperature?: number;
+  /** The format the client asked for; the gateway renders text/srt/vtt/verbose_json itself from segments. */
+  responseFormat: 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
+  task: 'transcribe' | 'translate';
+  signal: AbortSignal;
+}
+
+export interface TranscriptSegment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface TranscriptionResult {
+  text: string;
+  language?: string;
+  duration?: number;
+  segments?: TranscriptSegment[];
+  words?: Array<{ word: string; start: number; end: number }>;
+}
+
+/** What a plugin gets when the gateway sets up one configured provider. */
+export interface ProviderContext<Options> {
+  /** The provider id from the config (the `provider` in `provider/model`). */
+  id: string;
+  baseURL?: string;
+  apiKey?: string;
+  /** Extra headers from the config, sent on every upstream call. */
+  headers: Record<string, string>;
+  timeouts: UpstreamTimeouts;
+  /** Plugin-specific options, validated by the plugin's `options` schema when given. */
+  options: Options;
+  http: HttpClientFactory;
+  log: PluginLogger;
+}
+
+export interface PluginLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface HttpRequest {
+  method?: string;
+  /** Path (and query) relative to the client's base URL, e.g. `/chat/completions`. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array | FormData;
+  signal?: AbortSignal;
+}
+
+/** A pooled keep-alive HTTP client bound to one base URL. */
+export interface HttpClient {
+  request(request: HttpRequest): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+export interface HttpClientFactory {
+  /** A pooled client for a base URL (shared per origin); timeouts from the provider config. */
+  client(baseURL: string): HttpClient;
+}
+
+/** The calls a set-up provider implements; any may be absent. */
+export interface ProviderInstance {
+  /** Models served (when absent, the plugin's static `models` plus the config's list). */
+  models?: ModelSpec[];
+  chat?(call: ChatCall): Promise<UpstreamResponse>;
+  images?: {
+    generate?(call: ImageGenerationCall): Promise<ImageResult>;
+    edit?(call: ImageEditCall): Promise<ImageResult>;
+  };
+  audio?: {
+    speech?(call: SpeechCall): Promise<SpeechResult>;
+    transcribe?(call: TranscriptionCall): Promise<TranscriptionResult>;
+  };
+  close?(): Promise<void>;
+}
+
+/** Parses plugin options; a zod schema fits (`{ parse }`). */
+export interface OptionsParser<Options> {
+  parse(input: unknown): Options;
+}
+
+/** A provider plugin: what its upstream speaks, its models, and how to call it. */
+export interface ProviderPlugin<Options = Record<string, unknown>> {
+  name: string;
+  /** Wire formats the upstream accepts natively for chat-like calls, preferred first. */
+  formats: WireFormat[];
+  /** Models every provider of this plugin serves unless the config lists its own. */
+  models?: ModelSpec[];
+  options?: OptionsParser<Options>;
+  setup(context: ProviderContext<Options>): ProviderInstance | Promise<ProviderInstance>;
+}

@@ -1,0 +1,125 @@
+import type { GatewayConfig, ModelEntry, ProviderConfig } from '../config/index.ts';
+import { GatewayError } from '../errors/index.ts';
+import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../plugin-kit/http-client.ts';
+import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
+import { loadPlugin, PluginLoadError } from './load-plugin.ts';
+import type { CatalogModel, Provider } from './types.ts';
+
+const CHAT_DEFAULT_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling'];
+
+function toSpec(entry: ModelEntry, known: ModelSpec[]): ModelSpec {
+  if (typeof entry === 'string') return known.find((m) => m.id === entry) ?? { id: entry, type: 'chat', capabilities: CHAT_DEFAULT_CAPS };
+  const base = known.find((m) => m.id === entry.id);
+  return { ...base, type: 'chat', capabilities: base?.capabilities ?? CHAT_DEFAULT_CAPS, ...entry } as ModelSpec;
+}
+
+/** The set-up providers and the catalog of the models they serve. */
+export class ProviderRegistry {
+  readonly providers = new Map<string, Provider>();
+  readonly models: CatalogModel[] = [];
+  private readonly byFullId = new Map<string, CatalogModel>();
+  private readonly byBareId = new Map<string, CatalogModel[]>();
+  private readonly http: UndiciHttpFactory[] = [];
+
+  /** Loads every enabled provider's plugin (dynamic import) and sets it up. */
+  static async create(config: GatewayConfig, options: { configDir: string; log: PluginLogger }): Promise<ProviderRegistry> {
+    const registry = new ProviderRegistry();
+    for (const [id, providerConfig] of Object.entries(config.providers)) {
+      if (providerConfig.enabled === false) continue;
+      const plugin = await loadPlugin(id, providerConfig.plugin, options.configDir);
+      await registry.add(id, plugin, providerConfig, options.log);
+    }
+    return registry;
+  }
+
+  private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger): Promise<void> {
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
+    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, ...rest } = cfg;
+    let options: unknown = rest;
+    try {
+      if (plugin.options) options = plugin.options.parse(rest);
+    } catch (error) {
+      const message = (error as { issues?: Array<{ path: unknown[]; message: string }> }).issues?.[0];
+      const detail = message ? `${message.path.join('.')}: ${message.message}` : (error as Error).message.split('\n')[0];
+      throw new PluginLoadError(`provider '${id}': invalid options for plugin '${plugin.name}': ${detail}`);
+    }
+    const http = new UndiciHttpFactory(timeouts);
+    this.http.push(http);
+    let instance;
+    try {
+      instance = await plugin.setup({ id, baseURL, apiKey, headers: headers ?? {}, timeouts, options, http, log });
+    } catch (error) {
+      throw new PluginLoadError(`provider '${id}': plugin '${plugin.name}' failed to set up: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const provider: Provider = {
+      id,
+      plugin,
+      instance,
+      formats: formats ?? plugin.formats,
+      timeouts,
+      priority: priority ?? 0,
+      weight: weight ?? 1,
+      acceptsAnyModel: (models ?? []).some((m) => m === '*'),
+    };
+    this.providers.set(id, provider);
+    const known = [...(plugin.models ?? []), ...(instance.models ?? [])];
+    const entries = (models ?? known).filter((m) => m !== '*');
+    for (const entry of entries) this.addModel(provider, toSpec(entry as ModelEntry, known));
+  }
+
+  private addModel(provider: Provider, spec: ModelSpec): void {
+    const model: CatalogModel = {
+      id: `${provider.id}/${spec.id}`,
+      provider,
+      upstreamId: spec.id,
+      spec,
+      formats: spec.formats ?? provider.formats,
+    };
+    this.models.push(model);
+    this.byFullId.set(model.id, model);
+    const bare = this.byBareId.get(spec.id) ?? [];
+    bare.push(model);
+    this.byBareId.set(spec.id, bare);
+  }
+
+  /** A catalog entry by `provider/model` id. */
+  get(fullId: string): CatalogModel | undefined {
+    return this.byFullId.get(fullId);
+  }
+
+  /**
+   * The models a requested id may go to: `provider/model` pins one provider; a bare id
+   * (or one whose prefix is not a provider) lists every provider serving it.
+   */
+  resolve(requested: string): { pinned: boolean; candidates: CatalogModel[] } {
+    const slash = requested.indexOf('/');
+    if (slash > 0) {
+      const provider = this.providers.get(requested.slice(0, slash));
+      if (provider) {
+        const upstreamId = requested.slice(slash + 1);
+        const found = this.byFullId.get(requested);
+        if (found) return { pinned: true, candidates: [found] };
+        if (provider.acceptsAnyModel && upstreamId) {
+          const spec: ModelSpec = { id: upstreamId, type: 'chat', capabilities: CHAT_DEFAULT_CAPS };
+          return { pinned: true, candidates: [{ id: requested, provider, upstreamId, spec, formats: provider.formats }] };
+        }
+        throw modelNotFound(requested);
+      }
+    }
+    const candidates = this.byBareId.get(requested);
+    if (!candidates || candidates.length === 0) throw modelNotFound(requested);
+    return { pinned: false, candidates: [...candidates] };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.providers.values()].map((p) => p.instance.close?.().catch(() => undefined)));
+    await Promise.all(this.http.map((h) => h.closeAll()));
+  }
+}
+
+function modelNotFound(id: string): GatewayError {
+  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider.`, {
+    details: { model: id },
+  });
+}
+

@@ -1,0 +1,27 @@
+import type { WireFormat } from '../ir/types.ts';
+import type { ModelSpec, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/types.ts';
+
+/** A configured, set-up provider. */
+export interface Provider {
+  id: string;
+  plugin: ProviderPlugin<unknown>;
+  instance: ProviderInstance;
+  /** Formats the upstream speaks natively (config `formats` over the plugin's). */
+  formats: WireFormat[];
+  timeouts: UpstreamTimeouts;
+  priority: number;
+  weight: number;
+  /** True when the config lists `*`: any model id may be pinned to this provider. */
+  acceptsAnyModel: boolean;
+}
+
+/** One model of one provider, as the catalog and the router see it. */
+export interface CatalogModel {
+  /** `provider/model`, the id clients use to pin. */
+  id: string;
+  provider: Provider;
+  /** The id the upstream knows. */
+  upstreamId: string;
+  spec: ModelSpec;
+  formats: WireFormat[];
+}

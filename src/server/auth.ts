@@ -1,0 +1,31 @@
+import type { H3Event } from 'h3';
+import { GatewayError } from '../errors/index.ts';
+import { sha256 } from '../util/secrets.ts';
+import type { AuthContext, ServerDeps } from './types.ts';
+
+/** The bearer token or X-API-Key of a request, if any. */
+export function credentialOf(event: H3Event): string | undefined {
+  const header = event.req.headers.get('authorization');
+  if (header) {
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    if (match) return match[1].trim();
+  }
+  return event.req.headers.get('x-api-key')?.trim() || undefined;
+}
+
+/** Authenticates an API key (spec §5): 401 when missing or invalid, 403 when the account is suspended. */
+export function authenticateApiKey(event: H3Event, deps: ServerDeps): AuthContext {
+  const token = credentialOf(event);
+  if (!token) {
+    throw new GatewayError('authentication_error', 'No API key provided. Send it as "Authorization: Bearer sk-…" or "X-API-Key: sk-…".');
+  }
+  const key = token.startsWith('sk-') ? deps.store.keys.findByHash(sha256(token)) : undefined;
+  const now = deps.clock.now();
+  if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
+    throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
+  }
+  const account = deps.store.accounts.get(key.accountId);
+  if (!account) throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
+  if (account.suspended) throw new GatewayError('account_suspended', 'The account is suspended.');
+  return { account, key };
+}

@@ -1,0 +1,51 @@
+import type { H3Event } from 'h3';
+import { GatewayError } from '../errors/index.ts';
+import { nodeOf } from './context.ts';
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request_too_large', `The request body exceeds the limit of ${limit} bytes.`, { details: { limit_bytes: limit } });
+}
+
+/** Reads the raw body, failing with 413 as soon as it passes `limit` (Content-Length or streamed). */
+export async function readRawBody(event: H3Event, limit: number): Promise<Buffer> {
+  const declared = Number(event.req.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const node = nodeOf(event);
+  if (node) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of node.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        node.req.resume();
+        throw tooLarge(limit);
+      }
+      chunks.push(chunk);
+    }
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+  const body = event.req.body;
+  if (!body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Reads and parses a JSON object body: 400 for malformed JSON or a non-object. */
+export async function readJsonObject(event: H3Event, limit: number): Promise<{ raw: string; body: Record<string, unknown> }> {
+  const raw = (await readRawBody(event, limit)).toString('utf8');
+  if (raw.trim() === '') throw new GatewayError('bad_request', 'The request body is empty; a JSON object is required.');
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch (error) {
+    throw new GatewayError('bad_request', `The request body is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('bad_request', 'The request body must be a JSON object.');
+  return { raw, body: body as Record<string, unknown> };
+}

@@ -1,0 +1,43 @@
+import type { H3Event } from 'h3';
+import type { WireFormat } from '../../ir/types.ts';
+import type { ServerDeps } from '../types.ts';
+import { health } from './health.ts';
+import { inferenceHandler } from './inference.ts';
+import { getModel, listModels } from './models.ts';
+import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
+
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+  path: string;
+  handler: (event: H3Event) => unknown;
+  /** The wire format whose error shape the route's clients read. */
+  format?: WireFormat;
+}
+
+/** Every route of the gateway; modules add theirs here. */
+export function buildRoutes(deps: ServerDeps): RouteDef[] {
+  return [
+    { method: 'GET', path: '/health', handler: health(deps) },
+    { method: 'GET', path: '/v1/models', handler: listModels(deps) },
+    { method: 'GET', path: '/v1/models/**', handler: getModel(deps) },
+    { method: 'POST', path: '/v1/chat/completions', handler: inferenceHandler(deps, 'chat', '/v1/chat/completions'), format: 'chat' },
+    { method: 'POST', path: '/v1/messages', handler: inferenceHandler(deps, 'messages', '/v1/messages'), format: 'messages' },
+    { method: 'POST', path: '/v1/responses', handler: inferenceHandler(deps, 'responses', '/v1/responses'), format: 'responses' },
+    ...adminRoutes(deps),
+  ];
+}
+
+function adminRoutes(deps: ServerDeps): RouteDef[] {
+  const context = () => ({
+    store: deps.store,
+    clock: deps.clock,
+    config: deps.config,
+    dataDir: deps.dataDir,
+    registry: async () => deps.registry,
+  });
+  const handler = adminHandler(deps.adminToken, context);
+  return [
+    { method: 'GET', path: `${ADMIN_ENDPOINT}/**`, handler },
+    { method: 'POST', path: `${ADMIN_ENDPOINT}/**`, handler },
+  ];
+}

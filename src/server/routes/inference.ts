@@ -1,0 +1,56 @@
+import type { H3Event } from 'h3';
+import type { WireFormat } from '../../ir/types.ts';
+import { decodeInbound, runChat } from '../../pipeline/run-chat.ts';
+import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
+import type { ChatExchange } from '../../pipeline/types.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { clientAddress, requestState } from '../context.ts';
+import { readJsonObject } from '../read-body.ts';
+import { json, sendStream } from '../send.ts';
+import { clientSignal } from '../client-signal.ts';
+import type { ServerDeps } from '../types.ts';
+
+/** Client headers passed to the upstream (never credentials). */
+const FORWARDED = ['anthropic-beta', 'openai-beta'];
+
+function forwardHeaders(event: H3Event): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of FORWARDED) {
+    const value = event.req.headers.get(name);
+    if (value) out[name] = value;
+  }
+  return out;
+}
+
+/** POST /v1/chat/completions, /v1/messages, /v1/responses: authenticate, admit, run, relay. */
+export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: string) {
+  return async (event: H3Event): Promise<unknown> => {
+    const auth = authenticateApiKey(event, deps);
+    const { raw, body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
+    const state = requestState(event);
+    const exchange: ChatExchange = { format, raw, body, forwardHeaders: forwardHeaders(event), signal: clientSignal(event), ids: state.ids };
+    const request = decodeInbound(exchange);
+    const admission = await deps.guards.admit({
+      auth,
+      method: 'POST',
+      route,
+      clientAddress: clientAddress(event, deps.config.server.trustProxy),
+      model: request.model,
+      estimatedInputTokens: estimateInputTokens(request),
+      maxOutputTokens: request.maxTokens,
+    });
+    for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
+    let outcome;
+    try {
+      outcome = await runChat({ registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens }, exchange, request);
+    } catch (error) {
+      await admission.settle(null);
+      throw error;
+    }
+    void outcome.settled.then((s) => admission.settle(s)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
+    for (const [k, v] of Object.entries(outcome.headers)) event.res.headers.set(k, v);
+    if (outcome.stream) return sendStream(event, outcome.status, {}, outcome.stream);
+    event.res.status = outcome.status;
+    return outcome.json;
+  };
+}

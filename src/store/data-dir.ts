@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** What a running server publishes in its data dir so CLI commands can reach it. */
+export interface ServerInfo {
+  pid: number;
+  url: string;
+  adminToken: string;
+  startedAt: number;
+}
+
+const LOCK = 'gateway.lock';
+const SERVER = 'server.json';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running server owning `dataDir`, if any (stale files of dead processes are ignored). */
+export function readServerInfo(dataDir: string): ServerInfo | undefined {
+  try {
+    const info = JSON.parse(fs.readFileSync(path.join(dataDir, SERVER), 'utf8')) as ServerInfo;
+    return info.pid && alive(info.pid) ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeServerInfo(dataDir: string, info: ServerInfo): void {
+  const file = path.join(dataDir, SERVER);
+  fs.writeFileSync(file + '.tmp', JSON.stringify(info), { mode: 0o600 });
+  fs.renameSync(file + '.tmp', file);
+}
+
+export function removeServerInfo(dataDir: string): void {
+  fs.rmSync(path.join(dataDir, SERVER), { force: true });
+}
+
+/** An exclusive hold on a data dir: one process writes its records at a time. */
+export interface DataDirLock {
+  release(): void;
+}
+
+/** The pid holding the lock, if it is alive. */
+export function lockHolder(dataDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, LOCK), 'utf8').trim());
+    return pid && alive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the data dir's lock file (O_EXCL), taking over one left by a dead process and
+ * waiting up to `waitMs` for a live holder to let go.
+ */
+export async function acquireLock(dataDir: string, waitMs = 5000): Promise<DataDirLock> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, LOCK);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const fd = fs.openSync(file, 'wx', 0o600);
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      let released = false;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          try {
+            if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
+          } catch {
+            // already gone
+          }
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = lockHolder(dataDir);
+      if (holder === undefined) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        throw new Error(`the data dir ${dataDir} is in use by process ${holder}`);
+      }
+      await sleep(50);
+    }
+  }
+}

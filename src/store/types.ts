@@ -1,0 +1,95 @@
+/** Stored records and the repository interfaces the rest of the gateway depends on. */
+
+export type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+
+export interface AccountRecord {
+  id: string;
+  email: string;
+  /** scrypt hash (`scrypt$N$r$p$salt$hash`), or null when the account cannot log in. */
+  passwordHash: string | null;
+  tier: Tier;
+  /** Balance in credits (1 credit = 0.001 USD). */
+  credits: number;
+  /** Monthly token quota; null = unlimited. */
+  monthlyTokenQuota: number | null;
+  suspended: boolean;
+  /** Custom RPM for the account (enterprise "custom"); null = tier default. */
+  rpm: number | null;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** sha256 hex of the full key; the key itself is never stored. */
+  hash: string;
+  /** Masked form for display, e.g. `sk-gw-ab12…9f3c`. */
+  preview: string;
+  rpm: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  createdAt: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  accountId: string;
+  /** sha256 hex of the session token. */
+  hash: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type MediaType = 'image' | 'video' | 'music' | 'threed';
+export type MediaStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface MediaRecord {
+  id: string;
+  accountId: string;
+  media_type: MediaType;
+  status: MediaStatus;
+  model: string;
+  prompt: string | null;
+  parameters: Record<string, unknown>;
+  result_urls: string[];
+  primary_url: string | null;
+  preview_url: string | null;
+  file_size_bytes: number | null;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  error: string | null;
+  created_at: number;
+  completed_at: number | null;
+  provider_task_id: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_credits: number | null;
+}
+
+export interface FileRecord {
+  id: string;
+  accountId: string;
+  bytes: number;
+  created_at: number;
+  expires_at: number | null;
+  filename: string;
+  purpose: string;
+}
+
+export interface BatchRecord {
+  id: string;
+  accountId: string;
+  [field: string]: unknown;
+}
+
+export interface DbData {
+  version: number;
+  accounts: AccountRecord[];
+  apiKeys: ApiKeyRecord[];
+  sessions: SessionRecord[];
+  media: MediaRecord[];
+  files: FileRecord[];
+  batches: BatchRecord[];
+}

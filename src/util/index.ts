@@ -1,0 +1,2 @@
+export { randomToken, generateApiKey, generateSessionToken, sha256, maskKey, hashPassword, verifyPassword, newId } from './secrets.ts';
+export { systemClock, createClock, unixSeconds, type Clock } from './clock.ts';
