@@ -34,7 +34,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async hit(key: string, limit: number, windowMs: number, now = this.clock()): Promise<RateLimitResult> {
     let log = this.logs.get(key);
     if (!log) {
-      log = new SlidingLog(Math.min(Math.max(limit, 1), 64));
+      // Start tiny and double on demand: a flood of one-hit keys (IP spray) costs ~100 bytes each.
+      log = new SlidingLog(Math.min(Math.max(limit, 1), 4));
       this.logs.set(key, log);
     }
     log.windowMs = windowMs;

@@ -4,14 +4,14 @@
  * every operation is O(1) amortised (each timestamp is pushed and pruned once).
  */
 export class SlidingLog {
-  private buf: Float64Array;
+  private buf: number[];
   private head = 0;
   private count = 0;
   /** Window of the last hit; the sweeper uses it to tell idle logs. */
   windowMs = 0;
 
   constructor(capacity = 4) {
-    this.buf = new Float64Array(Math.max(1, capacity));
+    this.buf = new Array<number>(Math.max(1, capacity)).fill(0);
   }
 
   get size(): number {
@@ -44,7 +44,7 @@ export class SlidingLog {
   }
 
   private grow(): void {
-    const next = new Float64Array(this.buf.length * 2);
+    const next = new Array<number>(this.buf.length * 2).fill(0);
     for (let i = 0; i < this.count; i++) next[i] = this.at(i);
     this.buf = next;
     this.head = 0;
