@@ -69,6 +69,14 @@ export class FieldChecker {
     return undefined;
   }
 
+  requiredRecord(value: unknown, path: string): Record<string, unknown> | undefined {
+    if (value === undefined || value === null) {
+      this.fail(path, 'is required');
+      return undefined;
+    }
+    return this.record(value, path);
+  }
+
   array(value: unknown, path: string): unknown[] | undefined {
     if (value === undefined || value === null) return undefined;
     if (Array.isArray(value)) return value;
@@ -82,6 +90,14 @@ export class FieldChecker {
     if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
     this.fail(path, `must be one of ${allowed.join(', ')}`);
     return undefined;
+  }
+
+  requiredOneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
+    if (value === undefined || value === null) {
+      this.fail(path, 'is required');
+      return undefined;
+    }
+    return this.oneOf(value, path, allowed);
   }
 
   /** A map of string → string (metadata). */

@@ -1,4 +1,4 @@
-export { isRecord, tryParseJson, readString, readNumber, readRecord } from './json.ts';
+export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined } from './json.ts';
 export { parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
 export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64 } from './data-url.ts';
 export { sanitizeToolId } from './sanitize-tool-id.ts';

@@ -29,3 +29,8 @@ export function readRecord(record: Record<string, unknown>, key: string): Record
   const value = record[key];
   return isRecord(value) ? value : undefined;
 }
+
+/** Sets an optional field only when it has a value, keeping built objects free of `undefined` keys. */
+export function assignDefined<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}

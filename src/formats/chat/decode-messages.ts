@@ -1,0 +1,114 @@
+import type { ContentPart, Message, TextPart, ToolCallPart } from '../../ir/types.ts';
+import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
+import { decodeTextContent, decodeUserContent } from './decode-content.ts';
+import { decodeChatReasoning } from './map-reasoning.ts';
+
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+
+/**
+ * Chat `messages` → IR. Leading system/developer messages become `system` (the IR's slot
+ * for instructions); later ones stay in place with their role, so encoders decide where
+ * they go. Each `tool` message becomes an IR `tool` message with one tool result.
+ */
+export function decodeChatMessages(list: unknown[], check: FieldChecker): { system: TextPart[]; messages: Message[] } {
+  const system: TextPart[] = [];
+  const messages: Message[] = [];
+  list.forEach((raw, i) => {
+    const at = `messages[${i}]`;
+    if (!isRecord(raw)) {
+      check.fail(at, 'must be an object');
+      return;
+    }
+    const role = check.requiredOneOf(raw.role, `${at}.role`, ROLES);
+    if (!role) return;
+    if (role === 'system' || role === 'developer') {
+      const text = decodeTextContent(raw.content, `${at}.content`, check);
+      if (messages.length === 0) system.push(...text);
+      else messages.push(named({ role, content: text }, raw));
+      return;
+    }
+    const message = decodeMessage(role, raw, at, check);
+    if (message) messages.push(message);
+  });
+  return { system, messages };
+}
+
+function decodeMessage(role: 'user' | 'assistant' | 'tool' | 'function', raw: Record<string, unknown>, at: string, check: FieldChecker): Message | undefined {
+  switch (role) {
+    case 'user':
+      return named({ role: 'user', content: decodeUserContent(raw.content, `${at}.content`, check) }, raw);
+    case 'assistant':
+      return named({ role: 'assistant', content: decodeAssistantContent(raw, at, check) }, raw);
+    case 'tool': {
+      const toolCallId = check.requiredString(raw.tool_call_id, `${at}.tool_call_id`);
+      const text = decodeTextContent(raw.content, `${at}.content`, check);
+      const content = text.length === 1 ? text[0].text : text;
+      return { role: 'tool', content: [{ type: 'tool_result', toolCallId, content }] };
+    }
+    case 'function': {
+      // Deprecated predecessor of `tool`: the result is matched by function name.
+      const name = check.requiredString(raw.name, `${at}.name`);
+      const content = typeof raw.content === 'string' ? raw.content : '';
+      return { role: 'tool', content: [{ type: 'tool_result', toolCallId: functionCallId(name), content }] };
+    }
+  }
+}
+
+/** Assistant message → IR parts in the canonical order: reasoning, text, refusal, tool calls. */
+function decodeAssistantContent(raw: Record<string, unknown>, at: string, check: FieldChecker): ContentPart[] {
+  const parts: ContentPart[] = [...decodeChatReasoning(raw)];
+  const content = raw.content;
+  if (typeof content === 'string') {
+    if (content !== '') parts.push({ type: 'text', text: content });
+  } else if (Array.isArray(content)) {
+    content.forEach((part, j) => {
+      if (!isRecord(part)) return;
+      if (part.type === 'text') parts.push({ type: 'text', text: check.requiredString(part.text, `${at}.content[${j}].text`) });
+      else if (part.type === 'refusal') parts.push({ type: 'refusal', refusal: check.requiredString(part.refusal, `${at}.content[${j}].refusal`) });
+    });
+  } else if (content !== undefined && content !== null) {
+    check.fail(`${at}.content`, 'must be a string, an array of content parts or null');
+  }
+  if (typeof raw.refusal === 'string' && raw.refusal !== '') parts.push({ type: 'refusal', refusal: raw.refusal });
+  parts.push(...decodeToolCalls(raw, at, check));
+  return parts;
+}
+
+function decodeToolCalls(raw: Record<string, unknown>, at: string, check: FieldChecker): ToolCallPart[] {
+  const calls: ToolCallPart[] = [];
+  const list = check.array(raw.tool_calls, `${at}.tool_calls`) ?? [];
+  list.forEach((call, k) => {
+    const path = `${at}.tool_calls[${k}]`;
+    if (!isRecord(call)) return check.fail(path, 'must be an object');
+    if (call.type !== undefined && call.type !== 'function') return; // custom tools have no IR slot
+    const fn = check.requiredRecord(call.function, `${path}.function`);
+    if (!fn) return;
+    calls.push({
+      type: 'tool_call',
+      id: check.requiredString(call.id, `${path}.id`),
+      name: check.requiredString(fn.name, `${path}.function.name`),
+      arguments: decodeArguments(fn.arguments),
+    });
+  });
+  const legacy = raw.function_call;
+  if (isRecord(legacy) && typeof legacy.name === 'string') {
+    calls.push({ type: 'tool_call', id: functionCallId(legacy.name), name: legacy.name, arguments: decodeArguments(legacy.arguments) });
+  }
+  return calls;
+}
+
+/** `arguments` is JSON text on the wire; some clients send the object itself. */
+function decodeArguments(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : stringifyToolInput(value);
+}
+
+/** The synthetic call id that pairs a deprecated `function_call` with its `function` result. */
+function functionCallId(name: string): string {
+  return `call_fn_${name}`;
+}
+
+function named(message: Message, raw: Record<string, unknown>): Message {
+  if (typeof raw.name === 'string' && raw.name !== '') message.name = raw.name;
+  return message;
+}

@@ -1,0 +1,90 @@
+import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/types.ts';
+import { FieldChecker, assignDefined as set, collectExtra, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
+import { decodeChatMessages } from './decode-messages.ts';
+import { decodeChatToolChoice, decodeChatTools } from './decode-tools.ts';
+
+/** Body fields mapped into the IR; everything else is kept in `extra`. */
+const MAPPED = new Set([
+  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p',
+  'top_k', 'n', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'tools', 'functions', 'tool_choice',
+  'function_call', 'parallel_tool_calls', 'response_format', 'reasoning_effort', 'thinking', 'user', 'metadata',
+]);
+
+/** A Chat Completions request body → IR. Throws 400 for a wrong shape, 422 for invalid values. */
+export function decodeChatRequest(raw: unknown): ChatRequest {
+  const body = requireBodyShape(raw, 'messages');
+  const check = new FieldChecker();
+  const { system, messages } = decodeChatMessages(body.messages as unknown[], check);
+  const request: ChatRequest = {
+    model: body.model,
+    system,
+    messages,
+    stream: check.boolean(body.stream, 'stream') ?? false,
+  };
+  const streamOptions = check.record(body.stream_options, 'stream_options');
+  if (streamOptions?.include_usage === true) request.includeUsage = true;
+
+  const maxTokens =
+    check.number(body.max_completion_tokens, 'max_completion_tokens', { min: 0, integer: true }) ??
+    check.number(body.max_tokens, 'max_tokens', { min: 0, integer: true });
+  set(request, 'maxTokens', maxTokens);
+  set(request, 'temperature', check.number(body.temperature, 'temperature', { min: 0, max: 2 }));
+  set(request, 'topP', check.number(body.top_p, 'top_p', { min: 0, max: 1 }));
+  set(request, 'topK', check.number(body.top_k, 'top_k', { min: 0, integer: true }));
+  set(request, 'n', check.number(body.n, 'n', { min: 1, integer: true }));
+  set(request, 'stop', check.stringList(body.stop, 'stop'));
+  set(request, 'seed', check.number(body.seed, 'seed', { integer: true }));
+  set(request, 'presencePenalty', check.number(body.presence_penalty, 'presence_penalty', { min: -2, max: 2 }));
+  set(request, 'frequencyPenalty', check.number(body.frequency_penalty, 'frequency_penalty', { min: -2, max: 2 }));
+
+  const { tools, toolChoice } = decodeChatToolChoice(body, decodeChatTools(body, check), check);
+  set(request, 'tools', tools);
+  set(request, 'toolChoice', toolChoice);
+  set(request, 'parallelToolCalls', check.boolean(body.parallel_tool_calls, 'parallel_tool_calls'));
+  set(request, 'reasoning', decodeReasoning(body, check));
+  set(request, 'responseFormat', decodeResponseFormat(body.response_format, check));
+  set(request, 'user', check.string(body.user, 'user'));
+  set(request, 'metadata', check.stringMap(body.metadata, 'metadata'));
+  set(request, 'extra', collectExtra(body, MAPPED));
+  check.throwIfAny();
+  return request;
+}
+
+/** `reasoning_effort` and the non-standard `thinking: {type, budget_tokens}` the spec accepts. */
+function decodeReasoning(body: Record<string, unknown>, check: FieldChecker): ReasoningConfig | undefined {
+  let config: ReasoningConfig | undefined;
+  const thinking = check.record(body.thinking, 'thinking');
+  if (thinking) {
+    const type = check.requiredOneOf(thinking.type, 'thinking.type', ['enabled', 'disabled', 'adaptive'] as const);
+    config = { enabled: type !== 'disabled' };
+    const budget = check.number(thinking.budget_tokens, 'thinking.budget_tokens', { min: 1, integer: true });
+    if (budget !== undefined) config.budgetTokens = budget;
+  }
+  if (body.reasoning_effort !== undefined && body.reasoning_effort !== null) {
+    if (!isReasoningEffort(body.reasoning_effort)) {
+      check.fail('reasoning_effort', 'must be one of none, minimal, low, medium, high, xhigh, max');
+    } else {
+      config = { ...config, enabled: body.reasoning_effort !== 'none', effort: body.reasoning_effort };
+    }
+  }
+  return config;
+}
+
+function decodeResponseFormat(value: unknown, check: FieldChecker): ResponseFormat | undefined {
+  const format = check.record(value, 'response_format');
+  if (!format) return undefined;
+  const type = check.requiredOneOf(format.type, 'response_format.type', ['text', 'json_object', 'json_schema'] as const);
+  if (type !== 'json_schema') return type ? { type } : undefined;
+  const spec = check.requiredRecord(format.json_schema, 'response_format.json_schema');
+  if (!spec) return undefined;
+  const out: ResponseFormat = { type: 'json_schema' };
+  const name = check.string(spec.name, 'response_format.json_schema.name');
+  const description = check.string(spec.description, 'response_format.json_schema.description');
+  const schema = check.record(spec.schema, 'response_format.json_schema.schema');
+  const strict = check.boolean(spec.strict, 'response_format.json_schema.strict');
+  if (name !== undefined) out.name = name;
+  if (description !== undefined) out.description = description;
+  if (schema) out.schema = schema;
+  if (strict !== undefined) out.strict = strict;
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { ChatResponse, ContentPart } from '../../ir/types.ts';
+import { GatewayError } from '../../errors/index.ts';
+import { isRecord, nowSeconds, readNumber, readString, stringifyToolInput } from '../shared/index.ts';
+import { decodeChatFinishReason } from './map-finish-reason.ts';
+import { decodeChatReasoning } from './map-reasoning.ts';
+import { decodeChatUsage } from './map-usage.ts';
+
+/** An upstream Chat Completions response → IR. Only the first choice is kept. */
+export function decodeChatResponse(body: unknown): ChatResponse {
+  if (!isRecord(body) || !Array.isArray(body.choices)) {
+    throw new GatewayError('provider_error', 'The upstream returned an invalid chat completion.');
+  }
+  const choice = body.choices.find(isRecord);
+  const message = choice && isRecord(choice.message) ? choice.message : {};
+  return {
+    id: readString(body, 'id') ?? '',
+    model: readString(body, 'model') ?? '',
+    created: readNumber(body, 'created') ?? nowSeconds(),
+    content: decodeMessageContent(message),
+    finishReason: decodeChatFinishReason(choice?.finish_reason),
+    usage: decodeChatUsage(body.usage) ?? { inputTokens: 0, outputTokens: 0 },
+  };
+}
+
+function decodeMessageContent(message: Record<string, unknown>): ContentPart[] {
+  const parts: ContentPart[] = [...decodeChatReasoning(message)];
+  const content = message.content;
+  if (typeof content === 'string' && content !== '') parts.push({ type: 'text', text: content });
+  if (Array.isArray(content)) {
+    for (const part of content) {
+      if (!isRecord(part)) continue;
+      if (part.type === 'text' && typeof part.text === 'string') parts.push({ type: 'text', text: part.text });
+      if (part.type === 'refusal' && typeof part.refusal === 'string') parts.push({ type: 'refusal', refusal: part.refusal });
+    }
+  }
+  const refusal = readString(message, 'refusal');
+  if (refusal) parts.push({ type: 'refusal', refusal });
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      if (!isRecord(call) || !isRecord(call.function)) continue;
+      const args = call.function.arguments;
+      parts.push({
+        type: 'tool_call',
+        id: readString(call, 'id') ?? '',
+        name: readString(call.function, 'name') ?? '',
+        arguments: typeof args === 'string' ? args : stringifyToolInput(args),
+      });
+    }
+  }
+  return parts;
+}

@@ -1,0 +1,168 @@
+import type { FinishReason, StreamPart, Usage } from '../../ir/types.ts';
+import type { SseRecord } from '../../sse/index.ts';
+import type { StreamDecoder } from '../types.ts';
+import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
+import { decodeChatFinishReason } from './map-finish-reason.ts';
+import { decodeChatUsage } from './map-usage.ts';
+
+/** A decoder for an upstream Chat Completions stream (wire-formats §1.8). */
+export function createChatStreamDecoder(): StreamDecoder {
+  return new ChatStreamDecoder();
+}
+
+class ChatStreamDecoder implements StreamDecoder {
+  private out: StreamPart[] = [];
+  private started = false;
+  private open: 'text' | 'reasoning' | undefined;
+  private reasoningIndex: unknown;
+  private readonly toolIndex = new Map<unknown, number>();
+  private lastToolKey: unknown;
+  private openTool: number | undefined;
+  private finished = false;
+  private done = false;
+  private usage: Usage | undefined;
+
+  push(record: SseRecord): StreamPart[] {
+    if (this.done) return [];
+    if (record.data.trim() === '[DONE]') {
+      if (!this.finished) this.finish('stop');
+      return this.complete();
+    }
+    const chunk = tryParseJson(record.data);
+    if (!isRecord(chunk)) return [];
+    if (record.event === 'error' || chunk.error !== undefined) return this.fail(chunk.error ?? chunk);
+    if (!this.started) {
+      this.started = true;
+      this.emit({ type: 'start', id: readString(chunk, 'id') ?? generateId('chatcmpl-'), model: readString(chunk, 'model') ?? '', created: readNumber(chunk, 'created') ?? nowSeconds() });
+    }
+    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isRecord(c) && (c.index ?? 0) === 0) : undefined;
+    if (isRecord(choice)) {
+      if (isRecord(choice.delta)) this.delta(choice.delta);
+      if (typeof choice.finish_reason === 'string' && !this.finished) this.finish(decodeChatFinishReason(choice.finish_reason));
+    }
+    const usage = decodeChatUsage(chunk.usage);
+    if (usage) this.usage = usage;
+    return this.flush();
+  }
+
+  end(): StreamPart[] {
+    if (this.done) return [];
+    if (this.finished) return this.complete();
+    this.done = true;
+    this.closeBlocks();
+    this.emit({ type: 'error', error: streamErrorFromUpstream(undefined, 'The upstream stream ended before it finished.') });
+    return this.flush();
+  }
+
+  private delta(delta: Record<string, unknown>): void {
+    const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details.filter(isRecord) : [];
+    // OpenRouter repeats the text in `reasoning` and `reasoning_details`: the details win.
+    if (details.length > 0) for (const detail of details) this.reasoningDetail(detail);
+    else {
+      const text = readString(delta, 'reasoning_content') ?? readString(delta, 'reasoning');
+      if (text) this.reasoningText(text, undefined, undefined);
+    }
+    const content = readString(delta, 'content');
+    if (content) {
+      if (this.open !== 'text') {
+        this.closeBlocks();
+        this.open = 'text';
+        this.emit({ type: 'text-start' });
+      }
+      this.emit({ type: 'text-delta', text: content });
+    }
+    const refusal = readString(delta, 'refusal');
+    if (refusal) this.emit({ type: 'refusal-delta', text: refusal });
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.toolCall(call);
+  }
+
+  private reasoningDetail(detail: Record<string, unknown>): void {
+    const id = readString(detail, 'id');
+    if (detail.type === 'reasoning.text' || detail.type === 'reasoning.summary') {
+      const text = readString(detail, detail.type === 'reasoning.text' ? 'text' : 'summary') ?? '';
+      this.reasoningText(text, detail.index, id);
+      const signature = readString(detail, 'signature');
+      if (signature) this.emit({ type: 'reasoning-signature', signature });
+    } else if (detail.type === 'reasoning.encrypted') {
+      const data = readString(detail, 'data') ?? '';
+      if (!readString(detail, 'format')?.startsWith('openai')) {
+        this.closeBlocks();
+        this.emit({ type: 'redacted-reasoning', data });
+        return;
+      }
+      if (this.open !== 'reasoning') this.reasoningText('', detail.index, id);
+      this.open = undefined;
+      this.emit({ type: 'reasoning-end', encrypted: data });
+    }
+  }
+
+  /** Opens a reasoning block when none is open or a detail with a new index starts one. */
+  private reasoningText(text: string, index: unknown, itemId: string | undefined): void {
+    if (this.open !== 'reasoning' || (index !== undefined && index !== this.reasoningIndex)) {
+      this.closeBlocks();
+      this.open = 'reasoning';
+      this.emit(itemId ? { type: 'reasoning-start', itemId } : { type: 'reasoning-start' });
+    }
+    if (index !== undefined) this.reasoningIndex = index;
+    if (text) this.emit({ type: 'reasoning-delta', text });
+  }
+
+  private toolCall(call: Record<string, unknown>): void {
+    const fn = isRecord(call.function) ? call.function : {};
+    const id = readString(call, 'id');
+    // Some providers omit `index` and send each call whole, each with its own id.
+    const key = typeof call.index === 'number' ? call.index : id !== undefined ? `id:${id}` : this.lastToolKey;
+    let index = this.toolIndex.get(key);
+    if (index === undefined) {
+      this.closeBlocks();
+      index = this.toolIndex.size;
+      this.toolIndex.set(key, index);
+      this.openTool = index;
+      this.emit({ type: 'tool-call-start', index, id: id ?? generateId('call_'), name: readString(fn, 'name') ?? '' });
+    }
+    this.lastToolKey = key;
+    const args = readString(fn, 'arguments');
+    if (args) this.emit({ type: 'tool-call-delta', index, argumentsDelta: args });
+  }
+
+  private finish(reason: FinishReason): void {
+    this.closeBlocks();
+    this.finished = true;
+    this.emit({ type: 'finish', finishReason: reason });
+  }
+
+  private complete(): StreamPart[] {
+    this.done = true;
+    this.closeBlocks();
+    if (this.usage) this.emit({ type: 'usage', usage: this.usage });
+    this.emit({ type: 'end' });
+    return this.flush();
+  }
+
+  private fail(error: unknown): StreamPart[] {
+    this.done = true;
+    const body = isRecord(error) ? error : {};
+    const type = readString(body, 'type') ?? readString(body, 'code');
+    this.emit({ type: 'error', error: streamErrorFromUpstream(type, readString(body, 'message') ?? '') });
+    return this.flush();
+  }
+
+  /** Closes the open text/reasoning block and the open tool call (blocks are sequential in the IR). */
+  private closeBlocks(): void {
+    if (this.open === 'text') this.emit({ type: 'text-end' });
+    if (this.open === 'reasoning') this.emit({ type: 'reasoning-end' });
+    this.open = undefined;
+    if (this.openTool !== undefined) this.emit({ type: 'tool-call-end', index: this.openTool });
+    this.openTool = undefined;
+  }
+
+  private emit(part: StreamPart): void {
+    this.out.push(part);
+  }
+
+  private flush(): StreamPart[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+}

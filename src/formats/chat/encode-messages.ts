@@ -1,0 +1,151 @@
+import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
+import { validationError } from '../../errors/index.ts';
+import { mediaSourceToUrl } from '../shared/index.ts';
+import type { ChatToolCall } from './types.ts';
+
+type ChatMessage = Record<string, unknown>;
+type Media = ImagePart | FilePart;
+
+/**
+ * IR system + messages → Chat `messages`. System text goes first, one system message per
+ * part; mid-conversation system/developer messages keep their place and role (the reasoning
+ * model adaptation turns system into developer before this runs).
+ * Tool results become one `tool` message each; images and documents inside them cannot go in
+ * a tool message, so they follow the run of tool messages in one user message.
+ * Reasoning is not sent upstream: Chat upstreams cannot verify another provider's
+ * signatures, and OpenAI rejects unknown message fields.
+ */
+export function encodeChatMessages(system: TextPart[], messages: Message[]): ChatMessage[] {
+  const out: ChatMessage[] = system.map((part) => ({ role: 'system', content: part.text }));
+  let media: Media[] = [];
+  const flushMedia = (): void => {
+    if (media.length > 0) out.push({ role: 'user', content: media.map(encodeUserPart) });
+    media = [];
+  };
+  for (const message of messages) {
+    const results = message.content.filter((part): part is ToolResultPart => part.type === 'tool_result');
+    for (const result of results) {
+      out.push({ role: 'tool', tool_call_id: result.toolCallId, content: encodeToolResultContent(result, media) });
+    }
+    const rest = results.length === 0 ? message.content : message.content.filter((part) => part.type !== 'tool_result');
+    if (rest.length === 0 && message.role !== 'assistant') continue;
+    flushMedia();
+    const encoded = encodeMessage(message, rest);
+    if (encoded) out.push(encoded);
+  }
+  flushMedia();
+  return out;
+}
+
+function encodeMessage(message: Message, content: ContentPart[]): ChatMessage | undefined {
+  const named = message.name ? { name: message.name } : {};
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      return { role: message.role, content: textOnly(content), ...named };
+    case 'assistant':
+      return { ...encodeAssistant(content), ...named };
+    case 'user':
+    case 'tool': {
+      if (content.length === 0) return undefined;
+      const parts = content.filter(isUserPart).map(encodeUserPart);
+      const only = parts.length === 1 ? parts[0] : undefined;
+      return { role: 'user', content: only?.type === 'text' ? only.text : parts, ...named };
+    }
+  }
+}
+
+function encodeAssistant(content: ContentPart[]): ChatMessage {
+  const text = content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  const refusal = content.flatMap((part) => (part.type === 'refusal' ? [part.refusal] : [])).join('');
+  const calls: ChatToolCall[] = content.flatMap((part) =>
+    part.type === 'tool_call' ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: part.arguments } }] : [],
+  );
+  const message: ChatMessage = { role: 'assistant', content: text === '' && (calls.length > 0 || refusal !== '') ? null : text };
+  if (refusal !== '') message.refusal = refusal;
+  if (calls.length > 0) message.tool_calls = calls;
+  return message;
+}
+
+function encodeToolResultContent(result: ToolResultPart, media: Media[]): string | Array<{ type: 'text'; text: string }> {
+  if (typeof result.content === 'string') return result.content;
+  const texts: Array<{ type: 'text'; text: string }> = [];
+  for (const part of result.content) {
+    if (part.type === 'text') texts.push({ type: 'text', text: part.text });
+    else media.push(part);
+  }
+  if (texts.length === 0) return '';
+  return texts.length === 1 ? texts[0].text : texts;
+}
+
+type UserPart = TextPart | ImagePart | FilePart | Extract<ContentPart, { type: 'audio' | 'refusal' }>;
+
+function isUserPart(part: ContentPart): part is UserPart {
+  return part.type === 'text' || part.type === 'image' || part.type === 'file' || part.type === 'audio' || part.type === 'refusal';
+}
+
+type ChatUserPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format: string } }
+  | { type: 'file'; file: Record<string, string> };
+
+function encodeUserPart(part: UserPart): ChatUserPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'refusal':
+      return { type: 'text', text: part.refusal };
+    case 'audio':
+      return { type: 'input_audio', input_audio: { data: part.data, format: part.format } };
+    case 'image': {
+      const url = mediaSourceToUrl(part.source);
+      if (url === undefined) throw validationError({ image: 'file ids of images cannot be sent to a Chat Completions upstream' });
+      return { type: 'image_url', image_url: part.detail ? { url, detail: part.detail } : { url } };
+    }
+    case 'file':
+      return encodeFilePart(part);
+  }
+}
+
+/**
+ * IR document → Chat `file` part. Chat has no URL form for files, so a URL document is sent
+ * as `file.file_url`: a gateway extension (the spec's "document blocks become file_url content
+ * parts") that chat-only providers behind the gateway accept; OpenAI itself does not.
+ * Inline data becomes `file_data` as a data URL with a filename (OpenAI wants one); plain-text
+ * documents are sent as text, since Chat file inputs take PDFs only.
+ */
+function encodeFilePart(part: FilePart): ChatUserPart {
+  const source = part.source;
+  switch (source.kind) {
+    case 'text':
+      return { type: 'text', text: part.title ? `${part.title}\n\n${source.data}` : source.data };
+    case 'file_id':
+      return { type: 'file', file: { file_id: source.fileId } };
+    case 'url':
+      return { type: 'file', file: withName({ file_url: source.url }, part.filename ?? part.title) };
+    case 'base64':
+      return {
+        type: 'file',
+        file: { file_data: `data:${source.mediaType};base64,${source.data}`, filename: part.filename ?? part.title ?? defaultFilename(source.mediaType) },
+      };
+  }
+}
+
+function withName(file: Record<string, string>, filename: string | undefined): Record<string, string> {
+  return filename ? { ...file, filename } : file;
+}
+
+function defaultFilename(mediaType: string): string {
+  return mediaType === 'application/pdf' ? 'document.pdf' : 'document';
+}
+
+function textOnly(content: ContentPart[]): string | Array<{ type: 'text'; text: string }> {
+  const texts = content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  return texts.length === 1 ? texts[0] : texts.map((text) => ({ type: 'text' as const, text }));
+}
+
+/** Reasoning parts of assistant content (used by the response encoder). */
+export function reasoningParts(content: ContentPart[]): ReasoningPart[] {
+  return content.filter((part): part is ReasoningPart => part.type === 'reasoning');
+}

@@ -1,0 +1,71 @@
+import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { EncodeRequestOptions } from '../types.ts';
+import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel } from '../shared/index.ts';
+import { encodeChatMessages } from './encode-messages.ts';
+
+/**
+ * IR → a Chat Completions request body for an upstream. OpenAI reasoning models (o-series,
+ * gpt-5) get the spec §4.5 adaptation here: no sampling parameters, `developer` instead of
+ * `system`, and `max_completion_tokens` instead of `max_tokens`. Streams always ask for
+ * usage, which billing and the Messages stream encoder need.
+ */
+export function encodeChatRequest(input: ChatRequest, options: EncodeRequestOptions): Record<string, unknown> {
+  const reasoningModel = isOpenAIReasoningModel(options.upstreamModel);
+  const request = reasoningModel ? adaptForOpenAIReasoningModel(input) : input;
+  const body: Record<string, unknown> = { ...request.extra, model: options.upstreamModel };
+  body.messages = encodeChatMessages(request.system, request.messages);
+  if (request.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  if (request.maxTokens !== undefined) body[reasoningModel ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
+  put(body, 'temperature', request.temperature);
+  put(body, 'top_p', request.topP);
+  put(body, 'n', request.n);
+  put(body, 'stop', request.stop && request.stop.length > 0 ? request.stop : undefined);
+  put(body, 'seed', request.seed);
+  put(body, 'presence_penalty', request.presencePenalty);
+  put(body, 'frequency_penalty', request.frequencyPenalty);
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
+  put(body, 'tool_choice', request.toolChoice && encodeToolChoice(request.toolChoice));
+  put(body, 'parallel_tool_calls', request.parallelToolCalls);
+  put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning));
+  put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
+  put(body, 'user', request.user);
+  // OpenAI accepts metadata only for stored completions.
+  if (request.metadata && body.store === true) body.metadata = request.metadata;
+  return body;
+}
+
+function put(body: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) body[key] = value;
+}
+
+/** IR tool → Chat function tool. */
+export function encodeTool(tool: ToolDefinition): Record<string, unknown> {
+  const fn: Record<string, unknown> = { name: tool.name };
+  put(fn, 'description', tool.description);
+  put(fn, 'parameters', tool.parameters);
+  put(fn, 'strict', tool.strict);
+  return { type: 'function', function: fn };
+}
+
+function encodeToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+/** Effort wins; a thinking budget maps to the nearest effort; `enabled:false` alone sends nothing. */
+function encodeReasoningEffort(reasoning: ReasoningConfig): string | undefined {
+  if (reasoning.effort) return reasoning.effort;
+  if (!reasoning.enabled) return undefined;
+  return reasoning.budgetTokens === undefined ? undefined : budgetTokensToEffort(reasoning.budgetTokens);
+}
+
+function encodeResponseFormat(format: ResponseFormat): Record<string, unknown> {
+  if (format.type !== 'json_schema') return { type: format.type };
+  const spec: Record<string, unknown> = { name: format.name ?? 'response' };
+  put(spec, 'description', format.description);
+  put(spec, 'schema', format.schema);
+  put(spec, 'strict', format.strict);
+  return { type: 'json_schema', json_schema: spec };
+}

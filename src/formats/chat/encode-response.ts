@@ -1,0 +1,42 @@
+import type { ChatRequest, ChatResponse } from '../../ir/types.ts';
+import { encodeChatFinishReason } from './map-finish-reason.ts';
+import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
+import { encodeChatUsage } from './map-usage.ts';
+import { reasoningParts } from './encode-messages.ts';
+import type { ChatToolCall } from './types.ts';
+
+/**
+ * IR → a Chat Completions response for a client. Reasoning goes in `reasoning_content` (text,
+ * per the spec) and `reasoning_details` (OpenRouter style, carrying Anthropic signatures and
+ * redacted data so the client can send them back byte-exact).
+ */
+export function encodeChatResponse(response: ChatResponse, _request: ChatRequest): Record<string, unknown> {
+  const text: string[] = [];
+  const refusal: string[] = [];
+  const calls: ChatToolCall[] = [];
+  for (const part of response.content) {
+    if (part.type === 'text') text.push(part.text);
+    else if (part.type === 'refusal') refusal.push(part.refusal);
+    else if (part.type === 'tool_call') calls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+  }
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: text.length > 0 ? text.join('') : null,
+    refusal: refusal.length > 0 ? refusal.join('') : null,
+  };
+  const reasoning = reasoningParts(response.content);
+  if (reasoning.length > 0) {
+    const readable = reasoningText(reasoning);
+    if (readable !== undefined) message.reasoning_content = readable;
+    message.reasoning_details = encodeReasoningDetails(reasoning);
+  }
+  if (calls.length > 0) message.tool_calls = calls;
+  return {
+    id: response.id,
+    object: 'chat.completion',
+    created: response.created,
+    model: response.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: encodeChatFinishReason(response.finishReason) }],
+    usage: encodeChatUsage(response.usage),
+  };
+}

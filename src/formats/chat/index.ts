@@ -1,0 +1,45 @@
+import type { FormatCodec } from '../types.ts';
+import { decodeChatError } from './decode-error.ts';
+import { decodeChatRequest } from './decode-request.ts';
+import { decodeChatResponse } from './decode-response.ts';
+import { createChatStreamDecoder } from './decode-stream.ts';
+import { encodeChatError, encodeChatStreamError } from './encode-error.ts';
+import { encodeChatRequest } from './encode-request.ts';
+import { encodeChatResponse } from './encode-response.ts';
+import { createChatStreamEncoder } from './encode-stream.ts';
+import { createChatUsageTap, readChatPassthroughResponse } from './read-passthrough.ts';
+
+/** OpenAI Chat Completions (`POST /v1/chat/completions`). */
+export const chatCodec: FormatCodec = {
+  format: 'chat',
+  decodeRequest: decodeChatRequest,
+  encodeRequest: encodeChatRequest,
+  decodeResponse: decodeChatResponse,
+  encodeResponse: encodeChatResponse,
+  createStreamDecoder: createChatStreamDecoder,
+  createStreamEncoder: createChatStreamEncoder,
+  decodeError: decodeChatError,
+  encodeError: encodeChatError,
+  encodeStreamError: encodeChatStreamError,
+  readPassthroughResponse: readChatPassthroughResponse,
+  createUsageTap: createChatUsageTap,
+};
+
+export {
+  decodeChatRequest,
+  encodeChatRequest,
+  decodeChatResponse,
+  encodeChatResponse,
+  createChatStreamDecoder,
+  createChatStreamEncoder,
+  decodeChatError,
+  encodeChatError,
+  encodeChatStreamError,
+  readChatPassthroughResponse,
+  createChatUsageTap,
+};
+export { decodeChatFinishReason, encodeChatFinishReason } from './map-finish-reason.ts';
+export { decodeChatUsage, encodeChatUsage } from './map-usage.ts';
+export { decodeReasoningDetails, encodeReasoningDetails } from './map-reasoning.ts';
+export { openAIErrorType } from './encode-error.ts';
+export type { ChatReasoningDetail } from './types.ts';

@@ -1,0 +1,29 @@
+import type { FinishReason } from '../../ir/types.ts';
+import type { ChatFinishReason } from './types.ts';
+
+/** Chat `finish_reason` → IR (unknown or null → stop). */
+export function decodeChatFinishReason(reason: unknown): FinishReason {
+  switch (reason) {
+    case 'length':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    case 'content_filter':
+      return 'content_filter';
+    default:
+      return 'stop';
+  }
+}
+
+/** IR → Chat `finish_reason`; `pause` and `error` have no Chat value and read as `stop`. */
+export function encodeChatFinishReason(reason: FinishReason): ChatFinishReason {
+  switch (reason) {
+    case 'length':
+    case 'tool_calls':
+    case 'content_filter':
+      return reason;
+    default:
+      return 'stop';
+  }
+}

@@ -1,0 +1,100 @@
+import type { ReasoningPart } from '../../ir/types.ts';
+import { isRecord, readString } from '../shared/index.ts';
+import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
+
+/**
+ * Reasoning on an assistant message (request or response) → IR parts. Precedence:
+ * OpenRouter `reasoning_details` (carries signatures) > LiteLLM `thinking_blocks` >
+ * plain `reasoning_content` / `reasoning` text.
+ */
+export function decodeChatReasoning(message: Record<string, unknown>): ReasoningPart[] {
+  if (Array.isArray(message.reasoning_details) && message.reasoning_details.length > 0) {
+    return decodeReasoningDetails(message.reasoning_details);
+  }
+  if (Array.isArray(message.thinking_blocks) && message.thinking_blocks.length > 0) {
+    return decodeThinkingBlocks(message.thinking_blocks);
+  }
+  const text = readString(message, 'reasoning_content') ?? readString(message, 'reasoning');
+  return text ? [{ type: 'reasoning', text }] : [];
+}
+
+/** OpenRouter `reasoning_details` → IR parts, in order. Unknown detail types are skipped. */
+export function decodeReasoningDetails(details: unknown[]): ReasoningPart[] {
+  const parts: ReasoningPart[] = [];
+  for (const detail of details) {
+    if (!isRecord(detail)) continue;
+    const id = readString(detail, 'id');
+    if (detail.type === 'reasoning.text') {
+      const part: ReasoningPart = { type: 'reasoning', text: readString(detail, 'text') ?? '' };
+      const signature = readString(detail, 'signature');
+      if (signature) part.signature = signature;
+      if (id) part.itemId = id;
+      parts.push(part);
+    } else if (detail.type === 'reasoning.summary') {
+      const part: ReasoningPart = { type: 'reasoning', text: readString(detail, 'summary') ?? '' };
+      if (id) part.itemId = id;
+      parts.push(part);
+    } else if (detail.type === 'reasoning.encrypted') {
+      const data = readString(detail, 'data') ?? '';
+      if (readString(detail, 'format')?.startsWith('openai')) {
+        const last = parts.at(-1);
+        // A Responses reasoning item arrives as summary + encrypted with the same id: one IR part.
+        if (last && !last.encrypted && !last.redacted && last.itemId !== undefined && last.itemId === id) last.encrypted = data;
+        else parts.push({ type: 'reasoning', text: '', encrypted: data, ...(id ? { itemId: id } : {}) });
+      } else {
+        parts.push({ type: 'reasoning', text: '', redacted: true, data });
+      }
+    }
+  }
+  return parts;
+}
+
+function decodeThinkingBlocks(blocks: unknown[]): ReasoningPart[] {
+  const parts: ReasoningPart[] = [];
+  for (const block of blocks) {
+    if (!isRecord(block)) continue;
+    if (block.type === 'thinking') {
+      const part: ReasoningPart = { type: 'reasoning', text: readString(block, 'thinking') ?? '' };
+      const signature = readString(block, 'signature');
+      if (signature) part.signature = signature;
+      parts.push(part);
+    } else if (block.type === 'redacted_thinking') {
+      parts.push({ type: 'reasoning', text: '', redacted: true, data: readString(block, 'data') ?? '' });
+    }
+  }
+  return parts;
+}
+
+/** The readable reasoning text of some parts (`reasoning_content`); undefined when there is none. */
+export function reasoningText(parts: ReasoningPart[]): string | undefined {
+  const text = parts
+    .filter((part) => !part.redacted)
+    .map((part) => part.text)
+    .join('');
+  return text === '' ? undefined : text;
+}
+
+/** IR parts → OpenRouter `reasoning_details`, indexed from `startIndex`. */
+export function encodeReasoningDetails(parts: ReasoningPart[], startIndex = 0): ChatReasoningDetail[] {
+  const out: ChatReasoningDetail[] = [];
+  let index = startIndex;
+  for (const part of parts) {
+    const id = part.itemId ? { id: part.itemId } : {};
+    if (part.redacted) {
+      out.push({ type: 'reasoning.encrypted', data: part.data ?? '', format: ANTHROPIC_REASONING_FORMAT, index: index++ });
+    } else if (part.encrypted !== undefined) {
+      if (part.text) out.push({ type: 'reasoning.summary', summary: part.text, format: OPENAI_REASONING_FORMAT, index: index++, ...id });
+      out.push({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: index++, ...id });
+    } else {
+      const detail: ChatReasoningDetail = { type: 'reasoning.text', text: part.text, format: reasoningFormat(part), index: index++, ...id };
+      if (part.signature) detail.signature = part.signature;
+      out.push(detail);
+    }
+  }
+  return out;
+}
+
+/** Parts from Responses (with an `rs_` item id) are OpenAI reasoning; everything else reads as Anthropic's. */
+export function reasoningFormat(part: { itemId?: string }): string {
+  return part.itemId ? OPENAI_REASONING_FORMAT : ANTHROPIC_REASONING_FORMAT;
+}

@@ -1,0 +1,27 @@
+/** Wire shapes the chat encoders emit (OpenAI Chat Completions, wire-formats §1). */
+
+/** OpenRouter-style reasoning detail: carries Anthropic signatures and opaque data through Chat. */
+export type ChatReasoningDetail =
+  | { type: 'reasoning.text'; text: string; signature?: string; format: string; index: number; id?: string }
+  | { type: 'reasoning.summary'; summary: string; format: string; index: number; id?: string }
+  | { type: 'reasoning.encrypted'; data: string; format: string; index: number; id?: string };
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
+  completion_tokens_details: { reasoning_tokens: number };
+}
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+/** `format` values of reasoning details. */
+export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';
+export const OPENAI_REASONING_FORMAT = 'openai-responses-v1';
