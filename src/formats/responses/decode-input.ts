@@ -73,8 +73,9 @@ class InputDecoder {
   private item(raw: unknown, path: PropertyKey[], allowReference: boolean): void {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return invalid(path, 'Expected an input item object');
     const item = raw as Item;
-    if (typeof item.id === 'string') this.ids.add(item.id);
-    switch (itemKind(item)) {
+    const kind = itemKind(item);
+    if (typeof item.id === 'string' && kind !== 'item_reference') this.ids.add(item.id);
+    switch (kind) {
       case 'message':
         return this.message(item, path);
       case 'function_call': {

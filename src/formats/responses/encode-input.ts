@@ -17,9 +17,9 @@ const EXTENSION_BY_MEDIA_TYPE: Record<string, string> = {
 };
 
 function encodeImage(part: ImagePart): Item {
-  const detail = part.detail ?? 'auto';
-  if (part.source.kind === 'file_id') return { type: 'input_image', file_id: part.source.fileId, detail };
-  return { type: 'input_image', image_url: mediaSourceToUrl(part.source), detail };
+  const detail = part.detail === undefined ? {} : { detail: part.detail };
+  if (part.source.kind === 'file_id') return { type: 'input_image', file_id: part.source.fileId, ...detail };
+  return { type: 'input_image', image_url: mediaSourceToUrl(part.source), ...detail };
 }
 
 function encodeFile(part: FilePart): Item {

@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatRequest } from '../../../src/ir/types.ts';
+import { responsesCodec, unstashReasoning } from '../../../src/formats/responses/index.ts';
+import { readJsonFixture } from './helpers.ts';
+
+const options = { upstreamModel: 'gpt-5-mini' };
+
+const base: ChatRequest = { model: 'openai/gpt-5-mini', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false };
+
+describe('responses encodeRequest', () => {
+  it('encodes system as instructions and always sends stream', () => {
+    const body = responsesCodec.encodeRequest({ ...base, system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] }, options);
+    expect(body).toEqual({
+      model: 'gpt-5-mini',
+      instructions: 'A\n\nB',
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+      stream: false,
+    });
+    expect(responsesCodec.encodeRequest({ ...base, stream: true }, options).stream).toBe(true);
+  });
+
+  it('encodes a tool loop from Chat/Messages: call_id = IR id, fc_ item id synthesised or kept', () => {
+    const body = responsesCodec.encodeRequest(
+      {
+        ...base,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Checking.' },
+              { type: 'tool_call', id: 'toolu_01A', name: 'get_weather', arguments: '{"city":"Paris"}' },
+              { type: 'tool_call', id: 'call_B', name: 'get_time', arguments: '{}', itemId: 'fc_orig' },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', toolCallId: 'toolu_01A', content: '21C' },
+              { type: 'tool_result', toolCallId: 'call_B', content: [{ type: 'text', text: 'noon' }], isError: false },
+              { type: 'text', text: 'and tomorrow?' },
+            ],
+          },
+          { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'call_C', content: 'x' }] },
+        ],
+      },
+      options,
+    );
+    expect(body.input).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'weather?' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.', annotations: [] }] },
+      { type: 'function_call', id: 'fc_toolu_01A', call_id: 'toolu_01A', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call', id: 'fc_orig', call_id: 'call_B', name: 'get_time', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'toolu_01A', output: '21C' },
+      { type: 'function_call_output', call_id: 'call_B', output: [{ type: 'input_text', text: 'noon' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and tomorrow?' }] },
+      { type: 'function_call_output', call_id: 'call_C', output: 'x' },
+    ]);
+  });
+
+  it('encodes images, files and audio as input parts', () => {
+    const body = responsesCodec.encodeRequest(
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAA' }, detail: 'high' },
+              { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+              { type: 'image', source: { kind: 'file_id', fileId: 'file-1' } },
+              { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBE' } },
+              { type: 'file', source: { kind: 'text', mediaType: 'text/plain', data: 'hello' }, title: 'notes.txt' },
+              { type: 'file', source: { kind: 'url', url: 'https://x/doc.pdf' } },
+              { type: 'file', source: { kind: 'file_id', fileId: 'file-2' }, filename: 'a.pdf' },
+              { type: 'audio', data: 'UklG', format: 'mp3' },
+            ],
+          },
+        ],
+      },
+      options,
+    );
+    expect((body.input as Array<{ content: unknown }>)[0].content).toEqual([
+      { type: 'input_image', image_url: 'data:image/png;base64,AAA', detail: 'high' },
+      { type: 'input_image', image_url: 'https://x/y.png' },
+      { type: 'input_image', file_id: 'file-1' },
+      { type: 'input_file', filename: 'document.pdf', file_data: 'data:application/pdf;base64,JVBE' },
+      { type: 'input_file', filename: 'notes.txt', file_data: 'data:text/plain;base64,aGVsbG8=' },
+      { type: 'input_file', file_url: 'https://x/doc.pdf' },
+      { type: 'input_file', file_id: 'file-2', filename: 'a.pdf' },
+      { type: 'input_audio', input_audio: { data: 'UklG', format: 'mp3' } },
+    ]);
+  });
+
+  it('keeps OpenAI reasoning byte-exact and drops foreign reasoning by default', () => {
+    const request: ChatRequest = {
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'own', itemId: 'rs_own', encrypted: 'gAAAA/x==' },
+            { type: 'reasoning', text: 'claude thought', signature: 'EqQB/sig' },
+            { type: 'reasoning', text: '', redacted: true, data: 'REDACTED' },
+            { type: 'reasoning', text: 'plain deepseek text' },
+            { type: 'text', text: 'answer' },
+          ],
+        },
+      ],
+    };
+    const input = responsesCodec.encodeRequest(request, options).input as Array<Record<string, unknown>>;
+    expect(input.slice(1)).toEqual([
+      { type: 'reasoning', id: 'rs_own', summary: [{ type: 'summary_text', text: 'own' }], encrypted_content: 'gAAAA/x==' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'answer', annotations: [] }] },
+    ]);
+    const stashed = responsesCodec.encodeRequest(request, { ...options, foreignReasoning: 'stash' }).input as Array<Record<string, unknown>>;
+    expect(stashed.filter((item) => item.type === 'reasoning')).toHaveLength(4);
+    expect(unstashReasoning(stashed[2].encrypted_content as string)).toEqual({ signature: 'EqQB/sig' });
+    expect(unstashReasoning(stashed[3].encrypted_content as string)).toEqual({ redacted: 'REDACTED' });
+    expect(stashed[4]).toEqual({ type: 'reasoning', id: expect.stringMatching(/^rs_/), summary: [{ type: 'summary_text', text: 'plain deepseek text' }] });
+  });
+
+  it('maps settings: max_output_tokens, reasoning effort from effort or budget, text.format flat, tools', () => {
+    const body = responsesCodec.encodeRequest(
+      {
+        ...base,
+        maxTokens: 512,
+        temperature: 0.2,
+        topP: 0.8,
+        stop: ['END'],
+        seed: 1,
+        user: 'u1',
+        metadata: { k: 'v' },
+        store: false,
+        previousResponseId: 'resp_prev',
+        parallelToolCalls: false,
+        tools: [{ name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } }, { name: 'g', strict: true }],
+        toolChoice: { type: 'tool', name: 'f' },
+        reasoning: { enabled: true, budgetTokens: 3000, summary: 'auto' },
+        responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
+      },
+      options,
+    );
+    expect(body).toMatchObject({
+      max_output_tokens: 512,
+      temperature: 0.2,
+      top_p: 0.8,
+      user: 'u1',
+      metadata: { k: 'v' },
+      store: false,
+      parallel_tool_calls: false,
+      tool_choice: { type: 'function', name: 'f' },
+      reasoning: { effort: 'medium', summary: 'auto' },
+      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true } },
+      tools: [
+        { type: 'function', name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: false },
+        { type: 'function', name: 'g', description: null, parameters: { type: 'object', properties: {} }, strict: true },
+      ],
+    });
+    // no Responses slot (stop, seed) and server-side history already rebuilt (previous_response_id)
+    expect(body).not.toHaveProperty('stop');
+    expect(body).not.toHaveProperty('seed');
+    expect(body).not.toHaveProperty('previous_response_id');
+  });
+
+  it('maps thinking budgets to effort: 1024 low, 2048 medium, 4096+ high', () => {
+    const effort = (budgetTokens: number): unknown =>
+      (responsesCodec.encodeRequest({ ...base, reasoning: { enabled: true, budgetTokens } }, options).reasoning as { effort: string }).effort;
+    expect([effort(1024), effort(2048), effort(4096), effort(32000)]).toEqual(['low', 'medium', 'high', 'high']);
+    expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: true, effort: 'minimal', budgetTokens: 9000 } }, options).reasoning).toEqual({ effort: 'minimal' });
+    expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: false } }, options)).not.toHaveProperty('reasoning');
+  });
+
+  it('round-trips a Responses request: extra, hosted tools and raw tool_choice come back for a Responses upstream', () => {
+    const fixture = readJsonFixture('request-all-items.json');
+    const decoded = responsesCodec.decodeRequest(fixture);
+    const body = responsesCodec.encodeRequest(decoded, options);
+    expect(body).toMatchObject({
+      include: ['reasoning.encrypted_content'],
+      truncation: 'auto',
+      prompt_cache_key: 'weather-bot',
+      service_tier: 'flex',
+      text: { verbosity: 'low', format: { type: 'json_schema', name: 'weather' } },
+      instructions: 'You are a weather bot.',
+    });
+    expect((body.tools as unknown[]).at(-1)).toEqual({ type: 'web_search', search_context_size: 'low' });
+    expect(body).not.toHaveProperty('hostedTools');
+    const again = responsesCodec.decodeRequest({ ...body, model: 'm' });
+    expect(again.messages).toEqual(decoded.messages);
+    expect(again.extra).toEqual(decoded.extra);
+  });
+
+  it('drops hosted tools when the pipeline strips extra for a cross-format request', () => {
+    const decoded = responsesCodec.decodeRequest({ model: 'm', input: 'x', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } });
+    const body = responsesCodec.encodeRequest({ ...decoded, extra: undefined }, options);
+    expect(body).not.toHaveProperty('tools');
+    expect(body).not.toHaveProperty('tool_choice');
+  });
+});
