@@ -4,6 +4,7 @@ import { ProviderRegistry } from '../providers/registry.ts';
 import { createApp } from '../server/app.ts';
 import type { RequestGuards, ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
+import { FileResponsesStore } from '../responses-store/responses-store.ts';
 import { createLedgerGuards } from '../usage/default-guards.ts';
 import { UsageLedger } from '../usage/ledger.ts';
 import { createClock, type Clock } from '../util/clock.ts';
@@ -38,6 +39,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   const ledger = new UsageLedger(options.dataDir);
+  const responses = new FileResponsesStore(options.dataDir);
   const guards: RequestGuards = createLedgerGuards(ledger, clock);
   const deps: ServerDeps = {
     config: options.config,
@@ -46,6 +48,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     log: options.log,
     guards,
+    responses,
     dataDir: options.dataDir,
     adminToken: options.adminToken,
   };
@@ -55,6 +58,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       await registry.close();
       await ledger.close();
+      await responses.flush();
       await store.close();
     },
   };

@@ -5,6 +5,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Settlement } from '../pipeline/types.ts';
+import type { ResponsesStore } from '../responses-store/responses-store.ts';
 
 /** Who is calling: the account and the API key used. */
 export interface AuthContext {
@@ -50,6 +51,8 @@ export interface ServerDeps {
   clock: Clock;
   log: Logger;
   guards: RequestGuards;
+  /** Stored Responses for previous_response_id and GET /v1/responses/{id}. */
+  responses: ResponsesStore;
   dataDir: string;
   /** Token for /admin/trpc (random per server start, published in the data dir). */
   adminToken?: string;

@@ -4,7 +4,9 @@ import type { ServerDeps } from '../types.ts';
 import { health } from './health.ts';
 import { inferenceHandler } from './inference.ts';
 import { getModel, listModels } from './models.ts';
+import { deleteStoredResponse, getStoredResponse, listResponsesTools } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
+import { authSessionRoutes } from './auth-session.ts';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -23,6 +25,10 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'POST', path: '/v1/chat/completions', handler: inferenceHandler(deps, 'chat', '/v1/chat/completions'), format: 'chat' },
     { method: 'POST', path: '/v1/messages', handler: inferenceHandler(deps, 'messages', '/v1/messages'), format: 'messages' },
     { method: 'POST', path: '/v1/responses', handler: inferenceHandler(deps, 'responses', '/v1/responses'), format: 'responses' },
+    { method: 'GET', path: '/v1/responses/tools', handler: listResponsesTools(deps), format: 'responses' },
+    { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
+    { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
+    ...authSessionRoutes(deps),
     ...adminRoutes(deps),
   ];
 }

@@ -9,6 +9,7 @@ import { readJsonObject } from '../read-body.ts';
 import { json, sendStream } from '../send.ts';
 import { clientSignal } from '../client-signal.ts';
 import type { ServerDeps } from '../types.ts';
+import { rehydrateResponsesRequest, storeResponsesOutcome } from './responses.ts';
 
 /** Client headers passed to the upstream (never credentials). */
 const FORWARDED = ['anthropic-beta', 'openai-beta'];
@@ -29,7 +30,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     const { raw, body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
     const state = requestState(event);
     const exchange: ChatExchange = { format, raw, body, forwardHeaders: forwardHeaders(event), signal: clientSignal(event), ids: state.ids };
-    const request = decodeInbound(exchange);
+    let request = decodeInbound(exchange);
+    if (format === 'responses') request = await rehydrateResponsesRequest(deps, exchange, request, auth);
     const admission = await deps.guards.admit({
       auth,
       method: 'POST',
@@ -47,6 +49,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       await admission.settle(null);
       throw error;
     }
+    if (format === 'responses') outcome = storeResponsesOutcome(deps, outcome, request, auth);
     void outcome.settled.then((s) => admission.settle(s)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
     for (const [k, v] of Object.entries(outcome.headers)) event.res.headers.set(k, v);
     if (outcome.stream) return sendStream(event, outcome.status, {}, outcome.stream);

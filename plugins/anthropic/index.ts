@@ -1,0 +1,52 @@
+import { definePlugin, GatewayError, type ChatCall, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
+
+/** Options of the `anthropic` plugin beyond the common provider keys. */
+export interface AnthropicOptions {
+  /** The `anthropic-version` header sent upstream. */
+  version: string;
+  /** `anthropic-beta` flags always sent (client flags are added). */
+  beta?: string[];
+}
+
+function parseOptions(input: unknown): AnthropicOptions {
+  const o = (input ?? {}) as Record<string, unknown>;
+  if (o.version !== undefined && typeof o.version !== 'string') throw new Error('version must be a string');
+  if (o.beta !== undefined && (!Array.isArray(o.beta) || o.beta.some((b) => typeof b !== 'string'))) throw new Error('beta must be a list of strings');
+  return { version: (o.version as string | undefined) ?? '2023-06-01', beta: o.beta as string[] | undefined };
+}
+
+const CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling', 'thinking', 'vision', 'documents'];
+
+/** Anthropic's Messages API. `baseURL` is the host without /v1, as in the Anthropic SDK. */
+export default definePlugin<AnthropicOptions>({
+  name: 'anthropic',
+  formats: ['messages'],
+  models: [
+    { id: 'claude-sonnet-4-5', type: 'chat', capabilities: CAPS, pricing: { input: 3, output: 15 }, contextWindow: 200_000, maxOutputTokens: 64_000 },
+    { id: 'claude-haiku-4-5', type: 'chat', capabilities: CAPS, pricing: { input: 1, output: 5 }, contextWindow: 200_000, maxOutputTokens: 64_000 },
+    { id: 'claude-opus-4-1', type: 'chat', capabilities: CAPS, pricing: { input: 15, output: 75 }, contextWindow: 200_000, maxOutputTokens: 32_000 },
+  ],
+  options: { parse: parseOptions },
+  setup(ctx) {
+    const base = (ctx.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '').replace(/\/v1$/, '');
+    const client = ctx.http.client(base);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ctx.options.version, ...ctx.headers };
+    if (ctx.apiKey) headers['x-api-key'] = ctx.apiKey;
+
+    async function chat(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format !== 'messages') throw new GatewayError('bad_request', `The anthropic plugin speaks only Messages, not ${call.format}.`);
+      const beta = [...(ctx.options.beta ?? []), ...(call.headers['anthropic-beta'] ? call.headers['anthropic-beta'].split(',') : [])]
+        .map((b) => b.trim())
+        .filter(Boolean);
+      return client.request({
+        method: 'POST',
+        path: '/v1/messages',
+        headers: { ...headers, ...(beta.length ? { 'anthropic-beta': [...new Set(beta)].join(',') } : {}), accept: call.stream ? 'text/event-stream' : 'application/json' },
+        body: call.rawBody ?? JSON.stringify(call.body),
+        signal: call.signal,
+      });
+    }
+
+    return { chat, close: () => client.close() };
+  },
+});

@@ -1,0 +1,51 @@
+import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from 'gateway/plugin-kit';
+
+/** Options of the `openai` plugin beyond the common provider keys. */
+export interface OpenAIOptions {
+  /** OpenAI organization header, if any. */
+  organization?: string;
+  /** OpenAI project header, if any. */
+  project?: string;
+}
+
+function parseOptions(input: unknown): OpenAIOptions {
+  const o = (input ?? {}) as Record<string, unknown>;
+  for (const key of ['organization', 'project']) {
+    if (o[key] !== undefined && typeof o[key] !== 'string') throw new Error(`${key} must be a string`);
+  }
+  return { organization: o.organization as string | undefined, project: o.project as string | undefined };
+}
+
+/** Paths of the two OpenAI wire formats this plugin speaks. */
+const PATHS = { chat: '/chat/completions', responses: '/responses' } as const;
+
+/**
+ * Any OpenAI-compatible upstream (OpenAI, OpenRouter, vLLM, Ollama, Groq…): Chat Completions,
+ * and Responses where the provider or model entry says `formats: ['responses']`.
+ */
+export default definePlugin<OpenAIOptions>({
+  name: 'openai',
+  formats: ['chat'],
+  options: { parse: parseOptions },
+  setup(ctx) {
+    if (!ctx.baseURL) throw new Error('baseURL is required (e.g. https://api.openai.com/v1)');
+    const client = ctx.http.client(ctx.baseURL);
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...ctx.headers };
+    if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
+    if (ctx.options.organization) headers['openai-organization'] = ctx.options.organization;
+    if (ctx.options.project) headers['openai-project'] = ctx.options.project;
+
+    async function chat(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format === 'messages') throw new GatewayError('bad_request', 'The openai plugin does not speak Anthropic Messages.');
+      return client.request({
+        method: 'POST',
+        path: PATHS[call.format],
+        headers: { ...headers, ...(call.headers['openai-beta'] ? { 'openai-beta': call.headers['openai-beta'] } : {}), accept: call.stream ? 'text/event-stream' : 'application/json' },
+        body: call.rawBody ?? JSON.stringify(call.body),
+        signal: call.signal,
+      });
+    }
+
+    return { chat, close: () => client.close() };
+  },
+});

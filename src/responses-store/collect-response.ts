@@ -1,0 +1,80 @@
+import type { ChatResponse, ContentPart, StreamPart } from '../ir/types.ts';
+
+/** Builds the complete response from stream parts, as a client reading the stream would. */
+export class ResponseCollector {
+  private id = '';
+  private model = '';
+  private created = 0;
+  private readonly content: ContentPart[] = [];
+  private text: { type: 'text'; text: string } | undefined;
+  private reasoning: { type: 'reasoning'; text: string; signature?: string; encrypted?: string; itemId?: string } | undefined;
+  private readonly tools = new Map<number, { type: 'tool_call'; id: string; name: string; arguments: string; itemId?: string }>();
+  private finishReason: ChatResponse['finishReason'] = 'stop';
+  private usage: ChatResponse['usage'] = { inputTokens: 0, outputTokens: 0 };
+  failed = false;
+
+  push(part: StreamPart): void {
+    switch (part.type) {
+      case 'start':
+        this.id = part.id;
+        this.model = part.model;
+        this.created = part.created;
+        break;
+      case 'text-start':
+        this.text = { type: 'text', text: '' };
+        this.content.push(this.text);
+        break;
+      case 'text-delta':
+        if (!this.text) this.push({ type: 'text-start' });
+        this.text!.text += part.text;
+        break;
+      case 'text-end':
+        this.text = undefined;
+        break;
+      case 'reasoning-start':
+        this.reasoning = { type: 'reasoning', text: '', itemId: part.itemId };
+        this.content.push(this.reasoning);
+        break;
+      case 'reasoning-delta':
+        if (!this.reasoning) this.push({ type: 'reasoning-start' });
+        this.reasoning!.text += part.text;
+        break;
+      case 'reasoning-signature':
+        if (this.reasoning) this.reasoning.signature = part.signature;
+        break;
+      case 'reasoning-end':
+        if (this.reasoning && part.encrypted) this.reasoning.encrypted = part.encrypted;
+        this.reasoning = undefined;
+        break;
+      case 'redacted-reasoning':
+        this.content.push({ type: 'reasoning', text: '', redacted: true, data: part.data });
+        break;
+      case 'tool-call-start': {
+        const call = { type: 'tool_call' as const, id: part.id, name: part.name, arguments: '', itemId: part.itemId };
+        this.tools.set(part.index, call);
+        this.content.push(call);
+        break;
+      }
+      case 'tool-call-delta': {
+        const call = this.tools.get(part.index);
+        if (call) call.arguments += part.argumentsDelta;
+        break;
+      }
+      case 'finish':
+        this.finishReason = part.finishReason;
+        break;
+      case 'usage':
+        this.usage = part.usage;
+        break;
+      case 'error':
+        this.failed = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  result(): ChatResponse {
+    return { id: this.id, model: this.model, created: this.created, content: this.content, finishReason: this.finishReason, usage: this.usage };
+  }
+}

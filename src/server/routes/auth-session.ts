@@ -1,0 +1,62 @@
+import type { H3Event } from 'h3';
+import { z } from 'zod';
+import { login, logout } from '../../accounts/login.ts';
+import type { AnonymousGuards } from '../../accounts/types.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
+import { clientAddress } from '../context.ts';
+import { readJsonObject } from '../read-body.ts';
+import { json } from '../send.ts';
+import { authenticateSession, bearerOf } from '../session-auth.ts';
+import type { RequestGuards, ServerDeps } from '../types.ts';
+import type { RouteDef } from './index.ts';
+
+const LOGIN_ROUTE = '/api/auth/login';
+const LOGOUT_ROUTE = '/api/auth/logout';
+
+const credentialsSchema = z.object({
+  email: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+
+function anonymousGuards(guards: RequestGuards): AnonymousGuards | undefined {
+  const candidate = guards as RequestGuards & Partial<AnonymousGuards>;
+  return typeof candidate.admitAnonymous === 'function' ? (candidate as AnonymousGuards) : undefined;
+}
+
+/** POST /api/auth/login: `{email, password}` → `{token, expires_at}`; 5/min per client address. */
+function loginHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const limiter = anonymousGuards(deps.guards);
+    if (limiter) {
+      const headers = await limiter.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
+      for (const [k, v] of Object.entries(headers)) event.res.headers.set(k, v);
+    }
+    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
+    const parsed = credentialsSchema.safeParse(body);
+    if (!parsed.success) {
+      const fields: Record<string, string> = {};
+      for (const issue of parsed.error.issues) fields[issue.path.join('.') || 'body'] = issue.message;
+      throw validationError(fields);
+    }
+    const session = await login(deps.store, deps.clock, parsed.data.email, parsed.data.password);
+    return json(event, { token: session.token, expires_at: session.expiresAt, token_type: 'Bearer' });
+  };
+}
+
+/** POST /api/auth/logout with `Authorization: Bearer <session token>`: ends the session. */
+function logoutHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    authenticateSession(event, deps);
+    const token = bearerOf(event);
+    if (!token || !(await logout(deps.store, token))) throw new GatewayError('authentication_error', 'The session token is invalid or expired.');
+    return json(event, { ok: true });
+  };
+}
+
+/** The dashboard session routes. */
+export function authSessionRoutes(deps: ServerDeps): RouteDef[] {
+  return [
+    { method: 'POST', path: LOGIN_ROUTE, handler: loginHandler(deps) },
+    { method: 'POST', path: LOGOUT_ROUTE, handler: logoutHandler(deps) },
+  ];
+}

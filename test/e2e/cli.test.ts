@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
+
+describe('CLI', () => {
+  it('--help and --version answer quickly and load neither the server nor Ink', async () => {
+    const help = await runCli(['--help'], { env: { NODE_DEBUG: '' } });
+    expect(help.exitCode).toBe(0);
+    expect(String(help.stdout)).toContain('serve');
+    const version = await runCli(['--version']);
+    expect(String(version.stdout).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // --help must not load the server or Ink: the entry modules import only commander and
+    // node built-ins; commands are imported when they run.
+    for (const file of ['src/cli/main.ts', 'src/cli/run-action.ts']) {
+      const source = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
+      const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+      expect(imports.every((s) => s === 'commander' || s.startsWith('node:') || s === './run-action.ts')).toBe(true);
+    }
+  });
+
+  it('a bad flag exits non-zero with one clear line', async () => {
+    const result = await runCli(['serve', '--port', 'abc']);
+    expect(result.exitCode).not.toBe(0);
+    expect(String(result.stderr)).toContain('--port must be a non-negative integer');
+    expect(String(result.stderr)).not.toMatch(/\n\s+at /);
+  });
+
+  it('a bad config names the file and the field, without a stack trace', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { server: { port: 'eighty' } });
+    const result = await runCli(['--config', file, 'models', 'ls'], { cwd: dir });
+    expect(result.exitCode).toBe(1);
+    expect(String(result.stderr)).toContain(file);
+    expect(String(result.stderr)).toContain('server.port');
+    expect(String(result.stderr)).not.toMatch(/\n\s+at /);
+    const missing = await runCli(['--config', path.join(dir, 'nope.ts'), 'models', 'ls'], { cwd: dir });
+    expect(String(missing.stderr)).toMatch(/nope\.ts: file not found/);
+  });
+
+  it('a plugin that fails to load is named', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { broken: { plugin: './missing-plugin.ts' } } });
+    const result = await runCli(['--config', file, '--data-dir', path.join(dir, 'd'), 'models', 'ls'], { cwd: dir });
+    expect(result.exitCode).toBe(1);
+    expect(String(result.stderr)).toContain("provider 'broken': cannot load plugin './missing-plugin.ts'");
+  });
+
+  it('accounts and keys work without a server, keys never show secrets in ls', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const args = ['--config', file, '--data-dir', path.join(dir, 'data')];
+    const acct = await runCli([...args, 'accounts', 'create', '--email', 'ann@example.com', '--tier', 'pro', '--credits', '50', '--json']);
+    expect(acct.exitCode).toBe(0);
+    expect(JSON.parse(String(acct.stdout))).toMatchObject({ email: 'ann@example.com', tier: 'pro', credits: 50 });
+    const dup = await runCli([...args, 'accounts', 'create', '--email', 'ann@example.com']);
+    expect(dup.exitCode).toBe(1);
+    expect(String(dup.stderr)).toContain('already exists');
+    const key = await runCli([...args, 'keys', 'create', '--account', 'ann@example.com', '--name', 'ci', '--rpm', '30', '--json']);
+    const created = JSON.parse(String(key.stdout)) as { id: string; key: string; account: string; name: string };
+    expect(created).toMatchObject({ account: 'ann@example.com', name: 'ci' });
+    expect(created.key).toMatch(/^sk-gw-/);
+    const ls = await runCli([...args, 'keys', 'ls']);
+    expect(String(ls.stdout)).toContain(created.id);
+    expect(String(ls.stdout)).not.toContain(created.key);
+    const lsJson = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'])).stdout)) as Array<{ rpm: number }>;
+    expect(lsJson[0].rpm).toBe(30);
+    const db = fs.readFileSync(path.join(dir, 'data', 'db.json'), 'utf8');
+    expect(db).not.toContain(created.key);
+    const accounts = await runCli([...args, 'accounts', 'ls']);
+    expect(String(accounts.stdout)).toMatch(/ann@example\.com\s+pro\s+50/);
+    const models = await runCli([...args, 'models', 'ls', '--json']);
+    expect((JSON.parse(String(models.stdout)) as Array<{ id: string }>).map((m) => m.id)).toContain('mock/echo');
+  });
+
+  it('a key created while the server runs is usable at once and survives a restart', async () => {
+    const gw = await spawnGateway();
+    const args = ['--config', gw.configFile, '--data-dir', gw.dataDir];
+    const results = await Promise.all([1, 2, 3, 4].map((i) => runCli([...args, 'keys', 'create', '--name', `k${i}`, '--json'])));
+    const keys = results.map((r) => JSON.parse(String(r.stdout)) as { key: string });
+    for (const k of keys) {
+      const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${k.key}` } });
+      expect(res.status).toBe(200);
+    }
+    expect(await gw.stop()).toBe(0);
+    const listed = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'])).stdout)) as unknown[];
+    expect(listed).toHaveLength(5);
+    const again = await spawnGateway({ configFile: gw.configFile, dataDir: gw.dataDir });
+    try {
+      expect(again.key).toBeUndefined();
+      const res = await fetch(`${again.url}/v1/models`, { headers: { authorization: `Bearer ${keys[3].key}` } });
+      expect(res.status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('refuses a second server on the same data dir', async () => {
+    const gw = await spawnGateway();
+    try {
+      const second = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'serve', '--port', '0']);
+      expect(second.exitCode).toBe(1);
+      expect(String(second.stderr)).toContain('in use by process');
+    } finally {
+      await gw.stop();
+    }
+  });
+});

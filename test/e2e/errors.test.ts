@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+interface Envelope {
+  error: { code: string; message: string; request_id: string; details?: { fields?: Record<string, string> } };
+  timestamp: number;
+  correlation_id: string;
+}
+
+// Every error row of spec §7 that the foundation can produce, with the envelope checked each time.
+describe('error envelope', () => {
+  let gw: SpawnedGateway;
+  const post = (path: string, body: string | object, headers: Record<string, string> = {}) =>
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  async function expectError(res: Response, status: number, code: string): Promise<Envelope> {
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as Envelope;
+    expect(body.error.code).toBe(code);
+    expect(typeof body.error.message).toBe('string');
+    expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
+    expect(Math.abs(body.timestamp - Date.now() / 1000)).toBeLessThan(60);
+    expect(body.correlation_id).toBeTruthy();
+    expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+/);
+    return body;
+  }
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ config: { server: { bodyLimits: { inference: 4096 } }, providers: { mock: { plugin: 'mock' } } } });
+  });
+  afterAll(async () => {
+    await gw.stop();
+  });
+
+  it('401 authentication_error without a key', async () => {
+    const res = await fetch(`${gw.url}/v1/models`);
+    await expectError(res, 401, 'authentication_error');
+  });
+
+  it('401 invalid_api_key for a wrong key, via Bearer or X-API-Key', async () => {
+    await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: 'Bearer sk-gw-wrong' } }), 401, 'invalid_api_key');
+    await expectError(await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': 'sk-gw-wrong' } }), 401, 'invalid_api_key');
+    expect((await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': gw.key! } })).status).toBe(200);
+  });
+
+  it('401 invalid_api_key for a revoked key (revoked by the CLI while the server runs) and an expired one', async () => {
+    const created = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--name', 'temp', '--json']);
+    expect(created.exitCode).toBe(0);
+    const key = JSON.parse(String(created.stdout)) as { id: string; key: string };
+    expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key.key}` } })).status).toBe(200);
+    const revoked = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'revoke', key.id]);
+    expect(revoked.exitCode).toBe(0);
+    await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key.key}` } }), 401, 'invalid_api_key');
+
+    const expired = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--expires', '2020-01-01', '--json']);
+    const old = JSON.parse(String(expired.stdout)) as { key: string };
+    await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${old.key}` } }), 401, 'invalid_api_key');
+  });
+
+  it('400 bad_request for malformed JSON, a non-object body and a missing model', async () => {
+    await expectError(await post('/v1/chat/completions', '{"model": "mock/echo", '), 400, 'bad_request');
+    await expectError(await post('/v1/chat/completions', '[1,2]'), 400, 'bad_request');
+    await expectError(await post('/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }), 400, 'bad_request');
+  });
+
+  it('422 validation_error with field details for an invalid parameter', async () => {
+    const body = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: [{ role: 'wizard', content: 'x' }] }), 422, 'validation_error');
+    expect(Object.keys(body.error.details?.fields ?? {})[0]).toMatch(/^messages\[0\]/);
+  });
+
+  it('404 model_not_found, not_found for unknown routes, 405 for a wrong method', async () => {
+    await expectError(await post('/v1/chat/completions', { model: 'mock/nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');
+    await expectError(await post('/v1/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');
+    await expectError(await fetch(`${gw.url}/v1/nothing-here`), 404, 'not_found');
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${gw.key}` } });
+    await expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('413 request_too_large over the body limit, declared or chunked', async () => {
+    const big = JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'x'.repeat(10_000) }] });
+    await expectError(await post('/v1/chat/completions', big), 413, 'request_too_large');
+    const chunked = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    await expectError(res, 413, 'request_too_large');
+  });
+
+  it('keeps a client correlation id', async () => {
+    const res = await fetch(`${gw.url}/v1/models`, { headers: { 'x-correlation-id': 'trace-123' } });
+    const body = await expectError(res, 401, 'authentication_error');
+    expect(body.correlation_id).toBe('trace-123');
+  });
+
+  it('still serves after all of that', async () => {
+    const res = await post('/v1/chat/completions', { model: 'mock/echo', messages: [{ role: 'user', content: 'alive' }] });
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,85 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { REPO_ROOT, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+// The newcomer's path: the repo's own gateway.config.ts, a fresh data dir, the printed key.
+describe('newcomer: serve with the repo config and call mock/echo with the openai client', () => {
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ configFile: path.join(REPO_ROOT, 'gateway.config.ts'), dataDir: path.join(tempDir(), 'data'), env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
+    expect(gw.key).toMatch(/^sk-gw-[A-Za-z0-9]{40}$/);
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    expect(await gw.stop()).toBe(0);
+  });
+
+  it('prints the base URL and the key once', () => {
+    expect(gw.stdout()).toContain(`OpenAI base URL: ${gw.url}/v1`);
+    expect(gw.stdout().match(/sk-gw-/g)).toHaveLength(1);
+  });
+
+  it('answers a completion', async () => {
+    const completion = await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'Hello from a newcomer' }] });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0].message.content).toBe('Hello from a newcomer');
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(completion.usage?.total_tokens).toBeGreaterThan(0);
+  });
+
+  it('streams, and the stream helper builds the final completion', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'mock/echo',
+      messages: [{ role: 'user', content: 'one two three four five six seven' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let roleFirst: string | undefined;
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      roleFirst ??= chunk.choices[0]?.delta.role;
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(roleFirst).toBe('assistant');
+    expect(text).toBe('one two three four five six seven');
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+
+    const runner = client.chat.completions.stream({ model: 'mock/echo', messages: [{ role: 'user', content: 'streamed helper' }] });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0].message.content).toBe('streamed helper');
+    expect(final.choices[0].finish_reason).toBe('stop');
+  });
+
+  it('runs a tool call through the mock', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    ];
+    const first = await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'please call get_weather' }], tools });
+    const call = first.choices[0].message.tool_calls?.[0];
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    expect(call?.type === 'function' && call.function.name).toBe('get_weather');
+    expect(JSON.parse(call?.type === 'function' ? call.function.arguments : '{}')).toEqual({ city: 'Paris' });
+  });
+
+  it('lists models and retrieves one by its encoded id', async () => {
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toContain('mock/echo');
+    const model = await client.models.retrieve('mock/echo');
+    expect(model.id).toBe('mock/echo');
+    const res = await fetch(`${gw.url}/v1/models?type=chat&capability=thinking`, { headers: { authorization: `Bearer ${gw.key}` } });
+    const body = (await res.json()) as { data: Array<{ id: string }> };
+    expect(body.data.map((m) => m.id)).toEqual(['mock/echo']);
+  });
+
+  it('answers /health without a key', async () => {
+    const res = await fetch(`${gw.url}/health`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(((await res.json()) as { status: string }).status).toBe('ok');
+  });
+});
