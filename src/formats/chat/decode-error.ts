@@ -1,23 +1,7 @@
 import type { DecodedUpstreamError } from '../types.ts';
-import { isRecord, readString } from '../shared/index.ts';
+import { readErrorBody } from '../shared/index.ts';
 
 /** An upstream OpenAI-style error body (`{error:{message,type,param,code}}`) → what it says. */
 export function decodeChatError(status: number, body: unknown): DecodedUpstreamError {
-  const inner = isRecord(body) ? body.error : undefined;
-  if (isRecord(inner)) {
-    const out: DecodedUpstreamError = { message: readString(inner, 'message') ?? fallbackMessage(status) };
-    const type = readString(inner, 'type');
-    const code = inner.code;
-    if (type) out.type = type;
-    if (typeof code === 'string' || typeof code === 'number') out.code = String(code);
-    return out;
-  }
-  if (typeof inner === 'string' && inner !== '') return { message: inner };
-  if (isRecord(body) && typeof body.message === 'string') return { message: body.message };
-  if (typeof body === 'string' && body.trim() !== '') return { message: body.trim().slice(0, 1000) };
-  return { message: fallbackMessage(status) };
-}
-
-function fallbackMessage(status: number): string {
-  return `The upstream provider returned HTTP ${status}.`;
+  return readErrorBody(status, body);
 }

@@ -18,3 +18,4 @@ export {
 } from './adapt-for-reasoning-model.ts';
 export { FieldChecker, badRequest, requireBodyShape, collectExtra } from './check-fields.ts';
 export { streamErrorFromUpstream } from './map-upstream-error.ts';
+export { readErrorBody } from './read-error-body.ts';

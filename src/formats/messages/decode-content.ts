@@ -1,0 +1,136 @@
+import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/types.ts';
+import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
+
+/**
+ * One Anthropic message → IR messages. A user turn's tool_result blocks become IR `tool`
+ * messages (one result each, like Chat), the other blocks user messages, in their order.
+ * Unknown block types (server tools, search results) are skipped.
+ */
+export function decodeMessagesTurn(role: 'user' | 'assistant', content: unknown, at: string, check: FieldChecker): Message[] {
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  if (!Array.isArray(blocks)) {
+    check.fail(`${at}.content`, blocks === undefined || blocks === null ? 'is required' : 'must be a string or an array of content blocks');
+    return [];
+  }
+  const out: Message[] = [];
+  let run: ContentPart[] = [];
+  const flush = (): void => {
+    if (run.length > 0) out.push({ role, content: run });
+    run = [];
+  };
+  blocks.forEach((block, j) => {
+    const path = `${at}.content[${j}]`;
+    if (!isRecord(block)) return check.fail(path, 'must be an object');
+    const part = decodeBlock(block, path, check);
+    if (!part) return;
+    if (part.type === 'tool_result' && role === 'user') {
+      flush();
+      out.push({ role: 'tool', content: [part] });
+    } else {
+      run.push(part);
+    }
+  });
+  flush();
+  return out;
+}
+
+/** One Anthropic content block → IR part (undefined for unknown types or invalid blocks). */
+export function decodeBlock(block: Record<string, unknown>, at: string, check: FieldChecker): ContentPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return decodeTextBlock(block, at, check);
+    case 'image':
+      return decodeImageBlock(block, at, check);
+    case 'document':
+      return decodeDocumentBlock(block, at, check);
+    case 'tool_use':
+      return {
+        type: 'tool_call',
+        id: check.requiredString(block.id, `${at}.id`),
+        name: check.requiredString(block.name, `${at}.name`),
+        arguments: stringifyToolInput(block.input ?? {}),
+      };
+    case 'tool_result':
+      return decodeToolResult(block, at, check);
+    case 'thinking': {
+      const text = check.requiredString(block.thinking, `${at}.thinking`);
+      const signature = check.string(block.signature, `${at}.signature`);
+      return signature ? { type: 'reasoning', text, signature } : { type: 'reasoning', text };
+    }
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redacted: true, data: check.requiredString(block.data, `${at}.data`) };
+    default:
+      return undefined;
+  }
+}
+
+export function decodeTextBlock(block: Record<string, unknown>, at: string, check: FieldChecker): TextPart {
+  const part: TextPart = { type: 'text', text: check.requiredString(block.text, `${at}.text`) };
+  const cache = check.record(block.cache_control, `${at}.cache_control`);
+  if (cache) part.cacheControl = cache;
+  return part;
+}
+
+function decodeImageBlock(block: Record<string, unknown>, at: string, check: FieldChecker): ImagePart | undefined {
+  const source = decodeSource(block.source, `${at}.source`, check);
+  return source && { type: 'image', source };
+}
+
+function decodeDocumentBlock(block: Record<string, unknown>, at: string, check: FieldChecker): FilePart | undefined {
+  const source = decodeSource(block.source, `${at}.source`, check);
+  if (!source) return undefined;
+  const part: FilePart = { type: 'file', source };
+  const title = check.string(block.title, `${at}.title`);
+  const context = check.string(block.context, `${at}.context`);
+  const cache = check.record(block.cache_control, `${at}.cache_control`);
+  if (title !== undefined) part.title = title;
+  if (context !== undefined) part.context = context;
+  if (cache) part.cacheControl = cache;
+  return part;
+}
+
+function decodeSource(value: unknown, at: string, check: FieldChecker): MediaSource | undefined {
+  const source = check.requiredRecord(value, at);
+  if (!source) return undefined;
+  switch (source.type) {
+    case 'base64':
+      return { kind: 'base64', mediaType: check.requiredString(source.media_type, `${at}.media_type`), data: check.requiredString(source.data, `${at}.data`) };
+    case 'url':
+      return { kind: 'url', url: check.requiredString(source.url, `${at}.url`) };
+    case 'text':
+      return { kind: 'text', mediaType: check.string(source.media_type, `${at}.media_type`) ?? 'text/plain', data: check.requiredString(source.data, `${at}.data`) };
+    case 'file':
+      return { kind: 'file_id', fileId: check.requiredString(source.file_id, `${at}.file_id`) };
+    case 'content': {
+      // A custom-content document: its text blocks read as one plain-text document.
+      const blocks = Array.isArray(source.content) ? source.content : [{ type: 'text', text: source.content }];
+      const text = blocks.flatMap((b) => (isRecord(b) && typeof b.text === 'string' ? [b.text] : [])).join('\n');
+      return { kind: 'text', mediaType: 'text/plain', data: text };
+    }
+    default:
+      check.fail(`${at}.type`, 'must be one of base64, url, text, file, content');
+      return undefined;
+  }
+}
+
+function decodeToolResult(block: Record<string, unknown>, at: string, check: FieldChecker): ToolResultPart {
+  const part: ToolResultPart = { type: 'tool_result', toolCallId: check.requiredString(block.tool_use_id, `${at}.tool_use_id`), content: '' };
+  const content = block.content;
+  if (typeof content === 'string') part.content = content;
+  else if (Array.isArray(content)) {
+    const parts: Array<TextPart | ImagePart | FilePart> = [];
+    content.forEach((item, k) => {
+      if (!isRecord(item)) return;
+      const decoded = decodeBlock(item, `${at}.content[${k}]`, check);
+      if (decoded?.type === 'text' || decoded?.type === 'image' || decoded?.type === 'file') parts.push(decoded);
+    });
+    part.content = parts;
+  } else if (content !== undefined && content !== null) {
+    check.fail(`${at}.content`, 'must be a string or an array of content blocks');
+  }
+  const isError = check.boolean(block.is_error, `${at}.is_error`);
+  const cache = check.record(block.cache_control, `${at}.cache_control`);
+  if (isError !== undefined) part.isError = isError;
+  if (cache) part.cacheControl = cache;
+  return part;
+}

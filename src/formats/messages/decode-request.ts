@@ -1,0 +1,110 @@
+import type { ChatRequest, Message, ReasoningConfig, ResponseFormat, TextPart, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import { FieldChecker, assignDefined as set, collectExtra, isRecord, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
+import { decodeMessagesTurn, decodeTextBlock } from './decode-content.ts';
+
+/** Body fields mapped into the IR; everything else is kept in `extra`. */
+const MAPPED = new Set([
+  'model', 'messages', 'system', 'max_tokens', 'stream', 'temperature', 'top_p', 'top_k', 'stop_sequences',
+  'tools', 'tool_choice', 'thinking', 'metadata', 'output_config',
+]);
+
+/** An Anthropic Messages request body → IR. Throws 400 for a wrong shape, 422 for invalid values. */
+export function decodeMessagesRequest(raw: unknown): ChatRequest {
+  const body = requireBodyShape(raw, 'messages');
+  const check = new FieldChecker();
+  const messages: Message[] = [];
+  (body.messages as unknown[]).forEach((message, i) => {
+    const at = `messages[${i}]`;
+    if (!isRecord(message)) return check.fail(at, 'must be an object');
+    const role = check.requiredOneOf(message.role, `${at}.role`, ['user', 'assistant'] as const);
+    if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check));
+  });
+  const request: ChatRequest = {
+    model: body.model,
+    system: decodeSystem(body.system, check),
+    messages,
+    stream: check.boolean(body.stream, 'stream') ?? false,
+  };
+  set(request, 'maxTokens', check.number(body.max_tokens, 'max_tokens', { min: 0, integer: true }));
+  set(request, 'temperature', check.number(body.temperature, 'temperature', { min: 0, max: 1 }));
+  set(request, 'topP', check.number(body.top_p, 'top_p', { min: 0, max: 1 }));
+  set(request, 'topK', check.number(body.top_k, 'top_k', { min: 0, integer: true }));
+  set(request, 'stop', check.array(body.stop_sequences, 'stop_sequences') && check.stringList(body.stop_sequences, 'stop_sequences'));
+  set(request, 'tools', decodeTools(body.tools, check));
+  decodeToolChoice(body.tool_choice, request, check);
+  const outputConfig = check.record(body.output_config, 'output_config');
+  set(request, 'reasoning', decodeThinking(body.thinking, outputConfig, check));
+  set(request, 'responseFormat', decodeOutputFormat(outputConfig, check));
+  const metadata = check.record(body.metadata, 'metadata');
+  set(request, 'user', metadata && check.string(metadata.user_id, 'metadata.user_id'));
+  set(request, 'extra', collectExtra(body, MAPPED));
+  check.throwIfAny();
+  return request;
+}
+
+function decodeSystem(value: unknown, check: FieldChecker): TextPart[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }];
+  if (!Array.isArray(value)) {
+    check.fail('system', 'must be a string or an array of text blocks');
+    return [];
+  }
+  return value.flatMap((block, i) => {
+    if (!isRecord(block) || block.type !== 'text') {
+      check.fail(`system[${i}]`, 'must be a text block');
+      return [];
+    }
+    return [decodeTextBlock(block, `system[${i}]`, check)];
+  });
+}
+
+/** Client tools → IR; server tools (versioned `type`) have no IR slot and are skipped. */
+function decodeTools(value: unknown, check: FieldChecker): ToolDefinition[] | undefined {
+  return check.array(value, 'tools')?.flatMap((tool, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(tool)) {
+      check.fail(at, 'must be an object');
+      return [];
+    }
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') return [];
+    const out: ToolDefinition = { name: check.requiredString(tool.name, `${at}.name`) };
+    set(out, 'description', check.string(tool.description, `${at}.description`));
+    set(out, 'parameters', check.record(tool.input_schema, `${at}.input_schema`));
+    set(out, 'strict', check.boolean(tool.strict, `${at}.strict`));
+    set(out, 'cacheControl', check.record(tool.cache_control, `${at}.cache_control`));
+    return [out];
+  });
+}
+
+function decodeToolChoice(value: unknown, request: ChatRequest, check: FieldChecker): void {
+  const choice = check.record(value, 'tool_choice');
+  if (!choice) return;
+  const type = check.requiredOneOf(choice.type, 'tool_choice.type', ['auto', 'any', 'tool', 'none'] as const);
+  let toolChoice: ToolChoice | undefined;
+  if (type === 'any') toolChoice = 'required';
+  else if (type === 'tool') toolChoice = { type: 'tool', name: check.requiredString(choice.name, 'tool_choice.name') };
+  else toolChoice = type;
+  set(request, 'toolChoice', toolChoice);
+  if (check.boolean(choice.disable_parallel_tool_use, 'tool_choice.disable_parallel_tool_use') === true) request.parallelToolCalls = false;
+}
+
+function decodeThinking(value: unknown, outputConfig: Record<string, unknown> | undefined, check: FieldChecker): ReasoningConfig | undefined {
+  const thinking = check.record(value, 'thinking');
+  const effort = outputConfig?.effort;
+  if (effort !== undefined && !isReasoningEffort(effort)) check.fail('output_config.effort', 'must be one of low, medium, high, xhigh, max');
+  if (!thinking) return isReasoningEffort(effort) ? { enabled: effort !== 'none', effort } : undefined;
+  const type = check.requiredOneOf(thinking.type, 'thinking.type', ['enabled', 'disabled', 'adaptive'] as const);
+  const config: ReasoningConfig = { enabled: type === 'enabled' || type === 'adaptive' };
+  set(config, 'budgetTokens', check.number(thinking.budget_tokens, 'thinking.budget_tokens', { min: 0, integer: true }));
+  if (type === 'enabled' && config.budgetTokens === undefined) check.fail('thinking.budget_tokens', 'is required');
+  if (isReasoningEffort(effort)) config.effort = effort;
+  return config;
+}
+
+function decodeOutputFormat(outputConfig: Record<string, unknown> | undefined, check: FieldChecker): ResponseFormat | undefined {
+  const format = outputConfig && check.record(outputConfig.format, 'output_config.format');
+  if (!format || format.type !== 'json_schema') return undefined;
+  const out: ResponseFormat = { type: 'json_schema' };
+  set(out, 'schema', check.record(format.schema, 'output_config.format.schema'));
+  return out;
+}

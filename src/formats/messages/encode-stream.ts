@@ -1,0 +1,138 @@
+import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import type { StreamEncoder } from '../types.ts';
+import { generateId } from '../shared/index.ts';
+import { anthropicErrorType } from './encode-error.ts';
+import { encodeMessagesStopReason } from './map-finish-reason.ts';
+import { encodeMessagesUsage } from './map-usage.ts';
+
+type Open = { kind: 'text' | 'thinking' } | { kind: 'tool'; index: number };
+
+/**
+ * An encoder of IR stream parts into an Anthropic Messages stream (wire-formats §2.9, §4.8):
+ * message_start, blocks with sequential indices from 0 (one open at a time), and
+ * message_delta held back until usage is known (a Chat upstream sends usage after its
+ * finish chunk), then message_stop.
+ */
+export function createMessagesStreamEncoder(_request: ChatRequest): StreamEncoder {
+  return new MessagesStreamEncoder();
+}
+
+class MessagesStreamEncoder implements StreamEncoder {
+  private started = false;
+  private done = false;
+  private nextIndex = 0;
+  private open: Open | undefined;
+  private usage: Partial<Usage> = {};
+  private finish: { reason: FinishReason; stopSequence?: string | null } | undefined;
+  private deltaSent = false;
+
+  encode(part: StreamPart): string {
+    if (this.done) return '';
+    if (part.type === 'error') return this.error(part.error);
+    let out = '';
+    if (!this.started) out += this.messageStart(part.type === 'start' ? part : undefined);
+    return out + this.body(part);
+  }
+
+  private body(part: StreamPart): string {
+    switch (part.type) {
+      case 'text-start':
+        // Opened lazily at the first text, so an empty text run leaves no empty block behind.
+        return '';
+      case 'text-delta':
+      case 'refusal-delta':
+        return part.text ? this.ensureOpen({ kind: 'text' }, { type: 'text', text: '' }) + this.delta({ type: 'text_delta', text: part.text }) : '';
+      case 'text-end':
+        return this.open?.kind === 'text' ? this.close() : '';
+      case 'reasoning-start':
+        return this.close() + this.openBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+      case 'reasoning-delta':
+        return part.text ? this.ensureOpen({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' }) + this.delta({ type: 'thinking_delta', thinking: part.text }) : '';
+      case 'reasoning-signature':
+        return this.open?.kind === 'thinking' ? this.delta({ type: 'signature_delta', signature: part.signature }) : '';
+      case 'reasoning-end':
+        return this.open?.kind === 'thinking' ? this.close() : '';
+      case 'redacted-reasoning':
+        return this.close() + this.openBlock({ kind: 'thinking' }, { type: 'redacted_thinking', data: part.data }) + this.close();
+      case 'tool-call-start':
+        return this.close() + this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: part.id, name: part.name, input: {} });
+      case 'tool-call-delta':
+        // Deltas only ever go to the open block; an empty fragment would be noise.
+        if (part.argumentsDelta === '' || this.open?.kind !== 'tool' || this.open.index !== part.index) return '';
+        return this.delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
+      case 'tool-call-end':
+        return this.open?.kind === 'tool' && this.open.index === part.index ? this.close() : '';
+      case 'finish':
+        this.finish ??= { reason: part.finishReason, stopSequence: part.stopSequence };
+        return this.close();
+      case 'usage':
+        this.usage = part.usage;
+        return this.finish ? this.messageDelta() : '';
+      case 'end':
+        this.done = true;
+        return this.close() + this.messageDelta() + event('message_stop', { type: 'message_stop' });
+      default:
+        return '';
+    }
+  }
+
+  private messageStart(start: (StreamPart & { type: 'start' }) | undefined): string {
+    this.started = true;
+    if (start?.usage) this.usage = { ...start.usage };
+    const usage = encodeMessagesUsage(this.usage);
+    return event('message_start', {
+      type: 'message_start',
+      message: {
+        id: start?.id || generateId('msg_'),
+        type: 'message',
+        role: 'assistant',
+        model: start?.model ?? '',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 0 },
+      },
+    });
+  }
+
+  private messageDelta(): string {
+    if (this.deltaSent) return '';
+    this.deltaSent = true;
+    const finish = this.finish ?? { reason: 'stop' as const };
+    return event('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: encodeMessagesStopReason(finish.reason, finish.stopSequence), stop_sequence: finish.stopSequence ?? null },
+      usage: encodeMessagesUsage(this.usage),
+    });
+  }
+
+  private ensureOpen(open: Open, contentBlock: Record<string, unknown>): string {
+    if (this.open?.kind === open.kind) return '';
+    return this.close() + this.openBlock(open, contentBlock);
+  }
+
+  private openBlock(open: Open, contentBlock: Record<string, unknown>): string {
+    this.open = open;
+    return event('content_block_start', { type: 'content_block_start', index: this.nextIndex, content_block: contentBlock });
+  }
+
+  private delta(delta: Record<string, unknown>): string {
+    return event('content_block_delta', { type: 'content_block_delta', index: this.nextIndex, delta });
+  }
+
+  private close(): string {
+    if (!this.open) return '';
+    this.open = undefined;
+    return event('content_block_stop', { type: 'content_block_stop', index: this.nextIndex++ });
+  }
+
+  /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */
+  private error(error: StreamError): string {
+    this.done = true;
+    return event('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } });
+  }
+}
+
+function event(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,44 @@
+import type { FormatCodec } from '../types.ts';
+import { decodeMessagesError } from './decode-error.ts';
+import { decodeMessagesRequest } from './decode-request.ts';
+import { decodeMessagesResponse } from './decode-response.ts';
+import { createMessagesStreamDecoder } from './decode-stream.ts';
+import { encodeMessagesError, encodeMessagesStreamError } from './encode-error.ts';
+import { encodeMessagesRequest } from './encode-request.ts';
+import { encodeMessagesResponse } from './encode-response.ts';
+import { createMessagesStreamEncoder } from './encode-stream.ts';
+import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
+
+/** Anthropic Messages (`POST /v1/messages`). */
+export const messagesCodec: FormatCodec = {
+  format: 'messages',
+  decodeRequest: decodeMessagesRequest,
+  encodeRequest: encodeMessagesRequest,
+  decodeResponse: decodeMessagesResponse,
+  encodeResponse: encodeMessagesResponse,
+  createStreamDecoder: createMessagesStreamDecoder,
+  createStreamEncoder: createMessagesStreamEncoder,
+  decodeError: decodeMessagesError,
+  encodeError: encodeMessagesError,
+  encodeStreamError: encodeMessagesStreamError,
+  readPassthroughResponse: readMessagesPassthroughResponse,
+  createUsageTap: createMessagesUsageTap,
+};
+
+export {
+  decodeMessagesRequest,
+  encodeMessagesRequest,
+  decodeMessagesResponse,
+  encodeMessagesResponse,
+  createMessagesStreamDecoder,
+  createMessagesStreamEncoder,
+  decodeMessagesError,
+  encodeMessagesError,
+  encodeMessagesStreamError,
+  readMessagesPassthroughResponse,
+  createMessagesUsageTap,
+};
+export { DEFAULT_MAX_TOKENS } from './encode-request.ts';
+export { decodeMessagesStopReason, encodeMessagesStopReason } from './map-finish-reason.ts';
+export { decodeMessagesUsage, encodeMessagesUsage } from './map-usage.ts';
+export { anthropicErrorType } from './encode-error.ts';

@@ -1,0 +1,35 @@
+import type { FinishReason } from '../../ir/types.ts';
+import type { MessagesStopReason } from './types.ts';
+
+/** Anthropic `stop_reason` → IR (wire-formats §4.6; unknown or null → stop). */
+export function decodeMessagesStopReason(reason: unknown): FinishReason {
+  switch (reason) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'pause_turn':
+      return 'pause';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'stop';
+  }
+}
+
+/** IR → Anthropic `stop_reason`; a known stop sequence makes `stop` read `stop_sequence`. */
+export function encodeMessagesStopReason(reason: FinishReason, stopSequence?: string | null): MessagesStopReason {
+  switch (reason) {
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    case 'pause':
+      return 'pause_turn';
+    default:
+      return stopSequence ? 'stop_sequence' : 'end_turn';
+  }
+}

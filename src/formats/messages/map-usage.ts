@@ -1,0 +1,46 @@
+import type { Usage } from '../../ir/types.ts';
+import { isRecord, readNumber, readRecord } from '../shared/index.ts';
+import type { MessagesUsage } from './types.ts';
+
+/**
+ * Anthropic `usage` → IR. Anthropic's `input_tokens` excludes cached tokens while the IR's
+ * includes them (wire-formats §4.7): input = input + cache writes + cache reads.
+ */
+export function decodeMessagesUsage(usage: unknown): Usage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const cacheWrite = readNumber(usage, 'cache_creation_input_tokens') ?? 0;
+  const cacheRead = readNumber(usage, 'cache_read_input_tokens') ?? 0;
+  const out: Usage = {
+    inputTokens: (readNumber(usage, 'input_tokens') ?? 0) + cacheWrite + cacheRead,
+    outputTokens: readNumber(usage, 'output_tokens') ?? 0,
+  };
+  if (cacheRead) out.cacheReadTokens = cacheRead;
+  if (cacheWrite) out.cacheWriteTokens = cacheWrite;
+  const details = readRecord(usage, 'output_tokens_details');
+  const thinking = details && readNumber(details, 'thinking_tokens');
+  if (thinking) out.reasoningTokens = thinking;
+  return out;
+}
+
+/** IR → Anthropic `usage`: uncached input = all input − cache reads − cache writes. */
+export function encodeMessagesUsage(usage: Partial<Usage>): MessagesUsage {
+  const cacheRead = usage.cacheReadTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  return {
+    input_tokens: Math.max((usage.inputTokens ?? 0) - cacheRead - cacheWrite, 0),
+    output_tokens: usage.outputTokens ?? 0,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+  };
+}
+
+/**
+ * Stream usage: `message_start` carries input counts, each `message_delta` carries cumulative
+ * counts (sometimes input too). Later non-null fields replace earlier ones.
+ */
+export function mergeMessagesUsage(previous: Record<string, unknown>, next: unknown): Record<string, unknown> {
+  if (!isRecord(next)) return previous;
+  const merged = { ...previous };
+  for (const [key, value] of Object.entries(next)) if (value !== null && value !== undefined) merged[key] = value;
+  return merged;
+}

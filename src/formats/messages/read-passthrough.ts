@@ -1,0 +1,49 @@
+import type { SseRecord } from '../../sse/index.ts';
+import type { PassthroughInfo, UsageTap } from '../types.ts';
+import { isRecord, readString, tryParseJson } from '../shared/index.ts';
+import { decodeMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
+
+/** Reads id, model and usage from a same-format Messages response without converting it. */
+export function readMessagesPassthroughResponse(body: unknown): PassthroughInfo {
+  if (!isRecord(body)) return {};
+  const info: PassthroughInfo = {};
+  const id = readString(body, 'id');
+  const model = readString(body, 'model');
+  const usage = decodeMessagesUsage(body.usage);
+  if (id !== undefined) info.id = id;
+  if (model !== undefined) info.model = model;
+  if (usage) info.usage = usage;
+  return info;
+}
+
+/**
+ * Reads id/model/usage from a passthrough Messages stream. Only `message_start` (identity,
+ * input usage) and `message_delta` (cumulative usage) are parsed; text deltas never are.
+ */
+export function createMessagesUsageTap(): UsageTap {
+  let raw: Record<string, unknown> = {};
+  let info: PassthroughInfo = {};
+  return {
+    push(record: SseRecord): void {
+      const name = record.event ?? eventName(record.data);
+      if (name !== 'message_start' && name !== 'message_delta') return;
+      const event = tryParseJson(record.data);
+      if (!isRecord(event)) return;
+      const source = name === 'message_start' && isRecord(event.message) ? event.message : event;
+      if (name === 'message_start') info = { ...info, ...readMessagesPassthroughResponse(source) };
+      raw = mergeMessagesUsage(raw, source.usage);
+      const usage = decodeMessagesUsage(raw);
+      if (usage && isRecord(source.usage)) info = { ...info, usage };
+    },
+    get info(): PassthroughInfo {
+      return info;
+    },
+  };
+}
+
+/** Streams without `event:` lines: find the type cheaply from the data's head. */
+function eventName(data: string): string | undefined {
+  if (data.includes('"message_start"')) return 'message_start';
+  if (data.includes('"message_delta"')) return 'message_delta';
+  return undefined;
+}

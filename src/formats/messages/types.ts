@@ -1,0 +1,23 @@
+/** Wire shapes the messages encoders emit (Anthropic Messages, wire-formats §2). */
+
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+
+export type MessagesSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'text'; media_type: string; data: string }
+  | { type: 'file'; file_id: string };
+
+export type MessagesBlock = { type: string; [field: string]: unknown };
+
+export interface MessagesMessage {
+  role: 'user' | 'assistant';
+  content: MessagesBlock[];
+}
