@@ -4,14 +4,9 @@ import { isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, 
 import type { StreamDecoder } from '../types.ts';
 import { finishForStatus } from './map-status.ts';
 import { decodeUsage } from './map-usage.ts';
-import { unstashReasoning } from './stash-signature.ts';
+import { StreamBlocks, type CallState, type ItemState, type MessageState, type ReasoningState } from './decode-stream-blocks.ts';
 
 type Data = Record<string, unknown>;
-
-interface MessageState { kind: 'message'; textOpen: boolean; partText: string; sawText: boolean; sawRefusal: boolean }
-interface CallState { kind: 'function_call'; index: number; args: string; ended: boolean }
-interface ReasoningState { kind: 'reasoning'; id?: string; started: boolean; source?: 'summary' | 'text'; text: string; partText: string; separate: boolean }
-type ItemState = MessageState | CallState | ReasoningState | { kind: 'other' };
 
 /**
  * Responses SSE → IR stream parts. Tolerates unknown events and fields (obfuscation, queued,
@@ -23,7 +18,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private errored = false;
   private sawToolCall = false;
   private nextToolIndex = 0;
-  private open: MessageState | ReasoningState | undefined;
+  private readonly blocks = new StreamBlocks();
   private readonly byIndex = new Map<number, ItemState>();
   private readonly byId = new Map<string, ItemState>();
 
@@ -43,46 +38,46 @@ class ResponsesStreamDecoder implements StreamDecoder {
         this.itemAdded(data, out);
         break;
       case 'response.content_part.added':
-        if (readRecord(data, 'part')?.type === 'output_text') this.openText(this.message(data), out);
+        if (readRecord(data, 'part')?.type === 'output_text') this.blocks.openText(this.message(data), out);
         break;
       case 'response.output_text.delta':
-        this.textDelta(this.message(data), readString(data, 'delta') ?? '', out);
+        this.blocks.textDelta(this.message(data), readString(data, 'delta') ?? '', out);
         break;
       case 'response.output_text.done':
-        this.textDone(this.message(data), readString(data, 'text') ?? '', out);
+        this.blocks.textDone(this.message(data), readString(data, 'text') ?? '', out);
         break;
       case 'response.content_part.done': {
         const part = readRecord(data, 'part');
-        if (part?.type === 'output_text') this.textDone(this.message(data), readString(part, 'text') ?? '', out);
+        if (part?.type === 'output_text') this.blocks.textDone(this.message(data), readString(part, 'text') ?? '', out);
         break;
       }
       case 'response.refusal.delta':
-        this.refusal(this.message(data), readString(data, 'delta') ?? '', false, out);
+        this.blocks.refusal(this.message(data), readString(data, 'delta') ?? '', false, out);
         break;
       case 'response.refusal.done':
-        this.refusal(this.message(data), readString(data, 'refusal') ?? '', true, out);
+        this.blocks.refusal(this.message(data), readString(data, 'refusal') ?? '', true, out);
         break;
       case 'response.function_call_arguments.delta':
-        this.argsDelta(this.call(data), readString(data, 'delta') ?? '', out);
+        this.blocks.argsDelta(this.call(data), readString(data, 'delta') ?? '', out);
         break;
       case 'response.function_call_arguments.done':
-        this.endCall(this.call(data), readString(data, 'arguments') ?? '', out);
+        this.blocks.endCall(this.call(data), readString(data, 'arguments') ?? '', out);
         break;
       case 'response.reasoning_summary_part.added':
       case 'response.reasoning_text.added':
-        this.reasoningPart(this.reasoning(data));
+        this.blocks.reasoningPart(this.reasoning(data));
         break;
       case 'response.reasoning_summary_text.delta':
-        this.reasoningDelta(this.reasoning(data), 'summary', readString(data, 'delta') ?? '', false, out);
+        this.blocks.reasoningDelta(this.reasoning(data), 'summary', readString(data, 'delta') ?? '', false, out);
         break;
       case 'response.reasoning_summary_text.done':
-        this.reasoningDelta(this.reasoning(data), 'summary', readString(data, 'text') ?? '', true, out);
+        this.blocks.reasoningDelta(this.reasoning(data), 'summary', readString(data, 'text') ?? '', true, out);
         break;
       case 'response.reasoning_text.delta':
-        this.reasoningDelta(this.reasoning(data), 'text', readString(data, 'delta') ?? '', false, out);
+        this.blocks.reasoningDelta(this.reasoning(data), 'text', readString(data, 'delta') ?? '', false, out);
         break;
       case 'response.reasoning_text.done':
-        this.reasoningDelta(this.reasoning(data), 'text', readString(data, 'text') ?? '', true, out);
+        this.blocks.reasoningDelta(this.reasoning(data), 'text', readString(data, 'text') ?? '', true, out);
         break;
       case 'response.output_item.done':
         this.itemDone(data, out);
@@ -107,7 +102,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (this.ended) return [];
     this.ended = true;
     const out: StreamPart[] = [];
-    this.closeOpen(out);
+    this.blocks.closeOpen(out);
     if (!this.errored) {
       out.push({ type: 'error', error: { code: 'provider_error', message: 'The upstream stream ended before response.completed.', status: 502 } });
     }
@@ -157,14 +152,14 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (item.type === 'message') {
       state = { kind: 'message', textOpen: false, partText: '', sawText: false, sawRefusal: false };
     } else if (item.type === 'function_call') {
-      this.closeOpen(out);
+      this.blocks.closeOpen(out);
       this.sawToolCall = true;
       state = { kind: 'function_call', index: this.nextToolIndex++, args: '', ended: false };
       const callId = readString(item, 'call_id') ?? id ?? '';
       out.push({ type: 'tool-call-start', index: state.index, id: callId, name: readString(item, 'name') ?? '', ...(id ? { itemId: id } : {}) });
-      this.argsDelta(state, readString(item, 'arguments') ?? '', out);
+      this.blocks.argsDelta(state, readString(item, 'arguments') ?? '', out);
     } else if (item.type === 'reasoning') {
-      this.closeOpen(out);
+      this.blocks.closeOpen(out);
       state = { kind: 'reasoning', id, started: false, text: '', partText: '', separate: false };
     } else {
       state = { kind: 'other' };
@@ -174,135 +169,26 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (id !== undefined) this.byId.set(id, state);
   }
 
-  private openText(state: MessageState | undefined, out: StreamPart[]): void {
-    if (!state || state.textOpen) return;
-    this.closeOpen(out);
-    state.textOpen = true;
-    state.partText = '';
-    this.open = state;
-    out.push({ type: 'text-start' });
-  }
-
-  private textDelta(state: MessageState | undefined, delta: string, out: StreamPart[]): void {
-    if (!state || delta.length === 0) return;
-    this.openText(state, out);
-    state.partText += delta;
-    state.sawText = true;
-    out.push({ type: 'text-delta', text: delta });
-  }
-
-  /** Closes the text part; an upstream that sent no deltas gets its full text emitted here. */
-  private textDone(state: MessageState | undefined, text: string, out: StreamPart[]): void {
-    if (!state) return;
-    if (!state.textOpen) {
-      if (state.sawText || text.length === 0) return;
-      this.openText(state, out);
-    }
-    if (state.partText.length === 0 && text.length > 0) this.textDelta(state, text, out);
-    this.closeOpen(out);
-  }
-
-  private refusal(state: MessageState | undefined, text: string, done: boolean, out: StreamPart[]): void {
-    if (!state || text.length === 0 || (done && state.sawRefusal)) return;
-    this.closeOpen(out);
-    state.sawRefusal = true;
-    out.push({ type: 'refusal-delta', text });
-  }
-
-  private argsDelta(state: CallState | undefined, delta: string, out: StreamPart[]): void {
-    if (!state || state.ended || delta.length === 0) return;
-    state.args += delta;
-    out.push({ type: 'tool-call-delta', index: state.index, argumentsDelta: delta });
-  }
-
-  private endCall(state: CallState | undefined, full: string, out: StreamPart[]): void {
-    if (!state || state.ended) return;
-    if (state.args.length === 0) this.argsDelta(state, full, out);
-    state.ended = true;
-    out.push({ type: 'tool-call-end', index: state.index });
-  }
-
-  private reasoningPart(state: ReasoningState | undefined): void {
-    if (state && state.text.length > 0) state.separate = true;
-    if (state) state.partText = '';
-  }
-
-  /** Summary and raw reasoning text are alternatives: the first kind an item sends wins. */
-  private reasoningDelta(state: ReasoningState | undefined, source: 'summary' | 'text', text: string, done: boolean, out: StreamPart[]): void {
-    if (!state || text.length === 0) return;
-    state.source ??= source;
-    if (state.source !== source || (done && state.partText.length > 0)) return;
-    this.startReasoning(state, out);
-    const delta = state.separate ? `\n\n${text}` : text;
-    state.separate = false;
-    state.text += delta;
-    state.partText += text;
-    out.push({ type: 'reasoning-delta', text: delta });
-  }
-
-  private startReasoning(state: ReasoningState, out: StreamPart[]): void {
-    if (state.started) return;
-    this.closeOpen(out);
-    state.started = true;
-    this.open = state;
-    out.push({ type: 'reasoning-start', ...(state.id ? { itemId: state.id } : {}) });
-  }
-
   private itemDone(data: Data, out: StreamPart[]): void {
     const item = readRecord(data, 'item') ?? {};
     const state = this.lookup({ output_index: data.output_index, item_id: item.id });
     if (state?.kind === 'message') {
       for (const raw of Array.isArray(item.content) ? item.content : []) {
         if (!isRecord(raw)) continue;
-        if (raw.type === 'output_text' && !state.sawText) this.textDone(state, readString(raw, 'text') ?? '', out);
-        if (raw.type === 'refusal') this.refusal(state, readString(raw, 'refusal') ?? '', true, out);
+        if (raw.type === 'output_text' && !state.sawText) this.blocks.textDone(state, readString(raw, 'text') ?? '', out);
+        if (raw.type === 'refusal') this.blocks.refusal(state, readString(raw, 'refusal') ?? '', true, out);
       }
-      if (this.open === state) this.closeOpen(out);
+      if (this.blocks.isOpen(state)) this.blocks.closeOpen(out);
     } else if (state?.kind === 'function_call') {
-      this.endCall(state, readString(item, 'arguments') ?? '', out);
+      this.blocks.endCall(state, readString(item, 'arguments') ?? '', out);
     } else if (state?.kind === 'reasoning') {
-      this.reasoningDone(state, item, out);
-    }
-  }
-
-  private reasoningDone(state: ReasoningState, item: Data, out: StreamPart[]): void {
-    if (state.text.length === 0 && Array.isArray(item.summary)) {
-      for (const part of item.summary) {
-        this.reasoningPart(state);
-        this.reasoningDelta(state, 'summary', isRecord(part) ? (readString(part, 'text') ?? '') : '', false, out);
-      }
-    }
-    const encrypted = readString(item, 'encrypted_content');
-    const stash = encrypted === undefined ? undefined : unstashReasoning(encrypted);
-    if (stash?.redacted !== undefined && !state.started) {
-      out.push({ type: 'redacted-reasoning', data: stash.redacted });
-      return;
-    }
-    // An item with neither text nor encrypted content carries nothing another format could use.
-    if (!state.started && encrypted === undefined) return;
-    this.startReasoning(state, out);
-    if (stash?.signature !== undefined) out.push({ type: 'reasoning-signature', signature: stash.signature });
-    out.push(stash === undefined && encrypted !== undefined ? { type: 'reasoning-end', encrypted } : { type: 'reasoning-end' });
-    state.started = false;
-    this.open = undefined;
-  }
-
-  /** Closes the open text or reasoning block; ends any call still open. */
-  private closeOpen(out: StreamPart[]): void {
-    const open = this.open;
-    this.open = undefined;
-    if (open?.kind === 'message' && open.textOpen) {
-      open.textOpen = false;
-      out.push({ type: 'text-end' });
-    } else if (open?.kind === 'reasoning' && open.started) {
-      open.started = false;
-      out.push({ type: 'reasoning-end' });
+      this.blocks.reasoningDone(state, item, out);
     }
   }
 
   private closeAll(out: StreamPart[]): void {
-    this.closeOpen(out);
-    for (const state of this.byIndex.values()) if (state.kind === 'function_call') this.endCall(state, '', out);
+    this.blocks.closeOpen(out);
+    for (const state of this.byIndex.values()) if (state.kind === 'function_call') this.blocks.endCall(state, '', out);
   }
 
   private finish(response: Data, out: StreamPart[]): void {

@@ -1,0 +1,132 @@
+import type { StreamPart } from '../../ir/types.ts';
+import { isRecord, readString } from '../shared/index.ts';
+import { unstashReasoning } from './stash-signature.ts';
+
+export interface MessageState { kind: 'message'; textOpen: boolean; partText: string; sawText: boolean; sawRefusal: boolean }
+export interface CallState { kind: 'function_call'; index: number; args: string; ended: boolean }
+export interface ReasoningState { kind: 'reasoning'; id?: string; started: boolean; source?: 'summary' | 'text'; text: string; partText: string; separate: boolean }
+export type ItemState = MessageState | CallState | ReasoningState | { kind: 'other' };
+
+/**
+ * Opens and closes IR blocks for the stream decoder, keeping at most one text or reasoning block
+ * open, and filling in from `.done` events when an upstream sent no deltas.
+ */
+export class StreamBlocks {
+  private open: MessageState | ReasoningState | undefined;
+
+  isOpen(state: ItemState): boolean {
+    return this.open === state;
+  }
+
+  openText(state: MessageState | undefined, out: StreamPart[]): void {
+    if (!state || state.textOpen) return;
+    this.closeOpen(out);
+    state.textOpen = true;
+    state.partText = '';
+    this.open = state;
+    out.push({ type: 'text-start' });
+  }
+
+  textDelta(state: MessageState | undefined, delta: string, out: StreamPart[]): void {
+    if (!state || delta.length === 0) return;
+    this.openText(state, out);
+    state.partText += delta;
+    state.sawText = true;
+    out.push({ type: 'text-delta', text: delta });
+  }
+
+  /** Closes the text part; an upstream that sent no deltas gets its full text emitted here. */
+  textDone(state: MessageState | undefined, text: string, out: StreamPart[]): void {
+    if (!state) return;
+    if (!state.textOpen) {
+      if (state.sawText || text.length === 0) return;
+      this.openText(state, out);
+    }
+    if (state.partText.length === 0 && text.length > 0) this.textDelta(state, text, out);
+    this.closeOpen(out);
+  }
+
+  refusal(state: MessageState | undefined, text: string, done: boolean, out: StreamPart[]): void {
+    if (!state || text.length === 0 || (done && state.sawRefusal)) return;
+    this.closeOpen(out);
+    state.sawRefusal = true;
+    out.push({ type: 'refusal-delta', text });
+  }
+
+  argsDelta(state: CallState | undefined, delta: string, out: StreamPart[]): void {
+    if (!state || state.ended || delta.length === 0) return;
+    state.args += delta;
+    out.push({ type: 'tool-call-delta', index: state.index, argumentsDelta: delta });
+  }
+
+  endCall(state: CallState | undefined, full: string, out: StreamPart[]): void {
+    if (!state || state.ended) return;
+    if (state.args.length === 0) this.argsDelta(state, full, out);
+    state.ended = true;
+    out.push({ type: 'tool-call-end', index: state.index });
+  }
+
+  /** A new summary (or reasoning_text) part: the next text is separated by a blank line. */
+  reasoningPart(state: ReasoningState | undefined): void {
+    if (!state) return;
+    if (state.text.length > 0) state.separate = true;
+    state.partText = '';
+  }
+
+  /** Summary and raw reasoning text are alternatives: the first kind an item sends wins. */
+  reasoningDelta(state: ReasoningState | undefined, source: 'summary' | 'text', text: string, done: boolean, out: StreamPart[]): void {
+    if (!state || text.length === 0) return;
+    state.source ??= source;
+    if (state.source !== source || (done && state.partText.length > 0)) return;
+    this.startReasoning(state, out);
+    const delta = state.separate ? `\n\n${text}` : text;
+    state.separate = false;
+    state.text += delta;
+    state.partText += text;
+    out.push({ type: 'reasoning-delta', text: delta });
+  }
+
+  /** The final reasoning item: summary fallback, then our signature stash or OpenAI's encrypted_content. */
+  reasoningDone(state: ReasoningState, item: Record<string, unknown>, out: StreamPart[]): void {
+    if (state.text.length === 0 && Array.isArray(item.summary)) {
+      for (const part of item.summary) {
+        this.reasoningPart(state);
+        this.reasoningDelta(state, 'summary', isRecord(part) ? (readString(part, 'text') ?? '') : '', false, out);
+      }
+    }
+    const encrypted = readString(item, 'encrypted_content');
+    const stash = encrypted === undefined ? undefined : unstashReasoning(encrypted);
+    if (stash?.redacted !== undefined && !state.started) {
+      out.push({ type: 'redacted-reasoning', data: stash.redacted });
+      return;
+    }
+    // An item with neither text nor encrypted content carries nothing another format could use.
+    if (!state.started && encrypted === undefined) return;
+    this.startReasoning(state, out);
+    if (stash?.signature !== undefined) out.push({ type: 'reasoning-signature', signature: stash.signature });
+    out.push(stash === undefined && encrypted !== undefined ? { type: 'reasoning-end', encrypted } : { type: 'reasoning-end' });
+    state.started = false;
+    this.open = undefined;
+  }
+
+  /** Closes the open text or reasoning block, if any. */
+  closeOpen(out: StreamPart[]): void {
+    const open = this.open;
+    this.open = undefined;
+    if (open?.kind === 'message' && open.textOpen) {
+      open.textOpen = false;
+      out.push({ type: 'text-end' });
+    } else if (open?.kind === 'reasoning' && open.started) {
+      open.started = false;
+      out.push({ type: 'reasoning-end' });
+    }
+  }
+
+  private startReasoning(state: ReasoningState, out: StreamPart[]): void {
+    if (state.started) return;
+    this.closeOpen(out);
+    state.started = true;
+    this.open = state;
+    out.push({ type: 'reasoning-start', ...(state.id ? { itemId: state.id } : {}) });
+  }
+}
