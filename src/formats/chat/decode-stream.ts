@@ -142,8 +142,8 @@ class ChatStreamDecoder implements StreamDecoder {
   private fail(error: unknown): StreamPart[] {
     this.done = true;
     const body = isRecord(error) ? error : {};
-    const type = readString(body, 'type') ?? readString(body, 'code');
-    this.emit({ type: 'error', error: streamErrorFromUpstream(type, readString(body, 'message') ?? '') });
+    const code = readString(body, 'code');
+    this.emit({ type: 'error', error: streamErrorFromUpstream(readString(body, 'type'), readString(body, 'message') ?? '', code) });
     return this.flush();
   }
 

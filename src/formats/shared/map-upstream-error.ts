@@ -14,9 +14,9 @@ const BY_TYPE: Readonly<Record<string, ErrorCode>> = {
 
 /**
  * An error an upstream reported inside a stream → the IR stream error. Throttling, overload
- * and timeouts keep their meaning (clients retry on them); anything else is a provider error.
+ * and timeouts keep their meaning (OpenAI's `code` is checked before its `type`) (clients retry on them); anything else is a provider error.
  */
-export function streamErrorFromUpstream(type: string | undefined, message: string): StreamError {
-  const code: ErrorCode = (type !== undefined && BY_TYPE[type]) || 'provider_error';
+export function streamErrorFromUpstream(type: string | undefined, message: string, upstreamCode?: string): StreamError {
+  const code: ErrorCode = (upstreamCode !== undefined && BY_TYPE[upstreamCode]) || (type !== undefined && BY_TYPE[type]) || 'provider_error';
   return { code, message: message || 'The upstream provider reported an error.', status: ERROR_STATUS[code] };
 }
