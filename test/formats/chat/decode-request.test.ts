@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/errors/index.ts';
+import { chatCodec } from '../../../src/formats/chat/index.ts';
+import { readJsonFixture } from '../stream-helpers.ts';
+
+function reject(body: unknown): GatewayError {
+  try {
+    chatCodec.decodeRequest(body);
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to be rejected');
+}
+
+describe('chat decodeRequest', () => {
+  const request = chatCodec.decodeRequest(readJsonFixture('chat/request-tools.json'));
+
+  it('hoists leading system and developer messages into system, in order', () => {
+    expect(request.system).toEqual([
+      { type: 'text', text: 'You are a weather bot.' },
+      { type: 'text', text: 'Answer briefly.' },
+    ]);
+    expect(request.messages[0].role).toBe('user');
+  });
+
+  it('decodes user text, images (data URL split, http kept, detail kept) and file parts', () => {
+    expect(request.messages[0].content).toEqual([
+      { type: 'text', text: 'Weather in Paris and the time in Berlin? See the map.' },
+      { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, detail: 'high' },
+      { type: 'image', source: { kind: 'url', url: 'https://example.com/map.jpg' } },
+      { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0xLjQ=' }, filename: 'forecast.pdf' },
+    ]);
+  });
+
+  it('decodes assistant tool calls with ids and argument text as sent', () => {
+    expect(request.messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'tool_call', id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', arguments: '{"location":"Paris"}' },
+        { type: 'tool_call', id: 'functions.get_time:1', name: 'get_time', arguments: '' },
+      ],
+    });
+  });
+
+  it('turns each tool message into an IR tool message with one result', () => {
+    expect(request.messages.slice(2, 4)).toEqual([
+      { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', content: '18°C, cloudy' }] },
+      { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'functions.get_time:1', content: '14:05' }] },
+    ]);
+    expect(request.messages[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Thanks! Anything else?' }] });
+  });
+
+  it('maps parameters, tools and tool_choice', () => {
+    expect(request).toMatchObject({
+      model: 'openai/gpt-4o',
+      stream: true,
+      includeUsage: true,
+      maxTokens: 900,
+      temperature: 1.4,
+      topP: 0.9,
+      stop: ['END'],
+      user: 'user-42',
+      toolChoice: 'required',
+      parallelToolCalls: false,
+    });
+    expect(request.tools).toEqual([
+      {
+        name: 'get_weather',
+        description: 'Current weather',
+        parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+        strict: true,
+      },
+      { name: 'get_time' },
+    ]);
+  });
+
+  it('keeps unknown and unmapped fields in extra', () => {
+    expect(request.extra).toEqual({ logit_bias: { '50256': -100 }, service_tier: 'flex' });
+  });
+
+  it('falls back to max_tokens and reads named tool_choice', () => {
+    const decoded = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 77,
+      tool_choice: { type: 'function', function: { name: 'get_time' } },
+    });
+    expect(decoded.maxTokens).toBe(77);
+    expect(decoded.toolChoice).toEqual({ type: 'tool', name: 'get_time' });
+    expect(decoded.stream).toBe(false);
+  });
+
+  it('maps reasoning_effort and the non-standard thinking field', () => {
+    expect(chatCodec.decodeRequest({ model: 'm', messages: [], reasoning_effort: 'high' }).reasoning).toEqual({ enabled: true, effort: 'high' });
+    expect(chatCodec.decodeRequest({ model: 'm', messages: [], reasoning_effort: 'none' }).reasoning).toEqual({ enabled: false, effort: 'none' });
+    expect(chatCodec.decodeRequest({ model: 'm', messages: [], thinking: { type: 'enabled', budget_tokens: 3000 } }).reasoning).toEqual({
+      enabled: true,
+      budgetTokens: 3000,
+    });
+  });
+
+  it('reads signed reasoning a client sends back (reasoning_details), in order', () => {
+    const decoded = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: 'done',
+          reasoning_content: 'AB',
+          reasoning_details: [
+            { type: 'reasoning.text', text: 'A', signature: 'sig-1', format: 'anthropic-claude-v1', index: 0 },
+            { type: 'reasoning.encrypted', data: 'opaque', format: 'anthropic-claude-v1', index: 1 },
+            { type: 'reasoning.text', text: 'B', signature: 'sig-2', format: 'anthropic-claude-v1', index: 2 },
+          ],
+        },
+      ],
+    });
+    expect(decoded.messages[1].content).toEqual([
+      { type: 'reasoning', text: 'A', signature: 'sig-1' },
+      { type: 'reasoning', text: '', redacted: true, data: 'opaque' },
+      { type: 'reasoning', text: 'B', signature: 'sig-2' },
+      { type: 'text', text: 'done' },
+    ]);
+  });
+
+  it("accepts OpenRouter's reasoning string and LiteLLM's thinking_blocks", () => {
+    const openrouter = chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'assistant', content: 'x', reasoning: 'why' }] });
+    expect(openrouter.messages[0].content[0]).toEqual({ type: 'reasoning', text: 'why' });
+    const litellm = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'redacted_thinking', data: 'd' }] }],
+    });
+    expect(litellm.messages[0].content.slice(0, 2)).toEqual([
+      { type: 'reasoning', text: 't', signature: 's' },
+      { type: 'reasoning', text: '', redacted: true, data: 'd' },
+    ]);
+  });
+
+  it('keeps a mid-conversation system message in place', () => {
+    const decoded = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'system', content: 'b' },
+      ],
+    });
+    expect(decoded.system).toEqual([]);
+    expect(decoded.messages[1]).toEqual({ role: 'system', content: [{ type: 'text', text: 'b' }] });
+  });
+
+  it('accepts file parts by id and by file_url (gateway extension)', () => {
+    const decoded = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_id: 'file-abc' } },
+            { type: 'file', file: { file_url: 'https://example.com/r.pdf', filename: 'r.pdf' } },
+          ],
+        },
+      ],
+    });
+    expect(decoded.messages[0].content).toEqual([
+      { type: 'file', source: { kind: 'file_id', fileId: 'file-abc' } },
+      { type: 'file', source: { kind: 'url', url: 'https://example.com/r.pdf' }, filename: 'r.pdf' },
+    ]);
+  });
+
+  it('drops unknown content part types and tools instead of failing', () => {
+    const decoded = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'future_part', x: 1 }] }],
+      tools: [{ type: 'custom', custom: { name: 'grammar' } }],
+    });
+    expect(decoded.messages[0].content).toEqual([{ type: 'text', text: 'a' }]);
+    expect(decoded.tools).toEqual([]);
+  });
+
+  it('narrows tools to an allowed_tools choice', () => {
+    const decoded = chatCodec.decodeRequest({
+      model: 'm',
+      messages: [],
+      tools: [
+        { type: 'function', function: { name: 'a' } },
+        { type: 'function', function: { name: 'b' } },
+      ],
+      tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'b' } }] } },
+    });
+    expect(decoded.toolChoice).toBe('required');
+    expect(decoded.tools).toEqual([{ name: 'b' }]);
+  });
+
+  describe('rejects', () => {
+    it('a body that is not an object with 400', () => {
+      expect(reject('hello')).toMatchObject({ code: 'bad_request', status: 400 });
+    });
+
+    it('a missing model with 400', () => {
+      expect(reject({ messages: [] })).toMatchObject({ code: 'bad_request', status: 400 });
+    });
+
+    it('missing messages with 400', () => {
+      expect(reject({ model: 'm' })).toMatchObject({ code: 'bad_request', status: 400 });
+      expect(reject({ model: 'm', messages: 'hi' })).toMatchObject({ code: 'bad_request' });
+    });
+
+    it('an unknown role with 422 naming the field', () => {
+      const error = reject({ model: 'm', messages: [{ role: 'wizard', content: 'x' }] });
+      expect(error.status).toBe(422);
+      expect(error.details?.fields).toHaveProperty(['messages[0].role']);
+    });
+
+    it('out-of-range values with 422 listing every field', () => {
+      const error = reject({ model: 'm', messages: [{ role: 'tool', content: 'x' }], temperature: 3, n: 0, reasoning_effort: 'extreme' });
+      expect(error.code).toBe('validation_error');
+      expect(Object.keys(error.details?.fields as object).sort()).toEqual(['messages[0].tool_call_id', 'n', 'reasoning_effort', 'temperature']);
+    });
+
+    it('a tool call without a function name with 422', () => {
+      const error = reject({ model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: {} }] }] });
+      expect(error.details?.fields).toHaveProperty(['messages[0].tool_calls[0].function.name']);
+    });
+  });
+});

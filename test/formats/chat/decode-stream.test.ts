@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { chatCodec } from '../../../src/formats/chat/index.ts';
+import { joinArguments, joinText, partTypes, readFixture, runStream } from '../stream-helpers.ts';
+
+const SPLITS = [0, 1, 3, 7, 64];
+
+describe('chat stream decoder', () => {
+  it.each(SPLITS)('decodes a text stream with include_usage (split every %i bytes)', (split) => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-text-usage.sse.txt'), split);
+    expect(partTypes(parts)).toEqual(['start', 'text-start', 'text-delta', 'text-delta', 'text-delta', 'text-end', 'finish', 'usage', 'end']);
+    expect(parts[0]).toEqual({ type: 'start', id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', model: 'gpt-4o-2024-08-06', created: 1741569952 });
+    expect(joinText(parts, 'text-delta')).toBe('Héllo wörld 👋!');
+    expect(parts.at(-2)).toEqual({ type: 'usage', usage: { inputTokens: 19, outputTokens: 10, cacheReadTokens: 4 } });
+    expect(parts.find((p) => p.type === 'finish')).toEqual({ type: 'finish', finishReason: 'stop' });
+  });
+
+  it.each(SPLITS)('decodes parallel tool calls keyed by index (split every %i bytes)', (split) => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-parallel-tools.sse.txt'), split);
+    const starts = parts.filter((p) => p.type === 'tool-call-start');
+    expect(starts).toEqual([
+      { type: 'tool-call-start', index: 0, id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather' },
+      { type: 'tool-call-start', index: 1, id: 'call_ABC123xyz', name: 'get_time' },
+      { type: 'tool-call-start', index: 2, id: 'call_noargs', name: 'get_location' },
+    ]);
+    expect(joinArguments(parts, 0)).toBe('{"location": "Paris"}');
+    expect(joinArguments(parts, 1)).toBe('{"tz":"CET"}');
+    expect(joinArguments(parts, 2)).toBe('');
+    // Each call is closed before the next starts; the last one before finish.
+    const ends = parts.map((p, i) => (p.type === 'tool-call-end' ? i : -1)).filter((i) => i >= 0);
+    expect(ends).toHaveLength(3);
+    expect(partTypes(parts).slice(-4)).toEqual(['tool-call-end', 'finish', 'usage', 'end']);
+    expect(parts.find((p) => p.type === 'finish')).toEqual({ type: 'finish', finishReason: 'tool_calls' });
+  });
+
+  it('decodes reasoning_content before content, with usage sent on the finish chunk', () => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-reasoning.sse.txt'), 5);
+    expect(partTypes(parts)).toEqual([
+      'start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'finish', 'usage', 'end',
+    ]);
+    expect(joinText(parts, 'reasoning-delta')).toBe('The user asks for 2+2.');
+    expect(parts.at(-2)).toEqual({ type: 'usage', usage: { inputTokens: 12, outputTokens: 30, reasoningTokens: 26 } });
+  });
+
+  it('decodes OpenRouter reasoning_details: text once (not twice), signature, redacted data', () => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-reasoning-details.sse.txt'), 11);
+    expect(joinText(parts, 'reasoning-delta')).toBe('Compare the numbers.');
+    expect(parts.filter((p) => p.type === 'reasoning-signature')).toEqual([{ type: 'reasoning-signature', signature: 'ErUBCkYIBRgCIkDsig==' }]);
+    expect(partTypes(parts)).toEqual([
+      'start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-end', 'redacted-reasoning',
+      'text-start', 'text-delta', 'text-end', 'finish', 'usage', 'end',
+    ]);
+    expect(parts.find((p) => p.type === 'redacted-reasoning')).toEqual({ type: 'redacted-reasoning', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' });
+  });
+
+  it('turns data: {"error":…} into an error part and stops', () => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-error.sse.txt'), 9);
+    expect(parts.at(-1)).toEqual({
+      type: 'error',
+      error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4o in organization org-x on tokens per min.', status: 429 },
+    });
+    expect(partTypes(parts)).not.toContain('end');
+  });
+
+  it('reports a stream cut before finish as an error', () => {
+    const text = readFixture('chat/stream-text-usage.sse.txt').split('\n\n').slice(0, 3).join('\n\n') + '\n\n';
+    const parts = runStream(chatCodec, text);
+    expect(parts.at(-1)).toMatchObject({ type: 'error', error: { code: 'provider_error', status: 502 } });
+  });
+
+  it('ends normally when finish arrived but usage and [DONE] did not', () => {
+    const text = readFixture('chat/stream-text-usage.sse.txt').split('\n\n').slice(0, 5).join('\n\n') + '\n\n';
+    const parts = runStream(chatCodec, text);
+    expect(partTypes(parts).slice(-3)).toEqual(['text-end', 'finish', 'end']);
+  });
+
+  it('tolerates unknown fields, comments, junk records and calls without index', () => {
+    const text = [
+      ': keep-alive',
+      'data: {"id":"c","model":"m","created":1,"choices":[{"index":0,"delta":{"role":"assistant","future":{"x":1}}}]}',
+      'data: not json',
+      'data: {"id":"c","model":"m","created":1,"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"g","arguments":"{\\"x\\":1}"}}]}}]}',
+      'data: {"id":"c","model":"m","created":1,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}',
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
+    const parts = runStream(chatCodec, text, 4);
+    expect(parts.filter((p) => p.type === 'tool-call-start').map((p) => (p as { id: string }).id)).toEqual(['a', 'b']);
+    expect(joinArguments(parts, 1)).toBe('{"x":1}');
+    expect(parts.at(-1)).toEqual({ type: 'end' });
+  });
+});
