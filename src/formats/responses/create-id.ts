@@ -21,3 +21,16 @@ export function functionCallItemIdFor(callId: string): string {
   const clean = callId.replace(/[^A-Za-z0-9_-]/g, '');
   return clean.length > 0 ? `fc_${clean}` : createItemId('fc');
 }
+
+/**
+ * A reasoning item id the gateway made up (`rs_gw…`). OpenAI's ids are `rs_` + hex, so the two
+ * never collide, and a made-up id is never sent to OpenAI as if it could be looked up.
+ */
+export function createReasoningItemId(): string {
+  return `rs_gw${randomBytes(12).toString('hex')}`;
+}
+
+/** True for a reasoning id from {@link createReasoningItemId}. */
+export function isGatewayReasoningId(id: string): boolean {
+  return id.startsWith('rs_gw');
+}

@@ -100,8 +100,9 @@ export class StreamBlocks {
       out.push({ type: 'redacted-reasoning', data: stash.redacted });
       return;
     }
-    // An item with neither text nor encrypted content carries nothing another format could use.
-    if (!state.started && encrypted === undefined) return;
+    // An empty item still matters when it has an id: a stored OpenAI response resolves it by id,
+    // and a later call sent without it is rejected. Without an id it carries nothing.
+    if (!state.started && encrypted === undefined && state.id === undefined) return;
     this.startReasoning(state, out);
     if (stash?.signature !== undefined) out.push({ type: 'reasoning-signature', signature: stash.signature });
     out.push(stash === undefined && encrypted !== undefined ? { type: 'reasoning-end', encrypted } : { type: 'reasoning-end' });

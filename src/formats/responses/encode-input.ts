@@ -1,6 +1,6 @@
 import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
 import { mediaSourceToUrl } from '../shared/index.ts';
-import { createItemId, functionCallItemIdFor } from './create-id.ts';
+import { createReasoningItemId, functionCallItemIdFor, isGatewayReasoningId } from './create-id.ts';
 import { stashReasoning } from './stash-signature.ts';
 
 /** What to do with reasoning that carries no OpenAI state (Anthropic signatures, plain text). */
@@ -55,21 +55,36 @@ function encodeToolResult(part: ToolResultPart): Item {
   return { type: 'function_call_output', call_id: part.toolCallId, output };
 }
 
-/** A reasoning part → a reasoning item, or undefined when it cannot go to an OpenAI upstream. */
+/**
+ * A reasoning part → a reasoning item, or undefined when it cannot go to an OpenAI upstream.
+ * OpenAI accepts its own items: with encrypted_content (stateless), or by id alone (stored).
+ */
 export function encodeReasoningItem(part: ReasoningPart, foreign: ForeignReasoning): Item | undefined {
   const summary = part.text ? [{ type: 'summary_text', text: part.text }] : [];
   if (part.encrypted !== undefined) {
-    return { type: 'reasoning', id: part.itemId ?? createItemId('rs'), summary, encrypted_content: part.encrypted };
+    return { type: 'reasoning', id: part.itemId ?? createReasoningItemId(), summary, encrypted_content: part.encrypted };
   }
-  // OpenAI rejects reasoning items it did not create; only a gateway reading our stash can use them.
+  const isForeign = part.signature !== undefined || part.redacted === true;
+  if (!isForeign && part.itemId !== undefined && !isGatewayReasoningId(part.itemId)) {
+    return { type: 'reasoning', id: part.itemId, summary };
+  }
+  // Anthropic thinking, or reasoning text from a Chat upstream: only a gateway reading our stash can use it.
   if (foreign === 'drop') return undefined;
-  const item: Item = { type: 'reasoning', id: part.itemId ?? createItemId('rs'), summary };
+  const item: Item = { type: 'reasoning', id: part.itemId ?? createReasoningItemId(), summary };
   if (part.redacted && part.data !== undefined) item.encrypted_content = stashReasoning({ redacted: part.data });
   else if (part.signature !== undefined) item.encrypted_content = stashReasoning({ signature: part.signature });
   return item;
 }
 
+/**
+ * One assistant turn → items. A call keeps its original `fc_` id only when the turn's reasoning
+ * item goes too: OpenAI rejects a stored call id sent without its reasoning item
+ * ("…was provided without its required 'reasoning' item"); a fresh id pairs with nothing.
+ */
 function encodeAssistant(message: Message, foreign: ForeignReasoning, out: Item[]): void {
+  const reasoning = new Map<ReasoningPart, Item | undefined>();
+  for (const part of message.content) if (part.type === 'reasoning') reasoning.set(part, encodeReasoningItem(part, foreign));
+  const paired = [...reasoning.values()].some((item) => item !== undefined);
   let content: Item[] = [];
   const flush = (): void => {
     if (content.length > 0) out.push({ type: 'message', role: 'assistant', content });
@@ -80,11 +95,12 @@ function encodeAssistant(message: Message, foreign: ForeignReasoning, out: Item[
     else if (part.type === 'refusal') content.push({ type: 'refusal', refusal: part.refusal });
     else if (part.type === 'reasoning') {
       flush();
-      const item = encodeReasoningItem(part, foreign);
+      const item = reasoning.get(part);
       if (item) out.push(item);
     } else if (part.type === 'tool_call') {
       flush();
-      out.push({ type: 'function_call', id: part.itemId ?? functionCallItemIdFor(part.id), call_id: part.id, name: part.name, arguments: part.arguments });
+      const id = paired && part.itemId ? part.itemId : functionCallItemIdFor(part.id);
+      out.push({ type: 'function_call', id, call_id: part.id, name: part.name, arguments: part.arguments });
     }
   }
   flush();

@@ -1,5 +1,5 @@
 import type { ContentPart, ReasoningPart } from '../../ir/types.ts';
-import { createItemId, functionCallItemIdFor } from './create-id.ts';
+import { createItemId, createReasoningItemId, functionCallItemIdFor } from './create-id.ts';
 import { stashReasoning } from './stash-signature.ts';
 
 type Item = Record<string, unknown>;
@@ -54,7 +54,7 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
       items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, part.name, part.arguments, 'completed'));
     } else if (part.type === 'reasoning') {
       flush();
-      items.push(reasoningItem(part.itemId ?? createItemId('rs'), part.text ? [part.text] : [], encryptedContentFor(part)));
+      items.push(reasoningItem(part.itemId ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));
     }
   }
   flush();

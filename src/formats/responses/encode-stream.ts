@@ -2,7 +2,7 @@ import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '
 import { formatSseJson } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
-import { createItemId, functionCallItemIdFor, responseIdFor } from './create-id.ts';
+import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor } from './create-id.ts';
 import { encodeStreamErrorEvent } from './encode-error.ts';
 import { encryptedContentFor, functionCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
@@ -206,7 +206,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   private openReasoning(itemId: string | undefined): string {
     const out = this.closeMessage() + this.closeReasoning(undefined);
-    const id = itemId ?? createItemId('rs');
+    const id = itemId ?? createReasoningItemId();
     const added = this.addItem(reasoningItem(id, [], undefined));
     this.reasoning = { id, outputIndex: added.outputIndex, summaries: [] };
     return out + added.text;

@@ -98,6 +98,19 @@ describe('responses stream decoder', () => {
     expect(joined(parts, 'text-delta')).toBe('answer');
   });
 
+  it('keeps an empty reasoning item that has an id (a stored OpenAI response resolves it by id)', () => {
+    const sse = [
+      { type: 'response.created', response: { id: 'resp_3', model: 'o4-mini', created_at: 3 } },
+      { type: 'response.output_item.added', output_index: 0, item: { id: 'rs_3', type: 'reasoning', summary: [] } },
+      { type: 'response.output_item.done', output_index: 0, item: { id: 'rs_3', type: 'reasoning', summary: [] } },
+      { type: 'response.output_item.added', output_index: 1, item: { type: 'reasoning', summary: [] } },
+      { type: 'response.output_item.done', output_index: 1, item: { type: 'reasoning', summary: [] } },
+      { type: 'response.completed', response: { id: 'resp_3', status: 'completed' } },
+    ].map((data, i) => `data: ${JSON.stringify({ ...data, sequence_number: i })}\n\n`).join('');
+    expect(decodeSse(sse).map((part) => part.type)).toEqual(['start', 'reasoning-start', 'reasoning-end', 'finish', 'end']);
+    expect(decodeSse(sse)[1]).toEqual({ type: 'reasoning-start', itemId: 'rs_3' });
+  });
+
   it('decodes reasoning_text (raw reasoning) and refusals', () => {
     const sse = [
       { type: 'response.created', response: { id: 'resp_2', model: 'gpt-oss', created_at: 2 } },

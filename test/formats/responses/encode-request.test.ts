@@ -19,7 +19,7 @@ describe('responses encodeRequest', () => {
     expect(responsesCodec.encodeRequest({ ...base, stream: true }, options).stream).toBe(true);
   });
 
-  it('encodes a tool loop from Chat/Messages: call_id = IR id, fc_ item id synthesised or kept', () => {
+  it('encodes a tool loop from Chat/Messages: call_id = IR id, fc_ item id synthesised', () => {
     const body = responsesCodec.encodeRequest(
       {
         ...base,
@@ -50,7 +50,8 @@ describe('responses encodeRequest', () => {
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'weather?' }] },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.', annotations: [] }] },
       { type: 'function_call', id: 'fc_toolu_01A', call_id: 'toolu_01A', name: 'get_weather', arguments: '{"city":"Paris"}' },
-      { type: 'function_call', id: 'fc_orig', call_id: 'call_B', name: 'get_time', arguments: '{}' },
+      // the original fc_ id would be rejected by OpenAI without its reasoning item
+      { type: 'function_call', id: 'fc_call_B', call_id: 'call_B', name: 'get_time', arguments: '{}' },
       { type: 'function_call_output', call_id: 'toolu_01A', output: '21C' },
       { type: 'function_call_output', call_id: 'call_B', output: [{ type: 'input_text', text: 'noon' }] },
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and tomorrow?' }] },
@@ -119,6 +120,22 @@ describe('responses encodeRequest', () => {
     expect(unstashReasoning(stashed[2].encrypted_content as string)).toEqual({ signature: 'EqQB/sig' });
     expect(unstashReasoning(stashed[3].encrypted_content as string)).toEqual({ redacted: 'REDACTED' });
     expect(stashed[4]).toEqual({ type: 'reasoning', id: expect.stringMatching(/^rs_/), summary: [{ type: 'summary_text', text: 'plain deepseek text' }] });
+  });
+
+  it('keeps an original fc_ id only when the turn sends its reasoning item; sends OpenAI reasoning by id', () => {
+    const turn = (reasoning: ChatRequest['messages'][number]['content']): Array<Record<string, unknown>> =>
+      responsesCodec.encodeRequest(
+        { ...base, messages: [{ role: 'assistant', content: [...reasoning, { type: 'tool_call', id: 'call_1', name: 'f', arguments: '{}', itemId: 'fc_0a1b' }] }] },
+        options,
+      ).input as Array<Record<string, unknown>>;
+    expect(turn([{ type: 'reasoning', text: '', itemId: 'rs_0a1b' }])).toEqual([
+      { type: 'reasoning', id: 'rs_0a1b', summary: [] },
+      { type: 'function_call', id: 'fc_0a1b', call_id: 'call_1', name: 'f', arguments: '{}' },
+    ]);
+    expect(turn([{ type: 'reasoning', text: 'x', itemId: 'rs_gw0123' }])).toEqual([
+      { type: 'function_call', id: 'fc_call_1', call_id: 'call_1', name: 'f', arguments: '{}' },
+    ]);
+    expect(turn([])).toEqual([{ type: 'function_call', id: 'fc_call_1', call_id: 'call_1', name: 'f', arguments: '{}' }]);
   });
 
   it('maps settings: max_output_tokens, reasoning effort from effort or budget, text.format flat, tools', () => {
