@@ -2,11 +2,10 @@ import type { H3 } from 'h3';
 import type { GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { createApp } from '../server/app.ts';
-import type { RequestGuards, ServerDeps } from '../server/types.ts';
+import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
 import { FileResponsesStore } from '../responses-store/responses-store.ts';
-import { createLedgerGuards } from '../usage/default-guards.ts';
-import { UsageLedger } from '../usage/ledger.ts';
+import { createAccountGuards } from '../accounts/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 
@@ -38,9 +37,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await store.close();
     throw error;
   }
-  const ledger = new UsageLedger(options.dataDir);
   const responses = new FileResponsesStore(options.dataDir);
-  const guards: RequestGuards = createLedgerGuards(ledger, clock);
+  let guards;
+  try {
+    guards = await createAccountGuards({ config: options.config, store, registry, clock, log: options.log, dataDir: options.dataDir });
+  } catch (error) {
+    await registry.close();
+    await store.close();
+    throw error;
+  }
   const deps: ServerDeps = {
     config: options.config,
     store,
@@ -57,7 +62,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     deps,
     async close() {
       await registry.close();
-      await ledger.close();
+      await guards.close();
       await responses.flush();
       await store.close();
     },

@@ -26,6 +26,10 @@ export interface AdmissionRequest {
   estimatedInputTokens?: number;
   /** Requested output token cap, for credit reservation. */
   maxOutputTokens?: number;
+  /** Multiplies the price (0.5 for batch requests); default 1. */
+  priceMultiplier?: number;
+  /** The request id, recorded in the usage ledger. */
+  requestId?: string;
 }
 
 /** A granted admission: headers to send and a settle step once the usage is known. */

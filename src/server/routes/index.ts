@@ -7,6 +7,7 @@ import { getModel, listModels } from './models.ts';
 import { deleteStoredResponse, getStoredResponse, listResponsesTools } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
 import { authSessionRoutes } from './auth-session.ts';
+import { usageRoutes } from './usage.ts';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -29,6 +30,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
     ...authSessionRoutes(deps),
+    ...usageRoutes(deps),
     ...adminRoutes(deps),
   ];
 }

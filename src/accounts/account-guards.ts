@@ -1,0 +1,221 @@
+import { CreditBook, discountOf, priceTokens, type BillingConfig, type Reservation } from '../billing/index.ts';
+import { GatewayError } from '../errors/index.ts';
+import {
+  buildRateLimitHeaders,
+  concurrencyExceededError,
+  priorityForTier,
+  rateLimitExceededError,
+  resolveConcurrency,
+  resolveLimit,
+  type ConcurrencyLease,
+  type LimitSubject,
+  type RateLimitConfig,
+  type RateLimitResult,
+  type RateLimitStore,
+  type ResolvedLimit,
+} from '../limits/index.ts';
+import type { Settlement } from '../pipeline/types.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Admission, AdmissionRequest, RequestGuards } from '../server/types.ts';
+import type { Store } from '../store/repositories.ts';
+import type { AccountRecord } from '../store/types.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Logger } from '../util/logger.ts';
+import { UsageIndex } from '../usage/usage-index.ts';
+import type { UsageLedger } from '../usage/ledger.ts';
+import { modelTerms } from './check-model-access.ts';
+import type { AnonymousGuards, AnonymousRequest } from './types.ts';
+
+export interface AccountGuardsOptions {
+  limits: RateLimitConfig;
+  billing: BillingConfig;
+  limiter: RateLimitStore;
+  store: Store;
+  registry: ProviderRegistry;
+  ledger: UsageLedger;
+  usage: UsageIndex;
+  credits: CreditBook;
+  clock: Clock;
+  log: Logger;
+  /**
+   * Time passed to the limiter; undefined lets each store use its own clock (Redis: the
+   * server's TIME, so every instance agrees). Tests that move the clock pass it.
+   */
+  limiterNow?: () => number;
+}
+
+/** Copies an error with extra headers (the rate-limit headers go on every limited answer). */
+function withHeaders(error: unknown, headers: Record<string, string>): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  return new GatewayError(error.code, error.message, {
+    status: error.status,
+    details: error.details,
+    retryAfter: error.retryAfter,
+    cause: error.cause,
+    headers: { ...headers, ...error.headers },
+  });
+}
+
+/** Unix seconds of the first instant of the next UTC month. */
+function nextMonthStart(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
+}
+
+/**
+ * The request guards of spec §1, §5 and §8: rate limits (sliding window, resolution order,
+ * exemptions), per-key concurrency slots, model tiers, the monthly token quota and credit
+ * reservations settled on actual usage into the ledger.
+ */
+export class AccountGuards implements RequestGuards, AnonymousGuards {
+  readonly usage: UsageIndex;
+  readonly credits: CreditBook;
+  readonly limiter: RateLimitStore;
+  readonly limits: RateLimitConfig;
+  readonly billing: BillingConfig;
+
+  constructor(private readonly o: AccountGuardsOptions) {
+    this.usage = o.usage;
+    this.credits = o.credits;
+    this.limiter = o.limiter;
+    this.limits = o.limits;
+    this.billing = o.billing;
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const { account, key } = request.auth;
+    const subject: LimitSubject = {
+      method: request.method,
+      path: request.route,
+      ip: request.clientAddress,
+      apiKey: { id: key.id, rpm: key.rpm },
+      account: { id: account.id, tier: account.tier, rpm: account.rpm },
+    };
+    const limit = resolveLimit(subject, this.limits);
+    const result = limit ? await this.hit(limit, account) : null;
+    const lease = await this.takeSlot(subject, key.id, account, result, limit);
+    const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
+    let reservation: Reservation | undefined;
+    try {
+      reservation = this.reserve(request, account);
+    } catch (error) {
+      void lease?.release().catch(() => undefined);
+      throw withHeaders(error, headers);
+    }
+    let settled = false;
+    return {
+      headers,
+      settle: async (settlement) => {
+        if (settled) return;
+        settled = true;
+        if (lease) void lease.release().catch((error) => this.o.log.warn('releasing a concurrency slot failed', { error: String(error) }));
+        this.settle(request, reservation, settlement);
+      },
+    };
+  }
+
+  /** Login and other unauthenticated routes: limited per client address (spec §8.1). */
+  async admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>> {
+    const limit = resolveLimit({ method: request.method, path: request.route, ip: request.clientAddress }, this.limits);
+    if (!limit) return { 'X-Request-Priority': String(priorityForTier(undefined)) };
+    const result = await this.o.limiter.hit(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.());
+    if (!result.allowed) throw rateLimitExceededError(result, limit);
+    return buildRateLimitHeaders({ result, scope: limit.scope });
+  }
+
+  private async hit(limit: ResolvedLimit, account: AccountRecord): Promise<RateLimitResult> {
+    const result = await this.o.limiter.hit(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.());
+    if (!result.allowed) throw rateLimitExceededError(result, limit, account.tier);
+    return result;
+  }
+
+  /** One in-flight slot per request on AI-generation routes, counted per API key, sized by the account's tier. */
+  private async takeSlot(
+    subject: LimitSubject,
+    keyId: string,
+    account: AccountRecord,
+    result: RateLimitResult | null,
+    limit: ResolvedLimit | null,
+  ): Promise<ConcurrencyLease | null> {
+    const cap = resolveConcurrency(subject, this.limits);
+    if (!cap) return null;
+    const lease = await this.o.limiter.acquire(`k:${keyId}:gen`, cap.max, cap.ttlMs);
+    if (lease) return lease;
+    const error = concurrencyExceededError(cap.max, account.tier);
+    throw withHeaders(error, buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: 0 }));
+  }
+
+  /** Tier, quota and credit checks; synchronous from start to reservation, so nothing interleaves. */
+  private reserve(request: AdmissionRequest, account: AccountRecord): Reservation | undefined {
+    if (!request.model) return undefined;
+    const current = this.o.store.accounts.get(account.id) ?? account;
+    const terms = modelTerms(this.o.registry, request.model, current.tier);
+    const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
+    const outputTokens = request.maxOutputTokens ?? Math.min(terms.maxOutputTokens ?? Infinity, this.billing.reserveOutputTokens);
+    this.checkQuota(current, inputTokens);
+    const credits = priceTokens(terms.pricing, inputTokens, outputTokens, request.priceMultiplier ?? 1);
+    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce);
+  }
+
+  private checkQuota(account: AccountRecord, inputTokens: number): void {
+    const quota = account.monthlyTokenQuota;
+    if (quota === null || quota === undefined) return;
+    const now = this.o.clock.now();
+    const used = this.usage.tokensInMonth(account.id, now);
+    const inFlight = this.credits.tokensInFlight(account.id);
+    if (used + inFlight + inputTokens > quota || used >= quota) {
+      throw new GatewayError('quota_exceeded', `The monthly token quota of ${quota} tokens is used up (${used} used this month); it resets at the start of next month (UTC).`, {
+        details: { quota, used, in_flight: inFlight, requested: inputTokens, resets_at: nextMonthStart(now) },
+      });
+    }
+  }
+
+  /** Charges the actual usage (after discount and multiplier), appends the ledger line, gives back the reservation. */
+  private settle(request: AdmissionRequest, reservation: Reservation | undefined, settlement: Settlement | null): void {
+    const { account, key } = request.auth;
+    if (!settlement) {
+      if (reservation) this.credits.release(reservation);
+      return;
+    }
+    const multiplier = request.priceMultiplier ?? 1;
+    const discount = discountOf(settlement);
+    const usage = settlement.usage;
+    const cost = priceTokens(settlement.model.spec.pricing, usage.inputTokens, usage.outputTokens, multiplier * (1 - discount));
+    const enforce = this.billing.enforce;
+    const charged = reservation ? this.credits.chargeable(reservation, cost, enforce) : enforce ? this.credits.chargeable({ accountId: account.id, credits: 0, tokens: 0, open: false }, cost) : cost;
+    let seq: number | undefined;
+    try {
+      const entry = this.o.ledger.append({
+        ts: this.o.clock.now(),
+        request_id: request.requestId ?? settlement.responseId ?? '',
+        account_id: account.id,
+        key_id: key.id,
+        model: settlement.model.id,
+        provider: settlement.model.provider.id,
+        endpoint: request.route,
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        reasoning_tokens: usage.reasoningTokens ?? 0,
+        cached_tokens: usage.cacheReadTokens ?? 0,
+        cost_credits: cost,
+        charged_credits: charged,
+        estimated: settlement.estimated,
+        aborted: settlement.aborted,
+        ...(discount > 0 ? { discount } : {}),
+        ...(multiplier !== 1 ? { price_multiplier: multiplier } : {}),
+      });
+      seq = entry.seq;
+      this.usage.add(entry);
+    } catch (error) {
+      this.o.log.error('usage ledger append failed; the charge is applied but not recorded', { error: String(error), account: account.id });
+    }
+    // Ledger line first, then the balance: a store snapshot never claims a line the ledger lacks.
+    if (charged > 0 || seq !== undefined) this.credits.debit(account.id, charged, seq);
+    if (reservation) this.credits.release(reservation);
+  }
+
+  async close(): Promise<void> {
+    await this.o.limiter.close();
+    await this.o.ledger.close();
+  }
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** The `billing` section of the gateway config. */
+export const billingConfigSchema = z
+  .strictObject({
+    /**
+     * true: reserve credits before the upstream call and answer 402 when the balance cannot
+     * cover the estimate; false: admit regardless (usage is still charged and recorded, so a
+     * balance may go below zero).
+     */
+    enforce: z.boolean().default(true),
+    /** Output tokens reserved when a request names no max_tokens (capped by the model's maxOutputTokens). */
+    reserveOutputTokens: z.number().int().positive().default(4096),
+    /** How often the usage ledger is fdatasync'd in the background, ms (0 = leave it to the OS). */
+    ledgerSyncMs: z.number().int().nonnegative().default(1000),
+  })
+  .prefault({});
+
+export type BillingConfig = z.output<typeof billingConfigSchema>;
+export type BillingConfigInput = z.input<typeof billingConfigSchema>;

@@ -1,0 +1,3 @@
+export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from './billing-config-schema.ts';
+export { CreditBook, type BilledAccount, type Reservation } from './credit-book.ts';
+export { USD_PER_CREDIT, creditsToUsd, discountOf, maxPricing, priceTokens, roundCredits } from './price-usage.ts';

@@ -1,0 +1,130 @@
+import type { LedgerEntry } from './ledger.ts';
+
+/** One activity row: a (UTC day, model, provider) of one account, optionally one key. */
+export interface ActivityTotals {
+  date: string;
+  model: string;
+  provider: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  /** Credits taken from the balance. */
+  credits: number;
+}
+
+interface Row extends ActivityTotals {
+  accountId: string;
+  keyId: string;
+}
+
+/** Spend of one key: all time and per UTC day. */
+interface KeySpend {
+  total: number;
+  byDay: Map<string, number>;
+}
+
+/** `YYYY-MM-DD` (UTC) of a ms epoch. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM` (UTC) of a ms epoch. */
+export function utcMonth(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/** Monday 00:00 UTC of the week containing `ms`, as `YYYY-MM-DD`. */
+export function utcWeekStart(ms: number): string {
+  const d = new Date(ms);
+  const back = (d.getUTCDay() + 6) % 7;
+  return utcDay(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - back));
+}
+
+/**
+ * Usage aggregates rebuilt from the ledger at startup and kept current on every settle:
+ * they answer the monthly quota check on the request path and the usage endpoints,
+ * so neither reads the ledger file.
+ */
+export class UsageIndex {
+  private readonly rows = new Map<string, Row>();
+  private readonly monthTokens = new Map<string, number>();
+  private readonly accountSpend = new Map<string, number>();
+  private readonly keySpend = new Map<string, KeySpend>();
+
+  add(entry: LedgerEntry): void {
+    const day = utcDay(entry.ts);
+    const credits = entry.charged_credits ?? entry.cost_credits ?? 0;
+    const id = `${day}\u0000${entry.account_id}\u0000${entry.key_id}\u0000${entry.model}\u0000${entry.provider}`;
+    let row = this.rows.get(id);
+    if (!row) {
+      row = { date: day, model: entry.model, provider: entry.provider, accountId: entry.account_id, keyId: entry.key_id, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
+      this.rows.set(id, row);
+    }
+    row.requests += 1;
+    row.prompt_tokens += entry.input_tokens;
+    row.completion_tokens += entry.output_tokens;
+    row.reasoning_tokens += entry.reasoning_tokens ?? 0;
+    row.credits += credits;
+
+    const month = `${entry.account_id}\u0000${utcMonth(entry.ts)}`;
+    this.monthTokens.set(month, (this.monthTokens.get(month) ?? 0) + entry.input_tokens + entry.output_tokens);
+    this.accountSpend.set(entry.account_id, (this.accountSpend.get(entry.account_id) ?? 0) + credits);
+    let spend = this.keySpend.get(entry.key_id);
+    if (!spend) {
+      spend = { total: 0, byDay: new Map() };
+      this.keySpend.set(entry.key_id, spend);
+    }
+    spend.total += credits;
+    spend.byDay.set(day, (spend.byDay.get(day) ?? 0) + credits);
+  }
+
+  /** Input plus output tokens an account used in the UTC month containing `now`. */
+  tokensInMonth(accountId: string, now: number): number {
+    return this.monthTokens.get(`${accountId}\u0000${utcMonth(now)}`) ?? 0;
+  }
+
+  /** Credits an account has spent, all time. */
+  accountCredits(accountId: string): number {
+    return this.accountSpend.get(accountId) ?? 0;
+  }
+
+  /** Credits a key has spent: all time, this UTC day, week (from Monday) and month. */
+  keyCredits(keyId: string, now: number): { total: number; daily: number; weekly: number; monthly: number } {
+    const spend = this.keySpend.get(keyId);
+    if (!spend) return { total: 0, daily: 0, weekly: 0, monthly: 0 };
+    const today = utcDay(now);
+    const week = utcWeekStart(now);
+    const month = utcMonth(now);
+    let daily = 0;
+    let weekly = 0;
+    let monthly = 0;
+    for (const [day, credits] of spend.byDay) {
+      if (day === today) daily += credits;
+      if (day >= week && day <= today) weekly += credits;
+      if (day.startsWith(month)) monthly += credits;
+    }
+    return { total: spend.total, daily, weekly, monthly };
+  }
+
+  /**
+   * Activity rows of an account between two UTC days (inclusive), one per (day, model,
+   * provider), newest day first; `keyId` narrows to one key.
+   */
+  activity(accountId: string, range: { from: string; to: string; keyId?: string }): ActivityTotals[] {
+    const merged = new Map<string, ActivityTotals>();
+    for (const row of this.rows.values()) {
+      if (row.accountId !== accountId || row.date < range.from || row.date > range.to) continue;
+      if (range.keyId && row.keyId !== range.keyId) continue;
+      const id = `${row.date}\u0000${row.model}\u0000${row.provider}`;
+      const into = merged.get(id) ?? { date: row.date, model: row.model, provider: row.provider, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
+      into.requests += row.requests;
+      into.prompt_tokens += row.prompt_tokens;
+      into.completion_tokens += row.completion_tokens;
+      into.reasoning_tokens += row.reasoning_tokens;
+      into.credits += row.credits;
+      merged.set(id, into);
+    }
+    return [...merged.values()].sort((a, b) => (a.date === b.date ? a.model.localeCompare(b.model) : a.date < b.date ? 1 : -1));
+  }
+}
