@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
+import { chatCodec } from '../../../src/formats/chat/index.ts';
+import { messagesCodec } from '../../../src/formats/messages/index.ts';
+import { encodeAll, parseEvents, readFixture, translateStream, type SseEvent } from '../stream-helpers.ts';
+
+const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
+
+function names(events: SseEvent[]): string[] {
+  return events.map((e) => (e.data.type === 'content_block_delta' ? `delta:${e.data.delta.type}` : e.event ?? '?'));
+}
+
+describe('messages stream encoder', () => {
+  it('translates a Chat text stream: message_start, one text block, message_delta after the usage chunk', () => {
+    const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-text-usage.sse.txt'), 4));
+    expect(names(events)).toEqual(['message_start', 'content_block_start', 'delta:text_delta', 'delta:text_delta', 'delta:text_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(events.every((e) => e.event === e.data.type)).toBe(true);
+    expect(events[0].data.message).toMatchObject({ id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', role: 'assistant', content: [], stop_reason: null, usage: { input_tokens: 0 } });
+    expect(events[1].data).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    // Usage arrived after the finish chunk: message_delta carries it, input converted to exclude cache.
+    expect(events.at(-2)?.data).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { input_tokens: 15, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 4 },
+    });
+  });
+
+  it('holds message_delta until usage is known', () => {
+    const encoder = messagesCodec.createStreamEncoder(request);
+    encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
+    encoder.encode({ type: 'text-delta', text: 'x' });
+    expect(encoder.encode({ type: 'finish', finishReason: 'stop' })).not.toContain('message_delta');
+    const afterUsage = encoder.encode({ type: 'usage', usage: { inputTokens: 3, outputTokens: 2 } });
+    expect(afterUsage).toContain('event: message_delta');
+    expect(afterUsage).not.toContain('message_stop');
+    expect(encoder.encode({ type: 'end' })).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+  });
+
+  it('translates Chat parallel tool calls into tool_use blocks with sequential indices and no empty deltas', () => {
+    const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-parallel-tools.sse.txt'), 9));
+    const starts = events.filter((e) => e.event === 'content_block_start').map((e) => e.data);
+    expect(starts).toEqual([
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', input: {} } },
+      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_ABC123xyz', name: 'get_time', input: {} } },
+      { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'call_noargs', name: 'get_location', input: {} } },
+    ]);
+    const json = events.filter((e) => e.data.delta?.type === 'input_json_delta');
+    expect(json.map((e) => [e.data.index, e.data.delta.partial_json])).toEqual([
+      [0, '{"lo'],
+      [0, 'cation": "Paris"}'],
+      [1, '{"tz":"CET"}'],
+    ]);
+    expect(events.at(-2)?.data.delta.stop_reason).toBe('tool_use');
+  });
+
+  it('translates Chat reasoning_content into a thinking block before the text block', () => {
+    const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-reasoning.sse.txt'), 6));
+    expect(names(events)).toEqual([
+      'message_start',
+      'content_block_start', 'delta:thinking_delta', 'delta:thinking_delta', 'content_block_stop',
+      'content_block_start', 'delta:text_delta', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    expect(events[1].data.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
+  });
+
+  it('translates OpenRouter reasoning_details: signature_delta before the stop, redacted_thinking as one block', () => {
+    const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-reasoning-details.sse.txt'), 8));
+    expect(names(events)).toEqual([
+      'message_start',
+      'content_block_start', 'delta:thinking_delta', 'delta:thinking_delta', 'delta:signature_delta', 'content_block_stop',
+      'content_block_start', 'content_block_stop',
+      'content_block_start', 'delta:text_delta', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    expect(events[4].data).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'ErUBCkYIBRgCIkDsig==' } });
+    expect(events[6].data).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' } });
+    expect(events[8].data.index).toBe(2);
+  });
+
+  it('re-encodes an Anthropic thinking stream with the same blocks and signature', () => {
+    const events = parseEvents(translateStream(messagesCodec, messagesCodec, request, readFixture('messages/stream-thinking.sse.txt'), 1));
+    const blocks = events.filter((e) => e.event === 'content_block_start').map((e) => e.data.content_block.type);
+    expect(blocks).toEqual(['thinking', 'redacted_thinking', 'text']);
+    const signature = events.find((e) => e.data.delta?.type === 'signature_delta');
+    expect(signature?.data.delta.signature).toBe('EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+ATjxoUOvwMUBpsnl/Q==');
+    expect(events[0].data.message.usage).toEqual({ input_tokens: 30, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+  });
+
+  it('encodes an error part as event: error and stops', () => {
+    const parts: StreamPart[] = [
+      { type: 'start', id: 'msg_1', model: 'm', created: 1 },
+      { type: 'text-delta', text: 'x' },
+      { type: 'error', error: { code: 'rate_limit_exceeded', message: 'slow down', status: 429 } },
+      { type: 'end' },
+    ];
+    const out = encodeAll(messagesCodec.createStreamEncoder(request), parts);
+    const events = parseEvents(out);
+    expect(events.at(-1)).toEqual({ event: 'error', data: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } });
+    expect(out).not.toContain('message_stop');
+  });
+
+  it('emits message_start lazily and leaves no empty text block for an empty text run', () => {
+    const out = encodeAll(messagesCodec.createStreamEncoder(request), [{ type: 'text-start' }, { type: 'text-end' }, { type: 'finish', finishReason: 'length' }, { type: 'end' }]);
+    const events = parseEvents(out);
+    expect(names(events)).toEqual(['message_start', 'message_delta', 'message_stop']);
+    expect(events[0].data.message.id).toMatch(/^msg_/);
+    expect(events[1].data.delta.stop_reason).toBe('max_tokens');
+  });
+});
