@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, type ChatCall, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
 import { planReply } from './chat-reply.ts';
 import { toChatChunks, toChatCompletion } from './chat-wire.ts';
+import { MEDIA_MODELS, mediaCalls } from './media.ts';
 
 /** Options of the `mock` plugin: latency and failure injection for testing fallbacks. */
 export interface MockOptions {
@@ -31,6 +32,7 @@ const CHAT_CAPS = ['streaming', 'function_calling', 'thinking', 'vision', 'docum
 
 const MODELS: ModelSpec[] = [
   { id: 'echo', type: 'chat', capabilities: [...CHAT_CAPS], pricing: { input: 0.1, output: 0.2 }, contextWindow: 128_000, displayName: 'Mock Echo' },
+  ...MEDIA_MODELS,
 ];
 
 function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): UpstreamResponse {
@@ -74,6 +76,6 @@ export default definePlugin<MockOptions>({
       return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: stream() };
     }
 
-    return { chat };
+    return { chat, ...mediaCalls() };
   },
 });

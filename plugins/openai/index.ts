@@ -1,4 +1,5 @@
 import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from 'gateway/plugin-kit';
+import { openaiMediaCalls } from './media.ts';
 
 /** Options of the `openai` plugin beyond the common provider keys. */
 export interface OpenAIOptions {
@@ -46,6 +47,7 @@ export default definePlugin<OpenAIOptions>({
       });
     }
 
-    return { chat, close: () => client.close() };
+    const { 'content-type': _json, ...mediaHeaders } = headers;
+    return { chat, ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }), close: () => client.close() };
   },
 });

@@ -2,6 +2,7 @@ import type { H3 } from 'h3';
 import type { GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { createApp } from '../server/app.ts';
+import { createMediaRuntime } from '../media/media-runtime.ts';
 import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
 import { FileResponsesStore } from '../responses-store/responses-store.ts';
@@ -57,10 +58,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     dataDir: options.dataDir,
     adminToken: options.adminToken,
   };
+  deps.media = createMediaRuntime({ config: options.config, dataDir: options.dataDir, store, clock, log: options.log });
+  deps.media.start();
   return {
     app: createApp(deps),
     deps,
     async close() {
+      deps.media?.stop();
       await registry.close();
       await guards.close();
       await responses.flush();

@@ -2,6 +2,7 @@
 export { definePlugin, defineProvider } from './define-plugin.ts';
 export { readBody, readJsonBody, bodyFrom } from './read-body.ts';
 export { DEFAULT_TIMEOUTS } from './http-client.ts';
+export { UpstreamHttpError } from './upstream-http-error.ts';
 export { GatewayError } from '../errors/index.ts';
 export type {
   ModelType, ModelCapability, ModelPricing, ModelSpec, UpstreamTimeouts, UpstreamResponse, ChatCall,

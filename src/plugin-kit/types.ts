@@ -132,6 +132,8 @@ export interface TranscriptionCall {
   temperature?: number;
   /** The format the client asked for; the gateway renders text/srt/vtt/verbose_json itself from segments. */
   responseFormat: 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
+  /** Timestamps the client asked for (verbose_json); absent = segments only. */
+  timestampGranularities?: Array<'word' | 'segment'>;
   task: 'transcribe' | 'translate';
   signal: AbortSignal;
 }

@@ -5,6 +5,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Settlement } from '../pipeline/types.ts';
+import type { MediaRuntime } from '../media/media-runtime.ts';
 import type { ResponsesStore } from '../responses-store/responses-store.ts';
 
 /** Who is calling: the account and the API key used. */
@@ -60,4 +61,6 @@ export interface ServerDeps {
   dataDir: string;
   /** Token for /admin/trpc (random per server start, published in the data dir). */
   adminToken?: string;
+  /** Temporary images and the media janitor; built on first use when absent. */
+  media?: MediaRuntime;
 }

@@ -6,6 +6,10 @@ import { inferenceHandler } from './inference.ts';
 import { getModel, listModels } from './models.ts';
 import { deleteStoredResponse, getStoredResponse, listResponsesTools } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
+import { imageRoutes } from './images.ts';
+import { audioRoutes } from './audio.ts';
+import { mediaLibraryRoutes } from './media-library.ts';
+import { tempImageRoutes } from './temp-images.ts';
 import { authSessionRoutes } from './auth-session.ts';
 import { usageRoutes } from './usage.ts';
 
@@ -31,6 +35,10 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
     ...authSessionRoutes(deps),
     ...usageRoutes(deps),
+    ...imageRoutes(deps),
+    ...audioRoutes(deps),
+    ...mediaLibraryRoutes(deps),
+    ...tempImageRoutes(deps),
     ...adminRoutes(deps),
   ];
 }

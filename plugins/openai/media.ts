@@ -1,0 +1,8 @@
+import type { ProviderInstance } from 'gateway/plugin-kit';
+import { openaiAudioCalls } from './audio.ts';
+import { openaiImageCalls, type OpenAIMediaContext } from './images.ts';
+
+/** Image generation/edit and speech/transcription/translation against an OpenAI-compatible base URL. */
+export function openaiMediaCalls(ctx: OpenAIMediaContext): Pick<ProviderInstance, 'images' | 'audio'> {
+  return { images: openaiImageCalls(ctx), audio: openaiAudioCalls(ctx) };
+}

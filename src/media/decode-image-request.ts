@@ -1,0 +1,80 @@
+import { collectExtra, FieldChecker } from '../formats/shared/index.ts';
+
+/** Spec §8.2 limits for images. */
+export const IMAGE_LIMITS = { promptChars: 4000, minN: 1, maxN: 10, maxSide: 4096, defaultSize: '1024x1024' } as const;
+
+export type ImageResponseFormat = 'url' | 'b64_json';
+
+/** A validated image generation (or edit) request. */
+export interface ImageRequest {
+  model: string;
+  prompt: string;
+  n: number;
+  /** As the client wrote it (`auto` or `WxH`). */
+  size: string;
+  width: number;
+  height: number;
+  quality?: string;
+  style?: string;
+  responseFormat: ImageResponseFormat;
+  seed?: number;
+  negativePrompt?: string;
+  /** Provider-specific fields passed on as given (width, steps, background, user, …). */
+  extra: Record<string, unknown>;
+}
+
+const KNOWN = new Set(['model', 'prompt', 'n', 'size', 'quality', 'style', 'response_format', 'negative_prompt', 'seed']);
+const SIZE = /^(\d{1,5})x(\d{1,5})$/;
+
+/** `WxH` → pixels; `auto` → the default size. Undefined when malformed or out of range. */
+export function parseSize(size: string): { width: number; height: number } | undefined {
+  const match = SIZE.exec(size === 'auto' ? IMAGE_LIMITS.defaultSize : size);
+  if (!match) return undefined;
+  const width = Number(match[1]);
+  const height = Number(match[2]);
+  if (width < 1 || height < 1 || width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide) return undefined;
+  return { width, height };
+}
+
+/** Multipart fields are text: turns integer-looking text into a number so one checker serves both. */
+export function numericField(value: unknown): unknown {
+  return typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+}
+
+/** Validates an image request body (JSON, or the text fields of a multipart edit); 422 lists every bad field. */
+export function decodeImageRequest(body: Record<string, unknown>): ImageRequest {
+  const check = new FieldChecker();
+  const model = check.requiredString(body.model, 'model');
+  if (typeof body.model === 'string' && body.model.trim() === '') check.fail('model', 'must not be empty');
+  const prompt = check.requiredString(body.prompt, 'prompt');
+  if (typeof body.prompt === 'string') {
+    if (prompt.trim() === '') check.fail('prompt', 'must not be empty');
+    else if ([...prompt].length > IMAGE_LIMITS.promptChars) check.fail('prompt', `must be at most ${IMAGE_LIMITS.promptChars} characters`);
+  }
+  const n = check.number(body.n, 'n', { integer: true, min: IMAGE_LIMITS.minN, max: IMAGE_LIMITS.maxN }) ?? 1;
+  const size = check.string(body.size, 'size') ?? IMAGE_LIMITS.defaultSize;
+  const dimensions = parseSize(size);
+  if (typeof body.size === 'string' && !dimensions) {
+    check.fail('size', `must be WxH (each side 1-${IMAGE_LIMITS.maxSide}, e.g. 1024x1024) or auto`);
+  }
+  const quality = check.string(body.quality, 'quality');
+  const style = check.string(body.style, 'style');
+  const responseFormat = check.oneOf(body.response_format, 'response_format', ['url', 'b64_json'] as const) ?? 'url';
+  const seed = check.number(body.seed, 'seed', { integer: true });
+  const negativePrompt = check.string(body.negative_prompt, 'negative_prompt');
+  check.throwIfAny();
+  return {
+    model,
+    prompt,
+    n,
+    size,
+    width: dimensions!.width,
+    height: dimensions!.height,
+    quality,
+    style,
+    responseFormat,
+    seed,
+    negativePrompt,
+    extra: collectExtra(body, KNOWN) ?? {},
+  };
+}

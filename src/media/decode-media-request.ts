@@ -1,0 +1,110 @@
+import { FieldChecker } from '../formats/shared/index.ts';
+import type { MediaRecord, MediaStatus, MediaType } from '../store/types.ts';
+
+export const MEDIA_TYPES: readonly MediaType[] = ['image', 'video', 'music', 'threed'];
+export const MEDIA_STATUSES: readonly MediaStatus[] = ['pending', 'processing', 'completed', 'failed'];
+
+/** Spec §4.1 / §8.2 paging. */
+export const PAGING = { defaultPage: 1, defaultPageSize: 20, maxPageSize: 100 } as const;
+
+export interface MediaListQuery {
+  mediaType?: MediaType;
+  status?: MediaStatus;
+  page: number;
+  pageSize: number;
+}
+
+export interface MediaCreateInput {
+  mediaType: MediaType;
+  model: string;
+  prompt?: string | null;
+  providerTaskId?: string | null;
+  parameters?: Record<string, unknown>;
+}
+
+/** The PATCH-updatable fields (spec §4.1), in stored form. */
+export type MediaPatch = Partial<
+  Pick<
+    MediaRecord,
+    | 'status' | 'provider_task_id' | 'result_urls' | 'primary_url' | 'preview_url' | 'file_size_bytes' | 'duration_seconds'
+    | 'width' | 'height' | 'input_tokens' | 'output_tokens' | 'cost_credits' | 'error'
+  >
+>;
+
+function intParam(check: FieldChecker, raw: string | null, name: string, fallback: number, max?: number): number {
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    check.fail(name, 'must be an integer');
+    return fallback;
+  }
+  return check.number(Number(raw), name, { integer: true, min: 1, max }) ?? fallback;
+}
+
+/** Validates list query parameters; `fixedType` is the per-type routes' filter. 422 on any bad value. */
+export function decodeListQuery(params: URLSearchParams, fixedType?: MediaType): MediaListQuery {
+  const check = new FieldChecker();
+  const mediaType = fixedType ?? check.oneOf(params.get('media_type') ?? undefined, 'media_type', MEDIA_TYPES);
+  const status = check.oneOf(params.get('status') ?? undefined, 'status', MEDIA_STATUSES);
+  const page = intParam(check, params.get('page'), 'page', PAGING.defaultPage);
+  const pageSize = intParam(check, params.get('page_size'), 'page_size', PAGING.defaultPageSize, PAGING.maxPageSize);
+  check.throwIfAny();
+  return { mediaType, status, page, pageSize };
+}
+
+function nullableString(check: FieldChecker, body: Record<string, unknown>, key: string): string | null | undefined {
+  if (body[key] === null) return null;
+  return check.string(body[key], key);
+}
+
+/** Validates a POST body: media_type and model required. */
+export function decodeCreateBody(body: Record<string, unknown>): MediaCreateInput {
+  const check = new FieldChecker();
+  const mediaType = check.requiredOneOf(body.media_type, 'media_type', MEDIA_TYPES);
+  const model = check.requiredString(body.model, 'model');
+  if (typeof body.model === 'string' && model.trim() === '') check.fail('model', 'must not be empty');
+  const prompt = nullableString(check, body, 'prompt');
+  const providerTaskId = nullableString(check, body, 'provider_task_id');
+  const parameters = check.record(body.parameters, 'parameters');
+  check.throwIfAny();
+  return { mediaType: mediaType!, model, prompt, providerTaskId, parameters };
+}
+
+const NUMBER_FIELDS = {
+  file_size_bytes: { integer: true, min: 0 },
+  duration_seconds: { min: 0 },
+  width: { integer: true, min: 0 },
+  height: { integer: true, min: 0 },
+  input_tokens: { integer: true, min: 0 },
+  output_tokens: { integer: true, min: 0 },
+  cost_credits: { min: 0 },
+} as const;
+
+const STRING_FIELDS = ['provider_task_id', 'primary_url', 'preview_url', 'error'] as const;
+
+/**
+ * Validates a PATCH body. Every updatable field except status and result_urls may be null
+ * (to clear it); a field that is not updatable is a 422, so typos do not pass silently.
+ */
+export function decodePatchBody(body: Record<string, unknown>): MediaPatch {
+  const check = new FieldChecker();
+  const patch: Record<string, unknown> = {};
+  const known = new Set<string>(['status', 'result_urls', ...STRING_FIELDS, ...Object.keys(NUMBER_FIELDS)]);
+  for (const key of Object.keys(body)) if (!known.has(key)) check.fail(key, 'is not an updatable field');
+  if (body.status !== undefined) patch.status = check.requiredOneOf(body.status, 'status', MEDIA_STATUSES);
+  if (body.result_urls !== undefined) {
+    const urls = check.array(body.result_urls, 'result_urls');
+    if (body.result_urls === null) check.fail('result_urls', 'must be an array of strings');
+    else if (urls && !urls.every((u) => typeof u === 'string')) check.fail('result_urls', 'must be an array of strings');
+    else patch.result_urls = urls;
+  }
+  for (const key of STRING_FIELDS) {
+    if (body[key] === undefined) continue;
+    patch[key] = nullableString(check, body, key);
+  }
+  for (const [key, range] of Object.entries(NUMBER_FIELDS)) {
+    if (body[key] === undefined) continue;
+    patch[key] = body[key] === null ? null : check.number(body[key], key, range);
+  }
+  check.throwIfAny();
+  return patch as MediaPatch;
+}

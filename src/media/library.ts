@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors/index.ts';
+import type { Store } from '../store/repositories.ts';
+import type { MediaRecord, MediaStatus, MediaType } from '../store/types.ts';
+import { unixSeconds, type Clock } from '../util/clock.ts';
+import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
+
+/** Spec §8.2: a Media Library record lives 30 days. */
+export const MEDIA_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+/** A record exactly as spec §2.1 lists it (no owner, no update-only fields). */
+export interface MediaView {
+  id: string;
+  media_type: MediaType;
+  status: MediaStatus;
+  model: string;
+  prompt: string | null;
+  parameters: Record<string, unknown>;
+  result_urls: string[];
+  primary_url: string | null;
+  preview_url: string | null;
+  file_size_bytes: number | null;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  error: string | null;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/** Spec §2.2. */
+export interface MediaListEnvelope {
+  data: MediaView[];
+  total: number;
+  page: number;
+  page_size: number;
+  has_more: boolean;
+}
+
+export interface MediaLibraryDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** The §2.1 output shape of a stored record. */
+export function viewMedia(r: MediaRecord): MediaView {
+  return {
+    id: r.id,
+    media_type: r.media_type,
+    status: r.status,
+    model: r.model,
+    prompt: r.prompt,
+    parameters: r.parameters,
+    result_urls: r.result_urls,
+    primary_url: r.primary_url,
+    preview_url: r.preview_url,
+    file_size_bytes: r.file_size_bytes,
+    duration_seconds: r.duration_seconds,
+    width: r.width,
+    height: r.height,
+    error: r.error,
+    created_at: r.created_at,
+    completed_at: r.completed_at,
+  };
+}
+
+/** Oldest `created_at` (Unix s) still alive at `nowMs`: records are gone once 30 days old. */
+export function oldestAlive(nowMs: number): number {
+  return unixSeconds(nowMs) - MEDIA_RETENTION_SECONDS + 1;
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('not_found', `No media generation with id '${id}'.`, { details: { generation_id: id } });
+}
+
+/** One page of records, newest first; `accountId` undefined lists every account (operators). */
+export async function listMedia(deps: MediaLibraryDeps, query: MediaListQuery & { accountId?: string }): Promise<MediaListEnvelope> {
+  const { data, total } = await deps.store.media.list({
+    accountId: query.accountId,
+    mediaType: query.mediaType,
+    status: query.status,
+    notBefore: oldestAlive(deps.clock.now()),
+    offset: (query.page - 1) * query.pageSize,
+    limit: query.pageSize,
+  });
+  return { data: data.map(viewMedia), total, page: query.page, page_size: query.pageSize, has_more: query.page * query.pageSize < total };
+}
+
+/**
+ * A live record of the caller. Missing, expired and other accounts' records are all 404
+ * (spec §5 rule 3), so ids of other accounts cannot be probed.
+ */
+export async function getMedia(deps: MediaLibraryDeps, id: string, accountId?: string): Promise<MediaRecord> {
+  const record = await deps.store.media.get(id);
+  if (!record || (accountId !== undefined && record.accountId !== accountId) || record.created_at < oldestAlive(deps.clock.now())) {
+    throw notFound(id);
+  }
+  return record;
+}
+
+/** POST /v1/media/generations: a new pending record. */
+export async function createMedia(deps: MediaLibraryDeps, accountId: string, input: MediaCreateInput): Promise<MediaRecord> {
+  return deps.store.media.create({
+    id: randomUUID(),
+    accountId,
+    media_type: input.mediaType,
+    status: 'pending',
+    model: input.model,
+    prompt: input.prompt ?? null,
+    parameters: input.parameters ?? {},
+    result_urls: [],
+    primary_url: null,
+    preview_url: null,
+    file_size_bytes: null,
+    duration_seconds: null,
+    width: null,
+    height: null,
+    error: null,
+    created_at: unixSeconds(deps.clock.now()),
+    completed_at: null,
+    provider_task_id: input.providerTaskId ?? null,
+    input_tokens: null,
+    output_tokens: null,
+    cost_credits: null,
+  });
+}
+
+/**
+ * PATCH: applies the given fields. Setting status completed or failed stamps completed_at
+ * (again on every such PATCH); moving back to pending or processing clears it.
+ */
+export async function updateMedia(deps: MediaLibraryDeps, id: string, patch: MediaPatch, accountId?: string): Promise<MediaRecord> {
+  await getMedia(deps, id, accountId);
+  const changes: Partial<MediaRecord> = { ...patch };
+  if (patch.status === 'completed' || patch.status === 'failed') changes.completed_at = unixSeconds(deps.clock.now());
+  else if (patch.status === 'pending' || patch.status === 'processing') changes.completed_at = null;
+  const next = await deps.store.media.update(id, changes);
+  if (!next) throw notFound(id);
+  return next;
+}
+
+/** DELETE: removes the record only; the media files stay where they are. */
+export async function deleteMedia(deps: MediaLibraryDeps, id: string, accountId?: string): Promise<void> {
+  await getMedia(deps, id, accountId);
+  if (!(await deps.store.media.delete(id))) throw notFound(id);
+}
+
+/** Deletes records past their 30 days; returns how many. */
+export function purgeExpiredMedia(deps: MediaLibraryDeps): Promise<number> {
+  return deps.store.media.purgeCreatedBefore(oldestAlive(deps.clock.now()));
+}
+
+/** What the image routes record for a finished generation. */
+export interface CompletedImageInput {
+  model: string;
+  prompt: string;
+  parameters: Record<string, unknown>;
+  urls: string[];
+  width: number | null;
+  height: number | null;
+  fileSizeBytes: number | null;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** Records a generation the gateway ran itself: completed at once, with its result URLs. */
+export async function recordCompletedImage(deps: MediaLibraryDeps, accountId: string, input: CompletedImageInput): Promise<MediaRecord> {
+  const now = unixSeconds(deps.clock.now());
+  return deps.store.media.create({
+    id: randomUUID(),
+    accountId,
+    media_type: 'image',
+    status: 'completed',
+    model: input.model,
+    prompt: input.prompt,
+    parameters: input.parameters,
+    result_urls: input.urls,
+    primary_url: input.urls[0] ?? null,
+    preview_url: null,
+    file_size_bytes: input.fileSizeBytes,
+    duration_seconds: null,
+    width: input.width,
+    height: input.height,
+    error: null,
+    created_at: now,
+    completed_at: now,
+    provider_task_id: null,
+    input_tokens: input.inputTokens ?? null,
+    output_tokens: input.outputTokens ?? null,
+    cost_credits: null,
+  });
+}

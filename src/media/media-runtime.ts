@@ -1,0 +1,60 @@
+import type { GatewayConfig } from '../config/index.ts';
+import type { Store } from '../store/repositories.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Logger } from '../util/logger.ts';
+import { purgeExpiredMedia } from './library.ts';
+import { parseMediaConfig, type MediaConfig } from './media-config.ts';
+import { TempImageStore } from './temp-image-store.ts';
+
+/** What the media routes share for the life of a server: config, temporary images, the janitor. */
+export interface MediaRuntime {
+  config: MediaConfig;
+  tempImages: TempImageStore;
+  /** Purges expired library records and temporary images now; returns how many of each. */
+  purge(): Promise<{ records: number; images: number }>;
+  /** Starts the periodic purge (an unref'd timer) after one purge at start. */
+  start(): void;
+  stop(): void;
+}
+
+export interface MediaRuntimeOptions {
+  config: GatewayConfig;
+  dataDir: string;
+  store: Store;
+  clock: Clock;
+  log?: Logger;
+}
+
+/** Builds the media runtime from the config's `media` section. */
+export function createMediaRuntime(options: MediaRuntimeOptions): MediaRuntime {
+  const config = parseMediaConfig(options.config.media);
+  const tempImages = new TempImageStore(options.dataDir, options.clock, config.tempImageTtlSeconds * 1000);
+  let timer: NodeJS.Timeout | undefined;
+  const purge = async () => {
+    const records = await purgeExpiredMedia({ store: options.store, clock: options.clock });
+    const images = await tempImages.sweep();
+    return { records, images };
+  };
+  const purgeQuietly = () => {
+    purge()
+      .then((n) => {
+        if (n.records + n.images > 0) options.log?.info('media: purged expired items', n);
+      })
+      .catch((error: unknown) => options.log?.warn('media: purge failed', { error: String(error) }));
+  };
+  return {
+    config,
+    tempImages,
+    purge,
+    start() {
+      if (timer) return;
+      purgeQuietly();
+      timer = setInterval(purgeQuietly, config.purgeIntervalSeconds * 1000);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { TranscriptionResult, TranscriptSegment } from '../plugin-kit/types.ts';
+import type { TranscriptFormat } from './decode-audio-request.ts';
+
+/** A rendered transcript: body text and its Content-Type. */
+export interface RenderedTranscript {
+  body: string;
+  contentType: string;
+}
+
+export interface RenderOptions {
+  task: 'transcribe' | 'translate';
+  /** Include word timestamps in verbose_json. */
+  words: boolean;
+  /** Include segments in verbose_json. */
+  segments: boolean;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** `HH:MM:SS<sep>mmm`, as SubRip (`,`) and WebVTT (`.`) write times. */
+export function formatTimestamp(seconds: number, separator: ',' | '.'): string {
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(ms % 1000, 3)}`;
+}
+
+/** The provider's segments, or one segment spanning the whole text. */
+export function segmentsOf(result: TranscriptionResult): TranscriptSegment[] {
+  if (result.segments && result.segments.length > 0) return result.segments;
+  if (result.text.trim() === '') return [];
+  return [{ start: 0, end: result.duration ?? 0, text: result.text }];
+}
+
+/** SubRip: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, a blank line after each. */
+export function renderSrt(segments: TranscriptSegment[]): string {
+  return segments
+    .map((s, i) => `${i + 1}\n${formatTimestamp(s.start, ',')} --> ${formatTimestamp(s.end, ',')}\n${s.text.trim()}\n\n`)
+    .join('');
+}
+
+/** WebVTT: the `WEBVTT` header, then cues with `.` before the milliseconds. */
+export function renderVtt(segments: TranscriptSegment[]): string {
+  return `WEBVTT\n\n${segments.map((s) => `${formatTimestamp(s.start, '.')} --> ${formatTimestamp(s.end, '.')}\n${s.text.trim()}\n\n`).join('')}`;
+}
+
+/** OpenAI's verbose_json shape (wire formats §6.5), with neutral values for what we cannot know. */
+export function verboseJson(result: TranscriptionResult, options: RenderOptions): Record<string, unknown> {
+  const segments = segmentsOf(result);
+  const duration = result.duration ?? segments.at(-1)?.end ?? 0;
+  const out: Record<string, unknown> = {
+    task: options.task,
+    language: options.task === 'translate' ? 'english' : (result.language ?? 'english'),
+    duration: round3(duration),
+    text: result.text,
+  };
+  if (options.segments) {
+    out.segments = segments.map((s, id) => ({
+      id,
+      seek: 0,
+      start: round3(s.start),
+      end: round3(s.end),
+      text: s.text.startsWith(' ') ? s.text : ` ${s.text}`,
+      tokens: [],
+      temperature: 0,
+      avg_logprob: 0,
+      compression_ratio: 1,
+      no_speech_prob: 0,
+    }));
+  }
+  if (options.words && result.words) out.words = result.words.map((w) => ({ word: w.word, start: round3(w.start), end: round3(w.end) }));
+  out.usage = { type: 'duration', seconds: Math.ceil(duration) };
+  return out;
+}
+
+/** Renders a transcription in the format the client asked for. */
+export function renderTranscript(result: TranscriptionResult, format: TranscriptFormat, options: RenderOptions): RenderedTranscript {
+  switch (format) {
+    case 'json': {
+      const body: Record<string, unknown> = { text: result.text };
+      if (result.duration !== undefined) body.usage = { type: 'duration', seconds: Math.ceil(result.duration) };
+      return { body: JSON.stringify(body), contentType: 'application/json' };
+    }
+    case 'verbose_json':
+      return { body: JSON.stringify(verboseJson(result, options)), contentType: 'application/json' };
+    case 'text':
+      return { body: `${result.text}\n`, contentType: 'text/plain; charset=utf-8' };
+    case 'srt':
+      return { body: renderSrt(segmentsOf(result)), contentType: 'application/x-subrip; charset=utf-8' };
+    case 'vtt':
+      return { body: renderVtt(segmentsOf(result)), contentType: 'text/vtt; charset=utf-8' };
+  }
+}

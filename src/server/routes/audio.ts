@@ -1,0 +1,101 @@
+import type { H3Event } from 'h3';
+import { callMedia, mediaCandidates } from '../../media/call-media.ts';
+import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm } from '../../media/decode-audio-request.ts';
+import { renderTranscript } from '../../media/render-transcript.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { clientSignal } from '../client-signal.ts';
+import { requestState } from '../context.ts';
+import { readJsonObject } from '../read-body.ts';
+import { readMultipart } from '../read-multipart.ts';
+import type { ServerDeps } from '../types.ts';
+import type { RouteDef } from './index.ts';
+import { admitMedia, mediaSettlement, settleLater } from './media-shared.ts';
+
+const SPEECH = '/v1/audio/speech';
+const TRANSCRIPTIONS = '/v1/audio/transcriptions';
+const TRANSLATIONS = '/v1/audio/translations';
+
+/** A complete response with the headers already set on the event (request id, rate limits). */
+function respond(event: H3Event, body: Uint8Array | string, contentType: string): Response {
+  const headers = new Headers(event.res.headers);
+  headers.set('content-type', contentType);
+  headers.set('x-request-id', requestState(event).ids.requestId);
+  return new Response(body as string | Uint8Array<ArrayBuffer>, { status: 200, headers });
+}
+
+/** POST /v1/audio/speech (JSON → audio bytes). */
+function speechHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<Response> => {
+    const auth = authenticateApiKey(event, deps);
+    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
+    const request = decodeSpeechRequest(body);
+    const candidates = mediaCandidates(deps.registry, request.model, 'speech');
+    const admission = await admitMedia(event, deps, auth, SPEECH, candidates[0].id);
+    let outcome;
+    try {
+      outcome = await callMedia(candidates, clientSignal(event), (model, signal) =>
+        model.provider.instance.audio!.speech!({
+          model: model.upstreamId,
+          input: request.input,
+          voice: request.voice,
+          format: request.format,
+          speed: request.speed,
+          instructions: request.instructions,
+          signal,
+        }),
+      );
+    } catch (error) {
+      await admission.settle(null);
+      throw error;
+    }
+    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, Math.ceil(request.input.length / 4)));
+    return respond(event, outcome.result.data, outcome.result.contentType || AUDIO_CONTENT_TYPES[request.format]);
+  };
+}
+
+/** POST /v1/audio/transcriptions and /v1/audio/translations (multipart → json, text, srt, vtt or verbose_json). */
+function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate') {
+  const route = task === 'transcribe' ? TRANSCRIPTIONS : TRANSLATIONS;
+  return async (event: H3Event): Promise<Response> => {
+    const auth = authenticateApiKey(event, deps);
+    const form = await readMultipart(event, deps.config.server.bodyLimits.media);
+    const request = await decodeTranscriptionForm(form, task);
+    const candidates = mediaCandidates(deps.registry, request.model, task === 'transcribe' ? 'transcription' : 'translation');
+    const admission = await admitMedia(event, deps, auth, route, candidates[0].id);
+    let outcome;
+    try {
+      outcome = await callMedia(candidates, clientSignal(event), (model, signal) =>
+        model.provider.instance.audio!.transcribe!({
+          model: model.upstreamId,
+          file: request.file,
+          language: request.language,
+          prompt: request.prompt,
+          temperature: request.temperature,
+          responseFormat: request.responseFormat,
+          timestampGranularities: request.wordTimestamps ? (request.segmentTimestamps ? ['segment', 'word'] : ['word']) : undefined,
+          task,
+          signal,
+        }),
+      );
+    } catch (error) {
+      await admission.settle(null);
+      throw error;
+    }
+    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, 0));
+    const rendered = renderTranscript(outcome.result, request.responseFormat, {
+      task,
+      words: request.wordTimestamps,
+      segments: request.segmentTimestamps,
+    });
+    return respond(event, rendered.body, rendered.contentType);
+  };
+}
+
+/** The audio routes. */
+export function audioRoutes(deps: ServerDeps): RouteDef[] {
+  return [
+    { method: 'POST', path: SPEECH, handler: speechHandler(deps) },
+    { method: 'POST', path: TRANSCRIPTIONS, handler: transcriptionHandler(deps, 'transcribe') },
+    { method: 'POST', path: TRANSLATIONS, handler: transcriptionHandler(deps, 'translate') },
+  ];
+}

@@ -1,0 +1,153 @@
+import type { H3Event } from 'h3';
+import { callMedia, mediaCandidates, type MediaTask } from '../../media/call-media.ts';
+import { fileField, textField } from '../../media/decode-audio-request.ts';
+import { decodeImageRequest, numericField, type ImageRequest } from '../../media/decode-image-request.ts';
+import { recordCompletedImage } from '../../media/library.ts';
+import { readPngSize } from '../../media/read-image-size.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
+import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/types.ts';
+import type { CatalogModel } from '../../providers/types.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { clientSignal } from '../client-signal.ts';
+import { readJsonObject } from '../read-body.ts';
+import { readMultipart } from '../read-multipart.ts';
+import { json } from '../send.ts';
+import type { AuthContext, ServerDeps } from '../types.ts';
+import type { RouteDef } from './index.ts';
+import { admitMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, settleLater } from './media-shared.ts';
+
+const GENERATIONS = '/v1/images/generations';
+const EDITS = '/v1/images/edits';
+export const TEMP_IMAGES = '/v1/temp-images';
+
+function toCall(request: ImageRequest, model: CatalogModel, signal: AbortSignal): ImageGenerationCall {
+  return {
+    model: model.upstreamId,
+    prompt: request.prompt,
+    n: request.n,
+    size: request.size,
+    width: request.width,
+    height: request.height,
+    quality: request.quality,
+    style: request.style,
+    seed: request.seed,
+    negativePrompt: request.negativePrompt,
+    extra: request.extra,
+    signal,
+  };
+}
+
+/** The parameters a library record keeps: what was asked, not the prompt or the model. */
+function recordedParameters(request: ImageRequest, operation: 'generate' | 'edit'): Record<string, unknown> {
+  const out: Record<string, unknown> = { operation, n: request.n, size: request.size, response_format: request.responseFormat };
+  if (request.quality !== undefined) out.quality = request.quality;
+  if (request.style !== undefined) out.style = request.style;
+  if (request.seed !== undefined) out.seed = request.seed;
+  if (request.negativePrompt !== undefined) out.negative_prompt = request.negativePrompt;
+  return { ...request.extra, ...out };
+}
+
+/**
+ * Routes, calls and answers one image request: stores every image for its temporary URL,
+ * records the generation in the caller's Media Library and settles usage.
+ */
+async function runImages(
+  event: H3Event,
+  deps: ServerDeps,
+  auth: AuthContext,
+  request: ImageRequest,
+  task: MediaTask,
+  invoke: (model: CatalogModel, call: ImageGenerationCall) => Promise<ImageResult>,
+): Promise<string> {
+  const route = task === 'image_edit' ? EDITS : GENERATIONS;
+  const candidates = mediaCandidates(deps.registry, request.model, task);
+  const admission = await admitMedia(event, deps, auth, route, candidates[0].id);
+  let outcome;
+  try {
+    outcome = await callMedia(candidates, clientSignal(event), (model, signal) => invoke(model, toCall(request, model, signal)));
+  } catch (error) {
+    await admission.settle(null);
+    throw error;
+  }
+  const { model, result } = outcome;
+  const runtime = mediaRuntimeOf(deps);
+  const origin = publicOrigin(event, deps);
+  const urls: string[] = [];
+  for (const image of result.images) {
+    const stored = await runtime.tempImages.put(image.data, image.contentType);
+    urls.push(`${origin}${TEMP_IMAGES}/${stored.name}`);
+  }
+  const first = result.images[0];
+  const size = first ? readPngSize(first.data) : undefined;
+  const record = await recordCompletedImage(deps, auth.account.id, {
+    model: model.id,
+    prompt: request.prompt,
+    parameters: recordedParameters(request, task === 'image_edit' ? 'edit' : 'generate'),
+    urls,
+    width: size?.width ?? request.width,
+    height: size?.height ?? request.height,
+    fileSizeBytes: first ? first.data.byteLength : null,
+    inputTokens: result.usage?.inputTokens,
+    outputTokens: result.usage?.outputTokens,
+  });
+  settleLater(deps, admission, mediaSettlement(model, result.usage, Math.ceil(request.prompt.length / 4)));
+  event.res.headers.set('x-media-generation-id', record.id);
+  const data = result.images.map((image, i) => {
+    const revised_prompt = image.revisedPrompt ?? request.prompt;
+    return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
+  });
+  return json(event, { created: record.created_at, data });
+}
+
+/** POST /v1/images/generations (JSON). */
+function generationsHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
+    const request = decodeImageRequest(body);
+    return runImages(event, deps, auth, request, 'image_generation', (model, call) => model.provider.instance.images!.generate!(call));
+  };
+}
+
+/** The text fields of a multipart edit, as the JSON validator expects them. */
+function editFields(form: FormData): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of form.entries()) {
+    if (typeof value !== 'string' || key in body) continue;
+    body[key] = key === 'n' || key === 'seed' ? numericField(value) : value;
+  }
+  return body;
+}
+
+/** POST /v1/images/edits (multipart: image, optional mask, prompt, model, n, size). */
+function editsHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const form = await readMultipart(event, deps.config.server.bodyLimits.media);
+    // GPT-image clients send `image[]`; the first image is the one edited.
+    const image = (await fileField(form, 'image')) ?? (await fileField(form, 'image[]'));
+    const mask = await fileField(form, 'mask');
+    const fields = editFields(form);
+    delete fields['image[]'];
+    // One 422 names every bad field: the image upload and the text fields together.
+    let request: ImageRequest | undefined;
+    let problems: Record<string, string> = {};
+    try {
+      request = decodeImageRequest(fields);
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== 'validation_error') throw error;
+      problems = { ...(error.details?.fields as Record<string, string>) };
+    }
+    if (!image) problems.image = form.has('image') || textField(form, 'image[]') !== undefined ? 'must be a file upload' : 'is required';
+    if (!request || !image) throw validationError(problems);
+    return runImages(event, deps, auth, request, 'image_edit', (model, call) => model.provider.instance.images!.edit!({ ...call, image, mask }));
+  };
+}
+
+/** The image routes. */
+export function imageRoutes(deps: ServerDeps): RouteDef[] {
+  return [
+    { method: 'POST', path: GENERATIONS, handler: generationsHandler(deps) },
+    { method: 'POST', path: EDITS, handler: editsHandler(deps) },
+  ];
+}

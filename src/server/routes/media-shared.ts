@@ -1,0 +1,62 @@
+import type { H3Event } from 'h3';
+import { createMediaRuntime, type MediaRuntime } from '../../media/media-runtime.ts';
+import type { Settlement } from '../../pipeline/types.ts';
+import type { CatalogModel } from '../../providers/types.ts';
+import { clientAddress } from '../context.ts';
+import type { Admission, AuthContext, ServerDeps } from '../types.ts';
+
+const runtimes = new WeakMap<ServerDeps, MediaRuntime>();
+
+/** The media runtime of a server: the composed one, or one built on first use (tests that wire deps by hand). */
+export function mediaRuntimeOf(deps: ServerDeps): MediaRuntime {
+  if (deps.media) return deps.media;
+  let runtime = runtimes.get(deps);
+  if (!runtime) {
+    runtime = createMediaRuntime({ config: deps.config, dataDir: deps.dataDir, store: deps.store, clock: deps.clock, log: deps.log });
+    runtimes.set(deps, runtime);
+  }
+  return runtime;
+}
+
+function firstValue(header: string | null): string | undefined {
+  return header?.split(',')[0]?.trim() || undefined;
+}
+
+/** The origin clients should use for gateway URLs: config, then a trusted proxy's headers, then the request. */
+export function publicOrigin(event: H3Event, deps: ServerDeps): string {
+  const configured = mediaRuntimeOf(deps).config.publicBaseURL;
+  if (configured) return configured.replace(/\/+$/, '');
+  if (deps.config.server.trustProxy) {
+    const host = firstValue(event.req.headers.get('x-forwarded-host'));
+    if (host) return `${firstValue(event.req.headers.get('x-forwarded-proto')) ?? 'http'}://${host}`;
+  }
+  return event.url.origin;
+}
+
+/** Asks the request guards to admit a media request and sets their headers on the response. */
+export async function admitMedia(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string, model: string): Promise<Admission> {
+  const admission = await deps.guards.admit({
+    auth,
+    method: 'POST',
+    route,
+    clientAddress: clientAddress(event, deps.config.server.trustProxy),
+    model,
+  });
+  for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
+  return admission;
+}
+
+/** A settlement for a media call; token counts are estimated when the provider gave none. */
+export function mediaSettlement(model: CatalogModel, usage: { inputTokens?: number; outputTokens?: number } | undefined, estimatedInput: number): Settlement {
+  return {
+    model,
+    usage: { inputTokens: usage?.inputTokens ?? estimatedInput, outputTokens: usage?.outputTokens ?? 0 },
+    estimated: usage?.inputTokens === undefined,
+    aborted: false,
+  };
+}
+
+/** Settles in the background: billing must never fail a response that was already produced. */
+export function settleLater(deps: ServerDeps, admission: Admission, settlement: Settlement | null): void {
+  void admission.settle(settlement).catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
+}
