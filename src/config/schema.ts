@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { routingConfigSchema } from '../routing/config-schema.ts';
 
 const wireFormat = z.enum(['chat', 'responses', 'messages']);
 const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
@@ -74,7 +75,7 @@ export const configSchema = z.object({
       maxTokens: z.number().int().positive().default(4096),
     })
     .prefault({}),
-  routing: z.looseObject({}).default({}),
+  routing: routingConfigSchema.prefault({}),
   limits: z.looseObject({}).default({}),
   billing: z.looseObject({}).default({}),
   media: z.looseObject({}).default({}),

@@ -1,0 +1,93 @@
+/** The state of one circuit as the router sees it. */
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+export interface BreakerOptions {
+  failureThreshold: number;
+  cooldownMs: number;
+  now?: () => number;
+}
+
+interface Circuit {
+  failures: number;
+  openedAt?: number;
+  lastFailureAt?: number;
+  /** A half-open probe is in flight: others wait for its verdict. */
+  probing: boolean;
+}
+
+/**
+ * A circuit breaker per key (provider/model). Closed until `failureThreshold` consecutive
+ * failures; then open for `cooldownMs`; then half-open: one probe goes through, and its
+ * success closes the circuit while its failure opens it for another cooldown.
+ */
+export class CircuitBreaker {
+  private readonly circuits = new Map<string, Circuit>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: BreakerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  state(key: string): CircuitState {
+    const circuit = this.circuits.get(key);
+    if (!circuit || circuit.openedAt === undefined) return 'closed';
+    return this.now() - circuit.openedAt >= this.options.cooldownMs ? 'half-open' : 'open';
+  }
+
+  /** True when a call may go to `key` now; a half-open circuit admits one probe at a time. */
+  allow(key: string): boolean {
+    const state = this.state(key);
+    if (state === 'closed') return true;
+    if (state === 'open') return false;
+    const circuit = this.circuits.get(key)!;
+    if (circuit.probing) return false;
+    circuit.probing = true;
+    return true;
+  }
+
+  /** Lets a call through whatever the state (the all-open last resort); counts as the probe. */
+  force(key: string): void {
+    const circuit = this.circuits.get(key);
+    if (circuit) circuit.probing = true;
+  }
+
+  recordSuccess(key: string): void {
+    this.circuits.delete(key);
+  }
+
+  recordFailure(key: string): void {
+    const now = this.now();
+    const circuit = this.circuits.get(key) ?? { failures: 0, probing: false };
+    const wasProbe = circuit.probing;
+    circuit.failures += 1;
+    circuit.lastFailureAt = now;
+    circuit.probing = false;
+    if (wasProbe || circuit.failures >= this.options.failureThreshold) circuit.openedAt = now;
+    this.circuits.set(key, circuit);
+  }
+
+  /** Releases a probe whose outcome says nothing about the upstream (e.g. the client left). */
+  release(key: string): void {
+    const circuit = this.circuits.get(key);
+    if (circuit) circuit.probing = false;
+  }
+
+  /** Of `keys`, the one whose last failure is oldest: the likeliest to have recovered. */
+  leastRecentlyFailed(keys: string[]): string | undefined {
+    let best: string | undefined;
+    let bestAt = Infinity;
+    for (const key of keys) {
+      const at = this.circuits.get(key)?.lastFailureAt ?? -Infinity;
+      if (at < bestAt) {
+        best = key;
+        bestAt = at;
+      }
+    }
+    return best;
+  }
+
+  /** Consecutive failures recorded for `key` (0 when closed and clean). */
+  failures(key: string): number {
+    return this.circuits.get(key)?.failures ?? 0;
+  }
+}

@@ -1,0 +1,10 @@
+export { routingConfigSchema, routingStrategySchema, type RoutingConfig, type RoutingConfigInput, type RoutingStrategy, type ModelRoutingConfig } from './config-schema.ts';
+export { CircuitBreaker, type CircuitState, type BreakerOptions } from './circuit-breaker.ts';
+export { LatencyTracker } from './latency-tracker.ts';
+export { orderCandidates, blendedPrice, type OrderContext } from './order-candidates.ts';
+export { planRoute, scheduleAttempts, type CandidateFilter, type ScheduledAttempt } from './plan-route.ts';
+export { backoffMs, retryDelayMs } from './compute-backoff.ts';
+export { Router, routerFor, type RouterOptions } from './router.ts';
+export { buildRoutingHeaders } from './build-routing-headers.ts';
+export { encodeRoutingEvents, insertRoutingEvents, type ChunkIdentity } from './encode-routing-events.ts';
+export type { RoutePlan, RoutingInfo, RoutingMode, FallbackInfo } from './types.ts';

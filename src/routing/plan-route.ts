@@ -1,0 +1,73 @@
+import { GatewayError } from '../errors/index.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { CatalogModel } from '../providers/types.ts';
+import type { RoutingConfig } from './config-schema.ts';
+import { orderCandidates, type OrderContext } from './order-candidates.ts';
+import type { RoutePlan } from './types.ts';
+
+/** Which catalog entries can serve this kind of request (e.g. chat models only). */
+export type CandidateFilter = (model: CatalogModel) => boolean;
+
+function expand(registry: ProviderRegistry, config: RoutingConfig, id: string, accept: CandidateFilter, context: OrderContext): CatalogModel[] {
+  let resolved;
+  try {
+    resolved = registry.resolve(id);
+  } catch {
+    return []; // a chain entry the registry does not know is skipped (docs/routing.md)
+  }
+  const usable = resolved.candidates.filter(accept);
+  if (resolved.pinned) return usable;
+  return orderCandidates(usable, config.models[id]?.strategy ?? config.strategy, context);
+}
+
+/**
+ * Plans a request: a `provider/model` pins that model; a bare id lists every provider
+ * serving it in strategy order; the config's fallback chain for the requested id follows.
+ * Throws model_not_found (unknown id) or bad_request (known, but no candidate accepted).
+ */
+export function planRoute(
+  registry: ProviderRegistry,
+  config: RoutingConfig,
+  requested: string,
+  accept: CandidateFilter,
+  context: OrderContext,
+): RoutePlan {
+  const resolved = registry.resolve(requested);
+  const modelConfig = config.models[requested];
+  const strategy = resolved.pinned ? undefined : (modelConfig?.strategy ?? config.strategy);
+  const usable = resolved.candidates.filter(accept);
+  const primary = strategy ? orderCandidates(usable, strategy, context) : usable;
+  const seen = new Set(primary.map((m) => m.id));
+  const chain: CatalogModel[] = [];
+  for (const entry of modelConfig?.fallbacks ?? []) {
+    for (const model of expand(registry, config, entry, accept, context)) {
+      if (seen.has(model.id)) continue;
+      seen.add(model.id);
+      chain.push(model);
+    }
+  }
+  if (primary.length === 0 && chain.length === 0) {
+    throw new GatewayError('bad_request', `The model '${requested}' cannot serve this request.`, { details: { model: requested } });
+  }
+  return { mode: resolved.pinned ? 'pinned' : 'auto', requested, strategy, primary, chain };
+}
+
+/** One planned call: a candidate and how many times it was already tried in this request. */
+export interface ScheduledAttempt {
+  model: CatalogModel;
+  retry: number;
+}
+
+/**
+ * The order of calls for a plan. Pinned: the pinned model up to `attempts` times, then the
+ * chain. Auto: every candidate once (a fallback is cheaper than a wait), then again, up to
+ * `attempts` rounds. The caller skips candidates it gave up on.
+ */
+export function* scheduleAttempts(plan: RoutePlan, attempts: number): Generator<ScheduledAttempt> {
+  let rotation = [...plan.primary, ...plan.chain];
+  if (plan.mode === 'pinned') {
+    for (const model of plan.primary) for (let retry = 0; retry < attempts; retry += 1) yield { model, retry };
+    rotation = plan.chain;
+  }
+  for (let retry = 0; retry < attempts; retry += 1) for (const model of rotation) yield { model, retry };
+}

@@ -1,0 +1,71 @@
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { CircuitBreaker } from './circuit-breaker.ts';
+import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from './config-schema.ts';
+import { LatencyTracker } from './latency-tracker.ts';
+import { planRoute, type CandidateFilter } from './plan-route.ts';
+import type { RoutePlan } from './types.ts';
+
+export interface RouterOptions {
+  now?: () => number;
+  random?: () => number;
+}
+
+/** The routing state of one registry: config, circuit breakers and latency averages. */
+export class Router {
+  readonly breaker: CircuitBreaker;
+  readonly latency: LatencyTracker;
+  readonly now: () => number;
+  readonly random: () => number;
+
+  constructor(
+    readonly registry: ProviderRegistry,
+    readonly config: RoutingConfig,
+    options: RouterOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.breaker = new CircuitBreaker({ ...config.breaker, now: this.now });
+    this.latency = new LatencyTracker(config.latency.alpha);
+  }
+
+  /** The candidates of a requested model id, in the order they will be tried. */
+  plan(requested: string, accept: CandidateFilter): RoutePlan {
+    return planRoute(this.registry, this.config, requested, accept, {
+      latency: (id) => this.latency.get(id),
+      random: this.random,
+    });
+  }
+
+  /** The discount a fallback earns on this requested model. */
+  discountFor(requested: string): number {
+    return this.config.models[requested]?.fallbackDiscount ?? this.config.fallbackDiscount;
+  }
+
+  /** The hedge delay configured for this requested model, if any. */
+  hedgeDelayFor(requested: string): number | undefined {
+    return this.config.models[requested]?.hedge?.delayMs;
+  }
+
+  /** Whether a stream carries routing/fallback events, given the request's `X-Gateway-Events`. */
+  eventsWanted(header: string | undefined): boolean {
+    const values = (header ?? '').toLowerCase().split(/[\s,]+/).filter(Boolean);
+    if (this.config.events === 'off' || values.includes('none')) return false;
+    if (this.config.events === 'always') return true;
+    return values.some((v) => v === 'routing' || v === 'fallback' || v === 'all' || v === 'true' || v === '1');
+  }
+}
+
+const routers = new WeakMap<ProviderRegistry, Router>();
+
+/**
+ * The router of a registry, created on first use: breaker and latency state live as long
+ * as the registry (one per running gateway), whatever the route that asks.
+ */
+export function routerFor(registry: ProviderRegistry, config?: RoutingConfig | RoutingConfigInput, options?: RouterOptions): Router {
+  let router = routers.get(registry);
+  if (!router) {
+    router = new Router(registry, routingConfigSchema.parse(config ?? {}), options);
+    routers.set(registry, router);
+  }
+  return router;
+}
