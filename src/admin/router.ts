@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { createAccount, createKey, findAccount, revokeKey, viewAccount, viewKey } from './accounts.ts';
 import { procedure, router } from './trpc.ts';
+import { mediaRouter } from './media-router.ts';
 import { toModelObject } from '../server/routes/models.ts';
 import { GatewayError } from '../errors/index.ts';
+import { billingRouter } from './billing-router.ts';
 
 const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
 
@@ -55,6 +57,8 @@ export const adminRouter = router({
   accounts: accountsRouter,
   keys: keysRouter,
   models: modelsRouter,
+  media: mediaRouter,
+  billing: billingRouter,
   status: procedure.query(({ ctx }) => ({ dataDir: ctx.dataDir, pid: process.pid })),
 });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fail, runAction } from './run-action.ts';
+import { registerMediaCommands } from './register-media.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -9,7 +10,7 @@ const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'];
 function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new CommanderError(2, 'gateway.invalidArgument', `${name} must be a non-negative integer, got '${value}'`);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer, got '${value}'`);
     return n;
   };
 }
@@ -17,9 +18,14 @@ function positiveInt(name: string) {
 function number(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n)) throw new CommanderError(2, 'gateway.invalidArgument', `${name} must be a number, got '${value}'`);
+    if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number, got '${value}'`);
     return n;
   };
+}
+
+/** A non-negative integer, or 'none' (commander turns a parsed null into '', so null is spelled out). */
+function limitOrNone(name: string) {
+  return (value: string): number | 'none' => (value === 'none' || value === 'unlimited' ? 'none' : positiveInt(name)(value));
 }
 
 /** Builds the CLI. Command modules load only when their command runs, so --help stays instant. */
@@ -29,7 +35,7 @@ export function buildProgram(): Command {
     .version(pkg.version, '-v, --version')
     .option('-c, --config <file>', 'config file (env GATEWAY_CONFIG; default: gateway.config.* found from the cwd)')
     .option('-d, --data-dir <dir>', 'data directory (env GATEWAY_DATA_DIR; default: .gateway under the cwd)')
-    .showHelpAfterError()
+    .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
   program
@@ -55,6 +61,23 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).listAccountsCommand(cmd, opts)));
 
+  accounts
+    .command('credits <email>')
+    .description('add credits to an account (a negative amount takes them away; 1 credit = 0.001 USD)')
+    .requiredOption('--add <n>', 'credits to add', number('--add'))
+    .option('--json', 'print JSON')
+    .action(runAction(async (email, opts, cmd) => (await import('./commands/billing.ts')).addCreditsCommand(cmd, email, opts)));
+  accounts
+    .command('set <email>')
+    .description("change an account's tier, monthly token quota, custom RPM or suspension")
+    .addOption(new Option('--tier <t>', 'subscription tier').choices(TIERS))
+    .option('--quota <tokens>', 'monthly token quota (none = unlimited)', limitOrNone('--quota'))
+    .option('--rpm <n>', 'custom requests per minute on AI-generation endpoints (none = tier default)', limitOrNone('--rpm'))
+    .option('--suspended', 'suspend the account')
+    .option('--no-suspended', 'lift a suspension')
+    .option('--json', 'print JSON')
+    .action(runAction(async (email, opts, cmd) => (await import('./commands/billing.ts')).setAccountCommand(cmd, email, opts)));
+
   const keys = program.command('keys').description('manage API keys');
   keys
     .command('create')
@@ -76,12 +99,28 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(runAction(async (id, opts, cmd) => (await import('./commands/keys.ts')).revokeKeyCommand(cmd, id, opts)));
 
+  keys
+    .command('set <id>')
+    .description("set an API key's own requests-per-minute limit (0 clears it)")
+    .requiredOption('--rpm <n>', 'requests per minute', positiveInt('--rpm'))
+    .option('--json', 'print JSON')
+    .action(runAction(async (id, opts, cmd) => (await import('./commands/billing.ts')).setKeyCommand(cmd, id, opts)));
+
   const models = program.command('models').description('list models');
   models
     .command('ls')
     .description('list the models of the configured providers')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));
+
+  registerMediaCommands(program);
+
+  program
+    .command('usage')
+    .description('credit balances, spend and token use per account (daily rows with --account)')
+    .option('--account <email>', 'one account, with its activity of the last 30 days')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/billing.ts')).usageCommand(cmd, opts)));
 
   return program;
 }

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { roundCredits, type BilledAccount } from '../billing/index.ts';
+import { GatewayError } from '../errors/index.ts';
+import { activityRange, buildActivityView, forEachLedgerEntry, UsageIndex } from '../usage/index.ts';
+import { findAccount, viewAccount } from './accounts.ts';
+import { procedure, router } from './trpc.ts';
+
+const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
+
+/** One account in `gateway usage`. */
+export interface AccountUsageRow {
+  email: string;
+  tier: string;
+  /** Balance in credits, including ledger lines the store's snapshot does not hold yet. */
+  balance: number;
+  spent_credits: number;
+  requests: number;
+  month_tokens: number;
+  monthly_token_quota: number | null;
+  suspended: boolean;
+}
+
+/**
+ * Operator procedures for balances, tiers, quotas and usage. They act on the store of
+ * whoever owns the data dir (the running server, else the CLI), so no change races a charge.
+ */
+export const billingRouter = router({
+  addCredits: procedure.input(z.object({ email: z.string(), add: z.number().finite() })).mutation(async ({ ctx, input }) => {
+    const account = await findAccount(ctx.store, input.email);
+    const next = roundCredits(account.credits + input.add);
+    const updated = await ctx.store.accounts.update(account.id, { credits: next });
+    return viewAccount(updated!);
+  }),
+  setAccount: procedure
+    .input(
+      z.object({
+        email: z.string(),
+        tier: tier.optional(),
+        quota: z.number().int().nonnegative().nullable().optional(),
+        suspended: z.boolean().optional(),
+        rpm: z.number().int().positive().nullable().optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const account = await findAccount(ctx.store, input.email);
+      const patch: Partial<BilledAccount> = {};
+      if (input.tier !== undefined) patch.tier = input.tier;
+      if (input.quota !== undefined) patch.monthlyTokenQuota = input.quota;
+      if (input.suspended !== undefined) patch.suspended = input.suspended;
+      if (input.rpm !== undefined) patch.rpm = input.rpm;
+      if (Object.keys(patch).length === 0) throw new GatewayError('validation_error', 'Nothing to change: give --tier, --quota, --rpm or --suspended/--no-suspended.');
+      return viewAccount((await ctx.store.accounts.update(account.id, patch))!);
+    }),
+  usage: procedure.input(z.object({ account: z.string().optional() })).query(async ({ ctx, input }) => {
+    const now = ctx.clock.now();
+    const accounts = (await ctx.store.accounts.list()) as BilledAccount[];
+    const scoped = input.account ? [await findAccount(ctx.store, input.account)] : accounts;
+    const ids = new Set(scoped.map((a) => a.id));
+    const usage = new UsageIndex();
+    const requests = new Map<string, number>();
+    const unbilled = new Map<string, number>();
+    const checkpoint = new Map(accounts.map((a) => [a.id, a.billedSeq ?? 0]));
+    forEachLedgerEntry(path.join(ctx.dataDir, 'usage.jsonl'), (entry) => {
+      if (!ids.has(entry.account_id)) return;
+      usage.add(entry);
+      requests.set(entry.account_id, (requests.get(entry.account_id) ?? 0) + 1);
+      if (typeof entry.seq === 'number' && entry.seq > (checkpoint.get(entry.account_id) ?? 0)) {
+        unbilled.set(entry.account_id, (unbilled.get(entry.account_id) ?? 0) + (entry.charged_credits ?? 0));
+      }
+    });
+    const rows: AccountUsageRow[] = scoped.map((a) => ({
+      email: a.email,
+      tier: a.tier,
+      balance: roundCredits(a.credits - (unbilled.get(a.id) ?? 0)),
+      spent_credits: roundCredits(usage.accountCredits(a.id)),
+      requests: requests.get(a.id) ?? 0,
+      month_tokens: usage.tokensInMonth(a.id, now),
+      monthly_token_quota: a.monthlyTokenQuota,
+      suspended: a.suspended,
+    }));
+    const activity = input.account ? buildActivityView(usage, scoped[0].id, activityRange(now)).data : undefined;
+    return { accounts: rows, activity };
+  }),
+});
