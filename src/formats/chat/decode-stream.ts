@@ -31,6 +31,8 @@ class ChatStreamDecoder implements StreamDecoder {
     const chunk = tryParseJson(record.data);
     if (!isRecord(chunk)) return [];
     if (record.event === 'error' || chunk.error !== undefined) return this.fail(chunk.error ?? chunk);
+    // Not a completion chunk (some providers add their own events); usage-only chunks still count.
+    if (!Array.isArray(chunk.choices) && !isRecord(chunk.usage)) return [];
     if (!this.started) {
       this.started = true;
       this.emit({ type: 'start', id: readString(chunk, 'id') ?? generateId('chatcmpl-'), model: readString(chunk, 'model') ?? '', created: readNumber(chunk, 'created') ?? nowSeconds() });
