@@ -38,6 +38,17 @@ function trackInFlight(server: Server): { count: () => number } {
   return { count: () => active };
 }
 
+/**
+ * listhen wraps its server with http-shutdown, whose 'finish' listener throws (and kills the
+ * process) when a response finishes after Node detached the socket, e.g. a 413 sent before a
+ * chunked body was read. This module drains connections itself, so that listener goes.
+ */
+function detachHttpShutdown(server: Server): void {
+  for (const listener of server.listeners('request')) {
+    if (String(listener).includes('_isIdle')) server.off('request', listener as (...args: unknown[]) => void);
+  }
+}
+
 /** Starts the gateway on host:port (port 0 = a free port) and owns the data dir until stopped. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const lock = await acquireLock(options.dataDir, 0).catch((error: Error) => {
@@ -61,6 +72,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       autoClose: false,
     } as Parameters<typeof listen>[1]);
     const server = listener.server as Server;
+    detachHttpShutdown(server);
     const inFlight = trackInFlight(server);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
