@@ -1,8 +1,8 @@
 import { FieldChecker } from '../formats/shared/index.ts';
 import type { MediaRecord, MediaStatus, MediaType } from '../store/types.ts';
 
-export const MEDIA_TYPES: readonly MediaType[] = ['image', 'video', 'music', 'threed'];
-export const MEDIA_STATUSES: readonly MediaStatus[] = ['pending', 'processing', 'completed', 'failed'];
+export const MEDIA_TYPES = ['image', 'video', 'music', 'threed'] as const satisfies readonly MediaType[];
+export const MEDIA_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const satisfies readonly MediaStatus[];
 
 /** Spec §4.1 / §8.2 paging. */
 export const PAGING = { defaultPage: 1, defaultPageSize: 20, maxPageSize: 100 } as const;

@@ -73,8 +73,11 @@ function notFound(id: string): GatewayError {
   return new GatewayError('not_found', `No media generation with id '${id}'.`, { details: { generation_id: id } });
 }
 
-/** One page of records, newest first; `accountId` undefined lists every account (operators). */
-export async function listMedia(deps: MediaLibraryDeps, query: MediaListQuery & { accountId?: string }): Promise<MediaListEnvelope> {
+/** One page of stored records, newest first, with the envelope's counts; `accountId` undefined = every account. */
+export async function listMediaRecords(
+  deps: MediaLibraryDeps,
+  query: MediaListQuery & { accountId?: string },
+): Promise<Omit<MediaListEnvelope, 'data'> & { records: MediaRecord[] }> {
   const { data, total } = await deps.store.media.list({
     accountId: query.accountId,
     mediaType: query.mediaType,
@@ -83,7 +86,13 @@ export async function listMedia(deps: MediaLibraryDeps, query: MediaListQuery & 
     offset: (query.page - 1) * query.pageSize,
     limit: query.pageSize,
   });
-  return { data: data.map(viewMedia), total, page: query.page, page_size: query.pageSize, has_more: query.page * query.pageSize < total };
+  return { records: data, total, page: query.page, page_size: query.pageSize, has_more: query.page * query.pageSize < total };
+}
+
+/** One page of the §2.2 list envelope. */
+export async function listMedia(deps: MediaLibraryDeps, query: MediaListQuery & { accountId?: string }): Promise<MediaListEnvelope> {
+  const { records, ...counts } = await listMediaRecords(deps, query);
+  return { data: records.map(viewMedia), ...counts };
 }
 
 /**

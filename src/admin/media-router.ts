@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { MEDIA_STATUSES, MEDIA_TYPES, PAGING } from '../media/decode-media-request.ts';
+import { deleteMedia, getMedia, listMediaRecords, purgeExpiredMedia, viewMedia, type MediaView } from '../media/library.ts';
+import type { Store } from '../store/repositories.ts';
+import type { MediaRecord } from '../store/types.ts';
+import { findAccount } from './accounts.ts';
+import { procedure, router } from './trpc.ts';
+
+/** A record as operators see it: the §2.1 fields plus the owning account. */
+export interface AdminMediaView extends MediaView {
+  account: string;
+}
+
+async function withAccount(store: Store, records: MediaRecord[]): Promise<AdminMediaView[]> {
+  const emails = new Map((await store.accounts.list()).map((a) => [a.id, a.email]));
+  return records.map((r) => ({ ...viewMedia(r), account: emails.get(r.accountId) ?? r.accountId }));
+}
+
+const listInput = z.object({
+  type: z.enum(MEDIA_TYPES).optional(),
+  status: z.enum(MEDIA_STATUSES).optional(),
+  account: z.string().min(1).optional(),
+  page: z.number().int().min(1).default(PAGING.defaultPage),
+  pageSize: z.number().int().min(1).max(PAGING.maxPageSize).default(PAGING.defaultPageSize),
+});
+
+/** Media Library procedures for operators (`gateway media …`): every account, or one by email. */
+export const mediaRouter = router({
+  list: procedure.input(listInput).query(async ({ ctx, input }) => {
+    const accountId = input.account ? (await findAccount(ctx.store, input.account)).id : undefined;
+    const { records, ...counts } = await listMediaRecords(ctx, { accountId, mediaType: input.type, status: input.status, page: input.page, pageSize: input.pageSize });
+    return { data: await withAccount(ctx.store, records), ...counts };
+  }),
+  get: procedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const [view] = await withAccount(ctx.store, [await getMedia(ctx, input.id)]);
+    return view;
+  }),
+  remove: procedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
+    await deleteMedia(ctx, input.id);
+    await ctx.store.flush();
+    return { id: input.id, deleted: true };
+  }),
+  purge: procedure.mutation(async ({ ctx }) => {
+    const removed = await purgeExpiredMedia(ctx);
+    if (removed > 0) await ctx.store.flush();
+    return { removed };
+  }),
+});
