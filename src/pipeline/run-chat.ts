@@ -5,15 +5,22 @@ import { readBody } from '../plugin-kit/read-body.ts';
 import { mapTransportError } from '../plugin-kit/http-client.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import { buildRoutingHeaders, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
+import { peekStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import { relayStream } from './relay-stream.ts';
+import { RoutingFailure, tryCandidates } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
 
 export interface ChatPipelineDeps {
   registry: ProviderRegistry;
   defaultMaxTokens: number;
+  /** The config's `routing` section; defaults apply when absent. Read once per registry. */
+  routing?: RoutingConfig | RoutingConfigInput;
+  /** A router to use instead of the registry's shared one (tests). */
+  router?: Router;
 }
 
 /** Decodes and validates the inbound body; every format validates the same way. */
@@ -21,41 +28,30 @@ export function decodeInbound(exchange: ChatExchange): ChatRequest {
   return getCodec(exchange.format).decodeRequest(exchange.body);
 }
 
-function chatCandidates(deps: ChatPipelineDeps, requested: string): CatalogModel[] {
-  const { candidates } = deps.registry.resolve(requested);
-  const usable = candidates.filter((m) => (m.spec.type ?? 'chat') === 'chat' && m.provider.instance.chat);
-  if (usable.length === 0) {
-    throw new GatewayError('bad_request', `The model '${requested}' is not a chat model.`, { details: { model: requested } });
-  }
-  return usable.sort((a, b) => a.provider.priority - b.provider.priority);
+function isChatModel(model: CatalogModel): boolean {
+  return (model.spec.type ?? 'chat') === 'chat' && Boolean(model.provider.instance.chat);
 }
 
-/** Runs one chat-like exchange: route, call upstream (falling back on retryable errors), relay. */
-export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, request = decodeInbound(exchange)): Promise<ChatOutcome> {
-  const candidates = chatCandidates(deps, request.model);
-  let lastError: GatewayError | undefined;
-  for (const model of candidates) {
-    const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
-    let upstream: UpstreamSuccess;
+/** An upstream that answered and passed the first checks: a stream with its first record, or a whole JSON body. */
+type Answer =
+  | { kind: 'stream'; prepared: PreparedCall; upstream: UpstreamSuccess; body: AsyncIterable<Uint8Array> }
+  | { kind: 'json'; prepared: PreparedCall; text: string; parsed: unknown };
+
+async function callModel(router: Router, deps: ChatPipelineDeps, exchange: ChatExchange, request: ChatRequest, model: CatalogModel): Promise<Answer> {
+  const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
+  const startedAt = router.now();
+  const upstream = await callUpstream(model, prepared.call, exchange.signal);
+  router.latency.record(model.id, router.now() - startedAt);
+  if (request.stream) {
     try {
-      upstream = await callUpstream(model, prepared.call, exchange.signal);
+      const peeked = await peekStream(upstream.response.body, prepared.upstreamFormat, model.provider.id);
+      return { kind: 'stream', prepared, upstream, body: peeked.body };
     } catch (error) {
-      lastError = error instanceof GatewayError ? error : mapTransportError(error);
-      if (!lastError.retryable || exchange.signal.aborted) throw lastError;
-      continue;
+      upstream.done();
+      upstream.response.abort?.();
+      throw mapTransportError(error, upstream.signal);
     }
-    return request.stream ? streamOutcome(exchange, request, model, prepared, upstream) : jsonOutcome(exchange, request, model, prepared, upstream);
   }
-  throw lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.');
-}
-
-async function jsonOutcome(
-  exchange: ChatExchange,
-  request: ChatRequest,
-  model: CatalogModel,
-  prepared: PreparedCall,
-  upstream: UpstreamSuccess,
-): Promise<ChatOutcome> {
   let text: string;
   try {
     text = (await readBody(upstream.response.body)).toString('utf8');
@@ -64,18 +60,61 @@ async function jsonOutcome(
   } finally {
     upstream.done();
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return { kind: 'json', prepared, text, parsed: JSON.parse(text) };
   } catch {
-    throw new GatewayError('provider_error', `The provider '${model.provider.id}' returned a body that is not JSON.`);
+    throw new GatewayError('provider_error', `The provider '${model.provider.id}' returned a body that is not JSON.`, { details: { provider: model.provider.id } });
   }
-  const upstreamCodec = getCodec(prepared.upstreamFormat);
+}
+
+/**
+ * Runs one chat-like exchange: plan the route, call candidates until one answers (retries,
+ * fallbacks, circuit breakers: src/routing), then relay. Nothing reaches the client before
+ * an upstream answered with a sane first record, so every failure up to there can fall back.
+ */
+export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, request = decodeInbound(exchange)): Promise<ChatOutcome> {
+  const router = deps.router ?? routerFor(deps.registry, deps.routing);
+  const startedAt = router.now();
+  const plan = router.plan(request.model, isChatModel);
+  let served;
+  try {
+    served = await tryCandidates(router, plan, exchange.signal, (model) => callModel(router, deps, exchange, request, model), startedAt);
+  } catch (error) {
+    if (!(error instanceof RoutingFailure)) throw error;
+    throw withHeaders(error.error, { 'x-routing-mode': plan.mode, 'x-routing-attempts': String(error.attempts) });
+  }
+  const { value: answer, model, routing, fallback } = served;
+  const headers = buildRoutingHeaders(routing, fallback);
+  if (answer.kind === 'json') return jsonOutcome(exchange, request, model, answer, headers, routing, fallback);
+  const events = router.eventsWanted(exchange.gatewayEvents) ? { routing, fallback } : undefined;
+  return streamOutcome(router, exchange, request, model, answer, headers, routing, fallback, events);
+}
+
+function withHeaders(error: GatewayError, headers: Record<string, string>): GatewayError {
+  return new GatewayError(error.code, error.message, {
+    details: error.details,
+    retryAfter: error.retryAfter,
+    cause: error.cause,
+    status: error.status,
+    headers: { ...error.headers, ...headers },
+  });
+}
+
+function jsonOutcome(
+  exchange: ChatExchange,
+  request: ChatRequest,
+  model: CatalogModel,
+  answer: Extract<Answer, { kind: 'json' }>,
+  routingHeaders: Record<string, string>,
+  routing: RoutingInfo,
+  fallback: FallbackInfo | undefined,
+): ChatOutcome {
+  const upstreamCodec = getCodec(answer.prepared.upstreamFormat);
   let json: string;
   let settlement: Settlement;
-  if (prepared.passthrough) {
-    const info = upstreamCodec.readPassthroughResponse(parsed);
-    json = text;
+  if (answer.prepared.passthrough) {
+    const info = upstreamCodec.readPassthroughResponse(answer.parsed);
+    json = answer.text;
     settlement = {
       model,
       usage: info.usage ?? { inputTokens: estimateInputTokens(request), outputTokens: 0 },
@@ -84,46 +123,69 @@ async function jsonOutcome(
       responseId: info.id,
     };
   } else {
-    const response = upstreamCodec.decodeResponse(parsed);
+    const response = upstreamCodec.decodeResponse(answer.parsed);
     json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request));
     settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id };
   }
+  settlement.routing = routing;
+  if (fallback) settlement.fallback = fallback;
   return {
     status: 200,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...routingHeaders },
     json,
     settled: Promise.resolve(settlement),
     request,
     model,
+    routing,
+    fallback,
   };
 }
 
 function streamOutcome(
+  router: Router,
   exchange: ChatExchange,
   request: ChatRequest,
   model: CatalogModel,
-  prepared: PreparedCall,
-  upstream: UpstreamSuccess,
+  answer: Extract<Answer, { kind: 'stream' }>,
+  routingHeaders: Record<string, string>,
+  routing: RoutingInfo,
+  fallback: FallbackInfo | undefined,
+  events: { routing: RoutingInfo; fallback?: FallbackInfo } | undefined,
 ): ChatOutcome {
   let resolve!: (s: Settlement) => void;
   const settled = new Promise<Settlement>((r) => (resolve = r));
   const stream = relayStream({
-    upstream,
-    upstreamFormat: prepared.upstreamFormat,
+    upstream: answer.upstream,
+    body: answer.body,
+    providerId: model.provider.id,
+    upstreamFormat: answer.prepared.upstreamFormat,
     clientFormat: exchange.format,
     request,
     ids: exchange.ids,
     clientSignal: exchange.signal,
-    passthrough: prepared.passthrough,
-    stripUsageChunk: prepared.stripUsageChunk,
-    onEnd: (end) => resolve({ model, ...end }),
+    passthrough: answer.prepared.passthrough,
+    stripUsageChunk: answer.prepared.stripUsageChunk,
+    events,
+    onEnd: ({ failure, ...end }) => {
+      // A stream that broke after the first byte counts against the circuit like a failed call.
+      if (failure?.retryable) router.breaker.recordFailure(model.id);
+      resolve({ model, ...end, routing, ...(fallback ? { fallback } : {}) });
+    },
   });
   return {
     status: 200,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...routingHeaders,
+    },
     stream,
     settled,
     request,
     model,
+    routing,
+    fallback,
   };
 }

@@ -1,6 +1,7 @@
 import type { RequestIds } from '../errors/index.ts';
 import type { ChatRequest, Usage, WireFormat } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import type { FallbackInfo, RoutingInfo } from '../routing/types.ts';
 
 /** One inbound chat-like request, as the HTTP layer hands it to the pipeline. */
 export interface ChatExchange {
@@ -13,6 +14,8 @@ export interface ChatExchange {
   /** Fires when the client goes away. */
   signal: AbortSignal;
   ids: RequestIds;
+  /** The client's `X-Gateway-Events` header: asks for routing events in streams (docs/routing.md). */
+  gatewayEvents?: string;
 }
 
 /** What was metered once an exchange ended (stream finished, failed or client gone). */
@@ -25,6 +28,10 @@ export interface Settlement {
   aborted: boolean;
   /** The response id sent to the client. */
   responseId?: string;
+  /** How the request was routed (mode, resolved model, attempts). */
+  routing?: RoutingInfo;
+  /** Set when a fallback served: billing takes `discount` (a fraction) off the cost. */
+  fallback?: FallbackInfo;
 }
 
 /** Headers that describe how a request was routed (spec §6.4). */
@@ -40,4 +47,6 @@ export interface ChatOutcome {
   settled: Promise<Settlement>;
   request: ChatRequest;
   model: CatalogModel;
+  routing?: RoutingInfo;
+  fallback?: FallbackInfo;
 }

@@ -66,6 +66,7 @@ export async function startFakeUpstream(handler: FakeHandler = () => ({ status: 
   const requests: ReceivedRequest[] = [];
   const closedAt: number[] = [];
   const sockets = new Set<import('node:net').Socket>();
+  const watched = new WeakSet<import('node:net').Socket>();
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -78,7 +79,11 @@ export async function startFakeUpstream(handler: FakeHandler = () => ({ status: 
     }
     const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json };
     requests.push(received);
-    req.socket.once('close', () => closedAt.push(Date.now()));
+    if (!watched.has(req.socket)) {
+      // once per socket: keep-alive sockets serve many requests
+      watched.add(req.socket);
+      req.socket.once('close', () => closedAt.push(Date.now()));
+    }
     let reply = await current(received, requests.length - 1);
     while ('then' in reply) {
       await sleep(reply.delayMs);

@@ -29,7 +29,15 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     const auth = authenticateApiKey(event, deps);
     const { raw, body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
     const state = requestState(event);
-    const exchange: ChatExchange = { format, raw, body, forwardHeaders: forwardHeaders(event), signal: clientSignal(event), ids: state.ids };
+    const exchange: ChatExchange = {
+      format,
+      raw,
+      body,
+      forwardHeaders: forwardHeaders(event),
+      signal: clientSignal(event),
+      ids: state.ids,
+      gatewayEvents: event.req.headers.get('x-gateway-events') ?? undefined,
+    };
     let request = decodeInbound(exchange);
     if (format === 'responses') request = await rehydrateResponsesRequest(deps, exchange, request, auth);
     const admission = await deps.guards.admit({
@@ -44,7 +52,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
     let outcome;
     try {
-      outcome = await runChat({ registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens }, exchange, request);
+      outcome = await runChat({ registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing }, exchange, request);
     } catch (error) {
       await admission.settle(null);
       throw error;

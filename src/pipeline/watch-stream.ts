@@ -1,0 +1,56 @@
+import { GatewayError } from '../errors/index.ts';
+import type { WireFormat } from '../ir/types.ts';
+import type { SseRecord } from '../sse/index.ts';
+
+const FINISH_REASON = /"finish_reason"\s*:\s*"/;
+const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+/** Watches an upstream stream record by record: shape sanity, and whether it really finished. */
+export interface StreamWatch {
+  /** A provider_error when the record cannot be a record of this format (e.g. cut JSON). */
+  check(record: SseRecord): GatewayError | undefined;
+  /** True once the format's terminal record (or an upstream error record) went by. */
+  readonly finished: boolean;
+}
+
+function invalid(providerId: string): GatewayError {
+  return new GatewayError('provider_error', `The provider '${providerId}' sent a stream record that is not valid JSON.`, {
+    details: { provider: providerId },
+  });
+}
+
+/**
+ * A cheap per-record check that never JSON-parses: a data payload must look like one JSON
+ * object (`{…}`), or be Chat's `[DONE]`. That catches cut and garbage records, which would
+ * otherwise crash the client's SDK mid-stream, at the cost of two character reads a record.
+ */
+export function watchStream(format: WireFormat, providerId: string): StreamWatch {
+  let finished = false;
+  return {
+    check(record) {
+      const data = record.data.trim();
+      if (data.length === 0) return undefined;
+      if (format === 'chat' && data === '[DONE]') {
+        finished = true;
+        return undefined;
+      }
+      if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) return invalid(providerId);
+      if (format === 'chat') {
+        if (data.startsWith('{"error"') || (data.includes('finish_reason') && FINISH_REASON.test(data))) finished = true;
+      } else if (format === 'messages') {
+        if (record.event === 'message_stop' || record.event === 'error') finished = true;
+      } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) finished = true;
+      return undefined;
+    },
+    get finished() {
+      return finished;
+    },
+  };
+}
+
+/** The error a client gets when the upstream closed its stream before the terminal record. */
+export function truncatedStream(providerId: string): GatewayError {
+  return new GatewayError('provider_error', `The provider '${providerId}' ended the stream before it finished.`, {
+    details: { provider: providerId },
+  });
+}
