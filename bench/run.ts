@@ -1,0 +1,78 @@
+/**
+ * The gateway benchmark: fake upstream, pass-through proxy (the floor) and the gateway, each
+ * in its own process, driven by a load generator in another. See bench/README.md.
+ *
+ *   npm run bench [-- --quick] [-- --cases chat,chat-stream] [-- --concurrency 1,32] …
+ */
+import { writeFileSync } from 'node:fs';
+import { LoadGenerator } from './load-client.ts';
+import { mergeRounds, runRound, type RunState, type Targets } from './measure.ts';
+import { parseOptions } from './options.ts';
+import { killAllChildren, readPeakRssMb, stopChild } from './processes.ts';
+import { formatCaseTable, formatMemory, formatSummary, type RunRecord, type TargetName } from './report.ts';
+import { startGateway, startProxy, startUpstream } from './targets.ts';
+
+const GOALS = { cpuRatio: 2.5, addedP50Ms: 0.25 };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const targets: Targets = {};
+  let load: LoadGenerator | undefined;
+  const onSignal = () => {
+    killAllChildren();
+    targets.gateway?.cleanup();
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', killAllChildren);
+  const t0 = Date.now();
+  try {
+    log(
+      `gateway bench: node ${process.version}, gateway ${options.gatewayDir}, provider ${options.provider}; ` +
+        `per run: warm-up ${options.warmupMs / 1000} s, measured ${options.durationMs / 1000} s; concurrency ${options.concurrencies.join(',')}; rounds ${options.rounds}`,
+    );
+    if (options.provider === 'mock') log('  note: provider mock: the gateway answers itself and never calls the fake upstream; ratios are not comparable');
+    const upstream = await startUpstream(options.chunkGapMs);
+    if (options.targets.includes('direct')) targets.direct = upstream;
+    if (options.targets.includes('proxy')) targets.proxy = await startProxy(upstream.url);
+    if (options.targets.includes('gateway')) targets.gateway = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.gatewayDir });
+    load = await LoadGenerator.start();
+
+    const state: RunState = { primed: new Set(), dead: new Map() };
+    const rounds: RunRecord[][] = [];
+    for (let i = 0; i < options.rounds; i++) {
+      if (options.rounds > 1) log(`round ${i + 1}/${options.rounds}`);
+      rounds.push(await runRound(options, targets, load, state));
+    }
+    const records = mergeRounds(rounds);
+    const peaks: Partial<Record<TargetName, number>> = {};
+    for (const t of options.targets) if (targets[t]) peaks[t] = readPeakRssMb(targets[t].child.pid);
+
+    const names = options.cases.map((c) => c.name);
+    const out: string[] = [''];
+    for (const bench of options.cases) out.push(formatCaseTable(records, bench.name, bench.description, bench.stream, options.concurrencies), '');
+    out.push(formatSummary(records, names, options.concurrencies, GOALS), '');
+    out.push(formatMemory(peaks), '');
+    for (const [key, reason] of state.dead) out.push(`skipped ${key.replace('|', ' case ')}: ${reason}`);
+    out.push(`node ${process.version}, provider ${options.provider}, ${options.rounds} round(s), ${Math.round((Date.now() - t0) / 1000)} s total`);
+    console.log(out.join('\n'));
+    if (options.json) {
+      const meta = { ...options, cases: names };
+      writeFileSync(options.json, JSON.stringify({ node: process.version, options: meta, goals: GOALS, records, rounds, peaks }, null, 2));
+    }
+  } finally {
+    await load?.stop().catch(() => undefined);
+    await Promise.all([targets.gateway, targets.proxy, targets.direct].filter((t) => t !== undefined).map((t) => stopChild(t.child)));
+    killAllChildren();
+    targets.gateway?.cleanup();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(`bench failed: ${error.message}`);
+  killAllChildren();
+  process.exitCode = 1;
+});
