@@ -22,7 +22,7 @@ export function encodeChatMessages(system: TextPart[], messages: Message[]): Cha
     if (media.length > 0) out.push({ role: 'user', content: media.map(encodeUserPart) });
     media = [];
   };
-  for (const message of messages) {
+  for (const message of mergeAssistantRuns(messages)) {
     const results = message.content.filter((part): part is ToolResultPart => part.type === 'tool_result');
     for (const result of results) {
       out.push({ role: 'tool', tool_call_id: result.toolCallId, content: encodeToolResultContent(result, media) });
@@ -34,6 +34,20 @@ export function encodeChatMessages(system: TextPart[], messages: Message[]): Cha
     if (encoded) out.push(encoded);
   }
   flushMedia();
+  return out;
+}
+
+/**
+ * Anthropic allows (and merges) consecutive assistant turns; OpenAI wants an assistant message
+ * with tool_calls to be followed by its tool messages, so consecutive assistant turns become one.
+ */
+function mergeAssistantRuns(messages: Message[]): Message[] {
+  const out: Message[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (message.role === 'assistant' && last?.role === 'assistant') out[out.length - 1] = { ...last, content: [...last.content, ...message.content] };
+    else out.push(message);
+  }
   return out;
 }
 

@@ -113,6 +113,21 @@ describe('chat encodeRequest', () => {
     ]);
   });
 
+  it('merges consecutive assistant turns so tool_calls are followed by their tool messages', () => {
+    const request = messagesCodec.decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: 'Let me look.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'done' }] },
+      ],
+    });
+    const messages = chatCodec.encodeRequest(request, { upstreamModel: 'gpt-4o' }).messages as Array<Record<string, unknown>>;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(messages[1]).toMatchObject({ content: 'Let me look.', tool_calls: [{ id: 'toolu_1' }] });
+  });
+
   it('rejects image file ids with 422 (not portable to Chat)', () => {
     const request = base({ messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'file_id', fileId: 'file_1' } }] }] });
     expect(() => chatCodec.encodeRequest(request, { upstreamModel: 'gpt-4o' })).toThrow(expect.objectContaining({ code: 'validation_error' }));
