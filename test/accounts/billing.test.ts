@@ -1,0 +1,258 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AccountGuards } from '../../src/accounts/index.ts';
+import type { Settlement } from '../../src/pipeline/types.ts';
+import { readLedger } from '../../src/usage/index.ts';
+import { get, makeGateway, post, type TestGateway } from './make-gateway.ts';
+import path from 'node:path';
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+/** 1 credit per token, input and output. */
+const PER_TOKEN = { providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 1000, output: 1000 } }, { id: 'vip', minTier: 'pro', pricing: { input: 1000, output: 1000 } }] } } };
+/** Only output priced, 1 credit per token: with max_tokens 1 a request reserves and costs exactly 1 credit. */
+const OUTPUT_ONLY = { providers: { mock: { plugin: 'mock', latencyMs: 20, models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] } } };
+
+const chat = (key: string, extra: Record<string, unknown> = {}) => post({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello' }], max_tokens: 8, ...extra }, key);
+
+interface ErrorBody {
+  error: { code: string; details?: Record<string, unknown> };
+}
+
+function guardsOf(t: TestGateway): AccountGuards {
+  const guards = t.gateway.deps.guards;
+  if (!(guards instanceof AccountGuards)) throw new Error('account guards not wired');
+  return guards;
+}
+
+async function settle(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 30));
+}
+
+describe('credits', () => {
+  it('reserves the estimate, charges the actual usage and gives the rest back', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    const res = await gw.fetch('/v1/chat/completions', chat(key));
+    expect(res.status).toBe(200);
+    const usage = ((await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
+    await settle();
+    const cost = usage.prompt_tokens + usage.completion_tokens;
+    expect(gw.gateway.deps.store.accounts.get(accountId)?.credits).toBe(1000 - cost);
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
+    expect(line).toMatchObject({ seq: 1, account_id: accountId, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', cost_credits: cost, charged_credits: cost, aborted: false });
+  });
+
+  it('answers 402 insufficient_balance with required and balance in credits', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { key } = await gw.account({ credits: 5 });
+    const res = await gw.fetch('/v1/chat/completions', chat(key, { max_tokens: 100 }));
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe('insufficient_balance');
+    // estimate: 'hello' = 2 input tokens + 100 output tokens
+    expect(body.error.details).toEqual({ required: 102, balance: 5, reserved: 0, available: 5, unit: 'credits' });
+  });
+
+  it('reserves the default output allowance when the request names no max_tokens', async () => {
+    gw = await makeGateway({ ...PER_TOKEN, billing: { reserveOutputTokens: 50 } });
+    const { key } = await gw.account({ credits: 40 });
+    const res = await gw.fetch('/v1/chat/completions', post({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello' }] }, key));
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as ErrorBody).error.details?.required).toBe(52);
+  });
+
+  it('200 concurrent requests against credit for 100: exactly 100 succeed and the balance ends at zero', async () => {
+    gw = await makeGateway(OUTPUT_ONLY);
+    const { key, accountId } = await gw.account({ credits: 100, tier: 'enterprise' });
+    await gw.gateway.deps.store.accounts.update(accountId, { rpm: 10_000 });
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => gw!.fetch('/v1/chat/completions', chat(key, { max_tokens: 1 })).then((r) => r.status)));
+    await settle();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(100);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(100);
+    expect(gw.gateway.deps.store.accounts.get(accountId)?.credits).toBe(0);
+    const lines = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
+    expect(lines).toHaveLength(100);
+    expect(lines.reduce((sum, l) => sum + l.charged_credits, 0)).toBe(100);
+  });
+
+  it('never drives the balance below zero even when requests cost more than their reservation', async () => {
+    // Reserve 1 output token, but each reply is longer: reservations undershoot.
+    gw = await makeGateway({ ...OUTPUT_ONLY, billing: { reserveOutputTokens: 1 } });
+    const { key, accountId } = await gw.account({ credits: 100, tier: 'enterprise' });
+    const body = { model: 'mock/echo', messages: [{ role: 'user', content: 'a reply of about seven tokens' }] };
+    let lowest = Infinity;
+    const watch = setInterval(() => (lowest = Math.min(lowest, gw!.gateway.deps.store.accounts.get(accountId)!.credits)), 1);
+    await Promise.all(Array.from({ length: 200 }, () => gw!.fetch('/v1/chat/completions', post(body, key)).then((r) => r.status)));
+    await settle();
+    clearInterval(watch);
+    const balance = gw.gateway.deps.store.accounts.get(accountId)!.credits;
+    expect(balance).toBeGreaterThanOrEqual(0);
+    expect(lowest).toBeGreaterThanOrEqual(0);
+    const lines = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
+    const charged = lines.reduce((sum, l) => sum + l.charged_credits, 0);
+    expect(charged).toBeCloseTo(100 - balance, 6);
+    expect(lines.every((l) => l.charged_credits <= l.cost_credits)).toBe(true);
+    expect(lines.some((l) => l.charged_credits < l.cost_credits)).toBe(true);
+  });
+
+  it('with enforce: false admits without balance and charges anyway', async () => {
+    gw = await makeGateway({ ...PER_TOKEN, billing: { enforce: false } });
+    const { key, accountId } = await gw.account({ credits: 0 });
+    expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(200);
+    await settle();
+    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBeLessThan(0);
+  });
+
+  it('settles a stream when it ends', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    const res = await gw.fetch('/v1/chat/completions', chat(key, { stream: true, stream_options: { include_usage: true } }));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('[DONE]');
+    await settle();
+    const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
+    expect(line.aborted).toBe(false);
+    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(1000 - line.charged_credits);
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+  });
+
+  it('settles a stream the client abandons: charged for what was sent, the reservation released', async () => {
+    gw = await makeGateway({ providers: { mock: { plugin: 'mock', chunkDelayMs: 30, models: [{ id: 'echo', pricing: { input: 1000, output: 1000 } }] } } });
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    const controller = new AbortController();
+    const long = 'word '.repeat(60);
+    const res = await gw.fetch('/v1/chat/completions', { ...chat(key, { stream: true, max_tokens: 200, messages: [{ role: 'user', content: long }] }), signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    expect(guardsOf(gw).credits.reserved(accountId)).toBeGreaterThan(0);
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    for (let i = 0; i < 50 && guardsOf(gw).credits.reserved(accountId) > 0; i++) await settle();
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
+    expect(line.aborted).toBe(true);
+    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(1000 - line.charged_credits);
+  });
+});
+
+describe('model tiers', () => {
+  it('answers 403 model_tier_restricted below the model minTier and admits at or above it', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const low = await gw.account({ tier: 'fellow' });
+    const res = await gw.fetch('/v1/chat/completions', chat(low.key, { model: 'mock/vip' }));
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe('model_tier_restricted');
+    expect(body.error.details).toMatchObject({ required_tier: 'pro', tier: 'fellow' });
+    const high = await gw.account({ tier: 'enterprise' });
+    expect((await gw.fetch('/v1/chat/completions', chat(high.key, { model: 'vip' }))).status).toBe(200);
+  });
+});
+
+describe('monthly token quota', () => {
+  it('answers 429 quota_exceeded once the month\'s tokens are used up', async () => {
+    gw = await makeGateway();
+    const { key, accountId } = await gw.account();
+    await gw.gateway.deps.store.accounts.update(accountId, { monthlyTokenQuota: 20 });
+    const first = await gw.fetch('/v1/chat/completions', chat(key, { messages: [{ role: 'user', content: 'twelve chars' }] }));
+    expect(first.status).toBe(200);
+    await settle();
+    const used = readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0];
+    expect(used.input_tokens + used.output_tokens).toBeGreaterThan(5);
+    let status = 200;
+    let body: ErrorBody | undefined;
+    for (let i = 0; i < 5 && status === 200; i++) {
+      const res = await gw.fetch('/v1/chat/completions', chat(key, { messages: [{ role: 'user', content: 'twelve chars' }] }));
+      status = res.status;
+      if (status !== 200) body = (await res.json()) as ErrorBody;
+      await settle();
+    }
+    expect(status).toBe(429);
+    expect(body?.error.code).toBe('quota_exceeded');
+    expect(body?.error.details).toMatchObject({ quota: 20 });
+    // Refused because this request's input would pass the quota on top of what the month used.
+    const tokens = readLedger(path.join(gw.dataDir, 'usage.jsonl')).reduce((n, l) => n + l.input_tokens + l.output_tokens, 0);
+    const details = body!.error.details as { used: number; requested: number };
+    expect(details.used).toBe(tokens);
+    expect(details.used + details.requested).toBeGreaterThan(20);
+    // Lifting the quota admits again.
+    await gw.gateway.deps.store.accounts.update(accountId, { monthlyTokenQuota: null });
+    expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(200);
+  });
+});
+
+describe('settlement factors', () => {
+  async function admitAndSettle(t: TestGateway, extra: { priceMultiplier?: number; discount?: number }) {
+    const { key, accountId } = await t.account({ credits: 1000 });
+    const record = await t.gateway.deps.store.keys.list(accountId);
+    const account = t.gateway.deps.store.accounts.get(accountId)!;
+    const guards = guardsOf(t);
+    const admission = await guards.admit({
+      auth: { account, key: record[0] },
+      method: 'POST',
+      route: '/v1/chat/completions',
+      clientAddress: '127.0.0.1',
+      model: 'mock/echo',
+      estimatedInputTokens: 100,
+      maxOutputTokens: 100,
+      priceMultiplier: extra.priceMultiplier,
+    });
+    expect(guards.credits.reserved(accountId)).toBe(200 * (extra.priceMultiplier ?? 1));
+    const model = t.gateway.deps.registry.get('mock/echo')!;
+    const settlement: Settlement & { fallback?: { discount: number } } = {
+      model,
+      usage: { inputTokens: 100, outputTokens: 100 },
+      estimated: false,
+      aborted: false,
+      ...(extra.discount ? { fallback: { discount: extra.discount } } : {}),
+    };
+    await admission.settle(settlement);
+    await admission.settle(settlement); // idempotent
+    void key;
+    return { balance: t.gateway.deps.store.accounts.get(accountId)!.credits, reserved: guards.credits.reserved(accountId) };
+  }
+
+  it('charges half with priceMultiplier 0.5 (batches)', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    expect(await admitAndSettle(gw, { priceMultiplier: 0.5 })).toEqual({ balance: 900, reserved: 0 });
+    const line = readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0];
+    expect(line).toMatchObject({ cost_credits: 100, price_multiplier: 0.5 });
+  });
+
+  it('applies a fallback discount from the settlement', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    expect(await admitAndSettle(gw, { discount: 0.25 })).toEqual({ balance: 850, reserved: 0 });
+    expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0]).toMatchObject({ cost_credits: 150, discount: 0.25 });
+  });
+
+  it('releases everything when settled with null', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { accountId } = await gw.account({ credits: 1000 });
+    const account = gw.gateway.deps.store.accounts.get(accountId)!;
+    const [key] = await gw.gateway.deps.store.keys.list(accountId);
+    const admission = await guardsOf(gw).admit({ auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 10, maxOutputTokens: 10 });
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(20);
+    await admission.settle(null);
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(1000);
+    expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))).toHaveLength(0);
+  });
+});
+
+describe('unknown models', () => {
+  it('leave the pipeline to answer model_not_found and hold nothing', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { key, accountId } = await gw.account({ credits: 10 });
+    const res = await gw.fetch('/v1/chat/completions', chat(key, { model: 'nope/nothing' }));
+    expect(res.status).toBe(404);
+    await settle();
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    expect((await gw.fetch('/v1/credits', get(key))).status).toBe(200);
+  });
+});

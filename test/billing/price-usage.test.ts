@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { billingConfigSchema, creditsToUsd, discountOf, maxPricing, priceTokens, roundCredits } from '../../src/billing/index.ts';
+
+describe('pricing', () => {
+  it('prices tokens in credits at USD per million tokens (1 credit = 0.001 USD)', () => {
+    // 1M input at $3 + 1M output at $15 = $18 = 18,000 credits.
+    expect(priceTokens({ input: 3, output: 15 }, 1_000_000, 1_000_000)).toBe(18_000);
+    // The mock: 0.1 / 0.2 USD per M; 10 in + 5 out = 0.000002 USD = 0.002 credits.
+    expect(priceTokens({ input: 0.1, output: 0.2 }, 10, 5)).toBe(0.002);
+    expect(priceTokens(undefined, 10, 5)).toBe(0);
+    expect(priceTokens({ output: 1000 }, 10, 5)).toBe(5);
+  });
+
+  it('applies a factor (batch half price, fallback discount)', () => {
+    expect(priceTokens({ input: 1000, output: 1000 }, 10, 10, 0.5)).toBe(10);
+    expect(priceTokens({ input: 1000, output: 1000 }, 10, 10, 0.5 * (1 - 0.2))).toBe(8);
+  });
+
+  it('reads a fallback discount as a fraction off, clamped to [0, 1]', () => {
+    expect(discountOf({})).toBe(0);
+    expect(discountOf({ fallback: { discount: 0.25 } })).toBe(0.25);
+    expect(discountOf({ fallback: { discount: 3 } })).toBe(1);
+    expect(discountOf({ fallback: { discount: -1 } })).toBe(0);
+    expect(discountOf({ fallback: { discount: 'x' } })).toBe(0);
+  });
+
+  it('takes the highest price across providers', () => {
+    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3 }])).toEqual({ input: 2, output: 5 });
+    expect(maxPricing([undefined])).toBeUndefined();
+  });
+
+  it('rounds credits to a millionth and converts to USD', () => {
+    expect(roundCredits(0.1 + 0.2)).toBe(0.3);
+    expect(creditsToUsd(1234.5)).toBe(1.2345);
+  });
+
+  it('has defaults and rejects unknown billing keys', () => {
+    expect(billingConfigSchema.parse(undefined)).toEqual({ enforce: true, reserveOutputTokens: 4096, ledgerSyncMs: 1000 });
+    expect(billingConfigSchema.safeParse({ enfrce: false }).success).toBe(false);
+  });
+});
