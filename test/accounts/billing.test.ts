@@ -205,13 +205,14 @@ describe('settlement factors', () => {
     });
     expect(guards.credits.reserved(accountId)).toBe(200 * (extra.priceMultiplier ?? 1));
     const model = t.gateway.deps.registry.get('mock/echo')!;
-    const settlement: Settlement & { fallback?: { discount: number } } = {
+    const fallback = { provider: 'mock', model: 'mock/echo', from: 'other/echo', reason: 'provider_error', discount: extra.discount };
+    const settlement = {
       model,
       usage: { inputTokens: 100, outputTokens: 100 },
       estimated: false,
       aborted: false,
-      ...(extra.discount ? { fallback: { discount: extra.discount } } : {}),
-    };
+      ...(extra.discount ? { fallback } : {}),
+    } as Settlement;
     await admission.settle(settlement);
     await admission.settle(settlement); // idempotent
     void key;
