@@ -1,4 +1,5 @@
 /** The bench's command line. */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CASES, DEFAULT_CASES, type BenchCase } from './cases.ts';
@@ -83,6 +84,7 @@ export function parseOptions(argv: string[]): Options {
   const concurrencies = list(values.concurrency ?? '1,16').map(Number);
   if (concurrencies.length === 0 || concurrencies.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency takes positive integers, e.g. 1,16');
   const gatewayDir = path.resolve(values['gateway-dir'] ?? REPO);
+  if (!existsSync(path.join(gatewayDir, 'bin/gateway'))) throw new Error(`--gateway-dir: no bin/gateway in ${gatewayDir}`);
   const provider = (values.provider ?? defaultProvider(gatewayDir)) as GatewayProvider;
   if (provider !== 'openai' && provider !== 'mock') throw new Error('--provider is openai or mock');
   const durationMs = positive(values.duration, quick ? 1.5 : 4, 'duration') * 1000;
