@@ -1,6 +1,7 @@
 import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
 import { validationError } from '../../errors/index.ts';
 import { mediaSourceToUrl } from '../shared/index.ts';
+import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import type { ChatToolCall } from './types.ts';
 
 type ChatMessage = Record<string, unknown>;
@@ -12,10 +13,11 @@ type Media = ImagePart | FilePart;
  * model adaptation turns system into developer before this runs).
  * Tool results become one `tool` message each; images and documents inside them cannot go in
  * a tool message, so they follow the run of tool messages in one user message.
- * Reasoning is not sent upstream: Chat upstreams cannot verify another provider's
- * signatures, and OpenAI rejects unknown message fields.
+ * Reasoning is sent back only when `sendReasoning` is set (as `reasoning_content` +
+ * `reasoning_details`, for OpenRouter-style or DeepSeek-style upstreams); by default it is
+ * dropped, since OpenAI cannot use another provider's reasoning and rejects unknown fields.
  */
-export function encodeChatMessages(system: TextPart[], messages: Message[]): ChatMessage[] {
+export function encodeChatMessages(system: TextPart[], messages: Message[], sendReasoning = false): ChatMessage[] {
   const out: ChatMessage[] = system.map((part) => ({ role: 'system', content: part.text }));
   let media: Media[] = [];
   const flushMedia = (): void => {
@@ -30,7 +32,7 @@ export function encodeChatMessages(system: TextPart[], messages: Message[]): Cha
     const rest = results.length === 0 ? message.content : message.content.filter((part) => part.type !== 'tool_result');
     if (rest.length === 0 && message.role !== 'assistant') continue;
     flushMedia();
-    const encoded = encodeMessage(message, rest);
+    const encoded = encodeMessage(message, rest, sendReasoning);
     if (encoded) out.push(encoded);
   }
   flushMedia();
@@ -51,14 +53,14 @@ function mergeAssistantRuns(messages: Message[]): Message[] {
   return out;
 }
 
-function encodeMessage(message: Message, content: ContentPart[]): ChatMessage | undefined {
+function encodeMessage(message: Message, content: ContentPart[], sendReasoning: boolean): ChatMessage | undefined {
   const named = message.name ? { name: message.name } : {};
   switch (message.role) {
     case 'system':
     case 'developer':
       return { role: message.role, content: textOnly(content), ...named };
     case 'assistant':
-      return { ...encodeAssistant(content), ...named };
+      return { ...encodeAssistant(content, sendReasoning), ...named };
     case 'user':
     case 'tool': {
       if (content.length === 0) return undefined;
@@ -69,7 +71,7 @@ function encodeMessage(message: Message, content: ContentPart[]): ChatMessage | 
   }
 }
 
-function encodeAssistant(content: ContentPart[]): ChatMessage {
+function encodeAssistant(content: ContentPart[], sendReasoning: boolean): ChatMessage {
   const text = content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const refusal = content.flatMap((part) => (part.type === 'refusal' ? [part.refusal] : [])).join('');
   const calls: ChatToolCall[] = content.flatMap((part) =>
@@ -77,6 +79,12 @@ function encodeAssistant(content: ContentPart[]): ChatMessage {
   );
   const message: ChatMessage = { role: 'assistant', content: text === '' && (calls.length > 0 || refusal !== '') ? null : text };
   if (refusal !== '') message.refusal = refusal;
+  const reasoning = sendReasoning ? reasoningParts(content) : [];
+  if (reasoning.length > 0) {
+    const readable = reasoningText(reasoning);
+    if (readable !== undefined) message.reasoning_content = readable;
+    message.reasoning_details = encodeReasoningDetails(reasoning);
+  }
   if (calls.length > 0) message.tool_calls = calls;
   return message;
 }

@@ -3,17 +3,27 @@ import type { EncodeRequestOptions } from '../types.ts';
 import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel } from '../shared/index.ts';
 import { encodeChatMessages } from './encode-messages.ts';
 
+/** Encoder options; `assistantReasoning` is Chat-specific and optional. */
+export interface ChatEncodeRequestOptions extends EncodeRequestOptions {
+  /**
+   * What to do with reasoning on earlier assistant turns: 'drop' (default; OpenAI neither
+   * uses nor accepts it) or 'send' it as `reasoning_content` + `reasoning_details` for
+   * upstreams that want it back (OpenRouter in front of Claude, DeepSeek tool loops).
+   */
+  assistantReasoning?: 'drop' | 'send';
+}
+
 /**
  * IR → a Chat Completions request body for an upstream. OpenAI reasoning models (o-series,
  * gpt-5) get the spec §4.5 adaptation here: no sampling parameters, `developer` instead of
  * `system`, and `max_completion_tokens` instead of `max_tokens`. Streams always ask for
  * usage, which billing and the Messages stream encoder need.
  */
-export function encodeChatRequest(input: ChatRequest, options: EncodeRequestOptions): Record<string, unknown> {
+export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequestOptions): Record<string, unknown> {
   const reasoningModel = isOpenAIReasoningModel(options.upstreamModel);
   const request = reasoningModel ? adaptForOpenAIReasoningModel(input) : input;
   const body: Record<string, unknown> = { ...request.extra, model: options.upstreamModel };
-  body.messages = encodeChatMessages(request.system, request.messages);
+  body.messages = encodeChatMessages(request.system, request.messages, options.assistantReasoning === 'send');
   if (request.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

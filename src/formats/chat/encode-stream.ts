@@ -113,9 +113,11 @@ class ChatStreamEncoder implements StreamEncoder {
     return sse({ error: { message: error.message, type: openAIErrorType(error.status, error.code), param: null, code: error.code } });
   }
 
-  private currentDetail(): { index: number; format: string; id?: string } {
+  /** The open reasoning detail's fields, in OpenRouter's key order (format, index, id). */
+  private currentDetail(): { format: string; index: number; id?: string } {
     this.detail ??= { index: this.nextDetail++, format: ANTHROPIC_REASONING_FORMAT };
-    return this.detail;
+    const { format, index, id } = this.detail;
+    return id ? { format, index, id } : { format, index };
   }
 
   private details(detail: ChatReasoningDetail): string {

@@ -43,3 +43,4 @@ export { decodeChatUsage, encodeChatUsage } from './map-usage.ts';
 export { decodeReasoningDetails, encodeReasoningDetails } from './map-reasoning.ts';
 export { openAIErrorType } from './encode-error.ts';
 export type { ChatReasoningDetail } from './types.ts';
+export type { ChatEncodeRequestOptions } from './encode-request.ts';

@@ -86,9 +86,8 @@ export function encodeReasoningDetails(parts: ReasoningPart[], startIndex = 0): 
       if (part.text) out.push({ type: 'reasoning.summary', summary: part.text, format: OPENAI_REASONING_FORMAT, index: index++, ...id });
       out.push({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: index++, ...id });
     } else {
-      const detail: ChatReasoningDetail = { type: 'reasoning.text', text: part.text, format: reasoningFormat(part), index: index++, ...id };
-      if (part.signature) detail.signature = part.signature;
-      out.push(detail);
+      const signature = part.signature ? { signature: part.signature } : {};
+      out.push({ type: 'reasoning.text', text: part.text, ...signature, format: reasoningFormat(part), index: index++, ...id });
     }
   }
   return out;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
-import { chatCodec } from '../../../src/formats/chat/index.ts';
+import { chatCodec, encodeChatRequest } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { readJsonFixture } from '../stream-helpers.ts';
 
@@ -126,6 +126,24 @@ describe('chat encodeRequest', () => {
     const messages = chatCodec.encodeRequest(request, { upstreamModel: 'gpt-4o' }).messages as Array<Record<string, unknown>>;
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(messages[1]).toMatchObject({ content: 'Let me look.', tool_calls: [{ id: 'toolu_1' }] });
+  });
+
+  it("drops assistant reasoning by default and sends it with assistantReasoning:'send'", () => {
+    const request = base({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'why', signature: 'SIG' }, { type: 'text', text: 'a' }] },
+      ],
+    });
+    const dropped = (chatCodec.encodeRequest(request, { upstreamModel: 'gpt-4o' }).messages as Array<Record<string, unknown>>)[1];
+    expect(dropped).toEqual({ role: 'assistant', content: 'a' });
+    const sent = (encodeChatRequest(request, { upstreamModel: 'x', assistantReasoning: 'send' }).messages as Array<Record<string, unknown>>)[1];
+    expect(sent).toEqual({
+      role: 'assistant',
+      content: 'a',
+      reasoning_content: 'why',
+      reasoning_details: [{ type: 'reasoning.text', text: 'why', signature: 'SIG', format: 'anthropic-claude-v1', index: 0 }],
+    });
   });
 
   it('rejects image file ids with 422 (not portable to Chat)', () => {

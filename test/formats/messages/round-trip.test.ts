@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
-import { chatCodec } from '../../../src/formats/chat/index.ts';
+import { chatCodec, encodeChatRequest } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { sanitizeToolId } from '../../../src/formats/shared/index.ts';
 import { parseEvents, readFixture, readJsonFixture, translateStream } from '../stream-helpers.ts';
@@ -32,6 +32,47 @@ describe('round trips', () => {
     expect(messages[5]).toEqual({ role: 'tool', tool_call_id: calls[1].id, content: '14:05' });
     expect(messages[6]).toEqual({ role: 'user', content: 'Thanks! Anything else?' });
     expect(back).toMatchObject({ max_tokens: 900, stop: ['END'], user: 'user-42', tool_choice: 'required', parallel_tool_calls: false });
+  });
+
+  it('chat → IR → messages → IR → chat keeps signed reasoning_details byte-exact and in order', () => {
+    const details = [
+      { type: 'reasoning.text', text: 'First thought.', signature: 'c2lnLTE=', format: 'anthropic-claude-v1', index: 0 },
+      { type: 'reasoning.encrypted', data: 'cmVkYWN0ZWQ=', format: 'anthropic-claude-v1', index: 1 },
+      { type: 'reasoning.text', text: 'Second thought.', signature: 'c2lnLTI=', format: 'anthropic-claude-v1', index: 2 },
+    ];
+    const original = {
+      model: 'claude',
+      reasoning_effort: 'medium',
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: null, reasoning_details: details, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+      ],
+    };
+    const upstream = messagesCodec.encodeRequest(chatCodec.decodeRequest(original), { upstreamModel: 'claude' });
+    expect((upstream.messages as Msg[])[1].content.slice(0, 3)).toEqual([
+      { type: 'thinking', thinking: 'First thought.', signature: 'c2lnLTE=' },
+      { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
+      { type: 'thinking', thinking: 'Second thought.', signature: 'c2lnLTI=' },
+    ]);
+    expect(upstream.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    const back = encodeChatRequest(messagesCodec.decodeRequest(upstream), { upstreamModel: 'openrouter/claude', assistantReasoning: 'send' });
+    const assistant = (back.messages as Msg[])[1];
+    expect(JSON.stringify(assistant.reasoning_details)).toBe(JSON.stringify(details));
+    expect(assistant.reasoning_content).toBe('First thought.Second thought.');
+    expect(assistant.tool_calls[0]).toEqual({ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } });
+  });
+
+  it('chat response → IR → messages response → IR → chat response keeps signatures', () => {
+    const original = readJsonFixture('chat/response-reasoning-details.json');
+    const request: ChatRequest = { model: 'm', system: [], messages: [], stream: false };
+    const anthropic = messagesCodec.encodeResponse(chatCodec.decodeResponse(original), request);
+    const back = chatCodec.encodeResponse(messagesCodec.decodeResponse(anthropic), request);
+    const message = (back.choices as Msg[])[0].message;
+    const originalMessage = (original.choices as Msg[])[0].message;
+    expect(message.reasoning_details).toEqual(originalMessage.reasoning_details);
+    expect(message.reasoning_content).toBe(originalMessage.reasoning);
+    expect(message.content).toBe(originalMessage.content);
   });
 
   it('messages → IR → chat → IR → messages keeps tool_use ids, inputs and the tool_result grouping', () => {
