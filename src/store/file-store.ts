@@ -106,7 +106,8 @@ export class FileStore implements Store {
             (!query.status || m.status === query.status) &&
             (query.notBefore === undefined || m.created_at >= query.notBefore),
         );
-        matches.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
+        // Newest first; records of the same second keep their insertion order, newest first too.
+        matches.reverse().sort((a, b) => b.created_at - a.created_at);
         return { data: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
       },
       get: async (id) => data().media.find((m) => m.id === id),

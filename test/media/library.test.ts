@@ -90,6 +90,13 @@ describe('Media Library service', () => {
     expect((await listMedia(deps, { page: 1, pageSize: 20 })).total).toBe(6);
   });
 
+  it('keeps records of the same second newest first (insertion order), stable across pages', async () => {
+    for (const model of ['first', 'second', 'third']) await createMedia(deps, 'acct_c', { mediaType: 'image', model });
+    const one = await listMedia(deps, { accountId: 'acct_c', page: 1, pageSize: 2 });
+    const two = await listMedia(deps, { accountId: 'acct_c', page: 2, pageSize: 2 });
+    expect([...one.data, ...two.data].map((r) => r.model)).toEqual(['third', 'second', 'first']);
+  });
+
   it('expires records after 30 days: not listed, not retrievable, then purged', async () => {
     const old = await createMedia(deps, 'acct_a', { mediaType: 'threed', model: 'm' });
     clock.advance(1000);
