@@ -35,7 +35,9 @@ export function prepareCall(
     const body = { ...exchange.body, model: model.upstreamId, stream_options: streamOptions };
     return { call: { ...base, body, rawBody: JSON.stringify(body) }, upstreamFormat, passthrough, stripUsageChunk: true };
   }
-  const body = getCodec(upstreamFormat).encodeRequest(request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens });
+  // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
+  const portable = upstreamFormat === exchange.format ? request : { ...request, extra: undefined };
+  const body = getCodec(upstreamFormat).encodeRequest(portable, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens });
   if (upstreamFormat === 'chat' && request.stream) {
     body.stream_options = { ...(body.stream_options as Record<string, unknown> | undefined), include_usage: true };
   }
