@@ -86,7 +86,7 @@ describe('media routes (in-process)', () => {
     form.append('model', 'mock/image');
     form.append('prompt', 'make it blue');
     form.append('size', '16x16');
-    form.append('image[]', new File([encodePng({ width: 4, height: 4, rgba: new Uint8Array(64).fill(200) })], 'in.png', { type: 'image/png' }));
+    form.append('image[]', new File([new Uint8Array(encodePng({ width: 4, height: 4, rgba: new Uint8Array(64).fill(200) }))], 'in.png', { type: 'image/png' }));
     const res = await gw.request('/v1/images/edits', { method: 'POST', headers: key, body: form });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: Array<{ url: string }> };
