@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { watchStream } from '../../src/pipeline/watch-stream.ts';
+
+describe('watchStream', () => {
+  it('flags records that cannot be one JSON object', () => {
+    const watch = watchStream('chat', 'p');
+    expect(watch.check({ data: '{"a":1}' })).toBeUndefined();
+    expect(watch.check({ data: '{"a":1}\r' })).toBeUndefined();
+    expect(watch.check({ data: '' })).toBeUndefined();
+    expect(watch.check({ data: '{"choices":[' })?.code).toBe('provider_error');
+    expect(watch.check({ data: 'not json' })?.code).toBe('provider_error');
+    expect(watchStream('messages', 'p').check({ event: 'ping', data: '[DONE]' })?.code).toBe('provider_error');
+  });
+
+  it('knows when each format finished', () => {
+    const chat = watchStream('chat', 'p');
+    chat.check({ data: '{"choices":[{"delta":{"content":"x"},"finish_reason":null}]}' });
+    expect(chat.finished).toBe(false);
+    chat.check({ data: '{"choices":[{"delta":{},"finish_reason": "stop"}]}' });
+    expect(chat.finished).toBe(true);
+    const done = watchStream('chat', 'p');
+    done.check({ data: '[DONE]' });
+    expect(done.finished).toBe(true);
+    const messages = watchStream('messages', 'p');
+    messages.check({ event: 'message_delta', data: '{"type":"message_delta"}' });
+    expect(messages.finished).toBe(false);
+    messages.check({ event: 'message_stop', data: '{"type":"message_stop"}' });
+    expect(messages.finished).toBe(true);
+    const responses = watchStream('responses', 'p');
+    responses.check({ event: 'response.output_text.delta', data: '{}' });
+    expect(responses.finished).toBe(false);
+    responses.check({ event: 'response.incomplete', data: '{}' });
+    expect(responses.finished).toBe(true);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { insertRoutingEvents, type RoutingInfo } from '../../src/routing/index.ts';
+import { parseSse } from '../../src/sse/index.ts';
+
+const routing: RoutingInfo = { mode: 'auto', strategy: 'priority', requested: 'm1', resolved: 'p2/m1', attempts: 2 };
+const fallback = { provider: 'p2', model: 'p2/m1', from: 'p1/m1', reason: 'provider_unavailable', discount: 0.1 };
+
+describe('routing events', () => {
+  it('Chat: valid chat.completion.chunk records with choices [] and no error key, before the first chunk', () => {
+    const records = parseSse('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":7,"model":"up","choices":[]}\n\n');
+    const out = insertRoutingEvents('chat', records, routing, fallback)!;
+    expect(out.map((r) => r.event)).toEqual(['routing', 'fallback', undefined]);
+    const first = JSON.parse(out[0].data) as Record<string, unknown>;
+    expect(first).toEqual({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 7,
+      model: 'up',
+      choices: [],
+      routing: { mode: 'auto', strategy: 'priority', requested_model: 'm1', resolved_model: 'p2/m1', provider: 'p2', attempts: 2 },
+    });
+    expect(JSON.parse(out[1].data)).toMatchObject({ choices: [], fallback: { used: true, provider: 'p2', reason: 'provider_unavailable', discount: 0.1, from: 'p1/m1' } });
+    expect(out.some((r) => 'error' in (JSON.parse(r.data) as object))).toBe(false);
+  });
+
+  it('Messages: typed objects before message_start; no fallback event when none was used', () => {
+    const out = insertRoutingEvents('messages', parseSse('event: message_start\ndata: {"type":"message_start"}\n\n'), routing, undefined)!;
+    expect(out.map((r) => r.event)).toEqual(['routing', 'message_start']);
+    expect(JSON.parse(out[0].data)).toMatchObject({ type: 'routing', routing: { resolved_model: 'p2/m1' } });
+  });
+
+  it('Responses: right after response.created, and not before it arrives', () => {
+    expect(insertRoutingEvents('responses', [], routing, fallback)).toBeUndefined();
+    expect(insertRoutingEvents('responses', parseSse('event: response.in_progress\ndata: {}\n\n'), routing, fallback)).toBeUndefined();
+    const records = parseSse('event: response.created\ndata: {"type":"response.created"}\n\nevent: response.in_progress\ndata: {}\n\n');
+    const out = insertRoutingEvents('responses', records, routing, fallback)!;
+    expect(out.map((r) => r.event)).toEqual(['response.created', 'routing', 'fallback', 'response.in_progress']);
+    expect(JSON.parse(out[2].data)).toMatchObject({ type: 'fallback', fallback: { provider: 'p2' } });
+  });
+});
