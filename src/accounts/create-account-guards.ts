@@ -1,6 +1,6 @@
 import { billingConfigSchema, CreditBook } from '../billing/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
-import { createRateLimitStore, rateLimitConfigSchema, type RateLimitStore } from '../limits/index.ts';
+import { createRateLimitStore, rateLimitConfigSchema, RedisRateLimitStore, type RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Store } from '../store/repositories.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
@@ -28,6 +28,10 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
     options.log.info('usage ledger replayed into balances', { lines: report.applied, credits: report.appliedCredits });
   }
   const limiter = options.limiter ?? createRateLimitStore(limits, { log: (message) => options.log.warn(message) });
+  // Requests arriving before Redis answers would all meet the failure policy; wait briefly.
+  if (limiter instanceof RedisRateLimitStore && !(await limiter.ready(2_000))) {
+    options.log.warn(`rate-limit store: Redis not reachable at startup; applying fail-${limiter.onError} policy until it is`);
+  }
   const clock = options.clock;
   return new AccountGuards({
     limits,
