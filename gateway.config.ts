@@ -1,4 +1,4 @@
-import { defineConfig } from './src/config/index.ts';
+import { defineConfig } from 'gateway';
 
 /**
  * The working example config. `mock` is always on (offline, deterministic);
