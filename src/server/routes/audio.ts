@@ -48,7 +48,7 @@ function speechHandler(deps: ServerDeps) {
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, Math.ceil(request.input.length / 4)));
+    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }));
     return respond(event, outcome.result.data, outcome.result.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
@@ -81,7 +81,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, 0));
+    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, 0, { audioSeconds: outcome.result.duration ?? 0 }));
     const rendered = renderTranscript(outcome.result, request.responseFormat, {
       task,
       words: request.wordTimestamps,

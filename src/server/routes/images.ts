@@ -90,7 +90,7 @@ async function runImages(
     inputTokens: result.usage?.inputTokens,
     outputTokens: result.usage?.outputTokens,
   });
-  settleLater(deps, admission, mediaSettlement(model, result.usage, Math.ceil(request.prompt.length / 4)));
+  settleLater(deps, admission, mediaSettlement(model, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }));
   event.res.headers.set('x-media-generation-id', record.id);
   const data = result.images.map((image, i) => {
     const revised_prompt = image.revisedPrompt ?? request.prompt;

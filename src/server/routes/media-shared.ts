@@ -46,13 +46,29 @@ export async function admitMedia(event: H3Event, deps: ServerDeps, auth: AuthCon
   return admission;
 }
 
+/** What a media call produced, for per-item prices (ModelPricing.image, speechChars, audioMinute). */
+export interface MediaUnits {
+  images?: number;
+  speechCharacters?: number;
+  audioSeconds?: number;
+}
+
+/** A Settlement that also carries `media` units; billing may read them (see docs/media.md). */
+export type MediaSettlement = Settlement & { media: MediaUnits };
+
 /** A settlement for a media call; token counts are estimated when the provider gave none. */
-export function mediaSettlement(model: CatalogModel, usage: { inputTokens?: number; outputTokens?: number } | undefined, estimatedInput: number): Settlement {
+export function mediaSettlement(
+  model: CatalogModel,
+  usage: { inputTokens?: number; outputTokens?: number } | undefined,
+  estimatedInput: number,
+  media: MediaUnits,
+): MediaSettlement {
   return {
     model,
     usage: { inputTokens: usage?.inputTokens ?? estimatedInput, outputTokens: usage?.outputTokens ?? 0 },
     estimated: usage?.inputTokens === undefined,
     aborted: false,
+    media,
   };
 }
 
