@@ -37,10 +37,24 @@ type Answer =
   | { kind: 'stream'; prepared: PreparedCall; upstream: UpstreamSuccess; body: AsyncIterable<Uint8Array> }
   | { kind: 'json'; prepared: PreparedCall; text: string; parsed: unknown };
 
-async function callModel(router: Router, deps: ChatPipelineDeps, exchange: ChatExchange, request: ChatRequest, model: CatalogModel): Promise<Answer> {
+/** Frees an answer nobody will read (a hedge race's loser). */
+function discardAnswer(answer: Answer): void {
+  if (answer.kind !== 'stream') return;
+  answer.upstream.done();
+  answer.upstream.response.abort?.();
+}
+
+async function callModel(
+  router: Router,
+  deps: ChatPipelineDeps,
+  exchange: ChatExchange,
+  request: ChatRequest,
+  model: CatalogModel,
+  signal: AbortSignal,
+): Promise<Answer> {
   const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
   const startedAt = router.now();
-  const upstream = await callUpstream(model, prepared.call, exchange.signal);
+  const upstream = await callUpstream(model, prepared.call, signal);
   router.latency.record(model.id, router.now() - startedAt);
   if (request.stream) {
     try {
@@ -78,7 +92,13 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, re
   const plan = router.plan(request.model, isChatModel);
   let served;
   try {
-    served = await tryCandidates(router, plan, exchange.signal, (model) => callModel(router, deps, exchange, request, model), startedAt);
+    served = await tryCandidates(
+      router,
+      plan,
+      exchange.signal,
+      (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? AbortSignal.any([exchange.signal, hedgeSignal]) : exchange.signal),
+      { startedAt, discard: discardAnswer },
+    );
   } catch (error) {
     if (!(error instanceof RoutingFailure)) throw error;
     throw withHeaders(error.error, { 'x-routing-mode': plan.mode, 'x-routing-attempts': String(error.attempts) });

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
-import { retryDelayMs, scheduleAttempts, type FallbackInfo, type RoutePlan, type Router, type RoutingInfo } from '../routing/index.ts';
+import { retryDelayMs, scheduleAttempts, type FallbackInfo, type RoutePlan, type Router, type RoutingInfo, type ScheduledAttempt } from '../routing/index.ts';
+import { hedgeCall } from './hedge-call.ts';
 
 /** The attempt that served, and how the request got there. */
 export interface Served<T> {
@@ -25,20 +26,29 @@ function clientGone(): GatewayError {
   return new GatewayError('bad_request', 'The client closed the connection.');
 }
 
+export interface TryOptions<T> {
+  /** When the request arrived (the retry budget counts from there). */
+  startedAt?: number;
+  /** Frees an answer that lost a hedge race (e.g. closes its stream). */
+  discard?: (value: T) => void;
+}
+
 /**
  * Calls the plan's candidates until one answers. Retryable failures (spec §7) move on: to
  * the next candidate at once, or back to the same one after a full-jitter backoff that
  * honours Retry-After. Non-retryable failures end the request. Circuits that are open are
  * skipped; when every candidate is open, the least recently failed one is tried anyway.
- * Attempts per candidate and the total time are bounded by `routing.retry`.
+ * Attempts per candidate and the total time are bounded by `routing.retry`. A model with
+ * `hedge` configured races its first two scheduled calls (see hedgeCall).
  */
 export async function tryCandidates<T>(
   router: Router,
   plan: RoutePlan,
   signal: AbortSignal,
-  attempt: (model: CatalogModel) => Promise<T>,
-  startedAt = router.now(),
+  attempt: (model: CatalogModel, signal?: AbortSignal) => Promise<T>,
+  options: TryOptions<T> = {},
 ): Promise<Served<T>> {
+  const startedAt = options.startedAt ?? router.now();
   const policy = router.config.retry;
   const failures = new Map<string, GatewayError>();
   const givenUp = new Set<string>();
@@ -46,13 +56,22 @@ export async function tryCandidates<T>(
   let lastError: GatewayError | undefined;
   let attempts = 0;
 
+  const failed = (model: CatalogModel, error: GatewayError) => {
+    router.breaker.recordFailure(model.id);
+    failures.set(model.id, error);
+    if (first?.model.id === model.id) first.error ??= error;
+    lastError = error;
+  };
+  const served = (model: CatalogModel, value: T): Served<T> => {
+    router.breaker.recordSuccess(model.id);
+    return { value, model, ...describe(plan, model, attempts, first!, router) };
+  };
+
   const run = async (model: CatalogModel): Promise<Served<T> | undefined> => {
     attempts += 1;
     first ??= { model };
     try {
-      const value = await attempt(model);
-      router.breaker.recordSuccess(model.id);
-      return { value, model, ...describe(plan, model, attempts, first, router) };
+      return served(model, await attempt(model));
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (signal.aborted) {
@@ -63,15 +82,35 @@ export async function tryCandidates<T>(
         router.breaker.release(model.id); // the upstream answered: says nothing against its health
         throw new RoutingFailure(error, attempts);
       }
-      router.breaker.recordFailure(model.id);
-      failures.set(model.id, error);
-      if (first.model.id === model.id) first.error ??= error;
-      lastError = error;
+      failed(model, error);
       return undefined;
     }
   };
 
-  for (const { model, retry } of scheduleAttempts(plan, policy.attempts)) {
+  const schedule = scheduleAttempts(plan, policy.attempts);
+  let pending: ScheduledAttempt[] = [];
+  const hedgeMs = router.hedgeDelayFor(plan.requested);
+  if (hedgeMs !== undefined) {
+    pending = [schedule.next(), schedule.next()].flatMap((n) => (n.done ? [] : [n.value]));
+    const [a, b] = pending;
+    const allowedA = b !== undefined && router.breaker.allow(a.model.id);
+    const allowedB = allowedA && (a.model.id === b.model.id || router.breaker.allow(b.model.id));
+    if (allowedA && !allowedB) router.breaker.release(a.model.id); // no race: the loop asks again
+    if (allowedB) {
+      first = { model: a.model };
+      const race = await hedgeCall(a.model, b.model, hedgeMs, attempt, options.discard ?? (() => undefined));
+      attempts += race.started;
+      for (const loser of race.aborted) router.breaker.release(loser.id);
+      if (race.started === 1 && b.model.id !== a.model.id) router.breaker.release(b.model.id);
+      if (signal.aborted) throw clientGone();
+      if (race.fatal) throw new RoutingFailure(race.fatal, attempts);
+      for (const failure of race.failed) failed(failure.model, failure.error);
+      if (race.winner) return served(race.winner.model, race.winner.value);
+      pending = race.started === 1 ? [b] : []; // b never called: it keeps its place
+    }
+  }
+
+  for (const { model, retry } of chain(pending, schedule)) {
     if (signal.aborted) throw clientGone();
     if (givenUp.has(model.id)) continue;
     let wait = 0;
@@ -89,8 +128,8 @@ export async function tryCandidates<T>(
     if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
     if (signal.aborted) throw clientGone();
     if (!router.breaker.allow(model.id)) continue;
-    const served = await run(model);
-    if (served) return served;
+    const result = await run(model);
+    if (result) return result;
   }
 
   if (attempts === 0) {
@@ -99,10 +138,15 @@ export async function tryCandidates<T>(
     const id = router.breaker.leastRecentlyFailed(all.map((m) => m.id));
     const model = all.find((m) => m.id === id) ?? all[0];
     router.breaker.force(model.id);
-    const served = await run(model);
-    if (served) return served;
+    const result = await run(model);
+    if (result) return result;
   }
   throw new RoutingFailure(lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), attempts);
+}
+
+function* chain<T>(first: T[], rest: Iterable<T>): Generator<T> {
+  yield* first;
+  yield* rest;
 }
 
 function describe(

@@ -181,6 +181,47 @@ describe('runChat routing (in process)', () => {
       expect(router.breaker.state('a/m1')).toBe('open');
     });
 
+    it('hedges: a second call after the delay, the first answer wins, the loser is aborted', async () => {
+      badReply = () => ({ delayMs: 400, then: { sse: chatStream(['slow']) } });
+      const { deps, router } = await setup(providers(), { models: { m1: { hedge: { delayMs: 50 } } } }, { now: Date.now, advance: () => 0 });
+      bad.closedAt.length = 0;
+      const started = Date.now();
+      const outcome = await runChat(deps, exchange({ model: 'm1', stream: true }));
+      expect(Date.now() - started).toBeLessThan(300);
+      expect(outcome.headers).toMatchObject({ 'x-routing-resolved-model': 'b/m1', 'x-routing-attempts': '2' });
+      expect(outcome.headers['x-fallback-used']).toBeUndefined(); // a was slow, not failed
+      expect(await drain(outcome)).toContain('Hel');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(bad.closedAt.length).toBe(1); // the loser's connection was closed
+      expect(router.breaker.failures('a/m1')).toBe(0);
+    });
+
+    it('hedges: no second call when the first answers before the delay', async () => {
+      badReply = () => ({ sse: chatStream(['fast']) });
+      const { deps } = await setup(providers(), { models: { m1: { hedge: { delayMs: 200 } } } });
+      const outcome = await runChat(deps, exchange({ model: 'm1', stream: true }));
+      await drain(outcome);
+      expect(outcome.headers['x-routing-resolved-model']).toBe('a/m1');
+      expect(good.requests).toHaveLength(0);
+    });
+
+    it('hedges a pinned model on its own provider and falls through when the first fails early', async () => {
+      let calls = 0;
+      badReply = () => (++calls === 1 ? { delayMs: 400, then: { sse: chatStream(['slow']) } } : { sse: chatStream(['second']) });
+      const pinned = await setup(providers(), { models: { 'a/m1': { hedge: { delayMs: 50 } } } });
+      const outcome = await runChat(pinned.deps, exchange({ model: 'a/m1', stream: true }));
+      expect(await drain(outcome)).toContain('second');
+      expect(bad.requests).toHaveLength(2);
+      expect(good.requests).toHaveLength(0);
+      badReply = unavailable;
+      const early = await setup(providers(), { models: { m1: { hedge: { delayMs: 1000 } } } });
+      const started = Date.now();
+      const fallback = await runChat(early.deps, exchange({ model: 'm1', stream: true }));
+      await drain(fallback);
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(fallback.headers).toMatchObject({ 'x-fallback-used': 'true', 'x-fallback-reason': 'provider_unavailable' });
+    });
+
     it('sends events only when asked (opt-in), always, or never', async () => {
       badReply = () => ({ sse: chatStream(['x']) });
       const opt = await setup(providers());
