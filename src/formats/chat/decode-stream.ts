@@ -98,11 +98,17 @@ class ChatStreamDecoder implements StreamDecoder {
     }
   }
 
-  /** Opens a reasoning block when none is open or a detail with a new index starts one. */
+  /**
+   * Opens a reasoning block when none is open or a detail with another index starts one.
+   * Details are grouped by `index`: text streamed as plain `reasoning_content` (no index)
+   * followed by a signature-only detail (index 0) is one block, the signature closing it.
+   */
   private reasoningText(text: string, index: unknown, itemId: string | undefined): void {
-    if (this.open !== 'reasoning' || (index !== undefined && index !== this.reasoningIndex)) {
+    const otherBlock = index !== undefined && this.reasoningIndex !== undefined && index !== this.reasoningIndex;
+    if (this.open !== 'reasoning' || otherBlock) {
       this.closeBlocks();
       this.open = 'reasoning';
+      this.reasoningIndex = undefined;
       this.emit(itemId ? { type: 'reasoning-start', itemId } : { type: 'reasoning-start' });
     }
     if (index !== undefined) this.reasoningIndex = index;

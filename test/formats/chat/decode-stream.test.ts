@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
+import { toChatChunks } from '../../../plugins/mock/chat-wire.ts';
 import { joinArguments, joinText, partTypes, readFixture, runStream } from '../stream-helpers.ts';
 
 const SPLITS = [0, 1, 3, 7, 64];
@@ -50,6 +51,50 @@ describe('chat stream decoder', () => {
       'text-start', 'text-delta', 'text-end', 'finish', 'usage', 'end',
     ]);
     expect(parts.find((p) => p.type === 'redacted-reasoning')).toEqual({ type: 'redacted-reasoning', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' });
+  });
+
+  // Regression: the mock (and LiteLLM-style upstreams) stream the text as plain reasoning_content
+  // and then one signature-only detail; it used to open a second, empty thinking block.
+  it.each(SPLITS)('attaches a signature-only reasoning_details item to the open reasoning block (split every %i bytes)', (split) => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-reasoning-signature-only.sse.txt'), split);
+    expect(partTypes(parts)).toEqual([
+      'start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-end',
+      'text-start', 'text-delta', 'text-end', 'finish', 'usage', 'end',
+    ]);
+    expect(joinText(parts, 'reasoning-delta')).toBe('The user said: "hi". I will answer by echoing it.');
+    expect(parts.find((p) => p.type === 'reasoning-signature')).toEqual({ type: 'reasoning-signature', signature: 'c2lnNjY1YTFjZWQ5YjI0ZTRkZDg4ZTM0ZjRk' });
+  });
+
+  it('decodes the mock plugin\'s own reasoning stream as one signed thinking block', () => {
+    const reply = { reasoning: { text: 'Think first.', signature: 'U0lH' }, text: 'ok', toolCalls: [], finishReason: 'stop' as const, promptTokens: 1, completionTokens: 2, reasoningTokens: 1 };
+    const sse = toChatChunks(reply, 'chatcmpl-m', 'mock', 1, false).map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
+    const parts = runStream(chatCodec, sse, 3);
+    expect(parts.filter((p) => p.type === 'reasoning-start')).toHaveLength(1);
+    expect(joinText(parts, 'reasoning-delta')).toBe('Think first.');
+    expect(parts.filter((p) => p.type === 'reasoning-signature')).toEqual([{ type: 'reasoning-signature', signature: 'U0lH' }]);
+  });
+
+  it('groups reasoning_details by index: each index is its own block with its own signature', () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'gen-2', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const detail = (index: number, text: string, signature?: string) => ({ type: 'reasoning.text', text, ...(signature ? { signature } : {}), format: 'anthropic-claude-v1', index });
+    const sse = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ reasoning: 'A1', reasoning_details: [detail(0, 'A1')] }),
+      chunk({ reasoning: 'A2', reasoning_details: [detail(0, 'A2')] }),
+      chunk({ reasoning_details: [detail(0, '', 'SIG_A')] }),
+      chunk({ reasoning: 'B1', reasoning_details: [detail(1, 'B1')] }),
+      chunk({ reasoning_details: [detail(1, '', 'SIG_B')] }),
+      chunk({ content: 'done' }),
+      chunk({}, 'stop'),
+      'data: [DONE]\n\n',
+    ].join('');
+    const parts = runStream(chatCodec, sse, 4);
+    expect(partTypes(parts)).toEqual([
+      'start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-end',
+      'reasoning-start', 'reasoning-delta', 'reasoning-signature', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'finish', 'end',
+    ]);
+    expect(parts.filter((p) => p.type === 'reasoning-signature').map((p) => (p as { signature: string }).signature)).toEqual(['SIG_A', 'SIG_B']);
   });
 
   it('turns data: {"error":…} into an error part and stops', () => {
