@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse } from '../../ir/types.ts';
+import { prefixedId } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -32,7 +33,7 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
   }
   if (calls.length > 0) message.tool_calls = calls;
   return {
-    id: response.id,
+    id: prefixedId('chatcmpl-', response.id),
     object: 'chat.completion',
     created: response.created,
     model: response.model,

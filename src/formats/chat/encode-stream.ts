@@ -1,6 +1,6 @@
 import type { ChatRequest, StreamError, StreamPart, Usage } from '../../ir/types.ts';
 import type { StreamEncoder } from '../types.ts';
-import { generateId, nowSeconds } from '../shared/index.ts';
+import { generateId, nowSeconds, prefixedId } from '../shared/index.ts';
 import { openAIErrorType } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { reasoningFormat } from './map-reasoning.ts';
@@ -34,7 +34,7 @@ class ChatStreamEncoder implements StreamEncoder {
   encode(part: StreamPart): string {
     if (this.done) return '';
     if (part.type === 'start') {
-      this.id = part.id || this.id;
+      this.id = prefixedId('chatcmpl-', part.id);
       this.model = part.model;
       this.created = part.created;
     }

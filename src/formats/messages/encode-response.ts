@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ContentPart } from '../../ir/types.ts';
-import { parseToolArguments } from '../shared/index.ts';
+import { parseToolArguments, prefixedId } from '../shared/index.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesBlock } from './types.ts';
@@ -11,7 +11,7 @@ import type { MessagesBlock } from './types.ts';
  */
 export function encodeMessagesResponse(response: ChatResponse, _request: ChatRequest): Record<string, unknown> {
   return {
-    id: response.id,
+    id: prefixedId('msg_', response.id),
     type: 'message',
     role: 'assistant',
     model: response.model,

@@ -1,6 +1,6 @@
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
 import type { StreamEncoder } from '../types.ts';
-import { generateId } from '../shared/index.ts';
+import { prefixedId } from '../shared/index.ts';
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
@@ -83,7 +83,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     return event('message_start', {
       type: 'message_start',
       message: {
-        id: start?.id || generateId('msg_'),
+        id: prefixedId('msg_', start?.id),
         type: 'message',
         role: 'assistant',
         model: start?.model ?? '',

@@ -12,3 +12,15 @@ export function generateId(prefix: string, size = 24): string {
 export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
+
+/**
+ * The id a client of a format sees for an upstream id: the format's prefix (`msg_`, `chatcmpl-`,
+ * `resp_`) before the upstream id, so SDKs and logs see the id shape they expect while the
+ * upstream id stays readable in it. An id that already has the prefix is kept as is.
+ */
+export function prefixedId(prefix: string, id: string | undefined): string {
+  if (!id) return generateId(prefix);
+  if (id.startsWith(prefix)) return id;
+  const clean = id.replace(/[^A-Za-z0-9_-]/g, '');
+  return clean.length > 0 ? prefix + clean : generateId(prefix);
+}

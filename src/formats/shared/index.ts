@@ -2,7 +2,7 @@ export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefin
 export { parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
 export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64 } from './data-url.ts';
 export { sanitizeToolId } from './sanitize-tool-id.ts';
-export { generateId, nowSeconds } from './generate-id.ts';
+export { generateId, nowSeconds, prefixedId } from './generate-id.ts';
 export {
   EFFORT_BUDGET_TOKENS,
   MIN_BUDGET_TOKENS,

@@ -38,9 +38,9 @@ describe('chat stream encoder', () => {
     expect(events.every((e) => e.event === undefined)).toBe(true);
   });
 
-  it('repeats the same id, created and model on every chunk', () => {
+  it('repeats the same chatcmpl- id (the upstream msg_ id inside), created and model on every chunk', () => {
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ id: 'msg_01', object: 'chat.completion.chunk', created: 1700000000, model: 'claude-sonnet-4' });
+      expect(chunk).toMatchObject({ id: 'chatcmpl-msg_01', object: 'chat.completion.chunk', created: 1700000000, model: 'claude-sonnet-4' });
     }
   });
 

@@ -43,7 +43,7 @@ describe('chat encodeResponse', () => {
 
   it('encodes an Anthropic answer: reasoning_content + reasoning_details with signatures, tool calls, usage', () => {
     const body = chatCodec.encodeResponse(thinking, request);
-    expect(body).toMatchObject({ id: 'msg_01ThinkFull', object: 'chat.completion', model: 'claude-sonnet-4-20250514' });
+    expect(body).toMatchObject({ id: 'chatcmpl-msg_01ThinkFull', object: 'chat.completion', model: 'claude-sonnet-4-20250514' });
     const choice = (body.choices as Array<Record<string, any>>)[0];
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message).toEqual({

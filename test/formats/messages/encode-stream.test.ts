@@ -15,7 +15,7 @@ describe('messages stream encoder', () => {
     const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-text-usage.sse.txt'), 4));
     expect(names(events)).toEqual(['message_start', 'content_block_start', 'delta:text_delta', 'delta:text_delta', 'delta:text_delta', 'content_block_stop', 'message_delta', 'message_stop']);
     expect(events.every((e) => e.event === e.data.type)).toBe(true);
-    expect(events[0].data.message).toMatchObject({ id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', role: 'assistant', content: [], stop_reason: null, usage: { input_tokens: 0 } });
+    expect(events[0].data.message).toMatchObject({ id: 'msg_chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT', role: 'assistant', content: [], stop_reason: null, usage: { input_tokens: 0 } });
     expect(events[1].data).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     // Usage arrived after the finish chunk: message_delta carries it, input converted to exclude cache.
     expect(events.at(-2)?.data).toEqual({
@@ -23,6 +23,12 @@ describe('messages stream encoder', () => {
       delta: { stop_reason: 'end_turn', stop_sequence: null },
       usage: { input_tokens: 15, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 4 },
     });
+  });
+
+  it('gives message_start a msg_ id whatever the upstream id (and keeps a msg_ id)', () => {
+    const id = (upstreamId: string) => parseEvents(messagesCodec.createStreamEncoder(request).encode({ type: 'start', id: upstreamId, model: 'm', created: 1 }))[0].data.message.id;
+    expect(id('resp_68af0001text')).toBe('msg_resp_68af0001text');
+    expect(id('msg_01Keep')).toBe('msg_01Keep');
   });
 
   it('holds message_delta until usage is known', () => {

@@ -35,10 +35,16 @@ describe('messages decodeResponse', () => {
 });
 
 describe('messages encodeResponse', () => {
+  it('gives Messages clients msg_ ids (an upstream msg_ id is kept)', () => {
+    const base: ChatResponse = { id: 'resp_68af', model: 'm', created: 1, content: [{ type: 'text', text: 'a' }], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+    expect(messagesCodec.encodeResponse(base, request).id).toBe('msg_resp_68af');
+    expect(messagesCodec.encodeResponse({ ...base, id: 'msg_01Keep' }, request).id).toBe('msg_01Keep');
+  });
+
   it('encodes a Chat answer as a Message: tool_use input parsed, usage converted back (input excludes cache)', () => {
     const chat = chatCodec.decodeResponse(readJsonFixture('chat/response-tools.json'));
     expect(messagesCodec.encodeResponse(chat, request)).toEqual({
-      id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
+      id: 'msg_chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
       type: 'message',
       role: 'assistant',
       model: 'gpt-4o-2024-08-06',

@@ -7,6 +7,7 @@ import {
   joinDataUrl,
   mediaSourceToUrl,
   parseToolArguments,
+  prefixedId,
   readErrorBody,
   sanitizeToolId,
   splitDataUrl,
@@ -105,6 +106,15 @@ describe('ids and errors', () => {
     const id = generateId('chatcmpl-');
     expect(id).toMatch(/^chatcmpl-[0-9A-Za-z]{24}$/);
     expect(generateId('chatcmpl-')).not.toBe(id);
+  });
+
+  it('gives client ids the format prefix, keeping ids that have it and the upstream id inside', () => {
+    expect(prefixedId('msg_', 'msg_01XFD')).toBe('msg_01XFD');
+    expect(prefixedId('msg_', 'chatcmpl-B9M')).toBe('msg_chatcmpl-B9M');
+    expect(prefixedId('chatcmpl-', 'msg_01XFD')).toBe('chatcmpl-msg_01XFD');
+    expect(prefixedId('chatcmpl-', 'gen-17:47/x')).toBe('chatcmpl-gen-1747x');
+    expect(prefixedId('msg_', undefined)).toMatch(/^msg_[0-9A-Za-z]{24}$/);
+    expect(prefixedId('msg_', '::')).toMatch(/^msg_[0-9A-Za-z]{24}$/);
   });
 
   it('maps upstream stream errors to gateway codes', () => {
