@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { billingConfigSchema } from '../billing/billing-config-schema.ts';
+import { rateLimitConfigSchema } from '../limits/limits-config-schema.ts';
 import { routingConfigSchema } from '../routing/config-schema.ts';
 
 const wireFormat = z.enum(['chat', 'responses', 'messages']);
@@ -76,8 +78,10 @@ export const configSchema = z.object({
     })
     .prefault({}),
   routing: routingConfigSchema.prefault({}),
-  limits: z.looseObject({}).default({}),
-  billing: z.looseObject({}).default({}),
+  /** Rate limits and their store (docs/accounts-and-limits.md). */
+  limits: rateLimitConfigSchema,
+  /** Credit reservations and the usage ledger (docs/accounts-and-limits.md). */
+  billing: billingConfigSchema,
   media: z.looseObject({}).default({}),
   logging: z
     .object({
