@@ -1,5 +1,6 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/types.ts';
 import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
+import { unstashOpenAIReasoning } from './stash-reasoning.ts';
 
 /**
  * One Anthropic message → IR messages. A user turn's tool_result blocks become IR `tool`
@@ -55,7 +56,9 @@ export function decodeBlock(block: Record<string, unknown>, at: string, check: F
     case 'thinking': {
       const text = check.requiredString(block.thinking, `${at}.thinking`);
       const signature = check.string(block.signature, `${at}.signature`);
-      return signature ? { type: 'reasoning', text, signature } : { type: 'reasoning', text };
+      if (!signature) return { type: 'reasoning', text };
+      const openai = unstashOpenAIReasoning(signature);
+      return openai ? { type: 'reasoning', text, ...openai } : { type: 'reasoning', text, signature };
     }
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: true, data: check.requiredString(block.data, `${at}.data`) };

@@ -4,6 +4,7 @@ import { prefixedId } from '../shared/index.ts';
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
+import { stashOpenAIReasoning } from './stash-reasoning.ts';
 
 type Open = { kind: 'text' | 'thinking' } | { kind: 'tool'; index: number };
 
@@ -25,6 +26,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   private usage: Partial<Usage> = {};
   private finish: { reason: FinishReason; stopSequence?: string | null } | undefined;
   private deltaSent = false;
+  private reasoningItemId: string | undefined;
 
   encode(part: StreamPart): string {
     if (this.done) return '';
@@ -45,13 +47,18 @@ class MessagesStreamEncoder implements StreamEncoder {
       case 'text-end':
         return this.open?.kind === 'text' ? this.close() : '';
       case 'reasoning-start':
+        this.reasoningItemId = part.itemId;
         return this.close() + this.openBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
       case 'reasoning-delta':
         return part.text ? this.ensureOpen({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' }) + this.delta({ type: 'thinking_delta', thinking: part.text }) : '';
       case 'reasoning-signature':
         return this.open?.kind === 'thinking' ? this.delta({ type: 'signature_delta', signature: part.signature }) : '';
-      case 'reasoning-end':
-        return this.open?.kind === 'thinking' ? this.close() : '';
+      case 'reasoning-end': {
+        if (this.open?.kind !== 'thinking') return '';
+        // OpenAI encrypted reasoning goes out as the block's signature, so the client can send it back.
+        const stash = part.encrypted === undefined ? '' : this.delta({ type: 'signature_delta', signature: stashOpenAIReasoning({ itemId: this.reasoningItemId, encrypted: part.encrypted }) });
+        return stash + this.close();
+      }
       case 'redacted-reasoning':
         return this.close() + this.openBlock({ kind: 'thinking' }, { type: 'redacted_thinking', data: part.data }) + this.close();
       case 'tool-call-start':

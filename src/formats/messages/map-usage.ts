@@ -22,16 +22,21 @@ export function decodeMessagesUsage(usage: unknown): Usage | undefined {
   return out;
 }
 
-/** IR → Anthropic `usage`: uncached input = all input − cache reads − cache writes. */
+/**
+ * IR → Anthropic `usage`: uncached input = all input − cache reads − cache writes; reasoning
+ * tokens (when known) as `output_tokens_details.thinking_tokens`.
+ */
 export function encodeMessagesUsage(usage: Partial<Usage>): MessagesUsage {
   const cacheRead = usage.cacheReadTokens ?? 0;
   const cacheWrite = usage.cacheWriteTokens ?? 0;
-  return {
+  const out: MessagesUsage = {
     input_tokens: Math.max((usage.inputTokens ?? 0) - cacheRead - cacheWrite, 0),
     output_tokens: usage.outputTokens ?? 0,
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: cacheRead,
   };
+  if (usage.reasoningTokens) out.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
+  return out;
 }
 
 /**

@@ -5,6 +5,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Only when reasoning tokens are known (Anthropic's newer usage field). */
+  output_tokens_details?: { thinking_tokens: number };
 }
 
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';

@@ -35,6 +35,14 @@ describe('messages decodeResponse', () => {
 });
 
 describe('messages encodeResponse', () => {
+  it('reports reasoning tokens as output_tokens_details.thinking_tokens (only when known)', () => {
+    const base: ChatResponse = { id: 'msg_1', model: 'm', created: 1, content: [], finishReason: 'stop', usage: { inputTokens: 100, outputTokens: 50, cacheReadTokens: 40, cacheWriteTokens: 10, reasoningTokens: 20 } };
+    expect(messagesCodec.encodeResponse(base, request).usage).toEqual({
+      input_tokens: 50, output_tokens: 50, cache_creation_input_tokens: 10, cache_read_input_tokens: 40, output_tokens_details: { thinking_tokens: 20 },
+    });
+    expect(messagesCodec.encodeResponse({ ...base, usage: { inputTokens: 3, outputTokens: 2 } }, request).usage).not.toHaveProperty('output_tokens_details');
+  });
+
   it('gives Messages clients msg_ ids (an upstream msg_ id is kept)', () => {
     const base: ChatResponse = { id: 'resp_68af', model: 'm', created: 1, content: [{ type: 'text', text: 'a' }], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
     expect(messagesCodec.encodeResponse(base, request).id).toBe('msg_resp_68af');
