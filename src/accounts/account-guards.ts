@@ -1,4 +1,4 @@
-import { CreditBook, discountOf, priceTokens, type BillingConfig, type Reservation } from '../billing/index.ts';
+import { CreditBook, discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig, type Reservation } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import {
   buildRateLimitHeaders,
@@ -153,8 +153,10 @@ export class AccountGuards implements RequestGuards, AnonymousGuards {
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     const outputTokens = request.maxOutputTokens ?? Math.min(terms.maxOutputTokens ?? Infinity, this.billing.reserveOutputTokens);
     this.checkQuota(current, inputTokens);
-    const credits = priceTokens(terms.pricing, inputTokens, outputTokens, request.priceMultiplier ?? 1);
-    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce);
+    const factor = request.priceMultiplier ?? 1;
+    // Image models: one image's price on top of the tokens (the route does not say how many).
+    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, { images: 1 }, factor));
+    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce, { needsBalance: isPriced(terms.pricing) });
   }
 
   private checkQuota(account: AccountRecord, inputTokens: number): void {
@@ -180,7 +182,10 @@ export class AccountGuards implements RequestGuards, AnonymousGuards {
     const multiplier = request.priceMultiplier ?? 1;
     const discount = discountOf(settlement);
     const usage = settlement.usage;
-    const cost = priceTokens(settlement.model.spec.pricing, usage.inputTokens, usage.outputTokens, multiplier * (1 - discount));
+    const factor = multiplier * (1 - discount);
+    const pricing = settlement.model.spec.pricing;
+    const media = mediaUnitsOf(settlement);
+    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor) + priceMedia(pricing, media, factor));
     const enforce = this.billing.enforce;
     const charged = reservation ? this.credits.chargeable(reservation, cost, enforce) : enforce ? this.credits.chargeable({ accountId: account.id, credits: 0, tokens: 0, open: false }, cost) : cost;
     let seq: number | undefined;
@@ -203,6 +208,7 @@ export class AccountGuards implements RequestGuards, AnonymousGuards {
         aborted: settlement.aborted,
         ...(discount > 0 ? { discount } : {}),
         ...(multiplier !== 1 ? { price_multiplier: multiplier } : {}),
+        ...(media ? { media } : {}),
       });
       seq = entry.seq;
       this.usage.add(entry);

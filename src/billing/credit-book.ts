@@ -46,14 +46,16 @@ export class CreditBook {
 
   /**
    * Holds `credits` and `tokens` for a request, or throws 402 insufficient_balance when
-   * the balance less what others hold cannot cover them. `enforce: false` always holds.
+   * the balance less what others hold cannot cover them (or, with `needsBalance`, is not
+   * positive). `enforce: false` always holds.
    */
-  reserve(accountId: string, credits: number, tokens: number, enforce = true): Reservation {
-    if (enforce && credits > 0) {
+  reserve(accountId: string, credits: number, tokens: number, enforce = true, options: { needsBalance?: boolean } = {}): Reservation {
+    if (enforce && (credits > 0 || options.needsBalance)) {
       const balance = this.balance(accountId);
       const reserved = this.reserved(accountId);
       const available = roundCredits(balance - reserved);
-      if (credits > available) {
+      // A priced request whose size is unknown up front (speech, transcription) needs some balance.
+      if (credits > available || available <= 0) {
         throw new GatewayError('insufficient_balance', `Not enough credit: this request needs up to ${credits} credits, ${Math.max(0, available)} are available.`, {
           details: { required: credits, balance, reserved, available: Math.max(0, available), unit: 'credits' },
         });

@@ -1,3 +1,14 @@
 export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from './billing-config-schema.ts';
 export { CreditBook, type BilledAccount, type Reservation } from './credit-book.ts';
-export { USD_PER_CREDIT, creditsToUsd, discountOf, maxPricing, priceTokens, roundCredits } from './price-usage.ts';
+export {
+  USD_PER_CREDIT,
+  creditsToUsd,
+  discountOf,
+  isPriced,
+  maxPricing,
+  mediaUnitsOf,
+  priceMedia,
+  priceTokens,
+  roundCredits,
+  type MediaUnits,
+} from './price-usage.ts';

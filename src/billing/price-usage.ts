@@ -25,10 +25,17 @@ export function priceTokens(pricing: ModelPricing | undefined, inputTokens: numb
 
 /** The stricter of several prices (the reservation must cover whichever provider serves). */
 export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricing | undefined {
-  let out: ModelPricing | undefined;
+  let out: Required<ModelPricing> | undefined;
   for (const p of prices) {
     if (!p) continue;
-    out = { input: Math.max(out?.input ?? 0, p.input ?? 0), output: Math.max(out?.output ?? 0, p.output ?? 0) };
+    const o = out ?? { input: 0, output: 0, image: 0, speechChars: 0, audioMinute: 0 };
+    out = {
+      input: Math.max(o.input, p.input ?? 0),
+      output: Math.max(o.output, p.output ?? 0),
+      image: Math.max(o.image, p.image ?? 0),
+      speechChars: Math.max(o.speechChars, p.speechChars ?? 0),
+      audioMinute: Math.max(o.audioMinute, p.audioMinute ?? 0),
+    };
   }
   return out;
 }
@@ -38,4 +45,32 @@ export function discountOf(settlement: object): number {
   const fallback = (settlement as { fallback?: { discount?: unknown } }).fallback;
   const d = fallback?.discount;
   return typeof d === 'number' && Number.isFinite(d) ? Math.min(1, Math.max(0, d)) : 0;
+}
+
+/** Units of a media call, priced per item (the media routes put them on the settlement). */
+export interface MediaUnits {
+  images?: number;
+  speechCharacters?: number;
+  audioSeconds?: number;
+}
+
+/** Credits for media units: USD per image, per million speech characters, per audio minute; times `factor`. */
+export function priceMedia(pricing: ModelPricing | undefined, units: MediaUnits | undefined, factor = 1): number {
+  if (!pricing || !units) return 0;
+  const usd =
+    (units.images ?? 0) * (pricing.image ?? 0) +
+    ((units.speechCharacters ?? 0) * (pricing.speechChars ?? 0)) / 1_000_000 +
+    ((units.audioSeconds ?? 0) / 60) * (pricing.audioMinute ?? 0);
+  return roundCredits((usd / USD_PER_CREDIT) * factor);
+}
+
+/** Media units read from a settlement, when the route attached them. */
+export function mediaUnitsOf(settlement: object): MediaUnits | undefined {
+  const media = (settlement as { media?: unknown }).media;
+  return media && typeof media === 'object' ? (media as MediaUnits) : undefined;
+}
+
+/** True when the pricing charges anything at all. */
+export function isPriced(pricing: ModelPricing | undefined): boolean {
+  return Boolean(pricing && Object.values(pricing).some((v) => typeof v === 'number' && v > 0));
 }

@@ -27,6 +27,8 @@ export interface LedgerEntry {
   discount?: number;
   /** Price multiplier applied (0.5 for batches), when not 1. */
   price_multiplier?: number;
+  /** Per-item units of a media call (images, speech characters, audio seconds). */
+  media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
 }
 
 /** What a caller appends; the ledger assigns `seq`. */

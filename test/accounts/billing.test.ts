@@ -246,6 +246,38 @@ describe('settlement factors', () => {
   });
 });
 
+describe('media prices', () => {
+  const MEDIA = {
+    providers: { mock: { plugin: 'mock', models: [{ id: 'painter', type: 'image_generation', pricing: { image: 0.04 } }, { id: 'voice', type: 'audio', pricing: { speechChars: 15 } }] } },
+  };
+
+  async function admitFor(t: TestGateway, credits: number, model: string) {
+    const { accountId } = await t.account({ credits });
+    const account = t.gateway.deps.store.accounts.get(accountId)!;
+    const [key] = await t.gateway.deps.store.keys.list(accountId);
+    const admission = await guardsOf(t).admit({ auth: { account, key }, method: 'POST', route: '/v1/images/generations', clientAddress: '::1', model });
+    return { admission, accountId };
+  }
+
+  it('reserves one image and charges per image from the settlement units', async () => {
+    gw = await makeGateway(MEDIA);
+    const { admission, accountId } = await admitFor(gw, 1000, 'mock/painter');
+    expect(guardsOf(gw).credits.reserved(accountId)).toBe(40);
+    const model = gw.gateway.deps.registry.get('mock/painter')!;
+    await admission.settle({ model, usage: { inputTokens: 10, outputTokens: 0 }, estimated: true, aborted: false, media: { images: 3 } } as Settlement);
+    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(880);
+    expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0]).toMatchObject({ cost_credits: 120, media: { images: 3 } });
+  });
+
+  it('refuses a priced request of unknown size when nothing is available', async () => {
+    gw = await makeGateway(MEDIA);
+    await expect(admitFor(gw, 0, 'mock/voice')).rejects.toMatchObject({ code: 'insufficient_balance' });
+    await expect(admitFor(gw, 0, 'mock/painter')).rejects.toMatchObject({ code: 'insufficient_balance', details: { required: 40 } });
+    const { admission } = await admitFor(gw, 1, 'mock/voice');
+    await admission.settle(null);
+  });
+});
+
 describe('unknown models', () => {
   it('leave the pipeline to answer model_not_found and hold nothing', async () => {
     gw = await makeGateway(PER_TOKEN);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billingConfigSchema, creditsToUsd, discountOf, maxPricing, priceTokens, roundCredits } from '../../src/billing/index.ts';
+import { billingConfigSchema, creditsToUsd, discountOf, isPriced, maxPricing, mediaUnitsOf, priceMedia, priceTokens, roundCredits } from '../../src/billing/index.ts';
 
 describe('pricing', () => {
   it('prices tokens in credits at USD per million tokens (1 credit = 0.001 USD)', () => {
@@ -25,8 +25,22 @@ describe('pricing', () => {
   });
 
   it('takes the highest price across providers', () => {
-    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3 }])).toEqual({ input: 2, output: 5 });
+    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, image: 0.04, speechChars: 0, audioMinute: 0 });
     expect(maxPricing([undefined])).toBeUndefined();
+  });
+
+  it('prices media per image, per million speech characters and per audio minute', () => {
+    expect(priceMedia({ image: 0.04 }, { images: 3 })).toBe(120);
+    expect(priceMedia({ speechChars: 15 }, { speechCharacters: 2000 })).toBe(30);
+    expect(priceMedia({ audioMinute: 0.006 }, { audioSeconds: 90 })).toBe(9);
+    expect(priceMedia({ image: 0.04 }, { images: 2 }, 0.5)).toBe(40);
+    expect(priceMedia(undefined, { images: 2 })).toBe(0);
+    expect(priceMedia({ image: 1 }, undefined)).toBe(0);
+    expect(mediaUnitsOf({ media: { images: 2 } })).toEqual({ images: 2 });
+    expect(mediaUnitsOf({})).toBeUndefined();
+    expect(isPriced({ input: 0, speechChars: 15 })).toBe(true);
+    expect(isPriced({ input: 0, output: 0 })).toBe(false);
+    expect(isPriced(undefined)).toBe(false);
   });
 
   it('rounds credits to a millionth and converts to USD', () => {
