@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { callMedia, supportsTask } from '../../src/media/call-media.ts';
+import type { ModelSpec, ProviderInstance } from '../../src/plugin-kit/types.ts';
+import { UpstreamHttpError } from '../../src/plugin-kit/upstream-http-error.ts';
+import type { CatalogModel } from '../../src/providers/types.ts';
+import { GatewayError } from '../../src/errors/index.ts';
+
+function model(id: string, spec: Partial<ModelSpec>, instance: ProviderInstance, total = 5000): CatalogModel {
+  const provider = { id, plugin: {} as never, instance, formats: ['chat' as const], timeouts: { connect: 1, firstByte: 1, idle: 1, total }, priority: 0, weight: 1, acceptsAnyModel: false };
+  return { id: `${id}/m`, provider, upstreamId: 'm', spec: { id: 'm', ...spec }, formats: ['chat'] };
+}
+
+const audio: ProviderInstance = { audio: { speech: async () => ({ data: new Uint8Array(), contentType: '' }), transcribe: async () => ({ text: '' }) } };
+const images: ProviderInstance = { images: { generate: async () => ({ images: [] }) } };
+
+describe('media model selection', () => {
+  it('needs the type and the implemented call', () => {
+    expect(supportsTask(model('p', { type: 'image_generation' }, images), 'image_generation')).toBe(true);
+    expect(supportsTask(model('p', { type: 'image_generation' }, images), 'image_edit')).toBe(false); // no edit call
+    expect(supportsTask(model('p', { type: 'chat' }, images), 'image_generation')).toBe(false);
+    expect(supportsTask(model('p', { type: 'audio' }, {}), 'speech')).toBe(false);
+  });
+
+  it('checks listed media capabilities, and trusts the type when none is listed', () => {
+    const tts = model('p', { type: 'audio', capabilities: ['speech'] }, audio);
+    expect(supportsTask(tts, 'speech')).toBe(true);
+    expect(supportsTask(tts, 'transcription')).toBe(false);
+    const bare = model('p', { type: 'audio', capabilities: ['streaming', 'function_calling'] }, audio);
+    expect(['speech', 'transcription', 'translation'].every((t) => supportsTask(bare, t as 'speech'))).toBe(true);
+  });
+});
+
+describe('callMedia', () => {
+  const signal = () => new AbortController().signal;
+
+  it('falls back to the next provider on a retryable upstream failure', async () => {
+    const a = model('a', { type: 'audio' }, audio);
+    const b = model('b', { type: 'audio' }, audio);
+    const tried: string[] = [];
+    const out = await callMedia([a, b], signal(), async (m) => {
+      tried.push(m.provider.id);
+      if (m.provider.id === 'a') throw new UpstreamHttpError(503, { error: { message: 'overloaded' } });
+      return 'ok';
+    });
+    expect(out).toEqual({ model: b, result: 'ok' });
+    expect(tried).toEqual(['a', 'b']);
+  });
+
+  it('maps and throws a non-retryable failure at once', async () => {
+    const a = model('a', { type: 'audio' }, audio);
+    const b = model('b', { type: 'audio' }, audio);
+    const tried: string[] = [];
+    const error = await callMedia([a, b], signal(), async (m) => {
+      tried.push(m.provider.id);
+      throw new UpstreamHttpError(400, { error: { message: 'Invalid file format.' } });
+    }).catch((e: unknown) => e);
+    expect(tried).toEqual(['a']);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'bad_request', details: { provider: 'a', upstream_status: 400 } });
+    expect((error as Error).message).toContain('Invalid file format.');
+  });
+
+  it('aborts the call at the provider total timeout', async () => {
+    const slow = model('slow', { type: 'audio' }, audio, 50);
+    const error = await callMedia([slow], signal(), (_m, s) => new Promise((_, reject) => s.addEventListener('abort', () => reject(new Error('aborted'))))).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'provider_timeout' });
+  });
+});
