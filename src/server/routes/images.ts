@@ -70,6 +70,8 @@ async function runImages(
     throw error;
   }
   const { model, result } = outcome;
+  // The provider did the work: charge it even if storing the images below fails.
+  settleLater(deps, admission, mediaSettlement(model, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }));
   const runtime = mediaRuntimeOf(deps);
   const origin = publicOrigin(event, deps);
   const urls: string[] = [];
@@ -90,7 +92,6 @@ async function runImages(
     inputTokens: result.usage?.inputTokens,
     outputTokens: result.usage?.outputTokens,
   });
-  settleLater(deps, admission, mediaSettlement(model, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }));
   event.res.headers.set('x-media-generation-id', record.id);
   const data = result.images.map((image, i) => {
     const revised_prompt = image.revisedPrompt ?? request.prompt;
