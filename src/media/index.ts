@@ -1,0 +1,20 @@
+/** Media: image and audio requests, transcript rendering, temporary images and the Media Library. */
+export { callMedia, mediaCandidates, mapMediaError, supportsTask, type MediaTask } from './call-media.ts';
+export { decodeImageRequest, parseSize, IMAGE_LIMITS, type ImageRequest, type ImageResponseFormat } from './decode-image-request.ts';
+export {
+  decodeSpeechRequest, decodeTranscriptionForm, AUDIO_CONTENT_TYPES, AUDIO_FORMATS, SPEECH_LIMITS, TRANSCRIPT_FORMATS, VOICES,
+  type SpeechRequest, type TranscriptionRequest, type TranscriptFormat, type UploadedFile,
+} from './decode-audio-request.ts';
+export {
+  decodeListQuery, decodeCreateBody, decodePatchBody, MEDIA_TYPES, MEDIA_STATUSES, PAGING,
+  type MediaListQuery, type MediaCreateInput, type MediaPatch,
+} from './decode-media-request.ts';
+export {
+  createMedia, deleteMedia, getMedia, listMedia, listMediaRecords, updateMedia, purgeExpiredMedia, recordCompletedImage, viewMedia,
+  MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type CompletedImageInput,
+} from './library.ts';
+export { renderTranscript, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
+export { TempImageStore, type TempImage } from './temp-image-store.ts';
+export { createMediaRuntime, type MediaRuntime } from './media-runtime.ts';
+export { parseMediaConfig, mediaConfigSchema, type MediaConfig } from './media-config.ts';
+export { readPngSize } from './read-image-size.ts';
