@@ -58,7 +58,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     dataDir: options.dataDir,
     adminToken: options.adminToken,
   };
-  deps.media = createMediaRuntime({ config: options.config, dataDir: options.dataDir, store, clock, log: options.log });
+  try {
+    deps.media = createMediaRuntime({ config: options.config, dataDir: options.dataDir, store, clock, log: options.log });
+  } catch (error) {
+    await registry.close();
+    await guards.close();
+    await store.close();
+    throw error;
+  }
   deps.media.start();
   return {
     app: createApp(deps),

@@ -10,7 +10,9 @@ const CHAT_DEFAULT_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_cal
 function toSpec(entry: ModelEntry, known: ModelSpec[]): ModelSpec {
   if (typeof entry === 'string') return known.find((m) => m.id === entry) ?? { id: entry, type: 'chat', capabilities: CHAT_DEFAULT_CAPS };
   const base = known.find((m) => m.id === entry.id);
-  return { ...base, type: 'chat', capabilities: base?.capabilities ?? CHAT_DEFAULT_CAPS, ...entry } as ModelSpec;
+  const type = entry.type ?? base?.type ?? 'chat';
+  const capabilities = entry.capabilities ?? base?.capabilities ?? (type === 'chat' ? CHAT_DEFAULT_CAPS : []);
+  return { ...base, ...entry, type, capabilities } as ModelSpec;
 }
 
 /** The set-up providers and the catalog of the models they serve. */

@@ -29,7 +29,7 @@ export interface MediaQuery {
   accountId?: string;
   mediaType?: MediaType;
   status?: MediaStatus;
-  /** Records created before this (ms) are expired and never returned. */
+  /** Records created before this (Unix seconds) are expired and never returned. */
   notBefore?: number;
   offset: number;
   limit: number;
