@@ -10,7 +10,9 @@ function toBuffer(chunk: Uint8Array): Buffer {
 function lastRecordEnd(bytes: Buffer): number {
   const lf = bytes.lastIndexOf(LF_LF);
   const crlf = bytes.lastIndexOf(LF_CRLF);
-  const cr = bytes.lastIndexOf(CR_CR);
+  let cr = bytes.lastIndexOf(CR_CR);
+  // A trailing \r\r may still become \r\r\n: the SSE parser waits for the next byte, so do we.
+  if (cr !== -1 && cr + 2 === bytes.length) cr = cr > 0 ? bytes.lastIndexOf(CR_CR, cr - 1) : -1;
   return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 3, cr === -1 ? 0 : cr + 2);
 }
 

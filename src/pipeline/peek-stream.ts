@@ -31,7 +31,9 @@ function readError(record: SseRecord, format: WireFormat): { type: string; messa
   const response = parsed.response as Record<string, unknown> | undefined;
   const error = (parsed.error ?? response?.error ?? (isErrorEvent ? parsed : undefined)) as Record<string, unknown> | undefined;
   if (!error || typeof error !== 'object') return undefined;
-  const type = String(error.type ?? error.code ?? parsed.code ?? 'api_error');
+  // Responses `error` events say `type: "error"` and put the kind in `code`.
+  const kind = [error.type, error.code, parsed.code].find((v) => typeof v === 'string' && v !== 'error');
+  const type = String(kind ?? 'api_error');
   return { type, message: String(error.message ?? parsed.message ?? type) };
 }
 

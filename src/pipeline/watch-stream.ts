@@ -28,15 +28,17 @@ export function watchStream(format: WireFormat, providerId: string): StreamWatch
   let finished = false;
   return {
     check(record) {
-      const data = record.data.trim();
-      if (data.length === 0) return undefined;
-      if (format === 'chat' && data === '[DONE]') {
+      const data = record.data;
+      const start = firstSignificant(data);
+      if (start === -1) return undefined;
+      const end = lastSignificant(data);
+      if (format === 'chat' && data.startsWith('[DONE]', start) && end === start + 5) {
         finished = true;
         return undefined;
       }
-      if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) return invalid(providerId);
+      if (data.charCodeAt(start) !== 123 /* { */ || data.charCodeAt(end) !== 125 /* } */) return invalid(providerId);
       if (format === 'chat') {
-        if (data.startsWith('{"error"') || (data.includes('finish_reason') && FINISH_REASON.test(data))) finished = true;
+        if (data.startsWith('{"error"', start) || finishReasonSet(data)) finished = true;
       } else if (format === 'messages') {
         if (record.event === 'message_stop' || record.event === 'error') finished = true;
       } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) finished = true;
@@ -46,6 +48,29 @@ export function watchStream(format: WireFormat, providerId: string): StreamWatch
       return finished;
     },
   };
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+function firstSignificant(data: string): number {
+  for (let i = 0; i < data.length; i += 1) if (!isSpace(data.charCodeAt(i))) return i;
+  return -1;
+}
+
+function lastSignificant(data: string): number {
+  for (let i = data.length - 1; i >= 0; i -= 1) if (!isSpace(data.charCodeAt(i))) return i;
+  return -1;
+}
+
+/** `"finish_reason"` followed by a string (not null), without a regex over every chunk. */
+function finishReasonSet(data: string): boolean {
+  const at = data.indexOf('"finish_reason"');
+  if (at === -1) return false;
+  let i = at + 15;
+  while (i < data.length && (isSpace(data.charCodeAt(i)) || data.charCodeAt(i) === 58 /* : */)) i += 1;
+  return data.charCodeAt(i) === 34 /* " */ || (data.indexOf('"finish_reason"', i) !== -1 && FINISH_REASON.test(data.slice(i)));
 }
 
 /** The error a client gets when the upstream closed its stream before the terminal record. */

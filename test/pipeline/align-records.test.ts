@@ -22,6 +22,13 @@ describe('RecordAligner', () => {
     expect(out.toString('utf8')).toBe(input);
   });
 
+  it('waits on a trailing \\r\\r like the SSE parser does', () => {
+    const aligner = new RecordAligner();
+    expect(text(aligner.push(Buffer.from('data: 1\r\r')))).toBe('');
+    expect(text(aligner.push(Buffer.from('\ndata: 2\r\r')))).toBe('data: 1\r\r');
+    expect(text(aligner.push(Buffer.from('\n')))).toBe('\ndata: 2\r\r');
+  });
+
   it('keeps what never got its blank line for rest()', () => {
     const aligner = new RecordAligner();
     aligner.push(new Uint8Array(Buffer.from('data: 1\n\ndata: cut')));

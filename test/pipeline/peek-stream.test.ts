@@ -29,6 +29,8 @@ describe('peekStream', () => {
     await expect(peekStream(body(limited), 'chat', 'p')).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
     const failed = 'event: response.failed\ndata: {"type":"response.failed","response":{"error":{"code":"server_error","message":"x"}}}\n\n';
     await expect(peekStream(body(failed), 'responses', 'p')).rejects.toMatchObject({ code: 'provider_error' });
+    const responsesError = 'event: error\ndata: {"type":"error","code":"rate_limit_exceeded","message":"slow down","param":null}\n\n';
+    await expect(peekStream(body(responsesError), 'responses', 'p')).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
     const invalid = 'data: {"error":{"message":"bad","type":"invalid_request_error"}}\n\n';
     await expect(peekStream(body(invalid), 'chat', 'p')).rejects.toMatchObject({ code: 'bad_request', retryable: false });
   });

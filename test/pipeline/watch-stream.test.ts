@@ -18,6 +18,9 @@ describe('watchStream', () => {
     expect(chat.finished).toBe(false);
     chat.check({ data: '{"choices":[{"delta":{},"finish_reason": "stop"}]}' });
     expect(chat.finished).toBe(true);
+    const second = watchStream('chat', 'p');
+    second.check({ data: '{"choices":[{"index":0,"finish_reason":null},{"index":1,"finish_reason":"stop"}]}' });
+    expect(second.finished).toBe(true);
     const done = watchStream('chat', 'p');
     done.check({ data: '[DONE]' });
     expect(done.finished).toBe(true);
