@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/app/create-gateway.ts';
+import { bootstrapDataDir } from '../../src/app/bootstrap.ts';
+import { parseConfig } from '../../src/config/index.ts';
+import { createApp } from '../../src/server/app.ts';
+import { createLogger } from '../../src/util/logger.ts';
+import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
+
+// The app is a function from request to response: these run in-process, no socket.
+describe('h3 app in-process', () => {
+  let gateway: Gateway;
+  let key: string;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    gateway = await createGateway({
+      config: parseConfig({ providers: { mock: { plugin: 'mock' } } }),
+      configDir: REPO_ROOT,
+      dataDir: path.join(tempDir(), 'data'),
+      log: createLogger('debug', (line) => logged.push(line)),
+    });
+    key = (await bootstrapDataDir(gateway.deps.store, gateway.deps.clock))!.key;
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('answers a chat completion through app.request', async () => {
+    const res = await gateway.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'in process' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(body.choices[0].message.content).toBe('in process');
+  });
+
+  it('streams through a web ReadableStream when there is no Node response', async () => {
+    const res = await gateway.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: 'web stream' }] }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = await res.text();
+    expect(text).toContain('"content":"web stream"');
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('turns an unexpected exception into 500 internal_error without internals', async () => {
+    const app = createApp({
+      ...gateway.deps,
+      guards: {
+        admit: () => {
+          throw new TypeError('secret internal detail at /src/some/file.ts:12');
+        },
+      },
+    });
+    const res = await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    const body = JSON.parse(text) as { error: { code: string; message: string; request_id: string } };
+    expect(body.error.code).toBe('internal_error');
+    expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
+    expect(text).not.toContain('secret internal detail');
+    expect(text).not.toContain('.ts:');
+    expect(logged.some((line) => line.includes('unhandled error') && line.includes(body.error.request_id))).toBe(true);
+    expect(logged.join('\n')).not.toContain(key);
+  });
+});
