@@ -26,6 +26,7 @@ class ChatStreamEncoder implements StreamEncoder {
   private done = false;
   private usage: Usage | undefined;
   private readonly toolIndex = new Map<number, number>();
+  private readonly argsPending = new Set<number>();
   private nextDetail = 0;
   private detail: { index: number; format: string; id?: string } | undefined;
 
@@ -70,12 +71,20 @@ class ChatStreamEncoder implements StreamEncoder {
       case 'tool-call-start': {
         const index = this.toolIndex.size;
         this.toolIndex.set(part.index, index);
+        this.argsPending.add(part.index);
         return this.chunk({ tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
       }
       case 'tool-call-delta': {
         const index = this.toolIndex.get(part.index);
         if (index === undefined || part.argumentsDelta === '') return '';
+        this.argsPending.delete(part.index);
         return this.chunk({ tool_calls: [{ index, function: { arguments: part.argumentsDelta } }] });
+      }
+      case 'tool-call-end': {
+        // A call that got no argument text (a no-argument tool) still ends as valid JSON.
+        const index = this.toolIndex.get(part.index);
+        if (index === undefined || !this.argsPending.delete(part.index)) return '';
+        return this.chunk({ tool_calls: [{ index, function: { arguments: '{}' } }] });
       }
       case 'finish':
         return this.finish(encodeChatFinishReason(part.finishReason));

@@ -1,4 +1,5 @@
 import type { ContentPart, ReasoningPart } from '../../ir/types.ts';
+import { argumentsForClient } from '../shared/index.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor } from './create-id.ts';
 import { stashReasoning } from './stash-signature.ts';
 
@@ -51,7 +52,7 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     else if (part.type === 'refusal') run.push(refusalPart(part.refusal));
     else if (part.type === 'tool_call') {
       flush();
-      items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, part.name, part.arguments, 'completed'));
+      items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, part.name, argumentsForClient(part.arguments), 'completed'));
     } else if (part.type === 'reasoning') {
       flush();
       items.push(reasoningItem(part.itemId ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));

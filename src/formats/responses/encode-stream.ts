@@ -262,7 +262,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (!call) return '';
     this.calls.delete(index);
     const where = { item_id: call.id, output_index: call.outputIndex };
+    // A no-argument call that streamed no text still ends as valid JSON (deltas add up to it).
+    const empty = call.args.trim() === '' ? this.emit('response.function_call_arguments.delta', { ...where, delta: '{}' }) : '';
+    if (empty) call.args = '{}';
     return (
+      empty +
       this.emit('response.function_call_arguments.done', { ...where, name: call.name, arguments: call.args }) +
       this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed'))
     );

@@ -1,5 +1,5 @@
 export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined } from './json.ts';
-export { parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
+export { argumentsForClient, parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
 export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64 } from './data-url.ts';
 export { sanitizeToolId } from './sanitize-tool-id.ts';
 export { generateId, nowSeconds, prefixedId } from './generate-id.ts';

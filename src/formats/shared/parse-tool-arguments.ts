@@ -14,3 +14,11 @@ export function parseToolArguments(args: string): Record<string, unknown> {
 export function stringifyToolInput(input: unknown): string {
   return input === undefined || input === null ? '{}' : JSON.stringify(input);
 }
+
+/**
+ * Arguments text for a client: empty or blank (OpenAI's no-argument calls, Anthropic's `{}`
+ * input streamed without a single fragment) becomes `"{}"`, so clients can always JSON.parse it.
+ */
+export function argumentsForClient(args: string): string {
+  return args.trim() === '' ? '{}' : args;
+}

@@ -55,12 +55,13 @@ describe('chat stream encoder', () => {
     expect(deltas[4]).toEqual({ content: 'Hi' });
   });
 
-  it('keys tool calls by index: first chunk with id/type/name and empty arguments, then fragments; empty fragments skipped', () => {
+  it('keys tool calls by index: first chunk with id/type/name and empty arguments, then fragments; empty fragments skipped; "{}" for a call without any', () => {
     const deltas = chunks.map((c) => c.choices[0]?.delta).filter((d) => d?.tool_calls);
     expect(deltas).toEqual([
       { tool_calls: [{ index: 0, id: 'toolu_A', type: 'function', function: { name: 'f', arguments: '' } }] },
       { tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] },
       { tool_calls: [{ index: 1, id: 'toolu_B', type: 'function', function: { name: 'g', arguments: '' } }] },
+      { tool_calls: [{ index: 1, function: { arguments: '{}' } }] },
     ]);
   });
 
@@ -119,6 +120,7 @@ describe('chat stream encoder', () => {
       { index: 0, function: { arguments: '{"location":' } },
       { index: 0, function: { arguments: ' "San Francisco, CA"}' } },
       { index: 1, id: 'toolu_02NoArgs', type: 'function', function: { name: 'get_location', arguments: '' } },
+      { index: 1, function: { arguments: '{}' } },
     ]);
   });
 });

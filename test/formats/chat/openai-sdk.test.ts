@@ -60,7 +60,7 @@ describe('openai SDK against the chat encoders', () => {
     expect(message.content).toBe('Okay, let me check.');
     expect(message.tool_calls?.map((call) => call.type === 'function' && [call.id, call.function.name, call.function.arguments])).toEqual([
       ['toolu_01T1x1fJ34qAmk2tNTrN7Up6', 'get_weather', '{"location": "San Francisco, CA"}'],
-      ['toolu_02NoArgs', 'get_location', ''],
+      ['toolu_02NoArgs', 'get_location', '{}'],
     ]);
     expect(final.choices[0].finish_reason).toBe('tool_calls');
     expect(final.usage).toMatchObject({ prompt_tokens: 472, completion_tokens: 89 });

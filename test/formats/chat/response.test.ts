@@ -80,12 +80,14 @@ describe('chat encodeResponse', () => {
       id: 'r',
       model: 'm',
       created: 1,
-      content: [{ type: 'tool_call', id: 'c', name: 'f', arguments: '{}' }],
+      content: [{ type: 'tool_call', id: 'c', name: 'f', arguments: '' }],
       finishReason: 'tool_calls',
       usage: { inputTokens: 1, outputTokens: 1 },
     };
     const message = (chatCodec.encodeResponse(response, request).choices as Array<Record<string, any>>)[0].message;
     expect(message.content).toBeNull();
+    // empty arguments (a no-argument call) go out as valid JSON
+    expect(message.tool_calls[0].function.arguments).toBe('{}');
     expect(message).not.toHaveProperty('reasoning_content');
   });
 

@@ -26,8 +26,9 @@ export interface ClientView {
 
 const MESSAGES_FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter', pause_turn: 'stop' };
 
+/** Clients JSON.parse arguments: every format must give them valid JSON, `{}` for no arguments. */
 function parseArgs(args: string): unknown {
-  return args.trim() === '' ? {} : JSON.parse(args);
+  return JSON.parse(args);
 }
 
 // ---------------------------------------------------------------- chat
@@ -159,7 +160,7 @@ function readMessagesStream(sse: string): ClientView {
     } else if (data.type === 'content_block_stop') {
       expect(data.index).toBe(open);
       const block = message.content[data.index];
-      if (block.type === 'tool_use') block.input = parseArgs(json.get(data.index) ?? '');
+      if (block.type === 'tool_use' && json.has(data.index)) block.input = JSON.parse(json.get(data.index)!);
       open = undefined;
     } else if (data.type === 'message_delta') {
       expect(open, 'blocks are closed before message_delta').toBeUndefined();

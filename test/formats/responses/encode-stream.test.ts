@@ -118,6 +118,20 @@ describe('responses stream encoder', () => {
     expect(events.at(-1)!.event).toBe('response.completed');
   });
 
+  it('ends a call that streamed no arguments with "{}" (a delta, the .done event and the item agree)', () => {
+    const { events } = encodeAll([
+      { type: 'start', id: 'msg_1', model: 'm', created: 1 },
+      { type: 'tool-call-start', index: 0, id: 'toolu_N', name: 'get_location' },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'finish', finishReason: 'tool_calls' },
+      { type: 'end' },
+    ]);
+    checkInvariants(events);
+    expect(events.filter((e) => e.event === 'response.function_call_arguments.delta').map((e) => e.data.delta)).toEqual(['{}']);
+    expect(events.find((e) => e.event === 'response.function_call_arguments.done')?.data.arguments).toBe('{}');
+    expect((events.at(-1)?.data.response as { output: Array<{ arguments: string }> }).output[0].arguments).toBe('{}');
+  });
+
   it('encodes reasoning with summary events and stashes an Anthropic signature in encrypted_content', () => {
     const { events } = encodeAll([
       start,
