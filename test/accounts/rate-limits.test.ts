@@ -217,6 +217,21 @@ describe('concurrency slots', () => {
   });
 });
 
+describe('slots of refused requests', () => {
+  it('a request throttled by the rate limit gives its concurrency slot back at once', async () => {
+    const clock = manualClock();
+    gw = await makeGateway({ limits: { concurrency: { tiers: { pro: 1 } } } }, { clock });
+    const { key } = await gw.account({ rpm: 1 });
+    expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 3; i++) expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(429);
+    clock.advance(60_000);
+    const next = await gw.fetch('/v1/chat/completions', chat(key));
+    expect(next.status).toBe(200);
+    expect(next.headers.get('x-concurrency-remaining')).toBe('0');
+  });
+});
+
 describe('login limit', () => {
   it('allows 5 logins a minute per client address', async () => {
     gw = await makeGateway();
