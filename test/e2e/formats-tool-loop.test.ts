@@ -29,7 +29,7 @@ function answersTool(format: WireFormat, body: Json): boolean {
 /** Turn 1 with tools → one get_weather call; a tool result or no tools → text. */
 function fakeFor(format: WireFormat) {
   return (req: ReceivedRequest): FakeReply => {
-    const body = req.json ?? {};
+    const body: Json = req.json ?? {};
     const scenario = body.tools?.length && !answersTool(format, body) ? 'tools' : 'text';
     return body.stream ? { sse: splitPieces([fixture(`${format}/${scenario}.sse.txt`)], 17) } : { json: JSON.parse(fixture(`${format}/${scenario}.json`)) };
   };
