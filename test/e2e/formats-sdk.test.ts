@@ -85,6 +85,7 @@ describe('official SDK stream helpers through the gateway, every upstream format
           c: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: 'up-chat-key', formats: ['chat'], models: ['gpt-chat'] },
           r: { plugin: 'openai', baseURL: `${fakes.responses.url}/v1`, apiKey: 'up-resp-key', formats: ['responses'], models: ['gpt-resp'] },
           a: { plugin: 'anthropic', baseURL: fakes.messages.url, apiKey: 'up-anthropic-key', models: ['claude-up'] },
+          mock: { plugin: 'mock' },
         },
         routing: { retry: { attempts: 1 } },
       },
@@ -297,6 +298,21 @@ describe('official SDK stream helpers through the gateway, every upstream format
         expect(text).not.toContain('message_stop');
       });
     });
+  });
+
+  // Regression: the mock streams reasoning_content, then one signature-only reasoning_details
+  // item; finalMessage() used to show two thinking blocks (text without signature, signature without text).
+  it('Anthropic SDK with thinking against the mock: one thinking block carrying text and signature', async () => {
+    const message = await anthropic.messages
+      .stream({ model: 'mock/echo', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'hello there' }] })
+      .finalMessage();
+    const thinking = message.content.filter((b) => b.type === 'thinking');
+    expect(thinking).toHaveLength(1);
+    expect(thinking[0].thinking).toContain('hello there');
+    expect(thinking[0].signature).not.toBe('');
+    expect(message.content.at(-1)).toMatchObject({ type: 'text', text: 'hello there' });
+    const json = await anthropic.messages.create({ model: 'mock/echo', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'hello there' }] });
+    expect(json.content.filter((b) => b.type === 'thinking')).toEqual(thinking);
   });
 
   describe('SDK conventions (spec §5 rule 5)', () => {
