@@ -16,6 +16,8 @@ export interface AccountRecord {
   /** Custom RPM for the account (enterprise "custom"); null = tier default. */
   rpm: number | null;
   createdAt: number;
+  /** The last usage-ledger sequence number included in `credits` (replayed after a crash). */
+  billedSeq?: number;
 }
 
 export interface ApiKeyRecord {

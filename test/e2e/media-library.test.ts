@@ -42,7 +42,7 @@ describe('Media Library over HTTP (session login, lifecycle, paging, isolation, 
     gw = await spawnGateway({ configFile, dataDir });
     const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     for (const email of ['alice@example.test', 'bob@example.test']) {
-      const created = await cli('accounts', 'create', '--email', email, '--password', 'correct horse');
+      const created = await cli('accounts', 'create', '--email', email, '--password', 'correct horse', '--credits', '1000');
       expect(created.exitCode, String(created.stderr)).toBe(0);
     }
     const key = await cli('keys', 'create', '--account', 'alice@example.test', '--json');
