@@ -61,8 +61,11 @@ class ChatStreamDecoder implements StreamDecoder {
     // OpenRouter repeats the text in `reasoning` and `reasoning_details`: the details win.
     if (details.length > 0) for (const detail of details) this.reasoningDetail(detail);
     else {
+      // LiteLLM repeats the text in `thinking_blocks`, which also carry the signature: text from one place only.
+      const blocks = Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks.filter(isRecord) : [];
       const text = readString(delta, 'reasoning_content') ?? readString(delta, 'reasoning');
       if (text) this.reasoningText(text, undefined, undefined);
+      for (const block of blocks) this.thinkingBlock(block, !text);
     }
     const content = readString(delta, 'content');
     if (content) {
@@ -96,6 +99,20 @@ class ChatStreamDecoder implements StreamDecoder {
       this.open = undefined;
       this.emit({ type: 'reasoning-end', encrypted: data });
     }
+  }
+
+  /** A LiteLLM `thinking_blocks` delta item: its text (when not given elsewhere), signature or redacted data. */
+  private thinkingBlock(block: Record<string, unknown>, withText: boolean): void {
+    if (block.type === 'redacted_thinking') {
+      this.closeBlocks();
+      this.emit({ type: 'redacted-reasoning', data: readString(block, 'data') ?? '' });
+      return;
+    }
+    if (block.type !== 'thinking') return;
+    const text = withText ? (readString(block, 'thinking') ?? '') : '';
+    const signature = readString(block, 'signature');
+    if (text || signature) this.reasoningText(text, undefined, undefined);
+    if (signature) this.emit({ type: 'reasoning-signature', signature });
   }
 
   /**

@@ -74,6 +74,29 @@ describe('chat stream decoder', () => {
     expect(parts.filter((p) => p.type === 'reasoning-signature')).toEqual([{ type: 'reasoning-signature', signature: 'U0lH' }]);
   });
 
+  it('reads LiteLLM thinking_blocks deltas: text once (from reasoning_content), the signature, redacted blocks', () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-lite', object: 'chat.completion.chunk', created: 1, model: 'claude', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const sse = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ reasoning_content: 'Let me ', thinking_blocks: [{ type: 'thinking', thinking: 'Let me ', signature: null }] }),
+      chunk({ reasoning_content: 'think.', thinking_blocks: [{ type: 'thinking', thinking: 'think.' }] }),
+      chunk({ reasoning_content: '', thinking_blocks: [{ type: 'thinking', thinking: '', signature: 'EqoBLite==' }] }),
+      chunk({ thinking_blocks: [{ type: 'redacted_thinking', data: 'RED' }] }),
+      chunk({ content: 'Done.' }),
+      chunk({}, 'stop'),
+      'data: [DONE]\n\n',
+    ].join('');
+    const parts = runStream(chatCodec, sse, 6);
+    expect(partTypes(parts)).toEqual([
+      'start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-end', 'redacted-reasoning',
+      'text-start', 'text-delta', 'text-end', 'finish', 'end',
+    ]);
+    expect(joinText(parts, 'reasoning-delta')).toBe('Let me think.');
+    expect(parts.find((p) => p.type === 'reasoning-signature')).toEqual({ type: 'reasoning-signature', signature: 'EqoBLite==' });
+    expect(parts.find((p) => p.type === 'redacted-reasoning')).toEqual({ type: 'redacted-reasoning', data: 'RED' });
+  });
+
   it('groups reasoning_details by index: each index is its own block with its own signature', () => {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: 'gen-2', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
