@@ -1,4 +1,5 @@
-import type { ReasoningConfig, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import { budgetTokensToEffort } from '../shared/index.ts';
 
 /** IR tools → flat Responses function tools, followed by the hosted tools of a Responses client. */
 export function encodeTools(tools: readonly ToolDefinition[] | undefined, hostedTools: unknown): Record<string, unknown>[] {
@@ -36,17 +37,10 @@ export function encodeTextFormat(format: ResponseFormat | undefined): Record<str
   return out;
 }
 
-/** Thinking budgets → effort: below 2048 low, below 4096 medium, else high (LiteLLM's budgets reversed). */
-export function effortForBudget(budgetTokens: number): ReasoningEffort {
-  if (budgetTokens < 2048) return 'low';
-  if (budgetTokens < 4096) return 'medium';
-  return 'high';
-}
-
 /** IR reasoning → the `reasoning` request object; undefined when reasoning is off or unset. */
 export function encodeReasoningRequest(reasoning: ReasoningConfig | undefined): Record<string, unknown> | undefined {
   if (!reasoning?.enabled) return reasoning?.effort === 'none' ? { effort: 'none' } : undefined;
-  const effort = reasoning.effort ?? (reasoning.budgetTokens !== undefined ? effortForBudget(reasoning.budgetTokens) : undefined);
+  const effort = reasoning.effort ?? (reasoning.budgetTokens !== undefined ? budgetTokensToEffort(reasoning.budgetTokens) : undefined);
   const out: Record<string, unknown> = {};
   if (effort) out.effort = effort;
   if (reasoning.summary) out.summary = reasoning.summary;

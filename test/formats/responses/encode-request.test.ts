@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
+import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { responsesCodec, unstashReasoning } from '../../../src/formats/responses/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
@@ -181,10 +182,15 @@ describe('responses encodeRequest', () => {
     expect(body).not.toHaveProperty('previous_response_id');
   });
 
-  it('maps thinking budgets to effort: 1024 low, 2048 medium, 4096+ high', () => {
+  it('maps thinking budgets to the nearest effort (1024 low, 2048 medium, 4096+ high), as the Chat encoder does', () => {
     const effort = (budgetTokens: number): unknown =>
       (responsesCodec.encodeRequest({ ...base, reasoning: { enabled: true, budgetTokens } }, options).reasoning as { effort: string }).effort;
     expect([effort(1024), effort(2048), effort(4096), effort(32000)]).toEqual(['low', 'medium', 'high', 'high']);
+    // The nearest effort, as for Chat upstreams: one budget means the same effort on both.
+    for (const budget of [1500, 1537, 3000, 3100, 3500]) {
+      const chat = chatCodec.encodeRequest({ ...base, reasoning: { enabled: true, budgetTokens: budget } }, options).reasoning_effort;
+      expect(effort(budget), `budget ${budget}`).toBe(chat);
+    }
     expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: true, effort: 'minimal', budgetTokens: 9000 } }, options).reasoning).toEqual({ effort: 'minimal' });
     expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: false } }, options)).not.toHaveProperty('reasoning');
   });
