@@ -1,11 +1,21 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { SseParser, type SseRecord } from '../sse/index.ts';
+import type { SseRecord } from '../sse/index.ts';
+import { chunkSourceOf, type ChunkSource } from './chunk-source.ts';
 import { mapUpstreamError } from './map-upstream-error.ts';
+import { RecordReader } from './read-records.ts';
 
 /** An upstream stream whose first record was read, ready to be relayed from the start. */
 export interface PeekedStream {
-  /** The whole body again: the bytes already read, then the rest. */
+  /** The rest of the body, paused where the peek stopped. */
+  source: ChunkSource;
+  /** The reader that cut what was read so far; the relay goes on with it. */
+  reader: RecordReader;
+  /** Whole records read so far (bytes as received) and their parsed records; a cut last record is `reader.end()`. */
+  head: { bytes: Buffer; records: SseRecord[] };
+  /** True when the upstream already ended. */
+  ended: boolean;
+  /** The whole body again as an iterable: the bytes already read, then the rest (tests, tools). */
   body: AsyncIterable<Uint8Array>;
 }
 
@@ -37,51 +47,105 @@ function readError(record: SseRecord, format: WireFormat): { type: string; messa
   return { type, message: String(error.message ?? parsed.message ?? type) };
 }
 
+function concat(parts: Buffer[]): Buffer {
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/** Replays the chunks already read, then the rest of the source. */
+function replay(read: Buffer[], source: ChunkSource, ended: boolean): AsyncIterable<Uint8Array> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield* read;
+      if (ended) return;
+      const queue: Buffer[] = [];
+      let done = false;
+      let failure: { error: unknown } | undefined;
+      let wake: (() => void) | undefined;
+      const handler = {
+        data: (chunk: Buffer) => {
+          queue.push(chunk);
+          source.pause();
+          wake?.();
+        },
+        end: () => {
+          done = true;
+          wake?.();
+        },
+        error: (error: unknown) => {
+          failure = { error };
+          wake?.();
+        },
+      };
+      try {
+        for (;;) {
+          if (queue.length > 0) {
+            yield queue.shift()!;
+            continue;
+          }
+          if (failure) throw failure.error;
+          if (done) return;
+          const waiting = new Promise<void>((resolve) => (wake = resolve));
+          source.resume(handler);
+          await waiting;
+          wake = undefined;
+        }
+      } finally {
+        if (!done) source.destroy();
+      }
+    },
+  };
+}
+
 /**
  * Reads an upstream stream up to its first complete record, while nothing has reached the
  * client: an empty stream, a transport failure or an error record there (Anthropic sends
  * `overloaded_error` after a 200) throws a GatewayError the router can fall back on.
  */
-export async function peekStream(body: AsyncIterable<Uint8Array>, format: WireFormat, providerId: string): Promise<PeekedStream> {
-  const iterator = body[Symbol.asyncIterator]();
-  const parser = new SseParser();
-  const read: Uint8Array[] = [];
-  let first: SseRecord | undefined;
-  let ended = false;
-  while (!first) {
-    const next = await iterator.next();
-    if (next.done) {
-      ended = true;
-      first = parser.end()[0];
-      break;
-    }
-    read.push(next.value);
-    first = parser.push(next.value)[0];
-  }
-  if (!first) {
-    throw new GatewayError('provider_error', `The provider '${providerId}' returned an empty stream.`, { details: { provider: providerId } });
-  }
-  const error = readError(first, format);
-  if (error) {
-    await iterator.return?.();
-    const decoded = { message: error.message, type: error.type };
-    throw mapUpstreamError(providerId, statusOfErrorType(error.type), decoded, {});
-  }
-  return {
-    body: {
-      async *[Symbol.asyncIterator]() {
-        yield* read;
-        if (ended) return;
-        try {
-          for (;;) {
-            const next = await iterator.next();
-            if (next.done) return;
-            yield next.value;
-          }
-        } finally {
-          await iterator.return?.();
-        }
+export function peekStream(body: AsyncIterable<Uint8Array>, format: WireFormat, providerId: string): Promise<PeekedStream> {
+  const source = chunkSourceOf(body);
+  const reader = new RecordReader();
+  const read: Buffer[] = [];
+  const bytes: Buffer[] = [];
+  const records: SseRecord[] = [];
+  return new Promise<PeekedStream>((resolve, reject) => {
+    let settled = false;
+    const settle = (ended: boolean) => {
+      if (settled) return;
+      settled = true;
+      const first = records[0] ?? (ended ? reader.end()[0] : undefined);
+      if (!first) {
+        source.destroy();
+        reject(new GatewayError('provider_error', `The provider '${providerId}' returned an empty stream.`, { details: { provider: providerId } }));
+        return;
+      }
+      const error = readError(first, format);
+      if (error) {
+        source.destroy();
+        reject(mapUpstreamError(providerId, statusOfErrorType(error.type), { message: error.message, type: error.type }, {}));
+        return;
+      }
+      const head = { bytes: concat(bytes), records };
+      resolve({ source, reader, head, ended, body: replay(read, source, ended) });
+    };
+    source.resume({
+      data(chunk) {
+        read.push(chunk);
+        const whole = reader.push(chunk);
+        if (whole.length > 0) bytes.push(whole);
+        for (const record of reader.records) records.push(record);
+        if (records.length === 0) return;
+        source.pause();
+        settle(false);
       },
-    },
-  };
+      end() {
+        settle(true);
+      },
+      error(error) {
+        if (settled) return;
+        settled = true;
+        source.destroy();
+        reject(error);
+      },
+    });
+  });
 }

@@ -14,6 +14,25 @@ export interface PreparedCall {
   stripUsageChunk: boolean;
 }
 
+function isJsonSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+/**
+ * The raw body of a non-empty JSON object with `stream_options` added last, so a streamed
+ * passthrough keeps the client's bytes (no JSON.stringify of the whole request). Undefined
+ * when the text does not end like an object with members.
+ */
+function withIncludeUsage(raw: string): string | undefined {
+  let end = raw.length - 1;
+  while (end > 0 && isJsonSpace(raw.charCodeAt(end))) end -= 1;
+  if (raw.charCodeAt(end) !== 125 /* } */) return undefined;
+  let before = end - 1;
+  while (before > 0 && isJsonSpace(raw.charCodeAt(before))) before -= 1;
+  if (raw.charCodeAt(before) === 123 /* { */) return undefined;
+  return `${raw.slice(0, end)},"stream_options":{"include_usage":true}${raw.slice(end)}`;
+}
+
 /** Picks the upstream format (the client's own when the upstream speaks it) and encodes the body. */
 export function prepareCall(
   exchange: ChatExchange,
@@ -33,7 +52,9 @@ export function prepareCall(
     }
     const streamOptions = { ...(exchange.body.stream_options as Record<string, unknown> | undefined), include_usage: true };
     const body = { ...exchange.body, model: model.upstreamId, stream_options: streamOptions };
-    return { call: { ...base, body, rawBody: JSON.stringify(body) }, upstreamFormat, passthrough, stripUsageChunk: true };
+    const raw = exchange.body.stream_options === undefined ? replaceModelInRaw(exchange.raw, String(exchange.body.model), model.upstreamId) : undefined;
+    const rawBody = (raw === undefined ? undefined : withIncludeUsage(raw)) ?? JSON.stringify(body);
+    return { call: { ...base, body, rawBody }, upstreamFormat, passthrough, stripUsageChunk: true };
   }
   // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
   const portable = upstreamFormat === exchange.format ? request : { ...request, extra: undefined };

@@ -1,197 +1,143 @@
-import { GatewayError, toGatewayError } from '../errors/index.ts';
-import type { FormatCodec, StreamEncoder } from '../formats/types.ts';
-import { getCodec } from '../formats/registry.ts';
-import type { ChatRequest, StreamPart, Usage, WireFormat } from '../ir/types.ts';
-import { mapTransportError } from '../plugin-kit/http-client.ts';
-import { insertRoutingEvents, type FallbackInfo, type RoutingInfo } from '../routing/index.ts';
-import { formatSse, parseSse, SseParser, type SseRecord } from '../sse/index.ts';
-import type { RequestIds } from '../errors/index.ts';
-import { RecordAligner } from './align-records.ts';
-import type { UpstreamSuccess } from './call-upstream.ts';
-import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
-import { truncatedStream, watchStream } from './watch-stream.ts';
+import type { ChunkHandler } from './chunk-source.ts';
+import type { PeekedStream } from './peek-stream.ts';
+import { RecordRelay, type RelayOptions, type RelayOutput } from './relay-records.ts';
+import type { RelayedStream, StreamTarget } from './types.ts';
 
-/** What a relayed stream reports when it ends. */
-export interface StreamEnd {
-  usage: Usage;
-  estimated: boolean;
-  aborted: boolean;
-  responseId?: string;
-  /** The upstream failure that ended the stream early (reported to the client as an error event). */
-  failure?: GatewayError;
-}
+export type { StreamEnd } from './relay-records.ts';
 
-interface RelayOptions {
-  upstream: UpstreamSuccess;
-  /** The body to relay (default: the upstream's), e.g. with the peeked first record put back. */
-  body?: AsyncIterable<Uint8Array>;
-  providerId: string;
-  upstreamFormat: WireFormat;
-  clientFormat: WireFormat;
-  request: ChatRequest;
-  ids: RequestIds;
-  clientSignal: AbortSignal;
-  passthrough: boolean;
-  stripUsageChunk: boolean;
-  /** Reliability events to put before the content (spec §6.4), when the client wants them. */
-  events?: { routing: RoutingInfo; fallback?: FallbackInfo };
-  onEnd: (end: StreamEnd) => void;
-  /** Parts seen by the relay (conversion only), e.g. to store a Responses result. */
-  onPart?: (part: StreamPart) => void;
-}
-
-const EMPTY = Buffer.alloc(0);
-
-function isUsageOnlyChunk(record: SseRecord): boolean {
-  return record.data.startsWith('{') && record.data.includes('"choices":[]') && record.data.includes('"usage":{');
-}
-
-/** Thrown inside the relay loop to end the stream with a client-format error event. */
-class StreamFailure extends Error {
-  constructor(
-    readonly failure: GatewayError,
-    /** Output that precedes the failure in the same batch and still goes to the client. */
-    readonly prefix = '',
-  ) {
-    super(failure.message);
-  }
+function isEmpty(out: RelayOutput | undefined): out is undefined {
+  return out === undefined || out.length === 0;
 }
 
 /**
- * Relays an upstream SSE body to the client. Same format: the bytes go through (re-cut at
- * record boundaries) and a tap reads usage. Different formats: records are decoded to IR
- * parts and encoded again. Every record is sanity-checked; a bad record, a cut stream or a
- * transport failure after the first byte becomes the client format's error event.
+ * Drives a relay from the upstream's callbacks into a target: each upstream chunk is read,
+ * checked and written in the same call, backpressure pauses the upstream, the client leaving
+ * stops it, and the last records go out in one write with the end of the response.
  */
-export async function* relayStream(options: RelayOptions): AsyncGenerator<string | Uint8Array> {
-  const { upstream, request, ids } = options;
-  const clientCodec = getCodec(options.clientFormat);
-  const parser = new SseParser();
-  const watch = watchStream(options.upstreamFormat, options.providerId);
-  const aligner = options.passthrough ? new RecordAligner() : undefined;
-  const tap = options.passthrough ? getCodec(options.upstreamFormat).createUsageTap() : undefined;
-  const decoder = options.passthrough ? undefined : getCodec(options.upstreamFormat).createStreamDecoder();
-  const encoder = options.passthrough ? undefined : clientCodec.createStreamEncoder(request);
-  let pendingEvents = options.events;
-  let usage: Usage | undefined;
-  let inputFromStart: number | undefined;
-  let outputChars = 0;
-  let responseId: string | undefined;
-  let finished = false;
-  let aborted = false;
-  let failure: GatewayError | undefined;
-
-  const encodeParts = (parts: StreamPart[]): string => {
-    let out = '';
-    for (const part of parts) {
-      if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'refusal-delta') outputChars += part.text.length;
-      else if (part.type === 'tool-call-delta') outputChars += part.argumentsDelta.length;
-      else if (part.type === 'usage') usage = part.usage;
-      else if (part.type === 'start') {
-        responseId = part.id;
-        inputFromStart = part.usage?.inputTokens;
-      } else if (part.type === 'end') finished = true;
-      options.onPart?.(part);
-      out += encoder!.encode(part);
-    }
-    return out;
-  };
-
-  /** Routing events go in once, where the client's SDK tolerates them (see insertRoutingEvents). */
-  const withEvents = (records: SseRecord[]): SseRecord[] | undefined => {
-    if (!pendingEvents) return undefined;
-    const out = insertRoutingEvents(options.clientFormat, records, pendingEvents.routing, pendingEvents.fallback);
-    if (out) pendingEvents = undefined;
-    return out;
-  };
-
-  const passRecords = (bytes: Buffer, records: SseRecord[]): string | Uint8Array => {
-    let changed = false;
-    let kept = records;
-    for (let i = 0; i < records.length; i += 1) {
-      const bad = watch.check(records[i]);
-      tap!.push(records[i]);
-      outputChars += 4; // one token per record: an estimate used only if usage never arrives
-      if (bad) throw new StreamFailure(bad, records.slice(0, i).map(formatSse).join(''));
-      if (options.stripUsageChunk && isUsageOnlyChunk(records[i])) changed = true;
-    }
-    if (changed) kept = records.filter((r) => !isUsageOnlyChunk(r));
-    const injected = withEvents(kept);
-    if (injected) return injected.map(formatSse).join('');
-    return changed ? kept.map(formatSse).join('') : bytes;
-  };
-
-  const convertRecords = (records: SseRecord[]): string => {
-    let out = '';
-    for (const record of records) {
-      const bad = watch.check(record);
-      if (bad) throw new StreamFailure(bad, out);
-      out += encodeParts(decoder!.push(record));
-    }
-    if (out && pendingEvents) {
-      const injected = withEvents(parseSse(out));
-      if (injected) out = injected.map(formatSse).join('');
-    }
-    return out;
-  };
-
-  try {
-    for await (const chunk of options.body ?? upstream.response.body) {
-      const records = parser.push(chunk);
-      if (aligner) {
-        const bytes = aligner.push(chunk);
-        if (bytes.length === 0 && records.length === 0) continue;
-        const out = passRecords(bytes, records);
-        if (out.length > 0) yield out;
-      } else {
-        const out = convertRecords(records);
-        if (out) yield out;
-      }
-    }
-    const last = parser.end();
-    if (aligner) {
-      aligner.rest(); // a record without its blank line is re-sent whole below, never half
-      if (last.length > 0) {
-        const out = passRecords(EMPTY, last);
-        yield typeof out === 'string' ? out : last.map(formatSse).join('');
-      }
-      if (!watch.finished) throw new StreamFailure(truncatedStream(options.providerId));
-    } else {
-      let out = convertRecords(last);
-      out += encodeParts(decoder!.end());
-      if (!finished) out += encodeParts([{ type: 'end' }]);
-      if (out) yield out;
-    }
-    finished = true;
-  } catch (error) {
-    if (options.clientSignal.aborted) {
-      aborted = true;
-      return;
-    }
-    const relayFailure = error instanceof StreamFailure ? error : undefined;
-    failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : mapTransportError(error, upstream.signal));
-    if (relayFailure?.prefix) yield relayFailure.prefix;
-    yield streamError(clientCodec, encoder, failure, ids);
-  } finally {
-    if (!finished && options.clientSignal.aborted) aborted = true;
-    upstream.done();
-    if (!finished) upstream.response.abort?.();
-    const tapped = tap?.info;
-    const finalUsage = tapped?.usage ?? usage;
-    options.onEnd({
-      usage: finalUsage ?? {
-        inputTokens: inputFromStart ?? estimateInputTokens(request),
-        outputTokens: estimateTokens(outputChars),
-      },
-      estimated: !finalUsage,
-      aborted,
-      responseId: tapped?.id ?? responseId,
-      failure,
+function pushRelay(relay: RecordRelay, peeked: PeekedStream, target: StreamTarget): void {
+  const { source } = peeked;
+  /** Writes; false when the target is full and the upstream waits for its drain. */
+  const write = (out: RelayOutput): boolean => {
+    if (relay.complete) target.hold?.();
+    if (target.write(out)) return true;
+    source.pause();
+    target.onDrain(() => {
+      if (!relay.done) source.resume(handler);
     });
+    return false;
+  };
+  const handler: ChunkHandler = {
+    data(chunk) {
+      const out = relay.push(chunk);
+      if (relay.done) {
+        source.destroy();
+        target.end(out);
+      } else if (!isEmpty(out)) write(out);
+    },
+    end() {
+      target.end(relay.end());
+    },
+    error(error) {
+      target.end(relay.fail(error));
+    },
+  };
+  target.onClose(() => {
+    if (relay.done) return;
+    relay.close();
+    source.destroy();
+  });
+  const head = relay.start(peeked.head.bytes, peeked.head.records);
+  if (relay.done) {
+    source.destroy();
+    target.end(head);
+    return;
   }
+  if (peeked.ended) {
+    const last = relay.end();
+    if (isEmpty(head)) target.end(last);
+    else if (isEmpty(last)) target.end(head);
+    else {
+      target.write(head);
+      target.end(last);
+    }
+    return;
+  }
+  if (!isEmpty(head) && !write(head)) return; // resumed on drain
+  source.resume(handler);
 }
 
-function streamError(codec: FormatCodec, encoder: StreamEncoder | undefined, failure: GatewayError, ids: RequestIds): string {
-  if (!encoder) return codec.encodeStreamError(toGatewayError(failure), ids);
-  return encoder.encode({ type: 'error', error: { code: failure.code, message: failure.message, status: failure.status } });
+/** An in-memory target behind the iterator view (tests, the Responses store, non-Node hosts). */
+function iterate(start: (target: StreamTarget) => void): AsyncIterator<string | Uint8Array> {
+  const queue: Array<string | Uint8Array> = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  let drain: (() => void) | undefined;
+  let close: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  start({
+    write(chunk) {
+      if (chunk.length > 0) queue.push(chunk);
+      notify();
+      return queue.length === 0;
+    },
+    end(chunk) {
+      if (chunk !== undefined && chunk.length > 0) queue.push(chunk);
+      ended = true;
+      notify();
+    },
+    onDrain(listener) {
+      drain = listener;
+    },
+    onClose(listener) {
+      close = listener;
+    },
+  });
+  return {
+    async next(): Promise<IteratorResult<string | Uint8Array>> {
+      for (;;) {
+        if (queue.length > 0) return { value: queue.shift()!, done: false };
+        if (ended) return { value: undefined, done: true };
+        const waiting = new Promise<void>((resolve) => (wake = resolve));
+        const d = drain;
+        drain = undefined;
+        d?.();
+        await waiting;
+      }
+    },
+    async return(): Promise<IteratorResult<string | Uint8Array>> {
+      if (!ended) {
+        ended = true;
+        queue.length = 0;
+        close?.();
+      }
+      return { value: undefined, done: true };
+    },
+  };
+}
+
+/**
+ * Relays a peeked upstream SSE body to the client (see RecordRelay for what happens to each
+ * record). The result is pushed into the HTTP response by callbacks, or iterated.
+ */
+export function relayStream(options: RelayOptions, peeked: PeekedStream): RelayedStream {
+  const relay = new RecordRelay(options, peeked.reader);
+  let used = false;
+  const claim = () => {
+    if (used) throw new Error('a relayed stream is read once');
+    used = true;
+  };
+  return {
+    pushTo(target) {
+      claim();
+      pushRelay(relay, peeked, target);
+    },
+    [Symbol.asyncIterator]() {
+      claim();
+      return iterate((target) => pushRelay(relay, peeked, target));
+    },
+  };
 }

@@ -1,19 +1,37 @@
+function isJsonSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+/** Where the value after the `"model"` key at `at` starts, or -1 when no `:` follows. */
+function valueStart(raw: string, at: number): number {
+  let i = at + 7; // '"model"'.length
+  while (i < raw.length && isJsonSpace(raw.charCodeAt(i))) i += 1;
+  if (raw.charCodeAt(i) !== 58 /* : */) return -1;
+  i += 1;
+  while (i < raw.length && isJsonSpace(raw.charCodeAt(i))) i += 1;
+  return i;
+}
+
 /**
  * Rewrites the top-level `model` of a JSON body without re-serialising it, so a
  * same-format request goes upstream byte for byte apart from the model id. Falls back
  * to undefined (the caller re-serialises) when the key is not found exactly once.
+ * (A scan with indexOf: this runs on every request, and a RegExp built per call costs more.)
  */
 export function replaceModelInRaw(raw: string, from: string, to: string): string | undefined {
   if (from === to) return raw;
   const needle = JSON.stringify(from);
-  const pattern = new RegExp(`"model"\\s*:\\s*${escapeRegExp(needle)}`, 'g');
-  const matches = [...raw.matchAll(pattern)];
-  if (matches.length !== 1) return undefined;
-  const match = matches[0];
-  const start = match.index;
-  return raw.slice(0, start) + `"model":${JSON.stringify(to)}` + raw.slice(start + match[0].length);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let match = -1;
+  let matchEnd = -1;
+  for (let at = raw.indexOf('"model"'); at !== -1; ) {
+    const start = valueStart(raw, at);
+    if (start !== -1 && raw.startsWith(needle, start)) {
+      if (match !== -1) return undefined;
+      match = at;
+      matchEnd = start + needle.length;
+      at = raw.indexOf('"model"', matchEnd);
+    } else at = raw.indexOf('"model"', at + 1);
+  }
+  if (match === -1) return undefined;
+  return raw.slice(0, match) + `"model":${JSON.stringify(to)}` + raw.slice(matchEnd);
 }

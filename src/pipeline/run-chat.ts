@@ -8,8 +8,9 @@ import type { CatalogModel } from '../providers/types.ts';
 import { buildRoutingHeaders, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
-import { peekStream } from './peek-stream.ts';
+import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
+import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
 import { RoutingFailure, tryCandidates } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
@@ -34,7 +35,7 @@ function isChatModel(model: CatalogModel): boolean {
 
 /** An upstream that answered and passed the first checks: a stream with its first record, or a whole JSON body. */
 type Answer =
-  | { kind: 'stream'; prepared: PreparedCall; upstream: UpstreamSuccess; body: AsyncIterable<Uint8Array> }
+  | { kind: 'stream'; prepared: PreparedCall; upstream: UpstreamSuccess; peeked: PeekedStream }
   | { kind: 'json'; prepared: PreparedCall; text: string; parsed: unknown };
 
 /** Frees an answer nobody will read (a hedge race's loser). */
@@ -42,6 +43,7 @@ function discardAnswer(answer: Answer): void {
   if (answer.kind !== 'stream') return;
   answer.upstream.done();
   answer.upstream.response.abort?.();
+  answer.peeked.source.destroy();
 }
 
 async function callModel(
@@ -59,7 +61,7 @@ async function callModel(
   if (request.stream) {
     try {
       const peeked = await peekStream(upstream.response.body, prepared.upstreamFormat, model.provider.id);
-      return { kind: 'stream', prepared, upstream, body: peeked.body };
+      return { kind: 'stream', prepared, upstream, peeked };
     } catch (error) {
       upstream.done();
       upstream.response.abort?.();
@@ -174,9 +176,8 @@ function streamOutcome(
 ): ChatOutcome {
   let resolve!: (s: Settlement) => void;
   const settled = new Promise<Settlement>((r) => (resolve = r));
-  const stream = relayStream({
+  const options: RelayOptions = {
     upstream: answer.upstream,
-    body: answer.body,
     providerId: model.provider.id,
     upstreamFormat: answer.prepared.upstreamFormat,
     clientFormat: exchange.format,
@@ -191,7 +192,8 @@ function streamOutcome(
       if (failure?.retryable) router.breaker.recordFailure(model.id);
       resolve({ model, ...end, routing, ...(fallback ? { fallback } : {}) });
     },
-  });
+  };
+  const stream = relayStream(options, answer.peeked);
   return {
     status: 200,
     headers: {

@@ -37,12 +37,31 @@ export interface Settlement {
 /** Headers that describe how a request was routed (spec §6.4). */
 export type RoutingHeaders = Record<string, string>;
 
+/** Where a relayed stream is pushed: the HTTP layer's response. */
+export interface StreamTarget {
+  /** Writes a chunk; false asks for a pause until `onDrain`. */
+  write(chunk: string | Uint8Array): boolean;
+  /** Ends the response, with its last chunk when there is one (one write for both). */
+  end(chunk?: string | Uint8Array): void;
+  /** Calls `listener` once when the target takes writes again. */
+  onDrain(listener: () => void): void;
+  /** Calls `listener` once if the client goes away before the end. */
+  onClose(listener: () => void): void;
+  /** The stream's terminal record is being written: hold writes so the end goes out with it. */
+  hold?(): void;
+}
+
+/** A relayed stream: iterate it, or push it into a target with no promise per chunk (one or the other). */
+export interface RelayedStream extends AsyncIterable<string | Uint8Array> {
+  pushTo(target: StreamTarget): void;
+}
+
 export interface ChatOutcome {
   status: number;
   headers: Record<string, string>;
   /** Exactly one of json / stream is set. */
   json?: string;
-  stream?: AsyncIterable<string | Uint8Array>;
+  stream?: AsyncIterable<string | Uint8Array> & Partial<Pick<RelayedStream, 'pushTo'>>;
   /** Resolves when the exchange is over; never rejects. */
   settled: Promise<Settlement>;
   request: ChatRequest;

@@ -11,6 +11,8 @@ export interface StreamWatch {
   check(record: SseRecord): GatewayError | undefined;
   /** True once the format's terminal record (or an upstream error record) went by. */
   readonly finished: boolean;
+  /** True once the last record the format sends went by (Chat: `[DONE]`); only the end of the body may follow. */
+  readonly complete: boolean;
 }
 
 function invalid(providerId: string): GatewayError {
@@ -26,6 +28,7 @@ function invalid(providerId: string): GatewayError {
  */
 export function watchStream(format: WireFormat, providerId: string): StreamWatch {
   let finished = false;
+  let complete = false;
   return {
     check(record) {
       const data = record.data;
@@ -33,19 +36,22 @@ export function watchStream(format: WireFormat, providerId: string): StreamWatch
       if (start === -1) return undefined;
       const end = lastSignificant(data);
       if (format === 'chat' && data.startsWith('[DONE]', start) && end === start + 5) {
-        finished = true;
+        finished = complete = true;
         return undefined;
       }
       if (data.charCodeAt(start) !== 123 /* { */ || data.charCodeAt(end) !== 125 /* } */) return invalid(providerId);
       if (format === 'chat') {
-        if (data.startsWith('{"error"', start) || finishReasonSet(data)) finished = true;
+        if (!finished && (data.startsWith('{"error"', start) || finishReasonSet(data))) finished = true;
       } else if (format === 'messages') {
-        if (record.event === 'message_stop' || record.event === 'error') finished = true;
-      } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) finished = true;
+        if (record.event === 'message_stop' || record.event === 'error') finished = complete = true;
+      } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) finished = complete = true;
       return undefined;
     },
     get finished() {
       return finished;
+    },
+    get complete() {
+      return complete;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { requestState } from './context.ts';
+import { requestState, setResponseHeader } from './context.ts';
 import { errorResponse } from './send.ts';
 import { buildRoutes, type RouteDef } from './routes/index.ts';
 import type { ServerDeps } from './types.ts';
@@ -12,7 +12,7 @@ type Handler = (event: H3Event) => unknown;
 function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps): Handler {
   return async (event) => {
     const state = requestState(event);
-    event.res.headers.set('x-request-id', state.ids.requestId);
+    setResponseHeader(event, 'x-request-id', state.ids.requestId);
     try {
       return await handler(event);
     } catch (error) {

@@ -3,10 +3,23 @@ import type { H3Event } from 'h3';
 import type { RequestIds } from '../errors/index.ts';
 import { randomToken } from '../util/secrets.ts';
 
+/** The Node request and response under an event. */
+export interface NodePair {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
 /** Per-request state kept on the h3 event context. */
 export interface RequestState {
   ids: RequestIds;
   startedAt: number;
+  /** The Node request/response, when served by Node (null: not served by Node). */
+  node: NodePair | null;
+}
+
+function findNode(event: H3Event): NodePair | null {
+  const node = (event.runtime as { node?: { req?: IncomingMessage; res?: ServerResponse } } | undefined)?.node;
+  return node?.req && node.res ? { req: node.req, res: node.res } : null;
 }
 
 /** The request ids of an event, created on first use (spec §7: X-Request-ID on every response). */
@@ -18,15 +31,25 @@ export function requestState(event: H3Event): RequestState {
     ctx.gateway = {
       ids: { requestId, correlationId: correlation && correlation.length <= 128 ? correlation : requestId },
       startedAt: performance.now(),
+      node: findNode(event),
     };
   }
   return ctx.gateway;
 }
 
 /** The Node request/response under an event, when served by Node (not in-process tests). */
-export function nodeOf(event: H3Event): { req: IncomingMessage; res: ServerResponse } | undefined {
-  const node = (event.runtime as { node?: { req?: IncomingMessage; res?: ServerResponse } } | undefined)?.node;
-  return node?.req && node.res ? { req: node.req, res: node.res } : undefined;
+export function nodeOf(event: H3Event): NodePair | undefined {
+  return requestState(event).node ?? undefined;
+}
+
+/**
+ * Sets a response header. Under Node it goes on the Node response, which srvx merges into
+ * the head it writes: no web Headers object per request on the inference path.
+ */
+export function setResponseHeader(event: H3Event, name: string, value: string): void {
+  const node = requestState(event).node;
+  if (node) node.res.setHeader(name, value);
+  else event.res.headers.set(name, value);
 }
 
 /** The client's address (X-Forwarded-For only when the operator trusts the proxy). */

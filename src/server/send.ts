@@ -1,12 +1,10 @@
-import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import { buildErrorEnvelope, toGatewayError, type GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { nodeOf, requestState } from './context.ts';
-
-/** h3's marker for "the handler already wrote the Node response". */
-const HANDLED = Symbol.for('h3.handled');
+import type { RelayedStream, StreamTarget } from '../pipeline/types.ts';
+import { nodeOf, requestState, setResponseHeader } from './context.ts';
 
 /** The error body a route's clients read natively: format-specific on inference routes. */
 export function errorBody(error: GatewayError, event: H3Event, format?: WireFormat): Record<string, unknown> {
@@ -33,22 +31,111 @@ export function json(event: H3Event, body: unknown, status = 200): string {
 }
 
 /**
- * Sends an SSE (or other streamed) body. Under Node it writes straight to the socket
- * (about half the CPU of a web ReadableStream per response, stack notes); elsewhere it
- * returns a web Response. `onClose` fires if the client leaves before the end.
+ * A body h3 and srvx hand the Node response to: srvx writes the status and the headers set
+ * on the Node response, then calls `pipe`, and leaves the end to it (no second `end()`,
+ * which costs Node an ERR_STREAM_ALREADY_FINISHED with a stack on every request).
+ * `destroy` runs instead of `pipe` when the client left before the head went out.
  */
-export async function sendStream(
+interface NodeBody {
+  pipe(res: ServerResponse): void;
+  destroy(): void;
+}
+
+/**
+ * A whole body (e.g. a JSON answer). Under Node the headers go on the Node response and the
+ * body out with its end in one write; elsewhere the text is returned for h3 to send.
+ */
+export function sendBody(event: H3Event, status: number, headers: Record<string, string>, body: string | Buffer): unknown {
+  event.res.status = status;
+  for (const name in headers) setResponseHeader(event, name, headers[name]);
+  const node = nodeOf(event);
+  if (!node) return typeof body === 'string' ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  node.res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  const out: NodeBody = { pipe: (res) => void res.end(body), destroy: () => undefined };
+  return out;
+}
+
+/** The Node response as a stream target; `hold` corks it so a stream's end goes out with its last record. */
+function nodeTarget(res: ServerResponse): StreamTarget {
+  let held = false;
+  return {
+    write: (chunk) => res.write(chunk),
+    end: (chunk) => {
+      if (chunk === undefined || chunk.length === 0) res.end();
+      else res.end(chunk);
+    },
+    onDrain: (listener) => void res.once('drain', listener),
+    onClose: (listener) =>
+      void res.once('close', () => {
+        if (!res.writableFinished) listener();
+      }),
+    hold: () => {
+      if (held) return;
+      held = true;
+      res.cork();
+      // end() uncorks; this only matters if the upstream keeps its body open after the last record.
+      setImmediate(() => {
+        if (!res.writableEnded) res.uncork();
+      });
+    },
+  };
+}
+
+/** Writes any async iterable to the Node response (streams that cannot be pushed, e.g. the Responses store's tee). */
+async function pump(res: ServerResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
+  const iterator = body[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      if (res.destroyed) {
+        await iterator.return?.();
+        return;
+      }
+      if (!res.write(next.value)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          res.once('close', done);
+        });
+      }
+    }
+  } catch {
+    // the relay already wrote the client-format error event; nothing more to say
+  }
+  if (!res.destroyed) res.end();
+}
+
+/** Starts a stream only to stop it, so it settles (releases the upstream, meters what was used). */
+function cancel(body: AsyncIterable<string | Uint8Array>): void {
+  const iterator = body[Symbol.asyncIterator]();
+  void iterator
+    .next()
+    .then(() => iterator.return?.())
+    .catch(() => undefined);
+}
+
+/**
+ * Sends an SSE (or other streamed) body. Under Node a relayed stream is pushed into the
+ * response by the upstream's callbacks (about half the CPU of a web ReadableStream per
+ * response, stack notes); elsewhere it returns a web Response.
+ */
+export function sendStream(
   event: H3Event,
   status: number,
   headers: Record<string, string>,
-  body: AsyncIterable<string | Uint8Array>,
-): Promise<unknown> {
+  body: AsyncIterable<string | Uint8Array> & Partial<Pick<RelayedStream, 'pushTo'>>,
+): unknown {
   const node = nodeOf(event);
-  const allHeaders: Record<string, string> = {};
-  event.res.headers.forEach((value, key) => (allHeaders[key] = value));
-  Object.assign(allHeaders, headers);
-  allHeaders['x-request-id'] = requestState(event).ids.requestId;
   if (!node) {
+    const allHeaders: Record<string, string> = {};
+    event.res.headers.forEach((value, key) => (allHeaders[key] = value));
+    Object.assign(allHeaders, headers);
+    allHeaders['x-request-id'] = requestState(event).ids.requestId;
     const iterator = body[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
@@ -63,14 +150,14 @@ export async function sendStream(
     });
     return new Response(stream, { status, headers: allHeaders });
   }
-  const { res } = node;
-  res.writeHead(status, allHeaders);
-  for await (const chunk of body) {
-    if (res.destroyed) break;
-    if (!res.write(chunk)) {
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
-    }
-  }
-  if (!res.destroyed) res.end();
-  return HANDLED;
+  event.res.status = status;
+  for (const name in headers) node.res.setHeader(name, headers[name]);
+  const out: NodeBody = {
+    pipe: (res) => {
+      if (body.pushTo) body.pushTo(nodeTarget(res));
+      else void pump(res, body);
+    },
+    destroy: () => cancel(body),
+  };
+  return out;
 }

@@ -4,9 +4,9 @@ import { decodeInbound, runChat } from '../../pipeline/run-chat.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
 import type { ChatExchange } from '../../pipeline/types.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientAddress, requestState } from '../context.ts';
+import { clientAddress, requestState, setResponseHeader } from '../context.ts';
 import { readJsonObject } from '../read-body.ts';
-import { json, sendStream } from '../send.ts';
+import { sendBody, sendStream } from '../send.ts';
 import { clientSignal } from '../client-signal.ts';
 import type { ServerDeps } from '../types.ts';
 import { rehydrateResponsesRequest, storeResponsesOutcome } from './responses.ts';
@@ -49,7 +49,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       estimatedInputTokens: estimateInputTokens(request),
       maxOutputTokens: request.maxTokens,
     });
-    for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
+    for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     let outcome;
     try {
       outcome = await runChat({ registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing }, exchange, request);
@@ -59,9 +59,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     }
     if (format === 'responses') outcome = storeResponsesOutcome(deps, outcome, request, auth);
     void outcome.settled.then((s) => admission.settle(s)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
-    for (const [k, v] of Object.entries(outcome.headers)) event.res.headers.set(k, v);
-    if (outcome.stream) return sendStream(event, outcome.status, {}, outcome.stream);
-    event.res.status = outcome.status;
-    return outcome.json;
+    if (outcome.stream) return sendStream(event, outcome.status, outcome.headers, outcome.stream);
+    return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');
   };
 }

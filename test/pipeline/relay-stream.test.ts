@@ -1,0 +1,139 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { UpstreamSuccess } from '../../src/pipeline/call-upstream.ts';
+import { peekStream } from '../../src/pipeline/peek-stream.ts';
+import type { StreamEnd } from '../../src/pipeline/relay-records.ts';
+import { relayStream } from '../../src/pipeline/relay-stream.ts';
+import type { StreamTarget } from '../../src/pipeline/types.ts';
+import type { ChatRequest } from '../../src/ir/types.ts';
+import { chatStream } from '../helpers/routing-wire.ts';
+
+const request = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], stream: true } as unknown as ChatRequest;
+
+function upstreamOf(body: Readable): UpstreamSuccess & { aborted: () => boolean } {
+  let aborted = false;
+  const controller = new AbortController();
+  return {
+    response: { status: 200, headers: {}, body, abort: () => ((aborted = true), body.destroy()) },
+    abort: () => controller.abort(),
+    done: () => undefined,
+    signal: controller.signal,
+    aborted: () => aborted,
+  };
+}
+
+/** A target that records calls; `full` makes write() report backpressure. */
+function target(full = false): StreamTarget & { calls: string[]; drain: () => void; close: () => void; ended: Promise<void> } {
+  const calls: string[] = [];
+  let drain = () => undefined as void;
+  let close = () => undefined as void;
+  let done!: () => void;
+  const ended = new Promise<void>((resolve) => (done = resolve));
+  return {
+    calls,
+    ended,
+    drain: () => drain(),
+    close: () => close(),
+    write(chunk) {
+      calls.push(`write:${Buffer.from(chunk).toString()}`);
+      return !full;
+    },
+    end(chunk) {
+      calls.push(`end:${chunk === undefined ? '' : Buffer.from(chunk).toString()}`);
+      done();
+    },
+    onDrain: (listener) => void (drain = listener),
+    onClose: (listener) => void (close = listener),
+    hold: () => void calls.push('hold'),
+  };
+}
+
+async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: boolean } = {}) {
+  const body = new Readable({ read() {} });
+  const upstream = upstreamOf(body);
+  let ended: StreamEnd | undefined;
+  for (const piece of pieces) body.push(piece);
+  const peeked = await peekStream(body, 'chat', 'p');
+  const stream = relayStream(
+    {
+      upstream,
+      providerId: 'p',
+      upstreamFormat: 'chat',
+      clientFormat: 'chat',
+      request,
+      ids: { requestId: 'req_1', correlationId: 'req_1' },
+      clientSignal: options.signal ?? new AbortController().signal,
+      passthrough: true,
+      stripUsageChunk: options.strip ?? false,
+      onEnd: (end) => (ended = end),
+    },
+    peeked,
+  );
+  return { body, upstream, stream, end: () => ended };
+}
+
+describe('relayStream pushed into a target', () => {
+  it('passes records through as they come, holds for the last one, and ends after the upstream', async () => {
+    const [role, hel, lo, stop, usage, done] = chatStream(['Hel', 'lo']);
+    const r = await relay([role]);
+    const t = target();
+    r.stream.pushTo(t);
+    r.body.push(hel + lo.slice(0, 10));
+    r.body.push(lo.slice(10) + stop + usage);
+    r.body.push(done);
+    r.body.push(null);
+    await t.ended;
+    expect(t.calls).toEqual([`write:${role}`, `write:${hel}`, `write:${lo}${stop}${usage}`, 'hold', `write:${done}`, 'end:']);
+    expect(r.end()).toMatchObject({ aborted: false, estimated: false, usage: { inputTokens: 5, outputTokens: 2 } });
+    expect(r.upstream.aborted()).toBe(false);
+  });
+
+  it('drops the usage chunk the gateway asked for, and sends everything at once when the upstream ended early', async () => {
+    const pieces = chatStream(['x']);
+    const r = await relay([pieces.join('')], { strip: true });
+    r.body.push(null);
+    const t = target();
+    await new Promise((resolve) => setImmediate(resolve));
+    r.stream.pushTo(t);
+    await t.ended;
+    expect(t.calls.join('')).not.toContain('"usage"');
+    expect(t.calls.at(-1)).toMatch(/^end:/);
+    expect(t.calls.join('')).toContain('[DONE]');
+  });
+
+  it('waits on backpressure: nothing is read until the target drains', async () => {
+    const [role, x, stop, usage, done] = chatStream(['x']);
+    const r = await relay([role]);
+    const t = target(true);
+    r.stream.pushTo(t);
+    r.body.push(x);
+    r.body.push(stop + usage + done);
+    r.body.push(null);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.calls).toEqual([`write:${role}`]);
+    t.drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.calls).toEqual([`write:${role}`, `write:${x}`]);
+  });
+
+  it('a cut stream ends with an error event; a client that leaves aborts the upstream and meters it', async () => {
+    const [role, x] = chatStream(['x']);
+    const cut = await relay([role]);
+    const t = target();
+    cut.stream.pushTo(t);
+    cut.body.push(x);
+    cut.body.push(null);
+    await t.ended;
+    expect(t.calls.at(-1)).toContain('provider_error');
+    expect(cut.end()?.failure?.code).toBe('provider_error');
+
+    const client = new AbortController();
+    const left = await relay([role], { signal: client.signal });
+    const t2 = target();
+    left.stream.pushTo(t2);
+    client.abort();
+    t2.close();
+    expect(left.upstream.aborted()).toBe(true);
+    expect(left.end()).toMatchObject({ aborted: true, estimated: true });
+  });
+});
