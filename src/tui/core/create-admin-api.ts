@@ -1,0 +1,36 @@
+import type { AdminClient } from '../../cli/admin-client.ts';
+import type { ModelRow, TuiAdminApi } from './types.ts';
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+/** Model objects are loosely typed (`Record<string, unknown>`): read the columns defensively. */
+function toModelRow(model: Record<string, unknown>): ModelRow {
+  return {
+    id: String(model.id ?? ''),
+    type: String(model.type ?? 'chat'),
+    provider: String(model.provider ?? model.owned_by ?? ''),
+    formats: stringList(model.formats),
+    capabilities: stringList(model.capabilities),
+  };
+}
+
+/** Adapts the typed tRPC admin client to the TUI's small API; the only file that knows the router's shape. */
+export function createAdminApi(client: AdminClient): TuiAdminApi {
+  return {
+    listAccounts: () => client.accounts.list.query(),
+    createAccount: (input) => client.accounts.create.mutate(input),
+    addCredits: (input) => client.billing.addCredits.mutate(input),
+    setSuspended: (input) => client.billing.setAccount.mutate(input),
+    listKeys: () => client.keys.list.query(),
+    createKey: (input) => client.keys.create.mutate(input),
+    revokeKey: (input) => client.keys.revoke.mutate(input),
+    listModels: async () => (await client.models.list.query()).map(toModelRow),
+    usage: async () => ({ accounts: (await client.billing.usage.query({})).accounts }),
+    listMedia: async (input) => {
+      const page = await client.media.list.query({ page: 1, pageSize: input.pageSize });
+      return { data: page.data, total: page.total };
+    },
+  };
+}

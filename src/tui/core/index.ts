@@ -1,0 +1,15 @@
+export { createAdminApi } from './create-admin-api.ts';
+export { describeError } from './describe-error.ts';
+export { editText, type EditKeys, type EditResult } from './edit-text.ts';
+export { fitColumns, layoutRow, textWidth, truncate, type ColumnSpec } from './fit-columns.ts';
+export { formatCount, formatCredits, formatQuota, formatTime, keyStatus } from './format-values.ts';
+export { clampCursor, moveCursor, windowStart, type CursorKeys } from './move-cursor.ts';
+export { accountsFlowCaptures, idleAccountsFlow, parseCredits, reduceAccountsFlow, type AccountsFlow, type AccountsFlowAction } from './reduce-accounts-flow.ts';
+export { availableTabs, initialAppState, reduceAppState, type AppAction, type AppState, type Tab, type TabId } from './reduce-app-state.ts';
+export { idleKeysFlow, keysFlowCaptures, reduceKeysFlow, type KeysFlow, type KeysFlowAction } from './reduce-keys-flow.ts';
+export { TuiContext, useTui, type TuiServices } from './tui-context.ts';
+export type { AccountUsageRow, AccountView, AdminMediaView, ConnectionInfo, CreatedKey, KeyView, MediaPage, ModelRow, StatusMessage, StatusTone, TuiAdminApi, UsageReport } from './types.ts';
+export { useAdminAction } from './use-admin-action.ts';
+export { useCapture } from './use-capture.ts';
+export { useResource, type Resource } from './use-resource.ts';
+export { useSelection, type Selection } from './use-selection.ts';

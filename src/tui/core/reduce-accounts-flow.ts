@@ -1,0 +1,51 @@
+import type { AccountView } from './types.ts';
+
+/** The Accounts tab's dialogs: new account, add credits, suspend or lift a suspension. */
+export type AccountsFlow =
+  | { step: 'idle' }
+  | { step: 'email' }
+  | { step: 'credits'; account: AccountView; error?: string }
+  | { step: 'confirm-suspend'; account: AccountView }
+  | { step: 'working'; label: string };
+
+export type AccountsFlowAction =
+  | { type: 'new' }
+  | { type: 'credits'; account: AccountView }
+  | { type: 'invalid'; error: string }
+  | { type: 'suspend'; account: AccountView }
+  | { type: 'work'; label: string }
+  | { type: 'done' }
+  | { type: 'cancel' };
+
+export const idleAccountsFlow: AccountsFlow = { step: 'idle' };
+
+export function accountsFlowCaptures(flow: AccountsFlow): boolean {
+  return flow.step !== 'idle';
+}
+
+export function reduceAccountsFlow(flow: AccountsFlow, action: AccountsFlowAction): AccountsFlow {
+  switch (action.type) {
+    case 'new':
+      return flow.step === 'idle' ? { step: 'email' } : flow;
+    case 'credits':
+      return flow.step === 'idle' ? { step: 'credits', account: action.account } : flow;
+    case 'invalid':
+      return flow.step === 'credits' ? { ...flow, error: action.error } : flow;
+    case 'suspend':
+      return flow.step === 'idle' ? { step: 'confirm-suspend', account: action.account } : flow;
+    case 'work':
+      return { step: 'working', label: action.label };
+    case 'done':
+    case 'cancel':
+      return idleAccountsFlow;
+  }
+}
+
+/** Parses a credits amount typed by the operator: a finite number, negative takes credits away. */
+export function parseCredits(text: string): { ok: true; value: number } | { ok: false; error: string } {
+  const trimmed = text.trim().replace(/_/g, '');
+  const value = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(value)) return { ok: false, error: `not a number: '${text.trim()}'` };
+  if (value === 0) return { ok: false, error: 'the amount must not be 0' };
+  return { ok: true, value };
+}

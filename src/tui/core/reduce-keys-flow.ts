@@ -1,0 +1,49 @@
+import type { CreatedKey, KeyView } from './types.ts';
+
+/** The Keys tab's create and revoke dialogs, step by step. */
+export type KeysFlow =
+  | { step: 'idle' }
+  | { step: 'name' }
+  | { step: 'account'; name: string }
+  | { step: 'creating'; name: string; account: string }
+  | { step: 'secret'; created: CreatedKey }
+  | { step: 'confirm-revoke'; key: KeyView }
+  | { step: 'revoking'; key: KeyView };
+
+export type KeysFlowAction =
+  | { type: 'create' }
+  | { type: 'name'; name: string }
+  | { type: 'account'; account: string }
+  | { type: 'created'; created: CreatedKey }
+  | { type: 'revoke'; key: KeyView }
+  | { type: 'confirm' }
+  | { type: 'done' }
+  | { type: 'cancel' };
+
+export const idleKeysFlow: KeysFlow = { step: 'idle' };
+
+/** Steps that own the keyboard (a prompt, a confirmation or the secret box). */
+export function keysFlowCaptures(flow: KeysFlow): boolean {
+  return flow.step !== 'idle';
+}
+
+export function reduceKeysFlow(flow: KeysFlow, action: KeysFlowAction): KeysFlow {
+  switch (action.type) {
+    case 'create':
+      return flow.step === 'idle' ? { step: 'name' } : flow;
+    case 'name':
+      return flow.step === 'name' ? { step: 'account', name: action.name.trim() } : flow;
+    case 'account':
+      return flow.step === 'account' ? { step: 'creating', name: flow.name, account: action.account.trim() } : flow;
+    case 'created':
+      // The secret lives only in this state: closing the box drops it for good.
+      return flow.step === 'creating' ? { step: 'secret', created: action.created } : flow;
+    case 'revoke':
+      return flow.step === 'idle' ? { step: 'confirm-revoke', key: action.key } : flow;
+    case 'confirm':
+      return flow.step === 'confirm-revoke' ? { step: 'revoking', key: flow.key } : flow;
+    case 'done':
+    case 'cancel':
+      return idleKeysFlow;
+  }
+}

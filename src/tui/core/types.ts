@@ -1,0 +1,63 @@
+import type { AccountView, KeyView } from '../../admin/accounts.ts';
+import type { AccountUsageRow } from '../../admin/billing-router.ts';
+import type { AdminMediaView } from '../../admin/media-router.ts';
+
+export type { AccountView, AccountUsageRow, AdminMediaView, KeyView };
+
+/** A model as the Models tab shows it. */
+export interface ModelRow {
+  id: string;
+  type: string;
+  provider: string;
+  formats: string[];
+  capabilities: string[];
+}
+
+/** A key right after creation: the only time the secret is known. */
+export interface CreatedKey extends KeyView {
+  key: string;
+}
+
+export interface MediaPage {
+  data: AdminMediaView[];
+  total: number;
+}
+
+export interface UsageReport {
+  accounts: AccountUsageRow[];
+}
+
+/**
+ * What the TUI needs from the admin procedures. The real one wraps the tRPC client
+ * (createAdminApi); tests pass a fake. Optional members are procedures a gateway may lack:
+ * the screens that need them hide themselves.
+ */
+export interface TuiAdminApi {
+  listAccounts(): Promise<AccountView[]>;
+  createAccount?(input: { email: string }): Promise<AccountView>;
+  addCredits?(input: { email: string; add: number }): Promise<AccountView>;
+  setSuspended?(input: { email: string; suspended: boolean }): Promise<AccountView>;
+  listKeys(): Promise<KeyView[]>;
+  createKey(input: { name?: string; account?: string }): Promise<CreatedKey>;
+  revokeKey(input: { id: string }): Promise<KeyView>;
+  listModels(): Promise<ModelRow[]>;
+  usage?(): Promise<UsageReport>;
+  listMedia?(input: { pageSize: number }): Promise<MediaPage>;
+}
+
+/** Where the TUI's data comes from, shown on the Overview. */
+export interface ConnectionInfo {
+  mode: 'server' | 'local';
+  /** The server's base URL in `server` mode. */
+  url?: string;
+  dataDir: string;
+}
+
+export type StatusTone = 'info' | 'success' | 'error';
+
+export interface StatusMessage {
+  tone: StatusTone;
+  text: string;
+  /** Who posted it: a data hook clears its own error once it loads again, and no one else's. */
+  source?: string;
+}
