@@ -1,0 +1,10 @@
+export { ConfirmBox } from './confirm-box.tsx';
+export { KeyHints } from './key-hints.tsx';
+export { ScreenBoundary } from './screen-boundary.tsx';
+export { SecretBox } from './secret-box.tsx';
+export { StatusLine } from './status-line.tsx';
+export { TabBar } from './tab-bar.tsx';
+export { Table, type Column, type TableProps } from './table.tsx';
+export { TextPrompt, type TextPromptProps } from './text-prompt.tsx';
+export { useKeys } from './use-keys.ts';
+export { useTerminalSize, type TerminalSize } from './use-terminal-size.ts';

@@ -1,0 +1,29 @@
+import { Box, Text } from 'ink';
+import { KeyHints, Table, useKeys, type Column } from '../components/index.ts';
+import { useResource, useSelection, type ModelRow } from '../core/index.ts';
+import type { ScreenProps } from './types.ts';
+
+const COLUMNS: Column<ModelRow>[] = [
+  { header: 'ID', cell: (m) => m.id, max: 48, min: 16 },
+  { header: 'TYPE', cell: (m) => m.type },
+  { header: 'PROVIDER', cell: (m) => m.provider, max: 16 },
+  { header: 'FORMATS', cell: (m) => m.formats.join(', '), min: 10 },
+  { header: 'CAPABILITIES', cell: (m) => m.capabilities.join(', ') || '-', min: 12 },
+];
+
+/** The configured providers' models. */
+export function ModelsScreen({ width, height }: ScreenProps) {
+  const models = useResource('models', (api) => api.listModels());
+  const rows = models.data ?? [];
+  const selection = useSelection(rows, (m) => m.id);
+  useKeys((input, key) => {
+    selection.onKey(input, key);
+  });
+  return (
+    <Box flexDirection="column">
+      <Text bold>{models.loading ? 'Models …' : `Models (${rows.length})`}</Text>
+      <Table columns={COLUMNS} rows={rows} selected={selection.index} width={width} height={height - 4} empty={models.loading ? 'loading…' : 'No models: add a provider to the config.'} />
+      <KeyHints hints={[['↑/↓', 'move']]} />
+    </Box>
+  );
+}

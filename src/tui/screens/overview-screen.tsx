@@ -1,0 +1,79 @@
+import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
+import { formatCount, formatCredits, keyStatus, useResource, useTui, type Resource } from '../core/index.ts';
+import type { ScreenProps } from './types.ts';
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Box>
+      <Box width={22} flexShrink={0}>
+        <Text dimColor>{label}</Text>
+      </Box>
+      <Text wrap="truncate">{children}</Text>
+    </Box>
+  );
+}
+
+/** `…` while loading, `?` after a failure (the status line says why), else `show(data)`. */
+function value<T>(resource: Resource<T>, show: (data: T) => string): string {
+  if (resource.data !== undefined) return show(resource.data);
+  return resource.error ? '?' : '…';
+}
+
+/** Where the data comes from, how many records there are, and usage totals from the ledger. */
+export function OverviewScreen(_props: ScreenProps) {
+  const { connection, api, now, autoRefreshMs } = useTui();
+  const accounts = useResource('accounts', (a) => a.listAccounts());
+  const keys = useResource('keys', (a) => a.listKeys());
+  const models = useResource('models', (a) => a.listModels());
+  const usage = useResource('usage', (a) => (a.usage ? a.usage() : Promise.resolve(undefined)));
+
+  const suspended = (list: { suspended: boolean }[]) => list.filter((a) => a.suspended).length;
+  return (
+    <Box flexDirection="column">
+      <Text bold color="cyan">
+        Connection
+      </Text>
+      <Row label="mode">
+        {connection.mode === 'server' ? (
+          <Text>
+            <Text color="green">server</Text> {connection.url ?? ''} <Text dimColor>{autoRefreshMs > 0 ? `(auto-refresh every ${autoRefreshMs / 1000} s)` : '(press r to refresh)'}</Text>
+          </Text>
+        ) : (
+          <Text>
+            <Text color="yellow">local</Text> <Text dimColor>(no server running: this TUI holds the data dir lock until you quit)</Text>
+          </Text>
+        )}
+      </Row>
+      <Row label="data dir">{connection.dataDir}</Row>
+      <Text> </Text>
+      <Text bold color="cyan">
+        Records
+      </Text>
+      <Row label="accounts">{value(accounts, (a) => `${formatCount(a.length)}${suspended(a) ? ` (${suspended(a)} suspended)` : ''}`)}</Row>
+      <Row label="API keys">
+        {value(keys, (k) => {
+          const active = k.filter((key) => keyStatus(key, now()) === 'active').length;
+          return `${formatCount(k.length)} (${formatCount(active)} active)`;
+        })}
+      </Row>
+      <Row label="models">{value(models, (m) => formatCount(m.length))}</Row>
+      {api.usage ? (
+        <>
+          <Text> </Text>
+          <Text bold color="cyan">
+            Usage <Text dimColor>(all accounts, from the usage ledger; 1 credit = 0.001 USD)</Text>
+          </Text>
+          <Row label="requests">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.requests)))}</Row>
+          <Row label="credits spent">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.spent_credits)))}</Row>
+          <Row label="tokens this month">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.month_tokens)))}</Row>
+          <Row label="credit balance">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.balance)))}</Row>
+        </>
+      ) : null}
+    </Box>
+  );
+}
+
+function sum<T>(rows: T[] | undefined, pick: (row: T) => number): number {
+  return (rows ?? []).reduce((total, row) => total + pick(row), 0);
+}

@@ -1,0 +1,106 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { account, apiKey, fakeAdminApi, media } from './fake-admin-api.ts';
+import { KEYS, renderWithAdmin, settle } from './render-with-admin.tsx';
+
+afterEach(() => cleanup());
+
+describe('admin TUI: tabs and screens', () => {
+  it('opens on the overview: mode, data dir, counts and usage totals', async () => {
+    const api = fakeAdminApi({ accounts: [account('a@x.test', { credits: 1500 }), account('b@x.test', { suspended: true })], keys: [apiKey('key_1'), apiKey('key_2', { revoked_at: 1 })] });
+    const tui = await renderWithAdmin(api);
+    const frame = await tui.waitFor('tokens this month');
+    expect(frame).toContain('local');
+    expect(frame).toContain('/srv/gateway/data');
+    expect(frame).toMatch(/accounts\s+2 \(1 suspended\)/);
+    expect(frame).toMatch(/API keys\s+2 \(1 active\)/);
+    expect(frame).toMatch(/models\s+1/);
+    expect(frame).toMatch(/requests\s+14/);
+    expect(frame).toMatch(/credits spent\s+25/);
+    expect(frame).toMatch(/tokens this month\s+2,468/);
+  });
+
+  it('shows the server URL in server mode', async () => {
+    const tui = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' } });
+    expect(await tui.waitFor('http://127.0.0.1:8787')).toMatch(/mode\s+server http:\/\/127\.0\.0\.1:8787/);
+  });
+
+  it('switches tabs with number keys and left/right, wrapping around', async () => {
+    const api = fakeAdminApi({ keys: [apiKey('key_abc', { name: 'ci-key' })], media: [media('gen_1')] });
+    const tui = await renderWithAdmin(api);
+    await tui.press('2');
+    expect(await tui.waitFor('Accounts (1)')).toContain('local@localhost');
+    await tui.press(KEYS.right);
+    const keys = await tui.waitFor('API keys (1)');
+    expect(keys).toContain('ci-key');
+    expect(keys).toMatch(/ID\s+NAME\s+ACCOUNT\s+KEY\s+RPM\s+STATUS/);
+    await tui.press('4');
+    const models = await tui.waitFor('Models (1)');
+    expect(models).toMatch(/mock\/echo\s+chat\s+mock\s+chat\s+tools/);
+    await tui.press('5');
+    expect(await tui.waitFor('Media Library')).toMatch(/gen_1\s+image\s+completed\s+mock\/image/);
+    await tui.press(KEYS.right);
+    await tui.waitFor('Connection');
+    await tui.press(KEYS.left);
+    await tui.waitFor('Media Library');
+  });
+
+  it('leaves the Media tab out when the gateway has no media procedures', async () => {
+    const tui = await renderWithAdmin(fakeAdminApi({}, { media: false }));
+    const frame = await tui.waitFor('Overview');
+    expect(frame).toContain('4 Models');
+    expect(frame).not.toContain('Media');
+    await tui.press('5');
+    expect(tui.frame()).toContain('Connection');
+  });
+
+  it('reloads the current tab on r', async () => {
+    const api = fakeAdminApi();
+    const tui = await renderWithAdmin(api);
+    await tui.press('3');
+    await tui.waitFor('API keys (0)');
+    api.data.keys.push(apiKey('key_late', { name: 'late' }));
+    await tui.press('r');
+    expect(await tui.waitFor('API keys (1)')).toContain('late');
+  });
+
+  it('reloads by itself every refreshMs in server mode, not in local mode', async () => {
+    const server = fakeAdminApi();
+    const tui = await renderWithAdmin(server, { connection: { mode: 'server', url: 'http://x', dataDir: '/d' }, refreshMs: 40 });
+    await settle(200);
+    expect(server.calls.filter((c) => c === 'accounts.list').length).toBeGreaterThan(2);
+    tui.unmount();
+    const local = fakeAdminApi();
+    await renderWithAdmin(local, { refreshMs: 40 });
+    await settle(200);
+    expect(local.calls.filter((c) => c === 'accounts.list')).toHaveLength(1);
+  });
+
+  it('moves the selection with the arrow keys and scrolls long tables', async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => apiKey(`key_${String(i).padStart(2, '0')}`, { name: `k${i}` }));
+    const tui = await renderWithAdmin(fakeAdminApi({ keys }));
+    await tui.press('3');
+    expect(await tui.waitFor('rows 1–')).toMatch(/› key_00/);
+    await tui.press(KEYS.down, KEYS.down);
+    expect(tui.frame()).toMatch(/› key_02/);
+    await tui.press('G');
+    const bottom = tui.frame();
+    expect(bottom).toMatch(/› key_39/);
+    expect(bottom).not.toContain('key_00');
+    expect(bottom).toMatch(/rows \d+–40 of 40/);
+  });
+
+  it('shows a failed load in the status line and keeps running', async () => {
+    const api = fakeAdminApi();
+    api.failures.set('models.list', 'provider mock: plugin failed to load');
+    const tui = await renderWithAdmin(api);
+    await tui.press('4');
+    expect(await tui.waitFor('✗')).toContain('models: provider mock: plugin failed to load');
+    api.failures.clear();
+    await tui.press('r');
+    const frame = await tui.waitFor('Models (1)');
+    expect(frame).not.toContain('✗');
+    await tui.press('1');
+    expect(await tui.waitFor('Connection')).toContain('1-5 or ←/→ tabs');
+  });
+});
