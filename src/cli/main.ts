@@ -122,6 +122,12 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/billing.ts')).usageCommand(cmd, opts)));
 
+  program
+    .command('tui')
+    .description('interactive admin TUI: overview, accounts, keys, models, media (needs a terminal)')
+    .option('--refresh <seconds>', 'auto-refresh period when a server runs (default 5; 0 = off)', positiveInt('--refresh'))
+    .action(runAction(async (opts, cmd) => (await import('./commands/tui.ts')).tuiCommand(cmd, opts)));
+
   return program;
 }
 

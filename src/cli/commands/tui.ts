@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { readServerInfo } from '../../store/data-dir.ts';
+import { connectAdmin, type AdminConnection } from '../admin-client.ts';
+import { resolveContext } from '../context.ts';
+import { CliError } from '../run-action.ts';
+
+export interface TuiOptions {
+  /** Auto-refresh period in seconds when a server runs (0 = off). */
+  refresh?: number;
+}
+
+/**
+ * `gateway tui`: the operator's admin TUI. It needs a terminal (exit 2 without one), talks
+ * only to the admin procedures over the same connection as the CLI, and holds that
+ * connection (in local mode: the data dir lock) until the operator quits.
+ */
+export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> {
+  if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+    throw new CliError('tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use accounts ls, keys ls, models ls, media ls or usage, with --json', 2);
+  }
+  const ctx = await resolveContext(cmd);
+  let connection: AdminConnection;
+  try {
+    connection = await connectAdmin(ctx);
+  } catch (error) {
+    throw new CliError(`cannot reach the admin procedures for ${ctx.dataDir}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 1);
+  }
+  const quit = new AbortController();
+  const onSignal = () => quit.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+  try {
+    // Ink and React load only here, so every other command stays fast.
+    const [{ runTui }, { createAdminApi }] = await Promise.all([import('../../tui/run-tui.tsx'), import('../../tui/core/create-admin-api.ts')]);
+    process.exitCode = await runTui({
+      api: createAdminApi(connection.client),
+      connection: { mode: connection.mode, url: connection.mode === 'server' ? readServerInfo(ctx.dataDir)?.url : undefined, dataDir: ctx.dataDir },
+      refreshMs: opts.refresh === undefined ? undefined : opts.refresh * 1000,
+      signal: quit.signal,
+    });
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    await connection.close();
+  }
+}
