@@ -53,11 +53,13 @@ export async function spawnGateway(options: {
   env?: Record<string, string>;
   args?: string[];
   timeoutMs?: number;
+  /** The Node binary to run the gateway with (default: the one running the tests). */
+  nodeBinary?: string;
 } = {}): Promise<SpawnedGateway> {
   const dir = tempDir();
   const dataDir = options.dataDir ?? path.join(dir, 'data');
   const configFile = options.configFile ?? writeConfig(dir, options.config ?? { providers: { mock: { plugin: 'mock' } } });
-  const child = execa(process.execPath, [BIN, '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0', ...(options.args ?? [])], {
+  const child = execa(options.nodeBinary ?? process.execPath, [BIN, '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0', ...(options.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...options.env },
     reject: false,

@@ -1,0 +1,48 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+/**
+ * Users run Node 22 and 24; CI and dev boxes run 20. `.ci/run` installs Node 22 and 24 from the
+ * npm registry and lists them in GATEWAY_TEST_NODE_BINS (colon-separated); without it this
+ * suite runs on the current Node only.
+ */
+const binaries = (process.env.GATEWAY_TEST_NODE_BINS ?? '').split(':').filter(Boolean);
+const nodes = binaries.length > 0 ? binaries : [process.execPath];
+
+describe.each(nodes)('the gateway under %s', (binary) => {
+  let gw: SpawnedGateway;
+  let version: string;
+
+  beforeAll(async () => {
+    version = String((await execa(binary, ['--version'])).stdout).trim();
+    gw = await spawnGateway({ nodeBinary: binary });
+  });
+  afterAll(async () => {
+    expect(await gw.stop()).toBe(0);
+  });
+
+  it('serves the three formats with the SDK stream helpers', async () => {
+    expect(version).toMatch(/^v\d+\.\d+\.\d+$/);
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    const chat = await openai.chat.completions.stream({ model: 'mock/echo', messages: [{ role: 'user', content: 'chat on node' }] }).finalChatCompletion();
+    expect(chat.choices[0].message.content).toBe('chat on node');
+    const response = await openai.responses.stream({ model: 'mock/echo', input: 'responses on node' }).finalResponse();
+    expect(response.output_text).toBe('responses on node');
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key!, maxRetries: 0 });
+    const message = await anthropic.messages.stream({ model: 'mock/echo', max_tokens: 100, messages: [{ role: 'user', content: 'messages on node' }] }).finalMessage();
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'messages on node' })]);
+    expect(message.stop_reason).toBe('end_turn');
+  });
+
+  it('passes a Chat stream through to its [DONE]', async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: 'done?' }] }),
+    });
+    expect((await res.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+});
