@@ -30,7 +30,9 @@ describe.each(nodes)('the gateway under %s', (binary) => {
     const chat = await openai.chat.completions.stream({ model: 'mock/echo', messages: [{ role: 'user', content: 'chat on node' }] }).finalChatCompletion();
     expect(chat.choices[0].message.content).toBe('chat on node');
     const response = await openai.responses.stream({ model: 'mock/echo', input: 'responses on node' }).finalResponse();
-    expect(response.output_text).toBe('responses on node');
+    const text = response.output.flatMap((item) => (item.type === 'message' ? item.content : [])).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+    expect(text).toBe('responses on node');
+    expect(response.status).toBe('completed');
     const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key!, maxRetries: 0 });
     const message = await anthropic.messages.stream({ model: 'mock/echo', max_tokens: 100, messages: [{ role: 'user', content: 'messages on node' }] }).finalMessage();
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'messages on node' })]);
