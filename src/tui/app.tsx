@@ -50,14 +50,14 @@ export function App({ api, connection, refreshMs = DEFAULT_REFRESH_MS, now = Dat
   // Ctrl-C quits from anywhere, even from a dialog, and even inside a chunk of typed-ahead text.
   useKeys((input, key) => {
     if ((key.ctrl && input === 'c') || input.includes('\u0003')) exit();
-  });
+  }, { perKey: false });
   useKeys((input, key) => {
     if (input === 'q') exit();
     else if (input === 'r') refresh();
     else if (/^[1-9]$/.test(input)) dispatch({ type: 'select', index: Number(input) - 1 });
     else if (key.rightArrow || key.tab) dispatch({ type: 'cycle', delta: 1 });
     else if (key.leftArrow) dispatch({ type: 'cycle', delta: -1 });
-  }, !state.captured);
+  }, { active: !state.captured });
 
   const Screen = SCREENS[state.tab];
   // One row short of the terminal: a frame as tall as the screen makes Ink clear it on every render.

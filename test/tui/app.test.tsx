@@ -90,6 +90,17 @@ describe('admin TUI: tabs and screens', () => {
     expect(bottom).toMatch(/rows \d+–40 of 40/);
   });
 
+  it('replays keys that arrive in one chunk one at a time', async () => {
+    const keys = Array.from({ length: 5 }, (_, i) => apiKey(`key_${i}`, { name: `k${i}` }));
+    const tui = await renderWithAdmin(fakeAdminApi({ keys }));
+    await tui.press('3');
+    await tui.waitFor('API keys (5)');
+    await tui.press('jjj');
+    expect(await tui.waitFor(/› key_3/)).toBeTruthy();
+    await tui.press('kx');
+    expect(await tui.waitFor('Revoke key key_2 (k2)?')).toBeTruthy();
+  });
+
   it('shows a failed load in the status line and keeps running', async () => {
     const api = fakeAdminApi();
     api.failures.set('models.list', 'provider mock: plugin failed to load');

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { readServerInfo } from '../../store/data-dir.ts';
+import type { ConnectionInfo, TuiAdminApi } from '../../tui/core/types.ts';
 import { connectAdmin, type AdminConnection } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { resolveContext, type CliContext } from '../context.ts';
 import { CliError } from '../run-action.ts';
 
 export interface TuiOptions {
@@ -31,16 +32,40 @@ export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> 
   process.once('SIGHUP', onSignal);
   try {
     // Ink and React load only here, so every other command stays fast.
-    const [{ runTui }, { createAdminApi }] = await Promise.all([import('../../tui/run-tui.tsx'), import('../../tui/core/create-admin-api.ts')]);
-    process.exitCode = await runTui({
-      api: createAdminApi(connection.client),
-      connection: { mode: connection.mode, url: connection.mode === 'server' ? readServerInfo(ctx.dataDir)?.url : undefined, dataDir: ctx.dataDir },
-      refreshMs: opts.refresh === undefined ? undefined : opts.refresh * 1000,
-      signal: quit.signal,
-    });
+    const [{ runTui }, { createAdminApi, withReconnect }] = await Promise.all([import('../../tui/run-tui.tsx'), import('../../tui/core/index.ts')]);
+    const server = connection.mode === 'server' ? readServerInfo(ctx.dataDir) : undefined;
+    const info: ConnectionInfo = { mode: connection.mode, url: server?.url, dataDir: ctx.dataDir };
+    let api: TuiAdminApi = createAdminApi(connection.client);
+    if (connection.mode === 'server') {
+      let token = server?.adminToken;
+      api = withReconnect(api, async () => {
+        const next = await reconnectToServer(ctx, token);
+        if (!next) return undefined;
+        await connection.close();
+        connection = next.connection;
+        token = next.token;
+        // The App reads the URL on its next render (the retried call's answer causes one).
+        info.url = next.url;
+        return createAdminApi(next.connection.client);
+      });
+    }
+    process.exitCode = await runTui({ api, connection: info, refreshMs: opts.refresh === undefined ? undefined : opts.refresh * 1000, signal: quit.signal });
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
     await connection.close();
   }
+}
+
+/** A connection to a server started since the one holding `oldToken` went away; undefined while none runs. */
+async function reconnectToServer(ctx: CliContext, oldToken: string | undefined): Promise<{ connection: AdminConnection; url: string; token: string } | undefined> {
+  const server = readServerInfo(ctx.dataDir);
+  if (!server || server.adminToken === oldToken) return undefined;
+  const connection = await connectAdmin(ctx, { waitMs: 0 });
+  if (connection.mode !== 'server') {
+    // The server stopped again in between and we took the lock: give it back.
+    await connection.close();
+    return undefined;
+  }
+  return { connection, url: server.url, token: server.adminToken };
 }

@@ -23,7 +23,7 @@ export function TextPrompt({ label, hint, error, initial = '', width, onSubmit, 
     if (result.kind === 'cancel') onCancel();
     else if (result.kind === 'submit') onSubmit(result.value);
     else setValue(result.value);
-  });
+  }, { perKey: false });
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width}>
       <Text bold>{label}</Text>

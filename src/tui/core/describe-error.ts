@@ -4,12 +4,28 @@ export function describeError(error: unknown): string {
   const message = error.message.trim();
   const zod = readZodIssues(message);
   if (zod) return zod;
-  const cause = (error as { cause?: unknown }).cause;
-  const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : undefined;
+  if (httpStatusOf(error) === 401) return 'the server refused the admin token: was it restarted? (press r to reconnect)';
+  const code = errorCode(error);
   if (message === 'fetch failed' || code === 'ECONNREFUSED' || code === 'ECONNRESET') {
     return `cannot reach the gateway server${code ? ` (${code})` : ''}: is it still running?`;
   }
   return message.split('\n')[0] || error.name;
+}
+
+/** The first `code` (ECONNREFUSED, …) along an error's cause chain. */
+export function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/** The HTTP status a tRPC client error came back with, if it got an answer at all. */
+export function httpStatusOf(error: unknown): number | undefined {
+  const meta = (error as { meta?: { response?: { status?: unknown } } } | null)?.meta;
+  const status = meta?.response?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 /** tRPC sends input validation failures as the zod issue list in JSON: keep field and message. */

@@ -1,5 +1,5 @@
 export { createAdminApi } from './create-admin-api.ts';
-export { describeError } from './describe-error.ts';
+export { describeError, errorCode, httpStatusOf } from './describe-error.ts';
 export { editText, type EditKeys, type EditResult } from './edit-text.ts';
 export { fitColumns, layoutRow, textWidth, truncate, type ColumnSpec } from './fit-columns.ts';
 export { formatCount, formatCredits, formatQuota, formatTime, keyStatus } from './format-values.ts';
@@ -13,3 +13,4 @@ export { useAdminAction } from './use-admin-action.ts';
 export { useCapture } from './use-capture.ts';
 export { useResource, type Resource } from './use-resource.ts';
 export { useSelection, type Selection } from './use-selection.ts';
+export { isStaleConnection, withReconnect } from './with-reconnect.ts';

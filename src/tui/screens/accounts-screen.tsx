@@ -42,7 +42,7 @@ export function AccountsScreen({ width, height }: ScreenProps) {
     if (input === 'a' && api.createAccount) dispatch({ type: 'new' });
     if (input === 'c' && selected && api.addCredits) dispatch({ type: 'credits', account: selected });
     if (input === 's' && selected && api.setSuspended) dispatch({ type: 'suspend', account: selected });
-  }, flow.step === 'idle');
+  }, { active: flow.step === 'idle' });
 
   const createAccount = async (email: string) => {
     dispatch({ type: 'work', label: 'creating' });

@@ -21,7 +21,7 @@ export function KeysScreen({ width, height }: ScreenProps) {
       if (selection.selected.revoked_at !== null) report({ tone: 'info', text: `Key ${selection.selected.id} is already revoked.` });
       else dispatch({ type: 'revoke', key: selection.selected });
     }
-  }, flow.step === 'idle');
+  }, { active: flow.step === 'idle' });
 
   const create = async (name: string, account: string) => {
     dispatch({ type: 'account', account });
