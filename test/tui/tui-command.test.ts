@@ -62,7 +62,8 @@ describe('gateway tui', () => {
     const dataDir = path.join(dir, 'data');
     const tui = runInPty(['--config', config, '--data-dir', dataDir, 'tui']);
     cleanups.push(async () => tui.child.kill());
-    await tui.waitFor('tokens this month');
+    // Loaded (not just drawn): the app is mounted and reads keys.
+    await tui.waitFor('(0 active)');
     expect(tui.screen()).toContain(`local ${dataDir}`);
     expect(fs.readFileSync(path.join(dataDir, 'gateway.lock'), 'utf8')).toMatch(/^\d+$/);
     tui.type('4');
@@ -79,6 +80,7 @@ describe('gateway tui', () => {
     const tui = runInPty(['--config', gateway.configFile, '--data-dir', gateway.dataDir, 'tui', '--refresh', '0']);
     cleanups.push(async () => tui.child.kill());
     await tui.waitFor(`server ${gateway.url}`);
+    await tui.waitFor('(1 active)');
     tui.type('3');
     await tui.waitFor('x revoke');
     tui.type('n');

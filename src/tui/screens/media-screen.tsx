@@ -35,6 +35,8 @@ export function MediaScreen({ width, height }: ScreenProps) {
       {selected ? (
         <Box flexDirection="column">
           <Text wrap="truncate">
+            <Text bold>{selected.id}</Text>
+            {'  '}
             <Text color={STATUS_COLORS[selected.status]}>{selected.status}</Text>
             <Text dimColor>{` · ${selected.width && selected.height ? `${selected.width}×${selected.height} · ` : ''}${selected.primary_url ?? 'no file'}`}</Text>
           </Text>
