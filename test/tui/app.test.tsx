@@ -1,5 +1,5 @@
 import { cleanup } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { account, apiKey, fakeAdminApi, media } from './fake-admin-api.ts';
 import { KEYS, renderWithAdmin, settle } from './render-with-admin.tsx';
 
@@ -113,5 +113,18 @@ describe('admin TUI: tabs and screens', () => {
     expect(frame).not.toContain('✗');
     await tui.press('1');
     expect(await tui.waitFor('Connection')).toContain('1-5 or ←/→ tabs');
+  });
+
+  it('keeps a screen that fails to render inside its tab', async () => {
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const api = fakeAdminApi();
+    // A gateway answering with a shape the screen does not expect (formats missing).
+    api.listModels = async () => [{ id: 'odd/model', type: 'chat', provider: 'odd' } as never];
+    const tui = await renderWithAdmin(api);
+    await tui.press('4');
+    expect(await tui.waitFor('This screen failed')).toContain('4 Models');
+    await tui.press('2');
+    expect(await tui.waitFor('Accounts (1)')).not.toContain('This screen failed');
+    quiet.mockRestore();
   });
 });
