@@ -31,21 +31,22 @@ export function App({ api, connection, refreshMs = DEFAULT_REFRESH_MS, now = Dat
   const size = useTerminalSize();
 
   const refresh = useCallback(() => dispatch({ type: 'refresh' }), []);
+  const autoRefreshTick = useCallback(() => dispatch({ type: 'refresh', auto: true }), []);
   const report = useCallback((status: StatusMessage) => dispatch({ type: 'status', status }), []);
   const clearStatus = useCallback((source: string) => dispatch({ type: 'clear-status', source }), []);
   const capture = useCallback((captured: boolean) => dispatch({ type: 'capture', captured }), []);
   const autoRefresh = connection.mode === 'server' && refreshMs > 0 && !state.captured;
   const autoRefreshMs = autoRefresh ? refreshMs : 0;
   const services = useMemo<TuiServices>(
-    () => ({ api, connection, tick: state.tick, autoRefreshMs, refresh, report, clearStatus, capture, now }),
-    [api, connection, state.tick, autoRefreshMs, refresh, report, clearStatus, capture, now],
+    () => ({ api, connection, tick: state.tick, manualTick: state.manualTick, autoRefreshMs, refresh, report, clearStatus, capture, now }),
+    [api, connection, state.tick, state.manualTick, autoRefreshMs, refresh, report, clearStatus, capture, now],
   );
 
   useEffect(() => {
     if (!autoRefresh) return;
-    const timer = setInterval(refresh, refreshMs);
+    const timer = setInterval(autoRefreshTick, refreshMs);
     return () => clearInterval(timer);
-  }, [autoRefresh, refresh, refreshMs]);
+  }, [autoRefresh, autoRefreshTick, refreshMs]);
 
   // Ctrl-C quits from anywhere, even from a dialog, and even inside a chunk of typed-ahead text.
   useKeys((input, key) => {

@@ -76,6 +76,16 @@ describe('admin TUI: tabs and screens', () => {
     expect(local.calls.filter((c) => c === 'accounts.list')).toHaveLength(1);
   });
 
+  it('auto-refresh spares the usage totals (a ledger scan on the server); r reloads them', async () => {
+    const api = fakeAdminApi();
+    const tui = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://x', dataDir: '/d' }, refreshMs: 40 });
+    await settle(250);
+    expect(api.calls.filter((c) => c === 'accounts.list').length).toBeGreaterThan(2);
+    expect(api.calls.filter((c) => c === 'billing.usage')).toHaveLength(1);
+    await tui.press('r');
+    await vi.waitFor(() => expect(api.calls.filter((c) => c === 'billing.usage')).toHaveLength(2));
+  });
+
   it('moves the selection with the arrow keys and scrolls long tables', async () => {
     const keys = Array.from({ length: 40 }, (_, i) => apiKey(`key_${String(i).padStart(2, '0')}`, { name: `k${i}` }));
     const tui = await renderWithAdmin(fakeAdminApi({ keys }));

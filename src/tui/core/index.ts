@@ -11,6 +11,6 @@ export { TuiContext, useTui, type TuiServices } from './tui-context.ts';
 export type { AccountUsageRow, AccountView, AdminMediaView, ConnectionInfo, CreatedKey, KeyView, MediaPage, ModelRow, StatusMessage, StatusTone, TuiAdminApi, UsageReport } from './types.ts';
 export { useAdminAction } from './use-admin-action.ts';
 export { useCapture } from './use-capture.ts';
-export { useResource, type Resource } from './use-resource.ts';
+export { useResource, type Resource, type ResourceOptions } from './use-resource.ts';
 export { useSelection, type Selection } from './use-selection.ts';
 export { isStaleConnection, withReconnect } from './with-reconnect.ts';

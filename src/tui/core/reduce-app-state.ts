@@ -24,6 +24,8 @@ export interface AppState {
   tab: TabId;
   /** Bumped by `r`, the auto-refresh timer and finished actions; data hooks reload on change. */
   tick: number;
+  /** Bumped with `tick` except by the auto-refresh timer: costly loads skip the timer's ticks. */
+  manualTick: number;
   status: StatusMessage | null;
   /** A prompt or confirmation owns the keyboard: global keys are off. */
   captured: boolean;
@@ -32,13 +34,13 @@ export interface AppState {
 export type AppAction =
   | { type: 'select'; index: number }
   | { type: 'cycle'; delta: 1 | -1 }
-  | { type: 'refresh' }
+  | { type: 'refresh'; auto?: boolean }
   | { type: 'status'; status: StatusMessage | null }
   | { type: 'clear-status'; source: string }
   | { type: 'capture'; captured: boolean };
 
 export function initialAppState(tabs: TabId[]): AppState {
-  return { tabs, tab: tabs[0], tick: 0, status: null, captured: false };
+  return { tabs, tab: tabs[0], tick: 0, manualTick: 0, status: null, captured: false };
 }
 
 /** Tab switching (which clears the status line: the new tab reports its own), refresh ticks, status and keyboard capture. */
@@ -55,7 +57,7 @@ export function reduceAppState(state: AppState, action: AppAction): AppState {
       return tab === state.tab ? state : { ...state, tab, status: null };
     }
     case 'refresh':
-      return { ...state, tick: state.tick + 1 };
+      return { ...state, tick: state.tick + 1, manualTick: action.auto ? state.manualTick : state.manualTick + 1 };
     case 'status':
       return { ...state, status: action.status };
     case 'clear-status':

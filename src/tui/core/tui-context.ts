@@ -7,6 +7,8 @@ export interface TuiServices {
   connection: ConnectionInfo;
   /** Changes whenever data should be reloaded. */
   tick: number;
+  /** Changes on reloads asked for by the operator (`r`) or an action, not by the auto-refresh timer. */
+  manualTick: number;
   /** The auto-refresh period now in force, 0 when off (local mode, `--refresh 0`, a dialog open). */
   autoRefreshMs: number;
   refresh(): void;

@@ -11,40 +11,57 @@ export interface Resource<T> {
   loading: boolean;
 }
 
+export interface ResourceOptions {
+  /** For costly loads: the auto-refresh timer reloads at most this often (`r` and actions always do). */
+  autoEveryMs?: number;
+}
+
 /**
  * Loads `load(api)` on mount and on every refresh tick. A failure goes to the status line
  * (labelled `label`) and is cleared there by the next good load; answers to superseded
  * loads are dropped.
  */
-export function useResource<T>(label: string, load: (api: TuiAdminApi) => Promise<T>): Resource<T> {
-  const { api, tick, report, clearStatus } = useTui();
+export function useResource<T>(label: string, load: (api: TuiAdminApi) => Promise<T>, options: ResourceOptions = {}): Resource<T> {
+  const { api, tick, manualTick, report, clearStatus, now } = useTui();
   const [state, setState] = useState<Resource<T>>({ data: undefined, error: undefined, loading: true });
   const latest = useRef(load);
   latest.current = load;
   const seq = useRef(0);
+  const startedAt = useRef<number | undefined>(undefined);
+  const lastManualTick = useRef(manualTick);
+  const mounted = useRef(true);
+  const autoEveryMs = options.autoEveryMs;
 
   useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    const asked = manualTick !== lastManualTick.current;
+    lastManualTick.current = manualTick;
+    if (!asked && autoEveryMs !== undefined && startedAt.current !== undefined && now() - startedAt.current < autoEveryMs) return;
+    startedAt.current = now();
+    // A newer load supersedes this one; a skipped tick does not, so its answer still lands.
     const mine = ++seq.current;
-    let live = true;
     latest
       .current(api)
       .then(
         (data) => {
-          if (!live || mine !== seq.current) return;
+          if (!mounted.current || mine !== seq.current) return;
           setState({ data, error: undefined, loading: false });
           clearStatus(label);
         },
         (error: unknown) => {
-          if (!live || mine !== seq.current) return;
+          if (!mounted.current || mine !== seq.current) return;
           const text = `${label}: ${describeError(error)}`;
           setState((s) => ({ data: s.data, error: text, loading: false }));
           report({ tone: 'error', text, source: label });
         },
       );
-    return () => {
-      live = false;
-    };
-  }, [api, tick, label, report, clearStatus]);
+  }, [api, tick, manualTick, autoEveryMs, label, report, clearStatus, now]);
 
   return state;
 }

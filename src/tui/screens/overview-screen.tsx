@@ -3,6 +3,9 @@ import type { ReactNode } from 'react';
 import { formatCount, formatCredits, keyStatus, useResource, useTui, type Resource } from '../core/index.ts';
 import type { ScreenProps } from './types.ts';
 
+/** How often the auto-refresh reloads the usage totals. */
+export const USAGE_AUTO_REFRESH_MS = 60_000;
+
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
     <Box>
@@ -26,7 +29,8 @@ export function OverviewScreen(_props: ScreenProps) {
   const accounts = useResource('accounts', (a) => a.listAccounts());
   const keys = useResource('keys', (a) => a.listKeys());
   const models = useResource('models', (a) => a.listModels());
-  const usage = useResource('usage', (a) => (a.usage ? a.usage() : Promise.resolve(undefined)));
+  // The usage procedure scans the whole usage ledger on the server: not every 5 s.
+  const usage = useResource('usage', (a) => (a.usage ? a.usage() : Promise.resolve(undefined)), { autoEveryMs: USAGE_AUTO_REFRESH_MS });
 
   const suspended = (list: { suspended: boolean }[]) => list.filter((a) => a.suspended).length;
   return (

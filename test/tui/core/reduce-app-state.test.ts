@@ -18,7 +18,8 @@ describe('reduceAppState', () => {
 
   it('clears the status line on a tab change, not on a refresh', () => {
     const withStatus = reduceAppState(start, { type: 'status', status: { tone: 'error', text: 'boom' } });
-    expect(reduceAppState(withStatus, { type: 'refresh' })).toMatchObject({ tick: 1, status: { text: 'boom' } });
+    expect(reduceAppState(withStatus, { type: 'refresh' })).toMatchObject({ tick: 1, manualTick: 1, status: { text: 'boom' } });
+    expect(reduceAppState(withStatus, { type: 'refresh', auto: true })).toMatchObject({ tick: 1, manualTick: 0 });
     expect(reduceAppState(withStatus, { type: 'select', index: 1 }).status).toBeNull();
   });
 
