@@ -5,16 +5,68 @@ import { mapTransportError } from '../plugin-kit/http-client.ts';
 import { readBody } from '../plugin-kit/read-body.ts';
 import type { ChatCall, UpstreamResponse } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import { FastAbortController, type AbortWatch } from '../util/abort.ts';
 import { mapUpstreamError } from './map-upstream-error.ts';
 
 /** An upstream response that answered 2xx. */
 export interface UpstreamSuccess {
   response: UpstreamResponse;
   /** Aborts the upstream call (client gone, total timeout). */
-  abort: (reason?: unknown) => void;
+  abort(reason?: unknown): void;
   /** Clears the total-time guard once the exchange is over. */
-  done: () => void;
-  signal: AbortSignal;
+  done(): void;
+  readonly signal: AbortSignal;
+}
+
+function onTotalTimeout(attempt: UpstreamAttempt, model: CatalogModel): void {
+  attempt.abort(new GatewayError('provider_timeout', `The provider '${model.provider.id}' did not finish within ${model.provider.timeouts.total} ms.`));
+}
+
+/** One call's abort wiring: the client leaving or the total timeout aborts it; `done` unhooks both. */
+class UpstreamAttempt {
+  readonly controller = new FastAbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly stopListening: () => void;
+
+  constructor(model: CatalogModel, client: AbortWatch) {
+    const controller = this.controller;
+    this.stopListening = client.listen(() => controller.abort(new GatewayError('bad_request', 'The client closed the connection.')));
+    this.timer = setTimeout(onTotalTimeout, model.provider.timeouts.total, this, model);
+    this.timer.unref();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  abort(reason?: unknown): void {
+    this.controller.abort(reason);
+  }
+
+  done(): void {
+    clearTimeout(this.timer);
+    this.stopListening();
+  }
+}
+
+/** A 2xx answer with its attempt's controls (methods on a class: no closures per request). */
+class Success implements UpstreamSuccess {
+  constructor(
+    readonly response: UpstreamResponse,
+    private readonly attempt: UpstreamAttempt,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.attempt.signal;
+  }
+
+  abort(reason?: unknown): void {
+    this.attempt.abort(reason);
+  }
+
+  done(): void {
+    this.attempt.done();
+  }
 }
 
 /**
@@ -24,31 +76,19 @@ export interface UpstreamSuccess {
 export async function callUpstream(
   model: CatalogModel,
   call: Omit<ChatCall, 'signal'>,
-  clientSignal: AbortSignal,
+  client: AbortWatch,
 ): Promise<UpstreamSuccess> {
   const chat = model.provider.instance.chat;
   if (!chat) throw new GatewayError('bad_request', `The model '${model.id}' does not support chat requests.`);
-  const controller = new AbortController();
-  const onClientAbort = () => controller.abort(new GatewayError('bad_request', 'The client closed the connection.'));
-  clientSignal.addEventListener('abort', onClientAbort, { once: true });
-  const timer = setTimeout(() => {
-    controller.abort(new GatewayError('provider_timeout', `The provider '${model.provider.id}' did not finish within ${model.provider.timeouts.total} ms.`));
-  }, model.provider.timeouts.total);
-  timer.unref();
-  const done = () => {
-    clearTimeout(timer);
-    clientSignal.removeEventListener('abort', onClientAbort);
-  };
+  const attempt = new UpstreamAttempt(model, client);
   let response: UpstreamResponse;
   try {
-    response = await chat({ ...call, signal: controller.signal });
+    response = await chat({ ...call, signal: attempt.signal });
   } catch (error) {
-    done();
-    throw mapTransportError(error, controller.signal);
+    attempt.done();
+    throw mapTransportError(error, attempt.signal);
   }
-  if (response.status >= 200 && response.status < 300) {
-    return { response, abort: (reason) => controller.abort(reason), done, signal: controller.signal };
-  }
+  if (response.status >= 200 && response.status < 300) return new Success(response, attempt);
   try {
     const text = (await readBody(response.body)).toString('utf8');
     let parsed: unknown = text;
@@ -59,8 +99,8 @@ export async function callUpstream(
     }
     throw mapUpstreamError(model.provider.id, response.status, getCodec(call.format as WireFormat).decodeError(response.status, parsed), response.headers);
   } catch (error) {
-    throw error instanceof GatewayError ? error : mapTransportError(error, controller.signal);
+    throw error instanceof GatewayError ? error : mapTransportError(error, attempt.signal);
   } finally {
-    done();
+    attempt.done();
   }
 }

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import type { SseRecord } from '../sse/index.ts';
-import { chunkSourceOf, type ChunkSource } from './chunk-source.ts';
+import { chunkSourceOf, type ChunkHandler, type ChunkSource } from './chunk-source.ts';
 import { mapUpstreamError } from './map-upstream-error.ts';
 import { RecordReader } from './read-records.ts';
 
@@ -96,6 +96,64 @@ function replay(read: Buffer[], source: ChunkSource, ended: boolean): AsyncItera
   };
 }
 
+/** Reads chunks until the first whole record, then settles once (a class: no closures per request). */
+class Peek implements ChunkHandler {
+  private readonly reader = new RecordReader();
+  private readonly read: Buffer[] = [];
+  private readonly bytes: Buffer[] = [];
+  private readonly records: SseRecord[] = [];
+  private settled = false;
+
+  constructor(
+    private readonly source: ChunkSource,
+    private readonly format: WireFormat,
+    private readonly providerId: string,
+    private readonly resolve: (peeked: PeekedStream) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  data(chunk: Buffer): void {
+    this.read.push(chunk);
+    const whole = this.reader.push(chunk);
+    if (whole.length > 0) this.bytes.push(whole);
+    for (const record of this.reader.records) this.records.push(record);
+    if (this.records.length === 0) return;
+    this.source.pause();
+    this.settle(false);
+  }
+
+  end(): void {
+    this.settle(true);
+  }
+
+  error(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.source.destroy();
+    this.reject(error);
+  }
+
+  private settle(ended: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { source, reader, providerId } = this;
+    const first = this.records[0] ?? (ended ? reader.end()[0] : undefined);
+    if (!first) {
+      source.destroy();
+      this.reject(new GatewayError('provider_error', `The provider '${providerId}' returned an empty stream.`, { details: { provider: providerId } }));
+      return;
+    }
+    const error = readError(first, this.format);
+    if (error) {
+      source.destroy();
+      this.reject(mapUpstreamError(providerId, statusOfErrorType(error.type), { message: error.message, type: error.type }, {}));
+      return;
+    }
+    const head = { bytes: concat(this.bytes), records: this.records };
+    this.resolve({ source, reader, head, ended, body: replay(this.read, source, ended) });
+  }
+}
+
 /**
  * Reads an upstream stream up to its first complete record, while nothing has reached the
  * client: an empty stream, a transport failure or an error record there (Anthropic sends
@@ -103,49 +161,5 @@ function replay(read: Buffer[], source: ChunkSource, ended: boolean): AsyncItera
  */
 export function peekStream(body: AsyncIterable<Uint8Array>, format: WireFormat, providerId: string): Promise<PeekedStream> {
   const source = chunkSourceOf(body);
-  const reader = new RecordReader();
-  const read: Buffer[] = [];
-  const bytes: Buffer[] = [];
-  const records: SseRecord[] = [];
-  return new Promise<PeekedStream>((resolve, reject) => {
-    let settled = false;
-    const settle = (ended: boolean) => {
-      if (settled) return;
-      settled = true;
-      const first = records[0] ?? (ended ? reader.end()[0] : undefined);
-      if (!first) {
-        source.destroy();
-        reject(new GatewayError('provider_error', `The provider '${providerId}' returned an empty stream.`, { details: { provider: providerId } }));
-        return;
-      }
-      const error = readError(first, format);
-      if (error) {
-        source.destroy();
-        reject(mapUpstreamError(providerId, statusOfErrorType(error.type), { message: error.message, type: error.type }, {}));
-        return;
-      }
-      const head = { bytes: concat(bytes), records };
-      resolve({ source, reader, head, ended, body: replay(read, source, ended) });
-    };
-    source.resume({
-      data(chunk) {
-        read.push(chunk);
-        const whole = reader.push(chunk);
-        if (whole.length > 0) bytes.push(whole);
-        for (const record of reader.records) records.push(record);
-        if (records.length === 0) return;
-        source.pause();
-        settle(false);
-      },
-      end() {
-        settle(true);
-      },
-      error(error) {
-        if (settled) return;
-        settled = true;
-        source.destroy();
-        reject(error);
-      },
-    });
-  });
+  return new Promise<PeekedStream>((resolve, reject) => source.resume(new Peek(source, format, providerId, resolve, reject)));
 }

@@ -5,6 +5,7 @@ import type { ChatRequest, StreamPart, Usage, WireFormat } from '../ir/types.ts'
 import { mapTransportError } from '../plugin-kit/http-client.ts';
 import { insertRoutingEvents, type FallbackInfo, type RoutingInfo } from '../routing/index.ts';
 import { formatSse, parseSse, type SseRecord } from '../sse/index.ts';
+import type { AbortWatch } from '../util/abort.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 import type { RecordReader } from './read-records.ts';
@@ -27,7 +28,8 @@ export interface RelayOptions {
   clientFormat: WireFormat;
   request: ChatRequest;
   ids: RequestIds;
-  clientSignal: AbortSignal;
+  /** The client leaving (checked, never listened to). */
+  client: AbortWatch;
   passthrough: boolean;
   stripUsageChunk: boolean;
   /** Reliability events to put before the content (spec §6.4), when the client wants them. */
@@ -173,7 +175,7 @@ export class RecordRelay {
 
   private failWith(error: unknown): RelayOutput | undefined {
     const { options } = this;
-    if (options.clientSignal.aborted) {
+    if (options.client.aborted) {
       this.aborted = true;
       this.finish();
       return undefined;
@@ -191,7 +193,7 @@ export class RecordRelay {
   private finish(): void {
     this.done = true;
     const { options } = this;
-    if (!this.finished && options.clientSignal.aborted) this.aborted = true;
+    if (!this.finished && options.client.aborted) this.aborted = true;
     options.upstream.done();
     if (!this.finished) options.upstream.response.abort?.();
     const tapped = this.tap?.info;

@@ -13,57 +13,68 @@ function isEmpty(out: RelayOutput | undefined): out is undefined {
  * Drives a relay from the upstream's callbacks into a target: each upstream chunk is read,
  * checked and written in the same call, backpressure pauses the upstream, the client leaving
  * stops it, and the last records go out in one write with the end of the response.
+ * (A class, not closures: tsx keeps function names with a defineProperty per closure.)
  */
-function pushRelay(relay: RecordRelay, peeked: PeekedStream, target: StreamTarget): void {
-  const { source } = peeked;
+class RelayPush implements ChunkHandler {
+  constructor(
+    private readonly relay: RecordRelay,
+    private readonly peeked: PeekedStream,
+    private readonly target: StreamTarget,
+  ) {}
+
+  start(): void {
+    const { relay, peeked, target } = this;
+    target.onClose(() => {
+      if (relay.done) return;
+      relay.close();
+      peeked.source.destroy();
+    });
+    const head = relay.start(peeked.head.bytes, peeked.head.records);
+    if (relay.done) {
+      peeked.source.destroy();
+      target.end(head);
+      return;
+    }
+    if (peeked.ended) {
+      const last = relay.end();
+      if (isEmpty(head)) target.end(last);
+      else if (isEmpty(last)) target.end(head);
+      else {
+        target.write(head);
+        target.end(last);
+      }
+      return;
+    }
+    if (!isEmpty(head) && !this.write(head)) return; // resumed on drain
+    peeked.source.resume(this);
+  }
+
+  data(chunk: Buffer): void {
+    const out = this.relay.push(chunk);
+    if (this.relay.done) {
+      this.peeked.source.destroy();
+      this.target.end(out);
+    } else if (!isEmpty(out)) this.write(out);
+  }
+
+  end(): void {
+    this.target.end(this.relay.end());
+  }
+
+  error(error: unknown): void {
+    this.target.end(this.relay.fail(error));
+  }
+
   /** Writes; false when the target is full and the upstream waits for its drain. */
-  const write = (out: RelayOutput): boolean => {
-    if (relay.complete) target.hold?.();
-    if (target.write(out)) return true;
-    source.pause();
-    target.onDrain(() => {
-      if (!relay.done) source.resume(handler);
+  private write(out: RelayOutput): boolean {
+    if (this.relay.complete) this.target.hold?.();
+    if (this.target.write(out)) return true;
+    this.peeked.source.pause();
+    this.target.onDrain(() => {
+      if (!this.relay.done) this.peeked.source.resume(this);
     });
     return false;
-  };
-  const handler: ChunkHandler = {
-    data(chunk) {
-      const out = relay.push(chunk);
-      if (relay.done) {
-        source.destroy();
-        target.end(out);
-      } else if (!isEmpty(out)) write(out);
-    },
-    end() {
-      target.end(relay.end());
-    },
-    error(error) {
-      target.end(relay.fail(error));
-    },
-  };
-  target.onClose(() => {
-    if (relay.done) return;
-    relay.close();
-    source.destroy();
-  });
-  const head = relay.start(peeked.head.bytes, peeked.head.records);
-  if (relay.done) {
-    source.destroy();
-    target.end(head);
-    return;
   }
-  if (peeked.ended) {
-    const last = relay.end();
-    if (isEmpty(head)) target.end(last);
-    else if (isEmpty(last)) target.end(head);
-    else {
-      target.write(head);
-      target.end(last);
-    }
-    return;
-  }
-  if (!isEmpty(head) && !write(head)) return; // resumed on drain
-  source.resume(handler);
 }
 
 /** An in-memory target behind the iterator view (tests, the Responses store, non-Node hosts). */
@@ -119,25 +130,34 @@ function iterate(start: (target: StreamTarget) => void): AsyncIterator<string | 
   };
 }
 
+class Relayed implements RelayedStream {
+  private used = false;
+
+  constructor(
+    private readonly relay: RecordRelay,
+    private readonly peeked: PeekedStream,
+  ) {}
+
+  pushTo(target: StreamTarget): void {
+    this.claim();
+    new RelayPush(this.relay, this.peeked, target).start();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<string | Uint8Array> {
+    this.claim();
+    return iterate((target) => new RelayPush(this.relay, this.peeked, target).start());
+  }
+
+  private claim(): void {
+    if (this.used) throw new Error('a relayed stream is read once');
+    this.used = true;
+  }
+}
+
 /**
  * Relays a peeked upstream SSE body to the client (see RecordRelay for what happens to each
  * record). The result is pushed into the HTTP response by callbacks, or iterated.
  */
 export function relayStream(options: RelayOptions, peeked: PeekedStream): RelayedStream {
-  const relay = new RecordRelay(options, peeked.reader);
-  let used = false;
-  const claim = () => {
-    if (used) throw new Error('a relayed stream is read once');
-    used = true;
-  };
-  return {
-    pushTo(target) {
-      claim();
-      pushRelay(relay, peeked, target);
-    },
-    [Symbol.asyncIterator]() {
-      claim();
-      return iterate((target) => pushRelay(relay, peeked, target));
-    },
-  };
+  return new Relayed(new RecordRelay(options, peeked.reader), peeked);
 }

@@ -5,6 +5,7 @@ import { readBody } from '../plugin-kit/read-body.ts';
 import { mapTransportError } from '../plugin-kit/http-client.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import { watchOf, type AbortWatch } from '../util/abort.ts';
 import { buildRoutingHeaders, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
@@ -52,11 +53,11 @@ async function callModel(
   exchange: ChatExchange,
   request: ChatRequest,
   model: CatalogModel,
-  signal: AbortSignal,
+  client: AbortWatch,
 ): Promise<Answer> {
   const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
   const startedAt = router.now();
-  const upstream = await callUpstream(model, prepared.call, signal);
+  const upstream = await callUpstream(model, prepared.call, client);
   router.latency.record(model.id, router.now() - startedAt);
   if (request.stream) {
     try {
@@ -92,13 +93,14 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, re
   const router = deps.router ?? routerFor(deps.registry, deps.routing);
   const startedAt = router.now();
   const plan = router.plan(request.model, isChatModel);
+  const client = exchange.client ?? watchOf(exchange.signal);
   let served;
   try {
     served = await tryCandidates(
       router,
       plan,
-      exchange.signal,
-      (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? AbortSignal.any([exchange.signal, hedgeSignal]) : exchange.signal),
+      client,
+      (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client),
       { startedAt, discard: discardAnswer },
     );
   } catch (error) {
@@ -183,11 +185,11 @@ function streamOutcome(
     clientFormat: exchange.format,
     request,
     ids: exchange.ids,
-    clientSignal: exchange.signal,
+    client: exchange.client ?? watchOf(exchange.signal),
     passthrough: answer.prepared.passthrough,
     stripUsageChunk: answer.prepared.stripUsageChunk,
     events,
-    onEnd: ({ failure, ...end }) => {
+    onEnd({ failure, ...end }) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
       if (failure?.retryable) router.breaker.recordFailure(model.id);
       resolve({ model, ...end, routing, ...(fallback ? { fallback } : {}) });

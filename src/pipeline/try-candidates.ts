@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { retryDelayMs, scheduleAttempts, type FallbackInfo, type RoutePlan, type Router, type RoutingInfo, type ScheduledAttempt } from '../routing/index.ts';
+import type { AbortWatch } from '../util/abort.ts';
 import { hedgeCall } from './hedge-call.ts';
 
 /** The attempt that served, and how the request got there. */
@@ -44,7 +45,7 @@ export interface TryOptions<T> {
 export async function tryCandidates<T>(
   router: Router,
   plan: RoutePlan,
-  signal: AbortSignal,
+  client: AbortWatch,
   attempt: (model: CatalogModel, signal?: AbortSignal) => Promise<T>,
   options: TryOptions<T> = {},
 ): Promise<Served<T>> {
@@ -56,35 +57,38 @@ export async function tryCandidates<T>(
   let lastError: GatewayError | undefined;
   let attempts = 0;
 
-  const failed = (model: CatalogModel, error: GatewayError) => {
-    router.breaker.recordFailure(model.id);
-    failures.set(model.id, error);
-    if (first?.model.id === model.id) first.error ??= error;
-    lastError = error;
-  };
-  const served = (model: CatalogModel, value: T): Served<T> => {
-    router.breaker.recordSuccess(model.id);
-    return { value, model, ...describe(plan, model, attempts, first!, router) };
-  };
-
-  const run = async (model: CatalogModel): Promise<Served<T> | undefined> => {
-    attempts += 1;
-    first ??= { model };
-    try {
-      return served(model, await attempt(model));
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      if (signal.aborted) {
-        router.breaker.release(model.id);
-        throw clientGone();
+  // Methods of one object rather than three named closures: tsx (keepNames) gives every
+  // named closure a defineProperty call, and this runs on every request.
+  const step = {
+    failed(model: CatalogModel, error: GatewayError): void {
+      router.breaker.recordFailure(model.id);
+      failures.set(model.id, error);
+      if (first?.model.id === model.id) first.error ??= error;
+      lastError = error;
+    },
+    served(model: CatalogModel, value: T): Served<T> {
+      router.breaker.recordSuccess(model.id);
+      return { value, model, ...describe(plan, model, attempts, first!, router) };
+    },
+    async run(model: CatalogModel): Promise<Served<T> | undefined> {
+      attempts += 1;
+      first ??= { model };
+      try {
+        return step.served(model, await attempt(model));
+      } catch (thrown) {
+        const error = toGatewayError(thrown);
+        if (client.aborted) {
+          router.breaker.release(model.id);
+          throw clientGone();
+        }
+        if (!error.retryable) {
+          router.breaker.release(model.id); // the upstream answered: says nothing against its health
+          throw new RoutingFailure(error, attempts);
+        }
+        step.failed(model, error);
+        return undefined;
       }
-      if (!error.retryable) {
-        router.breaker.release(model.id); // the upstream answered: says nothing against its health
-        throw new RoutingFailure(error, attempts);
-      }
-      failed(model, error);
-      return undefined;
-    }
+    },
   };
 
   const schedule = scheduleAttempts(plan, policy.attempts);
@@ -102,16 +106,16 @@ export async function tryCandidates<T>(
       attempts += race.started;
       for (const loser of race.aborted) router.breaker.release(loser.id);
       if (race.started === 1 && b.model.id !== a.model.id) router.breaker.release(b.model.id);
-      if (signal.aborted) throw clientGone();
+      if (client.aborted) throw clientGone();
       if (race.fatal) throw new RoutingFailure(race.fatal, attempts);
-      for (const failure of race.failed) failed(failure.model, failure.error);
-      if (race.winner) return served(race.winner.model, race.winner.value);
+      for (const failure of race.failed) step.failed(failure.model, failure.error);
+      if (race.winner) return step.served(race.winner.model, race.winner.value);
       pending = race.started === 1 ? [b] : []; // b never called: it keeps its place
     }
   }
 
   for (const { model, retry } of chain(pending, schedule)) {
-    if (signal.aborted) throw clientGone();
+    if (client.aborted) throw clientGone();
     if (givenUp.has(model.id)) continue;
     let wait = 0;
     if (retry > 0) {
@@ -125,10 +129,10 @@ export async function tryCandidates<T>(
       wait = delay;
     }
     if (attempts > 0 && router.now() - startedAt + wait > policy.budgetMs) break;
-    if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
-    if (signal.aborted) throw clientGone();
+    if (wait > 0) await sleep(wait, undefined, { signal: client.signal }).catch(() => undefined);
+    if (client.aborted) throw clientGone();
     if (!router.breaker.allow(model.id)) continue;
-    const result = await run(model);
+    const result = await step.run(model);
     if (result) return result;
   }
 
@@ -138,7 +142,7 @@ export async function tryCandidates<T>(
     const id = router.breaker.leastRecentlyFailed(all.map((m) => m.id));
     const model = all.find((m) => m.id === id) ?? all[0];
     router.breaker.force(model.id);
-    const result = await run(model);
+    const result = await step.run(model);
     if (result) return result;
   }
   throw new RoutingFailure(lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), attempts);

@@ -1,4 +1,5 @@
 import type { RequestIds } from '../errors/index.ts';
+import type { AbortWatch } from '../util/abort.ts';
 import type { ChatRequest, Usage, WireFormat } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import type { FallbackInfo, RoutingInfo } from '../routing/types.ts';
@@ -12,7 +13,9 @@ export interface ChatExchange {
   /** Client headers worth forwarding upstream (anthropic-beta, …). */
   forwardHeaders: Record<string, string>;
   /** Fires when the client goes away. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /** The same as `signal`, cheaper to watch (its AbortSignal is made only if read). */
+  client?: AbortWatch;
   ids: RequestIds;
   /** The client's `X-Gateway-Events` header: asks for routing events in streams (docs/routing.md). */
   gatewayEvents?: string;

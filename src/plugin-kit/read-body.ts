@@ -1,5 +1,25 @@
+import { Readable } from 'node:stream';
+
+/** Reads a Node stream (undici's body) through its events: no promise per chunk. */
+function readStream(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    stream.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    stream.once('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    stream.once('error', reject);
+    stream.once('close', () => {
+      if (!ended) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    });
+  });
+}
+
 /** Reads a whole upstream body into one buffer. */
 export async function readBody(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  if (body instanceof Readable) return readStream(body);
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);

@@ -3,6 +3,20 @@ import { GatewayError } from '../errors/index.ts';
 import { sha256 } from '../util/secrets.ts';
 import type { AuthContext, ServerDeps } from './types.ts';
 
+// sha256 of the same few keys on every request: remembered (hash only, validity is checked each time).
+const hashes = new Map<string, string>();
+const HASHES_KEPT = 1024;
+
+function hashOf(token: string): string {
+  let hash = hashes.get(token);
+  if (hash === undefined) {
+    if (hashes.size >= HASHES_KEPT) hashes.clear();
+    hash = sha256(token);
+    hashes.set(token, hash);
+  }
+  return hash;
+}
+
 /** The bearer token or X-API-Key of a request, if any. */
 export function credentialOf(event: H3Event): string | undefined {
   const header = event.req.headers.get('authorization');
@@ -19,7 +33,7 @@ export function authenticateApiKey(event: H3Event, deps: ServerDeps): AuthContex
   if (!token) {
     throw new GatewayError('authentication_error', 'No API key provided. Send it as "Authorization: Bearer sk-…" or "X-API-Key: sk-…".');
   }
-  const key = token.startsWith('sk-') ? deps.store.keys.findByHash(sha256(token)) : undefined;
+  const key = token.startsWith('sk-') ? deps.store.keys.findByHash(hashOf(token)) : undefined;
   const now = deps.clock.now();
   if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');

@@ -1,14 +1,20 @@
 import type { H3Event } from 'h3';
+import { FastAbortController, watchOf, type AbortWatch } from '../util/abort.ts';
 import { nodeOf } from './context.ts';
 
-/** A signal that fires when the client goes away before the response is finished. */
-export function clientSignal(event: H3Event): AbortSignal {
+/** Fires when the client goes away before the response is finished; its AbortSignal is made only if asked for. */
+export function clientAbort(event: H3Event): AbortWatch {
   const node = nodeOf(event);
-  if (!node) return event.req.signal;
-  const controller = new AbortController();
+  if (!node) return watchOf(event.req.signal);
+  const controller = new FastAbortController();
   const { res } = node;
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  return controller.signal;
+  return controller;
+}
+
+/** A signal that fires when the client goes away before the response is finished. */
+export function clientSignal(event: H3Event): AbortSignal {
+  return clientAbort(event).signal;
 }

@@ -27,11 +27,13 @@ export function requestState(event: H3Event): RequestState {
   const ctx = event.context as { gateway?: RequestState };
   if (!ctx.gateway) {
     const requestId = `req_${randomToken(24)}`;
-    const correlation = event.req.headers.get('x-correlation-id');
+    const node = findNode(event);
+    const header = node ? node.req.headers['x-correlation-id'] : event.req.headers.get('x-correlation-id');
+    const correlation = Array.isArray(header) ? header.join(', ') : header;
     ctx.gateway = {
       ids: { requestId, correlationId: correlation && correlation.length <= 128 ? correlation : requestId },
       startedAt: performance.now(),
-      node: findNode(event),
+      node,
     };
   }
   return ctx.gateway;
@@ -50,6 +52,18 @@ export function setResponseHeader(event: H3Event, name: string, value: string): 
   const node = requestState(event).node;
   if (node) node.res.setHeader(name, value);
   else event.res.headers.set(name, value);
+}
+
+/**
+ * A request header. Under Node it is read from the Node request, which joins repeated
+ * headers with ", " like web Headers do; only for headers Node does not de-duplicate
+ * (not authorization, content-type, host… — those go through h3).
+ */
+export function requestHeader(event: H3Event, name: string): string | undefined {
+  const node = requestState(event).node;
+  if (!node) return event.req.headers.get(name) ?? undefined;
+  const value = node.req.headers[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
 }
 
 /** The client's address (X-Forwarded-For only when the operator trusts the proxy). */

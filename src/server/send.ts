@@ -41,6 +41,17 @@ interface NodeBody {
   destroy(): void;
 }
 
+/** A body written whole, with its end: one write for head and body. */
+class WholeBody implements NodeBody {
+  constructor(private readonly body: string | Buffer) {}
+
+  pipe(res: ServerResponse): void {
+    res.end(this.body);
+  }
+
+  destroy(): void {}
+}
+
 /**
  * A whole body (e.g. a JSON answer). Under Node the headers go on the Node response and the
  * body out with its end in one write; elsewhere the text is returned for h3 to send.
@@ -51,34 +62,45 @@ export function sendBody(event: H3Event, status: number, headers: Record<string,
   const node = nodeOf(event);
   if (!node) return typeof body === 'string' ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   node.res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
-  const out: NodeBody = { pipe: (res) => void res.end(body), destroy: () => undefined };
-  return out;
+  return new WholeBody(body);
 }
 
 /** The Node response as a stream target; `hold` corks it so a stream's end goes out with its last record. */
-function nodeTarget(res: ServerResponse): StreamTarget {
-  let held = false;
-  return {
-    write: (chunk) => res.write(chunk),
-    end: (chunk) => {
-      if (chunk === undefined || chunk.length === 0) res.end();
-      else res.end(chunk);
-    },
-    onDrain: (listener) => void res.once('drain', listener),
-    onClose: (listener) =>
-      void res.once('close', () => {
-        if (!res.writableFinished) listener();
-      }),
-    hold: () => {
-      if (held) return;
-      held = true;
-      res.cork();
-      // end() uncorks; this only matters if the upstream keeps its body open after the last record.
-      setImmediate(() => {
-        if (!res.writableEnded) res.uncork();
-      });
-    },
-  };
+class NodeTarget implements StreamTarget {
+  private held = false;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  write(chunk: string | Uint8Array): boolean {
+    return this.res.write(chunk);
+  }
+
+  end(chunk?: string | Uint8Array): void {
+    if (chunk === undefined || chunk.length === 0) this.res.end();
+    else this.res.end(chunk);
+  }
+
+  onDrain(listener: () => void): void {
+    this.res.once('drain', listener);
+  }
+
+  onClose(listener: () => void): void {
+    const res = this.res;
+    res.once('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
+
+  hold(): void {
+    if (this.held) return;
+    this.held = true;
+    const res = this.res;
+    res.cork();
+    // end() uncorks; this only matters if the upstream keeps its body open after the last record.
+    setImmediate(() => {
+      if (!res.writableEnded) res.uncork();
+    });
+  }
 }
 
 /** Writes any async iterable to the Node response (streams that cannot be pushed, e.g. the Responses store's tee). */
@@ -108,6 +130,20 @@ async function pump(res: ServerResponse, body: AsyncIterable<string | Uint8Array
     // the relay already wrote the client-format error event; nothing more to say
   }
   if (!res.destroyed) res.end();
+}
+
+/** A streamed body: pushed by the relay when it can be, else pumped. */
+class StreamBody implements NodeBody {
+  constructor(private readonly body: AsyncIterable<string | Uint8Array> & Partial<Pick<RelayedStream, 'pushTo'>>) {}
+
+  pipe(res: ServerResponse): void {
+    if (this.body.pushTo) this.body.pushTo(new NodeTarget(res));
+    else void pump(res, this.body);
+  }
+
+  destroy(): void {
+    cancel(this.body);
+  }
 }
 
 /** Starts a stream only to stop it, so it settles (releases the upstream, meters what was used). */
@@ -152,12 +188,5 @@ export function sendStream(
   }
   event.res.status = status;
   for (const name in headers) node.res.setHeader(name, headers[name]);
-  const out: NodeBody = {
-    pipe: (res) => {
-      if (body.pushTo) body.pushTo(nodeTarget(res));
-      else void pump(res, body);
-    },
-    destroy: () => cancel(body),
-  };
-  return out;
+  return new StreamBody(body);
 }

@@ -9,19 +9,22 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 // `randomBytes` call per token cost more than the rest of a request id (10–16 µs).
 const pool = Buffer.allocUnsafe(4096);
 let poolOffset = pool.length;
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
+let scratch = Buffer.allocUnsafe(64);
 
 /** Random base62 text of `length` characters (rejection sampling keeps it unbiased). */
 export function randomToken(length: number): string {
-  let out = '';
-  while (out.length < length) {
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
     if (poolOffset === pool.length) {
       randomFillSync(pool);
       poolOffset = 0;
     }
     const byte = pool[poolOffset++];
-    if (byte < 248) out += ALPHABET[byte % 62];
+    if (byte < 248) scratch[filled++] = ALPHABET_CODES[byte % 62];
   }
-  return out;
+  return scratch.toString('latin1', 0, length);
 }
 
 /** A new API key: `sk-gw-` and 40 base62 characters (~238 bits). */

@@ -6,6 +6,7 @@ import type { StreamEnd } from '../../src/pipeline/relay-records.ts';
 import { relayStream } from '../../src/pipeline/relay-stream.ts';
 import type { StreamTarget } from '../../src/pipeline/types.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
+import { watchOf } from '../../src/util/abort.ts';
 import { chatStream } from '../helpers/routing-wire.ts';
 
 const request = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], stream: true } as unknown as ChatRequest;
@@ -62,7 +63,7 @@ async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: 
       clientFormat: 'chat',
       request,
       ids: { requestId: 'req_1', correlationId: 'req_1' },
-      clientSignal: options.signal ?? new AbortController().signal,
+      client: watchOf(options.signal ?? new AbortController().signal),
       passthrough: true,
       stripUsageChunk: options.strip ?? false,
       onEnd: (end) => (ended = end),

@@ -1,13 +1,15 @@
 import type { H3Event } from 'h3';
 import type { WireFormat } from '../../ir/types.ts';
-import { decodeInbound, runChat } from '../../pipeline/run-chat.ts';
+import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/run-chat.ts';
+import type { RequestIds } from '../../errors/index.ts';
+import type { AbortWatch } from '../../util/abort.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
 import type { ChatExchange } from '../../pipeline/types.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientAddress, requestState, setResponseHeader } from '../context.ts';
+import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
-import { clientSignal } from '../client-signal.ts';
+import { clientAbort } from '../client-signal.ts';
 import type { ServerDeps } from '../types.ts';
 import { rehydrateResponsesRequest, storeResponsesOutcome } from './responses.ts';
 
@@ -17,27 +19,42 @@ const FORWARDED = ['anthropic-beta', 'openai-beta'];
 function forwardHeaders(event: H3Event): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of FORWARDED) {
-    const value = event.req.headers.get(name);
+    const value = requestHeader(event, name);
     if (value) out[name] = value;
   }
   return out;
 }
 
+/** One inbound request for the pipeline; the client's AbortSignal is made only if something reads it. */
+class InboundExchange implements ChatExchange {
+  readonly forwardHeaders: Record<string, string>;
+  readonly gatewayEvents: string | undefined;
+  readonly ids: RequestIds;
+
+  constructor(
+    event: H3Event,
+    readonly format: WireFormat,
+    readonly raw: string,
+    readonly body: Record<string, unknown>,
+    readonly client: AbortWatch,
+  ) {
+    this.forwardHeaders = forwardHeaders(event);
+    this.gatewayEvents = requestHeader(event, 'x-gateway-events');
+    this.ids = requestState(event).ids;
+  }
+
+  get signal(): AbortSignal {
+    return this.client.signal;
+  }
+}
+
 /** POST /v1/chat/completions, /v1/messages, /v1/responses: authenticate, admit, run, relay. */
 export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: string) {
+  const pipeline: ChatPipelineDeps = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
   return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps);
     const { raw, body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
-    const state = requestState(event);
-    const exchange: ChatExchange = {
-      format,
-      raw,
-      body,
-      forwardHeaders: forwardHeaders(event),
-      signal: clientSignal(event),
-      ids: state.ids,
-      gatewayEvents: event.req.headers.get('x-gateway-events') ?? undefined,
-    };
+    const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
     let request = decodeInbound(exchange);
     if (format === 'responses') request = await rehydrateResponsesRequest(deps, exchange, request, auth);
     const admission = await deps.guards.admit({
@@ -52,7 +69,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     let outcome;
     try {
-      outcome = await runChat({ registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing }, exchange, request);
+      outcome = await runChat(pipeline, exchange, request);
     } catch (error) {
       await admission.settle(null);
       throw error;

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { FastAbortController, onAbort, undiciSignal, watchOf } from '../../src/util/abort.ts';
+
+describe('FastAbortController', () => {
+  it('calls listeners once, in order, and not after they are removed', () => {
+    const controller = new FastAbortController();
+    const calls: string[] = [];
+    controller.listen(() => calls.push('a'));
+    const removeB = controller.listen(() => calls.push('b'));
+    controller.listen(() => calls.push('c'));
+    removeB();
+    controller.abort('why');
+    controller.abort('again');
+    expect(calls).toEqual(['a', 'c']);
+    expect(controller.aborted).toBe(true);
+    expect(controller.reason).toBe('why');
+  });
+
+  it('makes a real AbortSignal on demand, aborted with the same reason even when read late', () => {
+    const early = new FastAbortController();
+    const signal = early.signal;
+    let heard: unknown;
+    signal.addEventListener('abort', () => (heard = signal.reason));
+    early.abort('gone');
+    expect(heard).toBe('gone');
+
+    const late = new FastAbortController();
+    late.abort();
+    expect(late.signal.aborted).toBe(true);
+    expect((late.signal.reason as Error).name).toBe('AbortError');
+  });
+
+  it('onAbort and watchOf find the controller behind its signal, and fall back to events for others', () => {
+    const controller = new FastAbortController();
+    expect(watchOf(controller.signal)).toBe(controller);
+    let fast = 0;
+    onAbort(controller.signal, () => (fast += 1));
+    controller.abort();
+    expect(fast).toBe(1);
+
+    const plain = new AbortController();
+    let slow = 0;
+    const remove = onAbort(plain.signal, () => (slow += 1));
+    expect(watchOf(plain.signal).aborted).toBe(false);
+    remove();
+    plain.abort();
+    expect(slow).toBe(0);
+  });
+
+  it('gives undici an emitter view of a fast signal, and plain signals as they are', () => {
+    const controller = new FastAbortController();
+    const view = undiciSignal(controller.signal) as unknown as { aborted: boolean; once: (e: 'abort', l: () => void) => void; removeListener: (e: 'abort', l: () => void) => void; reason: unknown };
+    const calls: string[] = [];
+    const listener = () => calls.push('undici');
+    view.once('abort', listener);
+    view.once('abort', () => calls.push('other'));
+    view.removeListener('abort', listener);
+    controller.abort('stop');
+    expect(calls).toEqual(['other']);
+    expect(view.aborted).toBe(true);
+    expect(view.reason).toBe('stop');
+    const plain = new AbortController().signal;
+    expect(undiciSignal(plain)).toBe(plain);
+    expect(undiciSignal(undefined)).toBeUndefined();
+  });
+});
