@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { UpstreamBody } from '../plugin-kit/upstream-body.ts';
 
 /** Receives an upstream body's chunks, one call each: no promise per chunk. */
 export interface ChunkHandler {
@@ -166,5 +167,6 @@ class IteratorSource implements ChunkSource {
 
 /** The callback view of an upstream body. */
 export function chunkSourceOf(body: AsyncIterable<Uint8Array | string>): ChunkSource {
+  if (body instanceof UpstreamBody) return body; // undici's callbacks, already a source
   return body instanceof Readable ? new ReadableSource(body) : new IteratorSource(body);
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { UpstreamBody } from './upstream-body.ts';
 
 /** Reads a Node stream (undici's body) through its events: no promise per chunk. */
 function readStream(stream: Readable): Promise<Buffer> {
@@ -19,6 +20,7 @@ function readStream(stream: Readable): Promise<Buffer> {
 
 /** Reads a whole upstream body into one buffer. */
 export async function readBody(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  if (body instanceof UpstreamBody) return body.readAll();
   if (body instanceof Readable) return readStream(body);
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FastAbortController, onAbort, undiciSignal, watchOf } from '../../src/util/abort.ts';
+import { FastAbortController, onAbort, watchOf } from '../../src/util/abort.ts';
 
 describe('FastAbortController', () => {
   it('calls listeners once, in order, and not after they are removed', () => {
@@ -45,22 +45,5 @@ describe('FastAbortController', () => {
     remove();
     plain.abort();
     expect(slow).toBe(0);
-  });
-
-  it('gives undici an emitter view of a fast signal, and plain signals as they are', () => {
-    const controller = new FastAbortController();
-    const view = undiciSignal(controller.signal) as unknown as { aborted: boolean; once: (e: 'abort', l: () => void) => void; removeListener: (e: 'abort', l: () => void) => void; reason: unknown };
-    const calls: string[] = [];
-    const listener = () => calls.push('undici');
-    view.once('abort', listener);
-    view.once('abort', () => calls.push('other'));
-    view.removeListener('abort', listener);
-    controller.abort('stop');
-    expect(calls).toEqual(['other']);
-    expect(view.aborted).toBe(true);
-    expect(view.reason).toBe('stop');
-    const plain = new AbortController().signal;
-    expect(undiciSignal(plain)).toBe(plain);
-    expect(undiciSignal(undefined)).toBeUndefined();
   });
 });
