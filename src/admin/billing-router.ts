@@ -2,7 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { roundCredits, type BilledAccount } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import { activityRange, buildActivityView, forEachLedgerEntry, UsageIndex } from '../usage/index.ts';
+import { activityRange, buildActivityView, UsageIndex } from '../usage/index.ts';
+import { scanLedger } from '../usage/scan-ledger.ts';
 import { findAccount, viewAccount } from './accounts.ts';
 import { procedure, router } from './trpc.ts';
 
@@ -61,7 +62,7 @@ export const billingRouter = router({
     const requests = new Map<string, number>();
     const unbilled = new Map<string, number>();
     const checkpoint = new Map(accounts.map((a) => [a.id, a.billedSeq ?? 0]));
-    forEachLedgerEntry(path.join(ctx.dataDir, 'usage.jsonl'), (entry) => {
+    await scanLedger(path.join(ctx.dataDir, 'usage.jsonl'), (entry) => {
       if (!ids.has(entry.account_id)) return;
       usage.add(entry);
       requests.set(entry.account_id, (requests.get(entry.account_id) ?? 0) + 1);
