@@ -96,6 +96,20 @@ function replay(read: Buffer[], source: ChunkSource, ended: boolean): AsyncItera
   };
 }
 
+class Peeked implements PeekedStream {
+  constructor(
+    readonly source: ChunkSource,
+    readonly reader: RecordReader,
+    readonly head: { bytes: Buffer; records: SseRecord[] },
+    readonly ended: boolean,
+    private readonly read: Buffer[],
+  ) {}
+
+  get body(): AsyncIterable<Uint8Array> {
+    return replay(this.read, this.source, this.ended);
+  }
+}
+
 /** Reads chunks until the first whole record, then settles once (a class: no closures per request). */
 class Peek implements ChunkHandler {
   private readonly reader = new RecordReader();
@@ -150,7 +164,7 @@ class Peek implements ChunkHandler {
       return;
     }
     const head = { bytes: concat(this.bytes), records: this.records };
-    this.resolve({ source, reader, head, ended, body: replay(this.read, source, ended) });
+    this.resolve(new Peeked(source, reader, head, ended, this.read));
   }
 }
 

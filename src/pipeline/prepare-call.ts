@@ -42,25 +42,43 @@ export function prepareCall(
 ): PreparedCall {
   const passthrough = !options.forceConversion && model.formats.includes(exchange.format);
   const upstreamFormat = passthrough ? exchange.format : model.formats[0];
-  const base = { format: upstreamFormat, model: model.upstreamId, stream: request.stream, headers: exchange.forwardHeaders };
   if (passthrough) {
     const needsUsage = upstreamFormat === 'chat' && request.stream && !request.includeUsage;
     if (!needsUsage) {
       const raw = replaceModelInRaw(exchange.raw, String(exchange.body.model), model.upstreamId);
-      const body = raw === exchange.raw ? exchange.body : { ...exchange.body, model: model.upstreamId };
-      return { call: { ...base, body, rawBody: raw ?? JSON.stringify(body) }, upstreamFormat, passthrough, stripUsageChunk: false };
+      const body = raw === exchange.raw ? exchange.body : withField(exchange.body, 'model', model.upstreamId);
+      return { call: callOf(upstreamFormat, model, request, exchange, body, raw ?? JSON.stringify(body)), upstreamFormat, passthrough, stripUsageChunk: false };
     }
-    const streamOptions = { ...(exchange.body.stream_options as Record<string, unknown> | undefined), include_usage: true };
-    const body = { ...exchange.body, model: model.upstreamId, stream_options: streamOptions };
+    const streamOptions = withField((exchange.body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
+    const body = withField(withField(exchange.body, 'model', model.upstreamId), 'stream_options', streamOptions);
     const raw = exchange.body.stream_options === undefined ? replaceModelInRaw(exchange.raw, String(exchange.body.model), model.upstreamId) : undefined;
     const rawBody = (raw === undefined ? undefined : withIncludeUsage(raw)) ?? JSON.stringify(body);
-    return { call: { ...base, body, rawBody }, upstreamFormat, passthrough, stripUsageChunk: true };
+    return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
   }
   // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
   const portable = upstreamFormat === exchange.format ? request : { ...request, extra: undefined };
   const body = getCodec(upstreamFormat).encodeRequest(portable, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens });
   if (upstreamFormat === 'chat' && request.stream) {
-    body.stream_options = { ...(body.stream_options as Record<string, unknown> | undefined), include_usage: true };
+    body.stream_options = withField((body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
   }
-  return { call: { ...base, body, rawBody: JSON.stringify(body) }, upstreamFormat, passthrough: false, stripUsageChunk: false };
+  return { call: callOf(upstreamFormat, model, request, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
+}
+
+/** The call, spelled out: on Node 20, `{ ...base, newKey }` costs ~0.45 µs per new key. */
+function callOf(
+  format: WireFormat,
+  model: CatalogModel,
+  request: ChatRequest,
+  exchange: ChatExchange,
+  body: Record<string, unknown>,
+  rawBody: string,
+): Omit<ChatCall, 'signal'> {
+  return { format, model: model.upstreamId, stream: request.stream, headers: exchange.forwardHeaders, body, rawBody };
+}
+
+/** A copy of `object` with one field set (kept in place if present, else last), like `{ ...object, [key]: value }`. */
+function withField(object: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const copy = Object.assign({}, object);
+  copy[key] = value;
+  return copy;
 }

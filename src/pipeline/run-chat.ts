@@ -124,6 +124,12 @@ function withHeaders(error: GatewayError, headers: Record<string, string>): Gate
   });
 }
 
+/** `headers` with one more (a fresh object from buildRoutingHeaders, so set in place). */
+function withHeader(headers: Record<string, string>, name: string, value: string): Record<string, string> {
+  headers[name] = value;
+  return headers;
+}
+
 function jsonOutcome(
   exchange: ChatExchange,
   request: ChatRequest,
@@ -155,7 +161,7 @@ function jsonOutcome(
   if (fallback) settlement.fallback = fallback;
   return {
     status: 200,
-    headers: { 'content-type': 'application/json', ...routingHeaders },
+    headers: withHeader(routingHeaders, 'content-type', 'application/json'),
     json,
     settled: Promise.resolve(settlement),
     request,
@@ -189,22 +195,21 @@ function streamOutcome(
     passthrough: answer.prepared.passthrough,
     stripUsageChunk: answer.prepared.stripUsageChunk,
     events,
-    onEnd({ failure, ...end }) {
+    onEnd(end) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
-      if (failure?.retryable) router.breaker.recordFailure(model.id);
-      resolve({ model, ...end, routing, ...(fallback ? { fallback } : {}) });
+      if (end.failure?.retryable) router.breaker.recordFailure(model.id);
+      const settlement: Settlement = { model, usage: end.usage, estimated: end.estimated, aborted: end.aborted, responseId: end.responseId, routing };
+      if (fallback) settlement.fallback = fallback;
+      resolve(settlement);
     },
   };
   const stream = relayStream(options, answer.peeked);
   return {
     status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      ...routingHeaders,
-    },
+    headers: Object.assign(
+      { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+      routingHeaders,
+    ),
     stream,
     settled,
     request,

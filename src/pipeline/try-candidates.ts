@@ -68,7 +68,8 @@ export async function tryCandidates<T>(
     },
     served(model: CatalogModel, value: T): Served<T> {
       router.breaker.recordSuccess(model.id);
-      return { value, model, ...describe(plan, model, attempts, first!, router) };
+      const { routing, fallback } = describe(plan, model, attempts, first!, router);
+      return fallback ? { value, model, routing, fallback } : { value, model, routing };
     },
     async run(model: CatalogModel): Promise<Served<T> | undefined> {
       attempts += 1;
