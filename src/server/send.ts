@@ -67,15 +67,26 @@ export function sendBody(event: H3Event, status: number, headers: Record<string,
 
 /** The Node response as a stream target; `hold` corks it so a stream's end goes out with its last record. */
 class NodeTarget implements StreamTarget {
-  private held = false;
+  /** Records held back after `hold()`, to go out in one write with the end of the response. */
+  private pending: Array<string | Uint8Array> | undefined;
 
   constructor(private readonly res: ServerResponse) {}
 
   write(chunk: string | Uint8Array): boolean {
+    if (this.pending) {
+      this.pending.push(chunk);
+      return true;
+    }
     return this.res.write(chunk);
   }
 
   end(chunk?: string | Uint8Array): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending && pending.length > 0) {
+      if (chunk !== undefined && chunk.length > 0) pending.push(chunk);
+      chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+    }
     if (chunk === undefined || chunk.length === 0) this.res.end();
     else this.res.end(chunk);
   }
@@ -91,14 +102,20 @@ class NodeTarget implements StreamTarget {
     });
   }
 
+  /**
+   * The stream's last record has come: hold what follows so the end goes out in the same write.
+   * (Not res.cork(): on Node 22 and 24 a corked response that is then ended loses the corked
+   * bytes.) If the upstream keeps its body open after the last record, the held bytes go out on
+   * the next turn.
+   */
   hold(): void {
-    if (this.held) return;
-    this.held = true;
-    const res = this.res;
-    res.cork();
-    // end() uncorks; this only matters if the upstream keeps its body open after the last record.
+    if (this.pending) return;
+    this.pending = [];
     setImmediate(() => {
-      if (!res.writableEnded) res.uncork();
+      const pending = this.pending;
+      if (!pending || this.res.writableEnded) return;
+      this.pending = undefined;
+      for (const c of pending) this.res.write(c);
     });
   }
 }
