@@ -40,8 +40,9 @@ export default definePlugin<OpenAIOptions>({
     const streamHeaders: Record<string, string> = Object.assign({}, headers, { accept: 'text/event-stream' });
     const jsonHeaders: Record<string, string> = Object.assign({}, headers, { accept: 'application/json' });
 
-    async function chat(call: ChatCall): Promise<UpstreamResponse> {
-      if (call.format === 'messages') throw new GatewayError('bad_request', 'The openai plugin does not speak Anthropic Messages.');
+    // Not async: it hands back the client's own promise (a wrapper costs a few microtask hops per call).
+    function chat(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format === 'messages') return Promise.reject(new GatewayError('bad_request', 'The openai plugin does not speak Anthropic Messages.'));
       const beta = call.headers['openai-beta'];
       const base = call.stream ? streamHeaders : jsonHeaders;
       return client.request({

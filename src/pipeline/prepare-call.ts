@@ -56,7 +56,7 @@ export function prepareCall(
     return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
   }
   // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
-  const portable = upstreamFormat === exchange.format ? request : { ...request, extra: undefined };
+  const portable = upstreamFormat === exchange.format ? request : (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest);
   const body = getCodec(upstreamFormat).encodeRequest(portable, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens });
   if (upstreamFormat === 'chat' && request.stream) {
     body.stream_options = withField((body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);

@@ -97,7 +97,7 @@ export class RecordRelay {
     private readonly reader: RecordReader,
   ) {
     this.clientCodec = getCodec(options.clientFormat);
-    this.watch = watchStream(options.upstreamFormat, options.providerId);
+    this.watch = watchStream(options.upstreamFormat, options.providerId, { finishReasons: options.passthrough });
     this.pendingEvents = options.events;
     if (options.passthrough) this.tap = getCodec(options.upstreamFormat).createUsageTap();
     else {

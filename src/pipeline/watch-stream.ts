@@ -21,39 +21,46 @@ function invalid(providerId: string): GatewayError {
   });
 }
 
+class Watch implements StreamWatch {
+  finished = false;
+  complete = false;
+
+  constructor(
+    private readonly format: WireFormat,
+    private readonly providerId: string,
+    /** Look for Chat's finish_reason (only a passthrough needs it, to tell a cut stream). */
+    private readonly finishReasons: boolean,
+  ) {}
+
+  check(record: SseRecord): GatewayError | undefined {
+    const data = record.data;
+    const start = firstSignificant(data);
+    if (start === -1) return undefined;
+    const end = lastSignificant(data);
+    const format = this.format;
+    if (format === 'chat' && data.startsWith('[DONE]', start) && end === start + 5) {
+      this.finished = this.complete = true;
+      return undefined;
+    }
+    if (data.charCodeAt(start) !== 123 /* { */ || data.charCodeAt(end) !== 125 /* } */) return invalid(this.providerId);
+    if (format === 'chat') {
+      if (!this.finished && (data.startsWith('{"error"', start) || (this.finishReasons && finishReasonSet(data)))) this.finished = true;
+    } else if (format === 'messages') {
+      if (record.event === 'message_stop' || record.event === 'error') this.finished = this.complete = true;
+    } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) this.finished = this.complete = true;
+    return undefined;
+  }
+}
+
 /**
  * A cheap per-record check that never JSON-parses: a data payload must look like one JSON
  * object (`{…}`), or be Chat's `[DONE]`. That catches cut and garbage records, which would
  * otherwise crash the client's SDK mid-stream, at the cost of two character reads a record.
+ * `finishReasons: false` skips the scan for Chat's finish_reason (a converted stream does
+ * not use `finished`).
  */
-export function watchStream(format: WireFormat, providerId: string): StreamWatch {
-  let finished = false;
-  let complete = false;
-  return {
-    check(record) {
-      const data = record.data;
-      const start = firstSignificant(data);
-      if (start === -1) return undefined;
-      const end = lastSignificant(data);
-      if (format === 'chat' && data.startsWith('[DONE]', start) && end === start + 5) {
-        finished = complete = true;
-        return undefined;
-      }
-      if (data.charCodeAt(start) !== 123 /* { */ || data.charCodeAt(end) !== 125 /* } */) return invalid(providerId);
-      if (format === 'chat') {
-        if (!finished && (data.startsWith('{"error"', start) || finishReasonSet(data))) finished = true;
-      } else if (format === 'messages') {
-        if (record.event === 'message_stop' || record.event === 'error') finished = complete = true;
-      } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) finished = complete = true;
-      return undefined;
-    },
-    get finished() {
-      return finished;
-    },
-    get complete() {
-      return complete;
-    },
-  };
+export function watchStream(format: WireFormat, providerId: string, options: { finishReasons?: boolean } = {}): StreamWatch {
+  return new Watch(format, providerId, options.finishReasons ?? true);
 }
 
 function isSpace(code: number): boolean {

@@ -68,24 +68,30 @@ export class UndiciHttpFactory implements HttpClientFactory {
   }
 }
 
-async function send(pool: Pool, basePath: string, request: HttpRequest): Promise<UpstreamResponse> {
-  let body = request.body;
+function send(pool: Pool, basePath: string, request: HttpRequest): Promise<UpstreamResponse> {
   const headers: Record<string, string> = { ...request.headers };
-  if (typeof FormData !== 'undefined' && body instanceof FormData) {
-    // undici's Pool does not encode FormData itself: let a web Response build the multipart body.
-    const encoded = new Response(body);
-    headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
-    body = new Uint8Array(await encoded.arrayBuffer());
-  }
-  try {
-    return await new Promise<UpstreamResponse>((resolve, reject) => {
-      const handler = new ResponseHandler(resolve, reject, request.signal);
-      const options = { method: (request.method ?? 'POST') as 'POST', path: basePath + request.path, headers, body: body as string | Uint8Array | undefined };
+  if (typeof FormData !== 'undefined' && request.body instanceof FormData) return sendForm(pool, basePath, request, request.body, headers);
+  return dispatch(pool, basePath, request, headers, request.body as string | Uint8Array | undefined);
+}
+
+/** undici's Pool does not encode FormData itself: let a web Response build the multipart body. */
+async function sendForm(pool: Pool, basePath: string, request: HttpRequest, form: FormData, headers: Record<string, string>): Promise<UpstreamResponse> {
+  const encoded = new Response(form);
+  headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
+  return dispatch(pool, basePath, request, headers, new Uint8Array(await encoded.arrayBuffer()));
+}
+
+/** One request; transport failures reject already mapped to the spec's codes. */
+function dispatch(pool: Pool, basePath: string, request: HttpRequest, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<UpstreamResponse> {
+  return new Promise<UpstreamResponse>((resolve, reject) => {
+    const handler = new ResponseHandler(resolve, reject, request.signal);
+    const options = { method: (request.method ?? 'POST') as 'POST', path: basePath + request.path, headers, body };
+    try {
       pool.dispatch(options, handler as unknown as Parameters<Pool['dispatch']>[1]);
-    });
-  } catch (error) {
-    throw mapTransportError(error, request.signal);
-  }
+    } catch (error) {
+      handler.onError(error);
+    }
+  });
 }
 
 function abortError(reason: unknown): unknown {
@@ -106,7 +112,7 @@ class ResponseHandler {
   constructor(
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: unknown) => void,
-    signal: AbortSignal | undefined,
+    private readonly signal: AbortSignal | undefined,
   ) {
     if (!signal) return;
     if (signal.aborted) this.pendingAbort = { reason: signal.reason };
@@ -150,7 +156,7 @@ class ResponseHandler {
   onError(error: unknown): void {
     this.stopListening?.();
     if (this.body) this.body.fail(error);
-    else this.reject(error);
+    else this.reject(mapTransportError(error, this.signal));
   }
 }
 

@@ -19,9 +19,13 @@ function readStream(stream: Readable): Promise<Buffer> {
 }
 
 /** Reads a whole upstream body into one buffer. */
-export async function readBody(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+export function readBody(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   if (body instanceof UpstreamBody) return body.readAll();
   if (body instanceof Readable) return readStream(body);
+  return readIterable(body);
+}
+
+async function readIterable(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
