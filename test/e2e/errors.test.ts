@@ -24,7 +24,7 @@ describe('error envelope', () => {
     expect(typeof body.error.message).toBe('string');
     expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
     expect(Math.abs(body.timestamp - Date.now() / 1000)).toBeLessThan(60);
-    expect(body.correlation_id).toBeTruthy();
+    expect(body.correlation_id).toMatch(/^\S+$/);
     expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+/);
     return body;
   }
