@@ -65,7 +65,7 @@ export function sendBody(event: H3Event, status: number, headers: Record<string,
   return new WholeBody(body);
 }
 
-/** The Node response as a stream target; `hold` corks it so a stream's end goes out with its last record. */
+/** The Node response as a stream target; `hold` keeps the last records back so the end goes out in the same write. */
 class NodeTarget implements StreamTarget {
   /** Records held back after `hold()`, to go out in one write with the end of the response. */
   private pending: Array<string | Uint8Array> | undefined;
