@@ -65,6 +65,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       model: request.model,
       estimatedInputTokens: estimateInputTokens(request),
       maxOutputTokens: request.maxTokens,
+      requestId: exchange.ids.requestId,
     });
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     let outcome;
