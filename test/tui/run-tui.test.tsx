@@ -1,3 +1,4 @@
+import './interactive-env.ts';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { runTui } from '../../src/tui/run-tui.tsx';

@@ -31,6 +31,10 @@ export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> 
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   try {
+    // Ink reads CI/CONTINUOUS_INTEGRATION once, when it loads, and then draws only a final frame;
+    // on a real terminal the operator asked for the interactive UI, so those do not apply.
+    delete process.env.CI;
+    delete process.env.CONTINUOUS_INTEGRATION;
     // Ink and React load only here, so every other command stays fast.
     const [{ runTui }, { createAdminApi, withReconnect }] = await Promise.all([import('../../tui/run-tui.tsx'), import('../../tui/core/index.ts')]);
     const server = connection.mode === 'server' ? readServerInfo(ctx.dataDir) : undefined;
