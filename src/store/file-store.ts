@@ -19,6 +19,8 @@ export class FileStore implements Store {
   readonly media: MediaRepo;
   private readonly keyByHash = new Map<string, ApiKeyRecord>();
   private readonly accountById = new Map<string, AccountRecord>();
+  /** Position of each account in the stored list: every settlement updates one, so no scan. */
+  private readonly accountSlot = new Map<string, number>();
   private readonly sessionByHash = new Map<string, SessionRecord>();
 
   private constructor(readonly db: FileDb) {
@@ -33,15 +35,22 @@ export class FileStore implements Store {
       create: async (record) => {
         data().accounts.push(record);
         this.accountById.set(record.id, record);
+        this.accountSlot.set(record.id, data().accounts.length - 1);
         changed();
         return record;
       },
       update: async (id, patch) => {
-        const next = patchIn(data().accounts, id, patch);
-        if (next) {
-          this.accountById.set(id, next);
-          changed();
+        const list = data().accounts;
+        let slot = this.accountSlot.get(id);
+        if (slot === undefined || list[slot]?.id !== id) {
+          slot = list.findIndex((a) => a.id === id);
+          if (slot === -1) return undefined;
+          this.accountSlot.set(id, slot);
         }
+        const next: AccountRecord = { ...list[slot], ...patch, id };
+        list[slot] = next;
+        this.accountById.set(id, next);
+        changed();
         return next;
       },
     };
@@ -151,7 +160,11 @@ export class FileStore implements Store {
     this.accountById.clear();
     this.sessionByHash.clear();
     for (const k of this.db.data.apiKeys) this.keyByHash.set(k.hash, k);
-    for (const a of this.db.data.accounts) this.accountById.set(a.id, a);
+    this.accountSlot.clear();
+    this.db.data.accounts.forEach((a, i) => {
+      this.accountById.set(a.id, a);
+      this.accountSlot.set(a.id, i);
+    });
     for (const s of this.db.data.sessions) this.sessionByHash.set(s.hash, s);
   }
 
