@@ -1,5 +1,5 @@
 import { FieldChecker, isRecord } from '../formats/shared/index.ts';
-import type { AudioFormat } from '../plugin-kit/types.ts';
+import type { AudioFormat, SpeechCall } from '../plugin-kit/types.ts';
 import { numericField } from './decode-image-request.ts';
 
 /** Spec §8.2 limits for speech. */
@@ -20,14 +20,8 @@ export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
   pcm: 'audio/pcm',
 };
 
-export interface SpeechRequest {
-  model: string;
-  input: string;
-  voice: string;
-  format: AudioFormat;
-  speed: number;
-  instructions?: string;
-}
+/** A validated speech request: the provider call without its signal. */
+export type SpeechRequest = Omit<SpeechCall, 'signal'>;
 
 /** Validates a speech body; 422 lists every bad field. */
 export function decodeSpeechRequest(body: Record<string, unknown>): SpeechRequest {

@@ -1,26 +1,14 @@
 import { collectExtra, FieldChecker } from '../formats/shared/index.ts';
+import type { ImageGenerationCall } from '../plugin-kit/types.ts';
 
 /** Spec §8.2 limits for images. */
 export const IMAGE_LIMITS = { promptChars: 4000, minN: 1, maxN: 10, maxSide: 4096, defaultSize: '1024x1024' } as const;
 
 export type ImageResponseFormat = 'url' | 'b64_json';
 
-/** A validated image generation (or edit) request. */
-export interface ImageRequest {
-  model: string;
-  prompt: string;
-  n: number;
-  /** As the client wrote it (`auto` or `WxH`). */
-  size: string;
-  width: number;
-  height: number;
-  quality?: string;
-  style?: string;
+/** A validated image generation (or edit) request: the provider call without its signal, plus the answer's shape. */
+export interface ImageRequest extends Omit<ImageGenerationCall, 'signal'> {
   responseFormat: ImageResponseFormat;
-  seed?: number;
-  negativePrompt?: string;
-  /** Provider-specific fields passed on as given (width, steps, background, user, …). */
-  extra: Record<string, unknown>;
 }
 
 const KNOWN = new Set(['model', 'prompt', 'n', 'size', 'quality', 'style', 'response_format', 'negative_prompt', 'seed']);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors/index.ts';
 import type { Store } from '../store/repositories.ts';
-import type { MediaRecord, MediaStatus, MediaType } from '../store/types.ts';
+import type { MediaRecord } from '../store/types.ts';
 import { unixSeconds, type Clock } from '../util/clock.ts';
 import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
 
@@ -9,24 +9,7 @@ import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-medi
 export const MEDIA_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
 /** A record exactly as spec §2.1 lists it (no owner, no update-only fields). */
-export interface MediaView {
-  id: string;
-  media_type: MediaType;
-  status: MediaStatus;
-  model: string;
-  prompt: string | null;
-  parameters: Record<string, unknown>;
-  result_urls: string[];
-  primary_url: string | null;
-  preview_url: string | null;
-  file_size_bytes: number | null;
-  duration_seconds: number | null;
-  width: number | null;
-  height: number | null;
-  error: string | null;
-  created_at: number;
-  completed_at: number | null;
-}
+export type MediaView = Omit<MediaRecord, 'accountId' | 'provider_task_id' | 'input_tokens' | 'output_tokens' | 'cost_credits'>;
 
 /** Spec §2.2. */
 export interface MediaListEnvelope {
