@@ -108,6 +108,12 @@ export async function createKey(store: Store, clock: Clock, input: CreateKeyInpu
   if (input.expires) {
     expiresAt = Date.parse(input.expires);
     if (Number.isNaN(expiresAt)) throw new GatewayError('validation_error', `--expires must be an ISO date, got '${input.expires}'.`, { details: { fields: { expires: 'not an ISO date' } } });
+    if (expiresAt <= clock.now()) {
+      const when = new Date(expiresAt).toISOString().slice(0, 19) + 'Z';
+      throw new GatewayError('validation_error', `--expires must be in the future, got '${input.expires}' (${when}, already past): the key would never work.`, {
+        details: { fields: { expires: 'in the past' } },
+      });
+    }
   }
   const key = generateApiKey();
   const record = await store.keys.create({

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Store } from '../store/repositories.ts';
 import type { Clock } from '../util/clock.ts';
+import { formatIssues, issuesOf } from '../util/format-issues.ts';
 
 /** What admin procedures run against: the same store the server (or the locked CLI) holds. */
 export interface AdminContext {
@@ -17,7 +18,10 @@ export interface AdminContext {
 const t = initTRPC.context<AdminContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
-    return { ...shape, data: { ...shape.data, gatewayCode: cause instanceof GatewayError ? cause.code : undefined } };
+    // An input that failed validation: `email: Invalid email address`, not the issues as JSON.
+    const issues = issuesOf(cause);
+    const message = issues ? formatIssues(issues) : shape.message;
+    return { ...shape, message, data: { ...shape.data, gatewayCode: cause instanceof GatewayError ? cause.code : undefined } };
   },
 });
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { readableMessage } from '../util/format-issues.ts';
 
 /** An error with a message for the user and an exit code; printed without a stack trace. */
 export class CliError extends Error {
@@ -12,8 +13,9 @@ export class CliError extends Error {
 
 /** Prints one clear line for a failure and sets the exit code. */
 export function fail(error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`gateway: ${message.split('\n')[0]}\n`);
+  const raw = error instanceof Error ? error.message : String(error);
+  const message = readableMessage(raw.trim()).split('\n')[0] || (error instanceof Error ? error.name : 'unknown error');
+  process.stderr.write(`gateway: ${message}\n`);
   process.exitCode = error instanceof CliError ? error.exitCode : 1;
 }
 

@@ -4,6 +4,10 @@ export interface ErrorEnvelope {
   error: {
     code: string;
     message: string;
+    /** OpenAI's error class (`invalid_request_error`, `authentication_error`…), which SDKs branch on. */
+    type: string;
+    /** The offending request field, or null. */
+    param: string | null;
     request_id: string;
     details?: Record<string, unknown>;
     docs_url?: string;
@@ -20,12 +24,36 @@ export interface RequestIds {
   correlationId: string;
 }
 
-/** The spec §7 envelope for an error. */
+/** The OpenAI `error.type` for a status (what OpenAI SDKs and clients branch on). */
+export function openAIErrorType(status: number, code?: string): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 402) return 'insufficient_quota';
+  if (status === 403) return 'permission_error';
+  if (status === 429) return code === 'quota_exceeded' ? 'insufficient_quota' : 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** The offending field: `details.param`, else the first of a 422's `details.fields`, else null. */
+export function errorParam(details: Record<string, unknown> | undefined): string | null {
+  if (!details) return null;
+  if (typeof details.param === 'string') return details.param;
+  const fields = details.fields;
+  if (typeof fields === 'object' && fields !== null) return Object.keys(fields)[0] ?? null;
+  return null;
+}
+
+/**
+ * The spec §7 envelope for an error, with OpenAI's `type` and `param` on every route (inference,
+ * media, models, usage, auth, unknown routes), so any OpenAI-style client reads it natively.
+ */
 export function buildErrorEnvelope(error: GatewayError, ids: RequestIds): ErrorEnvelope {
   const body: ErrorEnvelope = {
     error: {
       code: error.code,
       message: error.message,
+      type: openAIErrorType(error.status, error.code),
+      param: errorParam(error.details),
       request_id: ids.requestId,
     },
     timestamp: Math.floor(Date.now() / 1000),

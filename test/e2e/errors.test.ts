@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 interface Envelope {
-  error: { code: string; message: string; request_id: string; details?: { fields?: Record<string, string> } };
+  error: { code: string; message: string; type: string; param: string | null; request_id: string; details?: { fields?: Record<string, string> } };
   timestamp: number;
   correlation_id: string;
 }
@@ -22,6 +22,10 @@ describe('error envelope', () => {
     const body = (await res.json()) as Envelope;
     expect(body.error.code).toBe(code);
     expect(typeof body.error.message).toBe('string');
+    // OpenAI's `type` and `param` on every route, as chat errors carry them.
+    expect(body.error.type).toMatch(/^[a-z_]+$/);
+    expect(body.error).toHaveProperty('param');
+    expect(body.error.param === null || typeof body.error.param === 'string').toBe(true);
     expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
     expect(Math.abs(body.timestamp - Date.now() / 1000)).toBeLessThan(60);
     expect(body.correlation_id).toMatch(/^\S+$/);
@@ -56,8 +60,12 @@ describe('error envelope', () => {
     expect(revoked.exitCode).toBe(0);
     await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key.key}` } }), 401, 'invalid_api_key');
 
-    const expired = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--expires', '2020-01-01', '--json']);
+    // A past --expires is refused, so the key expires 2 s from now and is tried after that.
+    const expiresAt = Date.now() + 2000;
+    const expired = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--expires', new Date(expiresAt).toISOString(), '--json']);
+    expect(expired.exitCode).toBe(0);
     const old = JSON.parse(String(expired.stdout)) as { key: string };
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
     await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${old.key}` } }), 401, 'invalid_api_key');
   });
 
@@ -77,7 +85,8 @@ describe('error envelope', () => {
     await expectError(await post('/v1/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');
     await expectError(await fetch(`${gw.url}/v1/nothing-here`), 404, 'not_found');
     const res = await fetch(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${gw.key}` } });
-    await expectError(res, 405, 'method_not_allowed');
+    const notAllowed = await expectError(res, 405, 'method_not_allowed');
+    expect(notAllowed.error).toMatchObject({ type: 'invalid_request_error', param: null });
     expect(res.headers.get('allow')).toBe('POST');
   });
 
@@ -97,6 +106,21 @@ describe('error envelope', () => {
       duplex: 'half',
     } as RequestInit);
     await expectError(res, 413, 'request_too_large');
+  });
+
+  it('media, models, usage and auth errors carry type and param too', async () => {
+    const image = await expectError(await post('/v1/images/generations', { model: 'mock/image', prompt: 'x', n: 99 }), 422, 'validation_error');
+    expect(image.error).toMatchObject({ type: 'invalid_request_error', param: 'n' });
+    const speech = await expectError(await post('/v1/audio/speech', { model: 'mock/tts', input: 'x', voice: 'nobody' }), 422, 'validation_error');
+    expect(speech.error.param).toBe('voice');
+    const model = await expectError(await fetch(`${gw.url}/v1/models/mock/nope`, { headers: { authorization: `Bearer ${gw.key}` } }), 404, 'model_not_found');
+    expect(model.error.type).toBe('invalid_request_error');
+    const activity = await expectError(await fetch(`${gw.url}/v1/activity?date=yesterday`, { headers: { authorization: `Bearer ${gw.key}` } }), 400, 'bad_request');
+    expect(activity.error.param).toBe('date');
+    const login = await expectError(await post('/api/auth/login', { email: 'nobody@example.com', password: 'wrong password' }), 401, 'authentication_error');
+    expect(login.error).toMatchObject({ type: 'authentication_error', param: null });
+    const media = await expectError(await fetch(`${gw.url}/v1/media/generations`), 401, 'authentication_error');
+    expect(media.error.type).toBe('authentication_error');
   });
 
   it('keeps a client correlation id', async () => {

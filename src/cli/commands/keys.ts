@@ -5,6 +5,13 @@ import { formatTable, print, printJson } from '../format-table.ts';
 
 const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().slice(0, 19) + 'Z');
 
+/** revoked, expired or active, as of `nowSeconds`. */
+export function keyStatus(key: { revoked_at: number | null; expires_at: number | null }, nowSeconds = Date.now() / 1000): 'revoked' | 'expired' | 'active' {
+  if (key.revoked_at !== null) return 'revoked';
+  if (key.expires_at !== null && key.expires_at <= nowSeconds) return 'expired';
+  return 'active';
+}
+
 export async function createKeyCommand(
   cmd: Command,
   opts: { account?: string; name?: string; rpm?: number; expires?: string; json?: boolean },
@@ -19,11 +26,11 @@ export async function createKeyCommand(
 export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
   const keys = await withAdmin(ctx, (admin) => admin.keys.list.query());
-  if (opts.json) return printJson(keys);
+  if (opts.json) return printJson(keys.map((k) => ({ ...k, status: keyStatus(k) })));
   print(
     formatTable(
       ['ID', 'NAME', 'ACCOUNT', 'KEY', 'RPM', 'EXPIRES', 'STATUS'],
-      keys.map((k) => [k.id, k.name, k.account, k.preview, k.rpm, iso(k.expires_at), k.revoked_at ? 'revoked' : 'active']),
+      keys.map((k) => [k.id, k.name, k.account, k.preview, k.rpm, iso(k.expires_at), keyStatus(k)]),
     ),
   );
 }

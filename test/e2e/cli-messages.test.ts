@@ -1,0 +1,51 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
+
+const noStack = /\n\s+at |\bError:|^\s*\[/m;
+
+describe('CLI error messages', () => {
+  it('a validation error prints the field and the problem, without the server and with one', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const args = ['--config', file, '--data-dir', path.join(dir, 'data')];
+    const local = await runCli([...args, 'accounts', 'create', '--email', 'bad']);
+    expect(local.exitCode).toBe(1);
+    expect(String(local.stderr).trim()).toBe('gateway: email: Invalid email address');
+
+    const gw = await spawnGateway({ configFile: file, dataDir: path.join(dir, 'data') });
+    try {
+      const remote = await runCli([...args, 'accounts', 'create', '--email', 'bad', '--password', 'short']);
+      expect(remote.exitCode).toBe(1);
+      const line = String(remote.stderr).trim();
+      expect(line).toMatch(/^gateway: email: Invalid email address; password: .*8 characters$/);
+      expect(line).not.toMatch(noStack);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('keys create refuses a past --expires; keys ls shows a key past its expiry as expired', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const args = ['--config', file, '--data-dir', path.join(dir, 'data')];
+    const past = await runCli([...args, 'keys', 'create', '--expires', '2020-01-01']);
+    expect(past.exitCode).toBe(1);
+    expect(String(past.stderr).trim()).toBe("gateway: --expires must be in the future, got '2020-01-01' (2020-01-01T00:00:00Z, already past): the key would never work.");
+    const bad = await runCli([...args, 'keys', 'create', '--expires', 'someday']);
+    expect(String(bad.stderr).trim()).toBe("gateway: --expires must be an ISO date, got 'someday'.");
+
+    const expiresAt = Date.now() + 1500;
+    const soon = await runCli([...args, 'keys', 'create', '--name', 'short-lived', '--expires', new Date(expiresAt).toISOString(), '--json']);
+    expect(soon.exitCode).toBe(0);
+    const lasting = await runCli([...args, 'keys', 'create', '--name', 'lasting', '--expires', '2999-01-01', '--json']);
+    expect(lasting.exitCode).toBe(0);
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
+    const ls = String((await runCli([...args, 'keys', 'ls'])).stdout);
+    expect(ls).toMatch(/short-lived .* expired\s*$/m);
+    expect(ls).toMatch(/lasting .* active\s*$/m);
+    const json = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'])).stdout)) as Array<{ name: string; status: string }>;
+    expect(json.find((k) => k.name === 'short-lived')?.status).toBe('expired');
+    expect(json.find((k) => k.name === 'lasting')?.status).toBe('active');
+  });
+});
