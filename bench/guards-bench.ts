@@ -15,7 +15,7 @@ import { createAccount, createKey } from '../src/admin/accounts.ts';
 import { parseConfig } from '../src/config/index.ts';
 import type { Settlement } from '../src/pipeline/types.ts';
 import { ProviderRegistry } from '../src/providers/registry.ts';
-import type { AdmissionRequest } from '../src/server/types.ts';
+import type { AdmissionRequest } from '../src/accounts/types.ts';
 import { FileStore } from '../src/store/file-store.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { createLogger } from '../src/util/logger.ts';

@@ -16,7 +16,6 @@ import {
 } from '../limits/index.ts';
 import type { Settlement } from '../pipeline/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Admission, AdmissionRequest, RequestGuards } from '../server/types.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
@@ -24,7 +23,8 @@ import type { Logger } from '../util/logger.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
 import type { UsageLedger } from '../usage/ledger.ts';
 import { modelTerms } from './check-model-access.ts';
-import type { AnonymousGuards, AnonymousRequest } from './types.ts';
+import type { Admission, AdmissionRequest, AnonymousRequest, RequestGuards, UsageViews } from './types.ts';
+import { AccountUsageViews } from './usage-views.ts';
 
 export interface AccountGuardsOptions {
   limits: RateLimitConfig;
@@ -67,12 +67,13 @@ function nextMonthStart(now: number): number {
  * exemptions), per-key concurrency slots, model tiers, the monthly token quota and credit
  * reservations settled on actual usage into the ledger.
  */
-export class AccountGuards implements RequestGuards, AnonymousGuards {
+export class AccountGuards implements RequestGuards {
   readonly usage: UsageIndex;
   readonly credits: CreditBook;
   readonly limiter: RateLimitStore;
   readonly limits: RateLimitConfig;
   readonly billing: BillingConfig;
+  readonly usageViews: UsageViews;
 
   constructor(private readonly o: AccountGuardsOptions) {
     this.usage = o.usage;
@@ -80,7 +81,9 @@ export class AccountGuards implements RequestGuards, AnonymousGuards {
     this.limiter = o.limiter;
     this.limits = o.limits;
     this.billing = o.billing;
+    this.usageViews = new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock);
   }
+
 
   async admit(request: AdmissionRequest): Promise<Admission> {
     const { account, key } = request.auth;

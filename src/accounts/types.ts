@@ -1,4 +1,42 @@
-/** Types shared by the account guards and the routes that use them. Types only. */
+/**
+ * The request-guard port: what the HTTP layer asks of rate limits, quotas and billing, and
+ * what the account guards implement. Types only.
+ */
+import type { Settlement } from '../pipeline/types.ts';
+import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
+import type { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
+
+/** Who is calling: the account and the API key used. */
+export interface AuthContext {
+  account: AccountRecord;
+  key: ApiKeyRecord;
+}
+
+/** What a route knows about the request when it asks the request guards for admission. */
+export interface AdmissionRequest {
+  auth: AuthContext;
+  method: string;
+  /** The route pattern, e.g. `/v1/chat/completions`. */
+  route: string;
+  clientAddress: string;
+  /** Catalog model id, when the route names one. */
+  model?: string;
+  /** Estimated input tokens, for quota and credit reservation. */
+  estimatedInputTokens?: number;
+  /** Requested output token cap, for credit reservation. */
+  maxOutputTokens?: number;
+  /** Multiplies the price (0.5 for batch requests); default 1. */
+  priceMultiplier?: number;
+  /** The request id, recorded in the usage ledger. */
+  requestId?: string;
+}
+
+/** A granted admission: headers to send and a settle step once the usage is known. */
+export interface Admission {
+  headers: Record<string, string>;
+  /** Charges the final usage (or releases the reservation when nothing was used). */
+  settle(settlement: Settlement | null): Promise<void>;
+}
 
 /** A request made without credentials (login), limited per client address. */
 export interface AnonymousRequest {
@@ -8,8 +46,25 @@ export interface AnonymousRequest {
   clientAddress: string;
 }
 
-/** Guards that can also limit anonymous requests (the account guards do; the placeholder does not). */
-export interface AnonymousGuards {
-  /** Counts the request against its limit; returns the rate-limit headers or throws 429. */
+/** The UTC days (and optionally one key) an activity view covers. */
+export interface ActivityRange {
+  from: string;
+  to: string;
+  keyId?: string;
+}
+
+/** What GET /v1/credits, /v1/key and /v1/activity answer (OpenRouter-style, wire-formats §7). */
+export interface UsageViews {
+  credits(account: AccountRecord): ReturnType<typeof buildCreditsView>;
+  key(auth: AuthContext): ReturnType<typeof buildKeyView>;
+  activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView>;
+}
+
+/** Rate limits, quotas and billing on the request path, as the routes see them. */
+export interface RequestGuards {
+  admit(request: AdmissionRequest): Promise<Admission>;
+  /** Counts an unauthenticated request against its per-address limit; returns the rate-limit headers or throws 429. */
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
+  /** The usage views; absent when the server keeps no usage accounts. */
+  readonly usageViews?: UsageViews;
 }

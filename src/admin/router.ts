@@ -1,8 +1,9 @@
+import type { TRPCClient } from '@trpc/client';
 import { z } from 'zod';
 import { createAccount, createKey, findAccount, revokeKey, viewAccount, viewKey } from './accounts.ts';
 import { procedure, router } from './trpc.ts';
 import { mediaRouter } from './media-router.ts';
-import { toModelObject } from '../server/routes/models.ts';
+import { toModelObject } from '../providers/describe-model.ts';
 import { GatewayError } from '../errors/index.ts';
 import { billingRouter } from './billing-router.ts';
 
@@ -63,3 +64,6 @@ export const adminRouter = router({
 });
 
 export type AdminRouter = typeof adminRouter;
+
+/** A typed client of the admin procedures (over HTTP or in-process): what the CLI and the TUI hold. */
+export type AdminClient = TRPCClient<AdminRouter>;

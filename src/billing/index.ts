@@ -1,4 +1,4 @@
-export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from './billing-config-schema.ts';
+export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from '../config/billing-schema.ts';
 export { CreditBook, type BilledAccount, type Reservation } from './credit-book.ts';
 export {
   USD_PER_CREDIT,

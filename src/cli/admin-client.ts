@@ -1,5 +1,5 @@
-import { createTRPCClient, httpLink, unstable_localLink, type TRPCClient } from '@trpc/client';
-import type { AdminRouter } from '../admin/router.ts';
+import { createTRPCClient, httpLink, unstable_localLink } from '@trpc/client';
+import type { AdminClient, AdminRouter } from '../admin/router.ts';
 import { adminRouter } from '../admin/router.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
@@ -8,7 +8,7 @@ import { createClock } from '../util/clock.ts';
 import { createLogger } from '../util/logger.ts';
 import type { CliContext } from './context.ts';
 
-export type AdminClient = TRPCClient<AdminRouter>;
+export type { AdminClient };
 
 export interface AdminConnection {
   client: AdminClient;

@@ -1,22 +1,16 @@
 import type { Command } from 'commander';
+import { ExitError } from '../util/exit-error.ts';
 import { readableMessage } from '../util/format-issues.ts';
 
-/** An error with a message for the user and an exit code; printed without a stack trace. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
-}
+/** An error of a CLI command: a message for the user and an exit code; printed without a stack trace. */
+export class CliError extends ExitError {}
 
 /** Prints one clear line for a failure and sets the exit code. */
 export function fail(error: unknown): void {
   const raw = error instanceof Error ? error.message : String(error);
   const message = readableMessage(raw.trim()).split('\n')[0] || (error instanceof Error ? error.name : 'unknown error');
   process.stderr.write(`gateway: ${message}\n`);
-  process.exitCode = error instanceof CliError ? error.exitCode : 1;
+  process.exitCode = error instanceof ExitError ? error.exitCode : 1;
 }
 
 /** Wraps a commander action so any failure ends as one line on stderr, never a stack trace. */

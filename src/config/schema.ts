@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { billingConfigSchema } from '../billing/billing-config-schema.ts';
-import { rateLimitConfigSchema } from '../limits/limits-config-schema.ts';
-import { routingConfigSchema } from '../routing/config-schema.ts';
+import { billingConfigSchema } from './billing-schema.ts';
+import { rateLimitConfigSchema } from './limits-schema.ts';
+import { routingConfigSchema } from './routing-schema.ts';
 
 const wireFormat = z.enum(['chat', 'responses', 'messages']);
 const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);

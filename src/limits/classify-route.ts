@@ -1,4 +1,4 @@
-import type { EndpointLimit } from './limits-config-schema.ts';
+import type { EndpointLimit } from '../config/limits-schema.ts';
 
 /** Strips the query string and trailing slashes so `/v1/models/` and `/v1/models?x` match `/v1/models`. */
 export function normalizePath(path: string): string {

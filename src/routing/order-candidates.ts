@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../providers/types.ts';
-import type { RoutingStrategy } from './config-schema.ts';
+import type { RoutingStrategy } from '../config/routing-schema.ts';
 
 /** What a strategy may read besides the candidates themselves. */
 export interface OrderContext {

@@ -1,6 +1,6 @@
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
-import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from './config-schema.ts';
+import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from '../config/routing-schema.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { planRoute, type CandidateFilter } from './plan-route.ts';
 import type { RoutePlan } from './types.ts';

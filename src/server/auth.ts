@@ -1,7 +1,8 @@
 import type { H3Event } from 'h3';
 import { GatewayError } from '../errors/index.ts';
 import { sha256 } from '../util/secrets.ts';
-import type { AuthContext, ServerDeps } from './types.ts';
+import type { AuthContext } from '../accounts/types.ts';
+import type { ServerDeps } from './types.ts';
 
 // sha256 of the same few keys on every request: remembered (hash only, validity is checked each time).
 const hashes = new Map<string, string>();

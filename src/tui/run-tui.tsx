@@ -1,5 +1,5 @@
 import { render } from 'ink';
-import { CliError } from '../cli/run-action.ts';
+import { ExitError } from '../util/exit-error.ts';
 import { App } from './app.tsx';
 import type { ConnectionInfo, TuiAdminApi } from './core/index.ts';
 
@@ -21,7 +21,7 @@ export interface RunTuiOptions {
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
-/** Renders the TUI until the operator quits; resolves to the exit code, throws a CliError (exit 1) if the UI itself crashes. */
+/** Renders the TUI until the operator quits; resolves to the exit code, throws an ExitError (exit 1) if the UI itself crashes. */
 export async function runTui(options: RunTuiOptions): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const alternate = options.alternateScreen ?? stdout.isTTY === true;
@@ -45,7 +45,7 @@ export async function runTui(options: RunTuiOptions): Promise<number> {
     }
     return 0;
   } catch (error) {
-    throw new CliError(`the TUI stopped on an error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 1);
+    throw new ExitError(`the TUI stopped on an error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 1);
   } finally {
     if (alternate) stdout.write(LEAVE_ALT_SCREEN);
   }

@@ -2,3 +2,4 @@ export { randomToken, generateApiKey, generateSessionToken, sha256, maskKey, has
 export { systemClock, createClock, unixSeconds, type Clock } from './clock.ts';
 export { FastAbortController, onAbort, watchOf, type AbortWatch } from './abort.ts';
 export { formatIssues, formatPath, issuesOf, readableMessage, type Issue } from './format-issues.ts';
+export { ExitError } from './exit-error.ts';

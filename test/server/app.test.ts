@@ -57,6 +57,7 @@ describe('h3 app in-process', () => {
         admit: () => {
           throw new TypeError('secret internal detail at /src/some/file.ts:12');
         },
+        admitAnonymous: async () => ({}),
       },
     });
     const res = await app.request('/v1/chat/completions', {

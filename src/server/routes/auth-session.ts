@@ -1,13 +1,12 @@
 import type { H3Event } from 'h3';
 import { z } from 'zod';
 import { login, logout } from '../../accounts/login.ts';
-import type { AnonymousGuards } from '../../accounts/types.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { clientAddress } from '../context.ts';
 import { readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession, bearerOf } from '../session-auth.ts';
-import type { RequestGuards, ServerDeps } from '../types.ts';
+import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
 
 const LOGIN_ROUTE = '/api/auth/login';
@@ -18,19 +17,11 @@ const credentialsSchema = z.object({
   password: z.string().min(1).max(1024),
 });
 
-function anonymousGuards(guards: RequestGuards): AnonymousGuards | undefined {
-  const candidate = guards as RequestGuards & Partial<AnonymousGuards>;
-  return typeof candidate.admitAnonymous === 'function' ? (candidate as AnonymousGuards) : undefined;
-}
-
 /** POST /api/auth/login: `{email, password}` → `{token, expires_at}`; 5/min per client address. */
 function loginHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    const limiter = anonymousGuards(deps.guards);
-    if (limiter) {
-      const headers = await limiter.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
-      for (const [k, v] of Object.entries(headers)) event.res.headers.set(k, v);
-    }
+    const headers = await deps.guards.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
+    for (const [k, v] of Object.entries(headers)) event.res.headers.set(k, v);
     const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
     const parsed = credentialsSchema.safeParse(body);
     if (!parsed.success) {

@@ -12,7 +12,8 @@ import { clientSignal } from '../client-signal.ts';
 import { readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
-import type { AuthContext, ServerDeps } from '../types.ts';
+import type { AuthContext } from '../../accounts/types.ts';
+import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
 import { admitMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, settleLater } from './media-shared.ts';
 

@@ -3,7 +3,8 @@ import { createMediaRuntime, type MediaRuntime } from '../../media/media-runtime
 import type { Settlement } from '../../pipeline/types.ts';
 import type { CatalogModel } from '../../providers/types.ts';
 import { clientAddress } from '../context.ts';
-import type { Admission, AuthContext, ServerDeps } from '../types.ts';
+import type { Admission, AuthContext } from '../../accounts/types.ts';
+import type { ServerDeps } from '../types.ts';
 
 const runtimes = new WeakMap<ServerDeps, MediaRuntime>();
 

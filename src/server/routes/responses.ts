@@ -8,7 +8,8 @@ import { ResponseCollector } from '../../responses-store/collect-response.ts';
 import { SseParser } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
-import type { AuthContext, ServerDeps } from '../types.ts';
+import type { AuthContext } from '../../accounts/types.ts';
+import type { ServerDeps } from '../types.ts';
 
 function notFound(id: string): GatewayError {
   return new GatewayError('not_found', `No stored response with id '${id}'.`, { details: { id } });

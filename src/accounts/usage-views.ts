@@ -1,0 +1,44 @@
+import type { CreditBook } from '../billing/index.ts';
+import { resolveLimit, type RateLimitConfig } from '../limits/index.ts';
+import type { Store } from '../store/repositories.ts';
+import type { AccountRecord } from '../store/types.ts';
+import { buildActivityView, buildCreditsView, buildKeyView, type UsageIndex } from '../usage/index.ts';
+import type { Clock } from '../util/clock.ts';
+import type { ActivityRange, AuthContext, UsageViews } from './types.ts';
+
+/** The usage views of the account guards, read from the live balances and the usage index. */
+export class AccountUsageViews implements UsageViews {
+  constructor(
+    private readonly store: Store,
+    private readonly usage: UsageIndex,
+    private readonly book: CreditBook,
+    private readonly limits: RateLimitConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  credits(account: AccountRecord): ReturnType<typeof buildCreditsView> {
+    const current = this.store.accounts.get(account.id) ?? account;
+    return buildCreditsView(current, this.usage, this.book.reserved(account.id));
+  }
+
+  key(auth: AuthContext): ReturnType<typeof buildKeyView> {
+    const { key } = auth;
+    const account = this.store.accounts.get(auth.account.id) ?? auth.account;
+    // The limit the key meets on AI-generation endpoints.
+    const limit = resolveLimit(
+      { method: 'POST', path: '/v1/chat/completions', ip: '', apiKey: { id: key.id, rpm: key.rpm }, account: { id: account.id, tier: account.tier, rpm: account.rpm } },
+      this.limits,
+    );
+    return buildKeyView({
+      account,
+      key,
+      usage: this.usage,
+      now: this.clock.now(),
+      rateLimit: limit ? { requests: limit.limit, intervalMs: limit.windowMs, source: limit.source } : null,
+    });
+  }
+
+  activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> {
+    return buildActivityView(this.usage, accountId, range);
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The import graph of src/ (and plugins/), read from the source text, and the checks the
+ * layer test runs on it. Pure functions over edges, so the test can also feed them a made-up
+ * graph and see them fail.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** One import: the importing file, what it names, the resolved file (relative ones), and whether it is `import type`. */
+export interface ImportEdge {
+  from: string;
+  specifier: string;
+  /** Path relative to the scanned root, for relative specifiers. */
+  to?: string;
+  typeOnly: boolean;
+}
+
+const IMPORT = /(?:^|[\s;}])(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(full));
+    else if (/\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+/** Every import of every source file under `root`; paths relative to `root`, with `/`. */
+export function readImports(root: string): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of sourceFiles(root)) {
+    const text = fs.readFileSync(file, 'utf8');
+    const from = path.relative(root, file).split(path.sep).join('/');
+    for (const match of text.matchAll(IMPORT)) {
+      const specifier = match[3] ?? match[4];
+      const typeOnly = match[2] !== undefined;
+      const edge: ImportEdge = { from, specifier, typeOnly };
+      if (specifier.startsWith('.')) edge.to = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/');
+      edges.push(edge);
+    }
+  }
+  return edges;
+}
+
+/** The top-level folder of a path under src/ (`pipeline/run-chat.ts` → `pipeline`); a root file is its own name. */
+export function folderOf(file: string): string {
+  const slash = file.indexOf('/');
+  return slash === -1 ? file : file.slice(0, slash);
+}
+
+/** Import violations: an unplaced folder, or an import of a folder in a higher layer. */
+export function findUpwardImports(edges: ImportEdge[], layers: string[][]): string[] {
+  const rank = new Map<string, number>();
+  layers.forEach((layer, i) => layer.forEach((folder) => rank.set(folder, i)));
+  const problems = new Set<string>();
+  for (const edge of edges) {
+    if (edge.to === undefined || edge.to.startsWith('..')) continue;
+    const a = folderOf(edge.from);
+    const b = folderOf(edge.to);
+    for (const folder of [a, b]) if (!rank.has(folder)) problems.add(`src/${folder} is in no layer: place it in LAYERS`);
+    if (a === b || !rank.has(a) || !rank.has(b)) continue;
+    if (rank.get(b)! > rank.get(a)!) problems.add(`${edge.from} imports ${edge.specifier}: ${a} (layer ${rank.get(a)}) may not import ${b} (layer ${rank.get(b)})`);
+  }
+  return [...problems];
+}
+
+/** Strongly connected components with more than one node, by Tarjan's algorithm. */
+export function findCycles(graph: Map<string, Set<string>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+/** Folder cycles (type imports count: a folder that needs another's types depends on it). */
+export function findFolderCycles(edges: ImportEdge[]): string[][] {
+  const graph = new Map<string, Set<string>>();
+  for (const edge of edges) {
+    if (edge.to === undefined || edge.to.startsWith('..')) continue;
+    const a = folderOf(edge.from);
+    const b = folderOf(edge.to);
+    if (!graph.has(a)) graph.set(a, new Set());
+    if (!graph.has(b)) graph.set(b, new Set());
+    if (a !== b) graph.get(a)!.add(b);
+  }
+  return findCycles(graph);
+}
+
+/** File cycles through value imports (what ES modules evaluate; type imports vanish at runtime). */
+export function findFileCycles(edges: ImportEdge[]): string[][] {
+  const graph = new Map<string, Set<string>>();
+  for (const edge of edges) {
+    if (!graph.has(edge.from)) graph.set(edge.from, new Set());
+    if (edge.to === undefined || edge.typeOnly) continue;
+    graph.get(edge.from)!.add(edge.to);
+  }
+  return findCycles(graph);
+}

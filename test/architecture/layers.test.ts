@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { findFileCycles, findFolderCycles, findUpwardImports, folderOf, readImports, type ImportEdge } from './import-graph.ts';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The house, bottom to top. A folder may import from its own layer and the layers below it,
+ * never from one above; a new folder under src/ must be placed here before it can be imported.
+ */
+const LAYERS: string[][] = [
+  // internal types and shared utilities: import nothing above
+  ['ir', 'util', 'errors', 'sse'],
+  // transport, wire formats, config, records, the public plugin kit
+  ['upstream', 'formats', 'config', 'store', 'plugin-kit'],
+  // the plugin host and the model catalog
+  ['providers'],
+  // routing state, usage index, prices, limiters, stored responses
+  ['routing', 'usage', 'billing', 'limits', 'responses-store'],
+  // the request pipeline (route, call, relay)
+  ['pipeline'],
+  // request guards on accounts; media calls through the pipeline
+  ['accounts', 'media'],
+  // admin procedures
+  ['admin'],
+  // HTTP routes
+  ['server'],
+  // the TUI (talks only to the admin procedures)
+  ['tui'],
+  // composition root
+  ['app'],
+  // command line
+  ['cli'],
+  // the package entry
+  ['index.ts'],
+];
+
+/** What the TUI may import besides itself: the admin procedures' types and the bottom layer. */
+const TUI_MAY_IMPORT = new Set(['tui', 'admin', 'util', 'errors', 'ir']);
+
+const srcEdges = readImports(path.join(REPO, 'src'));
+
+describe('import graph of src/', () => {
+  it('has no import that runs up the layers', () => {
+    expect(findUpwardImports(srcEdges, LAYERS)).toEqual([]);
+  });
+
+  it('has no folder cycle', () => {
+    expect(findFolderCycles(srcEdges)).toEqual([]);
+  });
+
+  it('has no file cycle through value imports', () => {
+    expect(findFileCycles(srcEdges)).toEqual([]);
+  });
+
+  it('lets the TUI reach the server only through the admin procedures', () => {
+    const offending = srcEdges
+      .filter((e) => folderOf(e.from) === 'tui' && e.to !== undefined && !TUI_MAY_IMPORT.has(folderOf(e.to)))
+      .map((e) => `${e.from} imports ${e.specifier}`);
+    expect(offending).toEqual([]);
+  });
+
+  it('reads imports the way they are written (type, dynamic, re-export, multi-line)', () => {
+    const edges = srcEdges.filter((e) => e.from === 'cli/commands/tui.ts');
+    expect(edges.some((e) => e.to === 'tui/run-tui.tsx')).toBe(true); // dynamic import()
+    expect(srcEdges.some((e) => e.from === 'routing/index.ts' && e.to === 'config/routing-schema.ts')).toBe(true); // export … from
+    expect(srcEdges.some((e) => e.typeOnly)).toBe(true);
+  });
+});
+
+describe('the checks themselves', () => {
+  const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, specifier: `./${to}`, typeOnly });
+
+  it('report an import from a higher layer', () => {
+    const problems = findUpwardImports([edge('formats/chat/index.ts', 'pipeline/run-chat.ts', true)], LAYERS);
+    expect(problems).toEqual([expect.stringContaining('formats (layer 1) may not import pipeline (layer 4)')]);
+  });
+
+  it('report a folder that is in no layer', () => {
+    expect(findUpwardImports([edge('newfolder/a.ts', 'ir/types.ts')], LAYERS)).toEqual(['src/newfolder is in no layer: place it in LAYERS']);
+  });
+
+  it('report a folder cycle, even through type imports, and a file cycle only through values', () => {
+    expect(findFolderCycles([edge('routing/a.ts', 'server/b.ts', true), edge('server/b.ts', 'routing/a.ts')])).toEqual([['routing', 'server']]);
+    expect(findFileCycles([edge('x/a.ts', 'x/b.ts'), edge('x/b.ts', 'x/a.ts', true)])).toEqual([]);
+    expect(findFileCycles([edge('x/a.ts', 'x/b.ts'), edge('x/b.ts', 'x/a.ts')])).toEqual([['x/a.ts', 'x/b.ts']]);
+  });
+});
+
+describe('plugins/', () => {
+  it('import only the public plugin kit, node built-ins, packages and their own files', () => {
+    const root = path.join(REPO, 'plugins');
+    const offending = readImports(root)
+      .filter((e) => {
+        if (e.to !== undefined) return folderOf(e.to) !== folderOf(e.from); // relative: stays inside its plugin
+        return e.specifier.startsWith('gateway') && e.specifier !== 'gateway/plugin-kit';
+      })
+      .map((e) => `plugins/${e.from} imports ${e.specifier}`);
+    expect(offending).toEqual([]);
+  });
+});
