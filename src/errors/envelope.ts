@@ -1,3 +1,4 @@
+import { redactSecrets } from '../util/redact-secrets.ts';
 import type { GatewayError } from './gateway-error.ts';
 
 export interface ErrorEnvelope {
@@ -46,12 +47,13 @@ export function errorParam(details: Record<string, unknown> | undefined): string
 /**
  * The spec §7 envelope for an error, with OpenAI's `type` and `param` on every route (inference,
  * media, models, usage, auth, unknown routes), so any OpenAI-style client reads it natively.
+ * The message never carries a configured upstream key (redacted by value).
  */
 export function buildErrorEnvelope(error: GatewayError, ids: RequestIds): ErrorEnvelope {
   const body: ErrorEnvelope = {
     error: {
       code: error.code,
-      message: error.message,
+      message: redactSecrets(error.message),
       type: openAIErrorType(error.status, error.code),
       param: errorParam(error.details),
       request_id: ids.requestId,

@@ -6,6 +6,7 @@ import { mapTransportError } from '../plugin-kit/http-client.ts';
 import { insertRoutingEvents, type FallbackInfo, type RoutingInfo } from '../routing/index.ts';
 import { formatSse, parseSse, type SseRecord } from '../sse/index.ts';
 import type { AbortWatch } from '../util/abort.ts';
+import { containsSecret, hasSecrets, redactSecrets } from '../util/redact-secrets.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 import type { RecordReader } from './read-records.ts';
@@ -43,6 +44,18 @@ export interface RelayOptions {
 export type RelayOutput = string | Buffer;
 
 const EMPTY = Buffer.alloc(0);
+
+/** An upstream error record (any format): the only kind that may quote the gateway's upstream key back. */
+function isErrorRecord(record: SseRecord): boolean {
+  const event = record.event;
+  return event === undefined ? record.data.includes('"error"') : event === 'error' || event === 'response.failed';
+}
+
+/** The record with any configured upstream key redacted, or undefined when it holds none. */
+function redactedRecord(record: SseRecord): SseRecord | undefined {
+  if (!isErrorRecord(record) || !containsSecret(record.data)) return undefined;
+  return { event: record.event, data: redactSecrets(record.data) };
+}
 
 function isUsageOnlyChunk(record: SseRecord): boolean {
   const data = record.data;
@@ -228,6 +241,7 @@ export class RecordRelay {
   private pass(bytes: Buffer, records: SseRecord[]): RelayOutput {
     const strip = this.options.stripUsageChunk;
     let changed = false;
+    let redacted: SseRecord[] | undefined;
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
       const bad = this.watch.check(record);
@@ -235,6 +249,12 @@ export class RecordRelay {
       this.outputChars += 4; // one token per record: an estimate used only if usage never arrives
       if (bad) throw new StreamFailure(bad, records.slice(0, i).map(formatSse).join(''));
       if (strip && isUsageOnlyChunk(record)) changed = true;
+      const clean = hasSecrets() ? redactedRecord(record) : undefined;
+      if (clean) (redacted ??= records.slice())[i] = clean;
+    }
+    if (redacted) {
+      records = redacted;
+      changed = true;
     }
     const kept = changed ? records.filter((r) => !isUsageOnlyChunk(r)) : records;
     const injected = this.withEvents(kept);

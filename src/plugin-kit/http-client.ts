@@ -1,6 +1,7 @@
 import { Pool, errors as undiciErrors, util as undiciUtil } from 'undici';
 import { GatewayError } from '../errors/index.ts';
 import { onAbort } from '../util/abort.ts';
+import { rememberSecretHeader } from '../util/redact-secrets.ts';
 import { UpstreamBody } from './upstream-body.ts';
 import type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from './types.ts';
 
@@ -68,7 +69,19 @@ export class UndiciHttpFactory implements HttpClientFactory {
   }
 }
 
+/** Header names whose values are credentials: an upstream message quoting one back is redacted. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|signature|credential|cookie/i;
+/** Header objects already looked at (plugins usually build theirs once). */
+const seenHeaders = new WeakSet<object>();
+
+function rememberCredentials(headers: Record<string, string>): void {
+  if (seenHeaders.has(headers)) return;
+  seenHeaders.add(headers);
+  for (const name in headers) if (CREDENTIAL_HEADER.test(name)) rememberSecretHeader(headers[name]);
+}
+
 function send(pool: Pool, basePath: string, request: HttpRequest): Promise<UpstreamResponse> {
+  if (request.headers) rememberCredentials(request.headers);
   const headers: Record<string, string> = { ...request.headers };
   if (typeof FormData !== 'undefined' && request.body instanceof FormData) return sendForm(pool, basePath, request, request.body, headers);
   return dispatch(pool, basePath, request, headers, request.body as string | Uint8Array | undefined);

@@ -2,6 +2,7 @@ import type { GatewayConfig, ModelEntry, ProviderConfig } from '../config/index.
 import { GatewayError } from '../errors/index.ts';
 import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../plugin-kit/http-client.ts';
 import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
+import { rememberSecret, rememberSecretHeader } from '../util/redact-secrets.ts';
 import { loadPlugin, PluginLoadError } from './load-plugin.ts';
 import type { CatalogModel, Provider } from './types.ts';
 
@@ -45,6 +46,9 @@ export class ProviderRegistry {
       const detail = message ? `${message.path.join('.')}: ${message.message}` : (error as Error).message.split('\n')[0];
       throw new PluginLoadError(`provider '${id}': invalid options for plugin '${plugin.name}': ${detail}`);
     }
+    // Upstream messages that quote these back are redacted wherever they leave the gateway.
+    rememberSecret(apiKey);
+    for (const value of Object.values(headers ?? {})) rememberSecretHeader(value);
     const http = new UndiciHttpFactory(timeouts);
     this.http.push(http);
     let instance;

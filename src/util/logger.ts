@@ -1,3 +1,5 @@
+import { redactSecrets } from './redact-secrets.ts';
+
 /** A tiny leveled logger that writes one line per event to stderr. Never log secrets. */
 export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
@@ -14,7 +16,8 @@ export function createLogger(level: LogLevel = 'info', write: (line: string) => 
   const emit = (lvl: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] > max) return;
     const extra = fields ? ' ' + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ') : '';
-    write(`[gateway] ${lvl}: ${message}${extra}`);
+    // Upstream messages can quote a configured upstream key: redacted by value on every line.
+    write(redactSecrets(`[gateway] ${lvl}: ${message}${extra}`));
   };
   return { error: emit('error'), warn: emit('warn'), info: emit('info'), debug: emit('debug') };
 }

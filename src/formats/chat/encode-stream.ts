@@ -1,5 +1,6 @@
 import type { ChatRequest, StreamError, StreamPart, Usage } from '../../ir/types.ts';
 import type { StreamEncoder } from '../types.ts';
+import { redactSecrets } from '../../util/redact-secrets.ts';
 import { generateId, nowSeconds, prefixedId } from '../shared/index.ts';
 import { openAIErrorType } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
@@ -119,7 +120,7 @@ class ChatStreamEncoder implements StreamEncoder {
    */
   private error(error: StreamError): string {
     this.done = true;
-    return sse({ error: { message: error.message, type: openAIErrorType(error.status, error.code), param: null, code: error.code } });
+    return sse({ error: { message: redactSecrets(error.message), type: openAIErrorType(error.status, error.code), param: null, code: error.code } });
   }
 
   /** The open reasoning detail's fields, in OpenRouter's key order (format, index, id). */

@@ -1,5 +1,6 @@
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
 import type { StreamEncoder } from '../types.ts';
+import { redactSecrets } from '../../util/redact-secrets.ts';
 import { prefixedId } from '../shared/index.ts';
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
@@ -136,7 +137,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */
   private error(error: StreamError): string {
     this.done = true;
-    return event('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } });
+    return event('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: redactSecrets(error.message) } });
   }
 }
 

@@ -1,5 +1,6 @@
 import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
 import { formatSseJson } from '../../sse/index.ts';
+import { redactSecrets } from '../../util/redact-secrets.ts';
 import { openAiErrorParam, openAiErrorType } from './map-error.ts';
 
 /** The spec §7 envelope plus OpenAI's `error.type` and `error.param`, which the openai SDK reads. */
@@ -16,6 +17,7 @@ export function encodeResponsesError(error: GatewayError, ids: RequestIds): Reco
  * (with message, code and type) instead of handing the event on as a chunk.
  */
 export function encodeStreamErrorEvent(code: string, message: string, param: string | null, sequenceNumber: number, requestId?: string): string {
+  message = redactSecrets(message);
   const nested: Record<string, unknown> = { type: openAiErrorType(code), code, message, param };
   if (requestId !== undefined) nested.request_id = requestId;
   return formatSseJson('error', { type: 'error', sequence_number: sequenceNumber, code, message, param, error: nested });

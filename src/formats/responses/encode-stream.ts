@@ -1,5 +1,6 @@
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
 import { formatSseJson } from '../../sse/index.ts';
+import { redactSecrets } from '../../util/redact-secrets.ts';
 import type { StreamEncoder } from '../types.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor } from './create-id.ts';
@@ -290,8 +291,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
   /** An error mid-stream: an `error` event (which the openai SDK throws on), then `response.failed`. */
   private fail(error: StreamError): string {
     this.phase = 'done';
-    const event = encodeStreamErrorEvent(error.code, error.message, null, this.seq++);
-    const response = this.snapshot('failed', { error: { code: error.code, message: error.message } });
+    const message = redactSecrets(error.message);
+    const event = encodeStreamErrorEvent(error.code, message, null, this.seq++);
+    const response = this.snapshot('failed', { error: { code: error.code, message } });
     return event + this.emit('response.failed', { response });
   }
 }
