@@ -52,7 +52,7 @@ describe('redactSecrets', () => {
       const texts = [JSON.stringify(codec.encodeError(error, ids)), codec.encodeStreamError(error, ids)];
       const request = codec.decodeRequest(format === 'responses' ? { model: 'm', input: 'hi' } : { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
       const encoder = codec.createStreamEncoder(request);
-      texts.push(encoder.encode({ type: 'start', id: 'x', model: 'm' }) + encoder.encode({ type: 'error', error: { code: 'provider_error', message: error.message, status: 502 } }));
+      texts.push(encoder.encode({ type: 'start', id: 'x', model: 'm', created: 1 }) + encoder.encode({ type: 'error', error: { code: 'provider_error', message: error.message, status: 502 } }));
       for (const text of texts) {
         expect(text, format).not.toContain(KEY);
         expect(text, format).toContain('[redacted]');
