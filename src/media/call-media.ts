@@ -1,9 +1,8 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import { mapUpstreamError } from '../pipeline/map-upstream-error.ts';
-import { mapTransportError } from '../plugin-kit/http-client.ts';
 import type { ModelCapability } from '../plugin-kit/types.ts';
-import { UpstreamHttpError } from '../plugin-kit/upstream-http-error.ts';
+import { mapTransportError, UpstreamHttpError } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 

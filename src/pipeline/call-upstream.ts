@@ -1,9 +1,8 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { mapTransportError } from '../plugin-kit/http-client.ts';
-import { readBody } from '../plugin-kit/read-body.ts';
-import type { ChatCall, UpstreamResponse } from '../plugin-kit/types.ts';
+import type { ChatCall } from '../plugin-kit/types.ts';
+import { mapTransportError, readBody, type UpstreamResponse } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { FastAbortController, type AbortWatch } from '../util/abort.ts';
 import { mapUpstreamError } from './map-upstream-error.ts';

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import type { SseRecord } from '../sse/index.ts';
-import { chunkSourceOf, type ChunkHandler, type ChunkSource } from './chunk-source.ts';
+import { chunkSourceOf, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
 import { mapUpstreamError } from './map-upstream-error.ts';
 import { RecordReader } from './read-records.ts';
 

@@ -2,7 +2,7 @@ import { GatewayError, toGatewayError, type RequestIds } from '../errors/index.t
 import type { FormatCodec, StreamDecoder, StreamEncoder, UsageTap } from '../formats/types.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { ChatRequest, StreamPart, Usage, WireFormat } from '../ir/types.ts';
-import { mapTransportError } from '../plugin-kit/http-client.ts';
+import { mapTransportError } from '../upstream/index.ts';
 import { insertRoutingEvents, type FallbackInfo, type RoutingInfo } from '../routing/index.ts';
 import { formatSse, parseSse, type SseRecord } from '../sse/index.ts';
 import type { AbortWatch } from '../util/abort.ts';

@@ -1,4 +1,4 @@
-import type { ChunkHandler } from './chunk-source.ts';
+import type { ChunkHandler } from '../upstream/index.ts';
 import type { PeekedStream } from './peek-stream.ts';
 import { RecordRelay, type RelayOptions, type RelayOutput } from './relay-records.ts';
 import type { RelayedStream, StreamTarget } from './types.ts';

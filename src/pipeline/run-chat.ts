@@ -1,8 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { ChatRequest } from '../ir/types.ts';
-import { readBody } from '../plugin-kit/read-body.ts';
-import { mapTransportError } from '../plugin-kit/http-client.ts';
+import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { watchOf, type AbortWatch } from '../util/abort.ts';

@@ -1,8 +1,6 @@
 /** The public plugin kit: everything a provider plugin may import. */
 export { definePlugin, defineProvider } from './define-plugin.ts';
-export { readBody, readJsonBody, bodyFrom } from './read-body.ts';
-export { DEFAULT_TIMEOUTS } from './http-client.ts';
-export { UpstreamHttpError } from './upstream-http-error.ts';
+export { readBody, readJsonBody, bodyFrom, DEFAULT_TIMEOUTS, UpstreamHttpError } from '../upstream/index.ts';
 export { GatewayError } from '../errors/index.ts';
 export type {
   ModelType, ModelCapability, ModelPricing, ModelSpec, UpstreamTimeouts, UpstreamResponse, ChatCall,

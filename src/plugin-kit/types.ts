@@ -1,4 +1,7 @@
 import type { WireFormat } from '../ir/types.ts';
+import type { HttpClientFactory, UpstreamResponse, UpstreamTimeouts } from '../upstream/types.ts';
+
+export type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from '../upstream/types.ts';
 
 /** What a model is for. `audio` covers speech, transcription and translation (see capabilities). */
 export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding';
@@ -40,23 +43,6 @@ export interface ModelSpec {
   displayName?: string;
   /** Lowest account tier allowed to use the model (403 model_tier_restricted below it). */
   minTier?: 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
-}
-
-/** Per-provider upstream timeouts in milliseconds. */
-export interface UpstreamTimeouts {
-  connect: number;
-  firstByte: number;
-  idle: number;
-  total: number;
-}
-
-/** A raw upstream HTTP response as plugins return it; the gateway reads and maps it. */
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array>;
-  /** Closes the body early (client gone, error): frees the socket. */
-  abort?: () => void;
 }
 
 /** A chat-like call, already encoded in a format the upstream speaks natively. */
@@ -170,26 +156,6 @@ export interface ProviderContext<Options> {
 export interface PluginLogger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
-}
-
-export interface HttpRequest {
-  method?: string;
-  /** Path (and query) relative to the client's base URL, e.g. `/chat/completions`. */
-  path: string;
-  headers?: Record<string, string>;
-  body?: string | Uint8Array | FormData;
-  signal?: AbortSignal;
-}
-
-/** A pooled keep-alive HTTP client bound to one base URL. */
-export interface HttpClient {
-  request(request: HttpRequest): Promise<UpstreamResponse>;
-  close(): Promise<void>;
-}
-
-export interface HttpClientFactory {
-  /** A pooled client for a base URL (shared per origin); timeouts from the provider config. */
-  client(baseURL: string): HttpClient;
 }
 
 /** The calls a set-up provider implements; any may be absent. */

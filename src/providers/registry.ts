@@ -1,6 +1,6 @@
 import type { GatewayConfig, ModelEntry, ProviderConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../plugin-kit/http-client.ts';
+import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../upstream/index.ts';
 import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
 import { rememberSecret, rememberSecretHeader } from '../util/redact-secrets.ts';
 import { loadPlugin, PluginLoadError } from './load-plugin.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callMedia, supportsTask } from '../../src/media/call-media.ts';
 import type { ModelSpec, ProviderInstance } from '../../src/plugin-kit/types.ts';
-import { UpstreamHttpError } from '../../src/plugin-kit/upstream-http-error.ts';
+import { UpstreamHttpError } from '../../src/upstream/index.ts';
 import type { CatalogModel } from '../../src/providers/types.ts';
 import { GatewayError } from '../../src/errors/index.ts';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBody } from '../../src/plugin-kit/read-body.ts';
-import { UpstreamBody, type BodyHandler } from '../../src/plugin-kit/upstream-body.ts';
+import { readBody, UpstreamBody, type ChunkHandler } from '../../src/upstream/index.ts';
 
 function body() {
   const calls = { aborted: 0, resumed: 0 };
@@ -11,7 +10,7 @@ function body() {
   return { b, calls };
 }
 
-function recorder(): BodyHandler & { log: string[] } {
+function recorder(): ChunkHandler & { log: string[] } {
   const log: string[] = [];
   return { log, data: (c) => log.push(c.toString()), end: () => log.push('end'), error: (e) => log.push(`error:${(e as Error).message}`) };
 }
@@ -30,7 +29,7 @@ describe('UpstreamBody', () => {
   it('asks undici to wait when the reader pauses, and to go on when it resumes', () => {
     const { b, calls } = body();
     const log: string[] = [];
-    const handler: BodyHandler = { data: (c) => (log.push(c.toString()), b.pause()), end: () => log.push('end'), error: () => log.push('error') };
+    const handler: ChunkHandler = { data: (c) => (log.push(c.toString()), b.pause()), end: () => log.push('end'), error: () => log.push('error') };
     b.resume(handler);
     expect(b.push(Buffer.from('1'))).toBe(false);
     expect(calls.resumed).toBe(0);

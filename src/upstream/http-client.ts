@@ -1,8 +1,8 @@
 import { Pool, errors as undiciErrors, util as undiciUtil } from 'undici';
-import { GatewayError } from '../errors/index.ts';
 import { onAbort } from '../util/abort.ts';
 import { rememberSecretHeader } from '../util/redact-secrets.ts';
 import { UpstreamBody } from './upstream-body.ts';
+import { mapTransportError } from './map-transport-error.ts';
 import type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from './types.ts';
 
 /** Default upstream timeouts (ms); a provider's `timeouts` config overrides each. */
@@ -171,26 +171,4 @@ class ResponseHandler {
     if (this.body) this.body.fail(error);
     else this.reject(mapTransportError(error, this.signal));
   }
-}
-
-/** Maps a transport failure (before or during the body) to the spec's provider codes. */
-export function mapTransportError(error: unknown, signal?: AbortSignal): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (signal?.aborted) {
-    const reason: unknown = signal.reason;
-    if (reason instanceof GatewayError) return reason;
-    return new GatewayError('provider_timeout', 'The request to the provider was aborted.', { cause: error });
-  }
-  if (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
-  ) {
-    return new GatewayError('provider_timeout', 'The provider did not answer in time.', { cause: error });
-  }
-  const code = (error as { code?: string } | null)?.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
-    return new GatewayError('provider_unavailable', 'The provider could not be reached.', { cause: error });
-  }
-  return new GatewayError('provider_error', 'The connection to the provider failed.', { cause: error });
 }

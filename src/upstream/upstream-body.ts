@@ -1,12 +1,7 @@
-/** Receives a body's chunks, one call each. */
-export interface BodyHandler {
-  data(chunk: Buffer): void;
-  end(): void;
-  error(error: unknown): void;
-}
+import type { ChunkHandler, ChunkSource } from './types.ts';
 
 /** Collects a whole body (a class: no named closures per request). */
-class Collector implements BodyHandler {
+class Collector implements ChunkHandler {
   private readonly chunks: Buffer[] = [];
 
   constructor(
@@ -32,10 +27,10 @@ const HIGH_WATER = 64 * 1024;
  * iterates it like any async iterable. Chunks that arrive before anyone reads, or while the
  * reader is paused, are queued; past 64 KB undici stops reading the socket until resumed.
  */
-export class UpstreamBody implements AsyncIterable<Uint8Array> {
+export class UpstreamBody implements ChunkSource, AsyncIterable<Uint8Array> {
   private queue: Buffer[] = [];
   private queued = 0;
-  private handler: BodyHandler | undefined;
+  private handler: ChunkHandler | undefined;
   private flowing = false;
   private ended = false;
   private failure: { error: unknown } | undefined;
@@ -89,7 +84,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   }
 
   /** Delivers chunks to `handler` (replacing any earlier one) until paused, ended or failed. */
-  resume(handler: BodyHandler): void {
+  resume(handler: ChunkHandler): void {
     if (this.closed) return;
     this.handler = handler;
     this.flowing = true;
@@ -140,7 +135,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
       wake = undefined;
       w?.();
     };
-    const handler: BodyHandler = {
+    const handler: ChunkHandler = {
       data: (chunk) => {
         chunks.push(chunk);
         this.pause();

@@ -1,33 +1,13 @@
 import { Readable } from 'node:stream';
-import { UpstreamBody } from '../plugin-kit/upstream-body.ts';
-
-/** Receives an upstream body's chunks, one call each: no promise per chunk. */
-export interface ChunkHandler {
-  data(chunk: Buffer): void;
-  end(): void;
-  error(error: unknown): void;
-}
-
-/**
- * An upstream body read through callbacks. A stream relay runs once per chunk for every
- * streamed request, and an async iterator costs a promise, a microtask and garbage per
- * chunk and layer; undici's body is a Node stream, so its events do without.
- */
-export interface ChunkSource {
-  /** Delivers chunks to `handler` (replacing any earlier one) until paused, ended or failed. */
-  resume(handler: ChunkHandler): void;
-  /** Stops delivery until the next `resume` (backpressure, or a stream waiting to be relayed). */
-  pause(): void;
-  /** Stops reading and frees the upstream; no callback follows. */
-  destroy(): void;
-}
+import type { ChunkHandler, ChunkSource } from './types.ts';
+import { UpstreamBody } from './upstream-body.ts';
 
 function toBuffer(chunk: Uint8Array | string): Buffer {
   if (typeof chunk === 'string') return Buffer.from(chunk);
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
-/** A Node stream (undici's body) through its `data`/`end`/`error` events. */
+/** A Node stream (a plugin's own client) through its `data`/`end`/`error` events. */
 class ReadableSource implements ChunkSource {
   private handler: ChunkHandler | undefined;
   private attached = false;
@@ -165,8 +145,8 @@ class IteratorSource implements ChunkSource {
   }
 }
 
-/** The callback view of an upstream body. */
+/** The callback view of any upstream body: undici's (already a source), a Node stream, or an async iterable. */
 export function chunkSourceOf(body: AsyncIterable<Uint8Array | string>): ChunkSource {
-  if (body instanceof UpstreamBody) return body; // undici's callbacks, already a source
+  if (body instanceof UpstreamBody) return body;
   return body instanceof Readable ? new ReadableSource(body) : new IteratorSource(body);
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { chunkSourceOf, type ChunkHandler } from '../../src/pipeline/chunk-source.ts';
+import { chunkSourceOf, type ChunkHandler } from '../../src/upstream/index.ts';
 
 function recorder(): ChunkHandler & { log: string[]; ended: Promise<void> } {
   const log: string[] = [];

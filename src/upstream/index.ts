@@ -1,0 +1,8 @@
+/** The transport to upstreams: pooled undici clients, bodies read by callback, transport errors. */
+export { UndiciHttpFactory, DEFAULT_TIMEOUTS } from './http-client.ts';
+export { UpstreamBody } from './upstream-body.ts';
+export { chunkSourceOf } from './chunk-source.ts';
+export { readBody, readJsonBody, bodyFrom } from './read-body.ts';
+export { mapTransportError } from './map-transport-error.ts';
+export { UpstreamHttpError } from './upstream-http-error.ts';
+export type { ChunkHandler, ChunkSource, HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from './types.ts';

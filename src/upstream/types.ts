@@ -1,0 +1,61 @@
+/** The transport to upstreams: requests, responses, pooled clients. Types only. */
+
+/** Per-provider upstream timeouts in milliseconds. */
+export interface UpstreamTimeouts {
+  connect: number;
+  firstByte: number;
+  idle: number;
+  total: number;
+}
+
+/** A raw upstream HTTP response as plugins return it; the gateway reads and maps it. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array>;
+  /** Closes the body early (client gone, error): frees the socket. */
+  abort?: () => void;
+}
+
+/** One request through a pooled client. */
+export interface HttpRequest {
+  method?: string;
+  /** Path (and query) relative to the client's base URL, e.g. `/chat/completions`. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array | FormData;
+  signal?: AbortSignal;
+}
+
+/** A pooled keep-alive HTTP client bound to one base URL. */
+export interface HttpClient {
+  request(request: HttpRequest): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+export interface HttpClientFactory {
+  /** A pooled client for a base URL (shared per origin); timeouts from the provider config. */
+  client(baseURL: string): HttpClient;
+}
+
+
+/** Receives an upstream body's chunks, one call each: no promise per chunk. */
+export interface ChunkHandler {
+  data(chunk: Buffer): void;
+  end(): void;
+  error(error: unknown): void;
+}
+
+/**
+ * An upstream body read through callbacks. A stream relay runs once per chunk for every
+ * streamed request, and an async iterator costs a promise, a microtask and garbage per
+ * chunk and layer.
+ */
+export interface ChunkSource {
+  /** Delivers chunks to `handler` (replacing any earlier one) until paused, ended or failed. */
+  resume(handler: ChunkHandler): void;
+  /** Stops delivery until the next `resume` (backpressure, or a stream waiting to be relayed). */
+  pause(): void;
+  /** Stops reading and frees the upstream; no callback follows. */
+  destroy(): void;
+}
