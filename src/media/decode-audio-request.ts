@@ -2,8 +2,11 @@ import { FieldChecker, isRecord } from '../formats/shared/index.ts';
 import type { AudioFormat, SpeechCall } from '../plugin-kit/types.ts';
 import { numericField } from './decode-image-request.ts';
 
-/** Spec §8.2 limits for speech. */
-export const SPEECH_LIMITS = { inputChars: 4096, minSpeed: 0.25, maxSpeed: 4.0 } as const;
+/** Spec §8.2 limits for speech, and bounds of the other text fields (docs/limits.md). */
+export const SPEECH_LIMITS = { inputChars: 4096, minSpeed: 0.25, maxSpeed: 4.0, instructionsChars: 4096, modelChars: 256, voiceChars: 256 } as const;
+
+/** Bounds of a transcription or translation form's text fields (docs/limits.md). */
+export const TRANSCRIPTION_LIMITS = { promptChars: 4096, modelChars: 256 } as const;
 
 /** The six voices of the spec, then the newer OpenAI ones (wire formats §6.4). */
 export const VOICES = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer', 'ash', 'ballad', 'coral', 'sage', 'verse', 'marin', 'cedar'] as const;
@@ -40,6 +43,9 @@ export function decodeSpeechRequest(body: Record<string, unknown>): SpeechReques
   const format = check.oneOf(body.response_format, 'response_format', AUDIO_FORMATS) ?? 'mp3';
   const speed = check.number(body.speed, 'speed', { min: SPEECH_LIMITS.minSpeed, max: SPEECH_LIMITS.maxSpeed }) ?? 1;
   const instructions = check.string(body.instructions, 'instructions');
+  check.maxLength(body.model, 'model', SPEECH_LIMITS.modelChars);
+  check.maxLength(voice, 'voice', SPEECH_LIMITS.voiceChars);
+  check.maxLength(instructions, 'instructions', SPEECH_LIMITS.instructionsChars);
   check.throwIfAny();
   return { model, input, voice, format, speed, instructions };
 }
@@ -92,6 +98,8 @@ export async function decodeTranscriptionForm(form: FormData, task: 'transcribe'
     if (language !== undefined && !/^[A-Za-z]{2,3}$/.test(language)) check.fail('language', 'must be an ISO-639-1 code such as en');
   }
   const prompt = check.string(textField(form, 'prompt'), 'prompt');
+  check.maxLength(prompt, 'prompt', TRANSCRIPTION_LIMITS.promptChars);
+  check.maxLength(textField(form, 'model'), 'model', TRANSCRIPTION_LIMITS.modelChars);
   const responseFormat = check.oneOf(textField(form, 'response_format'), 'response_format', TRANSCRIPT_FORMATS) ?? 'json';
   const temperature = check.number(numericField(textField(form, 'temperature')), 'temperature', { min: 0, max: 1 });
   const granularities = [...form.getAll('timestamp_granularities[]'), ...form.getAll('timestamp_granularities')].filter((v): v is string => typeof v === 'string');

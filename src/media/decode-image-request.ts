@@ -1,8 +1,8 @@
 import { collectExtra, FieldChecker } from '../formats/shared/index.ts';
 import type { ImageGenerationCall } from '../plugin-kit/types.ts';
 
-/** Spec §8.2 limits for images. */
-export const IMAGE_LIMITS = { promptChars: 4000, minN: 1, maxN: 10, maxSide: 4096, defaultSize: '1024x1024' } as const;
+/** Spec §8.2 limits for images, and bounds of the other text fields (docs/limits.md). */
+export const IMAGE_LIMITS = { promptChars: 4000, minN: 1, maxN: 10, maxSide: 4096, defaultSize: '1024x1024', modelChars: 256, optionChars: 64 } as const;
 
 export type ImageResponseFormat = 'url' | 'b64_json';
 
@@ -50,6 +50,12 @@ export function decodeImageRequest(body: Record<string, unknown>): ImageRequest 
   const responseFormat = check.oneOf(body.response_format, 'response_format', ['url', 'b64_json'] as const) ?? 'url';
   const seed = check.number(body.seed, 'seed', { integer: true });
   const negativePrompt = check.string(body.negative_prompt, 'negative_prompt');
+  check.maxLength(body.model, 'model', IMAGE_LIMITS.modelChars);
+  check.maxLength(quality, 'quality', IMAGE_LIMITS.optionChars);
+  check.maxLength(style, 'style', IMAGE_LIMITS.optionChars);
+  if (negativePrompt !== undefined && [...negativePrompt].length > IMAGE_LIMITS.promptChars) {
+    check.fail('negative_prompt', `must be at most ${IMAGE_LIMITS.promptChars} characters`);
+  }
   check.throwIfAny();
   return {
     model,

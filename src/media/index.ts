@@ -2,7 +2,7 @@
 export { callMedia, mediaCandidates, mapMediaError, supportsTask, type MediaTask } from './call-media.ts';
 export { decodeImageRequest, parseSize, IMAGE_LIMITS, type ImageRequest, type ImageResponseFormat } from './decode-image-request.ts';
 export {
-  decodeSpeechRequest, decodeTranscriptionForm, AUDIO_CONTENT_TYPES, AUDIO_FORMATS, SPEECH_LIMITS, TRANSCRIPT_FORMATS, VOICES,
+  decodeSpeechRequest, decodeTranscriptionForm, AUDIO_CONTENT_TYPES, AUDIO_FORMATS, SPEECH_LIMITS, TRANSCRIPTION_LIMITS, TRANSCRIPT_FORMATS, VOICES,
   type SpeechRequest, type TranscriptionRequest, type TranscriptFormat, type UploadedFile,
 } from './decode-audio-request.ts';
 export {

@@ -2,6 +2,7 @@ import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import { requestState, setResponseHeader } from './context.ts';
+import { ClientClosedError } from './read-body.ts';
 import { errorResponse } from './send.ts';
 import { buildRoutes, type RouteDef } from './routes/index.ts';
 import type { ServerDeps } from './types.ts';
@@ -16,7 +17,9 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     try {
       return await handler(event);
     } catch (error) {
-      if (!(error instanceof GatewayError)) {
+      if (error instanceof ClientClosedError) {
+        deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
+      } else if (!(error instanceof GatewayError)) {
         deps.log.error('unhandled error', { request_id: state.ids.requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       }
       return errorResponse(error, event, format);

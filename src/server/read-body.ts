@@ -1,10 +1,22 @@
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, validationError } from '../errors/index.ts';
+import { findTooDeepField, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 import { nodeOf } from './context.ts';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `The request body exceeds the limit of ${limit} bytes.`, { details: { limit_bytes: limit } });
+}
+
+/**
+ * The client went away before its body was read: a normal event (a cancelled upload), not a
+ * failure of the gateway. Nobody is left to read the answer; the route wrapper logs it at debug.
+ */
+export class ClientClosedError extends GatewayError {
+  constructor() {
+    super('bad_request', 'The client closed the connection before the body was read.');
+    this.name = 'ClientClosedError';
+  }
 }
 
 /**
@@ -20,9 +32,9 @@ function readDeclared(req: IncomingMessage): Promise<Buffer> {
       ended = true;
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
-    req.once('error', reject);
+    req.once('error', () => reject(new ClientClosedError()));
     req.once('close', () => {
-      if (!ended) reject(new Error('The client closed the connection before the body was read.'));
+      if (!ended) reject(new ClientClosedError());
     });
   });
 }
@@ -43,13 +55,18 @@ async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
   if (node) {
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of node.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) {
-        node.req.resume();
-        throw tooLarge(limit);
+    try {
+      for await (const chunk of node.req as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) {
+          node.req.resume();
+          throw tooLarge(limit);
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      throw new ClientClosedError();
     }
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   }
@@ -65,7 +82,10 @@ async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Reads and parses a JSON object body: 400 for malformed JSON or a non-object. */
+/**
+ * Reads and parses a JSON object body: 400 for malformed JSON or a non-object, 422 naming the
+ * field whose value nests deeper than MAX_JSON_DEPTH (the body itself is level 1).
+ */
 export async function readJsonObject(event: H3Event, limit: number): Promise<{ raw: string; body: Record<string, unknown> }> {
   const raw = (await readRawBody(event, limit)).toString('utf8');
   if (raw.trim() === '') throw new GatewayError('bad_request', 'The request body is empty; a JSON object is required.');
@@ -76,5 +96,8 @@ export async function readJsonObject(event: H3Event, limit: number): Promise<{ r
     throw new GatewayError('bad_request', `The request body is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('bad_request', 'The request body must be a JSON object.');
+  // Before anything is stored or forwarded: a deep value would overflow every recursive reader after us.
+  const deep = findTooDeepField(body as Record<string, unknown>);
+  if (deep !== undefined) throw validationError({ [deep]: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
   return { raw, body: body as Record<string, unknown> };
 }

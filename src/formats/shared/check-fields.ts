@@ -34,6 +34,11 @@ export class FieldChecker {
     return '';
   }
 
+  /** A string of at most `max` UTF-16 units (what `.length` counts), when it is a string at all. */
+  maxLength(value: unknown, path: string, max: number): void {
+    if (typeof value === 'string' && value.length > max) this.fail(path, `must be at most ${max} characters`);
+  }
+
   boolean(value: unknown, path: string): boolean | undefined {
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'boolean') return value;

@@ -7,6 +7,7 @@ import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
 import type { ChatExchange } from '../../pipeline/types.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
+import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
@@ -54,6 +55,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
   return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps);
     const { raw, body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
+    checkInferenceBounds(body);
     const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
     let request = decodeInbound(exchange);
     if (format === 'responses') request = await rehydrateResponsesRequest(deps, exchange, request, auth);
