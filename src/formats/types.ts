@@ -23,7 +23,7 @@ export interface StreamEncoder {
   encode(part: StreamPart): string;
 }
 
-/** What an upstream error body says, whatever its format. */
+/** What an upstream error body or error record says, whatever its format (classifyUpstreamError reads it). */
 export interface DecodedUpstreamError {
   message: string;
   type?: string;
@@ -58,6 +58,8 @@ export interface FormatCodec {
   createStreamEncoder(request: ChatRequest): StreamEncoder;
   /** Reads an upstream error body of this format. */
   decodeError(status: number, body: unknown): DecodedUpstreamError;
+  /** Reads an upstream stream record of this format that reports an error; undefined for any other record. */
+  decodeStreamError(record: SseRecord): DecodedUpstreamError | undefined;
   /** The error body for a client of this format: the spec envelope plus native fields. */
   encodeError(error: GatewayError, ids: RequestIds): Record<string, unknown>;
   /** The SSE text that reports an error after a stream has started. */

@@ -1,8 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
-import { mapUpstreamError } from '../pipeline/map-upstream-error.ts';
 import type { ModelCapability } from '../plugin-kit/types.ts';
-import { mapTransportError, UpstreamHttpError } from '../upstream/index.ts';
+import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 
@@ -59,7 +58,8 @@ export function mediaCandidates(registry: ProviderRegistry, requested: string, t
 export function mapMediaError(model: CatalogModel, error: unknown, signal: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof UpstreamHttpError) {
-    return mapUpstreamError(model.provider.id, error.status, getCodec('chat').decodeError(error.status, error.body), error.headers);
+    const said = getCodec('chat').decodeError(error.status, error.body);
+    return upstreamError(model.provider.id, { ...said, status: error.status, headers: error.headers, phase: 'media' });
   }
   return mapTransportError(error, signal);
 }

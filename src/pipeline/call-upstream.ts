@@ -2,10 +2,9 @@ import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
-import { mapTransportError, readBody, type UpstreamResponse } from '../upstream/index.ts';
+import { mapTransportError, readBody, upstreamError, type UpstreamResponse } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { FastAbortController, type AbortWatch } from '../util/abort.ts';
-import { mapUpstreamError } from './map-upstream-error.ts';
 
 /** An upstream response that answered 2xx. */
 export interface UpstreamSuccess {
@@ -97,7 +96,8 @@ export async function callUpstream(
     } catch {
       // not JSON: keep the text
     }
-    throw mapUpstreamError(model.provider.id, response.status, getCodec(call.format as WireFormat).decodeError(response.status, parsed), response.headers);
+    const said = getCodec(call.format as WireFormat).decodeError(response.status, parsed);
+    throw upstreamError(model.provider.id, { ...said, status: response.status, headers: response.headers, phase: 'response' });
   } catch (error) {
     throw error instanceof GatewayError ? error : mapTransportError(error, attempt.signal);
   } finally {

@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import type { SseRecord } from '../sse/index.ts';
-import { chunkSourceOf, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
-import { mapUpstreamError } from './map-upstream-error.ts';
+import { getCodec } from '../formats/registry.ts';
+import { chunkSourceOf, upstreamError, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
 import { RecordReader } from './read-records.ts';
 
 /** An upstream stream whose first record was read, ready to be relayed from the start. */
@@ -17,34 +17,6 @@ export interface PeekedStream {
   ended: boolean;
   /** The whole body again as an iterable: the bytes already read, then the rest (tests, tools). */
   body: AsyncIterable<Uint8Array>;
-}
-
-/** The HTTP status an in-stream error type stands for, so it maps like the same error before the stream. */
-function statusOfErrorType(type: string): number {
-  if (/overloaded/.test(type)) return 529;
-  if (/rate_limit/.test(type)) return 429;
-  if (/timeout/.test(type)) return 504;
-  if (/invalid_request|invalid_prompt|context_length|bad_request|not_found/.test(type)) return 400;
-  if (/authentication|permission/.test(type)) return 401;
-  return 500;
-}
-
-function readError(record: SseRecord, format: WireFormat): { type: string; message: string } | undefined {
-  const isErrorEvent = record.event === 'error' || record.event === 'response.failed';
-  if (!isErrorEvent && !(format === 'chat' && record.data.includes('"error"'))) return undefined;
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(record.data) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  const response = parsed.response as Record<string, unknown> | undefined;
-  const error = (parsed.error ?? response?.error ?? (isErrorEvent ? parsed : undefined)) as Record<string, unknown> | undefined;
-  if (!error || typeof error !== 'object') return undefined;
-  // Responses `error` events say `type: "error"` and put the kind in `code`.
-  const kind = [error.type, error.code, parsed.code].find((v) => typeof v === 'string' && v !== 'error');
-  const type = String(kind ?? 'api_error');
-  return { type, message: String(error.message ?? parsed.message ?? type) };
 }
 
 function concat(parts: Buffer[]): Buffer {
@@ -157,10 +129,10 @@ class Peek implements ChunkHandler {
       this.reject(new GatewayError('provider_error', `The provider '${providerId}' returned an empty stream.`, { details: { provider: providerId } }));
       return;
     }
-    const error = readError(first, this.format);
-    if (error) {
+    const said = getCodec(this.format).decodeStreamError(first);
+    if (said) {
       source.destroy();
-      this.reject(mapUpstreamError(providerId, statusOfErrorType(error.type), { message: error.message, type: error.type }, {}));
+      this.reject(upstreamError(providerId, { ...said, phase: 'first-record' }));
       return;
     }
     const head = { bytes: concat(this.bytes), records: this.records };

@@ -1,5 +1,5 @@
 import type { FormatCodec } from '../types.ts';
-import { decodeChatError } from './decode-error.ts';
+import { decodeChatError, decodeChatStreamError } from './decode-error.ts';
 import { decodeChatRequest } from './decode-request.ts';
 import { decodeChatResponse } from './decode-response.ts';
 import { createChatStreamDecoder } from './decode-stream.ts';
@@ -19,6 +19,7 @@ export const chatCodec: FormatCodec = {
   createStreamDecoder: createChatStreamDecoder,
   createStreamEncoder: createChatStreamEncoder,
   decodeError: decodeChatError,
+  decodeStreamError: decodeChatStreamError,
   encodeError: encodeChatError,
   encodeStreamError: encodeChatStreamError,
   readPassthroughResponse: readChatPassthroughResponse,
@@ -33,6 +34,7 @@ export {
   createChatStreamDecoder,
   createChatStreamEncoder,
   decodeChatError,
+  decodeChatStreamError,
   encodeChatError,
   encodeChatStreamError,
   readChatPassthroughResponse,

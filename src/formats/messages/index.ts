@@ -1,5 +1,5 @@
 import type { FormatCodec } from '../types.ts';
-import { decodeMessagesError } from './decode-error.ts';
+import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
 import { decodeMessagesResponse } from './decode-response.ts';
 import { createMessagesStreamDecoder } from './decode-stream.ts';
@@ -19,6 +19,7 @@ export const messagesCodec: FormatCodec = {
   createStreamDecoder: createMessagesStreamDecoder,
   createStreamEncoder: createMessagesStreamEncoder,
   decodeError: decodeMessagesError,
+  decodeStreamError: decodeMessagesStreamError,
   encodeError: encodeMessagesError,
   encodeStreamError: encodeMessagesStreamError,
   readPassthroughResponse: readMessagesPassthroughResponse,
@@ -33,6 +34,7 @@ export {
   createMessagesStreamDecoder,
   createMessagesStreamEncoder,
   decodeMessagesError,
+  decodeMessagesStreamError,
   encodeMessagesError,
   encodeMessagesStreamError,
   readMessagesPassthroughResponse,

@@ -1,4 +1,5 @@
-import { isRecord, readRecord, readString, tryParseJson } from '../shared/index.ts';
+import type { SseRecord } from '../../sse/index.ts';
+import { isRecord, readErrorObject, readRecord, readRecordObject, readString, tryParseJson } from '../shared/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
 
 /** An upstream error body (`{error:{message,type,param,code}}`, or text) → message, type, code. */
@@ -12,5 +13,30 @@ export function decodeResponsesError(status: number, body: unknown): DecodedUpst
   const code = readString(error, 'code') ?? (typeof error.code === 'number' ? String(error.code) : undefined);
   if (type) out.type = type;
   if (code) out.code = code;
+  return out;
+}
+
+/**
+ * A Responses stream's `error` event (flat `code`/`message`, or a nested `error`) or
+ * `response.failed` (its `response.error`) → what it says; undefined for any other record.
+ */
+export function decodeResponsesStreamError(record: SseRecord): DecodedUpstreamError | undefined {
+  const event = record.event;
+  if (event !== undefined && event !== 'error' && event !== 'response.failed') return undefined;
+  if (event === undefined && !record.data.includes('"error"') && !record.data.includes('"response.failed"')) return undefined;
+  const data = readRecordObject(record);
+  if (!data) return undefined;
+  const type = event ?? readString(data, 'type');
+  const fallback = 'The upstream reported an error.';
+  if (type === 'response.failed') return readErrorObject(readRecord(readRecord(data, 'response') ?? {}, 'error'), fallback) ?? { message: 'The upstream response failed.' };
+  if (type !== 'error') return undefined;
+  // The kind is in `code` (flat) or in the nested error's `code` or `type`.
+  const nested = readErrorObject(data.error, fallback);
+  const flat = readErrorObject(data, fallback)!;
+  const out: DecodedUpstreamError = { message: readString(data, 'message') ?? nested?.message ?? fallback };
+  const code = flat.code ?? nested?.code;
+  const kind = nested?.type;
+  if (code !== undefined) out.code = code;
+  if (kind !== undefined) out.type = kind;
   return out;
 }

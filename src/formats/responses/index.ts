@@ -1,5 +1,5 @@
 import type { FormatCodec } from '../types.ts';
-import { decodeResponsesError } from './decode-error.ts';
+import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
 import { decodeResponsesRequest } from './decode-request.ts';
 import { decodeResponsesResponse } from './decode-response.ts';
 import { createResponsesStreamDecoder } from './decode-stream.ts';
@@ -19,6 +19,7 @@ export const responsesCodec = {
   createStreamDecoder: createResponsesStreamDecoder,
   createStreamEncoder: createResponsesStreamEncoder,
   decodeError: decodeResponsesError,
+  decodeStreamError: decodeResponsesStreamError,
   encodeError: encodeResponsesError,
   encodeStreamError: encodeResponsesStreamError,
   readPassthroughResponse: readResponsesPassthrough,
@@ -32,7 +33,7 @@ export { decodeResponsesResponse } from './decode-response.ts';
 export { encodeResponsesResponse } from './encode-response.ts';
 export { createResponsesStreamDecoder } from './decode-stream.ts';
 export { createResponsesStreamEncoder } from './encode-stream.ts';
-export { decodeResponsesError } from './decode-error.ts';
+export { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
 export { encodeResponsesError, encodeResponsesStreamError } from './encode-error.ts';
 export { readResponsesPassthrough, createResponsesUsageTap, type ResponsesUsageTap } from './read-passthrough.ts';
 export { responseToHistory, prependHistory } from './rebuild-history.ts';

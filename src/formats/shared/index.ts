@@ -19,3 +19,4 @@ export {
 export { FieldChecker, badRequest, requireBodyShape, collectExtra } from './check-fields.ts';
 export { streamErrorFromUpstream } from './map-upstream-error.ts';
 export { readErrorBody } from './read-error-body.ts';
+export { readErrorObject, readRecordObject } from './read-stream-error.ts';

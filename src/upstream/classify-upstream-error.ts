@@ -1,0 +1,124 @@
+import { GatewayError, type ErrorCode } from '../errors/index.ts';
+
+/**
+ * Where an upstream failure was seen: a non-2xx answer, the first record of a 200 stream (still
+ * before anything reached the client), a record later in the stream, or a media call.
+ */
+export type UpstreamErrorPhase = 'response' | 'first-record' | 'mid-stream' | 'media';
+
+/** What an upstream said about a failure, as its codec read it. */
+export interface UpstreamErrorFacts {
+  /** The HTTP status of a non-2xx answer; absent for an error inside a 200 stream. */
+  status?: number;
+  /** The error's kind: OpenAI and Anthropic `error.type` (`rate_limit_error`, `overloaded_error`…). */
+  type?: string;
+  /** OpenAI `error.code` (`rate_limit_exceeded`, `context_length_exceeded`…); Responses stream errors carry the kind here. */
+  code?: string;
+  phase: UpstreamErrorPhase;
+}
+
+/** HTTP statuses that say what happened whatever the body says. */
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  401: 'provider_error', // the gateway's upstream credentials, not the client's
+  403: 'provider_error',
+  404: 'model_not_found',
+  408: 'provider_timeout',
+  413: 'request_too_large',
+  429: 'rate_limit_exceeded',
+  503: 'provider_unavailable',
+  504: 'provider_timeout',
+  529: 'provider_unavailable',
+};
+
+/** Error kinds (type or code, OpenAI's and Anthropic's spellings), most specific first. */
+const BY_KIND: ReadonlyArray<[RegExp, ErrorCode]> = [
+  [/rate_limit|insufficient_quota/, 'rate_limit_exceeded'],
+  [/overloaded|unavailable/, 'provider_unavailable'],
+  [/timeout/, 'provider_timeout'],
+  [/too_large/, 'request_too_large'],
+  [/authentication|permission|invalid_api_key/, 'provider_error'],
+  [/not_found/, 'model_not_found'],
+  [/invalid_request|invalid_prompt|context_length|bad_request/, 'bad_request'],
+];
+
+function byKind(kind: string | undefined): ErrorCode | undefined {
+  if (kind === undefined || kind === 'error') return undefined; // Responses `error` events say `type: "error"`
+  for (const [pattern, code] of BY_KIND) if (pattern.test(kind)) return code;
+  return undefined;
+}
+
+/**
+ * The spec's code (§7) for an upstream failure. One fault gets one code whenever it arrives:
+ * a 429, a `rate_limit_error` as a stream's first record and one in the middle of a stream
+ * are all `rate_limit_exceeded`. A telling HTTP status wins; else the upstream's `code`, then
+ * its `type`; else any other 4xx is the request's fault and the rest the provider's.
+ */
+export function classifyUpstreamError(facts: UpstreamErrorFacts): ErrorCode {
+  const status = facts.status;
+  if (status !== undefined && BY_STATUS[status] !== undefined) return BY_STATUS[status];
+  const known = byKind(facts.code) ?? byKind(facts.type);
+  if (known) return known;
+  return status !== undefined && status >= 400 && status < 500 ? 'bad_request' : 'provider_error';
+}
+
+/** True when the upstream refused the gateway's own credentials (never echo what it said). */
+function isCredentialFailure(facts: UpstreamErrorFacts): boolean {
+  if (facts.status === 401 || facts.status === 403) return true;
+  return /authentication|permission|invalid_api_key/.test(`${facts.code ?? ''} ${facts.type ?? ''}`);
+}
+
+/** Secrets an upstream may echo back (e.g. "Incorrect API key provided: sk-…"). */
+const SECRET_PATTERN = /\b(sk|pk|rk|key)-[A-Za-z0-9_\-]{6,}|\bBearer\s+\S+/g;
+
+function clean(message: string): string {
+  return message.replace(SECRET_PATTERN, '[redacted]').slice(0, 500);
+}
+
+/** Seconds from a Retry-After header (delta-seconds or HTTP date). */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** An upstream failure as the codec read it: the facts, the upstream's message, the answer's headers. */
+export interface UpstreamErrorReport extends UpstreamErrorFacts {
+  message: string;
+  headers?: Record<string, string | string[] | undefined>;
+}
+
+/** The GatewayError for an upstream failure: classified once, worded for the client, details for the operator. */
+export function upstreamError(providerId: string, report: UpstreamErrorReport): GatewayError {
+  const code = classifyUpstreamError(report);
+  const upstream = clean(report.message || (report.status === undefined ? 'no message' : `status ${report.status}`));
+  const details: Record<string, unknown> = { provider: providerId };
+  if (report.status !== undefined) details.upstream_status = report.status;
+  switch (code) {
+    case 'rate_limit_exceeded': {
+      const retryAfter = parseRetryAfter(report.headers?.['retry-after']);
+      return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {
+        details,
+        retryAfter,
+        headers: retryAfter === undefined ? undefined : { 'Retry-After': String(retryAfter) },
+      });
+    }
+    case 'model_not_found':
+      return new GatewayError(code, `The provider '${providerId}' does not know this model: ${upstream}`, { details });
+    case 'request_too_large':
+      return new GatewayError(code, `The provider '${providerId}' says the request is too large: ${upstream}`, { details });
+    case 'provider_timeout':
+      return new GatewayError(code, `The provider '${providerId}' timed out: ${upstream}`, { details });
+    case 'provider_unavailable':
+      return new GatewayError(code, `The provider '${providerId}' is unavailable: ${upstream}`, { details });
+    case 'bad_request':
+      return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });
+    default:
+      // The client's key was fine; the gateway's upstream credentials were not. Never echo them.
+      if (isCredentialFailure(report)) return new GatewayError('provider_error', `The provider '${providerId}' rejected the gateway's credentials.`, { details });
+      return new GatewayError('provider_error', `The provider '${providerId}' failed: ${upstream}`, { details });
+  }
+}

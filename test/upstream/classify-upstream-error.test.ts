@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { getCodec } from '../../src/formats/registry.ts';
+import { parseSse } from '../../src/sse/index.ts';
+import { classifyUpstreamError, upstreamError, type UpstreamErrorPhase } from '../../src/upstream/index.ts';
+
+const PHASES: UpstreamErrorPhase[] = ['response', 'first-record', 'mid-stream', 'media'];
+
+describe('classifyUpstreamError', () => {
+  it.each([
+    [{ status: 429, type: 'rate_limit_error' }, 'rate_limit_exceeded'],
+    [{ status: 529, type: 'overloaded_error' }, 'provider_unavailable'],
+    [{ status: 503 }, 'provider_unavailable'],
+    [{ status: 504 }, 'provider_timeout'],
+    [{ status: 408 }, 'provider_timeout'],
+    [{ status: 413 }, 'request_too_large'],
+    [{ status: 401, type: 'invalid_request_error', code: 'invalid_api_key' }, 'provider_error'],
+    [{ status: 403, type: 'permission_error' }, 'provider_error'],
+    [{ status: 404, type: 'invalid_request_error', code: 'model_not_found' }, 'model_not_found'],
+    [{ status: 400, type: 'invalid_request_error', code: 'context_length_exceeded' }, 'bad_request'],
+    [{ status: 422 }, 'bad_request'],
+    [{ status: 500, type: 'api_error' }, 'provider_error'],
+    [{ status: 500, type: 'overloaded_error' }, 'provider_unavailable'],
+    [{ status: 502 }, 'provider_error'],
+  ] as const)('an HTTP answer %o is %s', (facts, code) => {
+    expect(classifyUpstreamError({ ...facts, phase: 'response' })).toBe(code);
+  });
+
+  it.each([
+    [{ type: 'rate_limit_error' }, 'rate_limit_exceeded'],
+    [{ type: 'requests', code: 'rate_limit_exceeded' }, 'rate_limit_exceeded'],
+    [{ type: 'insufficient_quota' }, 'rate_limit_exceeded'],
+    [{ type: 'overloaded_error' }, 'provider_unavailable'],
+    [{ type: 'timeout_error' }, 'provider_timeout'],
+    [{ type: 'request_too_large' }, 'request_too_large'],
+    [{ type: 'authentication_error' }, 'provider_error'],
+    [{ type: 'not_found_error' }, 'model_not_found'],
+    [{ type: 'invalid_request_error' }, 'bad_request'],
+    [{ type: 'error', code: 'server_error' }, 'provider_error'],
+    [{ type: 'server_error' }, 'provider_error'],
+    [{}, 'provider_error'],
+  ] as const)('an error record %o is %s, whenever it arrives', (facts, code) => {
+    for (const phase of PHASES) expect(classifyUpstreamError({ ...facts, phase })).toBe(code);
+  });
+
+  it('gives one fault one code, as an HTTP answer, as a first record and in the middle of a stream', () => {
+    const anthropic = getCodec('messages');
+    const body = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+    const record = parseSse(`event: error\ndata: ${JSON.stringify(body)}\n\n`)[0];
+    const http = upstreamError('a', { ...anthropic.decodeError(529, body), status: 529, phase: 'response' });
+    const first = upstreamError('a', { ...anthropic.decodeStreamError(record)!, phase: 'first-record' });
+    const parts = anthropic.createStreamDecoder().push(record);
+    expect(http.code).toBe('provider_unavailable');
+    expect(first.code).toBe('provider_unavailable');
+    expect(parts.at(-1)).toMatchObject({ type: 'error', error: { code: 'provider_unavailable', status: 503 } });
+  });
+
+  it('reads each format\'s error records, and no other record', () => {
+    const [chat] = parseSse('data: {"error":{"message":"slow","type":"requests","code":"rate_limit_exceeded"}}\n\n');
+    expect(getCodec('chat').decodeStreamError(chat)).toEqual({ message: 'slow', type: 'requests', code: 'rate_limit_exceeded' });
+    const [content] = parseSse('data: {"choices":[{"delta":{"content":"an \\"error\\""}}]}\n\n');
+    expect(getCodec('chat').decodeStreamError(content)).toBeUndefined();
+    const [flat] = parseSse('event: error\ndata: {"type":"error","sequence_number":3,"code":"server_error","message":"boom","param":null}\n\n');
+    expect(getCodec('responses').decodeStreamError(flat)).toEqual({ message: 'boom', code: 'server_error' });
+    const [failed] = parseSse('event: response.failed\ndata: {"type":"response.failed","response":{"error":{"code":"rate_limit_exceeded","message":"slow"}}}\n\n');
+    expect(getCodec('responses').decodeStreamError(failed)).toEqual({ message: 'slow', code: 'rate_limit_exceeded' });
+    const [delta] = parseSse('event: content_block_delta\ndata: {"type":"content_block_delta"}\n\n');
+    expect(getCodec('messages').decodeStreamError(delta)).toBeUndefined();
+  });
+
+  it('words the error for the client and never echoes what an upstream said about its credentials', () => {
+    const error = upstreamError('openai', { status: 401, message: 'Incorrect API key provided: sk-abcdef123456', phase: 'response' });
+    expect(error).toMatchObject({ code: 'provider_error', details: { provider: 'openai', upstream_status: 401 } });
+    expect(error.message).not.toContain('sk-abcdef');
+    const limited = upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '7' }, phase: 'media' });
+    expect(limited).toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 7, headers: { 'Retry-After': '7' } });
+  });
+});
