@@ -1,4 +1,4 @@
-import { CreditBook, discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig, type Reservation } from '../billing/index.ts';
+import { CreditBook, discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig, type Reservation, type SpendCeiling } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import {
   buildRateLimitHeaders,
@@ -16,13 +16,16 @@ import {
 } from '../limits/index.ts';
 import type { Settlement } from '../pipeline/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { RoutingConfig } from '../config/routing-schema.ts';
 import type { Store } from '../store/repositories.ts';
-import type { AccountRecord } from '../store/types.ts';
+import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
 import type { UsageLedger } from '../usage/ledger.ts';
 import { modelTerms } from './check-model-access.ts';
+import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
+import { currentKey, nextMonthStart, nextResetAt } from './spend-period.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, RequestGuards, UsageViews } from './types.ts';
 import { AccountUsageViews } from './usage-views.ts';
 
@@ -37,6 +40,8 @@ export interface AccountGuardsOptions {
   credits: CreditBook;
   clock: Clock;
   log: Logger;
+  /** Fallback chains, so a scoped key cannot reach a model outside its scope through one. */
+  routing?: RoutingConfig;
   /**
    * Time passed to the limiter; undefined lets each store use its own clock (Redis: the
    * server's TIME, so every instance agrees). Tests that move the clock pass it.
@@ -54,12 +59,6 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
     cause: error.cause,
     headers: { ...headers, ...error.headers },
   });
-}
-
-/** Unix seconds of the first instant of the next UTC month. */
-function nextMonthStart(now: number): number {
-  const d = new Date(now);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
 }
 
 /**
@@ -87,6 +86,8 @@ export class AccountGuards implements RequestGuards {
 
   async admit(request: AdmissionRequest): Promise<Admission> {
     const { account, key } = request.auth;
+    // Also here, not only at authentication: callers that admit without an HTTP request (batch lines) meet the scope too.
+    checkEndpointScope(key, request.route);
     const subject: LimitSubject = {
       method: request.method,
       path: request.route,
@@ -158,18 +159,46 @@ export class AccountGuards implements RequestGuards {
     return { limit, result, lease };
   }
 
-  /** Tier, quota and credit checks; synchronous from start to reservation, so nothing interleaves. */
+  /** The key's stored record now (an operator may have changed its scope or limit since authentication). */
+  private currentKey(key: ApiKeyRecord): ApiKeyRecord {
+    return currentKey(this.o.store, key);
+  }
+
+  /**
+   * Model scope, tier, quota and credit checks, then the reservation against the key's spend
+   * limit, the account's spend cap and the balance; synchronous from start to reservation, so
+   * nothing interleaves.
+   */
   private reserve(request: AdmissionRequest, account: AccountRecord): Reservation | undefined {
     if (!request.model) return undefined;
     const current = this.o.store.accounts.get(account.id) ?? account;
+    const key = this.currentKey(request.auth.key);
+    if (key.models) checkModelScope(key, request.model, request.servedBy ?? modelsThatMayServe(this.o.registry, this.o.routing, request.model));
     const terms = modelTerms(this.o.registry, request.model, current.tier);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     const outputTokens = request.maxOutputTokens ?? Math.min(terms.maxOutputTokens ?? Infinity, this.billing.reserveOutputTokens);
     this.checkQuota(current, inputTokens);
     const factor = request.priceMultiplier ?? 1;
-    // Image models: one image's price on top of the tokens (the route does not say how many).
-    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, { images: 1 }, factor));
-    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce, { needsBalance: isPriced(terms.pricing) });
+    // Media units the route expects (images asked for, characters to speak); one image when it does not say.
+    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, request.media ?? { images: 1 }, factor));
+    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce, {
+      needsBalance: isPriced(terms.pricing),
+      keyId: key.id,
+      ceilings: this.ceilingsFor(key, current, this.o.clock.now()),
+    });
+  }
+
+  /** The key's spend limit and the account's monthly spend cap, with what each period has spent so far. */
+  private ceilingsFor(key: ApiKeyRecord, account: AccountRecord, now: number): SpendCeiling[] {
+    const out: SpendCeiling[] = [];
+    if (key.limit !== null && key.limit !== undefined) {
+      const reset = key.limitReset ?? null;
+      out.push({ scope: 'key', id: key.id, limit: key.limit, spent: this.usage.keyCreditsIn(key.id, reset, now), reset, resetsAt: nextResetAt(reset, now) });
+    }
+    if (account.spendCap !== null && account.spendCap !== undefined) {
+      out.push({ scope: 'account', id: account.id, limit: account.spendCap, spent: this.usage.accountCreditsInMonth(account.id, now), reset: 'monthly', resetsAt: nextMonthStart(now) });
+    }
+    return out;
   }
 
   private checkQuota(account: AccountRecord, inputTokens: number): void {
@@ -200,7 +229,8 @@ export class AccountGuards implements RequestGuards {
     const media = mediaUnitsOf(settlement);
     const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor) + priceMedia(pricing, media, factor));
     const enforce = this.billing.enforce;
-    const charged = reservation ? this.credits.chargeable(reservation, cost, enforce) : enforce ? this.credits.chargeable({ accountId: account.id, credits: 0, tokens: 0, open: false }, cost) : cost;
+    const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.accounts.get(account.id) ?? account, this.o.clock.now());
+    const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);
     let seq: number | undefined;
     try {
       const entry = this.o.ledger.append({

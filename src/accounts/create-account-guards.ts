@@ -44,6 +44,7 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
     credits: new CreditBook(options.store),
     clock,
     log: options.log,
+    routing: options.config.routing,
     // A moved clock (tests) must move the windows too; the real clock leaves time to the store.
     limiterNow: clock === systemClock ? undefined : () => clock.now(),
   });

@@ -27,6 +27,17 @@ export interface AdmissionRequest {
   maxOutputTokens?: number;
   /** Multiplies the price (0.5 for batch requests); default 1. */
   priceMultiplier?: number;
+  /**
+   * Media units the request will use at most (images asked for, characters to speak), priced
+   * into the reservation; default one image on image models.
+   */
+  media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
+  /**
+   * The catalog models that may serve the request, when the route has already resolved them
+   * (media); otherwise the guards resolve `model` and its configured fallbacks. A key scoped
+   * to some models must cover all of them.
+   */
+  servedBy?: ReadonlyArray<{ id: string; upstreamId: string }>;
   /** The request id, recorded in the usage ledger. */
   requestId?: string;
 }

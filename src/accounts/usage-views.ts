@@ -4,6 +4,7 @@ import type { Store } from '../store/repositories.ts';
 import type { AccountRecord } from '../store/types.ts';
 import { buildActivityView, buildCreditsView, buildKeyView, type UsageIndex } from '../usage/index.ts';
 import type { Clock } from '../util/clock.ts';
+import { currentKey, keyLimitState } from './spend-period.ts';
 import type { ActivityRange, AuthContext, UsageViews } from './types.ts';
 
 /** The usage views of the account guards, read from the live balances and the usage index. */
@@ -22,7 +23,7 @@ export class AccountUsageViews implements UsageViews {
   }
 
   key(auth: AuthContext): ReturnType<typeof buildKeyView> {
-    const { key } = auth;
+    const key = currentKey(this.store, auth.key);
     const account = this.store.accounts.get(auth.account.id) ?? auth.account;
     // The limit the key meets on AI-generation endpoints.
     const limit = resolveLimit(
@@ -35,6 +36,7 @@ export class AccountUsageViews implements UsageViews {
       usage: this.usage,
       now: this.clock.now(),
       rateLimit: limit ? { requests: limit.limit, intervalMs: limit.windowMs, source: limit.source } : null,
+      spendLimit: keyLimitState(key, this.usage, this.book, this.clock.now()),
     });
   }
 

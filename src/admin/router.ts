@@ -1,51 +1,61 @@
 import type { TRPCClient } from '@trpc/client';
 import { z } from 'zod';
-import { createAccount, createKey, findAccount, revokeKey, viewAccount, viewKey } from './accounts.ts';
-import { procedure, router } from './trpc.ts';
+import type { AccountRecord } from '../store/types.ts';
+import { createAccount, createKey, findAccount, resetPassword, revokeKey, updateAccount, updateKey, viewAccount, viewKey, type ViewUsage } from './accounts.ts';
+import { createAccountInput, createKeyInput, setAccountInput, setKeyInput } from './settings-schema.ts';
+import { procedure, router, type AdminContext } from './trpc.ts';
 import { mediaRouter } from './media-router.ts';
 import { toModelObject } from '../providers/describe-model.ts';
-import { GatewayError } from '../errors/index.ts';
 import { billingRouter } from './billing-router.ts';
 
-const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
+/** Spend aggregates for the views, when this gateway can give them. */
+async function viewUsage(ctx: AdminContext): Promise<ViewUsage> {
+  return { usage: await ctx.usage?.(), now: ctx.clock.now() };
+}
+
+async function accountsById(ctx: AdminContext): Promise<Map<string, AccountRecord>> {
+  return new Map((await ctx.store.accounts.list()).map((a) => [a.id, a]));
+}
 
 const accountsRouter = router({
-  create: procedure
-    .input(z.object({ email: z.email(), password: z.string().min(8).optional(), tier: tier.optional(), credits: z.number().nonnegative().optional() }))
-    .mutation(async ({ ctx, input }) => viewAccount(await createAccount(ctx.store, ctx.clock, input))),
-  list: procedure.query(async ({ ctx }) => (await ctx.store.accounts.list()).map(viewAccount)),
-  get: procedure.input(z.object({ email: z.string() })).query(async ({ ctx, input }) => viewAccount(await findAccount(ctx.store, input.email))),
+  create: procedure.input(createAccountInput).mutation(async ({ ctx, input }) => viewAccount(await createAccount(ctx.store, ctx.clock, input), await viewUsage(ctx))),
+  list: procedure.query(async ({ ctx }) => {
+    const spend = await viewUsage(ctx);
+    return (await ctx.store.accounts.list()).map((a) => viewAccount(a, spend));
+  }),
+  get: procedure.input(z.object({ email: z.string() })).query(async ({ ctx, input }) => viewAccount(await findAccount(ctx.store, input.email), await viewUsage(ctx))),
+  /** Tier, quota, RPM, suspension, monthly spend cap, password (null removes it); same rules as `gateway accounts set`. */
+  set: procedure.input(setAccountInput).mutation(async ({ ctx, input }) => {
+    const account = await updateAccount(ctx.store, input);
+    await ctx.store.flush();
+    return viewAccount(account, await viewUsage(ctx));
+  }),
+  /** A new random password, returned once; the account's sessions end. */
+  resetPassword: procedure.input(z.strictObject({ email: z.string().trim().min(1).max(320) })).mutation(async ({ ctx, input }) => {
+    const { account, password } = await resetPassword(ctx.store, input.email);
+    await ctx.store.flush();
+    return { ...viewAccount(account, await viewUsage(ctx)), password };
+  }),
 });
 
 const keysRouter = router({
-  create: procedure
-    .input(
-      z.object({
-        account: z.string().optional(),
-        name: z.string().min(1).max(100).optional(),
-        rpm: z.number().int().positive().optional(),
-        expires: z.string().optional(),
-      }),
-    )
-    .mutation(async ({ ctx, input }) => {
-      const { record, key, account } = await createKey(ctx.store, ctx.clock, input);
-      const accounts = new Map([[account.id, account]]);
-      return { ...viewKey(record, accounts), key };
-    }),
+  create: procedure.input(createKeyInput).mutation(async ({ ctx, input }) => {
+    const { record, key, account } = await createKey(ctx.store, ctx.clock, input);
+    const accounts = new Map([[account.id, account]]);
+    return { ...viewKey(record, accounts, await viewUsage(ctx)), key };
+  }),
   list: procedure.query(async ({ ctx }) => {
-    const accounts = new Map((await ctx.store.accounts.list()).map((a) => [a.id, a]));
-    return (await ctx.store.keys.list()).map((k) => viewKey(k, accounts));
+    const [accounts, spend] = await Promise.all([accountsById(ctx), viewUsage(ctx)]);
+    return (await ctx.store.keys.list()).map((k) => viewKey(k, accounts, spend));
   }),
   revoke: procedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
     const record = await revokeKey(ctx.store, ctx.clock, input.id);
-    const accounts = new Map((await ctx.store.accounts.list()).map((a) => [a.id, a]));
-    return viewKey(record, accounts);
+    return viewKey(record, await accountsById(ctx), await viewUsage(ctx));
   }),
-  set: procedure.input(z.object({ id: z.string(), rpm: z.number().int().positive().nullable() })).mutation(async ({ ctx, input }) => {
-    const record = await ctx.store.keys.update(input.id, { rpm: input.rpm });
-    if (!record) throw new GatewayError('not_found', `No API key with id ${input.id}.`);
-    const accounts = new Map((await ctx.store.accounts.list()).map((a) => [a.id, a]));
-    return viewKey(record, accounts);
+  /** Name, RPM, expiry, model and endpoint scopes, spend limit and its reset; same rules as `gateway keys set`. */
+  set: procedure.input(setKeyInput).mutation(async ({ ctx, input }) => {
+    const record = await updateKey(ctx.store, ctx.clock, input);
+    return viewKey(record, await accountsById(ctx), await viewUsage(ctx));
   }),
 });
 

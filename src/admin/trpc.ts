@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Store } from '../store/repositories.ts';
+import type { UsageIndex } from '../usage/usage-index.ts';
 import type { Clock } from '../util/clock.ts';
 import { formatIssues, issuesOf } from '../util/format-issues.ts';
 
@@ -13,6 +14,11 @@ export interface AdminContext {
   config: GatewayConfig;
   dataDir: string;
   registry: () => Promise<ProviderRegistry>;
+  /**
+   * Usage aggregates (spend per key and account this period): the server's live ones, or
+   * the ledger read once by a CLI that holds the data dir. Absent: views leave spend out.
+   */
+  usage?: () => Promise<UsageIndex>;
 }
 
 const t = initTRPC.context<AdminContext>().create({
@@ -33,6 +39,9 @@ const mapErrors = t.middleware(async ({ next }) => {
     const code = cause.status === 404 ? 'NOT_FOUND' : cause.status === 409 ? 'CONFLICT' : cause.status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
     throw new TRPCError({ code, message: cause.message, cause });
   }
+  // An input the schema refused, in words for in-process callers too (the formatter does it over HTTP).
+  const issues = result.ok ? undefined : issuesOf(result.error.cause);
+  if (!result.ok && issues) throw new TRPCError({ code: 'BAD_REQUEST', message: formatIssues(issues), cause: result.error.cause });
   return result;
 });
 

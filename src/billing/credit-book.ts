@@ -13,10 +13,33 @@ export type BilledAccount = AccountRecord & { billedSeq?: number };
 /** Credits and tokens held for one in-flight request. */
 export interface Reservation {
   readonly accountId: string;
+  /** The API key that made the request: its spend limit counts this reservation. */
+  readonly keyId?: string;
   readonly credits: number;
   readonly tokens: number;
   open: boolean;
 }
+
+/**
+ * A spending ceiling besides the balance: an API key's spend limit or an account's monthly
+ * spend cap. `spent` is what settled charges took in the current period; the book adds what
+ * in-flight requests of the key (or account) hold.
+ */
+export interface SpendCeiling {
+  scope: 'key' | 'account';
+  /** The key id (scope key) or account id (scope account). */
+  id: string;
+  limit: number;
+  spent: number;
+  reset: 'daily' | 'weekly' | 'monthly' | null;
+  /** Unix seconds when the period starts over; null when it never does. */
+  resetsAt: number | null;
+}
+
+const CEILING_WORDS = {
+  key: (c: SpendCeiling) => `This API key's spend limit of ${c.limit} credits${c.reset ? ` (${c.reset})` : ''}`,
+  account: (c: SpendCeiling) => `The account's monthly spend cap of ${c.limit} credits`,
+} as const;
 
 /**
  * Balances and in-flight reservations. The balance lives in the account record (the store
@@ -26,12 +49,18 @@ export interface Reservation {
 export class CreditBook {
   private readonly reservedCredits = new Map<string, number>();
   private readonly reservedTokens = new Map<string, number>();
+  private readonly reservedByKey = new Map<string, number>();
 
   constructor(private readonly store: Store) {}
 
   /** Credits held by in-flight requests of an account. */
   reserved(accountId: string): number {
     return this.reservedCredits.get(accountId) ?? 0;
+  }
+
+  /** Credits held by in-flight requests made with one API key. */
+  reservedForKey(keyId: string): number {
+    return this.reservedByKey.get(keyId) ?? 0;
   }
 
   /** Tokens (input estimates) held by in-flight requests of an account, for the monthly quota. */
@@ -44,12 +73,48 @@ export class CreditBook {
     return this.store.accounts.get(accountId)?.credits ?? 0;
   }
 
+  /** What requests in flight hold against a ceiling. */
+  private heldAgainst(ceiling: SpendCeiling): number {
+    return ceiling.scope === 'key' ? this.reservedForKey(ceiling.id) : this.reserved(ceiling.id);
+  }
+
+  /** 402 when a ceiling less what is spent and held cannot cover `credits`. */
+  private checkCeiling(ceiling: SpendCeiling, credits: number, needsBalance: boolean | undefined): void {
+    if (credits <= 0 && !needsBalance) return;
+    const reserved = this.heldAgainst(ceiling);
+    const available = roundCredits(ceiling.limit - ceiling.spent - reserved);
+    if (credits <= available && available > 0) return;
+    const what = CEILING_WORDS[ceiling.scope](ceiling);
+    throw new GatewayError('insufficient_balance', `${what} is reached: this request needs up to ${credits} credits, ${Math.max(0, available)} are left${ceiling.resetsAt ? ` until ${new Date(ceiling.resetsAt * 1000).toISOString()}` : ''}.`, {
+      details: {
+        scope: ceiling.scope === 'key' ? 'key_limit' : 'account_spend_cap',
+        ...(ceiling.scope === 'key' ? { key_id: ceiling.id } : { account_id: ceiling.id }),
+        limit: ceiling.limit,
+        limit_reset: ceiling.reset,
+        resets_at: ceiling.resetsAt,
+        used: roundCredits(ceiling.spent),
+        reserved,
+        available: Math.max(0, available),
+        required: credits,
+        unit: 'credits',
+      },
+    });
+  }
+
   /**
-   * Holds `credits` and `tokens` for a request, or throws 402 insufficient_balance when
-   * the balance less what others hold cannot cover them (or, with `needsBalance`, is not
-   * positive). `enforce: false` always holds.
+   * Holds `credits` and `tokens` for a request, or throws 402 insufficient_balance when a
+   * ceiling (the key's spend limit, the account's monthly cap) or the balance, less what
+   * others hold, cannot cover them (or, with `needsBalance`, is used up). Ceilings always
+   * hold; `enforce: false` skips only the balance.
    */
-  reserve(accountId: string, credits: number, tokens: number, enforce = true, options: { needsBalance?: boolean } = {}): Reservation {
+  reserve(
+    accountId: string,
+    credits: number,
+    tokens: number,
+    enforce = true,
+    options: { needsBalance?: boolean; keyId?: string; ceilings?: readonly SpendCeiling[] } = {},
+  ): Reservation {
+    for (const ceiling of options.ceilings ?? []) this.checkCeiling(ceiling, credits, options.needsBalance);
     if (enforce && (credits > 0 || options.needsBalance)) {
       const balance = this.balance(accountId);
       const reserved = this.reserved(accountId);
@@ -63,7 +128,8 @@ export class CreditBook {
     }
     this.add(this.reservedCredits, accountId, credits);
     this.add(this.reservedTokens, accountId, tokens);
-    return { accountId, credits, tokens, open: true };
+    if (options.keyId) this.add(this.reservedByKey, options.keyId, credits);
+    return { accountId, keyId: options.keyId, credits, tokens, open: true };
   }
 
   /** Gives a reservation back (idempotent). */
@@ -72,16 +138,24 @@ export class CreditBook {
     reservation.open = false;
     this.add(this.reservedCredits, reservation.accountId, -reservation.credits);
     this.add(this.reservedTokens, reservation.accountId, -reservation.tokens);
+    if (reservation.keyId) this.add(this.reservedByKey, reservation.keyId, -reservation.credits);
   }
 
   /**
-   * What a request that cost `cost` may take: all of it, or (enforcing) no more than the
-   * balance less what other requests hold, so the balance never goes below zero.
+   * What a request that cost `cost` may take: all of it, or no more than what each ceiling
+   * and (enforcing) the balance still hold after other requests' reservations, so neither a
+   * limit is overspent nor the balance goes below zero.
    */
-  chargeable(reservation: Reservation, cost: number, enforce = true): number {
-    if (!enforce || cost <= 0) return Math.max(0, cost);
-    const others = this.reserved(reservation.accountId) - (reservation.open ? reservation.credits : 0);
-    return roundCredits(Math.min(cost, Math.max(0, this.balance(reservation.accountId) - others)));
+  chargeable(reservation: Reservation, cost: number, enforce = true, ceilings: readonly SpendCeiling[] = []): number {
+    if (cost <= 0) return 0;
+    const own = reservation.open ? reservation.credits : 0;
+    let room = cost;
+    for (const ceiling of ceilings) {
+      const mine = (ceiling.scope === 'key' ? reservation.keyId === ceiling.id : reservation.accountId === ceiling.id) ? own : 0;
+      room = Math.min(room, Math.max(0, ceiling.limit - ceiling.spent - (this.heldAgainst(ceiling) - mine)));
+    }
+    if (enforce) room = Math.min(room, Math.max(0, this.balance(reservation.accountId) - (this.reserved(reservation.accountId) - own)));
+    return roundCredits(room);
   }
 
   /** Takes `credits` from the balance and moves the checkpoint to ledger entry `seq` (when given). */

@@ -1,5 +1,5 @@
 export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from '../config/billing-schema.ts';
-export { CreditBook, type BilledAccount, type Reservation } from './credit-book.ts';
+export { CreditBook, type BilledAccount, type Reservation, type SpendCeiling } from './credit-book.ts';
 export {
   USD_PER_CREDIT,
   creditsToUsd,

@@ -4,6 +4,8 @@ import { adminRouter } from '../admin/router.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
 import { FileStore } from '../store/file-store.ts';
+import { indexLedger } from '../usage/scan-ledger.ts';
+import type { UsageIndex } from '../usage/usage-index.ts';
 import { createClock } from '../util/clock.ts';
 import { createLogger } from '../util/logger.ts';
 import type { CliContext } from './context.ts';
@@ -41,6 +43,8 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
     const store = await FileStore.open(ctx.dataDir);
     const clock = createClock();
     let registry: ProviderRegistry | undefined;
+    // Nothing else writes the ledger while this process holds the data dir: read it once.
+    let usage: Promise<UsageIndex> | undefined;
     const log = createLogger('warn');
     const client = createTRPCClient<AdminRouter>({
       links: [
@@ -52,6 +56,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
             config: ctx.config,
             dataDir: ctx.dataDir,
             registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log })),
+            usage: () => (usage ??= indexLedger(ctx.dataDir)),
           }),
         }),
       ],

@@ -6,6 +6,8 @@ import { registerMediaCommands } from './register-media.ts';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'];
+/** Spelled out rather than imported, so --help loads no command module. */
+const KEY_ENDPOINT_NAMES = 'chat, responses, messages, images, audio, files, batches';
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -21,11 +23,6 @@ function number(name: string) {
     if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number, got '${value}'`);
     return n;
   };
-}
-
-/** A non-negative integer, or 'none' (commander turns a parsed null into '', so null is spelled out). */
-function limitOrNone(name: string) {
-  return (value: string): number | 'none' => (value === 'none' || value === 'unlimited' ? 'none' : positiveInt(name)(value));
 }
 
 /** Builds the CLI. Command modules load only when their command runs, so --help stays instant. */
@@ -52,7 +49,9 @@ export function buildProgram(): Command {
     .requiredOption('--email <e>', 'email address (login name)')
     .option('--password <p>', 'password for dashboard login (min 8 characters)')
     .addOption(new Option('--tier <t>', 'subscription tier').choices(TIERS))
-    .option('--credits <n>', 'starting credits (1 credit = 0.001 USD)', number('--credits'))
+    .option('--credits <n>', 'starting credits (1 credit = 0.001 USD)')
+    .option('--quota <tokens>', 'monthly token quota (default none = unlimited)')
+    .option('--spend-cap <credits>', 'credits the account may spend per UTC month (default none)')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).createAccountCommand(cmd, opts)));
   accounts
@@ -69,14 +68,22 @@ export function buildProgram(): Command {
     .action(runAction(async (email, opts, cmd) => (await import('./commands/billing.ts')).addCreditsCommand(cmd, email, opts)));
   accounts
     .command('set <email>')
-    .description("change an account's tier, monthly token quota, custom RPM or suspension")
+    .description("change an account's tier, monthly token quota, custom RPM, monthly spend cap, password or suspension")
     .addOption(new Option('--tier <t>', 'subscription tier').choices(TIERS))
-    .option('--quota <tokens>', 'monthly token quota (none = unlimited)', limitOrNone('--quota'))
-    .option('--rpm <n>', 'custom requests per minute on AI-generation endpoints (none = tier default)', limitOrNone('--rpm'))
+    .option('--quota <tokens>', 'monthly token quota (none = unlimited)')
+    .option('--rpm <n>', 'custom requests per minute on AI-generation endpoints (none = tier default)')
+    .option('--spend-cap <credits>', 'credits the account may spend per UTC month, all keys together (none = no cap)')
+    .option('--password <p>', 'set the dashboard login password (min 8 characters); ends its sessions')
+    .option('--no-password', 'remove the password: the account can no longer log in')
     .option('--suspended', 'suspend the account')
     .option('--no-suspended', 'lift a suspension')
     .option('--json', 'print JSON')
     .action(runAction(async (email, opts, cmd) => (await import('./commands/billing.ts')).setAccountCommand(cmd, email, opts)));
+  accounts
+    .command('reset-password <email>')
+    .description('give an account a new random password (printed once) and end its dashboard sessions')
+    .option('--json', 'print JSON')
+    .action(runAction(async (email, opts, cmd) => (await import('./commands/billing.ts')).resetPasswordCommand(cmd, email, opts)));
 
   const keys = program.command('keys').description('manage API keys');
   keys
@@ -84,8 +91,12 @@ export function buildProgram(): Command {
     .description('create an API key (the key is printed once)')
     .option('--account <email>', 'owner account (default: the local default account)')
     .option('--name <n>', 'a name for the key')
-    .option('--rpm <n>', 'custom requests-per-minute limit for this key', positiveInt('--rpm'))
+    .option('--rpm <n>', 'custom requests-per-minute limit for this key')
     .option('--expires <date>', 'expiry as an ISO date, e.g. 2027-01-31')
+    .option('--models <list>', 'model ids or globs the key may use, comma-separated, e.g. "mock/*,claude-*" (default all)')
+    .option('--endpoints <list>', `endpoint groups the key may call, comma-separated: ${KEY_ENDPOINT_NAMES} (default all)`)
+    .option('--limit <credits>', 'spend limit of the key in credits (default none)')
+    .option('--limit-reset <period>', 'when the limit starts over: daily, weekly, monthly (default none = never)')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/keys.ts')).createKeyCommand(cmd, opts)));
   keys
@@ -101,10 +112,16 @@ export function buildProgram(): Command {
 
   keys
     .command('set <id>')
-    .description("set an API key's own requests-per-minute limit (0 clears it)")
-    .requiredOption('--rpm <n>', 'requests per minute', positiveInt('--rpm'))
+    .description("change an API key's name, RPM, expiry, model and endpoint scopes or spend limit")
+    .option('--name <n>', 'a new name')
+    .option('--rpm <n>', 'requests per minute (0 or none clears it)')
+    .option('--expires <date>', 'expiry as an ISO date, e.g. 2027-01-31 (none = never)')
+    .option('--models <list>', 'model ids or globs, comma-separated (all = every model)')
+    .option('--endpoints <list>', `endpoint groups, comma-separated: ${KEY_ENDPOINT_NAMES} (all = every endpoint)`)
+    .option('--limit <credits>', 'spend limit in credits (none = no limit)')
+    .option('--limit-reset <period>', 'daily, weekly, monthly or none')
     .option('--json', 'print JSON')
-    .action(runAction(async (id, opts, cmd) => (await import('./commands/billing.ts')).setKeyCommand(cmd, id, opts)));
+    .action(runAction(async (id, opts, cmd) => (await import('./commands/keys.ts')).setKeyCommand(cmd, id, opts)));
 
   const models = program.command('models').description('list models');
   models

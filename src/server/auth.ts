@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import { checkEndpointScope } from '../accounts/key-scope.ts';
 import { GatewayError } from '../errors/index.ts';
 import { sha256 } from '../util/secrets.ts';
 import type { AuthContext } from '../accounts/types.ts';
@@ -42,5 +43,19 @@ export function authenticateApiKey(event: H3Event, deps: ServerDeps): AuthContex
   const account = deps.store.accounts.get(key.accountId);
   if (!account) throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
   if (account.suspended) throw new GatewayError('account_suspended', 'The account is suspended.');
+  if (key.endpoints) checkEndpointScope(key, event.url.pathname);
+  recordUse(deps, key, now);
   return { account, key };
+}
+
+/** How stale a key's stored last-use time may get: one store update per key per second at most. */
+const LAST_USED_RESOLUTION_MS = 1000;
+
+/**
+ * Notes when a key was last used. The store update is in memory and written by its batched
+ * writer, never awaited here, so the request path does not wait on disk.
+ */
+function recordUse(deps: ServerDeps, key: AuthContext['key'], now: number): void {
+  if (key.lastUsedAt != null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+  void deps.store.keys.update(key.id, { lastUsedAt: now }).catch((error: unknown) => deps.log.warn('recording a key use failed', { error: String(error) }));
 }

@@ -92,6 +92,17 @@ export class FileStore implements Store {
         changed();
         return true;
       },
+      deleteForAccount: async (accountId) => {
+        const list = data().sessions;
+        const keep = list.filter((s) => s.accountId !== accountId);
+        const removed = list.length - keep.length;
+        if (removed > 0) {
+          data().sessions = keep;
+          for (const s of list) if (s.accountId === accountId) this.sessionByHash.delete(s.hash);
+          changed();
+        }
+        return removed;
+      },
       purgeExpired: async (now) => {
         const list = data().sessions;
         const keep = list.filter((s) => s.expiresAt > now);

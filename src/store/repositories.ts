@@ -23,6 +23,8 @@ export interface SessionsRepo {
   create(record: SessionRecord): Promise<SessionRecord>;
   delete(id: string): Promise<boolean>;
   purgeExpired(now: number): Promise<number>;
+  /** Ends every session of an account (its password changed); returns how many. */
+  deleteForAccount(accountId: string): Promise<number>;
 }
 
 export interface MediaQuery {

@@ -18,7 +18,15 @@ export interface AccountRecord {
   createdAt: number;
   /** The last usage-ledger sequence number included in `credits` (replayed after a crash). */
   billedSeq?: number;
+  /** Credits the account may spend per UTC calendar month (all keys); null/absent = no cap. */
+  spendCap?: number | null;
 }
+
+/** Endpoint groups an API key can be scoped to. */
+export type KeyEndpoint = 'chat' | 'responses' | 'messages' | 'images' | 'audio' | 'files' | 'batches';
+
+/** When a key's spend limit starts over (UTC day, week from Monday, calendar month). */
+export type SpendLimitReset = 'daily' | 'weekly' | 'monthly';
 
 export interface ApiKeyRecord {
   id: string;
@@ -32,6 +40,15 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   revokedAt: number | null;
   createdAt: number;
+  /** Model ids or globs (`openai/*`, `claude-*`) the key may use; null/absent = every model. */
+  models?: string[] | null;
+  /** Endpoint groups the key may call; null/absent = every endpoint. */
+  endpoints?: KeyEndpoint[] | null;
+  /** Credits the key may spend per `limitReset` period (all time when none); null/absent = no limit. */
+  limit?: number | null;
+  limitReset?: SpendLimitReset | null;
+  /** Last authenticated use (ms), recorded at most once a second per key. */
+  lastUsedAt?: number | null;
 }
 
 export interface SessionRecord {

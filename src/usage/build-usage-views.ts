@@ -34,6 +34,8 @@ export interface KeyViewInput {
   now: number;
   /** The limit the key meets on AI-generation endpoints, null = unlimited. */
   rateLimit: { requests: number; intervalMs: number; source: string } | null;
+  /** The key's spend limit in credits and what is left of it now (reservations of requests in flight taken off); null = none. */
+  spendLimit?: { limit: number; remaining: number; reset: 'daily' | 'weekly' | 'monthly' | null; resetsAt: number | null; used: number; reserved: number } | null;
 }
 
 /** GET /v1/key body: OpenRouter's shape (USD), plus credits, tier and quota. */
@@ -42,14 +44,15 @@ export function buildKeyView(input: KeyViewInput) {
   const spend = usage.keyCredits(key.id, now);
   const quota = account.monthlyTokenQuota;
   const monthTokens = usage.tokensInMonth(account.id, now);
+  const cap = input.spendLimit ?? null;
   return {
     data: {
       label: key.preview,
       name: key.name,
       id: key.id,
-      limit: null,
-      limit_remaining: null,
-      limit_reset: null,
+      limit: cap ? creditsToUsd(cap.limit) : null,
+      limit_remaining: cap ? creditsToUsd(cap.remaining) : null,
+      limit_reset: cap ? cap.reset : null,
       include_byok_in_limit: false,
       usage: creditsToUsd(spend.total),
       usage_daily: creditsToUsd(spend.daily),
@@ -73,6 +76,11 @@ export function buildKeyView(input: KeyViewInput) {
         weekly: roundCredits(spend.weekly),
         monthly: roundCredits(spend.monthly),
       },
+      limit_credits: cap
+        ? { limit: cap.limit, remaining: cap.remaining, used: cap.used, reserved: roundCredits(cap.reserved), reset: cap.reset, resets_at: cap.resetsAt }
+        : null,
+      models: key.models ?? null,
+      endpoints: key.endpoints ?? null,
       tier: account.tier,
       monthly_token_quota: quota,
       monthly_tokens_used: monthTokens,

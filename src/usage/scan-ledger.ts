@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { LedgerEntry } from './ledger.ts';
+import { UsageIndex } from './usage-index.ts';
 
 const CHUNK = 1 << 20;
 
@@ -41,4 +43,11 @@ export async function scanLedger(file: string, visit: (entry: LedgerEntry) => vo
     await handle.close();
   }
   return offset;
+}
+
+/** The usage aggregates of a data dir's ledger, read without holding the event loop (a CLI holding the data dir). */
+export async function indexLedger(dataDir: string): Promise<UsageIndex> {
+  const usage = new UsageIndex();
+  await scanLedger(path.join(dataDir, 'usage.jsonl'), (entry) => usage.add(entry));
+  return usage;
 }

@@ -22,6 +22,7 @@ interface Row extends ActivityTotals {
 interface KeySpend {
   total: number;
   byDay: Map<string, number>;
+  byMonth: Map<string, number>;
 }
 
 /** `YYYY-MM-DD` (UTC) of a ms epoch. */
@@ -50,6 +51,8 @@ export class UsageIndex {
   private readonly rows = new Map<string, Row>();
   private readonly monthTokens = new Map<string, number>();
   private readonly accountSpend = new Map<string, number>();
+  /** Credits per account and UTC month (the account spend cap). */
+  private readonly accountMonthSpend = new Map<string, number>();
   private readonly keySpend = new Map<string, KeySpend>();
 
   add(entry: LedgerEntry): void {
@@ -70,13 +73,16 @@ export class UsageIndex {
     const month = `${entry.account_id}\u0000${utcMonth(entry.ts)}`;
     this.monthTokens.set(month, (this.monthTokens.get(month) ?? 0) + entry.input_tokens + entry.output_tokens);
     this.accountSpend.set(entry.account_id, (this.accountSpend.get(entry.account_id) ?? 0) + credits);
+    this.accountMonthSpend.set(month, (this.accountMonthSpend.get(month) ?? 0) + credits);
     let spend = this.keySpend.get(entry.key_id);
     if (!spend) {
-      spend = { total: 0, byDay: new Map() };
+      spend = { total: 0, byDay: new Map(), byMonth: new Map() };
       this.keySpend.set(entry.key_id, spend);
     }
     spend.total += credits;
     spend.byDay.set(day, (spend.byDay.get(day) ?? 0) + credits);
+    const monthKey = utcMonth(entry.ts);
+    spend.byMonth.set(monthKey, (spend.byMonth.get(monthKey) ?? 0) + credits);
   }
 
   /** Input plus output tokens an account used in the UTC month containing `now`. */
@@ -87,6 +93,28 @@ export class UsageIndex {
   /** Credits an account has spent, all time. */
   accountCredits(accountId: string): number {
     return this.accountSpend.get(accountId) ?? 0;
+  }
+
+  /** Credits an account has spent in the UTC month containing `now`. */
+  accountCreditsInMonth(accountId: string, now: number): number {
+    return this.accountMonthSpend.get(`${accountId}\u0000${utcMonth(now)}`) ?? 0;
+  }
+
+  /**
+   * Credits a key has spent in the current period (UTC day, week from Monday, month) or all
+   * time: a few map reads, for the spend-limit check on the request path.
+   */
+  keyCreditsIn(keyId: string, period: 'daily' | 'weekly' | 'monthly' | null | undefined, now: number): number {
+    const spend = this.keySpend.get(keyId);
+    if (!spend) return 0;
+    if (!period) return spend.total;
+    if (period === 'monthly') return spend.byMonth.get(utcMonth(now)) ?? 0;
+    if (period === 'daily') return spend.byDay.get(utcDay(now)) ?? 0;
+    const d = new Date(now);
+    const back = (d.getUTCDay() + 6) % 7;
+    let sum = 0;
+    for (let i = 0; i <= back; i += 1) sum += spend.byDay.get(utcDay(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - i))) ?? 0;
+    return sum;
   }
 
   /** Credits a key has spent: all time, this UTC day, week (from Monday) and month. */

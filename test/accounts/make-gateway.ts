@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createGateway, type Gateway } from '../../src/app/create-gateway.ts';
-import { createAccount, createKey } from '../../src/admin/accounts.ts';
+import { createAccount, createKey, type CreateKeyInput } from '../../src/admin/accounts.ts';
 import { parseConfig } from '../../src/config/index.ts';
 import type { Tier } from '../../src/store/types.ts';
 import type { Clock } from '../../src/util/clock.ts';
@@ -17,7 +17,7 @@ export interface TestGateway {
   /** Sends a request to the app (no socket); `ip` is the client address it sees. */
   fetch(pathname: string, init?: RequestInit & { ip?: string }): Promise<Response>;
   /** Creates an account with a key; returns the key secret and the ids. */
-  account(options?: { email?: string; password?: string; tier?: Tier; credits?: number; rpm?: number }): Promise<{ key: string; accountId: string; keyId: string }>;
+  account(options?: { email?: string; password?: string; tier?: Tier; credits?: number; rpm?: number; key?: Omit<CreateKeyInput, 'account'> }): Promise<{ key: string; accountId: string; keyId: string }>;
   close(): Promise<void>;
 }
 
@@ -45,7 +45,7 @@ export async function makeGateway(config: Record<string, unknown> = {}, options:
         tier: o.tier ?? 'pro',
         credits: o.credits ?? 1_000_000,
       });
-      const { key, record } = await createKey(store, clock, { account: account.email, rpm: o.rpm });
+      const { key, record } = await createKey(store, clock, { account: account.email, rpm: o.rpm, ...o.key });
       return { key, accountId: account.id, keyId: record.id };
     },
     async close() {

@@ -17,11 +17,11 @@ export interface FakeAdminApi extends TuiAdminApi {
 }
 
 export function account(email: string, patch: Partial<AccountView> = {}): AccountView {
-  return { id: `acct_${email.split('@')[0]}`, email, tier: 'free', credits: 0, monthly_token_quota: null, suspended: false, rpm: null, created_at: 1_767_225_600, ...patch };
+  return { id: `acct_${email.split('@')[0]}`, email, tier: 'free', credits: 0, monthly_token_quota: null, suspended: false, rpm: null, created_at: 1_767_225_600, spend_cap: null, month_spent: null, has_password: false, ...patch };
 }
 
 export function apiKey(id: string, patch: Partial<KeyView> = {}): KeyView {
-  return { id, account: 'local@localhost', name: 'default', preview: `sk-gw-abc…${id.slice(-4)}`, rpm: null, expires_at: null, revoked_at: null, created_at: 1_767_225_600, ...patch };
+  return { id, account: 'local@localhost', name: 'default', preview: `sk-gw-abc…${id.slice(-4)}`, rpm: null, expires_at: null, revoked_at: null, created_at: 1_767_225_600, last_used_at: null, models: null, endpoints: null, limit: null, limit_reset: null, limit_used: null, ...patch };
 }
 
 export function media(id: string, patch: Partial<AdminMediaView> = {}): AdminMediaView {

@@ -1,18 +1,26 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
+import { createAccountInput } from '../../admin/settings-schema.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
+import { numberOrNone, validated } from '../parse-settings.ts';
 
 type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
 
 export async function createAccountCommand(
   cmd: Command,
-  opts: { email: string; password?: string; tier?: Tier; credits?: number; json?: boolean },
+  opts: { email: string; password?: string; tier?: Tier; credits?: string; quota?: string; spendCap?: string; json?: boolean },
 ): Promise<void> {
+  const input = validated(createAccountInput, {
+    email: opts.email,
+    password: opts.password,
+    tier: opts.tier,
+    credits: numberOrNone(opts.credits) ?? undefined,
+    quota: numberOrNone(opts.quota),
+    spendCap: numberOrNone(opts.spendCap),
+  });
   const ctx = await resolveContext(cmd);
-  const account = await withAdmin(ctx, (admin) =>
-    admin.accounts.create.mutate({ email: opts.email, password: opts.password, tier: opts.tier, credits: opts.credits }),
-  );
+  const account = await withAdmin(ctx, (admin) => admin.accounts.create.mutate(input));
   if (opts.json) printJson(account);
   else print(`Created account ${account.email} (${account.id}), tier ${account.tier}, ${account.credits} credits.`);
 }
@@ -23,8 +31,8 @@ export async function listAccountsCommand(cmd: Command, opts: { json?: boolean }
   if (opts.json) return printJson(accounts);
   print(
     formatTable(
-      ['ID', 'EMAIL', 'TIER', 'CREDITS', 'QUOTA', 'SUSPENDED'],
-      accounts.map((a) => [a.id, a.email, a.tier, a.credits, a.monthly_token_quota, a.suspended ? 'yes' : 'no']),
+      ['ID', 'EMAIL', 'TIER', 'CREDITS', 'QUOTA', 'SPEND CAP', 'SUSPENDED'],
+      accounts.map((a) => [a.id, a.email, a.tier, a.credits, a.monthly_token_quota, a.spend_cap === null ? null : `${a.month_spent ?? 0}/${a.spend_cap}`, a.suspended ? 'yes' : 'no']),
     ),
   );
 }

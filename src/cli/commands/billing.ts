@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
-import { CliError } from '../run-action.ts';
+import { setAccountInput } from '../../admin/settings-schema.ts';
+import { numberOrNone, validated } from '../parse-settings.ts';
 
 type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
 
@@ -14,30 +15,38 @@ export async function addCreditsCommand(cmd: Command, email: string, opts: { add
   print(`${account.email}: ${opts.add >= 0 ? 'added' : 'took'} ${Math.abs(opts.add)} credits; balance ${account.credits} credits ($${(account.credits * 0.001).toFixed(6)}).`);
 }
 
-/** `gateway accounts set <email> [--tier] [--quota] [--rpm] [--suspended | --no-suspended]`. */
+/** `gateway accounts set <email> [--tier] [--quota] [--rpm] [--spend-cap] [--password | --no-password] [--suspended | --no-suspended]`. */
 export async function setAccountCommand(
   cmd: Command,
   email: string,
-  opts: { tier?: Tier; quota?: number | 'none'; rpm?: number | 'none'; suspended?: boolean; json?: boolean },
+  opts: { tier?: Tier; quota?: string; rpm?: string; spendCap?: string; password?: string | false; suspended?: boolean; json?: boolean },
 ): Promise<void> {
+  const input = validated(setAccountInput, {
+    email,
+    tier: opts.tier,
+    quota: numberOrNone(opts.quota),
+    rpm: numberOrNone(opts.rpm),
+    spendCap: numberOrNone(opts.spendCap),
+    password: opts.password === false ? null : opts.password,
+    suspended: opts.suspended,
+  });
   const ctx = await resolveContext(cmd);
-  const orNull = (v: number | 'none' | undefined) => (v === 'none' ? null : v);
-  if (opts.rpm === 0) throw new CliError('--rpm must be positive (none = tier default)', 2);
-  const account = await withAdmin(ctx, (admin) =>
-    admin.billing.setAccount.mutate({ email, tier: opts.tier, quota: orNull(opts.quota), rpm: orNull(opts.rpm), suspended: opts.suspended }),
-  );
+  const account = await withAdmin(ctx, (admin) => admin.accounts.set.mutate(input));
   if (opts.json) return printJson(account);
   const quota = account.monthly_token_quota === null ? 'unlimited' : `${account.monthly_token_quota} tokens/month`;
   const rpm = account.rpm === null ? 'tier default' : `${account.rpm}/min`;
-  print(`${account.email}: tier ${account.tier}, quota ${quota}, rpm ${rpm}, ${account.suspended ? 'suspended' : 'active'}.`);
+  const cap = account.spend_cap === null ? 'none' : `${account.spend_cap} credits/month`;
+  const login = input.password === undefined ? '' : input.password === null ? ', password removed (cannot log in)' : ', password set';
+  print(`${account.email}: tier ${account.tier}, quota ${quota}, rpm ${rpm}, spend cap ${cap}, ${account.suspended ? 'suspended' : 'active'}${login}.`);
 }
 
-/** `gateway keys set <id> --rpm <n>` (0 clears the key's own limit). */
-export async function setKeyCommand(cmd: Command, id: string, opts: { rpm: number; json?: boolean }): Promise<void> {
+/** `gateway accounts reset-password <email>`: a new random password, printed once. */
+export async function resetPasswordCommand(cmd: Command, email: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const key = await withAdmin(ctx, (admin) => admin.keys.set.mutate({ id, rpm: opts.rpm === 0 ? null : opts.rpm }));
-  if (opts.json) return printJson(key);
-  print(`Key ${key.id} (${key.name}): rpm ${key.rpm === null ? 'from the account (tier, endpoint or default)' : `${key.rpm}/min`}.`);
+  const result = await withAdmin(ctx, (admin) => admin.accounts.resetPassword.mutate({ email }));
+  if (opts.json) return printJson({ email: result.email, password: result.password });
+  print(`New password for ${result.email} (shown once; its dashboard sessions have ended):`);
+  print(`  ${result.password}`);
 }
 
 /** `gateway usage [--account <email>] [--json]`: balances and spend per account, daily rows for one. */

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import type { KeyView } from '../../admin/accounts.ts';
+import { createKeyInput, setKeyInput } from '../../admin/settings-schema.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
+import { listOrAll, numberOrNone, textOrNone, validated } from '../parse-settings.ts';
 
 const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().slice(0, 19) + 'Z');
 
@@ -12,15 +15,54 @@ export function keyStatus(key: { revoked_at: number | null; expires_at: number |
   return 'active';
 }
 
+/** Flags that set a key's scope and spend limit, on `keys create` and `keys set`. */
+export interface KeyScopeFlags {
+  models?: string;
+  endpoints?: string;
+  limit?: string;
+  limitReset?: string;
+}
+
+function scopeInput(opts: KeyScopeFlags) {
+  return {
+    models: listOrAll(opts.models),
+    endpoints: listOrAll(opts.endpoints),
+    limit: numberOrNone(opts.limit),
+    limitReset: textOrNone(opts.limitReset),
+  };
+}
+
+/** `10 credits monthly (3.5 used)`, or `-`. */
+export function describeLimit(k: Pick<KeyView, 'limit' | 'limit_reset' | 'limit_used'>): string {
+  if (k.limit === null) return '-';
+  const used = k.limit_used === null ? '' : ` (${k.limit_used} used)`;
+  return `${k.limit} credits${k.limit_reset ? ` ${k.limit_reset}` : ''}${used}`;
+}
+
+/** `models mock/*; endpoints chat, images`, or `all`. */
+export function describeScope(k: Pick<KeyView, 'models' | 'endpoints'>): string {
+  const parts: string[] = [];
+  if (k.models) parts.push(`models ${k.models.join(', ')}`);
+  if (k.endpoints) parts.push(`endpoints ${k.endpoints.join(', ')}`);
+  return parts.length ? parts.join('; ') : 'all';
+}
+
+function describeKey(k: KeyView): string {
+  const rpm = k.rpm === null ? 'from the account (tier, endpoint or default)' : `${k.rpm}/min`;
+  return `Key ${k.id} (${k.name}): rpm ${rpm}; scope ${describeScope(k)}; limit ${describeLimit(k) === '-' ? 'none' : describeLimit(k)}; expires ${iso(k.expires_at) ?? 'never'}.`;
+}
+
 export async function createKeyCommand(
   cmd: Command,
-  opts: { account?: string; name?: string; rpm?: number; expires?: string; json?: boolean },
+  opts: { account?: string; name?: string; rpm?: string; expires?: string; json?: boolean } & KeyScopeFlags,
 ): Promise<void> {
+  const input = validated(createKeyInput, { account: opts.account, name: opts.name, rpm: numberOrNone(opts.rpm) ?? undefined, expires: opts.expires, ...scopeInput(opts) });
   const ctx = await resolveContext(cmd);
-  const key = await withAdmin(ctx, (admin) => admin.keys.create.mutate({ account: opts.account, name: opts.name, rpm: opts.rpm, expires: opts.expires }));
+  const key = await withAdmin(ctx, (admin) => admin.keys.create.mutate(input));
   if (opts.json) return printJson(key);
   print(`Created key ${key.id} (${key.name}) for ${key.account}. It is shown once; store it now:`);
   print(`  ${key.key}`);
+  if (key.models || key.endpoints || key.limit !== null) print(`Scope ${describeScope(key)}; limit ${describeLimit(key) === '-' ? 'none' : describeLimit(key)}.`);
 }
 
 export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
@@ -29,8 +71,8 @@ export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): P
   if (opts.json) return printJson(keys.map((k) => ({ ...k, status: keyStatus(k) })));
   print(
     formatTable(
-      ['ID', 'NAME', 'ACCOUNT', 'KEY', 'RPM', 'EXPIRES', 'STATUS'],
-      keys.map((k) => [k.id, k.name, k.account, k.preview, k.rpm, iso(k.expires_at), keyStatus(k)]),
+      ['ID', 'NAME', 'ACCOUNT', 'KEY', 'RPM', 'SCOPE', 'LIMIT', 'EXPIRES', 'LAST USED', 'STATUS'],
+      keys.map((k) => [k.id, k.name, k.account, k.preview, k.rpm, describeScope(k), describeLimit(k), iso(k.expires_at), iso(k.last_used_at), keyStatus(k)]),
     ),
   );
 }
@@ -40,4 +82,25 @@ export async function revokeKeyCommand(cmd: Command, id: string, opts: { json?: 
   const key = await withAdmin(ctx, (admin) => admin.keys.revoke.mutate({ id }));
   if (opts.json) return printJson(key);
   print(`Revoked key ${key.id} (${key.name}).`);
+}
+
+/** `gateway keys set <id> [--name] [--rpm] [--expires] [--models] [--endpoints] [--limit] [--limit-reset]`. */
+export async function setKeyCommand(
+  cmd: Command,
+  id: string,
+  opts: { name?: string; rpm?: string; expires?: string; json?: boolean } & KeyScopeFlags,
+): Promise<void> {
+  const rpm = numberOrNone(opts.rpm);
+  const input = validated(setKeyInput, {
+    id,
+    name: opts.name,
+    // 0 clears the key's own limit, like none.
+    rpm: rpm === 0 ? null : rpm,
+    expires: textOrNone(opts.expires),
+    ...scopeInput(opts),
+  });
+  const ctx = await resolveContext(cmd);
+  const key = await withAdmin(ctx, (admin) => admin.keys.set.mutate(input));
+  if (opts.json) return printJson(key);
+  print(describeKey(key));
 }

@@ -30,7 +30,7 @@ function speechHandler(deps: ServerDeps) {
     const { body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
     const request = decodeSpeechRequest(body);
     const candidates = mediaCandidates(deps.registry, request.model, 'speech');
-    const admission = await admitMedia(event, deps, auth, SPEECH, candidates[0].id);
+    const admission = await admitMedia(event, deps, auth, SPEECH, candidates, { speechCharacters: [...request.input].length });
     let outcome;
     try {
       outcome = await callMedia(candidates, clientSignal(event), (model, signal) =>
@@ -61,7 +61,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
     const form = await readMultipart(event, deps.config.server.bodyLimits.media);
     const request = await decodeTranscriptionForm(form, task);
     const candidates = mediaCandidates(deps.registry, request.model, task === 'transcribe' ? 'transcription' : 'translation');
-    const admission = await admitMedia(event, deps, auth, route, candidates[0].id);
+    const admission = await admitMedia(event, deps, auth, route, candidates);
     let outcome;
     try {
       outcome = await callMedia(candidates, clientSignal(event), (model, signal) =>

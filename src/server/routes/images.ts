@@ -62,7 +62,7 @@ async function runImages(
 ): Promise<string> {
   const route = task === 'image_edit' ? EDITS : GENERATIONS;
   const candidates = mediaCandidates(deps.registry, request.model, task);
-  const admission = await admitMedia(event, deps, auth, route, candidates[0].id);
+  const admission = await admitMedia(event, deps, auth, route, candidates, { images: request.n });
   let outcome;
   try {
     outcome = await callMedia(candidates, clientSignal(event), (model, signal) => invoke(model, toCall(request, model, signal)));

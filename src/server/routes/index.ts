@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import { AccountGuards } from '../../accounts/account-guards.ts';
 import type { WireFormat } from '../../ir/types.ts';
 import type { ServerDeps } from '../types.ts';
 import { health } from './health.ts';
@@ -50,6 +51,7 @@ function adminRoutes(deps: ServerDeps): RouteDef[] {
     config: deps.config,
     dataDir: deps.dataDir,
     registry: async () => deps.registry,
+    usage: deps.guards instanceof AccountGuards ? async () => (deps.guards as AccountGuards).usage : undefined,
   });
   const handler = adminHandler(deps.adminToken, context);
   return [

@@ -34,14 +34,19 @@ export function publicOrigin(event: H3Event, deps: ServerDeps): string {
   return event.url.origin;
 }
 
-/** Asks the request guards to admit a media request and sets their headers on the response. */
-export async function admitMedia(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string, model: string): Promise<Admission> {
+/**
+ * Asks the request guards to admit a media request (priced by the first candidate, scoped by
+ * all of them, reserving `media` units) and sets their headers on the response.
+ */
+export async function admitMedia(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string, candidates: CatalogModel[], media?: MediaUnits): Promise<Admission> {
   const admission = await deps.guards.admit({
     auth,
     method: 'POST',
     route,
     clientAddress: clientAddress(event, deps.config.server.trustProxy),
-    model,
+    model: candidates[0].id,
+    servedBy: candidates,
+    media,
   });
   for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
   return admission;

@@ -1,0 +1,106 @@
+import { GatewayError } from '../errors/index.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { CatalogModel } from '../providers/types.ts';
+import type { RoutingConfig } from '../config/routing-schema.ts';
+import type { ApiKeyRecord, KeyEndpoint, SpendLimitReset } from '../store/types.ts';
+
+/** The endpoint groups a key's `endpoints` scope may name. */
+export const KEY_ENDPOINTS = ['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches'] as const satisfies readonly KeyEndpoint[];
+
+/** The periods after which a key's spend limit starts over. */
+export const SPEND_LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const satisfies readonly SpendLimitReset[];
+
+/** Path prefixes of each endpoint group (a prefix matches itself and anything below it). */
+const ENDPOINT_PATHS: Array<[string, KeyEndpoint]> = [
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/responses', 'responses'],
+  ['/v1/messages', 'messages'],
+  ['/v1/images', 'images'],
+  ['/v1/audio', 'audio'],
+  ['/v1/files', 'files'],
+  ['/v1/batches', 'batches'],
+];
+
+/**
+ * The endpoint group of a request path, or undefined for paths no scope governs (model list,
+ * usage endpoints, health): a key always reaches those.
+ */
+export function endpointOfPath(path: string): KeyEndpoint | undefined {
+  for (const [prefix, endpoint] of ENDPOINT_PATHS) {
+    if (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/')) return endpoint;
+  }
+  return undefined;
+}
+
+/** 403 when the key's `endpoints` scope leaves out the group of `path`. */
+export function checkEndpointScope(key: ApiKeyRecord, path: string): void {
+  const allowed = key.endpoints;
+  if (!allowed) return;
+  const endpoint = endpointOfPath(path);
+  if (!endpoint || allowed.includes(endpoint)) return;
+  throw new GatewayError('authorization_error', `This API key may not call the ${endpoint} endpoints (${path}); it is scoped to: ${allowed.join(', ')}.`, {
+    details: { endpoint, allowed_endpoints: allowed },
+  });
+}
+
+const compiled = new WeakMap<readonly string[], RegExp[]>();
+
+/** A model glob as a RegExp: `*` any run of characters (slashes too), `?` one character. */
+export function compileModelPattern(pattern: string): RegExp {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`);
+}
+
+function patternsOf(models: readonly string[]): RegExp[] {
+  let list = compiled.get(models);
+  if (!list) {
+    list = models.map(compileModelPattern);
+    compiled.set(models, list);
+  }
+  return list;
+}
+
+/** True when a pattern names `provider/model` or the model's own id (any provider). */
+function allows(patterns: RegExp[], model: Pick<CatalogModel, 'id' | 'upstreamId'>): boolean {
+  return patterns.some((p) => p.test(model.id) || p.test(model.upstreamId));
+}
+
+/**
+ * Every catalog model a request for `requested` may end up on: the providers serving the id
+ * and the config's fallback chain for it (docs/routing.md). Empty when the id is unknown.
+ */
+export function modelsThatMayServe(registry: ProviderRegistry, routing: RoutingConfig | undefined, requested: string): CatalogModel[] {
+  const out: CatalogModel[] = [];
+  const add = (id: string) => {
+    try {
+      out.push(...registry.resolve(id).candidates);
+    } catch {
+      // unknown ids are skipped, as routing skips them
+    }
+  };
+  add(requested);
+  for (const entry of routing?.models[requested]?.fallbacks ?? []) add(entry);
+  return out;
+}
+
+/**
+ * 403 when the key's `models` scope does not cover the request: the requested id and every
+ * model it may be routed to (a fallback on another provider included) must match a pattern.
+ * `servedBy` replaces the registry lookup when the route knows its candidates (media).
+ */
+export function checkModelScope(key: ApiKeyRecord, requested: string, mayServe: ReadonlyArray<Pick<CatalogModel, 'id' | 'upstreamId'>>): void {
+  const models = key.models;
+  if (!models) return;
+  const patterns = patternsOf(models);
+  const outside =
+    mayServe.length === 0
+      ? patterns.some((p) => p.test(requested))
+        ? undefined
+        : requested
+      : mayServe.find((m) => !allows(patterns, m))?.id;
+  if (outside === undefined) return;
+  const via = outside === requested ? '' : ` (the request for '${requested}' may be served by '${outside}')`;
+  throw new GatewayError('authorization_error', `This API key may not use the model '${outside}'${via}; it is scoped to: ${models.join(', ')}.`, {
+    details: { model: requested, not_allowed: outside, allowed_models: models },
+  });
+}

@@ -1,0 +1,46 @@
+import { roundCredits, type CreditBook } from '../billing/index.ts';
+import type { Store } from '../store/repositories.ts';
+import type { ApiKeyRecord, SpendLimitReset } from '../store/types.ts';
+import type { UsageIndex } from '../usage/usage-index.ts';
+
+/** Unix seconds of the first instant of the next UTC month. */
+export function nextMonthStart(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
+}
+
+/** Unix seconds when a spend period that contains `now` ends (UTC midnight, Monday, 1st); null for none. */
+export function nextResetAt(reset: SpendLimitReset | null | undefined, now: number): number | null {
+  if (!reset) return null;
+  const d = new Date(now);
+  const [y, m, day] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()];
+  if (reset === 'monthly') return nextMonthStart(now);
+  if (reset === 'daily') return Date.UTC(y, m, day + 1) / 1000;
+  const back = (d.getUTCDay() + 6) % 7;
+  return Date.UTC(y, m, day - back + 7) / 1000;
+}
+
+/** The key's stored record now (an operator may have changed its scope or limit since authentication). */
+export function currentKey(store: Store, key: ApiKeyRecord): ApiKeyRecord {
+  return store.keys.findByHash(key.hash) ?? key;
+}
+
+/** What a key may still spend: its limit, what is left of it now, and when it starts over. */
+export interface KeyLimitState {
+  limit: number;
+  remaining: number;
+  reset: SpendLimitReset | null;
+  /** Unix seconds; null when the limit never resets. */
+  resetsAt: number | null;
+  used: number;
+  reserved: number;
+}
+
+/** A key's spend limit as GET /v1/key reports it (this period's spend and in-flight holds taken off); null without one. */
+export function keyLimitState(key: ApiKeyRecord, usage: UsageIndex, book: CreditBook, now: number): KeyLimitState | null {
+  if (key.limit === null || key.limit === undefined) return null;
+  const reset = key.limitReset ?? null;
+  const used = roundCredits(usage.keyCreditsIn(key.id, reset, now));
+  const reserved = book.reservedForKey(key.id);
+  return { limit: key.limit, remaining: roundCredits(Math.max(0, key.limit - used - reserved)), reset, resetsAt: nextResetAt(reset, now), used, reserved };
+}

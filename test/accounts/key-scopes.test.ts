@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkModelScope, compileModelPattern, endpointOfPath } from '../../src/accounts/key-scope.ts';
+import type { ApiKeyRecord } from '../../src/store/types.ts';
+import { get, makeGateway, post, type TestGateway } from './make-gateway.ts';
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Two providers serving the same bare id, so scopes can tell them apart. */
+const TWO = {
+  providers: { mock: { plugin: 'mock' }, other: { plugin: 'mock' } },
+  routing: { models: { 'mock/echo': { fallbacks: ['other/echo'] } } },
+};
+
+const chat = (key: string, model: string) => post({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 }, key);
+
+async function errorOf(res: Response): Promise<ErrorBody['error']> {
+  return ((await res.json()) as ErrorBody).error;
+}
+
+describe('model globs', () => {
+  it('* spans any characters, slashes too; ? is one character; the rest is literal', () => {
+    expect(compileModelPattern('openai/*').test('openai/gpt-4o')).toBe(true);
+    expect(compileModelPattern('openai/*').test('other/gpt-4o')).toBe(false);
+    expect(compileModelPattern('claude-*').test('claude-sonnet-4')).toBe(true);
+    expect(compileModelPattern('gpt-4.1').test('gpt-4x1')).toBe(false);
+    expect(compileModelPattern('gpt-?o').test('gpt-4o')).toBe(true);
+    expect(compileModelPattern('*').test('any/thing')).toBe(true);
+  });
+
+  it('a pattern matches the provider/model id or the model id, and every candidate must match', () => {
+    const key = { models: ['claude-*'] } as ApiKeyRecord;
+    expect(() => checkModelScope(key, 'claude-x', [{ id: 'a/claude-x', upstreamId: 'claude-x' }, { id: 'b/claude-x', upstreamId: 'claude-x' }])).not.toThrow();
+    const pinned = { models: ['a/*'] } as ApiKeyRecord;
+    expect(() => checkModelScope(pinned, 'claude-x', [{ id: 'a/claude-x', upstreamId: 'claude-x' }, { id: 'b/claude-x', upstreamId: 'claude-x' }])).toThrow(/b\/claude-x/);
+    // An unknown id: only the requested name can be matched.
+    expect(() => checkModelScope(pinned, 'a/unknown', [])).not.toThrow();
+    expect(() => checkModelScope(pinned, 'b/unknown', [])).toThrow(/b\/unknown/);
+  });
+
+  it('endpoint groups by path prefix, whole segments only', () => {
+    expect(endpointOfPath('/v1/chat/completions')).toBe('chat');
+    expect(endpointOfPath('/v1/responses/resp_1')).toBe('responses');
+    expect(endpointOfPath('/v1/images/generations')).toBe('images');
+    expect(endpointOfPath('/v1/audio/speech')).toBe('audio');
+    expect(endpointOfPath('/v1/batches')).toBe('batches');
+    expect(endpointOfPath('/v1/files/file_1/content')).toBe('files');
+    expect(endpointOfPath('/v1/messagesx')).toBeUndefined();
+    expect(endpointOfPath('/v1/key')).toBeUndefined();
+    expect(endpointOfPath('/v1/models')).toBeUndefined();
+  });
+});
+
+describe('key scopes', () => {
+  it('a key scoped to mock/* reaches mock models and gets 403 authorization_error for another provider', async () => {
+    gw = await makeGateway({ providers: TWO.providers });
+    const { key } = await gw.account({ key: { models: ['mock/*'] } });
+    expect((await gw.fetch('/v1/chat/completions', chat(key, 'mock/echo'))).status).toBe(200);
+    const res = await gw.fetch('/v1/chat/completions', chat(key, 'other/echo'));
+    expect(res.status).toBe(403);
+    const error = await errorOf(res);
+    expect(error.code).toBe('authorization_error');
+    expect(error.message).toContain("'other/echo'");
+    expect(error.details).toEqual({ model: 'other/echo', not_allowed: 'other/echo', allowed_models: ['mock/*'] });
+    // A bare id served by both providers could land on the other one: refused, naming it.
+    const bare = await gw.fetch('/v1/chat/completions', chat(key, 'echo'));
+    expect(bare.status).toBe(403);
+    expect((await errorOf(bare)).details).toMatchObject({ model: 'echo', not_allowed: 'other/echo' });
+  });
+
+  it('a configured fallback outside the scope is refused too', async () => {
+    gw = await makeGateway(TWO);
+    const { key } = await gw.account({ key: { models: ['mock/*'] } });
+    const res = await gw.fetch('/v1/chat/completions', chat(key, 'mock/echo'));
+    expect(res.status).toBe(403);
+    expect((await errorOf(res)).message).toContain("may be served by 'other/echo'");
+    const wide = await gw.account({ key: { models: ['echo'] } });
+    expect((await gw.fetch('/v1/chat/completions', chat(wide.key, 'mock/echo'))).status).toBe(200);
+  });
+
+  it('the refusal carries the rate-limit headers and counts against the window, like other admission refusals', async () => {
+    gw = await makeGateway({ providers: TWO.providers });
+    const { key } = await gw.account({ key: { models: ['mock/*'] }, rpm: 5 });
+    const res = await gw.fetch('/v1/chat/completions', chat(key, 'other/echo'));
+    expect(res.status).toBe(403);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('4');
+  });
+
+  it('a key without images gets 403 on images and messages, and still reads /v1/key and /v1/models', async () => {
+    gw = await makeGateway();
+    const { key } = await gw.account({ key: { endpoints: ['chat', 'responses'] } });
+    expect((await gw.fetch('/v1/chat/completions', chat(key, 'mock/echo'))).status).toBe(200);
+    const images = await gw.fetch('/v1/images/generations', post({ model: 'mock/image', prompt: 'a cat' }, key));
+    expect(images.status).toBe(403);
+    const error = await errorOf(images);
+    expect(error).toMatchObject({ code: 'authorization_error', details: { endpoint: 'images', allowed_endpoints: ['chat', 'responses'] } });
+    const messages = await gw.fetch('/v1/messages', post({ model: 'mock/echo', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }, key, { 'anthropic-version': '2023-06-01' }));
+    expect(messages.status).toBe(403);
+    expect((await messages.json()) as { type: string }).toMatchObject({ type: 'error' });
+    const view = await gw.fetch('/v1/key', get(key));
+    expect(view.status).toBe(200);
+    expect(((await view.json()) as { data: { endpoints: string[] } }).data.endpoints).toEqual(['chat', 'responses']);
+    expect((await gw.fetch('/v1/models', get(key))).status).toBe(200);
+  });
+
+  it('a scope change applies to the next request', async () => {
+    gw = await makeGateway({ providers: TWO.providers });
+    const { key, keyId } = await gw.account();
+    expect((await gw.fetch('/v1/chat/completions', chat(key, 'other/echo'))).status).toBe(200);
+    await gw.gateway.deps.store.keys.update(keyId, { models: ['mock/*'] });
+    expect((await gw.fetch('/v1/chat/completions', chat(key, 'other/echo'))).status).toBe(403);
+    await gw.gateway.deps.store.keys.update(keyId, { models: null });
+    expect((await gw.fetch('/v1/chat/completions', chat(key, 'other/echo'))).status).toBe(200);
+  });
+});
+
+describe('last use', () => {
+  it('is recorded on the key in memory at the first request, without waiting for a write', async () => {
+    gw = await makeGateway();
+    const { key, keyId } = await gw.account();
+    expect((await gw.gateway.deps.store.keys.get(keyId))?.lastUsedAt ?? null).toBeNull();
+    const before = Date.now();
+    expect((await gw.fetch('/v1/key', get(key))).status).toBe(200);
+    const used = (await gw.gateway.deps.store.keys.get(keyId))?.lastUsedAt;
+    expect(used).toBeGreaterThanOrEqual(before);
+  });
+});
