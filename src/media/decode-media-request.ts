@@ -1,5 +1,7 @@
 import { FieldChecker } from '../formats/shared/index.ts';
 import type { MediaRecord, MediaStatus, MediaType } from '../store/types.ts';
+import { isTooDeep, MAX_JSON_DEPTH } from '../util/json-depth.ts';
+import { MEDIA_LIMITS as L } from './media-limits.ts';
 
 export const MEDIA_TYPES = ['image', 'video', 'music', 'threed'] as const satisfies readonly MediaType[];
 export const MEDIA_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const satisfies readonly MediaStatus[];
@@ -56,7 +58,17 @@ function nullableString(check: FieldChecker, body: Record<string, unknown>, key:
   return check.string(body[key], key);
 }
 
-/** Validates a POST body: media_type and model required. */
+/** `parameters` are kept as sent: bounded in depth and in stored size. */
+function checkParameters(check: FieldChecker, parameters: Record<string, unknown>): void {
+  if (isTooDeep(parameters, MAX_JSON_DEPTH - 1)) {
+    check.fail('parameters', `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+    return;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(parameters));
+  if (bytes > L.parametersBytes) check.fail('parameters', `must take at most ${L.parametersBytes} bytes as JSON (takes ${bytes})`);
+}
+
+/** Validates a POST body: media_type and model required; every field within MEDIA_LIMITS. */
 export function decodeCreateBody(body: Record<string, unknown>): MediaCreateInput {
   const check = new FieldChecker();
   const mediaType = check.requiredOneOf(body.media_type, 'media_type', MEDIA_TYPES);
@@ -65,6 +77,10 @@ export function decodeCreateBody(body: Record<string, unknown>): MediaCreateInpu
   const prompt = nullableString(check, body, 'prompt');
   const providerTaskId = nullableString(check, body, 'provider_task_id');
   const parameters = check.record(body.parameters, 'parameters');
+  check.maxLength(body.model, 'model', L.modelChars);
+  check.maxLength(prompt, 'prompt', L.promptChars);
+  check.maxLength(providerTaskId, 'provider_task_id', L.providerTaskIdChars);
+  if (parameters) checkParameters(check, parameters);
   check.throwIfAny();
   return { mediaType: mediaType!, model, prompt, providerTaskId, parameters };
 }
@@ -80,9 +96,15 @@ const NUMBER_FIELDS = {
 } as const;
 
 const STRING_FIELDS = ['provider_task_id', 'primary_url', 'preview_url', 'error'] as const;
+const STRING_CHARS: Record<(typeof STRING_FIELDS)[number], number> = {
+  provider_task_id: L.providerTaskIdChars,
+  primary_url: L.urlChars,
+  preview_url: L.urlChars,
+  error: L.errorChars,
+};
 
 /**
- * Validates a PATCH body. Every updatable field except status and result_urls may be null
+ * Validates a PATCH body (every field within MEDIA_LIMITS). Every updatable field except status and result_urls may be null
  * (to clear it); a field that is not updatable is a 422, so typos do not pass silently.
  */
 export function decodePatchBody(body: Record<string, unknown>): MediaPatch {
@@ -95,11 +117,14 @@ export function decodePatchBody(body: Record<string, unknown>): MediaPatch {
     const urls = check.array(body.result_urls, 'result_urls');
     if (body.result_urls === null) check.fail('result_urls', 'must be an array of strings');
     else if (urls && !urls.every((u) => typeof u === 'string')) check.fail('result_urls', 'must be an array of strings');
+    else if (urls && urls.length > L.resultUrls) check.fail('result_urls', `must have at most ${L.resultUrls} URLs`);
+    else if (urls && urls.some((u) => (u as string).length > L.urlChars)) check.fail('result_urls', `URLs must be at most ${L.urlChars} characters`);
     else patch.result_urls = urls;
   }
   for (const key of STRING_FIELDS) {
     if (body[key] === undefined) continue;
     patch[key] = nullableString(check, body, key);
+    check.maxLength(body[key], key, STRING_CHARS[key]);
   }
   for (const [key, range] of Object.entries(NUMBER_FIELDS)) {
     if (body[key] === undefined) continue;

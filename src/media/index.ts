@@ -10,9 +10,10 @@ export {
   type MediaListQuery, type MediaCreateInput, type MediaPatch,
 } from './decode-media-request.ts';
 export {
-  createMedia, deleteMedia, getMedia, listMedia, listMediaRecords, updateMedia, purgeExpiredMedia, recordCompletedImage, viewMedia,
+  createMedia, deleteMedia, getMedia, libraryUsage, listMedia, listMediaRecords, updateMedia, purgeExpiredMedia, recordCompletedImage, viewMedia,
   MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type CompletedImageInput,
 } from './library.ts';
+export { MEDIA_LIMITS, recordBytes, type LibraryUsage } from './media-limits.ts';
 export { renderTranscript, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
 export { TempImageStore, type TempImage } from './temp-image-store.ts';
 export { createMediaRuntime, type MediaRuntime } from './media-runtime.ts';

@@ -4,6 +4,7 @@ import type { Store } from '../store/repositories.ts';
 import type { MediaRecord } from '../store/types.ts';
 import { unixSeconds, type Clock } from '../util/clock.ts';
 import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
+import { checkRecordSize, fitsLibrary, libraryFull, measureLibrary, recordBytes, MEDIA_LIMITS, type LibraryUsage } from './media-limits.ts';
 
 /** Spec §8.2: a Media Library record lives 30 days. */
 export const MEDIA_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -90,9 +91,48 @@ export async function getMedia(deps: MediaLibraryDeps, id: string, accountId?: s
   return record;
 }
 
+const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs the changes of one account's library one at a time, so concurrent requests cannot all
+ * pass the size check before any of them is stored (/v1/media is not rate limited).
+ */
+function oneAtATime<T>(deps: MediaLibraryDeps, accountId: string, work: () => Promise<T>): Promise<T> {
+  let byAccount = queues.get(deps.store);
+  if (!byAccount) queues.set(deps.store, (byAccount = new Map()));
+  const run = (byAccount.get(accountId) ?? Promise.resolve()).then(work);
+  const tail = run.catch(() => undefined);
+  byAccount.set(accountId, tail);
+  void tail.then(() => {
+    if (byAccount.get(accountId) === tail) byAccount.delete(accountId);
+  });
+  return run;
+}
+
+/** The account's live records, newest first. */
+async function liveRecords(deps: MediaLibraryDeps, accountId: string): Promise<MediaRecord[]> {
+  const { data } = await deps.store.media.list({ accountId, notBefore: oldestAlive(deps.clock.now()), offset: 0, limit: MEDIA_LIMITS.recordsPerAccount * 2 });
+  return data;
+}
+
+/** How much of the Media Library limits an account uses (docs/limits.md). */
+export async function libraryUsage(deps: MediaLibraryDeps, accountId: string): Promise<LibraryUsage> {
+  return measureLibrary(await liveRecords(deps, accountId));
+}
+
+/** Stores a new record if it and the account's library stay within the limits: 413 / 429 otherwise. */
+function createWithinLimits(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
+  checkRecordSize(record);
+  return oneAtATime(deps, record.accountId, async () => {
+    const usage = measureLibrary(await liveRecords(deps, record.accountId));
+    if (!fitsLibrary(usage, 1, recordBytes(record))) throw libraryFull(usage);
+    return deps.store.media.create(record);
+  });
+}
+
 /** POST /v1/media/generations: a new pending record. */
 export async function createMedia(deps: MediaLibraryDeps, accountId: string, input: MediaCreateInput): Promise<MediaRecord> {
-  return deps.store.media.create({
+  return createWithinLimits(deps, {
     id: randomUUID(),
     accountId,
     media_type: input.mediaType,
@@ -122,13 +162,23 @@ export async function createMedia(deps: MediaLibraryDeps, accountId: string, inp
  * (again on every such PATCH); moving back to pending or processing clears it.
  */
 export async function updateMedia(deps: MediaLibraryDeps, id: string, patch: MediaPatch, accountId?: string): Promise<MediaRecord> {
-  await getMedia(deps, id, accountId);
+  const current = await getMedia(deps, id, accountId);
   const changes: Partial<MediaRecord> = { ...patch };
   if (patch.status === 'completed' || patch.status === 'failed') changes.completed_at = unixSeconds(deps.clock.now());
   else if (patch.status === 'pending' || patch.status === 'processing') changes.completed_at = null;
-  const next = await deps.store.media.update(id, changes);
-  if (!next) throw notFound(id);
-  return next;
+  return oneAtATime(deps, current.accountId, async () => {
+    const before = await getMedia(deps, id, accountId);
+    const after = { ...before, ...changes, id };
+    checkRecordSize(after);
+    const growth = recordBytes(after) - recordBytes(before);
+    if (growth > 0) {
+      const usage = measureLibrary(await liveRecords(deps, before.accountId));
+      if (!fitsLibrary(usage, 0, growth)) throw libraryFull(usage);
+    }
+    const next = await deps.store.media.update(id, changes);
+    if (!next) throw notFound(id);
+    return next;
+  });
 }
 
 /** DELETE: removes the record only; the media files stay where they are. */
@@ -155,10 +205,29 @@ export interface CompletedImageInput {
   outputTokens?: number;
 }
 
+/**
+ * Stores a record the gateway made itself (the generation already ran and was paid for): when
+ * the account's library is full, its oldest records make room instead of the record being lost.
+ */
+function createEvictingOldest(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
+  checkRecordSize(record);
+  return oneAtATime(deps, record.accountId, async () => {
+    const records = await liveRecords(deps, record.accountId);
+    const usage = measureLibrary(records);
+    while (records.length > 0 && !fitsLibrary(usage, 1, recordBytes(record))) {
+      const oldest = records.pop()!;
+      await deps.store.media.delete(oldest.id);
+      usage.records -= 1;
+      usage.bytes -= recordBytes(oldest);
+    }
+    return deps.store.media.create(record);
+  });
+}
+
 /** Records a generation the gateway ran itself: completed at once, with its result URLs. */
 export async function recordCompletedImage(deps: MediaLibraryDeps, accountId: string, input: CompletedImageInput): Promise<MediaRecord> {
   const now = unixSeconds(deps.clock.now());
-  return deps.store.media.create({
+  return createEvictingOldest(deps, {
     id: randomUUID(),
     accountId,
     media_type: 'image',

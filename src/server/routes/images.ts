@@ -38,14 +38,18 @@ function toCall(request: ImageRequest, model: CatalogModel, signal: AbortSignal)
   };
 }
 
-/** The parameters a library record keeps: what was asked, not the prompt or the model. */
+/**
+ * The parameters a library record keeps: the known, validated options that were asked (not the
+ * prompt or the model). Unknown fields go upstream but are not stored: only bounded, known
+ * values reach the Media Library.
+ */
 function recordedParameters(request: ImageRequest, operation: 'generate' | 'edit'): Record<string, unknown> {
   const out: Record<string, unknown> = { operation, n: request.n, size: request.size, response_format: request.responseFormat };
   if (request.quality !== undefined) out.quality = request.quality;
   if (request.style !== undefined) out.style = request.style;
   if (request.seed !== undefined) out.seed = request.seed;
   if (request.negativePrompt !== undefined) out.negative_prompt = request.negativePrompt;
-  return { ...request.extra, ...out };
+  return out;
 }
 
 /**

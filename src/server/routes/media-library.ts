@@ -2,6 +2,7 @@ import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { decodeCreateBody, decodeListQuery, decodePatchBody } from '../../media/decode-media-request.ts';
 import { createMedia, deleteMedia, getMedia, listMedia, updateMedia, viewMedia } from '../../media/library.ts';
+import { MEDIA_LIMITS } from '../../media/media-limits.ts';
 import type { MediaType } from '../../store/types.ts';
 import { requestState } from '../context.ts';
 import { readJsonObject } from '../read-body.ts';
@@ -11,6 +12,11 @@ import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
 
 const BASE = '/v1/media';
+
+/** The smaller of the configured limit and what the largest record needs (413 above). */
+function libraryBodyLimit(deps: ServerDeps): number {
+  return Math.min(deps.config.server.bodyLimits.other, MEDIA_LIMITS.bodyBytes);
+}
 
 /** GET /v1/media/generations, or a per-type list when `fixedType` is set. */
 function listHandler(deps: ServerDeps, fixedType?: MediaType) {
@@ -35,7 +41,7 @@ function getHandler(deps: ServerDeps) {
 function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const { account } = authenticateSession(event, deps);
-    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
+    const { body } = await readJsonObject(event, libraryBodyLimit(deps));
     const record = await createMedia(deps, account.id, decodeCreateBody(body));
     event.res.headers.set('location', `${BASE}/generations/${record.id}`);
     return json(event, viewMedia(record), 201);
@@ -48,7 +54,7 @@ function patchHandler(deps: ServerDeps) {
     const id = generationId(event);
     // Ownership first: a foreign or unknown id is 404 even when the body is also wrong.
     await getMedia(deps, id, account.id);
-    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
+    const { body } = await readJsonObject(event, libraryBodyLimit(deps));
     return json(event, viewMedia(await updateMedia(deps, id, decodePatchBody(body), account.id)));
   };
 }
