@@ -26,7 +26,7 @@ export default definePlugin<AnthropicOptions>({
     { id: 'claude-haiku-4-5', type: 'chat', capabilities: CAPS, pricing: { input: 1, output: 5 }, contextWindow: 200_000, maxOutputTokens: 64_000 },
     { id: 'claude-opus-4-1', type: 'chat', capabilities: CAPS, pricing: { input: 15, output: 75 }, contextWindow: 200_000, maxOutputTokens: 32_000 },
   ],
-  options: { parse: parseOptions },
+  options: { parse: parseOptions, keys: ['version', 'beta'] },
   setup(ctx) {
     const base = (ctx.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '').replace(/\/v1$/, '');
     const client = ctx.http.client(base);

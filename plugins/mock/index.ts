@@ -45,7 +45,7 @@ export default definePlugin<MockOptions>({
   name: 'mock',
   formats: ['chat'],
   models: MODELS,
-  options: { parse: parseOptions },
+  options: { parse: parseOptions, keys: ['latencyMs', 'chunkDelayMs', 'failFirst', 'failStatus'] },
   setup(ctx) {
     let calls = 0;
     const { latencyMs = 0, chunkDelayMs = 0, failFirst = 0, failStatus = 500 } = ctx.options;

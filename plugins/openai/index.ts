@@ -27,7 +27,7 @@ const PATHS = { chat: '/chat/completions', responses: '/responses' } as const;
 export default definePlugin<OpenAIOptions>({
   name: 'openai',
   formats: ['chat'],
-  options: { parse: parseOptions },
+  options: { parse: parseOptions, keys: ['organization', 'project'] },
   setup(ctx) {
     if (!ctx.baseURL) throw new Error('baseURL is required (e.g. https://api.openai.com/v1)');
     const client = ctx.http.client(ctx.baseURL);

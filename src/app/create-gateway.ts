@@ -1,8 +1,9 @@
 import type { H3 } from 'h3';
-import type { GatewayConfig } from '../config/index.ts';
+import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { createApp } from '../server/app.ts';
 import { createMediaRuntime } from '../media/media-runtime.ts';
+import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
 import { FileResponsesStore } from '../responses-store/responses-store.ts';
@@ -14,6 +15,8 @@ export interface GatewayOptions {
   config: GatewayConfig;
   /** Directory plugin paths in the config are relative to. */
   configDir: string;
+  /** The config file, named in config errors found while setting up providers. */
+  configFile?: string;
   dataDir: string;
   log: Logger;
   clock?: Clock;
@@ -30,10 +33,11 @@ export interface Gateway {
 /** The composition root: store, providers, guards and HTTP app, wired from the config. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? createClock();
+  parseMediaConfig(options.config.media, configSource(options.configFile)); // a config error before anything opens
   const store = await FileStore.open(options.dataDir);
   let registry: ProviderRegistry;
   try {
-    registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log });
+    registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log, source: configSource(options.configFile) });
   } catch (error) {
     await store.close();
     throw error;

@@ -11,6 +11,8 @@ import { createGateway, type Gateway } from './create-gateway.ts';
 export interface ServeOptions {
   config: GatewayConfig;
   configDir: string;
+  /** The config file (undefined: built-in defaults), named in config errors. */
+  configFile?: string;
   dataDir: string;
   port: number;
   host: string;
@@ -58,7 +60,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let gateway: Gateway;
   let listener: Listener;
   try {
-    gateway = await createGateway({ config: options.config, configDir: options.configDir, dataDir: options.dataDir, log: options.log, adminToken });
+    gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
     const firstKey = await bootstrapDataDir(gateway.deps.store, gateway.deps.clock);
     listener = await listen(toNodeHandler(gateway.app), {
       port: options.port === 0 ? { port: 0, random: true } : options.port,

@@ -1,6 +1,7 @@
 import { createTRPCClient, httpLink, unstable_localLink } from '@trpc/client';
 import type { AdminClient, AdminRouter } from '../admin/router.ts';
 import { adminRouter } from '../admin/router.ts';
+import { configSource } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
 import { FileStore } from '../store/file-store.ts';
@@ -55,7 +56,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
             clock,
             config: ctx.config,
             dataDir: ctx.dataDir,
-            registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log })),
+            registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log, source: configSource(ctx.filepath) })),
             usage: () => (usage ??= indexLedger(ctx.dataDir)),
           }),
         }),

@@ -36,6 +36,12 @@ export function buildProgram(): Command {
     .exitOverride();
 
   program
+    .command('init')
+    .description('write a commented gateway.config.ts for a new project (mock on, OpenAI/Anthropic from env)')
+    .option('-f, --force', 'replace an existing config file')
+    .action(runAction(async (opts, cmd) => (await import('./commands/init.ts')).initCommand(cmd, opts)));
+
+  program
     .command('serve')
     .description('start the HTTP server')
     .option('-p, --port <n>', 'port (default: config server.port or 8787; 0 = any free port)', positiveInt('--port'))

@@ -1,8 +1,12 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { cosmiconfig, type Loader } from 'cosmiconfig';
 import { createJiti } from 'jiti';
 
-import { configSchema, type GatewayConfig } from './schema.ts';
+import { issuesOf } from '../util/format-issues.ts';
+import { explainConfigIssues } from './explain-issues.ts';
+import { describeSyntaxError } from './describe-syntax-error.ts';
+import { configSchema, type GatewayConfig, type GatewayConfigInput } from './schema.ts';
 
 /** A config problem, reported as one clear line (which file, which field, what is wrong). */
 export class ConfigError extends Error {
@@ -14,13 +18,16 @@ export class ConfigError extends Error {
 
 export interface LoadedConfig {
   config: GatewayConfig;
-  /** The file the config came from, or undefined for the built-in defaults. */
+  /** The file the config came from, or undefined when none was found (built-in defaults). */
   filepath?: string;
 }
 
+/** What runs when no config file is found: the offline `mock` provider, so a first `serve` answers. */
+export const DEFAULT_CONFIG: GatewayConfigInput = { providers: { mock: { plugin: 'mock' } } };
+
 const MODULE = 'gateway';
 
-const SEARCH_PLACES = [
+export const SEARCH_PLACES = [
   'gateway.config.ts',
   'gateway.config.mts',
   'gateway.config.js',
@@ -37,11 +44,35 @@ const SEARCH_PLACES = [
   '.gatewayrc.ts',
 ];
 
+/** This package's own entry points, so `import { defineConfig } from 'gateway'` loads from any directory. */
+function packageAliases(): Record<string, string> {
+  const aliases: Record<string, string> = {};
+  for (const name of ['gateway/plugin-kit', 'gateway']) {
+    try {
+      aliases[name] = new URL(import.meta.resolve(name)).pathname;
+    } catch {
+      // not resolvable from here (e.g. a bundled copy): the project's own install decides
+    }
+  }
+  return aliases;
+}
+
 // cosmiconfig 9's own .ts loader breaks on configs that import other files (stack notes): use jiti.
 const loadWithJiti: Loader = async (filepath) => {
-  const jiti = createJiti(import.meta.url, { interopDefault: true, moduleCache: false });
+  const jiti = createJiti(import.meta.url, { interopDefault: true, moduleCache: false, alias: packageAliases() });
   return jiti.import(filepath, { default: true });
 };
+
+/** `gateway.config.ts` for a file under the working directory, else the absolute path. */
+export function displayPath(file: string, cwd = process.cwd()): string {
+  const relative = path.relative(cwd, file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+/** How errors name the config file: its display path, or `(built-in defaults)` when there is none. */
+export function configSource(configFile: string | undefined): string {
+  return configFile ? displayPath(configFile) : '(built-in defaults)';
+}
 
 /** Finds, loads and validates the gateway config (from `explicitPath`, or searching up from `cwd`). */
 export async function loadConfig(options: { explicitPath?: string; cwd?: string } = {}): Promise<LoadedConfig> {
@@ -51,32 +82,33 @@ export async function loadConfig(options: { explicitPath?: string; cwd?: string 
     searchStrategy: 'project',
     loaders: { '.ts': loadWithJiti, '.mts': loadWithJiti, '.js': loadWithJiti, '.mjs': loadWithJiti },
   });
+  const explicit = options.explicitPath ? path.resolve(cwd, options.explicitPath) : undefined;
   let result: { config: unknown; filepath: string } | null;
   try {
-    result = options.explicitPath ? await explorer.load(path.resolve(cwd, options.explicitPath)) : await explorer.search(cwd);
+    result = explicit ? await explorer.load(explicit) : await explorer.search(cwd);
   } catch (error) {
-    const file = options.explicitPath ? path.resolve(cwd, options.explicitPath) : 'the config file';
-    const reason = (error as { code?: string })?.code === 'ENOENT' ? 'file not found' : firstLine(error);
-    throw new ConfigError(`Cannot load ${file}: ${reason}`);
+    if (explicit && (error as { code?: string })?.code === 'ENOENT') throw new ConfigError(`${displayPath(explicit, cwd)}: file not found`);
+    const file = explicit ?? ((error as { filepath?: string })?.filepath || undefined);
+    throw new ConfigError(describeLoadError(error, file, cwd));
   }
-  const raw = result?.config ?? {};
-  const where = result?.filepath ?? '(built-in defaults)';
-  return { config: parseConfig(raw, where), filepath: result?.filepath };
+  if (!result) return { config: parseConfig(DEFAULT_CONFIG, '(built-in defaults)') };
+  return { config: parseConfig(result.config ?? {}, displayPath(result.filepath, cwd)), filepath: result.filepath };
+}
+
+/** `file:line:column: message` for a syntax error, else `file: message` (first line). */
+function describeLoadError(error: unknown, file: string | undefined, cwd: string): string {
+  const syntax = describeSyntaxError(error, file, (f) => fs.readFileSync(f, 'utf8'));
+  if (syntax) return `${displayPath(syntax.file, cwd)}:${syntax.line}:${syntax.column}: ${syntax.message}`;
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split('\n').find((line) => line.trim() !== '') ?? message;
+  return `${file ? displayPath(file, cwd) : 'the config file'}: ${first.trim()}`;
 }
 
 /** Validates a raw config object; `where` names its source in error messages. */
 export function parseConfig(raw: unknown, where = 'config'): GatewayConfig {
   const parsed = configSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new ConfigError(`Invalid config in ${where}: ${field}: ${issue.message}`);
+    throw new ConfigError(`${where}: ${explainConfigIssues(configSchema, issuesOf(parsed.error) ?? [])}`);
   }
   return parsed.data;
 }
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0];
-}
-

@@ -6,7 +6,7 @@ import { routingConfigSchema } from './routing-schema.ts';
 const wireFormat = z.enum(['chat', 'responses', 'messages']);
 const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
 
-const pricingSchema = z.object({
+const pricingSchema = z.strictObject({
   input: z.number().nonnegative().optional(),
   output: z.number().nonnegative().optional(),
   image: z.number().nonnegative().optional(),
@@ -16,7 +16,7 @@ const pricingSchema = z.object({
 
 const modelEntrySchema = z.union([
   z.string().min(1),
-  z.object({
+  z.strictObject({
     id: z.string().min(1),
     type: z.enum(['chat', 'image_generation', 'audio', 'embedding']).optional(),
     capabilities: z.array(z.string()).optional(),
@@ -29,7 +29,7 @@ const modelEntrySchema = z.union([
   }),
 ]);
 
-const timeoutsSchema = z.object({
+const timeoutsSchema = z.strictObject({
   connect: z.number().int().positive().optional(),
   firstByte: z.number().int().positive().optional(),
   idle: z.number().int().positive().optional(),
@@ -51,15 +51,15 @@ export const providerConfigSchema = z.looseObject({
   weight: z.number().nonnegative().optional(),
 });
 
-const bodyLimitsSchema = z.object({
+const bodyLimitsSchema = z.strictObject({
   inference: z.number().int().positive().default(100 * 1024 * 1024),
   media: z.number().int().positive().default(25 * 1024 * 1024),
   other: z.number().int().positive().default(10 * 1024 * 1024),
 });
 
-export const configSchema = z.object({
+export const configSchema = z.strictObject({
   server: z
-    .object({
+    .strictObject({
       port: z.number().int().min(0).max(65535).default(8787),
       host: z.string().min(1).default('127.0.0.1'),
       bodyLimits: bodyLimitsSchema.prefault({}),
@@ -72,7 +72,7 @@ export const configSchema = z.object({
   dataDir: z.string().min(1).optional(),
   providers: z.record(z.string().regex(/^[a-zA-Z0-9_.-]+$/, 'provider ids use letters, digits, _ . -'), providerConfigSchema).default({}),
   defaults: z
-    .object({
+    .strictObject({
       /** max_tokens sent to Messages upstreams when the client gave none. */
       maxTokens: z.number().int().positive().default(4096),
     })
@@ -84,7 +84,7 @@ export const configSchema = z.object({
   billing: billingConfigSchema,
   media: z.looseObject({}).default({}),
   logging: z
-    .object({
+    .strictObject({
       level: z.enum(['silent', 'error', 'warn', 'info', 'debug']).default('info'),
       /** Print one line per request. */
       requests: z.boolean().default(false),

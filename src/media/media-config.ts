@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { ConfigError, explainConfigIssues } from '../config/index.ts';
 
 /** The `media` section of the config (the main schema keeps it loose; this module owns it). */
-export const mediaConfigSchema = z.object({
+export const mediaConfigSchema = z.strictObject({
   /** How long a `response_format: url` image stays downloadable, in seconds (OpenAI: 60 min). */
   tempImageTtlSeconds: z.number().int().positive().default(3600),
   /** Origin put in image URLs (e.g. https://gateway.example.com); default: the request's own origin. */
@@ -12,10 +13,9 @@ export const mediaConfigSchema = z.object({
 
 export type MediaConfig = z.output<typeof mediaConfigSchema>;
 
-/** Parses `config.media`, naming the offending key when it is invalid. */
-export function parseMediaConfig(input: unknown): MediaConfig {
+/** Parses `config.media`, naming the offending key when it is invalid (`where`: the config file). */
+export function parseMediaConfig(input: unknown, where = 'config'): MediaConfig {
   const parsed = mediaConfigSchema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new Error(`config media.${issue.path.join('.')}: ${issue.message}`);
+  throw new ConfigError(`${where}: ${explainConfigIssues(mediaConfigSchema, parsed.error.issues, ['media'])}`);
 }

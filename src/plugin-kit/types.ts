@@ -177,6 +177,12 @@ export interface ProviderInstance {
 /** Parses plugin options; a zod schema fits (`{ parse }`). */
 export interface OptionsParser<Options> {
   parse(input: unknown): Options;
+  /**
+   * The option keys the plugin takes. When given (or when `parse` is a zod object schema, whose
+   * `shape` says it), any other key in the provider's config entry is a config error with a
+   * "did you mean" suggestion, instead of being silently ignored.
+   */
+  keys?: readonly string[];
 }
 
 /** A provider plugin: what its upstream speaks, its models, and how to call it. */

@@ -1,4 +1,4 @@
-import type { GatewayConfig, ModelEntry, ProviderConfig } from '../config/index.ts';
+import { describeUnknownKey, providerConfigSchema, suggestKey, type GatewayConfig, type ModelEntry, type ProviderConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../upstream/index.ts';
 import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
@@ -24,20 +24,24 @@ export class ProviderRegistry {
   private readonly byBareId = new Map<string, CatalogModel[]>();
   private readonly http: UndiciHttpFactory[] = [];
 
-  /** Loads every enabled provider's plugin (dynamic import) and sets it up. */
-  static async create(config: GatewayConfig, options: { configDir: string; log: PluginLogger }): Promise<ProviderRegistry> {
+  /**
+   * Loads every enabled provider's plugin (dynamic import) and sets it up. `source` names the
+   * config file in errors (e.g. an unknown key in a provider entry).
+   */
+  static async create(config: GatewayConfig, options: { configDir: string; log: PluginLogger; source?: string }): Promise<ProviderRegistry> {
     const registry = new ProviderRegistry();
     for (const [id, providerConfig] of Object.entries(config.providers)) {
       if (providerConfig.enabled === false) continue;
       const plugin = await loadPlugin(id, providerConfig.plugin, options.configDir);
-      await registry.add(id, plugin, providerConfig, options.log);
+      await registry.add(id, plugin, providerConfig, options.log, options.source ?? 'config');
     }
     return registry;
   }
 
-  private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger): Promise<void> {
+  private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger, source: string): Promise<void> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
     const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, ...rest } = cfg;
+    checkProviderKeys(id, plugin, Object.keys(rest), source);
     let options: unknown = rest;
     try {
       if (plugin.options) options = plugin.options.parse(rest);
@@ -120,6 +124,32 @@ export class ProviderRegistry {
   async close(): Promise<void> {
     await Promise.all([...this.providers.values()].map((p) => p.instance.close?.().catch(() => undefined)));
     await Promise.all(this.http.map((h) => h.closeAll()));
+  }
+}
+
+const PROVIDER_KEYS = Object.keys(providerConfigSchema.shape);
+
+/** The option keys a plugin declares (`options.keys`, or a zod object schema's shape), if any. */
+function declaredOptionKeys(plugin: ProviderPlugin<unknown>): readonly string[] | undefined {
+  const options = plugin.options as { keys?: readonly string[]; shape?: Record<string, unknown> } | undefined;
+  if (options?.keys) return options.keys;
+  if (options?.shape && typeof options.shape === 'object') return Object.keys(options.shape);
+  return undefined;
+}
+
+/**
+ * Keys of a provider entry that are neither common provider keys nor the plugin's options are
+ * errors: all of them when the plugin declares its keys, else those that look like a typo of a
+ * common key (`modles`); the rest are handed to a plugin that did not say what it takes.
+ */
+function checkProviderKeys(id: string, plugin: ProviderPlugin<unknown>, extra: string[], source: string): void {
+  const declared = declaredOptionKeys(plugin);
+  const known = [...PROVIDER_KEYS, ...(declared ?? [])];
+  for (const key of extra) {
+    if (declared?.includes(key)) continue;
+    if (declared || suggestKey(key, PROVIDER_KEYS)) {
+      throw new PluginLoadError(`${source}: ${describeUnknownKey(`providers.${id}`, key, known)}`);
+    }
   }
 }
 

@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { BIN, runCli, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
+
+/** `gateway serve --port 0` in `cwd` until it prints its ready line (or exits). */
+async function serveIn(cwd: string, args: string[] = [], env: Record<string, string> = {}) {
+  const child = execa(process.execPath, [BIN, ...args, 'serve', '--port', '0'], { cwd, env, reject: false, buffer: false });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line.\nstdout:\n${out}\nstderr:\n${err}`)), 20_000);
+    child.stdout?.on('data', () => {
+      const match = /gateway listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}.\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+  return {
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    key: () => /^\s+(sk-gw-\S+)\s*$/m.exec(out)?.[1],
+    stop: async () => {
+      child.kill('SIGTERM');
+      return (await child).exitCode;
+    },
+  };
+}
+
+/** An empty project directory (a package.json stops the config search there). */
+function emptyProject(): string {
+  const dir = tempDir('gw-first-run-');
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "my-app", "private": true }\n');
+  return dir;
+}
+
+describe('first run', () => {
+  it('with no config file, serve runs the offline mock provider and says so', async () => {
+    const dir = emptyProject();
+    const gw = await serveIn(dir);
+    try {
+      expect(gw.stdout()).toMatch(/No config file found from .*: serving the built-in offline mock provider/);
+      expect(gw.stdout()).toContain('gateway init');
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
+      const done = await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello, first run' }] });
+      expect(done.choices[0].message.content).toBe('hello, first run');
+      expect(fs.existsSync(path.join(dir, '.gateway', 'db.json'))).toBe(true);
+    } finally {
+      expect(await gw.stop()).toBe(0);
+    }
+  });
+
+  it('a config with no providers warns, and serves', async () => {
+    const dir = emptyProject();
+    writeConfig(dir, { server: { port: 8787 } });
+    const gw = await serveIn(dir);
+    try {
+      expect(gw.stderr()).toContain('gateway.config.json configures no providers: every model request will answer 404 model_not_found');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('typos in the config stop serve with the file, the key and a suggestion', async () => {
+    const cases: Array<[string, string]> = [
+      ['export default { provders: { mock: { plugin: "mock" } } };\n', 'gateway: gateway.config.ts: unknown key "provders" — did you mean "providers"?'],
+      ['export default { server: { prot: 8080 } };\n', 'gateway: gateway.config.ts: unknown key "server.prot" — did you mean "server.port"?'],
+      ['export default { providers: { mock: { plugin: "mock", modles: ["echo"] } } };\n', 'gateway: gateway.config.ts: unknown key "providers.mock.modles" — did you mean "providers.mock.models"?'],
+      ['export default {\n  server: { port: 8787 }\n  providers: {},\n};\n', 'gateway: gateway.config.ts:3:2: syntax error: Unexpected token, expected ","'],
+    ];
+    for (const [source, expected] of cases) {
+      const dir = emptyProject();
+      fs.writeFileSync(path.join(dir, 'gateway.config.ts'), source);
+      const result = await runCli(['serve', '--port', '0'], { cwd: dir });
+      expect(result.exitCode).toBe(1);
+      expect(String(result.stderr).trim()).toBe(expected);
+      expect(fs.existsSync(path.join(dir, '.gateway', 'db.json'))).toBe(false);
+    }
+  });
+
+  it('gateway init writes a config that loads, refuses to overwrite it, and --force replaces it', async () => {
+    const dir = emptyProject();
+    const init = await runCli(['init'], { cwd: dir });
+    expect(init.exitCode).toBe(0);
+    expect(String(init.stdout)).toContain('Wrote gateway.config.ts');
+    const file = path.join(dir, 'gateway.config.ts');
+    const written = fs.readFileSync(file, 'utf8');
+    expect(written).toMatch(/^\s*\/\/ /m); // commented
+    expect(written).toContain("import { defineConfig } from 'gateway';");
+
+    const again = await runCli(['init'], { cwd: dir });
+    expect(again.exitCode).toBe(1);
+    expect(String(again.stderr).trim()).toBe('gateway: a config already exists: gateway.config.ts (use --force to write gateway.config.ts anyway)');
+    fs.writeFileSync(file, '// mine\nexport default {};\n');
+    expect((await runCli(['init', '--force'], { cwd: dir })).exitCode).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(written);
+
+    // It loads from a directory that does not have the gateway installed: mock alone, then with the env keys.
+    const models = await runCli(['models', 'ls', '--json'], { cwd: dir, env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
+    expect(models.exitCode).toBe(0);
+    expect((JSON.parse(String(models.stdout)) as Array<{ id: string }>).map((m) => m.id)).toEqual(['mock/echo', 'mock/image', 'mock/tts', 'mock/whisper']);
+    const withKeys = await runCli(['models', 'ls', '--json'], { cwd: dir, env: { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' } });
+    const ids = (JSON.parse(String(withKeys.stdout)) as Array<{ id: string }>).map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(['mock/echo', 'openai/gpt-4o-mini', 'openai/gpt-4.1', 'anthropic/claude-sonnet-4-5']));
+
+    // And serves.
+    const gw = await serveIn(dir, [], { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+    try {
+      expect(gw.stdout()).not.toContain('No config file found');
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
+      expect((await client.models.list()).data.map((m) => m.id)).toContain('mock/echo');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('gateway init refuses when another config file is there, and writes to --config', async () => {
+    const dir = emptyProject();
+    writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const refused = await runCli(['init'], { cwd: dir });
+    expect(refused.exitCode).toBe(1);
+    expect(String(refused.stderr)).toContain('a config already exists: gateway.config.json');
+    const custom = await runCli(['--config', 'config/gw.config.ts', 'init'], { cwd: dir });
+    expect(custom.exitCode).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'config', 'gw.config.ts'))).toBe(true);
+    const models = await runCli(['--config', 'config/gw.config.ts', 'models', 'ls'], { cwd: dir });
+    expect(models.exitCode).toBe(0);
+  });
+});
