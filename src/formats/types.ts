@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import type { SseRecord } from '../sse/parse-sse.ts';
 import type { GatewayError, RequestIds } from '../errors/index.ts';
 
@@ -17,10 +17,10 @@ export interface StreamDecoder {
   end(): StreamPart[];
 }
 
-/** Encodes IR stream parts into SSE text for a client of this format. */
+/** Encodes IR stream parts into SSE records for a client of this format (the relay frames them). */
 export interface StreamEncoder {
-  /** Returns the SSE text for this part (possibly empty: parts may be held back). */
-  encode(part: StreamPart): string;
+  /** The records for this part (possibly none: parts may be held back). */
+  encode(part: StreamPart): SseRecord[];
 }
 
 /** What an upstream error body or error record says, whatever its format (classifyUpstreamError reads it). */
@@ -62,8 +62,13 @@ export interface FormatCodec {
   decodeStreamError(record: SseRecord): DecodedUpstreamError | undefined;
   /** The error body for a client of this format: the spec envelope plus native fields. */
   encodeError(error: GatewayError, ids: RequestIds): Record<string, unknown>;
-  /** The SSE text that reports an error after a stream has started. */
-  encodeStreamError(error: GatewayError, ids: RequestIds): string;
+  /** The record that reports an error after a stream has started (a stream this codec's encoder did not produce). */
+  encodeStreamError(error: GatewayError, ids: RequestIds): SseRecord;
+  /**
+   * The client stream's records with the gateway's routing events put where this format's SDKs
+   * tolerate them; undefined while the place has not come yet (try again with the next records).
+   */
+  insertRoutingEvents(records: readonly SseRecord[], events: readonly RoutingEvent[]): SseRecord[] | undefined;
   /** Reads id/model/usage from a same-format JSON response. */
   readPassthroughResponse(body: unknown): PassthroughInfo;
   createUsageTap(): UsageTap;

@@ -214,3 +214,13 @@ export interface StreamError {
   message: string;
   status: number;
 }
+
+/**
+ * A reliability event the gateway adds to a stream (spec §6.4): `routing` (how the request was
+ * routed) or `fallback` (another candidate served), with its details. Wire-format free: each
+ * format puts it on its wire where that format's SDKs tolerate it.
+ */
+export interface RoutingEvent {
+  name: 'routing' | 'fallback';
+  details: Record<string, unknown>;
+}

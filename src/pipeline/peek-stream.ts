@@ -3,7 +3,7 @@ import type { WireFormat } from '../ir/types.ts';
 import type { SseRecord } from '../sse/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import { chunkSourceOf, upstreamError, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
-import { RecordReader } from './read-records.ts';
+import { RecordReader } from '../sse/index.ts';
 
 /** An upstream stream whose first record was read, ready to be relayed from the start. */
 export interface PeekedStream {

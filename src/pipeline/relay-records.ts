@@ -1,15 +1,13 @@
 import { GatewayError, toGatewayError, type RequestIds } from '../errors/index.ts';
 import type { FormatCodec, StreamDecoder, StreamEncoder, UsageTap } from '../formats/types.ts';
 import { getCodec } from '../formats/registry.ts';
-import type { ChatRequest, StreamPart, Usage, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import { mapTransportError } from '../upstream/index.ts';
-import { insertRoutingEvents, type FallbackInfo, type RoutingInfo } from '../routing/index.ts';
-import { formatSse, parseSse, type SseRecord } from '../sse/index.ts';
+import { writeSse, type RecordReader, type SseRecord } from '../sse/index.ts';
 import type { AbortWatch } from '../util/abort.ts';
-import { containsSecret, hasSecrets, redactSecrets } from '../util/redact-secrets.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
-import type { RecordReader } from './read-records.ts';
+import { rewritePassedRecords } from './pass-records.ts';
 import { truncatedStream, watchStream, type StreamWatch } from './watch-stream.ts';
 
 /** What a relayed stream reports when it ends. */
@@ -33,60 +31,40 @@ export interface RelayOptions {
   client: AbortWatch;
   passthrough: boolean;
   stripUsageChunk: boolean;
-  /** Reliability events to put before the content (spec §6.4), when the client wants them. */
-  events?: { routing: RoutingInfo; fallback?: FallbackInfo };
+  /** Reliability events to put into the stream (spec §6.4), when the client wants them. */
+  events?: RoutingEvent[];
   onEnd: (end: StreamEnd) => void;
-  /** Parts seen by the relay (conversion only), e.g. to store a Responses result. */
+  /**
+   * The part tap: sees the response as IR parts while it streams, e.g. to store a Responses
+   * result. A passthrough decodes its records for it (only when it is set).
+   */
   onPart?: (part: StreamPart) => void;
 }
 
-/** Output for the client: bytes passed through, or text the relay wrote. */
+/** Output for the client: bytes passed through, or text the relay framed. */
 export type RelayOutput = string | Buffer;
 
 const EMPTY = Buffer.alloc(0);
-
-/** An upstream error record (any format): the only kind that may quote the gateway's upstream key back. */
-function isErrorRecord(record: SseRecord): boolean {
-  const event = record.event;
-  return event === undefined ? record.data.includes('"error"') : event === 'error' || event === 'response.failed';
-}
-
-/** The record with any configured upstream key redacted, or undefined when it holds none. */
-function redactedRecord(record: SseRecord): SseRecord | undefined {
-  if (!isErrorRecord(record) || !containsSecret(record.data)) return undefined;
-  return { event: record.event, data: redactSecrets(record.data) };
-}
-
-function isUsageOnlyChunk(record: SseRecord): boolean {
-  const data = record.data;
-  return data.charCodeAt(0) === 123 /* { */ && data.includes('"usage":{') && data.includes('"choices":[]');
-}
 
 /** Thrown inside a step to end the stream with a client-format error event. */
 class StreamFailure extends Error {
   constructor(
     readonly failure: GatewayError,
-    /** Output that precedes the failure in the same step and still goes to the client. */
-    readonly prefix: RelayOutput = '',
+    /** Records that precede the failure in the same step and still go to the client. */
+    readonly before: SseRecord[],
   ) {
     super(failure.message);
   }
 }
 
-function join(a: RelayOutput | undefined, b: RelayOutput | undefined): RelayOutput | undefined {
-  if (!a || a.length === 0) return b;
-  if (!b || b.length === 0) return a;
-  if (typeof a === 'string' && typeof b === 'string') return a + b;
-  return Buffer.concat([typeof a === 'string' ? Buffer.from(a) : a, typeof b === 'string' ? Buffer.from(b) : b]);
-}
-
 /**
  * The record work of a stream relay, transport-free and synchronous: upstream chunks in,
  * client output out. Same format: the bytes go through (re-cut at record boundaries) and a
- * tap reads usage. Different formats: records are decoded to IR parts and encoded again.
- * Every record is sanity-checked; a bad record, a cut stream or a transport failure after the
- * first byte becomes the client format's error event. `done` says the relay is over (the
- * driver stops the upstream); `onEnd` runs exactly once.
+ * tap reads usage. Different formats: records are decoded to IR parts and encoded into the
+ * client's records. One writer frames whatever the relay itself sends (converted records,
+ * routing events, error events). Every upstream record is sanity-checked; a bad record, a cut
+ * stream or a transport failure after the first byte becomes the client format's error event.
+ * `done` says the relay is over (the driver stops the upstream); `onEnd` runs exactly once.
  */
 export class RecordRelay {
   /** True once the relay is over: nothing more is read or written. */
@@ -94,9 +72,10 @@ export class RecordRelay {
   private readonly watch: StreamWatch;
   private readonly clientCodec: FormatCodec;
   private readonly tap: UsageTap | undefined;
+  /** Decodes upstream records into parts: to convert them, or for the part tap of a passthrough. */
   private readonly decoder: StreamDecoder | undefined;
   private readonly encoder: StreamEncoder | undefined;
-  private pendingEvents: RelayOptions['events'];
+  private pendingEvents: RoutingEvent[] | undefined;
   private usage: Usage | undefined;
   private inputFromStart: number | undefined;
   private outputChars = 0;
@@ -112,9 +91,12 @@ export class RecordRelay {
     this.clientCodec = getCodec(options.clientFormat);
     this.watch = watchStream(options.upstreamFormat, options.providerId, { finishReasons: options.passthrough });
     this.pendingEvents = options.events;
-    if (options.passthrough) this.tap = getCodec(options.upstreamFormat).createUsageTap();
-    else {
-      this.decoder = getCodec(options.upstreamFormat).createStreamDecoder();
+    const upstreamCodec = getCodec(options.upstreamFormat);
+    if (options.passthrough) {
+      this.tap = upstreamCodec.createUsageTap();
+      if (options.onPart) this.decoder = upstreamCodec.createStreamDecoder();
+    } else {
+      this.decoder = upstreamCodec.createStreamDecoder();
       this.encoder = this.clientCodec.createStreamEncoder(options.request);
     }
   }
@@ -126,44 +108,37 @@ export class RecordRelay {
 
   /** Output for whole records already cut (the peeked head). */
   start(bytes: Buffer, records: SseRecord[]): RelayOutput | undefined {
-    return this.step(() => this.process(bytes, records));
+    try {
+      return this.process(bytes, records);
+    } catch (error) {
+      return this.failWith(error);
+    }
   }
 
   /** Output for one upstream chunk. */
   push(chunk: Buffer): RelayOutput | undefined {
     if (this.done) return undefined;
-    return this.step(() => {
+    try {
       const bytes = this.reader.push(chunk);
       if (bytes.length === 0 && this.reader.records.length === 0) return undefined;
       return this.process(bytes, this.reader.records);
-    });
+    } catch (error) {
+      return this.failWith(error);
+    }
   }
 
   /** The upstream ended: the last records, and an error event if the stream was cut short. */
   end(): RelayOutput | undefined {
     if (this.done) return undefined;
     let out: RelayOutput | undefined;
-    const result = this.step(() => {
-      const last = this.reader.end();
-      if (this.tap) {
-        if (last.length > 0) {
-          // A record without its blank line is re-sent whole, never half.
-          const passed = this.process(EMPTY, last);
-          out = typeof passed === 'string' ? passed : last.map(formatSse).join('');
-        }
-        if (!this.watch.finished) throw new StreamFailure(truncatedStream(this.options.providerId), out);
-        return out;
-      }
-      out = this.convert(last);
-      out += this.encodeParts(this.decoder!.end());
-      if (!this.finished) out += this.encodeParts([{ type: 'end' }]);
-      return out;
-    });
-    if (!this.done) {
-      this.finished = true;
-      this.finish();
+    try {
+      out = this.tap ? this.endPassthrough() : this.endConversion();
+    } catch (error) {
+      return this.failWith(error);
     }
-    return result;
+    this.finished = true;
+    this.finish();
+    return out;
   }
 
   /** The upstream failed (transport error, timeout, abort). */
@@ -178,12 +153,28 @@ export class RecordRelay {
     this.finish();
   }
 
-  private step(work: () => RelayOutput | undefined): RelayOutput | undefined {
-    try {
-      return work();
-    } catch (error) {
-      return this.failWith(error);
-    }
+  private endPassthrough(): RelayOutput | undefined {
+    const last = this.reader.end();
+    // A record without its blank line is re-sent whole, never half.
+    const out = last.length > 0 ? this.pass(EMPTY, last, true) : undefined;
+    if (this.decoder) this.tapParts(this.decoder.end());
+    if (!this.watch.finished) throw new StreamFailure(truncatedStream(this.options.providerId), last);
+    return out;
+  }
+
+  /** What still goes to the client before an error event: a passthrough's records as it would have sent them. */
+  private recordsBefore(failure: StreamFailure | undefined): SseRecord[] {
+    if (!failure) return [];
+    if (!this.tap) return failure.before.slice();
+    return rewritePassedRecords(failure.before, this.options.stripUsageChunk) ?? failure.before.slice();
+  }
+
+  private endConversion(): string {
+    const out: SseRecord[] = [];
+    this.convert(this.reader.end(), out);
+    this.encodeParts(this.decoder!.end(), out);
+    if (!this.finished) this.encodeParts([{ type: 'end' }], out);
+    return this.frame(out);
   }
 
   private failWith(error: unknown): RelayOutput | undefined {
@@ -196,11 +187,12 @@ export class RecordRelay {
     const relayFailure = error instanceof StreamFailure ? error : undefined;
     const failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : mapTransportError(error, options.upstream.signal));
     this.failure = failure;
-    const event = this.encoder
-      ? this.encoder.encode({ type: 'error', error: { code: failure.code, message: failure.message, status: failure.status } })
-      : this.clientCodec.encodeStreamError(toGatewayError(failure), options.ids);
+    const records = this.recordsBefore(relayFailure);
+    if (this.encoder) {
+      for (const record of this.encoder.encode({ type: 'error', error: { code: failure.code, message: failure.message, status: failure.status } })) records.push(record);
+    } else records.push(this.clientCodec.encodeStreamError(toGatewayError(failure), options.ids));
     this.finish();
-    return join(relayFailure?.prefix, event);
+    return this.frame(records);
   }
 
   private finish(): void {
@@ -224,61 +216,63 @@ export class RecordRelay {
   }
 
   private process(bytes: Buffer, records: SseRecord[]): RelayOutput | undefined {
-    if (this.tap) return this.pass(bytes, records);
-    const out = this.convert(records);
-    return out.length > 0 ? out : undefined;
+    if (this.tap) return this.pass(bytes, records, false);
+    const out: SseRecord[] = [];
+    this.convert(records, out);
+    return out.length > 0 ? this.frame(out) : undefined;
   }
 
-  /** Routing events go in once, where the client's SDK tolerates them (see insertRoutingEvents). */
-  private withEvents(records: SseRecord[]): SseRecord[] | undefined {
+  /** Frames records for the client, with the routing events once their place has come. */
+  private frame(records: SseRecord[]): string {
+    if (records.length === 0) return '';
     const pending = this.pendingEvents;
-    if (!pending) return undefined;
-    const out = insertRoutingEvents(this.options.clientFormat, records, pending.routing, pending.fallback);
-    if (out) this.pendingEvents = undefined;
-    return out;
+    if (pending) {
+      const withEvents = this.clientCodec.insertRoutingEvents(records, pending);
+      if (withEvents) {
+        this.pendingEvents = undefined;
+        return writeSse(withEvents);
+      }
+    }
+    return writeSse(records);
   }
 
-  private pass(bytes: Buffer, records: SseRecord[]): RelayOutput {
-    const strip = this.options.stripUsageChunk;
-    let changed = false;
-    let redacted: SseRecord[] | undefined;
+  /** Same format: checks and taps every record; the bytes go on unless a record had to change. */
+  private pass(bytes: Buffer, records: SseRecord[], reframe: boolean): RelayOutput {
+    const decoder = this.decoder;
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
       const bad = this.watch.check(record);
       this.tap!.push(record);
       this.outputChars += 4; // one token per record: an estimate used only if usage never arrives
-      if (bad) throw new StreamFailure(bad, records.slice(0, i).map(formatSse).join(''));
-      if (strip && isUsageOnlyChunk(record)) changed = true;
-      const clean = hasSecrets() ? redactedRecord(record) : undefined;
-      if (clean) (redacted ??= records.slice())[i] = clean;
+      if (bad) throw new StreamFailure(bad, records.slice(0, i));
+      if (decoder) this.tapParts(decoder.push(record));
     }
-    if (redacted) {
-      records = redacted;
-      changed = true;
-    }
-    const kept = changed ? records.filter((r) => !isUsageOnlyChunk(r)) : records;
-    const injected = this.withEvents(kept);
-    if (injected) return injected.map(formatSse).join('');
-    return changed ? kept.map(formatSse).join('') : bytes;
+    const rewritten = rewritePassedRecords(records, this.options.stripUsageChunk);
+    if (rewritten || reframe || this.pendingEvents) return this.frame(rewritten ?? records);
+    return bytes;
   }
 
-  private convert(records: SseRecord[]): string {
-    let out = '';
-    for (const record of records) {
+  private tapParts(parts: StreamPart[]): void {
+    const onPart = this.options.onPart!;
+    for (const part of parts) onPart(part);
+  }
+
+  /** Different formats: upstream records → IR parts → the client's records, into `out`. */
+  private convert(records: SseRecord[], out: SseRecord[]): void {
+    const decoder = this.decoder!;
+    for (let i = 0; i < records.length; i += 1) {
+      const record = records[i];
       const bad = this.watch.check(record);
       if (bad) throw new StreamFailure(bad, out);
-      out += this.encodeParts(this.decoder!.push(record));
+      this.encodeParts(decoder.push(record), out);
     }
-    if (out && this.pendingEvents) {
-      const injected = this.withEvents(parseSse(out));
-      if (injected) out = injected.map(formatSse).join('');
-    }
-    return out;
   }
 
-  private encodeParts(parts: StreamPart[]): string {
-    let out = '';
-    for (const part of parts) {
+  private encodeParts(parts: StreamPart[], out: SseRecord[]): void {
+    const encoder = this.encoder!;
+    const onPart = this.options.onPart;
+    for (let i = 0; i < parts.length; i += 1) {
+      const part = parts[i];
       if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'refusal-delta') this.outputChars += part.text.length;
       else if (part.type === 'tool-call-delta') this.outputChars += part.argumentsDelta.length;
       else if (part.type === 'usage') this.usage = part.usage;
@@ -286,9 +280,9 @@ export class RecordRelay {
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;
-      this.options.onPart?.(part);
-      out += this.encoder!.encode(part);
+      onPart?.(part);
+      const records = encoder.encode(part);
+      for (let j = 0; j < records.length; j += 1) out.push(records[j]);
     }
-    return out;
   }
 }

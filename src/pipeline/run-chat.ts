@@ -1,11 +1,11 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
-import type { ChatRequest } from '../ir/types.ts';
+import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/types.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { watchOf, type AbortWatch } from '../util/abort.ts';
-import { buildRoutingHeaders, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
+import { buildRoutingHeaders, describeRoutingEvents, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
@@ -109,7 +109,7 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, re
   const { value: answer, model, routing, fallback } = served;
   const headers = buildRoutingHeaders(routing, fallback);
   if (answer.kind === 'json') return jsonOutcome(exchange, request, model, answer, headers, routing, fallback);
-  const events = router.eventsWanted(exchange.gatewayEvents) ? { routing, fallback } : undefined;
+  const events = router.eventsWanted(exchange.gatewayEvents) ? describeRoutingEvents(routing, fallback) : undefined;
   return streamOutcome(router, exchange, request, model, answer, headers, routing, fallback, events);
 }
 
@@ -129,6 +129,18 @@ function withHeader(headers: Record<string, string>, name: string, value: string
   return headers;
 }
 
+/** Hands a whole answer to the capture; one it cannot read as IR is still served. */
+function captureResponse(capture: NonNullable<ChatExchange['capture']>, read: () => ChatResponse): void {
+  let response: ChatResponse;
+  try {
+    response = read();
+  } catch (error) {
+    capture.unreadable(error);
+    return;
+  }
+  capture.response(response);
+}
+
 function jsonOutcome(
   exchange: ChatExchange,
   request: ChatRequest,
@@ -141,7 +153,9 @@ function jsonOutcome(
   const upstreamCodec = getCodec(answer.prepared.upstreamFormat);
   let json: string;
   let settlement: Settlement;
+  const capture = exchange.capture;
   if (answer.prepared.passthrough) {
+    if (capture) captureResponse(capture, () => upstreamCodec.decodeResponse(answer.parsed));
     const info = upstreamCodec.readPassthroughResponse(answer.parsed);
     json = answer.text;
     settlement = {
@@ -153,6 +167,7 @@ function jsonOutcome(
     };
   } else {
     const response = upstreamCodec.decodeResponse(answer.parsed);
+    if (capture) captureResponse(capture, () => response);
     json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request));
     settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id };
   }
@@ -170,6 +185,10 @@ function jsonOutcome(
   };
 }
 
+function capturePart(capture: NonNullable<ChatExchange['capture']>): (part: StreamPart) => void {
+  return (part) => capture.part(part);
+}
+
 function streamOutcome(
   router: Router,
   exchange: ChatExchange,
@@ -179,7 +198,7 @@ function streamOutcome(
   routingHeaders: Record<string, string>,
   routing: RoutingInfo,
   fallback: FallbackInfo | undefined,
-  events: { routing: RoutingInfo; fallback?: FallbackInfo } | undefined,
+  events: RoutingEvent[] | undefined,
 ): ChatOutcome {
   let resolve!: (s: Settlement) => void;
   const settled = new Promise<Settlement>((r) => (resolve = r));
@@ -194,6 +213,7 @@ function streamOutcome(
     passthrough: answer.prepared.passthrough,
     stripUsageChunk: answer.prepared.stripUsageChunk,
     events,
+    onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
     onEnd(end) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
       if (end.failure?.retryable) router.breaker.recordFailure(model.id);

@@ -1,6 +1,6 @@
 import type { RequestIds } from '../errors/index.ts';
 import type { AbortWatch } from '../util/abort.ts';
-import type { ChatRequest, Usage, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import type { FallbackInfo, RoutingInfo } from '../routing/types.ts';
 
@@ -19,6 +19,18 @@ export interface ChatExchange {
   ids: RequestIds;
   /** The client's `X-Gateway-Events` header: asks for routing events in streams (docs/routing.md). */
   gatewayEvents?: string;
+  /** Wants the answer as IR (e.g. to store a Responses result), read from what the relay already decoded. */
+  capture?: ResponseCapture;
+}
+
+/** The part tap of an exchange: what was answered, as IR, without reading the client's bytes again. */
+export interface ResponseCapture {
+  /** A whole (non-streamed) answer. */
+  response(response: ChatResponse): void;
+  /** One part of a streamed answer, in order; a complete one ends with `finish`, …, `end`. */
+  part(part: StreamPart): void;
+  /** The upstream's answer could not be read as IR (the client still got it). */
+  unreadable(error: unknown): void;
 }
 
 /** What was metered once an exchange ended (stream finished, failed or client gone). */
@@ -64,7 +76,7 @@ export interface ChatOutcome {
   headers: Record<string, string>;
   /** Exactly one of json / stream is set. */
   json?: string;
-  stream?: AsyncIterable<string | Uint8Array> & Partial<Pick<RelayedStream, 'pushTo'>>;
+  stream?: RelayedStream;
   /** Resolves when the exchange is over; never rejects. */
   settled: Promise<Settlement>;
   request: ChatRequest;

@@ -6,5 +6,5 @@ export { planRoute, scheduleAttempts, type CandidateFilter, type ScheduledAttemp
 export { backoffMs, retryDelayMs } from './compute-backoff.ts';
 export { Router, routerFor, type RouterOptions } from './router.ts';
 export { buildRoutingHeaders } from './build-routing-headers.ts';
-export { encodeRoutingEvents, insertRoutingEvents, type ChunkIdentity } from './encode-routing-events.ts';
+export { describeRoutingEvents } from './describe-routing-events.ts';
 export type { RoutePlan, RoutingInfo, RoutingMode, FallbackInfo } from './types.ts';

@@ -120,42 +120,12 @@ class NodeTarget implements StreamTarget {
   }
 }
 
-/** Writes any async iterable to the Node response (streams that cannot be pushed, e.g. the Responses store's tee). */
-async function pump(res: ServerResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
-  const iterator = body[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
-      if (res.destroyed) {
-        await iterator.return?.();
-        return;
-      }
-      if (!res.write(next.value)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.once('drain', done);
-          res.once('close', done);
-        });
-      }
-    }
-  } catch {
-    // the relay already wrote the client-format error event; nothing more to say
-  }
-  if (!res.destroyed) res.end();
-}
-
-/** A streamed body: pushed by the relay when it can be, else pumped. */
+/** A relayed stream, pushed into the Node response by the upstream's callbacks. */
 class StreamBody implements NodeBody {
-  constructor(private readonly body: AsyncIterable<string | Uint8Array> & Partial<Pick<RelayedStream, 'pushTo'>>) {}
+  constructor(private readonly body: RelayedStream) {}
 
   pipe(res: ServerResponse): void {
-    if (this.body.pushTo) this.body.pushTo(new NodeTarget(res));
-    else void pump(res, this.body);
+    this.body.pushTo(new NodeTarget(res));
   }
 
   destroy(): void {
@@ -173,7 +143,7 @@ function cancel(body: AsyncIterable<string | Uint8Array>): void {
 }
 
 /**
- * Sends an SSE (or other streamed) body. Under Node a relayed stream is pushed into the
+ * Sends a relayed SSE stream. Under Node it is pushed into the
  * response by the upstream's callbacks (about half the CPU of a web ReadableStream per
  * response, stack notes); elsewhere it returns a web Response.
  */
@@ -181,7 +151,7 @@ export function sendStream(
   event: H3Event,
   status: number,
   headers: Record<string, string>,
-  body: AsyncIterable<string | Uint8Array> & Partial<Pick<RelayedStream, 'pushTo'>>,
+  body: RelayedStream,
 ): unknown {
   const node = nodeOf(event);
   if (!node) {

@@ -9,8 +9,16 @@ export function formatSse(record: SseRecord): string {
   return `${out}\n`;
 }
 
-/** Frames an event whose data is a JSON value. */
-export function formatSseJson(event: string | undefined, value: unknown): string {
+/** Frames records into one piece of SSE text: the one writer of every stream the gateway makes. */
+export function writeSse(records: readonly SseRecord[]): string {
+  if (records.length === 1) return formatSse(records[0]);
+  let out = '';
+  for (let i = 0; i < records.length; i += 1) out += formatSse(records[i]);
+  return out;
+}
+
+/** A record whose data is a JSON value (what every format's encoder builds). */
+export function jsonRecord(event: string | undefined, value: unknown): SseRecord {
   const data = JSON.stringify(value);
-  return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
+  return event === undefined ? { data } : { event, data };
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { StreamPart } from '../../src/ir/types.ts';
 import type { FormatCodec, StreamDecoder, StreamEncoder } from '../../src/formats/types.ts';
-import { SseParser, parseSse, type SseRecord } from '../../src/sse/index.ts';
+import { SseParser, parseSse, writeSse, type SseRecord } from '../../src/sse/index.ts';
 
 /** A fixture under test/fixtures (e.g. `chat/stream-text-usage.sse.txt`) as text. */
 export function readFixture(path: string): string {
@@ -39,9 +39,14 @@ export function runStream(decoder: StreamDecoder | FormatCodec, sseText: string,
   return [...parts, ...live.end()];
 }
 
+/** Encodes one part and frames its records as SSE text (what the relay writes). */
+export function encodePart(encoder: StreamEncoder, part: StreamPart): string {
+  return writeSse(encoder.encode(part));
+}
+
 /** Encodes parts one by one and joins the SSE text. */
 export function encodeAll(encoder: StreamEncoder, parts: StreamPart[]): string {
-  return parts.map((part) => encoder.encode(part)).join('');
+  return parts.map((part) => encodePart(encoder, part)).join('');
 }
 
 export interface SseEvent {

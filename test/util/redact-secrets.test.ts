@@ -6,6 +6,7 @@ import { containsSecret, forgetSecrets, hasSecrets, redactSecrets, rememberSecre
 import { createLogger } from '../../src/util/logger.ts';
 import { ProviderRegistry } from '../../src/providers/registry.ts';
 import { parseConfig } from '../../src/config/index.ts';
+import { formatSse, writeSse } from '../../src/sse/index.ts';
 
 const KEY = 'AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY';
 const ids = { requestId: 'req_1', correlationId: 'req_1' };
@@ -49,10 +50,10 @@ describe('redactSecrets', () => {
     expect(JSON.stringify(buildErrorEnvelope(error, ids))).not.toContain(KEY);
     for (const format of ['chat', 'messages', 'responses'] as WireFormat[]) {
       const codec = getCodec(format);
-      const texts = [JSON.stringify(codec.encodeError(error, ids)), codec.encodeStreamError(error, ids)];
+      const texts = [JSON.stringify(codec.encodeError(error, ids)), formatSse(codec.encodeStreamError(error, ids))];
       const request = codec.decodeRequest(format === 'responses' ? { model: 'm', input: 'hi' } : { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
       const encoder = codec.createStreamEncoder(request);
-      texts.push(encoder.encode({ type: 'start', id: 'x', model: 'm', created: 1 }) + encoder.encode({ type: 'error', error: { code: 'provider_error', message: error.message, status: 502 } }));
+      texts.push(writeSse(encoder.encode({ type: 'start', id: 'x', model: 'm', created: 1 })) + writeSse(encoder.encode({ type: 'error', error: { code: 'provider_error', message: error.message, status: 502 } })));
       for (const text of texts) {
         expect(text, format).not.toContain(KEY);
         expect(text, format).toContain('[redacted]');

@@ -1,4 +1,5 @@
 import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 
 export { openAIErrorType } from '../../errors/index.ts';
 
@@ -11,6 +12,6 @@ export function encodeChatError(error: GatewayError, ids: RequestIds): Record<st
  * A mid-stream error: `data: {"error":…}` with the same body as a non-streamed error. No
  * `[DONE]` follows (a client would read it as a normal end); the server closes the stream.
  */
-export function encodeChatStreamError(error: GatewayError, ids: RequestIds): string {
-  return `data: ${JSON.stringify(encodeChatError(error, ids))}\n\n`;
+export function encodeChatStreamError(error: GatewayError, ids: RequestIds): SseRecord {
+  return jsonRecord(undefined, encodeChatError(error, ids));
 }

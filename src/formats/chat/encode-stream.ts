@@ -1,4 +1,5 @@
 import type { ChatRequest, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import { generateId, nowSeconds, prefixedId } from '../shared/index.ts';
@@ -30,97 +31,114 @@ class ChatStreamEncoder implements StreamEncoder {
   private readonly argsPending = new Set<number>();
   private nextDetail = 0;
   private detail: { index: number; format: string; id?: string } | undefined;
+  /** The records of the part being encoded. */
+  private out: SseRecord[] = [];
 
   constructor(private readonly includeUsage: boolean) {}
 
-  encode(part: StreamPart): string {
-    if (this.done) return '';
+  encode(part: StreamPart): SseRecord[] {
+    if (this.done) return [];
+    const out: SseRecord[] = (this.out = []);
     if (part.type === 'start') {
       this.id = prefixedId('chatcmpl-', part.id);
       this.model = part.model;
       this.created = part.created;
     }
-    if (part.type === 'error') return this.error(part.error);
-    const head = this.started ? '' : this.roleChunk();
-    return head + this.body(part);
+    if (part.type === 'error') this.error(part.error);
+    else {
+      if (!this.started) this.roleChunk();
+      this.body(part);
+    }
+    return out;
   }
 
-  private body(part: StreamPart): string {
+  private body(part: StreamPart): void {
     switch (part.type) {
       case 'text-delta':
-        return part.text ? this.chunk({ content: part.text }) : '';
+        if (part.text) this.chunk({ content: part.text });
+        return;
       case 'refusal-delta':
-        return part.text ? this.chunk({ refusal: part.text }) : '';
+        if (part.text) this.chunk({ refusal: part.text });
+        return;
       case 'reasoning-start':
         this.detail = { index: this.nextDetail++, format: reasoningFormat(part), ...(part.itemId ? { id: part.itemId } : {}) };
-        return '';
+        return;
       case 'reasoning-delta': {
-        if (!part.text) return '';
+        if (!part.text) return;
         const detail = this.currentDetail();
-        return this.chunk({ reasoning_content: part.text, reasoning_details: [{ type: 'reasoning.text', text: part.text, ...detail }] });
+        this.chunk({ reasoning_content: part.text, reasoning_details: [{ type: 'reasoning.text', text: part.text, ...detail }] });
+        return;
       }
       case 'reasoning-signature':
-        return this.details({ type: 'reasoning.text', text: '', signature: part.signature, ...this.currentDetail() });
+        this.details({ type: 'reasoning.text', text: '', signature: part.signature, ...this.currentDetail() });
+        return;
       case 'reasoning-end': {
         const id = this.detail?.id;
         this.detail = undefined;
-        if (part.encrypted === undefined) return '';
-        return this.details({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: this.nextDetail++, ...(id ? { id } : {}) });
+        if (part.encrypted === undefined) return;
+        this.details({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: this.nextDetail++, ...(id ? { id } : {}) });
+        return;
       }
       case 'redacted-reasoning':
-        return this.details({ type: 'reasoning.encrypted', data: part.data, format: ANTHROPIC_REASONING_FORMAT, index: this.nextDetail++ });
+        this.details({ type: 'reasoning.encrypted', data: part.data, format: ANTHROPIC_REASONING_FORMAT, index: this.nextDetail++ });
+        return;
       case 'tool-call-start': {
         const index = this.toolIndex.size;
         this.toolIndex.set(part.index, index);
         this.argsPending.add(part.index);
-        return this.chunk({ tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+        this.chunk({ tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+        return;
       }
       case 'tool-call-delta': {
         const index = this.toolIndex.get(part.index);
-        if (index === undefined || part.argumentsDelta === '') return '';
+        if (index === undefined || part.argumentsDelta === '') return;
         this.argsPending.delete(part.index);
-        return this.chunk({ tool_calls: [{ index, function: { arguments: part.argumentsDelta } }] });
+        this.chunk({ tool_calls: [{ index, function: { arguments: part.argumentsDelta } }] });
+        return;
       }
       case 'tool-call-end': {
         // A call that got no argument text (a no-argument tool) still ends as valid JSON.
         const index = this.toolIndex.get(part.index);
-        if (index === undefined || !this.argsPending.delete(part.index)) return '';
-        return this.chunk({ tool_calls: [{ index, function: { arguments: '{}' } }] });
+        if (index === undefined || !this.argsPending.delete(part.index)) return;
+        this.chunk({ tool_calls: [{ index, function: { arguments: '{}' } }] });
+        return;
       }
       case 'finish':
-        return this.finish(encodeChatFinishReason(part.finishReason));
+        this.finish(encodeChatFinishReason(part.finishReason));
+        return;
       case 'usage':
         this.usage = part.usage;
-        return '';
+        return;
       case 'end':
-        return this.end();
+        this.end();
+        return;
       default:
-        return '';
+        return;
     }
   }
 
-  private end(): string {
+  private end(): void {
     this.done = true;
-    let out = this.finished ? '' : this.finish('stop');
+    if (!this.finished) this.finish('stop');
     if (this.includeUsage && this.usage) {
-      out += sse({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: encodeChatUsage(this.usage) });
+      this.out.push(jsonRecord(undefined, { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: encodeChatUsage(this.usage) }));
     }
-    return `${out}data: [DONE]\n\n`;
+    this.out.push({ data: '[DONE]' });
   }
 
-  private finish(reason: string): string {
-    if (this.finished) return '';
+  private finish(reason: string): void {
+    if (this.finished) return;
     this.finished = true;
-    return this.chunk({}, reason);
+    this.chunk({}, reason);
   }
 
   /**
    * A mid-stream error as OpenAI-style `data: {"error":…}`. No `[DONE]` follows: clients
    * treat the error as the end, and `[DONE]` would read as a normal completion.
    */
-  private error(error: StreamError): string {
+  private error(error: StreamError): void {
     this.done = true;
-    return sse({ error: { message: redactSecrets(error.message), type: openAIErrorType(error.status, error.code), param: null, code: error.code } });
+    this.out.push(jsonRecord(undefined, { error: { message: redactSecrets(error.message), type: openAIErrorType(error.status, error.code), param: null, code: error.code } }));
   }
 
   /** The open reasoning detail's fields, in OpenRouter's key order (format, index, id). */
@@ -130,26 +148,24 @@ class ChatStreamEncoder implements StreamEncoder {
     return id ? { format, index, id } : { format, index };
   }
 
-  private details(detail: ChatReasoningDetail): string {
-    return this.chunk({ reasoning_details: [detail] });
+  private details(detail: ChatReasoningDetail): void {
+    this.chunk({ reasoning_details: [detail] });
   }
 
-  private roleChunk(): string {
+  private roleChunk(): void {
     this.started = true;
-    return this.chunk({ role: 'assistant', content: '' });
+    this.chunk({ role: 'assistant', content: '' });
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-    return sse({
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    });
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): void {
+    this.out.push(
+      jsonRecord(undefined, {
+        id: this.id,
+        object: 'chat.completion.chunk',
+        created: this.created,
+        model: this.model,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      }),
+    );
   }
-}
-
-function sse(value: unknown): string {
-  return `data: ${JSON.stringify(value)}\n\n`;
 }

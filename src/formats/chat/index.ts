@@ -7,6 +7,7 @@ import { encodeChatError, encodeChatStreamError } from './encode-error.ts';
 import { encodeChatRequest } from './encode-request.ts';
 import { encodeChatResponse } from './encode-response.ts';
 import { createChatStreamEncoder } from './encode-stream.ts';
+import { insertChatRoutingEvents } from './encode-routing-event.ts';
 import { createChatUsageTap, readChatPassthroughResponse } from './read-passthrough.ts';
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`). */
@@ -22,6 +23,7 @@ export const chatCodec: FormatCodec = {
   decodeStreamError: decodeChatStreamError,
   encodeError: encodeChatError,
   encodeStreamError: encodeChatStreamError,
+  insertRoutingEvents: insertChatRoutingEvents,
   readPassthroughResponse: readChatPassthroughResponse,
   createUsageTap: createChatUsageTap,
 };
@@ -46,3 +48,4 @@ export { decodeReasoningDetails, encodeReasoningDetails } from './map-reasoning.
 export { openAIErrorType } from './encode-error.ts';
 export type { ChatReasoningDetail } from './types.ts';
 export type { ChatEncodeRequestOptions } from './encode-request.ts';
+export { encodeChatRoutingEvent, insertChatRoutingEvents } from './encode-routing-event.ts';

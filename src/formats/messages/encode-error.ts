@@ -1,4 +1,5 @@
 import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 
 /** The Anthropic `error.type` for a status (wire-formats §2.10). */
 export function anthropicErrorType(status: number): string {
@@ -40,6 +41,6 @@ export function encodeMessagesError(error: GatewayError, ids: RequestIds): Recor
 }
 
 /** A mid-stream error as Anthropic sends it: `event: error` with the same body. */
-export function encodeMessagesStreamError(error: GatewayError, ids: RequestIds): string {
-  return `event: error\ndata: ${JSON.stringify(encodeMessagesError(error, ids))}\n\n`;
+export function encodeMessagesStreamError(error: GatewayError, ids: RequestIds): SseRecord {
+  return jsonRecord('error', encodeMessagesError(error, ids));
 }

@@ -1,4 +1,5 @@
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import { prefixedId } from '../shared/index.ts';
@@ -28,67 +29,94 @@ class MessagesStreamEncoder implements StreamEncoder {
   private finish: { reason: FinishReason; stopSequence?: string | null } | undefined;
   private deltaSent = false;
   private reasoningItemId: string | undefined;
+  /** The records of the part being encoded. */
+  private out: SseRecord[] = [];
 
-  encode(part: StreamPart): string {
-    if (this.done) return '';
-    if (part.type === 'error') return this.error(part.error);
-    let out = '';
-    if (!this.started) out += this.messageStart(part.type === 'start' ? part : undefined);
-    return out + this.body(part);
+  encode(part: StreamPart): SseRecord[] {
+    if (this.done) return [];
+    const out: SseRecord[] = (this.out = []);
+    if (part.type === 'error') this.error(part.error);
+    else {
+      if (!this.started) this.messageStart(part.type === 'start' ? part : undefined);
+      this.body(part);
+    }
+    return out;
   }
 
-  private body(part: StreamPart): string {
+  private body(part: StreamPart): void {
     switch (part.type) {
       case 'text-start':
         // Opened lazily at the first text, so an empty text run leaves no empty block behind.
-        return '';
+        return;
       case 'text-delta':
       case 'refusal-delta':
-        return part.text ? this.ensureOpen({ kind: 'text' }, { type: 'text', text: '' }) + this.delta({ type: 'text_delta', text: part.text }) : '';
+        if (!part.text) return;
+        this.ensureOpen({ kind: 'text' }, { type: 'text', text: '' });
+        this.delta({ type: 'text_delta', text: part.text });
+        return;
       case 'text-end':
-        return this.open?.kind === 'text' ? this.close() : '';
+        if (this.open?.kind === 'text') this.close();
+        return;
       case 'reasoning-start':
         this.reasoningItemId = part.itemId;
-        return this.close() + this.openBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+        this.close();
+        this.openBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+        return;
       case 'reasoning-delta':
-        return part.text ? this.ensureOpen({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' }) + this.delta({ type: 'thinking_delta', thinking: part.text }) : '';
+        if (!part.text) return;
+        this.ensureOpen({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+        this.delta({ type: 'thinking_delta', thinking: part.text });
+        return;
       case 'reasoning-signature':
-        return this.open?.kind === 'thinking' ? this.delta({ type: 'signature_delta', signature: part.signature }) : '';
-      case 'reasoning-end': {
-        if (this.open?.kind !== 'thinking') return '';
+        if (this.open?.kind === 'thinking') this.delta({ type: 'signature_delta', signature: part.signature });
+        return;
+      case 'reasoning-end':
+        if (this.open?.kind !== 'thinking') return;
         // OpenAI encrypted reasoning goes out as the block's signature, so the client can send it back.
-        const stash = part.encrypted === undefined ? '' : this.delta({ type: 'signature_delta', signature: stashOpenAIReasoning({ itemId: this.reasoningItemId, encrypted: part.encrypted }) });
-        return stash + this.close();
-      }
+        if (part.encrypted !== undefined) this.delta({ type: 'signature_delta', signature: stashOpenAIReasoning({ itemId: this.reasoningItemId, encrypted: part.encrypted }) });
+        this.close();
+        return;
       case 'redacted-reasoning':
-        return this.close() + this.openBlock({ kind: 'thinking' }, { type: 'redacted_thinking', data: part.data }) + this.close();
+        this.close();
+        this.openBlock({ kind: 'thinking' }, { type: 'redacted_thinking', data: part.data });
+        this.close();
+        return;
       case 'tool-call-start':
-        return this.close() + this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: part.id, name: part.name, input: {} });
+        this.close();
+        this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: part.id, name: part.name, input: {} });
+        return;
       case 'tool-call-delta':
         // Deltas only ever go to the open block; an empty fragment would be noise.
-        if (part.argumentsDelta === '' || this.open?.kind !== 'tool' || this.open.index !== part.index) return '';
-        return this.delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
+        if (part.argumentsDelta === '' || this.open?.kind !== 'tool' || this.open.index !== part.index) return;
+        this.delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
+        return;
       case 'tool-call-end':
-        return this.open?.kind === 'tool' && this.open.index === part.index ? this.close() : '';
+        if (this.open?.kind === 'tool' && this.open.index === part.index) this.close();
+        return;
       case 'finish':
         this.finish ??= { reason: part.finishReason, stopSequence: part.stopSequence };
-        return this.close();
+        this.close();
+        return;
       case 'usage':
         this.usage = part.usage;
-        return this.finish ? this.messageDelta() : '';
+        if (this.finish) this.messageDelta();
+        return;
       case 'end':
         this.done = true;
-        return this.close() + this.messageDelta() + event('message_stop', { type: 'message_stop' });
+        this.close();
+        this.messageDelta();
+        this.event('message_stop', { type: 'message_stop' });
+        return;
       default:
-        return '';
+        return;
     }
   }
 
-  private messageStart(start: (StreamPart & { type: 'start' }) | undefined): string {
+  private messageStart(start: (StreamPart & { type: 'start' }) | undefined): void {
     this.started = true;
     if (start?.usage) this.usage = { ...start.usage };
     const usage = encodeMessagesUsage(this.usage);
-    return event('message_start', {
+    this.event('message_start', {
       type: 'message_start',
       message: {
         id: prefixedId('msg_', start?.id),
@@ -103,44 +131,45 @@ class MessagesStreamEncoder implements StreamEncoder {
     });
   }
 
-  private messageDelta(): string {
-    if (this.deltaSent) return '';
+  private messageDelta(): void {
+    if (this.deltaSent) return;
     this.deltaSent = true;
     const finish = this.finish ?? { reason: 'stop' as const };
-    return event('message_delta', {
+    this.event('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: encodeMessagesStopReason(finish.reason, finish.stopSequence), stop_sequence: finish.stopSequence ?? null },
       usage: encodeMessagesUsage(this.usage),
     });
   }
 
-  private ensureOpen(open: Open, contentBlock: Record<string, unknown>): string {
-    if (this.open?.kind === open.kind) return '';
-    return this.close() + this.openBlock(open, contentBlock);
+  private ensureOpen(open: Open, contentBlock: Record<string, unknown>): void {
+    if (this.open?.kind === open.kind) return;
+    this.close();
+    this.openBlock(open, contentBlock);
   }
 
-  private openBlock(open: Open, contentBlock: Record<string, unknown>): string {
+  private openBlock(open: Open, contentBlock: Record<string, unknown>): void {
     this.open = open;
-    return event('content_block_start', { type: 'content_block_start', index: this.nextIndex, content_block: contentBlock });
+    this.event('content_block_start', { type: 'content_block_start', index: this.nextIndex, content_block: contentBlock });
   }
 
-  private delta(delta: Record<string, unknown>): string {
-    return event('content_block_delta', { type: 'content_block_delta', index: this.nextIndex, delta });
+  private delta(delta: Record<string, unknown>): void {
+    this.event('content_block_delta', { type: 'content_block_delta', index: this.nextIndex, delta });
   }
 
-  private close(): string {
-    if (!this.open) return '';
+  private close(): void {
+    if (!this.open) return;
     this.open = undefined;
-    return event('content_block_stop', { type: 'content_block_stop', index: this.nextIndex++ });
+    this.event('content_block_stop', { type: 'content_block_stop', index: this.nextIndex++ });
   }
 
   /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */
-  private error(error: StreamError): string {
+  private error(error: StreamError): void {
     this.done = true;
-    return event('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: redactSecrets(error.message) } });
+    this.event('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: redactSecrets(error.message) } });
   }
-}
 
-function event(name: string, data: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+  private event(name: string, data: unknown): void {
+    this.out.push(jsonRecord(name, data));
+  }
 }

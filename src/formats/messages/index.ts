@@ -7,6 +7,7 @@ import { encodeMessagesError, encodeMessagesStreamError } from './encode-error.t
 import { encodeMessagesRequest } from './encode-request.ts';
 import { encodeMessagesResponse } from './encode-response.ts';
 import { createMessagesStreamEncoder } from './encode-stream.ts';
+import { insertMessagesRoutingEvents } from './encode-routing-event.ts';
 import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
 
 /** Anthropic Messages (`POST /v1/messages`). */
@@ -22,6 +23,7 @@ export const messagesCodec: FormatCodec = {
   decodeStreamError: decodeMessagesStreamError,
   encodeError: encodeMessagesError,
   encodeStreamError: encodeMessagesStreamError,
+  insertRoutingEvents: insertMessagesRoutingEvents,
   readPassthroughResponse: readMessagesPassthroughResponse,
   createUsageTap: createMessagesUsageTap,
 };
@@ -44,3 +46,4 @@ export { DEFAULT_MAX_TOKENS } from './encode-request.ts';
 export { decodeMessagesStopReason, encodeMessagesStopReason } from './map-finish-reason.ts';
 export { decodeMessagesUsage, encodeMessagesUsage } from './map-usage.ts';
 export { anthropicErrorType } from './encode-error.ts';
+export { encodeMessagesRoutingEvent, insertMessagesRoutingEvents } from './encode-routing-event.ts';

@@ -1,5 +1,5 @@
 import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
-import { formatSseJson } from '../../sse/index.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import { openAiErrorParam, openAiErrorType } from './map-error.ts';
 
@@ -16,11 +16,11 @@ export function encodeResponsesError(error: GatewayError, ids: RequestIds): Reco
  * nested `error` object OpenAI itself sends; the nested one makes the openai SDK throw an APIError
  * (with message, code and type) instead of handing the event on as a chunk.
  */
-export function encodeStreamErrorEvent(code: string, message: string, param: string | null, sequenceNumber: number, requestId?: string): string {
+export function encodeStreamErrorEvent(code: string, message: string, param: string | null, sequenceNumber: number, requestId?: string): SseRecord {
   message = redactSecrets(message);
   const nested: Record<string, unknown> = { type: openAiErrorType(code), code, message, param };
   if (requestId !== undefined) nested.request_id = requestId;
-  return formatSseJson('error', { type: 'error', sequence_number: sequenceNumber, code, message, param, error: nested });
+  return jsonRecord('error', { type: 'error', sequence_number: sequenceNumber, code, message, param, error: nested });
 }
 
 /**
@@ -28,6 +28,6 @@ export function encodeStreamErrorEvent(code: string, message: string, param: str
  * Pass the number after the last upstream `sequence_number` (UsageTap.lastSequenceNumber + 1);
  * a stream our encoder produces should get `encoder.encode({ type: 'error', error })` instead.
  */
-export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): string {
+export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): SseRecord {
   return encodeStreamErrorEvent(error.code, error.message, openAiErrorParam(error.details), sequenceNumber, ids.requestId);
 }

@@ -1,5 +1,5 @@
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
-import { formatSseJson } from '../../sse/index.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import type { StreamEncoder } from '../types.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
@@ -35,74 +35,79 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private finishReason: FinishReason | undefined;
   private usage: Usage | undefined;
   private startUsage: Partial<Usage> | undefined;
+  /** The records of the part being encoded. */
+  private out: SseRecord[] = [];
 
   constructor(private readonly request: ChatRequest) {
     this.model = request.model;
   }
 
-  encode(part: StreamPart): string {
-    if (this.phase === 'done') return '';
-    let out = this.phase === 'new' ? this.begin(part.type === 'start' ? part : undefined) : '';
+  encode(part: StreamPart): SseRecord[] {
+    if (this.phase === 'done') return [];
+    const out: SseRecord[] = (this.out = []);
+    if (this.phase === 'new') this.begin(part.type === 'start' ? part : undefined);
     switch (part.type) {
       case 'start':
         break;
       case 'text-start':
-        out += this.openTextPart();
+        this.openTextPart();
         break;
       case 'text-delta':
-        out += this.textDelta(part.text);
+        this.textDelta(part.text);
         break;
       case 'text-end':
-        out += this.closePart();
+        this.closePart();
         break;
       case 'refusal-delta':
-        out += this.refusalDelta(part.text);
+        this.refusalDelta(part.text);
         break;
       case 'reasoning-start':
-        out += this.openReasoning(part.itemId);
+        this.openReasoning(part.itemId);
         break;
       case 'reasoning-delta':
-        out += this.reasoningDelta(part.text);
+        this.reasoningDelta(part.text);
         break;
       case 'reasoning-signature':
         if (this.reasoning) this.reasoning.signature = part.signature;
         break;
       case 'reasoning-end':
-        out += this.closeReasoning(part.encrypted);
+        this.closeReasoning(part.encrypted);
         break;
       case 'redacted-reasoning':
-        out += this.openReasoning(undefined) + this.closeReasoning(encryptedContentFor({ redacted: true, data: part.data }));
+        this.openReasoning(undefined);
+        this.closeReasoning(encryptedContentFor({ redacted: true, data: part.data }));
         break;
       case 'tool-call-start':
-        out += this.openCall(part.index, part.id, part.name, part.itemId);
+        this.openCall(part.index, part.id, part.name, part.itemId);
         break;
       case 'tool-call-delta':
-        out += this.callDelta(part.index, part.argumentsDelta);
+        this.callDelta(part.index, part.argumentsDelta);
         break;
       case 'tool-call-end':
-        out += this.closeCall(part.index);
+        this.closeCall(part.index);
         break;
       case 'finish':
         this.finishReason = part.finishReason;
-        out += this.closeAll();
-        if (this.usage) out += this.terminal();
+        this.closeAll();
+        if (this.usage) this.terminal();
         break;
       case 'usage':
         this.usage = part.usage;
-        if (this.finishReason !== undefined) out += this.terminal();
+        if (this.finishReason !== undefined) this.terminal();
         break;
       case 'error':
-        out += this.fail(part.error);
+        this.fail(part.error);
         break;
       case 'end':
-        out += this.closeAll() + this.terminal();
+        this.closeAll();
+        this.terminal();
         break;
     }
     return out;
   }
 
-  private emit(type: string, payload: Item): string {
-    return formatSseJson(type, { type, sequence_number: this.seq++, ...payload });
+  private emit(type: string, payload: Item): void {
+    this.out.push(jsonRecord(type, { type, sequence_number: this.seq++, ...payload }));
   }
 
   private snapshot(status: ResponseStatus, extra: Partial<ResponseObjectState> = {}): Item {
@@ -119,182 +124,182 @@ class ResponsesStreamEncoder implements StreamEncoder {
     });
   }
 
-  private begin(start: Extract<StreamPart, { type: 'start' }> | undefined): string {
+  private begin(start: Extract<StreamPart, { type: 'start' }> | undefined): void {
     this.phase = 'open';
     this.id = start?.id ? responseIdFor(start.id) : createItemId('resp');
     if (start?.model) this.model = start.model;
     this.createdAt = start?.created ?? Math.floor(Date.now() / 1000);
     this.startUsage = start?.usage;
     const response = this.snapshot('in_progress');
-    return this.emit('response.created', { response }) + this.emit('response.in_progress', { response });
+    this.emit('response.created', { response });
+    this.emit('response.in_progress', { response });
   }
 
-  private addItem(item: Item): { outputIndex: number; text: string } {
+  /** Adds an output item; returns its output index. */
+  private addItem(item: Item): number {
     const outputIndex = this.output.length;
     this.output.push(item);
-    return { outputIndex, text: this.emit('response.output_item.added', { output_index: outputIndex, item }) };
+    this.emit('response.output_item.added', { output_index: outputIndex, item });
+    return outputIndex;
   }
 
-  private doneItem(outputIndex: number, item: Item): string {
+  private doneItem(outputIndex: number, item: Item): void {
     this.output[outputIndex] = item;
-    return this.emit('response.output_item.done', { output_index: outputIndex, item });
+    this.emit('response.output_item.done', { output_index: outputIndex, item });
   }
 
-  private openMessage(): string {
-    if (this.message) return '';
-    const out = this.closeReasoning(undefined);
+  private openMessage(): void {
+    if (this.message) return;
+    this.closeReasoning(undefined);
     const id = createItemId('msg');
-    const added = this.addItem(messageItem(id, [], 'in_progress'));
-    this.message = { id, outputIndex: added.outputIndex, parts: [] };
-    return out + added.text;
+    const outputIndex = this.addItem(messageItem(id, [], 'in_progress'));
+    this.message = { id, outputIndex, parts: [] };
   }
 
-  private openPart(kind: OpenPart['kind']): string {
-    let out = this.openMessage();
+  private openPart(kind: OpenPart['kind']): void {
+    this.openMessage();
     const message = this.message!;
-    if (message.part?.kind === kind) return out;
-    out += this.closePart();
+    if (message.part?.kind === kind) return;
+    this.closePart();
     const index = message.parts.length;
     const part = kind === 'text' ? outputTextPart('') : refusalPart('');
     message.parts.push(part);
     message.part = { kind, index, text: '' };
-    return out + this.emit('response.content_part.added', { item_id: message.id, output_index: message.outputIndex, content_index: index, part });
+    this.emit('response.content_part.added', { item_id: message.id, output_index: message.outputIndex, content_index: index, part });
   }
 
-  private openTextPart(): string {
+  private openTextPart(): void {
     // text-start always begins a new content part of the current run.
-    return this.closePart() + this.openPart('text');
+    this.closePart();
+    this.openPart('text');
   }
 
-  private textDelta(delta: string): string {
-    const out = this.openPart('text');
+  private textDelta(delta: string): void {
+    this.openPart('text');
     const message = this.message!;
     message.part!.text += delta;
-    if (delta.length === 0) return out;
-    return out + this.emit('response.output_text.delta', { item_id: message.id, output_index: message.outputIndex, content_index: message.part!.index, delta, logprobs: [] });
+    if (delta.length === 0) return;
+    this.emit('response.output_text.delta', { item_id: message.id, output_index: message.outputIndex, content_index: message.part!.index, delta, logprobs: [] });
   }
 
-  private refusalDelta(delta: string): string {
-    const out = this.openPart('refusal');
+  private refusalDelta(delta: string): void {
+    this.openPart('refusal');
     const message = this.message!;
     message.part!.text += delta;
-    return out + this.emit('response.refusal.delta', { item_id: message.id, output_index: message.outputIndex, content_index: message.part!.index, delta });
+    this.emit('response.refusal.delta', { item_id: message.id, output_index: message.outputIndex, content_index: message.part!.index, delta });
   }
 
-  private closePart(): string {
+  private closePart(): void {
     const message = this.message;
     const part = message?.part;
-    if (!message || !part) return '';
+    if (!message || !part) return;
     message.part = undefined;
     const where = { item_id: message.id, output_index: message.outputIndex, content_index: part.index };
     const final = part.kind === 'text' ? outputTextPart(part.text) : refusalPart(part.text);
     message.parts[part.index] = final;
-    const done =
-      part.kind === 'text'
-        ? this.emit('response.output_text.done', { ...where, text: part.text, logprobs: [] })
-        : this.emit('response.refusal.done', { ...where, refusal: part.text });
-    return done + this.emit('response.content_part.done', { ...where, part: final });
+    if (part.kind === 'text') this.emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+    else this.emit('response.refusal.done', { ...where, refusal: part.text });
+    this.emit('response.content_part.done', { ...where, part: final });
   }
 
-  private closeMessage(): string {
+  private closeMessage(): void {
     const message = this.message;
-    if (!message) return '';
-    const out = this.closePart();
+    if (!message) return;
+    this.closePart();
     this.message = undefined;
     const incomplete = this.finishReason === 'length' || this.finishReason === 'content_filter';
-    return out + this.doneItem(message.outputIndex, messageItem(message.id, message.parts, incomplete ? 'incomplete' : 'completed'));
+    this.doneItem(message.outputIndex, messageItem(message.id, message.parts, incomplete ? 'incomplete' : 'completed'));
   }
 
-  private openReasoning(itemId: string | undefined): string {
-    const out = this.closeMessage() + this.closeReasoning(undefined);
+  private openReasoning(itemId: string | undefined): void {
+    this.closeMessage();
+    this.closeReasoning(undefined);
     const id = itemId ?? createReasoningItemId();
-    const added = this.addItem(reasoningItem(id, [], undefined));
-    this.reasoning = { id, outputIndex: added.outputIndex, summaries: [] };
-    return out + added.text;
+    const outputIndex = this.addItem(reasoningItem(id, [], undefined));
+    this.reasoning = { id, outputIndex, summaries: [] };
   }
 
-  private reasoningDelta(delta: string): string {
-    let out = this.reasoning ? '' : this.openReasoning(undefined);
+  private reasoningDelta(delta: string): void {
+    if (!this.reasoning) this.openReasoning(undefined);
     const reasoning = this.reasoning!;
     const where = { item_id: reasoning.id, output_index: reasoning.outputIndex, summary_index: reasoning.summaries.length };
     if (reasoning.current === undefined) {
       reasoning.current = '';
-      out += this.emit('response.reasoning_summary_part.added', { ...where, part: { type: 'summary_text', text: '' } });
+      this.emit('response.reasoning_summary_part.added', { ...where, part: { type: 'summary_text', text: '' } });
     }
     reasoning.current += delta;
-    if (delta.length === 0) return out;
-    return out + this.emit('response.reasoning_summary_text.delta', { ...where, delta });
+    if (delta.length === 0) return;
+    this.emit('response.reasoning_summary_text.delta', { ...where, delta });
   }
 
   /** Ends the reasoning item; its encrypted_content (or our signature stash) goes in output_item.done. */
-  private closeReasoning(encrypted: string | undefined): string {
+  private closeReasoning(encrypted: string | undefined): void {
     const reasoning = this.reasoning;
-    if (!reasoning) return '';
+    if (!reasoning) return;
     this.reasoning = undefined;
-    let out = '';
     if (reasoning.current !== undefined) {
       const where = { item_id: reasoning.id, output_index: reasoning.outputIndex, summary_index: reasoning.summaries.length };
       const text = reasoning.current;
       reasoning.summaries.push(text);
-      out += this.emit('response.reasoning_summary_text.done', { ...where, text });
-      out += this.emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text } });
+      this.emit('response.reasoning_summary_text.done', { ...where, text });
+      this.emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text } });
     }
     const content = encrypted ?? encryptedContentFor({ signature: reasoning.signature });
-    return out + this.doneItem(reasoning.outputIndex, reasoningItem(reasoning.id, reasoning.summaries, content));
+    this.doneItem(reasoning.outputIndex, reasoningItem(reasoning.id, reasoning.summaries, content));
   }
 
-  private openCall(index: number, callId: string, name: string, itemId: string | undefined): string {
-    const out = this.closeMessage() + this.closeReasoning(undefined) + this.closeCall(index);
+  private openCall(index: number, callId: string, name: string, itemId: string | undefined): void {
+    this.closeMessage();
+    this.closeReasoning(undefined);
+    this.closeCall(index);
     const id = itemId ?? functionCallItemIdFor(callId);
-    const added = this.addItem(functionCallItem(id, callId, name, '', 'in_progress'));
-    this.calls.set(index, { id, callId, name, outputIndex: added.outputIndex, args: '' });
-    return out + added.text;
+    const outputIndex = this.addItem(functionCallItem(id, callId, name, '', 'in_progress'));
+    this.calls.set(index, { id, callId, name, outputIndex, args: '' });
   }
 
-  private callDelta(index: number, delta: string): string {
+  private callDelta(index: number, delta: string): void {
     const call = this.calls.get(index);
-    if (!call || delta.length === 0) return '';
+    if (!call || delta.length === 0) return;
     call.args += delta;
-    return this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
+    this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
   }
 
-  private closeCall(index: number): string {
+  private closeCall(index: number): void {
     const call = this.calls.get(index);
-    if (!call) return '';
+    if (!call) return;
     this.calls.delete(index);
     const where = { item_id: call.id, output_index: call.outputIndex };
     // A no-argument call that streamed no text still ends as valid JSON (deltas add up to it).
-    const empty = call.args.trim() === '' ? this.emit('response.function_call_arguments.delta', { ...where, delta: '{}' }) : '';
-    if (empty) call.args = '{}';
-    return (
-      empty +
-      this.emit('response.function_call_arguments.done', { ...where, name: call.name, arguments: call.args }) +
-      this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed'))
-    );
+    if (call.args.trim() === '') {
+      this.emit('response.function_call_arguments.delta', { ...where, delta: '{}' });
+      call.args = '{}';
+    }
+    this.emit('response.function_call_arguments.done', { ...where, name: call.name, arguments: call.args });
+    this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed'));
   }
 
-  private closeAll(): string {
-    let out = this.closeMessage() + this.closeReasoning(undefined);
-    for (const index of [...this.calls.keys()]) out += this.closeCall(index);
-    return out;
+  private closeAll(): void {
+    this.closeMessage();
+    this.closeReasoning(undefined);
+    for (const index of [...this.calls.keys()]) this.closeCall(index);
   }
 
-  private terminal(): string {
+  private terminal(): void {
     this.phase = 'done';
     const { status, incompleteDetails } = statusForFinish(this.finishReason ?? 'stop');
     const usage = this.usage ?? (this.startUsage ? { inputTokens: 0, outputTokens: 0, ...this.startUsage } : undefined);
     const error = status === 'failed' ? { code: 'server_error', message: 'The response failed.' } : null;
     const response = this.snapshot(status, { usage: usage ? encodeUsage(usage) : null, error, incompleteDetails });
-    return this.emit(`response.${status}`, { response });
+    this.emit(`response.${status}`, { response });
   }
 
   /** An error mid-stream: an `error` event (which the openai SDK throws on), then `response.failed`. */
-  private fail(error: StreamError): string {
+  private fail(error: StreamError): void {
     this.phase = 'done';
     const message = redactSecrets(error.message);
-    const event = encodeStreamErrorEvent(error.code, message, null, this.seq++);
+    this.out.push(encodeStreamErrorEvent(error.code, message, null, this.seq++));
     const response = this.snapshot('failed', { error: { code: error.code, message } });
-    return event + this.emit('response.failed', { response });
+    this.emit('response.failed', { response });
   }
 }
 

@@ -7,6 +7,7 @@ import { encodeResponsesError, encodeResponsesStreamError } from './encode-error
 import { encodeResponsesRequest } from './encode-request.ts';
 import { encodeResponsesResponse } from './encode-response.ts';
 import { createResponsesStreamEncoder } from './encode-stream.ts';
+import { insertResponsesRoutingEvents } from './encode-routing-event.ts';
 import { createResponsesUsageTap, readResponsesPassthrough } from './read-passthrough.ts';
 
 /** The OpenAI Responses (`POST /v1/responses`) codec. */
@@ -22,6 +23,7 @@ export const responsesCodec = {
   decodeStreamError: decodeResponsesStreamError,
   encodeError: encodeResponsesError,
   encodeStreamError: encodeResponsesStreamError,
+  insertRoutingEvents: insertResponsesRoutingEvents,
   readPassthroughResponse: readResponsesPassthrough,
   createUsageTap: createResponsesUsageTap,
 } as const satisfies FormatCodec;
@@ -39,3 +41,4 @@ export { readResponsesPassthrough, createResponsesUsageTap, type ResponsesUsageT
 export { responseToHistory, prependHistory } from './rebuild-history.ts';
 export { responseIdFor } from './create-id.ts';
 export { STASH_PREFIX, stashReasoning, unstashReasoning, type ReasoningStash } from './stash-signature.ts';
+export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';

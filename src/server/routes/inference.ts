@@ -4,7 +4,7 @@ import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/ru
 import type { RequestIds } from '../../errors/index.ts';
 import type { AbortWatch } from '../../util/abort.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
-import type { ChatExchange } from '../../pipeline/types.ts';
+import type { ChatExchange, ResponseCapture } from '../../pipeline/types.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
@@ -12,7 +12,7 @@ import { readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { ServerDeps } from '../types.ts';
-import { rehydrateResponsesRequest, storeResponsesOutcome } from './responses.ts';
+import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
 
 /** Client headers passed to the upstream (never credentials). */
 const FORWARDED = ['anthropic-beta', 'openai-beta'];
@@ -31,6 +31,7 @@ class InboundExchange implements ChatExchange {
   readonly forwardHeaders: Record<string, string>;
   readonly gatewayEvents: string | undefined;
   readonly ids: RequestIds;
+  capture: ResponseCapture | undefined;
 
   constructor(
     event: H3Event,
@@ -58,7 +59,10 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     checkInferenceBounds(body);
     const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
     let request = decodeInbound(exchange);
-    if (format === 'responses') request = await rehydrateResponsesRequest(deps, exchange, request, auth);
+    if (format === 'responses') {
+      request = await rehydrateResponsesRequest(deps, exchange, request, auth);
+      exchange.capture = captureResponses(deps, request, auth);
+    }
     const admission = await deps.guards.admit({
       auth,
       method: 'POST',
@@ -77,7 +81,6 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       await admission.settle(null);
       throw error;
     }
-    if (format === 'responses') outcome = storeResponsesOutcome(deps, outcome, request, auth);
     void outcome.settled.then((s) => admission.settle(s)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
     if (outcome.stream) return sendStream(event, outcome.status, outcome.headers, outcome.stream);
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');

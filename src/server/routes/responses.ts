@@ -1,11 +1,10 @@
 import type { H3Event } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
 import { getCodec } from '../../formats/registry.ts';
-import { prependHistory, responseToHistory } from '../../formats/responses/index.ts';
-import type { ChatRequest } from '../../ir/types.ts';
-import type { ChatExchange, ChatOutcome } from '../../pipeline/types.ts';
+import { prependHistory, responseIdFor, responseToHistory } from '../../formats/responses/index.ts';
+import type { ChatRequest, ChatResponse, StreamPart } from '../../ir/types.ts';
+import type { ChatExchange, ResponseCapture } from '../../pipeline/types.ts';
 import { ResponseCollector } from '../../responses-store/collect-response.ts';
-import { SseParser } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/types.ts';
@@ -31,43 +30,47 @@ export async function rehydrateResponsesRequest(deps: ServerDeps, exchange: Chat
   return next;
 }
 
-/** Keeps the response the client saw (unless `store: false`), read back from what was sent. */
-export function storeResponsesOutcome(deps: ServerDeps, outcome: ChatOutcome, request: ChatRequest, auth: AuthContext): ChatOutcome {
-  if (request.store === false) return outcome;
-  const save = (response: ReturnType<ResponseCollector['result']>) => {
+/** Part of a streamed answer to keep: a complete one (finished, not failed) is saved when its `end` comes. */
+class StoredResponseCapture implements ResponseCapture {
+  private readonly collector = new ResponseCollector();
+  private finished = false;
+
+  constructor(
+    private readonly deps: ServerDeps,
+    private readonly request: ChatRequest,
+    private readonly accountId: string,
+  ) {}
+
+  response(response: ChatResponse): void {
+    this.save(response);
+  }
+
+  part(part: StreamPart): void {
+    this.collector.push(part);
+    if (part.type === 'finish') this.finished = true;
+    else if (part.type === 'end' && this.finished && !this.collector.failed) this.save(this.collector.result());
+  }
+
+  unreadable(error: unknown): void {
+    this.deps.log.warn('could not store a response', { error: String(error) });
+  }
+
+  /** Stored under the id the client saw (the encoder derives it the same way), for previous_response_id. */
+  private save(response: ChatResponse): void {
     if (!response.id) return;
-    deps.responses.save({ id: response.id, accountId: auth.account.id, createdAt: deps.clock.now(), request, response });
-  };
-  if (outcome.json !== undefined) {
-    try {
-      save(getCodec('responses').decodeResponse(JSON.parse(outcome.json)));
-    } catch (error) {
-      deps.log.warn('could not store a response', { error: String(error) });
-    }
-    return outcome;
+    const id = responseIdFor(response.id);
+    const stored: ChatResponse = id === response.id ? response : Object.assign({}, response, { id });
+    this.deps.responses.save({ id, accountId: this.accountId, createdAt: this.deps.clock.now(), request: this.request, response: stored });
   }
-  const source = outcome.stream!;
-  async function* tee(): AsyncGenerator<string | Uint8Array> {
-    const parser = new SseParser();
-    const decoder = getCodec('responses').createStreamDecoder();
-    const collector = new ResponseCollector();
-    let complete = false;
-    try {
-      for await (const chunk of source) {
-        for (const record of parser.push(chunk)) {
-          for (const part of decoder.push(record)) {
-            collector.push(part);
-            if (part.type === 'finish') complete = true;
-          }
-        }
-        yield chunk;
-      }
-      for (const part of decoder.end()) collector.push(part);
-    } finally {
-      if (complete && !collector.failed) save(collector.result());
-    }
-  }
-  return { ...outcome, stream: tee() };
+}
+
+/**
+ * Keeps the response the client will see (unless `store: false`): the pipeline hands it over
+ * as IR, whole or part by part through the relay's part tap, so no byte is read twice.
+ */
+export function captureResponses(deps: ServerDeps, request: ChatRequest, auth: AuthContext): ResponseCapture | undefined {
+  if (request.store === false) return undefined;
+  return new StoredResponseCapture(deps, request, auth.account.id);
 }
 
 /** GET /v1/responses/{id} */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError, validationError } from '../../../src/errors/index.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { parseEvents, readJsonFixture } from '../stream-helpers.ts';
+import { formatSse } from '../../../src/sse/index.ts';
 
 const ids = { requestId: 'req_1', correlationId: 'cor_1' };
 
@@ -55,7 +56,7 @@ describe('chat errors', () => {
   });
 
   it('encodes a mid-stream error as one data: event with the envelope', () => {
-    const text = chatCodec.encodeStreamError(new GatewayError('provider_unavailable', 'Upstream overloaded'), ids);
+    const text = formatSse(chatCodec.encodeStreamError(new GatewayError('provider_unavailable', 'Upstream overloaded'), ids));
     expect(text.startsWith('data: ')).toBe(true);
     expect(text.endsWith('\n\n')).toBe(true);
     const [event] = parseEvents(text);

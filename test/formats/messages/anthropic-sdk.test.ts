@@ -9,7 +9,7 @@ import { validationError } from '../../../src/errors/index.ts';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
-import { readFixture, runStream } from '../stream-helpers.ts';
+import { encodePart, readFixture, runStream } from '../stream-helpers.ts';
 
 const ids = { requestId: 'req_sdk', correlationId: 'cor_sdk' };
 
@@ -29,7 +29,7 @@ function respond(request: ChatRequest): Response {
         ]
       : runStream(chatCodec, readFixture(fixture), 5);
   const encoder = messagesCodec.createStreamEncoder(request);
-  return new Response(parts.map((part) => encoder.encode(part)).join(''), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  return new Response(parts.map((part) => encodePart(encoder, part)).join(''), { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }
 
 function json(status: number, body: unknown): Response {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
-import { encodeAll, parseEvents, readFixture, translateStream, type SseEvent } from '../stream-helpers.ts';
+import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent } from '../stream-helpers.ts';
 
 const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
 
@@ -26,20 +26,20 @@ describe('messages stream encoder', () => {
   });
 
   it('gives message_start a msg_ id whatever the upstream id (and keeps a msg_ id)', () => {
-    const id = (upstreamId: string) => parseEvents(messagesCodec.createStreamEncoder(request).encode({ type: 'start', id: upstreamId, model: 'm', created: 1 }))[0].data.message.id;
+    const id = (upstreamId: string) => parseEvents(encodePart(messagesCodec.createStreamEncoder(request), { type: 'start', id: upstreamId, model: 'm', created: 1 }))[0].data.message.id;
     expect(id('resp_68af0001text')).toBe('msg_resp_68af0001text');
     expect(id('msg_01Keep')).toBe('msg_01Keep');
   });
 
   it('holds message_delta until usage is known', () => {
     const encoder = messagesCodec.createStreamEncoder(request);
-    encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
-    encoder.encode({ type: 'text-delta', text: 'x' });
-    expect(encoder.encode({ type: 'finish', finishReason: 'stop' })).not.toContain('message_delta');
-    const afterUsage = encoder.encode({ type: 'usage', usage: { inputTokens: 3, outputTokens: 2 } });
+    encodePart(encoder, { type: 'start', id: 'c', model: 'm', created: 1 });
+    encodePart(encoder, { type: 'text-delta', text: 'x' });
+    expect(encodePart(encoder, { type: 'finish', finishReason: 'stop' })).not.toContain('message_delta');
+    const afterUsage = encodePart(encoder, { type: 'usage', usage: { inputTokens: 3, outputTokens: 2 } });
     expect(afterUsage).toContain('event: message_delta');
     expect(afterUsage).not.toContain('message_stop');
-    expect(encoder.encode({ type: 'end' })).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+    expect(encodePart(encoder, { type: 'end' })).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
   });
 
   it('translates Chat parallel tool calls into tool_use blocks with sequential indices and no empty deltas', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError, validationError } from '../../../src/errors/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { parseEvents, readJsonFixture } from '../stream-helpers.ts';
+import { formatSse } from '../../../src/sse/index.ts';
 
 const ids = { requestId: 'req_1', correlationId: 'cor_1' };
 
@@ -40,7 +41,7 @@ describe('messages errors', () => {
   });
 
   it('encodes a mid-stream error as event: error', () => {
-    const text = messagesCodec.encodeStreamError(new GatewayError('provider_timeout', 'Upstream timed out'), ids);
+    const text = formatSse(messagesCodec.encodeStreamError(new GatewayError('provider_timeout', 'Upstream timed out'), ids));
     expect(text.startsWith('event: error\ndata: ')).toBe(true);
     const [event] = parseEvents(text);
     expect(event.data).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: 'Upstream timed out', code: 'provider_timeout' }, request_id: 'req_1' });

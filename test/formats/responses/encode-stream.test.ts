@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { responsesCodec, unstashReasoning } from '../../../src/formats/responses/index.ts';
 import { decodeSse, parseEvents, readFixture, type EncodedEvent } from './helpers.ts';
+import { writeSse } from '../../../src/sse/index.ts';
 
 const request: ChatRequest = { model: 'gw/model', system: [{ type: 'text', text: 'Be brief.' }], messages: [], stream: true };
 
 function encodeAll(parts: StreamPart[], req: ChatRequest = request): { events: EncodedEvent[]; chunks: string[] } {
   const encoder = responsesCodec.createStreamEncoder(req);
-  const chunks = parts.map((part) => encoder.encode(part));
+  const chunks = parts.map((part) => writeSse(encoder.encode(part)));
   return { events: parseEvents(chunks.join('')), chunks };
 }
 
@@ -62,14 +63,14 @@ describe('responses stream encoder', () => {
 
   it('holds response.completed after finish until usage arrives (Chat upstream order)', () => {
     const encoder = responsesCodec.createStreamEncoder(request);
-    encoder.encode(start);
-    encoder.encode({ type: 'text-delta', text: 'x' });
-    const atFinish = encoder.encode({ type: 'finish', finishReason: 'stop' });
+    writeSse(encoder.encode(start));
+    writeSse(encoder.encode({ type: 'text-delta', text: 'x' }));
+    const atFinish = writeSse(encoder.encode({ type: 'finish', finishReason: 'stop' }));
     expect(atFinish).toContain('response.output_item.done');
     expect(atFinish).not.toContain('response.completed');
-    const atUsage = encoder.encode(usage);
+    const atUsage = writeSse(encoder.encode(usage));
     expect(atUsage).toContain('event: response.completed');
-    expect(encoder.encode({ type: 'end' })).toBe('');
+    expect(writeSse(encoder.encode({ type: 'end' }))).toBe('');
   });
 
   it('completes at end when no usage ever comes, with the start usage if any', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, validationError } from '../../../src/errors/index.ts';
-import { parseSse } from '../../../src/sse/index.ts';
+import { formatSse, parseSse } from '../../../src/sse/index.ts';
 import { responsesCodec } from '../../../src/formats/responses/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
@@ -39,7 +39,7 @@ describe('responses errors', () => {
   });
 
   it('encodes a stream error as event: error with the given sequence number', () => {
-    const text = responsesCodec.encodeStreamError(new GatewayError('provider_timeout', 'too slow'), ids, 12);
+    const text = formatSse(responsesCodec.encodeStreamError(new GatewayError('provider_timeout', 'too slow'), ids, 12));
     const [record] = parseSse(text);
     expect(record.event).toBe('error');
     expect(JSON.parse(record.data)).toEqual({

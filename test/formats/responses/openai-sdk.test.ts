@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError, validationError } from '../../../src/errors/index.ts';
 import type { ChatResponse, StreamPart } from '../../../src/ir/types.ts';
 import { responsesCodec } from '../../../src/formats/responses/index.ts';
+import { writeSse } from '../../../src/sse/index.ts';
 
 const ids = { requestId: 'req_sdk', correlationId: 'cor_sdk' };
 
@@ -77,7 +78,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const encoder = responsesCodec.createStreamEncoder(request);
   for (const part of request.model === 'fail' ? failing : turn) {
-    const text = encoder.encode(part);
+    const text = writeSse(encoder.encode(part));
     if (text) res.write(text);
   }
   res.end();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
 import { responsesCodec, STASH_PREFIX, stashReasoning, unstashReasoning } from '../../../src/formats/responses/index.ts';
 import { decodeSse } from './helpers.ts';
+import { writeSse } from '../../../src/sse/index.ts';
 
 describe('signature stash in encrypted_content', () => {
   it('round-trips signatures and redacted payloads byte-exact', () => {
@@ -34,7 +35,7 @@ describe('signature stash in encrypted_content', () => {
       { type: 'tool-call-end', index: 0 },
       { type: 'finish', finishReason: 'tool_calls' },
       { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } },
-    ].map((part) => encoder.encode(part as Parameters<typeof encoder.encode>[0])).join('');
+    ].map((part) => writeSse(encoder.encode(part as Parameters<typeof encoder.encode>[0]))).join('');
     // the client sends the output items back (stateless multi-turn)
     const completed = decodeSse(sse);
     expect(completed.find((part) => part.type === 'reasoning-signature')).toEqual({ type: 'reasoning-signature', signature: 'SIG+/==' });

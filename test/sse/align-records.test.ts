@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordAligner } from '../../src/pipeline/align-records.ts';
+import { RecordAligner } from '../../src/sse/index.ts';
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 

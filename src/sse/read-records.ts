@@ -1,4 +1,4 @@
-import { SseParser, type SseRecord } from '../sse/index.ts';
+import { SseParser, type SseRecord } from './parse-sse.ts';
 import { RecordAligner } from './align-records.ts';
 
 const NONE: SseRecord[] = [];

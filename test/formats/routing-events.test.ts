@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { insertRoutingEvents, type RoutingInfo } from '../../src/routing/index.ts';
-import { parseSse } from '../../src/sse/index.ts';
+import { getCodec } from '../../src/formats/registry.ts';
+import type { WireFormat } from '../../src/ir/types.ts';
+import { describeRoutingEvents, type FallbackInfo, type RoutingInfo } from '../../src/routing/index.ts';
+import { parseSse, type SseRecord } from '../../src/sse/index.ts';
 
 const routing: RoutingInfo = { mode: 'auto', strategy: 'priority', requested: 'm1', resolved: 'p2/m1', attempts: 2 };
 const fallback = { provider: 'p2', model: 'p2/m1', from: 'p1/m1', reason: 'provider_unavailable', discount: 0.1 };
 
-describe('routing events', () => {
+/** Routing describes the events; the client format's codec puts them on its wire. */
+function insertRoutingEvents(format: WireFormat, records: SseRecord[], info: RoutingInfo, used: FallbackInfo | undefined): SseRecord[] | undefined {
+  return getCodec(format).insertRoutingEvents(records, describeRoutingEvents(info, used));
+}
+
+describe('routing events on each format\'s wire', () => {
   it('Chat: valid chat.completion.chunk records with choices [] and no error key, before the first chunk', () => {
     const records = parseSse('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":7,"model":"up","choices":[]}\n\n');
     const out = insertRoutingEvents('chat', records, routing, fallback)!;

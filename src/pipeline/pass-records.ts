@@ -1,0 +1,41 @@
+import type { SseRecord } from '../sse/index.ts';
+import { containsSecret, hasSecrets, redactSecrets } from '../util/redact-secrets.ts';
+
+/** An upstream error record (any format): the only kind that may quote the gateway's upstream key back. */
+function isErrorRecord(record: SseRecord): boolean {
+  const event = record.event;
+  return event === undefined ? record.data.includes('"error"') : event === 'error' || event === 'response.failed';
+}
+
+/** The record with any configured upstream key redacted, or undefined when it holds none. */
+function redactedRecord(record: SseRecord): SseRecord | undefined {
+  if (!isErrorRecord(record) || !containsSecret(record.data)) return undefined;
+  return { event: record.event, data: redactSecrets(record.data) };
+}
+
+/** Chat's usage chunk (`choices: []` with a usage object): dropped when the gateway asked for usage the client did not. */
+function isUsageOnlyChunk(record: SseRecord): boolean {
+  const data = record.data;
+  return data.charCodeAt(0) === 123 /* { */ && data.includes('"usage":{') && data.includes('"choices":[]');
+}
+
+/**
+ * The records a passthrough sends on, or undefined when they go as they came (the bytes pass
+ * through untouched): a usage chunk the client did not ask for is dropped, an error record
+ * quoting a configured upstream key is redacted.
+ */
+export function rewritePassedRecords(records: SseRecord[], stripUsageChunk: boolean): SseRecord[] | undefined {
+  let out: SseRecord[] | undefined;
+  const redact = hasSecrets();
+  for (let i = 0; i < records.length; i += 1) {
+    const record = records[i];
+    if (stripUsageChunk && isUsageOnlyChunk(record)) {
+      out ??= records.slice(0, i);
+      continue;
+    }
+    const clean = redact ? redactedRecord(record) : undefined;
+    if (clean) out ??= records.slice(0, i);
+    out?.push(clean ?? record);
+  }
+  return out;
+}
