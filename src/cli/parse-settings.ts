@@ -32,9 +32,9 @@ export function textOrNone(value: string | undefined): string | null | undefined
   return NONE.has(value.trim()) ? null : value;
 }
 
-/** Parses CLI input with a procedure's schema: a refusal is one line naming the flag, exit code 2 (usage). */
+/** Parses CLI input with a procedure's schema: a refusal is one line naming the flag, exit code 1 like every other CLI error. */
 export function validated<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new CliError(describeIssue(result.error), 2);
+  if (!result.success) throw new CliError(describeIssue(result.error), 1);
   return result.data;
 }

@@ -61,7 +61,7 @@ describe('error envelope', () => {
     await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key.key}` } }), 401, 'invalid_api_key');
 
     // A past --expires is refused, so the key expires 2 s from now and is tried after that.
-    const expiresAt = Date.now() + 2000;
+    const expiresAt = Date.now() + 8000;
     const expired = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--expires', new Date(expiresAt).toISOString(), '--json']);
     expect(expired.exitCode).toBe(0);
     const old = JSON.parse(String(expired.stdout)) as { key: string };
