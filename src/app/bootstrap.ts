@@ -2,10 +2,19 @@ import { createKey } from '../admin/accounts.ts';
 import type { Store } from '../store/repositories.ts';
 import type { Clock } from '../util/clock.ts';
 
-/** On an empty data dir: the local default account and its first key (returned once, to print). */
+/**
+ * On an empty data dir: the local default account and its first key (returned once, to print).
+ * Called only once the port is bound, so a failed start leaves no key nobody saw.
+ */
 export async function bootstrapDataDir(store: Store, clock: Clock): Promise<{ email: string; key: string } | undefined> {
   if ((await store.accounts.list()).length > 0) return undefined;
   const { key, account } = await createKey(store, clock, { name: 'first key' });
   await store.flush();
   return { email: account.email, key };
+}
+
+/** Whether any key of the data dir can still authenticate (not revoked, not expired). */
+export async function hasUsableKey(store: Store, clock: Clock): Promise<boolean> {
+  const now = clock.now();
+  return (await store.keys.list()).some((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now));
 }

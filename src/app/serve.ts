@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config/index.ts';
 import { acquireLock, removeServerInfo, writeServerInfo } from '../store/data-dir.ts';
 import { randomToken } from '../util/secrets.ts';
 import type { Logger } from '../util/logger.ts';
-import { bootstrapDataDir } from './bootstrap.ts';
+import { bootstrapDataDir, hasUsableKey } from './bootstrap.ts';
 import { createGateway, type Gateway } from './create-gateway.ts';
 
 export interface ServeOptions {
@@ -57,14 +57,56 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw new Error(`cannot serve: ${error.message}`);
   });
   const adminToken = `gwa_${randomToken(40)}`;
-  let gateway: Gateway;
-  let listener: Listener;
+  let gateway: Gateway | undefined;
+  let server: Server | undefined;
   try {
     gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
-    const firstKey = await bootstrapDataDir(gateway.deps.store, gateway.deps.clock);
-    listener = await listen(toNodeHandler(gateway.app), {
-      port: options.port === 0 ? { port: 0, random: true } : options.port,
-      hostname: options.host,
+    const bound = await bind(gateway, options.host, options.port);
+    server = bound;
+    const composed = gateway;
+    detachHttpShutdown(bound);
+    const inFlight = trackInFlight(bound);
+    const url = urlOf(bound, options.host, options.port);
+    // Only now that the port is ours: a start that cannot bind must not create a key nobody sees.
+    const { store, clock } = gateway.deps;
+    const firstKey = await bootstrapDataDir(store, clock);
+    writeServerInfo(options.dataDir, { pid: process.pid, url, adminToken, startedAt: Date.now() });
+    if (firstKey) {
+      options.print(`Created account ${firstKey.email} and its first API key (shown once, store it now):`);
+      options.print(`  ${firstKey.key}`);
+    } else if (!(await hasUsableKey(store, clock))) {
+      options.print('No usable API key in this data dir (none, or all revoked or expired): create one with `gateway keys create` (it works while the server runs).');
+    }
+    options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic base URL: ${url})`);
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => bound.close(() => resolve()));
+        bound.closeIdleConnections();
+        const deadline = Date.now() + options.config.server.shutdownGraceSeconds * 1000;
+        while (inFlight.count() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        bound.closeAllConnections();
+        await closed;
+        await composed.close();
+        removeServerInfo(options.dataDir);
+        lock.release();
+      })());
+    return { url, gateway: composed, stop };
+  } catch (error) {
+    if (server?.listening) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    await gateway?.close().catch(() => undefined);
+    lock.release();
+    throw error;
+  }
+}
+
+/** Listens on host:port (0 = a free port); a port that cannot be had is one clear line, not a surprise port. */
+async function bind(gateway: Gateway, host: string, port: number): Promise<Server> {
+  try {
+    const listener: Listener = await listen(toNodeHandler(gateway.app), {
+      port: port === 0 ? { port: 0, random: true } : port,
+      hostname: host,
       showURL: false,
       public: false,
       qr: false,
@@ -73,36 +115,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       isProd: true,
       autoClose: false,
     } as Parameters<typeof listen>[1]);
-    const server = listener.server as Server;
-    detachHttpShutdown(server);
-    const inFlight = trackInFlight(server);
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : options.port;
-    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-    const url = `http://${host}:${port}`;
-    writeServerInfo(options.dataDir, { pid: process.pid, url, adminToken, startedAt: Date.now() });
-    if (firstKey) {
-      options.print(`Created account ${firstKey.email} and its first API key (shown once, store it now):`);
-      options.print(`  ${firstKey.key}`);
-    }
-    options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic base URL: ${url})`);
-
-    let stopping: Promise<void> | undefined;
-    const stop = () =>
-      (stopping ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        const deadline = Date.now() + options.config.server.shutdownGraceSeconds * 1000;
-        while (inFlight.count() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-        server.closeAllConnections();
-        await closed;
-        await gateway.close();
-        removeServerInfo(options.dataDir);
-        lock.release();
-      })());
-    return { url, gateway, stop };
+    return listener.server as Server;
   } catch (error) {
-    lock.release();
-    throw error;
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new Error(`cannot listen on ${host}:${port} (${reason}): is another server using it? Pick another with --port (0 = any free port).`);
   }
+}
+
+function urlOf(server: Server, host: string, fallbackPort: number): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : fallbackPort;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

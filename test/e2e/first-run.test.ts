@@ -3,7 +3,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { BIN, runCli, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
+import net from 'node:net';
+import { BIN, runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
 
 /** `gateway serve --port 0` in `cwd` until it prints its ready line (or exits). */
 async function serveIn(cwd: string, args: string[] = [], env: Record<string, string> = {}) {
@@ -136,5 +137,43 @@ describe('first run', () => {
     expect(fs.existsSync(path.join(dir, 'config', 'gw.config.ts'))).toBe(true);
     const models = await runCli(['--config', 'config/gw.config.ts', 'models', 'ls'], { cwd: dir });
     expect(models.exitCode).toBe(0);
+  });
+
+  it('a start that cannot bind its port creates no account; the next start prints the first key', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    const args = ['--config', file, '--data-dir', dataDir];
+    try {
+      const failed = await runCli([...args, 'serve', '--port', String(port)]);
+      expect(failed.exitCode).toBe(1);
+      expect(String(failed.stderr).trim()).toMatch(new RegExp(`^gateway: cannot listen on 127\\.0\\.0\\.1:${port} \\(.*\\): is another server using it\\? Pick another with --port`));
+      expect(String(failed.stdout)).not.toContain('sk-gw-');
+    } finally {
+      busy.close();
+    }
+    expect(JSON.parse(String((await runCli([...args, 'accounts', 'ls', '--json'])).stdout))).toEqual([]);
+
+    const gw = await spawnGateway({ configFile: file, dataDir });
+    try {
+      expect(gw.key).toMatch(/^sk-gw-/);
+      expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).status).toBe(200);
+      const [first] = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'])).stdout)) as Array<{ id: string }>;
+      expect((await runCli([...args, 'keys', 'revoke', first.id])).exitCode).toBe(0);
+    } finally {
+      expect(await gw.stop()).toBe(0);
+    }
+
+    // Every key revoked: the next start says how to make one.
+    const again = await spawnGateway({ configFile: file, dataDir });
+    try {
+      expect(again.key).toBeUndefined();
+      expect(again.stdout()).toContain('No usable API key in this data dir (none, or all revoked or expired): create one with `gateway keys create`');
+    } finally {
+      await again.stop();
+    }
   });
 });
