@@ -21,11 +21,15 @@ const CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling', 'think
 export default definePlugin<AnthropicOptions>({
   name: 'anthropic',
   formats: ['messages'],
+  // Served when the config lists no models. Prices (cache reads and writes too) and context
+  // windows come from the bundled catalog; models.dev's snapshot predates these ids, so their
+  // capabilities and output caps are stated here.
   models: [
-    { id: 'claude-sonnet-4-5', type: 'chat', capabilities: CAPS, pricing: { input: 3, output: 15 }, contextWindow: 200_000, maxOutputTokens: 64_000 },
-    { id: 'claude-haiku-4-5', type: 'chat', capabilities: CAPS, pricing: { input: 1, output: 5 }, contextWindow: 200_000, maxOutputTokens: 64_000 },
-    { id: 'claude-opus-4-1', type: 'chat', capabilities: CAPS, pricing: { input: 15, output: 75 }, contextWindow: 200_000, maxOutputTokens: 32_000 },
+    { id: 'claude-sonnet-4-5', type: 'chat', capabilities: CAPS, maxOutputTokens: 64_000 },
+    { id: 'claude-haiku-4-5', type: 'chat', capabilities: CAPS, maxOutputTokens: 64_000 },
+    { id: 'claude-opus-4-1', type: 'chat', capabilities: CAPS, maxOutputTokens: 32_000 },
   ],
+  catalog: { provider: 'anthropic' },
   options: { parse: parseOptions, keys: ['version', 'beta'] },
   setup(ctx) {
     const base = (ctx.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '').replace(/\/v1$/, '');

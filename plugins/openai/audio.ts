@@ -22,12 +22,14 @@ export function toTranscription(body: Record<string, unknown>): TranscriptionRes
     : undefined;
   const usage = body.usage as Record<string, unknown> | undefined;
   const duration = num(body.duration) ?? (usage?.type === 'duration' ? num(usage.seconds) : undefined);
+  const tokens = usage?.type === 'tokens' ? { inputTokens: num(usage.input_tokens), outputTokens: num(usage.output_tokens) } : undefined;
   return {
     text: typeof body.text === 'string' ? body.text : '',
     language: typeof body.language === 'string' ? body.language : undefined,
     duration,
     segments,
     words,
+    ...(tokens ? { usage: tokens } : {}),
   };
 }
 

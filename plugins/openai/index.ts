@@ -1,5 +1,6 @@
 import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from 'gateway/plugin-kit';
 import { openaiMediaCalls } from './media.ts';
+import { OPENAI_MODEL_FACTS } from './models.ts';
 
 /** Options of the `openai` plugin beyond the common provider keys. */
 export interface OpenAIOptions {
@@ -27,6 +28,9 @@ const PATHS = { chat: '/chat/completions', responses: '/responses' } as const;
 export default definePlugin<OpenAIOptions>({
   name: 'openai',
   formats: ['chat'],
+  // Prices, context windows and capabilities of listed ids from the bundled catalog (the base
+  // URL's provider when it is a known one, e.g. OpenRouter or Groq; else OpenAI's).
+  catalog: { provider: 'openai', models: OPENAI_MODEL_FACTS },
   options: { parse: parseOptions, keys: ['organization', 'project'] },
   setup(ctx) {
     if (!ctx.baseURL) throw new Error('baseURL is required (e.g. https://api.openai.com/v1)');

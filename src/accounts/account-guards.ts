@@ -61,6 +61,15 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   });
 }
 
+/** 403 model_unpriced: `billing.unpriced: 'reject'` and no price is known for a model that may serve. */
+function unpricedError(requested: string, model: string): GatewayError {
+  return new GatewayError(
+    'model_unpriced',
+    `The model '${model}' has no price, and this gateway refuses unpriced models (billing.unpriced: 'reject'). Add a price to its config entry (pricing: { input, output }) or choose another model.`,
+    { details: { model: requested, unpriced: model } },
+  );
+}
+
 /**
  * The request guards of spec §1, §5 and §8: rate limits (sliding window, resolution order,
  * exemptions), per-key concurrency slots, model tiers, the monthly token quota and credit
@@ -175,6 +184,7 @@ export class AccountGuards implements RequestGuards {
     const key = this.currentKey(request.auth.key);
     if (key.models) checkModelScope(key, request.model, request.servedBy ?? modelsThatMayServe(this.o.registry, this.o.routing, request.model));
     const terms = modelTerms(this.o.registry, request.model, current.tier);
+    if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     const outputTokens = request.maxOutputTokens ?? Math.min(terms.maxOutputTokens ?? Infinity, this.billing.reserveOutputTokens);
     this.checkQuota(current, inputTokens);
@@ -227,7 +237,8 @@ export class AccountGuards implements RequestGuards {
     const factor = multiplier * (1 - discount);
     const pricing = settlement.model.spec.pricing;
     const media = mediaUnitsOf(settlement);
-    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor) + priceMedia(pricing, media, factor));
+    const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens };
+    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
     const enforce = this.billing.enforce;
     const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.accounts.get(account.id) ?? account, this.o.clock.now());
     const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);

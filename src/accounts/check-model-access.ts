@@ -1,4 +1,4 @@
-import { maxPricing } from '../billing/index.ts';
+import { hasPrice, maxPricing } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { ModelPricing } from '../plugin-kit/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -11,6 +11,8 @@ export interface ModelTerms {
   pricing: ModelPricing | undefined;
   /** The model's own output cap, when it declares one. */
   maxOutputTokens: number | undefined;
+  /** Set when a provider that may serve the request has no price for the model. */
+  unpriced?: string;
 }
 
 /**
@@ -39,5 +41,6 @@ export function modelTerms(registry: ProviderRegistry, model: string | undefined
       details: { model, required_tier: minTier, tier },
     });
   }
-  return { pricing: maxPricing(candidates.map((c) => c.spec.pricing)), maxOutputTokens };
+  const unpriced = candidates.find((c) => !hasPrice(c.spec.pricing))?.id;
+  return { pricing: maxPricing(candidates.map((c) => c.spec.pricing)), maxOutputTokens, unpriced };
 }

@@ -8,6 +8,7 @@ import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
 import { FileResponsesStore } from '../responses-store/responses-store.ts';
 import { createAccountGuards } from '../accounts/index.ts';
+import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 
@@ -42,6 +43,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await store.close();
     throw error;
   }
+  warnUnpriced(registry, options.config, options.log);
   const responses = new FileResponsesStore(options.dataDir);
   let guards;
   try {
@@ -82,4 +84,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await store.close();
     },
   };
+}
+
+/** One start-up line naming the models with no price (billing.unpriced says whether they are free or refused). */
+function warnUnpriced(registry: ProviderRegistry, config: GatewayConfig, log: Logger): void {
+  const unpriced = registry.models.filter((m) => !hasPrice(m.spec.pricing)).map((m) => m.id);
+  if (unpriced.length === 0) return;
+  const policy = config.billing.unpriced;
+  const what = policy === 'reject' ? 'requests to them are refused' : 'they are served free';
+  log.warn(`${unpriced.length} model(s) have no price, ${what} (billing.unpriced: '${policy}'); add pricing to their config entries: ${unpriced.join(', ')}`);
 }

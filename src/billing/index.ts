@@ -4,6 +4,7 @@ export {
   USD_PER_CREDIT,
   creditsToUsd,
   discountOf,
+  hasPrice,
   isPriced,
   maxPricing,
   mediaUnitsOf,
@@ -11,4 +12,5 @@ export {
   priceTokens,
   roundCredits,
   type MediaUnits,
+  type CacheTokens,
 } from './price-usage.ts';

@@ -13,13 +13,25 @@ export function creditsToUsd(credits: number): number {
   return Math.round(credits * USD_PER_CREDIT * 1e9) / 1e9;
 }
 
+/** Input tokens served from or written to the provider's prompt cache (both part of the input count). */
+export interface CacheTokens {
+  read?: number;
+  write?: number;
+}
+
 /**
  * Credits for token counts at USD-per-million-token prices, times `factor`
- * (a fallback discount and the batch half price multiply in here).
+ * (a fallback discount and the batch half price multiply in here). `inputTokens` includes
+ * cached tokens (the IR's convention); those are billed at `cacheRead` / `cacheWrite` where
+ * the model has such prices, else at the input price.
  */
-export function priceTokens(pricing: ModelPricing | undefined, inputTokens: number, outputTokens: number, factor = 1): number {
+export function priceTokens(pricing: ModelPricing | undefined, inputTokens: number, outputTokens: number, factor = 1, cache?: CacheTokens): number {
   if (!pricing) return 0;
-  const usd = (inputTokens * (pricing.input ?? 0) + outputTokens * (pricing.output ?? 0)) / 1_000_000;
+  const input = pricing.input ?? 0;
+  const read = Math.max(0, Math.min(cache?.read ?? 0, inputTokens));
+  const write = Math.max(0, Math.min(cache?.write ?? 0, inputTokens - read));
+  const uncached = inputTokens - read - write;
+  const usd = (uncached * input + read * (pricing.cacheRead ?? input) + write * (pricing.cacheWrite ?? input) + outputTokens * (pricing.output ?? 0)) / 1_000_000;
   return roundCredits((usd / USD_PER_CREDIT) * factor);
 }
 
@@ -28,10 +40,12 @@ export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricin
   let out: Required<ModelPricing> | undefined;
   for (const p of prices) {
     if (!p) continue;
-    const o = out ?? { input: 0, output: 0, image: 0, speechChars: 0, audioMinute: 0 };
+    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, image: 0, speechChars: 0, audioMinute: 0 };
     out = {
       input: Math.max(o.input, p.input ?? 0),
       output: Math.max(o.output, p.output ?? 0),
+      cacheRead: Math.max(o.cacheRead, p.cacheRead ?? p.input ?? 0),
+      cacheWrite: Math.max(o.cacheWrite, p.cacheWrite ?? p.input ?? 0),
       image: Math.max(o.image, p.image ?? 0),
       speechChars: Math.max(o.speechChars, p.speechChars ?? 0),
       audioMinute: Math.max(o.audioMinute, p.audioMinute ?? 0),
@@ -68,6 +82,11 @@ export function priceMedia(pricing: ModelPricing | undefined, units: MediaUnits 
 export function mediaUnitsOf(settlement: object): MediaUnits | undefined {
   const media = (settlement as { media?: unknown }).media;
   return media && typeof media === 'object' ? (media as MediaUnits) : undefined;
+}
+
+/** True when a price was declared at all (an explicit 0 is a free model, not an unpriced one). */
+export function hasPrice(pricing: ModelPricing | undefined): boolean {
+  return Boolean(pricing && Object.values(pricing).some((v) => typeof v === 'number'));
 }
 
 /** True when the pricing charges anything at all. */

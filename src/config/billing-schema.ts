@@ -13,6 +13,11 @@ export const billingConfigSchema = z
     reserveOutputTokens: z.number().int().positive().default(4096),
     /** How often the usage ledger is fdatasync'd in the background, ms (0 = leave it to the OS). */
     ledgerSyncMs: z.number().int().nonnegative().default(1000),
+    /**
+     * A model with no price in the config, its plugin or the bundled catalog: 'free' serves it
+     * at no charge (logged at start-up); 'reject' refuses it with 403 model_unpriced.
+     */
+    unpriced: z.enum(['free', 'reject']).default('free'),
   })
   .prefault({});
 

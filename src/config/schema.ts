@@ -5,10 +5,13 @@ import { routingConfigSchema } from './routing-schema.ts';
 
 const wireFormat = z.enum(['chat', 'responses', 'messages']);
 const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
+const modality = z.enum(['text', 'image', 'audio', 'file', 'video']);
 
 const pricingSchema = z.strictObject({
   input: z.number().nonnegative().optional(),
   output: z.number().nonnegative().optional(),
+  cacheRead: z.number().nonnegative().optional(),
+  cacheWrite: z.number().nonnegative().optional(),
   image: z.number().nonnegative().optional(),
   speechChars: z.number().nonnegative().optional(),
   audioMinute: z.number().nonnegative().optional(),
@@ -26,6 +29,15 @@ const modelEntrySchema = z.union([
     maxOutputTokens: z.number().int().positive().optional(),
     displayName: z.string().optional(),
     minTier: tier.optional(),
+    modalities: z.object({ input: z.array(modality).min(1).optional(), output: z.array(modality).min(1).optional() }).optional(),
+    sizes: z.array(z.string().min(1)).min(1).optional(),
+    qualities: z.array(z.string().min(1)).min(1).optional(),
+    styles: z.array(z.string().min(1)).min(1).optional(),
+    n: z
+      .object({ min: z.number().int().min(1), max: z.number().int().min(1) })
+      .refine((r) => r.min <= r.max, 'min must not exceed max')
+      .optional(),
+    voices: z.array(z.string().min(1)).min(1).optional(),
   }),
 ]);
 

@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   insufficient_balance: 402,
   authorization_error: 403,
   model_tier_restricted: 403,
+  model_unpriced: 403,
   account_suspended: 403,
   not_found: 404,
   model_not_found: 404,

@@ -22,12 +22,25 @@ export type ModelCapability =
 export interface ModelPricing {
   input?: number;
   output?: number;
+  /** USD per million input tokens read from the provider's prompt cache (default: `input`). */
+  cacheRead?: number;
+  /** USD per million input tokens written to the provider's prompt cache (default: `input`). */
+  cacheWrite?: number;
   /** USD per generated image. */
   image?: number;
   /** USD per million characters of speech input. */
   speechChars?: number;
   /** USD per minute of transcribed audio. */
   audioMinute?: number;
+}
+
+/** What a model reads or writes (OpenRouter's `architecture` modalities). */
+export type Modality = 'text' | 'image' | 'audio' | 'file' | 'video';
+
+/** The allowed range of `n` (images per request). */
+export interface CountRange {
+  min: number;
+  max: number;
 }
 
 /** A model as a plugin (or the config) declares it. */
@@ -43,6 +56,32 @@ export interface ModelSpec {
   displayName?: string;
   /** Lowest account tier allowed to use the model (403 model_tier_restricted below it). */
   minTier?: 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+  /** What the model reads and writes; derived from the type when absent. */
+  modalities?: { input?: Modality[]; output?: Modality[] };
+  /** Image models: the `size` values accepted (422 for others); absent = any WxH passes. */
+  sizes?: string[];
+  /** Image models: the `quality` values accepted; absent = passed through unchecked. */
+  qualities?: string[];
+  /** Image models: the `style` values accepted; absent = passed through unchecked. */
+  styles?: string[];
+  /** Image models: how many images one request may ask for. */
+  n?: CountRange;
+  /** Speech models: the voices the upstream offers (shown in discovery). */
+  voices?: string[];
+}
+
+/**
+ * What a plugin knows about models, beyond the bundled catalog: facts for the ids a provider
+ * serves, never a list of served models (that is `models`).
+ */
+export interface PluginCatalog {
+  /**
+   * The bundled catalog's provider whose prices, context windows and capabilities apply
+   * (e.g. `openai`), unless the provider's base URL belongs to another known provider.
+   */
+  provider?: string;
+  /** Facts the bundled catalog lacks (media options, voices, per-item prices); they win over it. */
+  models?: ModelSpec[];
 }
 
 /** A chat-like call, already encoded in a format the upstream speaks natively. */
@@ -136,6 +175,8 @@ export interface TranscriptionResult {
   duration?: number;
   segments?: TranscriptSegment[];
   words?: Array<{ word: string; start: number; end: number }>;
+  /** Token usage, for upstreams that bill transcription by tokens (gpt-4o-transcribe). */
+  usage?: { inputTokens?: number; outputTokens?: number };
 }
 
 /** What a plugin gets when the gateway sets up one configured provider. */
@@ -192,6 +233,8 @@ export interface ProviderPlugin<Options = Record<string, unknown>> {
   formats: WireFormat[];
   /** Models every provider of this plugin serves unless the config lists its own. */
   models?: ModelSpec[];
+  /** Where the facts about listed model ids come from (bundled catalog provider, own entries). */
+  catalog?: PluginCatalog;
   options?: OptionsParser<Options>;
   setup(context: ProviderContext<Options>): ProviderInstance | Promise<ProviderInstance>;
 }

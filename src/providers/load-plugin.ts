@@ -20,6 +20,10 @@ const pluginShape = z.object({
   name: z.string().min(1),
   formats: z.array(z.enum(['chat', 'responses', 'messages'])),
   models: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
+  catalog: z
+    .object({ provider: z.string().min(1).optional(), models: z.array(z.object({ id: z.string().min(1) }).loose()).optional() })
+    .loose()
+    .optional(),
   options: z.object({ parse: z.function() }).loose().optional(),
   setup: z.function(),
 });

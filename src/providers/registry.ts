@@ -3,18 +3,11 @@ import { GatewayError } from '../errors/index.ts';
 import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../upstream/index.ts';
 import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
 import { rememberSecret, rememberSecretHeader } from '../util/redact-secrets.ts';
+import { resolveModelSpec, gatherModelFacts } from './resolve-model-spec.ts';
 import { loadPlugin, PluginLoadError } from './load-plugin.ts';
 import type { CatalogModel, Provider } from './types.ts';
 
-const CHAT_DEFAULT_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling'];
-
-function toSpec(entry: ModelEntry, known: ModelSpec[]): ModelSpec {
-  if (typeof entry === 'string') return known.find((m) => m.id === entry) ?? { id: entry, type: 'chat', capabilities: CHAT_DEFAULT_CAPS };
-  const base = known.find((m) => m.id === entry.id);
-  const type = entry.type ?? base?.type ?? 'chat';
-  const capabilities = entry.capabilities ?? base?.capabilities ?? (type === 'chat' ? CHAT_DEFAULT_CAPS : []);
-  return { ...base, ...entry, type, capabilities } as ModelSpec;
-}
+const WILDCARD_CACHE_SIZE = 1024;
 
 /** The set-up providers and the catalog of the models they serve. */
 export class ProviderRegistry {
@@ -22,6 +15,7 @@ export class ProviderRegistry {
   readonly models: CatalogModel[] = [];
   private readonly byFullId = new Map<string, CatalogModel>();
   private readonly byBareId = new Map<string, CatalogModel[]>();
+  private readonly wildcards = new Map<string, CatalogModel>();
   private readonly http: UndiciHttpFactory[] = [];
 
   /**
@@ -61,6 +55,7 @@ export class ProviderRegistry {
     } catch (error) {
       throw new PluginLoadError(`provider '${id}': plugin '${plugin.name}' failed to set up: ${(error as Error).message.split('\n')[0]}`);
     }
+    const facts = await gatherModelFacts(plugin, instance, baseURL);
     const provider: Provider = {
       id,
       plugin,
@@ -70,11 +65,11 @@ export class ProviderRegistry {
       priority: priority ?? 0,
       weight: weight ?? 1,
       acceptsAnyModel: (models ?? []).some((m) => m === '*'),
+      describe: (modelId) => resolveModelSpec(modelId, facts),
     };
     this.providers.set(id, provider);
-    const known = [...(plugin.models ?? []), ...(instance.models ?? [])];
-    const entries = (models ?? known).filter((m) => m !== '*');
-    for (const entry of entries) this.addModel(provider, toSpec(entry as ModelEntry, known));
+    const entries: ModelEntry[] = models ?? [...(plugin.models ?? []), ...(instance.models ?? [])].map((m) => m.id);
+    for (const entry of entries) if (entry !== '*') this.addModel(provider, resolveModelSpec(entry, facts));
   }
 
   private addModel(provider: Provider, spec: ModelSpec): void {
@@ -109,16 +104,25 @@ export class ProviderRegistry {
         const upstreamId = requested.slice(slash + 1);
         const found = this.byFullId.get(requested);
         if (found) return { pinned: true, candidates: [found] };
-        if (provider.acceptsAnyModel && upstreamId) {
-          const spec: ModelSpec = { id: upstreamId, type: 'chat', capabilities: CHAT_DEFAULT_CAPS };
-          return { pinned: true, candidates: [{ id: requested, provider, upstreamId, spec, formats: provider.formats }] };
-        }
+        if (provider.acceptsAnyModel && upstreamId) return { pinned: true, candidates: [this.wildcardModel(requested, provider, upstreamId)] };
         throw modelNotFound(requested);
       }
     }
     const candidates = this.byBareId.get(requested);
     if (!candidates || candidates.length === 0) throw modelNotFound(requested);
     return { pinned: false, candidates: [...candidates] };
+  }
+
+  /** A model of a `*` provider, described once per id (the cache is bounded: ids come from clients). */
+  private wildcardModel(fullId: string, provider: Provider, upstreamId: string): CatalogModel {
+    let model = this.wildcards.get(fullId);
+    if (!model) {
+      const spec: ModelSpec = provider.describe?.(upstreamId) ?? { id: upstreamId, type: 'chat', capabilities: ['streaming', 'function_calling'] };
+      model = { id: fullId, provider, upstreamId, spec, formats: spec.formats ?? provider.formats };
+      if (this.wildcards.size >= WILDCARD_CACHE_SIZE) this.wildcards.clear();
+      this.wildcards.set(fullId, model);
+    }
+    return model;
   }
 
   async close(): Promise<void> {

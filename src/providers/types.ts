@@ -13,6 +13,8 @@ export interface Provider {
   weight: number;
   /** True when the config lists `*`: any model id may be pinned to this provider. */
   acceptsAnyModel: boolean;
+  /** The full spec of a model id this provider may serve (catalog, plugin facts); used for `*` providers. */
+  describe?: (modelId: string) => ModelSpec;
 }
 
 /** One model of one provider, as the catalog and the router see it. */

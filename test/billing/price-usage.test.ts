@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billingConfigSchema, creditsToUsd, discountOf, isPriced, maxPricing, mediaUnitsOf, priceMedia, priceTokens, roundCredits } from '../../src/billing/index.ts';
+import { billingConfigSchema, creditsToUsd, discountOf, hasPrice, isPriced, maxPricing, mediaUnitsOf, priceMedia, priceTokens, roundCredits } from '../../src/billing/index.ts';
 
 describe('pricing', () => {
   it('prices tokens in credits at USD per million tokens (1 credit = 0.001 USD)', () => {
@@ -9,6 +9,25 @@ describe('pricing', () => {
     expect(priceTokens({ input: 0.1, output: 0.2 }, 10, 5)).toBe(0.002);
     expect(priceTokens(undefined, 10, 5)).toBe(0);
     expect(priceTokens({ output: 1000 }, 10, 5)).toBe(5);
+  });
+
+  it('bills cache reads and writes at their own prices, else at the input price', () => {
+    const claude = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+    // 1M input of which 600k cache reads and 100k cache writes: 300k × 3 + 600k × 0.3 + 100k × 3.75 = $1.455.
+    expect(priceTokens(claude, 1_000_000, 0, 1, { read: 600_000, write: 100_000 })).toBe(1455);
+    // Without cache prices the cached tokens cost the input price.
+    expect(priceTokens({ input: 3, output: 15 }, 1_000_000, 0, 1, { read: 600_000, write: 100_000 })).toBe(3000);
+    // Counts beyond the input (a confused upstream) never make the input negative.
+    expect(priceTokens(claude, 100, 0, 1, { read: 1_000 })).toBe(priceTokens(claude, 100, 0, 1, { read: 100 }));
+    expect(priceTokens(claude, 1_000_000, 0, 0.5, { read: 1_000_000 })).toBe(150);
+  });
+
+  it('tells an unpriced model (no price at all) from a free one (explicit zeros)', () => {
+    expect(hasPrice(undefined)).toBe(false);
+    expect(hasPrice({})).toBe(false);
+    expect(hasPrice({ input: 0, output: 0 })).toBe(true);
+    expect(isPriced({ input: 0, output: 0 })).toBe(false);
+    expect(hasPrice({ image: 0.04 })).toBe(true);
   });
 
   it('applies a factor (batch half price, fallback discount)', () => {
@@ -25,7 +44,7 @@ describe('pricing', () => {
   });
 
   it('takes the highest price across providers', () => {
-    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, image: 0.04, speechChars: 0, audioMinute: 0 });
+    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, cacheRead: 2, cacheWrite: 2, image: 0.04, speechChars: 0, audioMinute: 0 });
     expect(maxPricing([undefined])).toBeUndefined();
   });
 
@@ -49,7 +68,7 @@ describe('pricing', () => {
   });
 
   it('has defaults and rejects unknown billing keys', () => {
-    expect(billingConfigSchema.parse(undefined)).toEqual({ enforce: true, reserveOutputTokens: 4096, ledgerSyncMs: 1000 });
+    expect(billingConfigSchema.parse(undefined)).toEqual({ enforce: true, reserveOutputTokens: 4096, ledgerSyncMs: 1000, unpriced: 'free' });
     expect(billingConfigSchema.safeParse({ enfrce: false }).success).toBe(false);
   });
 });

@@ -23,8 +23,9 @@ describe('images and audio through the openai plugin against a fake upstream', (
             baseURL: `${upstream.url}/v1`,
             apiKey: 'upstream-secret',
             models: [
-              { id: 'dall-e-2', type: 'image_generation', capabilities: ['image_edit'] },
-              { id: 'gpt-image-1', type: 'image_generation', capabilities: ['image_edit'] },
+              // Tiny sizes keep the fake's PNGs small; the config's list wins over the catalog's.
+              { id: 'dall-e-2', type: 'image_generation', capabilities: ['image_edit'], sizes: ['24x12', '6x6', '1024x1024'] },
+              { id: 'gpt-image-1', type: 'image_generation', capabilities: ['image_edit'], sizes: ['8x8', 'auto'] },
               { id: 'tts-1', type: 'audio', capabilities: ['speech'] },
               { id: 'whisper-1', type: 'audio' },
             ],

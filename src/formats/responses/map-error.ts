@@ -5,6 +5,7 @@ const TYPE_BY_CODE: Partial<Record<ErrorCode, string>> = {
   invalid_api_key: 'authentication_error',
   authorization_error: 'permission_error',
   model_tier_restricted: 'permission_error',
+  model_unpriced: 'permission_error',
   account_suspended: 'permission_error',
   insufficient_balance: 'insufficient_quota',
   quota_exceeded: 'insufficient_quota',

@@ -81,7 +81,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, 0, { audioSeconds: outcome.result.duration ?? 0 }));
+    settleLater(deps, admission, mediaSettlement(outcome.model, outcome.result.usage, 0, { audioSeconds: outcome.result.duration ?? 0 }));
     const rendered = renderTranscript(outcome.result, request.responseFormat, {
       task,
       words: request.wordTimestamps,

@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { callMedia, mediaCandidates, type MediaTask } from '../../media/call-media.ts';
+import { fitImageOptions } from '../../media/check-image-options.ts';
 import { fileField, textField } from '../../media/decode-audio-request.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/decode-image-request.ts';
 import { recordCompletedImage } from '../../media/library.ts';
@@ -61,11 +62,13 @@ async function runImages(
   deps: ServerDeps,
   auth: AuthContext,
   request: ImageRequest,
+  sent: ReadonlySet<string>,
   task: MediaTask,
   invoke: (model: CatalogModel, call: ImageGenerationCall) => Promise<ImageResult>,
 ): Promise<string> {
   const route = task === 'image_edit' ? EDITS : GENERATIONS;
-  const candidates = mediaCandidates(deps.registry, request.model, task);
+  // Per-model options (sizes, qualities, styles, n range): 422 before any credit is held.
+  const candidates = fitImageOptions(mediaCandidates(deps.registry, request.model, task), request, sent);
   const admission = await admitMedia(event, deps, auth, route, candidates, { images: request.n });
   let outcome;
   try {
@@ -111,7 +114,7 @@ function generationsHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const { body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
     const request = decodeImageRequest(body);
-    return runImages(event, deps, auth, request, 'image_generation', (model, call) => model.provider.instance.images!.generate!(call));
+    return runImages(event, deps, auth, request, new Set(Object.keys(body)), 'image_generation', (model, call) => model.provider.instance.images!.generate!(call));
   };
 }
 
@@ -146,7 +149,7 @@ function editsHandler(deps: ServerDeps) {
     }
     if (!image) problems.image = form.has('image') || textField(form, 'image[]') !== undefined ? 'must be a file upload' : 'is required';
     if (!request || !image) throw validationError(problems);
-    return runImages(event, deps, auth, request, 'image_edit', (model, call) => model.provider.instance.images!.edit!({ ...call, image, mask }));
+    return runImages(event, deps, auth, request, new Set(Object.keys(fields)), 'image_edit', (model, call) => model.provider.instance.images!.edit!({ ...call, image, mask }));
   };
 }
 

@@ -1,0 +1,45 @@
+import { GatewayError } from '../errors/index.ts';
+import type { ModelSpec } from '../plugin-kit/types.ts';
+import type { CatalogModel } from '../providers/types.ts';
+import type { ImageRequest } from './decode-image-request.ts';
+
+/**
+ * The image options a request breaks against what a model declares: field → message naming
+ * the allowed values. Options the model does not declare pass unchecked; a size the client
+ * did not send (the default) is not held against the model.
+ */
+export function imageOptionProblems(spec: ModelSpec, request: ImageRequest, sent: ReadonlySet<string>): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const oneOf = (field: string, value: string | undefined, allowed: string[] | undefined) => {
+    if (value === undefined || !allowed || allowed.includes(value)) return;
+    problems[field] = `must be one of ${allowed.join(', ')} for ${spec.id}`;
+  };
+  if (sent.has('size')) oneOf('size', request.size, spec.sizes);
+  oneOf('quality', request.quality, spec.qualities);
+  oneOf('style', request.style, spec.styles);
+  if (spec.n && (request.n < spec.n.min || request.n > spec.n.max)) {
+    problems.n = spec.n.min === spec.n.max ? `must be ${spec.n.min} for ${spec.id}` : `must be between ${spec.n.min} and ${spec.n.max} for ${spec.id}`;
+  }
+  return problems;
+}
+
+/**
+ * The candidates whose declared options accept the request, in order; when none does, a 422
+ * `validation_error` naming each bad field and the first candidate's allowed values.
+ */
+export function fitImageOptions(candidates: CatalogModel[], request: ImageRequest, sent: ReadonlySet<string>): CatalogModel[] {
+  let first: Record<string, string> | undefined;
+  const fitting = candidates.filter((model) => {
+    const problems = imageOptionProblems(model.spec, request, sent);
+    first ??= problems;
+    return Object.keys(problems).length === 0;
+  });
+  if (fitting.length === 0 && first) {
+    const [field, message] = Object.entries(first)[0];
+    const { sizes, qualities, styles, n } = candidates[0].spec;
+    throw new GatewayError('validation_error', `Invalid parameter '${field}': ${message}`, {
+      details: { fields: first, model: candidates[0].id, allowed: { sizes, qualities, styles, n } },
+    });
+  }
+  return fitting;
+}

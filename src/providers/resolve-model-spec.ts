@@ -1,0 +1,39 @@
+import { applyConfigEntry, mergeSpecLayers, ModelIdIndex, openCatalogProvider, type CatalogProvider } from '../catalog/index.ts';
+import type { ModelEntry } from '../config/index.ts';
+import type { ModelSpec, ProviderInstance, ProviderPlugin } from '../plugin-kit/types.ts';
+
+const CHAT_DEFAULT_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling'];
+
+/** Everything a provider knows about model ids, lowest precedence first (the config comes on top). */
+export interface ModelFacts {
+  /** The bundled catalog's provider (genai-prices + models.dev), when the plugin names one. */
+  bundled?: CatalogProvider;
+  /** The plugin's `catalog.models`: facts the bundled catalog lacks. */
+  plugin: ModelIdIndex<ModelSpec>;
+  /** The plugin's `models` and the set-up instance's `models`. */
+  served: ModelIdIndex<ModelSpec>;
+}
+
+/** Gathers a provider's model facts; the bundled catalog is imported only for plugins that name a catalog provider. */
+export async function gatherModelFacts(plugin: ProviderPlugin<unknown>, instance: ProviderInstance, baseURL: string | undefined): Promise<ModelFacts> {
+  const hint = plugin.catalog?.provider;
+  return {
+    bundled: hint ? await openCatalogProvider(hint, baseURL) : undefined,
+    plugin: new ModelIdIndex((plugin.catalog?.models ?? []).map((m) => [m.id, m])),
+    served: new ModelIdIndex([...(plugin.models ?? []), ...(instance.models ?? [])].map((m) => [m.id, m])),
+  };
+}
+
+/**
+ * The full spec of a listed model: bundled catalog, then the plugin's catalog entries, then
+ * the plugin's served models, then the config entry (which always wins). An id nobody knows
+ * is a chat model with no price.
+ */
+export function resolveModelSpec(entry: ModelEntry, facts: ModelFacts): ModelSpec {
+  const id = typeof entry === 'string' ? entry : entry.id;
+  const known = mergeSpecLayers(id, [facts.bundled?.find(id), facts.plugin.get(id), facts.served.get(id)]);
+  const spec = typeof entry === 'string' ? known : applyConfigEntry(known, entry as Partial<ModelSpec>);
+  spec.type ??= 'chat';
+  spec.capabilities ??= spec.type === 'chat' ? CHAT_DEFAULT_CAPS : [];
+  return spec;
+}
