@@ -1,8 +1,12 @@
+import { toArchitecture, toOptionFields, toPricingObject } from './model-object-fields.ts';
 import type { CatalogModel } from './types.ts';
 
 const CREATED = 1_735_689_600; // 2025-01-01: a stable `created` for configured models
 
-/** The OpenAI model object plus the gateway's type, capabilities, formats and pricing. */
+/**
+ * The OpenAI model object plus the gateway's type, capabilities and formats, OpenRouter's
+ * `name`, `context_length`, `architecture` and `pricing`, and the model's declared options.
+ */
 export function toModelObject(model: CatalogModel): Record<string, unknown> {
   const spec = model.spec;
   return {
@@ -10,13 +14,17 @@ export function toModelObject(model: CatalogModel): Record<string, unknown> {
     object: 'model',
     created: CREATED,
     owned_by: model.provider.id,
+    name: spec.displayName ?? spec.id,
     type: spec.type ?? 'chat',
     capabilities: spec.capabilities ?? [],
     formats: model.formats,
     provider: model.provider.id,
     display_name: spec.displayName ?? spec.id,
+    context_length: spec.contextWindow ?? null,
     context_window: spec.contextWindow ?? null,
     max_output_tokens: spec.maxOutputTokens ?? null,
-    pricing: spec.pricing ?? null,
+    architecture: toArchitecture(spec),
+    pricing: toPricingObject(spec.pricing),
+    ...toOptionFields(spec),
   };
 }

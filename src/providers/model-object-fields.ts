@@ -1,0 +1,65 @@
+import type { Modality, ModelPricing, ModelSpec } from '../plugin-kit/types.ts';
+
+/** USD as OpenRouter writes it: a decimal string, never exponent notation (`0.00000015`). */
+export function usdString(value: number): string {
+  const fixed = value.toFixed(12);
+  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+}
+
+/**
+ * OpenRouter-style pricing: USD strings per token (`prompt`, `completion`, `input_cache_read`,
+ * `input_cache_write`), per generated image (`image`), per minute of transcribed audio
+ * (`audio_minute`) and per character of speech (`speech_character`). Null when the model has no
+ * price at all (`billing.unpriced` decides what that means).
+ */
+export function toPricingObject(pricing: ModelPricing | undefined): Record<string, string> | null {
+  if (!pricing || !Object.values(pricing).some((v) => typeof v === 'number')) return null;
+  const out: Record<string, string> = {
+    prompt: usdString((pricing.input ?? 0) / 1_000_000),
+    completion: usdString((pricing.output ?? 0) / 1_000_000),
+  };
+  if (pricing.cacheRead !== undefined) out.input_cache_read = usdString(pricing.cacheRead / 1_000_000);
+  if (pricing.cacheWrite !== undefined) out.input_cache_write = usdString(pricing.cacheWrite / 1_000_000);
+  if (pricing.image !== undefined) out.image = usdString(pricing.image);
+  if (pricing.audioMinute !== undefined) out.audio_minute = usdString(pricing.audioMinute);
+  if (pricing.speechChars !== undefined) out.speech_character = usdString(pricing.speechChars / 1_000_000);
+  return out;
+}
+
+/** What a model reads and writes: declared, else derived from its type and capabilities. */
+export function modalitiesOf(spec: ModelSpec): { input: Modality[]; output: Modality[] } {
+  const caps = spec.capabilities ?? [];
+  const derived = (): { input: Modality[]; output: Modality[] } => {
+    switch (spec.type) {
+      case 'image_generation':
+        return { input: caps.includes('image_edit') ? ['text', 'image'] : ['text'], output: ['image'] };
+      case 'audio':
+        return caps.includes('speech') ? { input: ['text'], output: ['audio'] } : { input: ['audio'], output: ['text'] };
+      default: {
+        const input: Modality[] = ['text'];
+        if (caps.includes('vision')) input.push('image');
+        if (caps.includes('documents')) input.push('file');
+        return { input, output: ['text'] };
+      }
+    }
+  };
+  const fallback = derived();
+  return { input: spec.modalities?.input ?? fallback.input, output: spec.modalities?.output ?? fallback.output };
+}
+
+/** OpenRouter's `architecture`: modalities, and the `modality` summary (`text+image->text`). */
+export function toArchitecture(spec: ModelSpec): Record<string, unknown> {
+  const { input, output } = modalitiesOf(spec);
+  return { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output };
+}
+
+/** The per-model request options a model declares (image sizes, qualities, styles, n range; speech voices). */
+export function toOptionFields(spec: ModelSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (spec.sizes) out.sizes = spec.sizes;
+  if (spec.qualities) out.qualities = spec.qualities;
+  if (spec.styles) out.styles = spec.styles;
+  if (spec.n) out.n = { min: spec.n.min, max: spec.n.max };
+  if (spec.voices) out.voices = spec.voices;
+  return out;
+}
