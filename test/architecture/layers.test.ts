@@ -15,7 +15,7 @@ const LAYERS: string[][] = [
   // transport, wire formats, config, records, the public plugin kit
   ['upstream', 'formats', 'config', 'store', 'plugin-kit'],
   // the plugin host and the model catalog
-  ['providers'],
+  ['providers', 'catalog'],
   // routing state, usage index, prices, limiters, stored responses
   ['routing', 'usage', 'billing', 'limits', 'responses-store'],
   // the request pipeline (route, call, relay)
