@@ -104,12 +104,16 @@ export type SetKeyInput = z.input<typeof setKeyInput>;
 export type CreateAccountInput = z.input<typeof createAccountInput>;
 export type SetAccountInput = z.input<typeof setAccountInput>;
 
-/** The first problem of a failed parse as one line, naming the field as a CLI flag (`--limit-reset: …`). */
+/** Every problem of a failed parse on one line, each naming its field as a CLI flag (`--email: …; --password: …`). */
 export function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid input';
-  const field = issue.path.find((p) => typeof p === 'string');
-  if (!field) return issue.message;
-  const flag = `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  return `${flag}: ${issue.message}`;
+  if (error.issues.length === 0) return 'invalid input';
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const issue of error.issues) {
+    const field = issue.path.find((p) => typeof p === 'string');
+    const text = field ? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}` : issue.message;
+    if (!seen.has(text)) parts.push(text);
+    seen.add(text);
+  }
+  return parts.join('; ');
 }

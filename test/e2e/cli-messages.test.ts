@@ -11,14 +11,14 @@ describe('CLI error messages', () => {
     const args = ['--config', file, '--data-dir', path.join(dir, 'data')];
     const local = await runCli([...args, 'accounts', 'create', '--email', 'bad']);
     expect(local.exitCode).toBe(1);
-    expect(String(local.stderr).trim()).toBe('gateway: email: Invalid email address');
+    expect(String(local.stderr).trim()).toBe('gateway: --email: must be an email address');
 
     const gw = await spawnGateway({ configFile: file, dataDir: path.join(dir, 'data') });
     try {
       const remote = await runCli([...args, 'accounts', 'create', '--email', 'bad', '--password', 'short']);
       expect(remote.exitCode).toBe(1);
       const line = String(remote.stderr).trim();
-      expect(line).toMatch(/^gateway: email: Invalid email address; password: .*8 characters$/);
+      expect(line).toMatch(/^gateway: --email: must be an email address; --password: .*8 characters$/);
       expect(line).not.toMatch(noStack);
     } finally {
       await gw.stop();
