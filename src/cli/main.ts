@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fail, runAction } from './run-action.ts';
 import { registerMediaCommands } from './register-media.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import pkg from '../../package.json' with { type: 'json' };
 
 const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'];
 /** Spelled out rather than imported, so --help loads no command module. */

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cosmiconfig, type Loader } from 'cosmiconfig';
-import { createJiti } from 'jiti';
 
 import { issuesOf } from '../util/format-issues.ts';
 import { explainConfigIssues } from './explain-issues.ts';
 import { describeSyntaxError } from './describe-syntax-error.ts';
+import { importUserDefault } from './import-user-module.ts';
 import { configSchema, type GatewayConfig, type GatewayConfigInput } from './schema.ts';
 
 /** A config problem, reported as one clear line (which file, which field, what is wrong). */
@@ -44,24 +44,9 @@ export const SEARCH_PLACES = [
   '.gatewayrc.ts',
 ];
 
-/** This package's own entry points, so `import { defineConfig } from 'gateway'` loads from any directory. */
-function packageAliases(): Record<string, string> {
-  const aliases: Record<string, string> = {};
-  for (const name of ['gateway/plugin-kit', 'gateway']) {
-    try {
-      aliases[name] = new URL(import.meta.resolve(name)).pathname;
-    } catch {
-      // not resolvable from here (e.g. a bundled copy): the project's own install decides
-    }
-  }
-  return aliases;
-}
-
-// cosmiconfig 9's own .ts loader breaks on configs that import other files (stack notes): use jiti.
-const loadWithJiti: Loader = async (filepath) => {
-  const jiti = createJiti(import.meta.url, { interopDefault: true, moduleCache: false, alias: packageAliases() });
-  return jiti.import(filepath, { default: true });
-};
+// cosmiconfig 9's own .ts loader breaks on configs that import other files (stack notes): use jiti,
+// which also hands the config this gateway's own `gateway` module wherever the file lives.
+const loadWithJiti: Loader = (filepath) => importUserDefault(filepath);
 
 /** `gateway.config.ts` for a file under the working directory, else the absolute path. */
 export function displayPath(file: string, cwd = process.cwd()): string {

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { importUserModule } from '../config/import-user-module.ts';
 import type { ProviderPlugin } from '../plugin-kit/types.ts';
 
 /** A provider whose plugin could not be found, loaded or validated. */
@@ -13,8 +12,19 @@ export class PluginLoadError extends Error {
   }
 }
 
-/** The folder of built-in plugins (`plugins/` at the package root). */
-export const BUILTIN_PLUGIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+/**
+ * The first-party plugins (`plugins/` at the package root), by the name a config gives them.
+ * Imported by the bundler's own graph, so the built package ships them beside the core and
+ * they share its plugin kit.
+ */
+const BUILTIN_PLUGINS: Record<string, () => Promise<Record<string, unknown>>> = {
+  mock: () => import('../../plugins/mock/index.ts'),
+  openai: () => import('../../plugins/openai/index.ts'),
+  anthropic: () => import('../../plugins/anthropic/index.ts'),
+};
+
+/** The names of the built-in plugins. */
+export const BUILTIN_PLUGIN_NAMES: readonly string[] = Object.keys(BUILTIN_PLUGINS);
 
 const pluginShape = z.object({
   name: z.string().min(1),
@@ -28,20 +38,24 @@ const pluginShape = z.object({
   setup: z.function(),
 });
 
-/** Where a `plugin` spec points: a built-in folder, a path (relative to the config file) or an npm package. */
-export function resolvePluginSpecifier(spec: string, baseDir: string): string {
-  const builtin = path.join(BUILTIN_PLUGIN_DIR, spec, 'index.ts');
-  if (/^[a-z0-9-]+$/.test(spec) && fs.existsSync(builtin)) return pathToFileURL(builtin).href;
-  if (spec.startsWith('.') || path.isAbsolute(spec)) return pathToFileURL(path.resolve(baseDir, spec)).href;
-  const require = createRequire(path.join(baseDir, 'noop.js'));
-  return pathToFileURL(require.resolve(spec)).href;
+/** The file a non-built-in `plugin` spec points at: a path (relative to the config file) or an npm package. */
+export function resolvePluginFile(spec: string, baseDir: string): string {
+  if (spec.startsWith('.') || path.isAbsolute(spec)) return path.resolve(baseDir, spec);
+  return createRequire(path.join(baseDir, 'noop.js')).resolve(spec);
+}
+
+/** Imports a plugin module: a built-in by name, else a file or package (TypeScript or JavaScript, ESM or CommonJS). */
+function importPlugin(spec: string, baseDir: string): Promise<Record<string, unknown>> {
+  const builtin = Object.hasOwn(BUILTIN_PLUGINS, spec) ? BUILTIN_PLUGINS[spec] : undefined;
+  if (builtin) return builtin();
+  return importUserModule(resolvePluginFile(spec, baseDir));
 }
 
 /** Imports and validates one provider plugin; errors name the provider and the plugin. */
 export async function loadPlugin(providerId: string, spec: string, baseDir: string): Promise<ProviderPlugin<unknown>> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(resolvePluginSpecifier(spec, baseDir))) as Record<string, unknown>;
+    mod = await importPlugin(spec, baseDir);
   } catch (error) {
     throw new PluginLoadError(`provider '${providerId}': cannot load plugin '${spec}': ${(error as Error).message.split('\n')[0]}`);
   }

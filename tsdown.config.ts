@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'tsdown';
+
+/**
+ * One build, so the CLI, the library entries and the built-in plugins share their chunks: a
+ * plugin's `GatewayError` is the class the core checks for. Dependencies stay external except
+ * tRPC, which is bundled so an install does not pull the TypeScript compiler it lists as a peer.
+ */
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'plugin-kit': 'src/plugin-kit/index.ts',
+    cli: 'src/cli/main.ts',
+  },
+  outDir: 'dist',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  dts: true,
+  clean: true,
+  deps: { onlyBundle: [/^@trpc\//] },
+  checks: { pluginTimings: false },
+  alias: {
+    // First-party plugins import the public kit as third-party ones do; in the build that is the core's own.
+    'gateway/plugin-kit': fileURLToPath(new URL('./src/plugin-kit/index.ts', import.meta.url)),
+  },
+});
