@@ -55,12 +55,17 @@ export async function spawnGateway(options: {
   timeoutMs?: number;
   /** The Node binary to run the gateway with (default: the one running the tests). */
   nodeBinary?: string;
+  /** The command that runs the gateway, e.g. `['npx', 'gateway']` in an installed project (default: `bin/gateway` under `nodeBinary`). */
+  command?: string[];
+  /** Working directory (default: the repo root). */
+  cwd?: string;
 } = {}): Promise<SpawnedGateway> {
   const dir = tempDir();
   const dataDir = options.dataDir ?? path.join(dir, 'data');
   const configFile = options.configFile ?? writeConfig(dir, options.config ?? { providers: { mock: { plugin: 'mock' } } });
-  const child = execa(options.nodeBinary ?? process.execPath, [BIN, '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0', ...(options.args ?? [])], {
-    cwd: REPO_ROOT,
+  const [file, ...prefix] = options.command ?? [options.nodeBinary ?? process.execPath, BIN];
+  const child = execa(file, [...prefix, '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0', ...(options.args ?? [])], {
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...options.env },
     reject: false,
     buffer: false,

@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInPty } from '../helpers/run-in-pty.ts';
+import { REPO_ROOT, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { expectUserProjectServes, writeUserProject } from '../helpers/user-project.ts';
+
+/** The environment of a user's shell: none of the npm_* variables `npm test` sets for this repo. */
+function userEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^npm_/i.test(name) && name !== 'INIT_CWD') env[name] = value;
+  return env;
+}
+
+const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: userEnv(), extendEnv: false, timeout: 120_000 });
+
+/**
+ * A new user: `npm pack` (dist/ is built by the global setup), then install the tarball into an
+ * empty CommonJS project (`npm init -y`) with the registry's packages, and use it there with
+ * `npx` as the README says: no TypeScript compiler or loader is installed.
+ */
+describe('the packed gateway installed into an empty CommonJS project', () => {
+  let project: string;
+  const npx = ['npx', '--no-install', 'gateway'];
+
+  beforeAll(async () => {
+    const dir = tempDir('gw-install-');
+    const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
+    const tarball = path.join(dir, (JSON.parse(String(packed.stdout)) as Array<{ filename: string }>)[0].filename);
+    project = path.join(dir, 'project');
+    fs.mkdirSync(project);
+    await npm(['init', '-y'], project);
+    await npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], project);
+    writeUserProject(project);
+  }, 180_000);
+
+  it('is a CommonJS project with no TypeScript compiler or loader installed', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8')) as { type?: string };
+    expect(pkg.type ?? 'commonjs').toBe('commonjs');
+    for (const name of ['typescript', 'tsx', 'esbuild', '@typescript']) expect(fs.existsSync(path.join(project, 'node_modules', name)), name).toBe(false);
+    const shipped = fs.readdirSync(path.join(project, 'node_modules/gateway'), { recursive: true }).map(String);
+    expect(shipped.filter((f) => /\.[cm]?tsx?$/.test(f) && !/\.d\.[cm]?ts$/.test(f))).toEqual([]);
+  });
+
+  it('npx gateway --help', async () => {
+    const result = await execa(npx[0], [...npx.slice(1), '--help'], { cwd: project, env: userEnv(), extendEnv: false, reject: false });
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/^Usage: gateway /);
+    expect(String(result.stdout)).toContain('serve');
+  });
+
+  it('the plugin kit loads from plain JavaScript: import (ESM) and require (CommonJS)', async () => {
+    fs.writeFileSync(path.join(project, 'check.mjs'), "import { definePlugin, GatewayError } from 'gateway/plugin-kit';\nconsole.log(typeof definePlugin, typeof GatewayError);\n");
+    fs.writeFileSync(path.join(project, 'check.js'), "const { definePlugin } = require('gateway/plugin-kit');\nconst { defineConfig } = require('gateway');\nconsole.log(typeof definePlugin, typeof defineConfig);\n");
+    const esm = await execa(process.execPath, ['check.mjs'], { cwd: project });
+    expect(String(esm.stdout)).toBe('function function');
+    const cjs = await execa(process.execPath, ['check.js'], { cwd: project });
+    expect(String(cjs.stdout)).toBe('function function');
+  });
+
+  describe('npx gateway serve', () => {
+    let gw: SpawnedGateway;
+    beforeAll(async () => {
+      gw = await spawnGateway({ command: npx, cwd: project, configFile: path.join(project, 'gateway.config.ts'), dataDir: path.join(project, '.gateway'), env: userEnv() });
+    });
+    afterAll(async () => {
+      // npm exec does not pass a SIGTERM on to the program it runs (it dies alone), so stop the
+      // gateway itself, as a process manager would: its pid is in the data dir's lock.
+      process.kill(Number(fs.readFileSync(path.join(gw.dataDir, 'gateway.lock'), 'utf8')), 'SIGTERM');
+      expect((await gw.process).exitCode).toBe(0);
+      expect(fs.existsSync(path.join(gw.dataDir, 'gateway.lock'))).toBe(false);
+    });
+
+    it('serves the mock, a TypeScript plugin and a CommonJS plugin', async () => {
+      await expectUserProjectServes(gw.url, gw.key!);
+    });
+
+    it('npx gateway tui draws on a pseudo-terminal and talks to the server', { timeout: 60_000 }, async () => {
+      const tui = runInPty(['--data-dir', gw.dataDir, 'tui', '--refresh', '0'], { cwd: project, command: npx });
+      try {
+        await tui.waitFor(`server ${gw.url}`);
+        await tui.waitFor('(1 active)');
+        tui.type('4');
+        await tui.waitFor('shout/shout');
+        tui.type('q');
+        expect((await tui.child).exitCode).toBe(0);
+      } finally {
+        tui.child.kill();
+      }
+    });
+  });
+});
