@@ -180,7 +180,7 @@ export class AccountGuards implements RequestGuards {
    */
   private reserve(request: AdmissionRequest, account: AccountRecord): Reservation | undefined {
     if (!request.model) return undefined;
-    const current = this.o.store.accounts.get(account.id) ?? account;
+    const current = this.o.store.cache.account(account.id) ?? account;
     const key = this.currentKey(request.auth.key);
     if (key.models) checkModelScope(key, request.model, request.servedBy ?? modelsThatMayServe(this.o.registry, this.o.routing, request.model));
     const terms = modelTerms(this.o.registry, request.model, current.tier);
@@ -240,7 +240,7 @@ export class AccountGuards implements RequestGuards {
     const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens };
     const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
     const enforce = this.billing.enforce;
-    const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.accounts.get(account.id) ?? account, this.o.clock.now());
+    const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.cache.account(account.id) ?? account, this.o.clock.now());
     const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);
     let seq: number | undefined;
     try {

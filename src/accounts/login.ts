@@ -42,7 +42,7 @@ export async function login(store: Store, clock: Clock, email: string, password:
 
 /** Ends the session of `token`; true when one was open. */
 export async function logout(store: Store, token: string): Promise<boolean> {
-  const session = store.sessions.findByHash(sha256(token));
+  const session = await store.sessions.findByHash(sha256(token));
   if (!session) return false;
   return store.sessions.delete(session.id);
 }

@@ -44,11 +44,7 @@ export async function openLedgerAndReplay(
     appliedCredits += charge;
   };
   const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs });
-  for (const [id, p] of pending) {
-    const account = accounts.get(id)!;
-    const patch: Partial<BilledAccount> = { credits: roundCredits(account.credits - p.credits), billedSeq: p.seq };
-    await store.accounts.update(id, patch);
-  }
+  for (const [id, p] of pending) await store.accounts.adjustCredits(id, -roundCredits(p.credits), { billedSeq: p.seq });
   if (pending.size > 0) await store.flush();
   return { ledger, usage, report: { entries, applied, appliedCredits: roundCredits(appliedCredits) } };
 }

@@ -22,7 +22,7 @@ export function nextResetAt(reset: SpendLimitReset | null | undefined, now: numb
 
 /** The key's stored record now (an operator may have changed its scope or limit since authentication). */
 export function currentKey(store: Store, key: ApiKeyRecord): ApiKeyRecord {
-  return store.keys.findByHash(key.hash) ?? key;
+  return store.cache.keyByHash(key.hash) ?? key;
 }
 
 /** What a key may still spend: its limit, what is left of it now, and when it starts over. */

@@ -18,13 +18,13 @@ export class AccountUsageViews implements UsageViews {
   ) {}
 
   credits(account: AccountRecord): ReturnType<typeof buildCreditsView> {
-    const current = this.store.accounts.get(account.id) ?? account;
+    const current = this.store.cache.account(account.id) ?? account;
     return buildCreditsView(current, this.usage, this.book.reserved(account.id));
   }
 
   key(auth: AuthContext): ReturnType<typeof buildKeyView> {
     const key = currentKey(this.store, auth.key);
-    const account = this.store.accounts.get(auth.account.id) ?? auth.account;
+    const account = this.store.cache.account(auth.account.id) ?? auth.account;
     // The limit the key meets on AI-generation endpoints.
     const limit = resolveLimit(
       { method: 'POST', path: '/v1/chat/completions', ip: '', apiKey: { id: key.id, rpm: key.rpm }, account: { id: account.id, tier: account.tier, rpm: account.rpm } },

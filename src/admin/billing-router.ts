@@ -28,8 +28,7 @@ export interface AccountUsageRow {
 export const billingRouter = router({
   addCredits: procedure.input(z.object({ email: z.string(), add: z.number().finite() })).mutation(async ({ ctx, input }) => {
     const account = await findAccount(ctx.store, input.email);
-    const next = roundCredits(account.credits + input.add);
-    const updated = await ctx.store.accounts.update(account.id, { credits: next });
+    const updated = await ctx.store.accounts.adjustCredits(account.id, input.add);
     return viewAccount(updated!);
   }),
   /** The same procedure as accounts.set (one schema, one rule set); kept under billing for older callers. */

@@ -6,11 +6,11 @@ import { createMediaRuntime } from '../media/media-runtime.ts';
 import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
-import { FileResponsesStore } from '../responses-store/responses-store.ts';
 import { createAccountGuards } from '../accounts/index.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
+import type { FileStoreReport } from '../store/file-store.ts';
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -35,7 +35,8 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? createClock();
   parseMediaConfig(options.config.media, configSource(options.configFile)); // a config error before anything opens
-  const store = await FileStore.open(options.dataDir);
+  const store = await FileStore.open(options.dataDir, { warn: (message, fields) => options.log.warn(message, fields) });
+  reportStoreOpening(store.report, options.log);
   let registry: ProviderRegistry;
   try {
     registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log, source: configSource(options.configFile) });
@@ -44,7 +45,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   warnUnpriced(registry, options.config, options.log);
-  const responses = new FileResponsesStore(options.dataDir);
   let guards;
   try {
     guards = await createAccountGuards({ config: options.config, store, registry, clock, log: options.log, dataDir: options.dataDir });
@@ -60,7 +60,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     log: options.log,
     guards,
-    responses,
     dataDir: options.dataDir,
     adminToken: options.adminToken,
   };
@@ -80,7 +79,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       deps.media?.stop();
       await registry.close();
       await guards.close();
-      await responses.flush();
       await store.close();
     },
   };
@@ -93,4 +91,18 @@ function warnUnpriced(registry: ProviderRegistry, config: GatewayConfig, log: Lo
   const policy = config.billing.unpriced;
   const what = policy === 'reject' ? 'requests to them are refused' : 'they are served free';
   log.warn(`${unpriced.length} model(s) have no price, ${what} (billing.unpriced: '${policy}'); add pricing to their config entries: ${unpriced.join(', ')}`);
+}
+
+/** Says at start-up what opening the data dir did or found (a migration, lines kept aside). */
+function reportStoreOpening(report: FileStoreReport, log: Logger): void {
+  if (report.migratedFrom !== undefined && report.backup) {
+    log.info('data dir migrated to the current schema', { from: report.migratedFrom, backup: report.backup });
+  }
+  const rejected = report.media.rejected;
+  if (rejected.length > 0) {
+    log.warn('media.jsonl: lines that could not be read were kept aside in media.rejected.jsonl', {
+      count: rejected.length,
+      lines: rejected.map((r) => (r.torn ? 'torn last line' : r.line)).slice(0, 20),
+    });
+  }
 }

@@ -70,7 +70,7 @@ export class CreditBook {
 
   /** The current balance of an account (the store's record, not a snapshot). */
   balance(accountId: string): number {
-    return this.store.accounts.get(accountId)?.credits ?? 0;
+    return this.store.cache.account(accountId)?.credits ?? 0;
   }
 
   /** What requests in flight hold against a ceiling. */
@@ -160,11 +160,9 @@ export class CreditBook {
 
   /** Takes `credits` from the balance and moves the checkpoint to ledger entry `seq` (when given). */
   debit(accountId: string, credits: number, seq?: number): void {
-    const account = this.store.accounts.get(accountId) as BilledAccount | undefined;
-    if (!account) return;
-    const patch: Partial<BilledAccount> = { credits: roundCredits(account.credits - credits) };
-    if (seq !== undefined && seq > (account.billedSeq ?? 0)) patch.billedSeq = seq;
-    void this.store.accounts.update(accountId, patch);
+    if (!this.store.cache.account(accountId)) return;
+    // Applied to the cached balance at once; the store writes it in the background (and reports a failed write).
+    void this.store.accounts.adjustCredits(accountId, -credits, seq === undefined ? {} : { billedSeq: seq }).catch(() => undefined);
   }
 
   private add(map: Map<string, number>, key: string, delta: number): void {

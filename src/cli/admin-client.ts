@@ -41,12 +41,12 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
   }
   const lock = await acquireLock(ctx.dataDir, Math.max(0, deadline - Date.now()));
   try {
-    const store = await FileStore.open(ctx.dataDir);
+    const log = createLogger('warn');
+    const store = await FileStore.open(ctx.dataDir, { warn: (message, fields) => log.warn(message, fields) });
     const clock = createClock();
     let registry: ProviderRegistry | undefined;
     // Nothing else writes the ledger while this process holds the data dir: read it once.
     let usage: Promise<UsageIndex> | undefined;
-    const log = createLogger('warn');
     const client = createTRPCClient<AdminRouter>({
       links: [
         unstable_localLink({

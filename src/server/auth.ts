@@ -35,12 +35,12 @@ export function authenticateApiKey(event: H3Event, deps: ServerDeps): AuthContex
   if (!token) {
     throw new GatewayError('authentication_error', 'No API key provided. Send it as "Authorization: Bearer sk-…" or "X-API-Key: sk-…".');
   }
-  const key = token.startsWith('sk-') ? deps.store.keys.findByHash(hashOf(token)) : undefined;
+  const key = token.startsWith('sk-') ? deps.store.cache.keyByHash(hashOf(token)) : undefined;
   const now = deps.clock.now();
   if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
   }
-  const account = deps.store.accounts.get(key.accountId);
+  const account = deps.store.cache.account(key.accountId);
   if (!account) throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
   if (account.suspended) throw new GatewayError('account_suspended', 'The account is suspended.');
   if (key.endpoints) checkEndpointScope(key, event.url.pathname);
@@ -57,5 +57,5 @@ const LAST_USED_RESOLUTION_MS = 1000;
  */
 function recordUse(deps: ServerDeps, key: AuthContext['key'], now: number): void {
   if (key.lastUsedAt != null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
-  void deps.store.keys.update(key.id, { lastUsedAt: now }).catch((error: unknown) => deps.log.warn('recording a key use failed', { error: String(error) }));
+  void deps.store.keys.markUsed(key.id, now).catch((error: unknown) => deps.log.warn('recording a key use failed', { error: String(error) }));
 }

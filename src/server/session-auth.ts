@@ -30,11 +30,11 @@ export function authenticateSession(event: H3Event, deps: Pick<ServerDeps, 'stor
   if (token.startsWith('sk-')) {
     throw new GatewayError('authentication_error', 'This endpoint needs a dashboard session token; API keys are not accepted. Log in with POST /api/auth/login.');
   }
-  const session = deps.store.sessions.findByHash(sha256(token));
+  const session = deps.store.cache.sessionByHash(sha256(token));
   if (!session || session.expiresAt <= deps.clock.now()) {
     throw new GatewayError('authentication_error', 'The session token is invalid or expired; log in again.');
   }
-  const account = deps.store.accounts.get(session.accountId);
+  const account = deps.store.cache.account(session.accountId);
   if (!account) throw new GatewayError('authentication_error', 'The session token is invalid or expired; log in again.');
   if (account.suspended) throw new GatewayError('account_suspended', 'The account is suspended.');
   return { account, session };

@@ -5,7 +5,6 @@ import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RequestGuards } from '../accounts/types.ts';
 import type { MediaRuntime } from '../media/media-runtime.ts';
-import type { ResponsesStore } from '../responses-store/responses-store.ts';
 
 /** Everything the HTTP layer depends on; built by the composition root. */
 export interface ServerDeps {
@@ -15,8 +14,6 @@ export interface ServerDeps {
   clock: Clock;
   log: Logger;
   guards: RequestGuards;
-  /** Stored Responses for previous_response_id and GET /v1/responses/{id}. */
-  responses: ResponsesStore;
   dataDir: string;
   /** Token for /admin/trpc (random per server start, published in the data dir). */
   adminToken?: string;

@@ -1,86 +1,171 @@
+import { securePrivateTree } from '../util/private-files.ts';
 import { FileDb } from './file-db.ts';
-import type { AccountsRepo, KeysRepo, MediaQuery, MediaRepo, SessionsRepo, Store } from './repositories.ts';
-import type { AccountRecord, ApiKeyRecord, MediaRecord, SessionRecord } from './types.ts';
+import { FileMediaRepo } from './file-media-repo.ts';
+import { FileResponsesRepo } from './file-responses-repo.ts';
+import type { RecordLogReport } from './record-log.ts';
+import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from './repositories.ts';
+import type { AccountRecord, ApiKeyRecord, SessionRecord } from './types.ts';
 
-/** Replaces the element with `id` by a patched copy; returns it. */
-function patchIn<T extends { id: string }>(list: T[], id: string, patch: NoInfer<Partial<T>>): T | undefined {
-  const index = list.findIndex((r) => r.id === id);
-  if (index === -1) return undefined;
-  const next = { ...list[index], ...patch, id } as T;
-  list[index] = next;
-  return next;
+export interface FileStoreOptions {
+  /** Batching delay of db.json writes nobody waits for (default 250 ms). */
+  flushDelayMs?: number;
+  /** Where problems that do not stop the store go (failed writes, paths that could not be tightened). */
+  warn?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-/** The embedded store over one lowdb file, with in-memory indexes for the request path. */
+/** What opening a data dir found and did, for the start-up log. */
+export interface FileStoreReport {
+  /** db.json was migrated from this version (a dated backup was kept first). */
+  migratedFrom?: number;
+  backup?: string;
+  /** Media Library lines that could not be read, kept aside in media.rejected.jsonl. */
+  media: RecordLogReport;
+  /** Paths whose modes could not be tightened to 0600/0700. */
+  insecure: string[];
+}
+
+/** Keeps credits to a millionth (what billing rounds to). */
+function addCredits(balance: number, delta: number): number {
+  return Math.round((balance + delta) * 1e6) / 1e6;
+}
+
+function finiteCredits(value: number, what: string): number {
+  if (!Number.isFinite(value)) throw new RangeError(`${what}: credits must be a finite number, got ${value}`);
+  return value;
+}
+
+/**
+ * The embedded store: db.json (lowdb) for the small, hot collections, held in memory and
+ * indexed for the request path; media.jsonl (an append-only log) for the Media Library;
+ * one file per stored Response. See docs/store.md.
+ */
 export class FileStore implements Store {
+  readonly cache: StoreCache;
   readonly accounts: AccountsRepo;
   readonly keys: KeysRepo;
   readonly sessions: SessionsRepo;
-  readonly media: MediaRepo;
+  readonly report: FileStoreReport;
   private readonly keyByHash = new Map<string, ApiKeyRecord>();
   private readonly accountById = new Map<string, AccountRecord>();
   /** Position of each account in the stored list: every settlement updates one, so no scan. */
   private readonly accountSlot = new Map<string, number>();
   private readonly sessionByHash = new Map<string, SessionRecord>();
+  /** Position of each key in the stored list (a key's last use is noted once a second). */
+  private readonly keySlot = new Map<string, number>();
 
-  private constructor(readonly db: FileDb) {
+  private constructor(
+    readonly db: FileDb,
+    readonly media: FileMediaRepo,
+    readonly responses: FileResponsesRepo,
+    report: FileStoreReport,
+  ) {
+    this.report = report;
     this.reindex();
     const data = () => db.data;
-    const changed = () => db.markDirty();
+    this.cache = {
+      account: (id) => this.accountById.get(id),
+      keyByHash: (hash) => this.keyByHash.get(hash),
+      sessionByHash: (hash) => this.sessionByHash.get(hash),
+    };
+
+    const putAccount = (id: string, change: (current: AccountRecord) => AccountRecord): AccountRecord | undefined => {
+      const list = data().accounts;
+      let slot = this.accountSlot.get(id);
+      if (slot === undefined || list[slot]?.id !== id) {
+        slot = list.findIndex((a) => a.id === id);
+        if (slot === -1) return undefined;
+        this.accountSlot.set(id, slot);
+      }
+      // Records are replaced, never changed in place: a write in progress holds the old one.
+      const next = change(list[slot]);
+      list[slot] = next;
+      this.accountById.set(id, next);
+      return next;
+    };
+
+    const putKey = (id: string, change: (current: ApiKeyRecord) => ApiKeyRecord): ApiKeyRecord | undefined => {
+      const list = data().apiKeys;
+      let slot = this.keySlot.get(id);
+      if (slot === undefined || list[slot]?.id !== id) {
+        slot = list.findIndex((k) => k.id === id);
+        if (slot === -1) return undefined;
+        this.keySlot.set(id, slot);
+      }
+      const next = change(list[slot]);
+      list[slot] = next;
+      this.keyByHash.set(next.hash, next);
+      return next;
+    };
 
     this.accounts = {
       list: async () => [...data().accounts],
-      get: (id) => this.accountById.get(id),
+      get: async (id) => this.accountById.get(id),
       findByEmail: async (email) => data().accounts.find((a) => a.email.toLowerCase() === email.toLowerCase()),
       create: async (record) => {
+        finiteCredits(record.credits, `account ${record.id}`);
         data().accounts.push(record);
         this.accountById.set(record.id, record);
         this.accountSlot.set(record.id, data().accounts.length - 1);
-        changed();
+        await db.changed();
         return record;
       },
       update: async (id, patch) => {
-        const list = data().accounts;
-        let slot = this.accountSlot.get(id);
-        if (slot === undefined || list[slot]?.id !== id) {
-          slot = list.findIndex((a) => a.id === id);
-          if (slot === -1) return undefined;
-          this.accountSlot.set(id, slot);
-        }
-        const next: AccountRecord = { ...list[slot], ...patch, id };
-        list[slot] = next;
-        this.accountById.set(id, next);
-        changed();
+        const next = putAccount(id, (current) => ({ ...current, ...patch, id, credits: current.credits, billedSeq: current.billedSeq }));
+        if (next) await db.changed();
         return next;
+      },
+      adjustCredits: (id, delta, options = {}) => {
+        // Applied now (the credit book's checks read the cache synchronously); written in the background.
+        let next: AccountRecord | undefined;
+        try {
+          next = putAccount(id, (current) => {
+            const credits = finiteCredits(addCredits(current.credits, delta), `account ${id}`);
+            const billedSeq = options.billedSeq !== undefined && options.billedSeq > (current.billedSeq ?? 0) ? options.billedSeq : current.billedSeq;
+            return billedSeq === undefined ? { ...current, credits } : { ...current, credits, billedSeq };
+          });
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        if (!next) return Promise.resolve(undefined);
+        const record = next;
+        const written = db.changed(false).then(() => record);
+        // Callers on the request path do not wait: a failed write is reported by the db and retried.
+        written.catch(() => undefined);
+        return written;
       },
     };
 
     this.keys = {
       list: async (accountId) => data().apiKeys.filter((k) => !accountId || k.accountId === accountId),
       get: async (id) => data().apiKeys.find((k) => k.id === id),
-      findByHash: (hash) => this.keyByHash.get(hash),
+      findByHash: async (hash) => this.keyByHash.get(hash),
       create: async (record) => {
         data().apiKeys.push(record);
         this.keyByHash.set(record.hash, record);
-        changed();
+        this.keySlot.set(record.id, data().apiKeys.length - 1);
+        await db.changed();
         return record;
       },
       update: async (id, patch) => {
-        const next = patchIn(data().apiKeys, id, patch);
-        if (next) {
-          this.keyByHash.set(next.hash, next);
-          changed();
-        }
+        const next = putKey(id, (current) => ({ ...current, ...patch, id, hash: current.hash, accountId: current.accountId }));
+        if (next) await db.changed();
         return next;
+      },
+      markUsed: (id, at) => {
+        const next = putKey(id, (current) => (current.lastUsedAt != null && current.lastUsedAt >= at ? current : { ...current, lastUsedAt: at }));
+        if (!next) return Promise.resolve();
+        const written = db.changed(false);
+        written.catch(() => undefined);
+        return written;
       },
     };
 
     this.sessions = {
-      findByHash: (hash) => this.sessionByHash.get(hash),
+      findByHash: async (hash) => this.sessionByHash.get(hash),
       create: async (record) => {
         data().sessions.push(record);
         this.sessionByHash.set(record.hash, record);
-        changed();
+        await db.changed();
         return record;
       },
       delete: async (id) => {
@@ -89,7 +174,7 @@ export class FileStore implements Store {
         if (index === -1) return false;
         this.sessionByHash.delete(list[index].hash);
         list.splice(index, 1);
-        changed();
+        await db.changed();
         return true;
       },
       deleteForAccount: async (accountId) => {
@@ -99,7 +184,7 @@ export class FileStore implements Store {
         if (removed > 0) {
           data().sessions = keep;
           for (const s of list) if (s.accountId === accountId) this.sessionByHash.delete(s.hash);
-          changed();
+          await db.changed();
         }
         return removed;
       },
@@ -111,66 +196,55 @@ export class FileStore implements Store {
           data().sessions = keep;
           this.sessionByHash.clear();
           for (const s of keep) this.sessionByHash.set(s.hash, s);
-          changed();
-        }
-        return removed;
-      },
-    };
-
-    this.media = {
-      list: async (query: MediaQuery) => {
-        const matches = data().media.filter(
-          (m) =>
-            (!query.accountId || m.accountId === query.accountId) &&
-            (!query.mediaType || m.media_type === query.mediaType) &&
-            (!query.status || m.status === query.status) &&
-            (query.notBefore === undefined || m.created_at >= query.notBefore),
-        );
-        // Newest first; records of the same second keep their insertion order, newest first too.
-        matches.reverse().sort((a, b) => b.created_at - a.created_at);
-        return { data: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
-      },
-      get: async (id) => data().media.find((m) => m.id === id),
-      create: async (record: MediaRecord) => {
-        data().media.push(record);
-        changed();
-        return record;
-      },
-      update: async (id, patch) => {
-        const next = patchIn(data().media, id, patch);
-        if (next) changed();
-        return next;
-      },
-      delete: async (id) => {
-        const list = data().media;
-        const index = list.findIndex((m) => m.id === id);
-        if (index === -1) return false;
-        list.splice(index, 1);
-        changed();
-        return true;
-      },
-      purgeCreatedBefore: async (before) => {
-        const list = data().media;
-        const keep = list.filter((m) => m.created_at >= before);
-        const removed = list.length - keep.length;
-        if (removed > 0) {
-          data().media = keep;
-          changed();
+          await db.changed(false);
         }
         return removed;
       },
     };
   }
 
-  static async open(dataDir: string, options: { flushDelayMs?: number } = {}): Promise<FileStore> {
-    return new FileStore(await FileDb.open(dataDir, options));
+  /**
+   * Opens a data dir: tightens its modes (0700/0600), reads and checks db.json (a file that
+   * is not the expected shape stops here, untouched), migrates it after a dated backup, opens
+   * the media log and the stored responses.
+   */
+  static async open(dataDir: string, options: FileStoreOptions = {}): Promise<FileStore> {
+    const warn = options.warn ?? (() => undefined);
+    const insecure = securePrivateTree(dataDir);
+    if (insecure.length > 0) warn('data dir: could not restrict access to some paths', { paths: insecure.slice(0, 10) });
+    const { db, movedMedia, migration } = await FileDb.open(dataDir, {
+      flushDelayMs: options.flushDelayMs,
+      onWriteError: (error, attempt) => warn('db.json: write failed; changes are kept in memory and the write is retried', { error: String(error), attempt }),
+    });
+    const { repo: media, report: mediaReport } = await FileMediaRepo.open(dataDir, {
+      onError: (error, what) => warn(`media.jsonl: ${what} failed`, { error: String(error) }),
+    });
+    try {
+      // Moved records are safe in the media log before db.json (which held them) is rewritten.
+      if (movedMedia.length > 0) await media.importRecords(movedMedia);
+      if (migration) await db.flush();
+    } catch (error) {
+      await media.close();
+      throw error;
+    }
+    const responses = new FileResponsesRepo(dataDir, (message) => warn(message));
+    const report: FileStoreReport = { media: mediaReport, insecure };
+    if (migration && migration.backup) {
+      report.migratedFrom = migration.from;
+      report.backup = migration.backup;
+    }
+    return new FileStore(db, media, responses, report);
   }
 
   private reindex(): void {
     this.keyByHash.clear();
     this.accountById.clear();
     this.sessionByHash.clear();
-    for (const k of this.db.data.apiKeys) this.keyByHash.set(k.hash, k);
+    this.keySlot.clear();
+    this.db.data.apiKeys.forEach((k, i) => {
+      this.keyByHash.set(k.hash, k);
+      this.keySlot.set(k.id, i);
+    });
     this.accountSlot.clear();
     this.db.data.accounts.forEach((a, i) => {
       this.accountById.set(a.id, a);
@@ -179,17 +253,18 @@ export class FileStore implements Store {
     for (const s of this.db.data.sessions) this.sessionByHash.set(s.hash, s);
   }
 
-  /** Re-reads the file and rebuilds the indexes. */
+  /** Re-reads db.json and rebuilds the indexes. */
   async reload(): Promise<void> {
     await this.db.reload();
     this.reindex();
   }
 
-  flush(): Promise<void> {
-    return this.db.flush();
+  async flush(): Promise<void> {
+    await Promise.all([this.db.flush(), this.media.flush(), this.responses.flush()]);
   }
 
   async close(): Promise<void> {
-    await this.db.flush();
+    await this.responses.flush();
+    await Promise.all([this.db.close(), this.media.close()]);
   }
 }

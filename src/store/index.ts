@@ -1,6 +1,11 @@
-export { FileStore } from './file-store.ts';
+export { FileStore, type FileStoreOptions, type FileStoreReport } from './file-store.ts';
 export { FileDb } from './file-db.ts';
-export { SCHEMA_VERSION, migrate, emptyDb } from './migrate.ts';
+export { FileMediaRepo } from './file-media-repo.ts';
+export { FileResponsesRepo } from './file-responses-repo.ts';
+export { RecordLog, LogShapeError, type LogEntry, type RecordLogReport } from './record-log.ts';
+export { SCHEMA_VERSION, migrate, emptyDb, DbShapeError } from './migrate.ts';
+export { backupFile, listBackups } from './backup-file.ts';
+export { stringifyRecord } from './stringify-record.ts';
 export { acquireLock, readServerInfo, writeServerInfo, removeServerInfo, lockHolder, type ServerInfo, type DataDirLock } from './data-dir.ts';
-export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, Store } from './repositories.ts';
+export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, ResponsesRepo, Store, StoreCache } from './repositories.ts';
 export type * from './types.ts';

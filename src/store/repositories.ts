@@ -1,27 +1,75 @@
-import type { AccountRecord, ApiKeyRecord, MediaRecord, MediaStatus, MediaType, SessionRecord } from './types.ts';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  MediaRecord,
+  MediaStatus,
+  MediaType,
+  SessionRecord,
+  StoredResponse,
+  StoredResponseInput,
+} from './types.ts';
 
-/** Accounts: looked up by id on every request, by email in the CLI and at login. */
-export interface AccountsRepo {
-  list(): Promise<AccountRecord[]>;
-  get(id: string): AccountRecord | undefined;
-  findByEmail(email: string): Promise<AccountRecord | undefined>;
-  create(record: AccountRecord): Promise<AccountRecord>;
-  update(id: string, patch: Partial<Omit<AccountRecord, 'id'>>): Promise<AccountRecord | undefined>;
+/*
+ * The store port: every record kind goes through these interfaces, so the embedded file
+ * store and a database backend (PostgreSQL, issue 10) are swapped by config. Conventions:
+ *
+ * - Every method is async. A mutation applies to the backend's cache before it returns
+ *   (a read right after sees it) and its promise resolves once the change is durable
+ *   (file store: handed to the kernel, so a killed process keeps it; a database: committed).
+ *   Callers on the request path that must not wait (balances) do not await it; the change
+ *   is still applied in memory at once and written in the background.
+ * - Reads the request path needs synchronously go through `StoreCache` instead.
+ * - Ids are minted by the callers (`newId`), never by a backend, so a record has its id
+ *   before it is stored and a retried write cannot create a twin.
+ */
+
+/**
+ * What the request path reads without waiting: the live accounts, API keys and sessions,
+ * held in memory by every backend. A backend keeps it complete and current (the file store
+ * owns the data; a shared database loads it at start and applies other instances' changes
+ * as they are announced), so a miss means the record does not exist.
+ */
+export interface StoreCache {
+  account(id: string): AccountRecord | undefined;
+  keyByHash(hash: string): ApiKeyRecord | undefined;
+  sessionByHash(hash: string): SessionRecord | undefined;
 }
 
-/** API keys: looked up by hash on every request, so `findByHash` is synchronous and O(1). */
+/** Accounts: looked up by id on every request (through the cache), by email in the CLI and at login. */
+export interface AccountsRepo {
+  list(): Promise<AccountRecord[]>;
+  get(id: string): Promise<AccountRecord | undefined>;
+  findByEmail(email: string): Promise<AccountRecord | undefined>;
+  create(record: AccountRecord): Promise<AccountRecord>;
+  update(id: string, patch: Partial<Omit<AccountRecord, 'id' | 'credits' | 'billedSeq'>>): Promise<AccountRecord | undefined>;
+  /**
+   * Adds `delta` credits (negative for a charge) to the balance as one atomic step (a
+   * database runs `credits = credits + delta`, never a read-modify-write), and moves the
+   * usage-ledger checkpoint `billedSeq` forward when given.
+   */
+  adjustCredits(id: string, delta: number, options?: { billedSeq?: number }): Promise<AccountRecord | undefined>;
+}
+
+/** API keys: looked up by hash on every request (through the cache). */
 export interface KeysRepo {
   list(accountId?: string): Promise<ApiKeyRecord[]>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
-  findByHash(hash: string): ApiKeyRecord | undefined;
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   create(record: ApiKeyRecord): Promise<ApiKeyRecord>;
-  update(id: string, patch: Partial<Omit<ApiKeyRecord, 'id' | 'hash'>>): Promise<ApiKeyRecord | undefined>;
+  update(id: string, patch: Partial<Omit<ApiKeyRecord, 'id' | 'hash' | 'accountId'>>): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Notes a key's last use (request path, never awaited there): applied to the cache at once,
+   * written with the next batch (a database may coalesce these); moves `lastUsedAt` forward only.
+   */
+  markUsed(id: string, at: number): Promise<void>;
 }
 
+/** Dashboard sessions (the token is stored as a hash only). */
 export interface SessionsRepo {
-  findByHash(hash: string): SessionRecord | undefined;
+  findByHash(hash: string): Promise<SessionRecord | undefined>;
   create(record: SessionRecord): Promise<SessionRecord>;
   delete(id: string): Promise<boolean>;
+  /** Deletes sessions that expired at or before `now` (ms); returns how many. */
   purgeExpired(now: number): Promise<number>;
   /** Ends every session of an account (its password changed); returns how many. */
   deleteForAccount(accountId: string): Promise<number>;
@@ -34,9 +82,11 @@ export interface MediaQuery {
   /** Records created before this (Unix seconds) are expired and never returned. */
   notBefore?: number;
   offset: number;
+  /** 0 asks for the total only. */
   limit: number;
 }
 
+/** Media Library records: newest first, paged, counted per account. */
 export interface MediaRepo {
   list(query: MediaQuery): Promise<{ data: MediaRecord[]; total: number }>;
   get(id: string): Promise<MediaRecord | undefined>;
@@ -47,13 +97,29 @@ export interface MediaRepo {
   purgeCreatedBefore(before: number): Promise<number>;
 }
 
-/** All record repositories; the embedded default is FileStore, others come by config. */
+/**
+ * Stored Responses (`previous_response_id`, `GET /v1/responses/{id}`). Always read by owner:
+ * another account's id is the same as a missing one. The request and response go in as
+ * JSON text (no re-serialization of a large body on the event loop) and come out parsed.
+ */
+export interface ResponsesRepo {
+  save(record: StoredResponseInput): Promise<void>;
+  get(accountId: string, id: string): Promise<StoredResponse | undefined>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  /** Deletes responses created before `before` (ms); returns how many. */
+  purgeCreatedBefore(before: number): Promise<number>;
+}
+
+/** Every record kind behind one port; the embedded default is FileStore, others come by config. */
 export interface Store {
-  accounts: AccountsRepo;
-  keys: KeysRepo;
-  sessions: SessionsRepo;
-  media: MediaRepo;
-  /** Writes pending changes (shutdown, CLI). */
+  readonly cache: StoreCache;
+  readonly accounts: AccountsRepo;
+  readonly keys: KeysRepo;
+  readonly sessions: SessionsRepo;
+  readonly media: MediaRepo;
+  readonly responses: ResponsesRepo;
+  /** Waits until every change made so far is durable (shutdown, CLI commands). */
   flush(): Promise<void>;
+  /** Flushes and releases files or connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

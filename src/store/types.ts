@@ -103,12 +103,34 @@ export interface BatchRecord {
   [field: string]: unknown;
 }
 
+/** A stored Response as it goes in: JSON texts, written without re-serializing them. */
+export interface StoredResponseInput {
+  /** Minted by the gateway (`resp_…`, random), never taken from the upstream. */
+  id: string;
+  accountId: string;
+  /** Ms epoch. */
+  createdAt: number;
+  /** The Responses-format request as sent upstream (history already prepended), JSON text. */
+  request: string;
+  /** The Responses-format response object the client received, JSON text. */
+  response: string;
+}
+
+/** A stored Response as it comes out: the same, parsed. */
+export interface StoredResponse {
+  id: string;
+  accountId: string;
+  createdAt: number;
+  request: Record<string, unknown>;
+  response: Record<string, unknown>;
+}
+
+/** db.json: the small, hot collections (the Media Library and stored Responses live apart). */
 export interface DbData {
   version: number;
   accounts: AccountRecord[];
   apiKeys: ApiKeyRecord[];
   sessions: SessionRecord[];
-  media: MediaRecord[];
   files: FileRecord[];
   batches: BatchRecord[];
 }

@@ -41,7 +41,7 @@ describe('credits', () => {
     const usage = ((await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
     await settle();
     const cost = usage.prompt_tokens + usage.completion_tokens;
-    expect(gw.gateway.deps.store.accounts.get(accountId)?.credits).toBe(1000 - cost);
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000 - cost);
     expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
     const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(line).toMatchObject({ seq: 1, account_id: accountId, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', cost_credits: cost, charged_credits: cost, aborted: false });
@@ -74,7 +74,7 @@ describe('credits', () => {
     await settle();
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 402)).toHaveLength(100);
-    expect(gw.gateway.deps.store.accounts.get(accountId)?.credits).toBe(0);
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(0);
     const lines = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(lines).toHaveLength(100);
     expect(lines.reduce((sum, l) => sum + l.charged_credits, 0)).toBe(100);
@@ -86,11 +86,11 @@ describe('credits', () => {
     const { key, accountId } = await gw.account({ credits: 100, tier: 'enterprise' });
     const body = { model: 'mock/echo', messages: [{ role: 'user', content: 'a reply of about seven tokens' }] };
     let lowest = Infinity;
-    const watch = setInterval(() => (lowest = Math.min(lowest, gw!.gateway.deps.store.accounts.get(accountId)!.credits)), 1);
+    const watch = setInterval(() => (lowest = Math.min(lowest, gw!.gateway.deps.store.cache.account(accountId)!.credits)), 1);
     await Promise.all(Array.from({ length: 200 }, () => gw!.fetch('/v1/chat/completions', post(body, key)).then((r) => r.status)));
     await settle();
     clearInterval(watch);
-    const balance = gw.gateway.deps.store.accounts.get(accountId)!.credits;
+    const balance = gw.gateway.deps.store.cache.account(accountId)!.credits;
     expect(balance).toBeGreaterThanOrEqual(0);
     expect(lowest).toBeGreaterThanOrEqual(0);
     const lines = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
@@ -105,7 +105,7 @@ describe('credits', () => {
     const { key, accountId } = await gw.account({ credits: 0 });
     expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(200);
     await settle();
-    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBeLessThan(0);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBeLessThan(0);
   });
 
   it('settles a stream when it ends', async () => {
@@ -118,7 +118,7 @@ describe('credits', () => {
     await settle();
     const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(line.aborted).toBe(false);
-    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(1000 - line.charged_credits);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000 - line.charged_credits);
     expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
   });
 
@@ -137,7 +137,7 @@ describe('credits', () => {
     expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
     const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(line.aborted).toBe(true);
-    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(1000 - line.charged_credits);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000 - line.charged_credits);
   });
 });
 
@@ -191,7 +191,7 @@ describe('settlement factors', () => {
   async function admitAndSettle(t: TestGateway, extra: { priceMultiplier?: number; discount?: number }) {
     const { key, accountId } = await t.account({ credits: 1000 });
     const record = await t.gateway.deps.store.keys.list(accountId);
-    const account = t.gateway.deps.store.accounts.get(accountId)!;
+    const account = t.gateway.deps.store.cache.account(accountId)!;
     const guards = guardsOf(t);
     const admission = await guards.admit({
       auth: { account, key: record[0] },
@@ -216,7 +216,7 @@ describe('settlement factors', () => {
     await admission.settle(settlement);
     await admission.settle(settlement); // idempotent
     void key;
-    return { balance: t.gateway.deps.store.accounts.get(accountId)!.credits, reserved: guards.credits.reserved(accountId) };
+    return { balance: t.gateway.deps.store.cache.account(accountId)!.credits, reserved: guards.credits.reserved(accountId) };
   }
 
   it('charges half with priceMultiplier 0.5 (batches)', async () => {
@@ -235,13 +235,13 @@ describe('settlement factors', () => {
   it('releases everything when settled with null', async () => {
     gw = await makeGateway(PER_TOKEN);
     const { accountId } = await gw.account({ credits: 1000 });
-    const account = gw.gateway.deps.store.accounts.get(accountId)!;
+    const account = gw.gateway.deps.store.cache.account(accountId)!;
     const [key] = await gw.gateway.deps.store.keys.list(accountId);
     const admission = await guardsOf(gw).admit({ auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 10, maxOutputTokens: 10 });
     expect(guardsOf(gw).credits.reserved(accountId)).toBe(20);
     await admission.settle(null);
     expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
-    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(1000);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000);
     expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))).toHaveLength(0);
   });
 });
@@ -253,7 +253,7 @@ describe('media prices', () => {
 
   async function admitFor(t: TestGateway, credits: number, model: string) {
     const { accountId } = await t.account({ credits });
-    const account = t.gateway.deps.store.accounts.get(accountId)!;
+    const account = t.gateway.deps.store.cache.account(accountId)!;
     const [key] = await t.gateway.deps.store.keys.list(accountId);
     const admission = await guardsOf(t).admit({ auth: { account, key }, method: 'POST', route: '/v1/images/generations', clientAddress: '::1', model });
     return { admission, accountId };
@@ -265,7 +265,7 @@ describe('media prices', () => {
     expect(guardsOf(gw).credits.reserved(accountId)).toBe(40);
     const model = gw.gateway.deps.registry.get('mock/painter')!;
     await admission.settle({ model, usage: { inputTokens: 10, outputTokens: 0 }, estimated: true, aborted: false, media: { images: 3 } } as Settlement);
-    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(880);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(880);
     expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0]).toMatchObject({ cost_credits: 120, media: { images: 3 } });
   });
 

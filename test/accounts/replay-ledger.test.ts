@@ -46,9 +46,9 @@ describe('openLedgerAndReplay', () => {
     const first = await openLedgerAndReplay(store, dir);
     expect(first.report).toEqual({ entries: 7, applied: 3, appliedCredits: 8.5 });
     expect(first.ledger.lastSeq).toBe(6);
-    expect(store.accounts.get('a')).toMatchObject({ credits: 92.5, billedSeq: 4 });
-    expect(store.accounts.get('b')).toMatchObject({ credits: 50, billedSeq: 3 });
-    expect(store.accounts.get('c')).toMatchObject({ credits: 9, billedSeq: 5 });
+    expect(store.cache.account('a')).toMatchObject({ credits: 92.5, billedSeq: 4 });
+    expect(store.cache.account('b')).toMatchObject({ credits: 50, billedSeq: 3 });
+    expect(store.cache.account('c')).toMatchObject({ credits: 9, billedSeq: 5 });
     // The usage aggregates hold every line, the checkpoint notwithstanding.
     expect(first.usage.accountCredits('a')).toBe(99 + 10 + 5 + 2.5);
     await first.ledger.close();
@@ -57,7 +57,7 @@ describe('openLedgerAndReplay', () => {
     const reopened = await FileStore.open(dir);
     const second = await openLedgerAndReplay(reopened, dir);
     expect(second.report.applied).toBe(0);
-    expect(reopened.accounts.get('a')?.credits).toBe(92.5);
+    expect(reopened.cache.account('a')?.credits).toBe(92.5);
     await second.ledger.close();
   });
 });

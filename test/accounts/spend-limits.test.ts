@@ -73,7 +73,7 @@ describe('key spend limits', () => {
     await settle();
     expect(charged(gw)).toBe(10);
     // The balance paid for exactly what the key spent.
-    expect(gw.gateway.deps.store.accounts.get(accountId)!.credits).toBe(990);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(990);
     const view = await keyView(gw, key);
     expect(view).toMatchObject({ limit: 0.01, limit_remaining: 0, limit_reset: 'monthly', usage: 0.01 });
     expect(view.limit_credits).toEqual({ limit: 10, remaining: 0, used: 10, reserved: 0, reset: 'monthly', resets_at: Date.UTC(2026, 3, 1) / 1000 });
@@ -160,7 +160,7 @@ describe('account monthly spend cap', () => {
     gw = await makeGateway(OUTPUT_ONLY, { clock });
     const first = await gw.account({ credits: 1000, tier: 'enterprise' });
     await gw.gateway.deps.store.accounts.update(first.accountId, { spendCap: 3 });
-    const email = gw.gateway.deps.store.accounts.get(first.accountId)!.email;
+    const email = gw.gateway.deps.store.cache.account(first.accountId)!.email;
     const { createKey } = await import('../../src/admin/accounts.ts');
     const second = await createKey(gw.gateway.deps.store, clock, { account: email });
     expect((await gw.fetch('/v1/chat/completions', chat(first.key))).status).toBe(200);

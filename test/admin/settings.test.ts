@@ -96,7 +96,7 @@ describe('account procedures', () => {
     usage.add({ ts: NOW, account_id: account.id, key_id: 'k', model: 'm', provider: 'p', endpoint: '/v1/chat/completions', input_tokens: 1, output_tokens: 1, cost_credits: 7, charged_credits: 7 } as never);
     const set = await caller.accounts.set({ email: 'bob@x.test', tier: 'pro', quota: null, spendCap: 80, suspended: true });
     expect(set).toMatchObject({ tier: 'pro', monthly_token_quota: null, spend_cap: 80, month_spent: 7, suspended: true });
-    expect(store.accounts.get(account.id)?.spendCap).toBe(80);
+    expect(store.cache.account(account.id)?.spendCap).toBe(80);
     expect((await caller.accounts.set({ email: 'bob@x.test', spendCap: null })).spend_cap).toBeNull();
   });
 
@@ -104,9 +104,9 @@ describe('account procedures', () => {
     const { caller, store, clock } = await admin();
     await caller.accounts.create({ email: 'cy@x.test', password: 'first-pass' });
     const old = await login(store, clock, 'cy@x.test', 'first-pass');
-    expect(store.sessions.findByHash(hashOf(old.token))).toBeDefined();
+    expect(store.cache.sessionByHash(hashOf(old.token))).toBeDefined();
     await caller.accounts.set({ email: 'cy@x.test', password: 'second-pass' });
-    expect(store.sessions.findByHash(hashOf(old.token))).toBeUndefined();
+    expect(store.cache.sessionByHash(hashOf(old.token))).toBeUndefined();
     await expect(login(store, clock, 'cy@x.test', 'first-pass')).rejects.toMatchObject({ code: 'authentication_error' });
     await login(store, clock, 'cy@x.test', 'second-pass');
     const reset = await caller.accounts.resetPassword({ email: 'cy@x.test' });

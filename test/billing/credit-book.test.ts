@@ -60,11 +60,11 @@ describe('CreditBook', () => {
   it('debits the balance and moves the ledger checkpoint forward only', async () => {
     const id = await account(100);
     book.debit(id, 12.5, 7);
-    expect(store.accounts.get(id)?.credits).toBe(87.5);
-    expect((store.accounts.get(id) as BilledAccount).billedSeq).toBe(7);
+    expect(store.cache.account(id)?.credits).toBe(87.5);
+    expect((store.cache.account(id) as BilledAccount).billedSeq).toBe(7);
     book.debit(id, 0.5, 3);
-    expect(store.accounts.get(id)?.credits).toBe(87);
-    expect((store.accounts.get(id) as BilledAccount).billedSeq).toBe(7);
+    expect(store.cache.account(id)?.credits).toBe(87);
+    expect((store.cache.account(id) as BilledAccount).billedSeq).toBe(7);
     book.debit('missing', 1, 1);
   });
 });

@@ -91,7 +91,7 @@ describe('two gateways on one Redis with a moved clock', () => {
     gws.push(one, two);
     // The same account and key in both stores.
     const { key, accountId, keyId } = await one.account({ rpm: 3 });
-    await two.gateway.deps.store.accounts.create(one.gateway.deps.store.accounts.get(accountId)!);
+    await two.gateway.deps.store.accounts.create(one.gateway.deps.store.cache.account(accountId)!);
     await two.gateway.deps.store.keys.create((await one.gateway.deps.store.keys.get(keyId))!);
     const send = (g: TestGateway) => g.fetch('/v1/chat/completions', post({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, key)).then((r) => r.status);
 

@@ -169,7 +169,18 @@ describe('Media Library over HTTP (session login, lifecycle, paging, isolation, 
     expect((await call(alice, 'GET', `/v1/media/generations/${someId}`)).status).toBe(404);
     // The janitor purged the old records from the store at start.
     await gw.stop();
-    const db = JSON.parse(fs.readFileSync(path.join(dataDir, 'db.json'), 'utf8')) as { media: Array<{ id: string }> };
-    expect(db.media.map((m) => m.id)).toEqual([fresh.body!.id]);
+    expect(storedMediaIds(dataDir)).toEqual([fresh.body!.id]);
   });
 });
+
+/** The live record ids of the Media Library file (an append-only log of puts and deletes). */
+function storedMediaIds(dataDir: string): string[] {
+  const live = new Map<string, true>();
+  for (const line of fs.readFileSync(path.join(dataDir, 'media.jsonl'), 'utf8').split('\n')) {
+    if (!line) continue;
+    const op = JSON.parse(line) as { put?: { id: string }; del?: string };
+    if (op.put) live.set(op.put.id, true);
+    if (op.del) live.delete(op.del);
+  }
+  return [...live.keys()];
+}

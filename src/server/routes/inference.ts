@@ -59,9 +59,10 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     checkInferenceBounds(body);
     const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
     let request = decodeInbound(exchange);
+    let capture: ReturnType<typeof captureResponses>;
     if (format === 'responses') {
       request = await rehydrateResponsesRequest(deps, exchange, request, auth);
-      exchange.capture = captureResponses(deps, request, auth);
+      exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
     }
     const admission = await deps.guards.admit({
       auth,
@@ -83,6 +84,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     }
     void outcome.settled.then((s) => admission.settle(s)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
     if (outcome.stream) return sendStream(event, outcome.status, outcome.headers, outcome.stream);
+    // A stored Response is written before the answer that names its id goes out.
+    if (capture?.saving) await capture.saving;
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');
   };
 }

@@ -15,16 +15,25 @@ function notFound(id: string): GatewayError {
 }
 
 /**
- * `previous_response_id`: rebuilds the history from the stored chain and rewrites the inbound
- * body as a self-contained request, so it can go to any upstream format (pitfall 10/11).
+ * `previous_response_id`: rebuilds the history from the caller's stored chain and rewrites the
+ * inbound body as a self-contained request, so it can go to any upstream format (pitfall 10/11).
+ * Another account's id is the same as a missing one.
  */
 export async function rehydrateResponsesRequest(deps: ServerDeps, exchange: ChatExchange, request: ChatRequest, auth: AuthContext): Promise<ChatRequest> {
   const previousId = request.previousResponseId;
   if (!previousId) return request;
-  const stored = await deps.responses.get(previousId);
-  if (!stored || stored.accountId !== auth.account.id) throw notFound(previousId);
-  const next = prependHistory(request, responseToHistory(stored.request, stored.response));
-  const body = getCodec('responses').encodeRequest(next, { upstreamModel: next.model });
+  const stored = await deps.store.responses.get(auth.account.id, previousId);
+  if (!stored) throw notFound(previousId);
+  const codec = getCodec('responses');
+  let history;
+  try {
+    history = responseToHistory(codec.decodeRequest(stored.request), codec.decodeResponse(stored.response));
+  } catch (error) {
+    deps.log.warn('a stored response could not be read back', { id: previousId, error: String(error) });
+    throw notFound(previousId);
+  }
+  const next = prependHistory(request, history);
+  const body = codec.encodeRequest(next, { upstreamModel: next.model });
   exchange.body = body;
   exchange.raw = JSON.stringify(body);
   return next;
@@ -34,11 +43,15 @@ export async function rehydrateResponsesRequest(deps: ServerDeps, exchange: Chat
 class StoredResponseCapture implements ResponseCapture {
   private readonly collector = new ResponseCollector();
   private finished = false;
+  /** The save in progress, if any (the answer's last bytes wait for it). */
+  saving: Promise<void> | undefined;
 
   constructor(
     private readonly deps: ServerDeps,
     private readonly request: ChatRequest,
     private readonly accountId: string,
+    /** The Responses request as sent upstream (history already prepended), JSON text. */
+    private readonly requestText: string,
   ) {}
 
   response(response: ChatResponse): void {
@@ -60,7 +73,15 @@ class StoredResponseCapture implements ResponseCapture {
     if (!response.id) return;
     const id = responseIdFor(response.id);
     const stored: ChatResponse = id === response.id ? response : Object.assign({}, response, { id });
-    this.deps.responses.save({ id, accountId: this.accountId, createdAt: this.deps.clock.now(), request: this.request, response: stored });
+    const text = JSON.stringify(getCodec('responses').encodeResponse(stored, this.request));
+    const { deps } = this;
+    const saving = deps.store.responses
+      .save({ id, accountId: this.accountId, createdAt: deps.clock.now(), request: this.requestText, response: text })
+      .catch((error: unknown) => deps.log.error('could not store a response; GET and previous_response_id will not find it', { id, error: String(error) }))
+      .finally(() => {
+        if (this.saving === saving) this.saving = undefined;
+      });
+    this.saving = saving;
   }
 }
 
@@ -68,19 +89,19 @@ class StoredResponseCapture implements ResponseCapture {
  * Keeps the response the client will see (unless `store: false`): the pipeline hands it over
  * as IR, whole or part by part through the relay's part tap, so no byte is read twice.
  */
-export function captureResponses(deps: ServerDeps, request: ChatRequest, auth: AuthContext): ResponseCapture | undefined {
+export function captureResponses(deps: ServerDeps, request: ChatRequest, auth: AuthContext, requestText: string): StoredResponseCapture | undefined {
   if (request.store === false) return undefined;
-  return new StoredResponseCapture(deps, request, auth.account.id);
+  return new StoredResponseCapture(deps, request, auth.account.id, requestText);
 }
 
-/** GET /v1/responses/{id} */
+/** GET /v1/responses/{id}: the caller's own stored responses only. */
 export function getStoredResponse(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const id = event.context.params?.id ?? '';
-    const stored = await deps.responses.get(id);
-    if (!stored || stored.accountId !== auth.account.id) throw notFound(id);
-    return json(event, getCodec('responses').encodeResponse(stored.response, stored.request));
+    const stored = await deps.store.responses.get(auth.account.id, id);
+    if (!stored) throw notFound(id);
+    return json(event, stored.response);
   };
 }
 
@@ -89,9 +110,7 @@ export function deleteStoredResponse(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const id = event.context.params?.id ?? '';
-    const stored = await deps.responses.get(id);
-    if (!stored || stored.accountId !== auth.account.id) throw notFound(id);
-    await deps.responses.delete(id);
+    if (!(await deps.store.responses.delete(auth.account.id, id))) throw notFound(id);
     return json(event, { id, object: 'response', deleted: true });
   };
 }

@@ -50,7 +50,7 @@ function activity(deps: ServerDeps): UsageHandler {
     }
     const keyHash = event.url.searchParams.get('api_key_hash');
     if (keyHash !== null) {
-      const found = /^[0-9a-f]{64}$/i.test(keyHash) ? deps.store.keys.findByHash(keyHash.toLowerCase()) : undefined;
+      const found = /^[0-9a-f]{64}$/i.test(keyHash) ? deps.store.cache.keyByHash(keyHash.toLowerCase()) : undefined;
       if (!found || found.accountId !== account.id) throw new GatewayError('not_found', 'No API key of this account has that hash.', { details: { param: 'api_key_hash' } });
       range.keyId = found.id;
     }

@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord } from './types.ts';
+
+/*
+ * What stored records must look like when they are read back (db.json, media.jsonl,
+ * responses/). Objects are loose: fields this code does not know are kept, never stripped,
+ * so data written by a sibling feature survives a round trip. A field added to a record type
+ * in types.ts must be added here too: the type checks at the bottom fail until it is.
+ */
+
+const finite = z.number().refine(Number.isFinite, 'expected a finite number');
+const ms = z.number().int().nonnegative();
+const nullableInt = z.number().int().nullable();
+
+const accountShape = {
+  id: z.string().min(1),
+  email: z.string(),
+  passwordHash: z.string().nullable(),
+  tier: z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']),
+  credits: finite,
+  monthlyTokenQuota: z.number().nonnegative().nullable(),
+  suspended: z.boolean(),
+  rpm: nullableInt,
+  createdAt: ms,
+  billedSeq: z.number().int().nonnegative().optional(),
+  spendCap: finite.nonnegative().nullable().optional(),
+};
+
+const apiKeyShape = {
+  id: z.string().min(1),
+  accountId: z.string().min(1),
+  name: z.string(),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest'),
+  preview: z.string(),
+  rpm: nullableInt,
+  expiresAt: z.number().nullable(),
+  revokedAt: z.number().nullable(),
+  createdAt: ms,
+  models: z.array(z.string()).nullable().optional(),
+  endpoints: z.array(z.enum(['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches'])).nullable().optional(),
+  limit: finite.nonnegative().nullable().optional(),
+  limitReset: z.enum(['daily', 'weekly', 'monthly']).nullable().optional(),
+  lastUsedAt: z.number().nullable().optional(),
+};
+
+const sessionShape = {
+  id: z.string().min(1),
+  accountId: z.string().min(1),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest'),
+  createdAt: ms,
+  expiresAt: z.number(),
+};
+
+const fileShape = {
+  id: z.string().min(1),
+  accountId: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  created_at: z.number().int(),
+  expires_at: z.number().int().nullable(),
+  filename: z.string(),
+  purpose: z.string(),
+};
+
+const batchShape = {
+  id: z.string().min(1),
+  accountId: z.string().min(1),
+};
+
+const nullableNumber = z.number().nullable();
+
+const mediaShape = {
+  id: z.string().min(1),
+  accountId: z.string().min(1),
+  media_type: z.enum(['image', 'video', 'music', 'threed']),
+  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  model: z.string(),
+  prompt: z.string().nullable(),
+  parameters: z.record(z.string(), z.unknown()),
+  result_urls: z.array(z.string()),
+  primary_url: z.string().nullable(),
+  preview_url: z.string().nullable(),
+  file_size_bytes: nullableNumber,
+  duration_seconds: nullableNumber,
+  width: nullableNumber,
+  height: nullableNumber,
+  error: z.string().nullable(),
+  created_at: z.number().int(),
+  completed_at: z.number().int().nullable(),
+  provider_task_id: z.string().nullable(),
+  input_tokens: nullableNumber,
+  output_tokens: nullableNumber,
+  cost_credits: nullableNumber,
+};
+
+export const accountRecordSchema = z.looseObject(accountShape);
+export const apiKeyRecordSchema = z.looseObject(apiKeyShape);
+export const sessionRecordSchema = z.looseObject(sessionShape);
+export const fileRecordSchema = z.looseObject(fileShape);
+export const batchRecordSchema = z.looseObject(batchShape);
+export const mediaRecordSchema = z.looseObject(mediaShape);
+
+/** db.json at the current schema version: the small, hot collections. */
+export const dbFileSchema = z.looseObject({
+  version: z.number().int().nonnegative(),
+  accounts: z.array(accountRecordSchema),
+  apiKeys: z.array(apiKeyRecordSchema),
+  sessions: z.array(sessionRecordSchema),
+  files: z.array(fileRecordSchema),
+  batches: z.array(batchRecordSchema),
+});
+
+/** One stored Response file. */
+export const storedResponseSchema = z.object({
+  id: z.string().min(1),
+  accountId: z.string().min(1),
+  createdAt: z.number(),
+  request: z.record(z.string(), z.unknown()),
+  response: z.record(z.string(), z.unknown()),
+});
+
+/** The first problem zod found, as `path: message`, plus how many more there are. */
+export function describeIssues(error: z.ZodError): string {
+  const [first] = error.issues;
+  const where = first.path.length === 0 ? 'the top level' : formatPath(first.path);
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
+  return `${where}: ${first.message.replace(/^Invalid input: /, '')}${more}`;
+}
+
+function formatPath(path: PropertyKey[]): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
+  return out;
+}
+
+// Compile-time: each shape describes exactly its record type (fails typecheck when one changes alone).
+type Shape<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Same fields (optional ones included) of mutually assignable types. */
+type Same<A, B> = Mutual<A, B> extends true ? Mutual<keyof A, keyof B> : false;
+const checks: [
+  Same<Shape<typeof accountShape>, AccountRecord>,
+  Same<Shape<typeof apiKeyShape>, ApiKeyRecord>,
+  Same<Shape<typeof sessionShape>, SessionRecord>,
+  Same<Shape<typeof fileShape>, FileRecord>,
+  Same<Shape<typeof mediaShape>, MediaRecord>,
+  Same<Shape<typeof batchShape>, Pick<BatchRecord, 'id' | 'accountId'>>,
+] = [true, true, true, true, true, true];
+void checks;

@@ -1,0 +1,286 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AccountRecord, ApiKeyRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
+
+/**
+ * A backend under test: `open` gives a store on fresh, empty data; `reopen` closes a store
+ * and opens another on the same data (a restart, or a second instance of a shared database).
+ */
+export interface StoreBackend {
+  open(): Promise<Store>;
+  reopen(store: Store): Promise<Store>;
+}
+
+let counter = 0;
+const uid = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(++counter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+export function anAccount(overrides: Partial<AccountRecord> = {}): AccountRecord {
+  const id = overrides.id ?? uid('acct');
+  return { id, email: `${id}@example.test`, passwordHash: null, tier: 'free', credits: 100, monthlyTokenQuota: null, suspended: false, rpm: null, createdAt: 1_700_000_000_000, ...overrides };
+}
+
+export function aKey(accountId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const id = overrides.id ?? uid('key');
+  const hash = [...id.padEnd(64, '0')].map((c) => (c.charCodeAt(0) % 16).toString(16)).join('');
+  return { id, accountId, name: 'k', hash, preview: 'sk-gw-ab…cd', rpm: null, expiresAt: null, revokedAt: null, createdAt: 1_700_000_000_000, ...overrides };
+}
+
+export function aSession(accountId: string, expiresAt: number): SessionRecord {
+  const id = uid('sess');
+  const hash = [...id.padEnd(64, '1')].map((c) => ((c.charCodeAt(0) * 7) % 16).toString(16)).join('');
+  return { id, accountId, hash, createdAt: 1, expiresAt };
+}
+
+export function aMedia(accountId: string, overrides: Partial<MediaRecord> = {}): MediaRecord {
+  return {
+    id: uid('media'),
+    accountId,
+    media_type: 'image',
+    status: 'pending',
+    model: 'mock/image',
+    prompt: 'a lighthouse',
+    parameters: {},
+    result_urls: [],
+    primary_url: null,
+    preview_url: null,
+    file_size_bytes: null,
+    duration_seconds: null,
+    width: null,
+    height: null,
+    error: null,
+    created_at: 1_700_000_000,
+    completed_at: null,
+    provider_task_id: null,
+    input_tokens: null,
+    output_tokens: null,
+    cost_credits: null,
+    ...overrides,
+  };
+}
+
+function nested(depth: number): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let node = root;
+  for (let i = 0; i < depth; i++) {
+    const next: Record<string, unknown> = {};
+    node.n = next;
+    node = next;
+  }
+  node.leaf = 'bottom';
+  return root;
+}
+
+function depthOf(value: unknown): number {
+  let depth = 0;
+  let node = value as Record<string, unknown> | undefined;
+  while (node && typeof node === 'object' && 'n' in node) {
+    node = node.n as Record<string, unknown>;
+    depth += 1;
+  }
+  return depth;
+}
+
+/** Registers the behaviour every Store backend must show (the port's contract, see src/store/repositories.ts). */
+export function describeStore(name: string, backend: StoreBackend): void {
+  describe(`${name}: Store contract`, () => {
+    let open: Store[] = [];
+    const fresh = async () => {
+      const store = await backend.open();
+      open.push(store);
+      return store;
+    };
+    const restart = async (store: Store) => {
+      open = open.filter((s) => s !== store);
+      const next = await backend.reopen(store);
+      open.push(next);
+      return next;
+    };
+    afterEach(async () => {
+      await Promise.all(open.map((s) => s.close()));
+      open = [];
+    });
+
+    describe('accounts', () => {
+      it('creates, finds (email case-insensitively), lists and updates; the cache sees each change at once', async () => {
+        const store = await fresh();
+        const a = await store.accounts.create(anAccount({ email: 'Mixed@Example.test' }));
+        expect(store.cache.account(a.id)).toEqual(a);
+        expect(await store.cache.account(a.id)).toEqual(a);
+        expect((await store.accounts.findByEmail('mixed@example.TEST'))?.id).toBe(a.id);
+        expect(await store.accounts.findByEmail('nobody@example.test')).toBeUndefined();
+        const updated = await store.accounts.update(a.id, { tier: 'pro', suspended: true });
+        expect(updated).toMatchObject({ id: a.id, tier: 'pro', suspended: true, credits: 100 });
+        expect(store.cache.account(a.id)).toMatchObject({ tier: 'pro', suspended: true });
+        expect(await store.accounts.update('acct_missing', { tier: 'pro' })).toBeUndefined();
+        expect((await store.accounts.list()).map((x) => x.id)).toContain(a.id);
+      });
+
+      it('adjusts credits atomically, applied to the cache before the promise settles, and moves billedSeq forward only', async () => {
+        const store = await fresh();
+        const a = await store.accounts.create(anAccount({ credits: 10 }));
+        const pending = store.accounts.adjustCredits(a.id, -2.5, { billedSeq: 7 });
+        // The credit book reads the balance synchronously right after a charge.
+        expect(store.cache.account(a.id)).toMatchObject({ credits: 7.5, billedSeq: 7 });
+        await pending;
+        await Promise.all([store.accounts.adjustCredits(a.id, 0.1), store.accounts.adjustCredits(a.id, 0.2), store.accounts.adjustCredits(a.id, -0.3, { billedSeq: 3 })]);
+        expect(store.cache.account(a.id)).toMatchObject({ credits: 7.5, billedSeq: 7 });
+        expect(await store.accounts.adjustCredits('acct_missing', 1)).toBeUndefined();
+        await expect(store.accounts.adjustCredits(a.id, Number.POSITIVE_INFINITY)).rejects.toThrow(/finite/);
+        expect(store.cache.account(a.id)?.credits).toBe(7.5);
+      });
+
+      it('keeps every change across a restart once flushed', async () => {
+        let store = await fresh();
+        const a = await store.accounts.create(anAccount({ credits: 5 }));
+        void store.accounts.adjustCredits(a.id, -1, { billedSeq: 2 });
+        await store.accounts.update(a.id, { rpm: 42 });
+        await store.flush();
+        store = await restart(store);
+        expect(store.cache.account(a.id)).toMatchObject({ credits: 4, billedSeq: 2, rpm: 42 });
+      });
+    });
+
+    describe('keys and sessions', () => {
+      it('finds keys by hash through the cache and the port, lists them per account, and revokes', async () => {
+        let store = await fresh();
+        const a = await store.accounts.create(anAccount());
+        const b = await store.accounts.create(anAccount());
+        const ka = await store.keys.create(aKey(a.id));
+        const kb = await store.keys.create(aKey(b.id));
+        expect(store.cache.keyByHash(ka.hash)).toEqual(ka);
+        expect(await store.keys.findByHash(kb.hash)).toEqual(kb);
+        expect(store.cache.keyByHash('f'.repeat(64))).toBeUndefined();
+        expect((await store.keys.list(a.id)).map((k) => k.id)).toEqual([ka.id]);
+        expect((await store.keys.list()).map((k) => k.id)).toEqual(expect.arrayContaining([ka.id, kb.id]));
+        const revoked = await store.keys.update(ka.id, { revokedAt: 123 });
+        expect(revoked).toMatchObject({ id: ka.id, hash: ka.hash, accountId: a.id, revokedAt: 123 });
+        expect(store.cache.keyByHash(ka.hash)?.revokedAt).toBe(123);
+        expect(await store.keys.update('key_missing', { revokedAt: 1 })).toBeUndefined();
+        const used = store.keys.markUsed(kb.id, 5_000);
+        expect(store.cache.keyByHash(kb.hash)?.lastUsedAt).toBe(5_000);
+        await used;
+        await store.keys.markUsed(kb.id, 4_000);
+        expect(store.cache.keyByHash(kb.hash)?.lastUsedAt).toBe(5_000);
+        await store.keys.markUsed('key_missing', 1);
+        await store.flush();
+        store = await restart(store);
+        expect(store.cache.keyByHash(ka.hash)?.revokedAt).toBe(123);
+        expect(await store.keys.get(kb.id)).toEqual({ ...kb, lastUsedAt: 5_000 });
+      });
+
+      it('opens, finds, deletes and purges sessions', async () => {
+        let store = await fresh();
+        const a = await store.accounts.create(anAccount());
+        const live = await store.sessions.create(aSession(a.id, 2_000));
+        const old = await store.sessions.create(aSession(a.id, 1_000));
+        const gone = await store.sessions.create(aSession(a.id, 5_000));
+        expect(store.cache.sessionByHash(live.hash)).toEqual(live);
+        expect(await store.sessions.findByHash(old.hash)).toEqual(old);
+        expect(await store.sessions.delete(gone.id)).toBe(true);
+        expect(await store.sessions.delete(gone.id)).toBe(false);
+        expect(store.cache.sessionByHash(gone.hash)).toBeUndefined();
+        expect(await store.sessions.purgeExpired(1_000)).toBe(1);
+        expect(store.cache.sessionByHash(old.hash)).toBeUndefined();
+        store = await restart(store);
+        expect(store.cache.sessionByHash(live.hash)).toEqual(live);
+        expect(store.cache.sessionByHash(old.hash)).toBeUndefined();
+      });
+    });
+
+    describe('media', () => {
+      it('lists an account newest first with filters, pages and totals; limit 0 counts only', async () => {
+        const store = await fresh();
+        const owner = uid('acct');
+        const other = uid('acct');
+        const made: MediaRecord[] = [];
+        for (let i = 0; i < 7; i++) {
+          made.push(await store.media.create(aMedia(owner, { created_at: 1_000 + Math.floor(i / 2), media_type: i % 3 === 0 ? 'video' : 'image', status: i === 6 ? 'completed' : 'pending' })));
+        }
+        await store.media.create(aMedia(other, { created_at: 5_000 }));
+        const all = await store.media.list({ accountId: owner, offset: 0, limit: 100 });
+        expect(all.total).toBe(7);
+        // Newest first; records of the same second: the later-created first.
+        expect(all.data.map((m) => m.id)).toEqual([...made].reverse().map((m) => m.id));
+        const page = await store.media.list({ accountId: owner, offset: 2, limit: 2 });
+        expect(page).toEqual({ data: all.data.slice(2, 4), total: 7 });
+        expect((await store.media.list({ accountId: owner, mediaType: 'video', offset: 0, limit: 10 })).total).toBe(3);
+        expect((await store.media.list({ accountId: owner, status: 'completed', offset: 0, limit: 10 })).data.map((m) => m.id)).toEqual([made[6].id]);
+        expect((await store.media.list({ accountId: owner, notBefore: 1_002, offset: 0, limit: 10 })).total).toBe(3);
+        expect(await store.media.list({ accountId: owner, offset: 0, limit: 0 })).toEqual({ data: [], total: 7 });
+        expect((await store.media.list({ offset: 0, limit: 1 })).data[0].accountId).toBe(other);
+      });
+
+      it('updates (owner and id stay), deletes and purges by age, across a restart', async () => {
+        let store = await fresh();
+        const owner = uid('acct');
+        const young = await store.media.create(aMedia(owner, { created_at: 2_000 }));
+        const old = await store.media.create(aMedia(owner, { created_at: 1_000 }));
+        const doomed = await store.media.create(aMedia(owner, { created_at: 2_000 }));
+        const patched = await store.media.update(young.id, { status: 'completed', result_urls: ['http://x/1.png'], completed_at: 2_001 });
+        expect(patched).toMatchObject({ id: young.id, accountId: owner, status: 'completed', result_urls: ['http://x/1.png'] });
+        expect(await store.media.update('missing', { status: 'failed' })).toBeUndefined();
+        expect(await store.media.delete(doomed.id)).toBe(true);
+        expect(await store.media.delete(doomed.id)).toBe(false);
+        expect(await store.media.purgeCreatedBefore(1_500)).toBe(1);
+        expect(await store.media.get(old.id)).toBeUndefined();
+        await store.flush();
+        store = await restart(store);
+        expect(await store.media.get(young.id)).toEqual(patched);
+        expect(await store.media.get(doomed.id)).toBeUndefined();
+        expect((await store.media.list({ accountId: owner, offset: 0, limit: 10 })).total).toBe(1);
+      });
+
+      it('stores values nested thousands deep and reads them back (a write never throws on accepted data)', async () => {
+        let store = await fresh();
+        const owner = uid('acct');
+        const record = await store.media.create(aMedia(owner, { parameters: { deep: nested(6_000) } }));
+        expect(depthOf((await store.media.get(record.id))?.parameters.deep)).toBe(6_000);
+        await store.flush();
+        store = await restart(store);
+        expect(depthOf((await store.media.get(record.id))?.parameters.deep)).toBe(6_000);
+      });
+    });
+
+    describe('stored responses', () => {
+      const request = (text: string) => JSON.stringify({ model: 'mock/echo', input: [{ role: 'user', content: text }] });
+      const response = (id: string, text: string) => JSON.stringify({ id, object: 'response', output: [{ type: 'message', content: [{ type: 'output_text', text }] }] });
+
+      it('are read by their owner only, deleted by their owner only, and survive a restart', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const id = `resp_${uid('x')}`;
+        await store.responses.save({ id, accountId: a, createdAt: 1_000, request: request('hi'), response: response(id, 'hello') });
+        expect(await store.responses.get(a, id)).toMatchObject({ id, accountId: a, createdAt: 1_000, request: { model: 'mock/echo' }, response: { id, object: 'response' } });
+        expect(await store.responses.get(b, id)).toBeUndefined();
+        expect(await store.responses.delete(b, id)).toBe(false);
+        expect(await store.responses.get('', 'resp_missing')).toBeUndefined();
+        expect(await store.responses.get(a, '../../db')).toBeUndefined();
+        store = await restart(store);
+        expect((await store.responses.get(a, id))?.response).toEqual(JSON.parse(response(id, 'hello')));
+        expect(await store.responses.delete(a, id)).toBe(true);
+        expect(await store.responses.get(a, id)).toBeUndefined();
+      });
+
+      it('keeps large bodies byte for byte (multi-byte characters across write slices)', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const id = `resp_${uid('big')}`;
+        // Emoji (surrogate pairs) straddle every 1M-character boundary at some offset.
+        const text = `${'x'.repeat((1 << 20) - 13)}${'🙂é'.repeat(300_000)}`;
+        await store.responses.save({ id, accountId: a, createdAt: 1, request: request(text), response: response(id, text) });
+        const back = await store.responses.get(a, id);
+        expect((back?.request.input as Array<{ content: string }>)[0].content).toBe(text);
+      });
+
+      it('purges responses created before a time', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const id = `resp_${uid('old')}`;
+        await store.responses.save({ id, accountId: a, createdAt: Date.now(), request: request('x'), response: response(id, 'y') });
+        expect(await store.responses.purgeCreatedBefore(Date.now() - 60_000)).toBe(0);
+        expect(await store.responses.purgeCreatedBefore(Date.now() + 60_000)).toBeGreaterThanOrEqual(1);
+        expect(await store.responses.get(a, id)).toBeUndefined();
+      });
+    });
+  });
+}
