@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GatewayError, type SpeechCall, type SpeechResult } from 'gateway/plugin-kit';
+import { encodeMp3 } from './mp3.ts';
 import { encodeWav } from './wav.ts';
 
 /** OpenAI's PCM output: 24 kHz, 16-bit signed little-endian, mono. */
@@ -46,13 +47,17 @@ export function synthesize(input: string, voice: string, speed: number): Buffer 
   return pcm;
 }
 
-/** mock/tts: real WAV (with the text in a LIST/INFO comment) or raw PCM; other formats are refused. */
-export function speak(call: SpeechCall): SpeechResult {
-  if (call.format !== 'wav' && call.format !== 'pcm') {
-    const message = `mock/tts cannot encode ${call.format}; ask for response_format "wav" or "pcm".`;
+/** What mock/tts encodes; opus, aac and flac have no maintained pure-JS encoder, so they are refused. */
+export const MOCK_SPEECH_FORMATS = ['mp3', 'wav', 'pcm'] as const;
+
+/** mock/tts: real MP3 (the API's default) or WAV, each carrying the text for mock/whisper, or raw PCM. */
+export async function speak(call: SpeechCall): Promise<SpeechResult> {
+  if (call.format !== 'mp3' && call.format !== 'wav' && call.format !== 'pcm') {
+    const message = `mock/tts cannot encode ${call.format}; ask for response_format "mp3", "wav" or "pcm".`;
     throw new GatewayError('validation_error', message, { details: { fields: { response_format: message } } });
   }
   const pcm = synthesize(call.input, call.voice, call.speed);
   if (call.format === 'pcm') return { data: pcm, contentType: 'audio/pcm' };
+  if (call.format === 'mp3') return { data: await encodeMp3(pcm, SAMPLE_RATE, call.input), contentType: 'audio/mpeg' };
   return { data: encodeWav(pcm, SAMPLE_RATE, call.input), contentType: 'audio/wav' };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TranscriptionCall, TranscriptionResult, TranscriptSegment } from 'gateway/plugin-kit';
+import { readMp3 } from './mp3.ts';
 import { readWav } from './wav.ts';
 
 const WORDS = [
@@ -56,13 +57,13 @@ function timeline<T extends string>(items: T[], duration: number): Array<{ text:
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /**
- * mock/whisper: a WAV made by mock/tts transcribes to its own text (carried in LIST/INFO);
+ * mock/whisper: a WAV or MP3 made by mock/tts transcribes to its own text (LIST/INFO, ID3 COMM);
  * other audio gets deterministic filler whose length follows the audio's duration.
  */
 export function transcribe(call: TranscriptionCall): TranscriptionResult {
-  const wav = readWav(call.file.data);
-  const duration = round(wav ? wav.durationSeconds : call.file.data.byteLength / BYTES_PER_SECOND);
-  const text = (wav?.comment ?? inventText(call.file.data, duration)).trim();
+  const audio = readWav(call.file.data) ?? readMp3(call.file.data);
+  const duration = round(audio ? audio.durationSeconds : call.file.data.byteLength / BYTES_PER_SECOND);
+  const text = (audio?.comment ?? inventText(call.file.data, duration)).trim();
   const segments: TranscriptSegment[] = timeline(pieces(text), duration);
   const words = timeline(text.split(/\s+/).filter(Boolean), duration).map((w) => ({ word: w.text.replace(/[.,!?;:]+$/, ''), start: w.start, end: w.end }));
   const code = call.task === 'translate' ? 'en' : (call.language ?? 'en').toLowerCase();

@@ -1,6 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng, encodePng } from '../../plugins/mock/png.ts';
+import { readMp3 } from '../../plugins/mock/mp3.ts';
 import { readWav } from '../../plugins/mock/wav.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { checkPng, expectedRawBytes } from '../media/png-check.ts';
@@ -93,10 +94,31 @@ describe('images and audio through mock, with the official openai client', () =>
     expect(fast.durationSeconds).toBeCloseTo(info.durationSeconds / 2, 2);
   });
 
-  it('audio.speech refuses mp3 from mock/tts with a clear 422', async () => {
-    const error = await client.audio.speech.create({ model: 'mock/tts', input: 'hi', voice: 'alloy', response_format: 'mp3' }).catch((e: unknown) => e);
-    expect((error as { status: number }).status).toBe(422);
-    expect((error as Error).message).toContain('cannot encode mp3');
+  it('audio.speech with the default format answers a valid MP3 that mock/whisper reads back', async () => {
+    const input = 'The default format is mp3.';
+    const res = await client.audio.speech.create({ model: 'mock/tts', input, voice: 'alloy' });
+    expect(res.headers.get('content-type')).toBe('audio/mpeg');
+    const mp3 = Buffer.from(await res.arrayBuffer());
+    // An ID3v2 tag, then the first frame's sync word: 11 set bits, MPEG-2 Layer III.
+    expect(mp3.toString('latin1', 0, 3)).toBe('ID3');
+    const audio = 10 + ((mp3[6] << 21) | (mp3[7] << 14) | (mp3[8] << 7) | mp3[9]);
+    expect(mp3[audio]).toBe(0xff);
+    expect(mp3[audio + 1] & 0xe0).toBe(0xe0);
+    expect((mp3[audio + 1] >> 1) & 3).toBe(1); // Layer III
+    const info = readMp3(mp3)!;
+    expect(info.frames).toBeGreaterThan(10);
+    expect(info.durationSeconds).toBeGreaterThanOrEqual(input.length * 0.06);
+    const heard = await client.audio.transcriptions.create({ model: 'mock/whisper', file: await toFile(mp3, 'speech.mp3', { type: 'audio/mpeg' }) });
+    expect(heard.text).toBe(input);
+  });
+
+  it('audio.speech refuses opus, aac and flac from mock/tts with a clear 422', async () => {
+    for (const format of ['opus', 'aac', 'flac'] as const) {
+      const error = await client.audio.speech.create({ model: 'mock/tts', input: 'hi', voice: 'alloy', response_format: format }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+      expect((error as Error).message).toContain(`cannot encode ${format}`);
+      expect((error as { param?: string }).param).toBe('response_format');
+    }
   });
 
   it('audio.transcriptions.create in all five formats round-trips the spoken text', async () => {

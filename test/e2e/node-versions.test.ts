@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMp3 } from '../../plugins/mock/mp3.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 /**
@@ -46,5 +47,13 @@ describe.each(nodes)('the gateway under %s', (binary) => {
       body: JSON.stringify({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: 'done?' }] }),
     });
     expect((await res.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('speaks MP3 from mock/tts (the pure-JS encoder runs on this Node)', async () => {
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    const mp3 = Buffer.from(await (await openai.audio.speech.create({ model: 'mock/tts', input: 'mp3 on node', voice: 'alloy' })).arrayBuffer());
+    const info = readMp3(mp3);
+    expect(info?.comment).toBe('mp3 on node');
+    expect(info?.durationSeconds).toBeGreaterThan(0.6);
   });
 });

@@ -93,15 +93,18 @@ describe('media routes (in-process)', () => {
     expect(checkPng(new Uint8Array(await (await gw.request(new URL(body.data[0].url).pathname)).arrayBuffer()))).toMatchObject({ width: 16, height: 16 });
   });
 
-  it('speaks PCM with its Content-Type and refuses mp3 from mock/tts with a 422', async () => {
+  it('speaks PCM and MP3 with their Content-Types and refuses flac from mock/tts with a 422', async () => {
     const pcm = await post('/v1/audio/speech', { model: 'mock/tts', input: 'hello', voice: 'shimmer', response_format: 'pcm' });
     expect(pcm.status).toBe(200);
     expect(pcm.headers.get('content-type')).toBe('audio/pcm');
     expect(pcm.headers.get('x-request-id')).toMatch(/^req_/);
     const mp3 = await post('/v1/audio/speech', { model: 'mock/tts', input: 'hello', voice: 'alloy' });
-    expect(mp3.status).toBe(422);
-    const error = ((await mp3.json()) as { error: { message: string; details: unknown } }).error;
-    expect(error.message).toContain('cannot encode mp3');
+    expect(mp3.status).toBe(200);
+    expect(mp3.headers.get('content-type')).toBe('audio/mpeg');
+    const flac = await post('/v1/audio/speech', { model: 'mock/tts', input: 'hello', voice: 'alloy', response_format: 'flac' });
+    expect(flac.status).toBe(422);
+    const error = ((await flac.json()) as { error: { message: string; details: unknown } }).error;
+    expect(error.message).toContain('cannot encode flac');
     expect(error.details).toEqual({ fields: { response_format: expect.any(String) } });
   });
 });

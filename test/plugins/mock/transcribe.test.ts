@@ -9,9 +9,9 @@ const call = (data: Uint8Array, task: 'transcribe' | 'translate' = 'transcribe',
 });
 
 describe('mock/whisper', () => {
-  it('transcribes a mock/tts WAV back to its text, with timed segments and words', () => {
+  it('transcribes a mock/tts WAV back to its text, with timed segments and words', async () => {
     const text = 'First sentence here. And a second one that is a little longer than the first.';
-    const wav = speak({ model: 'tts', input: text, voice: 'nova', format: 'wav', speed: 1, signal }).data;
+    const wav = (await speak({ model: 'tts', input: text, voice: 'nova', format: 'wav', speed: 1, signal })).data;
     const result = transcribe(call(wav));
     expect(result.text).toBe(text);
     expect(result.language).toBe('english');
