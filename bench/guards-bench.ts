@@ -53,7 +53,7 @@ async function setup(limits: Record<string, unknown>, billing: Record<string, un
   const log = createLogger('silent');
   const store = await FileStore.open(dataDir);
   const registry = await ProviderRegistry.create(config, { configDir: ROOT, log });
-  const account = await createAccount(store, systemClock, { email: 'bench@example.com', tier: 'pro', credits: 1e12 });
+  const account = await createAccount(store, systemClock, { email: 'bench@example.com', tier: 'pro', credits: 1e9 });
   const { record } = await createKey(store, systemClock, { account: account.email, rpm: 1e9 });
   const guards = await createAccountGuards({ config, store, registry, clock: systemClock, log, dataDir });
   const model = registry.get('mock/echo')!;

@@ -1,4 +1,4 @@
-import { roundCredits, type BilledAccount } from '../billing/index.ts';
+import { boundedDelta, roundCredits, type BilledAccount } from '../billing/index.ts';
 import type { Store } from '../store/repositories.ts';
 import { UsageLedger, type LedgerEntry } from '../usage/ledger.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
@@ -44,7 +44,11 @@ export async function openLedgerAndReplay(
     appliedCredits += charge;
   };
   const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs });
-  for (const [id, p] of pending) await store.accounts.adjustCredits(id, -roundCredits(p.credits), { billedSeq: p.seq });
+  for (const [id, p] of pending) {
+    // A corrupt line's charge must not leave a balance NaN or out of bounds.
+    const delta = boundedDelta(accounts.get(id)!.credits, -roundCredits(p.credits));
+    await store.accounts.adjustCredits(id, delta, { billedSeq: p.seq });
+  }
   if (pending.size > 0) await store.flush();
   return { ledger, usage, report: { entries, applied, appliedCredits: roundCredits(appliedCredits) } };
 }

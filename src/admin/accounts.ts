@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { roundCredits } from '../billing/index.ts';
+import { balanceSchema, MAX_BALANCE, roundCredits } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord, KeyEndpoint, SpendLimitReset, Tier } from '../store/types.ts';
@@ -98,6 +98,9 @@ export function viewKey(k: ApiKeyRecord, accounts: Map<string, AccountRecord>, s
 export type CreateAccountInput = z.output<typeof createAccountInput>;
 
 export async function createAccount(store: Store, clock: Clock, input: CreateAccountInput): Promise<AccountRecord> {
+  if (input.credits !== undefined && !balanceSchema.safeParse(input.credits).success) {
+    throw new GatewayError('validation_error', `Invalid parameter 'credits': must be a finite number from 0 to ${MAX_BALANCE}.`, { details: { fields: { credits: `must be a finite number from 0 to ${MAX_BALANCE}` } } });
+  }
   if (await store.accounts.findByEmail(input.email)) {
     throw new GatewayError('conflict', `An account with email ${input.email} already exists.`);
   }

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { roundCredits, type BilledAccount } from '../billing/index.ts';
+import { applyGrant, roundCredits, type BilledAccount } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { activityRange, buildActivityView, UsageIndex } from '../usage/index.ts';
 import { scanLedger } from '../usage/scan-ledger.ts';
 import { findAccount, updateAccount, viewAccount } from './accounts.ts';
-import { setAccountInput } from './settings-schema.ts';
+import { addCreditsInput, setAccountInput } from './settings-schema.ts';
 import { procedure, router } from './trpc.ts';
 
 /** One account in `gateway usage`. */
@@ -26,14 +26,16 @@ export interface AccountUsageRow {
  * whoever owns the data dir (the running server, else the CLI), so no change races a charge.
  */
 export const billingRouter = router({
-  addCredits: procedure.input(z.object({ email: z.string(), add: z.number().finite() })).mutation(async ({ ctx, input }) => {
+  addCredits: procedure.input(addCreditsInput).mutation(async ({ ctx, input }) => {
     const account = await findAccount(ctx.store, input.email);
+    // The balance stays a finite number in 0…MAX_BALANCE: 1e308 or a withdrawal past 0 is a 422.
+    applyGrant(account.credits, input.add);
     const updated = await ctx.store.accounts.adjustCredits(account.id, input.add);
     return viewAccount(updated!);
   }),
   /** The same procedure as accounts.set (one schema, one rule set); kept under billing for older callers. */
   setAccount: procedure.input(setAccountInput).mutation(async ({ ctx, input }) => viewAccount(await updateAccount(ctx.store, input))),
-  usage: procedure.input(z.object({ account: z.string().optional() })).query(async ({ ctx, input }) => {
+  usage: procedure.input(z.object({ account: z.string().max(320).optional() })).query(async ({ ctx, input }) => {
     const now = ctx.clock.now();
     const accounts = (await ctx.store.accounts.list()) as BilledAccount[];
     const scoped = input.account ? [await findAccount(ctx.store, input.account)] : accounts;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { KEY_ENDPOINTS, SPEND_LIMIT_RESETS } from '../accounts/key-scope.ts';
+import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
 
 /**
  * The inputs of the account and key procedures. One schema per procedure, used by the
@@ -18,8 +19,8 @@ const creditAmount = z
   .nonnegative({ error: 'must not be negative' })
   .max(1e12, { error: 'must be at most 1e12 credits' });
 
-/** Credits granted at account creation (same bounds). */
-const startingCredits = creditAmount;
+/** Credits granted at account creation: a balance, 0 up to MAX_BALANCE (docs/billing.md). */
+const startingCredits = balanceSchema;
 
 const rpm = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).positive({ error: 'must be positive' }).max(1_000_000, { error: 'must be at most 1000000' });
 
@@ -99,10 +100,14 @@ export const setAccountInput = z
   .strictObject({ email, ...accountSettings })
   .refine((input) => changesSomething(input, ACCOUNT_FIELDS), { error: 'Nothing to change: give --tier, --quota, --rpm, --spend-cap, --password or --suspended/--no-suspended.' });
 
+/** `billing.addCredits`: credits to add to (negative: take from) an account's balance. */
+export const addCreditsInput = z.strictObject({ email, add: creditDeltaSchema });
+
 export type CreateKeyInput = z.input<typeof createKeyInput>;
 export type SetKeyInput = z.input<typeof setKeyInput>;
 export type CreateAccountInput = z.input<typeof createAccountInput>;
 export type SetAccountInput = z.input<typeof setAccountInput>;
+export type AddCreditsInput = z.input<typeof addCreditsInput>;
 
 /** Every problem of a failed parse on one line, each naming its field as a CLI flag (`--email: …; --password: …`). */
 export function describeIssue(error: z.ZodError): string {

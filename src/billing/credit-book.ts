@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord } from '../store/types.ts';
+import { boundedDelta } from './balance-bounds.ts';
 import { roundCredits } from './price-usage.ts';
 
 /**
@@ -160,9 +161,12 @@ export class CreditBook {
 
   /** Takes `credits` from the balance and moves the checkpoint to ledger entry `seq` (when given). */
   debit(accountId: string, credits: number, seq?: number): void {
-    if (!this.store.cache.account(accountId)) return;
+    const account = this.store.cache.account(accountId);
+    if (!account) return;
+    // A charge keeps the balance finite and within ±MAX_BALANCE (billing.enforce: false lets it go negative).
+    const delta = boundedDelta(account.credits, -credits);
     // Applied to the cached balance at once; the store writes it in the background (and reports a failed write).
-    void this.store.accounts.adjustCredits(accountId, -credits, seq === undefined ? {} : { billedSeq: seq }).catch(() => undefined);
+    void this.store.accounts.adjustCredits(accountId, delta, seq === undefined ? {} : { billedSeq: seq }).catch(() => undefined);
   }
 
   private add(map: Map<string, number>, key: string, delta: number): void {

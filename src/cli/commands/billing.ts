@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
-import { setAccountInput } from '../../admin/settings-schema.ts';
+import { addCreditsInput, setAccountInput } from '../../admin/settings-schema.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
 
 type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
@@ -10,7 +10,8 @@ type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
 /** `gateway accounts credits <email> --add <n>` (a negative n takes credits away). */
 export async function addCreditsCommand(cmd: Command, email: string, opts: { add: number; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const account = await withAdmin(ctx, (admin) => admin.billing.addCredits.mutate({ email, add: opts.add }));
+  const input = validated(addCreditsInput, { email, add: opts.add });
+  const account = await withAdmin(ctx, (admin) => admin.billing.addCredits.mutate(input));
   if (opts.json) return printJson(account);
   print(`${account.email}: ${opts.add >= 0 ? 'added' : 'took'} ${Math.abs(opts.add)} credits; balance ${account.credits} credits ($${(account.credits * 0.001).toFixed(6)}).`);
 }
