@@ -65,7 +65,9 @@ describe('balances are finite and bounded', () => {
     const { store } = await admin();
     await store.accounts.create({ id: 'acct_1', email: 'a@example.test', passwordHash: null, tier: 'free', credits: 5, monthlyTokenQuota: null, suspended: false, rpm: null, createdAt: 0 });
     new CreditBook(store).debit('acct_1', 1e308);
-    expect(store.accounts.get('acct_1')!.credits).toBe(-MAX_BALANCE);
+    expect(store.cache.account('acct_1')!.credits).toBe(-MAX_BALANCE);
+    new CreditBook(store).debit('acct_1', Number.NaN);
+    expect(store.cache.account('acct_1')!.credits).toBe(-MAX_BALANCE);
   });
 
   it('the schemas the procedures and the CLI share say the rule', () => {
