@@ -2,8 +2,11 @@ import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { ModelCapability } from '../plugin-kit/types.ts';
 import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
+import { routingFailureError, RoutingFailure, tryCandidates, UpstreamAttempt, type Served } from '../pipeline/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import type { Router, RoutePlan } from '../routing/index.ts';
+import { watchOf, type AbortWatch } from '../util/abort.ts';
 
 /** What a media endpoint asks a model to do. */
 export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation';
@@ -54,6 +57,20 @@ export function mediaCandidates(registry: ProviderRegistry, requested: string, t
   return usable.sort((a, b) => a.provider.priority - b.provider.priority);
 }
 
+/**
+ * The route of a media request, planned like a chat request (strategy, the config's fallback
+ * chain) over the models that can do `task`: 404 for an unknown model, 400 when it cannot do it.
+ */
+export function planMediaRoute(router: Router, requested: string, task: MediaTask, accept?: (model: CatalogModel) => boolean): RoutePlan {
+  mediaCandidates(router.registry, requested, task);
+  return router.plan(requested, (model) => supportsTask(model, task) && (accept === undefined || accept(model)));
+}
+
+/** Every model a media plan may call, in order (what the request guards scope and price by). */
+export function planCandidates(plan: RoutePlan): CatalogModel[] {
+  return [...plan.primary, ...plan.chain];
+}
+
 /** Maps whatever a plugin's media call threw to a GatewayError. */
 export function mapMediaError(model: CatalogModel, error: unknown, signal: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error;
@@ -64,33 +81,38 @@ export function mapMediaError(model: CatalogModel, error: unknown, signal: Abort
   return mapTransportError(error, signal);
 }
 
+/** One media call with its abort wiring: the client leaving, the provider's total timeout, a lost hedge race. */
+async function attemptMedia<T>(
+  model: CatalogModel,
+  client: AbortWatch,
+  hedgeSignal: AbortSignal | undefined,
+  run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const attempt = new UpstreamAttempt(model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client);
+  try {
+    return await run(model, attempt.signal);
+  } catch (error) {
+    throw mapMediaError(model, error, attempt.signal);
+  } finally {
+    attempt.done();
+  }
+}
+
 /**
- * Runs a media call on the first candidate that answers, falling back to the next one on a
- * retryable failure. The provider's total timeout and the client's disconnect abort the call.
+ * Runs a media call through the same candidate loop as chat (tryCandidates): retryable
+ * failures fall back or retry with backoff, circuit breakers, the routing strategy and hedging
+ * apply. The provider's total timeout and the client's disconnect abort each call. A failure
+ * carries the routing headers, as on chat.
  */
 export async function callMedia<T>(
-  candidates: CatalogModel[],
-  clientSignal: AbortSignal,
+  router: Router,
+  plan: RoutePlan,
+  client: AbortWatch,
   run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
-): Promise<{ model: CatalogModel; result: T }> {
-  let lastError: GatewayError | undefined;
-  for (const model of candidates) {
-    const controller = new AbortController();
-    const onClientAbort = () => controller.abort(new GatewayError('bad_request', 'The client closed the connection.'));
-    clientSignal.addEventListener('abort', onClientAbort, { once: true });
-    const timer = setTimeout(() => {
-      controller.abort(new GatewayError('provider_timeout', `The provider '${model.provider.id}' did not finish within ${model.provider.timeouts.total} ms.`));
-    }, model.provider.timeouts.total);
-    timer.unref();
-    try {
-      return { model, result: await run(model, controller.signal) };
-    } catch (error) {
-      lastError = mapMediaError(model, error, controller.signal);
-      if (!lastError.retryable || clientSignal.aborted) throw lastError;
-    } finally {
-      clearTimeout(timer);
-      clientSignal.removeEventListener('abort', onClientAbort);
-    }
+): Promise<Served<T>> {
+  try {
+    return await tryCandidates(router, plan, client, (model, hedgeSignal) => attemptMedia(model, client, hedgeSignal, run));
+  } catch (error) {
+    throw error instanceof RoutingFailure ? routingFailureError(error, plan) : error;
   }
-  throw lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.');
 }

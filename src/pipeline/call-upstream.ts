@@ -20,8 +20,8 @@ function onTotalTimeout(attempt: UpstreamAttempt, model: CatalogModel): void {
   attempt.abort(new GatewayError('provider_timeout', `The provider '${model.provider.id}' did not finish within ${model.provider.timeouts.total} ms.`));
 }
 
-/** One call's abort wiring: the client leaving or the total timeout aborts it; `done` unhooks both. */
-class UpstreamAttempt {
+/** One upstream call's abort wiring: the client leaving or the provider's total timeout aborts it; `done` unhooks both. */
+export class UpstreamAttempt {
   readonly controller = new FastAbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly stopListening: () => void;

@@ -12,7 +12,7 @@ import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
-import { RoutingFailure, tryCandidates } from './try-candidates.ts';
+import { routingFailureError, RoutingFailure, tryCandidates } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
 
 export interface ChatPipelineDeps {
@@ -103,24 +103,13 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, re
       { startedAt, discard: discardAnswer },
     );
   } catch (error) {
-    if (!(error instanceof RoutingFailure)) throw error;
-    throw withHeaders(error.error, { 'x-routing-mode': plan.mode, 'x-routing-attempts': String(error.attempts) });
+    throw error instanceof RoutingFailure ? routingFailureError(error, plan) : error;
   }
   const { value: answer, model, routing, fallback } = served;
   const headers = buildRoutingHeaders(routing, fallback);
   if (answer.kind === 'json') return jsonOutcome(exchange, request, model, answer, headers, routing, fallback);
   const events = router.eventsWanted(exchange.gatewayEvents) ? describeRoutingEvents(routing, fallback) : undefined;
   return streamOutcome(router, exchange, request, model, answer, headers, routing, fallback, events);
-}
-
-function withHeaders(error: GatewayError, headers: Record<string, string>): GatewayError {
-  return new GatewayError(error.code, error.message, {
-    details: error.details,
-    retryAfter: error.retryAfter,
-    cause: error.cause,
-    status: error.status,
-    headers: { ...error.headers, ...headers },
-  });
 }
 
 /** `headers` with one more (a fresh object from buildRoutingHeaders, so set in place). */

@@ -23,6 +23,18 @@ export class RoutingFailure extends Error {
   }
 }
 
+/** The error a client gets when the loop gave up: the last failure, with how the routing went (spec §6.4). */
+export function routingFailureError(failure: RoutingFailure, plan: RoutePlan): GatewayError {
+  const error = failure.error;
+  return new GatewayError(error.code, error.message, {
+    details: error.details,
+    retryAfter: error.retryAfter,
+    cause: error.cause,
+    status: error.status,
+    headers: { ...error.headers, 'x-routing-mode': plan.mode, 'x-routing-attempts': String(failure.attempts) },
+  });
+}
+
 function clientGone(): GatewayError {
   return new GatewayError('bad_request', 'The client closed the connection.');
 }

@@ -13,8 +13,3 @@ export function clientAbort(event: H3Event): AbortWatch {
   });
   return controller;
 }
-
-/** A signal that fires when the client goes away before the response is finished. */
-export function clientSignal(event: H3Event): AbortSignal {
-  return clientAbort(event).signal;
-}

@@ -1,15 +1,13 @@
 import type { H3Event } from 'h3';
-import { callMedia, mediaCandidates } from '../../media/call-media.ts';
 import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm } from '../../media/decode-audio-request.ts';
 import { renderTranscript } from '../../media/render-transcript.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientSignal } from '../client-signal.ts';
 import { requestState } from '../context.ts';
 import { readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, mediaSettlement, settleLater } from './media-shared.ts';
+import { admitMedia, callRoutedMedia, mediaSettlement, routeMedia, settleLater } from './media-shared.ts';
 
 const SPEECH = '/v1/audio/speech';
 const TRANSCRIPTIONS = '/v1/audio/transcriptions';
@@ -29,11 +27,11 @@ function speechHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const { body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
     const request = decodeSpeechRequest(body);
-    const candidates = mediaCandidates(deps.registry, request.model, 'speech');
-    const admission = await admitMedia(event, deps, auth, SPEECH, candidates, { speechCharacters: [...request.input].length });
+    const route = routeMedia(deps, request.model, 'speech');
+    const admission = await admitMedia(event, deps, auth, SPEECH, route.candidates, { speechCharacters: [...request.input].length });
     let outcome;
     try {
-      outcome = await callMedia(candidates, clientSignal(event), (model, signal) =>
+      outcome = await callRoutedMedia(event, route, (model, signal) =>
         model.provider.instance.audio!.speech!({
           model: model.upstreamId,
           input: request.input,
@@ -48,8 +46,8 @@ function speechHandler(deps: ServerDeps) {
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome.model, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }));
-    return respond(event, outcome.result.data, outcome.result.contentType || AUDIO_CONTENT_TYPES[request.format]);
+    settleLater(deps, admission, mediaSettlement(outcome, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }));
+    return respond(event, outcome.value.data, outcome.value.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
 
@@ -60,11 +58,11 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
     const auth = authenticateApiKey(event, deps);
     const form = await readMultipart(event, deps.config.server.bodyLimits.media);
     const request = await decodeTranscriptionForm(form, task);
-    const candidates = mediaCandidates(deps.registry, request.model, task === 'transcribe' ? 'transcription' : 'translation');
-    const admission = await admitMedia(event, deps, auth, route, candidates);
+    const routed = routeMedia(deps, request.model, task === 'transcribe' ? 'transcription' : 'translation');
+    const admission = await admitMedia(event, deps, auth, route, routed.candidates);
     let outcome;
     try {
-      outcome = await callMedia(candidates, clientSignal(event), (model, signal) =>
+      outcome = await callRoutedMedia(event, routed, (model, signal) =>
         model.provider.instance.audio!.transcribe!({
           model: model.upstreamId,
           file: request.file,
@@ -81,8 +79,8 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome.model, outcome.result.usage, 0, { audioSeconds: outcome.result.duration ?? 0 }));
-    const rendered = renderTranscript(outcome.result, request.responseFormat, {
+    settleLater(deps, admission, mediaSettlement(outcome, outcome.value.usage, 0, { audioSeconds: outcome.value.duration ?? 0 }));
+    const rendered = renderTranscript(outcome.value, request.responseFormat, {
       task,
       words: request.wordTimestamps,
       segments: request.segmentTimestamps,

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
-import { callMedia, mediaCandidates, type MediaTask } from '../../media/call-media.ts';
-import { fitImageOptions } from '../../media/check-image-options.ts';
+import { mediaCandidates, type MediaTask } from '../../media/call-media.ts';
+import { fitImageOptions, imageOptionProblems } from '../../media/check-image-options.ts';
 import { fileField, textField } from '../../media/decode-audio-request.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/decode-image-request.ts';
 import { recordCompletedImage } from '../../media/library.ts';
@@ -9,14 +9,13 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/types.ts';
 import type { CatalogModel } from '../../providers/types.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientSignal } from '../client-signal.ts';
 import { readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, settleLater } from './media-shared.ts';
+import { admitMedia, callRoutedMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, routeMedia, settleLater } from './media-shared.ts';
 
 const GENERATIONS = '/v1/images/generations';
 const EDITS = '/v1/images/edits';
@@ -68,18 +67,19 @@ async function runImages(
 ): Promise<string> {
   const route = task === 'image_edit' ? EDITS : GENERATIONS;
   // Per-model options (sizes, qualities, styles, n range): 422 before any credit is held.
-  const candidates = fitImageOptions(mediaCandidates(deps.registry, request.model, task), request, sent);
-  const admission = await admitMedia(event, deps, auth, route, candidates, { images: request.n });
+  fitImageOptions(mediaCandidates(deps.registry, request.model, task), request, sent);
+  const routed = routeMedia(deps, request.model, task, (model) => Object.keys(imageOptionProblems(model.spec, request, sent)).length === 0);
+  const admission = await admitMedia(event, deps, auth, route, routed.candidates, { images: request.n });
   let outcome;
   try {
-    outcome = await callMedia(candidates, clientSignal(event), (model, signal) => invoke(model, toCall(request, model, signal)));
+    outcome = await callRoutedMedia(event, routed, (model, signal) => invoke(model, toCall(request, model, signal)));
   } catch (error) {
     await admission.settle(null);
     throw error;
   }
-  const { model, result } = outcome;
+  const { model, value: result } = outcome;
   // The provider did the work: charge it even if storing the images below fails.
-  settleLater(deps, admission, mediaSettlement(model, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }));
+  settleLater(deps, admission, mediaSettlement(outcome, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }));
   const runtime = mediaRuntimeOf(deps);
   const origin = publicOrigin(event, deps);
   const urls: string[] = [];

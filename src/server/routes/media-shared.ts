@@ -1,6 +1,9 @@
 import type { H3Event } from 'h3';
 import { createMediaRuntime, type MediaRuntime } from '../../media/media-runtime.ts';
-import type { Settlement } from '../../pipeline/types.ts';
+import type { Served, Settlement } from '../../pipeline/index.ts';
+import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../../media/call-media.ts';
+import { buildRoutingHeaders, routerFor, type Router, type RoutePlan } from '../../routing/index.ts';
+import { clientAbort } from '../client-signal.ts';
 import type { CatalogModel } from '../../providers/types.ts';
 import { clientAddress } from '../context.ts';
 import type { Admission, AuthContext } from '../../accounts/types.ts';
@@ -64,18 +67,45 @@ export type MediaSettlement = Settlement & { media: MediaUnits };
 
 /** A settlement for a media call; token counts are estimated when the provider gave none. */
 export function mediaSettlement(
-  model: CatalogModel,
+  served: Pick<Served<unknown>, 'model' | 'routing' | 'fallback'>,
   usage: { inputTokens?: number; outputTokens?: number } | undefined,
   estimatedInput: number,
   media: MediaUnits,
 ): MediaSettlement {
-  return {
-    model,
+  const settlement: MediaSettlement = {
+    model: served.model,
     usage: { inputTokens: usage?.inputTokens ?? estimatedInput, outputTokens: usage?.outputTokens ?? 0 },
     estimated: usage?.inputTokens === undefined,
     aborted: false,
+    routing: served.routing,
     media,
   };
+  if (served.fallback) settlement.fallback = served.fallback;
+  return settlement;
+}
+
+/** A media request's route: planned over the models that can do `task` (and pass `accept`), with the router of the registry. */
+export function routeMedia(
+  deps: ServerDeps,
+  requested: string,
+  task: MediaTask,
+  accept?: (model: CatalogModel) => boolean,
+): { router: Router; plan: RoutePlan; candidates: CatalogModel[] } {
+  const router = routerFor(deps.registry, deps.config.routing);
+  const plan = planMediaRoute(router, requested, task, accept);
+  return { router, plan, candidates: planCandidates(plan) };
+}
+
+/** Runs a routed media call (fallbacks, retries, breakers: tryCandidates) and sets the routing headers (spec §6.4). */
+export async function callRoutedMedia<T>(
+  event: H3Event,
+  route: { router: Router; plan: RoutePlan },
+  run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
+): Promise<Served<T>> {
+  const served = await callMedia(route.router, route.plan, clientAbort(event), run);
+  const headers = buildRoutingHeaders(served.routing, served.fallback);
+  for (const name in headers) event.res.headers.set(name, headers[name]);
+  return served;
 }
 
 /** Settles in the background: billing must never fail a response that was already produced. */
