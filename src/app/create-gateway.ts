@@ -35,15 +35,16 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? createClock();
   parseMediaConfig(options.config.media, configSource(options.configFile)); // a config error before anything opens
-  const store = await FileStore.open(options.dataDir, { warn: (message, fields) => options.log.warn(message, fields) });
-  reportStoreOpening(store.report, options.log);
-  let registry: ProviderRegistry;
+  // Providers before the store: a config mistake in a provider entry stops the start before the data dir is touched.
+  const registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log, source: configSource(options.configFile) });
+  let store: FileStore;
   try {
-    registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log, source: configSource(options.configFile) });
+    store = await FileStore.open(options.dataDir, { warn: (message, fields) => options.log.warn(message, fields) });
   } catch (error) {
-    await store.close();
+    await registry.close();
     throw error;
   }
+  reportStoreOpening(store.report, options.log);
   warnUnpriced(registry, options.config, options.log);
   let guards;
   try {
