@@ -1,8 +1,5 @@
 import { createJiti, type Jiti } from 'jiti';
 
-/** Files jiti must compile; anything else (`.js`, `.mjs`, `.cjs`) it evaluates as written. */
-export const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
-
 let jiti: Promise<Jiti> | undefined;
 
 /**
