@@ -6,10 +6,12 @@ const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 /**
  * `gateway <args>` on a pseudo-terminal, through util-linux `script` (no native pty module
  * needed): type keys into it and wait for text it draws after the last keys typed.
- * `command` runs another gateway (e.g. `['npx', 'gateway']` in an installed project).
+ * `command` runs another gateway (e.g. `['npx', 'gateway']` in an installed project);
+ * `size` sets the terminal's columns and rows (default: what `script` gives, 80×24).
  */
-export function runInPty(args: string[], options: { cwd?: string; command?: string[] } = {}) {
-  const command = [...(options.command ?? [process.execPath, BIN]), ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+export function runInPty(args: string[], options: { cwd?: string; command?: string[]; size?: { columns: number; rows: number } } = {}) {
+  const quoted = [...(options.command ?? [process.execPath, BIN]), ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = options.size ? `stty cols ${options.size.columns} rows ${options.size.rows}; exec ${quoted}` : quoted;
   const child = execa('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd ?? REPO_ROOT, reject: false, stdin: 'pipe', env: { TERM: 'xterm-256color' }, timeout: 60_000 });
   let out = '';
   let mark = 0;
@@ -22,9 +24,10 @@ export function runInPty(args: string[], options: { cwd?: string; command?: stri
       mark = out.length;
       child.stdin?.write(keys);
     },
-    async waitFor(text: string, timeoutMs = 15_000) {
+    async waitFor(text: string | RegExp, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
-      while (!screen(mark).includes(text)) {
+      const seen = () => (typeof text === 'string' ? screen(mark).includes(text) : text.test(screen(mark)));
+      while (!seen()) {
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no '${text}' on the screen:\n${screen().slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -11,13 +11,15 @@ const type = (text: string) => [...text];
 describe('admin TUI: Accounts tab', () => {
   const twoAccounts = () => fakeAdminApi({ accounts: [account('ann@x.test', { tier: 'pro', credits: 1500, monthly_token_quota: 2_000_000 }), account('bob@x.test', { credits: 20 })] });
 
-  it('lists email, tier, credits, quota and suspension', async () => {
-    const tui = await renderWithAdmin(twoAccounts());
+  it('lists email, tier, credits, quota, RPM, spend cap, login and suspension', async () => {
+    const api = twoAccounts();
+    Object.assign(api.data.accounts[0], { spend_cap: 5000, month_spent: 1234.5, has_password: true });
+    const tui = await renderWithAdmin(api);
     await tui.press('2');
     const frame = await tui.waitFor('Accounts (2)');
-    expect(frame).toMatch(/EMAIL\s+TIER\s+CREDITS\s+QUOTA \(TOKENS\/MONTH\)\s+RPM\s+SUSPENDED/);
-    expect(frame).toMatch(/ann@x\.test\s+pro\s+1,500\s+2,000,000\s+tier\s+no/);
-    expect(frame).toMatch(/bob@x\.test\s+free\s+20\s+unlimited\s+tier\s+no/);
+    expect(frame).toMatch(/EMAIL\s+TIER\s+CREDITS\s+QUOTA \(TOKENS\/MONTH\)\s+RPM\s+SPEND CAP\s+LOGIN\s+SUSPENDED/);
+    expect(frame).toMatch(/ann@x\.test\s+pro\s+1,500\s+2,000,000\s+tier\s+1,234\.5\/5,000\s+yes\s+no/);
+    expect(frame).toMatch(/bob@x\.test\s+free\s+20\s+unlimited\s+tier\s+-\s+no\s+no/);
   });
 
   it('adds credits to the selected account, re-asking on a bad amount', async () => {
@@ -57,16 +59,51 @@ describe('admin TUI: Accounts tab', () => {
     expect(api.calls.filter((c) => c.startsWith('billing.setAccount'))).toEqual(['billing.setAccount ann@x.test suspended=true', 'billing.setAccount ann@x.test suspended=false']);
   });
 
-  it('creates an account from an email prompt', async () => {
+  it('creates an account with tier, credits and password from one form; the cursor lands on it', async () => {
     const api = fakeAdminApi();
     const tui = await renderWithAdmin(api);
     await tui.press('2');
     await tui.waitFor('Accounts (1)');
     await tui.press('a');
-    await tui.waitFor('New account: email');
-    await tui.press(...type('new@x.test'), KEYS.enter);
-    await tui.waitFor('✓ Created account new@x.test (free).');
-    expect(await tui.waitFor('Accounts (2)')).toContain('new@x.test');
+    await tui.waitFor('New account');
+    await tui.press(...type('new@x.test'), KEYS.tab);
+    // Tier is a choice: → steps through free, basic, fellow, pro; a letter jumps to it.
+    await tui.press(KEYS.right, KEYS.right, KEYS.right, KEYS.tab);
+    await tui.waitFor('‹ pro ›');
+    await tui.press('\u0015', ...type('2500'), KEYS.tab, ...type('hunter2'), KEYS.enter);
+    // The same schema as the CLI refuses a short password, naming the field; the form stays.
+    const refused = await tui.waitFor('Password: must be at least 8 characters');
+    expect(refused).not.toContain('•••••••••••');
+    expect(api.calls.filter((c) => c.startsWith('accounts.create'))).toEqual([]);
+    await tui.press(...type('22'), KEYS.enter);
+    await tui.waitFor('✓ Created account new@x.test (pro, 2,500 credits, can log in).');
+    expect(api.calls).toContain('accounts.create new@x.test pro 2500 password');
+    expect(api.passwords.get('new@x.test')).toBe('hunter222');
+    const frame = await tui.waitFor('Accounts (2)');
+    expect(frame).toMatch(/› new@x\.test\s+pro\s+2,500/);
+    expect(frame).not.toContain('hunter');
+  });
+
+  it('edits tier, quota, spend cap and password; only what changed is sent', async () => {
+    const api = twoAccounts();
+    const tui = await renderWithAdmin(api);
+    await tui.press('2');
+    await tui.waitFor('Accounts (2)');
+    await tui.press(KEYS.down, 'e');
+    await tui.waitFor('Edit account bob@x.test');
+    await tui.press('b', KEYS.tab, ...type('50000'), KEYS.tab, KEYS.tab, ...type('-1'), KEYS.enter);
+    await tui.waitFor('Spend cap: must not be negative');
+    await tui.press(KEYS.backspace, KEYS.backspace, ...type('900'), KEYS.tab, ...type('new secret'), KEYS.enter);
+    await tui.waitFor('✓ bob@x.test: tier basic, quota 50,000, spend cap 900, new password set.');
+    expect(api.calls).toContain('accounts.set bob@x.test tier=basic quota=50000 spendCap=900 password=***');
+    expect(api.passwords.get('bob@x.test')).toBe('new secret');
+    expect(await tui.waitFor(/bob@x\.test\s+basic\s+20\s+50,000\s+tier\s+900/)).not.toContain('Edit account');
+    // Nothing changed: no call.
+    await tui.press('e');
+    await tui.waitFor('Edit account bob@x.test');
+    await tui.press(KEYS.enter);
+    await tui.waitFor('bob@x.test: nothing changed.');
+    expect(api.calls.filter((c) => c.startsWith('accounts.set'))).toHaveLength(1);
   });
 
   it('shows a procedure error in the status line', async () => {

@@ -33,12 +33,12 @@ describe('admin TUI: tabs and screens', () => {
     await tui.press(KEYS.right);
     const keys = await tui.waitFor('API keys (1)');
     expect(keys).toContain('ci-key');
-    expect(keys).toMatch(/ID\s+NAME\s+ACCOUNT\s+KEY\s+RPM\s+STATUS/);
+    expect(keys).toMatch(/ID\s+NAME\s+ACCOUNT\s+RPM\s+LIMIT\s+SCOPE\s+EXPIRES\s+CREATED\s+LAST USED\s+STATUS/);
     await tui.press('4');
     const models = await tui.waitFor('Models (1)');
     expect(models).toMatch(/mock\/echo\s+chat\s+mock\s+chat\s+tools/);
     await tui.press('5');
-    expect(await tui.waitFor('Media Library')).toMatch(/gen_1\s+image\s+completed\s+mock\/image/);
+    await tui.waitFor(/gen_1\s+image\s+completed\s+mock\/image/);
     await tui.press(KEYS.right);
     await tui.waitFor('Connection');
     await tui.press(KEYS.left);

@@ -14,6 +14,17 @@ export interface FakeAdminApi extends TuiAdminApi {
   calls: string[];
   /** Makes the named method reject with `message` until cleared. */
   failures: Map<string, string>;
+  passwords: Map<string, string>;
+}
+
+/** `id limit=10 models=mock/*` for a call log line; passwords are logged as `password=***`. */
+function describeChange(input: Record<string, unknown>, id: string): string {
+  const parts = [String(input[id])];
+  for (const [k, v] of Object.entries(input)) {
+    if (k === id || v === undefined) continue;
+    parts.push(`${k}=${k === 'password' && v !== null ? '***' : Array.isArray(v) ? v.join(',') : String(v)}`);
+  }
+  return parts.join(' ');
 }
 
 export function account(email: string, patch: Partial<AccountView> = {}): AccountView {
@@ -56,6 +67,8 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
     media: data.media ?? [],
   };
   const calls: string[] = [];
+  /** Passwords set through the fake, by email (a test can check what would log in). */
+  const passwords = new Map<string, string>();
   const failures = new Map<string, string>();
   let serial = 0;
   const call = async <T>(name: string, detail: string, fn: () => T): Promise<T> => {
@@ -74,11 +87,34 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
     data: state,
     calls,
     failures,
+    passwords,
     listAccounts: () => call('accounts.list', '', () => state.accounts.map((a) => ({ ...a }))),
-    createAccount: ({ email }) => call('accounts.create', email, () => {
-      const created = account(email);
+    createAccount: (input) => call('accounts.create', [input.email, input.tier, input.credits, input.password ? 'password' : undefined, input.quota, input.spendCap].filter((v) => v !== undefined && v !== null).join(' '), () => {
+      if (state.accounts.some((a) => a.email === input.email)) throw new Error(`An account with email ${input.email} already exists.`);
+      const created = account(input.email, {
+        tier: input.tier ?? 'free',
+        credits: input.credits ?? 0,
+        has_password: Boolean(input.password),
+        monthly_token_quota: input.quota ?? null,
+        spend_cap: input.spendCap ?? null,
+      });
       state.accounts.push(created);
-      return created;
+      if (input.password) passwords.set(input.email, input.password);
+      return { ...created };
+    }),
+    setAccount: (input) => call('accounts.set', describeChange(input, 'email'), () => {
+      const found = findAccount(input.email);
+      if (input.tier !== undefined) found.tier = input.tier;
+      if (input.quota !== undefined) found.monthly_token_quota = input.quota;
+      if (input.rpm !== undefined) found.rpm = input.rpm;
+      if (input.spendCap !== undefined) found.spend_cap = input.spendCap;
+      if (input.suspended !== undefined) found.suspended = input.suspended;
+      if (input.password !== undefined) {
+        found.has_password = input.password !== null;
+        if (input.password === null) passwords.delete(found.email);
+        else passwords.set(found.email, input.password);
+      }
+      return { ...found };
     }),
     addCredits: ({ email, add }) => call('billing.addCredits', `${email} ${add}`, () => {
       const found = findAccount(email);
@@ -99,6 +135,21 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
       state.keys.push(view);
       return { ...view, key: secret } satisfies CreatedKey;
     }),
+    setKey: (input) => call('keys.set', describeChange(input, 'id'), () => {
+      const found = state.keys.find((k) => k.id === input.id);
+      if (!found) throw new Error(`No API key with id ${input.id}.`);
+      if (input.name !== undefined) found.name = input.name;
+      if (input.rpm !== undefined) found.rpm = input.rpm;
+      if (input.expires !== undefined) found.expires_at = input.expires === null ? null : Math.floor(Date.parse(input.expires) / 1000);
+      if (input.models !== undefined) found.models = input.models;
+      if (input.endpoints !== undefined) found.endpoints = input.endpoints;
+      if (input.limit !== undefined) {
+        found.limit = input.limit;
+        found.limit_used = input.limit === null ? null : (found.limit_used ?? 0);
+      }
+      if (input.limitReset !== undefined) found.limit_reset = input.limitReset;
+      return { ...found };
+    }),
     revokeKey: ({ id }) => call('keys.revoke', id, () => {
       const found = state.keys.find((k) => k.id === id);
       if (!found) throw new Error(`No API key with id ${id}.`);
@@ -110,6 +161,19 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
       accounts: state.accounts.map((a) => ({ email: a.email, tier: a.tier, balance: a.credits, spent_credits: 12.5, requests: 7, month_tokens: 1234, monthly_token_quota: a.monthly_token_quota, suspended: a.suspended })),
     })),
   };
-  if (options.media !== false) api.listMedia = ({ pageSize }) => call('media.list', String(pageSize), () => ({ data: state.media.slice(0, pageSize), total: state.media.length }));
+  if (options.media !== false) {
+    api.listMedia = ({ page, pageSize, type, status }) =>
+      call('media.list', [page, pageSize, type, status].filter((v) => v !== undefined).join(' '), () => {
+        const matches = state.media.filter((m) => (!type || m.media_type === type) && (!status || m.status === status));
+        return { data: matches.slice((page - 1) * pageSize, page * pageSize), total: matches.length };
+      });
+    api.deleteMedia = ({ id }) =>
+      call('media.remove', id, () => {
+        const at = state.media.findIndex((m) => m.id === id);
+        if (at < 0) throw new Error(`No media generation with id '${id}'.`);
+        state.media.splice(at, 1);
+        return { id, deleted: true };
+      });
+  }
   return api;
 }

@@ -28,7 +28,8 @@ describe('admin TUI: Keys tab', () => {
     await tui.press(KEYS.enter);
     const after = await tui.waitFor('API keys (1)');
     expect(after).not.toContain('SECRET1abcdefghij');
-    expect(after).toMatch(/key_new1\s+q1 deploy\s+ann@x\.test\s+sk-gw-SEC…6789/);
+    expect(after).toMatch(/› key_new1\s+q1 deploy\s+ann@x\.test\s+-\s+-\s+all\s+-\s+2026-01-01\s+never\s+active/);
+    expect(after).toContain('key_new1  sk-gw-SEC…6789 · ann@x.test · created 2026-01-01 · never used');
     // Nothing brings the secret back: not a refresh, not another tab and back.
     await tui.press('r', '1');
     await tui.waitFor('Connection');
@@ -123,5 +124,86 @@ describe('admin TUI: Keys tab', () => {
     const frame = await tui.waitFor('✗ Creating key failed: No account with email nobody@x.test.');
     expect(frame).not.toContain('Store it now');
     expect(frame).toContain('n new key');
+  });
+});
+
+describe('admin TUI: Keys tab, settings', () => {
+  const three = () =>
+    fakeAdminApi({
+      accounts: [account('local@localhost'), account('ann@x.test')],
+      keys: [
+        apiKey('key_aaaa1111', { name: 'first', created_at: 1_767_225_600, last_used_at: Date.UTC(2026, 0, 14, 23, 0) / 1000 }),
+        apiKey('key_bbbb2222', { name: 'second', limit: 10, limit_reset: 'monthly', limit_used: 3.5, models: ['mock/*'], endpoints: ['chat', 'images'], expires_at: Date.UTC(2027, 0, 31) / 1000 }),
+        apiKey('key_cccc3333', { name: 'third' }),
+      ],
+    });
+
+  it('shows expiry, created, last used, scope and limit', async () => {
+    const tui = await renderWithAdmin(three());
+    await tui.press('3');
+    const frame = await tui.waitFor('API keys (3)');
+    // 100 columns: long cells give way; the lines under the table show the selected key whole.
+    expect(frame).toMatch(/ID\s+NAME\s+ACCOUNT\s+RPM\s+LIMIT\s+SCOPE\s+EXPIRES\s+CREATED\s+LAST USED\s+STATUS/);
+    expect(frame).toMatch(/key_aaaa1111\s+first\s+local@lo…\s+-\s+-\s+all\s+-\s+2026-01-01\s+1h ago\s+active/);
+    expect(frame).toMatch(/key_bbbb2222\s+second\s+local@lo…\s+-\s+3\.5\/10 mo\s+mock\/…\s+2027-01-31\s+2026-01-01\s+never\s+active/);
+    expect(frame).toContain('key_aaaa1111  sk-gw-abc…1111 · local@localhost · created 2026-01-01 · last used 2026-01-14 23:00');
+    await tui.press(KEYS.down);
+    const second = await tui.waitFor('expires 2027-01-31 · spent 3.5 of 10 credits this month · models mock/* · endpoints chat, images');
+    expect(second).toContain('› key_bbbb2222');
+  });
+
+  it("edits a key's RPM and limit in a form; refusals name the field and keep the form", async () => {
+    const api = three();
+    const tui = await renderWithAdmin(api);
+    await tui.press('3');
+    await tui.waitFor('API keys (3)');
+    await tui.press(KEYS.down, KEYS.down, 'e');
+    await tui.waitFor('Edit key key_cccc3333 (third)');
+    await tui.press(KEYS.tab, ...type('30'), KEYS.down, KEYS.down, KEYS.down, KEYS.down, ...type('-5'), KEYS.enter);
+    expect(await tui.waitFor('Limit (credits): must not be negative')).toContain('Edit key key_cccc3333');
+    expect(api.calls.filter((c) => c.startsWith('keys.set'))).toEqual([]);
+    await tui.press(KEYS.backspace, KEYS.backspace, ...type('10'), KEYS.tab, 'm', KEYS.enter);
+    await tui.waitFor('✓ Key key_cccc3333 (third): rpm 30; spent 0 of 10 credits this month; scope all.');
+    expect(api.calls).toContain('keys.set key_cccc3333 rpm=30 limit=10 limitReset=monthly');
+    const frame = await tui.waitFor(/› key_cccc3333\s+third\s+local@lo…\s+30\s+0\/10 mo\s/);
+    expect(frame).toContain('spent 0 of 10 credits this month · models all');
+  });
+
+  it('edits expiry and scopes, and clears them with empty fields', async () => {
+    const api = three();
+    const tui = await renderWithAdmin(api);
+    await tui.press('3');
+    await tui.waitFor('API keys (3)');
+    await tui.press(KEYS.down, 'e');
+    await tui.waitFor('Edit key key_bbbb2222 (second)');
+    await tui.press(KEYS.tab, KEYS.tab, '\u0015', ...type('2028-06-30'), KEYS.tab, '\u0015', KEYS.tab, '\u0015', ...type('chat, video'), KEYS.enter);
+    await tui.waitFor('Endpoints: an endpoint is one of chat, responses, messages, images, audio, files, batches');
+    await tui.press('\u0015', ...type('chat, messages'), KEYS.enter);
+    await tui.waitFor('✓ Key key_bbbb2222');
+    expect(api.calls).toContain('keys.set key_bbbb2222 expires=2028-06-30 models=null endpoints=chat,messages');
+    await tui.waitFor(/key_bbbb2222\s+second\s+local@lo…\s+-\s+3\.5\/10 mo\s+all m…\s+2028-06-30/);
+    expect(tui.frame()).toContain('expires 2028-06-30 · spent 3.5 of 10 credits this month · models all · endpoints chat, messages');
+  });
+
+  it('the cursor follows a newly created key, so the next revoke hits it', async () => {
+    const api = three();
+    const tui = await renderWithAdmin(api);
+    await tui.press('3');
+    await tui.waitFor('API keys (3)');
+    expect(tui.frame()).toContain('› key_aaaa1111');
+    await tui.press('n');
+    await tui.waitFor('New key: name');
+    await tui.press(...type('fresh'), KEYS.enter);
+    await tui.waitFor('owner account');
+    await tui.press(KEYS.enter);
+    await tui.waitFor('Store it now');
+    await tui.press(KEYS.enter);
+    const frame = await tui.waitFor('API keys (4)');
+    expect(frame).toMatch(/› key_new1\s+fresh/);
+    await tui.press('x');
+    await tui.waitFor('Revoke key key_new1 (fresh)?');
+    await tui.press('y');
+    await tui.waitFor('✓ Revoked key key_new1 (fresh).');
+    expect(api.calls).toContain('keys.revoke key_new1');
   });
 });

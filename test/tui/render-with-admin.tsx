@@ -3,7 +3,7 @@ import { App } from '../../src/tui/app.tsx';
 import type { ConnectionInfo, TuiAdminApi } from '../../src/tui/core/index.ts';
 import { fakeAdminApi, type FakeAdminApi } from './fake-admin-api.ts';
 
-export const KEYS = { left: '\u001b[D', right: '\u001b[C', up: '\u001b[A', down: '\u001b[B', enter: '\r', escape: '\u001b', backspace: '\u007f', ctrlC: '\u0003' } as const;
+export const KEYS = { left: '\u001b[D', right: '\u001b[C', up: '\u001b[A', down: '\u001b[B', enter: '\r', escape: '\u001b', backspace: '\u007f', ctrlC: '\u0003', tab: '\t', shiftTab: '\u001b[Z', pageDown: '\u001b[6~' } as const;
 
 /** Lets Ink take in a keypress, React commit, and the fake API's promises settle. */
 export const settle = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -72,4 +72,91 @@ describe('gateway tui', () => {
     const models = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
     expect(models.status).toBe(200);
   });
+
+  it('against a server: edits a key, creates an account that logs in, filters and deletes media; the cursor follows the new key', { timeout: 120_000 }, async () => {
+    const gateway: SpawnedGateway = await spawnGateway();
+    cleanups.push(() => gateway.stop());
+    const tui = runInPty(['--config', gateway.configFile, '--data-dir', gateway.dataDir, 'tui', '--refresh', '0'], { size: { columns: 140, rows: 40 } });
+    cleanups.push(async () => tui.child.kill());
+    await tui.waitFor('(1 active)');
+
+    // Keys: a new key, and the cursor is on it when the secret box closes.
+    tui.type('3');
+    await tui.waitFor('x revoke');
+    tui.type('n');
+    await tui.waitFor('New key: name');
+    tui.type('pty-key\r');
+    await tui.waitFor('owner account');
+    tui.type('\r');
+    await tui.waitFor('Store it now');
+    const shown = tui.screen();
+    const secret = /sk-gw-[A-Za-z0-9_-]{20,}/.exec(shown)![0];
+    const id = /New API key (key_[A-Za-z0-9]+) \(pty-key\)/.exec(shown)![1];
+    tui.type('\r');
+    await tui.waitFor(new RegExp(`› ${id}\\s+pty-key`));
+
+    // Edit its RPM and limit in the form.
+    tui.type('e');
+    await tui.waitFor(`Edit key ${id} (pty-key)`);
+    tui.type('\t');
+    await tui.waitFor('requests per minute');
+    tui.type('7');
+    // Tabs typed in one chunk are taken one key at a time.
+    tui.type('\t\t\t\t');
+    await tui.waitFor('spend limit; empty = none');
+    tui.type('25');
+    tui.type('\t');
+    await tui.waitFor('‹ none ›');
+    tui.type('m');
+    await tui.waitFor('‹ monthly ›');
+    tui.type('\r');
+    await tui.waitFor(`✓ Key ${id} (pty-key): rpm 7`);
+    const view = (await (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+      data: { id: string; rate_limit: { requests: number }; limit_reset: string; limit_credits: { limit: number } };
+    };
+    expect(view.data).toMatchObject({ id, rate_limit: { requests: 7 }, limit_reset: 'monthly', limit_credits: { limit: 25 } });
+
+    // Accounts: one with a tier, credits and a password, which then logs in.
+    tui.type('2');
+    await tui.waitFor('a new account');
+    tui.type('a');
+    await tui.waitFor('New account');
+    tui.type('pty@example.test\t');
+    await tui.waitFor('←/→ to choose');
+    tui.type('\u001b[C');
+    await tui.waitFor('‹ basic ›');
+    tui.type('\t\u0015500\t');
+    await tui.waitFor('for dashboard login');
+    tui.type('pty-password-1\r');
+    await tui.waitFor('✓ Created account pty@example.test (basic, 500 credits, can log in).');
+    const login = await fetch(`${gateway.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'pty@example.test', password: 'pty-password-1' }) });
+    expect(login.status).toBe(200);
+    const { token } = (await login.json()) as { token: string };
+
+    // Media: two records of that account; filter to videos, delete the one shown after y.
+    const create = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${gateway.url}/v1/media/generations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const image = await create({ media_type: 'image', model: 'flux-pro', prompt: 'a lighthouse' });
+    const video = await create({ media_type: 'video', model: 'veo-3', prompt: 'surfers' });
+    tui.type('5');
+    await tui.waitFor('t type');
+    tui.type('r');
+    await tui.waitFor('1–2 of 2 · type any');
+    tui.type('t');
+    await tui.waitFor('type image');
+    tui.type('t');
+    await tui.waitFor('1–1 of 1 · type video');
+    tui.type('x');
+    await tui.waitFor(`Delete media record ${video}?`);
+    tui.type('y');
+    await tui.waitFor(`✓ Deleted media record ${video}.`);
+    const left = (await (await fetch(`${gateway.url}/v1/media/generations`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: Array<{ id: string }> };
+    expect(left.data.map((m) => m.id)).toEqual([image]);
+
+    tui.type('q');
+    expect((await tui.child).exitCode).toBe(0);
+  });
 });

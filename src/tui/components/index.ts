@@ -1,4 +1,5 @@
 export { ConfirmBox } from './confirm-box.tsx';
+export { FormBox, formRows, type FormBoxProps } from './form-box.tsx';
 export { KeyHints } from './key-hints.tsx';
 export { ScreenBoundary } from './screen-boundary.tsx';
 export { SecretBox } from './secret-box.tsx';

@@ -23,14 +23,17 @@ export function createAdminApi(client: AdminClient): TuiAdminApi {
     createAccount: (input) => client.accounts.create.mutate(input),
     addCredits: (input) => client.billing.addCredits.mutate(input),
     setSuspended: (input) => client.billing.setAccount.mutate(input),
+    setAccount: (input) => client.accounts.set.mutate(input),
     listKeys: () => client.keys.list.query(),
     createKey: (input) => client.keys.create.mutate(input),
     revokeKey: (input) => client.keys.revoke.mutate(input),
+    setKey: (input) => client.keys.set.mutate(input),
     listModels: async () => (await client.models.list.query()).map(toModelRow),
     usage: async () => ({ accounts: (await client.billing.usage.query({})).accounts }),
     listMedia: async (input) => {
-      const page = await client.media.list.query({ page: 1, pageSize: input.pageSize });
+      const page = await client.media.list.query({ page: input.page, pageSize: input.pageSize, type: input.type, status: input.status });
       return { data: page.data, total: page.total };
     },
+    deleteMedia: (input) => client.media.remove.mutate(input),
   };
 }

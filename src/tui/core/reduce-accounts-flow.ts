@@ -1,15 +1,17 @@
 import type { AccountView } from './types.ts';
 
-/** The Accounts tab's dialogs: new account, add credits, suspend or lift a suspension. */
+/** The Accounts tab's dialogs: new account, edit settings, add credits, suspend or lift a suspension. */
 export type AccountsFlow =
   | { step: 'idle' }
-  | { step: 'email' }
+  | { step: 'new' }
+  | { step: 'edit'; account: AccountView }
   | { step: 'credits'; account: AccountView; error?: string }
   | { step: 'confirm-suspend'; account: AccountView }
   | { step: 'working'; label: string };
 
 export type AccountsFlowAction =
   | { type: 'new' }
+  | { type: 'edit'; account: AccountView }
   | { type: 'credits'; account: AccountView }
   | { type: 'invalid'; error: string }
   | { type: 'suspend'; account: AccountView }
@@ -26,7 +28,9 @@ export function accountsFlowCaptures(flow: AccountsFlow): boolean {
 export function reduceAccountsFlow(flow: AccountsFlow, action: AccountsFlowAction): AccountsFlow {
   switch (action.type) {
     case 'new':
-      return flow.step === 'idle' ? { step: 'email' } : flow;
+      return flow.step === 'idle' ? { step: 'new' } : flow;
+    case 'edit':
+      return flow.step === 'idle' ? { step: 'edit', account: action.account } : flow;
     case 'credits':
       return flow.step === 'idle' ? { step: 'credits', account: action.account } : flow;
     case 'invalid':

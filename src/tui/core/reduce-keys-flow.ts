@@ -1,6 +1,6 @@
 import type { CreatedKey, KeyView } from './types.ts';
 
-/** The Keys tab's create and revoke dialogs, step by step. */
+/** The Keys tab's create, edit and revoke dialogs, step by step. */
 export type KeysFlow =
   | { step: 'idle' }
   | { step: 'name' }
@@ -8,7 +8,9 @@ export type KeysFlow =
   | { step: 'creating'; name: string; account: string }
   | { step: 'secret'; created: CreatedKey }
   | { step: 'confirm-revoke'; key: KeyView }
-  | { step: 'revoking'; key: KeyView };
+  | { step: 'revoking'; key: KeyView }
+  | { step: 'edit'; key: KeyView }
+  | { step: 'saving'; key: KeyView };
 
 export type KeysFlowAction =
   | { type: 'create' }
@@ -17,6 +19,8 @@ export type KeysFlowAction =
   | { type: 'created'; created: CreatedKey }
   | { type: 'revoke'; key: KeyView }
   | { type: 'confirm' }
+  | { type: 'edit'; key: KeyView }
+  | { type: 'save' }
   | { type: 'done' }
   | { type: 'cancel' };
 
@@ -42,6 +46,10 @@ export function reduceKeysFlow(flow: KeysFlow, action: KeysFlowAction): KeysFlow
       return flow.step === 'idle' ? { step: 'confirm-revoke', key: action.key } : flow;
     case 'confirm':
       return flow.step === 'confirm-revoke' ? { step: 'revoking', key: flow.key } : flow;
+    case 'edit':
+      return flow.step === 'idle' ? { step: 'edit', key: action.key } : flow;
+    case 'save':
+      return flow.step === 'edit' ? { step: 'saving', key: flow.key } : flow;
     case 'done':
     case 'cancel':
       return idleKeysFlow;

@@ -1,8 +1,21 @@
 import type { AccountView, KeyView } from '../../admin/accounts.ts';
 import type { AccountUsageRow } from '../../admin/billing-router.ts';
 import type { AdminMediaView } from '../../admin/media-router.ts';
+import type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput } from '../../admin/settings-schema.ts';
 
 export type { AccountView, AccountUsageRow, AdminMediaView, KeyView };
+export type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput };
+
+export type MediaTypeFilter = AdminMediaView['media_type'];
+export type MediaStatusFilter = AdminMediaView['status'];
+
+/** One page of the Media Library, newest first, optionally filtered. */
+export interface MediaQuery {
+  page: number;
+  pageSize: number;
+  type?: MediaTypeFilter;
+  status?: MediaStatusFilter;
+}
 
 /** A model as the Models tab shows it. */
 export interface ModelRow {
@@ -34,15 +47,21 @@ export interface UsageReport {
  */
 export interface TuiAdminApi {
   listAccounts(): Promise<AccountView[]>;
-  createAccount?(input: { email: string }): Promise<AccountView>;
+  /** Email, tier, starting credits, password, quota, spend cap (accounts.create). */
+  createAccount?(input: CreateAccountInput): Promise<AccountView>;
   addCredits?(input: { email: string; add: number }): Promise<AccountView>;
   setSuspended?(input: { email: string; suspended: boolean }): Promise<AccountView>;
+  /** Tier, quota, RPM, spend cap, password (accounts.set). */
+  setAccount?(input: SetAccountInput): Promise<AccountView>;
   listKeys(): Promise<KeyView[]>;
-  createKey(input: { name?: string; account?: string }): Promise<CreatedKey>;
+  createKey(input: CreateKeyInput): Promise<CreatedKey>;
   revokeKey(input: { id: string }): Promise<KeyView>;
+  /** Name, RPM, expiry, scopes, spend limit (keys.set). */
+  setKey?(input: SetKeyInput): Promise<KeyView>;
   listModels(): Promise<ModelRow[]>;
   usage?(): Promise<UsageReport>;
-  listMedia?(input: { pageSize: number }): Promise<MediaPage>;
+  listMedia?(input: MediaQuery): Promise<MediaPage>;
+  deleteMedia?(input: { id: string }): Promise<{ id: string; deleted: boolean }>;
 }
 
 /** Where the TUI's data comes from, shown on the Overview. */

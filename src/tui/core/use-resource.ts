@@ -14,6 +14,8 @@ export interface Resource<T> {
 export interface ResourceOptions {
   /** For costly loads: the auto-refresh timer reloads at most this often (`r` and actions always do). */
   autoEveryMs?: number;
+  /** What the load depends on besides the refresh ticks (a filter, a page): a change reloads at once. */
+  key?: string;
 }
 
 /**
@@ -29,6 +31,7 @@ export function useResource<T>(label: string, load: (api: TuiAdminApi) => Promis
   const seq = useRef(0);
   const startedAt = useRef<number | undefined>(undefined);
   const lastManualTick = useRef(manualTick);
+  const lastKey = useRef(options.key);
   const mounted = useRef(true);
   const autoEveryMs = options.autoEveryMs;
 
@@ -40,8 +43,9 @@ export function useResource<T>(label: string, load: (api: TuiAdminApi) => Promis
   }, []);
 
   useEffect(() => {
-    const asked = manualTick !== lastManualTick.current;
+    const asked = manualTick !== lastManualTick.current || options.key !== lastKey.current;
     lastManualTick.current = manualTick;
+    lastKey.current = options.key;
     if (!asked && autoEveryMs !== undefined && startedAt.current !== undefined && now() - startedAt.current < autoEveryMs) return;
     startedAt.current = now();
     // A newer load supersedes this one; a skipped tick does not, so its answer still lands.
@@ -61,7 +65,7 @@ export function useResource<T>(label: string, load: (api: TuiAdminApi) => Promis
           report({ tone: 'error', text, source: label });
         },
       );
-  }, [api, tick, manualTick, autoEveryMs, label, report, clearStatus, now]);
+  }, [api, tick, manualTick, autoEveryMs, label, report, clearStatus, now, options.key]);
 
   return state;
 }

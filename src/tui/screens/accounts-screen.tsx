@@ -1,11 +1,18 @@
 import { Box, Text } from 'ink';
 import { useReducer } from 'react';
-import { ConfirmBox, KeyHints, Table, TextPrompt, useKeys, type Column } from '../components/index.ts';
+import { ConfirmBox, FormBox, formRows, KeyHints, Table, TextPrompt, useKeys, type Column } from '../components/index.ts';
 import {
+  ACCOUNT_FORM,
+  accountFormInput,
+  accountFormValues,
   accountsFlowCaptures,
+  describeSpendCap,
   formatCredits,
   formatQuota,
   idleAccountsFlow,
+  NEW_ACCOUNT_FORM,
+  newAccountFormValues,
+  newAccountInput,
   parseCredits,
   reduceAccountsFlow,
   useAdminAction,
@@ -14,6 +21,8 @@ import {
   useSelection,
   useTui,
   type AccountView,
+  type CreateAccountInput,
+  type SetAccountInput,
 } from '../core/index.ts';
 import type { ScreenProps } from './types.ts';
 
@@ -23,31 +32,61 @@ const COLUMNS: Column<AccountView>[] = [
   { header: 'CREDITS', cell: (a) => formatCredits(a.credits), align: 'right' },
   { header: 'QUOTA (TOKENS/MONTH)', cell: (a) => formatQuota(a.monthly_token_quota), align: 'right', min: 9 },
   { header: 'RPM', cell: (a) => (a.rpm === null ? 'tier' : String(a.rpm)), align: 'right' },
+  { header: 'SPEND CAP', cell: (a) => describeSpendCap(a), align: 'right', min: 5 },
+  { header: 'LOGIN', cell: (a) => (a.has_password ? 'yes' : 'no') },
   { header: 'SUSPENDED', cell: (a) => (a.suspended ? 'yes' : 'no') },
 ];
 
-/** Accounts: `a` adds one, `c` adds (or takes) credits, `s` suspends or lifts a suspension, each if the gateway has the procedure. */
+/**
+ * Accounts: `a` adds one (tier, credits, password, quota, spend cap), `e` edits tier, quota,
+ * RPM, spend cap or password, `c` adds (or takes) credits, `s` suspends or lifts a
+ * suspension, each if the gateway has the procedure.
+ */
 export function AccountsScreen({ width, height }: ScreenProps) {
   const accounts = useResource('accounts', (api) => api.listAccounts());
   const rows = accounts.data ?? [];
   const selection = useSelection(rows, (a) => a.id);
   const [flow, dispatch] = useReducer(reduceAccountsFlow, idleAccountsFlow);
   const act = useAdminAction();
-  const { api } = useTui();
+  const { api, report } = useTui();
   useCapture(accountsFlowCaptures(flow));
 
   useKeys((input, key) => {
     if (selection.onKey(input, key)) return;
     const selected = selection.selected;
     if (input === 'a' && api.createAccount) dispatch({ type: 'new' });
+    if (input === 'e' && selected && api.setAccount) dispatch({ type: 'edit', account: selected });
     if (input === 'c' && selected && api.addCredits) dispatch({ type: 'credits', account: selected });
     if (input === 's' && selected && api.setSuspended) dispatch({ type: 'suspend', account: selected });
   }, { active: flow.step === 'idle' });
 
-  const createAccount = async (email: string) => {
+  const createAccount = (values: Record<string, string>): string | undefined => {
+    const input = newAccountInput(values);
+    if (!input.ok) return input.error;
+    const account: CreateAccountInput = input.value;
     dispatch({ type: 'work', label: 'creating' });
-    await act('Creating account', (a) => a.createAccount!({ email: email.trim() }), (a) => `Created account ${a.email} (${a.tier}).`);
-    dispatch({ type: 'done' });
+    void act('Creating account', (a) => a.createAccount!(account), (a) => `Created account ${a.email} (${a.tier}, ${formatCredits(a.credits)} credits${a.has_password ? ', can log in' : ''}).`).then((created) => {
+      if (created) selection.select(created.id);
+      dispatch({ type: 'done' });
+    });
+    return undefined;
+  };
+  const saveAccount = (account: AccountView, values: Record<string, string>): string | undefined => {
+    const input = accountFormInput(account, values);
+    if (!input.ok) return input.error;
+    if (input.value === null) {
+      report({ tone: 'info', text: `${account.email}: nothing changed.` });
+      dispatch({ type: 'done' });
+      return undefined;
+    }
+    const change: SetAccountInput = input.value;
+    dispatch({ type: 'work', label: 'saving' });
+    void act(
+      'Saving account',
+      (a) => a.setAccount!(change),
+      (a) => `${a.email}: tier ${a.tier}, quota ${formatQuota(a.monthly_token_quota)}, spend cap ${describeSpendCap(a)}${change.password ? ', new password set' : ''}.`,
+    ).then(() => dispatch({ type: 'done' }));
+    return undefined;
   };
   const addCredits = async (account: AccountView, text: string) => {
     const amount = parseCredits(text);
@@ -72,10 +111,11 @@ export function AccountsScreen({ width, height }: ScreenProps) {
 
   const hints: Array<[string, string]> = [['↑/↓', 'move']];
   if (api.createAccount) hints.push(['a', 'new account']);
+  if (api.setAccount) hints.push(['e', 'edit tier, quota, cap, password']);
   if (api.addCredits) hints.push(['c', 'add credits']);
   if (api.setSuspended) hints.push(['s', 'suspend / unsuspend']);
   const dialogWidth = Math.min(width, 100);
-  const dialogRows = flow.step === 'idle' || flow.step === 'working' ? 0 : 6;
+  const dialogRows = flow.step === 'idle' || flow.step === 'working' ? 0 : flow.step === 'new' ? formRows(NEW_ACCOUNT_FORM) : flow.step === 'edit' ? formRows(ACCOUNT_FORM) : 6;
 
   return (
     <Box flexDirection="column">
@@ -89,8 +129,18 @@ export function AccountsScreen({ width, height }: ScreenProps) {
         empty={accounts.loading ? 'loading…' : 'No accounts yet.'}
         dim={(a) => a.suspended}
       />
-      {flow.step === 'email' ? (
-        <TextPrompt width={dialogWidth} label="New account: email" hint="tier free, 0 credits" onSubmit={(email) => void createAccount(email)} onCancel={() => dispatch({ type: 'cancel' })} />
+      {flow.step === 'new' ? (
+        <FormBox width={dialogWidth} title="New account" fields={NEW_ACCOUNT_FORM} initial={newAccountFormValues()} onSubmit={createAccount} onCancel={() => dispatch({ type: 'cancel' })} />
+      ) : null}
+      {flow.step === 'edit' ? (
+        <FormBox
+          width={dialogWidth}
+          title={`Edit account ${flow.account.email}`}
+          fields={ACCOUNT_FORM}
+          initial={accountFormValues(flow.account)}
+          onSubmit={(values) => saveAccount(flow.account, values)}
+          onCancel={() => dispatch({ type: 'cancel' })}
+        />
       ) : null}
       {flow.step === 'credits' ? (
         <TextPrompt width={dialogWidth}

@@ -1,13 +1,52 @@
 import { Box, Text } from 'ink';
 import { useReducer } from 'react';
-import { ConfirmBox, KeyHints, SecretBox, Table, TextPrompt, useKeys, type Column } from '../components/index.ts';
-import { idleKeysFlow, keysFlowCaptures, keyStatus, reduceKeysFlow, useAdminAction, useCapture, useResource, useSelection, useTui, type KeyView } from '../core/index.ts';
+import { ConfirmBox, FormBox, formRows, KeyHints, SecretBox, Table, TextPrompt, useKeys, type Column } from '../components/index.ts';
+import {
+  describeKeyLimit,
+  describeKeyLimitLong,
+  describeKeyScope,
+  formatAge,
+  formatDate,
+  formatTime,
+  idleKeysFlow,
+  KEY_FORM,
+  keyFormInput,
+  keyFormValues,
+  keysFlowCaptures,
+  keyStatus,
+  reduceKeysFlow,
+  useAdminAction,
+  useCapture,
+  useResource,
+  useSelection,
+  useTui,
+  type KeyView,
+  type SetKeyInput,
+} from '../core/index.ts';
 import type { ScreenProps } from './types.ts';
 
-/** API keys: `n` creates one (its secret shown once), `x` revokes the selected one after a y/n. */
+/** The selected key in full: id, preview, owner, dates, limit and scopes. */
+function KeyDetails({ keyView: k }: { keyView: KeyView }) {
+  const used = k.last_used_at === null ? 'never used' : `last used ${formatTime(k.last_used_at)}`;
+  const limit = describeKeyLimitLong(k);
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate">
+        <Text bold>{k.id}</Text>
+        <Text dimColor>{`  ${k.preview} · ${k.account} · created ${formatDate(k.created_at)} · ${used}`}</Text>
+      </Text>
+      <Text dimColor wrap="truncate">{`expires ${k.expires_at === null ? 'never' : formatDate(k.expires_at)} · ${limit} · models ${k.models?.join(', ') ?? 'all'} · endpoints ${k.endpoints?.join(', ') ?? 'all'}`}</Text>
+    </Box>
+  );
+}
+
+/**
+ * API keys: `n` creates one (its secret shown once, the cursor on it), `e` edits the
+ * selected one (name, RPM, expiry, scopes, spend limit), `x` revokes it after a y/n.
+ */
 export function KeysScreen({ width, height }: ScreenProps) {
-  const { now, report } = useTui();
-  const keys = useResource('keys', (api) => api.listKeys());
+  const { now, report, api } = useTui();
+  const keys = useResource('keys', (a) => a.listKeys());
   const rows = keys.data ?? [];
   const selection = useSelection(rows, (k) => k.id);
   const [flow, dispatch] = useReducer(reduceKeysFlow, idleKeysFlow);
@@ -17,34 +56,62 @@ export function KeysScreen({ width, height }: ScreenProps) {
   useKeys((input, key) => {
     if (selection.onKey(input, key)) return;
     if (input === 'n') dispatch({ type: 'create' });
-    if (input === 'x' && selection.selected) {
-      if (selection.selected.revoked_at !== null) report({ tone: 'info', text: `Key ${selection.selected.id} is already revoked.` });
-      else dispatch({ type: 'revoke', key: selection.selected });
+    const selected = selection.selected;
+    if (input === 'e' && selected && api.setKey) {
+      if (selected.revoked_at !== null) report({ tone: 'info', text: `Key ${selected.id} is revoked: nothing to edit.` });
+      else dispatch({ type: 'edit', key: selected });
+    }
+    if (input === 'x' && selected) {
+      if (selected.revoked_at !== null) report({ tone: 'info', text: `Key ${selected.id} is already revoked.` });
+      else dispatch({ type: 'revoke', key: selected });
     }
   }, { active: flow.step === 'idle' });
 
   const create = async (name: string, account: string) => {
     dispatch({ type: 'account', account });
-    const created = await act('Creating key', (api) => api.createKey({ name: name || undefined, account: account || undefined }), (k) => `Created key ${k.id} (${k.name}) for ${k.account}.`);
+    const created = await act('Creating key', (a) => a.createKey({ name: name || undefined, account: account || undefined }), (k) => `Created key ${k.id} (${k.name}) for ${k.account}.`);
+    if (created) selection.select(created.id);
     dispatch(created ? { type: 'created', created } : { type: 'cancel' });
   };
   const revoke = async (target: KeyView) => {
     dispatch({ type: 'confirm' });
-    await act('Revoking key', (api) => api.revokeKey({ id: target.id }), (k) => `Revoked key ${k.id} (${k.name}).`);
+    await act('Revoking key', (a) => a.revokeKey({ id: target.id }), (k) => `Revoked key ${k.id} (${k.name}).`);
     dispatch({ type: 'done' });
   };
+  const save = (target: KeyView, values: Record<string, string>): string | undefined => {
+    const input = keyFormInput(target, values);
+    if (!input.ok) return input.error;
+    if (input.value === null) {
+      report({ tone: 'info', text: `Key ${target.id}: nothing changed.` });
+      dispatch({ type: 'done' });
+      return undefined;
+    }
+    const change: SetKeyInput = input.value;
+    dispatch({ type: 'save' });
+    void act('Saving key', (a) => a.setKey!(change), (k) => `Key ${k.id} (${k.name}): rpm ${k.rpm ?? 'from the account'}; ${describeKeyLimitLong(k)}; scope ${describeKeyScope(k)}.`).then(() => dispatch({ type: 'done' }));
+    return undefined;
+  };
 
+  // Dates and states are never cut; ids, names, accounts and scopes give way (the line below the table has them whole).
   const columns: Column<KeyView>[] = [
-    { header: 'ID', cell: (k) => k.id },
-    { header: 'NAME', cell: (k) => k.name, max: 24, min: 6 },
-    { header: 'ACCOUNT', cell: (k) => k.account, max: 32, min: 8 },
-    { header: 'KEY', cell: (k) => k.preview },
+    { header: 'ID', cell: (k) => k.id, min: 12 },
+    { header: 'NAME', cell: (k) => k.name, max: 20, min: 6 },
+    { header: 'ACCOUNT', cell: (k) => k.account, max: 24, min: 9 },
     { header: 'RPM', cell: (k) => (k.rpm === null ? '-' : String(k.rpm)), align: 'right' },
-    { header: 'STATUS', cell: (k) => keyStatus(k, now()) },
+    { header: 'LIMIT', cell: (k) => describeKeyLimit(k), max: 22, min: 9 },
+    { header: 'SCOPE', cell: (k) => describeKeyScope(k), max: 24, min: 5 },
+    { header: 'EXPIRES', cell: (k) => formatDate(k.expires_at), min: 10 },
+    { header: 'CREATED', cell: (k) => formatDate(k.created_at), min: 10 },
+    { header: 'LAST USED', cell: (k) => formatAge(k.last_used_at, now()), min: 9 },
+    { header: 'STATUS', cell: (k) => keyStatus(k, now()), min: 7 },
   ];
   const dialogWidth = Math.min(width, 100);
-  const dialogRows = flow.step === 'idle' || flow.step === 'creating' || flow.step === 'revoking' ? 0 : flow.step === 'secret' ? 8 : 6;
+  const dialogRows =
+    flow.step === 'idle' ? 2 : flow.step === 'creating' || flow.step === 'revoking' || flow.step === 'saving' ? 0 : flow.step === 'secret' ? 8 : flow.step === 'edit' ? formRows(KEY_FORM) : 6;
   const accounts = [...new Set(rows.map((k) => k.account))].slice(0, 3);
+  const hints: Array<[string, string]> = [['↑/↓', 'move'], ['n', 'new key']];
+  if (api.setKey) hints.push(['e', 'edit RPM, expiry, scope, limit']);
+  hints.push(['x', 'revoke']);
 
   return (
     <Box flexDirection="column">
@@ -58,6 +125,7 @@ export function KeysScreen({ width, height }: ScreenProps) {
         empty={keys.loading ? 'loading…' : 'No API keys yet: press n to create one.'}
         dim={(k) => keyStatus(k, now()) !== 'active'}
       />
+      {selection.selected && flow.step === 'idle' ? <KeyDetails keyView={selection.selected} /> : null}
       {flow.step === 'name' ? (
         <TextPrompt width={dialogWidth} label="New key: name" hint="empty = default" onSubmit={(name) => dispatch({ type: 'name', name })} onCancel={() => dispatch({ type: 'cancel' })} />
       ) : null}
@@ -72,6 +140,16 @@ export function KeysScreen({ width, height }: ScreenProps) {
       {flow.step === 'secret' ? (
         <SecretBox width={dialogWidth} title={`New API key ${flow.created.id} (${flow.created.name}) for ${flow.created.account}`} secret={flow.created.key} onClose={() => dispatch({ type: 'done' })} />
       ) : null}
+      {flow.step === 'edit' ? (
+        <FormBox
+          width={dialogWidth}
+          title={`Edit key ${flow.key.id} (${flow.key.name}) of ${flow.key.account}`}
+          fields={KEY_FORM}
+          initial={keyFormValues(flow.key)}
+          onSubmit={(values) => save(flow.key, values)}
+          onCancel={() => dispatch({ type: 'cancel' })}
+        />
+      ) : null}
       {flow.step === 'confirm-revoke' ? (
         <ConfirmBox width={dialogWidth}
           question={`Revoke key ${flow.key.id} (${flow.key.name})?`}
@@ -80,7 +158,7 @@ export function KeysScreen({ width, height }: ScreenProps) {
           onNo={() => dispatch({ type: 'cancel' })}
         />
       ) : null}
-      {flow.step === 'idle' ? <KeyHints hints={[['↑/↓', 'move'], ['n', 'new key'], ['x', 'revoke']]} /> : null}
+      {flow.step === 'idle' ? <KeyHints hints={hints} /> : null}
     </Box>
   );
 }

@@ -50,7 +50,7 @@ describe('createAdminApi over the real admin router', () => {
     expect(models).toContainEqual(expect.objectContaining({ id: 'mock/echo', type: 'chat', provider: 'mock', formats: expect.arrayContaining(['chat']) }));
     const usage = await api.usage!();
     expect(usage.accounts).toEqual([expect.objectContaining({ email: 'ann@x.test', requests: 0, spent_credits: 0 })]);
-    expect(await api.listMedia!({ pageSize: 5 })).toEqual({ data: [], total: 0 });
+    expect(await api.listMedia!({ page: 1, pageSize: 5 })).toEqual({ data: [], total: 0 });
   });
 
   it('passes procedure errors through with their message', async () => {

@@ -1,0 +1,59 @@
+import { Box, Text } from 'ink';
+import { useState } from 'react';
+import { applyFormKey, initialForm, type FormField } from '../core/form.ts';
+import { textWidth } from '../core/fit-columns.ts';
+import { useKeys } from './use-keys.ts';
+
+export interface FormBoxProps {
+  title: string;
+  fields: readonly FormField[];
+  initial: Record<string, string>;
+  width?: number;
+  /** Called with every field's text on Enter; a returned message is shown and the form stays open. */
+  onSubmit(values: Record<string, string>): string | undefined | void;
+  onCancel(): void;
+}
+
+/** Rows a form of `fields` takes on screen (border, title, fields, hint, footer). */
+export function formRows(fields: readonly FormField[]): number {
+  return fields.length + 6;
+}
+
+/** A dialog with several fields: Tab/↑/↓ move, ←/→ choose, Enter saves the whole form, Esc cancels. */
+export function FormBox({ title, fields, initial, width, onSubmit, onCancel }: FormBoxProps) {
+  const [state, setState] = useState(() => initialForm(fields, initial));
+  useKeys((input, key) => {
+    const step = applyFormKey(fields, state, input, key);
+    if (step.kind === 'cancel') return onCancel();
+    if (step.kind === 'edit') return setState(step.state);
+    const error = onSubmit(step.state.values);
+    setState(typeof error === 'string' ? { ...step.state, error } : step.state);
+  });
+  const labelWidth = Math.max(...fields.map((f) => textWidth(f.label)));
+  const focused = fields[state.focus];
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width}>
+      <Text bold>{title}</Text>
+      {fields.map((field, i) => {
+        const value = state.values[field.name] ?? '';
+        const active = i === state.focus;
+        const shown = field.secret ? '•'.repeat([...value].length) : value;
+        return (
+          <Text key={field.name} wrap="truncate">
+            <Text color={active ? 'cyan' : undefined}>{`${active ? '›' : ' '} ${field.label.padEnd(labelWidth)}  `}</Text>
+            {field.choices ? (
+              <Text inverse={active}>{`‹ ${value} ›`}</Text>
+            ) : (
+              <Text>
+                {shown}
+                {active ? <Text inverse> </Text> : null}
+              </Text>
+            )}
+          </Text>
+        );
+      })}
+      {state.error ? <Text color="red">{state.error}</Text> : <Text dimColor wrap="truncate">{focused.hint ?? ' '}</Text>}
+      <Text dimColor>Tab/↑/↓ next field · Enter to save · Esc to cancel</Text>
+    </Box>
+  );
+}
