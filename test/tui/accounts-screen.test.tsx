@@ -17,7 +17,7 @@ describe('admin TUI: Accounts tab', () => {
     const tui = await renderWithAdmin(api);
     await tui.press('2');
     const frame = await tui.waitFor('Accounts (2)');
-    expect(frame).toMatch(/EMAIL\s+TIER\s+CREDITS\s+QUOTA \(TOKENS\/MONTH\)\s+RPM\s+SPEND CAP\s+LOGIN\s+SUSPENDED/);
+    expect(frame).toMatch(/EMAIL\s+TIER\s+CREDITS\s+TOKEN QUOTA\s+RPM\s+SPEND CAP\s+LOGIN\s+SUSPENDED/);
     expect(frame).toMatch(/ann@x\.test\s+pro\s+1,500\s+2,000,000\s+tier\s+1,234\.5\/5,000\s+yes\s+no/);
     expect(frame).toMatch(/bob@x\.test\s+free\s+20\s+unlimited\s+tier\s+-\s+no\s+no/);
   });

@@ -26,16 +26,19 @@ import {
 } from '../core/index.ts';
 import type { ScreenProps } from './types.ts';
 
-const COLUMNS: Column<AccountView>[] = [
-  { header: 'EMAIL', cell: (a) => a.email, max: 40, min: 10 },
-  { header: 'TIER', cell: (a) => a.tier },
-  { header: 'CREDITS', cell: (a) => formatCredits(a.credits), align: 'right' },
-  { header: 'QUOTA (TOKENS/MONTH)', cell: (a) => formatQuota(a.monthly_token_quota), align: 'right', min: 9 },
-  { header: 'RPM', cell: (a) => (a.rpm === null ? 'tier' : String(a.rpm)), align: 'right' },
-  { header: 'SPEND CAP', cell: (a) => describeSpendCap(a), align: 'right', min: 5 },
-  { header: 'LOGIN', cell: (a) => (a.has_password ? 'yes' : 'no') },
-  { header: 'SUSPENDED', cell: (a) => (a.suspended ? 'yes' : 'no') },
-];
+/** The columns for a terminal `width` wide: whether it can log in only when there is room. */
+function columnsFor(width: number): Column<AccountView>[] {
+  return [
+    { header: 'EMAIL', cell: (a) => a.email, max: 40, min: 10 },
+    { header: 'TIER', cell: (a) => a.tier, min: 10 },
+    { header: 'CREDITS', cell: (a) => formatCredits(a.credits), align: 'right' },
+    { header: 'TOKEN QUOTA', cell: (a) => formatQuota(a.monthly_token_quota), align: 'right', min: 9 },
+    { header: 'RPM', cell: (a) => (a.rpm === null ? 'tier' : String(a.rpm)), align: 'right' },
+    { header: 'SPEND CAP', cell: (a) => describeSpendCap(a), align: 'right', min: 9 },
+    ...(width >= 90 ? [{ header: 'LOGIN', cell: (a: AccountView) => (a.has_password ? 'yes' : 'no') }] : []),
+    { header: 'SUSPENDED', cell: (a) => (a.suspended ? 'yes' : 'no') },
+  ];
+}
 
 /**
  * Accounts: `a` adds one (tier, credits, password, quota, spend cap), `e` edits tier, quota,
@@ -111,7 +114,7 @@ export function AccountsScreen({ width, height }: ScreenProps) {
 
   const hints: Array<[string, string]> = [['↑/↓', 'move']];
   if (api.createAccount) hints.push(['a', 'new account']);
-  if (api.setAccount) hints.push(['e', 'edit tier, quota, cap, password']);
+  if (api.setAccount) hints.push(['e', 'edit']);
   if (api.addCredits) hints.push(['c', 'add credits']);
   if (api.setSuspended) hints.push(['s', 'suspend / unsuspend']);
   const dialogWidth = Math.min(width, 100);
@@ -121,7 +124,7 @@ export function AccountsScreen({ width, height }: ScreenProps) {
     <Box flexDirection="column">
       <Text bold>{accounts.loading ? 'Accounts …' : `Accounts (${rows.length})`}</Text>
       <Table
-        columns={COLUMNS}
+        columns={columnsFor(width)}
         rows={rows}
         selected={selection.index}
         width={width}

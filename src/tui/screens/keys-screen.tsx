@@ -27,15 +27,14 @@ import type { ScreenProps } from './types.ts';
 
 /** The selected key in full: id, preview, owner, dates, limit and scopes. */
 function KeyDetails({ keyView: k }: { keyView: KeyView }) {
-  const used = k.last_used_at === null ? 'never used' : `last used ${formatTime(k.last_used_at)}`;
-  const limit = describeKeyLimitLong(k);
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
         <Text bold>{k.id}</Text>
-        <Text dimColor>{`  ${k.preview} · ${k.account} · created ${formatDate(k.created_at)} · ${used}`}</Text>
+        <Text dimColor>{`  ${k.preview} · ${k.account}`}</Text>
       </Text>
-      <Text dimColor wrap="truncate">{`expires ${k.expires_at === null ? 'never' : formatDate(k.expires_at)} · ${limit} · models ${k.models?.join(', ') ?? 'all'} · endpoints ${k.endpoints?.join(', ') ?? 'all'}`}</Text>
+      <Text dimColor wrap="truncate">{`created ${formatDate(k.created_at)} · ${k.last_used_at === null ? 'never used' : `last used ${formatTime(k.last_used_at)}`} · expires ${k.expires_at === null ? 'never' : formatDate(k.expires_at)}`}</Text>
+      <Text dimColor wrap="truncate">{`${describeKeyLimitLong(k)} · models ${k.models?.join(', ') ?? 'all'} · endpoints ${k.endpoints?.join(', ') ?? 'all'}`}</Text>
     </Box>
   );
 }
@@ -92,22 +91,28 @@ export function KeysScreen({ width, height }: ScreenProps) {
     return undefined;
   };
 
-  // Dates and states are never cut; ids, names, accounts and scopes give way (the line below the table has them whole).
+  // Dates and states are never cut; ids, names, accounts and scopes give way (the lines below the
+  // table show the selected key whole). Under 100 columns the expiry and creation dates live there only.
+  const wide = width >= 100;
   const columns: Column<KeyView>[] = [
-    { header: 'ID', cell: (k) => k.id, min: 12 },
+    { header: 'ID', cell: (k) => k.id, min: wide ? 12 : 9 },
     { header: 'NAME', cell: (k) => k.name, max: 20, min: 6 },
     { header: 'ACCOUNT', cell: (k) => k.account, max: 24, min: 9 },
     { header: 'RPM', cell: (k) => (k.rpm === null ? '-' : String(k.rpm)), align: 'right' },
     { header: 'LIMIT', cell: (k) => describeKeyLimit(k), max: 22, min: 9 },
     { header: 'SCOPE', cell: (k) => describeKeyScope(k), max: 24, min: 5 },
-    { header: 'EXPIRES', cell: (k) => formatDate(k.expires_at), min: 10 },
-    { header: 'CREATED', cell: (k) => formatDate(k.created_at), min: 10 },
+    ...(wide
+      ? [
+          { header: 'EXPIRES', cell: (k: KeyView) => formatDate(k.expires_at), min: 10 },
+          { header: 'CREATED', cell: (k: KeyView) => formatDate(k.created_at), min: 10 },
+        ]
+      : []),
     { header: 'LAST USED', cell: (k) => formatAge(k.last_used_at, now()), min: 9 },
     { header: 'STATUS', cell: (k) => keyStatus(k, now()), min: 7 },
   ];
   const dialogWidth = Math.min(width, 100);
   const dialogRows =
-    flow.step === 'idle' ? 2 : flow.step === 'creating' || flow.step === 'revoking' || flow.step === 'saving' ? 0 : flow.step === 'secret' ? 8 : flow.step === 'edit' ? formRows(KEY_FORM) : 6;
+    flow.step === 'idle' ? 3 : flow.step === 'creating' || flow.step === 'revoking' || flow.step === 'saving' ? 0 : flow.step === 'secret' ? 8 : flow.step === 'edit' ? formRows(KEY_FORM) : 6;
   const accounts = [...new Set(rows.map((k) => k.account))].slice(0, 3);
   const hints: Array<[string, string]> = [['↑/↓', 'move'], ['n', 'new key']];
   if (api.setKey) hints.push(['e', 'edit RPM, expiry, scope, limit']);

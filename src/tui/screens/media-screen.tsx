@@ -25,10 +25,10 @@ const STATUS_COLORS: Record<string, string> = { completed: 'green', failed: 'red
 const COLUMNS: Column<AdminMediaView>[] = [
   { header: 'ID', cell: (m) => m.id, max: 28, min: 10 },
   { header: 'TYPE', cell: (m) => m.media_type },
-  { header: 'STATUS', cell: (m) => m.status },
+  { header: 'STATUS', cell: (m) => m.status, min: 10 },
   { header: 'MODEL', cell: (m) => m.model, max: 28, min: 8 },
   { header: 'ACCOUNT', cell: (m) => m.account, max: 28, min: 8 },
-  { header: 'CREATED', cell: (m) => formatTime(m.created_at) },
+  { header: 'CREATED', cell: (m) => formatTime(m.created_at), min: 16 },
   { header: 'PROMPT', cell: (m) => (m.prompt ?? '-').replace(/\s+/g, ' '), max: 60, min: 6 },
 ];
 
