@@ -45,7 +45,11 @@ export interface AdmissionRequest {
 /** A granted admission: headers to send and a settle step once the usage is known. */
 export interface Admission {
   headers: Record<string, string>;
-  /** Charges the final usage (or releases the reservation when nothing was used). */
+  /**
+   * Charges the final usage (or releases the reservation when nothing was used). The usage
+   * ledger line is written before this returns (not when the promise resolves), so a route
+   * may send the answer's last bytes right after calling it.
+   */
   settle(settlement: Settlement | null): Promise<void>;
 }
 

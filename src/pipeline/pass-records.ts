@@ -19,12 +19,31 @@ function isUsageOnlyChunk(record: SseRecord): boolean {
   return data.charCodeAt(0) === 123 /* { */ && data.includes('"usage":{') && data.includes('"choices":[]');
 }
 
+/** Responses events that carry the whole response object, and so its id. */
+const RESPONSE_OBJECT_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete', 'response.failed']);
+
+/** A Responses lifecycle record with the gateway's response id instead of the upstream's; undefined when it has none. */
+function withResponseId(record: SseRecord, responseId: string): SseRecord | undefined {
+  if (record.event === undefined || !RESPONSE_OBJECT_EVENTS.has(record.event)) return undefined;
+  let payload: { response?: { id?: unknown } };
+  try {
+    payload = JSON.parse(record.data) as { response?: { id?: unknown } };
+  } catch {
+    return undefined;
+  }
+  const response = payload?.response;
+  if (!response || typeof response !== 'object' || typeof response.id !== 'string' || response.id === responseId) return undefined;
+  response.id = responseId;
+  return { event: record.event, data: JSON.stringify(payload) };
+}
+
 /**
  * The records a passthrough sends on, or undefined when they go as they came (the bytes pass
  * through untouched): a usage chunk the client did not ask for is dropped, an error record
- * quoting a configured upstream key is redacted.
+ * quoting a configured upstream key is redacted, and with `responseId` (a Responses answer
+ * the gateway stores) the response object carries the gateway's id, not the upstream's.
  */
-export function rewritePassedRecords(records: SseRecord[], stripUsageChunk: boolean): SseRecord[] | undefined {
+export function rewritePassedRecords(records: SseRecord[], stripUsageChunk: boolean, responseId?: string): SseRecord[] | undefined {
   let out: SseRecord[] | undefined;
   const redact = hasSecrets();
   for (let i = 0; i < records.length; i += 1) {
@@ -33,7 +52,7 @@ export function rewritePassedRecords(records: SseRecord[], stripUsageChunk: bool
       out ??= records.slice(0, i);
       continue;
     }
-    const clean = redact ? redactedRecord(record) : undefined;
+    const clean = (redact ? redactedRecord(record) : undefined) ?? (responseId === undefined ? undefined : withResponseId(record, responseId));
     if (clean) out ??= records.slice(0, i);
     out?.push(clean ?? record);
   }

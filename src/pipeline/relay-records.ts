@@ -33,7 +33,14 @@ export interface RelayOptions {
   stripUsageChunk: boolean;
   /** Reliability events to put into the stream (spec §6.4), when the client wants them. */
   events?: RoutingEvent[];
+  /**
+   * Told once what the stream used: as soon as the upstream's last record went by (before
+   * the client's last bytes are written, so billing is recorded first), or when the stream
+   * ends early (failure, client gone).
+   */
   onEnd: (end: StreamEnd) => void;
+  /** The id the client sees for the response (a stored Responses answer): replaces the upstream's. */
+  responseId?: string;
   /**
    * The part tap: sees the response as IR parts while it streams, e.g. to store a Responses
    * result. A passthrough decodes its records for it (only when it is set).
@@ -81,6 +88,8 @@ export class RecordRelay {
   private outputChars = 0;
   private responseId: string | undefined;
   private finished = false;
+  /** onEnd was called (at the upstream's last record, or at the end). */
+  private reported = false;
   private aborted = false;
   private failure: GatewayError | undefined;
 
@@ -201,6 +210,14 @@ export class RecordRelay {
     if (!this.finished && options.client.aborted) this.aborted = true;
     options.upstream.done();
     if (!this.finished) options.upstream.response.abort?.();
+    this.report();
+  }
+
+  /** Calls onEnd once, with what the stream used. */
+  private report(): void {
+    if (this.reported) return;
+    this.reported = true;
+    const { options } = this;
     const tapped = this.tap?.info;
     const finalUsage = tapped?.usage ?? this.usage;
     options.onEnd({
@@ -216,10 +233,17 @@ export class RecordRelay {
   }
 
   private process(bytes: Buffer, records: SseRecord[]): RelayOutput | undefined {
-    if (this.tap) return this.pass(bytes, records, false);
-    const out: SseRecord[] = [];
-    this.convert(records, out);
-    return out.length > 0 ? this.frame(out) : undefined;
+    let out: RelayOutput | undefined;
+    if (this.tap) out = this.pass(bytes, records, false);
+    else {
+      const converted: SseRecord[] = [];
+      this.convert(records, converted);
+      out = converted.length > 0 ? this.frame(converted) : undefined;
+    }
+    // The upstream's last record went by: the usage is final, so it is reported before the
+    // client's last bytes go out (whatever the upstream does with its body afterwards).
+    if (this.watch.complete) this.report();
+    return out;
   }
 
   /** Frames records for the client, with the routing events once their place has come. */
@@ -247,7 +271,7 @@ export class RecordRelay {
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
       if (decoder) this.tapParts(decoder.push(record));
     }
-    const rewritten = rewritePassedRecords(records, this.options.stripUsageChunk);
+    const rewritten = rewritePassedRecords(records, this.options.stripUsageChunk, this.options.responseId);
     if (rewritten || reframe || this.pendingEvents) return this.frame(rewritten ?? records);
     return bytes;
   }
@@ -272,11 +296,12 @@ export class RecordRelay {
     const encoder = this.encoder!;
     const onPart = this.options.onPart;
     for (let i = 0; i < parts.length; i += 1) {
-      const part = parts[i];
+      let part = parts[i];
       if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'refusal-delta') this.outputChars += part.text.length;
       else if (part.type === 'tool-call-delta') this.outputChars += part.argumentsDelta.length;
       else if (part.type === 'usage') this.usage = part.usage;
       else if (part.type === 'start') {
+        if (this.options.responseId !== undefined) part = { ...part, id: this.options.responseId };
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;

@@ -143,10 +143,17 @@ function jsonOutcome(
   let json: string;
   let settlement: Settlement;
   const capture = exchange.capture;
+  const responseId = exchange.responseId;
   if (answer.prepared.passthrough) {
-    if (capture) captureResponse(capture, () => upstreamCodec.decodeResponse(answer.parsed));
-    const info = upstreamCodec.readPassthroughResponse(answer.parsed);
-    json = answer.text;
+    const parsed = answer.parsed as Record<string, unknown>;
+    if (capture) captureResponse(capture, () => upstreamCodec.decodeResponse(parsed));
+    const info = upstreamCodec.readPassthroughResponse(parsed);
+    // The gateway's own id goes to the client instead of the upstream's (a stored Responses answer).
+    if (responseId !== undefined && parsed && typeof parsed === 'object' && typeof parsed.id === 'string') {
+      parsed.id = responseId;
+      json = JSON.stringify(parsed);
+      info.id = responseId;
+    } else json = answer.text;
     settlement = {
       model,
       usage: info.usage ?? { inputTokens: estimateInputTokens(request), outputTokens: 0 },
@@ -155,13 +162,15 @@ function jsonOutcome(
       responseId: info.id,
     };
   } else {
-    const response = upstreamCodec.decodeResponse(answer.parsed);
+    let response = upstreamCodec.decodeResponse(answer.parsed);
+    if (responseId !== undefined) response = { ...response, id: responseId };
     if (capture) captureResponse(capture, () => response);
     json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request));
     settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id };
   }
   settlement.routing = routing;
   if (fallback) settlement.fallback = fallback;
+  exchange.onSettled?.(settlement);
   return {
     status: 200,
     headers: withHeader(routingHeaders, 'content-type', 'application/json'),
@@ -203,11 +212,13 @@ function streamOutcome(
     stripUsageChunk: answer.prepared.stripUsageChunk,
     events,
     onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
+    responseId: exchange.responseId,
     onEnd(end) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
       if (end.failure?.retryable) router.breaker.recordFailure(model.id);
       const settlement: Settlement = { model, usage: end.usage, estimated: end.estimated, aborted: end.aborted, responseId: end.responseId, routing };
       if (fallback) settlement.fallback = fallback;
+      exchange.onSettled?.(settlement);
       resolve(settlement);
     },
   };

@@ -21,6 +21,16 @@ export interface ChatExchange {
   gatewayEvents?: string;
   /** Wants the answer as IR (e.g. to store a Responses result), read from what the relay already decoded. */
   capture?: ResponseCapture;
+  /**
+   * The id the client sees for the response, minted by the gateway (a stored Responses answer
+   * is kept under it): replaces the upstream's id, in a passthrough too.
+   */
+  responseId?: string;
+  /**
+   * Told what the exchange used, synchronously, before the answer's last bytes are written
+   * (the usage ledger line is recorded first); `ChatOutcome.settled` resolves with the same.
+   */
+  onSettled?: (settlement: Settlement) => void;
 }
 
 /** The part tap of an exchange: what was answered, as IR, without reading the client's bytes again. */

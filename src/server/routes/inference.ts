@@ -4,7 +4,7 @@ import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/ru
 import type { RequestIds } from '../../errors/index.ts';
 import type { AbortWatch } from '../../util/abort.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
-import type { ChatExchange, ResponseCapture } from '../../pipeline/types.ts';
+import type { ChatExchange, ResponseCapture, Settlement } from '../../pipeline/types.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
@@ -12,7 +12,7 @@ import { readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { ServerDeps } from '../types.ts';
-import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
+import { captureResponses, rehydrateResponsesRequest, savedFirst } from './responses.ts';
 
 /** Client headers passed to the upstream (never credentials). */
 const FORWARDED = ['anthropic-beta', 'openai-beta'];
@@ -32,6 +32,8 @@ class InboundExchange implements ChatExchange {
   readonly gatewayEvents: string | undefined;
   readonly ids: RequestIds;
   capture: ResponseCapture | undefined;
+  responseId: string | undefined;
+  onSettled: ((settlement: Settlement) => void) | undefined;
 
   constructor(
     event: H3Event,
@@ -63,6 +65,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     if (format === 'responses') {
       request = await rehydrateResponsesRequest(deps, exchange, request, auth);
       exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
+      exchange.responseId = capture?.id;
     }
     const admission = await deps.guards.admit({
       auth,
@@ -75,6 +78,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       requestId: exchange.ids.requestId,
     });
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
+    // Settled as soon as the usage is final, before the answer's last bytes go out.
+    exchange.onSettled = (settlement) => void admission.settle(settlement).catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
     let outcome;
     try {
       outcome = await runChat(pipeline, exchange, request);
@@ -82,8 +87,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       await admission.settle(null);
       throw error;
     }
-    void outcome.settled.then((s) => admission.settle(s)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
-    if (outcome.stream) return sendStream(event, outcome.status, outcome.headers, outcome.stream);
+    if (outcome.stream) return sendStream(event, outcome.status, outcome.headers, savedFirst(outcome.stream, capture));
     // A stored Response is written before the answer that names its id goes out.
     if (capture?.saving) await capture.saving;
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');

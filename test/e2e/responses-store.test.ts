@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { REPO_ROOT, runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+/** A Responses upstream that gives every answer the same id, as a provider with deterministic ids would. */
+const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/matrix/responses');
+const UPSTREAM_ID = 'resp_68b0mx01text';
+
+function outputText(response: { output: Array<Record<string, unknown>> }): string {
+  return response.output
+    .flatMap((item) => (item.type === 'message' ? (item.content as Array<{ text?: string }>) : []))
+    .map((part) => part.text ?? '')
+    .join('');
+}
+
+async function status(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+    return 200;
+  } catch (error) {
+    return (error as { status?: number }).status;
+  }
+}
+
+describe('stored Responses: ids minted by the gateway, read by owner', () => {
+  let fake: FakeUpstream;
+  let gw: SpawnedGateway;
+  let alice: OpenAI;
+  let bob: OpenAI;
+
+  beforeAll(async () => {
+    const json = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'text.json'), 'utf8')) as { id: string };
+    const sse = fs.readFileSync(path.join(FIXTURES, 'text.sse.txt'), 'utf8');
+    expect(json.id).toBe(UPSTREAM_ID);
+    fake = await startFakeUpstream((request) => (request.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, sse: [sse] } : { json }));
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, {
+      providers: {
+        mock: { plugin: 'mock' },
+        r: { plugin: 'openai', baseURL: `${fake.url}/v1`, apiKey: 'up-key', formats: ['responses'], models: ['gpt-resp'] },
+      },
+    });
+    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    const keys: string[] = [];
+    for (const email of ['alice@example.test', 'bob@example.test']) {
+      expect((await cli(['accounts', 'create', '--email', email, '--credits', '1000', '--tier', 'enterprise'])).exitCode).toBe(0);
+      const created = await cli(['keys', 'create', '--account', email, '--json']);
+      keys.push((JSON.parse(String(created.stdout)) as { key: string }).key);
+    }
+    gw = await spawnGateway({ configFile, dataDir });
+    alice = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[0], maxRetries: 0, timeout: 10_000 });
+    bob = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[1], maxRetries: 0, timeout: 10_000 });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await fake?.close();
+  });
+
+  describe.each([
+    { label: 'mock (converted from Chat)', model: 'mock/echo' },
+    { label: 'a Responses upstream (passthrough)', model: 'r/gpt-resp' },
+  ])('$label', ({ model }) => {
+    describe.each([{ stream: false }, { stream: true }])('stream: $stream', ({ stream }) => {
+      const create = async (client: OpenAI, input: string, previous?: string) => {
+        const params = { model, input, ...(previous ? { previous_response_id: previous } : {}) };
+        return stream ? client.responses.stream(params).finalResponse() : client.responses.create(params);
+      };
+
+      it('two accounts sending the same prompt keep their own stored responses; neither reads the other', async () => {
+        const a = await create(alice, 'Hi');
+        const b = await create(bob, 'Hi');
+        expect(a.id).toMatch(/^resp_[0-9a-f]{48}$/);
+        expect(b.id).toMatch(/^resp_[0-9a-f]{48}$/);
+        expect(a.id).not.toBe(b.id);
+        expect(a.id).not.toBe(UPSTREAM_ID);
+
+        // Each owner reads its own, by GET and through previous_response_id.
+        const storedA = await alice.responses.retrieve(a.id);
+        expect(storedA.id).toBe(a.id);
+        expect(outputText(storedA)).toBe(outputText(a));
+        expect((await bob.responses.retrieve(b.id)).id).toBe(b.id);
+        const followUp = await create(alice, 'And again?', a.id);
+        expect(followUp.id).not.toBe(a.id);
+        expect((await bob.responses.retrieve(followUp.id).catch((e: unknown) => e)) as { status?: number }).toMatchObject({ status: 404 });
+
+        // The other account's ids are unknown ids: 404 for GET, previous_response_id and DELETE.
+        expect(await status(bob.responses.retrieve(a.id))).toBe(404);
+        expect(await status(alice.responses.retrieve(b.id))).toBe(404);
+        expect(await status(create(bob, 'Hi', a.id))).toBe(404);
+        expect(await status(bob.responses.delete(a.id))).toBe(404);
+        expect((await alice.responses.retrieve(a.id)).id).toBe(a.id);
+      });
+
+      it('the same account sending the same prompt twice gets two responses', async () => {
+        const first = await create(alice, 'Hi');
+        const second = await create(alice, 'Hi');
+        expect(first.id).not.toBe(second.id);
+        expect((await alice.responses.retrieve(first.id)).id).toBe(first.id);
+        expect((await alice.responses.retrieve(second.id)).id).toBe(second.id);
+        await alice.responses.delete(first.id);
+        expect(await status(alice.responses.retrieve(first.id))).toBe(404);
+        expect((await alice.responses.retrieve(second.id)).id).toBe(second.id);
+      });
+    });
+  });
+
+  it('with store: false nothing is kept', async () => {
+    const response = await alice.responses.create({ model: 'mock/echo', input: 'Hi', store: false });
+    expect(await status(alice.responses.retrieve(response.id))).toBe(404);
+  });
+});
