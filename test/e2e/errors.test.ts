@@ -75,6 +75,16 @@ describe('error envelope', () => {
     await expectError(await post('/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }), 400, 'bad_request');
   });
 
+  it('422 validation_error naming a required field of the wrong type, on every inference route', async () => {
+    const chat = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: 'text' }), 422, 'validation_error');
+    expect(chat.error.details?.fields).toEqual({ messages: 'must be an array' });
+    expect(chat.error.param).toBe('messages');
+    const messages = await expectError(await post('/v1/messages', { model: 'mock/echo', max_tokens: 5, messages: 'text' }), 422, 'validation_error');
+    expect(messages.error.details?.fields).toEqual({ messages: 'must be an array' });
+    const responses = await expectError(await post('/v1/responses', { model: 42, input: 'hi' }), 422, 'validation_error');
+    expect(responses.error.details?.fields).toEqual({ model: 'must be a non-empty string' });
+  });
+
   it('422 validation_error with field details for an invalid parameter', async () => {
     const body = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: [{ role: 'wizard', content: 'x' }] }), 422, 'validation_error');
     expect(Object.keys(body.error.details?.fields ?? {})[0]).toMatch(/^messages\[0\]/);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GatewayError } from '../../errors/index.ts';
+import { MODEL_FIELD, requireFields } from '../shared/index.ts';
 import type { ChatRequest, TextPart } from '../../ir/types.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
 import { decodeReasoning, decodeText } from './decode-settings.ts';
@@ -31,10 +31,6 @@ export interface DecodeRequestOptions {
   resolveItemReference?: DecodeInputOptions['resolveItemReference'];
 }
 
-function badRequest(message: string): GatewayError {
-  return new GatewayError('bad_request', message);
-}
-
 function copyExtra(body: Record<string, unknown>): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) if (!KNOWN_FIELDS.has(key)) extra[key] = value;
@@ -43,10 +39,10 @@ function copyExtra(body: Record<string, unknown>): Record<string, unknown> {
 
 /** A Responses request body → IR; 400 for a wrong shape, 422 (with field paths) for invalid values. */
 export function decodeResponsesRequest(body: unknown, options: DecodeRequestOptions = {}): ChatRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-  const raw = body as Record<string, unknown>;
-  if (typeof raw.model !== 'string' || raw.model.length === 0) throw badRequest("'model' is required and must be a string.");
-  if (typeof raw.input !== 'string' && !Array.isArray(raw.input)) throw badRequest("'input' is required and must be a string or an array of items.");
+  const raw = requireFields(body, {
+    model: MODEL_FIELD,
+    input: { check: (value) => typeof value === 'string' || Array.isArray(value), message: 'must be a string or an array of items' },
+  }) as Record<string, unknown> & { model: string; input: string | unknown[] };
   const scalars = parseOrThrow(scalarsSchema, raw, []);
   const extra = copyExtra(raw);
 

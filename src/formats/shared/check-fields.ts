@@ -127,17 +127,42 @@ export class FieldChecker {
   }
 }
 
-/** 400 bad_request for a body whose overall shape is wrong (not an object, missing model/messages). */
+/** 400 bad_request for a body whose overall shape is wrong (not an object, a required field missing). */
 export function badRequest(message: string): GatewayError {
   return new GatewayError('bad_request', message);
 }
 
-/** Reads the body as an object with a string `model` and an array at `listKey`, or throws 400. */
-export function requireBodyShape(body: unknown, listKey: string): Record<string, unknown> & { model: string } {
+function isMissing(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+/**
+ * Checks the required fields of a chat-like body (spec §7): not an object, or a required field
+ * missing, is 400 `bad_request`; a required field of the wrong type (`"messages": "text"`) or an
+ * empty `model` is 422 `validation_error` naming it in `details.fields`.
+ */
+export function requireFields(body: unknown, required: Record<string, { check: (value: unknown) => boolean; message: string }>): Record<string, unknown> {
   if (!isRecord(body)) throw badRequest('Request body must be a JSON object.');
-  if (typeof body.model !== 'string' || body.model.length === 0) throw badRequest("Missing required field 'model'.");
-  if (!Array.isArray(body[listKey])) throw badRequest(`Missing required field '${listKey}' (an array).`);
-  return body as Record<string, unknown> & { model: string };
+  const missing = Object.keys(required).filter((key) => isMissing(body[key]));
+  if (missing.length > 0) {
+    throw new GatewayError('bad_request', `Missing required field${missing.length > 1 ? 's' : ''} ${missing.map((k) => `'${k}'`).join(', ')}.`, { details: { missing } });
+  }
+  const fields: Record<string, string> = {};
+  for (const [key, rule] of Object.entries(required)) if (!rule.check(body[key])) fields[key] = rule.message;
+  if (Object.keys(fields).length > 0) throw validationError(fields);
+  return body;
+}
+
+/** A non-empty `model` string. */
+export const MODEL_FIELD = {
+  check: (value: unknown) => typeof value === 'string' && value.length > 0,
+  message: 'must be a non-empty string',
+};
+
+/** Reads the body as an object with a string `model` and an array at `listKey` (see requireFields). */
+export function requireBodyShape(body: unknown, listKey: string): Record<string, unknown> & { model: string } {
+  const checked = requireFields(body, { model: MODEL_FIELD, [listKey]: { check: Array.isArray, message: 'must be an array' } });
+  return checked as Record<string, unknown> & { model: string };
 }
 
 /** Copies the fields of `body` that a decoder did not map into the IR. */

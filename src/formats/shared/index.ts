@@ -16,7 +16,7 @@ export {
   adaptForOpenAIReasoningModel,
   adaptForAnthropicThinking,
 } from './adapt-for-reasoning-model.ts';
-export { FieldChecker, badRequest, requireBodyShape, collectExtra } from './check-fields.ts';
+export { FieldChecker, badRequest, requireBodyShape, requireFields, MODEL_FIELD, collectExtra } from './check-fields.ts';
 export { streamErrorFromUpstream } from './map-upstream-error.ts';
 export { readErrorBody } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';

@@ -204,7 +204,13 @@ describe('chat decodeRequest', () => {
 
     it('missing messages with 400', () => {
       expect(reject({ model: 'm' })).toMatchObject({ code: 'bad_request', status: 400 });
-      expect(reject({ model: 'm', messages: 'hi' })).toMatchObject({ code: 'bad_request' });
+      expect(reject({ model: 'm', messages: null })).toMatchObject({ code: 'bad_request', status: 400 });
+    });
+
+    it('a required field of the wrong type with 422 naming it (spec §7)', () => {
+      expect(reject({ model: 'm', messages: 'hi' })).toMatchObject({ code: 'validation_error', status: 422, details: { fields: { messages: 'must be an array' } } });
+      expect(reject({ model: 5, messages: [] })).toMatchObject({ code: 'validation_error', details: { fields: { model: 'must be a non-empty string' } } });
+      expect(reject({ model: '', messages: {} }).details?.fields).toEqual({ model: 'must be a non-empty string', messages: 'must be an array' });
     });
 
     it('an unknown role with 422 naming the field', () => {

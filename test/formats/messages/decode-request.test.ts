@@ -126,6 +126,10 @@ describe('messages decodeRequest', () => {
       expect(reject([1, 2])).toMatchObject({ code: 'bad_request' });
     });
 
+    it('a required field of the wrong type with 422 naming it (spec §7)', () => {
+      expect(reject({ model: 'm', max_tokens: 5, messages: 'text' })).toMatchObject({ code: 'validation_error', status: 422, details: { fields: { messages: 'must be an array' } } });
+    });
+
     it('a system role inside messages with 422', () => {
       const error = reject({ model: 'm', messages: [{ role: 'system', content: 'x' }] });
       expect(error.status).toBe(422);

@@ -119,11 +119,25 @@ describe('responses decodeRequest', () => {
     ]);
   });
 
-  it('rejects a wrong shape with 400 bad_request', () => {
-    for (const body of [null, [], 'text', { input: 'x' }, { model: 5, input: 'x' }, { model: 'm' }, { model: 'm', input: 5 }, { model: 'm', input: { role: 'user' } }]) {
+  it('rejects a body that is not an object, or a missing model or input, with 400 bad_request', () => {
+    for (const body of [null, [], 'text', { input: 'x' }, { model: 'm' }, { model: null, input: 'x' }]) {
       const error = fails(body);
       expect(error.code).toBe('bad_request');
       expect(error.status).toBe(400);
+    }
+  });
+
+  it('rejects a required field of the wrong type with 422 naming it (spec §7)', () => {
+    const cases: Array<[unknown, string]> = [
+      [{ model: 5, input: 'x' }, 'model'],
+      [{ model: 'm', input: 5 }, 'input'],
+      [{ model: 'm', input: { role: 'user' } }, 'input'],
+    ];
+    for (const [body, field] of cases) {
+      const error = fails(body);
+      expect(error.code).toBe('validation_error');
+      expect(error.status).toBe(422);
+      expect(Object.keys(error.details?.fields as object)).toEqual([field]);
     }
   });
 
