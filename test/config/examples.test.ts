@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, type GatewayConfig } from '../../src/config/index.ts';
+import { ProviderRegistry } from '../../src/providers/index.ts';
+import { createLogger } from '../../src/util/logger.ts';
+import { REPO_ROOT } from '../helpers/spawn-gateway.ts';
+
+const DIR = path.join(REPO_ROOT, 'config');
+const FILES = fs.readdirSync(DIR).filter((name) => name.endsWith('.config.ts'));
+
+/** Loads an example as `gateway serve --config config/<name>` would (no keys in the environment). */
+async function load(name: string): Promise<GatewayConfig> {
+  const { config, filepath } = await loadConfig({ explicitPath: path.join(DIR, name), cwd: REPO_ROOT });
+  expect(filepath).toBe(path.join(DIR, name));
+  return config;
+}
+
+describe('config/ examples', () => {
+  it('has the four kinds the README promises, each listed there', () => {
+    expect(FILES.sort()).toEqual(['openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
+    const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
+    for (const name of FILES) expect(readme).toContain(`\`${name}\``);
+  });
+
+  it.each(FILES)('%s loads, validates and sets up every provider it names', async (name) => {
+    const config = await load(name);
+    expect(Object.keys(config.providers).length).toBeGreaterThan(0);
+    const registry = await ProviderRegistry.create(config, { configDir: DIR, log: createLogger('silent') });
+    try {
+      expect([...registry.providers.keys()].sort()).toEqual(Object.keys(config.providers).sort());
+      expect(registry.models.length).toBeGreaterThan(0);
+      // Every fallback a chain names resolves to a served model.
+      for (const [requested, rule] of Object.entries(config.routing.models)) {
+        expect(() => registry.resolve(requested), requested).not.toThrow();
+        for (const fallback of rule.fallbacks ?? []) expect(() => registry.resolve(fallback), fallback).not.toThrow();
+      }
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('OpenAI + Anthropic: both providers, Claude falls back to GPT', async () => {
+    const config = await load('openai-anthropic.config.ts');
+    expect(config.providers.openai).toMatchObject({ plugin: 'openai', baseURL: 'https://api.openai.com/v1' });
+    expect(config.providers.anthropic).toMatchObject({ plugin: 'anthropic' });
+    expect(config.routing.models['claude-sonnet-4-5'].fallbacks).toEqual(['openai/gpt-4.1']);
+  });
+
+  it('the aggregator accepts any pinned model and sends its attribution headers', async () => {
+    const config = await load('openrouter.config.ts');
+    const registry = await ProviderRegistry.create(config, { configDir: DIR, log: createLogger('silent') });
+    try {
+      expect(registry.resolve('openrouter/mistralai/mistral-large')).toMatchObject({ pinned: true, candidates: [{ upstreamId: 'mistralai/mistral-large' }] });
+      expect(config.providers.openrouter.headers).toHaveProperty('X-Title');
+      expect(config.routing.strategy).toBe('price');
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('Redis limits and several instances keep their limits in Redis', async () => {
+    const limits = await load('redis-limits.config.ts');
+    expect(limits.limits.store).toMatchObject({ redis: expect.stringMatching(/^redis:\/\//), onError: 'open' });
+    expect(limits.limits.endpoints['POST /v1/images/*']).toEqual({ rpm: 10, per: 'caller' });
+    const instances = await load('several-instances.config.ts');
+    expect(instances.limits.store).toMatchObject({ redis: expect.stringMatching(/^redis:\/\//), onError: 'closed' });
+    expect(instances.server).toMatchObject({ host: '0.0.0.0', trustProxy: true });
+  });
+
+  it('several instances: each process gets its own port and data dir from the environment', async () => {
+    const saved = { GATEWAY_INSTANCE: process.env.GATEWAY_INSTANCE, PORT: process.env.PORT };
+    try {
+      process.env.GATEWAY_INSTANCE = 'b';
+      process.env.PORT = '8788';
+      const config = await load('several-instances.config.ts');
+      expect(config.dataDir).toBe('.gateway-b');
+      expect(config.server.port).toBe(8788);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+});
