@@ -9,7 +9,7 @@ import { REPO_ROOT, runCli, spawnGateway, tempDir, writeConfig, type SpawnedGate
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/matrix/responses');
 const UPSTREAM_ID = 'resp_68b0mx01text';
 
-function outputText(response: { output: Array<Record<string, unknown>> }): string {
+function outputText(response: { output: ReadonlyArray<{ type: string; content?: unknown }> }): string {
   return response.output
     .flatMap((item) => (item.type === 'message' ? (item.content as Array<{ text?: string }>) : []))
     .map((part) => part.text ?? '')
