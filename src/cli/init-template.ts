@@ -12,6 +12,8 @@ export default defineConfig({
   server: {
     port: 8787,
     host: '127.0.0.1',
+    // Browser apps on these origins may call the gateway directly (CORS):
+    // cors: { origins: ['http://localhost:5173'] },
   },
 
   // Accounts, API keys, the usage ledger and the Media Library (keep it out of version control).

@@ -3,3 +3,4 @@ export { defineConfig } from './define-config.ts';
 export { loadConfig, parseConfig, displayPath, configSource, ConfigError, DEFAULT_CONFIG, SEARCH_PLACES, type LoadedConfig } from './load-config.ts';
 export { explainConfigIssues, knownKeysAt } from './explain-issues.ts';
 export { describeUnknownKey, suggestKey } from './suggest-key.ts';
+export { corsConfigSchema, type CorsConfig } from './cors-schema.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { corsConfigSchema } from './cors-schema.ts';
 import { billingConfigSchema } from './billing-schema.ts';
 import { rateLimitConfigSchema } from './limits-schema.ts';
 import { routingConfigSchema } from './routing-schema.ts';
@@ -79,6 +80,8 @@ export const configSchema = z.strictObject({
       shutdownGraceSeconds: z.number().nonnegative().default(10),
       /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
       trustProxy: z.boolean().default(false),
+      /** Browser origins allowed to call the gateway (docs/api-decisions.md, CORS). */
+      cors: corsConfigSchema.optional(),
     })
     .prefault({}),
   dataDir: z.string().min(1).optional(),

@@ -2,6 +2,7 @@ import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import { requestState, setResponseHeader } from './context.ts';
+import { createCors, originOf, type Cors } from './cors.ts';
 import { ClientClosedError } from './read-body.ts';
 import { errorResponse } from './send.ts';
 import { buildRoutes, type RouteDef } from './routes/index.ts';
@@ -44,18 +45,27 @@ export function createApp(deps: ServerDeps): H3 {
       return errorResponse(new GatewayError(code, status >= 500 ? 'An unexpected error occurred.' : error.message), event);
     },
   });
+  if (deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
   const routes: RouteDef[] = buildRoutes(deps);
-  for (const route of routes) app.on(route.method, route.path, wrap(route.handler, route.format, deps));
+  for (const route of routes) {
+    const handler = wrap(route.handler, route.format, deps);
+    app.on(route.method, route.path, handler);
+    // HEAD answers every GET route with the same status and headers; Node sends no body for it.
+    if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));
+  }
   const known = routes.map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   app.all(
     '/**',
     wrap(
       (event) => {
         const path = event.url.pathname;
-        const allowed = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
-        if (allowed.length > 0) {
-          event.res.headers.set('allow', [...new Set(allowed)].join(', '));
-          throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${[...new Set(allowed)].join(', ')}.`);
+        const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
+        if (methods.length > 0) {
+          const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');
+          event.res.headers.set('allow', allow);
+          // OPTIONS on a known route (a preflight from an origin CORS does not allow lands here too): 204, no CORS headers.
+          if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
+          throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
         }
         throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
       },
@@ -64,4 +74,34 @@ export function createApp(deps: ServerDeps): H3 {
     ),
   );
   return app;
+}
+
+/** A GET handler for HEAD: a text body still sets the Content-Length the GET would send. */
+function headOf(handler: Handler): Handler {
+  return async (event) => {
+    const result = await handler(event);
+    if (typeof result === 'string') setResponseHeader(event, 'content-length', String(Buffer.byteLength(result)));
+    return result;
+  };
+}
+
+/**
+ * `server.cors`: a preflight from an allowed origin is answered 204 here; an actual request from
+ * one gets its CORS headers before the route runs (so errors and streams carry them too). Other
+ * origins get no CORS headers at all.
+ */
+function corsMiddleware(cors: Cors) {
+  return (event: H3Event, next: () => unknown) => {
+    const origin = originOf(event);
+    if (origin === undefined) return next();
+    const allowOrigin = cors.allowOrigin(origin);
+    if (allowOrigin === undefined) return next();
+    if (event.req.method === 'OPTIONS' && event.req.headers.has('access-control-request-method')) {
+      const headers = cors.preflightHeaders(allowOrigin, event.req.headers.get('access-control-request-headers') ?? undefined);
+      headers['x-request-id'] = requestState(event).ids.requestId;
+      return new Response(null, { status: 204, headers });
+    }
+    cors.decorate(event, allowOrigin);
+    return next();
+  };
 }
