@@ -97,7 +97,7 @@ describe('error envelope', () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${gw.key}` } });
     const notAllowed = await expectError(res, 405, 'method_not_allowed');
     expect(notAllowed.error).toMatchObject({ type: 'invalid_request_error', param: null });
-    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
   it('413 request_too_large over the body limit, declared or chunked', async () => {
