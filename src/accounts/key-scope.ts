@@ -65,11 +65,19 @@ function allows(patterns: RegExp[], model: Pick<CatalogModel, 'id' | 'upstreamId
   return patterns.some((p) => p.test(model.id) || p.test(model.upstreamId));
 }
 
+const servedByCache = new WeakMap<ProviderRegistry, Map<string, CatalogModel[]>>();
+/** Requested ids remembered per registry (the catalog and the routing config do not change while it lives). */
+const SERVED_BY_KEPT = 1024;
+
 /**
  * Every catalog model a request for `requested` may end up on: the providers serving the id
  * and the config's fallback chain for it (docs/routing.md). Empty when the id is unknown.
  */
 export function modelsThatMayServe(registry: ProviderRegistry, routing: RoutingConfig | undefined, requested: string): CatalogModel[] {
+  let cache = servedByCache.get(registry);
+  if (!cache) servedByCache.set(registry, (cache = new Map()));
+  const known = cache.get(requested);
+  if (known) return known;
   const out: CatalogModel[] = [];
   const add = (id: string) => {
     try {
@@ -80,6 +88,8 @@ export function modelsThatMayServe(registry: ProviderRegistry, routing: RoutingC
   };
   add(requested);
   for (const entry of routing?.models[requested]?.fallbacks ?? []) add(entry);
+  if (cache.size >= SERVED_BY_KEPT) cache.clear();
+  cache.set(requested, out);
   return out;
 }
 

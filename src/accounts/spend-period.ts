@@ -2,22 +2,18 @@ import { roundCredits, type CreditBook } from '../billing/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { ApiKeyRecord, SpendLimitReset } from '../store/types.ts';
 import type { UsageIndex } from '../usage/usage-index.ts';
+import { utcPeriods } from '../usage/utc-periods.ts';
 
 /** Unix seconds of the first instant of the next UTC month. */
 export function nextMonthStart(now: number): number {
-  const d = new Date(now);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
+  return utcPeriods(now).monthEnd / 1000;
 }
 
 /** Unix seconds when a spend period that contains `now` ends (UTC midnight, Monday, 1st); null for none. */
 export function nextResetAt(reset: SpendLimitReset | null | undefined, now: number): number | null {
   if (!reset) return null;
-  const d = new Date(now);
-  const [y, m, day] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()];
-  if (reset === 'monthly') return nextMonthStart(now);
-  if (reset === 'daily') return Date.UTC(y, m, day + 1) / 1000;
-  const back = (d.getUTCDay() + 6) % 7;
-  return Date.UTC(y, m, day - back + 7) / 1000;
+  const periods = utcPeriods(now);
+  return (reset === 'monthly' ? periods.monthEnd : reset === 'weekly' ? periods.weekEnd : periods.dayEnd) / 1000;
 }
 
 /** The key's stored record now (an operator may have changed its scope or limit since authentication). */

@@ -1,4 +1,5 @@
 import type { LedgerEntry } from './ledger.ts';
+import { utcPeriods } from './utc-periods.ts';
 
 /** One activity row: a (UTC day, model, provider) of one account, optionally one key. */
 export interface ActivityTotals {
@@ -18,28 +19,27 @@ interface Row extends ActivityTotals {
   keyId: string;
 }
 
-/** Spend of one key: all time and per UTC day. */
+/** Spend of one key: all time and per UTC day, week (by its Monday) and month. */
 interface KeySpend {
   total: number;
   byDay: Map<string, number>;
+  byWeek: Map<string, number>;
   byMonth: Map<string, number>;
 }
 
 /** `YYYY-MM-DD` (UTC) of a ms epoch. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return utcPeriods(ms).day;
 }
 
 /** `YYYY-MM` (UTC) of a ms epoch. */
 export function utcMonth(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+  return utcPeriods(ms).month;
 }
 
 /** Monday 00:00 UTC of the week containing `ms`, as `YYYY-MM-DD`. */
 export function utcWeekStart(ms: number): string {
-  const d = new Date(ms);
-  const back = (d.getUTCDay() + 6) % 7;
-  return utcDay(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - back));
+  return utcPeriods(ms).week;
 }
 
 /**
@@ -76,13 +76,14 @@ export class UsageIndex {
     this.accountMonthSpend.set(month, (this.accountMonthSpend.get(month) ?? 0) + credits);
     let spend = this.keySpend.get(entry.key_id);
     if (!spend) {
-      spend = { total: 0, byDay: new Map(), byMonth: new Map() };
+      spend = { total: 0, byDay: new Map(), byWeek: new Map(), byMonth: new Map() };
       this.keySpend.set(entry.key_id, spend);
     }
     spend.total += credits;
     spend.byDay.set(day, (spend.byDay.get(day) ?? 0) + credits);
-    const monthKey = utcMonth(entry.ts);
-    spend.byMonth.set(monthKey, (spend.byMonth.get(monthKey) ?? 0) + credits);
+    const periods = utcPeriods(entry.ts);
+    spend.byWeek.set(periods.week, (spend.byWeek.get(periods.week) ?? 0) + credits);
+    spend.byMonth.set(periods.month, (spend.byMonth.get(periods.month) ?? 0) + credits);
   }
 
   /** Input plus output tokens an account used in the UTC month containing `now`. */
@@ -102,19 +103,15 @@ export class UsageIndex {
 
   /**
    * Credits a key has spent in the current period (UTC day, week from Monday, month) or all
-   * time: a few map reads, for the spend-limit check on the request path.
+   * time: one map read, for the spend-limit check on the request path.
    */
   keyCreditsIn(keyId: string, period: 'daily' | 'weekly' | 'monthly' | null | undefined, now: number): number {
     const spend = this.keySpend.get(keyId);
     if (!spend) return 0;
     if (!period) return spend.total;
-    if (period === 'monthly') return spend.byMonth.get(utcMonth(now)) ?? 0;
-    if (period === 'daily') return spend.byDay.get(utcDay(now)) ?? 0;
-    const d = new Date(now);
-    const back = (d.getUTCDay() + 6) % 7;
-    let sum = 0;
-    for (let i = 0; i <= back; i += 1) sum += spend.byDay.get(utcDay(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - i))) ?? 0;
-    return sum;
+    const periods = utcPeriods(now);
+    const byPeriod = period === 'monthly' ? spend.byMonth : period === 'weekly' ? spend.byWeek : spend.byDay;
+    return byPeriod.get(period === 'monthly' ? periods.month : period === 'weekly' ? periods.week : periods.day) ?? 0;
   }
 
   /** Credits a key has spent: all time, this UTC day, week (from Monday) and month. */
