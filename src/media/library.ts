@@ -4,7 +4,7 @@ import type { Store } from '../store/repositories.ts';
 import type { MediaRecord } from '../store/types.ts';
 import { unixSeconds, type Clock } from '../util/clock.ts';
 import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
-import { checkRecordSize, fitsLibrary, libraryFull, measureLibrary, recordBytes, MEDIA_LIMITS, type LibraryUsage } from './media-limits.ts';
+import { checkRecordSize, fitsLibrary, libraryFull, recordBytes, type LibraryUsage } from './media-limits.ts';
 
 /** Spec §8.2: a Media Library record lives 30 days. */
 export const MEDIA_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -109,22 +109,22 @@ function oneAtATime<T>(deps: MediaLibraryDeps, accountId: string, work: () => Pr
   return run;
 }
 
-/** The account's live records, newest first. */
-async function liveRecords(deps: MediaLibraryDeps, accountId: string): Promise<MediaRecord[]> {
-  const { data } = await deps.store.media.list({ accountId, notBefore: oldestAlive(deps.clock.now()), offset: 0, limit: MEDIA_LIMITS.recordsPerAccount * 2 });
-  return data;
+/** How much of the Media Library limits an account uses (docs/limits.md): counted by the store, no record read. */
+export function libraryUsage(deps: MediaLibraryDeps, accountId: string): Promise<LibraryUsage> {
+  return deps.store.media.usage(accountId, oldestAlive(deps.clock.now()));
 }
 
-/** How much of the Media Library limits an account uses (docs/limits.md). */
-export async function libraryUsage(deps: MediaLibraryDeps, accountId: string): Promise<LibraryUsage> {
-  return measureLibrary(await liveRecords(deps, accountId));
+/** The account's oldest live records, oldest first (at most `count`). */
+async function oldestRecords(deps: MediaLibraryDeps, accountId: string, total: number, count: number): Promise<MediaRecord[]> {
+  const { data } = await deps.store.media.list({ accountId, notBefore: oldestAlive(deps.clock.now()), offset: Math.max(0, total - count), limit: count });
+  return data.reverse();
 }
 
 /** Stores a new record if it and the account's library stay within the limits: 413 / 429 otherwise. */
 function createWithinLimits(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
   checkRecordSize(record);
   return oneAtATime(deps, record.accountId, async () => {
-    const usage = measureLibrary(await liveRecords(deps, record.accountId));
+    const usage = await libraryUsage(deps, record.accountId);
     if (!fitsLibrary(usage, 1, recordBytes(record))) throw libraryFull(usage);
     return deps.store.media.create(record);
   });
@@ -172,7 +172,7 @@ export async function updateMedia(deps: MediaLibraryDeps, id: string, patch: Med
     checkRecordSize(after);
     const growth = recordBytes(after) - recordBytes(before);
     if (growth > 0) {
-      const usage = measureLibrary(await liveRecords(deps, before.accountId));
+      const usage = await libraryUsage(deps, before.accountId);
       if (!fitsLibrary(usage, 0, growth)) throw libraryFull(usage);
     }
     const next = await deps.store.media.update(id, changes);
@@ -212,13 +212,15 @@ export interface CompletedImageInput {
 function createEvictingOldest(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
   checkRecordSize(record);
   return oneAtATime(deps, record.accountId, async () => {
-    const records = await liveRecords(deps, record.accountId);
-    const usage = measureLibrary(records);
-    while (records.length > 0 && !fitsLibrary(usage, 1, recordBytes(record))) {
-      const oldest = records.pop()!;
-      await deps.store.media.delete(oldest.id);
-      usage.records -= 1;
-      usage.bytes -= recordBytes(oldest);
+    const usage = await libraryUsage(deps, record.accountId);
+    while (usage.records > 0 && !fitsLibrary(usage, 1, recordBytes(record))) {
+      // Oldest first, a page at a time: only the records that go are read.
+      for (const oldest of await oldestRecords(deps, record.accountId, usage.records, 32)) {
+        if (fitsLibrary(usage, 1, recordBytes(record))) break;
+        await deps.store.media.delete(oldest.id);
+        usage.records -= 1;
+        usage.bytes -= recordBytes(oldest);
+      }
     }
     return deps.store.media.create(record);
   });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describeIssues, mediaRecordSchema } from './record-schemas.ts';
-import { RecordLog, type LogEntry, type RecordLogReport } from './record-log.ts';
+import { PUT_LINE_OVERHEAD, RecordLog, type LogEntry, type RecordLogReport } from './record-log.ts';
 import type { MediaQuery, MediaRepo } from './repositories.ts';
 import type { MediaRecord, MediaStatus, MediaType } from './types.ts';
 
@@ -100,6 +100,17 @@ export class FileMediaRepo implements MediaRepo {
 
   async delete(id: string): Promise<boolean> {
     return (await this.log.delete([id])) > 0;
+  }
+
+  async usage(accountId: string, notBefore?: number): Promise<{ records: number; bytes: number }> {
+    let records = 0;
+    let bytes = 0;
+    for (const e of this.byAccount.get(accountId) ?? []) {
+      if (notBefore !== undefined && e.meta.createdAt < notBefore) continue;
+      records += 1;
+      bytes += e.length - PUT_LINE_OVERHEAD;
+    }
+    return { records, bytes };
   }
 
   async purgeCreatedBefore(before: number): Promise<number> {

@@ -38,6 +38,9 @@ export interface RecordLogReport {
 /** A stored record that is JSON but not the expected shape: the server must stop and keep the file. */
 export class LogShapeError extends Error {}
 
+/** Bytes a line adds around a record's JSON: `{"put":` and `}\n`. */
+export const PUT_LINE_OVERHEAD = 9;
+
 /** Lines up to this size are written with one synchronous write(2); longer ones in slices. */
 const SYNC_WRITE_MAX = 1 << 20;
 const SLICE_CHARS = 1 << 20;

@@ -95,6 +95,11 @@ export interface MediaRepo {
   delete(id: string): Promise<boolean>;
   /** Deletes records created before `before` (Unix seconds); returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
+  /**
+   * What an account's records created at or after `notBefore` (Unix seconds) take: how many,
+   * and their bytes as stored (`JSON.stringify` of each, UTF-8), for the per-account caps.
+   */
+  usage(accountId: string, notBefore?: number): Promise<{ records: number; bytes: number }>;
 }
 
 /**

@@ -206,6 +206,11 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect((await store.media.list({ accountId: owner, status: 'completed', offset: 0, limit: 10 })).data.map((m) => m.id)).toEqual([made[6].id]);
         expect((await store.media.list({ accountId: owner, notBefore: 1_002, offset: 0, limit: 10 })).total).toBe(3);
         expect(await store.media.list({ accountId: owner, offset: 0, limit: 0 })).toEqual({ data: [], total: 7 });
+        // Usage counts records and their bytes as stored (JSON, UTF-8), without the expired ones.
+        const bytesOf = (records: MediaRecord[]) => records.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r)), 0);
+        expect(await store.media.usage(owner)).toEqual({ records: 7, bytes: bytesOf(made) });
+        expect(await store.media.usage(owner, 1_002)).toEqual({ records: 3, bytes: bytesOf(made.slice(4)) });
+        expect(await store.media.usage('acct_nobody')).toEqual({ records: 0, bytes: 0 });
         expect((await store.media.list({ offset: 0, limit: 1 })).data[0].accountId).toBe(other);
       });
 
