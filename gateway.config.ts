@@ -15,7 +15,8 @@ export default defineConfig({
             plugin: 'openai',
             baseURL: process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
             apiKey: process.env.OPENAI_API_KEY,
-            models: ['gpt-4o-mini', { id: 'gpt-4.1', pricing: { input: 2, output: 8 } }],
+            // Types, context windows and prices from the bundled catalog (docs/models.md).
+            models: ['gpt-4o-mini', 'gpt-4.1', 'gpt-image-1', 'tts-1', 'whisper-1'],
           },
         }
       : {}),
@@ -25,7 +26,7 @@ export default defineConfig({
             plugin: 'anthropic',
             baseURL: process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com',
             apiKey: process.env.ANTHROPIC_API_KEY,
-            models: [{ id: 'claude-sonnet-4-5', pricing: { input: 3, output: 15 } }],
+            models: ['claude-sonnet-4-5'],
           },
         }
       : {}),

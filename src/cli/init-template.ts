@@ -25,14 +25,16 @@ export default defineConfig({
     mock: { plugin: 'mock' },
 
     // OpenAI, or any OpenAI-compatible upstream (OpenRouter, vLLM, Ollama, Groq…) through
-    // OPENAI_BASE_URL. On when OPENAI_API_KEY is set. Prices: USD per million tokens.
+    // OPENAI_BASE_URL. On when OPENAI_API_KEY is set. Types, context windows and prices of
+    // known ids come from the bundled catalog; write { id, pricing: { input, output } } (USD per
+    // million tokens) to set your own price.
     ...(process.env.OPENAI_API_KEY
       ? {
           openai: {
             plugin: 'openai',
             baseURL: process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
             apiKey: process.env.OPENAI_API_KEY,
-            models: ['gpt-4o-mini', { id: 'gpt-4.1', pricing: { input: 2, output: 8 } }],
+            models: ['gpt-4o-mini', 'gpt-4.1', 'gpt-image-1', 'tts-1', 'whisper-1'],
           },
         }
       : {}),
