@@ -17,6 +17,7 @@ import {
 import type { Settlement } from '../pipeline/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { RoutingConfig } from '../config/routing-schema.ts';
+import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
@@ -120,7 +121,7 @@ export class AccountGuards implements RequestGuards {
         if (settled) return;
         settled = true;
         if (lease) void lease.release().catch((error) => this.o.log.warn('releasing a concurrency slot failed', { error: String(error) }));
-        this.settle(request, reservation, settlement);
+        return this.settle(request, reservation, settlement);
       },
     };
   }
@@ -225,11 +226,11 @@ export class AccountGuards implements RequestGuards {
   }
 
   /** Charges the actual usage (after discount and multiplier), appends the ledger line, gives back the reservation. */
-  private settle(request: AdmissionRequest, reservation: Reservation | undefined, settlement: Settlement | null): void {
+  private settle(request: AdmissionRequest, reservation: Reservation | undefined, settlement: Settlement | null): SettledCharge | undefined {
     const { account, key } = request.auth;
     if (!settlement) {
       if (reservation) this.credits.release(reservation);
-      return;
+      return undefined;
     }
     const multiplier = request.priceMultiplier ?? 1;
     const discount = discountOf(settlement);
@@ -272,6 +273,7 @@ export class AccountGuards implements RequestGuards {
     // Ledger line first, then the balance: a store snapshot never claims a line the ledger lacks.
     if (charged > 0 || seq !== undefined) this.credits.debit(account.id, charged, seq);
     if (reservation) this.credits.release(reservation);
+    return { cost, charged };
   }
 
   async close(): Promise<void> {

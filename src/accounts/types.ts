@@ -2,6 +2,7 @@
  * The request-guard port: what the HTTP layer asks of rate limits, quotas and billing, and
  * what the account guards implement. Types only.
  */
+import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/types.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
@@ -48,9 +49,9 @@ export interface Admission {
   /**
    * Charges the final usage (or releases the reservation when nothing was used). The usage
    * ledger line is written before this returns (not when the promise resolves), so a route
-   * may send the answer's last bytes right after calling it.
+   * may send the answer's last bytes right after calling it. Resolves with what was charged.
    */
-  settle(settlement: Settlement | null): Promise<void>;
+  settle(settlement: Settlement | null): Promise<SettledCharge | void>;
 }
 
 /** A request made without credentials (login), limited per client address. */

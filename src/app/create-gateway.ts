@@ -11,6 +11,8 @@ import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import type { FileStoreReport } from '../store/file-store.ts';
+import { createObserver, modelPart, providerPart, type CircuitView } from '../observability/index.ts';
+import { routerFor, type Router } from '../routing/index.ts';
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -54,6 +56,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await store.close();
     throw error;
   }
+  const router = routerFor(registry, options.config.routing);
+  const observer = await createObserver({ metrics: options.config.metrics, log: options.log, circuits: () => openCircuits(router) });
   const deps: ServerDeps = {
     config: options.config,
     store,
@@ -63,6 +67,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     guards,
     dataDir: options.dataDir,
     adminToken: options.adminToken,
+    observer,
   };
   try {
     deps.media = createMediaRuntime({ config: options.config, dataDir: options.dataDir, store, clock, log: options.log });
@@ -80,6 +85,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       deps.media?.stop();
       await registry.close();
       await guards.close();
+      await observer.close();
       await store.close();
     },
   };
@@ -106,4 +112,8 @@ function reportStoreOpening(report: FileStoreReport, log: Logger): void {
       lines: rejected.map((r) => (r.torn ? 'torn last line' : r.line)).slice(0, 20),
     });
   }
+}
+
+function openCircuits(router: Router): CircuitView[] {
+  return router.breaker.openCircuits().map((c) => ({ provider: providerPart(c.key), model: modelPart(c.key), openedAt: c.openedAt }));
 }

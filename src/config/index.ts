@@ -4,3 +4,4 @@ export { loadConfig, parseConfig, displayPath, configSource, ConfigError, DEFAUL
 export { explainConfigIssues, knownKeysAt } from './explain-issues.ts';
 export { describeUnknownKey, suggestKey } from './suggest-key.ts';
 export { corsConfigSchema, type CorsConfig } from './cors-schema.ts';
+export { metricsConfigSchema, requestLogConfigSchema, type MetricsConfig, type RequestLogTarget } from './observability-schema.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { corsConfigSchema } from './cors-schema.ts';
 import { billingConfigSchema } from './billing-schema.ts';
 import { rateLimitConfigSchema } from './limits-schema.ts';
+import { metricsConfigSchema, requestLogConfigSchema } from './observability-schema.ts';
 import { routingConfigSchema } from './routing-schema.ts';
 
 const wireFormat = z.enum(['chat', 'responses', 'messages']);
@@ -101,10 +102,12 @@ export const configSchema = z.strictObject({
   logging: z
     .strictObject({
       level: z.enum(['silent', 'error', 'warn', 'info', 'debug']).default('info'),
-      /** Print one line per request. */
-      requests: z.boolean().default(false),
+      /** One JSON line per request: 'stdout', a file path, or false (docs/observability.md). */
+      requests: requestLogConfigSchema,
     })
     .prefault({}),
+  /** The Prometheus endpoint (docs/observability.md). */
+  metrics: metricsConfigSchema,
 });
 
 /** The config as written by the user (before defaults). */

@@ -7,6 +7,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import type { Router, RoutePlan } from '../routing/index.ts';
 import { watchOf, type AbortWatch } from '../util/abort.ts';
+import type { AttemptObserver } from '../observability/types.ts';
 
 /** What a media endpoint asks a model to do. */
 export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation';
@@ -87,12 +88,20 @@ async function attemptMedia<T>(
   client: AbortWatch,
   hedgeSignal: AbortSignal | undefined,
   run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
+  attempts: AttemptObserver | undefined,
 ): Promise<T> {
   const attempt = new UpstreamAttempt(model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client);
+  attempts?.attemptStarted(model.provider.id, model.id, model.upstreamId);
   try {
-    return await run(model, attempt.signal);
+    const running = run(model, attempt.signal);
+    attempts?.attemptDispatched();
+    const value = await running;
+    attempts?.attemptSucceeded(model.provider.id, model.id);
+    return value;
   } catch (error) {
-    throw mapMediaError(model, error, attempt.signal);
+    const mapped = mapMediaError(model, error, attempt.signal);
+    attempts?.attemptFailed(model.provider.id, model.id, mapped.code);
+    throw mapped;
   } finally {
     attempt.done();
   }
@@ -109,9 +118,10 @@ export async function callMedia<T>(
   plan: RoutePlan,
   client: AbortWatch,
   run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
+  attempts?: AttemptObserver,
 ): Promise<Served<T>> {
   try {
-    return await tryCandidates(router, plan, client, (model, hedgeSignal) => attemptMedia(model, client, hedgeSignal, run));
+    return await tryCandidates(router, plan, client, (model, hedgeSignal) => attemptMedia(model, client, hedgeSignal, run, attempts));
   } catch (error) {
     throw error instanceof RoutingFailure ? routingFailureError(error, plan) : error;
   }

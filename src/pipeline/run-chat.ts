@@ -14,6 +14,7 @@ import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
 import { routingFailureError, RoutingFailure, tryCandidates } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
+import type { AttemptObserver } from '../observability/types.ts';
 
 export interface ChatPipelineDeps {
   registry: ProviderRegistry;
@@ -54,9 +55,32 @@ async function callModel(
   model: CatalogModel,
   client: AbortWatch,
 ): Promise<Answer> {
+  const attempts = exchange.attempts;
+  attempts?.attemptStarted(model.provider.id, model.id, model.upstreamId);
+  try {
+    const answer = await askModel(router, deps, exchange, request, model, client, attempts);
+    attempts?.attemptSucceeded(model.provider.id, model.id);
+    return answer;
+  } catch (error) {
+    attempts?.attemptFailed(model.provider.id, model.id, error instanceof GatewayError ? error.code : 'internal_error');
+    throw error;
+  }
+}
+
+async function askModel(
+  router: Router,
+  deps: ChatPipelineDeps,
+  exchange: ChatExchange,
+  request: ChatRequest,
+  model: CatalogModel,
+  client: AbortWatch,
+  attempts: AttemptObserver | undefined,
+): Promise<Answer> {
   const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
   const startedAt = router.now();
-  const upstream = await callUpstream(model, prepared.call, client);
+  const calling = callUpstream(model, prepared.call, client);
+  attempts?.attemptDispatched();
+  const upstream = await calling;
   router.latency.record(model.id, router.now() - startedAt);
   if (request.stream) {
     try {
@@ -218,6 +242,7 @@ function streamOutcome(
       if (end.failure?.retryable) router.breaker.recordFailure(model.id);
       const settlement: Settlement = { model, usage: end.usage, estimated: end.estimated, aborted: end.aborted, responseId: end.responseId, routing };
       if (fallback) settlement.fallback = fallback;
+      if (end.failure) settlement.error = end.failure.code;
       exchange.onSettled?.(settlement);
       resolve(settlement);
     },

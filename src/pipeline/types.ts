@@ -3,6 +3,7 @@ import type { AbortWatch } from '../util/abort.ts';
 import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import type { FallbackInfo, RoutingInfo } from '../routing/types.ts';
+import type { AttemptObserver } from '../observability/types.ts';
 
 /** One inbound chat-like request, as the HTTP layer hands it to the pipeline. */
 export interface ChatExchange {
@@ -31,6 +32,8 @@ export interface ChatExchange {
    * (the usage ledger line is recorded first); `ChatOutcome.settled` resolves with the same.
    */
   onSettled?: (settlement: Settlement) => void;
+  /** Told about every upstream attempt (metrics, traces). */
+  attempts?: AttemptObserver;
 }
 
 /** The part tap of an exchange: what was answered, as IR, without reading the client's bytes again. */
@@ -57,6 +60,8 @@ export interface Settlement {
   routing?: RoutingInfo;
   /** Set when a fallback served: billing takes `discount` (a fraction) off the cost. */
   fallback?: FallbackInfo;
+  /** The error code of a stream that failed after its first byte. */
+  error?: string;
 }
 
 /** Headers that describe how a request was routed (spec §6.4). */

@@ -86,6 +86,15 @@ export class CircuitBreaker {
     return best;
   }
 
+  /** The circuits open now (calls skipped until the cooldown ends), with when each opened. */
+  openCircuits(): Array<{ key: string; openedAt: number }> {
+    const open: Array<{ key: string; openedAt: number }> = [];
+    for (const [key, circuit] of this.circuits) {
+      if (circuit.openedAt !== undefined && this.state(key) === 'open') open.push({ key, openedAt: circuit.openedAt });
+    }
+    return open;
+  }
+
   /** Consecutive failures recorded for `key` (0 when closed and clean). */
   failures(key: string): number {
     return this.circuits.get(key)?.failures ?? 0;

@@ -1,8 +1,9 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, toGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { requestState, setResponseHeader } from './context.ts';
+import { requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
+import { apiFormatOfRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { ClientClosedError } from './read-body.ts';
 import { errorResponse } from './send.ts';
 import { buildRoutes, type RouteDef } from './routes/index.ts';
@@ -10,19 +11,34 @@ import type { ServerDeps } from './types.ts';
 
 type Handler = (event: H3Event) => unknown;
 
-/** Wraps a handler: request id header, and every failure as the spec envelope in the route's format. */
-function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps): Handler {
+/**
+ * Wraps a handler: request id header, every failure as the spec envelope in the route's
+ * format, and one observability record per request (`route` is the pattern, a bounded label).
+ */
+function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string): Handler {
+  const observer = deps.observer;
+  const operation = operationOfRoute(route);
+  const apiFormat = apiFormatOfRoute(route, format);
   return async (event) => {
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
+    const record = observer.tracer
+      ? observer.begin(state.ids.requestId, route, operation, apiFormat, requestHeader(event, 'traceparent'), requestHeader(event, 'tracestate'))
+      : observer.begin(state.ids.requestId, route, operation, apiFormat);
+    state.record = record;
     try {
-      return await handler(event);
-    } catch (error) {
-      if (error instanceof ClientClosedError) {
+      const result = await handler(event);
+      observer.end(record, statusOfResult(result, event.res.status));
+      return result;
+    } catch (thrown) {
+      if (thrown instanceof ClientClosedError) {
         deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
-      } else if (!(error instanceof GatewayError)) {
-        deps.log.error('unhandled error', { request_id: state.ids.requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      } else if (!(thrown instanceof GatewayError)) {
+        deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
       }
+      const error = toGatewayError(thrown);
+      observer.fail(record, error);
+      observer.end(record, error.status);
       return errorResponse(error, event, format);
     }
   };
@@ -48,7 +64,7 @@ export function createApp(deps: ServerDeps): H3 {
   if (deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
   const routes: RouteDef[] = buildRoutes(deps);
   for (const route of routes) {
-    const handler = wrap(route.handler, route.format, deps);
+    const handler = wrap(route.handler, route.format, deps, route.path);
     app.on(route.method, route.path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));
@@ -71,6 +87,7 @@ export function createApp(deps: ServerDeps): H3 {
       },
       undefined,
       deps,
+      'unmatched',
     ),
   );
   return app;

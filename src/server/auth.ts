@@ -3,6 +3,7 @@ import { checkEndpointScope } from '../accounts/key-scope.ts';
 import { GatewayError } from '../errors/index.ts';
 import { sha256 } from '../util/secrets.ts';
 import type { AuthContext } from '../accounts/types.ts';
+import { requestState } from './context.ts';
 import type { ServerDeps } from './types.ts';
 
 // sha256 of the same few keys on every request: remembered (hash only, validity is checked each time).
@@ -42,6 +43,11 @@ export function authenticateApiKey(event: H3Event, deps: ServerDeps): AuthContex
   }
   const account = deps.store.cache.account(key.accountId);
   if (!account) throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
+  const record = requestState(event).record;
+  if (record) {
+    record.accountId = account.id;
+    record.keyId = key.id;
+  }
   if (account.suspended) throw new GatewayError('account_suspended', 'The account is suspended.');
   if (key.endpoints) checkEndpointScope(key, event.url.pathname);
   recordUse(deps, key, now);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type { RequestIds } from '../errors/index.ts';
+import type { RequestRecord } from '../observability/index.ts';
 import { randomToken } from '../util/secrets.ts';
 
 /** The Node request and response under an event. */
@@ -15,6 +16,8 @@ export interface RequestState {
   startedAt: number;
   /** The Node request/response, when served by Node (null: not served by Node). */
   node: NodePair | null;
+  /** What observability records about this request (set by the route wrapper). */
+  record: RequestRecord | undefined;
 }
 
 function findNode(event: H3Event): NodePair | null {
@@ -34,6 +37,7 @@ export function requestState(event: H3Event): RequestState {
       ids: { requestId, correlationId: correlation && correlation.length <= 128 ? correlation : requestId },
       startedAt: performance.now(),
       node,
+      record: undefined,
     };
   }
   return ctx.gateway;

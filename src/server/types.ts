@@ -5,6 +5,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RequestGuards } from '../accounts/types.ts';
 import type { MediaRuntime } from '../media/media-runtime.ts';
+import type { Observer } from '../observability/index.ts';
 
 /** Everything the HTTP layer depends on; built by the composition root. */
 export interface ServerDeps {
@@ -19,4 +20,6 @@ export interface ServerDeps {
   adminToken?: string;
   /** Temporary images and the media janitor; built on first use when absent. */
   media?: MediaRuntime;
+  /** Metrics, traces, the request log and the live activity window. */
+  observer: Observer;
 }

@@ -12,8 +12,8 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const LAYERS: string[][] = [
   // internal types and shared utilities: import nothing above
   ['ir', 'util', 'errors', 'sse'],
-  // transport, wire formats, config, records, the public plugin kit
-  ['upstream', 'formats', 'config', 'store', 'plugin-kit'],
+  // transport, wire formats, config, records, the public plugin kit, observability (metrics, traces, request log)
+  ['upstream', 'formats', 'config', 'store', 'plugin-kit', 'observability'],
   // the plugin host and the model catalog
   ['providers', 'catalog'],
   // routing state, usage index, prices, limiters, stored responses

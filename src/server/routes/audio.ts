@@ -46,7 +46,7 @@ function speechHandler(deps: ServerDeps) {
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }));
+    settleLater(deps, admission, mediaSettlement(outcome, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }), requestState(event).record);
     return respond(event, outcome.value.data, outcome.value.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
@@ -79,7 +79,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
       await admission.settle(null);
       throw error;
     }
-    settleLater(deps, admission, mediaSettlement(outcome, outcome.value.usage, 0, { audioSeconds: outcome.value.duration ?? 0 }));
+    settleLater(deps, admission, mediaSettlement(outcome, outcome.value.usage, 0, { audioSeconds: outcome.value.duration ?? 0 }), requestState(event).record);
     const rendered = renderTranscript(outcome.value, request.responseFormat, {
       task,
       words: request.wordTimestamps,

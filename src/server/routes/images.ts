@@ -9,6 +9,7 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/types.ts';
 import type { CatalogModel } from '../../providers/types.ts';
 import { authenticateApiKey } from '../auth.ts';
+import { requestState } from '../context.ts';
 import { readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
@@ -79,7 +80,7 @@ async function runImages(
   }
   const { model, value: result } = outcome;
   // The provider did the work: charge it even if storing the images below fails.
-  settleLater(deps, admission, mediaSettlement(outcome, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }));
+  settleLater(deps, admission, mediaSettlement(outcome, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }), requestState(event).record);
   const runtime = mediaRuntimeOf(deps);
   const origin = publicOrigin(event, deps);
   const urls: string[] = [];

@@ -13,6 +13,7 @@ import { mediaLibraryRoutes } from './media-library.ts';
 import { tempImageRoutes } from './temp-images.ts';
 import { authSessionRoutes } from './auth-session.ts';
 import { usageRoutes } from './usage.ts';
+import { metricsRoutes } from './metrics.ts';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -41,6 +42,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),
     ...adminRoutes(deps),
+    ...metricsRoutes(deps),
   ];
 }
 

@@ -5,12 +5,14 @@ import type { RequestIds } from '../../errors/index.ts';
 import type { AbortWatch } from '../../util/abort.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
 import type { ChatExchange, ResponseCapture, Settlement } from '../../pipeline/types.ts';
+import type { AttemptObserver, SettledCharge } from '../../observability/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
+import type { Admission } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
 import { captureResponses, rehydrateResponsesRequest, savedFirst } from './responses.ts';
 
@@ -34,6 +36,7 @@ class InboundExchange implements ChatExchange {
   capture: ResponseCapture | undefined;
   responseId: string | undefined;
   onSettled: ((settlement: Settlement) => void) | undefined;
+  attempts: AttemptObserver | undefined = undefined;
 
   constructor(
     event: H3Event,
@@ -62,6 +65,12 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
     let request = decodeInbound(exchange);
     let capture: ReturnType<typeof captureResponses>;
+    const record = requestState(event).record;
+    if (record) {
+      record.requestedModel = request.model;
+      record.stream = request.stream;
+      exchange.attempts = record;
+    }
     if (format === 'responses') {
       request = await rehydrateResponsesRequest(deps, exchange, request, auth);
       exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
@@ -79,7 +88,11 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     });
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     // Settled as soon as the usage is final, before the answer's last bytes go out.
-    exchange.onSettled = (settlement) => void admission.settle(settlement).catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
+    let charging: Promise<SettledCharge | void> | undefined;
+    exchange.onSettled = (settlement) => {
+      charging = admission.settle(settlement);
+      charging.catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
+    };
     let outcome;
     try {
       outcome = await runChat(pipeline, exchange, request);
@@ -87,7 +100,14 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       await admission.settle(null);
       throw error;
     }
-    if (outcome.stream) return sendStream(event, outcome.status, outcome.headers, savedFirst(outcome.stream, capture));
+    if (record) {
+      record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
+      record.settling = outcome.settled.then(async (s) => record.applySettlement(s, await charging)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
+    }
+    if (outcome.stream) {
+      record?.firstByte();
+      return sendStream(event, outcome.status, outcome.headers, savedFirst(outcome.stream, capture));
+    }
     // A stored Response is written before the answer that names its id goes out.
     if (capture?.saving) await capture.saving;
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');

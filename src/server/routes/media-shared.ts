@@ -5,8 +5,9 @@ import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../..
 import { buildRoutingHeaders, routerFor, type Router, type RoutePlan } from '../../routing/index.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { CatalogModel } from '../../providers/types.ts';
-import { clientAddress } from '../context.ts';
+import { clientAddress, requestState } from '../context.ts';
 import type { Admission, AuthContext } from '../../accounts/types.ts';
+import type { RequestRecord } from '../../observability/index.ts';
 import type { ServerDeps } from '../types.ts';
 
 const runtimes = new WeakMap<ServerDeps, MediaRuntime>();
@@ -42,6 +43,8 @@ export function publicOrigin(event: H3Event, deps: ServerDeps): string {
  * all of them, reserving `media` units) and sets their headers on the response.
  */
 export async function admitMedia(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string, candidates: CatalogModel[], media?: MediaUnits): Promise<Admission> {
+  const record = requestState(event).record;
+  if (record) record.requestedModel ??= candidates[0]?.id;
   const admission = await deps.guards.admit({
     auth,
     method: 'POST',
@@ -102,13 +105,19 @@ export async function callRoutedMedia<T>(
   route: { router: Router; plan: RoutePlan },
   run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
 ): Promise<Served<T>> {
-  const served = await callMedia(route.router, route.plan, clientAbort(event), run);
+  const record = requestState(event).record;
+  const served = await callMedia(route.router, route.plan, clientAbort(event), run, record);
+  record?.servedBy(served.model.provider.id, served.model.id, served.fallback);
   const headers = buildRoutingHeaders(served.routing, served.fallback);
   for (const name in headers) event.res.headers.set(name, headers[name]);
   return served;
 }
 
-/** Settles in the background: billing must never fail a response that was already produced. */
-export function settleLater(deps: ServerDeps, admission: Admission, settlement: Settlement | null): void {
-  void admission.settle(settlement).catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
+/** Settles in the background: billing must never fail a response that was already produced. The request's record learns what was charged. */
+export function settleLater(deps: ServerDeps, admission: Admission, settlement: Settlement | null, record?: RequestRecord): void {
+  const settling = admission
+    .settle(settlement)
+    .then((charge) => record?.applySettlement(settlement, charge))
+    .catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
+  if (record) record.settling = settling;
 }

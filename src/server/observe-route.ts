@@ -1,0 +1,25 @@
+import type { WireFormat } from '../ir/types.ts';
+
+const INFERENCE = new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses']);
+
+/** The GenAI operation of a route pattern (`gen_ai_operation_name`): chat, images, audio, batch; '' for other routes. */
+export function operationOfRoute(path: string): string {
+  if (INFERENCE.has(path)) return 'chat';
+  if (path.startsWith('/v1/images/')) return 'images';
+  if (path.startsWith('/v1/audio/')) return 'audio';
+  if (path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches')) return 'batch';
+  return '';
+}
+
+/** The `api_format` label of a route: its wire format (chat, messages, responses), the media kind, or ''. */
+export function apiFormatOfRoute(path: string, format: WireFormat | undefined): string {
+  if (format && INFERENCE.has(path)) return format;
+  const operation = operationOfRoute(path);
+  return operation === 'chat' ? '' : operation;
+}
+
+/** The status a handler's result was sent with (a returned Response carries its own). */
+export function statusOfResult(result: unknown, eventStatus: number | undefined): number {
+  if (result instanceof Response) return result.status;
+  return eventStatus ?? 200;
+}
