@@ -71,12 +71,17 @@ export interface GatewayLaunch {
   gatewayDir?: string;
   /** Arguments for node itself, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** Top-level config keys set on top of the bench's config (e.g. `metrics: { enabled: false }`). */
+  config?: Record<string, unknown>;
+  /** Extra environment for the gateway process (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
+  env?: Record<string, string>;
 }
 
 /** Starts `bin/gateway serve` on a fresh data dir and reads its ready line and first key. */
-export async function startGateway({ provider, upstreamUrl, gatewayDir = REPO, nodeArgs = [] }: GatewayLaunch): Promise<StartedGateway> {
+export async function startGateway({ provider, upstreamUrl, gatewayDir = REPO, nodeArgs = [], config: extra, env }: GatewayLaunch): Promise<StartedGateway> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
-  const { config, model } = gatewayConfig(provider, upstreamUrl);
+  const { config: base, model } = gatewayConfig(provider, upstreamUrl);
+  const config = { ...(base as Record<string, unknown>), ...extra };
   const configFile = path.join(dir, 'gateway.config.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const dataDir = path.join(dir, 'data');
@@ -86,7 +91,7 @@ export async function startGateway({ provider, upstreamUrl, gatewayDir = REPO, n
       'gateway',
       [...nodeArgs, path.join(gatewayDir, 'bin/gateway'), '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0'],
       /gateway listening on (http:\/\/\S+)/,
-      { cwd: gatewayDir },
+      { cwd: gatewayDir, env: env ? { ...process.env, ...env } : undefined },
     );
     const key = child.lines.map((l) => l.match(/^ {2}(sk-gw-\S+)\s*$/)?.[1]).find(Boolean);
     if (!key) throw new Error(`gateway did not print an API key (is ${dataDir} fresh?)`);
