@@ -1,3 +1,4 @@
+import type { ActivitySnapshot } from '../observability/index.ts';
 import type { TRPCClient } from '@trpc/client';
 import { z } from 'zod';
 import type { AccountRecord } from '../store/types.ts';
@@ -7,6 +8,8 @@ import { procedure, router, type AdminContext } from './trpc.ts';
 import { mediaRouter } from './media-router.ts';
 import { toModelObject } from '../providers/describe-model.ts';
 import { billingRouter } from './billing-router.ts';
+
+export type { ActivitySnapshot };
 
 /** Spend aggregates for the views, when this gateway can give them. */
 async function viewUsage(ctx: AdminContext): Promise<ViewUsage> {
@@ -71,6 +74,8 @@ export const adminRouter = router({
   media: mediaRouter,
   billing: billingRouter,
   status: procedure.query(({ ctx }) => ({ dataDir: ctx.dataDir, pid: process.pid })),
+  /** What the running server is doing now (the last minute, from memory); null when no server runs. */
+  activity: procedure.query(({ ctx }): ActivitySnapshot | null => (ctx.activity ? ctx.activity() : null)),
 });
 
 export type AdminRouter = typeof adminRouter;

@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import type { ActivitySnapshot } from '../observability/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -19,6 +20,8 @@ export interface AdminContext {
    * the ledger read once by a CLI that holds the data dir. Absent: views leave spend out.
    */
   usage?: () => Promise<UsageIndex>;
+  /** The running server's live figures (absent in a CLI that holds the data dir: nothing runs). */
+  activity?: () => ActivitySnapshot;
 }
 
 const t = initTRPC.context<AdminContext>().create({

@@ -57,7 +57,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   const router = routerFor(registry, options.config.routing);
-  const observer = await createObserver({ metrics: options.config.metrics, log: options.log, circuits: () => openCircuits(router) });
+  const observer = await createObserver({
+    metrics: options.config.metrics,
+    requestLog: options.config.logging.requests,
+    baseDir: options.configDir,
+    log: options.log,
+    circuits: () => openCircuits(router),
+  });
   const deps: ServerDeps = {
     config: options.config,
     store,

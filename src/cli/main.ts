@@ -145,6 +145,12 @@ export function buildProgram(): Command {
     .action(runAction(async (opts, cmd) => (await import('./commands/billing.ts')).usageCommand(cmd, opts)));
 
   program
+    .command('status')
+    .description("the running server's live figures: requests/s, errors, latency, tokens and credits per minute, open circuits, latest requests")
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/status.ts')).statusCommand(cmd, opts)));
+
+  program
     .command('tui')
     .description('interactive admin TUI: overview, accounts, keys, models, media (needs a terminal)')
     .option('--refresh <seconds>', 'auto-refresh period when a server runs (default 5; 0 = off)', positiveInt('--refresh'))

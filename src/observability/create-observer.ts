@@ -1,11 +1,16 @@
 import type { Logger } from '../util/logger.ts';
-import type { MetricsConfig } from '../config/index.ts';
+import type { MetricsConfig, RequestLogTarget } from '../config/index.ts';
+import { createRequestLog } from './request-log.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { Observer, type RecordConsumer } from './observer.ts';
 import type { CircuitView } from './types.ts';
 
 export interface CreateObserverOptions {
   metrics: MetricsConfig;
+  /** `logging.requests`: 'stdout', a file path (relative to `baseDir`), or false. */
+  requestLog: RequestLogTarget;
+  /** Where a relative request log path starts (the config file's folder). */
+  baseDir: string;
   /** The circuits open now (from the router). */
   circuits: () => CircuitView[];
   log: Logger;
@@ -13,9 +18,10 @@ export interface CreateObserverOptions {
   processMetrics?: boolean;
 }
 
-/** Builds the observer from the config: metrics when enabled. */
+/** Builds the observer from the config: metrics when enabled, the request log when configured, the live window always. */
 export async function createObserver(options: CreateObserverOptions): Promise<Observer> {
   const consumers: RecordConsumer[] = [];
+  if (options.requestLog !== false) consumers.push(createRequestLog(options.requestLog, options.baseDir));
   let observer: Observer | undefined;
   const metrics = options.metrics.enabled
     ? new GatewayMetrics({ active: () => observer?.active ?? 0, circuits: options.circuits, processMetrics: options.processMetrics })
@@ -23,6 +29,7 @@ export async function createObserver(options: CreateObserverOptions): Promise<Ob
   observer = new Observer({
     metrics,
     consumers,
+    circuits: options.circuits,
     onError: (message, error) => options.log.warn(message, { error: error instanceof Error ? error.message : String(error) }),
   });
   return observer;

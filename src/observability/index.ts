@@ -4,3 +4,5 @@ export { RequestRecord, modelPart, providerPart, type RecordedFallback } from '.
 export { Observer, type ObserverOptions, type RecordConsumer, type RequestTracer } from './observer.ts';
 export type { AttemptObserver, AttemptOutcome, CircuitView, SettledCharge, SettledUsage } from './types.ts';
 export { createObserver, type CreateObserverOptions } from './create-observer.ts';
+export { ActivityWindow, type ActivitySnapshot, type LatestRequest, type Percentiles } from './activity-window.ts';
+export { createRequestLog, requestLogLine } from './request-log.ts';

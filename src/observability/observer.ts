@@ -1,7 +1,8 @@
 import type { GatewayError } from '../errors/index.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import { RequestRecord, type AttemptSink } from './request-record.ts';
-import type { AttemptOutcome } from './types.ts';
+import { ActivityWindow, type ActivitySnapshot } from './activity-window.ts';
+import type { AttemptOutcome, CircuitView } from './types.ts';
 
 /** The tracing side of the observer (OpenTelemetry, loaded only when configured). */
 export interface RequestTracer {
@@ -24,6 +25,10 @@ export interface RecordConsumer {
 export interface ObserverOptions {
   /** Absent when `metrics.enabled` is false. */
   metrics?: GatewayMetrics;
+  /** The live window behind `activity()` (one is made when absent). */
+  window?: ActivityWindow;
+  /** The circuits open now (from the router). */
+  circuits?: () => CircuitView[];
   tracer?: RequestTracer;
   consumers?: RecordConsumer[];
   /** Reports a failure inside observability (never thrown at a request). */
@@ -42,11 +47,18 @@ export class Observer implements AttemptSink {
   readonly metrics: GatewayMetrics | undefined;
   readonly tracer: RequestTracer | undefined;
   private readonly consumers: RecordConsumer[];
+  private readonly window: ActivityWindow;
 
   constructor(private readonly options: ObserverOptions = {}) {
     this.metrics = options.metrics;
     this.tracer = options.tracer;
-    this.consumers = options.consumers ?? [];
+    this.window = options.window ?? new ActivityWindow();
+    this.consumers = [this.window, ...(options.consumers ?? [])];
+  }
+
+  /** The live figures of the last minute (never reads the ledger). */
+  activity(now?: number): ActivitySnapshot {
+    return this.window.snapshot(this.active, this.options.circuits?.() ?? [], now);
   }
 
   /** A record for a request that just arrived. */
@@ -82,7 +94,13 @@ export class Observer implements AttemptSink {
     record.closeAttempts();
     if (this.metrics) this.metrics.recordRequest(record);
     if (this.tracer && record.trace !== undefined) this.guard('tracing', () => this.tracer!.endRequest(record));
-    for (const consumer of this.consumers) this.guard('request record', () => consumer.consume(record));
+    for (const consumer of this.consumers) {
+      try {
+        consumer.consume(record);
+      } catch (error) {
+        this.options.onError?.('request record consumer failed', error);
+      }
+    }
   }
 
   countAttempt(provider: string, model: string, outcome: AttemptOutcome): void {

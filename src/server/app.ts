@@ -3,7 +3,7 @@ import { GatewayError, toGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import { requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
-import { apiFormatOfRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
+import { apiFormatOfRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { ClientClosedError } from './read-body.ts';
 import { errorResponse } from './send.ts';
 import { buildRoutes, type RouteDef } from './routes/index.ts';
@@ -19,6 +19,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   const observer = deps.observer;
   const operation = operationOfRoute(route);
   const apiFormat = apiFormatOfRoute(route, format);
+  const internal = isInternalRoute(route, deps.config.metrics.path);
   return async (event) => {
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
@@ -26,6 +27,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
       ? observer.begin(state.ids.requestId, route, operation, apiFormat, requestHeader(event, 'traceparent'), requestHeader(event, 'tracestate'))
       : observer.begin(state.ids.requestId, route, operation, apiFormat);
     state.record = record;
+    if (internal) record.internal = true;
     try {
       const result = await handler(event);
       observer.end(record, statusOfResult(result, event.res.status));

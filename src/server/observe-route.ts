@@ -23,3 +23,8 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
   if (result instanceof Response) return result.status;
   return eventStatus ?? 200;
 }
+
+/** Operators' routes (admin procedures, the metrics scrape): in metrics, not in the request log or the live window. */
+export function isInternalRoute(path: string, metricsPath: string): boolean {
+  return path.startsWith('/admin/') || path === metricsPath;
+}

@@ -54,6 +54,7 @@ function adminRoutes(deps: ServerDeps): RouteDef[] {
     dataDir: deps.dataDir,
     registry: async () => deps.registry,
     usage: deps.guards instanceof AccountGuards ? async () => (deps.guards as AccountGuards).usage : undefined,
+    activity: () => deps.observer.activity(),
   });
   const handler = adminHandler(deps.adminToken, context);
   return [

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+const SECRET = 'my bank password is hunter2-Zq9 and my key is sk-live-4242424242';
+
+const waitFor = async (check: () => boolean, what: string, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+// Issue 11: one JSON line per request in the request log (never the prompt or the completion),
+// and `gateway status` printing the live figures of the running server.
+describe('observability: request log and gateway status', () => {
+  let gw: SpawnedGateway;
+  let dir: string;
+  const cli = (...args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args]);
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const configFile = path.join(dir, 'gateway.config.json');
+    fs.writeFileSync(configFile, JSON.stringify({ providers: { mock: { plugin: 'mock' } }, logging: { requests: 'logs/requests.jsonl' } }));
+    gw = await spawnGateway({ configFile });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  it('logs one line per request with ids, routing, usage, cost and timings, and no prompt or completion text', { timeout: 60_000 }, async () => {
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    const done = await openai.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: SECRET }] });
+    expect(done.choices[0].message.content).toContain('hunter2');
+    const stream = await openai.chat.completions.create({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: SECRET }] });
+    for await (const chunk of stream) void chunk;
+    await expect(openai.chat.completions.create({ model: 'nobody/serves-this', messages: [{ role: 'user', content: SECRET }] })).rejects.toMatchObject({ status: 404 });
+    const denied = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-gw-not-a-key', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: SECRET }] }) });
+    expect(denied.status).toBe(401);
+
+    // gateway status: the same requests, seen live (its own admin call is left out).
+    const status = await cli('status', '--json');
+    expect(status.exitCode).toBe(0);
+    const live = JSON.parse(String(status.stdout)) as Record<string, unknown> & { latest: Array<Record<string, unknown>>; top_models: Array<{ model: string; requests: number }> };
+    expect(live).toMatchObject({ running: true, url: gw.url, total_requests: 4, requests: 4, errors: 2, error_rate: 0.5 });
+    expect(live.top_models).toEqual([{ model: 'mock/echo', requests: 2 }]);
+    expect(live.latest.map((r) => r.status)).toEqual([401, 404, 200, 200]);
+    expect((live.ttft_ms as { p50: number }).p50).toBeGreaterThan(0);
+    expect(live.tokens_per_minute as number).toBeGreaterThan(0);
+    const text = await cli('status');
+    expect(text.exitCode).toBe(0);
+    expect(String(text.stdout)).toMatch(/^gateway http:\/\/127\.0\.0\.1:\d+ {2}up /);
+    for (const label of ['requests/s', 'error rate', 'latency', 'time to first token', 'tokens/min', 'credits/min', 'top models', 'open circuits', 'latest requests']) {
+      expect(String(text.stdout)).toContain(label);
+    }
+
+    expect(await gw.stop()).toBe(0); // flushes the log
+    const file = path.join(dir, 'logs/requests.jsonl');
+    const content = fs.readFileSync(file, 'utf8');
+    expect(content).not.toContain('hunter2');
+    expect(content).not.toContain('sk-live');
+    expect(content).not.toContain('bank password');
+    const lines = content.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(4);
+    const [json, streamed, unknown, unauthorized] = lines;
+    expect(json).toMatchObject({
+      route: '/v1/chat/completions',
+      api_format: 'chat',
+      model: 'mock/echo',
+      resolved_model: 'mock/echo',
+      provider: 'mock',
+      stream: false,
+      status: 200,
+      error_code: null,
+      fallback: false,
+      attempts: 1,
+    });
+    for (const line of lines) {
+      expect(line.request_id).toMatch(/^req_/);
+      expect(Date.parse(line.time as string)).toBeGreaterThan(0);
+      expect(line.duration_ms as number).toBeGreaterThan(0);
+    }
+    expect(json.account_id).toMatch(/\S/);
+    expect(json.key_id).toMatch(/\S/);
+    expect(json.input_tokens as number).toBeGreaterThan(0);
+    expect(json.output_tokens as number).toBeGreaterThan(0);
+    expect(typeof json.cost_credits).toBe('number');
+    expect(streamed).toMatchObject({ stream: true, status: 200, provider: 'mock' });
+    expect(streamed.ttfb_ms as number).toBeGreaterThan(0);
+    expect(streamed.ttfb_ms as number).toBeLessThanOrEqual(streamed.duration_ms as number);
+    expect(unknown).toMatchObject({ status: 404, error_code: 'model_not_found', provider: null, input_tokens: null });
+    expect(unauthorized).toMatchObject({ status: 401, error_code: 'invalid_api_key', account_id: null, key_id: null });
+    expect(fs.statSync(file).mode & 0o077).toBe(0);
+  });
+
+  it('status without a running server says so in one line and exits 1', async () => {
+    const empty = tempDir();
+    const result = await runCli(['--data-dir', path.join(empty, 'data'), 'status'], { cwd: empty });
+    expect(result.exitCode).toBe(1);
+    expect(String(result.stderr).trim()).toBe(`gateway: no server is running on ${path.join(empty, 'data')} (start one with gateway serve)`);
+  });
+
+  it("logging.requests: true (the old boolean) writes the lines to stdout", { timeout: 30_000 }, async () => {
+    const other = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' } }, logging: { requests: true } } });
+    try {
+      const res = await fetch(`${other.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: SECRET }] }) });
+      expect(res.status).toBe(200);
+      const requestId = res.headers.get('x-request-id');
+      await waitFor(() => other.stdout().includes(`"request_id":"${requestId}"`), 'the request line on stdout');
+      const line = other.stdout().split('\n').find((l) => l.includes(`"request_id":"${requestId}"`))!;
+      expect(JSON.parse(line)).toMatchObject({ status: 200, model: 'mock/echo' });
+      expect(other.stdout()).not.toContain('hunter2');
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ActivityWindow, Observer, type RequestRecord } from '../../src/observability/index.ts';
+
+/** A finished record at `time` (epoch ms) lasting `durationMs`. */
+function finished(observer: Observer, time: number, durationMs: number, fields: Partial<RequestRecord> = {}): RequestRecord {
+  const record = observer.begin('r', '/v1/chat/completions', 'chat', 'chat');
+  Object.assign(record, { time, durationMs, status: 200, ended: true }, fields);
+  return record;
+}
+
+describe('the live activity window', () => {
+  it('computes rates, error rate, percentiles, tokens, credits and tops over the last minute only', () => {
+    const window = new ActivityWindow(100);
+    const observer = new Observer({ window });
+    const now = Date.now() + 120_000;
+    window.consume(finished(observer, now - 90_000, 10, { model: 'old/x', provider: 'old' })); // outside the minute
+    for (let i = 1; i <= 20; i += 1) {
+      window.consume(finished(observer, now - i * 1000, i * 10, { model: i % 4 === 0 ? 'b/m' : 'a/m', provider: i % 4 === 0 ? 'b' : 'a', inputTokens: 10, outputTokens: 5, chargedCredits: 0.5, stream: i <= 2, ttfbMs: i * 5 }));
+    }
+    window.consume(finished(observer, now - 500, 5, { status: 429, errorCode: 'rate_limit_exceeded' }));
+    window.consume(finished(observer, now - 400, 5, { internal: true }));
+    const a = window.snapshot(2, [{ provider: 'b', model: 'm', openedAt: now - 1000 }], now);
+    expect(a.requests).toBe(21);
+    expect(a.errors).toBe(1);
+    expect(a.error_rate).toBe(0.05);
+    expect(a.requests_per_second).toBe(1.1); // 11 ended in the last 10 s
+    expect(a.latency_ms).toEqual({ p50: 100, p95: 190 });
+    expect(a.ttft_ms).toEqual({ p50: 5, p95: 10 });
+    expect(a.tokens_per_minute).toBe(300);
+    expect(a.credits_per_minute).toBe(10);
+    expect(a.top_models).toEqual([
+      { model: 'a/m', requests: 15 },
+      { model: 'b/m', requests: 5 },
+    ]);
+    expect(a.top_providers[0]).toEqual({ provider: 'a', requests: 15 });
+    expect(a.open_circuits).toEqual([{ provider: 'b', model: 'm', openedAt: now - 1000 }]);
+    expect(a.active_requests).toBe(2);
+    expect(a.total_requests).toBe(22);
+    expect(a.latest).toHaveLength(20);
+    expect(a.latest[0]).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+  });
+
+  it('keeps at most its capacity and computes rates over the span it still holds', () => {
+    const window = new ActivityWindow(10);
+    const observer = new Observer({ window });
+    const now = Date.now() + 120_000;
+    for (let i = 0; i < 50; i += 1) window.consume(finished(observer, now - 2000 + i * 20, 1));
+    const a = window.snapshot(0, [], now);
+    expect(a.requests).toBe(10);
+    expect(a.total_requests).toBe(50);
+    expect(a.window_seconds).toBeLessThan(2);
+    expect(a.requests_per_second).toBeGreaterThan(5);
+  });
+});
