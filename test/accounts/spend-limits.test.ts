@@ -176,3 +176,25 @@ describe('account monthly spend cap', () => {
     expect((await gw.fetch('/v1/chat/completions', chat(second.key))).status).toBe(200);
   });
 });
+
+describe('limits and scopes belong to the admission (what the batch executor will call)', () => {
+  it('batch-priced admissions reserve half price against the same limit, and a key without chat cannot run chat lines', async () => {
+    gw = await makeGateway(OUTPUT_ONLY);
+    const { keyId, accountId } = await gw.account({ credits: 1000, tier: 'enterprise', key: { limit: 5 } });
+    const store = gw.gateway.deps.store;
+    const account = (await store.accounts.get(accountId))!;
+    const key = (await store.keys.get(keyId))!;
+    const line = { auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 0, maxOutputTokens: 1, priceMultiplier: 0.5 };
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => guardsOf(gw!).admit(line)));
+    // 0.5 credits a line: ten fit in 5.
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'insufficient_balance', details: { scope: 'key_limit' } } });
+    expect(guardsOf(gw).credits.reservedForKey(keyId)).toBe(5);
+    for (const r of results) if (r.status === 'fulfilled') await r.value.settle(null);
+    expect(guardsOf(gw).credits.reservedForKey(keyId)).toBe(0);
+
+    await store.keys.update(keyId, { endpoints: ['batches'] });
+    const scoped = (await store.keys.get(keyId))!;
+    await expect(guardsOf(gw).admit({ ...line, auth: { account, key: scoped } })).rejects.toMatchObject({ code: 'authorization_error', details: { endpoint: 'chat' } });
+  });
+});
