@@ -3,6 +3,8 @@ import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { createApp } from '../server/app.ts';
 import { createMediaRuntime } from '../media/media-runtime.ts';
+import { routerFor } from '../routing/index.ts';
+import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
@@ -84,10 +86,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   deps.media.start();
+  const stopLogging = logUpstreamFailures(routerFor(registry, options.config.routing).breaker, options.log);
   return {
     app: createApp(deps),
     deps,
     async close() {
+      stopLogging();
       deps.media?.stop();
       await registry.close();
       await guards.close();

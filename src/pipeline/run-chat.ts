@@ -239,7 +239,7 @@ function streamOutcome(
     responseId: exchange.responseId,
     onEnd(end) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
-      if (end.failure?.retryable) router.breaker.recordFailure(model.id);
+      if (end.failure?.retryable) router.breaker.recordFailure(model.id, end.failure);
       const settlement: Settlement = { model, usage: end.usage, estimated: end.estimated, aborted: end.aborted, responseId: end.responseId, routing };
       if (fallback) settlement.fallback = fallback;
       if (end.failure) settlement.error = end.failure.code;

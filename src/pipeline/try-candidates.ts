@@ -73,7 +73,7 @@ export async function tryCandidates<T>(
   // named closure a defineProperty call, and this runs on every request.
   const step = {
     failed(model: CatalogModel, error: GatewayError): void {
-      router.breaker.recordFailure(model.id);
+      router.breaker.recordFailure(model.id, error);
       failures.set(model.id, error);
       if (first?.model.id === model.id) first.error ??= error;
       lastError = error;

@@ -7,13 +7,34 @@ export interface BreakerOptions {
   now?: () => number;
 }
 
+/** What a failed call said about its upstream: the error class (a gateway error code) and the status. */
+export interface FailureCause {
+  code: string;
+  status?: number;
+  message?: string;
+  cause?: unknown;
+}
+
 interface Circuit {
   failures: number;
   openedAt?: number;
   lastFailureAt?: number;
+  lastError?: FailureCause;
   /** A half-open probe is in flight: others wait for its verdict. */
   probing: boolean;
 }
+
+/** One circuit as /health reports it. */
+export interface CircuitSnapshot {
+  key: string;
+  state: CircuitState;
+  failures: number;
+  lastFailureAt?: number;
+  lastError?: { code: string; status?: number };
+}
+
+/** Told of every failure recorded: the key, its cause and the circuit's state after it. */
+export type FailureListener = (key: string, cause: FailureCause | undefined, state: CircuitState, failures: number) => void;
 
 /**
  * A circuit breaker per key (provider/model). Closed until `failureThreshold` consecutive
@@ -23,6 +44,7 @@ interface Circuit {
 export class CircuitBreaker {
   private readonly circuits = new Map<string, Circuit>();
   private readonly now: () => number;
+  private readonly listeners = new Set<FailureListener>();
 
   constructor(private readonly options: BreakerOptions) {
     this.now = options.now ?? Date.now;
@@ -55,15 +77,35 @@ export class CircuitBreaker {
     this.circuits.delete(key);
   }
 
-  recordFailure(key: string): void {
+  recordFailure(key: string, cause?: FailureCause): void {
     const now = this.now();
     const circuit = this.circuits.get(key) ?? { failures: 0, probing: false };
     const wasProbe = circuit.probing;
     circuit.failures += 1;
     circuit.lastFailureAt = now;
+    if (cause) circuit.lastError = cause;
     circuit.probing = false;
     if (wasProbe || circuit.failures >= this.options.failureThreshold) circuit.openedAt = now;
     this.circuits.set(key, circuit);
+    if (this.listeners.size > 0) {
+      const state = this.state(key);
+      for (const listener of this.listeners) listener(key, cause, state, circuit.failures);
+    }
+  }
+
+  /** Calls `listener` on every recorded failure (e.g. to log it); returns the unsubscribe. */
+  onFailure(listener: FailureListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every circuit that has recorded a failure since its last success. */
+  snapshot(): CircuitSnapshot[] {
+    return [...this.circuits.entries()].map(([key, c]) => {
+      const entry: CircuitSnapshot = { key, state: this.state(key), failures: c.failures, lastFailureAt: c.lastFailureAt };
+      if (c.lastError) entry.lastError = c.lastError.status === undefined ? { code: c.lastError.code } : { code: c.lastError.code, status: c.lastError.status };
+      return entry;
+    });
   }
 
   /** Releases a probe whose outcome says nothing about the upstream (e.g. the client left). */

@@ -1,5 +1,5 @@
 export { routingConfigSchema, routingStrategySchema, type RoutingConfig, type RoutingConfigInput, type RoutingStrategy, type ModelRoutingConfig } from '../config/routing-schema.ts';
-export { CircuitBreaker, type CircuitState, type BreakerOptions } from './circuit-breaker.ts';
+export { CircuitBreaker, type CircuitState, type BreakerOptions, type CircuitSnapshot, type FailureCause, type FailureListener } from './circuit-breaker.ts';
 export { LatencyTracker } from './latency-tracker.ts';
 export { orderCandidates, blendedPrice, type OrderContext } from './order-candidates.ts';
 export { planRoute, scheduleAttempts, type CandidateFilter, type ScheduledAttempt } from './plan-route.ts';

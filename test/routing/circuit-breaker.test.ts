@@ -76,4 +76,29 @@ describe('CircuitBreaker', () => {
     expect(b.leastRecentlyFailed(['b/m', 'a/m'])).toBe('a/m');
     expect(b.leastRecentlyFailed(['b/m', 'c/m', 'a/m'])).toBe('c/m');
   });
+
+  it('snapshots failing circuits with their last error class, and tells listeners of each failure', () => {
+    const { b, advance } = breaker(2, 1000);
+    const heard: Array<[string, string | undefined, string, number]> = [];
+    const stop = b.onFailure((key, cause, state, failures) => heard.push([key, cause?.code, state, failures]));
+    b.recordFailure('p/m', { code: 'provider_timeout', status: 504 });
+    b.recordFailure('p/m', { code: 'provider_unavailable', status: 503, message: 'down' });
+    b.recordFailure('q/m');
+    expect(heard).toEqual([
+      ['p/m', 'provider_timeout', 'closed', 1],
+      ['p/m', 'provider_unavailable', 'open', 2],
+      ['q/m', undefined, 'closed', 1],
+    ]);
+    expect(b.snapshot()).toEqual([
+      { key: 'p/m', state: 'open', failures: 2, lastFailureAt: 0, lastError: { code: 'provider_unavailable', status: 503 } },
+      { key: 'q/m', state: 'closed', failures: 1, lastFailureAt: 0 },
+    ]);
+    advance(1000);
+    expect(b.snapshot()[0].state).toBe('half-open');
+    b.recordSuccess('p/m');
+    expect(b.snapshot().map((c) => c.key)).toEqual(['q/m']);
+    stop();
+    b.recordFailure('q/m');
+    expect(heard).toHaveLength(3);
+  });
 });
