@@ -3,7 +3,6 @@ import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { createApp } from '../server/app.ts';
 import { createMediaRuntime } from '../media/media-runtime.ts';
-import { routerFor } from '../routing/index.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
@@ -86,7 +85,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   deps.media.start();
-  const stopLogging = logUpstreamFailures(routerFor(registry, options.config.routing).breaker, options.log);
+  const stopLogging = logUpstreamFailures(router.breaker, options.log);
   return {
     app: createApp(deps),
     deps,
