@@ -4,7 +4,8 @@ import { defineConfig } from 'gateway';
  * An OpenRouter-style aggregator upstream (any OpenAI-compatible API that serves many vendors'
  * models): `models: ['*']` lets clients pin any id the aggregator knows
  * (`openrouter/anthropic/claude-sonnet-4.5`), the listed ones show in /v1/models with their
- * prices, and OpenRouter's attribution headers go on every call.
+ * prices (from the bundled catalog's OpenRouter entries, picked by the base URL; pinned ids it
+ * knows are priced too), and OpenRouter's attribution headers go on every call.
  *
  *   cp config/openrouter.config.ts gateway.config.ts
  *   OPENROUTER_API_KEY=… npx gateway serve
@@ -17,12 +18,7 @@ export default defineConfig({
       baseURL: 'https://openrouter.ai/api/v1',
       apiKey: process.env.OPENROUTER_API_KEY,
       headers: { 'HTTP-Referer': 'https://gateway.example.com', 'X-Title': 'gateway' },
-      models: [
-        '*',
-        { id: 'openai/gpt-4.1-mini', pricing: { input: 0.4, output: 1.6 }, contextWindow: 1_047_576 },
-        { id: 'anthropic/claude-sonnet-4.5', pricing: { input: 3, output: 15 }, contextWindow: 1_000_000 },
-        { id: 'meta-llama/llama-3.3-70b-instruct', pricing: { input: 0.1, output: 0.32 }, contextWindow: 131_072 },
-      ],
+      models: ['*', 'openai/gpt-4.1-mini', 'anthropic/claude-sonnet-4.5', 'meta-llama/llama-3.3-70b-instruct'],
       // Slow open-weight models: give the first byte more time than the default.
       timeouts: { firstByte: 180_000 },
     },

@@ -52,6 +52,8 @@ describe('config/ examples', () => {
     const registry = await ProviderRegistry.create(config, { configDir: DIR, log: createLogger('silent') });
     try {
       expect(registry.resolve('openrouter/mistralai/mistral-large')).toMatchObject({ pinned: true, candidates: [{ upstreamId: 'mistralai/mistral-large' }] });
+      // Plain ids get OpenRouter's prices and context from the bundled catalog (chosen by the base URL).
+      expect(registry.get('openrouter/openai/gpt-4.1-mini')?.spec).toMatchObject({ contextWindow: 1_047_576, pricing: { input: 0.4, output: 1.6 } });
       expect(config.providers.openrouter.headers).toHaveProperty('X-Title');
       expect(config.routing.strategy).toBe('price');
     } finally {
