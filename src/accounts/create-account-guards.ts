@@ -6,7 +6,7 @@ import type { Store } from '../store/repositories.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { AccountGuards } from './account-guards.ts';
-import { openLedgerAndReplay } from './replay-ledger.ts';
+import { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
 
 export interface CreateAccountGuardsOptions {
   config: GatewayConfig;
@@ -24,6 +24,7 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
   const limits = rateLimitConfigSchema.parse(options.config.limits ?? {});
   const billing = billingConfigSchema.parse(options.config.billing ?? {});
   const { ledger, usage, report } = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs });
+  reportReplay(report, options.log);
   if (report.applied > 0) {
     options.log.info('usage ledger replayed into balances', { lines: report.applied, credits: report.appliedCredits });
   }
@@ -48,4 +49,22 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
     // A moved clock (tests) must move the windows too; the real clock leaves time to the store.
     limiterNow: clock === systemClock ? undefined : () => clock.now(),
   });
+}
+
+/** Start-up warnings for ledger lines that could not be charged: never dropped without a word. */
+function reportReplay(report: ReplayReport, log: Logger): void {
+  const bad = report.unreplayable;
+  if (bad.count > 0) {
+    log.warn(`usage ledger: ${bad.count} line(s) cannot be replayed (torn or garbage); their charges are not applied; kept aside in ${bad.keptIn ?? 'usage.rejected.jsonl'}`, {
+      lines: bad.lines.slice(0, 20).map((n) => (n === -1 ? 'torn last line' : n)),
+      seqs: bad.seqs.slice(0, 20),
+      credits: bad.credits,
+    });
+  }
+  if (report.unknownAccounts.count > 0) {
+    log.warn(`usage ledger: ${report.unknownAccounts.count} line(s) belong to accounts that do not exist; counted in usage, charged to no balance`, { credits: report.unknownAccounts.credits });
+  }
+  if (report.gaps.length > 0) {
+    log.warn('usage ledger: sequence numbers are missing (lines lost outside the gateway?)', { missing: report.gaps.slice(0, 20).map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)) });
+  }
 }

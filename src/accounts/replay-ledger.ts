@@ -9,6 +9,16 @@ export interface ReplayReport {
   /** Ledger lines whose charge the store's snapshot did not hold yet (lost by a crash), now applied. */
   applied: number;
   appliedCredits: number;
+  /**
+   * Lines that cannot be replayed (torn by a crash, garbage): copied to usage.rejected.jsonl
+   * (a torn last line is then cut from the ledger). `seqs` and `credits` are what their text
+   * still shows; their charges are not applied.
+   */
+  unreplayable: { count: number; lines: number[]; seqs: number[]; credits: number; keptIn?: string };
+  /** Entries of accounts the store does not have: counted in usage, charged to no balance. */
+  unknownAccounts: { count: number; credits: number };
+  /** Sequence numbers that no line carries, neither whole nor rejected: [first, last] of each run. */
+  gaps: Array<[number, number]>;
 }
 
 /**
@@ -29,12 +39,24 @@ export async function openLedgerAndReplay(
   let entries = 0;
   let applied = 0;
   let appliedCredits = 0;
+  const unknown = { count: 0, credits: 0 };
+  let lastSeq = 0;
+  const gaps: Array<[number, number]> = [];
   const visit = (entry: LedgerEntry): void => {
     entries += 1;
     usage.add(entry);
+    if (typeof entry.seq === 'number') {
+      if (entry.seq > lastSeq + 1) gaps.push([lastSeq + 1, entry.seq - 1]);
+      lastSeq = Math.max(lastSeq, entry.seq);
+    }
     const account = accounts.get(entry.account_id);
+    if (!account) {
+      unknown.count += 1;
+      unknown.credits += entry.charged_credits ?? 0;
+      return;
+    }
     // Lines without seq predate billing (they never took credits).
-    if (!account || typeof entry.seq !== 'number' || entry.seq <= (account.billedSeq ?? 0)) return;
+    if (typeof entry.seq !== 'number' || entry.seq <= (account.billedSeq ?? 0)) return;
     const charge = entry.charged_credits ?? 0;
     const p = pending.get(account.id) ?? { credits: 0, seq: 0 };
     p.credits += charge;
@@ -50,5 +72,37 @@ export async function openLedgerAndReplay(
     await store.accounts.adjustCredits(id, delta, { billedSeq: p.seq });
   }
   if (pending.size > 0) await store.flush();
-  return { ledger, usage, report: { entries, applied, appliedCredits: roundCredits(appliedCredits) } };
+  const rejected = ledger.report.unreplayable;
+  const rejectedSeqs = new Set(rejected.flatMap((r) => (r.seq === undefined ? [] : [r.seq])));
+  const unreplayable: ReplayReport['unreplayable'] = {
+    count: rejected.length,
+    lines: rejected.map((r) => r.line),
+    seqs: [...rejectedSeqs],
+    credits: roundCredits(rejected.reduce((n, r) => n + (r.credits ?? 0), 0)),
+  };
+  if (ledger.report.keptIn) unreplayable.keptIn = ledger.report.keptIn;
+  return {
+    ledger,
+    usage,
+    report: {
+      entries,
+      applied,
+      appliedCredits: roundCredits(appliedCredits),
+      unreplayable,
+      unknownAccounts: { count: unknown.count, credits: roundCredits(unknown.credits) },
+      gaps: gaps.flatMap(([from, to]) => withoutSeqs(from, to, rejectedSeqs)),
+    },
+  };
+}
+
+/** The runs of [from, to] that none of `seqs` covers. */
+function withoutSeqs(from: number, to: number, seqs: Set<number>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let start = from;
+  for (const n of [...seqs].filter((x) => x >= from && x <= to).sort((a, b) => a - b)) {
+    if (n > start) out.push([start, n - 1]);
+    start = n + 1;
+  }
+  if (start <= to) out.push([start, to]);
+  return out;
 }

@@ -40,6 +40,7 @@ const RETRY_MS = [250, 1000, 5000, 15_000, 30_000];
 export class FileDb {
   readonly file: string;
   private readonly low: Low<DbData>;
+  private readonly adapter: SlicedJsonFile<DbData>;
   private readonly flushDelayMs: number;
   private readonly onWriteError: FileDbOptions['onWriteError'];
   private timer: NodeJS.Timeout | undefined;
@@ -53,7 +54,8 @@ export class FileDb {
 
   private constructor(file: string, options: FileDbOptions) {
     this.file = file;
-    this.low = new Low<DbData>(new SlicedJsonFile<DbData>(file), emptyDb());
+    this.adapter = new SlicedJsonFile<DbData>(file);
+    this.low = new Low<DbData>(this.adapter, emptyDb());
     this.flushDelayMs = options.flushDelayMs ?? 250;
     this.onWriteError = options.onWriteError;
   }
@@ -65,20 +67,20 @@ export class FileDb {
    */
   static async open(dataDir: string, options: FileDbOptions = {}): Promise<OpenedDb> {
     const db = new FileDb(path.join(dataDir, 'db.json'), options);
-    let raw: DbData | null;
+    let found: { value: unknown } | undefined;
     try {
-      raw = await db.low.adapter.read();
+      found = await db.adapter.readValue();
     } catch (error) {
       throw new Error(`cannot read ${db.file}: ${(error as Error).message.split('\n')[0]} (the file is left as it is)`);
     }
-    if (raw === null) {
+    if (found === undefined) {
       db.low.data = emptyDb();
       db.generation = 1;
       return { db, movedMedia: [], migration: { from: 0 } };
     }
     let result;
     try {
-      result = migrate(raw);
+      result = migrate(found.value);
     } catch (error) {
       if (!(error instanceof DbShapeError)) throw error;
       const copy = backupFile(db.file, { reuse: true });
@@ -191,7 +193,7 @@ export class FileDb {
 
   /** Re-reads the file (a CLI that holds the lock after another process wrote). */
   async reload(): Promise<void> {
-    const raw = await this.low.adapter.read();
-    this.low.data = raw === null ? emptyDb() : migrate(raw).data;
+    const found = await this.adapter.readValue();
+    this.low.data = found === undefined ? emptyDb() : migrate(found.value).data;
   }
 }

@@ -24,6 +24,16 @@ export interface FileStoreReport {
   insecure: string[];
 }
 
+/** The folders a data dir holds (stored responses, temporary images, uploaded files). */
+const DATA_DIRS = new Set(['responses', 'temp-images', 'files']);
+/** The gateway's files at the top of a data dir: records, logs, their backups, side and temp files. */
+const DATA_FILE = /^(?:db\.json|usage(?:\.rejected)?\.jsonl|media(?:\.rejected)?\.jsonl|server\.json|gateway\.lock)(?:$|\.)/;
+
+/** Whether a top-level entry of a data dir is the gateway's own (its mode is tightened at start). */
+function isDataDirEntry(name: string, isDirectory: boolean): boolean {
+  return isDirectory ? DATA_DIRS.has(name) : DATA_FILE.test(name);
+}
+
 /** Keeps credits to a millionth (what billing rounds to). */
 function addCredits(balance: number, delta: number): number {
   return Math.round((balance + delta) * 1e6) / 1e6;
@@ -210,7 +220,7 @@ export class FileStore implements Store {
    */
   static async open(dataDir: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const warn = options.warn ?? (() => undefined);
-    const insecure = securePrivateTree(dataDir);
+    const insecure = securePrivateTree(dataDir, isDataDirEntry);
     if (insecure.length > 0) warn('data dir: could not restrict access to some paths', { paths: insecure.slice(0, 10) });
     const { db, movedMedia, migration } = await FileDb.open(dataDir, {
       flushDelayMs: options.flushDelayMs,

@@ -22,14 +22,20 @@ export class SlicedJsonFile<T extends object> implements Adapter<T> {
   constructor(readonly file: string) {}
 
   async read(): Promise<T | null> {
+    const found = await this.readValue();
+    return found ? (found.value as T) : null;
+  }
+
+  /** The parsed file, whatever it holds (`null` included); undefined when there is no file. */
+  async readValue(): Promise<{ value: unknown } | undefined> {
     let text: string;
     try {
       text = await fs.promises.readFile(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    return JSON.parse(text) as T;
+    return { value: JSON.parse(text) as unknown };
   }
 
   async write(data: T): Promise<void> {

@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { keepRejectedLines } from '../util/keep-rejected-lines.ts';
+import { ensurePrivateDir, FILE_MODE } from '../util/private-files.ts';
+import { readLedgerFile, salvageLine, type UnreplayableLine } from './read-ledger-file.ts';
 
 /** One settled request in the usage ledger (append-only JSONL in the data dir). */
 export interface LedgerEntry {
@@ -34,46 +37,9 @@ export interface LedgerEntry {
 /** What a caller appends; the ledger assigns `seq`. */
 export type NewLedgerEntry = Omit<LedgerEntry, 'seq'>;
 
-const CHUNK = 1 << 20;
-
-/**
- * Reads every whole line of a ledger file, in 1 MB chunks so a large ledger never becomes
- * one string. A line that does not parse (a torn write) is skipped. Returns the bytes read.
- */
+/** Visits every whole, replayable entry of a ledger file (lines that are not are skipped here; `UsageLedger.open` reports them). Returns the bytes read. */
 export function forEachLedgerEntry(file: string, visit: (entry: LedgerEntry) => void): number {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return 0;
-  }
-  const buffer = Buffer.alloc(CHUNK);
-  let carry = '';
-  let offset = 0;
-  try {
-    for (;;) {
-      const n = fs.readSync(fd, buffer, 0, CHUNK, offset);
-      if (n === 0) break;
-      offset += n;
-      const lines = (carry + buffer.toString('utf8', 0, n)).split('\n');
-      carry = lines.pop() ?? '';
-      for (const line of lines) visitLine(line, visit);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return offset;
-}
-
-function visitLine(line: string, visit: (entry: LedgerEntry) => void): void {
-  if (!line) return;
-  let entry: LedgerEntry;
-  try {
-    entry = JSON.parse(line) as LedgerEntry;
-  } catch {
-    return; // a torn line from a crash mid-write
-  }
-  if (entry && typeof entry === 'object' && typeof entry.account_id === 'string') visit(entry);
+  return readLedgerFile(file, path.basename(file), visit).end;
 }
 
 /** Reads every whole ledger entry of a file. */
@@ -81,39 +47,6 @@ export function readLedger(file: string): LedgerEntry[] {
   const out: LedgerEntry[] = [];
   forEachLedgerEntry(file, (e) => out.push(e));
   return out;
-}
-
-/** Cuts a torn last line (no trailing newline) so the next append starts on a fresh line. */
-function repairTail(file: string): void {
-  let size: number;
-  try {
-    size = fs.statSync(file).size;
-  } catch {
-    return;
-  }
-  if (size === 0) return;
-  const fd = fs.openSync(file, 'r+');
-  try {
-    const tail = Buffer.alloc(Math.min(size, 64 * 1024));
-    let end = size;
-    for (;;) {
-      const start = Math.max(0, end - tail.length);
-      const n = fs.readSync(fd, tail, 0, end - start, start);
-      const at = tail.subarray(0, n).lastIndexOf(0x0a);
-      if (at !== -1) {
-        const keep = start + at + 1;
-        if (keep !== size) fs.ftruncateSync(fd, keep);
-        return;
-      }
-      if (start === 0) {
-        fs.ftruncateSync(fd, 0);
-        return;
-      }
-      end = start;
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 export interface OpenLedgerOptions {
@@ -125,6 +58,13 @@ export interface OpenLedgerOptions {
   syncIntervalMs?: number;
 }
 
+/** What opening a ledger found that it could not replay: kept aside in `usage.rejected.jsonl`. */
+export interface LedgerOpenReport {
+  unreplayable: UnreplayableLine[];
+  /** The side file the lines were copied to (when there were any). */
+  keptIn?: string;
+}
+
 /**
  * The append-only usage ledger. `append` is one `write(2)` on an O_APPEND descriptor
  * (a few µs, no wait on the disk): once it returns, the line is in the kernel and survives
@@ -133,33 +73,52 @@ export interface OpenLedgerOptions {
  */
 export class UsageLedger {
   readonly file: string;
+  /** Lines found at opening that cannot be replayed (torn, garbage), kept aside. */
+  readonly report: LedgerOpenReport;
   private fd: number | undefined;
   private seq: number;
+  /** Where the next line starts (the file size): a failed append is cut back to it. */
+  private size: number;
   private unsynced = false;
   private syncing = false;
   private readonly timer: NodeJS.Timeout | undefined;
 
-  private constructor(file: string, lastSeq: number, syncIntervalMs: number) {
+  private constructor(file: string, lastSeq: number, syncIntervalMs: number, report: LedgerOpenReport) {
     this.file = file;
     this.seq = lastSeq;
-    this.fd = fs.openSync(file, 'a');
+    this.report = report;
+    this.fd = fs.openSync(file, 'a', FILE_MODE);
+    this.size = fs.fstatSync(this.fd).size;
     if (syncIntervalMs > 0) {
       this.timer = setInterval(() => this.syncInBackground(), syncIntervalMs);
       this.timer.unref();
     }
   }
 
-  /** Opens (or creates) the ledger of a data dir: repairs a torn tail, replays entries, appends after them. */
+  /**
+   * Opens (or creates, 0600) the ledger of a data dir and replays its entries, oldest first.
+   * Lines that cannot be replayed (a torn last line, garbage) are copied to
+   * `usage.rejected.jsonl` and reported in `report`, never dropped without a trace; a torn
+   * last line is then cut off so the next entry starts on a line of its own.
+   */
   static open(dataDir: string, options: OpenLedgerOptions = {}): UsageLedger {
-    fs.mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     const file = path.join(dataDir, options.name ?? 'usage.jsonl');
-    repairTail(file);
     let lastSeq = 0;
-    forEachLedgerEntry(file, (entry) => {
+    const read = readLedgerFile(file, path.basename(file), (entry) => {
       if (typeof entry.seq === 'number' && entry.seq > lastSeq) lastSeq = entry.seq;
       options.onEntry?.(entry);
     });
-    return new UsageLedger(file, lastSeq, options.syncIntervalMs ?? 1000);
+    const unreplayable = read.unreplayable;
+    if (read.tornAt !== undefined) {
+      const torn = fs.readFileSync(file).subarray(read.tornAt).toString('utf8');
+      const line = { file: path.basename(file), line: -1, offset: read.tornAt, text: torn, torn: true };
+      unreplayable.push({ ...line, ...salvageLine(torn) });
+    }
+    const report: LedgerOpenReport = { unreplayable };
+    if (unreplayable.length > 0) report.keptIn = keepRejectedLines(file, unreplayable);
+    if (read.tornAt !== undefined) fs.truncateSync(file, read.tornAt);
+    return new UsageLedger(file, lastSeq, options.syncIntervalMs ?? 1000, report);
   }
 
   /** The sequence number of the last appended entry. */
@@ -171,7 +130,20 @@ export class UsageLedger {
   append(input: NewLedgerEntry): LedgerEntry {
     if (this.fd === undefined) throw new Error('the usage ledger is closed');
     const entry: LedgerEntry = { seq: this.seq + 1, ...input };
-    fs.writeSync(this.fd, JSON.stringify(entry) + '\n');
+    const line = Buffer.from(JSON.stringify(entry) + '\n');
+    const fd = this.fd;
+    try {
+      // One write(2) in practice; a short write (a full disk) is continued, never left torn.
+      for (let done = 0; done < line.length; ) done += fs.writeSync(fd, line, done, line.length - done);
+    } catch (error) {
+      try {
+        fs.ftruncateSync(fd, this.size);
+      } catch {
+        // the next start reports what is left as an unreplayable line
+      }
+      throw error;
+    }
+    this.size += line.length;
     this.seq = entry.seq;
     this.unsynced = true;
     return entry;
@@ -204,3 +176,4 @@ export class UsageLedger {
     fs.closeSync(fd);
   }
 }
+

@@ -26,16 +26,19 @@ function tighten(target: string, mode: number): string | undefined {
 }
 
 /**
- * Tightens a data dir made by an older gateway (or by hand): the dir and every directory
- * under it to 0700, every file to 0600. Symbolic links are left alone. Returns the paths
- * that could not be changed (e.g. owned by another user), for a warning.
+ * Tightens a data dir made by an older gateway (or by hand): the dir to 0700, and of its
+ * entries those `owned` names (the gateway's own files and folders; anything else a user
+ * keeps there is left alone) — directories to 0700 with everything under them, files to
+ * 0600. Symbolic links are left alone. Returns the paths that could not be changed (e.g.
+ * owned by another user), for a warning.
  */
-export function securePrivateTree(root: string): string[] {
+export function securePrivateTree(root: string, owned: (name: string, isDirectory: boolean) => boolean = () => true): string[] {
   const problems: string[] = [];
   ensurePrivateDir(root);
   const pending = [root];
   while (pending.length > 0) {
     const dir = pending.pop()!;
+    const top = dir === root;
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -44,6 +47,7 @@ export function securePrivateTree(root: string): string[] {
       continue;
     }
     for (const entry of entries) {
+      if (top && !owned(entry.name, entry.isDirectory())) continue;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         const problem = tighten(full, DIR_MODE);

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileStore } from '../../src/store/file-store.ts';
+import { stringifyDeep, stringifyRecord } from '../../src/store/stringify-record.ts';
+import { tempDir } from '../helpers/spawn-gateway.ts';
+import { anAccount } from './store.case.ts';
+
+const root = tempDir('gw-db-');
+let n = 0;
+const freshDir = () => path.join(root, `d${++n}`);
+
+describe('db.json writer', () => {
+  it('a failed write is reported and retried; the changes stay pending and are written once it can', async () => {
+    const dir = freshDir();
+    const warnings: string[] = [];
+    const store = await FileStore.open(dir, { flushDelayMs: 5, warn: (message) => warnings.push(message) });
+    const first = await store.accounts.create(anAccount({ credits: 1 }));
+    // The temp file's name taken by a directory: every write fails until it is gone.
+    const blocker = path.join(dir, `db.json.tmp-${process.pid}`);
+    fs.mkdirSync(blocker);
+    await expect(store.accounts.create(anAccount({ id: 'acct_pending' }))).rejects.toThrow(/could not write .*db\.json.*kept in memory and the write is retried/);
+    void store.accounts.adjustCredits(first.id, 10);
+    expect(warnings.some((w) => w.includes('db.json: write failed'))).toBe(true);
+    expect(store.cache.account('acct_pending')).toBeDefined();
+    fs.rmdirSync(blocker);
+    // The retry (backoff 250 ms) writes everything that was pending.
+    await expect.poll(() => fs.readFileSync(path.join(dir, 'db.json'), 'utf8').includes('acct_pending'), { timeout: 5_000 }).toBe(true);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.cache.account('acct_pending')).toBeDefined();
+    expect(again.cache.account(first.id)?.credits).toBe(11);
+    await again.close();
+  });
+
+  it('writes one record per line, 0600, through a temp file; records nested thousands deep included', async () => {
+    const dir = freshDir();
+    const store = await FileStore.open(dir, { flushDelayMs: 5 });
+    for (let i = 0; i < 3; i++) await store.accounts.create(anAccount());
+    await store.close();
+    const text = fs.readFileSync(path.join(dir, 'db.json'), 'utf8');
+    expect(JSON.parse(text)).toMatchObject({ version: 2, accounts: [{}, {}, {}], apiKeys: [], sessions: [], files: [], batches: [] });
+    expect(text.split('\n').filter((l) => l.startsWith('    {"id":"acct_'))).toHaveLength(3);
+    expect(fs.statSync(path.join(dir, 'db.json')).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+  });
+});
+
+describe('stringifyRecord', () => {
+  it('is JSON.stringify for ordinary values and never throws on deep ones', () => {
+    const ordinary = { a: 1, b: 'x"\n\u2028', c: [1, null, undefined, () => 1, { d: true }], e: undefined, f: new Date(0), g: Number.NaN, h: -0 };
+    expect(stringifyRecord(ordinary)).toBe(JSON.stringify(ordinary));
+    expect(stringifyDeep(ordinary)).toBe(JSON.stringify(ordinary));
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 20_000; i++) deep = i % 2 ? [deep] : { k: deep };
+    expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    const text = stringifyRecord({ deep });
+    let back = (JSON.parse(text) as { deep: unknown }).deep;
+    for (let i = 19_999; i >= 0; i--) back = i % 2 ? (back as unknown[])[0] : (back as { k: unknown }).k;
+    expect(back).toBe('leaf');
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(stringifyDeep(cycle)).toBe('{"a":1,"self":null}');
+  });
+});
