@@ -16,6 +16,8 @@ export interface Targets {
   direct?: StartedTarget;
   proxy?: StartedTarget;
   gateway?: StartedGateway;
+  /** A gateway from another checkout, measured beside this one (--baseline-dir). */
+  baseline?: StartedGateway;
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -58,9 +60,10 @@ export async function runRound(options: Options, targets: Targets, load: LoadGen
           records.push({ ...base, skipped: deadReason });
           continue;
         }
-        const request = target === 'gateway' ? bench.gateway(targets.gateway!.key, targets.gateway!.model) : bench.floor;
+        const gateway = target === 'gateway' || target === 'baseline' ? targets[target] : undefined;
+        const request = gateway ? bench.gateway(gateway.key, gateway.model) : bench.floor;
         const requestKey = `${target}|${JSON.stringify(request)}`;
-        const shared = target === 'gateway' ? undefined : floorRuns.get(`${concurrency}|${requestKey}`);
+        const shared = gateway ? undefined : floorRuns.get(`${concurrency}|${requestKey}`);
         if (shared) {
           records.push({ ...shared, case: bench.name });
           continue;
@@ -73,7 +76,7 @@ export async function runRound(options: Options, targets: Targets, load: LoadGen
           }
           const record: RunRecord = { ...base, ...(await measure(load, started.child, jobFor(started.url, request, concurrency, options))) };
           records.push(record);
-          if (target !== 'gateway') floorRuns.set(`${concurrency}|${requestKey}`, record);
+          if (!gateway) floorRuns.set(`${concurrency}|${requestKey}`, record);
           const r = record.result!;
           log(
             `  ${bench.name} c=${concurrency} ${target}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(3)} ms, CPU ${record.cpuUsPerReq?.toFixed(0) ?? '?'} µs/req` +

@@ -14,13 +14,15 @@ export const HELP = `Usage: npm run bench -- [options]
   --rounds <n>            repeat every measurement n times and report medians (default 1)
   --prime <n>             requests sent to each target per case before anything is measured,
                           so the JIT has settled (default 5000)
-  --concurrency <list>    connections, e.g. 1,16 (default 1,16; 1 is needed for "added p50")
+  --concurrency <list>    connections, e.g. 1,16 (default 1,50; 1 is needed for "added p50")
   --cases <list>          ${Object.keys(CASES).join(', ')} (default ${DEFAULT_CASES.join(',')})
   --targets <list>        direct, proxy, gateway (default all three)
   --provider <p>          openai (gateway → fake upstream) or mock (gateway answers itself);
                           default openai once plugins/openai exists
   --chunk-gap-ms <n>      fake upstream: ms between stream events (default 0 = next event-loop turn)
   --gateway-dir <dir>     run bin/gateway from another checkout (default: this repo)
+  --baseline-dir <dir>    also run the gateway of another checkout (e.g. before a change), measured
+                          back to back with this one: before/after in the same run
   --json <file>           also write every measurement as JSON
   -h, --help`;
 
@@ -35,6 +37,7 @@ export interface Options {
   provider: GatewayProvider;
   chunkGapMs: number;
   gatewayDir: string;
+  baselineDir?: string;
   json?: string;
 }
 
@@ -67,6 +70,7 @@ export function parseOptions(argv: string[]): Options {
       provider: { type: 'string' },
       'chunk-gap-ms': { type: 'string' },
       'gateway-dir': { type: 'string' },
+      'baseline-dir': { type: 'string' },
       json: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -81,10 +85,13 @@ export function parseOptions(argv: string[]): Options {
   if (unknownCases.length) throw new Error(`unknown case(s): ${unknownCases.join(', ')}; known: ${Object.keys(CASES).join(', ')}`);
   const targets = list(values.targets ?? 'direct,proxy,gateway') as TargetName[];
   if (targets.length === 0 || targets.some((t) => !['direct', 'proxy', 'gateway'].includes(t))) throw new Error('--targets takes direct, proxy, gateway');
-  const concurrencies = list(values.concurrency ?? '1,16').map(Number);
+  const concurrencies = list(values.concurrency ?? '1,50').map(Number);
   if (concurrencies.length === 0 || concurrencies.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency takes positive integers, e.g. 1,16');
   const gatewayDir = path.resolve(values['gateway-dir'] ?? REPO);
   if (!existsSync(path.join(gatewayDir, 'bin/gateway'))) throw new Error(`--gateway-dir: no bin/gateway in ${gatewayDir}`);
+  const baselineDir = values['baseline-dir'] === undefined ? undefined : path.resolve(values['baseline-dir']);
+  if (baselineDir && !existsSync(path.join(baselineDir, 'bin/gateway'))) throw new Error(`--baseline-dir: no bin/gateway in ${baselineDir}`);
+  if (baselineDir) targets.push('baseline');
   const provider = (values.provider ?? defaultProvider(gatewayDir)) as GatewayProvider;
   if (provider !== 'openai' && provider !== 'mock') throw new Error('--provider is openai or mock');
   const durationMs = positive(values.duration, quick ? 1.5 : 4, 'duration') * 1000;
@@ -100,6 +107,7 @@ export function parseOptions(argv: string[]): Options {
     provider,
     chunkGapMs: positive(values['chunk-gap-ms'], 0, 'chunk-gap-ms'),
     gatewayDir,
+    baselineDir,
     json: values.json,
   };
 }

@@ -1,13 +1,17 @@
 /** Turns the bench's measurements into the printed tables. */
 import type { LoadResult } from './load.ts';
 
-export type TargetName = 'direct' | 'proxy' | 'gateway';
+export type TargetName = 'direct' | 'proxy' | 'gateway' | 'baseline';
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'upstream (direct)',
   proxy: 'floor (proxy)',
   gateway: 'gateway',
+  baseline: 'gateway (baseline)',
 };
+
+/** The targets that are a gateway (this checkout, and another one to compare with). */
+export const GATEWAY_TARGETS: TargetName[] = ['gateway', 'baseline'];
 
 export interface RunRecord {
   case: string;
@@ -22,8 +26,17 @@ export interface RunRecord {
 }
 
 export interface Goals {
-  cpuRatio: number;
+  /** Gateway CPU per request ÷ the floor's, at every concurrency (per case; `default` for the rest). */
+  cpuRatio: Record<string, number>;
   addedP50Ms: number;
+  /** Streams: time to first byte over the floor's at one connection. */
+  addedTtfbMs: number;
+  /** Peak RSS of a gateway process, MB. */
+  peakRssMb: number;
+}
+
+function cpuGoal(goals: Goals, name: string): number {
+  return goals.cpuRatio[name] ?? goals.cpuRatio.default;
 }
 
 const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
@@ -46,7 +59,7 @@ export function formatCaseTable(records: RunRecord[], name: string, description:
   const header = ['target', 'conc', 'req/s', 'p50 ms', 'p99 ms', stream ? 'ttfb p50' : '', 'CPU µs/req', 'CPU %', 'errors'];
   const rows: string[][] = [];
   for (const c of concurrencies) {
-    for (const target of ['direct', 'proxy', 'gateway'] as TargetName[]) {
+    for (const target of ['direct', 'proxy', 'gateway', 'baseline'] as TargetName[]) {
       const r = find(records, name, c, target);
       if (!r) continue;
       if (r.skipped || !r.result) {
@@ -66,11 +79,12 @@ export function formatCaseTable(records: RunRecord[], name: string, description:
         x.errors > 0 ? `${x.errors}/${x.requests}` : '0',
       ]);
     }
-    const g = find(records, name, c, 'gateway')?.result ? find(records, name, c, 'gateway') : undefined;
     const f = find(records, name, c, 'proxy')?.result ? find(records, name, c, 'proxy') : undefined;
-    if (g && f) {
+    for (const target of GATEWAY_TARGETS) {
+      const g = find(records, name, c, target)?.result ? find(records, name, c, target) : undefined;
+      if (!g || !f) continue;
       rows.push([
-        '  gateway ÷ floor',
+        `  ${target} ÷ floor`,
         String(c),
         ratio(g.result!.rps, f.result!.rps),
         ratio(g.result!.p50, f.result!.p50),
@@ -85,34 +99,46 @@ export function formatCaseTable(records: RunRecord[], name: string, description:
   return `${name}: ${description}\n${formatTable(header, rows)}`;
 }
 
-/** The verdict table: CPU ratio per concurrency and added p50 at one connection, against the goals. */
-export function formatSummary(records: RunRecord[], cases: string[], concurrencies: number[], goals: Goals): string {
-  const header = ['case', ...concurrencies.map((c) => `CPU ×floor c=${c}`), 'added p50 c=1', 'added ttfb c=1', 'verdict'];
-  const rows = cases.map((name) => {
-    const cpuRatios = concurrencies.map((c) => {
-      const g = find(records, name, c, 'gateway');
-      const f = find(records, name, c, 'proxy');
-      return g?.cpuUsPerReq !== undefined && f?.cpuUsPerReq ? g.cpuUsPerReq / f.cpuUsPerReq : undefined;
-    });
-    const g1 = find(records, name, 1, 'gateway')?.result;
-    const f1 = find(records, name, 1, 'proxy')?.result;
-    const added = g1 && f1 ? g1.p50 - f1.p50 : undefined;
-    const addedTtfb = g1 && f1 ? g1.ttfbP50 - f1.ttfbP50 : undefined;
-    const measured = cpuRatios.filter((x): x is number => x !== undefined);
-    const misses: string[] = [];
-    const errors = records.filter((r) => r.case === name).reduce((n, r) => n + (r.result?.errors ?? 0), 0);
-    if (errors > 0) misses.push(`${errors} failed requests`);
-    if (measured.some((x) => x > goals.cpuRatio)) misses.push(`CPU > ${goals.cpuRatio}×`);
-    if (added !== undefined && added >= goals.addedP50Ms) misses.push(`added p50 ≥ ${goals.addedP50Ms} ms`);
-    const verdict = measured.length === 0 && added === undefined ? 'not measured' : misses.length ? `misses: ${misses.join(', ')}` : 'meets goals';
-    const ms = (n: number | undefined) => (n === undefined ? '-' : `${n >= 0 ? '+' : ''}${n.toFixed(3)} ms`);
-    return [name, ...cpuRatios.map((x) => (x === undefined ? '-' : `${x.toFixed(2)}×`)), ms(added), ms(addedTtfb), verdict];
-  });
-  return `Summary (goals: gateway CPU/request ≤ ${goals.cpuRatio}× floor at every concurrency; added p50 at 1 connection < ${goals.addedP50Ms} ms)\n${formatTable(header, rows)}`;
+/** The verdict table: per case and gateway target, CPU ratio per concurrency and added p50/ttfb at one connection, against the goals. */
+export function formatSummary(records: RunRecord[], cases: string[], concurrencies: number[], goals: Goals, streams: ReadonlySet<string> = new Set()): string {
+  const header = ['case', 'target', ...concurrencies.map((c) => `CPU ×floor c=${c}`), 'added p50 c=1', 'added ttfb c=1', 'verdict'];
+  const rows: string[][] = [];
+  for (const name of cases) {
+    for (const target of GATEWAY_TARGETS) {
+      if (!records.some((r) => r.case === name && r.target === target)) continue;
+      const cpuRatios = concurrencies.map((c) => {
+        const g = find(records, name, c, target);
+        const f = find(records, name, c, 'proxy');
+        return g?.cpuUsPerReq !== undefined && f?.cpuUsPerReq ? g.cpuUsPerReq / f.cpuUsPerReq : undefined;
+      });
+      const g1 = find(records, name, 1, target)?.result;
+      const f1 = find(records, name, 1, 'proxy')?.result;
+      const added = g1 && f1 ? g1.p50 - f1.p50 : undefined;
+      const addedTtfb = g1 && f1 && streams.has(name) ? g1.ttfbP50 - f1.ttfbP50 : undefined;
+      const measured = cpuRatios.filter((x): x is number => x !== undefined);
+      const misses: string[] = [];
+      const errors = records.filter((r) => r.case === name && r.target === target).reduce((n, r) => n + (r.result?.errors ?? 0), 0);
+      if (errors > 0) misses.push(`${errors} failed requests`);
+      if (measured.some((x) => x > cpuGoal(goals, name))) misses.push(`CPU > ${cpuGoal(goals, name)}×`);
+      if (addedTtfb !== undefined && addedTtfb > goals.addedTtfbMs) misses.push(`added ttfb > ${goals.addedTtfbMs} ms`);
+      else if (addedTtfb === undefined && added !== undefined && added >= goals.addedP50Ms) misses.push(`added p50 ≥ ${goals.addedP50Ms} ms`);
+      const verdict = measured.length === 0 && added === undefined ? 'not measured' : misses.length ? `misses: ${misses.join(', ')}` : 'meets goals';
+      const ms = (n: number | undefined) => (n === undefined ? '-' : `${n >= 0 ? '+' : ''}${n.toFixed(3)} ms`);
+      rows.push([name, target, ...cpuRatios.map((x) => (x === undefined ? '-' : `${x.toFixed(2)}×`)), ms(added), ms(addedTtfb), verdict]);
+    }
+  }
+  const cpu = Object.entries(goals.cpuRatio)
+    .map(([name, value]) => `${name} ${value}×`)
+    .join(', ');
+  return `Summary (goals: gateway CPU/request ÷ floor at every concurrency: ${cpu}; streams: added ttfb at 1 connection ≤ ${goals.addedTtfbMs} ms; non-streaming: added p50 < ${goals.addedP50Ms} ms)\n${formatTable(header, rows)}`;
 }
 
 /** Peak RSS of each target process over the whole run. */
-export function formatMemory(peaks: Partial<Record<TargetName, number>>): string {
-  const rows = (Object.keys(peaks) as TargetName[]).map((t) => [TARGET_LABELS[t], fixed(peaks[t], 1)]);
-  return `Peak RSS (VmHWM, whole run)\n${formatTable(['target', 'MB'], rows)}`;
+export function formatMemory(peaks: Partial<Record<TargetName, number>>, goalMb?: number): string {
+  const rows = (Object.keys(peaks) as TargetName[]).map((t) => {
+    const mb = peaks[t];
+    const verdict = goalMb === undefined || !GATEWAY_TARGETS.includes(t) || mb === undefined ? '' : mb <= goalMb ? 'meets goal' : `misses: > ${goalMb} MB`;
+    return [TARGET_LABELS[t], fixed(mb, 1), verdict];
+  });
+  return `Peak RSS (VmHWM, whole run${goalMb === undefined ? '' : `; goal for a gateway ≤ ${goalMb} MB`})\n${formatTable(['target', 'MB', ''], rows)}`;
 }

@@ -9,10 +9,11 @@ import { LoadGenerator } from './load-client.ts';
 import { mergeRounds, runRound, type RunState, type Targets } from './measure.ts';
 import { parseOptions } from './options.ts';
 import { killAllChildren, readPeakRssMb, stopChild } from './processes.ts';
-import { formatCaseTable, formatMemory, formatSummary, type RunRecord, type TargetName } from './report.ts';
+import { formatCaseTable, formatMemory, formatSummary, type Goals, type RunRecord, type TargetName } from './report.ts';
 import { startGateway, startProxy, startUpstream } from './targets.ts';
 
-const GOALS = { cpuRatio: 2.5, addedP50Ms: 0.25 };
+/** Issue 13's goals: CPU per request over the floor's, time to first byte, peak memory. */
+const GOALS: Goals = { cpuRatio: { default: 2.0, 'messages-stream': 2.5 }, addedP50Ms: 0.25, addedTtfbMs: 0.2, peakRssMb: 150 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   const onSignal = () => {
     killAllChildren();
     targets.gateway?.cleanup();
+    targets.baseline?.cleanup();
     process.exit(130);
   };
   process.on('SIGINT', onSignal);
@@ -32,13 +34,15 @@ async function main(): Promise<void> {
   try {
     log(
       `gateway bench: node ${process.version}, gateway ${options.gatewayDir}, provider ${options.provider}; ` +
-        `per run: warm-up ${options.warmupMs / 1000} s, measured ${options.durationMs / 1000} s; concurrency ${options.concurrencies.join(',')}; rounds ${options.rounds}`,
+        `per run: warm-up ${options.warmupMs / 1000} s, measured ${options.durationMs / 1000} s; concurrency ${options.concurrencies.join(',')}; rounds ${options.rounds}` +
+        (options.baselineDir ? `; baseline gateway ${options.baselineDir}` : ''),
     );
     if (options.provider === 'mock') log('  note: provider mock: the gateway answers itself and never calls the fake upstream; ratios are not comparable');
     const upstream = await startUpstream(options.chunkGapMs);
     if (options.targets.includes('direct')) targets.direct = upstream;
     if (options.targets.includes('proxy')) targets.proxy = await startProxy(upstream.url);
     if (options.targets.includes('gateway')) targets.gateway = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.gatewayDir });
+    if (options.baselineDir) targets.baseline = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.baselineDir });
     load = await LoadGenerator.start();
 
     const state: RunState = { primed: new Set(), dead: new Map() };
@@ -54,8 +58,9 @@ async function main(): Promise<void> {
     const names = options.cases.map((c) => c.name);
     const out: string[] = [''];
     for (const bench of options.cases) out.push(formatCaseTable(records, bench.name, bench.description, bench.stream, options.concurrencies), '');
-    out.push(formatSummary(records, names, options.concurrencies, GOALS), '');
-    out.push(formatMemory(peaks), '');
+    const streams = new Set(options.cases.filter((c) => c.stream).map((c) => c.name));
+    out.push(formatSummary(records, names, options.concurrencies, GOALS, streams), '');
+    out.push(formatMemory(peaks, GOALS.peakRssMb), '');
     for (const [key, reason] of state.dead) out.push(`skipped ${key.replace('|', ' case ')}: ${reason}`);
     out.push(`node ${process.version}, provider ${options.provider}, ${options.rounds} round(s), ${Math.round((Date.now() - t0) / 1000)} s total`);
     console.log(out.join('\n'));
@@ -65,9 +70,10 @@ async function main(): Promise<void> {
     }
   } finally {
     await load?.stop().catch(() => undefined);
-    await Promise.all([targets.gateway, targets.proxy, targets.direct].filter((t) => t !== undefined).map((t) => stopChild(t.child)));
+    await Promise.all([targets.gateway, targets.baseline, targets.proxy, targets.direct].filter((t) => t !== undefined).map((t) => stopChild(t.child)));
     killAllChildren();
     targets.gateway?.cleanup();
+    targets.baseline?.cleanup();
   }
 }
 

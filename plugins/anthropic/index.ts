@@ -47,7 +47,8 @@ export default definePlugin<AnthropicOptions>({
         path: '/v1/messages',
         headers: { ...headers, ...(beta.length ? { 'anthropic-beta': [...new Set(beta)].join(',') } : {}), accept: call.stream ? 'text/event-stream' : 'application/json' },
         body: call.rawBody ?? JSON.stringify(call.body),
-        signal: call.signal,
+        // Not `signal: call.signal`: the call's AbortSignal is then never made (a few µs per call).
+        abortOn: call,
       });
     }
 

@@ -4,7 +4,7 @@ import type { WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import { mapTransportError, readBody, upstreamError, type UpstreamResponse } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
-import { FastAbortController, type AbortWatch } from '../util/abort.ts';
+import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/abort.ts';
 
 /** An upstream response that answered 2xx. */
 export interface UpstreamSuccess {
@@ -13,7 +13,8 @@ export interface UpstreamSuccess {
   abort(reason?: unknown): void;
   /** Clears the total-time guard once the exchange is over. */
   done(): void;
-  readonly signal: AbortSignal;
+  /** The call's abort (fired by the client leaving, the total timeout, or `abort`). */
+  readonly watch: AbortWatch;
 }
 
 function onTotalTimeout(attempt: UpstreamAttempt, model: CatalogModel): void {
@@ -47,15 +48,46 @@ export class UpstreamAttempt {
   }
 }
 
-/** A 2xx answer with its attempt's controls (methods on a class: no closures per request). */
+/**
+ * The call a plugin gets: its `signal` is made only when read. A plugin that hands the call to
+ * the HTTP client as `abortOn: call` never makes one; the client listens to the attempt's
+ * cheap watch instead.
+ */
+class UpstreamCall implements ChatCall {
+  readonly format: ChatCall['format'];
+  readonly body: ChatCall['body'];
+  readonly rawBody: ChatCall['rawBody'];
+  readonly model: string;
+  readonly stream: boolean;
+  readonly headers: ChatCall['headers'];
+
+  constructor(
+    call: Omit<ChatCall, 'signal'>,
+    private readonly attempt: UpstreamAttempt,
+  ) {
+    this.format = call.format;
+    this.body = call.body;
+    this.rawBody = call.rawBody;
+    this.model = call.model;
+    this.stream = call.stream;
+    this.headers = call.headers;
+    attachAbortWatch(this, attempt.controller);
+  }
+
+  get signal(): AbortSignal {
+    return this.attempt.signal;
+  }
+}
+
+/** A 2xx answer with its attempt's controls. */
 class Success implements UpstreamSuccess {
   constructor(
     readonly response: UpstreamResponse,
     private readonly attempt: UpstreamAttempt,
   ) {}
 
-  get signal(): AbortSignal {
-    return this.attempt.signal;
+  get watch(): AbortWatch {
+    return this.attempt.controller;
   }
 
   abort(reason?: unknown): void {
@@ -81,11 +113,10 @@ export async function callUpstream(
   const attempt = new UpstreamAttempt(model, client);
   let response: UpstreamResponse;
   try {
-    // Spelled out: `{ ...call, signal }` costs ~0.5 µs on Node 20.
-    response = await chat({ format: call.format, body: call.body, rawBody: call.rawBody, model: call.model, stream: call.stream, headers: call.headers, signal: attempt.signal });
+    response = await chat(new UpstreamCall(call, attempt));
   } catch (error) {
     attempt.done();
-    throw mapTransportError(error, attempt.signal);
+    throw mapTransportError(error, attempt.controller);
   }
   if (response.status >= 200 && response.status < 300) return new Success(response, attempt);
   try {
@@ -99,7 +130,7 @@ export async function callUpstream(
     const said = getCodec(call.format as WireFormat).decodeError(response.status, parsed);
     throw upstreamError(model.provider.id, { ...said, status: response.status, headers: response.headers, phase: 'response' });
   } catch (error) {
-    throw error instanceof GatewayError ? error : mapTransportError(error, attempt.signal);
+    throw error instanceof GatewayError ? error : mapTransportError(error, attempt.controller);
   } finally {
     attempt.done();
   }

@@ -194,7 +194,7 @@ export class RecordRelay {
       return undefined;
     }
     const relayFailure = error instanceof StreamFailure ? error : undefined;
-    const failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : mapTransportError(error, options.upstream.signal));
+    const failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : mapTransportError(error, options.upstream.watch));
     this.failure = failure;
     const records = this.recordsBefore(relayFailure);
     if (this.encoder) {

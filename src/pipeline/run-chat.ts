@@ -89,14 +89,14 @@ async function askModel(
     } catch (error) {
       upstream.done();
       upstream.response.abort?.();
-      throw mapTransportError(error, upstream.signal);
+      throw mapTransportError(error, upstream.watch);
     }
   }
   let text: string;
   try {
     text = (await readBody(upstream.response.body)).toString('utf8');
   } catch (error) {
-    throw mapTransportError(error, upstream.signal);
+    throw mapTransportError(error, upstream.watch);
   } finally {
     upstream.done();
   }

@@ -9,3 +9,4 @@ export type {
   HttpClient, HttpClientFactory, ProviderInstance, OptionsParser, ProviderPlugin,
 } from './types.ts';
 export type { WireFormat } from '../ir/types.ts';
+export type { AbortSource } from '../util/abort.ts';

@@ -1,5 +1,5 @@
 import { Pool, errors as undiciErrors, util as undiciUtil } from 'undici';
-import { onAbort } from '../util/abort.ts';
+import { abortWatchOf, watchOf, type AbortWatch } from '../util/abort.ts';
 import { rememberSecretHeader } from '../util/redact-secrets.ts';
 import { UpstreamBody } from './upstream-body.ts';
 import { mapTransportError } from './map-transport-error.ts';
@@ -97,7 +97,8 @@ async function sendForm(pool: Pool, basePath: string, request: HttpRequest, form
 /** One request; transport failures reject already mapped to the spec's codes. */
 function dispatch(pool: Pool, basePath: string, request: HttpRequest, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<UpstreamResponse> {
   return new Promise<UpstreamResponse>((resolve, reject) => {
-    const handler = new ResponseHandler(resolve, reject, request.signal);
+    const watch = request.abortOn ? abortWatchOf(request.abortOn) : request.signal ? watchOf(request.signal) : undefined;
+    const handler = new ResponseHandler(resolve, reject, watch);
     const options = { method: (request.method ?? 'POST') as 'POST', path: basePath + request.path, headers, body };
     try {
       pool.dispatch(options, handler as unknown as Parameters<Pool['dispatch']>[1]);
@@ -114,7 +115,7 @@ function abortError(reason: unknown): unknown {
 /**
  * undici's dispatch callbacks, straight into an UpstreamBody: what `pool.request` does,
  * without its async resource and Node stream per response (a third of undici's cost per
- * proxied request). The request's signal aborts the call before and during the body.
+ * proxied request). The request's abort (its `abortOn` or `signal`) stops the call before and during the body.
  */
 class ResponseHandler {
   private abortCall: ((reason?: unknown) => void) | undefined;
@@ -125,11 +126,11 @@ class ResponseHandler {
   constructor(
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
+    private readonly watch: AbortWatch | undefined,
   ) {
-    if (!signal) return;
-    if (signal.aborted) this.pendingAbort = { reason: signal.reason };
-    else this.stopListening = onAbort(signal, () => this.abort(signal.reason));
+    if (!watch) return;
+    if (watch.aborted) this.pendingAbort = { reason: watch.reason };
+    else this.stopListening = watch.listen(() => this.abort(watch.reason));
   }
 
   abort(reason: unknown): void {
@@ -169,6 +170,6 @@ class ResponseHandler {
   onError(error: unknown): void {
     this.stopListening?.();
     if (this.body) this.body.fail(error);
-    else this.reject(mapTransportError(error, this.signal));
+    else this.reject(mapTransportError(error, this.watch));
   }
 }

@@ -2,7 +2,7 @@ import { errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors/index.ts';
 
 /** Maps a transport failure (before or during the body) to the spec's provider codes. */
-export function mapTransportError(error: unknown, signal?: AbortSignal): GatewayError {
+export function mapTransportError(error: unknown, signal?: { readonly aborted: boolean; readonly reason: unknown }): GatewayError {
   if (error instanceof GatewayError) return error;
   if (signal?.aborted) {
     const reason: unknown = signal.reason;

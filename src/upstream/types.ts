@@ -1,3 +1,5 @@
+import type { AbortSource } from '../util/abort.ts';
+
 /** The transport to upstreams: requests, responses, pooled clients. Types only. */
 
 /** Per-provider upstream timeouts in milliseconds. */
@@ -25,6 +27,12 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: string | Uint8Array | FormData;
   signal?: AbortSignal;
+  /**
+   * Aborts this request together with the call it serves: `abortOn: call` does what
+   * `signal: call.signal` does, but the call's AbortSignal (a few µs) is never made unless
+   * something else asks for it.
+   */
+  abortOn?: AbortSource;
 }
 
 /** A pooled keep-alive HTTP client bound to one base URL. */

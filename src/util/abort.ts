@@ -11,6 +11,8 @@ type Listener = () => void;
 /** What the request path needs of an abort: has it fired, hear it fire, and a real signal on demand. */
 export interface AbortWatch {
   readonly aborted: boolean;
+  /** Why it fired (undefined before). */
+  readonly reason: unknown;
   /** The AbortSignal (made on first use). */
   readonly signal: AbortSignal;
   /** Calls `listener` once when it fires later; returns the remover. */
@@ -68,6 +70,10 @@ class SignalWatch implements AbortWatch {
     return this.signal.aborted;
   }
 
+  get reason(): unknown {
+    return this.signal.reason;
+  }
+
   listen(listener: Listener): () => void {
     const signal = this.signal;
     signal.addEventListener('abort', listener, { once: true });
@@ -83,4 +89,22 @@ export function watchOf(signal: AbortSignal): AbortWatch {
 /** Calls `listener` once when `signal` aborts later; returns the remover. */
 export function onAbort(signal: AbortSignal, listener: Listener): () => void {
   return watchOf(signal).listen(listener);
+}
+
+const WATCH = Symbol.for('gateway.abortWatch');
+
+/** Anything whose abort should stop a request: a call object, whose `signal` may be made only when read. */
+export interface AbortSource {
+  readonly signal: AbortSignal;
+}
+
+/** Marks `source` (a call the gateway builds) with the cheap watch behind its lazy `signal`. */
+export function attachAbortWatch<T extends object>(source: T, watch: AbortWatch): T {
+  (source as { [WATCH]?: AbortWatch })[WATCH] = watch;
+  return source;
+}
+
+/** The watch of an abort source: the gateway's own (no AbortSignal made), else a watch of its signal. */
+export function abortWatchOf(source: AbortSource): AbortWatch {
+  return (source as { [WATCH]?: AbortWatch })[WATCH] ?? watchOf(source.signal);
 }

@@ -8,17 +8,18 @@ import type { StreamTarget } from '../../src/pipeline/types.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
 import { watchOf } from '../../src/util/abort.ts';
 import { chatStream } from '../helpers/routing-wire.ts';
+import { FastAbortController } from '../../src/util/abort.ts';
 
 const request = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], stream: true } as unknown as ChatRequest;
 
 function upstreamOf(body: Readable): UpstreamSuccess & { aborted: () => boolean } {
   let aborted = false;
-  const controller = new AbortController();
+  const controller = new FastAbortController();
   return {
     response: { status: 200, headers: {}, body, abort: () => ((aborted = true), body.destroy()) },
     abort: () => controller.abort(),
     done: () => undefined,
-    signal: controller.signal,
+    watch: controller,
     aborted: () => aborted,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FastAbortController, onAbort, watchOf } from '../../src/util/abort.ts';
+import { abortWatchOf, attachAbortWatch, FastAbortController, onAbort, watchOf } from '../../src/util/abort.ts';
 
 describe('FastAbortController', () => {
   it('calls listeners once, in order, and not after they are removed', () => {
@@ -45,5 +45,28 @@ describe('FastAbortController', () => {
     remove();
     plain.abort();
     expect(slow).toBe(0);
+  });
+
+  it('abortWatchOf reads a call\'s attached watch without making its signal, and falls back to the signal otherwise', () => {
+    const controller = new FastAbortController();
+    const call = attachAbortWatch(
+      {
+        get signal(): AbortSignal {
+          throw new Error('the signal was made');
+        },
+      },
+      controller,
+    );
+    const watch = abortWatchOf(call);
+    let heard = 0;
+    watch.listen(() => (heard += 1));
+    controller.abort('gone');
+    expect(heard).toBe(1);
+    expect(watch.reason).toBe('gone');
+
+    const plain = new AbortController();
+    expect(abortWatchOf({ signal: plain.signal }).aborted).toBe(false);
+    plain.abort('x');
+    expect(abortWatchOf({ signal: plain.signal }).reason).toBe('x');
   });
 });
