@@ -62,6 +62,45 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   });
 }
 
+/** What the rate-limit check found. */
+interface CheckedLimits {
+  limit: ResolvedLimit | null;
+  result: RateLimitResult | null;
+  lease: ConcurrencyLease | null;
+}
+
+/** Gives a concurrency slot back, synchronously when the store can; a lost release only holds the slot until its expiry. */
+function releaseLease(lease: ConcurrencyLease, log?: Logger): void {
+  if (lease.releaseNow) {
+    lease.releaseNow();
+    return;
+  }
+  void lease.release().catch((error: unknown) => log?.warn('releasing a concurrency slot failed', { error: String(error) }));
+}
+
+/** A granted admission; `settle` runs once (a class: no closures per request). */
+class AccountAdmission implements Admission {
+  private settled = false;
+
+  constructor(
+    private readonly guards: AccountGuards,
+    private readonly request: AdmissionRequest,
+    readonly headers: Record<string, string>,
+    private readonly lease: ConcurrencyLease | null,
+    private readonly reservation: Reservation | undefined,
+  ) {}
+
+  settle(settlement: Settlement | null): Promise<SettledCharge | void> {
+    if (this.settled) return Promise.resolve();
+    this.settled = true;
+    try {
+      return Promise.resolve(this.guards.settleAdmission(this.request, this.lease, this.reservation, settlement));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}
+
 /** 403 model_unpriced: `billing.unpriced: 'reject'` and no price is known for a model that may serve. */
 function unpricedError(requested: string, model: string): GatewayError {
   return new GatewayError(
@@ -94,36 +133,55 @@ export class AccountGuards implements RequestGuards {
   }
 
 
-  async admit(request: AdmissionRequest): Promise<Admission> {
+  admit(request: AdmissionRequest): Promise<Admission> {
+    const limiter = this.o.limiter;
+    if (!limiter.hitNow || !limiter.acquireNow) return this.admitAsync(request);
+    // An in-process limiter answers at once: the whole admission is synchronous, one promise.
+    try {
+      const subject = this.subjectOf(request);
+      return Promise.resolve(this.grant(request, this.checkLimitsNow(subject, request.auth.key.id, request.auth.account)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async admitAsync(request: AdmissionRequest): Promise<Admission> {
+    const subject = this.subjectOf(request);
+    return this.grant(request, await this.checkLimits(subject, request.auth.key.id, request.auth.account));
+  }
+
+  private subjectOf(request: AdmissionRequest): LimitSubject {
     const { account, key } = request.auth;
     // Also here, not only at authentication: callers that admit without an HTTP request (batch lines) meet the scope too.
     checkEndpointScope(key, request.route);
-    const subject: LimitSubject = {
+    return {
       method: request.method,
       path: request.route,
       ip: request.clientAddress,
       apiKey: { id: key.id, rpm: key.rpm },
       account: { id: account.id, tier: account.tier, rpm: account.rpm },
     };
-    const { limit, result, lease } = await this.checkLimits(subject, key.id, account);
+  }
+
+  /** The limits passed: reserve credits and hand out the admission (the slot goes back if the reservation fails). */
+  private grant(request: AdmissionRequest, checked: CheckedLimits): Admission {
+    const { limit, result, lease } = checked;
+    const account = request.auth.account;
     const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
     let reservation: Reservation | undefined;
     try {
       reservation = this.reserve(request, account);
     } catch (error) {
-      void lease?.release().catch(() => undefined);
+      if (lease) releaseLease(lease);
       throw withHeaders(error, headers);
     }
-    let settled = false;
-    return {
-      headers,
-      settle: async (settlement) => {
-        if (settled) return;
-        settled = true;
-        if (lease) void lease.release().catch((error) => this.o.log.warn('releasing a concurrency slot failed', { error: String(error) }));
-        return this.settle(request, reservation, settlement);
-      },
-    };
+    return new AccountAdmission(this, request, headers, lease, reservation);
+  }
+
+  /** Settles an admission once: gives its slot back, then charges (or releases) its reservation. */
+  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | undefined, settlement: Settlement | null): SettledCharge | undefined {
+    if (lease) releaseLease(lease, this.o.log);
+    return this.settle(request, reservation, settlement);
   }
 
   /** Login and other unauthenticated routes: limited per client address (spec §8.1). */
@@ -139,11 +197,7 @@ export class AccountGuards implements RequestGuards {
    * The rate-limit hit and the concurrency slot, asked of the store at once (one round trip
    * of latency on Redis instead of two). A slot taken by a throttled request is given back.
    */
-  private async checkLimits(
-    subject: LimitSubject,
-    keyId: string,
-    account: AccountRecord,
-  ): Promise<{ limit: ResolvedLimit | null; result: RateLimitResult | null; lease: ConcurrencyLease | null }> {
+  private async checkLimits(subject: LimitSubject, keyId: string, account: AccountRecord): Promise<CheckedLimits> {
     const limit = resolveLimit(subject, this.limits);
     const cap = resolveConcurrency(subject, this.limits);
     const [hit, slot] = await Promise.allSettled([
@@ -151,15 +205,34 @@ export class AccountGuards implements RequestGuards {
       cap ? this.o.limiter.acquire(`k:${keyId}:gen`, cap.max, cap.ttlMs) : null,
     ]);
     const lease = slot.status === 'fulfilled' ? slot.value : null;
-    const giveBack = () => void lease?.release().catch(() => undefined);
     if (hit.status === 'rejected') {
-      giveBack();
+      if (lease) releaseLease(lease);
       throw hit.reason;
     }
     if (slot.status === 'rejected') throw slot.reason;
-    const result = hit.value;
+    return this.judgeLimits(limit, cap, hit.value, lease, account);
+  }
+
+  /** checkLimits of an in-process limiter, synchronously. */
+  private checkLimitsNow(subject: LimitSubject, keyId: string, account: AccountRecord): CheckedLimits {
+    const limiter = this.o.limiter;
+    const limit = resolveLimit(subject, this.limits);
+    const cap = resolveConcurrency(subject, this.limits);
+    const result = limit ? limiter.hitNow!(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.()) : null;
+    const lease = cap ? limiter.acquireNow!(`k:${keyId}:gen`, cap.max, cap.ttlMs) : null;
+    return this.judgeLimits(limit, cap, result, lease, account);
+  }
+
+  /** Throws 429 for a throttled hit or no free slot (giving back a slot it took); else the outcome. */
+  private judgeLimits(
+    limit: ResolvedLimit | null,
+    cap: { max: number } | null,
+    result: RateLimitResult | null,
+    lease: ConcurrencyLease | null,
+    account: AccountRecord,
+  ): CheckedLimits {
     if (limit && result && !result.allowed) {
-      giveBack();
+      if (lease) releaseLease(lease);
       throw rateLimitExceededError(result, limit, account.tier);
     }
     if (cap && !lease) {

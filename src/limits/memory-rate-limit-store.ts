@@ -31,7 +31,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.logs.size + this.leases.size;
   }
 
-  async hit(key: string, limit: number, windowMs: number, now = this.clock()): Promise<RateLimitResult> {
+  async hit(key: string, limit: number, windowMs: number, now?: number): Promise<RateLimitResult> {
+    return this.hitNow(key, limit, windowMs, now);
+  }
+
+  hitNow(key: string, limit: number, windowMs: number, now = this.clock()): RateLimitResult {
     let log = this.logs.get(key);
     if (!log) {
       // Start tiny and double on demand: a flood of one-hit keys (IP spray) costs ~100 bytes each.
@@ -50,6 +54,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async acquire(key: string, max: number, ttlMs: number): Promise<ConcurrencyLease | null> {
+    return this.acquireNow(key, max, ttlMs);
+  }
+
+  acquireNow(key: string, max: number, ttlMs: number): ConcurrencyLease | null {
     const now = this.clock();
     let held = this.leases.get(key);
     if (held) dropExpired(held, now);
@@ -60,15 +68,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     const id = `m${++this.leaseSeq}`;
     held.set(id, now + ttlMs);
-    const slots = held;
-    return {
-      id,
-      remaining: max - slots.size,
-      release: async () => {
-        slots.delete(id);
-        if (slots.size === 0 && this.leases.get(key) === slots) this.leases.delete(key);
-      },
-    };
+    return new MemoryLease(this.leases, key, held, id, max - held.size);
   }
 
   async close(): Promise<void> {
@@ -92,4 +92,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 function dropExpired(held: Map<string, number>, now: number): void {
   for (const [id, expiresAt] of held) if (expiresAt <= now) held.delete(id);
+}
+
+/** A slot of the memory store; releasing it twice is harmless. */
+class MemoryLease implements ConcurrencyLease {
+  constructor(
+    private readonly leases: Map<string, Map<string, number>>,
+    private readonly key: string,
+    private readonly slots: Map<string, number>,
+    readonly id: string,
+    readonly remaining: number,
+  ) {}
+
+  async release(): Promise<void> {
+    this.releaseNow();
+  }
+
+  releaseNow(): void {
+    const slots = this.slots;
+    slots.delete(this.id);
+    if (slots.size === 0 && this.leases.get(this.key) === slots) this.leases.delete(this.key);
+  }
 }

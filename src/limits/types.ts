@@ -29,6 +29,8 @@ export interface ConcurrencyLease {
   /** The store could not be consulted and the slot was granted by the fail-open policy. */
   readonly degraded?: boolean;
   release(): Promise<void>;
+  /** `release`, done synchronously (leases of an in-process store). */
+  releaseNow?(): void;
 }
 
 /** Repository for rate-limit state; memory for one process, Redis for several. */
@@ -44,6 +46,13 @@ export interface RateLimitStore {
    * A slot not released within `ttlMs` frees itself (so a crashed process leaks nothing).
    */
   acquire(key: string, max: number, ttlMs: number): Promise<ConcurrencyLease | null>;
+  /**
+   * `hit`, answered synchronously: stores that keep their state in this process offer it, so
+   * the request path takes no promise for a check that never waits.
+   */
+  hitNow?(key: string, limit: number, windowMs: number, now?: number): RateLimitResult;
+  /** `acquire`, answered synchronously (see hitNow); its lease can be released at once too. */
+  acquireNow?(key: string, max: number, ttlMs: number): ConcurrencyLease | null;
   /** Stops timers and closes connections the store owns. */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../src/usage/ledger.ts';
-import { UsageIndex, utcWeekStart } from '../../src/usage/usage-index.ts';
+import { UsageIndex, utcDay, utcMonth, utcWeekStart } from '../../src/usage/usage-index.ts';
 
 let seq = 0;
 function line(ts: number, o: Partial<LedgerEntry> = {}): LedgerEntry {
@@ -69,3 +69,24 @@ describe('UsageIndex', () => {
     expect(index.activity('a1', { from: '2026-01-01', to: '2026-01-12' })).toEqual([]);
   });
 });
+
+describe('utcDay and utcMonth', () => {
+  it('name the UTC day and month of any instant, also when asked out of order across their edges', () => {
+    const instants = [
+      Date.UTC(2026, 0, 31, 23, 59, 59, 999),
+      Date.UTC(2026, 1, 1, 0, 0, 0, 0),
+      Date.UTC(2026, 0, 31, 0, 0, 0, 0),
+      Date.UTC(2024, 1, 29, 12),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1),
+      -1,
+      0,
+      Date.UTC(2026, 0, 31, 12),
+    ];
+    for (const ms of [...instants, ...instants.slice().reverse()]) {
+      expect(utcDay(ms), String(ms)).toBe(new Date(ms).toISOString().slice(0, 10));
+      expect(utcMonth(ms), String(ms)).toBe(new Date(ms).toISOString().slice(0, 7));
+    }
+  });
+});
+
