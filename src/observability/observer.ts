@@ -44,6 +44,8 @@ export interface ObserverOptions {
 export class Observer implements AttemptSink {
   /** Requests begun and not yet emitted. */
   active = 0;
+  /** Of those, operators' requests (admin procedures, scrapes). */
+  private activeInternal = 0;
   readonly metrics: GatewayMetrics | undefined;
   readonly tracer: RequestTracer | undefined;
   private readonly consumers: RecordConsumer[];
@@ -58,13 +60,17 @@ export class Observer implements AttemptSink {
 
   /** The live figures of the last minute (never reads the ledger). */
   activity(now?: number): ActivitySnapshot {
-    return this.window.snapshot(this.active, this.options.circuits?.() ?? [], now);
+    return this.window.snapshot(this.active - this.activeInternal, this.options.circuits?.() ?? [], now);
   }
 
   /** A record for a request that just arrived. */
-  begin(requestId: string, route: string, operation: string, apiFormat: string, traceparent?: string, tracestate?: string): RequestRecord {
+  begin(requestId: string, route: string, operation: string, apiFormat: string, internal = false, traceparent?: string, tracestate?: string): RequestRecord {
     this.active += 1;
     const record = new RequestRecord(this, requestId, route, operation, apiFormat);
+    if (internal) {
+      record.internal = true;
+      this.activeInternal += 1;
+    }
     if (this.tracer) this.guard('tracing', () => this.tracer!.startRequest(record, traceparent, tracestate));
     return record;
   }
@@ -90,6 +96,7 @@ export class Observer implements AttemptSink {
     if (record.ended) return;
     record.ended = true;
     this.active -= 1;
+    if (record.internal) this.activeInternal -= 1;
     record.durationMs = performance.now() - record.startedAt;
     record.closeAttempts();
     if (this.metrics) this.metrics.recordRequest(record);

@@ -24,10 +24,9 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
     const record = observer.tracer
-      ? observer.begin(state.ids.requestId, route, operation, apiFormat, requestHeader(event, 'traceparent'), requestHeader(event, 'tracestate'))
-      : observer.begin(state.ids.requestId, route, operation, apiFormat);
+      ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, requestHeader(event, 'traceparent'), requestHeader(event, 'tracestate'))
+      : observer.begin(state.ids.requestId, route, operation, apiFormat, internal);
     state.record = record;
-    if (internal) record.internal = true;
     try {
       const result = await handler(event);
       observer.end(record, statusOfResult(result, event.res.status));

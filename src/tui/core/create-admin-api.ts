@@ -30,6 +30,7 @@ export function createAdminApi(client: AdminClient): TuiAdminApi {
     setKey: (input) => client.keys.set.mutate(input),
     listModels: async () => (await client.models.list.query()).map(toModelRow),
     usage: async () => ({ accounts: (await client.billing.usage.query({})).accounts }),
+    activity: () => client.activity.query(),
     listMedia: async (input) => {
       const page = await client.media.list.query({ page: input.page, pageSize: input.pageSize, type: input.type, status: input.status });
       return { data: page.data, total: page.total };

@@ -14,6 +14,7 @@ export { TuiContext, useTui, type TuiServices } from './tui-context.ts';
 export type {
   AccountUsageRow,
   AccountView,
+  ActivitySnapshot,
   AdminMediaView,
   ConnectionInfo,
   CreateAccountInput,
@@ -35,5 +36,6 @@ export type {
 export { useAdminAction } from './use-admin-action.ts';
 export { useCapture } from './use-capture.ts';
 export { useResource, type Resource, type ResourceOptions } from './use-resource.ts';
+export { LIVE_REFRESH_MS, useLiveActivity, type LiveActivity } from './use-live-activity.ts';
 export { useSelection, type Selection } from './use-selection.ts';
 export { isStaleConnection, withReconnect } from './with-reconnect.ts';

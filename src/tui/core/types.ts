@@ -1,9 +1,10 @@
 import type { AccountView, KeyView } from '../../admin/accounts.ts';
 import type { AccountUsageRow } from '../../admin/billing-router.ts';
 import type { AdminMediaView } from '../../admin/media-router.ts';
+import type { ActivitySnapshot } from '../../admin/router.ts';
 import type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput } from '../../admin/settings-schema.ts';
 
-export type { AccountView, AccountUsageRow, AdminMediaView, KeyView };
+export type { AccountView, AccountUsageRow, ActivitySnapshot, AdminMediaView, KeyView };
 export type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput };
 
 export type MediaTypeFilter = AdminMediaView['media_type'];
@@ -60,6 +61,8 @@ export interface TuiAdminApi {
   setKey?(input: SetKeyInput): Promise<KeyView>;
   listModels(): Promise<ModelRow[]>;
   usage?(): Promise<UsageReport>;
+  /** The running server's live figures (null when it keeps none). */
+  activity?(): Promise<ActivitySnapshot | null>;
   listMedia?(input: MediaQuery): Promise<MediaPage>;
   deleteMedia?(input: { id: string }): Promise<{ id: string; deleted: boolean }>;
 }

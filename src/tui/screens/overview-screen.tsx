@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import { formatCount, formatCredits, keyStatus, useResource, useTui, type Resource } from '../core/index.ts';
+import { formatCount, formatCredits, keyStatus, useLiveActivity, useResource, useTui, type Resource } from '../core/index.ts';
+import { LIVE_SUMMARY_ROWS, LiveActivitySection } from './live-activity.tsx';
 import type { ScreenProps } from './types.ts';
 
 /** How often the auto-refresh reloads the usage totals. */
@@ -23,8 +24,51 @@ function value<T>(resource: Resource<T>, show: (data: T) => string): string {
   return resource.error ? '?' : '…';
 }
 
-/** Where the data comes from, how many records there are, and usage totals from the ledger. */
-export function OverviewScreen(_props: ScreenProps) {
+/**
+ * Where the data comes from, how many records there are and usage totals from the ledger;
+ * beside them (below on a narrow terminal) what the server is doing now, with the latest
+ * requests underneath in the rows left.
+ */
+export function OverviewScreen({ width, height }: ScreenProps) {
+  const { connection, api } = useTui();
+  const live = useLiveActivity();
+  if (connection.mode !== 'server' || !api.activity) {
+    return (
+      <Box flexDirection="column">
+        <TotalsSection />
+        <Text> </Text>
+        <LiveActivitySection live={live} summaryOnly latestRows={0} />
+      </Box>
+    );
+  }
+  if (width >= 100) {
+    return (
+      <Box flexDirection="column">
+        <Box>
+          <Box flexDirection="column" width={Math.floor(width / 2)} flexShrink={0}>
+            <TotalsSection />
+          </Box>
+          <Box flexDirection="column" flexGrow={1}>
+            <LiveActivitySection live={live} summaryOnly latestRows={0} />
+          </Box>
+        </Box>
+        <LiveActivitySection live={live} latestOnly latestRows={Math.max(2, height - TOTALS_ROWS - 3)} />
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column">
+      <LiveActivitySection live={live} latestRows={Math.max(2, Math.min(8, height - LIVE_SUMMARY_ROWS - TOTALS_ROWS - 4))} />
+      <Text> </Text>
+      <TotalsSection />
+    </Box>
+  );
+}
+
+/** Rows the totals take (connection, records, usage, with their headings and gaps). */
+const TOTALS_ROWS = 14;
+
+function TotalsSection() {
   const { connection, api, now, autoRefreshMs } = useTui();
   const accounts = useResource('accounts', (a) => a.listAccounts());
   const keys = useResource('keys', (a) => a.listKeys());

@@ -1,0 +1,74 @@
+import './interactive-env.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ActivitySnapshot } from '../../src/tui/core/index.ts';
+import { fakeAdminApi } from './fake-admin-api.ts';
+import { renderWithAdmin } from './render-with-admin.tsx';
+
+/** A snapshot after `n` polls: the figures grow with every poll. */
+function snapshot(n: number): ActivitySnapshot {
+  return {
+    now: Date.UTC(2026, 0, 15, 12, 0, n),
+    uptime_seconds: 60 + n,
+    window_seconds: 60,
+    active_requests: 2,
+    total_requests: 100 + n * 10,
+    requests_per_second: 10 + n,
+    error_rate: 0.25,
+    requests: 40,
+    errors: 10,
+    latency_ms: { p50: 120.5 + n, p95: 480 },
+    ttft_ms: { p50: 35, p95: 90.25 },
+    tokens_per_minute: 12_345 + n,
+    credits_per_minute: 1.5,
+    top_models: [{ model: 'openai/gpt-4.1', requests: 30 }],
+    top_providers: [{ provider: 'openai', requests: 30 }],
+    open_circuits: [{ provider: 'p1', model: 'm1', openedAt: Date.UTC(2026, 0, 15, 11, 59) }],
+    latest: Array.from({ length: 12 }, (_, i) => ({
+      time: Date.UTC(2026, 0, 15, 12, 0, 59 - i),
+      route: '/v1/chat/completions',
+      model: i === 0 ? `model-${n}` : 'openai/gpt-4.1',
+      provider: 'openai',
+      status: i === 1 ? 503 : 200,
+      error_code: i === 1 ? 'provider_unavailable' : null,
+      duration_ms: 100 + i,
+      input_tokens: 10,
+      output_tokens: 20,
+    })),
+  };
+}
+
+describe('Overview: live activity', () => {
+  let unmount: (() => void) | undefined;
+  afterEach(() => unmount?.());
+
+  it('shows the server figures and the latest requests, polled every second', { timeout: 15_000 }, async () => {
+    let polls = 0;
+    const api = { ...fakeAdminApi(), activity: async () => snapshot(++polls) };
+    const view = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' } });
+    unmount = view.unmount;
+    const first = await view.waitFor('requests/s');
+    expect(first).toContain('11.0');
+    expect(first).toContain('25.0 %');
+    expect(first).toContain('p50 121.5 ms  p95 480.0 ms');
+    expect(first).toContain('p50 35.0 ms  p95 90.3 ms');
+    expect(first).toContain('12,346');
+    expect(first).toContain('openai/gpt-4.1 (30)');
+    expect(first).toContain('p1/m1');
+    expect(first).toContain('model-1');
+    expect(first).toMatch(/openai\s+503\s+101.0 ms/);
+    expect(first).toContain('(0 active)'); // the record totals stay on screen beside the live figures
+    // A second later the figures have moved.
+    const later = await view.waitFor('model-2', 3000);
+    expect(later).toContain('12.0');
+    expect(polls).toBeGreaterThanOrEqual(2);
+  });
+
+  it('says live figures need a server in local mode, and never polls', async () => {
+    let polls = 0;
+    const api = { ...fakeAdminApi(), activity: async () => snapshot(++polls) };
+    const view = await renderWithAdmin(api);
+    unmount = view.unmount;
+    await view.waitFor('no server is running');
+    expect(polls).toBe(0);
+  });
+});
