@@ -1,11 +1,12 @@
 import type { Server } from 'node:http';
-import { toNodeHandler } from 'h3';
+import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
 import type { GatewayConfig } from '../config/index.ts';
 import { acquireLock, removeServerInfo, writeServerInfo } from '../store/data-dir.ts';
 import { randomToken } from '../util/secrets.ts';
 import type { Logger } from '../util/logger.ts';
 import { bootstrapDataDir, hasUsableKey } from './bootstrap.ts';
+import { createAdminApp } from '../server/app.ts';
 import { createGateway, type Gateway } from './create-gateway.ts';
 
 export interface ServeOptions {
@@ -51,60 +52,77 @@ function detachHttpShutdown(server: Server): void {
   }
 }
 
+/** A bound HTTP server and its in-flight count. */
+interface Bound {
+  server: Server;
+  inFlight: { count: () => number };
+}
+
 /** Starts the gateway on host:port (port 0 = a free port) and owns the data dir until stopped. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const lock = await acquireLock(options.dataDir, 0).catch((error: Error) => {
     throw new Error(`cannot serve: ${error.message}`);
   });
   const adminToken = `gwa_${randomToken(40)}`;
+  const admin = options.config.server.admin;
   let gateway: Gateway | undefined;
-  let server: Server | undefined;
+  const listeners: Bound[] = [];
   try {
     gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
-    const bound = await bind(gateway, options.host, options.port);
-    server = bound;
     const composed = gateway;
-    detachHttpShutdown(bound);
-    const inFlight = trackInFlight(bound);
-    const url = urlOf(bound, options.host, options.port);
-    // Only now that the port is ours: a start that cannot bind must not create a key nobody sees.
+    listeners.push(await bind(gateway.app, options.host, options.port, '--port'));
+    const url = urlOf(listeners[0].server, options.host);
+    let adminUrl = admin?.public ? url : loopbackUrlOf(listeners[0].server, options.host);
+    if (admin?.port !== undefined) {
+      const adminHost = admin.host ?? '127.0.0.1';
+      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, 'server.admin.port'));
+      adminUrl = urlOf(listeners[1].server, adminHost);
+    }
+    // Only now that the ports are ours: a start that cannot bind must not create a key nobody sees.
     const { store, clock } = gateway.deps;
     const firstKey = await bootstrapDataDir(store, clock);
-    writeServerInfo(options.dataDir, { pid: process.pid, url, adminToken, startedAt: Date.now() });
+    writeServerInfo(options.dataDir, { pid: process.pid, url, ...(adminUrl !== url ? { adminUrl } : {}), adminToken, startedAt: Date.now() });
     if (firstKey) {
       options.print(`Created account ${firstKey.email} and its first API key (shown once, store it now):`);
       options.print(`  ${firstKey.key}`);
     } else if (!(await hasUsableKey(store, clock))) {
       options.print('No usable API key in this data dir (none, or all revoked or expired): create one with `gateway keys create` (it works while the server runs).');
     }
+    if (admin?.port !== undefined) options.print(`admin procedures listening on ${adminUrl} (not on the public listener)`);
     options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic base URL: ${url})`);
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        const closed = new Promise<void>((resolve) => bound.close(() => resolve()));
-        bound.closeIdleConnections();
         const deadline = Date.now() + options.config.server.shutdownGraceSeconds * 1000;
-        while (inFlight.count() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-        bound.closeAllConnections();
-        await closed;
+        await Promise.all(listeners.map((l) => drain(l, deadline)));
         await composed.close();
         removeServerInfo(options.dataDir);
         lock.release();
       })());
     return { url, gateway: composed, stop };
   } catch (error) {
-    if (server?.listening) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    await Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))));
     await gateway?.close().catch(() => undefined);
     lock.release();
     throw error;
   }
 }
 
+/** Stops accepting and lets in-flight requests finish until `deadline`, then closes what is left. */
+async function drain({ server, inFlight }: Bound, deadline: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  while (inFlight.count() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  server.closeAllConnections();
+  await closed;
+}
+
 /** Listens on host:port (0 = a free port); a port that cannot be had is one clear line, not a surprise port. */
-async function bind(gateway: Gateway, host: string, port: number): Promise<Server> {
+async function bind(app: H3, host: string, port: number, setting: string): Promise<Bound> {
+  let server: Server;
   try {
-    const listener: Listener = await listen(toNodeHandler(gateway.app), {
+    const listener: Listener = await listen(toNodeHandler(app), {
       port: port === 0 ? { port: 0, random: true } : port,
       hostname: host,
       showURL: false,
@@ -115,15 +133,27 @@ async function bind(gateway: Gateway, host: string, port: number): Promise<Serve
       isProd: true,
       autoClose: false,
     } as Parameters<typeof listen>[1]);
-    return listener.server as Server;
+    server = listener.server as Server;
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new Error(`cannot listen on ${host}:${port} (${reason}): is another server using it? Pick another with --port (0 = any free port).`);
+    throw new Error(`cannot listen on ${host}:${port} (${reason}): is another server using it? Pick another with ${setting} (0 = any free port).`);
   }
+  detachHttpShutdown(server);
+  return { server, inFlight: trackInFlight(server) };
 }
 
-function urlOf(server: Server, host: string, fallbackPort: number): string {
+function portOf(server: Server): number {
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : fallbackPort;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+function urlOf(server: Server, host: string): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${portOf(server)}`;
+}
+
+/** The URL local tools reach a listener at: a wildcard host (0.0.0.0, ::) is reached over loopback. */
+function loopbackUrlOf(server: Server, host: string): string {
+  if (host === '0.0.0.0') return urlOf(server, '127.0.0.1');
+  if (host === '::' || host === '[::]') return urlOf(server, '::1');
+  return urlOf(server, host);
 }

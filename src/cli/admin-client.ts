@@ -31,7 +31,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
     const server = readServerInfo(ctx.dataDir);
     if (server) {
       const client = createTRPCClient<AdminRouter>({
-        links: [httpLink({ url: `${server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })],
+        links: [httpLink({ url: `${server.adminUrl ?? server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })],
       });
       return { client, mode: 'server', close: async () => undefined };
     }

@@ -5,3 +5,4 @@ export { explainConfigIssues, knownKeysAt } from './explain-issues.ts';
 export { describeUnknownKey, suggestKey } from './suggest-key.ts';
 export { corsConfigSchema, type CorsConfig } from './cors-schema.ts';
 export { metricsConfigSchema, requestLogConfigSchema, type MetricsConfig, type RequestLogTarget } from './observability-schema.ts';
+export { adminConfigSchema, type AdminConfig } from './admin-schema.ts';

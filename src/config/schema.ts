@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adminConfigSchema } from './admin-schema.ts';
 import { corsConfigSchema } from './cors-schema.ts';
 import { billingConfigSchema } from './billing-schema.ts';
 import { rateLimitConfigSchema } from './limits-schema.ts';
@@ -83,6 +84,8 @@ export const configSchema = z.strictObject({
       trustProxy: z.boolean().default(false),
       /** Browser origins allowed to call the gateway (docs/api-decisions.md, CORS). */
       cors: corsConfigSchema.optional(),
+      /** Where the admin procedures answer: loopback clients of the public listener by default (docs/admin.md). */
+      admin: adminConfigSchema.optional(),
     })
     .prefault({}),
   dataDir: z.string().min(1).optional(),

@@ -6,7 +6,7 @@ import { createCors, originOf, type Cors } from './cors.ts';
 import { apiFormatOfRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { ClientClosedError } from './read-body.ts';
 import { errorResponse } from './send.ts';
-import { buildRoutes, type RouteDef } from './routes/index.ts';
+import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import type { ServerDeps } from './types.ts';
 
 type Handler = (event: H3Event) => unknown;
@@ -55,6 +55,15 @@ function patternOf(path: string): RegExp {
 
 /** The h3 app: every route of the gateway, the envelope for unknown routes and methods. */
 export function createApp(deps: ServerDeps): H3 {
+  return composeApp(deps, buildRoutes(deps), true);
+}
+
+/** The app of a separate admin listener (`server.admin.port`): the admin procedures only. */
+export function createAdminApp(deps: ServerDeps): H3 {
+  return composeApp(deps, adminRoutes(deps, 'admin'), false);
+}
+
+function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean): H3 {
   const app = new H3({
     onError: (error: HTTPError, event: H3Event) => {
       const status = error.status ?? 500;
@@ -62,8 +71,7 @@ export function createApp(deps: ServerDeps): H3 {
       return errorResponse(new GatewayError(code, status >= 500 ? 'An unexpected error occurred.' : error.message), event);
     },
   });
-  if (deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
-  const routes: RouteDef[] = buildRoutes(deps);
+  if (withCors && deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
   for (const route of routes) {
     const handler = wrap(route.handler, route.format, deps, route.path);
     app.on(route.method, route.path, handler);

@@ -6,6 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface ServerInfo {
   pid: number;
   url: string;
+  /** Where the admin procedures answer, when not at `url` (a separate admin listener, or loopback for a wildcard host). */
+  adminUrl?: string;
   adminToken: string;
   startedAt: number;
 }

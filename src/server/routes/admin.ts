@@ -4,6 +4,7 @@ import type { H3Event } from 'h3';
 import { adminRouter } from '../../admin/router.ts';
 import type { AdminContext } from '../../admin/trpc.ts';
 import { GatewayError } from '../../errors/index.ts';
+import { isLoopbackRequest } from '../admin-access.ts';
 import { credentialOf } from '../auth.ts';
 
 export const ADMIN_ENDPOINT = '/admin/trpc';
@@ -14,9 +15,16 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** /admin/trpc/*: the admin procedures over HTTP, for the CLI and TUI; needs the server's admin token. */
-export function adminHandler(adminToken: string | undefined, context: () => AdminContext) {
+/**
+ * /admin/trpc/*: the admin procedures over HTTP, for the CLI and TUI; needs the server's admin
+ * token. With `loopbackOnly`, a request from another machine gets the 404 of an unknown route:
+ * the admin surface is not there for it (docs/admin.md).
+ */
+export function adminHandler(adminToken: string | undefined, context: () => AdminContext, options: { loopbackOnly?: boolean } = {}) {
   return async (event: H3Event): Promise<Response> => {
+    if (options.loopbackOnly && !isLoopbackRequest(event)) {
+      throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    }
     const token = credentialOf(event);
     if (!adminToken || !token || !sameSecret(token, adminToken)) {
       throw new GatewayError('authentication_error', 'Admin procedures need the admin token of this server.');

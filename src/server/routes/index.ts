@@ -41,12 +41,17 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...audioRoutes(deps),
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),
-    ...adminRoutes(deps),
+    // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
+    ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
     ...metricsRoutes(deps),
   ];
 }
 
-function adminRoutes(deps: ServerDeps): RouteDef[] {
+/**
+ * The admin procedures' routes. On the public listener they answer loopback clients only,
+ * unless `server.admin.public`; on a separate admin listener, whoever reaches it.
+ */
+export function adminRoutes(deps: ServerDeps, where: 'public' | 'admin' = 'public'): RouteDef[] {
   const context = () => ({
     store: deps.store,
     clock: deps.clock,
@@ -56,7 +61,7 @@ function adminRoutes(deps: ServerDeps): RouteDef[] {
     usage: deps.guards instanceof AccountGuards ? async () => (deps.guards as AccountGuards).usage : undefined,
     activity: () => deps.observer.activity(),
   });
-  const handler = adminHandler(deps.adminToken, context);
+  const handler = adminHandler(deps.adminToken, context, { loopbackOnly: where === 'public' && deps.config.server.admin?.public !== true });
   return [
     { method: 'GET', path: `${ADMIN_ENDPOINT}/**`, handler },
     { method: 'POST', path: `${ADMIN_ENDPOINT}/**`, handler },
