@@ -56,6 +56,7 @@ function streamHead(format: WireFormat): string[] {
 function fakeFor(format: WireFormat) {
   return (req: ReceivedRequest): FakeReply => {
     const prompt = JSON.stringify(req.json?.messages ?? req.json?.input ?? '');
+    if (req.json?.model === 'gpt-500') return { status: 500, json: errorBody(format, 'server_error') };
     const fault = FAULTS.find((f) => prompt.includes(f)) ?? 'AUTH';
     if (fault === 'AUTH') return { status: 401, json: errorBody(format, 'authentication_error') };
     if (fault === 'BAD') return { status: 400, json: errorBody(format, 'invalid_request_error') };
@@ -100,6 +101,7 @@ describe('upstream keys are redacted by value, every format, JSON and stream', (
           c: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: KEYS.chat, headers, formats: ['chat'], models: ['gpt-chat'] },
           r: { plugin: 'openai', baseURL: `${fakes.responses.url}/v1`, apiKey: KEYS.responses, headers, formats: ['responses'], models: ['gpt-resp'] },
           a: { plugin: 'anthropic', baseURL: fakes.messages.url, apiKey: KEYS.messages, headers, models: ['claude-up'] },
+          x: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: KEYS.chat, headers, formats: ['chat'], models: ['gpt-500'] },
         },
         routing: { retry: { attempts: 1 } },
       },
@@ -160,8 +162,12 @@ describe('upstream keys are redacted by value, every format, JSON and stream', (
     }
   });
 
-  it("the gateway's log never holds a key", () => {
-    expect(gw.stdout() + gw.stderr()).not.toBe('');
-    expectClean(gw.stdout() + gw.stderr());
+  it("the gateway's log never holds a key, though it logs the upstream failure that quoted one", async () => {
+    const text = await seen(() => clients.chat('x/gpt-500', 'hi', false));
+    expectClean(text);
+    for (let i = 0; i < 40 && !/upstream call failed.*x\/gpt-500/.test(gw.stderr()); i += 1) await new Promise((r) => setTimeout(r, 50));
+    const log = gw.stdout() + gw.stderr();
+    expect(log).toMatch(/upstream call failed.*x\/gpt-500.*Incorrect API key provided: \[redacted\] \(header \[redacted\]\)/);
+    expectClean(log);
   });
 });
