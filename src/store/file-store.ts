@@ -1,5 +1,7 @@
 import { securePrivateTree } from '../util/private-files.ts';
+import { FileBatchesRepo } from './file-batches-repo.ts';
 import { FileDb } from './file-db.ts';
+import { FileFilesRepo } from './file-files-repo.ts';
 import { FileMediaRepo } from './file-media-repo.ts';
 import { FileResponsesRepo } from './file-responses-repo.ts';
 import type { RecordLogReport } from './record-log.ts';
@@ -25,7 +27,7 @@ export interface FileStoreReport {
 }
 
 /** The folders a data dir holds (stored responses, temporary images, uploaded files). */
-const DATA_DIRS = new Set(['responses', 'temp-images', 'files']);
+const DATA_DIRS = new Set(['responses', 'temp-images', 'files', 'batches']);
 /** The gateway's files at the top of a data dir: records, logs, their backups, side and temp files. */
 const DATA_FILE = /^(?:db\.json|usage(?:\.rejected)?\.jsonl|media(?:\.rejected)?\.jsonl|server\.json|gateway\.lock)(?:$|\.)/;
 
@@ -55,6 +57,8 @@ export class FileStore implements Store {
   readonly keys: KeysRepo;
   readonly sessions: SessionsRepo;
   readonly report: FileStoreReport;
+  readonly files: FileFilesRepo;
+  readonly batches: FileBatchesRepo;
   private readonly keyByHash = new Map<string, ApiKeyRecord>();
   private readonly accountById = new Map<string, AccountRecord>();
   /** Position of each account in the stored list: every settlement updates one, so no scan. */
@@ -68,8 +72,11 @@ export class FileStore implements Store {
     readonly media: FileMediaRepo,
     readonly responses: FileResponsesRepo,
     report: FileStoreReport,
+    dataDir: string,
   ) {
     this.report = report;
+    this.files = new FileFilesRepo(db, dataDir);
+    this.batches = new FileBatchesRepo(db, dataDir);
     this.reindex();
     const data = () => db.data;
     this.cache = {
@@ -243,7 +250,7 @@ export class FileStore implements Store {
       report.migratedFrom = migration.from;
       report.backup = migration.backup;
     }
-    return new FileStore(db, media, responses, report);
+    return new FileStore(db, media, responses, report, dataDir);
   }
 
   private reindex(): void {
@@ -270,11 +277,13 @@ export class FileStore implements Store {
   }
 
   async flush(): Promise<void> {
+    await this.batches.flush();
     await Promise.all([this.db.flush(), this.media.flush(), this.responses.flush()]);
   }
 
   async close(): Promise<void> {
     await this.responses.flush();
+    await this.batches.flush();
     await Promise.all([this.db.close(), this.media.close()]);
   }
 }

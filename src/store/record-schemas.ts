@@ -61,9 +61,39 @@ const fileShape = {
   purpose: z.string(),
 };
 
+const seconds = z.number().int();
+const nullableSeconds = seconds.nullable();
+
 const batchShape = {
   id: z.string().min(1),
   accountId: z.string().min(1),
+  keyId: z.string().nullable(),
+  endpoint: z.string(),
+  input_file_id: z.string(),
+  completion_window: z.string(),
+  status: z.enum(['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled']),
+  output_file_id: z.string().nullable(),
+  error_file_id: z.string().nullable(),
+  errors: z
+    .object({
+      object: z.literal('list'),
+      data: z.array(z.object({ code: z.string(), message: z.string(), line: z.number().int().nullable(), param: z.string().nullable() })),
+    })
+    .nullable(),
+  created_at: seconds,
+  in_progress_at: nullableSeconds,
+  expires_at: seconds,
+  finalizing_at: nullableSeconds,
+  completed_at: nullableSeconds,
+  failed_at: nullableSeconds,
+  expired_at: nullableSeconds,
+  cancelling_at: nullableSeconds,
+  cancelled_at: nullableSeconds,
+  request_counts: z.object({ total: z.number().int().nonnegative(), completed: z.number().int().nonnegative(), failed: z.number().int().nonnegative() }),
+  metadata: z.record(z.string(), z.string()).nullable(),
+  mode: z.enum(['emulated', 'native']),
+  native: z.record(z.string(), z.unknown()).nullable(),
+  lease: z.object({ owner: z.string(), expiresAt: z.number() }).nullable(),
 };
 
 const nullableNumber = z.number().nullable();
@@ -143,6 +173,6 @@ const checks: [
   Same<Shape<typeof sessionShape>, SessionRecord>,
   Same<Shape<typeof fileShape>, FileRecord>,
   Same<Shape<typeof mediaShape>, MediaRecord>,
-  Same<Shape<typeof batchShape>, Pick<BatchRecord, 'id' | 'accountId'>>,
+  Same<Shape<typeof batchShape>, BatchRecord>,
 ] = [true, true, true, true, true, true];
 void checks;

@@ -1,6 +1,10 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  BatchLineRecord,
+  BatchRecord,
+  BatchStatus,
+  FileRecord,
   MediaRecord,
   MediaStatus,
   MediaType,
@@ -115,6 +119,75 @@ export interface ResponsesRepo {
   purgeCreatedBefore(before: number): Promise<number>;
 }
 
+/** A page of a list read newest first, after a cursor (OpenAI's `limit`/`after`/`has_more`). */
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+}
+
+export interface FilesQuery {
+  accountId: string;
+  purpose?: string;
+  /** The id of the last record of the previous page; unknown ids give an empty page. */
+  after?: string;
+  limit: number;
+}
+
+/**
+ * Uploaded files (`/v1/files`) and the files a batch writes. The record is in the records
+ * store; the contents are kept apart (file backend: `<dataDir>/files/<id>`, 0600; never in
+ * db.json). Always read by owner: another account's id is the same as a missing one.
+ */
+export interface FilesRepo {
+  /** Newest first (created_at, then the later-created first). */
+  list(query: FilesQuery): Promise<Page<FileRecord>>;
+  get(accountId: string, id: string): Promise<FileRecord | undefined>;
+  /** Stores the contents first, then the record: a record never points at missing contents. */
+  create(record: FileRecord, content: Uint8Array): Promise<FileRecord>;
+  content(accountId: string, id: string): Promise<Buffer | undefined>;
+  /** Deletes the record and the contents. */
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
+export interface BatchesQuery {
+  accountId?: string;
+  status?: readonly BatchStatus[];
+  after?: string;
+  limit: number;
+}
+
+/**
+ * Batches (`/v1/batches`): the records, the lease that says which instance works on one,
+ * and the per-line progress that lets a batch resume after a crash (no line run twice).
+ */
+export interface BatchesRepo {
+  /** Newest first, like files. */
+  list(query: BatchesQuery): Promise<Page<BatchRecord>>;
+  get(id: string): Promise<BatchRecord | undefined>;
+  create(record: BatchRecord): Promise<BatchRecord>;
+  update(id: string, patch: Partial<Omit<BatchRecord, 'id' | 'accountId'>>): Promise<BatchRecord | undefined>;
+  /**
+   * Takes (or renews) the lease of a batch that is not finished: succeeds when it has no
+   * lease, the lease has lapsed (`expiresAt <= now`) or `owner` already holds it. One atomic
+   * step (a database: a conditional UPDATE), so two instances never both hold one.
+   * Returns the record with the new lease, or undefined.
+   */
+  claim(id: string, owner: string, now: number, leaseMs: number): Promise<BatchRecord | undefined>;
+  /** Drops `owner`'s lease (a clean stop); another owner's lease is left alone. */
+  release(id: string, owner: string): Promise<void>;
+  /** Unfinished batches (validating, in_progress, finalizing, cancelling) nobody holds a live lease on at `now`, oldest first. */
+  claimable(now: number): Promise<BatchRecord[]>;
+  /**
+   * Records a finished line, durably before it resolves. The first record of a line wins:
+   * a second one for the same (batchId, index) is ignored and `false` returned.
+   */
+  saveLine(line: BatchLineRecord): Promise<boolean>;
+  /** A batch's finished lines, by index. */
+  lines(batchId: string): Promise<BatchLineRecord[]>;
+  /** Drops a batch's per-line progress (once its output and error files are written). */
+  deleteLines(batchId: string): Promise<void>;
+}
+
 /** Every record kind behind one port; the embedded default is FileStore, others come by config. */
 export interface Store {
   readonly cache: StoreCache;
@@ -123,6 +196,8 @@ export interface Store {
   readonly sessions: SessionsRepo;
   readonly media: MediaRepo;
   readonly responses: ResponsesRepo;
+  readonly files: FilesRepo;
+  readonly batches: BatchesRepo;
   /** Waits until every change made so far is durable (shutdown, CLI commands). */
   flush(): Promise<void>;
   /** Flushes and releases files or connections; the store is unusable afterwards. */

@@ -97,10 +97,68 @@ export interface FileRecord {
   purpose: string;
 }
 
+/** §3.2: a batch's states (the provider's own state names are never exposed). */
+export type BatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
+
+/** One reason an input file was refused (`errors.data[]`). */
+export interface BatchErrorData {
+  code: string;
+  message: string;
+  /** 1-based line of the input file, null when the reason is not one line's. */
+  line: number | null;
+  param: string | null;
+}
+
+/** Who is working on a batch: an instance id and when its claim lapses (ms); another instance may take it after. */
+export interface BatchLease {
+  owner: string;
+  expiresAt: number;
+}
+
 export interface BatchRecord {
+  /** `batch_…`. */
   id: string;
   accountId: string;
-  [field: string]: unknown;
+  /** The API key that created the batch (its lines are charged against it); null when made without one. */
+  keyId: string | null;
+  endpoint: string;
+  input_file_id: string;
+  completion_window: string;
+  status: BatchStatus;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  errors: { object: 'list'; data: BatchErrorData[] } | null;
+  /** Unix seconds, as in OpenAI's batch object. */
+  created_at: number;
+  in_progress_at: number | null;
+  expires_at: number;
+  finalizing_at: number | null;
+  completed_at: number | null;
+  failed_at: number | null;
+  expired_at: number | null;
+  cancelling_at: number | null;
+  cancelled_at: number | null;
+  request_counts: { total: number; completed: number; failed: number };
+  metadata: Record<string, string> | null;
+  /** How the batch runs: the gateway's own executor, or a provider's batch API. */
+  mode: 'emulated' | 'native';
+  /** A native batch's upstream state (provider id and the upstream's ids); null when emulated. */
+  native: Record<string, unknown> | null;
+  lease: BatchLease | null;
+}
+
+/**
+ * One finished line of a batch (its per-line progress). Written once, when the line ends;
+ * a resumed batch skips the lines that have one. `result` is the output or error file line.
+ */
+export interface BatchLineRecord {
+  batchId: string;
+  /** 0-based position in the input file. */
+  index: number;
+  customId: string;
+  outcome: 'completed' | 'failed';
+  /** The JSONL line (without the newline) for the output (completed) or error (failed) file. */
+  result: string;
 }
 
 /** A stored Response as it goes in: JSON texts, written without re-serializing them. */

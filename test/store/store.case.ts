@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AccountRecord, ApiKeyRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
+import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
 
 /**
  * A backend under test: `open` gives a store on fresh, empty data; `reopen` closes a store
@@ -53,6 +53,40 @@ export function aMedia(accountId: string, overrides: Partial<MediaRecord> = {}):
     input_tokens: null,
     output_tokens: null,
     cost_credits: null,
+    ...overrides,
+  };
+}
+
+export function aFile(accountId: string, overrides: Partial<FileRecord> = {}): FileRecord {
+  return { id: uid('file'), accountId, bytes: 0, created_at: 1_700_000_000, expires_at: null, filename: 'input.jsonl', purpose: 'batch', ...overrides };
+}
+
+export function aBatch(accountId: string, overrides: Partial<BatchRecord> = {}): BatchRecord {
+  return {
+    id: uid('batch'),
+    accountId,
+    keyId: null,
+    endpoint: '/v1/chat/completions',
+    input_file_id: 'file_in',
+    completion_window: '24h',
+    status: 'validating',
+    output_file_id: null,
+    error_file_id: null,
+    errors: null,
+    created_at: 1_700_000_000,
+    in_progress_at: null,
+    expires_at: 1_700_086_400,
+    finalizing_at: null,
+    completed_at: null,
+    failed_at: null,
+    expired_at: null,
+    cancelling_at: null,
+    cancelled_at: null,
+    request_counts: { total: 0, completed: 0, failed: 0 },
+    metadata: null,
+    mode: 'emulated',
+    native: null,
+    lease: null,
     ...overrides,
   };
 }
@@ -242,6 +276,120 @@ export function describeStore(name: string, backend: StoreBackend): void {
         await store.flush();
         store = await restart(store);
         expect(depthOf((await store.media.get(record.id))?.parameters.deep)).toBe(6_000);
+      });
+    });
+
+    describe('files', () => {
+      it('stores contents byte for byte, reads them by owner only, lists newest first with after/has_more, deletes', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const bytes = Buffer.from('{"custom_id":"1"}\n\u00e9\u{1F642}\n\0binary');
+        const made: FileRecord[] = [];
+        for (let i = 0; i < 5; i++) made.push(await store.files.create(aFile(a, { created_at: 1_000 + Math.floor(i / 2), bytes: bytes.length, purpose: i === 4 ? 'user_data' : 'batch' }), bytes));
+        const theirs = await store.files.create(aFile(b, { created_at: 9_000 }), Buffer.from('x'));
+        expect(await store.files.get(a, made[0].id)).toEqual(made[0]);
+        expect(await store.files.get(b, made[0].id)).toBeUndefined();
+        expect((await store.files.content(a, made[1].id))?.equals(bytes)).toBe(true);
+        expect(await store.files.content(b, made[1].id)).toBeUndefined();
+        expect(await store.files.content(a, 'file-missing')).toBeUndefined();
+        const all = await store.files.list({ accountId: a, limit: 100 });
+        expect(all).toEqual({ data: [...made].reverse(), hasMore: false });
+        const first = await store.files.list({ accountId: a, limit: 2 });
+        expect(first).toEqual({ data: all.data.slice(0, 2), hasMore: true });
+        const next = await store.files.list({ accountId: a, limit: 2, after: first.data[1].id });
+        expect(next).toEqual({ data: all.data.slice(2, 4), hasMore: true });
+        expect(await store.files.list({ accountId: a, limit: 2, after: all.data[4].id })).toEqual({ data: [], hasMore: false });
+        expect((await store.files.list({ accountId: a, limit: 10, purpose: 'user_data' })).data.map((f) => f.id)).toEqual([made[4].id]);
+        expect((await store.files.list({ accountId: b, limit: 10 })).data).toEqual([theirs]);
+        expect(await store.files.delete(b, made[0].id)).toBe(false);
+        expect(await store.files.delete(a, made[0].id)).toBe(true);
+        expect(await store.files.delete(a, made[0].id)).toBe(false);
+        expect(await store.files.content(a, made[0].id)).toBeUndefined();
+        await store.flush();
+        store = await restart(store);
+        expect(await store.files.get(a, made[0].id)).toBeUndefined();
+        expect((await store.files.content(a, made[2].id))?.equals(bytes)).toBe(true);
+        expect((await store.files.list({ accountId: a, limit: 10 })).data).toHaveLength(4);
+      });
+    });
+
+    describe('batches', () => {
+      it('creates, updates (owner and id stay), lists newest first filtered by account and status, across a restart', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const made: BatchRecord[] = [];
+        for (let i = 0; i < 4; i++) made.push(await store.batches.create(aBatch(a, { created_at: 1_000 + i, metadata: i === 0 ? { k: 'v' } : null })));
+        const theirs = await store.batches.create(aBatch(b, { created_at: 5_000 }));
+        const updated = await store.batches.update(made[1].id, {
+          status: 'failed',
+          failed_at: 1_100,
+          errors: { object: 'list', data: [{ code: 'invalid_json', message: 'line 2 is not JSON', line: 2, param: null }] },
+        });
+        expect(updated).toMatchObject({ id: made[1].id, accountId: a, status: 'failed', failed_at: 1_100 });
+        expect(await store.batches.update('batch_missing', { status: 'failed' })).toBeUndefined();
+        expect(await store.batches.get(made[1].id)).toEqual(updated);
+        const mine = await store.batches.list({ accountId: a, limit: 3 });
+        expect(mine.data.map((x) => x.id)).toEqual([made[3].id, made[2].id, made[1].id]);
+        expect(mine.hasMore).toBe(true);
+        expect(await store.batches.list({ accountId: a, limit: 3, after: made[1].id })).toEqual({ data: [made[0]], hasMore: false });
+        expect((await store.batches.list({ accountId: a, status: ['failed'], limit: 10 })).data.map((x) => x.id)).toEqual([made[1].id]);
+        expect((await store.batches.list({ limit: 1 })).data).toEqual([theirs]);
+        await store.flush();
+        store = await restart(store);
+        expect(await store.batches.get(made[1].id)).toEqual(updated);
+        expect(await store.batches.get(made[0].id)).toEqual(made[0]);
+      });
+
+      it('leases: one owner at a time, renewed by its owner, taken over once lapsed, never on a finished batch', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const batch = await store.batches.create(aBatch(a, { status: 'in_progress' }));
+        const done = await store.batches.create(aBatch(a, { status: 'completed' }));
+        expect((await store.batches.claimable(1_000)).map((x) => x.id)).toEqual([batch.id]);
+        expect((await store.batches.claim(batch.id, 'one', 1_000, 500))?.lease).toEqual({ owner: 'one', expiresAt: 1_500 });
+        expect(await store.batches.claim(batch.id, 'two', 1_200, 500)).toBeUndefined();
+        expect(await store.batches.claimable(1_200)).toEqual([]);
+        expect((await store.batches.claim(batch.id, 'one', 1_400, 500))?.lease).toEqual({ owner: 'one', expiresAt: 1_900 });
+        expect(await store.batches.claim(done.id, 'one', 1_400, 500)).toBeUndefined();
+        expect(await store.batches.claim('batch_missing', 'one', 1_400, 500)).toBeUndefined();
+        store = await restart(store);
+        expect(await store.batches.claim(batch.id, 'two', 1_800, 500)).toBeUndefined();
+        expect((await store.batches.claimable(1_900)).map((x) => x.id)).toEqual([batch.id]);
+        expect((await store.batches.claim(batch.id, 'two', 1_900, 500))?.lease).toEqual({ owner: 'two', expiresAt: 2_400 });
+        await store.batches.release(batch.id, 'one');
+        expect((await store.batches.get(batch.id))?.lease?.owner).toBe('two');
+        await store.batches.release(batch.id, 'two');
+        expect((await store.batches.get(batch.id))?.lease).toBeNull();
+        const racers = await Promise.all(['x', 'y', 'z'].map((owner) => store.batches.claim(batch.id, owner, 3_000, 500)));
+        expect(racers.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('keeps per-line progress durably: the first record of a line wins, read back by index after a restart, deleted', async () => {
+        let store = await fresh();
+        const batch = await store.batches.create(aBatch(uid('acct'), { status: 'in_progress' }));
+        const line = (index: number, outcome: 'completed' | 'failed' = 'completed') => ({
+          batchId: batch.id,
+          index,
+          customId: `req-${index}`,
+          outcome,
+          result: JSON.stringify({ id: `r${index}`, custom_id: `req-${index}`, note: 'é🙂' }),
+        });
+        const saved = await Promise.all([3, 0, 2, 1].map((i) => store.batches.saveLine(line(i, i === 2 ? 'failed' : 'completed'))));
+        expect(saved).toEqual([true, true, true, true]);
+        expect(await store.batches.saveLine({ ...line(1), result: 'second' })).toBe(false);
+        expect(await store.batches.lines('batch_other')).toEqual([]);
+        store = await restart(store);
+        const back = await store.batches.lines(batch.id);
+        expect(back.map((l) => l.index)).toEqual([0, 1, 2, 3]);
+        expect(back[1]).toEqual(line(1));
+        expect(back[2].outcome).toBe('failed');
+        expect(await store.batches.saveLine({ ...line(3), result: 'again' })).toBe(false);
+        await store.batches.deleteLines(batch.id);
+        expect(await store.batches.lines(batch.id)).toEqual([]);
+        store = await restart(store);
+        expect(await store.batches.lines(batch.id)).toEqual([]);
       });
     });
 
