@@ -39,6 +39,9 @@ describe('admin surface', () => {
       expect(created.exitCode).toBe(0);
       const { key } = JSON.parse(String(created.stdout)) as { key: string };
       expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      const status = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'status', '--json']);
+      expect(status.exitCode).toBe(0);
+      expect(JSON.parse(String(status.stdout))).toMatchObject({ running: true, url: gw.url });
     } finally {
       expect(await gw.stop()).toBe(0);
     }

@@ -58,7 +58,7 @@ export async function statusCommand(cmd: Command, opts: { json?: boolean }): Pro
     if (opts.json) printJson({ running: false, data_dir: ctx.dataDir });
     throw new CliError(`no server is running on ${ctx.dataDir} (start one with gateway serve)`, 1);
   }
-  const client = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })] });
+  const client = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${server.adminUrl ?? server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })] });
   let activity: ActivitySnapshot | null;
   try {
     activity = await client.activity.query();
