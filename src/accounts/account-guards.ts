@@ -23,7 +23,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
-import type { UsageLedger } from '../usage/ledger.ts';
+import type { LedgerEntry, NewLedgerEntry, UsageLedger } from '../usage/ledger.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
 import { currentKey, nextMonthStart, nextResetAt } from './spend-period.ts';
@@ -62,6 +62,13 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   });
 }
 
+/** What a settlement did: the charge, and the write its ledger line waits for (group commit). */
+interface Settled {
+  charge?: SettledCharge;
+  /** Resolves once the ledger line is in the kernel and the balance is charged; never rejects. */
+  recorded?: Promise<void>;
+}
+
 /** What the rate-limit check found. */
 interface CheckedLimits {
   limit: ResolvedLimit | null;
@@ -81,6 +88,7 @@ function releaseLease(lease: ConcurrencyLease, log?: Logger): void {
 /** A granted admission; `settle` runs once (a class: no closures per request). */
 class AccountAdmission implements Admission {
   private settled = false;
+  recording: Promise<void> | undefined;
 
   constructor(
     private readonly guards: AccountGuards,
@@ -94,7 +102,12 @@ class AccountAdmission implements Admission {
     if (this.settled) return Promise.resolve();
     this.settled = true;
     try {
-      return Promise.resolve(this.guards.settleAdmission(this.request, this.lease, this.reservation, settlement));
+      const { charge, recorded } = this.guards.settleAdmission(this.request, this.lease, this.reservation, settlement);
+      if (!recorded) return Promise.resolve(charge);
+      const recording = (this.recording = recorded.then(() => {
+        this.recording = undefined;
+      }));
+      return recording.then(() => charge);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -122,6 +135,8 @@ export class AccountGuards implements RequestGuards {
   readonly limits: RateLimitConfig;
   readonly billing: BillingConfig;
   readonly usageViews: UsageViews;
+  /** Admissions granted and not settled yet: the ledger's group commit waits only while others may join. */
+  private inFlight = 0;
 
   constructor(private readonly o: AccountGuardsOptions) {
     this.usage = o.usage;
@@ -175,11 +190,13 @@ export class AccountGuards implements RequestGuards {
       if (lease) releaseLease(lease);
       throw withHeaders(error, headers);
     }
+    this.inFlight += 1;
     return new AccountAdmission(this, request, headers, lease, reservation);
   }
 
   /** Settles an admission once: gives its slot back, then charges (or releases) its reservation. */
-  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | undefined, settlement: Settlement | null): SettledCharge | undefined {
+  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | undefined, settlement: Settlement | null): Settled {
+    this.inFlight -= 1;
     if (lease) releaseLease(lease, this.o.log);
     return this.settle(request, reservation, settlement);
   }
@@ -298,12 +315,17 @@ export class AccountGuards implements RequestGuards {
     }
   }
 
-  /** Charges the actual usage (after discount and multiplier), appends the ledger line, gives back the reservation. */
-  private settle(request: AdmissionRequest, reservation: Reservation | undefined, settlement: Settlement | null): SettledCharge | undefined {
+  /**
+   * Charges the actual usage (after discount and multiplier): appends the ledger line, and once
+   * it is in the kernel (at once, or with its group) adds it to the usage index, debits the
+   * balance and gives back the reservation, in that order, so a store snapshot never claims a
+   * line the ledger lacks and the credits stay reserved until then.
+   */
+  private settle(request: AdmissionRequest, reservation: Reservation | undefined, settlement: Settlement | null): Settled {
     const { account, key } = request.auth;
     if (!settlement) {
       if (reservation) this.credits.release(reservation);
-      return undefined;
+      return {};
     }
     const multiplier = request.priceMultiplier ?? 1;
     const discount = discountOf(settlement);
@@ -316,37 +338,60 @@ export class AccountGuards implements RequestGuards {
     const enforce = this.billing.enforce;
     const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.cache.account(account.id) ?? account, this.o.clock.now());
     const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);
-    let seq: number | undefined;
+    const charge: SettledCharge = { cost, charged };
+    const line: NewLedgerEntry = {
+      ts: this.o.clock.now(),
+      request_id: request.requestId ?? settlement.responseId ?? '',
+      account_id: account.id,
+      key_id: key.id,
+      model: settlement.model.id,
+      provider: settlement.model.provider.id,
+      endpoint: request.route,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      reasoning_tokens: usage.reasoningTokens ?? 0,
+      cached_tokens: usage.cacheReadTokens ?? 0,
+      cost_credits: cost,
+      charged_credits: charged,
+      estimated: settlement.estimated,
+      aborted: settlement.aborted,
+    };
+    if (discount > 0) line.discount = discount;
+    if (multiplier !== 1) line.price_multiplier = multiplier;
+    if (media) line.media = media;
+    let appended;
     try {
-      const entry = this.o.ledger.append({
-        ts: this.o.clock.now(),
-        request_id: request.requestId ?? settlement.responseId ?? '',
-        account_id: account.id,
-        key_id: key.id,
-        model: settlement.model.id,
-        provider: settlement.model.provider.id,
-        endpoint: request.route,
-        input_tokens: usage.inputTokens,
-        output_tokens: usage.outputTokens,
-        reasoning_tokens: usage.reasoningTokens ?? 0,
-        cached_tokens: usage.cacheReadTokens ?? 0,
-        cost_credits: cost,
-        charged_credits: charged,
-        estimated: settlement.estimated,
-        aborted: settlement.aborted,
-        ...(discount > 0 ? { discount } : {}),
-        ...(multiplier !== 1 ? { price_multiplier: multiplier } : {}),
-        ...(media ? { media } : {}),
-      });
-      seq = entry.seq;
-      this.usage.add(entry);
+      // Alone in flight: nobody can join a group, so the line is written at once.
+      appended = this.o.ledger.appendToGroup(line, this.inFlight === 0);
     } catch (error) {
-      this.o.log.error('usage ledger append failed; the charge is applied but not recorded', { error: String(error), account: account.id });
+      this.notRecorded(error, account.id);
+      this.book(account.id, charged, undefined, reservation);
+      return { charge };
     }
-    // Ledger line first, then the balance: a store snapshot never claims a line the ledger lacks.
-    if (charged > 0 || seq !== undefined) this.credits.debit(account.id, charged, seq);
+    const { entry, written } = appended;
+    if (!written) {
+      this.book(account.id, charged, entry, reservation);
+      return { charge };
+    }
+    const recorded = written.then(
+      () => this.book(account.id, charged, entry, reservation),
+      (error: unknown) => {
+        this.notRecorded(error, account.id);
+        this.book(account.id, charged, undefined, reservation);
+      },
+    );
+    return { charge, recorded };
+  }
+
+  /** After the ledger line is written (or failed): the usage index, the balance, the reservation. */
+  private book(accountId: string, charged: number, entry: LedgerEntry | undefined, reservation: Reservation | undefined): void {
+    if (entry) this.usage.add(entry);
+    if (charged > 0 || entry) this.credits.debit(accountId, charged, entry?.seq);
     if (reservation) this.credits.release(reservation);
-    return { cost, charged };
+  }
+
+  private notRecorded(error: unknown, accountId: string): void {
+    this.o.log.error('usage ledger append failed; the charge is applied but not recorded', { error: String(error), account: accountId });
   }
 
   async close(): Promise<void> {

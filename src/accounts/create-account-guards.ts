@@ -23,7 +23,7 @@ export interface CreateAccountGuardsOptions {
 export async function createAccountGuards(options: CreateAccountGuardsOptions): Promise<AccountGuards> {
   const limits = rateLimitConfigSchema.parse(options.config.limits ?? {});
   const billing = billingConfigSchema.parse(options.config.billing ?? {});
-  const { ledger, usage, report } = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs });
+  const { ledger, usage, report } = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs });
   reportReplay(report, options.log);
   if (report.applied > 0) {
     options.log.info('usage ledger replayed into balances', { lines: report.applied, credits: report.appliedCredits });

@@ -30,7 +30,7 @@ export interface ReplayReport {
 export async function openLedgerAndReplay(
   store: Store,
   dataDir: string,
-  options: { syncIntervalMs?: number } = {},
+  options: { syncIntervalMs?: number; groupCommitMs?: number } = {},
 ): Promise<{ ledger: UsageLedger; usage: UsageIndex; report: ReplayReport }> {
   const usage = new UsageIndex();
   const accounts = new Map<string, BilledAccount>();
@@ -65,7 +65,7 @@ export async function openLedgerAndReplay(
     applied += 1;
     appliedCredits += charge;
   };
-  const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs });
+  const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs, groupCommitMs: options.groupCommitMs });
   for (const [id, p] of pending) {
     // A corrupt line's charge must not leave a balance NaN or out of bounds.
     const delta = boundedDelta(accounts.get(id)!.credits, -roundCredits(p.credits));

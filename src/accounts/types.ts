@@ -47,11 +47,17 @@ export interface AdmissionRequest {
 export interface Admission {
   headers: Record<string, string>;
   /**
-   * Charges the final usage (or releases the reservation when nothing was used). The usage
-   * ledger line is written before this returns (not when the promise resolves), so a route
-   * may send the answer's last bytes right after calling it. Resolves with what was charged.
+   * Charges the final usage (or releases the reservation when nothing was used). Its usage
+   * ledger line is written before this returns, or, under load (group commit), with its group
+   * at most `billing.ledgerGroupMs` later: then `recording` is set until it is. Resolves with
+   * what was charged, once the line is written.
    */
   settle(settlement: Settlement | null): Promise<SettledCharge | void>;
+  /**
+   * Set from `settle` until the settlement's ledger line is written (group commit): a route
+   * sends the answer's last bytes only after it resolves (never rejects).
+   */
+  readonly recording?: Promise<void>;
 }
 
 /** A request made without credentials (login), limited per client address. */

@@ -14,6 +14,12 @@ export const billingConfigSchema = z
     /** How often the usage ledger is fdatasync'd in the background, ms (0 = leave it to the OS). */
     ledgerSyncMs: z.number().int().nonnegative().default(1000),
     /**
+     * Group commit of the usage ledger, ms (0 = every line its own write): while other requests
+     * are in flight, a settled line may wait this long to share one write(2) with theirs; the
+     * answer's last bytes wait for it. At most 2.
+     */
+    ledgerGroupMs: z.number().min(0).max(2).default(2),
+    /**
      * A model with no price in the config, its plugin or the bundled catalog: 'free' serves it
      * at no charge (logged at start-up); 'reject' refuses it with 403 model_unpriced.
      */

@@ -56,6 +56,19 @@ export interface OpenLedgerOptions {
   onEntry?: (entry: LedgerEntry) => void;
   /** How often written lines are fdatasync'd in the background (default 1000 ms; 0 = never). */
   syncIntervalMs?: number;
+  /** Group commit: the longest a line may wait for others to share its write(2), ms (default 0 = none; at most 2). */
+  groupCommitMs?: number;
+}
+
+/** Lines appended together, written with one write(2). */
+interface Group {
+  /** The seq of its first line: a failed write gives the numbers back, so seq stays gapless. */
+  firstSeq: number;
+  lines: string[];
+  written: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  timer: NodeJS.Timeout;
 }
 
 /** What opening a ledger found that it could not replay: kept aside in `usage.rejected.jsonl`. */
@@ -70,6 +83,10 @@ export interface LedgerOpenReport {
  * (a few µs, no wait on the disk): once it returns, the line is in the kernel and survives
  * the process being killed. A background fdatasync every second narrows what a power loss
  * can take. One process owns a data dir, so sequence numbers are assigned here.
+ *
+ * Group commit (`appendToGroup`): under load, lines that arrive within `groupCommitMs` of each
+ * other share one write(2) (the kernel's cost per write, not per byte, is what an append
+ * costs). A caller that knows no other line is coming writes the group at once.
  */
 export class UsageLedger {
   readonly file: string;
@@ -82,9 +99,13 @@ export class UsageLedger {
   private unsynced = false;
   private syncing = false;
   private readonly timer: NodeJS.Timeout | undefined;
+  /** The open group: lines with their seq assigned, not yet written. */
+  private group: Group | undefined;
+  readonly groupCommitMs: number;
 
-  private constructor(file: string, lastSeq: number, syncIntervalMs: number, report: LedgerOpenReport) {
+  private constructor(file: string, lastSeq: number, syncIntervalMs: number, report: LedgerOpenReport, groupCommitMs: number) {
     this.file = file;
+    this.groupCommitMs = Math.min(2, Math.max(0, groupCommitMs));
     this.seq = lastSeq;
     this.report = report;
     this.fd = fs.openSync(file, 'a', FILE_MODE);
@@ -118,7 +139,7 @@ export class UsageLedger {
     const report: LedgerOpenReport = { unreplayable };
     if (unreplayable.length > 0) report.keptIn = keepRejectedLines(file, unreplayable);
     if (read.tornAt !== undefined) fs.truncateSync(file, read.tornAt);
-    return new UsageLedger(file, lastSeq, options.syncIntervalMs ?? 1000, report);
+    return new UsageLedger(file, lastSeq, options.syncIntervalMs ?? 1000, report, options.groupCommitMs ?? 0);
   }
 
   /** The sequence number of the last appended entry. */
@@ -128,13 +149,81 @@ export class UsageLedger {
 
   /** Appends one entry synchronously (to the kernel, not the disk) and returns it with its seq. */
   append(input: NewLedgerEntry): LedgerEntry {
+    return this.appendToGroup(input, true).entry;
+  }
+
+  /**
+   * Appends one entry (its seq is assigned now). With `now`, or without group commit, the open
+   * group and this line are written before it returns (`written` undefined). Otherwise the line
+   * joins the open group, written at the latest `groupCommitMs` after the group opened (or when
+   * a later caller writes it), and `written` resolves then (rejects if the write failed).
+   */
+  appendToGroup(input: NewLedgerEntry, now: boolean): { entry: LedgerEntry; written: Promise<void> | undefined } {
     if (this.fd === undefined) throw new Error('the usage ledger is closed');
     const entry: LedgerEntry = { seq: this.seq + 1, ...input };
-    const line = Buffer.from(JSON.stringify(entry) + '\n');
-    const fd = this.fd;
+    const line = JSON.stringify(entry) + '\n';
+    this.seq = entry.seq;
+    if (now || this.groupCommitMs === 0) {
+      const group = this.group;
+      if (!group) {
+        try {
+          this.writeLines(line);
+        } catch (error) {
+          this.seq = entry.seq - 1;
+          throw error;
+        }
+        return { entry, written: undefined };
+      }
+      group.lines.push(line);
+      this.writeGroup();
+      return { entry, written: undefined };
+    }
+    const group = (this.group ??= this.openGroup(entry.seq));
+    group.lines.push(line);
+    return { entry, written: group.written };
+  }
+
+  /** Writes the open group now, if there is one (shutdown, tests). */
+  writeGroup(): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    clearTimeout(group.timer);
     try {
-      // One write(2) in practice; a short write (a full disk) is continued, never left torn.
-      for (let done = 0; done < line.length; ) done += fs.writeSync(fd, line, done, line.length - done);
+      this.writeLines(group.lines.join(''));
+    } catch (error) {
+      this.seq = group.firstSeq - 1;
+      group.reject(error);
+      throw error;
+    }
+    group.resolve();
+  }
+
+  private openGroup(firstSeq: number): Group {
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const written = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Whoever waits handles a failure; nobody waiting must not make it unhandled.
+    written.catch(() => undefined);
+    const timer = setTimeout(() => {
+      try {
+        this.writeGroup();
+      } catch {
+        // rejected to the group's waiters
+      }
+    }, this.groupCommitMs);
+    return { firstSeq, lines: [], written, resolve, reject, timer };
+  }
+
+  /** One write(2) in practice; a short write (a full disk) is continued, never left torn; a failure is cut back. */
+  private writeLines(text: string): void {
+    const bytes = Buffer.from(text);
+    const fd = this.fd!;
+    try {
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
     } catch (error) {
       try {
         fs.ftruncateSync(fd, this.size);
@@ -143,10 +232,8 @@ export class UsageLedger {
       }
       throw error;
     }
-    this.size += line.length;
-    this.seq = entry.seq;
+    this.size += bytes.length;
     this.unsynced = true;
-    return entry;
   }
 
   private syncInBackground(): void {
@@ -169,6 +256,11 @@ export class UsageLedger {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.fd === undefined) return;
+    try {
+      this.writeGroup();
+    } catch {
+      // rejected to the group's waiters, who log it
+    }
     this.flush();
     const fd = this.fd;
     this.fd = undefined;

@@ -246,6 +246,56 @@ describe('settlement factors', () => {
   });
 });
 
+describe('ledger group commit', () => {
+  it('a settlement alone in flight is written at once; with others in flight it waits for its group, credits still reserved', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { accountId } = await gw.account({ credits: 1000 });
+    const account = gw.gateway.deps.store.cache.account(accountId)!;
+    const [key] = await gw.gateway.deps.store.keys.list(accountId);
+    const guards = guardsOf(gw);
+    const admit = () => guards.admit({ auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 10, maxOutputTokens: 10 });
+    const settlement = { model: gw.gateway.deps.registry.get('mock/echo')!, usage: { inputTokens: 10, outputTokens: 10 }, estimated: false, aborted: false } as Settlement;
+    const ledger = () => readLedger(path.join(gw!.dataDir, 'usage.jsonl'));
+
+    const first = await admit();
+    const second = await admit();
+    const settled = first.settle(settlement);
+    // The other admission may settle soon: the line waits (at most billing.ledgerGroupMs), nothing is booked yet.
+    expect(first.recording).toBeInstanceOf(Promise);
+    expect(ledger()).toHaveLength(0);
+    expect(guards.credits.reserved(accountId)).toBe(40);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000);
+    await first.recording;
+    expect(ledger()).toHaveLength(1);
+    expect(guards.credits.reserved(accountId)).toBe(20);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(980);
+    expect(await settled).toEqual({ cost: 20, charged: 20 });
+
+    // The last one in flight writes at once.
+    await second.settle(settlement);
+    expect(second.recording).toBeUndefined();
+    expect(ledger().map((l) => l.seq)).toEqual([1, 2]);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(960);
+  });
+
+  it('a lone settlement in a group with a waiting one writes both, in order', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { accountId } = await gw.account({ credits: 1000 });
+    const account = gw.gateway.deps.store.cache.account(accountId)!;
+    const [key] = await gw.gateway.deps.store.keys.list(accountId);
+    const guards = guardsOf(gw);
+    const admit = () => guards.admit({ auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 10, maxOutputTokens: 10 });
+    const settlement = { model: gw.gateway.deps.registry.get('mock/echo')!, usage: { inputTokens: 10, outputTokens: 10 }, estimated: false, aborted: false } as Settlement;
+    const [a, b] = [await admit(), await admit()];
+    void a.settle(settlement);
+    await b.settle(settlement);
+    expect(readLedger(path.join(gw.dataDir, 'usage.jsonl')).map((l) => l.seq)).toEqual([1, 2]);
+    await a.recording;
+    expect(guards.credits.reserved(accountId)).toBe(0);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(960);
+  });
+});
+
 describe('media prices', () => {
   const MEDIA = {
     providers: { mock: { plugin: 'mock', models: [{ id: 'painter', type: 'image_generation', pricing: { image: 0.04 } }, { id: 'voice', type: 'audio', pricing: { speechChars: 15 } }] } },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { forEachLedgerEntry, readLedger, UsageLedger, type NewLedgerEntry } from '../../src/usage/ledger.ts';
 
 function dir(): string {
@@ -111,3 +111,52 @@ describe('UsageLedger', () => {
     expect(() => ledger.append(entry())).toThrow(/closed/);
   });
 });
+
+describe('UsageLedger group commit', () => {
+  const lines = (d: string) => fs.readFileSync(path.join(d, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number });
+
+  it('holds grouped lines until the window ends, then writes them in order with one write(2)', async () => {
+    const d = dir();
+    const ledger = UsageLedger.open(d, { groupCommitMs: 2 });
+    const writes = vi.spyOn(fs, 'writeSync');
+    try {
+      const a = ledger.appendToGroup(entry(), false);
+      const b = ledger.appendToGroup(entry(), false);
+      expect([a.entry.seq, b.entry.seq]).toEqual([1, 2]);
+      expect(a.written).toBe(b.written);
+      expect(fs.readFileSync(path.join(d, 'usage.jsonl'), 'utf8')).toBe('');
+      await a.written;
+      expect(lines(d).map((l) => l.seq)).toEqual([1, 2]);
+      expect(writes).toHaveBeenCalledTimes(1);
+    } finally {
+      writes.mockRestore();
+      await ledger.close();
+    }
+  });
+
+  it('writes the open group with a line that cannot wait, before returning', async () => {
+    const d = dir();
+    const ledger = UsageLedger.open(d, { groupCommitMs: 2 });
+    const waiting = ledger.appendToGroup(entry(), false);
+    const now = ledger.appendToGroup(entry(), true);
+    expect(now.written).toBeUndefined();
+    expect(lines(d).map((l) => l.seq)).toEqual([1, 2]);
+    await waiting.written;
+    // append() never waits either.
+    expect(ledger.append(entry()).seq).toBe(3);
+    expect(lines(d)).toHaveLength(3);
+    await ledger.close();
+  });
+
+  it('writes a waiting group when it closes, and is off with 0 ms (each line its own write)', async () => {
+    const d = dir();
+    const ledger = UsageLedger.open(d, { groupCommitMs: 2 });
+    ledger.appendToGroup(entry(), false);
+    await ledger.close();
+    expect(lines(d)).toHaveLength(1);
+    const off = UsageLedger.open(dir(), { groupCommitMs: 0 });
+    expect(off.appendToGroup(entry(), false).written).toBeUndefined();
+    await off.close();
+  });
+});
+

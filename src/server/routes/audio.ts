@@ -7,7 +7,7 @@ import { readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, callRoutedMedia, mediaSettlement, routeMedia, settleLater } from './media-shared.ts';
+import { admitMedia, callRoutedMedia, mediaSettlement, routeMedia, settleLater, usageRecorded } from './media-shared.ts';
 
 const SPEECH = '/v1/audio/speech';
 const TRANSCRIPTIONS = '/v1/audio/transcriptions';
@@ -47,6 +47,7 @@ function speechHandler(deps: ServerDeps) {
       throw error;
     }
     settleLater(deps, admission, mediaSettlement(outcome, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }), requestState(event).record);
+    await usageRecorded(admission);
     return respond(event, outcome.value.data, outcome.value.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
@@ -85,6 +86,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
       words: request.wordTimestamps,
       segments: request.segmentTimestamps,
     });
+    await usageRecorded(admission);
     return respond(event, rendered.body, rendered.contentType);
   };
 }

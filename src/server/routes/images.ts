@@ -16,7 +16,7 @@ import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, callRoutedMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, routeMedia, settleLater } from './media-shared.ts';
+import { admitMedia, callRoutedMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, routeMedia, settleLater, usageRecorded } from './media-shared.ts';
 
 const GENERATIONS = '/v1/images/generations';
 const EDITS = '/v1/images/edits';
@@ -106,6 +106,7 @@ async function runImages(
     const revised_prompt = image.revisedPrompt ?? request.prompt;
     return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
   });
+  await usageRecorded(admission);
   return json(event, { created: record.created_at, data });
 }
 

@@ -14,7 +14,8 @@ import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { Admission } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
-import { captureResponses, rehydrateResponsesRequest, savedFirst } from './responses.ts';
+import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
+import { holdEnd, recordsWritten } from '../hold-end.ts';
 
 /** Client headers passed to the upstream (never credentials). */
 const FORWARDED = ['anthropic-beta', 'openai-beta'];
@@ -104,12 +105,13 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
       record.settling = outcome.settled.then(async (s) => record.applySettlement(s, await charging)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
     }
+    // The answer's end waits for its records: the stored Response it names, its usage ledger line (group commit).
+    const pending = () => capture?.saving ?? admission.recording;
     if (outcome.stream) {
       record?.firstByte();
-      return sendStream(event, outcome.status, outcome.headers, savedFirst(outcome.stream, capture));
+      return sendStream(event, outcome.status, outcome.headers, holdEnd(outcome.stream, pending));
     }
-    // A stored Response is written before the answer that names its id goes out.
-    if (capture?.saving) await capture.saving;
+    if (pending()) await recordsWritten(pending);
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');
   };
 }

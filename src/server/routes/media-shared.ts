@@ -121,3 +121,8 @@ export function settleLater(deps: ServerDeps, admission: Admission, settlement: 
     .catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
   if (record) record.settling = settling;
 }
+
+/** Resolves once the admission's usage ledger line is written (group commit): the answer goes out after it. */
+export async function usageRecorded(admission: Admission): Promise<void> {
+  if (admission.recording) await admission.recording;
+}

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/index.ts';
 import { getCodec } from '../../formats/registry.ts';
 import { prependHistory, responseToHistory } from '../../formats/responses/index.ts';
 import type { ChatRequest, ChatResponse, StreamPart } from '../../ir/types.ts';
-import type { ChatExchange, ChatOutcome, ResponseCapture, StreamTarget } from '../../pipeline/types.ts';
+import type { ChatExchange, ResponseCapture } from '../../pipeline/types.ts';
 import { ResponseCollector } from '../../responses-store/collect-response.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
@@ -101,72 +101,6 @@ export class StoredResponseCapture implements ResponseCapture {
 export function captureResponses(deps: ServerDeps, request: ChatRequest, auth: AuthContext, requestText: string): StoredResponseCapture | undefined {
   if (request.store === false) return undefined;
   return new StoredResponseCapture(deps, request, auth.account.id, requestText);
-}
-
-/**
- * A stream target that holds what comes after a save began (the terminal record, the end)
- * until the stored copy is written, so a client never holds an id the store does not know.
- */
-class SavedFirstTarget implements StreamTarget {
-  private held: Array<string | Uint8Array> = [];
-  private ending: { chunk?: string | Uint8Array } | undefined;
-  private waiting = false;
-
-  constructor(
-    private readonly inner: StreamTarget,
-    private readonly capture: StoredResponseCapture,
-  ) {}
-
-  write(chunk: string | Uint8Array): boolean {
-    if (this.gate()) {
-      this.held.push(chunk);
-      return true;
-    }
-    return this.inner.write(chunk);
-  }
-
-  end(chunk?: string | Uint8Array): void {
-    if (this.gate()) this.ending = { chunk };
-    else this.inner.end(chunk);
-  }
-
-  onDrain(listener: () => void): void {
-    this.inner.onDrain(listener);
-  }
-
-  onClose(listener: () => void): void {
-    this.inner.onClose(listener);
-  }
-
-  hold(): void {
-    this.inner.hold?.();
-  }
-
-  /** True while output must wait for a save (and arranges the release). */
-  private gate(): boolean {
-    if (this.waiting) return true;
-    const saving = this.capture.saving;
-    if (!saving) return false;
-    this.waiting = true;
-    void saving.then(() => {
-      this.waiting = false;
-      const held = this.held;
-      this.held = [];
-      for (const chunk of held) this.inner.write(chunk);
-      if (this.ending) this.inner.end(this.ending.chunk);
-    });
-    return true;
-  }
-}
-
-/** The answer's stream, its last bytes held until its stored copy is written (Node targets). */
-export function savedFirst(stream: NonNullable<ChatOutcome['stream']>, capture: StoredResponseCapture | undefined): NonNullable<ChatOutcome['stream']> {
-  const pushTo = stream.pushTo;
-  if (!capture || !pushTo) return stream;
-  return {
-    [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
-    pushTo: (target: StreamTarget) => pushTo.call(stream, new SavedFirstTarget(target, capture)),
-  };
 }
 
 /** GET /v1/responses/{id}: the caller's own stored responses only. */

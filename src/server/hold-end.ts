@@ -1,0 +1,86 @@
+import type { RelayedStream, StreamTarget } from '../pipeline/types.ts';
+
+/**
+ * What the end of an answer waits for right now, if anything: the write of its stored copy (a
+ * Responses answer), the group write of its usage ledger line. Each clears itself when done.
+ */
+export type PendingRecord = () => Promise<unknown> | undefined;
+
+/** Waits until nothing is pending (a whole answer goes out after this). */
+export async function recordsWritten(pending: PendingRecord): Promise<void> {
+  for (let waiting = pending(); waiting; waiting = pending()) await waiting;
+}
+
+/**
+ * A stream target that holds what comes while something is pending (the terminal records,
+ * the end) until it is done, so a client never sees the end of an answer whose records are
+ * not written yet. Nothing pending: every call goes straight through.
+ */
+class HeldEndTarget implements StreamTarget {
+  private held: Array<string | Uint8Array> = [];
+  private ending: { chunk?: string | Uint8Array } | undefined;
+  private waiting = false;
+  /** The last promise waited for (it may still be what `pending` returns for a moment). */
+  private awaited: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly inner: StreamTarget,
+    private readonly pending: PendingRecord,
+  ) {}
+
+  write(chunk: string | Uint8Array): boolean {
+    if (this.gate()) {
+      this.held.push(chunk);
+      return true;
+    }
+    return this.inner.write(chunk);
+  }
+
+  end(chunk?: string | Uint8Array): void {
+    if (this.gate()) this.ending = { chunk };
+    else this.inner.end(chunk);
+  }
+
+  onDrain(listener: () => void): void {
+    this.inner.onDrain(listener);
+  }
+
+  onClose(listener: () => void): void {
+    this.inner.onClose(listener);
+  }
+
+  hold(): void {
+    this.inner.hold?.();
+  }
+
+  /** True while output must wait (and arranges the release). */
+  private gate(): boolean {
+    if (this.waiting) return true;
+    const waiting = this.pending();
+    if (!waiting || waiting === this.awaited) return false;
+    this.waiting = true;
+    const release = () => this.release(waiting);
+    void waiting.then(release, release);
+    return true;
+  }
+
+  private release(done: Promise<unknown>): void {
+    this.waiting = false;
+    this.awaited = done;
+    const held = this.held;
+    const ending = this.ending;
+    this.held = [];
+    this.ending = undefined;
+    // Something else may be pending by now: write() and end() hold again.
+    for (const chunk of held) this.write(chunk);
+    if (ending) this.end(ending.chunk);
+  }
+}
+
+/** The stream, its end held while `pending` has something to wait for (Node targets; an iterated stream is not held). */
+export function holdEnd(stream: RelayedStream, pending: PendingRecord): RelayedStream {
+  return {
+    [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
+    pushTo: (target: StreamTarget) => stream.pushTo(new HeldEndTarget(target, pending)),
+  };
+}
