@@ -35,6 +35,8 @@ export interface PassthroughInfo {
   id?: string;
   model?: string;
   usage?: Usage;
+  /** The upstream's own finish reason (whole responses; for traces). */
+  finishReason?: string;
 }
 
 /** Reads usage out of a passthrough stream, record by record. */

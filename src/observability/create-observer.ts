@@ -1,5 +1,6 @@
 import type { Logger } from '../util/logger.ts';
 import type { MetricsConfig, RequestLogTarget } from '../config/index.ts';
+import { loadTracer } from './load-tracer.ts';
 import { createRequestLog } from './request-log.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { Observer, type RecordConsumer } from './observer.ts';
@@ -14,6 +15,8 @@ export interface CreateObserverOptions {
   /** The circuits open now (from the router). */
   circuits: () => CircuitView[];
   log: Logger;
+  /** Where the OTEL_* variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
   /** Process metrics of the client library (CPU, memory, event loop, GC); default true. */
   processMetrics?: boolean;
 }
@@ -26,8 +29,11 @@ export async function createObserver(options: CreateObserverOptions): Promise<Ob
   const metrics = options.metrics.enabled
     ? new GatewayMetrics({ active: () => observer?.active ?? 0, circuits: options.circuits, processMetrics: options.processMetrics })
     : undefined;
+  const tracer = await loadTracer(options.env);
+  if (tracer) options.log.info('tracing: spans exported over OTLP/HTTP');
   observer = new Observer({
     metrics,
+    tracer,
     consumers,
     circuits: options.circuits,
     onError: (message, error) => options.log.warn(message, { error: error instanceof Error ? error.message : String(error) }),

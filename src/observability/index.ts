@@ -6,3 +6,4 @@ export type { AttemptObserver, AttemptOutcome, CircuitView, SettledCharge, Settl
 export { createObserver, type CreateObserverOptions } from './create-observer.ts';
 export { ActivityWindow, type ActivitySnapshot, type LatestRequest, type Percentiles } from './activity-window.ts';
 export { createRequestLog, requestLogLine } from './request-log.ts';
+export { loadTracer } from './load-tracer.ts';

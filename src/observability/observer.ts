@@ -64,14 +64,17 @@ export class Observer implements AttemptSink {
   }
 
   /** A record for a request that just arrived. */
-  begin(requestId: string, route: string, operation: string, apiFormat: string, internal = false, traceparent?: string, tracestate?: string): RequestRecord {
+  begin(requestId: string, route: string, operation: string, apiFormat: string, internal = false, traced?: { method: string; traceparent?: string; tracestate?: string }): RequestRecord {
     this.active += 1;
     const record = new RequestRecord(this, requestId, route, operation, apiFormat);
     if (internal) {
       record.internal = true;
       this.activeInternal += 1;
     }
-    if (this.tracer) this.guard('tracing', () => this.tracer!.startRequest(record, traceparent, tracestate));
+    if (this.tracer && traced) {
+      record.method = traced.method;
+      this.guard('tracing', () => this.tracer!.startRequest(record, traced.traceparent, traced.tracestate));
+    }
     return record;
   }
 

@@ -54,6 +54,8 @@ export class RequestRecord implements AttemptObserver {
   attempts = 0;
   /** Resolves once billing has settled the request; the record is emitted after it. */
   settling: Promise<void> | undefined = undefined;
+  /** The HTTP method (set for traces only). */
+  method = '';
   /** An operator's request (admin procedures, metrics scrapes): counted in metrics, left out of the request log and the live window. */
   internal = false;
   /** The tracing's state for this request (spans), when tracing is on. */

@@ -185,12 +185,14 @@ function jsonOutcome(
       aborted: false,
       responseId: info.id,
     };
+    if (info.finishReason !== undefined) settlement.finishReason = info.finishReason;
+    if (info.model !== undefined) settlement.responseModel = info.model;
   } else {
     let response = upstreamCodec.decodeResponse(answer.parsed);
     if (responseId !== undefined) response = { ...response, id: responseId };
     if (capture) captureResponse(capture, () => response);
     json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request));
-    settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id };
+    settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id, finishReason: response.finishReason, responseModel: response.model };
   }
   settlement.routing = routing;
   if (fallback) settlement.fallback = fallback;

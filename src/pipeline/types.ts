@@ -62,6 +62,10 @@ export interface Settlement {
   fallback?: FallbackInfo;
   /** The error code of a stream that failed after its first byte. */
   error?: string;
+  /** The upstream's finish reason, when known (whole responses). */
+  finishReason?: string;
+  /** The model the upstream says answered, when known. */
+  responseModel?: string;
 }
 
 /** Headers that describe how a request was routed (spec §6.4). */

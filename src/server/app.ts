@@ -23,8 +23,13 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   return async (event) => {
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
-    const record = observer.tracer
-      ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, requestHeader(event, 'traceparent'), requestHeader(event, 'tracestate'))
+    // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
+    const record = observer.tracer && !internal
+      ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, {
+          method: event.req.method,
+          traceparent: requestHeader(event, 'traceparent'),
+          tracestate: requestHeader(event, 'tracestate'),
+        })
       : observer.begin(state.ids.requestId, route, operation, apiFormat, internal);
     state.record = record;
     try {

@@ -6,7 +6,11 @@ import { decodeChatUsage } from './map-usage.ts';
 /** Reads id, model and usage from a same-format Chat Completions response without converting it. */
 export function readChatPassthroughResponse(body: unknown): PassthroughInfo {
   if (!isRecord(body)) return {};
-  return withIdentity({}, body, decodeChatUsage(body.usage));
+  const info = withIdentity({}, body, decodeChatUsage(body.usage));
+  const choice = Array.isArray(body.choices) && isRecord(body.choices[0]) ? body.choices[0] : undefined;
+  const finishReason = choice ? readString(choice, 'finish_reason') : undefined;
+  if (finishReason !== undefined) info.finishReason = finishReason;
+  return info;
 }
 
 /** `"usage":{` with any spacing (Python upstreams write `"usage": {`); `"usage":null` does not match. */

@@ -13,6 +13,8 @@ export function readMessagesPassthroughResponse(body: unknown): PassthroughInfo 
   if (id !== undefined) info.id = id;
   if (model !== undefined) info.model = model;
   if (usage) info.usage = usage;
+  const stopReason = readString(body, 'stop_reason');
+  if (stopReason !== undefined) info.finishReason = stopReason;
   return info;
 }
 

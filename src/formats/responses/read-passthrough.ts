@@ -13,6 +13,8 @@ export function readResponsesPassthrough(body: unknown): PassthroughInfo {
   if (id) info.id = id;
   if (model) info.model = model;
   if (usage) info.usage = usage;
+  const status = readString(response, 'status');
+  if (status) info.finishReason = status;
   return info;
 }
 
