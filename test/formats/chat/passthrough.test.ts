@@ -8,6 +8,7 @@ describe('chat passthrough', () => {
       id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
       model: 'gpt-4o-2024-08-06',
       usage: { inputTokens: 1117, outputTokens: 46, cacheReadTokens: 1024 },
+      finishReason: 'tool_calls',
     });
   });
 

@@ -8,6 +8,7 @@ describe('messages passthrough', () => {
       id: 'msg_01ThinkFull',
       model: 'claude-sonnet-4-20250514',
       usage: { inputTokens: 1250, outputTokens: 300, cacheReadTokens: 1000, cacheWriteTokens: 200 },
+      finishReason: 'tool_use',
     });
   });
 

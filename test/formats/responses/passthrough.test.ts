@@ -8,6 +8,7 @@ describe('responses passthrough readers', () => {
       id: 'resp_68af0009json',
       model: 'gpt-5-mini-2025-08-07',
       usage: { inputTokens: 50, outputTokens: 60, cacheReadTokens: 32, reasoningTokens: 40 },
+      finishReason: 'completed',
     });
     expect(responsesCodec.readPassthroughResponse('nope')).toEqual({});
   });
@@ -15,7 +16,7 @@ describe('responses passthrough readers', () => {
   it('taps usage from a stream and tracks the last sequence number', () => {
     const tap = responsesCodec.createUsageTap();
     for (const record of recordsSplit(readFixture('reasoning.sse.txt'), 8)) tap.push(record);
-    expect(tap.info).toEqual({ id: 'resp_68af0004rs', model: 'gpt-5-mini-2025-08-07', usage: { inputTokens: 30, outputTokens: 200, reasoningTokens: 160 } });
+    expect(tap.info).toEqual({ id: 'resp_68af0004rs', model: 'gpt-5-mini-2025-08-07', usage: { inputTokens: 30, outputTokens: 200, reasoningTokens: 160 }, finishReason: 'completed' });
     const text = readFixture('reasoning.sse.txt');
     const last = text.match(/"sequence_number":(\d+)/g)!.at(-1)!;
     expect(tap.lastSequenceNumber).toBe(Number(last.split(':')[1]));
