@@ -111,6 +111,19 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** The Prometheus endpoint (docs/observability.md). */
   metrics: metricsConfigSchema,
+  /** Files and batches (docs/batches.md). */
+  batches: z
+    .strictObject({
+      /** Lines a batch executor runs at once per instance (below live traffic). */
+      concurrency: z.number().int().positive().max(256).default(4),
+      /** A batch line costs this times the synchronous price. */
+      priceMultiplier: z.number().nonnegative().max(10).default(0.5),
+      /** Largest upload to POST /v1/files (413 above). */
+      maxFileBytes: z.number().int().positive().default(200 * 1024 * 1024),
+      /** Most lines in a batch input file (413 at upload above it). */
+      maxFileLines: z.number().int().positive().default(50_000),
+    })
+    .prefault({}),
 });
 
 /** The config as written by the user (before defaults). */

@@ -14,6 +14,7 @@ import { tempImageRoutes } from './temp-images.ts';
 import { authSessionRoutes } from './auth-session.ts';
 import { usageRoutes } from './usage.ts';
 import { metricsRoutes } from './metrics.ts';
+import { fileRoutes } from './files.ts';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -41,6 +42,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...audioRoutes(deps),
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),
+    ...fileRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
     ...metricsRoutes(deps),
