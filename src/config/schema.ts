@@ -41,6 +41,7 @@ const modelEntrySchema = z.union([
       .refine((r) => r.min <= r.max, 'min must not exceed max')
       .optional(),
     voices: z.array(z.string().min(1)).min(1).optional(),
+    promptCache: z.enum(['auto', 'off']).optional(),
   }),
 ]);
 
@@ -64,6 +65,8 @@ export const providerConfigSchema = z.looseObject({
   /** Auto-routing order among providers serving the same model (lower first). */
   priority: z.number().optional(),
   weight: z.number().nonnegative().optional(),
+  /** Gateway-placed Anthropic cache breakpoints on converted requests (docs/formats.md). */
+  promptCache: z.enum(['auto', 'off']).optional(),
 });
 
 const bodyLimitsSchema = z.strictObject({

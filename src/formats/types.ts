@@ -8,6 +8,11 @@ export interface EncodeRequestOptions {
   upstreamModel: string;
   /** Default max tokens for formats that require one (Messages). */
   defaultMaxTokens?: number;
+  /**
+   * Messages upstreams: place prompt-cache breakpoints (system/tools, last stable turn) on a
+   * request converted from another format (docs/formats.md, prompt caching). Ignored elsewhere.
+   */
+  autoCache?: boolean;
 }
 
 /** Decodes an upstream stream incrementally: SSE records in, IR stream parts out. */

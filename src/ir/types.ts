@@ -26,6 +26,7 @@ export interface ImagePart {
   source: MediaSource;
   /** OpenAI `detail` (auto|low|high); dropped where the target has no equivalent. */
   detail?: string;
+  cacheControl?: Record<string, unknown>;
 }
 
 /** A document (PDF, text file): Anthropic `document`, Chat `file`, Responses `input_file`. */
@@ -52,6 +53,8 @@ export interface ToolCallPart {
   arguments: string;
   /** Responses item id (`fc_…`) when known, so Responses passthrough-like round trips keep it. */
   itemId?: string;
+  /** Anthropic prompt-caching marker on the tool_use block. */
+  cacheControl?: Record<string, unknown>;
 }
 
 export interface ToolResultPart {
@@ -155,6 +158,8 @@ export interface ChatRequest {
   /** Responses: store the response for previous_response_id (default true). */
   store?: boolean;
   previousResponseId?: string;
+  /** OpenAI `prompt_cache_key` (Chat and Responses); sent only to OpenAI-format upstreams. */
+  promptCacheKey?: string;
   /** Fields of the inbound body the IR has no slot for; copied only when the target is the same format. */
   extra?: Record<string, unknown>;
 }

@@ -2,6 +2,7 @@ import { getCodec } from '../formats/registry.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import { hostedToolTypes, hostedToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
 
@@ -55,9 +56,12 @@ export function prepareCall(
     const rawBody = (raw === undefined ? undefined : withIncludeUsage(raw)) ?? JSON.stringify(body);
     return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
   }
+  const hosted = upstreamFormat === 'responses' ? [] : hostedToolTypes(request);
+  if (hosted.length > 0) throw hostedToolsError(hosted, model.id);
   // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
   const portable = upstreamFormat === exchange.format ? request : (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest);
-  const body = getCodec(upstreamFormat).encodeRequest(portable, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens });
+  const autoCache = upstreamFormat === 'messages' && exchange.format !== 'messages' && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
+  const body = getCodec(upstreamFormat).encodeRequest(portable, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
   if (upstreamFormat === 'chat' && request.stream) {
     body.stream_options = withField((body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
   }

@@ -8,6 +8,7 @@ import { watchOf, type AbortWatch } from '../util/abort.ts';
 import { buildRoutingHeaders, describeRoutingEvents, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
+import { canRunHostedTools, hostedToolTypes, hostedToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
@@ -108,6 +109,18 @@ async function askModel(
 }
 
 /**
+ * Plans the route. A request with Responses hosted tools goes only to upstreams that can run
+ * them (Responses format); when none of the candidates can, 422 names the tools and the model.
+ */
+function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan']> {
+  const hosted = hostedToolTypes(request);
+  if (hosted.length === 0) return router.plan(request.model, isChatModel);
+  const any = router.plan(request.model, isChatModel);
+  if (![...any.primary, ...any.chain].some(canRunHostedTools)) throw hostedToolsError(hosted, request.model);
+  return router.plan(request.model, (model) => isChatModel(model) && canRunHostedTools(model));
+}
+
+/**
  * Runs one chat-like exchange: plan the route, call candidates until one answers (retries,
  * fallbacks, circuit breakers: src/routing), then relay. Nothing reaches the client before
  * an upstream answered with a sane first record, so every failure up to there can fall back.
@@ -115,7 +128,7 @@ async function askModel(
 export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, request = decodeInbound(exchange)): Promise<ChatOutcome> {
   const router = deps.router ?? routerFor(deps.registry, deps.routing);
   const startedAt = router.now();
-  const plan = router.plan(request.model, isChatModel);
+  const plan = planFor(router, request);
   const client = exchange.client ?? watchOf(exchange.signal);
   let served;
   try {

@@ -68,7 +68,12 @@ export interface ModelSpec {
   n?: CountRange;
   /** Speech models: the voices the upstream offers (shown in discovery). */
   voices?: string[];
+  /** Gateway-placed cache breakpoints for converted requests to a Messages upstream (default: the provider's, else 'auto'). */
+  promptCache?: PromptCacheMode;
 }
+
+/** `auto`: the gateway places Anthropic cache breakpoints on converted requests; `off`: never. */
+export type PromptCacheMode = 'auto' | 'off';
 
 /**
  * What a plugin knows about models, beyond the bundled catalog: facts for the ids a provider

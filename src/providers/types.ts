@@ -1,5 +1,5 @@
 import type { WireFormat } from '../ir/types.ts';
-import type { ModelSpec, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/types.ts';
+import type { ModelSpec, PromptCacheMode, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/types.ts';
 
 /** A configured, set-up provider. */
 export interface Provider {
@@ -11,6 +11,8 @@ export interface Provider {
   timeouts: UpstreamTimeouts;
   priority: number;
   weight: number;
+  /** Config `promptCache` (default 'auto'); a model's own setting wins. */
+  promptCache?: PromptCacheMode;
   /** True when the config lists `*`: any model id may be pinned to this provider. */
   acceptsAnyModel: boolean;
   /** The full spec of a model id this provider may serve (catalog, plugin facts); used for `*` providers. */

@@ -42,6 +42,7 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning));
   put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
   put(body, 'user', request.user);
+  put(body, 'prompt_cache_key', request.promptCacheKey);
   // OpenAI accepts metadata only for stored completions.
   if (request.metadata && body.store === true) body.metadata = request.metadata;
   return body;

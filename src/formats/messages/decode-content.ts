@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/types.ts';
+import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
 import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
 import { unstashOpenAIReasoning } from './stash-reasoning.ts';
 
@@ -44,13 +44,17 @@ export function decodeBlock(block: Record<string, unknown>, at: string, check: F
       return decodeImageBlock(block, at, check);
     case 'document':
       return decodeDocumentBlock(block, at, check);
-    case 'tool_use':
-      return {
+    case 'tool_use': {
+      const part: ToolCallPart = {
         type: 'tool_call',
         id: check.requiredString(block.id, `${at}.id`),
         name: check.requiredString(block.name, `${at}.name`),
         arguments: stringifyToolInput(block.input ?? {}),
       };
+      const cache = check.record(block.cache_control, `${at}.cache_control`);
+      if (cache) part.cacheControl = cache;
+      return part;
+    }
     case 'tool_result':
       return decodeToolResult(block, at, check);
     case 'thinking': {
@@ -76,7 +80,11 @@ export function decodeTextBlock(block: Record<string, unknown>, at: string, chec
 
 function decodeImageBlock(block: Record<string, unknown>, at: string, check: FieldChecker): ImagePart | undefined {
   const source = decodeSource(block.source, `${at}.source`, check);
-  return source && { type: 'image', source };
+  if (!source) return undefined;
+  const part: ImagePart = { type: 'image', source };
+  const cache = check.record(block.cache_control, `${at}.cache_control`);
+  if (cache) part.cacheControl = cache;
+  return part;
 }
 
 function decodeDocumentBlock(block: Record<string, unknown>, at: string, check: FieldChecker): FilePart | undefined {

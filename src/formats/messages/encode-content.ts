@@ -25,7 +25,7 @@ export function encodeBlock(part: ContentPart, at: string): MessagesBlock | unde
     case 'audio':
       throw validationError({ [at]: 'audio input is not supported by the upstream (Anthropic Messages)' });
     case 'tool_call':
-      return { type: 'tool_use', id: sanitizeToolId(part.id), name: part.name, input: parseToolArguments(part.arguments) };
+      return withCache({ type: 'tool_use', id: sanitizeToolId(part.id), name: part.name, input: parseToolArguments(part.arguments) }, part.cacheControl);
     case 'tool_result':
       return encodeToolResult(part, at);
     case 'reasoning':
@@ -39,7 +39,7 @@ function encodeImage(part: ImagePart, at: string): MessagesBlock {
   if (source.type === 'base64' && !IMAGE_TYPES.has(source.media_type)) {
     throw validationError({ [at]: `image type ${source.media_type} is not supported (use jpeg, png, gif or webp)` });
   }
-  return { type: 'image', source };
+  return withCache({ type: 'image', source }, part.cacheControl);
 }
 
 function encodeDocument(part: FilePart): MessagesBlock {

@@ -3,6 +3,7 @@ import { validationError } from '../../errors/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { MIN_BUDGET_TOKENS, adaptForAnthropicThinking, effortToBudgetTokens, isRecord } from '../shared/index.ts';
 import { encodeMessagesConversation } from './encode-messages.ts';
+import { placeCacheBreakpoints } from './place-cache-breakpoints.ts';
 import type { MessagesBlock } from './types.ts';
 
 /** Used when neither the request nor the pipeline gives a max_tokens (Anthropic requires one). */
@@ -42,6 +43,7 @@ export function encodeMessagesRequest(input: ChatRequest, options: EncodeRequest
     const config = isRecord(body.output_config) ? body.output_config : {};
     body.output_config = { ...config, format: { type: 'json_schema', schema: request.responseFormat.schema } };
   }
+  if (options.autoCache) placeCacheBreakpoints(body);
   return body;
 }
 

@@ -17,12 +17,14 @@ const scalarsSchema = z.looseObject({
   previous_response_id: z.string().min(1).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
   user: z.string().nullish(),
+  prompt_cache_key: z.string().nullish(),
 });
 
 /** Body fields this codec maps; everything else goes to `extra` untouched. */
 const KNOWN_FIELDS = new Set([
   'model', 'input', 'instructions', 'stream', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls',
   'store', 'previous_response_id', 'metadata', 'user', 'reasoning', 'text', 'tools', 'tool_choice',
+  'prompt_cache_key',
 ]);
 
 /** Options of {@link decodeResponsesRequest}. */
@@ -63,6 +65,7 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   if (scalars.previous_response_id) request.previousResponseId = scalars.previous_response_id;
   if (scalars.metadata) request.metadata = scalars.metadata;
   if (scalars.user) request.user = scalars.user;
+  if (scalars.prompt_cache_key) request.promptCacheKey = scalars.prompt_cache_key;
   if (raw.reasoning != null) request.reasoning = decodeReasoning(raw.reasoning);
 
   if (raw.text != null) {

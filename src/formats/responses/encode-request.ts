@@ -30,6 +30,7 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.store !== undefined) body.store = request.store;
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.user !== undefined) body.user = request.user;
+  if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
 
   const tools = encodeTools(request.tools, hostedTools);
   if (tools.length > 0) {

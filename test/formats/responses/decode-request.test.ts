@@ -68,13 +68,12 @@ describe('responses decodeRequest', () => {
     expect(request.parallelToolCalls).toBe(false);
     expect(request.reasoning).toEqual({ enabled: true, effort: 'high', summary: 'detailed' });
     expect(request.responseFormat).toEqual({ type: 'json_schema', name: 'weather', schema: { type: 'object', properties: { temp: { type: 'number' } } }, strict: true });
-    expect(request).toMatchObject({ maxTokens: 2048, temperature: 0.5, topP: 0.9, metadata: { ticket: 'T-1' }, user: 'user-42', store: false, stream: true });
+    expect(request).toMatchObject({ maxTokens: 2048, temperature: 0.5, topP: 0.9, metadata: { ticket: 'T-1' }, user: 'user-42', store: false, stream: true, promptCacheKey: 'weather-bot' });
     expect(request.extra).toEqual({
       hostedTools: [{ type: 'web_search', search_context_size: 'low' }],
       text: { verbosity: 'low' },
       include: ['reasoning.encrypted_content'],
       truncation: 'auto',
-      prompt_cache_key: 'weather-bot',
       service_tier: 'flex',
     });
   });

@@ -1,0 +1,214 @@
+/**
+ * Prompt caching across the 9 (client × upstream) pairs (issue 16): cache_control markers
+ * written by a Messages client reach a Messages upstream unchanged and never reach a Chat or
+ * Responses upstream; a Chat or Responses client routed to a Messages upstream gets breakpoints
+ * placed by the gateway (autoCache, which the pipeline sets unless `promptCache: 'off'`);
+ * prompt_cache_key passes between the OpenAI formats; cache reads/writes reported by any
+ * upstream come back in the client format's own usage fields.
+ */
+import { describe, expect, it } from 'vitest';
+import { getCodec } from '../../src/formats/registry.ts';
+import { placeCacheBreakpoints } from '../../src/formats/messages/index.ts';
+import type { WireFormat } from '../../src/ir/types.ts';
+
+type Json = Record<string, any>;
+
+const FORMATS: WireFormat[] = ['chat', 'messages', 'responses'];
+const PAIRS = FORMATS.flatMap((client) => FORMATS.map((upstream) => ({ client, upstream })));
+/** ~2,500 estimated tokens: above Anthropic's minimum cacheable prefix of 1,024. */
+const LONG_SYSTEM = `You are a careful assistant. ${'Follow the house style guide to the letter. '.repeat(220)}`;
+const WEATHER = { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const TIME = { name: 'get_time', description: 'Local time', parameters: { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] } };
+const HOUR = { type: 'ephemeral', ttl: '1h' };
+const EPHEMERAL = { type: 'ephemeral' };
+
+/** The same conversation (system, tools, a tool round trip, a new question) as each client writes it. */
+function clientBody(format: WireFormat): Json {
+  if (format === 'messages') {
+    return {
+      model: 'client-model',
+      max_tokens: 512,
+      system: [{ type: 'text', text: LONG_SYSTEM, cache_control: HOUR }],
+      tools: [
+        { name: WEATHER.name, description: WEATHER.description, input_schema: WEATHER.parameters },
+        { name: TIME.name, description: TIME.description, input_schema: TIME.parameters, cache_control: HOUR },
+      ],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_C1', name: 'get_weather', input: { city: 'Paris' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_C1', content: '18°C', cache_control: EPHEMERAL }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'It is 18°C.', cache_control: EPHEMERAL }] },
+        { role: 'user', content: [{ type: 'text', text: 'And tomorrow?' }] },
+      ],
+    };
+  }
+  if (format === 'chat') {
+    return {
+      model: 'client-model',
+      prompt_cache_key: 'conv-42',
+      messages: [
+        { role: 'system', content: LONG_SYSTEM },
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_C1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_C1', content: '18°C' },
+        { role: 'assistant', content: 'It is 18°C.' },
+        { role: 'user', content: 'And tomorrow?' },
+      ],
+      tools: [WEATHER, TIME].map((t) => ({ type: 'function', function: t })),
+    };
+  }
+  return {
+    model: 'client-model',
+    prompt_cache_key: 'conv-42',
+    instructions: LONG_SYSTEM,
+    input: [
+      { role: 'user', content: 'Weather in Paris?' },
+      { type: 'function_call', call_id: 'call_C1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'call_C1', output: '18°C' },
+      { role: 'assistant', content: 'It is 18°C.' },
+      { role: 'user', content: 'And tomorrow?' },
+    ],
+    tools: [WEATHER, TIME].map((t) => ({ type: 'function', ...t, strict: false })),
+  };
+}
+
+/** The pipeline's conversion (src/pipeline/prepare-call.ts): extras stay in-format, autoCache for converted requests to Messages. */
+function toUpstream(client: WireFormat, upstream: WireFormat, body: Json, promptCache: 'auto' | 'off' = 'auto'): Json {
+  const request = getCodec(client).decodeRequest(structuredClone(body));
+  const portable = client === upstream ? request : { ...request, extra: undefined };
+  const autoCache = upstream === 'messages' && client !== 'messages' && promptCache === 'auto';
+  return getCodec(upstream).encodeRequest(portable, { upstreamModel: 'up-model', defaultMaxTokens: 4096, autoCache });
+}
+
+/** Every cache_control in a Messages body, as `<where> <marker>`. */
+function markers(body: Json): string[] {
+  const out: string[] = [];
+  const system = typeof body.system === 'string' ? [] : (body.system ?? []);
+  system.forEach((b: Json, i: number) => b.cache_control && out.push(`system[${i}] ${JSON.stringify(b.cache_control)}`));
+  (body.tools ?? []).forEach((t: Json) => t.cache_control && out.push(`tool ${t.name} ${JSON.stringify(t.cache_control)}`));
+  (body.messages ?? []).forEach((m: Json, i: number) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b: Json) => b.cache_control && out.push(`messages[${i}] ${m.role} ${b.type} ${JSON.stringify(b.cache_control)}`));
+  });
+  return out;
+}
+
+const UPSTREAM_CACHED_USAGE: Record<WireFormat, Json> = {
+  chat: { prompt_tokens: 3000, completion_tokens: 20, total_tokens: 3020, prompt_tokens_details: { cached_tokens: 2600 } },
+  messages: { input_tokens: 400, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 2600 },
+  responses: { input_tokens: 3000, input_tokens_details: { cached_tokens: 2600 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 3020 },
+};
+
+function upstreamAnswer(format: WireFormat): Json {
+  if (format === 'chat') {
+    return { id: 'chatcmpl-u', object: 'chat.completion', created: 1, model: 'up-model', choices: [{ index: 0, message: { role: 'assistant', content: 'Sunny.' }, finish_reason: 'stop' }], usage: UPSTREAM_CACHED_USAGE.chat };
+  }
+  if (format === 'messages') {
+    return { id: 'msg_u', type: 'message', role: 'assistant', model: 'up-model', content: [{ type: 'text', text: 'Sunny.' }], stop_reason: 'end_turn', stop_sequence: null, usage: UPSTREAM_CACHED_USAGE.messages };
+  }
+  return {
+    id: 'resp_u', object: 'response', created_at: 1, status: 'completed', model: 'up-model',
+    output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Sunny.', annotations: [] }] }],
+    usage: UPSTREAM_CACHED_USAGE.responses,
+  };
+}
+
+/** The cached-read count as the client's format reports it. */
+function cachedIn(format: WireFormat, body: Json): Json {
+  const usage = body.usage;
+  if (format === 'chat') return { total: usage.prompt_tokens, cached: usage.prompt_tokens_details.cached_tokens };
+  if (format === 'messages') return { total: usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens, cached: usage.cache_read_input_tokens };
+  return { total: usage.input_tokens, cached: usage.input_tokens_details.cached_tokens };
+}
+
+for (const { client, upstream } of PAIRS) describe(`prompt cache: ${client} client → ${upstream} upstream`, () => {
+  it('cache markers reach the upstream as expected', () => {
+    const body = toUpstream(client, upstream, clientBody(client));
+    if (upstream !== 'messages') {
+      // Chat and Responses upstreams do not accept cache_control (ttl broke them elsewhere): never forwarded.
+      expect(JSON.stringify(body)).not.toContain('cache_control');
+      return;
+    }
+    const expected =
+      client === 'messages'
+        ? // The client's own markers, ttl included, unchanged and in place; none added.
+          [
+            `system[0] ${JSON.stringify(HOUR)}`,
+            `tool get_time ${JSON.stringify(HOUR)}`,
+            `messages[2] user tool_result ${JSON.stringify(EPHEMERAL)}`,
+            `messages[3] assistant text ${JSON.stringify(EPHEMERAL)}`,
+          ]
+        : // Placed by the gateway: the end of tools+system, and the last turn before the new question.
+          [`system[0] ${JSON.stringify(EPHEMERAL)}`, `messages[3] assistant text ${JSON.stringify(EPHEMERAL)}`];
+    expect(markers(body)).toEqual(expected);
+    expect(body.system[0].text).toBe(LONG_SYSTEM);
+  });
+
+  it("promptCache: 'off' places no breakpoints", () => {
+    const body = toUpstream(client, upstream, clientBody(client), 'off');
+    if (client === 'messages' && upstream === 'messages') expect(markers(body)).toHaveLength(4);
+    else expect(JSON.stringify(body)).not.toContain('cache_control');
+  });
+
+  it('prompt_cache_key passes through only to OpenAI-format upstreams', () => {
+    const body = toUpstream(client, upstream, clientBody(client));
+    if (client === 'messages' || upstream === 'messages') expect(body.prompt_cache_key).toBeUndefined();
+    else expect(body.prompt_cache_key).toBe('conv-42');
+  });
+
+  it('cached input reported by the upstream reaches the client in its own fields', () => {
+    const request = getCodec(client).decodeRequest(clientBody(client));
+    const response = getCodec(upstream).decodeResponse(upstreamAnswer(upstream));
+    expect(response.usage).toMatchObject({ inputTokens: 3000, cacheReadTokens: 2600 });
+    expect(cachedIn(client, getCodec(client).encodeResponse(response, request))).toEqual({ total: 3000, cached: 2600 });
+  });
+});
+
+describe('placeCacheBreakpoints', () => {
+  const long = (text: string) => `${text} ${'x'.repeat(6000)}`;
+
+  it('places nothing on a short request (below the minimum cacheable length)', () => {
+    const body: Json = { system: 'Be terse.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }, { role: 'user', content: [{ type: 'text', text: 'Again' }] }] };
+    placeCacheBreakpoints(body);
+    expect(body.system).toBe('Be terse.');
+    expect(markers(body)).toEqual([]);
+  });
+
+  it('marks the last tool when there is no system prompt, and no history on a first turn', () => {
+    const body: Json = { tools: [{ name: 'a', input_schema: { description: long('a') } }, { name: 'b', input_schema: {} }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] };
+    placeCacheBreakpoints(body);
+    expect(markers(body)).toEqual([`tool b ${JSON.stringify(EPHEMERAL)}`]);
+  });
+
+  it('never exceeds 4 breakpoints, counting the client’s own (tool_result contents included)', () => {
+    const body: Json = {
+      system: [{ type: 'text', text: long('sys') }],
+      tools: [{ name: 'a', input_schema: {}, cache_control: EPHEMERAL }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'one', cache_control: EPHEMERAL }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'a', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'r', cache_control: EPHEMERAL }] }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'two' }] },
+        { role: 'user', content: [{ type: 'text', text: 'three' }] },
+      ],
+    };
+    placeCacheBreakpoints(body);
+    // 3 from the client + 1 placed (the system prompt first); the history mark did not fit.
+    expect(body.system[0].cache_control).toEqual(EPHEMERAL);
+    expect(body.messages[3].content[0].cache_control).toBeUndefined();
+  });
+
+  it('skips thinking blocks, which cannot carry a marker', () => {
+    const body: Json = {
+      system: long('sys'),
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 't', signature: 's' }] },
+        { role: 'user', content: [{ type: 'text', text: 'q2' }] },
+      ],
+    };
+    placeCacheBreakpoints(body);
+    expect(body.messages[1].content[0].cache_control).toEqual(EPHEMERAL);
+    expect(body.messages[1].content[1].cache_control).toBeUndefined();
+  });
+});
