@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startServer } from '../../app/serve.ts';
+import { startServer, type RunningServer } from '../../app/serve.ts';
 import { displayPath, type GatewayConfig } from '../../config/index.ts';
 import { createLogger, type Logger } from '../../util/logger.ts';
 import { resolveContext, type CliContext } from '../context.ts';
@@ -20,33 +20,50 @@ function hasEnabledProvider(config: GatewayConfig): boolean {
   return Object.values(config.providers).some((p) => p.enabled !== false);
 }
 
-/** `gateway serve`: runs until SIGINT/SIGTERM, then drains in-flight requests and exits 0. */
+/**
+ * `gateway serve`: runs until SIGINT/SIGTERM, then drains in-flight requests and exits 0. The
+ * signal handlers are installed before the start, so a signal that arrives while the server
+ * starts (or right after its ready line) still stops it cleanly.
+ */
 export async function serve(cmd: Command, opts: { port?: number; host?: string }): Promise<void> {
   const ctx = await resolveContext(cmd);
   const log = createLogger(ctx.config.logging.level);
   describeConfigSource(ctx, log);
-  const running = await startServer({
-    config: ctx.config,
-    configDir: ctx.configDir,
-    configFile: ctx.filepath,
-    dataDir: ctx.dataDir,
-    port: opts.port ?? ctx.config.server.port,
-    host: opts.host ?? ctx.config.server.host,
-    log,
-    print,
-  });
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      log.info(`${signal}: stopping (in-flight requests may finish)`);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      running.stop().then(resolve, (error: unknown) => {
-        log.error('shutdown failed', { error: String(error) });
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  let running: RunningServer | undefined;
+  let requested = false;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const stop = (server: RunningServer) =>
+    server.stop().then(finish, (error: unknown) => {
+      log.error('shutdown failed', { error: String(error) });
+      process.exitCode = 1;
+      finish();
+    });
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info(`${signal}: stopping (in-flight requests may finish)`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (running) void stop(running);
+    else requested = true;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    running = await startServer({
+      config: ctx.config,
+      configDir: ctx.configDir,
+      configFile: ctx.filepath,
+      dataDir: ctx.dataDir,
+      port: opts.port ?? ctx.config.server.port,
+      host: opts.host ?? ctx.config.server.host,
+      log,
+      print,
+    });
+  } catch (error) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    throw error;
+  }
+  if (requested) void stop(running);
+  await finished;
 }
