@@ -28,6 +28,8 @@ function newestFirst(a: Entry, b: Entry): number {
  */
 export class FileMediaRepo implements MediaRepo {
   private readonly byAccount = new Map<string, Entry[]>();
+  /** Accounts whose list may still hold removed entries. */
+  private readonly stale = new Set<string>();
   private nextSeq = 0;
   private log!: RecordLog<MediaRecord, MediaMeta>;
 
@@ -47,13 +49,8 @@ export class FileMediaRepo implements MediaRepo {
         if (!list) repo.byAccount.set(entry.meta.accountId, (list = []));
         list.push(entry);
       },
-      onRemove: (entry) => {
-        const list = repo.byAccount.get(entry.meta.accountId);
-        if (!list) return;
-        const at = list.lastIndexOf(entry);
-        if (at !== -1) list.splice(at, 1);
-        if (list.length === 0) repo.byAccount.delete(entry.meta.accountId);
-      },
+      // Deleted entries leave an account's list lazily (see accountEntries): a purge of many is O(n).
+      onRemove: (entry) => repo.stale.add(entry.meta.accountId),
       onError: options.onError,
     });
     repo.log = log;
@@ -67,7 +64,7 @@ export class FileMediaRepo implements MediaRepo {
   }
 
   async list(query: MediaQuery): Promise<{ data: MediaRecord[]; total: number }> {
-    const source: Iterable<Entry> = query.accountId !== undefined ? (this.byAccount.get(query.accountId) ?? []) : this.log.entries();
+    const source: Iterable<Entry> = query.accountId !== undefined ? this.accountEntries(query.accountId) : this.log.entries();
     const matches: Entry[] = [];
     for (const e of source) {
       const m = e.meta;
@@ -105,7 +102,7 @@ export class FileMediaRepo implements MediaRepo {
   async usage(accountId: string, notBefore?: number): Promise<{ records: number; bytes: number }> {
     let records = 0;
     let bytes = 0;
-    for (const e of this.byAccount.get(accountId) ?? []) {
+    for (const e of this.accountEntries(accountId)) {
       if (notBefore !== undefined && e.meta.createdAt < notBefore) continue;
       records += 1;
       bytes += e.length - PUT_LINE_OVERHEAD;
@@ -117,6 +114,17 @@ export class FileMediaRepo implements MediaRepo {
     const ids: string[] = [];
     for (const e of this.log.entries()) if (e.meta.createdAt < before) ids.push(e.id);
     return ids.length === 0 ? 0 : this.log.delete(ids);
+  }
+
+  /** An account's live entries, in creation order (removed ones are dropped here, once). */
+  private accountEntries(accountId: string): Entry[] {
+    const list = this.byAccount.get(accountId);
+    if (!list) return [];
+    if (!this.stale.delete(accountId)) return list;
+    const live = list.filter((e) => !e.removed);
+    if (live.length === 0) this.byAccount.delete(accountId);
+    else this.byAccount.set(accountId, live);
+    return live;
   }
 
   /** Records in the log (live ones). */

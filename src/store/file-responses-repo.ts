@@ -4,24 +4,10 @@ import { ensurePrivateDir, FILE_MODE } from '../util/private-files.ts';
 import { describeIssues, storedResponseSchema } from './record-schemas.ts';
 import type { ResponsesRepo } from './repositories.ts';
 import type { StoredResponse, StoredResponseInput } from './types.ts';
+import { writeText } from './write-text.ts';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
-const SLICE_CHARS = 1 << 20;
 const TEMP = /\.tmp-\d+-\d+$/;
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-/** Writes a string in 1M-character slices, so a 100 MB body never holds the event loop while it is encoded. */
-async function writeText(handle: fs.promises.FileHandle, text: string): Promise<void> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + SLICE_CHARS);
-    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-    await handle.write(text.slice(start, end));
-    start = end;
-  }
-}
 
 /**
  * Stored Responses, one file per response under `<dataDir>/responses/` (0700, files 0600):

@@ -4,6 +4,7 @@ import { FILE_MODE } from '../util/private-files.ts';
 import { readLogLines, type LogLine } from '../util/read-log-lines.ts';
 import { keepRejectedLines, type RejectedLine } from '../util/keep-rejected-lines.ts';
 import { syncDir } from './sliced-json-file.ts';
+import { writeText } from './write-text.ts';
 import { stringifyRecord } from './stringify-record.ts';
 
 /** Where a record's current version sits in the log, with what the indexes need of it. */
@@ -12,6 +13,8 @@ export interface LogEntry<M> {
   offset: number;
   length: number;
   meta: M;
+  /** Set once the record is deleted (secondary indexes may drop such entries lazily). */
+  removed?: true;
 }
 
 export interface RecordLogOptions<T, M> {
@@ -19,7 +22,7 @@ export interface RecordLogOptions<T, M> {
   parse(value: unknown): T;
   /** The small part of a record kept in memory for listing and counting (`previous`: of the version it replaces). */
   meta(record: T, previous?: M): M;
-  /** Told synchronously when a record is added or removed (keeps secondary indexes current). */
+  /** Told synchronously when a record is added or removed (keeps secondary indexes current; a removed entry is marked `removed` first). */
   onAdd?(entry: LogEntry<M>): void;
   onRemove?(entry: LogEntry<M>): void;
   /** How often appended lines are fdatasync'd in the background (default 1000 ms; 0 = never). */
@@ -44,6 +47,8 @@ export const PUT_LINE_OVERHEAD = 9;
 /** Lines up to this size are written with one synchronous write(2); longer ones in slices. */
 const SYNC_WRITE_MAX = 1 << 20;
 const SLICE_CHARS = 1 << 20;
+/** Deletions written and applied per turn of the event loop. */
+const DELETE_BATCH = 2_000;
 /** Compaction starts once dead bytes pass this and outweigh the live ones. */
 const COMPACT_MIN_DEAD = 16 << 20;
 
@@ -197,28 +202,23 @@ export class RecordLog<T extends { id: string }, M> {
     });
   }
 
-  /** Deletes records; returns how many existed. */
+  /** Deletes records, a batch at a time with a turn of the loop between batches; returns how many existed. */
   delete(ids: readonly string[]): Promise<number> {
     return this.enqueue(async () => {
       let removed = 0;
-      let batch = '';
-      const flushBatch = async () => {
-        if (batch) await this.append(batch);
-        batch = '';
-      };
-      const gone: Array<LogEntry<M>> = [];
-      for (const id of ids) {
-        const entry = this.index.get(id);
-        if (!entry) continue;
-        batch += `{"del":${JSON.stringify(id)}}\n`;
-        gone.push(entry);
-        if (batch.length >= SLICE_CHARS) {
-          await flushBatch();
-          removed += this.forget(gone.splice(0));
+      for (let start = 0; start < ids.length; start += DELETE_BATCH) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        let batch = '';
+        const gone = new Set<LogEntry<M>>();
+        for (const id of ids.slice(start, start + DELETE_BATCH)) {
+          const entry = this.index.get(id);
+          if (!entry || gone.has(entry)) continue;
+          batch += `{"del":${JSON.stringify(id)}}\n`;
+          gone.add(entry);
         }
+        if (batch) await this.append(batch);
+        removed += this.forget([...gone]);
       }
-      await flushBatch();
-      removed += this.forget(gone);
       this.maybeCompact();
       return removed;
     });
@@ -248,6 +248,7 @@ export class RecordLog<T extends { id: string }, M> {
     for (const entry of entries) {
       this.index.delete(entry.id);
       this.liveBytes -= entry.length;
+      entry.removed = true;
       this.options.onRemove?.(entry);
     }
     return entries.length;
@@ -290,15 +291,8 @@ export class RecordLog<T extends { id: string }, M> {
         writeFully(fd, buffer);
         length = buffer.length;
       } else {
-        for (let start = 0; start < text.length; ) {
-          let end = Math.min(text.length, start + SLICE_CHARS);
-          // Never split a surrogate pair between two slices.
-          if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-          const buffer = Buffer.from(text.slice(start, end));
-          await this.current.handle.write(buffer, 0, buffer.length);
-          length += buffer.length;
-          start = end;
-        }
+        // In slices, each encoded into one reused buffer (see writeText).
+        length = await writeText(this.current.handle, text);
       }
     } catch (error) {
       try {
@@ -420,9 +414,6 @@ export class RecordLog<T extends { id: string }, M> {
   }
 }
 
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
 
 /** write(2) until every byte is written (a short write is possible on a full disk). */
 function writeFully(fd: number, buffer: Buffer): void {

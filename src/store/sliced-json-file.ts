@@ -3,11 +3,12 @@ import path from 'node:path';
 import type { Adapter } from 'lowdb';
 import { FILE_MODE } from '../util/private-files.ts';
 import { stringifyRecord } from './stringify-record.ts';
+import { writeText } from './write-text.ts';
 
 /** How long one slice of serialization may hold the event loop before the writer yields. */
-const SLICE_MS = 4;
-/** Text gathered before it is handed to the file. */
-const FLUSH_CHARS = 1 << 20;
+const SLICE_MS = 2;
+/** Bytes gathered before they are handed to the file. */
+const FLUSH_BYTES = 1 << 20;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -44,33 +45,30 @@ export class SlicedJsonFile<T extends object> implements Adapter<T> {
     const temp = `${this.file}.tmp-${process.pid}`;
     const handle = await fs.promises.open(temp, 'w', FILE_MODE);
     try {
-      let buffer = '{';
+      const out = new OutputBuffer(handle);
       let sliceStart = performance.now();
-      const spill = async () => {
-        if (buffer.length > 0) await handle.write(buffer);
-        buffer = '';
-      };
+      await out.put('{');
       for (let i = 0; i < entries.length; i++) {
         const [key, value] = entries[i];
-        buffer += `${i === 0 ? '' : ','}\n  ${JSON.stringify(key)}: `;
+        await out.put(`${i === 0 ? '' : ','}\n  ${JSON.stringify(key)}: `);
         if (!Array.isArray(value)) {
-          buffer += stringifyRecord(value);
+          await out.put(stringifyRecord(value));
           continue;
         }
-        buffer += '[';
+        await out.put('[');
         for (let j = 0; j < value.length; j++) {
-          buffer += `${j === 0 ? '' : ','}\n    ${stringifyRecord(value[j])}`;
-          if (buffer.length >= FLUSH_CHARS) await spill();
-          if ((j & 63) === 63 && performance.now() - sliceStart > SLICE_MS) {
-            await spill();
+          // Each record goes straight into the output buffer: no string outlives its record.
+          const spilling = out.put(`${j === 0 ? '' : ','}\n    ${stringifyRecord(value[j])}`);
+          if (spilling) await spilling;
+          if ((j & 15) === 15 && performance.now() - sliceStart > SLICE_MS) {
             await yieldToLoop();
             sliceStart = performance.now();
           }
         }
-        buffer += value.length > 0 ? '\n  ]' : ']';
+        await out.put(value.length > 0 ? '\n  ]' : ']');
       }
-      buffer += '\n}\n';
-      await spill();
+      await out.put('\n}\n');
+      await out.flush();
       await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -80,6 +78,35 @@ export class SlicedJsonFile<T extends object> implements Adapter<T> {
     await handle.close();
     await fs.promises.rename(temp, this.file);
     await syncDir(path.dirname(this.file));
+  }
+}
+
+/** Text encoded into one reused buffer and handed to the file a megabyte at a time. */
+class OutputBuffer {
+  private readonly buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
+
+  constructor(private readonly handle: fs.promises.FileHandle) {}
+
+  /** Adds text; returns a promise only when the buffer had to go to the file first. */
+  put(text: string): Promise<void> | undefined {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.used + text.length * 3 <= this.buffer.length) {
+      this.used += this.buffer.write(text, this.used, 'utf8');
+      return undefined;
+    }
+    return this.spill(text);
+  }
+
+  private async spill(text: string): Promise<void> {
+    await this.flush();
+    if (text.length * 3 > this.buffer.length) await writeText(this.handle, text);
+    else this.used += this.buffer.write(text, this.used, 'utf8');
+  }
+
+  async flush(): Promise<void> {
+    for (let done = 0; done < this.used; ) done += (await this.handle.write(this.buffer, done, this.used - done)).bytesWritten;
+    this.used = 0;
   }
 }
 
