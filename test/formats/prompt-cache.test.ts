@@ -212,3 +212,29 @@ describe('placeCacheBreakpoints', () => {
     expect(body.messages[1].content[1].cache_control).toBeUndefined();
   });
 });
+
+describe('Messages markers and is_error on other blocks', () => {
+  const body: Json = {
+    model: 'client-model',
+    max_tokens: 64,
+    messages: [
+      { role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' }, cache_control: EPHEMERAL }, { type: 'text', text: 'Look' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'look', input: {}, cache_control: HOUR }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'boom', is_error: true }] },
+    ],
+  };
+
+  it('image and tool_use markers and is_error reach a Messages upstream through the IR', () => {
+    const sent = toUpstream('messages', 'messages', body);
+    expect(sent.messages[0].content[0].cache_control).toEqual(EPHEMERAL);
+    expect(sent.messages[1].content[0].cache_control).toEqual(HOUR);
+    expect(sent.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1', content: 'boom', is_error: true });
+  });
+
+  it.each(['chat', 'responses'] as const)('a %s upstream gets the tool result text without is_error or markers (it has no field for them)', (upstream) => {
+    const sent = JSON.stringify(toUpstream('messages', upstream, body));
+    expect(sent).toContain('boom');
+    expect(sent).not.toContain('is_error');
+    expect(sent).not.toContain('cache_control');
+  });
+});
