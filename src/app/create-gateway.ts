@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
+import { BatchExecutor } from '../batches/index.ts';
 import { createApp } from '../server/app.ts';
 import { createMediaRuntime } from '../media/media-runtime.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
@@ -85,6 +86,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   deps.media.start();
+  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log });
+  deps.batches = executor;
+  executor.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);
   return {
     app: createApp(deps),
@@ -92,6 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       stopLogging();
       deps.media?.stop();
+      await executor.stop();
       await registry.close();
       await guards.close();
       await observer.close();

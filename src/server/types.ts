@@ -20,6 +20,8 @@ export interface ServerDeps {
   adminToken?: string;
   /** Temporary images and the media janitor; built on first use when absent. */
   media?: MediaRuntime;
+  /** The batch executor (absent in processes that run no batches). */
+  batches?: { wake(): void };
   /** Metrics, traces, the request log and the live activity window. */
   observer: Observer;
 }

@@ -28,7 +28,7 @@ describe('files and batches (official openai client, real CLI and server)', () =
   beforeAll(async () => {
     const dir = tempDir();
     dataDir = path.join(dir, 'data');
-    configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } }, batches: { maxFileLines: 5, maxFileBytes: 4096 } });
+    configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, slow: { plugin: 'mock', latencyMs: 100 } }, batches: { maxFileLines: 300, maxFileBytes: 100_000 } });
     for (const email of ['one@example.com', 'two@example.com']) {
       expect((await cli(['accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', '100000'])).code).toBe(0);
     }
@@ -70,11 +70,119 @@ describe('files and batches (official openai client, real CLI and server)', () =
   });
 
   it('files: over the byte or line limit → 413; a missing purpose → 422', async () => {
-    const tooBig = await failure(client.files.create({ file: await toFile(Buffer.alloc(5000, 'x'), 'big.jsonl'), purpose: 'user_data' }));
+    const tooBig = await failure(client.files.create({ file: await toFile(Buffer.alloc(100_001, 'x'), 'big.jsonl'), purpose: 'user_data' }));
     expect(tooBig.status).toBe(413);
-    const tooLong = await failure(client.files.create({ file: await toFile(Buffer.from('{}\n'.repeat(6)), 'long.jsonl'), purpose: 'batch' }));
+    const tooLong = await failure(client.files.create({ file: await toFile(Buffer.from('{}\n'.repeat(301)), 'long.jsonl'), purpose: 'batch' }));
     expect(tooLong.status).toBe(413);
     const noPurpose = await failure(client.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl'), purpose: 'nope' as 'batch' }));
     expect(noPurpose.status).toBe(422);
+  });
+
+  const upload = async (lines: unknown[]) => client.files.create({ file: await toFile(Buffer.from(lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n'), 'batch.jsonl'), purpose: 'batch' });
+  const chatLine = (id: string, text: string, model = 'mock/echo') => ({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }] } });
+  const until = async (id: string, done: (b: OpenAI.Batch) => boolean) => {
+    for (let i = 0; i < 600; i++) {
+      const b = await client.batches.retrieve(id);
+      if (done(b)) return b;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`batch ${id} did not get there`);
+  };
+  const ended = (b: OpenAI.Batch) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status);
+  const jsonl = async (fileId: string) => (await (await client.files.content(fileId)).text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+
+  it('batches: create, poll to completed, output parsed line by line, list auto-pagination; another account gets 404', async () => {
+    const input = await upload([chatLine('a', 'one'), chatLine('b', 'two'), chatLine('c', 'three')]);
+    const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } });
+    expect(created).toMatchObject({ object: 'batch', status: 'validating', endpoint: '/v1/chat/completions', input_file_id: input.id, metadata: { job: 'nightly' } });
+    expect(created.id).toMatch(/^batch_/);
+    expect(created.expires_at! - created.created_at).toBe(86_400);
+    const done = await until(created.id, ended);
+    expect(done.status).toBe('completed');
+    expect(done.request_counts).toEqual({ total: 3, completed: 3, failed: 0 });
+    expect(done.in_progress_at).toBeTypeOf('number');
+    expect(done.finalizing_at).toBeTypeOf('number');
+    expect(done.completed_at).toBeTypeOf('number');
+    expect(done.error_file_id).toBeNull();
+    const out = await jsonl(done.output_file_id!);
+    expect(out.map((l) => l.custom_id).sort()).toEqual(['a', 'b', 'c']);
+    for (const l of out) {
+      expect(l.error).toBeNull();
+      expect(l.response.status_code).toBe(200);
+      expect(l.response.body.object).toBe('chat.completion');
+      expect(l.id).toMatch(/^batch_req_/);
+    }
+    expect(out.find((l) => l.custom_id === 'b')!.response.body.choices[0].message.content).toContain('two');
+    const ids = [];
+    for await (const b of client.batches.list({ limit: 1 })) ids.push(b.id);
+    expect(ids).toContain(created.id);
+    expect((await failure(other.batches.retrieve(created.id))).status).toBe(404);
+    expect((await failure(other.batches.cancel(created.id))).status).toBe(404);
+    const conflict = await failure(client.batches.cancel(created.id));
+    expect([conflict.status, conflict.error?.code]).toEqual([409, 'conflict']);
+  });
+
+  it('batches: invalid input files fail with line-numbered reasons', async () => {
+    const cases: Array<[unknown[], string, number]> = [
+      [[chatLine('a', 'x'), 'not json'], 'invalid_json', 2],
+      [[chatLine('a', 'x'), { custom_id: 'b', method: 'POST', url: '/v1/chat/completions' }], 'missing_required_parameter', 2],
+      [[chatLine('a', 'x'), chatLine('a', 'y')], 'duplicate_custom_id', 2],
+      [[{ ...chatLine('a', 'x'), url: '/v1/responses' }], 'mismatched_endpoint', 1],
+      [[chatLine('a', 'x'), chatLine('b', 'y', 'nope/unknown-model')], 'model_not_found', 2],
+    ];
+    for (const [lines, code, line] of cases) {
+      const input = await upload(lines);
+      const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      const done = await until(batch.id, ended);
+      expect(done.status).toBe('failed');
+      expect(done.failed_at).toBeTypeOf('number');
+      expect(done.errors?.data?.[0]).toMatchObject({ code, line });
+    }
+  });
+
+  it('batches: a mix of good and failing lines completes with both files; a /v1/messages batch', async () => {
+    const input = await upload([chatLine('ok', 'fine'), { ...chatLine('bad', 'x'), body: { model: 'mock/echo', messages: 'not a list' } }]);
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const done = await until(batch.id, ended);
+    expect(done.status).toBe('completed');
+    expect(done.request_counts).toEqual({ total: 2, completed: 1, failed: 1 });
+    expect((await jsonl(done.output_file_id!)).map((l) => l.custom_id)).toEqual(['ok']);
+    const errors = await jsonl(done.error_file_id!);
+    expect(errors.map((l) => l.custom_id)).toEqual(['bad']);
+    expect(errors[0].error.code).toBeTypeOf('string');
+
+    const messages = await upload([{ custom_id: 'm1', method: 'POST', url: '/v1/messages', body: { model: 'mock/echo', max_tokens: 64, messages: [{ role: 'user', content: 'hello claude' }] } }]);
+    const mb = await client.batches.create({ input_file_id: messages.id, endpoint: '/v1/messages' as '/v1/chat/completions', completion_window: '24h' });
+    const mdone = await until(mb.id, ended);
+    expect(mdone.status).toBe('completed');
+    const [line] = await jsonl(mdone.output_file_id!);
+    expect(line.response.body.type).toBe('message');
+  });
+
+  it('batches: expiry with a short window reports the lines not run as batch_expired; cancel mid-run keeps what finished', async () => {
+    const many = Array.from({ length: 200 }, (_, i) => chatLine(`l${i}`, `line ${i}`, 'slow/echo'));
+    const input = await upload(many);
+    const short = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '2s' as '24h' });
+    const expired = await until(short.id, ended);
+    expect(expired.status).toBe('expired');
+    expect(expired.expired_at).toBeTypeOf('number');
+    const ran = expired.request_counts!.completed;
+    expect(ran).toBeGreaterThan(0);
+    expect(ran).toBeLessThan(200);
+    const outIds = expired.output_file_id ? (await jsonl(expired.output_file_id)).map((l) => l.custom_id) : [];
+    const errs = await jsonl(expired.error_file_id!);
+    expect(errs.every((l) => l.error.code === 'batch_expired')).toBe(true);
+    expect([...outIds, ...errs.map((l) => l.custom_id)].sort()).toEqual(many.map((l) => l.custom_id).sort());
+
+    const long = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    await until(long.id, (b) => b.status === 'in_progress' && b.request_counts!.completed >= 4);
+    const cancelling = await client.batches.cancel(long.id);
+    expect(['cancelling', 'cancelled']).toContain(cancelling.status);
+    const cancelled = await until(long.id, ended);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.cancelled_at).toBeTypeOf('number');
+    const finished = await jsonl(cancelled.output_file_id!);
+    expect(finished.length).toBe(cancelled.request_counts!.completed);
+    expect(finished.length).toBeLessThan(200);
   });
 });

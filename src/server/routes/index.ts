@@ -15,6 +15,7 @@ import { authSessionRoutes } from './auth-session.ts';
 import { usageRoutes } from './usage.ts';
 import { metricsRoutes } from './metrics.ts';
 import { fileRoutes } from './files.ts';
+import { batchRoutes } from './batches.ts';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -43,6 +44,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),
     ...fileRoutes(deps),
+    ...batchRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
     ...metricsRoutes(deps),

@@ -1,0 +1,280 @@
+import type { RequestGuards } from '../accounts/types.ts';
+import type { GatewayConfig } from '../config/index.ts';
+import { GatewayError, toGatewayError } from '../errors/index.ts';
+import type { WireFormat } from '../ir/types.ts';
+import { estimateInputTokens } from '../pipeline/estimate-usage.ts';
+import { decodeInbound, runChat, type ChatPipelineDeps } from '../pipeline/run-chat.ts';
+import type { ChatExchange, Settlement } from '../pipeline/types.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Store } from '../store/repositories.ts';
+import type { BatchLineRecord, BatchRecord, FileRecord } from '../store/types.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Logger } from '../util/logger.ts';
+import { newId } from '../util/secrets.ts';
+import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
+
+export interface BatchExecutorDeps {
+  config: GatewayConfig;
+  store: Store;
+  registry: ProviderRegistry;
+  guards: RequestGuards;
+  clock: Clock;
+  log: Logger;
+}
+
+const FORMAT_OF: Record<string, WireFormat> = { '/v1/chat/completions': 'chat', '/v1/messages': 'messages', '/v1/responses': 'responses' };
+const LEASE_MS = 30_000;
+const POLL_MS = 500;
+const COUNTS_EVERY_MS = 1000;
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/**
+ * The emulated batch executor: claims unfinished batches (an expiring lease, so another
+ * instance resumes a batch whose instance died), validates the input, runs each line
+ * through the live pipeline at `batches.concurrency`, billed at `batches.priceMultiplier`,
+ * records each finished line durably (a resumed batch skips them), and writes the output
+ * and error files at the end. See docs/batches.md.
+ */
+export class BatchExecutor {
+  readonly instanceId = newId('inst', 12);
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly pipeline: ChatPipelineDeps;
+
+  constructor(private readonly deps: BatchExecutorDeps) {
+    this.pipeline = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Looks for work now (a batch was just created or cancelled). */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    if (this.stopped) return;
+    try {
+      const now = this.deps.clock.now();
+      for (const batch of await this.deps.store.batches.claimable(now)) {
+        if (this.running.has(batch.id)) continue;
+        const claimed = await this.deps.store.batches.claim(batch.id, this.instanceId, now, LEASE_MS);
+        if (!claimed) continue;
+        const run = this.process(claimed)
+          .catch((error: unknown) => this.deps.log.error('batch failed to run', { batch: batch.id, error: String(error) }))
+          .finally(() => this.running.delete(batch.id));
+        this.running.set(batch.id, run);
+      }
+    } catch (error) {
+      this.deps.log.error('batch executor: looking for work failed', { error: String(error) });
+    }
+    if (!this.stopped) this.schedule(POLL_MS);
+  }
+
+  /** Stops taking lines; waits for lines in flight; leaves the leases to lapse or be released. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private knownModel = (model: string): boolean => {
+    try {
+      return this.deps.registry.resolve(model).candidates.length > 0;
+    } catch {
+      return false;
+    }
+  };
+
+  private async process(claimed: BatchRecord): Promise<void> {
+    const { store, clock } = this.deps;
+    let batch = claimed;
+    if (batch.status === 'validating') {
+      const content = await store.files.content(batch.accountId, batch.input_file_id);
+      const checked = content
+        ? validateBatchInput(content, batch.endpoint, this.knownModel)
+        : { lines: [], errors: [{ code: 'file_not_found', message: `The input file ${batch.input_file_id} is gone.`, line: null, param: 'input_file_id' }] };
+      const now = seconds(clock.now());
+      if (checked.errors.length > 0) {
+        await store.batches.update(batch.id, { status: 'failed', failed_at: now, errors: { object: 'list', data: checked.errors }, lease: null });
+        return;
+      }
+      batch = (await store.batches.update(batch.id, { status: 'in_progress', in_progress_at: now, request_counts: { total: checked.lines.length, completed: 0, failed: 0 } }))!;
+    }
+    const content = await store.files.content(batch.accountId, batch.input_file_id);
+    const lines = content ? validateBatchInput(content, batch.endpoint, () => true).lines : [];
+    if (batch.status === 'in_progress') await this.runLines(batch, lines);
+    await this.finish(batch.id, lines);
+  }
+
+  private async runLines(batch: BatchRecord, lines: BatchInputLine[]): Promise<void> {
+    const { store, clock } = this.deps;
+    const done = new Set((await store.batches.lines(batch.id)).map((l) => l.index));
+    let counts = countsOf(await store.batches.lines(batch.id), lines.length);
+    const todo = lines.filter((l) => !done.has(l.index));
+    let next = 0;
+    let halted = false;
+    let lastWrite = 0;
+    let lastRenew = clock.now();
+    const check = async (): Promise<boolean> => {
+      if (halted || this.stopped) return false;
+      const now = clock.now();
+      const current = await store.batches.get(batch.id);
+      if (!current || current.status !== 'in_progress' || now >= current.expires_at * 1000) {
+        halted = true;
+        return false;
+      }
+      if (now - lastRenew > LEASE_MS / 3) {
+        lastRenew = now;
+        if (!(await store.batches.claim(batch.id, this.instanceId, now, LEASE_MS))) {
+          halted = true;
+          return false;
+        }
+      }
+      return true;
+    };
+    const worker = async () => {
+      while (next < todo.length && (await check())) {
+        const line = todo[next++];
+        const record = await this.runLine(batch, line);
+        if (await store.batches.saveLine(record)) {
+          counts = record.outcome === 'completed' ? { ...counts, completed: counts.completed + 1 } : { ...counts, failed: counts.failed + 1 };
+          if (clock.now() - lastWrite >= COUNTS_EVERY_MS) {
+            lastWrite = clock.now();
+            await store.batches.update(batch.id, { request_counts: counts });
+          }
+        }
+      }
+    };
+    const workers = Array.from({ length: Math.min(this.deps.config.batches.concurrency, Math.max(1, todo.length)) }, worker);
+    await Promise.all(workers);
+    await store.batches.update(batch.id, { request_counts: countsOf(await store.batches.lines(batch.id), lines.length) });
+  }
+
+  /** One line through the live pipeline, billed at the batch multiplier against the key that made the batch. */
+  private async runLine(batch: BatchRecord, line: BatchInputLine): Promise<BatchLineRecord> {
+    const requestId = newId('req', 16);
+    const base = { batchId: batch.id, index: line.index, customId: line.customId };
+    const lineId = `batch_req_${requestId.slice(4)}`;
+    try {
+      const format = FORMAT_OF[batch.endpoint];
+      const body = { ...line.body, stream: false };
+      const raw = JSON.stringify(body);
+      const exchange: ChatExchange = { format, raw, body, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId, correlationId: batch.id } };
+      const request = decodeInbound(exchange);
+      const auth = await this.authOf(batch);
+      const admission = await this.deps.guards.admit({
+        auth,
+        method: 'POST',
+        // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
+        route: '/v1/batches',
+        clientAddress: 'batch',
+        model: request.model,
+        estimatedInputTokens: estimateInputTokens(request),
+        maxOutputTokens: request.maxTokens,
+        priceMultiplier: this.deps.config.batches.priceMultiplier,
+        requestId,
+      });
+      let charging: Promise<unknown> | undefined;
+      exchange.onSettled = (settlement: Settlement) => {
+        charging = admission.settle(settlement);
+      };
+      let outcome;
+      try {
+        outcome = await runChat(this.pipeline, exchange, request);
+      } catch (error) {
+        await admission.settle(null);
+        throw error;
+      }
+      await outcome.settled;
+      await charging;
+      const text = outcome.json ?? '';
+      const result = { id: lineId, custom_id: line.customId, response: { status_code: outcome.status, request_id: requestId, body: JSON.parse(text) as unknown }, error: null };
+      return { ...base, outcome: 'completed', result: JSON.stringify(result) };
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      const response = error.code === 'insufficient_balance' ? null : { status_code: error.status, request_id: requestId, body: { error: { message: error.message, type: error.code, code: error.code } } };
+      const result = { id: lineId, custom_id: line.customId, response, error: { code: error.code, message: error.message } };
+      return { ...base, outcome: 'failed', result: JSON.stringify(result) };
+    }
+  }
+
+  /** The account and the API key that created the batch (its lines are charged against that key). */
+  private async authOf(batch: BatchRecord) {
+    const account = this.deps.store.cache.account(batch.accountId);
+    const key = batch.keyId ? await this.deps.store.keys.get(batch.keyId) : undefined;
+    if (!account || !key || key.revokedAt !== null) throw new GatewayError('invalid_api_key', 'The API key that created the batch is gone or revoked.');
+    return { account, key };
+  }
+
+  /** Writes the output and error files and moves the batch to its end state. */
+  private async finish(batchId: string, lines: BatchInputLine[]): Promise<void> {
+    const { store, clock } = this.deps;
+    let batch = (await store.batches.get(batchId))!;
+    if (batch.status === 'in_progress' && clock.now() < batch.expires_at * 1000) {
+      const finished = await store.batches.lines(batchId);
+      if (finished.length < lines.length) return; // stopped: resumed later
+      batch = (await store.batches.update(batchId, { status: 'finalizing', finalizing_at: seconds(clock.now()) }))!;
+    }
+    const finished = await store.batches.lines(batchId);
+    const have = new Set(finished.map((l) => l.index));
+    // Still in progress here means the window passed with lines not run.
+    const expired = batch.status === 'in_progress';
+    const errorLines = finished.filter((l) => l.outcome === 'failed').map((l) => l.result);
+    if (expired) {
+      for (const line of lines) {
+        if (have.has(line.index)) continue;
+        errorLines.push(JSON.stringify({ id: `batch_req_${newId('x', 16).slice(2)}`, custom_id: line.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } }));
+      }
+    }
+    const outputLines = finished.filter((l) => l.outcome === 'completed').map((l) => l.result);
+    const output_file_id = outputLines.length > 0 ? await this.writeFile(batch, `${batch.id}_output.jsonl`, outputLines) : batch.output_file_id;
+    const error_file_id = errorLines.length > 0 ? await this.writeFile(batch, `${batch.id}_error.jsonl`, errorLines) : batch.error_file_id;
+    const now = seconds(clock.now());
+    const counts = countsOf(finished, lines.length);
+    if (expired) counts.failed += lines.length - finished.length;
+    const end =
+      batch.status === 'cancelling'
+        ? { status: 'cancelled' as const, cancelled_at: now }
+        : expired
+          ? { status: 'expired' as const, expired_at: now }
+          : { status: 'completed' as const, completed_at: now };
+    await store.batches.update(batchId, { ...end, output_file_id, error_file_id, request_counts: counts, lease: null });
+    await store.batches.deleteLines(batchId);
+  }
+
+  private async writeFile(batch: BatchRecord, filename: string, lines: string[]): Promise<string> {
+    const record: FileRecord = {
+      id: newId('file').replace('file_', 'file-'),
+      accountId: batch.accountId,
+      bytes: 0,
+      created_at: seconds(this.deps.clock.now()),
+      expires_at: null,
+      filename,
+      purpose: 'batch_output',
+    };
+    const content = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+    record.bytes = content.length;
+    await this.deps.store.files.create(record, content);
+    return record.id;
+  }
+}
+
+function countsOf(lines: BatchLineRecord[], total: number): { total: number; completed: number; failed: number } {
+  let completed = 0;
+  let failed = 0;
+  for (const l of lines) if (l.outcome === 'completed') completed += 1;
+  else failed += 1;
+  return { total, completed, failed };
+}

@@ -1,0 +1,38 @@
+import type { BatchRecord } from '../store/types.ts';
+
+/** A batch record as OpenAI's batch object (the lease and the gateway's own fields stay inside). */
+export function viewBatch(b: BatchRecord): Record<string, unknown> {
+  return {
+    id: b.id,
+    object: 'batch',
+    endpoint: b.endpoint,
+    errors: b.errors,
+    input_file_id: b.input_file_id,
+    completion_window: b.completion_window,
+    status: b.status,
+    output_file_id: b.output_file_id,
+    error_file_id: b.error_file_id,
+    created_at: b.created_at,
+    in_progress_at: b.in_progress_at,
+    expires_at: b.expires_at,
+    finalizing_at: b.finalizing_at,
+    completed_at: b.completed_at,
+    failed_at: b.failed_at,
+    expired_at: b.expired_at,
+    cancelling_at: b.cancelling_at,
+    cancelled_at: b.cancelled_at,
+    request_counts: b.request_counts,
+    metadata: b.metadata,
+  };
+}
+
+/** Finished states: nothing more happens to the batch. */
+export const FINISHED = new Set(['failed', 'completed', 'expired', 'cancelled']);
+
+/** `24h`, `90m`, `30s` → seconds (at most 24 h); undefined when not that form. */
+export function windowSeconds(window: string): number | undefined {
+  const m = /^(\d{1,6})([smh])$/.exec(window);
+  if (!m) return undefined;
+  const seconds = Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1);
+  return seconds > 0 && seconds <= 86_400 ? seconds : undefined;
+}

@@ -1,0 +1,125 @@
+import type { H3Event } from 'h3';
+import { getRouterParam } from 'h3';
+import { BATCH_ENDPOINTS, FINISHED, viewBatch, windowSeconds } from '../../batches/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
+import type { BatchRecord } from '../../store/types.ts';
+import { newId } from '../../util/secrets.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { readJsonObject } from '../read-body.ts';
+import { json } from '../send.ts';
+import type { ServerDeps } from '../types.ts';
+import { listQuery } from './files.ts';
+import type { RouteDef } from './index.ts';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+function decodeMetadata(value: unknown, problems: Record<string, string>): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.metadata = 'must be an object of string values';
+    return null;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > 16) problems.metadata = 'must have at most 16 pairs';
+  else if (entries.some(([k, v]) => typeof v !== 'string' || k.length > 64 || v.length > 512)) problems.metadata = 'keys are strings of at most 64 characters, values strings of at most 512';
+  return entries.length > 0 ? (value as Record<string, string>) : null;
+}
+
+function createHandler(deps: ServerDeps, wake: () => void) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
+    const problems: Record<string, string> = {};
+    const endpoint = body.endpoint;
+    if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) problems.endpoint = `must be one of: ${BATCH_ENDPOINTS.join(', ')}`;
+    const window = body.completion_window ?? '24h';
+    const windowS = typeof window === 'string' ? windowSeconds(window) : undefined;
+    if (windowS === undefined) problems.completion_window = "must be a duration such as '24h' (at most 24h)";
+    if (typeof body.input_file_id !== 'string' || body.input_file_id === '') problems.input_file_id = 'is required';
+    const metadata = decodeMetadata(body.metadata, problems);
+    if (Object.keys(problems).length > 0) throw validationError(problems);
+    const input = await deps.store.files.get(auth.account.id, body.input_file_id as string);
+    if (!input) throw new GatewayError('file_not_found', `No file with id '${String(body.input_file_id)}'.`);
+    if (input.purpose !== 'batch') throw validationError({ input_file_id: "must be a file uploaded with purpose 'batch'" });
+    const now = seconds(deps.clock.now());
+    const record: BatchRecord = {
+      id: newId('batch'),
+      accountId: auth.account.id,
+      keyId: auth.key.id,
+      endpoint: endpoint as string,
+      input_file_id: input.id,
+      completion_window: window as string,
+      status: 'validating',
+      output_file_id: null,
+      error_file_id: null,
+      errors: null,
+      created_at: now,
+      in_progress_at: null,
+      expires_at: now + windowS!,
+      finalizing_at: null,
+      completed_at: null,
+      failed_at: null,
+      expired_at: null,
+      cancelling_at: null,
+      cancelled_at: null,
+      request_counts: { total: 0, completed: 0, failed: 0 },
+      metadata,
+      mode: 'emulated',
+      native: null,
+      lease: null,
+    };
+    await deps.store.batches.create(record);
+    wake();
+    return json(event, viewBatch(record));
+  };
+}
+
+async function ownBatch(deps: ServerDeps, accountId: string, id: string): Promise<BatchRecord> {
+  const record = await deps.store.batches.get(id);
+  if (!record || record.accountId !== accountId) throw new GatewayError('not_found', `No batch with id '${id}'.`);
+  return record;
+}
+
+function getHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    return json(event, viewBatch(await ownBatch(deps, auth.account.id, getRouterParam(event, 'id') ?? '')));
+  };
+}
+
+function listHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const query = listQuery(event.url.searchParams, 100, 20);
+    const page = await deps.store.batches.list({ accountId: auth.account.id, ...query });
+    return json(event, { object: 'list', data: page.data.map(viewBatch), first_id: page.data[0]?.id ?? null, last_id: page.data.at(-1)?.id ?? null, has_more: page.hasMore });
+  };
+}
+
+/** Cancels a batch (§3.2): `cancelling` now, `cancelled` once lines in flight end; 409 when it has finished. */
+export async function cancelBatch(deps: Pick<ServerDeps, 'store' | 'clock'>, batch: BatchRecord): Promise<BatchRecord> {
+  if (FINISHED.has(batch.status)) throw new GatewayError('conflict', `The batch is ${batch.status}; only a batch that has not finished can be cancelled.`);
+  if (batch.status === 'cancelling') return batch;
+  return (await deps.store.batches.update(batch.id, { status: 'cancelling', cancelling_at: seconds(deps.clock.now()) }))!;
+}
+
+function cancelHandler(deps: ServerDeps, wake: () => void) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const batch = await ownBatch(deps, auth.account.id, getRouterParam(event, 'id') ?? '');
+    const next = await cancelBatch(deps, batch);
+    wake();
+    return json(event, viewBatch(next));
+  };
+}
+
+/** Batches (OpenAI's /v1/batches shapes; docs/batches.md). Exempt from rate limits (§8.1). */
+export function batchRoutes(deps: ServerDeps): RouteDef[] {
+  const wake = () => deps.batches?.wake();
+  return [
+    { method: 'POST', path: '/v1/batches', handler: createHandler(deps, wake), format: 'chat' },
+    { method: 'GET', path: '/v1/batches', handler: listHandler(deps), format: 'chat' },
+    { method: 'GET', path: '/v1/batches/:id', handler: getHandler(deps), format: 'chat' },
+    { method: 'POST', path: '/v1/batches/:id/cancel', handler: cancelHandler(deps, wake), format: 'chat' },
+  ];
+}
