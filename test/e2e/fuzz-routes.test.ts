@@ -81,6 +81,10 @@ function routes(mediaId: () => string): RouteFuzz[] {
       name: 'translations', method: 'POST', path: () => '/v1/audio/translations', auth: 'key', cases: 200,
       bodies: multipartBodies([{ name: 'model', value: 'mock/whisper' }, { name: 'file', value: WAV, filename: 'a.wav', type: 'audio/wav' }]),
     },
+    {
+      name: 'files', method: 'POST', path: () => '/v1/files', auth: 'key', cases: 200,
+      bodies: multipartBodies([{ name: 'purpose', value: 'batch' }, { name: 'file', value: '{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{}}\n', filename: 'b.jsonl', type: 'application/jsonl' }]),
+    },
     { name: 'media create', method: 'POST', path: () => '/v1/media/generations', auth: 'session', cases: 500, bodies: jsonBodies(media, mediaPaths) },
     { name: 'media patch', method: 'PATCH', path: mediaId, auth: 'session', cases: 500, bodies: jsonBodies(patch, patchPaths) },
     { name: 'login', method: 'POST', path: () => '/api/auth/login', auth: 'none', cases: 150, bodies: jsonBodies(login, [['email'], ['password']]) },
@@ -140,7 +144,7 @@ describe('fuzz: malformed bodies on every POST/PATCH route', () => {
         logging: { level: 'warn' },
         providers: { mock: { plugin: 'mock' } },
         // Limits would answer most requests with 429 before their bodies are read.
-        limits: { default: null, endpoints: { 'POST /v1/chat/completions': null, 'POST /api/auth/login': null } },
+        limits: { default: null, endpoints: { 'POST /v1/chat/completions': null, 'POST /v1/files': null, 'POST /api/auth/login': null } },
       },
       timeoutMs: 60_000,
     });
