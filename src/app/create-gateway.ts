@@ -8,6 +8,7 @@ import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
+import { openStore } from '../store/open-store.ts';
 import { createAccountGuards } from '../accounts/index.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
@@ -41,14 +42,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   parseMediaConfig(options.config.media, configSource(options.configFile)); // a config error before anything opens
   // Providers before the store: a config mistake in a provider entry stops the start before the data dir is touched.
   const registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log, source: configSource(options.configFile) });
-  let store: FileStore;
+  let store: Awaited<ReturnType<typeof openStore>>;
   try {
-    store = await FileStore.open(options.dataDir, { warn: (message, fields) => options.log.warn(message, fields) });
+    const warn = (message: string, fields?: Record<string, unknown>) => options.log.warn(message, fields);
+    store = await openStore({ dataDir: options.dataDir, postgres: options.config.store?.postgres, poolSize: options.config.store?.poolSize, warn });
   } catch (error) {
     await registry.close();
     throw error;
   }
-  reportStoreOpening(store.report, options.log);
+  if (store instanceof FileStore) reportStoreOpening(store.report, options.log);
+  else if (store.report.migrated.length > 0) options.log.info(`store: PostgreSQL at ${store.report.database} migrated to schema version ${store.report.migrated.at(-1)}`);
   warnUnpriced(registry, options.config, options.log);
   let guards;
   try {

@@ -4,7 +4,7 @@ import { adminRouter } from '../admin/router.ts';
 import { configSource } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
-import { FileStore } from '../store/file-store.ts';
+import { openStore } from '../store/open-store.ts';
 import { indexLedger } from '../usage/scan-ledger.ts';
 import type { UsageIndex } from '../usage/usage-index.ts';
 import { createClock } from '../util/clock.ts';
@@ -42,7 +42,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
   const lock = await acquireLock(ctx.dataDir, Math.max(0, deadline - Date.now()));
   try {
     const log = createLogger('warn');
-    const store = await FileStore.open(ctx.dataDir, { warn: (message, fields) => log.warn(message, fields) });
+    const store = await openStore({ dataDir: ctx.dataDir, postgres: ctx.config.store?.postgres, poolSize: 2, warn: (message, fields) => log.warn(message, fields) });
     const clock = createClock();
     let registry: ProviderRegistry | undefined;
     // Nothing else writes the ledger while this process holds the data dir: read it once.

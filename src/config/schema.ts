@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { adminConfigSchema } from './admin-schema.ts';
+import { storeConfigSchema } from './store-schema.ts';
 import { corsConfigSchema } from './cors-schema.ts';
 import { billingConfigSchema } from './billing-schema.ts';
 import { rateLimitConfigSchema } from './limits-schema.ts';
@@ -92,6 +93,8 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   dataDir: z.string().min(1).optional(),
+  /** Where records live: the data dir (default) or PostgreSQL (docs/scale-out.md). */
+  store: storeConfigSchema,
   providers: z.record(z.string().regex(/^[a-zA-Z0-9_.-]+$/, 'provider ids use letters, digits, _ . -'), providerConfigSchema).default({}),
   defaults: z
     .strictObject({

@@ -9,3 +9,5 @@ export { stringifyRecord } from './stringify-record.ts';
 export { acquireLock, readServerInfo, writeServerInfo, removeServerInfo, lockHolder, type ServerInfo, type DataDirLock } from './data-dir.ts';
 export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, ResponsesRepo, Store, StoreCache, FilesRepo, FilesQuery, BatchesRepo, BatchesQuery, Page } from './repositories.ts';
 export type * from './types.ts';
+export { openStore, type OpenStoreOptions } from './open-store.ts';
+export { PostgresStore, PostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';

@@ -1,0 +1,20 @@
+import { FileStore } from './file-store.ts';
+import { PostgresStore } from './postgres/postgres-store.ts';
+import type { Store } from './repositories.ts';
+
+export interface OpenStoreOptions {
+  /** The instance's data dir (the file store's records; scratch with PostgreSQL). */
+  dataDir: string;
+  /** `store.postgres` from the config: every record in that database instead of the data dir. */
+  postgres?: string;
+  poolSize?: number;
+  warn?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Opens the store the config names: PostgreSQL when `store.postgres` is set, the data dir's file store otherwise. */
+export async function openStore(options: OpenStoreOptions): Promise<FileStore | PostgresStore> {
+  if (options.postgres) return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize });
+  return FileStore.open(options.dataDir, { warn: options.warn });
+}
+
+export type { Store };

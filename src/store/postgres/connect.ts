@@ -1,0 +1,114 @@
+import pg from 'pg';
+import { MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
+
+/** A start-up problem with the database, said in one line (no password). */
+export class PostgresStoreError extends Error {
+  override name = 'PostgresStoreError';
+}
+
+/** The URL as it may be shown: user, host, port and database, never the password. */
+export function describePostgresUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return 'the configured PostgreSQL URL';
+  }
+}
+
+const NUMERIC_OID = 1700;
+const INT8_OID = 20;
+
+/** numeric and bigint columns come back as JS numbers (credits are kept to a millionth; ms times fit). */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === NUMERIC_OID || oid === INT8_OID) return (value: string) => (value === null ? null : Number(value));
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PoolOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+  /** Marks this instance's changes so its own announcements are skipped. */
+  instanceId?: string;
+}
+
+/** A pool whose connections parse numbers as numbers and tag their changes with the instance id. */
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types,
+    connectionTimeoutMillis: 5_000,
+    options: options.instanceId ? `-c gateway.instance=${options.instanceId}` : undefined,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+function reason(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return e.code && !/^[0-9A-Z]{5}$/.test(e.code) ? e.code : (e.message ?? String(error)).split('\n')[0];
+}
+
+/** Connects once to fail early with one clear line when the database cannot be reached. */
+export async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (error) {
+    throw new PostgresStoreError(`store: PostgreSQL at ${describePostgresUrl(url)} is unreachable (${reason(error)}); check store.postgres and that the server is up`);
+  }
+}
+
+const MIGRATION_LOCK = 7_427_201_001; // pg_advisory_lock key: one migrator at a time across instances
+
+/** The schema version recorded in the database (0 when it has no gateway tables). */
+export async function readSchemaVersion(client: pg.Pool | pg.PoolClient): Promise<number> {
+  const exists = await client.query<{ present: boolean }>(`select to_regclass('gw_schema') is not null as present`);
+  if (!exists.rows[0].present) return 0;
+  const { rows } = await client.query<{ version: number | null }>('select max(version)::int as version from gw_schema');
+  return rows[0].version ?? 0;
+}
+
+/**
+ * Brings the schema up to this code's version under an advisory lock, so instances starting
+ * together migrate once; a database whose schema is newer than the code stops with one line.
+ * Returns the versions applied.
+ */
+export async function applyMigrations(pool: pg.Pool, url: string): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query('create table if not exists gw_schema (version integer primary key, name text not null, applied_at timestamptz not null default now())');
+      const current = await readSchemaVersion(client);
+      if (current > PG_SCHEMA_VERSION) {
+        throw new PostgresStoreError(
+          `store: the PostgreSQL schema at ${describePostgresUrl(url)} is version ${current}, newer than this gateway's ${PG_SCHEMA_VERSION}; upgrade the gateway (or use another database)`,
+        );
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await client.query('begin');
+        try {
+          await client.query(migration.sql);
+          await client.query('insert into gw_schema (version, name) values ($1, $2)', [migration.version, migration.name]);
+          await client.query('commit');
+        } catch (error) {
+          await client.query('rollback');
+          throw new PostgresStoreError(`store: PostgreSQL migration ${migration.version} (${migration.name}) failed: ${reason(error)}`);
+        }
+        applied.push(migration.version);
+      }
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,92 @@
+import type pg from 'pg';
+import type { MediaQuery, MediaRepo } from '../repositories.ts';
+import { stringifyRecord } from '../stringify-record.ts';
+import type { MediaRecord } from '../types.ts';
+
+/**
+ * The Media Library in PostgreSQL: each record as its JSON text (any depth, the same bytes
+ * the per-account caps count), with the columns lists filter and sort on.
+ */
+export class PostgresMediaRepo implements MediaRepo {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async list(query: MediaQuery): Promise<{ data: MediaRecord[]; total: number }> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      values.push(value);
+      where.push(`${sql} $${values.length}`);
+    };
+    if (query.accountId !== undefined) add('account_id =', query.accountId);
+    if (query.mediaType !== undefined) add('media_type =', query.mediaType);
+    if (query.status !== undefined) add('status =', query.status);
+    if (query.notBefore !== undefined) add('created_at >=', query.notBefore);
+    const filter = where.length > 0 ? `where ${where.join(' and ')}` : '';
+    const count = await this.pool.query<{ total: number }>(`select count(*)::int as total from gw_media ${filter}`, values);
+    const total = count.rows[0].total;
+    if (query.limit <= 0 || total === 0) return { data: [], total };
+    const { rows } = await this.pool.query<{ record: string }>(
+      `select record from gw_media ${filter} order by created_at desc, seq desc limit $${values.length + 1} offset $${values.length + 2}`,
+      [...values, query.limit, query.offset],
+    );
+    return { data: rows.map((r) => JSON.parse(r.record) as MediaRecord), total };
+  }
+
+  async get(id: string): Promise<MediaRecord | undefined> {
+    const { rows } = await this.pool.query<{ record: string }>('select record from gw_media where id = $1', [id]);
+    return rows[0] ? (JSON.parse(rows[0].record) as MediaRecord) : undefined;
+  }
+
+  async create(record: MediaRecord): Promise<MediaRecord> {
+    await this.pool.query('insert into gw_media (id, account_id, media_type, status, created_at, record) values ($1, $2, $3, $4, $5, $6)', [
+      record.id,
+      record.accountId,
+      record.media_type,
+      record.status,
+      record.created_at,
+      stringifyRecord(record),
+    ]);
+    return record;
+  }
+
+  async update(id: string, patch: Partial<Omit<MediaRecord, 'id' | 'accountId'>>): Promise<MediaRecord | undefined> {
+    // Read, merge and write in one transaction holding the row, so two instances never lose each other's patch.
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ record: string }>('select record from gw_media where id = $1 for update', [id]);
+      if (!rows[0]) {
+        await client.query('rollback');
+        return undefined;
+      }
+      const current = JSON.parse(rows[0].record) as MediaRecord;
+      const next: MediaRecord = { ...current, ...patch, id: current.id, accountId: current.accountId };
+      await client.query('update gw_media set media_type = $2, status = $3, created_at = $4, record = $5 where id = $1', [id, next.media_type, next.status, next.created_at, stringifyRecord(next)]);
+      await client.query('commit');
+      return next;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('delete from gw_media where id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async purgeCreatedBefore(before: number): Promise<number> {
+    const { rowCount } = await this.pool.query('delete from gw_media where created_at < $1', [before]);
+    return rowCount ?? 0;
+  }
+
+  async usage(accountId: string, notBefore?: number): Promise<{ records: number; bytes: number }> {
+    const { rows } = await this.pool.query<{ records: number; bytes: number }>(
+      'select count(*)::int as records, coalesce(sum(octet_length(record)), 0)::bigint as bytes from gw_media where account_id = $1 and ($2::bigint is null or created_at >= $2::bigint)',
+      [accountId, notBefore ?? null],
+    );
+    return { records: rows[0].records, bytes: Number(rows[0].bytes) };
+  }
+}

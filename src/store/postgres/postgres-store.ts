@@ -1,0 +1,449 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
+import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
+import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
+import { PostgresMediaRepo } from './postgres-media-repo.ts';
+import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
+import {
+  ACCOUNT_INSERT,
+  KEY_INSERT,
+  accountFromRow,
+  accountParams,
+  keyFromRow,
+  keyParams,
+  sessionFromRow,
+  type AccountRow,
+  type KeyRow,
+  type SessionRow,
+} from './rows.ts';
+
+export interface PostgresStoreOptions {
+  /** Where problems that do not stop the store go (a lost listener, a failed background write). */
+  warn?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+/** What opening the database did, for the start-up log. */
+export interface PostgresStoreReport {
+  /** Where (no password). */
+  database: string;
+  /** Migrations applied by this start. */
+  migrated: number[];
+}
+
+/** The channel every instance listens on (see migrations.ts, gw_announce). */
+const CHANNEL = 'gateway_records';
+
+interface Announcement {
+  origin: string;
+  table: 'gw_accounts' | 'gw_api_keys' | 'gw_sessions';
+  op: 'insert' | 'update' | 'delete';
+  row: Record<string, unknown> | null;
+  id: string;
+}
+
+/** Patchable account fields and their columns (credits and billedSeq move through adjustCredits only). */
+const ACCOUNT_COLUMNS: Partial<Record<keyof AccountRecord, string>> = {
+  email: 'email',
+  passwordHash: 'password_hash',
+  tier: 'tier',
+  monthlyTokenQuota: 'monthly_token_quota',
+  suspended: 'suspended',
+  rpm: 'rpm',
+  createdAt: 'created_at',
+  spendCap: 'spend_cap',
+};
+
+const KEY_COLUMNS: Partial<Record<keyof ApiKeyRecord, string>> = {
+  name: 'name',
+  preview: 'preview',
+  rpm: 'rpm',
+  expiresAt: 'expires_at',
+  revokedAt: 'revoked_at',
+  createdAt: 'created_at',
+  models: 'models',
+  endpoints: 'endpoints',
+  limit: 'spend_limit',
+  limitReset: 'limit_reset',
+  lastUsedAt: 'last_used_at',
+};
+
+const JSON_COLUMNS = new Set(['models', 'endpoints']);
+
+/** `set a = $2, b = $3` from a patch, through a column map (unknown fields are ignored). */
+function setClause(patch: Record<string, unknown>, columns: Record<string, string | undefined>): { sql: string; values: unknown[] } {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  for (const [field, value] of Object.entries(patch)) {
+    const column = columns[field];
+    if (!column || value === undefined) continue;
+    values.push(JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value);
+    parts.push(`${column} = $${values.length + 1}`);
+  }
+  return { sql: parts.join(', '), values };
+}
+
+function finiteCredits(value: number, what: string): number {
+  if (!Number.isFinite(value)) throw new RangeError(`${what}: credits must be a finite number, got ${value}`);
+  return value;
+}
+
+/** Keeps credits to a millionth (what billing rounds to). */
+function addCredits(balance: number, delta: number): number {
+  return Math.round((balance + delta) * 1e6) / 1e6;
+}
+
+/**
+ * Every record in PostgreSQL, shared by any number of gateway instances (docs/scale-out.md).
+ * Accounts, keys and sessions are held in memory (the request path reads them synchronously)
+ * and kept current from the other instances' announcements (LISTEN/NOTIFY); a row's version
+ * decides which of two views is newer.
+ */
+export class PostgresStore implements Store {
+  readonly cache: StoreCache;
+  readonly accounts: AccountsRepo;
+  readonly keys: KeysRepo;
+  readonly sessions: SessionsRepo;
+  readonly media: PostgresMediaRepo;
+  readonly responses: PostgresResponsesRepo;
+  readonly instanceId: string;
+
+  private readonly accountById = new Map<string, AccountRecord>();
+  /** The database version of each cached account (its credits are that row's plus `inflight`). */
+  private readonly accountVersion = new Map<string, { version: number; credits: number }>();
+  /** This instance's credit changes sent but not yet seen back, per account. */
+  private readonly inflight = new Map<string, Map<number, number>>();
+  private readonly keyByHash = new Map<string, ApiKeyRecord>();
+  private readonly keyById = new Map<string, ApiKeyRecord>();
+  private readonly keyVersion = new Map<string, number>();
+  private readonly sessionByHash = new Map<string, SessionRecord>();
+  private readonly sessionById = new Map<string, SessionRecord>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private listener: pg.Client | undefined;
+  private closed = false;
+  private writeSeq = 0;
+
+  private constructor(
+    readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly warn: (message: string, fields?: Record<string, unknown>) => void,
+    instanceId: string,
+    readonly report: PostgresStoreReport,
+  ) {
+    this.instanceId = instanceId;
+    this.media = new PostgresMediaRepo(pool);
+    this.responses = new PostgresResponsesRepo(pool);
+    this.cache = {
+      account: (id) => this.accountById.get(id),
+      keyByHash: (hash) => this.keyByHash.get(hash),
+      sessionByHash: (hash) => this.sessionByHash.get(hash),
+    };
+
+    this.accounts = {
+      list: async () => (await pool.query<AccountRow>('select * from gw_accounts order by created_at, id')).rows.map((row) => this.applyAccountRow(row)),
+      get: async (id) => {
+        const { rows } = await pool.query<AccountRow>('select * from gw_accounts where id = $1', [id]);
+        return rows[0] ? this.applyAccountRow(rows[0]) : undefined;
+      },
+      findByEmail: async (email) => {
+        const { rows } = await pool.query<AccountRow>('select * from gw_accounts where lower(email) = lower($1) order by created_at, id limit 1', [email]);
+        return rows[0] ? this.applyAccountRow(rows[0]) : undefined;
+      },
+      create: async (record) => {
+        finiteCredits(record.credits, `account ${record.id}`);
+        this.accountById.set(record.id, record);
+        const { rows } = await this.track(pool.query<AccountRow>(ACCOUNT_INSERT, accountParams(record)));
+        this.applyAccountRow(rows[0]);
+        return this.accountById.get(record.id) ?? record;
+      },
+      update: async (id, patch) => {
+        const { sql, values } = setClause(patch as Record<string, unknown>, ACCOUNT_COLUMNS as Record<string, string>);
+        const text = sql ? `update gw_accounts set ${sql} where id = $1 returning *` : 'select * from gw_accounts where id = $1';
+        const current = this.accountById.get(id);
+        if (current) this.accountById.set(id, { ...current, ...patch, id, credits: current.credits, billedSeq: current.billedSeq });
+        const { rows } = await this.track(pool.query<AccountRow>(text, [id, ...values]));
+        if (!rows[0]) {
+          this.accountById.delete(id);
+          return undefined;
+        }
+        return this.applyAccountRow(rows[0]);
+      },
+      adjustCredits: (id, delta, options = {}) => {
+        try {
+          finiteCredits(delta, `account ${id}`);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        const current = this.accountById.get(id);
+        const seq = ++this.writeSeq;
+        if (current) {
+          const billedSeq = options.billedSeq !== undefined && options.billedSeq > (current.billedSeq ?? 0) ? options.billedSeq : current.billedSeq;
+          const next: AccountRecord = { ...current, credits: addCredits(current.credits, delta) };
+          if (billedSeq !== undefined) next.billedSeq = billedSeq;
+          this.accountById.set(id, next);
+          let mine = this.inflight.get(id);
+          if (!mine) this.inflight.set(id, (mine = new Map()));
+          mine.set(seq, delta);
+        }
+        const written = pool
+          .query<AccountRow>(
+            `update gw_accounts set credits = round(credits + $2, 6), billed_seq = case when $3::bigint is not null and $3::bigint > coalesce(billed_seq, 0) then $3::bigint else billed_seq end
+             where id = $1 returning *`,
+            [id, delta, options.billedSeq ?? null],
+          )
+          .then(
+            ({ rows }) => {
+              this.inflight.get(id)?.delete(seq);
+              return rows[0] ? this.applyAccountRow(rows[0]) : undefined;
+            },
+            (error: unknown) => {
+              // The change did not happen: the cache takes it back.
+              this.inflight.get(id)?.delete(seq);
+              const view = this.accountById.get(id);
+              if (view) this.accountById.set(id, { ...view, credits: addCredits(view.credits, -delta) });
+              this.warn('store: a credit change could not be written to PostgreSQL', { account: id, error: String(error) });
+              throw error;
+            },
+          );
+        this.track(written).catch(() => undefined);
+        return written;
+      },
+    };
+
+    this.keys = {
+      list: async (accountId) => {
+        const { rows } = accountId
+          ? await pool.query<KeyRow>('select * from gw_api_keys where account_id = $1 order by created_at, id', [accountId])
+          : await pool.query<KeyRow>('select * from gw_api_keys order by created_at, id');
+        return rows.map((row) => this.applyKeyRow(row));
+      },
+      get: async (id) => {
+        const { rows } = await pool.query<KeyRow>('select * from gw_api_keys where id = $1', [id]);
+        return rows[0] ? this.applyKeyRow(rows[0]) : undefined;
+      },
+      findByHash: async (hash) => {
+        const { rows } = await pool.query<KeyRow>('select * from gw_api_keys where hash = $1', [hash]);
+        return rows[0] ? this.applyKeyRow(rows[0]) : undefined;
+      },
+      create: async (record) => {
+        this.putKey(record);
+        const { rows } = await this.track(pool.query<KeyRow>(KEY_INSERT, keyParams(record)));
+        return this.applyKeyRow(rows[0]);
+      },
+      update: async (id, patch) => {
+        const current = this.keyById.get(id);
+        if (current) this.putKey({ ...current, ...patch, id, hash: current.hash, accountId: current.accountId });
+        const { sql, values } = setClause(patch as Record<string, unknown>, KEY_COLUMNS as Record<string, string>);
+        const text = sql ? `update gw_api_keys set ${sql} where id = $1 returning *` : 'select * from gw_api_keys where id = $1';
+        const { rows } = await this.track(pool.query<KeyRow>(text, [id, ...values]));
+        return rows[0] ? this.applyKeyRow(rows[0]) : undefined;
+      },
+      markUsed: (id, at) => {
+        const current = this.keyById.get(id);
+        if (!current || (current.lastUsedAt != null && current.lastUsedAt >= at)) return Promise.resolve();
+        this.putKey({ ...current, lastUsedAt: at });
+        const written = pool
+          .query<KeyRow>('update gw_api_keys set last_used_at = $2 where id = $1 and (last_used_at is null or last_used_at < $2) returning *', [id, at])
+          .then(({ rows }) => {
+            if (rows[0]) this.applyKeyRow(rows[0]);
+          });
+        this.track(written).catch((error: unknown) => this.warn('store: a key use could not be written to PostgreSQL', { key: id, error: String(error) }));
+        return written;
+      },
+    };
+
+    this.sessions = {
+      findByHash: async (hash) => {
+        const { rows } = await pool.query<SessionRow>('select * from gw_sessions where hash = $1', [hash]);
+        return rows[0] ? this.putSession(sessionFromRow(rows[0])) : undefined;
+      },
+      create: async (record) => {
+        this.putSession(record);
+        await this.track(
+          pool.query('insert into gw_sessions (id, account_id, hash, created_at, expires_at) values ($1, $2, $3, $4, $5)', [record.id, record.accountId, record.hash, record.createdAt, record.expiresAt]),
+        );
+        return record;
+      },
+      delete: async (id) => {
+        this.dropSession(id);
+        const { rowCount } = await this.track(pool.query('delete from gw_sessions where id = $1', [id]));
+        return (rowCount ?? 0) > 0;
+      },
+      purgeExpired: async (now) => {
+        for (const s of [...this.sessionById.values()]) if (s.expiresAt <= now) this.dropSession(s.id);
+        const { rowCount } = await this.track(pool.query('delete from gw_sessions where expires_at <= $1', [now]));
+        return rowCount ?? 0;
+      },
+      deleteForAccount: async (accountId) => {
+        for (const s of [...this.sessionById.values()]) if (s.accountId === accountId) this.dropSession(s.id);
+        const { rowCount } = await this.track(pool.query('delete from gw_sessions where account_id = $1', [accountId]));
+        return rowCount ?? 0;
+      },
+    };
+  }
+
+  /**
+   * Connects (one clear line when the database is unreachable), migrates under an advisory
+   * lock (one line when its schema is newer than this code), loads the cached records and
+   * starts listening for the other instances' changes.
+   */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const warn = options.warn ?? (() => undefined);
+    const instanceId = randomUUID();
+    const pool = createPool(url, { max: options.poolSize, instanceId });
+    try {
+      await checkReachable(pool, url);
+      const migrated = await applyMigrations(pool, url);
+      const store = new PostgresStore(pool, url, warn, instanceId, { database: describePostgresUrl(url), migrated });
+      // Listen first, then load: a change made in between is applied twice, never missed.
+      await store.listen();
+      await store.loadCache();
+      return store;
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.pending.add(promise);
+    const done = () => this.pending.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+
+  private async loadCache(): Promise<void> {
+    const [accounts, keys, sessions] = await Promise.all([
+      this.pool.query<AccountRow>('select * from gw_accounts'),
+      this.pool.query<KeyRow>('select * from gw_api_keys'),
+      this.pool.query<SessionRow>('select * from gw_sessions'),
+    ]);
+    for (const row of accounts.rows) this.applyAccountRow(row, true);
+    for (const row of keys.rows) this.applyKeyRow(row, true);
+    this.sessionByHash.clear();
+    this.sessionById.clear();
+    for (const row of sessions.rows) this.putSession(sessionFromRow(row));
+  }
+
+  /** One connection held for LISTEN; when it drops, another is opened and the cache reloaded (changes may have been missed). */
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, types: { getTypeParser: pg.types.getTypeParser } as pg.CustomTypesConfig });
+    client.on('notification', (message) => {
+      if (message.channel !== CHANNEL || !message.payload) return;
+      try {
+        this.applyAnnouncement(JSON.parse(message.payload) as Announcement);
+      } catch (error) {
+        this.warn('store: an announcement from PostgreSQL could not be applied', { error: String(error) });
+      }
+    });
+    client.on('error', () => undefined);
+    client.on('end', () => {
+      if (this.closed || this.listener !== client) return;
+      this.listener = undefined;
+      this.warn('store: lost the PostgreSQL notification connection; reconnecting');
+      void this.relisten(1);
+    });
+    await client.connect();
+    await client.query(`listen ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  private async relisten(attempt: number): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.listen();
+      await this.loadCache();
+      this.warn('store: PostgreSQL notifications back; cache reloaded');
+    } catch {
+      setTimeout(() => void this.relisten(attempt + 1), Math.min(5_000, 100 * 2 ** attempt)).unref();
+    }
+  }
+
+  private applyAnnouncement(note: Announcement): void {
+    if (note.origin === this.instanceId && note.table !== 'gw_accounts') return;
+    if (note.table === 'gw_sessions') {
+      if (note.op === 'delete') this.dropSession(note.id);
+      else if (note.row) this.putSession(sessionFromRow(note.row as unknown as SessionRow));
+      else void this.sessions.findByHash(String(note.id));
+      return;
+    }
+    if (note.op === 'delete') {
+      if (note.table === 'gw_accounts') {
+        this.accountById.delete(note.id);
+        this.accountVersion.delete(note.id);
+      } else {
+        const key = this.keyById.get(note.id);
+        if (key) this.keyByHash.delete(key.hash);
+        this.keyById.delete(note.id);
+        this.keyVersion.delete(note.id);
+      }
+      return;
+    }
+    if (!note.row) {
+      // Too large for a notification: read it.
+      void (note.table === 'gw_accounts' ? this.accounts.get(note.id) : this.keys.get(note.id)).catch(() => undefined);
+      return;
+    }
+    if (note.table === 'gw_accounts') this.applyAccountRow(note.row as unknown as AccountRow);
+    else this.applyKeyRow(note.row as unknown as KeyRow);
+  }
+
+  /** Applies a row read from the database when it is newer than the cached one; returns the cached view. */
+  private applyAccountRow(row: AccountRow, force = false): AccountRecord {
+    const version = Number(row.version ?? 0);
+    const seen = this.accountVersion.get(row.id);
+    if (!force && seen && seen.version > version) return this.accountById.get(row.id) ?? accountFromRow(row);
+    const record = accountFromRow(row);
+    this.accountVersion.set(row.id, { version, credits: record.credits });
+    let credits = record.credits;
+    for (const delta of this.inflight.get(row.id)?.values() ?? []) credits = addCredits(credits, delta);
+    const view = credits === record.credits ? record : { ...record, credits };
+    this.accountById.set(row.id, view);
+    return view;
+  }
+
+  private applyKeyRow(row: KeyRow, force = false): ApiKeyRecord {
+    const version = Number(row.version ?? 0);
+    const seen = this.keyVersion.get(row.id);
+    if (!force && seen !== undefined && seen > version) return this.keyById.get(row.id) ?? keyFromRow(row);
+    this.keyVersion.set(row.id, version);
+    return this.putKey(keyFromRow(row));
+  }
+
+  private putKey(record: ApiKeyRecord): ApiKeyRecord {
+    const old = this.keyById.get(record.id);
+    if (old && old.hash !== record.hash) this.keyByHash.delete(old.hash);
+    this.keyById.set(record.id, record);
+    this.keyByHash.set(record.hash, record);
+    return record;
+  }
+
+  private putSession(record: SessionRecord): SessionRecord {
+    this.sessionById.set(record.id, record);
+    this.sessionByHash.set(record.hash, record);
+    return record;
+  }
+
+  private dropSession(id: string): void {
+    const s = this.sessionById.get(id);
+    if (!s) return;
+    this.sessionById.delete(id);
+    this.sessionByHash.delete(s.hash);
+  }
+
+  async flush(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers/pg-database.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+/** Two gateway processes on one PostgreSQL database (each with its own data dir), as behind a load balancer. */
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let a: SpawnedGateway;
+let b: SpawnedGateway;
+let configFile: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const dir = tempDir('gw-pg-');
+  configFile = writeConfig(dir, {
+    store: { postgres: db.url },
+    providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 1000, output: 1000 } }] } },
+  });
+  a = await spawnGateway({ configFile, dataDir: path.join(dir, 'a') });
+  b = await spawnGateway({ configFile, dataDir: path.join(dir, 'b') });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await db?.drop();
+});
+
+const cli = async (g: SpawnedGateway, args: string[]) => {
+  const result = await runCli(['--config', configFile, '--data-dir', g.dataDir, ...args]);
+  return { code: result.exitCode, out: String(result.stdout), err: String(result.stderr) };
+};
+
+const chat = (g: SpawnedGateway, key: string) =>
+  fetch(`${g.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
+  });
+
+describe('two instances on one PostgreSQL', () => {
+  it('the first instance made the first key; the second made none and accepts it', async () => {
+    expect(a.key).toMatch(/^sk-gw-/);
+    expect(b.key).toBeUndefined();
+    expect((await chat(b, a.key!)).status).toBe(200);
+  });
+
+  it('a key created through A works on B at once; revoked through B, it fails on A within 1 s', async () => {
+    expect((await cli(a, ['accounts', 'create', '--email', 'scale@example.com', '--credits', '1000'])).code).toBe(0);
+    const created = await cli(a, ['keys', 'create', '--account', 'scale@example.com', '--json']);
+    expect(created.code).toBe(0);
+    const { id, key } = JSON.parse(created.out) as { id: string; key: string };
+    expect((await chat(b, key)).status).toBe(200);
+    expect((await cli(b, ['keys', 'revoke', id])).code).toBe(0);
+    const revokedAt = Date.now();
+    let status = 200;
+    while (Date.now() - revokedAt < 1_000) {
+      status = (await chat(a, key)).status;
+      if (status === 401) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+  });
+});

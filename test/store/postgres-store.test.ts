@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/index.ts';
+import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.ts';
+import { createTestDatabase } from '../helpers/pg-database.ts';
+import { aKey, anAccount, describeStore } from './store.case.ts';
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+// Each store starts on a fresh database (the contract's "fresh, empty data"); all are dropped after the run.
+const databases: Array<Awaited<ReturnType<typeof createTestDatabase>>> = [];
+const urls = new WeakMap<object, string>();
+afterAll(async () => {
+  await Promise.all(databases.map((d) => d.drop()));
+});
+describeStore('postgres', {
+  async open() {
+    const fresh = await createTestDatabase();
+    databases.push(fresh);
+    const store = await PostgresStore.open(fresh.url);
+    urls.set(store, fresh.url);
+    return store;
+  },
+  async reopen(store) {
+    const url = urls.get(store)!;
+    await store.close();
+    const next = await PostgresStore.open(url);
+    urls.set(next, url);
+    return next;
+  },
+});
+
+describe('postgres store: start-up and instances', () => {
+  it('instances starting together migrate once, under the advisory lock', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open(fresh.url)));
+      expect(stores.flatMap((s) => s.report.migrated)).toEqual([PG_SCHEMA_VERSION]);
+      await Promise.all(stores.map((s) => s.close()));
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('an unreachable database stops with one line naming it, without its password', async () => {
+    await expect(PostgresStore.open('postgres://gw:s3cret-pass@127.0.0.1:1/nowhere')).rejects.toThrow(
+      /^store: PostgreSQL at postgres:\/\/gw@127\.0\.0\.1:1\/nowhere is unreachable \(ECONNREFUSED\); check store\.postgres/,
+    );
+    await PostgresStore.open('postgres://gw:s3cret-pass@127.0.0.1:1/nowhere').catch((error: Error) => expect(error.message).not.toContain('s3cret'));
+  });
+
+  it('a schema newer than the code stops with one line', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const store = await PostgresStore.open(fresh.url);
+      await store.close();
+      const c = new pg.Client({ connectionString: fresh.url });
+      await c.connect();
+      await c.query("insert into gw_schema (version, name) values (999, 'from the future')");
+      await c.end();
+      await expect(PostgresStore.open(fresh.url)).rejects.toThrow(/schema .* is version 999, newer than this gateway's \d+; upgrade the gateway/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it("another instance's key creation, revocation and balance change reach the cache through notifications", async () => {
+    const a = await PostgresStore.open(db.url);
+    const b = await PostgresStore.open(db.url);
+    try {
+      const account = await a.accounts.create(anAccount({ credits: 10 }));
+      const key = await a.keys.create(aKey(account.id));
+      await expect.poll(() => b.cache.keyByHash(key.hash)?.id, { timeout: 1_000, interval: 10 }).toBe(key.id);
+      await b.keys.update(key.id, { revokedAt: 42 });
+      await expect.poll(() => a.cache.keyByHash(key.hash)?.revokedAt, { timeout: 1_000, interval: 10 }).toBe(42);
+      await Promise.all([a.accounts.adjustCredits(account.id, -1), b.accounts.adjustCredits(account.id, -2)]);
+      await expect.poll(() => [a.cache.account(account.id)?.credits, b.cache.account(account.id)?.credits], { timeout: 1_000, interval: 10 }).toEqual([7, 7]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
