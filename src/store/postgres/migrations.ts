@@ -80,6 +80,41 @@ create table gw_responses (
 );
 create index gw_responses_created on gw_responses (created_at);
 
+-- Files: the record as JSON text, the contents in the database so any instance serves any file.
+create table gw_files (
+  seq bigserial unique,
+  id text primary key,
+  account_id text not null,
+  purpose text not null,
+  created_at bigint not null,
+  record text not null,
+  content bytea not null
+);
+create index gw_files_account on gw_files (account_id, created_at desc, seq desc);
+
+-- Batches: the record as JSON text, the lease in columns (claimed by one conditional UPDATE).
+create table gw_batches (
+  seq bigserial unique,
+  id text primary key,
+  account_id text not null,
+  status text not null,
+  created_at bigint not null,
+  lease_owner text,
+  lease_expires_at bigint,
+  record text not null
+);
+create index gw_batches_account on gw_batches (account_id, created_at desc, seq desc);
+create index gw_batches_created on gw_batches (created_at desc, seq desc);
+
+create table gw_batch_lines (
+  batch_id text not null,
+  idx integer not null,
+  custom_id text not null,
+  outcome text not null,
+  result text not null,
+  primary key (batch_id, idx)
+);
+
 -- Every update bumps the row's version, so a cache applies a row only when it is newer.
 create function gw_bump_version() returns trigger language plpgsql as $$
 begin

@@ -3,6 +3,8 @@ import pg from 'pg';
 import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
+import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
+import { PostgresFilesRepo } from './postgres-files-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
 import {
@@ -108,6 +110,8 @@ export class PostgresStore implements Store {
   readonly sessions: SessionsRepo;
   readonly media: PostgresMediaRepo;
   readonly responses: PostgresResponsesRepo;
+  readonly files: PostgresFilesRepo;
+  readonly batches: PostgresBatchesRepo;
   readonly instanceId: string;
 
   private readonly accountById = new Map<string, AccountRecord>();
@@ -135,6 +139,8 @@ export class PostgresStore implements Store {
     this.instanceId = instanceId;
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
+    this.files = new PostgresFilesRepo(pool);
+    this.batches = new PostgresBatchesRepo(pool);
     this.cache = {
       account: (id) => this.accountById.get(id),
       keyByHash: (hash) => this.keyByHash.get(hash),

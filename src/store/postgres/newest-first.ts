@@ -1,0 +1,17 @@
+/**
+ * A newest-first page (created_at, then the later-created first) with OpenAI's `after`
+ * cursor: rows after the anchor row under the same filter; an unknown anchor gives an empty page.
+ * `filter` uses $1… for `values`; the SQL returns one more row than asked to say `hasMore`.
+ */
+export function newestFirstPage(table: string, columns: string, filter: string[], values: unknown[], after: string | undefined, limit: number): { text: string; values: unknown[] } {
+  const params = [...values];
+  const where = [...filter];
+  if (after !== undefined) {
+    params.push(after);
+    const anchor = `(select created_at, seq from ${table} where id = $${params.length}${filter.length > 0 ? ` and ${filter.join(' and ')}` : ''})`;
+    where.push(`(created_at, seq) < ${anchor}`);
+  }
+  params.push(limit + 1);
+  const clause = where.length > 0 ? `where ${where.join(' and ')}` : '';
+  return { text: `select ${columns} from ${table} ${clause} order by created_at desc, seq desc limit $${params.length}`, values: params };
+}
