@@ -1,0 +1,58 @@
+import path from 'node:path';
+import OpenAI, { toFile } from 'openai';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readLedger } from '../../src/usage/index.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+/** kill -9 mid-batch, restart: the batch completes, every custom_id once, each line billed once at the multiplier. */
+describe('batch durability and billing (real server, kill -9)', () => {
+  let gw: SpawnedGateway | undefined;
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  it('resumes after kill -9: every custom_id exactly once across output and error files; credits = multiplier × live cost per line', async () => {
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    // 1 credit per output token: the echo reply of the same prompt costs the same every time.
+    const configFile = writeConfig(dir, { providers: { slow: { plugin: 'mock', latencyMs: 40, models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] } } });
+    const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
+    await cli(['accounts', 'create', '--email', 'b@example.com', '--tier', 'enterprise', '--credits', '1000000']);
+    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'b@example.com', '--json'])) as { key: string };
+    gw = await spawnGateway({ configFile, dataDir });
+    let client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const body = { model: 'slow/echo', messages: [{ role: 'user' as const, content: 'the same words' }], max_tokens: 16 };
+    await client.chat.completions.create(body);
+    const N = 120;
+    const lines = Array.from({ length: N }, (_, i) => JSON.stringify({ custom_id: `c${i}`, method: 'POST', url: '/v1/chat/completions', body }));
+    const input = await client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (let i = 0; i < 400; i++) {
+      const b = await client.batches.retrieve(batch.id);
+      if (b.request_counts!.completed >= 20) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await gw.kill();
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    let done: OpenAI.Batch | undefined;
+    for (let i = 0; i < 1200 && !done; i++) {
+      const b = await client.batches.retrieve(batch.id);
+      if (b.status === 'completed') done = b;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(done?.request_counts).toEqual({ total: N, completed: N, failed: 0 });
+    const out = (await (await client.files.content(done!.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l) as { custom_id: string });
+    expect(out.map((l) => l.custom_id).sort()).toEqual(lines.map((_, i) => `c${i}`).sort());
+    expect(done!.error_file_id).toBeNull();
+    await gw.stop();
+    gw = undefined;
+    const ledger = readLedger(path.join(dataDir, 'usage.jsonl'));
+    const live = ledger.filter((l) => l.endpoint !== '/v1/batches');
+    const batched = ledger.filter((l) => l.endpoint === '/v1/batches');
+    expect(live).toHaveLength(1);
+    expect(live[0].cost_credits).toBeGreaterThan(0);
+    expect(batched).toHaveLength(N);
+    for (const l of batched) expect(l.charged_credits).toBeCloseTo(live[0].cost_credits * 0.5, 6);
+  }, 120_000);
+});
