@@ -103,7 +103,10 @@ export class Observer implements AttemptSink {
     record.durationMs = performance.now() - record.startedAt;
     record.closeAttempts();
     if (this.metrics) this.metrics.recordRequest(record);
-    if (this.tracer && record.trace !== undefined) this.guard('tracing', () => this.tracer!.endRequest(record));
+    if (this.tracer && record.trace !== undefined) {
+      this.guard('tracing', () => this.tracer!.endRequest(record));
+      record.trace = undefined; // the live window keeps records: not their spans
+    }
     for (const consumer of this.consumers) {
       try {
         consumer.consume(record);
