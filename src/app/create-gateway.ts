@@ -89,7 +89,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   deps.media.start();
-  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log });
+  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
   executor.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);

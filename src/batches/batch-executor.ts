@@ -20,6 +20,8 @@ export interface BatchExecutorDeps {
   guards: RequestGuards;
   clock: Clock;
   log: Logger;
+  /** Told once per finished line: `completed`, `failed`, or `expired` (not run before the window closed). */
+  onLine?: (outcome: 'completed' | 'failed' | 'expired') => void;
 }
 
 const FORMAT_OF: Record<string, WireFormat> = { '/v1/chat/completions': 'chat', '/v1/messages': 'messages', '/v1/responses': 'responses' };
@@ -149,6 +151,7 @@ export class BatchExecutor {
         const line = todo[next++];
         const record = await this.runLine(batch, line);
         if (await store.batches.saveLine(record)) {
+          this.deps.onLine?.(record.outcome);
           counts = record.outcome === 'completed' ? { ...counts, completed: counts.completed + 1 } : { ...counts, failed: counts.failed + 1 };
           if (clock.now() - lastWrite >= COUNTS_EVERY_MS) {
             lastWrite = clock.now();
@@ -243,7 +246,10 @@ export class BatchExecutor {
     const error_file_id = errorLines.length > 0 ? await this.writeFile(batch, `${batch.id}_error.jsonl`, errorLines) : batch.error_file_id;
     const now = seconds(clock.now());
     const counts = countsOf(finished, lines.length);
-    if (expired) counts.failed += lines.length - finished.length;
+    if (expired) {
+      counts.failed += lines.length - finished.length;
+      for (let i = finished.length; i < lines.length; i += 1) this.deps.onLine?.('expired');
+    }
     const end =
       batch.status === 'cancelling'
         ? { status: 'cancelled' as const, cancelled_at: now }

@@ -21,7 +21,7 @@ const LAYERS: string[][] = [
   // the request pipeline (route, call, relay)
   ['pipeline'],
   // request guards on accounts; media calls through the pipeline
-  ['accounts', 'media'],
+  ['accounts', 'media', 'batches'],
   // admin procedures
   ['admin'],
   // HTTP routes

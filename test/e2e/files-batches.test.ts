@@ -100,6 +100,8 @@ describe('files and batches (official openai client, real CLI and server)', () =
     const done = await until(created.id, ended);
     expect(done.status).toBe('completed');
     expect(done.request_counts).toEqual({ total: 3, completed: 3, failed: 0 });
+    // Each finished line is counted for Prometheus (docs/observability.md).
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toContain('gateway_batch_lines_total{outcome="completed"} 3');
     expect(done.in_progress_at).toBeTypeOf('number');
     expect(done.finalizing_at).toBeTypeOf('number');
     expect(done.completed_at).toBeTypeOf('number');
