@@ -6,6 +6,7 @@ import { createAccount, createKey, findAccount, resetPassword, revokeKey, update
 import { createAccountInput, createKeyInput, setAccountInput, setKeyInput } from './settings-schema.ts';
 import { procedure, router, type AdminContext } from './trpc.ts';
 import { mediaRouter } from './media-router.ts';
+import { batchesRouter } from './batches-router.ts';
 import { toModelObject } from '../providers/describe-model.ts';
 import { billingRouter } from './billing-router.ts';
 
@@ -72,6 +73,7 @@ export const adminRouter = router({
   keys: keysRouter,
   models: modelsRouter,
   media: mediaRouter,
+  batches: batchesRouter,
   billing: billingRouter,
   status: procedure.query(({ ctx }) => ({ dataDir: ctx.dataDir, pid: process.pid })),
   /** What the running server is doing now (the last minute, from memory); null when no server runs. */

@@ -1,7 +1,15 @@
+import { GatewayError } from '../errors/index.ts';
+import type { Store } from '../store/repositories.ts';
 import type { BatchRecord } from '../store/types.ts';
+import type { Clock } from '../util/clock.ts';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** A batch record as OpenAI's batch object (the lease and the gateway's own fields stay inside). */
-export function viewBatch(b: BatchRecord): Record<string, unknown> {
+/** OpenAI's batch object. */
+export type BatchView = Omit<BatchRecord, 'accountId' | 'keyId' | 'mode' | 'native' | 'lease'> & { object: 'batch' };
+
+export function viewBatch(b: BatchRecord): BatchView {
   return {
     id: b.id,
     object: 'batch',
@@ -36,3 +44,11 @@ export function windowSeconds(window: string): number | undefined {
   const seconds = Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1);
   return seconds > 0 && seconds <= 86_400 ? seconds : undefined;
 }
+
+/** Cancels a batch (§3.2): `cancelling` now, `cancelled` once lines in flight end; 409 when it has finished. */
+export async function cancelBatch(deps: { store: Store; clock: Clock }, batch: BatchRecord): Promise<BatchRecord> {
+  if (FINISHED.has(batch.status)) throw new GatewayError('conflict', `The batch is ${batch.status}; only a batch that has not finished can be cancelled.`);
+  if (batch.status === 'cancelling') return batch;
+  return (await deps.store.batches.update(batch.id, { status: 'cancelling', cancelling_at: seconds(deps.clock.now()) }))!;
+}
+

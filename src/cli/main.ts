@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fail, runAction } from './run-action.ts';
 import { registerMediaCommands } from './register-media.ts';
+import { registerBatchCommands } from './register-batches.ts';
 
 import pkg from '../../package.json' with { type: 'json' };
 
@@ -136,6 +137,7 @@ export function buildProgram(): Command {
     .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));
 
   registerMediaCommands(program);
+  registerBatchCommands(program);
 
   program
     .command('usage')

@@ -122,6 +122,18 @@ describe('files and batches (official openai client, real CLI and server)', () =
     expect((await failure(other.batches.cancel(created.id))).status).toBe(404);
     const conflict = await failure(client.batches.cancel(created.id));
     expect([conflict.status, conflict.error?.code]).toEqual([409, 'conflict']);
+
+    // The CLI, through the running server's admin procedures.
+    const listed = JSON.parse((await cli(['batches', 'ls', '--account', 'one@example.com', '--json'])).out) as { data: Array<{ id: string; account: string }> };
+    expect(listed.data.find((b) => b.id === created.id)?.account).toBe('one@example.com');
+    expect(JSON.parse((await cli(['batches', 'ls', '--account', 'two@example.com', '--json'])).out).data).toEqual([]);
+    const watched = await cli(['batches', 'show', created.id, '--watch']);
+    expect(watched.out).toContain('3 completed, 0 failed, 3 total  completed');
+    const shown = JSON.parse((await cli(['batches', 'show', created.id, '--json'])).out) as { status: string };
+    expect(shown.status).toBe('completed');
+    const refused = await cli(['batches', 'cancel', created.id]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toMatch(/completed/);
   });
 
   it('batches: invalid input files fail with line-numbered reasons', async () => {

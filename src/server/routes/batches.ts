@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { BATCH_ENDPOINTS, FINISHED, viewBatch, windowSeconds } from '../../batches/index.ts';
+import { BATCH_ENDPOINTS, cancelBatch, viewBatch, windowSeconds } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/types.ts';
 import { newId } from '../../util/secrets.ts';
@@ -94,13 +94,6 @@ function listHandler(deps: ServerDeps) {
     const page = await deps.store.batches.list({ accountId: auth.account.id, ...query });
     return json(event, { object: 'list', data: page.data.map(viewBatch), first_id: page.data[0]?.id ?? null, last_id: page.data.at(-1)?.id ?? null, has_more: page.hasMore });
   };
-}
-
-/** Cancels a batch (§3.2): `cancelling` now, `cancelled` once lines in flight end; 409 when it has finished. */
-export async function cancelBatch(deps: Pick<ServerDeps, 'store' | 'clock'>, batch: BatchRecord): Promise<BatchRecord> {
-  if (FINISHED.has(batch.status)) throw new GatewayError('conflict', `The batch is ${batch.status}; only a batch that has not finished can be cancelled.`);
-  if (batch.status === 'cancelling') return batch;
-  return (await deps.store.batches.update(batch.id, { status: 'cancelling', cancelling_at: seconds(deps.clock.now()) }))!;
 }
 
 function cancelHandler(deps: ServerDeps, wake: () => void) {
