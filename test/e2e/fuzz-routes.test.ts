@@ -219,10 +219,11 @@ describe('fuzz: malformed bodies on every POST/PATCH route', () => {
     expect((await send('GET', '/health', {})).status).toBe(200);
     expect(gw.stderr()).not.toMatch(/unhandled error|RangeError|Maximum call stack/);
 
-    // Settle: a few small requests keep the collector going while the run's garbage goes.
+    // Settle: a few small requests keep the collector going while the run's garbage goes (up to
+    // 30 s: on a loaded machine the collector lags; the bound itself stays 20%).
     const json = { 'content-type': 'application/json' };
     let rss = rssKb(pid);
-    for (let i = 0; i < 40 && rss > startRss * 1.2; i += 1) {
+    for (let i = 0; i < 120 && rss > startRss * 1.2; i += 1) {
       await send('POST', '/v1/chat/completions', { ...json, authorization: `Bearer ${tokens.key}` }, JSON.stringify(chat));
       await sleep(250);
       rss = rssKb(pid);
