@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import pino from 'pino';
+import type pinoModule from 'pino';
 import type { RecordConsumer } from './observer.ts';
 import type { RequestRecord } from './request-record.ts';
 
@@ -42,6 +43,8 @@ export function requestLogLine(record: RequestRecord): Record<string, unknown> {
  * formats the line, the write happens later; `close` flushes what is pending.
  */
 export function createRequestLog(target: string, baseDir: string): RecordConsumer {
+  // Loaded only when a request log is configured (off by default): a few MB of resident memory otherwise.
+  const pino = createRequire(import.meta.url)('pino') as typeof pinoModule;
   const toStdout = target === 'stdout';
   const destination = pino.destination({ dest: toStdout ? 1 : path.resolve(baseDir, target), sync: false, mkdir: true, minLength: 0, mode: 0o600 });
   const logger = pino(
