@@ -61,4 +61,24 @@ describe('two instances on one PostgreSQL', () => {
     expect(status).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
   });
+
+  it('a session opened on A works on B, and a media record created through A is listed by B', async () => {
+    expect((await cli(a, ['accounts', 'create', '--email', 'media@example.com', '--password', 'correct horse', '--credits', '10'])).code).toBe(0);
+    const login = await fetch(`${a.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'media@example.com', password: 'correct horse' }) });
+    expect(login.status).toBe(200);
+    const { token } = (await login.json()) as { token: string };
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${a.url}/v1/media/generations`, { method: 'POST', headers, body: JSON.stringify({ media_type: 'video', model: 'veo-3', prompt: 'a wave' }) });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    // The session reaches B through its notification: wait for it (well under a second), then list there.
+    let listed: Response | undefined;
+    for (const started = Date.now(); Date.now() - started < 1_000; await new Promise((r) => setTimeout(r, 20))) {
+      listed = await fetch(`${b.url}/v1/media/generations`, { headers });
+      if (listed.status === 200) break;
+    }
+    expect(listed?.status).toBe(200);
+    const body = (await listed!.json()) as { data: Array<{ id: string }> };
+    expect(body.data.map((m) => m.id)).toContain(id);
+  });
 });
