@@ -8,6 +8,7 @@ import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
+import { startResponsesExpiry } from '../responses-store/expire-responses.ts';
 import { openStore } from '../store/open-store.ts';
 import { createAccountGuards } from '../accounts/index.ts';
 import { hasPrice } from '../billing/index.ts';
@@ -92,6 +93,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   deps.media.start();
+  const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });
   const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
   executor.start();
@@ -101,6 +103,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     deps,
     async close() {
       stopLogging();
+      stopResponsesExpiry();
       deps.media?.stop();
       await executor.stop();
       await registry.close();

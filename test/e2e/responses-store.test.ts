@@ -113,3 +113,23 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
     expect(await status(alice.responses.retrieve(response.id))).toBe(404);
   });
 });
+
+describe('stored Responses expire after 30 days', () => {
+  it('a response stored 31 days ago (by the clock) is deleted at the next start', async () => {
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const first = await spawnGateway({ configFile, dataDir });
+    const client = new OpenAI({ baseURL: `${first.url}/v1`, apiKey: first.key!, maxRetries: 0 });
+    const kept = await client.responses.create({ model: 'mock/echo', input: 'remember me' });
+    const file = path.join(dataDir, 'responses', `${kept.id}.json`);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(await first.stop()).toBe(0);
+
+    const later = await spawnGateway({ configFile, dataDir, env: { GATEWAY_CLOCK_OFFSET_MS: String(31 * 24 * 3600 * 1000) } });
+    await expect.poll(() => fs.existsSync(file), { timeout: 10_000 }).toBe(false);
+    const again = new OpenAI({ baseURL: `${later.url}/v1`, apiKey: first.key!, maxRetries: 0 });
+    expect(await status(again.responses.retrieve(kept.id))).toBe(404);
+    expect(await later.stop()).toBe(0);
+  });
+});

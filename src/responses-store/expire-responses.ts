@@ -1,0 +1,25 @@
+import type { Store } from '../store/repositories.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Logger } from '../util/logger.ts';
+
+/** How long a stored Response is kept (OpenAI's default retention for `store: true`). */
+export const RESPONSE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes stored Responses older than the retention, once at start and then every
+ * `intervalMs` (an unref'd timer); returns a function that stops it.
+ */
+export function startResponsesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => void {
+  const purge = () => {
+    options.store.responses
+      .purgeCreatedBefore(options.clock.now() - RESPONSE_RETENTION_MS)
+      .then((removed) => {
+        if (removed > 0) options.log.info('stored responses: deleted those past 30 days', { removed });
+      })
+      .catch((error: unknown) => options.log.warn('stored responses: expiry failed', { error: String(error) }));
+  };
+  purge();
+  const timer = setInterval(purge, options.intervalMs ?? 60 * 60 * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
