@@ -167,6 +167,12 @@ for (const { client, upstream } of PAIRS) describe(`prompt cache: ${client} clie
 describe('placeCacheBreakpoints', () => {
   const long = (text: string) => `${text} ${'x'.repeat(6000)}`;
 
+  it('leaves a short system string a string on a first turn', () => {
+    const body: Json = { system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] };
+    placeCacheBreakpoints(body);
+    expect(body.system).toBe('Be brief.');
+  });
+
   it('places nothing on a short request (below the minimum cacheable length)', () => {
     const body: Json = { system: 'Be terse.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }, { role: 'user', content: [{ type: 'text', text: 'Again' }] }] };
     placeCacheBreakpoints(body);

@@ -55,8 +55,7 @@ export function placeCacheBreakpoints(body: Record<string, unknown>): void {
   let lastUser = messages.length - 1;
   while (lastUser >= 0 && messages[lastUser].role !== 'user') lastUser -= 1;
   const stable = lastUser - 1;
-  if (stable < 0) return;
-  const historyTokens = prefixTokens + estimateTokens(messages.slice(0, stable + 1));
-  if (historyTokens >= MIN_CACHEABLE_TOKENS) mark(lastMarkable(messages[stable].content));
+  if (stable >= 0 && prefixTokens + estimateTokens(messages.slice(0, stable + 1)) >= MIN_CACHEABLE_TOKENS) mark(lastMarkable(messages[stable].content));
+  // An unmarked lone system block reads best as a string again (as the encoder writes it).
   if (system.length === 1 && system[0].cache_control === undefined) body.system = system[0].text;
 }
