@@ -23,6 +23,8 @@ export interface OpenedDb {
 
 interface Waiter {
   generation: number;
+  /** Asked for a write at once (`changed(true)`); the others ride along with the next batch. */
+  soon: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -106,7 +108,7 @@ export class FileDb {
   changed(soon = true): Promise<void> {
     this.generation += 1;
     const generation = this.generation;
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ generation, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ generation, soon, resolve, reject }));
     // Handled here too, so a caller that does not wait never meets an unhandled rejection.
     done.catch(() => undefined);
     this.schedule(soon ? 0 : this.flushDelayMs);
@@ -154,7 +156,9 @@ export class FileDb {
     } finally {
       this.writing = undefined;
       if (this.generation !== this.written && !this.closed) {
-        this.schedule(this.failures > 0 ? RETRY_MS[Math.min(this.failures - 1, RETRY_MS.length - 1)] : this.waiters.length > 0 ? 0 : this.flushDelayMs);
+        // Only a change that asked for a write at once skips the batching delay: a balance change
+        // (changed(false), every settlement) waits for company, or writes would never stop under load.
+        this.schedule(this.failures > 0 ? RETRY_MS[Math.min(this.failures - 1, RETRY_MS.length - 1)] : this.waiters.some((w) => w.soon) ? 0 : this.flushDelayMs);
       }
     }
   }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FileStore } from '../../src/store/file-store.ts';
 import { stringifyDeep, stringifyRecord } from '../../src/store/stringify-record.ts';
 import { tempDir } from '../helpers/spawn-gateway.ts';
@@ -31,6 +31,26 @@ describe('db.json writer', () => {
     expect(again.cache.account('acct_pending')).toBeDefined();
     expect(again.cache.account(first.id)?.credits).toBe(11);
     await again.close();
+  });
+
+  it('balance changes under load are batched: one write per flushDelayMs, not one after another', async () => {
+    const dir = freshDir();
+    const store = await FileStore.open(dir, { flushDelayMs: 100 });
+    const account = await store.accounts.create(anAccount({ credits: 1_000_000 }));
+    const renames = vi.spyOn(fs.promises, 'rename');
+    try {
+      // A settlement every 2 ms for 600 ms, as a busy server charges balances.
+      const until = Date.now() + 600;
+      while (Date.now() < until) {
+        void store.accounts.adjustCredits(account.id, -1);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      expect(renames.mock.calls.length).toBeGreaterThan(1);
+      expect(renames.mock.calls.length).toBeLessThanOrEqual(8);
+    } finally {
+      renames.mockRestore();
+      await store.close();
+    }
   });
 
   it('writes one record per line, 0600, through a temp file; records nested thousands deep included', async () => {
