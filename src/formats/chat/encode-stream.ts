@@ -31,6 +31,8 @@ class ChatStreamEncoder implements StreamEncoder {
   private readonly argsPending = new Set<number>();
   private nextDetail = 0;
   private detail: { index: number; format: string; id?: string } | undefined;
+  /** The fixed head of a content chunk (id, created, model), made at the first one. */
+  private head: string | undefined;
   /** The records of the part being encoded. */
   private out: SseRecord[] = [];
 
@@ -43,6 +45,7 @@ class ChatStreamEncoder implements StreamEncoder {
       this.id = prefixedId('chatcmpl-', part.id);
       this.model = part.model;
       this.created = part.created;
+      this.head = undefined;
     }
     if (part.type === 'error') this.error(part.error);
     else {
@@ -55,7 +58,7 @@ class ChatStreamEncoder implements StreamEncoder {
   private body(part: StreamPart): void {
     switch (part.type) {
       case 'text-delta':
-        if (part.text) this.chunk({ content: part.text });
+        if (part.text) this.contentChunk(part.text);
         return;
       case 'refusal-delta':
         if (part.text) this.chunk({ refusal: part.text });
@@ -167,5 +170,14 @@ class ChatStreamEncoder implements StreamEncoder {
         choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
       }),
     );
+  }
+
+  /**
+   * A content chunk, the record a stream is mostly made of: written as `chunk({ content })`
+   * would write it (same keys, same order), with the chunk's fixed head made once per stream.
+   */
+  private contentChunk(text: string): void {
+    this.head ??= `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${JSON.stringify(this.created)},"model":${JSON.stringify(this.model)},"choices":[{"index":0,"delta":{"content":`;
+    this.out.push({ data: `${this.head}${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}` });
   }
 }

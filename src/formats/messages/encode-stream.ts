@@ -52,7 +52,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       case 'refusal-delta':
         if (!part.text) return;
         this.ensureOpen({ kind: 'text' }, { type: 'text', text: '' });
-        this.delta({ type: 'text_delta', text: part.text });
+        this.textDelta(part.text);
         return;
       case 'text-end':
         if (this.open?.kind === 'text') this.close();
@@ -155,6 +155,14 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   private delta(delta: Record<string, unknown>): void {
     this.event('content_block_delta', { type: 'content_block_delta', index: this.nextIndex, delta });
+  }
+
+  /**
+   * A text delta, the record a stream is mostly made of: written as JSON.stringify would write
+   * the object (same keys, same order), stringifying only the text.
+   */
+  private textDelta(text: string): void {
+    this.out.push({ event: 'content_block_delta', data: `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}` });
   }
 
   private close(): void {

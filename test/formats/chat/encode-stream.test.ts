@@ -123,4 +123,20 @@ describe('chat stream encoder', () => {
       { index: 1, function: { arguments: '{}' } },
     ]);
   });
+
+  it('writes content chunks exactly as the chunk object would serialize (the fast path for text)', () => {
+    const encoder = chatCodec.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true });
+    encoder.encode({ type: 'start', id: 'x1', model: 'mo\\del', created: 1_700_000_000 });
+    const [record] = encoder.encode({ type: 'text-delta', text: 'a "quote"\n\u2028 and é' });
+    expect(record.data).toBe(
+      JSON.stringify({
+        id: 'chatcmpl-x1',
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model: 'mo\\del',
+        choices: [{ index: 0, delta: { content: 'a "quote"\n\u2028 and é' }, logprobs: null, finish_reason: null }],
+      }),
+    );
+  });
 });
+

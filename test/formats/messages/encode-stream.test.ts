@@ -113,4 +113,15 @@ describe('messages stream encoder', () => {
     expect(events[0].data.message.id).toMatch(/^msg_/);
     expect(events[1].data.delta.stop_reason).toBe('max_tokens');
   });
+
+  it('writes text deltas exactly as the event object would serialize (the fast path for text)', () => {
+    const encoder = messagesCodec.createStreamEncoder(request);
+    encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
+    const records = encoder.encode({ type: 'text-delta', text: 'say "hi"\n' });
+    expect(records.at(-1)).toEqual({
+      event: 'content_block_delta',
+      data: JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'say "hi"\n' } }),
+    });
+  });
 });
+
