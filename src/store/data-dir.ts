@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ensurePrivateDir } from '../util/private-files.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
 export interface ServerInfo {
@@ -64,7 +65,7 @@ export function lockHolder(dataDir: string): number | undefined {
  * waiting up to `waitMs` for a live holder to let go.
  */
 export async function acquireLock(dataDir: string, waitMs = 5000): Promise<DataDirLock> {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, LOCK);
   const deadline = Date.now() + waitMs;
   for (;;) {
