@@ -13,7 +13,6 @@ function isEmpty(out: RelayOutput | undefined): out is undefined {
  * Drives a relay from the upstream's callbacks into a target: each upstream chunk is read,
  * checked and written in the same call, backpressure pauses the upstream, the client leaving
  * stops it, and the last records go out in one write with the end of the response.
- * (A class, not closures: tsx keeps function names with a defineProperty per closure.)
  */
 class RelayPush implements ChunkHandler {
   constructor(

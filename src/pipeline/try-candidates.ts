@@ -69,39 +69,36 @@ export async function tryCandidates<T>(
   let lastError: GatewayError | undefined;
   let attempts = 0;
 
-  // Methods of one object rather than three named closures: tsx (keepNames) gives every
-  // named closure a defineProperty call, and this runs on every request.
-  const step = {
-    failed(model: CatalogModel, error: GatewayError): void {
-      router.breaker.recordFailure(model.id, error);
-      failures.set(model.id, error);
-      if (first?.model.id === model.id) first.error ??= error;
-      lastError = error;
-    },
-    served(model: CatalogModel, value: T): Served<T> {
-      router.breaker.recordSuccess(model.id);
-      const { routing, fallback } = describe(plan, model, attempts, first!, router);
-      return fallback ? { value, model, routing, fallback } : { value, model, routing };
-    },
-    async run(model: CatalogModel): Promise<Served<T> | undefined> {
-      attempts += 1;
-      first ??= { model };
-      try {
-        return step.served(model, await attempt(model));
-      } catch (thrown) {
-        const error = toGatewayError(thrown);
-        if (client.aborted) {
-          router.breaker.release(model.id);
-          throw clientGone();
-        }
-        if (!error.retryable) {
-          router.breaker.release(model.id); // the upstream answered: says nothing against its health
-          throw new RoutingFailure(error, attempts);
-        }
-        step.failed(model, error);
-        return undefined;
+  const failed = (model: CatalogModel, error: GatewayError): void => {
+    router.breaker.recordFailure(model.id, error);
+    failures.set(model.id, error);
+    if (first?.model.id === model.id) first.error ??= error;
+    lastError = error;
+  };
+  const served = (model: CatalogModel, value: T): Served<T> => {
+    router.breaker.recordSuccess(model.id);
+    const { routing, fallback } = describe(plan, model, attempts, first!, router);
+    return fallback ? { value, model, routing, fallback } : { value, model, routing };
+  };
+  /** One call: its value, or undefined after a retryable failure (the loop moves on). */
+  const run = async (model: CatalogModel): Promise<Served<T> | undefined> => {
+    attempts += 1;
+    first ??= { model };
+    try {
+      return served(model, await attempt(model));
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      if (client.aborted) {
+        router.breaker.release(model.id);
+        throw clientGone();
       }
-    },
+      if (!error.retryable) {
+        router.breaker.release(model.id); // the upstream answered: says nothing against its health
+        throw new RoutingFailure(error, attempts);
+      }
+      failed(model, error);
+      return undefined;
+    }
   };
 
   const schedule = scheduleAttempts(plan, policy.attempts);
@@ -121,8 +118,8 @@ export async function tryCandidates<T>(
       if (race.started === 1 && b.model.id !== a.model.id) router.breaker.release(b.model.id);
       if (client.aborted) throw clientGone();
       if (race.fatal) throw new RoutingFailure(race.fatal, attempts);
-      for (const failure of race.failed) step.failed(failure.model, failure.error);
-      if (race.winner) return step.served(race.winner.model, race.winner.value);
+      for (const failure of race.failed) failed(failure.model, failure.error);
+      if (race.winner) return served(race.winner.model, race.winner.value);
       pending = race.started === 1 ? [b] : []; // b never called: it keeps its place
     }
   }
@@ -145,7 +142,7 @@ export async function tryCandidates<T>(
     if (wait > 0) await sleep(wait, undefined, { signal: client.signal }).catch(() => undefined);
     if (client.aborted) throw clientGone();
     if (!router.breaker.allow(model.id)) continue;
-    const result = await step.run(model);
+    const result = await run(model);
     if (result) return result;
   }
 
@@ -155,7 +152,7 @@ export async function tryCandidates<T>(
     const id = router.breaker.leastRecentlyFailed(all.map((m) => m.id));
     const model = all.find((m) => m.id === id) ?? all[0];
     router.breaker.force(model.id);
-    const result = await step.run(model);
+    const result = await run(model);
     if (result) return result;
   }
   throw new RoutingFailure(lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), attempts);

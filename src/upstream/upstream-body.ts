@@ -1,6 +1,6 @@
 import type { ChunkHandler, ChunkSource } from './types.ts';
 
-/** Collects a whole body (a class: no named closures per request). */
+/** Collects a whole body. */
 class Collector implements ChunkHandler {
   private readonly chunks: Buffer[] = [];
 
