@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { getCodec } from '../../src/formats/registry.ts';
-import { placeCacheBreakpoints } from '../../src/formats/messages/index.ts';
+import { minCacheableTokens, placeCacheBreakpoints } from '../../src/formats/messages/index.ts';
 import type { WireFormat } from '../../src/ir/types.ts';
 
 type Json = Record<string, any>;
@@ -216,6 +216,56 @@ describe('placeCacheBreakpoints', () => {
     placeCacheBreakpoints(body);
     expect(body.messages[1].content[0].cache_control).toEqual(EPHEMERAL);
     expect(body.messages[1].content[1].cache_control).toBeUndefined();
+  });
+});
+
+describe("Anthropic's minimum cacheable length per model", () => {
+  it.each([
+    ['claude-sonnet-4-5-20250929', 1024],
+    ['claude-sonnet-4-6', 1024],
+    ['claude-opus-4-1-20250805', 1024],
+    ['claude-opus-4-20250514', 1024],
+    ['claude-3-7-sonnet-20250219', 1024],
+    ['claude-opus-4-5-20251101', 4096],
+    ['claude-opus-4-6', 4096],
+    ['claude-opus-4-7', 2048],
+    ['claude-haiku-4-5-20251001', 4096],
+    ['anthropic/claude-haiku-4.5', 4096],
+    ['us.anthropic.claude-haiku-4-5-20251001-v1:0', 4096],
+    ['claude-3-5-haiku-20241022', 2048],
+    ['claude-3-haiku-20240307', 2048],
+    ['anthropic.claude-3-haiku-20240307-v1:0', 2048],
+    ['some-unknown-model', 1024],
+  ])('%s → %i tokens', (model, tokens) => {
+    expect(minCacheableTokens(model)).toBe(tokens);
+  });
+
+  /** A converted request whose system prompt is estimated at about `tokens` tokens (4 chars each). */
+  const withSystem = (model: string, tokens: number): Json => ({
+    model,
+    system: 's'.repeat(tokens * 4 - 2),
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, { role: 'assistant', content: [{ type: 'text', text: 'a' }] }, { role: 'user', content: [{ type: 'text', text: 'q2' }] }],
+  });
+
+  it.each([
+    ['claude-sonnet-4-5', 1100, true],
+    ['claude-3-5-haiku-20241022', 1100, false],
+    ['claude-3-5-haiku-20241022', 2100, true],
+    ['claude-haiku-4-5', 3000, false],
+    ['claude-haiku-4-5', 4200, true],
+    ['claude-opus-4-6', 3000, false],
+  ] as const)('%s with a ~%i-token prefix: breakpoints placed = %s', (model, tokens, placed) => {
+    const body = withSystem(model, tokens);
+    placeCacheBreakpoints(body);
+    expect(markers(body)).toEqual(placed ? [`system[0] ${JSON.stringify(EPHEMERAL)}`, `messages[1] assistant text ${JSON.stringify(EPHEMERAL)}`] : []);
+  });
+
+  it('through the Messages encoder: the upstream model id picks the minimum', () => {
+    const chat = { model: 'x', messages: [{ role: 'system', content: 'h'.repeat(12_000) }, { role: 'user', content: 'hi' }] };
+    const encode = (upstreamModel: string) =>
+      getCodec('messages').encodeRequest(getCodec('chat').decodeRequest(structuredClone(chat)), { upstreamModel, defaultMaxTokens: 1024, autoCache: true });
+    expect(markers(encode('claude-sonnet-4-5'))).toEqual([`system[0] ${JSON.stringify(EPHEMERAL)}`]);
+    expect(markers(encode('claude-haiku-4-5'))).toEqual([]);
   });
 });
 

@@ -47,4 +47,4 @@ export { decodeMessagesStopReason, encodeMessagesStopReason } from './map-finish
 export { decodeMessagesUsage, encodeMessagesUsage } from './map-usage.ts';
 export { anthropicErrorType } from './encode-error.ts';
 export { encodeMessagesRoutingEvent, insertMessagesRoutingEvents } from './encode-routing-event.ts';
-export { placeCacheBreakpoints, MAX_CACHE_BREAKPOINTS, MIN_CACHEABLE_TOKENS } from './place-cache-breakpoints.ts';
+export { placeCacheBreakpoints, minCacheableTokens, MAX_CACHE_BREAKPOINTS, MIN_CACHEABLE_TOKENS } from './place-cache-breakpoints.ts';
