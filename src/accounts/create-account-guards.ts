@@ -21,7 +21,9 @@ export interface CreateAccountGuardsOptions {
 
 /** Builds the account guards from the config: limiter, ledger (replayed into the store), credit book. */
 export async function createAccountGuards(options: CreateAccountGuardsOptions): Promise<AccountGuards> {
-  const limits = rateLimitConfigSchema.parse(options.config.limits ?? {});
+  // The config is parsed already: parsing `limits` again would merge the default endpoint limits
+  // back over the ones an operator lifted with null.
+  const limits = options.config.limits ?? rateLimitConfigSchema.parse({});
   const billing = billingConfigSchema.parse(options.config.billing ?? {});
   const { ledger, usage, report } = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs });
   reportReplay(report, options.log);

@@ -117,6 +117,26 @@ describe('resolution order (spec §8.1)', () => {
     expect((await gw.fetch('/v1/key', get(key))).status).toBe(200);
   });
 
+  it('(3) null lifts a default endpoint limit: POST /v1/files falls back to the global default', async () => {
+    const upload = (key: string) => {
+      const form = new FormData();
+      form.append('purpose', 'user_data');
+      form.append('file', new Blob(['hello\n']), 'a.txt');
+      return { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form };
+    };
+    gw = await makeGateway();
+    const limited = await gw.account();
+    expect((await gw.fetch('/v1/files', upload(limited.key))).headers.get('x-ratelimit-limit')).toBe('20');
+    await gw.close();
+    gw = await makeGateway({ limits: { endpoints: { 'POST /v1/files': null } } });
+    const { key } = await gw.account();
+    for (let i = 0; i < 21; i++) {
+      const res = await gw.fetch('/v1/files', upload(key));
+      expect(res.status, `upload ${i + 1}`).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+    }
+  });
+
   it('(4) the global default applies everywhere else', async () => {
     gw = await makeGateway({ limits: { default: 2 } });
     const { key } = await gw.account();
