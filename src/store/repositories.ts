@@ -5,12 +5,15 @@ import type {
   BatchRecord,
   BatchStatus,
   FileRecord,
+  LedgerRecord,
   MediaRecord,
   MediaStatus,
   MediaType,
+  PeriodKeys,
   SessionRecord,
   StoredResponse,
   StoredResponseInput,
+  UsageTotalsRow,
 } from './types.ts';
 
 /*
@@ -188,6 +191,97 @@ export interface BatchesRepo {
   deleteLines(batchId: string): Promise<void>;
 }
 
+/** What an admitted request asks to hold (see `CreditsRepo.hold`). */
+export interface HoldRequest {
+  /** Unique per request: the hold and, later, the ledger row are keyed by it. */
+  requestId: string;
+  accountId: string;
+  /** The key that made the request: its spend limit counts the hold. */
+  keyId: string;
+  credits: number;
+  /** Input tokens (an estimate), held against the monthly token quota. */
+  tokens: number;
+  /** Check the balance (`billing.enforce`); the ceilings and the quota are always checked. */
+  enforce: boolean;
+  /** A priced request whose size is unknown up front needs some balance even at 0 credits. */
+  needsBalance: boolean;
+  /** The periods of now (spend limits and the quota count these). */
+  periods: PeriodKeys;
+}
+
+/**
+ * What a hold found: `ok` (held), or which check refused it, with the numbers for the error:
+ * `quota` (used = tokens this month, limit = the quota), `key_limit` / `account_cap` (used =
+ * spent this period, limit = the ceiling, reserved = held against it), `balance`, `no_account`.
+ */
+export interface HoldOutcome {
+  outcome: 'ok' | 'no_account' | 'quota' | 'key_limit' | 'account_cap' | 'balance';
+  credits: number;
+  reserved: number;
+  used: number;
+  limit: number;
+  reservedTokens: number;
+}
+
+/** A settlement: the ledger row (its `charged_credits` is decided by the backend) and the rules. */
+export interface SettleRequest {
+  entry: Omit<LedgerRecord, 'seq' | 'charged_credits'>;
+  enforce: boolean;
+  /** The periods of `entry.ts`. */
+  periods: PeriodKeys;
+}
+
+export interface SettleOutcome {
+  /** False when a row with this request id was already there: nothing was charged again. */
+  inserted: boolean;
+  /** What was taken from the balance (no more than the balance and every ceiling allowed). */
+  charged: number;
+  seq?: number;
+}
+
+/** The live money state of an account (and its keys) for the usage views. */
+export interface CreditState {
+  credits: number;
+  reserved: number;
+  reservedTokens: number;
+  /** All-time charged credits per key of the account (`spent_total`). */
+  keyTotals: Map<string, number>;
+  /** Credits held by requests in flight per key that has a spend limit. */
+  keyReserved: Map<string, number>;
+}
+
+/**
+ * Credits shared by every instance of a database backend: holds for requests in flight,
+ * the usage ledger and the spend aggregates, each changed by one atomic call. The file store
+ * has none (one process owns a data dir: its in-process credit book and JSONL ledger).
+ */
+export interface CreditsRepo {
+  /**
+   * One round trip: checks the quota, the key's spend limit, the account's monthly cap and
+   * (enforcing) the balance against what is spent and held on every instance, and holds.
+   */
+  hold(request: HoldRequest): Promise<HoldOutcome>;
+  /** Gives a hold back; false when it was not there (released, settled, swept). */
+  release(requestId: string): Promise<boolean>;
+  /**
+   * Exactly once per request id: inserts the ledger row and, only then, charges the balance,
+   * adds to the period aggregates and gives the request's hold back, in one transaction.
+   */
+  settle(request: SettleRequest): Promise<SettleOutcome>;
+  /** The account's balance, holds and per-key totals; undefined for an unknown account. */
+  state(accountId: string): Promise<CreditState | undefined>;
+  /** Ledger totals per (UTC day, account, key, model, provider) of rows at or after `since` (ms). */
+  usageTotals(query: { accountId?: string; since?: number }): Promise<UsageTotalsRow[]>;
+  /** Ledger rows in order (`seq`), after `afterSeq`. */
+  ledger(query: { accountId?: string; afterSeq?: number; limit: number }): Promise<LedgerRecord[]>;
+  /** Says this instance is alive (its holds are kept). */
+  beat(): Promise<void>;
+  /** Gives back the holds of instances not seen for `staleMs`; returns how many. */
+  releaseStale(staleMs: number): Promise<number>;
+  /** Forgets this instance (a clean stop): holds it still has are released by the next sweep. */
+  leave(): Promise<void>;
+}
+
 /** Every record kind behind one port; the embedded default is FileStore, others come by config. */
 export interface Store {
   readonly cache: StoreCache;
@@ -198,6 +292,8 @@ export interface Store {
   readonly responses: ResponsesRepo;
   readonly files: FilesRepo;
   readonly batches: BatchesRepo;
+  /** Credits shared across instances (a database backend); absent on the file store. */
+  readonly credits?: CreditsRepo;
   /** Waits until every change made so far is durable (shutdown, CLI commands). */
   flush(): Promise<void>;
   /** Flushes and releases files or connections; the store is unusable afterwards. */

@@ -192,3 +192,51 @@ export interface DbData {
   files: FileRecord[];
   batches: BatchRecord[];
 }
+
+/**
+ * One settled request in a shared usage ledger (a database backend): the fields of a
+ * `usage.jsonl` line, keyed by `request_id` (settled exactly once). `seq` orders the rows.
+ */
+export interface LedgerRecord {
+  seq: number;
+  /** Ms epoch of the settlement. */
+  ts: number;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  model: string;
+  provider: string;
+  endpoint: string;
+  input_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cached_tokens: number;
+  cost_credits: number;
+  charged_credits: number;
+  estimated: boolean;
+  aborted: boolean;
+  discount?: number;
+  price_multiplier?: number;
+  media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
+}
+
+/** The UTC periods spend is counted in: `YYYY-MM-DD`, the Monday `YYYY-MM-DD`, `YYYY-MM`. */
+export interface PeriodKeys {
+  day: string;
+  week: string;
+  month: string;
+}
+
+/** Ledger totals of one (UTC day, account, key, model, provider). */
+export interface UsageTotalsRow {
+  date: string;
+  accountId: string;
+  keyId: string;
+  model: string;
+  provider: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  credits: number;
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres/index.ts';
-import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.ts';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 import { aKey, anAccount, describeStore } from './store.case.ts';
 
@@ -20,6 +20,7 @@ afterAll(async () => {
   await Promise.all(databases.map((d) => d.drop()));
 });
 describeStore('postgres', {
+  sharedCredits: true,
   async open() {
     const fresh = await createTestDatabase();
     databases.push(fresh);
@@ -41,7 +42,7 @@ describe('postgres store: start-up and instances', () => {
     const fresh = await createTestDatabase();
     try {
       const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open(fresh.url)));
-      expect(stores.flatMap((s) => s.report.migrated)).toEqual([PG_SCHEMA_VERSION]);
+      expect(stores.flatMap((s) => s.report.migrated)).toEqual(MIGRATIONS.map((m) => m.version));
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await fresh.drop();

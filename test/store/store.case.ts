@@ -8,6 +8,8 @@ import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord,
 export interface StoreBackend {
   open(): Promise<Store>;
   reopen(store: Store): Promise<Store>;
+  /** The backend shares credits across instances (`store.credits`): its contract runs too. */
+  sharedCredits?: boolean;
 }
 
 let counter = 0;
@@ -434,6 +436,129 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.responses.purgeCreatedBefore(Date.now() + 60_000)).toBeGreaterThanOrEqual(1);
         expect(await store.responses.get(a, id)).toBeUndefined();
       });
+    });
+
+    if (backend.sharedCredits) describeSharedCredits(fresh, restart);
+  });
+}
+
+const PERIODS = { day: '2026-11-24', week: '2026-11-23', month: '2026-11' };
+const TS = Date.UTC(2026, 10, 24, 12);
+
+function anEntry(accountId: string, keyId: string, requestId: string, cost: number, overrides: Record<string, unknown> = {}) {
+  return {
+    ts: TS,
+    request_id: requestId,
+    account_id: accountId,
+    key_id: keyId,
+    model: 'mock/echo',
+    provider: 'mock',
+    endpoint: '/v1/chat/completions',
+    input_tokens: 10,
+    output_tokens: 5,
+    reasoning_tokens: 0,
+    cached_tokens: 0,
+    cost_credits: cost,
+    estimated: false,
+    aborted: false,
+    ...overrides,
+  };
+}
+
+/** `store.credits`: holds, exactly-once settlement, ceilings and the quota, stale holds. */
+function describeSharedCredits(fresh: () => Promise<Store>, restart: (store: Store) => Promise<Store>): void {
+  describe('credits shared across instances', () => {
+    const hold = (store: Store, accountId: string, keyId: string, requestId: string, credits: number, tokens = 0) =>
+      store.credits!.hold({ requestId, accountId, keyId, credits, tokens, enforce: true, needsBalance: true, periods: PERIODS });
+
+    it('concurrent holds never take more than the balance; settlement charges once per request id', async () => {
+      const store = await fresh();
+      const account = await store.accounts.create(anAccount({ credits: 100 }));
+      const key = await store.keys.create(aKey(account.id));
+      const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => hold(store, account.id, key.id, `req_c${i}`, 3)));
+      expect(outcomes.filter((o) => o.outcome === 'ok')).toHaveLength(33);
+      expect(outcomes.filter((o) => o.outcome === 'balance')).toHaveLength(17);
+      expect((await store.credits!.state(account.id))?.reserved).toBe(99);
+      const ok = outcomes.flatMap((o, i) => (o.outcome === 'ok' ? [`req_c${i}`] : []));
+      // Each settles at 2 credits, the first one twice (and concurrently): one row, one charge.
+      const settled = await Promise.all([ok[0], ...ok].map((id) => store.credits!.settle({ entry: anEntry(account.id, key.id, id, 2), enforce: true, periods: PERIODS })));
+      expect(settled.filter((s) => s.inserted)).toHaveLength(33);
+      expect(settled.filter((s) => !s.inserted)).toEqual([{ inserted: false, charged: 0 }]);
+      const state = await store.credits!.state(account.id);
+      expect(state).toMatchObject({ credits: 34, reserved: 0, reservedTokens: 0 });
+      expect(state?.keyTotals.get(key.id)).toBe(66);
+      const rows = await store.credits!.ledger({ accountId: account.id, limit: 100 });
+      expect(rows).toHaveLength(33);
+      expect(new Set(rows.map((r) => r.request_id)).size).toBe(33);
+      expect(rows.reduce((n, r) => n + r.charged_credits, 0)).toBe(66);
+      expect(rows[0]).toMatchObject({ model: 'mock/echo', input_tokens: 10, output_tokens: 5, cost_credits: 2, charged_credits: 2, estimated: false });
+      // The same request id settled again after a restart (a second instance): still one row.
+      const again = await restart(store);
+      expect(await again.credits!.settle({ entry: anEntry(account.id, key.id, ok[1], 2), enforce: true, periods: PERIODS })).toEqual({ inserted: false, charged: 0 });
+      expect((await again.credits!.state(account.id))?.credits).toBe(34);
+      const totals = await again.credits!.usageTotals({ accountId: account.id });
+      expect(totals).toEqual([{ date: PERIODS.day, accountId: account.id, keyId: key.id, model: 'mock/echo', provider: 'mock', requests: 33, inputTokens: 330, outputTokens: 165, reasoningTokens: 0, credits: 66 }]);
+    });
+
+    it('a charge takes no more than the balance left after the other holds', async () => {
+      const store = await fresh();
+      const account = await store.accounts.create(anAccount({ credits: 10 }));
+      const key = await store.keys.create(aKey(account.id));
+      expect((await hold(store, account.id, key.id, 'req_a', 4)).outcome).toBe('ok');
+      expect((await hold(store, account.id, key.id, 'req_b', 4)).outcome).toBe('ok');
+      // req_a cost 9: 10 - 4 (req_b's hold) = 6 may be taken.
+      expect(await store.credits!.settle({ entry: anEntry(account.id, key.id, 'req_a', 9), enforce: true, periods: PERIODS })).toMatchObject({ inserted: true, charged: 6 });
+      expect((await store.credits!.ledger({ accountId: account.id, limit: 10 }))[0]).toMatchObject({ cost_credits: 9, charged_credits: 6 });
+      expect(await store.credits!.release('req_b')).toBe(true);
+      expect(await store.credits!.release('req_b')).toBe(false);
+      expect(await store.credits!.state(account.id)).toMatchObject({ credits: 4, reserved: 0 });
+      // Without enforcement the whole cost is charged (a settlement without a hold).
+      expect(await store.credits!.settle({ entry: anEntry(account.id, key.id, 'req_c', 7), enforce: false, periods: PERIODS })).toMatchObject({ inserted: true, charged: 7 });
+      expect((await store.credits!.state(account.id))?.credits).toBe(-3);
+    });
+
+    it("holds meet the key's spend limit, the account's monthly cap and the token quota, spent and held", async () => {
+      const store = await fresh();
+      const account = await store.accounts.create(anAccount({ credits: 1000, spendCap: 50, monthlyTokenQuota: 100 }));
+      const key = await store.keys.create(aKey(account.id, { limit: 10, limitReset: 'daily' }));
+      const other = await store.keys.create(aKey(account.id));
+      expect((await hold(store, account.id, key.id, 'req_k1', 6)).outcome).toBe('ok');
+      expect(await hold(store, account.id, key.id, 'req_k2', 6)).toMatchObject({ outcome: 'key_limit', limit: 10, used: 0, reserved: 6 });
+      await store.credits!.settle({ entry: anEntry(account.id, key.id, 'req_k1', 5), enforce: true, periods: PERIODS });
+      expect(await hold(store, account.id, key.id, 'req_k3', 6)).toMatchObject({ outcome: 'key_limit', used: 5, reserved: 0 });
+      // The next day the key's daily limit starts over.
+      const tomorrow = { day: '2026-11-25', week: PERIODS.week, month: PERIODS.month };
+      expect((await store.credits!.hold({ requestId: 'req_k4', accountId: account.id, keyId: key.id, credits: 6, tokens: 0, enforce: true, needsBalance: true, periods: tomorrow })).outcome).toBe('ok');
+      expect(await store.credits!.release('req_k4')).toBe(true);
+      // The account cap: 5 spent this month, 45 left.
+      expect(await hold(store, account.id, other.id, 'req_a1', 46)).toMatchObject({ outcome: 'account_cap', limit: 50, used: 5 });
+      expect((await hold(store, account.id, other.id, 'req_a2', 45)).outcome).toBe('ok');
+      expect(await store.credits!.release('req_a2')).toBe(true);
+      // The quota: 15 tokens used, 85 left (held input tokens count).
+      expect((await hold(store, account.id, other.id, 'req_q1', 0, 80)).outcome).toBe('ok');
+      expect(await hold(store, account.id, other.id, 'req_q2', 0, 10)).toMatchObject({ outcome: 'quota', used: 15, limit: 100, reservedTokens: 80 });
+      expect(await store.credits!.release('req_q1')).toBe(true);
+      expect((await hold(store, account.id, other.id, 'req_q3', 0, 10)).outcome).toBe('ok');
+      expect((await hold(store, account.id, other.id, 'req_x', 1)).outcome).toBe('ok');
+      expect((await store.credits!.hold({ requestId: 'req_n', accountId: 'acct_missing', keyId: key.id, credits: 1, tokens: 0, enforce: true, needsBalance: true, periods: PERIODS })).outcome).toBe('no_account');
+    });
+
+    it('holds of an instance that stopped beating are given back by a sweep; live ones stay', async () => {
+      const store = await fresh();
+      const account = await store.accounts.create(anAccount({ credits: 10 }));
+      const key = await store.keys.create(aKey(account.id, { limit: 100 }));
+      await store.credits!.beat();
+      expect((await hold(store, account.id, key.id, 'req_s1', 4, 7)).outcome).toBe('ok');
+      expect(await store.credits!.releaseStale(60_000)).toBe(0);
+      expect((await store.credits!.state(account.id))?.reserved).toBe(4);
+      expect((await store.credits!.state(account.id))?.keyReserved.get(key.id)).toBe(4);
+      await store.credits!.leave();
+      expect(await store.credits!.releaseStale(0)).toBe(1);
+      expect(await store.credits!.state(account.id)).toMatchObject({ reserved: 0, reservedTokens: 0 });
+      expect((await store.credits!.state(account.id))?.keyReserved.size).toBe(0);
+      // Settling after the sweep still charges once (the hold is simply gone).
+      expect(await store.credits!.settle({ entry: anEntry(account.id, key.id, 'req_s1', 3), enforce: true, periods: PERIODS })).toMatchObject({ inserted: true, charged: 3 });
+      expect(await store.credits!.state(account.id)).toMatchObject({ credits: 7, reserved: 0 });
     });
   });
 }

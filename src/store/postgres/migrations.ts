@@ -151,6 +151,276 @@ create trigger gw_api_keys_announce after insert or update or delete on gw_api_k
 create trigger gw_sessions_announce after insert or update or delete on gw_sessions for each row execute function gw_announce();
 `,
   },
+  {
+    version: 2,
+    name: 'credits across instances',
+    sql: `
+-- Credit holds (one per admitted request), spend aggregates per period and the usage ledger:
+-- admission is one call of gw_reserve, settlement one call of gw_settle (docs/scale-out.md).
+alter table gw_accounts
+  add column reserved_tokens bigint not null default 0,
+  add column spend_month text,
+  add column month_spent numeric not null default 0,
+  add column month_tokens bigint not null default 0;
+alter table gw_api_keys
+  add column reserved numeric not null default 0,
+  add column spent_total numeric not null default 0,
+  add column spend_day text,
+  add column spent_day numeric not null default 0,
+  add column spend_week text,
+  add column spent_week numeric not null default 0,
+  add column spend_month text,
+  add column spent_month numeric not null default 0;
+
+-- The usage ledger: one row per settled request, keyed by its request id (settled exactly once).
+create table gw_ledger (
+  seq bigserial,
+  request_id text primary key,
+  ts bigint not null,
+  account_id text not null,
+  key_id text not null,
+  model text not null,
+  provider text not null,
+  endpoint text not null,
+  input_tokens bigint not null default 0,
+  output_tokens bigint not null default 0,
+  reasoning_tokens bigint not null default 0,
+  cached_tokens bigint not null default 0,
+  cost_credits numeric not null default 0,
+  charged_credits numeric not null default 0,
+  estimated boolean not null default false,
+  aborted boolean not null default false,
+  discount numeric,
+  price_multiplier numeric,
+  media jsonb
+);
+create index gw_ledger_account_ts on gw_ledger (account_id, ts);
+
+-- What each request in flight holds, and which instance admitted it (released when it settles,
+-- or by any instance once its instance stops beating).
+create table gw_credit_holds (
+  request_id text primary key,
+  account_id text not null,
+  key_id text,
+  credits numeric not null,
+  tokens bigint not null,
+  instance text not null,
+  created_at bigint not null
+);
+create index gw_credit_holds_instance on gw_credit_holds (instance);
+
+create table gw_instances (
+  id text primary key,
+  seen_at bigint not null
+);
+
+-- Reservations and spend aggregates are bookkeeping: no announcement to the other instances
+-- (a credit change still is, so every instance's cached balance stays current).
+drop trigger gw_accounts_announce on gw_accounts;
+create trigger gw_accounts_announce after insert or delete on gw_accounts for each row execute function gw_announce();
+create trigger gw_accounts_announce_update after update on gw_accounts for each row
+  when ((old.email, old.password_hash, old.tier, old.credits, old.monthly_token_quota, old.suspended, old.rpm, old.created_at, old.billed_seq, old.spend_cap)
+    is distinct from (new.email, new.password_hash, new.tier, new.credits, new.monthly_token_quota, new.suspended, new.rpm, new.created_at, new.billed_seq, new.spend_cap))
+  execute function gw_announce();
+drop trigger gw_api_keys_announce on gw_api_keys;
+create trigger gw_api_keys_announce after insert or delete on gw_api_keys for each row execute function gw_announce();
+create trigger gw_api_keys_announce_update after update on gw_api_keys for each row
+  when ((old.account_id, old.name, old.hash, old.preview, old.rpm, old.expires_at, old.revoked_at, old.created_at, old.models, old.endpoints, old.spend_limit, old.limit_reset, old.last_used_at)
+    is distinct from (new.account_id, new.name, new.hash, new.preview, new.rpm, new.expires_at, new.revoked_at, new.created_at, new.models, new.endpoints, new.spend_limit, new.limit_reset, new.last_used_at))
+  execute function gw_announce();
+
+-- What a key has spent in the period its limit resets on.
+create function gw_key_spent(k gw_api_keys, p_day text, p_week text, p_month text) returns numeric language sql immutable as $$
+  select case k.limit_reset
+    when 'daily' then case when k.spend_day = p_day then k.spent_day else 0 end
+    when 'weekly' then case when k.spend_week = p_week then k.spent_week else 0 end
+    when 'monthly' then case when k.spend_month = p_month then k.spent_month else 0 end
+    else k.spent_total end
+$$;
+
+-- Admission: checks the monthly token quota, the key's spend limit, the account's monthly spend
+-- cap and the balance against what is spent and held, and holds credits and tokens; the rows
+-- stay locked until the end, so concurrent calls on any instances are checked one after another.
+create function gw_reserve(p_request text, p_account text, p_key text, p_credits numeric, p_tokens bigint,
+  p_enforce boolean, p_needs_balance boolean, p_instance text, p_day text, p_week text, p_month text)
+returns table (outcome text, credits float8, reserved float8, used float8, lim float8, reserved_tokens bigint)
+language plpgsql as $$
+declare
+  a gw_accounts%rowtype;
+  k gw_api_keys%rowtype;
+  spent numeric;
+  avail numeric;
+  tok bigint;
+  counts boolean := p_credits > 0 or p_needs_balance;
+  key_held boolean := false;
+begin
+  select * into a from gw_accounts where id = p_account for update;
+  if not found then
+    return query select 'no_account'::text, 0::float8, 0::float8, 0::float8, 0::float8, 0::bigint;
+    return;
+  end if;
+  tok := case when a.spend_month = p_month then a.month_tokens else 0 end;
+  if a.monthly_token_quota is not null and (tok + a.reserved_tokens + p_tokens > a.monthly_token_quota or tok >= a.monthly_token_quota) then
+    return query select 'quota'::text, a.credits::float8, a.reserved::float8, tok::float8, a.monthly_token_quota::float8, a.reserved_tokens;
+    return;
+  end if;
+  if p_key is not null then
+    select * into k from gw_api_keys where id = p_key and spend_limit is not null for update;
+    if found then
+      key_held := true;
+      if counts then
+        spent := gw_key_spent(k, p_day, p_week, p_month);
+        avail := round(k.spend_limit - spent - k.reserved, 6);
+        if not (p_credits <= avail and avail > 0) then
+          return query select 'key_limit'::text, a.credits::float8, k.reserved::float8, spent::float8, k.spend_limit::float8, a.reserved_tokens;
+          return;
+        end if;
+      end if;
+    end if;
+  end if;
+  if a.spend_cap is not null and counts then
+    spent := case when a.spend_month = p_month then a.month_spent else 0 end;
+    avail := round(a.spend_cap - spent - a.reserved, 6);
+    if not (p_credits <= avail and avail > 0) then
+      return query select 'account_cap'::text, a.credits::float8, a.reserved::float8, spent::float8, a.spend_cap::float8, a.reserved_tokens;
+      return;
+    end if;
+  end if;
+  if p_enforce and counts then
+    avail := round(a.credits - a.reserved, 6);
+    if p_credits > avail or avail <= 0 then
+      return query select 'balance'::text, a.credits::float8, a.reserved::float8, 0::float8, 0::float8, a.reserved_tokens;
+      return;
+    end if;
+  end if;
+  if p_credits <> 0 or p_tokens <> 0 then
+    update gw_accounts set reserved = round(gw_accounts.reserved + p_credits, 6), reserved_tokens = gw_accounts.reserved_tokens + p_tokens where id = p_account;
+    if key_held then
+      update gw_api_keys set reserved = round(gw_api_keys.reserved + p_credits, 6) where id = p_key;
+    end if;
+    insert into gw_credit_holds (request_id, account_id, key_id, credits, tokens, instance, created_at)
+      values (p_request, p_account, case when key_held then p_key else null end, p_credits, p_tokens, p_instance, (extract(epoch from clock_timestamp()) * 1000)::bigint);
+  end if;
+  return query select 'ok'::text, a.credits::float8, (a.reserved + p_credits)::float8, 0::float8, 0::float8, a.reserved_tokens + p_tokens;
+end $$;
+
+-- Gives a hold back (idempotent: a hold released or settled already is not there).
+create function gw_release(p_request text) returns boolean language plpgsql as $$
+declare
+  h gw_credit_holds%rowtype;
+begin
+  select * into h from gw_credit_holds where request_id = p_request;
+  if not found then return false; end if;
+  -- The same lock order as gw_reserve and gw_settle (account, key, hold): no deadlock.
+  perform 1 from gw_accounts where id = h.account_id for update;
+  delete from gw_credit_holds where request_id = p_request returning * into h;
+  if not found then return false; end if;
+  update gw_accounts set reserved = greatest(0, round(reserved - h.credits, 6)), reserved_tokens = greatest(0, reserved_tokens - h.tokens) where id = h.account_id;
+  if h.key_id is not null then
+    update gw_api_keys set reserved = greatest(0, round(reserved - h.credits, 6)) where id = h.key_id;
+  end if;
+  return true;
+end $$;
+
+-- Settlement, exactly once: inserts the ledger row keyed by request id and, only when it was
+-- inserted, charges the balance (no more than the balance and each ceiling still allow, other
+-- requests' holds taken off), adds to the period aggregates and gives the request's hold back.
+create function gw_settle(p_entry jsonb, p_enforce boolean, p_day text, p_week text, p_month text)
+returns table (inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  e gw_ledger%rowtype;
+  a gw_accounts%rowtype;
+  k gw_api_keys%rowtype;
+  h gw_credit_holds%rowtype;
+  own numeric := 0;
+  own_tokens bigint := 0;
+  room numeric;
+  c numeric;
+  s bigint;
+begin
+  e := jsonb_populate_record(null::gw_ledger, p_entry);
+  select * into a from gw_accounts where id = e.account_id for update;
+  select * into k from gw_api_keys where id = e.key_id for update;
+  select * into h from gw_credit_holds where request_id = e.request_id;
+  if found then
+    own := h.credits;
+    own_tokens := h.tokens;
+  end if;
+  c := greatest(0, coalesce(e.cost_credits, 0));
+  if k.id is not null and k.spend_limit is not null then
+    room := k.spend_limit - gw_key_spent(k, p_day, p_week, p_month) - (k.reserved - case when h.key_id = k.id then own else 0 end);
+    c := least(c, greatest(0, room));
+  end if;
+  if a.id is not null and a.spend_cap is not null then
+    room := a.spend_cap - (case when a.spend_month = p_month then a.month_spent else 0 end) - (a.reserved - own);
+    c := least(c, greatest(0, room));
+  end if;
+  if a.id is not null and p_enforce then
+    c := least(c, greatest(0, a.credits - (a.reserved - own)));
+  end if;
+  c := round(c, 6);
+  insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+    values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
+      coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media)
+    on conflict (request_id) do nothing
+    returning gw_ledger.seq into s;
+  if s is null then
+    return query select false, 0::float8, null::bigint;
+    return;
+  end if;
+  delete from gw_credit_holds where request_id = e.request_id;
+  if a.id is not null then
+    update gw_accounts set
+      credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),
+      reserved = greatest(0, round(gw_accounts.reserved - own, 6)),
+      reserved_tokens = greatest(0, gw_accounts.reserved_tokens - own_tokens),
+      month_spent = case when gw_accounts.spend_month = p_month then gw_accounts.month_spent + c when gw_accounts.spend_month > p_month then gw_accounts.month_spent else c end,
+      month_tokens = case when gw_accounts.spend_month = p_month then gw_accounts.month_tokens + e.input_tokens + e.output_tokens
+        when gw_accounts.spend_month > p_month then gw_accounts.month_tokens else e.input_tokens + e.output_tokens end,
+      spend_month = greatest(coalesce(gw_accounts.spend_month, p_month), p_month)
+    where id = e.account_id;
+  end if;
+  if k.id is not null then
+    update gw_api_keys set
+      reserved = case when h.key_id = k.id then greatest(0, round(gw_api_keys.reserved - own, 6)) else gw_api_keys.reserved end,
+      spent_total = gw_api_keys.spent_total + c,
+      spent_day = case when gw_api_keys.spend_day = p_day then gw_api_keys.spent_day + c when gw_api_keys.spend_day > p_day then gw_api_keys.spent_day else c end,
+      spend_day = greatest(coalesce(gw_api_keys.spend_day, p_day), p_day),
+      spent_week = case when gw_api_keys.spend_week = p_week then gw_api_keys.spent_week + c when gw_api_keys.spend_week > p_week then gw_api_keys.spent_week else c end,
+      spend_week = greatest(coalesce(gw_api_keys.spend_week, p_week), p_week),
+      spent_month = case when gw_api_keys.spend_month = p_month then gw_api_keys.spent_month + c when gw_api_keys.spend_month > p_month then gw_api_keys.spent_month else c end,
+      spend_month = greatest(coalesce(gw_api_keys.spend_month, p_month), p_month)
+    where id = k.id;
+  elsif h.key_id is not null then
+    update gw_api_keys set reserved = greatest(0, round(reserved - own, 6)) where id = h.key_id;
+  end if;
+  return query select true, c::float8, s;
+end $$;
+
+-- Holds of instances that stopped beating (a crash, kill -9) are given back by whichever
+-- instance sweeps first; one sweeper at a time (transaction-scoped advisory lock).
+create function gw_release_stale_holds(p_stale_ms bigint) returns integer language plpgsql as $$
+declare
+  now_ms bigint := (extract(epoch from clock_timestamp()) * 1000)::bigint;
+  r record;
+  n integer := 0;
+begin
+  if not pg_try_advisory_xact_lock(7427201002) then return 0; end if;
+  for r in
+    select h.request_id from gw_credit_holds h
+    where not exists (select 1 from gw_instances i where i.id = h.instance and i.seen_at > now_ms - p_stale_ms)
+      and h.created_at < now_ms - p_stale_ms
+  loop
+    if gw_release(r.request_id) then n := n + 1; end if;
+  end loop;
+  delete from gw_instances where seen_at < now_ms - 86400000;
+  return n;
+end $$;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -4,6 +4,7 @@ import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '..
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
 import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
+import { PostgresCreditsRepo } from './postgres-credits-repo.ts';
 import { PostgresFilesRepo } from './postgres-files-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
@@ -112,6 +113,7 @@ export class PostgresStore implements Store {
   readonly responses: PostgresResponsesRepo;
   readonly files: PostgresFilesRepo;
   readonly batches: PostgresBatchesRepo;
+  readonly credits: PostgresCreditsRepo;
   readonly instanceId: string;
 
   private readonly accountById = new Map<string, AccountRecord>();
@@ -141,6 +143,7 @@ export class PostgresStore implements Store {
     this.responses = new PostgresResponsesRepo(pool);
     this.files = new PostgresFilesRepo(pool);
     this.batches = new PostgresBatchesRepo(pool);
+    this.credits = new PostgresCreditsRepo(pool, instanceId);
     this.cache = {
       account: (id) => this.accountById.get(id),
       keyByHash: (hash) => this.keyByHash.get(hash),

@@ -1,0 +1,132 @@
+import type pg from 'pg';
+import type { CreditState, CreditsRepo, HoldOutcome, HoldRequest, SettleOutcome, SettleRequest } from '../repositories.ts';
+import type { LedgerRecord, UsageTotalsRow } from '../types.ts';
+
+interface HoldRow {
+  outcome: HoldOutcome['outcome'];
+  credits: number;
+  reserved: number;
+  used: number;
+  lim: number;
+  reserved_tokens: number;
+}
+
+interface LedgerRow extends Omit<LedgerRecord, 'discount' | 'price_multiplier' | 'media'> {
+  discount: number | null;
+  price_multiplier: number | null;
+  media: LedgerRecord['media'] | null;
+}
+
+function ledgerFromRow(row: LedgerRow): LedgerRecord {
+  const { discount, price_multiplier, media, ...rest } = row;
+  const record: LedgerRecord = rest;
+  if (discount !== null) record.discount = discount;
+  if (price_multiplier !== null) record.price_multiplier = price_multiplier;
+  if (media !== null) record.media = media;
+  return record;
+}
+
+const LEDGER_COLUMNS = `seq, ts, request_id, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
+  cached_tokens, cost_credits::float8 as cost_credits, charged_credits::float8 as charged_credits, estimated, aborted,
+  discount::float8 as discount, price_multiplier::float8 as price_multiplier, media`;
+
+/**
+ * Credits across instances (docs/scale-out.md): every call is one statement (one round trip)
+ * running a function of migration 2 (`gw_reserve`, `gw_settle`, `gw_release`,
+ * `gw_release_stale_holds`), which locks the account's row (then the key's), so concurrent
+ * calls from any number of instances are checked and applied one after another.
+ */
+export class PostgresCreditsRepo implements CreditsRepo {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly instanceId: string,
+  ) {}
+
+  async hold(r: HoldRequest): Promise<HoldOutcome> {
+    const { rows } = await this.pool.query<HoldRow>({
+      name: 'gw_reserve',
+      text: 'select * from gw_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      values: [r.requestId, r.accountId, r.keyId, r.credits, Math.max(0, Math.ceil(r.tokens)), r.enforce, r.needsBalance, this.instanceId, r.periods.day, r.periods.week, r.periods.month],
+    });
+    const row = rows[0];
+    return { outcome: row.outcome, credits: row.credits, reserved: row.reserved, used: row.used, limit: row.lim, reservedTokens: Number(row.reserved_tokens) };
+  }
+
+  async release(requestId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ released: boolean }>({ name: 'gw_release', text: 'select gw_release($1) as released', values: [requestId] });
+    return rows[0]?.released === true;
+  }
+
+  async settle(r: SettleRequest): Promise<SettleOutcome> {
+    const { rows } = await this.pool.query<{ inserted: boolean; charged: number; seq: number | null }>({
+      name: 'gw_settle',
+      text: 'select * from gw_settle($1, $2, $3, $4, $5)',
+      values: [JSON.stringify(r.entry), r.enforce, r.periods.day, r.periods.week, r.periods.month],
+    });
+    const row = rows[0];
+    return row.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };
+  }
+
+  async state(accountId: string): Promise<CreditState | undefined> {
+    const [account, keys] = await Promise.all([
+      this.pool.query<{ credits: number; reserved: number; reserved_tokens: number }>('select credits::float8 as credits, reserved::float8 as reserved, reserved_tokens from gw_accounts where id = $1', [accountId]),
+      this.pool.query<{ id: string; spent_total: number; reserved: number }>('select id, spent_total::float8 as spent_total, reserved::float8 as reserved from gw_api_keys where account_id = $1', [accountId]),
+    ]);
+    const row = account.rows[0];
+    if (!row) return undefined;
+    return {
+      credits: row.credits,
+      reserved: row.reserved,
+      reservedTokens: Number(row.reserved_tokens),
+      keyTotals: new Map(keys.rows.filter((k) => k.spent_total !== 0).map((k) => [k.id, k.spent_total])),
+      keyReserved: new Map(keys.rows.filter((k) => k.reserved !== 0).map((k) => [k.id, k.reserved])),
+    };
+  }
+
+  async usageTotals(query: { accountId?: string; since?: number }): Promise<UsageTotalsRow[]> {
+    const values: unknown[] = [];
+    const filter: string[] = [];
+    if (query.accountId !== undefined) {
+      values.push(query.accountId);
+      filter.push(`account_id = $${values.length}`);
+    }
+    if (query.since !== undefined) {
+      values.push(query.since);
+      filter.push(`ts >= $${values.length}`);
+    }
+    const { rows } = await this.pool.query<UsageTotalsRow>(
+      `select to_char(to_timestamp(ts / 1000.0) at time zone 'UTC', 'YYYY-MM-DD') as "date", account_id as "accountId", key_id as "keyId", model, provider,
+         count(*)::int as requests, sum(input_tokens)::float8 as "inputTokens", sum(output_tokens)::float8 as "outputTokens",
+         sum(reasoning_tokens)::float8 as "reasoningTokens", sum(charged_credits)::float8 as credits
+       from gw_ledger ${filter.length > 0 ? `where ${filter.join(' and ')}` : ''}
+       group by 1, 2, 3, 4, 5`,
+      values,
+    );
+    return rows;
+  }
+
+  async ledger(query: { accountId?: string; afterSeq?: number; limit: number }): Promise<LedgerRecord[]> {
+    const values: unknown[] = [query.afterSeq ?? 0, query.limit];
+    const byAccount = query.accountId === undefined ? '' : `and account_id = $${values.push(query.accountId)}`;
+    const { rows } = await this.pool.query<LedgerRow>(`select ${LEDGER_COLUMNS} from gw_ledger where seq > $1 ${byAccount} order by seq limit $2`, values);
+    return rows.map(ledgerFromRow);
+  }
+
+  async beat(): Promise<void> {
+    await this.pool.query({
+      name: 'gw_beat',
+      text: `insert into gw_instances (id, seen_at) values ($1, (extract(epoch from clock_timestamp()) * 1000)::bigint)
+             on conflict (id) do update set seen_at = excluded.seen_at`,
+      values: [this.instanceId],
+    });
+  }
+
+  async releaseStale(staleMs: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>('select gw_release_stale_holds($1) as n', [staleMs]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async leave(): Promise<void> {
+    await this.pool.query('delete from gw_instances where id = $1', [this.instanceId]);
+  }
+}
