@@ -2,7 +2,8 @@
  * Prompt caching across the 9 (client × upstream) pairs (issue 16): cache_control markers
  * written by a Messages client reach a Messages upstream unchanged and never reach a Chat or
  * Responses upstream; a Chat or Responses client routed to a Messages upstream gets breakpoints
- * placed by the gateway (autoCache, which the pipeline sets unless `promptCache: 'off'`);
+ * placed by the gateway unless `promptCache: 'off'` (bodies made by the pipeline's own
+ * prepareCall; test/e2e/prompt-cache-matrix.test.ts sends the same 9 pairs through the server);
  * prompt_cache_key passes between the OpenAI formats; cache reads/writes reported by any
  * upstream come back in the client format's own usage fields.
  */
@@ -10,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { getCodec } from '../../src/formats/registry.ts';
 import { minCacheableTokens, placeCacheBreakpoints } from '../../src/formats/messages/index.ts';
 import type { WireFormat } from '../../src/ir/types.ts';
+import { prepareCall } from '../../src/pipeline/prepare-call.ts';
+import type { ChatExchange } from '../../src/pipeline/types.ts';
+import type { CatalogModel, Provider } from '../../src/providers/types.ts';
 
 type Json = Record<string, any>;
 
@@ -72,12 +76,19 @@ function clientBody(format: WireFormat): Json {
   };
 }
 
-/** The pipeline's conversion (src/pipeline/prepare-call.ts): extras stay in-format, autoCache for converted requests to Messages. */
+/** A model of a provider speaking `format`, as the registry builds it (only what prepareCall reads). */
+function modelFor(format: WireFormat, promptCache: 'auto' | 'off'): CatalogModel {
+  const provider = { id: 'up', formats: [format], promptCache } as unknown as Provider;
+  return { id: 'up/up-model', provider, upstreamId: 'up-model', spec: { id: 'up-model' }, formats: [format] };
+}
+
+/** The body the pipeline sends upstream (src/pipeline/prepare-call.ts, as the live path calls it). */
 function toUpstream(client: WireFormat, upstream: WireFormat, body: Json, promptCache: 'auto' | 'off' = 'auto'): Json {
+  const raw = JSON.stringify(body);
+  const exchange = { format: client, raw, body: JSON.parse(raw), forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId: 'req_1', correlationId: 'req_1' } } as ChatExchange;
   const request = getCodec(client).decodeRequest(structuredClone(body));
-  const portable = client === upstream ? request : { ...request, extra: undefined };
-  const autoCache = upstream === 'messages' && client !== 'messages' && promptCache === 'auto';
-  return getCodec(upstream).encodeRequest(portable, { upstreamModel: 'up-model', defaultMaxTokens: 4096, autoCache });
+  const { call } = prepareCall(exchange, request, modelFor(upstream, promptCache), { defaultMaxTokens: 4096 });
+  return JSON.parse(call.rawBody ?? JSON.stringify(call.body)) as Json;
 }
 
 /** Every cache_control in a Messages body, as `<where> <marker>`. */
