@@ -3,8 +3,12 @@
  * official clients: a two-turn conversation from the `openai` client to an Anthropic-format fake
  * upstream gets gateway-placed cache breakpoints (none with `promptCache: 'off'`); the cache
  * read the upstream reports comes back as `prompt_tokens_details.cached_tokens` and is billed at
- * `pricing.cacheRead`; a Responses request with a hosted tool for a model no Responses upstream
- * serves gets a 422 naming the tool and the model, and the upstream is never called.
+ * `pricing.cacheRead`; a Responses client (responses.create) gets the same breakpoints, and a
+ * stored conversation (`previous_response_id`) begun on an OpenAI-format model and continued on
+ * Claude reaches the Anthropic upstream with them; a Responses request with a hosted tool is
+ * auto-routed only to a Responses upstream, and gets a 422 naming the tool and the model (no
+ * upstream called) when no candidate can run it. (All 9 pairs, with billing at cacheWrite and
+ * cacheRead for each client format: test/e2e/prompt-cache-matrix.test.ts.)
  */
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -29,8 +33,24 @@ function markers(body: Json): string[] {
   return out;
 }
 
+/** A whole Chat completion saying `text`. */
+function chatAnswer(text: string): Json {
+  return { id: 'chatcmpl-u', object: 'chat.completion', created: 1, model: 'gpt', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } };
+}
+
+/** A whole Response saying `text`. */
+function responsesAnswer(text: string): Json {
+  return {
+    id: 'resp_u', object: 'response', created_at: 1, status: 'completed', model: 'gpt',
+    output: [{ type: 'message', id: 'msg_u', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 },
+  };
+}
+
 describe('prompt caching across formats (openai client → Anthropic upstream)', () => {
   let upstream: FakeUpstream;
+  let chatUpstream: FakeUpstream;
+  let responsesUpstream: FakeUpstream;
   let gw: SpawnedGateway | undefined;
   let configFile: string;
   let dataDir: string;
@@ -55,13 +75,19 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
         usage: { input_tokens: 400, output_tokens: 20, cache_creation_input_tokens: index === 0 ? 2600 : 0, cache_read_input_tokens: index === 0 ? 0 : 2600 },
       },
     }));
+    chatUpstream = await startFakeUpstream(() => ({ json: chatAnswer('The number is 7.') }));
+    responsesUpstream = await startFakeUpstream(() => ({ json: responsesAnswer('Searched.') }));
     const dir = tempDir();
     dataDir = path.join(dir, 'data');
     configFile = writeConfig(dir, {
       providers: {
         a: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', models: [{ id: 'claude-up', pricing: PRICING }] },
         off: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', promptCache: 'off', models: [{ id: 'claude-up', pricing: PRICING }] },
+        // `gpt-both` is served by a Chat upstream (tried first) and a Responses upstream.
+        c: { plugin: 'openai', baseURL: `${chatUpstream.url}/v1`, apiKey: 'x', formats: ['chat'], priority: 1, models: ['gpt-chat', 'gpt-both'] },
+        r: { plugin: 'openai', baseURL: `${responsesUpstream.url}/v1`, apiKey: 'x', formats: ['responses'], priority: 2, models: ['gpt-both'] },
       },
+      routing: { retry: { attempts: 1 } },
     });
     expect((await cli(['accounts', 'create', '--email', 'cache@example.com', '--tier', 'enterprise', '--credits', '100000'])).code).toBe(0);
     const created = await cli(['keys', 'create', '--account', 'cache@example.com', '--json', '--limit', '1000']);
@@ -72,9 +98,13 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
   afterAll(async () => {
     await gw?.stop();
     await upstream?.close();
+    await chatUpstream?.close();
+    await responsesUpstream?.close();
   });
   beforeEach(() => {
     upstream.requests.length = 0;
+    chatUpstream.requests.length = 0;
+    responsesUpstream.requests.length = 0;
   });
 
   async function twoTurns(model: string) {
@@ -116,5 +146,66 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
     expect(error!.message).toContain("'web_search'");
     expect(error!.message).toContain("'a/claude-up'");
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('a Responses client (responses.create, previous_response_id) gets the same breakpoints on a Messages upstream', async () => {
+    const client = openai();
+    const one = await client.responses.create({ model: 'a/claude-up', instructions: LONG_SYSTEM, input: 'Remember the number 7.' });
+    // instructions are not inherited along a chain (as at OpenAI): the client sends them again.
+    const two = await client.responses.create({ model: 'a/claude-up', instructions: LONG_SYSTEM, previous_response_id: one.id, input: 'Which number?' });
+    expect(two.usage).toMatchObject({ input_tokens: 3000, input_tokens_details: { cached_tokens: 2600 } });
+    const bodies = upstream.requests.map((r) => r.json as Json);
+    expect(bodies).toHaveLength(2);
+    expect(markers(bodies[0])).toEqual(['system[0] ephemeral']);
+    expect(bodies[1].messages.map((m: Json) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(markers(bodies[1])).toEqual(['system[0] ephemeral', 'messages[1] assistant text ephemeral']);
+    expect(bodies[1].system[0].text).toBe(LONG_SYSTEM);
+  });
+
+  it('a stored conversation begun on an OpenAI-format model and continued on Claude reaches it with breakpoints', async () => {
+    const client = openai();
+    const one = await client.responses.create({ model: 'c/gpt-chat', instructions: LONG_SYSTEM, input: 'Remember the number 7.' });
+    expect(chatUpstream.requests).toHaveLength(1);
+    expect(one.output_text).toBe('The number is 7.');
+    const two = await client.responses.create({ model: 'a/claude-up', instructions: LONG_SYSTEM, previous_response_id: one.id, input: 'Which number?' });
+    expect(two.output_text).toBe('Noted.');
+    const three = await client.responses.create({ model: 'a/claude-up', instructions: LONG_SYSTEM, previous_response_id: two.id, input: 'Thanks.' });
+    expect(three.status).toBe('completed');
+    const bodies = upstream.requests.map((r) => r.json as Json);
+    expect(bodies).toHaveLength(2);
+    // Turn 1's exchange (served by the Chat upstream) is the history Claude gets on turn 2, cached up to its answer.
+    const turns = (body: Json) => (body.messages as Json[]).map((m) => `${m.role}: ${(m.content as Json[]).map((b) => b.text).join('')}`);
+    expect(turns(bodies[0])).toEqual(['user: Remember the number 7.', 'assistant: The number is 7.', 'user: Which number?']);
+    expect(markers(bodies[0])).toEqual(['system[0] ephemeral', 'messages[1] assistant text ephemeral']);
+    // Turn 3: the breakpoint moves to Claude's own last answer; the system one stays.
+    expect(bodies[1].messages.map((m: Json) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(markers(bodies[1])).toEqual(['system[0] ephemeral', 'messages[3] assistant text ephemeral']);
+  });
+
+  it('auto-routing sends a hosted-tool request only to a provider that can run it', async () => {
+    const client = openai();
+    // Without a hosted tool, gpt-both goes to its first provider, the Chat upstream.
+    const plain = await client.responses.create({ model: 'gpt-both', input: 'Hello' }).withResponse();
+    expect(plain.response.headers.get('x-routing-resolved-model')).toBe('c/gpt-both');
+    expect(chatUpstream.requests).toHaveLength(1);
+    expect(responsesUpstream.requests).toHaveLength(0);
+    // With one, the Chat upstream (which would drop it) is skipped: the Responses upstream runs it.
+    const hosted = await client.responses.create({ model: 'gpt-both', input: 'Search the news', tools: [{ type: 'web_search' }] }).withResponse();
+    expect(hosted.response.headers.get('x-routing-resolved-model')).toBe('r/gpt-both');
+    expect(hosted.data.output_text).toBe('Searched.');
+    expect(chatUpstream.requests).toHaveLength(1);
+    expect(responsesUpstream.requests).toHaveLength(1);
+    expect((responsesUpstream.requests[0].json as Json).tools).toEqual([{ type: 'web_search' }]);
+  });
+
+  it('auto-routing with no candidate that can run the hosted tool → 422 naming the tool and the model', async () => {
+    const error = await openai()
+      .responses.create({ model: 'gpt-chat', input: 'Search the news', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] })
+      .then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+    expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect(error!.message).toContain("'file_search'");
+    expect(error!.message).toContain("'gpt-chat'");
+    expect(chatUpstream.requests).toHaveLength(0);
+    expect(responsesUpstream.requests).toHaveLength(0);
   });
 });
