@@ -139,6 +139,20 @@ export function buildProgram(): Command {
   registerMediaCommands(program);
   registerBatchCommands(program);
 
+  const store = program.command('store').description('the record store: move a data dir into PostgreSQL, check what a store holds');
+  store
+    .command('migrate')
+    .description('copy the data dir (accounts, keys, balances, sessions, usage, media, responses, files, batches) into an empty PostgreSQL database and verify it')
+    .requiredOption('--to <url>', 'the PostgreSQL database, e.g. postgres://gateway@db:5432/gateway (must hold no gateway records)')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/store.ts')).migrateStoreCommand(cmd, opts)));
+  store
+    .command('check')
+    .description("the configured store's backend, schema version (current, older or newer than this gateway) and records per kind; reads only")
+    .option('--url <url>', 'check this PostgreSQL database instead of the configured store')
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/store.ts')).checkStoreCommand(cmd, opts)));
+
   program
     .command('usage')
     .description('credit balances, spend and token use per account (daily rows with --account)')

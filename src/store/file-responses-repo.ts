@@ -95,6 +95,21 @@ export class FileResponsesRepo implements ResponsesRepo {
     return removed;
   }
 
+  /**
+   * Every stored response as JSON texts, in no particular order (`gateway store migrate`).
+   * A file that is there but cannot be read stops the walk with an error naming it.
+   */
+  async *each(): AsyncGenerator<StoredResponseInput> {
+    const dir = await fs.promises.opendir(this.dir);
+    for await (const entry of dir) {
+      if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
+      const id = entry.name.slice(0, -'.json'.length);
+      const record = await this.read(id);
+      if (!record) throw new Error(`stored response ${id} cannot be read (responses/${entry.name}); fix or remove the file and run again`);
+      yield { id, accountId: record.accountId, createdAt: record.createdAt, request: JSON.stringify(record.request), response: JSON.stringify(record.response) };
+    }
+  }
+
   /** Waits for saves in progress. */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.pending]);
