@@ -24,6 +24,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
 import type { LedgerEntry, NewLedgerEntry, UsageLedger } from '../usage/ledger.ts';
+import { scanLedger } from '../usage/scan-ledger.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
 import { currentKey, nextMonthStart, nextResetAt } from './spend-period.ts';
@@ -392,6 +393,14 @@ export class AccountGuards implements RequestGuards {
 
   private notRecorded(error: unknown, accountId: string): void {
     this.o.log.error('usage ledger append failed; the charge is applied but not recorded', { error: String(error), account: accountId });
+  }
+
+  async billedRequests(prefix: string): Promise<Set<string>> {
+    const found = new Set<string>();
+    await scanLedger(this.o.ledger.file, (entry) => {
+      if (typeof entry.request_id === 'string' && entry.request_id.startsWith(prefix)) found.add(entry.request_id);
+    });
+    return found;
   }
 
   async close(): Promise<void> {

@@ -89,4 +89,10 @@ export interface RequestGuards {
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
   /** The usage views; absent when the server keeps no usage accounts. */
   readonly usageViews?: UsageViews;
+  /**
+   * The request ids starting with `prefix` that the usage ledger holds (billed), read without
+   * holding the event loop. A resumed batch asks it for its own lines (`<batch id>:`), so a
+   * line billed just before a crash is never billed again.
+   */
+  billedRequests?(prefix: string): Promise<Set<string>>;
 }

@@ -10,6 +10,7 @@ import type { ServerDeps } from '../server/types.ts';
 import { FileStore } from '../store/file-store.ts';
 import { startResponsesExpiry } from '../responses-store/expire-responses.ts';
 import { openStore } from '../store/open-store.ts';
+import { readInstanceId } from '../store/data-dir.ts';
 import { createAccountGuards } from '../accounts/index.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
@@ -94,7 +95,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   }
   deps.media.start();
   const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });
-  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, onLine: (outcome) => observer.countBatchLine(outcome) });
+  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, instanceId: readInstanceId(options.dataDir), onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
   executor.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);

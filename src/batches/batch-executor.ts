@@ -7,10 +7,11 @@ import { decodeInbound, runChat, type ChatPipelineDeps } from '../pipeline/run-c
 import type { ChatExchange, Settlement } from '../pipeline/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Store } from '../store/repositories.ts';
-import type { BatchLineRecord, BatchRecord, FileRecord } from '../store/types.ts';
+import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { newId } from '../util/secrets.ts';
+import { countLines, finishBatch } from './finish-batch.ts';
 import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
 
 export interface BatchExecutorDeps {
@@ -20,6 +21,11 @@ export interface BatchExecutorDeps {
   guards: RequestGuards;
   clock: Clock;
   log: Logger;
+  /**
+   * Who holds the leases: stable across restarts of one data dir (its `instance-id` file), so a
+   * restarted gateway takes its own batches back at once instead of waiting for the old leases to lapse.
+   */
+  instanceId?: string;
   /** Told once per finished line: `completed`, `failed`, or `expired` (not run before the window closed). */
   onLine?: (outcome: 'completed' | 'failed' | 'expired') => void;
 }
@@ -39,7 +45,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
  * and error files at the end. See docs/batches.md.
  */
 export class BatchExecutor {
-  readonly instanceId = newId('inst', 12);
+  readonly instanceId: string;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
@@ -47,10 +53,25 @@ export class BatchExecutor {
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.pipeline = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
+    this.instanceId = deps.instanceId ?? newId('inst', 12);
   }
 
+  /** Takes back the leases this instance held before a restart (nobody else runs them: the data dir is locked), then looks for work. */
   start(): void {
-    this.schedule(0);
+    void this.releaseOwnLeases()
+      .catch((error: unknown) => this.deps.log.warn('batch executor: releasing the previous leases failed; they lapse on their own', { error: String(error) }))
+      .finally(() => this.schedule(0));
+  }
+
+  private async releaseOwnLeases(): Promise<void> {
+    const { batches } = this.deps.store;
+    let after: string | undefined;
+    for (;;) {
+      const page = await batches.list({ status: ['validating', 'in_progress', 'finalizing', 'cancelling'], limit: 1000, after });
+      for (const b of page.data) if (b.lease?.owner === this.instanceId) await batches.release(b.id, this.instanceId);
+      if (!page.hasMore || page.data.length === 0) return;
+      after = page.data.at(-1)!.id;
+    }
   }
 
   /** Looks for work now (a batch was just created or cancelled). */
@@ -84,11 +105,13 @@ export class BatchExecutor {
     if (!this.stopped) this.schedule(POLL_MS);
   }
 
-  /** Stops taking lines; waits for lines in flight; leaves the leases to lapse or be released. */
+  /** Stops taking lines; waits for lines in flight; gives back the leases (another instance may go on at once). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    const ids = [...this.running.keys()];
     await Promise.allSettled([...this.running.values()]);
+    await Promise.allSettled(ids.map((id) => this.deps.store.batches.release(id, this.instanceId)));
   }
 
   private knownModel = (model: string): boolean => {
@@ -116,14 +139,20 @@ export class BatchExecutor {
     }
     const content = await store.files.content(batch.accountId, batch.input_file_id);
     const lines = content ? validateBatchInput(content, batch.endpoint, () => true).lines : [];
-    if (batch.status === 'in_progress') await this.runLines(batch, lines);
+    // Run before (a restart, another instance's batch): lines its ledger has were billed, even when their progress was lost.
+    const billed = claimed.status === 'validating' ? new Set<string>() : await this.billedLines(batch);
+    if (batch.status === 'in_progress') await this.runLines(batch, lines, billed);
     await this.finish(batch.id, lines);
   }
 
-  private async runLines(batch: BatchRecord, lines: BatchInputLine[]): Promise<void> {
+  private async billedLines(batch: BatchRecord): Promise<ReadonlySet<string>> {
+    return (await this.deps.guards.billedRequests?.(`${batch.id}:`)) ?? new Set<string>();
+  }
+
+  private async runLines(batch: BatchRecord, lines: BatchInputLine[], billed: ReadonlySet<string>): Promise<void> {
     const { store, clock } = this.deps;
     const done = new Set((await store.batches.lines(batch.id)).map((l) => l.index));
-    let counts = countsOf(await store.batches.lines(batch.id), lines.length);
+    let counts = countLines(await store.batches.lines(batch.id), lines.length);
     const todo = lines.filter((l) => !done.has(l.index));
     let next = 0;
     let halted = false;
@@ -149,7 +178,7 @@ export class BatchExecutor {
     const worker = async () => {
       while (next < todo.length && (await check())) {
         const line = todo[next++];
-        const record = await this.runLine(batch, line);
+        const record = await this.runLine(batch, line, billed);
         if (await store.batches.saveLine(record)) {
           this.deps.onLine?.(record.outcome);
           counts = record.outcome === 'completed' ? { ...counts, completed: counts.completed + 1 } : { ...counts, failed: counts.failed + 1 };
@@ -162,14 +191,19 @@ export class BatchExecutor {
     };
     const workers = Array.from({ length: Math.min(this.deps.config.batches.concurrency, Math.max(1, todo.length)) }, worker);
     await Promise.all(workers);
-    await store.batches.update(batch.id, { request_counts: countsOf(await store.batches.lines(batch.id), lines.length) });
+    await store.batches.update(batch.id, { request_counts: countLines(await store.batches.lines(batch.id), lines.length) });
   }
 
-  /** One line through the live pipeline, billed at the batch multiplier against the key that made the batch. */
-  private async runLine(batch: BatchRecord, line: BatchInputLine): Promise<BatchLineRecord> {
-    const requestId = newId('req', 16);
+  /**
+   * One line through the live pipeline, billed at the batch multiplier against the key that
+   * made the batch. Its request id (`<batch id>:<line number>`) is the one its ledger line
+   * carries: a line whose charge is in the ledger but whose progress a crash lost runs again
+   * unbilled (`billed`), so no line is ever charged twice.
+   */
+  private async runLine(batch: BatchRecord, line: BatchInputLine, billed: ReadonlySet<string>): Promise<BatchLineRecord> {
+    const requestId = lineRequestId(batch.id, line.index);
     const base = { batchId: batch.id, index: line.index, customId: line.customId };
-    const lineId = `batch_req_${requestId.slice(4)}`;
+    const lineId = `batch_req_${newId('x', 16).slice(2)}`;
     try {
       const format = FORMAT_OF[batch.endpoint];
       const body = { ...line.body, stream: false };
@@ -177,31 +211,7 @@ export class BatchExecutor {
       const exchange: ChatExchange = { format, raw, body, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId, correlationId: batch.id } };
       const request = decodeInbound(exchange);
       const auth = await this.authOf(batch);
-      const admission = await this.deps.guards.admit({
-        auth,
-        method: 'POST',
-        // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
-        route: '/v1/batches',
-        clientAddress: 'batch',
-        model: request.model,
-        estimatedInputTokens: estimateInputTokens(request),
-        maxOutputTokens: request.maxTokens,
-        priceMultiplier: this.deps.config.batches.priceMultiplier,
-        requestId,
-      });
-      let charging: Promise<unknown> | undefined;
-      exchange.onSettled = (settlement: Settlement) => {
-        charging = admission.settle(settlement);
-      };
-      let outcome;
-      try {
-        outcome = await runChat(this.pipeline, exchange, request);
-      } catch (error) {
-        await admission.settle(null);
-        throw error;
-      }
-      await outcome.settled;
-      await charging;
+      const outcome = billed.has(requestId) ? await this.runUnbilled(exchange, request) : await this.runBilled(auth, exchange, request, requestId);
       const text = outcome.json ?? '';
       const result = { id: lineId, custom_id: line.customId, response: { status_code: outcome.status, request_id: requestId, body: JSON.parse(text) as unknown }, error: null };
       return { ...base, outcome: 'completed', result: JSON.stringify(result) };
@@ -211,6 +221,43 @@ export class BatchExecutor {
       const result = { id: lineId, custom_id: line.customId, response, error: { code: error.code, message: error.message } };
       return { ...base, outcome: 'failed', result: JSON.stringify(result) };
     }
+  }
+
+  /** Admitted like a live request (priced at the multiplier); resolves once its ledger line is written. */
+  private async runBilled(auth: Awaited<ReturnType<BatchExecutor['authOf']>>, exchange: ChatExchange, request: ReturnType<typeof decodeInbound>, requestId: string) {
+    const admission = await this.deps.guards.admit({
+      auth,
+      method: 'POST',
+      // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
+      route: '/v1/batches',
+      clientAddress: 'batch',
+      model: request.model,
+      estimatedInputTokens: estimateInputTokens(request),
+      maxOutputTokens: request.maxTokens,
+      priceMultiplier: this.deps.config.batches.priceMultiplier,
+      requestId,
+    });
+    let charging: Promise<unknown> | undefined;
+    exchange.onSettled = (settlement: Settlement) => {
+      charging = admission.settle(settlement);
+    };
+    let outcome;
+    try {
+      outcome = await runChat(this.pipeline, exchange, request);
+    } catch (error) {
+      await admission.settle(null);
+      throw error;
+    }
+    await outcome.settled;
+    await charging;
+    return outcome;
+  }
+
+  /** A line already billed (its ledger line survived a crash that lost its result): run again, charged nothing. */
+  private async runUnbilled(exchange: ChatExchange, request: ReturnType<typeof decodeInbound>) {
+    const outcome = await runChat(this.pipeline, exchange, request);
+    await outcome.settled;
+    return outcome;
   }
 
   /** The account and the API key that created the batch (its lines are charged against that key). */
@@ -230,57 +277,23 @@ export class BatchExecutor {
       if (finished.length < lines.length) return; // stopped: resumed later
       batch = (await store.batches.update(batchId, { status: 'finalizing', finalizing_at: seconds(clock.now()) }))!;
     }
-    const finished = await store.batches.lines(batchId);
-    const have = new Set(finished.map((l) => l.index));
+    if (batch.status === 'cancelling') {
+      await finishBatch(this.deps, batch, { status: 'cancelled' }, lines.length);
+      return;
+    }
     // Still in progress here means the window passed with lines not run.
-    const expired = batch.status === 'in_progress';
-    const errorLines = finished.filter((l) => l.outcome === 'failed').map((l) => l.result);
-    if (expired) {
-      for (const line of lines) {
-        if (have.has(line.index)) continue;
-        errorLines.push(JSON.stringify({ id: `batch_req_${newId('x', 16).slice(2)}`, custom_id: line.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } }));
-      }
+    if (batch.status === 'in_progress') {
+      const have = new Set((await store.batches.lines(batchId)).map((l) => l.index));
+      const unrun = lines.filter((l) => !have.has(l.index));
+      await finishBatch(this.deps, batch, { status: 'expired', unrun }, lines.length);
+      for (let i = 0; i < unrun.length; i += 1) this.deps.onLine?.('expired');
+      return;
     }
-    const outputLines = finished.filter((l) => l.outcome === 'completed').map((l) => l.result);
-    const output_file_id = outputLines.length > 0 ? await this.writeFile(batch, `${batch.id}_output.jsonl`, outputLines) : batch.output_file_id;
-    const error_file_id = errorLines.length > 0 ? await this.writeFile(batch, `${batch.id}_error.jsonl`, errorLines) : batch.error_file_id;
-    const now = seconds(clock.now());
-    const counts = countsOf(finished, lines.length);
-    if (expired) {
-      counts.failed += lines.length - finished.length;
-      for (let i = finished.length; i < lines.length; i += 1) this.deps.onLine?.('expired');
-    }
-    const end =
-      batch.status === 'cancelling'
-        ? { status: 'cancelled' as const, cancelled_at: now }
-        : expired
-          ? { status: 'expired' as const, expired_at: now }
-          : { status: 'completed' as const, completed_at: now };
-    await store.batches.update(batchId, { ...end, output_file_id, error_file_id, request_counts: counts, lease: null });
-    await store.batches.deleteLines(batchId);
-  }
-
-  private async writeFile(batch: BatchRecord, filename: string, lines: string[]): Promise<string> {
-    const record: FileRecord = {
-      id: newId('file').replace('file_', 'file-'),
-      accountId: batch.accountId,
-      bytes: 0,
-      created_at: seconds(this.deps.clock.now()),
-      expires_at: null,
-      filename,
-      purpose: 'batch_output',
-    };
-    const content = Buffer.from(lines.map((l) => `${l}\n`).join(''));
-    record.bytes = content.length;
-    await this.deps.store.files.create(record, content);
-    return record.id;
+    await finishBatch(this.deps, batch, { status: 'completed' }, lines.length);
   }
 }
 
-function countsOf(lines: BatchLineRecord[], total: number): { total: number; completed: number; failed: number } {
-  let completed = 0;
-  let failed = 0;
-  for (const l of lines) if (l.outcome === 'completed') completed += 1;
-  else failed += 1;
-  return { total, completed, failed };
+/** The request id a batch line is admitted, billed and answered under: `<batch id>:<1-based line number>`. */
+export function lineRequestId(batchId: string, index: number): string {
+  return `${batchId}:${index + 1}`;
 }

@@ -2,6 +2,8 @@ import { GatewayError } from '../errors/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { BatchRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
+import { newId } from '../util/secrets.ts';
+import { finishBatch } from './finish-batch.ts';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -45,10 +47,22 @@ export function windowSeconds(window: string): number | undefined {
   return seconds > 0 && seconds <= 86_400 ? seconds : undefined;
 }
 
-/** Cancels a batch (§3.2): `cancelling` now, `cancelled` once lines in flight end; 409 when it has finished. */
+/**
+ * Cancels a batch (§3.2): `cancelling` now, `cancelled` once lines in flight end; 409 when it
+ * has finished. When no instance holds the batch (no server runs, or none has taken it yet),
+ * an emulated batch is finished here and now: its output and error files hold the lines that
+ * finished, so a cancel without a running server never leaves it `cancelling`.
+ */
 export async function cancelBatch(deps: { store: Store; clock: Clock }, batch: BatchRecord): Promise<BatchRecord> {
   if (FINISHED.has(batch.status)) throw new GatewayError('conflict', `The batch is ${batch.status}; only a batch that has not finished can be cancelled.`);
-  if (batch.status === 'cancelling') return batch;
-  return (await deps.store.batches.update(batch.id, { status: 'cancelling', cancelling_at: seconds(deps.clock.now()) }))!;
+  const { store, clock } = deps;
+  const cancelling = batch.status === 'cancelling' ? batch : (await store.batches.update(batch.id, { status: 'cancelling', cancelling_at: seconds(clock.now()) }))!;
+  if (cancelling.mode === 'native') return cancelling;
+  // The lease is what says nobody runs it; taking it keeps an executor from starting meanwhile.
+  const owner = newId('cancel', 12);
+  const held = await store.batches.claim(batch.id, owner, clock.now(), CANCEL_LEASE_MS);
+  if (!held) return cancelling;
+  return finishBatch(deps, held, { status: 'cancelled' });
 }
 
+const CANCEL_LEASE_MS = 60_000;

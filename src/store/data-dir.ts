@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensurePrivateDir } from '../util/private-files.ts';
+import { newId } from '../util/secrets.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
 export interface ServerInfo {
@@ -98,4 +99,26 @@ export async function acquireLock(dataDir: string, waitMs = 5000): Promise<DataD
       await sleep(50);
     }
   }
+}
+
+const INSTANCE = 'instance-id';
+const INSTANCE_ID = /^inst_[A-Za-z0-9]{6,64}$/;
+
+/**
+ * The id this data dir's gateway holds batch leases under, kept in `instance-id` (created 0600
+ * on first use). The same after a restart, so a restarted gateway knows its own leases; each
+ * data dir has its own, so instances sharing one database never take each other's.
+ */
+export function readInstanceId(dataDir: string): string {
+  const file = path.join(dataDir, INSTANCE);
+  try {
+    const id = fs.readFileSync(file, 'utf8').trim();
+    if (INSTANCE_ID.test(id)) return id;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  ensurePrivateDir(dataDir);
+  const id = newId('inst', 16);
+  fs.writeFileSync(file, `${id}\n`, { mode: 0o600 });
+  return id;
 }

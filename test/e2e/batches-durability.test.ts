@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,14 @@ describe('batch durability and billing (real server, kill -9)', () => {
       await new Promise((r) => setTimeout(r, 25));
     }
     await gw.kill();
+    // The crash window between a line's ledger line and its progress record: the last finished
+    // line keeps its charge but loses its progress. It runs again, and must not be billed again.
+    const progress = path.join(dataDir, 'batches', `${batch.id}.jsonl`);
+    const saved = fs.readFileSync(progress, 'utf8').trim().split('\n');
+    const lost = JSON.parse(saved.at(-1)!) as { customId: string; index: number };
+    fs.writeFileSync(progress, saved.slice(0, -1).map((l) => `${l}\n`).join(''));
+    expect(readLedger(path.join(dataDir, 'usage.jsonl')).map((l) => l.request_id)).toContain(`${batch.id}:${lost.index + 1}`);
+    const restartedAt = Date.now();
     gw = await spawnGateway({ configFile, dataDir });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
     let done: OpenAI.Batch | undefined;
@@ -42,6 +51,8 @@ describe('batch durability and billing (real server, kill -9)', () => {
       else await new Promise((r) => setTimeout(r, 50));
     }
     expect(done?.request_counts).toEqual({ total: N, completed: N, failed: 0 });
+    // The restarted instance knows its own lease (data dir instance id): no 30 s wait for it to lapse.
+    expect(Date.now() - restartedAt).toBeLessThan(25_000);
     const out = (await (await client.files.content(done!.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l) as { custom_id: string });
     expect(out.map((l) => l.custom_id).sort()).toEqual(lines.map((_, i) => `c${i}`).sort());
     expect(done!.error_file_id).toBeNull();
@@ -53,6 +64,40 @@ describe('batch durability and billing (real server, kill -9)', () => {
     expect(live).toHaveLength(1);
     expect(live[0].cost_credits).toBeGreaterThan(0);
     expect(batched).toHaveLength(N);
+    // One ledger line per input line, under the line's own request id.
+    expect(new Set(batched.map((l) => l.request_id))).toEqual(new Set(lines.map((_, i) => `${batch.id}:${i + 1}`)));
     for (const l of batched) expect(l.charged_credits).toBeCloseTo(live[0].cost_credits * 0.5, 6);
+  }, 120_000);
+
+  it('`gateway batches cancel` with no server running finishes the cancel at once (no batch left cancelling)', async () => {
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, { providers: { slow: { plugin: 'mock', latencyMs: 150 } }, batches: { concurrency: 1 } });
+    const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
+    await cli(['accounts', 'create', '--email', 'c@example.com', '--tier', 'enterprise', '--credits', '1000']);
+    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'c@example.com', '--json'])) as { key: string };
+    gw = await spawnGateway({ configFile, dataDir });
+    let client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const body = { model: 'slow/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
+    const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ custom_id: `c${i}`, method: 'POST', url: '/v1/chat/completions', body }));
+    const input = await client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (let i = 0; i < 400; i++) {
+      if ((await client.batches.retrieve(batch.id)).request_counts!.completed >= 3) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await gw.stop();
+    gw = undefined;
+    const cancelled = JSON.parse(await cli(['batches', 'cancel', batch.id, '--json'])) as OpenAI.Batch;
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.cancelled_at).toBeTypeOf('number');
+    expect(cancelled.request_counts!.completed).toBeGreaterThanOrEqual(3);
+    expect(cancelled.request_counts!.completed).toBeLessThan(200);
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const after = await client.batches.retrieve(batch.id);
+    expect(after).toMatchObject({ status: 'cancelled', request_counts: cancelled.request_counts });
+    const out = (await (await client.files.content(after.output_file_id!)).text()).trim().split('\n');
+    expect(out).toHaveLength(after.request_counts!.completed);
   }, 120_000);
 });
