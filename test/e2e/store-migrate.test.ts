@@ -24,7 +24,7 @@ let gw: SpawnedGateway | undefined;
 let pgGw: SpawnedGateway | undefined;
 let key: string;
 let sessionToken: string;
-const before: { balance?: number; responseId?: string; fileId?: string; fileText?: string; batchId?: string; outputFileId?: string; mediaId?: string } = {};
+const before: { usage?: number; balance?: number; responseId?: string; fileId?: string; fileText?: string; batchId?: string; outputFileId?: string; mediaId?: string } = {};
 
 const cli = async (config: string, data: string, args: string[]) => {
   const result = await runCli(['--config', config, '--data-dir', data, ...args]);
@@ -112,7 +112,8 @@ describe('gateway store migrate --to <postgres url>', () => {
     // The first start made no key (accounts existed); ours, the batch's four lines and three chats billed.
     expect(report.counts.keys).toBe(1);
     expect(report.counts.files).toBe(3); // notes.jsonl, the batch input and its output (no error file)
-    expect(report.counts.usage).toBeGreaterThanOrEqual(8);
+    expect(report.counts.usage).toBeGreaterThanOrEqual(8); // three chats, the response, four batch lines
+    before.usage = report.counts.usage;
   });
 
   it('copies everything into the empty database, verifies it and prints the summary without the password', async () => {
@@ -125,6 +126,7 @@ describe('gateway store migrate --to <postgres url>', () => {
     expect(result.out).toMatch(/stored responses\s+1/);
     expect(result.out).toMatch(/files\s+3/);
     expect(result.out).toMatch(/batches\s+1/);
+    expect(result.out).toMatch(new RegExp(`usage ledger entries\\s+${before.usage}\\b`));
     expect(result.out).toMatch(/^verified/m);
   });
 
@@ -188,5 +190,7 @@ describe('gateway store migrate --to <postgres url>', () => {
     const report = JSON.parse(result.out) as { backend: string; location: string; schema: { status: string; version: number }; counts: Record<string, number> };
     expect(report).toMatchObject({ backend: 'postgres', location: `postgres://postgres@127.0.0.1:5432/${db.name}`, schema: { status: 'current' } });
     expect(report.counts).toMatchObject({ accounts: 1, keys: 1, sessions: 1, media: 1, responses: 1, files: 3, batches: 1 });
+    // The ledger as copied (the instance on PostgreSQL may have settled more since).
+    expect(report.counts.usage).toBeGreaterThanOrEqual(before.usage!);
   });
 });

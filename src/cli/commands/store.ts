@@ -7,9 +7,9 @@ import { acquireLock, lockHolder, readServerInfo, type DataDirLock } from '../..
 import { FileStore } from '../../store/file-store.ts';
 import { SCHEMA_VERSION } from '../../store/migrate.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl, PostgresStoreError, readSchemaVersion } from '../../store/postgres/connect.ts';
-import { copyFileStore, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from '../../store/postgres/copy-records.ts';
+import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from '../../store/postgres/copy-records.ts';
 import { PG_SCHEMA_VERSION } from '../../store/postgres/migrations.ts';
-import { forEachLedgerEntry } from '../../usage/ledger.ts';
+import { forEachLedgerEntry, type LedgerEntry } from '../../usage/ledger.ts';
 import { createLogger } from '../../util/logger.ts';
 import { resolveContext } from '../context.ts';
 import { print, printJson } from '../format-table.ts';
@@ -100,8 +100,8 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
     const { ledger } = await openLedgerAndReplay(store, dataDir, { syncIntervalMs: 0 });
     await ledger.close();
     await store.flush();
-    let usage = 0;
-    forEachLedgerEntry(path.join(dataDir, 'usage.jsonl'), () => (usage += 1));
+    const ledgerLines: LedgerEntry[] = [];
+    forEachLedgerEntry(path.join(dataDir, 'usage.jsonl'), (entry) => ledgerLines.push(entry));
 
     await checkReachable(pool, url);
     const client = await pool.connect();
@@ -120,11 +120,18 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
     const tx = await pool.connect();
     let source: RecordCounts;
     let target: RecordCounts;
+    let usage: number;
     try {
       await tx.query('begin');
       source = await copyFileStore(store, tx);
+      const ledgerCopied = await copyLedger(tx, ledgerLines);
       target = await countPostgresRecords(tx);
       const mismatch = compare(source, target);
+      const ledgerThere = await countPostgresLedger(tx);
+      usage = ledgerThere?.entries ?? 0;
+      if (!ledgerThere || ledgerThere.entries !== ledgerCopied.entries || ledgerThere.charged !== ledgerCopied.charged) {
+        mismatch.push(`usage ledger: ${ledgerCopied.entries} entries (${ledgerCopied.charged} credits charged) in the data dir, ${ledgerThere?.entries ?? 0} (${ledgerThere?.charged ?? 0}) in the database`);
+      }
       const balances = await postgresBalances(tx);
       for (const account of store.db.data.accounts) {
         const copied = balances.get(account.id);
@@ -204,7 +211,8 @@ export async function checkStoreCommand(cmd: Command, opts: { url?: string; json
       await checkReachable(pool, url);
       const version = await readSchemaVersion(pool);
       const counts = await countPostgresRecords(pool);
-      report = { backend: 'postgres', location: where, schema: { version, expected: PG_SCHEMA_VERSION, status: schemaStatus(version, PG_SCHEMA_VERSION) }, counts: { ...counts, usage: null } };
+      const ledger = await countPostgresLedger(pool);
+      report = { backend: 'postgres', location: where, schema: { version, expected: PG_SCHEMA_VERSION, status: schemaStatus(version, PG_SCHEMA_VERSION) }, counts: { ...counts, usage: ledger?.entries ?? null } };
     } catch (error) {
       if (error instanceof CliError) throw error;
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);

@@ -52,9 +52,9 @@ export function roundMicro(credits: number): number {
 }
 
 /** The gateway tables of a database that hold rows: `[]` means there is nothing to overwrite. */
-export async function nonEmptyTables(db: Queryable, extraTables: readonly string[] = []): Promise<Array<{ table: string; rows: number }>> {
+export async function nonEmptyTables(db: Queryable): Promise<Array<{ table: string; rows: number }>> {
   const out: Array<{ table: string; rows: number }> = [];
-  for (const table of [...RECORD_TABLES.map((t) => t.table), ...extraTables]) {
+  for (const table of [...RECORD_TABLES.map((t) => t.table), 'gw_ledger']) {
     const { rows } = await db.query<{ present: boolean }>('select to_regclass($1) is not null as present', [table]);
     if (!rows[0].present) continue;
     const count = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
@@ -170,4 +170,68 @@ export async function copyFileStore(source: FileStore, client: Queryable, option
   }
   progress('batches', counts.batches);
   return counts;
+}
+
+/** A usage-ledger line as the data dir holds it (usage.jsonl; the same field names as gw_ledger's columns). */
+export interface LedgerLine {
+  seq?: number;
+  ts: number;
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  model: string;
+  provider: string;
+  endpoint: string;
+  input_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cached_tokens: number;
+  cost_credits: number;
+  charged_credits: number;
+  estimated: boolean;
+  aborted: boolean;
+  discount?: number;
+  price_multiplier?: number;
+  media?: Record<string, unknown>;
+}
+
+/** Entries and charged credits of a database's usage ledger; null when it has no ledger table. */
+export async function countPostgresLedger(db: Queryable): Promise<{ entries: number; charged: number } | null> {
+  const { rows } = await db.query<{ present: boolean }>(`select to_regclass('gw_ledger') is not null as present`);
+  if (!rows[0].present) return null;
+  const sums = await db.query<{ n: number; charged: number }>('select count(*)::int as n, coalesce(sum(charged_credits), 0) as charged from gw_ledger');
+  return { entries: sums.rows[0].n, charged: roundMicro(Number(sums.rows[0].charged)) };
+}
+
+const LEDGER_COLUMNS =
+  'request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media';
+const LEDGER_SELECT = `request_id, ts, account_id, coalesce(key_id, ''), coalesce(model, ''), coalesce(provider, ''), coalesce(endpoint, ''),
+  coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(reasoning_tokens, 0), coalesce(cached_tokens, 0),
+  coalesce(cost_credits, 0), coalesce(charged_credits, 0), coalesce(estimated, false), coalesce(aborted, false), discount, price_multiplier, media`;
+
+/**
+ * Copies usage-ledger lines, oldest first, into gw_ledger as history: the balances already
+ * include them (copied as they are), so no line is settled again. A line whose request id is
+ * empty or was seen before gets `jsonl-<seq>` (the table is keyed by request id). Then the
+ * spend aggregates are rebuilt from the ledger when the schema has the function for it.
+ * Returns the entries and the charged credits copied.
+ */
+export async function copyLedger(client: Queryable, lines: readonly LedgerLine[]): Promise<{ entries: number; charged: number }> {
+  const seen = new Set<string>();
+  let charged = 0;
+  const CHUNK = 2_000;
+  for (let start = 0; start < lines.length; start += CHUNK) {
+    const rows = lines.slice(start, start + CHUNK).map((line, i) => {
+      let requestId = typeof line.request_id === 'string' ? line.request_id : '';
+      if (!requestId || seen.has(requestId)) requestId = `jsonl-${line.seq ?? start + i + 1}`;
+      while (seen.has(requestId)) requestId += '-';
+      seen.add(requestId);
+      charged += Number.isFinite(line.charged_credits) ? line.charged_credits : 0;
+      return { ...line, request_id: requestId };
+    });
+    await client.query(`insert into gw_ledger (${LEDGER_COLUMNS}) select ${LEDGER_SELECT} from json_populate_recordset(null::gw_ledger, $1::json)`, [JSON.stringify(rows)]);
+  }
+  const { rows } = await client.query<{ present: boolean }>(`select to_regproc('gw_rebuild_spend') is not null as present`);
+  if (rows[0].present) await client.query('select gw_rebuild_spend()');
+  return { entries: lines.length, charged: roundMicro(charged) };
 }
