@@ -280,6 +280,50 @@ describe("Anthropic's minimum cacheable length per model", () => {
   });
 });
 
+describe('cache_control on Chat content parts (OpenRouter-style clients)', () => {
+  const chat: Json = {
+    model: 'client-model',
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'Short rules.' }, { type: 'text', text: LONG_SYSTEM, cache_control: HOUR }] },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' }, cache_control: EPHEMERAL }, { type: 'text', text: 'Weather in Paris?' }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_C1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'call_C1', content: [{ type: 'text', text: '18°C', cache_control: EPHEMERAL }] },
+      { role: 'user', content: 'And tomorrow?' },
+    ],
+    tools: [{ type: 'function', function: WEATHER }],
+  };
+
+  it('reach a Messages upstream in place (ttl kept), counted toward the limit of 4', () => {
+    const body = toUpstream('chat', 'messages', chat);
+    expect(markers(body)).toEqual([
+      `system[1] ${JSON.stringify(HOUR)}`,
+      `messages[0] user image ${JSON.stringify(EPHEMERAL)}`,
+      // The one the gateway adds: the last turn before the final user turn (the tool result and
+      // the new question are one Anthropic user message). The system prompt is already marked.
+      `messages[1] assistant tool_use ${JSON.stringify(EPHEMERAL)}`,
+      `messages[2] user tool_result ${JSON.stringify(EPHEMERAL)}`,
+    ]);
+    expect(body.system[1].text).toBe(LONG_SYSTEM);
+    expect(toUpstream('chat', 'messages', chat, 'off').system[1].cache_control).toEqual(HOUR);
+  });
+
+  it('an assistant text part keeps its marker too', () => {
+    const body = toUpstream('chat', 'messages', { model: 'm', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'text', text: 'a', cache_control: EPHEMERAL }] }, { role: 'user', content: 'q2' }] });
+    expect(markers(body)).toEqual([`messages[1] assistant text ${JSON.stringify(EPHEMERAL)}`]);
+  });
+
+  it('never reach a Responses upstream', () => {
+    expect(JSON.stringify(toUpstream('chat', 'responses', chat))).not.toContain('cache_control');
+  });
+
+  it('a Chat upstream gets the client body byte for byte (same-format passthrough)', () => {
+    const raw = JSON.stringify(chat);
+    const exchange = { format: 'chat', raw, body: JSON.parse(raw), forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId: 'r', correlationId: 'r' } } as ChatExchange;
+    const model = { ...modelFor('chat', 'auto'), upstreamId: 'client-model' };
+    expect(prepareCall(exchange, getCodec('chat').decodeRequest(structuredClone(chat)), model, { defaultMaxTokens: 4096 }).call.rawBody).toBe(raw);
+  });
+});
+
 describe('Messages markers and is_error on other blocks', () => {
   const body: Json = {
     model: 'client-model',

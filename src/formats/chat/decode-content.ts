@@ -1,6 +1,17 @@
 import type { AudioPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/types.ts';
 import { FieldChecker, isRecord, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
 
+/**
+ * Anthropic's `cache_control` on a Chat content part (OpenRouter and LiteLLM clients send it to
+ * reach Claude's prompt cache): carried on the IR part for a Messages upstream; the Chat and
+ * Responses encoders never write it.
+ */
+function withCacheControl<T extends TextPart | ImagePart | FilePart>(out: T, part: Record<string, unknown>, at: string, check: FieldChecker): T {
+  const cache = check.record(part.cache_control, `${at}.cache_control`);
+  if (cache) out.cacheControl = cache;
+  return out;
+}
+
 /** Chat `content` of system/developer/tool messages: a string or text parts. Other part types are skipped. */
 export function decodeTextContent(content: unknown, path: string, check: FieldChecker): TextPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
@@ -11,7 +22,7 @@ export function decodeTextContent(content: unknown, path: string, check: FieldCh
   }
   const parts: TextPart[] = [];
   content.forEach((part, j) => {
-    if (isRecord(part) && part.type === 'text') parts.push({ type: 'text', text: check.requiredString(part.text, `${path}[${j}].text`) });
+    if (isRecord(part) && part.type === 'text') parts.push(withCacheControl({ type: 'text', text: check.requiredString(part.text, `${path}[${j}].text`) }, part, `${path}[${j}]`, check));
   });
   return parts;
 }
@@ -41,7 +52,7 @@ export function decodeUserContent(content: unknown, path: string, check: FieldCh
 function decodeUserPart(part: Record<string, unknown>, at: string, check: FieldChecker): UserContentPart | undefined {
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: check.requiredString(part.text, `${at}.text`) };
+      return withCacheControl({ type: 'text', text: check.requiredString(part.text, `${at}.text`) }, part, at, check);
     case 'image_url': {
       // Some clients send `image_url` as a bare string.
       const image = typeof part.image_url === 'string' ? { url: part.image_url } : check.requiredRecord(part.image_url, `${at}.image_url`);
@@ -50,7 +61,7 @@ function decodeUserPart(part: Record<string, unknown>, at: string, check: FieldC
       const out: ImagePart = { type: 'image', source: urlToMediaSource(url) };
       const detail = check.string(image.detail, `${at}.image_url.detail`);
       if (detail) out.detail = detail;
-      return out;
+      return withCacheControl(out, part, at, check);
     }
     case 'input_audio': {
       const audio = check.requiredRecord(part.input_audio, `${at}.input_audio`);
@@ -61,8 +72,10 @@ function decodeUserPart(part: Record<string, unknown>, at: string, check: FieldC
         format: check.requiredString(audio.format, `${at}.input_audio.format`),
       };
     }
-    case 'file':
-      return decodeFilePart(part, at, check);
+    case 'file': {
+      const file = decodeFilePart(part, at, check);
+      return file && withCacheControl(file, part, at, check);
+    }
     default:
       return undefined;
   }

@@ -1,4 +1,4 @@
-import type { ContentPart, Message, TextPart, ToolCallPart } from '../../ir/types.ts';
+import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
 import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
 import { decodeTextContent, decodeUserContent } from './decode-content.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
@@ -42,8 +42,11 @@ function decodeMessage(role: 'user' | 'assistant' | 'tool' | 'function', raw: Re
     case 'tool': {
       const toolCallId = check.requiredString(raw.tool_call_id, `${at}.tool_call_id`);
       const text = decodeTextContent(raw.content, `${at}.content`, check);
-      const content = text.length === 1 ? text[0].text : text;
-      return { role: 'tool', content: [{ type: 'tool_result', toolCallId, content }] };
+      if (text.length !== 1) return { role: 'tool', content: [{ type: 'tool_result', toolCallId, content: text }] };
+      // One text part: its cache marker belongs on the result block (Anthropic's tool_result).
+      const result: ToolResultPart = { type: 'tool_result', toolCallId, content: text[0].text };
+      if (text[0].cacheControl) result.cacheControl = text[0].cacheControl;
+      return { role: 'tool', content: [result] };
     }
     case 'function': {
       // Deprecated predecessor of `tool`: the result is matched by function name.
@@ -63,7 +66,12 @@ function decodeAssistantContent(raw: Record<string, unknown>, at: string, check:
   } else if (Array.isArray(content)) {
     content.forEach((part, j) => {
       if (!isRecord(part)) return;
-      if (part.type === 'text') parts.push({ type: 'text', text: check.requiredString(part.text, `${at}.content[${j}].text`) });
+      if (part.type === 'text') {
+        const text: TextPart = { type: 'text', text: check.requiredString(part.text, `${at}.content[${j}].text`) };
+        const cache = check.record(part.cache_control, `${at}.content[${j}].cache_control`);
+        if (cache) text.cacheControl = cache;
+        parts.push(text);
+      }
       else if (part.type === 'refusal') parts.push({ type: 'refusal', refusal: check.requiredString(part.refusal, `${at}.content[${j}].refusal`) });
     });
   } else if (content !== undefined && content !== null) {
