@@ -2,11 +2,23 @@ import { validationError, type GatewayError } from '../errors/index.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 
-/** The types of the Responses hosted tools a request carries (web_search, file_search, …). */
+/**
+ * The types of the Responses hosted tools a request carries (web_search, file_search, …),
+ * including one forced by `tool_choice` (e.g. `{"type":"web_search"}`) without a tool entry:
+ * another format would drop that choice as silently as the tool.
+ */
 export function hostedToolTypes(request: ChatRequest): string[] {
-  const hosted = request.extra?.hostedTools;
-  if (!Array.isArray(hosted)) return [];
-  return hosted.map((tool) => String((tool as { type?: unknown }).type ?? 'unknown'));
+  const extra = request.extra;
+  if (!extra) return [];
+  const hosted = extra.hostedTools;
+  const types = Array.isArray(hosted) ? hosted.map((tool) => String((tool as { type?: unknown }).type ?? 'unknown')) : [];
+  const choice = extra.tool_choice as { type?: unknown } | undefined;
+  // allowed_tools only narrows the listed tools (its mode is in the IR); every other raw choice names a hosted tool.
+  if (choice && typeof choice === 'object' && choice.type !== 'allowed_tools') {
+    const type = String(choice.type ?? 'unknown');
+    if (!types.includes(type)) types.push(type);
+  }
+  return types;
 }
 
 /** Only a Responses upstream runs hosted tools; every other format would drop them silently. */

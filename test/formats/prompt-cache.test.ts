@@ -349,3 +349,27 @@ describe('Messages markers and is_error on other blocks', () => {
     expect(sent).not.toContain('cache_control');
   });
 });
+
+describe('hosted tools are never dropped silently (prepareCall)', () => {
+  const send = (upstream: WireFormat, body: Json) => () => toUpstream('responses', upstream, { model: 'client-model', input: 'Search the news', ...body });
+
+  it.each(['chat', 'messages'] as const)('a hosted tool → 422 naming the tool and the model for a %s upstream', (upstream) => {
+    expect(send(upstream, { tools: [{ type: 'web_search' }] })).toThrow(/'web_search'.*'up\/up-model'/);
+  });
+
+  it.each(['chat', 'messages'] as const)('a hosted tool forced by tool_choice alone → 422 too for a %s upstream', (upstream) => {
+    expect(send(upstream, { tool_choice: { type: 'web_search_preview' } })).toThrow(/'web_search_preview'.*'up\/up-model'/);
+  });
+
+  it('a Responses upstream gets both as sent', () => {
+    const body = send('responses', { tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } })();
+    expect(body.tools).toEqual([{ type: 'web_search' }]);
+    expect(body.tool_choice).toEqual({ type: 'web_search' });
+  });
+
+  it('allowed_tools over function tools is not a hosted tool (its mode converts)', () => {
+    const tools = [{ type: 'function', ...WEATHER }];
+    const body = send('messages', { tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_weather' }] } })();
+    expect(body.tool_choice).toEqual({ type: 'any' });
+  });
+});
