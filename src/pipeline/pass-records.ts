@@ -1,10 +1,15 @@
 import type { SseRecord } from '../sse/index.ts';
 import { containsSecret, hasSecrets, redactSecrets } from '../util/redact-secrets.ts';
+import { quotedFinder } from '../util/find-quoted.ts';
+
+const findError = quotedFinder('"error"');
+const findUsageObject = quotedFinder('"usage":{');
+const findEmptyChoices = quotedFinder('"choices":[]');
 
 /** An upstream error record (any format): the only kind that may quote the gateway's upstream key back. */
 function isErrorRecord(record: SseRecord): boolean {
   const event = record.event;
-  return event === undefined ? record.data.includes('"error"') : event === 'error' || event === 'response.failed';
+  return event === undefined ? findError(record.data) !== -1 : event === 'error' || event === 'response.failed';
 }
 
 /** The record with any configured upstream key redacted, or undefined when it holds none. */
@@ -16,7 +21,7 @@ function redactedRecord(record: SseRecord): SseRecord | undefined {
 /** Chat's usage chunk (`choices: []` with a usage object): dropped when the gateway asked for usage the client did not. */
 function isUsageOnlyChunk(record: SseRecord): boolean {
   const data = record.data;
-  return data.charCodeAt(0) === 123 /* { */ && data.includes('"usage":{') && data.includes('"choices":[]');
+  return data.charCodeAt(0) === 123 /* { */ && findUsageObject(data) !== -1 && findEmptyChoices(data) !== -1;
 }
 
 /** Responses events that carry the whole response object, and so its id. */

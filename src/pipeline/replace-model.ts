@@ -1,3 +1,7 @@
+import { quotedFinder } from '../util/find-quoted.ts';
+
+const findModel = quotedFinder('"model"');
+
 function isJsonSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
 }
@@ -23,14 +27,14 @@ export function replaceModelInRaw(raw: string, from: string, to: string): string
   const needle = JSON.stringify(from);
   let match = -1;
   let matchEnd = -1;
-  for (let at = raw.indexOf('"model"'); at !== -1; ) {
+  for (let at = findModel(raw); at !== -1; ) {
     const start = valueStart(raw, at);
     if (start !== -1 && raw.startsWith(needle, start)) {
       if (match !== -1) return undefined;
       match = at;
       matchEnd = start + needle.length;
-      at = raw.indexOf('"model"', matchEnd);
-    } else at = raw.indexOf('"model"', at + 1);
+      at = findModel(raw, matchEnd);
+    } else at = findModel(raw, at + 1);
   }
   if (match === -1) return undefined;
   return raw.slice(0, match) + `"model":${JSON.stringify(to)}` + raw.slice(matchEnd);

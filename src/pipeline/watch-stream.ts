@@ -1,9 +1,11 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import type { SseRecord } from '../sse/index.ts';
+import { quotedFinder } from '../util/find-quoted.ts';
 
 const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+const findFinishReason = quotedFinder('"finish_reason"');
 
 /** Watches an upstream stream record by record: shape sanity, and whether it really finished. */
 export interface StreamWatch {
@@ -79,11 +81,11 @@ function lastSignificant(data: string): number {
 
 /** `"finish_reason"` followed by a string (not null), without a regex over every chunk. */
 function finishReasonSet(data: string): boolean {
-  const at = data.indexOf('"finish_reason"');
+  const at = findFinishReason(data);
   if (at === -1) return false;
   let i = at + 15;
   while (i < data.length && (isSpace(data.charCodeAt(i)) || data.charCodeAt(i) === 58 /* : */)) i += 1;
-  return data.charCodeAt(i) === 34 /* " */ || (data.indexOf('"finish_reason"', i) !== -1 && FINISH_REASON.test(data.slice(i)));
+  return data.charCodeAt(i) === 34 /* " */ || (findFinishReason(data, i) !== -1 && FINISH_REASON.test(data.slice(i)));
 }
 
 /** The error a client gets when the upstream closed its stream before the terminal record. */

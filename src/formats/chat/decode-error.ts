@@ -1,6 +1,9 @@
 import type { SseRecord } from '../../sse/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
 import { readErrorBody, readErrorObject, readRecordObject } from '../shared/index.ts';
+import { quotedFinder } from '../../util/find-quoted.ts';
+
+const findError = quotedFinder('"error"');
 
 /** An upstream OpenAI-style error body (`{error:{message,type,param,code}}`) → what it says. */
 export function decodeChatError(status: number, body: unknown): DecodedUpstreamError {
@@ -9,6 +12,6 @@ export function decodeChatError(status: number, body: unknown): DecodedUpstreamE
 
 /** A Chat stream's error record (`data: {"error":{…}}`) → what it says; undefined for any other record. */
 export function decodeChatStreamError(record: SseRecord): DecodedUpstreamError | undefined {
-  if (!record.data.includes('"error"')) return undefined;
+  if (findError(record.data) === -1) return undefined;
   return readErrorObject(readRecordObject(record)?.error, 'The upstream reported an error.');
 }

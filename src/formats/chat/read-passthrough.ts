@@ -2,6 +2,7 @@ import type { SseRecord } from '../../sse/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
 import { isRecord, readString, tryParseJson } from '../shared/index.ts';
 import { decodeChatUsage } from './map-usage.ts';
+import { quotedFinder } from '../../util/find-quoted.ts';
 
 /** Reads id, model and usage from a same-format Chat Completions response without converting it. */
 export function readChatPassthroughResponse(body: unknown): PassthroughInfo {
@@ -15,6 +16,7 @@ export function readChatPassthroughResponse(body: unknown): PassthroughInfo {
 
 /** `"usage":{` with any spacing (Python upstreams write `"usage": {`); `"usage":null` does not match. */
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+const findUsage = quotedFinder('"usage"');
 
 /**
  * Reads id/model/usage from a passthrough Chat stream. Only the first chunk (identity) and
@@ -26,7 +28,7 @@ export function createChatUsageTap(): UsageTap {
   return {
     push(record: SseRecord): void {
       const data = record.data;
-      const carriesUsage = data.includes('"usage"') && USAGE_OBJECT.test(data);
+      const carriesUsage = findUsage(data) !== -1 && USAGE_OBJECT.test(data);
       if (identified && !carriesUsage) return;
       const chunk = tryParseJson(data);
       if (!isRecord(chunk)) return;

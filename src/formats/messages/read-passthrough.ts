@@ -2,6 +2,10 @@ import type { SseRecord } from '../../sse/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
 import { isRecord, readString, tryParseJson } from '../shared/index.ts';
 import { decodeMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
+import { quotedFinder } from '../../util/find-quoted.ts';
+
+const findMessageStart = quotedFinder('"message_start"');
+const findMessageDelta = quotedFinder('"message_delta"');
 
 /** Reads id, model and usage from a same-format Messages response without converting it. */
 export function readMessagesPassthroughResponse(body: unknown): PassthroughInfo {
@@ -45,7 +49,7 @@ export function createMessagesUsageTap(): UsageTap {
 
 /** Streams without `event:` lines: find the type cheaply from the data's head. */
 function eventName(data: string): string | undefined {
-  if (data.includes('"message_start"')) return 'message_start';
-  if (data.includes('"message_delta"')) return 'message_delta';
+  if (findMessageStart(data) !== -1) return 'message_start';
+  if (findMessageDelta(data) !== -1) return 'message_delta';
   return undefined;
 }

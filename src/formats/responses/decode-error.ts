@@ -1,6 +1,10 @@
 import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, readErrorObject, readRecord, readRecordObject, readString, tryParseJson } from '../shared/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
+import { quotedFinder } from '../../util/find-quoted.ts';
+
+const findError = quotedFinder('"error"');
+const findFailed = quotedFinder('"response.failed"');
 
 /** An upstream error body (`{error:{message,type,param,code}}`, or text) → message, type, code. */
 export function decodeResponsesError(status: number, body: unknown): DecodedUpstreamError {
@@ -23,7 +27,7 @@ export function decodeResponsesError(status: number, body: unknown): DecodedUpst
 export function decodeResponsesStreamError(record: SseRecord): DecodedUpstreamError | undefined {
   const event = record.event;
   if (event !== undefined && event !== 'error' && event !== 'response.failed') return undefined;
-  if (event === undefined && !record.data.includes('"error"') && !record.data.includes('"response.failed"')) return undefined;
+  if (event === undefined && findError(record.data) === -1 && findFailed(record.data) === -1) return undefined;
   const data = readRecordObject(record);
   if (!data) return undefined;
   const type = event ?? readString(data, 'type');

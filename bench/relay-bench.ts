@@ -1,0 +1,85 @@
+/**
+ * µs per streamed answer of the record relay alone (no sockets): the fake upstream's Chat
+ * stream (role chunk, 20 content chunks, finish chunk, usage chunk, [DONE]), one chunk per
+ * push as a real upstream delivers them, through the passthrough relay (Chat → Chat, the
+ * usage chunk dropped) and the converting relay (Chat → Messages). CPU time, not wall time. Baselines in the same run:
+ * `toString` of every chunk, and the SSE reader (cut + parse) alone.
+ * Run by hand: `node --import tsx bench/relay-bench.ts`.
+ */
+import { relayStream } from '../src/pipeline/relay-stream.ts';
+import type { RelayOptions } from '../src/pipeline/relay-records.ts';
+import type { PeekedStream } from '../src/pipeline/peek-stream.ts';
+import type { StreamTarget } from '../src/pipeline/types.ts';
+import { RecordReader } from '../src/sse/index.ts';
+import type { ChatRequest, WireFormat } from '../src/ir/types.ts';
+import { FastAbortController } from '../src/util/abort.ts';
+import { buildStreamEvents } from './fake-upstream.ts';
+
+const events = buildStreamEvents(true);
+const request = { model: 'bench/bench-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true } as unknown as ChatRequest;
+const client = new FastAbortController();
+const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as RelayOptions['upstream'];
+let sink = 0;
+const target: StreamTarget = {
+  write(chunk) {
+    sink += chunk.length;
+    return true;
+  },
+  end(chunk) {
+    if (chunk) sink += chunk.length;
+  },
+  onDrain() {},
+  onClose() {},
+};
+
+/** One answer through a relay: the first chunk is the peeked head, the rest arrive one by one. */
+function relayOnce(clientFormat: WireFormat): void {
+  const reader = new RecordReader();
+  const bytes = reader.push(events[0]);
+  let handler: { data(chunk: Buffer): void; end(): void } | undefined;
+  const source = { resume: (h: typeof handler) => (handler = h), pause() {}, destroy() {} };
+  const peeked = { head: { bytes, records: reader.records }, reader, source, ended: false } as unknown as PeekedStream;
+  const options: RelayOptions = {
+    upstream,
+    providerId: 'bench',
+    upstreamFormat: 'chat',
+    clientFormat,
+    request,
+    ids: { requestId: 'req_1', correlationId: 'req_1' },
+    client,
+    passthrough: clientFormat === 'chat',
+    stripUsageChunk: true,
+    onEnd: () => undefined,
+  };
+  relayStream(options, peeked).pushTo(target);
+  for (let i = 1; i < events.length; i += 1) handler!.data(events[i]);
+  handler!.end();
+}
+
+/** CPU µs per call (this thread's user + system time, so waiting for a core on a busy machine does not count). */
+function time(n: number, op: () => void): number {
+  for (let i = 0; i < Math.min(n, 5_000); i += 1) op();
+  const start = process.cpuUsage();
+  for (let i = 0; i < n; i += 1) op();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / n;
+}
+
+const N = Number(process.argv[2] ?? 30_000);
+const rows: Record<string, string>[] = [];
+for (let round = 0; round < 3; round += 1) {
+  const strings = time(N, () => {
+    for (const e of events) sink += e.toString('utf8').length;
+  });
+  const reader = time(N, () => {
+    const r = new RecordReader();
+    for (const e of events) sink += r.push(e).length + r.records.length;
+  });
+  const only = process.env.RELAY_ONLY;
+  const pass = only === 'messages' ? NaN : time(N, () => relayOnce('chat'));
+  const convert = only === 'chat' ? NaN : time(N, () => relayOnce('messages'));
+  rows.push({ round: String(round + 1), 'toString µs': strings.toFixed(2), 'reader µs': reader.toFixed(2), 'passthrough µs': pass.toFixed(2), 'Chat→Messages µs': convert.toFixed(2), 'passthrough ÷ reader': (pass / reader).toFixed(2) });
+}
+console.log(`${events.length} upstream chunks per answer`);
+console.table(rows);
+if (sink < 0) console.log(sink);
