@@ -31,7 +31,6 @@ export interface BatchExecutorDeps {
 }
 
 const FORMAT_OF: Record<string, WireFormat> = { '/v1/chat/completions': 'chat', '/v1/messages': 'messages', '/v1/responses': 'responses' };
-const LEASE_MS = 30_000;
 const POLL_MS = 500;
 const COUNTS_EVERY_MS = 1000;
 
@@ -92,7 +91,7 @@ export class BatchExecutor {
       const now = this.deps.clock.now();
       for (const batch of await this.deps.store.batches.claimable(now)) {
         if (this.running.has(batch.id)) continue;
-        const claimed = await this.deps.store.batches.claim(batch.id, this.instanceId, now, LEASE_MS);
+        const claimed = await this.deps.store.batches.claim(batch.id, this.instanceId, now, this.deps.config.batches.leaseMs);
         if (!claimed) continue;
         const run = this.process(claimed)
           .catch((error: unknown) => this.deps.log.error('batch failed to run', { batch: batch.id, error: String(error) }))
@@ -166,9 +165,10 @@ export class BatchExecutor {
         halted = true;
         return false;
       }
-      if (now - lastRenew > LEASE_MS / 3) {
+      const leaseMs = this.deps.config.batches.leaseMs;
+      if (now - lastRenew > leaseMs / 3) {
         lastRenew = now;
-        if (!(await store.batches.claim(batch.id, this.instanceId, now, LEASE_MS))) {
+        if (!(await store.batches.claim(batch.id, this.instanceId, now, leaseMs))) {
           halted = true;
           return false;
         }

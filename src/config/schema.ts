@@ -128,6 +128,11 @@ export const configSchema = z.strictObject({
       maxFileBytes: z.number().int().positive().default(200 * 1024 * 1024),
       /** Most lines in a batch input file (413 at upload above it). */
       maxFileLines: z.number().int().positive().default(50_000),
+      /**
+       * How long an instance's claim on a running batch lasts (ms; renewed every third of it).
+       * When the instance dies, another one resumes the batch this long after its last renewal.
+       */
+      leaseMs: z.number().int().min(1_000).max(600_000).default(30_000),
     })
     .prefault({}),
 });
