@@ -133,3 +133,60 @@ describe('stored Responses expire after 30 days', () => {
     expect(await later.stop()).toBe(0);
   });
 });
+
+describe('stored Responses are bounded by server.bodyLimits.inference', () => {
+  const LIMIT = 8192;
+  let fake: FakeUpstream;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+
+  /** A Responses answer saying `text`. */
+  const answer = (text: string) => ({
+    id: 'resp_up', object: 'response', created_at: 1, status: 'completed', model: 'gpt-resp',
+    output: [{ type: 'message', id: 'msg_up', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 },
+  });
+
+  beforeAll(async () => {
+    // A long answer when asked for one, else a short one.
+    fake = await startFakeUpstream((request) => ({ json: answer(JSON.stringify(request.json?.input ?? '').includes('LONG') ? 'z'.repeat(9000) : 'ok') }));
+    gw = await spawnGateway({
+      config: {
+        server: { bodyLimits: { inference: LIMIT } },
+        providers: { r: { plugin: 'openai', baseURL: `${fake.url}/v1`, apiKey: 'up-key', formats: ['responses'], models: ['gpt-resp'] } },
+      },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0, timeout: 10_000 });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await fake?.close();
+  });
+
+  it('a chain whose rebuilt history would pass the limit → 413 before the upstream is called; the chain so far stays', async () => {
+    const one = await client.responses.create({ model: 'r/gpt-resp', input: 'a'.repeat(3000) });
+    const two = await client.responses.create({ model: 'r/gpt-resp', input: 'b'.repeat(3000), previous_response_id: one.id });
+    expect((await client.responses.retrieve(two.id)).id).toBe(two.id);
+    expect(fake.requests).toHaveLength(2);
+    const error = await client.responses
+      .create({ model: 'r/gpt-resp', input: 'c'.repeat(3000), previous_response_id: two.id })
+      .then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+    expect(error?.status).toBe(413);
+    expect((error?.error as { code?: string }).code).toBe('request_too_large');
+    expect(error?.message).toContain(two.id);
+    expect(error?.message).toContain(`${LIMIT} bytes`);
+    expect(fake.requests).toHaveLength(2);
+    // A shorter next turn on the same chain still works.
+    const three = await client.responses.create({ model: 'r/gpt-resp', input: 'short', previous_response_id: two.id });
+    expect(three.status).toBe('completed');
+  });
+
+  it('an answer that would make the record pass the limit is served but not stored, and the log says so', async () => {
+    const big = await client.responses.create({ model: 'r/gpt-resp', input: 'LONG please' });
+    expect(big.output_text).toHaveLength(9000);
+    expect(await status(client.responses.retrieve(big.id))).toBe(404);
+    const log = () => gw.stdout() + gw.stderr();
+    await expect.poll(log).toContain('too large to store');
+    expect(fs.readdirSync(path.join(gw.dataDir, 'responses')).some((name) => name.startsWith(big.id))).toBe(false);
+  });
+});

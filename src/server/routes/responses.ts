@@ -35,9 +35,24 @@ export async function rehydrateResponsesRequest(deps: ServerDeps, exchange: Chat
   }
   const next = prependHistory(request, history);
   const body = codec.encodeRequest(next, { upstreamModel: next.model });
+  const raw = JSON.stringify(body);
+  // The rebuilt request is bounded like a body sent whole (and like the stored record it becomes).
+  const limit = deps.config.server.bodyLimits.inference;
+  if (overBytes(raw, limit)) {
+    throw new GatewayError(
+      'request_too_large',
+      `The conversation rebuilt from previous_response_id '${previousId}' exceeds the limit of ${limit} bytes for a request; start a new conversation or send a shorter history yourself.`,
+      { details: { limit_bytes: limit, previous_response_id: previousId } },
+    );
+  }
   exchange.body = body;
-  exchange.raw = JSON.stringify(body);
+  exchange.raw = raw;
   return next;
+}
+
+/** True when `text` is more than `limit` bytes of UTF-8 (counted only when it could be). */
+function overBytes(text: string, limit: number): boolean {
+  return text.length * 3 > limit && Buffer.byteLength(text) > limit;
 }
 
 /**
@@ -84,6 +99,12 @@ export class StoredResponseCapture implements ResponseCapture {
     const id = this.id;
     const text = JSON.stringify(getCodec('responses').encodeResponse({ ...response, id }, this.request));
     const { deps } = this;
+    // A record is bounded like a request body: the request part is (above), an answer can still tip it over.
+    const limit = deps.config.server.bodyLimits.inference;
+    if ((this.requestText.length + text.length) * 3 > limit && Buffer.byteLength(this.requestText) + Buffer.byteLength(text) > limit) {
+      deps.log.warn('a response is too large to store; GET and previous_response_id will not find it', { id, limit_bytes: limit });
+      return;
+    }
     const saving = deps.store.responses
       .save({ id, accountId: this.accountId, createdAt: deps.clock.now(), request: this.requestText, response: text })
       .catch((error: unknown) => deps.log.error('could not store a response; GET and previous_response_id will not find it', { id, error: String(error) }))
