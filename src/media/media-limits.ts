@@ -37,17 +37,10 @@ export function recordBytes(record: MediaRecord): number {
   return size;
 }
 
-/** What an account's live records take. */
+/** What an account's live records take (the store adds it up: `MediaRepo.usage`, in recordBytes units). */
 export interface LibraryUsage {
   records: number;
   bytes: number;
-}
-
-/** Adds up an account's live records. */
-export function measureLibrary(records: readonly MediaRecord[]): LibraryUsage {
-  let bytes = 0;
-  for (const record of records) bytes += recordBytes(record);
-  return { records: records.length, bytes };
 }
 
 /** 413 when one record is larger than a record may be. */

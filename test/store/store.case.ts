@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
+import { recordBytes } from '../../src/media/media-limits.ts';
 
 /**
  * A backend under test: `open` gives a store on fresh, empty data; `reopen` closes a store
@@ -243,7 +244,8 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect((await store.media.list({ accountId: owner, notBefore: 1_002, offset: 0, limit: 10 })).total).toBe(3);
         expect(await store.media.list({ accountId: owner, offset: 0, limit: 0 })).toEqual({ data: [], total: 7 });
         // Usage counts records and their bytes as stored (JSON, UTF-8), without the expired ones.
-        const bytesOf = (records: MediaRecord[]) => records.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r)), 0);
+        // In the media layer's own units: its quota check adds recordBytes(new record) to this usage.
+        const bytesOf = (records: MediaRecord[]) => records.reduce((n, r) => n + recordBytes(r), 0);
         expect(await store.media.usage(owner)).toEqual({ records: 7, bytes: bytesOf(made) });
         expect(await store.media.usage(owner, 1_002)).toEqual({ records: 3, bytes: bytesOf(made.slice(4)) });
         expect(await store.media.usage('acct_nobody')).toEqual({ records: 0, bytes: 0 });
