@@ -1,0 +1,195 @@
+/**
+ * The PostgreSQL store against the file store, in the same run (issue 10): CPU per request of
+ * the gateway process and p50 latency, on priced requests through `mock` with an API key and
+ * an account with credit, so admission and settlement touch the store. The two gateways are
+ * measured back to back for each concurrency and round, alternating which goes first; the
+ * PostgreSQL server's own CPU for the gateway's connections (its backends, found through
+ * pg_stat_activity) is reported beside it.
+ *
+ *   node scripts/build.mjs --if-stale
+ *   node --import tsx bench/store-backends-bench.ts [--rounds 3] [--concurrency 1,16] [--duration 4000] [--json]
+ *
+ * Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres); it
+ * creates a database gw_bench_<random> and drops it at the end. Targets: ≤ 1.3× the CPU and
+ * ≤ +0.3 ms p50 of the file store.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { LoadGenerator } from './load-client.ts';
+import type { LoadJob, LoadResult } from './load.ts';
+import { killAllChildren, readCpuMs, stopChild } from './processes.ts';
+import { REPO, startGateway, type StartedGateway } from './targets.ts';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '1,16' },
+    duration: { type: 'string', default: '4000' },
+    warmup: { type: 'string', default: '1000' },
+    prime: { type: 'string', default: '3000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const CONCURRENCIES = values.concurrency.split(',').map(Number);
+const DURATION_MS = Number(values.duration);
+const WARMUP_MS = Number(values.warmup);
+const PRIME = Number(values.prime);
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = `gw_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const dbUrl = (() => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+})();
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const run = promisify(execFile);
+
+/** A priced model, so every request reserves credit at admission and is charged at settlement. */
+const PROVIDERS = { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 1000, output: 1000 } }] } };
+const BODY = JSON.stringify({
+  model: 'mock/echo',
+  max_tokens: 32,
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant. Answer in one short sentence.' },
+    { role: 'user', content: 'Write one sentence about a quick brown fox.' },
+  ],
+});
+
+type Name = 'file' | 'postgres';
+interface Sample {
+  target: Name;
+  concurrency: number;
+  round: number;
+  result: LoadResult;
+  cpuUsPerReq: number;
+  dbCpuUsPerReq?: number;
+}
+
+/** An account with plenty of credit and a key for it, made through the running gateway's admin procedures. */
+async function accountKey(gw: StartedGateway): Promise<string> {
+  const configFile = path.join(path.dirname(gw.dataDir), 'gateway.config.json');
+  const cli = (args: string[]) => run(process.execPath, [path.join(REPO, 'bin/gateway'), '--config', configFile, '--data-dir', gw.dataDir, ...args], { cwd: REPO });
+  await cli(['accounts', 'create', '--email', 'bench@example.com', '--tier', 'enterprise', '--credits', '100000000']);
+  const { stdout } = await cli(['keys', 'create', '--account', 'bench@example.com', '--json']);
+  return (JSON.parse(stdout) as { key: string }).key;
+}
+
+/** CPU ms of the PostgreSQL backends serving the bench database (the gateway's pool and listener). */
+async function dbCpuMs(admin: pg.Client): Promise<number> {
+  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [DB_NAME]);
+  return rows.reduce((sum, r) => sum + (readCpuMs(r.pid) ?? 0), 0);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const admin = new pg.Client({ connectionString: ADMIN_URL });
+await admin.connect();
+await admin.query(`create database ${DB_NAME}`);
+const gateways: Partial<Record<Name, StartedGateway & { apiKey: string }>> = {};
+let load: LoadGenerator | undefined;
+const cleanup = () => killAllChildren();
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+try {
+  for (const name of ['file', 'postgres'] as const) {
+    const gw = await startGateway({
+      provider: 'mock',
+      upstreamUrl: '',
+      config: { providers: PROVIDERS, ...(name === 'postgres' ? { store: { postgres: dbUrl } } : {}) },
+    });
+    gateways[name] = { ...gw, apiKey: await accountKey(gw) };
+    log(`${name}: ${gw.url} (pid ${gw.child.pid})`);
+  }
+  load = await LoadGenerator.start();
+  const samples: Sample[] = [];
+  const job = (gw: StartedGateway & { apiKey: string }, concurrency: number, extra: Partial<LoadJob> = {}): LoadJob => ({
+    origin: new URL(gw.url).origin,
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` },
+    body: BODY,
+    concurrency,
+    warmupMs: WARMUP_MS,
+    durationMs: DURATION_MS,
+    expect: '"finish_reason"[\\s\\S]*\\}\\s*$',
+    ...extra,
+  });
+  for (const name of ['file', 'postgres'] as const) {
+    await load.run(job(gateways[name]!, Math.max(...CONCURRENCIES), { warmupMs: 0, warmupRequests: PRIME, durationMs: 1 }), () => undefined);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const concurrency of CONCURRENCIES) {
+      const order: Name[] = round % 2 === 0 ? ['file', 'postgres'] : ['postgres', 'file'];
+      for (const name of order) {
+        const gw = gateways[name]!;
+        let cpu0 = 0;
+        let db0 = 0;
+        const result = await load.run(job(gw, concurrency), async () => {
+          cpu0 = readCpuMs(gw.child.pid) ?? 0;
+          if (name === 'postgres') db0 = await dbCpuMs(admin);
+        });
+        await new Promise((r) => setTimeout(r, 50)); // settlement writes after the last response belong to the window
+        const cpu1 = readCpuMs(gw.child.pid) ?? 0;
+        const good = result.requests - result.errors;
+        const sample: Sample = { target: name, concurrency, round, result, cpuUsPerReq: ((cpu1 - cpu0) * 1000) / good };
+        if (name === 'postgres') sample.dbCpuUsPerReq = (((await dbCpuMs(admin)) - db0) * 1000) / good;
+        samples.push(sample);
+        log(
+          `  round ${round + 1} c=${concurrency} ${name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, CPU ${sample.cpuUsPerReq.toFixed(0)} µs/req` +
+            (sample.dbCpuUsPerReq !== undefined ? ` (+ PostgreSQL ${sample.dbCpuUsPerReq.toFixed(0)})` : '') +
+            (result.errors ? `, ${result.errors} errors (${result.firstError})` : ''),
+        );
+      }
+    }
+  }
+
+  const rows = CONCURRENCIES.map((concurrency) => {
+    const of = (name: Name) => samples.filter((s) => s.target === name && s.concurrency === concurrency);
+    const pick = (name: Name) => ({
+      rps: median(of(name).map((s) => s.result.rps)),
+      p50: median(of(name).map((s) => s.result.p50)),
+      p99: median(of(name).map((s) => s.result.p99)),
+      cpu: median(of(name).map((s) => s.cpuUsPerReq)),
+      dbCpu: name === 'postgres' ? median(of(name).map((s) => s.dbCpuUsPerReq ?? 0)) : undefined,
+      errors: of(name).reduce((n, s) => n + s.result.errors, 0),
+    });
+    const file = pick('file');
+    const postgres = pick('postgres');
+    return { concurrency, file, postgres, cpuRatio: postgres.cpu / file.cpu, p50DeltaMs: postgres.p50 - file.p50 };
+  });
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ rounds: ROUNDS, durationMs: DURATION_MS, rows }, null, 2) + '\n');
+  } else {
+    const f = (n: number, d = 0) => n.toFixed(d);
+    console.log(`\nPostgreSQL store vs file store, priced mock requests, medians of ${ROUNDS} rounds (${DURATION_MS} ms each):\n`);
+    console.log('| conc. | store | req/s | p50 ms | p99 ms | gateway CPU µs/req | PostgreSQL CPU µs/req | errors |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of rows) {
+      for (const name of ['file', 'postgres'] as const) {
+        const x = r[name];
+        console.log(`| ${r.concurrency} | ${name} | ${f(x.rps)} | ${f(x.p50, 3)} | ${f(x.p99, 3)} | ${f(x.cpu)} | ${x.dbCpu === undefined ? '-' : f(x.dbCpu)} | ${x.errors} |`);
+      }
+      console.log(`| ${r.concurrency} | **postgres ÷ file** | | **+${f(r.p50DeltaMs, 3)} ms** | | **${f(r.cpuRatio, 2)}×** | | |`);
+    }
+    console.log('\ntargets: gateway CPU ≤ 1.3× and p50 ≤ +0.3 ms');
+  }
+} finally {
+  await load?.stop().catch(() => undefined);
+  for (const gw of Object.values(gateways)) {
+    await stopChild(gw!.child).catch(() => undefined);
+    gw!.cleanup();
+  }
+  cleanup();
+  await admin.query(`drop database if exists ${DB_NAME} with (force)`).catch(() => undefined);
+  await admin.end();
+}
