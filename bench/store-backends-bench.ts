@@ -7,13 +7,18 @@
  * pg_stat_activity) is reported beside it.
  *
  *   node scripts/build.mjs --if-stale
- *   node --import tsx bench/store-backends-bench.ts [--rounds 3] [--concurrency 1,16] [--duration 4000] [--json]
+ *   node --import tsx bench/store-backends-bench.ts [--rounds 3] [--concurrency 1,16] [--duration 4000] [--json] [--profile]
+ *
+ * `--profile` runs both gateways under `node --cpu-prof` and prints where each spent its CPU
+ * (self time by function and area, the whole run); the figures are then not for the report.
  *
  * Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres); it
  * creates a database gw_bench_<random> and drops it at the end. Targets: ≤ 1.3× the CPU and
  * ≤ +0.3 ms p50 of the file store.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
@@ -21,6 +26,7 @@ import pg from 'pg';
 import { LoadGenerator } from './load-client.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { killAllChildren, readCpuMs, stopChild } from './processes.ts';
+import { formatProfileSummary, summarizeProfile, type CpuProfile } from './summarize-profile.ts';
 import { REPO, startGateway, type StartedGateway } from './targets.ts';
 
 const { values } = parseArgs({
@@ -31,6 +37,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1000' },
     prime: { type: 'string', default: '3000' },
     json: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -102,10 +109,13 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 try {
+  const profDirs: Partial<Record<Name, string>> = {};
   for (const name of ['file', 'postgres'] as const) {
+    if (values.profile) profDirs[name] = mkdtempSync(path.join(tmpdir(), `gateway-prof-${name}-`));
     const gw = await startGateway({
       provider: 'mock',
       upstreamUrl: '',
+      nodeArgs: values.profile ? ['--cpu-prof', '--cpu-prof-dir', profDirs[name]!] : [],
       config: { providers: PROVIDERS, ...(name === 'postgres' ? { store: { postgres: dbUrl } } : {}) },
     });
     gateways[name] = { ...gw, apiKey: await accountKey(gw) };
@@ -182,6 +192,18 @@ try {
       console.log(`| ${r.concurrency} | **postgres ÷ file** | | **+${f(r.p50DeltaMs, 3)} ms** | | **${f(r.cpuRatio, 2)}×** | | |`);
     }
     console.log('\ntargets: gateway CPU ≤ 1.3× and p50 ≤ +0.3 ms');
+  }
+  if (values.profile) {
+    for (const name of ['file', 'postgres'] as const) {
+      await stopChild(gateways[name]!.child, 'SIGINT', 15_000);
+      const dir = profDirs[name]!;
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (!file) continue;
+      const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+      const requests = samples.filter((x) => x.target === name).reduce((n, x) => n + x.result.requests, 0);
+      console.log(`\n=== ${name} store: ${path.join(dir, file)} (whole run incl. warm-up)\n`);
+      console.log(formatProfileSummary(summarizeProfile(profile), 25, requests));
+    }
   }
 } finally {
   await load?.stop().catch(() => undefined);
