@@ -1,12 +1,14 @@
 import { defineConfig } from 'gateway';
 
 /**
- * Several gateway processes behind one load balancer, one config file: each instance gets its
- * port and data dir from the environment (one process owns a data dir) and all of them share
- * their rate limits and concurrency slots through one Redis. Credits and quotas stay in each
- * instance's data dir: keep an account on one instance (docs/accounts-and-limits.md).
+ * Several gateway processes behind one load balancer, one config file: every record (accounts,
+ * keys, sessions, balances, Media Library, stored Responses, files, batches) lives in one
+ * PostgreSQL database, rate limits and concurrency slots in one Redis; each instance gets its
+ * port and its own scratch data dir from the environment (one process owns a data dir).
+ * See docs/scale-out.md for what is shared and how.
  *
  *   cp config/several-instances.config.ts gateway.config.ts
+ *   npx gateway store migrate --to "$DATABASE_URL"      # once, to bring a dev box's data dir over
  *   GATEWAY_INSTANCE=a PORT=8787 npx gateway serve &
  *   GATEWAY_INSTANCE=b PORT=8788 npx gateway serve &
  */
@@ -16,6 +18,8 @@ export default defineConfig({
   // Behind a load balancer: listen on every interface, trust its X-Forwarded-For.
   server: { host: '0.0.0.0', port: Number(process.env.PORT ?? 8787), trustProxy: true, shutdownGraceSeconds: 20 },
   dataDir: `.gateway-${instance}`,
+  // The shared records; the schema is created and migrated at start-up (safe when instances start together).
+  store: { postgres: process.env.DATABASE_URL ?? 'postgres://gateway@127.0.0.1:5432/gateway' },
   providers: {
     openai: { plugin: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: process.env.OPENAI_API_KEY, models: ['gpt-4.1', 'gpt-4.1-mini'] },
     anthropic: { plugin: 'anthropic', apiKey: process.env.ANTHROPIC_API_KEY, models: ['claude-sonnet-4-5'] },

@@ -68,6 +68,7 @@ describe('config/ examples', () => {
     const instances = await load('several-instances.config.ts');
     expect(instances.limits.store).toMatchObject({ redis: expect.stringMatching(/^redis:\/\//), onError: 'closed' });
     expect(instances.server).toMatchObject({ host: '0.0.0.0', trustProxy: true });
+    expect(instances.store?.postgres).toMatch(/^postgres:\/\//);
   });
 
   it('several instances: each process gets its own port and data dir from the environment', async () => {
