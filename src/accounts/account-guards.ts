@@ -77,6 +77,14 @@ interface CheckedLimits {
   lease: ConcurrencyLease | null;
 }
 
+/** The route batch lines are admitted on. */
+const BATCH_ROUTE = '/v1/batches';
+
+/** A request a client waits for: it names a model and is not a batch line. */
+function isLive(request: AdmissionRequest): boolean {
+  return request.model !== undefined && request.route !== BATCH_ROUTE;
+}
+
 /** Gives a concurrency slot back, synchronously when the store can; a lost release only holds the slot until its expiry. */
 function releaseLease(lease: ConcurrencyLease, log?: Logger): void {
   if (lease.releaseNow) {
@@ -138,6 +146,8 @@ export class AccountGuards implements RequestGuards {
   readonly usageViews: UsageViews;
   /** Admissions granted and not settled yet: the ledger's group commit waits only while others may join. */
   private inFlight = 0;
+  /** Admitted model requests in flight that are not batch lines (batch lines run below them). */
+  private live = 0;
 
   constructor(private readonly o: AccountGuardsOptions) {
     this.usage = o.usage;
@@ -192,12 +202,14 @@ export class AccountGuards implements RequestGuards {
       throw withHeaders(error, headers);
     }
     this.inFlight += 1;
+    if (isLive(request)) this.live += 1;
     return new AccountAdmission(this, request, headers, lease, reservation);
   }
 
   /** Settles an admission once: gives its slot back, then charges (or releases) its reservation. */
   settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | undefined, settlement: Settlement | null): Settled {
     this.inFlight -= 1;
+    if (isLive(request)) this.live -= 1;
     if (lease) releaseLease(lease, this.o.log);
     return this.settle(request, reservation, settlement);
   }
@@ -393,6 +405,10 @@ export class AccountGuards implements RequestGuards {
 
   private notRecorded(error: unknown, accountId: string): void {
     this.o.log.error('usage ledger append failed; the charge is applied but not recorded', { error: String(error), account: accountId });
+  }
+
+  liveInFlight(): number {
+    return this.live;
   }
 
   async billedRequests(prefix: string): Promise<Set<string>> {

@@ -95,4 +95,6 @@ export interface RequestGuards {
    * line billed just before a crash is never billed again.
    */
   billedRequests?(prefix: string): Promise<Set<string>>;
+  /** Live requests (naming a model, not batch lines) admitted and not yet settled in this process: batch lines give way to them. */
+  liveInFlight?(): number;
 }

@@ -12,6 +12,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { newId } from '../util/secrets.ts';
 import { countLines, finishBatch } from './finish-batch.ts';
+import { LineGate } from './line-gate.ts';
 import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
 
 export interface BatchExecutorDeps {
@@ -48,11 +49,15 @@ export class BatchExecutor {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
+  private readonly renewedAt = new Map<string, number>();
   private readonly pipeline: ChatPipelineDeps;
+  /** Slots shared by every batch of this instance, below live traffic. */
+  readonly gate: LineGate;
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.pipeline = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
     this.instanceId = deps.instanceId ?? newId('inst', 12);
+    this.gate = new LineGate(deps.config.batches.concurrency, () => deps.guards.liveInFlight?.() ?? 0);
   }
 
   /** Takes back the leases this instance held before a restart (nobody else runs them: the data dir is locked), then looks for work. */
@@ -89,10 +94,12 @@ export class BatchExecutor {
     if (this.stopped) return;
     try {
       const now = this.deps.clock.now();
+      await this.renewLeases(now);
       for (const batch of await this.deps.store.batches.claimable(now)) {
         if (this.running.has(batch.id)) continue;
         const claimed = await this.deps.store.batches.claim(batch.id, this.instanceId, now, this.deps.config.batches.leaseMs);
         if (!claimed) continue;
+        this.renewedAt.set(batch.id, now);
         const run = this.process(claimed)
           .catch((error: unknown) => this.deps.log.error('batch failed to run', { batch: batch.id, error: String(error) }))
           .finally(() => this.running.delete(batch.id));
@@ -102,6 +109,16 @@ export class BatchExecutor {
       this.deps.log.error('batch executor: looking for work failed', { error: String(error) });
     }
     if (!this.stopped) this.schedule(POLL_MS);
+  }
+
+  /** Keeps the leases of the batches running here (their lines may wait long for a shared slot). */
+  private async renewLeases(now: number): Promise<void> {
+    for (const id of this.running.keys()) {
+      if (now - (this.renewedAt.get(id) ?? 0) < LEASE_MS / 3) continue;
+      this.renewedAt.set(id, now);
+      await this.deps.store.batches.claim(id, this.instanceId, now, LEASE_MS);
+    }
+    for (const id of this.renewedAt.keys()) if (!this.running.has(id)) this.renewedAt.delete(id);
   }
 
   /** Stops taking lines; waits for lines in flight; gives back the leases (another instance may go on at once). */
@@ -176,9 +193,19 @@ export class BatchExecutor {
       return true;
     };
     const worker = async () => {
-      while (next < todo.length && (await check())) {
+      while (next < todo.length) {
+        const release = await this.gate.acquire();
+        if (next >= todo.length || !(await check())) {
+          release();
+          break;
+        }
         const line = todo[next++];
-        const record = await this.runLine(batch, line, billed);
+        let record: BatchLineRecord;
+        try {
+          record = await this.runLine(batch, line, billed);
+        } finally {
+          release();
+        }
         if (await store.batches.saveLine(record)) {
           this.deps.onLine?.(record.outcome);
           counts = record.outcome === 'completed' ? { ...counts, completed: counts.completed + 1 } : { ...counts, failed: counts.failed + 1 };
