@@ -22,14 +22,16 @@ import type { Store } from '../store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
+import { newId } from '../util/index.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
 import type { LedgerEntry, NewLedgerEntry, UsageLedger } from '../usage/ledger.ts';
 import { scanLedger } from '../usage/scan-ledger.ts';
+import type { SharedCredits, SharedHold } from './shared-credits.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
 import { currentKey, nextMonthStart, nextResetAt } from './spend-period.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, RequestGuards, UsageViews } from './types.ts';
-import { AccountUsageViews } from './usage-views.ts';
+import { AccountUsageViews, SharedUsageViews } from './usage-views.ts';
 
 export interface AccountGuardsOptions {
   limits: RateLimitConfig;
@@ -37,8 +39,11 @@ export interface AccountGuardsOptions {
   limiter: RateLimitStore;
   store: Store;
   registry: ProviderRegistry;
-  ledger: UsageLedger;
+  /** The JSONL usage ledger of the data dir (file store); absent when credits are shared. */
+  ledger?: UsageLedger;
   usage: UsageIndex;
+  /** Credits shared across instances (a database store): holds, ledger and aggregates live there. */
+  shared?: SharedCredits;
   credits: CreditBook;
   clock: Clock;
   log: Logger;
@@ -104,7 +109,7 @@ class AccountAdmission implements Admission {
     private readonly request: AdmissionRequest,
     readonly headers: Record<string, string>,
     private readonly lease: ConcurrencyLease | null,
-    private readonly reservation: Reservation | undefined,
+    private readonly reservation: Reservation | SharedHold | undefined,
   ) {}
 
   settle(settlement: Settlement | null): Promise<SettledCharge | void> {
@@ -144,6 +149,7 @@ export class AccountGuards implements RequestGuards {
   readonly limits: RateLimitConfig;
   readonly billing: BillingConfig;
   readonly usageViews: UsageViews;
+  private readonly shared: SharedCredits | undefined;
   /** Admissions granted and not settled yet: the ledger's group commit waits only while others may join. */
   private inFlight = 0;
   /** Admitted model requests in flight that are not batch lines (batch lines run below them). */
@@ -155,12 +161,19 @@ export class AccountGuards implements RequestGuards {
     this.limiter = o.limiter;
     this.limits = o.limits;
     this.billing = o.billing;
-    this.usageViews = new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock);
+    this.shared = o.shared;
+    this.usageViews = o.shared ? new SharedUsageViews(o.store, o.shared, o.limits, o.clock) : new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock);
+  }
+
+  /** The usage aggregates (admin views): the in-memory index, or read from the shared ledger. */
+  async usageSnapshot(): Promise<UsageIndex> {
+    return this.shared ? (await this.shared.usage()).usage : this.usage;
   }
 
 
   admit(request: AdmissionRequest): Promise<Admission> {
     const limiter = this.o.limiter;
+    if (this.shared) return this.admitShared(request, this.shared);
     if (!limiter.hitNow || !limiter.acquireNow) return this.admitAsync(request);
     // An in-process limiter answers at once: the whole admission is synchronous, one promise.
     try {
@@ -174,6 +187,27 @@ export class AccountGuards implements RequestGuards {
   private async admitAsync(request: AdmissionRequest): Promise<Admission> {
     const subject = this.subjectOf(request);
     return this.grant(request, await this.checkLimits(subject, request.auth.key.id, request.auth.account));
+  }
+
+  /** Shared credits: the limits, then one database call that checks and holds (see SharedCredits.hold). */
+  private async admitShared(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
+    const limiter = this.o.limiter;
+    const subject = this.subjectOf(request);
+    const { id: keyId } = request.auth.key;
+    const checked = limiter.hitNow && limiter.acquireNow ? this.checkLimitsNow(subject, keyId, request.auth.account) : await this.checkLimits(subject, keyId, request.auth.account);
+    const { limit, result, lease } = checked;
+    const account = request.auth.account;
+    const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
+    let hold: SharedHold | undefined;
+    try {
+      const priced = this.price(request, account);
+      if (priced) hold = await shared.hold({ requestId: request.requestId, account: priced.account, key: priced.key, credits: priced.credits, tokens: priced.inputTokens, needsBalance: priced.needsBalance });
+    } catch (error) {
+      if (lease) releaseLease(lease);
+      throw withHeaders(error, headers);
+    }
+    this.inFlight += 1;
+    return new AccountAdmission(this, request, headers, lease, hold);
   }
 
   private subjectOf(request: AdmissionRequest): LimitSubject {
@@ -207,11 +241,12 @@ export class AccountGuards implements RequestGuards {
   }
 
   /** Settles an admission once: gives its slot back, then charges (or releases) its reservation. */
-  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | undefined, settlement: Settlement | null): Settled {
+  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | SharedHold | undefined, settlement: Settlement | null): Settled {
     this.inFlight -= 1;
     if (isLive(request)) this.live -= 1;
     if (lease) releaseLease(lease, this.o.log);
-    return this.settle(request, reservation, settlement);
+    if (this.shared) return this.settleShared(this.shared, request, reservation as SharedHold | undefined, settlement);
+    return this.settle(request, reservation as Reservation | undefined, settlement);
   }
 
   /** Login and other unauthenticated routes: limited per client address (spec §8.1). */
@@ -283,6 +318,19 @@ export class AccountGuards implements RequestGuards {
    * nothing interleaves.
    */
   private reserve(request: AdmissionRequest, account: AccountRecord): Reservation | undefined {
+    const priced = this.price(request, account);
+    if (!priced) return undefined;
+    const { account: current, key, credits, inputTokens } = priced;
+    this.checkQuota(current, inputTokens);
+    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce, {
+      needsBalance: priced.needsBalance,
+      keyId: key.id,
+      ceilings: this.ceilingsFor(key, current, this.o.clock.now()),
+    });
+  }
+
+  /** Model scope and the unpriced policy, then what the request may cost at most (credits) and its input tokens; undefined without a model. */
+  private price(request: AdmissionRequest, account: AccountRecord): { account: AccountRecord; key: ApiKeyRecord; credits: number; inputTokens: number; needsBalance: boolean } | undefined {
     if (!request.model) return undefined;
     const current = this.o.store.cache.account(account.id) ?? account;
     const key = this.currentKey(request.auth.key);
@@ -291,15 +339,10 @@ export class AccountGuards implements RequestGuards {
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     const outputTokens = request.maxOutputTokens ?? Math.min(terms.maxOutputTokens ?? Infinity, this.billing.reserveOutputTokens);
-    this.checkQuota(current, inputTokens);
     const factor = request.priceMultiplier ?? 1;
     // Media units the route expects (images asked for, characters to speak); one image when it does not say.
     const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, request.media ?? { images: 1 }, factor));
-    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce, {
-      needsBalance: isPriced(terms.pricing),
-      keyId: key.id,
-      ceilings: this.ceilingsFor(key, current, this.o.clock.now()),
-    });
+    return { account: current, key, credits, inputTokens, needsBalance: isPriced(terms.pricing) };
   }
 
   /** The key's spend limit and the account's monthly spend cap, with what each period has spent so far. */
@@ -340,42 +383,17 @@ export class AccountGuards implements RequestGuards {
       if (reservation) this.credits.release(reservation);
       return {};
     }
-    const multiplier = request.priceMultiplier ?? 1;
-    const discount = discountOf(settlement);
-    const usage = settlement.usage;
-    const factor = multiplier * (1 - discount);
-    const pricing = settlement.model.spec.pricing;
-    const media = mediaUnitsOf(settlement);
-    const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens };
-    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
+    const { entry: line, cost } = this.ledgerEntry(request, settlement, request.requestId ?? settlement.responseId ?? '');
     const enforce = this.billing.enforce;
     const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.cache.account(account.id) ?? account, this.o.clock.now());
     const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);
     const charge: SettledCharge = { cost, charged };
-    const line: NewLedgerEntry = {
-      ts: this.o.clock.now(),
-      request_id: request.requestId ?? settlement.responseId ?? '',
-      account_id: account.id,
-      key_id: key.id,
-      model: settlement.model.id,
-      provider: settlement.model.provider.id,
-      endpoint: request.route,
-      input_tokens: usage.inputTokens,
-      output_tokens: usage.outputTokens,
-      reasoning_tokens: usage.reasoningTokens ?? 0,
-      cached_tokens: usage.cacheReadTokens ?? 0,
-      cost_credits: cost,
-      charged_credits: charged,
-      estimated: settlement.estimated,
-      aborted: settlement.aborted,
-    };
-    if (discount > 0) line.discount = discount;
-    if (multiplier !== 1) line.price_multiplier = multiplier;
-    if (media) line.media = media;
+    line.charged_credits = charged;
+    const ledger = this.o.ledger!;
     let appended;
     try {
       // Alone in flight: nobody can join a group, so the line is written at once.
-      appended = this.o.ledger.appendToGroup(line, this.inFlight === 0);
+      appended = ledger.appendToGroup(line, this.inFlight === 0);
     } catch (error) {
       this.notRecorded(error, account.id);
       this.book(account.id, charged, undefined, reservation);
@@ -396,6 +414,54 @@ export class AccountGuards implements RequestGuards {
     return { charge, recorded };
   }
 
+  /** The ledger line of a settlement (`charged_credits` the whole cost until the caller decides) and the price of its usage. */
+  private ledgerEntry(request: AdmissionRequest, settlement: Settlement, requestId: string): { entry: NewLedgerEntry; cost: number } {
+    const { account, key } = request.auth;
+    const multiplier = request.priceMultiplier ?? 1;
+    const discount = discountOf(settlement);
+    const usage = settlement.usage;
+    const factor = multiplier * (1 - discount);
+    const pricing = settlement.model.spec.pricing;
+    const media = mediaUnitsOf(settlement);
+    const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens };
+    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
+    const entry: NewLedgerEntry = {
+      ts: this.o.clock.now(),
+      request_id: requestId,
+      account_id: account.id,
+      key_id: key.id,
+      model: settlement.model.id,
+      provider: settlement.model.provider.id,
+      endpoint: request.route,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      reasoning_tokens: usage.reasoningTokens ?? 0,
+      cached_tokens: usage.cacheReadTokens ?? 0,
+      cost_credits: cost,
+      charged_credits: cost,
+      estimated: settlement.estimated,
+      aborted: settlement.aborted,
+    };
+    if (discount > 0) entry.discount = discount;
+    if (multiplier !== 1) entry.price_multiplier = multiplier;
+    if (media) entry.media = media;
+    return { entry, cost };
+  }
+
+  /**
+   * Shared credits: the ledger row, the charge and the hold given back in one database
+   * transaction (exactly once per request id); the answer's last bytes wait for its commit.
+   */
+  private settleShared(shared: SharedCredits, request: AdmissionRequest, hold: SharedHold | undefined, settlement: Settlement | null): Settled {
+    if (!settlement) {
+      if (hold) shared.release(hold);
+      return {};
+    }
+    const { entry, cost } = this.ledgerEntry(request, settlement, hold?.requestId ?? (request.requestId || newId('req', 16)));
+    const charge: SettledCharge = { cost, charged: cost };
+    return { charge, recorded: shared.settle(hold, entry, charge) };
+  }
+
   /** After the ledger line is written (or failed): the usage index, the balance, the reservation. */
   private book(accountId: string, charged: number, entry: LedgerEntry | undefined, reservation: Reservation | undefined): void {
     if (entry) this.usage.add(entry);
@@ -412,8 +478,9 @@ export class AccountGuards implements RequestGuards {
   }
 
   async billedRequests(prefix: string): Promise<Set<string>> {
+    if (this.shared) return this.shared.billedRequests(prefix);
     const found = new Set<string>();
-    await scanLedger(this.o.ledger.file, (entry) => {
+    await scanLedger(this.o.ledger!.file, (entry) => {
       if (typeof entry.request_id === 'string' && entry.request_id.startsWith(prefix)) found.add(entry.request_id);
     });
     return found;
@@ -421,6 +488,7 @@ export class AccountGuards implements RequestGuards {
 
   async close(): Promise<void> {
     await this.o.limiter.close();
-    await this.o.ledger.close();
+    await this.o.ledger?.close();
+    await this.shared?.close();
   }
 }

@@ -7,6 +7,8 @@ import { systemClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { AccountGuards } from './account-guards.ts';
 import { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
+import { SharedCredits } from './shared-credits.ts';
+import { UsageIndex } from '../usage/usage-index.ts';
 
 export interface CreateAccountGuardsOptions {
   config: GatewayConfig;
@@ -25,10 +27,22 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
   // back over the ones an operator lifted with null.
   const limits = options.config.limits ?? rateLimitConfigSchema.parse({});
   const billing = billingConfigSchema.parse(options.config.billing ?? {});
-  const { ledger, usage, report } = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs });
-  reportReplay(report, options.log);
-  if (report.applied > 0) {
-    options.log.info('usage ledger replayed into balances', { lines: report.applied, credits: report.appliedCredits });
+  let shared: SharedCredits | undefined;
+  let ledger;
+  let usage: UsageIndex;
+  if (options.store.credits) {
+    // Credits shared through the database: holds, ledger and aggregates live there (no JSONL ledger, no replay).
+    shared = new SharedCredits({ repo: options.store.credits, clock: options.clock, log: options.log, enforce: billing.enforce, dataDir: options.dataDir });
+    await shared.start();
+    usage = new UsageIndex();
+  } else {
+    const opened = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs });
+    ({ ledger, usage } = opened);
+    const report = opened.report;
+    reportReplay(report, options.log);
+    if (report.applied > 0) {
+      options.log.info('usage ledger replayed into balances', { lines: report.applied, credits: report.appliedCredits });
+    }
   }
   const limiter = options.limiter ?? createRateLimitStore(limits, { log: (message) => options.log.warn(message) });
   // Requests arriving before Redis answers would all meet the failure policy; wait briefly.
@@ -44,6 +58,7 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
     registry: options.registry,
     ledger,
     usage,
+    shared,
     credits: new CreditBook(options.store),
     clock,
     log: options.log,

@@ -33,7 +33,7 @@ export interface KeyLimitState {
 }
 
 /** A key's spend limit as GET /v1/key reports it (this period's spend and in-flight holds taken off); null without one. */
-export function keyLimitState(key: ApiKeyRecord, usage: UsageIndex, book: CreditBook, now: number): KeyLimitState | null {
+export function keyLimitState(key: ApiKeyRecord, usage: UsageIndex, book: Pick<CreditBook, 'reservedForKey'>, now: number): KeyLimitState | null {
   if (key.limit === null || key.limit === undefined) return null;
   const reset = key.limitReset ?? null;
   const used = roundCredits(usage.keyCreditsIn(key.id, reset, now));

@@ -77,9 +77,9 @@ export interface ActivityRange {
 
 /** What GET /v1/credits, /v1/key and /v1/activity answer (OpenRouter-style, wire-formats §7). */
 export interface UsageViews {
-  credits(account: AccountRecord): ReturnType<typeof buildCreditsView>;
-  key(auth: AuthContext): ReturnType<typeof buildKeyView>;
-  activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView>;
+  credits(account: AccountRecord): ReturnType<typeof buildCreditsView> | Promise<ReturnType<typeof buildCreditsView>>;
+  key(auth: AuthContext): ReturnType<typeof buildKeyView> | Promise<ReturnType<typeof buildKeyView>>;
+  activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> | Promise<ReturnType<typeof buildActivityView>>;
 }
 
 /** Rate limits, quotas and billing on the request path, as the routes see them. */

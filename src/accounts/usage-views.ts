@@ -1,4 +1,5 @@
 import type { CreditBook } from '../billing/index.ts';
+import type { SharedCredits } from './shared-credits.ts';
 import { resolveLimit, type RateLimitConfig } from '../limits/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord } from '../store/types.ts';
@@ -42,5 +43,47 @@ export class AccountUsageViews implements UsageViews {
 
   activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> {
     return buildActivityView(this.usage, accountId, range);
+  }
+}
+
+/**
+ * The usage views when credits are shared across instances: the balance and holds read from
+ * the database, the aggregates from its ledger (one query per view; docs/scale-out.md).
+ */
+export class SharedUsageViews implements UsageViews {
+  constructor(
+    private readonly store: Store,
+    private readonly shared: SharedCredits,
+    private readonly limits: RateLimitConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async credits(account: AccountRecord): Promise<ReturnType<typeof buildCreditsView>> {
+    const [{ usage }, balance] = await Promise.all([this.shared.usage(account.id), this.shared.balance(account.id)]);
+    const current = this.store.cache.account(account.id) ?? account;
+    return buildCreditsView(balance ? { ...current, credits: balance.credits } : current, usage, balance?.reserved ?? 0);
+  }
+
+  async key(auth: AuthContext): Promise<ReturnType<typeof buildKeyView>> {
+    const key = currentKey(this.store, auth.key);
+    const account = this.store.cache.account(auth.account.id) ?? auth.account;
+    const { usage, keyReserved } = await this.shared.usage(account.id);
+    const now = this.clock.now();
+    const limit = resolveLimit(
+      { method: 'POST', path: '/v1/chat/completions', ip: '', apiKey: { id: key.id, rpm: key.rpm }, account: { id: account.id, tier: account.tier, rpm: account.rpm } },
+      this.limits,
+    );
+    return buildKeyView({
+      account,
+      key,
+      usage,
+      now,
+      rateLimit: limit ? { requests: limit.limit, intervalMs: limit.windowMs, source: limit.source } : null,
+      spendLimit: keyLimitState(key, usage, { reservedForKey: (id) => keyReserved.get(id) ?? 0 }, now),
+    });
+  }
+
+  async activity(accountId: string, range: ActivityRange): Promise<ReturnType<typeof buildActivityView>> {
+    return buildActivityView((await this.shared.usage(accountId)).usage, accountId, range);
   }
 }

@@ -44,7 +44,14 @@ export const billingRouter = router({
     const requests = new Map<string, number>();
     const unbilled = new Map<string, number>();
     const checkpoint = new Map(accounts.map((a) => [a.id, a.billedSeq ?? 0]));
-    await scanLedger(path.join(ctx.dataDir, 'usage.jsonl'), (entry) => {
+    if (ctx.store.credits) {
+      // Credits shared through the database: its ledger, summed per day; balances are current (no replay checkpoint).
+      for (const row of await ctx.store.credits.usageTotals(input.account ? { accountId: scoped[0].id } : {})) {
+        if (!ids.has(row.accountId)) continue;
+        usage.addTotals(row);
+        requests.set(row.accountId, (requests.get(row.accountId) ?? 0) + row.requests);
+      }
+    } else await scanLedger(path.join(ctx.dataDir, 'usage.jsonl'), (entry) => {
       if (!ids.has(entry.account_id)) return;
       usage.add(entry);
       requests.set(entry.account_id, (requests.get(entry.account_id) ?? 0) + 1);

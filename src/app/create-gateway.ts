@@ -53,10 +53,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   if (store instanceof FileStore) reportStoreOpening(store.report, options.log);
-  else {
-    if (store.report.migrated.length > 0) options.log.info(`store: PostgreSQL at ${store.report.database} migrated to schema version ${store.report.migrated.at(-1)}`);
-    options.log.warn('store: PostgreSQL shares records across instances, but credit reservations and the usage ledger are still per instance (docs/scale-out.md)');
-  }
+  else if (store.report.migrated.length > 0) options.log.info(`store: PostgreSQL at ${store.report.database} migrated to schema version ${store.report.migrated.at(-1)}`);
   warnUnpriced(registry, options.config, options.log);
   let guards;
   try {

@@ -42,6 +42,34 @@ const CEILING_WORDS = {
   account: (c: SpendCeiling) => `The account's monthly spend cap of ${c.limit} credits`,
 } as const;
 
+/** 402 insufficient_balance: a ceiling (key spend limit, account monthly cap) less what is spent and `reserved` cannot cover `credits`. */
+export function ceilingError(ceiling: SpendCeiling, credits: number, reserved: number): GatewayError {
+  const available = roundCredits(ceiling.limit - ceiling.spent - reserved);
+  const what = CEILING_WORDS[ceiling.scope](ceiling);
+  return new GatewayError('insufficient_balance', `${what} is reached: this request needs up to ${credits} credits, ${Math.max(0, available)} are left${ceiling.resetsAt ? ` until ${new Date(ceiling.resetsAt * 1000).toISOString()}` : ''}.`, {
+    details: {
+      scope: ceiling.scope === 'key' ? 'key_limit' : 'account_spend_cap',
+      ...(ceiling.scope === 'key' ? { key_id: ceiling.id } : { account_id: ceiling.id }),
+      limit: ceiling.limit,
+      limit_reset: ceiling.reset,
+      resets_at: ceiling.resetsAt,
+      used: roundCredits(ceiling.spent),
+      reserved,
+      available: Math.max(0, available),
+      required: credits,
+      unit: 'credits',
+    },
+  });
+}
+
+/** 402 insufficient_balance: the balance less what requests in flight hold cannot cover `credits`. */
+export function balanceError(credits: number, balance: number, reserved: number): GatewayError {
+  const available = roundCredits(balance - reserved);
+  return new GatewayError('insufficient_balance', `Not enough credit: this request needs up to ${credits} credits, ${Math.max(0, available)} are available.`, {
+    details: { required: credits, balance, reserved, available: Math.max(0, available), unit: 'credits' },
+  });
+}
+
 /**
  * Balances and in-flight reservations. The balance lives in the account record (the store
  * applies updates in call order); reservations live here, in this process. Every check and
@@ -85,21 +113,7 @@ export class CreditBook {
     const reserved = this.heldAgainst(ceiling);
     const available = roundCredits(ceiling.limit - ceiling.spent - reserved);
     if (credits <= available && available > 0) return;
-    const what = CEILING_WORDS[ceiling.scope](ceiling);
-    throw new GatewayError('insufficient_balance', `${what} is reached: this request needs up to ${credits} credits, ${Math.max(0, available)} are left${ceiling.resetsAt ? ` until ${new Date(ceiling.resetsAt * 1000).toISOString()}` : ''}.`, {
-      details: {
-        scope: ceiling.scope === 'key' ? 'key_limit' : 'account_spend_cap',
-        ...(ceiling.scope === 'key' ? { key_id: ceiling.id } : { account_id: ceiling.id }),
-        limit: ceiling.limit,
-        limit_reset: ceiling.reset,
-        resets_at: ceiling.resetsAt,
-        used: roundCredits(ceiling.spent),
-        reserved,
-        available: Math.max(0, available),
-        required: credits,
-        unit: 'credits',
-      },
-    });
+    throw ceilingError(ceiling, credits, reserved);
   }
 
   /**
@@ -122,9 +136,7 @@ export class CreditBook {
       const available = roundCredits(balance - reserved);
       // A priced request whose size is unknown up front (speech, transcription) needs some balance.
       if (credits > available || available <= 0) {
-        throw new GatewayError('insufficient_balance', `Not enough credit: this request needs up to ${credits} credits, ${Math.max(0, available)} are available.`, {
-          details: { required: credits, balance, reserved, available: Math.max(0, available), unit: 'credits' },
-        });
+        throw balanceError(credits, balance, reserved);
       }
     }
     this.add(this.reservedCredits, accountId, credits);

@@ -270,8 +270,12 @@ export interface CreditsRepo {
   settle(request: SettleRequest): Promise<SettleOutcome>;
   /** The account's balance, holds and per-key totals; undefined for an unknown account. */
   state(accountId: string): Promise<CreditState | undefined>;
+  /** What each key has charged all time (`spent_total`) and holds now, of one account or all. */
+  keySpend(accountId?: string): Promise<Array<{ keyId: string; accountId: string; total: number; reserved: number }>>;
   /** Ledger totals per (UTC day, account, key, model, provider) of rows at or after `since` (ms). */
   usageTotals(query: { accountId?: string; since?: number }): Promise<UsageTotalsRow[]>;
+  /** The request ids of ledger rows that start with `prefix`. */
+  billedRequests(prefix: string): Promise<Set<string>>;
   /** Ledger rows in order (`seq`), after `afterSeq`. */
   ledger(query: { accountId?: string; afterSeq?: number; limit: number }): Promise<LedgerRecord[]>;
   /** Says this instance is alive (its holds are kept). */

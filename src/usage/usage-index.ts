@@ -14,6 +14,20 @@ export interface ActivityTotals {
   credits: number;
 }
 
+/** Ledger totals of one (UTC day, account, key, model, provider). */
+export interface UsageTotals {
+  date: string;
+  accountId: string;
+  keyId: string;
+  model: string;
+  provider: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  credits: number;
+}
+
 interface Row extends ActivityTotals {
   accountId: string;
   keyId: string;
@@ -56,34 +70,65 @@ export class UsageIndex {
   private readonly keySpend = new Map<string, KeySpend>();
 
   add(entry: LedgerEntry): void {
-    const day = utcDay(entry.ts);
-    const credits = entry.charged_credits ?? entry.cost_credits ?? 0;
-    const id = `${day}\u0000${entry.account_id}\u0000${entry.key_id}\u0000${entry.model}\u0000${entry.provider}`;
+    this.addTotals({
+      date: utcDay(entry.ts),
+      accountId: entry.account_id,
+      keyId: entry.key_id,
+      model: entry.model,
+      provider: entry.provider,
+      requests: 1,
+      inputTokens: entry.input_tokens,
+      outputTokens: entry.output_tokens,
+      reasoningTokens: entry.reasoning_tokens ?? 0,
+      credits: entry.charged_credits ?? entry.cost_credits ?? 0,
+    }, entry.ts);
+  }
+
+  /**
+   * Adds the totals of one (UTC day, account, key, model, provider): one ledger line, or many
+   * summed (a database's ledger). `at` is any instant of that day (default: its start).
+   */
+  addTotals(t: UsageTotals, at?: number): void {
+    const day = t.date;
+    const credits = t.credits;
+    const id = `${day}\u0000${t.accountId}\u0000${t.keyId}\u0000${t.model}\u0000${t.provider}`;
     let row = this.rows.get(id);
     if (!row) {
-      row = { date: day, model: entry.model, provider: entry.provider, accountId: entry.account_id, keyId: entry.key_id, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
+      row = { date: day, model: t.model, provider: t.provider, accountId: t.accountId, keyId: t.keyId, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
       this.rows.set(id, row);
     }
-    row.requests += 1;
-    row.prompt_tokens += entry.input_tokens;
-    row.completion_tokens += entry.output_tokens;
-    row.reasoning_tokens += entry.reasoning_tokens ?? 0;
+    row.requests += t.requests;
+    row.prompt_tokens += t.inputTokens;
+    row.completion_tokens += t.outputTokens;
+    row.reasoning_tokens += t.reasoningTokens;
     row.credits += credits;
 
-    const month = `${entry.account_id}\u0000${utcMonth(entry.ts)}`;
-    this.monthTokens.set(month, (this.monthTokens.get(month) ?? 0) + entry.input_tokens + entry.output_tokens);
-    this.accountSpend.set(entry.account_id, (this.accountSpend.get(entry.account_id) ?? 0) + credits);
+    const month = `${t.accountId}\u0000${day.slice(0, 7)}`;
+    this.monthTokens.set(month, (this.monthTokens.get(month) ?? 0) + t.inputTokens + t.outputTokens);
+    this.accountSpend.set(t.accountId, (this.accountSpend.get(t.accountId) ?? 0) + credits);
     this.accountMonthSpend.set(month, (this.accountMonthSpend.get(month) ?? 0) + credits);
-    let spend = this.keySpend.get(entry.key_id);
-    if (!spend) {
-      spend = { total: 0, byDay: new Map(), byWeek: new Map(), byMonth: new Map() };
-      this.keySpend.set(entry.key_id, spend);
-    }
+    const spend = this.spendOf(t.keyId);
     spend.total += credits;
     spend.byDay.set(day, (spend.byDay.get(day) ?? 0) + credits);
-    const periods = utcPeriods(entry.ts);
+    const periods = utcPeriods(at ?? Date.parse(day));
     spend.byWeek.set(periods.week, (spend.byWeek.get(periods.week) ?? 0) + credits);
     spend.byMonth.set(periods.month, (spend.byMonth.get(periods.month) ?? 0) + credits);
+  }
+
+  /** Spend older than the days this index holds (all-time totals only: a database keeps them per key). */
+  addOlderSpend(accountId: string, keyId: string, credits: number): void {
+    if (credits === 0) return;
+    this.accountSpend.set(accountId, (this.accountSpend.get(accountId) ?? 0) + credits);
+    this.spendOf(keyId).total += credits;
+  }
+
+  private spendOf(keyId: string): KeySpend {
+    let spend = this.keySpend.get(keyId);
+    if (!spend) {
+      spend = { total: 0, byDay: new Map(), byWeek: new Map(), byMonth: new Map() };
+      this.keySpend.set(keyId, spend);
+    }
+    return spend;
   }
 
   /** Input plus output tokens an account used in the UTC month containing `now`. */

@@ -62,7 +62,7 @@ export function adminRoutes(deps: ServerDeps, where: 'public' | 'admin' = 'publi
     config: deps.config,
     dataDir: deps.dataDir,
     registry: async () => deps.registry,
-    usage: deps.guards instanceof AccountGuards ? async () => (deps.guards as AccountGuards).usage : undefined,
+    usage: deps.guards instanceof AccountGuards ? () => (deps.guards as AccountGuards).usageSnapshot() : undefined,
     activity: () => deps.observer.activity(),
   });
   const handler = adminHandler(deps.adminToken, context, { loopbackOnly: where === 'public' && deps.config.server.admin?.public !== true });

@@ -22,7 +22,7 @@ function limited(deps: ServerDeps, route: string, handler: UsageHandler) {
     const admission = await deps.guards.admit({ auth, method: 'GET', route, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
     for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
     try {
-      return handler(event, auth, views);
+      return await handler(event, auth, views);
     } finally {
       await admission.settle(null);
     }
@@ -30,15 +30,15 @@ function limited(deps: ServerDeps, route: string, handler: UsageHandler) {
 }
 
 function credits(): UsageHandler {
-  return (event, { account }, views) => json(event, views.credits(account));
+  return async (event, { account }, views) => json(event, await views.credits(account));
 }
 
 function key(): UsageHandler {
-  return (event, auth, views) => json(event, views.key(auth));
+  return async (event, auth, views) => json(event, await views.key(auth));
 }
 
 function activity(deps: ServerDeps): UsageHandler {
-  return (event, { account }, views) => {
+  return async (event, { account }, views) => {
     const range: ActivityRange = activityRange(deps.clock.now());
     const date = event.url.searchParams.get('date');
     if (date !== null) {
@@ -54,7 +54,7 @@ function activity(deps: ServerDeps): UsageHandler {
       if (!found || found.accountId !== account.id) throw new GatewayError('not_found', 'No API key of this account has that hash.', { details: { param: 'api_key_hash' } });
       range.keyId = found.id;
     }
-    return json(event, views.activity(account.id, range));
+    return json(event, await views.activity(account.id, range));
   };
 }
 

@@ -83,6 +83,15 @@ export class PostgresCreditsRepo implements CreditsRepo {
     };
   }
 
+  async keySpend(accountId?: string): Promise<Array<{ keyId: string; accountId: string; total: number; reserved: number }>> {
+    const { rows } = await this.pool.query<{ keyId: string; accountId: string; total: number; reserved: number }>(
+      `select id as "keyId", account_id as "accountId", spent_total::float8 as total, reserved::float8 as reserved from gw_api_keys
+       where (spent_total <> 0 or reserved <> 0) ${accountId === undefined ? '' : 'and account_id = $1'}`,
+      accountId === undefined ? [] : [accountId],
+    );
+    return rows;
+  }
+
   async usageTotals(query: { accountId?: string; since?: number }): Promise<UsageTotalsRow[]> {
     const values: unknown[] = [];
     const filter: string[] = [];
@@ -103,6 +112,12 @@ export class PostgresCreditsRepo implements CreditsRepo {
       values,
     );
     return rows;
+  }
+
+  async billedRequests(prefix: string): Promise<Set<string>> {
+    // A range on the primary key (no LIKE: a prefix may hold _ or %).
+    const { rows } = await this.pool.query<{ request_id: string }>('select request_id from gw_ledger where request_id >= $1 and left(request_id, length($1)) = $1', [prefix]);
+    return new Set(rows.map((r) => r.request_id));
   }
 
   async ledger(query: { accountId?: string; afterSeq?: number; limit: number }): Promise<LedgerRecord[]> {
