@@ -165,8 +165,9 @@ describe('gateway store migrate --to <postgres url>', () => {
     }
   });
 
-  it('gateway serve on PostgreSQL (fresh data dir) serves the same key, balance, response, files, batch, session and media', async () => {
-    pgGw = await spawnGateway({ configFile: pgConfig, dataDir: path.join(dir, 'pg-instance') });
+  it('gateway serve on PostgreSQL (the same data dir, now scratch) serves the same key, balance, response, files, batch, session and media', async () => {
+    // The old data dir still holds usage.jsonl: its lines are in the database already and must not be charged again.
+    pgGw = await spawnGateway({ configFile: pgConfig, dataDir });
     expect(pgGw.key).toBeUndefined(); // the database has keys: no bootstrap key
     expect(await credits(pgGw.url, key)).toBe(before.balance);
     const client = new OpenAI({ baseURL: `${pgGw.url}/v1`, apiKey: key, maxRetries: 0 });
