@@ -114,9 +114,9 @@ export class BatchExecutor {
   /** Keeps the leases of the batches running here (their lines may wait long for a shared slot). */
   private async renewLeases(now: number): Promise<void> {
     for (const id of this.running.keys()) {
-      if (now - (this.renewedAt.get(id) ?? 0) < LEASE_MS / 3) continue;
+      if (now - (this.renewedAt.get(id) ?? 0) < this.deps.config.batches.leaseMs / 3) continue;
       this.renewedAt.set(id, now);
-      await this.deps.store.batches.claim(id, this.instanceId, now, LEASE_MS);
+      await this.deps.store.batches.claim(id, this.instanceId, now, this.deps.config.batches.leaseMs);
     }
     for (const id of this.renewedAt.keys()) if (!this.running.has(id)) this.renewedAt.delete(id);
   }
