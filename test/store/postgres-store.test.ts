@@ -86,4 +86,29 @@ describe('postgres store: start-up and instances', () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+
+  it('gw_rebuild_spend recomputes the spend aggregates from ledger rows copied in (store migrate)', async () => {
+    const fresh = await createTestDatabase();
+    const store = await PostgresStore.open(fresh.url);
+    try {
+      const account = await store.accounts.create(anAccount({ credits: 100, spendCap: 10 }));
+      const key = await store.keys.create(aKey(account.id, { limit: 8, limitReset: 'monthly' }));
+      const now = Date.now();
+      const insert = 'insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, cost_credits, charged_credits) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)';
+      await store.pool.query(insert, ['jsonl-1', now, account.id, key.id, 'mock/echo', 'mock', '/v1/chat/completions', 10, 5, 6]);
+      await store.pool.query(insert, ['jsonl-2', now - 400 * 86_400_000, account.id, key.id, 'mock/echo', 'mock', '/v1/chat/completions', 1, 1, 3]);
+      await store.pool.query('select gw_rebuild_spend()');
+      expect((await store.credits.state(account.id))?.keyTotals.get(key.id)).toBe(9);
+      const periods = { day: new Date(now).toISOString().slice(0, 10), week: '', month: new Date(now).toISOString().slice(0, 7) };
+      // This month the key has spent 6 of 8: 3 more is refused, 2 is held.
+      const hold = (requestId: string, credits: number) => store.credits.hold({ requestId, accountId: account.id, keyId: key.id, credits, tokens: 0, enforce: true, needsBalance: true, periods });
+      expect(await hold('req_r1', 3)).toMatchObject({ outcome: 'key_limit', used: 6 });
+      expect((await hold('req_r2', 2)).outcome).toBe('ok');
+      const { rows } = await store.pool.query<{ month_spent: number; month_tokens: number }>('select month_spent, month_tokens from gw_accounts where id = $1', [account.id]);
+      expect(rows[0]).toEqual({ month_spent: 6, month_tokens: 15 });
+    } finally {
+      await store.close();
+      await fresh.drop();
+    }
+  });
 });

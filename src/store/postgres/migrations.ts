@@ -421,6 +421,53 @@ begin
 end $$;
 `,
   },
+  {
+    version: 3,
+    name: 'rebuild spend aggregates',
+    sql: `
+-- Recomputes the spend aggregates (accounts: this month's credits and tokens; keys: all time,
+-- today, this week, this month) from gw_ledger, for rows copied in without gw_settle
+-- (\`gateway store migrate\`). Periods are UTC, weeks from Monday, as everywhere else.
+create function gw_rebuild_spend() returns void language plpgsql as $$
+declare
+  now_utc timestamp := clock_timestamp() at time zone 'UTC';
+  d text := to_char(now_utc, 'YYYY-MM-DD');
+  w text := to_char(date_trunc('week', now_utc), 'YYYY-MM-DD');
+  m text := to_char(now_utc, 'YYYY-MM');
+  day_ms bigint := (extract(epoch from date_trunc('day', now_utc)) * 1000)::bigint;
+  week_ms bigint := (extract(epoch from date_trunc('week', now_utc)) * 1000)::bigint;
+  month_ms bigint := (extract(epoch from date_trunc('month', now_utc)) * 1000)::bigint;
+begin
+  update gw_accounts set spend_month = m, month_spent = 0, month_tokens = 0;
+  update gw_accounts a set month_spent = s.credits, month_tokens = s.tokens
+    from (select account_id, sum(charged_credits) as credits, sum(input_tokens + output_tokens) as tokens
+          from gw_ledger where ts >= month_ms group by account_id) s
+    where a.id = s.account_id;
+  update gw_api_keys set spend_day = d, spend_week = w, spend_month = m, spent_total = 0, spent_day = 0, spent_week = 0, spent_month = 0;
+  update gw_api_keys k set
+      spent_total = s.total,
+      spent_day = s.today,
+      spent_week = s.week,
+      spent_month = s.month
+    from (select key_id, sum(charged_credits) as total,
+            coalesce(sum(charged_credits) filter (where ts >= day_ms), 0) as today,
+            coalesce(sum(charged_credits) filter (where ts >= week_ms), 0) as week,
+            coalesce(sum(charged_credits) filter (where ts >= month_ms), 0) as month
+          from gw_ledger group by key_id) s
+    where k.id = s.key_id;
+end $$;
+
+-- A settlement (gw_settle moves month_spent with every charge) is not announced: with shared
+-- credits nothing on the request path reads another instance's cached balance, and every
+-- instance parsing every charge cost more than the charge. An operator's grant still is.
+drop trigger gw_accounts_announce_update on gw_accounts;
+create trigger gw_accounts_announce_update after update on gw_accounts for each row
+  when ((old.email, old.password_hash, old.tier, old.monthly_token_quota, old.suspended, old.rpm, old.created_at, old.billed_seq, old.spend_cap)
+      is distinct from (new.email, new.password_hash, new.tier, new.monthly_token_quota, new.suspended, new.rpm, new.created_at, new.billed_seq, new.spend_cap)
+    or (old.credits is distinct from new.credits and old.month_spent is not distinct from new.month_spent))
+  execute function gw_announce();
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */
