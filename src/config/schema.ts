@@ -68,6 +68,12 @@ export const providerConfigSchema = z.looseObject({
   weight: z.number().nonnegative().optional(),
   /** Gateway-placed Anthropic cache breakpoints on converted requests (docs/formats.md). */
   promptCache: z.enum(['auto', 'off']).optional(),
+  /**
+   * How batches whose lines all go to this provider run: the gateway's own executor
+   * ('emulated', the default) or the upstream's batch API through the plugin ('native';
+   * docs/batches.md).
+   */
+  batches: z.enum(['native', 'emulated']).optional(),
 });
 
 const bodyLimitsSchema = z.strictObject({
@@ -133,6 +139,8 @@ export const configSchema = z.strictObject({
        * When the instance dies, another one resumes the batch this long after its last renewal.
        */
       leaseMs: z.number().int().min(1_000).max(600_000).default(30_000),
+      /** How often a native batch's upstream is polled (ms). */
+      pollIntervalMs: z.number().int().positive().max(3_600_000).default(30_000),
     })
     .prefault({}),
 });

@@ -7,6 +7,7 @@ export type {
   ImageGenerationCall, ImageEditCall, GeneratedImage, ImageResult, AudioFormat, SpeechCall, SpeechResult,
   TranscriptionCall, TranscriptSegment, TranscriptionResult, ProviderContext, PluginLogger, HttpRequest,
   HttpClient, HttpClientFactory, ProviderInstance, OptionsParser, ProviderPlugin,
+  BatchCapability, NativeBatchRequest, NativeBatchSubmitCall, NativeBatchRef, NativeBatchPhase, NativeBatchStatus, NativeBatchResult,
 } from './types.ts';
 export type { WireFormat } from '../ir/types.ts';
 export type { AbortSource } from '../util/abort.ts';

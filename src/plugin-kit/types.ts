@@ -204,6 +204,86 @@ export interface PluginLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** One request of a native batch, already encoded in the upstream's wire format. */
+export interface NativeBatchRequest {
+  /**
+   * The id to send upstream as the request's `custom_id` (chosen by the gateway, which maps it
+   * back to the caller's): letters, digits, `_` and `-`, at most 64 characters.
+   */
+  customId: string;
+  /** The request body in the batch's `format`, with the upstream model id; never streamed. */
+  body: Record<string, unknown>;
+}
+
+/** What the gateway hands a plugin to start an upstream batch. */
+export interface NativeBatchSubmitCall {
+  /** The wire format of every request body (one of the capability's `formats`). */
+  format: WireFormat;
+  requests: NativeBatchRequest[];
+  /** The gateway's batch id (`batch_…`), for upstream metadata and logs. */
+  batchId: string;
+  signal: AbortSignal;
+}
+
+/**
+ * An upstream batch as the gateway keeps it: the upstream's id, and small plugin-private state
+ * (e.g. result file ids) that is stored with the batch record and handed back on every call,
+ * after a restart too.
+ */
+export interface NativeBatchRef {
+  id: string;
+  state: Record<string, unknown>;
+}
+
+/**
+ * Where an upstream batch is, in the plugin kit's words (the plugin maps its provider's own
+ * state names onto these; the gateway maps these onto OpenAI's batch states):
+ * `pending` (accepted, not started), `running`, `cancelling`, `ended` (results can be read;
+ * completed, cancelled or expired upstream), `failed` (the upstream refused the whole batch).
+ */
+export type NativeBatchPhase = 'pending' | 'running' | 'cancelling' | 'ended' | 'failed';
+
+export interface NativeBatchStatus {
+  phase: NativeBatchPhase;
+  /** Requests finished so far, when the upstream says. */
+  counts?: { total: number; succeeded: number; failed: number };
+  /** Why the upstream refused the whole batch (phase `failed`). */
+  error?: { code: string; message: string };
+  /** Replaces the ref's state when given (kept with the batch record). */
+  state?: Record<string, unknown>;
+}
+
+/** One request's result, by the `customId` it was submitted with. */
+export type NativeBatchResult =
+  /** `body`: the upstream's response body in the batch's format. */
+  | { customId: string; type: 'succeeded'; body: Record<string, unknown> }
+  /**
+   * The upstream answered with an error: its HTTP status (or the one the error's kind stands for)
+   * and its error body as it sent it; the gateway maps them to its own error codes.
+   */
+  | { customId: string; type: 'errored'; status: number; body?: unknown }
+  /** Not run: the batch was cancelled, or its upstream window passed. */
+  | { customId: string; type: 'canceled' | 'expired' };
+
+/**
+ * A provider's own batch API (optional capability). The gateway validates the caller's input
+ * file, routes and converts each line into one of `formats` (model ids rewritten), submits
+ * them, polls, reads the results back, converts them into the caller's format and bills each
+ * succeeded line. Plugins never convert formats; they only move requests and results.
+ */
+export interface BatchCapability {
+  /** The wire formats the upstream's batch API takes request bodies in. */
+  formats: WireFormat[];
+  /** Creates the upstream batch; returns its id and any state later calls need. */
+  submit(call: NativeBatchSubmitCall): Promise<NativeBatchRef>;
+  /** The upstream batch's phase (called every `batches.pollIntervalMs`). */
+  poll(ref: NativeBatchRef, signal: AbortSignal): Promise<NativeBatchStatus>;
+  /** The results of an `ended` batch, one per request that has one, in any order. */
+  results(ref: NativeBatchRef, signal: AbortSignal): AsyncIterable<NativeBatchResult>;
+  /** Asks the upstream to cancel; finished requests keep their results. */
+  cancel(ref: NativeBatchRef, signal: AbortSignal): Promise<void>;
+}
+
 /** The calls a set-up provider implements; any may be absent. */
 export interface ProviderInstance {
   /** Models served (when absent, the plugin's static `models` plus the config's list). */
@@ -217,6 +297,8 @@ export interface ProviderInstance {
     speech?(call: SpeechCall): Promise<SpeechResult>;
     transcribe?(call: TranscriptionCall): Promise<TranscriptionResult>;
   };
+  /** The upstream's own batch API, used for providers configured with `batches: 'native'`. */
+  batches?: BatchCapability;
   close?(): Promise<void>;
 }
 

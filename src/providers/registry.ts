@@ -34,7 +34,7 @@ export class ProviderRegistry {
 
   private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger, source: string): Promise<void> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
-    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, ...rest } = cfg;
+    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, batches, ...rest } = cfg;
     checkProviderKeys(id, plugin, Object.keys(rest), source);
     let options: unknown = rest;
     try {
@@ -55,6 +55,10 @@ export class ProviderRegistry {
     } catch (error) {
       throw new PluginLoadError(`provider '${id}': plugin '${plugin.name}' failed to set up: ${(error as Error).message.split('\n')[0]}`);
     }
+    if (batches === 'native' && !instance.batches) {
+      await instance.close?.().catch(() => undefined);
+      throw new PluginLoadError(`${source}: providers.${id}.batches is 'native', but the plugin '${plugin.name}' has no native batch API; use 'emulated' (the default)`);
+    }
     const facts = await gatherModelFacts(plugin, instance, baseURL);
     const provider: Provider = {
       id,
@@ -65,6 +69,7 @@ export class ProviderRegistry {
       priority: priority ?? 0,
       weight: weight ?? 1,
       promptCache: promptCache ?? 'auto',
+      batches: batches ?? 'emulated',
       acceptsAnyModel: (models ?? []).some((m) => m === '*'),
       describe: (modelId) => resolveModelSpec(modelId, facts),
     };

@@ -13,6 +13,8 @@ export interface Provider {
   weight: number;
   /** Config `promptCache` (default 'auto'); a model's own setting wins. */
   promptCache?: PromptCacheMode;
+  /** Config `batches`: 'native' runs a batch through the plugin's `batches` capability (default 'emulated'). */
+  batches?: 'native' | 'emulated';
   /** True when the config lists `*`: any model id may be pinned to this provider. */
   acceptsAnyModel: boolean;
   /** The full spec of a model id this provider may serve (catalog, plugin facts); used for `*` providers. */
