@@ -11,7 +11,8 @@ import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { newId } from '../util/secrets.ts';
-import { countLines, finishBatch } from './finish-batch.ts';
+import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
+import { NativeBatches } from './native-batch.ts';
 import { LineGate } from './line-gate.ts';
 import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
 
@@ -50,6 +51,8 @@ export class BatchExecutor {
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly renewedAt = new Map<string, number>();
+  /** Batches that run on a provider's own batch API (native-batch.ts). */
+  private readonly native: NativeBatches;
   private readonly pipeline: ChatPipelineDeps;
   /** Slots shared by every batch of this instance, below live traffic. */
   readonly gate: LineGate;
@@ -57,6 +60,7 @@ export class BatchExecutor {
   constructor(private readonly deps: BatchExecutorDeps) {
     this.pipeline = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
     this.instanceId = deps.instanceId ?? newId('inst', 12);
+    this.native = new NativeBatches(deps);
     this.gate = new LineGate(deps.config.batches.concurrency, () => deps.guards.liveInFlight?.() ?? 0);
   }
 
@@ -111,6 +115,12 @@ export class BatchExecutor {
     if (!this.stopped) this.schedule(POLL_MS);
   }
 
+  /** True while this instance holds the batch's lease (and is not stopping). */
+  private async holdsLease(batchId: string): Promise<boolean> {
+    if (this.stopped) return false;
+    return (await this.deps.store.batches.get(batchId))?.lease?.owner === this.instanceId;
+  }
+
   /** Keeps the leases of the batches running here (their lines may wait long for a shared slot). */
   private async renewLeases(now: number): Promise<void> {
     for (const id of this.running.keys()) {
@@ -126,6 +136,7 @@ export class BatchExecutor {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     const ids = [...this.running.keys()];
+    this.native.stop();
     await Promise.allSettled([...this.running.values()]);
     await Promise.allSettled(ids.map((id) => this.deps.store.batches.release(id, this.instanceId)));
   }
@@ -151,10 +162,14 @@ export class BatchExecutor {
         await store.batches.update(batch.id, { status: 'failed', failed_at: now, errors: { object: 'list', data: checked.errors }, lease: null });
         return;
       }
-      batch = (await store.batches.update(batch.id, { status: 'in_progress', in_progress_at: now, request_counts: { total: checked.lines.length, completed: 0, failed: 0 } }))!;
+      const native = this.native.plan(batch, checked.lines);
+      const mode = native ? { mode: 'native' as const, native: native as unknown as Record<string, unknown> } : {};
+      batch = (await store.batches.update(batch.id, { status: 'in_progress', in_progress_at: now, request_counts: { total: checked.lines.length, completed: 0, failed: 0 }, ...mode }))!;
     }
     const content = await store.files.content(batch.accountId, batch.input_file_id);
     const lines = content ? validateBatchInput(content, batch.endpoint, () => true).lines : [];
+    // The tick renews the lease; the native runner stops when it is no longer this instance's.
+    if (batch.mode === 'native') return this.native.run(batch, lines, () => this.holdsLease(batch.id));
     // Run before (a restart, another instance's batch): lines its ledger has were billed, even when their progress was lost.
     const billed = claimed.status === 'validating' ? new Set<string>() : await this.billedLines(batch);
     if (batch.status === 'in_progress') await this.runLines(batch, lines, billed);
@@ -320,7 +335,4 @@ export class BatchExecutor {
   }
 }
 
-/** The request id a batch line is admitted, billed and answered under: `<batch id>:<1-based line number>`. */
-export function lineRequestId(batchId: string, index: number): string {
-  return `${batchId}:${index + 1}`;
-}
+export { lineRequestId };

@@ -13,6 +13,11 @@ export type BatchEnd = { status: 'completed' } | { status: 'cancelled' } | { sta
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
+/** The request id a batch line is admitted, billed and answered under: `<batch id>:<1-based line number>`. */
+export function lineRequestId(batchId: string, index: number): string {
+  return `${batchId}:${index + 1}`;
+}
+
 /**
  * The ids of a batch's output and error files, derived from the batch id: a finish cut short
  * by a crash (files written, the batch record not yet) and done again replaces the same two
