@@ -1,3 +1,4 @@
+import { anthropicBatches } from './batches.ts';
 import { definePlugin, GatewayError, type ChatCall, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
 
 /** Options of the `anthropic` plugin beyond the common provider keys. */
@@ -52,6 +53,8 @@ export default definePlugin<AnthropicOptions>({
       });
     }
 
-    return { chat, close: () => client.close() };
+    const batchHeaders = { ...headers, ...(ctx.options.beta?.length ? { 'anthropic-beta': ctx.options.beta.join(',') } : {}), accept: 'application/json' };
+    // Used when the provider says `batches: 'native'`.
+    return { chat, batches: anthropicBatches({ client, base, headers: batchHeaders }), close: () => client.close() };
   },
 });

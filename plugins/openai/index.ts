@@ -1,4 +1,5 @@
 import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from 'gateway/plugin-kit';
+import { openaiBatches } from './batches.ts';
 import { openaiMediaCalls } from './media.ts';
 import { OPENAI_MODEL_FACTS } from './models.ts';
 
@@ -60,6 +61,12 @@ export default definePlugin<OpenAIOptions>({
     }
 
     const { 'content-type': _json, ...mediaHeaders } = headers;
-    return { chat, ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }), close: () => client.close() };
+    return {
+      chat,
+      ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
+      // Used when the provider says `batches: 'native'` (many compatible servers lack the API).
+      batches: openaiBatches({ client, headers: mediaHeaders }),
+      close: () => client.close(),
+    };
   },
 });
