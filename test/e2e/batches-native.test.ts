@@ -1,0 +1,274 @@
+import path from 'node:path';
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLedger } from '../../src/usage/index.ts';
+import { anthropicBatchApi, openaiBatchApi, type FakeBatchApi } from '../helpers/fake-batch-apis.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+/**
+ * Native batches: the official openai client against the gateway, the gateway against fakes of
+ * OpenAI's files/batches API and Anthropic's Message Batches API.
+ */
+
+const PRICING = { input: 1000, output: 3000 };
+type Line = { custom_id: string; response: { status_code: number; body: Record<string, any> } | null; error: { code: string; message: string } | null };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  let value = await read();
+  while (!done(value)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await sleep(50);
+    value = await read();
+  }
+  return value;
+}
+
+async function linesOf(client: OpenAI, fileId: string | null | undefined): Promise<Line[]> {
+  if (!fileId) return [];
+  const text = await (await client.files.content(fileId)).text();
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
+}
+
+function chatLine(customId: string, model: string, text: string) {
+  return { custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: text }], max_tokens: 50 } };
+}
+
+describe('native batches (official openai client; fake OpenAI and Anthropic batch APIs)', () => {
+  let oaApi: FakeBatchApi;
+  let anApi: FakeBatchApi;
+  let oa: FakeUpstream;
+  let an: FakeUpstream;
+  let plain: FakeUpstream;
+  let gw: SpawnedGateway | undefined;
+  let client: OpenAI;
+  let configFile: string;
+  let dataDir: string;
+
+  const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
+  const upload = async (lines: unknown[]) => client.files.create({ file: await toFile(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), 'in.jsonl'), purpose: 'batch' });
+  const finished = (id: string, ms?: number) =>
+    until(`batch ${id} to end`, () => client.batches.retrieve(id), (b) => ['completed', 'failed', 'cancelled', 'expired'].includes(b.status), ms);
+  const upstreamCalls = (fake: FakeUpstream, method: string, p: RegExp) => fake.requests.filter((r) => r.method === method && p.test(r.path));
+
+  beforeAll(async () => {
+    oaApi = openaiBatchApi({ pollsToEnd: 3 });
+    anApi = anthropicBatchApi({ pollsToEnd: 3 });
+    oa = await startFakeUpstream(oaApi.handler);
+    an = await startFakeUpstream(anApi.handler);
+    plain = await startFakeUpstream(openaiBatchApi().handler);
+    const dir = tempDir();
+    dataDir = path.join(dir, 'data');
+    configFile = writeConfig(dir, {
+      providers: {
+        oa: { plugin: 'openai', baseURL: `${oa.url}/v1`, apiKey: 'sk-upstream-openai', batches: 'native', models: [{ id: 'gpt-up', pricing: PRICING }] },
+        an: { plugin: 'anthropic', baseURL: an.url, apiKey: 'sk-upstream-anthropic', batches: 'native', models: [{ id: 'claude-up', pricing: PRICING }] },
+        // Emulated (the default): same protocol, but its batch API is never used.
+        plain: { plugin: 'openai', baseURL: `${plain.url}/v1`, apiKey: 'sk-upstream-openai', models: [{ id: 'gpt-plain', pricing: PRICING }] },
+      },
+      batches: { pollIntervalMs: 100 },
+    });
+    await cli(['accounts', 'create', '--email', 'n@example.com', '--tier', 'enterprise', '--credits', '1000000']);
+    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'n@example.com', '--json'])) as { key: string };
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all([oa?.close(), an?.close(), plain?.close()]);
+  });
+
+  it('openai plugin: upstream file + batch, polled to completed; errored lines in the error file; the caller custom_ids; no live upstream calls', async () => {
+    const lines = [chatLine('first', 'oa/gpt-up', 'hello one'), chatLine('x y/z', 'gpt-up', 'hello two'), chatLine('bad', 'oa/gpt-up', 'please FAIL'), chatLine('4', 'oa/gpt-up', 'hello four')];
+    const input = await upload(lines);
+    const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const liveBefore = upstreamCalls(oa, 'POST', /^\/v1\/chat\/completions/).length;
+    const seen = new Set<string>();
+    const done = await until(
+      'completed',
+      async () => {
+        const b = await client.batches.retrieve(created.id);
+        seen.add(b.status);
+        return b;
+      },
+      (b) => ['completed', 'failed', 'cancelled', 'expired'].includes(b.status),
+    );
+    expect(done.status).toBe('completed');
+    expect([...seen].every((s) => ['validating', 'in_progress', 'finalizing', 'completed'].includes(s))).toBe(true);
+    expect(done.request_counts).toEqual({ total: 4, completed: 3, failed: 1 });
+    expect(JSON.stringify(done)).not.toContain(oaApi.batches.keys().next().value);
+
+    // What went upstream: one JSONL file (purpose batch) with model ids rewritten and the gateway's custom ids, one batch.
+    const [upBatch] = [...oaApi.batches.values()];
+    expect(upstreamCalls(oa, 'POST', /^\/v1\/files$/)).toHaveLength(1);
+    expect(upstreamCalls(oa, 'POST', /^\/v1\/batches$/)[0].json).toMatchObject({ endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { gateway_batch_id: created.id } });
+    expect(upBatch.requests.map((r) => r.body.model)).toEqual(['gpt-up', 'gpt-up', 'gpt-up', 'gpt-up']);
+    expect(upBatch.requests.every((r) => /^[A-Za-z0-9_-]{1,64}$/.test(r.customId))).toBe(true);
+    expect(upstreamCalls(oa, 'POST', /^\/v1\/chat\/completions/).length).toBe(liveBefore);
+
+    const out = await linesOf(client, done.output_file_id);
+    expect(out.map((l) => l.custom_id).sort()).toEqual(['4', 'first', 'x y/z']);
+    for (const l of out) {
+      expect(l.response?.status_code).toBe(200);
+      expect(l.response?.body.object).toBe('chat.completion');
+      expect(l.error).toBeNull();
+    }
+    const errors = await linesOf(client, done.error_file_id);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ custom_id: 'bad', response: { status_code: 400 }, error: { code: 'bad_request' } });
+    expect(errors[0].error!.message).toContain('FAIL');
+  }, 60_000);
+
+  it('anthropic plugin: chat-completions lines converted to Messages params, results converted back; errored result in the error file', async () => {
+    const lines = [chatLine('a', 'an/claude-up', 'bonjour'), chatLine('b', 'claude-up', 'do FAIL now'), chatLine('c', 'an/claude-up', 'hallo')];
+    const created = await client.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const done = await finished(created.id);
+    expect(done.status).toBe('completed');
+    expect(done.request_counts).toEqual({ total: 3, completed: 2, failed: 1 });
+    const up = [...anApi.batches.values()].at(-1)!;
+    expect(up.requests).toHaveLength(3);
+    for (const r of up.requests) {
+      expect(r.body).toMatchObject({ model: 'claude-up', max_tokens: 50 });
+      expect(r.body.messages).toEqual([{ role: 'user', content: expect.anything() }]);
+      expect(r.body.stream).toBeFalsy();
+    }
+    const out = await linesOf(client, done.output_file_id);
+    expect(out.map((l) => l.custom_id).sort()).toEqual(['a', 'c']);
+    const a = out.find((l) => l.custom_id === 'a')!;
+    expect(a.response!.body).toMatchObject({ object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'echo: bonjour' }, finish_reason: 'stop' }] });
+    const errors = await linesOf(client, done.error_file_id);
+    expect(errors).toMatchObject([{ custom_id: 'b', response: { status_code: 400 }, error: { code: 'bad_request' } }]);
+  }, 60_000);
+
+  it('anthropic plugin: a /v1/messages batch goes up as is (model rewritten) and comes back as Messages', async () => {
+    const line = { custom_id: 'm1', method: 'POST', url: '/v1/messages', body: { model: 'an/claude-up', max_tokens: 20, messages: [{ role: 'user', content: 'hi there' }] } };
+    const created = await client.batches.create({ input_file_id: (await upload([line])).id, endpoint: '/v1/messages' as never, completion_window: '24h' });
+    const done = await finished(created.id);
+    expect(done.status).toBe('completed');
+    const up = [...anApi.batches.values()].at(-1)!;
+    expect(up.requests[0].body).toMatchObject({ model: 'claude-up', max_tokens: 20, messages: [{ role: 'user', content: 'hi there' }] });
+    const [out] = await linesOf(client, done.output_file_id);
+    expect(out.response!.body).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'echo: hi there' }] });
+  }, 60_000);
+
+  it('cancel mid-run: the upstream is cancelled; finished lines kept, the rest reported as batch_cancelled', async () => {
+    const held = openaiBatchApi({ hold: true });
+    oa.setHandler(held.handler);
+    try {
+      const lines = Array.from({ length: 6 }, (_, i) => chatLine(`k${i}`, 'oa/gpt-up', `line ${i}`));
+      const created = await client.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      await until('upstream polled', async () => [...held.batches.values()][0]?.polls ?? 0, (n) => n >= 2);
+      const cancelling = await client.batches.cancel(created.id);
+      expect(cancelling.status).toBe('cancelling');
+      const done = await finished(created.id);
+      expect(done.status).toBe('cancelled');
+      expect(done.cancelled_at).toBeGreaterThan(0);
+      expect(upstreamCalls(oa, 'POST', /^\/v1\/batches\/[^/]+\/cancel$/)).toHaveLength(1);
+      const out = await linesOf(client, done.output_file_id);
+      const errors = await linesOf(client, done.error_file_id);
+      expect(out.map((l) => l.custom_id).sort()).toEqual(['k0', 'k1', 'k2']);
+      expect(errors.map((l) => l.custom_id).sort()).toEqual(['k3', 'k4', 'k5']);
+      for (const e of errors) expect(e).toMatchObject({ response: null, error: { code: 'batch_cancelled' } });
+      expect(done.request_counts).toEqual({ total: 6, completed: 3, failed: 3 });
+    } finally {
+      oa.setHandler(oaApi.handler);
+    }
+  }, 60_000);
+
+  it('anthropic cancel mid-run: canceled results become batch_cancelled lines', async () => {
+    const held = anthropicBatchApi({ hold: true });
+    an.setHandler(held.handler);
+    try {
+      const lines = Array.from({ length: 4 }, (_, i) => chatLine(`q${i}`, 'an/claude-up', `line ${i}`));
+      const created = await client.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      await until('upstream polled', async () => [...held.batches.values()][0]?.polls ?? 0, (n) => n >= 1);
+      await client.batches.cancel(created.id);
+      const done = await finished(created.id);
+      expect(done.status).toBe('cancelled');
+      expect((await linesOf(client, done.output_file_id)).map((l) => l.custom_id).sort()).toEqual(['q0', 'q1']);
+      expect((await linesOf(client, done.error_file_id)).map((l) => [l.custom_id, l.error?.code])).toEqual([
+        ['q2', 'batch_cancelled'],
+        ['q3', 'batch_cancelled'],
+      ]);
+    } finally {
+      an.setHandler(anApi.handler);
+    }
+  }, 60_000);
+
+  it('lines on more than one provider, or on a provider without batches: native, run emulated through live calls', async () => {
+    const before = { oa: upstreamCalls(oa, 'POST', /^\/v1\/batches$/).length, plain: upstreamCalls(plain, 'POST', /^\/v1\/batches$/).length };
+    const mixed = await client.batches.create({
+      input_file_id: (await upload([chatLine('m1', 'oa/gpt-up', 'one'), chatLine('m2', 'plain/gpt-plain', 'two')])).id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const onlyPlain = await client.batches.create({ input_file_id: (await upload([chatLine('p1', 'plain/gpt-plain', 'three')])).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (const id of [mixed.id, onlyPlain.id]) expect((await finished(id)).status).toBe('completed');
+    expect(upstreamCalls(oa, 'POST', /^\/v1\/batches$/).length).toBe(before.oa);
+    expect(upstreamCalls(plain, 'POST', /^\/v1\/batches$/).length).toBe(before.plain);
+    expect(upstreamCalls(plain, 'POST', /^\/v1\/chat\/completions$/).length).toBe(2);
+  }, 60_000);
+
+  it('restart mid-poll: kill -9 while the upstream batch runs; the restarted gateway resumes polling the same upstream batch', async () => {
+    const held = anthropicBatchApi({ hold: true });
+    an.setHandler(held.handler);
+    try {
+      const lines = Array.from({ length: 5 }, (_, i) => chatLine(`r${i}`, 'an/claude-up', `restart ${i}`));
+      const created = await client.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      await until('upstream polled', async () => [...held.batches.values()][0]?.polls ?? 0, (n) => n >= 2);
+      await gw!.kill();
+      gw = await spawnGateway({ configFile, dataDir });
+      client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: client.apiKey, maxRetries: 0 });
+      const polls = [...held.batches.values()][0].polls;
+      await until('polled again after the restart', async () => [...held.batches.values()][0].polls, (n) => n > polls, 45_000);
+      held.release();
+      const done = await finished(created.id, 30_000);
+      expect(done.status).toBe('completed');
+      expect(done.request_counts).toEqual({ total: 5, completed: 5, failed: 0 });
+      expect(held.batches.size).toBe(1); // never submitted twice
+      expect((await linesOf(client, done.output_file_id)).map((l) => l.custom_id).sort()).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+    } finally {
+      an.setHandler(anApi.handler);
+    }
+  }, 90_000);
+
+  it('billing: each succeeded line is charged batches.priceMultiplier × what the same request costs live; errored lines are not charged', async () => {
+    // The same request live, through each plugin (the fakes answer both the same way).
+    for (const model of ['oa/gpt-up', 'an/claude-up']) await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'price me' }], max_tokens: 50 });
+    const created = await client.batches.create({
+      input_file_id: (await upload([chatLine('p-oa', 'oa/gpt-up', 'price me'), chatLine('p-oa-2', 'oa/gpt-up', 'price me')])).id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const createdAn = await client.batches.create({ input_file_id: (await upload([chatLine('p-an', 'an/claude-up', 'price me')])).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (const id of [created.id, createdAn.id]) expect((await finished(id)).status).toBe('completed');
+    await gw!.stop();
+    gw = undefined;
+    const ledger = readLedger(path.join(dataDir, 'usage.jsonl'));
+    for (const [model, batchId, count] of [['oa/gpt-up', created.id, 2], ['an/claude-up', createdAn.id, 1]] as const) {
+      const live = ledger.filter((l) => l.endpoint !== '/v1/batches' && l.model === model);
+      expect(live).toHaveLength(1);
+      expect(live[0].cost_credits).toBeGreaterThan(0);
+      // A batch line's request id names its batch (the same id every time, so a resumed batch bills it once).
+      const batched = ledger.filter((l) => l.endpoint === '/v1/batches' && l.request_id.startsWith(`${batchId}:`));
+      expect(batched.length).toBe(count);
+      for (const l of batched) expect(l).toMatchObject({ model, input_tokens: live[0].input_tokens, output_tokens: live[0].output_tokens });
+      for (const l of batched) {
+        expect(l.charged_credits).toBeCloseTo(live[0].cost_credits * 0.5, 6);
+        expect(l.price_multiplier).toBe(0.5);
+      }
+    }
+    // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
+    const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // 3 (openai) + 2 + 1 (anthropic) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (pricing); the mixed batches ran emulated: + 3.
+    expect(ids.length).toBe(3 + 2 + 1 + 3 + 2 + 5 + 3 + 3);
+  }, 60_000);
+});
