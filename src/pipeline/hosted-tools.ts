@@ -1,36 +1,57 @@
 import { validationError, type GatewayError } from '../errors/index.ts';
-import type { ChatRequest } from '../ir/types.ts';
+import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 
 /**
- * The types of the Responses hosted tools a request carries (web_search, file_search, …),
- * including one forced by `tool_choice` (e.g. `{"type":"web_search"}`) without a tool entry:
- * another format would drop that choice as silently as the tool.
+ * Tools only one vendor's API can run, carried raw in `extra` because the IR has no slot for
+ * them: Responses hosted tools (web_search, file_search, mcp, …) and Anthropic-defined tools
+ * (web_search_…, code_execution_…, bash_…). Another format would drop them silently.
  */
-export function hostedToolTypes(request: ChatRequest): string[] {
+export interface VendorTools {
+  /** The only upstream format that can run them. */
+  format: Exclude<WireFormat, 'chat'>;
+  /** Their `type`s, in order. */
+  types: string[];
+}
+
+const API_NAME: Record<VendorTools['format'], string> = { responses: 'the Responses API', messages: 'the Anthropic Messages API' };
+
+function typesOf(list: unknown): string[] {
+  return Array.isArray(list) ? list.map((tool) => String((tool as { type?: unknown }).type ?? 'unknown')) : [];
+}
+
+/**
+ * The vendor tools a request carries, if any: the Responses hosted tools, including one forced
+ * by `tool_choice` (e.g. `{"type":"web_search"}`) without a tool entry, or the Anthropic tools
+ * of a Messages request.
+ */
+export function vendorTools(request: ChatRequest): VendorTools | undefined {
   const extra = request.extra;
-  if (!extra) return [];
-  const hosted = extra.hostedTools;
-  const types = Array.isArray(hosted) ? hosted.map((tool) => String((tool as { type?: unknown }).type ?? 'unknown')) : [];
+  if (!extra) return undefined;
+  const server = typesOf(extra.serverTools);
+  if (server.length > 0) return { format: 'messages', types: server };
+  const types = typesOf(extra.hostedTools);
   const choice = extra.tool_choice as { type?: unknown } | undefined;
   // allowed_tools only narrows the listed tools (its mode is in the IR); every other raw choice names a hosted tool.
   if (choice && typeof choice === 'object' && choice.type !== 'allowed_tools') {
     const type = String(choice.type ?? 'unknown');
     if (!types.includes(type)) types.push(type);
   }
-  return types;
+  return types.length > 0 ? { format: 'responses', types } : undefined;
 }
 
-/** Only a Responses upstream runs hosted tools; every other format would drop them silently. */
-export function canRunHostedTools(model: CatalogModel): boolean {
-  return model.formats.includes('responses');
+/** True when `model`'s upstream speaks the format that runs `tools`. */
+export function canRunVendorTools(model: CatalogModel, tools: VendorTools): boolean {
+  return model.formats.includes(tools.format);
 }
 
-/** 422 naming the hosted tools and the model that cannot run them (never a silent drop). */
-export function hostedToolsError(types: readonly string[], model: string): GatewayError {
-  const names = types.map((t) => `'${t}'`).join(', ');
+/** 422 naming the vendor tools and the model that cannot run them (never a silent drop). */
+export function vendorToolsError(tools: VendorTools, model: string): GatewayError {
+  const names = tools.types.map((t) => `'${t}'`).join(', ');
+  const kind = tools.format === 'messages' ? 'Anthropic tool' : 'hosted tool';
+  const api = API_NAME[tools.format];
   return validationError(
-    { tools: `hosted tool ${names} cannot run on model '${model}': its upstream does not speak the Responses API` },
-    `Hosted tool ${names} is not supported by model '${model}' (its upstream does not speak the Responses API); remove the tool or pick a model served by a Responses upstream.`,
+    { tools: `${kind} ${names} cannot run on model '${model}': its upstream does not speak ${api}` },
+    `${kind[0].toUpperCase()}${kind.slice(1)} ${names} is not supported by model '${model}' (its upstream does not speak ${api}); remove the tool or pick a model served by an upstream speaking ${api}.`,
   );
 }

@@ -2,7 +2,7 @@ import { getCodec } from '../formats/registry.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
-import { hostedToolTypes, hostedToolsError } from './hosted-tools.ts';
+import { vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
 
@@ -56,8 +56,8 @@ export function prepareCall(
     const rawBody = (raw === undefined ? undefined : withIncludeUsage(raw)) ?? JSON.stringify(body);
     return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
   }
-  const hosted = upstreamFormat === 'responses' ? [] : hostedToolTypes(request);
-  if (hosted.length > 0) throw hostedToolsError(hosted, model.id);
+  const tools = vendorTools(request);
+  if (tools && tools.format !== upstreamFormat) throw vendorToolsError(tools, model.id);
   // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
   const portable = upstreamFormat === exchange.format ? request : (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest);
   const autoCache = upstreamFormat === 'messages' && exchange.format !== 'messages' && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';

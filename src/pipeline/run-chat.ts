@@ -8,7 +8,7 @@ import { watchOf, type AbortWatch } from '../util/abort.ts';
 import { buildRoutingHeaders, describeRoutingEvents, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
-import { canRunHostedTools, hostedToolTypes, hostedToolsError } from './hosted-tools.ts';
+import { canRunVendorTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
@@ -109,15 +109,16 @@ async function askModel(
 }
 
 /**
- * Plans the route. A request with Responses hosted tools goes only to upstreams that can run
- * them (Responses format); when none of the candidates can, 422 names the tools and the model.
+ * Plans the route. A request with vendor tools (Responses hosted tools, Anthropic server tools)
+ * goes only to upstreams that can run them; when none of the candidates can, 422 names the
+ * tools and the model.
  */
 function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan']> {
-  const hosted = hostedToolTypes(request);
-  if (hosted.length === 0) return router.plan(request.model, isChatModel);
+  const tools = vendorTools(request);
+  if (!tools) return router.plan(request.model, isChatModel);
   const any = router.plan(request.model, isChatModel);
-  if (![...any.primary, ...any.chain].some(canRunHostedTools)) throw hostedToolsError(hosted, request.model);
-  return router.plan(request.model, (model) => isChatModel(model) && canRunHostedTools(model));
+  if (![...any.primary, ...any.chain].some((model) => canRunVendorTools(model, tools))) throw vendorToolsError(tools, request.model);
+  return router.plan(request.model, (model) => isChatModel(model) && canRunVendorTools(model, tools));
 }
 
 /**

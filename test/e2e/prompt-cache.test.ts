@@ -7,10 +7,12 @@
  * stored conversation (`previous_response_id`) begun on an OpenAI-format model and continued on
  * Claude reaches the Anthropic upstream with them; a Responses request with a hosted tool is
  * auto-routed only to a Responses upstream, and gets a 422 naming the tool and the model (no
- * upstream called) when no candidate can run it. (All 9 pairs, with billing at cacheWrite and
+ * upstream called) when no candidate can run it; the same for an Anthropic server tool sent by
+ * the `@anthropic-ai/sdk` client (only an Anthropic upstream runs it). (All 9 pairs, with billing at cacheWrite and
  * cacheRead for each client format: test/e2e/prompt-cache-matrix.test.ts.)
  */
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
@@ -81,9 +83,10 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
     dataDir = path.join(dir, 'data');
     configFile = writeConfig(dir, {
       providers: {
-        a: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', models: [{ id: 'claude-up', pricing: PRICING }] },
+        // Last for `gpt-both` (priority 3): chosen only for what the others cannot run.
+        a: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', priority: 3, models: [{ id: 'claude-up', pricing: PRICING }, 'gpt-both'] },
         off: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', promptCache: 'off', models: [{ id: 'claude-up', pricing: PRICING }] },
-        // `gpt-both` is served by a Chat upstream (tried first) and a Responses upstream.
+        // `gpt-both` is served by a Chat upstream (tried first), a Responses upstream and the Anthropic one.
         c: { plugin: 'openai', baseURL: `${chatUpstream.url}/v1`, apiKey: 'x', formats: ['chat'], priority: 1, models: ['gpt-chat', 'gpt-both'] },
         r: { plugin: 'openai', baseURL: `${responsesUpstream.url}/v1`, apiKey: 'x', formats: ['responses'], priority: 2, models: ['gpt-both'] },
       },
@@ -207,5 +210,24 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
     expect(error!.message).toContain("'gpt-chat'");
     expect(chatUpstream.requests).toHaveLength(0);
     expect(responsesUpstream.requests).toHaveLength(0);
+  });
+
+  it('an Anthropic server tool is auto-routed only to an Anthropic upstream, and refused (422) where none can run it', async () => {
+    const anthropic = new Anthropic({ baseURL: gw!.url, apiKey: key, maxRetries: 0, timeout: 10_000 });
+    const tools: Anthropic.ToolUnion[] = [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }];
+    const routed = await anthropic.messages.create({ model: 'gpt-both', max_tokens: 64, messages: [{ role: 'user', content: 'Search the news' }], tools }).withResponse();
+    expect(routed.response.headers.get('x-routing-resolved-model')).toBe('a/gpt-both');
+    expect(chatUpstream.requests).toHaveLength(0);
+    expect(responsesUpstream.requests).toHaveLength(0);
+    expect((upstream.requests[0].json as Json).tools).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }]);
+
+    const error = await anthropic.messages
+      .create({ model: 'c/gpt-chat', max_tokens: 64, messages: [{ role: 'user', content: 'Search the news' }], tools })
+      .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+    expect(error).toBeInstanceOf(Anthropic.UnprocessableEntityError);
+    expect(error!.message).toContain("'web_search_20250305'");
+    expect(error!.message).toContain("'c/gpt-chat'");
+    expect(chatUpstream.requests).toHaveLength(0);
+    expect(upstream.requests).toHaveLength(1);
   });
 });

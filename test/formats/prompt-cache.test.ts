@@ -373,3 +373,30 @@ describe('hosted tools are never dropped silently (prepareCall)', () => {
     expect(body.tool_choice).toEqual({ type: 'any' });
   });
 });
+
+describe('Anthropic-defined tools are never dropped silently either', () => {
+  const WEB_SEARCH = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
+  const messagesBody: Json = {
+    model: 'client-model',
+    max_tokens: 256,
+    tools: [{ name: WEATHER.name, input_schema: WEATHER.parameters }, WEB_SEARCH, { type: 'bash_20250124', name: 'bash' }],
+    messages: [{ role: 'user', content: 'Search the news' }],
+  };
+
+  it.each(['chat', 'responses'] as const)('a Messages request with them → 422 naming them and the model for a %s upstream', (upstream) => {
+    expect(() => toUpstream('messages', upstream, messagesBody)).toThrow(/Anthropic tool 'web_search_20250305', 'bash_20250124'.*'up\/up-model'.*Anthropic Messages API/);
+  });
+
+  it('a Messages request without them converts as before', () => {
+    const body = toUpstream('messages', 'chat', { ...messagesBody, tools: [messagesBody.tools[0]] });
+    expect(body.tools).toEqual([{ type: 'function', function: { name: WEATHER.name, parameters: WEATHER.parameters } }]);
+  });
+
+  it('they survive the IR to a Messages upstream, after the client tools', () => {
+    const request = getCodec('messages').decodeRequest(structuredClone(messagesBody));
+    expect(request.tools?.map((t) => t.name)).toEqual(['get_weather']);
+    const body = getCodec('messages').encodeRequest(request, { upstreamModel: 'claude', defaultMaxTokens: 1024 });
+    expect(body.tools).toEqual([{ name: WEATHER.name, input_schema: WEATHER.parameters }, WEB_SEARCH, { type: 'bash_20250124', name: 'bash' }]);
+    expect(body).not.toHaveProperty('serverTools');
+  });
+});

@@ -31,13 +31,16 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   set(request, 'topK', check.number(body.top_k, 'top_k', { min: 0, integer: true }));
   set(request, 'stop', check.array(body.stop_sequences, 'stop_sequences') && check.stringList(body.stop_sequences, 'stop_sequences'));
   set(request, 'tools', decodeTools(body.tools, check));
+  const serverTools = anthropicTools(body.tools);
   decodeToolChoice(body.tool_choice, request, check);
   const outputConfig = check.record(body.output_config, 'output_config');
   set(request, 'reasoning', decodeThinking(body.thinking, outputConfig, check));
   set(request, 'responseFormat', decodeOutputFormat(outputConfig, check));
   const metadata = check.record(body.metadata, 'metadata');
   set(request, 'user', metadata && check.string(metadata.user_id, 'metadata.user_id'));
-  set(request, 'extra', collectExtra(body, MAPPED));
+  const extra = collectExtra(body, MAPPED);
+  // Server tools have no IR slot: kept raw, for a Messages upstream only (never dropped silently: src/pipeline/hosted-tools.ts).
+  set(request, 'extra', serverTools.length > 0 ? { ...extra, serverTools } : extra);
   check.throwIfAny();
   return request;
 }
@@ -58,7 +61,16 @@ function decodeSystem(value: unknown, check: FieldChecker): TextPart[] {
   });
 }
 
-/** Client tools → IR; server tools (versioned `type`) have no IR slot and are skipped. */
+/** Anthropic-defined tools (a versioned `type`: web_search_…, code_execution_…, bash_…): they have no IR slot. */
+function isAnthropicTool(tool: Record<string, unknown>): boolean {
+  return tool.type !== undefined && tool.type !== null && tool.type !== 'custom';
+}
+
+function anthropicTools(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter((tool): tool is Record<string, unknown> => isRecord(tool) && isAnthropicTool(tool)) : [];
+}
+
+/** Client tools → IR; Anthropic-defined tools (versioned `type`) are kept raw in `extra.serverTools` instead. */
 function decodeTools(value: unknown, check: FieldChecker): ToolDefinition[] | undefined {
   return check.array(value, 'tools')?.flatMap((tool, i) => {
     const at = `tools[${i}]`;
@@ -66,7 +78,7 @@ function decodeTools(value: unknown, check: FieldChecker): ToolDefinition[] | un
       check.fail(at, 'must be an object');
       return [];
     }
-    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') return [];
+    if (isAnthropicTool(tool)) return [];
     const out: ToolDefinition = { name: check.requiredString(tool.name, `${at}.name`) };
     set(out, 'description', check.string(tool.description, `${at}.description`));
     set(out, 'parameters', check.record(tool.input_schema, `${at}.input_schema`));

@@ -22,7 +22,8 @@ export function encodeMessagesRequest(input: ChatRequest, options: EncodeRequest
   const { system, messages } = encodeMessagesConversation(request);
   const budget = thinkingBudget(request.reasoning);
   const base = request.maxTokens ?? options.defaultMaxTokens ?? DEFAULT_MAX_TOKENS;
-  const body: Record<string, unknown> = { ...request.extra, model: options.upstreamModel };
+  const { serverTools, ...extra } = request.extra ?? {};
+  const body: Record<string, unknown> = { ...extra, model: options.upstreamModel };
   // The thinking budget counts toward max_tokens and must stay below it: add it on top when needed.
   body.max_tokens = budget !== undefined && base <= budget ? budget + base : base;
   if (system.length > 0) body.system = encodeSystem(system);
@@ -33,8 +34,9 @@ export function encodeMessagesRequest(input: ChatRequest, options: EncodeRequest
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) body.top_k = request.topK;
   if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map(encodeTool);
+  const tools = [...(request.tools ?? []).map(encodeTool), ...(Array.isArray(serverTools) ? (serverTools as Record<string, unknown>[]) : [])];
+  if (tools.length > 0) {
+    body.tools = tools;
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);
     if (choice) body.tool_choice = choice;
   }

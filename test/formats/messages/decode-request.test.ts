@@ -68,7 +68,7 @@ describe('messages decodeRequest', () => {
     ]);
   });
 
-  it('maps parameters, client tools (server tools skipped), tool_choice and thinking', () => {
+  it('maps parameters, client tools (server tools kept raw in extra), tool_choice and thinking', () => {
     expect(request).toMatchObject({
       model: 'claude-sonnet-4-20250514',
       maxTokens: 2048,
@@ -87,7 +87,7 @@ describe('messages decodeRequest', () => {
         cacheControl: { type: 'ephemeral' },
       },
     ]);
-    expect(request.extra).toEqual({ service_tier: 'auto' });
+    expect(request.extra).toEqual({ service_tier: 'auto', serverTools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] });
   });
 
   it('reads a string system, string content and tool_choice any/tool/none', () => {
