@@ -400,3 +400,42 @@ describe('Anthropic-defined tools are never dropped silently either', () => {
     expect(body).not.toHaveProperty('serverTools');
   });
 });
+
+describe("OpenAI's explicit breakpoints (prompt_cache_breakpoint) reach Claude as cache_control", () => {
+  const EXPLICIT = { mode: 'explicit' };
+  const chat: Json = {
+    model: 'client-model',
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'Shared instructions.', prompt_cache_breakpoint: EXPLICIT }] },
+      { role: 'user', content: [{ type: 'text', text: 'A long document.', prompt_cache_breakpoint: EXPLICIT }, { type: 'text', text: 'Summarize it.' }] },
+    ],
+  };
+  const responses: Json = {
+    model: 'client-model',
+    input: [
+      { role: 'developer', content: [{ type: 'input_text', text: 'Shared instructions.', prompt_cache_breakpoint: EXPLICIT }] },
+      { role: 'user', content: [{ type: 'input_text', text: 'A long document.', prompt_cache_breakpoint: EXPLICIT }, { type: 'input_text', text: 'Summarize it.' }] },
+    ],
+  };
+
+  it.each([
+    ['chat', chat],
+    ['responses', responses],
+  ] as const)('a %s client → a Messages upstream gets them as ephemeral markers in place', (client, body) => {
+    const sent = toUpstream(client, 'messages', body);
+    expect(markers(sent)).toEqual([`system[0] ${JSON.stringify(EPHEMERAL)}`, `messages[0] user text ${JSON.stringify(EPHEMERAL)}`]);
+    expect(JSON.stringify(sent)).not.toContain('prompt_cache_breakpoint');
+  });
+
+  it('an unknown mode is not a breakpoint', () => {
+    const body = structuredClone(chat);
+    body.messages[1].content[0].prompt_cache_breakpoint = { mode: 'implicit' };
+    expect(markers(toUpstream('chat', 'messages', body))).toEqual([`system[0] ${JSON.stringify(EPHEMERAL)}`]);
+  });
+
+  it('converted between the OpenAI formats they are not sent (OpenAI caches implicitly); the same format passes them through', () => {
+    expect(JSON.stringify(toUpstream('chat', 'responses', chat))).not.toMatch(/prompt_cache_breakpoint|cache_control/);
+    expect(JSON.stringify(toUpstream('responses', 'chat', responses))).not.toMatch(/prompt_cache_breakpoint|cache_control/);
+    expect(toUpstream('responses', 'responses', responses).input[1].content[0].prompt_cache_breakpoint).toEqual(EXPLICIT);
+  });
+});

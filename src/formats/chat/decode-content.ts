@@ -1,13 +1,13 @@
 import type { AudioPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/types.ts';
-import { FieldChecker, isRecord, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
+import { FieldChecker, isRecord, markerOfBreakpoint, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
 
 /**
  * Anthropic's `cache_control` on a Chat content part (OpenRouter and LiteLLM clients send it to
- * reach Claude's prompt cache): carried on the IR part for a Messages upstream; the Chat and
- * Responses encoders never write it.
+ * reach Claude's prompt cache), or OpenAI's own `prompt_cache_breakpoint`: carried on the IR part
+ * for a Messages upstream; the Chat and Responses encoders never write it.
  */
-function withCacheControl<T extends TextPart | ImagePart | FilePart>(out: T, part: Record<string, unknown>, at: string, check: FieldChecker): T {
-  const cache = check.record(part.cache_control, `${at}.cache_control`);
+export function withCacheControl<T extends TextPart | ImagePart | FilePart>(out: T, part: Record<string, unknown>, at: string, check: FieldChecker): T {
+  const cache = check.record(part.cache_control, `${at}.cache_control`) ?? markerOfBreakpoint(part.prompt_cache_breakpoint);
   if (cache) out.cacheControl = cache;
   return out;
 }

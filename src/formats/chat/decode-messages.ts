@@ -1,6 +1,6 @@
 import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
 import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
-import { decodeTextContent, decodeUserContent } from './decode-content.ts';
+import { decodeTextContent, decodeUserContent, withCacheControl } from './decode-content.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
@@ -68,9 +68,7 @@ function decodeAssistantContent(raw: Record<string, unknown>, at: string, check:
       if (!isRecord(part)) return;
       if (part.type === 'text') {
         const text: TextPart = { type: 'text', text: check.requiredString(part.text, `${at}.content[${j}].text`) };
-        const cache = check.record(part.cache_control, `${at}.content[${j}].cache_control`);
-        if (cache) text.cacheControl = cache;
-        parts.push(text);
+        parts.push(withCacheControl(text, part, `${at}.content[${j}]`, check));
       }
       else if (part.type === 'refusal') parts.push({ type: 'refusal', refusal: check.requiredString(part.refusal, `${at}.content[${j}].refusal`) });
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AudioPart, ContentPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/types.ts';
-import { splitDataUrl, urlToMediaSource } from '../shared/index.ts';
+import { markerOfBreakpoint, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 
 const textSchema = z.looseObject({ text: z.string() });
@@ -81,19 +81,27 @@ function partType(part: unknown, path: PropertyKey[]): string {
   return type;
 }
 
+/** OpenAI's explicit cache breakpoint on an input part → the IR's cache marker (for a Messages upstream). */
+function withBreakpoint<T extends TextPart | ImagePart | FilePart>(out: T, part: unknown): T {
+  const marker = markerOfBreakpoint((part as { prompt_cache_breakpoint?: unknown }).prompt_cache_breakpoint);
+  if (marker) out.cacheControl = marker;
+  return out;
+}
+
 /** A Responses content part of a message (input or prior output) → IR part. */
 export function decodeContentPart(part: unknown, path: PropertyKey[]): ContentPart {
   const type = partType(part, path);
   switch (type) {
     case 'input_text':
+      return withBreakpoint({ type: 'text', text: parseOrThrow(textSchema, part, path).text }, part);
     case 'output_text':
       return { type: 'text', text: parseOrThrow(textSchema, part, path).text };
     case 'refusal':
       return { type: 'refusal', refusal: parseOrThrow(refusalSchema, part, path).refusal };
     case 'input_image':
-      return decodeImage(part, path);
+      return withBreakpoint(decodeImage(part, path), part);
     case 'input_file':
-      return decodeFile(part, path);
+      return withBreakpoint(decodeFile(part, path), part);
     case 'input_audio':
       return decodeAudio(part, path);
     default:

@@ -1,3 +1,4 @@
+export { markerOfBreakpoint } from './cache-breakpoint.ts';
 export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined } from './json.ts';
 export { argumentsForClient, parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
 export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64 } from './data-url.ts';
