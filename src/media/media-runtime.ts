@@ -35,8 +35,16 @@ export function createMediaRuntime(options: MediaRuntimeOptions): MediaRuntime {
     const images = await tempImages.sweep();
     return { records, images };
   };
+  // With a shared database one instance per interval purges the records (a little less than
+  // the interval, so timers that drift apart still run it each time); temporary images are this instance's own.
+  const periodic = async () => {
+    const store = options.store;
+    const mine = store.claimJob ? await store.claimJob('media-purge', config.purgeIntervalSeconds * 900) : true;
+    const records = mine ? await purgeExpiredMedia({ store, clock: options.clock }) : 0;
+    return { records, images: await tempImages.sweep() };
+  };
   const purgeQuietly = () => {
-    purge()
+    periodic()
       .then((n) => {
         if (n.records + n.images > 0) options.log?.info('media: purged expired items', n);
       })

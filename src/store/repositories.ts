@@ -298,6 +298,12 @@ export interface Store {
   readonly batches: BatchesRepo;
   /** Credits shared across instances (a database backend); absent on the file store. */
   readonly credits?: CreditsRepo;
+  /**
+   * Claims a periodic job for one run (a database backend shared by several instances): true
+   * for exactly one caller when the job last ran at least `everyMs` ago (on the database's
+   * clock), false for everyone else. Absent on the file store, where one process runs it.
+   */
+  claimJob?(name: string, everyMs: number): Promise<boolean>;
   /** Waits until every change made so far is durable (shutdown, CLI commands). */
   flush(): Promise<void>;
   /** Flushes and releases files or connections; the store is unusable afterwards. */

@@ -111,4 +111,21 @@ describe('postgres store: start-up and instances', () => {
       await fresh.drop();
     }
   });
+
+  it('a periodic job is claimed by one instance per interval (media purge, responses expiry)', async () => {
+    const fresh = await createTestDatabase();
+    const stores = await Promise.all([PostgresStore.open(fresh.url), PostgresStore.open(fresh.url), PostgresStore.open(fresh.url)]);
+    try {
+      const first = await Promise.all(stores.map((s) => s.claimJob('media-purge', 60_000)));
+      expect(first.filter(Boolean)).toHaveLength(1);
+      expect(await Promise.all(stores.map((s) => s.claimJob('media-purge', 60_000)))).toEqual([false, false, false]);
+      // Another job is claimed on its own; an interval that has passed lets exactly one run again.
+      expect((await Promise.all(stores.map((s) => s.claimJob('responses-expiry', 60_000)))).filter(Boolean)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 30));
+      expect((await Promise.all(stores.map((s) => s.claimJob('media-purge', 20)))).filter(Boolean)).toHaveLength(1);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await fresh.drop();
+    }
+  });
 });

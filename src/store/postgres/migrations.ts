@@ -468,6 +468,18 @@ create trigger gw_accounts_announce_update after update on gw_accounts for each 
   execute function gw_announce();
 `,
   },
+  {
+    version: 4,
+    name: 'periodic jobs once across instances',
+    sql: `
+-- A periodic job (the Media Library purge, stored Responses expiry) is claimed for its
+-- interval by one instance: the row's ran_at moves only when the last run is old enough.
+create table gw_jobs (
+  name text primary key,
+  ran_at bigint not null
+);
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -442,6 +442,15 @@ export class PostgresStore implements Store {
     this.sessionByHash.delete(s.hash);
   }
 
+  async claimJob(name: string, everyMs: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `insert into gw_jobs (name, ran_at) values ($1, (extract(epoch from clock_timestamp()) * 1000)::bigint)
+       on conflict (name) do update set ran_at = excluded.ran_at where gw_jobs.ran_at <= excluded.ran_at - $2`,
+      [name, Math.max(0, Math.floor(everyMs))],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
   async flush(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
