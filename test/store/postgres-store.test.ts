@@ -121,8 +121,8 @@ describe('postgres store: start-up and instances', () => {
       expect(await Promise.all(stores.map((s) => s.claimJob('media-purge', 60_000)))).toEqual([false, false, false]);
       // Another job is claimed on its own; an interval that has passed lets exactly one run again.
       expect((await Promise.all(stores.map((s) => s.claimJob('responses-expiry', 60_000)))).filter(Boolean)).toHaveLength(1);
-      await new Promise((r) => setTimeout(r, 30));
-      expect((await Promise.all(stores.map((s) => s.claimJob('media-purge', 20)))).filter(Boolean)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await Promise.all(stores.map((s) => s.claimJob('media-purge', 1_000)))).filter(Boolean)).toHaveLength(1);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
       await fresh.drop();
