@@ -239,6 +239,44 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     }
   }, 90_000);
 
+  it('completion window shorter than the upstream one: when it passes the upstream is cancelled, the batch ends expired, unrun lines batch_expired', async () => {
+    const held = openaiBatchApi({ hold: true });
+    oa.setHandler(held.handler);
+    try {
+      const lines = Array.from({ length: 4 }, (_, i) => chatLine(`w${i}`, 'oa/gpt-up', `window ${i}`));
+      const created = await client.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '2s' as never });
+      const done = await finished(created.id);
+      expect(done.status).toBe('expired');
+      expect(done.expired_at).toBeGreaterThan(0);
+      expect(held.batches.size).toBe(1);
+      expect([...held.batches.values()][0].cancelRequested).toBe(true);
+      expect((await linesOf(client, done.output_file_id)).map((l) => l.custom_id).sort()).toEqual(['w0', 'w1']);
+      const errors = await linesOf(client, done.error_file_id);
+      expect(errors.map((l) => [l.custom_id, l.error?.code]).sort()).toEqual([
+        ['w2', 'batch_expired'],
+        ['w3', 'batch_expired'],
+      ]);
+      expect(done.request_counts).toEqual({ total: 4, completed: 2, failed: 2 });
+    } finally {
+      oa.setHandler(oaApi.handler);
+    }
+  }, 60_000);
+
+  it('an upstream that refuses the batch: failed, with its reason in errors.data and no upstream state names', async () => {
+    oa.setHandler((req, i) =>
+      req.method === 'POST' && req.path === '/v1/batches' ? { status: 400, json: { error: { message: 'Enqueued token limit reached for gpt-up.', type: 'invalid_request_error', param: null, code: 'token_limit_exceeded' } } } : oaApi.handler(req, i),
+    );
+    try {
+      const created = await client.batches.create({ input_file_id: (await upload([chatLine('f1', 'oa/gpt-up', 'refused')])).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      const done = await finished(created.id);
+      expect(done.status).toBe('failed');
+      expect(done.failed_at).toBeGreaterThan(0);
+      expect(done.errors?.data).toEqual([{ code: 'bad_request', message: expect.stringContaining('Enqueued token limit reached'), line: null, param: null }]);
+    } finally {
+      oa.setHandler(oaApi.handler);
+    }
+  }, 60_000);
+
   it('billing: each succeeded line is charged batches.priceMultiplier × what the same request costs live; errored lines are not charged', async () => {
     // The same request live, through each plugin (the fakes answer both the same way).
     for (const model of ['oa/gpt-up', 'an/claude-up']) await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'price me' }], max_tokens: 50 });
@@ -268,7 +306,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (pricing); the mixed batches ran emulated: + 3.
-    expect(ids.length).toBe(3 + 2 + 1 + 3 + 2 + 5 + 3 + 3);
+    // 3 (openai) + 2 + 1 (anthropic) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
+    expect(ids.length).toBe(3 + 2 + 1 + 3 + 2 + 5 + 2 + 3 + 3);
   }, 60_000);
 });
