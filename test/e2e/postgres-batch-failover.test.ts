@@ -125,7 +125,7 @@ describe('a batch survives the kill -9 of the instance running it', () => {
     const ids = [...output, ...errors].map((l) => l.custom_id).sort();
     expect(ids).toEqual(Array.from({ length: LINES }, (_, i) => `req-${i}`).sort());
     expect(finished.request_counts).toEqual({ total: LINES, completed: output.length, failed: errors.length });
-    expect(errors).toEqual([]);
+    expect(errors, JSON.stringify(errors)).toEqual([]);
 
     // Billing: each line's request id is in the ledger once, and the balance fell by what the ledger charged.
     const { rows: pgLedger } = await sql
