@@ -9,6 +9,9 @@
  *   node scripts/build.mjs --if-stale
  *   node --import tsx bench/store-backends-bench.ts [--rounds 3] [--concurrency 1,16] [--duration 4000] [--json] [--profile]
  *
+ * `--async-commit` sets `synchronous_commit = off` on the bench database (an experiment: how
+ * much of the cost is the WAL flush of each commit).
+ *
  * `--profile` runs both gateways under `node --cpu-prof` and prints where each spent its CPU
  * (self time by function and area, the whole run); the figures are then not for the report.
  *
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     prime: { type: 'string', default: '3000' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'async-commit': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -101,6 +105,8 @@ const median = (xs: number[]) => {
 const admin = new pg.Client({ connectionString: ADMIN_URL });
 await admin.connect();
 await admin.query(`create database ${DB_NAME}`);
+// An experiment: commits that do not wait for the WAL flush (how much of the cost is fsync).
+if (values['async-commit']) await admin.query(`alter database ${DB_NAME} set synchronous_commit = off`);
 const gateways: Partial<Record<Name, StartedGateway & { apiKey: string }>> = {};
 let load: LoadGenerator | undefined;
 const cleanup = () => killAllChildren();
