@@ -41,12 +41,19 @@ export function createChatUsageTap(): UsageTap {
   };
 }
 
+/**
+ * `info` with the body's id and model where it has none yet, and `usage` when given. Built
+ * key by key: a spread plus `delete` of absent keys leaves a dictionary-mode object (slow to
+ * make and to read) on every stream.
+ */
 function withIdentity(info: PassthroughInfo, body: Record<string, unknown>, usage: PassthroughInfo['usage']): PassthroughInfo {
-  const next: PassthroughInfo = { ...info };
-  next.id ??= readString(body, 'id');
-  next.model ??= readString(body, 'model');
-  if (usage) next.usage = usage;
-  if (next.id === undefined) delete next.id;
-  if (next.model === undefined) delete next.model;
+  const next: PassthroughInfo = {};
+  const id = info.id ?? readString(body, 'id');
+  if (id !== undefined) next.id = id;
+  const model = info.model ?? readString(body, 'model');
+  if (model !== undefined) next.model = model;
+  const kept = usage ?? info.usage;
+  if (kept) next.usage = kept;
+  if (info.finishReason !== undefined) next.finishReason = info.finishReason;
   return next;
 }
