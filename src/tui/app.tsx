@@ -1,8 +1,8 @@
 import { Box, Text, useApp } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, type ComponentType } from 'react';
-import { ScreenBoundary, StatusLine, TabBar, useKeys, useTerminalSize } from './components/index.ts';
+import { KeyboardProvider, ScreenBoundary, StatusLine, TabBar, useKeys, useTerminalSize } from './components/index.ts';
 import { availableTabs, initialAppState, reduceAppState, TuiContext, type ConnectionInfo, type StatusMessage, type TabId, type TuiAdminApi, type TuiServices } from './core/index.ts';
-import { AccountsScreen, KeysScreen, MediaScreen, ModelsScreen, OverviewScreen, type ScreenProps } from './screens/index.ts';
+import { AccountsScreen, BatchesScreen, KeysScreen, MediaScreen, ModelsScreen, OverviewScreen, type ScreenProps } from './screens/index.ts';
 
 /** How often a TUI connected to a running server reloads the current tab. */
 export const DEFAULT_REFRESH_MS = 5_000;
@@ -13,6 +13,7 @@ const SCREENS: Record<TabId, ComponentType<ScreenProps>> = {
   keys: KeysScreen,
   models: ModelsScreen,
   media: MediaScreen,
+  batches: BatchesScreen,
 };
 
 export interface AppProps {
@@ -24,7 +25,15 @@ export interface AppProps {
 }
 
 /** The admin TUI: tab bar, the current screen, and a status line. */
-export function App({ api, connection, refreshMs = DEFAULT_REFRESH_MS, now = Date.now }: AppProps) {
+export function App(props: AppProps) {
+  return (
+    <KeyboardProvider>
+      <AppBody {...props} />
+    </KeyboardProvider>
+  );
+}
+
+function AppBody({ api, connection, refreshMs = DEFAULT_REFRESH_MS, now = Date.now }: AppProps) {
   const tabs = useMemo(() => availableTabs(api), [api]);
   const [state, dispatch] = useReducer(reduceAppState, tabs, (t) => initialAppState(t.map((tab) => tab.id)));
   const { exit } = useApp();

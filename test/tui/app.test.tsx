@@ -40,16 +40,19 @@ describe('admin TUI: tabs and screens', () => {
     await tui.press('5');
     await tui.waitFor(/gen_1\s+image\s+completed\s+mock\/image/);
     await tui.press(KEYS.right);
+    await tui.waitFor('Batches (none');
+    await tui.press(KEYS.right);
     await tui.waitFor('Connection');
     await tui.press(KEYS.left);
-    await tui.waitFor('Media Library');
+    await tui.waitFor('Batches (none');
   });
 
-  it('leaves the Media tab out when the gateway has no media procedures', async () => {
-    const tui = await renderWithAdmin(fakeAdminApi({}, { media: false }));
+  it('leaves the Media and Batches tabs out when the gateway has no such procedures', async () => {
+    const tui = await renderWithAdmin(fakeAdminApi({}, { media: false, batches: false }));
     const frame = await tui.waitFor('Overview');
     expect(frame).toContain('4 Models');
     expect(frame).not.toContain('Media');
+    expect(frame).not.toContain('Batches');
     await tui.press('5');
     expect(tui.frame()).toContain('Connection');
   });
@@ -67,8 +70,8 @@ describe('admin TUI: tabs and screens', () => {
   it('reloads by itself every refreshMs in server mode, not in local mode', async () => {
     const server = fakeAdminApi();
     const tui = await renderWithAdmin(server, { connection: { mode: 'server', url: 'http://x', dataDir: '/d' }, refreshMs: 40 });
-    await settle(200);
-    expect(server.calls.filter((c) => c === 'accounts.list').length).toBeGreaterThan(2);
+    // Waited for, not timed: a loaded machine runs the 40 ms timer late.
+    await vi.waitFor(() => expect(server.calls.filter((c) => c === 'accounts.list').length).toBeGreaterThan(2), { timeout: 5000 });
     tui.unmount();
     const local = fakeAdminApi();
     await renderWithAdmin(local, { refreshMs: 40 });
@@ -79,8 +82,7 @@ describe('admin TUI: tabs and screens', () => {
   it('auto-refresh spares the usage totals (a ledger scan on the server); r reloads them', async () => {
     const api = fakeAdminApi();
     const tui = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://x', dataDir: '/d' }, refreshMs: 40 });
-    await settle(250);
-    expect(api.calls.filter((c) => c === 'accounts.list').length).toBeGreaterThan(2);
+    await vi.waitFor(() => expect(api.calls.filter((c) => c === 'accounts.list').length).toBeGreaterThan(2), { timeout: 5000 });
     expect(api.calls.filter((c) => c === 'billing.usage')).toHaveLength(1);
     await tui.press('r');
     await vi.waitFor(() => expect(api.calls.filter((c) => c === 'billing.usage')).toHaveLength(2));
@@ -92,10 +94,9 @@ describe('admin TUI: tabs and screens', () => {
     await tui.press('3');
     expect(await tui.waitFor('rows 1–')).toMatch(/› key_00/);
     await tui.press(KEYS.down, KEYS.down);
-    expect(tui.frame()).toMatch(/› key_02/);
+    await tui.waitFor(/› key_02/);
     await tui.press('G');
-    const bottom = tui.frame();
-    expect(bottom).toMatch(/› key_39/);
+    const bottom = await tui.waitFor(/› key_39/);
     expect(bottom).not.toContain('key_00');
     expect(bottom).toMatch(/rows \d+–40 of 40/);
   });
@@ -122,7 +123,7 @@ describe('admin TUI: tabs and screens', () => {
     const frame = await tui.waitFor('Models (1)');
     expect(frame).not.toContain('✗');
     await tui.press('1');
-    expect(await tui.waitFor('Connection')).toContain('1-5 or ←/→ tabs');
+    expect(await tui.waitFor('Connection')).toContain('1-6 or ←/→ tabs');
   });
 
   it('keeps a screen that fails to render inside its tab', async () => {

@@ -1,4 +1,4 @@
-import type { AccountView, AdminMediaView, CreatedKey, KeyView, ModelRow, TuiAdminApi } from '../../src/tui/core/index.ts';
+import type { AccountView, AdminBatchView, AdminMediaView, CreatedKey, KeyView, ModelRow, TuiAdminApi } from '../../src/tui/core/index.ts';
 
 /** Records held by a fake admin API; tests read and change them directly. */
 export interface FakeAdminData {
@@ -6,6 +6,8 @@ export interface FakeAdminData {
   keys: KeyView[];
   models: ModelRow[];
   media: AdminMediaView[];
+  /** Newest first, as the procedure lists them. */
+  batches: AdminBatchView[];
 }
 
 export interface FakeAdminApi extends TuiAdminApi {
@@ -58,13 +60,41 @@ export function media(id: string, patch: Partial<AdminMediaView> = {}): AdminMed
   };
 }
 
+export function batch(id: string, patch: Partial<AdminBatchView> = {}): AdminBatchView {
+  return {
+    id,
+    object: 'batch',
+    account: 'local@localhost',
+    endpoint: '/v1/chat/completions',
+    errors: null,
+    input_file_id: 'file-input1',
+    completion_window: '24h',
+    status: 'in_progress',
+    output_file_id: null,
+    error_file_id: null,
+    created_at: 1_767_225_600,
+    in_progress_at: 1_767_225_601,
+    expires_at: 1_767_312_000,
+    finalizing_at: null,
+    completed_at: null,
+    failed_at: null,
+    expired_at: null,
+    cancelling_at: null,
+    cancelled_at: null,
+    request_counts: { total: 40, completed: 12, failed: 2 },
+    metadata: null,
+    ...patch,
+  };
+}
+
 /** A TuiAdminApi over in-memory records, shaped like the real procedures' answers. */
-export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media?: boolean } = {}): FakeAdminApi {
+export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media?: boolean; batches?: boolean } = {}): FakeAdminApi {
   const state: FakeAdminData = {
     accounts: data.accounts ?? [account('local@localhost', { tier: 'enterprise', credits: 1_000_000 })],
     keys: data.keys ?? [],
     models: data.models ?? [{ id: 'mock/echo', type: 'chat', provider: 'mock', formats: ['chat'], capabilities: ['tools'] }],
     media: data.media ?? [],
+    batches: data.batches ?? [],
   };
   const calls: string[] = [];
   /** Passwords set through the fake, by email (a test can check what would log in). */
@@ -173,6 +203,24 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
         if (at < 0) throw new Error(`No media generation with id '${id}'.`);
         state.media.splice(at, 1);
         return { id, deleted: true };
+      });
+  }
+  if (options.batches !== false) {
+    api.listBatches = ({ limit, after, status }) =>
+      call('batches.list', [limit, after, status?.join(',')].filter((v) => v !== undefined).join(' '), () => {
+        const matches = state.batches.filter((b) => !status || status.includes(b.status));
+        const from = after === undefined ? 0 : matches.findIndex((b) => b.id === after) + 1;
+        const data = from === 0 && after !== undefined ? [] : matches.slice(from, from + limit);
+        return { data: data.map((b) => ({ ...b })), has_more: from + limit < matches.length };
+      });
+    api.cancelBatch = ({ id }) =>
+      call('batches.cancel', id, () => {
+        const found = state.batches.find((b) => b.id === id);
+        if (!found) throw new Error(`No batch with id '${id}'.`);
+        if (['completed', 'failed', 'expired', 'cancelled'].includes(found.status)) throw new Error(`The batch is ${found.status}; only a batch that has not finished can be cancelled.`);
+        // Like the server: nothing runs a validating batch yet, so it ends at once; a running one is cancelling.
+        Object.assign(found, found.status === 'validating' ? { status: 'cancelled', cancelled_at: 1_767_300_000 } : { status: 'cancelling', cancelling_at: 1_767_300_000 });
+        return { ...found };
       });
   }
   return api;

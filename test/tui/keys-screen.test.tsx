@@ -39,6 +39,20 @@ describe('admin TUI: Keys tab', () => {
     expect(tui.frames.filter((f) => f.includes('SECRET1abcdefghij')).length).toBeGreaterThan(0);
   });
 
+  it('a key typed the moment the secret appears (after the server answered) reaches it', async () => {
+    const tui = await renderWithAdmin(fakeAdminApi());
+    await tui.press('3');
+    await tui.waitFor('API keys (0)');
+    await tui.press('n');
+    await tui.waitFor('New key: name');
+    await tui.press(KEYS.enter);
+    await tui.waitFor('owner account');
+    // Ink's own useInput subscribed the new box in a passive effect, after its frame: this Enter was lost.
+    tui.typeWhenShown('Store it now', KEYS.enter);
+    await tui.press(KEYS.enter);
+    expect(await tui.waitFor('API keys (1)')).not.toContain('Store it now');
+  });
+
   it('an empty name and account leave the defaults to the server', async () => {
     const api = fakeAdminApi();
     const tui = await renderWithAdmin(api);

@@ -30,6 +30,19 @@ export async function renderWithAdmin<A extends TuiAdminApi = FakeAdminApi>(api:
       await settle(10);
     }
   };
+  /**
+   * Types `key` the moment a frame showing `text` is drawn, before React runs the new frame's
+   * passive effects: the earliest a keystroke can arrive (a fast typist, a loaded machine).
+   */
+  const typeWhenShown = (text: string, key: string) => {
+    const write = view.stdout.write;
+    view.stdout.write = (drawn: string) => {
+      write(drawn);
+      if (!drawn.includes(text)) return;
+      view.stdout.write = write;
+      queueMicrotask(() => view.stdin.write(key));
+    };
+  };
   await settle();
-  return { ...view, api, frame, press, waitFor };
+  return { ...view, api, frame, press, waitFor, typeWhenShown };
 }

@@ -7,5 +7,5 @@ export { StatusLine } from './status-line.tsx';
 export { TabBar } from './tab-bar.tsx';
 export { Table, type Column, type TableProps } from './table.tsx';
 export { TextPrompt, type TextPromptProps } from './text-prompt.tsx';
-export { useKeys } from './use-keys.ts';
+export { KeyboardProvider, useKeys } from './use-keys.ts';
 export { useTerminalSize, type TerminalSize } from './use-terminal-size.ts';

@@ -1,5 +1,41 @@
 import { useInput, useStdin, type Key } from 'ink';
-import { useCallback, useLayoutEffect, useReducer, useRef } from 'react';
+import { createContext, createElement, useCallback, useContext, useLayoutEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
+
+type KeyListener = (input: string, key: Key) => void;
+
+interface KeyHub {
+  add(listener: KeyListener): () => void;
+}
+
+const KeyHubContext = createContext<KeyHub | null>(null);
+
+/**
+ * One stdin subscription for the whole UI, made at mount; `useKeys` handlers join and leave
+ * it in layout effects, in the same commit that draws them. With Ink's own `useInput` a
+ * component subscribes in a passive effect, after its frame is on screen: a key typed in
+ * between (a first `y` right after a question appeared, on a loaded machine) was lost.
+ */
+export function KeyboardProvider({ children }: { children?: ReactNode }) {
+  const { isRawModeSupported } = useStdin();
+  const listeners = useRef(new Set<KeyListener>());
+  const hub = useMemo<KeyHub>(
+    () => ({
+      add(listener) {
+        listeners.current.add(listener);
+        return () => listeners.current.delete(listener);
+      },
+    }),
+    [],
+  );
+  useInput(
+    (input, key) => {
+      // Those present when the key came, in the order they joined (as Ink's own emitter does).
+      for (const listener of [...listeners.current]) listener(input, key);
+    },
+    { isActive: isRawModeSupported === true },
+  );
+  return createElement(KeyHubContext.Provider, { value: hub }, children);
+}
 
 export interface UseKeysOptions {
   /** Off: the handler is not called (a dialog owns the keyboard). Default true. */
@@ -18,8 +54,9 @@ const replay = (ch: string, key: Key): Key => ({ ...key, return: ch === '\r' || 
  * `useInput` that always calls the latest `handler` and honours `active` from the last
  * commit. Ink re-subscribes a changed handler in a passive effect, so a key typed before
  * that effect ran would reach a stale closure (two quick ↓ moved the cursor once); here the
- * subscription stays put and refs carry the current handler and state. Off without a TTY,
- * where Ink cannot enable raw mode.
+ * subscription stays put and refs carry the current handler and state. Under a
+ * KeyboardProvider the handler is reachable from the commit that mounts it. Off without a
+ * TTY, where Ink cannot enable raw mode.
  */
 export function useKeys(handler: (input: string, key: Key) => void, options: UseKeysOptions = {}): void {
   const { isRawModeSupported } = useStdin();
@@ -50,5 +87,8 @@ export function useKeys(handler: (input: string, key: Key) => void, options: Use
     queue.current = { chars: chars.slice(1), key };
     rerender();
   }, []);
-  useInput(dispatch, { isActive: isRawModeSupported === true });
+  const hub = useContext(KeyHubContext);
+  useLayoutEffect(() => hub?.add(dispatch), [hub, dispatch]);
+  // Outside a KeyboardProvider (a component rendered alone): Ink's own subscription.
+  useInput(dispatch, { isActive: hub === null && isRawModeSupported === true });
 }

@@ -36,5 +36,7 @@ export function createAdminApi(client: AdminClient): TuiAdminApi {
       return { data: page.data, total: page.total };
     },
     deleteMedia: (input) => client.media.remove.mutate(input),
+    listBatches: (input) => client.batches.list.query({ limit: input.limit, after: input.after, status: input.status }),
+    cancelBatch: (input) => client.batches.cancel.mutate(input),
   };
 }

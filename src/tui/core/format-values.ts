@@ -69,3 +69,11 @@ export function formatAge(seconds: number | null | undefined, nowMs: number): st
   if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
   return `${Math.floor(s / 86_400)}d ago`;
 }
+
+/** A batch's progress as a bar and a share: `[██████░░░░] 60%` (lines finished, completed or failed, of all). */
+export function formatProgress(counts: { total: number; completed: number; failed: number }, width = 10): string {
+  const done = counts.completed + counts.failed;
+  const share = counts.total > 0 ? Math.min(1, done / counts.total) : 0;
+  const filled = Math.round(share * width);
+  return `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%`;
+}

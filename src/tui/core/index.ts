@@ -2,12 +2,13 @@ export { createAdminApi } from './create-admin-api.ts';
 export { describeError, errorCode, httpStatusOf } from './describe-error.ts';
 export { editText, type EditKeys, type EditResult } from './edit-text.ts';
 export { fitColumns, layoutRow, textWidth, truncate, type ColumnSpec } from './fit-columns.ts';
-export { describeKeyLimit, describeKeyLimitLong, describeKeyScope, describeSpendCap, formatAge, formatCount, formatCredits, formatDate, formatQuota, formatTime, keyStatus } from './format-values.ts';
+export { describeKeyLimit, describeKeyLimitLong, describeKeyScope, describeSpendCap, formatAge, formatCount, formatCredits, formatDate, formatProgress, formatQuota, formatTime, keyStatus } from './format-values.ts';
 export { applyFormKey, initialForm, listOrNull, numberOrNull, validateForm, type FormField, type FormKeys, type FormState, type FormStep } from './form.ts';
 export { ACCOUNT_FORM, accountFormInput, accountFormValues, KEY_FORM, keyFormInput, keyFormValues, NEW_ACCOUNT_FORM, newAccountFormValues, newAccountInput } from './settings-forms.ts';
 export { clampCursor, moveCursor, windowStart, type CursorKeys } from './move-cursor.ts';
 export { accountsFlowCaptures, idleAccountsFlow, parseCredits, reduceAccountsFlow, type AccountsFlow, type AccountsFlowAction } from './reduce-accounts-flow.ts';
 export { availableTabs, initialAppState, reduceAppState, type AppAction, type AppState, type Tab, type TabId } from './reduce-app-state.ts';
+export { BATCH_FILTERS, batchesFlowCaptures, batchFinished, filterStatuses, initialBatchesFlow, reduceBatchesFlow, type BatchesFlow, type BatchesFlowAction, type BatchFilter } from './reduce-batches-flow.ts';
 export { initialMediaFlow, MEDIA_STATUS_FILTERS, MEDIA_TYPE_FILTERS, mediaFlowCaptures, reduceMediaFlow, type MediaFlow, type MediaFlowAction } from './reduce-media-flow.ts';
 export { idleKeysFlow, keysFlowCaptures, reduceKeysFlow, type KeysFlow, type KeysFlowAction } from './reduce-keys-flow.ts';
 export { TuiContext, useTui, type TuiServices } from './tui-context.ts';
@@ -15,7 +16,11 @@ export type {
   AccountUsageRow,
   AccountView,
   ActivitySnapshot,
+  AdminBatchView,
   AdminMediaView,
+  BatchPage,
+  BatchQuery,
+  BatchStatus,
   ConnectionInfo,
   CreateAccountInput,
   CreatedKey,

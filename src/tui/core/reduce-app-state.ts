@@ -1,13 +1,13 @@
 import type { StatusMessage, TuiAdminApi } from './types.ts';
 
-export type TabId = 'overview' | 'accounts' | 'keys' | 'models' | 'media';
+export type TabId = 'overview' | 'accounts' | 'keys' | 'models' | 'media' | 'batches';
 
 export interface Tab {
   id: TabId;
   title: string;
 }
 
-/** The tabs this gateway can fill: Media only when the media procedures exist. */
+/** The tabs this gateway can fill: Media and Batches only when their procedures exist. */
 export function availableTabs(api: TuiAdminApi): Tab[] {
   const tabs: Tab[] = [
     { id: 'overview', title: 'Overview' },
@@ -16,6 +16,7 @@ export function availableTabs(api: TuiAdminApi): Tab[] {
     { id: 'models', title: 'Models' },
   ];
   if (api.listMedia) tabs.push({ id: 'media', title: 'Media' });
+  if (api.listBatches) tabs.push({ id: 'batches', title: 'Batches' });
   return tabs;
 }
 

@@ -1,10 +1,25 @@
 import type { AccountView, KeyView } from '../../admin/accounts.ts';
 import type { AccountUsageRow } from '../../admin/billing-router.ts';
+import type { AdminBatchView } from '../../admin/batches-router.ts';
 import type { AdminMediaView } from '../../admin/media-router.ts';
 import type { ActivitySnapshot } from '../../admin/router.ts';
 import type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput } from '../../admin/settings-schema.ts';
 
-export type { AccountView, AccountUsageRow, ActivitySnapshot, AdminMediaView, KeyView };
+export type { AccountView, AccountUsageRow, ActivitySnapshot, AdminBatchView, AdminMediaView, KeyView };
+
+export type BatchStatus = AdminBatchView['status'];
+
+/** One page of batches, newest first: `after` is the id of the last batch of the page before. */
+export interface BatchQuery {
+  limit: number;
+  after?: string;
+  status?: BatchStatus[];
+}
+
+export interface BatchPage {
+  data: AdminBatchView[];
+  has_more: boolean;
+}
 export type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput };
 
 export type MediaTypeFilter = AdminMediaView['media_type'];
@@ -65,6 +80,10 @@ export interface TuiAdminApi {
   activity?(): Promise<ActivitySnapshot | null>;
   listMedia?(input: MediaQuery): Promise<MediaPage>;
   deleteMedia?(input: { id: string }): Promise<{ id: string; deleted: boolean }>;
+  /** Batches of every account (batches.list). */
+  listBatches?(input: BatchQuery): Promise<BatchPage>;
+  /** Cancels a batch (batches.cancel): `cancelling`, or `cancelled` at once when nothing runs it. */
+  cancelBatch?(input: { id: string }): Promise<AdminBatchView>;
 }
 
 /** Where the TUI's data comes from, shown on the Overview. */

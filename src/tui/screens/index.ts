@@ -1,3 +1,4 @@
+export { BATCHES_PAGE_SIZE, BatchesScreen } from './batches-screen.tsx';
 export { AccountsScreen } from './accounts-screen.tsx';
 export { KeysScreen } from './keys-screen.tsx';
 export { MEDIA_PAGE_SIZE, MediaScreen } from './media-screen.tsx';

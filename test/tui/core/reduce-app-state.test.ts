@@ -29,8 +29,9 @@ describe('reduceAppState', () => {
     expect(reduceAppState(posted, { type: 'clear-status', source: 'keys' }).status).toBeNull();
   });
 
-  it('offers the Media tab only when the media procedures exist', () => {
-    expect(availableTabs(fakeAdminApi()).map((t) => t.id)).toEqual(['overview', 'accounts', 'keys', 'models', 'media']);
-    expect(availableTabs(fakeAdminApi({}, { media: false })).map((t) => t.id)).not.toContain('media');
+  it('offers the Media and Batches tabs only when their procedures exist', () => {
+    expect(availableTabs(fakeAdminApi()).map((t) => t.id)).toEqual(['overview', 'accounts', 'keys', 'models', 'media', 'batches']);
+    expect(availableTabs(fakeAdminApi({}, { media: false })).map((t) => t.id)).toEqual(['overview', 'accounts', 'keys', 'models', 'batches']);
+    expect(availableTabs(fakeAdminApi({}, { batches: false })).map((t) => t.id)).not.toContain('batches');
   });
 });
