@@ -8,12 +8,14 @@ export interface OpenStoreOptions {
   /** `store.postgres` from the config: every record in that database instead of the data dir. */
   postgres?: string;
   poolSize?: number;
+  /** `store.synchronousCommit`: settlements wait for PostgreSQL's WAL flush. */
+  synchronousCommit?: boolean;
   warn?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 /** Opens the store the config names: PostgreSQL when `store.postgres` is set, the data dir's file store otherwise. */
 export async function openStore(options: OpenStoreOptions): Promise<FileStore | PostgresStore> {
-  if (options.postgres) return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize });
+  if (options.postgres) return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize, synchronousCommit: options.synchronousCommit });
   return FileStore.open(options.dataDir, { warn: options.warn });
 }
 

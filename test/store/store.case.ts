@@ -546,6 +546,19 @@ function describeSharedCredits(fresh: () => Promise<Store>, restart: (store: Sto
       expect((await store.credits!.hold({ requestId: 'req_n', accountId: 'acct_missing', keyId: key.id, credits: 1, tokens: 0, enforce: true, needsBalance: true, periods: PERIODS })).outcome).toBe('no_account');
     });
 
+    it('the same request id held again takes over its old hold (a batch line re-run after a crash)', async () => {
+      const store = await fresh();
+      const account = await store.accounts.create(anAccount({ credits: 10 }));
+      const key = await store.keys.create(aKey(account.id, { limit: 100 }));
+      expect((await hold(store, account.id, key.id, 'batch_x:7', 6, 5)).outcome).toBe('ok');
+      // Held again (another instance, the first one dead): 6 + 6 would not fit, the takeover does.
+      expect((await hold(store, account.id, key.id, 'batch_x:7', 6, 5)).outcome).toBe('ok');
+      expect(await store.credits!.state(account.id)).toMatchObject({ reserved: 6, reservedTokens: 5 });
+      expect((await store.credits!.state(account.id))?.keyReserved.get(key.id)).toBe(6);
+      expect(await store.credits!.settle({ entry: anEntry(account.id, key.id, 'batch_x:7', 5), enforce: true, periods: PERIODS })).toMatchObject({ inserted: true, charged: 5 });
+      expect(await store.credits!.state(account.id)).toMatchObject({ credits: 5, reserved: 0, reservedTokens: 0 });
+    });
+
     it('holds of an instance that stopped beating are given back by a sweep; live ones stay', async () => {
       const store = await fresh();
       const account = await store.accounts.create(anAccount({ credits: 10 }));

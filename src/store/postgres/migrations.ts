@@ -480,6 +480,179 @@ create table gw_jobs (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'hold takeover, commits without a flush wait',
+    sql: `
+create or replace function gw_reserve(p_request text, p_account text, p_key text, p_credits numeric, p_tokens bigint,
+  p_enforce boolean, p_needs_balance boolean, p_instance text, p_day text, p_week text, p_month text)
+returns table (outcome text, credits float8, reserved float8, used float8, lim float8, reserved_tokens bigint)
+language plpgsql as $$
+declare
+  a gw_accounts%rowtype;
+  k gw_api_keys%rowtype;
+  spent numeric;
+  avail numeric;
+  tok bigint;
+  counts boolean := p_credits > 0 or p_needs_balance;
+  key_held boolean := false;
+begin
+  -- Holds are runtime state (a lost one is swept): no wait for the WAL flush.
+  perform set_config('synchronous_commit', 'off', true);
+  select * into a from gw_accounts where id = p_account for update;
+  if not found then
+    return query select 'no_account'::text, 0::float8, 0::float8, 0::float8, 0::float8, 0::bigint;
+    return;
+  end if;
+  -- The same request admitted again (a batch line re-run by another instance after a crash)
+  -- takes over its old hold: it is given back first, so the checks see it gone.
+  if exists (select 1 from gw_credit_holds h where h.request_id = p_request) then
+    perform gw_release(p_request);
+    select * into a from gw_accounts where id = p_account;
+  end if;
+  tok := case when a.spend_month = p_month then a.month_tokens else 0 end;
+  if a.monthly_token_quota is not null and (tok + a.reserved_tokens + p_tokens > a.monthly_token_quota or tok >= a.monthly_token_quota) then
+    return query select 'quota'::text, a.credits::float8, a.reserved::float8, tok::float8, a.monthly_token_quota::float8, a.reserved_tokens;
+    return;
+  end if;
+  if p_key is not null then
+    select * into k from gw_api_keys where id = p_key and spend_limit is not null for update;
+    if found then
+      key_held := true;
+      if counts then
+        spent := gw_key_spent(k, p_day, p_week, p_month);
+        avail := round(k.spend_limit - spent - k.reserved, 6);
+        if not (p_credits <= avail and avail > 0) then
+          return query select 'key_limit'::text, a.credits::float8, k.reserved::float8, spent::float8, k.spend_limit::float8, a.reserved_tokens;
+          return;
+        end if;
+      end if;
+    end if;
+  end if;
+  if a.spend_cap is not null and counts then
+    spent := case when a.spend_month = p_month then a.month_spent else 0 end;
+    avail := round(a.spend_cap - spent - a.reserved, 6);
+    if not (p_credits <= avail and avail > 0) then
+      return query select 'account_cap'::text, a.credits::float8, a.reserved::float8, spent::float8, a.spend_cap::float8, a.reserved_tokens;
+      return;
+    end if;
+  end if;
+  if p_enforce and counts then
+    avail := round(a.credits - a.reserved, 6);
+    if p_credits > avail or avail <= 0 then
+      return query select 'balance'::text, a.credits::float8, a.reserved::float8, 0::float8, 0::float8, a.reserved_tokens;
+      return;
+    end if;
+  end if;
+  if p_credits <> 0 or p_tokens <> 0 then
+    update gw_accounts set reserved = round(gw_accounts.reserved + p_credits, 6), reserved_tokens = gw_accounts.reserved_tokens + p_tokens where id = p_account;
+    if key_held then
+      update gw_api_keys set reserved = round(gw_api_keys.reserved + p_credits, 6) where id = p_key;
+    end if;
+    insert into gw_credit_holds (request_id, account_id, key_id, credits, tokens, instance, created_at)
+      values (p_request, p_account, case when key_held then p_key else null end, p_credits, p_tokens, p_instance, (extract(epoch from clock_timestamp()) * 1000)::bigint);
+  end if;
+  return query select 'ok'::text, a.credits::float8, (a.reserved + p_credits)::float8, 0::float8, 0::float8, a.reserved_tokens + p_tokens;
+end $$;
+
+create or replace function gw_release(p_request text) returns boolean language plpgsql as $$
+declare
+  h gw_credit_holds%rowtype;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  select * into h from gw_credit_holds where request_id = p_request;
+  if not found then return false; end if;
+  -- The same lock order as gw_reserve and gw_settle (account, key, hold): no deadlock.
+  perform 1 from gw_accounts where id = h.account_id for update;
+  delete from gw_credit_holds where request_id = p_request returning * into h;
+  if not found then return false; end if;
+  update gw_accounts set reserved = greatest(0, round(reserved - h.credits, 6)), reserved_tokens = greatest(0, reserved_tokens - h.tokens) where id = h.account_id;
+  if h.key_id is not null then
+    update gw_api_keys set reserved = greatest(0, round(reserved - h.credits, 6)) where id = h.key_id;
+  end if;
+  return true;
+end $$;
+
+drop function gw_settle(jsonb, boolean, text, text, text);
+create function gw_settle(p_entry jsonb, p_enforce boolean, p_day text, p_week text, p_month text, p_sync boolean)
+returns table (inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  e gw_ledger%rowtype;
+  a gw_accounts%rowtype;
+  k gw_api_keys%rowtype;
+  h gw_credit_holds%rowtype;
+  own numeric := 0;
+  own_tokens bigint := 0;
+  room numeric;
+  c numeric;
+  s bigint;
+begin
+  -- store.synchronousCommit: false (default) commits without waiting for the WAL flush
+  -- (a gateway crash loses nothing; a PostgreSQL crash may lose its last ~0.6 s of settlements).
+  if not p_sync then perform set_config('synchronous_commit', 'off', true); end if;
+  e := jsonb_populate_record(null::gw_ledger, p_entry);
+  select * into a from gw_accounts where id = e.account_id for update;
+  select * into k from gw_api_keys where id = e.key_id for update;
+  select * into h from gw_credit_holds where request_id = e.request_id;
+  if found then
+    own := h.credits;
+    own_tokens := h.tokens;
+  end if;
+  c := greatest(0, coalesce(e.cost_credits, 0));
+  if k.id is not null and k.spend_limit is not null then
+    room := k.spend_limit - gw_key_spent(k, p_day, p_week, p_month) - (k.reserved - case when h.key_id = k.id then own else 0 end);
+    c := least(c, greatest(0, room));
+  end if;
+  if a.id is not null and a.spend_cap is not null then
+    room := a.spend_cap - (case when a.spend_month = p_month then a.month_spent else 0 end) - (a.reserved - own);
+    c := least(c, greatest(0, room));
+  end if;
+  if a.id is not null and p_enforce then
+    c := least(c, greatest(0, a.credits - (a.reserved - own)));
+  end if;
+  c := round(c, 6);
+  insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+    values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
+      coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media)
+    on conflict (request_id) do nothing
+    returning gw_ledger.seq into s;
+  if s is null then
+    return query select false, 0::float8, null::bigint;
+    return;
+  end if;
+  delete from gw_credit_holds where request_id = e.request_id;
+  if a.id is not null then
+    update gw_accounts set
+      credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),
+      reserved = greatest(0, round(gw_accounts.reserved - own, 6)),
+      reserved_tokens = greatest(0, gw_accounts.reserved_tokens - own_tokens),
+      month_spent = case when gw_accounts.spend_month = p_month then gw_accounts.month_spent + c when gw_accounts.spend_month > p_month then gw_accounts.month_spent else c end,
+      month_tokens = case when gw_accounts.spend_month = p_month then gw_accounts.month_tokens + e.input_tokens + e.output_tokens
+        when gw_accounts.spend_month > p_month then gw_accounts.month_tokens else e.input_tokens + e.output_tokens end,
+      spend_month = greatest(coalesce(gw_accounts.spend_month, p_month), p_month)
+    where id = e.account_id;
+  end if;
+  if k.id is not null then
+    update gw_api_keys set
+      reserved = case when h.key_id = k.id then greatest(0, round(gw_api_keys.reserved - own, 6)) else gw_api_keys.reserved end,
+      spent_total = gw_api_keys.spent_total + c,
+      spent_day = case when gw_api_keys.spend_day = p_day then gw_api_keys.spent_day + c when gw_api_keys.spend_day > p_day then gw_api_keys.spent_day else c end,
+      spend_day = greatest(coalesce(gw_api_keys.spend_day, p_day), p_day),
+      spent_week = case when gw_api_keys.spend_week = p_week then gw_api_keys.spent_week + c when gw_api_keys.spend_week > p_week then gw_api_keys.spent_week else c end,
+      spend_week = greatest(coalesce(gw_api_keys.spend_week, p_week), p_week),
+      spent_month = case when gw_api_keys.spend_month = p_month then gw_api_keys.spent_month + c when gw_api_keys.spend_month > p_month then gw_api_keys.spent_month else c end,
+      spend_month = greatest(coalesce(gw_api_keys.spend_month, p_month), p_month)
+    where id = k.id;
+  elsif h.key_id is not null then
+    update gw_api_keys set reserved = greatest(0, round(reserved - own, 6)) where id = h.key_id;
+  end if;
+  return query select true, c::float8, s;
+end $$;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -40,6 +40,8 @@ export class PostgresCreditsRepo implements CreditsRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly instanceId: string,
+    /** Settlements wait for the WAL flush (holds never do: they are runtime state the sweep repairs). */
+    private readonly synchronousCommit = false,
   ) {}
 
   async hold(r: HoldRequest): Promise<HoldOutcome> {
@@ -60,8 +62,8 @@ export class PostgresCreditsRepo implements CreditsRepo {
   async settle(r: SettleRequest): Promise<SettleOutcome> {
     const { rows } = await this.pool.query<{ inserted: boolean; charged: number; seq: number | null }>({
       name: 'gw_settle',
-      text: 'select * from gw_settle($1, $2, $3, $4, $5)',
-      values: [JSON.stringify(r.entry), r.enforce, r.periods.day, r.periods.week, r.periods.month],
+      text: 'select * from gw_settle($1, $2, $3, $4, $5, $6)',
+      values: [JSON.stringify(r.entry), r.enforce, r.periods.day, r.periods.week, r.periods.month, this.synchronousCommit],
     });
     const row = rows[0];
     return row.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };

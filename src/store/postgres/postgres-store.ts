@@ -26,6 +26,8 @@ export interface PostgresStoreOptions {
   warn?: (message: string, fields?: Record<string, unknown>) => void;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /** Settlements wait for the WAL flush (default false; see store.synchronousCommit). */
+  synchronousCommit?: boolean;
 }
 
 /** What opening the database did, for the start-up log. */
@@ -137,13 +139,14 @@ export class PostgresStore implements Store {
     private readonly warn: (message: string, fields?: Record<string, unknown>) => void,
     instanceId: string,
     readonly report: PostgresStoreReport,
+    synchronousCommit = false,
   ) {
     this.instanceId = instanceId;
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
     this.files = new PostgresFilesRepo(pool);
     this.batches = new PostgresBatchesRepo(pool);
-    this.credits = new PostgresCreditsRepo(pool, instanceId);
+    this.credits = new PostgresCreditsRepo(pool, instanceId, synchronousCommit);
     this.cache = {
       account: (id) => this.accountById.get(id),
       keyByHash: (hash) => this.keyByHash.get(hash),
@@ -305,7 +308,7 @@ export class PostgresStore implements Store {
     try {
       await checkReachable(pool, url);
       const migrated = await applyMigrations(pool, url);
-      const store = new PostgresStore(pool, url, warn, instanceId, { database: describePostgresUrl(url), migrated });
+      const store = new PostgresStore(pool, url, warn, instanceId, { database: describePostgresUrl(url), migrated }, options.synchronousCommit);
       // Listen first, then load: a change made in between is applied twice, never missed.
       await store.listen();
       await store.loadCache();
