@@ -53,6 +53,11 @@ describe('createAdminApi over the real admin router', () => {
     expect(await api.listMedia!({ page: 1, pageSize: 5 })).toEqual({ data: [], total: 0 });
   });
 
+  it('lists batches and passes a cancel of an unknown batch back as its error', async () => {
+    expect(await api.listBatches!({ limit: 5, status: ['in_progress'] })).toEqual({ data: [], has_more: false });
+    await expect(api.cancelBatch!({ id: 'batch_nope' })).rejects.toThrow("No batch with id 'batch_nope'.");
+  });
+
   it('passes procedure errors through with their message', async () => {
     await expect(api.addCredits!({ email: 'nobody@x.test', add: 1 })).rejects.toThrow('No account with email nobody@x.test.');
   });
