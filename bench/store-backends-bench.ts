@@ -143,6 +143,15 @@ try {
   for (const name of ['file', 'postgres'] as const) {
     await load.run(job(gateways[name]!, Math.max(...CONCURRENCIES), { warmupMs: 0, warmupRequests: PRIME, durationMs: 1 }), () => undefined);
   }
+  // What each gateway burns with no requests (timers, heartbeats, the LISTEN connection): at low
+  // request rates it weighs on CPU per request, so it is reported beside it.
+  const idleMsPerS: Partial<Record<Name, number>> = {};
+  {
+    const cpu0 = { file: readCpuMs(gateways.file!.child.pid) ?? 0, postgres: readCpuMs(gateways.postgres!.child.pid) ?? 0 };
+    await new Promise((r) => setTimeout(r, 3000));
+    for (const name of ['file', 'postgres'] as const) idleMsPerS[name] = ((readCpuMs(gateways[name]!.child.pid) ?? 0) - cpu0[name]) / 3;
+    log(`idle CPU: file ${idleMsPerS.file!.toFixed(1)} ms/s, postgres ${idleMsPerS.postgres!.toFixed(1)} ms/s`);
+  }
   for (let round = 0; round < ROUNDS; round++) {
     for (const concurrency of CONCURRENCIES) {
       const order: Name[] = round % 2 === 0 ? ['file', 'postgres'] : ['postgres', 'file'];
@@ -184,7 +193,7 @@ try {
     return { concurrency, file, postgres, cpuRatio: postgres.cpu / file.cpu, p50DeltaMs: postgres.p50 - file.p50 };
   });
   if (values.json) {
-    process.stdout.write(JSON.stringify({ rounds: ROUNDS, durationMs: DURATION_MS, rows }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ rounds: ROUNDS, durationMs: DURATION_MS, idleMsPerS, rows }, null, 2) + '\n');
   } else {
     const f = (n: number, d = 0) => n.toFixed(d);
     console.log(`\nPostgreSQL store vs file store, priced mock requests, medians of ${ROUNDS} rounds (${DURATION_MS} ms each):\n`);
@@ -197,7 +206,8 @@ try {
       }
       console.log(`| ${r.concurrency} | **postgres ÷ file** | | **+${f(r.p50DeltaMs, 3)} ms** | | **${f(r.cpuRatio, 2)}×** | | |`);
     }
-    console.log('\ntargets: gateway CPU ≤ 1.3× and p50 ≤ +0.3 ms');
+    console.log(`\nidle CPU (no requests): file ${f(idleMsPerS.file!, 1)} ms/s, postgres ${f(idleMsPerS.postgres!, 1)} ms/s`);
+    console.log('targets: gateway CPU ≤ 1.3× and p50 ≤ +0.3 ms');
   }
   if (values.profile) {
     for (const name of ['file', 'postgres'] as const) {
