@@ -111,6 +111,13 @@ export function openaiBatches(ctx: OpenAIBatchContext): BatchCapability {
         }
       }
     },
+    /** The batch made for `batchId` (its `metadata.gateway_batch_id`) among the upstream's newest 100. */
+    async find(batchId, signal) {
+      const page = await readOkJson(await ctx.client.request({ method: 'GET', path: '/batches?limit=100', headers: json, signal }));
+      const data = Array.isArray(page.data) ? (page.data as Array<Record<string, unknown>>) : [];
+      const found = data.find((b) => (b.metadata as Record<string, unknown> | null | undefined)?.gateway_batch_id === batchId);
+      return found ? { id: String(found.id), state: { input_file_id: str(found.input_file_id) ?? null } } : undefined;
+    },
     async cancel(ref, signal) {
       await readOkJson(await ctx.client.request({ method: 'POST', path: `/batches/${encodeURIComponent(ref.id)}/cancel`, headers: json, signal }));
     },

@@ -44,6 +44,8 @@ export interface NativeBatchState {
   cancelSent: boolean;
   /** The gateway cancelled the upstream because the batch's completion window passed. */
   windowPassed: boolean;
+  /** A submit was started: after a crash, the upstream may hold the batch without the record knowing its id. */
+  submitting?: boolean;
 }
 
 const FORMAT_OF: Record<string, WireFormat> = { '/v1/chat/completions': 'chat', '/v1/messages': 'messages', '/v1/responses': 'responses' };
@@ -102,6 +104,7 @@ export class NativeBatches {
    * can be encoded goes upstream in one format the capability takes. Undefined: emulated.
    */
   plan(batch: BatchRecord, lines: BatchInputLine[]): NativeBatchState | undefined {
+    if (![...this.deps.registry.providers.values()].some((p) => p.batches === 'native')) return undefined;
     let provider: string | undefined;
     let format: WireFormat | undefined;
     for (const line of lines) {
@@ -157,7 +160,17 @@ export class NativeBatches {
       batch = (await store.batches.update(batch.id, { ...patch, native: state as unknown as Record<string, unknown> })) ?? batch;
     };
 
+    if (!state.upstream && state.submitting && capability.find) {
+      // A crash may have come between the upstream accepting the batch and the record saying so.
+      try {
+        const found = await capability.find(batch.id, this.abort.signal);
+        if (found) await save({ ...state, upstream: found });
+      } catch (error) {
+        this.deps.log.warn('native batch: looking for an earlier upstream batch failed; submitting', { batch: batch.id, error: this.describe(error) });
+      }
+    }
     if (!state.upstream) {
+      await save({ ...state, submitting: true });
       const submitted = await this.submit(batch, lines, state, capability);
       if (submitted === 'retry' || submitted === 'failed') return;
       if (submitted === 'nothing') return this.finish(batch.id, lines, state);

@@ -282,6 +282,12 @@ export interface BatchCapability {
   results(ref: NativeBatchRef, signal: AbortSignal): AsyncIterable<NativeBatchResult>;
   /** Asks the upstream to cancel; finished requests keep their results. */
   cancel(ref: NativeBatchRef, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: the upstream batch submitted for the gateway's `batchId`, if there is one (e.g.
+   * found by metadata). Called after a restart that may have come between `submit` reaching the
+   * upstream and the gateway recording its answer, so the batch is not submitted twice.
+   */
+  find?(batchId: string, signal: AbortSignal): Promise<NativeBatchRef | undefined>;
 }
 
 /** The calls a set-up provider implements; any may be absent. */

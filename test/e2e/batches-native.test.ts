@@ -239,6 +239,30 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     }
   }, 90_000);
 
+  it('kill -9 after the upstream accepted the batch but before its answer was recorded: the restarted gateway finds it (metadata) instead of submitting again', async () => {
+    const slow = openaiBatchApi();
+    // The upstream creates the batch at once but answers only after 4 s: the gateway is killed meanwhile.
+    oa.setHandler(async (req, i) => {
+      const reply = await slow.handler(req, i);
+      return req.method === 'POST' && req.path === '/v1/batches' && slow.batches.size === 1 ? { delayMs: 4000, then: reply } : reply;
+    });
+    try {
+      const lines = Array.from({ length: 3 }, (_, i) => chatLine(`s${i}`, 'oa/gpt-up', `submit ${i}`));
+      const created = await client.batches.create({ input_file_id: (await upload(lines)).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      await until('upstream batch created', async () => slow.batches.size, (n) => n === 1);
+      await gw!.kill();
+      gw = await spawnGateway({ configFile, dataDir });
+      client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: client.apiKey, maxRetries: 0 });
+      const done = await finished(created.id, 30_000);
+      expect(done.status).toBe('completed');
+      expect(slow.batches.size).toBe(1);
+      expect(oa.requests.some((r) => r.method === 'GET' && r.path.startsWith('/v1/batches?'))).toBe(true);
+      expect((await linesOf(client, done.output_file_id)).map((l) => l.custom_id).sort()).toEqual(['s0', 's1', 's2']);
+    } finally {
+      oa.setHandler(oaApi.handler);
+    }
+  }, 60_000);
+
   it('completion window shorter than the upstream one: when it passes the upstream is cancelled, the batch ends expired, unrun lines batch_expired', async () => {
     const held = openaiBatchApi({ hold: true });
     oa.setHandler(held.handler);
@@ -306,7 +330,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
-    expect(ids.length).toBe(3 + 2 + 1 + 3 + 2 + 5 + 2 + 3 + 3);
+    // 3 (openai) + 2 + 1 (anthropic) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
+    expect(ids.length).toBe(3 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 3 + 3);
   }, 60_000);
 });

@@ -197,6 +197,11 @@ export function openaiBatchApi(options: FakeBatchOptions = {}): FakeBatchApi {
       batches.set(id, { id, object, requests: requests.map((r) => ({ customId: r.custom_id, body: r.body })), polls: 0, cancelRequested: false, ended: false });
       return { json: object };
     }
+    if (req.method === 'GET' && p === '/v1/batches') {
+      const limit = Math.min(100, Number(url.searchParams.get('limit') ?? 20));
+      const data = [...batches.values()].reverse().slice(0, limit).map((b) => b.object);
+      return { json: { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: batches.size > limit } };
+    }
     m = /^\/v1\/batches\/([^/]+)(\/cancel)?$/.exec(p);
     if (m) {
       const b = batches.get(m[1]);
