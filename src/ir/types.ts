@@ -19,6 +19,8 @@ export interface TextPart {
   text: string;
   /** Anthropic prompt-caching marker, carried so Messages→Messages conversions keep it. */
   cacheControl?: Record<string, unknown>;
+  /** OpenAI's `prompt_cache_breakpoint` as the client sent it (Chat, Responses); also sets `cacheControl`. */
+  cacheBreakpoint?: Record<string, unknown>;
 }
 
 export interface ImagePart {
@@ -27,6 +29,7 @@ export interface ImagePart {
   /** OpenAI `detail` (auto|low|high); dropped where the target has no equivalent. */
   detail?: string;
   cacheControl?: Record<string, unknown>;
+  cacheBreakpoint?: Record<string, unknown>;
 }
 
 /** A document (PDF, text file): Anthropic `document`, Chat `file`, Responses `input_file`. */
@@ -37,6 +40,7 @@ export interface FilePart {
   title?: string;
   context?: string;
   cacheControl?: Record<string, unknown>;
+  cacheBreakpoint?: Record<string, unknown>;
 }
 
 export interface AudioPart {

@@ -433,9 +433,41 @@ describe("OpenAI's explicit breakpoints (prompt_cache_breakpoint) reach Claude a
     expect(markers(toUpstream('chat', 'messages', body))).toEqual([`system[0] ${JSON.stringify(EPHEMERAL)}`]);
   });
 
-  it('converted between the OpenAI formats they are not sent (OpenAI caches implicitly); the same format passes them through', () => {
-    expect(JSON.stringify(toUpstream('chat', 'responses', chat))).not.toMatch(/prompt_cache_breakpoint|cache_control/);
-    expect(JSON.stringify(toUpstream('responses', 'chat', responses))).not.toMatch(/prompt_cache_breakpoint|cache_control/);
+  it('converted between the OpenAI formats they stay OpenAI breakpoints, in place (never a cache_control)', () => {
+    const toResponses = toUpstream('chat', 'responses', chat);
+    expect(toResponses.instructions).toBeUndefined();
+    expect(toResponses.input).toEqual([
+      { type: 'message', role: 'system', content: [{ type: 'input_text', text: 'Shared instructions.', prompt_cache_breakpoint: EXPLICIT }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'A long document.', prompt_cache_breakpoint: EXPLICIT }, { type: 'input_text', text: 'Summarize it.' }] },
+    ]);
+    const toChat = toUpstream('responses', 'chat', responses);
+    expect(toChat.messages).toEqual([
+      { role: 'developer', content: [{ type: 'text', text: 'Shared instructions.', prompt_cache_breakpoint: EXPLICIT }] },
+      { role: 'user', content: [{ type: 'text', text: 'A long document.', prompt_cache_breakpoint: EXPLICIT }, { type: 'text', text: 'Summarize it.' }] },
+    ]);
+    for (const body of [toResponses, toChat]) expect(JSON.stringify(body)).not.toContain('cache_control');
     expect(toUpstream('responses', 'responses', responses).input[1].content[0].prompt_cache_breakpoint).toEqual(EXPLICIT);
+  });
+
+  it('a lone marked text part, a tool result and an image keep them on a Chat upstream', () => {
+    const body = toUpstream('responses', 'chat', {
+      model: 'm',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'Doc', prompt_cache_breakpoint: EXPLICIT }] },
+        { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'result', prompt_cache_breakpoint: EXPLICIT }] },
+        { role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png', prompt_cache_breakpoint: EXPLICIT }] },
+      ],
+    });
+    expect(body.messages[0].content).toEqual([{ type: 'text', text: 'Doc', prompt_cache_breakpoint: EXPLICIT }]);
+    expect(body.messages[2].content).toEqual([{ type: 'text', text: 'result', prompt_cache_breakpoint: EXPLICIT }]);
+    expect(body.messages[3].content).toEqual([{ type: 'image_url', image_url: { url: 'https://example.com/a.png' }, prompt_cache_breakpoint: EXPLICIT }]);
+  });
+
+  it('a Responses request re-encoded (as for previous_response_id) keeps them', () => {
+    const codec = getCodec('responses');
+    const again: Json = codec.encodeRequest(codec.decodeRequest(structuredClone(responses)), { upstreamModel: 'm' });
+    expect(again.input[0].content[0].prompt_cache_breakpoint).toEqual(EXPLICIT);
+    expect(again.input[1].content[0].prompt_cache_breakpoint).toEqual(EXPLICIT);
   });
 });

@@ -7,7 +7,9 @@ import { FieldChecker, isRecord, markerOfBreakpoint, splitDataUrl, urlToMediaSou
  * for a Messages upstream; the Chat and Responses encoders never write it.
  */
 export function withCacheControl<T extends TextPart | ImagePart | FilePart>(out: T, part: Record<string, unknown>, at: string, check: FieldChecker): T {
-  const cache = check.record(part.cache_control, `${at}.cache_control`) ?? markerOfBreakpoint(part.prompt_cache_breakpoint);
+  const breakpoint = markerOfBreakpoint(part.prompt_cache_breakpoint);
+  if (breakpoint) out.cacheBreakpoint = part.prompt_cache_breakpoint as Record<string, unknown>;
+  const cache = check.record(part.cache_control, `${at}.cache_control`) ?? breakpoint;
   if (cache) out.cacheControl = cache;
   return out;
 }

@@ -18,7 +18,7 @@ type Media = ImagePart | FilePart;
  * dropped, since OpenAI cannot use another provider's reasoning and rejects unknown fields.
  */
 export function encodeChatMessages(system: TextPart[], messages: Message[], sendReasoning = false): ChatMessage[] {
-  const out: ChatMessage[] = system.map((part) => ({ role: 'system', content: part.text }));
+  const out: ChatMessage[] = system.map((part) => ({ role: 'system', content: part.cacheBreakpoint ? [textPart(part)] : part.text }));
   let media: Media[] = [];
   const flushMedia = (): void => {
     if (media.length > 0) out.push({ role: 'user', content: media.map(encodeUserPart) });
@@ -66,7 +66,7 @@ function encodeMessage(message: Message, content: ContentPart[], sendReasoning: 
       if (content.length === 0) return undefined;
       const parts = content.filter(isUserPart).map(encodeUserPart);
       const only = parts.length === 1 ? parts[0] : undefined;
-      return { role: 'user', content: only?.type === 'text' ? only.text : parts, ...named };
+      return { role: 'user', content: only?.type === 'text' && !only.prompt_cache_breakpoint ? only.text : parts, ...named };
     }
   }
 }
@@ -89,15 +89,28 @@ function encodeAssistant(content: ContentPart[], sendReasoning: boolean): ChatMe
   return message;
 }
 
-function encodeToolResultContent(result: ToolResultPart, media: Media[]): string | Array<{ type: 'text'; text: string }> {
+function encodeToolResultContent(result: ToolResultPart, media: Media[]): string | ChatTextPart[] {
   if (typeof result.content === 'string') return result.content;
-  const texts: Array<{ type: 'text'; text: string }> = [];
+  const texts: ChatTextPart[] = [];
   for (const part of result.content) {
-    if (part.type === 'text') texts.push({ type: 'text', text: part.text });
+    if (part.type === 'text') texts.push(textPart(part));
     else media.push(part);
   }
   if (texts.length === 0) return '';
-  return texts.length === 1 ? texts[0].text : texts;
+  return texts.length === 1 && !texts[0].prompt_cache_breakpoint ? texts[0].text : texts;
+}
+
+/** A Chat text part, with OpenAI's cache breakpoint when the client gave one. */
+type ChatTextPart = { type: 'text'; text: string; prompt_cache_breakpoint?: Record<string, unknown> };
+
+function textPart(part: TextPart): ChatTextPart {
+  return part.cacheBreakpoint ? { type: 'text', text: part.text, prompt_cache_breakpoint: part.cacheBreakpoint } : { type: 'text', text: part.text };
+}
+
+/** `part` with OpenAI's cache breakpoint added when the IR part has one. */
+function withBreakpoint<T extends object>(out: T, part: { cacheBreakpoint?: Record<string, unknown> }): T {
+  if (part.cacheBreakpoint) (out as Record<string, unknown>).prompt_cache_breakpoint = part.cacheBreakpoint;
+  return out;
 }
 
 type UserPart = TextPart | ImagePart | FilePart | Extract<ContentPart, { type: 'audio' | 'refusal' }>;
@@ -107,7 +120,7 @@ function isUserPart(part: ContentPart): part is UserPart {
 }
 
 type ChatUserPart =
-  | { type: 'text'; text: string }
+  | ChatTextPart
   | { type: 'image_url'; image_url: { url: string; detail?: string } }
   | { type: 'input_audio'; input_audio: { data: string; format: string } }
   | { type: 'file'; file: Record<string, string> };
@@ -115,7 +128,7 @@ type ChatUserPart =
 function encodeUserPart(part: UserPart): ChatUserPart {
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: part.text };
+      return textPart(part);
     case 'refusal':
       return { type: 'text', text: part.refusal };
     case 'audio':
@@ -123,10 +136,10 @@ function encodeUserPart(part: UserPart): ChatUserPart {
     case 'image': {
       const url = mediaSourceToUrl(part.source);
       if (url === undefined) throw validationError({ image: 'file ids of images cannot be sent to a Chat Completions upstream' });
-      return { type: 'image_url', image_url: part.detail ? { url, detail: part.detail } : { url } };
+      return withBreakpoint({ type: 'image_url', image_url: part.detail ? { url, detail: part.detail } : { url } }, part);
     }
     case 'file':
-      return encodeFilePart(part);
+      return withBreakpoint(encodeFilePart(part), part);
   }
 }
 
@@ -162,9 +175,9 @@ function defaultFilename(mediaType: string): string {
   return mediaType === 'application/pdf' ? 'document.pdf' : 'document';
 }
 
-function textOnly(content: ContentPart[]): string | Array<{ type: 'text'; text: string }> {
-  const texts = content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
-  return texts.length === 1 ? texts[0] : texts.map((text) => ({ type: 'text' as const, text }));
+function textOnly(content: ContentPart[]): string | ChatTextPart[] {
+  const texts = content.filter((part): part is TextPart => part.type === 'text');
+  return texts.length === 1 && !texts[0].cacheBreakpoint ? texts[0].text : texts.map(textPart);
 }
 
 /** Reasoning parts of assistant content (used by the response encoder). */

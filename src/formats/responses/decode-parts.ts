@@ -83,8 +83,12 @@ function partType(part: unknown, path: PropertyKey[]): string {
 
 /** OpenAI's explicit cache breakpoint on an input part → the IR's cache marker (for a Messages upstream). */
 function withBreakpoint<T extends TextPart | ImagePart | FilePart>(out: T, part: unknown): T {
-  const marker = markerOfBreakpoint((part as { prompt_cache_breakpoint?: unknown }).prompt_cache_breakpoint);
-  if (marker) out.cacheControl = marker;
+  const breakpoint = (part as { prompt_cache_breakpoint?: unknown }).prompt_cache_breakpoint;
+  const marker = markerOfBreakpoint(breakpoint);
+  if (marker) {
+    out.cacheControl = marker;
+    out.cacheBreakpoint = breakpoint as Record<string, unknown>;
+  }
   return out;
 }
 

@@ -31,15 +31,21 @@ function encodeFile(part: FilePart): Item {
   return { type: 'input_file', filename, file_data: mediaSourceToUrl(source) };
 }
 
+/** `item` with OpenAI's cache breakpoint when the client gave one (Chat or Responses). */
+function withBreakpoint(item: Item, part: TextPart | ImagePart | FilePart): Item {
+  if (part.cacheBreakpoint) item.prompt_cache_breakpoint = part.cacheBreakpoint;
+  return item;
+}
+
 /** One IR part of a user/system/developer message (or a tool result) → an input part. */
 export function encodeInputPart(part: ContentPart): Item | undefined {
   switch (part.type) {
     case 'text':
-      return { type: 'input_text', text: part.text };
+      return withBreakpoint({ type: 'input_text', text: part.text }, part);
     case 'image':
-      return encodeImage(part);
+      return withBreakpoint(encodeImage(part), part);
     case 'file':
-      return encodeFile(part);
+      return withBreakpoint(encodeFile(part), part);
     case 'audio':
       return { type: 'input_audio', input_audio: { data: part.data, format: part.format } };
     default:

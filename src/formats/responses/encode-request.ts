@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../../ir/types.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { encodeInput, type ForeignReasoning } from './encode-input.ts';
+import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
 import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
 
 /** Encoder options; `foreignReasoning` is Responses-specific and optional. */
@@ -21,8 +21,11 @@ export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
 export function encodeResponsesRequest(request: ChatRequest, options: ResponsesEncodeRequestOptions): Record<string, unknown> {
   const { hostedTools, tool_choice: rawToolChoice, text: textRest, ...passthrough } = request.extra ?? {};
   const body: Record<string, unknown> = { ...passthrough, model: options.upstreamModel };
-  if (request.system.length > 0) body.instructions = request.system.map((part) => part.text).join('\n\n');
-  body.input = encodeInput(request.messages, options.foreignReasoning ?? 'drop');
+  const input = encodeInput(request.messages, options.foreignReasoning ?? 'drop');
+  // `instructions` is a string: system text with a cache breakpoint goes as a leading system item instead.
+  if (request.system.some((part) => part.cacheBreakpoint)) input.unshift({ type: 'message', role: 'system', content: request.system.map(encodeInputPart) });
+  else if (request.system.length > 0) body.instructions = request.system.map((part) => part.text).join('\n\n');
+  body.input = input;
   body.stream = request.stream;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
