@@ -301,6 +301,20 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     }
   }, 60_000);
 
+  it('lines the caller cannot pay for fail before anything goes upstream (insufficient_balance); nothing is submitted', async () => {
+    await cli(['accounts', 'create', '--email', 'broke@example.com', '--tier', 'enterprise', '--credits', '0']);
+    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'broke@example.com', '--json'])) as { key: string };
+    const broke = new OpenAI({ baseURL: client.baseURL, apiKey: key, maxRetries: 0 });
+    const before = upstreamCalls(oa, 'POST', /^\/v1\/(batches|files)$/).length;
+    const input = await broke.files.create({ file: await toFile(Buffer.from(JSON.stringify(chatLine('z1', 'oa/gpt-up', 'no money'))), 'in.jsonl'), purpose: 'batch' });
+    const created = await broke.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const done = await until('the batch to end', () => broke.batches.retrieve(created.id), (b) => ['completed', 'failed'].includes(b.status));
+    expect(done.status).toBe('completed');
+    expect(done.request_counts).toEqual({ total: 1, completed: 0, failed: 1 });
+    expect(await linesOf(broke, done.error_file_id)).toMatchObject([{ custom_id: 'z1', response: null, error: { code: 'insufficient_balance' } }]);
+    expect(upstreamCalls(oa, 'POST', /^\/v1\/(batches|files)$/).length).toBe(before);
+  }, 60_000);
+
   it('billing: each succeeded line is charged batches.priceMultiplier × what the same request costs live; errored lines are not charged', async () => {
     // The same request live, through each plugin (the fakes answer both the same way).
     for (const model of ['oa/gpt-up', 'an/claude-up']) await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'price me' }], max_tokens: 50 });
