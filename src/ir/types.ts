@@ -164,6 +164,10 @@ export interface ChatRequest {
   previousResponseId?: string;
   /** OpenAI `prompt_cache_key` (Chat and Responses); sent only to OpenAI-format upstreams. */
   promptCacheKey?: string;
+  /** OpenAI `prompt_cache_retention` (`in_memory` | `24h`); OpenAI-format upstreams only. */
+  promptCacheRetention?: string;
+  /** OpenAI `prompt_cache_options` (`{mode, ttl}`, GPT-5.6+), as sent; OpenAI-format upstreams only. */
+  promptCacheOptions?: Record<string, unknown>;
   /** Fields of the inbound body the IR has no slot for; copied only when the target is the same format. */
   extra?: Record<string, unknown>;
 }

@@ -175,6 +175,20 @@ for (const { client, upstream } of PAIRS) describe(`prompt cache: ${client} clie
   });
 });
 
+describe('prompt_cache_retention and prompt_cache_options', () => {
+  const fields = { prompt_cache_retention: '24h', prompt_cache_options: { mode: 'implicit', ttl: '30m' } };
+
+  it.each(PAIRS.filter(({ client }) => client !== 'messages'))('$client client → $upstream upstream: carried between the OpenAI formats only', ({ client, upstream }) => {
+    const body = toUpstream(client, upstream, { ...clientBody(client), ...fields });
+    if (upstream === 'messages') {
+      expect(body).not.toHaveProperty('prompt_cache_retention');
+      expect(body).not.toHaveProperty('prompt_cache_options');
+    } else {
+      expect(body).toMatchObject(fields);
+    }
+  });
+});
+
 describe('placeCacheBreakpoints', () => {
   const long = (text: string) => `${text} ${'x'.repeat(6000)}`;
 

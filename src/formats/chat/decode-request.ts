@@ -8,7 +8,7 @@ const MAPPED = new Set([
   'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p',
   'top_k', 'n', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'tools', 'functions', 'tool_choice',
   'function_call', 'parallel_tool_calls', 'response_format', 'reasoning_effort', 'thinking', 'user', 'metadata',
-  'prompt_cache_key',
+  'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options',
 ]);
 
 /** A Chat Completions request body → IR. Throws 400 for a wrong shape, 422 for invalid values. */
@@ -38,6 +38,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'presencePenalty', check.number(body.presence_penalty, 'presence_penalty', { min: -2, max: 2 }));
   set(request, 'frequencyPenalty', check.number(body.frequency_penalty, 'frequency_penalty', { min: -2, max: 2 }));
   set(request, 'promptCacheKey', check.string(body.prompt_cache_key, 'prompt_cache_key'));
+  set(request, 'promptCacheRetention', check.string(body.prompt_cache_retention, 'prompt_cache_retention'));
+  set(request, 'promptCacheOptions', check.record(body.prompt_cache_options, 'prompt_cache_options'));
 
   const { tools, toolChoice } = decodeChatToolChoice(body, decodeChatTools(body, check), check);
   set(request, 'tools', tools);

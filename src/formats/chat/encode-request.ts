@@ -43,6 +43,8 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
   put(body, 'user', request.user);
   put(body, 'prompt_cache_key', request.promptCacheKey);
+  put(body, 'prompt_cache_retention', request.promptCacheRetention);
+  put(body, 'prompt_cache_options', request.promptCacheOptions);
   // OpenAI accepts metadata only for stored completions.
   if (request.metadata && body.store === true) body.metadata = request.metadata;
   return body;

@@ -18,13 +18,15 @@ const scalarsSchema = z.looseObject({
   metadata: z.record(z.string(), z.string()).nullish(),
   user: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
+  prompt_cache_retention: z.string().nullish(),
+  prompt_cache_options: z.record(z.string(), z.unknown()).nullish(),
 });
 
 /** Body fields this codec maps; everything else goes to `extra` untouched. */
 const KNOWN_FIELDS = new Set([
   'model', 'input', 'instructions', 'stream', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls',
   'store', 'previous_response_id', 'metadata', 'user', 'reasoning', 'text', 'tools', 'tool_choice',
-  'prompt_cache_key',
+  'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options',
 ]);
 
 /** Options of {@link decodeResponsesRequest}. */
@@ -66,6 +68,8 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   if (scalars.metadata) request.metadata = scalars.metadata;
   if (scalars.user) request.user = scalars.user;
   if (scalars.prompt_cache_key) request.promptCacheKey = scalars.prompt_cache_key;
+  if (scalars.prompt_cache_retention) request.promptCacheRetention = scalars.prompt_cache_retention;
+  if (scalars.prompt_cache_options) request.promptCacheOptions = scalars.prompt_cache_options;
   if (raw.reasoning != null) request.reasoning = decodeReasoning(raw.reasoning);
 
   if (raw.text != null) {

@@ -34,6 +34,8 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.user !== undefined) body.user = request.user;
   if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
+  if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;
+  if (request.promptCacheOptions !== undefined) body.prompt_cache_options = request.promptCacheOptions;
 
   const tools = encodeTools(request.tools, hostedTools);
   if (tools.length > 0) {
