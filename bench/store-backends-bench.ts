@@ -10,7 +10,8 @@
  *   node --import tsx bench/store-backends-bench.ts [--rounds 3] [--concurrency 1,16] [--duration 4000] [--json] [--profile]
  *
  * `--async-commit` sets `synchronous_commit = off` on the bench database (an experiment: how
- * much of the cost is the WAL flush of each commit).
+ * much of the cost is the WAL flush of each commit). `--socket /var/run/postgresql` connects the
+ * gateway through PostgreSQL's Unix socket instead of TCP on 127.0.0.1.
  *
  * `--profile` runs both gateways under `node --cpu-prof` and prints where each spent its CPU
  * (self time by function and area, the whole run); the figures are then not for the report.
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'async-commit': { type: 'boolean', default: false },
+    socket: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -52,9 +54,11 @@ const PRIME = Number(values.prime);
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `gw_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+/** The gateway's URL: TCP like the admin URL, or the server's Unix socket directory with --socket. */
 const dbUrl = (() => {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${DB_NAME}`;
+  if (values.socket) u.searchParams.set('host', values.socket);
   return u.toString();
 })();
 
@@ -80,6 +84,8 @@ interface Sample {
   result: LoadResult;
   cpuUsPerReq: number;
   dbCpuUsPerReq?: number;
+  /** Transactions the database committed per request (pg_stat_database.xact_commit). */
+  commitsPerReq?: number;
 }
 
 /** An account with plenty of credit and a key for it, made through the running gateway's admin procedures. */
@@ -92,6 +98,11 @@ async function accountKey(gw: StartedGateway): Promise<string> {
 }
 
 /** CPU ms of the PostgreSQL backends serving the bench database (the gateway's pool and listener). */
+async function commits(admin: pg.Client): Promise<number> {
+  const { rows } = await admin.query<{ n: string }>('select xact_commit as n from pg_stat_database where datname = $1', [DB_NAME]);
+  return Number(rows[0]?.n ?? 0);
+}
+
 async function dbCpuMs(admin: pg.Client): Promise<number> {
   const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [DB_NAME]);
   return rows.reduce((sum, r) => sum + (readCpuMs(r.pid) ?? 0), 0);
@@ -159,19 +170,25 @@ try {
         const gw = gateways[name]!;
         let cpu0 = 0;
         let db0 = 0;
+        let tx0 = 0;
         const result = await load.run(job(gw, concurrency), async () => {
           cpu0 = readCpuMs(gw.child.pid) ?? 0;
-          if (name === 'postgres') db0 = await dbCpuMs(admin);
+          if (name === 'postgres') [db0, tx0] = [await dbCpuMs(admin), await commits(admin)];
         });
         await new Promise((r) => setTimeout(r, 50)); // settlement writes after the last response belong to the window
         const cpu1 = readCpuMs(gw.child.pid) ?? 0;
         const good = result.requests - result.errors;
         const sample: Sample = { target: name, concurrency, round, result, cpuUsPerReq: ((cpu1 - cpu0) * 1000) / good };
-        if (name === 'postgres') sample.dbCpuUsPerReq = (((await dbCpuMs(admin)) - db0) * 1000) / good;
+        if (name === 'postgres') {
+          sample.dbCpuUsPerReq = (((await dbCpuMs(admin)) - db0) * 1000) / good;
+          // pg_stat_database lags by up to PGSTAT's flush interval; a rough count is enough here.
+          await new Promise((r) => setTimeout(r, 1100));
+          sample.commitsPerReq = ((await commits(admin)) - tx0) / good;
+        }
         samples.push(sample);
         log(
           `  round ${round + 1} c=${concurrency} ${name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, CPU ${sample.cpuUsPerReq.toFixed(0)} µs/req` +
-            (sample.dbCpuUsPerReq !== undefined ? ` (+ PostgreSQL ${sample.dbCpuUsPerReq.toFixed(0)})` : '') +
+            (sample.dbCpuUsPerReq !== undefined ? ` (+ PostgreSQL ${sample.dbCpuUsPerReq.toFixed(0)}, ${sample.commitsPerReq?.toFixed(2)} commits/req)` : '') +
             (result.errors ? `, ${result.errors} errors (${result.firstError})` : ''),
         );
       }
