@@ -261,6 +261,8 @@ export interface CreditsRepo {
    * (enforcing) the balance against what is spent and held on every instance, and holds.
    */
   hold(request: HoldRequest): Promise<HoldOutcome>;
+  /** `hold` for several requests in one call (one round trip); outcomes in the same order. */
+  holdMany(requests: readonly HoldRequest[]): Promise<HoldOutcome[]>;
   /** Gives a hold back; false when it was not there (released, settled, swept). */
   release(requestId: string): Promise<boolean>;
   /**
@@ -268,6 +270,8 @@ export interface CreditsRepo {
    * adds to the period aggregates and gives the request's hold back, in one transaction.
    */
   settle(request: SettleRequest): Promise<SettleOutcome>;
+  /** `settle` for several requests in one call (one round trip); outcomes in the same order. */
+  settleMany(requests: readonly SettleRequest[]): Promise<SettleOutcome[]>;
   /** The account's balance, holds and per-key totals; undefined for an unknown account. */
   state(accountId: string): Promise<CreditState | undefined>;
   /** What each key has charged all time (`spent_total`) and holds now, of one account or all. */

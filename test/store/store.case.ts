@@ -546,6 +546,33 @@ function describeSharedCredits(fresh: () => Promise<Store>, restart: (store: Sto
       expect((await store.credits!.hold({ requestId: 'req_n', accountId: 'acct_missing', keyId: key.id, credits: 1, tokens: 0, enforce: true, needsBalance: true, periods: PERIODS })).outcome).toBe('no_account');
     });
 
+    it('settles a group in one call: each once, in any order, a repeated id charged once', async () => {
+      const store = await fresh();
+      const a1 = await store.accounts.create(anAccount({ credits: 10 }));
+      const a2 = await store.accounts.create(anAccount({ credits: 10 }));
+      const k1 = await store.keys.create(aKey(a1.id));
+      const k2 = await store.keys.create(aKey(a2.id));
+      expect((await hold(store, a1.id, k1.id, 'req_g1', 3)).outcome).toBe('ok');
+      expect((await hold(store, a2.id, k2.id, 'req_g2', 3)).outcome).toBe('ok');
+      // A group of holds in one call: each checked in turn against the ones before it.
+      const asks = (['req_m1', 'req_m2', 'req_m3'] as const).map((requestId, i) => ({ requestId, accountId: i === 1 ? a2.id : a1.id, keyId: i === 1 ? k2.id : k1.id, credits: 4, tokens: 0, enforce: true, needsBalance: true, periods: PERIODS }));
+      expect((await store.credits!.holdMany(asks)).map((o) => o.outcome)).toEqual(['ok', 'ok', 'balance']);
+      expect(await store.credits!.release('req_m1')).toBe(true);
+      expect(await store.credits!.release('req_m2')).toBe(true);
+      const settle = (accountId: string, keyId: string, id: string, cost: number) => ({ entry: anEntry(accountId, keyId, id, cost), enforce: true, periods: PERIODS });
+      const outcomes = await store.credits!.settleMany([settle(a2.id, k2.id, 'req_g2', 2), settle(a1.id, k1.id, 'req_g1', 1), settle(a1.id, k1.id, 'req_g1', 1), settle(a1.id, k1.id, 'req_g3', 20)]);
+      expect(outcomes).toEqual([
+        { inserted: true, charged: 2, seq: expect.any(Number) },
+        { inserted: true, charged: 1, seq: expect.any(Number) },
+        { inserted: false, charged: 0 },
+        // No hold, 9 left after req_g1: the charge stops at the balance.
+        { inserted: true, charged: 9, seq: expect.any(Number) },
+      ]);
+      expect(await store.credits!.state(a1.id)).toMatchObject({ credits: 0, reserved: 0 });
+      expect(await store.credits!.state(a2.id)).toMatchObject({ credits: 8, reserved: 0 });
+      expect(await store.credits!.ledger({ limit: 10 })).toHaveLength(3);
+    });
+
     it('the same request id held again takes over its old hold (a batch line re-run after a crash)', async () => {
       const store = await fresh();
       const account = await store.accounts.create(anAccount({ credits: 10 }));

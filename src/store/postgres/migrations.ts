@@ -653,6 +653,59 @@ begin
 end $$;
 `,
   },
+  {
+    version: 6,
+    name: 'admissions and settlements in groups',
+    sql: `
+-- Settlements that arrive while another is on its way go in one call (one round trip, one
+-- commit): each settled exactly as gw_settle does, in account order — the order every
+-- function that locks several accounts uses (the sweep too, from now on), so none deadlock.
+-- Admissions likewise: each item checked and held exactly as gw_reserve does, in account order.
+create function gw_reserve_many(p_items jsonb, p_instance text)
+returns table (request_id text, outcome text, credits float8, reserved float8, used float8, lim float8, reserved_tokens bigint)
+language plpgsql as $$
+declare
+  r jsonb;
+begin
+  for r in select value from jsonb_array_elements(p_items) order by value->>'a', value->>'r' loop
+    return query select r->>'r', s.*
+      from gw_reserve(r->>'r', r->>'a', r->>'k', (r->>'c')::numeric, (r->>'t')::bigint, (r->>'e')::boolean, (r->>'n')::boolean,
+        p_instance, r->>'day', r->>'week', r->>'month') s;
+  end loop;
+end $$;
+
+create function gw_settle_many(p_items jsonb, p_enforce boolean, p_sync boolean)
+returns table (request_id text, inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  r jsonb;
+begin
+  for r in select value from jsonb_array_elements(p_items) order by value->'entry'->>'account_id', value->'entry'->>'request_id' loop
+    return query select r->'entry'->>'request_id', s.inserted, s.charged, s.seq
+      from gw_settle(r->'entry', p_enforce, r->>'day', r->>'week', r->>'month', p_sync) s;
+  end loop;
+end $$;
+
+create or replace function gw_release_stale_holds(p_stale_ms bigint) returns integer language plpgsql as $$
+declare
+  now_ms bigint := (extract(epoch from clock_timestamp()) * 1000)::bigint;
+  r record;
+  n integer := 0;
+begin
+  if not pg_try_advisory_xact_lock(7427201002) then return 0; end if;
+  for r in
+    select h.request_id from gw_credit_holds h
+    where not exists (select 1 from gw_instances i where i.id = h.instance and i.seen_at > now_ms - p_stale_ms)
+      and h.created_at < now_ms - p_stale_ms
+    order by h.account_id, h.request_id
+  loop
+    if gw_release(r.request_id) then n := n + 1; end if;
+  end loop;
+  delete from gw_instances where seen_at < now_ms - 86400000;
+  return n;
+end $$;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

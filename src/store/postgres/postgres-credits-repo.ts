@@ -54,6 +54,34 @@ export class PostgresCreditsRepo implements CreditsRepo {
     return { outcome: row.outcome, credits: row.credits, reserved: row.reserved, used: row.used, limit: row.lim, reservedTokens: Number(row.reserved_tokens) };
   }
 
+  async holdMany(requests: readonly HoldRequest[]): Promise<HoldOutcome[]> {
+    if (requests.length === 1) return [await this.hold(requests[0])];
+    const items = requests.map((r) => ({
+      r: r.requestId,
+      a: r.accountId,
+      k: r.keyId,
+      c: r.credits,
+      t: Math.max(0, Math.ceil(r.tokens)),
+      e: r.enforce,
+      n: r.needsBalance,
+      day: r.periods.day,
+      week: r.periods.week,
+      month: r.periods.month,
+    }));
+    const { rows } = await this.pool.query<HoldRow & { request_id: string }>({
+      name: 'gw_reserve_many',
+      text: 'select * from gw_reserve_many($1, $2)',
+      values: [JSON.stringify(items), this.instanceId],
+    });
+    const byId = new Map<string, HoldRow[]>();
+    for (const row of rows) byId.set(row.request_id, [...(byId.get(row.request_id) ?? []), row]);
+    return requests.map((r) => {
+      const row = byId.get(r.requestId)?.shift();
+      if (!row) throw new Error(`gw_reserve_many returned no row for ${r.requestId}`);
+      return { outcome: row.outcome, credits: row.credits, reserved: row.reserved, used: row.used, limit: row.lim, reservedTokens: Number(row.reserved_tokens) };
+    });
+  }
+
   async release(requestId: string): Promise<boolean> {
     const { rows } = await this.pool.query<{ released: boolean }>({ name: 'gw_release', text: 'select gw_release($1) as released', values: [requestId] });
     return rows[0]?.released === true;
@@ -67,6 +95,28 @@ export class PostgresCreditsRepo implements CreditsRepo {
     });
     const row = rows[0];
     return row.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };
+  }
+
+  async settleMany(requests: readonly SettleRequest[]): Promise<SettleOutcome[]> {
+    if (requests.length === 1) return [await this.settle(requests[0])];
+    const enforce = requests[0]?.enforce ?? true;
+    // One enforce rule per call: a mixed group (never, in one process) is split.
+    if (requests.some((r) => r.enforce !== enforce)) {
+      return Promise.all(requests.map((r) => this.settle(r)));
+    }
+    const items = requests.map((r) => ({ entry: r.entry, day: r.periods.day, week: r.periods.week, month: r.periods.month }));
+    const { rows } = await this.pool.query<{ request_id: string; inserted: boolean; charged: number; seq: number | null }>({
+      name: 'gw_settle_many',
+      text: 'select * from gw_settle_many($1, $2, $3)',
+      values: [JSON.stringify(items), enforce, this.synchronousCommit],
+    });
+    const byId = new Map<string, typeof rows>();
+    for (const row of rows) byId.set(row.request_id, [...(byId.get(row.request_id) ?? []), row]);
+    return requests.map((r) => {
+      // The same request id twice in a group: the first one settled it, the second found its row.
+      const row = byId.get(r.entry.request_id)?.shift();
+      return row?.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };
+    });
   }
 
   async state(accountId: string): Promise<CreditState | undefined> {
