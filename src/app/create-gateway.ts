@@ -92,7 +92,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   }
   deps.media.start();
   const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });
-  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, instanceId: readInstanceId(options.dataDir), onLine: (outcome) => observer.countBatchLine(outcome) });
+  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, instanceId: readInstanceId(options.dataDir, (message) => options.log.warn(message)), onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
   executor.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);

@@ -109,11 +109,13 @@ const INSTANCE_ID = /^inst_[A-Za-z0-9]{6,64}$/;
  * on first use). The same after a restart, so a restarted gateway knows its own leases; each
  * data dir has its own, so instances sharing one database never take each other's.
  */
-export function readInstanceId(dataDir: string): string {
+export function readInstanceId(dataDir: string, warn?: (message: string) => void): string {
   const file = path.join(dataDir, INSTANCE);
   try {
     const id = fs.readFileSync(file, 'utf8').trim();
     if (INSTANCE_ID.test(id)) return id;
+    // Only lease ownership depends on it: a new id costs a wait for the old leases to lapse.
+    warn?.(`${INSTANCE} in the data dir is not an instance id; a new one replaces it (batches this instance ran resume once their leases lapse)`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
