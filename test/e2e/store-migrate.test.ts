@@ -92,12 +92,16 @@ afterAll(async () => {
 });
 
 describe('gateway store migrate --to <postgres url>', () => {
-  it('refuses while a server runs on the data dir, with one line saying to stop it', async () => {
+  it('refuses while a server runs on the data dir, with one line saying to stop it (store check still answers)', async () => {
     const result = await cli(fileConfig, dataDir, ['store', 'migrate', '--to', urlWithPassword]);
     expect(result.code).not.toBe(0);
     expect(result.err.trim().split('\n')).toHaveLength(1);
     expect(result.err).toMatch(/is using the data dir .*; stop it first/);
     expect(result.err + result.out).not.toContain(PASSWORD);
+    // store check only reads: it answers beside the running server.
+    const check = await cli(fileConfig, dataDir, ['store', 'check', '--json']);
+    expect(check.code).toBe(0);
+    expect((JSON.parse(check.out) as { counts: { accounts: number } }).counts.accounts).toBe(1);
     await gw!.stop();
     gw = undefined;
   });
