@@ -53,6 +53,34 @@ describe('db.json writer', () => {
     }
   });
 
+  it('changes made before a write starts share one waiter; a change after it waits for the next write', async () => {
+    const { FileDb } = await import('../../src/store/file-db.ts');
+    const dir = freshDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const { db } = await FileDb.open(dir, { flushDelayMs: 50 });
+    await db.flush();
+    const a = db.changed(false);
+    const b = db.changed(false);
+    expect(b).toBe(a);
+    const writes = vi.spyOn(fs.promises, 'rename');
+    try {
+      // The batched write starts (after 50 ms): a change made while it runs gets its own promise.
+      await expect.poll(() => writes.mock.calls.length > 0 || (db as unknown as { writing?: unknown }).writing !== undefined, { interval: 1, timeout: 5_000 }).toBe(true);
+      const c = db.changed(false);
+      expect(c).not.toBe(a);
+      await a;
+      let cDone = false;
+      void c.then(() => (cDone = true));
+      await Promise.resolve();
+      expect(cDone).toBe(false);
+      await c;
+      expect(writes.mock.calls.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      writes.mockRestore();
+      await db.close();
+    }
+  });
+
   it('writes one record per line, 0600, through a temp file; records nested thousands deep included', async () => {
     const dir = freshDir();
     const store = await FileStore.open(dir, { flushDelayMs: 5 });
