@@ -121,8 +121,8 @@ export class SharedCredits {
         periods: periodKeys(now),
       });
     } catch (error) {
-      this.o.log.error('credits: the shared database did not answer an admission', { error: String(error) });
-      throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the gateway cannot reach its database); retry shortly.');
+      this.o.log.error('credits: the shared database did not take an admission', { error: String(error) });
+      throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the database did not take the admission); retry shortly.');
     }
     if (outcome.outcome !== 'ok') throw this.refusal(outcome, input, now);
     return { requestId, credits: input.credits, tokens: input.tokens, open: true };
