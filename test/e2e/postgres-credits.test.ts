@@ -162,4 +162,37 @@ describe('credits across two instances on one PostgreSQL', () => {
     // The estimate is within a few tokens of the count: the input admitted stays at the quota plus that error.
     expect(Number(rows[0].input)).toBeLessThanOrEqual(100 + okCount * 4);
   }, 60_000);
+
+  it('the holds of an instance killed with kill -9 mid-request are given back by the other instance', async () => {
+    const { key, accountId } = await accountWithKey(a, 'crash@example.test', 100 * PER_REQUEST);
+    const dir = tempDir('gw-pgc-kill-');
+    // A third instance whose streams are slow enough to be cut by the kill.
+    const slowConfig = writeConfig(dir, {
+      store: { postgres: db.url },
+      limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
+      providers: { mock: { plugin: 'mock', chunkDelayMs: 2_000, models: [{ id: 'echo', pricing: PRICING }] } },
+    });
+    const c = await spawnGateway({ configFile: slowConfig, dataDir: path.join(dir, 'c') });
+    try {
+      const streams = Array.from({ length: 5 }, (_, i) =>
+        fetch(`${c.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: `slow ${i}: a prompt long enough to fill four output tokens` }], max_tokens: PER_REQUEST }),
+        }).then((r) => r.body?.getReader().read().catch(() => undefined), () => undefined),
+      );
+      await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 10_000, interval: 50 }).toBe(5 * PER_REQUEST);
+      await c.kill();
+      await Promise.allSettled(streams);
+      // Held by a dead instance: B (or A) sweeps them once C has not been seen for 30 s.
+      expect((await accountRow(accountId)).reserved).toBe(5 * PER_REQUEST);
+      await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 50_000, interval: 500 }).toBe(0);
+      expect(await accountRow(accountId)).toMatchObject({ reserved_tokens: 0, credits: 100 * PER_REQUEST });
+      expect((await ledgerOf(accountId)).rows).toBe(0);
+      const { rows } = await sql.query('select 1 from gw_credit_holds where account_id = $1', [accountId]);
+      expect(rows).toHaveLength(0);
+    } finally {
+      await c.kill();
+    }
+  }, 90_000);
 });
