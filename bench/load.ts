@@ -25,6 +25,8 @@ export interface LoadJob {
   maxRequests?: number;
   /** Must match the end of every response body (last 512 bytes); the probe checks the whole body. */
   expect: string;
+  /** `authorization` header values the workers take in turn (worker i: i mod n); default: `headers` as is. */
+  authorizations?: string[];
 }
 
 export interface LoadResult {
@@ -112,13 +114,16 @@ async function drive(
   const samples: Sample[] = [];
   let started = 0;
   const t0 = performance.now();
-  const worker = async () => {
+  const worker = async (index: number) => {
+    // With several keys, worker i sends with key i mod n (several accounts at once).
+    const keys = job.authorizations;
+    const mine = keys && keys.length > 0 ? { ...job, headers: { ...job.headers, authorization: keys[index % keys.length] } } : job;
     while ((performance.now() < deadline || started < min) && started < max) {
       started += 1;
-      samples.push(await sendOnce(pool, job, expect));
+      samples.push(await sendOnce(pool, mine, expect));
     }
   };
-  await Promise.all(Array.from({ length: job.concurrency }, worker));
+  await Promise.all(Array.from({ length: job.concurrency }, (_, index) => worker(index)));
   return { samples, elapsedMs: performance.now() - t0 };
 }
 

@@ -11,7 +11,8 @@
  *
  * `--async-commit` sets `synchronous_commit = off` on the bench database (an experiment: how
  * much of the cost is the WAL flush of each commit). `--socket /var/run/postgresql` connects the
- * gateway through PostgreSQL's Unix socket instead of TCP on 127.0.0.1.
+ * gateway through PostgreSQL's Unix socket instead of TCP on 127.0.0.1. `--accounts 16` spreads
+ * the requests over 16 accounts (worker i uses account i mod 16) instead of one.
  *
  * `--profile` runs both gateways under `node --cpu-prof` and prints where each spent its CPU
  * (self time by function and area, the whole run); the figures are then not for the report.
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
     'async-commit': { type: 'boolean', default: false },
     socket: { type: 'string' },
+    accounts: { type: 'string', default: '1' },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -51,6 +53,7 @@ const CONCURRENCIES = values.concurrency.split(',').map(Number);
 const DURATION_MS = Number(values.duration);
 const WARMUP_MS = Number(values.warmup);
 const PRIME = Number(values.prime);
+const ACCOUNTS = Math.max(1, Number(values.accounts));
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `gw_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -88,6 +91,27 @@ interface Sample {
   commitsPerReq?: number;
 }
 
+/** More accounts with credit and a key each, through the running gateway's admin procedures over HTTP (the CLI would start a process per call). */
+async function moreAccountKeys(gw: StartedGateway, count: number): Promise<string[]> {
+  const info = JSON.parse(readFileSync(path.join(gw.dataDir, 'server.json'), 'utf8')) as { url: string; adminUrl?: string; adminToken: string };
+  const call = async (procedure: string, input: unknown) => {
+    const res = await fetch(`${info.adminUrl ?? info.url}/admin/trpc/${procedure}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${info.adminToken}` },
+      body: JSON.stringify(input),
+    });
+    if (!res.ok) throw new Error(`${procedure}: HTTP ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { result: { data: Record<string, unknown> } }).result.data;
+  };
+  const keys: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const email = `bench${i}@example.com`;
+    await call('accounts.create', { email, tier: 'enterprise', credits: 100_000_000 });
+    keys.push(String((await call('keys.create', { account: email })).key));
+  }
+  return keys;
+}
+
 /** An account with plenty of credit and a key for it, made through the running gateway's admin procedures. */
 async function accountKey(gw: StartedGateway): Promise<string> {
   const configFile = path.join(path.dirname(gw.dataDir), 'gateway.config.json');
@@ -118,7 +142,7 @@ await admin.connect();
 await admin.query(`create database ${DB_NAME}`);
 // An experiment: commits that do not wait for the WAL flush (how much of the cost is fsync).
 if (values['async-commit']) await admin.query(`alter database ${DB_NAME} set synchronous_commit = off`);
-const gateways: Partial<Record<Name, StartedGateway & { apiKey: string }>> = {};
+const gateways: Partial<Record<Name, StartedGateway & { apiKey: string; authorizations?: string[] }>> = {};
 let load: LoadGenerator | undefined;
 const cleanup = () => killAllChildren();
 process.on('SIGINT', () => {
@@ -135,12 +159,14 @@ try {
       nodeArgs: values.profile ? ['--cpu-prof', '--cpu-prof-dir', profDirs[name]!] : [],
       config: { providers: PROVIDERS, ...(name === 'postgres' ? { store: { postgres: dbUrl } } : {}) },
     });
-    gateways[name] = { ...gw, apiKey: await accountKey(gw) };
+    const apiKey = await accountKey(gw);
+    const more = ACCOUNTS > 1 ? await moreAccountKeys(gw, ACCOUNTS - 1) : [];
+    gateways[name] = { ...gw, apiKey, authorizations: ACCOUNTS > 1 ? [apiKey, ...more].map((k) => `Bearer ${k}`) : undefined };
     log(`${name}: ${gw.url} (pid ${gw.child.pid})`);
   }
   load = await LoadGenerator.start();
   const samples: Sample[] = [];
-  const job = (gw: StartedGateway & { apiKey: string }, concurrency: number, extra: Partial<LoadJob> = {}): LoadJob => ({
+  const job = (gw: StartedGateway & { apiKey: string; authorizations?: string[] }, concurrency: number, extra: Partial<LoadJob> = {}): LoadJob => ({
     origin: new URL(gw.url).origin,
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` },
@@ -149,6 +175,7 @@ try {
     warmupMs: WARMUP_MS,
     durationMs: DURATION_MS,
     expect: '"finish_reason"[\\s\\S]*\\}\\s*$',
+    ...(gw.authorizations ? { authorizations: gw.authorizations } : {}),
     ...extra,
   });
   for (const name of ['file', 'postgres'] as const) {
@@ -213,7 +240,7 @@ try {
     process.stdout.write(JSON.stringify({ rounds: ROUNDS, durationMs: DURATION_MS, idleMsPerS, rows }, null, 2) + '\n');
   } else {
     const f = (n: number, d = 0) => n.toFixed(d);
-    console.log(`\nPostgreSQL store vs file store, priced mock requests, medians of ${ROUNDS} rounds (${DURATION_MS} ms each):\n`);
+    console.log(`\nPostgreSQL store vs file store, priced mock requests from ${ACCOUNTS} account(s), medians of ${ROUNDS} rounds (${DURATION_MS} ms each):\n`);
     console.log('| conc. | store | req/s | p50 ms | p99 ms | gateway CPU µs/req | PostgreSQL CPU µs/req | errors |');
     console.log('|---|---|---|---|---|---|---|---|');
     for (const r of rows) {
