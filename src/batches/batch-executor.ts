@@ -165,6 +165,13 @@ export class BatchExecutor {
       const native = this.native.plan(batch, checked.lines);
       const mode = native ? { mode: 'native' as const, native: native as unknown as Record<string, unknown> } : {};
       batch = (await store.batches.update(batch.id, { status: 'in_progress', in_progress_at: now, request_counts: { total: checked.lines.length, completed: 0, failed: 0 }, ...mode }))!;
+      // A cancel that came while the file was being validated set `cancelling_at` (which the update
+      // above leaves alone) but lost its status to it: end the batch cancelled, no line run.
+      if (batch.cancelling_at !== null) {
+        batch = (await store.batches.update(batch.id, { status: 'cancelling' }))!;
+        await finishBatch(this.deps, batch, { status: 'cancelled' }, checked.lines.length);
+        return;
+      }
     }
     const content = await store.files.content(batch.accountId, batch.input_file_id);
     const lines = content ? validateBatchInput(content, batch.endpoint, () => true).lines : [];
