@@ -217,7 +217,8 @@ export class BatchExecutor {
     const worker = async () => {
       while (next < todo.length) {
         const release = await this.gate.acquire();
-        if (next >= todo.length || !(await check())) {
+        // `check` awaits the store: another worker may take the last line meanwhile, so look again after it.
+        if (next >= todo.length || !(await check()) || next >= todo.length) {
           release();
           break;
         }
