@@ -168,7 +168,7 @@ export function buildProgram(): Command {
 
   program
     .command('tui')
-    .description('interactive admin TUI: overview, accounts, keys, models, media (needs a terminal)')
+    .description('interactive admin TUI: overview, accounts, keys, models, media, batches (needs a terminal)')
     .option('--refresh <seconds>', 'auto-refresh period when a server runs (default 5; 0 = off)', positiveInt('--refresh'))
     .action(runAction(async (opts, cmd) => (await import('./commands/tui.ts')).tuiCommand(cmd, opts)));
 

@@ -5,16 +5,20 @@ const slots = z.number().int().positive();
 
 /** `limits.store`: 'memory' (one process) or a Redis shared by every gateway process. */
 export const limitsStoreSchema = z
-  .union([
-    z.literal('memory'),
-    z.strictObject({
-      redis: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// address'),
-      prefix: z.string().min(1).default('gw:rl:'),
-      /** 'open' admits requests while Redis is down (flagged degraded); 'closed' answers 503. */
-      onError: z.enum(['open', 'closed']).default('open'),
-      commandTimeoutMs: z.number().int().min(10).max(10_000).default(300),
-    }),
-  ])
+  .union(
+    [
+      z.literal('memory'),
+      z.strictObject({
+        redis: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// address'),
+        prefix: z.string().min(1).default('gw:rl:'),
+        /** 'open' admits requests while Redis is down (flagged degraded); 'closed' answers 503. */
+        onError: z.enum(['open', 'closed']).default('open'),
+        commandTimeoutMs: z.number().int().min(10).max(10_000).default(300),
+      }),
+    ],
+    // A Redis address from an env variable that is not set arrives as { redis: undefined }.
+    { error: "expected 'memory' or { redis: 'redis://…' } (no redis address: is its env variable set?)" },
+  )
   .default('memory');
 
 /** The per-endpoint limits of spec §8.1; operators override entries or disable them with null. */

@@ -55,6 +55,14 @@ describe('limitsStoreSchema', () => {
   it.each([[{ redis: 'http://x' }], [{ redis: 'redis://x', onError: 'maybe' }], ['redis'], [{ redis: 'redis://x', extra: 1 }]])('rejects %j', (input) => {
     expect(limitsStoreSchema.safeParse(input).success).toBe(false);
   });
+
+  it('says what it expects when the redis address is missing (an env variable not set), not just "Invalid input"', () => {
+    const result = limitsStoreSchema.safeParse({ redis: undefined });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.message)).toEqual(["expected 'memory' or { redis: 'redis://…' } (no redis address: is its env variable set?)"]);
+    // A wrong address still gets its own message.
+    expect(limitsStoreSchema.safeParse({ redis: 'http://x' }).error?.issues.map((i) => i.message)).toEqual(['a redis:// or rediss:// address']);
+  });
 });
 
 describe('createRateLimitStore', () => {
