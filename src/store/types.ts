@@ -194,10 +194,11 @@ export interface DbData {
 }
 
 /**
- * One settled request in a shared usage ledger (a database backend): the fields of a
- * `usage.jsonl` line, keyed by `request_id` (settled exactly once). `seq` orders the rows.
+ * One settled request in the usage ledger: a `usage.jsonl` line of the file store, a `gw_ledger`
+ * row of a database backend (same field names), keyed by `request_id` (settled exactly once).
  */
 export interface LedgerRecord {
+  /** Position in the ledger: 1-based and gapless per data dir (the billing replay checkpoint), or the row order of a database. */
   seq: number;
   /** Ms epoch of the settlement. */
   ts: number;
@@ -211,12 +212,17 @@ export interface LedgerRecord {
   output_tokens: number;
   reasoning_tokens: number;
   cached_tokens: number;
+  /** Price of the usage in credits, after fallback discount and price multiplier. */
   cost_credits: number;
+  /** Credits taken from the balance: the cost, or what was left when the balance ran out. */
   charged_credits: number;
   estimated: boolean;
   aborted: boolean;
+  /** Fallback discount applied (fraction off), when there was one. */
   discount?: number;
+  /** Price multiplier applied (0.5 for batches), when not 1. */
   price_multiplier?: number;
+  /** Per-item units of a media call (images, speech characters, audio seconds). */
   media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
 }
 

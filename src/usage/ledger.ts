@@ -2,37 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { keepRejectedLines } from '../util/keep-rejected-lines.ts';
 import { ensurePrivateDir, FILE_MODE } from '../util/private-files.ts';
+import type { LedgerRecord } from '../store/types.ts';
 import { readLedgerFile, salvageLine, type UnreplayableLine } from './read-ledger-file.ts';
 
-/** One settled request in the usage ledger (append-only JSONL in the data dir). */
-export interface LedgerEntry {
-  /** Position in the ledger, 1-based and gapless per data dir; the billing replay checkpoint. */
-  seq: number;
-  /** Ms epoch of the settlement. */
-  ts: number;
-  request_id: string;
-  account_id: string;
-  key_id: string;
-  model: string;
-  provider: string;
-  endpoint: string;
-  input_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  cached_tokens: number;
-  /** Price of the usage in credits, after fallback discount and price multiplier. */
-  cost_credits: number;
-  /** Credits taken from the balance: the cost, or what was left when the balance ran out. */
-  charged_credits: number;
-  estimated: boolean;
-  aborted: boolean;
-  /** Fallback discount applied (fraction off), when there was one. */
-  discount?: number;
-  /** Price multiplier applied (0.5 for batches), when not 1. */
-  price_multiplier?: number;
-  /** Per-item units of a media call (images, speech characters, audio seconds). */
-  media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
-}
+/** One settled request in the usage ledger (append-only JSONL in the data dir); the shape is the store's. */
+export type LedgerEntry = LedgerRecord;
 
 /** What a caller appends; the ledger assigns `seq`. */
 export type NewLedgerEntry = Omit<LedgerEntry, 'seq'>;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { FileStore } from '../file-store.ts';
+import type { LedgerRecord } from '../types.ts';
 import { ACCOUNT_INSERT, KEY_INSERT } from './rows.ts';
 import { accountParams, keyParams } from './rows.ts';
 import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
@@ -172,28 +173,8 @@ export async function copyFileStore(source: FileStore, client: Queryable, option
   return counts;
 }
 
-/** A usage-ledger line as the data dir holds it (usage.jsonl; the same field names as gw_ledger's columns). */
-export interface LedgerLine {
-  seq?: number;
-  ts: number;
-  request_id: string;
-  account_id: string;
-  key_id: string;
-  model: string;
-  provider: string;
-  endpoint: string;
-  input_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  cached_tokens: number;
-  cost_credits: number;
-  charged_credits: number;
-  estimated: boolean;
-  aborted: boolean;
-  discount?: number;
-  price_multiplier?: number;
-  media?: Record<string, unknown>;
-}
+/** A usage-ledger line as the data dir holds it (usage.jsonl; the same field names as gw_ledger's columns), read without trusting `seq` or `media`. */
+export type LedgerLine = Omit<LedgerRecord, 'seq' | 'media'> & { seq?: number; media?: Record<string, unknown> };
 
 /** Entries and charged credits of a database's usage ledger; null when it has no ledger table. */
 export async function countPostgresLedger(db: Queryable): Promise<{ entries: number; charged: number } | null> {
