@@ -2,7 +2,6 @@ import type { RequestGuards } from '../accounts/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { estimateInputTokens } from '../pipeline/estimate-usage.ts';
 import { decodeInbound, runChat, type ChatPipelineDeps } from '../pipeline/run-chat.ts';
 import type { ChatExchange, Settlement } from '../pipeline/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -14,6 +13,7 @@ import { newId } from '../util/secrets.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
 import { LineGate } from './line-gate.ts';
+import { lineAdmission } from './line-admission.ts';
 import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
 
 export interface BatchExecutorDeps {
@@ -275,18 +275,7 @@ export class BatchExecutor {
 
   /** Admitted like a live request (priced at the multiplier); resolves once its ledger line is written. */
   private async runBilled(auth: Awaited<ReturnType<BatchExecutor['authOf']>>, exchange: ChatExchange, request: ReturnType<typeof decodeInbound>, requestId: string) {
-    const admission = await this.deps.guards.admit({
-      auth,
-      method: 'POST',
-      // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
-      route: '/v1/batches',
-      clientAddress: 'batch',
-      model: request.model,
-      estimatedInputTokens: estimateInputTokens(request),
-      maxOutputTokens: request.maxTokens,
-      priceMultiplier: this.deps.config.batches.priceMultiplier,
-      requestId,
-    });
+    const admission = await this.deps.guards.admit(lineAdmission(auth, request, requestId, this.deps.config.batches.priceMultiplier));
     let charging: Promise<unknown> | undefined;
     exchange.onSettled = (settlement: Settlement) => {
       charging = admission.settle(settlement);

@@ -18,6 +18,7 @@ import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';
+import { lineAdmission } from './line-admission.ts';
 import type { BatchInputLine } from './validate-input.ts';
 
 export interface NativeBatchDeps {
@@ -340,18 +341,7 @@ export class NativeBatches {
 
   private async admit(batch: BatchRecord, request: ChatRequest, requestId: string) {
     const auth = await this.authOf(batch);
-    return this.deps.guards.admit({
-      auth,
-      method: 'POST',
-      // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
-      route: '/v1/batches',
-      clientAddress: 'batch',
-      model: request.model,
-      estimatedInputTokens: estimateInputTokens(request),
-      maxOutputTokens: request.maxTokens,
-      priceMultiplier: this.deps.config.batches.priceMultiplier,
-      requestId,
-    });
+    return this.deps.guards.admit(lineAdmission(auth, request, requestId, this.deps.config.batches.priceMultiplier));
   }
 
   private async authOf(batch: BatchRecord) {
