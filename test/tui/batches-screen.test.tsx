@@ -84,7 +84,7 @@ describe('admin TUI: Batches tab', () => {
     await tui.press('y');
     await tui.waitFor('✓ Batch batch_run001 is cancelling (12 completed, 2 failed, 40 total).');
     expect(api.calls).toContain('batches.cancel batch_run001');
-    expect(await tui.waitFor(/› batch_run001\s+cancelling/)).toBeTruthy();
+    expect(await tui.waitFor(/› batch_run001\s+cancelling/)).toMatch(/› batch_run001\s+cancelling/);
     // A finished batch: a word in the status line, no question.
     await tui.press(KEYS.down, 'x');
     expect(await tui.waitFor('Batch batch_done02 is completed: nothing to cancel.')).not.toContain('y = yes');
