@@ -1,3 +1,4 @@
+import type { UsageTotalsRow } from '../store/types.ts';
 import type { LedgerEntry } from './ledger.ts';
 import { utcPeriods } from './utc-periods.ts';
 
@@ -14,19 +15,8 @@ export interface ActivityTotals {
   credits: number;
 }
 
-/** Ledger totals of one (UTC day, account, key, model, provider). */
-export interface UsageTotals {
-  date: string;
-  accountId: string;
-  keyId: string;
-  model: string;
-  provider: string;
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  credits: number;
-}
+/** Ledger totals of one (UTC day, account, key, model, provider); the store's shape. */
+export type UsageTotals = UsageTotalsRow;
 
 interface Row extends ActivityTotals {
   accountId: string;
