@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from './in-transaction.ts';
 import type { BatchesQuery, BatchesRepo, Page } from '../repositories.ts';
 import type { BatchLineRecord, BatchRecord } from '../types.ts';
 import { newestFirstPage } from './newest-first.ts';
@@ -70,12 +71,9 @@ export class PostgresBatchesRepo implements BatchesRepo {
 
   async update(id: string, patch: Partial<Omit<BatchRecord, 'id' | 'accountId'>>): Promise<BatchRecord | undefined> {
     // Read, merge and write holding the row, so two instances never lose each other's patch.
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
+    return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<BatchRow>(`select ${COLUMNS} from gw_batches where id = $1 for update`, [id]);
       if (!rows[0]) {
-        await client.query('rollback');
         return undefined;
       }
       const current = fromRow(rows[0]);
@@ -88,14 +86,8 @@ export class PostgresBatchesRepo implements BatchesRepo {
         next.lease?.expiresAt ?? null,
         recordText(next),
       ]);
-      await client.query('commit');
       return next;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async claim(id: string, owner: string, now: number, leaseMs: number): Promise<BatchRecord | undefined> {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from './in-transaction.ts';
 import type { MediaQuery, MediaRepo } from '../repositories.ts';
 import { stringifyRecord } from '../stringify-record.ts';
 import type { MediaRecord } from '../types.ts';
@@ -51,25 +52,16 @@ export class PostgresMediaRepo implements MediaRepo {
 
   async update(id: string, patch: Partial<Omit<MediaRecord, 'id' | 'accountId'>>): Promise<MediaRecord | undefined> {
     // Read, merge and write in one transaction holding the row, so two instances never lose each other's patch.
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
+    return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<{ record: string }>('select record from gw_media where id = $1 for update', [id]);
       if (!rows[0]) {
-        await client.query('rollback');
         return undefined;
       }
       const current = JSON.parse(rows[0].record) as MediaRecord;
       const next: MediaRecord = { ...current, ...patch, id: current.id, accountId: current.accountId };
       await client.query('update gw_media set media_type = $2, status = $3, created_at = $4, record = $5 where id = $1', [id, next.media_type, next.status, next.created_at, stringifyRecord(next)]);
-      await client.query('commit');
       return next;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async delete(id: string): Promise<boolean> {
