@@ -1,5 +1,4 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Mp3Encoder } from '@breezystack/lamejs';
 
 /** Bitrate of mock/tts MP3s: plenty for a mono 24 kHz tone. */
 const KBPS = 48;
@@ -38,6 +37,8 @@ function id3Comment(text: string): Buffer {
  */
 export async function encodeMp3(pcm: Buffer, sampleRate: number, comment?: string): Promise<Buffer> {
   const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.byteLength >> 1);
+  // Loaded on first use: a server that never speaks does not carry the encoder.
+  const { Mp3Encoder } = await import('@breezystack/lamejs');
   const encoder = new Mp3Encoder(1, sampleRate, KBPS);
   const parts: Buffer[] = comment === undefined ? [] : [id3Comment(comment)];
   const take = (bytes: Uint8Array) => {

@@ -2,6 +2,8 @@ import type { EndpointLimit } from '../config/limits-schema.ts';
 
 /** Strips the query string and trailing slashes so `/v1/models/` and `/v1/models?x` match `/v1/models`. */
 export function normalizePath(path: string): string {
+  // A route pattern (what the guards pass on every request) has nothing to strip: no regex.
+  if (path.length > 1 && path.charCodeAt(path.length - 1) !== 47 /* / */ && path.indexOf('?') === -1 && path.indexOf('#') === -1) return path;
   const q = path.search(/[?#]/);
   const bare = q === -1 ? path : path.slice(0, q);
   const trimmed = bare.replace(/\/+$/, '');

@@ -72,41 +72,87 @@ function top<K extends string>(counts: Map<string, number>, key: K): Array<Recor
     .map(([name, requests]) => ({ [key]: name, requests }) as Record<K, string> & { requests: number });
 }
 
-const isError = (r: RequestRecord) => r.status >= 400 || r.errorCode !== undefined;
-
 /**
- * The last requests in memory (a ring of `capacity` records): enough for the live figures of
- * the last minute without reading the ledger. One slot write per request; the figures are
- * computed when asked (once a second per viewer).
+ * The last requests in memory (a ring of `capacity` slots): enough for the live figures of
+ * the last minute without reading the ledger. The ring keeps the few fields the figures read,
+ * column by column (typed arrays, and references to strings the gateway holds anyway), not the
+ * records: a record kept for 4,096 requests was promoted to the old generation on every request.
+ * The figures are computed when asked (once a second per viewer).
  */
 export class ActivityWindow implements RecordConsumer {
-  private readonly ring: Array<RequestRecord | undefined>;
   private next = 0;
   private total = 0;
   private readonly startedAt = Date.now();
+  /** Epoch ms when each request ended (0: an empty slot). */
+  private readonly endedAt: Float64Array;
+  private readonly time: Float64Array;
+  private readonly duration: Float64Array;
+  /** NaN where the record had none. */
+  private readonly ttfb: Float64Array;
+  private readonly inputTokens: Float64Array;
+  private readonly outputTokens: Float64Array;
+  private readonly credits: Float64Array;
+  private readonly status: Uint16Array;
+  /** 1: streamed; 2: an error (status ≥ 400, or a stream that failed). */
+  private readonly flags: Uint8Array;
+  private readonly route: Array<string | undefined>;
+  /** The model that served. */
+  private readonly model: Array<string | undefined>;
+  /** The model the latest list names: the one that served, else the one asked for. */
+  private readonly shownModel: Array<string | undefined>;
+  private readonly provider: Array<string | undefined>;
+  private readonly errorCode: Array<string | undefined>;
 
   constructor(private readonly capacity = 4096) {
-    this.ring = new Array<RequestRecord | undefined>(capacity);
+    this.endedAt = new Float64Array(capacity);
+    this.time = new Float64Array(capacity);
+    this.duration = new Float64Array(capacity);
+    this.ttfb = new Float64Array(capacity);
+    this.inputTokens = new Float64Array(capacity);
+    this.outputTokens = new Float64Array(capacity);
+    this.credits = new Float64Array(capacity);
+    this.status = new Uint16Array(capacity);
+    this.flags = new Uint8Array(capacity);
+    this.route = new Array<string | undefined>(capacity).fill(undefined);
+    this.model = new Array<string | undefined>(capacity).fill(undefined);
+    this.shownModel = new Array<string | undefined>(capacity).fill(undefined);
+    this.provider = new Array<string | undefined>(capacity).fill(undefined);
+    this.errorCode = new Array<string | undefined>(capacity).fill(undefined);
   }
 
   consume(record: RequestRecord): void {
     if (record.internal) return;
-    this.ring[this.next] = record;
-    this.next = (this.next + 1) % this.capacity;
+    const i = this.next;
+    this.time[i] = record.time;
+    this.duration[i] = record.durationMs;
+    this.endedAt[i] = record.time + record.durationMs;
+    this.ttfb[i] = record.ttfbMs ?? NaN;
+    this.inputTokens[i] = record.inputTokens ?? NaN;
+    this.outputTokens[i] = record.outputTokens ?? NaN;
+    this.credits[i] = record.chargedCredits ?? NaN;
+    this.status[i] = record.status;
+    this.flags[i] = (record.stream ? 1 : 0) | (record.status >= 400 || record.errorCode !== undefined ? 2 : 0);
+    this.route[i] = record.route;
+    this.model[i] = record.model;
+    this.shownModel[i] = record.model ?? record.requestedModel;
+    this.provider[i] = record.provider;
+    this.errorCode[i] = record.errorCode;
+    this.next = (i + 1) % this.capacity;
     this.total += 1;
   }
 
   /** The live figures at `now` (epoch ms). */
   snapshot(active: number, circuits: CircuitView[], now = Date.now()): ActivitySnapshot {
-    const inWindow: RequestRecord[] = [];
+    // Slots in the window, newest first.
+    const inWindow: number[] = [];
     for (let i = 1; i <= this.capacity; i += 1) {
-      const record = this.ring[(this.next - i + this.capacity) % this.capacity];
-      if (!record || now - endOf(record) > WINDOW_MS) break;
-      inWindow.push(record);
+      const slot = (this.next - i + this.capacity) % this.capacity;
+      if (this.route[slot] === undefined || now - this.endedAt[slot] > WINDOW_MS) break;
+      inWindow.push(slot);
     }
     const full = inWindow.length === this.capacity;
-    const spanMs = Math.max(1, Math.min(WINDOW_MS, now - this.startedAt, full ? now - endOf(inWindow[inWindow.length - 1]) : WINDOW_MS));
-    const recent = inWindow.filter((r) => now - endOf(r) <= RATE_MS).length;
+    const spanMs = Math.max(1, Math.min(WINDOW_MS, now - this.startedAt, full ? now - this.endedAt[inWindow[inWindow.length - 1]] : WINDOW_MS));
+    const recent = inWindow.filter((slot) => now - this.endedAt[slot] <= RATE_MS).length;
     const rateSpanMs = Math.max(1, Math.min(RATE_MS, spanMs));
     let errors = 0;
     let tokens = 0;
@@ -115,14 +161,16 @@ export class ActivityWindow implements RecordConsumer {
     const ttft: number[] = [];
     const models = new Map<string, number>();
     const providers = new Map<string, number>();
-    for (const r of inWindow) {
-      if (isError(r)) errors += 1;
-      tokens += (r.inputTokens ?? 0) + (r.outputTokens ?? 0);
-      credits += r.chargedCredits ?? 0;
-      latency.push(r.durationMs);
-      if (r.stream && r.ttfbMs !== undefined) ttft.push(r.ttfbMs);
-      if (r.model) models.set(r.model, (models.get(r.model) ?? 0) + 1);
-      if (r.provider) providers.set(r.provider, (providers.get(r.provider) ?? 0) + 1);
+    for (const slot of inWindow) {
+      if (this.flags[slot] & 2) errors += 1;
+      tokens += orZero(this.inputTokens[slot]) + orZero(this.outputTokens[slot]);
+      credits += orZero(this.credits[slot]);
+      latency.push(this.duration[slot]);
+      if (this.flags[slot] & 1 && !Number.isNaN(this.ttfb[slot])) ttft.push(this.ttfb[slot]);
+      const model = this.model[slot];
+      if (model) models.set(model, (models.get(model) ?? 0) + 1);
+      const provider = this.provider[slot];
+      if (provider) providers.set(provider, (providers.get(provider) ?? 0) + 1);
     }
     const perMinute = 60_000 / spanMs;
     return {
@@ -142,22 +190,25 @@ export class ActivityWindow implements RecordConsumer {
       top_models: top(models, 'model'),
       top_providers: top(providers, 'provider'),
       open_circuits: circuits,
-      latest: inWindow.slice(0, LATEST).map((r) => ({
-        time: r.time,
-        route: r.route,
-        model: r.model ?? r.requestedModel ?? null,
-        provider: r.provider ?? null,
-        status: r.status,
-        error_code: r.errorCode ?? null,
-        duration_ms: round(r.durationMs),
-        input_tokens: r.inputTokens ?? null,
-        output_tokens: r.outputTokens ?? null,
+      latest: inWindow.slice(0, LATEST).map((slot) => ({
+        time: this.time[slot],
+        route: this.route[slot]!,
+        model: this.shownModel[slot] ?? null,
+        provider: this.provider[slot] ?? null,
+        status: this.status[slot],
+        error_code: this.errorCode[slot] ?? null,
+        duration_ms: round(this.duration[slot]),
+        input_tokens: nullIfNaN(this.inputTokens[slot]),
+        output_tokens: nullIfNaN(this.outputTokens[slot]),
       })),
     };
   }
 }
 
-/** Epoch ms when a record ended. */
-function endOf(record: RequestRecord): number {
-  return record.time + record.durationMs;
+function orZero(value: number): number {
+  return Number.isNaN(value) ? 0 : value;
+}
+
+function nullIfNaN(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
 }

@@ -113,6 +113,34 @@ function abortError(reason: unknown): unknown {
 }
 
 /**
+ * An upstream response whose headers are parsed from undici's raw list when first read: a 2xx
+ * chat answer never reads them (errors, media and batches do), and parsing them into an
+ * object cost every request its strings and object.
+ */
+class DispatchedResponse implements UpstreamResponse {
+  private parsed: Record<string, string | string[] | undefined> | undefined;
+
+  constructor(
+    readonly status: number,
+    /** Views into the socket's chunks, which undici does not reuse. */
+    private rawHeaders: Buffer[] | undefined,
+    readonly body: UpstreamBody,
+  ) {}
+
+  get headers(): Record<string, string | string[] | undefined> {
+    if (this.parsed === undefined) {
+      this.parsed = undiciUtil.parseHeaders(this.rawHeaders!) as Record<string, string | string[] | undefined>;
+      this.rawHeaders = undefined;
+    }
+    return this.parsed;
+  }
+
+  abort(): void {
+    this.body.destroy();
+  }
+}
+
+/**
  * undici's dispatch callbacks, straight into an UpstreamBody: what `pool.request` does,
  * without its async resource and Node stream per response (a third of undici's cost per
  * proxied request). The request's abort (its `abortOn` or `signal`) stops the call before and during the body.
@@ -147,14 +175,7 @@ class ResponseHandler {
     if (statusCode < 200) return true;
     const body = new UpstreamBody((reason) => this.abort(reason), resume);
     this.body = body;
-    this.resolve({
-      status: statusCode,
-      headers: undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>,
-      body,
-      abort() {
-        body.destroy();
-      },
-    });
+    this.resolve(new DispatchedResponse(statusCode, rawHeaders, body));
     return true;
   }
 

@@ -10,7 +10,11 @@ export interface UpstreamTimeouts {
   total: number;
 }
 
-/** A raw upstream HTTP response as plugins return it; the gateway reads and maps it. */
+/**
+ * A raw upstream HTTP response as plugins return it; the gateway reads and maps it. The HTTP
+ * client's responses parse `headers` on first read (a getter on the response's class): a
+ * plugin that wraps one in a new object copies them by name (`{ ...res, headers: res.headers }`).
+ */
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;

@@ -58,6 +58,10 @@ export class UsageIndex {
   /** Credits per account and UTC month (the account spend cap). */
   private readonly accountMonthSpend = new Map<string, number>();
   private readonly keySpend = new Map<string, KeySpend>();
+  /** The row the last addTotals went to. */
+  private lastRow: Row | undefined;
+  /** Its account-and-month key. */
+  private lastMonth: string | undefined;
 
   add(entry: LedgerEntry): void {
     this.addTotals({
@@ -81,11 +85,18 @@ export class UsageIndex {
   addTotals(t: UsageTotals, at?: number): void {
     const day = t.date;
     const credits = t.credits;
-    const id = `${day}\u0000${t.accountId}\u0000${t.keyId}\u0000${t.model}\u0000${t.provider}`;
-    let row = this.rows.get(id);
-    if (!row) {
-      row = { date: day, model: t.model, provider: t.provider, accountId: t.accountId, keyId: t.keyId, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
-      this.rows.set(id, row);
+    // Settlements of one key and model come one after another: the row of the last one is
+    // reused without building and hashing its five-part id again.
+    let row = this.lastRow;
+    if (!row || row.date !== day || row.accountId !== t.accountId || row.keyId !== t.keyId || row.model !== t.model || row.provider !== t.provider) {
+      const id = `${day}\u0000${t.accountId}\u0000${t.keyId}\u0000${t.model}\u0000${t.provider}`;
+      row = this.rows.get(id);
+      if (!row) {
+        row = { date: day, model: t.model, provider: t.provider, accountId: t.accountId, keyId: t.keyId, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
+        this.rows.set(id, row);
+      }
+      this.lastRow = row;
+      this.lastMonth = `${t.accountId}\u0000${day.slice(0, 7)}`;
     }
     row.requests += t.requests;
     row.prompt_tokens += t.inputTokens;
@@ -93,7 +104,7 @@ export class UsageIndex {
     row.reasoning_tokens += t.reasoningTokens;
     row.credits += credits;
 
-    const month = `${t.accountId}\u0000${day.slice(0, 7)}`;
+    const month = this.lastMonth!;
     this.monthTokens.set(month, (this.monthTokens.get(month) ?? 0) + t.inputTokens + t.outputTokens);
     this.accountSpend.set(t.accountId, (this.accountSpend.get(t.accountId) ?? 0) + credits);
     this.accountMonthSpend.set(month, (this.accountMonthSpend.get(month) ?? 0) + credits);

@@ -51,4 +51,17 @@ describe('the live activity window', () => {
     expect(a.window_seconds).toBeLessThan(2);
     expect(a.requests_per_second).toBeGreaterThan(5);
   });
+
+  it('lists a request that failed before a model served by the model asked for, without tokens, and keeps no record', () => {
+    const window = new ActivityWindow(10);
+    const observer = new Observer({ window });
+    const now = Date.now() + 120_000;
+    const record = finished(observer, now - 100, 3, { status: 502, errorCode: 'provider_error', requestedModel: 'a/asked' });
+    window.consume(record);
+    record.status = 200; // the window copied what it needs when the record was emitted
+    const a = window.snapshot(0, [], now);
+    expect(a.latest).toEqual([{ time: now - 100, route: '/v1/chat/completions', model: 'a/asked', provider: null, status: 502, error_code: 'provider_error', duration_ms: 3, input_tokens: null, output_tokens: null }]);
+    expect(a.top_models).toEqual([]);
+    expect(a.errors).toBe(1);
+  });
 });

@@ -70,6 +70,27 @@ describe('UsageIndex', () => {
   });
 });
 
+describe('UsageIndex rows', () => {
+  it('adds consecutive settlements of one row to it, and switching rows back and forth keeps each apart', () => {
+    const index = new UsageIndex();
+    index.add(line(NOW));
+    index.add(line(NOW));
+    index.add(line(NOW, { key_id: 'k2' }));
+    index.add(line(NOW));
+    index.add(line(NOW - DAY));
+    index.add(line(NOW));
+    index.add(line(Date.UTC(2025, 11, 31)));
+    index.add(line(NOW, { account_id: 'a2', key_id: 'k9' }));
+    expect(index.activity('a1', { from: '2026-01-14', to: '2026-01-14' }).map((r) => r.requests)).toEqual([5]);
+    expect(index.activity('a1', { from: '2026-01-14', to: '2026-01-14', keyId: 'k1' }).map((r) => r.requests)).toEqual([4]);
+    expect(index.activity('a1', { from: '2026-01-13', to: '2026-01-13' }).map((r) => r.requests)).toEqual([1]);
+    expect(index.activity('a2', { from: '2026-01-14', to: '2026-01-14' }).map((r) => r.requests)).toEqual([1]);
+    expect(index.tokensInMonth('a1', NOW)).toBe(6 * 150);
+    expect(index.tokensInMonth('a1', Date.UTC(2025, 11, 15))).toBe(150);
+    expect(index.tokensInMonth('a2', NOW)).toBe(150);
+  });
+});
+
 describe('utcDay and utcMonth', () => {
   it('name the UTC day and month of any instant, also when asked out of order across their edges', () => {
     const instants = [

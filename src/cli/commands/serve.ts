@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { limitHeapGrowth } from '../../app/heap-growth.ts';
 import { startServer, type RunningServer } from '../../app/serve.ts';
 import { displayPath, type GatewayConfig } from '../../config/index.ts';
 import { createLogger, type Logger } from '../../util/logger.ts';
@@ -26,6 +27,7 @@ function hasEnabledProvider(config: GatewayConfig): boolean {
  * starts (or right after its ready line) still stops it cleanly.
  */
 export async function serve(cmd: Command, opts: { port?: number; host?: string }): Promise<void> {
+  limitHeapGrowth();
   const ctx = await resolveContext(cmd);
   const log = createLogger(ctx.config.logging.level);
   describeConfigSource(ctx, log);

@@ -1,0 +1,45 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory } from '../../src/upstream/index.ts';
+
+let server: http.Server;
+let base = '';
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('x-one', 'a');
+      res.setHeader('set-cookie', ['c=1', 'd=2']);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ path: req.url, auth: req.headers.authorization ?? null }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('UndiciHttpFactory', () => {
+  it('answers with the status, the body and the headers (parsed when read, also after the body; repeated ones as a list)', async () => {
+    const factory = new UndiciHttpFactory(DEFAULT_TIMEOUTS);
+    const client = factory.client(base);
+    const headers = Object.freeze({ authorization: 'Bearer t', 'content-type': 'application/json' });
+    const first = await client.request({ method: 'POST', path: '/chat/completions', headers, body: '{}' });
+    expect(first.status).toBe(200);
+    expect(JSON.parse((await readBody(first.body)).toString('utf8'))).toEqual({ path: '/v1/chat/completions', auth: 'Bearer t' });
+    // Another response in between: the first one's headers are still its own.
+    const second = await client.request({ method: 'POST', path: '/other', headers, body: '{}' });
+    await readBody(second.body);
+    expect(first.headers['x-one']).toBe('a');
+    expect(first.headers['set-cookie']).toEqual(['c=1', 'd=2']);
+    expect(first.headers).toBe(first.headers);
+    expect(second.headers['content-type']).toBe('application/json');
+    await client.close();
+    await factory.closeAll();
+  });
+});
