@@ -4,7 +4,8 @@ import { defineConfig } from 'gateway';
  * Several gateway processes behind one load balancer, one config file: every record (accounts,
  * keys, sessions, balances, Media Library, stored Responses, files, batches) lives in one
  * PostgreSQL database, rate limits and concurrency slots in one Redis; each instance gets its
- * port and its own scratch data dir from the environment (one process owns a data dir).
+ * port and its own data dir from the environment (one process owns a data dir; keep it on
+ * persistent storage: it holds the instance's settlement outbox, see docs/scale-out.md).
  * See docs/scale-out.md for what is shared and how.
  *
  *   cp config/several-instances.config.ts gateway.config.ts

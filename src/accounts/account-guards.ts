@@ -102,7 +102,7 @@ function releaseLease(lease: ConcurrencyLease, log?: Logger): void {
 /** A granted admission; `settle` runs once (a class: no closures per request). */
 class AccountAdmission implements Admission {
   private settled = false;
-  recording: Promise<void> | undefined;
+  recording: Promise<unknown> | undefined;
 
   constructor(
     private readonly guards: AccountGuards,
@@ -118,10 +118,13 @@ class AccountAdmission implements Admission {
     try {
       const { charge, recorded } = this.guards.settleAdmission(this.request, this.lease, this.reservation, settlement);
       if (!recorded) return Promise.resolve(charge);
-      const recording = (this.recording = recorded.then(() => {
+      // One promise: `recording` (waited for by the route) resolves with the charge.
+      const recording = recorded.then(() => {
         this.recording = undefined;
-      }));
-      return recording.then(() => charge);
+        return charge;
+      });
+      this.recording = recording;
+      return recording;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -177,11 +180,22 @@ export class AccountGuards implements RequestGuards {
     if (!limiter.hitNow || !limiter.acquireNow) return this.admitAsync(request);
     // An in-process limiter answers at once: the whole admission is synchronous, one promise.
     try {
-      const subject = this.subjectOf(request);
-      return Promise.resolve(this.grant(request, this.checkLimitsNow(subject, request.auth.key.id, request.auth.account)));
+      return Promise.resolve(this.admitInProcess(request));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** With an in-process limiter and this process's credits (the file store), the admission without a promise. */
+  admitNow(request: AdmissionRequest): Admission | undefined {
+    const limiter = this.o.limiter;
+    if (this.shared || !limiter.hitNow || !limiter.acquireNow) return undefined;
+    return this.admitInProcess(request);
+  }
+
+  private admitInProcess(request: AdmissionRequest): Admission {
+    const subject = this.subjectOf(request);
+    return this.grant(request, this.checkLimitsNow(subject, request.auth.key.id, request.auth.account));
   }
 
   private async admitAsync(request: AdmissionRequest): Promise<Admission> {
@@ -189,24 +203,52 @@ export class AccountGuards implements RequestGuards {
     return this.grant(request, await this.checkLimits(subject, request.auth.key.id, request.auth.account));
   }
 
-  /** Shared credits: the limits, then one database call that checks and holds (see SharedCredits.hold). */
-  private async admitShared(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
+  /**
+   * Shared credits: the limits, then the hold — from this instance's leased slice without a
+   * database call (the whole admission is then synchronous with an in-process limiter), or one
+   * database call (see SharedCredits.hold).
+   */
+  private admitShared(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
     const limiter = this.o.limiter;
-    const subject = this.subjectOf(request);
-    const { id: keyId } = request.auth.key;
-    const checked = limiter.hitNow && limiter.acquireNow ? this.checkLimitsNow(subject, keyId, request.auth.account) : await this.checkLimits(subject, keyId, request.auth.account);
+    if (!limiter.hitNow || !limiter.acquireNow) return this.admitSharedAsync(request, shared);
+    let checked: CheckedLimits;
+    try {
+      checked = this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.holdShared(request, shared, checked);
+  }
+
+  private async admitSharedAsync(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
+    const checked = await this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account);
+    return this.holdShared(request, shared, checked);
+  }
+
+  private holdShared(request: AdmissionRequest, shared: SharedCredits, checked: CheckedLimits): Promise<Admission> {
     const { limit, result, lease } = checked;
     const account = request.auth.account;
     const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
-    let hold: SharedHold | undefined;
-    try {
-      const priced = this.price(request, account);
-      if (priced) hold = await shared.hold({ requestId: request.requestId, account: priced.account, key: priced.key, credits: priced.credits, tokens: priced.inputTokens, needsBalance: priced.needsBalance });
-    } catch (error) {
+    const refused = (error: unknown) => {
       if (lease) releaseLease(lease);
       throw withHeaders(error, headers);
+    };
+    try {
+      const priced = this.price(request, account);
+      if (!priced) return Promise.resolve(this.sharedAdmission(request, headers, lease, undefined));
+      const input = { requestId: request.requestId, account: priced.account, key: priced.key, credits: priced.credits, tokens: priced.inputTokens, needsBalance: priced.needsBalance };
+      const now = shared.holdNow(input);
+      if (now) return Promise.resolve(this.sharedAdmission(request, headers, lease, now));
+      return shared.hold(input).then((hold) => this.sharedAdmission(request, headers, lease, hold), refused);
+    } catch (error) {
+      if (lease) releaseLease(lease);
+      return Promise.reject(withHeaders(error, headers));
     }
+  }
+
+  private sharedAdmission(request: AdmissionRequest, headers: Record<string, string>, lease: ConcurrencyLease | null, hold: SharedHold | undefined): Admission {
     this.inFlight += 1;
+    if (isLive(request)) this.live += 1;
     return new AccountAdmission(this, request, headers, lease, hold);
   }
 
@@ -449,8 +491,10 @@ export class AccountGuards implements RequestGuards {
   }
 
   /**
-   * Shared credits: the ledger row, the charge and the hold given back in one database
-   * transaction (exactly once per request id); the answer's last bytes wait for its commit.
+   * Shared credits: the ledger row goes to the instance's settlement outbox (the answer's last
+   * bytes wait for its write, as the file store's ledger line); the outbox sends it to the
+   * database, where the row, the charge and the hold's end are one transaction, exactly once
+   * per request id. A batch line waits for that commit (a resumed batch reads the ledger).
    */
   private settleShared(shared: SharedCredits, request: AdmissionRequest, hold: SharedHold | undefined, settlement: Settlement | null): Settled {
     if (!settlement) {
@@ -459,7 +503,8 @@ export class AccountGuards implements RequestGuards {
     }
     const { entry, cost } = this.ledgerEntry(request, settlement, hold?.requestId ?? (request.requestId || newId('req', 16)));
     const charge: SettledCharge = { cost, charged: cost };
-    return { charge, recorded: shared.settle(hold, entry, charge) };
+    const recorded = shared.settle(hold, entry, charge, { now: this.inFlight === 0, untilRecorded: request.route === BATCH_ROUTE });
+    return recorded ? { charge, recorded } : { charge };
   }
 
   /** After the ledger line is written (or failed): the usage index, the balance, the reservation. */

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { billingConfigSchema, CreditBook } from '../billing/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { createRateLimitStore, rateLimitConfigSchema, RedisRateLimitStore, type RateLimitStore } from '../limits/index.ts';
@@ -7,6 +8,7 @@ import { systemClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { AccountGuards } from './account-guards.ts';
 import { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
+import { unsentSettlements } from './settlement-outbox.ts';
 import { SharedCredits } from './shared-credits.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
 
@@ -32,10 +34,27 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
   let usage: UsageIndex;
   if (options.store.credits) {
     // Credits shared through the database: holds, ledger and aggregates live there (no JSONL ledger, no replay).
-    shared = new SharedCredits({ repo: options.store.credits, clock: options.clock, log: options.log, enforce: billing.enforce, dataDir: options.dataDir });
+    shared = new SharedCredits({
+      repo: options.store.credits,
+      clock: options.clock,
+      log: options.log,
+      enforce: billing.enforce,
+      dataDir: options.dataDir,
+      flushMs: options.config.store?.flushMs,
+      leaseIdleMs: options.config.store?.leaseIdleMs,
+      syncIntervalMs: billing.ledgerSyncMs,
+      groupCommitMs: billing.ledgerGroupMs,
+    });
     await shared.start();
     usage = new UsageIndex();
   } else {
+    // Answered charges of a run on PostgreSQL that never reached it: nothing here would send them.
+    const unsent = unsentSettlements(options.dataDir);
+    if (unsent > 0) {
+      throw new Error(
+        `credits: ${unsent} settlement(s) in ${path.join(options.dataDir, 'settlements.jsonl')} never reached PostgreSQL; start this data dir with the store.postgres it last used so they are charged (or move the file away to give them up)`,
+      );
+    }
     const opened = await openLedgerAndReplay(options.store, options.dataDir, { syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs });
     ({ ledger, usage } = opened);
     const report = opened.report;

@@ -57,7 +57,7 @@ export interface Admission {
    * Set from `settle` until the settlement's ledger line is written (group commit): a route
    * sends the answer's last bytes only after it resolves (never rejects).
    */
-  readonly recording?: Promise<void>;
+  readonly recording?: Promise<unknown>;
 }
 
 /** A request made without credentials (login), limited per client address. */
@@ -85,6 +85,12 @@ export interface UsageViews {
 /** Rate limits, quotas and billing on the request path, as the routes see them. */
 export interface RequestGuards {
   admit(request: AdmissionRequest): Promise<Admission>;
+  /**
+   * `admit` answered at once, when every guard can answer synchronously (an in-process
+   * limiter, credits held in this process); undefined when the admission must wait (then call
+   * `admit`). Throws what `admit` would reject with.
+   */
+  admitNow?(request: AdmissionRequest): Admission | undefined;
   /** Counts an unauthenticated request against its per-address limit; returns the rate-limit headers or throws 429. */
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
   /** The usage views; absent when the server keeps no usage accounts. */

@@ -2,12 +2,18 @@ import { createKey } from '../admin/accounts.ts';
 import type { Store } from '../store/repositories.ts';
 import type { Clock } from '../util/clock.ts';
 
+/** A claim that never comes round again (a century). */
+const BOOTSTRAP_ONCE_MS = 100 * 365 * 86_400_000;
+
 /**
  * On an empty data dir: the local default account and its first key (returned once, to print).
  * Called only once the port is bound, so a failed start leaves no key nobody saw.
  */
 export async function bootstrapDataDir(store: Store, clock: Clock): Promise<{ email: string; key: string } | undefined> {
   if ((await store.accounts.list()).length > 0) return undefined;
+  // Instances starting together on one empty database: one of them creates it (claimed once for
+  // the database's lifetime), the others start without printing a key.
+  if (store.claimJob && !(await store.claimJob('bootstrap-first-key', BOOTSTRAP_ONCE_MS))) return undefined;
   const { key, account } = await createKey(store, clock, { name: 'first key' });
   await store.flush();
   return { email: account.email, key };

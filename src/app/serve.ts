@@ -3,6 +3,7 @@ import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
 import type { GatewayConfig } from '../config/index.ts';
 import { acquireLock, removeServerInfo, writeServerInfo } from '../store/data-dir.ts';
+import { describePostgresUrl, describeServiceUrl } from '../store/describe-url.ts';
 import { randomToken } from '../util/secrets.ts';
 import type { Logger } from '../util/logger.ts';
 import { bootstrapDataDir, hasUsableKey } from './bootstrap.ts';
@@ -52,6 +53,24 @@ function detachHttpShutdown(server: Server): void {
   }
 }
 
+/**
+ * Where the records and the rate limits live: the operator of several instances must see that
+ * they share one database and one Redis, and that each instance's data dir still holds its
+ * settlement outbox (answered charges on their way to the database: keep it on persistent storage).
+ */
+function describeStores(options: ServeOptions): string[] {
+  const postgres = options.config.store?.postgres;
+  const limits = options.config.limits.store;
+  return [
+    postgres
+      ? `store: PostgreSQL at ${describePostgresUrl(postgres)} (shared with every instance on it; data dir ${options.dataDir} holds this instance's settlement outbox: keep it on persistent storage)`
+      : `store: files in ${options.dataDir} (this process only)`,
+    limits === 'memory'
+      ? 'limits: in memory (this process only)'
+      : `limits: Redis at ${describeServiceUrl(limits.redis, 'the configured Redis URL')}, keys ${limits.prefix}* (shared with every instance on it; while it is unreachable: fail ${limits.onError})`,
+  ];
+}
+
 /** A bound HTTP server and its in-flight count. */
 interface Bound {
   server: Server;
@@ -89,6 +108,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       options.print('No usable API key in this data dir (none, or all revoked or expired): create one with `gateway keys create` (it works while the server runs).');
     }
     if (admin?.port !== undefined) options.print(`admin procedures listening on ${adminUrl} (not on the public listener)`);
+    for (const line of describeStores(options)) options.print(line);
     options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic base URL: ${url})`);
 
     let stopping: Promise<void> | undefined;

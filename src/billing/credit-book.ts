@@ -178,7 +178,16 @@ export class CreditBook {
     // A charge keeps the balance finite and within ±MAX_BALANCE (billing.enforce: false lets it go negative).
     const delta = boundedDelta(account.credits, -credits);
     // Applied to the cached balance at once; the store writes it in the background (and reports a failed write).
-    void this.store.accounts.adjustCredits(accountId, delta, seq === undefined ? {} : { billedSeq: seq }).catch(() => undefined);
+    const accounts = this.store.accounts;
+    if (!accounts.adjustCreditsInBackground) {
+      void accounts.adjustCredits(accountId, delta, seq === undefined ? {} : { billedSeq: seq }).catch(() => undefined);
+      return;
+    }
+    try {
+      accounts.adjustCreditsInBackground(accountId, delta, seq);
+    } catch {
+      // refused (a non-finite balance), as adjustCredits' rejection was: nothing changed
+    }
   }
 
   private add(map: Map<string, number>, key: string, delta: number): void {

@@ -11,11 +11,19 @@ export const storeConfigSchema = z
     /** Connections each instance keeps open (default 10). */
     poolSize: z.number().int().min(2).max(200).optional(),
     /**
-     * Wait for PostgreSQL's WAL flush when a settlement commits (default false: a gateway crash
-     * loses no answered charge either way; with false a crash of the PostgreSQL server may lose
-     * its last ~0.6 s of settlements, like a power loss and the file store's ledger).
+     * Wait for PostgreSQL's WAL flush when settlements commit (default true). The request path
+     * never waits for it: answers wait for the instance's outbox, which a flusher sends in
+     * groups; with false a crash of the PostgreSQL server may lose the last ~0.6 s of flushed
+     * groups, whose lines the outbox has already let go.
      */
     synchronousCommit: z.boolean().optional(),
+    /**
+     * Settlements wait in the instance's outbox (`<data dir>/settlements.jsonl`) at most this
+     * long before a group is sent to PostgreSQL (ms, default 20; 256 waiting lines go at once).
+     */
+    flushMs: z.number().int().min(1).max(1000).optional(),
+    /** A leased slice of an account's balance unused this long goes back to the account (ms, default 1,000). */
+    leaseIdleMs: z.number().int().min(50).max(60_000).optional(),
   })
   .optional();
 

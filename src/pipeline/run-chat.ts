@@ -48,6 +48,7 @@ function discardAnswer(answer: Answer): void {
   answer.peeked.source.destroy();
 }
 
+/** One attempt at one model: the call, then the first checks of its answer (one async frame: this runs on every request). */
 async function callModel(
   router: Router,
   deps: ChatPipelineDeps,
@@ -58,54 +59,60 @@ async function callModel(
 ): Promise<Answer> {
   const attempts = exchange.attempts;
   attempts?.attemptStarted(model.provider.id, model.id, model.upstreamId);
+  let answer: Answer;
   try {
-    const answer = await askModel(router, deps, exchange, request, model, client, attempts);
-    attempts?.attemptSucceeded(model.provider.id, model.id);
-    return answer;
+    const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
+    const startedAt = router.now();
+    const calling = callUpstream(model, prepared.call, client);
+    attempts?.attemptDispatched();
+    const upstream = await calling;
+    router.latency.record(model.id, router.now() - startedAt);
+    answer = request.stream ? await streamAnswer(prepared, upstream, model) : await jsonAnswer(prepared, upstream, model);
   } catch (error) {
     attempts?.attemptFailed(model.provider.id, model.id, error instanceof GatewayError ? error.code : 'internal_error');
     throw error;
   }
+  attempts?.attemptSucceeded(model.provider.id, model.id);
+  return answer;
 }
 
-async function askModel(
-  router: Router,
-  deps: ChatPipelineDeps,
-  exchange: ChatExchange,
-  request: ChatRequest,
-  model: CatalogModel,
-  client: AbortWatch,
-  attempts: AttemptObserver | undefined,
-): Promise<Answer> {
-  const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
-  const startedAt = router.now();
-  const calling = callUpstream(model, prepared.call, client);
-  attempts?.attemptDispatched();
-  const upstream = await calling;
-  router.latency.record(model.id, router.now() - startedAt);
-  if (request.stream) {
-    try {
-      const peeked = await peekStream(upstream.response.body, prepared.upstreamFormat, model.provider.id);
-      return { kind: 'stream', prepared, upstream, peeked };
-    } catch (error) {
-      upstream.done();
-      upstream.response.abort?.();
-      throw mapTransportError(error, upstream.watch);
-    }
-  }
-  let text: string;
+/** A streamed answer with its first record (peeked: an upstream error there can still fall back). */
+async function streamAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: CatalogModel): Promise<Answer> {
   try {
-    text = (await readBody(upstream.response.body)).toString('utf8');
+    const peeked = await peekStream(upstream.response.body, prepared.upstreamFormat, model.provider.id);
+    return { kind: 'stream', prepared, upstream, peeked };
   } catch (error) {
-    throw mapTransportError(error, upstream.watch);
-  } finally {
     upstream.done();
+    upstream.response.abort?.();
+    throw mapTransportError(error, upstream.watch);
   }
+}
+
+/** A whole answer, read and parsed. Not async: the body's own promise, one hop less per request. */
+function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: CatalogModel): Promise<Answer> {
+  let reading: Promise<Buffer>;
   try {
-    return { kind: 'json', prepared, text, parsed: JSON.parse(text) };
-  } catch {
-    throw new GatewayError('provider_error', `The provider '${model.provider.id}' returned a body that is not JSON.`, { details: { provider: model.provider.id } });
+    reading = readBody(upstream.response.body);
+  } catch (error) {
+    reading = Promise.reject(error);
   }
+  return reading.then(
+    (bytes) => {
+      upstream.done();
+      const text = bytes.toString('utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new GatewayError('provider_error', `The provider '${model.provider.id}' returned a body that is not JSON.`, { details: { provider: model.provider.id } });
+      }
+      return { kind: 'json', prepared, text, parsed };
+    },
+    (error: unknown) => {
+      upstream.done();
+      throw mapTransportError(error, upstream.watch);
+    },
+  );
 }
 
 /**

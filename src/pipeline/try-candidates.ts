@@ -47,6 +47,62 @@ export interface TryOptions<T> {
 }
 
 /**
+ * The state of one request's candidate loop: attempts made, failures by model, the first
+ * candidate tried. A class, and its maps made on the first failure: most requests make one
+ * call that answers, and closures and collections per request are garbage under load.
+ */
+class CandidateLoop<T> {
+  attempts = 0;
+  first: { model: CatalogModel; error?: GatewayError } | undefined = undefined;
+  lastError: GatewayError | undefined = undefined;
+  failures: Map<string, GatewayError> | undefined = undefined;
+
+  constructor(
+    private readonly router: Router,
+    private readonly plan: RoutePlan,
+    private readonly client: AbortWatch,
+    private readonly attempt: (model: CatalogModel, signal?: AbortSignal) => Promise<T>,
+  ) {}
+
+  failed(model: CatalogModel, error: GatewayError): void {
+    this.router.breaker.recordFailure(model.id, error);
+    (this.failures ??= new Map()).set(model.id, error);
+    const first = this.first;
+    if (first?.model.id === model.id) first.error ??= error;
+    this.lastError = error;
+  }
+
+  served(model: CatalogModel, value: T): Served<T> {
+    this.router.breaker.recordSuccess(model.id);
+    const { routing, fallback } = describe(this.plan, model, this.attempts, this.first!, this.router);
+    return fallback ? { value, model, routing, fallback } : { value, model, routing };
+  }
+
+  /** One call: its value, or undefined after a retryable failure (the loop moves on). */
+  async run(model: CatalogModel): Promise<Served<T> | undefined> {
+    this.attempts += 1;
+    this.first ??= { model };
+    let value: T;
+    try {
+      value = await this.attempt(model);
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      if (this.client.aborted) {
+        this.router.breaker.release(model.id);
+        throw clientGone();
+      }
+      if (!error.retryable) {
+        this.router.breaker.release(model.id); // the upstream answered: says nothing against its health
+        throw new RoutingFailure(error, this.attempts);
+      }
+      this.failed(model, error);
+      return undefined;
+    }
+    return this.served(model, value);
+  }
+}
+
+/**
  * Calls the plan's candidates until one answers. Retryable failures (spec §7) move on: to
  * the next candidate at once, or back to the same one after a full-jitter backoff that
  * honours Retry-After. Non-retryable failures end the request. Circuits that are open are
@@ -63,47 +119,25 @@ export async function tryCandidates<T>(
 ): Promise<Served<T>> {
   const startedAt = options.startedAt ?? router.now();
   const policy = router.config.retry;
-  const failures = new Map<string, GatewayError>();
-  const givenUp = new Set<string>();
-  let first: { model: CatalogModel; error?: GatewayError } | undefined;
-  let lastError: GatewayError | undefined;
-  let attempts = 0;
+  const loop = new CandidateLoop(router, plan, client, attempt);
+  let givenUp: Set<string> | undefined;
 
-  const failed = (model: CatalogModel, error: GatewayError): void => {
-    router.breaker.recordFailure(model.id, error);
-    failures.set(model.id, error);
-    if (first?.model.id === model.id) first.error ??= error;
-    lastError = error;
-  };
-  const served = (model: CatalogModel, value: T): Served<T> => {
-    router.breaker.recordSuccess(model.id);
-    const { routing, fallback } = describe(plan, model, attempts, first!, router);
-    return fallback ? { value, model, routing, fallback } : { value, model, routing };
-  };
-  /** One call: its value, or undefined after a retryable failure (the loop moves on). */
-  const run = async (model: CatalogModel): Promise<Served<T> | undefined> => {
-    attempts += 1;
-    first ??= { model };
-    try {
-      return served(model, await attempt(model));
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      if (client.aborted) {
-        router.breaker.release(model.id);
-        throw clientGone();
-      }
-      if (!error.retryable) {
-        router.breaker.release(model.id); // the upstream answered: says nothing against its health
-        throw new RoutingFailure(error, attempts);
-      }
-      failed(model, error);
-      return undefined;
+  const hedgeMs = router.hedgeDelayFor(plan.requested);
+  // The first scheduled call, without the schedule's generators: the one most requests make.
+  const firstScheduled = policy.attempts > 0 ? (plan.primary[0] ?? plan.chain[0]) : undefined;
+  let skipFirst = false;
+  if (hedgeMs === undefined && firstScheduled) {
+    if (client.aborted) throw clientGone();
+    skipFirst = true;
+    if (router.breaker.allow(firstScheduled.id)) {
+      const result = await loop.run(firstScheduled);
+      if (result) return result;
     }
-  };
+  }
 
   const schedule = scheduleAttempts(plan, policy.attempts);
+  if (skipFirst) schedule.next();
   let pending: ScheduledAttempt[] = [];
-  const hedgeMs = router.hedgeDelayFor(plan.requested);
   if (hedgeMs !== undefined) {
     pending = [schedule.next(), schedule.next()].flatMap((n) => (n.done ? [] : [n.value]));
     const [a, b] = pending;
@@ -111,51 +145,51 @@ export async function tryCandidates<T>(
     const allowedB = allowedA && (a.model.id === b.model.id || router.breaker.allow(b.model.id));
     if (allowedA && !allowedB) router.breaker.release(a.model.id); // no race: the loop asks again
     if (allowedB) {
-      first = { model: a.model };
+      loop.first = { model: a.model };
       const race = await hedgeCall(a.model, b.model, hedgeMs, attempt, options.discard ?? (() => undefined));
-      attempts += race.started;
+      loop.attempts += race.started;
       for (const loser of race.aborted) router.breaker.release(loser.id);
       if (race.started === 1 && b.model.id !== a.model.id) router.breaker.release(b.model.id);
       if (client.aborted) throw clientGone();
-      if (race.fatal) throw new RoutingFailure(race.fatal, attempts);
-      for (const failure of race.failed) failed(failure.model, failure.error);
-      if (race.winner) return served(race.winner.model, race.winner.value);
+      if (race.fatal) throw new RoutingFailure(race.fatal, loop.attempts);
+      for (const failure of race.failed) loop.failed(failure.model, failure.error);
+      if (race.winner) return loop.served(race.winner.model, race.winner.value);
       pending = race.started === 1 ? [b] : []; // b never called: it keeps its place
     }
   }
 
   for (const { model, retry } of chain(pending, schedule)) {
     if (client.aborted) throw clientGone();
-    if (givenUp.has(model.id)) continue;
+    if (givenUp?.has(model.id)) continue;
     let wait = 0;
     if (retry > 0) {
-      const previous = failures.get(model.id);
+      const previous = loop.failures?.get(model.id);
       if (!previous) continue; // skipped (open circuit) in an earlier round: not retried
       const delay = retryDelayMs(previous, retry, policy, router.random);
       if (delay === undefined) {
-        givenUp.add(model.id);
+        (givenUp ??= new Set()).add(model.id);
         continue;
       }
       wait = delay;
     }
-    if (attempts > 0 && router.now() - startedAt + wait > policy.budgetMs) break;
+    if (loop.attempts > 0 && router.now() - startedAt + wait > policy.budgetMs) break;
     if (wait > 0) await sleep(wait, undefined, { signal: client.signal }).catch(() => undefined);
     if (client.aborted) throw clientGone();
     if (!router.breaker.allow(model.id)) continue;
-    const result = await run(model);
+    const result = await loop.run(model);
     if (result) return result;
   }
 
-  if (attempts === 0) {
+  if (loop.attempts === 0) {
     // Every circuit is open: failing outright would turn a partial outage into a full one.
     const all = [...plan.primary, ...plan.chain];
     const id = router.breaker.leastRecentlyFailed(all.map((m) => m.id));
     const model = all.find((m) => m.id === id) ?? all[0];
     router.breaker.force(model.id);
-    const result = await run(model);
+    const result = await loop.run(model);
     if (result) return result;
   }
-  throw new RoutingFailure(lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), attempts);
+  throw new RoutingFailure(loop.lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), loop.attempts);
 }
 
 function* chain<T>(first: T[], rest: Iterable<T>): Generator<T> {

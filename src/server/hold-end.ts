@@ -6,11 +6,6 @@ import type { RelayedStream, StreamTarget } from '../pipeline/types.ts';
  */
 export type PendingRecord = () => Promise<unknown> | undefined;
 
-/** Waits until nothing is pending (a whole answer goes out after this). */
-export async function recordsWritten(pending: PendingRecord): Promise<void> {
-  for (let waiting = pending(); waiting; waiting = pending()) await waiting;
-}
-
 /**
  * A stream target that holds what comes while something is pending (the terminal records,
  * the end) until it is done, so a client never sees the end of an answer whose records are

@@ -23,14 +23,14 @@ export class ClientClosedError extends GatewayError {
  * Reads a body whose Content-Length is known and within the limit through the stream's
  * events (an async iterator costs a promise per chunk and more garbage per request).
  */
-function readDeclared(req: IncomingMessage, declared: number): Promise<Buffer> {
+function readDeclared(req: IncomingMessage, declared: number): Buffer | Promise<Buffer> {
   let first: Buffer | undefined;
   // A small body nearly always came in with the head and is already buffered: take it as it is,
-  // without listeners or the stream's ticks.
+  // without listeners, the stream's ticks or a promise.
   if (req.complete && req.readableLength === declared && !req.readableFlowing) {
-    if (declared === 0) return Promise.resolve(Buffer.alloc(0));
+    if (declared === 0) return Buffer.alloc(0);
     first = (req.read() as Buffer | null) ?? undefined;
-    if (first && first.length === declared) return Promise.resolve(first);
+    if (first && first.length === declared) return first;
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = first ? [first] : [];
@@ -47,15 +47,24 @@ function readDeclared(req: IncomingMessage, declared: number): Promise<Buffer> {
   });
 }
 
-/** Reads the raw body, failing with 413 as soon as it passes `limit` (Content-Length or streamed). */
-export function readRawBody(event: H3Event, limit: number): Promise<Buffer> {
+/** The raw body: at once when it is already buffered whole, else a promise; throws 413 past `limit`. */
+function takeRawBody(event: H3Event, limit: number): Buffer | Promise<Buffer> {
   const node = nodeOf(event);
   // Node refuses conflicting Content-Length headers itself, so its parsed value is the one.
   const declared = Number((node ? node.req.headers['content-length'] : event.req.headers.get('content-length')) ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
-  // Not async: the common case hands back the read's own promise (one hop less per request).
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (node && Number.isFinite(declared)) return readDeclared(node.req, declared);
   return readStreamed(event, limit);
+}
+
+/** Reads the raw body, failing with 413 as soon as it passes `limit` (Content-Length or streamed). */
+export function readRawBody(event: H3Event, limit: number): Promise<Buffer> {
+  try {
+    const body = takeRawBody(event, limit);
+    return body instanceof Promise ? body : Promise.resolve(body);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
@@ -94,8 +103,27 @@ async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
  * Reads and parses a JSON object body: 400 for malformed JSON or a non-object, 422 naming the
  * field whose value nests deeper than MAX_JSON_DEPTH (the body itself is level 1).
  */
-export async function readJsonObject(event: H3Event, limit: number): Promise<{ raw: string; body: Record<string, unknown> }> {
-  const raw = (await readRawBody(event, limit)).toString('utf8');
+export async function readJsonObject(event: H3Event, limit: number): Promise<JsonObjectBody> {
+  return readJsonObjectNow(event, limit);
+}
+
+/** A JSON object body, as text and parsed. */
+export interface JsonObjectBody {
+  raw: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * readJsonObject, answered at once (no promise, no await) when the body is already buffered
+ * whole, as a small body nearly always is; else a promise. Throws what readJsonObject rejects with.
+ */
+export function readJsonObjectNow(event: H3Event, limit: number): JsonObjectBody | Promise<JsonObjectBody> {
+  const bytes = takeRawBody(event, limit);
+  return bytes instanceof Promise ? bytes.then(parseJsonObject) : parseJsonObject(bytes);
+}
+
+function parseJsonObject(bytes: Buffer): JsonObjectBody {
+  const raw = bytes.toString('utf8');
   if (raw.trim() === '') throw new GatewayError('bad_request', 'The request body is empty; a JSON object is required.');
   let body: unknown;
   try {

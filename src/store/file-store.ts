@@ -46,6 +46,13 @@ function finiteCredits(value: number, what: string): number {
   return value;
 }
 
+/** An account record (a copy: records are replaced, never changed in place) with `delta` added and the ledger checkpoint moved forward to `billedSeq`. */
+function withCredits(current: AccountRecord, delta: number, billedSeq: number | undefined): AccountRecord {
+  const credits = finiteCredits(addCredits(current.credits, delta), `account ${current.id}`);
+  const seq = billedSeq !== undefined && billedSeq > (current.billedSeq ?? 0) ? billedSeq : current.billedSeq;
+  return seq === undefined ? { ...current, credits } : { ...current, credits, billedSeq: seq };
+}
+
 /**
  * The embedded store: db.json (lowdb) for the small, hot collections, held in memory and
  * indexed for the request path; media.jsonl (an append-only log) for the Media Library;
@@ -135,11 +142,7 @@ export class FileStore implements Store {
         // Applied now (the credit book's checks read the cache synchronously); written in the background.
         let next: AccountRecord | undefined;
         try {
-          next = putAccount(id, (current) => {
-            const credits = finiteCredits(addCredits(current.credits, delta), `account ${id}`);
-            const billedSeq = options.billedSeq !== undefined && options.billedSeq > (current.billedSeq ?? 0) ? options.billedSeq : current.billedSeq;
-            return billedSeq === undefined ? { ...current, credits } : { ...current, credits, billedSeq };
-          });
+          next = putAccount(id, (current) => withCredits(current, delta, options.billedSeq));
         } catch (error) {
           return Promise.reject(error);
         }
@@ -149,6 +152,21 @@ export class FileStore implements Store {
         // Callers on the request path do not wait: a failed write is reported by the db and retried.
         written.catch(() => undefined);
         return written;
+      },
+      adjustCreditsInBackground: (id, delta, billedSeq) => {
+        // No promise per call (one per settlement lived until the batched write, long enough to be promoted):
+        // the write's waiter is the db's own, which reports and retries a failed write.
+        const list = data().accounts;
+        let slot = this.accountSlot.get(id);
+        if (slot === undefined || list[slot]?.id !== id) {
+          slot = list.findIndex((a) => a.id === id);
+          if (slot === -1) return;
+          this.accountSlot.set(id, slot);
+        }
+        const next = withCredits(list[slot], delta, billedSeq);
+        list[slot] = next;
+        this.accountById.set(id, next);
+        void db.changed(false);
       },
     };
 

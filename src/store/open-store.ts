@@ -1,5 +1,6 @@
 import { FileStore } from './file-store.ts';
-import { PostgresStore } from './postgres/postgres-store.ts';
+import { migratedDataDirError, migratedTo } from './migrated-marker.ts';
+import type { PostgresStore } from './postgres/postgres-store.ts';
 import type { Store } from './repositories.ts';
 
 export interface OpenStoreOptions {
@@ -13,9 +14,18 @@ export interface OpenStoreOptions {
   warn?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-/** Opens the store the config names: PostgreSQL when `store.postgres` is set, the data dir's file store otherwise. */
+/**
+ * Opens the store the config names: PostgreSQL when `store.postgres` is set, the data dir's file
+ * store otherwise. The PostgreSQL store (and its driver) is loaded only when configured, so a
+ * file-store process does not carry it in memory.
+ */
 export async function openStore(options: OpenStoreOptions): Promise<FileStore | PostgresStore> {
-  if (options.postgres) return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize, synchronousCommit: options.synchronousCommit });
+  if (options.postgres) {
+    const { PostgresStore } = await import('./postgres/postgres-store.ts');
+    return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize, synchronousCommit: options.synchronousCommit });
+  }
+  const moved = migratedTo(options.dataDir);
+  if (moved) throw migratedDataDirError(options.dataDir, moved);
   return FileStore.open(options.dataDir, { warn: options.warn });
 }
 

@@ -55,6 +55,12 @@ export interface AccountsRepo {
    * usage-ledger checkpoint `billedSeq` forward when given.
    */
   adjustCredits(id: string, delta: number, options?: { billedSeq?: number }): Promise<AccountRecord | undefined>;
+  /**
+   * adjustCredits for a caller that never waits (the settlement of every request): the same
+   * change, applied to the cache at once, with no promise made; a non-finite result throws, a
+   * failed write is reported and retried by the store. Optional: callers fall back to adjustCredits.
+   */
+  adjustCreditsInBackground?(id: string, delta: number, billedSeq?: number): void;
 }
 
 /** API keys: looked up by hash on every request (through the cache). */
@@ -239,10 +245,31 @@ export interface SettleOutcome {
   seq?: number;
 }
 
+/** A line of an instance's settlement outbox sent to the database (`CreditsRepo.flush`). */
+export interface FlushItem {
+  /** The ledger row; `charged_credits` is what the instance took from its slice (lines with `lease`), else decided by the backend. */
+  entry: Omit<LedgerRecord, 'seq'>;
+  /** The lease hold the charge comes out of (admitted from a leased slice). */
+  lease?: string;
+  /** The periods of `entry.ts`. */
+  periods: PeriodKeys;
+}
+
+/** What topping up a leased slice did: `ok` (granted), `small` (too little available: admit request by request), `exact` (a cap or quota: request by request). */
+export interface LeaseOutcome {
+  outcome: 'ok' | 'small' | 'exact' | 'no_account';
+  granted: number;
+  /** What the lease hold has now. */
+  held: number;
+}
+
 /** The live money state of an account (and its keys) for the usage views. */
 export interface CreditState {
   credits: number;
+  /** Held by requests in flight and by leased slices (`leased`), on every instance. */
   reserved: number;
+  /** Of `reserved`, what instances hold as leased slices (admission from memory). */
+  leased: number;
   reservedTokens: number;
   /** All-time charged credits per key of the account (`spent_total`). */
   keyTotals: Map<string, number>;
@@ -272,6 +299,28 @@ export interface CreditsRepo {
   settle(request: SettleRequest): Promise<SettleOutcome>;
   /** `settle` for several requests in one call (one round trip); outcomes in the same order. */
   settleMany(requests: readonly SettleRequest[]): Promise<SettleOutcome[]>;
+  /** This instance's id (holds and leases are marked with it; the sweep gives back those of instances that stopped). */
+  readonly instance: string;
+  /**
+   * Tops up a leased slice (one statement): holds up to `want` more credits of the account's
+   * available balance (at most a quarter of it) under the hold `leaseId`; nothing when less
+   * than `min` is available, or the account has a spend cap or token quota.
+   */
+  lease(leaseId: string, accountId: string, want: number, min: number): Promise<LeaseOutcome>;
+  /**
+   * Settles the lines of a settlement outbox in one call (one transaction), exactly once per
+   * request id; outcomes in the same order. Rejects with an error marked `refused: true` when
+   * the database refuses the data itself (the same call would fail again), not its connection.
+   */
+  flush(items: readonly FlushItem[], enforce: boolean): Promise<SettleOutcome[]>;
+  /**
+   * Asks the other instances to give back their slices of an account (an admission was refused
+   * while they may hold credit idle): returns what they hold as slices; the request is sent only
+   * when that is more than 0. Backends without instances to ask have none.
+   */
+  recall?(accountId: string): Promise<number>;
+  /** Called with the account id when another instance (or this one) asks for slices of it back. */
+  onRecall?(handler: (accountId: string) => void): void;
   /** The account's balance, holds and per-key totals; undefined for an unknown account. */
   state(accountId: string): Promise<CreditState | undefined>;
   /** What each key has charged all time (`spent_total`) and holds now, of one account or all. */

@@ -32,6 +32,8 @@ export interface OpenLedgerOptions {
   syncIntervalMs?: number;
   /** Group commit: the longest a line may wait for others to share its write(2), ms (default 0 = none; at most 2). */
   groupCommitMs?: number;
+  /** Sequence numbers go on from at least this (a file emptied by `truncate` keeps its numbering through a checkpoint kept elsewhere). */
+  lastSeqAtLeast?: number;
 }
 
 /** Lines appended together, written with one write(2). */
@@ -72,6 +74,7 @@ export class UsageLedger {
   private size: number;
   private unsynced = false;
   private syncing = false;
+  private rewriting = false;
   private readonly timer: NodeJS.Timeout | undefined;
   /** The open group: lines with their seq assigned, not yet written. */
   private group: Group | undefined;
@@ -113,7 +116,7 @@ export class UsageLedger {
     const report: LedgerOpenReport = { unreplayable };
     if (unreplayable.length > 0) report.keptIn = keepRejectedLines(file, unreplayable);
     if (read.tornAt !== undefined) fs.truncateSync(file, read.tornAt);
-    return new UsageLedger(file, lastSeq, options.syncIntervalMs ?? 1000, report, options.groupCommitMs ?? 0);
+    return new UsageLedger(file, Math.max(lastSeq, options.lastSeqAtLeast ?? 0), options.syncIntervalMs ?? 1000, report, options.groupCommitMs ?? 0);
   }
 
   /** The sequence number of the last appended entry. */
@@ -219,6 +222,93 @@ export class UsageLedger {
     });
   }
 
+  /** The bytes written so far. */
+  get bytes(): number {
+    return this.size;
+  }
+
+  /**
+   * Empties the file (every line in it is kept elsewhere: a settlement outbox whose lines are
+   * all shipped); numbering goes on. False, and nothing done, while a group waits to be written.
+   */
+  truncate(): boolean {
+    if (this.fd === undefined || this.group || this.rewriting) return false;
+    fs.ftruncateSync(this.fd, 0);
+    this.size = 0;
+    return true;
+  }
+
+  /**
+   * Replaces the file with `keep` (entries already written to it, in order: a settlement
+   * outbox's lines not sent yet) followed by whatever is appended meanwhile, without a moment
+   * where a line is in neither file: `keep` goes to a side file, which is forced to the disk in
+   * the background (no wait on the event loop); then, in one synchronous step, the lines the old
+   * file got since are copied after it, it is renamed over the ledger, and appends go to it;
+   * numbering goes on. Resolves false, with nothing done, while a group waits to be written or
+   * another rewrite runs, or when the ledger closed meanwhile.
+   */
+  rewrite(keep: readonly LedgerEntry[]): Promise<boolean> {
+    if (this.fd === undefined || this.group || this.rewriting) return Promise.resolve(false);
+    const from = this.size;
+    const head = Buffer.from(keep.map((e) => JSON.stringify(e) + '\n').join(''));
+    const tmp = `${this.file}.rewrite`;
+    // Opened for appending: once renamed it is the ledger's descriptor (no open that could fail after the rename).
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
+    const tfd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, FILE_MODE);
+    let renamed = false;
+    const discard = (error?: unknown) => {
+      if (!renamed) {
+        fs.closeSync(tfd);
+        fs.rmSync(tmp, { force: true });
+      }
+      if (error) throw error;
+      return false;
+    };
+    try {
+      writeAll(tfd, head);
+    } catch (error) {
+      return Promise.reject(discard(error));
+    }
+    this.rewriting = true;
+    return new Promise<void>((resolve, reject) => fs.fdatasync(tfd, (error) => (error ? reject(error) : resolve())))
+      .then(() => {
+        if (this.fd === undefined) return discard();
+        // An open group is written now (early, not late), so its lines are in the copied tail.
+        this.writeGroup();
+        const tail = Buffer.alloc(this.size - from);
+        if (tail.length > 0) {
+          // The ledger's descriptor only appends: the tail is read through a descriptor of its own (still the old file).
+          const rfd = fs.openSync(this.file, 'r');
+          try {
+            for (let done = 0; done < tail.length; ) {
+              const n = fs.readSync(rfd, tail, done, tail.length - done, from + done);
+              if (n === 0) throw new Error(`${this.file} is shorter than its ledger wrote`);
+              done += n;
+            }
+          } finally {
+            fs.closeSync(rfd);
+          }
+        }
+        writeAll(tfd, tail);
+        fs.renameSync(tmp, this.file);
+        renamed = true;
+        const old = this.fd;
+        this.fd = tfd;
+        this.size = head.length + tail.length;
+        this.unsynced = tail.length > 0;
+        // A background fdatasync may still hold the old descriptor; closing after it is harmless.
+        fs.closeSync(old);
+        // The rename reaches the disk with the directory, forced in the background (milliseconds):
+        // a power loss before that may undo it, and lines appended meanwhile stay in the side file.
+        syncDirInBackground(path.dirname(this.file));
+        return true;
+      })
+      .catch((error: unknown) => discard(error))
+      .finally(() => {
+        this.rewriting = false;
+      });
+  }
+
   /** Forces written lines to the disk. */
   flush(): void {
     if (this.fd !== undefined && this.unsynced) {
@@ -243,3 +333,13 @@ export class UsageLedger {
   }
 }
 
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+function syncDirInBackground(dir: string): void {
+  fs.open(dir, 'r', (error, fd) => {
+    if (error) return;
+    fs.fsync(fd, () => fs.close(fd, () => undefined));
+  });
+}

@@ -46,6 +46,8 @@ describe('rate limits shared by two gateway processes over Redis', () => {
     const { configFile, a, b, key } = await twinDataDirs(config, N);
     const [one, two] = await Promise.all([spawnGateway({ configFile, dataDir: a }), spawnGateway({ configFile, dataDir: b })]);
     running.push(one, two);
+    // Each says at start that its limits are in that Redis, under that prefix (never a password).
+    for (const g of [one, two]) expect(g.stdout()).toContain(`limits: Redis at ${new URL(REDIS_URL).protocol}//${new URL(REDIS_URL).host}, keys ${config.limits.store.prefix}* (shared with every instance on it; while it is unreachable: fail open)`);
 
     const started = Date.now();
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => chat(i % 2 === 0 ? one.url : two.url, key)));

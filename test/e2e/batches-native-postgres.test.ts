@@ -4,8 +4,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicBatchApi } from '../helpers/fake-batch-apis.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { createTestDatabase } from '../helpers/pg-database.ts';
+import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * A native batch on PostgreSQL with two instances: A submits it to a fake Anthropic Message
@@ -14,34 +15,22 @@ import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from 
  * batch record), then writes the results and bills each line once.
  */
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: TestDatabaseWithClient;
 let sql: pg.Client;
 let up: FakeUpstream;
 let a: SpawnedGateway | undefined;
 let b: SpawnedGateway | undefined;
 const api = anthropicBatchApi({ hold: true });
 
-const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
 beforeAll(async () => {
-  db = await createTestDatabase();
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  db = await connectTestDatabase();
+  sql = db.sql;
   up = await startFakeUpstream(api.handler);
 }, 30_000);
 
 afterAll(async () => {
   await Promise.all([a?.kill(), b?.stop()]);
   await up?.close();
-  await sql?.end();
   await db?.drop();
 });
 

@@ -53,6 +53,8 @@ describe('first run', () => {
     try {
       expect(gw.stdout()).toMatch(/No config file found from .*: serving the built-in offline mock provider/);
       expect(gw.stdout()).toContain('gateway init');
+      expect(gw.stdout()).toMatch(/^store: files in \S+ \(this process only\)$/m);
+      expect(gw.stdout()).toMatch(/^limits: in memory \(this process only\)$/m);
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
       const done = await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello, first run' }] });
       expect(done.choices[0].message.content).toBe('hello, first run');

@@ -4,8 +4,9 @@ import OpenAI, { toFile } from 'openai';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/usage/ledger.ts';
-import { createTestDatabase } from '../helpers/pg-database.ts';
+import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * Two gateway instances on one PostgreSQL (and one Redis): a batch started on A, A killed with
@@ -17,22 +18,12 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LINES = 60;
 const LEASE_MS = 2_000;
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: TestDatabaseWithClient;
 let sql: pg.Client;
 let dir: string;
 let configFile: string;
 let a: SpawnedGateway | undefined;
 let b: SpawnedGateway | undefined;
-
-const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> => {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 const balanceOn = async (g: SpawnedGateway, key: string) => {
   const res = await fetch(`${g.url}/v1/credits`, { headers: { authorization: `Bearer ${key}` } });
@@ -40,9 +31,8 @@ const balanceOn = async (g: SpawnedGateway, key: string) => {
 };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  db = await connectTestDatabase();
+  sql = db.sql;
   dir = tempDir('gw-failover-');
   configFile = writeConfig(dir, {
     store: { postgres: db.url },
@@ -55,7 +45,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([a?.kill(), b?.stop()]);
-  await sql?.end();
   await db?.drop();
 });
 

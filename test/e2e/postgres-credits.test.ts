@@ -3,7 +3,7 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../helpers/pg-database.ts';
+import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -15,14 +15,14 @@ const PER_REQUEST = 4;
  * Two gateway processes on one PostgreSQL database and one Redis, as behind a load balancer:
  * credits, the ledger, key spend limits and the account cap hold across them.
  */
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: TestDatabaseWithClient;
 let a: SpawnedGateway;
 let b: SpawnedGateway;
 let configFile: string;
 let sql: pg.Client;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
+  db = await connectTestDatabase();
   const dir = tempDir('gw-pgc-');
   configFile = writeConfig(dir, {
     store: { postgres: db.url },
@@ -30,12 +30,10 @@ beforeAll(async () => {
     providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: PRICING }] } },
   });
   [a, b] = await Promise.all([spawnGateway({ configFile, dataDir: path.join(dir, 'a') }), spawnGateway({ configFile, dataDir: path.join(dir, 'b') })]);
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  sql = db.sql;
 }, 60_000);
 
 afterAll(async () => {
-  await sql?.end();
   await Promise.all([a?.stop(), b?.stop()]);
   await db?.drop();
 });
@@ -95,6 +93,10 @@ describe('credits across two instances on one PostgreSQL', () => {
     expect(outcomes.filter((o, i) => o.status === 200 && i % 2 === 1).length).toBeGreaterThan(0);
     expect(new Set(refused.map((o) => `${o.status} ${o.code}`))).toEqual(new Set(['402 insufficient_balance']));
 
+    // Settlements reach the database from each instance's outbox within its flush window, and
+    // leased slices go back once unused (store.leaseIdleMs, 1 s): then nothing is held.
+    await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 5_000, interval: 50 }).toBe(0);
+    await expect.poll(async () => (await ledgerOf(accountId)).rows, { timeout: 5_000, interval: 50 }).toBe(ok.length);
     const ledger = await ledgerOf(accountId);
     const row = await accountRow(accountId);
     expect(row.credits).toBeGreaterThanOrEqual(0);
@@ -132,6 +134,8 @@ describe('credits across two instances on one PostgreSQL', () => {
     expect(ok.length).toBeLessThanOrEqual(10);
     expect(ok.length).toBeGreaterThan(0);
     expect(new Set(outcomes.filter((o) => o.status !== 200).map((o) => `${o.status} ${o.code} ${o.scope}`))).toEqual(new Set(['402 insufficient_balance key_limit']));
+    // In the database once each instance's outbox is sent (its flush window).
+    await expect.poll(async () => (await ledgerOf(accountId)).rows, { timeout: 5_000, interval: 50 }).toBe(ok.length);
     const ledger = await ledgerOf(accountId);
     expect(ledger.charged).toBeLessThanOrEqual(10 * PER_REQUEST);
     expect(1_000 - (await accountRow(accountId)).credits).toBeCloseTo(ledger.charged, 6);
@@ -147,6 +151,7 @@ describe('credits across two instances on one PostgreSQL', () => {
     const capped = await accountWithKey(a, 'cap@example.test', 1_000, [], ['--spend-cap', String(5 * PER_REQUEST)]);
     const capOutcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => chat(i % 2 === 0 ? a : b, capped.key, i)));
     expect(capOutcomes.filter((o) => o.status === 200).length).toBeLessThanOrEqual(5);
+    await expect.poll(async () => (await ledgerOf(capped.accountId)).rows, { timeout: 5_000, interval: 50 }).toBe(capOutcomes.filter((o) => o.status === 200).length);
     expect(new Set(capOutcomes.filter((o) => o.status !== 200).map((o) => `${o.status} ${o.code} ${o.scope}`))).toEqual(new Set(['402 insufficient_balance account_spend_cap']));
     expect((await ledgerOf(capped.accountId)).charged).toBeLessThanOrEqual(5 * PER_REQUEST);
 
@@ -157,6 +162,7 @@ describe('credits across two instances on one PostgreSQL', () => {
     const okCount = quotaOutcomes.filter((o) => o.status === 200).length;
     expect(okCount).toBeGreaterThan(0);
     expect(okCount).toBeLessThanOrEqual(7);
+    await expect.poll(async () => (await ledgerOf(quota.accountId)).rows, { timeout: 5_000, interval: 50 }).toBe(okCount);
     const { rows } = await sql.query<{ input: string; n: string }>('select coalesce(sum(input_tokens), 0) as input, count(*) as n from gw_ledger where account_id = $1', [quota.accountId]);
     expect(Number(rows[0].n)).toBe(okCount);
     // The estimate is within a few tokens of the count: the input admitted stays at the quota plus that error.
@@ -181,11 +187,15 @@ describe('credits across two instances on one PostgreSQL', () => {
           body: JSON.stringify({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: `slow ${i}: a prompt long enough to fill four output tokens` }], max_tokens: PER_REQUEST }),
         }).then((r) => r.body?.getReader().read().catch(() => undefined), () => undefined),
       );
-      await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 10_000, interval: 50 }).toBe(5 * PER_REQUEST);
+      // The five are admitted from C's leased slice of the account: held there (the lease hold), at least their 20 credits.
+      await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(5 * PER_REQUEST);
+      await expect.poll(async () => (await sql.query('select 1 from gw_credit_holds where account_id = $1', [accountId])).rows.length, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 500)); // a background top-up of the slice lands
+      const held = (await accountRow(accountId)).reserved;
       await c.kill();
       await Promise.allSettled(streams);
       // Held by a dead instance: B (or A) sweeps them once C has not been seen for 30 s.
-      expect((await accountRow(accountId)).reserved).toBe(5 * PER_REQUEST);
+      expect((await accountRow(accountId)).reserved).toBe(held);
       await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 50_000, interval: 500 }).toBe(0);
       expect(await accountRow(accountId)).toMatchObject({ reserved_tokens: 0, credits: 100 * PER_REQUEST });
       expect((await ledgerOf(accountId)).rows).toBe(0);

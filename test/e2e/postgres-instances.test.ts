@@ -44,6 +44,13 @@ describe('two instances on one PostgreSQL', () => {
     expect((await chat(b, a.key!)).status).toBe(200);
   });
 
+  it('each says at start that its records are in the shared database, without the password', () => {
+    for (const g of [a, b]) {
+      expect(g.stdout()).toContain(`store: PostgreSQL at ${db.url.replace(/:[^:@/]*@/, '@')}`);
+      expect(g.stdout()).toContain(`data dir ${g.dataDir} holds this instance's settlement outbox: keep it on persistent storage`);
+    }
+  });
+
   it('a key created through A works on B at once; revoked through B, it fails on A within 1 s', async () => {
     expect((await cli(a, ['accounts', 'create', '--email', 'scale@example.com', '--credits', '1000'])).code).toBe(0);
     const created = await cli(a, ['keys', 'create', '--account', 'scale@example.com', '--json']);

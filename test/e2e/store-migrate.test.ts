@@ -169,7 +169,19 @@ describe('gateway store migrate --to <postgres url>', () => {
     }
   });
 
-  it('gateway serve on PostgreSQL (the same data dir, now scratch) serves the same key, balance, response, files, batch, session and media', async () => {
+  it('the copied data dir is refused on the file store from then on (serve and the CLI), with one line saying why and what to do', async () => {
+    expect(fs.statSync(path.join(dataDir, 'migrated-to-postgres.json')).mode & 0o777).toBe(0o600);
+    for (const args of [['keys', 'ls'], ['serve', '--port', '0']]) {
+      const result = await cli(fileConfig, dataDir, args);
+      expect(result.code, args.join(' ')).not.toBe(0);
+      expect(result.err.trim().split('\n')).toHaveLength(1);
+      expect(result.err).toContain(`was copied to postgres://postgres@127.0.0.1:5432/${db.name}`);
+      expect(result.err).toContain('set store.postgres in the config');
+      expect(result.err).not.toContain(PASSWORD);
+    }
+  });
+
+  it('gateway serve on PostgreSQL (the same data dir) serves the same key, balance, response, files, batch, session and media', async () => {
     // The old data dir still holds usage.jsonl: its lines are in the database already and must not be charged again.
     pgGw = await spawnGateway({ configFile: pgConfig, dataDir });
     expect(pgGw.key).toBeUndefined(); // the database has keys: no bootstrap key

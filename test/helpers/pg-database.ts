@@ -34,3 +34,20 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
     },
   };
 }
+
+export type TestDatabaseWithClient = Awaited<ReturnType<typeof createTestDatabase>> & { sql: pg.Client };
+
+/** A fresh database (as `createTestDatabase`) and a client connected to it; `drop()` ends the client first. */
+export async function connectTestDatabase(): Promise<TestDatabaseWithClient> {
+  const db = await createTestDatabase();
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  return {
+    ...db,
+    sql,
+    async drop() {
+      await sql.end().catch(() => undefined);
+      await db.drop();
+    },
+  };
+}

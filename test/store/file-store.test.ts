@@ -39,6 +39,25 @@ const account = (i: number): AccountRecord => ({
 });
 
 describe('FileStore', () => {
+  it('adjustCreditsInBackground: the same change as adjustCredits without a promise, written with the next batch', async () => {
+    const dir = freshDir();
+    const store = await FileStore.open(dir, { flushDelayMs: 5 });
+    await store.accounts.create(account(3));
+    const adjust = store.accounts.adjustCreditsInBackground!;
+    expect(adjust('acct_3', -1.5, 4)).toBeUndefined();
+    expect(store.cache.account('acct_3')).toMatchObject({ credits: 1.5, billedSeq: 4 });
+    adjust('acct_3', 1, 2); // an older checkpoint does not move billedSeq back
+    expect(store.cache.account('acct_3')).toMatchObject({ credits: 2.5, billedSeq: 4 });
+    adjust('acct_missing', 1);
+    expect(store.cache.account('acct_missing')).toBeUndefined();
+    expect(() => adjust('acct_3', Number.POSITIVE_INFINITY)).toThrow(/finite/);
+    expect(store.cache.account('acct_3')?.credits).toBe(2.5);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.cache.account('acct_3')).toMatchObject({ credits: 2.5, billedSeq: 4 });
+    await again.close();
+  });
+
   it('updates accounts in place, keeps them after a flush and a reopen, and writes a schema version', async () => {
     const dir = freshDir();
     const store = await FileStore.open(dir, { flushDelayMs: 5 });

@@ -87,6 +87,24 @@ describe('postgres store: start-up and instances', () => {
     }
   });
 
+  it("an instance's own credit change answered after another instance's later change was announced counts once", async () => {
+    // The announcement of B's later change (whose row already includes A's change) can reach A
+    // before the answer to A's own update: A's view must end at that row, not that row minus A's
+    // change again (it stayed one change low: the flaky [6, 7] of the test above).
+    const a = await PostgresStore.open(db.url);
+    try {
+      const account = await a.accounts.create(anAccount({ credits: 10 }));
+      const { rows } = await a.pool.query('select * from gw_accounts where id = $1', [account.id]);
+      const written = a.accounts.adjustCredits(account.id, -1);
+      const later = { ...rows[0], credits: 7, version: Number(rows[0].version) + 2 };
+      (a as unknown as { applyAnnouncement(note: unknown): void }).applyAnnouncement({ table: 'gw_accounts', op: 'update', id: account.id, origin: 'another-instance', row: later });
+      await written;
+      expect(a.cache.account(account.id)?.credits).toBe(7);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('gw_rebuild_spend recomputes the spend aggregates from ledger rows copied in (store migrate)', async () => {
     const fresh = await createTestDatabase();
     const store = await PostgresStore.open(fresh.url);
@@ -106,6 +124,50 @@ describe('postgres store: start-up and instances', () => {
       expect((await hold('req_r2', 2)).outcome).toBe('ok');
       const { rows } = await store.pool.query<{ month_spent: number; month_tokens: number }>('select month_spent, month_tokens from gw_accounts where id = $1', [account.id]);
       expect(rows[0]).toEqual({ month_spent: 6, month_tokens: 15 });
+    } finally {
+      await store.close();
+      await fresh.drop();
+    }
+  });
+
+  it('leased slices (migration 7): a quarter of what is available at most, none for a small or capped account; a flush moves charges from the lease to the balance once', async () => {
+    const fresh = await createTestDatabase();
+    const store = await PostgresStore.open(fresh.url);
+    try {
+      const credits = store.credits!;
+      const account = await store.accounts.create(anAccount({ credits: 1_000 }));
+      const key = await store.keys.create(aKey(account.id));
+      const lease = `lease:${credits.instance}:${account.id}`;
+      expect(await credits.lease(lease, account.id, 400, 64)).toEqual({ outcome: 'ok', granted: 250, held: 250 });
+      expect(await credits.lease(lease, account.id, 100, 64)).toEqual({ outcome: 'ok', granted: 100, held: 350 });
+      expect(await credits.state(account.id)).toMatchObject({ credits: 1_000, reserved: 350, leased: 350 });
+      // 650 available: a request by request account below 700.
+      expect(await credits.lease(lease, account.id, 100, 700)).toMatchObject({ outcome: 'small', granted: 0, held: 350 });
+      const now = Date.now();
+      const periods = { day: new Date(now).toISOString().slice(0, 10), week: '2026-11-23', month: new Date(now).toISOString().slice(0, 7) };
+      const line = (id: string, charged: number) => ({
+        entry: { ts: now, request_id: id, account_id: account.id, key_id: key.id, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', input_tokens: 1, output_tokens: 2, reasoning_tokens: 0, cached_tokens: 0, cost_credits: charged, charged_credits: charged, estimated: false, aborted: false },
+        lease,
+        periods,
+      });
+      const outcomes = await credits.flush([line('req_l1', 30), line('req_l2', 20), line('req_l1', 30)], true);
+      expect(outcomes.map((o) => [o.inserted, o.charged])).toEqual([[true, 30], [true, 20], [false, 0]]);
+      // Sent again (a restart before the checkpoint moved): charged once.
+      expect((await credits.flush([line('req_l2', 20)], true))[0]).toMatchObject({ inserted: false, charged: 0 });
+      expect(await credits.state(account.id)).toMatchObject({ credits: 950, reserved: 300, leased: 300 });
+      expect((await credits.state(account.id))?.keyTotals.get(key.id)).toBe(50);
+      // A fragment goes back (negative want); then the whole lease (release).
+      expect(await credits.lease(lease, account.id, -100, 0)).toMatchObject({ granted: -100, held: 200 });
+      expect(await credits.release(lease)).toBe(true);
+      expect(await credits.state(account.id)).toMatchObject({ credits: 950, reserved: 0, leased: 0 });
+      // A line whose lease is gone (swept) is charged like any other: no more than the balance allows.
+      const other = await store.accounts.create(anAccount({ credits: 10 }));
+      const orphan = { ...line('req_l3', 25), entry: { ...line('req_l3', 25).entry, account_id: other.id } };
+      expect((await credits.flush([orphan], true))[0]).toMatchObject({ inserted: true, charged: 10 });
+      expect(await credits.state(other.id)).toMatchObject({ credits: 0, reserved: 0 });
+      // Accounts with a spend cap (or a token quota) are admitted request by request.
+      const capped = await store.accounts.create(anAccount({ credits: 1_000, spendCap: 500 }));
+      expect(await credits.lease(`lease:${credits.instance}:${capped.id}`, capped.id, 100, 1)).toMatchObject({ outcome: 'exact', granted: 0 });
     } finally {
       await store.close();
       await fresh.drop();

@@ -158,5 +158,28 @@ describe('UsageLedger group commit', () => {
     expect(off.appendToGroup(entry(), false).written).toBeUndefined();
     await off.close();
   });
-});
 
+  it('rewrite keeps just the given lines (a settlement outbox: those not sent yet), appends after them, and waits for an open group', async () => {
+    const d = dir();
+    const ledger = UsageLedger.open(d, { groupCommitMs: 2 });
+    const written = [1, 2, 3, 4].map((i) => ledger.append(entry({ request_id: `req_${i}` })));
+    const grouped = ledger.appendToGroup(entry({ request_id: 'req_5' }), false);
+    // A group waits to be written: nothing is done (its line would land in the replaced file).
+    expect(await ledger.rewrite(written.slice(2))).toBe(false);
+    await grouped.written;
+    const rewriting = ledger.rewrite([...written.slice(2), grouped.entry]);
+    // Lines appended while the side file goes to the disk (and a group still open at the switch) follow the kept ones.
+    expect(ledger.append(entry({ request_id: 'req_6' })).seq).toBe(6);
+    expect(ledger.truncate()).toBe(false);
+    const late = ledger.appendToGroup(entry({ request_id: 'req_7' }), false);
+    expect(await rewriting).toBe(true);
+    await late.written;
+    expect(ledger.append(entry({ request_id: 'req_8' })).seq).toBe(8);
+    const file = path.join(d, 'usage.jsonl');
+    expect(readLedger(file).map((e) => [e.seq, e.request_id])).toEqual([[3, 'req_3'], [4, 'req_4'], [5, 'req_5'], [6, 'req_6'], [7, 'req_7'], [8, 'req_8']]);
+    expect(ledger.bytes).toBe(fs.statSync(file).size);
+    expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+    expect(fs.existsSync(`${file}.rewrite`)).toBe(false);
+    await ledger.close();
+  });
+});

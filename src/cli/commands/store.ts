@@ -14,6 +14,7 @@ import { createLogger } from '../../util/logger.ts';
 import { resolveContext } from '../context.ts';
 import { print, printJson } from '../format-table.ts';
 import { CliError } from '../run-action.ts';
+import { markMigrated, MIGRATED_MARKER } from '../../store/migrated-marker.ts';
 
 /** The kinds a summary shows, in order, with their labels. */
 const KINDS: ReadonlyArray<[keyof RecordCounts | 'usage', string]> = [
@@ -148,6 +149,7 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
       tx.release();
     }
 
+    markMigrated(dataDir, where, Date.now());
     const counts: Counts = { ...target, usage };
     if (opts.json) {
       printJson({ from: dataDir, to: where, schema: PG_SCHEMA_VERSION, applied, counts, verified: true });
@@ -156,7 +158,7 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
     print(`Copied ${dataDir} to ${where} (schema version ${PG_SCHEMA_VERSION}):`);
     for (const line of summaryLines(counts)) print(line);
     print('verified: every count and balance matches the data dir');
-    print(`Next: set store: { postgres: '<this URL>' } in the config and start the gateway. The data dir is left as it was; keep it as a backup and do not serve from it again.`);
+    print(`Next: set store: { postgres: '<this URL>' } in the config and start the gateway. The data dir is left as it was (marked ${MIGRATED_MARKER}: the file store refuses it from now on); keep a copy as a backup.`);
   } catch (error) {
     if (error instanceof CliError) throw error;
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);

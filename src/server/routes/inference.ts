@@ -9,13 +9,13 @@ import type { AttemptObserver, SettledCharge } from '../../observability/index.t
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
-import { readJsonObject } from '../read-body.ts';
+import { readJsonObjectNow } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
-import type { Admission } from '../../accounts/types.ts';
+import type { Admission, AdmissionRequest } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
 import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
-import { holdEnd, recordsWritten } from '../hold-end.ts';
+import { holdEnd } from '../hold-end.ts';
 
 /** Client headers passed to the upstream (never credentials). */
 const FORWARDED = ['anthropic-beta', 'openai-beta'];
@@ -61,7 +61,9 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
   const pipeline: ChatPipelineDeps = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
   return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps);
-    const { raw, body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
+    // A small body is already buffered: read and parsed without a promise.
+    const read = readJsonObjectNow(event, deps.config.server.bodyLimits.inference);
+    const { raw, body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
     const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
     let request = decodeInbound(exchange);
@@ -77,7 +79,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
       exchange.responseId = capture?.id;
     }
-    const admission = await deps.guards.admit({
+    const admissionRequest: AdmissionRequest = {
       auth,
       method: 'POST',
       route,
@@ -86,11 +88,15 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       estimatedInputTokens: estimateInputTokens(request),
       maxOutputTokens: request.maxTokens,
       requestId: exchange.ids.requestId,
-    });
+    };
+    // In-process guards answer at once: no promise, no await.
+    const admission = deps.guards.admitNow?.(admissionRequest) ?? (await deps.guards.admit(admissionRequest));
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     // Settled as soon as the usage is final, before the answer's last bytes go out.
     let charging: Promise<SettledCharge | void> | undefined;
+    let settledWith: Settlement | undefined;
     exchange.onSettled = (settlement) => {
+      settledWith = settlement;
       charging = admission.settle(settlement);
       charging.catch((error: unknown) => deps.log.error('settle failed', { error: String(error) }));
     };
@@ -103,7 +109,16 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     }
     if (record) {
       record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
-      record.settling = outcome.settled.then(async (s) => record.applySettlement(s, await charging)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
+      const settled = settledWith;
+      if (settled && charging) {
+        // A whole answer was settled while it ran: the record waits for the charge only.
+        record.settling = charging.then(
+          (charge) => record.applySettlement(settled, charge),
+          (error: unknown) => deps.log.error('settle failed', { error: String(error) }),
+        );
+      } else {
+        record.settling = outcome.settled.then(async (s) => record.applySettlement(s, await charging)).catch((error) => deps.log.error('settle failed', { error: String(error) }));
+      }
     }
     // The answer's end waits for its records: the stored Response it names, its usage ledger line (group commit).
     const pending = () => capture?.saving ?? admission.recording;
@@ -111,7 +126,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       record?.firstByte();
       return sendStream(event, outcome.status, outcome.headers, holdEnd(outcome.stream, pending));
     }
-    if (pending()) await recordsWritten(pending);
+    for (let waiting = pending(); waiting; waiting = pending()) await waiting;
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');
   };
 }

@@ -1,20 +1,14 @@
 import pg from 'pg';
+import { describePostgresUrl } from '../describe-url.ts';
 import { MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
+
+export { describePostgresUrl };
 
 /** A start-up problem with the database, said in one line (no password). */
 export class PostgresStoreError extends Error {
   override name = 'PostgresStoreError';
 }
 
-/** The URL as it may be shown: user, host, port and database, never the password. */
-export function describePostgresUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
-  } catch {
-    return 'the configured PostgreSQL URL';
-  }
-}
 
 const NUMERIC_OID = 1700;
 const INT8_OID = 20;

@@ -706,6 +706,321 @@ begin
 end $$;
 `,
   },
+  {
+    version: 7,
+    name: 'settlement outbox and leased slices',
+    sql: `
+-- Leased slices (docs/scale-out.md): an instance holds a slice of an account's available
+-- balance as one hold keyed 'lease:<instance>:<account>' (counted in reserved, swept like any
+-- hold when the instance stops beating) and admits requests from it in memory. gw_lease tops
+-- it up; accounts with a monthly spend cap or token quota are not leased (exact path), nor is
+-- an account whose available balance is under p_min (an almost empty account is admitted
+-- request by request, so no credit sits idle in a slice while another instance refuses).
+create function gw_lease(p_lease text, p_account text, p_want numeric, p_min numeric, p_instance text)
+returns table (outcome text, granted float8, held float8)
+language plpgsql as $$
+declare
+  a gw_accounts%rowtype;
+  avail numeric;
+  g numeric;
+  h numeric;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  select * into a from gw_accounts where id = p_account for update;
+  if not found then
+    return query select 'no_account'::text, 0::float8, 0::float8;
+    return;
+  end if;
+  -- A negative p_want gives back up to that much of the slice (a fragment too small to use).
+  if p_want < 0 then
+    select credits into h from gw_credit_holds where request_id = p_lease and account_id = p_account for update;
+    g := round(least(-p_want, greatest(0, coalesce(h, 0))), 6);
+    if g > 0 then
+      update gw_credit_holds set credits = round(credits - g, 6) where request_id = p_lease;
+      update gw_accounts set reserved = greatest(0, round(gw_accounts.reserved - g, 6)) where id = p_account;
+    end if;
+    return query select 'ok'::text, (-g)::float8, (coalesce(h, 0) - g)::float8;
+    return;
+  end if;
+  if a.spend_cap is not null or a.monthly_token_quota is not null then
+    return query select 'exact'::text, 0::float8, 0::float8;
+    return;
+  end if;
+  avail := round(a.credits - a.reserved, 6);
+  if avail < p_min or avail <= 0 then
+    return query select 'small'::text, 0::float8, coalesce((select credits from gw_credit_holds where request_id = p_lease), 0)::float8;
+    return;
+  end if;
+  -- At most a quarter of what is available: other instances can still lease or hold.
+  g := round(least(p_want, avail / 4), 6);
+  insert into gw_credit_holds (request_id, account_id, key_id, credits, tokens, instance, created_at)
+    values (p_lease, p_account, null, g, 0, p_instance, (extract(epoch from clock_timestamp()) * 1000)::bigint)
+    on conflict (request_id) do update set credits = round(gw_credit_holds.credits + excluded.credits, 6), instance = excluded.instance
+    returning gw_credit_holds.credits into h;
+  update gw_accounts set reserved = round(gw_accounts.reserved + g, 6) where id = p_account;
+  return query select 'ok'::text, g::float8, h::float8;
+end $$;
+
+-- A settlement admitted from a leased slice: its charge (decided by the instance, within the
+-- slice) moves from the lease hold to the balance with the ledger row, exactly once per request
+-- id. A part the hold no longer covers (the lease was swept while the instance was away, or
+-- returned) is charged like any settlement without a hold: no more than the balance allows.
+create function gw_settle_leased(p_entry jsonb, p_lease text, p_enforce boolean, p_day text, p_week text, p_month text)
+returns table (inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  e gw_ledger%rowtype;
+  a gw_accounts%rowtype;
+  k gw_api_keys%rowtype;
+  held numeric;
+  from_lease numeric := 0;
+  c numeric;
+  s bigint;
+begin
+  e := jsonb_populate_record(null::gw_ledger, p_entry);
+  select * into a from gw_accounts where id = e.account_id for update;
+  select * into k from gw_api_keys where id = e.key_id for update;
+  select h.credits into held from gw_credit_holds h where h.request_id = p_lease and h.account_id = e.account_id;
+  c := round(greatest(0, coalesce(e.charged_credits, e.cost_credits, 0)), 6);
+  if held is not null then from_lease := least(c, greatest(0, held)); end if;
+  if a.id is not null and p_enforce and c > from_lease then
+    c := from_lease + least(c - from_lease, greatest(0, a.credits - a.reserved));
+  end if;
+  c := round(c, 6);
+  insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+    values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
+      coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media)
+    on conflict (request_id) do nothing
+    returning gw_ledger.seq into s;
+  if s is null then
+    return query select false, 0::float8, null::bigint;
+    return;
+  end if;
+  if from_lease > 0 then
+    update gw_credit_holds set credits = round(gw_credit_holds.credits - from_lease, 6) where request_id = p_lease;
+  end if;
+  if a.id is not null then
+    update gw_accounts set
+      credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),
+      reserved = greatest(0, round(gw_accounts.reserved - from_lease, 6)),
+      month_spent = case when gw_accounts.spend_month = p_month then gw_accounts.month_spent + c when gw_accounts.spend_month > p_month then gw_accounts.month_spent else c end,
+      month_tokens = case when gw_accounts.spend_month = p_month then gw_accounts.month_tokens + e.input_tokens + e.output_tokens
+        when gw_accounts.spend_month > p_month then gw_accounts.month_tokens else e.input_tokens + e.output_tokens end,
+      spend_month = greatest(coalesce(gw_accounts.spend_month, p_month), p_month)
+    where id = e.account_id;
+  end if;
+  if k.id is not null then
+    update gw_api_keys set
+      spent_total = gw_api_keys.spent_total + c,
+      spent_day = case when gw_api_keys.spend_day = p_day then gw_api_keys.spent_day + c when gw_api_keys.spend_day > p_day then gw_api_keys.spent_day else c end,
+      spend_day = greatest(coalesce(gw_api_keys.spend_day, p_day), p_day),
+      spent_week = case when gw_api_keys.spend_week = p_week then gw_api_keys.spent_week + c when gw_api_keys.spend_week > p_week then gw_api_keys.spent_week else c end,
+      spend_week = greatest(coalesce(gw_api_keys.spend_week, p_week), p_week),
+      spent_month = case when gw_api_keys.spend_month = p_month then gw_api_keys.spent_month + c when gw_api_keys.spend_month > p_month then gw_api_keys.spent_month else c end,
+      spend_month = greatest(coalesce(gw_api_keys.spend_month, p_month), p_month)
+    where id = k.id;
+  end if;
+  return query select true, c::float8, s;
+end $$;
+
+-- One flush of an instance's settlement outbox: every line settled exactly once per request
+-- id, in account order (the lock order of every function here), in one transaction: lines
+-- admitted from a leased slice by gw_settle_leased, the others by gw_settle (their own hold).
+create function gw_flush(p_items jsonb, p_enforce boolean, p_sync boolean)
+returns table (request_id text, inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  r jsonb;
+begin
+  if not p_sync then perform set_config('synchronous_commit', 'off', true); end if;
+  for r in select value from jsonb_array_elements(p_items) order by value->'entry'->>'account_id', value->'entry'->>'request_id' loop
+    if r ? 'lease' then
+      return query select r->'entry'->>'request_id', s.inserted, s.charged, s.seq
+        from gw_settle_leased(r->'entry', r->>'lease', p_enforce, r->>'day', r->>'week', r->>'month') s;
+    else
+      return query select r->'entry'->>'request_id', s.inserted, s.charged, s.seq
+        from gw_settle(r->'entry', p_enforce, r->>'day', r->>'week', r->>'month', p_sync) s;
+    end if;
+  end loop;
+end $$;
+`,
+  },
+  {
+    version: 8,
+    name: 'leased charges never below zero',
+    sql: `
+-- gw_settle_leased of migration 7 took the part a lease hold covers without looking at the
+-- balance: after an operator's withdrawal (billing addCredits with a negative amount, checked
+-- against credits, not against what slices hold) the lines of a slice drove credits below
+-- zero. With enforcement the part taken from the lease is now no more than the balance has
+-- besides the other holds (the same rule as gw_settle's); the rest as before.
+create or replace function gw_settle_leased(p_entry jsonb, p_lease text, p_enforce boolean, p_day text, p_week text, p_month text)
+returns table (inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  e gw_ledger%rowtype;
+  a gw_accounts%rowtype;
+  k gw_api_keys%rowtype;
+  held numeric;
+  from_lease numeric := 0;
+  c numeric;
+  s bigint;
+begin
+  e := jsonb_populate_record(null::gw_ledger, p_entry);
+  select * into a from gw_accounts where id = e.account_id for update;
+  select * into k from gw_api_keys where id = e.key_id for update;
+  select h.credits into held from gw_credit_holds h where h.request_id = p_lease and h.account_id = e.account_id;
+  c := round(greatest(0, coalesce(e.charged_credits, e.cost_credits, 0)), 6);
+  if held is not null then
+    from_lease := least(c, greatest(0, held));
+    if a.id is not null and p_enforce then
+      from_lease := least(from_lease, greatest(0, a.credits - (a.reserved - held)));
+    end if;
+  end if;
+  if a.id is not null and p_enforce and c > from_lease then
+    c := from_lease + least(c - from_lease, greatest(0, a.credits - a.reserved));
+  end if;
+  c := round(c, 6);
+  from_lease := round(from_lease, 6);
+  insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+    values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
+      coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media)
+    on conflict (request_id) do nothing
+    returning gw_ledger.seq into s;
+  if s is null then
+    return query select false, 0::float8, null::bigint;
+    return;
+  end if;
+  if from_lease > 0 then
+    update gw_credit_holds set credits = round(gw_credit_holds.credits - from_lease, 6) where request_id = p_lease;
+  end if;
+  if a.id is not null then
+    update gw_accounts set
+      credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),
+      reserved = greatest(0, round(gw_accounts.reserved - from_lease, 6)),
+      month_spent = case when gw_accounts.spend_month = p_month then gw_accounts.month_spent + c when gw_accounts.spend_month > p_month then gw_accounts.month_spent else c end,
+      month_tokens = case when gw_accounts.spend_month = p_month then gw_accounts.month_tokens + e.input_tokens + e.output_tokens
+        when gw_accounts.spend_month > p_month then gw_accounts.month_tokens else e.input_tokens + e.output_tokens end,
+      spend_month = greatest(coalesce(gw_accounts.spend_month, p_month), p_month)
+    where id = e.account_id;
+  end if;
+  if k.id is not null then
+    update gw_api_keys set
+      spent_total = gw_api_keys.spent_total + c,
+      spent_day = case when gw_api_keys.spend_day = p_day then gw_api_keys.spent_day + c when gw_api_keys.spend_day > p_day then gw_api_keys.spent_day else c end,
+      spend_day = greatest(coalesce(gw_api_keys.spend_day, p_day), p_day),
+      spent_week = case when gw_api_keys.spend_week = p_week then gw_api_keys.spent_week + c when gw_api_keys.spend_week > p_week then gw_api_keys.spent_week else c end,
+      spend_week = greatest(coalesce(gw_api_keys.spend_week, p_week), p_week),
+      spent_month = case when gw_api_keys.spend_month = p_month then gw_api_keys.spent_month + c when gw_api_keys.spend_month > p_month then gw_api_keys.spent_month else c end,
+      spend_month = greatest(coalesce(gw_api_keys.spend_month, p_month), p_month)
+    where id = k.id;
+  end if;
+  return query select true, c::float8, s;
+end $$;
+`,
+  },
+  {
+    version: 9,
+    name: 'outbox flush in one set',
+    sql: `
+-- gw_flush settles line by line (a plpgsql call, three row locks and four writes per line).
+-- The common flush — every line admitted from a leased slice whose hold covers what its lines
+-- charged, all in one UTC day — is done as one set: the rows locked once each (accounts, then
+-- keys, then lease holds, in id order: the lock order of every function here), the ledger rows
+-- inserted in one statement (on conflict (request_id) do nothing: exactly once), then one
+-- update per account, key and lease hold with the sums of the rows inserted. Anything else (a
+-- line with its own hold, a lease that does not cover its lines, a flush across midnight) goes
+-- through gw_flush as before, with the same results.
+create function gw_flush_set(p_items jsonb, p_enforce boolean, p_sync boolean)
+returns table (request_id text, inserted boolean, charged float8, seq bigint)
+language plpgsql as $$
+declare
+  d text;
+  w text;
+  m text;
+begin
+  if not p_sync then perform set_config('synchronous_commit', 'off', true); end if;
+  if exists (select 1 from jsonb_array_elements(p_items) v where not (v ? 'lease'))
+     or (select count(distinct (v->>'day', v->>'week', v->>'month')) from jsonb_array_elements(p_items) v) <> 1 then
+    return query select * from gw_flush(p_items, p_enforce, p_sync);
+    return;
+  end if;
+  select v->>'day', v->>'week', v->>'month' into d, w, m from jsonb_array_elements(p_items) v limit 1;
+  perform 1 from gw_accounts a where a.id in (select v->'entry'->>'account_id' from jsonb_array_elements(p_items) v) order by a.id for update;
+  perform 1 from gw_api_keys k where k.id in (select v->'entry'->>'key_id' from jsonb_array_elements(p_items) v) order by k.id for update;
+  perform 1 from gw_credit_holds h where h.request_id in (select v->>'lease' from jsonb_array_elements(p_items) v) order by h.request_id for update;
+  -- With enforcement, an account whose holds exceed its balance (an operator's withdrawal while
+  -- slices were leased) is settled line by line (gw_settle_leased bounds by the balance then).
+  if p_enforce and exists (select 1 from gw_accounts a where a.id in (select v->'entry'->>'account_id' from jsonb_array_elements(p_items) v) and a.credits < a.reserved) then
+    return query select * from gw_flush(p_items, p_enforce, p_sync);
+    return;
+  end if;
+  -- Each lease must cover what its lines charge (counting a request id once); else line by line.
+  if exists (
+    select 1 from (
+      select u.lease, u.account_id, sum(u.c) as c from (
+        select distinct on (v->'entry'->>'request_id') v->>'lease' as lease, v->'entry'->>'account_id' as account_id,
+          round(greatest(0, coalesce((v->'entry'->>'charged_credits')::numeric, (v->'entry'->>'cost_credits')::numeric, 0)), 6) as c
+        from jsonb_array_elements(p_items) v order by v->'entry'->>'request_id') u
+      group by 1, 2) g
+    left join gw_credit_holds h on h.request_id = g.lease and h.account_id = g.account_id
+    where h.request_id is null or h.credits < g.c) then
+    return query select * from gw_flush(p_items, p_enforce, p_sync);
+    return;
+  end if;
+  return query
+  with lines as (
+    select distinct on (e.request_id) e.*, v->>'lease' as lease,
+      round(greatest(0, coalesce(e.charged_credits, e.cost_credits, 0)), 6) as c
+    from jsonb_array_elements(p_items) v, jsonb_populate_record(null::gw_ledger, v->'entry') e
+    order by e.request_id
+  ), ins as (
+    insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
+        cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+      select l.request_id, l.ts, l.account_id, l.key_id, l.model, l.provider, l.endpoint, coalesce(l.input_tokens, 0), coalesce(l.output_tokens, 0),
+        coalesce(l.reasoning_tokens, 0), coalesce(l.cached_tokens, 0), coalesce(l.cost_credits, 0), l.c, coalesce(l.estimated, false),
+        coalesce(l.aborted, false), l.discount, l.price_multiplier, l.media
+      from lines l
+    on conflict on constraint gw_ledger_pkey do nothing
+    returning gw_ledger.request_id as rid, gw_ledger.account_id as aid, gw_ledger.key_id as kid, gw_ledger.charged_credits as ch,
+      gw_ledger.input_tokens + gw_ledger.output_tokens as tok, gw_ledger.seq as s
+  ), by_account as (
+    update gw_accounts a set
+      credits = greatest(-1000000000, round(a.credits - t.c, 6)),
+      reserved = greatest(0, round(a.reserved - t.c, 6)),
+      month_spent = case when a.spend_month = m then a.month_spent + t.c when a.spend_month > m then a.month_spent else t.c end,
+      month_tokens = case when a.spend_month = m then a.month_tokens + t.tok when a.spend_month > m then a.month_tokens else t.tok end,
+      spend_month = greatest(coalesce(a.spend_month, m), m)
+    from (select aid, sum(ch) as c, sum(tok) as tok from ins group by aid) t
+    where a.id = t.aid
+    returning 1
+  ), by_key as (
+    update gw_api_keys k set
+      spent_total = k.spent_total + t.c,
+      spent_day = case when k.spend_day = d then k.spent_day + t.c when k.spend_day > d then k.spent_day else t.c end,
+      spend_day = greatest(coalesce(k.spend_day, d), d),
+      spent_week = case when k.spend_week = w then k.spent_week + t.c when k.spend_week > w then k.spent_week else t.c end,
+      spend_week = greatest(coalesce(k.spend_week, w), w),
+      spent_month = case when k.spend_month = m then k.spent_month + t.c when k.spend_month > m then k.spent_month else t.c end,
+      spend_month = greatest(coalesce(k.spend_month, m), m)
+    from (select kid, sum(ch) as c from ins group by kid) t
+    where k.id = t.kid
+    returning 1
+  ), by_lease as (
+    update gw_credit_holds h set credits = round(h.credits - t.c, 6)
+    from (select l.lease, sum(i.ch) as c from ins i join lines l on l.request_id = i.rid group by l.lease) t
+    where h.request_id = t.lease
+    returning 1
+  )
+  -- (Data-modifying CTEs always run, referenced or not.)
+  select i.rid, true, i.ch::float8, i.s from ins i;
+end $$;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

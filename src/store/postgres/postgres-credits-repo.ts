@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { CreditState, CreditsRepo, HoldOutcome, HoldRequest, SettleOutcome, SettleRequest } from '../repositories.ts';
+import type { CreditState, CreditsRepo, FlushItem, HoldOutcome, HoldRequest, LeaseOutcome, SettleOutcome, SettleRequest } from '../repositories.ts';
 import type { LedgerRecord, UsageTotalsRow } from '../types.ts';
 
 interface HoldRow {
@@ -26,6 +26,44 @@ function ledgerFromRow(row: LedgerRow): LedgerRecord {
   return record;
 }
 
+/** The channel instances ask each other on to give slices of an account back (the payload is the account id). */
+export const LEASE_CHANNEL = 'gateway_leases';
+
+/** The most tokens one ledger row counts (a trillion: far past any request, far from overflowing a month's bigint sum). */
+const MAX_TOKENS = 1e12;
+
+/** A token count as a bigint column takes it: whole, 0 up to MAX_TOKENS (an upstream's usage may say 10.5, -3 or 1e20). */
+function tokenCount(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) ? Math.min(MAX_TOKENS, Math.max(0, Math.round(n))) : 0;
+}
+
+/**
+ * A ledger row as the settlement functions take it: token counts whole and bounded. One value
+ * PostgreSQL refuses ("invalid input syntax for type bigint: 10.5") would fail the whole group
+ * of an outbox flush, every time it is sent again, and hold up every later settlement.
+ */
+function dbEntry<E extends { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_tokens: number; ts: number }>(entry: E): E {
+  return {
+    ...entry,
+    ts: Math.round(entry.ts),
+    input_tokens: tokenCount(entry.input_tokens),
+    output_tokens: tokenCount(entry.output_tokens),
+    reasoning_tokens: tokenCount(entry.reasoning_tokens),
+    cached_tokens: tokenCount(entry.cached_tokens),
+  };
+}
+
+/**
+ * An error the data itself caused (SQLSTATE class 22, data exception, or 23, integrity
+ * constraint violation): the same call would fail again, unlike a lost connection or a
+ * deadlock. Marked `refused` (see `CreditsRepo.flush`).
+ */
+function markRefused(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) Object.assign(error as object, { refused: true });
+  return error;
+}
+
 const LEDGER_COLUMNS = `seq, ts, request_id, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
   cached_tokens, cost_credits::float8 as cost_credits, charged_credits::float8 as charged_credits, estimated, aborted,
   discount::float8 as discount, price_multiplier::float8 as price_multiplier, media`;
@@ -39,16 +77,20 @@ const LEDGER_COLUMNS = `seq, ts, request_id, account_id, key_id, model, provider
 export class PostgresCreditsRepo implements CreditsRepo {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly instanceId: string,
-    /** Settlements wait for the WAL flush (holds never do: they are runtime state the sweep repairs). */
-    private readonly synchronousCommit = false,
+    readonly instance: string,
+    /**
+     * Settlements and outbox flushes wait for the WAL flush (default: the outbox forgets a line
+     * once its flush returns, so only a flushed commit keeps it through a PostgreSQL crash);
+     * holds never do: they are runtime state the sweep repairs.
+     */
+    private readonly synchronousCommit = true,
   ) {}
 
   async hold(r: HoldRequest): Promise<HoldOutcome> {
     const { rows } = await this.pool.query<HoldRow>({
       name: 'gw_reserve',
       text: 'select * from gw_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      values: [r.requestId, r.accountId, r.keyId, r.credits, Math.max(0, Math.ceil(r.tokens)), r.enforce, r.needsBalance, this.instanceId, r.periods.day, r.periods.week, r.periods.month],
+      values: [r.requestId, r.accountId, r.keyId, r.credits, Math.max(0, Math.ceil(r.tokens)), r.enforce, r.needsBalance, this.instance, r.periods.day, r.periods.week, r.periods.month],
     });
     const row = rows[0];
     return { outcome: row.outcome, credits: row.credits, reserved: row.reserved, used: row.used, limit: row.lim, reservedTokens: Number(row.reserved_tokens) };
@@ -71,7 +113,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
     const { rows } = await this.pool.query<HoldRow & { request_id: string }>({
       name: 'gw_reserve_many',
       text: 'select * from gw_reserve_many($1, $2)',
-      values: [JSON.stringify(items), this.instanceId],
+      values: [JSON.stringify(items), this.instance],
     });
     const byId = new Map<string, HoldRow[]>();
     for (const row of rows) byId.set(row.request_id, [...(byId.get(row.request_id) ?? []), row]);
@@ -91,7 +133,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
     const { rows } = await this.pool.query<{ inserted: boolean; charged: number; seq: number | null }>({
       name: 'gw_settle',
       text: 'select * from gw_settle($1, $2, $3, $4, $5, $6)',
-      values: [JSON.stringify(r.entry), r.enforce, r.periods.day, r.periods.week, r.periods.month, this.synchronousCommit],
+      values: [JSON.stringify(dbEntry(r.entry)), r.enforce, r.periods.day, r.periods.week, r.periods.month, this.synchronousCommit],
     });
     const row = rows[0];
     return row.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };
@@ -104,7 +146,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
     if (requests.some((r) => r.enforce !== enforce)) {
       return Promise.all(requests.map((r) => this.settle(r)));
     }
-    const items = requests.map((r) => ({ entry: r.entry, day: r.periods.day, week: r.periods.week, month: r.periods.month }));
+    const items = requests.map((r) => ({ entry: dbEntry(r.entry), day: r.periods.day, week: r.periods.week, month: r.periods.month }));
     const { rows } = await this.pool.query<{ request_id: string; inserted: boolean; charged: number; seq: number | null }>({
       name: 'gw_settle_many',
       text: 'select * from gw_settle_many($1, $2, $3)',
@@ -119,9 +161,70 @@ export class PostgresCreditsRepo implements CreditsRepo {
     });
   }
 
+  async lease(leaseId: string, accountId: string, want: number, min: number): Promise<LeaseOutcome> {
+    const { rows } = await this.pool.query<{ outcome: LeaseOutcome['outcome']; granted: number; held: number }>({
+      name: 'gw_lease',
+      text: 'select * from gw_lease($1, $2, $3, $4, $5)',
+      values: [leaseId, accountId, want, min, this.instance],
+    });
+    const row = rows[0];
+    return { outcome: row.outcome, granted: row.granted, held: row.held };
+  }
+
+  async flush(items: readonly FlushItem[], enforce: boolean): Promise<SettleOutcome[]> {
+    const payload = items.map((i) => (i.lease ? { entry: dbEntry(i.entry), lease: i.lease, day: i.periods.day, week: i.periods.week, month: i.periods.month } : { entry: dbEntry(i.entry), day: i.periods.day, week: i.periods.week, month: i.periods.month }));
+    const { rows } = await this.pool
+      .query<{ request_id: string; inserted: boolean; charged: number; seq: number | null }>({
+        name: 'gw_flush_set',
+        text: 'select * from gw_flush_set($1, $2, $3)',
+        values: [JSON.stringify(payload), enforce, this.synchronousCommit],
+      })
+      .catch((error: unknown) => {
+        throw markRefused(error);
+      });
+    const byId = new Map<string, typeof rows>();
+    for (const row of rows) {
+      const same = byId.get(row.request_id);
+      if (same) same.push(row);
+      else byId.set(row.request_id, [row]);
+    }
+    return items.map((i) => {
+      // The same request id twice in a flush: the first one settled it, the second found its row.
+      const row = byId.get(i.entry.request_id)?.shift();
+      return row?.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };
+    });
+  }
+
+  private recallHandler: ((accountId: string) => void) | undefined;
+
+  async recall(accountId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ leased: number }>({
+      name: 'gw_recall',
+      text: `select l.leased, (select count(*) from (select pg_notify('${LEASE_CHANNEL}', $1::text) where l.leased > 0) n) as sent
+             from (select coalesce(sum(credits), 0)::float8 as leased from gw_credit_holds
+                   where account_id = $1 and request_id like 'lease:%' and instance <> $2) l`,
+      values: [accountId, this.instance],
+    });
+    return rows[0]?.leased ?? 0;
+  }
+
+  onRecall(handler: (accountId: string) => void): void {
+    this.recallHandler = handler;
+  }
+
+  /** A notification on the lease channel (the store's listener). */
+  recalled(accountId: string): void {
+    this.recallHandler?.(accountId);
+  }
+
   async state(accountId: string): Promise<CreditState | undefined> {
     const [account, keys] = await Promise.all([
-      this.pool.query<{ credits: number; reserved: number; reserved_tokens: number }>('select credits::float8 as credits, reserved::float8 as reserved, reserved_tokens from gw_accounts where id = $1', [accountId]),
+      this.pool.query<{ credits: number; reserved: number; reserved_tokens: number; leased: number }>(
+        `select credits::float8 as credits, reserved::float8 as reserved, reserved_tokens,
+           (select coalesce(sum(h.credits), 0)::float8 from gw_credit_holds h where h.account_id = $1 and h.request_id like 'lease:%') as leased
+         from gw_accounts where id = $1`,
+        [accountId],
+      ),
       this.pool.query<{ id: string; spent_total: number; reserved: number }>('select id, spent_total::float8 as spent_total, reserved::float8 as reserved from gw_api_keys where account_id = $1', [accountId]),
     ]);
     const row = account.rows[0];
@@ -129,6 +232,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
     return {
       credits: row.credits,
       reserved: row.reserved,
+      leased: row.leased,
       reservedTokens: Number(row.reserved_tokens),
       keyTotals: new Map(keys.rows.filter((k) => k.spent_total !== 0).map((k) => [k.id, k.spent_total])),
       keyReserved: new Map(keys.rows.filter((k) => k.reserved !== 0).map((k) => [k.id, k.reserved])),
@@ -184,7 +288,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
       name: 'gw_beat',
       text: `insert into gw_instances (id, seen_at) values ($1, (extract(epoch from clock_timestamp()) * 1000)::bigint)
              on conflict (id) do update set seen_at = excluded.seen_at`,
-      values: [this.instanceId],
+      values: [this.instance],
     });
   }
 
@@ -194,6 +298,6 @@ export class PostgresCreditsRepo implements CreditsRepo {
   }
 
   async leave(): Promise<void> {
-    await this.pool.query('delete from gw_instances where id = $1', [this.instanceId]);
+    await this.pool.query('delete from gw_instances where id = $1', [this.instance]);
   }
 }

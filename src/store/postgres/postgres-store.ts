@@ -4,7 +4,7 @@ import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '..
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
 import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
-import { PostgresCreditsRepo } from './postgres-credits-repo.ts';
+import { LEASE_CHANNEL, PostgresCreditsRepo } from './postgres-credits-repo.ts';
 import { PostgresFilesRepo } from './postgres-files-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
@@ -26,7 +26,7 @@ export interface PostgresStoreOptions {
   warn?: (message: string, fields?: Record<string, unknown>) => void;
   /** Connections in the pool (default 10). */
   poolSize?: number;
-  /** Settlements wait for the WAL flush (default false; see store.synchronousCommit). */
+  /** Settlements and outbox flushes wait for the WAL flush (default true; see store.synchronousCommit). */
   synchronousCommit?: boolean;
 }
 
@@ -139,7 +139,7 @@ export class PostgresStore implements Store {
     private readonly warn: (message: string, fields?: Record<string, unknown>) => void,
     instanceId: string,
     readonly report: PostgresStoreReport,
-    synchronousCommit = false,
+    synchronousCommit = true,
   ) {
     this.instanceId = instanceId;
     this.media = new PostgresMediaRepo(pool);
@@ -208,7 +208,16 @@ export class PostgresStore implements Store {
           .then(
             ({ rows }) => {
               this.inflight.get(id)?.delete(seq);
-              return rows[0] ? this.applyAccountRow(rows[0]) : undefined;
+              const row = rows[0];
+              if (!row) return undefined;
+              // A withdrawal: this instance's slice of the account goes back too (its own announcement may come after this answer).
+              if (delta < 0) this.credits.recalled(id);
+              // Another instance's later change may have been announced before this answer came
+              // back: that row already holds this change, so the view is it plus what is still on its way.
+              const seen = this.accountVersion.get(id);
+              const current = this.accountById.get(id);
+              if (seen && current && seen.version >= Number(row.version ?? 0)) return this.withInflight(current, seen.credits);
+              return this.applyAccountRow(row);
             },
             (error: unknown) => {
               // The change did not happen: the cache takes it back.
@@ -343,6 +352,10 @@ export class PostgresStore implements Store {
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url, types: { getTypeParser: pg.types.getTypeParser } as pg.CustomTypesConfig });
     client.on('notification', (message) => {
+      if (message.channel === LEASE_CHANNEL) {
+        if (message.payload) this.credits.recalled(message.payload);
+        return;
+      }
       if (message.channel !== CHANNEL || !message.payload) return;
       try {
         this.applyAnnouncement(JSON.parse(message.payload) as Announcement);
@@ -358,7 +371,7 @@ export class PostgresStore implements Store {
       void this.relisten(1);
     });
     await client.connect();
-    await client.query(`listen ${CHANNEL}`);
+    await client.query(`listen ${CHANNEL}; listen ${LEASE_CHANNEL}`);
     this.listener = client;
   }
 
@@ -398,8 +411,15 @@ export class PostgresStore implements Store {
       void (note.table === 'gw_accounts' ? this.accounts.get(note.id) : this.keys.get(note.id)).catch(() => undefined);
       return;
     }
-    if (note.table === 'gw_accounts') this.applyAccountRow(note.row as unknown as AccountRow);
-    else this.applyKeyRow(note.row as unknown as KeyRow);
+    if (note.table === 'gw_accounts') {
+      const row = note.row as unknown as AccountRow;
+      const before = this.accountVersion.get(row.id);
+      this.applyAccountRow(row);
+      // Settlements are not announced: a balance announced lower is an operator's withdrawal. Slices
+      // of the account (on every instance, this one too) go back, so admission sees the new balance.
+      const after = this.accountVersion.get(row.id);
+      if (before && after && after.version > before.version && after.credits < before.credits) this.credits.recalled(row.id);
+    } else this.applyKeyRow(note.row as unknown as KeyRow);
   }
 
   /** Applies a row read from the database when it is newer than the cached one; returns the cached view. */
@@ -409,10 +429,15 @@ export class PostgresStore implements Store {
     if (!force && seen && seen.version > version) return this.accountById.get(row.id) ?? accountFromRow(row);
     const record = accountFromRow(row);
     this.accountVersion.set(row.id, { version, credits: record.credits });
-    let credits = record.credits;
-    for (const delta of this.inflight.get(row.id)?.values() ?? []) credits = addCredits(credits, delta);
+    return this.withInflight(record, record.credits);
+  }
+
+  /** Caches `record` with the credits of its latest database row plus this instance's changes still on their way. */
+  private withInflight(record: AccountRecord, rowCredits: number): AccountRecord {
+    let credits = rowCredits;
+    for (const delta of this.inflight.get(record.id)?.values() ?? []) credits = addCredits(credits, delta);
     const view = credits === record.credits ? record : { ...record, credits };
-    this.accountById.set(row.id, view);
+    this.accountById.set(record.id, view);
     return view;
   }
 
