@@ -7,9 +7,10 @@ const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
  * `gateway <args>` on a pseudo-terminal, through util-linux `script` (no native pty module
  * needed): type keys into it and wait for text it draws after the last keys typed.
  * `command` runs another gateway (e.g. `['npx', 'gateway']` in an installed project);
- * `size` sets the terminal's columns and rows (default: what `script` gives, 80×24).
+ * `size` sets the terminal's columns and rows (default: what `script` gives, 80×24);
+ * `context` adds what else a failed wait should show (the log of the server the TUI talks to).
  */
-export function runInPty(args: string[], options: { cwd?: string; command?: string[]; size?: { columns: number; rows: number } } = {}) {
+export function runInPty(args: string[], options: { cwd?: string; command?: string[]; size?: { columns: number; rows: number }; context?: () => string } = {}) {
   const quoted = [...(options.command ?? [process.execPath, BIN]), ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const command = options.size ? `stty cols ${options.size.columns} rows ${options.size.rows}; exec ${quoted}` : quoted;
   const child = execa('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd ?? REPO_ROOT, reject: false, stdin: 'pipe', env: { TERM: 'xterm-256color' }, timeout: 60_000 });
@@ -24,11 +25,15 @@ export function runInPty(args: string[], options: { cwd?: string; command?: stri
       mark = out.length;
       child.stdin?.write(keys);
     },
-    async waitFor(text: string | RegExp, timeoutMs = 15_000) {
+    // Generous: a loaded machine (the whole suite in parallel) has been seen to take over 15 s for one frame.
+    async waitFor(text: string | RegExp, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       const seen = () => (typeof text === 'string' ? screen(mark).includes(text) : text.test(screen(mark)));
       while (!seen()) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no '${text}' on the screen:\n${screen().slice(-2000)}`);
+        if (Date.now() > deadline || child.exitCode !== null) {
+          const context = options.context ? `\n--- context:\n${options.context().slice(-3000)}` : '';
+          throw new Error(`no '${text}' on the screen after ${Date.now() - deadline + timeoutMs} ms:\n${screen().slice(-2000)}${context}`);
+        }
         await new Promise((r) => setTimeout(r, 50));
       }
     },

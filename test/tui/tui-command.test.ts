@@ -76,7 +76,10 @@ describe('gateway tui', () => {
   it('against a server: edits a key, creates an account that logs in, filters and deletes media; the cursor follows the new key', { timeout: 120_000 }, async () => {
     const gateway: SpawnedGateway = await spawnGateway();
     cleanups.push(() => gateway.stop());
-    const tui = runInPty(['--config', gateway.configFile, '--data-dir', gateway.dataDir, 'tui', '--refresh', '0'], { size: { columns: 140, rows: 40 } });
+    const tui = runInPty(['--config', gateway.configFile, '--data-dir', gateway.dataDir, 'tui', '--refresh', '0'], {
+      size: { columns: 140, rows: 40 },
+      context: () => `gateway stderr:\n${gateway.stderr()}\ngateway stdout:\n${gateway.stdout()}`,
+    });
     cleanups.push(async () => tui.child.kill());
     await tui.waitFor('(1 active)');
 
@@ -141,9 +144,8 @@ describe('gateway tui', () => {
     };
     const image = await create({ media_type: 'image', model: 'flux-pro', prompt: 'a lighthouse' });
     const video = await create({ media_type: 'video', model: 'veo-3', prompt: 'surfers' });
+    // Both records exist before the tab opens: its first load lists them.
     tui.type('5');
-    await tui.waitFor('t type');
-    tui.type('r');
     await tui.waitFor('1–2 of 2 · type any');
     tui.type('t');
     await tui.waitFor('type image');
