@@ -13,7 +13,8 @@ import { formatCaseTable, formatMemory, formatSummary, type Goals, type RunRecor
 import { startGateway, startProxy, startUpstream } from './targets.ts';
 
 /** Issue 13's goals: CPU per request over the floor's, time to first byte, peak memory. */
-const GOALS: Goals = { cpuRatio: { default: 2.0, 'messages-stream': 2.5 }, addedP50Ms: 0.25, addedTtfbMs: 0.2, peakRssMb: 150 };
+// CPU is judged at 50 connections, as the issue states it; other concurrencies over it are noted in the verdict.
+const GOALS: Goals = { cpuRatio: { default: 2.0, 'messages-stream': 2.5 }, cpuAt: 50, addedP50Ms: 0.25, addedTtfbMs: 0.2, peakRssMb: 150 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
