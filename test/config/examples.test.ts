@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.ts';
@@ -69,6 +70,35 @@ describe('config/ examples', () => {
     expect(instances.limits.store).toMatchObject({ redis: expect.stringMatching(/^redis:\/\//), onError: 'closed' });
     expect(instances.server).toMatchObject({ host: '0.0.0.0', trustProxy: true });
     expect(instances.store?.postgres).toMatch(/^postgres:\/\//);
+  });
+
+  it("the README's \"Running several instances\" config loads and sets up its providers as printed", async () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Running several instances'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block).toContain('store: { postgres: process.env.DATABASE_URL! }');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-readme-config-'));
+    const saved = { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
+    try {
+      fs.writeFileSync(path.join(dir, 'gateway.config.ts'), block!);
+      process.env.DATABASE_URL = 'postgres://gw:secret@db:5432/gateway';
+      process.env.REDIS_URL = 'redis://cache:6379';
+      const { config } = await loadConfig({ cwd: dir });
+      expect(config.store?.postgres).toBe('postgres://gw:secret@db:5432/gateway');
+      expect(config.limits.store).toMatchObject({ redis: 'redis://cache:6379' });
+      const registry = await ProviderRegistry.create(config, { configDir: dir, log: createLogger('silent') });
+      try {
+        expect([...registry.providers.keys()].sort()).toEqual(Object.keys(config.providers).sort());
+      } finally {
+        await registry.close();
+      }
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('several instances: each process gets its own port and data dir from the environment', async () => {
