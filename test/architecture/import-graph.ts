@@ -15,7 +15,8 @@ export interface ImportEdge {
   typeOnly: boolean;
 }
 
-const IMPORT = /(?:^|[\s;}])(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+// The clause before `from` holds no `=` or backquote: `export const T = \`import … from 'x'\`` is not an import.
+const IMPORT = /(?:^|[\s;}])(import|export)\s+(type\s+)?(?:[^'";=`]*?\s+from\s+)?['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -27,8 +28,26 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-/** Every import of every source file under `root`; paths relative to `root`, with `/`. */
-export function readImports(root: string): ImportEdge[] {
+/**
+ * The package's own names as files under src/, from tsconfig.json `paths` (`gateway` →
+ * `index.ts`): a source file could import its own package by name, and that edge must be
+ * checked like a relative one.
+ */
+export function srcAliases(repo: string): Record<string, string> {
+  const tsconfig = JSON.parse(fs.readFileSync(path.join(repo, 'tsconfig.json'), 'utf8')) as { compilerOptions?: { paths?: Record<string, string[]> } };
+  const aliases: Record<string, string> = {};
+  for (const [name, [target]] of Object.entries(tsconfig.compilerOptions?.paths ?? {})) {
+    const file = path.relative(path.join(repo, 'src'), path.resolve(repo, target)).split(path.sep).join('/');
+    if (!file.startsWith('..')) aliases[name] = file;
+  }
+  return aliases;
+}
+
+/**
+ * Every import of every source file under `root`; paths relative to `root`, with `/`.
+ * `aliases` names bare specifiers that are files under `root` (see srcAliases).
+ */
+export function readImports(root: string, aliases: Record<string, string> = {}): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const file of sourceFiles(root)) {
     const text = fs.readFileSync(file, 'utf8');
@@ -38,6 +57,7 @@ export function readImports(root: string): ImportEdge[] {
       const typeOnly = match[2] !== undefined;
       const edge: ImportEdge = { from, specifier, typeOnly };
       if (specifier.startsWith('.')) edge.to = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/');
+      else if (Object.hasOwn(aliases, specifier)) edge.to = aliases[specifier];
       edges.push(edge);
     }
   }

@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findFileCycles, findFolderCycles, findUpwardImports, folderOf, readImports, type ImportEdge } from './import-graph.ts';
+import { findFileCycles, findFolderCycles, findUpwardImports, folderOf, readImports, srcAliases, type ImportEdge } from './import-graph.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -39,7 +41,9 @@ const LAYERS: string[][] = [
 /** What the TUI may import besides itself: the admin procedures' types and the bottom layer. */
 const TUI_MAY_IMPORT = new Set(['tui', 'admin', 'util', 'errors', 'ir']);
 
-const srcEdges = readImports(path.join(REPO, 'src'));
+/** The package's own names (tsconfig `paths`: `gateway`, `gateway/plugin-kit`), as files under src/. */
+const SELF_NAMES = srcAliases(REPO);
+const srcEdges = readImports(path.join(REPO, 'src'), SELF_NAMES);
 
 describe('import graph of src/', () => {
   it('has no import that runs up the layers', () => {
@@ -75,6 +79,23 @@ describe('the checks themselves', () => {
   it('report an import from a higher layer', () => {
     const problems = findUpwardImports([edge('formats/chat/index.ts', 'pipeline/run-chat.ts', true)], LAYERS);
     expect(problems).toEqual([expect.stringContaining('formats (layer 1) may not import pipeline (layer 4)')]);
+  });
+
+  it("report an upward import written with the package's own name (gateway, gateway/plugin-kit)", () => {
+    expect(SELF_NAMES).toEqual({ gateway: 'index.ts', 'gateway/plugin-kit': 'plugin-kit/index.ts' });
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-layers-'));
+    try {
+      fs.mkdirSync(path.join(root, 'util'));
+      fs.writeFileSync(path.join(root, 'util/a.ts'), "import type { PluginDefinition } from 'gateway/plugin-kit';\nimport { defineConfig } from 'gateway';\n");
+      const edges = readImports(root, SELF_NAMES);
+      expect(edges.map((e) => e.to)).toEqual(['plugin-kit/index.ts', 'index.ts']);
+      expect(findUpwardImports(edges, LAYERS)).toEqual([
+        expect.stringContaining('util (layer 0) may not import plugin-kit (layer 1)'),
+        expect.stringContaining('util (layer 0) may not import index.ts'),
+      ]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('report a folder that is in no layer', () => {
