@@ -50,6 +50,13 @@ describe('import graph of src/', () => {
     expect(findUpwardImports(srcEdges, LAYERS)).toEqual([]);
   });
 
+  it('is the house the README draws ("Imports point one way, bottom to top: …")', () => {
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const drawn = /Imports point one way, bottom to top: ([^.]*)\./.exec(readme)?.[1] ?? '';
+    const layers = drawn.split('→').map((layer) => [...layer.matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+    expect(layers).toEqual(LAYERS.slice(0, -1)); // the package entry (index.ts) is not drawn
+  });
+
   it('has no folder cycle', () => {
     expect(findFolderCycles(srcEdges)).toEqual([]);
   });
