@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { balanceSchema, MAX_BALANCE, roundCredits } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
+import { EmailTakenError } from '../store/email-taken.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord, KeyEndpoint, SpendLimitReset, Tier } from '../store/types.ts';
 import type { UsageIndex } from '../usage/usage-index.ts';
@@ -101,9 +102,8 @@ export async function createAccount(store: Store, clock: Clock, input: CreateAcc
   if (input.credits !== undefined && !balanceSchema.safeParse(input.credits).success) {
     throw new GatewayError('validation_error', `Invalid parameter 'credits': must be a finite number from 0 to ${MAX_BALANCE}.`, { details: { fields: { credits: `must be a finite number from 0 to ${MAX_BALANCE}` } } });
   }
-  if (await store.accounts.findByEmail(input.email)) {
-    throw new GatewayError('conflict', `An account with email ${input.email} already exists.`);
-  }
+  const taken = () => new GatewayError('conflict', `An account with email ${input.email} already exists.`);
+  if (await store.accounts.findByEmail(input.email)) throw taken();
   const record: AccountRecord = {
     id: newId('acct'),
     email: input.email,
@@ -116,7 +116,11 @@ export async function createAccount(store: Store, clock: Clock, input: CreateAcc
     createdAt: clock.now(),
   };
   if (input.spendCap !== undefined && input.spendCap !== null) record.spendCap = input.spendCap;
-  return store.accounts.create(record);
+  // Another create may have passed the check above meanwhile (another instance, or a request in
+  // flight here while the password was hashed): the store refuses the second one.
+  return store.accounts.create(record).catch((error: unknown) => {
+    throw error instanceof EmailTakenError ? taken() : error;
+  });
 }
 
 export async function findAccount(store: Store, email: string): Promise<AccountRecord> {

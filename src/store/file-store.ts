@@ -1,4 +1,5 @@
 import { securePrivateTree } from '../util/private-files.ts';
+import { EmailTakenError } from './email-taken.ts';
 import { FileBatchesRepo } from './file-batches-repo.ts';
 import { FileDb } from './file-db.ts';
 import { FileFilesRepo } from './file-files-repo.ts';
@@ -127,6 +128,9 @@ export class FileStore implements Store {
       findByEmail: async (email) => data().accounts.find((a) => a.email.toLowerCase() === email.toLowerCase()),
       create: async (record) => {
         finiteCredits(record.credits, `account ${record.id}`);
+        // Checked and pushed in one synchronous step: two creates in flight cannot both pass.
+        const email = record.email.toLowerCase();
+        if (data().accounts.some((a) => a.email.toLowerCase() === email)) throw new EmailTakenError(record.email);
         data().accounts.push(record);
         this.accountById.set(record.id, record);
         this.accountSlot.set(record.id, data().accounts.length - 1);

@@ -10,4 +10,5 @@ export { acquireLock, readServerInfo, writeServerInfo, removeServerInfo, lockHol
 export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, ResponsesRepo, Store, StoreCache, FilesRepo, FilesQuery, BatchesRepo, BatchesQuery, Page, CreditsRepo, CreditState, HoldRequest, HoldOutcome, SettleRequest, SettleOutcome } from './repositories.ts';
 export type * from './types.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
+export { EmailTakenError } from './email-taken.ts';
 export { PostgresStore, PostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';

@@ -47,6 +47,7 @@ export interface AccountsRepo {
   list(): Promise<AccountRecord[]>;
   get(id: string): Promise<AccountRecord | undefined>;
   findByEmail(email: string): Promise<AccountRecord | undefined>;
+  /** Rejects with EmailTakenError when another account has the email (ignoring case), atomically with the insert. */
   create(record: AccountRecord): Promise<AccountRecord>;
   update(id: string, patch: Partial<Omit<AccountRecord, 'id' | 'credits' | 'billedSeq'>>): Promise<AccountRecord | undefined>;
   /**

@@ -4,6 +4,8 @@ import { PostgresStore } from '../../src/store/postgres/index.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 import { aKey, anAccount, describeStore } from './store.case.ts';
+import { createAccount } from '../../src/admin/accounts.ts';
+import { systemClock } from '../../src/util/clock.ts';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
@@ -67,6 +69,57 @@ describe('postgres store: start-up and instances', () => {
       await c.end();
       await expect(PostgresStore.open(fresh.url)).rejects.toThrow(/schema .* is version 999, newer than this gateway's \d+; upgrade the gateway/);
     } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('two instances creating one email at once (any case) end with one account; the other gets the sequential 409', async () => {
+    const a = await PostgresStore.open(db.url);
+    const b = await PostgresStore.open(db.url);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const email = `both-${round}@example.test`;
+        const raced = await Promise.allSettled([createAccount(a, systemClock, { email }), createAccount(b, systemClock, { email: email.toUpperCase() })]);
+        expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const lost = raced.find((r) => r.status === 'rejected')!.reason as { code: string; message: string };
+        expect(lost).toMatchObject({ code: 'conflict', message: expect.stringMatching(new RegExp(`^An account with email ${email.replace('.', '\\.')} already exists\\.$`, 'i')) });
+        const { rows } = await a.pool.query('select id from gw_accounts where lower(email) = $1', [email]);
+        expect(rows).toHaveLength(1);
+      }
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('accounts already sharing an email stop the unique-email migration (10) with one line naming them', async () => {
+    const fresh = await createTestDatabase();
+    const c = new pg.Client({ connectionString: fresh.url });
+    await c.connect();
+    try {
+      // The schema as migrations 1-9 left it, with two accounts of one email (made by two instances before 10).
+      await c.query('create table gw_schema (version integer primary key, name text not null, applied_at timestamptz not null default now())');
+      for (const m of MIGRATIONS.filter((m) => m.version < 10)) {
+        await c.query(m.sql);
+        await c.query('insert into gw_schema (version, name) values ($1, $2)', [m.version, m.name]);
+      }
+      const insert = 'insert into gw_accounts (id, email, tier, credits, created_at) values ($1, $2, $3, $4, $5)';
+      await c.query(insert, ['acct_one', 'Dup@Example.test', 'free', 0, 1]);
+      await c.query(insert, ['acct_two', 'dup@example.test', 'free', 0, 2]);
+      await c.query(insert, ['acct_solo', 'solo@example.test', 'free', 0, 3]);
+      const error = await PostgresStore.open(fresh.url).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe(
+        'store: PostgreSQL migration 10 (account emails unique) failed: accounts share an email (ignoring case): dup@example.test (acct_one <Dup@Example.test>, acct_two <dup@example.test>); ' +
+          "give all but one of each another email (update gw_accounts set email = '…' where id = '…'), then start again",
+      );
+      // Nothing half-applied: still version 9, and the fix lets the next start through.
+      expect((await c.query('select max(version)::int as v from gw_schema')).rows[0].v).toBe(9);
+      await c.query("update gw_accounts set email = 'dup2@example.test' where id = 'acct_two'");
+      const store = await PostgresStore.open(fresh.url);
+      expect(store.report.migrated).toEqual([10]);
+      await store.close();
+    } finally {
+      await c.end();
       await fresh.drop();
     }
   });

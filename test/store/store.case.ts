@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
 import { recordBytes } from '../../src/media/media-limits.ts';
+import { createAccount } from '../../src/admin/accounts.ts';
+import { GatewayError } from '../../src/errors/index.ts';
+import { EmailTakenError } from '../../src/store/index.ts';
+import { systemClock } from '../../src/util/clock.ts';
 
 /**
  * A backend under test: `open` gives a store on fresh, empty data; `reopen` closes a store
@@ -149,6 +153,25 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(store.cache.account(a.id)).toMatchObject({ tier: 'pro', suspended: true });
         expect(await store.accounts.update('acct_missing', { tier: 'pro' })).toBeUndefined();
         expect((await store.accounts.list()).map((x) => x.id)).toContain(a.id);
+      });
+
+      it('refuses a second account with an email taken (ignoring case), also when two creates race past the check', async () => {
+        const store = await fresh();
+        await store.accounts.create(anAccount({ email: 'Taken@Example.test' }));
+        const twin = anAccount({ email: 'taken@example.TEST' });
+        await expect(store.accounts.create(twin)).rejects.toBeInstanceOf(EmailTakenError);
+        expect(store.cache.account(twin.id)).toBeUndefined();
+        // Through the admin procedure: a sequential duplicate and the loser of a race get the same answer.
+        const sequential = await createAccount(store, systemClock, { email: 'TAKEN@example.test' }).catch((e: unknown) => e);
+        expect(sequential).toBeInstanceOf(GatewayError);
+        expect(sequential).toMatchObject({ code: 'conflict', message: 'An account with email TAKEN@example.test already exists.' });
+        // The password is hashed between the check and the insert: both creates pass the check.
+        const raced = await Promise.allSettled(['Race@Example.test', 'race@example.test'].map((email) => createAccount(store, systemClock, { email, password: 'a long password' })));
+        expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const [lost] = raced.filter((r) => r.status === 'rejected');
+        expect(lost.reason).toBeInstanceOf(GatewayError);
+        expect(lost.reason).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^An account with email race@example\.test already exists\.$/i) });
+        expect((await store.accounts.list()).filter((a) => a.email.toLowerCase() === 'race@example.test')).toHaveLength(1);
       });
 
       it('adjusts credits atomically, applied to the cache before the promise settles, and moves billedSeq forward only', async () => {

@@ -1021,6 +1021,30 @@ begin
 end $$;
 `,
   },
+  {
+    version: 10,
+    name: 'account emails unique',
+    sql: `
+-- Two instances could each create an account with one email (the caller's check and the insert
+-- are two statements): the email index becomes unique, ignoring case, as the file store has it.
+-- Accounts that already share an email stop the migration with one line naming them.
+do $$
+declare
+  taken text;
+begin
+  select string_agg(format('%s (%s)', e, ids), '; ' order by e) into taken
+  from (
+    select lower(email) as e, string_agg(format('%s <%s>', id, email), ', ' order by created_at, id) as ids
+    from gw_accounts group by lower(email) having count(*) > 1
+  ) d;
+  if taken is not null then
+    raise exception 'accounts share an email (ignoring case): %; give all but one of each another email (update gw_accounts set email = ''…'' where id = ''…''), then start again', taken;
+  end if;
+end $$;
+drop index gw_accounts_email;
+create unique index gw_accounts_email_key on gw_accounts (lower(email));
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

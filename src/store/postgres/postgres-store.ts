@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { EmailTakenError } from '../email-taken.ts';
 import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
@@ -166,7 +167,15 @@ export class PostgresStore implements Store {
       create: async (record) => {
         finiteCredits(record.credits, `account ${record.id}`);
         this.accountById.set(record.id, record);
-        const { rows } = await this.track(pool.query<AccountRow>(ACCOUNT_INSERT, accountParams(record)));
+        let rows: AccountRow[];
+        try {
+          ({ rows } = await this.track(pool.query<AccountRow>(ACCOUNT_INSERT, accountParams(record))));
+        } catch (error) {
+          this.accountById.delete(record.id);
+          // The unique index on lower(email) (migration 10): another instance created it first.
+          if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'gw_accounts_email_key') throw new EmailTakenError(record.email);
+          throw error;
+        }
         this.applyAccountRow(rows[0]);
         return this.accountById.get(record.id) ?? record;
       },
