@@ -25,6 +25,20 @@ describe('CLI', () => {
     };
     walk(path.join(REPO_ROOT, 'src/cli/main.ts'));
     expect(heavy).toEqual([]);
+    // What runs is the build: the bundler may put a module the entry needs into a chunk that
+    // also imports the server. Follow dist/cli.mjs's static imports too: only commander outside.
+    const chunks = new Set<string>();
+    const packages = new Set<string>();
+    const walkDist = (file: string) => {
+      if (chunks.has(file)) return;
+      chunks.add(file);
+      for (const [, spec] of fs.readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?:[^;'"]*?\s+from\s+)?["']([^"']+)["'];?$/gm)) {
+        if (spec.startsWith('.')) walkDist(path.resolve(path.dirname(file), spec));
+        else if (!spec.startsWith('node:')) packages.add(spec);
+      }
+    };
+    walkDist(path.join(REPO_ROOT, 'dist/cli.mjs'));
+    expect([...packages]).toEqual(['commander']);
   });
 
   it('a bad flag exits non-zero with one clear line', async () => {
