@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
-/** Two gateway processes on one PostgreSQL database (each with its own data dir), as behind a load balancer. */
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Two gateway processes on one PostgreSQL database and one Redis (each with its own data dir), as behind a load balancer. */
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let a: SpawnedGateway;
 let b: SpawnedGateway;
@@ -14,6 +17,7 @@ beforeAll(async () => {
   const dir = tempDir('gw-pg-');
   configFile = writeConfig(dir, {
     store: { postgres: db.url },
+    limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
     providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 1000, output: 1000 } }] } },
   });
   a = await spawnGateway({ configFile, dataDir: path.join(dir, 'a') });
@@ -48,6 +52,7 @@ describe('two instances on one PostgreSQL', () => {
     for (const g of [a, b]) {
       expect(g.stdout()).toContain(`store: PostgreSQL at ${db.url.replace(/:[^:@/]*@/, '@')}`);
       expect(g.stdout()).toContain(`data dir ${g.dataDir} holds this instance's settlement outbox: keep it on persistent storage`);
+      expect(g.stdout()).toContain(`limits: Redis at ${REDIS_URL}`);
     }
   });
 
