@@ -48,6 +48,15 @@ describe('CLI', () => {
     expect(String(result.stderr)).not.toMatch(/\n\s+at /);
   });
 
+  it("a bad value is the one line the README shows (\"Every CLI error is one line …\")", async () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const shown = /Every CLI error is one line on stderr with a non-zero exit \(`([^`]+)`\)/.exec(readme)?.[1].replace(/\s+/g, ' ');
+    const dir = tempDir();
+    const result = await runCli(['--data-dir', path.join(dir, 'data'), 'accounts', 'create', '--email', 'nope'], { cwd: dir });
+    expect(result.exitCode).not.toBe(0);
+    expect(String(result.stderr).trim()).toBe(shown);
+  });
+
   it('a bad config names the file and the field, without a stack trace', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { server: { port: 'eighty' } });
