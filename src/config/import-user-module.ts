@@ -1,4 +1,4 @@
-import { createJiti, type Jiti } from 'jiti';
+import type { Jiti } from 'jiti';
 
 let jiti: Promise<Jiti> | undefined;
 
@@ -10,7 +10,9 @@ let jiti: Promise<Jiti> | undefined;
  */
 function userModuleLoader(): Promise<Jiti> {
   jiti ??= (async () => {
-    const [pluginKit, { defineConfig }] = await Promise.all([import('../plugin-kit/index.ts'), import('./define-config.ts')]);
+    // jiti (~80 ms to load) only when a config or plugin is a JS/TS file: a JSON config, the
+    // built-in defaults and the built-in plugins start without it.
+    const [{ createJiti }, pluginKit, { defineConfig }] = await Promise.all([import('jiti'), import('../plugin-kit/index.ts'), import('./define-config.ts')]);
     return createJiti(import.meta.url, {
       interopDefault: true,
       moduleCache: false,

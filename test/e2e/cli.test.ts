@@ -41,6 +41,21 @@ describe('CLI', () => {
     expect([...packages]).toEqual(['commander']);
   });
 
+  it('loads no TypeScript loader (jiti) unless a config or plugin is a JS/TS file', async () => {
+    // A resolve hook that names every module the CLI loads.
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'hooks.mjs'), "export async function resolve(s, c, next) { const r = await next(s, c); process._rawDebug('RESOLVED ' + r.url); return r; }\n");
+    fs.writeFileSync(path.join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${path.join(dir, 'hooks.mjs')}`).href)});\n`);
+    const loaded = async (configFile: string) => {
+      const result = await runCli(['--config', configFile, '--data-dir', path.join(dir, 'data'), 'models', 'ls'], { cwd: dir, env: { NODE_OPTIONS: `--import=${path.join(dir, 'register.mjs')}` } });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      return String(result.stderr).split('\n').filter((line) => line.startsWith('RESOLVED ') && line.includes('/node_modules/jiti/'));
+    };
+    expect(await loaded(writeConfig(dir, { providers: { mock: { plugin: 'mock' } } }))).toEqual([]);
+    fs.writeFileSync(path.join(dir, 'gateway.config.ts'), "export default { providers: { mock: { plugin: 'mock' as const } } };\n");
+    expect((await loaded(path.join(dir, 'gateway.config.ts'))).length).toBeGreaterThan(0);
+  });
+
   it('a bad flag exits non-zero with one clear line', async () => {
     const result = await runCli(['serve', '--port', 'abc']);
     expect(result.exitCode).not.toBe(0);
