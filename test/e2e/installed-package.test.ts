@@ -50,6 +50,18 @@ describe('the packed gateway installed into an empty CommonJS project', () => {
     expect(String(result.stdout)).toContain('serve');
   });
 
+  it('gateway --help from the install takes under 150 ms of CPU (issue 13; npx adds npm\'s own ~0.3 s on top)', async () => {
+    // CPU (user + system, the shell's `time` counts the child), the least of five runs: steadier
+    // than wall time on a shared machine. Node alone takes ~60 ms of it.
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const timed = await execa('bash', ['-c', 'TIMEFORMAT="%U %S"; time node_modules/.bin/gateway --help > /dev/null'], { cwd: project, env: userEnv(), extendEnv: false });
+      const [user, system] = String(timed.stderr).trim().split(/\s+/).map(Number);
+      runs.push((user + system) * 1000);
+    }
+    expect(Math.min(...runs), runs.join(', ')).toBeLessThan(150);
+  });
+
   it('the plugin kit loads from plain JavaScript: import (ESM) and require (CommonJS)', async () => {
     fs.writeFileSync(path.join(project, 'check.mjs'), "import { definePlugin, GatewayError } from 'gateway/plugin-kit';\nconsole.log(typeof definePlugin, typeof GatewayError);\n");
     fs.writeFileSync(path.join(project, 'check.js'), "const { definePlugin } = require('gateway/plugin-kit');\nconst { defineConfig } = require('gateway');\nconsole.log(typeof definePlugin, typeof defineConfig);\n");
