@@ -169,6 +169,25 @@ describe('gateway store migrate --to <postgres url>', () => {
     }
   });
 
+  it('accounts whose emails differ only in case stop the run with one line naming them (the database keeps one per email)', async () => {
+    const twins = path.join(dir, 'twins');
+    fs.cpSync(dataDir, twins, { recursive: true });
+    const dbFile = path.join(twins, 'db.json');
+    const data = JSON.parse(fs.readFileSync(dbFile, 'utf8')) as { accounts: Array<{ id: string; email: string }> };
+    const original = data.accounts.find((a) => a.email === 'move@example.com')!;
+    data.accounts.push({ ...original, id: 'acct_twin', email: 'Move@Example.com' });
+    fs.writeFileSync(dbFile, JSON.stringify(data));
+    const second = await createTestDatabase();
+    try {
+      const result = await cli(fileConfig, twins, ['store', 'migrate', '--to', second.url]);
+      expect(result.code).not.toBe(0);
+      expect(result.err.trim().split('\n')).toHaveLength(1);
+      expect(result.err).toContain(`accounts share an email (ignoring case), which the database refuses: move@example.com (${original.id} <move@example.com>, acct_twin <Move@Example.com>)`);
+    } finally {
+      await second.drop();
+    }
+  });
+
   it('the copied data dir is refused on the file store from then on (serve and the CLI), with one line saying why and what to do', async () => {
     expect(fs.statSync(path.join(dataDir, 'migrated-to-postgres.json')).mode & 0o777).toBe(0o600);
     for (const args of [['keys', 'ls'], ['serve', '--port', '0']]) {

@@ -108,6 +108,19 @@ export async function copyFileStore(source: FileStore, client: Queryable, option
   const progress = options.onProgress ?? (() => undefined);
   const data = source.db.data;
 
+  // The database keeps one account per email, ignoring case (migration 10): name every pair
+  // rather than fail on the unique index with the first.
+  const byEmail = new Map<string, typeof data.accounts>();
+  for (const account of data.accounts) {
+    const email = account.email.toLowerCase();
+    byEmail.set(email, [...(byEmail.get(email) ?? []), account]);
+  }
+  const shared = [...byEmail].filter(([, accounts]) => accounts.length > 1);
+  if (shared.length > 0) {
+    const named = shared.map(([email, accounts]) => `${email} (${accounts.map((a) => `${a.id} <${a.email}>`).join(', ')})`).join('; ');
+    throw new CopyError(`accounts share an email (ignoring case), which the database refuses: ${named}; give all but one of each another email in db.json (server stopped), then run again`);
+  }
+
   let credits = 0;
   for (const account of data.accounts) {
     await client.query(ACCOUNT_INSERT, accountParams(account));
