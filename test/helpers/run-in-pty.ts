@@ -25,14 +25,22 @@ export function runInPty(args: string[], options: { cwd?: string; command?: stri
       mark = out.length;
       child.stdin?.write(keys);
     },
-    // Generous: a loaded machine (the whole suite in parallel) has been seen to take over 15 s for one frame.
+    /**
+     * Waits for `text` in what is drawn after the last keys typed. Ink writes a frame only when
+     * it differs from the last one, so keys that change nothing on screen (an `r` whose reload
+     * brings the same rows) draw nothing after them: wait for what the keys change.
+     * Generous: a loaded machine (the whole suite in parallel) has been seen to take over 15 s for one frame.
+     */
     async waitFor(text: string | RegExp, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
-      const seen = () => (typeof text === 'string' ? screen(mark).includes(text) : text.test(screen(mark)));
-      while (!seen()) {
+      const found = (s: string) => (typeof text === 'string' ? s.includes(text) : text.test(s));
+      while (!found(screen(mark))) {
         if (Date.now() > deadline || child.exitCode !== null) {
+          const before = found(out.slice(0, mark).replace(ANSI, ''))
+            ? ' (it was drawn BEFORE the last keys typed: they drew no new frame with it)'
+            : '';
           const context = options.context ? `\n--- context:\n${options.context().slice(-3000)}` : '';
-          throw new Error(`no '${text}' on the screen after ${Date.now() - deadline + timeoutMs} ms:\n${screen().slice(-2000)}${context}`);
+          throw new Error(`no '${text}' drawn after the last keys typed, in ${Date.now() - deadline + timeoutMs} ms${before}; the output so far ends:\n${screen().slice(-2000)}${context}`);
         }
         await new Promise((r) => setTimeout(r, 50));
       }
