@@ -40,10 +40,15 @@ describe('observability: live activity in the TUI', () => {
     };
     await waitUntil(() => sinceStart(tui.screen()) === 0, 'the live figures of an idle server');
 
-    // Bounded traffic: 4 clients, 150 requests each at most, stopped when the test has seen enough.
+    // Traffic from 4 clients until the test has seen enough, bounded by time rather than by a
+    // count: 4 × 150 requests took ~1.4 s, about one poll of the Overview (1 s), so the count
+    // could stop at its final total before it was drawn twice (then it never moves).
     let stop = false;
+    let sending = 0;
+    const trafficDeadline = Date.now() + 60_000;
     const send = async () => {
-      for (let i = 0; i < 150 && !stop; i += 1) {
+      sending += 1;
+      for (let i = 0; !stop && Date.now() < trafficDeadline; i += 1) {
         const res = await fetch(`${gateway.url}/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
@@ -51,12 +56,14 @@ describe('observability: live activity in the TUI', () => {
         });
         await res.text();
       }
+      sending -= 1;
     };
     const traffic = Promise.all([send(), send(), send(), send()]);
     try {
       await waitUntil(() => sinceStart(tui.screen()) > 0, 'a first count');
       const first = sinceStart(tui.screen());
       await waitUntil(() => sinceStart(tui.screen()) > first, 'the count to move');
+      expect(sending, 'clients still sending when the count moved').toBeGreaterThan(0);
       const screen = tui.screen();
       expect(screen).toMatch(/requests\/s\s*[1-9]\d*\.\d/);
       expect(screen).toMatch(/latency\s*p50\s*\d+\.\d\s*ms\s*p95\s*\d+\.\d\s*ms/);
