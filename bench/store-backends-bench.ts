@@ -254,7 +254,7 @@ try {
         const x = r[name];
         console.log(`| ${r.concurrency} | ${name} | ${f(x.rps)} | ${f(x.p50, 3)} | ${f(x.p99, 3)} | ${f(x.cpu)} | ${x.dbCpu === undefined ? '-' : f(x.dbCpu)} | ${x.errors} |`);
       }
-      console.log(`| ${r.concurrency} | **postgres ÷ file** | | **+${f(r.p50DeltaMs, 3)} ms** | | **${f(r.cpuRatio, 2)}×** | | |`);
+      console.log(`| ${r.concurrency} | **postgres ÷ file** | | **${r.p50DeltaMs >= 0 ? '+' : ''}${f(r.p50DeltaMs, 3)} ms** | | **${f(r.cpuRatio, 2)}×** | | |`);
     }
     console.log(`\nidle CPU (no requests): file ${f(idleMsPerS.file!, 1)} ms/s, postgres ${f(idleMsPerS.postgres!, 1)} ms/s`);
     console.log('targets: gateway CPU ≤ 1.3× and p50 ≤ +0.3 ms');
