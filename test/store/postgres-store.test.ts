@@ -244,3 +244,34 @@ describe('postgres store: start-up and instances', () => {
     }
   });
 });
+
+describe('postgres store: key uses', () => {
+  it('the uses of many keys are written together in one statement, and another instance reads them', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const store = await PostgresStore.open(fresh.url);
+      const account = anAccount();
+      await store.accounts.create(account);
+      const keys = Array.from({ length: 20 }, () => aKey(account.id));
+      for (const key of keys) await store.keys.create(key);
+      const statements: string[] = [];
+      const query = store.pool.query.bind(store.pool) as (...args: unknown[]) => unknown;
+      (store.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        statements.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text));
+        return query(...args);
+      };
+      await Promise.all(keys.map((key, i) => store.keys.markUsed(key.id, 1_800_000_000_000 + i)));
+      expect(statements.filter((s) => s.includes('last_used_at'))).toHaveLength(1);
+      // Seen at once by this instance, and written for the others.
+      expect((await store.keys.get(keys[7].id))?.lastUsedAt).toBe(1_800_000_000_007);
+      const other = await PostgresStore.open(fresh.url);
+      expect((await other.keys.list(account.id)).map((k) => k.lastUsedAt).sort()).toEqual(keys.map((_, i) => 1_800_000_000_000 + i));
+      // Older than what is stored: not written back.
+      await store.keys.markUsed(keys[0].id, 1_700_000_000_000);
+      expect((await other.keys.get(keys[0].id))?.lastUsedAt).toBe(1_800_000_000_000);
+      await Promise.all([store.close(), other.close()]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});

@@ -39,6 +39,8 @@ export interface PostgresStoreReport {
   migrated: number[];
 }
 
+/** How long key uses wait to be written together (a key's use is noted at most once a second: src/server/auth.ts). */
+const KEY_USES_BATCH_MS = 200;
 /** The channel every instance listens on (see migrations.ts, gw_announce). */
 const CHANNEL = 'gateway_records';
 
@@ -130,6 +132,9 @@ export class PostgresStore implements Store {
   private readonly sessionByHash = new Map<string, SessionRecord>();
   private readonly sessionById = new Map<string, SessionRecord>();
   private readonly pending = new Set<Promise<unknown>>();
+  /** Key uses not written yet (id → time): one statement for all of them every KEY_USES_BATCH_MS. */
+  private usedKeys = new Map<string, number>();
+  private usedBatch: { written: Promise<void>; sendNow: () => void } | undefined;
   private listener: pg.Client | undefined;
   private closed = false;
   private writeSeq = 0;
@@ -274,13 +279,8 @@ export class PostgresStore implements Store {
         const current = this.keyById.get(id);
         if (!current || (current.lastUsedAt != null && current.lastUsedAt >= at)) return Promise.resolve();
         this.putKey({ ...current, lastUsedAt: at });
-        const written = pool
-          .query<KeyRow>('update gw_api_keys set last_used_at = $2 where id = $1 and (last_used_at is null or last_used_at < $2) returning *', [id, at])
-          .then(({ rows }) => {
-            if (rows[0]) this.applyKeyRow(rows[0]);
-          });
-        this.track(written).catch((error: unknown) => this.warn('store: a key use could not be written to PostgreSQL', { key: id, error: String(error) }));
-        return written;
+        this.usedKeys.set(id, at);
+        return this.writeUsedSoon();
       },
     };
 
@@ -489,7 +489,32 @@ export class PostgresStore implements Store {
   }
 
   async flush(): Promise<void> {
+    this.usedBatch?.sendNow();
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** The key uses noted in the next KEY_USES_BATCH_MS go out together; resolves once they are written. */
+  private writeUsedSoon(): Promise<void> {
+    if (this.usedBatch) return this.usedBatch.written;
+    let sendNow!: () => void;
+    const due = new Promise<void>((resolve) => (sendNow = resolve));
+    const timer = setTimeout(sendNow, KEY_USES_BATCH_MS);
+    timer.unref();
+    const written = due.then(async () => {
+      clearTimeout(timer);
+      this.usedBatch = undefined;
+      const uses = this.usedKeys;
+      this.usedKeys = new Map();
+      const { rows } = await this.pool.query<KeyRow>(
+        `update gw_api_keys k set last_used_at = u.at from unnest($1::text[], $2::bigint[]) as u(id, at)
+         where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at) returning k.*`,
+        [[...uses.keys()], [...uses.values()]],
+      );
+      for (const row of rows) this.applyKeyRow(row);
+    });
+    this.usedBatch = { written, sendNow };
+    this.track(written).catch((error: unknown) => this.warn('store: key uses could not be written to PostgreSQL', { error: String(error) }));
+    return written;
   }
 
   async close(): Promise<void> {
