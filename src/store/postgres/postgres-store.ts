@@ -52,6 +52,13 @@ interface Announcement {
   id: string;
 }
 
+/** Ids whose cache entry was set or removed while a reload's snapshot was being read. */
+interface ChangedSince {
+  accounts: Set<string>;
+  keys: Set<string>;
+  sessions: Set<string>;
+}
+
 /** Patchable account fields and their columns (credits and billedSeq move through adjustCredits only). */
 const ACCOUNT_COLUMNS: Partial<Record<keyof AccountRecord, string>> = {
   email: 'email',
@@ -135,6 +142,8 @@ export class PostgresStore implements Store {
   /** Key uses not written yet (id → time): one statement for all of them every KEY_USES_BATCH_MS. */
   private usedKeys = new Map<string, number>();
   private usedBatch: { written: Promise<void>; sendNow: () => void } | undefined;
+  /** One per cache reload under way: what changed in the cache since its snapshot began (see loadCache). */
+  private readonly reloads = new Set<ChangedSince>();
   private listener: pg.Client | undefined;
   private closed = false;
   private writeSeq = 0;
@@ -171,12 +180,12 @@ export class PostgresStore implements Store {
       },
       create: async (record) => {
         finiteCredits(record.credits, `account ${record.id}`);
-        this.accountById.set(record.id, record);
+        this.putAccount(record);
         let rows: AccountRow[];
         try {
           ({ rows } = await this.track(pool.query<AccountRow>(ACCOUNT_INSERT, accountParams(record))));
         } catch (error) {
-          this.accountById.delete(record.id);
+          this.forgetAccount(record.id);
           // The unique index on lower(email) (migration 10): another instance created it first.
           if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'gw_accounts_email_key') throw new EmailTakenError(record.email);
           throw error;
@@ -188,10 +197,10 @@ export class PostgresStore implements Store {
         const { sql, values } = setClause(patch as Record<string, unknown>, ACCOUNT_COLUMNS as Record<string, string>);
         const text = sql ? `update gw_accounts set ${sql} where id = $1 returning *` : 'select * from gw_accounts where id = $1';
         const current = this.accountById.get(id);
-        if (current) this.accountById.set(id, { ...current, ...patch, id, credits: current.credits, billedSeq: current.billedSeq });
+        if (current) this.putAccount({ ...current, ...patch, id, credits: current.credits, billedSeq: current.billedSeq });
         const { rows } = await this.track(pool.query<AccountRow>(text, [id, ...values]));
         if (!rows[0]) {
-          this.accountById.delete(id);
+          this.forgetAccount(id);
           return undefined;
         }
         return this.applyAccountRow(rows[0]);
@@ -208,7 +217,7 @@ export class PostgresStore implements Store {
           const billedSeq = options.billedSeq !== undefined && options.billedSeq > (current.billedSeq ?? 0) ? options.billedSeq : current.billedSeq;
           const next: AccountRecord = { ...current, credits: addCredits(current.credits, delta) };
           if (billedSeq !== undefined) next.billedSeq = billedSeq;
-          this.accountById.set(id, next);
+          this.putAccount(next);
           let mine = this.inflight.get(id);
           if (!mine) this.inflight.set(id, (mine = new Map()));
           mine.set(seq, delta);
@@ -237,7 +246,7 @@ export class PostgresStore implements Store {
               // The change did not happen: the cache takes it back.
               this.inflight.get(id)?.delete(seq);
               const view = this.accountById.get(id);
-              if (view) this.accountById.set(id, { ...view, credits: addCredits(view.credits, -delta) });
+              if (view) this.putAccount({ ...view, credits: addCredits(view.credits, -delta) });
               this.warn('store: a credit change could not be written to PostgreSQL', { account: id, error: String(error) });
               throw error;
             },
@@ -344,17 +353,39 @@ export class PostgresStore implements Store {
     return promise;
   }
 
+  /**
+   * Brings the cache to a snapshot of every account, key and session (at start-up, and after the
+   * notification connection dropped). What the cache took while the snapshot was read (announced,
+   * or this instance's own writes) may be newer: an account's or a key's version decides, one
+   * deleted meanwhile stays deleted, a session changed meanwhile stays as it is. Whatever the
+   * snapshot lacks and nothing put back meanwhile was deleted: it is dropped.
+   */
   private async loadCache(): Promise<void> {
-    const [accounts, keys, sessions] = await Promise.all([
-      this.pool.query<AccountRow>('select * from gw_accounts'),
-      this.pool.query<KeyRow>('select * from gw_api_keys'),
-      this.pool.query<SessionRow>('select * from gw_sessions'),
-    ]);
-    for (const row of accounts.rows) this.applyAccountRow(row, true);
-    for (const row of keys.rows) this.applyKeyRow(row, true);
-    this.sessionByHash.clear();
-    this.sessionById.clear();
-    for (const row of sessions.rows) this.putSession(sessionFromRow(row));
+    const since: ChangedSince = { accounts: new Set(), keys: new Set(), sessions: new Set() };
+    this.reloads.add(since);
+    let snapshot;
+    try {
+      snapshot = await Promise.all([
+        this.pool.query<AccountRow>('select * from gw_accounts'),
+        this.pool.query<KeyRow>('select * from gw_api_keys'),
+        this.pool.query<SessionRow>('select * from gw_sessions'),
+      ]);
+    } finally {
+      this.reloads.delete(since);
+    }
+    const [accounts, keys, sessions] = snapshot;
+    // An account or a key changed meanwhile and no longer cached was deleted after the snapshot: it stays so.
+    for (const row of accounts.rows) if (this.accountById.has(row.id) || !since.accounts.has(row.id)) this.applyAccountRow(row);
+    for (const row of keys.rows) if (this.keyById.has(row.id) || !since.keys.has(row.id)) this.applyKeyRow(row);
+    for (const row of sessions.rows) if (!since.sessions.has(row.id)) this.putSession(sessionFromRow(row));
+    // Cached, not in the snapshot and not changed meanwhile: deleted while nobody listened.
+    const stale = (cached: Iterable<string>, rows: Array<{ id: string }>, changed: Set<string>) => {
+      const present = new Set(rows.map((row) => row.id));
+      return [...cached].filter((id) => !present.has(id) && !changed.has(id));
+    };
+    for (const id of stale(this.accountById.keys(), accounts.rows, since.accounts)) this.forgetAccount(id);
+    for (const id of stale(this.keyById.keys(), keys.rows, since.keys)) this.forgetKey(id);
+    for (const id of stale(this.sessionById.keys(), sessions.rows, since.sessions)) this.dropSession(id);
   }
 
   /** One connection held for LISTEN; when it drops, another is opened and the cache reloaded (changes may have been missed). */
@@ -404,15 +435,8 @@ export class PostgresStore implements Store {
       return;
     }
     if (note.op === 'delete') {
-      if (note.table === 'gw_accounts') {
-        this.accountById.delete(note.id);
-        this.accountVersion.delete(note.id);
-      } else {
-        const key = this.keyById.get(note.id);
-        if (key) this.keyByHash.delete(key.hash);
-        this.keyById.delete(note.id);
-        this.keyVersion.delete(note.id);
-      }
+      if (note.table === 'gw_accounts') this.forgetAccount(note.id);
+      else this.forgetKey(note.id);
       return;
     }
     if (!note.row) {
@@ -432,10 +456,10 @@ export class PostgresStore implements Store {
   }
 
   /** Applies a row read from the database when it is newer than the cached one; returns the cached view. */
-  private applyAccountRow(row: AccountRow, force = false): AccountRecord {
+  private applyAccountRow(row: AccountRow): AccountRecord {
     const version = Number(row.version ?? 0);
     const seen = this.accountVersion.get(row.id);
-    if (!force && seen && seen.version > version) return this.accountById.get(row.id) ?? accountFromRow(row);
+    if (seen && seen.version > version) return this.accountById.get(row.id) ?? accountFromRow(row);
     const record = accountFromRow(row);
     this.accountVersion.set(row.id, { version, credits: record.credits });
     return this.withInflight(record, record.credits);
@@ -445,20 +469,36 @@ export class PostgresStore implements Store {
   private withInflight(record: AccountRecord, rowCredits: number): AccountRecord {
     let credits = rowCredits;
     for (const delta of this.inflight.get(record.id)?.values() ?? []) credits = addCredits(credits, delta);
-    const view = credits === record.credits ? record : { ...record, credits };
-    this.accountById.set(record.id, view);
-    return view;
+    return this.putAccount(credits === record.credits ? record : { ...record, credits });
   }
 
-  private applyKeyRow(row: KeyRow, force = false): ApiKeyRecord {
+  private applyKeyRow(row: KeyRow): ApiKeyRecord {
     const version = Number(row.version ?? 0);
     const seen = this.keyVersion.get(row.id);
-    if (!force && seen !== undefined && seen > version) return this.keyById.get(row.id) ?? keyFromRow(row);
+    if (seen !== undefined && seen > version) return this.keyById.get(row.id) ?? keyFromRow(row);
     this.keyVersion.set(row.id, version);
     return this.putKey(keyFromRow(row));
   }
 
+  /** Every change to the cached accounts, keys and sessions goes through these (so a reload under way sees it). */
+  private changed(kind: keyof ChangedSince, id: string): void {
+    for (const since of this.reloads) since[kind].add(id);
+  }
+
+  private putAccount(record: AccountRecord): AccountRecord {
+    this.changed('accounts', record.id);
+    this.accountById.set(record.id, record);
+    return record;
+  }
+
+  private forgetAccount(id: string): void {
+    this.changed('accounts', id);
+    this.accountById.delete(id);
+    this.accountVersion.delete(id);
+  }
+
   private putKey(record: ApiKeyRecord): ApiKeyRecord {
+    this.changed('keys', record.id);
     const old = this.keyById.get(record.id);
     if (old && old.hash !== record.hash) this.keyByHash.delete(old.hash);
     this.keyById.set(record.id, record);
@@ -466,13 +506,23 @@ export class PostgresStore implements Store {
     return record;
   }
 
+  private forgetKey(id: string): void {
+    this.changed('keys', id);
+    const key = this.keyById.get(id);
+    if (key) this.keyByHash.delete(key.hash);
+    this.keyById.delete(id);
+    this.keyVersion.delete(id);
+  }
+
   private putSession(record: SessionRecord): SessionRecord {
+    this.changed('sessions', record.id);
     this.sessionById.set(record.id, record);
     this.sessionByHash.set(record.hash, record);
     return record;
   }
 
   private dropSession(id: string): void {
+    this.changed('sessions', id);
     const s = this.sessionById.get(id);
     if (!s) return;
     this.sessionById.delete(id);
