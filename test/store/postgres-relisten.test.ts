@@ -158,4 +158,33 @@ describe('postgres store: the cache reload after the notification connection dro
       await store.close();
     }
   }, 30_000);
+
+  it('a reload that fails is tried again on the same notification connection, not on a second one', async () => {
+    const { store, reloads } = await openStore();
+    const listeners = async () => (await sql.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and query like 'listen %'")).rows[0].n as number;
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      expect(await listeners()).toBe(1);
+      await locker.query('begin');
+      await locker.query('lock table gw_sessions in access exclusive mode');
+      const since = (await sql.query<{ at: string }>('select clock_timestamp()::text as at')).rows[0].at;
+      await dropListener();
+      // The reload's snapshot waits for the lock: end that query's backend, so the reload fails after listening again.
+      const waiting = await until('the reload waiting for gw_sessions', async () => {
+        const { rows } = await sql.query<{ pid: number }>(
+          "select pid from pg_stat_activity where datname = current_database() and query_start > $1::timestamptz and query = 'select * from gw_sessions' and wait_event_type = 'Lock'",
+          [since],
+        );
+        return rows[0]?.pid;
+      });
+      await sql.query('select pg_terminate_backend($1, 5000)', [waiting]);
+      await locker.query('commit');
+      await expect.poll(reloads, { timeout: 10_000, interval: 20 }).toBe(1);
+      expect(await listeners()).toBe(1);
+    } finally {
+      await locker.end();
+      await store.close();
+    }
+  }, 30_000);
 });

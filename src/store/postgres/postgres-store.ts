@@ -418,7 +418,8 @@ export class PostgresStore implements Store {
   private async relisten(attempt: number): Promise<void> {
     if (this.closed) return;
     try {
-      await this.listen();
+      // A listener from an attempt whose reload failed is still listening: not a second one.
+      if (!this.listener) await this.listen();
       await this.loadCache();
       this.warn('store: PostgreSQL notifications back; cache reloaded');
     } catch {
@@ -426,12 +427,18 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** A session announced without its row (too large for a notification): read by id. */
+  private async reloadSession(id: string): Promise<void> {
+    const { rows } = await this.pool.query<SessionRow>('select * from gw_sessions where id = $1', [id]);
+    if (rows[0]) this.putSession(sessionFromRow(rows[0]));
+  }
+
   private applyAnnouncement(note: Announcement): void {
     if (note.origin === this.instanceId && note.table !== 'gw_accounts') return;
     if (note.table === 'gw_sessions') {
       if (note.op === 'delete') this.dropSession(note.id);
       else if (note.row) this.putSession(sessionFromRow(note.row as unknown as SessionRow));
-      else void this.sessions.findByHash(String(note.id));
+      else void this.reloadSession(note.id).catch(() => undefined);
       return;
     }
     if (note.op === 'delete') {
