@@ -123,7 +123,8 @@ describe('RedisRateLimitStore failure policy', () => {
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 250);
 
     proxy.thaw();
-    await new Promise((resolve) => setTimeout(resolve, 50)); // let the held bytes land
+    // The held bytes land: both stalled hits are counted (waited for, not assumed after 50 ms).
+    await expect.poll(() => admin.zcard(`${PREFIX}hit:stall`), { timeout: 5_000, interval: 10 }).toBe(3);
     // The stalled hits reached Redis late and counted (at-least-once): 1 + 2 stalled + this one.
     const after = await open.hit('stall', 10, 60_000);
     expect(after.degraded).toBeUndefined();
