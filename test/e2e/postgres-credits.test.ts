@@ -190,8 +190,15 @@ describe('credits across two instances on one PostgreSQL', () => {
       // The five are admitted from C's leased slice of the account: held there (the lease hold), at least their 20 credits.
       await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(5 * PER_REQUEST);
       await expect.poll(async () => (await sql.query('select 1 from gw_credit_holds where account_id = $1', [accountId])).rows.length, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 500)); // a background top-up of the slice lands
-      const held = (await accountRow(accountId)).reserved;
+      // A background top-up of the slice lands: wait until the hold has stopped moving (the same
+      // for half a second) rather than assume it is in after one 500 ms sleep.
+      let held = (await accountRow(accountId)).reserved;
+      for (let same = 0, deadline = Date.now() + 10_000; same < 5 && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = (await accountRow(accountId)).reserved;
+        same = now === held ? same + 1 : 0;
+        held = now;
+      }
       await c.kill();
       await Promise.allSettled(streams);
       // Held by a dead instance: B (or A) sweeps them once C has not been seen for 30 s.
