@@ -122,15 +122,19 @@ export class FileStore implements Store {
       return next;
     };
 
+    /** The account with this email, ignoring case (one at most: create refuses a second). */
+    const byEmail = (email: string) => {
+      const wanted = email.toLowerCase();
+      return data().accounts.find((a) => a.email.toLowerCase() === wanted);
+    };
     this.accounts = {
       list: async () => [...data().accounts],
       get: async (id) => this.accountById.get(id),
-      findByEmail: async (email) => data().accounts.find((a) => a.email.toLowerCase() === email.toLowerCase()),
+      findByEmail: async (email) => byEmail(email),
       create: async (record) => {
         finiteCredits(record.credits, `account ${record.id}`);
         // Checked and pushed in one synchronous step: two creates in flight cannot both pass.
-        const email = record.email.toLowerCase();
-        if (data().accounts.some((a) => a.email.toLowerCase() === email)) throw new EmailTakenError(record.email);
+        if (byEmail(record.email)) throw new EmailTakenError(record.email);
         data().accounts.push(record);
         this.accountById.set(record.id, record);
         this.accountSlot.set(record.id, data().accounts.length - 1);
