@@ -5,9 +5,10 @@ import { unstashOpenAIReasoning } from './stash-reasoning.ts';
 /**
  * One Anthropic message → IR messages. A user turn's tool_result blocks become IR `tool`
  * messages (one result each, like Chat), the other blocks user messages, in their order.
- * Unknown block types (server tools, search results) are skipped.
+ * Unknown block types (server tools, search results) are skipped. A `system` turn keeps its
+ * place: each target format says where it goes (its encoder).
  */
-export function decodeMessagesTurn(role: 'user' | 'assistant', content: unknown, at: string, check: FieldChecker): Message[] {
+export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', content: unknown, at: string, check: FieldChecker): Message[] {
   const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   if (!Array.isArray(blocks)) {
     check.fail(`${at}.content`, blocks === undefined || blocks === null ? 'is required' : 'must be a string or an array of content blocks');

@@ -16,7 +16,8 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   (body.messages as unknown[]).forEach((message, i) => {
     const at = `messages[${i}]`;
     if (!isRecord(message)) return check.fail(at, 'must be an object');
-    const role = check.requiredOneOf(message.role, `${at}.role`, ['user', 'assistant'] as const);
+    // `system` inside `messages`: what Claude Code sends for models it does not know (beta mid-conversation-system-2026-04-07).
+    const role = check.requiredOneOf(message.role, `${at}.role`, ['user', 'assistant', 'system'] as const);
     if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check));
   });
   const request: ChatRequest = {

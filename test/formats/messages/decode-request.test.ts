@@ -111,6 +111,20 @@ describe('messages decodeRequest', () => {
     expect(decoded.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' } });
   });
 
+  it('keeps a system message inside messages in its place (Claude Code, beta mid-conversation-system)', () => {
+    const decoded = messagesCodec.decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
+        { role: 'assistant', content: 'ok' },
+        { role: 'system', content: 'Now in French.' },
+      ],
+    });
+    expect(decoded.messages.map((m) => m.role)).toEqual(['user', 'system', 'assistant', 'system']);
+    expect(decoded.messages[3].content).toEqual([{ type: 'text', text: 'Now in French.' }]);
+  });
+
   it('skips unknown block types instead of failing', () => {
     const decoded = messagesCodec.decodeRequest({
       model: 'm',
@@ -130,8 +144,8 @@ describe('messages decodeRequest', () => {
       expect(reject({ model: 'm', max_tokens: 5, messages: 'text' })).toMatchObject({ code: 'validation_error', status: 422, details: { fields: { messages: 'must be an array' } } });
     });
 
-    it('a system role inside messages with 422', () => {
-      const error = reject({ model: 'm', messages: [{ role: 'system', content: 'x' }] });
+    it('an unknown role inside messages with 422', () => {
+      const error = reject({ model: 'm', messages: [{ role: 'tool', content: 'x' }] });
       expect(error.status).toBe(422);
       expect(error.details?.fields).toHaveProperty(['messages[0].role']);
     });
