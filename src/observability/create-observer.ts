@@ -27,7 +27,7 @@ export async function createObserver(options: CreateObserverOptions): Promise<Ob
   if (options.requestLog !== false) consumers.push(createRequestLog(options.requestLog, options.baseDir));
   let observer: Observer | undefined;
   const metrics = options.metrics.enabled
-    ? new GatewayMetrics({ active: () => observer?.active ?? 0, circuits: options.circuits, processMetrics: options.processMetrics })
+    ? new GatewayMetrics({ active: () => observer?.activeRequests ?? 0, circuits: options.circuits, processMetrics: options.processMetrics })
     : undefined;
   const tracer = await loadTracer(options.env);
   if (tracer) options.log.info('tracing: spans exported over OTLP/HTTP');

@@ -58,9 +58,14 @@ export class Observer implements AttemptSink {
     this.consumers = [this.window, ...(options.consumers ?? [])];
   }
 
+  /** Clients' requests in flight: operators' requests (admin procedures, the scrape reading this) left out. */
+  get activeRequests(): number {
+    return this.active - this.activeInternal;
+  }
+
   /** The live figures of the last minute (never reads the ledger). */
   activity(now?: number): ActivitySnapshot {
-    return this.window.snapshot(this.active - this.activeInternal, this.options.circuits?.() ?? [], now);
+    return this.window.snapshot(this.activeRequests, this.options.circuits?.() ?? [], now);
   }
 
   /** A record for a request that just arrived. */

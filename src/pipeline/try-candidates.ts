@@ -181,8 +181,11 @@ export async function tryCandidates<T>(
   }
 
   if (loop.attempts === 0) {
-    // Every circuit is open: failing outright would turn a partial outage into a full one.
     const all = [...plan.primary, ...plan.chain];
+    // A pinned model whose circuits are all open is shed at once: the client asked for that
+    // upstream only, and a call to it would only feed a failing upstream more load.
+    if (plan.mode === 'pinned') throw new RoutingFailure(shedError(router, all), 0);
+    // Auto: every circuit is open; failing outright would turn a partial outage into a full one.
     const id = router.breaker.leastRecentlyFailed(all.map((m) => m.id));
     const model = all.find((m) => m.id === id) ?? all[0];
     router.breaker.force(model.id);
@@ -190,6 +193,16 @@ export async function tryCandidates<T>(
     if (result) return result;
   }
   throw new RoutingFailure(loop.lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), loop.attempts);
+}
+
+/** The fast 503 of a shed request: which circuit is open and when it half-opens (Retry-After). */
+function shedError(router: Router, models: CatalogModel[]): GatewayError {
+  const ids = models.map((m) => m.id);
+  const waitMs = Math.max(0, Math.min(...ids.map((id) => router.breaker.msUntilProbe(id))));
+  return new GatewayError('provider_unavailable', `The circuit of ${ids.join(', ')} is open after repeated upstream failures; the request was not sent.`, {
+    retryAfter: Math.max(1, Math.ceil(waitMs / 1000)),
+    details: { circuit: 'open', models: ids },
+  });
 }
 
 function* chain<T>(first: T[], rest: Iterable<T>): Generator<T> {

@@ -137,6 +137,13 @@ export class CircuitBreaker {
     return open;
   }
 
+  /** Milliseconds until `key` may be probed again (0 when it is not open). */
+  msUntilProbe(key: string): number {
+    const openedAt = this.circuits.get(key)?.openedAt;
+    if (openedAt === undefined) return 0;
+    return Math.max(0, openedAt + this.options.cooldownMs - this.now());
+  }
+
   /** Consecutive failures recorded for `key` (0 when closed and clean). */
   failures(key: string): number {
     return this.circuits.get(key)?.failures ?? 0;

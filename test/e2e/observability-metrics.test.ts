@@ -143,7 +143,7 @@ describe('observability: /metrics after a known mix of requests', () => {
     expect(valueOf(m, 'gateway_quota_exceeded_total')).toBe(0);
     expect(valueOf(m, 'gateway_circuit_open', { provider: 'p1', model: 'm1' })).toBe(1);
     expect(seriesOf(m, 'gateway_circuit_open', { provider: 'p2' })).toHaveLength(0);
-    expect(valueOf(m, 'gateway_active_requests')).toBe(1); // the scrape itself
+    expect(valueOf(m, 'gateway_active_requests')).toBe(0); // at rest: the scrape does not count itself
     expect(m.get('gateway_batch_lines_total')?.type).toBe('COUNTER');
 
     const duration = (where: Record<string, string>) => histogramOf(m, 'gen_ai_server_request_duration_seconds', { gen_ai_operation_name: 'chat', ...where });

@@ -120,13 +120,27 @@ describe('runChat routing (in process)', () => {
       expect(bad.requests).toHaveLength(5);
     });
 
-    it('tries the least recently failed candidate when every circuit is open', async () => {
+    it('sheds a pinned model whose circuit is open (no call), then probes it after the cooldown', async () => {
       badReply = unavailable;
-      const { deps, router } = await setup(providers(), { breaker: { failureThreshold: 1 }, retry: { attempts: 1 } });
+      const { deps, router, now } = await setup(providers(), { breaker: { failureThreshold: 1, cooldownMs: 10_000 }, retry: { attempts: 1 } });
       await expect(runChat(deps, exchange({ model: 'a/m1' }))).rejects.toMatchObject({ code: 'provider_unavailable' });
       expect(router.breaker.state('a/m1')).toBe('open');
+      now.advance(4_000);
       const error = await runChat(deps, exchange({ model: 'a/m1' })).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'provider_unavailable', headers: { 'x-routing-mode': 'pinned', 'x-routing-attempts': '1' } });
+      expect(error).toMatchObject({ code: 'provider_unavailable', retryAfter: 6, headers: { 'x-routing-mode': 'pinned', 'x-routing-attempts': '0' } });
+      expect(bad.requests).toHaveLength(1);
+      now.advance(6_000);
+      await expect(runChat(deps, exchange({ model: 'a/m1' }))).rejects.toMatchObject({ code: 'provider_unavailable', headers: { 'x-routing-attempts': '1' } });
+      expect(bad.requests).toHaveLength(2); // the half-open probe went through
+    });
+
+    it('auto routing tries the least recently failed candidate when every circuit is open', async () => {
+      badReply = unavailable;
+      const { deps, router } = await setup({ a: providers().a }, { breaker: { failureThreshold: 1 }, retry: { attempts: 1 } });
+      await expect(runChat(deps, exchange({ model: 'm1' }))).rejects.toMatchObject({ code: 'provider_unavailable' });
+      expect(router.breaker.state('a/m1')).toBe('open');
+      const error = await runChat(deps, exchange({ model: 'm1' })).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'provider_unavailable', headers: { 'x-routing-mode': 'auto', 'x-routing-attempts': '1' } });
       expect(bad.requests).toHaveLength(2);
     });
 
