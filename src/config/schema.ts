@@ -43,6 +43,7 @@ const modelEntrySchema = z.union([
       .optional(),
     voices: z.array(z.string().min(1)).min(1).optional(),
     promptCache: z.enum(['auto', 'off']).optional(),
+    hostedTools: z.enum(['drop', 'reject']).optional(),
   }),
 ]);
 
@@ -68,6 +69,8 @@ export const providerConfigSchema = z.looseObject({
   weight: z.number().nonnegative().optional(),
   /** Gateway-placed Anthropic cache breakpoints on converted requests (docs/formats.md). */
   promptCache: z.enum(['auto', 'off']).optional(),
+  /** Hosted tools the upstream cannot run (web_search, …): 'drop' them (default, named in X-Gateway-Dropped-Tools) or 'reject' with 422. */
+  hostedTools: z.enum(['drop', 'reject']).optional(),
   /**
    * How batches whose lines all go to this provider run: the gateway's own executor
    * ('emulated', the default) or the upstream's batch API through the plugin ('native';

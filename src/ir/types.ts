@@ -115,6 +115,8 @@ export interface ToolDefinition {
   parameters?: Record<string, unknown>;
   strict?: boolean;
   cacheControl?: Record<string, unknown>;
+  /** Responses `namespace` the tool was declared in; `name` is then `<namespace>__<member>`. */
+  namespace?: string;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };

@@ -52,6 +52,7 @@ export class GatewayMetrics {
   readonly rateLimited = new CounterFamily('gateway_rate_limited_total', "Requests refused by the gateway's own rate limits, by the limited resource.", ['resource']);
   readonly quotaExceeded = new CounterFamily('gateway_quota_exceeded_total', 'Requests refused because the monthly token quota was used up.', []);
   readonly credits = new CounterFamily('gateway_credits_charged_total', 'Credits charged (1 credit = 0.001 USD).', ['provider', 'model']);
+  readonly droppedTools = new CounterFamily('gateway_dropped_tools_total', "Hosted tools left out of requests because the serving upstream cannot run them (policy 'drop').", ['provider', 'tool']);
   readonly batchLines = new CounterFamily('gateway_batch_lines_total', 'Batch lines processed, by outcome.', ['outcome']);
   readonly active: GaugeFamily;
   readonly circuitOpen: GaugeFamily;
@@ -76,6 +77,7 @@ export class GatewayMetrics {
       this.active,
       this.circuitOpen,
       this.batchLines,
+      this.droppedTools,
     ]) {
       this.registry.registerMetric(family.asMetric());
     }
@@ -104,6 +106,7 @@ export class GatewayMetrics {
     }
     if (record.chargedCredits !== undefined && record.model !== undefined) this.credits.child(provider, modelPart(record.model)).inc(record.chargedCredits);
     if (record.fallback) this.fallbacks.child(providerPart(record.fallback.from), provider, record.fallback.reason).inc();
+    if (record.droppedTools) for (const tool of record.droppedTools) this.droppedTools.child(provider, tool).inc();
   }
 
   countAttempt(provider: string, model: string, outcome: AttemptOutcome): void {

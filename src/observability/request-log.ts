@@ -34,6 +34,8 @@ export function requestLogLine(record: RequestRecord): Record<string, unknown> {
     fallback: record.fallback !== undefined,
     fallback_from: record.fallback?.from ?? null,
     fallback_reason: record.fallback?.reason ?? null,
+    adapted: record.adapted ?? null,
+    dropped_tools: record.droppedTools ?? null,
   };
 }
 

@@ -50,6 +50,10 @@ export class RequestRecord implements AttemptObserver {
   ttfbMs: number | undefined = undefined;
   durationMs = 0;
   fallback: RecordedFallback | undefined = undefined;
+  /** What the gateway changed to fit the serving model (`X-Gateway-Adapted`). */
+  adapted: string[] | undefined = undefined;
+  /** Hosted tools left out because the serving upstream cannot run them (`X-Gateway-Dropped-Tools`). */
+  droppedTools: string[] | undefined = undefined;
   /** Upstream calls made. */
   attempts = 0;
   /** Resolves once billing has settled the request; the record is emitted after it. */

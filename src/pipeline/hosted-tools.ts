@@ -1,5 +1,6 @@
 import { validationError, type GatewayError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import type { HostedToolsPolicy } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 
 /**
@@ -45,7 +46,17 @@ export function canRunVendorTools(model: CatalogModel, tools: VendorTools): bool
   return model.formats.includes(tools.format);
 }
 
-/** 422 naming the vendor tools and the model that cannot run them (never a silent drop). */
+/** The model's `hostedTools` policy, else its provider's, else 'drop'. */
+export function hostedToolsPolicy(model: CatalogModel): HostedToolsPolicy {
+  return model.spec.hostedTools ?? model.provider.hostedTools ?? 'drop';
+}
+
+/** True when `model` may serve a request with `tools`: it runs them, or its policy drops them. */
+export function canServeVendorTools(model: CatalogModel, tools: VendorTools): boolean {
+  return canRunVendorTools(model, tools) || hostedToolsPolicy(model) === 'drop';
+}
+
+/** 422 naming the vendor tools and the model that cannot run them (policy 'reject'). */
 export function vendorToolsError(tools: VendorTools, model: string): GatewayError {
   const names = tools.types.map((t) => `'${t}'`).join(', ');
   const kind = tools.format === 'messages' ? 'Anthropic tool' : 'hosted tool';

@@ -2,7 +2,8 @@ import { getCodec } from '../formats/registry.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
-import { vendorTools, vendorToolsError } from './hosted-tools.ts';
+import { fitToModel } from './fit-to-model.ts';
+import { hostedToolsPolicy, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
 
@@ -13,6 +14,10 @@ export interface PreparedCall {
   passthrough: boolean;
   /** Chat passthrough streams where the gateway asked for usage the client did not: drop that chunk. */
   stripUsageChunk: boolean;
+  /** What was changed to fit the target model (converted routes only), e.g. `max_tokens=16384`. */
+  adapted?: string[];
+  /** Hosted tools left out because the upstream cannot run them (policy 'drop'). */
+  droppedTools?: string[];
 }
 
 function isJsonSpace(code: number): boolean {
@@ -57,15 +62,20 @@ export function prepareCall(
     return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
   }
   const tools = vendorTools(request);
-  if (tools && tools.format !== upstreamFormat) throw vendorToolsError(tools, model.id);
-  // `extra` holds fields only the inbound format knows; another format's upstream would reject them.
+  const dropped = tools && tools.format !== upstreamFormat ? tools.types : undefined;
+  if (dropped && tools && hostedToolsPolicy(model) === 'reject') throw vendorToolsError(tools, model.id);
+  // `extra` (hosted tools included) holds fields only the inbound format knows; another format's upstream would reject them.
   const portable = upstreamFormat === exchange.format ? request : (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest);
+  const fitted = fitToModel(portable, model, upstreamFormat);
   const autoCache = upstreamFormat === 'messages' && exchange.format !== 'messages' && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
-  const body = getCodec(upstreamFormat).encodeRequest(portable, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
+  const body = getCodec(upstreamFormat).encodeRequest(fitted.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
   if (upstreamFormat === 'chat' && request.stream) {
     body.stream_options = withField((body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
   }
-  return { call: callOf(upstreamFormat, model, request, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
+  const prepared: PreparedCall = { call: callOf(upstreamFormat, model, request, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
+  if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
+  if (dropped) prepared.droppedTools = dropped;
+  return prepared;
 }
 
 /** The call, spelled out: on Node 20, `{ ...base, newKey }` costs ~0.45 µs per new key. */
@@ -77,7 +87,16 @@ function callOf(
   body: Record<string, unknown>,
   rawBody: string,
 ): Omit<ChatCall, 'signal'> {
-  return { format, model: model.upstreamId, stream: request.stream, headers: exchange.forwardHeaders, body, rawBody };
+  return { format, model: model.upstreamId, stream: request.stream, headers: headersFor(format, exchange.forwardHeaders), body, rawBody };
+}
+
+/** `anthropic-beta` goes only to Messages upstreams, `openai-beta` only to OpenAI-format ones. */
+function headersFor(format: WireFormat, headers: Record<string, string>): Record<string, string> {
+  const foreign = format === 'messages' ? 'openai-beta' : 'anthropic-beta';
+  if (headers[foreign] === undefined) return headers;
+  const out = Object.assign({}, headers);
+  delete out[foreign];
+  return out;
 }
 
 /** A copy of `object` with one field set (kept in place if present, else last), like `{ ...object, [key]: value }`. */

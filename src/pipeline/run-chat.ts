@@ -8,7 +8,7 @@ import { watchOf, type AbortWatch } from '../util/abort.ts';
 import { buildRoutingHeaders, describeRoutingEvents, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
-import { canRunVendorTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
+import { canRunVendorTools, canServeVendorTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
@@ -117,15 +117,17 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
 
 /**
  * Plans the route. A request with vendor tools (Responses hosted tools, Anthropic server tools)
- * goes only to upstreams that can run them; when none of the candidates can, 422 names the
- * tools and the model.
+ * goes only to upstreams that can run them when a candidate can; else to those whose
+ * `hostedTools` policy drops them; when no candidate may, 422 names the tools and the model.
  */
 function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan']> {
   const tools = vendorTools(request);
   if (!tools) return router.plan(request.model, isChatModel);
   const any = router.plan(request.model, isChatModel);
-  if (![...any.primary, ...any.chain].some((model) => canRunVendorTools(model, tools))) throw vendorToolsError(tools, request.model);
-  return router.plan(request.model, (model) => isChatModel(model) && canRunVendorTools(model, tools));
+  const candidates = [...any.primary, ...any.chain];
+  if (candidates.some((model) => canRunVendorTools(model, tools))) return router.plan(request.model, (model) => isChatModel(model) && canRunVendorTools(model, tools));
+  if (!candidates.some((model) => canServeVendorTools(model, tools))) throw vendorToolsError(tools, request.model);
+  return router.plan(request.model, (model) => isChatModel(model) && canServeVendorTools(model, tools));
 }
 
 /**
@@ -152,9 +154,24 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, re
   }
   const { value: answer, model, routing, fallback } = served;
   const headers = buildRoutingHeaders(routing, fallback);
-  if (answer.kind === 'json') return jsonOutcome(exchange, request, model, answer, headers, routing, fallback);
-  const events = router.eventsWanted(exchange.gatewayEvents) ? describeRoutingEvents(routing, fallback) : undefined;
-  return streamOutcome(router, exchange, request, model, answer, headers, routing, fallback, events);
+  const outcome =
+    answer.kind === 'json'
+      ? jsonOutcome(exchange, request, model, answer, headers, routing, fallback)
+      : streamOutcome(router, exchange, request, model, answer, headers, routing, fallback, router.eventsWanted(exchange.gatewayEvents) ? describeRoutingEvents(routing, fallback) : undefined);
+  return noteAdaptations(outcome, answer.prepared);
+}
+
+/** Names what was fitted or dropped for the serving model, in headers and on the outcome (for the request log). */
+function noteAdaptations(outcome: ChatOutcome, prepared: PreparedCall): ChatOutcome {
+  if (prepared.adapted) {
+    outcome.adapted = prepared.adapted;
+    outcome.headers['x-gateway-adapted'] = prepared.adapted.join(', ');
+  }
+  if (prepared.droppedTools) {
+    outcome.droppedTools = prepared.droppedTools;
+    outcome.headers['x-gateway-dropped-tools'] = prepared.droppedTools.join(', ');
+  }
+  return outcome;
 }
 
 /** `headers` with one more (a fresh object from buildRoutingHeaders, so set in place). */

@@ -102,4 +102,8 @@ export interface ChatOutcome {
   model: CatalogModel;
   routing?: RoutingInfo;
   fallback?: FallbackInfo;
+  /** What was changed to fit the serving model (`X-Gateway-Adapted`). */
+  adapted?: string[];
+  /** Hosted tools left out because the serving upstream cannot run them (`X-Gateway-Dropped-Tools`). */
+  droppedTools?: string[];
 }

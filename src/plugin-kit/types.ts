@@ -70,7 +70,16 @@ export interface ModelSpec {
   voices?: string[];
   /** Gateway-placed cache breakpoints for converted requests to a Messages upstream (default: the provider's, else 'auto'). */
   promptCache?: PromptCacheMode;
+  /** Hosted tools this model's upstream cannot run (default: the provider's, else 'drop'). */
+  hostedTools?: HostedToolsPolicy;
 }
+
+/**
+ * What happens to hosted tools (Responses `web_search`, Anthropic server tools, …) on a route
+ * whose upstream cannot run them: `drop` them (named in `X-Gateway-Dropped-Tools`), or `reject`
+ * the request with 422.
+ */
+export type HostedToolsPolicy = 'drop' | 'reject';
 
 /** `auto`: the gateway places Anthropic cache breakpoints on converted requests; `off`: never. */
 export type PromptCacheMode = 'auto' | 'off';

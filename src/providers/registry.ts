@@ -34,7 +34,7 @@ export class ProviderRegistry {
 
   private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger, source: string): Promise<void> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
-    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, batches, ...rest } = cfg;
+    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, ...rest } = cfg;
     checkProviderKeys(id, plugin, Object.keys(rest), source);
     let options: unknown = rest;
     try {
@@ -69,6 +69,7 @@ export class ProviderRegistry {
       priority: priority ?? 0,
       weight: weight ?? 1,
       promptCache: promptCache ?? 'auto',
+      hostedTools: hostedTools ?? 'drop',
       batches: batches ?? 'emulated',
       acceptsAnyModel: (models ?? []).some((m) => m === '*'),
       describe: (modelId) => resolveModelSpec(modelId, facts),

@@ -1,5 +1,5 @@
 import type { WireFormat } from '../ir/types.ts';
-import type { ModelSpec, PromptCacheMode, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/types.ts';
+import type { HostedToolsPolicy, ModelSpec, PromptCacheMode, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/types.ts';
 
 /** A configured, set-up provider. */
 export interface Provider {
@@ -13,6 +13,8 @@ export interface Provider {
   weight: number;
   /** Config `promptCache` (default 'auto'); a model's own setting wins. */
   promptCache?: PromptCacheMode;
+  /** Config `hostedTools` (default 'drop'); a model's own setting wins. */
+  hostedTools?: HostedToolsPolicy;
   /** Config `batches`: 'native' runs a batch through the plugin's `batches` capability (default 'emulated'). */
   batches?: 'native' | 'emulated';
   /** True when the config lists `*`: any model id may be pinned to this provider. */

@@ -43,6 +43,8 @@ const DEFAULT_EXPOSE = [
   'x-fallback-used',
   'x-fallback-provider',
   'x-fallback-reason',
+  'x-gateway-adapted',
+  'x-gateway-dropped-tools',
   'x-fallback-discount',
   'x-media-generation-id',
 ];

@@ -84,10 +84,11 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
     configFile = writeConfig(dir, {
       providers: {
         // Last for `gpt-both` (priority 3): chosen only for what the others cannot run.
-        a: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', priority: 3, models: [{ id: 'claude-up', pricing: PRICING }, 'gpt-both'] },
+        // 'reject': these tests check the 422 for hosted tools an upstream cannot run (the default 'drop' is in agents-routes.test.ts).
+        a: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', priority: 3, hostedTools: 'reject', models: [{ id: 'claude-up', pricing: PRICING }, 'gpt-both'] },
         off: { plugin: 'anthropic', baseURL: upstream.url, apiKey: 'x', promptCache: 'off', models: [{ id: 'claude-up', pricing: PRICING }] },
         // `gpt-both` is served by a Chat upstream (tried first), a Responses upstream and the Anthropic one.
-        c: { plugin: 'openai', baseURL: `${chatUpstream.url}/v1`, apiKey: 'x', formats: ['chat'], priority: 1, models: ['gpt-chat', 'gpt-both'] },
+        c: { plugin: 'openai', baseURL: `${chatUpstream.url}/v1`, apiKey: 'x', formats: ['chat'], priority: 1, hostedTools: 'reject', models: ['gpt-chat', 'gpt-both'] },
         r: { plugin: 'openai', baseURL: `${responsesUpstream.url}/v1`, apiKey: 'x', formats: ['responses'], priority: 2, models: ['gpt-both'] },
       },
       routing: { retry: { attempts: 1 } },

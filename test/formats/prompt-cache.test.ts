@@ -77,8 +77,8 @@ function clientBody(format: WireFormat): Json {
 }
 
 /** A model of a provider speaking `format`, as the registry builds it (only what prepareCall reads). */
-function modelFor(format: WireFormat, promptCache: 'auto' | 'off'): CatalogModel {
-  const provider = { id: 'up', formats: [format], promptCache } as unknown as Provider;
+function modelFor(format: WireFormat, promptCache: 'auto' | 'off', hostedTools: 'drop' | 'reject' = 'reject'): CatalogModel {
+  const provider = { id: 'up', formats: [format], promptCache, hostedTools } as unknown as Provider;
   return { id: 'up/up-model', provider, upstreamId: 'up-model', spec: { id: 'up-model' }, formats: [format] };
 }
 
@@ -364,8 +364,16 @@ describe('Messages markers and is_error on other blocks', () => {
   });
 });
 
-describe('hosted tools are never dropped silently (prepareCall)', () => {
+describe("hosted tools are never dropped silently (prepareCall, hostedTools: 'reject'; 'drop' names them)", () => {
   const send = (upstream: WireFormat, body: Json) => () => toUpstream('responses', upstream, { model: 'client-model', input: 'Search the news', ...body });
+
+  it.each(['chat', 'messages'] as const)("policy 'drop' (the default) leaves them out of a %s upstream's body and names them", (upstream) => {
+    const body = { model: 'client-model', input: 'Search the news', tools: [{ type: 'web_search' }, { type: 'function', ...WEATHER }], tool_choice: { type: 'web_search' } };
+    const exchange = { format: 'responses', raw: JSON.stringify(body), body, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId: 'r', correlationId: 'r' } } as ChatExchange;
+    const prepared = prepareCall(exchange, getCodec('responses').decodeRequest(structuredClone(body)), modelFor(upstream, 'auto', 'drop'), { defaultMaxTokens: 4096 });
+    expect(prepared.droppedTools).toEqual(['web_search']);
+    expect(JSON.stringify(prepared.call.body)).not.toContain('web_search');
+  });
 
   it.each(['chat', 'messages'] as const)('a hosted tool → 422 naming the tool and the model for a %s upstream', (upstream) => {
     expect(send(upstream, { tools: [{ type: 'web_search' }] })).toThrow(/'web_search'.*'up\/up-model'/);

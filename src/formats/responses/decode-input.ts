@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flatToolName } from './map-namespace.ts';
 import type { ContentPart, Message } from '../../ir/types.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
@@ -13,6 +14,7 @@ const functionCallSchema = z.looseObject({
   name: z.string().min(1),
   arguments: z.string(),
   id: z.string().nullish(),
+  namespace: z.string().nullish(),
 });
 const functionCallOutputSchema = z.looseObject({ call_id: z.string().min(1), output: z.unknown() });
 const summaryPartSchema = z.looseObject({ text: z.string() });
@@ -80,7 +82,8 @@ class InputDecoder {
         return this.message(item, path);
       case 'function_call': {
         const call = parseOrThrow(functionCallSchema, item, path);
-        const part: ContentPart = { type: 'tool_call', id: call.call_id, name: call.name, arguments: call.arguments };
+        const name = call.namespace ? flatToolName(call.namespace, call.name) : call.name;
+        const part: ContentPart = { type: 'tool_call', id: call.call_id, name, arguments: call.arguments };
         if (call.id) part.itemId = call.id;
         return this.pushAssistant([part]);
       }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import { flatToolName } from './map-namespace.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 
 const functionToolSchema = z.looseObject({
@@ -10,6 +11,7 @@ const functionToolSchema = z.looseObject({
   strict: z.boolean().nullish(),
 });
 const typedSchema = z.looseObject({ type: z.string() });
+const namespaceSchema = z.looseObject({ type: z.literal('namespace'), name: z.string().min(1), tools: z.array(z.looseObject({ type: z.string() })) });
 const namedChoiceSchema = z.looseObject({ type: z.literal('function'), name: z.string().min(1) });
 const allowedToolsSchema = z.looseObject({ type: z.literal('allowed_tools'), mode: z.enum(['auto', 'required']) });
 
@@ -25,18 +27,30 @@ export function decodeTools(value: unknown): DecodedTools {
   const out: DecodedTools = { tools: [], hostedTools: [] };
   value.forEach((raw, index) => {
     const typed = parseOrThrow(typedSchema, raw, ['tools', index]);
-    if (typed.type !== 'function') {
-      out.hostedTools.push(typed);
-      return;
-    }
-    const tool = parseOrThrow(functionToolSchema, raw, ['tools', index]);
-    const definition: ToolDefinition = { name: tool.name };
-    if (tool.description) definition.description = tool.description;
-    if (tool.parameters) definition.parameters = tool.parameters;
-    if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
-    out.tools.push(definition);
+    if (typed.type === 'function') out.tools.push(decodeFunctionTool(raw, ['tools', index]));
+    else if (isFunctionNamespace(typed)) {
+      const group = parseOrThrow(namespaceSchema, raw, ['tools', index]);
+      group.tools.forEach((member, j) => {
+        const tool = decodeFunctionTool(member, ['tools', index, 'tools', j]);
+        out.tools.push({ ...tool, name: flatToolName(group.name, tool.name), namespace: group.name });
+      });
+    } else out.hostedTools.push(typed);
   });
   return out;
+}
+
+/** A namespace of function tools only: the client's own tools, grouped (one with custom members stays hosted). */
+function isFunctionNamespace(tool: Record<string, unknown>): boolean {
+  return tool.type === 'namespace' && Array.isArray(tool.tools) && tool.tools.every((member) => typeof member === 'object' && member !== null && (member as { type?: unknown }).type === 'function');
+}
+
+function decodeFunctionTool(raw: unknown, path: PropertyKey[]): ToolDefinition {
+  const tool = parseOrThrow(functionToolSchema, raw, path);
+  const definition: ToolDefinition = { name: tool.name };
+  if (tool.description) definition.description = tool.description;
+  if (tool.parameters) definition.parameters = tool.parameters;
+  if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
+  return definition;
 }
 
 export interface DecodedToolChoice {

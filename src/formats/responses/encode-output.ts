@@ -1,4 +1,5 @@
-import type { ContentPart, ReasoningPart } from '../../ir/types.ts';
+import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/types.ts';
+import { splitToolName } from './map-namespace.ts';
 import { argumentsForClient } from '../shared/index.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor } from './create-id.ts';
 import { stashReasoning } from './stash-signature.ts';
@@ -18,8 +19,10 @@ export function messageItem(id: string, content: Item[], status: string): Item {
   return { id, type: 'message', status, role: 'assistant', content };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: string): Item {
-  return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: string, namespace?: string): Item {
+  const item: Item = { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+  if (namespace !== undefined) item.namespace = namespace;
+  return item;
 }
 
 /** The encrypted_content for a reasoning part: OpenAI's own byte-exact, else our `gwsig:` stash. */
@@ -40,7 +43,7 @@ export function reasoningItem(id: string, summaryTexts: readonly string[], encry
  * IR assistant content → output items: one message item per contiguous text/refusal run,
  * one function_call item per call, one reasoning item per reasoning part.
  */
-export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean): Item[] {
+export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean, tools?: readonly ToolDefinition[]): Item[] {
   const items: Item[] = [];
   let run: Item[] = [];
   const flush = (): void => {
@@ -52,7 +55,8 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     else if (part.type === 'refusal') run.push(refusalPart(part.refusal));
     else if (part.type === 'tool_call') {
       flush();
-      items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, part.name, argumentsForClient(part.arguments), 'completed'));
+      const { name, namespace } = splitToolName(part.name, tools);
+      items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, name, argumentsForClient(part.arguments), 'completed', namespace));
     } else if (part.type === 'reasoning') {
       flush();
       items.push(reasoningItem(part.itemId ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));

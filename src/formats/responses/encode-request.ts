@@ -47,6 +47,8 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
 
   const reasoning = encodeReasoningRequest(request.reasoning);
   if (reasoning) body.reasoning = reasoning;
+  // Converted thinking must come back signed (encrypted) so the client can replay it next turn.
+  if (request.reasoning?.enabled && request.reasoning.effort !== 'none' && body.include === undefined) body.include = ['reasoning.encrypted_content'];
 
   const rest = typeof textRest === 'object' && textRest !== null ? (textRest as Record<string, unknown>) : undefined;
   if (request.responseFormat) body.text = { ...rest, format: encodeTextFormat(request.responseFormat) };

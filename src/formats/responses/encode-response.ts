@@ -13,7 +13,7 @@ export function encodeResponsesResponse(response: ChatResponse, request: ChatReq
     model: response.model,
     createdAt: response.created,
     status,
-    output: encodeOutputItems(response.content, status === 'incomplete'),
+    output: encodeOutputItems(response.content, status === 'incomplete', request.tools),
     usage: encodeUsage(response.usage),
     error: status === 'failed' ? { code: 'server_error', message: 'The response failed.' } : null,
     incompleteDetails,

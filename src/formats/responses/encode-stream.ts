@@ -8,13 +8,14 @@ import { encodeStreamErrorEvent } from './encode-error.ts';
 import { encryptedContentFor, functionCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
 import { encodeUsage } from './map-usage.ts';
+import { splitToolName } from './map-namespace.ts';
 
 type Item = Record<string, unknown>;
 
 interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string }
 interface OpenMessage { id: string; outputIndex: number; parts: Item[]; part?: OpenPart }
 interface OpenReasoning { id: string; outputIndex: number; summaries: string[]; current?: string; signature?: string }
-interface OpenCall { id: string; callId: string; name: string; outputIndex: number; args: string }
+interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string }
 
 /**
  * IR stream parts → Responses SSE (wire-formats §3.6, §4.8). Sequence numbers start at 0;
@@ -253,8 +254,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.closeReasoning(undefined);
     this.closeCall(index);
     const id = itemId ?? functionCallItemIdFor(callId);
-    const outputIndex = this.addItem(functionCallItem(id, callId, name, '', 'in_progress'));
-    this.calls.set(index, { id, callId, name, outputIndex, args: '' });
+    const split = splitToolName(name, this.request.tools);
+    const outputIndex = this.addItem(functionCallItem(id, callId, split.name, '', 'in_progress', split.namespace));
+    this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '' });
   }
 
   private callDelta(index: number, delta: string): void {
@@ -275,7 +277,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       call.args = '{}';
     }
     this.emit('response.function_call_arguments.done', { ...where, name: call.name, arguments: call.args });
-    this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed'));
+    this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed', call.namespace));
   }
 
   private closeAll(): void {

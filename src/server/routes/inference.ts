@@ -109,6 +109,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
     }
     if (record) {
       record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
+      record.adapted = outcome.adapted;
+      record.droppedTools = outcome.droppedTools;
       const settled = settledWith;
       if (settled && charging) {
         // A whole answer was settled while it ran: the record waits for the charge only.

@@ -1,0 +1,49 @@
+import type { ChatRequest, TextPart, WireFormat } from '../ir/types.ts';
+import type { CatalogModel } from '../providers/types.ts';
+
+/** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
+export interface FittedRequest {
+  request: ChatRequest;
+  adapted: string[];
+}
+
+/** What a Messages upstream is told when the client asked for `json_object` (Anthropic has no JSON mode). */
+export const JSON_OBJECT_INSTRUCTION = 'Respond with a single valid JSON object and nothing else: no prose, no code fences.';
+
+/**
+ * Fits a converted request to what the target model takes, from the catalog: the output cap
+ * clamped to the model's maximum, reasoning removed for a model known not to reason, an effort
+ * the OpenAI formats lack mapped to the nearest they have, and `json_object` enforced where the
+ * target has no JSON mode. A same-format passthrough is never fitted (the client wrote it for
+ * that API). Unknown facts (no catalog entry) change nothing.
+ */
+export function fitToModel(input: ChatRequest, model: CatalogModel, target: WireFormat): FittedRequest {
+  const adapted: string[] = [];
+  let request = input;
+  const edit = (): ChatRequest => (request === input ? (request = { ...input }) : request);
+  const cap = model.spec.maxOutputTokens;
+  if (cap !== undefined && request.maxTokens !== undefined && request.maxTokens > cap) {
+    edit().maxTokens = cap;
+    adapted.push(`max_tokens=${cap}`);
+  }
+  const capabilities = model.spec.capabilities;
+  if (request.reasoning && capabilities !== undefined && !capabilities.includes('thinking')) {
+    delete edit().reasoning;
+    adapted.push('reasoning=removed');
+  } else if (request.reasoning?.effort === 'max' && target !== 'messages') {
+    // `max` is Anthropic's; OpenAI's highest is `xhigh`, which not every model takes: `high` is safe.
+    edit().reasoning = { ...request.reasoning, effort: 'high' };
+    adapted.push('reasoning.effort=high');
+  }
+  if (request.responseFormat?.type === 'json_object' && target === 'messages') {
+    const fitted = edit();
+    delete fitted.responseFormat;
+    fitted.system = [...request.system, jsonInstruction()];
+    adapted.push('response_format=instruction');
+  }
+  return { request, adapted };
+}
+
+function jsonInstruction(): TextPart {
+  return { type: 'text', text: JSON_OBJECT_INSTRUCTION };
+}

@@ -1,0 +1,106 @@
+/** The replies of the strict fakes (test/helpers/strict-fakes.ts), whole or streamed, in each wire format. */
+import { chatSse, namedSse, type FakeReply } from './fake-upstream.ts';
+
+type Json = Record<string, any>;
+
+/** One scripted turn: a tool call or a final text, with reasoning when the model reasons and it was asked for. */
+export interface Turn {
+  model: string;
+  reasoning: boolean;
+  tool: { name: string; input: Record<string, unknown> } | undefined;
+  text: string;
+  cachedTokens: number;
+}
+
+let counter = 0;
+const next = (prefix: string) => `${prefix}_${(++counter).toString(36).padStart(6, '0')}`;
+const THOUGHT = 'Thinking about the task.';
+
+export function chatReply(turn: Turn, body: Json): FakeReply {
+  const id = next('chatcmpl');
+  const callId = next('call');
+  const args = JSON.stringify(turn.tool?.input ?? {});
+  const usage = { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140, prompt_tokens_details: { cached_tokens: turn.cachedTokens }, completion_tokens_details: { reasoning_tokens: turn.reasoning ? 5 : 0 } };
+  const finish = turn.tool ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    const message: Json = { role: 'assistant', content: turn.tool ? null : turn.text, refusal: null };
+    if (turn.tool) message.tool_calls = [{ id: callId, type: 'function', function: { name: turn.tool.name, arguments: args } }];
+    return { json: { id, object: 'chat.completion', created: 1_700_000_000, model: turn.model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage } };
+  }
+  const chunk = (delta: Json, finishReason: string | null = null) => ({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: turn.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+  const chunks: Json[] = [chunk({ role: 'assistant', content: '' })];
+  if (turn.tool) {
+    chunks.push(chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: turn.tool.name, arguments: '' } }] }));
+    chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
+  } else chunks.push(chunk({ content: turn.text }));
+  chunks.push(chunk({}, finish));
+  if (body.stream_options?.include_usage) chunks.push({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: turn.model, choices: [], usage });
+  return { sse: chatSse(chunks) };
+}
+
+export function messagesReply(turn: Turn, body: Json): FakeReply {
+  const id = next('msg');
+  const content: Json[] = [];
+  if (turn.reasoning) content.push({ type: 'thinking', thinking: THOUGHT, signature: `sig_${next('s')}` });
+  if (turn.tool) content.push({ type: 'tool_use', id: next('toolu'), name: turn.tool.name, input: turn.tool.input });
+  else content.push({ type: 'text', text: turn.text });
+  const usage = { input_tokens: 120 - turn.cachedTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: turn.cachedTokens, output_tokens: 20 };
+  const stopReason = turn.tool ? 'tool_use' : 'end_turn';
+  const message = { id, type: 'message', role: 'assistant', model: turn.model, content, stop_reason: stopReason, stop_sequence: null, usage };
+  if (!body.stream) return { json: message };
+  const events: Array<{ type: string; [k: string]: unknown }> = [{ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }];
+  content.forEach((block, index) => {
+    if (block.type === 'thinking') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'tool_use') {
+      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    }
+    events.push({ type: 'content_block_stop', index });
+  });
+  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });
+  events.push({ type: 'message_stop' });
+  return { sse: namedSse(events) };
+}
+
+export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; items: Json[] } {
+  const id = next('resp');
+  const items: Json[] = [];
+  if (turn.reasoning) items.push({ id: next('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: THOUGHT }], encrypted_content: `enc_${next('e')}` });
+  if (turn.tool) {
+    const dot = turn.tool.name.indexOf('.');
+    const call: Json = { id: next('fc'), type: 'function_call', status: 'completed', call_id: next('call'), name: dot === -1 ? turn.tool.name : turn.tool.name.slice(dot + 1), arguments: JSON.stringify(turn.tool.input) };
+    if (dot !== -1) call.namespace = turn.tool.name.slice(0, dot);
+    items.push(call);
+  } else items.push({ id: next('msg'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [], logprobs: [] }] });
+  const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: turn.cachedTokens }, output_tokens: 20, output_tokens_details: { reasoning_tokens: turn.reasoning ? 5 : 0 }, total_tokens: 140 };
+  const response = { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model: turn.model, output: items, usage, error: null, incomplete_details: null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: 'auto' };
+  if (!body.stream) return { reply: { json: response }, items };
+  let seq = 0;
+  const events: Array<{ type: string; [k: string]: unknown }> = [];
+  const emit = (type: string, data: Json) => events.push({ type, sequence_number: seq++, ...data });
+  emit('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
+  items.forEach((item, index) => {
+    if (item.type === 'message') {
+      emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } });
+      emit('response.content_part.added', { output_index: index, item_id: item.id, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      emit('response.output_text.delta', { output_index: index, item_id: item.id, content_index: 0, delta: turn.text });
+      emit('response.output_text.done', { output_index: index, item_id: item.id, content_index: 0, text: turn.text });
+      emit('response.content_part.done', { output_index: index, item_id: item.id, content_index: 0, part: item.content[0] });
+    } else if (item.type === 'function_call') {
+      emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } });
+      emit('response.function_call_arguments.delta', { output_index: index, item_id: item.id, delta: item.arguments });
+      emit('response.function_call_arguments.done', { output_index: index, item_id: item.id, arguments: item.arguments });
+    } else {
+      emit('response.output_item.added', { output_index: index, item: { ...item, summary: [], encrypted_content: undefined } });
+    }
+    emit('response.output_item.done', { output_index: index, item });
+  });
+  emit('response.completed', { response });
+  return { reply: { sse: namedSse(events) }, items };
+}

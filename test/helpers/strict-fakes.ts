@@ -1,0 +1,187 @@
+/**
+ * Strict fake upstreams for the coding-agent tests (issue 24): each speaks one wire format and
+ * rejects what the real API rejects — unknown body parameters, an output cap over the model's
+ * limit, reasoning parameters on a model without reasoning, tool types the API lacks, an
+ * Anthropic assistant tool turn whose thinking signature is missing, a `system` role inside
+ * Messages `messages` without its beta, an `item_reference` it cannot resolve. The script is
+ * the agent loop: turn 1 a call of the tool `pick` chooses, then a final text once a tool
+ * result is in the conversation.
+ */
+import type { WireFormat } from '../../src/ir/types.ts';
+import { startFakeUpstream, type FakeReply, type FakeUpstream, type ReceivedRequest } from './fake-upstream.ts';
+import { chatReply, messagesReply, responsesReply, type Turn } from './strict-fake-replies.ts';
+
+type Json = Record<string, any>;
+
+export interface StrictModel {
+  maxOutput: number;
+  reasoning: boolean;
+}
+
+/** A tool the fake calls on turn 1: its name (as the upstream sees it) and arguments. */
+export interface ToolPick {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface StrictFakeOptions {
+  format: WireFormat;
+  models: Record<string, StrictModel>;
+  /** Chooses the tool call of turn 1 from the tool names the request offers; undefined answers with text. */
+  pick?: (toolNames: string[], body: Json) => ToolPick | undefined;
+  /** The final text once a tool result arrived. */
+  finalText?: string;
+  /** Provider-side prompt cache: input tokens reported as cached when the request's prefix was seen before by this fake. */
+  cacheKey?: (body: Json) => string | undefined;
+}
+
+export interface StrictFake extends FakeUpstream {
+  /** The 400s the fake answered, with their messages (a test asserts there were none). */
+  rejections: string[];
+  /** Requests that reported a cache hit (see `cacheKey`). */
+  cacheHits: number;
+}
+
+const CHAT_KEYS = new Set([
+  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n', 'stop', 'seed',
+  'presence_penalty', 'frequency_penalty', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning_effort', 'response_format', 'user',
+  'prompt_cache_key', 'prompt_cache_retention', 'metadata', 'store', 'logprobs', 'top_logprobs', 'logit_bias', 'service_tier',
+  'modalities', 'audio', 'prediction', 'web_search_options', 'verbosity', 'safety_identifier',
+]);
+const RESPONSES_KEYS = new Set([
+  'model', 'input', 'instructions', 'stream', 'stream_options', 'max_output_tokens', 'temperature', 'top_p', 'tools', 'tool_choice',
+  'parallel_tool_calls', 'reasoning', 'text', 'store', 'metadata', 'user', 'prompt_cache_key', 'prompt_cache_retention', 'include',
+  'previous_response_id', 'truncation', 'service_tier', 'background', 'safety_identifier', 'client_metadata', 'max_tool_calls',
+  'top_logprobs', 'prompt', 'conversation',
+]);
+const MESSAGES_KEYS = new Set([
+  'model', 'messages', 'system', 'max_tokens', 'stream', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'tools', 'tool_choice',
+  'thinking', 'metadata', 'output_config', 'context_management', 'service_tier', 'container', 'mcp_servers', 'speed',
+]);
+const RESPONSES_TOOL_TYPES = new Set(['function', 'namespace', 'web_search', 'web_search_preview', 'file_search', 'custom', 'local_shell', 'image_generation', 'mcp', 'code_interpreter', 'computer_use_preview', 'tool_search']);
+const OPENAI_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+
+class Rejection extends Error {}
+
+function reject(message: string): never {
+  throw new Rejection(message);
+}
+
+function checkKeys(body: Json, allowed: Set<string>, say: (key: string) => string): void {
+  for (const key of Object.keys(body)) if (!allowed.has(key)) reject(say(key));
+}
+
+function checkCap(value: unknown, field: string, model: StrictModel, id: string): void {
+  if (typeof value === 'number' && value > model.maxOutput) reject(`${field}: ${value} > ${model.maxOutput}, which is the maximum allowed number of output tokens for ${id}`);
+}
+
+function checkChat(body: Json, model: StrictModel): void {
+  checkKeys(body, CHAT_KEYS, (key) => `Unrecognized request argument supplied: ${key}`);
+  checkCap(body.max_tokens ?? body.max_completion_tokens, body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens', model, body.model);
+  if (body.reasoning_effort !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning_effort' is not supported with this model.`);
+  for (const tool of body.tools ?? []) {
+    if (tool.type !== 'function') reject(`Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`);
+    if (!OPENAI_TOOL_NAME.test(tool.function?.name ?? '')) reject(`Invalid 'tools[].function.name': string does not match pattern.`);
+  }
+  for (const message of body.messages ?? []) {
+    if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(message.role)) reject(`Invalid value: '${message.role}'. Supported values are: 'system', 'assistant', 'user', 'tool', 'developer'.`);
+  }
+  if (body.response_format?.type === 'json_object' && !JSON.stringify(body.messages).toLowerCase().includes('json')) reject(`'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.`);
+}
+
+function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>): void {
+  checkKeys(body, RESPONSES_KEYS, (key) => `Unknown parameter: '${key}'.`);
+  checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
+  if (body.reasoning !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning.effort' is not supported with this model.`);
+  for (const tool of body.tools ?? []) {
+    if (!RESPONSES_TOOL_TYPES.has(tool.type)) reject(`Invalid value: '${tool.type}'.`);
+    if (tool.type === 'function' && !OPENAI_TOOL_NAME.test(tool.name ?? '')) reject(`Invalid 'tools[].name': string does not match pattern.`);
+  }
+  for (const item of Array.isArray(body.input) ? body.input : []) {
+    if (item.type === 'item_reference' && !known.has(item.id)) reject(`Item with id '${item.id}' not found.`);
+  }
+}
+
+function checkMessages(body: Json, model: StrictModel, betas: string): void {
+  checkKeys(body, MESSAGES_KEYS, (key) => `${key}: Extra inputs are not permitted`);
+  if (typeof body.max_tokens !== 'number') reject('max_tokens: Field required');
+  checkCap(body.max_tokens, 'max_tokens', model, body.model);
+  const thinking = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+  if ((thinking || body.output_config?.effort !== undefined) && !model.reasoning) reject(`thinking: this model does not support extended thinking`);
+  for (const tool of body.tools ?? []) {
+    if (tool.type !== undefined && tool.type !== 'custom' && !/^web_search_\d+$/.test(tool.type)) reject(`tools: Input tag '${tool.type}' found using 'type' does not match any of the expected tags`);
+    if (!ANTHROPIC_TOOL_NAME.test(tool.name ?? '')) reject(`tools.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
+  }
+  (body.messages ?? []).forEach((message: Json, i: number) => {
+    if (message.role === 'system' && !betas.includes('mid-conversation-system')) reject(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    if (!['user', 'assistant', 'system'].includes(message.role)) reject(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    if (!thinking || message.role !== 'assistant' || !Array.isArray(message.content)) return;
+    const usesTool = message.content.some((block: Json) => block.type === 'tool_use');
+    const first = message.content[0];
+    const signed = (first?.type === 'thinking' && typeof first.signature === 'string' && first.signature !== '') || first?.type === 'redacted_thinking';
+    const last = (body.messages as Json[]).slice(i + 1).every((m) => m.role !== 'assistant');
+    if (usesTool && last && !signed) reject(`messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`);
+  });
+}
+
+function toolNames(format: WireFormat, body: Json): string[] {
+  const tools: Json[] = body.tools ?? [];
+  if (format === 'chat') return tools.map((t) => t.function?.name);
+  if (format === 'messages') return tools.filter((t) => t.type === undefined || t.type === 'custom').map((t) => t.name);
+  return tools.flatMap((t) => (t.type === 'function' ? [t.name] : t.type === 'namespace' ? (t.tools ?? []).map((m: Json) => `${t.name}.${m.name}`) : []));
+}
+
+function hasToolResult(format: WireFormat, body: Json): boolean {
+  if (format === 'chat') return (body.messages ?? []).some((m: Json) => m.role === 'tool');
+  if (format === 'messages') return (body.messages ?? []).some((m: Json) => Array.isArray(m.content) && m.content.some((b: Json) => b.type === 'tool_result'));
+  return (Array.isArray(body.input) ? body.input : []).some((item: Json) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output');
+}
+
+function errorReply(format: WireFormat, message: string): FakeReply {
+  if (format === 'messages') return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message } } };
+  return { status: 400, json: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
+}
+
+/** Starts a strict fake of `options.format` on 127.0.0.1. */
+export async function startStrictFake(options: StrictFakeOptions): Promise<StrictFake> {
+  const rejections: string[] = [];
+  const stored = new Map<string, Json>();
+  const seenPrefixes = new Set<string>();
+  let fake!: StrictFake;
+  const handle = (request: ReceivedRequest): FakeReply => {
+    const body: Json = request.json ?? {};
+    const format = options.format;
+    const model = options.models[body.model];
+    if (!model) return { status: 404, json: format === 'messages' ? { type: 'error', error: { type: 'not_found_error', message: `model: ${body.model}` } } : { error: { message: `The model '${body.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' } } };
+    try {
+      if (format === 'chat') checkChat(body, model);
+      else if (format === 'responses') checkResponses(body, model, stored);
+      else checkMessages(body, model, String(request.headers['anthropic-beta'] ?? ''));
+    } catch (error) {
+      if (!(error instanceof Rejection)) throw error;
+      rejections.push(error.message);
+      return errorReply(format, error.message);
+    }
+    const key = options.cacheKey?.(body);
+    const cached = key !== undefined && seenPrefixes.has(key);
+    if (key !== undefined) seenPrefixes.add(key);
+    if (cached) fake.cacheHits += 1;
+    const pick = hasToolResult(format, body) ? undefined : options.pick?.(toolNames(format, body), body);
+    const turn: Turn = { model: body.model, reasoning: model.reasoning && wantsReasoning(format, body), tool: pick, text: options.finalText ?? 'Done: the file is written.', cachedTokens: cached ? 100 : 0 };
+    if (format === 'chat') return chatReply(turn, body);
+    if (format === 'messages') return messagesReply(turn, body);
+    const reply = responsesReply(turn, body);
+    if (body.store !== false) for (const item of reply.items) stored.set(String(item.id), item);
+    return reply.reply;
+  };
+  const base = await startFakeUpstream((request) => handle(request));
+  fake = Object.assign(base, { rejections, cacheHits: 0 });
+  return fake;
+}
+
+function wantsReasoning(format: WireFormat, body: Json): boolean {
+  if (format === 'chat') return body.reasoning_effort !== undefined;
+  if (format === 'responses') return body.reasoning !== undefined;
+  return body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+}
