@@ -380,7 +380,9 @@ export class AccountGuards implements RequestGuards {
     const terms = modelTerms(this.o.registry, request.model, current.tier);
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
-    const outputTokens = request.maxOutputTokens ?? Math.min(terms.maxOutputTokens ?? Infinity, this.billing.reserveOutputTokens);
+    // The hold rule (docs/billing.md): the worst case — what the client caps the output at, else
+    // the model's maximum output (`billing.reserveOutputTokens` for a model that states none).
+    const outputTokens = Math.min(request.maxOutputTokens ?? Infinity, terms.maxOutputTokens ?? request.maxOutputTokens ?? this.billing.reserveOutputTokens);
     const factor = request.priceMultiplier ?? 1;
     // Media units the route expects (images asked for, characters to speak); one image when it does not say.
     const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, request.media ?? { images: 1 }, factor));
@@ -429,8 +431,11 @@ export class AccountGuards implements RequestGuards {
     const enforce = this.billing.enforce;
     const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.cache.account(account.id) ?? account, this.o.clock.now());
     const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);
-    const charge: SettledCharge = { cost, charged };
+    const charge: SettledCharge = { cost, charged, held: reservation?.credits ?? 0 };
+    if (reservation && cost > reservation.credits) this.beyondHold(request, reservation.credits, cost, charged);
     line.charged_credits = charged;
+    // Until the line is written and the balance debited, the charge holds what it takes.
+    reservation = this.credits.holdCharge(reservation, account.id, key.id, charged);
     const ledger = this.o.ledger!;
     let appended;
     try {
@@ -502,7 +507,8 @@ export class AccountGuards implements RequestGuards {
       return {};
     }
     const { entry, cost } = this.ledgerEntry(request, settlement, hold?.requestId ?? (request.requestId || newId('req', 16)));
-    const charge: SettledCharge = { cost, charged: cost };
+    const charge: SettledCharge = { cost, charged: cost, held: hold?.credits ?? 0 };
+    if (hold && hold.credits > 0 && cost > hold.credits) this.beyondHold(request, hold.credits, cost, cost);
     const recorded = shared.settle(hold, entry, charge, { now: this.inFlight === 0, untilRecorded: request.route === BATCH_ROUTE });
     return recorded ? { charge, recorded } : { charge };
   }
@@ -512,6 +518,11 @@ export class AccountGuards implements RequestGuards {
     if (entry) this.usage.add(entry);
     if (charged > 0 || entry) this.credits.debit(accountId, charged, entry?.seq);
     if (reservation) this.credits.release(reservation);
+  }
+
+  /** An upstream billed more than the hold (a provider miscounting, an image beyond its allowance): charged as far as the balance goes, and said. */
+  private beyondHold(request: AdmissionRequest, held: number, cost: number, charged: number): void {
+    this.o.log.warn('credits: the upstream billed more than the hold; the difference is charged', { request_id: request.requestId, account: request.auth.account.id, model: request.model, held, cost, charged });
   }
 
   private notRecorded(error: unknown, accountId: string): void {

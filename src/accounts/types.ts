@@ -22,9 +22,9 @@ export interface AdmissionRequest {
   clientAddress: string;
   /** Catalog model id, when the route names one. */
   model?: string;
-  /** Estimated input tokens, for quota and credit reservation. */
+  /** Input tokens at most (an upper bound: `boundInputTokens`), for the quota and the credit hold. */
   estimatedInputTokens?: number;
-  /** Requested output token cap, for credit reservation. */
+  /** Requested output token cap, for the credit hold (absent: the model's maximum output). */
   maxOutputTokens?: number;
   /** Multiplies the price (0.5 for batch requests); default 1. */
   priceMultiplier?: number;

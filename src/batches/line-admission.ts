@@ -1,6 +1,6 @@
 import type { AdmissionRequest } from '../accounts/types.ts';
 import type { ChatRequest } from '../ir/types.ts';
-import { estimateInputTokens } from '../pipeline/estimate-usage.ts';
+import { boundInputTokens } from '../pipeline/index.ts';
 
 /**
  * What a batch line asks of admission, emulated or native: the caller's key and account as for
@@ -14,7 +14,7 @@ export function lineAdmission(auth: AdmissionRequest['auth'], request: ChatReque
     route: '/v1/batches',
     clientAddress: 'batch',
     model: request.model,
-    estimatedInputTokens: estimateInputTokens(request),
+    estimatedInputTokens: boundInputTokens(request),
     maxOutputTokens: request.maxTokens,
     priceMultiplier,
     requestId,

@@ -145,6 +145,22 @@ export class CreditBook {
     return { accountId, keyId: options.keyId, credits, tokens, open: true };
   }
 
+  /**
+   * A settled charge on its way to the ledger holds exactly `credits` from now until it is
+   * booked (then `release` the returned reservation): other requests settling meanwhile see it,
+   * so charges beyond their holds (an upstream that bills more) can never add up past the
+   * balance. The reservation given (if any) is closed; its tokens stay held.
+   */
+  holdCharge(reservation: Reservation | undefined, accountId: string, keyId: string | undefined, credits: number): Reservation {
+    const open = reservation?.open === true;
+    const held: Reservation = { accountId, keyId: open ? reservation.keyId : keyId, credits, tokens: open ? reservation.tokens : 0, open: true };
+    const delta = credits - (open ? reservation.credits : 0);
+    if (open) reservation.open = false;
+    this.add(this.reservedCredits, accountId, delta);
+    if (held.keyId) this.add(this.reservedByKey, held.keyId, delta);
+    return held;
+  }
+
   /** Gives a reservation back (idempotent). */
   release(reservation: Reservation): void {
     if (!reservation.open) return;

@@ -9,7 +9,7 @@ export const billingConfigSchema = z
      * balance may go below zero).
      */
     enforce: z.boolean().default(true),
-    /** Output tokens reserved when a request names no max_tokens (capped by the model's maxOutputTokens). */
+    /** Output tokens held when a request names no max_tokens and its model states no maxOutputTokens (docs/billing.md, the hold rule). */
     reserveOutputTokens: z.number().int().positive().default(4096),
     /** How often the usage ledger is fdatasync'd in the background, ms (0 = leave it to the OS). */
     ledgerSyncMs: z.number().int().nonnegative().default(1000),

@@ -28,6 +28,7 @@ export function requestLogLine(record: RequestRecord): Record<string, unknown> {
     output_tokens: record.outputTokens ?? null,
     cost_credits: record.costCredits ?? null,
     charged_credits: record.chargedCredits ?? null,
+    hold_credits: record.heldCredits ?? null,
     duration_ms: ms(record.durationMs),
     ttfb_ms: ms(record.ttfbMs ?? (record.stream ? undefined : record.durationMs)),
     attempts: record.attempts,

@@ -44,6 +44,8 @@ export class RequestRecord implements AttemptObserver {
   outputTokens: number | undefined = undefined;
   costCredits: number | undefined = undefined;
   chargedCredits: number | undefined = undefined;
+  /** Credits the admission held for it (the worst case it could cost). */
+  heldCredits: number | undefined = undefined;
   finishReason: string | undefined = undefined;
   responseModel: string | undefined = undefined;
   /** Ms from arrival to the first byte of a streamed response (set when the stream starts). */
@@ -145,6 +147,7 @@ export class RequestRecord implements AttemptObserver {
     if (charge) {
       this.costCredits = charge.cost;
       this.chargedCredits = charge.charged;
+      this.heldCredits = charge.held;
     }
   }
 

@@ -22,6 +22,8 @@ export interface SettledCharge {
   cost: number;
   /** What was debited (less than `cost` when the balance ran out and billing does not enforce). */
   charged: number;
+  /** What the admission held for the request (the hold rule's worst case), when it held credits. */
+  held?: number;
 }
 
 /** What the exchange metered once it ended (a subset of the pipeline's Settlement). */

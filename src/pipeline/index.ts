@@ -3,4 +3,5 @@ export { runChat, decodeInbound, type ChatPipelineDeps } from './run-chat.ts';
 export { tryCandidates, routingFailureError, RoutingFailure, type Served, type TryOptions } from './try-candidates.ts';
 export { callUpstream, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
 export { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
+export { boundInputTokens } from './bound-input-tokens.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';

@@ -54,8 +54,8 @@ describe('credits', () => {
     expect(res.status).toBe(402);
     const body = (await res.json()) as ErrorBody;
     expect(body.error.code).toBe('insufficient_balance');
-    // estimate: 'hello' = 2 input tokens + 100 output tokens
-    expect(body.error.details).toEqual({ required: 102, balance: 5, reserved: 0, available: 5, unit: 'credits' });
+    // the hold: 'hello' at most 5 + 8 (its message) + 16 (the request) = 29 input tokens, + 100 output tokens
+    expect(body.error.details).toEqual({ required: 129, balance: 5, reserved: 0, available: 5, unit: 'credits' });
   });
 
   it('reserves the default output allowance when the request names no max_tokens', async () => {
@@ -63,7 +63,8 @@ describe('credits', () => {
     const { key } = await gw.account({ credits: 40 });
     const res = await gw.fetch('/v1/chat/completions', post({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello' }] }, key));
     expect(res.status).toBe(402);
-    expect(((await res.json()) as ErrorBody).error.details?.required).toBe(52);
+    // 29 input tokens at most ('hello' and its framing) + the 50 of billing.reserveOutputTokens (mock/echo states no maximum output)
+    expect(((await res.json()) as ErrorBody).error.details?.required).toBe(79);
   });
 
   it('200 concurrent requests against credit for 100: exactly 100 succeed and the balance ends at zero', async () => {
@@ -159,7 +160,8 @@ describe('monthly token quota', () => {
   it('answers 429 quota_exceeded once the month\'s tokens are used up', async () => {
     gw = await makeGateway();
     const { key, accountId } = await gw.account();
-    await gw.gateway.deps.store.accounts.update(accountId, { monthlyTokenQuota: 20 });
+    // 'twelve chars' holds 36 input tokens at most (12 bytes + framing) and uses 9: a few fit in 60.
+    await gw.gateway.deps.store.accounts.update(accountId, { monthlyTokenQuota: 60 });
     const first = await gw.fetch('/v1/chat/completions', chat(key, { messages: [{ role: 'user', content: 'twelve chars' }] }));
     expect(first.status).toBe(200);
     await settle();
@@ -175,12 +177,12 @@ describe('monthly token quota', () => {
     }
     expect(status).toBe(429);
     expect(body?.error.code).toBe('quota_exceeded');
-    expect(body?.error.details).toMatchObject({ quota: 20 });
+    expect(body?.error.details).toMatchObject({ quota: 60 });
     // Refused because this request's input would pass the quota on top of what the month used.
     const tokens = readLedger(path.join(gw.dataDir, 'usage.jsonl')).reduce((n, l) => n + l.input_tokens + l.output_tokens, 0);
     const details = body!.error.details as { used: number; requested: number };
     expect(details.used).toBe(tokens);
-    expect(details.used + details.requested).toBeGreaterThan(20);
+    expect(details.used + details.requested).toBeGreaterThan(60);
     // Lifting the quota admits again.
     await gw.gateway.deps.store.accounts.update(accountId, { monthlyTokenQuota: null });
     expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(200);
@@ -269,7 +271,7 @@ describe('ledger group commit', () => {
     expect(ledger()).toHaveLength(1);
     expect(guards.credits.reserved(accountId)).toBe(20);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(980);
-    expect(await settled).toEqual({ cost: 20, charged: 20 });
+    expect(await settled).toEqual({ cost: 20, charged: 20, held: 20 });
 
     // The last one in flight writes at once.
     await second.settle(settlement);

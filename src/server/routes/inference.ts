@@ -3,7 +3,7 @@ import type { WireFormat } from '../../ir/types.ts';
 import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/run-chat.ts';
 import type { RequestIds } from '../../errors/index.ts';
 import type { AbortWatch } from '../../util/abort.ts';
-import { estimateInputTokens } from '../../pipeline/estimate-usage.ts';
+import { boundInputTokens } from '../../pipeline/index.ts';
 import type { ChatExchange, ResponseCapture, Settlement } from '../../pipeline/types.ts';
 import type { AttemptObserver, SettledCharge } from '../../observability/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -85,7 +85,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       route,
       clientAddress: clientAddress(event, deps.config.server.trustProxy),
       model: request.model,
-      estimatedInputTokens: estimateInputTokens(request),
+      estimatedInputTokens: boundInputTokens(request),
       maxOutputTokens: request.maxTokens,
       requestId: exchange.ids.requestId,
     };
