@@ -70,6 +70,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     baseDir: options.configDir,
     log: options.log,
     circuits: () => openCircuits(router),
+    connections: () => registry.connectionStats(),
   });
   const deps: ServerDeps = {
     config: options.config,

@@ -63,6 +63,12 @@ export const providerConfigSchema = z.looseObject({
   models: z.array(modelEntrySchema).optional(),
   formats: z.array(wireFormat).min(1).optional(),
   timeouts: timeoutsSchema.optional(),
+  /** Upstream calls in flight at once for this provider (docs/limits.md; default 1024). */
+  maxConnections: z.number().int().positive().max(65_536).optional(),
+  /** Calls waiting for a free connection beyond `maxConnections` (default 1024; 0 refuses at once). */
+  maxQueued: z.number().int().nonnegative().max(1_000_000).optional(),
+  /** How long a call waits for a connection before a 503 (ms, default 10000). */
+  queueTimeoutMs: z.number().int().positive().max(600_000).optional(),
   enabled: z.boolean().optional(),
   /** Auto-routing order among providers serving the same model (lower first). */
   priority: z.number().optional(),

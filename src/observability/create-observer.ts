@@ -4,7 +4,7 @@ import { loadTracer } from './load-tracer.ts';
 import { createRequestLog } from './request-log.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { Observer, type RecordConsumer } from './observer.ts';
-import type { CircuitView } from './types.ts';
+import type { CircuitView, UpstreamConnectionView } from './types.ts';
 
 export interface CreateObserverOptions {
   metrics: MetricsConfig;
@@ -14,6 +14,8 @@ export interface CreateObserverOptions {
   baseDir: string;
   /** The circuits open now (from the router). */
   circuits: () => CircuitView[];
+  /** Each provider's upstream connections (from the registry's HTTP clients). */
+  connections?: () => UpstreamConnectionView[];
   log: Logger;
   /** Where the OTEL_* variables are read (default process.env). */
   env?: NodeJS.ProcessEnv;
@@ -27,7 +29,7 @@ export async function createObserver(options: CreateObserverOptions): Promise<Ob
   if (options.requestLog !== false) consumers.push(createRequestLog(options.requestLog, options.baseDir));
   let observer: Observer | undefined;
   const metrics = options.metrics.enabled
-    ? new GatewayMetrics({ active: () => observer?.activeRequests ?? 0, circuits: options.circuits, processMetrics: options.processMetrics })
+    ? new GatewayMetrics({ active: () => observer?.activeRequests ?? 0, circuits: options.circuits, connections: options.connections, processMetrics: options.processMetrics })
     : undefined;
   const tracer = await loadTracer(options.env);
   if (tracer) options.log.info('tracing: spans exported over OTLP/HTTP');

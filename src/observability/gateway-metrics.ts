@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { CounterFamily, GaugeFamily, HistogramFamily } from './metric-families.ts';
 import { modelPart, providerPart, type RequestRecord } from './request-record.ts';
-import type { AttemptOutcome, CircuitView } from './types.ts';
+import { upstreamConnectionFamilies } from './upstream-connection-metrics.ts';
+import type { AttemptOutcome, CircuitView, UpstreamConnectionView } from './types.ts';
 
 /** Bucket bounds recommended by the OpenTelemetry GenAI semantic conventions. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -13,6 +14,8 @@ export interface GatewayMetricsOptions {
   active: () => number;
   /** Circuits open now. */
   circuits: () => CircuitView[];
+  /** Each provider's upstream connections (in use, waiting, refused); none when absent. */
+  connections?: () => UpstreamConnectionView[];
   /** The client library's process metrics (CPU, memory, event loop, GC); default true. */
   processMetrics?: boolean;
 }
@@ -81,6 +84,7 @@ export class GatewayMetrics {
     ]) {
       this.registry.registerMetric(family.asMetric());
     }
+    for (const family of upstreamConnectionFamilies(options.connections ?? (() => []))) this.registry.registerMetric(family.asMetric());
     // Series without labels exist from the start (a counter at 0 is information).
     this.quotaExceeded.child();
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });

@@ -110,15 +110,26 @@ export class CounterChild {
   }
 }
 
-/** A counter family (`_total` is part of the name given). */
+/** A counter family (`_total` is part of the name given); `collect` (optional) sets totals kept elsewhere right before each scrape. */
 export class CounterFamily extends Family<CounterChild> {
   readonly type = 'counter';
+
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    maxSeries = DEFAULT_MAX_SERIES,
+    private readonly collect?: (family: CounterFamily) => void,
+  ) {
+    super(name, help, labelNames, maxSeries);
+  }
 
   protected create(): CounterChild {
     return new CounterChild();
   }
 
   get(): RenderedMetric {
+    this.collect?.(this);
     return { name: this.name, help: this.help, type: 'counter', aggregator: 'sum', values: this.series().map((s) => ({ value: s.child.value, labels: s.labels })) };
   }
 }

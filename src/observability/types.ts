@@ -44,3 +44,14 @@ export interface CircuitView {
   /** Epoch ms when the circuit opened. */
   openedAt: number;
 }
+
+/** One provider's upstream connections as its HTTP client holds them. */
+export interface UpstreamConnectionView {
+  provider: string;
+  inUse: number;
+  queued: number;
+  /** Calls refused since start because the queue was full. */
+  refusedFull: number;
+  /** Calls refused since start after waiting the queue timeout. */
+  refusedTimeout: number;
+}

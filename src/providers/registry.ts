@@ -1,6 +1,6 @@
 import { describeUnknownKey, providerConfigSchema, suggestKey, type GatewayConfig, type ModelEntry, type ProviderConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import { DEFAULT_TIMEOUTS, UndiciHttpFactory } from '../upstream/index.ts';
+import { DEFAULT_TIMEOUTS, UndiciHttpFactory, type ConnectionStats } from '../upstream/index.ts';
 import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
 import { rememberSecret, rememberSecretHeader } from '../util/redact-secrets.ts';
 import { resolveModelSpec, gatherModelFacts } from './resolve-model-spec.ts';
@@ -16,7 +16,7 @@ export class ProviderRegistry {
   private readonly byFullId = new Map<string, CatalogModel>();
   private readonly byBareId = new Map<string, CatalogModel[]>();
   private readonly wildcards = new Map<string, CatalogModel>();
-  private readonly http: UndiciHttpFactory[] = [];
+  private readonly http = new Map<string, UndiciHttpFactory>();
 
   /**
    * Loads every enabled provider's plugin (dynamic import) and sets it up. `source` names the
@@ -34,7 +34,7 @@ export class ProviderRegistry {
 
   private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger, source: string): Promise<void> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
-    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, ...rest } = cfg;
+    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, maxConnections, maxQueued, queueTimeoutMs, ...rest } = cfg;
     checkProviderKeys(id, plugin, Object.keys(rest), source);
     let options: unknown = rest;
     try {
@@ -47,8 +47,8 @@ export class ProviderRegistry {
     // Upstream messages that quote these back are redacted wherever they leave the gateway.
     rememberSecret(apiKey);
     for (const value of Object.values(headers ?? {})) rememberSecretHeader(value);
-    const http = new UndiciHttpFactory(timeouts);
-    this.http.push(http);
+    const http = new UndiciHttpFactory(timeouts, definedOnly({ maxConnections, maxQueued, queueTimeoutMs }), id);
+    this.http.set(id, http);
     let instance;
     try {
       instance = await plugin.setup({ id, baseURL, apiKey, headers: headers ?? {}, timeouts, options, http, log });
@@ -134,8 +134,18 @@ export class ProviderRegistry {
 
   async close(): Promise<void> {
     await Promise.all([...this.providers.values()].map((p) => p.instance.close?.().catch(() => undefined)));
-    await Promise.all(this.http.map((h) => h.closeAll()));
+    await Promise.all([...this.http.values()].map((h) => h.closeAll()));
   }
+
+  /** Each provider's upstream connections in use and waiting now, and its refusals since start. */
+  connectionStats(): Array<{ provider: string } & ConnectionStats> {
+    return [...this.http].map(([provider, http]) => ({ provider, ...http.stats() }));
+  }
+}
+
+/** The keys of `value` that are set (a config's absent keys must not override defaults). */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const PROVIDER_KEYS = Object.keys(providerConfigSchema.shape);

@@ -3,7 +3,8 @@ import { abortWatchOf, watchOf, type AbortWatch } from '../util/abort.ts';
 import { rememberSecretHeader } from '../util/redact-secrets.ts';
 import { UpstreamBody } from './upstream-body.ts';
 import { mapTransportError } from './map-transport-error.ts';
-import type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from './types.ts';
+import { ConnectionGate, DEFAULT_CONNECTION_LIMITS } from './connection-gate.ts';
+import type { ConnectionLimits, ConnectionStats, HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from './types.ts';
 
 /** Default upstream timeouts (ms); a provider's `timeouts` config overrides each. */
 export const DEFAULT_TIMEOUTS: UpstreamTimeouts = {
@@ -19,13 +20,29 @@ interface PoolEntry {
 }
 
 /**
- * Keep-alive pools per (origin, timeouts). undici's Pool costs about a sixth of the global
- * fetch per proxied request on our machines (stack notes), so every upstream call goes here.
+ * Keep-alive pools per (origin, timeouts) for one provider. undici's Pool costs about a sixth of
+ * the global fetch per proxied request on our machines (stack notes), so every upstream call
+ * goes here. The provider's calls in flight are capped by its ConnectionGate, and each pool has
+ * as many connections as the gate allows, so undici itself never queues a call.
  */
 export class UndiciHttpFactory implements HttpClientFactory {
   private readonly pools = new Map<string, PoolEntry>();
+  private readonly gate: ConnectionGate;
+  private readonly limits: ConnectionLimits;
 
-  constructor(private readonly timeouts: UpstreamTimeouts) {}
+  constructor(
+    private readonly timeouts: UpstreamTimeouts,
+    limits: Partial<ConnectionLimits> = {},
+    provider = 'upstream',
+  ) {
+    this.limits = { ...DEFAULT_CONNECTION_LIMITS, ...limits };
+    this.gate = new ConnectionGate(provider, this.limits);
+  }
+
+  /** Calls in flight and waiting now, refusals since start. */
+  stats(): ConnectionStats {
+    return this.gate.stats();
+  }
 
   client(baseURL: string): HttpClient {
     const url = new URL(baseURL);
@@ -35,7 +52,7 @@ export class UndiciHttpFactory implements HttpClientFactory {
     if (!entry) {
       entry = {
         pool: new Pool(url.origin, {
-          connections: 128,
+          connections: this.limits.maxConnections,
           pipelining: 1,
           keepAliveTimeout: 30_000,
           connectTimeout: this.timeouts.connect,
@@ -49,7 +66,7 @@ export class UndiciHttpFactory implements HttpClientFactory {
     entry.refs += 1;
     const pool = entry.pool;
     return {
-      request: (request) => send(pool, basePath, request),
+      request: (request) => send(pool, this.gate, basePath, request),
       close: async () => {
         const current = this.pools.get(key);
         if (!current) return;
@@ -80,32 +97,39 @@ function rememberCredentials(headers: Record<string, string>): void {
   for (const name in headers) if (CREDENTIAL_HEADER.test(name)) rememberSecretHeader(headers[name]);
 }
 
-function send(pool: Pool, basePath: string, request: HttpRequest): Promise<UpstreamResponse> {
+function send(pool: Pool, gate: ConnectionGate, basePath: string, request: HttpRequest): Promise<UpstreamResponse> {
   if (request.headers) rememberCredentials(request.headers);
   const headers: Record<string, string> = { ...request.headers };
-  if (typeof FormData !== 'undefined' && request.body instanceof FormData) return sendForm(pool, basePath, request, request.body, headers);
-  return dispatch(pool, basePath, request, headers, request.body as string | Uint8Array | undefined);
+  if (typeof FormData !== 'undefined' && request.body instanceof FormData) return sendForm(pool, gate, basePath, request, request.body, headers);
+  return dispatch(pool, gate, basePath, request, headers, request.body as string | Uint8Array | undefined);
 }
 
 /** undici's Pool does not encode FormData itself: let a web Response build the multipart body. */
-async function sendForm(pool: Pool, basePath: string, request: HttpRequest, form: FormData, headers: Record<string, string>): Promise<UpstreamResponse> {
+async function sendForm(pool: Pool, gate: ConnectionGate, basePath: string, request: HttpRequest, form: FormData, headers: Record<string, string>): Promise<UpstreamResponse> {
   const encoded = new Response(form);
   headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
-  return dispatch(pool, basePath, request, headers, new Uint8Array(await encoded.arrayBuffer()));
+  return dispatch(pool, gate, basePath, request, headers, new Uint8Array(await encoded.arrayBuffer()));
 }
 
-/** One request; transport failures reject already mapped to the spec's codes. */
-function dispatch(pool: Pool, basePath: string, request: HttpRequest, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<UpstreamResponse> {
-  return new Promise<UpstreamResponse>((resolve, reject) => {
-    const watch = request.abortOn ? abortWatchOf(request.abortOn) : request.signal ? watchOf(request.signal) : undefined;
-    const handler = new ResponseHandler(resolve, reject, watch);
-    const options = { method: (request.method ?? 'POST') as 'POST', path: basePath + request.path, headers, body };
-    try {
-      pool.dispatch(options, handler as unknown as Parameters<Pool['dispatch']>[1]);
-    } catch (error) {
-      handler.onError(error);
-    }
-  });
+/**
+ * One request, once the gate gives it a connection slot (held until its body ends or fails);
+ * transport failures reject already mapped to the spec's codes.
+ */
+function dispatch(pool: Pool, gate: ConnectionGate, basePath: string, request: HttpRequest, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<UpstreamResponse> {
+  const watch = request.abortOn ? abortWatchOf(request.abortOn) : request.signal ? watchOf(request.signal) : undefined;
+  if (watch?.aborted) return Promise.reject(mapTransportError(abortError(watch.reason), watch));
+  const go = () =>
+    new Promise<UpstreamResponse>((resolve, reject) => {
+      const handler = new ResponseHandler(resolve, reject, watch, () => gate.release());
+      const options = { method: (request.method ?? 'POST') as 'POST', path: basePath + request.path, headers, body };
+      try {
+        pool.dispatch(options, handler as unknown as Parameters<Pool['dispatch']>[1]);
+      } catch (error) {
+        handler.onError(error);
+      }
+    });
+  const waiting = gate.acquire(watch);
+  return waiting ? waiting.then(go) : go();
 }
 
 function abortError(reason: unknown): unknown {
@@ -150,12 +174,15 @@ class ResponseHandler {
   private pendingAbort: { reason: unknown } | undefined;
   private body: UpstreamBody | undefined;
   private readonly stopListening: (() => void) | undefined;
+  private release: (() => void) | undefined;
 
   constructor(
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: unknown) => void,
     private readonly watch: AbortWatch | undefined,
+    release: () => void,
   ) {
+    this.release = release;
     if (!watch) return;
     if (watch.aborted) this.pendingAbort = { reason: watch.reason };
     else this.stopListening = watch.listen(() => this.abort(watch.reason));
@@ -179,17 +206,26 @@ class ResponseHandler {
     return true;
   }
 
+  /** The call's connection slot goes back to the gate once, whichever way the call ended. */
+  private freeSlot(): void {
+    const release = this.release;
+    this.release = undefined;
+    release?.();
+  }
+
   onData(chunk: Buffer): boolean {
     return this.body!.push(chunk);
   }
 
   onComplete(): void {
     this.stopListening?.();
+    this.freeSlot();
     this.body?.finish();
   }
 
   onError(error: unknown): void {
     this.stopListening?.();
+    this.freeSlot();
     if (this.body) this.body.fail(error);
     else this.reject(mapTransportError(error, this.watch));
   }

@@ -10,6 +10,26 @@ export interface UpstreamTimeouts {
   total: number;
 }
 
+/** A provider's bound on upstream calls in flight and on calls waiting for a connection. */
+export interface ConnectionLimits {
+  /** Calls in flight at once (HTTP/1.1 without pipelining: one connection each). */
+  maxConnections: number;
+  /** Calls waiting for a free connection; beyond it a call is refused at once. */
+  maxQueued: number;
+  /** How long a call waits for a connection before it is refused. */
+  queueTimeoutMs: number;
+}
+
+/** A provider's connection use now, and its refusals since start. */
+export interface ConnectionStats {
+  inUse: number;
+  queued: number;
+  /** Calls refused because `maxQueued` calls were already waiting. */
+  refusedFull: number;
+  /** Calls refused after waiting `queueTimeoutMs`. */
+  refusedTimeout: number;
+}
+
 /**
  * A raw upstream HTTP response as plugins return it; the gateway reads and maps it. The HTTP
  * client's responses parse `headers` on first read (a getter on the response's class): a
