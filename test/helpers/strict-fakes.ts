@@ -2,8 +2,8 @@
  * Strict fake upstreams for the coding-agent tests (issue 24): each speaks one wire format and
  * rejects what the real API rejects — unknown body parameters, an output cap over the model's
  * limit, reasoning parameters on a model without reasoning, tool types the API lacks, an
- * Anthropic assistant tool turn whose thinking signature is missing, a `system` role inside
- * Messages `messages` without its beta, an `item_reference` it cannot resolve. The script is
+ * Anthropic assistant tool turn whose thinking signature is missing, a Messages conversation
+ * opening with a `system` turn, an `item_reference` it cannot resolve. The script is
  * the agent loop: turn 1 a call of the tool `pick` chooses, then a final text once a tool
  * result is in the conversation.
  */
@@ -106,6 +106,8 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
 function checkMessages(body: Json, model: StrictModel, betas: string): void {
   checkKeys(body, MESSAGES_KEYS, (key) => `${key}: Extra inputs are not permitted`);
   if (typeof body.max_tokens !== 'number') reject('max_tokens: Field required');
+  // A beta body field without its beta header is a hard 400 (a gateway that strips one half).
+  if (body.context_management !== undefined && !betas.includes('context-management-')) reject('context_management: Extra inputs are not permitted');
   checkCap(body.max_tokens, 'max_tokens', model, body.model);
   const thinking = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
   if ((thinking || body.output_config?.effort !== undefined) && !model.reasoning) reject(`thinking: this model does not support extended thinking`);
@@ -114,8 +116,8 @@ function checkMessages(body: Json, model: StrictModel, betas: string): void {
     if (!ANTHROPIC_TOOL_NAME.test(tool.name ?? '')) reject(`tools.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
   }
   (body.messages ?? []).forEach((message: Json, i: number) => {
-    if (message.role === 'system' && !betas.includes('mid-conversation-system')) reject(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-    if (!['user', 'assistant', 'system'].includes(message.role)) reject(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    // `system` inside messages is accepted (SDK MessageParam.role; Claude Code 2.1.332 sends it without a beta), never first.
+    if (!['user', 'assistant', 'system'].includes(message.role) || (i === 0 && message.role === 'system')) reject(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     if (!thinking || message.role !== 'assistant' || !Array.isArray(message.content)) return;
     const usesTool = message.content.some((block: Json) => block.type === 'tool_use');
     const first = message.content[0];

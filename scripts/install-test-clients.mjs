@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// Installs the third-party clients the agent e2e tests run (test/clients: Claude Code, Codex,
+// the AI SDK, LangChain; hundreds of MB, so never root devDependencies). Idempotent: `npm ci`
+// runs only when test/clients/package-lock.json changed since the last install. Called by
+// .ci/run and by the tests that use the clients (test/helpers/test-clients.ts).
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const dir = path.resolve(import.meta.dirname, '../test/clients');
+const lock = fs.readFileSync(path.join(dir, 'package-lock.json'));
+const hash = crypto.createHash('sha256').update(lock).digest('hex');
+const stamp = path.join(dir, 'node_modules/.installed-lock-sha256');
+if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === hash) process.exit(0);
+// `npm ci` leaves Claude Code's postinstall out (npm's allowScripts): the tests run the native
+// binary from its platform package directly, which is what the postinstall would copy.
+execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
+fs.writeFileSync(stamp, hash);

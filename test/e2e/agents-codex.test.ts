@@ -1,0 +1,108 @@
+/**
+ * Codex CLI (the real binary, pinned in test/clients) through the gateway (issue 24): `codex exec`
+ * with a model provider pointing at the gateway (`wire_api = "responses"`), default features and
+ * `web_search` on, completes a task that writes a file, with the model served by a Responses
+ * fake (passthrough), an Anthropic fake and a Chat fake (conversion: its `namespace` groups
+ * flattened, `web_search` dropped and named). The fakes are strict: turn 1 runs a shell command
+ * that writes the file, the final text comes once the tool result arrives.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
+
+const CONTENT = 'hello from the gateway';
+
+/** Codex's shell tools, newest first, and the arguments that write the file with each. */
+function shellCall(names: string[], dir: string) {
+  const script = `printf '%s' '${CONTENT}' > '${path.join(dir, 'hello.txt')}'`;
+  const byName: Record<string, Record<string, unknown>> = {
+    exec_command: { cmd: script, workdir: dir },
+    shell_command: { command: script, workdir: dir },
+    shell: { command: ['bash', '-lc', script], workdir: dir },
+  };
+  const name = Object.keys(byName).find((candidate) => names.includes(candidate));
+  return name ? { name, input: byName[name] } : undefined;
+}
+
+describe('Codex through the gateway', () => {
+  let workDir = '';
+  const pick = (names: string[]) => shellCall(names, workDir);
+  let chat: StrictFake;
+  let responses: StrictFake;
+  let messages: StrictFake;
+  let gw: SpawnedGateway;
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
+    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+        },
+      },
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await gw?.stop();
+    for (const fake of [chat, responses, messages]) await fake?.close();
+  });
+
+  it.each([
+    ['or/gpt-5', () => responses],
+    ['ant/claude-up', () => messages],
+    ['oc/gpt-4o-mini', () => chat],
+  ])('codex exec with %s writes the file', async (model, fakeOf) => {
+    const fake = fakeOf();
+    fake.requests.length = 0;
+    workDir = tempDir('gw-codex-');
+    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    fs.writeFileSync(
+      path.join(codexHome, 'config.toml'),
+      [
+        `model = "${model}"`,
+        'model_provider = "gateway"',
+        'web_search = "live"',
+        '[model_providers.gateway]',
+        'name = "gateway"',
+        `base_url = "${gw.url}/v1"`,
+        'env_key = "GATEWAY_API_KEY"',
+        'wire_api = "responses"',
+        'request_max_retries = 0',
+        'stream_max_retries = 0',
+        '',
+      ].join('\n'),
+    );
+    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', `Create hello.txt in this directory containing: ${CONTENT}`], {
+      cwd: workDir,
+      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    const first = fake.requests[0]?.json as Record<string, any> | undefined;
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.length}\ntools: ${JSON.stringify(first?.tools)?.slice(0, 3000)}`;
+    expect(fake.rejections, report).toEqual([]);
+    expect(run.exitCode, report).toBe(0);
+    expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8'), report).toBe(CONTENT);
+    expect(run.stdout, report).toContain('Done: the file is written.');
+    // What this route is about: Codex's default tools (a namespace group, web_search) as each upstream got them.
+    const tools: Array<Record<string, any>> = first?.tools ?? [];
+    const names = tools.map((tool) => tool.name ?? tool.function?.name ?? tool.type);
+    if (model === 'or/gpt-5') expect(tools.map((tool) => tool.type)).toEqual(expect.arrayContaining(['namespace', 'web_search']));
+    else {
+      expect(names).toContain('multi_agent_v1__spawn_agent');
+      expect(names).not.toContain('web_search');
+    }
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The third-party clients of test/clients (issue 24), installed on first use by
+ * scripts/install-test-clients.mjs (idempotent; .ci/run calls it too), and an environment that
+ * keeps them off the internet: no telemetry, updates, error reports or non-essential traffic,
+ * a fresh HOME per run.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execaNode } from 'execa';
+import { REPO_ROOT, tempDir } from './spawn-gateway.ts';
+
+export const CLIENTS_DIR = path.join(REPO_ROOT, 'test/clients');
+const modules = path.join(CLIENTS_DIR, 'node_modules');
+
+/** Installs test/clients when its lock file changed since the last install (minutes the first time). */
+export async function ensureTestClients(): Promise<void> {
+  await execaNode(path.join(REPO_ROOT, 'scripts/install-test-clients.mjs'), [], { stdio: 'inherit' });
+}
+
+/** Claude Code's native binary, from its platform package (what its postinstall would copy over bin/claude.exe). */
+export function claudeBin(): string {
+  const bin = path.join(modules, `@anthropic-ai/claude-code-${process.platform}-${process.arch}`, 'claude');
+  if (!fs.existsSync(bin)) throw new Error(`Claude Code has no native binary for ${process.platform}-${process.arch} at ${bin}`);
+  return bin;
+}
+
+/** Codex's launcher script (it picks the platform package's binary). */
+export const CODEX_JS = path.join(modules, '@openai/codex/bin/codex.js');
+
+/** An import of a package installed in test/clients (the AI SDK, LangChain). */
+export function clientModule(name: string): Promise<any> {
+  const pkg = JSON.parse(fs.readFileSync(path.join(modules, name, 'package.json'), 'utf8')) as { exports?: any; module?: string; main?: string };
+  const root = pkg.exports?.['.'];
+  const entry = (typeof root === 'string' ? root : (root?.import?.default ?? root?.import ?? root?.default)) ?? pkg.module ?? pkg.main ?? 'index.js';
+  return import(path.join(modules, name, typeof entry === 'string' ? entry : entry.default));
+}
+
+/** Environment for a client process: only what it needs, a private HOME, every phone-home switched off. */
+export function clientEnv(extra: Record<string, string>): Record<string, string> {
+  const home = tempDir('gw-client-home-');
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    TMPDIR: process.env.TMPDIR ?? '/tmp',
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    CI: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_BUG_COMMAND: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
+    DISABLE_NON_ESSENTIAL_MODEL_CALLS: '1',
+    CODEX_DISABLE_UPDATE_CHECK: '1',
+    OTEL_SDK_DISABLED: 'true',
+    ...extra,
+  };
+}
