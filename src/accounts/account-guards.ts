@@ -30,7 +30,7 @@ import type { SharedCredits, SharedHold } from './shared-credits.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
 import { currentKey, nextMonthStart, nextResetAt } from './spend-period.ts';
-import type { Admission, AdmissionRequest, AnonymousRequest, RequestGuards, UsageViews } from './types.ts';
+import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, PassedLimits, RequestGuards, UsageViews } from './types.ts';
 import { AccountUsageViews, SharedUsageViews } from './usage-views.ts';
 
 export interface AccountGuardsOptions {
@@ -97,6 +97,30 @@ function releaseLease(lease: ConcurrencyLease, log?: Logger): void {
     return;
   }
   void lease.release().catch((error: unknown) => log?.warn('releasing a concurrency slot failed', { error: String(error) }));
+}
+
+/** Limits passed before the body was read: the admission takes them over, or `release` gives the slot back. */
+class PassedAccountLimits implements PassedLimits {
+  private taken = false;
+
+  constructor(private readonly checked: CheckedLimits) {}
+
+  /** For the admission: the limits, once (a second admission with the same pass checks again). */
+  take(): CheckedLimits | undefined {
+    if (this.taken) return undefined;
+    this.taken = true;
+    return this.checked;
+  }
+
+  release(): void {
+    const checked = this.take();
+    if (checked?.lease) releaseLease(checked.lease);
+  }
+}
+
+/** The limits a request passed before its body was read, taken over by its admission. */
+function passedOf(request: AdmissionRequest): CheckedLimits | undefined {
+  return request.limits instanceof PassedAccountLimits ? request.limits.take() : undefined;
 }
 
 /** A granted admission; `settle` runs once (a class: no closures per request). */
@@ -193,14 +217,21 @@ export class AccountGuards implements RequestGuards {
     return this.admitInProcess(request);
   }
 
-  private admitInProcess(request: AdmissionRequest): Admission {
+  passLimits(request: LimitRequest): PassedLimits | Promise<PassedLimits> {
+    const limiter = this.o.limiter;
     const subject = this.subjectOf(request);
-    return this.grant(request, this.checkLimitsNow(subject, request.auth.key.id, request.auth.account));
+    if (limiter.hitNow && limiter.acquireNow) return new PassedAccountLimits(this.checkLimitsNow(subject, request.auth.key.id, request.auth.account));
+    return this.checkLimits(subject, request.auth.key.id, request.auth.account).then((checked) => new PassedAccountLimits(checked));
+  }
+
+  private admitInProcess(request: AdmissionRequest): Admission {
+    const passed = passedOf(request);
+    return this.grant(request, passed ?? this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account));
   }
 
   private async admitAsync(request: AdmissionRequest): Promise<Admission> {
-    const subject = this.subjectOf(request);
-    return this.grant(request, await this.checkLimits(subject, request.auth.key.id, request.auth.account));
+    const passed = passedOf(request);
+    return this.grant(request, passed ?? (await this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account)));
   }
 
   /**
@@ -213,7 +244,7 @@ export class AccountGuards implements RequestGuards {
     if (!limiter.hitNow || !limiter.acquireNow) return this.admitSharedAsync(request, shared);
     let checked: CheckedLimits;
     try {
-      checked = this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account);
+      checked = passedOf(request) ?? this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -221,7 +252,7 @@ export class AccountGuards implements RequestGuards {
   }
 
   private async admitSharedAsync(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
-    const checked = await this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account);
+    const checked = passedOf(request) ?? (await this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account));
     return this.holdShared(request, shared, checked);
   }
 
@@ -252,7 +283,7 @@ export class AccountGuards implements RequestGuards {
     return new AccountAdmission(this, request, headers, lease, hold);
   }
 
-  private subjectOf(request: AdmissionRequest): LimitSubject {
+  private subjectOf(request: LimitRequest): LimitSubject {
     const { account, key } = request.auth;
     // Also here, not only at authentication: callers that admit without an HTTP request (batch lines) meet the scope too.
     checkEndpointScope(key, request.route);

@@ -13,13 +13,29 @@ export interface AuthContext {
   key: ApiKeyRecord;
 }
 
-/** What a route knows about the request when it asks the request guards for admission. */
-export interface AdmissionRequest {
+/** What the rate limits and the concurrency slot look at: known before a request's body is read. */
+export interface LimitRequest {
   auth: AuthContext;
   method: string;
   /** The route pattern, e.g. `/v1/chat/completions`. */
   route: string;
   clientAddress: string;
+}
+
+/**
+ * A request's rate-limit hit and concurrency slot, taken before its body is read (so a body
+ * costs nothing to refuse once the key is over its limits); handed to `admit` as
+ * `AdmissionRequest.limits`, which then does not count the request again.
+ */
+export interface PassedLimits {
+  /** Gives the slot back when the request ends before its admission (a refused body); no-op once admitted. */
+  release(): void;
+}
+
+/** What a route knows about the request when it asks the request guards for admission. */
+export interface AdmissionRequest extends LimitRequest {
+  /** The limits this request already passed (RequestGuards.passLimits); checked here when absent. */
+  limits?: PassedLimits;
   /** Catalog model id, when the route names one. */
   model?: string;
   /** Input tokens at most (an upper bound: `boundInputTokens`), for the quota and the credit hold. */
@@ -85,6 +101,11 @@ export interface UsageViews {
 /** Rate limits, quotas and billing on the request path, as the routes see them. */
 export interface RequestGuards {
   admit(request: AdmissionRequest): Promise<Admission>;
+  /**
+   * The rate limits and the concurrency slot alone, before the body is read: at once with an
+   * in-process limiter, else a promise. Throws (or rejects with) 429 as `admit` would.
+   */
+  passLimits?(request: LimitRequest): PassedLimits | Promise<PassedLimits>;
   /**
    * `admit` answered at once, when every guard can answer synchronously (an in-process
    * limiter, credits held in this process); undefined when the admission must wait (then call

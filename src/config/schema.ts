@@ -89,6 +89,10 @@ const bodyLimitsSchema = z.strictObject({
   inference: z.number().int().positive().default(100 * 1024 * 1024),
   media: z.number().int().positive().default(25 * 1024 * 1024),
   other: z.number().int().positive().default(10 * 1024 * 1024),
+  /** Most values (objects, arrays, strings, numbers, booleans, nulls) in one JSON body (413 above; docs/limits.md). */
+  jsonValues: z.number().int().min(10_000).default(1_000_000),
+  /** Bytes of large JSON bodies being read and parsed at once in this process (503 above; docs/limits.md). */
+  inFlight: z.number().int().positive().default(256 * 1024 * 1024),
 });
 
 export const configSchema = z.strictObject({

@@ -4,7 +4,7 @@ import type { WireFormat } from '../ir/types.ts';
 import { requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
 import { apiFormatOfRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
-import { ClientClosedError } from './read-body.ts';
+import { ClientClosedError } from './body-errors.ts';
 import { errorResponse } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import type { ServerDeps } from './types.ts';

@@ -1,23 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError } from '../errors/index.ts';
 import { findTooDeepField, MAX_JSON_DEPTH } from '../util/json-depth.ts';
+import { BodyBudget } from './body-budget.ts';
+import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { nodeOf } from './context.ts';
-
-function tooLarge(limit: number): GatewayError {
-  return new GatewayError('request_too_large', `The request body exceeds the limit of ${limit} bytes.`, { details: { limit_bytes: limit } });
-}
-
-/**
- * The client went away before its body was read: a normal event (a cancelled upload), not a
- * failure of the gateway. Nobody is left to read the answer; the route wrapper logs it at debug.
- */
-export class ClientClosedError extends GatewayError {
-  constructor() {
-    super('bad_request', 'The client closed the connection before the body was read.');
-    this.name = 'ClientClosedError';
-  }
-}
+import { JsonStreamParser, tooDeep } from './json-stream-parser.ts';
+import { readJsonIncrementally } from './read-json-incrementally.ts';
+import type { ServerDeps } from './types.ts';
 
 /**
  * Reads a body whose Content-Length is known and within the limit through the stream's
@@ -99,12 +89,40 @@ async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** What bounds a JSON body: its bytes, its values (docs/limits.md), the process's budget of bodies being parsed. */
+export interface JsonBodyBounds {
+  bytes: number;
+  values: number;
+  budget: BodyBudget;
+}
+
+const budgets = new WeakMap<object, BodyBudget>();
+
+/** The bounds of a JSON body of at most `bytes` on this server (one parse budget per server config). */
+export function jsonBodyBounds(deps: Pick<ServerDeps, 'config'>, bytes: number): JsonBodyBounds {
+  const limits = deps.config.server.bodyLimits;
+  let budget = budgets.get(limits);
+  if (!budget) {
+    budget = new BodyBudget(limits.inFlight);
+    budgets.set(limits, budget);
+  }
+  return { bytes, values: limits.jsonValues, budget };
+}
+
+/**
+ * Bodies up to this size are parsed by V8 at once, when whole: 16 KiB holds at most ~8,000
+ * values (far under any value bound) and parses in well under a millisecond, even as the worst
+ * shape. Larger ones go through the incremental parser as they arrive.
+ */
+export const SMALL_JSON_BYTES = 16 * 1024;
+
 /**
  * Reads and parses a JSON object body: 400 for malformed JSON or a non-object, 422 naming the
- * field whose value nests deeper than MAX_JSON_DEPTH (the body itself is level 1).
+ * field whose value nests deeper than MAX_JSON_DEPTH (the body itself is level 1), 413 past
+ * its bytes or values, 503 when the parse budget is spent.
  */
-export async function readJsonObject(event: H3Event, limit: number): Promise<JsonObjectBody> {
-  return readJsonObjectNow(event, limit);
+export async function readJsonObject(event: H3Event, bounds: JsonBodyBounds): Promise<JsonObjectBody> {
+  return readJsonObjectNow(event, bounds);
 }
 
 /** A JSON object body, as text and parsed. */
@@ -114,12 +132,28 @@ export interface JsonObjectBody {
 }
 
 /**
- * readJsonObject, answered at once (no promise, no await) when the body is already buffered
- * whole, as a small body nearly always is; else a promise. Throws what readJsonObject rejects with.
+ * readJsonObject, answered at once (no promise, no await) when the body is small and already
+ * buffered whole, as a small body nearly always is; else a promise. Throws what readJsonObject
+ * rejects with.
  */
-export function readJsonObjectNow(event: H3Event, limit: number): JsonObjectBody | Promise<JsonObjectBody> {
-  const bytes = takeRawBody(event, limit);
-  return bytes instanceof Promise ? bytes.then(parseJsonObject) : parseJsonObject(bytes);
+export function readJsonObjectNow(event: H3Event, bounds: JsonBodyBounds): JsonObjectBody | Promise<JsonObjectBody> {
+  const node = nodeOf(event);
+  const declared = Number((node ? node.req.headers['content-length'] : event.req.headers.get('content-length')) ?? NaN);
+  if (Number.isFinite(declared) && declared > bounds.bytes) throw tooLarge(bounds.bytes);
+  if (!node) return readStreamed(event, bounds.bytes).then((bytes) => parseWhole(bytes, bounds));
+  if (Number.isFinite(declared) && declared <= SMALL_JSON_BYTES) {
+    const bytes = readDeclared(node.req, declared);
+    return bytes instanceof Promise ? bytes.then(parseJsonObject) : parseJsonObject(bytes);
+  }
+  return readJsonIncrementally(node.req, Number.isFinite(declared) ? declared : undefined, bounds);
+}
+
+/** A body read whole elsewhere (not served by Node): V8 for a small one, the incremental parser for a large one. */
+function parseWhole(bytes: Buffer, bounds: JsonBodyBounds): JsonObjectBody {
+  if (bytes.length <= SMALL_JSON_BYTES) return parseJsonObject(bytes);
+  const parser = new JsonStreamParser(bounds.values, MAX_JSON_DEPTH);
+  parser.feed(bytes, 0, Infinity);
+  return { raw: bytes.toString('utf8'), body: parser.finish() };
 }
 
 function parseJsonObject(bytes: Buffer): JsonObjectBody {
@@ -134,6 +168,6 @@ function parseJsonObject(bytes: Buffer): JsonObjectBody {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('bad_request', 'The request body must be a JSON object.');
   // Before anything is stored or forwarded: a deep value would overflow every recursive reader after us.
   const deep = findTooDeepField(body as Record<string, unknown>);
-  if (deep !== undefined) throw validationError({ [deep]: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` });
+  if (deep !== undefined) throw tooDeep(deep, MAX_JSON_DEPTH);
   return { raw, body: body as Record<string, unknown> };
 }

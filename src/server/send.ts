@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
 import { buildErrorEnvelope, toGatewayError, type GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
@@ -12,10 +13,43 @@ export function errorBody(error: GatewayError, event: H3Event, format?: WireForm
   return format ? getCodec(format).encodeError(error, ids) : (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>);
 }
 
+/**
+ * How long a connection whose request body was left unread may linger after the error answer:
+ * long enough for a client still sending to read the answer (instead of a reset), short enough
+ * that a slow body cannot keep its socket (docs/limits.md, "Connections").
+ */
+export const LINGER_MS = 2000;
+
+/**
+ * An error answered before the request's body was read whole (401 on a slow upload, 413 at the
+ * value bound): the answer says `Connection: close`, so no client sends another request on it.
+ * Node would then destroy the socket as soon as the answer is flushed, and a socket closed with
+ * unread data resets the connection, which can cost a client still sending its body the answer
+ * itself. So this socket lingers instead: its write side is ended, what still arrives is read
+ * and discarded, and it is destroyed after LINGER_MS (or when the client closes) — a slow body
+ * no longer keeps it for Node's 300 s requestTimeout. True when the connection will close.
+ */
+function closeAfterAnswer(event: H3Event): boolean {
+  const node = nodeOf(event);
+  if (!node || node.req.complete) return false;
+  const { req } = node;
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  // Node's http server calls destroySoon() once an answer with `Connection: close` is out.
+  socket.destroySoon = () => {
+    req.resume();
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+  return true;
+}
+
 /** Builds the error response for anything thrown by a handler. */
 export function errorResponse(thrown: unknown, event: H3Event, format?: WireFormat): Response {
   const error = toGatewayError(thrown);
   const headers = new Headers(event.res.headers);
+  if (closeAfterAnswer(event)) headers.set('connection', 'close');
   headers.set('content-type', 'application/json');
   headers.set('x-request-id', requestState(event).ids.requestId);
   for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);

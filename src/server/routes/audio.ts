@@ -3,7 +3,7 @@ import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm } fro
 import { renderTranscript } from '../../media/render-transcript.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
-import { readJsonObject } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
@@ -25,7 +25,7 @@ function respond(event: H3Event, body: Uint8Array | string, contentType: string)
 function speechHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<Response> => {
     const auth = authenticateApiKey(event, deps);
-    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.inference);
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const request = decodeSpeechRequest(body);
     const route = routeMedia(deps, request.model, 'speech');
     const admission = await admitMedia(event, deps, auth, SPEECH, route.candidates, { speechCharacters: [...request.input].length });

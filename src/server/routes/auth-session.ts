@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { login, logout } from '../../accounts/login.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { clientAddress } from '../context.ts';
-import { readJsonObject } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession, bearerOf } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
@@ -22,7 +22,7 @@ function loginHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const headers = await deps.guards.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
     for (const [k, v] of Object.entries(headers)) event.res.headers.set(k, v);
-    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
     const parsed = credentialsSchema.safeParse(body);
     if (!parsed.success) {
       const fields: Record<string, string> = {};

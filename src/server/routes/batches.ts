@@ -5,7 +5,7 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/types.ts';
 import { newId } from '../../util/secrets.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { readJsonObject } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { listQuery } from './files.ts';
@@ -28,7 +28,7 @@ function decodeMetadata(value: unknown, problems: Record<string, string>): Recor
 function createHandler(deps: ServerDeps, wake: () => void) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
-    const { body } = await readJsonObject(event, deps.config.server.bodyLimits.other);
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
     const problems: Record<string, string> = {};
     const endpoint = body.endpoint;
     if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) problems.endpoint = `must be one of: ${BATCH_ENDPOINTS.join(', ')}`;

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import type { WireFormat } from '../../ir/types.ts';
+import type { ChatRequest, WireFormat } from '../../ir/types.ts';
 import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/run-chat.ts';
 import type { RequestIds } from '../../errors/index.ts';
 import type { AbortWatch } from '../../util/abort.ts';
@@ -9,7 +9,7 @@ import type { AttemptObserver, SettledCharge } from '../../observability/index.t
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
-import { readJsonObjectNow } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { Admission, AdmissionRequest } from '../../accounts/types.ts';
@@ -59,38 +59,53 @@ class InboundExchange implements ChatExchange {
 /** POST /v1/chat/completions, /v1/messages, /v1/responses: authenticate, admit, run, relay. */
 export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: string) {
   const pipeline: ChatPipelineDeps = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
+  const bounds = jsonBodyBounds(deps, deps.config.server.bodyLimits.inference);
   return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps);
-    // A small body is already buffered: read and parsed without a promise.
-    const read = readJsonObjectNow(event, deps.config.server.bodyLimits.inference);
-    const { raw, body } = read instanceof Promise ? await read : read;
-    checkInferenceBounds(body);
-    const exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
-    let request = decodeInbound(exchange);
+    const address = clientAddress(event, deps.config.server.trustProxy);
+    // The key's rate limit and slot before a byte of the body is read: a key over its limits
+    // cannot make the gateway read and parse bodies (issue 27).
+    const passing = deps.guards.passLimits?.({ auth, method: 'POST', route, clientAddress: address });
+    const limits = passing instanceof Promise ? await passing : passing;
+    let admission: Admission;
+    let exchange: InboundExchange;
+    let request: ChatRequest;
     let capture: ReturnType<typeof captureResponses>;
     const record = requestState(event).record;
-    if (record) {
-      record.requestedModel = request.model;
-      record.stream = request.stream;
-      exchange.attempts = record;
+    try {
+      // A small body is already buffered: read and parsed without a promise.
+      const read = readJsonObjectNow(event, bounds);
+      const { raw, body } = read instanceof Promise ? await read : read;
+      checkInferenceBounds(body);
+      exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
+      request = decodeInbound(exchange);
+      if (record) {
+        record.requestedModel = request.model;
+        record.stream = request.stream;
+        exchange.attempts = record;
+      }
+      if (format === 'responses') {
+        request = await rehydrateResponsesRequest(deps, exchange, request, auth);
+        exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
+        exchange.responseId = capture?.id;
+      }
+      const admissionRequest: AdmissionRequest = {
+        auth,
+        method: 'POST',
+        route,
+        clientAddress: address,
+        limits,
+        model: request.model,
+        estimatedInputTokens: boundInputTokens(request),
+        maxOutputTokens: request.maxTokens,
+        requestId: exchange.ids.requestId,
+      };
+      // In-process guards answer at once: no promise, no await.
+      admission = deps.guards.admitNow?.(admissionRequest) ?? (await deps.guards.admit(admissionRequest));
+    } catch (error) {
+      limits?.release();
+      throw error;
     }
-    if (format === 'responses') {
-      request = await rehydrateResponsesRequest(deps, exchange, request, auth);
-      exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
-      exchange.responseId = capture?.id;
-    }
-    const admissionRequest: AdmissionRequest = {
-      auth,
-      method: 'POST',
-      route,
-      clientAddress: clientAddress(event, deps.config.server.trustProxy),
-      model: request.model,
-      estimatedInputTokens: boundInputTokens(request),
-      maxOutputTokens: request.maxTokens,
-      requestId: exchange.ids.requestId,
-    };
-    // In-process guards answer at once: no promise, no await.
-    const admission = deps.guards.admitNow?.(admissionRequest) ?? (await deps.guards.admit(admissionRequest));
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     // Settled as soon as the usage is final, before the answer's last bytes go out.
     let charging: Promise<SettledCharge | void> | undefined;

@@ -5,7 +5,7 @@ import { createMedia, deleteMedia, getMedia, listMedia, updateMedia, viewMedia }
 import { MEDIA_LIMITS } from '../../media/media-limits.ts';
 import type { MediaType } from '../../store/types.ts';
 import { requestState } from '../context.ts';
-import { readJsonObject } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
@@ -41,7 +41,7 @@ function getHandler(deps: ServerDeps) {
 function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const { account } = authenticateSession(event, deps);
-    const { body } = await readJsonObject(event, libraryBodyLimit(deps));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, libraryBodyLimit(deps)));
     const record = await createMedia(deps, account.id, decodeCreateBody(body));
     event.res.headers.set('location', `${BASE}/generations/${record.id}`);
     return json(event, viewMedia(record), 201);
@@ -54,7 +54,7 @@ function patchHandler(deps: ServerDeps) {
     const id = generationId(event);
     // Ownership first: a foreign or unknown id is 404 even when the body is also wrong.
     await getMedia(deps, id, account.id);
-    const { body } = await readJsonObject(event, libraryBodyLimit(deps));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, libraryBodyLimit(deps)));
     return json(event, viewMedia(await updateMedia(deps, id, decodePatchBody(body), account.id)));
   };
 }
