@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds dist/ with tsdown (see tsdown.config.ts). With --if-stale it does nothing when dist/
+// Builds dist/ with tsdown (see tsdown.config.ts) and the web dashboard with Vite (web/vite.config.ts). With --if-stale it does nothing when dist/
 // was built from the same sources: `npm start` and the test suite's global setup call it that
 // way, so what they run is never older than src/. A lock keeps two callers from building at once.
 import { createHash } from 'node:crypto';
@@ -11,7 +11,7 @@ const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const dist = path.join(root, 'dist');
 const stampFile = path.join(dist, '.build-stamp');
 const lockFile = path.join(root, '.dist-build.lock');
-const INPUTS = ['src', 'plugins', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsdown.config.ts'];
+const INPUTS = ['src', 'plugins', 'web', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsdown.config.ts'];
 
 /** A hash of every file the build reads from this repository. */
 function hashInputs() {
@@ -65,6 +65,9 @@ if (!(ifStale && isFresh(stamp))) {
     if (!(ifStale && isFresh(hashInputs()))) {
       const { build } = await import('tsdown');
       await build({ config: path.join(root, 'tsdown.config.ts'), logLevel: ifStale ? 'warn' : 'info' });
+      // The web dashboard (web/, React + Vite) into dist/dashboard/, after tsdown emptied dist/.
+      const vite = await import('vite');
+      await vite.build({ configFile: path.join(root, 'web', 'vite.config.ts'), logLevel: ifStale ? 'warn' : 'info' });
       fs.writeFileSync(stampFile, stamp);
     }
   } finally {

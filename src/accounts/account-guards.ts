@@ -189,7 +189,7 @@ export class AccountGuards implements RequestGuards {
     this.limits = o.limits;
     this.billing = o.billing;
     this.shared = o.shared;
-    this.usageViews = o.shared ? new SharedUsageViews(o.store, o.shared, o.limits, o.clock) : new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock);
+    this.usageViews = o.shared ? new SharedUsageViews(o.store, o.shared, o.limits, o.clock) : new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock, o.ledger?.file);
   }
 
   /** The usage aggregates (admin views): the in-memory index, or read from the shared ledger. */

@@ -647,6 +647,12 @@ export class SharedCredits {
     return this.o.repo.billedRequests(prefix);
   }
 
+  /** One account's ledger rows, newest first (the dashboard's recent requests). */
+  async recentLedger(query: { accountId: string; before?: { ts: number; seq: number }; limit: number }): Promise<LedgerRecord[]> {
+    await this.caughtUp();
+    return this.o.repo.recentLedger(query);
+  }
+
   /** Ledger rows (tests, `gateway usage`). */
   async ledger(query: { accountId?: string; afterSeq?: number; limit: number }): Promise<LedgerRecord[]> {
     await this.caughtUp();

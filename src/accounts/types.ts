@@ -5,7 +5,7 @@
 import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/types.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
-import type { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
+import type { buildActivityView, buildCreditsView, buildKeyView, LedgerPage } from '../usage/index.ts';
 
 /** Who is calling: the account and the API key used. */
 export interface AuthContext {
@@ -96,6 +96,8 @@ export interface UsageViews {
   credits(account: AccountRecord): ReturnType<typeof buildCreditsView> | Promise<ReturnType<typeof buildCreditsView>>;
   key(auth: AuthContext): ReturnType<typeof buildKeyView> | Promise<ReturnType<typeof buildKeyView>>;
   activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> | Promise<ReturnType<typeof buildActivityView>>;
+  /** One account's settled requests, newest first, a page at a time (the dashboard's Usage page). */
+  requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage>;
 }
 
 /** Rate limits, quotas and billing on the request path, as the routes see them. */

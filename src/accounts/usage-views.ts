@@ -3,7 +3,7 @@ import type { SharedCredits } from './shared-credits.ts';
 import { resolveLimit, type RateLimitConfig } from '../limits/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { AccountRecord } from '../store/types.ts';
-import { buildActivityView, buildCreditsView, buildKeyView, type UsageIndex } from '../usage/index.ts';
+import { buildActivityView, buildCreditsView, buildKeyView, readLedgerPage, type LedgerPage, type UsageIndex } from '../usage/index.ts';
 import type { Clock } from '../util/clock.ts';
 import { currentKey, keyLimitState } from './spend-period.ts';
 import type { ActivityRange, AuthContext, UsageViews } from './types.ts';
@@ -16,6 +16,8 @@ export class AccountUsageViews implements UsageViews {
     private readonly book: CreditBook,
     private readonly limits: RateLimitConfig,
     private readonly clock: Clock,
+    /** The data dir's ledger file (usage.jsonl); absent: no requests to show. */
+    private readonly ledgerFile?: string,
   ) {}
 
   credits(account: AccountRecord): ReturnType<typeof buildCreditsView> {
@@ -43,6 +45,11 @@ export class AccountUsageViews implements UsageViews {
 
   activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> {
     return buildActivityView(this.usage, accountId, range);
+  }
+
+  async requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage> {
+    if (!this.ledgerFile) return { data: [], next: null };
+    return readLedgerPage(this.ledgerFile, { accountId, ...page });
   }
 }
 
@@ -85,5 +92,14 @@ export class SharedUsageViews implements UsageViews {
 
   async activity(accountId: string, range: ActivityRange): Promise<ReturnType<typeof buildActivityView>> {
     return buildActivityView((await this.shared.usage(accountId)).usage, accountId, range);
+  }
+
+  /** Cursor `<ts>:<seq>` of the last row of the previous page. */
+  async requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage> {
+    const [ts, seq] = (page.cursor ?? '').split(':').map(Number);
+    const before = Number.isSafeInteger(ts) && Number.isSafeInteger(seq) && page.cursor ? { ts, seq } : undefined;
+    const data = await this.shared.recentLedger({ accountId, before, limit: page.limit });
+    const last = data[data.length - 1];
+    return { data, next: data.length === page.limit && last ? `${last.ts}:${last.seq}` : null };
   }
 }

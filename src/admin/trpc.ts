@@ -24,29 +24,35 @@ export interface AdminContext {
   activity?: () => ActivitySnapshot;
 }
 
-const t = initTRPC.context<AdminContext>().create({
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    // An input that failed validation: `email: Invalid email address`, not the issues as JSON.
-    const issues = issuesOf(cause);
-    const message = issues ? formatIssues(issues) : shape.message;
-    return { ...shape, message, data: { ...shape.data, gatewayCode: cause instanceof GatewayError ? cause.code : undefined } };
-  },
-});
+/** The house's error shape for every tRPC surface (admin procedures, dashboard sessions). */
+const errorFormatter = ({ shape, error }: { shape: { message: string; data: object }; error: TRPCError }) => {
+  const cause = error.cause;
+  // An input that failed validation: `email: Invalid email address`, not the issues as JSON.
+  const issues = issuesOf(cause);
+  const message = issues ? formatIssues(issues) : shape.message;
+  return { ...shape, message, data: { ...shape.data, gatewayCode: cause instanceof GatewayError ? cause.code : undefined } };
+};
 
-/** Turns a GatewayError thrown by a service into a tRPC error carrying its message. */
-const mapErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof GatewayError) {
-    const cause = result.error.cause;
+/** A GatewayError thrown by a service as a tRPC error carrying its message; a refused input in words. */
+function mappedError(cause: unknown): TRPCError | undefined {
+  if (cause instanceof GatewayError) {
     const code = cause.status === 404 ? 'NOT_FOUND' : cause.status === 409 ? 'CONFLICT' : cause.status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
-    throw new TRPCError({ code, message: cause.message, cause });
+    return new TRPCError({ code, message: cause.message, cause });
   }
   // An input the schema refused, in words for in-process callers too (the formatter does it over HTTP).
-  const issues = result.ok ? undefined : issuesOf(result.error.cause);
-  if (!result.ok && issues) throw new TRPCError({ code: 'BAD_REQUEST', message: formatIssues(issues), cause: result.error.cause });
+  const issues = issuesOf(cause);
+  return issues ? new TRPCError({ code: 'BAD_REQUEST', message: formatIssues(issues), cause }) : undefined;
+}
+
+const t = initTRPC.context<AdminContext>().create({ errorFormatter });
+
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  const mapped = result.ok ? undefined : mappedError(result.error.cause);
+  if (mapped) throw mapped;
   return result;
 });
 
 export const router = t.router;
 export const procedure = t.procedure.use(mapErrors);
+export { errorFormatter, mappedError };

@@ -167,6 +167,11 @@ export function buildProgram(): Command {
     .action(runAction(async (opts, cmd) => (await import('./commands/status.ts')).statusCommand(cmd, opts)));
 
   program
+    .command('dashboard')
+    .description("the running server's web dashboard URL, and a link that opens its operator views")
+    .action(runAction(async (_opts, cmd) => (await import('./commands/dashboard.ts')).dashboardCommand(cmd)));
+
+  program
     .command('tui')
     .description('interactive admin TUI: overview, accounts, keys, models, media, batches (needs a terminal)')
     .option('--refresh <seconds>', 'auto-refresh period when a server runs (default 5; 0 = off)', positiveInt('--refresh'))

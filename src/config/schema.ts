@@ -156,6 +156,14 @@ export const configSchema = z.strictObject({
       pollIntervalMs: z.number().int().positive().max(3_600_000).default(30_000),
     })
     .prefault({}),
+  /** The web dashboard at `/` (docs/dashboard.md); off, `/` still answers 200 with a short text. */
+  dashboard: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** How long a dashboard session (`POST /api/auth/login`) lasts, in seconds (default 7 days). */
+      sessionTtlSeconds: z.number().int().min(1).max(365 * 24 * 3600).default(7 * 24 * 3600),
+    })
+    .prefault({}),
 });
 
 /** The config as written by the user (before defaults). */

@@ -7,6 +7,7 @@ import { apiFormatOfRoute, isInternalRoute, operationOfRoute, statusOfResult } f
 import { ClientClosedError } from './body-errors.ts';
 import { errorResponse } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
+import { createDashboard, dashboardRoutes, isApiPath, type Dashboard } from './routes/dashboard.ts';
 import type { ServerDeps } from './types.ts';
 
 type Handler = (event: H3Event) => unknown;
@@ -60,15 +61,17 @@ function patternOf(path: string): RegExp {
 
 /** The h3 app: every route of the gateway, the envelope for unknown routes and methods. */
 export function createApp(deps: ServerDeps): H3 {
-  return composeApp(deps, buildRoutes(deps), true);
+  const dashboard = createDashboard(deps, 'public');
+  return composeApp(deps, [...buildRoutes(deps), ...dashboardRoutes(dashboard)], true, dashboard);
 }
 
-/** The app of a separate admin listener (`server.admin.port`): the admin procedures only. */
+/** The app of a separate admin listener (`server.admin.port`): the admin procedures and the dashboard's operator views. */
 export function createAdminApp(deps: ServerDeps): H3 {
-  return composeApp(deps, adminRoutes(deps, 'admin'), false);
+  const dashboard = createDashboard(deps, 'admin');
+  return composeApp(deps, [...adminRoutes(deps, 'admin'), ...dashboardRoutes(dashboard)], false, dashboard);
 }
 
-function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean): H3 {
+function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, dashboard: Dashboard): H3 {
   const app = new H3({
     onError: (error: HTTPError, event: H3Event) => {
       const status = error.status ?? 500;
@@ -89,6 +92,9 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean): H3
     wrap(
       (event) => {
         const path = event.url.pathname;
+        // The dashboard routes itself in the browser: a reload of /usage gets the page.
+        const read = event.req.method === 'GET' || event.req.method === 'HEAD';
+        if (read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path)) return dashboard.sendPage(event);
         const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
         if (methods.length > 0) {
           const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');

@@ -24,7 +24,10 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
   return eventStatus ?? 200;
 }
 
-/** Operators' routes (admin procedures, the metrics scrape): in metrics, not in the request log or the live window. */
+/**
+ * Operators' routes (admin procedures, the metrics scrape) and the dashboard's page and files:
+ * in metrics, not in the request log or the live window.
+ */
 export function isInternalRoute(path: string, metricsPath: string): boolean {
-  return path.startsWith('/admin/') || path === metricsPath;
+  return path.startsWith('/admin/') || path === metricsPath || path === '/' || path === '/assets/**';
 }

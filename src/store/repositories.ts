@@ -332,6 +332,8 @@ export interface CreditsRepo {
   billedRequests(prefix: string): Promise<Set<string>>;
   /** Ledger rows in order (`seq`), after `afterSeq`. */
   ledger(query: { accountId?: string; afterSeq?: number; limit: number }): Promise<LedgerRecord[]>;
+  /** One account's ledger rows, newest first, older than `before` (`{ts, seq}` of the last row of the previous page). */
+  recentLedger(query: { accountId: string; before?: { ts: number; seq: number }; limit: number }): Promise<LedgerRecord[]>;
   /** Says this instance is alive (its holds are kept). */
   beat(): Promise<void>;
   /** Gives back the holds of instances not seen for `staleMs`; returns how many. */

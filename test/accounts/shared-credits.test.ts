@@ -105,6 +105,9 @@ class FakeCredits implements CreditsRepo {
   async ledger() {
     return [];
   }
+  async recentLedger() {
+    return [];
+  }
   async beat(): Promise<void> {}
   async releaseStale(): Promise<number> {
     return 0;

@@ -29,7 +29,7 @@ function loginHandler(deps: ServerDeps) {
       for (const issue of parsed.error.issues) fields[issue.path.join('.') || 'body'] = issue.message;
       throw validationError(fields);
     }
-    const session = await login(deps.store, deps.clock, parsed.data.email, parsed.data.password);
+    const session = await login(deps.store, deps.clock, parsed.data.email, parsed.data.password, deps.config.dashboard.sessionTtlSeconds * 1000);
     return json(event, { token: session.token, expires_at: session.expiresAt, token_type: 'Bearer' });
   };
 }

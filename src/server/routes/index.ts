@@ -12,6 +12,7 @@ import { audioRoutes } from './audio.ts';
 import { mediaLibraryRoutes } from './media-library.ts';
 import { tempImageRoutes } from './temp-images.ts';
 import { authSessionRoutes } from './auth-session.ts';
+import { accountProcedureRoutes } from './account-procedures.ts';
 import { usageRoutes } from './usage.ts';
 import { metricsRoutes } from './metrics.ts';
 import { fileRoutes } from './files.ts';
@@ -38,6 +39,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
     ...authSessionRoutes(deps),
+    ...accountProcedureRoutes(deps),
     ...usageRoutes(deps),
     ...imageRoutes(deps),
     ...audioRoutes(deps),

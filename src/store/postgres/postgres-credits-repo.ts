@@ -283,6 +283,14 @@ export class PostgresCreditsRepo implements CreditsRepo {
     return rows.map(ledgerFromRow);
   }
 
+  async recentLedger(query: { accountId: string; before?: { ts: number; seq: number }; limit: number }): Promise<LedgerRecord[]> {
+    // (account_id, ts) is indexed: a page walks it backwards from the cursor, whatever the ledger's length.
+    const values: unknown[] = [query.accountId, query.limit];
+    const before = query.before ? `and (ts, seq) < ($${values.push(query.before.ts)}, $${values.push(query.before.seq)})` : '';
+    const { rows } = await this.pool.query<LedgerRow>(`select ${LEDGER_COLUMNS} from gw_ledger where account_id = $1 ${before} order by ts desc, seq desc limit $2`, values);
+    return rows.map(ledgerFromRow);
+  }
+
   async beat(): Promise<void> {
     await this.pool.query({
       name: 'gw_beat',

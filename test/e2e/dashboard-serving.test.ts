@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+/** The hashed script and stylesheet the page names. */
+function assetsOf(html: string): string[] {
+  return [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+}
+
+describe('the web dashboard at / (a real server)', () => {
+  const dir = tempDir('gw-dash-serve-');
+  const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } }, server: { admin: { port: 0 } } });
+  const dataDir = path.join(dir, 'data');
+  let gw: SpawnedGateway;
+  let adminUrl: string;
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ configFile, dataDir });
+    adminUrl = (JSON.parse(fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8')) as { adminUrl: string }).adminUrl;
+  });
+  afterAll(async () => {
+    await gw.stop();
+  });
+
+  it('GET / is the page: a strict CSP, no inline script, only hashed files of its own origin', async () => {
+    const res = await fetch(`${gw.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    const html = await res.text();
+    // Every script has a src (no inline code) and nothing is loaded from another origin.
+    for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/src="\/assets\/[^"]+-[A-Za-z0-9_-]{8}\.js"/);
+    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+    expect(html).toContain('<meta name="gateway-listener" content="public">');
+    expect(assetsOf(html).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('serves the hashed files for a year, gzipped when asked, and a JSON 404 for a name it does not have', async () => {
+    const html = await (await fetch(`${gw.url}/`)).text();
+    for (const asset of assetsOf(html)) {
+      const plain = await fetch(`${gw.url}${asset}`, { headers: { 'accept-encoding': 'identity' } });
+      expect(plain.status).toBe(200);
+      expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      const body = Buffer.from(await plain.arrayBuffer());
+      const zipped = await fetch(`${gw.url}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(zipped.headers.get('content-encoding')).toBe('gzip');
+      // fetch has unzipped it: the same bytes, fewer of them on the wire.
+      expect(Buffer.from(await zipped.arrayBuffer()).equals(body)).toBe(true);
+      expect(Number(zipped.headers.get('content-length'))).toBeLessThan(body.length);
+    }
+    const missing = await fetch(`${gw.url}/assets/index-00000000.js`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('HEAD / answers 200 with no body; unknown non-API paths get the page; API paths keep their JSON 404', async () => {
+    const head = await fetch(`${gw.url}/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const deep = await fetch(`${gw.url}/usage`);
+    expect(deep.status).toBe(200);
+    expect(await deep.text()).toContain('<div id="root">');
+    for (const api of ['/v1/nothing-here', '/api/nothing', '/admin/nothing']) {
+      const res = await fetch(`${gw.url}${api}`);
+      expect([api, res.status, res.headers.get('content-type')]).toEqual([api, 404, 'application/json']);
+    }
+    const post = await fetch(`${gw.url}/usage`, { method: 'POST' });
+    expect(post.status).toBe(404);
+  });
+
+  it('is on the admin listener too, opening on the operator views', async () => {
+    const res = await fetch(`${adminUrl}/`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<meta name="gateway-listener" content="admin">');
+    expect((await fetch(`${adminUrl}/`, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it("the dashboard's procedures need a session: none or an API key is a 401 envelope; a session reads its own account", async () => {
+    const none = await fetch(`${gw.url}/api/trpc/me`);
+    expect(none.status).toBe(401);
+    const withKey = await fetch(`${gw.url}/api/trpc/me`, { headers: { authorization: `Bearer ${gw.key}` } });
+    expect(withKey.status).toBe(401);
+    expect(((await withKey.json()) as { error: { code: string } }).error.code).toBe('authentication_error');
+    const created = await runCli(['--config', configFile, '--data-dir', dataDir, 'accounts', 'create', '--email', 'dash@example.test', '--password', 'correct horse']);
+    expect(created.exitCode, String(created.stderr)).toBe(0);
+    const login = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'dash@example.test', password: 'correct horse' }) });
+    const { token } = (await login.json()) as { token: string };
+    const me = await fetch(`${gw.url}/api/trpc/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { result: { data: { email: string } } }).result.data.email).toBe('dash@example.test');
+  });
+});
+
+describe('dashboard: { enabled: false }', () => {
+  let gw: SpawnedGateway;
+  beforeAll(async () => {
+    gw = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' } }, dashboard: { enabled: false } } });
+  });
+  afterAll(async () => {
+    await gw.stop();
+  });
+
+  it('GET / and HEAD / still answer 200 (clients probe /), with a short text and no page; other paths are 404', async () => {
+    const res = await fetch(`${gw.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await res.text()).toContain('dashboard is turned off');
+    const head = await fetch(`${gw.url}/`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    expect((await fetch(`${gw.url}/usage`)).status).toBe(404);
+    const html = await fetch(`${gw.url}/`);
+    expect(await html.text()).not.toContain('<script');
+  });
+});
