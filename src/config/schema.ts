@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { adminConfigSchema } from './admin-schema.ts';
 import { storeConfigSchema } from './store-schema.ts';
@@ -95,6 +96,23 @@ const bodyLimitsSchema = z.strictObject({
   inFlight: z.number().int().positive().default(256 * 1024 * 1024),
 });
 
+const trustProxySchema = z.union([
+  z.boolean(),
+  z.number().int().min(0).max(64),
+  z
+    .array(z.string().min(1))
+    .min(1)
+    .superRefine((cidrs, ctx) => {
+      for (const cidr of cidrs) {
+        const [address, prefix] = cidr.trim().split('/');
+        const bare = address.replace(/^\[|\]$/g, '');
+        const max = isIPv4(bare) ? 32 : isIPv6(bare) ? 128 : -1;
+        const bits = prefix === undefined ? max : Number(prefix);
+        if (max < 0 || !Number.isInteger(bits) || bits < 0 || bits > max) ctx.addIssue({ code: 'custom', message: `'${cidr}' is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)` });
+      }
+    }),
+]);
+
 export const configSchema = z.strictObject({
   server: z
     .strictObject({
@@ -103,8 +121,12 @@ export const configSchema = z.strictObject({
       bodyLimits: bodyLimitsSchema.prefault({}),
       /** Seconds to let in-flight requests finish on SIGINT/SIGTERM. */
       shutdownGraceSeconds: z.number().nonnegative().default(10),
-      /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
-      trustProxy: z.boolean().default(false),
+      /**
+       * Behind reverse proxies: the client address is the one the trusted proxies appended to
+       * X-Forwarded-For. true = 1 proxy; a number = that many proxies in front; a list = the
+       * proxies' CIDRs (docs/config.md, "Behind a reverse proxy").
+       */
+      trustProxy: trustProxySchema.default(false),
       /** Browser origins allowed to call the gateway (docs/api-decisions.md, CORS). */
       cors: corsConfigSchema.optional(),
       /** Where the admin procedures answer: loopback clients of the public listener by default (docs/admin.md). */

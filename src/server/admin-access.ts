@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { H3Event } from 'h3';
+import { bareAddress, parseForwarded, parseForwardedFor } from './client-address.ts';
 import { nodeOf, requestHeader } from './context.ts';
 
 /** 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
@@ -10,25 +11,16 @@ export function isLoopbackAddress(address: string): boolean {
   return isIPv4(v4) && v4.startsWith('127.');
 }
 
-/** The addresses proxies say the request came from (X-Forwarded-For, X-Real-IP, Forwarded: for=). */
+/** The addresses proxies say the request came from (X-Forwarded-For, X-Real-IP, Forwarded: for= per RFC 7239). */
 function forwardedAddresses(event: H3Event): string[] {
   const out: string[] = [];
   const xff = requestHeader(event, 'x-forwarded-for');
-  if (xff) out.push(...xff.split(','));
+  if (xff) out.push(...parseForwardedFor(xff));
   const real = requestHeader(event, 'x-real-ip');
-  if (real) out.push(real);
+  if (real) out.push(bareAddress(real));
   const forwarded = requestHeader(event, 'forwarded');
-  if (forwarded) for (const match of forwarded.matchAll(/for="?\[?([^\]";,\s]+)/gi)) out.push(match[1]);
-  return out.map(bareAddress).filter(Boolean);
-}
-
-/** An address without the port a proxy may have added (`1.2.3.4:5678`, `[::1]:80`). */
-function bareAddress(entry: string): string {
-  const text = entry.trim();
-  const v4 = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(text);
-  if (v4) return v4[1];
-  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
-  return v6 ? v6[1] : text;
+  if (forwarded) out.push(...parseForwarded(forwarded));
+  return out;
 }
 
 /**

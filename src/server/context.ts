@@ -3,6 +3,7 @@ import type { H3Event } from 'h3';
 import type { RequestIds } from '../errors/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { randomToken } from '../util/secrets.ts';
+import { createTrustProxy, parseForwarded, parseForwardedFor, type TrustProxy, type TrustProxySetting } from './client-address.ts';
 
 /** The Node request and response under an event. */
 export interface NodePair {
@@ -70,12 +71,29 @@ export function requestHeader(event: H3Event, name: string): string | undefined 
   return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
 }
 
-/** The client's address (X-Forwarded-For only when the operator trusts the proxy). */
-export function clientAddress(event: H3Event, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = event.req.headers.get('x-forwarded-for');
-    if (forwarded) return forwarded.split(',')[0].trim();
+const policies = new Map<unknown, TrustProxy>();
+
+function policyOf(setting: TrustProxySetting): TrustProxy {
+  let policy = policies.get(setting);
+  if (!policy) {
+    policy = createTrustProxy(setting);
+    // Settings are few (one per config); arrays are keyed by identity, so a reloaded config adds one.
+    if (policies.size > 64) policies.clear();
+    policies.set(setting, policy);
   }
-  const ip = (event.req as { ip?: string }).ip ?? nodeOf(event)?.req.socket.remoteAddress;
-  return ip ?? 'unknown';
+  return policy;
+}
+
+/**
+ * The client's address (docs/config.md, "Behind a reverse proxy"): the socket peer, or with
+ * `server.trustProxy` the address the trusted proxies appended to X-Forwarded-For (`Forwarded:
+ * for=` when there is no X-Forwarded-For), never one the client wrote itself.
+ */
+export function clientAddress(event: H3Event, trustProxy: TrustProxySetting): string {
+  const peer = (event.req as { ip?: string }).ip ?? nodeOf(event)?.req.socket.remoteAddress ?? 'unknown';
+  if (trustProxy === false) return peer;
+  const xff = requestHeader(event, 'x-forwarded-for');
+  const forwarded = xff ? undefined : requestHeader(event, 'forwarded');
+  const chain = xff ? parseForwardedFor(xff) : forwarded ? parseForwarded(forwarded) : [];
+  return policyOf(trustProxy).clientOf(peer, chain);
 }

@@ -54,7 +54,9 @@ describe('admin surface', () => {
       expect(adminUrl).toBeUndefined();
       expect((await callAdmin(gw.url, adminToken)).status).toBe(200);
       expect((await callAdmin(gw.url, 'gwa_wrong')).status).toBe(401);
-      const proxied: Array<Record<string, string>> = [{ 'x-forwarded-for': '203.0.113.7' }, { 'x-forwarded-for': '127.0.0.1, 198.51.100.4' }, { forwarded: 'for=198.51.100.9;proto=https' }, { 'x-real-ip': '192.0.2.1' }];
+      const proxied: Array<Record<string, string>> = [{ 'x-forwarded-for': '203.0.113.7' }, { 'x-forwarded-for': '127.0.0.1, 198.51.100.4' }, { forwarded: 'for=198.51.100.9;proto=https' }, { 'x-real-ip': '192.0.2.1' },
+        // RFC 7239 as proxies write it (issue 27): spaces, quotes, case, IPv6, a loopback hop first.
+        { forwarded: 'for = 10.1.2.3' }, { forwarded: 'For="10.1.2.3:8080" ; proto=http' }, { forwarded: 'for=127.0.0.1, for="[2001:db8::17]:4711"' }, { forwarded: 'proto=https;for=unknown' }];
       for (const headers of proxied) {
         const res = await callAdmin(gw.url, adminToken, headers);
         expect(res.status).toBe(404);

@@ -24,7 +24,8 @@ describe('media routes (in-process)', () => {
     expect(body.created).toBe(Math.floor(gw.clock.now() / 1000));
     expect(body.data).toHaveLength(2);
     const url = new URL(body.data[0].url);
-    expect(url.origin).toBe('http://gateway.test');
+    // The listener's address (in process: the configured host and port), never the request's Host.
+    expect(url.origin).toBe('http://127.0.0.1:8787');
     const image = await gw.request(url.pathname); // no credentials needed
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');

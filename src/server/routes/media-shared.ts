@@ -5,7 +5,8 @@ import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../..
 import { buildRoutingHeaders, routerFor, type Router, type RoutePlan } from '../../routing/index.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { CatalogModel } from '../../providers/types.ts';
-import { clientAddress, requestState } from '../context.ts';
+import { bareAddress } from '../client-address.ts';
+import { clientAddress, nodeOf, requestState } from '../context.ts';
 import type { Admission, AuthContext } from '../../accounts/types.ts';
 import type { RequestRecord } from '../../observability/index.ts';
 import type { ServerDeps } from '../types.ts';
@@ -23,19 +24,18 @@ export function mediaRuntimeOf(deps: ServerDeps): MediaRuntime {
   return runtime;
 }
 
-function firstValue(header: string | null): string | undefined {
-  return header?.split(',')[0]?.trim() || undefined;
-}
-
-/** The origin clients should use for gateway URLs: config, then a trusted proxy's headers, then the request. */
+/**
+ * The origin clients should use for gateway URLs (temporary images): `media.publicBaseURL`,
+ * else the address of the listener the request came in on. Never the request's Host or
+ * X-Forwarded-Host header: a client could point the URLs it is given at a host of its choosing.
+ */
 export function publicOrigin(event: H3Event, deps: ServerDeps): string {
   const configured = mediaRuntimeOf(deps).config.publicBaseURL;
   if (configured) return configured.replace(/\/+$/, '');
-  if (deps.config.server.trustProxy) {
-    const host = firstValue(event.req.headers.get('x-forwarded-host'));
-    if (host) return `${firstValue(event.req.headers.get('x-forwarded-proto')) ?? 'http'}://${host}`;
-  }
-  return event.url.origin;
+  const socket = nodeOf(event)?.req.socket;
+  if (!socket?.localAddress || !socket.localPort) return `http://${deps.config.server.host.includes(':') ? `[${deps.config.server.host}]` : deps.config.server.host}:${deps.config.server.port}`;
+  const host = bareAddress(socket.localAddress);
+  return `http://${host.includes(':') ? `[${host}]` : host}:${socket.localPort}`;
 }
 
 /**
