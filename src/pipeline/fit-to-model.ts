@@ -1,4 +1,5 @@
 import type { ChatRequest, TextPart, WireFormat } from '../ir/types.ts';
+import { hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
 
 /** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
@@ -26,8 +27,8 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     edit().maxTokens = cap;
     adapted.push(`max_tokens=${cap}`);
   }
-  const capabilities = model.spec.capabilities;
-  if (request.reasoning && capabilities !== undefined && !capabilities.includes('thinking')) {
+  // Only what the catalog, the plugin or the config says: an id nobody described keeps its reasoning.
+  if (request.reasoning && hasKnownCapabilities(model.spec) && !model.spec.capabilities?.includes('thinking')) {
     delete edit().reasoning;
     adapted.push('reasoning=removed');
   } else if (request.reasoning?.effort === 'max' && target !== 'messages') {

@@ -2,3 +2,4 @@ export { ProviderRegistry } from './registry.ts';
 export { loadPlugin, resolvePluginFile, PluginLoadError, BUILTIN_PLUGIN_NAMES } from './load-plugin.ts';
 export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';
+export { hasKnownCapabilities } from './resolve-model-spec.ts';

@@ -37,3 +37,8 @@ export function resolveModelSpec(entry: ModelEntry, facts: ModelFacts): ModelSpe
   spec.capabilities ??= spec.type === 'chat' ? CHAT_DEFAULT_CAPS : [];
   return spec;
 }
+
+/** False when a model's capabilities are the defaults given to an id nobody described (catalog, plugin, config). */
+export function hasKnownCapabilities(spec: ModelSpec): boolean {
+  return spec.capabilities !== undefined && spec.capabilities !== CHAT_DEFAULT_CAPS;
+}
