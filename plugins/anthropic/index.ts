@@ -38,15 +38,19 @@ export default definePlugin<AnthropicOptions>({
     const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ctx.options.version, ...ctx.headers };
     if (ctx.apiKey) headers['x-api-key'] = ctx.apiKey;
 
-    async function chat(call: ChatCall): Promise<UpstreamResponse> {
-      if (call.format !== 'messages') throw new GatewayError('bad_request', `The anthropic plugin speaks only Messages, not ${call.format}.`);
+    function betaHeader(call: ChatCall): Record<string, string> {
       const beta = [...(ctx.options.beta ?? []), ...(call.headers['anthropic-beta'] ? call.headers['anthropic-beta'].split(',') : [])]
         .map((b) => b.trim())
         .filter(Boolean);
+      return beta.length ? { 'anthropic-beta': [...new Set(beta)].join(',') } : {};
+    }
+
+    async function chat(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format !== 'messages') throw new GatewayError('bad_request', `The anthropic plugin speaks only Messages, not ${call.format}.`);
       return client.request({
         method: 'POST',
         path: '/v1/messages',
-        headers: { ...headers, ...(beta.length ? { 'anthropic-beta': [...new Set(beta)].join(',') } : {}), accept: call.stream ? 'text/event-stream' : 'application/json' },
+        headers: { ...headers, ...betaHeader(call), accept: call.stream ? 'text/event-stream' : 'application/json' },
         body: call.rawBody ?? JSON.stringify(call.body),
         // Not `signal: call.signal`: the call's AbortSignal is then never made (a few µs per call).
         abortOn: call,
@@ -55,6 +59,11 @@ export default definePlugin<AnthropicOptions>({
 
     const batchHeaders = { ...headers, ...(ctx.options.beta?.length ? { 'anthropic-beta': ctx.options.beta.join(',') } : {}), accept: 'application/json' };
     // Used when the provider says `batches: 'native'`.
-    return { chat, batches: anthropicBatches({ client, base, headers: batchHeaders }), close: () => client.close() };
+    async function countTokens(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format !== 'messages') throw new GatewayError('bad_request', `The anthropic plugin counts only Messages, not ${call.format}.`);
+      return client.request({ method: 'POST', path: '/v1/messages/count_tokens', headers: { ...headers, ...betaHeader(call), accept: 'application/json' }, body: call.rawBody ?? JSON.stringify(call.body), abortOn: call });
+    }
+
+    return { chat, countTokens, batches: anthropicBatches({ client, base, headers: batchHeaders }), close: () => client.close() };
   },
 });

@@ -60,9 +60,15 @@ export default definePlugin<OpenAIOptions>({
       });
     }
 
+    function countTokens(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format !== 'responses') return Promise.reject(new GatewayError('bad_request', 'OpenAI counts input tokens for Responses bodies only.'));
+      return client.request({ method: 'POST', path: '/responses/input_tokens', headers: jsonHeaders, body: call.rawBody ?? JSON.stringify(call.body), abortOn: call });
+    }
+
     const { 'content-type': _json, ...mediaHeaders } = headers;
     return {
       chat,
+      countTokens,
       ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
       // Used when the provider says `batches: 'native'` (many compatible servers lack the API).
       batches: openaiBatches({ client, headers: mediaHeaders }),

@@ -304,6 +304,11 @@ export interface ProviderInstance {
   /** Models served (when absent, the plugin's static `models` plus the config's list). */
   models?: ModelSpec[];
   chat?(call: ChatCall): Promise<UpstreamResponse>;
+  /**
+   * The upstream's own input-token counter for a body in `call.format` (Anthropic
+   * `/v1/messages/count_tokens`, OpenAI `/responses/input_tokens`); rejects a format it cannot count.
+   */
+  countTokens?(call: ChatCall): Promise<UpstreamResponse>;
   images?: {
     generate?(call: ImageGenerationCall): Promise<ImageResult>;
     edit?(call: ImageEditCall): Promise<ImageResult>;

@@ -3,7 +3,8 @@ import { GatewayError, toGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 import { requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
-import { apiFormatOfRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
+import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
+import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
 import { errorResponse } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
@@ -16,8 +17,9 @@ type Handler = (event: H3Event) => unknown;
  * Wraps a handler: request id header, every failure as the spec envelope in the route's
  * format, and one observability record per request (`route` is the pattern, a bounded label).
  */
-function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string): Handler {
+function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void): Handler {
   const observer = deps.observer;
+  const warnClient = isInferenceRoute(route) ? warn : undefined;
   const operation = operationOfRoute(route);
   const apiFormat = apiFormatOfRoute(route, format);
   const internal = isInternalRoute(route, deps.config.metrics.path);
@@ -44,6 +46,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
         deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
       }
       const error = toGatewayError(thrown);
+      if (warnClient && error.status >= 400 && error.status < 500) warnClient({ requestId: state.ids.requestId, route, keyId: record.keyId, error });
       observer.fail(record, error);
       observer.end(record, error.status);
       return errorResponse(error, event, format);
@@ -80,8 +83,9 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     },
   });
   if (withCors && deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
+  const warn = createClientErrorWarner(deps.log);
   for (const route of routes) {
-    const handler = wrap(route.handler, route.format, deps, route.path);
+    const handler = wrap(route.handler, route.format, deps, route.path, warn);
     app.on(route.method, route.path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));

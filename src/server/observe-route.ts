@@ -24,6 +24,11 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
   return eventStatus ?? 200;
 }
 
+/** Routes whose 4xx answers leave a warn line (src/server/warn-client-error.ts): inference and its helpers. */
+export function isInferenceRoute(path: string): boolean {
+  return INFERENCE.has(path) || path === '/v1/messages/count_tokens' || path === '/v1/responses/input_tokens' || path === '/v1/embeddings';
+}
+
 /**
  * Operators' routes (admin procedures, the metrics scrape) and the dashboard's page and files:
  * in metrics, not in the request log or the live window.

@@ -3,6 +3,7 @@ import { AccountGuards } from '../../accounts/account-guards.ts';
 import type { WireFormat } from '../../ir/types.ts';
 import type { ServerDeps } from '../types.ts';
 import { health } from './health.ts';
+import { countTokensHandler } from './count-tokens.ts';
 import { inferenceHandler } from './inference.ts';
 import { getModel, listModels } from './models.ts';
 import { deleteStoredResponse, getStoredResponse, listResponsesTools } from './responses.ts';
@@ -34,6 +35,8 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/v1/models/**', handler: getModel(deps) },
     { method: 'POST', path: '/v1/chat/completions', handler: inferenceHandler(deps, 'chat', '/v1/chat/completions'), format: 'chat' },
     { method: 'POST', path: '/v1/messages', handler: inferenceHandler(deps, 'messages', '/v1/messages'), format: 'messages' },
+    { method: 'POST', path: '/v1/messages/count_tokens', handler: countTokensHandler(deps, 'messages'), format: 'messages' },
+    { method: 'POST', path: '/v1/responses/input_tokens', handler: countTokensHandler(deps, 'responses'), format: 'responses' },
     { method: 'POST', path: '/v1/responses', handler: inferenceHandler(deps, 'responses', '/v1/responses'), format: 'responses' },
     { method: 'GET', path: '/v1/responses/tools', handler: listResponsesTools(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },

@@ -20,7 +20,8 @@ import { holdEnd } from '../hold-end.ts';
 /** Client headers passed to the upstream (never credentials). */
 const FORWARDED = ['anthropic-beta', 'openai-beta'];
 
-function forwardHeaders(event: H3Event): Record<string, string> {
+/** The client headers forwarded upstream (betas), for inference and its helper routes. */
+export function forwardHeaders(event: H3Event): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of FORWARDED) {
     const value = requestHeader(event, name);

@@ -1,21 +1,28 @@
 import type { H3Event } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
 import { toModelObject } from '../../providers/describe-model.ts';
+import { anthropicModelPage, toAnthropicModelObject } from '../../providers/describe-anthropic-model.ts';
+import { requestHeader } from '../context.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 
-/** GET /v1/models?type=…&capability=… */
+/** An Anthropic SDK (or Claude Code's model discovery) asks: it always sends `anthropic-version`. */
+function wantsAnthropicShape(event: H3Event): boolean {
+  return requestHeader(event, 'anthropic-version') !== undefined;
+}
+
+/** GET /v1/models?type=…&capability=… (Anthropic's page shape, `limit`/`after_id`/`before_id`, when `anthropic-version` is sent) */
 export function listModels(deps: ServerDeps) {
   return (event: H3Event): string => {
     authenticateApiKey(event, deps);
     const type = event.url.searchParams.get('type');
     const capability = event.url.searchParams.get('capability');
-    const data = deps.registry.models
+    const models = deps.registry.models
       .filter((m) => !type || (m.spec.type ?? 'chat') === type)
-      .filter((m) => !capability || (m.spec.capabilities ?? []).includes(capability as never))
-      .map(toModelObject);
-    return json(event, { object: 'list', data });
+      .filter((m) => !capability || (m.spec.capabilities ?? []).includes(capability as never));
+    if (wantsAnthropicShape(event)) return json(event, anthropicModelPage(models, event.url.searchParams));
+    return json(event, { object: 'list', data: models.map(toModelObject) });
   };
 }
 
@@ -32,6 +39,6 @@ export function getModel(deps: ServerDeps) {
     }
     const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
     if (!model) throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
-    return json(event, toModelObject(model));
+    return json(event, wantsAnthropicShape(event) ? toAnthropicModelObject(model) : toModelObject(model));
   };
 }

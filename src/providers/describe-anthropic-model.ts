@@ -1,0 +1,39 @@
+import type { CatalogModel } from './types.ts';
+
+/** 2025-01-01, the stable creation time of configured models (as `created` in the OpenAI shape). */
+const CREATED_AT = '2025-01-01T00:00:00Z';
+const MAX_LIMIT = 1_000;
+const DEFAULT_LIMIT = 20;
+
+/** Anthropic's `ModelInfo` of a served model (`type: "model"`, `display_name`, RFC 3339 `created_at`). */
+export function toAnthropicModelObject(model: CatalogModel): Record<string, unknown> {
+  const spec = model.spec;
+  return {
+    type: 'model',
+    id: model.id,
+    display_name: spec.displayName ?? spec.id,
+    created_at: CREATED_AT,
+    max_input_tokens: spec.contextWindow ?? null,
+    max_tokens: spec.maxOutputTokens ?? null,
+  };
+}
+
+/**
+ * One page of Anthropic's `GET /v1/models` (`{data, has_more, first_id, last_id}`): `limit`
+ * (1–1000, default 20), `after_id` (the page after it), `before_id` (the page before it).
+ */
+export function anthropicModelPage(models: readonly CatalogModel[], query: URLSearchParams): Record<string, unknown> {
+  const asked = Number(query.get('limit') ?? DEFAULT_LIMIT);
+  const limit = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, MAX_LIMIT) : DEFAULT_LIMIT;
+  const ids = models.map((model) => model.id);
+  const after = query.get('after_id');
+  const before = query.get('before_id');
+  let start = 0;
+  let end = models.length;
+  if (after !== null) start = ids.indexOf(after) + 1;
+  if (before !== null && ids.includes(before)) end = ids.indexOf(before);
+  const page = before !== null && after === null ? models.slice(Math.max(start, end - limit), end) : models.slice(start, Math.min(end, start + limit));
+  const data = page.map(toAnthropicModelObject);
+  const hasMore = before !== null && after === null ? end - limit > start : start + limit < end;
+  return { data, has_more: hasMore, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null };
+}

@@ -1,0 +1,115 @@
+/**
+ * The helper endpoints agents and SDKs call (issue 24), through the real gateway with the
+ * official SDKs: the Anthropic SDK's `messages.countTokens` and `models.list` / `retrieve`, the
+ * OpenAI SDK's `responses.inputTokens.count` — the upstream's own counter where it has one,
+ * else a local tokenizer count, never zero — and the warn line an inference 4xx leaves.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
+
+describe('count_tokens, input_tokens, models in Anthropic shape, client-error warnings', () => {
+  let counting: FakeUpstream;
+  let gw: SpawnedGateway;
+  let anthropic: Anthropic;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    counting = await startFakeUpstream((request) => {
+      if (request.path === '/v1/messages/count_tokens') return { json: { input_tokens: 4242 } };
+      if (request.path === '/v1/responses/input_tokens') return { json: { object: 'response.input_tokens', input_tokens: 4343 } };
+      return { status: 500, json: { error: { message: 'not scripted' } } };
+    });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          ant: { plugin: 'anthropic', baseURL: counting.url, apiKey: 'x', models: [{ id: 'claude-up', displayName: 'Claude Up', contextWindow: 200000, maxOutputTokens: 64000 }] },
+          or: { plugin: 'openai', baseURL: `${counting.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          oc: { plugin: 'openai', baseURL: `${counting.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+        },
+      },
+    });
+    anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0, timeout: 10_000 });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 10_000 });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await counting?.close();
+  });
+
+  const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+
+  // First: the count_tokens error case below shares its key and code (one line per key and code per minute).
+  it('an inference 4xx leaves one warn line with the request id, code and field, rate-limited per key and code', async () => {
+    const bad = { model: 'oc/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 7 };
+    const send = () => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify(bad) });
+    const first = await send();
+    expect(first.status).toBe(422);
+    const requestId = first.headers.get('x-request-id')!;
+    const line = await until('the warn line', async () => gw.stderr().split('\n').find((l) => l.includes('client error') && l.includes(requestId)));
+    expect(line).toContain('warn');
+    expect(line).toContain('code=validation_error');
+    expect(line).toContain('field=temperature');
+    const second = await send();
+    expect(second.status).toBe(422);
+    const again = second.headers.get('x-request-id')!;
+    // A later, different error is logged: so the second 422 had its chance to be, and was not.
+    const other = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'nope/none', messages: [{ role: 'user', content: 'hi' }] }) });
+    const otherId = other.headers.get('x-request-id')!;
+    await until('the other warn line', async () => gw.stderr().split('\n').find((l) => l.includes('client error') && l.includes(otherId)));
+    expect(gw.stderr()).not.toContain(again);
+  });
+
+  it("messages.countTokens on an Anthropic upstream: the upstream's count, body forwarded with its model id", async () => {
+    const { data, response } = await anthropic.messages.countTokens({ model: 'ant/claude-up', messages: [{ role: 'user', content: TEXT }] }).withResponse();
+    expect(data).toEqual({ input_tokens: 4242 });
+    expect(response.headers.get('x-gateway-token-count')).toBe('upstream');
+    const sent = counting.requests.find((r) => r.path === '/v1/messages/count_tokens')!;
+    expect(sent.json).toMatchObject({ model: 'claude-up', messages: [{ role: 'user', content: TEXT }] });
+  });
+
+  it('messages.countTokens on a Chat upstream: a local count, about 10 tokens per sentence, never zero', async () => {
+    const { data, response } = await anthropic.messages.countTokens({ model: 'oc/gpt-4o-mini', system: 'Be brief.', messages: [{ role: 'user', content: TEXT }] }).withResponse();
+    expect(response.headers.get('x-gateway-token-count')).toBe('local');
+    // 20 × "The quick brown fox jumps over the lazy dog. " is 200 tokens in o200k_base; framing adds a few.
+    expect(data.input_tokens).toBeGreaterThanOrEqual(200);
+    expect(data.input_tokens).toBeLessThan(230);
+  });
+
+  it('responses.inputTokens.count: upstream on a Responses upstream, local elsewhere', async () => {
+    const upstream = await openai.responses.inputTokens.count({ model: 'or/gpt-5', input: TEXT });
+    expect(upstream).toEqual({ object: 'response.input_tokens', input_tokens: 4343 });
+    const local = await openai.responses.inputTokens.count({ model: 'ant/claude-up', input: TEXT });
+    expect(local.object).toBe('response.input_tokens');
+    expect(local.input_tokens).toBeGreaterThanOrEqual(200);
+  });
+
+  it("count_tokens errors come in Anthropic's error shape", async () => {
+    const res = await fetch(`${gw.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+  });
+
+  it("models.list and models.retrieve answer an Anthropic SDK in Anthropic's shape; OpenAI clients keep theirs", async () => {
+    const ids: string[] = [];
+    for await (const model of anthropic.models.list({ limit: 2 })) {
+      expect(model).toMatchObject({ type: 'model', display_name: expect.any(String), created_at: '2025-01-01T00:00:00Z' });
+      ids.push(model.id);
+    }
+    expect(ids.sort()).toEqual(['ant/claude-up', 'oc/gpt-4o-mini', 'or/gpt-5']);
+    const page = await anthropic.models.list({ limit: 2 });
+    expect(page.has_more).toBe(true);
+    expect(page.first_id).toBe(page.data[0].id);
+    expect(page.last_id).toBe(page.data[1].id);
+    expect(await anthropic.models.retrieve('ant/claude-up')).toEqual({ type: 'model', id: 'ant/claude-up', display_name: 'Claude Up', created_at: '2025-01-01T00:00:00Z', max_input_tokens: 200000, max_tokens: 64000 });
+    const openaiList = await openai.models.list();
+    expect(openaiList.data[0]).toMatchObject({ object: 'model' });
+  });
+});
