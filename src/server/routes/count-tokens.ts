@@ -9,7 +9,7 @@ import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { setResponseHeader } from '../context.ts';
-import { readJsonObjectNow } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { forwardHeaders } from './inference.ts';
@@ -29,7 +29,7 @@ const DECODE_DEFAULTS: Record<CountFormat, Record<string, unknown>> = { messages
 export function countTokensHandler(deps: ServerDeps, format: CountFormat) {
   return async (event: H3Event): Promise<string> => {
     authenticateApiKey(event, deps);
-    const read = readJsonObjectNow(event, deps.config.server.bodyLimits.inference);
+    const read = readJsonObjectNow(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const { body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
     const hasModel = typeof body.model === 'string' && body.model !== '';
