@@ -45,7 +45,16 @@ export interface RelayOptions {
    * The part tap: sees the response as IR parts while it streams, e.g. to store a Responses
    * result. A passthrough decodes its records for it (only when it is set).
    */
-  onPart?: (part: StreamPart) => void;
+  onPart?: (part: StreamPart) => boolean | void;
+}
+
+/**
+ * A RangeError is the gateway's own limit (a string or buffer past what V8 can hold while a
+ * converted answer is re-encoded), not the upstream's fault: not retryable, so it never opens
+ * the upstream's circuit.
+ */
+function tooLargeToRelay(error: RangeError): GatewayError {
+  return new GatewayError('internal_error', 'The answer grew past what the gateway can convert between formats; ask for a shorter answer or use the upstream\'s own format.', { cause: error });
 }
 
 /** Output for the client: bytes passed through, or text the relay framed. */
@@ -79,8 +88,10 @@ export class RecordRelay {
   private readonly watch: StreamWatch;
   private readonly clientCodec: FormatCodec;
   private readonly tap: UsageTap | undefined;
-  /** Decodes upstream records into parts: to convert them, or for the part tap of a passthrough. */
-  private readonly decoder: StreamDecoder | undefined;
+  /** Decodes upstream records into parts: to convert them, or for the part tap of a passthrough (dropped when the tap stops). */
+  private decoder: StreamDecoder | undefined;
+  /** The part tap, until it says it wants no more parts. */
+  private onPart: ((part: StreamPart) => boolean | void) | undefined;
   private readonly encoder: StreamEncoder | undefined;
   private pendingEvents: RoutingEvent[] | undefined;
   private usage: Usage | undefined;
@@ -100,6 +111,7 @@ export class RecordRelay {
     this.clientCodec = getCodec(options.clientFormat);
     this.watch = watchStream(options.upstreamFormat, options.providerId, { finishReasons: options.passthrough });
     this.pendingEvents = options.events;
+    this.onPart = options.onPart;
     const upstreamCodec = getCodec(options.upstreamFormat);
     if (options.passthrough) {
       this.tap = upstreamCodec.createUsageTap();
@@ -166,7 +178,7 @@ export class RecordRelay {
     const last = this.reader.end();
     // A record without its blank line is re-sent whole, never half.
     const out = last.length > 0 ? this.pass(EMPTY, last, true) : undefined;
-    if (this.decoder) this.tapParts(this.decoder.end());
+    if (this.decoder) this.tapRecord(undefined);
     if (!this.watch.finished) throw new StreamFailure(truncatedStream(this.options.providerId), last);
     return out;
   }
@@ -194,7 +206,7 @@ export class RecordRelay {
       return undefined;
     }
     const relayFailure = error instanceof StreamFailure ? error : undefined;
-    const failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : mapTransportError(error, options.upstream.watch));
+    const failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : error instanceof RangeError ? tooLargeToRelay(error) : mapTransportError(error, options.upstream.watch));
     this.failure = failure;
     const records = this.recordsBefore(relayFailure);
     if (this.encoder) {
@@ -262,23 +274,41 @@ export class RecordRelay {
 
   /** Same format: checks and taps every record; the bytes go on unless a record had to change. */
   private pass(bytes: Buffer, records: SseRecord[], reframe: boolean): RelayOutput {
-    const decoder = this.decoder;
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
       const bad = this.watch.check(record);
       this.tap!.push(record);
       this.outputChars += 4; // one token per record: an estimate used only if usage never arrives
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
-      if (decoder) this.tapParts(decoder.push(record));
+      if (this.decoder) this.tapRecord(record);
     }
     const rewritten = rewritePassedRecords(records, this.options.stripUsageChunk, this.options.responseId);
     if (rewritten || reframe || this.pendingEvents) return this.frame(rewritten ?? records);
     return bytes;
   }
 
-  private tapParts(parts: StreamPart[]): void {
-    const onPart = this.options.onPart!;
-    for (const part of parts) onPart(part);
+  /**
+   * A passthrough's part tap (`undefined`: the upstream ended). The tap only keeps a copy: when it
+   * wants no more parts, or its decoding fails (an answer past what a string can hold), it stops
+   * and its decoder's memory goes; the bytes still go through and nothing counts against the upstream.
+   */
+  private tapRecord(record: SseRecord | undefined): void {
+    let parts: StreamPart[];
+    try {
+      parts = record ? this.decoder!.push(record) : this.decoder!.end();
+    } catch (error) {
+      this.onPart?.({ type: 'error', error: { code: 'internal_error', message: `The answer could not be read for the part tap: ${String(error)}`, status: 500 } });
+      this.stopTap();
+      return;
+    }
+    for (const part of parts) {
+      if (this.onPart?.(part) === false) return this.stopTap();
+    }
+  }
+
+  private stopTap(): void {
+    this.onPart = undefined;
+    if (this.tap) this.decoder = undefined;
   }
 
   /** Different formats: upstream records → IR parts → the client's records, into `out`. */
@@ -294,7 +324,6 @@ export class RecordRelay {
 
   private encodeParts(parts: StreamPart[], out: SseRecord[]): void {
     const encoder = this.encoder!;
-    const onPart = this.options.onPart;
     for (let i = 0; i < parts.length; i += 1) {
       let part = parts[i];
       if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'refusal-delta') this.outputChars += part.text.length;
@@ -305,7 +334,7 @@ export class RecordRelay {
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;
-      onPart?.(part);
+      if (this.onPart?.(part) === false) this.onPart = undefined;
       const records = encoder.encode(part);
       for (let j = 0; j < records.length; j += 1) out.push(records[j]);
     }

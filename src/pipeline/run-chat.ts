@@ -247,7 +247,7 @@ function jsonOutcome(
   };
 }
 
-function capturePart(capture: NonNullable<ChatExchange['capture']>): (part: StreamPart) => void {
+function capturePart(capture: NonNullable<ChatExchange['capture']>): (part: StreamPart) => boolean | void {
   return (part) => capture.part(part);
 }
 

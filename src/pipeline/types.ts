@@ -40,8 +40,8 @@ export interface ChatExchange {
 export interface ResponseCapture {
   /** A whole (non-streamed) answer. */
   response(response: ChatResponse): void;
-  /** One part of a streamed answer, in order; a complete one ends with `finish`, …, `end`. */
-  part(part: StreamPart): void;
+  /** One part of a streamed answer, in order; a complete one ends with `finish`, …, `end`. False: no more parts wanted (the copy was dropped). */
+  part(part: StreamPart): boolean | void;
   /** The upstream's answer could not be read as IR (the client still got it). */
   unreadable(error: unknown): void;
 }

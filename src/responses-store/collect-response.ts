@@ -12,6 +12,8 @@ export class ResponseCollector {
   private finishReason: ChatResponse['finishReason'] = 'stop';
   private usage: ChatResponse['usage'] = { inputTokens: 0, outputTokens: 0 };
   failed = false;
+  /** Characters of text, reasoning, signatures and tool arguments collected so far (a lower bound of the stored bytes). */
+  chars = 0;
 
   push(part: StreamPart): void {
     switch (part.type) {
@@ -26,6 +28,7 @@ export class ResponseCollector {
         break;
       case 'text-delta':
         if (!this.text) this.push({ type: 'text-start' });
+        this.chars += part.text.length;
         this.text!.text += part.text;
         break;
       case 'text-end':
@@ -37,16 +40,22 @@ export class ResponseCollector {
         break;
       case 'reasoning-delta':
         if (!this.reasoning) this.push({ type: 'reasoning-start' });
+        this.chars += part.text.length;
         this.reasoning!.text += part.text;
         break;
       case 'reasoning-signature':
+        this.chars += part.signature.length;
         if (this.reasoning) this.reasoning.signature = part.signature;
         break;
       case 'reasoning-end':
-        if (this.reasoning && part.encrypted) this.reasoning.encrypted = part.encrypted;
+        if (this.reasoning && part.encrypted) {
+          this.chars += part.encrypted.length;
+          this.reasoning.encrypted = part.encrypted;
+        }
         this.reasoning = undefined;
         break;
       case 'redacted-reasoning':
+        this.chars += part.data.length;
         this.content.push({ type: 'reasoning', text: '', redacted: true, data: part.data });
         break;
       case 'tool-call-start': {
@@ -57,6 +66,7 @@ export class ResponseCollector {
       }
       case 'tool-call-delta': {
         const call = this.tools.get(part.index);
+        this.chars += part.argumentsDelta.length;
         if (call) call.arguments += part.argumentsDelta;
         break;
       }

@@ -5,7 +5,7 @@ import { peekStream } from '../../src/pipeline/peek-stream.ts';
 import type { StreamEnd } from '../../src/pipeline/relay-records.ts';
 import { relayStream } from '../../src/pipeline/relay-stream.ts';
 import type { StreamTarget } from '../../src/pipeline/types.ts';
-import type { ChatRequest } from '../../src/ir/types.ts';
+import type { ChatRequest, StreamPart } from '../../src/ir/types.ts';
 import { watchOf } from '../../src/util/abort.ts';
 import { chatStream } from '../helpers/routing-wire.ts';
 import { FastAbortController } from '../../src/util/abort.ts';
@@ -50,7 +50,7 @@ function target(full = false): StreamTarget & { calls: string[]; drain: () => vo
   };
 }
 
-async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: boolean } = {}) {
+async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses' } = {}) {
   const body = new Readable({ read() {} });
   const upstream = upstreamOf(body);
   let ended: StreamEnd | undefined;
@@ -61,11 +61,12 @@ async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: 
       upstream,
       providerId: 'p',
       upstreamFormat: 'chat',
-      clientFormat: 'chat',
+      clientFormat: options.clientFormat ?? 'chat',
       request,
       ids: { requestId: 'req_1', correlationId: 'req_1' },
       client: watchOf(options.signal ?? new AbortController().signal),
-      passthrough: true,
+      passthrough: (options.clientFormat ?? 'chat') === 'chat',
+      onPart: options.onPart,
       stripUsageChunk: options.strip ?? false,
       onEnd: (end) => (ended = end),
     },
@@ -73,6 +74,38 @@ async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: 
   );
   return { body, upstream, stream, end: () => ended };
 }
+
+describe('the part tap only keeps a copy', () => {
+  const drained = async (r: Awaited<ReturnType<typeof relay>>) => {
+    r.body.push(null);
+    const t = target();
+    r.stream.pushTo(t);
+    await t.ended;
+    return t.calls.join('');
+  };
+
+  it('a tap that wants no more parts stops being called; the passthrough goes on untouched', async () => {
+    const seen: string[] = [];
+    const r = await relay([chatStream(['Hel', 'lo', ' there']).join('')], { onPart: (part) => (seen.push(part.type), seen.length < 2) });
+    const out = await drained(r);
+    expect(seen).toHaveLength(2);
+    expect(out).toContain('[DONE]');
+    expect(r.end()).toMatchObject({ aborted: false });
+    expect(r.end()!.failure).toBeUndefined();
+  });
+
+  it('a RangeError while converting (an answer past what V8 can hold) is the gateway\'s, not the upstream\'s', async () => {
+    const r = await relay([chatStream(['Hel', 'lo']).join('')], {
+      clientFormat: 'responses',
+      onPart: (part) => {
+        if (part.type === 'text-delta') throw new RangeError('Invalid string length');
+      },
+    });
+    const out = await drained(r);
+    expect(out).toContain('internal_error');
+    expect(r.end()!.failure).toMatchObject({ code: 'internal_error', retryable: false });
+  });
+});
 
 describe('relayStream pushed into a target', () => {
   it('passes records through as they come, holds for the last one, and ends after the upstream', async () => {

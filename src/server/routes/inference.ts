@@ -89,6 +89,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
         request = await rehydrateResponsesRequest(deps, exchange, request, auth);
         exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
         exchange.responseId = capture?.id;
+        // An answer past this is relayed but not stored (a stream's size is known only at its end).
+        if (capture) setResponseHeader(event, 'x-gateway-store-limit-bytes', String(deps.config.server.bodyLimits.inference));
       }
       const admissionRequest: AdmissionRequest = {
         auth,
@@ -145,6 +147,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       return sendStream(event, outcome.status, outcome.headers, holdEnd(outcome.stream, pending));
     }
     for (let waiting = pending(); waiting; waiting = pending()) await waiting;
+    if (capture?.notStored) setResponseHeader(event, 'x-gateway-response-stored', 'false');
     return sendBody(event, outcome.status, outcome.headers, outcome.json ?? '');
   };
 }

@@ -63,12 +63,20 @@ export function mintResponseId(): string {
   return `resp_${randomBytes(24).toString('hex')}`;
 }
 
-/** Part of a streamed answer to keep: a complete one (finished, not failed) is saved when its `end` comes. */
+/**
+ * Part of a streamed answer to keep: a complete one (finished, not failed) is saved when its `end`
+ * comes. What it collects is bounded by the stored record's limit (`server.bodyLimits.inference`):
+ * past it the collected parts are dropped and the answer is relayed on, unstored. Nothing here
+ * ever throws into the relay, so keeping a copy can never fail the answer or count against its
+ * upstream.
+ */
 export class StoredResponseCapture implements ResponseCapture {
   /** The id the client sees and the response is stored under. */
   readonly id = mintResponseId();
-  private readonly collector = new ResponseCollector();
+  private collector: ResponseCollector | undefined = new ResponseCollector();
   private finished = false;
+  /** Why the answer is not stored (too large, unreadable), once known. */
+  notStored: string | undefined;
   /** The save in progress, if any (the answer's last bytes wait for it). */
   saving: Promise<void> | undefined;
 
@@ -84,14 +92,48 @@ export class StoredResponseCapture implements ResponseCapture {
     this.save(response);
   }
 
-  part(part: StreamPart): void {
-    this.collector.push(part);
+  part(part: StreamPart): boolean {
+    const collector = this.collector;
+    if (!collector) return false;
+    if (part.type === 'error') {
+      // A failed answer is never stored: its copy goes now.
+      this.collector = undefined;
+      this.notStored = 'failed';
+      return false;
+    }
+    try {
+      collector.push(part);
+    } catch (error) {
+      this.drop('unreadable', { error: String(error) });
+      return false;
+    }
+    // Characters are a lower bound of the record's bytes: past the limit it can never be stored.
+    if (collector.chars + this.requestText.length > this.limit) {
+      this.drop('too_large', { limit_bytes: this.limit });
+      return false;
+    }
     if (part.type === 'finish') this.finished = true;
-    else if (part.type === 'end' && this.finished && !this.collector.failed) this.save(this.collector.result());
+    else if (part.type === 'end' && this.finished && !collector.failed) {
+      this.collector = undefined;
+      this.save(collector.result());
+    }
+    return true;
   }
 
   unreadable(error: unknown): void {
+    this.notStored = 'unreadable';
     this.deps.log.warn('could not store a response', { error: String(error) });
+  }
+
+  private get limit(): number {
+    return this.deps.config.server.bodyLimits.inference;
+  }
+
+  /** Stops collecting (its memory goes at once) and says why, once. */
+  private drop(reason: string, fields: Record<string, unknown>): void {
+    this.collector = undefined;
+    this.notStored = reason;
+    this.deps.log.warn('a streamed response is not stored; it is relayed whole, but GET and previous_response_id will not find it', { id: this.id, reason, ...fields });
   }
 
   /** Stored under the gateway's id (the one the client saw), for previous_response_id and GET. */
@@ -100,8 +142,9 @@ export class StoredResponseCapture implements ResponseCapture {
     const text = JSON.stringify(getCodec('responses').encodeResponse({ ...response, id }, this.request));
     const { deps } = this;
     // A record is bounded like a request body: the request part is (above), an answer can still tip it over.
-    const limit = deps.config.server.bodyLimits.inference;
+    const limit = this.limit;
     if ((this.requestText.length + text.length) * 3 > limit && Buffer.byteLength(this.requestText) + Buffer.byteLength(text) > limit) {
+      this.notStored = 'too_large';
       deps.log.warn('a response is too large to store; GET and previous_response_id will not find it', { id, limit_bytes: limit });
       return;
     }
