@@ -79,7 +79,7 @@ export function App() {
         </nav>
         {signedIn && !adminOnly && (
           <div className="who">
-            <button type="button" className="secondary" onClick={() => void signOut()}>Sign out</button>
+            <button type="button" className="secondary" onClick={() => { navigate('/'); void signOut(); }}>Sign out</button>
           </div>
         )}
       </header>

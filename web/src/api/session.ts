@@ -1,6 +1,7 @@
 import { ApiError, callProcedure, errorOf, type AccountInputs, type AccountOutputs } from './call-procedure.ts';
 
 const TOKEN_KEY = 'gateway.session';
+const EXPIRES_KEY = 'gateway.sessionExpiresAt';
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
@@ -29,23 +30,49 @@ function changed(): void {
 export async function signIn(email: string, password: string): Promise<void> {
   const response = await fetch('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
   if (!response.ok) throw await errorOf(response);
-  const { token } = (await response.json()) as { token: string };
+  const { token, expires_at } = (await response.json()) as { token: string; expires_at: number };
   localStorage.setItem(TOKEN_KEY, token);
+  localStorage.setItem(EXPIRES_KEY, String(expires_at));
   expired = false;
+  scheduleExpiry();
   changed();
+}
+
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** At the session's end the sign-in form comes up by itself, before a call fails with 401. */
+export function scheduleExpiry(): void {
+  clearTimeout(expiryTimer);
+  // expires_at is in whole seconds, rounded down: one more second is surely past the server's end.
+  const at = (Number(localStorage.getItem(EXPIRES_KEY)) + 1) * 1000;
+  if (!sessionToken() || !Number.isFinite(at) || at <= 0) return;
+  // setTimeout holds at most ~24.8 days; a longer session is checked again then.
+  const wait = Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1);
+  expiryTimer = setTimeout(() => {
+    if (Date.now() < at) return scheduleExpiry();
+    if (!expired && sessionToken()) {
+      expired = true;
+      changed();
+    }
+  }, wait);
 }
 
 export async function signOut(): Promise<void> {
   const token = sessionToken();
   localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(EXPIRES_KEY);
+  clearTimeout(expiryTimer);
   expired = false;
   changed();
   if (token) await fetch('/api/auth/logout', { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
 }
 
-/** A 401 on any session call: the session ended (expired, signed out elsewhere, password changed). */
-function noteFailure(error: unknown): never {
-  if (error instanceof ApiError && error.status === 401 && !expired) {
+/**
+ * A 401 on any session call: the session ended (expired, signed out elsewhere, password changed).
+ * Only for the token still in use: an old call answered after a new sign-in says nothing.
+ */
+function noteFailure(error: unknown, token: string | undefined): never {
+  if (error instanceof ApiError && error.status === 401 && !expired && token === sessionToken()) {
     expired = true;
     changed();
   }
@@ -58,18 +85,20 @@ export async function sessionFetch(url: string, init: RequestInit = {}): Promise
   const token = sessionToken();
   if (token) headers.set('authorization', `Bearer ${token}`);
   const response = await fetch(url, { ...init, headers });
-  if (response.status === 401) noteFailure(await errorOf(response));
+  if (response.status === 401) noteFailure(await errorOf(response), token);
   return response;
 }
 
 /** A query of the dashboard's procedures (`/api/trpc`). */
 export function query<P extends QueryPath>(path: P, input?: InputOf<P>): Promise<OutputOf<P>> {
-  return callProcedure<OutputOf<P>>('/api/trpc', path, 'query', input, sessionToken()).catch(noteFailure);
+  const token = sessionToken();
+  return callProcedure<OutputOf<P>>('/api/trpc', path, 'query', input, token).catch((e: unknown) => noteFailure(e, token));
 }
 
 /** A mutation of the dashboard's procedures. */
 export function mutate<P extends QueryPath>(path: P, input?: InputOf<P>): Promise<OutputOf<P>> {
-  return callProcedure<OutputOf<P>>('/api/trpc', path, 'mutation', input, sessionToken()).catch(noteFailure);
+  const token = sessionToken();
+  return callProcedure<OutputOf<P>>('/api/trpc', path, 'mutation', input, token).catch((e: unknown) => noteFailure(e, token));
 }
 
 type Flatten<T, Prefix extends string = ''> = {

@@ -127,7 +127,7 @@ export function MediaPage() {
       <ul className="gallery" style={{ listStyle: 'none', padding: 0, margin: 0 }} aria-label="Generations">
         {list.data?.data.map((r) => (
           <li key={r.id}>
-            <button type="button" className="tile" style={{ width: '100%' }} onClick={() => setOpen(r)} data-media-id={r.id} aria-label={`Open ${r.media_type} ${r.status}${r.prompt ? `: ${r.prompt.slice(0, 80)}` : ''}`}>
+            <button type="button" className="tile" style={{ width: '100%' }} onClick={() => setOpen(r)} data-media-id={r.id}>
               <span className="thumb"><MediaView record={r} url={r.preview_url ?? r.primary_url ?? r.result_urls[0] ?? null} thumb /></span>
               <span className="meta">
                 <span><span className={statusClass(r.status)} data-testid="media-status">{r.status}</span> <span className="muted">{r.media_type}</span></span>

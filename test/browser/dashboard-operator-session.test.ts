@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { launchChromium } from './launch-chromium.ts';
+
+const EMAIL = 'grace@example.test';
+const PASSWORD = 'correct horse battery';
+
+describe('the dashboard in Chromium: operator views and an expiring session', () => {
+  const dir = tempDir('gw-browser-op-');
+  // Sessions last 3 s here, so one can be watched expiring.
+  const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', latencyMs: 20 } }, dashboard: { sessionTtlSeconds: 3 } });
+  const dataDir = path.join(dir, 'data');
+  let gw: SpawnedGateway;
+  let browser: { context: BrowserContext; close(): Promise<void> };
+  let page: Page;
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ configFile, dataDir });
+    const created = await runCli(['--config', configFile, '--data-dir', dataDir, 'accounts', 'create', '--email', EMAIL, '--password', PASSWORD, '--credits', '100000', '--tier', 'enterprise']);
+    expect(created.exitCode, String(created.stderr)).toBe(0);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.stop();
+  });
+
+  it('an operator sees the live request rate move while a load runs', async () => {
+    const server = JSON.parse(fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8')) as { adminToken: string };
+    // The link `gateway dashboard` prints: the admin token in the fragment, never sent to the server.
+    const printed = await runCli(['--config', configFile, '--data-dir', dataDir, 'dashboard']);
+    const link = /(http:\/\/\S+\/operator#admin=gwa_\S+)/.exec(String(printed.stdout))?.[1];
+    expect(link).toBe(`${gw.url}/operator#admin=${server.adminToken}`);
+    await page.goto(link!);
+    const rps = page.getByTestId('rps');
+    await rps.waitFor();
+    expect(page.url()).toBe(`${gw.url}/operator`);
+    // The page's own loads are operator traffic, not counted; the rate is whatever it was before the load.
+    const before = Number(await rps.textContent());
+
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    let running = true;
+    const load = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (running) await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'load' }] });
+      }),
+    );
+    try {
+      await page.waitForFunction((floor) => Number(document.querySelector('[data-testid="rps"]')?.textContent) > floor + 1, before, { timeout: 20_000 });
+      await page.getByRole('cell', { name: 'mock/echo' }).first().waitFor();
+    } finally {
+      running = false;
+      await load;
+    }
+  });
+
+  it('a session that expires brings the sign-in form back over the page, and what was typed stays', async () => {
+    await page.goto(gw.url);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Message', { exact: true }).fill('a draft I do not want to lose');
+
+    const again = page.getByRole('dialog').getByRole('heading', { name: 'Sign in again' });
+    await again.waitFor({ timeout: 15_000 });
+    // The server agrees: the old token is refused.
+    const token = await page.evaluate(() => localStorage.getItem('gateway.session'));
+    expect((await fetch(`${gw.url}/api/trpc/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Email').fill(EMAIL);
+    await dialog.getByLabel('Password').fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await again.waitFor({ state: 'detached' });
+    expect(await page.$eval('textarea', (el) => (el as HTMLTextAreaElement).value)).toBe('a draft I do not want to lose');
+  });
+});
