@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, type ChatCall, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
 import { planReply } from './chat-reply.ts';
 import { toChatChunks, toChatCompletion } from './chat-wire.ts';
+import { JOB_MODELS, mockJobs } from './jobs.ts';
 import { MEDIA_MODELS, mediaCalls } from './media.ts';
 
 /** Options of the `mock` plugin: latency and failure injection for testing fallbacks. */
@@ -15,6 +16,10 @@ export interface MockOptions {
   failFirst?: number;
   /** Status of injected failures (default 500). */
   failStatus?: number;
+  /** How long a video, music or 3D job takes (ms, default 2000). */
+  jobDelayMs?: number;
+  /** Fail the first N jobs (video, music, 3D) at the end of their delay. */
+  jobFailFirst?: number;
 }
 
 function parseOptions(input: unknown): MockOptions {
@@ -25,7 +30,7 @@ function parseOptions(input: unknown): MockOptions {
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`${key} must be a non-negative number`);
     return v;
   };
-  return { latencyMs: num('latencyMs'), chunkDelayMs: num('chunkDelayMs'), failFirst: num('failFirst'), failStatus: num('failStatus') };
+  return { latencyMs: num('latencyMs'), chunkDelayMs: num('chunkDelayMs'), failFirst: num('failFirst'), failStatus: num('failStatus'), jobDelayMs: num('jobDelayMs'), jobFailFirst: num('jobFailFirst') };
 }
 
 const CHAT_CAPS = ['streaming', 'function_calling', 'thinking', 'vision', 'documents', 'json_mode'] as const;
@@ -33,6 +38,7 @@ const CHAT_CAPS = ['streaming', 'function_calling', 'thinking', 'vision', 'docum
 const MODELS: ModelSpec[] = [
   { id: 'echo', type: 'chat', capabilities: [...CHAT_CAPS], pricing: { input: 0.1, output: 0.2 }, contextWindow: 128_000, displayName: 'Mock Echo' },
   ...MEDIA_MODELS,
+  ...JOB_MODELS,
 ];
 
 function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): UpstreamResponse {
@@ -45,7 +51,7 @@ export default definePlugin<MockOptions>({
   name: 'mock',
   formats: ['chat'],
   models: MODELS,
-  options: { parse: parseOptions, keys: ['latencyMs', 'chunkDelayMs', 'failFirst', 'failStatus'] },
+  options: { parse: parseOptions, keys: ['latencyMs', 'chunkDelayMs', 'failFirst', 'failStatus', 'jobDelayMs', 'jobFailFirst'] },
   setup(ctx) {
     let calls = 0;
     const { latencyMs = 0, chunkDelayMs = 0, failFirst = 0, failStatus = 500 } = ctx.options;
@@ -76,6 +82,6 @@ export default definePlugin<MockOptions>({
       return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: stream() };
     }
 
-    return { chat, ...mediaCalls() };
+    return { chat, ...mediaCalls(), jobs: mockJobs(ctx.options) };
   },
 });

@@ -1,6 +1,7 @@
 import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from 'gateway/plugin-kit';
 import { openaiBatches } from './batches.ts';
 import { openaiMediaCalls } from './media.ts';
+import { openaiVideos } from './videos.ts';
 import { OPENAI_MODEL_FACTS } from './models.ts';
 
 /** Options of the `openai` plugin beyond the common provider keys. */
@@ -72,6 +73,8 @@ export default definePlugin<OpenAIOptions>({
       ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
       // Used when the provider says `batches: 'native'` (many compatible servers lack the API).
       batches: openaiBatches({ client, headers: mediaHeaders }),
+      // For models listed with `type: 'video_generation'` (upstreams serving `/v1/videos`).
+      jobs: openaiVideos({ client, headers: mediaHeaders }),
       close: () => client.close(),
     };
   },

@@ -5,7 +5,7 @@ import type { RoutingConfig } from '../config/routing-schema.ts';
 import type { ApiKeyRecord, KeyEndpoint, SpendLimitReset } from '../store/types.ts';
 
 /** The endpoint groups a key's `endpoints` scope may name. */
-export const KEY_ENDPOINTS = ['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches'] as const satisfies readonly KeyEndpoint[];
+export const KEY_ENDPOINTS = ['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches', 'videos'] as const satisfies readonly KeyEndpoint[];
 
 /** The periods after which a key's spend limit starts over. */
 export const SPEND_LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const satisfies readonly SpendLimitReset[];
@@ -19,6 +19,7 @@ const ENDPOINT_PATHS: Array<[string, KeyEndpoint]> = [
   ['/v1/audio', 'audio'],
   ['/v1/files', 'files'],
   ['/v1/batches', 'batches'],
+  ['/v1/videos', 'videos'],
 ];
 
 /**

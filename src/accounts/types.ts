@@ -48,7 +48,7 @@ export interface AdmissionRequest extends LimitRequest {
    * Media units the request will use at most (images asked for, characters to speak), priced
    * into the reservation; default one image on image models.
    */
-  media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
+  media?: { images?: number; speechCharacters?: number; audioSeconds?: number; mediaSeconds?: number; jobs?: number; providerUsd?: number };
   /**
    * The catalog models that may serve the request, when the route has already resolved them
    * (media); otherwise the guards resolve `model` and its configured fallbacks. A key scoped

@@ -2,6 +2,7 @@ import type { H3 } from 'h3';
 import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { BatchExecutor } from '../batches/index.ts';
+import { JobRunner } from '../jobs/index.ts';
 import { createApp } from '../server/app.ts';
 import { createMediaRuntime } from '../media/media-runtime.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
@@ -93,9 +94,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   }
   deps.media.start();
   const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });
-  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, instanceId: readInstanceId(options.dataDir, (message) => options.log.warn(message)), onLine: (outcome) => observer.countBatchLine(outcome) });
+  const instanceId = readInstanceId(options.dataDir, (message) => options.log.warn(message));
+  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, instanceId, onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
   executor.start();
+  const mediaConfig = deps.media.config;
+  const jobs = new JobRunner({ store, registry, guards, clock, log: options.log, dataDir: options.dataDir, config: mediaConfig.jobs, instanceId, sweepEveryMs: mediaConfig.purgeIntervalSeconds * 1000 });
+  deps.jobs = jobs;
+  jobs.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);
   return {
     app: createApp(deps),
@@ -104,6 +110,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       stopLogging();
       stopResponsesExpiry();
       deps.media?.stop();
+      await jobs.stop();
       await executor.stop();
       await registry.close();
       await guards.close();

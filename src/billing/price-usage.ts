@@ -40,7 +40,7 @@ export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricin
   let out: Required<ModelPricing> | undefined;
   for (const p of prices) {
     if (!p) continue;
-    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, image: 0, speechChars: 0, audioMinute: 0 };
+    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 };
     out = {
       input: Math.max(o.input, p.input ?? 0),
       output: Math.max(o.output, p.output ?? 0),
@@ -49,6 +49,8 @@ export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricin
       image: Math.max(o.image, p.image ?? 0),
       speechChars: Math.max(o.speechChars, p.speechChars ?? 0),
       audioMinute: Math.max(o.audioMinute, p.audioMinute ?? 0),
+      perSecond: Math.max(o.perSecond, p.perSecond ?? 0),
+      perJob: Math.max(o.perJob, p.perJob ?? 0),
     };
   }
   return out;
@@ -66,12 +68,22 @@ export interface MediaUnits {
   images?: number;
   speechCharacters?: number;
   audioSeconds?: number;
+  /** Seconds of generated video or music (jobs). */
+  mediaSeconds?: number;
+  /** Generation jobs. */
+  jobs?: number;
+  /** What the provider said it charged (USD); replaces the per-item price when present. */
+  providerUsd?: number;
 }
 
 /** Credits for media units: USD per image, per million speech characters, per audio minute; times `factor`. */
 export function priceMedia(pricing: ModelPricing | undefined, units: MediaUnits | undefined, factor = 1): number {
-  if (!pricing || !units) return 0;
+  if (!units) return 0;
+  if (units.providerUsd !== undefined) return roundCredits((units.providerUsd / USD_PER_CREDIT) * factor);
+  if (!pricing) return 0;
   const usd =
+    (units.mediaSeconds ?? 0) * (pricing.perSecond ?? 0) +
+    (units.jobs ?? 0) * (pricing.perJob ?? 0) +
     (units.images ?? 0) * (pricing.image ?? 0) +
     ((units.speechCharacters ?? 0) * (pricing.speechChars ?? 0)) / 1_000_000 +
     ((units.audioSeconds ?? 0) / 60) * (pricing.audioMinute ?? 0);

@@ -7,7 +7,7 @@ import pkg from '../../package.json' with { type: 'json' };
 
 const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'];
 /** Spelled out rather than imported, so --help loads no command module. */
-const KEY_ENDPOINT_NAMES = 'chat, responses, messages, images, audio, files, batches';
+const KEY_ENDPOINT_NAMES = 'chat, responses, messages, images, audio, files, batches, videos';
 
 function positiveInt(name: string) {
   return (value: string): number => {

@@ -20,13 +20,15 @@ const pricingSchema = z.strictObject({
   image: z.number().nonnegative().optional(),
   speechChars: z.number().nonnegative().optional(),
   audioMinute: z.number().nonnegative().optional(),
+  perSecond: z.number().nonnegative().optional(),
+  perJob: z.number().nonnegative().optional(),
 });
 
 const modelEntrySchema = z.union([
   z.string().min(1),
   z.strictObject({
     id: z.string().min(1),
-    type: z.enum(['chat', 'image_generation', 'audio', 'embedding']).optional(),
+    type: z.enum(['chat', 'image_generation', 'audio', 'embedding', 'video_generation', 'music_generation', 'threed_generation']).optional(),
     capabilities: z.array(z.string()).optional(),
     formats: z.array(wireFormat).min(1).optional(),
     pricing: pricingSchema.optional(),

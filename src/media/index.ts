@@ -10,7 +10,7 @@ export {
   type MediaListQuery, type MediaCreateInput, type MediaPatch,
 } from './decode-media-request.ts';
 export {
-  createMedia, deleteMedia, getMedia, libraryUsage, listMedia, listMediaRecords, updateMedia, purgeExpiredMedia, recordCompletedImage, viewMedia,
+  createMedia, createWithinLimits, pendingRecord, deleteMedia, oldestAlive, getMedia, libraryUsage, listMedia, listMediaRecords, updateMedia, purgeExpiredMedia, recordCompletedImage, viewMedia,
   MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type CompletedImageInput,
 } from './library.ts';
 export { MEDIA_LIMITS, recordBytes, type LibraryUsage } from './media-limits.ts';

@@ -3,6 +3,7 @@ import { GatewayError } from '../errors/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { MediaRecord } from '../store/types.ts';
 import { unixSeconds, type Clock } from '../util/clock.ts';
+import { createTurns } from '../util/in-turn.ts';
 import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
 import { checkRecordSize, fitsLibrary, libraryFull, recordBytes, type LibraryUsage } from './media-limits.ts';
 
@@ -91,22 +92,16 @@ export async function getMedia(deps: MediaLibraryDeps, id: string, accountId?: s
   return record;
 }
 
-const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
+const turns = new WeakMap<Store, ReturnType<typeof createTurns>>();
 
 /**
  * Runs the changes of one account's library one at a time, so concurrent requests cannot all
  * pass the size check before any of them is stored (/v1/media is not rate limited).
  */
 function oneAtATime<T>(deps: MediaLibraryDeps, accountId: string, work: () => Promise<T>): Promise<T> {
-  let byAccount = queues.get(deps.store);
-  if (!byAccount) queues.set(deps.store, (byAccount = new Map()));
-  const run = (byAccount.get(accountId) ?? Promise.resolve()).then(work);
-  const tail = run.catch(() => undefined);
-  byAccount.set(accountId, tail);
-  void tail.then(() => {
-    if (byAccount.get(accountId) === tail) byAccount.delete(accountId);
-  });
-  return run;
+  let inTurn = turns.get(deps.store);
+  if (!inTurn) turns.set(deps.store, (inTurn = createTurns()));
+  return inTurn(accountId, work);
 }
 
 /** How much of the Media Library limits an account uses (docs/limits.md): counted by the store, no record read. */
@@ -121,7 +116,7 @@ async function oldestRecords(deps: MediaLibraryDeps, accountId: string, total: n
 }
 
 /** Stores a new record if it and the account's library stay within the limits: 413 / 429 otherwise. */
-function createWithinLimits(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
+export function createWithinLimits(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
   checkRecordSize(record);
   return oneAtATime(deps, record.accountId, async () => {
     const usage = await libraryUsage(deps, record.accountId);
@@ -130,16 +125,11 @@ function createWithinLimits(deps: MediaLibraryDeps, record: MediaRecord): Promis
   });
 }
 
-/** POST /v1/media/generations: a new pending record. */
-export async function createMedia(deps: MediaLibraryDeps, accountId: string, input: MediaCreateInput): Promise<MediaRecord> {
-  return createWithinLimits(deps, {
-    id: randomUUID(),
-    accountId,
-    media_type: input.mediaType,
+/** A new pending record with no results yet: what a create stores, and a job starts from. */
+export function pendingRecord(fields: Pick<MediaRecord, 'id' | 'accountId' | 'media_type' | 'model' | 'prompt' | 'parameters' | 'created_at' | 'provider_task_id'>): MediaRecord {
+  return {
+    ...fields,
     status: 'pending',
-    model: input.model,
-    prompt: input.prompt ?? null,
-    parameters: input.parameters ?? {},
     result_urls: [],
     primary_url: null,
     preview_url: null,
@@ -148,13 +138,28 @@ export async function createMedia(deps: MediaLibraryDeps, accountId: string, inp
     width: null,
     height: null,
     error: null,
-    created_at: unixSeconds(deps.clock.now()),
     completed_at: null,
-    provider_task_id: input.providerTaskId ?? null,
     input_tokens: null,
     output_tokens: null,
     cost_credits: null,
-  });
+  };
+}
+
+/** POST /v1/media/generations: a new pending record. */
+export async function createMedia(deps: MediaLibraryDeps, accountId: string, input: MediaCreateInput): Promise<MediaRecord> {
+  return createWithinLimits(
+    deps,
+    pendingRecord({
+      id: randomUUID(),
+      accountId,
+      media_type: input.mediaType,
+      model: input.model,
+      prompt: input.prompt ?? null,
+      parameters: input.parameters ?? {},
+      created_at: unixSeconds(deps.clock.now()),
+      provider_task_id: input.providerTaskId ?? null,
+    }),
+  );
 }
 
 /**

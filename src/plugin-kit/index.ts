@@ -8,6 +8,7 @@ export type {
   TranscriptionCall, TranscriptSegment, TranscriptionResult, ProviderContext, PluginLogger, HttpRequest,
   HttpClient, HttpClientFactory, ProviderInstance, OptionsParser, ProviderPlugin,
   BatchCapability, NativeBatchRequest, NativeBatchSubmitCall, NativeBatchRef, NativeBatchPhase, NativeBatchStatus, NativeBatchResult,
+  JobMediaType, JobUpload, JobSubmitCall, JobRef, JobPhase, JobOutput, JobStatus, JobContent, JobsCapability,
 } from './types.ts';
 export type { WireFormat } from '../ir/types.ts';
 export type { AbortSource } from '../util/abort.ts';

@@ -4,7 +4,7 @@ import type { HttpClientFactory, UpstreamResponse, UpstreamTimeouts } from '../u
 export type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from '../upstream/types.ts';
 
 /** What a model is for. `audio` covers speech, transcription and translation (see capabilities). */
-export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding';
+export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding' | 'video_generation' | 'music_generation' | 'threed_generation';
 
 export type ModelCapability =
   | 'streaming'
@@ -32,6 +32,10 @@ export interface ModelPricing {
   speechChars?: number;
   /** USD per minute of transcribed audio. */
   audioMinute?: number;
+  /** USD per second of generated video or music (jobs). */
+  perSecond?: number;
+  /** USD per generation job, whatever its length. */
+  perJob?: number;
 }
 
 /** What a model reads or writes (OpenRouter's `architecture` modalities). */
@@ -299,6 +303,90 @@ export interface BatchCapability {
   find?(batchId: string, signal: AbortSignal): Promise<NativeBatchRef | undefined>;
 }
 
+/** What a job makes: a Media Library type that runs as a long job (images and audio are answered at once). */
+export type JobMediaType = 'video' | 'music' | 'threed';
+
+/** An upload that goes with a job (e.g. a video's `input_reference` image). */
+export interface JobUpload {
+  data: Uint8Array;
+  filename: string;
+  contentType: string;
+}
+
+/** What the gateway hands a plugin to start one generation job. */
+export interface JobSubmitCall {
+  mediaType: JobMediaType;
+  /** The upstream model id (no provider prefix). */
+  model: string;
+  prompt: string;
+  /** Length asked for (video, music), when the client said. */
+  seconds?: number;
+  /** `WxH` asked for (video), when the client said. */
+  size?: string;
+  inputReference?: JobUpload;
+  /** Provider-specific parameters passed on as given. */
+  extra: Record<string, unknown>;
+  /** The gateway's job id, for upstream metadata and logs. */
+  jobId: string;
+  signal: AbortSignal;
+}
+
+/** An upstream job: its id and small plugin-private state handed back on every call (after a restart too). */
+export interface JobRef {
+  id: string;
+  state: Record<string, unknown>;
+}
+
+/** Where an upstream job is; the last four are final. */
+export type JobPhase = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'expired';
+
+/** What a finished job made, as far as the upstream says. */
+export interface JobOutput {
+  contentType?: string;
+  seconds?: number;
+  width?: number;
+  height?: number;
+  bytes?: number;
+  /** Other content variants the upstream serves (e.g. `thumbnail`). */
+  variants?: string[];
+}
+
+export interface JobStatus {
+  phase: JobPhase;
+  /** 0–100, when the upstream says. */
+  progress?: number;
+  /** Why the job failed (phase `failed`). */
+  error?: { code: string; message: string };
+  /** Phase `completed`: what was made. */
+  output?: JobOutput;
+  /** What the upstream charged, in USD, when it says (replaces the gateway's price). */
+  costUsd?: number;
+  /** Replaces the ref's state when given. */
+  state?: Record<string, unknown>;
+}
+
+export interface JobContent {
+  data: Uint8Array;
+  contentType: string;
+}
+
+/**
+ * Generation jobs (optional capability): video, music and 3D made over minutes. The gateway
+ * submits once, polls until a final phase, fetches the content (through the gateway, with the
+ * provider's key) and bills; plugins only move requests and bytes.
+ */
+export interface JobsCapability {
+  /** The media types this provider's job models make. */
+  mediaTypes: JobMediaType[];
+  submit(call: JobSubmitCall): Promise<JobRef>;
+  /** Called every `media.jobs.pollIntervalMs` until a final phase. */
+  poll(ref: JobRef, signal: AbortSignal): Promise<JobStatus>;
+  /** The bytes of a completed job; `variant` is `video` (the main content) or one of `output.variants`. */
+  content(ref: JobRef, variant: string, signal: AbortSignal): Promise<JobContent>;
+  /** Asks the upstream to stop the job; absent = the gateway stops polling and marks it cancelled. */
+  cancel?(ref: JobRef, signal: AbortSignal): Promise<void>;
+}
+
 /** The calls a set-up provider implements; any may be absent. */
 export interface ProviderInstance {
   /** Models served (when absent, the plugin's static `models` plus the config's list). */
@@ -319,6 +407,8 @@ export interface ProviderInstance {
   };
   /** The upstream's own batch API, used for providers configured with `batches: 'native'`. */
   batches?: BatchCapability;
+  /** Generation jobs (video, music, 3D) for models of the matching `*_generation` type. */
+  jobs?: JobsCapability;
   close?(): Promise<void>;
 }
 

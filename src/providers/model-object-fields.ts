@@ -23,6 +23,8 @@ export function toPricingObject(pricing: ModelPricing | undefined): Record<strin
   if (pricing.image !== undefined) out.image = usdString(pricing.image);
   if (pricing.audioMinute !== undefined) out.audio_minute = usdString(pricing.audioMinute);
   if (pricing.speechChars !== undefined) out.speech_character = usdString(pricing.speechChars / 1_000_000);
+  if (pricing.perSecond !== undefined) out.per_second = usdString(pricing.perSecond);
+  if (pricing.perJob !== undefined) out.per_job = usdString(pricing.perJob);
   return out;
 }
 
@@ -33,6 +35,12 @@ export function modalitiesOf(spec: ModelSpec): { input: Modality[]; output: Moda
     switch (spec.type) {
       case 'image_generation':
         return { input: caps.includes('image_edit') ? ['text', 'image'] : ['text'], output: ['image'] };
+      case 'video_generation':
+        return { input: ['text', 'image'], output: ['video'] };
+      case 'music_generation':
+        return { input: ['text'], output: ['audio'] };
+      case 'threed_generation':
+        return { input: ['text'], output: ['file'] };
       case 'audio':
         return caps.includes('speech') ? { input: ['text'], output: ['audio'] } : { input: ['audio'], output: ['text'] };
       default: {

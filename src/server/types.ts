@@ -6,6 +6,7 @@ import type { Logger } from '../util/logger.ts';
 import type { RequestGuards } from '../accounts/types.ts';
 import type { MediaRuntime } from '../media/media-runtime.ts';
 import type { Observer } from '../observability/index.ts';
+import type { JobRunner } from '../jobs/index.ts';
 
 /** Everything the HTTP layer depends on; built by the composition root. */
 export interface ServerDeps {
@@ -22,6 +23,8 @@ export interface ServerDeps {
   media?: MediaRuntime;
   /** The batch executor (absent in processes that run no batches). */
   batches?: { wake(): void };
+  /** The media job runner (absent in processes that run no jobs: /v1/videos answers 503 there). */
+  jobs?: JobRunner;
   /** Metrics, traces, the request log and the live activity window. */
   observer: Observer;
 }

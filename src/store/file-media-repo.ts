@@ -12,6 +12,8 @@ interface MediaMeta {
   createdAt: number;
   /** Insertion order, the tie-break among records of the same second. */
   seq: number;
+  /** The record's job still needs work; its lease (kept here so finding work reads no record). */
+  job?: { lease: { owner: string; expiresAt: number } | null };
 }
 
 type Entry = LogEntry<MediaMeta>;
@@ -43,7 +45,14 @@ export class FileMediaRepo implements MediaRepo {
         if (!parsed.success) throw new Error(describeIssues(parsed.error));
         return parsed.data as MediaRecord;
       },
-      meta: (r, previous) => ({ accountId: r.accountId, mediaType: r.media_type, status: r.status, createdAt: r.created_at, seq: previous?.seq ?? repo.nextSeq++ }),
+      meta: (r, previous) => ({
+        accountId: r.accountId,
+        mediaType: r.media_type,
+        status: r.status,
+        createdAt: r.created_at,
+        seq: previous?.seq ?? repo.nextSeq++,
+        ...(r.job?.open ? { job: { lease: r.job.lease } } : {}),
+      }),
       onAdd: (entry) => {
         let list = repo.byAccount.get(entry.meta.accountId);
         if (!list) repo.byAccount.set(entry.meta.accountId, (list = []));
@@ -114,6 +123,28 @@ export class FileMediaRepo implements MediaRepo {
     const ids: string[] = [];
     for (const e of this.log.entries()) if (e.meta.createdAt < before) ids.push(e.id);
     return ids.length === 0 ? 0 : this.log.delete(ids);
+  }
+
+  claimJob(id: string, owner: string, now: number, leaseMs: number): Promise<MediaRecord | undefined> {
+    return this.log.update(id, (current) => {
+      const job = current.job;
+      if (!job?.open || (job.lease && job.lease.owner !== owner && job.lease.expiresAt > now)) return undefined;
+      return { ...current, job: { ...job, lease: { owner, expiresAt: now + leaseMs } } };
+    });
+  }
+
+  async releaseJob(id: string, owner: string): Promise<void> {
+    await this.log.update(id, (current) => (current.job?.lease?.owner === owner ? { ...current, job: { ...current.job, lease: null } } : undefined));
+  }
+
+  async claimableJobs(now: number, limit: number): Promise<MediaRecord[]> {
+    const free: Entry[] = [];
+    for (const e of this.log.entries()) {
+      const job = e.meta.job;
+      if (job && (!job.lease || job.lease.expiresAt <= now)) free.push(e);
+    }
+    free.sort((a, b) => a.meta.createdAt - b.meta.createdAt || a.meta.seq - b.meta.seq);
+    return Promise.all(free.slice(0, limit).map((e) => this.log.read(e)));
   }
 
   /** An account's live entries, in creation order (removed ones are dropped here, once). */

@@ -27,10 +27,10 @@ export interface FileStoreReport {
   insecure: string[];
 }
 
-/** The folders a data dir holds (stored responses, temporary images, uploaded files). */
-const DATA_DIRS = new Set(['responses', 'temp-images', 'files', 'batches']);
+/** The folders a data dir holds (stored responses, temporary images, uploaded files, job content). */
+const DATA_DIRS = new Set(['responses', 'temp-images', 'files', 'batches', 'media-content']);
 /** The gateway's files at the top of a data dir: records, logs, their backups, side and temp files. */
-const DATA_FILE = /^(?:db\.json|usage(?:\.rejected)?\.jsonl|media(?:\.rejected)?\.jsonl|server\.json|gateway\.lock|instance-id)(?:$|\.)/;
+const DATA_FILE = /^(?:db\.json|usage(?:\.rejected)?\.jsonl|media(?:\.rejected)?\.jsonl|server\.json|gateway\.lock|instance-id|webhook-secret)(?:$|\.)/;
 
 /** Whether a top-level entry of a data dir is the gateway's own (its mode is tightened at start). */
 function isDataDirEntry(name: string, isDirectory: boolean): boolean {

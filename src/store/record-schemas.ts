@@ -37,7 +37,7 @@ const apiKeyShape = {
   revokedAt: z.number().nullable(),
   createdAt: ms,
   models: z.array(z.string()).nullable().optional(),
-  endpoints: z.array(z.enum(['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches'])).nullable().optional(),
+  endpoints: z.array(z.enum(['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches', 'videos'])).nullable().optional(),
   limit: finite.nonnegative().nullable().optional(),
   limitReset: z.enum(['daily', 'weekly', 'monthly']).nullable().optional(),
   lastUsedAt: z.number().nullable().optional(),
@@ -120,6 +120,10 @@ const mediaShape = {
   input_tokens: nullableNumber,
   output_tokens: nullableNumber,
   cost_credits: nullableNumber,
+  job: z
+    .object({ open: z.boolean(), lease: z.object({ owner: z.string(), expiresAt: z.number() }).nullable(), state: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .optional(),
 };
 
 export const accountRecordSchema = z.looseObject(accountShape);

@@ -114,6 +114,16 @@ export interface MediaRepo {
    * and their bytes as stored (`JSON.stringify` of each, UTF-8), for the per-account caps.
    */
   usage(accountId: string, notBefore?: number): Promise<{ records: number; bytes: number }>;
+  /**
+   * Takes (or renews) the lease of an open job: succeeds when it has no lease, the lease has
+   * lapsed (`expiresAt <= now`) or `owner` holds it; one atomic step, so two instances never
+   * both hold one. Returns the record with the new lease, or undefined.
+   */
+  claimJob(id: string, owner: string, now: number, leaseMs: number): Promise<MediaRecord | undefined>;
+  /** Drops `owner`'s lease of a job (a clean stop); another owner's lease is left alone. */
+  releaseJob(id: string, owner: string): Promise<void>;
+  /** Records with an open job nobody holds a live lease on at `now`, oldest first (at most `limit`). */
+  claimableJobs(now: number, limit: number): Promise<MediaRecord[]>;
 }
 
 /**

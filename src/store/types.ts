@@ -23,7 +23,7 @@ export interface AccountRecord {
 }
 
 /** Endpoint groups an API key can be scoped to. */
-export type KeyEndpoint = 'chat' | 'responses' | 'messages' | 'images' | 'audio' | 'files' | 'batches';
+export type KeyEndpoint = 'chat' | 'responses' | 'messages' | 'images' | 'audio' | 'files' | 'batches' | 'videos';
 
 /** When a key's spend limit starts over (UTC day, week from Monday, calendar month). */
 export type SpendLimitReset = 'daily' | 'weekly' | 'monthly';
@@ -85,6 +85,19 @@ export interface MediaRecord {
   input_tokens: number | null;
   output_tokens: number | null;
   cost_credits: number | null;
+  /** A job the gateway runs for this record (src/jobs); absent on records clients move themselves. */
+  job?: MediaJobSlot | null;
+}
+
+/**
+ * The part of a running job the store understands: whether it still needs work (poll, bill,
+ * deliver its webhook) and who works on it (a lease, as for batches); the rest is the job
+ * module's own state, opaque here.
+ */
+export interface MediaJobSlot {
+  open: boolean;
+  lease: { owner: string; expiresAt: number } | null;
+  state: Record<string, unknown>;
 }
 
 export interface FileRecord {
@@ -223,7 +236,7 @@ export interface LedgerRecord {
   /** Price multiplier applied (0.5 for batches), when not 1. */
   price_multiplier?: number;
   /** Per-item units of a media call (images, speech characters, audio seconds). */
-  media?: { images?: number; speechCharacters?: number; audioSeconds?: number };
+  media?: { images?: number; speechCharacters?: number; audioSeconds?: number; mediaSeconds?: number; jobs?: number; providerUsd?: number };
 }
 
 /** The UTC periods spend is counted in: `YYYY-MM-DD`, the Monday `YYYY-MM-DD`, `YYYY-MM`. */

@@ -5,3 +5,4 @@ export { formatIssues, formatPath, issuesOf, readableMessage, type Issue } from 
 export { ExitError } from './exit-error.ts';
 export { quotedFinder } from './find-quoted.ts';
 export { rememberSecret, rememberSecretHeader, isRememberedSecret, hasSecrets, redactSecrets, containsSecret, forgetSecrets, REDACTED } from './redact-secrets.ts';
+export { createTurns } from './in-turn.ts';

@@ -22,8 +22,8 @@ const LAYERS: string[][] = [
   ['routing', 'usage', 'billing', 'limits', 'responses-store'],
   // the request pipeline (route, call, relay)
   ['pipeline'],
-  // request guards on accounts; media calls through the pipeline
-  ['accounts', 'media', 'batches'],
+  // request guards on accounts; media calls through the pipeline; media jobs
+  ['accounts', 'media', 'batches', 'jobs'],
   // admin procedures
   ['admin'],
   // HTTP routes

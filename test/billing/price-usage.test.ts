@@ -44,7 +44,7 @@ describe('pricing', () => {
   });
 
   it('takes the highest price across providers', () => {
-    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, cacheRead: 2, cacheWrite: 2, image: 0.04, speechChars: 0, audioMinute: 0 });
+    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, cacheRead: 2, cacheWrite: 2, image: 0.04, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 });
     expect(maxPricing([undefined])).toBeUndefined();
   });
 
@@ -55,6 +55,10 @@ describe('pricing', () => {
     expect(priceMedia({ image: 0.04 }, { images: 2 }, 0.5)).toBe(40);
     expect(priceMedia(undefined, { images: 2 })).toBe(0);
     expect(priceMedia({ image: 1 }, undefined)).toBe(0);
+    // Jobs: per second made and per job; what the provider said it charged wins over both.
+    expect(priceMedia({ perSecond: 0.1, perJob: 0.05 }, { mediaSeconds: 4, jobs: 1 })).toBe(450);
+    expect(priceMedia({ perSecond: 0.1 }, { mediaSeconds: 4, jobs: 1, providerUsd: 0.25 })).toBe(250);
+    expect(priceMedia(undefined, { providerUsd: 0.25 }, 0.5)).toBe(125);
     expect(mediaUnitsOf({ media: { images: 2 } })).toEqual({ images: 2 });
     expect(mediaUnitsOf({})).toBeUndefined();
     expect(isPriced({ input: 0, speechChars: 15 })).toBe(true);

@@ -18,6 +18,7 @@ import { usageRoutes } from './usage.ts';
 import { metricsRoutes } from './metrics.ts';
 import { fileRoutes } from './files.ts';
 import { batchRoutes } from './batches.ts';
+import { videoRoutes } from './videos.ts';
 
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -50,6 +51,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...tempImageRoutes(deps),
     ...fileRoutes(deps),
     ...batchRoutes(deps),
+    ...videoRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
     ...metricsRoutes(deps),

@@ -10,6 +10,8 @@ import { json } from '../send.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
+import { libraryContentHandler, submitLibraryJob } from './media-jobs.ts';
+import { deleteJob, ownJob } from '../../jobs/index.ts';
 
 const BASE = '/v1/media';
 
@@ -42,7 +44,9 @@ function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const { account } = authenticateSession(event, deps);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, libraryBodyLimit(deps)));
-    const record = await createMedia(deps, account.id, decodeCreateBody(body));
+    const input = decodeCreateBody(body);
+    // A model a provider runs jobs for: the gateway runs the job and moves the record itself.
+    const record = (await submitLibraryJob(event, deps, account, input, body)) ?? (await createMedia(deps, account.id, input));
     event.res.headers.set('location', `${BASE}/generations/${record.id}`);
     return json(event, viewMedia(record), 201);
   };
@@ -62,7 +66,9 @@ function patchHandler(deps: ServerDeps) {
 function deleteHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<Response> => {
     const { account } = authenticateSession(event, deps);
-    await deleteMedia(deps, generationId(event), account.id);
+    const record = await getMedia(deps, generationId(event), account.id);
+    if (record.job && deps.jobs) await deleteJob(deps.jobs.ctx, await ownJob(deps.jobs.ctx, record.id, account.id, record.id, 'media generation'));
+    else await deleteMedia(deps, record.id, account.id);
     const headers = new Headers(event.res.headers);
     headers.set('x-request-id', requestState(event).ids.requestId);
     headers.delete('content-type');
@@ -80,6 +86,7 @@ export function mediaLibraryRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: `${BASE}/music`, handler: listHandler(deps, 'music') },
     { method: 'GET', path: `${BASE}/threed`, handler: listHandler(deps, 'threed') },
     { method: 'GET', path: `${BASE}/generations/:id`, handler: getHandler(deps) },
+    { method: 'GET', path: `${BASE}/generations/:id/content`, handler: libraryContentHandler(deps) },
     { method: 'PATCH', path: `${BASE}/generations/:id`, handler: patchHandler(deps) },
     { method: 'DELETE', path: `${BASE}/generations/:id`, handler: deleteHandler(deps) },
   ];

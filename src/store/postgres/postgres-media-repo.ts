@@ -74,6 +74,41 @@ export class PostgresMediaRepo implements MediaRepo {
     return rowCount ?? 0;
   }
 
+  async claimJob(id: string, owner: string, now: number, leaseMs: number): Promise<MediaRecord | undefined> {
+    // The row is held while the lease is checked and written: two instances never both take it.
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ record: string }>('select record from gw_media where id = $1 for update', [id]);
+      if (!rows[0]) return undefined;
+      const current = JSON.parse(rows[0].record) as MediaRecord;
+      const job = current.job;
+      if (!job?.open || (job.lease && job.lease.owner !== owner && job.lease.expiresAt > now)) return undefined;
+      const next: MediaRecord = { ...current, job: { ...job, lease: { owner, expiresAt: now + leaseMs } } };
+      await client.query('update gw_media set record = $2 where id = $1', [id, stringifyRecord(next)]);
+      return next;
+    });
+  }
+
+  async releaseJob(id: string, owner: string): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ record: string }>('select record from gw_media where id = $1 for update', [id]);
+      const current = rows[0] ? (JSON.parse(rows[0].record) as MediaRecord) : undefined;
+      if (!current?.job || current.job.lease?.owner !== owner) return;
+      await client.query('update gw_media set record = $2 where id = $1', [id, stringifyRecord({ ...current, job: { ...current.job, lease: null } })]);
+    });
+  }
+
+  async claimableJobs(now: number, limit: number): Promise<MediaRecord[]> {
+    // Open jobs are few and short-lived; the JSON test runs only on rows a job was ever made for.
+    const { rows } = await this.pool.query<{ record: string }>(
+      `select record from gw_media
+        where media_type <> 'image' and (record::jsonb #>> '{job,open}') = 'true'
+          and coalesce((record::jsonb #>> '{job,lease,expiresAt}')::double precision, 0) <= $1
+        order by created_at, seq limit $2`,
+      [now, limit],
+    );
+    return rows.map((r) => JSON.parse(r.record) as MediaRecord);
+  }
+
   async usage(accountId: string, notBefore?: number): Promise<{ records: number; bytes: number }> {
     const { rows } = await this.pool.query<{ records: number; bytes: number }>(
       'select count(*)::int as records, coalesce(sum(octet_length(record)), 0)::bigint as bytes from gw_media where account_id = $1 and ($2::bigint is null or created_at >= $2::bigint)',

@@ -1,0 +1,78 @@
+import type { Admission, AuthContext, RequestGuards } from '../accounts/index.ts';
+import type { MediaConfig } from '../media/index.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { AccountRecord, ApiKeyRecord, MediaRecord, Store } from '../store/index.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Logger } from '../util/logger.ts';
+import { createTurns } from '../util/index.ts';
+import type { ContentCache } from './content-cache.ts';
+import { readJob, type JobState } from './job-state.ts';
+
+/** What the job code needs from the composition root. */
+export interface JobDeps {
+  store: Store;
+  registry: ProviderRegistry;
+  guards: RequestGuards;
+  clock: Clock;
+  log: Logger;
+  dataDir: string;
+  config: MediaConfig['jobs'];
+  /** Who holds job leases: stable across restarts of one data dir (its `instance-id`), as for batches. */
+  instanceId: string;
+  /** How often cached content of records that are gone is removed (ms; `media.purgeIntervalSeconds`). */
+  sweepEveryMs?: number;
+}
+
+/** The job runtime's shared parts: deps, the content cache and the holds made in this process. */
+export interface JobContext extends JobDeps {
+  cache: ContentCache;
+  /** Admissions held since submit (or since this instance resumed the job), by record id. */
+  holds: Map<string, Admission>;
+  /** The per-account webhook secret. */
+  webhookSecret(accountId: string): string;
+}
+
+/**
+ * Who a job is billed to: the API key that submitted it, or (a Media Library submit, made with a
+ * dashboard session) the account itself under the key id `dashboard`, which no spend limit names.
+ */
+export async function jobAuth(store: Store, accountId: string, keyId: string | null): Promise<AuthContext | undefined> {
+  const account: AccountRecord | undefined = store.cache.account(accountId) ?? (await store.accounts.get(accountId));
+  if (!account) return undefined;
+  if (keyId === null) return { account, key: dashboardKey(account) };
+  const key = await store.keys.get(keyId);
+  return key ? { account, key } : undefined;
+}
+
+/** The stand-in key of dashboard-session jobs. */
+export function dashboardKey(account: AccountRecord): ApiKeyRecord {
+  return { id: 'dashboard', accountId: account.id, name: 'dashboard session', hash: '', preview: 'dashboard', rpm: null, expiresAt: null, revokedAt: null, createdAt: account.createdAt ?? 0 };
+}
+
+const turns = new WeakMap<Store, ReturnType<typeof createTurns>>();
+
+/** What a change of a job makes: its new state, record fields to set, and whether it still needs work. */
+export interface JobChange {
+  job: JobState;
+  patch?: Partial<MediaRecord>;
+  open?: boolean;
+}
+
+/**
+ * Changes a job from its freshest stored state, one change per record at a time in this process,
+ * so the runner and a route (cancel) never write over each other. `change` returns undefined to
+ * leave the record as it is. Resolves with the record as stored, or undefined when it is gone.
+ */
+export function updateJob(store: Store, id: string, change: (job: JobState, record: MediaRecord) => JobChange | undefined): Promise<MediaRecord | undefined> {
+  let inTurn = turns.get(store);
+  if (!inTurn) turns.set(store, (inTurn = createTurns()));
+  return inTurn(id, async () => {
+    const current = await store.media.get(id);
+    const job = current ? readJob(current) : undefined;
+    if (!current?.job || !job) return undefined;
+    const next = change(job, current);
+    if (!next) return current;
+    const open = next.open ?? current.job.open;
+    return store.media.update(id, { ...next.patch, job: { open, lease: open ? current.job.lease : null, state: next.job } });
+  });
+}

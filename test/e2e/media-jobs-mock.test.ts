@@ -1,0 +1,141 @@
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
+
+interface Credits {
+  data: { credits: { balance: number; reserved: number; total_used: number } };
+}
+
+describe('media jobs against mock: /v1/videos through the openai SDK, the Media Library running jobs, isolation', () => {
+  const dir = tempDir('gw-media-jobs-');
+  const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 400 } } });
+  const dataDir = path.join(dir, 'data');
+  let gw: SpawnedGateway;
+  const keys: Record<string, string> = {};
+  const sessions: Record<string, string> = {};
+  const sdk = (who: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[who], maxRetries: 0 });
+  const get = async (token: string, pathname: string) => fetch(`${gw.url}${pathname}`, { headers: { authorization: `Bearer ${token}` } });
+  const credits = async (who: string) => ((await (await get(keys[who], '/v1/credits')).json()) as Credits).data.credits;
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ configFile, dataDir });
+    const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    for (const who of ['alice', 'bob']) {
+      const email = `${who}@example.test`;
+      const created = await cli('accounts', 'create', '--email', email, '--password', 'correct horse', '--credits', '1000');
+      expect(created.exitCode, String(created.stderr)).toBe(0);
+      const key = await cli('keys', 'create', '--account', email, '--json');
+      keys[who] = (JSON.parse(String(key.stdout)) as { key: string }).key;
+      const login = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse' }) });
+      sessions[who] = ((await login.json()) as { token: string }).token;
+    }
+  });
+  afterAll(async () => {
+    await gw.stop();
+  });
+
+  it('create → retrieve until completed → download the MP4 and its thumbnail → list → delete, billed once per second made', async () => {
+    const client = sdk('alice');
+    const created = await client.videos.create({ model: 'mock/video', prompt: 'a wave at dusk', seconds: '4', size: '720x1280' });
+    expect(created).toMatchObject({ object: 'video', status: 'queued', model: 'video', seconds: '4', size: '720x1280', progress: 0, completed_at: null, error: null });
+    expect(created.id).toMatch(/^video_[0-9a-f]{32}$/);
+    expect((created as unknown as { polling_url: string }).polling_url).toBe(`${gw.url}/v1/videos/${created.id}`);
+    expect(created.expires_at).toBe(created.created_at + 30 * 86400);
+    // The estimate (4 s at $0.10/s = 400 credits) is held while the job runs.
+    expect((await credits('alice')).reserved).toBe(400);
+    const statuses = new Set<string>();
+    const done = await until('the video to complete', async () => {
+      const v = await client.videos.retrieve(created.id);
+      statuses.add(v.status);
+      return v.status === 'completed' || v.status === 'failed' ? v : undefined;
+    });
+    expect(done.status).toBe('completed');
+    expect(done.progress).toBe(100);
+    expect(done.completed_at).toBeGreaterThanOrEqual(done.created_at);
+    expect(done.seconds).toBe('1'); // the mock makes one second, whatever was asked
+    expect((done as unknown as { usage: { cost: number } }).usage).toEqual({ cost: 100 });
+    const video = Buffer.from(await (await client.videos.downloadContent(created.id)).arrayBuffer());
+    expect(video.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    const thumb = Buffer.from(await (await client.videos.downloadContent(created.id, { variant: 'thumbnail' })).arrayBuffer());
+    expect([...thumb.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    expect(await credits('alice')).toMatchObject({ balance: 900, reserved: 0, total_used: 100 });
+    const listed = [];
+    for await (const v of client.videos.list({ limit: 1 })) listed.push(v.id);
+    expect(listed).toContain(created.id);
+    // The same job is a Media Library record, moved by the gateway.
+    const lib = (await (await get(sessions.alice, '/v1/media/videos')).json()) as { data: Array<Record<string, unknown>> };
+    const record = lib.data.find((r) => r.prompt === 'a wave at dusk')!;
+    expect(record).toMatchObject({ media_type: 'video', status: 'completed', width: 64, height: 36, duration_seconds: 1, file_size_bytes: video.length });
+    expect(record.primary_url).toBe(`${gw.url}/v1/media/generations/${record.id}/content`);
+    expect(Buffer.from(await (await get(sessions.alice, new URL(record.primary_url as string).pathname)).arrayBuffer())).toEqual(video);
+    expect(await client.videos.delete(created.id)).toEqual({ id: created.id, object: 'video.deleted', deleted: true });
+    await expect(client.videos.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
+    expect((await get(sessions.alice, `/v1/media/generations/${record.id}`)).status).toBe(404);
+  });
+
+  it('a job the provider fails ends failed with its error and releases the hold', async () => {
+    const client = sdk('alice');
+    const before = await credits('alice');
+    const created = await client.videos.create({ model: 'mock/video', prompt: 'please [fail]' });
+    const failed = await until('the job to fail', async () => {
+      const v = await client.videos.retrieve(created.id);
+      return v.status === 'failed' ? v : undefined;
+    });
+    expect(failed.error).toEqual({ code: 'generation_failed', message: 'mock: injected job failure' });
+    await until('the hold to go', async () => ((await credits('alice')).reserved === 0 ? true : undefined));
+    expect((await credits('alice')).balance).toBe(before.balance);
+    await expect(client.videos.downloadContent(created.id)).rejects.toMatchObject({ status: 409 });
+  });
+
+  it('a Media Library POST with a job model moves to completed by itself; music and 3D serve real files', async () => {
+    const post = async (body: unknown) => {
+      const res = await fetch(`${gw.url}/v1/media/generations`, { method: 'POST', headers: { authorization: `Bearer ${sessions.alice}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { id: string; status: string };
+    };
+    const music = await post({ media_type: 'music', model: 'mock/music', prompt: 'a calm tune', parameters: { seconds: 2 } });
+    const model = await post({ media_type: 'threed', model: 'mock/3d', prompt: 'a teapot' });
+    expect(music.status).toBe('pending');
+    for (const [id, magic] of [[music.id, 'RIFF'], [model.id, 'glTF']] as const) {
+      const record = await until('the record to complete', async () => {
+        const r = (await (await get(sessions.alice, `/v1/media/generations/${id}`)).json()) as Record<string, unknown>;
+        return r.status === 'completed' ? r : undefined;
+      });
+      const bytes = Buffer.from(await (await get(sessions.alice, new URL(record.primary_url as string).pathname)).arrayBuffer());
+      expect(bytes.subarray(0, 4).toString('latin1')).toBe(magic);
+      expect(record.file_size_bytes).toBe(bytes.length);
+    }
+    // A model no provider runs stays client-driven.
+    const manual = await post({ media_type: 'video', model: 'veo-3', prompt: 'x' });
+    expect((await (await get(sessions.alice, `/v1/media/generations/${manual.id}`)).json()) as object).toMatchObject({ status: 'pending' });
+  });
+
+  it('a job of another account is 404 through every route, content included', async () => {
+    const created = await sdk('alice').videos.create({ model: 'mock/video', prompt: 'private' });
+    await until('completion', async () => ((await sdk('alice').videos.retrieve(created.id)).status === 'completed' ? true : undefined));
+    const bob = sdk('bob');
+    await expect(bob.videos.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
+    await expect(bob.videos.downloadContent(created.id)).rejects.toMatchObject({ status: 404 });
+    await expect(bob.videos.delete(created.id)).rejects.toMatchObject({ status: 404 });
+    expect((await fetch(`${gw.url}/v1/videos/${created.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${keys.bob}` } })).status).toBe(404);
+    const bobList = [];
+    for await (const v of bob.videos.list()) bobList.push(v.id);
+    expect(bobList).not.toContain(created.id);
+    const recordId = created.id.slice(6).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    for (const token of [sessions.bob, keys.bob]) expect((await get(token, `/v1/media/generations/${recordId}/content`)).status).toBe(404);
+    expect((await get(sessions.bob, `/v1/media/generations/${recordId}`)).status).toBe(404);
+    // The owner reaches it with either credential.
+    for (const token of [sessions.alice, keys.alice]) expect((await get(token, `/v1/media/generations/${recordId}/content`)).status).toBe(200);
+  });
+
+  it('validates the create body (422 naming fields) and refuses non-video models', async () => {
+    const res = await fetch(`${gw.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${keys.alice}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/video', seconds: 'ten', size: 'big', callback_url: 'ftp://x' }) });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { error: { details: { fields: Record<string, string> } } };
+    expect(Object.keys(body.error.details.fields).sort()).toEqual(['callback_url', 'prompt', 'seconds', 'size']);
+    await expect(sdk('alice').videos.create({ model: 'mock/echo', prompt: 'x' })).rejects.toMatchObject({ status: 400 });
+    await expect(sdk('alice').videos.create({ model: 'nope/nothing', prompt: 'x' })).rejects.toMatchObject({ status: 404 });
+  });
+});
