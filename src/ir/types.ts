@@ -172,6 +172,11 @@ export interface ChatRequest {
   promptCacheOptions?: Record<string, unknown>;
   /** Fields of the inbound body the IR has no slot for; copied only when the target is the same format. */
   extra?: Record<string, unknown>;
+  /**
+   * Responses `item_reference` ids nothing in the gateway resolved: a same-format passthrough
+   * sends them to the upstream as written (OpenAI resolves its stored items); a conversion cannot.
+   */
+  unresolvedReferences?: string[];
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'pause' | 'error';

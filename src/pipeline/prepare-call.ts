@@ -1,4 +1,5 @@
 import { getCodec } from '../formats/registry.ts';
+import { validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
@@ -49,6 +50,8 @@ export function prepareCall(
   const passthrough = !options.forceConversion && model.formats.includes(exchange.format);
   const upstreamFormat = passthrough ? exchange.format : model.formats[0];
   if (passthrough) {
+    const capped = capPassthrough(exchange, model);
+    if (capped) return capped;
     const needsUsage = upstreamFormat === 'chat' && request.stream && !request.includeUsage;
     if (!needsUsage) {
       const raw = replaceModelInRaw(exchange.raw, String(exchange.body.model), model.upstreamId);
@@ -61,6 +64,7 @@ export function prepareCall(
     const rawBody = (raw === undefined ? undefined : withIncludeUsage(raw)) ?? JSON.stringify(body);
     return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
   }
+  const references = checkReferences(request, model);
   const tools = vendorTools(request);
   const dropped = tools && tools.format !== upstreamFormat ? tools.types : undefined;
   if (dropped && tools && hostedToolsPolicy(model) === 'reject') throw vendorToolsError(tools, model.id);
@@ -73,9 +77,55 @@ export function prepareCall(
     body.stream_options = withField((body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
   }
   const prepared: PreparedCall = { call: callOf(upstreamFormat, model, request, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
+  if (references) fitted.adapted.push(`item_reference=dropped(${references.length})`);
   if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
   if (dropped) prepared.droppedTools = dropped;
   return prepared;
+}
+
+/** The output-cap field of each format. */
+const CAP_FIELD: Record<WireFormat, string[]> = { chat: ['max_tokens', 'max_completion_tokens'], responses: ['max_output_tokens'], messages: ['max_tokens'] };
+
+/**
+ * A same-format request whose output cap is above the model's known maximum would only be
+ * refused upstream (SDKs pick 128k for ids they do not know, such as the gateway's
+ * `provider/model`): the cap is lowered to the maximum and the body re-serialized, the one
+ * passthrough edit besides the model id. Undefined when nothing needs it.
+ */
+function capPassthrough(exchange: ChatExchange, model: CatalogModel): PreparedCall | undefined {
+  const max = model.spec.maxOutputTokens;
+  if (max === undefined) return undefined;
+  const body = exchange.body;
+  const over = CAP_FIELD[exchange.format].filter((field) => typeof body[field] === 'number' && (body[field] as number) > max);
+  if (over.length === 0) return undefined;
+  let fitted = withField(body, 'model', model.upstreamId);
+  for (const field of over) fitted = withField(fitted, field, max);
+  const thinking = fitted.thinking as { budget_tokens?: unknown } | undefined;
+  // Anthropic wants the thinking budget below max_tokens.
+  if (exchange.format === 'messages' && typeof thinking?.budget_tokens === 'number' && thinking.budget_tokens >= max) fitted = withField(fitted, 'thinking', { ...thinking, budget_tokens: Math.max(1024, max - 1024) });
+  const stripUsageChunk = exchange.format === 'chat' && fitted.stream === true && !(fitted.stream_options as { include_usage?: unknown } | undefined)?.include_usage;
+  if (stripUsageChunk) fitted = withField(fitted, 'stream_options', withField((fitted.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true));
+  const call = { format: exchange.format, model: model.upstreamId, stream: fitted.stream === true, headers: headersFor(exchange.format, exchange.forwardHeaders), body: fitted, rawBody: JSON.stringify(fitted) };
+  return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk, adapted: over.map((field) => `${field}=${max}`) };
+}
+
+/**
+ * Unresolved item_references on a converted route: reasoning items (`rs_…`, what the AI SDK
+ * references with `store`) are dropped — a converted upstream cannot replay another vendor's
+ * reasoning anyway, and Anthropic thinking is then switched off for that turn — anything else is
+ * a 422 naming the id. Returns the dropped ids.
+ */
+function checkReferences(request: ChatRequest, model: CatalogModel): string[] | undefined {
+  const ids = request.unresolvedReferences;
+  if (!ids) return undefined;
+  const needed = ids.filter((id) => !id.startsWith('rs_'));
+  if (needed.length > 0) {
+    throw validationError(
+      { input: `item_reference '${needed[0]}' cannot be resolved` },
+      `Cannot resolve item_reference '${needed[0]}': model '${model.id}' is served by an upstream that does not speak the Responses API, and the gateway holds no such item; send the item itself instead of a reference.`,
+    );
+  }
+  return ids;
 }
 
 /** The call, spelled out: on Node 20, `{ ...base, newKey }` costs ~0.45 µs per new key. */

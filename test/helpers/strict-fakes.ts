@@ -31,6 +31,8 @@ export interface StrictFakeOptions {
   pick?: (toolNames: string[], body: Json) => ToolPick | undefined;
   /** The final text once a tool result arrived. */
   finalText?: string;
+  /** How many tool calls (one per turn) before the final text; default 1. */
+  toolTurns?: number;
   /** Provider-side prompt cache: input tokens reported as cached when the request's prefix was seen before by this fake. */
   cacheKey?: (body: Json) => string | undefined;
 }
@@ -134,10 +136,29 @@ function toolNames(format: WireFormat, body: Json): string[] {
   return tools.flatMap((t) => (t.type === 'function' ? [t.name] : t.type === 'namespace' ? (t.tools ?? []).map((m: Json) => `${t.name}.${m.name}`) : []));
 }
 
-function hasToolResult(format: WireFormat, body: Json): boolean {
-  if (format === 'chat') return (body.messages ?? []).some((m: Json) => m.role === 'tool');
-  if (format === 'messages') return (body.messages ?? []).some((m: Json) => Array.isArray(m.content) && m.content.some((b: Json) => b.type === 'tool_result'));
-  return (Array.isArray(body.input) ? body.input : []).some((item: Json) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output');
+function toolResults(format: WireFormat, body: Json): number {
+  if (format === 'chat') return (body.messages ?? []).filter((m: Json) => m.role === 'tool').length;
+  if (format === 'messages') return (body.messages ?? []).flatMap((m: Json) => (Array.isArray(m.content) ? m.content : [])).filter((b: Json) => b.type === 'tool_result').length;
+  return (Array.isArray(body.input) ? body.input : []).filter((item: Json) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output').length;
+}
+
+/** The tool a `tool_choice` forces by name (the AI SDK's JSON-tool mode for structured output), if any. */
+function forcedTool(format: WireFormat, body: Json): string | undefined {
+  const choice = body.tool_choice;
+  // `required` / `any` with a single tool forces that one (what a model then does).
+  const only = toolNames(format, body);
+  if ((choice === 'required' || choice?.type === 'any') && only.length === 1) return only[0];
+  if (typeof choice !== 'object' || choice === null) return undefined;
+  if (format === 'chat') return choice.type === 'function' ? choice.function?.name : undefined;
+  if (format === 'responses') return choice.type === 'function' ? choice.name : undefined;
+  return choice.type === 'tool' ? choice.name : undefined;
+}
+
+/** True when the request asks for JSON output (a JSON mode, a schema, or the gateway's JSON instruction). */
+function wantsJson(format: WireFormat, body: Json): boolean {
+  if (format === 'chat') return body.response_format?.type === 'json_object' || body.response_format?.type === 'json_schema';
+  if (format === 'responses') return body.text?.format?.type === 'json_object' || body.text?.format?.type === 'json_schema';
+  return body.output_config?.format !== undefined || JSON.stringify(body.system ?? '').includes('single valid JSON object');
 }
 
 function errorReply(format: WireFormat, message: string): FakeReply {
@@ -169,8 +190,10 @@ export async function startStrictFake(options: StrictFakeOptions): Promise<Stric
     const cached = key !== undefined && seenPrefixes.has(key);
     if (key !== undefined) seenPrefixes.add(key);
     if (cached) fake.cacheHits += 1;
-    const pick = hasToolResult(format, body) ? undefined : options.pick?.(toolNames(format, body), body);
-    const turn: Turn = { model: body.model, reasoning: model.reasoning && wantsReasoning(format, body), tool: pick, text: options.finalText ?? 'Done: the file is written.', cachedTokens: cached ? 100 : 0 };
+    const forced = forcedTool(format, body);
+    const pick = forced && toolResults(format, body) === 0 ? { name: forced, input: { answer: 'done' } } : toolResults(format, body) >= (options.toolTurns ?? 1) ? undefined : options.pick?.(toolNames(format, body), body);
+    const text = wantsJson(format, body) ? JSON.stringify({ answer: 'done' }) : (options.finalText ?? 'Done: the file is written.');
+    const turn: Turn = { model: body.model, reasoning: model.reasoning && wantsReasoning(format, body), tool: pick, text, cachedTokens: cached ? 100 : 0 };
     if (format === 'chat') return chatReply(turn, body);
     if (format === 'messages') return messagesReply(turn, body);
     const reply = responsesReply(turn, body);

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execaNode } from 'execa';
 import { REPO_ROOT, tempDir } from './spawn-gateway.ts';
 
@@ -32,7 +33,7 @@ export function clientModule(name: string): Promise<any> {
   const pkg = JSON.parse(fs.readFileSync(path.join(modules, name, 'package.json'), 'utf8')) as { exports?: any; module?: string; main?: string };
   const root = pkg.exports?.['.'];
   const entry = (typeof root === 'string' ? root : (root?.import?.default ?? root?.import ?? root?.default)) ?? pkg.module ?? pkg.main ?? 'index.js';
-  return import(path.join(modules, name, typeof entry === 'string' ? entry : entry.default));
+  return import(pathToFileURL(path.join(modules, name, typeof entry === 'string' ? entry : entry.default)).href);
 }
 
 /** Environment for a client process: only what it needs, a private HOME, every phone-home switched off. */

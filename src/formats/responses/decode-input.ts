@@ -32,6 +32,11 @@ export interface DecodeInputOptions {
   hasServerHistory: boolean;
   /** Resolves an item_reference id to a raw wire item (e.g. from stored responses); undefined if unknown. */
   resolveItemReference?: (id: string) => unknown;
+  /**
+   * Collects the ids of item_references nothing here resolves, instead of a 422: a Responses
+   * upstream may resolve them itself (OpenAI keeps stored items); the pipeline decides.
+   */
+  unresolved?: string[];
 }
 
 type Item = Record<string, unknown>;
@@ -131,7 +136,10 @@ class InputDecoder {
     const { id } = parseOrThrow(itemReferenceSchema, item, path);
     if (this.ids.has(id)) return; // already present in this input
     const resolved = allowReference ? this.options.resolveItemReference?.(id) : undefined;
-    if (resolved === undefined) return invalid([...path, 'id'], `Cannot resolve item_reference '${id}'`);
+    if (resolved === undefined) {
+      if (this.options.unresolved) return void this.options.unresolved.push(id);
+      return invalid([...path, 'id'], `Cannot resolve item_reference '${id}'`);
+    }
     if (typeof resolved === 'object' && resolved !== null && (resolved as Item).type === 'function_call') {
       const { call_id: callId } = resolved as Item;
       if (typeof callId === 'string') this.calls.callIds.add(callId);

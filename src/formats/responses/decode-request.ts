@@ -50,15 +50,18 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   const scalars = parseOrThrow(scalarsSchema, raw, []);
   const extra = copyExtra(raw);
 
+  const unresolved: string[] = [];
   const request: ChatRequest = {
     model: raw.model,
     system: scalars.instructions ? [{ type: 'text', text: scalars.instructions } satisfies TextPart] : [],
     messages: decodeInput(raw.input, {
       hasServerHistory: Boolean(scalars.previous_response_id) || raw.conversation != null,
       resolveItemReference: options.resolveItemReference,
+      unresolved,
     }),
     stream: scalars.stream ?? false,
   };
+  if (unresolved.length > 0) request.unresolvedReferences = unresolved;
   if (scalars.max_output_tokens != null) request.maxTokens = scalars.max_output_tokens;
   if (scalars.temperature != null) request.temperature = scalars.temperature;
   if (scalars.top_p != null) request.topP = scalars.top_p;

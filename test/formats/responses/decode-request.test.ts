@@ -166,11 +166,9 @@ describe('responses decodeRequest', () => {
     }
   });
 
-  it('resolves item_reference through the resolver option, else 422', () => {
+  it('resolves item_reference through the resolver option, else lists it as unresolved (the pipeline decides)', () => {
     const body = { model: 'm', input: [{ type: 'item_reference', id: 'fc_stored' }, { type: 'function_call_output', call_id: 'call_S', output: 'ok' }] };
-    const error = fails(body);
-    expect(error.code).toBe('validation_error');
-    expect((error.details as { fields: Record<string, string> }).fields['input[0].id']).toMatch(/Cannot resolve item_reference/);
+    expect(decodeResponsesRequest(body).unresolvedReferences).toEqual(['fc_stored']);
     const request = decodeResponsesRequest(body, {
       resolveItemReference: (id) => (id === 'fc_stored' ? { type: 'function_call', id: 'fc_stored', call_id: 'call_S', name: 'f', arguments: '{}' } : undefined),
     });
