@@ -19,6 +19,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { RoutingConfig } from '../config/routing-schema.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/repositories.ts';
+import { recordNotWritten, type StorageHealth } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
@@ -45,6 +46,8 @@ export interface AccountGuardsOptions {
   /** Credits shared across instances (a database store): holds, ledger and aggregates live there. */
   shared?: SharedCredits;
   credits: CreditBook;
+  /** Whether the data dir can be written: billed requests are refused while it cannot. */
+  storage: StorageHealth;
   clock: Clock;
   log: Logger;
   /** Fallback chains, so a scoped key cannot reach a model outside its scope through one. */
@@ -71,7 +74,7 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
 /** What a settlement did: the charge, and the write its ledger line waits for (group commit). */
 interface Settled {
   charge?: SettledCharge;
-  /** Resolves once the ledger line is in the kernel and the balance is charged; never rejects. */
+  /** Resolves once the ledger line is in the kernel and the balance is charged; rejects (503, not charged) when it could not be written. */
   recorded?: Promise<void>;
 }
 
@@ -147,6 +150,8 @@ class AccountAdmission implements Admission {
         this.recording = undefined;
         return charge;
       });
+      // A line that could not be written rejects (503): the route fails the answer; stays set so the end is never sent.
+      recording.catch(() => undefined);
       this.recording = recording;
       return recording;
     } catch (error) {
@@ -176,6 +181,7 @@ export class AccountGuards implements RequestGuards {
   readonly limits: RateLimitConfig;
   readonly billing: BillingConfig;
   readonly usageViews: UsageViews;
+  readonly storage: StorageHealth;
   private readonly shared: SharedCredits | undefined;
   /** Admissions granted and not settled yet: the ledger's group commit waits only while others may join. */
   private inFlight = 0;
@@ -189,6 +195,7 @@ export class AccountGuards implements RequestGuards {
     this.limits = o.limits;
     this.billing = o.billing;
     this.shared = o.shared;
+    this.storage = o.storage;
     this.usageViews = o.shared ? new SharedUsageViews(o.store, o.shared, o.limits, o.clock) : new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock, o.ledger?.file);
   }
 
@@ -200,6 +207,14 @@ export class AccountGuards implements RequestGuards {
 
   admit(request: AdmissionRequest): Promise<Admission> {
     const limiter = this.o.limiter;
+    // No answer without its record: while the data dir cannot be written, billed requests are refused before any upstream call.
+    if (request.model) {
+      try {
+        this.o.storage.check();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     if (this.shared) return this.admitShared(request, this.shared);
     if (!limiter.hitNow || !limiter.acquireNow) return this.admitAsync(request);
     // An in-process limiter answers at once: the whole admission is synchronous, one promise.
@@ -214,6 +229,7 @@ export class AccountGuards implements RequestGuards {
   admitNow(request: AdmissionRequest): Admission | undefined {
     const limiter = this.o.limiter;
     if (this.shared || !limiter.hitNow || !limiter.acquireNow) return undefined;
+    if (request.model) this.o.storage.check();
     return this.admitInProcess(request);
   }
 
@@ -473,9 +489,7 @@ export class AccountGuards implements RequestGuards {
       // Alone in flight: nobody can join a group, so the line is written at once.
       appended = ledger.appendToGroup(line, this.inFlight === 0);
     } catch (error) {
-      this.notRecorded(error, account.id);
-      this.book(account.id, charged, undefined, reservation);
-      return { charge };
+      return { charge, recorded: Promise.reject(this.notRecorded(error, request, reservation)) };
     }
     const { entry, written } = appended;
     if (!written) {
@@ -485,8 +499,7 @@ export class AccountGuards implements RequestGuards {
     const recorded = written.then(
       () => this.book(account.id, charged, entry, reservation),
       (error: unknown) => {
-        this.notRecorded(error, account.id);
-        this.book(account.id, charged, undefined, reservation);
+        throw this.notRecorded(error, request, reservation);
       },
     );
     return { charge, recorded };
@@ -556,8 +569,16 @@ export class AccountGuards implements RequestGuards {
     this.o.log.warn('credits: the upstream billed more than the hold; the difference is charged', { request_id: request.requestId, account: request.auth.account.id, model: request.model, held, cost, charged });
   }
 
-  private notRecorded(error: unknown, accountId: string): void {
-    this.o.log.error('usage ledger append failed; the charge is applied but not recorded', { error: String(error), account: accountId });
+  /**
+   * The ledger line could not be written (a full disk): no charge without its line — the
+   * reservation goes back, the balance is untouched, the answer fails with 503 instead of being
+   * sent, and billed requests are refused until the data dir can be written again.
+   */
+  private notRecorded(error: unknown, request: AdmissionRequest, reservation: Reservation): GatewayError {
+    this.credits.release(reservation);
+    this.o.storage.failed(error, 'the usage ledger');
+    this.o.log.error('usage ledger append failed; the request is not charged and its answer fails', { error: String(error), account: request.auth.account.id, request_id: request.requestId });
+    return recordNotWritten(error, 'usage ledger line');
   }
 
   liveInFlight(): number {
@@ -574,6 +595,7 @@ export class AccountGuards implements RequestGuards {
   }
 
   async close(): Promise<void> {
+    this.o.storage.close();
     await this.o.limiter.close();
     await this.o.ledger?.close();
     await this.shared?.close();

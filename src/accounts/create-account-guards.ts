@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/index.ts';
 import { createRateLimitStore, rateLimitConfigSchema, RedisRateLimitStore, type RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Store } from '../store/repositories.ts';
+import { StorageHealth } from '../store/index.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { AccountGuards } from './account-guards.ts';
@@ -21,6 +22,8 @@ export interface CreateAccountGuardsOptions {
   dataDir: string;
   /** A limiter to use instead of the one `limits.store` names (tests, benchmarks). */
   limiter?: RateLimitStore;
+  /** Whether the data dir can be written (shared with the routes that write records); made here when absent. */
+  storage?: StorageHealth;
 }
 
 /** Builds the account guards from the config: limiter, ledger (replayed into the store), credit book. */
@@ -29,6 +32,7 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
   // back over the ones an operator lifted with null.
   const limits = options.config.limits ?? rateLimitConfigSchema.parse({});
   const billing = billingConfigSchema.parse(options.config.billing ?? {});
+  const storage = options.storage ?? new StorageHealth(options.dataDir, (message, fields) => options.log.warn(message, fields));
   let shared: SharedCredits | undefined;
   let ledger;
   let usage: UsageIndex;
@@ -40,6 +44,7 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
       log: options.log,
       enforce: billing.enforce,
       dataDir: options.dataDir,
+      storage,
       flushMs: options.config.store?.flushMs,
       leaseIdleMs: options.config.store?.leaseIdleMs,
       syncIntervalMs: billing.ledgerSyncMs,
@@ -79,6 +84,7 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
     usage,
     shared,
     credits: new CreditBook(options.store),
+    storage,
     clock,
     log: options.log,
     routing: options.config.routing,

@@ -119,29 +119,35 @@ export class SettlementOutbox {
   /**
    * Appends a settlement. With `now` (or no group commit) it is in the kernel when this returns
    * (`written` undefined); otherwise `written` resolves once its group is (rejects if the write
-   * failed — the line is still shipped from memory). The flusher ships it within `flushMs`.
+   * failed: the line is then not sent, unless a send already took it). Throws, nothing sent, when
+   * the line cannot be written at once. The flusher ships it within `flushMs`.
    */
   append(input: NewOutboxLine, now: boolean): { line: OutboxLine; written?: Promise<void> } {
-    let line: OutboxLine;
-    let written: Promise<void> | undefined;
-    try {
-      const appended = this.ledger.appendToGroup(input, now);
-      line = appended.entry as OutboxLine;
-      written = appended.written?.catch((error: unknown) => {
-        line.seq = 0;
-        throw error;
-      });
-    } catch (error) {
-      // Not in the file: shipped from memory (a crash before then loses it), never a checkpoint.
-      line = { seq: 0, ...input };
-      this.pending.push(line);
-      this.schedule();
-      throw Object.assign(new Error(`the settlement outbox could not be written: ${String(error)}`), { line });
-    }
+    // Not in the file (a full disk): thrown, and never sent — no charge without its record.
+    const appended = this.ledger.appendToGroup(input, now);
+    const line = appended.entry as OutboxLine;
+    const written = appended.written?.catch((error: unknown) => {
+      line.seq = 0;
+      // Its group could not be written: not sent either, unless a send already took it (then it is charged, and recorded in the database).
+      if (this.withdraw(line)) throw error;
+    });
     if (line.seq > 0) this.lastSeq = line.seq;
     this.pending.push(line);
     this.schedule();
     return written ? { line, written } : { line };
+  }
+
+  /** Lines whose write failed, taken out of what is sent (they stay in `pending` so counts hold; a send skips them). */
+  private readonly withdrawn = new WeakSet<OutboxLine>();
+  /** Lines of the send in flight (from `head`). */
+  private sending = 0;
+
+  /** Takes a line out of what is sent: false when a send in flight already took it. */
+  private withdraw(line: OutboxLine): boolean {
+    const at = this.pending.indexOf(line, this.head);
+    if (at < 0 || at < this.head + this.sending) return false;
+    this.withdrawn.add(line);
+    return true;
   }
 
   /** Ships the waiting lines now; resolves once every line appended before the call is in the database (rejects when a try fails). */
@@ -193,8 +199,9 @@ export class SettlementOutbox {
       while (this.backlog > 0) {
         const group = this.pending.slice(this.head, this.head + (this.isolating > 0 ? 1 : this.maxLines));
         let outcomes: SettleOutcome[];
+        this.sending = group.length;
         try {
-          outcomes = await this.o.ship(group);
+          outcomes = await this.shipSome(group);
         } catch (error) {
           if ((error as { refused?: unknown } | null)?.refused !== true) {
             this.failed(error);
@@ -208,6 +215,7 @@ export class SettlementOutbox {
           this.setAside(group[0], error);
           outcomes = [{ inserted: false, charged: 0 }];
         }
+        this.sending = 0;
         if (this.isolating > 0) this.isolating -= 1;
         this.failures = 0;
         this.head += group.length;
@@ -237,7 +245,17 @@ export class SettlementOutbox {
     if (this.backlog > 0) this.schedule();
   }
 
+  /** Sends a group without its withdrawn lines (those charge nothing). */
+  private async shipSome(group: readonly OutboxLine[]): Promise<SettleOutcome[]> {
+    if (!group.some((l) => this.withdrawn.has(l))) return this.o.ship(group);
+    const sent = group.filter((l) => !this.withdrawn.has(l));
+    const outcomes = sent.length > 0 ? await this.o.ship(sent) : [];
+    let i = 0;
+    return group.map((l) => (this.withdrawn.has(l) ? { inserted: false, charged: 0 } : outcomes[i++]));
+  }
+
   private failed(error: unknown): void {
+    this.sending = 0;
     const wait = RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)];
     if (this.failures === 0 || this.failures % 10 === 0) {
       this.o.log.error('credits: the database did not take settlements; they wait in the data dir and are sent again', { lines: this.backlog, retry_ms: wait, error: String(error) });

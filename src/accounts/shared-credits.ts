@@ -8,6 +8,7 @@ import { utcPeriods } from '../usage/utc-periods.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { newId } from '../util/index.ts';
+import { recordNotWritten } from '../store/index.ts';
 import { SettlementOutbox, type NewOutboxLine, type OutboxLine } from './settlement-outbox.ts';
 import { nextMonthStart, nextResetAt } from './spend-period.ts';
 
@@ -42,6 +43,8 @@ export interface SharedCreditsOptions {
   leaseIdleMs?: number;
   /** Settlements waiting for the database past which admission answers 503 (default `MAX_OUTBOX_BACKLOG`). */
   maxBacklog?: number;
+  /** Told when the outbox cannot be written (billed requests are refused until the data dir can be). */
+  storage?: { failed(error: unknown, what: string): void; check(): void };
   /** `billing.ledgerSyncMs` / `billing.ledgerGroupMs` for the outbox file. */
   syncIntervalMs?: number;
   groupCommitMs?: number;
@@ -554,7 +557,7 @@ export class SharedCredits {
    * Returns what the answer's end waits for: the local write when it joined a group (undefined
    * when written at once), or with `untilRecorded` (batch lines) the database's commit. Sets
    * `charge.charged` (for a request with its own hold, the cost: the database may take less
-   * if the balance ran out). Never rejects.
+   * if the balance ran out). Rejects (503, not charged) when the outbox line cannot be written.
    */
   settle(hold: SharedHold | undefined, entry: SharedEntry, charge: SettledCharge, options: { now: boolean; untilRecorded?: boolean }): Promise<void> | undefined {
     let charged = roundCredits(Math.max(0, entry.cost_credits));
@@ -576,20 +579,42 @@ export class SharedCredits {
     try {
       written = this.outbox.append(line, options.now).written;
     } catch (error) {
-      this.o.log.error('credits: a settlement could not be written to the data dir; it is sent from memory (lost if this instance stops first)', { request_id: entry.request_id, error: String(error) });
+      return Promise.reject(this.notWritten(error, hold, charged, entry.request_id));
+    }
+    if (written) {
+      const slice = hold?.slice;
+      // A group that could not be written: its line is withdrawn (not sent, not charged) and the answer fails; resolved when a send had already taken it.
+      written = written.catch((error: unknown) => {
+        // The outbox already gave the slice's charge back when it skipped the line (shippedLines); a hold of its own goes back here.
+        throw this.notWritten(error, slice ? undefined : hold, 0, entry.request_id);
+      });
     }
     if (options.untilRecorded) {
       // Not tracked: a database that stays away must not hold up a clean stop (the line is in the data dir).
-      return this.outbox.shipped().catch((error: unknown) => {
+      const shipped = this.outbox.shipped().catch((error: unknown) => {
         this.o.log.warn('credits: a batch line is charged in the data dir only; sent at the next start', { request_id: entry.request_id, error: String(error) });
       });
+      return written ? written.then(() => shipped) : shipped;
     }
     if (!written) return undefined;
-    return this.track(
-      written.catch((error: unknown) => {
-        this.o.log.error('credits: a settlement could not be written to the data dir; it is sent from memory (lost if this instance stops first)', { request_id: entry.request_id, error: String(error) });
-      }),
-    );
+    // Handled here (tracked for close); the caller's copy rejects so the answer fails.
+    this.track(written.catch(() => undefined));
+    return written;
+  }
+
+  /**
+   * The settlement's outbox line could not be written (a full disk): no charge without its
+   * record — the slice's charge goes back (`sliceCharge`), a hold of its own is released — and
+   * billed requests are refused until the data dir can be written. Returns the 503 the answer fails with.
+   */
+  private notWritten(error: unknown, hold: SharedHold | undefined, sliceCharge: number, requestId: string): GatewayError {
+    if (hold?.slice) hold.slice.charged = roundCredits(Math.max(0, hold.slice.charged - sliceCharge));
+    else if (hold && (hold.credits > 0 || hold.tokens > 0)) {
+      this.track(this.o.repo.release(hold.requestId).catch((e: unknown) => this.o.log.warn('credits: releasing a hold failed', { request_id: hold.requestId, error: String(e) })));
+    }
+    this.o.storage?.failed(error, 'the settlement outbox');
+    this.o.log.error('credits: a settlement could not be written to the data dir; the request is not charged and its answer fails', { request_id: requestId, error: String(error) });
+    return recordNotWritten(error, 'settlement outbox line');
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {

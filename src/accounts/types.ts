@@ -5,6 +5,7 @@
 import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/types.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
+import type { StorageState } from '../store/storage-health.ts';
 import type { buildActivityView, buildCreditsView, buildKeyView, LedgerPage } from '../usage/index.ts';
 
 /** Who is calling: the account and the API key used. */
@@ -126,4 +127,6 @@ export interface RequestGuards {
   billedRequests?(prefix: string): Promise<Set<string>>;
   /** Live requests (naming a model, not batch lines) admitted and not yet settled in this process: batch lines give way to them. */
   liveInFlight?(): number;
+  /** Whether the data dir can be written (billed requests are refused while it cannot); /health reports it. */
+  readonly storage?: { state(): StorageState; failed(error: unknown, what: string): void };
 }

@@ -83,6 +83,11 @@ export interface StreamTarget {
   onClose(listener: () => void): void;
   /** The stream's terminal record is being written: hold writes so the end goes out with it. */
   hold?(): void;
+  /**
+   * Cuts the response without its end (the answer's records could not be written): the client
+   * sees a broken stream, never a whole answer. Absent: the end is sent without what was held.
+   */
+  abort?(): void;
 }
 
 /** A relayed stream: iterate it, or push it into a target with no promise per chunk (one or the other). */

@@ -15,6 +15,8 @@ class HeldEndTarget implements StreamTarget {
   private held: Array<string | Uint8Array> = [];
   private ending: { chunk?: string | Uint8Array } | undefined;
   private waiting = false;
+  /** The records could not be written: nothing more goes out. */
+  private failed = false;
   /** The last promise waited for (it may still be what `pending` returns for a moment). */
   private awaited: Promise<unknown> | undefined;
 
@@ -24,6 +26,7 @@ class HeldEndTarget implements StreamTarget {
   ) {}
 
   write(chunk: string | Uint8Array): boolean {
+    if (this.failed) return true;
     if (this.gate()) {
       this.held.push(chunk);
       return true;
@@ -32,6 +35,7 @@ class HeldEndTarget implements StreamTarget {
   }
 
   end(chunk?: string | Uint8Array): void {
+    if (this.failed) return;
     if (this.gate()) this.ending = { chunk };
     else this.inner.end(chunk);
   }
@@ -48,6 +52,10 @@ class HeldEndTarget implements StreamTarget {
     this.inner.hold?.();
   }
 
+  abort(): void {
+    this.inner.abort?.();
+  }
+
   /** True while output must wait (and arranges the release). */
   private gate(): boolean {
     if (this.waiting) return true;
@@ -55,8 +63,17 @@ class HeldEndTarget implements StreamTarget {
     if (!waiting || waiting === this.awaited) return false;
     this.waiting = true;
     const release = () => this.release(waiting);
-    void waiting.then(release, release);
+    void waiting.then(release, () => this.fail());
     return true;
+  }
+
+  /** Its records could not be written: what was held never goes out, and the response is cut (no whole answer without its record). */
+  private fail(): void {
+    this.failed = true;
+    this.held = [];
+    this.ending = undefined;
+    if (this.inner.abort) this.inner.abort();
+    else this.inner.end();
   }
 
   private release(done: Promise<unknown>): void {

@@ -129,6 +129,12 @@ class NodeTarget implements StreamTarget {
     this.res.once('drain', listener);
   }
 
+  abort(): void {
+    this.pending = undefined;
+    // No terminating chunk: every HTTP client sees the body cut, not a finished answer.
+    this.res.destroy();
+  }
+
   onClose(listener: () => void): void {
     const res = this.res;
     res.once('close', () => {

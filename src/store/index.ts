@@ -11,4 +11,5 @@ export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, Respo
 export type * from './types.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
 export { EmailTakenError } from './email-taken.ts';
+export { StorageHealth, recordNotWritten, type StorageState } from './storage-health.ts';
 export { PostgresStore, PostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';

@@ -51,14 +51,17 @@ function providerHealth(registry: ProviderRegistry, circuits: CircuitSnapshot[])
 /**
  * GET /health: liveness and whether any provider can serve, from the routing state in memory
  * (no upstream call, no store read, exempt from limits). 503 when no provider can serve:
- * none configured, or every one's circuits open.
+ * none configured, or every one's circuits open; or when the data dir cannot be written
+ * (`storage.writable: false`, with the error).
  */
 export function health(deps: ServerDeps) {
   return (event: H3Event): string => {
     const circuits = routerFor(deps.registry, deps.config.routing).breaker.snapshot();
     const providers = providerHealth(deps.registry, circuits);
     const serving = providers.filter((p) => p.state !== 'down').length;
-    const status = serving === 0 ? 'unavailable' : providers.every((p) => p.state === 'ok') ? 'ok' : 'degraded';
+    const storage = deps.guards.storage?.state() ?? { writable: true };
+    // A data dir that cannot be written: billed requests are refused (no answer without its record).
+    const status = serving === 0 || !storage.writable ? 'unavailable' : providers.every((p) => p.state === 'ok') ? 'ok' : 'degraded';
     event.res.headers.set('cache-control', 'no-store');
     return json(
       event,
@@ -68,8 +71,9 @@ export function health(deps: ServerDeps) {
         providers: providers.map((p) => p.id),
         models: deps.registry.models.length,
         provider_health: providers,
+        storage,
       },
-      serving === 0 ? 503 : 200,
+      status === 'unavailable' ? 503 : 200,
     );
   };
 }

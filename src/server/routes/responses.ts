@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { H3Event } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
+import { recordNotWritten } from '../../store/index.ts';
 import { getCodec } from '../../formats/registry.ts';
 import { prependHistory, responseToHistory } from '../../formats/responses/index.ts';
 import type { ChatRequest, ChatResponse, StreamPart } from '../../ir/types.ts';
@@ -150,10 +151,19 @@ export class StoredResponseCapture implements ResponseCapture {
     }
     const saving = deps.store.responses
       .save({ id, accountId: this.accountId, createdAt: deps.clock.now(), request: this.requestText, response: text })
-      .catch((error: unknown) => deps.log.error('could not store a response; GET and previous_response_id will not find it', { id, error: String(error) }))
-      .finally(() => {
-        if (this.saving === saving) this.saving = undefined;
+      .catch((error: unknown) => {
+        // Its id must not be sent for a response that is not stored: the answer fails (503) instead.
+        deps.log.error('could not store a response; the answer fails instead of naming it', { id, error: String(error) });
+        deps.guards.storage?.failed(error, 'a stored response');
+        throw recordNotWritten(error, 'stored response');
       });
+    // The answer's end waits for it; a failed save stays pending-and-failed so the end is never sent. Handled here too: nobody may be waiting.
+    saving.then(
+      () => {
+        if (this.saving === saving) this.saving = undefined;
+      },
+      () => undefined,
+    );
     this.saving = saving;
   }
 }

@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { GatewayError } from '../errors/index.ts';
+import { FILE_MODE } from '../util/private-files.ts';
+
+/** What /health says about the data dir. */
+export interface StorageState {
+  writable: boolean;
+  /** Why not, while not writable (the error code and what failed to be written). */
+  error?: string;
+  /** Since when (unix seconds), while not writable. */
+  since?: number;
+}
+
+/** How often the data dir is tried again while it cannot be written (ms). */
+const PROBE_MS = 500;
+/** The probe writes this much: room for a group of ledger lines, not just one byte. */
+const PROBE_BYTES = 64 * 1024;
+
+/**
+ * Whether the data dir can be written (issue 27 §2: no answer without its record). A record
+ * that cannot be written (a usage ledger line, a settlement outbox line, a stored Response)
+ * says so here; from then on billed requests are refused with 503 `service_unavailable`
+ * naming storage, before any upstream call, and `/health` reports it. Every `PROBE_MS` a
+ * probe file is written and removed in the background; once it succeeds the gateway serves
+ * again by itself.
+ */
+export class StorageHealth {
+  private failure: { error: string; since: number } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private probing = false;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly log?: (message: string, fields?: Record<string, unknown>) => void,
+  ) {}
+
+  /** A write to the data dir failed: refuse billed requests until a probe succeeds. */
+  failed(error: unknown, what: string): void {
+    const code = (error as NodeJS.ErrnoException)?.code ?? String(error);
+    if (!this.failure) {
+      this.failure = { error: `${code} writing ${what}`, since: Math.floor(Date.now() / 1000) };
+      this.log?.(`storage: the data dir cannot be written (${code} writing ${what}); billed requests answer 503 until it can`, { data_dir: this.dataDir });
+    }
+    this.timer ??= setInterval(() => void this.probe(), PROBE_MS);
+    this.timer.unref();
+  }
+
+  get writable(): boolean {
+    return this.failure === undefined;
+  }
+
+  state(): StorageState {
+    return this.failure ? { writable: false, error: this.failure.error, since: this.failure.since } : { writable: true };
+  }
+
+  /** Throws 503 service_unavailable while the data dir cannot be written. */
+  check(): void {
+    const failure = this.failure;
+    if (!failure) return;
+    throw new GatewayError('service_unavailable', `Storage is unavailable: the gateway's data dir cannot be written (${failure.error}), so requests that are billed are refused until it can; retry shortly.`, { retryAfter: 5 });
+  }
+
+  private async probe(): Promise<void> {
+    if (this.probing || !this.failure) return;
+    this.probing = true;
+    const file = path.join(this.dataDir, '.storage-probe');
+    try {
+      await fs.promises.writeFile(file, Buffer.alloc(PROBE_BYTES), { mode: FILE_MODE });
+      await fs.promises.rm(file, { force: true });
+      this.log?.('storage: the data dir can be written again; serving billed requests', { data_dir: this.dataDir, since: this.failure.since });
+      this.failure = undefined;
+      clearInterval(this.timer);
+      this.timer = undefined;
+    } catch {
+      await fs.promises.rm(file, { force: true }).catch(() => undefined);
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** The 503 a request gets when its own record could not be written (it is not charged). */
+export function recordNotWritten(error: unknown, what: string): GatewayError {
+  const code = (error as NodeJS.ErrnoException)?.code ?? String(error);
+  return new GatewayError('service_unavailable', `Storage is unavailable: this request's ${what} could not be written to the data dir (${code}); it was not charged. Retry shortly.`, { retryAfter: 5 });
+}
