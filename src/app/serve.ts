@@ -8,6 +8,7 @@ import { randomToken } from '../util/secrets.ts';
 import type { Logger } from '../util/logger.ts';
 import { bootstrapDataDir, hasUsableKey } from './bootstrap.ts';
 import { createAdminApp } from '../server/app.ts';
+import { capConnections } from '../server/cap-connections.ts';
 import { createGateway, type Gateway } from './create-gateway.ts';
 
 export interface ServeOptions {
@@ -89,12 +90,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
     const composed = gateway;
-    listeners.push(await bind(gateway.app, options.host, options.port, '--port'));
+    listeners.push(await bind(gateway.app, options.host, options.port, '--port', options.config.server.maxConnections));
     const url = urlOf(listeners[0].server, options.host);
     let adminUrl = admin?.public ? url : loopbackUrlOf(listeners[0].server, options.host);
     if (admin?.port !== undefined) {
       const adminHost = admin.host ?? '127.0.0.1';
-      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, 'server.admin.port'));
+      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, 'server.admin.port', options.config.server.maxConnections));
       adminUrl = urlOf(listeners[1].server, adminHost);
     }
     // Only now that the ports are ours: a start that cannot bind must not create a key nobody sees.
@@ -139,10 +140,11 @@ async function drain({ server, inFlight }: Bound, deadline: number): Promise<voi
 }
 
 /** Listens on host:port (0 = a free port); a port that cannot be had is one clear line, not a surprise port. */
-async function bind(app: H3, host: string, port: number, setting: string): Promise<Bound> {
+async function bind(app: H3, host: string, port: number, setting: string, maxConnections: number): Promise<Bound> {
   let server: Server;
+  const cap = capConnections(maxConnections);
   try {
-    const listener: Listener = await listen(toNodeHandler(app), {
+    const listener: Listener = await listen(cap.wrap(toNodeHandler(app)) as ReturnType<typeof toNodeHandler>, {
       port: port === 0 ? { port: 0, random: true } : port,
       hostname: host,
       showURL: false,
@@ -159,6 +161,7 @@ async function bind(app: H3, host: string, port: number, setting: string): Promi
     throw new Error(`cannot listen on ${host}:${port} (${reason}): is another server using it? Pick another with ${setting} (0 = any free port).`);
   }
   detachHttpShutdown(server);
+  cap.attach(server);
   return { server, inFlight: trackInFlight(server) };
 }
 

@@ -121,6 +121,8 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(8787),
       host: z.string().min(1).default('127.0.0.1'),
       bodyLimits: bodyLimitsSchema.prefault({}),
+      /** Open connections per listener; past it a request is answered 503 with Retry-After (docs/limits.md). */
+      maxConnections: z.number().int().positive().default(10_000),
       /** Seconds to let in-flight requests finish on SIGINT/SIGTERM. */
       shutdownGraceSeconds: z.number().nonnegative().default(10),
       /**

@@ -9,6 +9,81 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * Error replies quote client input (an id, a model, a field's value), and a client chooses its
+ * length: a 45 MB id once made a 90 MB 422. So every error is bounded where it is made: a
+ * quoted value ('…') keeps QUOTE_EXCERPT_CHARS, a message MAX_MESSAGE_CHARS, every string in
+ * `details` MAX_DETAIL_CHARS, every object and array in it MAX_DETAIL_ENTRIES (docs/limits.md).
+ */
+export const QUOTE_EXCERPT_CHARS = 64;
+export const MAX_MESSAGE_CHARS = 2048;
+export const MAX_DETAIL_CHARS = 256;
+export const MAX_DETAIL_ENTRIES = 64;
+
+/** `text` cut to `max` characters, saying how much was cut. */
+export function excerpt(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/** Every '…' quote in `message` cut to QUOTE_EXCERPT_CHARS (a scan: a regex backtracks out of stack on a 45 MB quote). */
+function cutQuotes(message: string): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const open = message.indexOf("'", from);
+    const close = open < 0 ? -1 : message.indexOf("'", open + 1);
+    if (close < 0) break;
+    out += close - open - 1 > QUOTE_EXCERPT_CHARS ? `${message.slice(from, open + 1)}${excerpt(message.slice(open + 1, close), QUOTE_EXCERPT_CHARS)}'` : message.slice(from, close + 1);
+    from = close + 1;
+  }
+  return out + message.slice(from);
+}
+
+function boundMessage(message: string): string {
+  // Short messages cannot quote much: the common case costs one length check.
+  if (message.length <= 2 * QUOTE_EXCERPT_CHARS) return message;
+  return excerpt(cutQuotes(message), MAX_MESSAGE_CHARS);
+}
+
+/** `value` with every string, array and object bounded; the same value when nothing needed it. */
+function boundValue(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return value.length > MAX_DETAIL_CHARS ? excerpt(value, MAX_DETAIL_CHARS) : value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > 6) return '…';
+  if (Array.isArray(value)) {
+    let changed = value.length > MAX_DETAIL_ENTRIES;
+    const items = value.slice(0, MAX_DETAIL_ENTRIES).map((item) => {
+      const bounded = boundValue(item, depth + 1);
+      if (bounded !== item) changed = true;
+      return bounded;
+    });
+    if (value.length > MAX_DETAIL_ENTRIES) items.push(`… (${value.length - MAX_DETAIL_ENTRIES} more)`);
+    return changed ? items : value;
+  }
+  return boundDetails(value as Record<string, unknown>, depth);
+}
+
+function boundDetails(details: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  let count = 0;
+  for (const key in details) {
+    count += 1;
+    if (count > MAX_DETAIL_ENTRIES) {
+      changed = true;
+      continue;
+    }
+    const item = details[key];
+    const bounded = boundValue(item, depth + 1);
+    const boundedKey = key.length > MAX_DETAIL_CHARS ? excerpt(key, MAX_DETAIL_CHARS) : key;
+    if (bounded !== item || boundedKey !== key) changed = true;
+    // A client's key may be "__proto__": an own property, never the prototype.
+    Object.defineProperty(out, boundedKey, { value: bounded, enumerable: true, writable: true, configurable: true });
+  }
+  if (count > MAX_DETAIL_ENTRIES) out['…'] = `${count - MAX_DETAIL_ENTRIES} more`;
+  return changed ? out : details;
+}
+
 /** The one error type of the gateway: a stable code, a status derived from it, a retryable flag. */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
@@ -18,11 +93,11 @@ export class GatewayError extends Error {
   readonly headers?: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(boundMessage(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code];
-    this.details = options.details;
+    this.details = options.details && boundDetails(options.details);
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
   }

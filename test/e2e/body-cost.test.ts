@@ -103,6 +103,26 @@ describe('a body is bounded by what it costs, not only by its bytes', () => {
     await Promise.all(holders);
   });
 
+  it('an error quotes a short excerpt of client input: a 45 MB id is not a 90 MB 422', { timeout: 60_000 }, async () => {
+    const id = `call_${'i'.repeat(45 * MB)}`;
+    const cases: Array<[string, unknown]> = [
+      ['/v1/responses', { model: 'mock/echo', input: [{ type: 'function_call_output', call_id: id, output: 'x' }] }],
+      ['/v1/responses', { model: 'mock/echo', input: [{ type: 'item_reference', id }] }],
+    ];
+    for (const [route, body] of cases) {
+      const res = await fetch(`${gw.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${proKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await res.text();
+      expect(res.status).toBe(422);
+      expect(text.length).toBeLessThan(4096);
+      expect(text).toContain('call_iiii');
+      expect(text).toContain('more characters');
+    }
+    // A long id in a path too (8 KB, within Node's header limit).
+    const gone = await fetch(`${gw.url}/v1/responses/resp_${'r'.repeat(8000)}`, { headers: { authorization: `Bearer ${proKey}` } });
+    expect(gone.status).toBe(404);
+    expect((await gone.text()).length).toBeLessThan(2048);
+  });
+
   it('an unauthenticated slow body gets its 401 and loses its socket', { timeout: 30_000 }, async () => {
     const slow = await rawRequest(gw.url, chatHead(undefined, 1_000_000), () => Buffer.from('{"a":1,'), { gapMs: 100 });
     expect(slow.status).toBe(401);
