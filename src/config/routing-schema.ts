@@ -33,6 +33,19 @@ const retrySchema = z.strictObject({
   budgetMs: z.number().int().positive().default(30_000),
 });
 
+/** Sticky routing for prompt caches: a session's requests stay on the provider that served its first one. */
+const stickySchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Where the session key is read, first found wins: OpenAI `prompt_cache_key`, Anthropic `metadata.user_id`, the `X-Session-Id` header. */
+  keys: z.array(z.enum(['prompt_cache_key', 'metadata.user_id', 'x-session-id'])).default(['x-session-id', 'prompt_cache_key', 'metadata.user_id']),
+  /** How long a session keeps its provider after its last request. */
+  ttlMs: z.number().int().positive().default(3_600_000),
+  /** Sessions remembered per instance (the oldest is forgotten first). */
+  maxSessions: z.number().int().positive().default(100_000),
+  /** Hedged calls for a session's requests: off by default (a hedge warms a second cache for nothing). */
+  hedge: z.boolean().default(false),
+});
+
 const latencySchema = z.strictObject({
   /** Weight of the newest time-to-first-byte sample in the moving average. */
   alpha: z.number().gt(0).max(1).default(0.3),
@@ -45,6 +58,7 @@ export const routingConfigSchema = z.strictObject({
   breaker: breakerSchema.prefault({}),
   retry: retrySchema.prefault({}),
   latency: latencySchema.prefault({}),
+  sticky: stickySchema.prefault({}),
   /** Fraction taken off the price when a fallback served the request (0.1 = 10% off). */
   fallbackDiscount: fraction.default(0.1),
   /**

@@ -138,7 +138,9 @@ function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan'
 export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, request = decodeInbound(exchange)): Promise<ChatOutcome> {
   const router = deps.router ?? routerFor(deps.registry, deps.routing);
   const startedAt = router.now();
-  const plan = planFor(router, request);
+  const session = sessionKeyOf(router, exchange, request);
+  const planned = planFor(router, request);
+  const plan = session === undefined ? planned : router.sticky.order(planned, session, startedAt, (id) => router.breaker.state(id) === 'closed');
   const client = exchange.client ?? watchOf(exchange.signal);
   let served;
   try {
@@ -147,12 +149,13 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, re
       plan,
       client,
       (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client),
-      { startedAt, discard: discardAnswer },
+      { startedAt, discard: discardAnswer, noHedge: session !== undefined && !router.config.sticky.hedge },
     );
   } catch (error) {
     throw error instanceof RoutingFailure ? routingFailureError(error, plan) : error;
   }
   const { value: answer, model, routing, fallback } = served;
+  if (session !== undefined) router.sticky.served(session, model.id, router.now());
   const headers = buildRoutingHeaders(routing, fallback);
   const outcome =
     answer.kind === 'json'
@@ -172,6 +175,21 @@ function noteAdaptations(outcome: ChatOutcome, prepared: PreparedCall): ChatOutc
     outcome.headers['x-gateway-dropped-tools'] = prepared.droppedTools.join(', ');
   }
   return outcome;
+}
+
+/**
+ * The request's sticky-routing session key, from the sources `routing.sticky.keys` names, first
+ * found wins (`metadata.user_id` is Anthropic's, read from Messages requests); undefined when
+ * sticky routing is off or none is there. Prefixed by source so two sources never collide.
+ */
+function sessionKeyOf(router: Router, exchange: ChatExchange, request: ChatRequest): string | undefined {
+  const sticky = router.config.sticky;
+  if (!sticky.enabled) return undefined;
+  for (const source of sticky.keys) {
+    const value = source === 'x-session-id' ? exchange.sessionId : source === 'prompt_cache_key' ? request.promptCacheKey : exchange.format === 'messages' ? request.user : undefined;
+    if (value) return `${source}:${request.model}:${value}`;
+  }
+  return undefined;
 }
 
 /** `headers` with one more (a fresh object from buildRoutingHeaders, so set in place). */

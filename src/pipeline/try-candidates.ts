@@ -44,6 +44,8 @@ export interface TryOptions<T> {
   startedAt?: number;
   /** Frees an answer that lost a hedge race (e.g. closes its stream). */
   discard?: (value: T) => void;
+  /** No hedged second call even if the model has `hedge` (a sticky session's request). */
+  noHedge?: boolean;
 }
 
 /**
@@ -122,7 +124,7 @@ export async function tryCandidates<T>(
   const loop = new CandidateLoop(router, plan, client, attempt);
   let givenUp: Set<string> | undefined;
 
-  const hedgeMs = router.hedgeDelayFor(plan.requested);
+  const hedgeMs = options.noHedge ? undefined : router.hedgeDelayFor(plan.requested);
   // The first scheduled call, without the schedule's generators: the one most requests make.
   const firstScheduled = policy.attempts > 0 ? (plan.primary[0] ?? plan.chain[0]) : undefined;
   let skipFirst = false;

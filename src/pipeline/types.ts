@@ -13,6 +13,8 @@ export interface ChatExchange {
   body: Record<string, unknown>;
   /** Client headers worth forwarding upstream (anthropic-beta, …). */
   forwardHeaders: Record<string, string>;
+  /** The client's `X-Session-Id` header, a sticky-routing session key (routing.sticky). */
+  sessionId?: string;
   /** Fires when the client goes away. */
   readonly signal: AbortSignal;
   /** The same as `signal`, cheaper to watch (its AbortSignal is made only if read). */

@@ -8,3 +8,4 @@ export { Router, routerFor, type RouterOptions } from './router.ts';
 export { buildRoutingHeaders } from './build-routing-headers.ts';
 export { describeRoutingEvents } from './describe-routing-events.ts';
 export type { RoutePlan, RoutingInfo, RoutingMode, FallbackInfo } from './types.ts';
+export { StickySessions, type StickyOptions } from './sticky-sessions.ts';

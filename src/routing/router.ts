@@ -3,6 +3,7 @@ import { CircuitBreaker } from './circuit-breaker.ts';
 import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from '../config/routing-schema.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { planRoute, type CandidateFilter } from './plan-route.ts';
+import { StickySessions } from './sticky-sessions.ts';
 import type { RoutePlan } from './types.ts';
 
 export interface RouterOptions {
@@ -14,6 +15,7 @@ export interface RouterOptions {
 export class Router {
   readonly breaker: CircuitBreaker;
   readonly latency: LatencyTracker;
+  readonly sticky: StickySessions;
   readonly now: () => number;
   readonly random: () => number;
 
@@ -26,6 +28,7 @@ export class Router {
     this.random = options.random ?? Math.random;
     this.breaker = new CircuitBreaker({ ...config.breaker, now: this.now });
     this.latency = new LatencyTracker(config.latency.alpha);
+    this.sticky = new StickySessions(config.sticky);
   }
 
   /** The candidates of a requested model id, in the order they will be tried. */

@@ -33,8 +33,11 @@ export interface StrictFakeOptions {
   finalText?: string;
   /** How many tool calls (one per turn) before the final text; default 1. */
   toolTurns?: number;
-  /** Provider-side prompt cache: input tokens reported as cached when the request's prefix was seen before by this fake. */
-  cacheKey?: (body: Json) => string | undefined;
+  /**
+   * Provider-side prompt cache: `lookup` is the prefix this request could reuse, `store` what it
+   * leaves cached; input tokens are reported as cached when this fake stored `lookup` before.
+   */
+  cacheKey?: (body: Json) => { lookup: string; store: string } | undefined;
 }
 
 export interface StrictFake extends FakeUpstream {
@@ -187,8 +190,8 @@ export async function startStrictFake(options: StrictFakeOptions): Promise<Stric
       return errorReply(format, error.message);
     }
     const key = options.cacheKey?.(body);
-    const cached = key !== undefined && seenPrefixes.has(key);
-    if (key !== undefined) seenPrefixes.add(key);
+    const cached = key !== undefined && seenPrefixes.has(key.lookup);
+    if (key !== undefined) seenPrefixes.add(key.store);
     if (cached) fake.cacheHits += 1;
     const forced = forcedTool(format, body);
     const pick = forced && toolResults(format, body) === 0 ? { name: forced, input: { answer: 'done' } } : toolResults(format, body) >= (options.toolTurns ?? 1) ? undefined : options.pick?.(toolNames(format, body), body);

@@ -10,6 +10,7 @@ describe('routing config', () => {
       breaker: { failureThreshold: 5, cooldownMs: 30_000 },
       retry: { attempts: 3, baseMs: 250, maxMs: 5_000, budgetMs: 30_000 },
       latency: { alpha: 0.3 },
+      sticky: { enabled: true, keys: ['x-session-id', 'prompt_cache_key', 'metadata.user_id'], ttlMs: 3_600_000, maxSessions: 100_000, hedge: false },
       fallbackDiscount: 0.1,
       events: 'opt-in',
     });

@@ -33,6 +33,7 @@ export function forwardHeaders(event: H3Event): Record<string, string> {
 /** One inbound request for the pipeline; the client's AbortSignal is made only if something reads it. */
 class InboundExchange implements ChatExchange {
   readonly forwardHeaders: Record<string, string>;
+  readonly sessionId: string | undefined;
   readonly gatewayEvents: string | undefined;
   readonly ids: RequestIds;
   capture: ResponseCapture | undefined;
@@ -48,6 +49,7 @@ class InboundExchange implements ChatExchange {
     readonly client: AbortWatch,
   ) {
     this.forwardHeaders = forwardHeaders(event);
+    this.sessionId = requestHeader(event, 'x-session-id');
     this.gatewayEvents = requestHeader(event, 'x-gateway-events');
     this.ids = requestState(event).ids;
   }
