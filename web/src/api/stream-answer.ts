@@ -45,7 +45,12 @@ function readEvent(format: ChatFormat, event: string, data: Record<string, unkno
     return data.type === 'response.output_text.delta' ? String(data.delta ?? '') : '';
   }
   if (event === 'message_start') usage.input = ((data.message as { usage?: { input_tokens?: number } }).usage?.input_tokens) ?? 0;
-  if (event === 'message_delta') usage.output = ((data.usage as { output_tokens?: number } | undefined)?.output_tokens) ?? usage.output;
+  if (event === 'message_delta') {
+    // The final counts: a converted stream knows the input only at the end.
+    const u = data.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+    usage.output = u?.output_tokens ?? usage.output;
+    if (u?.input_tokens) usage.input = u.input_tokens;
+  }
   const delta = data.delta as { type?: string; text?: string } | undefined;
   return event === 'content_block_delta' && delta?.type === 'text_delta' ? (delta.text ?? '') : '';
 }

@@ -5,21 +5,24 @@ export function BarChart({ values, labels, label, format = (v) => String(v) }: {
   const height = 160;
   const gap = 2;
   const barWidth = values.length > 0 ? width / values.length - gap : 0;
+  const top = 4;
   const total = values.reduce((a, b) => a + b, 0);
   return (
     <figure style={{ margin: 0 }}>
       <svg className="chart" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={`${label}: ${format(total)} in total, highest ${format(max === 1 && total === 0 ? 0 : max)}`}>
         {values.map((v, i) => {
-          const h = (v / max) * (height - 14);
+          const h = (v / max) * (height - top);
           return (
-            <rect key={labels[i]} className="bar" x={i * (barWidth + gap)} y={height - 14 - h} width={Math.max(barWidth, 1)} height={h}>
+            <rect key={labels[i]} className="bar" x={i * (barWidth + gap)} y={height - h} width={Math.max(barWidth, 1)} height={h}>
               <title>{`${labels[i]}: ${format(v)}`}</title>
             </rect>
           );
         })}
-        <text x={0} y={height - 2}>{labels[0]}</text>
-        <text x={width} y={height - 2} textAnchor="end">{labels[labels.length - 1]}</text>
       </svg>
+      <div className="row muted" style={{ justifyContent: 'space-between', fontSize: '.8rem' }} aria-hidden="true">
+        <span>{labels[0]}</span>
+        <span>{labels[labels.length - 1]}</span>
+      </div>
       <figcaption className="muted">{label}</figcaption>
     </figure>
   );

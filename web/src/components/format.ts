@@ -4,7 +4,7 @@ export function credits(value: number): string {
 }
 
 export function usd(value: number): string {
-  return `$${value.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 5 : 2 })}`;
+  return `$${value.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: value === 0 || value >= 1 ? 2 : value >= 0.01 ? 4 : 6 })}`;
 }
 
 export function count(value: number): string {
