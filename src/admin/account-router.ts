@@ -99,8 +99,6 @@ const usageRouter = t.router({
   }),
 });
 
-const MODEL_TYPES = ['chat', 'embedding', 'image_generation', 'audio', 'speech', 'transcription', 'video', 'music', 'threed'] as const;
-
 const modelsRouter = t.router({
   /** The catalog `GET /v1/models` knows, searched and filtered here, a page at a time. */
   list: procedure
@@ -176,4 +174,3 @@ export const accountRouter = t.router({
 });
 
 export type AccountRouter = typeof accountRouter;
-export { MODEL_TYPES };

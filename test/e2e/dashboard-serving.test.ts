@@ -93,6 +93,22 @@ describe('the web dashboard at / (a real server)', () => {
     const me = await fetch(`${gw.url}/api/trpc/me`, { headers: { authorization: `Bearer ${token}` } });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { result: { data: { email: string } } }).result.data.email).toBe('dash@example.test');
+
+    // Another account's key is not there for this session: not listed, not revoked, not changed.
+    const foreign = JSON.parse(String((await runCli(['--config', configFile, '--data-dir', dataDir, 'keys', 'create', '--json'])).stdout)) as { id: string };
+    const call = (procedure: string, input: unknown) =>
+      fetch(`${gw.url}/api/trpc/${procedure}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    expect((await call('keys.revoke', { id: foreign.id })).status).toBe(404);
+    expect((await call('keys.set', { id: foreign.id, name: 'mine now' })).status).toBe(404);
+    // A key is created for the session's account only; naming another account is refused.
+    expect((await call('keys.create', { name: 'x', account: 'local@localhost' })).status).toBe(400);
+    const own = await call('keys.create', { name: 'own' });
+    expect(own.status).toBe(200);
+    const list = await fetch(`${gw.url}/api/trpc/keys.list?input=${encodeURIComponent(JSON.stringify({}))}`, { headers: { authorization: `Bearer ${token}` } });
+    const keys = ((await list.json()) as { result: { data: { data: Array<{ id: string; name: string; account: string }> } } }).result.data.data;
+    expect(keys.map((k) => [k.name, k.account])).toEqual([['own', 'dash@example.test']]);
+    const keyList = await fetch(`${gw.url}/api/trpc/keys.list?input=${encodeURIComponent(JSON.stringify({}))}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(JSON.stringify(await keyList.json())).not.toContain(foreign.id);
   });
 });
 
