@@ -45,8 +45,8 @@ export default definePlugin<AnthropicOptions>({
       return beta.length ? { 'anthropic-beta': [...new Set(beta)].join(',') } : {};
     }
 
+    // The host calls it only with Messages, the one format the plugin declares.
     async function chat(call: ChatCall): Promise<UpstreamResponse> {
-      if (call.format !== 'messages') throw new GatewayError('bad_request', `The anthropic plugin speaks only Messages, not ${call.format}.`);
       return client.request({
         method: 'POST',
         path: '/v1/messages',

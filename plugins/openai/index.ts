@@ -30,6 +30,8 @@ const PATHS = { chat: '/chat/completions', responses: '/responses' } as const;
 export default definePlugin<OpenAIOptions>({
   name: 'openai',
   formats: ['chat'],
+  // Responses where the provider or model entry says `formats: ['responses']`.
+  supportedFormats: ['chat', 'responses'],
   // Prices, context windows and capabilities of listed ids from the bundled catalog (the base
   // URL's provider when it is a known one, e.g. OpenRouter or Groq; else OpenAI's).
   catalog: { provider: 'openai', models: OPENAI_MODEL_FACTS },
@@ -48,12 +50,11 @@ export default definePlugin<OpenAIOptions>({
 
     // Not async: it hands back the client's own promise (a wrapper costs a few microtask hops per call).
     function chat(call: ChatCall): Promise<UpstreamResponse> {
-      if (call.format === 'messages') return Promise.reject(new GatewayError('bad_request', 'The openai plugin does not speak Anthropic Messages.'));
       const beta = call.headers['openai-beta'];
       const base = call.stream ? streamHeaders : jsonHeaders;
       return client.request({
         method: 'POST',
-        path: PATHS[call.format],
+        path: PATHS[call.format as keyof typeof PATHS],
         headers: beta ? Object.assign({}, base, { 'openai-beta': beta }) : base,
         body: call.rawBody ?? JSON.stringify(call.body),
         // Not `signal: call.signal`: the call's AbortSignal is then never made (a few µs per call).

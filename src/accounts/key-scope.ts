@@ -1,20 +1,12 @@
 import { GatewayError } from '../errors/index.ts';
+import { listFormats, wireFormatIds } from '../formats/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import type { RoutingConfig } from '../config/routing-schema.ts';
 import type { ApiKeyRecord, KeyEndpoint, SpendLimitReset } from '../store/types.ts';
 
-/** The endpoint groups a key's `endpoints` scope may name. */
-export const KEY_ENDPOINTS = ['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches', 'videos'] as const satisfies readonly KeyEndpoint[];
-
-/** The periods after which a key's spend limit starts over. */
-export const SPEND_LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const satisfies readonly SpendLimitReset[];
-
-/** Path prefixes of each endpoint group (a prefix matches itself and anything below it). */
-const ENDPOINT_PATHS: Array<[string, KeyEndpoint]> = [
-  ['/v1/chat/completions', 'chat'],
-  ['/v1/responses', 'responses'],
-  ['/v1/messages', 'messages'],
+/** The endpoint groups that are not a wire format's routes. */
+const OTHER_ENDPOINTS: Array<[string, KeyEndpoint]> = [
   ['/v1/images', 'images'],
   ['/v1/audio', 'audio'],
   ['/v1/files', 'files'],
@@ -22,12 +14,33 @@ const ENDPOINT_PATHS: Array<[string, KeyEndpoint]> = [
   ['/v1/videos', 'videos'],
 ];
 
+/** The endpoint groups a key's `endpoints` scope may name: every registered wire format (a plugin's too), then the media and batch groups. */
+export function keyEndpoints(): KeyEndpoint[] {
+  return [...wireFormatIds(), ...OTHER_ENDPOINTS.map(([, endpoint]) => endpoint)];
+}
+
+/** The periods after which a key's spend limit starts over. */
+export const SPEND_LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const satisfies readonly SpendLimitReset[];
+
+/** The fixed part of a route pattern: up to its first `:param` or `*` segment (`/v1beta/models/**` → `/v1beta/models`). */
+function prefixOf(pattern: string): string {
+  const segments = pattern.split('/');
+  const fixed = segments.findIndex((segment) => segment.startsWith(':') || segment.includes('*'));
+  return fixed === -1 ? pattern : segments.slice(0, fixed).join('/');
+}
+
+/** Path prefixes of each endpoint group (a prefix matches itself and anything below it), read from the format registry. */
+function endpointPaths(): Array<[string, KeyEndpoint]> {
+  const formats = listFormats().flatMap((format) => format.routes.map((route): [string, KeyEndpoint] => [prefixOf(route.path), format.id]));
+  return [...formats, ...OTHER_ENDPOINTS];
+}
+
 /**
  * The endpoint group of a request path, or undefined for paths no scope governs (model list,
  * usage endpoints, health): a key always reaches those.
  */
 export function endpointOfPath(path: string): KeyEndpoint | undefined {
-  for (const [prefix, endpoint] of ENDPOINT_PATHS) {
+  for (const [prefix, endpoint] of endpointPaths()) {
     if (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/')) return endpoint;
   }
   return undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEY_ENDPOINTS, SPEND_LIMIT_RESETS } from '../accounts/key-scope.ts';
+import { keyEndpoints, SPEND_LIMIT_RESETS } from '../accounts/key-scope.ts';
 import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
 
 /**
@@ -9,7 +9,7 @@ import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
  */
 
 export const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'] as const;
-export { KEY_ENDPOINTS, SPEND_LIMIT_RESETS };
+export { keyEndpoints, SPEND_LIMIT_RESETS };
 
 export const tierSchema = z.enum(TIERS, { error: `must be one of ${TIERS.join(', ')}` });
 
@@ -55,7 +55,8 @@ const keySettings = {
   expires: expirySchema.nullable().optional(),
   models: z.array(modelPatternSchema).min(1, { error: 'name at least one model (or all)' }).max(64, { error: 'at most 64 model patterns' }).nullable().optional(),
   endpoints: z
-    .array(z.enum(KEY_ENDPOINTS, { error: `an endpoint is one of ${KEY_ENDPOINTS.join(', ')}` }))
+    // Read when a value is checked, not at load: a plugin's wire format is an endpoint group too.
+    .array(z.string({ error: () => `an endpoint is one of ${keyEndpoints().join(', ')}` }).refine((e) => keyEndpoints().includes(e), { error: () => `an endpoint is one of ${keyEndpoints().join(', ')}` }))
     .min(1, { error: 'name at least one endpoint (or all)' })
     .nullable()
     .optional(),

@@ -1,3 +1,4 @@
+import { formatOfRoute } from '../formats/index.ts';
 import type { RequestGuards } from '../accounts/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
@@ -32,7 +33,12 @@ export interface BatchExecutorDeps {
   onLine?: (outcome: 'completed' | 'failed' | 'expired') => void;
 }
 
-const FORMAT_OF: Record<string, WireFormat> = { '/v1/chat/completions': 'chat', '/v1/messages': 'messages', '/v1/responses': 'responses' };
+/** The wire format of a batch endpoint (a registered format's route). */
+function formatOfEndpoint(endpoint: string): WireFormat {
+  const format = formatOfRoute(endpoint)?.format.id;
+  if (format === undefined) throw new Error(`no wire format serves the batch endpoint ${endpoint}`);
+  return format;
+}
 const POLL_MS = 500;
 const COUNTS_EVERY_MS = 1000;
 
@@ -255,7 +261,7 @@ export class BatchExecutor {
     const base = { batchId: batch.id, index: line.index, customId: line.customId };
     const lineId = `batch_req_${newId('x', 16).slice(2)}`;
     try {
-      const format = FORMAT_OF[batch.endpoint];
+      const format = formatOfEndpoint(batch.endpoint);
       const body = { ...line.body, stream: false };
       const raw = JSON.stringify(body);
       const exchange: ChatExchange = { format, raw, body, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId, correlationId: batch.id } };

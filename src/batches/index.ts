@@ -1,4 +1,4 @@
 export { BatchExecutor, lineRequestId, type BatchExecutorDeps } from './batch-executor.ts';
-export { validateBatchInput, BATCH_ENDPOINTS, type BatchEndpoint, type BatchInputLine } from './validate-input.ts';
+export { validateBatchInput, type BatchEndpoint, type BatchInputLine } from './validate-input.ts';
 export { type BatchView, viewBatch, windowSeconds, cancelBatch, FINISHED } from './view-batch.ts';
 export { countLines, finishBatch, resultFileIds, type BatchEnd, type FinishBatchDeps } from './finish-batch.ts';

@@ -1,3 +1,4 @@
+import { formatOfRoute } from '../formats/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestGuards } from '../accounts/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
@@ -49,7 +50,12 @@ export interface NativeBatchState {
   submitting?: boolean;
 }
 
-const FORMAT_OF: Record<string, WireFormat> = { '/v1/chat/completions': 'chat', '/v1/messages': 'messages', '/v1/responses': 'responses' };
+/** The wire format of a batch endpoint (a registered format's route). */
+function formatOfEndpoint(endpoint: string): WireFormat {
+  const format = formatOfRoute(endpoint)?.format.id;
+  if (format === undefined) throw new Error(`no wire format serves the batch endpoint ${endpoint}`);
+  return format;
+}
 const EXPIRED_MESSAGE = 'This request could not be executed before the completion window expired.';
 const CANCELLED_MESSAGE = 'This request was not run: the batch was cancelled.';
 /** The longest the runner sleeps between looks at the record (a cancel is noticed within this). */
@@ -128,7 +134,7 @@ export class NativeBatches {
 
   private exchangeOf(batch: BatchRecord, line: BatchInputLine, requestId: string): ChatExchange {
     const body = { ...line.body, stream: false };
-    return { format: FORMAT_OF[batch.endpoint], raw: JSON.stringify(body), body, forwardHeaders: {}, signal: this.abort.signal, ids: { requestId, correlationId: batch.id } };
+    return { format: formatOfEndpoint(batch.endpoint), raw: JSON.stringify(body), body, forwardHeaders: {}, signal: this.abort.signal, ids: { requestId, correlationId: batch.id } };
   }
 
   private encode(batch: BatchRecord, line: BatchInputLine, model: CatalogModel, requestId: string) {
@@ -316,7 +322,7 @@ export class NativeBatches {
         throw upstreamError(state.provider, { ...said, status: result.status, phase: 'response' });
       }
       const answer = (result as Extract<NativeBatchResult, { type: 'succeeded' }>).body;
-      const clientFormat = FORMAT_OF[batch.endpoint];
+      const clientFormat = formatOfEndpoint(batch.endpoint);
       const upstreamCodec = getCodec(state.format);
       let body: unknown = answer;
       let settlement: Settlement;

@@ -7,9 +7,8 @@ export interface BatchInputLine {
   body: Record<string, unknown>;
 }
 
-/** The endpoints a batch may run (the gateway speaks all three). */
-export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages'] as const;
-export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
+/** An endpoint a batch may run: a registered format's route that reads the model from the body (formats/index.ts `batchEndpoints`). */
+export type BatchEndpoint = string;
 
 /** At most this many reasons are reported (the file may have thousands of bad lines). */
 const MAX_ERRORS = 100;

@@ -8,7 +8,11 @@ import { rateLimitConfigSchema } from './limits-schema.ts';
 import { metricsConfigSchema, requestLogConfigSchema } from './observability-schema.ts';
 import { routingConfigSchema } from './routing-schema.ts';
 
-const wireFormat = z.enum(['chat', 'responses', 'messages']);
+/**
+ * A wire format id. Plugins register formats when they load, after the config is read, so
+ * the id is checked against the format registry when providers are set up (providers/registry.ts).
+ */
+const wireFormat = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a wire format id such as chat, messages or responses');
 const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
 const modality = z.enum(['text', 'image', 'audio', 'file', 'video']);
 

@@ -1,18 +1,120 @@
-import type { WireFormat } from '../ir/types.ts';
-import { chatCodec } from './chat/index.ts';
-import { messagesCodec } from './messages/index.ts';
-import { responsesCodec } from './responses/index.ts';
-import type { FormatCodec } from './types.ts';
+import { chatFormat } from './chat/index.ts';
+import { messagesFormat } from './messages/index.ts';
+import { responsesFormat } from './responses/index.ts';
+import type { FormatCodec, FormatDefinition, FormatRoute } from './types.ts';
 
-/** Every wire format the gateway speaks; a fourth format is one folder and one line here. */
-const CODECS: Record<WireFormat, FormatCodec> = {
-  chat: chatCodec,
-  messages: messagesCodec,
-  responses: responsesCodec,
-};
+/** The formats the gateway ships with; a fourth is one folder and one line here (or a plugin's `wireFormats`). */
+const BUILTIN: readonly FormatDefinition[] = [chatFormat, responsesFormat, messagesFormat];
 
-export function getCodec(format: WireFormat): FormatCodec {
-  return CODECS[format];
+/** The ids of the built-in formats, as a type. */
+export type BuiltinFormat = (typeof chatFormat | typeof messagesFormat | typeof responsesFormat)['id'];
+
+const FORMAT_ID = /^[a-z][a-z0-9-]{0,39}$/;
+const registered = new Map<string, FormatDefinition>();
+
+/** Why a definition cannot be registered, or undefined: checked here because a plugin's format is not ours. */
+function problemOf(format: FormatDefinition): string | undefined {
+  if (!format || typeof format !== 'object') return 'a format definition must be an object (defineFormat({...}))';
+  if (typeof format.id !== 'string' || !FORMAT_ID.test(format.id)) return `format id '${String(format.id)}' must be lowercase letters, digits and '-' (at most 40)`;
+  if (!format.codec || format.codec.format !== format.id) return `format '${format.id}': its codec says format '${String(format.codec?.format)}'`;
+  if (typeof format.terminal !== 'function') return `format '${format.id}': terminal(record) is missing`;
+  const framing = format.framing;
+  if (!framing || typeof framing.createReader !== 'function' || typeof framing.createWriter !== 'function' || typeof framing.contentType !== 'string') {
+    return `format '${format.id}': framing needs contentType, createReader() and createWriter()`;
+  }
+  if (!Array.isArray(format.routes) || !Array.isArray(format.credentials) || !format.passthrough) return `format '${format.id}': routes, credentials and passthrough are required`;
+  for (const route of format.routes) {
+    if (route.method !== 'POST' || typeof route.path !== 'string' || !route.path.startsWith('/')) return `format '${format.id}': a route needs method POST and a path`;
+    if (route.from === 'path' ? typeof route.readPath !== 'function' : route.from !== 'body') return `format '${format.id}': route ${route.path} reads from 'body' or 'path' (with readPath)`;
+    for (const other of registered.values()) {
+      if (other.id !== format.id && other.routes.some((r) => r.path === route.path)) return `format '${format.id}': route ${route.path} is already format '${other.id}''s`;
+    }
+  }
+  return undefined;
 }
 
-export const WIRE_FORMATS = Object.keys(CODECS) as WireFormat[];
+/**
+ * Adds a wire format (a plugin's `wireFormats` at plugin load, or a test). The same
+ * definition again is a no-op; another one under a taken id, or a taken route, throws.
+ */
+export function registerFormat(format: FormatDefinition): void {
+  const known = registered.get(format?.id);
+  if (known === format) return;
+  if (known) throw new Error(`format '${format.id}' is already registered (by another definition)`);
+  const problem = problemOf(format);
+  if (problem) throw new Error(problem);
+  registered.set(format.id, format);
+}
+
+/** Removes a format a test registered (never a built-in one). */
+export function unregisterFormat(id: string): void {
+  if (BUILTIN.some((format) => format.id === id)) throw new Error(`format '${id}' is built in`);
+  registered.delete(id);
+}
+
+for (const format of BUILTIN) registerFormat(format);
+
+/** A registered format's face; throws for an id nobody registered (config and plugins are checked before that). */
+export function getFormat(id: string): FormatDefinition {
+  const format = registered.get(id);
+  if (!format) throw new Error(`unknown wire format '${id}' (registered: ${[...registered.keys()].join(', ')})`);
+  return format;
+}
+
+/** A registered format, or undefined. */
+export function findFormat(id: string): FormatDefinition | undefined {
+  return registered.get(id);
+}
+
+/** The codec of a registered format. */
+export function getCodec(id: string): FormatCodec {
+  return getFormat(id).codec;
+}
+
+/** Every registered format, built-in ones first. */
+export function listFormats(): FormatDefinition[] {
+  return [...registered.values()];
+}
+
+/** The ids of every registered format. */
+export function wireFormatIds(): string[] {
+  return [...registered.keys()];
+}
+
+const patterns = new WeakMap<FormatRoute, RegExp>();
+
+/** A route pattern (`:name` one segment, `**` the rest) as a RegExp over request paths. */
+function patternOf(route: FormatRoute): RegExp {
+  let pattern = patterns.get(route);
+  if (!pattern) {
+    const source = route.path
+      .split('/')
+      .map((segment) => (segment === '**' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    pattern = new RegExp(`^${source}/?$`);
+    patterns.set(route, pattern);
+  }
+  return pattern;
+}
+
+/** The format whose inbound route a request path is (`/v1/messages`, `/v1beta/models/x:generateContent`), or undefined. */
+export function formatOfPath(pathname: string): FormatDefinition | undefined {
+  for (const format of registered.values()) {
+    for (const route of format.routes) if (route.path === pathname || patternOf(route).test(pathname)) return format;
+  }
+  return undefined;
+}
+
+/** The endpoints a batch may run: every route that reads its model from the body (a batch line's `url`). */
+export function batchEndpoints(): string[] {
+  return listFormats().flatMap((format) => format.routes.filter((route) => route.from === 'body').map((route) => route.path));
+}
+
+/** The format and route whose inbound path is `path` exactly (a route pattern, as the route table registers it). */
+export function formatOfRoute(path: string): { format: FormatDefinition; route: FormatRoute } | undefined {
+  for (const format of registered.values()) {
+    const route = format.routes.find((r) => r.path === path);
+    if (route) return { format, route };
+  }
+  return undefined;
+}

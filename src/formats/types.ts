@@ -1,6 +1,12 @@
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
-import type { SseRecord } from '../sse/parse-sse.ts';
+import type { SseRecord } from '../sse/index.ts';
 import type { GatewayError, RequestIds } from '../errors/index.ts';
+
+/** The model and stream flag a route reads from the request's URL (formats with `from: 'path'` routes). */
+export interface RouteTarget {
+  model: string;
+  stream: boolean;
+}
 
 /** Options an encoder of an upstream request gets from the pipeline. */
 export interface EncodeRequestOptions {
@@ -9,8 +15,9 @@ export interface EncodeRequestOptions {
   /** Default max tokens for formats that require one (Messages). */
   defaultMaxTokens?: number;
   /**
-   * Messages upstreams: place prompt-cache breakpoints (system/tools, last stable turn) on a
-   * request converted from another format (docs/formats.md, prompt caching). Ignored elsewhere.
+   * The request was converted from another format and the model's prompt-cache mode is `auto`:
+   * a format with explicit cache markers places them (Messages: system/tools, last stable turn;
+   * docs/formats.md, prompt caching). Formats without markers ignore it.
    */
   autoCache?: boolean;
 }
@@ -53,8 +60,11 @@ export interface UsageTap {
 /** Everything the pipeline needs from one wire format. One implementation per folder. */
 export interface FormatCodec {
   readonly format: WireFormat;
-  /** The inbound body → IR; throws GatewayError (400/422) on an invalid body. */
-  decodeRequest(body: unknown): ChatRequest;
+  /**
+   * The inbound body → IR; throws GatewayError (400/422) on an invalid body. `target` is what
+   * the route read from the URL (formats whose routes carry the model and stream flag in the path).
+   */
+  decodeRequest(body: unknown, target?: RouteTarget): ChatRequest;
   /** IR → the body to send upstream in this format. */
   encodeRequest(request: ChatRequest, options: EncodeRequestOptions): Record<string, unknown>;
   /** An upstream response body of this format → IR. */
@@ -79,4 +89,120 @@ export interface FormatCodec {
   /** Reads id/model/usage from a same-format JSON response. */
   readPassthroughResponse(body: unknown): PassthroughInfo;
   createUsageTap(): UsageTap;
+}
+
+/**
+ * One record of a stream, whatever its framing: an SSE event, one element of a JSON-array
+ * stream, one message of a binary event-stream. `event` is the record's name when the framing
+ * carries one; `data` is its payload text (JSON for every format so far).
+ */
+export type WireRecord = SseRecord;
+
+/** Bytes in → records out: cuts an upstream stream at record boundaries (any split of the bytes). */
+export interface FrameReader {
+  /** Feeds a chunk; returns the bytes of the whole records in it (possibly empty), their records in `records`. */
+  push(chunk: Uint8Array): Buffer;
+  /** The records of the bytes the last `push` returned. */
+  readonly records: WireRecord[];
+  /** The upstream ended: the records of a last record that was cut short (same answer on every call). */
+  end(): WireRecord[];
+}
+
+/** Records → bytes, for one client stream. Stateful for framings with an opening and a closing (a JSON array). */
+export interface FrameWriter {
+  /** The bytes of these records. */
+  write(records: readonly WireRecord[]): string | Buffer;
+  /** `count` records went to the client as the upstream's own bytes (a passthrough): keeps the writer's place. */
+  passed(count: number): void;
+  /** What closes the stream after its last record ('' when nothing does, as in SSE). */
+  end(): string | Buffer;
+}
+
+/** How a format's streams are framed on the wire: SSE today; a JSON array or a binary event-stream plug in here. */
+export interface StreamFraming {
+  /** The content-type of a stream in this framing. */
+  contentType: string;
+  createReader(): FrameReader;
+  createWriter(): FrameWriter;
+}
+
+/**
+ * Where a stream is, told from one record without JSON-parsing it (it runs on every record):
+ * `finished` the answer is whole (records such as usage may still follow); `complete` it is
+ * the last record the format sends (only the end of the body may follow).
+ */
+export type RecordEnd = 'finished' | 'complete';
+
+/** A same-format request body on its way upstream (model already rewritten). */
+export interface PassthroughRequest {
+  body: Record<string, unknown>;
+  /** The exact text to send. */
+  raw: string;
+  stream: boolean;
+}
+
+/** What a passthrough may change, and nothing more: only what billing and routing need. */
+export interface PassthroughRules {
+  /**
+   * Tweaks a same-format request needs (Chat: a stream asks for usage). Returns the changed
+   * request, with `dropUsageRecords` when the client gets none of the records asked for on its
+   * behalf; undefined leaves the request as it is.
+   */
+  prepare?(request: PassthroughRequest): (PassthroughRequest & { dropUsageRecords?: boolean }) | undefined;
+  /**
+   * One passed stream record rewritten: undefined keeps it (its bytes go through untouched),
+   * null drops it. Runs on every record: it must not JSON-parse a record it leaves alone.
+   */
+  rewrite?(record: WireRecord, context: RewriteContext): WireRecord | null | undefined;
+}
+
+export interface RewriteContext {
+  /** The gateway asked for usage records the client did not: drop them. */
+  dropUsageRecords: boolean;
+  /** The id the client sees for the response (a stored Responses answer): replaces the upstream's. */
+  responseId?: string;
+}
+
+/** A credential the format's SDKs send: a header (with its scheme prefix, e.g. `Bearer `) or a query parameter. */
+export interface CredentialSource {
+  header?: string;
+  /** Stripped from the header's value (case-insensitive), e.g. `Bearer `. */
+  scheme?: string;
+  query?: string;
+}
+
+/**
+ * One inbound route of a format. `from` says where the model and the stream flag are read:
+ * the JSON body (`model`, `stream`), or the URL path (`readPath`, e.g. Gemini's
+ * `/v1beta/models/{model}:streamGenerateContent`).
+ */
+export type FormatRoute =
+  | { method: 'POST'; path: string; from: 'body' }
+  | {
+      method: 'POST';
+      /** An h3 route pattern (`:name`, `**`). */
+      path: string;
+      from: 'path';
+      /** The model and stream flag of a request URL; undefined when the URL is not one of this route's (404). */
+      readPath(pathname: string, query: URLSearchParams): RouteTarget | undefined;
+    };
+
+/** A wire format's whole face: everything the gateway needs to accept it inbound and to speak it upstream. */
+export interface FormatDefinition {
+  /** The format id in config (`formats: [...]`), plugin declarations, key scopes and metric labels. */
+  id: string;
+  /** A human name for docs and messages. */
+  title: string;
+  /** Inbound routes (also the batch endpoint when `from: 'body'`, and the key scope's paths). */
+  routes: readonly FormatRoute[];
+  /** The credentials this format's SDKs send, besides `Authorization: Bearer` and `X-API-Key`. */
+  credentials: readonly CredentialSource[];
+  /** Client headers (lowercase) that go on to an upstream of this format, never to another (e.g. `anthropic-beta`). */
+  forwardHeaders?: readonly string[];
+  framing: StreamFraming;
+  /** Request, response, stream and error bodies ↔ IR, usage taps. */
+  codec: FormatCodec;
+  /** The end of a stream, record by record (a cut stream is told from one that finished). */
+  terminal(record: WireRecord): RecordEnd | undefined;
+  passthrough: PassthroughRules;
 }

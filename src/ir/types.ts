@@ -4,8 +4,12 @@
  * This file imports nothing and holds types only.
  */
 
-/** The wire formats the gateway speaks, inbound and upstream. */
-export type WireFormat = 'chat' | 'responses' | 'messages';
+/**
+ * The id of a registered wire format (src/formats/registry.ts): the built-in `chat`,
+ * `messages`, `responses`, and any a plugin contributes. Open, because plugins register
+ * formats at load; config and plugin declarations are checked against the registry.
+ */
+export type WireFormat = string;
 
 /** Where an image or document comes from. */
 export type MediaSource =

@@ -1,3 +1,4 @@
+import { formatOfPath } from '../formats/index.ts';
 import type { EndpointLimit } from '../config/limits-schema.ts';
 
 /** Strips the query string and trailing slashes so `/v1/models/` and `/v1/models?x` match `/v1/models`. */
@@ -32,14 +33,13 @@ export function isExemptRoute(method: string, path: string): boolean {
   return false;
 }
 
-const GENERATION_EXACT = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages']);
 const GENERATION_PREFIX = /^\/v1\/(?:images|audio)\/.+$/;
 
-/** AI-generation endpoints (where the tier limit applies): chat/completions, responses, messages, images/*, audio/*. */
+/** AI-generation endpoints (where the tier limit applies): every wire format's routes (chat/completions, responses, messages, a plugin's), images/*, audio/*. */
 export function isGenerationRoute(method: string, path: string): boolean {
   if (method.toUpperCase() !== 'POST') return false;
   const p = normalizePath(path);
-  return GENERATION_EXACT.has(p) || GENERATION_PREFIX.test(p);
+  return GENERATION_PREFIX.test(p) || formatOfPath(p) !== undefined;
 }
 
 /** The configured endpoint limit for a route: an exact "METHOD /path" entry, else the longest matching "METHOD /prefix*". */

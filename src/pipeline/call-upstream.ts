@@ -1,6 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/registry.ts';
-import type { WireFormat } from '../ir/types.ts';
+import { getCodec } from '../formats/index.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import { mapTransportError, readBody, upstreamError, type UpstreamResponse } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
@@ -110,6 +109,11 @@ export async function callUpstream(
 ): Promise<UpstreamSuccess> {
   const chat = model.provider.instance.chat;
   if (!chat) throw new GatewayError('bad_request', `The model '${model.id}' does not support chat requests.`);
+  // The plugin kit's promise: a plugin is called only with a format it declared.
+  const plugin = model.provider.plugin;
+  if (!(plugin.supportedFormats ?? plugin.formats).includes(call.format)) {
+    throw new GatewayError('internal_error', `The provider '${model.provider.id}' was about to be called with format '${call.format}', which its plugin does not speak.`);
+  }
   const attempt = new UpstreamAttempt(model, client);
   let response: UpstreamResponse;
   try {
@@ -127,7 +131,7 @@ export async function callUpstream(
     } catch {
       // not JSON: keep the text
     }
-    const said = getCodec(call.format as WireFormat).decodeError(response.status, parsed);
+    const said = getCodec(call.format).decodeError(response.status, parsed);
     throw upstreamError(model.provider.id, { ...said, status: response.status, headers: response.headers, phase: 'response' });
   } catch (error) {
     throw error instanceof GatewayError ? error : mapTransportError(error, attempt.controller);

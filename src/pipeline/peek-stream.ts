@@ -1,16 +1,14 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import type { SseRecord } from '../sse/index.ts';
-import { getCodec } from '../formats/registry.ts';
+import { getFormat, type FrameReader, type WireRecord as SseRecord } from '../formats/index.ts';
 import { chunkSourceOf, upstreamError, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
-import { RecordReader } from '../sse/index.ts';
 
 /** An upstream stream whose first record was read, ready to be relayed from the start. */
 export interface PeekedStream {
   /** The rest of the body, paused where the peek stopped. */
   source: ChunkSource;
   /** The reader that cut what was read so far; the relay goes on with it. */
-  reader: RecordReader;
+  reader: FrameReader;
   /** Whole records read so far (bytes as received) and their parsed records; a cut last record is `reader.end()`. */
   head: { bytes: Buffer; records: SseRecord[] };
   /** True when the upstream already ended. */
@@ -71,7 +69,7 @@ function replay(read: Buffer[], source: ChunkSource, ended: boolean): AsyncItera
 class Peeked implements PeekedStream {
   constructor(
     readonly source: ChunkSource,
-    readonly reader: RecordReader,
+    readonly reader: FrameReader,
     readonly head: { bytes: Buffer; records: SseRecord[] },
     readonly ended: boolean,
     private readonly read: Buffer[],
@@ -84,7 +82,7 @@ class Peeked implements PeekedStream {
 
 /** Reads chunks until the first whole record, then settles once (a class: no closures per request). */
 class Peek implements ChunkHandler {
-  private readonly reader = new RecordReader();
+  private readonly reader: FrameReader;
   private readonly read: Buffer[] = [];
   private readonly bytes: Buffer[] = [];
   private readonly records: SseRecord[] = [];
@@ -96,7 +94,9 @@ class Peek implements ChunkHandler {
     private readonly providerId: string,
     private readonly resolve: (peeked: PeekedStream) => void,
     private readonly reject: (error: unknown) => void,
-  ) {}
+  ) {
+    this.reader = getFormat(format).framing.createReader();
+  }
 
   data(chunk: Buffer): void {
     this.read.push(chunk);
@@ -129,7 +129,7 @@ class Peek implements ChunkHandler {
       this.reject(new GatewayError('provider_error', `The provider '${providerId}' returned an empty stream.`, { details: { provider: providerId } }));
       return;
     }
-    const said = getCodec(this.format).decodeStreamError(first);
+    const said = getFormat(this.format).codec.decodeStreamError(first);
     if (said) {
       source.destroy();
       this.reject(upstreamError(providerId, { ...said, phase: 'first-record' }));

@@ -1,4 +1,4 @@
-import { getCodec } from '../formats/registry.ts';
+import { getFormat } from '../formats/index.ts';
 import { validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
@@ -13,7 +13,7 @@ export interface PreparedCall {
   call: Omit<ChatCall, 'signal'>;
   upstreamFormat: WireFormat;
   passthrough: boolean;
-  /** Chat passthrough streams where the gateway asked for usage the client did not: drop that chunk. */
+  /** The gateway asked for usage records the client did not (a passthrough stream): they are dropped. */
   stripUsageChunk: boolean;
   /** What was changed to fit the target model (converted routes only), e.g. `max_tokens=16384`. */
   adapted?: string[];
@@ -21,23 +21,19 @@ export interface PreparedCall {
   droppedTools?: string[];
 }
 
-function isJsonSpace(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
-}
-
 /**
- * The raw body of a non-empty JSON object with `stream_options` added last, so a streamed
- * passthrough keeps the client's bytes (no JSON.stringify of the whole request). Undefined
- * when the text does not end like an object with members.
+ * A same-format body with the upstream's model id, as bytes as close to the client's as can
+ * be: the model is rewritten in place. A body without a `model` key (a format whose routes
+ * carry the model in the path) keeps having none.
  */
-function withIncludeUsage(raw: string): string | undefined {
-  let end = raw.length - 1;
-  while (end > 0 && isJsonSpace(raw.charCodeAt(end))) end -= 1;
-  if (raw.charCodeAt(end) !== 125 /* } */) return undefined;
-  let before = end - 1;
-  while (before > 0 && isJsonSpace(raw.charCodeAt(before))) before -= 1;
-  if (raw.charCodeAt(before) === 123 /* { */) return undefined;
-  return `${raw.slice(0, end)},"stream_options":{"include_usage":true}${raw.slice(end)}`;
+function withUpstreamModel(exchange: ChatExchange, upstreamId: string): { body: Record<string, unknown>; raw: string } {
+  const { body, raw } = exchange;
+  const model = body.model;
+  if (typeof model !== 'string') return { body, raw };
+  const replaced = replaceModelInRaw(raw, model, upstreamId);
+  if (replaced === raw) return { body, raw };
+  const copy = withField(body, 'model', upstreamId);
+  return { body: copy, raw: replaced ?? JSON.stringify(copy) };
 }
 
 /** Picks the upstream format (the client's own when the upstream speaks it) and encodes the body. */
@@ -52,30 +48,23 @@ export function prepareCall(
   if (passthrough) {
     const capped = capPassthrough(exchange, model);
     if (capped) return capped;
-    const needsUsage = upstreamFormat === 'chat' && request.stream && !request.includeUsage;
-    if (!needsUsage) {
-      const raw = replaceModelInRaw(exchange.raw, String(exchange.body.model), model.upstreamId);
-      const body = raw === exchange.raw ? exchange.body : withField(exchange.body, 'model', model.upstreamId);
-      return { call: callOf(upstreamFormat, model, request, exchange, body, raw ?? JSON.stringify(body)), upstreamFormat, passthrough, stripUsageChunk: false };
-    }
-    const streamOptions = withField((exchange.body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
-    const body = withField(withField(exchange.body, 'model', model.upstreamId), 'stream_options', streamOptions);
-    const raw = exchange.body.stream_options === undefined ? replaceModelInRaw(exchange.raw, String(exchange.body.model), model.upstreamId) : undefined;
-    const rawBody = (raw === undefined ? undefined : withIncludeUsage(raw)) ?? JSON.stringify(body);
-    return { call: callOf(upstreamFormat, model, request, exchange, body, rawBody), upstreamFormat, passthrough, stripUsageChunk: true };
+    const { body, raw } = withUpstreamModel(exchange, model.upstreamId);
+    // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
+    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream: request.stream });
+    const call = callOf(upstreamFormat, model, request, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
+    return { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
   }
   const references = checkReferences(request, model);
   const tools = vendorTools(request);
   const dropped = tools && tools.format !== upstreamFormat ? tools.types : undefined;
   if (dropped && tools && hostedToolsPolicy(model) === 'reject') throw vendorToolsError(tools, model.id);
   // `extra` (hosted tools included) holds fields only the inbound format knows; another format's upstream would reject them.
-  const portable = upstreamFormat === exchange.format ? request : (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest);
+  const converted = upstreamFormat !== exchange.format;
+  const portable = converted ? (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest) : request;
   const fitted = fitToModel(portable, model, upstreamFormat);
-  const autoCache = upstreamFormat === 'messages' && exchange.format !== 'messages' && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
-  const body = getCodec(upstreamFormat).encodeRequest(fitted.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
-  if (upstreamFormat === 'chat' && request.stream) {
-    body.stream_options = withField((body.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true);
-  }
+  // Formats with explicit cache markers (Messages) place them on a converted request.
+  const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
+  const body = getFormat(upstreamFormat).codec.encodeRequest(fitted.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
   const prepared: PreparedCall = { call: callOf(upstreamFormat, model, request, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
   if (references) fitted.adapted.push(`item_reference=dropped(${references.length})`);
   if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
@@ -83,8 +72,8 @@ export function prepareCall(
   return prepared;
 }
 
-/** The output-cap field of each format. */
-const CAP_FIELD: Record<WireFormat, string[]> = { chat: ['max_tokens', 'max_completion_tokens'], responses: ['max_output_tokens'], messages: ['max_tokens'] };
+/** The output-cap field of each format (a format not listed is never capped). TODO(format face): a passthrough rule of each format. */
+const CAP_FIELD: Record<string, string[] | undefined> = { chat: ['max_tokens', 'max_completion_tokens'], responses: ['max_output_tokens'], messages: ['max_tokens'] };
 
 /**
  * A same-format request whose output cap is above the model's known maximum would only be
@@ -96,7 +85,7 @@ function capPassthrough(exchange: ChatExchange, model: CatalogModel): PreparedCa
   const max = model.spec.maxOutputTokens;
   if (max === undefined) return undefined;
   const body = exchange.body;
-  const over = CAP_FIELD[exchange.format].filter((field) => typeof body[field] === 'number' && (body[field] as number) > max);
+  const over = (CAP_FIELD[exchange.format] ?? []).filter((field) => typeof body[field] === 'number' && (body[field] as number) > max);
   if (over.length === 0) return undefined;
   let fitted = withField(body, 'model', model.upstreamId);
   for (const field of over) fitted = withField(fitted, field, max);
@@ -140,13 +129,16 @@ function callOf(
   return { format, model: model.upstreamId, stream: request.stream, headers: headersFor(format, exchange.forwardHeaders), body, rawBody };
 }
 
-/** `anthropic-beta` goes only to Messages upstreams, `openai-beta` only to OpenAI-format ones. */
+/** A client header goes only to an upstream of a format that reads it (`anthropic-beta` to Messages, `openai-beta` to Chat and Responses). */
 function headersFor(format: WireFormat, headers: Record<string, string>): Record<string, string> {
-  const foreign = format === 'messages' ? 'openai-beta' : 'anthropic-beta';
-  if (headers[foreign] === undefined) return headers;
-  const out = Object.assign({}, headers);
-  delete out[foreign];
-  return out;
+  const own = getFormat(format).forwardHeaders ?? [];
+  let out: Record<string, string> | undefined;
+  for (const name in headers) {
+    if (own.includes(name)) continue;
+    out ??= Object.assign({}, headers);
+    delete out[name];
+  }
+  return out ?? headers;
 }
 
 /** A copy of `object` with one field set (kept in place if present, else last), like `{ ...object, [key]: value }`. */

@@ -1,9 +1,7 @@
 import { GatewayError, toGatewayError, type RequestIds } from '../errors/index.ts';
-import type { FormatCodec, StreamDecoder, StreamEncoder, UsageTap } from '../formats/types.ts';
-import { getCodec } from '../formats/registry.ts';
+import { getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
 import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import { mapTransportError } from '../upstream/index.ts';
-import { writeSse, type RecordReader, type SseRecord } from '../sse/index.ts';
 import type { AbortWatch } from '../util/abort.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
@@ -57,10 +55,18 @@ function tooLargeToRelay(error: RangeError): GatewayError {
   return new GatewayError('internal_error', 'The answer grew past what the gateway can convert between formats; ask for a shorter answer or use the upstream\'s own format.', { cause: error });
 }
 
-/** Output for the client: bytes passed through, or text the relay framed. */
+/** Output for the client: bytes passed through, or what the relay framed (text, or bytes in a binary framing). */
 export type RelayOutput = string | Buffer;
 
 const EMPTY = Buffer.alloc(0);
+
+/** Two pieces of output as one (a stream's last records and its closing, e.g. a JSON array's `]`). */
+function joined(a: RelayOutput | undefined, b: RelayOutput): RelayOutput | undefined {
+  if (b.length === 0) return a;
+  if (a === undefined || a.length === 0) return b;
+  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  return Buffer.concat([typeof a === 'string' ? Buffer.from(a) : a, typeof b === 'string' ? Buffer.from(b) : b]);
+}
 
 /** Thrown inside a step to end the stream with a client-format error event. */
 class StreamFailure extends Error {
@@ -87,6 +93,10 @@ export class RecordRelay {
   done = false;
   private readonly watch: StreamWatch;
   private readonly clientCodec: FormatCodec;
+  /** Frames what the relay sends in the client format's framing (SSE, a JSON array, binary frames…). */
+  private readonly writer: FrameWriter;
+  private readonly rules: PassthroughRules;
+  private readonly rewriteContext: RewriteContext;
   private readonly tap: UsageTap | undefined;
   /** Decodes upstream records into parts: to convert them, or for the part tap of a passthrough (dropped when the tap stops). */
   private decoder: StreamDecoder | undefined;
@@ -106,13 +116,17 @@ export class RecordRelay {
 
   constructor(
     private readonly options: RelayOptions,
-    private readonly reader: RecordReader,
+    private readonly reader: FrameReader,
   ) {
-    this.clientCodec = getCodec(options.clientFormat);
-    this.watch = watchStream(options.upstreamFormat, options.providerId, { finishReasons: options.passthrough });
+    const clientFormat = getFormat(options.clientFormat);
+    this.clientCodec = clientFormat.codec;
+    this.writer = clientFormat.framing.createWriter();
+    this.rules = clientFormat.passthrough;
+    this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId };
+    this.watch = watchStream(options.upstreamFormat, options.providerId);
     this.pendingEvents = options.events;
     this.onPart = options.onPart;
-    const upstreamCodec = getCodec(options.upstreamFormat);
+    const upstreamCodec = getFormat(options.upstreamFormat).codec;
     if (options.passthrough) {
       this.tap = upstreamCodec.createUsageTap();
       if (options.onPart) this.decoder = upstreamCodec.createStreamDecoder();
@@ -180,22 +194,22 @@ export class RecordRelay {
     const out = last.length > 0 ? this.pass(EMPTY, last, true) : undefined;
     if (this.decoder) this.tapRecord(undefined);
     if (!this.watch.finished) throw new StreamFailure(truncatedStream(this.options.providerId), last);
-    return out;
+    return joined(out, this.writer.end());
   }
 
   /** What still goes to the client before an error event: a passthrough's records as it would have sent them. */
   private recordsBefore(failure: StreamFailure | undefined): SseRecord[] {
     if (!failure) return [];
     if (!this.tap) return failure.before.slice();
-    return rewritePassedRecords(failure.before, this.options.stripUsageChunk) ?? failure.before.slice();
+    return rewritePassedRecords(failure.before, this.rules, { dropUsageRecords: this.options.stripUsageChunk }) ?? failure.before.slice();
   }
 
-  private endConversion(): string {
+  private endConversion(): RelayOutput | undefined {
     const out: SseRecord[] = [];
     this.convert(this.reader.end(), out);
     this.encodeParts(this.decoder!.end(), out);
     if (!this.finished) this.encodeParts([{ type: 'end' }], out);
-    return this.frame(out);
+    return joined(this.frame(out), this.writer.end());
   }
 
   private failWith(error: unknown): RelayOutput | undefined {
@@ -213,7 +227,7 @@ export class RecordRelay {
       for (const record of this.encoder.encode({ type: 'error', error: { code: failure.code, message: failure.message, status: failure.status } })) records.push(record);
     } else records.push(this.clientCodec.encodeStreamError(toGatewayError(failure), options.ids));
     this.finish();
-    return this.frame(records);
+    return joined(this.frame(records), this.writer.end());
   }
 
   private finish(): void {
@@ -259,17 +273,17 @@ export class RecordRelay {
   }
 
   /** Frames records for the client, with the routing events once their place has come. */
-  private frame(records: SseRecord[]): string {
+  private frame(records: SseRecord[]): RelayOutput {
     if (records.length === 0) return '';
     const pending = this.pendingEvents;
     if (pending) {
       const withEvents = this.clientCodec.insertRoutingEvents(records, pending);
       if (withEvents) {
         this.pendingEvents = undefined;
-        return writeSse(withEvents);
+        return this.writer.write(withEvents);
       }
     }
-    return writeSse(records);
+    return this.writer.write(records);
   }
 
   /** Same format: checks and taps every record; the bytes go on unless a record had to change. */
@@ -282,8 +296,9 @@ export class RecordRelay {
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
       if (this.decoder) this.tapRecord(record);
     }
-    const rewritten = rewritePassedRecords(records, this.options.stripUsageChunk, this.options.responseId);
+    const rewritten = rewritePassedRecords(records, this.rules, this.rewriteContext);
     if (rewritten || reframe || this.pendingEvents) return this.frame(rewritten ?? records);
+    this.writer.passed(records.length);
     return bytes;
   }
 

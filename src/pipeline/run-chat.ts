@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/registry.ts';
+import { getCodec, getFormat } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/types.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -28,7 +28,7 @@ export interface ChatPipelineDeps {
 
 /** Decodes and validates the inbound body; every format validates the same way. */
 export function decodeInbound(exchange: ChatExchange): ChatRequest {
-  return getCodec(exchange.format).decodeRequest(exchange.body);
+  return getCodec(exchange.format).decodeRequest(exchange.body, exchange.target);
 }
 
 function isChatModel(model: CatalogModel): boolean {
@@ -309,7 +309,7 @@ function streamOutcome(
   return {
     status: 200,
     headers: Object.assign(
-      { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+      { 'content-type': getFormat(exchange.format).framing.contentType, 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
       routingHeaders,
     ),
     stream,

@@ -1,4 +1,5 @@
 import type { RequestIds } from '../errors/index.ts';
+import type { RouteTarget } from '../formats/index.ts';
 import type { AbortWatch } from '../util/abort.ts';
 import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
@@ -8,6 +9,8 @@ import type { AttemptObserver } from '../observability/types.ts';
 /** One inbound chat-like request, as the HTTP layer hands it to the pipeline. */
 export interface ChatExchange {
   format: WireFormat;
+  /** The model and stream flag read from the URL, for a route whose format carries them in the path. */
+  target?: RouteTarget;
   /** The body text as received (forwarded as is when formats match). */
   raw: string;
   body: Record<string, unknown>;

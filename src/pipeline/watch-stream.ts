@@ -1,16 +1,12 @@
 import { GatewayError } from '../errors/index.ts';
+import { getFormat, type FormatDefinition, type WireRecord } from '../formats/index.ts';
+import { firstSignificant, looksLikeObject } from '../formats/shared/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import type { SseRecord } from '../sse/index.ts';
-import { quotedFinder } from '../util/find-quoted.ts';
-
-const FINISH_REASON = /"finish_reason"\s*:\s*"/;
-const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
-const findFinishReason = quotedFinder('"finish_reason"');
 
 /** Watches an upstream stream record by record: shape sanity, and whether it really finished. */
 export interface StreamWatch {
   /** A provider_error when the record cannot be a record of this format (e.g. cut JSON). */
-  check(record: SseRecord): GatewayError | undefined;
+  check(record: WireRecord): GatewayError | undefined;
   /** True once the format's terminal record (or an upstream error record) went by. */
   readonly finished: boolean;
   /** True once the last record the format sends went by (Chat: `[DONE]`); only the end of the body may follow. */
@@ -26,66 +22,38 @@ function invalid(providerId: string): GatewayError {
 class Watch implements StreamWatch {
   finished = false;
   complete = false;
+  private readonly terminal: FormatDefinition['terminal'];
 
   constructor(
-    private readonly format: WireFormat,
+    format: WireFormat,
     private readonly providerId: string,
-    /** Look for Chat's finish_reason (only a passthrough needs it, to tell a cut stream). */
-    private readonly finishReasons: boolean,
-  ) {}
+  ) {
+    this.terminal = getFormat(format).terminal;
+  }
 
-  check(record: SseRecord): GatewayError | undefined {
+  check(record: WireRecord): GatewayError | undefined {
     const data = record.data;
-    const start = firstSignificant(data);
-    if (start === -1) return undefined;
-    const end = lastSignificant(data);
-    const format = this.format;
-    if (format === 'chat' && data.startsWith('[DONE]', start) && end === start + 5) {
-      this.finished = this.complete = true;
-      return undefined;
-    }
-    if (data.charCodeAt(start) !== 123 /* { */ || data.charCodeAt(end) !== 125 /* } */) return invalid(this.providerId);
-    if (format === 'chat') {
-      if (!this.finished && (data.startsWith('{"error"', start) || (this.finishReasons && finishReasonSet(data)))) this.finished = true;
-    } else if (format === 'messages') {
-      if (record.event === 'message_stop' || record.event === 'error') this.finished = this.complete = true;
-    } else if (record.event !== undefined && RESPONSES_TERMINAL.has(record.event)) this.finished = this.complete = true;
+    const first = firstSignificant(data);
+    if (first === -1) return undefined;
+    const object = looksLikeObject(data);
+    if (!object && data.charCodeAt(first) === 123 /* { */) return invalid(this.providerId); // a cut object
+    const end = this.complete ? undefined : this.terminal(record);
+    // A record the format names (Chat's `[DONE]`) may be bare text; any other must be one JSON object.
+    if (!object && end === undefined) return invalid(this.providerId);
+    if (end === 'complete') this.finished = this.complete = true;
+    else if (end === 'finished') this.finished = true;
     return undefined;
   }
 }
 
 /**
  * A cheap per-record check that never JSON-parses: a data payload must look like one JSON
- * object (`{…}`), or be Chat's `[DONE]`. That catches cut and garbage records, which would
- * otherwise crash the client's SDK mid-stream, at the cost of two character reads a record.
- * `finishReasons: false` skips the scan for Chat's finish_reason (a converted stream does
- * not use `finished`).
+ * object (`{…}`), unless the format's `terminal` names it (Chat's `[DONE]`). That catches cut
+ * and garbage records, which would otherwise crash the client's SDK mid-stream. Where the
+ * stream ends is the format's to say (FormatDefinition.terminal).
  */
-export function watchStream(format: WireFormat, providerId: string, options: { finishReasons?: boolean } = {}): StreamWatch {
-  return new Watch(format, providerId, options.finishReasons ?? true);
-}
-
-function isSpace(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
-}
-
-function firstSignificant(data: string): number {
-  for (let i = 0; i < data.length; i += 1) if (!isSpace(data.charCodeAt(i))) return i;
-  return -1;
-}
-
-function lastSignificant(data: string): number {
-  for (let i = data.length - 1; i >= 0; i -= 1) if (!isSpace(data.charCodeAt(i))) return i;
-  return -1;
-}
-
-/** `"finish_reason"` followed by a string (not null), without a regex over every chunk. */
-function finishReasonSet(data: string): boolean {
-  const at = findFinishReason(data);
-  if (at === -1) return false;
-  let i = at + 15;
-  while (i < data.length && (isSpace(data.charCodeAt(i)) || data.charCodeAt(i) === 58 /* : */)) i += 1;
-  return data.charCodeAt(i) === 34 /* " */ || (findFinishReason(data, i) !== -1 && FINISH_REASON.test(data.slice(i)));
+export function watchStream(format: WireFormat, providerId: string): StreamWatch {
+  return new Watch(format, providerId);
 }
 
 /** The error a client gets when the upstream closed its stream before the terminal record. */

@@ -1,4 +1,5 @@
 import type { WireFormat } from '../ir/types.ts';
+import type { FormatDefinition } from '../formats/index.ts';
 import type { HttpClientFactory, UpstreamResponse, UpstreamTimeouts } from '../upstream/types.ts';
 
 export type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from '../upstream/types.ts';
@@ -104,6 +105,7 @@ export interface PluginCatalog {
 
 /** A chat-like call, already encoded in a format the upstream speaks natively. */
 export interface ChatCall {
+  /** One of the formats the plugin declared (`supportedFormats`, else `formats`): the host guarantees it. */
   format: WireFormat;
   /** The JSON body in `format`, with the upstream's model id. */
   body: Record<string, unknown>;
@@ -426,8 +428,18 @@ export interface OptionsParser<Options> {
 /** A provider plugin: what its upstream speaks, its models, and how to call it. */
 export interface ProviderPlugin<Options = Record<string, unknown>> {
   name: string;
-  /** Wire formats the upstream accepts natively for chat-like calls, preferred first. */
+  /** Wire formats the upstream accepts natively for chat-like calls, preferred first (the default of a provider's `formats`). */
   formats: WireFormat[];
+  /**
+   * Every format `chat` may be called with (default: `formats`): a provider's or model's config
+   * `formats` must be among them. The host never calls `chat` with any other format.
+   */
+  supportedFormats?: WireFormat[];
+  /**
+   * Wire formats this plugin brings (a provider-native API such as Gemini `generateContent`),
+   * registered when the plugin loads: their routes, framing and codec become the gateway's.
+   */
+  wireFormats?: FormatDefinition[];
   /** Models every provider of this plugin serves unless the config lists its own. */
   models?: ModelSpec[];
   /** Where the facts about listed model ids come from (bundled catalog provider, own entries). */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { importUserModule } from '../config/import-user-module.ts';
+import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
 import type { ProviderPlugin } from '../plugin-kit/types.ts';
 
 /** A provider whose plugin could not be found, loaded or validated. */
@@ -28,7 +29,9 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = Object.keys(BUILTIN_PLUGI
 
 const pluginShape = z.object({
   name: z.string().min(1),
-  formats: z.array(z.enum(['chat', 'responses', 'messages'])),
+  formats: z.array(z.string().min(1)),
+  supportedFormats: z.array(z.string().min(1)).optional(),
+  wireFormats: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
   models: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
   catalog: z
     .object({ provider: z.string().min(1).optional(), models: z.array(z.object({ id: z.string().min(1) }).loose()).optional() })
@@ -67,5 +70,21 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
       `provider '${providerId}': plugin '${spec}' is not a valid provider plugin (${issue.path.join('.') || 'default export'}: ${issue.message}); export default definePlugin({...})`,
     );
   }
-  return candidate as ProviderPlugin<unknown>;
+  const plugin = candidate as ProviderPlugin<unknown>;
+  for (const format of plugin.wireFormats ?? []) {
+    try {
+      registerFormat(format as FormatDefinition);
+    } catch (error) {
+      throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' brings a wire format the gateway cannot register: ${(error as Error).message}`);
+    }
+  }
+  for (const id of [...plugin.formats, ...(plugin.supportedFormats ?? [])]) {
+    if (!findFormat(id)) throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' declares format '${id}', which is not registered (known: ${wireFormatIds().join(', ')})`);
+  }
+  return plugin;
+}
+
+/** The formats a plugin may be called with. */
+export function supportedFormatsOf(plugin: ProviderPlugin<unknown>): readonly string[] {
+  return plugin.supportedFormats ?? plugin.formats;
 }

@@ -4,10 +4,18 @@ import { DEFAULT_TIMEOUTS, UndiciHttpFactory, type ConnectionStats } from '../up
 import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
 import { rememberSecret, rememberSecretHeader } from '../util/redact-secrets.ts';
 import { resolveModelSpec, gatherModelFacts } from './resolve-model-spec.ts';
-import { loadPlugin, PluginLoadError } from './load-plugin.ts';
+import { loadPlugin, PluginLoadError, supportedFormatsOf } from './load-plugin.ts';
 import type { CatalogModel, Provider } from './types.ts';
 
 const WILDCARD_CACHE_SIZE = 1024;
+
+/** A config error when `formats` names a format the plugin does not speak (the host calls a plugin only with its own). */
+function checkFormats(where: string, plugin: ProviderPlugin<unknown>, formats: readonly string[] | undefined): void {
+  if (!formats) return;
+  const supported = supportedFormatsOf(plugin);
+  const foreign = formats.find((format) => !supported.includes(format));
+  if (foreign !== undefined) throw new PluginLoadError(`${where}: the plugin '${plugin.name}' does not speak '${foreign}' (it speaks ${supported.join(', ')})`);
+}
 
 /** The set-up providers and the catalog of the models they serve. */
 export class ProviderRegistry {
@@ -58,6 +66,13 @@ export class ProviderRegistry {
     if (batches === 'native' && !instance.batches) {
       await instance.close?.().catch(() => undefined);
       throw new PluginLoadError(`${source}: providers.${id}.batches is 'native', but the plugin '${plugin.name}' has no native batch API; use 'emulated' (the default)`);
+    }
+    try {
+      checkFormats(`${source}: providers.${id}.formats`, plugin, formats);
+      for (const entry of models ?? []) if (typeof entry === 'object') checkFormats(`${source}: providers.${id}.models '${entry.id}' formats`, plugin, entry.formats);
+    } catch (error) {
+      await instance.close?.().catch(() => undefined);
+      throw error;
     }
     const facts = await gatherModelFacts(plugin, instance, baseURL);
     const provider: Provider = {

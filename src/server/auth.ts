@@ -1,6 +1,8 @@
 import type { H3Event } from 'h3';
 import { checkEndpointScope } from '../accounts/key-scope.ts';
 import { GatewayError } from '../errors/index.ts';
+import { findFormat, type CredentialSource } from '../formats/index.ts';
+import type { WireFormat } from '../ir/types.ts';
 import { sha256 } from '../util/secrets.ts';
 import type { AuthContext } from '../accounts/types.ts';
 import { requestState } from './context.ts';
@@ -20,19 +22,38 @@ function hashOf(token: string): string {
   return hash;
 }
 
-/** The bearer token or X-API-Key of a request, if any. */
-export function credentialOf(event: H3Event): string | undefined {
+/** A credential one format's SDKs send (besides Bearer and X-API-Key, which every route reads). */
+function formatCredential(event: H3Event, sources: readonly CredentialSource[]): string | undefined {
+  for (const source of sources) {
+    let value: string | null | undefined;
+    if (source.header) {
+      value = event.req.headers.get(source.header)?.trim();
+      if (value && source.scheme) value = value.toLowerCase().startsWith(source.scheme.toLowerCase()) ? value.slice(source.scheme.length).trim() : undefined;
+    } else if (source.query) value = event.url.searchParams.get(source.query)?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/**
+ * The bearer token or X-API-Key of a request, if any; on a format's route, also the headers
+ * and query parameters that format's SDKs send the key in (its `credentials`).
+ */
+export function credentialOf(event: H3Event, format?: WireFormat): string | undefined {
   const header = event.req.headers.get('authorization');
   if (header) {
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     if (match) return match[1].trim();
   }
-  return event.req.headers.get('x-api-key')?.trim() || undefined;
+  const key = event.req.headers.get('x-api-key')?.trim();
+  if (key) return key;
+  const sources = format === undefined ? undefined : findFormat(format)?.credentials;
+  return sources && sources.length > 0 ? formatCredential(event, sources) : undefined;
 }
 
 /** Authenticates an API key (spec §5): 401 when missing or invalid, 403 when the account is suspended. */
-export function authenticateApiKey(event: H3Event, deps: ServerDeps): AuthContext {
-  const token = credentialOf(event);
+export function authenticateApiKey(event: H3Event, deps: ServerDeps, format?: WireFormat): AuthContext {
+  const token = credentialOf(event, format);
   if (!token) {
     throw new GatewayError('authentication_error', 'No API key provided. Send it as "Authorization: Bearer sk-…" or "X-API-Key: sk-…".');
   }

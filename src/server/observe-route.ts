@@ -1,19 +1,23 @@
+import { formatOfRoute } from '../formats/index.ts';
 import type { WireFormat } from '../ir/types.ts';
 
-const INFERENCE = new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses']);
+/** A registered format's inbound route (the registry says which: a plugin's format is one too). */
+function isInference(path: string): boolean {
+  return formatOfRoute(path) !== undefined;
+}
 
 /** The GenAI operation of a route pattern (`gen_ai_operation_name`): chat, images, audio, batch; '' for other routes. */
 export function operationOfRoute(path: string): string {
-  if (INFERENCE.has(path)) return 'chat';
+  if (isInference(path)) return 'chat';
   if (path.startsWith('/v1/images/')) return 'images';
   if (path.startsWith('/v1/audio/')) return 'audio';
   if (path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches')) return 'batch';
   return '';
 }
 
-/** The `api_format` label of a route: its wire format (chat, messages, responses), the media kind, or ''. */
+/** The `api_format` label of a route: its wire format (chat, messages, responses, or a plugin's), the media kind, or ''. */
 export function apiFormatOfRoute(path: string, format: WireFormat | undefined): string {
-  if (format && INFERENCE.has(path)) return format;
+  if (format && isInference(path)) return format;
   const operation = operationOfRoute(path);
   return operation === 'chat' ? '' : operation;
 }
@@ -26,7 +30,7 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
 
 /** Routes whose 4xx answers leave a warn line (src/server/warn-client-error.ts): inference and its helpers. */
 export function isInferenceRoute(path: string): boolean {
-  return INFERENCE.has(path) || path === '/v1/messages/count_tokens' || path === '/v1/responses/input_tokens' || path === '/v1/embeddings';
+  return isInference(path) || path === '/v1/messages/count_tokens' || path === '/v1/responses/input_tokens' || path === '/v1/embeddings';
 }
 
 /**

@@ -37,7 +37,8 @@ const apiKeyShape = {
   revokedAt: z.number().nullable(),
   createdAt: ms,
   models: z.array(z.string()).nullable().optional(),
-  endpoints: z.array(z.enum(['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches', 'videos'])).nullable().optional(),
+  // Any group name: a plugin's wire format is one too, and the store is read before plugins load.
+  endpoints: z.array(z.string().min(1).max(40)).nullable().optional(),
   limit: finite.nonnegative().nullable().optional(),
   limitReset: z.enum(['daily', 'weekly', 'monthly']).nullable().optional(),
   lastUsedAt: z.number().nullable().optional(),

@@ -23,7 +23,8 @@ export interface AccountRecord {
 }
 
 /** Endpoint groups an API key can be scoped to. */
-export type KeyEndpoint = 'chat' | 'responses' | 'messages' | 'images' | 'audio' | 'files' | 'batches' | 'videos';
+/** A registered wire format's id, or images, audio, files, batches, videos (accounts/key-scope.ts). */
+export type KeyEndpoint = string;
 
 /** When a key's spend limit starts over (UTC day, week from Monday, calendar month). */
 export type SpendLimitReset = 'daily' | 'weekly' | 'monthly';

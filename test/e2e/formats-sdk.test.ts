@@ -11,7 +11,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { WireFormat } from '../../src/ir/types.ts';
+import type { BuiltinFormat as WireFormat } from '../../src/formats/index.ts';
 import { splitPieces, startFakeUpstream, type FakeReply, type FakeUpstream, type ReceivedRequest } from '../helpers/fake-upstream.ts';
 import { REPO_ROOT, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 

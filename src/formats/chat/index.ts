@@ -1,4 +1,8 @@
 import type { FormatCodec } from '../types.ts';
+import { defineFormat } from '../define-format.ts';
+import { sseFraming } from '../shared/index.ts';
+import { chatPassthrough } from './pass-through.ts';
+import { tellChatRecordEnd } from './tell-record-end.ts';
 import { decodeChatError, decodeChatStreamError } from './decode-error.ts';
 import { decodeChatRequest } from './decode-request.ts';
 import { decodeChatResponse } from './decode-response.ts';
@@ -28,6 +32,19 @@ export const chatCodec: FormatCodec = {
   createUsageTap: createChatUsageTap,
 };
 
+/** OpenAI Chat Completions: its whole face. */
+export const chatFormat = defineFormat({
+  id: 'chat',
+  title: 'OpenAI Chat Completions',
+  routes: [{ method: 'POST', path: '/v1/chat/completions', from: 'body' }],
+  credentials: [],
+  forwardHeaders: ['openai-beta'],
+  framing: sseFraming,
+  codec: chatCodec,
+  terminal: tellChatRecordEnd,
+  passthrough: chatPassthrough,
+});
+
 export {
   decodeChatRequest,
   encodeChatRequest,
@@ -48,4 +65,5 @@ export { decodeReasoningDetails, encodeReasoningDetails } from './map-reasoning.
 export { openAIErrorType } from './encode-error.ts';
 export type { ChatReasoningDetail } from './types.ts';
 export type { ChatEncodeRequestOptions } from './encode-request.ts';
+export { tellChatRecordEnd } from './tell-record-end.ts';
 export { encodeChatRoutingEvent, insertChatRoutingEvents } from './encode-routing-event.ts';

@@ -1,4 +1,7 @@
 import type { FormatCodec } from '../types.ts';
+import { defineFormat } from '../define-format.ts';
+import { sseFraming } from '../shared/index.ts';
+import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
 import { decodeMessagesResponse } from './decode-response.ts';
@@ -27,6 +30,19 @@ export const messagesCodec: FormatCodec = {
   readPassthroughResponse: readMessagesPassthroughResponse,
   createUsageTap: createMessagesUsageTap,
 };
+
+/** Anthropic Messages: its whole face. */
+export const messagesFormat = defineFormat({
+  id: 'messages',
+  title: 'Anthropic Messages',
+  routes: [{ method: 'POST', path: '/v1/messages', from: 'body' }],
+  credentials: [],
+  forwardHeaders: ['anthropic-beta'],
+  framing: sseFraming,
+  codec: messagesCodec,
+  terminal: tellMessagesRecordEnd,
+  passthrough: {},
+});
 
 export {
   decodeMessagesRequest,

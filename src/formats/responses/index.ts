@@ -1,4 +1,8 @@
 import type { FormatCodec } from '../types.ts';
+import { defineFormat } from '../define-format.ts';
+import { sseFraming } from '../shared/index.ts';
+import { responsesPassthrough } from './pass-through.ts';
+import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
 import { decodeResponsesRequest } from './decode-request.ts';
 import { decodeResponsesResponse } from './decode-response.ts';
@@ -27,6 +31,19 @@ export const responsesCodec = {
   readPassthroughResponse: readResponsesPassthrough,
   createUsageTap: createResponsesUsageTap,
 } as const satisfies FormatCodec;
+
+/** OpenAI Responses: its whole face (the stored-response routes live with the Responses store). */
+export const responsesFormat = defineFormat({
+  id: 'responses',
+  title: 'OpenAI Responses',
+  routes: [{ method: 'POST', path: '/v1/responses', from: 'body' }],
+  credentials: [],
+  forwardHeaders: ['openai-beta'],
+  framing: sseFraming,
+  codec: responsesCodec,
+  terminal: tellResponsesRecordEnd,
+  passthrough: responsesPassthrough,
+});
 
 export { decodeResponsesRequest, type DecodeRequestOptions } from './decode-request.ts';
 export { encodeResponsesRequest, type ResponsesEncodeRequestOptions } from './encode-request.ts';

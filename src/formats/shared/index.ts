@@ -21,3 +21,5 @@ export { FieldChecker, badRequest, requireBodyShape, requireFields, MODEL_FIELD,
 export { streamErrorFromUpstream } from './map-upstream-error.ts';
 export { readErrorBody } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';
+export { firstSignificant, lastSignificant, isBareWord, looksLikeObject, startsWithKey } from './scan-json.ts';
+export { sseFraming } from './sse-framing.ts';

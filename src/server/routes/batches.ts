@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { BATCH_ENDPOINTS, cancelBatch, viewBatch, windowSeconds } from '../../batches/index.ts';
+import { batchEndpoints } from '../../formats/index.ts';
+import { cancelBatch, viewBatch, windowSeconds } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/types.ts';
 import { newId } from '../../util/secrets.ts';
@@ -31,7 +32,8 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
     const problems: Record<string, string> = {};
     const endpoint = body.endpoint;
-    if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) problems.endpoint = `must be one of: ${BATCH_ENDPOINTS.join(', ')}`;
+    const endpoints = batchEndpoints();
+    if (typeof endpoint !== 'string' || !endpoints.includes(endpoint)) problems.endpoint = `must be one of: ${endpoints.join(', ')}`;
     const window = body.completion_window ?? '24h';
     const windowS = typeof window === 'string' ? windowSeconds(window) : undefined;
     if (windowS === undefined) problems.completion_window = "must be a duration such as '24h' (at most 24h)";

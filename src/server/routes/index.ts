@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import { AccountGuards } from '../../accounts/account-guards.ts';
 import type { WireFormat } from '../../ir/types.ts';
+import { listFormats } from '../../formats/index.ts';
 import type { ServerDeps } from '../types.ts';
 import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
@@ -34,11 +35,10 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/health', handler: health(deps) },
     { method: 'GET', path: '/v1/models', handler: listModels(deps) },
     { method: 'GET', path: '/v1/models/**', handler: getModel(deps) },
-    { method: 'POST', path: '/v1/chat/completions', handler: inferenceHandler(deps, 'chat', '/v1/chat/completions'), format: 'chat' },
-    { method: 'POST', path: '/v1/messages', handler: inferenceHandler(deps, 'messages', '/v1/messages'), format: 'messages' },
+...formatRoutes(deps),
+    // Token counting beside two formats' inference routes (their own error shapes).
     { method: 'POST', path: '/v1/messages/count_tokens', handler: countTokensHandler(deps, 'messages'), format: 'messages' },
     { method: 'POST', path: '/v1/responses/input_tokens', handler: countTokensHandler(deps, 'responses'), format: 'responses' },
-    { method: 'POST', path: '/v1/responses', handler: inferenceHandler(deps, 'responses', '/v1/responses'), format: 'responses' },
     { method: 'GET', path: '/v1/responses/tools', handler: listResponsesTools(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
@@ -56,6 +56,13 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
     ...metricsRoutes(deps),
   ];
+}
+
+/** Every registered wire format's inbound routes (a plugin's formats too: the registry is read when the app is built). */
+function formatRoutes(deps: ServerDeps): RouteDef[] {
+  return listFormats().flatMap((format) =>
+    format.routes.map((route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route), format: format.id })),
+  );
 }
 
 /**

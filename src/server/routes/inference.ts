@@ -1,5 +1,7 @@
 import type { H3Event } from 'h3';
 import type { ChatRequest, WireFormat } from '../../ir/types.ts';
+import { GatewayError } from '../../errors/index.ts';
+import { listFormats, type FormatRoute, type RouteTarget } from '../../formats/index.ts';
 import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/run-chat.ts';
 import type { RequestIds } from '../../errors/index.ts';
 import type { AbortWatch } from '../../util/abort.ts';
@@ -17,13 +19,15 @@ import type { ServerDeps } from '../types.ts';
 import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
 import { holdEnd } from '../hold-end.ts';
 
-/** Client headers passed to the upstream (never credentials). */
-const FORWARDED = ['anthropic-beta', 'openai-beta'];
+/** Client headers passed to the upstream (never credentials): every format's `forwardHeaders`, read when the routes are built. */
+function forwardedNames(): string[] {
+  return [...new Set(listFormats().flatMap((format) => format.forwardHeaders ?? []))];
+}
 
 /** The client headers forwarded upstream (betas), for inference and its helper routes. */
-export function forwardHeaders(event: H3Event): Record<string, string> {
+export function forwardHeaders(event: H3Event, names: readonly string[] = forwardedNames()): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of FORWARDED) {
+  for (const name of names) {
     const value = requestHeader(event, name);
     if (value) out[name] = value;
   }
@@ -44,11 +48,13 @@ class InboundExchange implements ChatExchange {
   constructor(
     event: H3Event,
     readonly format: WireFormat,
+    readonly target: RouteTarget | undefined,
     readonly raw: string,
     readonly body: Record<string, unknown>,
     readonly client: AbortWatch,
+    forwarded: readonly string[],
   ) {
-    this.forwardHeaders = forwardHeaders(event);
+    this.forwardHeaders = forwardHeaders(event, forwarded);
     this.sessionId = requestHeader(event, 'x-session-id');
     this.gatewayEvents = requestHeader(event, 'x-gateway-events');
     this.ids = requestState(event).ids;
@@ -59,12 +65,23 @@ class InboundExchange implements ChatExchange {
   }
 }
 
-/** POST /v1/chat/completions, /v1/messages, /v1/responses: authenticate, admit, run, relay. */
-export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: string) {
+/** What a route whose format carries the model in the path read from the URL; 404 when the URL is not one of its own. */
+function targetOf(event: H3Event, route: FormatRoute): RouteTarget | undefined {
+  if (route.from !== 'path') return undefined;
+  const target = route.readPath(event.url.pathname, event.url.searchParams);
+  if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+  return target;
+}
+
+/** A format's inbound route (POST /v1/chat/completions, /v1/messages, /v1/responses, …): authenticate, admit, run, relay. */
+export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRoute: FormatRoute) {
   const pipeline: ChatPipelineDeps = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
+  const route = formatRoute.path;
+  const forwarded = forwardedNames();
   const bounds = jsonBodyBounds(deps, deps.config.server.bodyLimits.inference);
   return async (event: H3Event): Promise<unknown> => {
-    const auth = authenticateApiKey(event, deps);
+    const target = targetOf(event, formatRoute);
+    const auth = authenticateApiKey(event, deps, format);
     const address = clientAddress(event, deps.config.server.trustProxy);
     // The key's rate limit and slot before a byte of the body is read: a key over its limits
     // cannot make the gateway read and parse bodies (issue 27).
@@ -80,7 +97,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, route: st
       const read = readJsonObjectNow(event, bounds);
       const { raw, body } = read instanceof Promise ? await read : read;
       checkInferenceBounds(body);
-      exchange = new InboundExchange(event, format, raw, body, clientAbort(event));
+      exchange = new InboundExchange(event, format, target, raw, body, clientAbort(event), forwarded);
       request = decodeInbound(exchange);
       if (record) {
         record.requestedModel = request.model;

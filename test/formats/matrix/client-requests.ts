@@ -3,7 +3,7 @@
  * (hand-made wire shapes, not produced by the codecs under test). A small format-free
  * conversation is rendered into each of the three formats.
  */
-import type { WireFormat } from '../../../src/ir/types.ts';
+import type { BuiltinFormat as WireFormat } from '../../../src/formats/index.ts';
 
 type Json = Record<string, any>;
 

@@ -5,7 +5,7 @@
  * codecs under test. `echo` is the assistant turn as that client sends it back next turn.
  */
 import { expect } from 'vitest';
-import type { WireFormat } from '../../../src/ir/types.ts';
+import type { BuiltinFormat as WireFormat } from '../../../src/formats/index.ts';
 import { parseEvents } from '../stream-helpers.ts';
 
 type Json = Record<string, any>;

@@ -7,7 +7,7 @@
  * `assistant call <id> <name> <canonical args>`, `tool result <id> <text>`,
  * `assistant reasoning <text> [opaque=<signature or encrypted content>]`.
  */
-import type { WireFormat } from '../../../src/ir/types.ts';
+import type { BuiltinFormat as WireFormat } from '../../../src/formats/index.ts';
 
 type Json = Record<string, any>;
 

@@ -1,0 +1,37 @@
+/** The wire formats: each folder is one format's whole face; the registry is where the core reads them. */
+export { defineFormat } from './define-format.ts';
+export {
+  registerFormat,
+  unregisterFormat,
+  getFormat,
+  findFormat,
+  getCodec,
+  listFormats,
+  wireFormatIds,
+  formatOfRoute,
+  formatOfPath,
+  batchEndpoints,
+  type BuiltinFormat,
+} from './registry.ts';
+export { sseFraming } from './shared/index.ts';
+export type {
+  FormatDefinition,
+  FormatRoute,
+  RouteTarget,
+  CredentialSource,
+  StreamFraming,
+  FrameReader,
+  FrameWriter,
+  WireRecord,
+  RecordEnd,
+  PassthroughRules,
+  PassthroughRequest,
+  RewriteContext,
+  FormatCodec,
+  EncodeRequestOptions,
+  StreamDecoder,
+  StreamEncoder,
+  DecodedUpstreamError,
+  PassthroughInfo,
+  UsageTap,
+} from './types.ts';
