@@ -84,8 +84,22 @@ function boundDetails(details: Record<string, unknown>, depth = 0): Record<strin
   return changed ? out : details;
 }
 
+/**
+ * The mark every GatewayError carries, shared through the global symbol registry: a plugin that
+ * bundles its own copy of the plugin kit throws errors of another class object, and they must
+ * still be read as the gateway's own (vercel/ai and h3 do the same), not as a 500.
+ */
+const MARK = Symbol.for('gateway.error');
+
 /** The one error type of the gateway: a stable code, a status derived from it, a retryable flag. */
 export class GatewayError extends Error {
+  /** `value instanceof GatewayError` checks the mark, so an error from another copy of the kit counts (subclasses check their own class). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== GatewayError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return isGatewayError(value);
+  }
+
+  readonly [MARK] = true;
   readonly code: ErrorCode;
   readonly status: number;
   readonly details?: Record<string, unknown>;
@@ -107,8 +121,9 @@ export class GatewayError extends Error {
   }
 }
 
+/** True for a GatewayError from any copy of the gateway or its plugin kit (the `Symbol.for` mark, not the class). */
 export function isGatewayError(value: unknown): value is GatewayError {
-  return value instanceof GatewayError;
+  return typeof value === 'object' && value !== null && (value as { [MARK]?: unknown })[MARK] === true;
 }
 
 /** 422 with field path → message mappings under details.fields (spec §7). */

@@ -1,8 +1,6 @@
 import { GatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/registry.ts';
 import type { ModelCapability } from '../plugin-kit/types.ts';
-import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
-import { routingFailureError, RoutingFailure, tryCandidates, UpstreamAttempt, type Served } from '../pipeline/index.ts';
+import { mapPluginError, routingFailureError, RoutingFailure, tryCandidates, UpstreamAttempt, type Served } from '../pipeline/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import type { Router, RoutePlan } from '../routing/index.ts';
@@ -74,12 +72,7 @@ export function planCandidates(plan: RoutePlan): CatalogModel[] {
 
 /** Maps whatever a plugin's media call threw to a GatewayError. */
 export function mapMediaError(model: CatalogModel, error: unknown, signal: AbortSignal): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (error instanceof UpstreamHttpError) {
-    const said = getCodec('chat').decodeError(error.status, error.body);
-    return upstreamError(model.provider.id, { ...said, status: error.status, headers: error.headers, phase: 'media' });
-  }
-  return mapTransportError(error, signal);
+  return mapPluginError(model.provider.id, 'chat', error, signal, 'media');
 }
 
 /** One media call with its abort wiring: the client leaving, the provider's total timeout, a lost hedge race. */

@@ -1,7 +1,8 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
+import type { WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
-import { mapTransportError, readBody, upstreamError, type UpstreamResponse } from '../upstream/index.ts';
+import { mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/abort.ts';
 
@@ -99,6 +100,21 @@ class Success implements UpstreamSuccess {
 }
 
 /**
+ * What a plugin's call threw, as a GatewayError: the one convention for chat and media. A
+ * GatewayError (from any copy of the kit) stands; an UpstreamHttpError is read with the
+ * format's error decoder (`format`: the call's; media calls use Chat's, the OpenAI error shape);
+ * anything else is a transport failure.
+ */
+export function mapPluginError(providerId: string, format: WireFormat, error: unknown, watch: AbortWatch | AbortSignal, phase: 'response' | 'media'): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof UpstreamHttpError) {
+    const said = getCodec(format).decodeError(error.status, error.body);
+    return upstreamError(providerId, { ...said, status: error.status, headers: error.headers, phase });
+  }
+  return mapTransportError(error, watch);
+}
+
+/**
  * Calls a provider's chat and returns its 2xx response, or throws the mapped GatewayError.
  * The total timeout and the client's abort both cancel the upstream call.
  */
@@ -120,7 +136,7 @@ export async function callUpstream(
     response = await chat(new UpstreamCall(call, attempt));
   } catch (error) {
     attempt.done();
-    throw mapTransportError(error, attempt.controller);
+    throw mapPluginError(model.provider.id, call.format, error, attempt.controller, 'response');
   }
   if (response.status >= 200 && response.status < 300) return new Success(response, attempt);
   try {

@@ -1,7 +1,7 @@
 /** The request pipeline: route a request over its candidates, call upstream, relay or convert the answer. */
 export { runChat, decodeInbound, type ChatPipelineDeps } from './run-chat.ts';
 export { tryCandidates, routingFailureError, RoutingFailure, type Served, type TryOptions } from './try-candidates.ts';
-export { callUpstream, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
+export { callUpstream, mapPluginError, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
 export { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 export { boundInputTokens } from './bound-input-tokens.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';

@@ -1,7 +1,7 @@
 /** The public plugin kit: everything a provider plugin may import. */
 export { definePlugin, defineProvider } from './define-plugin.ts';
 export { readBody, readJsonBody, bodyFrom, DEFAULT_TIMEOUTS, UpstreamHttpError } from '../upstream/index.ts';
-export { GatewayError } from '../errors/index.ts';
+export { GatewayError, isGatewayError, buildErrorEnvelope, type ErrorCode, type RequestIds } from '../errors/index.ts';
 export type {
   ModelType, ModelCapability, ModelPricing, ModelSpec, PromptCacheMode, HostedToolsPolicy, Modality, CountRange, PluginCatalog, UpstreamTimeouts, UpstreamResponse, ChatCall,
   ImageGenerationCall, ImageEditCall, GeneratedImage, ImageResult, AudioFormat, SpeechCall, SpeechResult,
@@ -12,3 +12,13 @@ export type {
 } from './types.ts';
 export type { WireFormat } from '../ir/types.ts';
 export type { AbortSource } from '../util/abort.ts';
+// A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
+export { defineFormat, sseFraming } from '../formats/index.ts';
+export type {
+  FormatDefinition, FormatRoute, RouteTarget, CredentialSource, StreamFraming, FrameReader, FrameWriter, WireRecord, RecordEnd,
+  PassthroughRules, PassthroughRequest, RewriteContext, FormatCodec, EncodeRequestOptions, StreamDecoder, StreamEncoder,
+  DecodedUpstreamError, PassthroughInfo, UsageTap,
+} from '../formats/index.ts';
+export type {
+  ChatRequest, ChatResponse, StreamPart, StreamError, Usage, FinishReason, ContentPart, Message, TextPart, Role, RoutingEvent,
+} from '../ir/index.ts';
