@@ -6,7 +6,8 @@
  * /proc/<pid>/status) must be back within 20% of where the run started once the garbage is
  * collected (the start is taken after a shorter warm-up pass, see below), nothing may be logged
  * as an `unhandled error`, and the server must stop cleanly and start again on the same data dir.
- * About 30 s on the 2-core dev machine.
+ * About 30 s on the 2-core dev machine, plus a few seconds for the many-small-values shapes of
+ * issue 27 at sizes up to the body limit.
  *
  * Reproduce a failure: the report names the seed, the route and the case's label; run with
  * FUZZ_SEED=<seed> to replay the same bodies.
@@ -17,6 +18,7 @@ import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attackText, jsonBodies, multipartBodies, type FuzzBody } from '../helpers/fuzz-bodies.ts';
+import { rawRequest } from '../helpers/raw-http.ts';
 import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -115,6 +117,46 @@ function rssKb(pid: number): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const MB = 1024 * 1024;
+/** The default inference body limit, which the fuzz gateway keeps. */
+const BODY_LIMIT = 100 * MB;
+/** The default value bound (server.bodyLimits.jsonValues). */
+const VALUE_BOUND = 1_000_000;
+
+/**
+ * Issue 27's many-small-values shapes: a unit of JSON text repeated inside `"extra":[…]` (or
+ * `"extra":{…}` for keys), and how many values one unit holds.
+ */
+const SMALL_VALUE_SHAPES: Array<{ name: string; unit: (i: number) => string; values: number; object?: boolean }> = [
+  { name: 'arrays 60 deep', unit: () => `${'['.repeat(60)}${']'.repeat(60)},`, values: 60 },
+  { name: '[]', unit: () => '[],', values: 1 },
+  { name: '{}', unit: () => '{},', values: 1 },
+  { name: 'long number array', unit: (i) => `${1_000_000 + (i % 9_000_000)},`, values: 1 },
+  { name: 'many keys', unit: (i) => `"k${i}":0,`, values: 1, object: true },
+];
+
+/**
+ * A chat body whose `extra` field holds `units` units of a shape (all of them: the body is
+ * closed; undefined: units without end, for a body refused before its end), ~1 MB a piece.
+ */
+function smallValuesBody(shape: (typeof SMALL_VALUE_SHAPES)[number], units: number | undefined): { length: number; next: () => Buffer | undefined } {
+  const head = Buffer.from(`{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"extra":${shape.object ? '{' : '['}`);
+  const tail = Buffer.from(shape.object ? '"end":0}}' : '0]}');
+  const perBlock = Math.max(1, Math.floor(MB / shape.unit(0).length));
+  const block = (b: number) => {
+    let text = '';
+    for (let i = b * perBlock; i < Math.min(units ?? Infinity, (b + 1) * perBlock); i += 1) text += shape.unit(i);
+    return Buffer.from(text);
+  };
+  if (units === undefined) {
+    let index = -1;
+    return { length: BODY_LIMIT, next: () => ((index += 1) === 0 ? head : block(index - 1)) };
+  }
+  const pieces = [head, ...Array.from({ length: Math.ceil(units / perBlock) }, (_, b) => block(b)), tail];
+  let index = 0;
+  return { length: pieces.reduce((n, p) => n + p.length, 0), next: () => pieces[index++] };
+}
 
 /** What is wrong with an answer: a 5xx, or a 4xx that is not a JSON error envelope (tRPC's own shape on /admin). */
 function checkAnswer(res: { status: number; type: string; text: string }, trpc: boolean): string | undefined {
@@ -242,4 +284,30 @@ describe('fuzz: malformed bodies on every POST/PATCH route', () => {
     const record = await send('GET', `/v1/media/generations/${mediaId}`, { authorization: `Bearer ${tokens.session}` });
     expect(record.status, record.text).toBe(200);
   }, 180_000);
+
+  it('many small values up to the body limit: half the value bound served, at the limit 413 after a few MB, memory bounded', async () => {
+    const pid = gw.process.pid!;
+    const peakKb = () => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+    const head = (length: number) => ['POST /v1/chat/completions HTTP/1.1', 'Host: gateway', 'Content-Type: application/json', `Content-Length: ${length}`, `Authorization: Bearer ${tokens.key}`].join('\r\n');
+    const results: string[] = [];
+    for (const shape of SMALL_VALUE_SHAPES) {
+      // Half the bound (a few MB) is a request like any other; the keys shape stays at 100,000 (V8's dictionary objects are slow to build).
+      const under = smallValuesBody(shape, shape.object ? 100_000 : Math.floor(VALUE_BOUND / 2 / shape.values));
+      const started = Date.now();
+      const served = await rawRequest(gw.url, head(under.length), under.next);
+      results.push(`${shape.name} ${(under.length / MB).toFixed(1)} MB: ${served.status} in ${Date.now() - started} ms`);
+      expect(served.status, `${shape.name}: ${served.text.slice(0, 300)}`).toBe(200);
+      // At the body limit: refused at the value bound, long before its end.
+      const atLimit = smallValuesBody(shape, undefined);
+      const refused = await rawRequest(gw.url, head(atLimit.length), atLimit.next);
+      results.push(`${shape.name} 100 MB: ${refused.status} after ${(refused.sent / MB).toFixed(1)} MB`);
+      expect(refused.status, `${shape.name}: ${refused.text.slice(0, 300)}`).toBe(413);
+      expect(refused.text).toContain('server.bodyLimits.jsonValues');
+      expect(refused.sent).toBeLessThan(BODY_LIMIT / 2);
+    }
+    console.log(`fuzz (many small values): ${results.join('; ')}; peak RSS ${Math.round(peakKb() / 1024)} MB`);
+    expect(gw.process.exitCode).toBeNull();
+    expect(gw.stderr()).not.toMatch(/unhandled error|RangeError|Maximum call stack|heap limit/);
+    expect(peakKb() * 1024).toBeLessThan(900 * MB);
+  }, 120_000);
 });
