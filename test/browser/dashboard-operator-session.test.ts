@@ -82,3 +82,34 @@ describe('the dashboard in Chromium: operator views and an expiring session', ()
     expect(await page.$eval('textarea', (el) => (el as HTMLTextAreaElement).value)).toBe('a draft I do not want to lose');
   });
 });
+
+describe('the dashboard in Chromium: the login limit', () => {
+  let gw: SpawnedGateway;
+  let browser: { context: BrowserContext; close(): Promise<void> };
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' } } } });
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.stop();
+  });
+
+  it('the sixth sign-in in a minute is a message with the wait, not an error page', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(gw.url);
+    await page.getByLabel('Email').fill('nobody@example.test');
+    await page.getByLabel('Password').fill('not the password');
+    for (let i = 0; i < 5; i++) {
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Wrong email or password.' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in' }).and(page.locator(':enabled')).waitFor();
+    }
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const notice = page.getByRole('alert').filter({ hasText: /Too many sign-in attempts \(5 a minute\)\. Try again in \d+ seconds\./ });
+    await notice.waitFor();
+    // Still the form, ready for the next try.
+    await page.getByLabel('Email').waitFor();
+  });
+});
