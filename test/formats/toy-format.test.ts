@@ -1,0 +1,166 @@
+/**
+ * Done-when of issue 21 §2: a fourth wire format from the test tree (test/formats/toy: one
+ * folder; the registry line is its plugin's `wireFormats`) works end to end through the real
+ * app — inbound and upstream, passthrough and converted with each of the other three, JSON and
+ * streamed — and every core table (routes, credentials, key scopes, metric labels, generation
+ * routes, config and plugin format checks) knows it without an edit. The toy streams binary
+ * frames and reads its model from the path, so SSE and a body `model` are not assumed anywhere.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/app/create-gateway.ts';
+import { bootstrapDataDir } from '../../src/app/bootstrap.ts';
+import { parseConfig } from '../../src/config/index.ts';
+import { createLogger } from '../../src/util/logger.ts';
+import { endpointOfPath, keyEndpoints } from '../../src/accounts/key-scope.ts';
+import { isGenerationRoute } from '../../src/limits/classify-route.ts';
+import { apiFormatOfRoute, operationOfRoute } from '../../src/server/observe-route.ts';
+import { wireFormatIds } from '../../src/formats/index.ts';
+import { parseSse } from '../../src/sse/index.ts';
+import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { binaryFraming } from './toy/frame-binary.ts';
+import { readFixture, readJsonFixture } from './stream-helpers.ts';
+
+type Json = Record<string, any>;
+
+/** A fake upstream of one SSE format answering the matrix's text fixtures. */
+function fixtureUpstream(format: 'messages' | 'responses'): Promise<FakeUpstream> {
+  return startFakeUpstream((request) =>
+    request.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, sse: [readFixture(`matrix/${format}/text.sse.txt`)] } : { json: readJsonFixture(`matrix/${format}/text.json`) },
+  );
+}
+
+/** The records of a toy stream (binary frames), cut at 3 bytes so the reader reassembles them. */
+function toyRecords(bytes: Buffer): Array<{ event?: string; data: Json }> {
+  const reader = binaryFraming.createReader();
+  const out: Array<{ event?: string; data: Json }> = [];
+  for (let at = 0; at < bytes.length; at += 3) {
+    reader.push(bytes.subarray(at, at + 3));
+    for (const r of reader.records) out.push({ event: r.event, data: JSON.parse(r.data) as Json });
+  }
+  return out;
+}
+
+describe('a fourth wire format from the test tree', () => {
+  let gateway: Gateway;
+  let key: string;
+  let messages: FakeUpstream;
+  let responses: FakeUpstream;
+
+  beforeAll(async () => {
+    messages = await fixtureUpstream('messages');
+    responses = await fixtureUpstream('responses');
+    gateway = await createGateway({
+      config: parseConfig({
+        providers: {
+          mock: { plugin: 'mock' },
+          toy: { plugin: './test/formats/toy/plugin.ts' },
+          anth: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'up', models: ['claude-x'] },
+          resp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'up', formats: ['responses'], models: ['gpt-resp'] },
+        },
+      }),
+      configDir: REPO_ROOT,
+      dataDir: path.join(tempDir(), 'data'),
+      log: createLogger('error', () => undefined),
+    });
+    key = (await bootstrapDataDir(gateway.deps.store, gateway.deps.clock))!.key;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await messages?.close();
+    await responses?.close();
+  });
+
+  const toyCall = (model: string, stream: boolean, init: { body?: unknown; headers?: Record<string, string>; query?: string } = {}) =>
+    gateway.app.request(`/toy/v1/chat/${model}:${stream ? 'stream' : 'talk'}${init.query ?? ''}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(init.headers ?? { 'x-toy-key': key }) },
+      body: JSON.stringify(init.body ?? { say: [{ who: 'rules', text: 'be brief' }, { who: 'user', text: 'hello toy' }] }),
+    });
+
+  // toy/toy-1 is the passthrough; the others convert toy ↔ chat, messages, responses.
+  const UPSTREAMS = [
+    { model: 'toy/toy-1', format: 'toy', reply: 'toy heard: hello toy' },
+    { model: 'mock/echo', format: 'chat', reply: 'hello toy' },
+    { model: 'anth/claude-x', format: 'messages', reply: undefined },
+    { model: 'resp/gpt-resp', format: 'responses', reply: undefined },
+  ];
+
+  for (const upstream of UPSTREAMS) {
+    it(`toy client → ${upstream.format} upstream, JSON`, async () => {
+      const res = await toyCall(upstream.model, false);
+      const body = (await res.json()) as Json;
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.why).toBe('done');
+      if (upstream.reply) expect(body.reply).toBe(upstream.reply);
+      else expect(body.reply.length).toBeGreaterThan(0);
+      expect(body.used.in).toBeGreaterThan(0);
+    });
+
+    it(`toy client → ${upstream.format} upstream, streamed in binary frames`, async () => {
+      const res = await toyCall(upstream.model, true);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/x-toy-frames');
+      const records = toyRecords(Buffer.from(await res.arrayBuffer()));
+      expect(records[0].event).toBe('begin');
+      expect(records.at(-1)).toMatchObject({ event: 'end', data: { why: 'done' } });
+      const text = records.filter((r) => r.event === 'piece').map((r) => r.data.text).join('');
+      if (upstream.reply) expect(text).toBe(upstream.reply);
+      else expect(text.length).toBeGreaterThan(0);
+    });
+  }
+
+  const CLIENTS = [
+    { format: 'chat', path: '/v1/chat/completions', body: (stream: boolean) => ({ model: 'toy/toy-1', stream, messages: [{ role: 'user', content: 'hi from chat' }] }), text: (b: Json) => b.choices[0].message.content, last: 'data: [DONE]' },
+    { format: 'messages', path: '/v1/messages', body: (stream: boolean) => ({ model: 'toy/toy-1', stream, max_tokens: 50, messages: [{ role: 'user', content: 'hi from chat' }] }), text: (b: Json) => b.content[0].text, last: 'message_stop' },
+    { format: 'responses', path: '/v1/responses', body: (stream: boolean) => ({ model: 'toy/toy-1', stream, store: false, input: 'hi from chat' }), text: (b: Json) => b.output.at(-1).content[0].text, last: 'response.completed' },
+  ];
+
+  for (const client of CLIENTS) {
+    for (const stream of [false, true]) {
+      it(`${client.format} client → toy upstream, ${stream ? 'streamed' : 'JSON'}`, async () => {
+        const res = await gateway.app.request(client.path, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify(client.body(stream)),
+        });
+        const text = await res.text();
+        expect(res.status, text).toBe(200);
+        if (!stream) {
+          expect(client.text(JSON.parse(text) as Json)).toBe('toy heard: hi from chat');
+          return;
+        }
+        expect(res.headers.get('content-type')).toContain('text/event-stream');
+        expect(text).toContain(client.last);
+        expect(text).toContain('heard:');
+        expect(parseSse(text).length).toBeGreaterThan(3);
+      });
+    }
+  }
+
+  it('reads the key from the headers and query names the format declares', async () => {
+    expect((await toyCall('toy/toy-1', false, { headers: {}, query: `?toy_key=${key}` })).status).toBe(200);
+    const refused = await toyCall('toy/toy-1', false, { headers: {} });
+    expect(refused.status).toBe(401);
+    // Errors come in the toy's own shape, beside the spec envelope.
+    expect(((await refused.json()) as Json).trouble.code).toBe('authentication_error');
+  });
+
+  it('answers an invalid toy body with the toy error shape, and an unknown path action with 404', async () => {
+    const bad = await toyCall('toy/toy-1', false, { body: { say: [] } });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as Json).trouble.code).toBe('validation_error');
+    const res = await gateway.app.request('/toy/v1/chat/toy/toy-1:dance', { method: 'POST', headers: { 'x-toy-key': key }, body: '{}' });
+    expect(res.status).toBe(404);
+  });
+
+  it('is in every table the core derives from the registry (no table edited by hand)', () => {
+    expect(wireFormatIds()).toContain('toy');
+    expect(keyEndpoints()).toContain('toy');
+    expect(endpointOfPath('/toy/v1/chat/toy/toy-1:talk')).toBe('toy');
+    expect(isGenerationRoute('POST', '/toy/v1/chat/mock/echo:stream')).toBe(true);
+    expect(operationOfRoute('/toy/v1/chat/**')).toBe('chat');
+    expect(apiFormatOfRoute('/toy/v1/chat/**', 'toy')).toBe('toy');
+  });
+});

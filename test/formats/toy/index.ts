@@ -1,0 +1,32 @@
+// A toy fourth wire format, kept in the test tree: one folder and one registry line (a plugin's
+// `wireFormats`, or `registerFormat` in a test) make it the gateway's, inbound and upstream.
+// Its model and stream flag live in the path, its credential in a header of its own, and its
+// streams are binary frames: everything a real next format (Gemini, Bedrock) brings.
+import { defineFormat } from 'gateway/plugin-kit';
+import { toyCodec } from './codec.ts';
+import { binaryFraming } from './frame-binary.ts';
+
+export const toyFormat = defineFormat({
+  id: 'toy',
+  title: 'Toy chat (test tree)',
+  routes: [
+    {
+      method: 'POST',
+      path: '/toy/v1/chat/**',
+      from: 'path',
+      // `/toy/v1/chat/<model>:talk` or `…:stream`; the model may hold a slash (provider/model).
+      readPath(pathname) {
+        const rest = decodeURIComponent(pathname.slice('/toy/v1/chat/'.length));
+        const colon = rest.lastIndexOf(':');
+        const action = rest.slice(colon + 1);
+        if (colon <= 0 || (action !== 'talk' && action !== 'stream')) return undefined;
+        return { model: rest.slice(0, colon), stream: action === 'stream' };
+      },
+    },
+  ],
+  credentials: [{ header: 'x-toy-key' }, { query: 'toy_key' }],
+  framing: binaryFraming,
+  codec: toyCodec,
+  terminal: (record) => (record.event === 'end' || record.event === 'trouble' ? 'complete' : undefined),
+  passthrough: {},
+});
