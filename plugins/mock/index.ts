@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, type ChatCall, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
 import { planReply } from './chat-reply.ts';
 import { toChatChunks, toChatCompletion } from './chat-wire.ts';
+import { EMBEDDING_MODELS, mockEmbeddings } from './embeddings.ts';
 import { JOB_MODELS, mockJobs } from './jobs.ts';
 import { MEDIA_MODELS, mediaCalls } from './media.ts';
 
@@ -39,6 +40,7 @@ const MODELS: ModelSpec[] = [
   { id: 'echo', type: 'chat', capabilities: [...CHAT_CAPS], pricing: { input: 0.1, output: 0.2 }, contextWindow: 128_000, displayName: 'Mock Echo' },
   ...MEDIA_MODELS,
   ...JOB_MODELS,
+  ...EMBEDDING_MODELS,
 ];
 
 function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): UpstreamResponse {
@@ -82,6 +84,6 @@ export default definePlugin<MockOptions>({
       return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: stream() };
     }
 
-    return { chat, ...mediaCalls(), jobs: mockJobs(ctx.options) };
+    return { chat, embeddings: mockEmbeddings, ...mediaCalls(), jobs: mockJobs(ctx.options) };
   },
 });

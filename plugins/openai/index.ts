@@ -1,4 +1,5 @@
-import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from 'gateway/plugin-kit';
+import { definePlugin, GatewayError, type ChatCall, type EmbeddingCall, type EmbeddingResult, type UpstreamResponse } from 'gateway/plugin-kit';
+import { readOkJson } from './upstream.ts';
 import { openaiBatches } from './batches.ts';
 import { openaiMediaCalls } from './media.ts';
 import { openaiVideos } from './videos.ts';
@@ -67,10 +68,18 @@ export default definePlugin<OpenAIOptions>({
       return client.request({ method: 'POST', path: '/responses/input_tokens', headers: jsonHeaders, body: call.rawBody ?? JSON.stringify(call.body), abortOn: call });
     }
 
+    async function embeddings(call: EmbeddingCall): Promise<EmbeddingResult> {
+      const response = await client.request({ method: 'POST', path: '/embeddings', headers: jsonHeaders, body: JSON.stringify(call.body), signal: call.signal });
+      const body = await readOkJson(response);
+      const usage = body.usage as { prompt_tokens?: unknown } | undefined;
+      return typeof usage?.prompt_tokens === 'number' ? { body, inputTokens: usage.prompt_tokens } : { body };
+    }
+
     const { 'content-type': _json, ...mediaHeaders } = headers;
     return {
       chat,
       countTokens,
+      embeddings,
       ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
       // Used when the provider says `batches: 'native'` (many compatible servers lack the API).
       batches: openaiBatches({ client, headers: mediaHeaders }),

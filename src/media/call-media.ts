@@ -8,7 +8,7 @@ import { watchOf, type AbortWatch } from '../util/abort.ts';
 import type { AttemptObserver } from '../observability/types.ts';
 
 /** What a media endpoint asks a model to do. */
-export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation';
+export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation' | 'embedding';
 
 const TASK_LABEL: Record<MediaTask, string> = {
   image_generation: 'an image generation model',
@@ -16,6 +16,7 @@ const TASK_LABEL: Record<MediaTask, string> = {
   speech: 'a speech (text-to-speech) model',
   transcription: 'a transcription model',
   translation: 'an audio translation model',
+  embedding: 'an embedding model',
 };
 
 const MEDIA_CAPS: ReadonlySet<ModelCapability> = new Set(['image_edit', 'speech', 'transcription', 'translation']);
@@ -43,6 +44,8 @@ export function supportsTask(model: CatalogModel, task: MediaTask): boolean {
       return spec.type === 'audio' && Boolean(audio?.transcribe) && listed('transcription');
     case 'translation':
       return spec.type === 'audio' && Boolean(audio?.transcribe) && listed('translation');
+    case 'embedding':
+      return spec.type === 'embedding' && Boolean(provider.instance.embeddings);
   }
 }
 

@@ -119,6 +119,22 @@ export interface ChatCall {
   signal: AbortSignal;
 }
 
+/** An embeddings request: the client's OpenAI body with the upstream model id. */
+export interface EmbeddingCall {
+  model: string;
+  /** The texts, in order (a string input is one). */
+  input: string[];
+  /** The OpenAI body as the client sent it, `model` replaced (dimensions, encoding_format, user, …). */
+  body: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** An OpenAI embeddings list body (`{object: "list", data, model, usage}`) and its input tokens, when the upstream said. */
+export interface EmbeddingResult {
+  body: Record<string, unknown>;
+  inputTokens?: number;
+}
+
 export interface ImageGenerationCall {
   model: string;
   prompt: string;
@@ -399,6 +415,8 @@ export interface ProviderInstance {
    * `/v1/messages/count_tokens`, OpenAI `/responses/input_tokens`); rejects a format it cannot count.
    */
   countTokens?(call: ChatCall): Promise<UpstreamResponse>;
+  /** OpenAI-shaped embeddings (`POST /v1/embeddings`) for `embedding` models. */
+  embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
   images?: {
     generate?(call: ImageGenerationCall): Promise<ImageResult>;
     edit?(call: ImageEditCall): Promise<ImageResult>;

@@ -44,6 +44,10 @@ describe('Claude Code through the gateway', () => {
     for (const fake of [chat, responses, messages]) await fake?.close();
   });
 
+  it("answers Claude Code's HEAD / probe with 200", async () => {
+    expect((await fetch(gw.url, { method: 'HEAD' })).status).toBe(200);
+  });
+
   it.each([
     ['ant/my-claude', () => messages],
     ['oc/gpt-4o-mini', () => chat],

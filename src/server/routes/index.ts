@@ -5,6 +5,7 @@ import { listFormats } from '../../formats/index.ts';
 import type { ServerDeps } from '../types.ts';
 import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
+import { embeddingRoutes } from './embeddings.ts';
 import { inferenceHandler } from './inference.ts';
 import { getModel, listModels } from './models.ts';
 import { deleteStoredResponse, getStoredResponse, listResponsesTools } from './responses.ts';
@@ -46,6 +47,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...accountProcedureRoutes(deps),
     ...usageRoutes(deps),
     ...imageRoutes(deps),
+    ...embeddingRoutes(deps),
     ...audioRoutes(deps),
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),
