@@ -37,9 +37,12 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     state.record = record;
     try {
       const result = await handler(event);
+      // Limits passed before the body and never taken over by an admission: the slot goes back.
+      state.limits?.release();
       observer.end(record, statusOfResult(result, event.res.status));
       return result;
     } catch (thrown) {
+      state.limits?.release();
       if (thrown instanceof ClientClosedError) {
         deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
       } else if (!(thrown instanceof GatewayError)) {

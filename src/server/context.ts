@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type { RequestIds } from '../errors/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
+import type { PassedLimits } from '../accounts/types.ts';
 import { randomToken } from '../util/secrets.ts';
 import { createTrustProxy, parseForwarded, parseForwardedFor, type TrustProxy, type TrustProxySetting } from './client-address.ts';
 
@@ -19,6 +20,11 @@ export interface RequestState {
   node: NodePair | null;
   /** What observability records about this request (set by the route wrapper). */
   record: RequestRecord | undefined;
+  /**
+   * The rate limit and slot the request passed before its body was read (passLimitsFirst):
+   * its admission takes them over; the route wrapper gives the slot back if it never comes.
+   */
+  limits: PassedLimits | undefined;
 }
 
 function findNode(event: H3Event): NodePair | null {
@@ -39,6 +45,7 @@ export function requestState(event: H3Event): RequestState {
       startedAt: performance.now(),
       node,
       record: undefined,
+      limits: undefined,
     };
   }
   return ctx.gateway;

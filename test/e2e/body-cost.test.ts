@@ -99,6 +99,14 @@ describe('a body is bounded by what it costs, not only by its bytes', () => {
     expect(third.text).toContain('concurrency');
     expect(third.sent).toBeLessThan(80 * MB);
     await third.closed;
+    // The JSON media routes too (images, speech).
+    for (const route of ['/v1/images/generations', '/v1/audio/speech']) {
+      const head = chatHead(freeKey, 80 * MB).replace('/v1/chat/completions', route);
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      const media = await rawRequest(gw.url, head, () => piece);
+      expect(media.status, `${route}: ${media.text.slice(0, 200)}`).toBe(429);
+      expect(media.sent).toBeLessThan(80 * MB);
+    }
     stop.abort();
     await Promise.all(holders);
   });

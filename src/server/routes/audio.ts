@@ -4,6 +4,7 @@ import { renderTranscript } from '../../media/render-transcript.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
+import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
@@ -25,6 +26,8 @@ function respond(event: H3Event, body: Uint8Array | string, contentType: string)
 function speechHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<Response> => {
     const auth = authenticateApiKey(event, deps);
+    const passing = passLimitsFirst(event, deps, auth, SPEECH);
+    if (passing instanceof Promise) await passing;
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const request = decodeSpeechRequest(body);
     const route = routeMedia(deps, request.model, 'speech');

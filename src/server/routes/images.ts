@@ -11,6 +11,7 @@ import type { CatalogModel } from '../../providers/types.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
+import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/types.ts';
@@ -114,6 +115,8 @@ async function runImages(
 function generationsHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
+    const passing = passLimitsFirst(event, deps, auth, GENERATIONS);
+    if (passing instanceof Promise) await passing;
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const request = decodeImageRequest(body);
     return runImages(event, deps, auth, request, new Set(Object.keys(body)), 'image_generation', (model, call) => model.provider.instance.images!.generate!(call));

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import type { ChatRequest, WireFormat } from '../../ir/types.ts';
+import type { WireFormat } from '../../ir/types.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { listFormats, type FormatRoute, type RouteTarget } from '../../formats/index.ts';
 import { decodeInbound, runChat, type ChatPipelineDeps } from '../../pipeline/run-chat.ts';
@@ -12,6 +12,7 @@ import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
+import { passLimitsFirst } from '../pass-limits.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { Admission, AdmissionRequest } from '../../accounts/types.ts';
@@ -82,52 +83,42 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
   return async (event: H3Event): Promise<unknown> => {
     const target = targetOf(event, formatRoute);
     const auth = authenticateApiKey(event, deps, format);
-    const address = clientAddress(event, deps.config.server.trustProxy);
-    // The key's rate limit and slot before a byte of the body is read: a key over its limits
-    // cannot make the gateway read and parse bodies (issue 27).
-    const passing = deps.guards.passLimits?.({ auth, method: 'POST', route, clientAddress: address });
+    // The key's rate limit and slot before a byte of the body is read (issue 27); a refused body gives the slot back (route wrapper).
+    const passing = passLimitsFirst(event, deps, auth, route);
     const limits = passing instanceof Promise ? await passing : passing;
-    let admission: Admission;
-    let exchange: InboundExchange;
-    let request: ChatRequest;
+    // A small body is already buffered: read and parsed without a promise.
+    const read = readJsonObjectNow(event, bounds);
+    const { raw, body } = read instanceof Promise ? await read : read;
+    checkInferenceBounds(body);
+    const exchange = new InboundExchange(event, format, target, raw, body, clientAbort(event), forwarded);
+    let request = decodeInbound(exchange);
     let capture: ReturnType<typeof captureResponses>;
     const record = requestState(event).record;
-    try {
-      // A small body is already buffered: read and parsed without a promise.
-      const read = readJsonObjectNow(event, bounds);
-      const { raw, body } = read instanceof Promise ? await read : read;
-      checkInferenceBounds(body);
-      exchange = new InboundExchange(event, format, target, raw, body, clientAbort(event), forwarded);
-      request = decodeInbound(exchange);
-      if (record) {
-        record.requestedModel = request.model;
-        record.stream = request.stream;
-        exchange.attempts = record;
-      }
-      if (format === 'responses') {
-        request = await rehydrateResponsesRequest(deps, exchange, request, auth);
-        exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
-        exchange.responseId = capture?.id;
-        // An answer past this is relayed but not stored (a stream's size is known only at its end).
-        if (capture) setResponseHeader(event, 'x-gateway-store-limit-bytes', String(deps.config.server.bodyLimits.inference));
-      }
-      const admissionRequest: AdmissionRequest = {
-        auth,
-        method: 'POST',
-        route,
-        clientAddress: address,
-        limits,
-        model: request.model,
-        estimatedInputTokens: boundInputTokens(request),
-        maxOutputTokens: request.maxTokens,
-        requestId: exchange.ids.requestId,
-      };
-      // In-process guards answer at once: no promise, no await.
-      admission = deps.guards.admitNow?.(admissionRequest) ?? (await deps.guards.admit(admissionRequest));
-    } catch (error) {
-      limits?.release();
-      throw error;
+    if (record) {
+      record.requestedModel = request.model;
+      record.stream = request.stream;
+      exchange.attempts = record;
     }
+    if (format === 'responses') {
+      request = await rehydrateResponsesRequest(deps, exchange, request, auth);
+      exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
+      exchange.responseId = capture?.id;
+      // An answer past this is relayed but not stored (a stream's size is known only at its end).
+      if (capture) setResponseHeader(event, 'x-gateway-store-limit-bytes', String(deps.config.server.bodyLimits.inference));
+    }
+    const admissionRequest: AdmissionRequest = {
+      auth,
+      method: 'POST',
+      route,
+      clientAddress: clientAddress(event, deps.config.server.trustProxy),
+      limits,
+      model: request.model,
+      estimatedInputTokens: boundInputTokens(request),
+      maxOutputTokens: request.maxTokens,
+      requestId: exchange.ids.requestId,
+    };
+    // In-process guards answer at once: no promise, no await.
+    const admission = deps.guards.admitNow?.(admissionRequest) ?? (await deps.guards.admit(admissionRequest));
     for (const name in admission.headers) setResponseHeader(event, name, admission.headers[name]);
     // Settled as soon as the usage is final, before the answer's last bytes go out.
     let charging: Promise<SettledCharge | void> | undefined;

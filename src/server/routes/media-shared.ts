@@ -50,6 +50,7 @@ export async function admitMedia(event: H3Event, deps: ServerDeps, auth: AuthCon
     method: 'POST',
     route,
     clientAddress: clientAddress(event, deps.config.server.trustProxy),
+    limits: requestState(event).limits,
     model: candidates[0].id,
     servedBy: candidates,
     media,
