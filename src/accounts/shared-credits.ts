@@ -20,6 +20,8 @@ export interface SharedHold {
   open: boolean;
   /** Admitted from this instance's leased slice of the account (no database call); absent: a hold row of its own, or none. */
   readonly slice?: Slice;
+  /** The account of a hold row of its own (its release is waited for by the account's next admission). */
+  readonly accountId?: string;
 }
 
 /** A ledger row as the guards build it (the database decides `charged_credits` unless the request came from a slice). */
@@ -310,6 +312,9 @@ export class SharedCredits {
     const held = this.holdNow(input);
     if (held) return held;
     const requestId = input.requestId || newId('req', 16);
+    // A hold this account just gave back is back in the database before this one is asked for (no 402 for credit on its way back).
+    const releasing = this.releasing.get(input.account.id);
+    if (releasing) await releasing;
     if (this.pathOf(input.account, input.key, input.credits, input.needsBalance) === 'slice') {
       let slice = this.slices.get(input.account.id);
       if (slice?.closing) await slice.closing;
@@ -352,19 +357,19 @@ export class SharedCredits {
         if (slice && (slice.shrinking || slice.free > 0)) {
           await this.shrink(slice);
           const again = await this.holdGrouped({ ...request, periods: periodKeys(this.o.clock.now()) }).catch(() => outcome);
-          if (again.outcome === 'ok') return { requestId, credits: input.credits, tokens: input.tokens, open: true };
+          if (again.outcome === 'ok') return { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
           outcome = again;
         }
         // Other instances may hold credit idle in their slices.
         if (outcome.outcome === 'balance') {
           const again = await this.afterRecall(request, outcome);
-          if (again.outcome === 'ok') return { requestId, credits: input.credits, tokens: input.tokens, open: true };
+          if (again.outcome === 'ok') return { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
           outcome = again;
         }
       }
       throw this.refusal(outcome, input, now);
     }
-    return { requestId, credits: input.credits, tokens: input.tokens, open: true };
+    return { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
   }
 
   /** Beats reach the database: no other instance can have swept this one's lease holds. */
@@ -543,13 +548,22 @@ export class SharedCredits {
     }
     hold.open = false;
     if (hold.credits === 0 && hold.tokens === 0) return;
-    this.track(
-      this.o.repo.release(hold.requestId).catch((error: unknown) => {
-        // Not lost: the hold is given back by the sweep once this instance stops, or stays counted until then.
-        this.o.log.warn('credits: releasing a hold failed', { request_id: hold.requestId, error: String(error) });
-      }),
-    );
+    const released = this.o.repo.release(hold.requestId).catch((error: unknown) => {
+      // Not lost: the hold is given back by the sweep once this instance stops, or stays counted until then.
+      this.o.log.warn('credits: releasing a hold failed', { request_id: hold.requestId, error: String(error) });
+    });
+    this.track(released);
+    const accountId = hold.accountId;
+    if (!accountId) return;
+    // The account's next admission and balance read wait for the releases on their way.
+    const all = Promise.all([this.releasing.get(accountId), released]).then(() => {
+      if (this.releasing.get(accountId) === all) this.releasing.delete(accountId);
+    });
+    this.releasing.set(accountId, all);
   }
+
+  /** Releases of holds of their own on their way to the database, by account. */
+  private readonly releasing = new Map<string, Promise<unknown>>();
 
   /**
    * Settles a request: its line (the ledger row; from a slice, with the charge decided here
@@ -660,6 +674,7 @@ export class SharedCredits {
    */
   async balance(accountId: string): Promise<{ credits: number; reserved: number; leased: number } | undefined> {
     await this.caughtUp();
+    await this.releasing.get(accountId);
     const state = await this.o.repo.state(accountId);
     if (!state) return undefined;
     const local = this.slices.get(accountId)?.reserved ?? 0;
