@@ -1,5 +1,6 @@
 import { initTRPC } from '@trpc/server';
 import { z } from 'zod';
+import { keyEndpoints } from '../accounts/key-scope.ts';
 import type { UsageViews } from '../accounts/types.ts';
 import { cancelBatch, viewBatch } from '../batches/index.ts';
 import { creditsToUsd, roundCredits } from '../billing/index.ts';
@@ -152,6 +153,8 @@ export const accountRouter = t.router({
     email: ctx.account.email,
     tier: ctx.account.tier,
     session_expires_at: ctx.sessionExpiresAt,
+    /** The endpoint groups a key can be scoped to (the formats' and the other routes'). */
+    key_endpoints: keyEndpoints(),
   })),
   /** Balance, spend this month, requests per day and top models of the last 30 days. */
   overview: procedure.query(async ({ ctx }) => {

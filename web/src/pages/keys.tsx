@@ -1,11 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { mutate, query } from '../api/session.ts';
+import { mutate, query, type InputOf } from '../api/session.ts';
 import { credits, when } from '../components/format.ts';
 import { Pager } from '../components/pager.tsx';
 import { useLoad } from '../components/use-load.ts';
 
-const ENDPOINTS = ['chat', 'responses', 'messages', 'images', 'audio', 'files', 'batches'] as const;
-type Endpoint = (typeof ENDPOINTS)[number];
+type Endpoint = NonNullable<InputOf<'keys.create'>['endpoints']>[number];
 
 function split(text: string): string[] | null {
   const items = text.split(/[\s,]+/).filter(Boolean);
@@ -16,6 +15,8 @@ function split(text: string): string[] | null {
 export function KeysPage() {
   const [page, setPage] = useState(1);
   const list = useLoad(() => query('keys.list', { page, pageSize: 20 }), [page]);
+  const me = useLoad(() => query('me'), []);
+  const ENDPOINTS = (me.data?.key_endpoints ?? []) as Endpoint[];
   const [name, setName] = useState('');
   const [models, setModels] = useState('');
   const [endpoints, setEndpoints] = useState<Endpoint[]>([]);
