@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { storageConfigSchema } from './storage-schema.ts';
 import { z } from 'zod';
 import { adminConfigSchema } from './admin-schema.ts';
 import { storeConfigSchema } from './store-schema.ts';
@@ -186,6 +187,8 @@ export const configSchema = z.strictObject({
       pollIntervalMs: z.number().int().positive().max(3_600_000).default(30_000),
     })
     .prefault({}),
+  /** Uploads and per-account storage quotas (docs/limits.md). */
+  storage: storageConfigSchema,
   /** The web dashboard at `/` (docs/dashboard.md); off, `/` still answers 200 with a short text. */
   dashboard: z
     .strictObject({

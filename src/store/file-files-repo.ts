@@ -48,12 +48,30 @@ export class FileFilesRepo implements FilesRepo {
   }
 
   async create(record: FileRecord, content: Uint8Array): Promise<FileRecord> {
+    const temp = `${this.fileOf(record.id)}.tmp-${process.pid}-${++this.counter}`;
+    return this.place(record, temp, () => fs.promises.writeFile(temp, content, { mode: FILE_MODE, flag: 'wx' }));
+  }
+
+  async createFromFile(record: FileRecord, staged: string): Promise<FileRecord> {
+    return this.place(record, staged);
+  }
+
+  /**
+   * Writes the contents to `temp` (or takes them as they are there) and renames it into place,
+   * then adds the record: a record never points at missing contents. Uploads are staged in the
+   * data dir, so a rename; a copy only across file systems.
+   */
+  private async place(record: FileRecord, temp: string, write?: () => Promise<void>): Promise<FileRecord> {
     if (!SAFE_ID.test(record.id)) throw new Error(`unsafe file id '${record.id}'`);
     const file = this.fileOf(record.id);
-    const temp = `${file}.tmp-${process.pid}-${++this.counter}`;
     try {
-      await fs.promises.writeFile(temp, content, { mode: FILE_MODE, flag: 'wx' });
-      await fs.promises.rename(temp, file);
+      await write?.();
+      await fs.promises.rename(temp, file).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV') throw error;
+        await fs.promises.copyFile(temp, file, fs.constants.COPYFILE_EXCL);
+        await fs.promises.chmod(file, FILE_MODE);
+        await fs.promises.rm(temp, { force: true });
+      });
     } catch (error) {
       await fs.promises.rm(temp, { force: true });
       throw error;
@@ -61,6 +79,12 @@ export class FileFilesRepo implements FilesRepo {
     this.db.data.files.push(record);
     await this.db.changed();
     return record;
+  }
+
+  async bytesOf(accountId: string): Promise<number> {
+    let total = 0;
+    for (const f of this.db.data.files) if (f.accountId === accountId) total += f.bytes;
+    return total;
   }
 
   async content(accountId: string, id: string): Promise<Buffer | undefined> {

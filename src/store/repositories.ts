@@ -164,6 +164,13 @@ export interface FilesRepo {
   get(accountId: string, id: string): Promise<FileRecord | undefined>;
   /** Stores the contents first, then the record: a record never points at missing contents. */
   create(record: FileRecord, content: Uint8Array): Promise<FileRecord>;
+  /**
+   * Like `create`, with the contents in a file on disk (an upload streamed to the data dir),
+   * read or moved without holding them in memory; the file is gone afterwards, stored or not.
+   */
+  createFromFile(record: FileRecord, staged: string): Promise<FileRecord>;
+  /** Bytes of the account's files (its storage quota counts them). */
+  bytesOf(accountId: string): Promise<number>;
   content(accountId: string, id: string): Promise<Buffer | undefined>;
   /** Deletes the record and the contents. */
   delete(accountId: string, id: string): Promise<boolean>;

@@ -57,7 +57,7 @@ describe('unknown config keys', () => {
 
   it('without a close match list what the object takes', () => {
     expect(() => parseConfig({ colour: 'blue' }, 'c.ts')).toThrow(
-      'c.ts: unknown key "colour" (known keys: server, dataDir, store, providers, defaults, routing, limits, billing, media, logging, metrics, batches, dashboard)',
+      'c.ts: unknown key "colour" (known keys: server, dataDir, store, providers, defaults, routing, limits, billing, media, logging, metrics, batches, storage, dashboard)',
     );
     expect(() => parseConfig({ server: { zzz: 1 } }, 'c.ts')).toThrow(/unknown key "server.zzz" \("server" takes: port, host, /);
   });

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
 import { recordBytes } from '../../src/media/media-limits.ts';
@@ -338,6 +341,29 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.files.get(a, made[0].id)).toBeUndefined();
         expect((await store.files.content(a, made[2].id))?.equals(bytes)).toBe(true);
         expect((await store.files.list({ accountId: a, limit: 10 })).data).toHaveLength(4);
+      });
+    });
+
+    describe('files from a staged file', () => {
+      it('takes over a file on disk (chunked past 1 MiB on PostgreSQL), counts bytes per account, deletes', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-stage-'));
+        const big = Buffer.alloc(2_500_000 + 7, 'ab\n');
+        const staged = path.join(dir, 'upload.part');
+        fs.writeFileSync(staged, big);
+        const record = await store.files.createFromFile(aFile(a, { bytes: big.length }), staged);
+        expect(fs.existsSync(staged)).toBe(false);
+        const small = await store.files.create(aFile(a, { bytes: 3 }), Buffer.from('xyz'));
+        expect(await store.files.bytesOf(a)).toBe(big.length + 3);
+        expect(await store.files.bytesOf(uid('acct'))).toBe(0);
+        await store.flush();
+        store = await restart(store);
+        expect((await store.files.content(a, record.id))?.equals(big)).toBe(true);
+        expect(await store.files.delete(a, record.id)).toBe(true);
+        expect(await store.files.content(a, record.id)).toBeUndefined();
+        expect(await store.files.bytesOf(a)).toBe(small.bytes);
+        fs.rmSync(dir, { recursive: true, force: true });
       });
     });
 

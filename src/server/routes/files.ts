@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
@@ -5,7 +7,8 @@ import type { FileRecord } from '../../store/types.ts';
 import { newId } from '../../util/secrets.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { clientAddress, requestState } from '../context.ts';
-import { readMultipart } from '../read-multipart.ts';
+import { receiveUpload, type StagedFile } from '../receive-upload.ts';
+import { UploadGate } from '../upload-gate.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
@@ -45,55 +48,70 @@ export function listQuery(params: URLSearchParams, max: number, fallback: number
   return after ? { limit, after } : { limit };
 }
 
-function lineCount(content: Uint8Array): number {
-  let lines = 0;
-  let last = 10;
-  for (const byte of content) {
-    if (byte === 10) lines += 1;
-    last = byte;
-  }
-  return last === 10 ? lines : lines + 1;
+function quotaExceeded(quota: number, used: number): GatewayError {
+  return new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use. Delete files to make room.`, {
+    details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
+  });
+}
+
+/** The file's bound: the size limit, or the room left in the account's quota when that is smaller. */
+async function fileBound(deps: ServerDeps, accountId: string): Promise<{ bytes: number; over: () => GatewayError }> {
+  const maxFileBytes = deps.config.batches.maxFileBytes;
+  const quota = deps.config.storage.fileQuotaBytes;
+  const used = await deps.store.files.bytesOf(accountId);
+  if (used >= quota) throw quotaExceeded(quota, used);
+  if (quota - used < maxFileBytes) return { bytes: quota - used, over: () => quotaExceeded(quota, used) };
+  return { bytes: maxFileBytes, over: () => new GatewayError('request_too_large', `Files are limited to ${maxFileBytes} bytes (batches.maxFileBytes).`) };
 }
 
 function uploadHandler(deps: ServerDeps) {
+  const gate = new UploadGate(deps.config.storage);
+  const dir = path.join(deps.dataDir, 'uploads');
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     // POST /v1/files is rate limited (20/min per caller by default, §8.1).
     const admission = await deps.guards.admit({ auth, method: 'POST', route: '/v1/files', clientAddress: clientAddress(event, deps.config.server.trustProxy) });
     for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
+    let release: (() => void) | undefined;
     try {
-      const limits = deps.config.batches;
+      release = gate.enter(auth.account.id);
+      const bound = await fileBound(deps, auth.account.id);
       // The multipart envelope around the file takes a few hundred bytes.
-      const form = await readMultipart(event, limits.maxFileBytes + 64 * 1024);
-      const file = form.get('file');
-      const purpose = form.get('purpose');
-      const problems: Record<string, string> = {};
-      if (!(file instanceof Blob)) problems.file = 'is required (a file part)';
-      if (typeof purpose !== 'string' || !(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) problems.purpose = `must be one of: ${UPLOAD_PURPOSES.join(', ')}`;
-      if (Object.keys(problems).length > 0) throw validationError(problems);
-      const blob = file as Blob;
-      if (blob.size > limits.maxFileBytes) throw new GatewayError('request_too_large', `Files are limited to ${limits.maxFileBytes} bytes (this one has ${blob.size}).`);
-      const content = new Uint8Array(await blob.arrayBuffer());
-      if (purpose === 'batch') {
-        const lines = lineCount(content);
-        if (lines > limits.maxFileLines) throw new GatewayError('request_too_large', `Batch input files are limited to ${limits.maxFileLines} lines (this one has ${lines}).`);
+      const declared = Number(event.req.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(declared) && declared > bound.bytes + 64 * 1024) throw bound.over();
+      const { fields, file } = await receiveUpload(event, { dir, maxFileBytes: bound.bytes, tooLarge: bound.over });
+      try {
+        return json(event, viewFile(await storeUpload(deps, auth.account.id, fields, file)));
+      } finally {
+        if (file) await fs.promises.rm(file.path, { force: true });
       }
-      const name = blob instanceof File && blob.name ? blob.name : 'upload';
-      const record: FileRecord = {
-        id: newFileId(),
-        accountId: auth.account.id,
-        bytes: content.byteLength,
-        created_at: Math.floor(deps.clock.now() / 1000),
-        expires_at: null,
-        filename: name.slice(0, 255),
-        purpose: purpose as string,
-      };
-      await deps.store.files.create(record, content);
-      return json(event, viewFile(record));
     } finally {
+      release?.();
       await admission.settle(null);
     }
   };
+}
+
+/** Checks the fields of a received upload and stores its file (moved or streamed by the store, never read whole). */
+async function storeUpload(deps: ServerDeps, accountId: string, fields: Record<string, string>, file: StagedFile | undefined): Promise<FileRecord> {
+  const purpose = fields.purpose;
+  const problems: Record<string, string> = {};
+  if (!file) problems.file = 'is required (a file part)';
+  if (typeof purpose !== 'string' || !(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) problems.purpose = `must be one of: ${UPLOAD_PURPOSES.join(', ')}`;
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const staged = file!;
+  const maxLines = deps.config.batches.maxFileLines;
+  if (purpose === 'batch' && staged.lines > maxLines) throw new GatewayError('request_too_large', `Batch input files are limited to ${maxLines} lines (this one has ${staged.lines}).`);
+  const record: FileRecord = {
+    id: newFileId(),
+    accountId,
+    bytes: staged.bytes,
+    created_at: Math.floor(deps.clock.now() / 1000),
+    expires_at: null,
+    filename: staged.filename.slice(0, 255),
+    purpose,
+  };
+  return deps.store.files.createFromFile(record, staged.path);
 }
 
 function fileId(event: H3Event): string {

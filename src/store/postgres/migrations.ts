@@ -1045,6 +1045,21 @@ drop index gw_accounts_email;
 create unique index gw_accounts_email_key on gw_accounts (lower(email));
 `,
   },
+  {
+    version: 11,
+    name: 'file contents in chunks',
+    sql: `
+-- An upload streams into the database in chunks of about 1 MiB inside one transaction, so no
+-- instance ever holds a whole file in memory to store it; files stored before keep their bytea.
+create table gw_file_chunks (
+  file_id text not null,
+  seq integer not null,
+  data bytea not null,
+  primary key (file_id, seq)
+);
+alter table gw_files alter column content drop not null;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

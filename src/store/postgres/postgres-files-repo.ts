@@ -1,7 +1,12 @@
+import fs from 'node:fs';
 import type pg from 'pg';
+import { inTransaction } from './in-transaction.ts';
 import type { FilesQuery, FilesRepo, Page } from '../repositories.ts';
 import type { FileRecord } from '../types.ts';
 import { newestFirstPage } from './newest-first.ts';
+
+/** Rows of an uploaded file's contents (gw_file_chunks). */
+const CHUNK_BYTES = 1024 * 1024;
 
 /** Uploaded and batch-written files in PostgreSQL: the record and its contents (bytea) in one row, so any instance serves any file. */
 export class PostgresFilesRepo implements FilesRepo {
@@ -37,13 +42,49 @@ export class PostgresFilesRepo implements FilesRepo {
     return record;
   }
 
+  async createFromFile(record: FileRecord, staged: string): Promise<FileRecord> {
+    try {
+      // Chunks then the record, in one transaction: a record never points at missing chunks,
+      // and a failed upload leaves none behind.
+      await inTransaction(this.pool, async (client) => {
+        let seq = 0;
+        for await (const chunk of fs.createReadStream(staged, { highWaterMark: CHUNK_BYTES })) {
+          await client.query('insert into gw_file_chunks (file_id, seq, data) values ($1, $2, $3)', [record.id, seq, chunk as Buffer]);
+          seq += 1;
+        }
+        await client.query('insert into gw_files (id, account_id, purpose, created_at, record, content) values ($1, $2, $3, $4, $5, null)', [
+          record.id,
+          record.accountId,
+          record.purpose,
+          record.created_at,
+          JSON.stringify(record),
+        ]);
+      });
+    } finally {
+      await fs.promises.rm(staged, { force: true });
+    }
+    return record;
+  }
+
+  async bytesOf(accountId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ bytes: string }>("select coalesce(sum((record::json->>'bytes')::bigint), 0)::text as bytes from gw_files where account_id = $1", [accountId]);
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
   async content(accountId: string, id: string): Promise<Buffer | undefined> {
-    const { rows } = await this.pool.query<{ content: Buffer }>('select content from gw_files where id = $1 and account_id = $2', [id, accountId]);
-    return rows[0]?.content;
+    const { rows } = await this.pool.query<{ content: Buffer | null }>('select content from gw_files where id = $1 and account_id = $2', [id, accountId]);
+    if (!rows[0]) return undefined;
+    if (rows[0].content) return rows[0].content;
+    const chunks = await this.pool.query<{ data: Buffer }>('select data from gw_file_chunks where file_id = $1 order by seq', [id]);
+    return Buffer.concat(chunks.rows.map((r) => r.data));
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('delete from gw_files where id = $1 and account_id = $2', [id, accountId]);
-    return (rowCount ?? 0) > 0;
+    return inTransaction(this.pool, async (client) => {
+      const { rowCount } = await client.query('delete from gw_files where id = $1 and account_id = $2', [id, accountId]);
+      if ((rowCount ?? 0) === 0) return false;
+      await client.query('delete from gw_file_chunks where file_id = $1', [id]);
+      return true;
+    });
   }
 }
