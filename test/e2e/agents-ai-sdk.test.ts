@@ -76,9 +76,26 @@ describe('the AI SDK through the gateway', () => {
     ['compatible', 'ant/claude-up', 'conversion'],
   ];
 
+  /**
+   * The SDK (default `store`) sent step 1's reasoning as an item_reference: the gateway stored that
+   * response, so it resolved the reference and Anthropic got the signed thinking block back.
+   */
+  function expectReasoningReplayed(): void {
+    const turns = messages.requests.map((r) => (r.json as { messages: Array<{ role: string; content: unknown }> }).messages);
+    const later = turns.filter((list) => list.some((m) => m.role === 'assistant'));
+    expect(later.length).toBeGreaterThan(0);
+    for (const list of later) {
+      const assistant = list.filter((m) => m.role === 'assistant');
+      for (const m of assistant) expect(JSON.stringify(m.content)).toMatch(/"type":"thinking".*"signature":"/);
+    }
+  }
+
   const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections];
   beforeEach(() => {
-    for (const fake of [chat, responses, messages]) fake.rejections.length = 0;
+    for (const fake of [chat, responses, messages]) {
+      fake.rejections.length = 0;
+      fake.requests.length = 0;
+    }
   });
 
   describe.each(ROUTES)('%s provider → %s (%s)', (provider, model) => {
@@ -92,6 +109,7 @@ describe('the AI SDK through the gateway', () => {
         const inputs = responses.requests.map((r) => JSON.stringify((r.json as { input?: unknown }).input));
         expect(inputs.some((input) => input.includes('"item_reference"')), inputs.join('\n')).toBe(true);
       }
+      if (provider === 'responses' && model === 'ant/claude-up') expectReasoningReplayed();
     });
 
     it('streamText: a tool over three steps', async () => {
@@ -100,6 +118,7 @@ describe('the AI SDK through the gateway', () => {
       expect(rejections()).toEqual([]);
       expect(await result.steps).toHaveLength(3);
       expect(text).toBe('Done: the file is written.');
+      if (provider === 'responses' && model === 'ant/claude-up') expectReasoningReplayed();
     });
 
     it('generateObject', async () => {

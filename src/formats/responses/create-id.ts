@@ -34,3 +34,22 @@ export function createReasoningItemId(): string {
 export function isGatewayReasoningId(id: string): boolean {
   return id.startsWith('rs_gw');
 }
+
+const MINTED_RESPONSE = /^resp_([0-9a-f]{48})$/;
+const STORED_ITEM = /^(?:msg|rs|fc)_gw([0-9a-f]{48})o(\d{1,5})$/;
+
+/**
+ * The id of output item `index` of a response the gateway minted the id of (and so may have
+ * stored): `msg_gw<hex>o<index>`, `rs_gw…`, `fc_gw…`. An `item_reference` to it names the stored
+ * response and the item's place there (see {@link storedItemPlace}); undefined for other ids.
+ */
+export function storedItemId(prefix: 'msg' | 'rs' | 'fc', responseId: string | undefined, index: number): string | undefined {
+  const minted = responseId === undefined ? undefined : MINTED_RESPONSE.exec(responseId);
+  return minted ? `${prefix}_gw${minted[1]}o${index}` : undefined;
+}
+
+/** The stored response and output index an id from {@link storedItemId} points at. */
+export function storedItemPlace(itemId: string): { responseId: string; index: number } | undefined {
+  const match = STORED_ITEM.exec(itemId);
+  return match ? { responseId: `resp_${match[1]}`, index: Number(match[2]) } : undefined;
+}

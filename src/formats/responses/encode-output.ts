@@ -1,7 +1,7 @@
 import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/types.ts';
 import { splitToolName } from './map-namespace.ts';
 import { argumentsForClient } from '../shared/index.ts';
-import { createItemId, createReasoningItemId, functionCallItemIdFor } from './create-id.ts';
+import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';
 import { stashReasoning } from './stash-signature.ts';
 
 type Item = Record<string, unknown>;
@@ -43,11 +43,13 @@ export function reasoningItem(id: string, summaryTexts: readonly string[], encry
  * IR assistant content → output items: one message item per contiguous text/refusal run,
  * one function_call item per call, one reasoning item per reasoning part.
  */
-export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean, tools?: readonly ToolDefinition[]): Item[] {
+export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean, tools?: readonly ToolDefinition[], responseId?: string): Item[] {
   const items: Item[] = [];
+  // Items the gateway names itself carry the (minted) response id, so item_reference can find them.
+  const own = (prefix: 'msg' | 'rs' | 'fc'): string | undefined => storedItemId(prefix, responseId, items.length);
   let run: Item[] = [];
   const flush = (): void => {
-    if (run.length > 0) items.push(messageItem(createItemId('msg'), run, 'completed'));
+    if (run.length > 0) items.push(messageItem(own('msg') ?? createItemId('msg'), run, 'completed'));
     run = [];
   };
   for (const part of content) {
@@ -56,10 +58,10 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     else if (part.type === 'tool_call') {
       flush();
       const { name, namespace } = splitToolName(part.name, tools);
-      items.push(functionCallItem(part.itemId ?? functionCallItemIdFor(part.id), part.id, name, argumentsForClient(part.arguments), 'completed', namespace));
+      items.push(functionCallItem(part.itemId ?? own('fc') ?? functionCallItemIdFor(part.id), part.id, name, argumentsForClient(part.arguments), 'completed', namespace));
     } else if (part.type === 'reasoning') {
       flush();
-      items.push(reasoningItem(part.itemId ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));
+      items.push(reasoningItem(part.itemId ?? own('rs') ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));
     }
   }
   flush();

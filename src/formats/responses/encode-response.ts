@@ -8,12 +8,13 @@ import { encodeUsage } from './map-usage.ts';
 /** IR response → the Responses response object a client (and the openai SDK) reads. */
 export function encodeResponsesResponse(response: ChatResponse, request: ChatRequest): Record<string, unknown> {
   const { status, incompleteDetails } = statusForFinish(response.finishReason);
+  const id = responseIdFor(response.id);
   return buildResponseObject(request, {
-    id: responseIdFor(response.id),
+    id,
     model: response.model,
     createdAt: response.created,
     status,
-    output: encodeOutputItems(response.content, status === 'incomplete', request.tools),
+    output: encodeOutputItems(response.content, status === 'incomplete', request.tools, id),
     usage: encodeUsage(response.usage),
     error: status === 'failed' ? { code: 'server_error', message: 'The response failed.' } : null,
     incompleteDetails,

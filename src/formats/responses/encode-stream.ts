@@ -3,7 +3,7 @@ import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import type { StreamEncoder } from '../types.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
-import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor } from './create-id.ts';
+import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
 import { encodeStreamErrorEvent } from './encode-error.ts';
 import { encryptedContentFor, functionCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
@@ -152,7 +152,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private openMessage(): void {
     if (this.message) return;
     this.closeReasoning(undefined);
-    const id = createItemId('msg');
+    const id = storedItemId('msg', this.id, this.output.length) ?? createItemId('msg');
     const outputIndex = this.addItem(messageItem(id, [], 'in_progress'));
     this.message = { id, outputIndex, parts: [] };
   }
@@ -215,7 +215,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private openReasoning(itemId: string | undefined): void {
     this.closeMessage();
     this.closeReasoning(undefined);
-    const id = itemId ?? createReasoningItemId();
+    const id = itemId ?? storedItemId('rs', this.id, this.output.length) ?? createReasoningItemId();
     const outputIndex = this.addItem(reasoningItem(id, [], undefined));
     this.reasoning = { id, outputIndex, summaries: [] };
   }
@@ -253,7 +253,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.closeMessage();
     this.closeReasoning(undefined);
     this.closeCall(index);
-    const id = itemId ?? functionCallItemIdFor(callId);
+    const id = itemId ?? storedItemId('fc', this.id, this.output.length) ?? functionCallItemIdFor(callId);
     const split = splitToolName(name, this.request.tools);
     const outputIndex = this.addItem(functionCallItem(id, callId, split.name, '', 'in_progress', split.namespace));
     this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '' });

@@ -56,6 +56,6 @@ export { decodeResponsesError, decodeResponsesStreamError } from './decode-error
 export { encodeResponsesError, encodeResponsesStreamError } from './encode-error.ts';
 export { readResponsesPassthrough, createResponsesUsageTap, type ResponsesUsageTap } from './read-passthrough.ts';
 export { responseToHistory, prependHistory } from './rebuild-history.ts';
-export { responseIdFor } from './create-id.ts';
+export { responseIdFor, storedItemId, storedItemPlace } from './create-id.ts';
 export { STASH_PREFIX, stashReasoning, unstashReasoning, type ReasoningStash } from './stash-signature.ts';
 export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';

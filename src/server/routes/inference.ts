@@ -18,6 +18,7 @@ import { clientAbort } from '../client-signal.ts';
 import type { Admission, AdmissionRequest } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
 import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
+import { resolveStoredReferences } from './resolve-references.ts';
 import { holdEnd } from '../hold-end.ts';
 
 /** Client headers passed to the upstream (never credentials): every format's `forwardHeaders`, read when the routes are built. */
@@ -100,6 +101,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
       exchange.attempts = record;
     }
     if (format === 'responses') {
+      request = await resolveStoredReferences(deps, exchange, request, auth);
       request = await rehydrateResponsesRequest(deps, exchange, request, auth);
       exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
       exchange.responseId = capture?.id;
