@@ -54,7 +54,7 @@ export function mockJobs(options: MockJobOptions): JobsCapability {
       const s = ref.state;
       const elapsed = Date.now() - num(s.submittedAt, 0);
       const delay = num(s.delayMs, delayMs);
-      if (elapsed < delay) return { phase: elapsed < delay / 10 ? 'queued' : 'running', progress: Math.min(99, Math.floor((elapsed / Math.max(1, delay)) * 100)) };
+      if (elapsed < delay) return { phase: elapsed < Math.min(delay / 10, 1000) ? 'queued' : 'running', progress: Math.min(99, Math.floor((elapsed / Math.max(1, delay)) * 100)) };
       if (s.fail === true) return { phase: 'failed', error: { code: 'generation_failed', message: 'mock: injected job failure' } };
       const mediaType = s.mediaType as JobMediaType;
       if (mediaType === 'video') return { phase: 'completed', progress: 100, output: { contentType: CLIP.contentType, seconds: CLIP.seconds, width: CLIP.width, height: CLIP.height, bytes: VIDEO_MP4.length, variants: ['thumbnail'] } };

@@ -3,17 +3,23 @@ import { MEDIA_STATUSES, MEDIA_TYPES, PAGING } from '../media/decode-media-reque
 import { deleteMedia, getMedia, listMediaRecords, purgeExpiredMedia, viewMedia, type MediaView } from '../media/library.ts';
 import type { Store } from '../store/repositories.ts';
 import type { MediaRecord } from '../store/types.ts';
+import { readJob } from '../jobs/index.ts';
 import { findAccount } from './accounts.ts';
 import { procedure, router } from './trpc.ts';
 
 /** A record as operators see it: the §2.1 fields plus the owning account. */
 export interface AdminMediaView extends MediaView {
   account: string;
+  /** A job the gateway runs for the record: how far it is (0–100), as the provider says. */
+  progress?: number;
 }
 
 async function withAccount(store: Store, records: MediaRecord[]): Promise<AdminMediaView[]> {
   const emails = new Map((await store.accounts.list()).map((a) => [a.id, a.email]));
-  return records.map((r) => ({ ...viewMedia(r), account: emails.get(r.accountId) ?? r.accountId }));
+  return records.map((r) => {
+    const job = readJob(r);
+    return { ...viewMedia(r), account: emails.get(r.accountId) ?? r.accountId, ...(job ? { progress: job.progress } : {}) };
+  });
 }
 
 const listInput = z.object({

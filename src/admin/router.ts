@@ -7,6 +7,7 @@ import { createAccountInput, createKeyInput, setAccountInput, setKeyInput } from
 import { procedure, router, type AdminContext } from './trpc.ts';
 import { mediaRouter } from './media-router.ts';
 import { batchesRouter } from './batches-router.ts';
+import { videosRouter } from './videos-router.ts';
 import { toModelObject } from '../providers/describe-model.ts';
 import { billingRouter } from './billing-router.ts';
 
@@ -74,6 +75,7 @@ export const adminRouter = router({
   models: modelsRouter,
   media: mediaRouter,
   batches: batchesRouter,
+  videos: videosRouter,
   billing: billingRouter,
   status: procedure.query(({ ctx }) => ({ dataDir: ctx.dataDir, pid: process.pid })),
   /** What the running server is doing now (the last minute, from memory); null when no server runs. */

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fail, runAction } from './run-action.ts';
-import { registerMediaCommands } from './register-media.ts';
+import { registerMediaCommands, registerVideoCommands } from './register-media.ts';
 import { registerBatchCommands } from './register-batches.ts';
 
 import pkg from '../../package.json' with { type: 'json' };
@@ -137,6 +137,7 @@ export function buildProgram(): Command {
     .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));
 
   registerMediaCommands(program);
+  registerVideoCommands(program);
   registerBatchCommands(program);
 
   const store = program.command('store').description('the record store: move a data dir into PostgreSQL, check what a store holds');

@@ -36,3 +36,27 @@ export function registerMediaCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(runAction(async (id, opts, cmd) => (await import('./commands/media.ts')).removeMediaCommand(cmd, id, opts)));
 }
+
+/** `gateway videos ls|show|cancel`: the video jobs the gateway runs; the module loads only when one runs. */
+export function registerVideoCommands(program: Command): void {
+  const videos = program.command('videos').description('video jobs the gateway runs (/v1/videos and Media Library video jobs) of every account');
+  videos
+    .command('ls')
+    .description('list video jobs, newest first, with their status and progress')
+    .option('--account <email>', 'only this account')
+    .addOption(new Option('--status <s>', 'status').choices(['queued', 'in_progress', 'completed', 'failed', 'cancelled', 'expired']))
+    .option('--limit <n>', 'at most this many (1-1000, default 20)', intInRange('--limit', 1, 1000))
+    .option('--json', 'print JSON')
+    .action(runAction(async (opts, cmd) => (await import('./commands/videos.ts')).listVideosCommand(cmd, opts)));
+  videos
+    .command('show <id>')
+    .description('show one video job (its video_… id or its Media Library id)')
+    .option('--watch', 'redraw status and progress every second until the job ends')
+    .option('--json', 'print JSON')
+    .action(runAction(async (id, opts, cmd) => (await import('./commands/videos.ts')).showVideoCommand(cmd, id, opts)));
+  videos
+    .command('cancel <id>')
+    .description('ask for a video job to be cancelled (the provider is told; the hold is released)')
+    .option('--json', 'print JSON')
+    .action(runAction(async (id, opts, cmd) => (await import('./commands/videos.ts')).cancelVideoCommand(cmd, id, opts)));
+}

@@ -77,7 +77,7 @@ export class JobRunner {
     try {
       const now = clock.now();
       for (const id of this.running.keys()) await store.media.claimJob(id, instanceId, now, config.leaseMs);
-      for (const record of await store.media.claimableJobs(now, 100)) {
+      for (const record of await store.media.claimableJobs(now, 100, instanceId)) {
         if (this.running.has(record.id)) continue;
         const claimed = await store.media.claimJob(record.id, instanceId, now, config.leaseMs);
         if (claimed) this.run(claimed.id);

@@ -137,11 +137,11 @@ export class FileMediaRepo implements MediaRepo {
     await this.log.update(id, (current) => (current.job?.lease?.owner === owner ? { ...current, job: { ...current.job, lease: null } } : undefined));
   }
 
-  async claimableJobs(now: number, limit: number): Promise<MediaRecord[]> {
+  async claimableJobs(now: number, limit: number, owner?: string): Promise<MediaRecord[]> {
     const free: Entry[] = [];
     for (const e of this.log.entries()) {
       const job = e.meta.job;
-      if (job && (!job.lease || job.lease.expiresAt <= now)) free.push(e);
+      if (job && (!job.lease || job.lease.expiresAt <= now || job.lease.owner === owner)) free.push(e);
     }
     free.sort((a, b) => a.meta.createdAt - b.meta.createdAt || a.meta.seq - b.meta.seq);
     return Promise.all(free.slice(0, limit).map((e) => this.log.read(e)));

@@ -122,8 +122,11 @@ export interface MediaRepo {
   claimJob(id: string, owner: string, now: number, leaseMs: number): Promise<MediaRecord | undefined>;
   /** Drops `owner`'s lease of a job (a clean stop); another owner's lease is left alone. */
   releaseJob(id: string, owner: string): Promise<void>;
-  /** Records with an open job nobody holds a live lease on at `now`, oldest first (at most `limit`). */
-  claimableJobs(now: number, limit: number): Promise<MediaRecord[]>;
+  /**
+   * Records with an open job nobody holds a live lease on at `now`, or `owner` holds (its own
+   * jobs after a restart are taken back at once), oldest first (at most `limit`).
+   */
+  claimableJobs(now: number, limit: number, owner?: string): Promise<MediaRecord[]>;
 }
 
 /**

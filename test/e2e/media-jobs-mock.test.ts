@@ -10,18 +10,18 @@ interface Credits {
 
 describe('media jobs against mock: /v1/videos through the openai SDK, the Media Library running jobs, isolation', () => {
   const dir = tempDir('gw-media-jobs-');
-  const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 400 } } });
+  const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 400 }, slow: { plugin: 'mock', jobDelayMs: 600_000 } } });
   const dataDir = path.join(dir, 'data');
   let gw: SpawnedGateway;
   const keys: Record<string, string> = {};
   const sessions: Record<string, string> = {};
   const sdk = (who: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[who], maxRetries: 0 });
   const get = async (token: string, pathname: string) => fetch(`${gw.url}${pathname}`, { headers: { authorization: `Bearer ${token}` } });
+  const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
   const credits = async (who: string) => ((await (await get(keys[who], '/v1/credits')).json()) as Credits).data.credits;
 
   beforeAll(async () => {
     gw = await spawnGateway({ configFile, dataDir });
-    const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     for (const who of ['alice', 'bob']) {
       const email = `${who}@example.test`;
       const created = await cli('accounts', 'create', '--email', email, '--password', 'correct horse', '--credits', '1000');
@@ -137,5 +137,38 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     expect(Object.keys(body.error.details.fields).sort()).toEqual(['callback_url', 'prompt', 'seconds', 'size']);
     await expect(sdk('alice').videos.create({ model: 'mock/echo', prompt: 'x' })).rejects.toMatchObject({ status: 400 });
     await expect(sdk('alice').videos.create({ model: 'nope/nothing', prompt: 'x' })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('gateway videos ls|show|cancel and media ls --type video, through the running server', async () => {
+    const client = sdk('alice');
+    const before = await credits('alice');
+    const v = await client.videos.create({ model: 'slow/video', prompt: 'a very long take', seconds: '2' as '4' });
+    await until('the job to run', async () => ((await client.videos.retrieve(v.id)).status === 'in_progress' ? true : undefined));
+    const out = async (...args: string[]) => {
+      const r = await cli(...args);
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      return String(r.stdout);
+    };
+    const listed = JSON.parse(await out('videos', 'ls', '--json')) as { data: Array<{ id: string; status: string; account: string; provider: string }> };
+    expect(listed.data.find((x) => x.id === v.id)).toMatchObject({ status: 'in_progress', account: 'alice@example.test', provider: 'slow' });
+    const table = await out('videos', 'ls', '--account', 'alice@example.test');
+    expect(table).toMatch(new RegExp(`${v.id}\\s+in_progress\\s+\\d+%\\s+slow/video`));
+    expect(await out('videos', 'ls', '--account', 'bob@example.test')).not.toContain(v.id);
+    expect(JSON.parse(await out('videos', 'show', v.id, '--json'))).toMatchObject({ id: v.id, status: 'in_progress', seconds: '2' });
+    const lib = JSON.parse(await out('media', 'ls', '--type', 'video', '--status', 'processing', '--json')) as { data: Array<{ prompt: string; progress?: number }> };
+    expect(lib.data.find((r) => r.prompt === 'a very long take')?.progress).toEqual(expect.any(Number));
+    expect(await out('videos', 'cancel', v.id)).toContain('cancel requested');
+    const cancelled = await until('the job to be cancelled', async () => {
+      const x = await client.videos.retrieve(v.id);
+      return (x.status as string) === 'cancelled' ? x : undefined;
+    });
+    expect(cancelled.completed_at).toEqual(expect.any(Number));
+    await until('the hold to go', async () => ((await credits('alice')).reserved === 0 ? true : undefined));
+    expect((await credits('alice')).balance).toBe(before.balance);
+    const watched = (await out('videos', 'show', v.id, '--watch', '--json')).trim().split('\n');
+    expect(JSON.parse(watched.at(-1)!)).toEqual({ id: v.id, status: 'cancelled', progress: expect.any(Number) });
+    const unknown = await cli('videos', 'show', 'video_00000000000000000000000000000000');
+    expect(unknown.exitCode).not.toBe(0);
+    expect(String(unknown.stderr)).toContain('No video with id');
   });
 });

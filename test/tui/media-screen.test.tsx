@@ -20,6 +20,20 @@ function library() {
 }
 
 describe('admin TUI: Media tab', () => {
+  it('shows the progress of jobs the gateway runs, and follows it on refresh', async () => {
+    const job = media('gen_video_job', { media_type: 'video', status: 'processing', model: 'mock/video', progress: 40, width: null, height: null, completed_at: null });
+    const api = fakeAdminApi({ media: [job, media('gen_img')] });
+    const tui = await renderWithAdmin(api);
+    await tui.press('5');
+    expect(await tui.waitFor(/gen_video_job\s+video\s+processing 40%/)).toMatch(/gen_img\s+image\s+completed\s/);
+    job.progress = 85;
+    await tui.press('r');
+    await tui.waitFor(/gen_video_job\s+video\s+processing 85%/);
+    Object.assign(job, { status: 'completed', progress: 100 });
+    await tui.press('r');
+    await tui.waitFor(/gen_video_job\s+video\s+completed\s/);
+  });
+
   it('pages through every record, 50 at a time', async () => {
     const api = fakeAdminApi({ media: library() });
     const tui = await renderWithAdmin(api);

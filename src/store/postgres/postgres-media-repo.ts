@@ -97,14 +97,15 @@ export class PostgresMediaRepo implements MediaRepo {
     });
   }
 
-  async claimableJobs(now: number, limit: number): Promise<MediaRecord[]> {
+  async claimableJobs(now: number, limit: number, owner?: string): Promise<MediaRecord[]> {
     // Open jobs are few and short-lived; the JSON test runs only on rows a job was ever made for.
     const { rows } = await this.pool.query<{ record: string }>(
       `select record from gw_media
         where media_type <> 'image' and (record::jsonb #>> '{job,open}') = 'true'
-          and coalesce((record::jsonb #>> '{job,lease,expiresAt}')::double precision, 0) <= $1
+          and (coalesce((record::jsonb #>> '{job,lease,expiresAt}')::double precision, 0) <= $1
+               or (record::jsonb #>> '{job,lease,owner}') = $3)
         order by created_at, seq limit $2`,
-      [now, limit],
+      [now, limit, owner ?? null],
     );
     return rows.map((r) => JSON.parse(r.record) as MediaRecord);
   }

@@ -25,12 +25,17 @@ const STATUS_COLORS: Record<string, string> = { completed: 'green', failed: 'red
 const COLUMNS: Column<AdminMediaView>[] = [
   { header: 'ID', cell: (m) => m.id, max: 28, min: 10 },
   { header: 'TYPE', cell: (m) => m.media_type },
-  { header: 'STATUS', cell: (m) => m.status, min: 10 },
+  { header: 'STATUS', cell: statusCell, min: 10 },
   { header: 'MODEL', cell: (m) => m.model, max: 28, min: 8 },
   { header: 'ACCOUNT', cell: (m) => m.account, max: 28, min: 8 },
   { header: 'CREATED', cell: (m) => formatTime(m.created_at), min: 16 },
   { header: 'PROMPT', cell: (m) => (m.prompt ?? '-').replace(/\s+/g, ' '), max: 60, min: 6 },
 ];
+
+/** The status, with the progress of a job the gateway is running (`processing 45%`). */
+export function statusCell(m: AdminMediaView): string {
+  return m.progress !== undefined && (m.status === 'pending' || m.status === 'processing') ? `${m.status} ${m.progress}%` : m.status;
+}
 
 /** Everything about one record: full id, URLs, parameters, prompt or error. */
 function MediaRecordView({ record, height }: { record: AdminMediaView; height: number }) {
@@ -136,7 +141,7 @@ export function MediaScreen({ width, height }: ScreenProps) {
               <Text wrap="truncate">
                 <Text bold>{selected.id}</Text>
                 {'  '}
-                <Text color={STATUS_COLORS[selected.status]}>{selected.status}</Text>
+                <Text color={STATUS_COLORS[selected.status]}>{statusCell(selected)}</Text>
                 <Text dimColor>{` · ${selected.width && selected.height ? `${selected.width}×${selected.height} · ` : ''}${selected.primary_url ?? 'no file'}`}</Text>
               </Text>
               {selected.error ? (
