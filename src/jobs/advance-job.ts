@@ -23,6 +23,7 @@ export function endJob(ctx: JobContext, id: string, status: JobStatusName, error
  * its deadline expires; otherwise the provider is polled and its answer recorded.
  */
 export async function advanceJob(ctx: JobContext, record: MediaRecord, job: JobState, signal: AbortSignal): Promise<void> {
+  if (ctx.submitting.has(record.id)) return; // this process is still waiting for the provider's answer
   const model = jobModel(ctx, job);
   if (!job.ref) {
     if (job.submitting) await endJob(ctx, record.id, 'failed', { code: 'submit_interrupted', message: 'The gateway stopped while submitting this job; it was not run.' });

@@ -28,6 +28,8 @@ export interface JobContext extends JobDeps {
   cache: ContentCache;
   /** Admissions held since submit (or since this instance resumed the job), by record id. */
   holds: Map<string, Admission>;
+  /** Jobs this process is submitting right now: the runner leaves them alone until the provider answered. */
+  submitting: Set<string>;
   /** The per-account webhook secret. */
   webhookSecret(accountId: string): string;
 }

@@ -35,6 +35,7 @@ export class JobRunner {
       ...deps,
       cache: new ContentCache(deps.dataDir, deps.config.contentCacheBytes),
       holds: new Map(),
+      submitting: new Set(),
       webhookSecret: (accountId) => accountWebhookSecret(master, accountId),
     };
   }
@@ -76,14 +77,14 @@ export class JobRunner {
     const { store, clock, config, instanceId } = this.ctx;
     try {
       const now = clock.now();
-      for (const id of this.running.keys()) await store.media.claimJob(id, instanceId, now, config.leaseMs);
+      for (const id of [...this.running.keys(), ...this.ctx.submitting]) await store.media.claimJob(id, instanceId, now, config.leaseMs);
       for (const record of await store.media.claimableJobs(now, 100, instanceId)) {
-        if (this.running.has(record.id)) continue;
+        if (this.running.has(record.id) || this.ctx.submitting.has(record.id)) continue;
         const claimed = await store.media.claimJob(record.id, instanceId, now, config.leaseMs);
         if (claimed) this.run(claimed.id);
       }
       // Jobs this instance submitted hold their lease from the start: not claimable, so start them here.
-      for (const id of this.ctx.holds.keys()) if (!this.running.has(id)) this.run(id);
+      for (const id of this.ctx.holds.keys()) if (!this.running.has(id) && !this.ctx.submitting.has(id)) this.run(id);
     } catch (error) {
       this.ctx.log.error('media jobs: looking for work failed', { error: String(error) });
     }

@@ -120,9 +120,11 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
       }),
       job: { open: true, lease: { owner: ctx.instanceId, expiresAt: now + ctx.config.leaseMs }, state: job },
     };
+    ctx.submitting.add(id);
     try {
       await createWithinLimits(ctx, record);
     } catch (error) {
+      ctx.submitting.delete(id);
       await admission.settle(null);
       throw error;
     }
@@ -141,10 +143,12 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
         signal,
       });
       const stored = await updateJob(ctx.store, id, (current) => ({ job: { ...current, ref, submitting: false }, patch: { provider_task_id: ref.id.slice(0, 256) } }));
+      ctx.submitting.delete(id);
       return stored ?? record;
     } catch (thrown) {
       const error = mapMediaError(s.model, thrown, signal);
       ctx.holds.delete(id);
+      ctx.submitting.delete(id);
       await admission.settle(null);
       await updateJob(ctx.store, id, (current) => ({
         job: { ...current, submitting: false, status: 'failed', billed: true, error: { code: error.code, message: error.message }, completedAt: unixSeconds(ctx.clock.now()), webhook: null },

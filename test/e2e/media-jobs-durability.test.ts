@@ -48,7 +48,8 @@ async function waitCompleted(client: OpenAI, ids: string[]): Promise<OpenAI.Vide
     'every job to complete',
     async () => {
       const views = await Promise.all(ids.map((id) => client.videos.retrieve(id)));
-      return views.every((v) => v.status === 'completed') ? views : undefined;
+      // Billed right after it completes: `usage` shows once the charge is written.
+      return views.every((v) => v.status === 'completed' && 'usage' in v) ? views : undefined;
     },
     60_000,
   );
@@ -60,7 +61,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
   it('file store: a restart on the same data dir resumes polling', async () => {
     receiver = await startWebhookReceiver();
     const dir = tempDir('gw-jobs-kill-');
-    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 2500 } }, media: { jobs: { pollIntervalMs: 100 } } });
+    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } }, media: { jobs: { pollIntervalMs: 100 } } });
     const dataDir = path.join(dir, 'data');
     const first = await spawnGateway({ configFile, dataDir });
     running.push(first);
@@ -86,7 +87,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     const configFile = writeConfig(dir, {
       store: { postgres: db.url },
       limits: { store: { redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
-      providers: { mock: { plugin: 'mock', jobDelayMs: 3000 } },
+      providers: { mock: { plugin: 'mock', jobDelayMs: 6000 } },
       media: { jobs: { pollIntervalMs: 100, leaseMs: 2000, webhookSecret: 'a shared secret of both instances' } },
     });
     const a = await spawnGateway({ configFile, dataDir: path.join(dir, 'a') });

@@ -49,7 +49,8 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     const done = await until('the video to complete', async () => {
       const v = await client.videos.retrieve(created.id);
       statuses.add(v.status);
-      return v.status === 'completed' || v.status === 'failed' ? v : undefined;
+      // Billed right after it ends: `usage` shows once the charge is written.
+      return (v.status === 'completed' || v.status === 'failed') && 'usage' in v ? v : undefined;
     });
     expect(done.status).toBe('completed');
     expect(done.progress).toBe(100);

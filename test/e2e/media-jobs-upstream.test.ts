@@ -50,7 +50,7 @@ describe('media jobs against a fake /v1/videos upstream (openai plugin), with si
     }
     const ends = await until('every job to end', async () => {
       const views = await Promise.all(created.map((c) => client.videos.retrieve(c.id)));
-      return views.every((v) => v.status === 'completed' || v.status === 'failed') ? views : undefined;
+      return views.every((v) => (v.status === 'completed' || v.status === 'failed') && 'usage' in v) ? views : undefined;
     });
     expect(ends.map((v) => v.status)).toEqual(['completed', 'failed', 'completed']);
     expect(ends[1].error).toEqual({ code: 'moderation_blocked', message: 'The prompt was blocked.' });
