@@ -1,0 +1,51 @@
+// A plugin that bundles its own copy of the plugin kit throws errors of another class object:
+// they carry the same Symbol.for mark and must be read as the gateway's own, not as a 500.
+import { describe, expect, it } from 'vitest';
+import { GatewayError, isGatewayError, toGatewayError } from '../../src/errors/index.ts';
+import { UpstreamHttpError } from '../../src/upstream/index.ts';
+import { mapPluginError } from '../../src/pipeline/index.ts';
+import { ClientClosedError } from '../../src/server/body-errors.ts';
+
+/** What a bundled second copy of the kit's GatewayError looks like: another class, the same mark. */
+class CopiedGatewayError extends Error {
+  readonly [Symbol.for('gateway.error')] = true;
+  readonly code = 'rate_limit_exceeded' as const;
+  readonly status = 429;
+  get retryable(): boolean {
+    return true;
+  }
+}
+
+class CopiedUpstreamHttpError extends Error {
+  readonly [Symbol.for('gateway.upstream-http-error')] = true;
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`upstream answered ${status}`);
+  }
+}
+
+describe('errors from another copy of the plugin kit', () => {
+  it('count as GatewayError by their mark (isGatewayError, instanceof, toGatewayError keeps them)', () => {
+    const copied = new CopiedGatewayError('slow down');
+    expect(isGatewayError(copied)).toBe(true);
+    expect(copied instanceof GatewayError).toBe(true);
+    expect(toGatewayError(copied)).toBe(copied);
+    expect(toGatewayError(new Error('x')).code).toBe('internal_error');
+    expect({ code: 'x' } instanceof GatewayError).toBe(false);
+  });
+
+  it('keep subclass checks on their own class', () => {
+    expect(new GatewayError('bad_request', 'x') instanceof ClientClosedError).toBe(false);
+  });
+
+  it('map an UpstreamHttpError copy with the call format decoder, chat and media alike', () => {
+    const copied = new CopiedUpstreamHttpError(429, { type: 'error', error: { type: 'rate_limit_error', message: 'busy' } });
+    expect(copied instanceof UpstreamHttpError).toBe(true);
+    const error = mapPluginError('p', 'messages', copied, new AbortController().signal, 'response');
+    expect(error.code).toBe('rate_limit_exceeded');
+    expect(error.message).toContain('busy');
+  });
+});
