@@ -7,8 +7,11 @@ import { mapPluginError } from '../../src/pipeline/index.ts';
 import { ClientClosedError } from '../../src/server/body-errors.ts';
 
 /** What a bundled second copy of the kit's GatewayError looks like: another class, the same mark. */
+const ERROR_MARK: unique symbol = Symbol.for('gateway.error') as never;
+const HTTP_MARK: unique symbol = Symbol.for('gateway.upstream-http-error') as never;
+
 class CopiedGatewayError extends Error {
-  readonly [Symbol.for('gateway.error')] = true;
+  readonly [ERROR_MARK] = true;
   readonly code = 'rate_limit_exceeded' as const;
   readonly status = 429;
   get retryable(): boolean {
@@ -17,7 +20,7 @@ class CopiedGatewayError extends Error {
 }
 
 class CopiedUpstreamHttpError extends Error {
-  readonly [Symbol.for('gateway.upstream-http-error')] = true;
+  readonly [HTTP_MARK] = true;
   constructor(
     readonly status: number,
     readonly body: unknown,
