@@ -15,6 +15,8 @@ export const storageConfigSchema = z
     uploadsPerAccount: z.number().int().positive().max(1024).default(2),
     /** Bytes of files one account may keep (429 `quota_exceeded` beyond); default 10 GiB. */
     fileQuotaBytes: z.number().int().positive().default(10 * GIB),
+    /** Bytes of stored Responses one account may keep (a new `store: true` request is 429 `quota_exceeded` beyond); default 1 GiB. */
+    responsesQuotaBytes: z.number().int().positive().default(GIB),
   })
   .prefault({});
 

@@ -20,6 +20,11 @@ export class FileResponsesRepo implements ResponsesRepo {
   readonly dir: string;
   private readonly pending = new Set<Promise<void>>();
   private counter = 0;
+  /** Owner and size of every stored response, and bytes per account (`storage.responsesQuotaBytes`). */
+  private readonly sizes = new Map<string, { accountId: string; bytes: number }>();
+  private readonly perAccount = new Map<string, number>();
+  /** The sizes of the responses already on disk, read once at start (off the request path). */
+  private readonly loaded: Promise<void>;
 
   constructor(
     dataDir: string,
@@ -29,6 +34,51 @@ export class FileResponsesRepo implements ResponsesRepo {
     ensurePrivateDir(this.dir);
     // Temp files of a process that died mid-write: never renamed, never acknowledged.
     for (const name of fs.readdirSync(this.dir)) if (TEMP.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
+    this.loaded = this.loadSizes().catch((error: unknown) => this.onProblem(`cannot count stored responses: ${String(error)}`));
+  }
+
+  /** Bytes of the account's stored response files (known from start-up on, kept by every save and delete). */
+  async bytesOf(accountId: string): Promise<number> {
+    await this.loaded;
+    return this.perAccount.get(accountId) ?? 0;
+  }
+
+  /** Reads each file's size and the owner from its first bytes (a record starts with its id and accountId). */
+  private async loadSizes(): Promise<void> {
+    const dir = await fs.promises.opendir(this.dir);
+    const head = Buffer.alloc(512);
+    for await (const entry of dir) {
+      if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
+      const id = entry.name.slice(0, -'.json'.length);
+      if (this.sizes.has(id)) continue; // saved since start: already counted
+      try {
+        const handle = await fs.promises.open(path.join(this.dir, entry.name), 'r');
+        try {
+          const { bytesRead } = await handle.read(head, 0, head.length, 0);
+          const owner = /"accountId":("(?:[^"\\]|\\.)*")/.exec(head.toString('utf8', 0, bytesRead));
+          if (owner && !this.sizes.has(id)) this.track(id, JSON.parse(owner[1]) as string, (await handle.stat()).size);
+        } finally {
+          await handle.close();
+        }
+      } catch {
+        // deleted meanwhile
+      }
+    }
+  }
+
+  private track(id: string, accountId: string, bytes: number): void {
+    this.untrack(id);
+    this.sizes.set(id, { accountId, bytes });
+    this.perAccount.set(accountId, (this.perAccount.get(accountId) ?? 0) + bytes);
+  }
+
+  private untrack(id: string): void {
+    const known = this.sizes.get(id);
+    if (!known) return;
+    this.sizes.delete(id);
+    const left = (this.perAccount.get(known.accountId) ?? 0) - known.bytes;
+    if (left > 0) this.perAccount.set(known.accountId, left);
+    else this.perAccount.delete(known.accountId);
   }
 
   save(record: StoredResponseInput): Promise<void> {
@@ -53,11 +103,13 @@ export class FileResponsesRepo implements ResponsesRepo {
       await fs.promises.rm(temp, { force: true });
       throw error;
     }
+    const { size } = await handle.stat();
     await handle.close();
     // The file's mtime is the response's creation time: expiry reads it without opening the file.
     const created = new Date(record.createdAt);
     await fs.promises.utimes(temp, created, created);
     await fs.promises.rename(temp, file);
+    this.track(record.id, record.accountId, size);
   }
 
   async get(accountId: string, id: string): Promise<StoredResponse | undefined> {
@@ -70,6 +122,7 @@ export class FileResponsesRepo implements ResponsesRepo {
     if (!record || record.accountId !== accountId) return false;
     try {
       await fs.promises.rm(this.fileOf(id));
+      this.untrack(id);
       return true;
     } catch {
       return false;
@@ -86,6 +139,7 @@ export class FileResponsesRepo implements ResponsesRepo {
         // The mtime was set to the response's creation time when it was stored.
         if ((await fs.promises.stat(file)).mtimeMs < before) {
           await fs.promises.rm(file);
+          this.untrack(entry.name.slice(0, -'.json'.length));
           removed += 1;
         }
       } catch {

@@ -140,6 +140,11 @@ export interface ResponsesRepo {
   delete(accountId: string, id: string): Promise<boolean>;
   /** Deletes responses created before `before` (ms); returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
+  /**
+   * Bytes of stored responses the account keeps (`storage.responsesQuotaBytes`): a figure kept
+   * up to date by every save and delete and surviving a restart, never a scan of the records.
+   */
+  bytesOf(accountId: string): Promise<number>;
 }
 
 /** A page of a list read newest first, after a cursor (OpenAI's `limit`/`after`/`has_more`). */

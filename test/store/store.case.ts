@@ -478,6 +478,28 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect((back?.request.input as Array<{ content: string }>)[0].content).toBe(text);
       });
 
+      it('count each account\'s stored bytes through saves, overwrites, deletes, purges and a restart', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const one = `resp_${uid('q')}`;
+        const two = `resp_${uid('q')}`;
+        expect(await store.responses.bytesOf(a)).toBe(0);
+        await store.responses.save({ id: one, accountId: a, createdAt: Date.now(), request: request('x'), response: response(one, 'y') });
+        const single = await store.responses.bytesOf(a);
+        expect(single).toBeGreaterThanOrEqual(request('x').length + response(one, 'y').length);
+        await store.responses.save({ id: two, accountId: a, createdAt: Date.now(), request: request('x'), response: response(two, 'y'.repeat(1000)) });
+        const both = await store.responses.bytesOf(a);
+        expect(both).toBeGreaterThanOrEqual(single * 2 + 999);
+        expect(await store.responses.bytesOf(b)).toBe(0);
+        store = await restart(store);
+        expect(await store.responses.bytesOf(a)).toBe(both);
+        expect(await store.responses.delete(a, two)).toBe(true);
+        expect(await store.responses.bytesOf(a)).toBe(single);
+        expect(await store.responses.purgeCreatedBefore(Date.now() + 60_000)).toBeGreaterThanOrEqual(1);
+        expect(await store.responses.bytesOf(a)).toBe(0);
+      });
+
       it('purges responses created before a time', async () => {
         const store = await fresh();
         const a = uid('acct');

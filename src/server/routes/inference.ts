@@ -17,7 +17,7 @@ import { sendBody, sendStream } from '../send.ts';
 import { clientAbort } from '../client-signal.ts';
 import type { Admission, AdmissionRequest } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
-import { captureResponses, rehydrateResponsesRequest } from './responses.ts';
+import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest } from './responses.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { holdEnd } from '../hold-end.ts';
 
@@ -104,6 +104,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
       request = await resolveStoredReferences(deps, exchange, request, auth);
       request = await rehydrateResponsesRequest(deps, exchange, request, auth);
       exchange.capture = capture = captureResponses(deps, request, auth, exchange.raw);
+      if (capture) await checkResponsesQuota(deps, auth.account.id);
       exchange.responseId = capture?.id;
       // An answer past this is relayed but not stored (a stream's size is known only at its end).
       if (capture) setResponseHeader(event, 'x-gateway-store-limit-bytes', String(deps.config.server.bodyLimits.inference));

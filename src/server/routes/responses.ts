@@ -177,6 +177,22 @@ export function captureResponses(deps: ServerDeps, request: ChatRequest, auth: A
   return new StoredResponseCapture(deps, request, auth.account.id, requestText);
 }
 
+/**
+ * `storage.responsesQuotaBytes`: an account whose stored Responses already take the quota gets
+ * 429 `quota_exceeded` for a new stored request, before any upstream call (`store: false` still
+ * passes). The figure is the store's running count, not a scan.
+ */
+export async function checkResponsesQuota(deps: ServerDeps, accountId: string): Promise<void> {
+  const quota = deps.config.storage.responsesQuotaBytes;
+  const used = await deps.store.responses.bytesOf(accountId);
+  if (used < quota) return;
+  throw new GatewayError(
+    'quota_exceeded',
+    `The account's stored Responses may take ${quota} bytes (storage.responsesQuotaBytes); ${used} are in use. Delete stored responses, or send store: false.`,
+    { details: { limit: 'storage.responsesQuotaBytes', quota_bytes: quota, used_bytes: used } },
+  );
+}
+
 /** GET /v1/responses/{id}: the caller's own stored responses only. */
 export function getStoredResponse(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {

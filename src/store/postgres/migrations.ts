@@ -1060,6 +1060,33 @@ create table gw_file_chunks (
 alter table gw_files alter column content drop not null;
 `,
   },
+  {
+    version: 12,
+    name: 'stored response bytes per account',
+    sql: `
+-- storage.responsesQuotaBytes reads one row per account instead of summing its responses: the
+-- triggers keep the figure in the same transaction as every insert, update and delete.
+create table gw_response_bytes (
+  account_id text primary key,
+  bytes bigint not null default 0
+);
+insert into gw_response_bytes (account_id, bytes)
+  select account_id, sum(octet_length(request) + octet_length(response)) from gw_responses group by account_id;
+create function gw_response_bytes_track() returns trigger language plpgsql as $$
+begin
+  if tg_op in ('UPDATE', 'DELETE') then
+    update gw_response_bytes set bytes = bytes - (octet_length(old.request) + octet_length(old.response)) where account_id = old.account_id;
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    insert into gw_response_bytes (account_id, bytes) values (new.account_id, octet_length(new.request) + octet_length(new.response))
+      on conflict (account_id) do update set bytes = gw_response_bytes.bytes + excluded.bytes;
+  end if;
+  return null;
+end $$;
+create trigger gw_responses_bytes after insert or update or delete on gw_responses
+  for each row execute function gw_response_bytes_track();
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

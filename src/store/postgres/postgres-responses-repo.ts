@@ -35,6 +35,12 @@ export class PostgresResponsesRepo implements ResponsesRepo {
     return (rowCount ?? 0) > 0;
   }
 
+  /** Kept by triggers on gw_responses (migration 12), one row per account. */
+  async bytesOf(accountId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ bytes: string }>('select bytes from gw_response_bytes where account_id = $1', [accountId]);
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
   async purgeCreatedBefore(before: number): Promise<number> {
     const { rowCount } = await this.pool.query('delete from gw_responses where created_at < $1', [before]);
     return rowCount ?? 0;
