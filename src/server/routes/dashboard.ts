@@ -40,7 +40,7 @@ const OFF_TEXT = 'gateway: the web dashboard is turned off (dashboard.enabled: f
 
 /** Paths that belong to the API: unknown ones there stay JSON 404s, never the dashboard. */
 export function isApiPath(path: string, metricsPath: string): boolean {
-  return /^\/(v1|api|admin)(\/|$)/.test(path) || path === '/health' || path === metricsPath;
+  return /^\/(v1|api|admin)(\/|$)/.test(path) || path === '/health' || path === '/metrics' || path === metricsPath;
 }
 
 /** Which listener serves the page: the admin one opens on the operator views. */
