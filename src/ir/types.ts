@@ -181,6 +181,12 @@ export interface ChatRequest {
    * sends them to the upstream as written (OpenAI resolves its stored items); a conversion cannot.
    */
   unresolvedReferences?: string[];
+  /**
+   * Parts of the inbound body the IR cannot hold (e.g. a Messages role the gateway does not
+   * know): a same-format passthrough forwards them as written, a conversion answers 422 naming
+   * the field.
+   */
+  unconvertible?: Array<{ field: string; message: string }>;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'pause' | 'error';

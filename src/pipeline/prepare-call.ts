@@ -54,6 +54,10 @@ export function prepareCall(
     const call = callOf(upstreamFormat, model, request, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
     return { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
   }
+  const unconvertible = request.unconvertible?.[0];
+  if (unconvertible) {
+    throw validationError({ [unconvertible.field]: unconvertible.message }, `Invalid parameter '${unconvertible.field}': ${unconvertible.message}; model '${model.id}' is served in another format.`);
+  }
   const references = checkReferences(request, model);
   const tools = vendorTools(request);
   const dropped = tools && tools.format !== upstreamFormat ? tools.types : undefined;

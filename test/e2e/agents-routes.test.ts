@@ -180,6 +180,24 @@ describe('coding-agent request shapes through converted and passthrough routes',
     expect((second as unknown as { output_text: string }).output_text).toBe('Done: the file is written.');
   });
 
+  it('a Messages role the gateway does not know: forwarded as written on passthrough, 422 naming it on conversion', async () => {
+    const body = { model: 'ant/claude-up', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }, { role: 'narrator', content: 'aside' }], future_field: { a: 1 } };
+    const post = (model: string) =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, model }),
+      });
+    await post('ant/claude-up');
+    // The upstream judges it (the strict fake, like Anthropic, refuses the role): the gateway did not.
+    expect(messages.requests).toHaveLength(1);
+    expect(messages.requests[0].json).toMatchObject({ messages: body.messages, future_field: { a: 1 } });
+    const converted = await post('oc/gpt-4o-mini');
+    expect(converted.status).toBe(422);
+    expect(JSON.stringify(await converted.json())).toContain('messages[1].role');
+    expect(chat.requests).toHaveLength(0);
+  });
+
   it("hostedTools: 'reject' answers 422 naming the tool instead of dropping it", async () => {
     const strict = await spawnGateway({
       config: { providers: { oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'], hostedTools: 'reject' } } },

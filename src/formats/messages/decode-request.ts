@@ -8,16 +8,24 @@ const MAPPED = new Set([
   'tools', 'tool_choice', 'thinking', 'metadata', 'output_config',
 ]);
 
+const ROLES: readonly string[] & readonly ('user' | 'assistant' | 'system')[] = ['user', 'assistant', 'system'];
+
 /** An Anthropic Messages request body → IR. Throws 400 for a wrong shape, 422 for invalid values. */
 export function decodeMessagesRequest(raw: unknown): ChatRequest {
   const body = requireBodyShape(raw, 'messages');
   const check = new FieldChecker();
   const messages: Message[] = [];
+  const unconvertible: Array<{ field: string; message: string }> = [];
   (body.messages as unknown[]).forEach((message, i) => {
     const at = `messages[${i}]`;
     if (!isRecord(message)) return check.fail(at, 'must be an object');
+    // A role the gateway does not know is the upstream's to judge: a passthrough forwards it as
+    // written, a conversion refuses it (prepare-call) since it has no IR form.
+    if (typeof message.role === 'string' && !ROLES.includes(message.role)) {
+      return void unconvertible.push({ field: `${at}.role`, message: `role '${message.role}' has no equivalent in another format` });
+    }
     // `system` inside `messages`: what Claude Code sends for models it does not know (beta mid-conversation-system-2026-04-07).
-    const role = check.requiredOneOf(message.role, `${at}.role`, ['user', 'assistant', 'system'] as const);
+    const role = check.requiredOneOf(message.role, `${at}.role`, ROLES);
     if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check));
   });
   const request: ChatRequest = {
@@ -43,6 +51,7 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   // Server tools have no IR slot: kept raw, for a Messages upstream only (never dropped silently: src/pipeline/hosted-tools.ts).
   set(request, 'extra', serverTools.length > 0 ? { ...extra, serverTools } : extra);
   check.throwIfAny();
+  if (unconvertible.length > 0) request.unconvertible = unconvertible;
   return request;
 }
 

@@ -144,10 +144,11 @@ describe('messages decodeRequest', () => {
       expect(reject({ model: 'm', max_tokens: 5, messages: 'text' })).toMatchObject({ code: 'validation_error', status: 422, details: { fields: { messages: 'must be an array' } } });
     });
 
-    it('an unknown role inside messages with 422', () => {
-      const error = reject({ model: 'm', messages: [{ role: 'tool', content: 'x' }] });
-      expect(error.status).toBe(422);
-      expect(error.details?.fields).toHaveProperty(['messages[0].role']);
+    it('an unknown role inside messages: kept out of the IR and named as unconvertible (passthrough forwards it; conversion 422s)', () => {
+      const request = messagesCodec.decodeRequest({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'x' }] });
+      expect(request.messages).toHaveLength(1);
+      expect(request.unconvertible).toEqual([{ field: 'messages[1].role', message: "role 'tool' has no equivalent in another format" }]);
+      expect(reject({ model: 'm', messages: [{ role: 42, content: 'x' }] }).details?.fields).toHaveProperty(['messages[0].role']);
     });
 
     it('invalid values with 422 naming each field', () => {
