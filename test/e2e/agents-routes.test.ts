@@ -185,7 +185,7 @@ describe('coding-agent request shapes through converted and passthrough routes',
     const post = (model: string) =>
       fetch(`${gw.url}/v1/messages`, {
         method: 'POST',
-        headers: { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        headers: { 'x-api-key': gw.key ?? '', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
         body: JSON.stringify({ ...body, model }),
       });
     await post('ant/claude-up');
