@@ -3,4 +3,4 @@ export { createAccountGuards, type CreateAccountGuardsOptions } from './create-a
 export { modelTerms, type ModelTerms } from './check-model-access.ts';
 export { login, logout, SESSION_TTL_MS, type IssuedSession } from './login.ts';
 export { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
-export type { ActivityRange, Admission, AdmissionRequest, AnonymousRequest, AuthContext, RequestGuards, UsageViews } from './types.ts';
+export type { ActivityRange, Admission, AdmissionRequest, AnonymousRequest, AuthContext, PassedLimits, RequestGuards, UsageViews } from './types.ts';

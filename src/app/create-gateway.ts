@@ -18,7 +18,7 @@ import { createClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import type { FileStoreReport } from '../store/file-store.ts';
 import { createObserver, modelPart, providerPart, type CircuitView } from '../observability/index.ts';
-import { routerFor, type Router } from '../routing/index.ts';
+import { createRouter, type Router } from '../routing/index.ts';
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -64,7 +64,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await store.close();
     throw error;
   }
-  const router = routerFor(registry, options.config.routing);
+  const router = createRouter(registry, options.config.routing);
   const observer = await createObserver({
     metrics: options.config.metrics,
     requestLog: options.config.logging.requests,
@@ -73,29 +73,32 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     circuits: () => openCircuits(router),
     connections: () => registry.connectionStats(),
   });
-  const deps: ServerDeps = {
-    config: options.config,
-    store,
-    registry,
-    clock,
-    log: options.log,
-    guards,
-    dataDir: options.dataDir,
-    adminToken: options.adminToken,
-    observer,
-  };
+  let media;
   try {
-    deps.media = createMediaRuntime({ config: options.config, dataDir: options.dataDir, store, clock, log: options.log });
+    media = createMediaRuntime({ config: options.config, dataDir: options.dataDir, store, clock, log: options.log });
   } catch (error) {
     await registry.close();
     await guards.close();
     await store.close();
     throw error;
   }
-  deps.media.start();
+  const deps: ServerDeps = {
+    config: options.config,
+    store,
+    registry,
+    router,
+    clock,
+    log: options.log,
+    guards,
+    dataDir: options.dataDir,
+    adminToken: options.adminToken,
+    observer,
+    media,
+  };
+  media.start();
   const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });
   const instanceId = readInstanceId(options.dataDir, (message) => options.log.warn(message));
-  const executor = new BatchExecutor({ config: options.config, store, registry, guards, clock, log: options.log, instanceId, onLine: (outcome) => observer.countBatchLine(outcome) });
+  const executor = new BatchExecutor({ config: options.config, store, registry, router, guards, clock, log: options.log, instanceId, onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
   executor.start();
   const mediaConfig = deps.media.config;
@@ -109,7 +112,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       stopLogging();
       stopResponsesExpiry();
-      deps.media?.stop();
+      deps.media.stop();
       await jobs.stop();
       await executor.stop();
       await registry.close();

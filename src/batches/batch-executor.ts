@@ -2,10 +2,10 @@ import { formatOfRoute } from '../formats/index.ts';
 import type { RequestGuards } from '../accounts/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
+import { runExchange } from '../exchange/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { decodeInbound, runChat, type ChatPipelineDeps } from '../pipeline/run-chat.ts';
-import type { ChatExchange, Settlement } from '../pipeline/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Router } from '../routing/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
@@ -14,13 +14,14 @@ import { newId } from '../util/secrets.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
 import { LineGate } from './line-gate.ts';
-import { lineAdmission } from './line-admission.ts';
 import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
 
 export interface BatchExecutorDeps {
   config: GatewayConfig;
   store: Store;
   registry: ProviderRegistry;
+  /** The gateway's router: lines share the breakers and latency state of live traffic. */
+  router: Router;
   guards: RequestGuards;
   clock: Clock;
   log: Logger;
@@ -59,12 +60,10 @@ export class BatchExecutor {
   private readonly renewedAt = new Map<string, number>();
   /** Batches that run on a provider's own batch API (native-batch.ts). */
   private readonly native: NativeBatches;
-  private readonly pipeline: ChatPipelineDeps;
   /** Slots shared by every batch of this instance, below live traffic. */
   readonly gate: LineGate;
 
   constructor(private readonly deps: BatchExecutorDeps) {
-    this.pipeline = { registry: deps.registry, defaultMaxTokens: deps.config.defaults.maxTokens, routing: deps.config.routing };
     this.instanceId = deps.instanceId ?? newId('inst', 12);
     this.native = new NativeBatches(deps);
     this.gate = new LineGate(deps.config.batches.concurrency, () => deps.guards.liveInFlight?.() ?? 0);
@@ -261,15 +260,21 @@ export class BatchExecutor {
     const base = { batchId: batch.id, index: line.index, customId: line.customId };
     const lineId = `batch_req_${newId('x', 16).slice(2)}`;
     try {
-      const format = formatOfEndpoint(batch.endpoint);
-      const body = { ...line.body, stream: false };
-      const raw = JSON.stringify(body);
-      const exchange: ChatExchange = { format, raw, body, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId, correlationId: batch.id } };
-      const request = decodeInbound(exchange);
       const auth = await this.authOf(batch);
-      const outcome = billed.has(requestId) ? await this.runUnbilled(exchange, request) : await this.runBilled(auth, exchange, request, requestId);
-      const text = outcome.json ?? '';
-      const result = { id: lineId, custom_id: line.customId, response: { status_code: outcome.status, request_id: requestId, body: JSON.parse(text) as unknown }, error: null };
+      const answer = await runExchange(this.deps, {
+        format: formatOfEndpoint(batch.endpoint),
+        body: { ...line.body, stream: false },
+        auth,
+        // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
+        route: '/v1/batches',
+        clientAddress: 'batch',
+        ids: { requestId, correlationId: batch.id },
+        priceMultiplier: this.deps.config.batches.priceMultiplier,
+        billed: !billed.has(requestId),
+        keepResponses: false,
+      });
+      await answer.settled;
+      const result = { id: lineId, custom_id: line.customId, response: { status_code: answer.status, request_id: requestId, body: JSON.parse(answer.json ?? '') as unknown }, error: null };
       return { ...base, outcome: 'completed', result: JSON.stringify(result) };
     } catch (thrown) {
       const error = toGatewayError(thrown);
@@ -277,32 +282,6 @@ export class BatchExecutor {
       const result = { id: lineId, custom_id: line.customId, response, error: { code: error.code, message: error.message } };
       return { ...base, outcome: 'failed', result: JSON.stringify(result) };
     }
-  }
-
-  /** Admitted like a live request (priced at the multiplier); resolves once its ledger line is written. */
-  private async runBilled(auth: Awaited<ReturnType<BatchExecutor['authOf']>>, exchange: ChatExchange, request: ReturnType<typeof decodeInbound>, requestId: string) {
-    const admission = await this.deps.guards.admit(lineAdmission(auth, request, requestId, this.deps.config.batches.priceMultiplier));
-    let charging: Promise<unknown> | undefined;
-    exchange.onSettled = (settlement: Settlement) => {
-      charging = admission.settle(settlement);
-    };
-    let outcome;
-    try {
-      outcome = await runChat(this.pipeline, exchange, request);
-    } catch (error) {
-      await admission.settle(null);
-      throw error;
-    }
-    await outcome.settled;
-    await charging;
-    return outcome;
-  }
-
-  /** A line already billed (its ledger line survived a crash that lost its result): run again, charged nothing. */
-  private async runUnbilled(exchange: ChatExchange, request: ReturnType<typeof decodeInbound>) {
-    const outcome = await runChat(this.pipeline, exchange, request);
-    await outcome.settled;
-    return outcome;
   }
 
   /** The account and the API key that created the batch (its lines are charged against that key). */

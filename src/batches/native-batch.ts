@@ -4,28 +4,27 @@ import type { RequestGuards } from '../accounts/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
+import type { AuthContext } from '../accounts/index.ts';
+import { admitCall, decodeCall, encodeCall, type CallBody, type ExchangeCall } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
-import { estimateInputTokens } from '../pipeline/estimate-usage.ts';
-import { prepareCall } from '../pipeline/prepare-call.ts';
-import { decodeInbound } from '../pipeline/run-chat.ts';
-import type { ChatExchange, Settlement } from '../pipeline/types.ts';
+import { estimateInputTokens, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/types.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
-import { routerFor } from '../routing/index.ts';
+import type { Router } from '../routing/index.ts';
 import type { Store } from '../store/repositories.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
 import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';
-import { lineAdmission } from './line-admission.ts';
 import type { BatchInputLine } from './validate-input.ts';
 
 export interface NativeBatchDeps {
   config: GatewayConfig;
   store: Store;
   registry: ProviderRegistry;
+  router: Router;
   guards: RequestGuards;
   clock: Clock;
   log: Logger;
@@ -91,7 +90,7 @@ export class NativeBatches {
   }
 
   private get router() {
-    return routerFor(this.deps.registry, this.deps.config.routing);
+    return this.deps.router;
   }
 
   /** The model a line goes to on `providerId` (the plan's first one there), if any. */
@@ -132,21 +131,34 @@ export class NativeBatches {
     return { provider, format, upstream: null, phase: null, cancelSent: false, windowPassed: false };
   }
 
-  private exchangeOf(batch: BatchRecord, line: BatchInputLine, requestId: string): ChatExchange {
-    const body = { ...line.body, stream: false };
-    return { format: formatOfEndpoint(batch.endpoint), raw: JSON.stringify(body), body, forwardHeaders: {}, signal: this.abort.signal, ids: { requestId, correlationId: batch.id } };
+  /** A line's body in the batch's format (never streamed). */
+  private bodyOf(batch: BatchRecord, line: BatchInputLine): CallBody {
+    return { format: formatOfEndpoint(batch.endpoint), body: { ...line.body, stream: false } };
   }
 
-  private encode(batch: BatchRecord, line: BatchInputLine, model: CatalogModel, requestId: string) {
-    const exchange = this.exchangeOf(batch, line, requestId);
-    const request = decodeInbound(exchange);
-    const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: this.deps.config.defaults.maxTokens });
-    return { request, format: prepared.upstreamFormat, body: prepared.call.body };
+  /** A line as an exchange call, admitted like an emulated line (the batch route, the batch multiplier). */
+  private callOf(batch: BatchRecord, line: BatchInputLine, requestId: string, auth: AuthContext): ExchangeCall {
+    return {
+      ...this.bodyOf(batch, line),
+      auth,
+      route: '/v1/batches',
+      clientAddress: 'batch',
+      ids: { requestId, correlationId: batch.id },
+      priceMultiplier: this.deps.config.batches.priceMultiplier,
+    };
+  }
+
+  /** The line's request and the body the upstream's batch API gets, as a live exchange would send it. */
+  private encode(batch: BatchRecord, line: BatchInputLine, model: CatalogModel) {
+    const call = this.bodyOf(batch, line);
+    const request = decodeCall(call);
+    const encoded = encodeCall(call, request, model, this.deps.config.defaults.maxTokens);
+    return { request, format: encoded.format, body: encoded.body };
   }
 
   private tryEncode(batch: BatchRecord, line: BatchInputLine, model: CatalogModel) {
     try {
-      return this.encode(batch, line, model, 'req_plan');
+      return this.encode(batch, line, model);
     } catch {
       return undefined;
     }
@@ -254,9 +266,9 @@ export class NativeBatches {
       try {
         const model = this.modelOn(String(line.body.model), state.provider).first;
         if (!model) throw new GatewayError('model_not_found', `The model '${String(line.body.model)}' is not served by the provider '${state.provider}'.`);
-        const encoded = this.encode(batch, line, model, requestId);
+        const encoded = this.encode(batch, line, model);
         if (encoded.format !== state.format) throw new GatewayError('bad_request', `The line cannot be sent to '${state.provider}' in its batch format.`);
-        const admission = await this.admit(batch, encoded.request, requestId);
+        const admission = await this.admit(batch, line, encoded.request, requestId);
         await admission.settle(null);
         requests.push({ customId: upstreamCustomId(line.index), body: encoded.body });
       } catch (thrown) {
@@ -315,8 +327,7 @@ export class NativeBatches {
     const model = this.modelOn(String(line.body.model), state.provider).first;
     try {
       if (!model) throw new GatewayError('model_not_found', `The model '${String(line.body.model)}' is no longer served by the provider '${state.provider}'.`);
-      const exchange = this.exchangeOf(batch, line, requestId);
-      const request = decodeInbound(exchange);
+      const request = decodeCall(this.bodyOf(batch, line));
       if (result.type === 'errored') {
         const said = getCodec(state.format).decodeError(result.status, result.body);
         throw upstreamError(state.provider, { ...said, status: result.status, phase: 'response' });
@@ -335,7 +346,7 @@ export class NativeBatches {
         settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id, finishReason: response.finishReason, responseModel: response.model };
       }
       if (!billed.has(requestId)) {
-        const admission = await this.admit(batch, request, requestId);
+        const admission = await this.admit(batch, line, request, requestId);
         await admission.settle(settlement);
       }
       const out = { id: this.lineIdOf(requestId), custom_id: line.customId, response: { status_code: 200, request_id: requestId, body }, error: null };
@@ -345,9 +356,9 @@ export class NativeBatches {
     }
   }
 
-  private async admit(batch: BatchRecord, request: ChatRequest, requestId: string) {
+  private async admit(batch: BatchRecord, line: BatchInputLine, request: ChatRequest, requestId: string) {
     const auth = await this.authOf(batch);
-    return this.deps.guards.admit(lineAdmission(auth, request, requestId, this.deps.config.batches.priceMultiplier));
+    return admitCall(this.deps, this.callOf(batch, line, requestId, auth), request);
   }
 
   private async authOf(batch: BatchRecord) {

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   validation_error: 422,
   rate_limit_exceeded: 429,
   quota_exceeded: 429,
+  // nginx's convention: the client went away before the answer; never sent, only recorded (request log, metrics).
+  client_closed: 499,
   internal_error: 500,
   provider_error: 502,
   provider_unavailable: 503,

@@ -1,5 +1,5 @@
 /** Media: image and audio requests, transcript rendering, temporary images and the Media Library. */
-export { callMedia, mediaCandidates, mapMediaError, supportsTask, type MediaTask } from './call-media.ts';
+export { callMedia, mediaCandidates, mapMediaError, supportsTask, planMediaRoute, planCandidates, type MediaTask } from './call-media.ts';
 export { decodeImageRequest, parseSize, IMAGE_LIMITS, type ImageRequest, type ImageResponseFormat } from './decode-image-request.ts';
 export {
   decodeSpeechRequest, decodeTranscriptionForm, AUDIO_CONTENT_TYPES, AUDIO_FORMATS, SPEECH_LIMITS, TRANSCRIPTION_LIMITS, TRANSCRIPT_FORMATS, VOICES,

@@ -29,7 +29,7 @@ export class UpstreamAttempt {
 
   constructor(model: CatalogModel, client: AbortWatch) {
     const controller = this.controller;
-    this.stopListening = client.listen(() => controller.abort(new GatewayError('bad_request', 'The client closed the connection.')));
+    this.stopListening = client.listen(() => controller.abort(new GatewayError('client_closed', 'The client closed the connection.')));
     this.timer = setTimeout(onTotalTimeout, model.provider.timeouts.total, this, model);
     this.timer.unref();
   }

@@ -4,4 +4,6 @@ export { tryCandidates, routingFailureError, RoutingFailure, type Served, type T
 export { callUpstream, mapPluginError, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
 export { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 export { boundInputTokens } from './bound-input-tokens.ts';
+export { iterateTarget } from './relay-stream.ts';
+export { prepareCall, type CallSource, type PreparedCall } from './prepare-call.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';

@@ -8,6 +8,9 @@ import { hostedToolsPolicy, vendorTools, vendorToolsError } from './hosted-tools
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
 
+/** What prepareCall reads of an exchange: the inbound format, its body (parsed and as text), the headers to forward. */
+export type CallSource = Pick<ChatExchange, 'format' | 'raw' | 'body' | 'forwardHeaders'>;
+
 /** How a request goes upstream: the call, and whether its response passes through untouched. */
 export interface PreparedCall {
   call: Omit<ChatCall, 'signal'>;
@@ -26,7 +29,7 @@ export interface PreparedCall {
  * be: the model is rewritten in place. A body without a `model` key (a format whose routes
  * carry the model in the path) keeps having none.
  */
-function withUpstreamModel(exchange: ChatExchange, upstreamId: string): { body: Record<string, unknown>; raw: string } {
+function withUpstreamModel(exchange: CallSource, upstreamId: string): { body: Record<string, unknown>; raw: string } {
   const { body, raw } = exchange;
   const model = body.model;
   if (typeof model !== 'string') return { body, raw };
@@ -38,7 +41,7 @@ function withUpstreamModel(exchange: ChatExchange, upstreamId: string): { body: 
 
 /** Picks the upstream format (the client's own when the upstream speaks it) and encodes the body. */
 export function prepareCall(
-  exchange: ChatExchange,
+  exchange: CallSource,
   request: ChatRequest,
   model: CatalogModel,
   options: { defaultMaxTokens: number; forceConversion?: boolean },
@@ -85,7 +88,7 @@ const CAP_FIELD: Record<string, string[] | undefined> = { chat: ['max_tokens', '
  * `provider/model`): the cap is lowered to the maximum and the body re-serialized, the one
  * passthrough edit besides the model id. Undefined when nothing needs it.
  */
-function capPassthrough(exchange: ChatExchange, model: CatalogModel): PreparedCall | undefined {
+function capPassthrough(exchange: CallSource, model: CatalogModel): PreparedCall | undefined {
   const max = model.spec.maxOutputTokens;
   if (max === undefined) return undefined;
   const body = exchange.body;
@@ -126,7 +129,7 @@ function callOf(
   format: WireFormat,
   model: CatalogModel,
   request: ChatRequest,
-  exchange: ChatExchange,
+  exchange: CallSource,
   body: Record<string, unknown>,
   rawBody: string,
 ): Omit<ChatCall, 'signal'> {

@@ -76,8 +76,8 @@ class RelayPush implements ChunkHandler {
   }
 }
 
-/** An in-memory target behind the iterator view (tests, the Responses store, non-Node hosts). */
-function iterate(start: (target: StreamTarget) => void): AsyncIterator<string | Uint8Array> {
+/** An in-memory target behind the iterator view of a pushed stream (tests, a stream started only to be stopped). */
+export function iterateTarget(start: (target: StreamTarget) => void): AsyncIterator<string | Uint8Array> {
   const queue: Array<string | Uint8Array> = [];
   let ended = false;
   let wake: (() => void) | undefined;
@@ -144,7 +144,7 @@ class Relayed implements RelayedStream {
 
   [Symbol.asyncIterator](): AsyncIterator<string | Uint8Array> {
     this.claim();
-    return iterate((target) => new RelayPush(this.relay, this.peeked, target).start());
+    return iterateTarget((target) => new RelayPush(this.relay, this.peeked, target).start());
   }
 
   private claim(): void {

@@ -5,7 +5,7 @@ import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { watchOf, type AbortWatch } from '../util/abort.ts';
-import { buildRoutingHeaders, describeRoutingEvents, routerFor, type FallbackInfo, type Router, type RoutingConfig, type RoutingConfigInput, type RoutingInfo } from '../routing/index.ts';
+import { buildRoutingHeaders, describeRoutingEvents, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
 import { canRunVendorTools, canServeVendorTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
@@ -20,14 +20,12 @@ import type { AttemptObserver } from '../observability/types.ts';
 export interface ChatPipelineDeps {
   registry: ProviderRegistry;
   defaultMaxTokens: number;
-  /** The config's `routing` section; defaults apply when absent. Read once per registry. */
-  routing?: RoutingConfig | RoutingConfigInput;
-  /** A router to use instead of the registry's shared one (tests). */
-  router?: Router;
+  /** The gateway's router (its breakers and latency state). */
+  router: Router;
 }
 
 /** Decodes and validates the inbound body; every format validates the same way. */
-export function decodeInbound(exchange: ChatExchange): ChatRequest {
+export function decodeInbound(exchange: Pick<ChatExchange, 'format' | 'body' | 'target'>): ChatRequest {
   return getCodec(exchange.format).decodeRequest(exchange.body, exchange.target);
 }
 
@@ -136,7 +134,7 @@ function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan'
  * an upstream answered with a sane first record, so every failure up to there can fall back.
  */
 export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, request = decodeInbound(exchange)): Promise<ChatOutcome> {
-  const router = deps.router ?? routerFor(deps.registry, deps.routing);
+  const router = deps.router;
   const startedAt = router.now();
   const session = sessionKeyOf(router, exchange, request);
   const planned = planFor(router, request);

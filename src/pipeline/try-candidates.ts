@@ -36,7 +36,7 @@ export function routingFailureError(failure: RoutingFailure, plan: RoutePlan): G
 }
 
 function clientGone(): GatewayError {
-  return new GatewayError('bad_request', 'The client closed the connection.');
+  return new GatewayError('client_closed', 'The client closed the connection.');
 }
 
 export interface TryOptions<T> {

@@ -4,7 +4,7 @@ export { LatencyTracker } from './latency-tracker.ts';
 export { orderCandidates, blendedPrice, type OrderContext } from './order-candidates.ts';
 export { planRoute, scheduleAttempts, type CandidateFilter, type ScheduledAttempt } from './plan-route.ts';
 export { backoffMs, retryDelayMs } from './compute-backoff.ts';
-export { Router, routerFor, type RouterOptions } from './router.ts';
+export { Router, createRouter, type RouterOptions } from './router.ts';
 export { buildRoutingHeaders } from './build-routing-headers.ts';
 export { describeRoutingEvents } from './describe-routing-events.ts';
 export type { RoutePlan, RoutingInfo, RoutingMode, FallbackInfo } from './types.ts';

@@ -58,17 +58,10 @@ export class Router {
   }
 }
 
-const routers = new WeakMap<ProviderRegistry, Router>();
-
 /**
- * The router of a registry, created on first use: breaker and latency state live as long
- * as the registry (one per running gateway), whatever the route that asks.
+ * The router of a running gateway, made once by the composition root and passed to whoever
+ * routes: breaker and latency state live as long as it does.
  */
-export function routerFor(registry: ProviderRegistry, config?: RoutingConfig | RoutingConfigInput, options?: RouterOptions): Router {
-  let router = routers.get(registry);
-  if (!router) {
-    router = new Router(registry, routingConfigSchema.parse(config ?? {}), options);
-    routers.set(registry, router);
-  }
-  return router;
+export function createRouter(registry: ProviderRegistry, config?: RoutingConfig | RoutingConfigInput, options?: RouterOptions): Router {
+  return new Router(registry, routingConfigSchema.parse(config ?? {}), options);
 }

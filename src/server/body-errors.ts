@@ -11,7 +11,7 @@ export function tooLarge(limit: number): GatewayError {
  */
 export class ClientClosedError extends GatewayError {
   constructor() {
-    super('bad_request', 'The client closed the connection before the body was read.');
+    super('client_closed', 'The client closed the connection before the body was read.');
     this.name = 'ClientClosedError';
   }
 }

@@ -183,9 +183,87 @@ function cancel(body: AsyncIterable<string | Uint8Array>): void {
 }
 
 /**
- * Sends a relayed SSE stream. Under Node it is pushed into the
- * response by the upstream's callbacks (about half the CPU of a web ReadableStream per
- * response, stack notes); elsewhere it returns a web Response.
+ * A web ReadableStream as a stream target (hosts without a Node response, in-process
+ * `app.fetch`): the same push, the same holds and the same end as the Node target, so what
+ * an in-process test sees of an answer's end is what production sends.
+ */
+class WebTarget implements StreamTarget {
+  private readonly encoder = new TextEncoder();
+  private drain: (() => void) | undefined;
+  private close: (() => void) | undefined;
+  private ended = false;
+
+  constructor(private readonly controller: ReadableStreamDefaultController<Uint8Array>) {}
+
+  write(chunk: string | Uint8Array): boolean {
+    if (this.ended) return true;
+    if (chunk.length > 0) this.controller.enqueue(typeof chunk === 'string' ? this.encoder.encode(chunk) : chunk);
+    return (this.controller.desiredSize ?? 1) > 0;
+  }
+
+  end(chunk?: string | Uint8Array): void {
+    if (this.ended) return;
+    if (chunk !== undefined) this.write(chunk);
+    this.ended = true;
+    this.controller.close();
+  }
+
+  onDrain(listener: () => void): void {
+    this.drain = listener;
+  }
+
+  onClose(listener: () => void): void {
+    this.close = listener;
+  }
+
+  /** The reader wants more. */
+  pulled(): void {
+    const drain = this.drain;
+    this.drain = undefined;
+    drain?.();
+  }
+
+  /** The answer's records could not be written: the body errors instead of ending (no whole answer without its record). */
+  abort(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.controller.error(new Error("The answer's records could not be written."));
+  }
+
+  /** The reader went away before the end. */
+  cancelled(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const close = this.close;
+    this.close = undefined;
+    close?.();
+  }
+}
+
+/** A relayed stream as a web body, pushed through a WebTarget. */
+function webStream(body: RelayedStream): ReadableStream<Uint8Array> {
+  let target: WebTarget | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        target = new WebTarget(controller);
+        body.pushTo(target);
+      },
+      pull() {
+        target?.pulled();
+      },
+      cancel() {
+        target?.cancelled();
+      },
+    },
+    { highWaterMark: 16 },
+  );
+}
+
+/**
+ * Sends a relayed SSE stream, pushed into a stream target by the upstream's callbacks: the
+ * Node response (about half the CPU of a web ReadableStream per response, stack notes), or
+ * elsewhere a web Response whose body is one.
  */
 export function sendStream(
   event: H3Event,
@@ -199,19 +277,7 @@ export function sendStream(
     event.res.headers.forEach((value, key) => (allHeaders[key] = value));
     Object.assign(allHeaders, headers);
     allHeaders['x-request-id'] = requestState(event).ids.requestId;
-    const iterator = body[Symbol.asyncIterator]();
-    const encoder = new TextEncoder();
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await iterator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
-      },
-      async cancel() {
-        await iterator.return?.();
-      },
-    });
-    return new Response(stream, { status, headers: allHeaders });
+    return new Response(webStream(body), { status, headers: allHeaders });
   }
   event.res.status = status;
   for (const name in headers) node.res.setHeader(name, headers[name]);

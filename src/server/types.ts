@@ -7,6 +7,7 @@ import type { RequestGuards } from '../accounts/types.ts';
 import type { MediaRuntime } from '../media/media-runtime.ts';
 import type { Observer } from '../observability/index.ts';
 import type { JobRunner } from '../jobs/index.ts';
+import type { Router } from '../routing/index.ts';
 
 /** Everything the HTTP layer depends on; built by the composition root. */
 export interface ServerDeps {
@@ -19,8 +20,10 @@ export interface ServerDeps {
   dataDir: string;
   /** Token for /admin/trpc (random per server start, published in the data dir). */
   adminToken?: string;
-  /** Temporary images and the media janitor; built on first use when absent. */
-  media?: MediaRuntime;
+  /** The one router: breakers and latency state of this gateway. */
+  router: Router;
+  /** Temporary images and the media janitor. */
+  media: MediaRuntime;
   /** The batch executor (absent in processes that run no batches). */
   batches?: { wake(): void };
   /** The media job runner (absent in processes that run no jobs: /v1/videos answers 503 there). */

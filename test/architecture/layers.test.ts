@@ -22,8 +22,12 @@ const LAYERS: string[][] = [
   ['routing', 'usage', 'billing', 'limits', 'responses-store'],
   // the request pipeline (route, call, relay)
   ['pipeline'],
-  // request guards on accounts; media calls through the pipeline; media jobs
-  ['accounts', 'media', 'batches', 'jobs'],
+  // request guards on accounts; media calls through the pipeline
+  ['accounts', 'media'],
+  // one exchange: admit, run the pipeline, settle, end the answer once its records are durable
+  ['exchange'],
+  // batches (their lines are exchanges); media jobs
+  ['batches', 'jobs'],
   // admin procedures
   ['admin'],
   // HTTP routes
@@ -45,6 +49,12 @@ const TUI_MAY_IMPORT = new Set(['tui', 'admin', 'util', 'errors', 'ir']);
 const SELF_NAMES = srcAliases(REPO);
 const srcEdges = readImports(path.join(REPO, 'src'), SELF_NAMES);
 
+/** The import statements of a file (what it names from other modules), for checks on named bindings. */
+function importClauses(file: string): string {
+  const text = fs.readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?from\s*['"][^'"]+['"]/g)].map((m) => m[0]).join('\n');
+}
+
 describe('import graph of src/', () => {
   it('has no import that runs up the layers', () => {
     expect(findUpwardImports(srcEdges, LAYERS)).toEqual([]);
@@ -63,6 +73,16 @@ describe('import graph of src/', () => {
 
   it('has no file cycle through value imports', () => {
     expect(findFileCycles(srcEdges)).toEqual([]);
+  });
+
+  it('lets only src/exchange run the pipeline or call its decode and prepare steps (every route, batch line and native batch hands over a call)', () => {
+    const steps = /\b(runChat|decodeInbound|prepareCall)\b/;
+    const offending = srcEdges
+      .filter((e) => e.to !== undefined && folderOf(e.to) === 'pipeline' && folderOf(e.from) !== 'pipeline' && folderOf(e.from) !== 'exchange')
+      .map((e) => e.from)
+      .filter((file, i, all) => all.indexOf(file) === i && steps.test(importClauses(path.join(REPO, 'src', file))))
+      .map((file) => `${file} uses the pipeline's ${steps.exec(importClauses(path.join(REPO, 'src', file)))![1]}`);
+    expect(offending).toEqual([]);
   });
 
   it('lets the TUI reach the server only through the admin procedures', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeResponsesResponse, storedItemId, storedItemPlace } from '../../src/formats/responses/index.ts';
 import { decodeInbound } from '../../src/pipeline/run-chat.ts';
-import { resolveStoredReferences } from '../../src/server/routes/resolve-references.ts';
+import { resolveStoredReferences } from '../../src/exchange/resolve-references.ts';
 import type { ChatRequest, ChatResponse } from '../../src/ir/types.ts';
 import type { ChatExchange } from '../../src/pipeline/types.ts';
 import type { AuthContext } from '../../src/accounts/types.ts';

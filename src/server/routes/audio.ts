@@ -8,7 +8,8 @@ import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, callRoutedMedia, mediaSettlement, routeMedia, settleLater, usageRecorded } from './media-shared.ts';
+import { mediaCallOf } from './media-shared.ts';
+import { runMediaExchange } from '../../exchange/index.ts';
 
 const SPEECH = '/v1/audio/speech';
 const TRANSCRIPTIONS = '/v1/audio/transcriptions';
@@ -30,11 +31,13 @@ function speechHandler(deps: ServerDeps) {
     if (passing instanceof Promise) await passing;
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const request = decodeSpeechRequest(body);
-    const route = routeMedia(deps, request.model, 'speech');
-    const admission = await admitMedia(event, deps, auth, SPEECH, route.candidates, { speechCharacters: [...request.input].length });
-    let outcome;
-    try {
-      outcome = await callRoutedMedia(event, route, (model, signal) =>
+    const speechCharacters = [...request.input].length;
+    const { value: outcome } = await runMediaExchange(deps, {
+      ...mediaCallOf(event, deps, auth, SPEECH),
+      task: 'speech',
+      model: request.model,
+      reserve: { speechCharacters },
+      run: (model, signal) =>
         model.provider.instance.audio!.speech!({
           model: model.upstreamId,
           input: request.input,
@@ -44,13 +47,9 @@ function speechHandler(deps: ServerDeps) {
           instructions: request.instructions,
           signal,
         }),
-      );
-    } catch (error) {
-      await admission.settle(null);
-      throw error;
-    }
-    settleLater(deps, admission, mediaSettlement(outcome, undefined, Math.ceil(request.input.length / 4), { speechCharacters: [...request.input].length }), requestState(event).record);
-    await usageRecorded(admission);
+      used: () => ({ estimatedInput: Math.ceil(request.input.length / 4), media: { speechCharacters } }),
+      answer: (served) => served,
+    });
     return respond(event, outcome.value.data, outcome.value.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
@@ -62,11 +61,11 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
     const auth = authenticateApiKey(event, deps);
     const form = await readMultipart(event, deps.config.server.bodyLimits.media);
     const request = await decodeTranscriptionForm(form, task);
-    const routed = routeMedia(deps, request.model, task === 'transcribe' ? 'transcription' : 'translation');
-    const admission = await admitMedia(event, deps, auth, route, routed.candidates);
-    let outcome;
-    try {
-      outcome = await callRoutedMedia(event, routed, (model, signal) =>
+    const { value: rendered } = await runMediaExchange(deps, {
+      ...mediaCallOf(event, deps, auth, route),
+      task: task === 'transcribe' ? 'transcription' : 'translation',
+      model: request.model,
+      run: (model, signal) =>
         model.provider.instance.audio!.transcribe!({
           model: model.upstreamId,
           file: request.file,
@@ -78,18 +77,9 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
           task,
           signal,
         }),
-      );
-    } catch (error) {
-      await admission.settle(null);
-      throw error;
-    }
-    settleLater(deps, admission, mediaSettlement(outcome, outcome.value.usage, 0, { audioSeconds: outcome.value.duration ?? 0 }), requestState(event).record);
-    const rendered = renderTranscript(outcome.value, request.responseFormat, {
-      task,
-      words: request.wordTimestamps,
-      segments: request.segmentTimestamps,
+      used: (result) => ({ usage: result.usage, estimatedInput: 0, media: { audioSeconds: result.duration ?? 0 } }),
+      answer: (served) => renderTranscript(served.value, request.responseFormat, { task, words: request.wordTimestamps, segments: request.segmentTimestamps }),
     });
-    await usageRecorded(admission);
     return respond(event, rendered.body, rendered.contentType);
   };
 }

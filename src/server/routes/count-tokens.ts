@@ -4,7 +4,6 @@ import { getCodec } from '../../formats/registry.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { countInputTokens } from '../../pipeline/count-input-tokens.ts';
 import type { CatalogModel } from '../../providers/types.ts';
-import { routerFor } from '../../routing/index.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
@@ -44,7 +43,7 @@ export function countTokensHandler(deps: ServerDeps, format: CountFormat) {
 
 /** The first candidate that speaks the client's format and has a counter, asked; undefined when none could answer. */
 async function countUpstream(deps: ServerDeps, event: H3Event, format: CountFormat, body: Record<string, unknown>, request: ChatRequest): Promise<number | undefined> {
-  const plan = routerFor(deps.registry, deps.config.routing).plan(request.model, (model) => (model.spec.type ?? 'chat') === 'chat');
+  const plan = deps.router.plan(request.model, (model) => (model.spec.type ?? 'chat') === 'chat');
   const model = [...plan.primary, ...plan.chain].find((candidate: CatalogModel) => candidate.formats.includes(format) && candidate.provider.instance.countTokens);
   if (!model?.provider.instance.countTokens) return undefined;
   const upstreamBody: Record<string, unknown> = { ...body, model: model.upstreamId };

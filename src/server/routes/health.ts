@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import { routerFor, type CircuitSnapshot } from '../../routing/index.ts';
+import { type CircuitSnapshot } from '../../routing/index.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 
@@ -56,7 +56,7 @@ function providerHealth(registry: ProviderRegistry, circuits: CircuitSnapshot[])
  */
 export function health(deps: ServerDeps) {
   return (event: H3Event): string => {
-    const circuits = routerFor(deps.registry, deps.config.routing).breaker.snapshot();
+    const circuits = deps.router.breaker.snapshot();
     const providers = providerHealth(deps.registry, circuits);
     const serving = providers.filter((p) => p.state !== 'down').length;
     const storage = deps.guards.storage?.state() ?? { writable: true };

@@ -17,7 +17,8 @@ import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, callRoutedMedia, mediaRuntimeOf, mediaSettlement, publicOrigin, routeMedia, settleLater, usageRecorded } from './media-shared.ts';
+import { mediaCallOf, publicOrigin } from './media-shared.ts';
+import { runMediaExchange } from '../../exchange/index.ts';
 
 const GENERATIONS = '/v1/images/generations';
 const EDITS = '/v1/images/edits';
@@ -70,23 +71,26 @@ async function runImages(
   const route = task === 'image_edit' ? EDITS : GENERATIONS;
   // Per-model options (sizes, qualities, styles, n range): 422 before any credit is held.
   fitImageOptions(mediaCandidates(deps.registry, request.model, task), request, sent);
-  const routed = routeMedia(deps, request.model, task, (model) => Object.keys(imageOptionProblems(model.spec, request, sent)).length === 0);
-  const admission = await admitMedia(event, deps, auth, route, routed.candidates, { images: request.n });
-  let outcome;
-  try {
-    outcome = await callRoutedMedia(event, routed, (model, signal) => invoke(model, toCall(request, model, signal)));
-  } catch (error) {
-    await admission.settle(null);
-    throw error;
-  }
-  const { model, value: result } = outcome;
-  // The provider did the work: charge it even if storing the images below fails.
-  settleLater(deps, admission, mediaSettlement(outcome, result.usage, Math.ceil(request.prompt.length / 4), { images: result.images.length }), requestState(event).record);
-  const runtime = mediaRuntimeOf(deps);
+  const { value: answer } = await runMediaExchange(deps, {
+    ...mediaCallOf(event, deps, auth, route),
+    task,
+    model: request.model,
+    accept: (model) => Object.keys(imageOptionProblems(model.spec, request, sent)).length === 0,
+    reserve: { images: request.n },
+    run: (model, signal) => invoke(model, toCall(request, model, signal)),
+    used: (result) => ({ usage: result.usage, estimatedInput: Math.ceil(request.prompt.length / 4), media: { images: result.images.length } }),
+    answer: (served) => storeImages(event, deps, auth, request, task, served.model, served.value),
+  });
+  event.res.headers.set('x-media-generation-id', answer.id);
+  return json(event, { created: answer.created, data: answer.data });
+}
+
+/** Stores every image for its temporary URL and records the generation in the caller's Media Library. */
+async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, request: ImageRequest, task: MediaTask, model: CatalogModel, result: ImageResult) {
   const origin = publicOrigin(event, deps);
   const urls: string[] = [];
   for (const image of result.images) {
-    const stored = await runtime.tempImages.put(image.data, image.contentType);
+    const stored = await deps.media.tempImages.put(image.data, image.contentType);
     urls.push(`${origin}${TEMP_IMAGES}/${stored.name}`);
   }
   const first = result.images[0];
@@ -102,13 +106,11 @@ async function runImages(
     inputTokens: result.usage?.inputTokens,
     outputTokens: result.usage?.outputTokens,
   });
-  event.res.headers.set('x-media-generation-id', record.id);
   const data = result.images.map((image, i) => {
     const revised_prompt = image.revisedPrompt ?? request.prompt;
     return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
   });
-  await usageRecorded(admission);
-  return json(event, { created: record.created_at, data });
+  return { id: record.id, created: record.created_at, data };
 }
 
 /** POST /v1/images/generations (JSON). */

@@ -5,7 +5,6 @@ import { requestState } from '../context.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
 import { TEMP_IMAGES } from './images.ts';
-import { mediaRuntimeOf } from './media-shared.ts';
 
 /**
  * GET /v1/temp-images/<id>: an image made with `response_format: url`. No key is needed:
@@ -15,7 +14,7 @@ import { mediaRuntimeOf } from './media-shared.ts';
 function tempImageHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<Response> => {
     const name = getRouterParam(event, 'name') ?? '';
-    const image = await mediaRuntimeOf(deps).tempImages.get(name);
+    const image = await deps.media.tempImages.get(name);
     if (!image) throw new GatewayError('not_found', 'This image does not exist or has expired (temporary image URLs last one hour by default).');
     const maxAge = Math.max(0, Math.floor((image.expiresAt - deps.clock.now()) / 1000));
     return new Response(image.data as Uint8Array<ArrayBuffer>, {

@@ -1,4 +1,4 @@
-import type { RelayedStream, StreamTarget } from '../pipeline/types.ts';
+import { iterateTarget, type RelayedStream, type StreamTarget } from '../pipeline/index.ts';
 
 /**
  * What the end of an answer waits for right now, if anything: the write of its stored copy (a
@@ -89,10 +89,8 @@ class HeldEndTarget implements StreamTarget {
   }
 }
 
-/** The stream, its end held while `pending` has something to wait for (Node targets; an iterated stream is not held). */
+/** The stream, its end held while `pending` has something to wait for: pushed or iterated, the same guarantee. */
 export function holdEnd(stream: RelayedStream, pending: PendingRecord): RelayedStream {
-  return {
-    [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
-    pushTo: (target: StreamTarget) => stream.pushTo(new HeldEndTarget(target, pending)),
-  };
+  const pushTo = (target: StreamTarget) => stream.pushTo(new HeldEndTarget(target, pending));
+  return { [Symbol.asyncIterator]: () => iterateTarget(pushTo), pushTo };
 }

@@ -1,9 +1,17 @@
-import { storedItemPlace } from '../../formats/responses/index.ts';
-import type { ChatRequest } from '../../ir/types.ts';
-import { decodeInbound } from '../../pipeline/run-chat.ts';
-import type { ChatExchange } from '../../pipeline/types.ts';
-import type { AuthContext } from '../../accounts/types.ts';
-import type { ServerDeps } from '../types.ts';
+import type { RouteTarget } from '../formats/index.ts';
+import { storedItemPlace } from '../formats/responses/index.ts';
+import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import { decodeInbound } from '../pipeline/index.ts';
+import type { AuthContext } from '../accounts/index.ts';
+import type { ExchangeDeps } from './types.ts';
+
+/** The body being resolved, with its text: replaced in place when references are resolved. */
+export interface ReferencedBody {
+  format: WireFormat;
+  target?: RouteTarget;
+  body: Record<string, unknown>;
+  raw: string;
+}
 
 /** Stored responses one request may read to resolve its references (each read is one store get). */
 const MAX_RESPONSES = 16;
@@ -17,7 +25,7 @@ type Item = Record<string, unknown>;
  * the reasoning (and its signature) and calls; a Responses upstream gets items it can read.
  * Other references are left for the upstream (passthrough) or the pipeline's 422.
  */
-export async function resolveStoredReferences(deps: ServerDeps, exchange: ChatExchange, request: ChatRequest, auth: AuthContext): Promise<ChatRequest> {
+export async function resolveStoredReferences(deps: Pick<ExchangeDeps, 'store'>, exchange: ReferencedBody, request: ChatRequest, auth: AuthContext): Promise<ChatRequest> {
   const ids = (request.unresolvedReferences ?? []).filter((id) => storedItemPlace(id) !== undefined);
   if (ids.length === 0) return request;
   const outputs = new Map<string, unknown[] | undefined>();

@@ -1,0 +1,27 @@
+import type { Admission, AdmissionRequest } from '../accounts/index.ts';
+import type { ChatRequest } from '../ir/types.ts';
+import { boundInputTokens } from '../pipeline/index.ts';
+import type { ExchangeCall, ExchangeDeps } from './types.ts';
+
+/** What admission reads of a call: who, where from, which model, how much it may use. */
+function admissionOf(call: ExchangeCall, request: ChatRequest): AdmissionRequest {
+  const admission: AdmissionRequest = {
+    auth: call.auth,
+    method: 'POST',
+    route: call.route,
+    clientAddress: call.clientAddress,
+    model: request.model,
+    estimatedInputTokens: boundInputTokens(request),
+    maxOutputTokens: request.maxTokens,
+    requestId: call.ids.requestId,
+  };
+  if (call.limits !== undefined) admission.limits = call.limits;
+  if (call.priceMultiplier !== undefined) admission.priceMultiplier = call.priceMultiplier;
+  return admission;
+}
+
+/** Admits a call (limits, scopes, credits); in-process guards answer at once, with no promise. */
+export function admitCall(deps: Pick<ExchangeDeps, 'guards'>, call: ExchangeCall, request: ChatRequest): Admission | Promise<Admission> {
+  const asked = admissionOf(call, request);
+  return deps.guards.admitNow?.(asked) ?? deps.guards.admit(asked);
+}

@@ -1,0 +1,73 @@
+import type { RequestIds } from '../errors/index.ts';
+import type { RouteTarget } from '../formats/index.ts';
+import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import type { AttemptObserver } from '../observability/index.ts';
+import { decodeInbound, prepareCall, type ChatExchange, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
+import type { CatalogModel } from '../providers/types.ts';
+import { FastAbortController, type AbortWatch } from '../util/index.ts';
+import type { ExchangeCall } from './types.ts';
+
+const NO_HEADERS: Record<string, string> = {};
+
+/** A watch that never fires, for a call nobody can walk away from (one per call: listeners are not shared). */
+export const noClient = (): AbortWatch => new FastAbortController();
+
+/**
+ * The pipeline's view of one call: built once from the transport-free call, never changed by
+ * anyone but its owner (runExchange sets the capture and the settlement channel before running).
+ */
+export class CallExchange implements ChatExchange {
+  readonly format: WireFormat;
+  readonly target: RouteTarget | undefined;
+  readonly forwardHeaders: Record<string, string>;
+  readonly gatewayEvents: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly ids: RequestIds;
+  readonly client: AbortWatch;
+  readonly attempts: AttemptObserver | undefined;
+  capture: ResponseCapture | undefined = undefined;
+  responseId: string | undefined = undefined;
+  onSettled: ((settlement: Settlement) => void) | undefined = undefined;
+
+  constructor(
+    call: ExchangeCall,
+    readonly body: Record<string, unknown>,
+    readonly raw: string,
+  ) {
+    this.format = call.format;
+    this.target = call.target;
+    this.forwardHeaders = call.forwardHeaders ?? NO_HEADERS;
+    this.gatewayEvents = call.gatewayEvents;
+    this.sessionId = call.sessionId;
+    this.ids = call.ids;
+    this.client = call.client ?? noClient();
+    this.attempts = call.record;
+  }
+
+  get signal(): AbortSignal {
+    return this.client.signal;
+  }
+}
+
+/** The call's body text: as received, or (a line of a batch file, already parsed) its JSON. */
+export function rawOf(call: Pick<ExchangeCall, 'raw' | 'body'>): string {
+  return call.raw ?? JSON.stringify(call.body);
+}
+
+/** What decoding and encoding read of a call: its format and body. */
+export type CallBody = Pick<ExchangeCall, 'format' | 'target' | 'body' | 'raw' | 'forwardHeaders'>;
+
+/** Decodes and validates the call's body into the IR (the one decode step outside the pipeline). */
+export function decodeCall(call: CallBody): ChatRequest {
+  return decodeInbound(call);
+}
+
+/**
+ * The body `model` would be sent, as runExchange would send it (passthrough or converted):
+ * for a provider's own batch API, which runs the upstream leg itself.
+ */
+export function encodeCall(call: CallBody, request: ChatRequest, model: CatalogModel, defaultMaxTokens: number): { format: WireFormat; body: Record<string, unknown> } {
+  const source = { format: call.format, target: call.target, body: call.body, raw: rawOf(call), forwardHeaders: call.forwardHeaders ?? NO_HEADERS };
+  const prepared = prepareCall(source, request, model, { defaultMaxTokens });
+  return { format: prepared.upstreamFormat, body: prepared.call.body };
+}

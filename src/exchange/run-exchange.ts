@@ -1,0 +1,88 @@
+import type { Admission } from '../accounts/index.ts';
+import { runChat, type ChatOutcome, type ChatPipelineDeps, type Settlement } from '../pipeline/index.ts';
+import { admitCall } from './admit-call.ts';
+import { CallExchange, decodeCall, rawOf } from './call-exchange.ts';
+import { holdEnd } from './hold-end.ts';
+import { resolveStoredReferences } from './resolve-references.ts';
+import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
+import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
+
+/** An admission for a call that is never charged (a batch line billed before a crash lost its result). */
+const UNBILLED: Admission = { headers: {}, settle: () => Promise.resolve() };
+
+function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
+  return { registry: deps.registry, router: deps.router, defaultMaxTokens: deps.config.defaults.maxTokens };
+}
+
+/**
+ * One exchange, whatever brought it: decode, admit, rehydrate and capture stored Responses,
+ * run the pipeline, settle through one channel (the pipeline's `onSettled`, told once the
+ * usage is final), and answer: a JSON body once its records are durable, or a stream whose
+ * end waits for them. A failure before the answer releases the admission and is thrown.
+ */
+export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<ExchangeAnswer> {
+  const record = call.record;
+  let body = call.body;
+  let raw = rawOf(call);
+  let capture: StoredResponseCapture | undefined;
+  let request = decodeCall(call);
+  if (record) {
+    record.requestedModel = request.model;
+    record.stream = request.stream;
+  }
+  if (call.format === 'responses' && call.keepResponses !== false) {
+    const referenced = { format: call.format, target: call.target, body, raw };
+    request = await resolveStoredReferences(deps, referenced, request, call.auth);
+    ({ body, raw } = referenced);
+    const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id);
+    if (rehydrated) ({ request, body, raw } = rehydrated);
+    capture = captureResponses(deps, request, call.auth.account.id, raw);
+    if (capture) await checkResponsesQuota(deps, call.auth.account.id);
+  }
+  const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, request);
+  const admission = admitting instanceof Promise ? await admitting : admitting;
+  call.onHeaders?.(admission.headers);
+  // An answer past this is relayed but not stored (a stream's size is known only at its end).
+  if (capture) call.onHeaders?.({ 'x-gateway-store-limit-bytes': String(deps.config.server.bodyLimits.inference) });
+
+  const exchange = new CallExchange(call, body, raw);
+  exchange.capture = capture;
+  exchange.responseId = capture?.id;
+  let done!: () => void;
+  const settled = new Promise<void>((resolve) => (done = resolve));
+  if (record) record.settling = settled;
+  // The one settlement channel: charged once, the record told what was charged, then `settled`.
+  const settle = (settlement: Settlement | null): Promise<void> => {
+    if (record && settlement?.aborted) {
+      record.errorCode ??= 'client_closed';
+      record.status = 499;
+    }
+    const charged = admission.settle(settlement).then(
+      (charge) => record?.applySettlement(settlement, charge),
+      (error: unknown) => deps.log.error('settle failed', { error: String(error) }),
+    );
+    void charged.then(done);
+    return charged;
+  };
+  exchange.onSettled = settle;
+
+  let outcome: ChatOutcome;
+  try {
+    outcome = await runChat(pipelineOf(deps), exchange, request);
+  } catch (error) {
+    await settle(null);
+    throw error;
+  }
+  if (record) {
+    record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
+    record.adapted = outcome.adapted;
+    record.droppedTools = outcome.droppedTools;
+  }
+  const headers = outcome.headers;
+  // The answer's end waits for its records: the stored Response it names, its usage ledger line (group commit).
+  const pending = () => capture?.saving ?? admission.recording;
+  if (outcome.stream) return { status: outcome.status, headers, stream: holdEnd(outcome.stream, pending), settled };
+  for (let waiting = pending(); waiting; waiting = pending()) await waiting;
+  if (capture?.notStored) headers['x-gateway-response-stored'] = 'false';
+  return { status: outcome.status, headers, json: outcome.json ?? '', settled };
+}

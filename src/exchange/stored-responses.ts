@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../errors/index.ts';
+import { getCodec } from '../formats/registry.ts';
+import { prependHistory, responseToHistory } from '../formats/responses/index.ts';
+import type { ChatRequest, ChatResponse, StreamPart } from '../ir/types.ts';
+import type { ResponseCapture } from '../pipeline/index.ts';
+import { ResponseCollector } from '../responses-store/collect-response.ts';
+import { recordNotWritten } from '../store/index.ts';
+import type { ExchangeDeps } from './types.ts';
+
+type StoreDeps = Pick<ExchangeDeps, 'store' | 'config' | 'log' | 'clock' | 'guards'>;
+
+/** No stored response under `id` for this account (another account's id is the same as a missing one). */
+export function storedResponseNotFound(id: string): GatewayError {
+  return new GatewayError('not_found', `No stored response with id '${id}'.`, { details: { id } });
+}
+
+/** A Responses request with its stored history prepended: the IR, and the body and text that go upstream. */
+export interface RehydratedRequest {
+  request: ChatRequest;
+  body: Record<string, unknown>;
+  raw: string;
+}
+
+/**
+ * `previous_response_id`: rebuilds the history from the caller's stored chain and rewrites the
+ * inbound body as a self-contained request, so it can go to any upstream format (pitfall 10/11).
+ * Undefined when the request names no previous response.
+ */
+export async function rehydrateResponsesRequest(deps: StoreDeps, request: ChatRequest, accountId: string): Promise<RehydratedRequest | undefined> {
+  const previousId = request.previousResponseId;
+  if (!previousId) return undefined;
+  const stored = await deps.store.responses.get(accountId, previousId);
+  if (!stored) throw storedResponseNotFound(previousId);
+  const codec = getCodec('responses');
+  let history;
+  try {
+    history = responseToHistory(codec.decodeRequest(stored.request), codec.decodeResponse(stored.response));
+  } catch (error) {
+    deps.log.warn('a stored response could not be read back', { id: previousId, error: String(error) });
+    throw storedResponseNotFound(previousId);
+  }
+  const next = prependHistory(request, history);
+  const body = codec.encodeRequest(next, { upstreamModel: next.model });
+  const raw = JSON.stringify(body);
+  // The rebuilt request is bounded like a body sent whole (and like the stored record it becomes).
+  const limit = deps.config.server.bodyLimits.inference;
+  if (overBytes(raw, limit)) {
+    throw new GatewayError(
+      'request_too_large',
+      `The conversation rebuilt from previous_response_id '${previousId}' exceeds the limit of ${limit} bytes for a request; start a new conversation or send a shorter history yourself.`,
+      { details: { limit_bytes: limit, previous_response_id: previousId } },
+    );
+  }
+  return { request: next, body, raw };
+}
+
+/** True when `text` is more than `limit` bytes of UTF-8 (counted only when it could be). */
+function overBytes(text: string, limit: number): boolean {
+  return text.length * 3 > limit && Buffer.byteLength(text) > limit;
+}
+
+/**
+ * A stored response's id: minted here, random, never derived from the upstream's id (two
+ * upstream answers may share one, e.g. a mock that hashes the messages, or two providers).
+ */
+export function mintResponseId(): string {
+  return `resp_${randomBytes(24).toString('hex')}`;
+}
+
+/**
+ * Part of a streamed answer to keep: a complete one (finished, not failed) is saved when its `end`
+ * comes. What it collects is bounded by the stored record's limit (`server.bodyLimits.inference`):
+ * past it the collected parts are dropped and the answer is relayed on, unstored. Nothing here
+ * ever throws into the relay, so keeping a copy can never fail the answer or count against its
+ * upstream.
+ */
+export class StoredResponseCapture implements ResponseCapture {
+  /** The id the client sees and the response is stored under. */
+  readonly id = mintResponseId();
+  private collector: ResponseCollector | undefined = new ResponseCollector();
+  private finished = false;
+  /** Why the answer is not stored (too large, unreadable), once known. */
+  notStored: string | undefined;
+  /** The save in progress, if any (the answer's last bytes wait for it). */
+  saving: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: StoreDeps,
+    private readonly request: ChatRequest,
+    private readonly accountId: string,
+    /** The Responses request as sent upstream (history already prepended), JSON text. */
+    private readonly requestText: string,
+  ) {}
+
+  response(response: ChatResponse): void {
+    this.save(response);
+  }
+
+  part(part: StreamPart): boolean {
+    const collector = this.collector;
+    if (!collector) return false;
+    if (part.type === 'error') {
+      // A failed answer is never stored: its copy goes now.
+      this.collector = undefined;
+      this.notStored = 'failed';
+      return false;
+    }
+    try {
+      collector.push(part);
+    } catch (error) {
+      this.drop('unreadable', { error: String(error) });
+      return false;
+    }
+    // Characters are a lower bound of the record's bytes: past the limit it can never be stored.
+    if (collector.chars + this.requestText.length > this.limit) {
+      this.drop('too_large', { limit_bytes: this.limit });
+      return false;
+    }
+    if (part.type === 'finish') this.finished = true;
+    else if (part.type === 'end' && this.finished && !collector.failed) {
+      this.collector = undefined;
+      this.save(collector.result());
+    }
+    return true;
+  }
+
+  unreadable(error: unknown): void {
+    this.notStored = 'unreadable';
+    this.deps.log.warn('could not store a response', { error: String(error) });
+  }
+
+  private get limit(): number {
+    return this.deps.config.server.bodyLimits.inference;
+  }
+
+  /** Stops collecting (its memory goes at once) and says why, once. */
+  private drop(reason: string, fields: Record<string, unknown>): void {
+    this.collector = undefined;
+    this.notStored = reason;
+    this.deps.log.warn('a streamed response is not stored; it is relayed whole, but GET and previous_response_id will not find it', { id: this.id, reason, ...fields });
+  }
+
+  /** Stored under the gateway's id (the one the client saw), for previous_response_id and GET. */
+  private save(response: ChatResponse): void {
+    const id = this.id;
+    const text = JSON.stringify(getCodec('responses').encodeResponse({ ...response, id }, this.request));
+    const { deps } = this;
+    // A record is bounded like a request body: the request part is (above), an answer can still tip it over.
+    const limit = this.limit;
+    if ((this.requestText.length + text.length) * 3 > limit && Buffer.byteLength(this.requestText) + Buffer.byteLength(text) > limit) {
+      this.notStored = 'too_large';
+      deps.log.warn('a response is too large to store; GET and previous_response_id will not find it', { id, limit_bytes: limit });
+      return;
+    }
+    const saving = deps.store.responses
+      .save({ id, accountId: this.accountId, createdAt: deps.clock.now(), request: this.requestText, response: text })
+      .catch((error: unknown) => {
+        // Its id must not be sent for a response that is not stored: the answer fails (503) instead.
+        deps.log.error('could not store a response; the answer fails instead of naming it', { id, error: String(error) });
+        deps.guards.storage?.failed(error, 'a stored response');
+        throw recordNotWritten(error, 'stored response');
+      });
+    // The answer's end waits for it; a failed save stays pending-and-failed so the end is never sent. Handled here too: nobody may be waiting.
+    saving.then(
+      () => {
+        if (this.saving === saving) this.saving = undefined;
+      },
+      () => undefined,
+    );
+    this.saving = saving;
+  }
+}
+
+/**
+ * Keeps the response the client will see (unless `store: false`): the pipeline hands it over
+ * as IR, whole or part by part through the relay's part tap, so no byte is read twice.
+ */
+export function captureResponses(deps: StoreDeps, request: ChatRequest, accountId: string, requestText: string): StoredResponseCapture | undefined {
+  if (request.store === false) return undefined;
+  return new StoredResponseCapture(deps, request, accountId, requestText);
+}
+
+/**
+ * `storage.responsesQuotaBytes`: an account whose stored Responses already take the quota gets
+ * 429 `quota_exceeded` for a new stored request, before any upstream call (`store: false` still
+ * passes). The figure is the store's running count, not a scan.
+ */
+export async function checkResponsesQuota(deps: Pick<ExchangeDeps, 'store' | 'config'>, accountId: string): Promise<void> {
+  const quota = deps.config.storage.responsesQuotaBytes;
+  const used = await deps.store.responses.bytesOf(accountId);
+  if (used < quota) return;
+  throw new GatewayError(
+    'quota_exceeded',
+    `The account's stored Responses may take ${quota} bytes (storage.responsesQuotaBytes); ${used} are in use. Delete stored responses, or send store: false.`,
+    { details: { limit: 'storage.responsesQuotaBytes', quota_bytes: quota, used_bytes: used } },
+  );
+}
