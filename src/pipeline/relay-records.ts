@@ -182,9 +182,10 @@ export class RecordRelay {
     return this.failWith(error);
   }
 
-  /** The client stopped reading before the end. */
+  /** The client stopped reading before the end (its target closed: whatever the host, it went away). */
   close(): void {
     if (this.done) return;
+    if (!this.finished) this.aborted = true;
     this.finish();
   }
 
