@@ -6,7 +6,8 @@ import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './index.ts';
-import { admitMedia, callRoutedMedia, mediaSettlement, routeMedia, settleLater, usageRecorded } from './media-shared.ts';
+import { runMediaExchange } from '../../exchange/index.ts';
+import { mediaCallOf } from './media-shared.ts';
 
 export const EMBEDDINGS = '/v1/embeddings';
 
@@ -36,21 +37,19 @@ function embeddingsHandler(deps: ServerDeps) {
     if (typeof body.model !== 'string' || body.model === '') throw validationError({ model: 'is required' });
     const input = inputsOf(body.input);
     const estimated = input.reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
-    const routed = routeMedia(deps, body.model, 'embedding');
+    const model = body.model;
+    // The model asked for, as the client named it (the exchange would name the first candidate).
     const record = requestState(event).record;
-    if (record) record.requestedModel = body.model;
-    const admission = await admitMedia(event, deps, auth, EMBEDDINGS, routed.candidates);
-    let outcome;
-    try {
-      outcome = await callRoutedMedia(event, routed, (model, signal) => model.provider.instance.embeddings!({ model: model.upstreamId, input, body: { ...body, model: model.upstreamId }, signal }));
-    } catch (error) {
-      await admission.settle(null);
-      throw error;
-    }
-    const tokens = outcome.value.inputTokens;
-    settleLater(deps, admission, mediaSettlement(outcome, tokens === undefined ? undefined : { inputTokens: tokens, outputTokens: 0 }, estimated, {}), record);
-    await usageRecorded(admission);
-    return json(event, { ...outcome.value.body, model: outcome.model.id });
+    if (record) record.requestedModel = model;
+    const { value: served } = await runMediaExchange(deps, {
+      ...mediaCallOf(event, deps, auth, EMBEDDINGS),
+      task: 'embedding',
+      model,
+      run: (candidate, signal) => candidate.provider.instance.embeddings!({ model: candidate.upstreamId, input, body: { ...body, model: candidate.upstreamId }, signal }),
+      used: (result) => ({ usage: result.inputTokens === undefined ? undefined : { inputTokens: result.inputTokens, outputTokens: 0 }, estimatedInput: estimated, media: {} }),
+      answer: (answered) => answered,
+    });
+    return json(event, { ...served.value.body, model: served.model.id });
   };
 }
 
