@@ -99,13 +99,18 @@ describe('a body is bounded by what it costs, not only by its bytes', () => {
     expect(third.text).toContain('concurrency');
     expect(third.sent).toBeLessThan(80 * MB);
     await third.closed;
-    // The JSON media routes too (images, speech).
-    for (const route of ['/v1/images/generations', '/v1/audio/speech']) {
-      const head = chatHead(freeKey, 80 * MB).replace('/v1/chat/completions', route);
+    // The JSON media routes too (images, speech), and the multipart media routes (under their
+    // 25 MB media body limit, so only the slot can refuse them before the body).
+    const multipart = ['/v1/images/edits', '/v1/audio/transcriptions', '/v1/audio/translations'];
+    for (const route of ['/v1/images/generations', '/v1/audio/speech', ...multipart]) {
+      const length = multipart.includes(route) ? 20 * MB : 80 * MB;
+      let head = chatHead(freeKey, length).replace('/v1/chat/completions', route);
+      if (multipart.includes(route)) head = head.replace('Content-Type: application/json', 'Content-Type: multipart/form-data; boundary=gw-slot-test');
       const piece = Buffer.alloc(64 * 1024, 0x20);
-      const media = await rawRequest(gw.url, head, () => piece);
-      expect(media.status, `${route}: ${media.text.slice(0, 200)}`).toBe(429);
-      expect(media.sent).toBeLessThan(80 * MB);
+      const refused = await rawRequest(gw.url, head, () => piece);
+      expect(refused.status, `${route}: ${refused.text.slice(0, 600)}`).toBe(429);
+      expect(refused.text, route).toContain('concurrency');
+      expect(refused.sent, route).toBeLessThan(length);
     }
     stop.abort();
     await Promise.all(holders);
@@ -136,5 +141,28 @@ describe('a body is bounded by what it costs, not only by its bytes', () => {
     expect(slow.status).toBe(401);
     // The socket goes within the linger time (it used to stay open for 300 s, Node's requestTimeout).
     await slow.closed;
+  });
+  it('the token counters take the key\'s rate limit before the body: over it, 429 before an 80 MB body is read', { timeout: 60_000 }, async () => {
+    // Token counts are not generations (no concurrency slot), but each is a request against the key's RPM.
+    const count = (route: string, key: string) =>
+      fetch(`${gw.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }], input: 'hi' }) });
+    const key = await keyOf('counter@example.test', 'free');
+    let spent = 0;
+    for (;;) {
+      const answer = await count('/v1/messages/count_tokens', key);
+      if (answer.status === 429) break;
+      expect(answer.status).toBe(200);
+      spent += 1;
+      expect(spent).toBeLessThan(1_000);
+    }
+    expect(spent).toBeGreaterThan(0);
+    for (const route of ['/v1/messages/count_tokens', '/v1/responses/input_tokens']) {
+      const head = chatHead(key, 80 * MB).replace('/v1/chat/completions', route);
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      const refused = await rawRequest(gw.url, head, () => piece);
+      expect(refused.status, `${route}: ${refused.text.slice(0, 600)}`).toBe(429);
+      expect(refused.text, route).toContain('rate_limit_exceeded');
+      expect(refused.sent, route).toBeLessThan(80 * MB);
+    }
   });
 });

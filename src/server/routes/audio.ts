@@ -59,6 +59,9 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
   const route = task === 'transcribe' ? TRANSCRIPTIONS : TRANSLATIONS;
   return async (event: H3Event): Promise<Response> => {
     const auth = authenticateApiKey(event, deps);
+    // The key's rate limit and slot before the multipart body is read (issue 27), like the JSON routes.
+    const passing = passLimitsFirst(event, deps, auth, route);
+    if (passing instanceof Promise) await passing;
     const form = await readMultipart(event, deps.config.server.bodyLimits.media);
     const request = await decodeTranscriptionForm(form, task);
     const { value: rendered } = await runMediaExchange(deps, {

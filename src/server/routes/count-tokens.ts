@@ -9,11 +9,14 @@ import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { setResponseHeader } from '../context.ts';
 import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
+import { passLimitsFirst } from '../pass-limits.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { forwardHeaders } from './inference.ts';
 
 type CountFormat = 'messages' | 'responses';
+
+const COUNT_ROUTES: Record<CountFormat, string> = { messages: '/v1/messages/count_tokens', responses: '/v1/responses/input_tokens' };
 
 /** What a body of each format needs to decode that a count request may leave out. */
 const DECODE_DEFAULTS: Record<CountFormat, Record<string, unknown>> = { messages: { max_tokens: 1 }, responses: { input: [] } };
@@ -27,7 +30,11 @@ const DECODE_DEFAULTS: Record<CountFormat, Record<string, unknown>> = { messages
  */
 export function countTokensHandler(deps: ServerDeps, format: CountFormat) {
   return async (event: H3Event): Promise<string> => {
-    authenticateApiKey(event, deps);
+    const auth = authenticateApiKey(event, deps);
+    // The key's rate limit and slot before the body is read (issue 27): a count is a request like
+    // any other; no admission takes the slot over, so the route wrapper gives it back at the end.
+    const passing = passLimitsFirst(event, deps, auth, COUNT_ROUTES[format]);
+    if (passing instanceof Promise) await passing;
     const read = readJsonObjectNow(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const { body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);

@@ -139,6 +139,9 @@ function editFields(form: FormData): Record<string, unknown> {
 function editsHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
+    // The key's rate limit and slot before the multipart body is read (issue 27), like the JSON routes.
+    const passing = passLimitsFirst(event, deps, auth, EDITS);
+    if (passing instanceof Promise) await passing;
     const form = await readMultipart(event, deps.config.server.bodyLimits.media);
     // GPT-image clients send `image[]`; the first image is the one edited.
     const image = (await fileField(form, 'image')) ?? (await fileField(form, 'image[]'));
