@@ -84,6 +84,14 @@ describe('scoped keys and spend limits (official clients, real CLI and server)',
     expect(error.error).toMatchObject({ code: 'authorization_error', details: { model: 'up/gpt-up', allowed_models: ['mock/*'] } });
     expect(error.error?.message).toContain("may not use the model 'up/gpt-up'");
     expect(upstream.requests.length).toBe(before);
+    // Counting tokens for a model outside the scope gets the same refusal (Anthropic's error shape).
+    const count = await fetch(`${gw!.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'up/gpt-up', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(count.status).toBe(403);
+    expect(await count.json()).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
     // An unscoped key of the same account reaches it.
     const { key: open } = await newKey();
     expect((await openai(open).chat.completions.create({ model: 'up/gpt-up', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content).toBe('from up');

@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import { checkModelScope, modelsThatMayServe } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { getCodec } from '../../formats/registry.ts';
 import type { ChatRequest } from '../../ir/types.ts';
@@ -40,6 +41,8 @@ export function countTokensHandler(deps: ServerDeps, format: CountFormat) {
     checkInferenceBounds(body);
     const hasModel = typeof body.model === 'string' && body.model !== '';
     if (format === 'messages' && !hasModel) throw new GatewayError('validation_error', "Invalid parameter 'model': is required.", { details: { fields: { model: 'is required' } } });
+    // A key scoped to other models gets the refusal it would get on the inference route.
+    if (hasModel && auth.key.models) checkModelScope(auth.key, body.model as string, modelsThatMayServe(deps.registry, deps.config.routing, body.model as string));
     const request = getCodec(format).decodeRequest({ ...DECODE_DEFAULTS[format], ...body, model: hasModel ? body.model : 'count', stream: false });
     const upstream = hasModel ? await countUpstream(deps, event, format, body, request) : undefined;
     const tokens = upstream ?? (await countInputTokens(request));
