@@ -1,30 +1,15 @@
-import { formatOfRoute } from '../formats/index.ts';
-import type { RequestGuards } from '../accounts/types.ts';
-import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
-import { runExchange } from '../exchange/index.ts';
-import type { WireFormat } from '../ir/types.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Router } from '../routing/index.ts';
-import type { Store } from '../store/repositories.ts';
+import { runExchange, type ExchangeDeps } from '../exchange/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
 import { newId } from '../util/secrets.ts';
+import { formatOfEndpoint } from './format-of-endpoint.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
 import { LineGate } from './line-gate.ts';
 import { validateBatchInput, type BatchInputLine } from './validate-input.ts';
 
-export interface BatchExecutorDeps {
-  config: GatewayConfig;
-  store: Store;
-  registry: ProviderRegistry;
-  /** The gateway's router: lines share the breakers and latency state of live traffic. */
-  router: Router;
-  guards: RequestGuards;
-  clock: Clock;
-  log: Logger;
+/** An exchange's deps (lines share the router, so the breakers and latency of live traffic), and more: */
+export interface BatchExecutorDeps extends ExchangeDeps {
   /**
    * Who holds the leases: stable across restarts of one data dir (its `instance-id` file), so a
    * restarted gateway takes its own batches back at once instead of waiting for the old leases to lapse.
@@ -34,12 +19,6 @@ export interface BatchExecutorDeps {
   onLine?: (outcome: 'completed' | 'failed' | 'expired') => void;
 }
 
-/** The wire format of a batch endpoint (a registered format's route). */
-function formatOfEndpoint(endpoint: string): WireFormat {
-  const format = formatOfRoute(endpoint)?.format.id;
-  if (format === undefined) throw new Error(`no wire format serves the batch endpoint ${endpoint}`);
-  return format;
-}
 const POLL_MS = 500;
 const COUNTS_EVERY_MS = 1000;
 

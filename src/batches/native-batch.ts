@@ -1,33 +1,20 @@
-import { formatOfRoute } from '../formats/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RequestGuards } from '../accounts/types.ts';
-import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/registry.ts';
 import type { AuthContext } from '../accounts/index.ts';
-import { admitCall, decodeCall, encodeCall, type CallBody, type ExchangeCall } from '../exchange/index.ts';
+import { admitCall, decodeCall, encodeCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import { estimateInputTokens, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/types.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
 import type { CatalogModel } from '../providers/types.ts';
-import type { Router } from '../routing/index.ts';
-import type { Store } from '../store/repositories.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
 import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import { formatOfEndpoint } from './format-of-endpoint.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';
 import type { BatchInputLine } from './validate-input.ts';
 
-export interface NativeBatchDeps {
-  config: GatewayConfig;
-  store: Store;
-  registry: ProviderRegistry;
-  router: Router;
-  guards: RequestGuards;
-  clock: Clock;
-  log: Logger;
+/** An exchange's deps (lines share the router, so the breakers and latency of live traffic), and more: */
+export interface NativeBatchDeps extends ExchangeDeps {
   onLine?: (outcome: 'completed' | 'failed' | 'expired') => void;
 }
 
@@ -49,12 +36,6 @@ export interface NativeBatchState {
   submitting?: boolean;
 }
 
-/** The wire format of a batch endpoint (a registered format's route). */
-function formatOfEndpoint(endpoint: string): WireFormat {
-  const format = formatOfRoute(endpoint)?.format.id;
-  if (format === undefined) throw new Error(`no wire format serves the batch endpoint ${endpoint}`);
-  return format;
-}
 const EXPIRED_MESSAGE = 'This request could not be executed before the completion window expired.';
 const CANCELLED_MESSAGE = 'This request was not run: the batch was cancelled.';
 /** The longest the runner sleeps between looks at the record (a cancel is noticed within this). */

@@ -53,7 +53,7 @@ describe('one stream target, in process', () => {
     const text = await reading;
     expect(events).toEqual(['save asked', 'released', 'saved', 'end']);
     const id = /"id":"(resp_[0-9a-f]+)"/.exec(text)?.[1];
-    expect(id).toBeDefined();
+    expect(id).toMatch(/^resp_[0-9a-f]+$/);
     const stored = await g.request(`/v1/responses/${id}`, { headers: { authorization: `Bearer ${g.apiKey}` } });
     expect(stored.status).toBe(200);
   });
