@@ -21,6 +21,8 @@ export type MediaSource =
 export interface TextPart {
   type: 'text';
   text: string;
+  /** Sources a hosted web search found for this text (see WebSearchPart). */
+  citations?: UrlCitation[];
   /** Anthropic prompt-caching marker, carried so Messages→Messages conversions keep it. */
   cacheControl?: Record<string, unknown>;
   /** OpenAI's `prompt_cache_breakpoint` as the client sent it (Chat, Responses); also sets `cacheControl`. */
@@ -94,8 +96,78 @@ export interface RefusalPart {
   refusal: string;
 }
 
+/**
+ * Hosted web search, one shape for every vendor's: the tool on the request
+ * (`ChatRequest.webSearch`), the search the upstream ran as one assistant part (`WebSearchPart`:
+ * the call and its results together) and the sources cited by the text after it
+ * (`TextPart.citations`). Wire mappings:
+ * - Responses: tool `web_search` / `web_search_preview`; item `web_search_call`
+ *   (`action: {type: "search", query, sources}`); `output_text.annotations[]` of type `url_citation`.
+ * - Messages (Anthropic): server tool `web_search_20250305`; blocks `server_tool_use`
+ *   (`name: "web_search"`, `input.query`) + `web_search_tool_result` (results carry an opaque
+ *   `encrypted_content`); text `citations[]` of type `web_search_result_location` (opaque
+ *   `encrypted_index`).
+ * - Chat: `web_search_options`; `message.annotations[]` of type `url_citation`; no call item.
+ * - Gemini: tool `googleSearch`; `groundingMetadata`: each `webSearchQueries[i]` is a part
+ *   (sources, from `groundingChunks[].web`, on the first), `groundingSupports[].segment`
+ *   (startIndex/endIndex into the candidate's text) with `groundingChunkIndices` are citations.
+ * Opaque data of a vendor (Anthropic `encrypted_content`, `encrypted_index`) rides
+ * `providerMetadata` under the vendor's namespace (`anthropic`) and is written back only to
+ * that vendor's upstream; a target that cannot replay a past search gets its text only.
+ */
+export interface WebSearchTool {
+  /** Most searches the upstream may run for one request (Anthropic `max_uses`). */
+  maxUses?: number;
+  /** Only pages of these domains (Responses `filters.allowed_domains`, Anthropic `allowed_domains`). */
+  allowedDomains?: string[];
+  /** Never pages of these domains (Anthropic `blocked_domains`). */
+  blockedDomains?: string[];
+  /** The user's approximate location (both OpenAI APIs and Anthropic: `type: "approximate"`). */
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+  /** OpenAI `search_context_size` (low | medium | high). */
+  contextSize?: string;
+}
+
+/** One page a hosted web search returned. */
+export interface WebSearchSource {
+  url: string;
+  title?: string;
+  /** Anthropic `page_age` (e.g. "April 30, 2025"). */
+  pageAge?: string;
+  /** Opaque vendor data (Anthropic: `{anthropic: {encryptedContent}}`), byte-exact. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
+}
+
+/** A hosted web search the upstream ran (an assistant part): its query and what it found. */
+export interface WebSearchPart {
+  type: 'web_search';
+  /** The vendor's call id (`srvtoolu_…`, `ws_…`). */
+  id: string;
+  query?: string;
+  /** Pages found, in the vendor's order; absent when the vendor does not list them. */
+  sources?: WebSearchSource[];
+  /** The search failed: the vendor's error code (Anthropic `max_uses_exceeded`, …). */
+  error?: string;
+  providerMetadata?: Record<string, Record<string, unknown>>;
+}
+
+/** A source cited by a text part. */
+export interface UrlCitation {
+  type: 'url';
+  url: string;
+  title?: string;
+  /** The cited span of the part's text, [startIndex, endIndex) in UTF-16 units; absent: the whole part. */
+  startIndex?: number;
+  endIndex?: number;
+  /** The source's text being cited (Anthropic `cited_text`). */
+  citedText?: string;
+  /** Opaque vendor data (Anthropic: `{anthropic: {encryptedIndex}}`), byte-exact. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
+}
+
 export type ContentPart =
   | TextPart
+  | WebSearchPart
   | ImagePart
   | FilePart
   | AudioPart
@@ -159,6 +231,8 @@ export interface ChatRequest {
   presencePenalty?: number;
   frequencyPenalty?: number;
   tools?: ToolDefinition[];
+  /** A hosted web search the upstream may run (see WebSearchTool); `toolChoice` cannot name it. */
+  webSearch?: WebSearchTool;
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   reasoning?: ReasoningConfig;
@@ -201,6 +275,8 @@ export interface Usage {
   cacheWriteTokens?: number;
   /** Reasoning tokens (subset of outputTokens). */
   reasoningTokens?: number;
+  /** Hosted web searches the upstream ran and bills per search (Anthropic `server_tool_use.web_search_requests`). */
+  webSearchRequests?: number;
 }
 
 /** A complete (non-streamed) chat-like response. */
@@ -233,6 +309,12 @@ export type StreamPart =
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   | { type: 'tool-call-end'; index: number }
   | { type: 'refusal-delta'; text: string }
+  /** A hosted web search began (its query once known); its result follows as `web-search-end`. */
+  | { type: 'web-search-start'; id: string; query?: string }
+  /** The search ended: the whole part (query, sources or error). Not inside a text block. */
+  | { type: 'web-search-end'; part: WebSearchPart }
+  /** A citation of the open text block (its indices relative to that block's text, when known). */
+  | { type: 'text-citation'; citation: UrlCitation }
   | { type: 'finish'; finishReason: FinishReason; stopSequence?: string | null }
   | { type: 'usage'; usage: Usage }
   | { type: 'error'; error: StreamError }

@@ -67,5 +67,8 @@ function partBound(part: ContentPart): number {
       return bytes(part.text) + (part.data ? bytes(part.data) : 0);
     case 'refusal':
       return bytes(part.refusal);
+    case 'web_search':
+      // A replayed search's results (their opaque content included) are input the upstream reads.
+      return PER_MESSAGE + bytes(JSON.stringify(part));
   }
 }

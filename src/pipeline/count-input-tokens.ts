@@ -46,6 +46,8 @@ function countPart(part: ContentPart, count: (text: string) => number): number {
       return count(part.text);
     case 'refusal':
       return count(part.refusal);
+    case 'web_search':
+      return count(part.query ?? '') + (part.sources ?? []).reduce((sum, source) => sum + count(`${source.url} ${source.title ?? ''}`), 0);
     case 'tool_call':
       return count(part.name) + count(part.arguments);
     case 'tool_result':
