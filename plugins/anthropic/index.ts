@@ -51,7 +51,7 @@ export default definePlugin<AnthropicOptions>({
         method: 'POST',
         path: '/v1/messages',
         headers: { ...headers, ...betaHeader(call), accept: call.stream ? 'text/event-stream' : 'application/json' },
-        body: call.rawBody ?? JSON.stringify(call.body),
+        body: call.rawBody,
         // Not `signal: call.signal`: the call's AbortSignal is then never made (a few µs per call).
         abortOn: call,
       });
@@ -61,7 +61,7 @@ export default definePlugin<AnthropicOptions>({
     // Used when the provider says `batches: 'native'`.
     async function countTokens(call: ChatCall): Promise<UpstreamResponse> {
       if (call.format !== 'messages') throw new GatewayError('bad_request', `The anthropic plugin counts only Messages, not ${call.format}.`);
-      return client.request({ method: 'POST', path: '/v1/messages/count_tokens', headers: { ...headers, ...betaHeader(call), accept: 'application/json' }, body: call.rawBody ?? JSON.stringify(call.body), abortOn: call });
+      return client.request({ method: 'POST', path: '/v1/messages/count_tokens', headers: { ...headers, ...betaHeader(call), accept: 'application/json' }, body: call.rawBody, abortOn: call });
     }
 
     return { chat, countTokens, batches: anthropicBatches({ client, base, headers: batchHeaders }), close: () => client.close() };

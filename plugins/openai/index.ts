@@ -57,7 +57,7 @@ export default definePlugin<OpenAIOptions>({
         method: 'POST',
         path: PATHS[call.format as keyof typeof PATHS],
         headers: beta ? Object.assign({}, base, { 'openai-beta': beta }) : base,
-        body: call.rawBody ?? JSON.stringify(call.body),
+        body: call.rawBody,
         // Not `signal: call.signal`: the call's AbortSignal is then never made (a few µs per call).
         abortOn: call,
       });
@@ -65,7 +65,7 @@ export default definePlugin<OpenAIOptions>({
 
     function countTokens(call: ChatCall): Promise<UpstreamResponse> {
       if (call.format !== 'responses') return Promise.reject(new GatewayError('bad_request', 'OpenAI counts input tokens for Responses bodies only.'));
-      return client.request({ method: 'POST', path: '/responses/input_tokens', headers: jsonHeaders, body: call.rawBody ?? JSON.stringify(call.body), abortOn: call });
+      return client.request({ method: 'POST', path: '/responses/input_tokens', headers: jsonHeaders, body: call.rawBody, abortOn: call });
     }
 
     async function embeddings(call: EmbeddingCall): Promise<EmbeddingResult> {

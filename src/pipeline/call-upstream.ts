@@ -4,6 +4,7 @@ import type { WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import { mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/types.ts';
+import { patchCall } from './patch-request.ts';
 import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/abort.ts';
 
 /** An upstream response that answered 2xx. */
@@ -133,7 +134,7 @@ export async function callUpstream(
   const attempt = new UpstreamAttempt(model, client);
   let response: UpstreamResponse;
   try {
-    response = await chat(new UpstreamCall(call, attempt));
+    response = await chat(new UpstreamCall(patchCall(model.provider.instance, model.provider.id, 'chat', call), attempt));
   } catch (error) {
     attempt.done();
     throw mapPluginError(model.provider.id, call.format, error, attempt.controller, 'response');

@@ -2,6 +2,7 @@
 export { runChat, decodeInbound, type ChatPipelineDeps } from './run-chat.ts';
 export { tryCandidates, routingFailureError, RoutingFailure, type Served, type TryOptions } from './try-candidates.ts';
 export { callUpstream, mapPluginError, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
+export { patchCall } from './patch-request.ts';
 export { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 export { boundInputTokens } from './bound-input-tokens.ts';
 export { iterateTarget } from './relay-stream.ts';

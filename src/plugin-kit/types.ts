@@ -107,10 +107,17 @@ export interface PluginCatalog {
 export interface ChatCall {
   /** One of the formats the plugin declared (`supportedFormats`, else `formats`): the host guarantees it. */
   format: WireFormat;
-  /** The JSON body in `format`, with the upstream's model id. */
+  /**
+   * The body parsed, for reading (the model's fields, options); `rawBody` is what is sent.
+   * Editing it changes nothing upstream: per-provider edits go in `patchRequest`.
+   */
   body: Record<string, unknown>;
-  /** When set, the exact bytes to send (passthrough); `body` then only informs. */
-  rawBody?: string;
+  /**
+   * The one body to send, always set: the exact bytes in `format` (the client's own on a
+   * passthrough, the encoded request on a conversion), the upstream model id in place and the
+   * provider's `patchRequest` already applied.
+   */
+  rawBody: string;
   /** The upstream model id (no provider prefix). */
   model: string;
   stream: boolean;
@@ -405,8 +412,38 @@ export interface JobsCapability {
   cancel?(ref: JobRef, signal: AbortSignal): Promise<void>;
 }
 
+/** What a provider's `patchRequest` sees of a call: read-only, before the patch. */
+export interface RequestPatchContext {
+  /** `chat` for `chat`, `countTokens` for `countTokens`. */
+  purpose: 'chat' | 'countTokens';
+  format: WireFormat;
+  /** The upstream model id (no provider prefix). */
+  model: string;
+  stream: boolean;
+  /** The body as it would go upstream without the patch. */
+  body: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A per-provider edit of a call's body (e.g. Claude on Vertex or Bedrock: no `model`, an
+ * `anthropic_version`). The host applies it to the bytes it sends, on a passthrough exactly as
+ * on a conversion: only the named top-level fields change, every other byte stays the client's.
+ * A field both removed and set is set; a field set to `undefined` is removed.
+ */
+export interface RequestPatch {
+  /** Top-level fields to set: replaced in place, else added last. */
+  set?: Record<string, unknown>;
+  /** Top-level fields to remove. */
+  remove?: readonly string[];
+}
+
 /** The calls a set-up provider implements; any may be absent. */
 export interface ProviderInstance {
+  /**
+   * The provider's edit of every `chat` and `countTokens` body, applied by the host before the
+   * call (`call.body` and `call.rawBody` both carry it); undefined = no edit.
+   */
+  patchRequest?(context: RequestPatchContext): RequestPatch | undefined;
   /** Models served (when absent, the plugin's static `models` plus the config's list). */
   models?: ModelSpec[];
   chat?(call: ChatCall): Promise<UpstreamResponse>;

@@ -6,3 +6,4 @@ export { ExitError } from './exit-error.ts';
 export { quotedFinder } from './find-quoted.ts';
 export { rememberSecret, rememberSecretHeader, isRememberedSecret, hasSecrets, redactSecrets, containsSecret, forgetSecrets, REDACTED } from './redact-secrets.ts';
 export { createTurns } from './in-turn.ts';
+export { patchJsonFields } from './patch-json-fields.ts';

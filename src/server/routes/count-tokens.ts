@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors/index.ts';
 import { getCodec } from '../../formats/registry.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { countInputTokens } from '../../pipeline/count-input-tokens.ts';
+import { patchCall } from '../../pipeline/index.ts';
 import type { CatalogModel } from '../../providers/types.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -60,7 +61,7 @@ async function countUpstream(deps: ServerDeps, event: H3Event, format: CountForm
   delete upstreamBody.stream;
   try {
     const call = { format, body: upstreamBody, rawBody: JSON.stringify(upstreamBody), model: model.upstreamId, stream: false, headers: forwardHeaders(event), signal: AbortSignal.timeout(30_000) };
-    const response = await model.provider.instance.countTokens(call);
+    const response = await model.provider.instance.countTokens(patchCall(model.provider.instance, model.provider.id, 'countTokens', call));
     const answer = (await readJsonBody(response.body)) as { input_tokens?: unknown } | undefined;
     if (response.status >= 200 && response.status < 300 && typeof answer?.input_tokens === 'number' && answer.input_tokens > 0) return answer.input_tokens;
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, status: response.status });
