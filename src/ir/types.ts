@@ -260,7 +260,13 @@ export interface ChatRequest {
    * know): a same-format passthrough forwards them as written, a conversion answers 422 naming
    * the field.
    */
-  unconvertible?: Array<{ field: string; message: string }>;
+  unconvertible?: Unconvertible[];
+}
+
+/** A part of an inbound body the IR cannot hold, and the 422 a conversion answers for it. */
+export interface Unconvertible {
+  field: string;
+  message: string;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'pause' | 'error';

@@ -86,7 +86,8 @@ describe('error envelope', () => {
   });
 
   it('422 validation_error with field details for an invalid parameter', async () => {
-    const body = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: [{ role: 'wizard', content: 'x' }] }), 422, 'validation_error');
+    // mock/echo speaks Chat: a Messages request is converted, and a role it cannot convert is the gateway's 422.
+    const body = await expectError(await post('/v1/messages', { model: 'mock/echo', max_tokens: 5, messages: [{ role: 'wizard', content: 'x' }] }), 422, 'validation_error');
     expect(Object.keys(body.error.details?.fields ?? {})[0]).toMatch(/^messages\[0\]/);
   });
 

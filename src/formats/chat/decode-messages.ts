@@ -1,4 +1,4 @@
-import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
+import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/types.ts';
 import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
 import { decodeTextContent, decodeUserContent, withCacheControl } from './decode-content.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
@@ -10,13 +10,20 @@ const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] a
  * for instructions); later ones stay in place with their role, so encoders decide where
  * they go. Each `tool` message becomes an IR `tool` message with one tool result.
  */
-export function decodeChatMessages(list: unknown[], check: FieldChecker): { system: TextPart[]; messages: Message[] } {
+export function decodeChatMessages(list: unknown[], check: FieldChecker): { system: TextPart[]; messages: Message[]; unconvertible: Unconvertible[] } {
   const system: TextPart[] = [];
   const messages: Message[] = [];
+  const unconvertible: Unconvertible[] = [];
   list.forEach((raw, i) => {
     const at = `messages[${i}]`;
     if (!isRecord(raw)) {
       check.fail(at, 'must be an object');
+      return;
+    }
+    // A role the gateway does not know is the upstream's to judge: a passthrough forwards it as
+    // written, a conversion refuses it (prepare-call) since it has no IR form.
+    if (typeof raw.role === 'string' && !(ROLES as readonly string[]).includes(raw.role)) {
+      unconvertible.push({ field: `${at}.role`, message: `role '${raw.role}' has no equivalent in another format` });
       return;
     }
     const role = check.requiredOneOf(raw.role, `${at}.role`, ROLES);
@@ -30,7 +37,7 @@ export function decodeChatMessages(list: unknown[], check: FieldChecker): { syst
     const message = decodeMessage(role, raw, at, check);
     if (message) messages.push(message);
   });
-  return { system, messages };
+  return { system, messages, unconvertible };
 }
 
 function decodeMessage(role: 'user' | 'assistant' | 'tool' | 'function', raw: Record<string, unknown>, at: string, check: FieldChecker): Message | undefined {

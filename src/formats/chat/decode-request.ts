@@ -15,7 +15,7 @@ const MAPPED = new Set([
 export function decodeChatRequest(raw: unknown): ChatRequest {
   const body = requireBodyShape(raw, 'messages');
   const check = new FieldChecker();
-  const { system, messages } = decodeChatMessages(body.messages as unknown[], check);
+  const { system, messages, unconvertible } = decodeChatMessages(body.messages as unknown[], check);
   const request: ChatRequest = {
     model: body.model,
     system,
@@ -51,6 +51,7 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'metadata', check.stringMap(body.metadata, 'metadata'));
   set(request, 'extra', collectExtra(body, MAPPED));
   check.throwIfAny();
+  if (unconvertible.length > 0) request.unconvertible = unconvertible;
   return request;
 }
 

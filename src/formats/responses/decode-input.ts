@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
-import type { ContentPart, Message } from '../../ir/types.ts';
+import type { ContentPart, Message, Unconvertible } from '../../ir/types.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
-import { invalid, parseOrThrow } from './validate.ts';
+import { fieldPath, invalid, parseOrThrow } from './validate.ts';
 
+const ROLES: readonly unknown[] = ['user', 'assistant', 'system', 'developer'];
 const messageSchema = z.looseObject({
   role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: z.union([z.string(), z.array(z.unknown())]),
@@ -37,6 +38,8 @@ export interface DecodeInputOptions {
    * upstream may resolve them itself (OpenAI keeps stored items); the pipeline decides.
    */
   unresolved?: string[];
+  /** Collects messages whose role the gateway does not know, instead of a 422 (forwarded as written on a passthrough). */
+  unconvertible?: Unconvertible[];
 }
 
 type Item = Record<string, unknown>;
@@ -108,6 +111,12 @@ class InputDecoder {
   }
 
   private message(item: Item, path: PropertyKey[]): void {
+    // A role the gateway does not know is the upstream's to judge: a passthrough forwards it as
+    // written, a conversion refuses it (prepare-call) since it has no IR form.
+    if (typeof item.role === 'string' && !ROLES.includes(item.role) && this.options.unconvertible) {
+      this.options.unconvertible.push({ field: fieldPath([...path, 'role']), message: `role '${item.role}' has no equivalent in another format` });
+      return;
+    }
     const message = parseOrThrow(messageSchema, item, path);
     const content: ContentPart[] =
       typeof message.content === 'string'

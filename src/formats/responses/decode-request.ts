@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_FIELD, requireFields } from '../shared/index.ts';
-import type { ChatRequest, TextPart } from '../../ir/types.ts';
+import type { ChatRequest, TextPart, Unconvertible } from '../../ir/types.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
 import { decodeReasoning, decodeText } from './decode-settings.ts';
 import { decodeToolChoice, decodeTools } from './decode-tools.ts';
@@ -51,6 +51,7 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   const extra = copyExtra(raw);
 
   const unresolved: string[] = [];
+  const unconvertible: Unconvertible[] = [];
   const request: ChatRequest = {
     model: raw.model,
     system: scalars.instructions ? [{ type: 'text', text: scalars.instructions } satisfies TextPart] : [],
@@ -58,10 +59,12 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
       hasServerHistory: Boolean(scalars.previous_response_id) || raw.conversation != null,
       resolveItemReference: options.resolveItemReference,
       unresolved,
+      unconvertible,
     }),
     stream: scalars.stream ?? false,
   };
   if (unresolved.length > 0) request.unresolvedReferences = unresolved;
+  if (unconvertible.length > 0) request.unconvertible = unconvertible;
   if (scalars.max_output_tokens != null) request.maxTokens = scalars.max_output_tokens;
   if (scalars.temperature != null) request.temperature = scalars.temperature;
   if (scalars.top_p != null) request.topP = scalars.top_p;

@@ -213,10 +213,11 @@ describe('chat decodeRequest', () => {
       expect(reject({ model: '', messages: {} }).details?.fields).toEqual({ model: 'must be a non-empty string', messages: 'must be an array' });
     });
 
-    it('an unknown role with 422 naming the field', () => {
-      const error = reject({ model: 'm', messages: [{ role: 'wizard', content: 'x' }] });
-      expect(error.status).toBe(422);
-      expect(error.details?.fields).toHaveProperty(['messages[0].role']);
+    it('an unknown role: kept out of the IR and named as unconvertible (passthrough forwards it; conversion 422s)', () => {
+      const request = chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'wizard', content: 'x' }] });
+      expect(request.messages).toHaveLength(1);
+      expect(request.unconvertible).toEqual([{ field: 'messages[1].role', message: "role 'wizard' has no equivalent in another format" }]);
+      expect(reject({ model: 'm', messages: [{ role: 42, content: 'x' }] }).details?.fields).toHaveProperty(['messages[0].role']);
     });
 
     it('out-of-range values with 422 listing every field', () => {

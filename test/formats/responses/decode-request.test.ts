@@ -149,7 +149,6 @@ describe('responses decodeRequest', () => {
       [{ ...minimal, tool_choice: 'sometimes' }, 'tool_choice'],
       [{ ...minimal, tools: [{ type: 'function' }] }, 'tools[0].name'],
       [{ ...minimal, text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema'],
-      [{ model: 'm', input: [{ role: 'robot', content: 'x' }] }, 'input[0].role'],
       [{ model: 'm', input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],
       [{ model: 'm', input: [{ role: 'user', content: [{ type: 'input_video', url: 'x' }] }] }, 'input[0].content[0].type'],
       [{ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 'input[0].content[0]'],
@@ -164,6 +163,13 @@ describe('responses decodeRequest', () => {
       expect(error.status).toBe(422);
       expect(Object.keys((error.details as { fields: Record<string, string> }).fields), path).toContain(path);
     }
+  });
+
+  it('an unknown message role: kept out of the IR and named as unconvertible (passthrough forwards it; conversion 422s)', () => {
+    const request = responsesCodec.decodeRequest({ model: 'm', input: [{ role: 'user', content: 'hi' }, { role: 'robot', content: 'x' }] });
+    expect(request.messages).toHaveLength(1);
+    expect(request.unconvertible).toEqual([{ field: 'input[1].role', message: "role 'robot' has no equivalent in another format" }]);
+    expect(Object.keys((fails({ model: 'm', input: [{ role: 42, content: 'x' }] }).details as { fields: object }).fields)).toContain('input[0].role');
   });
 
   it('resolves item_reference through the resolver option, else lists it as unresolved (the pipeline decides)', () => {
