@@ -14,7 +14,7 @@ import { createAccount, createKey, type CreateKeyInput } from '../src/admin/acco
 import { parseConfig } from '../src/config/index.ts';
 import type { Settlement } from '../src/pipeline/types.ts';
 import { ProviderRegistry } from '../src/providers/registry.ts';
-import { FileStore } from '../src/store/file-store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { createLogger } from '../src/util/logger.ts';
 

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { MEDIA_LIMITS } from '../src/media/media-limits.ts';
-import { FileStore } from '../src/store/file-store.ts';
+import { FileStore } from '../src/store/file/file-store.ts';
 import { hashPassword } from '../src/util/secrets.ts';
 import { fillDataDir, mediaRecordOfSize } from '../test/helpers/fill-data-dir.ts';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { applyMigrations, createPool } from '../src/store/postgres/index.ts';
 import { PostgresCreditsRepo } from '../src/store/postgres/postgres-credits-repo.ts';
-import { readLedgerPage } from '../src/usage/index.ts';
+import { readLedgerPage } from '../src/store/index.ts';
 import { createTestDatabase } from '../test/helpers/pg-database.ts';
 
 const LINES = Number(process.env.LINES ?? 1_000_000);

@@ -1,4 +1,5 @@
-import { CreditBook, discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig, type Reservation, type SpendCeiling } from '../billing/index.ts';
+import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig } from '../billing/index.ts';
+import { nextMonthStart, nextResetAt, type CreditBook, type Reservation, type SharedCredits, type SharedHold, type SpendCeiling } from '../credits/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import {
   buildRateLimitHeaders,
@@ -19,18 +20,15 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { RoutingConfig } from '../config/routing-schema.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/repositories.ts';
-import { recordNotWritten, type StorageHealth } from '../store/index.ts';
+import { recordNotWritten, scanLedger, type LedgerEntry, type NewLedgerEntry, type StorageHealth, type UsageLedger } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { newId } from '../util/index.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
-import type { LedgerEntry, NewLedgerEntry, UsageLedger } from '../usage/ledger.ts';
-import { scanLedger } from '../usage/scan-ledger.ts';
-import type { SharedCredits, SharedHold } from './shared-credits.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
-import { currentKey, nextMonthStart, nextResetAt } from './spend-period.ts';
+import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, PassedLimits, RequestGuards, UsageViews } from './types.ts';
 import { AccountUsageViews, SharedUsageViews } from './usage-views.ts';
 

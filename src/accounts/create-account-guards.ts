@@ -1,16 +1,14 @@
 import path from 'node:path';
-import { billingConfigSchema, CreditBook } from '../billing/index.ts';
+import { billingConfigSchema } from '../billing/index.ts';
+import { CreditBook, openLedgerAndReplay, SharedCredits, type ReplayReport } from '../credits/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { createRateLimitStore, rateLimitConfigSchema, RedisRateLimitStore, type RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Store } from '../store/repositories.ts';
-import { StorageHealth } from '../store/index.ts';
+import { StorageHealth, unsentSettlements } from '../store/index.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
 import { AccountGuards } from './account-guards.ts';
-import { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
-import { unsentSettlements } from './settlement-outbox.ts';
-import { SharedCredits } from './shared-credits.ts';
 import { UsageIndex } from '../usage/usage-index.ts';
 
 export interface CreateAccountGuardsOptions {

@@ -2,6 +2,5 @@ export { AccountGuards, type AccountGuardsOptions } from './account-guards.ts';
 export { createAccountGuards, type CreateAccountGuardsOptions } from './create-account-guards.ts';
 export { modelTerms, type ModelTerms } from './check-model-access.ts';
 export { login, logout, SESSION_TTL_MS, type IssuedSession } from './login.ts';
-export { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
 export type { ActivityRange, Admission, AdmissionRequest, AnonymousRequest, AuthContext, PassedLimits, RequestGuards, UsageViews } from './types.ts';
 export { checkModelScope, modelsThatMayServe } from './key-scope.ts';

@@ -6,7 +6,8 @@ import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/types.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
 import type { StorageState } from '../store/storage-health.ts';
-import type { buildActivityView, buildCreditsView, buildKeyView, LedgerPage } from '../usage/index.ts';
+import type { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
+import type { LedgerPage } from '../store/index.ts';
 
 /** Who is calling: the account and the API key used. */
 export interface AuthContext {

@@ -1,11 +1,10 @@
-import type { CreditBook } from '../billing/index.ts';
-import type { SharedCredits } from './shared-credits.ts';
+import { keyLimitState, type CreditBook, type SharedCredits } from '../credits/index.ts';
 import { resolveLimit, type RateLimitConfig } from '../limits/index.ts';
 import type { Store } from '../store/repositories.ts';
-import type { AccountRecord } from '../store/types.ts';
-import { buildActivityView, buildCreditsView, buildKeyView, readLedgerPage, type LedgerPage, type UsageIndex } from '../usage/index.ts';
+import { readLedgerPage, type AccountRecord, type LedgerPage } from '../store/index.ts';
+import { buildActivityView, buildCreditsView, buildKeyView, type UsageIndex } from '../usage/index.ts';
 import type { Clock } from '../util/clock.ts';
-import { currentKey, keyLimitState } from './spend-period.ts';
+import { currentKey } from './current-key.ts';
 import type { ActivityRange, AuthContext, UsageViews } from './types.ts';
 
 /** The usage views of the account guards, read from the live balances and the usage index. */

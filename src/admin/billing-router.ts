@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { applyGrant, roundCredits, type BilledAccount } from '../billing/index.ts';
+import { applyGrant, roundCredits } from '../billing/index.ts';
+import type { BilledAccount } from '../credits/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { activityRange, buildActivityView, UsageIndex } from '../usage/index.ts';
-import { scanLedger } from '../usage/scan-ledger.ts';
+import { scanLedger } from '../store/file/scan-ledger.ts';
 import { findAccount, updateAccount, viewAccount } from './accounts.ts';
 import { addCreditsInput, setAccountInput } from './settings-schema.ts';
 import { procedure, router } from './trpc.ts';

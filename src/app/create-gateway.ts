@@ -8,7 +8,7 @@ import { createMediaRuntime } from '../media/media-runtime.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/media-config.ts';
 import type { ServerDeps } from '../server/types.ts';
-import { FileStore } from '../store/file-store.ts';
+import { FileStore } from '../store/file/file-store.ts';
 import { startResponsesExpiry } from '../responses-store/expire-responses.ts';
 import { openStore } from '../store/open-store.ts';
 import { readInstanceId } from '../store/data-dir.ts';
@@ -16,7 +16,7 @@ import { createAccountGuards } from '../accounts/index.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
-import type { FileStoreReport } from '../store/file-store.ts';
+import type { FileStoreReport } from '../store/file/file-store.ts';
 import { createObserver, modelPart, providerPart, type CircuitView } from '../observability/index.ts';
 import { createRouter, type Router } from '../routing/index.ts';
 

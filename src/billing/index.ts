@@ -1,6 +1,5 @@
 export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from '../config/billing-schema.ts';
 export { MAX_BALANCE, applyGrant, balanceSchema, boundBalance, boundedDelta, creditDeltaSchema } from './balance-bounds.ts';
-export { CreditBook, balanceError, ceilingError, type BilledAccount, type Reservation, type SpendCeiling } from './credit-book.ts';
 export {
   USD_PER_CREDIT,
   creditsToUsd,

@@ -5,7 +5,7 @@ import { configSource } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/registry.ts';
 import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
 import { openStore } from '../store/open-store.ts';
-import { indexLedger } from '../usage/scan-ledger.ts';
+import { indexLedger } from '../usage/index.ts';
 import type { UsageIndex } from '../usage/usage-index.ts';
 import { createClock } from '../util/clock.ts';
 import { createLogger } from '../util/logger.ts';

@@ -1,8 +1,30 @@
-export { FileStore, type FileStoreOptions, type FileStoreReport } from './file-store.ts';
-export { FileDb } from './file-db.ts';
-export { FileMediaRepo } from './file-media-repo.ts';
-export { FileResponsesRepo } from './file-responses-repo.ts';
-export { RecordLog, LogShapeError, type LogEntry, type RecordLogReport } from './record-log.ts';
+export {
+  FileStore,
+  FileDb,
+  FileMediaRepo,
+  FileResponsesRepo,
+  RecordLog,
+  LogShapeError,
+  UsageLedger,
+  forEachLedgerEntry,
+  readLedger,
+  readLedgerPage,
+  scanLedger,
+  SettlementOutbox,
+  unsentSettlements,
+  type FileStoreOptions,
+  type FileStoreReport,
+  type LogEntry,
+  type RecordLogReport,
+  type LedgerEntry,
+  type NewLedgerEntry,
+  type OpenLedgerOptions,
+  type LedgerPage,
+  type LedgerPageQuery,
+  type OutboxLine,
+  type NewOutboxLine,
+  type SettlementOutboxOptions,
+} from './file/index.ts';
 export { SCHEMA_VERSION, migrate, emptyDb, DbShapeError } from './migrate.ts';
 export { backupFile, listBackups } from './backup-file.ts';
 export { stringifyRecord } from './stringify-record.ts';

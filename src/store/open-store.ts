@@ -1,4 +1,4 @@
-import { FileStore } from './file-store.ts';
+import { FileStore } from './file/file-store.ts';
 import { migratedDataDirError, migratedTo } from './migrated-marker.ts';
 import type { PostgresStore } from './postgres/postgres-store.ts';
 import type { Store } from './repositories.ts';

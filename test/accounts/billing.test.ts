@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountGuards } from '../../src/accounts/index.ts';
 import type { Settlement } from '../../src/pipeline/types.ts';
-import { readLedger } from '../../src/usage/index.ts';
+import { readLedger } from '../../src/store/index.ts';
 import { get, makeGateway, post, type TestGateway } from './make-gateway.ts';
 import path from 'node:path';
 

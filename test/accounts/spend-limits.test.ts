@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountGuards } from '../../src/accounts/index.ts';
-import { nextResetAt } from '../../src/accounts/spend-period.ts';
-import { readLedger } from '../../src/usage/index.ts';
+import { nextResetAt } from '../../src/credits/spend-period.ts';
+import { readLedger } from '../../src/store/index.ts';
 import { get, makeGateway, post, type TestGateway } from './make-gateway.ts';
 
 let gw: TestGateway | undefined;

@@ -9,7 +9,7 @@ import { createKeyInput, describeIssue, setAccountInput, setKeyInput } from '../
 import type { AdminContext } from '../../src/admin/trpc.ts';
 import { parseConfig } from '../../src/config/index.ts';
 import { ProviderRegistry } from '../../src/providers/registry.ts';
-import { FileStore } from '../../src/store/file-store.ts';
+import { FileStore } from '../../src/store/file/file-store.ts';
 import { UsageIndex } from '../../src/usage/usage-index.ts';
 import { createLogger } from '../../src/util/logger.ts';
 

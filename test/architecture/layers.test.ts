@@ -18,8 +18,8 @@ const LAYERS: string[][] = [
   ['upstream', 'formats', 'config', 'store', 'plugin-kit', 'observability'],
   // the plugin host and the model catalog
   ['providers', 'catalog'],
-  // routing state, usage index, prices, limiters, stored responses
-  ['routing', 'usage', 'billing', 'limits', 'responses-store'],
+  // routing state, usage index, prices, limiters, stored responses, the credit engine
+  ['routing', 'usage', 'billing', 'limits', 'responses-store', 'credits'],
   // the request pipeline (route, call, relay)
   ['pipeline'],
   // request guards on accounts; media calls through the pipeline

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cancelBatch, finishBatch, resultFileIds } from '../../src/batches/index.ts';
-import { FileStore } from '../../src/store/file-store.ts';
+import { FileStore } from '../../src/store/file/file-store.ts';
 import type { BatchLineRecord, BatchRecord } from '../../src/store/types.ts';
 
 const clock = { now: () => Date.UTC(2026, 10, 24, 1, 0, 0) };

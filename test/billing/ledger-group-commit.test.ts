@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config/index.ts';
-import { readLedger, UsageLedger } from '../../src/usage/index.ts';
+import { readLedger, UsageLedger } from '../../src/store/index.ts';
 import { makeGateway, post, type TestGateway } from '../accounts/make-gateway.ts';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 

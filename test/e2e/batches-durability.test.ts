@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/usage/index.ts';
+import { readLedger } from '../../src/store/index.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 /** kill -9 mid-batch, restart: the batch completes, every custom_id once, each line billed once at the multiplier. */

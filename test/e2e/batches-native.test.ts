@@ -1,7 +1,7 @@
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/usage/index.ts';
+import { readLedger } from '../../src/store/index.ts';
 import { anthropicBatchApi, openaiBatchApi, type FakeBatchApi } from '../helpers/fake-batch-apis.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedger, type LedgerEntry } from '../../src/usage/index.ts';
+import { readLedger, type LedgerEntry } from '../../src/store/index.ts';
 import { startFakeUpstream, type FakeUpstream, type ReceivedRequest } from '../helpers/fake-upstream.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 

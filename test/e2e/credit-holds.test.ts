@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/usage/index.ts';
+import { readLedger } from '../../src/store/index.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { chatOnce, creditsOf, FIVE_CHARS, PER_TOKEN, type Answer } from '../helpers/credit-holds.ts';

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/usage/index.ts';
+import { readLedger } from '../../src/store/index.ts';
 import { creditsOf, PER_TOKEN } from '../helpers/credit-holds.ts';
 import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/usage/ledger.ts';
+import { readLedger } from '../../src/store/file/usage-ledger.ts';
 import { startWebhookReceiver } from '../helpers/fake-videos-upstream.ts';
 import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';

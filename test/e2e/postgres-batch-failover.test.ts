@@ -3,7 +3,7 @@ import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/usage/ledger.ts';
+import { readLedger } from '../../src/store/file/usage-ledger.ts';
 import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';

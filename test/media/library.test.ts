@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createMedia, deleteMedia, getMedia, listMedia, MEDIA_RETENTION_SECONDS, purgeExpiredMedia, recordCompletedImage, updateMedia, viewMedia,
 } from '../../src/media/library.ts';
-import { FileStore } from '../../src/store/file-store.ts';
+import { FileStore } from '../../src/store/file/file-store.ts';
 import { TestClock } from './in-process-app.ts';
 
 const SPEC_FIELDS = [

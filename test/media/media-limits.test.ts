@@ -6,7 +6,7 @@ import { decodeCreateBody, decodePatchBody } from '../../src/media/decode-media-
 import { createMedia, libraryUsage, listMedia, recordCompletedImage, updateMedia } from '../../src/media/library.ts';
 import { MEDIA_LIMITS } from '../../src/media/media-limits.ts';
 import { GatewayError } from '../../src/errors/index.ts';
-import { FileStore } from '../../src/store/file-store.ts';
+import { FileStore } from '../../src/store/file/file-store.ts';
 import { TestClock } from './in-process-app.ts';
 
 function fieldsOf(run: () => unknown): Record<string, string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LedgerEntry } from '../../src/usage/ledger.ts';
+import type { LedgerEntry } from '../../src/store/file/usage-ledger.ts';
 import { UsageIndex, utcDay, utcMonth, utcWeekStart } from '../../src/usage/usage-index.ts';
 
 let seq = 0;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { FileStore } from '../file-store.ts';
+import type { FileStore } from '../file/file-store.ts';
 import type { LedgerRecord } from '../types.ts';
 import { ACCOUNT_INSERT, KEY_INSERT } from './rows.ts';
 import { accountParams, keyParams } from './rows.ts';

@@ -1,0 +1,2 @@
+/** The credit engine shared by every instance of a database store (holds, leased slices, the settlement outbox). */
+export { SharedCredits, Slice, MAX_OUTBOX_BACKLOG, type SharedCreditsOptions, type SharedEntry, type SharedHold } from './shared-credits.ts';

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensurePrivateDir, FILE_MODE } from '../../util/private-files.ts';
+import type { FileDb } from './file-db.ts';
+import type { FilesQuery, FilesRepo, Page } from '../repositories.ts';
+import type { FileRecord } from '../types.ts';
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
+const TEMP = /\.tmp-\d+-\d+$/;
+
+/** Newest first over records kept in creation order: created_at descending, then later-created first. */
+export function pageNewestFirst<T extends { id: string; created_at: number }>(records: readonly T[], after: string | undefined, limit: number): Page<T> {
+  const ordered = records.map((r, i) => ({ r, i })).sort((a, b) => b.r.created_at - a.r.created_at || b.i - a.i).map((x) => x.r);
+  let start = 0;
+  if (after !== undefined) {
+    const at = ordered.findIndex((r) => r.id === after);
+    if (at === -1) return { data: [], hasMore: false };
+    start = at + 1;
+  }
+  const data = ordered.slice(start, start + Math.max(0, limit));
+  return { data, hasMore: start + data.length < ordered.length };
+}
+
+/**
+ * Files on the file backend: records in db.json (`files`), contents one file each under
+ * `<dataDir>/files/` (0700, files 0600), written to a temp name and renamed.
+ */
+export class FileFilesRepo implements FilesRepo {
+  readonly dir: string;
+  private counter = 0;
+
+  constructor(
+    private readonly db: FileDb,
+    dataDir: string,
+  ) {
+    this.dir = path.join(dataDir, 'files');
+    ensurePrivateDir(this.dir);
+    for (const name of fs.readdirSync(this.dir)) if (TEMP.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
+  }
+
+  async list(query: FilesQuery): Promise<Page<FileRecord>> {
+    const mine = this.db.data.files.filter((f) => f.accountId === query.accountId && (query.purpose === undefined || f.purpose === query.purpose));
+    return pageNewestFirst(mine, query.after, query.limit);
+  }
+
+  async get(accountId: string, id: string): Promise<FileRecord | undefined> {
+    return this.db.data.files.find((f) => f.id === id && f.accountId === accountId);
+  }
+
+  async create(record: FileRecord, content: Uint8Array): Promise<FileRecord> {
+    const temp = `${this.fileOf(record.id)}.tmp-${process.pid}-${++this.counter}`;
+    return this.place(record, temp, () => fs.promises.writeFile(temp, content, { mode: FILE_MODE, flag: 'wx' }));
+  }
+
+  async createFromFile(record: FileRecord, staged: string): Promise<FileRecord> {
+    return this.place(record, staged);
+  }
+
+  /**
+   * Writes the contents to `temp` (or takes them as they are there) and renames it into place,
+   * then adds the record: a record never points at missing contents. Uploads are staged in the
+   * data dir, so a rename; a copy only across file systems.
+   */
+  private async place(record: FileRecord, temp: string, write?: () => Promise<void>): Promise<FileRecord> {
+    if (!SAFE_ID.test(record.id)) throw new Error(`unsafe file id '${record.id}'`);
+    const file = this.fileOf(record.id);
+    try {
+      await write?.();
+      await fs.promises.rename(temp, file).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV') throw error;
+        await fs.promises.copyFile(temp, file, fs.constants.COPYFILE_EXCL);
+        await fs.promises.chmod(file, FILE_MODE);
+        await fs.promises.rm(temp, { force: true });
+      });
+    } catch (error) {
+      await fs.promises.rm(temp, { force: true });
+      throw error;
+    }
+    this.db.data.files.push(record);
+    await this.db.changed();
+    return record;
+  }
+
+  async bytesOf(accountId: string): Promise<number> {
+    let total = 0;
+    for (const f of this.db.data.files) if (f.accountId === accountId) total += f.bytes;
+    return total;
+  }
+
+  async content(accountId: string, id: string): Promise<Buffer | undefined> {
+    if (!(await this.get(accountId, id))) return undefined;
+    try {
+      return await fs.promises.readFile(this.fileOf(id));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const list = this.db.data.files;
+    const at = list.findIndex((f) => f.id === id && f.accountId === accountId);
+    if (at === -1) return false;
+    list.splice(at, 1);
+    await this.db.changed();
+    await fs.promises.rm(this.fileOf(id), { force: true });
+    return true;
+  }
+
+  private fileOf(id: string): string {
+    return path.join(this.dir, id);
+  }
+}

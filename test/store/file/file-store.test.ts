@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileStore } from '../../../src/store/file/file-store.ts';
+import type { AccountRecord, Store } from '../../../src/store/index.ts';
+import { tempDir } from '../../helpers/spawn-gateway.ts';
+import { describeStore } from '../store.case.ts';
+
+const root = tempDir('gw-store-');
+const dirs = new WeakMap<Store, string>();
+const freshDir = () => path.join(fs.mkdtempSync(path.join(root, 'd-')), 'data');
+
+describeStore('file', {
+  async open() {
+    const dir = freshDir();
+    const store = await FileStore.open(dir, { flushDelayMs: 5 });
+    dirs.set(store, dir);
+    return store;
+  },
+  async reopen(store) {
+    const dir = dirs.get(store)!;
+    await store.close();
+    const next = await FileStore.open(dir, { flushDelayMs: 5 });
+    dirs.set(next, dir);
+    return next;
+  },
+});
+
+const account = (i: number): AccountRecord => ({
+  id: `acct_${i}`,
+  email: `u${i}@example.test`,
+  passwordHash: null,
+  tier: 'free',
+  credits: i,
+  monthlyTokenQuota: null,
+  suspended: false,
+  rpm: null,
+  createdAt: i,
+});
+
+describe('FileStore', () => {
+  it('adjustCreditsInBackground: the same change as adjustCredits without a promise, written with the next batch', async () => {
+    const dir = freshDir();
+    const store = await FileStore.open(dir, { flushDelayMs: 5 });
+    await store.accounts.create(account(3));
+    const adjust = store.accounts.adjustCreditsInBackground!;
+    expect(adjust('acct_3', -1.5, 4)).toBeUndefined();
+    expect(store.cache.account('acct_3')).toMatchObject({ credits: 1.5, billedSeq: 4 });
+    adjust('acct_3', 1, 2); // an older checkpoint does not move billedSeq back
+    expect(store.cache.account('acct_3')).toMatchObject({ credits: 2.5, billedSeq: 4 });
+    adjust('acct_missing', 1);
+    expect(store.cache.account('acct_missing')).toBeUndefined();
+    expect(() => adjust('acct_3', Number.POSITIVE_INFINITY)).toThrow(/finite/);
+    expect(store.cache.account('acct_3')?.credits).toBe(2.5);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.cache.account('acct_3')).toMatchObject({ credits: 2.5, billedSeq: 4 });
+    await again.close();
+  });
+
+  it('updates accounts in place, keeps them after a flush and a reopen, and writes a schema version', async () => {
+    const dir = freshDir();
+    const store = await FileStore.open(dir, { flushDelayMs: 5 });
+    for (let i = 0; i < 50; i++) await store.accounts.create(account(i));
+    expect((await store.accounts.adjustCredits('acct_7', 693))?.credits).toBe(700);
+    expect(store.cache.account('acct_7')?.credits).toBe(700);
+    expect(await store.accounts.adjustCredits('acct_missing', 1)).toBeUndefined();
+    await store.close();
+
+    const again = await FileStore.open(dir);
+    expect(again.cache.account('acct_7')?.credits).toBe(700);
+    expect((await again.accounts.update('acct_49', { suspended: true }))?.suspended).toBe(true);
+    const list = await again.accounts.list();
+    expect(list).toHaveLength(50);
+    expect(list[49]).toMatchObject({ id: 'acct_49', suspended: true, credits: 49 });
+    expect(list[7].credits).toBe(700);
+    await again.close();
+    expect(again.db.data.version).toBe(2);
+  });
+});
