@@ -11,6 +11,19 @@
  */
 export type WireFormat = string;
 
+/**
+ * Opaque provider data on a part, by namespace (the provider or format it came from: `google`,
+ * `bedrock`, …), the way vercel/ai carries `providerMetadata` on every part. Only its own
+ * namespace reads it; it round-trips byte-exact, through a client of another format too (that
+ * client carries it in its own opaque field: src/formats/shared/carry-opaque.ts, docs/formats.md).
+ */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+/** The slot every content part has for opaque provider data. */
+export interface WithProviderMetadata {
+  providerMetadata?: ProviderMetadata;
+}
+
 /** Where an image or document comes from. */
 export type MediaSource =
   | { kind: 'url'; url: string }
@@ -18,7 +31,7 @@ export type MediaSource =
   | { kind: 'file_id'; fileId: string }
   | { kind: 'text'; mediaType: string; data: string };
 
-export interface TextPart {
+export interface TextPart extends WithProviderMetadata {
   type: 'text';
   text: string;
   /** Sources a hosted web search found for this text (see WebSearchPart). */
@@ -29,7 +42,7 @@ export interface TextPart {
   cacheBreakpoint?: Record<string, unknown>;
 }
 
-export interface ImagePart {
+export interface ImagePart extends WithProviderMetadata {
   type: 'image';
   source: MediaSource;
   /** OpenAI `detail` (auto|low|high); dropped where the target has no equivalent. */
@@ -39,7 +52,7 @@ export interface ImagePart {
 }
 
 /** A document (PDF, text file): Anthropic `document`, Chat `file`, Responses `input_file`. */
-export interface FilePart {
+export interface FilePart extends WithProviderMetadata {
   type: 'file';
   source: MediaSource;
   filename?: string;
@@ -49,14 +62,14 @@ export interface FilePart {
   cacheBreakpoint?: Record<string, unknown>;
 }
 
-export interface AudioPart {
+export interface AudioPart extends WithProviderMetadata {
   type: 'audio';
   data: string;
   format: string;
 }
 
 /** An assistant's call of a client tool. `arguments` is JSON text, as on the OpenAI wire. */
-export interface ToolCallPart {
+export interface ToolCallPart extends WithProviderMetadata {
   type: 'tool_call';
   id: string;
   name: string;
@@ -67,7 +80,7 @@ export interface ToolCallPart {
   cacheControl?: Record<string, unknown>;
 }
 
-export interface ToolResultPart {
+export interface ToolResultPart extends WithProviderMetadata {
   type: 'tool_result';
   toolCallId: string;
   content: string | Array<TextPart | ImagePart | FilePart>;
@@ -80,7 +93,7 @@ export interface ToolResultPart {
  * are opaque and must round-trip byte-exact. `redacted` marks Anthropic redacted_thinking,
  * whose opaque payload is in `data`.
  */
-export interface ReasoningPart {
+export interface ReasoningPart extends WithProviderMetadata {
   type: 'reasoning';
   text: string;
   signature?: string;
@@ -91,7 +104,7 @@ export interface ReasoningPart {
   encrypted?: string;
 }
 
-export interface RefusalPart {
+export interface RefusalPart extends WithProviderMetadata {
   type: 'refusal';
   refusal: string;
 }
@@ -299,19 +312,21 @@ export interface ChatResponse {
 
 /**
  * A stream is a sequence of explicit parts. Blocks (text, reasoning, tool call) are opened,
- * filled and closed; at most one text or reasoning block is open at a time.
+ * filled and closed; at most one text or reasoning block is open at a time. A block's provider
+ * metadata comes on its start part or, when it arrives late (Gemini sends a text part's
+ * signature in a later chunk), on its end part (text-end, reasoning-end; tool calls: start).
  */
 export type StreamPart =
   | { type: 'start'; id: string; model: string; created: number; usage?: Partial<Usage> }
-  | { type: 'text-start' }
+  | { type: 'text-start'; providerMetadata?: ProviderMetadata }
   | { type: 'text-delta'; text: string }
-  | { type: 'text-end' }
-  | { type: 'reasoning-start'; itemId?: string }
+  | { type: 'text-end'; providerMetadata?: ProviderMetadata }
+  | { type: 'reasoning-start'; itemId?: string; providerMetadata?: ProviderMetadata }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'reasoning-signature'; signature: string }
-  | { type: 'reasoning-end'; encrypted?: string }
+  | { type: 'reasoning-end'; encrypted?: string; providerMetadata?: ProviderMetadata }
   | { type: 'redacted-reasoning'; data: string }
-  | { type: 'tool-call-start'; index: number; id: string; name: string; itemId?: string }
+  | { type: 'tool-call-start'; index: number; id: string; name: string; itemId?: string; providerMetadata?: ProviderMetadata }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   | { type: 'tool-call-end'; index: number }
   | { type: 'refusal-delta'; text: string }

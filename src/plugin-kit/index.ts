@@ -20,5 +20,5 @@ export type {
   DecodedUpstreamError, PassthroughInfo, UsageTap,
 } from '../formats/index.ts';
 export type {
-  ChatRequest, ChatResponse, StreamPart, StreamError, Usage, FinishReason, ContentPart, Message, TextPart, Role, RoutingEvent,
+  ChatRequest, ChatResponse, StreamPart, StreamError, Usage, FinishReason, ContentPart, Message, TextPart, Role, RoutingEvent, ProviderMetadata,
 } from '../ir/index.ts';

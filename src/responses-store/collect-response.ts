@@ -1,4 +1,4 @@
-import type { ChatResponse, ContentPart, StreamPart } from '../ir/types.ts';
+import type { ChatResponse, ContentPart, ReasoningPart, StreamPart, TextPart, ToolCallPart } from '../ir/types.ts';
 
 /** Builds the complete response from stream parts, as a client reading the stream would. */
 export class ResponseCollector {
@@ -6,9 +6,9 @@ export class ResponseCollector {
   private model = '';
   private created = 0;
   private readonly content: ContentPart[] = [];
-  private text: { type: 'text'; text: string } | undefined;
-  private reasoning: { type: 'reasoning'; text: string; signature?: string; encrypted?: string; itemId?: string } | undefined;
-  private readonly tools = new Map<number, { type: 'tool_call'; id: string; name: string; arguments: string; itemId?: string }>();
+  private text: TextPart | undefined;
+  private reasoning: ReasoningPart | undefined;
+  private readonly tools = new Map<number, ToolCallPart>();
   private finishReason: ChatResponse['finishReason'] = 'stop';
   private usage: ChatResponse['usage'] = { inputTokens: 0, outputTokens: 0 };
   failed = false;
@@ -32,6 +32,7 @@ export class ResponseCollector {
         this.text!.text += part.text;
         break;
       case 'text-end':
+        if (this.text && part.providerMetadata) this.text.providerMetadata = part.providerMetadata;
         this.text = undefined;
         break;
       case 'reasoning-start':
@@ -52,6 +53,7 @@ export class ResponseCollector {
           this.chars += part.encrypted.length;
           this.reasoning.encrypted = part.encrypted;
         }
+        if (this.reasoning && part.providerMetadata) this.reasoning.providerMetadata = part.providerMetadata;
         this.reasoning = undefined;
         break;
       case 'redacted-reasoning':
@@ -59,7 +61,8 @@ export class ResponseCollector {
         this.content.push({ type: 'reasoning', text: '', redacted: true, data: part.data });
         break;
       case 'tool-call-start': {
-        const call = { type: 'tool_call' as const, id: part.id, name: part.name, arguments: '', itemId: part.itemId };
+        const call: ToolCallPart = { type: 'tool_call', id: part.id, name: part.name, arguments: '', itemId: part.itemId };
+        if (part.providerMetadata) call.providerMetadata = part.providerMetadata;
         this.tools.set(part.index, call);
         this.content.push(call);
         break;

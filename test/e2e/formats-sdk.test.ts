@@ -214,8 +214,8 @@ describe('official SDK stream helpers through the gateway, every upstream format
         const reasoning = response.output.filter((item) => item.type === 'reasoning');
         expect(reasoning).toHaveLength(1);
         expect(reasoning[0].summary.map((s) => s.text).join('')).toBe('Compare the numbers.');
-        // Foreign signatures ride in encrypted_content (gwsig: stash); OpenAI's own is kept byte-exact.
-        expect(reasoning[0].encrypted_content).toEqual(format === 'responses' ? OPAQUE.responses : expect.stringMatching(/^gwsig:/));
+        // Foreign signatures ride in encrypted_content (gwpm: carried); OpenAI's own is kept byte-exact.
+        expect(reasoning[0].encrypted_content).toEqual(format === 'responses' ? OPAQUE.responses : expect.stringMatching(/^gwpm:/));
         expect(outputText(response)).toBe('9.11 is smaller.');
         const body = expectUpstreamBasics(format, upstreamModel, 'responses');
         if (format === 'messages') expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
@@ -252,8 +252,8 @@ describe('official SDK stream helpers through the gateway, every upstream format
         const thinking = message.content.filter((b) => b.type === 'thinking');
         expect(thinking).toHaveLength(1);
         expect(thinking[0].thinking).toBe('Compare the numbers.');
-        // OpenAI encrypted reasoning rides in the signature (gwoai: stash); Anthropic signatures are kept byte-exact.
-        expect(thinking[0].signature).toEqual(format === 'responses' ? expect.stringMatching(/^gwoai:/) : OPAQUE[format]);
+        // OpenAI encrypted reasoning rides in the signature (gwpm: carried); Anthropic signatures are kept byte-exact.
+        expect(thinking[0].signature).toEqual(format === 'responses' ? expect.stringMatching(/^gwpm:/) : OPAQUE[format]);
         expect(message.content.at(-1)).toMatchObject({ type: 'text', text: '9.11 is smaller.' });
         expect(message.usage.output_tokens).toBe(50);
         const body = expectUpstreamBasics(format, upstreamModel, 'messages');

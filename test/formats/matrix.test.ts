@@ -40,13 +40,13 @@ const ID_PREFIX = { chat: 'chatcmpl-', messages: 'msg_', responses: 'resp_' } as
 
 /**
  * How each client carries reasoning it cannot hold natively: Responses clients get foreign
- * signatures in encrypted_content (`gwsig:`), Messages clients get OpenAI encrypted reasoning
- * in the signature (`gwoai:`). Chat clients carry both natively in reasoning_details.
+ * signatures in encrypted_content, Messages clients get OpenAI encrypted reasoning
+ * in the signature (both `gwpm:`, src/formats/shared/carry-opaque.ts). Chat clients carry both natively in reasoning_details.
  */
 function expectedOpaque(client: WireFormat, upstream: WireFormat): string | RegExp {
   const native = UPSTREAM[upstream].opaque;
-  if (client === 'responses' && upstream !== 'responses') return /^gwsig:/;
-  if (client === 'messages' && upstream === 'responses') return /^gwoai:/;
+  if (client === 'responses' && upstream !== 'responses') return /^gwpm:/;
+  if (client === 'messages' && upstream === 'responses') return /^gwpm:/;
   return native;
 }
 

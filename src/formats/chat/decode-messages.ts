@@ -1,5 +1,5 @@
 import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/types.ts';
-import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
+import { FieldChecker, isRecord, readToolId, stringifyToolInput } from '../shared/index.ts';
 import { decodeTextContent, decodeUserContent, withCacheControl } from './decode-content.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
 
@@ -47,7 +47,7 @@ function decodeMessage(role: 'user' | 'assistant' | 'tool' | 'function', raw: Re
     case 'assistant':
       return named({ role: 'assistant', content: decodeAssistantContent(raw, at, check) }, raw);
     case 'tool': {
-      const toolCallId = check.requiredString(raw.tool_call_id, `${at}.tool_call_id`);
+      const toolCallId = readToolId(check.requiredString(raw.tool_call_id, `${at}.tool_call_id`)).id;
       const text = decodeTextContent(raw.content, `${at}.content`, check);
       if (text.length !== 1) return { role: 'tool', content: [{ type: 'tool_result', toolCallId, content: text }] };
       // One text part: its cache marker belongs on the result block (Anthropic's tool_result).
@@ -96,12 +96,10 @@ function decodeToolCalls(raw: Record<string, unknown>, at: string, check: FieldC
     if (call.type !== undefined && call.type !== 'function') return; // custom tools have no IR slot
     const fn = check.requiredRecord(call.function, `${path}.function`);
     if (!fn) return;
-    calls.push({
-      type: 'tool_call',
-      id: check.requiredString(call.id, `${path}.id`),
-      name: check.requiredString(fn.name, `${path}.function.name`),
-      arguments: decodeArguments(fn.arguments),
-    });
+    const { id, providerMetadata } = readToolId(check.requiredString(call.id, `${path}.id`));
+    const part: ToolCallPart = { type: 'tool_call', id, name: check.requiredString(fn.name, `${path}.function.name`), arguments: decodeArguments(fn.arguments) };
+    if (providerMetadata) part.providerMetadata = providerMetadata;
+    calls.push(part);
   });
   const legacy = raw.function_call;
   if (isRecord(legacy) && typeof legacy.name === 'string') {

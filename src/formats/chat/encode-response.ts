@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse } from '../../ir/types.ts';
-import { argumentsForClient, prefixedId } from '../shared/index.ts';
+import { argumentsForClient, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -18,7 +18,7 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
   for (const part of response.content) {
     if (part.type === 'text') text.push(part.text);
     else if (part.type === 'refusal') refusal.push(part.refusal);
-    else if (part.type === 'tool_call') calls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
+    else if (part.type === 'tool_call') calls.push({ id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
   }
   const message: Record<string, unknown> = {
     role: 'assistant',

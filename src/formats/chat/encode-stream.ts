@@ -2,7 +2,7 @@ import type { ChatRequest, StreamError, StreamPart, Usage } from '../../ir/types
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
-import { generateId, nowSeconds, prefixedId } from '../shared/index.ts';
+import { carryOpaque, generateId, hasMetadata, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { openAIErrorType } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { reasoningFormat } from './map-reasoning.ts';
@@ -76,6 +76,8 @@ class ChatStreamEncoder implements StreamEncoder {
         this.details({ type: 'reasoning.text', text: '', signature: part.signature, ...this.currentDetail() });
         return;
       case 'reasoning-end': {
+        // Provider metadata (a Gemini thought signature) rides as the detail's signature (shared/carry-opaque.ts).
+        if (hasMetadata(part.providerMetadata)) this.details({ type: 'reasoning.text', text: '', signature: carryOpaque({ metadata: part.providerMetadata }), ...this.currentDetail() });
         const id = this.detail?.id;
         this.detail = undefined;
         if (part.encrypted === undefined) return;
@@ -89,7 +91,7 @@ class ChatStreamEncoder implements StreamEncoder {
         const index = this.toolIndex.size;
         this.toolIndex.set(part.index, index);
         this.argsPending.add(part.index);
-        this.chunk({ tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+        this.chunk({ tool_calls: [{ index, id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: '' } }] });
         return;
       }
       case 'tool-call-delta': {

@@ -1,5 +1,5 @@
 import type { ReasoningPart } from '../../ir/types.ts';
-import { isRecord, readString } from '../shared/index.ts';
+import { carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, readCarried, readString, restoreReasoning } from '../shared/index.ts';
 import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
 
 /**
@@ -27,7 +27,9 @@ export function decodeReasoningDetails(details: unknown[]): ReasoningPart[] {
     if (detail.type === 'reasoning.text') {
       const part: ReasoningPart = { type: 'reasoning', text: readString(detail, 'text') ?? '' };
       const signature = readString(detail, 'signature');
-      if (signature) part.signature = signature;
+      const carried = signature ? readCarried(signature) : undefined;
+      if (carried) restoreReasoning(part, carried);
+      else if (signature) part.signature = signature;
       if (id) part.itemId = id;
       parts.push(part);
     } else if (detail.type === 'reasoning.summary') {
@@ -86,7 +88,8 @@ export function encodeReasoningDetails(parts: ReasoningPart[], startIndex = 0): 
       if (part.text) out.push({ type: 'reasoning.summary', summary: part.text, format: OPENAI_REASONING_FORMAT, index: index++, ...id });
       out.push({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: index++, ...id });
     } else {
-      const signature = part.signature ? { signature: part.signature } : {};
+      const carried = hasMetadata(part.providerMetadata) ? carryOpaque(opaqueOfReasoning(part)) : part.signature;
+      const signature = carried ? { signature: carried } : {};
       out.push({ type: 'reasoning.text', text: part.text, ...signature, format: reasoningFormat(part), index: index++, ...id });
     }
   }

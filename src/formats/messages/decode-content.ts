@@ -1,6 +1,5 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
-import { FieldChecker, isRecord, stringifyToolInput } from '../shared/index.ts';
-import { unstashOpenAIReasoning } from './stash-reasoning.ts';
+import { FieldChecker, isRecord, readCarried, readToolId, restoreReasoning, stringifyToolInput } from '../shared/index.ts';
 
 /**
  * One Anthropic message → IR messages. A user turn's tool_result blocks become IR `tool`
@@ -46,12 +45,9 @@ export function decodeBlock(block: Record<string, unknown>, at: string, check: F
     case 'document':
       return decodeDocumentBlock(block, at, check);
     case 'tool_use': {
-      const part: ToolCallPart = {
-        type: 'tool_call',
-        id: check.requiredString(block.id, `${at}.id`),
-        name: check.requiredString(block.name, `${at}.name`),
-        arguments: stringifyToolInput(block.input ?? {}),
-      };
+      const { id, providerMetadata } = readToolId(check.requiredString(block.id, `${at}.id`));
+      const part: ToolCallPart = { type: 'tool_call', id, name: check.requiredString(block.name, `${at}.name`), arguments: stringifyToolInput(block.input ?? {}) };
+      if (providerMetadata) part.providerMetadata = providerMetadata;
       const cache = check.record(block.cache_control, `${at}.cache_control`);
       if (cache) part.cacheControl = cache;
       return part;
@@ -62,8 +58,9 @@ export function decodeBlock(block: Record<string, unknown>, at: string, check: F
       const text = check.requiredString(block.thinking, `${at}.thinking`);
       const signature = check.string(block.signature, `${at}.signature`);
       if (!signature) return { type: 'reasoning', text };
-      const openai = unstashOpenAIReasoning(signature);
-      return openai ? { type: 'reasoning', text, ...openai } : { type: 'reasoning', text, signature };
+      // A signature the gateway wrote for data Messages has no field for (shared/carry-opaque.ts).
+      const carried = readCarried(signature);
+      return carried ? restoreReasoning({ type: 'reasoning', text }, carried) : { type: 'reasoning', text, signature };
     }
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: true, data: check.requiredString(block.data, `${at}.data`) };
@@ -126,7 +123,7 @@ function decodeSource(value: unknown, at: string, check: FieldChecker): MediaSou
 }
 
 function decodeToolResult(block: Record<string, unknown>, at: string, check: FieldChecker): ToolResultPart {
-  const part: ToolResultPart = { type: 'tool_result', toolCallId: check.requiredString(block.tool_use_id, `${at}.tool_use_id`), content: '' };
+  const part: ToolResultPart = { type: 'tool_result', toolCallId: readToolId(check.requiredString(block.tool_use_id, `${at}.tool_use_id`)).id, content: '' };
   const content = block.content;
   if (typeof content === 'string') part.content = content;
   else if (Array.isArray(content)) {

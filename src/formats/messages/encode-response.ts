@@ -1,15 +1,15 @@
-import type { ChatRequest, ChatResponse, ContentPart } from '../../ir/types.ts';
-import { parseToolArguments, prefixedId } from '../shared/index.ts';
+import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/types.ts';
+import { carryOpaque, hasMetadata, opaqueOfReasoning, parseToolArguments, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
-import { clientSignature } from './stash-reasoning.ts';
 import type { MessagesBlock } from './types.ts';
 
 /**
  * IR → an Anthropic Messages response for a client. Tool ids are kept as the upstream gave
  * them (the client sends them back; the request encoder sanitises them if needed). Reasoning
  * without a signature (from other providers) is still shown, with an empty signature; OpenAI
- * encrypted reasoning rides in the signature (see stash-reasoning.ts).
+ * encrypted reasoning and provider metadata ride in the signature, a call's metadata in its id
+ * (shared/carry-opaque.ts).
  */
 export function encodeMessagesResponse(response: ChatResponse, _request: ChatRequest): Record<string, unknown> {
   return {
@@ -32,11 +32,17 @@ function encodeOutputBlock(part: ContentPart): MessagesBlock[] {
       return [{ type: 'text', text: part.refusal }];
     case 'reasoning':
       if (part.redacted) return [{ type: 'redacted_thinking', data: part.data ?? '' }];
-      if (!part.text && !part.signature && part.encrypted === undefined) return [];
+      if (!part.text && !part.signature && part.encrypted === undefined && !hasMetadata(part.providerMetadata)) return [];
       return [{ type: 'thinking', thinking: part.text, signature: clientSignature(part) }];
     case 'tool_call':
-      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseToolArguments(part.arguments) }];
+      return [{ type: 'tool_use', id: toolIdForClient(part.id, part.providerMetadata), name: part.name, input: parseToolArguments(part.arguments) }];
     default:
       return [];
   }
+}
+
+/** The signature a Messages client sees for a reasoning part: Anthropic's own, else what it carries ('' when nothing). */
+export function clientSignature(part: ReasoningPart): string {
+  if (part.signature !== undefined && !hasMetadata(part.providerMetadata)) return part.signature;
+  return part.encrypted !== undefined || part.signature !== undefined || hasMetadata(part.providerMetadata) ? carryOpaque(opaqueOfReasoning(part)) : '';
 }

@@ -2,11 +2,10 @@ import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
-import { prefixedId } from '../shared/index.ts';
+import { carryOpaque, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
-import { stashOpenAIReasoning } from './stash-reasoning.ts';
 
 type Open = { kind: 'text' | 'thinking' } | { kind: 'tool'; index: number };
 
@@ -72,8 +71,11 @@ class MessagesStreamEncoder implements StreamEncoder {
         return;
       case 'reasoning-end':
         if (this.open?.kind !== 'thinking') return;
-        // OpenAI encrypted reasoning goes out as the block's signature, so the client can send it back.
-        if (part.encrypted !== undefined) this.delta({ type: 'signature_delta', signature: stashOpenAIReasoning({ itemId: this.reasoningItemId, encrypted: part.encrypted }) });
+        // OpenAI encrypted reasoning and provider metadata go out as the block's signature, so the client can send them back.
+        if (part.encrypted !== undefined || hasMetadata(part.providerMetadata)) {
+          const carried = opaqueOfReasoning({ type: 'reasoning', text: '', itemId: this.reasoningItemId, encrypted: part.encrypted, providerMetadata: part.providerMetadata });
+          this.delta({ type: 'signature_delta', signature: carryOpaque(carried) });
+        }
         this.close();
         return;
       case 'redacted-reasoning':
@@ -83,7 +85,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         return;
       case 'tool-call-start':
         this.close();
-        this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: part.id, name: part.name, input: {} });
+        this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: toolIdForClient(part.id, part.providerMetadata), name: part.name, input: {} });
         return;
       case 'tool-call-delta':
         // Deltas only ever go to the open block; an empty fragment would be noise.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
+import { readToolId } from '../shared/index.ts';
 import type { ContentPart, Message, Unconvertible } from '../../ir/types.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
@@ -91,8 +92,10 @@ class InputDecoder {
       case 'function_call': {
         const call = parseOrThrow(functionCallSchema, item, path);
         const name = call.namespace ? flatToolName(call.namespace, call.name) : call.name;
-        const part: ContentPart = { type: 'tool_call', id: call.call_id, name, arguments: call.arguments };
+        const { id, providerMetadata } = readToolId(call.call_id);
+        const part: ContentPart = { type: 'tool_call', id, name, arguments: call.arguments };
         if (call.id) part.itemId = call.id;
+        if (providerMetadata) part.providerMetadata = providerMetadata;
         return this.pushAssistant([part]);
       }
       case 'function_call_output':
@@ -138,7 +141,7 @@ class InputDecoder {
       }
     }
     const content = decodeToolOutput(output.output, [...path, 'output']);
-    this.pushOther({ role: 'tool', content: [{ type: 'tool_result', toolCallId: callId, content }] });
+    this.pushOther({ role: 'tool', content: [{ type: 'tool_result', toolCallId: readToolId(callId).id, content }] });
   }
 
   private reference(item: Item, path: PropertyKey[], allowReference: boolean): void {

@@ -1,4 +1,5 @@
 import type { ContentPart, ToolCallPart } from '../../ir/types.ts';
+import { readToolId } from '../shared/index.ts';
 import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
 
 type Item = Record<string, unknown>;
@@ -24,13 +25,10 @@ function messageParts(item: Item): ContentPart[] {
 /** A function_call output item → IR tool call (IR id = call_id, the id results reference). */
 export function toolCallFromItem(item: Item): ToolCallPart {
   const itemId = str(item.id);
-  const part: ToolCallPart = {
-    type: 'tool_call',
-    id: str(item.call_id) ?? itemId ?? '',
-    name: str(item.name) ?? '',
-    arguments: str(item.arguments) ?? '',
-  };
+  const { id, providerMetadata } = readToolId(str(item.call_id) ?? itemId ?? '');
+  const part: ToolCallPart = { type: 'tool_call', id, name: str(item.name) ?? '', arguments: str(item.arguments) ?? '' };
   if (itemId) part.itemId = itemId;
+  if (providerMetadata) part.providerMetadata = providerMetadata;
   return part;
 }
 

@@ -1,6 +1,6 @@
 import type { StreamPart } from '../../ir/types.ts';
 import { isRecord, readString } from '../shared/index.ts';
-import { unstashReasoning } from './stash-signature.ts';
+import { readCarried } from '../shared/index.ts';
 
 export interface MessageState { kind: 'message'; textOpen: boolean; partText: string; sawText: boolean; sawRefusal: boolean }
 export interface CallState { kind: 'function_call'; index: number; args: string; ended: boolean }
@@ -86,7 +86,7 @@ export class StreamBlocks {
     out.push({ type: 'reasoning-delta', text: delta });
   }
 
-  /** The final reasoning item: summary fallback, then our signature stash or OpenAI's encrypted_content. */
+  /** The final reasoning item: summary fallback, then what the gateway carried in encrypted_content or OpenAI's own. */
   reasoningDone(state: ReasoningState, item: Record<string, unknown>, out: StreamPart[]): void {
     if (state.text.length === 0 && Array.isArray(item.summary)) {
       for (const part of item.summary) {
@@ -95,17 +95,21 @@ export class StreamBlocks {
       }
     }
     const encrypted = readString(item, 'encrypted_content');
-    const stash = encrypted === undefined ? undefined : unstashReasoning(encrypted);
-    if (stash?.redacted !== undefined && !state.started) {
-      out.push({ type: 'redacted-reasoning', data: stash.redacted });
+    const carried = encrypted === undefined ? undefined : readCarried(encrypted);
+    if (carried?.redacted !== undefined && !state.started) {
+      out.push({ type: 'redacted-reasoning', data: carried.redacted });
       return;
     }
     // An empty item still matters when it has an id: a stored OpenAI response resolves it by id,
     // and a later call sent without it is rejected. Without an id it carries nothing.
     if (!state.started && encrypted === undefined && state.id === undefined) return;
     this.startReasoning(state, out);
-    if (stash?.signature !== undefined) out.push({ type: 'reasoning-signature', signature: stash.signature });
-    out.push(stash === undefined && encrypted !== undefined ? { type: 'reasoning-end', encrypted } : { type: 'reasoning-end' });
+    if (carried?.signature !== undefined) out.push({ type: 'reasoning-signature', signature: carried.signature });
+    const end: Extract<StreamPart, { type: 'reasoning-end' }> = { type: 'reasoning-end' };
+    const endEncrypted = carried === undefined ? encrypted : carried.encrypted;
+    if (endEncrypted !== undefined) end.encrypted = endEncrypted;
+    if (carried?.metadata !== undefined) end.providerMetadata = carried.metadata;
+    out.push(end);
     state.started = false;
     this.open = undefined;
   }

@@ -1,7 +1,7 @@
 import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
-import { mediaSourceToUrl } from '../shared/index.ts';
+import { hasMetadata, mediaSourceToUrl } from '../shared/index.ts';
 import { createReasoningItemId, functionCallItemIdFor, isGatewayReasoningId } from './create-id.ts';
-import { stashReasoning } from './stash-signature.ts';
+import { encryptedContentFor } from './encode-output.ts';
 
 /** What to do with reasoning that carries no OpenAI state (Anthropic signatures, plain text). */
 export type ForeignReasoning = 'drop' | 'stash';
@@ -67,18 +67,18 @@ function encodeToolResult(part: ToolResultPart): Item {
  */
 export function encodeReasoningItem(part: ReasoningPart, foreign: ForeignReasoning): Item | undefined {
   const summary = part.text ? [{ type: 'summary_text', text: part.text }] : [];
-  if (part.encrypted !== undefined) {
+  const isForeign = part.signature !== undefined || part.redacted === true || hasMetadata(part.providerMetadata);
+  if (part.encrypted !== undefined && (!isForeign || foreign === 'drop')) {
     return { type: 'reasoning', id: part.itemId ?? createReasoningItemId(), summary, encrypted_content: part.encrypted };
   }
-  const isForeign = part.signature !== undefined || part.redacted === true;
   if (!isForeign && part.itemId !== undefined && !isGatewayReasoningId(part.itemId)) {
     return { type: 'reasoning', id: part.itemId, summary };
   }
   // Anthropic thinking, or reasoning text from a Chat upstream: only a gateway reading our stash can use it.
   if (foreign === 'drop') return undefined;
   const item: Item = { type: 'reasoning', id: part.itemId ?? createReasoningItemId(), summary };
-  if (part.redacted && part.data !== undefined) item.encrypted_content = stashReasoning({ redacted: part.data });
-  else if (part.signature !== undefined) item.encrypted_content = stashReasoning({ signature: part.signature });
+  const carried = encryptedContentFor(part);
+  if (carried !== undefined) item.encrypted_content = carried;
   return item;
 }
 

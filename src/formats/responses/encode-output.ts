@@ -1,8 +1,7 @@
 import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/types.ts';
 import { splitToolName } from './map-namespace.ts';
-import { argumentsForClient } from '../shared/index.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';
-import { stashReasoning } from './stash-signature.ts';
+import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;
 
@@ -25,12 +24,13 @@ export function functionCallItem(id: string, callId: string, name: string, args:
   return item;
 }
 
-/** The encrypted_content for a reasoning part: OpenAI's own byte-exact, else our `gwsig:` stash. */
-export function encryptedContentFor(part: Pick<ReasoningPart, 'encrypted' | 'signature' | 'redacted' | 'data'>): string | undefined {
-  if (part.encrypted !== undefined) return part.encrypted;
-  if (part.redacted && part.data !== undefined) return stashReasoning({ redacted: part.data });
-  if (part.signature !== undefined) return stashReasoning({ signature: part.signature });
-  return undefined;
+/** The encrypted_content for a reasoning part: OpenAI's own byte-exact, else what the gateway carries for other providers (shared/carry-opaque.ts). */
+export function encryptedContentFor(part: Pick<ReasoningPart, 'encrypted' | 'signature' | 'redacted' | 'data' | 'providerMetadata'>): string | undefined {
+  const foreign = part.signature !== undefined || (part.redacted === true && part.data !== undefined) || hasMetadata(part.providerMetadata);
+  if (!foreign) return part.encrypted;
+  const carried = opaqueOfReasoning({ type: 'reasoning', text: '', ...part });
+  delete carried.id;
+  return carryOpaque(carried);
 }
 
 export function reasoningItem(id: string, summaryTexts: readonly string[], encrypted: string | undefined): Item {
@@ -58,7 +58,7 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     else if (part.type === 'tool_call') {
       flush();
       const { name, namespace } = splitToolName(part.name, tools);
-      items.push(functionCallItem(part.itemId ?? own('fc') ?? functionCallItemIdFor(part.id), part.id, name, argumentsForClient(part.arguments), 'completed', namespace));
+      items.push(functionCallItem(part.itemId ?? own('fc') ?? functionCallItemIdFor(part.id), toolIdForClient(part.id, part.providerMetadata), name, argumentsForClient(part.arguments), 'completed', namespace));
     } else if (part.type === 'reasoning') {
       flush();
       items.push(reasoningItem(part.itemId ?? own('rs') ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));

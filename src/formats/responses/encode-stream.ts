@@ -1,7 +1,8 @@
-import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, Usage } from '../../ir/types.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import type { StreamEncoder } from '../types.ts';
+import { toolIdForClient } from '../shared/index.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
 import { encodeStreamErrorEvent } from './encode-error.ts';
@@ -72,14 +73,14 @@ class ResponsesStreamEncoder implements StreamEncoder {
         if (this.reasoning) this.reasoning.signature = part.signature;
         break;
       case 'reasoning-end':
-        this.closeReasoning(part.encrypted);
+        this.closeReasoning(part.encrypted, part.providerMetadata);
         break;
       case 'redacted-reasoning':
         this.openReasoning(undefined);
         this.closeReasoning(encryptedContentFor({ redacted: true, data: part.data }));
         break;
       case 'tool-call-start':
-        this.openCall(part.index, part.id, part.name, part.itemId);
+        this.openCall(part.index, toolIdForClient(part.id, part.providerMetadata), part.name, part.itemId);
         break;
       case 'tool-call-delta':
         this.callDelta(part.index, part.argumentsDelta);
@@ -233,8 +234,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.emit('response.reasoning_summary_text.delta', { ...where, delta });
   }
 
-  /** Ends the reasoning item; its encrypted_content (or our signature stash) goes in output_item.done. */
-  private closeReasoning(encrypted: string | undefined): void {
+  /** Ends the reasoning item; its encrypted_content (or what the gateway carries for other providers) goes in output_item.done. */
+  private closeReasoning(encrypted: string | undefined, providerMetadata?: ProviderMetadata): void {
     const reasoning = this.reasoning;
     if (!reasoning) return;
     this.reasoning = undefined;
@@ -245,7 +246,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
       this.emit('response.reasoning_summary_text.done', { ...where, text });
       this.emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text } });
     }
-    const content = encrypted ?? encryptedContentFor({ signature: reasoning.signature });
+    const opaque: Parameters<typeof encryptedContentFor>[0] = {};
+    if (encrypted !== undefined) opaque.encrypted = encrypted;
+    if (reasoning.signature !== undefined) opaque.signature = reasoning.signature;
+    if (providerMetadata !== undefined) opaque.providerMetadata = providerMetadata;
+    const content = encryptedContentFor(opaque);
     this.doneItem(reasoning.outputIndex, reasoningItem(reasoning.id, reasoning.summaries, content));
   }
 

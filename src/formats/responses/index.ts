@@ -57,5 +57,5 @@ export { encodeResponsesError, encodeResponsesStreamError } from './encode-error
 export { readResponsesPassthrough, createResponsesUsageTap, type ResponsesUsageTap } from './read-passthrough.ts';
 export { responseToHistory, prependHistory } from './rebuild-history.ts';
 export { responseIdFor, storedItemId, storedItemPlace } from './create-id.ts';
-export { STASH_PREFIX, stashReasoning, unstashReasoning, type ReasoningStash } from './stash-signature.ts';
+export { encryptedContentFor } from './encode-output.ts';
 export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';

@@ -23,3 +23,15 @@ export { readErrorBody } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';
 export { firstSignificant, lastSignificant, isBareWord, looksLikeObject, startsWithKey } from './scan-json.ts';
 export { sseFraming } from './sse-framing.ts';
+export {
+  CARRY_PREFIX,
+  CARRIED_ID_PREFIX,
+  carryOpaque,
+  readCarried,
+  opaqueOfReasoning,
+  restoreReasoning,
+  hasMetadata,
+  toolIdForClient,
+  readToolId,
+  type CarriedOpaque,
+} from './carry-opaque.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/index.ts';
-import { decodeResponsesRequest, responsesCodec, stashReasoning } from '../../../src/formats/responses/index.ts';
+import { decodeResponsesRequest, responsesCodec } from '../../../src/formats/responses/index.ts';
+import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
 function fails(body: unknown): GatewayError {
@@ -106,8 +107,8 @@ describe('responses decodeRequest', () => {
       model: 'm',
       input: [
         { role: 'user', content: 'q' },
-        { type: 'reasoning', id: 'rs_a', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: stashReasoning({ signature: 'sig+/=' }) },
-        { type: 'reasoning', id: 'rs_b', summary: [], encrypted_content: stashReasoning({ redacted: 'REDACTED' }) },
+        { type: 'reasoning', id: 'rs_a', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: carryOpaque({ signature: 'sig+/=' }) },
+        { type: 'reasoning', id: 'rs_b', summary: [], encrypted_content: carryOpaque({ redacted: 'REDACTED' }) },
         { role: 'assistant', content: 'a' },
       ],
     });

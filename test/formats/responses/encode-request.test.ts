@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
-import { responsesCodec, unstashReasoning } from '../../../src/formats/responses/index.ts';
+import { responsesCodec } from '../../../src/formats/responses/index.ts';
+import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
 const options = { upstreamModel: 'gpt-5-mini' };
@@ -118,8 +119,8 @@ describe('responses encodeRequest', () => {
     ]);
     const stashed = responsesCodec.encodeRequest(request, { ...options, foreignReasoning: 'stash' }).input as Array<Record<string, unknown>>;
     expect(stashed.filter((item) => item.type === 'reasoning')).toHaveLength(4);
-    expect(unstashReasoning(stashed[2].encrypted_content as string)).toEqual({ signature: 'EqQB/sig' });
-    expect(unstashReasoning(stashed[3].encrypted_content as string)).toEqual({ redacted: 'REDACTED' });
+    expect(readCarried(stashed[2].encrypted_content as string)).toEqual({ signature: 'EqQB/sig' });
+    expect(readCarried(stashed[3].encrypted_content as string)).toEqual({ redacted: 'REDACTED' });
     expect(stashed[4]).toEqual({ type: 'reasoning', id: expect.stringMatching(/^rs_/), summary: [{ type: 'summary_text', text: 'plain deepseek text' }] });
   });
 

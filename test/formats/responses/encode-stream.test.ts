@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
-import { responsesCodec, unstashReasoning } from '../../../src/formats/responses/index.ts';
+import { responsesCodec } from '../../../src/formats/responses/index.ts';
+import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { decodeSse, parseEvents, readFixture, type EncodedEvent } from './helpers.ts';
 import { writeSse } from '../../../src/sse/index.ts';
 
@@ -149,8 +150,8 @@ describe('responses stream encoder', () => {
     const item = events[8].data.item as { id: string; summary: unknown; encrypted_content: string };
     expect(item.id).toMatch(/^rs_/);
     expect(item.summary).toEqual([{ type: 'summary_text', text: 'Let me think.' }]);
-    expect(item.encrypted_content.startsWith('gwsig:')).toBe(true);
-    expect(unstashReasoning(item.encrypted_content)).toEqual({ signature: 'EqQBCkYIBRgCKkD+sig/==' });
+    expect(item.encrypted_content.startsWith('gwpm:')).toBe(true);
+    expect(readCarried(item.encrypted_content)).toEqual({ signature: 'EqQBCkYIBRgCKkD+sig/==' });
   });
 
   it('keeps OpenAI encrypted_content byte-exact and the reasoning item id', () => {
@@ -163,7 +164,7 @@ describe('responses stream encoder', () => {
     const { events } = encodeAll([start, { type: 'redacted-reasoning', data: 'EmwKAhgBEgy3va' }, { type: 'finish', finishReason: 'stop' }, usage]);
     checkInvariants(events);
     const item = events.find((e) => e.event === 'response.output_item.done')!.data.item as { encrypted_content: string };
-    expect(unstashReasoning(item.encrypted_content)).toEqual({ redacted: 'EmwKAhgBEgy3va' });
+    expect(readCarried(item.encrypted_content)).toEqual({ redacted: 'EmwKAhgBEgy3va' });
   });
 
   it('emits response.incomplete with incomplete_details for a length finish', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/index.ts';
 import type { ChatRequest, ChatResponse } from '../../../src/ir/types.ts';
-import { responsesCodec, unstashReasoning } from '../../../src/formats/responses/index.ts';
+import { responsesCodec } from '../../../src/formats/responses/index.ts';
+import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
 const request: ChatRequest = {
@@ -110,7 +111,7 @@ describe('responses encodeResponse', () => {
   it('encodes output items: reasoning with stashed signature, one message per text run, function_call', () => {
     const output = responsesCodec.encodeResponse(response, request).output as Array<Record<string, unknown>>;
     expect(output).toEqual([
-      { id: expect.stringMatching(/^rs_/), type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking...' }], encrypted_content: expect.stringMatching(/^gwsig:/) },
+      { id: expect.stringMatching(/^rs_/), type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking...' }], encrypted_content: expect.stringMatching(/^gwpm:/) },
       {
         id: expect.stringMatching(/^msg_/),
         type: 'message',
@@ -123,7 +124,7 @@ describe('responses encodeResponse', () => {
       },
       { id: 'fc_toolu_1', type: 'function_call', status: 'completed', arguments: '{"city":"Oslo"}', call_id: 'toolu_1', name: 'get_weather' },
     ]);
-    expect(unstashReasoning(output[0].encrypted_content as string)).toEqual({ signature: 'sig/+==' });
+    expect(readCarried(output[0].encrypted_content as string)).toEqual({ signature: 'sig/+==' });
   });
 
   it('maps length and content_filter to status incomplete with the reason', () => {

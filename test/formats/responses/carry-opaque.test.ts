@@ -1,23 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
-import { responsesCodec, STASH_PREFIX, stashReasoning, unstashReasoning } from '../../../src/formats/responses/index.ts';
+import { responsesCodec } from '../../../src/formats/responses/index.ts';
+import { CARRY_PREFIX, carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { decodeSse } from './helpers.ts';
 import { writeSse } from '../../../src/sse/index.ts';
 
-describe('signature stash in encrypted_content', () => {
+describe('Anthropic signatures carried in encrypted_content', () => {
   it('round-trips signatures and redacted payloads byte-exact', () => {
     const signature = 'EqQBCkYIBRgCKkDx+/==\u00e9';
-    const stash = stashReasoning({ signature });
-    expect(stash.startsWith(STASH_PREFIX)).toBe(true);
-    expect(stash.slice(STASH_PREFIX.length)).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(unstashReasoning(stash)).toEqual({ signature });
-    expect(unstashReasoning(stashReasoning({ redacted: 'R' }))).toEqual({ redacted: 'R' });
+    const stash = carryOpaque({ signature });
+    expect(stash.startsWith(CARRY_PREFIX)).toBe(true);
+    expect(stash.slice(CARRY_PREFIX.length)).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(readCarried(stash)).toEqual({ signature });
+    expect(readCarried(carryOpaque({ redacted: 'R' }))).toEqual({ redacted: 'R' });
+  });
+
+  it('reads values written before the one encoding (gwsig:) the same way', () => {
+    const legacy = `gwsig:${Buffer.from(JSON.stringify({ signature: 'S+/=' })).toString('base64url')}`;
+    expect(readCarried(legacy)).toEqual({ signature: 'S+/=' });
+    const part = responsesCodec.decodeRequest({ model: 'm', input: [{ role: 'user', content: 'q' }, { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: legacy }] }).messages[1].content[0];
+    expect(part).toEqual({ type: 'reasoning', text: '', itemId: 'rs_1', signature: 'S+/=' });
+  });
+
+  it('carries provider metadata (a Gemini thought signature) and gives it back on the part', () => {
+    const metadata = { google: { thoughtSignature: 'CiQB0e2Kb+/==' } };
+    const body = responsesCodec.encodeResponse(
+      { id: 'r1', model: 'gemini', created: 1, content: [{ type: 'reasoning', text: 'plan', providerMetadata: metadata }, { type: 'text', text: 'ok' }], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+      { model: 'm', system: [], messages: [], stream: false },
+    );
+    const item = (body.output as Array<Record<string, unknown>>)[0];
+    expect(readCarried(item.encrypted_content as string)).toEqual({ metadata });
+    const next = responsesCodec.decodeRequest({ model: 'm', input: [{ role: 'user', content: 'q' }, item] });
+    expect(next.messages[1].content[0]).toMatchObject({ type: 'reasoning', text: 'plan', providerMetadata: metadata });
   });
 
   it('leaves foreign encrypted_content alone', () => {
-    expect(unstashReasoning('gAAAAABopaque==')).toBeUndefined();
-    expect(unstashReasoning('gwsig:not-json')).toBeUndefined();
-    expect(unstashReasoning(`gwsig:${Buffer.from('{"other":1}').toString('base64url')}`)).toBeUndefined();
+    expect(readCarried('gAAAAABopaque==')).toBeUndefined();
+    expect(readCarried('gwsig:not-json')).toBeUndefined();
+    expect(readCarried(`gwsig:${Buffer.from('{"other":1}').toString('base64url')}`)).toBeUndefined();
   });
 
   it('keeps a signature through Messages → Responses client (stream) → next Responses request → IR', () => {
