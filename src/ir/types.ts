@@ -152,7 +152,7 @@ export interface WebSearchSource {
 }
 
 /** A hosted web search the upstream ran (an assistant part): its query and what it found. */
-export interface WebSearchPart {
+export interface WebSearchPart extends WithProviderMetadata {
   type: 'web_search';
   /** The vendor's call id (`srvtoolu_…`, `ws_…`). */
   id: string;
