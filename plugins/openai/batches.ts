@@ -1,5 +1,4 @@
-import type { BatchCapability, HttpClient, NativeBatchPhase, NativeBatchResult, NativeBatchStatus } from 'gateway/plugin-kit';
-import { readOk, readOkJson } from './upstream.ts';
+import { readOk, readOkJson, type BatchCapability, type HttpClient, type NativeBatchPhase, type NativeBatchResult, type NativeBatchStatus } from 'gateway/plugin-kit';
 
 /** What the batch calls need from the plugin's setup. */
 export interface OpenAIBatchContext {

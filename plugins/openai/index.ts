@@ -1,9 +1,6 @@
-import { definePlugin, GatewayError, type ChatCall, type EmbeddingCall, type EmbeddingResult, type UpstreamResponse } from 'gateway/plugin-kit';
-import { readOkJson } from './upstream.ts';
+import { definePlugin, GatewayError, OPENAI_MODEL_FACTS, openaiMediaCalls, readOkJson, type ChatCall, type EmbeddingCall, type EmbeddingResult, type UpstreamResponse } from 'gateway/plugin-kit';
 import { openaiBatches } from './batches.ts';
-import { openaiMediaCalls } from './media.ts';
 import { openaiVideos } from './videos.ts';
-import { OPENAI_MODEL_FACTS } from './models.ts';
 
 /** Options of the `openai` plugin beyond the common provider keys. */
 export interface OpenAIOptions {

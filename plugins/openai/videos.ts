@@ -1,5 +1,4 @@
-import type { HttpClient, JobPhase, JobsCapability, JobStatus } from 'gateway/plugin-kit';
-import { formValue, readOk, readOkJson } from './upstream.ts';
+import { formValue, readOk, readOkJson, type HttpClient, type JobPhase, type JobsCapability, type JobStatus } from 'gateway/plugin-kit';
 
 /** What the video calls need from the plugin's setup. */
 export interface OpenAIVideoContext {

@@ -52,6 +52,11 @@ const modelEntrySchema = z.union([
     voices: z.array(z.string().min(1)).min(1).optional(),
     promptCache: z.enum(['auto', 'off']).optional(),
     hostedTools: z.enum(['drop', 'reject']).optional(),
+    /**
+     * The name the upstream serves this model under, when it is not `id` (an Azure OpenAI
+     * deployment): sent as the upstream model id; prices and facts still come from `id`.
+     */
+    deployment: z.string().min(1).max(256).optional(),
   }),
 ]);
 

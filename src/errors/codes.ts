@@ -1,6 +1,8 @@
 /** The stable error codes of spec §7 and the HTTP status each one maps to. */
 export const ERROR_STATUS = {
   bad_request: 400,
+  // An upstream's content policy refused the prompt (Azure OpenAI's content filter): the request's content, not its form.
+  content_filter: 400,
   authentication_error: 401,
   invalid_api_key: 401,
   insufficient_balance: 402,

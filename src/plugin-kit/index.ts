@@ -11,6 +11,12 @@ export type {
   JobMediaType, JobUpload, JobSubmitCall, JobRef, JobPhase, JobOutput, JobStatus, JobContent, JobsCapability,
 } from './types.ts';
 export type { WireFormat } from '../ir/types.ts';
+// OpenAI-compatible upstreams (the `openai` and `azure` plugins): reading answers, media calls, media model facts.
+export { readOk, readOkJson, formValue } from './read-upstream.ts';
+export { openaiMediaCalls } from './openai-media.ts';
+export { sniffImageType, type OpenAIMediaContext } from './openai-images.ts';
+export { toTranscription } from './openai-audio.ts';
+export { OPENAI_MODEL_FACTS } from './openai-models.ts';
 export type { AbortSource } from '../util/abort.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
 export { defineFormat, sseFraming } from '../formats/index.ts';

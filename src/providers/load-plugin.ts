@@ -22,6 +22,7 @@ const BUILTIN_PLUGINS: Record<string, () => Promise<Record<string, unknown>>> = 
   mock: () => import('../../plugins/mock/index.ts'),
   openai: () => import('../../plugins/openai/index.ts'),
   anthropic: () => import('../../plugins/anthropic/index.ts'),
+  azure: () => import('../../plugins/azure/index.ts'),
 };
 
 /** The names of the built-in plugins. */

@@ -91,14 +91,15 @@ export class ProviderRegistry {
     };
     this.providers.set(id, provider);
     const entries: ModelEntry[] = models ?? [...(plugin.models ?? []), ...(instance.models ?? [])].map((m) => m.id);
-    for (const entry of entries) if (entry !== '*') this.addModel(provider, resolveModelSpec(entry, facts));
+    for (const entry of entries) if (entry !== '*') this.addModel(provider, resolveModelSpec(entry, facts), typeof entry === 'object' ? entry.deployment : undefined);
   }
 
-  private addModel(provider: Provider, spec: ModelSpec): void {
+  /** `deployment`: the name the upstream knows the model by, when the config gives one (else its id). */
+  private addModel(provider: Provider, spec: ModelSpec, deployment?: string): void {
     const model: CatalogModel = {
       id: `${provider.id}/${spec.id}`,
       provider,
-      upstreamId: spec.id,
+      upstreamId: deployment ?? spec.id,
       spec,
       formats: spec.formats ?? provider.formats,
     };

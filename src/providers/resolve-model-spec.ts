@@ -32,7 +32,13 @@ export async function gatherModelFacts(plugin: ProviderPlugin<unknown>, instance
 export function resolveModelSpec(entry: ModelEntry, facts: ModelFacts): ModelSpec {
   const id = typeof entry === 'string' ? entry : entry.id;
   const known = mergeSpecLayers(id, [facts.bundled?.find(id), facts.plugin.get(id), facts.served.get(id)]);
-  const spec = typeof entry === 'string' ? known : applyConfigEntry(known, entry as Partial<ModelSpec>);
+  if (typeof entry === 'string') return withDefaults(known);
+  // `deployment` names the model upstream (the registry's upstreamId); it is not a fact of the model.
+  const { deployment: _deployment, ...given } = entry;
+  return withDefaults(applyConfigEntry(known, given as Partial<ModelSpec>));
+}
+
+function withDefaults(spec: ModelSpec): ModelSpec {
   spec.type ??= 'chat';
   spec.capabilities ??= spec.type === 'chat' ? CHAT_DEFAULT_CAPS : [];
   return spec;

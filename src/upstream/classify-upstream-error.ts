@@ -32,6 +32,7 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
 
 /** Error kinds (type or code, OpenAI's and Anthropic's spellings), most specific first. */
 const BY_KIND: ReadonlyArray<[RegExp, ErrorCode]> = [
+  [/^content_filter$/, 'content_filter'],
   [/rate_limit|insufficient_quota/, 'rate_limit_exceeded'],
   [/overloaded|unavailable/, 'provider_unavailable'],
   [/timeout/, 'provider_timeout'],
@@ -116,6 +117,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
       return new GatewayError(code, `The provider '${providerId}' is unavailable: ${upstream}`, { details });
     case 'bad_request':
       return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });
+    case 'content_filter':
+      return new GatewayError(code, `The provider '${providerId}' filtered the request under its content policy: ${upstream}`, { details });
     default:
       // The client's key was fine; the gateway's upstream credentials were not. Never echo them.
       if (isCredentialFailure(report)) return new GatewayError('provider_error', `The provider '${providerId}' rejected the gateway's credentials.`, { details });

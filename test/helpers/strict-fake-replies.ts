@@ -7,10 +7,18 @@ type Json = Record<string, any>;
 export interface Turn {
   model: string;
   reasoning: boolean;
-  tool: { name: string; input: Record<string, unknown> } | undefined;
+  /** One tool call, or several in parallel. */
+  tool: ToolCall | ToolCall[] | undefined;
   text: string;
   cachedTokens: number;
 }
+
+interface ToolCall {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+const callsOf = (turn: Turn): ToolCall[] => (turn.tool === undefined ? [] : Array.isArray(turn.tool) ? turn.tool : [turn.tool]);
 
 let counter = 0;
 const next = (prefix: string) => `${prefix}_${(++counter).toString(36).padStart(6, '0')}`;
@@ -18,21 +26,21 @@ const THOUGHT = 'Thinking about the task.';
 
 export function chatReply(turn: Turn, body: Json): FakeReply {
   const id = next('chatcmpl');
-  const callId = next('call');
-  const args = JSON.stringify(turn.tool?.input ?? {});
+  const calls = callsOf(turn).map((call) => ({ id: next('call'), name: call.name, args: JSON.stringify(call.input) }));
   const usage = { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140, prompt_tokens_details: { cached_tokens: turn.cachedTokens }, completion_tokens_details: { reasoning_tokens: turn.reasoning ? 5 : 0 } };
-  const finish = turn.tool ? 'tool_calls' : 'stop';
+  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
   if (!body.stream) {
-    const message: Json = { role: 'assistant', content: turn.tool ? null : turn.text, refusal: null };
-    if (turn.tool) message.tool_calls = [{ id: callId, type: 'function', function: { name: turn.tool.name, arguments: args } }];
+    const message: Json = { role: 'assistant', content: calls.length > 0 ? null : turn.text, refusal: null };
+    if (calls.length > 0) message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }));
     return { json: { id, object: 'chat.completion', created: 1_700_000_000, model: turn.model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage } };
   }
   const chunk = (delta: Json, finishReason: string | null = null) => ({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: turn.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
   const chunks: Json[] = [chunk({ role: 'assistant', content: '' })];
-  if (turn.tool) {
-    chunks.push(chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: turn.tool.name, arguments: '' } }] }));
-    chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
-  } else chunks.push(chunk({ content: turn.text }));
+  calls.forEach((call, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    chunks.push(chunk({ tool_calls: [{ index, function: { arguments: call.args } }] }));
+  });
+  if (calls.length === 0) chunks.push(chunk({ content: turn.text }));
   chunks.push(chunk({}, finish));
   if (body.stream_options?.include_usage) chunks.push({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: turn.model, choices: [], usage });
   return { sse: chatSse(chunks) };
@@ -42,8 +50,8 @@ export function messagesReply(turn: Turn, body: Json): FakeReply {
   const id = next('msg');
   const content: Json[] = [];
   if (turn.reasoning) content.push({ type: 'thinking', thinking: THOUGHT, signature: `sig_${next('s')}` });
-  if (turn.tool) content.push({ type: 'tool_use', id: next('toolu'), name: turn.tool.name, input: turn.tool.input });
-  else content.push({ type: 'text', text: turn.text });
+  for (const call of callsOf(turn)) content.push({ type: 'tool_use', id: next('toolu'), name: call.name, input: call.input });
+  if (turn.tool === undefined) content.push({ type: 'text', text: turn.text });
   const usage = { input_tokens: 120 - turn.cachedTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: turn.cachedTokens, output_tokens: 20 };
   const stopReason = turn.tool ? 'tool_use' : 'end_turn';
   const message = { id, type: 'message', role: 'assistant', model: turn.model, content, stop_reason: stopReason, stop_sequence: null, usage };
@@ -72,12 +80,13 @@ export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; item
   const id = next('resp');
   const items: Json[] = [];
   if (turn.reasoning) items.push({ id: next('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: THOUGHT }], encrypted_content: `enc_${next('e')}` });
-  if (turn.tool) {
-    const dot = turn.tool.name.indexOf('.');
-    const call: Json = { id: next('fc'), type: 'function_call', status: 'completed', call_id: next('call'), name: dot === -1 ? turn.tool.name : turn.tool.name.slice(dot + 1), arguments: JSON.stringify(turn.tool.input) };
-    if (dot !== -1) call.namespace = turn.tool.name.slice(0, dot);
+  for (const tool of callsOf(turn)) {
+    const dot = tool.name.indexOf('.');
+    const call: Json = { id: next('fc'), type: 'function_call', status: 'completed', call_id: next('call'), name: dot === -1 ? tool.name : tool.name.slice(dot + 1), arguments: JSON.stringify(tool.input) };
+    if (dot !== -1) call.namespace = tool.name.slice(0, dot);
     items.push(call);
-  } else items.push({ id: next('msg'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [], logprobs: [] }] });
+  }
+  if (turn.tool === undefined) items.push({ id: next('msg'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [], logprobs: [] }] });
   const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: turn.cachedTokens }, output_tokens: 20, output_tokens_details: { reasoning_tokens: turn.reasoning ? 5 : 0 }, total_tokens: 140 };
   const response = { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model: turn.model, output: items, usage, error: null, incomplete_details: null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: 'auto' };
   if (!body.stream) return { reply: { json: response }, items };

@@ -27,8 +27,8 @@ export interface ToolPick {
 export interface StrictFakeOptions {
   format: WireFormat;
   models: Record<string, StrictModel>;
-  /** Chooses the tool call of turn 1 from the tool names the request offers; undefined answers with text. */
-  pick?: (toolNames: string[], body: Json) => ToolPick | undefined;
+  /** Chooses the tool call of turn 1 (several: parallel calls) from the tool names the request offers; undefined answers with text. */
+  pick?: (toolNames: string[], body: Json) => ToolPick | ToolPick[] | undefined;
   /** The final text once a tool result arrived. */
   finalText?: string;
   /** How many tool calls (one per turn) before the final text; default 1. */
@@ -169,14 +169,22 @@ function errorReply(format: WireFormat, message: string): FakeReply {
   return { status: 400, json: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
 }
 
-/** Starts a strict fake of `options.format` on 127.0.0.1. */
-export async function startStrictFake(options: StrictFakeOptions): Promise<StrictFake> {
+/** The checks and script of a strict fake, for a fake that serves them on its own routes (test/helpers/fake-azure.ts). */
+export interface StrictHandler {
+  /** Answers one request; `body` when the caller read it another way (e.g. the model from the path). */
+  handle(request: ReceivedRequest, body?: Json): FakeReply;
+  rejections: string[];
+  cacheHits: number;
+}
+
+/** The strict fake's request handling without its server. */
+export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
   const rejections: string[] = [];
   const stored = new Map<string, Json>();
   const seenPrefixes = new Set<string>();
-  let fake!: StrictFake;
-  const handle = (request: ReceivedRequest): FakeReply => {
-    const body: Json = request.json ?? {};
+  const fake: StrictHandler = { handle: (request, body) => handle(request, body), rejections, cacheHits: 0 };
+  const handle = (request: ReceivedRequest, given?: Json): FakeReply => {
+    const body: Json = given ?? request.json ?? {};
     const format = options.format;
     const model = options.models[body.model];
     if (!model) return { status: 404, json: format === 'messages' ? { type: 'error', error: { type: 'not_found_error', message: `model: ${body.model}` } } : { error: { message: `The model '${body.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' } } };
@@ -203,9 +211,14 @@ export async function startStrictFake(options: StrictFakeOptions): Promise<Stric
     if (body.store !== false) for (const item of reply.items) stored.set(String(item.id), item);
     return reply.reply;
   };
-  const base = await startFakeUpstream((request) => handle(request));
-  fake = Object.assign(base, { rejections, cacheHits: 0 });
   return fake;
+}
+
+/** Starts a strict fake of `options.format` on 127.0.0.1. */
+export async function startStrictFake(options: StrictFakeOptions): Promise<StrictFake> {
+  const strict = createStrictHandler(options);
+  const base = await startFakeUpstream((request) => strict.handle(request));
+  return Object.defineProperties(base as StrictFake, { rejections: { value: strict.rejections }, cacheHits: { get: () => strict.cacheHits } });
 }
 
 function wantsReasoning(format: WireFormat, body: Json): boolean {

@@ -1,4 +1,5 @@
-import { readBody, UpstreamHttpError, type UpstreamResponse } from 'gateway/plugin-kit';
+import { readBody, UpstreamHttpError } from '../upstream/index.ts';
+import type { UpstreamResponse } from './types.ts';
 
 /** Reads a whole upstream response; a non-2xx status becomes an UpstreamHttpError for the gateway to map. */
 export async function readOk(response: UpstreamResponse): Promise<{ bytes: Buffer; contentType: string }> {

@@ -1,4 +1,4 @@
-import type { ModelSpec } from 'gateway/plugin-kit';
+import type { ModelSpec } from './types.ts';
 
 /*
  * What OpenAI's media models accept and cost where the bundled catalog has no answer:

@@ -1,7 +1,7 @@
 import type {
   GeneratedImage, HttpClient, HttpClientFactory, ImageEditCall, ImageGenerationCall, ImageResult, ProviderInstance,
-} from 'gateway/plugin-kit';
-import { formValue, readOk, readOkJson } from './upstream.ts';
+} from './types.ts';
+import { formValue, readOk, readOkJson } from './read-upstream.ts';
 
 /** What the image calls need from the plugin's setup. */
 export interface OpenAIMediaContext {
@@ -9,6 +9,16 @@ export interface OpenAIMediaContext {
   http: HttpClientFactory;
   /** Auth and organization headers, without a content type. */
   headers: Record<string, string>;
+  /**
+   * The request path of an OpenAI endpoint (`/images/generations`, `/audio/speech`, …) for an
+   * upstream model, when it is not that endpoint itself (Azure's `/deployments/{name}/…?api-version=…`).
+   */
+  path?: (endpoint: string, model: string) => string;
+}
+
+/** Where an OpenAI endpoint is on this upstream, for a model. */
+export function mediaPath(ctx: Pick<OpenAIMediaContext, 'path'>, endpoint: string, model: string): string {
+  return ctx.path ? ctx.path(endpoint, model) : endpoint;
 }
 
 /** GPT-image models always answer with b64_json and reject the response_format parameter. */
@@ -71,7 +81,7 @@ export function openaiImageCalls(ctx: OpenAIMediaContext): NonNullable<ProviderI
     async generate(call) {
       const response = await ctx.client.request({
         method: 'POST',
-        path: '/images/generations',
+        path: mediaPath(ctx, '/images/generations', call.model),
         headers: { ...ctx.headers, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(generationBody(call)),
         signal: call.signal,
@@ -91,7 +101,7 @@ export function openaiImageCalls(ctx: OpenAIMediaContext): NonNullable<ProviderI
       for (const [key, value] of Object.entries(rest)) if (value !== undefined && value !== null) form.append(key, formValue(value));
       const response = await ctx.client.request({
         method: 'POST',
-        path: '/images/edits',
+        path: mediaPath(ctx, '/images/edits', call.model),
         headers: { ...ctx.headers, accept: 'application/json' },
         body: form,
         signal: call.signal,

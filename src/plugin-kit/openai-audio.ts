@@ -1,6 +1,6 @@
-import type { ProviderInstance, TranscriptionCall, TranscriptionResult } from 'gateway/plugin-kit';
-import type { OpenAIMediaContext } from './images.ts';
-import { readOk, readOkJson } from './upstream.ts';
+import type { ProviderInstance, TranscriptionCall, TranscriptionResult } from './types.ts';
+import { mediaPath, type OpenAIMediaContext } from './openai-images.ts';
+import { readOk, readOkJson } from './read-upstream.ts';
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -41,7 +41,7 @@ export function openaiAudioCalls(ctx: OpenAIMediaContext): NonNullable<ProviderI
       if (call.instructions !== undefined) body.instructions = call.instructions;
       const response = await ctx.client.request({
         method: 'POST',
-        path: '/audio/speech',
+        path: mediaPath(ctx, '/audio/speech', call.model),
         headers: { ...ctx.headers, 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: call.signal,
@@ -63,7 +63,7 @@ export function openaiAudioCalls(ctx: OpenAIMediaContext): NonNullable<ProviderI
       }
       const response = await ctx.client.request({
         method: 'POST',
-        path: call.task === 'translate' ? '/audio/translations' : '/audio/transcriptions',
+        path: mediaPath(ctx, call.task === 'translate' ? '/audio/translations' : '/audio/transcriptions', call.model),
         headers: { ...ctx.headers, accept: 'application/json' },
         body: form,
         signal: call.signal,
