@@ -82,7 +82,7 @@ export default definePlugin<AzureOptions>({
         // call.model is the deployment (the model entry's `deployment`, else its id).
         path: path(PATHS[call.format as keyof typeof PATHS], call.model),
         headers: call.stream ? streamHeaders : jsonHeaders,
-        body: call.rawBody ?? JSON.stringify(call.body),
+        body: call.rawBody,
         abortOn: call,
       });
     }
