@@ -1,5 +1,4 @@
-import type { RecordConsumer } from './observer.ts';
-import type { RequestRecord } from './request-record.ts';
+import type { RecordConsumer, RequestRecord } from './request-record.ts';
 import type { CircuitView } from './types.ts';
 
 /** Percentiles of a set of durations (ms). */

@@ -3,7 +3,8 @@ import type { MetricsConfig, RequestLogTarget } from '../config/index.ts';
 import { loadTracer } from './load-tracer.ts';
 import { createRequestLog } from './request-log.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
-import { Observer, type RecordConsumer } from './observer.ts';
+import { Observer } from './observer.ts';
+import type { RecordConsumer } from './request-record.ts';
 import type { CircuitView, UpstreamConnectionView } from './types.ts';
 
 export interface CreateObserverOptions {

@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors/index.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
-import { RequestRecord, type AttemptSink } from './request-record.ts';
+import { RequestRecord, type AttemptSink, type RecordConsumer } from './request-record.ts';
 import { ActivityWindow, type ActivitySnapshot } from './activity-window.ts';
 import type { AttemptOutcome, CircuitView } from './types.ts';
 
@@ -14,12 +14,6 @@ export interface RequestTracer {
   endRequest(record: RequestRecord): void;
   /** Exports what is pending and stops. */
   close(): Promise<void>;
-}
-
-/** Where finished records go besides metrics (request log, live window). */
-export interface RecordConsumer {
-  consume(record: RequestRecord): void;
-  close?(): Promise<void>;
 }
 
 export interface ObserverOptions {

@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type pinoModule from 'pino';
-import type { RecordConsumer } from './observer.ts';
-import type { RequestRecord } from './request-record.ts';
+import type { RecordConsumer, RequestRecord } from './request-record.ts';
 
 /** Rounds to a hundredth of a millisecond (log lines, not measurements). */
 function ms(value: number | undefined): number | null {

@@ -168,3 +168,9 @@ export function providerPart(id: string): string {
   const slash = id.indexOf('/');
   return slash === -1 ? '' : id.slice(0, slash);
 }
+
+/** Where finished records go besides metrics (request log, live window). */
+export interface RecordConsumer {
+  consume(record: RequestRecord): void;
+  close?(): Promise<void>;
+}

@@ -4,7 +4,7 @@ import { AccountGuards } from '../../accounts/account-guards.ts';
 import { accountRouter, type AccountContext } from '../../admin/account-router.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 export const ACCOUNT_ENDPOINT = '/api/trpc';
 

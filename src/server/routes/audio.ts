@@ -7,7 +7,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 import { mediaCallOf } from './media-shared.ts';
 import { runMediaExchange } from '../../exchange/index.ts';
 

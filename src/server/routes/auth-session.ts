@@ -7,7 +7,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession, bearerOf } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 const LOGIN_ROUTE = '/api/auth/login';
 const LOGOUT_ROUTE = '/api/auth/logout';

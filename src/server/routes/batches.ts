@@ -10,7 +10,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { listQuery } from './files.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 

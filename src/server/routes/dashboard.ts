@@ -4,7 +4,7 @@ import { requestHeader } from '../context.ts';
 import { loadDashboardAssets, type DashboardAssets } from '../load-dashboard-assets.ts';
 import { sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 /**
  * Everything the page may load comes from this origin; no inline script or style anywhere.

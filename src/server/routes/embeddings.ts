@@ -5,7 +5,7 @@ import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 import { runMediaExchange } from '../../exchange/index.ts';
 import { mediaCallOf } from './media-shared.ts';
 

@@ -11,7 +11,7 @@ import { receiveUpload, type StagedFile } from '../receive-upload.ts';
 import { UploadGate } from '../upload-gate.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 /** Purposes a file may be uploaded with (OpenAI's names); `batch_output` is the gateway's own. */
 export const UPLOAD_PURPOSES = ['batch', 'user_data', 'assistants', 'fine-tune', 'vision', 'evals'] as const;

@@ -16,7 +16,7 @@ import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/types.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 import { mediaCallOf, publicOrigin } from './media-shared.ts';
 import { runMediaExchange } from '../../exchange/index.ts';
 

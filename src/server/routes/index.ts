@@ -1,8 +1,7 @@
-import type { H3Event } from 'h3';
 import { AccountGuards } from '../../accounts/account-guards.ts';
-import type { WireFormat } from '../../ir/types.ts';
 import { listFormats } from '../../formats/index.ts';
 import type { ServerDeps } from '../types.ts';
+import type { RouteDef } from './types.ts';
 import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
 import { embeddingRoutes } from './embeddings.ts';
@@ -22,13 +21,7 @@ import { fileRoutes } from './files.ts';
 import { batchRoutes } from './batches.ts';
 import { videoRoutes } from './videos.ts';
 
-export interface RouteDef {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
-  path: string;
-  handler: (event: H3Event) => unknown;
-  /** The wire format whose error shape the route's clients read. */
-  format?: WireFormat;
-}
+export type { RouteDef } from './types.ts';
 
 /** Every route of the gateway; modules add theirs here. */
 export function buildRoutes(deps: ServerDeps): RouteDef[] {

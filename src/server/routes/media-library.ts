@@ -9,7 +9,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 import { libraryContentHandler, submitLibraryJob } from './media-jobs.ts';
 import { deleteJob, ownJob } from '../../jobs/index.ts';
 

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/index.ts';
 import { credentialOf } from '../auth.ts';
 import { sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);

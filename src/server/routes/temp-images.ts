@@ -3,7 +3,7 @@ import { getRouterParam } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
 import { requestState } from '../context.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 import { TEMP_IMAGES } from './images.ts';
 
 /**

@@ -6,7 +6,7 @@ import { authenticateApiKey } from '../auth.ts';
 import { clientAddress } from '../context.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 
 type UsageHandler = (event: H3Event, auth: AuthContext, views: UsageViews) => unknown;
 

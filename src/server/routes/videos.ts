@@ -12,7 +12,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { RouteDef } from './index.ts';
+import type { RouteDef } from './types.ts';
 import { publicOrigin } from './media-shared.ts';
 import { sendJobContent } from './job-content.ts';
 import { webhookSecretHandler } from './media-jobs.ts';

@@ -1,0 +1,11 @@
+import type { H3Event } from 'h3';
+import type { WireFormat } from '../../ir/types.ts';
+
+/** One route of the gateway: method, path, handler, and the format whose error shape its clients read. */
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+  path: string;
+  handler: (event: H3Event) => unknown;
+  /** The wire format whose error shape the route's clients read. */
+  format?: WireFormat;
+}
