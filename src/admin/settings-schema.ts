@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TIERS } from '../ir/index.ts';
 import { keyEndpoints, SPEND_LIMIT_RESETS } from '../accounts/key-scope.ts';
 import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
 
@@ -8,7 +9,7 @@ import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
  * TUI's dialogs), so all of them accept and refuse the same values with the same words.
  */
 
-export const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'] as const;
+export { TIERS };
 export { keyEndpoints, SPEND_LIMIT_RESETS };
 
 export const tierSchema = z.enum(TIERS, { error: `must be one of ${TIERS.join(', ')}` });

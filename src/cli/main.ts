@@ -3,9 +3,9 @@ import { fail, runAction } from './run-action.ts';
 import { registerMediaCommands, registerVideoCommands } from './register-media.ts';
 import { registerBatchCommands } from './register-batches.ts';
 
+import { TIERS } from '../ir/index.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
-const TIERS = ['free', 'basic', 'fellow', 'pro', 'enterprise'];
 /** Spelled out rather than imported, so --help loads no command module. */
 const KEY_ENDPOINT_NAMES = 'chat, responses, messages, images, audio, files, batches, videos';
 

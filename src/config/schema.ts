@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { storageConfigSchema } from './storage-schema.ts';
 import { z } from 'zod';
+import { TIERS } from '../ir/index.ts';
 import { adminConfigSchema } from './admin-schema.ts';
 import { storeConfigSchema } from './store-schema.ts';
 import { corsConfigSchema } from './cors-schema.ts';
@@ -14,7 +15,7 @@ import { routingConfigSchema } from './routing-schema.ts';
  * the id is checked against the format registry when providers are set up (providers/registry.ts).
  */
 const wireFormat = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a wire format id such as chat, messages or responses');
-const tier = z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']);
+const tier = z.enum(TIERS);
 const modality = z.enum(['text', 'image', 'audio', 'file', 'video']);
 
 const pricingSchema = z.strictObject({

@@ -3,3 +3,4 @@ export type {
   ReasoningPart, RefusalPart, WebSearchTool, WebSearchSource, WebSearchPart, UrlCitation, ContentPart, Role, Message, ToolDefinition, ToolChoice, ReasoningEffort,
   ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ChatResponse, StreamPart, StreamError, RoutingEvent,
 } from './types.ts';
+export { TIERS, type Tier } from './tiers.ts';

@@ -2,6 +2,7 @@
  * Types of the rate-limit engine: the store contract (sliding window + concurrency slots)
  * and what the resolver and header helpers exchange. Types only.
  */
+import type { Tier } from '../ir/index.ts';
 
 /** The outcome of one `hit()` on a sliding window. */
 export interface RateLimitResult {
@@ -63,8 +64,7 @@ export type StoreErrorPolicy = 'open' | 'closed';
 /** Whose budget a limit counts against; the value of X-RateLimit-Resource. */
 export type LimitScope = 'ip' | 'user' | 'api_key';
 
-/** Subscription tiers of spec §8.1. */
-export type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+export type { Tier };
 
 /** Which row of the spec §8.1 resolution order produced a limit. */
 export type LimitSource = 'api_key' | 'tier' | 'endpoint' | 'default';

@@ -1,4 +1,4 @@
-import type { WireFormat } from '../ir/types.ts';
+import type { Tier, WireFormat } from '../ir/index.ts';
 import type { FormatDefinition } from '../formats/index.ts';
 import type { HttpClientFactory, UpstreamResponse, UpstreamTimeouts } from '../upstream/types.ts';
 
@@ -60,7 +60,7 @@ export interface ModelSpec {
   maxOutputTokens?: number;
   displayName?: string;
   /** Lowest account tier allowed to use the model (403 model_tier_restricted below it). */
-  minTier?: 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+  minTier?: Tier;
   /** What the model reads and writes; derived from the type when absent. */
   modalities?: { input?: Modality[]; output?: Modality[] };
   /** Image models: the `size` values accepted (422 for others); absent = any WxH passes. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TIERS } from '../ir/index.ts';
 import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord } from './types.ts';
 
 /*
@@ -16,7 +17,7 @@ const accountShape = {
   id: z.string().min(1),
   email: z.string(),
   passwordHash: z.string().nullable(),
-  tier: z.enum(['free', 'basic', 'fellow', 'pro', 'enterprise']),
+  tier: z.enum(TIERS),
   credits: finite,
   monthlyTokenQuota: z.number().nonnegative().nullable(),
   suspended: z.boolean(),

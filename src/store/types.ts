@@ -1,6 +1,7 @@
 /** Stored records and the repository interfaces the rest of the gateway depends on. */
+import type { Tier } from '../ir/index.ts';
 
-export type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+export type { Tier };
 
 export interface AccountRecord {
   id: string;

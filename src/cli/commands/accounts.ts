@@ -5,7 +5,7 @@ import { createAccountInput } from '../../admin/settings-schema.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
 
-type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+import type { Tier } from '../../ir/index.ts';
 
 export async function createAccountCommand(
   cmd: Command,

@@ -5,7 +5,7 @@ import { formatTable, print, printJson } from '../format-table.ts';
 import { addCreditsInput, setAccountInput } from '../../admin/settings-schema.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
 
-type Tier = 'free' | 'basic' | 'fellow' | 'pro' | 'enterprise';
+import type { Tier } from '../../ir/index.ts';
 
 /** `gateway accounts credits <email> --add <n>` (a negative n takes credits away). */
 export async function addCreditsCommand(cmd: Command, email: string, opts: { add: number; json?: boolean }): Promise<void> {
