@@ -347,6 +347,8 @@ export class RecordRelay {
       else if (part.type === 'usage') this.usage = part.usage;
       else if (part.type === 'start') {
         if (this.options.responseId !== undefined) part = { ...part, id: this.options.responseId };
+        // Some formats' streams do not name the model (Bedrock Converse): the client sees the one it asked for.
+        if (!part.model) part = { ...part, model: this.options.request.model };
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;

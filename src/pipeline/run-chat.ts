@@ -244,6 +244,8 @@ function jsonOutcome(
   } else {
     let response = upstreamCodec.decodeResponse(answer.parsed);
     if (responseId !== undefined) response = { ...response, id: responseId };
+    // Some formats' answers do not name the model (Bedrock Converse): the client sees the one it asked for.
+    if (!response.model) response = { ...response, model: request.model };
     if (capture) captureResponse(capture, () => response);
     json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request));
     settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id, finishReason: response.finishReason, responseModel: response.model };

@@ -26,5 +26,5 @@ export type {
   DecodedUpstreamError, PassthroughInfo, UsageTap,
 } from '../formats/index.ts';
 export type {
-  ChatRequest, ChatResponse, StreamPart, StreamError, Usage, FinishReason, ContentPart, Message, TextPart, Role, RoutingEvent, ProviderMetadata,
+  ChatRequest, ChatResponse, StreamPart, StreamError, Usage, FinishReason, ContentPart, Message, TextPart, Role, RoutingEvent, ProviderMetadata, ToolChoice, ToolDefinition, MediaSource,
 } from '../ir/index.ts';

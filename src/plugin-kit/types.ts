@@ -101,6 +101,12 @@ export interface PluginCatalog {
   provider?: string;
   /** Facts the bundled catalog lacks (media options, voices, per-item prices); they win over it. */
   models?: ModelSpec[];
+  /**
+   * Facts an id says about itself, for ids no list names (a config's own ids, `*` providers):
+   * e.g. Bedrock's `…anthropic.claude…` ids take the Messages format. Above the bundled
+   * catalog, below `models` and the config.
+   */
+  describe?(modelId: string): Partial<ModelSpec> | undefined;
 }
 
 /** A chat-like call, already encoded in a format the upstream speaks natively. */

@@ -23,6 +23,7 @@ const BUILTIN_PLUGINS: Record<string, () => Promise<Record<string, unknown>>> = 
   openai: () => import('../../plugins/openai/index.ts'),
   anthropic: () => import('../../plugins/anthropic/index.ts'),
   azure: () => import('../../plugins/azure/index.ts'),
+  bedrock: () => import('../../plugins/bedrock/index.ts'),
 };
 
 /** The names of the built-in plugins. */

@@ -10,6 +10,8 @@ export interface ModelFacts {
   bundled?: CatalogProvider;
   /** The plugin's `catalog.models`: facts the bundled catalog lacks. */
   plugin: ModelIdIndex<ModelSpec>;
+  /** The plugin's `catalog.describe`: facts an id's shape says. */
+  describe?: (modelId: string) => Partial<ModelSpec> | undefined;
   /** The plugin's `models` and the set-up instance's `models`. */
   served: ModelIdIndex<ModelSpec>;
 }
@@ -20,6 +22,7 @@ export async function gatherModelFacts(plugin: ProviderPlugin<unknown>, instance
   return {
     bundled: hint ? await openCatalogProvider(hint, baseURL) : undefined,
     plugin: new ModelIdIndex((plugin.catalog?.models ?? []).map((m) => [m.id, m])),
+    describe: plugin.catalog?.describe?.bind(plugin.catalog),
     served: new ModelIdIndex([...(plugin.models ?? []), ...(instance.models ?? [])].map((m) => [m.id, m])),
   };
 }
@@ -31,7 +34,7 @@ export async function gatherModelFacts(plugin: ProviderPlugin<unknown>, instance
  */
 export function resolveModelSpec(entry: ModelEntry, facts: ModelFacts): ModelSpec {
   const id = typeof entry === 'string' ? entry : entry.id;
-  const known = mergeSpecLayers(id, [facts.bundled?.find(id), facts.plugin.get(id), facts.served.get(id)]);
+  const known = mergeSpecLayers(id, [facts.bundled?.find(id), facts.describe?.(id), facts.plugin.get(id), facts.served.get(id)]);
   if (typeof entry === 'string') return withDefaults(known);
   // `deployment` names the model upstream (the registry's upstreamId); it is not a fact of the model.
   const { deployment: _deployment, ...given } = entry;

@@ -1,0 +1,97 @@
+// Bedrock's errors: HTTP `{"message": "..."}` with the kind in `x-amzn-ErrorType` (the plugin
+// copies it into the body as `__type`, as AWS's JSON protocols do), and stream exceptions whose
+// `:exception-type` the framing puts in the record's event as `exception:<name>`.
+import { buildErrorEnvelope, type DecodedUpstreamError, type GatewayError, type RequestIds, type StreamError, type WireRecord } from 'gateway/plugin-kit';
+import { recordOf, parseJson, stringOf } from './json.ts';
+
+const EXCEPTION = 'exception:';
+
+/** Bedrock error names → the error kinds the host classifies (its OpenAI/Anthropic spellings). */
+const KIND: Record<string, string> = {
+  ThrottlingException: 'rate_limit_error',
+  ServiceQuotaExceededException: 'rate_limit_error',
+  ModelNotReadyException: 'overloaded_error',
+  ServiceUnavailableException: 'overloaded_error',
+  ModelTimeoutException: 'timeout_error',
+  ValidationException: 'invalid_request_error',
+  AccessDeniedException: 'permission_error',
+  UnrecognizedClientException: 'authentication_error',
+  InvalidSignatureException: 'authentication_error',
+  ResourceNotFoundException: 'not_found_error',
+  ModelErrorException: 'api_error',
+  ModelStreamErrorException: 'api_error',
+  InternalServerException: 'api_error',
+  BadFrameException: 'api_error',
+};
+
+/** Stream errors by kind: the code and status a converting client sees. */
+const STREAM_ERROR: Record<string, { code: string; status: number }> = {
+  rate_limit_error: { code: 'rate_limit_exceeded', status: 429 },
+  overloaded_error: { code: 'provider_unavailable', status: 503 },
+  timeout_error: { code: 'provider_timeout', status: 504 },
+  invalid_request_error: { code: 'bad_request', status: 400 },
+  not_found_error: { code: 'model_not_found', status: 404 },
+};
+
+/** `throttlingException` / `ThrottlingException` / `…ThrottlingException:http://…` → `ThrottlingException`. */
+export function bedrockErrorName(raw: string): string {
+  const name = raw.split(':')[0].split('#').pop() ?? raw;
+  return name ? name[0].toUpperCase() + name.slice(1) : name;
+}
+
+/** The error kind the host classifies, for a Bedrock error name. */
+export function bedrockErrorKind(raw: string): string | undefined {
+  return KIND[bedrockErrorName(raw)];
+}
+
+function messageOf(body: unknown, fallback: string): string {
+  const b = recordOf(body);
+  return stringOf(b.message) ?? stringOf(b.Message) ?? (typeof body === 'string' && body.trim() ? body.trim().slice(0, 1000) : fallback);
+}
+
+export function decodeConverseError(status: number, body: unknown): DecodedUpstreamError {
+  const name = stringOf(recordOf(body).__type);
+  const kind = name ? bedrockErrorKind(name) : undefined;
+  return { message: messageOf(body, `Bedrock answered HTTP ${status}.`), ...(kind ? { type: kind } : {}) };
+}
+
+export function decodeConverseStreamError(record: WireRecord): DecodedUpstreamError | undefined {
+  if (!record.event?.startsWith(EXCEPTION)) return undefined;
+  const name = record.event.slice(EXCEPTION.length);
+  const kind = bedrockErrorKind(name);
+  return { message: messageOf(parseJson(record.data), name), ...(kind ? { type: kind } : {}) };
+}
+
+/** The IR stream error of an exception record. */
+export function streamErrorOf(record: WireRecord): StreamError {
+  const decoded = decodeConverseStreamError(record) ?? { message: 'Bedrock reported an error.' };
+  const known = decoded.type ? STREAM_ERROR[decoded.type] : undefined;
+  return { code: known?.code ?? 'provider_error', status: known?.status ?? 502, message: decoded.message };
+}
+
+/** Gateway error codes → the Bedrock exception a Bedrock SDK client recognises. */
+function exceptionOf(status: number): string {
+  if (status === 429) return 'ThrottlingException';
+  if (status === 401 || status === 403) return 'AccessDeniedException';
+  if (status === 404) return 'ResourceNotFoundException';
+  if (status === 503) return 'ServiceUnavailableException';
+  if (status === 504 || status === 408) return 'ModelTimeoutException';
+  if (status >= 500) return 'InternalServerException';
+  return 'ValidationException';
+}
+
+/** The exception record of a stream error (its event is the exception's name, lower camel case, as Bedrock frames it). */
+export function exceptionRecord(status: number, payload: Record<string, unknown>): WireRecord {
+  const name = exceptionOf(status);
+  return { event: `${EXCEPTION}${name[0].toLowerCase()}${name.slice(1)}`, data: JSON.stringify(payload) };
+}
+
+/** The spec envelope plus Bedrock's own `message` and `__type`. */
+export function encodeConverseError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
+  return { ...buildErrorEnvelope(error, ids), message: error.message, __type: exceptionOf(error.status) };
+}
+
+/** A mid-stream error as Bedrock sends it: an exception message. */
+export function encodeConverseStreamError(error: GatewayError, ids: RequestIds): WireRecord {
+  return exceptionRecord(error.status, { ...buildErrorEnvelope(error, ids), message: error.message });
+}
