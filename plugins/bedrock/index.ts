@@ -12,12 +12,18 @@ import { unwrapInvokeStream } from './unwrap-invoke-stream.ts';
 
 const ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
-/** The Invoke body: the Messages body without `model` and `stream`, with Bedrock's version and betas. */
-function invokeBody(call: ChatCall, betas: readonly string[]): string {
-  const { model: _model, stream: _stream, ...rest } = call.body;
+/**
+ * The Invoke body: the host's patch has taken out `model` and `stream` and put in the version;
+ * betas (the config's and the client's `anthropic-beta` header) are appended as the last field,
+ * so every other byte stays the client's.
+ */
+function withBetas(call: ChatCall, betas: readonly string[]): string {
   const fromClient = call.headers['anthropic-beta']?.split(',') ?? [];
   const beta = [...new Set([...betas, ...fromClient].map((b) => b.trim()).filter(Boolean))];
-  return JSON.stringify({ anthropic_version: ANTHROPIC_VERSION, ...rest, ...(beta.length ? { anthropic_beta: beta } : {}) });
+  if (beta.length === 0 || 'anthropic_beta' in call.body) return call.rawBody;
+  const end = call.rawBody.lastIndexOf('}');
+  const head = call.rawBody.slice(0, end).trimEnd();
+  return `${head}${head.endsWith('{') ? '' : ','}"anthropic_beta":${JSON.stringify(beta)}}`;
 }
 
 export default definePlugin<BedrockOptions>({
@@ -59,17 +65,22 @@ export default definePlugin<BedrockOptions>({
 
     async function chat(call: ChatCall): Promise<UpstreamResponse> {
       if (call.format === 'messages') {
-        const body = invokeBody(call, ctx.options.anthropicBeta ?? []);
+        const body = withBetas(call, ctx.options.anthropicBeta ?? []);
         if (!call.stream) return send(call, 'invoke', body, 'application/json');
         const response = await send(call, 'invoke-with-response-stream', body, 'application/vnd.amazon.eventstream', { 'x-amzn-bedrock-accept': 'application/json' });
         if (response.status !== 200) return response;
         return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: unwrapInvokeStream(response.body), abort: response.abort };
       }
       if (call.format !== 'bedrock-converse') throw new GatewayError('internal_error', `The bedrock plugin was called with ${call.format}.`);
-      const body = call.rawBody ?? JSON.stringify(call.body);
+      const body = call.rawBody;
       return send(call, call.stream ? 'converse-stream' : 'converse', body, call.stream ? 'application/vnd.amazon.eventstream' : 'application/json');
     }
 
-    return { chat, close: () => client.close() };
+    return {
+      // Bedrock's Messages bodies name the model in the path and the stream in the action.
+      patchRequest: ({ format }) => (format === 'messages' ? { remove: ['model', 'stream'], set: { anthropic_version: ANTHROPIC_VERSION } } : undefined),
+      chat,
+      close: () => client.close(),
+    };
   },
 });

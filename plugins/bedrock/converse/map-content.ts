@@ -93,7 +93,7 @@ export function decodeConverseContent(blocks: unknown, where: string): ContentPa
     const block = recordOf(raw);
     if (isRecord(block.cachePoint)) {
       const last = parts[parts.length - 1];
-      if (last && last.type !== 'reasoning' && last.type !== 'refusal' && last.type !== 'audio') last.cacheControl = { ...EPHEMERAL };
+      if (last && (last.type === 'text' || last.type === 'image' || last.type === 'file' || last.type === 'tool_call' || last.type === 'tool_result')) last.cacheControl = { ...EPHEMERAL };
       continue;
     }
     const part = decodeBlock(block, where);
