@@ -63,7 +63,8 @@ export default definePlugin<AzureOptions>({
     const apiKey = ctx.apiKey ?? (entra ? undefined : process.env.AZURE_OPENAI_API_KEY);
     if (entra && ctx.apiKey) throw new Error('give either apiKey or tenantId/clientId/clientSecret (Microsoft Entra), not both');
     if (entra && !(tenantId && clientId && clientSecret)) throw new Error('Microsoft Entra needs tenantId, clientId and clientSecret');
-    if (!entra && !apiKey) throw new Error('apiKey (or AZURE_OPENAI_API_KEY) or Microsoft Entra tenantId/clientId/clientSecret is required');
+    // Like the other plugins: no credentials is the upstream's 401 (provider_error), said once at start.
+    if (!entra && !apiKey) ctx.log.warn(`provider '${ctx.id}': no apiKey (or AZURE_OPENAI_API_KEY) and no Microsoft Entra tenantId/clientId/clientSecret; Azure will refuse its calls`);
 
     const base = ctx.http.client(endpoint);
     const headers: Record<string, string> = { ...ctx.headers };

@@ -18,8 +18,8 @@ async function load(name: string): Promise<GatewayConfig> {
 }
 
 describe('config/ examples', () => {
-  it('has the four kinds the README promises, each listed there', () => {
-    expect(FILES.sort()).toEqual(['openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
+  it('has the kinds the README promises, each listed there', () => {
+    expect(FILES.sort()).toEqual(['azure.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
     const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
     for (const name of FILES) expect(readme).toContain(`\`${name}\``);
   });
@@ -46,6 +46,18 @@ describe('config/ examples', () => {
     expect(config.providers.openai).toMatchObject({ plugin: 'openai', baseURL: 'https://api.openai.com/v1' });
     expect(config.providers.anthropic).toMatchObject({ plugin: 'anthropic' });
     expect(config.routing.models['claude-sonnet-4-5'].fallbacks).toEqual(['openai/gpt-4.1']);
+  });
+
+  it('Azure: model ids served under their deployments, an API key on v1 and Entra on the dated path', async () => {
+    const config = await load('azure.config.ts');
+    const registry = await ProviderRegistry.create(config, { configDir: DIR, log: createLogger('silent') });
+    try {
+      expect(registry.get('azure/gpt-4.1')).toMatchObject({ upstreamId: 'gpt-41-prod', spec: { pricing: { input: 2, output: 8 } } });
+      expect(registry.get('azure-entra/gpt-4.1')?.upstreamId).toBe('gpt-41-prod');
+      expect(config.providers['azure-entra']).toMatchObject({ apiPath: 'deployments', apiVersion: '2025-04-01-preview' });
+    } finally {
+      await registry.close();
+    }
   });
 
   it('the aggregator accepts any pinned model and sends its attribution headers', async () => {

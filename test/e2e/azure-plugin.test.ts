@@ -61,6 +61,8 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
           'azure-dated': { plugin: 'azure', endpoint: azure.url, apiKey: API_KEY, apiVersion: '2025-04-01-preview', formats: ['chat', 'responses'], models: [{ id: 'gpt-4.1', deployment: 'prod-gpt41' }] },
           'azure-entra': { plugin: 'azure', endpoint: azure.url, tenantId: ENTRA.tenantId, clientId: ENTRA.clientId, clientSecret: ENTRA.clientSecret, authorityHost: azure.entraUrl, models: [{ id: 'gpt-4.1', deployment: 'prod-gpt41' }] },
           backup: { plugin: 'openai', baseURL: `${backup.url}/v1`, apiKey: 'sk-backup', models: ['gpt-4.1'], priority: 9 },
+          // The alternative docs/providers.md names: the plain openai plugin on Azure's v1 path.
+          'azure-via-openai': { plugin: 'openai', baseURL: `${azure.url}/openai/v1`, apiKey: API_KEY, models: [{ id: 'gpt-4.1', deployment: 'prod-gpt41' }] },
         },
         routing: { models: { 'azure/gpt-4.1': { fallbacks: ['backup/gpt-4.1'] } }, retry: { attempts: 2, baseMs: 10, maxMs: 3_000 } },
       },
@@ -300,6 +302,14 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
     await openai.chat.completions.create({ model: 'azure-entra/gpt-4.1', messages: [{ role: 'user', content: 'after' }] });
     expect(lastAzure().headers.authorization).not.toBe(firstToken);
     expect(azure.tokensIssued).toBe(issued + 1);
+  });
+
+  it("the plain openai plugin on Azure's v1 path: the deployment as model, the key as a bearer, filters mapped", async () => {
+    const completion = await openai.chat.completions.create({ model: 'azure-via-openai/gpt-4.1', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.choices[0].message.content).toBe('Paris 18°C, Oslo 9°C.');
+    expect(lastAzure()).toMatchObject({ path: '/openai/v1/chat/completions', headers: { authorization: `Bearer ${API_KEY}` }, json: { model: 'prod-gpt41' } });
+    const refused = await openai.chat.completions.create({ model: 'azure-via-openai/gpt-4.1', messages: [{ role: 'user', content: 'FILTER_PROMPT' }] }).then(() => undefined, (e: unknown) => e);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_filter');
   });
 
   it('the fake checks what Azure checks: api-version on the deployments path, the key, the deployment', async () => {

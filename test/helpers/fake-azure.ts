@@ -4,7 +4,7 @@
  * api-version or `preview`) or the deployments path (`/openai/deployments/{d}/…` and
  * `/openai/responses`, a required, known `api-version`: missing is Azure's 404 "Resource not
  * found"); an `api-key` header or an Entra bearer token this fake issued and that has not
- * expired; a known deployment (404 `DeploymentNotFound`); and every body check of the strict
+ * expired (on the v1 path also `Authorization: Bearer <key>`); a known deployment (404 `DeploymentNotFound`); and every body check of the strict
  * OpenAI fakes (test/helpers/strict-fakes.ts). Answers carry Azure's content-filter
  * annotations (`prompt_filter_results` in a first chunk with no choices,
  * `content_filter_results` per choice). On demand, from a marker in the request:
@@ -176,10 +176,12 @@ export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzu
   const tokens = new Map<string, number>();
   const entra = options.entra ? await startFakeEntra(options.entra, tokens) : undefined;
 
-  const authorized = (request: ReceivedRequest): boolean => {
+  /** An `api-key`, or a bearer: a token this fake issued, or on the v1 path the key itself (what the stock OpenAI client sends). */
+  const authorized = (request: ReceivedRequest, v1: boolean): boolean => {
     const key = request.headers['api-key'];
     if (key !== undefined) return options.apiKey !== undefined && key === options.apiKey;
     const bearer = /^Bearer (\S+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
+    if (v1 && bearer !== undefined && bearer === options.apiKey) return true;
     const expires = bearer === undefined ? undefined : tokens.get(bearer);
     return expires !== undefined && expires > Date.now();
   };
@@ -193,7 +195,7 @@ export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzu
       if (route.version === null) return NOT_FOUND; // what Azure answers without an api-version
       if (!API_VERSIONS.has(route.version) || (route.operation === 'responses' && !RESPONSES_VERSIONS.has(route.version))) return azureError(400, 'BadRequest', 'API version not supported');
     }
-    if (!authorized(request)) return BAD_KEY;
+    if (!authorized(request, route.v1)) return BAD_KEY;
     const json = request.json;
     const deployment = route.deployment ?? (json ? json.model : formField(request.body, 'model'));
     if (typeof deployment !== 'string' || !options.deployments[deployment]) return NO_DEPLOYMENT;
