@@ -6,6 +6,7 @@ export {
   getFormat,
   findFormat,
   getCodec,
+  framingOf,
   listFormats,
   wireFormatIds,
   formatOfRoute,
@@ -13,7 +14,7 @@ export {
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
-export { sseFraming } from './shared/index.ts';
+export { sseFraming, jsonArrayFraming } from './shared/index.ts';
 export type {
   FormatDefinition,
   FormatRoute,

@@ -1,13 +1,14 @@
 import { chatFormat } from './chat/index.ts';
 import { messagesFormat } from './messages/index.ts';
 import { responsesFormat } from './responses/index.ts';
-import type { FormatCodec, FormatDefinition, FormatRoute } from './types.ts';
+import { geminiFormat } from './gemini/index.ts';
+import type { FormatCodec, FormatDefinition, FormatRoute, StreamFraming } from './types.ts';
 
 /** The formats the gateway ships with; a fourth is one folder and one line here (or a plugin's `wireFormats`). */
-const BUILTIN: readonly FormatDefinition[] = [chatFormat, responsesFormat, messagesFormat];
+const BUILTIN: readonly FormatDefinition[] = [chatFormat, responsesFormat, messagesFormat, geminiFormat];
 
 /** The ids of the built-in formats, as a type. */
-export type BuiltinFormat = (typeof chatFormat | typeof messagesFormat | typeof responsesFormat)['id'];
+export type BuiltinFormat = (typeof chatFormat | typeof messagesFormat | typeof responsesFormat | typeof geminiFormat)['id'];
 
 const FORMAT_ID = /^[a-z][a-z0-9-]{0,39}$/;
 const registered = new Map<string, FormatDefinition>();
@@ -21,6 +22,11 @@ function problemOf(format: FormatDefinition): string | undefined {
   const framing = format.framing;
   if (!framing || typeof framing.createReader !== 'function' || typeof framing.createWriter !== 'function' || typeof framing.contentType !== 'string') {
     return `format '${format.id}': framing needs contentType, createReader() and createWriter()`;
+  }
+  for (const [name, other] of Object.entries(format.framings ?? {})) {
+    if (!other || typeof other.createReader !== 'function' || typeof other.createWriter !== 'function' || typeof other.contentType !== 'string') {
+      return `format '${format.id}': framing '${name}' needs contentType, createReader() and createWriter()`;
+    }
   }
   if (!Array.isArray(format.routes) || !Array.isArray(format.credentials) || !format.passthrough) return `format '${format.id}': routes, credentials and passthrough are required`;
   for (const route of format.routes) {
@@ -59,6 +65,11 @@ export function getFormat(id: string): FormatDefinition {
   const format = registered.get(id);
   if (!format) throw new Error(`unknown wire format '${id}' (registered: ${[...registered.keys()].join(', ')})`);
   return format;
+}
+
+/** A format's framing by name (its `framings`), else its default one. */
+export function framingOf(format: FormatDefinition, name: string | undefined): StreamFraming {
+  return (name === undefined ? undefined : format.framings?.[name]) ?? format.framing;
 }
 
 /** A registered format, or undefined. */

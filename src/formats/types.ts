@@ -6,6 +6,11 @@ import type { GatewayError, RequestIds } from '../errors/index.ts';
 export interface RouteTarget {
   model: string;
   stream: boolean;
+  /**
+   * The stream framing the client asked for, by name, when the format has several (`framings`;
+   * Gemini: `alt=sse` or a JSON array); absent: the format's default `framing`.
+   */
+  framing?: string;
 }
 
 /** Options an encoder of an upstream request gets from the pipeline. */
@@ -199,7 +204,15 @@ export interface FormatDefinition {
   credentials: readonly CredentialSource[];
   /** Client headers (lowercase) that go on to an upstream of this format, never to another (e.g. `anthropic-beta`). */
   forwardHeaders?: readonly string[];
+  /** The default stream framing (upstream requests converted from another format use it). */
   framing: StreamFraming;
+  /**
+   * Other framings by name, when a request chooses its stream's framing (Gemini: `sse` with
+   * `alt=sse`, else `json-array`): a route's `readPath` names one (RouteTarget.framing), the
+   * client's stream is written in it, and a passthrough asks the upstream for the same one
+   * (the plugin reads `ChatCall.framing`) and reads the answer in it.
+   */
+  framings?: Readonly<Record<string, StreamFraming>>;
   /** Request, response, stream and error bodies ↔ IR, usage taps. */
   codec: FormatCodec;
   /** The end of a stream, record by record (a cut stream is told from one that finished). */

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/types.ts';
-import { getFormat, type FrameReader, type WireRecord as SseRecord } from '../formats/index.ts';
+import { framingOf, getFormat, type FrameReader, type WireRecord as SseRecord } from '../formats/index.ts';
 import { chunkSourceOf, upstreamError, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
 
 /** An upstream stream whose first record was read, ready to be relayed from the start. */
@@ -92,10 +92,11 @@ class Peek implements ChunkHandler {
     private readonly source: ChunkSource,
     private readonly format: WireFormat,
     private readonly providerId: string,
+    framing: string | undefined,
     private readonly resolve: (peeked: PeekedStream) => void,
     private readonly reject: (error: unknown) => void,
   ) {
-    this.reader = getFormat(format).framing.createReader();
+    this.reader = framingOf(getFormat(format), framing).createReader();
   }
 
   data(chunk: Buffer): void {
@@ -145,7 +146,7 @@ class Peek implements ChunkHandler {
  * client: an empty stream, a transport failure or an error record there (Anthropic sends
  * `overloaded_error` after a 200) throws a GatewayError the router can fall back on.
  */
-export function peekStream(body: AsyncIterable<Uint8Array>, format: WireFormat, providerId: string): Promise<PeekedStream> {
+export function peekStream(body: AsyncIterable<Uint8Array>, format: WireFormat, providerId: string, framing?: string): Promise<PeekedStream> {
   const source = chunkSourceOf(body);
-  return new Promise<PeekedStream>((resolve, reject) => source.resume(new Peek(source, format, providerId, resolve, reject)));
+  return new Promise<PeekedStream>((resolve, reject) => source.resume(new Peek(source, format, providerId, framing, resolve, reject)));
 }

@@ -9,7 +9,7 @@ import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
 
 /** What prepareCall reads of an exchange: the inbound format, its body (parsed and as text), the headers to forward. */
-export type CallSource = Pick<ChatExchange, 'format' | 'raw' | 'body' | 'forwardHeaders'>;
+export type CallSource = Pick<ChatExchange, 'format' | 'raw' | 'body' | 'forwardHeaders' | 'target'>;
 
 /** How a request goes upstream: the call, and whether its response passes through untouched. */
 export interface PreparedCall {
@@ -55,6 +55,9 @@ export function prepareCall(
     // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
     const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream: request.stream });
     const call = callOf(upstreamFormat, model, request, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
+    // A passthrough stream keeps the client's framing (a format with several: Gemini's alt=sse or a JSON array).
+    const framing = exchange.target?.framing;
+    if (framing !== undefined) call.framing = framing;
     return { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
   }
   const unconvertible = request.unconvertible?.[0];
@@ -101,7 +104,8 @@ function capPassthrough(exchange: CallSource, model: CatalogModel): PreparedCall
   if (exchange.format === 'messages' && typeof thinking?.budget_tokens === 'number' && thinking.budget_tokens >= max) fitted = withField(fitted, 'thinking', { ...thinking, budget_tokens: Math.max(1024, max - 1024) });
   const stripUsageChunk = exchange.format === 'chat' && fitted.stream === true && !(fitted.stream_options as { include_usage?: unknown } | undefined)?.include_usage;
   if (stripUsageChunk) fitted = withField(fitted, 'stream_options', withField((fitted.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true));
-  const call = { format: exchange.format, model: model.upstreamId, stream: fitted.stream === true, headers: headersFor(exchange.format, exchange.forwardHeaders), body: fitted, rawBody: JSON.stringify(fitted) };
+  const call: Omit<ChatCall, 'signal'> = { format: exchange.format, model: model.upstreamId, stream: fitted.stream === true, headers: headersFor(exchange.format, exchange.forwardHeaders), body: fitted, rawBody: JSON.stringify(fitted) };
+  if (exchange.target?.framing !== undefined) call.framing = exchange.target.framing;
   return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk, adapted: over.map((field) => `${field}=${max}`) };
 }
 

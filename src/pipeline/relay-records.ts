@@ -1,5 +1,5 @@
 import { GatewayError, toGatewayError, type RequestIds } from '../errors/index.ts';
-import { getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
+import { framingOf, getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
 import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
 import { mapTransportError } from '../upstream/index.ts';
 import type { AbortWatch } from '../util/abort.ts';
@@ -23,6 +23,8 @@ export interface RelayOptions {
   providerId: string;
   upstreamFormat: WireFormat;
   clientFormat: WireFormat;
+  /** The client's stream framing by name (RouteTarget.framing), when its format has several. */
+  clientFraming?: string;
   request: ChatRequest;
   ids: RequestIds;
   /** The client leaving (checked, never listened to). */
@@ -120,7 +122,7 @@ export class RecordRelay {
   ) {
     const clientFormat = getFormat(options.clientFormat);
     this.clientCodec = clientFormat.codec;
-    this.writer = clientFormat.framing.createWriter();
+    this.writer = framingOf(clientFormat, options.clientFraming).createWriter();
     this.rules = clientFormat.passthrough;
     this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId };
     this.watch = watchStream(options.upstreamFormat, options.providerId);

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { getCodec, getFormat } from '../formats/index.ts';
+import { framingOf, getCodec, getFormat } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/types.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -77,7 +77,7 @@ async function callModel(
 /** A streamed answer with its first record (peeked: an upstream error there can still fall back). */
 async function streamAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: CatalogModel): Promise<Answer> {
   try {
-    const peeked = await peekStream(upstream.response.body, prepared.upstreamFormat, model.provider.id);
+    const peeked = await peekStream(upstream.response.body, prepared.upstreamFormat, model.provider.id, prepared.call.framing);
     return { kind: 'stream', prepared, upstream, peeked };
   } catch (error) {
     upstream.done();
@@ -287,6 +287,7 @@ function streamOutcome(
     providerId: model.provider.id,
     upstreamFormat: answer.prepared.upstreamFormat,
     clientFormat: exchange.format,
+    clientFraming: exchange.target?.framing,
     request,
     ids: exchange.ids,
     client: exchange.client ?? watchOf(exchange.signal),
@@ -309,7 +310,7 @@ function streamOutcome(
   return {
     status: 200,
     headers: Object.assign(
-      { 'content-type': getFormat(exchange.format).framing.contentType, 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+      { 'content-type': framingOf(getFormat(exchange.format), exchange.target?.framing).contentType, 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
       routingHeaders,
     ),
     stream,

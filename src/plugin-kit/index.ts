@@ -19,7 +19,7 @@ export { toTranscription } from './openai-audio.ts';
 export { OPENAI_MODEL_FACTS } from './openai-models.ts';
 export type { AbortSource } from '../util/abort.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
-export { defineFormat, sseFraming } from '../formats/index.ts';
+export { defineFormat, sseFraming, jsonArrayFraming } from '../formats/index.ts';
 export type {
   FormatDefinition, FormatRoute, RouteTarget, CredentialSource, StreamFraming, FrameReader, FrameWriter, WireRecord, RecordEnd,
   PassthroughRules, PassthroughRequest, RewriteContext, FormatCodec, EncodeRequestOptions, StreamDecoder, StreamEncoder,

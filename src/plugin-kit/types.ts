@@ -127,6 +127,12 @@ export interface ChatCall {
   /** The upstream model id (no provider prefix). */
   model: string;
   stream: boolean;
+  /**
+   * The stream framing to ask the upstream for, by name, when the format has several
+   * (`FormatDefinition.framings`; Gemini: `sse` → `?alt=sse`, `json-array` → no `alt`): on a
+   * passthrough the client's own; absent: the format's default framing. The answer is read in it.
+   */
+  framing?: string;
   /** Client headers worth forwarding (e.g. anthropic-beta); never the client's credentials. */
   headers: Record<string, string>;
   signal: AbortSignal;

@@ -23,6 +23,7 @@ export { readErrorBody } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';
 export { firstSignificant, lastSignificant, isBareWord, looksLikeObject, startsWithKey } from './scan-json.ts';
 export { sseFraming } from './sse-framing.ts';
+export { jsonArrayFraming } from './json-array-framing.ts';
 export {
   CARRY_PREFIX,
   CARRIED_ID_PREFIX,

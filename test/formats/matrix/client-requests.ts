@@ -3,7 +3,9 @@
  * (hand-made wire shapes, not produced by the codecs under test). A small format-free
  * conversation is rendered into each of the three formats.
  */
-import type { BuiltinFormat as WireFormat } from '../../../src/formats/index.ts';
+import type { BuiltinFormat } from '../../../src/formats/index.ts';
+
+type WireFormat = Exclude<BuiltinFormat, 'gemini'>;
 
 type Json = Record<string, any>;
 

@@ -5,7 +5,9 @@
  * codecs under test. `echo` is the assistant turn as that client sends it back next turn.
  */
 import { expect } from 'vitest';
-import type { BuiltinFormat as WireFormat } from '../../../src/formats/index.ts';
+import type { BuiltinFormat } from '../../../src/formats/index.ts';
+
+type WireFormat = Exclude<BuiltinFormat, 'gemini'>;
 import { parseEvents } from '../stream-helpers.ts';
 
 type Json = Record<string, any>;

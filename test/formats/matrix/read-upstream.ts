@@ -7,7 +7,9 @@
  * `assistant call <id> <name> <canonical args>`, `tool result <id> <text>`,
  * `assistant reasoning <text> [opaque=<signature or encrypted content>]`.
  */
-import type { BuiltinFormat as WireFormat } from '../../../src/formats/index.ts';
+import type { BuiltinFormat } from '../../../src/formats/index.ts';
+
+type WireFormat = Exclude<BuiltinFormat, 'gemini'>;
 
 type Json = Record<string, any>;
 

@@ -1,0 +1,242 @@
+import { GatewayError } from '../../errors/index.ts';
+import type { ChatRequest, ContentPart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/types.ts';
+import { FieldChecker, badRequest, collectExtra, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
+import type { RouteTarget } from '../types.ts';
+import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';
+import { schemaToJsonSchema } from './map-schema.ts';
+
+/** Top-level fields the IR holds; the rest (safetySettings, cachedContent, serviceTier, …) go to `extra`. */
+const KNOWN = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
+/** Fields with no meaning outside Google: kept for a Gemini upstream, and a conversion refuses them (422 naming the field). */
+const GOOGLE_ONLY = ['cachedContent'];
+const GENERATION_ONLY = ['responseModalities', 'speechConfig', 'imageConfig', 'mediaResolution', 'responseLogprobs', 'logprobs', 'enableEnhancedCivicAnswers'];
+const LEVELS: Record<string, ReasoningEffort> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high' };
+
+/** A `generateContent` body → IR. The model and stream flag come from the URL (RouteTarget). */
+export function decodeGeminiRequest(body: unknown, target?: RouteTarget): ChatRequest {
+  if (!isRecord(body)) throw badRequest('Request body must be a JSON object.');
+  if (!target) throw badRequest('The Gemini format reads the model from the path (/v1beta/models/{model}:generateContent).');
+  const check = new FieldChecker();
+  const unconvertible: Unconvertible[] = [];
+  const request: ChatRequest = { model: target.model, system: [], messages: [], stream: target.stream };
+  if (target.stream) request.includeUsage = true;
+  if (body.contents === undefined || body.contents === null) throw new GatewayError('bad_request', "Missing required field 'contents'.", { details: { missing: ['contents'] } });
+  const contents = check.array(body.contents, 'contents') ?? [];
+  const reader = new ContentReader(check, unconvertible);
+  contents.forEach((content, i) => reader.read(content, `contents[${i}]`));
+  request.messages = reader.messages;
+  const system = check.record(body.systemInstruction, 'systemInstruction');
+  if (system) request.system = systemParts(system, check);
+  readTools(body.tools, request, check, unconvertible);
+  readToolConfig(body.toolConfig, request, check, unconvertible);
+  readGenerationConfig(body.generationConfig, request, check, unconvertible);
+  for (const field of GOOGLE_ONLY) if (body[field] !== undefined) unconvertible.push({ field, message: 'is a Google resource; it can only go to a Gemini upstream' });
+  check.throwIfAny();
+  const extra = collectExtra(body, KNOWN);
+  if (extra) request.extra = extra;
+  if (unconvertible.length > 0) request.unconvertible = unconvertible;
+  return request;
+}
+
+function systemParts(system: Record<string, unknown>, check: FieldChecker): TextPart[] {
+  const parts = check.array(system.parts, 'systemInstruction.parts') ?? [];
+  return parts.flatMap((part, i) => {
+    if (!isRecord(part) || typeof part.text !== 'string') {
+      check.fail(`systemInstruction.parts[${i}]`, 'must be a text part');
+      return [];
+    }
+    return [{ type: 'text' as const, text: part.text }];
+  });
+}
+
+/** Reads `contents[]`, pairing each functionResponse with its call (by id, else by name in order). */
+class ContentReader {
+  readonly messages: Message[] = [];
+  /** Calls of the last model turn not answered yet, by name. */
+  private pending = new Map<string, string[]>();
+  private calls = 0;
+
+  constructor(
+    private readonly check: FieldChecker,
+    private readonly unconvertible: Unconvertible[],
+  ) {}
+
+  read(content: unknown, at: string): void {
+    if (!isRecord(content)) return this.check.fail(at, 'must be an object');
+    const role = content.role ?? 'user';
+    if (role !== 'user' && role !== 'model') return this.check.fail(`${at}.role`, "must be 'user' or 'model'");
+    const parts = this.check.array(content.parts, `${at}.parts`) ?? [];
+    if (role === 'model') this.pending = new Map();
+    const own: ContentPart[] = [];
+    const results: ContentPart[] = [];
+    parts.forEach((part, i) => {
+      const path = `${at}.parts[${i}]`;
+      if (!isRecord(part)) return this.check.fail(path, 'must be an object');
+      if (isRecord(part.functionResponse)) results.push(this.functionResponse(part.functionResponse, `${path}.functionResponse`));
+      else {
+        const decoded = this.part(part, path, role === 'model');
+        if (decoded) own.push(decoded);
+      }
+    });
+    // Results are `tool` messages, like Chat's; the rest of the turn follows them.
+    for (const result of results) this.messages.push({ role: 'tool', content: [result] });
+    if (own.length > 0 || results.length === 0) this.messages.push({ role: role === 'model' ? 'assistant' : 'user', content: own });
+  }
+
+  private part(part: Record<string, unknown>, path: string, fromModel: boolean): ContentPart | undefined {
+    const metadata = metadataOf(part.thoughtSignature, this.check, `${path}.thoughtSignature`);
+    for (const key of ['videoMetadata', 'partMetadata', 'executableCode', 'codeExecutionResult']) {
+      if (part[key] !== undefined) this.unconvertible.push({ field: `${path}.${key}`, message: 'has no equivalent in the upstream format' });
+    }
+    if (typeof part.text === 'string') {
+      if (part.thought === true) {
+        // A thought part may carry another vendor's reasoning the gateway put in its signature.
+        const carried = typeof part.thoughtSignature === 'string' ? readCarried(part.thoughtSignature) : undefined;
+        if (carried) return restoreReasoning({ type: 'reasoning', text: part.text }, carried);
+        return metadata ? { type: 'reasoning', text: part.text, providerMetadata: metadata } : { type: 'reasoning', text: part.text };
+      }
+      return metadata ? { type: 'text', text: part.text, providerMetadata: metadata } : { type: 'text', text: part.text };
+    }
+    if (isRecord(part.functionCall)) {
+      const call = part.functionCall;
+      const name = this.check.requiredString(call.name, `${path}.functionCall.name`);
+      const args = call.args === undefined || call.args === null ? {} : this.check.record(call.args, `${path}.functionCall.args`);
+      const id = typeof call.id === 'string' && call.id !== '' ? readToolCallId(call.id) : synthesizedCallId(this.calls);
+      this.calls += 1;
+      if (fromModel) this.pending.set(name, [...(this.pending.get(name) ?? []), id]);
+      const out: ToolCallPart = { type: 'tool_call', id, name, arguments: JSON.stringify(args ?? {}) };
+      if (metadata) out.providerMetadata = metadata;
+      return out;
+    }
+    if (isRecord(part.inlineData)) {
+      const mimeType = this.check.requiredString(part.inlineData.mimeType, `${path}.inlineData.mimeType`);
+      const data = this.check.requiredString(part.inlineData.data, `${path}.inlineData.data`);
+      if (mimeType.startsWith('audio/')) return { type: 'audio', data, format: mimeType.slice('audio/'.length) };
+      const source = { kind: 'base64' as const, mediaType: mimeType, data };
+      return mimeType.startsWith('image/') ? { type: 'image', source } : { type: 'file', source };
+    }
+    if (isRecord(part.fileData)) {
+      const url = this.check.requiredString(part.fileData.fileUri, `${path}.fileData.fileUri`);
+      const mimeType = typeof part.fileData.mimeType === 'string' ? part.fileData.mimeType : '';
+      if (url.startsWith('https://generativelanguage.googleapis.com/') || url.startsWith('gs://')) {
+        this.unconvertible.push({ field: `${path}.fileData.fileUri`, message: 'is a Google file; it can only go to a Gemini upstream' });
+      }
+      return mimeType.startsWith('image/') || mimeType === '' ? { type: 'image', source: { kind: 'url', url } } : { type: 'file', source: { kind: 'url', url } };
+    }
+    if (part.thoughtSignature !== undefined || part.executableCode !== undefined || part.codeExecutionResult !== undefined) {
+      // A part holding only a signature (Gemini streams send one on an empty part): kept as empty text.
+      return metadata ? { type: 'text', text: '', providerMetadata: metadata } : undefined;
+    }
+    this.check.fail(path, 'must have one of text, inlineData, fileData, functionCall, functionResponse');
+    return undefined;
+  }
+
+  private functionResponse(response: Record<string, unknown>, path: string): ContentPart {
+    const name = this.check.requiredString(response.name, `${path}.name`);
+    const value = response.response === undefined ? {} : this.check.record(response.response, `${path}.response`);
+    let id: string;
+    if (typeof response.id === 'string' && response.id !== '') id = readToolCallId(response.id);
+    else {
+      const queue = this.pending.get(name);
+      id = queue?.shift() ?? synthesizedCallId(this.calls++);
+    }
+    if (response.parts !== undefined) this.unconvertible.push({ field: `${path}.parts`, message: 'has no equivalent in the upstream format' });
+    return { type: 'tool_result', toolCallId: id, content: JSON.stringify(value ?? {}) };
+  }
+}
+
+function readTools(value: unknown, request: ChatRequest, check: FieldChecker, unconvertible: Unconvertible[]): void {
+  const tools = check.array(value, 'tools');
+  if (!tools) return;
+  const out: ToolDefinition[] = [];
+  tools.forEach((tool, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(tool)) return check.fail(at, 'must be an object');
+    for (const key of Object.keys(tool)) {
+      if (key === 'functionDeclarations') {
+        const declarations = check.array(tool.functionDeclarations, `${at}.functionDeclarations`) ?? [];
+        declarations.forEach((declaration, j) => {
+          const path = `${at}.functionDeclarations[${j}]`;
+          if (!isRecord(declaration)) return check.fail(path, 'must be an object');
+          const definition: ToolDefinition = { name: check.requiredString(declaration.name, `${path}.name`) };
+          if (typeof declaration.description === 'string') definition.description = declaration.description;
+          if (isRecord(declaration.parametersJsonSchema)) definition.parameters = declaration.parametersJsonSchema;
+          else if (isRecord(declaration.parameters)) definition.parameters = schemaToJsonSchema(declaration.parameters);
+          out.push(definition);
+        });
+      } else if (key === 'googleSearch') request.webSearch = {};
+      else unconvertible.push({ field: `${at}.${key}`, message: 'is a tool only Google runs' });
+    }
+  });
+  if (out.length > 0) request.tools = out;
+}
+
+function readToolConfig(value: unknown, request: ChatRequest, check: FieldChecker, unconvertible: Unconvertible[]): void {
+  const config = check.record(value, 'toolConfig');
+  if (!config) return;
+  if (config.retrievalConfig !== undefined) unconvertible.push({ field: 'toolConfig.retrievalConfig', message: 'has no equivalent in the upstream format' });
+  const calling = check.record(config.functionCallingConfig, 'toolConfig.functionCallingConfig');
+  if (!calling) return;
+  const mode = check.oneOf(calling.mode, 'toolConfig.functionCallingConfig.mode', ['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED'] as const);
+  const allowed = check.stringList(calling.allowedFunctionNames, 'toolConfig.functionCallingConfig.allowedFunctionNames');
+  if (mode === 'NONE') request.toolChoice = 'none';
+  else if (mode === 'ANY') {
+    if (allowed?.length === 1) request.toolChoice = { type: 'tool', name: allowed[0] };
+    else {
+      request.toolChoice = 'required';
+      // Only the allowed functions may be called: the others are left out.
+      if (allowed && request.tools) request.tools = request.tools.filter((tool) => allowed.includes(tool.name));
+    }
+  } else if (mode === 'AUTO') request.toolChoice = 'auto';
+  else if (mode === 'VALIDATED') unconvertible.push({ field: 'toolConfig.functionCallingConfig.mode', message: "'VALIDATED' has no equivalent in the upstream format" });
+}
+
+function readGenerationConfig(value: unknown, request: ChatRequest, check: FieldChecker, unconvertible: Unconvertible[]): void {
+  const config = check.record(value, 'generationConfig');
+  if (!config) return;
+  const at = (key: string) => `generationConfig.${key}`;
+  const set = <K extends keyof ChatRequest>(key: K, v: ChatRequest[K] | undefined) => {
+    if (v !== undefined) request[key] = v;
+  };
+  set('temperature', check.number(config.temperature, at('temperature'), { min: 0, max: 2 }));
+  set('topP', check.number(config.topP, at('topP'), { min: 0, max: 1 }));
+  set('topK', check.number(config.topK, at('topK'), { min: 1, integer: true }));
+  set('maxTokens', check.number(config.maxOutputTokens, at('maxOutputTokens'), { min: 1, integer: true }));
+  set('stop', check.stringList(config.stopSequences, at('stopSequences')));
+  set('n', check.number(config.candidateCount, at('candidateCount'), { min: 1, max: 8, integer: true }));
+  set('seed', check.number(config.seed, at('seed'), { integer: true }));
+  set('presencePenalty', check.number(config.presencePenalty, at('presencePenalty')));
+  set('frequencyPenalty', check.number(config.frequencyPenalty, at('frequencyPenalty')));
+  for (const key of GENERATION_ONLY) if (config[key] !== undefined) unconvertible.push({ field: at(key), message: 'has no equivalent in the upstream format' });
+  set('responseFormat', responseFormatOf(config, check, unconvertible));
+  const thinking = check.record(config.thinkingConfig, at('thinkingConfig'));
+  if (thinking) {
+    const budget = check.number(thinking.thinkingBudget, at('thinkingConfig.thinkingBudget'), { min: -1, integer: true });
+    const level = check.string(thinking.thinkingLevel, at('thinkingConfig.thinkingLevel'))?.toLowerCase();
+    if (budget !== undefined && level !== undefined) check.fail(at('thinkingConfig'), 'thinkingBudget and thinkingLevel cannot both be set');
+    if (level !== undefined && !(level in LEVELS)) check.fail(at('thinkingConfig.thinkingLevel'), 'must be one of MINIMAL, LOW, MEDIUM, HIGH');
+    if (budget === 0) request.reasoning = { enabled: false };
+    else if (budget !== undefined && budget > 0) request.reasoning = { enabled: true, budgetTokens: budget };
+    else if (level !== undefined && level in LEVELS) request.reasoning = { enabled: true, effort: LEVELS[level] };
+    else if (budget === -1 || thinking.includeThoughts === true) request.reasoning = { enabled: true };
+    if (request.reasoning && thinking.includeThoughts === true) request.reasoning.summary = 'auto';
+  }
+}
+
+function responseFormatOf(config: Record<string, unknown>, check: FieldChecker, unconvertible: Unconvertible[]): ResponseFormat | undefined {
+  const mime = check.string(config.responseMimeType, 'generationConfig.responseMimeType');
+  const jsonSchema = check.record(config.responseJsonSchema, 'generationConfig.responseJsonSchema');
+  const schema = check.record(config.responseSchema, 'generationConfig.responseSchema');
+  if (jsonSchema && schema) check.fail('generationConfig.responseSchema', 'responseSchema and responseJsonSchema cannot both be set');
+  if (mime === undefined || mime === 'text/plain') {
+    if (jsonSchema || schema) check.fail('generationConfig.responseMimeType', 'a response schema needs responseMimeType application/json');
+    return undefined;
+  }
+  if (mime !== 'application/json') {
+    unconvertible.push({ field: 'generationConfig.responseMimeType', message: `'${mime}' has no equivalent in the upstream format` });
+    return undefined;
+  }
+  if (jsonSchema) return { type: 'json_schema', name: 'response', schema: jsonSchema };
+  if (schema) return { type: 'json_schema', name: 'response', schema: schemaToJsonSchema(schema) };
+  return { type: 'json_object' };
+}

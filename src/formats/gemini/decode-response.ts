@@ -1,0 +1,56 @@
+import type { ChatResponse, ContentPart } from '../../ir/types.ts';
+import { isRecord, nowSeconds, readString } from '../shared/index.ts';
+import { decodeGeminiFinishReason } from './map-finish-reason.ts';
+import { decodeGeminiUsage } from './map-usage.ts';
+import { GOOGLE, synthesizedCallId } from './signature.ts';
+
+type Json = Record<string, unknown>;
+
+/** The first candidate's parts (the IR holds one choice). */
+export function candidateOf(body: Json): Json | undefined {
+  const candidates = body.candidates;
+  return Array.isArray(candidates) && isRecord(candidates[0]) ? candidates[0] : undefined;
+}
+
+export function partsOf(candidate: Json | undefined): Json[] {
+  const content = candidate?.content;
+  return isRecord(content) && Array.isArray(content.parts) ? content.parts.filter(isRecord) : [];
+}
+
+/** One upstream part → IR (an unknown part, e.g. executableCode, has no IR form and is left out of a conversion). */
+export function decodeUpstreamPart(part: Json): ContentPart | undefined {
+  const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
+  const providerMetadata = signature === undefined ? undefined : { [GOOGLE]: { thoughtSignature: signature } };
+  if (isRecord(part.functionCall)) {
+    const call = part.functionCall;
+    const id = typeof call.id === 'string' && call.id !== '' ? call.id : synthesizedCallId();
+    const out: ContentPart = { type: 'tool_call', id, name: readString(call, 'name') ?? '', arguments: JSON.stringify(isRecord(call.args) ? call.args : {}) };
+    if (providerMetadata) out.providerMetadata = providerMetadata;
+    return out;
+  }
+  if (typeof part.text === 'string' || signature !== undefined) {
+    const text = typeof part.text === 'string' ? part.text : '';
+    const out: ContentPart = part.thought === true ? { type: 'reasoning', text } : { type: 'text', text };
+    if (providerMetadata) out.providerMetadata = providerMetadata;
+    return out;
+  }
+  return undefined;
+}
+
+/** A `GenerateContentResponse` from a Gemini upstream → IR. */
+export function decodeGeminiResponse(body: unknown): ChatResponse {
+  const response = isRecord(body) ? body : {};
+  const candidate = candidateOf(response);
+  const content = partsOf(candidate).flatMap((part) => decodeUpstreamPart(part) ?? []);
+  const blocked = isRecord(response.promptFeedback) && typeof response.promptFeedback.blockReason === 'string';
+  const hasToolCalls = content.some((part) => part.type === 'tool_call');
+  const reason = typeof candidate?.finishReason === 'string' ? candidate.finishReason : undefined;
+  return {
+    id: readString(response, 'responseId') ?? '',
+    model: readString(response, 'modelVersion') ?? '',
+    created: nowSeconds(),
+    content,
+    finishReason: blocked ? 'content_filter' : decodeGeminiFinishReason(reason, hasToolCalls),
+    usage: decodeGeminiUsage(response.usageMetadata) ?? { inputTokens: 0, outputTokens: 0 },
+  };
+}

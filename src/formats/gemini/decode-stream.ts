@@ -1,0 +1,123 @@
+import type { FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/types.ts';
+import type { SseRecord } from '../../sse/index.ts';
+import { isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../shared/index.ts';
+import type { StreamDecoder } from '../types.ts';
+import { candidateOf, partsOf } from './decode-response.ts';
+import { decodeGeminiFinishReason } from './map-finish-reason.ts';
+import { decodeGeminiUsage } from './map-usage.ts';
+import { GOOGLE, synthesizedCallId } from './signature.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * A Gemini stream (each record a whole `GenerateContentResponse` with only the new parts) → IR
+ * parts. Text and thought parts open blocks; a signed part keeps its signature for the block's
+ * end part, and a second signature starts a new block (signed parts are never merged); each
+ * `functionCall` arrives whole. `finishReason` finishes; the last `usageMetadata` is the usage.
+ */
+class GeminiStreamDecoder implements StreamDecoder {
+  private started = false;
+  private open: 'text' | 'reasoning' | undefined;
+  private signature: string | undefined;
+  private calls = 0;
+  private hasToolCalls = false;
+  private finished = false;
+  private done = false;
+  private usage: Usage | undefined;
+  private out: StreamPart[] = [];
+
+  push(record: SseRecord): StreamPart[] {
+    if (this.done) return [];
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(record.data);
+    } catch {
+      return [];
+    }
+    if (!isRecord(chunk) || isRecord(chunk.error)) return [];
+    if (!this.started) {
+      this.started = true;
+      const start: StreamPart = { type: 'start', id: readString(chunk, 'responseId') ?? '', model: readString(chunk, 'modelVersion') ?? '', created: nowSeconds() };
+      const usage = decodeGeminiUsage(chunk.usageMetadata);
+      if (usage) start.usage = { inputTokens: usage.inputTokens };
+      this.out.push(start);
+    }
+    const candidate = candidateOf(chunk);
+    for (const part of partsOf(candidate)) this.part(part);
+    const usage = decodeGeminiUsage(chunk.usageMetadata);
+    if (usage) this.usage = usage;
+    const reason = readString(candidate ?? {}, 'finishReason');
+    const blocked = isRecord(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string';
+    if ((reason || blocked) && !this.finished) this.finish(blocked ? 'content_filter' : decodeGeminiFinishReason(reason, this.hasToolCalls));
+    return this.flush();
+  }
+
+  end(): StreamPart[] {
+    if (this.done) return [];
+    this.done = true;
+    this.close();
+    if (!this.finished) this.out.push({ type: 'error', error: streamErrorFromUpstream(undefined, 'The upstream stream ended before it finished.') });
+    else {
+      if (this.usage) this.out.push({ type: 'usage', usage: this.usage });
+      this.out.push({ type: 'end' });
+    }
+    return this.flush();
+  }
+
+  private part(part: Json): void {
+    const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
+    if (isRecord(part.functionCall)) {
+      this.close();
+      const call = part.functionCall;
+      const index = this.calls++;
+      this.hasToolCalls = true;
+      const start: StreamPart = { type: 'tool-call-start', index, id: typeof call.id === 'string' && call.id !== '' ? call.id : synthesizedCallId(), name: readString(call, 'name') ?? '' };
+      if (signature !== undefined) start.providerMetadata = metadata(signature);
+      this.out.push(start, { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(isRecord(call.args) ? call.args : {}) }, { type: 'tool-call-end', index });
+      return;
+    }
+    if (typeof part.text !== 'string' && signature === undefined) return;
+    const text = typeof part.text === 'string' ? part.text : '';
+    const kind = part.thought === true ? 'reasoning' : 'text';
+    // A signature-only part signs the block that is open; a second signature starts a new block.
+    if (this.open !== kind && !(text === '' && this.open !== undefined)) this.openBlock(kind);
+    else if (signature !== undefined && this.signature !== undefined) this.openBlock(this.open ?? kind);
+    if (text !== '') this.out.push(this.open === 'reasoning' ? { type: 'reasoning-delta', text } : { type: 'text-delta', text });
+    if (signature !== undefined) this.signature = signature;
+  }
+
+  private openBlock(kind: 'text' | 'reasoning'): void {
+    this.close();
+    this.open = kind;
+    this.out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start' });
+  }
+
+  private close(): void {
+    if (!this.open) return;
+    const providerMetadata = this.signature === undefined ? undefined : metadata(this.signature);
+    if (this.open === 'text') this.out.push(providerMetadata ? { type: 'text-end', providerMetadata } : { type: 'text-end' });
+    else this.out.push(providerMetadata ? { type: 'reasoning-end', providerMetadata } : { type: 'reasoning-end' });
+    this.open = undefined;
+    this.signature = undefined;
+  }
+
+  private finish(reason: FinishReason): void {
+    this.close();
+    this.finished = true;
+    this.out.push({ type: 'finish', finishReason: reason });
+  }
+
+  private flush(): StreamPart[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+}
+
+function metadata(signature: string): ProviderMetadata {
+  return { [GOOGLE]: { thoughtSignature: signature } };
+}
+
+export function createGeminiStreamDecoder(): StreamDecoder {
+  return new GeminiStreamDecoder();
+}

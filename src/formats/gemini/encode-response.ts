@@ -1,0 +1,60 @@
+import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/types.ts';
+import { argumentsForClient, carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, tryParseJson } from '../shared/index.ts';
+import { encodeGeminiFinishReason } from './map-finish-reason.ts';
+import { encodeGeminiUsage } from './map-usage.ts';
+import { signatureOf } from './signature.ts';
+
+type Json = Record<string, unknown>;
+
+/** IR → a `GenerateContentResponse` for a Gemini client. */
+export function encodeGeminiResponse(response: ChatResponse, _request: ChatRequest): Json {
+  return {
+    candidates: [{ content: { role: 'model', parts: response.content.flatMap(clientPart) }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 }],
+    usageMetadata: encodeGeminiUsage(response.usage),
+    modelVersion: response.model,
+    responseId: response.id,
+  };
+}
+
+/** One IR output part → the Gemini parts a client sees. */
+export function clientPart(part: ContentPart): Json[] {
+  switch (part.type) {
+    case 'text': {
+      const signature = signatureOf(part);
+      if (part.text === '' && signature === undefined) return [];
+      return [signature === undefined ? { text: part.text } : { text: part.text, thoughtSignature: signature }];
+    }
+    case 'refusal':
+      return [{ text: part.refusal }];
+    case 'reasoning': {
+      const thought = clientThought(part);
+      return thought ? [thought] : [];
+    }
+    case 'tool_call': {
+      const out: Json = { functionCall: clientCall(part.id, part.name, part.arguments) };
+      const signature = signatureOf(part);
+      if (signature !== undefined) out.thoughtSignature = signature;
+      return [out];
+    }
+    default:
+      return [];
+  }
+}
+
+export function clientCall(id: string, name: string, args: string): Json {
+  const parsed = tryParseJson(argumentsForClient(args));
+  return { id, name, args: isRecord(parsed) ? parsed : {} };
+}
+
+/**
+ * A reasoning part as a thought: Gemini's own with its signature; another vendor's (Anthropic
+ * signature, OpenAI encrypted reasoning) with a signature that carries it back
+ * (shared/carry-opaque.ts), since a Gemini client returns signatures as it got them.
+ */
+export function clientThought(part: ReasoningPart): Json | undefined {
+  const signature = signatureOf(part);
+  const foreign = part.signature !== undefined || part.encrypted !== undefined || part.redacted === true || (signature === undefined && hasMetadata(part.providerMetadata));
+  if (foreign) return { text: part.redacted ? '' : part.text, thought: true, thoughtSignature: carryOpaque(opaqueOfReasoning(part)) };
+  if (signature !== undefined) return { text: part.text, thought: true, thoughtSignature: signature };
+  return part.text ? { text: part.text, thought: true } : undefined;
+}

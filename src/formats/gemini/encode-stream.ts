@@ -1,0 +1,115 @@
+import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/types.ts';
+import { jsonRecord, type SseRecord } from '../../sse/index.ts';
+import { redactSecrets } from '../../util/redact-secrets.ts';
+import type { StreamEncoder } from '../types.ts';
+import { googleStatus } from './errors.ts';
+import { clientCall, clientThought } from './encode-response.ts';
+import { encodeGeminiFinishReason } from './map-finish-reason.ts';
+import { encodeGeminiUsage } from './map-usage.ts';
+import { GOOGLE } from './signature.ts';
+
+type Json = Record<string, unknown>;
+interface OpenCall { id: string; name: string; args: string; metadata?: ProviderMetadata }
+
+/**
+ * IR stream parts → Gemini stream records, one `GenerateContentResponse` each with only the new
+ * parts (as Google streams). A block's signature goes out on an empty part of the same kind when
+ * the block ends; a call goes out whole when it ends; the last record has the finishReason and
+ * the usage. The framing (SSE or a JSON array) is the writer's.
+ */
+class GeminiStreamEncoder implements StreamEncoder {
+  private id = '';
+  private model = '';
+  private reason: FinishReason = 'stop';
+  private usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  private readonly calls = new Map<number, OpenCall>();
+  /** What signs the open reasoning block, when it is another vendor's (carried on its thought). */
+  private reasoningSignature: string | undefined;
+
+  constructor(private readonly request: ChatRequest) {}
+
+  encode(part: StreamPart): SseRecord[] {
+    switch (part.type) {
+      case 'start':
+        this.id = part.id;
+        this.model = part.model || this.request.model;
+        return [];
+      case 'text-delta':
+        return part.text ? [this.chunk([{ text: part.text }])] : [];
+      case 'refusal-delta':
+        return part.text ? [this.chunk([{ text: part.text }])] : [];
+      case 'text-end': {
+        const signature = googleSignature(part.providerMetadata);
+        return signature === undefined ? [] : [this.chunk([{ text: '', thoughtSignature: signature }])];
+      }
+      case 'reasoning-start':
+        this.reasoningSignature = undefined;
+        return [];
+      case 'reasoning-delta':
+        return part.text ? [this.chunk([{ text: part.text, thought: true }])] : [];
+      case 'reasoning-signature':
+        this.reasoningSignature = part.signature;
+        return [];
+      case 'reasoning-end': {
+        const thought = clientThought({ type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, providerMetadata: part.providerMetadata });
+        this.reasoningSignature = undefined;
+        return thought?.thoughtSignature === undefined ? [] : [this.chunk([thought])];
+      }
+      case 'redacted-reasoning': {
+        const thought = clientThought({ type: 'reasoning', text: '', redacted: true, data: part.data });
+        return thought ? [this.chunk([thought])] : [];
+      }
+      case 'tool-call-start':
+        this.calls.set(part.index, { id: part.id, name: part.name, args: '', metadata: part.providerMetadata });
+        return [];
+      case 'tool-call-delta': {
+        const call = this.calls.get(part.index);
+        if (call) call.args += part.argumentsDelta;
+        return [];
+      }
+      case 'tool-call-end': {
+        const call = this.calls.get(part.index);
+        if (!call) return [];
+        this.calls.delete(part.index);
+        const out: Json = { functionCall: clientCall(call.id, call.name, call.args) };
+        const signature = googleSignature(call.metadata);
+        if (signature !== undefined) out.thoughtSignature = signature;
+        return [this.chunk([out])];
+      }
+      case 'finish':
+        this.reason = part.finishReason;
+        return [];
+      case 'usage':
+        this.usage = part.usage;
+        return [];
+      case 'error':
+        return [jsonRecord(undefined, { error: { code: part.error.status, message: redactSecrets(part.error.message), status: googleStatus(part.error.status) } })];
+      case 'end':
+        return [this.last()];
+      default:
+        return [];
+    }
+  }
+
+  private chunk(parts: Json[]): SseRecord {
+    return jsonRecord(undefined, { candidates: [{ content: { role: 'model', parts }, index: 0 }], modelVersion: this.model, responseId: this.id });
+  }
+
+  private last(): SseRecord {
+    return jsonRecord(undefined, {
+      candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: encodeGeminiFinishReason(this.reason), index: 0 }],
+      usageMetadata: encodeGeminiUsage(this.usage),
+      modelVersion: this.model,
+      responseId: this.id,
+    });
+  }
+}
+
+function googleSignature(metadata: ProviderMetadata | undefined): string | undefined {
+  const value = metadata?.[GOOGLE]?.thoughtSignature;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function createGeminiStreamEncoder(request: ChatRequest): StreamEncoder {
+  return new GeminiStreamEncoder(request);
+}

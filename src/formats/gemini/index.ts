@@ -1,0 +1,48 @@
+import type { FormatCodec } from '../types.ts';
+import { defineFormat } from '../define-format.ts';
+import { jsonArrayFraming, sseFraming } from '../shared/index.ts';
+import { decodeGeminiRequest } from './decode-request.ts';
+import { decodeGeminiResponse } from './decode-response.ts';
+import { createGeminiStreamDecoder } from './decode-stream.ts';
+import { encodeGeminiRequest } from './encode-request.ts';
+import { encodeGeminiResponse } from './encode-response.ts';
+import { createGeminiStreamEncoder } from './encode-stream.ts';
+import { decodeGeminiError, decodeGeminiStreamError, encodeGeminiError, encodeGeminiStreamError } from './errors.ts';
+import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-passthrough.ts';
+import { readGeminiPath } from './read-path.ts';
+import { tellGeminiRecordEnd } from './tell-record-end.ts';
+
+/** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
+export const geminiCodec: FormatCodec = {
+  format: 'gemini',
+  decodeRequest: decodeGeminiRequest,
+  encodeRequest: encodeGeminiRequest,
+  decodeResponse: decodeGeminiResponse,
+  encodeResponse: encodeGeminiResponse,
+  createStreamDecoder: createGeminiStreamDecoder,
+  createStreamEncoder: createGeminiStreamEncoder,
+  decodeError: decodeGeminiError,
+  decodeStreamError: decodeGeminiStreamError,
+  encodeError: encodeGeminiError,
+  encodeStreamError: encodeGeminiStreamError,
+  // Google's SDKs read every stream record as a GenerateContentResponse: routing events have no place (headers carry them).
+  insertRoutingEvents: (records) => records.slice(),
+  readPassthroughResponse: readGeminiPassthroughResponse,
+  createUsageTap: createGeminiUsageTap,
+};
+
+/** Google Gemini: its whole face. The model and stream flag are in the path; `alt=sse` picks SSE, else a JSON array. */
+export const geminiFormat = defineFormat({
+  id: 'gemini',
+  title: 'Google Gemini (generateContent)',
+  routes: [{ method: 'POST', path: '/v1beta/models/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) }],
+  credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
+  framing: sseFraming,
+  framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
+  codec: geminiCodec,
+  terminal: tellGeminiRecordEnd,
+  passthrough: {},
+});
+
+export { decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };
+export { SKIP_SIGNATURE, GOOGLE } from './signature.ts';

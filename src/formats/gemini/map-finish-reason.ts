@@ -1,0 +1,30 @@
+import type { FinishReason } from '../../ir/types.ts';
+
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'LANGUAGE']);
+const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'IMAGE_OTHER', 'NO_IMAGE']);
+
+/**
+ * A Gemini `finishReason` → IR. Gemini has no "tool calls" reason (a turn with `functionCall`
+ * parts ends `STOP`), so `hasToolCalls` decides; a blocked prompt (`promptFeedback.blockReason`,
+ * no candidate) is a content filter.
+ */
+export function decodeGeminiFinishReason(reason: string | undefined, hasToolCalls: boolean): FinishReason {
+  if (reason === 'MAX_TOKENS') return 'length';
+  if (reason !== undefined && FILTERED.has(reason)) return 'content_filter';
+  if (reason !== undefined && FAILED.has(reason)) return 'error';
+  return hasToolCalls ? 'tool_calls' : 'stop';
+}
+
+/** IR → a Gemini `finishReason` (tool calls end `STOP`, as Gemini's own). */
+export function encodeGeminiFinishReason(reason: FinishReason): string {
+  switch (reason) {
+    case 'length':
+      return 'MAX_TOKENS';
+    case 'content_filter':
+      return 'SAFETY';
+    case 'error':
+      return 'OTHER';
+    default:
+      return 'STOP';
+  }
+}

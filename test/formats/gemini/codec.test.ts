@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/errors/index.ts';
+import { getCodec, getFormat, framingOf } from '../../../src/formats/index.ts';
+import { SKIP_SIGNATURE, readGeminiPath } from '../../../src/formats/gemini/index.ts';
+import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
+
+const gemini = getCodec('gemini');
+const target = { model: 'google/gemini-3-pro-preview', stream: false };
+const SIG_A = 'CiQB0e2Kb3dRh+/sigA==';
+const SIG_B = 'CiQB0e2Kb3dRh+/sigB==';
+
+/** A Gemini 3 answer with thoughts and two parallel calls, only the first signed (recorded shape, wire-formats-providers §1.10). */
+const PARALLEL_ANSWER = {
+  candidates: [
+    {
+      content: {
+        role: 'model',
+        parts: [
+          { text: 'Two lookups needed.', thought: true },
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: SIG_A },
+          { functionCall: { name: 'get_weather', args: { city: 'Rome' } } },
+        ],
+      },
+      finishReason: 'STOP',
+      index: 0,
+    },
+  ],
+  usageMetadata: { promptTokenCount: 120, candidatesTokenCount: 30, thoughtsTokenCount: 45, cachedContentTokenCount: 100, toolUsePromptTokenCount: 5, totalTokenCount: 200 },
+  modelVersion: 'gemini-3-pro-preview',
+  responseId: 'mDSjaOmZHLKj1dkPpZDcwAw',
+};
+
+function request(body: Record<string, unknown>, stream = false): ChatRequest {
+  return gemini.decodeRequest(body, { ...target, stream });
+}
+
+describe('gemini codec', () => {
+  it('reads the model, the stream flag and the framing from the path', () => {
+    expect(readGeminiPath('/v1beta/models/google/gemini-2.5-flash:generateContent', new URLSearchParams())).toEqual({ model: 'google/gemini-2.5-flash', stream: false, action: 'generateContent' });
+    expect(readGeminiPath('/v1beta/models/models%2Fgemini-2.5-flash:streamGenerateContent', new URLSearchParams('alt=sse'))).toMatchObject({ model: 'gemini-2.5-flash', stream: true, framing: 'sse' });
+    expect(readGeminiPath('/v1beta/models/gemini-2.5-flash:streamGenerateContent', new URLSearchParams())).toMatchObject({ framing: 'json-array' });
+    expect(readGeminiPath('/v1beta/models/gemini-2.5-flash:embedContent', new URLSearchParams())).toBeUndefined();
+  });
+
+  it('decodes a request: system, tools, toolConfig, generationConfig, thinking, JSON schema', () => {
+    const ir = request({
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      contents: [{ role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0K' } }] }],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING', nullable: true } }, required: ['city'] } }] }, { googleSearch: {} }],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
+      generationConfig: { temperature: 0.2, topP: 0.9, topK: 40, maxOutputTokens: 512, stopSequences: ['END'], responseMimeType: 'application/json', responseJsonSchema: { type: 'object' }, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } },
+      safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+    });
+    expect(ir.system).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(ir.messages[0].content[1]).toEqual({ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0K' } });
+    expect(ir.tools).toEqual([{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: ['string', 'null'] } }, required: ['city'] } }]);
+    expect(ir.webSearch).toEqual({});
+    expect(ir.toolChoice).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(ir).toMatchObject({ temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 512, stop: ['END'], responseFormat: { type: 'json_schema', schema: { type: 'object' } }, reasoning: { enabled: true, budgetTokens: 2048, summary: 'auto' } });
+    expect(ir.extra).toEqual({ safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] });
+  });
+
+  it('refuses what has no equivalent only on a conversion (unconvertible), and a bad body with a 422 naming the field', () => {
+    const ir = request({ contents: [{ role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }] }], tools: [{ codeExecution: {} }], cachedContent: 'cachedContents/abc' });
+    expect(ir.unconvertible?.map((u) => u.field)).toEqual(['contents[0].parts[0].executableCode', 'tools[0].codeExecution', 'cachedContent']);
+    let error: unknown;
+    try {
+      request({ contents: [{ role: 'bot', parts: [] }], generationConfig: { thinkingConfig: { thinkingBudget: 1, thinkingLevel: 'LOW' } } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).details).toEqual({ fields: { 'contents[0].role': "must be 'user' or 'model'", 'generationConfig.thinkingConfig': 'thinkingBudget and thinkingLevel cannot both be set' } });
+  });
+
+  it('decodes an answer: thoughts, parallel calls (first one signed), finish and usage', () => {
+    const response = gemini.decodeResponse(PARALLEL_ANSWER);
+    expect(response.content[0]).toEqual({ type: 'reasoning', text: 'Two lookups needed.' });
+    expect(response.content[1]).toMatchObject({ type: 'tool_call', name: 'get_weather', arguments: '{"city":"Paris"}', providerMetadata: { google: { thoughtSignature: SIG_A } } });
+    expect(response.content[2]).not.toHaveProperty('providerMetadata');
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.usage).toEqual({ inputTokens: 125, outputTokens: 75, cacheReadTokens: 100, reasoningTokens: 45 });
+    expect(response).toMatchObject({ id: 'mDSjaOmZHLKj1dkPpZDcwAw', model: 'gemini-3-pro-preview' });
+  });
+
+  for (const client of ['chat', 'messages', 'responses'] as const) {
+    it(`a signed call goes to a ${client} client and comes back to Gemini byte-exact; an unsigned first call gets the skip value`, () => {
+      const response = gemini.decodeResponse(PARALLEL_ANSWER);
+      const codec = getCodec(client);
+      const clientRequest = { model: 'm', system: [], messages: [], stream: false } as ChatRequest;
+      const body = codec.encodeResponse(response, clientRequest) as Record<string, any>;
+      // The client's own next request, with the answer echoed and both results.
+      let next: Record<string, unknown>;
+      if (client === 'chat') {
+        const message = body.choices[0].message;
+        next = { model: 'm', messages: [{ role: 'user', content: 'Weather?' }, message, ...message.tool_calls.map((call: any) => ({ role: 'tool', tool_call_id: call.id, content: '{"temp":18}' }))] };
+      } else if (client === 'messages') {
+        const uses = body.content.filter((b: any) => b.type === 'tool_use');
+        next = { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }, { role: 'assistant', content: body.content }, { role: 'user', content: uses.map((u: any) => ({ type: 'tool_result', tool_use_id: u.id, content: '{"temp":18}' })) }] };
+      } else {
+        const calls = body.output.filter((i: any) => i.type === 'function_call');
+        next = { model: 'm', input: [{ role: 'user', content: 'Weather?' }, ...body.output, ...calls.map((c: any) => ({ type: 'function_call_output', call_id: c.call_id, output: '{"temp":18}' }))] };
+      }
+      const upstream = gemini.encodeRequest(codec.decodeRequest(next), { upstreamModel: 'gemini-3-pro-preview' }) as Record<string, any>;
+      const model = upstream.contents[1];
+      expect(model.role).toBe('model');
+      const calls = model.parts.filter((p: any) => p.functionCall);
+      expect(calls.map((p: any) => p.thoughtSignature)).toEqual([SIG_A, undefined]);
+      expect(calls.map((p: any) => p.functionCall.args)).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
+      expect(upstream.contents[2].parts.map((p: any) => p.functionResponse)).toEqual([
+        { name: 'get_weather', response: { temp: 18 } },
+        { name: 'get_weather', response: { temp: 18 } },
+      ]);
+
+      // The same history from a client that dropped the signature (another model's turn): the skip value.
+      const dropped = gemini.encodeRequest(
+        { model: 'm', system: [], stream: false, messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, { role: 'assistant', content: [{ type: 'tool_call', id: 'call_1', name: 'f', arguments: '{}' }] }, { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'call_1', content: 'ok' }] }] },
+        { upstreamModel: 'gemini-3-pro-preview' },
+      ) as Record<string, any>;
+      expect(dropped.contents[1].parts[0]).toEqual({ functionCall: { id: 'call_1', name: 'f', args: {} }, thoughtSignature: SKIP_SIGNATURE });
+      expect(dropped.contents[2].parts[0]).toEqual({ functionResponse: { id: 'call_1', name: 'f', response: { result: 'ok' } } });
+    });
+  }
+
+  it('a Messages upstream\'s signed thinking reaches a Gemini client as a thought and comes back to Anthropic byte-exact', () => {
+    const body = gemini.encodeResponse(
+      { id: 'msg_1', model: 'claude', created: 1, content: [{ type: 'reasoning', text: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'tool_call', id: 'toolu_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls', usage: { inputTokens: 1, outputTokens: 1 } },
+      { model: 'm', system: [], messages: [], stream: false },
+    ) as Record<string, any>;
+    const parts = body.candidates[0].content.parts;
+    const next = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts }, { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'f', response: { ok: true } } }] }] });
+    const anthropic = getCodec('messages').encodeRequest(next, { upstreamModel: 'claude', defaultMaxTokens: 100 }) as Record<string, any>;
+    expect(anthropic.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'hmm', signature: 'EqQBCgIY+/==' });
+    expect(anthropic.messages[1].content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_1' });
+    expect(anthropic.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1' });
+  });
+
+  it('streams: a signature on a later empty part signs the block; both framings round-trip at every split', () => {
+    const records = [
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }], modelVersion: 'gemini-3-pro-preview', responseId: 'r1', usageMetadata: { promptTokenCount: 7 } },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'lo "[x]" {y}' }] }, index: 0 }], modelVersion: 'gemini-3-pro-preview', responseId: 'r1' },
+      { candidates: [{ content: { role: 'model', parts: [{ text: '', thoughtSignature: SIG_B }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 3, totalTokenCount: 10 }, modelVersion: 'gemini-3-pro-preview', responseId: 'r1' },
+    ].map((value) => ({ data: JSON.stringify(value) }));
+    const decoder = gemini.createStreamDecoder();
+    const parts: StreamPart[] = [...records.flatMap((r) => decoder.push(r)), ...decoder.end()];
+    expect(parts.filter((p) => p.type !== 'start')).toEqual([
+      { type: 'text-start' },
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo "[x]" {y}' },
+      { type: 'text-end', providerMetadata: { google: { thoughtSignature: SIG_B } } },
+      { type: 'finish', finishReason: 'stop' },
+      { type: 'usage', usage: { inputTokens: 7, outputTokens: 3 } },
+      { type: 'end' },
+    ]);
+    const format = getFormat('gemini');
+    for (const name of ['sse', 'json-array']) {
+      const framing = framingOf(format, name);
+      const writer = framing.createWriter();
+      const bytes = Buffer.from(String(writer.write(records)) + String(writer.end()));
+      if (name === 'json-array') expect(JSON.parse(bytes.toString())).toHaveLength(3);
+      for (const split of [1, 3, 17, bytes.length]) {
+        const reader = framing.createReader();
+        const read: string[] = [];
+        for (let at = 0; at < bytes.length; at += split) {
+          reader.push(bytes.subarray(at, at + split));
+          read.push(...reader.records.map((r) => r.data));
+        }
+        expect(read, `${name} split ${split}`).toEqual(records.map((r) => r.data));
+      }
+    }
+  });
+
+  it('encodes errors in Google\'s shape with the envelope fields', () => {
+    const body = gemini.encodeError(new GatewayError('validation_error', 'Bad field.', { details: { fields: { 'contents[0].role': 'bad' } } }), { requestId: 'req_1', correlationId: 'req_1' }) as Record<string, any>;
+    expect(body.error).toMatchObject({ code: 422, status: 'INVALID_ARGUMENT', message: 'Bad field.', request_id: 'req_1', details: [{ reason: 'validation_error', domain: 'gateway', metadata: { 'contents[0].role': 'bad' } }] });
+    expect(body).toMatchObject({ correlation_id: 'req_1', timestamp: expect.any(Number) });
+    expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED' });
+  });
+});
