@@ -1,6 +1,7 @@
-const DATE_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
+// `-2024-08-06`, `-20250805`, and Vertex AI's `@20250929`.
+const DATE_SUFFIX = /(?:-|@)(\d{4}-\d{2}-\d{2}|\d{8})$/;
 
-/** A model id without a trailing release date (`gpt-4o-2024-08-06` → `gpt-4o`, `claude-opus-4-1-20250805` → `claude-opus-4-1`). */
+/** A model id without a trailing release date (`gpt-4o-2024-08-06` → `gpt-4o`, `claude-opus-4-1-20250805` and `claude-opus-4-1@20250805` → `claude-opus-4-1`). */
 export function stripDateSuffix(id: string): string {
   return id.replace(DATE_SUFFIX, '');
 }

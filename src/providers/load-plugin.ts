@@ -24,6 +24,7 @@ const BUILTIN_PLUGINS: Record<string, () => Promise<Record<string, unknown>>> = 
   anthropic: () => import('../../plugins/anthropic/index.ts'),
   azure: () => import('../../plugins/azure/index.ts'),
   bedrock: () => import('../../plugins/bedrock/index.ts'),
+  google: () => import('../../plugins/google/index.ts'),
 };
 
 /** The names of the built-in plugins. */

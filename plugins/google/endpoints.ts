@@ -1,0 +1,52 @@
+import type { GoogleOptions } from './options.ts';
+
+/** The Vertex AI host of a location: `global` and the `us`/`eu` multi-regions have their own. */
+export function vertexHost(location: string): string {
+  if (location === 'global') return 'https://aiplatform.googleapis.com';
+  if (location === 'us' || location === 'eu') return `https://aiplatform.${location}.rep.googleapis.com`;
+  return `https://${location}-aiplatform.googleapis.com`;
+}
+
+/** The origin calls go to: the config's `baseURL` (a proxy, a test double), else Google's host for the API. */
+export function upstreamOrigin(options: GoogleOptions, baseURL: string | undefined): string {
+  if (baseURL) return baseURL.replace(/\/+$/, '');
+  return options.api === 'vertex' ? vertexHost(options.location) : 'https://generativelanguage.googleapis.com';
+}
+
+/** A model id as one path segment (`claude-sonnet-4-5@20250929` keeps its `@`). */
+function segment(model: string): string {
+  return encodeURIComponent(model).replace(/%40/g, '@');
+}
+
+/** Builds the request paths of one provider. */
+export interface GooglePaths {
+  /** `…/models/{m}:generateContent`, or `:streamGenerateContent?alt=sse`. */
+  gemini(model: string, stream: boolean): string;
+  geminiCount(model: string): string;
+  /** Vertex only: Claude's `:rawPredict` / `:streamRawPredict`. */
+  claude(model: string, stream: boolean): string;
+  claudeCount(): string;
+}
+
+/** The paths for AI Studio (`/v1beta/models/…`) or for Vertex (`/v1/projects/{p}/locations/{l}/publishers/…`). */
+export function googlePaths(options: GoogleOptions, project: string | undefined): GooglePaths {
+  if (options.api === 'gemini') {
+    const base = `/${options.apiVersion ?? 'v1beta'}/models`;
+    const noClaude = (): never => {
+      throw new Error('Claude is served through Vertex AI only');
+    };
+    return {
+      gemini: (model, stream) => `${base}/${segment(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+      geminiCount: (model) => `${base}/${segment(model)}:countTokens`,
+      claude: noClaude,
+      claudeCount: noClaude,
+    };
+  }
+  const base = `/${options.apiVersion ?? 'v1'}/projects/${project ?? '-'}/locations/${options.location}/publishers`;
+  return {
+    gemini: (model, stream) => `${base}/google/models/${segment(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+    geminiCount: (model) => `${base}/google/models/${segment(model)}:countTokens`,
+    claude: (model, stream) => `${base}/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
+    claudeCount: () => `${base}/anthropic/models/count-tokens:rawPredict`,
+  };
+}

@@ -1,0 +1,87 @@
+import { definePlugin, GatewayError, type ChatCall, type HttpClient, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
+import { serviceAccountTokens, staticToken, type TokenSource } from './access-token.ts';
+import { googlePaths, upstreamOrigin } from './endpoints.ts';
+import { GEMINI_MODELS, GOOGLE_MODEL_FACTS, VERTEX_CLAUDE_MODELS } from './models.ts';
+import { OPTION_KEYS, parseGoogleOptions, type GoogleOptions } from './options.ts';
+import { loadServiceAccount } from './service-account.ts';
+import { countTokensBody } from './count-tokens-body.ts';
+import { patchClaudeBody, VERTEX_ANTHROPIC_VERSION } from './vertex-claude-body.ts';
+
+export type { GoogleOptions } from './options.ts';
+
+/** How a call is authenticated: AI Studio's API key header, or a Vertex bearer token. */
+type Authorize = () => Promise<Record<string, string>>;
+
+function vertexAuth(tokens: TokenSource | undefined, providerId: string): Authorize {
+  return async () => {
+    if (!tokens) throw new GatewayError('provider_error', `The provider '${providerId}' has no Google credentials: set credentials, accessToken or GOOGLE_APPLICATION_CREDENTIALS.`);
+    return { authorization: `Bearer ${await tokens.token()}` };
+  };
+}
+
+/** The Messages body a Vertex Claude call sends: the client's bytes edited in place, else the encoded body. */
+function claudeBody(call: ChatCall): string {
+  const patched = call.rawBody === undefined ? undefined : patchClaudeBody(call.rawBody);
+  if (patched !== undefined) return patched;
+  const { model: _model, ...rest } = call.body;
+  return JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest });
+}
+
+/**
+ * Google: Gemini through AI Studio (`api: 'gemini'`, API key) or Vertex AI (`api: 'vertex'`,
+ * service-account OAuth2 or an access token), and Claude on Vertex AI in the Messages format.
+ */
+export default definePlugin<GoogleOptions>({
+  name: 'google',
+  formats: ['gemini'],
+  // Claude on Vertex speaks Messages (`:rawPredict`); its model ids say `formats: ['messages']`.
+  supportedFormats: ['gemini', 'messages'],
+  catalog: { provider: 'google', models: GOOGLE_MODEL_FACTS },
+  options: { parse: parseGoogleOptions, keys: OPTION_KEYS },
+  setup(ctx) {
+    const options = ctx.options;
+    const vertex = options.api === 'vertex';
+    const account = vertex && !options.accessToken ? loadServiceAccount(options.credentials) : undefined;
+    const project = options.project ?? account?.projectId;
+    if (vertex && !project && (account || options.accessToken)) throw new Error('project is required (the service-account key names none)');
+    if (vertex && !account && !options.accessToken) ctx.log.warn(`provider '${ctx.id}': no Google credentials (credentials, accessToken or GOOGLE_APPLICATION_CREDENTIALS); its calls will fail`);
+    const tokens = options.accessToken ? staticToken(options.accessToken) : account ? serviceAccountTokens(account, ctx.http) : undefined;
+    const paths = googlePaths(options, project);
+    const client: HttpClient = ctx.http.client(upstreamOrigin(options, ctx.baseURL));
+    const keyHeader: Record<string, string> = ctx.apiKey ? { 'x-goog-api-key': ctx.apiKey } : {};
+    const authorize: Authorize = vertex ? vertexAuth(tokens, ctx.id) : () => Promise.resolve(keyHeader);
+    const base = { 'content-type': 'application/json', ...ctx.headers };
+
+    function claudeOnly(call: ChatCall): void {
+      if (!vertex) throw new GatewayError('bad_request', `The provider '${ctx.id}' (api: 'gemini') serves Gemini models only; Claude '${call.model}' needs api: 'vertex'.`);
+    }
+
+    async function send(call: ChatCall, path: string, body: string, extra: Record<string, string> = {}): Promise<UpstreamResponse> {
+      const headers = { ...base, ...(await authorize()), ...extra };
+      return client.request({ method: 'POST', path, headers, body, abortOn: call });
+    }
+
+    function chat(call: ChatCall): Promise<UpstreamResponse> {
+      const accept = call.stream ? 'text/event-stream' : 'application/json';
+      if (call.format === 'messages') {
+        claudeOnly(call);
+        const beta = call.headers['anthropic-beta'];
+        return send(call, paths.claude(call.model, call.stream), claudeBody(call), beta ? { accept, 'anthropic-beta': beta } : { accept });
+      }
+      return send(call, paths.gemini(call.model, call.stream), call.rawBody ?? JSON.stringify(call.body), { accept });
+    }
+
+    function countTokens(call: ChatCall): Promise<UpstreamResponse> {
+      if (call.format === 'messages') {
+        claudeOnly(call);
+        // Vertex's counter keeps `model` in the body (it is not in the path).
+        const body = JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...call.body, model: call.model });
+        return send(call, paths.claudeCount(), body, { accept: 'application/json' });
+      }
+      return send(call, paths.geminiCount(call.model), JSON.stringify(countTokensBody(call, options.api)), { accept: 'application/json' });
+    }
+
+    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS] : GEMINI_MODELS;
+    return { models, chat, countTokens, close: () => client.close() };
+  },
+});

@@ -1,0 +1,49 @@
+import type { ModelSpec } from 'gateway/plugin-kit';
+
+/*
+ * Facts about Google's model ids for the plugin's `catalog.models`. Prices (cached and
+ * thinking tokens included) come from the bundled catalog (@pydantic/genai-prices, provider
+ * `google`); limits and capabilities from Google's model pages, since models.dev's snapshot has
+ * no Google file. Claude on Vertex speaks Messages (`:rawPredict`), so its ids say so.
+ */
+
+const GEMINI_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling', 'thinking', 'vision', 'documents', 'json_mode'];
+const CLAUDE_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling', 'thinking', 'vision', 'documents'];
+const GEMINI_IO = { input: ['text' as const, 'image' as const, 'audio' as const, 'video' as const, 'file' as const], output: ['text' as const] };
+
+function gemini(id: string, displayName: string, maxOutputTokens = 65_536, contextWindow = 1_048_576): ModelSpec {
+  return { id, displayName, type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, contextWindow, maxOutputTokens, formats: ['gemini'] };
+}
+
+function claude(id: string, maxOutputTokens: number): ModelSpec {
+  return { id, type: 'chat', capabilities: CLAUDE_CAPS, contextWindow: 200_000, maxOutputTokens, formats: ['messages'] };
+}
+
+/** Gemini models served when the config lists none (AI Studio and Vertex). */
+export const GEMINI_MODELS: ModelSpec[] = [
+  gemini('gemini-2.5-pro', 'Gemini 2.5 Pro'),
+  gemini('gemini-2.5-flash', 'Gemini 2.5 Flash'),
+  gemini('gemini-2.5-flash-lite', 'Gemini 2.5 Flash-Lite'),
+  gemini('gemini-3-pro-preview', 'Gemini 3 Pro Preview'),
+  gemini('gemini-3-flash-preview', 'Gemini 3 Flash Preview'),
+];
+
+/** Claude models Vertex AI serves (ids with Vertex's `@date`; the undated form names the same model's facts). */
+export const VERTEX_CLAUDE_MODELS: ModelSpec[] = [
+  claude('claude-sonnet-4-5@20250929', 64_000),
+  claude('claude-haiku-4-5@20251001', 64_000),
+  claude('claude-opus-4-1@20250805', 32_000),
+];
+
+/** Facts for ids a config lists: the Gemini and Claude families above, undated too. */
+export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
+  ...GEMINI_MODELS,
+  gemini('gemini-2.0-flash', 'Gemini 2.0 Flash', 8_192),
+  gemini('gemini-2.0-flash-lite', 'Gemini 2.0 Flash-Lite', 8_192),
+  ...VERTEX_CLAUDE_MODELS,
+  claude('claude-sonnet-4-5', 64_000),
+  claude('claude-haiku-4-5', 64_000),
+  claude('claude-opus-4-1', 32_000),
+  claude('claude-opus-4-5', 64_000),
+  claude('claude-sonnet-4', 64_000),
+];

@@ -1,0 +1,290 @@
+/**
+ * A strict fake of Google's Gemini API (AI Studio, and the Gemini half of the Vertex fake): it
+ * rejects what the real one rejects — unknown fields (proto JSON: camelCase or snake_case), both
+ * thinking knobs at once, a Gemini 3 `functionCall` of the current turn without its
+ * `thoughtSignature` (unless it carries the documented skip value), a signature it never issued,
+ * function responses that do not answer every call — with 400 INVALID_ARGUMENT in Google's error
+ * shape. The script is an agent loop: tool calls (parallel when `pick` returns several) until
+ * `toolTurns` rounds are answered, then a final text; the first call of each round and the last
+ * part of a text answer carry a fresh signature.
+ */
+import crypto from 'node:crypto';
+import { startFakeUpstream, type FakeReply, type FakeUpstream, type ReceivedRequest } from './fake-upstream.ts';
+
+type Json = Record<string, any>;
+
+export interface GeminiModel {
+  /** Thinks (thought parts with includeThoughts, thoughtsTokenCount). */
+  thinking: boolean;
+  /** Gemini 3 rules: every call round signed, signatures of the current turn validated. */
+  gemini3: boolean;
+  outputTokenLimit?: number;
+}
+
+export interface GeminiCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface GeminiFakeOptions {
+  models: Record<string, GeminiModel>;
+  /** AI Studio: the `x-goog-api-key` (or `?key=`) required; unset for the Vertex fake (bearer checked there). */
+  apiKey?: string;
+  /** The calls of a tool round from the declared function names (several = parallel); undefined answers with text. */
+  pick?: (names: string[], body: Json) => GeminiCall[] | undefined;
+  /** Tool rounds before the final text (default 1). */
+  toolTurns?: number;
+  finalText?: string;
+  /** Reported as `cachedContentTokenCount` (implicit caching) on every answer. */
+  cachedTokens?: number;
+}
+
+/** The route a Gemini request came in on. */
+export interface GeminiRoute {
+  model: string;
+  method: string;
+  /** `?alt=sse` was asked for. */
+  sse: boolean;
+}
+
+export const SKIP_SIGNATURES = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
+export const USAGE = { prompt: 120, candidates: 20, thoughts: 8 };
+
+const TOP_KEYS = ['contents', 'systemInstruction', 'tools', 'toolConfig', 'safetySettings', 'generationConfig', 'cachedContent', 'model', 'serviceTier', 'labels'];
+const GENERATION_KEYS = [
+  'stopSequences', 'candidateCount', 'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty',
+  'responseLogprobs', 'logprobs', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'speechConfig',
+  'imageConfig', 'mediaResolution', 'enableEnhancedCivicAnswers', 'thinkingConfig',
+];
+const PART_KEYS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult', 'thought', 'thoughtSignature', 'videoMetadata', 'partMetadata'];
+const TOOL_KEYS = ['functionDeclarations', 'googleSearch', 'googleSearchRetrieval', 'codeExecution', 'urlContext', 'computerUse', 'fileSearch', 'googleMaps'];
+const THINKING_KEYS = ['includeThoughts', 'thinkingBudget', 'thinkingLevel'];
+
+/** `responseMimeType` and `response_mime_type` are one field to a proto JSON parser. */
+function names(camel: string[]): Set<string> {
+  return new Set(camel.flatMap((key) => [key, key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]));
+}
+const ALLOWED = { top: names(TOP_KEYS), generation: names(GENERATION_KEYS), part: names(PART_KEYS), tool: names(TOOL_KEYS), thinking: names(THINKING_KEYS), content: names(['role', 'parts']) };
+
+class Rejection extends Error {}
+const reject = (message: string): never => {
+  throw new Rejection(message);
+};
+
+/** Google's error shape (AIP-193). */
+export function googleError(code: number, status: string, message: string): FakeReply {
+  return { status: code, json: { error: { code, message, status } } };
+}
+
+function checkKeys(object: unknown, allowed: Set<string>, where: string): void {
+  if (!object || typeof object !== 'object') return;
+  for (const key of Object.keys(object)) if (!allowed.has(key)) reject(`Invalid JSON payload received. Unknown name "${key}" at '${where}': Cannot find field.`);
+}
+
+const isCall = (part: Json) => part.functionCall !== undefined;
+const isResponse = (part: Json) => part.functionResponse !== undefined;
+/** A user turn with standard content (not only function responses) starts a new turn. */
+const startsTurn = (content: Json) => content.role !== 'model' && (content.parts ?? []).some((p: Json) => !isResponse(p));
+
+/** The index of the content the current turn starts at. */
+function turnStart(contents: Json[]): number {
+  for (let i = contents.length - 1; i >= 0; i -= 1) if (startsTurn(contents[i])) return i;
+  return 0;
+}
+
+function checkBody(body: Json, model: GeminiModel, issued: Set<string>): void {
+  checkKeys(body, ALLOWED.top, '');
+  checkKeys(body.generationConfig, ALLOWED.generation, 'generation_config');
+  checkKeys(body.generationConfig?.thinkingConfig, ALLOWED.thinking, 'generation_config.thinking_config');
+  const thinking = body.generationConfig?.thinkingConfig;
+  if (thinking?.thinkingBudget !== undefined && thinking?.thinkingLevel !== undefined) reject('You can only set only one of thinking budget and thinking level.');
+  if ((thinking?.thinkingBudget !== undefined || thinking?.thinkingLevel !== undefined) && !model.thinking) reject('Thinking is not supported by this model.');
+  (body.tools ?? []).forEach((tool: Json, i: number) => checkKeys(tool, ALLOWED.tool, `tools[${i}]`));
+  const contents: Json[] = body.contents ?? [];
+  if (!Array.isArray(contents) || contents.length === 0) reject('* GenerateContentRequest.contents: contents is not specified');
+  contents.forEach((content, i) => {
+    checkKeys(content, ALLOWED.content, `contents[${i}]`);
+    if (content.role !== undefined && content.role !== 'user' && content.role !== 'model') reject(`Please use a valid role: user, model.`);
+    (content.parts ?? []).forEach((part: Json, j: number) => {
+      checkKeys(part, ALLOWED.part, `contents[${i}].parts[${j}]`);
+      const signature = part.thoughtSignature;
+      if (signature !== undefined && !SKIP_SIGNATURES.has(signature) && !issued.has(signature)) reject(`Corrupted thought signature.`);
+    });
+    // Every call of a model turn is answered, and only by the user turn right after it.
+    const calls = (content.parts ?? []).filter(isCall).length;
+    if (content.role === 'model' && calls > 0) {
+      const answers = (contents[i + 1]?.parts ?? []).filter(isResponse).length;
+      if (i + 1 < contents.length && answers !== calls) reject('Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
+    }
+  });
+  if (!model.gemini3) return;
+  contents.slice(turnStart(contents)).forEach((content, offset) => {
+    if (content.role !== 'model') return;
+    const first = (content.parts ?? []).find(isCall);
+    if (first && !first.thoughtSignature) reject(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${first.functionCall.name}\` , position ${offset + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`);
+  });
+}
+
+function declaredNames(body: Json): string[] {
+  return (body.tools ?? []).flatMap((tool: Json) => (tool.functionDeclarations ?? tool.function_declarations ?? []).map((d: Json) => d.name));
+}
+
+/** How many call rounds the current turn has had. */
+function roundsDone(contents: Json[]): number {
+  return contents.slice(turnStart(contents)).filter((c) => c.role === 'model' && (c.parts ?? []).some(isCall)).length;
+}
+
+function wantsJson(body: Json): boolean {
+  return body.generationConfig?.responseMimeType === 'application/json';
+}
+
+let counter = 0;
+
+/** A fresh signature: base64 with `+`, `/` and padding, so a re-encoding shows. */
+function newSignature(issued: Set<string>): string {
+  const signature = Buffer.concat([Buffer.from([0x0a, 0xfb, 0xff, 0x3e]), crypto.randomBytes(41)]).toString('base64');
+  issued.add(signature);
+  return signature;
+}
+
+/** What one answer says: its parts (in stream chunks) and its usage. */
+function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): { chunks: Json[][]; usage: Json } {
+  const includeThoughts = model.thinking && body.generationConfig?.thinkingConfig?.includeThoughts === true;
+  const thought = includeThoughts ? [{ text: 'Thinking about the task.', thought: true }] : [];
+  const contents: Json[] = body.contents;
+  const calls = roundsDone(contents) < (options.toolTurns ?? 1) ? options.pick?.(declaredNames(body), body) : undefined;
+  const cached = options.cachedTokens ?? 0;
+  const usage: Json = { promptTokenCount: USAGE.prompt, candidatesTokenCount: USAGE.candidates, totalTokenCount: USAGE.prompt + USAGE.candidates, promptTokensDetails: [{ modality: 'TEXT', tokenCount: USAGE.prompt }] };
+  if (model.thinking) {
+    usage.thoughtsTokenCount = USAGE.thoughts;
+    usage.totalTokenCount += USAGE.thoughts;
+  }
+  if (cached > 0) {
+    usage.cachedContentTokenCount = cached;
+    usage.cacheTokensDetails = [{ modality: 'TEXT', tokenCount: cached }];
+  }
+  if (calls && calls.length > 0) {
+    const parts = calls.map((call, i) => {
+      const part: Json = { functionCall: { name: call.name, args: call.args } };
+      if (i === 0 && model.thinking) part.thoughtSignature = newSignature(issued);
+      return part;
+    });
+    return { chunks: [...(thought.length ? [thought] : []), parts], usage };
+  }
+  const text = wantsJson(body) ? JSON.stringify({ answer: 'done' }) : (options.finalText ?? 'Done: the file is written.');
+  const half = Math.ceil(text.length / 2);
+  const last: Json = { text: text.slice(half) };
+  if (model.gemini3 && model.thinking) last.thoughtSignature = newSignature(issued);
+  void route;
+  return { chunks: [...(thought.length ? [thought] : []), [{ text: text.slice(0, half) }], [last]], usage };
+}
+
+function responseOf(parts: Json[], model: string, id: string, finish?: string, usage?: Json): Json {
+  const candidate: Json = { content: { role: 'model', parts }, index: 0 };
+  if (finish) candidate.finishReason = finish;
+  const out: Json = { candidates: [candidate], modelVersion: model, responseId: id };
+  if (usage) out.usageMetadata = usage;
+  return out;
+}
+
+/** A generateContent / streamGenerateContent answer in the framing asked for. */
+function reply(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): FakeReply {
+  const { chunks, usage } = answer(body, route, model, options, issued);
+  const id = `resp-${(++counter).toString(36)}`;
+  if (route.method === 'generateContent') return { json: responseOf(chunks.flat(), route.model, id, 'STOP', usage) };
+  const records = chunks.map((parts, i) => (i === chunks.length - 1 ? responseOf(parts, route.model, id, 'STOP', usage) : responseOf(parts, route.model, id)));
+  if (route.sse) return { sse: records.map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`) };
+  // JSON-array framing: `[`, elements joined by `,` and line breaks, `]`, streamed element by element.
+  return { headers: { 'content-type': 'application/json; charset=UTF-8' }, sse: records.map((r, i) => `${i === 0 ? '[' : '\r\n,'}${JSON.stringify(r)}`).concat(['\r\n]']) };
+}
+
+function countReply(body: Json, vertex: boolean): FakeReply {
+  let contents: unknown = body.contents;
+  if (!vertex) {
+    if (body.contents !== undefined && body.generateContentRequest !== undefined) reject('contents and generate_content_request are mutually exclusive.');
+    checkKeys(body, names(['contents', 'generateContentRequest']), '');
+    contents = body.contents ?? body.generateContentRequest?.contents;
+  } else checkKeys(body, names(['contents', 'systemInstruction', 'tools', 'generationConfig', 'model', 'instances']), '');
+  if (!Array.isArray(contents)) reject('* CountTokensRequest.contents: contents is not specified');
+  const totalTokens = countTokensOf(contents);
+  return { json: { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] } };
+}
+
+/** The fake's token count for a `contents` array (a test computes the same). */
+export function countTokensOf(contents: unknown): number {
+  return 3 + Math.ceil(JSON.stringify(contents).length / 4);
+}
+
+export interface GeminiHandler {
+  handle(request: ReceivedRequest, route: GeminiRoute, vertex: boolean): FakeReply;
+  rejections: string[];
+  issued: Set<string>;
+}
+
+/** The Gemini request handling shared by the AI Studio and Vertex fakes. */
+export function createGeminiHandler(options: GeminiFakeOptions): GeminiHandler {
+  const rejections: string[] = [];
+  const issued = new Set<string>();
+  return {
+    rejections,
+    issued,
+    handle(request, route, vertex) {
+      const model = options.models[route.model];
+      if (!model) return googleError(404, 'NOT_FOUND', `models/${route.model} is not found for API version v1beta, or is not supported for generateContent.`);
+      try {
+        const body: Json = request.json ?? reject('Invalid JSON payload received.');
+        if (route.method === 'countTokens') return countReply(body, vertex);
+        if (route.method !== 'generateContent' && route.method !== 'streamGenerateContent') return googleError(404, 'NOT_FOUND', `Method ${route.method} not found.`);
+        checkBody(body, model, issued);
+        return reply(body, route, model, options, issued);
+      } catch (error) {
+        if (!(error instanceof Rejection)) throw error;
+        rejections.push(error.message);
+        return googleError(400, 'INVALID_ARGUMENT', error.message);
+      }
+    },
+  };
+}
+
+export interface GeminiFake extends FakeUpstream {
+  rejections: string[];
+  /** Signatures this fake issued (a test checks a client's history carries them byte-exact). */
+  issued: Set<string>;
+  /** The next `times` generation requests get `reply` (a 429, a 500…). */
+  failNext(reply: FakeReply, times?: number): void;
+}
+
+const AI_STUDIO_PATH = /^\/v1beta\/models\/([^/:?]+):([A-Za-z]+)(?:\?(.*))?$/;
+
+function modelObject(id: string, model: GeminiModel): Json {
+  return {
+    name: `models/${id}`, version: '001', displayName: id, description: `Fake ${id}`, inputTokenLimit: 1_048_576, outputTokenLimit: model.outputTokenLimit ?? 65_536,
+    supportedGenerationMethods: ['generateContent', 'countTokens'], temperature: 1, topP: 0.95, topK: 64, maxTemperature: 2, thinking: model.thinking,
+  };
+}
+
+/** Starts a Gemini API (AI Studio) fake on 127.0.0.1: `/v1beta/models…`, key in `x-goog-api-key` or `?key=`. */
+export async function startGeminiFake(options: GeminiFakeOptions): Promise<GeminiFake> {
+  const handler = createGeminiHandler(options);
+  const failures: FakeReply[] = [];
+  const handle = (request: ReceivedRequest): FakeReply => {
+    const url = new URL(request.path, 'http://fake');
+    const key = request.headers['x-goog-api-key'] ?? url.searchParams.get('key');
+    if (!key) return googleError(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
+    if (options.apiKey !== undefined && key !== options.apiKey) return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+    if (request.method === 'GET' && url.pathname === '/v1beta/models') return { json: { models: Object.entries(options.models).map(([id, m]) => modelObject(id, m)) } };
+    const match = request.method === 'POST' ? AI_STUDIO_PATH.exec(request.path) : null;
+    if (!match) return googleError(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found on this server.`);
+    const failure = failures.shift();
+    if (failure) return failure;
+    return handler.handle(request, { model: decodeURIComponent(match[1]), method: match[2], sse: new URLSearchParams(match[3] ?? '').get('alt') === 'sse' }, false);
+  };
+  const base = await startFakeUpstream(handle);
+  return Object.assign(base, {
+    rejections: handler.rejections,
+    issued: handler.issued,
+    failNext: (reply: FakeReply, times = 1) => {
+      for (let i = 0; i < times; i += 1) failures.push(reply);
+    },
+  });
+}
