@@ -1,11 +1,10 @@
-import { definePlugin, GatewayError, type ChatCall, type HttpClient, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
+import { definePlugin, GatewayError, type ChatCall, type HttpClient, type ModelSpec, type RequestPatch, type RequestPatchContext, type UpstreamResponse } from 'gateway/plugin-kit';
 import { serviceAccountTokens, staticToken, type TokenSource } from './access-token.ts';
 import { googlePaths, upstreamOrigin } from './endpoints.ts';
-import { GEMINI_MODELS, GOOGLE_MODEL_FACTS, VERTEX_CLAUDE_MODELS } from './models.ts';
+import { GOOGLE_MODEL_FACTS, VERTEX_CLAUDE_MODELS } from './models.ts';
 import { OPTION_KEYS, parseGoogleOptions, type GoogleOptions } from './options.ts';
 import { loadServiceAccount } from './service-account.ts';
 import { countTokensBody } from './count-tokens-body.ts';
-import { patchClaudeBody, VERTEX_ANTHROPIC_VERSION } from './vertex-claude-body.ts';
 
 export type { GoogleOptions } from './options.ts';
 
@@ -19,12 +18,17 @@ function vertexAuth(tokens: TokenSource | undefined, providerId: string): Author
   };
 }
 
-/** The Messages body a Vertex Claude call sends: the client's bytes edited in place, else the encoded body. */
-function claudeBody(call: ChatCall): string {
-  const patched = call.rawBody === undefined ? undefined : patchClaudeBody(call.rawBody);
-  if (patched !== undefined) return patched;
-  const { model: _model, ...rest } = call.body;
-  return JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest });
+/** The Messages API version Vertex AI wants in the body of a Claude call. */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+/**
+ * Claude on Vertex: the model is in the URL, not the body (its counter keeps it), and the body
+ * names `anthropic_version` (a client's own is kept). The host applies it to the bytes it sends.
+ */
+function patchClaude(context: RequestPatchContext): RequestPatch | undefined {
+  if (context.format !== 'messages') return undefined;
+  const set = context.body.anthropic_version === undefined ? { anthropic_version: VERTEX_ANTHROPIC_VERSION } : undefined;
+  return context.purpose === 'chat' ? { set, remove: ['model'] } : set && { set };
 }
 
 /**
@@ -33,14 +37,15 @@ function claudeBody(call: ChatCall): string {
  */
 export default definePlugin<GoogleOptions>({
   name: 'google',
-  formats: ['gemini'],
-  // Claude on Vertex speaks Messages (`:rawPredict`); its model ids say `formats: ['messages']`.
-  supportedFormats: ['gemini', 'messages'],
+  // Claude on Vertex speaks Messages (`:rawPredict`). Gemini models join with the `gemini` wire
+  // format (`formats: ['gemini']`, Claude ids saying `formats: ['messages']`) once it is registered.
+  formats: ['messages'],
   catalog: { provider: 'google', models: GOOGLE_MODEL_FACTS },
   options: { parse: parseGoogleOptions, keys: OPTION_KEYS },
   setup(ctx) {
     const options = ctx.options;
     const vertex = options.api === 'vertex';
+    if (!vertex) throw new Error(`api: 'gemini' (AI Studio) needs the gemini wire format, which this build does not have yet; Claude on Vertex works with api: 'vertex'`);
     const account = vertex && !options.accessToken ? loadServiceAccount(options.credentials) : undefined;
     const project = options.project ?? account?.projectId;
     if (vertex && !project && (account || options.accessToken)) throw new Error('project is required (the service-account key names none)');
@@ -66,22 +71,21 @@ export default definePlugin<GoogleOptions>({
       if (call.format === 'messages') {
         claudeOnly(call);
         const beta = call.headers['anthropic-beta'];
-        return send(call, paths.claude(call.model, call.stream), claudeBody(call), beta ? { accept, 'anthropic-beta': beta } : { accept });
+        return send(call, paths.claude(call.model, call.stream), call.rawBody, beta ? { accept, 'anthropic-beta': beta } : { accept });
       }
-      return send(call, paths.gemini(call.model, call.stream), call.rawBody ?? JSON.stringify(call.body), { accept });
+      return send(call, paths.gemini(call.model, call.stream), call.rawBody, { accept });
     }
 
     function countTokens(call: ChatCall): Promise<UpstreamResponse> {
       if (call.format === 'messages') {
         claudeOnly(call);
         // Vertex's counter keeps `model` in the body (it is not in the path).
-        const body = JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...call.body, model: call.model });
-        return send(call, paths.claudeCount(), body, { accept: 'application/json' });
+        return send(call, paths.claudeCount(), call.rawBody, { accept: 'application/json' });
       }
       return send(call, paths.geminiCount(call.model), JSON.stringify(countTokensBody(call, options.api)), { accept: 'application/json' });
     }
 
-    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS] : GEMINI_MODELS;
-    return { models, chat, countTokens, close: () => client.close() };
+    const models: ModelSpec[] = VERTEX_CLAUDE_MODELS;
+    return { models, chat, countTokens, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
   },
 });

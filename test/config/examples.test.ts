@@ -19,7 +19,7 @@ async function load(name: string): Promise<GatewayConfig> {
 
 describe('config/ examples', () => {
   it('has the kinds the README promises, each listed there', () => {
-    expect(FILES.sort()).toEqual(['azure.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
+    expect(FILES.sort()).toEqual(['azure.config.ts', 'google-vertex.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
     const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
     for (const name of FILES) expect(readme).toContain(`\`${name}\``);
   });
@@ -69,6 +69,17 @@ describe('config/ examples', () => {
       expect(registry.get('openrouter/openai/gpt-4.1-mini')?.spec).toMatchObject({ contextWindow: 1_047_576, pricing: { input: 0.4, output: 1.6 } });
       expect(config.providers.openrouter.headers).toHaveProperty('X-Title');
       expect(config.routing.strategy).toBe('price');
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('Vertex AI: Claude by its Vertex id, in the Messages format, priced from the catalog, falling back to Anthropic', async () => {
+    const config = await load('google-vertex.config.ts');
+    expect(config.providers.vertex).toMatchObject({ plugin: 'google', api: 'vertex', location: 'us-east5' });
+    const registry = await ProviderRegistry.create(config, { configDir: DIR, log: createLogger('silent') });
+    try {
+      expect(registry.get('vertex/claude-sonnet-4-5@20250929')).toMatchObject({ formats: ['messages'], spec: { pricing: { input: 3, output: 15, cacheRead: 0.3 } } });
     } finally {
       await registry.close();
     }
