@@ -218,4 +218,10 @@ export interface FormatDefinition {
   /** The end of a stream, record by record (a cut stream is told from one that finished). */
   terminal(record: WireRecord): RecordEnd | undefined;
   passthrough: PassthroughRules;
+  /**
+   * The upstream runs a hosted web search: the codec writes `ChatRequest.webSearch` as the
+   * format's own tool and reads the search back as IR `web_search` parts and text citations.
+   * Without it a converted request's web search is a hosted tool the upstream cannot run.
+   */
+  hostedWebSearch?: boolean;
 }

@@ -1,4 +1,5 @@
 import { validationError, type GatewayError } from '../errors/index.ts';
+import { getFormat } from '../formats/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { HostedToolsPolicy } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
@@ -6,31 +7,40 @@ import type { CatalogModel } from '../providers/types.ts';
 /**
  * Tools only one vendor's API can run, carried raw in `extra` because the IR has no slot for
  * them: Responses hosted tools (web_search, file_search, mcp, …) and Anthropic-defined tools
- * (web_search_…, code_execution_…, bash_…). Another format would drop them silently.
+ * (web_search_…, code_execution_…, bash_…). Another format would drop them silently. A hosted
+ * web search is the exception: the IR carries it (`ChatRequest.webSearch`), so every format
+ * whose face says `hostedWebSearch` runs it.
  */
 export interface VendorTools {
-  /** The only upstream format that can run them. */
-  format: Exclude<WireFormat, 'chat'>;
+  /** The format whose upstream runs them all as written (the client's own). */
+  format: WireFormat;
   /** Their `type`s, in order. */
   types: string[];
+  /** Those of `types` that are the request's hosted web search. */
+  webSearch: string[];
 }
 
-const API_NAME: Record<VendorTools['format'], string> = { responses: 'the Responses API', messages: 'the Anthropic Messages API' };
+const API_NAME: Record<string, string> = { responses: 'the Responses API', messages: 'the Anthropic Messages API', chat: 'Chat Completions with web search' };
 
 function typesOf(list: unknown): string[] {
   return Array.isArray(list) ? list.map((tool) => String((tool as { type?: unknown }).type ?? 'unknown')) : [];
 }
 
+/** Every vendor spells its web-search tool `web_search…` (Responses `web_search_preview`, Anthropic `web_search_20250305`). */
+function isWebSearchType(type: string): boolean {
+  return type.startsWith('web_search');
+}
+
 /**
  * The vendor tools a request carries, if any: the Responses hosted tools, including one forced
- * by `tool_choice` (e.g. `{"type":"web_search"}`) without a tool entry, or the Anthropic tools
- * of a Messages request.
+ * by `tool_choice` (e.g. `{"type":"web_search"}`) without a tool entry, the Anthropic tools
+ * of a Messages request, or a Chat request's `web_search_options`.
  */
 export function vendorTools(request: ChatRequest): VendorTools | undefined {
-  const extra = request.extra;
-  if (!extra) return undefined;
+  const extra = request.extra ?? {};
+  const search = (types: string[]): string[] => (request.webSearch ? types.filter(isWebSearchType) : []);
   const server = typesOf(extra.serverTools);
-  if (server.length > 0) return { format: 'messages', types: server };
+  if (server.length > 0) return { format: 'messages', types: server, webSearch: search(server) };
   const types = typesOf(extra.hostedTools);
   const choice = extra.tool_choice as { type?: unknown } | undefined;
   // allowed_tools only narrows the listed tools (its mode is in the IR); every other raw choice names a hosted tool.
@@ -38,12 +48,20 @@ export function vendorTools(request: ChatRequest): VendorTools | undefined {
     const type = String(choice.type ?? 'unknown');
     if (!types.includes(type)) types.push(type);
   }
-  return types.length > 0 ? { format: 'responses', types } : undefined;
+  if (types.length > 0) return { format: 'responses', types, webSearch: search(types) };
+  return request.webSearch ? { format: 'chat', types: ['web_search'], webSearch: ['web_search'] } : undefined;
 }
 
-/** True when `model`'s upstream speaks the format that runs `tools`. */
+/** The tools an upstream of `format` cannot run (a web search runs wherever the format has one). */
+export function unrunnableTools(tools: VendorTools, format: WireFormat): string[] {
+  if (format === tools.format) return [];
+  const searches = getFormat(format).hostedWebSearch === true;
+  return tools.types.filter((type) => !(searches && tools.webSearch.includes(type)));
+}
+
+/** True when `model`'s upstream speaks a format that runs `tools`. */
 export function canRunVendorTools(model: CatalogModel, tools: VendorTools): boolean {
-  return model.formats.includes(tools.format);
+  return model.formats.some((format) => unrunnableTools(tools, format).length === 0);
 }
 
 /** The model's `hostedTools` policy, else its provider's, else 'drop'. */
@@ -57,10 +75,10 @@ export function canServeVendorTools(model: CatalogModel, tools: VendorTools): bo
 }
 
 /** 422 naming the vendor tools and the model that cannot run them (policy 'reject'). */
-export function vendorToolsError(tools: VendorTools, model: string): GatewayError {
-  const names = tools.types.map((t) => `'${t}'`).join(', ');
+export function vendorToolsError(tools: VendorTools, model: string, types = tools.types): GatewayError {
+  const names = types.map((t) => `'${t}'`).join(', ');
   const kind = tools.format === 'messages' ? 'Anthropic tool' : 'hosted tool';
-  const api = API_NAME[tools.format];
+  const api = API_NAME[tools.format] ?? tools.format;
   return validationError(
     { tools: `${kind} ${names} cannot run on model '${model}': its upstream does not speak ${api}` },
     `${kind[0].toUpperCase()}${kind.slice(1)} ${names} is not supported by model '${model}' (its upstream does not speak ${api}); remove the tool or pick a model served by an upstream speaking ${api}.`,

@@ -4,7 +4,7 @@ import type { ChatRequest, WireFormat } from '../ir/types.ts';
 import type { ChatCall } from '../plugin-kit/types.ts';
 import type { CatalogModel } from '../providers/types.ts';
 import { fitToModel } from './fit-to-model.ts';
-import { hostedToolsPolicy, vendorTools, vendorToolsError } from './hosted-tools.ts';
+import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
 
@@ -66,11 +66,14 @@ export function prepareCall(
   }
   const references = checkReferences(request, model);
   const tools = vendorTools(request);
-  const dropped = tools && tools.format !== upstreamFormat ? tools.types : undefined;
-  if (dropped && tools && hostedToolsPolicy(model) === 'reject') throw vendorToolsError(tools, model.id);
+  const unrunnable = tools ? unrunnableTools(tools, upstreamFormat) : [];
+  const dropped = unrunnable.length > 0 ? unrunnable : undefined;
+  if (dropped && tools && hostedToolsPolicy(model) === 'reject') throw vendorToolsError(tools, model.id, dropped);
   // `extra` (hosted tools included) holds fields only the inbound format knows; another format's upstream would reject them.
   const converted = upstreamFormat !== exchange.format;
-  const portable = converted ? (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest) : request;
+  let portable = converted ? (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest) : request;
+  // A web search the upstream cannot run goes with the other dropped tools.
+  if (portable.webSearch && dropped?.some((type) => tools!.webSearch.includes(type))) portable = withField(portable as unknown as Record<string, unknown>, 'webSearch', undefined) as unknown as ChatRequest;
   const fitted = fitToModel(portable, model, upstreamFormat);
   // Formats with explicit cache markers (Messages) place them on a converted request.
   const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';

@@ -367,16 +367,31 @@ describe('Messages markers and is_error on other blocks', () => {
 describe("hosted tools are never dropped silently (prepareCall, hostedTools: 'reject'; 'drop' names them)", () => {
   const send = (upstream: WireFormat, body: Json) => () => toUpstream('responses', upstream, { model: 'client-model', input: 'Search the news', ...body });
 
-  it.each(['chat', 'messages'] as const)("policy 'drop' (the default) leaves them out of a %s upstream's body and names them", (upstream) => {
-    const body = { model: 'client-model', input: 'Search the news', tools: [{ type: 'web_search' }, { type: 'function', ...WEATHER }], tool_choice: { type: 'web_search' } };
+  const prepare = (upstream: WireFormat, tools: Json[]) => {
+    const body = { model: 'client-model', input: 'Search the news', tools: [...tools, { type: 'function', ...WEATHER }], tool_choice: { type: tools[0]!.type } };
     const exchange = { format: 'responses', raw: JSON.stringify(body), body, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId: 'r', correlationId: 'r' } } as ChatExchange;
-    const prepared = prepareCall(exchange, getCodec('responses').decodeRequest(structuredClone(body)), modelFor(upstream, 'auto', 'drop'), { defaultMaxTokens: 4096 });
+    return prepareCall(exchange, getCodec('responses').decodeRequest(structuredClone(body)), modelFor(upstream, 'auto', 'drop'), { defaultMaxTokens: 4096 });
+  };
+
+  it("policy 'drop' (the default) leaves them out of a chat upstream's body and names them", () => {
+    const prepared = prepare('chat', [{ type: 'web_search' }]);
     expect(prepared.droppedTools).toEqual(['web_search']);
     expect(JSON.stringify(prepared.call.body)).not.toContain('web_search');
   });
 
-  it.each(['chat', 'messages'] as const)('a hosted tool → 422 naming the tool and the model for a %s upstream', (upstream) => {
-    expect(send(upstream, { tools: [{ type: 'web_search' }] })).toThrow(/'web_search'.*'up\/up-model'/);
+  it("policy 'drop' leaves out what a messages upstream cannot run, and maps web_search onto its server tool", () => {
+    const prepared = prepare('messages', [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'web_search', filters: { allowed_domains: ['example.com'] } }]);
+    expect(prepared.droppedTools).toEqual(['file_search']);
+    expect(prepared.call.body.tools).toContainEqual({ type: 'web_search_20250305', name: 'web_search', allowed_domains: ['example.com'] });
+    expect(JSON.stringify(prepared.call.body)).not.toContain('file_search');
+  });
+
+  it('a hosted tool → 422 naming the tool and the model for a chat upstream', () => {
+    expect(send('chat', { tools: [{ type: 'web_search' }] })).toThrow(/'web_search'.*'up\/up-model'/);
+  });
+
+  it('a hosted tool without an Anthropic equivalent → 422 naming only it for a messages upstream', () => {
+    expect(send('messages', { tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }] })).toThrow(/hosted tool 'file_search' is not supported.*'up\/up-model'/i);
   });
 
   it.each(['chat', 'messages'] as const)('a hosted tool forced by tool_choice alone → 422 too for a %s upstream', (upstream) => {
@@ -405,8 +420,14 @@ describe('Anthropic-defined tools are never dropped silently either', () => {
     messages: [{ role: 'user', content: 'Search the news' }],
   };
 
-  it.each(['chat', 'responses'] as const)('a Messages request with them → 422 naming them and the model for a %s upstream', (upstream) => {
-    expect(() => toUpstream('messages', upstream, messagesBody)).toThrow(/Anthropic tool 'web_search_20250305', 'bash_20250124'.*'up\/up-model'.*Anthropic Messages API/);
+  it('a Messages request with them → 422 naming them and the model for a chat upstream', () => {
+    expect(() => toUpstream('messages', 'chat', messagesBody)).toThrow(/Anthropic tool 'web_search_20250305', 'bash_20250124'.*'up\/up-model'.*Anthropic Messages API/);
+  });
+
+  it('a responses upstream runs the web search; the 422 names only the tool it cannot run', () => {
+    expect(() => toUpstream('messages', 'responses', messagesBody)).toThrow(/Anthropic tool 'bash_20250124' is not supported.*'up\/up-model'/);
+    const body = toUpstream('messages', 'responses', { ...messagesBody, tools: [messagesBody.tools[0], WEB_SEARCH] });
+    expect(body.tools).toContainEqual({ type: 'web_search' });
   });
 
   it('a Messages request without them converts as before', () => {

@@ -1,6 +1,7 @@
 import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/types.ts';
 import { FieldChecker, assignDefined as set, collectExtra, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
 import { decodeChatMessages } from './decode-messages.ts';
+import { decodeWebSearchOptions } from './map-web-search.ts';
 import { decodeChatToolChoice, decodeChatTools } from './decode-tools.ts';
 
 /** Body fields mapped into the IR; everything else is kept in `extra`. */
@@ -49,6 +50,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'responseFormat', decodeResponseFormat(body.response_format, check));
   set(request, 'user', check.string(body.user, 'user'));
   set(request, 'metadata', check.stringMap(body.metadata, 'metadata'));
+  // Kept in `extra` too: a Chat upstream (a search model) takes it as written.
+  set(request, 'webSearch', decodeWebSearchOptions(body.web_search_options));
   set(request, 'extra', collectExtra(body, MAPPED));
   check.throwIfAny();
   if (unconvertible.length > 0) request.unconvertible = unconvertible;

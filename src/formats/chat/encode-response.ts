@@ -5,6 +5,7 @@ import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
 import { reasoningParts } from './encode-messages.ts';
 import type { ChatToolCall } from './types.ts';
+import { encodeChatAnnotation } from './map-web-search.ts';
 
 /**
  * IR → a Chat Completions response for a client. Reasoning goes in `reasoning_content` (text,
@@ -15,8 +16,14 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
   const text: string[] = [];
   const refusal: string[] = [];
   const calls: ChatToolCall[] = [];
+  const annotations: Record<string, unknown>[] = [];
+  let offset = 0;
   for (const part of response.content) {
-    if (part.type === 'text') text.push(part.text);
+    if (part.type === 'text') {
+      for (const citation of part.citations ?? []) annotations.push(encodeChatAnnotation(citation, offset, part.text.length));
+      text.push(part.text);
+      offset += part.text.length;
+    }
     else if (part.type === 'refusal') refusal.push(part.refusal);
     else if (part.type === 'tool_call') calls.push({ id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
   }
@@ -32,6 +39,7 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
     message.reasoning_details = encodeReasoningDetails(reasoning);
   }
   if (calls.length > 0) message.tool_calls = calls;
+  if (annotations.length > 0) message.annotations = annotations;
   return {
     id: prefixedId('chatcmpl-', response.id),
     object: 'chat.completion',

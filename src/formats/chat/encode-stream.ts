@@ -1,4 +1,5 @@
-import type { ChatRequest, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '../../ir/types.ts';
+import { encodeChatAnnotation } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
@@ -30,6 +31,9 @@ class ChatStreamEncoder implements StreamEncoder {
   private readonly toolIndex = new Map<number, number>();
   private readonly argsPending = new Set<number>();
   private nextDetail = 0;
+  /** Characters of content sent so far, and the open text block (where its citations point). */
+  private contentLength = 0;
+  private text: { offset: number; length: number; citations: UrlCitation[] } | undefined;
   private detail: { index: number; format: string; id?: string } | undefined;
   /** The fixed head of a content chunk (id, created, model), made at the first one. */
   private head: string | undefined;
@@ -57,9 +61,25 @@ class ChatStreamEncoder implements StreamEncoder {
 
   private body(part: StreamPart): void {
     switch (part.type) {
-      case 'text-delta':
-        if (part.text) this.contentChunk(part.text);
+      case 'text-start':
+        this.text = { offset: this.contentLength, length: 0, citations: [] };
         return;
+      case 'text-delta':
+        if (!part.text) return;
+        this.contentChunk(part.text);
+        this.contentLength += part.text.length;
+        if (this.text) this.text.length += part.text.length;
+        return;
+      case 'text-citation':
+        this.text?.citations.push(part.citation);
+        return;
+      case 'text-end': {
+        // Citations go out once their text is complete (a whole-block citation needs its length).
+        const text = this.text;
+        this.text = undefined;
+        if (text && text.citations.length > 0) this.chunk({ annotations: text.citations.map((citation) => encodeChatAnnotation(citation, text.offset, text.length)) });
+        return;
+      }
       case 'refusal-delta':
         if (part.text) this.chunk({ refusal: part.text });
         return;

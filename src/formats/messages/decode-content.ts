@@ -1,10 +1,12 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
 import { FieldChecker, isRecord, readCarried, readToolId, restoreReasoning, stringifyToolInput } from '../shared/index.ts';
+import { decodeCitations, decodeServerToolUse, decodeWebSearchResult, joinWebSearchParts } from './map-web-search.ts';
 
 /**
  * One Anthropic message → IR messages. A user turn's tool_result blocks become IR `tool`
  * messages (one result each, like Chat), the other blocks user messages, in their order.
- * Unknown block types (server tools, search results) are skipped. A `system` turn keeps its
+ * The web-search server tool's blocks become one search part; other server tools and unknown
+ * block types are skipped. A `system` turn keeps its
  * place: each target format says where it goes (its encoder).
  */
 export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', content: unknown, at: string, check: FieldChecker): Message[] {
@@ -32,6 +34,7 @@ export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', conten
     }
   });
   flush();
+  for (const message of out) message.content = joinWebSearchParts(message.content);
   return out;
 }
 
@@ -62,6 +65,10 @@ export function decodeBlock(block: Record<string, unknown>, at: string, check: F
       const carried = readCarried(signature);
       return carried ? restoreReasoning({ type: 'reasoning', text }, carried) : { type: 'reasoning', text, signature };
     }
+    case 'server_tool_use':
+      return decodeServerToolUse(block);
+    case 'web_search_tool_result':
+      return decodeWebSearchResult(block);
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: true, data: check.requiredString(block.data, `${at}.data`) };
     default:
@@ -73,6 +80,8 @@ export function decodeTextBlock(block: Record<string, unknown>, at: string, chec
   const part: TextPart = { type: 'text', text: check.requiredString(block.text, `${at}.text`) };
   const cache = check.record(block.cache_control, `${at}.cache_control`);
   if (cache) part.cacheControl = cache;
+  const citations = decodeCitations(block.citations);
+  if (citations) part.citations = citations;
   return part;
 }
 

@@ -1,3 +1,4 @@
+import { decodeWebSearchServerTool, isWebSearchServerTool } from './map-web-search.ts';
 import type { ChatRequest, Message, ReasoningConfig, ResponseFormat, TextPart, ToolChoice, ToolDefinition } from '../../ir/types.ts';
 import { FieldChecker, assignDefined as set, collectExtra, isRecord, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
 import { decodeMessagesTurn, decodeTextBlock } from './decode-content.ts';
@@ -41,6 +42,8 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   set(request, 'stop', check.array(body.stop_sequences, 'stop_sequences') && check.stringList(body.stop_sequences, 'stop_sequences'));
   set(request, 'tools', decodeTools(body.tools, check));
   const serverTools = anthropicTools(body.tools);
+  const webSearch = serverTools.find(isWebSearchServerTool);
+  if (webSearch) request.webSearch = decodeWebSearchServerTool(webSearch);
   decodeToolChoice(body.tool_choice, request, check);
   const outputConfig = check.record(body.output_config, 'output_config');
   set(request, 'reasoning', decodeThinking(body.thinking, outputConfig, check));

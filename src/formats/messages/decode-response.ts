@@ -2,10 +2,11 @@ import type { ChatResponse, ContentPart } from '../../ir/types.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { FieldChecker, isRecord, nowSeconds, readString } from '../shared/index.ts';
 import { decodeBlock } from './decode-content.ts';
+import { joinWebSearchParts } from './map-web-search.ts';
 import { decodeMessagesStopReason } from './map-finish-reason.ts';
 import { decodeMessagesUsage } from './map-usage.ts';
 
-/** An upstream Anthropic Messages response → IR. Server-tool and unknown blocks are skipped. */
+/** An upstream Anthropic Messages response → IR. Server tools other than web search, and unknown blocks, are skipped. */
 export function decodeMessagesResponse(body: unknown): ChatResponse {
   if (!isRecord(body) || !Array.isArray(body.content)) {
     throw new GatewayError('provider_error', 'The upstream returned an invalid message.');
@@ -22,7 +23,7 @@ export function decodeMessagesResponse(body: unknown): ChatResponse {
     id: readString(body, 'id') ?? '',
     model: readString(body, 'model') ?? '',
     created: nowSeconds(),
-    content,
+    content: joinWebSearchParts(content),
     finishReason: decodeMessagesStopReason(body.stop_reason),
     usage: decodeMessagesUsage(body.usage) ?? { inputTokens: 0, outputTokens: 0 },
   };

@@ -4,8 +4,9 @@ import type { StreamDecoder } from '../types.ts';
 import { isRecord, nowSeconds, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import { decodeMessagesStopReason } from './map-finish-reason.ts';
 import { decodeMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
+import { decodeCitations, decodeWebSearchResult } from './map-web-search.ts';
 
-type Block = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; index: number; startInput?: string; sawArgs: boolean } | { kind: 'skip' };
+type Block = { kind: 'search'; id: string; json: string; startInput: unknown } | { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; index: number; startInput?: string; sawArgs: boolean } | { kind: 'skip' };
 
 /** A decoder for an upstream Anthropic Messages stream (wire-formats §2.9). */
 export function createMessagesStreamDecoder(): StreamDecoder {
@@ -16,6 +17,8 @@ class MessagesStreamDecoder implements StreamDecoder {
   private out: StreamPart[] = [];
   private readonly blocks = new Map<number, Block>();
   private nextTool = 0;
+  /** Queries of the web searches begun, by call id (their result blocks come after). */
+  private readonly queries = new Map<string, string | undefined>();
   private usage: Record<string, unknown> = {};
   private hasUsage = false;
   private finished = false;
@@ -111,8 +114,21 @@ class MessagesStreamDecoder implements StreamDecoder {
         this.emit({ type: 'tool-call-start', index: tool.index, id: readString(block, 'id') ?? '', name: readString(block, 'name') ?? '' });
         return;
       }
+      case 'server_tool_use':
+        // Its input comes as input_json_delta; a whole input on the start (some providers) is kept in case none does.
+        this.blocks.set(index, block.name === 'web_search' && typeof block.id === 'string' ? { kind: 'search', id: block.id, json: '', startInput: block.input } : { kind: 'skip' });
+        return;
+      case 'web_search_tool_result': {
+        this.blocks.set(index, { kind: 'skip' });
+        const part = decodeWebSearchResult(block);
+        if (!part) return;
+        const query = this.queries.get(part.id);
+        if (query !== undefined) part.query = query;
+        this.emit({ type: 'web-search-end', part });
+        return;
+      }
       default:
-        this.blocks.set(index, { kind: 'skip' }); // server-tool and unknown blocks
+        this.blocks.set(index, { kind: 'skip' }); // other server-tool and unknown blocks
     }
   }
 
@@ -129,6 +145,11 @@ class MessagesStreamDecoder implements StreamDecoder {
     } else if (delta.type === 'signature_delta' && block.kind === 'reasoning') {
       const signature = readString(delta, 'signature');
       if (signature) this.emit({ type: 'reasoning-signature', signature });
+    } else if (delta.type === 'citations_delta' && block.kind === 'text') {
+      const citation = decodeCitations([delta.citation])?.[0];
+      if (citation) this.emit({ type: 'text-citation', citation });
+    } else if (delta.type === 'input_json_delta' && block.kind === 'search') {
+      block.json += readString(delta, 'partial_json') ?? '';
     } else if (delta.type === 'input_json_delta' && block.kind === 'tool') {
       const json = readString(delta, 'partial_json');
       if (json) {
@@ -146,7 +167,12 @@ class MessagesStreamDecoder implements StreamDecoder {
   }
 
   private closeBlock(block: Block): void {
-    if (block.kind === 'text') this.emit({ type: 'text-end' });
+    if (block.kind === 'search') {
+      const input = block.json === '' ? block.startInput : tryParseJson(block.json);
+      const query = isRecord(input) ? readString(input, 'query') : undefined;
+      this.queries.set(block.id, query);
+      this.emit({ type: 'web-search-start', id: block.id, ...(query !== undefined ? { query } : {}) });
+    } else if (block.kind === 'text') this.emit({ type: 'text-end' });
     else if (block.kind === 'reasoning') this.emit({ type: 'reasoning-end' });
     else if (block.kind === 'tool') {
       if (!block.sawArgs && block.startInput) this.emit({ type: 'tool-call-delta', index: block.index, argumentsDelta: block.startInput });

@@ -2,6 +2,7 @@ import type { ContentPart, FilePart, ImagePart, MediaSource, ToolResultPart } fr
 import { validationError } from '../../errors/index.ts';
 import { parseToolArguments, sanitizeToolId, splitDataUrl } from '../shared/index.ts';
 import type { MessagesBlock, MessagesSource } from './types.ts';
+import { encodeCitedText } from './map-web-search.ts';
 
 /** The only image types Anthropic accepts (wire-formats §2.3, pitfall 12). */
 const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -15,7 +16,9 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'im
 export function encodeBlock(part: ContentPart, at: string): MessagesBlock | undefined {
   switch (part.type) {
     case 'text':
-      return withCache({ type: 'text', text: part.text }, part.cacheControl);
+      return withCache(part.citations ? encodeCitedText(part, 'upstream')[0]! : { type: 'text', text: part.text }, part.cacheControl);
+    case 'web_search':
+      return undefined; // two blocks: encodeMessagesConversation writes them (encodeWebSearchBlocks)
     case 'refusal':
       return { type: 'text', text: part.refusal };
     case 'image':

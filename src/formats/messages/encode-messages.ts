@@ -1,6 +1,7 @@
 import type { ChatRequest } from '../../ir/types.ts';
 import { encodeBlock } from './encode-content.ts';
 import type { MessagesBlock, MessagesMessage } from './types.ts';
+import { encodeWebSearchBlocks } from './map-web-search.ts';
 
 /**
  * IR conversation → Anthropic `system` + `messages` (wire-formats §4.2, §4.4, pitfalls 2–3):
@@ -21,6 +22,7 @@ export function encodeMessagesConversation(request: ChatRequest): { system: Mess
     const content: MessagesBlock[] = [];
     message.content.forEach((part, j) => {
       if (part.type === 'text' && part.text.trim() === '') return;
+      if (part.type === 'web_search') return void content.push(...encodeWebSearchBlocks(part, 'upstream'));
       const block = encodeBlock(part, `messages[${i}].content[${j}]`);
       if (block) content.push(block);
     });

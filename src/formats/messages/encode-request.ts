@@ -5,6 +5,7 @@ import { MIN_BUDGET_TOKENS, adaptForAnthropicThinking, effortToBudgetTokens, isR
 import { encodeMessagesConversation } from './encode-messages.ts';
 import { placeCacheBreakpoints } from './place-cache-breakpoints.ts';
 import type { MessagesBlock } from './types.ts';
+import { encodeWebSearchServerTool, isWebSearchServerTool } from './map-web-search.ts';
 
 /** Used when neither the request nor the pipeline gives a max_tokens (Anthropic requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -35,6 +36,8 @@ export function encodeMessagesRequest(input: ChatRequest, options: EncodeRequest
   if (request.topK !== undefined) body.top_k = request.topK;
   if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
   const tools = [...(request.tools ?? []).map(encodeTool), ...(Array.isArray(serverTools) ? (serverTools as Record<string, unknown>[]) : [])];
+  // A client of another format asked for a hosted web search: Anthropic's server tool runs it.
+  if (request.webSearch && !tools.some(isWebSearchServerTool)) tools.push(encodeWebSearchServerTool(request.webSearch));
   if (tools.length > 0) {
     body.tools = tools;
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);

@@ -3,6 +3,7 @@ import { carryOpaque, hasMetadata, opaqueOfReasoning, parseToolArguments, prefix
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesBlock } from './types.ts';
+import { encodeCitedText, encodeWebSearchBlocks } from './map-web-search.ts';
 
 /**
  * IR → an Anthropic Messages response for a client. Tool ids are kept as the upstream gave
@@ -27,7 +28,10 @@ export function encodeMessagesResponse(response: ChatResponse, _request: ChatReq
 function encodeOutputBlock(part: ContentPart): MessagesBlock[] {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+      if (part.text === '') return [];
+      return part.citations ? encodeCitedText(part, 'client') : [{ type: 'text', text: part.text }];
+    case 'web_search':
+      return encodeWebSearchBlocks(part, 'client');
     case 'refusal':
       return [{ type: 'text', text: part.refusal }];
     case 'reasoning':

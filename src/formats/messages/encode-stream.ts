@@ -6,8 +6,9 @@ import { carryOpaque, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClien
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
+import { clientCitation, encodeWebSearchBlocks } from './map-web-search.ts';
 
-type Open = { kind: 'text' | 'thinking' } | { kind: 'tool'; index: number };
+type Open = { kind: 'text' | 'thinking' | 'server' } | { kind: 'tool'; index: number };
 
 /**
  * An encoder of IR stream parts into an Anthropic Messages stream (wire-formats §2.9, §4.8):
@@ -56,6 +57,25 @@ class MessagesStreamEncoder implements StreamEncoder {
       case 'text-end':
         if (this.open?.kind === 'text') this.close();
         return;
+      case 'text-citation':
+        this.ensureOpen({ kind: 'text' }, { type: 'text', text: '', citations: [] });
+        this.delta({ type: 'citations_delta', citation: clientCitation(part.citation) });
+        return;
+      case 'web-search-start':
+        // Anthropic's own sequence: server_tool_use with its input as one input_json_delta, then the result block.
+        this.close();
+        this.openBlock({ kind: 'server' }, { type: 'server_tool_use', id: part.id, name: 'web_search', input: {} });
+        this.delta({ type: 'input_json_delta', partial_json: JSON.stringify({ query: part.query ?? '' }) });
+        this.close();
+        return;
+      case 'web-search-end': {
+        const result = encodeWebSearchBlocks(part.part, 'client')[1];
+        this.close();
+        if (!result) return;
+        this.openBlock({ kind: 'server' }, result);
+        this.close();
+        return;
+      }
       case 'reasoning-start':
         this.reasoningItemId = part.itemId;
         this.close();

@@ -41,6 +41,7 @@ export const messagesFormat = defineFormat({
   framing: sseFraming,
   codec: messagesCodec,
   terminal: tellMessagesRecordEnd,
+  hostedWebSearch: true,
   passthrough: {},
 });
 

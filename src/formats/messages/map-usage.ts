@@ -19,6 +19,8 @@ export function decodeMessagesUsage(usage: unknown): Usage | undefined {
   const details = readRecord(usage, 'output_tokens_details');
   const thinking = details && readNumber(details, 'thinking_tokens');
   if (thinking) out.reasoningTokens = thinking;
+  const searches = readNumber(readRecord(usage, 'server_tool_use') ?? {}, 'web_search_requests');
+  if (searches) out.webSearchRequests = searches;
   return out;
 }
 
@@ -36,6 +38,7 @@ export function encodeMessagesUsage(usage: Partial<Usage>): MessagesUsage {
     cache_read_input_tokens: cacheRead,
   };
   if (usage.reasoningTokens) out.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
+  if (usage.webSearchRequests) out.server_tool_use = { web_search_requests: usage.webSearchRequests };
   return out;
 }
 

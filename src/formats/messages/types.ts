@@ -7,6 +7,8 @@ export interface MessagesUsage {
   cache_read_input_tokens: number;
   /** Only when reasoning tokens are known (Anthropic's newer usage field). */
   output_tokens_details?: { thinking_tokens: number };
+  /** Server tools the upstream ran and bills per use. */
+  server_tool_use?: { web_search_requests: number };
 }
 
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';

@@ -4,6 +4,7 @@ import { readToolId } from '../shared/index.ts';
 import type { ContentPart, Message, Unconvertible } from '../../ir/types.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
+import { decodeWebSearchCall } from './map-web-search.ts';
 import { fieldPath, invalid, parseOrThrow } from './validate.ts';
 
 const ROLES: readonly unknown[] = ['user', 'assistant', 'system', 'developer'];
@@ -104,6 +105,8 @@ class InputDecoder {
         return this.pushAssistant([reasoningPartFromItem(parseOrThrow(reasoningSchema, item, path))]);
       case 'item_reference':
         return this.reference(item, path, allowReference);
+      case 'web_search_call':
+        return this.pushAssistant([decodeWebSearchCall(item)]);
       case undefined:
         return invalid([...path, 'type'], 'Expected an item type or a message role');
       default:

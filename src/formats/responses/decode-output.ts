@@ -1,6 +1,7 @@
 import type { ContentPart, ToolCallPart } from '../../ir/types.ts';
 import { readToolId } from '../shared/index.ts';
 import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
+import { decodeAnnotations, decodeWebSearchCall } from './map-web-search.ts';
 
 type Item = Record<string, unknown>;
 
@@ -16,7 +17,10 @@ function messageParts(item: Item): ContentPart[] {
   const content = Array.isArray(item.content) ? item.content : [];
   return content.flatMap((raw): ContentPart[] => {
     const part = asItem(raw);
-    if (part?.type === 'output_text' && typeof part.text === 'string') return [{ type: 'text', text: part.text }];
+    if (part?.type === 'output_text' && typeof part.text === 'string') {
+      const citations = decodeAnnotations(part.annotations);
+      return [citations ? { type: 'text', text: part.text, citations } : { type: 'text', text: part.text }];
+    }
     if (part?.type === 'refusal' && typeof part.refusal === 'string') return [{ type: 'refusal', refusal: part.refusal }];
     return [];
   });
@@ -32,7 +36,7 @@ export function toolCallFromItem(item: Item): ToolCallPart {
   return part;
 }
 
-/** Upstream `output[]` → IR content in order; hosted-tool items (web_search_call, …) are skipped. */
+/** Upstream `output[]` → IR content in order; hosted-tool items other than web_search_call are skipped. */
 export function decodeOutputItems(output: readonly unknown[]): { content: ContentPart[]; hasToolCalls: boolean } {
   const content: ContentPart[] = [];
   let hasToolCalls = false;
@@ -43,6 +47,7 @@ export function decodeOutputItems(output: readonly unknown[]): { content: Conten
       hasToolCalls = true;
       content.push(toolCallFromItem(item));
     } else if (item?.type === 'reasoning') content.push(reasoningPartFromItem(item as ReasoningItemFields));
+    else if (item?.type === 'web_search_call') content.push(decodeWebSearchCall(item));
   }
   return { content, hasToolCalls };
 }

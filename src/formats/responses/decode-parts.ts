@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AudioPart, ContentPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/types.ts';
 import { markerOfBreakpoint, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
 import { invalid, parseOrThrow } from './validate.ts';
+import { decodeAnnotations } from './map-web-search.ts';
 
 const textSchema = z.looseObject({ text: z.string() });
 const refusalSchema = z.looseObject({ refusal: z.string() });
@@ -98,8 +99,12 @@ export function decodeContentPart(part: unknown, path: PropertyKey[]): ContentPa
   switch (type) {
     case 'input_text':
       return withBreakpoint({ type: 'text', text: parseOrThrow(textSchema, part, path).text }, part);
-    case 'output_text':
-      return { type: 'text', text: parseOrThrow(textSchema, part, path).text };
+    case 'output_text': {
+      const text: TextPart = { type: 'text', text: parseOrThrow(textSchema, part, path).text };
+      const citations = decodeAnnotations((part as { annotations?: unknown }).annotations);
+      if (citations) text.citations = citations;
+      return text;
+    }
     case 'refusal':
       return { type: 'refusal', refusal: parseOrThrow(refusalSchema, part, path).refusal };
     case 'input_image':

@@ -84,8 +84,9 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
     if (text.rest) extra.text = text.rest;
   }
   if (raw.tools != null) {
-    const { tools, hostedTools } = decodeTools(raw.tools);
+    const { tools, hostedTools, webSearch } = decodeTools(raw.tools);
     if (tools.length > 0) request.tools = tools;
+    if (webSearch) request.webSearch = webSearch;
     if (hostedTools.length > 0) extra.hostedTools = hostedTools;
   }
   if (raw.tool_choice != null) {

@@ -1,5 +1,6 @@
 import type { StreamPart } from '../../ir/types.ts';
 import type { SseRecord } from '../../sse/index.ts';
+import { annotationToCitation, decodeWebSearchCall } from './map-web-search.ts';
 import { isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { finishForStatus } from './map-status.ts';
@@ -82,6 +83,14 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.output_item.done':
         this.itemDone(data, out);
         break;
+      case 'response.output_text.annotation.added': {
+        const annotation = readRecord(data, 'annotation');
+        const citation = annotation && annotationToCitation(annotation);
+        // Only inside the text it annotates (a late one, after the text closed, has nowhere to go).
+        const message = this.message(data);
+        if (citation && message && this.blocks.isOpen(message)) out.push({ type: 'text-citation', citation });
+        break;
+      }
       case 'response.completed':
       case 'response.incomplete':
         this.finish(readRecord(data, 'response') ?? {}, out);
@@ -183,6 +192,10 @@ class ResponsesStreamDecoder implements StreamDecoder {
       this.blocks.endCall(state, readString(item, 'arguments') ?? '', out);
     } else if (state?.kind === 'reasoning') {
       this.blocks.reasoningDone(state, item, out);
+    } else if (item.type === 'web_search_call') {
+      this.blocks.closeOpen(out);
+      const part = decodeWebSearchCall(item);
+      out.push({ type: 'web-search-start', id: part.id, ...(part.query !== undefined ? { query: part.query } : {}) }, { type: 'web-search-end', part });
     }
   }
 

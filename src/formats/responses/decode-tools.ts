@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/types.ts';
+import { decodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 import { flatToolName } from './map-namespace.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 
@@ -19,6 +20,8 @@ export interface DecodedTools {
   tools: ToolDefinition[];
   /** Hosted tools (web_search, file_search, mcp, …): only a Responses upstream can run them. */
   hostedTools: Record<string, unknown>[];
+  /** The hosted web search among them (also kept raw in `hostedTools` for a Responses upstream). */
+  webSearch?: WebSearchTool;
 }
 
 /** `tools` → IR function tools plus the hosted tools, kept raw. */
@@ -34,7 +37,10 @@ export function decodeTools(value: unknown): DecodedTools {
         const tool = decodeFunctionTool(member, ['tools', index, 'tools', j]);
         out.tools.push({ ...tool, name: flatToolName(group.name, tool.name), namespace: group.name });
       });
-    } else out.hostedTools.push(typed);
+    } else {
+      if (isWebSearchToolType(typed.type)) out.webSearch = decodeWebSearchTool(typed);
+      out.hostedTools.push(typed);
+    }
   });
   return out;
 }

@@ -1,5 +1,6 @@
-import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
+import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart, WebSearchPart } from '../../ir/types.ts';
 import { hasMetadata, mediaSourceToUrl } from '../shared/index.ts';
+import { encodeAnnotations, OTHER_VENDOR_SEARCH_PREFIX, webSearchCallItem } from './map-web-search.ts';
 import { createReasoningItemId, functionCallItemIdFor, isGatewayReasoningId } from './create-id.ts';
 import { encryptedContentFor } from './encode-output.ts';
 
@@ -87,6 +88,11 @@ export function encodeReasoningItem(part: ReasoningPart, foreign: ForeignReasoni
  * item goes too: OpenAI rejects a stored call id sent without its reasoning item
  * ("…was provided without its required 'reasoning' item"); a fresh id pairs with nothing.
  */
+/** A search OpenAI ran (its own `ws_` id, no other vendor's data) replays as its item; another vendor's search leaves only its text. */
+function isOpenAISearch(part: WebSearchPart): boolean {
+  return part.id.startsWith('ws_') && !part.id.startsWith(OTHER_VENDOR_SEARCH_PREFIX) && part.providerMetadata === undefined;
+}
+
 function encodeAssistant(message: Message, foreign: ForeignReasoning, out: Item[]): void {
   const reasoning = new Map<ReasoningPart, Item | undefined>();
   for (const part of message.content) if (part.type === 'reasoning') reasoning.set(part, encodeReasoningItem(part, foreign));
@@ -97,7 +103,11 @@ function encodeAssistant(message: Message, foreign: ForeignReasoning, out: Item[
     content = [];
   };
   for (const part of message.content) {
-    if (part.type === 'text') content.push({ type: 'output_text', text: part.text, annotations: [] });
+    if (part.type === 'text') content.push({ type: 'output_text', text: part.text, annotations: encodeAnnotations(part.text, part.citations) });
+    else if (part.type === 'web_search' && isOpenAISearch(part)) {
+      flush();
+      out.push(webSearchCallItem(part));
+    }
     else if (part.type === 'refusal') content.push({ type: 'refusal', refusal: part.refusal });
     else if (part.type === 'reasoning') {
       flush();

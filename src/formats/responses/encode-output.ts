@@ -1,13 +1,14 @@
 import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/types.ts';
+import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;
 
-/** An `output_text` content part (annotations and logprobs empty: we have none to report). */
-export function outputTextPart(text: string): Item {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+/** An `output_text` content part (`url_citation` annotations of a web search; no logprobs to report). */
+export function outputTextPart(text: string, annotations: Item[] = []): Item {
+  return { type: 'output_text', text, annotations, logprobs: [] };
 }
 
 export function refusalPart(refusal: string): Item {
@@ -53,7 +54,11 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     run = [];
   };
   for (const part of content) {
-    if (part.type === 'text') run.push(outputTextPart(part.text));
+    if (part.type === 'text') run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations)));
+    else if (part.type === 'web_search') {
+      flush();
+      items.push(webSearchCallItem(part));
+    }
     else if (part.type === 'refusal') run.push(refusalPart(part.refusal));
     else if (part.type === 'tool_call') {
       flush();

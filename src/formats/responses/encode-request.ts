@@ -2,6 +2,7 @@ import type { ChatRequest } from '../../ir/types.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
 import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
+import { encodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 
 /** Encoder options; `foreignReasoning` is Responses-specific and optional. */
 export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
@@ -38,6 +39,8 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.promptCacheOptions !== undefined) body.prompt_cache_options = request.promptCacheOptions;
 
   const tools = encodeTools(request.tools, hostedTools);
+  // A client of another format asked for a hosted web search: the Responses tool runs it.
+  if (request.webSearch && !tools.some((tool) => isWebSearchToolType(tool.type))) tools.push(encodeWebSearchTool(request.webSearch));
   if (tools.length > 0) {
     body.tools = tools;
     const toolChoice = encodeToolChoice(request.toolChoice, rawToolChoice);

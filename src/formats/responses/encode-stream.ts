@@ -1,4 +1,5 @@
-import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/types.ts';
+import { annotationOf, webSearchCallItem, webSearchItemId } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import type { StreamEncoder } from '../types.ts';
@@ -13,7 +14,7 @@ import { splitToolName } from './map-namespace.ts';
 
 type Item = Record<string, unknown>;
 
-interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string }
+interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string; annotations?: Item[]; wholePart?: UrlCitation[] }
 interface OpenMessage { id: string; outputIndex: number; parts: Item[]; part?: OpenPart }
 interface OpenReasoning { id: string; outputIndex: number; summaries: string[]; current?: string; signature?: string }
 interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string }
@@ -34,6 +35,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private message: OpenMessage | undefined;
   private reasoning: OpenReasoning | undefined;
   private readonly calls = new Map<number, OpenCall>();
+  /** Hosted web searches under way: call id → output index. */
+  private readonly searches = new Map<string, number>();
   private finishReason: FinishReason | undefined;
   private usage: Usage | undefined;
   private startUsage: Partial<Usage> | undefined;
@@ -62,6 +65,15 @@ class ResponsesStreamEncoder implements StreamEncoder {
         break;
       case 'refusal-delta':
         this.refusalDelta(part.text);
+        break;
+      case 'text-citation':
+        this.citation(part.citation);
+        break;
+      case 'web-search-start':
+        this.openSearch(part.id, part.query);
+        break;
+      case 'web-search-end':
+        this.closeSearch(part.part);
         break;
       case 'reasoning-start':
         this.openReasoning(part.itemId);
@@ -197,11 +209,27 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (!message || !part) return;
     message.part = undefined;
     const where = { item_id: message.id, output_index: message.outputIndex, content_index: part.index };
-    const final = part.kind === 'text' ? outputTextPart(part.text) : refusalPart(part.text);
+    for (const citation of part.wholePart ?? []) this.annotate(message, part, annotationOf(citation, part.text.length));
+    const final = part.kind === 'text' ? outputTextPart(part.text, part.annotations ?? []) : refusalPart(part.text);
     message.parts[part.index] = final;
     if (part.kind === 'text') this.emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
     else this.emit('response.refusal.done', { ...where, refusal: part.text });
     this.emit('response.content_part.done', { ...where, part: final });
+  }
+
+  /** A citation of the open text: announced at once when its span is known, else when the text ends (it covers it all). */
+  private citation(citation: UrlCitation): void {
+    if (this.message?.part?.kind !== 'text') this.openPart('text');
+    const message = this.message!;
+    const part = message.part!;
+    if (citation.startIndex !== undefined && citation.endIndex !== undefined) this.annotate(message, part, annotationOf(citation, part.text.length));
+    else (part.wholePart ??= []).push(citation);
+  }
+
+  private annotate(message: OpenMessage, part: OpenPart, annotation: Item): void {
+    const annotations = (part.annotations ??= []);
+    this.emit('response.output_text.annotation.added', { item_id: message.id, output_index: message.outputIndex, content_index: part.index, annotation_index: annotations.length, annotation });
+    annotations.push(annotation);
   }
 
   private closeMessage(): void {
@@ -285,9 +313,31 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed', call.namespace));
   }
 
+  /** A hosted web search began: its item, then `in_progress` and `searching`, as OpenAI streams them. */
+  private openSearch(callId: string, query: string | undefined): void {
+    this.closeMessage();
+    this.closeReasoning(undefined);
+    if (this.searches.has(callId)) return;
+    const item = webSearchCallItem({ type: 'web_search', id: callId, ...(query !== undefined ? { query } : {}) }, 'in_progress');
+    const outputIndex = this.addItem(item);
+    this.searches.set(callId, outputIndex);
+    const where = { output_index: outputIndex, item_id: item.id };
+    this.emit('response.web_search_call.in_progress', where);
+    this.emit('response.web_search_call.searching', where);
+  }
+
+  private closeSearch(part: WebSearchPart): void {
+    if (!this.searches.has(part.id)) this.openSearch(part.id, part.query);
+    const outputIndex = this.searches.get(part.id)!;
+    this.searches.delete(part.id);
+    this.emit('response.web_search_call.completed', { output_index: outputIndex, item_id: webSearchItemId(part.id) });
+    this.doneItem(outputIndex, webSearchCallItem(part));
+  }
+
   private closeAll(): void {
     this.closeMessage();
     this.closeReasoning(undefined);
+    for (const id of [...this.searches.keys()]) this.closeSearch({ type: 'web_search', id, error: 'incomplete' });
     for (const index of [...this.calls.keys()]) this.closeCall(index);
   }
 

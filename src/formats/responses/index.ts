@@ -42,6 +42,7 @@ export const responsesFormat = defineFormat({
   framing: sseFraming,
   codec: responsesCodec,
   terminal: tellResponsesRecordEnd,
+  hostedWebSearch: true,
   passthrough: responsesPassthrough,
 });
 

@@ -39,15 +39,17 @@ describe('messages stream decoder', () => {
     ]);
   });
 
-  it.each(SPLITS)('decodes thinking with signature_delta, redacted_thinking, and ignores unknown events/blocks (split %i)', (split) => {
+  it.each(SPLITS)('decodes thinking with signature_delta, redacted_thinking, a web search call, and ignores unknown events (split %i)', (split) => {
     const parts = runStream(messagesCodec, readFixture('messages/stream-thinking.sse.txt'), split);
     expect(partTypes(parts)).toEqual([
       'start',
       'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-end',
       'redacted-reasoning',
+      'web-search-start',
       'text-start', 'text-delta', 'text-end',
       'finish', 'usage', 'end',
     ]);
+    expect(parts.find((p) => p.type === 'web-search-start')).toEqual({ type: 'web-search-start', id: 'srvtoolu_01', query: 'x' });
     expect(joinText(parts, 'reasoning-delta')).toBe('Let me solve this step by step:\n\n1. 27 * 453 = 12231');
     expect(parts.find((p) => p.type === 'reasoning-signature')).toEqual({
       type: 'reasoning-signature',

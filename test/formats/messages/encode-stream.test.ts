@@ -87,7 +87,7 @@ describe('messages stream encoder', () => {
   it('re-encodes an Anthropic thinking stream with the same blocks and signature', () => {
     const events = parseEvents(translateStream(messagesCodec, messagesCodec, request, readFixture('messages/stream-thinking.sse.txt'), 1));
     const blocks = events.filter((e) => e.event === 'content_block_start').map((e) => e.data.content_block.type);
-    expect(blocks).toEqual(['thinking', 'redacted_thinking', 'text']);
+    expect(blocks).toEqual(['thinking', 'redacted_thinking', 'server_tool_use', 'text']);
     const signature = events.find((e) => e.data.delta?.type === 'signature_delta');
     expect(signature?.data.delta.signature).toBe('EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+ATjxoUOvwMUBpsnl/Q==');
     expect(events[0].data.message.usage).toEqual({ input_tokens: 30, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });

@@ -9,11 +9,12 @@ const request: ChatRequest = { model: 'm', system: [], messages: [], stream: fal
 describe('messages decodeResponse', () => {
   const response = messagesCodec.decodeResponse(readJsonFixture('messages/response-thinking.json'));
 
-  it('reads thinking, redacted thinking, text and tool_use in order (server-tool blocks skipped)', () => {
+  it('reads thinking, redacted thinking, text, the web search call and tool_use in order', () => {
     expect(response.content).toEqual([
       { type: 'reasoning', text: 'Let me analyze this step by step...', signature: 'WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL==' },
       { type: 'reasoning', text: '', redacted: true, data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw' },
       { type: 'text', text: "Based on my analysis, I'll check." },
+      { type: 'web_search', id: 'srvtoolu_01', query: 'x' },
       { type: 'tool_call', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
     ]);
     expect(response.finishReason).toBe('tool_calls');
@@ -70,7 +71,7 @@ describe('messages encodeResponse', () => {
   it('round-trips its own output with thinking signatures byte-exact', () => {
     const original = readJsonFixture('messages/response-thinking.json');
     const again = messagesCodec.encodeResponse(messagesCodec.decodeResponse(original), request);
-    const blocks = (original.content as Array<{ type: string }>).filter((b) => b.type !== 'server_tool_use');
+    const blocks = original.content as Array<{ type: string }>;
     expect((again.content as unknown[]).map((b) => JSON.stringify(b))).toEqual(
       blocks.map((b) => JSON.stringify(b.type === 'text' ? { type: 'text', text: (b as unknown as { text: string }).text } : b)),
     );

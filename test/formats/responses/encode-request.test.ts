@@ -217,8 +217,16 @@ describe('responses encodeRequest', () => {
 
   it('drops hosted tools when the pipeline strips extra for a cross-format request', () => {
     const decoded = responsesCodec.decodeRequest({ model: 'm', input: 'x', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } });
-    const body = responsesCodec.encodeRequest({ ...decoded, extra: undefined }, options);
+    const body = responsesCodec.encodeRequest({ ...decoded, extra: undefined, webSearch: undefined }, options);
     expect(body).not.toHaveProperty('tools');
     expect(body).not.toHaveProperty('tool_choice');
+  });
+
+  it('writes the IR web search of another format as the web_search tool (location, allowed domains, context size)', () => {
+    const body = responsesCodec.encodeRequest(
+      { model: 'm', system: [], messages: [], stream: false, webSearch: { maxUses: 2, allowedDomains: ['example.com'], userLocation: { city: 'Paris', country: 'FR' }, contextSize: 'low' } },
+      options,
+    );
+    expect(body.tools).toEqual([{ type: 'web_search', search_context_size: 'low', filters: { allowed_domains: ['example.com'] }, user_location: { type: 'approximate', city: 'Paris', country: 'FR' } }]);
   });
 });

@@ -58,7 +58,7 @@ describe('wire-formats §4.9 pitfalls that concern Responses', () => {
     it('decodes the text of a stream full of unknown events, obfuscation fields, comments and bad JSON', () => {
       for (const seed of [1, 2, 3]) {
         const parts = decodeSse(readFixture('unknown-events.sse.txt'), seed);
-        expect(parts.map((part) => part.type)).toEqual(['start', 'text-start', 'text-delta', 'text-delta', 'text-end', 'finish', 'usage', 'end']);
+        expect(parts.map((part) => part.type)).toEqual(['start', 'web-search-start', 'web-search-end', 'text-start', 'text-delta', 'text-citation', 'text-delta', 'text-end', 'finish', 'usage', 'end']);
         expect(joined(parts, 'text-delta')).toBe('Sunny today.');
       }
     });

@@ -1,0 +1,24 @@
+import type { UrlCitation, WebSearchTool } from '../../ir/types.ts';
+import { isRecord } from '../shared/index.ts';
+
+/** `web_search_options: {search_context_size, user_location: {type: "approximate", approximate: {…}}}` → IR. */
+export function decodeWebSearchOptions(value: unknown): WebSearchTool | undefined {
+  if (!isRecord(value)) return undefined;
+  const out: WebSearchTool = {};
+  if (typeof value.search_context_size === 'string') out.contextSize = value.search_context_size;
+  const approximate = isRecord(value.user_location) && isRecord(value.user_location.approximate) ? value.user_location.approximate : undefined;
+  if (approximate) {
+    const location: NonNullable<WebSearchTool['userLocation']> = {};
+    for (const key of ['city', 'region', 'country', 'timezone'] as const) if (typeof approximate[key] === 'string') location[key] = approximate[key];
+    out.userLocation = location;
+  }
+  return out;
+}
+
+/** A citation of text that starts at `offset` in the message content (length `length`) → Chat's `url_citation` annotation. */
+export function encodeChatAnnotation(citation: UrlCitation, offset: number, length: number): Record<string, unknown> {
+  return {
+    type: 'url_citation',
+    url_citation: { start_index: offset + (citation.startIndex ?? 0), end_index: offset + (citation.endIndex ?? length), url: citation.url, title: citation.title ?? '' },
+  };
+}
