@@ -148,7 +148,7 @@ export interface WebSearchSource {
   /** Anthropic `page_age` (e.g. "April 30, 2025"). */
   pageAge?: string;
   /** Opaque vendor data (Anthropic: `{anthropic: {encryptedContent}}`), byte-exact. */
-  providerMetadata?: Record<string, Record<string, unknown>>;
+  providerMetadata?: ProviderMetadata;
 }
 
 /** A hosted web search the upstream ran (an assistant part): its query and what it found. */
@@ -161,7 +161,7 @@ export interface WebSearchPart extends WithProviderMetadata {
   sources?: WebSearchSource[];
   /** The search failed: the vendor's error code (Anthropic `max_uses_exceeded`, …). */
   error?: string;
-  providerMetadata?: Record<string, Record<string, unknown>>;
+  providerMetadata?: ProviderMetadata;
 }
 
 /** A source cited by a text part. */
@@ -175,7 +175,7 @@ export interface UrlCitation {
   /** The source's text being cited (Anthropic `cited_text`). */
   citedText?: string;
   /** Opaque vendor data (Anthropic: `{anthropic: {encryptedIndex}}`), byte-exact. */
-  providerMetadata?: Record<string, Record<string, unknown>>;
+  providerMetadata?: ProviderMetadata;
 }
 
 export type ContentPart =

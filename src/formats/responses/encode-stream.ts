@@ -1,5 +1,5 @@
 import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/types.ts';
-import { annotationOf, webSearchCallItem, webSearchItemId } from './map-web-search.ts';
+import { annotationOf, webSearchCallItem } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/redact-secrets.ts';
 import type { StreamEncoder } from '../types.ts';
@@ -35,8 +35,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private message: OpenMessage | undefined;
   private reasoning: OpenReasoning | undefined;
   private readonly calls = new Map<number, OpenCall>();
-  /** Hosted web searches under way: call id → output index. */
-  private readonly searches = new Map<string, number>();
+  /** Hosted web searches begun (call id → query): announced whole when their results come (see openSearch). */
+  private readonly searches = new Map<string, string | undefined>();
   private finishReason: FinishReason | undefined;
   private usage: Usage | undefined;
   private startUsage: Partial<Usage> | undefined;
@@ -70,10 +70,12 @@ class ResponsesStreamEncoder implements StreamEncoder {
         this.citation(part.citation);
         break;
       case 'web-search-start':
-        this.openSearch(part.id, part.query);
+        this.closeMessage();
+        this.closeReasoning(undefined);
+        this.searches.set(part.id, part.query);
         break;
       case 'web-search-end':
-        this.closeSearch(part.part);
+        this.search(part.part);
         break;
       case 'reasoning-start':
         this.openReasoning(part.itemId);
@@ -313,31 +315,29 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.doneItem(call.outputIndex, functionCallItem(call.id, call.callId, call.name, call.args, 'completed', call.namespace));
   }
 
-  /** A hosted web search began: its item, then `in_progress` and `searching`, as OpenAI streams them. */
-  private openSearch(callId: string, query: string | undefined): void {
+  /**
+   * A hosted web search, as OpenAI streams it: the item, `in_progress`, `searching`,
+   * `completed`, the item done. All at once when the results are in: the item id of another
+   * vendor's search carries its results (webSearchItemId), so it is known only then.
+   */
+  private search(part: WebSearchPart): void {
     this.closeMessage();
     this.closeReasoning(undefined);
-    if (this.searches.has(callId)) return;
-    const item = webSearchCallItem({ type: 'web_search', id: callId, ...(query !== undefined ? { query } : {}) }, 'in_progress');
-    const outputIndex = this.addItem(item);
-    this.searches.set(callId, outputIndex);
-    const where = { output_index: outputIndex, item_id: item.id };
+    const query = part.query ?? this.searches.get(part.id);
+    this.searches.delete(part.id);
+    const done = webSearchCallItem(query === undefined ? part : { ...part, query });
+    const outputIndex = this.addItem({ ...done, status: 'in_progress' });
+    const where = { output_index: outputIndex, item_id: done.id };
     this.emit('response.web_search_call.in_progress', where);
     this.emit('response.web_search_call.searching', where);
-  }
-
-  private closeSearch(part: WebSearchPart): void {
-    if (!this.searches.has(part.id)) this.openSearch(part.id, part.query);
-    const outputIndex = this.searches.get(part.id)!;
-    this.searches.delete(part.id);
-    this.emit('response.web_search_call.completed', { output_index: outputIndex, item_id: webSearchItemId(part.id) });
-    this.doneItem(outputIndex, webSearchCallItem(part));
+    this.emit('response.web_search_call.completed', where);
+    this.doneItem(outputIndex, done);
   }
 
   private closeAll(): void {
     this.closeMessage();
     this.closeReasoning(undefined);
-    for (const id of [...this.searches.keys()]) this.closeSearch({ type: 'web_search', id, error: 'incomplete' });
+    for (const [id, query] of [...this.searches]) this.search({ type: 'web_search', id, error: 'incomplete', ...(query !== undefined ? { query } : {}) });
     for (const index of [...this.calls.keys()]) this.closeCall(index);
   }
 

@@ -1,5 +1,5 @@
 import type { UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/types.ts';
-import { isRecord } from '../shared/index.ts';
+import { hasMetadata, isRecord, readToolId, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;
 
@@ -40,7 +40,8 @@ export function encodeWebSearchTool(search: WebSearchTool): Item {
 
 /** A `web_search_call` item (output or replayed input) → IR. */
 export function decodeWebSearchCall(item: Item): WebSearchPart {
-  const part: WebSearchPart = { type: 'web_search', id: typeof item.id === 'string' ? item.id : '' };
+  const carried = readCarriedSearch(typeof item.id === 'string' ? item.id : '');
+  const part: WebSearchPart = { type: 'web_search', id: carried.id };
   const action = isRecord(item.action) ? item.action : undefined;
   if (typeof action?.query === 'string') part.query = action.query;
   else if (Array.isArray(action?.queries) && typeof action.queries[0] === 'string') part.query = action.queries[0];
@@ -48,7 +49,23 @@ export function decodeWebSearchCall(item: Item): WebSearchPart {
     part.sources = action.sources.flatMap((source): WebSearchSource[] => (isRecord(source) && typeof source.url === 'string' ? [{ url: source.url }] : []));
   }
   if (item.status === 'failed') part.error = 'failed';
+  // Another vendor's search carried its own sources (their opaque content) in the id: they win.
+  if (carried.sources) part.sources = carried.sources;
+  if (carried.providerMetadata) part.providerMetadata = carried.providerMetadata;
   return part;
+}
+
+/** The key under which a carried id holds the search's own sources. */
+const SOURCES_KEY = 'gateway_web_search';
+
+function readCarriedSearch(id: string): { id: string; sources?: WebSearchSource[]; providerMetadata?: WebSearchPart['providerMetadata'] } {
+  if (!id.startsWith(OTHER_VENDOR_SEARCH_PREFIX)) return { id };
+  const read = readToolId(id.slice(OTHER_VENDOR_SEARCH_PREFIX.length));
+  const { [SOURCES_KEY]: own, ...rest } = read.providerMetadata ?? {};
+  const out: ReturnType<typeof readCarriedSearch> = { id: read.id };
+  if (Array.isArray(own?.sources)) out.sources = own.sources.filter((source): source is WebSearchSource => isRecord(source) && typeof source.url === 'string');
+  if (hasMetadata(rest)) out.providerMetadata = rest;
+  return out;
 }
 
 /**
@@ -58,15 +75,23 @@ export function decodeWebSearchCall(item: Item): WebSearchPart {
 export function webSearchCallItem(part: WebSearchPart, status = part.error ? 'failed' : 'completed'): Item {
   const action: Item = { type: 'search', query: part.query ?? '' };
   if (part.sources && part.sources.length > 0) action.sources = part.sources.map((source) => ({ type: 'url', url: source.url }));
-  return { id: webSearchItemId(part.id), type: 'web_search_call', status, action };
+  return { id: webSearchItemId(part), type: 'web_search_call', status, action };
 }
 
 /** The id prefix of a search another vendor ran (never replayed to OpenAI, which did not run it). */
 export const OTHER_VENDOR_SEARCH_PREFIX = 'ws_gw_';
 
-/** The item id for a search: OpenAI's own, else ours around the vendor's id. */
-export function webSearchItemId(id: string): string {
-  return id.startsWith('ws_') ? id : `${OTHER_VENDOR_SEARCH_PREFIX}${id}`;
+/**
+ * The item id for a search: OpenAI's own, else ours around the vendor's id — carrying, when the
+ * search has opaque data (Anthropic's `encrypted_content` of each result), its sources and
+ * metadata in the one carry encoding (toolIdForClient), so a client that sends the item back
+ * gives the vendor its own search again, byte-exact.
+ */
+export function webSearchItemId(part: Pick<WebSearchPart, 'id' | 'sources' | 'providerMetadata'>): string {
+  if (part.id.startsWith('ws_')) return part.id;
+  const opaque = hasMetadata(part.providerMetadata) || (part.sources ?? []).some((source) => hasMetadata(source.providerMetadata));
+  const metadata = opaque ? { ...part.providerMetadata, [SOURCES_KEY]: { sources: part.sources ?? [] } } : undefined;
+  return `${OTHER_VENDOR_SEARCH_PREFIX}${toolIdForClient(part.id, metadata)}`;
 }
 
 /** A text's IR citations → `url_citation` annotations (a citation without a span covers the whole text). */
