@@ -15,17 +15,17 @@ import {
   type RateLimitStore,
   type ResolvedLimit,
 } from '../limits/index.ts';
-import type { Settlement } from '../pipeline/types.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { RoutingConfig } from '../config/routing-schema.ts';
+import type { Settlement } from '../pipeline/index.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { RoutingConfig } from '../config/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
-import type { Store } from '../store/repositories.ts';
+import type { Store } from '../store/index.ts';
 import { recordNotWritten, scanLedger, type LedgerEntry, type NewLedgerEntry, type StorageHealth, type UsageLedger } from '../store/index.ts';
-import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 import { newId } from '../util/index.ts';
-import { UsageIndex } from '../usage/usage-index.ts';
+import { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';

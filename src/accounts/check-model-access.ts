@@ -1,8 +1,8 @@
 import { hasPrice, maxPricing } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import type { ModelPricing } from '../plugin-kit/types.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Tier } from '../store/types.ts';
+import type { ModelPricing } from '../plugin-kit/index.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { Tier } from '../store/index.ts';
 
 const TIER_RANK: Record<Tier, number> = { free: 0, basic: 1, fellow: 2, pro: 3, enterprise: 4 };
 

@@ -3,13 +3,13 @@ import { billingConfigSchema } from '../billing/index.ts';
 import { CreditBook, openLedgerAndReplay, SharedCredits, type ReplayReport } from '../credits/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { createRateLimitStore, rateLimitConfigSchema, RedisRateLimitStore, type RateLimitStore } from '../limits/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Store } from '../store/repositories.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { Store } from '../store/index.ts';
 import { StorageHealth, unsentSettlements } from '../store/index.ts';
-import { systemClock, type Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import { systemClock, type Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 import { AccountGuards } from './account-guards.ts';
-import { UsageIndex } from '../usage/usage-index.ts';
+import { UsageIndex } from '../usage/index.ts';
 
 export interface CreateAccountGuardsOptions {
   config: GatewayConfig;

@@ -1,5 +1,5 @@
-import type { Store } from '../store/repositories.ts';
-import type { ApiKeyRecord } from '../store/types.ts';
+import type { Store } from '../store/index.ts';
+import type { ApiKeyRecord } from '../store/index.ts';
 
 /** The key's stored record now (an operator may have changed its scope or limit since authentication). */
 export function currentKey(store: Store, key: ApiKeyRecord): ApiKeyRecord {

@@ -1,9 +1,9 @@
 import { GatewayError } from '../errors/index.ts';
 import { listFormats, wireFormatIds } from '../formats/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { CatalogModel } from '../providers/types.ts';
-import type { RoutingConfig } from '../config/routing-schema.ts';
-import type { ApiKeyRecord, KeyEndpoint, SpendLimitReset } from '../store/types.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import type { RoutingConfig } from '../config/index.ts';
+import type { ApiKeyRecord, KeyEndpoint, SpendLimitReset } from '../store/index.ts';
 
 /** The endpoint groups that are not a wire format's routes. */
 const OTHER_ENDPOINTS: Array<[string, KeyEndpoint]> = [

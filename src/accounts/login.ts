@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
-import type { Store } from '../store/repositories.ts';
-import type { Clock } from '../util/clock.ts';
-import { generateSessionToken, hashPassword, newId, sha256, verifyPassword } from '../util/secrets.ts';
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import { generateSessionToken, hashPassword, newId, sha256, verifyPassword } from '../util/index.ts';
 
 /** How long a dashboard session lasts (spec: not shown; ours). */
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;

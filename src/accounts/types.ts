@@ -3,9 +3,9 @@
  * what the account guards implement. Types only.
  */
 import type { SettledCharge } from '../observability/index.ts';
-import type { Settlement } from '../pipeline/types.ts';
-import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
-import type { StorageState } from '../store/storage-health.ts';
+import type { Settlement } from '../pipeline/index.ts';
+import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
+import type { StorageState } from '../store/index.ts';
 import type { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
 import type { LedgerPage } from '../store/index.ts';
 

@@ -1,9 +1,9 @@
 import { keyLimitState, type CreditBook, type SharedCredits } from '../credits/index.ts';
 import { resolveLimit, type RateLimitConfig } from '../limits/index.ts';
-import type { Store } from '../store/repositories.ts';
+import type { Store } from '../store/index.ts';
 import { readLedgerPage, type AccountRecord, type LedgerPage } from '../store/index.ts';
 import { buildActivityView, buildCreditsView, buildKeyView, type UsageIndex } from '../usage/index.ts';
-import type { Clock } from '../util/clock.ts';
+import type { Clock } from '../util/index.ts';
 import { currentKey } from './current-key.ts';
 import type { ActivityRange, AuthContext, UsageViews } from './types.ts';
 

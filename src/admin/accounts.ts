@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import { balanceSchema, MAX_BALANCE, roundCredits } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import { EmailTakenError } from '../store/email-taken.ts';
-import type { Store } from '../store/repositories.ts';
-import type { AccountRecord, ApiKeyRecord, KeyEndpoint, SpendLimitReset, Tier } from '../store/types.ts';
-import type { UsageIndex } from '../usage/usage-index.ts';
-import type { Clock } from '../util/clock.ts';
-import { generateApiKey, hashPassword, maskKey, newId, randomToken, sha256 } from '../util/secrets.ts';
+import { EmailTakenError } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
+import type { AccountRecord, ApiKeyRecord, KeyEndpoint, SpendLimitReset, Tier } from '../store/index.ts';
+import type { UsageIndex } from '../usage/index.ts';
+import type { Clock } from '../util/index.ts';
+import { generateApiKey, hashPassword, maskKey, newId, randomToken, sha256 } from '../util/index.ts';
 import type { createAccountInput, createKeyInput, setAccountInput, setKeyInput } from './settings-schema.ts';
 
 export const DEFAULT_ACCOUNT_EMAIL = 'local@localhost';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { cancelBatch, viewBatch } from '../batches/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import type { Store } from '../store/repositories.ts';
-import type { BatchRecord, BatchStatus } from '../store/types.ts';
+import type { Store } from '../store/index.ts';
+import type { BatchRecord, BatchStatus } from '../store/index.ts';
 import { findAccount } from './accounts.ts';
 import { procedure, router } from './trpc.ts';
 

@@ -4,7 +4,7 @@ import { applyGrant, roundCredits } from '../billing/index.ts';
 import type { BilledAccount } from '../credits/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { activityRange, buildActivityView, UsageIndex } from '../usage/index.ts';
-import { scanLedger } from '../store/file/scan-ledger.ts';
+import { scanLedger } from '../store/index.ts';
 import { findAccount, updateAccount, viewAccount } from './accounts.ts';
 import { addCreditsInput, setAccountInput } from './settings-schema.ts';
 import { procedure, router } from './trpc.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { MEDIA_STATUSES, MEDIA_TYPES, PAGING } from '../media/decode-media-request.ts';
-import { deleteMedia, getMedia, listMediaRecords, purgeExpiredMedia, viewMedia, type MediaView } from '../media/library.ts';
-import type { Store } from '../store/repositories.ts';
-import type { MediaRecord } from '../store/types.ts';
+import { MEDIA_STATUSES, MEDIA_TYPES, PAGING } from '../media/index.ts';
+import { deleteMedia, getMedia, listMediaRecords, purgeExpiredMedia, viewMedia, type MediaView } from '../media/index.ts';
+import type { Store } from '../store/index.ts';
+import type { MediaRecord } from '../store/index.ts';
 import { readJob } from '../jobs/index.ts';
 import { findAccount } from './accounts.ts';
 import { procedure, router } from './trpc.ts';

@@ -1,14 +1,14 @@
 import type { ActivitySnapshot } from '../observability/index.ts';
 import type { TRPCClient } from '@trpc/client';
 import { z } from 'zod';
-import type { AccountRecord } from '../store/types.ts';
+import type { AccountRecord } from '../store/index.ts';
 import { createAccount, createKey, findAccount, resetPassword, revokeKey, updateAccount, updateKey, viewAccount, viewKey, type ViewUsage } from './accounts.ts';
 import { createAccountInput, createKeyInput, setAccountInput, setKeyInput } from './settings-schema.ts';
 import { procedure, router, type AdminContext } from './trpc.ts';
 import { mediaRouter } from './media-router.ts';
 import { batchesRouter } from './batches-router.ts';
 import { videosRouter } from './videos-router.ts';
-import { toModelObject } from '../providers/describe-model.ts';
+import { toModelObject } from '../providers/index.ts';
 import { billingRouter } from './billing-router.ts';
 
 export type { ActivitySnapshot };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TIERS } from '../ir/index.ts';
-import { keyEndpoints, SPEND_LIMIT_RESETS } from '../accounts/key-scope.ts';
+import { keyEndpoints, SPEND_LIMIT_RESETS } from '../accounts/index.ts';
 import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
 
 /**

@@ -2,11 +2,11 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { ActivitySnapshot } from '../observability/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Store } from '../store/repositories.ts';
-import type { UsageIndex } from '../usage/usage-index.ts';
-import type { Clock } from '../util/clock.ts';
-import { formatIssues, issuesOf } from '../util/format-issues.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { Store } from '../store/index.ts';
+import type { UsageIndex } from '../usage/index.ts';
+import type { Clock } from '../util/index.ts';
+import { formatIssues, issuesOf } from '../util/index.ts';
 
 /** What admin procedures run against: the same store the server (or the locked CLI) holds. */
 export interface AdminContext {

@@ -1,4 +1,4 @@
-import type { LedgerRecord } from '../store/types.ts';
+import type { LedgerRecord } from '../store/index.ts';
 import { creditsToUsd, roundCredits } from '../billing/index.ts';
 
 /** One activity row as `GET /v1/activity` has it (the fields the dashboard sums). */

@@ -1,6 +1,6 @@
-import { createKey } from '../admin/accounts.ts';
-import type { Store } from '../store/repositories.ts';
-import type { Clock } from '../util/clock.ts';
+import { createKey } from '../admin/index.ts';
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
 
 /** A claim that never comes round again (a century). */
 const BOOTSTRAP_ONCE_MS = 100 * 365 * 86_400_000;

@@ -1,5 +1,5 @@
 import type { CircuitBreaker, CircuitState, FailureCause } from '../routing/index.ts';
-import type { Logger } from '../util/logger.ts';
+import type { Logger } from '../util/index.ts';
 
 /** A failure of the same model within this long after a logged one is counted, not logged (unless its circuit changed). */
 const QUIET_MS = 10_000;

@@ -2,13 +2,13 @@ import type { Server } from 'node:http';
 import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
 import type { GatewayConfig } from '../config/index.ts';
-import { acquireLock, removeServerInfo, writeServerInfo } from '../store/data-dir.ts';
-import { describePostgresUrl, describeServiceUrl } from '../store/describe-url.ts';
-import { randomToken } from '../util/secrets.ts';
-import type { Logger } from '../util/logger.ts';
+import { acquireLock, removeServerInfo, writeServerInfo } from '../store/index.ts';
+import { describePostgresUrl, describeServiceUrl } from '../store/index.ts';
+import { randomToken } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 import { bootstrapDataDir, hasUsableKey } from './bootstrap.ts';
-import { createAdminApp } from '../server/app.ts';
-import { capConnections } from '../server/cap-connections.ts';
+import { createAdminApp } from '../server/index.ts';
+import { capConnections } from '../server/index.ts';
 import { createGateway, type Gateway } from './create-gateway.ts';
 
 export interface ServeOptions {

@@ -1,7 +1,7 @@
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import { runExchange, type ExchangeDeps } from '../exchange/index.ts';
-import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
-import { newId } from '../util/secrets.ts';
+import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
+import { newId } from '../util/index.ts';
 import { formatOfEndpoint } from './format-of-endpoint.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';

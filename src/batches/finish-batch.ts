@@ -1,7 +1,7 @@
-import type { Store } from '../store/repositories.ts';
-import type { BatchLineRecord, BatchRecord, FileRecord } from '../store/types.ts';
-import type { Clock } from '../util/clock.ts';
-import { newId } from '../util/secrets.ts';
+import type { Store } from '../store/index.ts';
+import type { BatchLineRecord, BatchRecord, FileRecord } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import { newId } from '../util/index.ts';
 
 export interface FinishBatchDeps {
   store: Store;

@@ -1,5 +1,5 @@
 import { formatOfRoute } from '../formats/index.ts';
-import type { WireFormat } from '../ir/types.ts';
+import type { WireFormat } from '../ir/index.ts';
 
 /** The wire format of a batch endpoint (a registered format's route). */
 export function formatOfEndpoint(endpoint: string): WireFormat {

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/registry.ts';
+import { getCodec } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
 import { admitCall, decodeCall, encodeCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { estimateInputTokens, type Settlement } from '../pipeline/index.ts';
-import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/types.ts';
-import type { CatalogModel } from '../providers/types.ts';
-import type { BatchLineRecord, BatchRecord } from '../store/types.ts';
+import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
 import { formatOfEndpoint } from './format-of-endpoint.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';

@@ -1,4 +1,4 @@
-import type { BatchErrorData } from '../store/types.ts';
+import type { BatchErrorData } from '../store/index.ts';
 
 /** One request line of a batch input file. */
 export interface BatchInputLine {

@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors/index.ts';
-import type { Store } from '../store/repositories.ts';
-import type { BatchRecord } from '../store/types.ts';
-import type { Clock } from '../util/clock.ts';
-import { newId } from '../util/secrets.ts';
+import type { Store } from '../store/index.ts';
+import type { BatchRecord } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import { newId } from '../util/index.ts';
 import { finishBatch } from './finish-batch.ts';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);

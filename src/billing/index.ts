@@ -1,4 +1,4 @@
-export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from '../config/billing-schema.ts';
+export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from '../config/index.ts';
 export { MAX_BALANCE, applyGrant, balanceSchema, boundBalance, boundedDelta, creditDeltaSchema } from './balance-bounds.ts';
 export {
   USD_PER_CREDIT,

@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../plugin-kit/types.ts';
+import type { ModelPricing } from '../plugin-kit/index.ts';
 
 /** Spec §1: 1 credit = 0.001 USD. */
 export const USD_PER_CREDIT = 0.001;

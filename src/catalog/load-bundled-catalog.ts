@@ -1,4 +1,4 @@
-import type { ModelSpec } from '../plugin-kit/types.ts';
+import type { ModelSpec } from '../plugin-kit/index.ts';
 import { mapModelsDevEntry, type ModelsDevEntry } from './map-models-dev.ts';
 import { mapPackagePrices } from './map-prices.ts';
 import { ModelIdIndex } from './match-model-id.ts';

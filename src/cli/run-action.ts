@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { ExitError } from '../util/exit-error.ts';
-import { readableMessage } from '../util/format-issues.ts';
+import { ExitError } from '../util/index.ts';
+import { readableMessage } from '../util/index.ts';
 
 /** An error of a CLI command: a message for the user and an exit code; printed without a stack trace. */
 export class CliError extends ExitError {}

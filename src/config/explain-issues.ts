@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath, type Issue } from '../util/format-issues.ts';
+import { formatPath, type Issue } from '../util/index.ts';
 import { describeUnknownKey } from './suggest-key.ts';
 
 /** What zod reports for a key a strict object does not know. */

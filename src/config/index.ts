@@ -6,3 +6,7 @@ export { describeUnknownKey, suggestKey } from './suggest-key.ts';
 export { corsConfigSchema, type CorsConfig } from './cors-schema.ts';
 export { metricsConfigSchema, requestLogConfigSchema, type MetricsConfig, type RequestLogTarget } from './observability-schema.ts';
 export { adminConfigSchema, type AdminConfig } from './admin-schema.ts';
+export { billingConfigSchema, type BillingConfig, type BillingConfigInput } from './billing-schema.ts';
+export { importUserModule } from './import-user-module.ts';
+export { DEFAULT_ENDPOINT_LIMITS, limitsStoreSchema, rateLimitConfigSchema, type EndpointLimit, type LimitsStoreConfig, type LimitsStoreConfigInput, type RateLimitConfig, type RateLimitConfigInput } from './limits-schema.ts';
+export { routingConfigSchema, routingStrategySchema, type ModelRoutingConfig, type RoutingConfig, type RoutingConfigInput, type RoutingStrategy } from './routing-schema.ts';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cosmiconfig, type Loader } from 'cosmiconfig';
 
-import { issuesOf } from '../util/format-issues.ts';
+import { issuesOf } from '../util/index.ts';
 import { explainConfigIssues } from './explain-issues.ts';
 import { describeSyntaxError } from './describe-syntax-error.ts';
 import { importUserDefault } from './import-user-module.ts';

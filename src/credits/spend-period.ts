@@ -1,8 +1,8 @@
 import { roundCredits } from '../billing/index.ts';
 import type { CreditBook } from './in-process/credit-book.ts';
-import type { ApiKeyRecord, SpendLimitReset } from '../store/types.ts';
-import type { UsageIndex } from '../usage/usage-index.ts';
-import { utcPeriods } from '../usage/utc-periods.ts';
+import type { ApiKeyRecord, SpendLimitReset } from '../store/index.ts';
+import type { UsageIndex } from '../usage/index.ts';
+import { utcPeriods } from '../usage/index.ts';
 
 /** Unix seconds of the first instant of the next UTC month. */
 export function nextMonthStart(now: number): number {

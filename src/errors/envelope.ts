@@ -1,4 +1,4 @@
-import { redactSecrets } from '../util/redact-secrets.ts';
+import { redactSecrets } from '../util/index.ts';
 import type { GatewayError } from './gateway-error.ts';
 
 export interface ErrorEnvelope {

@@ -1,5 +1,5 @@
 import type { Admission, AdmissionRequest } from '../accounts/index.ts';
-import type { ChatRequest } from '../ir/types.ts';
+import type { ChatRequest } from '../ir/index.ts';
 import { boundInputTokens } from '../pipeline/index.ts';
 import type { ExchangeCall, ExchangeDeps } from './types.ts';
 

@@ -1,9 +1,9 @@
 import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { AttemptObserver } from '../observability/index.ts';
 import { decodeInbound, prepareCall, type ChatExchange, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import { FastAbortController, type AbortWatch } from '../util/index.ts';
 import type { ExchangeCall } from './types.ts';
 

@@ -1,6 +1,6 @@
 import type { RouteTarget } from '../formats/index.ts';
-import { storedItemPlace } from '../formats/responses/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import { storedItemPlace } from '../formats/index.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { decodeInbound } from '../pipeline/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
 import type { ExchangeDeps } from './types.ts';

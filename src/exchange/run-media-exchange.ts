@@ -4,7 +4,7 @@ import type { RequestIds } from '../errors/index.ts';
 import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../media/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import type { Served, Settlement } from '../pipeline/index.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import { buildRoutingHeaders } from '../routing/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import { noClient } from './call-exchange.ts';

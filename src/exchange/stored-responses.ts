@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/registry.ts';
-import { prependHistory, responseToHistory } from '../formats/responses/index.ts';
-import type { ChatRequest, ChatResponse, StreamPart } from '../ir/types.ts';
+import { getCodec } from '../formats/index.ts';
+import { prependHistory, responseToHistory } from '../formats/index.ts';
+import type { ChatRequest, ChatResponse, StreamPart } from '../ir/index.ts';
 import type { ResponseCapture } from '../pipeline/index.ts';
-import { ResponseCollector } from '../responses-store/collect-response.ts';
+import { ResponseCollector } from '../responses-store/index.ts';
 import { recordNotWritten } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
 

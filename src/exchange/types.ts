@@ -2,15 +2,15 @@ import type { AuthContext, PassedLimits, RequestGuards } from '../accounts/index
 import type { GatewayConfig } from '../config/index.ts';
 import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
-import type { WireFormat } from '../ir/types.ts';
+import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import type { RelayedStream } from '../pipeline/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { Router } from '../routing/index.ts';
 import type { Store } from '../store/index.ts';
-import type { AbortWatch } from '../util/abort.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import type { AbortWatch } from '../util/index.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 
 /** What an exchange needs, passed in by whoever runs one (the composition root builds it once). */
 export interface ExchangeDeps {

@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/index.ts';
 import type { SseRecord } from '../sse/index.ts';
 import type { GatewayError, RequestIds } from '../errors/index.ts';
 

@@ -4,3 +4,4 @@ export type {
   ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ChatResponse, StreamPart, StreamError, RoutingEvent,
 } from './types.ts';
 export { TIERS, type Tier } from './tiers.ts';
+export type { Unconvertible } from './types.ts';

@@ -1,7 +1,7 @@
 import { mapMediaError } from '../media/index.ts';
 import type { JobStatus } from '../plugin-kit/index.ts';
 import type { MediaRecord } from '../store/index.ts';
-import { unixSeconds } from '../util/clock.ts';
+import { unixSeconds } from '../util/index.ts';
 import { jobModel } from './job-model.ts';
 import { readJobContent } from './read-job-content.ts';
 import { updateJob, type JobContext } from './job-context.ts';

@@ -1,4 +1,4 @@
-import { FieldChecker } from '../formats/shared/index.ts';
+import { FieldChecker } from '../formats/index.ts';
 
 /** Bounds of a job request (docs/limits.md). */
 export const JOB_LIMITS = { modelChars: 256, promptChars: 32_000, maxSeconds: 600, urlChars: 2048, extraKeys: 16, extraValueChars: 1000 } as const;

@@ -2,8 +2,8 @@ import type { Admission, AuthContext, RequestGuards } from '../accounts/index.ts
 import type { MediaConfig } from '../media/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { AccountRecord, ApiKeyRecord, MediaRecord, Store } from '../store/index.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 import { createTurns } from '../util/index.ts';
 import type { ContentCache } from './content-cache.ts';
 import { readJob, type JobState } from './job-state.ts';

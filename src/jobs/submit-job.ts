@@ -5,7 +5,7 @@ import { createWithinLimits, mapMediaError, pendingRecord } from '../media/index
 import type { JobMediaType, JobUpload } from '../plugin-kit/index.ts';
 import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 import type { MediaRecord } from '../store/index.ts';
-import { unixSeconds } from '../util/clock.ts';
+import { unixSeconds } from '../util/index.ts';
 import { createTurns } from '../util/index.ts';
 import { updateJob, type JobContext } from './job-context.ts';
 import { jobRequestId, readJob, type JobState } from './job-state.ts';

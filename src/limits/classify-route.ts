@@ -1,5 +1,5 @@
 import { formatOfPath } from '../formats/index.ts';
-import type { EndpointLimit } from '../config/limits-schema.ts';
+import type { EndpointLimit } from '../config/index.ts';
 
 /** Strips the query string and trailing slashes so `/v1/models/` and `/v1/models?x` match `/v1/models`. */
 export function normalizePath(path: string): string {

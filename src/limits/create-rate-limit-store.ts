@@ -1,5 +1,5 @@
-import type { LimitsStoreConfigInput } from '../config/limits-schema.ts';
-import { limitsStoreSchema } from '../config/limits-schema.ts';
+import type { LimitsStoreConfigInput } from '../config/index.ts';
+import { limitsStoreSchema } from '../config/index.ts';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.ts';
 import { RedisRateLimitStore } from './redis-rate-limit-store.ts';
 

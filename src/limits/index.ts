@@ -22,7 +22,7 @@ export {
   type LimitsStoreConfigInput,
   type RateLimitConfig,
   type RateLimitConfigInput,
-} from '../config/limits-schema.ts';
+} from '../config/index.ts';
 export { resolveConcurrency, resolveLimit } from './resolve-limit.ts';
 export { isExemptRoute, isGenerationRoute, normalizePath } from './classify-route.ts';
 export { normalizeIp } from './normalize-ip.ts';

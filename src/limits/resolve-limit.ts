@@ -1,5 +1,5 @@
 import { isExemptRoute, isGenerationRoute, matchEndpointLimit } from './classify-route.ts';
-import type { RateLimitConfig } from '../config/limits-schema.ts';
+import type { RateLimitConfig } from '../config/index.ts';
 import { normalizeIp } from './normalize-ip.ts';
 import type { LimitScope, LimitSubject, ResolvedConcurrency, ResolvedLimit } from './types.ts';
 

@@ -1,11 +1,11 @@
 import { GatewayError } from '../errors/index.ts';
-import type { ModelCapability } from '../plugin-kit/types.ts';
+import type { ModelCapability } from '../plugin-kit/index.ts';
 import { mapPluginError, routingFailureError, RoutingFailure, tryCandidates, UpstreamAttempt, type Served } from '../pipeline/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import type { Router, RoutePlan } from '../routing/index.ts';
-import { watchOf, type AbortWatch } from '../util/abort.ts';
-import type { AttemptObserver } from '../observability/types.ts';
+import { watchOf, type AbortWatch } from '../util/index.ts';
+import type { AttemptObserver } from '../observability/index.ts';
 
 /** What a media endpoint asks a model to do. */
 export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation' | 'embedding';

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/index.ts';
-import type { ModelSpec } from '../plugin-kit/types.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { ModelSpec } from '../plugin-kit/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import type { ImageRequest } from './decode-image-request.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { FieldChecker, isRecord } from '../formats/shared/index.ts';
-import type { AudioFormat, SpeechCall } from '../plugin-kit/types.ts';
+import { FieldChecker, isRecord } from '../formats/index.ts';
+import type { AudioFormat, SpeechCall } from '../plugin-kit/index.ts';
 import { numericField } from './decode-image-request.ts';
 
 /** Spec §8.2 limits for speech, and bounds of the other text fields (docs/limits.md). */

@@ -1,5 +1,5 @@
-import { collectExtra, FieldChecker } from '../formats/shared/index.ts';
-import type { ImageGenerationCall } from '../plugin-kit/types.ts';
+import { collectExtra, FieldChecker } from '../formats/index.ts';
+import type { ImageGenerationCall } from '../plugin-kit/index.ts';
 
 /** Spec §8.2 limits for images, and bounds of the other text fields (docs/limits.md). */
 export const IMAGE_LIMITS = { promptChars: 4000, minN: 1, maxN: 10, maxSide: 4096, defaultSize: '1024x1024', modelChars: 256, optionChars: 64 } as const;

@@ -1,6 +1,6 @@
-import { FieldChecker } from '../formats/shared/index.ts';
-import type { MediaRecord, MediaStatus, MediaType } from '../store/types.ts';
-import { isTooDeep, MAX_JSON_DEPTH } from '../util/json-depth.ts';
+import { FieldChecker } from '../formats/index.ts';
+import type { MediaRecord, MediaStatus, MediaType } from '../store/index.ts';
+import { isTooDeep, MAX_JSON_DEPTH } from '../util/index.ts';
 import { MEDIA_LIMITS as L } from './media-limits.ts';
 
 export const MEDIA_TYPES = ['image', 'video', 'music', 'threed'] as const satisfies readonly MediaType[];

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors/index.ts';
-import type { Store } from '../store/repositories.ts';
-import type { MediaRecord } from '../store/types.ts';
-import { unixSeconds, type Clock } from '../util/clock.ts';
-import { createTurns } from '../util/in-turn.ts';
+import type { Store } from '../store/index.ts';
+import type { MediaRecord } from '../store/index.ts';
+import { unixSeconds, type Clock } from '../util/index.ts';
+import { createTurns } from '../util/index.ts';
 import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
 import { checkRecordSize, fitsLibrary, libraryFull, recordBytes, type LibraryUsage } from './media-limits.ts';
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import type { MediaRecord } from '../store/types.ts';
+import type { MediaRecord } from '../store/index.ts';
 
 /**
  * Bounds of the Media Library (docs/limits.md, docs/media.md). `/v1/media` is exempt from rate

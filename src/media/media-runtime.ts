@@ -1,7 +1,7 @@
 import type { GatewayConfig } from '../config/index.ts';
-import type { Store } from '../store/repositories.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 import { purgeExpiredMedia } from './library.ts';
 import { parseMediaConfig, type MediaConfig } from './media-config.ts';
 import { TempImageStore } from './temp-image-store.ts';

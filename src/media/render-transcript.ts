@@ -1,4 +1,4 @@
-import type { TranscriptionResult, TranscriptSegment } from '../plugin-kit/types.ts';
+import type { TranscriptionResult, TranscriptSegment } from '../plugin-kit/index.ts';
 import type { TranscriptFormat } from './decode-audio-request.ts';
 
 /** A rendered transcript: body text and its Content-Type. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock } from '../util/clock.ts';
-import { randomToken } from '../util/secrets.ts';
+import type { Clock } from '../util/index.ts';
+import { randomToken } from '../util/index.ts';
 
 /** A stored temporary image, ready to serve. */
 export interface TempImage {

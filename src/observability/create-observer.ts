@@ -1,4 +1,4 @@
-import type { Logger } from '../util/logger.ts';
+import type { Logger } from '../util/index.ts';
 import type { MetricsConfig, RequestLogTarget } from '../config/index.ts';
 import { loadTracer } from './load-tracer.ts';
 import { createRequestLog } from './request-log.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest, ContentPart, MediaSource } from '../ir/types.ts';
+import type { ChatRequest, ContentPart, MediaSource } from '../ir/index.ts';
 
 /**
  * An upper bound of the input tokens any upstream can bill for a request, for the credit hold

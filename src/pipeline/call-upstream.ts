@@ -1,11 +1,11 @@
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
-import type { WireFormat } from '../ir/types.ts';
-import type { ChatCall } from '../plugin-kit/types.ts';
+import type { WireFormat } from '../ir/index.ts';
+import type { ChatCall } from '../plugin-kit/index.ts';
 import { mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse } from '../upstream/index.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import { patchCall } from './patch-request.ts';
-import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/abort.ts';
+import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/index.ts';
 
 /** An upstream response that answered 2xx. */
 export interface UpstreamSuccess {

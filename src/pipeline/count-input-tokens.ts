@@ -1,5 +1,5 @@
 import type { Tiktoken } from 'js-tiktoken/lite';
-import type { ChatRequest, ContentPart, ToolDefinition } from '../ir/types.ts';
+import type { ChatRequest, ContentPart, ToolDefinition } from '../ir/index.ts';
 
 /**
  * A local input-token count of a request, for `count_tokens` / `input_tokens` when the serving

@@ -1,4 +1,4 @@
-import type { ChatRequest, Usage } from '../ir/types.ts';
+import type { ChatRequest, Usage } from '../ir/index.ts';
 
 /** Token estimate from text length (4 characters a token), for upstreams that never reported usage. */
 export function estimateTokens(chars: number): number {

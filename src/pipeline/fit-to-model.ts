@@ -1,6 +1,6 @@
-import type { ChatRequest, TextPart, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, TextPart, WireFormat } from '../ir/index.ts';
 import { hasKnownCapabilities } from '../providers/index.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { CatalogModel } from '../providers/index.ts';
 
 /** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
 export interface FittedRequest {

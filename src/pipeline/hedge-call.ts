@@ -1,5 +1,5 @@
 import { toGatewayError, type GatewayError } from '../errors/index.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { CatalogModel } from '../providers/index.ts';
 
 /** How a hedged pair of calls ended. */
 export interface HedgeResult<T> {

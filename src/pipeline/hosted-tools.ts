@@ -1,8 +1,8 @@
 import { validationError, type GatewayError } from '../errors/index.ts';
 import { getFormat } from '../formats/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/types.ts';
-import type { HostedToolsPolicy } from '../plugin-kit/types.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
+import type { HostedToolsPolicy } from '../plugin-kit/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
 
 /**
  * Tools only one vendor's API can run, carried raw in `extra` because the IR has no slot for

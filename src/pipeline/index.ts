@@ -8,3 +8,4 @@ export { boundInputTokens } from './bound-input-tokens.ts';
 export { iterateTarget } from './relay-stream.ts';
 export { prepareCall, type CallSource, type PreparedCall } from './prepare-call.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';
+export { countInputTokens } from './count-input-tokens.ts';

@@ -1,6 +1,6 @@
 import type { PassthroughRules, RewriteContext, WireRecord } from '../formats/index.ts';
-import { containsSecret, hasSecrets, redactSecrets } from '../util/redact-secrets.ts';
-import { quotedFinder } from '../util/find-quoted.ts';
+import { containsSecret, hasSecrets, redactSecrets } from '../util/index.ts';
+import { quotedFinder } from '../util/index.ts';
 
 const findError = quotedFinder('"error"');
 

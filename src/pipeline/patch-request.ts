@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import type { ChatCall, ProviderInstance, RequestPatch, RequestPatchContext } from '../plugin-kit/types.ts';
+import type { ChatCall, ProviderInstance, RequestPatch, RequestPatchContext } from '../plugin-kit/index.ts';
 import { patchJsonFields } from '../util/index.ts';
 
 type Call = Omit<ChatCall, 'signal'>;

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import type { WireFormat } from '../ir/types.ts';
+import type { WireFormat } from '../ir/index.ts';
 import { framingOf, getFormat, type FrameReader, type WireRecord as SseRecord } from '../formats/index.ts';
 import { chunkSourceOf, upstreamError, type ChunkHandler, type ChunkSource } from '../upstream/index.ts';
 

@@ -1,8 +1,8 @@
 import { getFormat } from '../formats/index.ts';
 import { validationError } from '../errors/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/types.ts';
-import type { ChatCall } from '../plugin-kit/types.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
+import type { ChatCall } from '../plugin-kit/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import { fitToModel } from './fit-to-model.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';

@@ -1,8 +1,8 @@
 import { GatewayError, toGatewayError, type RequestIds } from '../errors/index.ts';
 import { framingOf, getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
-import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/index.ts';
 import { mapTransportError } from '../upstream/index.ts';
-import type { AbortWatch } from '../util/abort.ts';
+import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 import { rewritePassedRecords } from './pass-records.ts';

@@ -1,4 +1,4 @@
-import { quotedFinder } from '../util/find-quoted.ts';
+import { quotedFinder } from '../util/index.ts';
 
 const findModel = quotedFinder('"model"');
 

@@ -1,10 +1,10 @@
 import { GatewayError } from '../errors/index.ts';
 import { framingOf, getCodec, getFormat } from '../formats/index.ts';
-import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/types.ts';
+import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { CatalogModel } from '../providers/types.ts';
-import { watchOf, type AbortWatch } from '../util/abort.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import { watchOf, type AbortWatch } from '../util/index.ts';
 import { buildRoutingHeaders, describeRoutingEvents, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
@@ -15,7 +15,7 @@ import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
 import { routingFailureError, RoutingFailure, tryCandidates } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
-import type { AttemptObserver } from '../observability/types.ts';
+import type { AttemptObserver } from '../observability/index.ts';
 
 export interface ChatPipelineDeps {
   registry: ProviderRegistry;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import { retryDelayMs, scheduleAttempts, type FallbackInfo, type RoutePlan, type Router, type RoutingInfo, type ScheduledAttempt } from '../routing/index.ts';
-import type { AbortWatch } from '../util/abort.ts';
+import type { AbortWatch } from '../util/index.ts';
 import { hedgeCall } from './hedge-call.ts';
 
 /** The attempt that served, and how the request got there. */

@@ -1,10 +1,10 @@
 import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
-import type { AbortWatch } from '../util/abort.ts';
-import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '../ir/types.ts';
-import type { CatalogModel } from '../providers/types.ts';
-import type { FallbackInfo, RoutingInfo } from '../routing/types.ts';
-import type { AttemptObserver } from '../observability/types.ts';
+import type { AbortWatch } from '../util/index.ts';
+import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '../ir/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import type { FallbackInfo, RoutingInfo } from '../routing/index.ts';
+import type { AttemptObserver } from '../observability/index.ts';
 
 /** One inbound chat-like request, as the HTTP layer hands it to the pipeline. */
 export interface ChatExchange {

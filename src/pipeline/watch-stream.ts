@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import { getFormat, type FormatDefinition, type WireRecord } from '../formats/index.ts';
-import { firstSignificant, looksLikeObject } from '../formats/shared/index.ts';
-import type { WireFormat } from '../ir/types.ts';
+import { firstSignificant, looksLikeObject } from '../formats/index.ts';
+import type { WireFormat } from '../ir/index.ts';
 
 /** Watches an upstream stream record by record: shape sanity, and whether it really finished. */
 export interface StreamWatch {

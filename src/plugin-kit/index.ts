@@ -10,14 +10,14 @@ export type {
   BatchCapability, NativeBatchRequest, NativeBatchSubmitCall, NativeBatchRef, NativeBatchPhase, NativeBatchStatus, NativeBatchResult,
   JobMediaType, JobUpload, JobSubmitCall, JobRef, JobPhase, JobOutput, JobStatus, JobContent, JobsCapability,
 } from './types.ts';
-export type { WireFormat } from '../ir/types.ts';
+export type { WireFormat } from '../ir/index.ts';
 // OpenAI-compatible upstreams (the `openai` and `azure` plugins): reading answers, media calls, media model facts.
 export { readOk, readOkJson, formValue } from './read-upstream.ts';
 export { openaiMediaCalls } from './openai-media.ts';
 export { sniffImageType, type OpenAIMediaContext } from './openai-images.ts';
 export { toTranscription } from './openai-audio.ts';
 export { OPENAI_MODEL_FACTS } from './openai-models.ts';
-export type { AbortSource } from '../util/abort.ts';
+export type { AbortSource } from '../util/index.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
 export { defineFormat, sseFraming, jsonArrayFraming } from '../formats/index.ts';
 export type {

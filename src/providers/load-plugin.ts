@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { importUserModule } from '../config/import-user-module.ts';
+import { importUserModule } from '../config/index.ts';
 import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
-import type { ProviderPlugin } from '../plugin-kit/types.ts';
+import type { ProviderPlugin } from '../plugin-kit/index.ts';
 
 /** A provider whose plugin could not be found, loaded or validated. */
 export class PluginLoadError extends Error {

@@ -1,4 +1,4 @@
-import type { Modality, ModelPricing, ModelSpec } from '../plugin-kit/types.ts';
+import type { Modality, ModelPricing, ModelSpec } from '../plugin-kit/index.ts';
 
 /** USD as OpenRouter writes it: a decimal string, never exponent notation (`0.00000015`). */
 export function usdString(value: number): string {

@@ -1,8 +1,8 @@
 import { describeUnknownKey, providerConfigSchema, suggestKey, type GatewayConfig, type ModelEntry, type ProviderConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { DEFAULT_TIMEOUTS, UndiciHttpFactory, type ConnectionStats } from '../upstream/index.ts';
-import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/types.ts';
-import { rememberSecret, rememberSecretHeader } from '../util/redact-secrets.ts';
+import type { ModelSpec, PluginLogger, ProviderPlugin } from '../plugin-kit/index.ts';
+import { rememberSecret, rememberSecretHeader } from '../util/index.ts';
 import { resolveModelSpec, gatherModelFacts } from './resolve-model-spec.ts';
 import { loadPlugin, PluginLoadError, supportedFormatsOf } from './load-plugin.ts';
 import type { CatalogModel, Provider } from './types.ts';

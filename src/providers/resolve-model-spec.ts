@@ -1,6 +1,6 @@
 import { applyConfigEntry, mergeSpecLayers, ModelIdIndex, openCatalogProvider, type CatalogProvider } from '../catalog/index.ts';
 import type { ModelEntry } from '../config/index.ts';
-import type { ModelSpec, ProviderInstance, ProviderPlugin } from '../plugin-kit/types.ts';
+import type { ModelSpec, ProviderInstance, ProviderPlugin } from '../plugin-kit/index.ts';
 
 const CHAT_DEFAULT_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling'];
 

@@ -1,5 +1,5 @@
-import type { WireFormat } from '../ir/types.ts';
-import type { HostedToolsPolicy, ModelSpec, PromptCacheMode, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/types.ts';
+import type { WireFormat } from '../ir/index.ts';
+import type { HostedToolsPolicy, ModelSpec, PromptCacheMode, ProviderInstance, ProviderPlugin, UpstreamTimeouts } from '../plugin-kit/index.ts';
 
 /** A configured, set-up provider. */
 export interface Provider {

@@ -1,4 +1,4 @@
-import type { ChatResponse, ContentPart, ReasoningPart, StreamPart, TextPart, ToolCallPart } from '../ir/types.ts';
+import type { ChatResponse, ContentPart, ReasoningPart, StreamPart, TextPart, ToolCallPart } from '../ir/index.ts';
 
 /** Builds the complete response from stream parts, as a client reading the stream would. */
 export class ResponseCollector {

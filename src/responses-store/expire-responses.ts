@@ -1,6 +1,6 @@
-import type { Store } from '../store/repositories.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 
 /** How long a stored Response is kept (OpenAI's default retention for `store: true`). */
 export const RESPONSE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

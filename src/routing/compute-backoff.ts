@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors/index.ts';
-import type { RoutingConfig } from '../config/routing-schema.ts';
+import type { RoutingConfig } from '../config/index.ts';
 
 type RetryPolicy = RoutingConfig['retry'];
 

@@ -1,4 +1,4 @@
-import type { RoutingEvent } from '../ir/types.ts';
+import type { RoutingEvent } from '../ir/index.ts';
 import type { FallbackInfo, RoutingInfo } from './types.ts';
 
 /**

@@ -1,4 +1,4 @@
-export { routingConfigSchema, routingStrategySchema, type RoutingConfig, type RoutingConfigInput, type RoutingStrategy, type ModelRoutingConfig } from '../config/routing-schema.ts';
+export { routingConfigSchema, routingStrategySchema, type RoutingConfig, type RoutingConfigInput, type RoutingStrategy, type ModelRoutingConfig } from '../config/index.ts';
 export { CircuitBreaker, type CircuitState, type BreakerOptions, type CircuitSnapshot, type FailureCause, type FailureListener } from './circuit-breaker.ts';
 export { LatencyTracker } from './latency-tracker.ts';
 export { orderCandidates, blendedPrice, type OrderContext } from './order-candidates.ts';

@@ -1,5 +1,5 @@
-import type { CatalogModel } from '../providers/types.ts';
-import type { RoutingStrategy } from '../config/routing-schema.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import type { RoutingStrategy } from '../config/index.ts';
 
 /** What a strategy may read besides the candidates themselves. */
 export interface OrderContext {

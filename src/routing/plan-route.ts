@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { CatalogModel } from '../providers/types.ts';
-import type { RoutingConfig } from '../config/routing-schema.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import type { RoutingConfig } from '../config/index.ts';
 import { orderCandidates, type OrderContext } from './order-candidates.ts';
 import type { RoutePlan } from './types.ts';
 

@@ -1,6 +1,6 @@
-import type { ProviderRegistry } from '../providers/registry.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
-import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from '../config/routing-schema.ts';
+import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from '../config/index.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { planRoute, type CandidateFilter } from './plan-route.ts';
 import { StickySessions } from './sticky-sessions.ts';

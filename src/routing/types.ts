@@ -1,5 +1,5 @@
-import type { CatalogModel } from '../providers/types.ts';
-import type { RoutingStrategy } from '../config/routing-schema.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import type { RoutingStrategy } from '../config/index.ts';
 
 /** `pinned`: the client named `provider/model`; `auto`: a bare id the router placed. */
 export type RoutingMode = 'pinned' | 'auto';

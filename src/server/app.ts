@@ -1,6 +1,6 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
-import type { WireFormat } from '../ir/types.ts';
+import type { WireFormat } from '../ir/index.ts';
 import { requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';

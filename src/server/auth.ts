@@ -1,10 +1,10 @@
 import type { H3Event } from 'h3';
-import { checkEndpointScope } from '../accounts/key-scope.ts';
+import { checkEndpointScope } from '../accounts/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { findFormat, type CredentialSource } from '../formats/index.ts';
-import type { WireFormat } from '../ir/types.ts';
-import { sha256 } from '../util/secrets.ts';
-import type { AuthContext } from '../accounts/types.ts';
+import type { WireFormat } from '../ir/index.ts';
+import { sha256 } from '../util/index.ts';
+import type { AuthContext } from '../accounts/index.ts';
 import { requestState } from './context.ts';
 import type { ServerDeps } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { buildErrorEnvelope, GatewayError } from '../errors/index.ts';
-import { randomToken } from '../util/secrets.ts';
+import { randomToken } from '../util/index.ts';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 

@@ -1,4 +1,4 @@
-import { FieldChecker, isRecord } from '../formats/shared/index.ts';
+import { FieldChecker, isRecord } from '../formats/index.ts';
 
 /**
  * Per-field bounds of the inference bodies (docs/limits.md), on top of the body limit and the

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { FastAbortController, watchOf, type AbortWatch } from '../util/abort.ts';
+import { FastAbortController, watchOf, type AbortWatch } from '../util/index.ts';
 import { nodeOf } from './context.ts';
 
 /** Fires when the client goes away before the response is finished; its AbortSignal is made only if asked for. */

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type { RequestIds } from '../errors/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
-import type { PassedLimits } from '../accounts/types.ts';
-import { randomToken } from '../util/secrets.ts';
+import type { PassedLimits } from '../accounts/index.ts';
+import { randomToken } from '../util/index.ts';
 import { createTrustProxy, parseForwarded, parseForwardedFor, type TrustProxy, type TrustProxySetting } from './client-address.ts';
 
 /** The Node request and response under an event. */

@@ -1,5 +1,5 @@
 import { formatOfRoute } from '../formats/index.ts';
-import type { WireFormat } from '../ir/types.ts';
+import type { WireFormat } from '../ir/index.ts';
 
 /** A registered format's inbound route (the registry says which: a plugin's format is one too). */
 function isInference(path: string): boolean {

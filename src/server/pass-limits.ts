@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import type { AuthContext, PassedLimits } from '../accounts/types.ts';
+import type { AuthContext, PassedLimits } from '../accounts/index.ts';
 import { clientAddress, requestState } from './context.ts';
 import type { ServerDeps } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
 import { GatewayError } from '../errors/index.ts';
-import { findTooDeepField, MAX_JSON_DEPTH } from '../util/json-depth.ts';
+import { findTooDeepField, MAX_JSON_DEPTH } from '../util/index.ts';
 import { BodyBudget } from './body-budget.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { nodeOf } from './context.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../errors/index.ts';
-import { MAX_JSON_DEPTH } from '../util/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../util/index.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { JsonStreamParser } from './json-stream-parser.ts';

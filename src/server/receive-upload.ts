@@ -6,7 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../errors/index.ts';
-import { ensurePrivateDir, FILE_MODE } from '../util/private-files.ts';
+import { ensurePrivateDir, FILE_MODE } from '../util/index.ts';
 import { ClientClosedError } from './body-errors.ts';
 import { nodeOf } from './context.ts';
 import { MULTIPART_LIMITS } from './read-multipart.ts';

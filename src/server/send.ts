@@ -2,9 +2,9 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
 import { buildErrorEnvelope, toGatewayError, type GatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/registry.ts';
-import type { WireFormat } from '../ir/types.ts';
-import type { RelayedStream, StreamTarget } from '../pipeline/types.ts';
+import { getCodec } from '../formats/index.ts';
+import type { WireFormat } from '../ir/index.ts';
+import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
 import { nodeOf, requestState, setResponseHeader } from './context.ts';
 
 /** The error body a route's clients read natively: format-specific on inference routes. */

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3';
 import { GatewayError } from '../errors/index.ts';
-import type { AccountRecord, SessionRecord } from '../store/types.ts';
-import { sha256 } from '../util/secrets.ts';
+import type { AccountRecord, SessionRecord } from '../store/index.ts';
+import { sha256 } from '../util/index.ts';
 import type { ServerDeps } from './types.ts';
 
 /** Who is calling with a dashboard session token (spec §5: Media Library surface). */

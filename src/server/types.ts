@@ -1,10 +1,10 @@
 import type { GatewayConfig } from '../config/index.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Store } from '../store/repositories.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
-import type { RequestGuards } from '../accounts/types.ts';
-import type { MediaRuntime } from '../media/media-runtime.ts';
+import type { ProviderRegistry } from '../providers/index.ts';
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
+import type { RequestGuards } from '../accounts/index.ts';
+import type { MediaRuntime } from '../media/index.ts';
 import type { Observer } from '../observability/index.ts';
 import type { JobRunner } from '../jobs/index.ts';
 import type { Router } from '../routing/index.ts';

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors/index.ts';
-import type { Logger } from '../util/logger.ts';
+import type { Logger } from '../util/index.ts';
 
 /** One line per key and code per window: a client stuck in a retry loop must not flood the log. */
 const WINDOW_MS = 60_000;

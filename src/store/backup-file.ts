@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE } from '../util/private-files.ts';
+import { FILE_MODE } from '../util/index.ts';
 
 /** `20261123T210000Z` for a time: sortable, no characters a file system minds. */
 export function backupStamp(now = new Date()): string {

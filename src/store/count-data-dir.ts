@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readLogLines } from '../util/read-log-lines.ts';
+import { readLogLines } from '../util/index.ts';
 import type { RecordCounts } from './postgres/copy-records.ts';
 import { roundMicro } from './postgres/copy-records.ts';
 import type { DbData } from './types.ts';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensurePrivateDir } from '../util/private-files.ts';
-import { newId } from '../util/secrets.ts';
+import { ensurePrivateDir } from '../util/index.ts';
+import { newId } from '../util/index.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
 export interface ServerInfo {

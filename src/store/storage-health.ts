@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GatewayError } from '../errors/index.ts';
-import { FILE_MODE } from '../util/private-files.ts';
+import { FILE_MODE } from '../util/index.ts';
 
 /** What /health says about the data dir. */
 export interface StorageState {

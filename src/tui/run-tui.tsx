@@ -1,5 +1,5 @@
 import { render } from 'ink';
-import { ExitError } from '../util/exit-error.ts';
+import { ExitError } from '../util/index.ts';
 import { App } from './app.tsx';
 import type { ConnectionInfo, TuiAdminApi } from './core/index.ts';
 

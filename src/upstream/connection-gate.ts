@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import type { AbortWatch } from '../util/abort.ts';
+import type { AbortWatch } from '../util/index.ts';
 import type { ConnectionLimits, ConnectionStats } from './types.ts';
 
 /** Defaults of a provider's `maxConnections`, `maxQueued` and `queueTimeoutMs` (docs/limits.md). */

@@ -1,6 +1,6 @@
 import { Pool, errors as undiciErrors, util as undiciUtil } from 'undici';
-import { abortWatchOf, watchOf, type AbortWatch } from '../util/abort.ts';
-import { rememberSecretHeader } from '../util/redact-secrets.ts';
+import { abortWatchOf, watchOf, type AbortWatch } from '../util/index.ts';
+import { rememberSecretHeader } from '../util/index.ts';
 import { UpstreamBody } from './upstream-body.ts';
 import { mapTransportError } from './map-transport-error.ts';
 import { ConnectionGate, DEFAULT_CONNECTION_LIMITS } from './connection-gate.ts';

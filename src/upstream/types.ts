@@ -1,4 +1,4 @@
-import type { AbortSource } from '../util/abort.ts';
+import type { AbortSource } from '../util/index.ts';
 
 /** The transport to upstreams: requests, responses, pooled clients. Types only. */
 

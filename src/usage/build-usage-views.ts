@@ -1,5 +1,5 @@
-import { creditsToUsd, roundCredits, USD_PER_CREDIT } from '../billing/price-usage.ts';
-import type { AccountRecord, ApiKeyRecord } from '../store/types.ts';
+import { creditsToUsd, roundCredits, USD_PER_CREDIT } from '../billing/index.ts';
+import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { utcDay, type UsageIndex } from './usage-index.ts';
 
 /** Days of activity served (OpenRouter serves the last 30 completed days; we include today). */

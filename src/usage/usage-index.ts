@@ -1,5 +1,5 @@
-import type { UsageTotalsRow } from '../store/types.ts';
-import type { LedgerEntry } from '../store/file/usage-ledger.ts';
+import type { UsageTotalsRow } from '../store/index.ts';
+import type { LedgerEntry } from '../store/index.ts';
 import { utcPeriods } from './utc-periods.ts';
 
 /** One activity row: a (UTC day, model, provider) of one account, optionally one key. */

@@ -7,3 +7,8 @@ export { quotedFinder } from './find-quoted.ts';
 export { rememberSecret, rememberSecretHeader, isRememberedSecret, hasSecrets, redactSecrets, containsSecret, forgetSecrets, REDACTED } from './redact-secrets.ts';
 export { createTurns } from './in-turn.ts';
 export { patchJsonFields } from './patch-json-fields.ts';
+export { MAX_JSON_DEPTH, findTooDeepField, isTooDeep } from './json-depth.ts';
+export { keepRejectedLines, type RejectedLine } from './keep-rejected-lines.ts';
+export { createLogger, type Logger } from './logger.ts';
+export { FILE_MODE, ensurePrivateDir, securePrivateTree } from './private-files.ts';
+export { readLogLines, type LogLine } from './read-log-lines.ts';

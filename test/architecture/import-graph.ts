@@ -134,13 +134,33 @@ export function findFolderCycles(edges: ImportEdge[]): string[][] {
   return findCycles(graph);
 }
 
-/** File cycles through value imports (what ES modules evaluate; type imports vanish at runtime). */
+/**
+ * File cycles. Type imports count too: they vanish at run time, but two files that need each
+ * other's types are one file in two pieces (and an index a cycle runs through re-exports one
+ * of them half-evaluated the day a type becomes a value).
+ */
 export function findFileCycles(edges: ImportEdge[]): string[][] {
   const graph = new Map<string, Set<string>>();
   for (const edge of edges) {
     if (!graph.has(edge.from)) graph.set(edge.from, new Set());
-    if (edge.to === undefined || edge.typeOnly) continue;
+    if (edge.to === undefined) continue;
     graph.get(edge.from)!.add(edge.to);
   }
   return findCycles(graph);
+}
+
+/**
+ * Imports into another top-level folder that skip its index.ts (`../store/file/file-db.ts`
+ * instead of `../store/index.ts`): a folder's index is its contract, the rest is private.
+ * `package.json`, the plugins beside src/ and the package entry (`index.ts`) are no folders.
+ */
+export function findDeepImports(edges: ImportEdge[]): string[] {
+  const problems: string[] = [];
+  for (const edge of edges) {
+    if (edge.to === undefined || edge.to.startsWith('..')) continue;
+    const target = folderOf(edge.to);
+    if (target === folderOf(edge.from) || target === edge.to) continue;
+    if (edge.to !== `${target}/index.ts` && edge.to !== `${target}/index.tsx`) problems.push(`${edge.from} imports ${edge.specifier}: import ${target}/index.ts (add the name to its exports)`);
+  }
+  return problems;
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findFileCycles, findFolderCycles, findUpwardImports, folderOf, readImports, srcAliases, type ImportEdge } from './import-graph.ts';
+import { findDeepImports, findFileCycles, findFolderCycles, findUpwardImports, folderOf, readImports, srcAliases, type ImportEdge } from './import-graph.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -71,8 +71,12 @@ describe('import graph of src/', () => {
     expect(findFolderCycles(srcEdges)).toEqual([]);
   });
 
-  it('has no file cycle through value imports', () => {
+  it('has no file cycle, type imports included', () => {
     expect(findFileCycles(srcEdges)).toEqual([]);
+  });
+
+  it('imports other folders only through their index.ts', () => {
+    expect(findDeepImports(srcEdges)).toEqual([]);
   });
 
   it('lets only src/exchange run the pipeline or call its decode and prepare steps (every route, batch line and native batch hands over a call)', () => {
@@ -94,8 +98,8 @@ describe('import graph of src/', () => {
 
   it('reads imports the way they are written (type, dynamic, re-export, multi-line)', () => {
     const edges = srcEdges.filter((e) => e.from === 'cli/commands/tui.ts');
-    expect(edges.some((e) => e.to === 'tui/run-tui.tsx')).toBe(true); // dynamic import()
-    expect(srcEdges.some((e) => e.from === 'routing/index.ts' && e.to === 'config/routing-schema.ts')).toBe(true); // export … from
+    expect(edges.some((e) => e.to === 'tui/index.ts')).toBe(true); // dynamic import()
+    expect(srcEdges.some((e) => e.from === 'plugin-kit/index.ts' && e.to === 'upstream/index.ts')).toBe(true); // export … from
     expect(srcEdges.some((e) => e.typeOnly)).toBe(true);
   });
 });
@@ -129,10 +133,21 @@ describe('the checks themselves', () => {
     expect(findUpwardImports([edge('newfolder/a.ts', 'ir/types.ts')], LAYERS)).toEqual(['src/newfolder is in no layer: place it in LAYERS']);
   });
 
-  it('report a folder cycle, even through type imports, and a file cycle only through values', () => {
+  it('report a folder cycle and a file cycle, even through type imports', () => {
     expect(findFolderCycles([edge('routing/a.ts', 'server/b.ts', true), edge('server/b.ts', 'routing/a.ts')])).toEqual([['routing', 'server']]);
-    expect(findFileCycles([edge('x/a.ts', 'x/b.ts'), edge('x/b.ts', 'x/a.ts', true)])).toEqual([]);
-    expect(findFileCycles([edge('x/a.ts', 'x/b.ts'), edge('x/b.ts', 'x/a.ts')])).toEqual([['x/a.ts', 'x/b.ts']]);
+    expect(findFileCycles([edge('x/a.ts', 'x/b.ts'), edge('x/b.ts', 'x/c.ts'), edge('x/c.ts', 'x/a.ts', true)])).toEqual([['x/a.ts', 'x/b.ts', 'x/c.ts']]);
+    expect(findFileCycles([edge('x/a.ts', 'x/b.ts'), edge('x/b.ts', 'x/c.ts', true)])).toEqual([]);
+  });
+
+  it('report an import that skips the other folder\'s index.ts, and only that', () => {
+    const edges = [
+      edge('server/app.ts', 'store/file/file-db.ts'),
+      edge('server/routes/a.ts', 'server/types.ts'),
+      edge('server/app.ts', 'store/index.ts'),
+      edge('tui/app.tsx', 'admin/index.tsx', true),
+      edge('index.ts', 'config/index.ts'),
+    ];
+    expect(findDeepImports(edges)).toEqual([expect.stringContaining('server/app.ts imports ./store/file/file-db.ts: import store/index.ts')]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
-import { createAccountInput } from '../../admin/settings-schema.ts';
+import { createAccountInput } from '../../admin/index.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
-import { addCreditsInput, setAccountInput } from '../../admin/settings-schema.ts';
+import { addCreditsInput, setAccountInput } from '../../admin/index.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
 
 import type { Tier } from '../../ir/index.ts';

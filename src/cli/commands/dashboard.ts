@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readServerInfo } from '../../store/data-dir.ts';
+import { readServerInfo } from '../../store/index.ts';
 import { resolveContext } from '../context.ts';
 import { print } from '../format-table.ts';
 import { CliError } from '../run-action.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { KeyView } from '../../admin/accounts.ts';
-import { createKeyInput, setKeyInput } from '../../admin/settings-schema.ts';
+import type { KeyView } from '../../admin/index.ts';
+import { createKeyInput, setKeyInput } from '../../admin/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';

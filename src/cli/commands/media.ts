@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { AdminMediaView } from '../../admin/media-router.ts';
-import type { MediaStatus, MediaType } from '../../store/types.ts';
-import { createClock } from '../../util/clock.ts';
+import type { AdminMediaView } from '../../admin/index.ts';
+import type { MediaStatus, MediaType } from '../../store/index.ts';
+import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';

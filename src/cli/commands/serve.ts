@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { limitHeapGrowth } from '../../app/heap-growth.ts';
-import { startServer, type RunningServer } from '../../app/serve.ts';
+import { limitHeapGrowth } from '../../app/index.ts';
+import { startServer, type RunningServer } from '../../app/index.ts';
 import { displayPath, type GatewayConfig } from '../../config/index.ts';
-import { createLogger, type Logger } from '../../util/logger.ts';
+import { createLogger, type Logger } from '../../util/index.ts';
 import { resolveContext, type CliContext } from '../context.ts';
 import { print } from '../format-table.ts';
 

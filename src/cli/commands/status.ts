@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import type { AdminRouter, ActivitySnapshot } from '../../admin/router.ts';
-import { readServerInfo } from '../../store/data-dir.ts';
+import type { AdminRouter, ActivitySnapshot } from '../../admin/index.ts';
+import { readServerInfo } from '../../store/index.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { CliError } from '../run-action.ts';

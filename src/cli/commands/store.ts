@@ -2,19 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { openLedgerAndReplay } from '../../credits/index.ts';
-import { countDataDir } from '../../store/count-data-dir.ts';
-import { acquireLock, lockHolder, readServerInfo, type DataDirLock } from '../../store/data-dir.ts';
-import { FileStore } from '../../store/file/file-store.ts';
-import { SCHEMA_VERSION } from '../../store/migrate.ts';
-import { applyMigrations, checkReachable, createPool, describePostgresUrl, PostgresStoreError, readSchemaVersion } from '../../store/postgres/connect.ts';
-import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from '../../store/postgres/copy-records.ts';
-import { PG_SCHEMA_VERSION } from '../../store/postgres/migrations.ts';
-import { forEachLedgerEntry, type LedgerEntry } from '../../store/file/usage-ledger.ts';
-import { createLogger } from '../../util/logger.ts';
+import { countDataDir } from '../../store/index.ts';
+import { acquireLock, lockHolder, readServerInfo, type DataDirLock } from '../../store/index.ts';
+import { FileStore } from '../../store/index.ts';
+import { SCHEMA_VERSION } from '../../store/index.ts';
+import { applyMigrations, checkReachable, createPool, describePostgresUrl, PostgresStoreError, readSchemaVersion } from '../../store/index.ts';
+import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from '../../store/index.ts';
+import { PG_SCHEMA_VERSION } from '../../store/index.ts';
+import { forEachLedgerEntry, type LedgerEntry } from '../../store/index.ts';
+import { createLogger } from '../../util/index.ts';
 import { resolveContext } from '../context.ts';
 import { print, printJson } from '../format-table.ts';
 import { CliError } from '../run-action.ts';
-import { markMigrated, MIGRATED_MARKER } from '../../store/migrated-marker.ts';
+import { markMigrated, MIGRATED_MARKER } from '../../store/index.ts';
 
 /** The kinds a summary shows, in order, with their labels. */
 const KINDS: ReadonlyArray<[keyof RecordCounts | 'usage', string]> = [

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { readServerInfo } from '../../store/data-dir.ts';
-import type { ConnectionInfo, TuiAdminApi } from '../../tui/core/types.ts';
+import { readServerInfo } from '../../store/index.ts';
+import type { ConnectionInfo, TuiAdminApi } from '../../tui/index.ts';
 import { connectAdmin, type AdminConnection } from '../admin-client.ts';
 import { resolveContext, type CliContext } from '../context.ts';
 import { CliError } from '../run-action.ts';
@@ -36,7 +36,7 @@ export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> 
     delete process.env.CI;
     delete process.env.CONTINUOUS_INTEGRATION;
     // Ink and React load only here, so every other command stays fast.
-    const [{ runTui }, { createAdminApi, withReconnect }] = await Promise.all([import('../../tui/run-tui.tsx'), import('../../tui/core/index.ts')]);
+    const [{ runTui }, { createAdminApi, withReconnect }] = await Promise.all([import('../../tui/index.ts'), import('../../tui/index.ts')]);
     const server = connection.mode === 'server' ? readServerInfo(ctx.dataDir) : undefined;
     const info: ConnectionInfo = { mode: connection.mode, url: server?.url, dataDir: ctx.dataDir };
     let api: TuiAdminApi = createAdminApi(connection.client);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { AdminVideoView } from '../../admin/videos-router.ts';
-import { createClock } from '../../util/clock.ts';
+import type { AdminVideoView } from '../../admin/index.ts';
+import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';

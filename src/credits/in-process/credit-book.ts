@@ -1,8 +1,8 @@
 import { GatewayError } from '../../errors/index.ts';
-import type { Store } from '../../store/repositories.ts';
-import type { AccountRecord } from '../../store/types.ts';
-import { boundedDelta } from '../../billing/balance-bounds.ts';
-import { roundCredits } from '../../billing/price-usage.ts';
+import type { Store } from '../../store/index.ts';
+import type { AccountRecord } from '../../store/index.ts';
+import { boundedDelta } from '../../billing/index.ts';
+import { roundCredits } from '../../billing/index.ts';
 
 /**
  * An account as billing sees it: the stored record plus `billedSeq`, the last usage-ledger

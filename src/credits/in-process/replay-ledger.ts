@@ -1,8 +1,8 @@
 import { boundedDelta, roundCredits } from '../../billing/index.ts';
 import type { BilledAccount } from './credit-book.ts';
-import type { Store } from '../../store/repositories.ts';
-import { UsageLedger, type LedgerEntry } from '../../store/file/usage-ledger.ts';
-import { UsageIndex } from '../../usage/usage-index.ts';
+import type { Store } from '../../store/index.ts';
+import { UsageLedger, type LedgerEntry } from '../../store/index.ts';
+import { UsageIndex } from '../../usage/index.ts';
 
 /** What the startup replay found and fixed. */
 export interface ReplayReport {

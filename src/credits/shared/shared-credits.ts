@@ -2,15 +2,15 @@ import { roundCredits } from '../../billing/index.ts';
 import { balanceError, ceilingError } from '../in-process/credit-book.ts';
 import { GatewayError } from '../../errors/index.ts';
 import type { SettledCharge } from '../../observability/index.ts';
-import type { CreditsRepo, FlushItem, HoldOutcome, HoldRequest, SettleOutcome, SettleRequest } from '../../store/repositories.ts';
-import type { AccountRecord, ApiKeyRecord, LedgerRecord, PeriodKeys } from '../../store/types.ts';
-import { UsageIndex } from '../../usage/usage-index.ts';
-import { utcPeriods } from '../../usage/utc-periods.ts';
-import type { Clock } from '../../util/clock.ts';
-import type { Logger } from '../../util/logger.ts';
+import type { CreditsRepo, FlushItem, HoldOutcome, HoldRequest, SettleOutcome, SettleRequest } from '../../store/index.ts';
+import type { AccountRecord, ApiKeyRecord, LedgerRecord, PeriodKeys } from '../../store/index.ts';
+import { UsageIndex } from '../../usage/index.ts';
+import { utcPeriods } from '../../usage/index.ts';
+import type { Clock } from '../../util/index.ts';
+import type { Logger } from '../../util/index.ts';
 import { newId } from '../../util/index.ts';
 import { recordNotWritten } from '../../store/index.ts';
-import { SettlementOutbox, type NewOutboxLine, type OutboxLine } from '../../store/file/settlement-outbox.ts';
+import { SettlementOutbox, type NewOutboxLine, type OutboxLine } from '../../store/index.ts';
 import { nextMonthStart, nextResetAt } from '../spend-period.ts';
 
 /** Credits and tokens a request holds until it settles: in the shared database, or in this instance's leased slice. */

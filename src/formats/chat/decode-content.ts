@@ -1,4 +1,4 @@
-import type { AudioPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/types.ts';
+import type { AudioPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/index.ts';
 import { FieldChecker, isRecord, markerOfBreakpoint, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
 
 /**

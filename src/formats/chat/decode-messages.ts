@@ -1,4 +1,4 @@
-import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/types.ts';
+import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, isRecord, readToolId, stringifyToolInput } from '../shared/index.ts';
 import { decodeTextContent, decodeUserContent, withCacheControl } from './decode-content.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';

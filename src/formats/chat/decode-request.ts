@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/types.ts';
+import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/index.ts';
 import { FieldChecker, assignDefined as set, collectExtra, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
 import { decodeChatMessages } from './decode-messages.ts';
 import { decodeWebSearchOptions } from './map-web-search.ts';

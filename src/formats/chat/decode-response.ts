@@ -1,4 +1,4 @@
-import type { ChatResponse, ContentPart } from '../../ir/types.ts';
+import type { ChatResponse, ContentPart } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { isRecord, nowSeconds, readNumber, readString, stringifyToolInput } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';

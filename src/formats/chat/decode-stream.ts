@@ -1,4 +1,4 @@
-import type { FinishReason, StreamPart, Usage } from '../../ir/types.ts';
+import type { FinishReason, StreamPart, Usage } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';

@@ -1,4 +1,4 @@
-import type { ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { FieldChecker, isRecord } from '../shared/index.ts';
 
 /** Chat `tools` (or the deprecated `functions`) → IR. Non-function tools have no IR slot and are skipped. */

@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/types.ts';
+import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
 import { mediaSourceToUrl } from '../shared/index.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel } from '../shared/index.ts';
 import { encodeChatMessages } from './encode-messages.ts';

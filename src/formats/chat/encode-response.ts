@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse } from '../../ir/types.ts';
+import type { ChatRequest, ChatResponse } from '../../ir/index.ts';
 import { argumentsForClient, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';

@@ -1,4 +1,4 @@
-import type { RoutingEvent } from '../../ir/types.ts';
+import type { RoutingEvent } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { isRecord, nowSeconds, readNumber, readString, tryParseJson } from '../shared/index.ts';
 

@@ -1,8 +1,8 @@
-import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '../../ir/types.ts';
+import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '../../ir/index.ts';
 import { encodeChatAnnotation } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { redactSecrets } from '../../util/redact-secrets.ts';
+import { redactSecrets } from '../../util/index.ts';
 import { carryOpaque, generateId, hasMetadata, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { openAIErrorType } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';

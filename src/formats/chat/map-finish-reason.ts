@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../ir/types.ts';
+import type { FinishReason } from '../../ir/index.ts';
 import type { ChatFinishReason } from './types.ts';
 
 /** Chat `finish_reason` → IR (unknown or null → stop). */

@@ -1,4 +1,4 @@
-import type { ReasoningPart } from '../../ir/types.ts';
+import type { ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, readCarried, readString, restoreReasoning } from '../shared/index.ts';
 import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
 

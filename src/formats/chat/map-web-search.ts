@@ -1,4 +1,4 @@
-import type { UrlCitation, WebSearchTool } from '../../ir/types.ts';
+import type { UrlCitation, WebSearchTool } from '../../ir/index.ts';
 import { isRecord } from '../shared/index.ts';
 
 /** `web_search_options: {search_context_size, user_location: {type: "approximate", approximate: {…}}}` → IR. */

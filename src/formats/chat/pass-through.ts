@@ -1,4 +1,4 @@
-import { quotedFinder } from '../../util/find-quoted.ts';
+import { quotedFinder } from '../../util/index.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 import { isRecord } from '../shared/index.ts';
 

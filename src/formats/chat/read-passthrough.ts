@@ -2,7 +2,7 @@ import type { SseRecord } from '../../sse/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
 import { isRecord, readString, tryParseJson } from '../shared/index.ts';
 import { decodeChatUsage } from './map-usage.ts';
-import { quotedFinder } from '../../util/find-quoted.ts';
+import { quotedFinder } from '../../util/index.ts';
 
 /** Reads id, model and usage from a same-format Chat Completions response without converting it. */
 export function readChatPassthroughResponse(body: unknown): PassthroughInfo {

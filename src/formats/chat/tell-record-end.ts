@@ -1,4 +1,4 @@
-import { quotedFinder } from '../../util/find-quoted.ts';
+import { quotedFinder } from '../../util/index.ts';
 import type { RecordEnd, WireRecord } from '../types.ts';
 import { isBareWord, startsWithKey } from '../shared/index.ts';
 

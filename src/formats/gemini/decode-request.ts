@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/index.ts';
-import type { ChatRequest, ContentPart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/types.ts';
+import type { ChatRequest, ContentPart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, badRequest, collectExtra, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
 import type { RouteTarget } from '../types.ts';
 import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';

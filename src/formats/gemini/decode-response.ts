@@ -1,4 +1,4 @@
-import type { ChatResponse, ContentPart } from '../../ir/types.ts';
+import type { ChatResponse, ContentPart } from '../../ir/index.ts';
 import { isRecord, nowSeconds, readString } from '../shared/index.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { decodeGeminiUsage } from './map-usage.ts';

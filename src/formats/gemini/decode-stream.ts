@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/types.ts';
+import type { FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';

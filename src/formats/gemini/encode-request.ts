@@ -1,5 +1,5 @@
 import { validationError } from '../../errors/index.ts';
-import type { ChatRequest, ContentPart, Message, ReasoningPart, ToolChoice } from '../../ir/types.ts';
+import type { ChatRequest, ContentPart, Message, ReasoningPart, ToolChoice } from '../../ir/index.ts';
 import { effortToBudgetTokens, isRecord, tryParseJson } from '../shared/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { SKIP_SIGNATURE, isMadeUpId, signatureOf } from './signature.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/types.ts';
+import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/index.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, tryParseJson } from '../shared/index.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';

@@ -1,6 +1,6 @@
-import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/types.ts';
+import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
-import { redactSecrets } from '../../util/redact-secrets.ts';
+import { redactSecrets } from '../../util/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { googleStatus } from './errors.ts';
 import { clientCall, clientThought } from './encode-response.ts';

@@ -1,4 +1,4 @@
-import type { Usage } from '../../ir/types.ts';
+import type { Usage } from '../../ir/index.ts';
 import { isRecord } from '../shared/index.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProviderMetadata, WithProviderMetadata } from '../../ir/types.ts';
+import type { ProviderMetadata, WithProviderMetadata } from '../../ir/index.ts';
 import { generateId, type FieldChecker } from '../shared/index.ts';
 
 /** The namespace of Gemini's opaque data in `providerMetadata`. */

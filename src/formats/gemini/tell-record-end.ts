@@ -1,5 +1,5 @@
 import type { RecordEnd, WireRecord } from '../types.ts';
-import { quotedFinder } from '../../util/find-quoted.ts';
+import { quotedFinder } from '../../util/index.ts';
 
 const findFinish = quotedFinder('"finishReason"');
 

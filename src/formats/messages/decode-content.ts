@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/types.ts';
+import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/index.ts';
 import { FieldChecker, isRecord, readCarried, readToolId, restoreReasoning, stringifyToolInput } from '../shared/index.ts';
 import { decodeCitations, decodeServerToolUse, decodeWebSearchResult, joinWebSearchParts } from './map-web-search.ts';
 

@@ -1,7 +1,7 @@
 import type { SseRecord } from '../../sse/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
 import { readErrorBody, readErrorObject, readRecordObject } from '../shared/index.ts';
-import { quotedFinder } from '../../util/find-quoted.ts';
+import { quotedFinder } from '../../util/index.ts';
 
 const findError = quotedFinder('"error"');
 

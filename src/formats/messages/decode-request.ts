@@ -1,5 +1,5 @@
 import { decodeWebSearchServerTool, isWebSearchServerTool } from './map-web-search.ts';
-import type { ChatRequest, Message, ReasoningConfig, ResponseFormat, TextPart, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ChatRequest, Message, ReasoningConfig, ResponseFormat, TextPart, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { FieldChecker, assignDefined as set, collectExtra, isRecord, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
 import { decodeMessagesTurn, decodeTextBlock } from './decode-content.ts';
 

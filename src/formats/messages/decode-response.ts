@@ -1,4 +1,4 @@
-import type { ChatResponse, ContentPart } from '../../ir/types.ts';
+import type { ChatResponse, ContentPart } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { FieldChecker, isRecord, nowSeconds, readString } from '../shared/index.ts';
 import { decodeBlock } from './decode-content.ts';

@@ -1,4 +1,4 @@
-import type { StreamPart } from '../../ir/types.ts';
+import type { StreamPart } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { isRecord, nowSeconds, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';

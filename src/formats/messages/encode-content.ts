@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, MediaSource, ToolResultPart } from '../../ir/types.ts';
+import type { ContentPart, FilePart, ImagePart, MediaSource, ToolResultPart } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
 import { parseToolArguments, sanitizeToolId, splitDataUrl } from '../shared/index.ts';
 import type { MessagesBlock, MessagesSource } from './types.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../ir/types.ts';
+import type { ChatRequest } from '../../ir/index.ts';
 import { encodeBlock } from './encode-content.ts';
 import type { MessagesBlock, MessagesMessage } from './types.ts';
 import { encodeWebSearchBlocks } from './map-web-search.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningConfig, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ChatRequest, ReasoningConfig, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { MIN_BUDGET_TOKENS, adaptForAnthropicThinking, effortToBudgetTokens, isRecord } from '../shared/index.ts';

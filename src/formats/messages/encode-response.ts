@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/types.ts';
+import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, opaqueOfReasoning, parseToolArguments, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';

@@ -1,7 +1,7 @@
-import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/types.ts';
+import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { redactSecrets } from '../../util/redact-secrets.ts';
+import { redactSecrets } from '../../util/index.ts';
 import { carryOpaque, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';

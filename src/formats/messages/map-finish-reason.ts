@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../ir/types.ts';
+import type { FinishReason } from '../../ir/index.ts';
 import type { MessagesStopReason } from './types.ts';
 
 /** Anthropic `stop_reason` → IR (wire-formats §4.6; unknown or null → stop). */

@@ -1,4 +1,4 @@
-import type { ContentPart, TextPart, UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/types.ts';
+import type { ContentPart, TextPart, UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/index.ts';
 import { isRecord } from '../shared/index.ts';
 import type { MessagesBlock } from './types.ts';
 

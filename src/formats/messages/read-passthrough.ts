@@ -2,7 +2,7 @@ import type { SseRecord } from '../../sse/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
 import { isRecord, readString, tryParseJson } from '../shared/index.ts';
 import { decodeMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
-import { quotedFinder } from '../../util/find-quoted.ts';
+import { quotedFinder } from '../../util/index.ts';
 
 const findMessageStart = quotedFinder('"message_start"');
 const findMessageDelta = quotedFinder('"message_delta"');

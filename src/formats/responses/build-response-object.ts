@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../ir/types.ts';
+import type { ChatRequest } from '../../ir/index.ts';
 import { encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
 import type { ResponseStatus } from './map-status.ts';
 import type { WireUsage } from './map-usage.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
 import { readToolId } from '../shared/index.ts';
-import type { ContentPart, Message, Unconvertible } from '../../ir/types.ts';
+import type { ContentPart, Message, Unconvertible } from '../../ir/index.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
 import { decodeWebSearchCall } from './map-web-search.ts';

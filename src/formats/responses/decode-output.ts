@@ -1,4 +1,4 @@
-import type { ContentPart, ToolCallPart } from '../../ir/types.ts';
+import type { ContentPart, ToolCallPart } from '../../ir/index.ts';
 import { readToolId } from '../shared/index.ts';
 import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
 import { decodeAnnotations, decodeWebSearchCall } from './map-web-search.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AudioPart, ContentPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/types.ts';
+import type { AudioPart, ContentPart, FilePart, ImagePart, MediaSource, TextPart } from '../../ir/index.ts';
 import { markerOfBreakpoint, splitDataUrl, urlToMediaSource } from '../shared/index.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 import { decodeAnnotations } from './map-web-search.ts';

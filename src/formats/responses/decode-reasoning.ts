@@ -1,4 +1,4 @@
-import type { ReasoningPart } from '../../ir/types.ts';
+import type { ReasoningPart } from '../../ir/index.ts';
 import { readCarried, restoreReasoning } from '../shared/index.ts';
 
 /** The fields of a reasoning item (input or output) this codec reads. */

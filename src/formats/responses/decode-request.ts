@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_FIELD, requireFields } from '../shared/index.ts';
-import type { ChatRequest, TextPart, Unconvertible } from '../../ir/types.ts';
+import type { ChatRequest, TextPart, Unconvertible } from '../../ir/index.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
 import { decodeReasoning, decodeText } from './decode-settings.ts';
 import { decodeToolChoice, decodeTools } from './decode-tools.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatewayError, isErrorCode } from '../../errors/index.ts';
-import type { ChatResponse } from '../../ir/types.ts';
+import type { ChatResponse } from '../../ir/index.ts';
 import { decodeOutputItems } from './decode-output.ts';
 import { streamErrorFromUpstream } from '../shared/index.ts';
 import { finishForStatus } from './map-status.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReasoningConfig, ResponseFormat } from '../../ir/types.ts';
+import type { ReasoningConfig, ResponseFormat } from '../../ir/index.ts';
 import { parseOrThrow } from './validate.ts';
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;

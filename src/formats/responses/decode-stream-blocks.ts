@@ -1,4 +1,4 @@
-import type { StreamPart } from '../../ir/types.ts';
+import type { StreamPart } from '../../ir/index.ts';
 import { isRecord, readString } from '../shared/index.ts';
 import { readCarried } from '../shared/index.ts';
 

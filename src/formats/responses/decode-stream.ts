@@ -1,4 +1,4 @@
-import type { StreamPart } from '../../ir/types.ts';
+import type { StreamPart } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import { annotationToCitation, decodeWebSearchCall } from './map-web-search.ts';
 import { isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/types.ts';
+import type { ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/index.ts';
 import { decodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 import { flatToolName } from './map-namespace.ts';
 import { invalid, parseOrThrow } from './validate.ts';

@@ -1,6 +1,6 @@
 import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
-import { redactSecrets } from '../../util/redact-secrets.ts';
+import { redactSecrets } from '../../util/index.ts';
 import { openAiErrorParam, openAiErrorType } from './map-error.ts';
 
 /** The spec §7 envelope plus OpenAI's `error.type` and `error.param`, which the openai SDK reads. */

@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart, WebSearchPart } from '../../ir/types.ts';
+import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart, WebSearchPart } from '../../ir/index.ts';
 import { hasMetadata, mediaSourceToUrl } from '../shared/index.ts';
 import { encodeAnnotations, OTHER_VENDOR_SEARCH_PREFIX, webSearchCallItem } from './map-web-search.ts';
 import { createReasoningItemId, functionCallItemIdFor, isGatewayReasoningId } from './create-id.ts';

@@ -1,4 +1,4 @@
-import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/types.ts';
+import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
 import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../ir/types.ts';
+import type { ChatRequest } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
 import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';

@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse } from '../../ir/types.ts';
+import type { ChatRequest, ChatResponse } from '../../ir/index.ts';
 import { buildResponseObject } from './build-response-object.ts';
 import { responseIdFor } from './create-id.ts';
 import { encodeOutputItems } from './encode-output.ts';

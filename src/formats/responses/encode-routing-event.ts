@@ -1,4 +1,4 @@
-import type { RoutingEvent } from '../../ir/types.ts';
+import type { RoutingEvent } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 
 /** A routing event for a Responses client (spec §6.4): a typed object the SDK's stream helpers skip. */

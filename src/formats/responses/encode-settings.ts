@@ -1,4 +1,4 @@
-import type { ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/types.ts';
+import type { ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { budgetTokensToEffort } from '../shared/index.ts';
 
 /** IR tools → flat Responses function tools, followed by the hosted tools of a Responses client. */

@@ -1,7 +1,7 @@
-import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/types.ts';
+import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/index.ts';
 import { annotationOf, webSearchCallItem } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
-import { redactSecrets } from '../../util/redact-secrets.ts';
+import { redactSecrets } from '../../util/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { toolIdForClient } from '../shared/index.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';

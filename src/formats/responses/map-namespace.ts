@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../../ir/types.ts';
+import type { ToolDefinition } from '../../ir/index.ts';
 
 /**
  * Responses `namespace` tool groups (Codex: `{type:"namespace", name, tools:[{type:"function",…}]}`)

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../ir/types.ts';
+import type { FinishReason } from '../../ir/index.ts';
 
 export type ResponseStatus = 'completed' | 'incomplete' | 'failed' | 'in_progress' | 'queued' | 'cancelled';
 

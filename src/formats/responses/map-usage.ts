@@ -1,4 +1,4 @@
-import type { Usage } from '../../ir/types.ts';
+import type { Usage } from '../../ir/index.ts';
 
 /** The Responses usage object (wire-formats §3.5). */
 export interface WireUsage {

@@ -1,4 +1,4 @@
-import type { UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/types.ts';
+import type { UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/index.ts';
 import { hasMetadata, isRecord, readToolId, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;

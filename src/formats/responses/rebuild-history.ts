@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, Message } from '../../ir/types.ts';
+import type { ChatRequest, ChatResponse, Message } from '../../ir/index.ts';
 
 /**
  * The turns a follow-up with `previous_response_id` must prepend: the stored request's messages

@@ -1,4 +1,4 @@
-import type { ChatRequest, Message, TextPart, WireFormat } from '../../ir/types.ts';
+import type { ChatRequest, Message, TextPart, WireFormat } from '../../ir/index.ts';
 
 /** OpenAI reasoning model ids (o1, o3, o4-mini, gpt-5*), with or without a `provider/` prefix. */
 export function isOpenAIReasoningModel(model: string): boolean {

@@ -1,4 +1,4 @@
-import type { ProviderMetadata, ReasoningPart } from '../../ir/types.ts';
+import type { ProviderMetadata, ReasoningPart } from '../../ir/index.ts';
 import { isRecord } from './json.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { MediaSource } from '../../ir/types.ts';
+import type { MediaSource } from '../../ir/index.ts';
 
 const DATA_URL = /^data:([^;,]+)((?:;[^;,=]+=[^;,]+)*);base64,/i;
 

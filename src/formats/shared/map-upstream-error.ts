@@ -1,5 +1,5 @@
 import { ERROR_STATUS } from '../../errors/index.ts';
-import type { StreamError } from '../../ir/types.ts';
+import type { StreamError } from '../../ir/index.ts';
 import { classifyUpstreamError } from '../../upstream/index.ts';
 
 /**

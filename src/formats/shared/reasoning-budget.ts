@@ -1,4 +1,4 @@
-import type { ReasoningEffort } from '../../ir/types.ts';
+import type { ReasoningEffort } from '../../ir/index.ts';
 
 /**
  * Thinking budgets for an effort. low/medium/high follow LiteLLM (1024/2048/4096);

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { H3Event } from 'h3';
-import { AccountGuards } from '../../accounts/account-guards.ts';
-import { accountRouter, type AccountContext } from '../../admin/account-router.ts';
+import { AccountGuards } from '../../accounts/index.ts';
+import { accountRouter, type AccountContext } from '../../admin/index.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';

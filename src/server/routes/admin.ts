@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { H3Event } from 'h3';
-import { adminRouter } from '../../admin/router.ts';
-import type { AdminContext } from '../../admin/trpc.ts';
+import { adminRouter } from '../../admin/index.ts';
+import type { AdminContext } from '../../admin/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { isLoopbackRequest } from '../admin-access.ts';
 import { credentialOf } from '../auth.ts';

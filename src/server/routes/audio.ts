@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
-import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm } from '../../media/decode-audio-request.ts';
-import { renderTranscript } from '../../media/render-transcript.ts';
+import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm } from '../../media/index.ts';
+import { renderTranscript } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';

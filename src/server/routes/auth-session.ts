@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { z } from 'zod';
-import { login, logout } from '../../accounts/login.ts';
+import { login, logout } from '../../accounts/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { clientAddress } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';

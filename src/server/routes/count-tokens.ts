@@ -1,11 +1,11 @@
 import type { H3Event } from 'h3';
 import { checkModelScope, modelsThatMayServe } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
-import { getCodec } from '../../formats/registry.ts';
-import type { ChatRequest } from '../../ir/types.ts';
-import { countInputTokens } from '../../pipeline/count-input-tokens.ts';
+import { getCodec } from '../../formats/index.ts';
+import type { ChatRequest } from '../../ir/index.ts';
+import { countInputTokens } from '../../pipeline/index.ts';
 import { patchCall } from '../../pipeline/index.ts';
-import type { CatalogModel } from '../../providers/types.ts';
+import type { CatalogModel } from '../../providers/index.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';

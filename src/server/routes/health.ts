@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import type { ProviderRegistry } from '../../providers/registry.ts';
+import type { ProviderRegistry } from '../../providers/index.ts';
 import { type CircuitSnapshot } from '../../routing/index.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';

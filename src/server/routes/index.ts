@@ -1,4 +1,4 @@
-import { AccountGuards } from '../../accounts/account-guards.ts';
+import { AccountGuards } from '../../accounts/index.ts';
 import { listFormats } from '../../formats/index.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
 import { runExchange } from '../../exchange/index.ts';
 import { listFormats, type FormatRoute, type RouteTarget } from '../../formats/index.ts';
-import type { WireFormat } from '../../ir/types.ts';
+import type { WireFormat } from '../../ir/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { clientAbort } from '../client-signal.ts';

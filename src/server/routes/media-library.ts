@@ -1,9 +1,9 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { decodeCreateBody, decodeListQuery, decodePatchBody } from '../../media/decode-media-request.ts';
-import { createMedia, deleteMedia, getMedia, listMedia, updateMedia, viewMedia } from '../../media/library.ts';
-import { MEDIA_LIMITS } from '../../media/media-limits.ts';
-import type { MediaType } from '../../store/types.ts';
+import { decodeCreateBody, decodeListQuery, decodePatchBody } from '../../media/index.ts';
+import { createMedia, deleteMedia, getMedia, listMedia, updateMedia, viewMedia } from '../../media/index.ts';
+import { MEDIA_LIMITS } from '../../media/index.ts';
+import type { MediaType } from '../../store/index.ts';
 import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
-import { toModelObject } from '../../providers/describe-model.ts';
-import { anthropicModelPage, toAnthropicModelObject } from '../../providers/describe-anthropic-model.ts';
+import { toModelObject } from '../../providers/index.ts';
+import { anthropicModelPage, toAnthropicModelObject } from '../../providers/index.ts';
 import { requestHeader } from '../context.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';

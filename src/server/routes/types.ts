@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import type { WireFormat } from '../../ir/types.ts';
+import type { WireFormat } from '../../ir/index.ts';
 
 /** One route of the gateway: method, path, handler, and the format whose error shape its clients read. */
 export interface RouteDef {

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import type { ActivityRange, AuthContext, UsageViews } from '../../accounts/types.ts';
+import type { ActivityRange, AuthContext, UsageViews } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { activityRange } from '../../usage/index.ts';
 import { authenticateApiKey } from '../auth.ts';

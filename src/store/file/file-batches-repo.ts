@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir, FILE_MODE } from '../../util/private-files.ts';
+import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { FileDb } from './file-db.ts';
 import { pageNewestFirst } from './file-files-repo.ts';
 import type { BatchesQuery, BatchesRepo, Page } from '../repositories.ts';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir, FILE_MODE } from '../../util/private-files.ts';
+import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { FileDb } from './file-db.ts';
 import type { FilesQuery, FilesRepo, Page } from '../repositories.ts';
 import type { FileRecord } from '../types.ts';

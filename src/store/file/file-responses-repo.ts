@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir, FILE_MODE } from '../../util/private-files.ts';
+import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import { describeIssues, storedResponseSchema } from '../record-schemas.ts';
 import type { ResponsesRepo } from '../repositories.ts';
 import type { StoredResponse, StoredResponseInput } from '../types.ts';

@@ -1,4 +1,4 @@
-import { securePrivateTree } from '../../util/private-files.ts';
+import { securePrivateTree } from '../../util/index.ts';
 import { EmailTakenError } from '../email-taken.ts';
 import { FileBatchesRepo } from './file-batches-repo.ts';
 import { FileDb } from './file-db.ts';

@@ -1,6 +1,6 @@
-import { readLogLines, type LogLine } from '../../util/read-log-lines.ts';
-import type { RejectedLine } from '../../util/keep-rejected-lines.ts';
-import type { LedgerEntry } from './usage-ledger.ts';
+import { readLogLines, type LogLine } from '../../util/index.ts';
+import type { RejectedLine } from '../../util/index.ts';
+import type { LedgerRecord as LedgerEntry } from '../types.ts';
 
 /** A ledger line that cannot be replayed, with what could still be read from its text. */
 export interface UnreplayableLine extends RejectedLine {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE } from '../../util/private-files.ts';
-import { readLogLines, type LogLine } from '../../util/read-log-lines.ts';
-import { keepRejectedLines, type RejectedLine } from '../../util/keep-rejected-lines.ts';
+import { FILE_MODE } from '../../util/index.ts';
+import { readLogLines, type LogLine } from '../../util/index.ts';
+import { keepRejectedLines, type RejectedLine } from '../../util/index.ts';
 import { syncDir } from './sliced-json-file.ts';
 import { writeText } from '../write-text.ts';
 import { stringifyRecord } from '../stringify-record.ts';

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { SettleOutcome, SettleRequest } from '../repositories.ts';
 import type { LedgerRecord } from '../types.ts';
 import { forEachLedgerEntry, UsageLedger } from './usage-ledger.ts';
-import type { Logger } from '../../util/logger.ts';
-import { ensurePrivateDir, FILE_MODE } from '../../util/private-files.ts';
+import type { Logger } from '../../util/index.ts';
+import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 
 /** A settlement as the outbox keeps it: the ledger line, and the leased slice it was admitted from (if any). */
 export interface OutboxLine extends LedgerRecord {

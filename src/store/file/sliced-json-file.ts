@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from 'lowdb';
-import { FILE_MODE } from '../../util/private-files.ts';
+import { FILE_MODE } from '../../util/index.ts';
 import { stringifyRecord } from '../stringify-record.ts';
 import { writeText } from '../write-text.ts';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { keepRejectedLines } from '../../util/keep-rejected-lines.ts';
-import { ensurePrivateDir, FILE_MODE } from '../../util/private-files.ts';
+import { keepRejectedLines } from '../../util/index.ts';
+import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { LedgerRecord } from '../types.ts';
 import { readLedgerFile, salvageLine, type UnreplayableLine } from './read-ledger-file.ts';
 

@@ -1,4 +1,4 @@
-import type { AdminClient } from '../../admin/router.ts';
+import type { AdminClient } from '../../admin/index.ts';
 import type { ModelRow, TuiAdminApi } from './types.ts';
 
 function stringList(value: unknown): string[] {

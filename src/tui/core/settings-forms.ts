@@ -1,4 +1,4 @@
-import { createAccountInput, setAccountInput, setKeyInput, SPEND_LIMIT_RESETS, TIERS, type CreateAccountInput, type SetAccountInput, type SetKeyInput } from '../../admin/settings-schema.ts';
+import { createAccountInput, setAccountInput, setKeyInput, SPEND_LIMIT_RESETS, TIERS, type CreateAccountInput, type SetAccountInput, type SetKeyInput } from '../../admin/index.ts';
 import { listOrNull, numberOrNull, validateForm, type FormField } from './form.ts';
 import type { AccountView, KeyView } from './types.ts';
 

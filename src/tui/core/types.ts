@@ -1,9 +1,9 @@
-import type { AccountView, KeyView } from '../../admin/accounts.ts';
-import type { AccountUsageRow } from '../../admin/billing-router.ts';
-import type { AdminBatchView } from '../../admin/batches-router.ts';
-import type { AdminMediaView } from '../../admin/media-router.ts';
-import type { ActivitySnapshot } from '../../admin/router.ts';
-import type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput } from '../../admin/settings-schema.ts';
+import type { AccountView, KeyView } from '../../admin/index.ts';
+import type { AccountUsageRow } from '../../admin/index.ts';
+import type { AdminBatchView } from '../../admin/index.ts';
+import type { AdminMediaView } from '../../admin/index.ts';
+import type { ActivitySnapshot } from '../../admin/index.ts';
+import type { CreateAccountInput, CreateKeyInput, SetAccountInput, SetKeyInput } from '../../admin/index.ts';
 
 export type { AccountView, AccountUsageRow, ActivitySnapshot, AdminBatchView, AdminMediaView, KeyView };
 
