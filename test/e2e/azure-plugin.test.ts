@@ -118,6 +118,23 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
     expect(azure.rejections).toEqual([]);
   });
 
+  it('a Gemini generateContent client reaches Azure through conversion, whole and streamed (SSE)', async () => {
+    const gemini = (action: string) =>
+      fetch(`${gw.url}/v1beta/models/azure-dated/gpt-4.1:${action}`, {
+        method: 'POST',
+        headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+      });
+    const whole = (await (await gemini('generateContent')).json()) as Json;
+    expect(whole.candidates[0].content.parts).toEqual([{ text: 'Paris 18°C, Oslo 9°C.' }]);
+    expect(whole.candidates[0].finishReason).toBe('STOP');
+    expect(lastAzure().path).toBe('/openai/deployments/prod-gpt41/chat/completions?api-version=2025-04-01-preview');
+    const streamed = await (await gemini('streamGenerateContent?alt=sse')).text();
+    const texts = streamed.split('\n').filter((l) => l.startsWith('data: ')).flatMap((l) => (JSON.parse(l.slice(6)) as Json).candidates?.[0]?.content?.parts ?? []).map((p: Json) => p.text ?? '');
+    expect(texts.join('')).toBe('Paris 18°C, Oslo 9°C.');
+    expect(azure.rejections).toEqual([]);
+  });
+
   it('the dated deployments path: Chat under /deployments/{name}, Responses at /openai/responses (envoy #2110), both with api-version', async () => {
     const completion = await openai.chat.completions.create({ model: 'azure-dated/gpt-4.1', messages: [{ role: 'user', content: 'hi' }] });
     expect(completion.choices[0].message.content).toBe('Paris 18°C, Oslo 9°C.');
