@@ -1,9 +1,10 @@
 import { defineConfig } from 'gateway';
 
 /**
- * Claude on Google Cloud's Vertex AI, with the Anthropic API as the fallback. Clients use the
- * Vertex ids (`claude-sonnet-4-5@20250929`) in any wire format; Messages clients pass through
- * byte for byte (thinking signatures included). Authentication is a service-account key: the
+ * Gemini and Claude on Google Cloud's Vertex AI, Claude with the Anthropic API as the fallback.
+ * Clients use the Vertex ids (`claude-sonnet-4-5@20250929`, `gemini-2.5-pro`) in any wire
+ * format; Messages clients of Claude and Gemini clients of Gemini pass through byte for byte
+ * (thinking and thought signatures included). Authentication is a service-account key: the
  * gateway signs a JWT with it and caches the access token, minting a new one 5 minutes before
  * it expires. docs/providers.md has every option.
  *
@@ -24,7 +25,8 @@ export default defineConfig({
       location: 'us-east5',
       // A key file path, the key's JSON text or object; unset = GOOGLE_APPLICATION_CREDENTIALS.
       credentials: process.env.GOOGLE_APPLICATION_CREDENTIALS,
-      models: ['claude-sonnet-4-5@20250929', 'claude-haiku-4-5@20251001'],
+      // Claude ids take the Messages format (`:rawPredict`), Gemini ids the gemini format.
+      models: ['claude-sonnet-4-5@20250929', 'claude-haiku-4-5@20251001', 'gemini-2.5-pro', 'gemini-2.5-flash'],
     },
     anthropic: {
       plugin: 'anthropic',

@@ -18,10 +18,15 @@ function segment(model: string): string {
   return encodeURIComponent(model).replace(/%40/g, '@');
 }
 
+function geminiMethod(stream: boolean, sse: boolean): string {
+  if (!stream) return 'generateContent';
+  return sse ? 'streamGenerateContent?alt=sse' : 'streamGenerateContent';
+}
+
 /** Builds the request paths of one provider. */
 export interface GooglePaths {
-  /** `…/models/{m}:generateContent`, or `:streamGenerateContent?alt=sse`. */
-  gemini(model: string, stream: boolean): string;
+  /** `…/models/{m}:generateContent`, or `:streamGenerateContent` (`?alt=sse` unless a JSON array is asked for). */
+  gemini(model: string, stream: boolean, sse?: boolean): string;
   geminiCount(model: string): string;
   /** Vertex only: Claude's `:rawPredict` / `:streamRawPredict`. */
   claude(model: string, stream: boolean): string;
@@ -36,7 +41,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
       throw new Error('Claude is served through Vertex AI only');
     };
     return {
-      gemini: (model, stream) => `${base}/${segment(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+      gemini: (model, stream, sse = true) => `${base}/${segment(model)}:${geminiMethod(stream, sse)}`,
       geminiCount: (model) => `${base}/${segment(model)}:countTokens`,
       claude: noClaude,
       claudeCount: noClaude,
@@ -44,7 +49,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
   }
   const base = `/${options.apiVersion ?? 'v1'}/projects/${project ?? '-'}/locations/${options.location}/publishers`;
   return {
-    gemini: (model, stream) => `${base}/google/models/${segment(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+    gemini: (model, stream, sse = true) => `${base}/google/models/${segment(model)}:${geminiMethod(stream, sse)}`,
     geminiCount: (model) => `${base}/google/models/${segment(model)}:countTokens`,
     claude: (model, stream) => `${base}/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
     claudeCount: () => `${base}/anthropic/models/count-tokens:rawPredict`,

@@ -1,7 +1,7 @@
 import { definePlugin, GatewayError, type ChatCall, type HttpClient, type ModelSpec, type RequestPatch, type RequestPatchContext, type UpstreamResponse } from 'gateway/plugin-kit';
 import { serviceAccountTokens, staticToken, type TokenSource } from './access-token.ts';
 import { googlePaths, upstreamOrigin } from './endpoints.ts';
-import { GOOGLE_MODEL_FACTS, VERTEX_CLAUDE_MODELS } from './models.ts';
+import { describeGoogleModel, GEMINI_MODELS, GOOGLE_MODEL_FACTS, VERTEX_CLAUDE_MODELS } from './models.ts';
 import { OPTION_KEYS, parseGoogleOptions, type GoogleOptions } from './options.ts';
 import { loadServiceAccount } from './service-account.ts';
 import { countTokensBody } from './count-tokens-body.ts';
@@ -37,15 +37,14 @@ function patchClaude(context: RequestPatchContext): RequestPatch | undefined {
  */
 export default definePlugin<GoogleOptions>({
   name: 'google',
-  // Claude on Vertex speaks Messages (`:rawPredict`). Gemini models join with the `gemini` wire
-  // format (`formats: ['gemini']`, Claude ids saying `formats: ['messages']`) once it is registered.
-  formats: ['messages'],
-  catalog: { provider: 'google', models: GOOGLE_MODEL_FACTS },
+  formats: ['gemini'],
+  // Claude on Vertex speaks Messages (`:rawPredict`): its ids say `formats: ['messages']`.
+  supportedFormats: ['gemini', 'messages'],
+  catalog: { provider: 'google', models: GOOGLE_MODEL_FACTS, describe: describeGoogleModel },
   options: { parse: parseGoogleOptions, keys: OPTION_KEYS },
   setup(ctx) {
     const options = ctx.options;
     const vertex = options.api === 'vertex';
-    if (!vertex) throw new Error(`api: 'gemini' (AI Studio) needs the gemini wire format, which this build does not have yet; Claude on Vertex works with api: 'vertex'`);
     const account = vertex && !options.accessToken ? loadServiceAccount(options.credentials) : undefined;
     const project = options.project ?? account?.projectId;
     if (vertex && !project && (account || options.accessToken)) throw new Error('project is required (the service-account key names none)');
@@ -67,13 +66,15 @@ export default definePlugin<GoogleOptions>({
     }
 
     function chat(call: ChatCall): Promise<UpstreamResponse> {
-      const accept = call.stream ? 'text/event-stream' : 'application/json';
       if (call.format === 'messages') {
+        const accept = call.stream ? 'text/event-stream' : 'application/json';
         claudeOnly(call);
         const beta = call.headers['anthropic-beta'];
         return send(call, paths.claude(call.model, call.stream), call.rawBody, beta ? { accept, 'anthropic-beta': beta } : { accept });
       }
-      return send(call, paths.gemini(call.model, call.stream), call.rawBody, { accept });
+      // A passthrough stream asks Google for the client's own framing (`json-array`: no `alt=sse`).
+      const sse = call.framing !== 'json-array';
+      return send(call, paths.gemini(call.model, call.stream, sse), call.rawBody, { accept: call.stream && sse ? 'text/event-stream' : 'application/json' });
     }
 
     function countTokens(call: ChatCall): Promise<UpstreamResponse> {
@@ -85,7 +86,7 @@ export default definePlugin<GoogleOptions>({
       return send(call, paths.geminiCount(call.model), JSON.stringify(countTokensBody(call, options.api)), { accept: 'application/json' });
     }
 
-    const models: ModelSpec[] = VERTEX_CLAUDE_MODELS;
+    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS] : GEMINI_MODELS;
     return { models, chat, countTokens, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
   },
 });

@@ -47,3 +47,10 @@ export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
   claude('claude-opus-4-5', 64_000),
   claude('claude-sonnet-4', 64_000),
 ];
+
+/** Facts an id says about itself: Claude ids on Vertex speak Messages, Gemini ids the gemini format. */
+export function describeGoogleModel(id: string): Partial<ModelSpec> | undefined {
+  if (id.startsWith('claude-')) return { type: 'chat', capabilities: CLAUDE_CAPS, formats: ['messages'] };
+  if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'] };
+  return undefined;
+}

@@ -61,6 +61,7 @@ class UpstreamCall implements ChatCall {
   readonly model: string;
   readonly stream: boolean;
   readonly headers: ChatCall['headers'];
+  readonly framing: ChatCall['framing'];
 
   constructor(
     call: Omit<ChatCall, 'signal'>,
@@ -72,6 +73,8 @@ class UpstreamCall implements ChatCall {
     this.model = call.model;
     this.stream = call.stream;
     this.headers = call.headers;
+    // The upstream is asked for the framing the answer is read in (Gemini: `alt=sse` or a JSON array).
+    this.framing = call.framing;
     attachAbortWatch(this, attempt.controller);
   }
 

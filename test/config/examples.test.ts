@@ -19,7 +19,7 @@ async function load(name: string): Promise<GatewayConfig> {
 
 describe('config/ examples', () => {
   it('has the kinds the README promises, each listed there', () => {
-    expect(FILES.sort()).toEqual(['azure.config.ts', 'google-vertex.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
+    expect(FILES.sort()).toEqual(['azure.config.ts', 'google-ai-studio.config.ts', 'google-vertex.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
     const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
     for (const name of FILES) expect(readme).toContain(`\`${name}\``);
   });
@@ -74,12 +74,21 @@ describe('config/ examples', () => {
     }
   });
 
-  it('Vertex AI: Claude by its Vertex id, in the Messages format, priced from the catalog, falling back to Anthropic', async () => {
+  it('Vertex AI and AI Studio: Claude by its Vertex id in the Messages format, Gemini in the gemini format, priced from the catalog', async () => {
     const config = await load('google-vertex.config.ts');
     expect(config.providers.vertex).toMatchObject({ plugin: 'google', api: 'vertex', location: 'us-east5' });
     const registry = await ProviderRegistry.create(config, { configDir: DIR, log: createLogger('silent') });
     try {
       expect(registry.get('vertex/claude-sonnet-4-5@20250929')).toMatchObject({ formats: ['messages'], spec: { pricing: { input: 3, output: 15, cacheRead: 0.3 } } });
+      expect(registry.get('vertex/gemini-2.5-pro')).toMatchObject({ formats: ['gemini'], spec: { pricing: { input: 1.25, output: 10, cacheRead: 0.125 } } });
+    } finally {
+      await registry.close();
+    }
+    const studio = await load('google-ai-studio.config.ts');
+    expect(studio.providers.google).toMatchObject({ plugin: 'google', api: 'gemini' });
+    const studioRegistry = await ProviderRegistry.create(studio, { configDir: DIR, log: createLogger('silent') });
+    try {
+      expect(studioRegistry.get('google/gemini-2.5-flash')).toMatchObject({ formats: ['gemini'], spec: { pricing: { input: 0.3, output: 2.5, cacheRead: 0.03 } } });
     } finally {
       await registry.close();
     }

@@ -1,0 +1,203 @@
+/**
+ * Gemini through the `google` plugin (issue 22 part 4), real CLI against the strict Gemini fake
+ * (AI Studio) and the Vertex fake (service-account token in the loop): the `openai` and
+ * `@anthropic-ai/sdk` clients converted to Gemini — text, streamed text, parallel function calls
+ * over three turns whose thought signatures must come back byte-exact (the fake refuses a
+ * missing or altered one, as Gemini 3 does), images in, JSON schema output, thinking budgets,
+ * usage with thoughts and cached tokens billed at the catalog's prices, errors in each client's
+ * shape — and Gemini clients passing through in both stream framings.
+ */
+import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServiceAccountKey, startFakeTokenEndpoint, type FakeTokenEndpoint, type ServiceAccountKey } from '../helpers/fake-google-token.ts';
+import { googleError, startGeminiFake, USAGE, type GeminiFake, type GeminiFakeOptions } from '../helpers/fake-gemini.ts';
+import { startVertexFake, type VertexFake } from '../helpers/fake-vertex.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+type Json = Record<string, any>;
+
+const G3 = 'gemini-3-pro-preview';
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const CACHED = 30;
+const SCRIPT: Omit<GeminiFakeOptions, 'models'> = {
+  // Two rounds of two parallel calls, then the answer: three turns.
+  pick: (names) => (names.includes('get_weather') ? [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Oslo' } }] : undefined),
+  toolTurns: 2,
+  finalText: 'Paris is sunny, Oslo is cold.',
+  cachedTokens: CACHED,
+};
+const MODELS = { [G3]: { thinking: true, gemini3: true }, 'gemini-2.5-pro': { thinking: true, gemini3: false } };
+const WEATHER = { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] };
+
+describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
+  let gemini: GeminiFake;
+  let tokens: FakeTokenEndpoint;
+  let key: ServiceAccountKey;
+  let vertex: VertexFake;
+  let gw: SpawnedGateway;
+  let apiKey: string;
+
+  const openai = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0, timeout: 15_000 });
+  const anthropic = () => new Anthropic({ baseURL: gw.url, apiKey, maxRetries: 0, timeout: 15_000 });
+  const usedCredits = async (): Promise<number> => {
+    const res = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${apiKey}` } });
+    return ((await res.json()) as { data: { limit_credits: { used: number } } }).data.limit_credits.used;
+  };
+  const sent = (i: number) => gemini.requests[i].json as Json;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    gemini = await startGeminiFake({ models: MODELS, apiKey: 'goog-upstream-key', ...SCRIPT });
+    tokens = await startFakeTokenEndpoint(() => ({ publicKey: key.publicKey, clientEmail: key.json.client_email }));
+    key = createServiceAccountKey(dir, tokens.tokenUri, 'gw-vertex');
+    vertex = await startVertexFake({ tokens, project: 'gw-vertex', location: 'global', gemini: { models: MODELS, ...SCRIPT } });
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, {
+      providers: {
+        google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: [G3] },
+        vertex: { plugin: 'google', api: 'vertex', credentials: key.file, baseURL: vertex.url, models: ['gemini-2.5-pro'] },
+      },
+      routing: { retry: { attempts: 1 } },
+    });
+    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    expect((await cli(['accounts', 'create', '--email', 'gemini@example.com', '--tier', 'enterprise', '--credits', '100000'])).exitCode).toBe(0);
+    const created = await cli(['keys', 'create', '--account', 'gemini@example.com', '--json', '--limit', '1000']);
+    apiKey = (JSON.parse(String(created.stdout)) as { key: string }).key;
+    gw = await spawnGateway({ configFile, dataDir });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all([gemini?.close(), vertex?.close(), tokens?.close()]);
+  });
+  beforeEach(() => {
+    gemini.requests.length = 0;
+    vertex.requests.length = 0;
+  });
+
+  it('OpenAI SDK: text and streamed text from AI Studio, with the key header and alt=sse', async () => {
+    const done = await openai().chat.completions.create({ model: G3, messages: [{ role: 'user', content: 'Hello' }] });
+    expect(done.choices[0].message.content).toBe('Paris is sunny, Oslo is cold.');
+    const stream = await openai().chat.completions.create({ model: G3, messages: [{ role: 'user', content: 'Hello' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.requests.map((r) => r.path)).toEqual([`/v1beta/models/${G3}:generateContent`, `/v1beta/models/${G3}:streamGenerateContent?alt=sse`]);
+    expect(gemini.requests[0].headers['x-goog-api-key']).toBe('goog-upstream-key');
+    expect(gemini.requests[0].headers.authorization).toBeUndefined();
+    expect(gemini.rejections).toEqual([]);
+  });
+
+  it('OpenAI SDK: parallel function calls over three turns, each round’s signature returned byte-exact; an image in', async () => {
+    const client = openai();
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }, { type: 'text', text: 'Weather in Paris and Oslo, twice?' }] }];
+    for (let round = 0; round < 2; round += 1) {
+      const reply = await client.chat.completions.create({ model: G3, messages, tools });
+      const calls = reply.choices[0].message.tool_calls ?? [];
+      expect(reply.choices[0].finish_reason).toBe('tool_calls');
+      expect(calls.map((c) => (c.type === 'function' ? JSON.parse(c.function.arguments) : undefined))).toEqual([{ city: 'Paris' }, { city: 'Oslo' }]);
+      messages.push(reply.choices[0].message as OpenAI.ChatCompletionMessageParam);
+      for (const call of calls) messages.push({ role: 'tool', tool_call_id: call.id, content: 'fine' });
+    }
+    const last = await client.chat.completions.create({ model: G3, messages, tools });
+    expect(last.choices[0].message.content).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.rejections).toEqual([]);
+    // The third request carries both rounds, each first call with its own signature as issued.
+    const history = sent(2).contents as Json[];
+    const signed = history.filter((c) => c.role === 'model').map((c) => c.parts.find((p: Json) => p.functionCall).thoughtSignature);
+    expect(signed).toHaveLength(2);
+    for (const signature of signed) expect(gemini.issued.has(signature)).toBe(true);
+    expect(history[0].parts[0]).toEqual({ inlineData: { mimeType: 'image/png', data: PNG } });
+  });
+
+  it('Anthropic SDK, streamed: thinking budget, parallel tool use over three turns, signatures byte-exact', async () => {
+    const client = anthropic();
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: WEATHER }];
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Weather in Paris and Oslo, twice?' }];
+    const params = { model: G3, max_tokens: 8192, thinking: { type: 'enabled' as const, budget_tokens: 2048 }, tools };
+    for (let round = 0; round < 2; round += 1) {
+      const reply = await client.messages.stream({ ...params, messages }).finalMessage();
+      expect(reply.stop_reason).toBe('tool_use');
+      const uses = reply.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+      expect(uses.map((u) => u.input)).toEqual([{ city: 'Paris' }, { city: 'Oslo' }]);
+      messages.push({ role: 'assistant', content: reply.content });
+      messages.push({ role: 'user', content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, content: 'fine' })) });
+    }
+    const last = await client.messages.stream({ ...params, messages }).finalMessage();
+    expect(last.content.find((b) => b.type === 'text')).toMatchObject({ text: 'Paris is sunny, Oslo is cold.' });
+    expect(gemini.rejections).toEqual([]);
+    expect(sent(0).generationConfig.thinkingConfig).toMatchObject({ thinkingBudget: 2048 });
+  });
+
+  it('OpenAI SDK: JSON schema output and a reasoning effort reach Gemini as responseMimeType, a schema and a thinking config', async () => {
+    const reply = await openai().chat.completions.create({
+      model: G3,
+      messages: [{ role: 'user', content: 'Answer in JSON' }],
+      reasoning_effort: 'low',
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } },
+    });
+    expect(JSON.parse(reply.choices[0].message.content!)).toEqual({ answer: 'done' });
+    const config = sent(0).generationConfig;
+    expect(config.responseMimeType).toBe('application/json');
+    expect(config.responseJsonSchema ?? config.responseSchema).toMatchObject({ properties: { answer: { type: expect.stringMatching(/^string$/i) } } });
+    expect(config.thinkingConfig).toBeDefined();
+  });
+
+  it('usage with thoughts and cached tokens in the client’s fields, billed at the catalog prices of gemini-3-pro-preview', async () => {
+    const before = await usedCredits();
+    const reply = await openai().chat.completions.create({ model: G3, messages: [{ role: 'user', content: 'Bill me' }] });
+    expect(reply.usage).toMatchObject({
+      prompt_tokens: USAGE.prompt,
+      completion_tokens: USAGE.candidates + USAGE.thoughts,
+      prompt_tokens_details: { cached_tokens: CACHED },
+      completion_tokens_details: { reasoning_tokens: USAGE.thoughts },
+    });
+    // (120 − 30) × 2 + 30 × 0.2 + (20 + 8) × 12 = 522 USD per million = 0.522 credits (milli-dollars).
+    await expect.poll(async () => (await usedCredits()) - before, { timeout: 5000 }).toBeCloseTo(0.522, 6);
+  });
+
+  it("errors in each client's shape: 429 RESOURCE_EXHAUSTED, 400 INVALID_ARGUMENT, 403 PERMISSION_DENIED", async () => {
+    gemini.failNext(googleError(429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).'));
+    const limited = await openai().chat.completions.create({ model: G3, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    gemini.failNext(googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.'));
+    const invalid = await anthropic().messages.create({ model: G3, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((invalid as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    gemini.failNext(googleError(403, 'PERMISSION_DENIED', 'Permission denied: Consumer has been suspended.'));
+    const denied = await anthropic().messages.create({ model: G3, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect((denied as { status?: number }).status).toBe(502);
+    expect((denied as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { code: 'provider_error' } });
+  });
+
+  it('a Gemini client passes through, in SSE and in the JSON-array framing it asked for', async () => {
+    const body = '{"contents":[{"role":"user","parts":[{"text":"Hello"}]}],  "generationConfig":{"temperature":1.0}}';
+    const post = (action: string) => fetch(`${gw.url}/v1beta/models/google/${G3}:${action}`, { method: 'POST', headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' }, body });
+    const whole = (await (await post('generateContent')).json()) as Json;
+    expect(whole.candidates[0].content.parts.map((p: Json) => p.text).join('')).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.requests[0].body).toBe(body);
+    const sse = await (await post('streamGenerateContent?alt=sse')).text();
+    expect(sse.split('\n').filter((l) => l.startsWith('data: ')).length).toBeGreaterThan(1);
+    const array = await post('streamGenerateContent');
+    expect(array.headers.get('content-type')).toMatch(/^application\/json/);
+    const records = JSON.parse(await array.text()) as Json[];
+    expect(records.map((r) => r.candidates[0].content.parts[0].text).join('')).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.requests.map((r) => r.path)).toEqual([`/v1beta/models/${G3}:generateContent`, `/v1beta/models/${G3}:streamGenerateContent?alt=sse`, `/v1beta/models/${G3}:streamGenerateContent`]);
+    expect(gemini.rejections).toEqual([]);
+  });
+
+  it('Vertex Gemini on the global host path, with a bearer token from the token endpoint (minted once)', async () => {
+    const done = await openai().chat.completions.create({ model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'Hello' }] });
+    expect(done.choices[0].message.content).toBe('Paris is sunny, Oslo is cold.');
+    const stream = anthropic().messages.stream({ model: 'gemini-2.5-pro', max_tokens: 1024, messages: [{ role: 'user', content: 'Hello' }] });
+    expect(await stream.finalText()).toBe('Paris is sunny, Oslo is cold.');
+    const base = '/v1/projects/gw-vertex/locations/global/publishers/google/models/gemini-2.5-pro';
+    expect(vertex.requests.map((r) => r.path)).toEqual([`${base}:generateContent`, `${base}:streamGenerateContent?alt=sse`]);
+    expect(vertex.requests[0].headers.authorization).toBe(`Bearer ${tokens.issued[0]}`);
+    expect(tokens.issued).toHaveLength(1);
+    expect(vertex.unauthenticated).toBe(0);
+    expect(vertex.rejections).toEqual([]);
+  });
+});
