@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 
-import { createAccountGuards, type AccountGuards } from '../src/accounts/index.ts';
+import type { AccountGuards } from '../src/accounts/index.ts';
+import { openAccountGuards } from '../src/app/open-credits.ts';
 import { createAccount, createKey } from '../src/admin/accounts.ts';
 import { parseConfig } from '../src/config/index.ts';
 import type { Settlement } from '../src/pipeline/types.ts';
@@ -55,7 +56,7 @@ async function setup(limits: Record<string, unknown>, billing: Record<string, un
   const registry = await ProviderRegistry.create(config, { configDir: ROOT, log });
   const account = await createAccount(store, systemClock, { email: 'bench@example.com', tier: 'pro', credits: 1e9 });
   const { record } = await createKey(store, systemClock, { account: account.email, rpm: 1e9 });
-  const guards = await createAccountGuards({ config, store, registry, clock: systemClock, log, dataDir });
+  const guards = await openAccountGuards({ config, store, registry, clock: systemClock, log, dataDir });
   const model = registry.get('mock/echo')!;
   const request: AdmissionRequest = {
     auth: { account, key: record },

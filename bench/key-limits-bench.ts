@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createAccountGuards } from '../src/accounts/index.ts';
+import { openAccountGuards } from '../src/app/open-credits.ts';
 import type { AdmissionRequest } from '../src/accounts/types.ts';
 import { createAccount, createKey, type CreateKeyInput } from '../src/admin/accounts.ts';
 import { parseConfig } from '../src/config/index.ts';
@@ -30,7 +30,7 @@ const config = parseConfig({
 const log = createLogger('silent');
 const store = await FileStore.open(dataDir);
 const registry = await ProviderRegistry.create(config, { configDir: ROOT, log });
-const guards = await createAccountGuards({ config, store, registry, clock: systemClock, log, dataDir });
+const guards = await openAccountGuards({ config, store, registry, clock: systemClock, log, dataDir });
 const model = registry.get('mock/echo')!;
 const settlement: Settlement = { model, usage: { inputTokens: 500, outputTokens: 200 }, estimated: false, aborted: false };
 

@@ -1,5 +1,5 @@
 import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig } from '../billing/index.ts';
-import { nextMonthStart, nextResetAt, type CreditBook, type Reservation, type SharedCredits, type SharedHold, type SpendCeiling } from '../credits/index.ts';
+import type { CreditHold, CreditsPort, HoldInput, PricedEntry, Settled } from '../credits/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import {
   buildRateLimitHeaders,
@@ -20,17 +20,16 @@ import type { ProviderRegistry } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
-import { recordNotWritten, scanLedger, type LedgerEntry, type NewLedgerEntry, type StorageHealth, type UsageLedger } from '../store/index.ts';
+import type { StorageHealth } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import type { Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
-import { newId } from '../util/index.ts';
-import { UsageIndex } from '../usage/index.ts';
+import type { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, PassedLimits, RequestGuards, UsageViews } from './types.ts';
-import { AccountUsageViews, SharedUsageViews } from './usage-views.ts';
+import { AccountUsageViews } from './usage-views.ts';
 
 export interface AccountGuardsOptions {
   limits: RateLimitConfig;
@@ -38,12 +37,8 @@ export interface AccountGuardsOptions {
   limiter: RateLimitStore;
   store: Store;
   registry: ProviderRegistry;
-  /** The JSONL usage ledger of the data dir (file store); absent when credits are shared. */
-  ledger?: UsageLedger;
-  usage: UsageIndex;
-  /** Credits shared across instances (a database store): holds, ledger and aggregates live there. */
-  shared?: SharedCredits;
-  credits: CreditBook;
+  /** The credit engine (chosen once at start-up by the composition root): holds, charges, the read views. */
+  credits: CreditsPort;
   /** Whether the data dir can be written: billed requests are refused while it cannot. */
   storage: StorageHealth;
   clock: Clock;
@@ -67,13 +62,6 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
     cause: error.cause,
     headers: { ...headers, ...error.headers },
   });
-}
-
-/** What a settlement did: the charge, and the write its ledger line waits for (group commit). */
-interface Settled {
-  charge?: SettledCharge;
-  /** Resolves once the ledger line is in the kernel and the balance is charged; rejects (503, not charged) when it could not be written. */
-  recorded?: Promise<void>;
 }
 
 /** What the rate-limit check found. */
@@ -134,14 +122,14 @@ class AccountAdmission implements Admission {
     private readonly request: AdmissionRequest,
     readonly headers: Record<string, string>,
     private readonly lease: ConcurrencyLease | null,
-    private readonly reservation: Reservation | SharedHold | undefined,
+    private readonly hold: CreditHold | undefined,
   ) {}
 
   settle(settlement: Settlement | null): Promise<SettledCharge | void> {
     if (this.settled) return Promise.resolve();
     this.settled = true;
     try {
-      const { charge, recorded } = this.guards.settleAdmission(this.request, this.lease, this.reservation, settlement);
+      const { charge, recorded } = this.guards.settleAdmission(this.request, this.lease, this.hold, settlement);
       if (!recorded) return Promise.resolve(charge);
       // One promise: `recording` (waited for by the route) resolves with the charge.
       const recording = recorded.then(() => {
@@ -167,68 +155,55 @@ function unpricedError(requested: string, model: string): GatewayError {
   );
 }
 
+/** Whether a guard answered at once or will answer later. */
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 /**
  * The request guards of spec §1, §5 and §8: rate limits (sliding window, resolution order,
- * exemptions), per-key concurrency slots, model tiers, the monthly token quota and credit
- * reservations settled on actual usage into the ledger.
+ * exemptions), per-key concurrency slots, model scopes and tiers, and the price of a request;
+ * its credits are held and charged by the credit engine behind `CreditsPort` (in process or
+ * shared through the database: the guards cannot tell).
  */
 export class AccountGuards implements RequestGuards {
-  readonly usage: UsageIndex;
-  readonly credits: CreditBook;
+  readonly credits: CreditsPort;
   readonly limiter: RateLimitStore;
   readonly limits: RateLimitConfig;
   readonly billing: BillingConfig;
   readonly usageViews: UsageViews;
   readonly storage: StorageHealth;
-  private readonly shared: SharedCredits | undefined;
-  /** Admissions granted and not settled yet: the ledger's group commit waits only while others may join. */
+  /** Admissions granted and not settled yet: a record is written at once when no other may join its group. */
   private inFlight = 0;
   /** Admitted model requests in flight that are not batch lines (batch lines run below them). */
   private live = 0;
 
   constructor(private readonly o: AccountGuardsOptions) {
-    this.usage = o.usage;
     this.credits = o.credits;
     this.limiter = o.limiter;
     this.limits = o.limits;
     this.billing = o.billing;
-    this.shared = o.shared;
     this.storage = o.storage;
-    this.usageViews = o.shared ? new SharedUsageViews(o.store, o.shared, o.limits, o.clock) : new AccountUsageViews(o.store, o.usage, o.credits, o.limits, o.clock, o.ledger?.file);
+    this.usageViews = new AccountUsageViews(o.store, o.credits, o.limits, o.clock);
   }
 
-  /** The usage aggregates (admin views): the in-memory index, or read from the shared ledger. */
+  /** The usage aggregates of every account (admin views). */
   async usageSnapshot(): Promise<UsageIndex> {
-    return this.shared ? (await this.shared.usage()).usage : this.usage;
+    return (await this.o.credits.read()).usage;
   }
-
 
   admit(request: AdmissionRequest): Promise<Admission> {
-    const limiter = this.o.limiter;
-    // No answer without its record: while the data dir cannot be written, billed requests are refused before any upstream call.
-    if (request.model) {
-      try {
-        this.o.storage.check();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    if (this.shared) return this.admitShared(request, this.shared);
-    if (!limiter.hitNow || !limiter.acquireNow) return this.admitAsync(request);
-    // An in-process limiter answers at once: the whole admission is synchronous, one promise.
     try {
-      return Promise.resolve(this.admitInProcess(request));
+      const admitted = this.admitting(request);
+      return isPromise(admitted) ? admitted : Promise.resolve(admitted);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** With an in-process limiter and this process's credits (the file store), the admission without a promise. */
-  admitNow(request: AdmissionRequest): Admission | undefined {
-    const limiter = this.o.limiter;
-    if (this.shared || !limiter.hitNow || !limiter.acquireNow) return undefined;
-    if (request.model) this.o.storage.check();
-    return this.admitInProcess(request);
+  /** `admit` without a promise when the limiter and the credit engine both answer at once; else the promise. Throws what `admit` would reject with. */
+  admitNow(request: AdmissionRequest): Admission | Promise<Admission> {
+    return this.admitting(request);
   }
 
   passLimits(request: LimitRequest): PassedLimits | Promise<PassedLimits> {
@@ -238,63 +213,15 @@ export class AccountGuards implements RequestGuards {
     return this.checkLimits(subject, request.auth.key.id, request.auth.account).then((checked) => new PassedAccountLimits(checked));
   }
 
-  private admitInProcess(request: AdmissionRequest): Admission {
+  /** The limits (passed before the body, or checked now), then the hold; at once when every guard answers at once. */
+  private admitting(request: AdmissionRequest): Admission | Promise<Admission> {
+    // No answer without its record: while the data dir cannot be written, billed requests are refused before any upstream call.
+    if (request.model) this.o.storage.check();
     const passed = passedOf(request);
-    return this.grant(request, passed ?? this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account));
-  }
-
-  private async admitAsync(request: AdmissionRequest): Promise<Admission> {
-    const passed = passedOf(request);
-    return this.grant(request, passed ?? (await this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account)));
-  }
-
-  /**
-   * Shared credits: the limits, then the hold — from this instance's leased slice without a
-   * database call (the whole admission is then synchronous with an in-process limiter), or one
-   * database call (see SharedCredits.hold).
-   */
-  private admitShared(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
+    if (passed) return this.grant(request, passed);
     const limiter = this.o.limiter;
-    if (!limiter.hitNow || !limiter.acquireNow) return this.admitSharedAsync(request, shared);
-    let checked: CheckedLimits;
-    try {
-      checked = passedOf(request) ?? this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.holdShared(request, shared, checked);
-  }
-
-  private async admitSharedAsync(request: AdmissionRequest, shared: SharedCredits): Promise<Admission> {
-    const checked = passedOf(request) ?? (await this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account));
-    return this.holdShared(request, shared, checked);
-  }
-
-  private holdShared(request: AdmissionRequest, shared: SharedCredits, checked: CheckedLimits): Promise<Admission> {
-    const { limit, result, lease } = checked;
-    const account = request.auth.account;
-    const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
-    const refused = (error: unknown) => {
-      if (lease) releaseLease(lease);
-      throw withHeaders(error, headers);
-    };
-    try {
-      const priced = this.price(request, account);
-      if (!priced) return Promise.resolve(this.sharedAdmission(request, headers, lease, undefined));
-      const input = { requestId: request.requestId, account: priced.account, key: priced.key, credits: priced.credits, tokens: priced.inputTokens, needsBalance: priced.needsBalance };
-      const now = shared.holdNow(input);
-      if (now) return Promise.resolve(this.sharedAdmission(request, headers, lease, now));
-      return shared.hold(input).then((hold) => this.sharedAdmission(request, headers, lease, hold), refused);
-    } catch (error) {
-      if (lease) releaseLease(lease);
-      return Promise.reject(withHeaders(error, headers));
-    }
-  }
-
-  private sharedAdmission(request: AdmissionRequest, headers: Record<string, string>, lease: ConcurrencyLease | null, hold: SharedHold | undefined): Admission {
-    this.inFlight += 1;
-    if (isLive(request)) this.live += 1;
-    return new AccountAdmission(this, request, headers, lease, hold);
+    if (!limiter.hitNow || !limiter.acquireNow) return this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account).then((checked) => this.grant(request, checked));
+    return this.grant(request, this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account));
   }
 
   private subjectOf(request: LimitRequest): LimitSubject {
@@ -310,30 +237,54 @@ export class AccountGuards implements RequestGuards {
     };
   }
 
-  /** The limits passed: reserve credits and hand out the admission (the slot goes back if the reservation fails). */
-  private grant(request: AdmissionRequest, checked: CheckedLimits): Admission {
+  /** The limits passed: price the request, hold its credits and hand out the admission (the slot goes back if the hold is refused). */
+  private grant(request: AdmissionRequest, checked: CheckedLimits): Admission | Promise<Admission> {
     const { limit, result, lease } = checked;
     const account = request.auth.account;
     const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
-    let reservation: Reservation | undefined;
-    try {
-      reservation = this.reserve(request, account);
-    } catch (error) {
+    const refused = (error: unknown): never => {
       if (lease) releaseLease(lease);
       throw withHeaders(error, headers);
+    };
+    let held: CreditHold | Promise<CreditHold> | undefined;
+    try {
+      const priced = this.price(request, account);
+      held = priced && this.o.credits.hold(priced);
+    } catch (error) {
+      return refused(error);
     }
-    this.inFlight += 1;
-    if (isLive(request)) this.live += 1;
-    return new AccountAdmission(this, request, headers, lease, reservation);
+    if (held && isPromise(held)) return held.then((hold) => this.admitted(request, headers, lease, hold), refused);
+    return this.admitted(request, headers, lease, held);
   }
 
-  /** Settles an admission once: gives its slot back, then charges (or releases) its reservation. */
-  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, reservation: Reservation | SharedHold | undefined, settlement: Settlement | null): Settled {
+  private admitted(request: AdmissionRequest, headers: Record<string, string>, lease: ConcurrencyLease | null, hold: CreditHold | undefined): Admission {
+    this.inFlight += 1;
+    if (isLive(request)) this.live += 1;
+    return new AccountAdmission(this, request, headers, lease, hold);
+  }
+
+  /** Settles an admission once: gives its slot back, then charges (or releases) its hold. */
+  settleAdmission(request: AdmissionRequest, lease: ConcurrencyLease | null, hold: CreditHold | undefined, settlement: Settlement | null): Partial<Settled> {
     this.inFlight -= 1;
     if (isLive(request)) this.live -= 1;
     if (lease) releaseLease(lease, this.o.log);
-    if (this.shared) return this.settleShared(this.shared, request, reservation as SharedHold | undefined, settlement);
-    return this.settle(request, reservation as Reservation | undefined, settlement);
+    if (!settlement) {
+      if (hold) this.o.credits.release(hold);
+      return {};
+    }
+    const { account, key } = request.auth;
+    const settled = this.o.credits.settle({
+      hold,
+      account: this.o.store.cache.account(account.id) ?? account,
+      key: currentKey(this.o.store, key),
+      entry: this.ledgerEntry(request, settlement),
+      // Alone in flight: nobody can join a group, so the record is written at once.
+      alone: this.inFlight === 0,
+      untilBilled: request.route === BATCH_ROUTE,
+    });
+    const { cost, charged } = settled.charge;
+    if (hold && hold.credits > 0 && cost > hold.credits) this.beyondHold(request, hold.credits, cost, charged);
+    return settled;
   }
 
   /** Login and other unauthenticated routes: limited per client address (spec §8.1). */
@@ -394,33 +345,14 @@ export class AccountGuards implements RequestGuards {
     return { limit, result, lease };
   }
 
-  /** The key's stored record now (an operator may have changed its scope or limit since authentication). */
-  private currentKey(key: ApiKeyRecord): ApiKeyRecord {
-    return currentKey(this.o.store, key);
-  }
-
   /**
-   * Model scope, tier, quota and credit checks, then the reservation against the key's spend
-   * limit, the account's spend cap and the balance; synchronous from start to reservation, so
-   * nothing interleaves.
+   * Model scope and the unpriced policy, then what the request may cost at most (credits) and
+   * its input tokens, for the credit engine to hold; undefined without a model.
    */
-  private reserve(request: AdmissionRequest, account: AccountRecord): Reservation | undefined {
-    const priced = this.price(request, account);
-    if (!priced) return undefined;
-    const { account: current, key, credits, inputTokens } = priced;
-    this.checkQuota(current, inputTokens);
-    return this.credits.reserve(current.id, credits, inputTokens, this.billing.enforce, {
-      needsBalance: priced.needsBalance,
-      keyId: key.id,
-      ceilings: this.ceilingsFor(key, current, this.o.clock.now()),
-    });
-  }
-
-  /** Model scope and the unpriced policy, then what the request may cost at most (credits) and its input tokens; undefined without a model. */
-  private price(request: AdmissionRequest, account: AccountRecord): { account: AccountRecord; key: ApiKeyRecord; credits: number; inputTokens: number; needsBalance: boolean } | undefined {
+  private price(request: AdmissionRequest, account: AccountRecord): HoldInput | undefined {
     if (!request.model) return undefined;
     const current = this.o.store.cache.account(account.id) ?? account;
-    const key = this.currentKey(request.auth.key);
+    const key = currentKey(this.o.store, request.auth.key);
     if (key.models) checkModelScope(key, request.model, request.servedBy ?? modelsThatMayServe(this.o.registry, this.o.routing, request.model));
     const terms = modelTerms(this.o.registry, request.model, current.tier);
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
@@ -431,80 +363,11 @@ export class AccountGuards implements RequestGuards {
     const factor = request.priceMultiplier ?? 1;
     // Media units the route expects (images asked for, characters to speak); one image when it does not say.
     const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, request.media ?? { images: 1 }, factor));
-    return { account: current, key, credits, inputTokens, needsBalance: isPriced(terms.pricing) };
+    return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) };
   }
 
-  /** The key's spend limit and the account's monthly spend cap, with what each period has spent so far. */
-  private ceilingsFor(key: ApiKeyRecord, account: AccountRecord, now: number): SpendCeiling[] {
-    const out: SpendCeiling[] = [];
-    if (key.limit !== null && key.limit !== undefined) {
-      const reset = key.limitReset ?? null;
-      out.push({ scope: 'key', id: key.id, limit: key.limit, spent: this.usage.keyCreditsIn(key.id, reset, now), reset, resetsAt: nextResetAt(reset, now) });
-    }
-    if (account.spendCap !== null && account.spendCap !== undefined) {
-      out.push({ scope: 'account', id: account.id, limit: account.spendCap, spent: this.usage.accountCreditsInMonth(account.id, now), reset: 'monthly', resetsAt: nextMonthStart(now) });
-    }
-    return out;
-  }
-
-  private checkQuota(account: AccountRecord, inputTokens: number): void {
-    const quota = account.monthlyTokenQuota;
-    if (quota === null || quota === undefined) return;
-    const now = this.o.clock.now();
-    const used = this.usage.tokensInMonth(account.id, now);
-    const inFlight = this.credits.tokensInFlight(account.id);
-    if (used + inFlight + inputTokens > quota || used >= quota) {
-      throw new GatewayError('quota_exceeded', `The monthly token quota of ${quota} tokens is used up (${used} used this month); it resets at the start of next month (UTC).`, {
-        details: { quota, used, in_flight: inFlight, requested: inputTokens, resets_at: nextMonthStart(now) },
-      });
-    }
-  }
-
-  /**
-   * Charges the actual usage (after discount and multiplier): appends the ledger line, and once
-   * it is in the kernel (at once, or with its group) adds it to the usage index, debits the
-   * balance and gives back the reservation, in that order, so a store snapshot never claims a
-   * line the ledger lacks and the credits stay reserved until then.
-   */
-  private settle(request: AdmissionRequest, reservation: Reservation | undefined, settlement: Settlement | null): Settled {
-    const { account, key } = request.auth;
-    if (!settlement) {
-      if (reservation) this.credits.release(reservation);
-      return {};
-    }
-    const { entry: line, cost } = this.ledgerEntry(request, settlement, request.requestId ?? settlement.responseId ?? '');
-    const enforce = this.billing.enforce;
-    const ceilings = this.ceilingsFor(this.currentKey(key), this.o.store.cache.account(account.id) ?? account, this.o.clock.now());
-    const charged = this.credits.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, enforce, ceilings);
-    const charge: SettledCharge = { cost, charged, held: reservation?.credits ?? 0 };
-    if (reservation && cost > reservation.credits) this.beyondHold(request, reservation.credits, cost, charged);
-    line.charged_credits = charged;
-    // Until the line is written and the balance debited, the charge holds what it takes.
-    reservation = this.credits.holdCharge(reservation, account.id, key.id, charged);
-    const ledger = this.o.ledger!;
-    let appended;
-    try {
-      // Alone in flight: nobody can join a group, so the line is written at once.
-      appended = ledger.appendToGroup(line, this.inFlight === 0);
-    } catch (error) {
-      return { charge, recorded: Promise.reject(this.notRecorded(error, request, reservation)) };
-    }
-    const { entry, written } = appended;
-    if (!written) {
-      this.book(account.id, charged, entry, reservation);
-      return { charge };
-    }
-    const recorded = written.then(
-      () => this.book(account.id, charged, entry, reservation),
-      (error: unknown) => {
-        throw this.notRecorded(error, request, reservation);
-      },
-    );
-    return { charge, recorded };
-  }
-
-  /** The ledger line of a settlement (`charged_credits` the whole cost until the caller decides) and the price of its usage. */
-  private ledgerEntry(request: AdmissionRequest, settlement: Settlement, requestId: string): { entry: NewLedgerEntry; cost: number } {
+  /** The ledger line of a settlement, priced (after discount and multiplier); the engine decides what it charges. */
+  private ledgerEntry(request: AdmissionRequest, settlement: Settlement): PricedEntry {
     const { account, key } = request.auth;
     const multiplier = request.priceMultiplier ?? 1;
     const discount = discountOf(settlement);
@@ -514,9 +377,9 @@ export class AccountGuards implements RequestGuards {
     const media = mediaUnitsOf(settlement);
     const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens };
     const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
-    const entry: NewLedgerEntry = {
+    const entry: PricedEntry = {
       ts: this.o.clock.now(),
-      request_id: requestId,
+      request_id: request.requestId ?? settlement.responseId ?? '',
       account_id: account.id,
       key_id: key.id,
       model: settlement.model.id,
@@ -534,32 +397,7 @@ export class AccountGuards implements RequestGuards {
     if (discount > 0) entry.discount = discount;
     if (multiplier !== 1) entry.price_multiplier = multiplier;
     if (media) entry.media = media;
-    return { entry, cost };
-  }
-
-  /**
-   * Shared credits: the ledger row goes to the instance's settlement outbox (the answer's last
-   * bytes wait for its write, as the file store's ledger line); the outbox sends it to the
-   * database, where the row, the charge and the hold's end are one transaction, exactly once
-   * per request id. A batch line waits for that commit (a resumed batch reads the ledger).
-   */
-  private settleShared(shared: SharedCredits, request: AdmissionRequest, hold: SharedHold | undefined, settlement: Settlement | null): Settled {
-    if (!settlement) {
-      if (hold) shared.release(hold);
-      return {};
-    }
-    const { entry, cost } = this.ledgerEntry(request, settlement, hold?.requestId ?? (request.requestId || newId('req', 16)));
-    const charge: SettledCharge = { cost, charged: cost, held: hold?.credits ?? 0 };
-    if (hold && hold.credits > 0 && cost > hold.credits) this.beyondHold(request, hold.credits, cost, cost);
-    const recorded = shared.settle(hold, entry, charge, { now: this.inFlight === 0, untilRecorded: request.route === BATCH_ROUTE });
-    return recorded ? { charge, recorded } : { charge };
-  }
-
-  /** After the ledger line is written (or failed): the usage index, the balance, the reservation. */
-  private book(accountId: string, charged: number, entry: LedgerEntry | undefined, reservation: Reservation | undefined): void {
-    if (entry) this.usage.add(entry);
-    if (charged > 0 || entry) this.credits.debit(accountId, charged, entry?.seq);
-    if (reservation) this.credits.release(reservation);
+    return entry;
   }
 
   /** An upstream billed more than the hold (a provider miscounting, an image beyond its allowance): charged as far as the balance goes, and said. */
@@ -567,35 +405,17 @@ export class AccountGuards implements RequestGuards {
     this.o.log.warn('credits: the upstream billed more than the hold; the difference is charged', { request_id: request.requestId, account: request.auth.account.id, model: request.model, held, cost, charged });
   }
 
-  /**
-   * The ledger line could not be written (a full disk): no charge without its line — the
-   * reservation goes back, the balance is untouched, the answer fails with 503 instead of being
-   * sent, and billed requests are refused until the data dir can be written again.
-   */
-  private notRecorded(error: unknown, request: AdmissionRequest, reservation: Reservation): GatewayError {
-    this.credits.release(reservation);
-    this.o.storage.failed(error, 'the usage ledger');
-    this.o.log.error('usage ledger append failed; the request is not charged and its answer fails', { error: String(error), account: request.auth.account.id, request_id: request.requestId });
-    return recordNotWritten(error, 'usage ledger line');
-  }
-
   liveInFlight(): number {
     return this.live;
   }
 
-  async billedRequests(prefix: string): Promise<Set<string>> {
-    if (this.shared) return this.shared.billedRequests(prefix);
-    const found = new Set<string>();
-    await scanLedger(this.o.ledger!.file, (entry) => {
-      if (typeof entry.request_id === 'string' && entry.request_id.startsWith(prefix)) found.add(entry.request_id);
-    });
-    return found;
+  billedRequests(prefix: string): Promise<Set<string>> {
+    return this.o.credits.billedRequests(prefix);
   }
 
   async close(): Promise<void> {
     this.o.storage.close();
     await this.o.limiter.close();
-    await this.o.ledger?.close();
-    await this.shared?.close();
+    await this.o.credits.close();
   }
 }

@@ -112,10 +112,10 @@ export interface RequestGuards {
   passLimits?(request: LimitRequest): PassedLimits | Promise<PassedLimits>;
   /**
    * `admit` answered at once, when every guard can answer synchronously (an in-process
-   * limiter, credits held in this process); undefined when the admission must wait (then call
-   * `admit`). Throws what `admit` would reject with.
+   * limiter, a credit engine that holds without a round trip); else its promise. Throws what
+   * `admit` would reject with.
    */
-  admitNow?(request: AdmissionRequest): Admission | undefined;
+  admitNow?(request: AdmissionRequest): Admission | Promise<Admission>;
   /** Counts an unauthenticated request against its per-address limit; returns the rate-limit headers or throws 429. */
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
   /** The usage views; absent when the server keeps no usage accounts. */

@@ -12,7 +12,7 @@ import { FileStore } from '../store/index.ts';
 import { startResponsesExpiry } from '../responses-store/index.ts';
 import { openStore } from '../store/index.ts';
 import { readInstanceId } from '../store/index.ts';
-import { createAccountGuards } from '../accounts/index.ts';
+import { openAccountGuards } from './open-credits.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
@@ -58,7 +58,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   warnUnpriced(registry, options.config, options.log);
   let guards;
   try {
-    guards = await createAccountGuards({ config: options.config, store, registry, clock, log: options.log, dataDir: options.dataDir });
+    guards = await openAccountGuards({ config: options.config, store, registry, clock, log: options.log, dataDir: options.dataDir });
   } catch (error) {
     await registry.close();
     await store.close();

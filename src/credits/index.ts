@@ -1,8 +1,22 @@
 /**
- * The credit engine: where a request's credits are held and charged. Two implementations,
- * chosen once at start-up by the composition root: in process (the file store) and shared
- * through the database (a PostgreSQL store).
+ * The credit engine: where a request's credits are held and charged. One port (`CreditsPort`),
+ * two implementations, chosen once at start-up by the composition root (src/app/open-credits.ts):
+ * in process (the file store) and shared through the database (a PostgreSQL store).
  */
-export { CreditBook, balanceError, ceilingError, openLedgerAndReplay, type BilledAccount, type Reservation, type ReplayReport, type SpendCeiling } from './in-process/index.ts';
-export { SharedCredits, Slice, MAX_OUTBOX_BACKLOG, type SharedCreditsOptions, type SharedEntry, type SharedHold } from './shared/index.ts';
+export type { CreditHold, CreditsPort, CreditsReading, HoldInput, PricedEntry, Settled, SettleInput } from './types.ts';
+export {
+  CreditBook,
+  InProcessCredits,
+  balanceError,
+  ceilingError,
+  openInProcessCredits,
+  openLedgerAndReplay,
+  type BilledAccount,
+  type InProcessCreditsOptions,
+  type OpenInProcessCreditsOptions,
+  type Reservation,
+  type ReplayReport,
+  type SpendCeiling,
+} from './in-process/index.ts';
+export { SharedCredits, Slice, MAX_OUTBOX_BACKLOG, openSharedCredits, type OpenSharedCreditsOptions, type SharedCreditsOptions, type SharedEntry, type SharedHold } from './shared/index.ts';
 export { keyLimitState, nextMonthStart, nextResetAt, type KeyLimitState } from './spend-period.ts';

@@ -1,5 +1,4 @@
 import { roundCredits } from '../billing/index.ts';
-import type { CreditBook } from './in-process/credit-book.ts';
 import type { ApiKeyRecord, SpendLimitReset } from '../store/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import { utcPeriods } from '../usage/index.ts';
@@ -28,7 +27,7 @@ export interface KeyLimitState {
 }
 
 /** A key's spend limit as GET /v1/key reports it (this period's spend and in-flight holds taken off); null without one. */
-export function keyLimitState(key: ApiKeyRecord, usage: UsageIndex, book: Pick<CreditBook, 'reservedForKey'>, now: number): KeyLimitState | null {
+export function keyLimitState(key: ApiKeyRecord, usage: UsageIndex, book: { reservedForKey(keyId: string): number }, now: number): KeyLimitState | null {
   if (key.limit === null || key.limit === undefined) return null;
   const reset = key.limitReset ?? null;
   const used = roundCredits(usage.keyCreditsIn(key.id, reset, now));

@@ -1,3 +1,4 @@
+import { InProcessCredits, type CreditBook } from '../../src/credits/index.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountGuards } from '../../src/accounts/index.ts';
 import type { Settlement } from '../../src/pipeline/types.ts';
@@ -22,6 +23,13 @@ interface ErrorBody {
   error: { code: string; details?: Record<string, unknown> };
 }
 
+/** The in-process engine's credit book (these tests run on the file store): what requests in flight hold. */
+function bookOf(of: TestGateway | AccountGuards): CreditBook {
+  const credits = (of instanceof AccountGuards ? of : guardsOf(of)).credits;
+  if (!(credits instanceof InProcessCredits)) throw new Error('the in-process credit engine expected (file store)');
+  return credits.book;
+}
+
 function guardsOf(t: TestGateway): AccountGuards {
   const guards = t.gateway.deps.guards;
   if (!(guards instanceof AccountGuards)) throw new Error('account guards not wired');
@@ -42,7 +50,7 @@ describe('credits', () => {
     await settle();
     const cost = usage.prompt_tokens + usage.completion_tokens;
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000 - cost);
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    expect(bookOf(gw).reserved(accountId)).toBe(0);
     const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(line).toMatchObject({ seq: 1, account_id: accountId, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', cost_credits: cost, charged_credits: cost, aborted: false });
   });
@@ -120,7 +128,7 @@ describe('credits', () => {
     const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(line.aborted).toBe(false);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000 - line.charged_credits);
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    expect(bookOf(gw).reserved(accountId)).toBe(0);
   });
 
   it('settles a stream the client abandons: charged for what was sent, the reservation released', async () => {
@@ -131,11 +139,11 @@ describe('credits', () => {
     const res = await gw.fetch('/v1/chat/completions', { ...chat(key, { stream: true, max_tokens: 200, messages: [{ role: 'user', content: long }] }), signal: controller.signal });
     const reader = res.body!.getReader();
     await reader.read();
-    expect(guardsOf(gw).credits.reserved(accountId)).toBeGreaterThan(0);
+    expect(bookOf(gw).reserved(accountId)).toBeGreaterThan(0);
     controller.abort();
     await reader.cancel().catch(() => undefined);
-    for (let i = 0; i < 50 && guardsOf(gw).credits.reserved(accountId) > 0; i++) await settle();
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    for (let i = 0; i < 50 && bookOf(gw).reserved(accountId) > 0; i++) await settle();
+    expect(bookOf(gw).reserved(accountId)).toBe(0);
     const [line] = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(line.aborted).toBe(true);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000 - line.charged_credits);
@@ -205,7 +213,7 @@ describe('settlement factors', () => {
       maxOutputTokens: 100,
       priceMultiplier: extra.priceMultiplier,
     });
-    expect(guards.credits.reserved(accountId)).toBe(200 * (extra.priceMultiplier ?? 1));
+    expect(bookOf(guards).reserved(accountId)).toBe(200 * (extra.priceMultiplier ?? 1));
     const model = t.gateway.deps.registry.get('mock/echo')!;
     const fallback = { provider: 'mock', model: 'mock/echo', from: 'other/echo', reason: 'provider_error', discount: extra.discount };
     const settlement = {
@@ -218,7 +226,7 @@ describe('settlement factors', () => {
     await admission.settle(settlement);
     await admission.settle(settlement); // idempotent
     void key;
-    return { balance: t.gateway.deps.store.cache.account(accountId)!.credits, reserved: guards.credits.reserved(accountId) };
+    return { balance: t.gateway.deps.store.cache.account(accountId)!.credits, reserved: bookOf(guards).reserved(accountId) };
   }
 
   it('charges half with priceMultiplier 0.5 (batches)', async () => {
@@ -240,9 +248,9 @@ describe('settlement factors', () => {
     const account = gw.gateway.deps.store.cache.account(accountId)!;
     const [key] = await gw.gateway.deps.store.keys.list(accountId);
     const admission = await guardsOf(gw).admit({ auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 10, maxOutputTokens: 10 });
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(20);
+    expect(bookOf(gw).reserved(accountId)).toBe(20);
     await admission.settle(null);
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    expect(bookOf(gw).reserved(accountId)).toBe(0);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000);
     expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))).toHaveLength(0);
   });
@@ -265,11 +273,11 @@ describe('ledger group commit', () => {
     // The other admission may settle soon: the line waits (at most billing.ledgerGroupMs), nothing is booked yet.
     expect(first.recording).toBeInstanceOf(Promise);
     expect(ledger()).toHaveLength(0);
-    expect(guards.credits.reserved(accountId)).toBe(40);
+    expect(bookOf(guards).reserved(accountId)).toBe(40);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(1000);
     await first.recording;
     expect(ledger()).toHaveLength(1);
-    expect(guards.credits.reserved(accountId)).toBe(20);
+    expect(bookOf(guards).reserved(accountId)).toBe(20);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(980);
     expect(await settled).toEqual({ cost: 20, charged: 20, held: 20 });
 
@@ -293,7 +301,7 @@ describe('ledger group commit', () => {
     await b.settle(settlement);
     expect(readLedger(path.join(gw.dataDir, 'usage.jsonl')).map((l) => l.seq)).toEqual([1, 2]);
     await a.recording;
-    expect(guards.credits.reserved(accountId)).toBe(0);
+    expect(bookOf(guards).reserved(accountId)).toBe(0);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(960);
   });
 });
@@ -314,7 +322,7 @@ describe('media prices', () => {
   it('reserves one image and charges per image from the settlement units', async () => {
     gw = await makeGateway(MEDIA);
     const { admission, accountId } = await admitFor(gw, 1000, 'mock/painter');
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(40);
+    expect(bookOf(gw).reserved(accountId)).toBe(40);
     const model = gw.gateway.deps.registry.get('mock/painter')!;
     await admission.settle({ model, usage: { inputTokens: 10, outputTokens: 0 }, estimated: true, aborted: false, media: { images: 3 } } as Settlement);
     expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(880);
@@ -337,7 +345,7 @@ describe('unknown models', () => {
     const res = await gw.fetch('/v1/chat/completions', chat(key, { model: 'nope/nothing' }));
     expect(res.status).toBe(404);
     await settle();
-    expect(guardsOf(gw).credits.reserved(accountId)).toBe(0);
+    expect(bookOf(gw).reserved(accountId)).toBe(0);
     expect((await gw.fetch('/v1/credits', get(key))).status).toBe(200);
   });
 });

@@ -1,3 +1,4 @@
+import { InProcessCredits, type CreditBook } from '../../src/credits/index.ts';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountGuards } from '../../src/accounts/index.ts';
@@ -31,6 +32,13 @@ function manualClock(start = Date.UTC(2026, 2, 10, 9, 0, 0)) {
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
+
+/** The in-process engine's credit book (these tests run on the file store): what requests in flight hold. */
+function bookOf(of: TestGateway | AccountGuards): CreditBook {
+  const credits = (of instanceof AccountGuards ? of : guardsOf(of)).credits;
+  if (!(credits instanceof InProcessCredits)) throw new Error('the in-process credit engine expected (file store)');
+  return credits.book;
+}
 
 function guardsOf(t: TestGateway): AccountGuards {
   return t.gateway.deps.guards as AccountGuards;
@@ -115,7 +123,7 @@ describe('key spend limits', () => {
     expect(charged(gw, keyId)).toBeGreaterThan(4);
     const lines = readLedger(path.join(gw.dataDir, 'usage.jsonl'));
     expect(lines.some((l) => l.charged_credits < l.cost_credits)).toBe(true);
-    expect(guardsOf(gw).credits.reservedForKey(keyId)).toBe(0);
+    expect(bookOf(gw).reservedForKey(keyId)).toBe(0);
   });
 
   it('holds with billing.enforce false too (the limit is the key\'s own setting)', async () => {
@@ -189,9 +197,9 @@ describe('limits and scopes belong to the admission (what the batch executor wil
     // 0.5 credits a line: ten fit in 5.
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
     expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'insufficient_balance', details: { scope: 'key_limit' } } });
-    expect(guardsOf(gw).credits.reservedForKey(keyId)).toBe(5);
+    expect(bookOf(gw).reservedForKey(keyId)).toBe(5);
     for (const r of results) if (r.status === 'fulfilled') await r.value.settle(null);
-    expect(guardsOf(gw).credits.reservedForKey(keyId)).toBe(0);
+    expect(bookOf(gw).reservedForKey(keyId)).toBe(0);
 
     await store.keys.update(keyId, { endpoints: ['batches'] });
     const scoped = (await store.keys.get(keyId))!;

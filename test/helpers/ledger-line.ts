@@ -1,4 +1,4 @@
-import type { SharedEntry } from '../../src/credits/shared/shared-credits.ts';
+import type { SharedEntry } from '../../src/credits/index.ts';
 
 /** One `mock/echo` request's ledger line as the guards build it (1 token in, 1 out), for credit and outbox tests. */
 export function ledgerLine(requestId: string, cost = 1, ids: { account?: string; key?: string } = {}): SharedEntry {

@@ -1,3 +1,4 @@
+import { settleLine } from '../helpers/settle-line.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,7 +73,7 @@ describe('postgres credits: ledger lines as upstreams report them', () => {
     const shared = new SharedCredits({ repo: store.credits!, clock: { now: () => Date.now() }, log: createLogger('silent'), enforce: true, dataDir, beatMs: 60_000, flushMs: 5 });
     try {
       await shared.start();
-      for (const [id, model] of [['req_a', 'mock/echo'], ['req_nul2', 'mock/\u0000echo'], ['req_b', 'mock/echo']]) shared.settle(undefined, entry(id, model), { cost: 2, charged: 2 }, { now: true });
+      for (const [id, model] of [['req_a', 'mock/echo'], ['req_nul2', 'mock/\u0000echo'], ['req_b', 'mock/echo']]) settleLine(shared, undefined, entry(id, model), { cost: 2, charged: 2 }, { now: true });
       await expect.poll(async () => (await sql.query('select request_id from gw_ledger where account_id = $1 order by request_id', [account.id])).rows.map((r) => r.request_id), { timeout: 5_000, interval: 20 }).toEqual(['req_a', 'req_b']);
       expect(await store.credits!.state(account.id)).toMatchObject({ credits: 996 });
       const aside = fs.readFileSync(path.join(dataDir, 'settlements.rejected.jsonl'), 'utf8');

@@ -7,9 +7,10 @@ import type { AccountRecord, ApiKeyRecord, LedgerRecord, PeriodKeys } from '../.
 import { UsageIndex } from '../../usage/index.ts';
 import { utcPeriods } from '../../usage/index.ts';
 import type { Clock } from '../../util/index.ts';
+import type { CreditsPort, CreditsReading, HoldInput, Settled, SettleInput } from '../types.ts';
 import type { Logger } from '../../util/index.ts';
 import { newId } from '../../util/index.ts';
-import { recordNotWritten } from '../../store/index.ts';
+import { recordNotWritten, type LedgerPage } from '../../store/index.ts';
 import { SettlementOutbox, type NewOutboxLine, type OutboxLine } from '../../store/index.ts';
 import { nextMonthStart, nextResetAt } from '../spend-period.ts';
 
@@ -155,7 +156,7 @@ export class Slice {
  * the answer waits only for that; the outbox sends groups to the database in the background,
  * exactly once per request id. Used by the account guards when the store shares credits.
  */
-export class SharedCredits {
+export class SharedCredits implements CreditsPort {
   private readonly pending = new Set<Promise<unknown>>();
   readonly outbox: SettlementOutbox;
   private timer: NodeJS.Timeout | undefined;
@@ -283,7 +284,7 @@ export class SharedCredits {
    * Admission without a database call, when it can be: from this instance's slice of the
    * account, or with nothing to hold. Undefined when the database must be asked (`hold`).
    */
-  holdNow(input: { requestId?: string; account: AccountRecord; key: ApiKeyRecord; credits: number; tokens: number; needsBalance: boolean }): SharedHold | undefined {
+  holdNow(input: HoldInput): SharedHold | undefined {
     const backlog = this.outbox.backlog;
     if (backlog >= (this.o.maxBacklog ?? MAX_OUTBOX_BACKLOG)) {
       throw new GatewayError('service_unavailable', `Billing is unavailable right now (${backlog} settlements wait for the database); retry shortly.`);
@@ -308,10 +309,13 @@ export class SharedCredits {
    * when the database does not answer. From the slice when it covers the request; when it
    * does not, after one top-up; request by request (one `gw_reserve`) when no slice is leased.
    */
-  async hold(input: { requestId?: string; account: AccountRecord; key: ApiKeyRecord; credits: number; tokens: number; needsBalance: boolean }): Promise<SharedHold> {
+  hold(input: HoldInput): SharedHold | Promise<SharedHold> {
+    return this.holdNow(input) ?? this.holdAsked(input);
+  }
+
+  /** `hold` when the slice cannot answer: a top-up, or one database call, or a refusal. */
+  private async holdAsked(input: HoldInput): Promise<SharedHold> {
     const now = this.o.clock.now();
-    const held = this.holdNow(input);
-    if (held) return held;
     const requestId = input.requestId || newId('req', 16);
     // A hold this account just gave back is back in the database before this one is asked for (no 402 for credit on its way back).
     const releasing = this.releasing.get(input.account.id);
@@ -574,7 +578,16 @@ export class SharedCredits {
    * `charge.charged` (for a request with its own hold, the cost: the database may take less
    * if the balance ran out). Rejects (503, not charged) when the outbox line cannot be written.
    */
-  settle(hold: SharedHold | undefined, entry: SharedEntry, charge: SettledCharge, options: { now: boolean; untilRecorded?: boolean }): Promise<void> | undefined {
+  settle(input: SettleInput): Settled {
+    const hold = input.hold as SharedHold | undefined;
+    const entry = input.entry as SharedEntry;
+    entry.request_id = hold?.requestId ?? (entry.request_id || newId('req', 16));
+    const charge: SettledCharge = { cost: entry.cost_credits, charged: entry.cost_credits, held: hold?.credits ?? 0 };
+    const recorded = this.settleLine(hold, entry, charge, { now: input.alone, untilRecorded: input.untilBilled });
+    return recorded ? { charge, recorded } : { charge };
+  }
+
+  private settleLine(hold: SharedHold | undefined, entry: SharedEntry, charge: SettledCharge, options: { now: boolean; untilRecorded?: boolean }): Promise<void> | undefined {
     let charged = roundCredits(Math.max(0, entry.cost_credits));
     let lease: string | undefined;
     if (hold?.slice) {
@@ -692,6 +705,22 @@ export class SharedCredits {
   async recentLedger(query: { accountId: string; before?: { ts: number; seq: number }; limit: number }): Promise<LedgerRecord[]> {
     await this.caughtUp();
     return this.o.repo.recentLedger(query);
+  }
+
+  async read(accountId?: string, options: { balance?: boolean } = {}): Promise<CreditsReading> {
+    const [{ usage, keyReserved }, balance] = await Promise.all([this.usage(accountId), accountId && options.balance ? this.balance(accountId) : undefined]);
+    const reading: CreditsReading = { usage, reservedForKey: (keyId) => keyReserved.get(keyId) ?? 0 };
+    if (balance) reading.balance = { credits: balance.credits, reserved: balance.reserved };
+    return reading;
+  }
+
+  /** Cursor `<ts>:<seq>` of the last row of the previous page. */
+  async requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage> {
+    const [ts, seq] = (page.cursor ?? '').split(':').map(Number);
+    const before = Number.isSafeInteger(ts) && Number.isSafeInteger(seq) && page.cursor ? { ts, seq } : undefined;
+    const data = await this.recentLedger({ accountId, before, limit: page.limit });
+    const last = data[data.length - 1];
+    return { data, next: data.length === page.limit && last ? `${last.ts}:${last.seq}` : null };
   }
 
   /** Ledger rows (tests, `gateway usage`). */

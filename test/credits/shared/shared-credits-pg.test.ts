@@ -1,3 +1,4 @@
+import { settleLine } from '../../helpers/settle-line.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -86,7 +87,7 @@ describe('shared credits on PostgreSQL, two instances', () => {
       // Most cost less than they held; a fifth cost up to twice as much.
       const cost = Math.round(size * (outcome < 0.3 ? 1 + random() : 0.2 + random() * 0.8) * 1e6) / 1e6;
       settled.push(hold.requestId);
-      await on.credits.settle(hold, entry(account, key, hold.requestId, cost), { cost, charged: 0 }, { now: random() < 0.5 });
+      await settleLine(on.credits, hold, entry(account, key, hold.requestId, cost), { cost, charged: 0 }, { now: random() < 0.5 });
     };
     // Meanwhile, as any other client of the database sees it: what is held is what the hold rows say, and never more than the balance.
     const samples: Array<{ credits: number; reserved: number; held: number }> = [];
@@ -147,7 +148,7 @@ describe('shared credits on PostgreSQL, two instances', () => {
     await c.store.close();
     for (const h of cHolds) {
       answered.push(h.requestId);
-      void c.credits.settle(h, entry(account, key, h.requestId, 12), { cost: 12, charged: 0 }, { now: true });
+      void settleLine(c.credits, h, entry(account, key, h.requestId, 12), { cost: 12, charged: 0 }, { now: true });
     }
     const closing = c.credits.close().catch(() => undefined);
     // A sweeps C's lease once C is stale, and drains the account.
@@ -157,7 +158,7 @@ describe('shared credits on PostgreSQL, two instances', () => {
       try {
         const h = await a.credits.hold({ requestId: `a_${i++}`, account, key, credits: 25, tokens: 0, needsBalance: true });
         answered.push(h.requestId);
-        await a.credits.settle(h, entry(account, key, h.requestId, 25), { cost: 25, charged: 0 }, { now: true });
+        await settleLine(a.credits, h, entry(account, key, h.requestId, 25), { cost: 25, charged: 0 }, { now: true });
       } catch (error) {
         expect((error as { code?: string }).code).toBe('insufficient_balance');
         break;
@@ -196,7 +197,7 @@ describe('shared credits on PostgreSQL, two instances', () => {
           const hold = await on.credits.hold({ requestId: `f_${n++}`, account: accounts[k], key: keys[k], credits: 2, tokens: 0, needsBalance: true });
           settled.push(hold.requestId);
           // Within the reservation: the common (set) flush.
-          await on.credits.settle(hold, entry(accounts[k], keys[k], hold.requestId, 1 + random()), { cost: 0, charged: 0 }, { now: random() < 0.5 });
+          await settleLine(on.credits, hold, entry(accounts[k], keys[k], hold.requestId, 1 + random()), { cost: 0, charged: 0 }, { now: random() < 0.5 });
         }),
       );
     }

@@ -1,0 +1,160 @@
+import { GatewayError } from '../../errors/index.ts';
+import type { SettledCharge } from '../../observability/index.ts';
+import { readLedgerPage, recordNotWritten, scanLedger, type AccountRecord, type ApiKeyRecord, type LedgerEntry, type LedgerPage, type NewLedgerEntry, type Store, type UsageLedger } from '../../store/index.ts';
+import type { UsageIndex } from '../../usage/index.ts';
+import type { Clock } from '../../util/clock.ts';
+import type { Logger } from '../../util/logger.ts';
+import { nextMonthStart, nextResetAt } from '../spend-period.ts';
+import type { CreditHold, CreditsPort, CreditsReading, HoldInput, Settled, SettleInput } from '../types.ts';
+import type { CreditBook, Reservation, SpendCeiling } from './credit-book.ts';
+
+export interface InProcessCreditsOptions {
+  store: Store;
+  book: CreditBook;
+  /** The data dir's usage ledger (usage.jsonl), replayed into the store at start-up. */
+  ledger: UsageLedger;
+  /** The usage aggregates, rebuilt from the ledger at start-up and kept up to date. */
+  usage: UsageIndex;
+  /** `billing.enforce`: check and cap charges by the balance. */
+  enforce: boolean;
+  /** Told when the ledger cannot be written (billed requests are refused until the data dir can be). */
+  storage: { failed(error: unknown, what: string): void };
+  clock: Clock;
+  log: Logger;
+}
+
+/**
+ * The in-process credit engine (the file store: one process owns a data dir). A hold is a
+ * reservation in the credit book, checked against the monthly token quota, the key's spend
+ * limit, the account's cap and the balance, all synchronously, so concurrent requests in one
+ * process never overspend. A settlement appends its line to usage.jsonl and, once it is in the
+ * kernel (at once, or with its group), adds it to the usage index, debits the balance and
+ * gives the reservation back, in that order.
+ */
+export class InProcessCredits implements CreditsPort {
+  readonly book: CreditBook;
+  private readonly usage: UsageIndex;
+
+  constructor(private readonly o: InProcessCreditsOptions) {
+    this.book = o.book;
+    this.usage = o.usage;
+  }
+
+  hold(input: HoldInput): Reservation {
+    this.checkQuota(input.account, input.tokens);
+    return this.book.reserve(input.account.id, input.credits, input.tokens, this.o.enforce, {
+      needsBalance: input.needsBalance,
+      keyId: input.key.id,
+      ceilings: this.ceilingsFor(input.key, input.account, this.o.clock.now()),
+    });
+  }
+
+  release(hold: CreditHold): void {
+    this.book.release(hold as Reservation);
+  }
+
+  /**
+   * Charges the actual usage: as far as the ceilings and (enforcing) the balance allow, held
+   * from now until its ledger line is written, then booked (`book`). A line that cannot be
+   * written charges nothing and rejects `recorded` with 503.
+   */
+  settle(input: SettleInput): Settled {
+    const { account, key } = input;
+    let reservation = input.hold as Reservation | undefined;
+    const line = input.entry as NewLedgerEntry;
+    const cost = line.cost_credits;
+    const ceilings = this.ceilingsFor(key, account, this.o.clock.now());
+    const charged = this.book.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, this.o.enforce, ceilings);
+    const charge: SettledCharge = { cost, charged, held: reservation?.credits ?? 0 };
+    line.charged_credits = charged;
+    // Until the line is written and the balance debited, the charge holds what it takes.
+    reservation = this.book.holdCharge(reservation, account.id, key.id, charged);
+    let appended;
+    try {
+      appended = this.o.ledger.appendToGroup(line, input.alone);
+    } catch (error) {
+      return { charge, recorded: Promise.reject(this.notRecorded(error, line, reservation)) };
+    }
+    const { entry, written } = appended;
+    if (!written) {
+      this.booked(account.id, charged, entry, reservation);
+      return { charge };
+    }
+    const recorded = written.then(
+      () => this.booked(account.id, charged, entry, reservation),
+      (error: unknown) => {
+        throw this.notRecorded(error, line, reservation);
+      },
+    );
+    return { charge, recorded };
+  }
+
+  async read(accountId?: string, options: { balance?: boolean } = {}): Promise<CreditsReading> {
+    const reading: CreditsReading = { usage: this.usage, reservedForKey: (keyId) => this.book.reservedForKey(keyId) };
+    const account = accountId && options.balance ? this.o.store.cache.account(accountId) : undefined;
+    if (account) reading.balance = { credits: account.credits, reserved: this.book.reserved(account.id) };
+    return reading;
+  }
+
+  requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage> {
+    return readLedgerPage(this.o.ledger.file, { accountId, ...page });
+  }
+
+  async billedRequests(prefix: string): Promise<Set<string>> {
+    const found = new Set<string>();
+    await scanLedger(this.o.ledger.file, (entry: LedgerEntry) => {
+      if (typeof entry.request_id === 'string' && entry.request_id.startsWith(prefix)) found.add(entry.request_id);
+    });
+    return found;
+  }
+
+  async close(): Promise<void> {
+    await this.o.ledger.close();
+  }
+
+  /** After the ledger line is written: the usage index, the balance, the reservation. */
+  private booked(accountId: string, charged: number, entry: LedgerEntry, reservation: Reservation): void {
+    this.usage.add(entry);
+    this.book.debit(accountId, charged, entry.seq);
+    this.book.release(reservation);
+  }
+
+  /** 429 quota_exceeded when this month's tokens, those in flight and this request's would pass the account's quota. */
+  private checkQuota(account: AccountRecord, inputTokens: number): void {
+    const quota = account.monthlyTokenQuota;
+    if (quota === null || quota === undefined) return;
+    const now = this.o.clock.now();
+    const used = this.usage.tokensInMonth(account.id, now);
+    const inFlight = this.book.tokensInFlight(account.id);
+    if (used + inFlight + inputTokens > quota || used >= quota) {
+      throw new GatewayError('quota_exceeded', `The monthly token quota of ${quota} tokens is used up (${used} used this month); it resets at the start of next month (UTC).`, {
+        details: { quota, used, in_flight: inFlight, requested: inputTokens, resets_at: nextMonthStart(now) },
+      });
+    }
+  }
+
+  /** The key's spend limit and the account's monthly spend cap, with what each period has spent so far. */
+  private ceilingsFor(key: ApiKeyRecord, account: AccountRecord, now: number): SpendCeiling[] {
+    const out: SpendCeiling[] = [];
+    if (key.limit !== null && key.limit !== undefined) {
+      const reset = key.limitReset ?? null;
+      out.push({ scope: 'key', id: key.id, limit: key.limit, spent: this.usage.keyCreditsIn(key.id, reset, now), reset, resetsAt: nextResetAt(reset, now) });
+    }
+    if (account.spendCap !== null && account.spendCap !== undefined) {
+      out.push({ scope: 'account', id: account.id, limit: account.spendCap, spent: this.usage.accountCreditsInMonth(account.id, now), reset: 'monthly', resetsAt: nextMonthStart(now) });
+    }
+    return out;
+  }
+
+  /**
+   * The ledger line could not be written (a full disk): no charge without its line — the
+   * reservation goes back, the balance is untouched, the answer fails with 503 instead of being
+   * sent, and billed requests are refused until the data dir can be written again.
+   */
+  private notRecorded(error: unknown, line: NewLedgerEntry, reservation: Reservation): GatewayError {
+    this.book.release(reservation);
+    this.o.storage.failed(error, 'the usage ledger');
+    this.o.log.error('usage ledger append failed; the request is not charged and its answer fails', { error: String(error), account: line.account_id, request_id: line.request_id });
+    return recordNotWritten(error, 'usage ledger line');
+  }
+}
