@@ -5,8 +5,8 @@ import { openInProcessCredits, openSharedCredits, type CreditsPort } from '../cr
 import type { RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import { StorageHealth, type Store } from '../store/index.ts';
-import type { Clock } from '../util/clock.ts';
-import type { Logger } from '../util/logger.ts';
+import type { Clock } from '../util/index.ts';
+import type { Logger } from '../util/index.ts';
 
 export interface OpenCreditsOptions {
   config: GatewayConfig;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { unsentSettlements, type Store } from '../../store/index.ts';
-import type { Clock } from '../../util/clock.ts';
-import type { Logger } from '../../util/logger.ts';
+import type { Clock } from '../../util/index.ts';
+import type { Logger } from '../../util/index.ts';
 import { CreditBook } from './credit-book.ts';
 import { InProcessCredits } from './in-process-credits.ts';
 import { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';

@@ -1,6 +1,6 @@
 import type { CreditsRepo } from '../../store/index.ts';
-import type { Clock } from '../../util/clock.ts';
-import type { Logger } from '../../util/logger.ts';
+import type { Clock } from '../../util/index.ts';
+import type { Logger } from '../../util/index.ts';
 import { SharedCredits } from './shared-credits.ts';
 
 export interface OpenSharedCreditsOptions {
