@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
-import { admitCall, decodeCall, encodeCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
+import { admitCall, decodeCall, encodeCall, readCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { estimateInputTokens, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
@@ -339,7 +339,8 @@ export class NativeBatches {
 
   private async admit(batch: BatchRecord, line: BatchInputLine, request: ChatRequest, requestId: string) {
     const auth = await this.authOf(batch);
-    return admitCall(this.deps, this.callOf(batch, line, requestId, auth), request);
+    const call = this.callOf(batch, line, requestId, auth);
+    return admitCall(this.deps, call, readCall(call, request).facts);
   }
 
   private async authOf(batch: BatchRecord) {

@@ -1,17 +1,19 @@
 import type { Admission, AdmissionRequest } from '../accounts/index.ts';
-import type { ChatRequest } from '../ir/index.ts';
-import { boundInputTokens } from '../pipeline/index.ts';
+import type { RequestFacts } from '../formats/index.ts';
 import type { ExchangeCall, ExchangeDeps } from './types.ts';
 
+/** What admission reads of a request: its model, its input bound, its output cap (read without decoding it: `readCall`). */
+export type AdmittedFacts = Pick<RequestFacts, 'model' | 'inputBound' | 'maxTokens'>;
+
 /** What admission reads of a call: who, where from, which model, how much it may use. */
-function admissionOf(call: ExchangeCall, request: ChatRequest): AdmissionRequest {
+function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionRequest {
   const admission: AdmissionRequest = {
     auth: call.auth,
     method: 'POST',
     route: call.route,
     clientAddress: call.clientAddress,
     model: request.model,
-    estimatedInputTokens: boundInputTokens(request),
+    estimatedInputTokens: request.inputBound,
     maxOutputTokens: request.maxTokens,
     requestId: call.ids.requestId,
   };
@@ -21,7 +23,7 @@ function admissionOf(call: ExchangeCall, request: ChatRequest): AdmissionRequest
 }
 
 /** Admits a call (limits, scopes, credits); in-process guards answer at once, with no promise. */
-export function admitCall(deps: Pick<ExchangeDeps, 'guards'>, call: ExchangeCall, request: ChatRequest): Admission | Promise<Admission> {
+export function admitCall(deps: Pick<ExchangeDeps, 'guards'>, call: ExchangeCall, request: AdmittedFacts): Admission | Promise<Admission> {
   const asked = admissionOf(call, request);
   return deps.guards.admitNow?.(asked) ?? deps.guards.admit(asked);
 }

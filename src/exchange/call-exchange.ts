@@ -2,7 +2,7 @@ import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { AttemptObserver } from '../observability/index.ts';
-import { decodeInbound, prepareCall, type ChatExchange, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
+import { decodeInbound, prepareCall, readInbound, type ChatExchange, type InboundRequest, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { FastAbortController, type AbortWatch } from '../util/index.ts';
 import type { ExchangeCall } from './types.ts';
@@ -56,6 +56,14 @@ export function rawOf(call: Pick<ExchangeCall, 'raw' | 'body'>): string {
 
 /** What decoding and encoding read of a call: its format and body. */
 export type CallBody = Pick<ExchangeCall, 'format' | 'target' | 'body' | 'raw' | 'forwardHeaders'>;
+
+/**
+ * Reads what billing and routing need of the call's body (model, stream, bounds, session keys,
+ * vendor tools) without decoding it into the IR; the pipeline decodes it when a conversion needs it.
+ */
+export function readCall(call: CallBody, decoded?: ChatRequest): InboundRequest {
+  return readInbound({ format: call.format, target: call.target, body: call.body, raw: rawOf(call) }, decoded);
+}
 
 /** Decodes and validates the call's body into the IR (the one decode step outside the pipeline). */
 export function decodeCall(call: CallBody): ChatRequest {

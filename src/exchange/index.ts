@@ -1,7 +1,7 @@
 /** One exchange, from a transport-free call to a settled answer: the HTTP routes, batch lines and native batches hand theirs here. */
 export { runExchange } from './run-exchange.ts';
 export { runMediaExchange, type MediaCall, type MediaAnswer, type MediaUnits, type MediaSettlement } from './run-media-exchange.ts';
-export { admitCall } from './admit-call.ts';
-export { decodeCall, encodeCall, type CallBody } from './call-exchange.ts';
+export { admitCall, type AdmittedFacts } from './admit-call.ts';
+export { decodeCall, encodeCall, readCall, type CallBody } from './call-exchange.ts';
 export { storedResponseNotFound, mintResponseId } from './stored-responses.ts';
 export type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';

@@ -1,7 +1,7 @@
 import type { Admission } from '../accounts/index.ts';
 import { runChat, type ChatOutcome, type ChatPipelineDeps, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
-import { CallExchange, decodeCall, rawOf } from './call-exchange.ts';
+import { CallExchange, rawOf, readCall } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
@@ -15,22 +15,35 @@ function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
 }
 
 /**
- * One exchange, whatever brought it: decode, admit, rehydrate and capture stored Responses,
+ * One exchange, whatever brought it: read what billing and routing need (the body is decoded
+ * only where a conversion or the Responses store needs it), admit, rehydrate and capture stored Responses,
  * run the pipeline, settle through one channel (the pipeline's `onSettled`, told once the
  * usage is final), and answer: a JSON body once its records are durable, or a stream whose
  * end waits for them. A failure before the answer releases the admission and is thrown.
  */
+/**
+ * True when a Responses body involves the gateway's store: kept (`store` is not false), or
+ * reading it (`previous_response_id`, an `item_reference` the gateway may hold).
+ */
+function usesResponsesStore(body: Record<string, unknown>): boolean {
+  if (body.store !== false || (body.previous_response_id !== undefined && body.previous_response_id !== null)) return true;
+  return Array.isArray(body.input) && body.input.some((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference');
+}
+
 export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<ExchangeAnswer> {
   const record = call.record;
   let body = call.body;
   let raw = rawOf(call);
   let capture: StoredResponseCapture | undefined;
-  let request = decodeCall(call);
+  // What billing and routing read, from the raw body: a passthrough never decodes it (issue 21 §7).
+  let inbound = readCall({ format: call.format, target: call.target, body, raw });
   if (record) {
-    record.requestedModel = request.model;
-    record.stream = request.stream;
+    record.requestedModel = inbound.facts.model;
+    record.stream = inbound.facts.stream;
   }
-  if (call.format === 'responses' && call.keepResponses !== false) {
+  if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
+    // The Responses store needs the IR: references resolved, history rebuilt, the answer kept.
+    let request = inbound.ir;
     const referenced = { format: call.format, target: call.target, body, raw };
     request = await resolveStoredReferences(deps, referenced, request, call.auth);
     ({ body, raw } = referenced);
@@ -38,7 +51,9 @@ export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promi
     if (rehydrated) ({ request, body, raw } = rehydrated);
     capture = captureResponses(deps, request, call.auth.account.id, raw);
     if (capture) await checkResponsesQuota(deps, call.auth.account.id);
+    if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
   }
+  const request = inbound.facts;
   const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, request);
   const admission = admitting instanceof Promise ? await admitting : admitting;
   call.onHeaders?.(admission.headers);
@@ -68,7 +83,7 @@ export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promi
 
   let outcome: ChatOutcome;
   try {
-    outcome = await runChat(pipelineOf(deps), exchange, request);
+    outcome = await runChat(pipelineOf(deps), exchange, inbound);
   } catch (error) {
     await settle(null);
     throw error;

@@ -14,7 +14,7 @@ export {
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
-export { sseFraming, jsonArrayFraming } from './shared/index.ts';
+export { sseFraming, jsonArrayFraming, MEDIA_TOKENS } from './shared/index.ts';
 export type {
   FormatDefinition,
   FormatRoute,
@@ -26,6 +26,9 @@ export type {
   WireRecord,
   RecordEnd,
   PassthroughRules,
+  RequestFacts,
+  InboundBody,
+  VendorTools,
   PassthroughRequest,
   RewriteContext,
   FormatCodec,

@@ -146,8 +146,53 @@ export interface PassthroughRequest {
   stream: boolean;
 }
 
+/**
+ * Tools only one vendor's API can run (Responses hosted tools, Anthropic server tools): the
+ * format that runs them and their `type`s, in order.
+ */
+export interface VendorTools {
+  format: WireFormat;
+  types: string[];
+}
+
+/**
+ * What billing and routing read of a request — and all a same-format passthrough reads: the
+ * body is forwarded as the client wrote it, never decoded into the IR unless a conversion, a
+ * fallback to another format or the Responses store needs it.
+ */
+export interface RequestFacts {
+  model: string;
+  stream: boolean;
+  /** The output cap the client asked for (admission's bound on output). */
+  maxTokens?: number;
+  /** An upper bound of the input tokens any upstream can bill (the credit hold; docs/billing.md). */
+  inputBound: number;
+  /** Input tokens estimated from text length, for an upstream that never reports usage. */
+  inputEstimate: number;
+  /** A sticky-routing session key: OpenAI `prompt_cache_key`. */
+  promptCacheKey?: string;
+  /** A sticky-routing session key: Anthropic `metadata.user_id`. */
+  userId?: string;
+  vendorTools?: VendorTools;
+}
+
+/** A same-format request as received (what `PassthroughRules.read` sees). */
+export interface InboundBody {
+  body: Record<string, unknown>;
+  /** The exact text received. */
+  raw: string;
+  target?: RouteTarget;
+}
+
 /** What a passthrough may change, and nothing more: only what billing and routing need. */
 export interface PassthroughRules {
+  /**
+   * Reads and checks only what billing and routing need (model, stream, output cap, input
+   * bound, session keys, vendor tools): 400/422 for those alone, anything else is the
+   * upstream's to judge. Absent: the request is decoded into the IR to learn them (every
+   * request of the format is then as strict as its decoder).
+   */
+  read?(request: InboundBody): RequestFacts;
   /**
    * Tweaks a same-format request needs (Chat: a stream asks for usage). Returns the changed
    * request, with `dropUsageRecords` when the client gets none of the records asked for on its

@@ -9,3 +9,4 @@ export { iterateTarget } from './relay-stream.ts';
 export { prepareCall, type CallSource, type PreparedCall } from './prepare-call.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';
 export { countInputTokens } from './count-input-tokens.ts';
+export { InboundRequest, readInbound, factsOf, type InboundSource } from './inbound.ts';

@@ -7,6 +7,7 @@ import { fitToModel } from './fit-to-model.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
+import { InboundRequest } from './inbound.ts';
 
 /** What prepareCall reads of an exchange: the inbound format, its body (parsed and as text), the headers to forward. */
 export type CallSource = Pick<ChatExchange, 'format' | 'raw' | 'body' | 'forwardHeaders' | 'target'>;
@@ -42,24 +43,28 @@ function withUpstreamModel(exchange: CallSource, upstreamId: string): { body: Re
 /** Picks the upstream format (the client's own when the upstream speaks it) and encodes the body. */
 export function prepareCall(
   exchange: CallSource,
-  request: ChatRequest,
+  inbound: InboundRequest | ChatRequest,
   model: CatalogModel,
   options: { defaultMaxTokens: number; forceConversion?: boolean },
 ): PreparedCall {
   const passthrough = !options.forceConversion && model.formats.includes(exchange.format);
   const upstreamFormat = passthrough ? exchange.format : model.formats[0];
+  const stream = inbound instanceof InboundRequest ? inbound.facts.stream : inbound.stream;
   if (passthrough) {
+    // Not decoded: only what billing and routing read was (the facts); the upstream judges the rest.
     const capped = capPassthrough(exchange, model);
     if (capped) return capped;
     const { body, raw } = withUpstreamModel(exchange, model.upstreamId);
     // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
-    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream: request.stream });
-    const call = callOf(upstreamFormat, model, request, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
+    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream });
+    const call = callOf(upstreamFormat, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
     // A passthrough stream keeps the client's framing (a format with several: Gemini's alt=sse or a JSON array).
     const framing = exchange.target?.framing;
     if (framing !== undefined) call.framing = framing;
     return { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
   }
+  // A conversion (or a fallback to another format) needs the IR: decoded here, once.
+  const request = inbound instanceof InboundRequest ? inbound.ir : inbound;
   const unconvertible = request.unconvertible?.[0];
   if (unconvertible) {
     throw validationError({ [unconvertible.field]: unconvertible.message }, `Invalid parameter '${unconvertible.field}': ${unconvertible.message}; model '${model.id}' is served in another format.`);
@@ -78,7 +83,7 @@ export function prepareCall(
   // Formats with explicit cache markers (Messages) place them on a converted request.
   const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
   const body = getFormat(upstreamFormat).codec.encodeRequest(fitted.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
-  const prepared: PreparedCall = { call: callOf(upstreamFormat, model, request, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
+  const prepared: PreparedCall = { call: callOf(upstreamFormat, model, stream, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
   if (references) fitted.adapted.push(`item_reference=dropped(${references.length})`);
   if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
   if (dropped) prepared.droppedTools = dropped;
@@ -135,12 +140,12 @@ function checkReferences(request: ChatRequest, model: CatalogModel): string[] | 
 function callOf(
   format: WireFormat,
   model: CatalogModel,
-  request: ChatRequest,
+  stream: boolean,
   exchange: CallSource,
   body: Record<string, unknown>,
   rawBody: string,
 ): Omit<ChatCall, 'signal'> {
-  return { format, model: model.upstreamId, stream: request.stream, headers: headersFor(format, exchange.forwardHeaders), body, rawBody };
+  return { format, model: model.upstreamId, stream, headers: headersFor(format, exchange.forwardHeaders), body, rawBody };
 }
 
 /** A client header goes only to an upstream of a format that reads it (`anthropic-beta` to Messages, `openai-beta` to Chat and Responses). */

@@ -25,7 +25,10 @@ export interface RelayOptions {
   clientFormat: WireFormat;
   /** The client's stream framing by name (RouteTarget.framing), when its format has several. */
   clientFraming?: string;
-  request: ChatRequest;
+  /** The client's request as IR: needed to encode a converted stream (a passthrough never decodes it). */
+  request?: ChatRequest;
+  /** Input tokens estimated from the request, for an upstream that never reports usage; absent: from `request`. */
+  inputEstimate?: number;
   ids: RequestIds;
   /** The client leaving (checked, never listened to). */
   client: AbortWatch;
@@ -134,6 +137,7 @@ export class RecordRelay {
       if (options.onPart) this.decoder = upstreamCodec.createStreamDecoder();
     } else {
       this.decoder = upstreamCodec.createStreamDecoder();
+      if (!options.request) throw new Error('A converted stream needs the client request as IR.');
       this.encoder = this.clientCodec.createStreamEncoder(options.request);
     }
   }
@@ -251,7 +255,7 @@ export class RecordRelay {
     const finalUsage = tapped?.usage ?? this.usage;
     options.onEnd({
       usage: finalUsage ?? {
-        inputTokens: this.inputFromStart ?? estimateInputTokens(options.request),
+        inputTokens: this.inputFromStart ?? options.inputEstimate ?? (options.request ? estimateInputTokens(options.request) : 0),
         outputTokens: estimateTokens(this.outputChars),
       },
       estimated: !finalUsage,
@@ -350,7 +354,7 @@ export class RecordRelay {
       else if (part.type === 'start') {
         if (this.options.responseId !== undefined) part = { ...part, id: this.options.responseId };
         // Some formats' streams do not name the model (Bedrock Converse): the client sees the one it asked for.
-        if (!part.model) part = { ...part, model: this.options.request.model };
+        if (!part.model) part = { ...part, model: this.options.request?.model ?? '' };
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;

@@ -1,14 +1,14 @@
 import { GatewayError } from '../errors/index.ts';
 import { framingOf, getCodec, getFormat } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
+import { InboundRequest, readInbound } from './inbound.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { watchOf, type AbortWatch } from '../util/index.ts';
 import { buildRoutingHeaders, describeRoutingEvents, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
-import { estimateInputTokens } from './estimate-usage.ts';
-import { canRunVendorTools, canServeVendorTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
+import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
@@ -51,7 +51,7 @@ async function callModel(
   router: Router,
   deps: ChatPipelineDeps,
   exchange: ChatExchange,
-  request: ChatRequest,
+  request: InboundRequest,
   model: CatalogModel,
   client: AbortWatch,
 ): Promise<Answer> {
@@ -65,7 +65,7 @@ async function callModel(
     attempts?.attemptDispatched();
     const upstream = await calling;
     router.latency.record(model.id, router.now() - startedAt);
-    answer = request.stream ? await streamAnswer(prepared, upstream, model) : await jsonAnswer(prepared, upstream, model);
+    answer = request.facts.stream ? await streamAnswer(prepared, upstream, model) : await jsonAnswer(prepared, upstream, model);
   } catch (error) {
     attempts?.attemptFailed(model.provider.id, model.id, error instanceof GatewayError ? error.code : 'internal_error');
     throw error;
@@ -118,14 +118,15 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
  * goes only to upstreams that can run them when a candidate can; else to those whose
  * `hostedTools` policy drops them; when no candidate may, 422 names the tools and the model.
  */
-function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan']> {
-  const tools = vendorTools(request);
-  if (!tools) return router.plan(request.model, isChatModel);
-  const any = router.plan(request.model, isChatModel);
+function planFor(router: Router, request: InboundRequest): ReturnType<Router['plan']> {
+  const tools = request.facts.vendorTools;
+  const model = request.facts.model;
+  if (!tools) return router.plan(model, isChatModel);
+  const any = router.plan(model, isChatModel);
   const candidates = [...any.primary, ...any.chain];
-  if (candidates.some((model) => canRunVendorTools(model, tools))) return router.plan(request.model, (model) => isChatModel(model) && canRunVendorTools(model, tools));
-  if (!candidates.some((model) => canServeVendorTools(model, tools))) throw vendorToolsError(tools, request.model);
-  return router.plan(request.model, (model) => isChatModel(model) && canServeVendorTools(model, tools));
+  if (candidates.some((candidate) => canRunVendorTools(candidate, tools))) return router.plan(model, (candidate) => isChatModel(candidate) && canRunVendorTools(candidate, tools));
+  if (!candidates.some((candidate) => canServeVendorTools(candidate, tools))) throw vendorToolsError(tools, model);
+  return router.plan(model, (candidate) => isChatModel(candidate) && canServeVendorTools(candidate, tools));
 }
 
 /**
@@ -133,7 +134,8 @@ function planFor(router: Router, request: ChatRequest): ReturnType<Router['plan'
  * fallbacks, circuit breakers: src/routing), then relay. Nothing reaches the client before
  * an upstream answered with a sane first record, so every failure up to there can fall back.
  */
-export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, request = decodeInbound(exchange)): Promise<ChatOutcome> {
+export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, inbound?: InboundRequest | ChatRequest): Promise<ChatOutcome> {
+  const request = inbound instanceof InboundRequest ? inbound : readInbound(exchange, inbound);
   const router = deps.router;
   const startedAt = router.now();
   const session = sessionKeyOf(router, exchange, request);
@@ -180,12 +182,13 @@ function noteAdaptations(outcome: ChatOutcome, prepared: PreparedCall): ChatOutc
  * found wins (`metadata.user_id` is Anthropic's, read from Messages requests); undefined when
  * sticky routing is off or none is there. Prefixed by source so two sources never collide.
  */
-function sessionKeyOf(router: Router, exchange: ChatExchange, request: ChatRequest): string | undefined {
+function sessionKeyOf(router: Router, exchange: ChatExchange, request: InboundRequest): string | undefined {
   const sticky = router.config.sticky;
   if (!sticky.enabled) return undefined;
+  const facts = request.facts;
   for (const source of sticky.keys) {
-    const value = source === 'x-session-id' ? exchange.sessionId : source === 'prompt_cache_key' ? request.promptCacheKey : exchange.format === 'messages' ? request.user : undefined;
-    if (value) return `${source}:${request.model}:${value}`;
+    const value = source === 'x-session-id' ? exchange.sessionId : source === 'prompt_cache_key' ? facts.promptCacheKey : facts.userId;
+    if (value) return `${source}:${facts.model}:${value}`;
   }
   return undefined;
 }
@@ -210,7 +213,7 @@ function captureResponse(capture: NonNullable<ChatExchange['capture']>, read: ()
 
 function jsonOutcome(
   exchange: ChatExchange,
-  request: ChatRequest,
+  request: InboundRequest,
   model: CatalogModel,
   answer: Extract<Answer, { kind: 'json' }>,
   routingHeaders: Record<string, string>,
@@ -234,7 +237,7 @@ function jsonOutcome(
     } else json = answer.text;
     settlement = {
       model,
-      usage: info.usage ?? { inputTokens: estimateInputTokens(request), outputTokens: 0 },
+      usage: info.usage ?? { inputTokens: request.facts.inputEstimate, outputTokens: 0 },
       estimated: !info.usage,
       aborted: false,
       responseId: info.id,
@@ -245,9 +248,9 @@ function jsonOutcome(
     let response = upstreamCodec.decodeResponse(answer.parsed);
     if (responseId !== undefined) response = { ...response, id: responseId };
     // Some formats' answers do not name the model (Bedrock Converse): the client sees the one it asked for.
-    if (!response.model) response = { ...response, model: request.model };
+    if (!response.model) response = { ...response, model: request.facts.model };
     if (capture) captureResponse(capture, () => response);
-    json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request));
+    json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request.ir));
     settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id, finishReason: response.finishReason, responseModel: response.model };
   }
   settlement.routing = routing;
@@ -272,7 +275,7 @@ function capturePart(capture: NonNullable<ChatExchange['capture']>): (part: Stre
 function streamOutcome(
   router: Router,
   exchange: ChatExchange,
-  request: ChatRequest,
+  request: InboundRequest,
   model: CatalogModel,
   answer: Extract<Answer, { kind: 'stream' }>,
   routingHeaders: Record<string, string>,
@@ -288,7 +291,9 @@ function streamOutcome(
     upstreamFormat: answer.prepared.upstreamFormat,
     clientFormat: exchange.format,
     clientFraming: exchange.target?.framing,
-    request,
+    // A passthrough never decodes the request; a conversion already did (prepareCall).
+    request: answer.prepared.passthrough ? undefined : request.ir,
+    inputEstimate: request.facts.inputEstimate,
     ids: exchange.ids,
     client: exchange.client ?? watchOf(exchange.signal),
     passthrough: answer.prepared.passthrough,

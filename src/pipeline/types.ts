@@ -5,6 +5,7 @@ import type { ChatRequest, ChatResponse, StreamPart, Usage, WireFormat } from '.
 import type { CatalogModel } from '../providers/index.ts';
 import type { FallbackInfo, RoutingInfo } from '../routing/index.ts';
 import type { AttemptObserver } from '../observability/index.ts';
+import type { InboundRequest } from './inbound.ts';
 
 /** One inbound chat-like request, as the HTTP layer hands it to the pipeline. */
 export interface ChatExchange {
@@ -108,7 +109,8 @@ export interface ChatOutcome {
   stream?: RelayedStream;
   /** Resolves when the exchange is over; never rejects. */
   settled: Promise<Settlement>;
-  request: ChatRequest;
+  /** The request: its facts, and its IR if anything decoded it. */
+  request: InboundRequest;
   model: CatalogModel;
   routing?: RoutingInfo;
   fallback?: FallbackInfo;

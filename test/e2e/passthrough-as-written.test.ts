@@ -109,6 +109,17 @@ describe('same-format requests are forwarded as the client wrote them', () => {
     expect(String((field as Error).message)).toContain('future_field');
   });
 
+  it('a value the gateway\'s decoder would refuse is not checked on a passthrough (the request is never decoded); a conversion still checks it', async () => {
+    // temperature 3 is out of Chat's documented range: the gateway's decoder says 422, the fake takes it.
+    const passed = await openai.chat.completions.create({ model: 'oc/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 3 });
+    expect(passed.choices[0].message.content).toBe('Done: the file is written.');
+    expect(chat.requests[0].body).toBe(asForwarded(sent[0], 'oc/gpt-4o-mini', 'gpt-4o-mini'));
+    const converted = await openai.chat.completions.create({ model: 'or/gpt-4.1', messages: [{ role: 'user', content: 'hi' }], temperature: 3 }).catch((e: unknown) => e);
+    expect(converted).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect((converted as InstanceType<typeof OpenAI.APIError>).param).toBe('temperature');
+    expect(responses.requests).toHaveLength(0);
+  });
+
   it('a converted route refuses the role it cannot convert with a 422 naming the field, and calls no upstream', async () => {
     const chatToResponses = await openai.chat.completions.create({ model: 'or/gpt-4.1', messages: [{ role: 'user', content: 'hi' }, { role: 'critic', content: 'x' }] } as never).catch((e: unknown) => e);
     expect(chatToResponses).toBeInstanceOf(OpenAI.UnprocessableEntityError);

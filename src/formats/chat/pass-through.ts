@@ -1,6 +1,7 @@
 import { quotedFinder } from '../../util/index.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 import { isRecord } from '../shared/index.ts';
+import { readChatRequest } from './read-request.ts';
 
 const findUsageObject = quotedFinder('"usage":{');
 const findEmptyChoices = quotedFinder('"choices":[]');
@@ -46,4 +47,4 @@ function dropUsageChunk(record: WireRecord, context: RewriteContext): null | und
 }
 
 /** Chat passthrough: streams always carry usage upstream; the usage chunk the client did not ask for is dropped. */
-export const chatPassthrough: PassthroughRules = { prepare: askForStreamUsage, rewrite: dropUsageChunk };
+export const chatPassthrough: PassthroughRules = { read: readChatRequest, prepare: askForStreamUsage, rewrite: dropUsageChunk };

@@ -79,7 +79,7 @@ function isAnthropicTool(tool: Record<string, unknown>): boolean {
   return tool.type !== undefined && tool.type !== null && tool.type !== 'custom';
 }
 
-function anthropicTools(value: unknown): Record<string, unknown>[] {
+export function anthropicTools(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter((tool): tool is Record<string, unknown> => isRecord(tool) && isAnthropicTool(tool)) : [];
 }
 

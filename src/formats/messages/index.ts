@@ -4,6 +4,7 @@ import { sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
+import { readMessagesRequest } from './read-request.ts';
 import { decodeMessagesResponse } from './decode-response.ts';
 import { createMessagesStreamDecoder } from './decode-stream.ts';
 import { encodeMessagesError, encodeMessagesStreamError } from './encode-error.ts';
@@ -42,7 +43,7 @@ export const messagesFormat = defineFormat({
   codec: messagesCodec,
   terminal: tellMessagesRecordEnd,
   hostedWebSearch: true,
-  passthrough: {},
+  passthrough: { read: readMessagesRequest },
 });
 
 export {

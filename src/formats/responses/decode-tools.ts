@@ -46,7 +46,7 @@ export function decodeTools(value: unknown): DecodedTools {
 }
 
 /** A namespace of function tools only: the client's own tools, grouped (one with custom members stays hosted). */
-function isFunctionNamespace(tool: Record<string, unknown>): boolean {
+export function isFunctionNamespace(tool: Record<string, unknown>): boolean {
   return tool.type === 'namespace' && Array.isArray(tool.tools) && tool.tools.every((member) => typeof member === 'object' && member !== null && (member as { type?: unknown }).type === 'function');
 }
 

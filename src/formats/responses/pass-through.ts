@@ -1,3 +1,4 @@
+import { readResponsesRequest } from './read-request.ts';
 import type { PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 
 /** Responses events that carry the whole response object, and so its id. */
@@ -20,4 +21,4 @@ function withResponseId(record: WireRecord, context: RewriteContext): WireRecord
 }
 
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's. */
-export const responsesPassthrough: PassthroughRules = { rewrite: withResponseId };
+export const responsesPassthrough: PassthroughRules = { read: readResponsesRequest, rewrite: withResponseId };

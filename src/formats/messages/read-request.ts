@@ -1,0 +1,28 @@
+import type { InboundBody, RequestFacts } from '../types.ts';
+import { FieldChecker, measureInput, requireBodyShape } from '../shared/index.ts';
+import { anthropicTools } from './decode-request.ts';
+
+/** Content block types that carry media (an image, a PDF or text document). */
+const MEDIA = new Set(['image', 'document']);
+
+/**
+ * What billing and routing read of an Anthropic Messages body — all a passthrough reads (the
+ * rest is the upstream's to judge): model, stream, `max_tokens`, the input bound,
+ * `metadata.user_id` (sticky routing) and the Anthropic-defined tools only a Messages upstream runs.
+ */
+export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
+  const body = requireBodyShape(raw, 'messages');
+  const check = new FieldChecker();
+  const stream = check.boolean(body.stream, 'stream') ?? false;
+  const maxTokens = check.number(body.max_tokens, 'max_tokens', { min: 0, integer: true });
+  const metadata = check.record(body.metadata, 'metadata');
+  const userId = metadata && check.string(metadata.user_id, 'metadata.user_id');
+  check.throwIfAny();
+  const input = measureInput([body.system, body.messages, body.tools, body.output_config], MEDIA);
+  const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
+  if (maxTokens !== undefined) facts.maxTokens = maxTokens;
+  if (userId !== undefined) facts.userId = userId;
+  const server = anthropicTools(body.tools);
+  if (server.length > 0) facts.vendorTools = { format: 'messages', types: server.map((tool) => String(tool.type)) };
+  return facts;
+}

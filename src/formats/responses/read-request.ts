@@ -1,0 +1,44 @@
+import type { InboundBody, RequestFacts } from '../types.ts';
+import { FieldChecker, isRecord, measureInput, MODEL_FIELD, requireFields } from '../shared/index.ts';
+import { isFunctionNamespace } from './decode-tools.ts';
+
+/** Content part types that carry media (an image, a file, an audio clip). */
+const MEDIA = new Set(['input_image', 'input_file', 'input_audio']);
+
+/**
+ * What billing and routing read of a Responses body — all a passthrough reads (the rest is the
+ * upstream's to judge): model, stream, `max_output_tokens`, the input bound, `prompt_cache_key`
+ * (sticky routing) and the hosted tools only a Responses upstream runs.
+ */
+export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
+  const body = requireFields(raw, {
+    model: MODEL_FIELD,
+    input: { check: (value) => typeof value === 'string' || Array.isArray(value), message: 'must be a string or an array of items' },
+  }) as Record<string, unknown> & { model: string };
+  const check = new FieldChecker();
+  const stream = check.boolean(body.stream, 'stream') ?? false;
+  const maxTokens = check.number(body.max_output_tokens, 'max_output_tokens', { min: 1, integer: true });
+  const promptCacheKey = check.string(body.prompt_cache_key, 'prompt_cache_key');
+  check.throwIfAny();
+  const input = measureInput([body.instructions, body.input, body.tools, body.text], MEDIA);
+  const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
+  if (maxTokens !== undefined) facts.maxTokens = maxTokens;
+  if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
+  const hosted = hostedToolTypes(body.tools, body.tool_choice);
+  if (hosted.length > 0) facts.vendorTools = { format: 'responses', types: hosted };
+  return facts;
+}
+
+/** The hosted tools' types (every tool but functions and function namespaces), and one a `tool_choice` forces. */
+function hostedToolTypes(tools: unknown, choice: unknown): string[] {
+  const types: string[] = [];
+  if (Array.isArray(tools)) {
+    for (const tool of tools) if (isRecord(tool) && tool.type !== 'function' && !isFunctionNamespace(tool)) types.push(String(tool.type ?? 'unknown'));
+  }
+  // allowed_tools only narrows the listed tools; a function choice names a function.
+  if (isRecord(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools') {
+    const type = String(choice.type ?? 'unknown');
+    if (!types.includes(type)) types.push(type);
+  }
+  return types;
+}

@@ -1,0 +1,69 @@
+/**
+ * What a passthrough reads without decoding (issue 21 §7): each format's `passthrough.read`
+ * gives the facts billing and routing need — the same model, stream flag, output cap, session
+ * keys and vendor tools the decoder gives, and an input bound at least the IR's (so a request is
+ * never held less than any upstream can bill) — and checks nothing else.
+ */
+import { describe, expect, it } from 'vitest';
+import { getFormat } from '../../src/formats/index.ts';
+import { boundInputTokens, factsOf } from '../../src/pipeline/index.ts';
+import { readJsonFixture } from './stream-helpers.ts';
+
+type Json = Record<string, unknown>;
+
+const IMAGE = 'data:image/png;base64,iVBORw0KGgo=';
+const BODIES: Array<[string, Json]> = [
+  ['chat', readJsonFixture('chat/request-tools.json') as Json],
+  ['messages', readJsonFixture('messages/request-tools.json') as Json],
+  ['responses', readJsonFixture('responses/request-all-items.json') as Json],
+  ['chat', { model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 }],
+  ['chat', { model: 'm', stream: true, prompt_cache_key: 'k', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: IMAGE } }] }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: 'ok' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'number' } } } } } }],
+  ['messages', { model: 'm', max_tokens: 9, system: 'sys', metadata: { user_id: 'u1' }, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'hi' }] }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }], tools: [{ name: 'f', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }] }],
+  ['responses', { model: 'm', instructions: 'sys', input: 'hello', max_output_tokens: 50, tools: [{ type: 'web_search' }, { type: 'function', name: 'f', parameters: { type: 'object' } }], store: false }],
+];
+
+describe('passthrough.read: the facts a passthrough reads, without the IR', () => {
+  it.each(BODIES.map(([format, body], i) => [`${format} #${i}`, format, body] as const))('%s: as the decoder says, bound >= the IR bound', (_name, format, body) => {
+    const definition = getFormat(format);
+    const facts = definition.passthrough.read!({ body, raw: JSON.stringify(body) });
+    const request = definition.codec.decodeRequest(structuredClone(body));
+    const decoded = factsOf(request);
+    expect(facts.model).toBe(decoded.model);
+    expect(facts.stream).toBe(decoded.stream);
+    expect(facts.maxTokens).toBe(decoded.maxTokens);
+    expect(facts.promptCacheKey).toBe(decoded.promptCacheKey);
+    expect(facts.vendorTools).toEqual(decoded.vendorTools);
+    expect(facts.inputBound).toBeGreaterThanOrEqual(boundInputTokens(request));
+    expect(facts.inputBound).toBeLessThan(boundInputTokens(request) * 2 + 64);
+    // An estimate (chars / 4, for an upstream that reports no usage) of the same text: within the bound.
+    expect(facts.inputEstimate).toBeGreaterThan(0);
+    expect(facts.inputEstimate).toBeLessThanOrEqual(facts.inputBound);
+  });
+
+  it('a short prompt is held exactly what its IR would be (docs/billing.md, the hold rule)', () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: 'hello' }] };
+    expect(getFormat('chat').passthrough.read!({ body, raw: JSON.stringify(body) }).inputBound).toBe(29);
+  });
+
+  it('Messages metadata.user_id is a session key; other formats have none', () => {
+    const body = { model: 'm', max_tokens: 5, metadata: { user_id: 'u1' }, messages: [] };
+    expect(getFormat('messages').passthrough.read!({ body, raw: JSON.stringify(body) }).userId).toBe('u1');
+  });
+
+  it('checks only what billing and routing read: unknown roles, fields and out-of-range values pass', () => {
+    const body = { model: 'm', temperature: 9, future: { a: 1 }, messages: [{ role: 'critic', content: 'x' }] };
+    expect(getFormat('chat').passthrough.read!({ body, raw: JSON.stringify(body) })).toMatchObject({ model: 'm', stream: false });
+    const bad = (format: string, value: Json) => {
+      try {
+        getFormat(format).passthrough.read!({ body: value, raw: JSON.stringify(value) });
+      } catch (error) {
+        return error as { code: string; details?: { fields?: Json } };
+      }
+      throw new Error('accepted');
+    };
+    expect(bad('chat', { model: 'm', messages: [], stream: 'yes' })).toMatchObject({ code: 'validation_error', details: { fields: { stream: expect.any(String) } } });
+    expect(bad('messages', { model: 'm', messages: [], max_tokens: -1 })).toMatchObject({ code: 'validation_error', details: { fields: { max_tokens: expect.any(String) } } });
+    expect(bad('responses', { model: 42, input: 'x' })).toMatchObject({ code: 'validation_error', details: { fields: { model: 'must be a non-empty string' } } });
+    expect(bad('chat', { model: 'm', messages: 'text' })).toMatchObject({ code: 'validation_error', details: { fields: { messages: 'must be an array' } } });
+  });
+});
