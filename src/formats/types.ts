@@ -151,8 +151,12 @@ export interface PassthroughRequest {
  * format that runs them and their `type`s, in order.
  */
 export interface VendorTools {
+  /** The format whose upstream runs them all as written (the client's own). */
   format: WireFormat;
+  /** Their `type`s, in order. */
   types: string[];
+  /** Those of `types` that are the request's hosted web search (the IR carries it: every format whose face says `hostedWebSearch` runs it). */
+  webSearch: string[];
 }
 
 /**

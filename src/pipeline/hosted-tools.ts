@@ -1,5 +1,5 @@
 import { validationError, type GatewayError } from '../errors/index.ts';
-import { getFormat } from '../formats/index.ts';
+import { getFormat, isWebSearchType, type VendorTools } from '../formats/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { HostedToolsPolicy } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
@@ -9,26 +9,15 @@ import type { CatalogModel } from '../providers/index.ts';
  * them: Responses hosted tools (web_search, file_search, mcp, …) and Anthropic-defined tools
  * (web_search_…, code_execution_…, bash_…). Another format would drop them silently. A hosted
  * web search is the exception: the IR carries it (`ChatRequest.webSearch`), so every format
- * whose face says `hostedWebSearch` runs it.
+ * whose face says `hostedWebSearch` runs it. (The type is the format face's: a passthrough
+ * reads it from the raw body, `RequestFacts.vendorTools`.)
  */
-export interface VendorTools {
-  /** The format whose upstream runs them all as written (the client's own). */
-  format: WireFormat;
-  /** Their `type`s, in order. */
-  types: string[];
-  /** Those of `types` that are the request's hosted web search. */
-  webSearch: string[];
-}
+export type { VendorTools };
 
 const API_NAME: Record<string, string> = { responses: 'the Responses API', messages: 'the Anthropic Messages API', chat: 'Chat Completions with web search' };
 
 function typesOf(list: unknown): string[] {
   return Array.isArray(list) ? list.map((tool) => String((tool as { type?: unknown }).type ?? 'unknown')) : [];
-}
-
-/** Every vendor spells its web-search tool `web_search…` (Responses `web_search_preview`, Anthropic `web_search_20250305`). */
-function isWebSearchType(type: string): boolean {
-  return type.startsWith('web_search');
 }
 
 /**

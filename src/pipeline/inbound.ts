@@ -1,5 +1,5 @@
 import { getCodec, getFormat, type RequestFacts, type RouteTarget } from '../formats/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/types.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { boundInputTokens } from './bound-input-tokens.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
 import { vendorTools } from './hosted-tools.ts';

@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, measureInput, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, isRecord, measureInput, requireBodyShape } from '../shared/index.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
 const MEDIA = new Set(['image_url', 'file', 'input_audio']);
@@ -22,5 +22,7 @@ export function readChatRequest({ body: raw }: InboundBody): RequestFacts {
   const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
   if (maxTokens !== undefined) facts.maxTokens = maxTokens;
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
+  // `web_search_options`: a hosted web search, run by the formats whose face says `hostedWebSearch`.
+  if (isRecord(body.web_search_options)) facts.vendorTools = { format: 'chat', types: ['web_search'], webSearch: ['web_search'] };
   return facts;
 }

@@ -1,6 +1,7 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, measureInput, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, isWebSearchType, measureInput, requireBodyShape } from '../shared/index.ts';
 import { anthropicTools } from './decode-request.ts';
+import { isWebSearchServerTool } from './map-web-search.ts';
 
 /** Content block types that carry media (an image, a PDF or text document). */
 const MEDIA = new Set(['image', 'document']);
@@ -23,6 +24,9 @@ export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
   if (maxTokens !== undefined) facts.maxTokens = maxTokens;
   if (userId !== undefined) facts.userId = userId;
   const server = anthropicTools(body.tools);
-  if (server.length > 0) facts.vendorTools = { format: 'messages', types: server.map((tool) => String(tool.type)) };
+  if (server.length > 0) {
+    const types = server.map((tool) => String(tool.type));
+    facts.vendorTools = { format: 'messages', types, webSearch: server.some(isWebSearchServerTool) ? types.filter(isWebSearchType) : [] };
+  }
   return facts;
 }

@@ -1,5 +1,6 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isRecord, measureInput, MODEL_FIELD, requireFields } from '../shared/index.ts';
+import { FieldChecker, isRecord, isWebSearchType, measureInput, MODEL_FIELD, requireFields } from '../shared/index.ts';
+import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
@@ -25,7 +26,8 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   if (maxTokens !== undefined) facts.maxTokens = maxTokens;
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   const hosted = hostedToolTypes(body.tools, body.tool_choice);
-  if (hosted.length > 0) facts.vendorTools = { format: 'responses', types: hosted };
+  const searches = Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isWebSearchToolType(tool.type));
+  if (hosted.length > 0) facts.vendorTools = { format: 'responses', types: hosted, webSearch: searches ? hosted.filter(isWebSearchType) : [] };
   return facts;
 }
 

@@ -36,4 +36,4 @@ export {
   readToolId,
   type CarriedOpaque,
 } from './carry-opaque.ts';
-export { measureInput, MEDIA_TOKENS, type InputMeasure } from './measure-input.ts';
+export { measureInput, isWebSearchType, MEDIA_TOKENS, type InputMeasure } from './measure-input.ts';

@@ -81,3 +81,8 @@ class InputWalk {
     }
   }
 }
+
+/** Every vendor spells its web-search tool `web_search…` (Responses `web_search_preview`, Anthropic `web_search_20250305`). */
+export function isWebSearchType(type: string): boolean {
+  return type.startsWith('web_search');
+}
