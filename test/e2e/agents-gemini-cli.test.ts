@@ -1,0 +1,64 @@
+/**
+ * gemini-cli (the real CLI, pinned in test/clients) through the gateway (issue 22): `gemini -p`
+ * non-interactive, `GOOGLE_GEMINI_BASE_URL` at the gateway and the gateway key as its API key,
+ * writes a file with one tool call, the model served by the strict Gemini fake (passthrough)
+ * and by a strict Chat fake (converted). HOME is a fresh temp dir; nothing leaves 127.0.0.1.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execaNode } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
+import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { CLIENTS_DIR, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
+
+const CONTENT = 'hello from the gateway';
+const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+
+describe('gemini-cli through the gateway', () => {
+  let workDir = '';
+  let gemini: GeminiFake;
+  let chat: StrictFake;
+  let gw: SpawnedGateway;
+  const write = (names: string[]) => (names.includes('write_file') ? { name: 'write_file', input: { file_path: path.join(workDir, 'hello.txt'), content: CONTENT } } : undefined);
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = write(names); return call && [{ name: call.name, args: call.input }]; }, finalText: 'Done: the file is written.' });
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+        },
+      },
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await gemini?.close();
+    await chat?.close();
+  });
+
+  it.each([
+    ['google/gemini-2.5-flash', () => gemini],
+    ['oc/gpt-4o-mini', () => chat],
+  ])('writes a file with one tool call on %s', async (model, fake) => {
+    const before = fake().requests.length;
+    workDir = tempDir('gw-gemini-cli-');
+    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: gw.key!, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
+    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const run = await execaNode(GEMINI_JS, ['-m', model, '--yolo', '-p', `Write the text "${CONTENT}" to the file hello.txt in ${workDir}.`], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 120_000 });
+    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8')).toBe(CONTENT);
+    expect(String(run.stdout)).toContain('Done: the file is written.');
+    expect(fake().rejections).toEqual([]);
+    // The tool call, then the answer once its result is in, both through the gateway.
+    const calls = fake().requests.slice(before);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    if (fake() === gemini) expect(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe(true);
+  }, 180_000);
+});
