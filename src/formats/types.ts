@@ -241,6 +241,51 @@ export type FormatRoute =
       readPath(pathname: string, query: URLSearchParams): RouteTarget | undefined;
     };
 
+/**
+ * Token counting in a format's own shape (Anthropic `count_tokens`, OpenAI `input_tokens`,
+ * Gemini `countTokens`): the gateway asks the serving upstream's counter when it has one for
+ * this format, else counts locally with a tokenizer (never a fake zero).
+ */
+export interface CountTokensFace {
+  /** The route (an h3 pattern). It may be the same pattern as an inference route of the format: `readPath` then tells them apart. */
+  path: string;
+  /** A path-model route: the model in the URL, or undefined when the URL is not a count request. */
+  readPath?(pathname: string, query: URLSearchParams): string | undefined;
+  /** A body without a model is refused (422 naming `model`) rather than counted locally. */
+  requiresModel?: boolean;
+  /** The count body → an IR request for the local count (`model` is the URL's or the body's). */
+  decode(body: Record<string, unknown>, model: string): ChatRequest;
+  /** The body for an upstream counter of this format, its model replaced by the upstream's id. */
+  upstreamBody(body: Record<string, unknown>, upstreamModel: string): Record<string, unknown>;
+  /** The upstream counter's answer → tokens; undefined when it did not say. */
+  readUpstream(answer: unknown): number | undefined;
+  /** The client's answer for a count. */
+  encode(tokens: number): Record<string, unknown>;
+}
+
+/** What a format's model list shows of a model (the catalog's facts, format-free). */
+export interface ListedModel {
+  /** The gateway id (`provider/model`). */
+  id: string;
+  provider: string;
+  displayName: string;
+  type: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+}
+
+/** A model list in a format's own shape (Gemini's `GET /v1beta/models`), beside the OpenAI one at `/v1/models`. */
+export interface ModelListFace {
+  /** The list route; one model is `${path}/{id}`. */
+  path: string;
+  /** One page of the list (the query's paging parameters are the format's). */
+  list(models: readonly ListedModel[], query: URLSearchParams): Record<string, unknown>;
+  /** One model. */
+  one(model: ListedModel): Record<string, unknown>;
+  /** The model id in a one-model path's rest (after `${path}/`), e.g. without Google's `models/` prefix. */
+  readId?(rest: string): string;
+}
+
 /** A wire format's whole face: everything the gateway needs to accept it inbound and to speak it upstream. */
 export interface FormatDefinition {
   /** The format id in config (`formats: [...]`), plugin declarations, key scopes and metric labels. */
@@ -273,4 +318,8 @@ export interface FormatDefinition {
    * Without it a converted request's web search is a hosted tool the upstream cannot run.
    */
   hostedWebSearch?: boolean;
+  /** Token counting in this format's shape, when its SDKs have it. */
+  countTokens?: CountTokensFace;
+  /** A model list in this format's shape, when its SDKs read their own. */
+  models?: ModelListFace;
 }

@@ -1,4 +1,4 @@
-import { formatOfRoute } from '../formats/index.ts';
+import { formatOfRoute, listFormats } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 
 /** A registered format's inbound route (the registry says which: a plugin's format is one too). */
@@ -31,7 +31,7 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
 
 /** Routes whose 4xx answers leave a warn line (src/server/warn-client-error.ts): inference and its helpers. */
 export function isInferenceRoute(path: string): boolean {
-  return isInference(path) || path === '/v1/messages/count_tokens' || path === '/v1/responses/input_tokens' || path === '/v1/embeddings';
+  return isInference(path) || listFormats().some((format) => format.countTokens?.path === path) || path === '/v1/embeddings';
 }
 
 /**

@@ -11,6 +11,7 @@ import { decodeGeminiError, decodeGeminiStreamError, encodeGeminiError, encodeGe
 import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-passthrough.ts';
 import { readGeminiPath } from './read-path.ts';
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
+import { geminiCountTokens, geminiModels } from './count-and-models.ts';
 
 /** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
 export const geminiCodec: FormatCodec = {
@@ -42,6 +43,8 @@ export const geminiFormat = defineFormat({
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
   passthrough: {},
+  countTokens: geminiCountTokens,
+  models: geminiModels,
 });
 
 export { decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };

@@ -1,6 +1,6 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { sseFraming } from '../shared/index.ts';
+import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
@@ -44,6 +44,14 @@ export const messagesFormat = defineFormat({
   terminal: tellMessagesRecordEnd,
   hostedWebSearch: true,
   passthrough: { read: readMessagesRequest },
+  countTokens: {
+    path: '/v1/messages/count_tokens',
+    requiresModel: true,
+    decode: (body, model) => decodeMessagesRequest({ max_tokens: 1, ...body, model, stream: false }),
+    upstreamBody: countBodyFor,
+    readUpstream: (answer) => readCount(answer, 'input_tokens'),
+    encode: (tokens) => ({ input_tokens: tokens }),
+  },
 });
 
 export {

@@ -1,6 +1,6 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { sseFraming } from '../shared/index.ts';
+import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
 import { responsesPassthrough } from './pass-through.ts';
 import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
@@ -44,6 +44,13 @@ export const responsesFormat = defineFormat({
   terminal: tellResponsesRecordEnd,
   hostedWebSearch: true,
   passthrough: responsesPassthrough,
+  countTokens: {
+    path: '/v1/responses/input_tokens',
+    decode: (body, model) => decodeResponsesRequest({ input: [], ...body, model, stream: false }),
+    upstreamBody: countBodyFor,
+    readUpstream: (answer) => readCount(answer, 'input_tokens'),
+    encode: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
+  },
 });
 
 export { decodeResponsesRequest, type DecodeRequestOptions } from './decode-request.ts';

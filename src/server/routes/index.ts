@@ -6,7 +6,7 @@ import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
 import { embeddingRoutes } from './embeddings.ts';
 import { inferenceHandler } from './inference.ts';
-import { getModel, listModels } from './models.ts';
+import { formatModelRoutes, getModel, listModels } from './models.ts';
 import { deleteStoredResponse, getStoredResponse, listResponsesTools } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
 import { imageRoutes } from './images.ts';
@@ -30,9 +30,6 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/v1/models', handler: listModels(deps) },
     { method: 'GET', path: '/v1/models/**', handler: getModel(deps) },
 ...formatRoutes(deps),
-    // Token counting beside two formats' inference routes (their own error shapes).
-    { method: 'POST', path: '/v1/messages/count_tokens', handler: countTokensHandler(deps, 'messages'), format: 'messages' },
-    { method: 'POST', path: '/v1/responses/input_tokens', handler: countTokensHandler(deps, 'responses'), format: 'responses' },
     { method: 'GET', path: '/v1/responses/tools', handler: listResponsesTools(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
@@ -53,11 +50,24 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
   ];
 }
 
-/** Every registered wire format's inbound routes (a plugin's formats too: the registry is read when the app is built). */
+/**
+ * Every registered wire format's inbound routes (a plugin's formats too: the registry is read
+ * when the app is built): inference, and the token count and model list of its face. A count
+ * route on the same pattern as an inference route (Gemini's `…:countTokens` beside
+ * `…:generateContent`) is the inference route's fallback for URLs that are not its own.
+ */
 function formatRoutes(deps: ServerDeps): RouteDef[] {
-  return listFormats().flatMap((format) =>
-    format.routes.map((route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route), format: format.id })),
-  );
+  return listFormats().flatMap((format) => {
+    const count = format.countTokens;
+    const counter = count ? countTokensHandler(deps, format, count) : undefined;
+    const shared = count !== undefined && format.routes.some((route) => route.path === count.path);
+    const routes = format.routes.map(
+      (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, route.path === count?.path ? counter : undefined), format: format.id }),
+    );
+    if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
+    if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));
+    return routes;
+  });
 }
 
 /**

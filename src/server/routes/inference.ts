@@ -28,20 +28,26 @@ export function forwardHeaders(event: H3Event, names: readonly string[] = forwar
 }
 
 /** What a route whose format carries the model in the path read from the URL; 404 when the URL is not one of its own. */
-function targetOf(event: H3Event, route: FormatRoute): RouteTarget | undefined {
+function targetOf(event: H3Event, route: FormatRoute): RouteTarget | undefined | null {
   if (route.from !== 'path') return undefined;
-  const target = route.readPath(event.url.pathname, event.url.searchParams);
-  if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
-  return target;
+  return route.readPath(event.url.pathname, event.url.searchParams) ?? null;
 }
 
-/** A format's inbound route (POST /v1/chat/completions, /v1/messages, /v1/responses, …): read the request, hand it to runExchange, send what it answers. */
-export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRoute: FormatRoute) {
+/**
+ * A format's inbound route (POST /v1/chat/completions, /v1/messages, /v1/responses, …): read the
+ * request, hand it to runExchange, send what it answers. A path route whose URL is not its own
+ * goes to `other` (a route of the format's face on the same pattern), else 404.
+ */
+export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRoute: FormatRoute, other?: (event: H3Event) => Promise<unknown>) {
   const route = formatRoute.path;
   const forwarded = forwardedNames();
   const bounds = jsonBodyBounds(deps, deps.config.server.bodyLimits.inference);
   return async (event: H3Event): Promise<unknown> => {
     const target = targetOf(event, formatRoute);
+    if (target === null) {
+      if (other) return other(event);
+      throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    }
     const auth = authenticateApiKey(event, deps, format);
     // The key's rate limit and slot before a byte of the body is read (issue 27); a refused body gives the slot back (route wrapper).
     const passing = passLimitsFirst(event, deps, auth, route);

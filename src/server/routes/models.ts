@@ -6,6 +6,9 @@ import { requestHeader } from '../context.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
+import type { FormatDefinition, ListedModel, ModelListFace } from '../../formats/index.ts';
+import type { CatalogModel } from '../../providers/types.ts';
+import type { RouteDef } from './types.ts';
 
 /** An Anthropic SDK (or Claude Code's model discovery) asks: it always sends `anthropic-version`. */
 function wantsAnthropicShape(event: H3Event): boolean {
@@ -41,4 +44,38 @@ export function getModel(deps: ServerDeps) {
     if (!model) throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
     return json(event, wantsAnthropicShape(event) ? toAnthropicModelObject(model) : toModelObject(model));
   };
+}
+
+/** The catalog's facts a format's model list shows. */
+function listedOf(model: CatalogModel): ListedModel {
+  const spec = model.spec;
+  const listed: ListedModel = { id: model.id, provider: model.provider.id, displayName: spec.displayName ?? spec.id, type: spec.type ?? 'chat' };
+  if (spec.contextWindow !== undefined) listed.contextWindow = spec.contextWindow;
+  if (spec.maxOutputTokens !== undefined) listed.maxOutputTokens = spec.maxOutputTokens;
+  return listed;
+}
+
+/** A format's own model list and one-model routes (its face's `models`: Gemini's `GET /v1beta/models`), with its credentials. */
+export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, face: ModelListFace): RouteDef[] {
+  const list = (event: H3Event): string => {
+    authenticateApiKey(event, deps, format.id);
+    return json(event, face.list(deps.registry.models.map(listedOf), event.url.searchParams));
+  };
+  const one = (event: H3Event): string => {
+    authenticateApiKey(event, deps, format.id);
+    let rest: string;
+    try {
+      rest = decodeURIComponent(event.url.pathname.slice(face.path.length + 1));
+    } catch {
+      throw new GatewayError('bad_request', 'The model id in the path is not valid percent-encoding.');
+    }
+    const id = face.readId ? face.readId(rest) : rest;
+    const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
+    if (!model) throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
+    return json(event, face.one(listedOf(model)));
+  };
+  return [
+    { method: 'GET', path: face.path, handler: list, format: format.id },
+    { method: 'GET', path: `${face.path}/**`, handler: one, format: format.id },
+  ];
 }

@@ -1,0 +1,61 @@
+import type { ChatRequest } from '../../ir/types.ts';
+import { badRequest, isRecord, readCount } from '../shared/index.ts';
+import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
+import { decodeGeminiRequest } from './decode-request.ts';
+import { readGeminiPath } from './read-path.ts';
+
+const COUNT = new Set(['countTokens']);
+
+/** The request a `countTokens` body counts: `{contents}` or `{generateContentRequest: {…}}` (never both). */
+function countedBody(body: Record<string, unknown>): Record<string, unknown> {
+  const inner = body.generateContentRequest;
+  if (inner !== undefined && body.contents !== undefined) throw badRequest('Send either contents or generateContentRequest, not both.');
+  if (inner === undefined) return body;
+  if (!isRecord(inner)) throw badRequest('generateContentRequest must be an object.');
+  return inner;
+}
+
+/** `POST /v1beta/models/{model}:countTokens` → `{totalTokens}` (the same path pattern as generateContent: the action tells). */
+export const geminiCountTokens: CountTokensFace = {
+  path: '/v1beta/models/**',
+  readPath: (pathname, query) => readGeminiPath(pathname, query, COUNT)?.model,
+  decode: (body, model): ChatRequest => decodeGeminiRequest(countedBody(body), { model, stream: false }),
+  upstreamBody(body, upstreamModel) {
+    const inner = body.generateContentRequest;
+    return isRecord(inner) ? { ...body, generateContentRequest: { ...inner, model: `models/${upstreamModel}` } } : body;
+  },
+  readUpstream: (answer) => readCount(answer, 'totalTokens'),
+  encode: (tokens) => ({ totalTokens: tokens }),
+};
+
+const PAGE = 50;
+const MAX_PAGE = 1000;
+
+function modelOf(model: ListedModel): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    name: `models/${model.id}`,
+    baseModelId: model.id,
+    version: '001',
+    displayName: model.displayName,
+    description: `${model.displayName}, served by ${model.provider} through the gateway.`,
+    supportedGenerationMethods: model.type === 'chat' ? ['generateContent', 'streamGenerateContent', 'countTokens'] : [],
+  };
+  if (model.contextWindow !== undefined) out.inputTokenLimit = model.contextWindow;
+  if (model.maxOutputTokens !== undefined) out.outputTokenLimit = model.maxOutputTokens;
+  return out;
+}
+
+/** `GET /v1beta/models` (`pageSize`, `pageToken` = the offset) and `GET /v1beta/models/{model}` in Gemini's shape. */
+export const geminiModels: ModelListFace = {
+  path: '/v1beta/models',
+  list(models, query) {
+    const size = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(query.get('pageSize') ?? '', 10) || PAGE));
+    const from = Math.max(0, Number.parseInt(query.get('pageToken') ?? '', 10) || 0);
+    const page = models.slice(from, from + size);
+    const out: Record<string, unknown> = { models: page.map(modelOf) };
+    if (from + size < models.length) out.nextPageToken = String(from + size);
+    return out;
+  },
+  one: modelOf,
+  readId: (rest) => (rest.startsWith('models/') ? rest.slice('models/'.length) : rest),
+};

@@ -1,0 +1,123 @@
+/**
+ * The unmodified `@google/genai` SDK (httpOptions.baseUrl at the gateway) through the real
+ * gateway, converted to the Chat, Responses and Messages strict fakes: generateContent,
+ * generateContentStream, countTokens, models.list and get, a chat with function calling over
+ * several turns, and errors in Google's shape. (A passthrough to a Gemini upstream needs the
+ * `google` plugin and its fake: plugins/google's own tests.)
+ */
+import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+
+const pick = (names: string[]) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
+const LOOKUP = { name: 'lookup', description: 'Weather of a city', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const MODELS = [
+  ['chat', 'oc/o4-mini'],
+  ['responses', 'or/gpt-5'],
+  ['messages', 'ant/claude-up'],
+] as const;
+
+describe('@google/genai through the gateway', () => {
+  const fakes = {} as Record<(typeof MODELS)[number][0], StrictFake>;
+  let gw: SpawnedGateway;
+  let ai: GoogleGenAI;
+
+  beforeAll(async () => {
+    const options = { pick, toolTurns: 2, finalText: 'It is 18°C in Paris.' };
+    fakes.chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
+    fakes.responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
+    fakes.messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
+          or: { plugin: 'openai', baseURL: `${fakes.responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          ant: { plugin: 'anthropic', baseURL: fakes.messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+        },
+        routing: { retry: { attempts: 1 } },
+      },
+    });
+    ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
+  }, 120_000);
+  afterAll(async () => {
+    await gw?.stop();
+    for (const fake of Object.values(fakes)) await fake?.close();
+  });
+  beforeEach(() => {
+    for (const fake of Object.values(fakes)) fake.requests.length = 0;
+  });
+
+  for (const [format, model] of MODELS) {
+    describe(`converted to ${format}`, () => {
+      it('generateContent: text, system instruction, usage', async () => {
+        const response = await ai.models.generateContent({ model, contents: 'Say hi', config: { systemInstruction: 'Be brief.', maxOutputTokens: 200 } });
+        expect(response.text).toBe('It is 18°C in Paris.');
+        expect(response.usageMetadata?.promptTokenCount).toBeGreaterThan(0);
+        expect(response.usageMetadata?.candidatesTokenCount).toBeGreaterThan(0);
+        expect(response.candidates?.[0]?.finishReason).toBe('STOP');
+        expect(fakes[format].rejections).toEqual([]);
+        expect(fakes[format].requests).toHaveLength(1);
+        expect(JSON.stringify(fakes[format].requests[0].json)).toContain('Be brief.');
+      });
+
+      it('generateContentStream: the text in pieces, then the finish and usage', async () => {
+        const stream = await ai.models.generateContentStream({ model, contents: 'Say hi' });
+        let text = '';
+        let last: { finishReason?: string; usage?: number } = {};
+        for await (const chunk of stream) {
+          text += chunk.text ?? '';
+          if (chunk.candidates?.[0]?.finishReason) last = { finishReason: chunk.candidates[0].finishReason, usage: chunk.usageMetadata?.totalTokenCount };
+        }
+        expect(text).toBe('It is 18°C in Paris.');
+        expect(last.finishReason).toBe('STOP');
+        expect(last.usage).toBeGreaterThan(0);
+        expect(fakes[format].rejections).toEqual([]);
+      });
+
+      it('a chat with function calling over several turns: calls answered, then the final text', async () => {
+        const chat = ai.chats.create({ model, config: { tools: [{ functionDeclarations: [LOOKUP] }] } });
+        let response = await chat.sendMessage({ message: 'Weather in Paris?' });
+        for (let turn = 0; turn < 2; turn += 1) {
+          const calls = response.functionCalls ?? [];
+          expect(calls.map((call) => [call.name, call.args])).toEqual([['lookup', { city: 'Paris' }]]);
+          response = await chat.sendMessage({ message: calls.map((call) => ({ functionResponse: { id: call.id, name: call.name!, response: { result: '18°C' } } })) });
+        }
+        expect(response.text).toBe('It is 18°C in Paris.');
+        expect(fakes[format].rejections).toEqual([]);
+        expect(fakes[format].requests).toHaveLength(3);
+        // The last request holds both calls and both results, paired by id.
+        const history: Content[] = chat.getHistory();
+        expect(history.filter((content) => content.parts?.some((part) => part.functionCall))).toHaveLength(2);
+      });
+    });
+  }
+
+  it('countTokens: a local count (no counter for this format upstream), never zero', async () => {
+    const answer = await ai.models.countTokens({ model: 'oc/o4-mini', contents: 'How many tokens is this sentence?' });
+    expect(answer.totalTokens).toBeGreaterThan(3);
+    expect(fakes.chat.requests).toHaveLength(0);
+  });
+
+  it("models.list and models.get: Gemini's list shape with the gateway's ids", async () => {
+    const names: string[] = [];
+    const pager = await ai.models.list({ config: { pageSize: 2 } });
+    for await (const model of pager) names.push(model.name ?? '');
+    expect(names).toEqual(expect.arrayContaining(['models/oc/o4-mini', 'models/or/gpt-5', 'models/ant/claude-up']));
+    const one = await ai.models.get({ model: 'ant/claude-up' });
+    expect(one).toMatchObject({ name: 'models/ant/claude-up', inputTokenLimit: 200000, outputTokenLimit: 64000 });
+    expect(one.supportedActions).toEqual(expect.arrayContaining(['generateContent', 'countTokens']));
+  });
+
+  it("errors come in Google's shape with the gateway's code: unknown model, bad key", async () => {
+    const unknown = await ai.models.generateContent({ model: 'nobody/nothing', contents: 'hi' }).catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(ApiError);
+    expect((unknown as ApiError).status).toBe(404);
+    const body = JSON.parse((unknown as ApiError).message);
+    expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND', details: [expect.objectContaining({ reason: 'model_not_found' })] });
+    const stranger = new GoogleGenAI({ apiKey: 'sk-not-a-key', httpOptions: { baseUrl: gw.url } });
+    const refused = await stranger.models.generateContent({ model: 'oc/o4-mini', contents: 'hi' }).catch((error: unknown) => error);
+    expect((refused as ApiError).status).toBe(401);
+    expect(JSON.parse((refused as ApiError).message).error.status).toBe('UNAUTHENTICATED');
+  });
+});
