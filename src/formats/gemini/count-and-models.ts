@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../ir/types.ts';
+import type { ChatRequest } from '../../ir/index.ts';
 import { badRequest, isRecord, readCount } from '../shared/index.ts';
 import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
 import { decodeGeminiRequest } from './decode-request.ts';

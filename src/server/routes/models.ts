@@ -7,7 +7,7 @@ import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { FormatDefinition, ListedModel, ModelListFace } from '../../formats/index.ts';
-import type { CatalogModel } from '../../providers/types.ts';
+import type { CatalogModel } from '../../providers/index.ts';
 import type { RouteDef } from './types.ts';
 
 /** An Anthropic SDK (or Claude Code's model discovery) asks: it always sends `anthropic-version`. */
