@@ -83,6 +83,8 @@ const NOT_FOUND = Buffer.from(JSON.stringify({ error: { message: 'not found', ty
 export interface FakeUpstreamOptions {
   /** 0: each event on its own event-loop turn (setImmediate); > 0: that many ms between events. */
   chunkGapMs?: number;
+  /** A stream's events all at once, in one write (a fast model, a cache hit). */
+  burst?: boolean;
 }
 
 /** Creates the fake upstream server (not yet listening). */
@@ -93,8 +95,13 @@ export function createFakeUpstream(options: FakeUpstreamOptions = {}): http.Serv
   const gap = options.chunkGapMs ?? 0;
   const next = gap > 0 ? (fn: () => void) => setTimeout(fn, gap) : (fn: () => void) => setImmediate(fn);
 
+  const bursts = new Map<Buffer[], Buffer>([withUsage, withoutUsage].map((events) => [events, Buffer.concat(events)]));
   const writeEvents = (res: http.ServerResponse, events: Buffer[]) => {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    if (options.burst) {
+      res.end(bursts.get(events));
+      return;
+    }
     let i = 0;
     const step = () => {
       if (res.destroyed) return;
@@ -134,7 +141,7 @@ function argValue(name: string, fallback: string): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const server = createFakeUpstream({ chunkGapMs: Number(argValue('--chunk-gap-ms', '0')) });
+  const server = createFakeUpstream({ chunkGapMs: Number(argValue('--chunk-gap-ms', '0')), burst: process.argv.includes('--burst') });
   server.keepAliveTimeout = 60_000;
   server.listen(Number(argValue('--port', '0')), '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;

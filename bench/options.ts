@@ -20,6 +20,7 @@ export const HELP = `Usage: npm run bench -- [options]
   --provider <p>          openai (gateway → fake upstream) or mock (gateway answers itself);
                           default openai once plugins/openai exists
   --chunk-gap-ms <n>      fake upstream: ms between stream events (default 0 = next event-loop turn)
+  --burst                 fake upstream: a stream's events all at once, in one write (a fast model or a cache)
   --gateway-dir <dir>     run bin/gateway from another checkout (default: this repo)
   --baseline-dir <dir>    also run the gateway of another checkout (e.g. before a change), measured
                           back to back with this one: before/after in the same run
@@ -36,6 +37,8 @@ export interface Options {
   targets: TargetName[];
   provider: GatewayProvider;
   chunkGapMs: number;
+  /** The fake upstream writes a stream's events all at once instead of one at a time. */
+  burst: boolean;
   gatewayDir: string;
   baselineDir?: string;
   json?: string;
@@ -69,6 +72,7 @@ export function parseOptions(argv: string[]): Options {
       targets: { type: 'string' },
       provider: { type: 'string' },
       'chunk-gap-ms': { type: 'string' },
+      burst: { type: 'boolean' },
       'gateway-dir': { type: 'string' },
       'baseline-dir': { type: 'string' },
       json: { type: 'string' },
@@ -106,6 +110,7 @@ export function parseOptions(argv: string[]): Options {
     targets,
     provider,
     chunkGapMs: positive(values['chunk-gap-ms'], 0, 'chunk-gap-ms'),
+    burst: values.burst === true,
     gatewayDir,
     baselineDir,
     json: values.json,

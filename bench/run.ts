@@ -36,10 +36,11 @@ async function main(): Promise<void> {
     log(
       `gateway bench: node ${process.version}, gateway ${options.gatewayDir}, provider ${options.provider}; ` +
         `per run: warm-up ${options.warmupMs / 1000} s, measured ${options.durationMs / 1000} s; concurrency ${options.concurrencies.join(',')}; rounds ${options.rounds}` +
-        (options.baselineDir ? `; baseline gateway ${options.baselineDir}` : ''),
+        (options.baselineDir ? `; baseline gateway ${options.baselineDir}` : '') +
+        `; upstream streams ${options.burst ? 'all at once (--burst)' : 'one event at a time'}`,
     );
     if (options.provider === 'mock') log('  note: provider mock: the gateway answers itself and never calls the fake upstream; ratios are not comparable');
-    const upstream = await startUpstream(options.chunkGapMs);
+    const upstream = await startUpstream(options.chunkGapMs, options.burst);
     if (options.targets.includes('direct')) targets.direct = upstream;
     if (options.targets.includes('proxy')) targets.proxy = await startProxy(upstream.url);
     if (options.targets.includes('gateway')) targets.gateway = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.gatewayDir });

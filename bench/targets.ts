@@ -33,10 +33,10 @@ export function defaultProvider(gatewayDir = REPO): GatewayProvider {
   return existsSync(path.join(gatewayDir, 'plugins/openai/index.ts')) ? 'openai' : 'mock';
 }
 
-export async function startUpstream(chunkGapMs: number): Promise<StartedTarget> {
+export async function startUpstream(chunkGapMs: number, burst = false): Promise<StartedTarget> {
   const { child, match } = await startChild(
     'fake-upstream',
-    [...TSX, path.join(BENCH, 'fake-upstream.ts'), '--port', '0', '--chunk-gap-ms', String(chunkGapMs)],
+    [...TSX, path.join(BENCH, 'fake-upstream.ts'), '--port', '0', '--chunk-gap-ms', String(chunkGapMs), ...(burst ? ['--burst'] : [])],
     /listening on (http:\/\/\S+)/,
     { cwd: REPO },
   );
