@@ -19,20 +19,25 @@ function vectorOf(text: string, dimensions: number): number[] {
   return values.map((v) => v / norm);
 }
 
-/** ~4 characters a token, at least one per input: what the mock reports as usage. */
-function tokensOf(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
+/** ~4 characters a token, at least one per input (a token array: its length): what the mock reports as usage. */
+function tokensOf(input: string | number[]): number {
+  return typeof input === 'string' ? Math.max(1, Math.ceil(input.length / 4)) : input.length;
+}
+
+/** What a vector is drawn from: the text, or the token ids (never equal to a text's). */
+function seedOf(input: string | number[]): string {
+  return typeof input === 'string' ? input : `\u0001tokens:${input.join(',')}`;
 }
 
 /** Deterministic embeddings in OpenAI's list shape (`encoding_format: "base64"` as little-endian float32). */
 export async function mockEmbeddings(call: EmbeddingCall): Promise<EmbeddingResult> {
   const dimensions = typeof call.body.dimensions === 'number' ? call.body.dimensions : DEFAULT_DIMENSIONS;
   const base64 = call.body.encoding_format === 'base64';
-  const data = call.input.map((text, index) => {
-    const vector = vectorOf(text, dimensions);
+  const data = call.input.map((input, index) => {
+    const vector = vectorOf(seedOf(input), dimensions);
     const embedding = base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
     return { object: 'embedding', index, embedding };
   });
-  const inputTokens = call.input.reduce((sum, text) => sum + tokensOf(text), 0);
+  const inputTokens = call.input.reduce((sum, input) => sum + tokensOf(input), 0);
   return { body: { object: 'list', data, model: call.model, usage: { prompt_tokens: inputTokens, total_tokens: inputTokens } }, inputTokens };
 }

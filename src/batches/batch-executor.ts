@@ -1,8 +1,9 @@
 import { GatewayError, toGatewayError } from '../errors/index.ts';
-import { runExchange, type ExchangeDeps } from '../exchange/index.ts';
+import { runExchange, runMediaExchange, type ExchangeDeps } from '../exchange/index.ts';
+import { decodeEmbeddingRequest, embeddingAttempt } from '../media/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { newId } from '../util/index.ts';
-import { formatOfEndpoint } from './format-of-endpoint.ts';
+import { EMBEDDINGS_ENDPOINT, formatOfEndpoint } from './format-of-endpoint.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
 import { LineGate } from './line-gate.ts';
@@ -240,6 +241,11 @@ export class BatchExecutor {
     const lineId = `batch_req_${newId('x', 16).slice(2)}`;
     try {
       const auth = await this.authOf(batch);
+      if (batch.endpoint === EMBEDDINGS_ENDPOINT) {
+        const body = await this.embedLine(line, auth, requestId, batch.id, !billed.has(requestId));
+        const result = { id: lineId, custom_id: line.customId, response: { status_code: 200, request_id: requestId, body }, error: null };
+        return { ...base, outcome: 'completed', result: JSON.stringify(result) };
+      }
       const answer = await runExchange(this.deps, {
         format: formatOfEndpoint(batch.endpoint),
         body: { ...line.body, stream: false },
@@ -261,6 +267,26 @@ export class BatchExecutor {
       const result = { id: lineId, custom_id: line.customId, response, error: { code: error.code, message: error.message } };
       return { ...base, outcome: 'failed', result: JSON.stringify(result) };
     }
+  }
+
+  /**
+   * An embeddings line: the same media call as POST /v1/embeddings (routing, the key's scopes,
+   * per-input-token billing), on the batch route at the batch multiplier; its body is the route's.
+   */
+  private async embedLine(line: BatchInputLine, auth: Awaited<ReturnType<BatchExecutor['authOf']>>, requestId: string, batchId: string, billed: boolean): Promise<Record<string, unknown>> {
+    const request = decodeEmbeddingRequest(line.body);
+    const answer = await runMediaExchange(this.deps, {
+      ...embeddingAttempt(request),
+      auth,
+      route: '/v1/batches',
+      clientAddress: 'batch',
+      ids: { requestId, correlationId: batchId },
+      priceMultiplier: this.deps.config.batches.priceMultiplier,
+      billed,
+      answer: (served) => ({ ...served.value.body, model: served.model.id }),
+    });
+    await answer.settled;
+    return answer.value;
   }
 
   /** The account and the API key that created the batch (its lines are charged against that key). */

@@ -1,3 +1,4 @@
+import type { Admission } from '../accounts/index.ts';
 import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
@@ -79,3 +80,6 @@ export function encodeCall(call: CallBody, request: ChatRequest, model: CatalogM
   const prepared = prepareCall(source, request, model, { defaultMaxTokens });
   return { format: prepared.upstreamFormat, body: prepared.call.body };
 }
+
+/** An admission for a call that is never charged (a batch line billed before a crash lost its result). */
+export const UNBILLED: Admission = { headers: {}, settle: () => Promise.resolve() };

@@ -1,14 +1,12 @@
 import type { Admission } from '../accounts/index.ts';
 import { runChat, type ChatOutcome, type ChatPipelineDeps, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
-import { CallExchange, rawOf, readCall } from './call-exchange.ts';
+import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 
-/** An admission for a call that is never charged (a batch line billed before a crash lost its result). */
-const UNBILLED: Admission = { headers: {}, settle: () => Promise.resolve() };
 
 function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
   return { registry: deps.registry, router: deps.router, defaultMaxTokens: deps.config.defaults.maxTokens };

@@ -1,4 +1,4 @@
-import type { AuthContext, PassedLimits } from '../accounts/index.ts';
+import type { Admission, AuthContext, PassedLimits } from '../accounts/index.ts';
 import type { MediaUnits } from '../billing/index.ts';
 import type { RequestIds } from '../errors/index.ts';
 import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../media/index.ts';
@@ -7,7 +7,7 @@ import type { Served, Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { buildRoutingHeaders } from '../routing/index.ts';
 import type { AbortWatch } from '../util/index.ts';
-import { noClient } from './call-exchange.ts';
+import { noClient, UNBILLED } from './call-exchange.ts';
 import type { ExchangeDeps } from './types.ts';
 
 export type { MediaUnits };
@@ -51,6 +51,10 @@ export interface MediaCall<T, R> {
   answer(served: Served<T>): R | Promise<R>;
   /** Told the admission's headers, then the routing headers, as soon as each is known (an error answer carries them too). */
   onHeaders?(headers: Record<string, string>): void;
+  /** Multiplies the price (batches.priceMultiplier for batch lines). */
+  priceMultiplier?: number;
+  /** False: never charged (a batch line billed before a crash lost its result). */
+  billed?: boolean;
 }
 
 export interface MediaAnswer<R> {
@@ -83,17 +87,21 @@ export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall
   const candidates = planCandidates(plan);
   const record = call.record;
   if (record) record.requestedModel ??= candidates[0]?.id;
-  const admission = await deps.guards.admit({
-    auth: call.auth,
-    method: 'POST',
-    route: call.route,
-    clientAddress: call.clientAddress,
-    model: candidates[0].id,
-    servedBy: candidates,
-    limits: call.limits,
-    media: call.reserve,
-    requestId: call.ids.requestId,
-  });
+  const admission: Admission =
+    call.billed === false
+      ? UNBILLED
+      : await deps.guards.admit({
+          auth: call.auth,
+          method: 'POST',
+          route: call.route,
+          clientAddress: call.clientAddress,
+          model: candidates[0].id,
+          servedBy: candidates,
+          limits: call.limits,
+          media: call.reserve,
+          requestId: call.ids.requestId,
+          ...(call.priceMultiplier !== undefined ? { priceMultiplier: call.priceMultiplier } : {}),
+        });
   call.onHeaders?.(admission.headers);
   let done!: () => void;
   const settled = new Promise<void>((resolve) => (done = resolve));

@@ -22,3 +22,4 @@ export { readPngSize } from './read-image-size.ts';
 export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';
+export { decodeEmbeddingRequest, embeddingAttempt, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';

@@ -141,8 +141,8 @@ export interface ChatCall {
 /** An embeddings request: the client's OpenAI body with the upstream model id. */
 export interface EmbeddingCall {
   model: string;
-  /** The texts, in order (a string input is one). */
-  input: string[];
+  /** The inputs, in order (a string input is one): texts, or token-id arrays where the client sent tokens. */
+  input: Array<string | number[]>;
   /** The OpenAI body as the client sent it, `model` replaced (dimensions, encoding_format, user, …). */
   body: Record<string, unknown>;
   signal: AbortSignal;

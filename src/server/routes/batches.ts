@@ -1,7 +1,6 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { batchEndpoints } from '../../formats/index.ts';
-import { cancelBatch, viewBatch, windowSeconds } from '../../batches/index.ts';
+import { cancelBatch, viewBatch, windowSeconds, batchEndpointList } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
@@ -32,7 +31,7 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
     const problems: Record<string, string> = {};
     const endpoint = body.endpoint;
-    const endpoints = batchEndpoints();
+    const endpoints = batchEndpointList();
     if (typeof endpoint !== 'string' || !endpoints.includes(endpoint)) problems.endpoint = `must be one of: ${endpoints.join(', ')}`;
     const window = body.completion_window ?? '24h';
     const windowS = typeof window === 'string' ? windowSeconds(window) : undefined;

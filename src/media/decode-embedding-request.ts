@@ -1,0 +1,57 @@
+import { validationError } from '../errors/index.ts';
+import type { EmbeddingCall, EmbeddingResult } from '../plugin-kit/types.ts';
+import type { CatalogModel } from '../providers/types.ts';
+
+/** Inputs one request may carry, and tokens one token-array input may hold, as OpenAI bounds them. */
+export const EMBEDDING_LIMITS = { inputs: 2048, tokensPerInput: 8192 } as const;
+
+/** One embeddings request (OpenAI's body), checked: the model, the inputs and what they cost before the upstream says. */
+export interface EmbeddingRequest {
+  model: string;
+  /** In order: texts, or token arrays where the client sent token ids. */
+  input: Array<string | number[]>;
+  /** Input tokens to charge when the upstream gives none (~4 characters a token; a token array its length). */
+  estimatedInput: number;
+  body: Record<string, unknown>;
+}
+
+function isTokens(value: unknown): value is number[] {
+  return Array.isArray(value) && value.length > 0 && value.every((id) => Number.isSafeInteger(id) && (id as number) >= 0);
+}
+
+/**
+ * `input` as OpenAI takes it: a string, an array of strings, one token array (`[1, 2, 3]`) or
+ * an array of token arrays — never empty, at most 2048 inputs of at most 8192 tokens each.
+ */
+function inputsOf(value: unknown): Array<string | number[]> {
+  const fail = (): never => {
+    throw validationError({ input: 'must be a non-empty string, an array of strings, an array of token ids, or an array of token-id arrays' });
+  };
+  if (typeof value === 'string') return [value];
+  if (!Array.isArray(value) || value.length === 0) return fail();
+  const list: Array<string | number[]> = isTokens(value) ? [value] : value.every((item) => typeof item === 'string' || isTokens(item)) ? (value as Array<string | number[]>) : fail();
+  if (list.length > EMBEDDING_LIMITS.inputs) throw validationError({ input: `must have at most ${EMBEDDING_LIMITS.inputs} items` });
+  if (list.some((item) => typeof item !== 'string' && item.length > EMBEDDING_LIMITS.tokensPerInput)) throw validationError({ input: `a token array must have at most ${EMBEDDING_LIMITS.tokensPerInput} tokens` });
+  return list;
+}
+
+/** An embeddings body (the route's or a batch line's) → the checked request; 422 naming the field otherwise. */
+export function decodeEmbeddingRequest(body: Record<string, unknown>): EmbeddingRequest {
+  if (typeof body.model !== 'string' || body.model === '') throw validationError({ model: 'is required' });
+  const input = inputsOf(body.input);
+  const estimatedInput = input.reduce((sum, item) => sum + (typeof item === 'string' ? Math.max(1, Math.ceil(item.length / 4)) : item.length), 0);
+  return { model: body.model, input, estimatedInput, body };
+}
+
+/** The provider part of an embeddings media call: one attempt at a model, and what its result used. */
+export function embeddingAttempt(request: EmbeddingRequest) {
+  return {
+    task: 'embedding' as const,
+    model: request.model,
+    run: (candidate: CatalogModel, signal: AbortSignal): Promise<EmbeddingResult> => {
+      const call: EmbeddingCall = { model: candidate.upstreamId, input: request.input, body: { ...request.body, model: candidate.upstreamId }, signal };
+      return candidate.provider.instance.embeddings!(call);
+    },
+    used: (result: EmbeddingResult) => ({ usage: result.inputTokens === undefined ? undefined : { inputTokens: result.inputTokens, outputTokens: 0 }, estimatedInput: request.estimatedInput, media: {} }),
+  };
+}
