@@ -1,6 +1,6 @@
 import { validationError } from '../errors/index.ts';
-import type { EmbeddingCall, EmbeddingResult } from '../plugin-kit/types.ts';
-import type { CatalogModel } from '../providers/types.ts';
+import type { EmbeddingCall, EmbeddingResult } from '../plugin-kit/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
 
 /** Inputs one request may carry, and tokens one token-array input may hold, as OpenAI bounds them. */
 export const EMBEDDING_LIMITS = { inputs: 2048, tokensPerInput: 8192 } as const;
