@@ -6,7 +6,8 @@
  * tool calls until `toolTurns` rounds are answered, then a final text; thinking when asked.
  */
 import crypto from 'node:crypto';
-import { namedSse, type FakeReply } from './fake-upstream.ts';
+import type { FakeReply } from './fake-upstream.ts';
+import { messagesStreamOf } from './strict-fake-replies.ts';
 
 type Json = Record<string, any>;
 
@@ -91,25 +92,7 @@ function replyOf(body: Json, modelId: string, model: ClaudeModel, options: Claud
   const usage = { input_tokens: 120 - cached, cache_creation_input_tokens: 0, cache_read_input_tokens: cached, output_tokens: 20 };
   const stop = calls?.length ? 'tool_use' : 'end_turn';
   const message = { id: next('msg'), type: 'message', role: 'assistant', model: modelId, content, stop_reason: stop, stop_sequence: null, usage };
-  if (body.stream !== true) return { json: message };
-  const events: Array<{ type: string; [k: string]: unknown }> = [{ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }];
-  content.forEach((block, index) => {
-    if (block.type === 'thinking') {
-      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
-    } else if (block.type === 'tool_use') {
-      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
-    } else {
-      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
-    }
-    events.push({ type: 'content_block_stop', index });
-  });
-  events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } });
-  events.push({ type: 'message_stop' });
-  return { sse: namedSse(events) };
+  return body.stream === true ? messagesStreamOf(message) : { json: message };
 }
 
 export interface ClaudeHandler {

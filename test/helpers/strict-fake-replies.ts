@@ -55,9 +55,14 @@ export function messagesReply(turn: Turn, body: Json): FakeReply {
   const usage = { input_tokens: 120 - turn.cachedTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: turn.cachedTokens, output_tokens: 20 };
   const stopReason = turn.tool ? 'tool_use' : 'end_turn';
   const message = { id, type: 'message', role: 'assistant', model: turn.model, content, stop_reason: stopReason, stop_sequence: null, usage };
-  if (!body.stream) return { json: message };
+  return body.stream ? messagesStreamOf(message) : { json: message };
+}
+
+/** A whole Messages answer as its SSE stream: message_start, each block's start/deltas/stop, message_delta, message_stop. */
+export function messagesStreamOf(message: Json): FakeReply {
+  const { content, usage, stop_reason: stopReason } = message;
   const events: Array<{ type: string; [k: string]: unknown }> = [{ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }];
-  content.forEach((block, index) => {
+  (content as Json[]).forEach((block, index) => {
     if (block.type === 'thinking') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
       events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
