@@ -45,6 +45,8 @@ export interface DecodedUpstreamError {
   message: string;
   type?: string;
   code?: string;
+  /** Why a content policy refused (Azure's `innererror.content_filter_result`), passed on in `error.details`. */
+  contentFilter?: Record<string, unknown>;
 }
 
 /** Identity and usage read from a same-format (passthrough) response without converting it. */

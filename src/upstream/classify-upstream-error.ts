@@ -14,6 +14,8 @@ export interface UpstreamErrorFacts {
   type?: string;
   /** OpenAI `error.code` (`rate_limit_exceeded`, `context_length_exceeded`…); Responses stream errors carry the kind here. */
   code?: string;
+  /** A content-policy refusal's categories (Azure's `content_filter_result`), shown in `details.content_filter_result`. */
+  contentFilter?: Record<string, unknown>;
   phase: UpstreamErrorPhase;
 }
 
@@ -118,6 +120,7 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
     case 'bad_request':
       return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });
     case 'content_filter':
+      if (report.contentFilter) details.content_filter_result = report.contentFilter;
       return new GatewayError(code, `The provider '${providerId}' filtered the request under its content policy: ${upstream}`, { details });
     default:
       // The client's key was fine; the gateway's upstream credentials were not. Never echo them.

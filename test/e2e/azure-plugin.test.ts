@@ -218,6 +218,8 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
         expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
         expect((chat as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_filter');
         expect((chat as Error).message).toContain('content management policy');
+        // Which category refused, as Azure said it.
+        expect(((chat as InstanceType<typeof OpenAI.BadRequestError>).error as Json).details.content_filter_result.violence).toEqual({ filtered: true, severity: 'medium' });
 
         const responses = await openai.responses.create({ model: 'azure/gpt-4.1', input: 'FILTER_PROMPT', stream }).then(() => undefined, (e: unknown) => e);
         expect(responses).toBeInstanceOf(OpenAI.BadRequestError);
@@ -229,6 +231,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
         expect(body.type).toBe('error');
         expect(body.error.type).toBe('invalid_request_error');
         expect(body.error.code ?? body.code).toBe('content_filter');
+        expect(body.error.details.content_filter_result.violence.filtered).toBe(true);
       }
       // Not retried, not fallen back: the prompt is what was refused.
       expect(backup.requests).toHaveLength(0);

@@ -1,5 +1,5 @@
 import type { SseRecord } from '../../sse/index.ts';
-import { isRecord, readErrorObject, readRecord, readRecordObject, readString, tryParseJson } from '../shared/index.ts';
+import { contentFilterResult, isRecord, readErrorObject, readRecord, readRecordObject, readString, tryParseJson } from '../shared/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
 import { quotedFinder } from '../../util/index.ts';
 
@@ -17,6 +17,8 @@ export function decodeResponsesError(status: number, body: unknown): DecodedUpst
   const code = readString(error, 'code') ?? (typeof error.code === 'number' ? String(error.code) : undefined);
   if (type) out.type = type;
   if (code) out.code = code;
+  const filter = contentFilterResult(error);
+  if (filter) out.contentFilter = filter;
   return out;
 }
 

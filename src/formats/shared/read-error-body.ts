@@ -14,6 +14,8 @@ export function readErrorBody(status: number, body: unknown): DecodedUpstreamErr
     const code = inner.code;
     if (type) out.type = type;
     if (typeof code === 'string' || typeof code === 'number') out.code = String(code);
+    const filter = contentFilterResult(inner);
+    if (filter) out.contentFilter = filter;
     return out;
   }
   if (typeof inner === 'string' && inner !== '') return { message: inner };
@@ -24,4 +26,12 @@ export function readErrorBody(status: number, body: unknown): DecodedUpstreamErr
 
 function fallbackMessage(status: number): string {
   return `The upstream provider returned HTTP ${status}.`;
+}
+
+/** Azure's categories of a content-filter refusal (`innererror.content_filter_result`), when small enough to pass on. */
+export function contentFilterResult(error: Record<string, unknown>): Record<string, unknown> | undefined {
+  const inner = error.innererror;
+  const result = isRecord(inner) ? inner.content_filter_result : undefined;
+  if (!isRecord(result) || JSON.stringify(result).length > 4096) return undefined;
+  return result;
 }
