@@ -22,6 +22,10 @@ export interface FakeBedrockOptions {
   credentials?: Array<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>;
   /** Bedrock API keys accepted as `Authorization: Bearer`. */
   apiKeys?: string[];
+  /** Model ids the fake serves (inference-profile prefixes included); others are a 400 ValidationException. Default: any. */
+  models?: string[];
+  /** The fake's clock minus the real one (a gateway whose clock is off by more than 5 minutes is refused). */
+  clockSkewMs?: number;
 }
 
 export interface FakeBedrockFaults {
@@ -168,7 +172,7 @@ function checkAuth(req: http.IncomingMessage, body: Buffer, options: FakeBedrock
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const at = amzDateMs(amzDate);
   if (!Number.isFinite(at) || amzDate.slice(0, 8) !== day) refuse(403, 'InvalidSignatureException', 'Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP');
-  if (Math.abs(Date.now() - at) > 5 * 60_000) refuse(403, 'InvalidSignatureException', `Signature expired: ${amzDate} is now earlier than the allowed window (5 min).`);
+  if (Math.abs(Date.now() + (options.clockSkewMs ?? 0) - at) > 5 * 60_000) refuse(403, 'InvalidSignatureException', `Signature expired: ${amzDate} is now earlier than the allowed window (5 min).`);
   if (!signedHeaders.includes('host') || !signedHeaders.includes('x-amz-date')) refuse(403, 'InvalidSignatureException', 'host and x-amz-date must be signed.');
   const [path, query = ''] = (req.url ?? '/').split('?');
   const expected = computeSignature({ method: req.method ?? 'POST', path, query, headers: req.headers, signedHeaders, payloadHash: payloadHashOf(body), amzDate, region, service, secretAccessKey: known!.secretAccessKey });
@@ -223,6 +227,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
       if (req.method !== 'POST' || !match) refuse(404, 'UnknownOperationException', `No operation at ${req.url}`);
       checkAuth(req, raw, options);
       if (!json) invalid('The request body is not JSON.');
+      if (options.models && !options.models.includes(model)) invalid('The provided model identifier is invalid.');
       if (faults.throttle > 0) {
         faults.throttle -= 1;
         refuse(429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
