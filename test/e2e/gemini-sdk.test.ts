@@ -93,6 +93,19 @@ describe('@google/genai through the gateway', () => {
     });
   }
 
+  it('streamGenerateContent without alt=sse: one JSON array written element by element (key in ?key=)', async () => {
+    const response = await fetch(`${gw.url}/v1beta/models/oc/o4-mini:streamGenerateContent?key=${gw.key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say hi' }] }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const elements = JSON.parse(await response.text()) as Array<Record<string, any>>;
+    expect(elements.map((e) => e.candidates[0].content.parts.map((p: { text?: string }) => p.text ?? '').join('')).join('')).toBe('It is 18°C in Paris.');
+    expect(elements.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { totalTokenCount: expect.any(Number) } });
+  });
+
   it('countTokens: a local count (no counter for this format upstream), never zero', async () => {
     const answer = await ai.models.countTokens({ model: 'oc/o4-mini', contents: 'How many tokens is this sentence?' });
     expect(answer.totalTokens).toBeGreaterThan(3);
