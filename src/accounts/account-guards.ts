@@ -163,8 +163,8 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
 /**
  * The request guards of spec §1, §5 and §8: rate limits (sliding window, resolution order,
  * exemptions), per-key concurrency slots, model scopes and tiers, and the price of a request;
- * its credits are held and charged by the credit engine behind `CreditsPort` (in process or
- * shared through the database: the guards cannot tell).
+ * its credits are held and charged by the credit engine behind `CreditsPort` (which one, the
+ * composition root chose at start-up; the guards cannot tell).
  */
 export class AccountGuards implements RequestGuards {
   readonly credits: CreditsPort;

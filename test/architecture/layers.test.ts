@@ -89,6 +89,18 @@ describe('import graph of src/', () => {
     expect(offending).toEqual([]);
   });
 
+  it('lets only the composition root (src/app) pick the credit engine, and the guards never branch on it', () => {
+    const engines = /\b(openInProcessCredits|openSharedCredits|InProcessCredits|SharedCredits)\b/;
+    const picking = srcEdges
+      .filter((e) => !e.typeOnly && e.to !== undefined && folderOf(e.to) === 'credits' && folderOf(e.from) !== 'credits' && folderOf(e.from) !== 'app')
+      .map((e) => e.from)
+      .filter((file, i, all) => all.indexOf(file) === i && engines.test(importClauses(path.join(REPO, 'src', file)).replace(/\btype\s+\w+/g, '')))
+      .map((file) => `${file} picks a credit engine (${engines.exec(importClauses(path.join(REPO, 'src', file)))![1]})`);
+    expect(picking).toEqual([]);
+    const guards = fs.readFileSync(path.join(REPO, 'src/accounts/account-guards.ts'), 'utf8');
+    expect(guards.split('\n').filter((line) => /shared|SharedCredits|InProcessCredits|store\.credits|ledger!/.test(line))).toEqual([]);
+  });
+
   it('lets the TUI reach the server only through the admin procedures', () => {
     const offending = srcEdges
       .filter((e) => folderOf(e.from) === 'tui' && e.to !== undefined && !TUI_MAY_IMPORT.has(folderOf(e.to)))
