@@ -4,7 +4,12 @@
  * It speaks only the guards' money surface — admit (hold), settle (charge or release),
  * billedRequests and the credits view — so the same cases hold whichever engine is behind it.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { creditsToUsd } from '../../src/billing/index.ts';
+import { activityRange } from '../../src/usage/index.ts';
 import { AccountGuards, type Admission, type AdmissionRequest } from '../../src/accounts/index.ts';
 import type { Settlement } from '../../src/pipeline/types.ts';
 import { makeGateway, type TestGateway } from '../accounts/make-gateway.ts';
@@ -26,8 +31,8 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
     });
 
     let n = 0;
-    async function setUp(credits: number) {
-      gw = await makeGateway({ ...OUTPUT_ONLY, ...(await engine.config()) });
+    async function setUp(credits: number, dataDir?: string) {
+      gw = await makeGateway({ ...OUTPUT_ONLY, ...(await engine.config()) }, dataDir ? { dataDir } : {});
       const guards = gw.gateway.deps.guards;
       if (!(guards instanceof AccountGuards)) throw new Error('account guards not wired');
       const { accountId } = await gw.account({ credits, tier: 'enterprise' });
@@ -47,7 +52,7 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       });
       const usage = (outputTokens: number): Settlement => ({ model: gw!.gateway.deps.registry.get('mock/echo')!, usage: { inputTokens: 0, outputTokens }, estimated: false, aborted: false }) as Settlement;
       const balance = async () => (await guards.usageViews.credits(account)).data.credits;
-      return { guards, request, usage, balance, prefix };
+      return { guards, request, usage, balance, prefix, account, key, accountId };
     }
 
     const refusal = (p: Promise<Admission>) => p.then(() => 'admitted', (e: { code?: string }) => e.code);
@@ -91,6 +96,63 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       expect(charged).toBeGreaterThanOrEqual(100 - after.balance - 1e-6);
       expect((await guards.billedRequests(prefix)).size).toBe(10);
       expect(await refusal(guards.admit(request(1)))).toBe('insufficient_balance');
+    });
+
+    it('concurrent holds never overspend: of 30 requests holding 10 each on 100 credits at most 10 are admitted, the rest refused 402', async () => {
+      const { guards, request, usage, balance, prefix } = await setUp(100);
+      const outcomes = await Promise.allSettled(Array.from({ length: 30 }, () => guards.admit(request(10))));
+      const admitted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+      const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code?: string }).code] : []));
+      expect(admitted.length).toBeGreaterThan(0);
+      expect(admitted.length).toBeLessThanOrEqual(10);
+      expect(new Set(refused)).toEqual(new Set(admitted.length === 30 ? [] : ['insufficient_balance']));
+      await Promise.all(admitted.map((a) => a.settle(usage(10))));
+      expect(await balance()).toMatchObject({ balance: 100 - 10 * admitted.length, reserved: 0, total_used: 10 * admitted.length });
+      expect((await guards.billedRequests(prefix)).size).toBe(admitted.length);
+    });
+
+    it('settles exactly once: a second settle is a no-op, and a restart on the same data dir charges nothing again', async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-credits-case-'));
+      const first = await setUp(100, dataDir);
+      const admission = await first.guards.admit(first.request(40));
+      await admission.settle(first.usage(25));
+      await admission.settle(first.usage(25));
+      expect(await first.balance()).toMatchObject({ balance: 75, reserved: 0, total_used: 25 });
+      await gw!.close();
+      // The same data dir (and database) again: the ledger line is replayed or resent, never charged twice.
+      gw = await makeGateway({ ...OUTPUT_ONLY, ...(await engine.config()) }, { dataDir });
+      const guards = gw.gateway.deps.guards;
+      if (!(guards instanceof AccountGuards)) throw new Error('account guards not wired');
+      const account = gw.gateway.deps.store.cache.account(first.accountId)!;
+      expect((await guards.usageViews.credits(account)).data.credits).toMatchObject({ balance: 75, reserved: 0, total_used: 25 });
+      expect(await guards.billedRequests(first.prefix)).toEqual(new Set([`${first.prefix}1`]));
+    });
+
+    it('a refund (an operator grant) shows in the balance at once and can be spent', async () => {
+      const { guards, request, usage, balance, accountId } = await setUp(10);
+      await (await guards.admit(request(10))).settle(usage(10));
+      expect(await refusal(guards.admit(request(1)))).toBe('insufficient_balance');
+      await gw!.gateway.deps.store.accounts.adjustCredits(accountId, 30);
+      expect(await balance()).toMatchObject({ balance: 30, reserved: 0, total_used: 10 });
+      await (await guards.admit(request(30))).settle(usage(30));
+      expect(await balance()).toMatchObject({ balance: 0, reserved: 0, total_used: 40 });
+    });
+
+    it('the read views agree: balance, key spend and activity show the same usage as the ledger', async () => {
+      const { guards, request, usage, balance, prefix, account, key } = await setUp(1_000);
+      for (const tokens of [5, 7, 11]) await (await guards.admit(request(20))).settle(usage(tokens));
+      const held = await guards.admit(request(50));
+      expect(await balance()).toMatchObject({ balance: 1_000 - 23, reserved: 50, available: 1_000 - 23 - 50, total_used: 23 });
+      const keyView = await guards.usageViews.key({ account, key });
+      expect(keyView.data.usage).toBeCloseTo(creditsToUsd(23), 9);
+      const activity = await guards.usageViews.activity(account.id, activityRange(Date.now()));
+      expect(activity.data.reduce((sum, row) => sum + row.usage_credits, 0)).toBeCloseTo(23, 9);
+      expect(activity.data.reduce((sum, row) => sum + row.requests, 0)).toBe(3);
+      const page = await guards.usageViews.requests(account.id, { limit: 10 });
+      expect(page.data.map((row) => row.request_id).sort()).toEqual([`${prefix}1`, `${prefix}2`, `${prefix}3`]);
+      expect(page.data.reduce((sum, row) => sum + row.charged_credits, 0)).toBeCloseTo(23, 9);
+      await held.settle(null);
+      expect(await balance()).toMatchObject({ balance: 1_000 - 23, reserved: 0 });
     });
   });
 }
