@@ -200,6 +200,12 @@ export interface PassthroughRules {
    */
   read?(request: InboundBody): RequestFacts;
   /**
+   * The body with its output cap lowered to the model's known maximum (the upstream would only
+   * refuse it: SDKs pick 128k for ids they do not know), and what was changed; undefined when
+   * nothing is over. Absent: a passthrough of this format is never capped.
+   */
+  capOutput?(body: Record<string, unknown>, max: number): { body: Record<string, unknown>; adapted: string[] } | undefined;
+  /**
    * Tweaks a same-format request needs (Chat: a stream asks for usage). Returns the changed
    * request, with `dropUsageRecords` when the client gets none of the records asked for on its
    * behalf; undefined leaves the request as it is.

@@ -52,7 +52,7 @@ export function prepareCall(
   const stream = inbound instanceof InboundRequest ? inbound.facts.stream : inbound.stream;
   if (passthrough) {
     // Not decoded: only what billing and routing read was (the facts); the upstream judges the rest.
-    const capped = capPassthrough(exchange, model);
+    const capped = capPassthrough(exchange, model, stream);
     if (capped) return capped;
     const { body, raw } = withUpstreamModel(exchange, model.upstreamId);
     // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
@@ -90,31 +90,23 @@ export function prepareCall(
   return prepared;
 }
 
-/** The output-cap field of each format (a format not listed is never capped). TODO(format face): a passthrough rule of each format. */
-const CAP_FIELD: Record<string, string[] | undefined> = { chat: ['max_tokens', 'max_completion_tokens'], responses: ['max_output_tokens'], messages: ['max_tokens'] };
-
 /**
  * A same-format request whose output cap is above the model's known maximum would only be
  * refused upstream (SDKs pick 128k for ids they do not know, such as the gateway's
- * `provider/model`): the cap is lowered to the maximum and the body re-serialized, the one
- * passthrough edit besides the model id. Undefined when nothing needs it.
+ * `provider/model`): the format lowers it (`passthrough.capOutput`; a format without one is
+ * never capped) and the body is re-serialized, the one passthrough edit besides the model id
+ * and the format's own `prepare`. Undefined when nothing needs it.
  */
-function capPassthrough(exchange: CallSource, model: CatalogModel): PreparedCall | undefined {
+function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boolean): PreparedCall | undefined {
   const max = model.spec.maxOutputTokens;
-  if (max === undefined) return undefined;
-  const body = exchange.body;
-  const over = (CAP_FIELD[exchange.format] ?? []).filter((field) => typeof body[field] === 'number' && (body[field] as number) > max);
-  if (over.length === 0) return undefined;
-  let fitted = withField(body, 'model', model.upstreamId);
-  for (const field of over) fitted = withField(fitted, field, max);
-  const thinking = fitted.thinking as { budget_tokens?: unknown } | undefined;
-  // Anthropic wants the thinking budget below max_tokens.
-  if (exchange.format === 'messages' && typeof thinking?.budget_tokens === 'number' && thinking.budget_tokens >= max) fitted = withField(fitted, 'thinking', { ...thinking, budget_tokens: Math.max(1024, max - 1024) });
-  const stripUsageChunk = exchange.format === 'chat' && fitted.stream === true && !(fitted.stream_options as { include_usage?: unknown } | undefined)?.include_usage;
-  if (stripUsageChunk) fitted = withField(fitted, 'stream_options', withField((fitted.stream_options as Record<string, unknown> | undefined) ?? {}, 'include_usage', true));
-  const call: Omit<ChatCall, 'signal'> = { format: exchange.format, model: model.upstreamId, stream: fitted.stream === true, headers: headersFor(exchange.format, exchange.forwardHeaders), body: fitted, rawBody: JSON.stringify(fitted) };
+  const rules = getFormat(exchange.format).passthrough;
+  const capped = max === undefined ? undefined : rules.capOutput?.(exchange.body, max);
+  if (!capped) return undefined;
+  const body = typeof capped.body.model === 'string' ? withField(capped.body, 'model', model.upstreamId) : capped.body;
+  const tweaked = rules.prepare?.({ body, raw: JSON.stringify(body), stream });
+  const call = callOf(exchange.format, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? JSON.stringify(body));
   if (exchange.target?.framing !== undefined) call.framing = exchange.target.framing;
-  return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk, adapted: over.map((field) => `${field}=${max}`) };
+  return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted: capped.adapted };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { quotedFinder } from '../../util/index.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
-import { isRecord } from '../shared/index.ts';
+import { capFields, isRecord } from '../shared/index.ts';
 import { readChatRequest } from './read-request.ts';
 
 const findUsageObject = quotedFinder('"usage":{');
@@ -47,4 +47,9 @@ function dropUsageChunk(record: WireRecord, context: RewriteContext): null | und
 }
 
 /** Chat passthrough: streams always carry usage upstream; the usage chunk the client did not ask for is dropped. */
-export const chatPassthrough: PassthroughRules = { read: readChatRequest, prepare: askForStreamUsage, rewrite: dropUsageChunk };
+export const chatPassthrough: PassthroughRules = {
+  read: readChatRequest,
+  capOutput: (body, max) => capFields(body, ['max_tokens', 'max_completion_tokens'], max),
+  prepare: askForStreamUsage,
+  rewrite: dropUsageChunk,
+};

@@ -1,7 +1,15 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isWebSearchType, measureInput, requireBodyShape } from '../shared/index.ts';
+import { capFields, FieldChecker, isWebSearchType, measureInput, requireBodyShape, type CappedBody } from '../shared/index.ts';
 import { anthropicTools } from './decode-request.ts';
 import { isWebSearchServerTool } from './map-web-search.ts';
+
+/** `max_tokens` lowered to the model's maximum, and the thinking budget kept below it (Anthropic wants it so). */
+export function capMessagesOutput(body: Record<string, unknown>, max: number): CappedBody | undefined {
+  const capped = capFields(body, ['max_tokens'], max);
+  const thinking = capped?.body.thinking as { budget_tokens?: unknown } | undefined;
+  if (capped && typeof thinking?.budget_tokens === 'number' && thinking.budget_tokens >= max) capped.body.thinking = { ...thinking, budget_tokens: Math.max(1024, max - 1024) };
+  return capped;
+}
 
 /** Content block types that carry media (an image, a PDF or text document). */
 const MEDIA = new Set(['image', 'document']);

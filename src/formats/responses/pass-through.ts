@@ -1,4 +1,5 @@
 import { readResponsesRequest } from './read-request.ts';
+import { capFields } from '../shared/index.ts';
 import type { PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 
 /** Responses events that carry the whole response object, and so its id. */
@@ -21,4 +22,4 @@ function withResponseId(record: WireRecord, context: RewriteContext): WireRecord
 }
 
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's. */
-export const responsesPassthrough: PassthroughRules = { read: readResponsesRequest, rewrite: withResponseId };
+export const responsesPassthrough: PassthroughRules = { read: readResponsesRequest, capOutput: (body, max) => capFields(body, ['max_output_tokens'], max), rewrite: withResponseId };

@@ -38,3 +38,4 @@ export {
   type CarriedOpaque,
 } from './carry-opaque.ts';
 export { measureInput, isWebSearchType, MEDIA_TOKENS, type InputMeasure } from './measure-input.ts';
+export { capFields, type CappedBody } from './cap-output.ts';

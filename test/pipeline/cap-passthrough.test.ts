@@ -1,0 +1,44 @@
+/**
+ * A passthrough's output cap, lowered by the format's own rule (`passthrough.capOutput`, the
+ * face; no table in the pipeline): the fields over the model's maximum, Anthropic's thinking
+ * budget kept below it, Chat's stream still asking for usage; nothing else of the body changes.
+ */
+import { describe, expect, it } from 'vitest';
+import type { WireFormat } from '../../src/ir/index.ts';
+import { prepareCall, readInbound } from '../../src/pipeline/index.ts';
+import type { CatalogModel, Provider } from '../../src/providers/index.ts';
+
+type Json = Record<string, unknown>;
+
+function modelFor(format: WireFormat, maxOutputTokens: number): CatalogModel {
+  const provider = { id: 'up', formats: [format] } as unknown as Provider;
+  return { id: 'up/up-model', provider, upstreamId: 'up-model', spec: { id: 'up-model', maxOutputTokens }, formats: [format] };
+}
+
+function prepare(format: WireFormat, body: Json, max: number) {
+  const raw = JSON.stringify(body);
+  const source = { format, raw, body: JSON.parse(raw) as Json, forwardHeaders: {} };
+  const prepared = prepareCall(source, readInbound(source), modelFor(format, max), { defaultMaxTokens: 4096 });
+  return { prepared, sent: JSON.parse(prepared.call.rawBody ?? '') as Json };
+}
+
+describe('passthrough output cap (the format face)', () => {
+  it('Messages: max_tokens lowered, the thinking budget kept below it, the rest as written', () => {
+    const { prepared, sent } = prepare('messages', { model: 'up/up-model', max_tokens: 128000, thinking: { type: 'enabled', budget_tokens: 100000 }, messages: [{ role: 'narrator', content: 'x' }], future: 1 }, 64000);
+    expect(sent).toEqual({ model: 'up-model', max_tokens: 64000, thinking: { type: 'enabled', budget_tokens: 62976 }, messages: [{ role: 'narrator', content: 'x' }], future: 1 });
+    expect(prepared).toMatchObject({ passthrough: true, adapted: ['max_tokens=64000'], stripUsageChunk: false });
+  });
+
+  it('Chat: both cap fields lowered; a stream still asks for usage (and drops it for the client)', () => {
+    const { prepared, sent } = prepare('chat', { model: 'up/up-model', stream: true, max_tokens: 99999, max_completion_tokens: 99999, messages: [] }, 16384);
+    expect(sent).toMatchObject({ model: 'up-model', max_tokens: 16384, max_completion_tokens: 16384, stream_options: { include_usage: true } });
+    expect(prepared).toMatchObject({ adapted: ['max_tokens=16384', 'max_completion_tokens=16384'], stripUsageChunk: true });
+  });
+
+  it('Responses: max_output_tokens lowered; under the maximum the client\'s bytes go as written', () => {
+    expect(prepare('responses', { model: 'up/up-model', input: 'hi', max_output_tokens: 200000 }, 32768).sent).toMatchObject({ max_output_tokens: 32768 });
+    const { prepared } = prepare('responses', { model: 'up/up-model', input: 'hi', max_output_tokens: 100 }, 32768);
+    expect(prepared.adapted).toBeUndefined();
+    expect(prepared.call.rawBody).toBe(JSON.stringify({ model: 'up-model', input: 'hi', max_output_tokens: 100 }));
+  });
+});
