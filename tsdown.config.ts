@@ -10,6 +10,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'plugin-kit': 'src/plugin-kit/index.ts',
+    // The provider conformance suite third-party plugin authors run (gateway/plugin-kit/testing).
+    'plugin-kit-testing': 'src/plugin-kit/testing.ts',
     cli: 'src/cli/main.ts',
   },
   outDir: 'dist',

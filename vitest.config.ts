@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'gateway/plugin-kit/testing': fileURLToPath(new URL('./src/plugin-kit/testing.ts', import.meta.url)),
       'gateway/plugin-kit': fileURLToPath(new URL('./src/plugin-kit/index.ts', import.meta.url)),
     },
   },

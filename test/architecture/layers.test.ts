@@ -125,7 +125,7 @@ describe('the checks themselves', () => {
   });
 
   it("report an upward import written with the package's own name (gateway, gateway/plugin-kit)", () => {
-    expect(SELF_NAMES).toEqual({ gateway: 'index.ts', 'gateway/plugin-kit': 'plugin-kit/index.ts' });
+    expect(SELF_NAMES).toEqual({ gateway: 'index.ts', 'gateway/plugin-kit': 'plugin-kit/index.ts', 'gateway/plugin-kit/testing': 'plugin-kit/testing.ts' });
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-layers-'));
     try {
       fs.mkdirSync(path.join(root, 'util'));

@@ -71,6 +71,47 @@ describe('the packed gateway installed into an empty CommonJS project', () => {
     expect(String(cjs.stdout)).toBe('function function');
   });
 
+  it('a plain-JS third-party plugin runs the exported provider suite (gateway/plugin-kit/testing)', async () => {
+    const dir = path.join(project, 'third-party');
+    fs.mkdirSync(dir, { recursive: true });
+    // An offline provider in plain ESM JavaScript: Chat Completions answers, streamed or not.
+    fs.writeFileSync(
+      path.join(dir, 'plugin.mjs'),
+      `import { bodyFrom, definePlugin, GatewayError } from 'gateway/plugin-kit';
+const answer = (model) => ({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+const chunk = (model, delta, finish) => 'data: ' + JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }] }) + '\\n\\n';
+export default definePlugin({
+  name: 'third-party',
+  formats: ['chat'],
+  setup: () => ({
+    async chat(call) {
+      if (call.signal.aborted) throw new GatewayError('client_closed', 'gone');
+      if (call.model === 'missing') return { status: 404, headers: { 'content-type': 'application/json' }, body: bodyFrom(JSON.stringify({ error: { message: 'no such model', type: 'invalid_request_error' } })) };
+      if (!call.stream) return { status: 200, headers: { 'content-type': 'application/json' }, body: bodyFrom(JSON.stringify(answer(call.model))) };
+      const sse = chunk(call.model, { role: 'assistant', content: 'hi' }, null) + chunk(call.model, {}, 'stop') + 'data: [DONE]\\n\\n';
+      return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: bodyFrom(sse) };
+    },
+  }),
+});
+`,
+    );
+    fs.writeFileSync(
+      path.join(dir, 'conformance.mjs'),
+      `import { providerCases } from 'gateway/plugin-kit/testing';
+import plugin from './plugin.mjs';
+const results = [];
+for (const c of providerCases(plugin, { model: 'tiny', failingModel: 'missing' })) {
+  try { await c.run(); results.push({ name: c.name, ok: true }); } catch (error) { results.push({ name: c.name, ok: false, error: String(error) }); }
+}
+console.log(JSON.stringify(results));
+`,
+    );
+    const run = await execa(process.execPath, ['conformance.mjs'], { cwd: dir });
+    const results = JSON.parse(String(run.stdout)) as Array<{ name: string; ok: boolean; error?: string }>;
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results.map((r) => r.name)).toEqual(expect.arrayContaining([expect.stringContaining("answers chat in 'chat', streamed"), expect.stringContaining('one convention')]));
+  });
+
   describe('npx gateway serve', () => {
     let gw: SpawnedGateway;
     beforeAll(async () => {

@@ -1,0 +1,66 @@
+/**
+ * The built-in plugins run the provider conformance suite that the package exports to
+ * third-party plugin authors (`gateway/plugin-kit/testing`), each against a fake upstream that
+ * answers recorded wire fixtures (the mock needs none).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerCases } from '../../src/plugin-kit/testing.ts';
+import type { ProviderPlugin } from '../../src/plugin-kit/index.ts';
+import mock from '../../plugins/mock/index.ts';
+import openai from '../../plugins/openai/index.ts';
+import anthropic from '../../plugins/anthropic/index.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { readFixture, readJsonFixture } from '../formats/stream-helpers.ts';
+
+const FORMAT_OF_PATH: Record<string, string> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages' };
+
+let upstream: FakeUpstream;
+beforeAll(async () => {
+  upstream = await startFakeUpstream((request) => {
+    const format = FORMAT_OF_PATH[request.path];
+    if (!format) return { status: 404, json: { error: { message: `no route ${request.path}` } } };
+    if (request.json?.model === 'missing') return { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'model: missing' } } };
+    return request.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, sse: [readFixture(`matrix/${format}/text.sse.txt`)] } : { json: readJsonFixture(`matrix/${format}/text.json`) };
+  });
+});
+afterAll(() => upstream?.close());
+
+const PLUGINS: Array<{ plugin: ProviderPlugin<any>; options: () => Parameters<typeof providerCases>[1] }> = [
+  { plugin: mock, options: () => ({ model: 'echo' }) },
+  { plugin: openai, options: () => ({ baseURL: `${upstream.url}/v1`, apiKey: 'k', model: 'gpt-x', failingModel: 'missing' }) },
+  { plugin: anthropic, options: () => ({ baseURL: upstream.url, apiKey: 'k', model: 'claude-x', failingModel: 'missing' }) },
+];
+
+for (const { plugin, options } of PLUGINS) {
+  describe(`the ${plugin.name} plugin passes the provider suite`, () => {
+    // The cases are listed before the fake upstream starts; their options are read when they run.
+    const names = providerCases(plugin, { model: 'listing', failingModel: plugin.name === 'mock' ? undefined : 'missing' }).map((c) => c.name);
+    for (const [i, name] of names.entries()) it(name, () => providerCases(plugin, options())[i].run());
+  });
+}
+
+describe('the provider suite', () => {
+  it('fails a plugin that breaks the conventions (a plain Error for an upstream refusal, a stream cut short, a foreign format)', async () => {
+    const sse = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n';
+    const broken: ProviderPlugin = {
+      name: 'broken',
+      formats: ['chat'],
+      setup: () => ({
+        chat: async (call) => {
+          if (call.model === 'missing') throw new Error('HTTP 404');
+          return { status: 200, headers: {}, body: (async function* () { yield Buffer.from(sse); })() };
+        },
+      }),
+    };
+    const outcomes = await Promise.all(
+      providerCases(broken, { model: 'm', failingModel: 'missing', formats: ['chat', 'messages'] }).map((c) => c.run().then(() => `${c.name}: ok`, (error: Error) => `${c.name}: ${error.message}`)),
+    );
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/streamed.*does not end with a terminal record/),
+        expect.stringMatching(/one convention.*chat threw Error: HTTP 404/),
+        expect.stringMatching(/'messages', JSON.*not among the formats it declared/),
+      ]),
+    );
+  });
+});
