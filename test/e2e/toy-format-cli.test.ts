@@ -1,0 +1,132 @@
+/**
+ * Done-when of issue 21 §2 through the real CLI: the toy fourth wire format (test/formats/toy),
+ * copied into a temp directory outside the repo and loaded by a config as a plugin that brings
+ * it (`wireFormats`), works as an inbound and an upstream format — passthrough, and converted
+ * with each of the other three, JSON and streamed — with nothing in src/ naming it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { readFixture, readJsonFixture } from '../formats/stream-helpers.ts';
+import { binaryFraming } from '../formats/toy/frame-binary.ts';
+
+type Json = Record<string, any>;
+
+function fixtureUpstream(format: 'messages' | 'responses'): Promise<FakeUpstream> {
+  return startFakeUpstream((request) =>
+    request.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, sse: [readFixture(`matrix/${format}/text.sse.txt`)] } : { json: readJsonFixture(`matrix/${format}/text.json`) },
+  );
+}
+
+/** The records of a toy stream (binary frames), read back 5 bytes at a time. */
+function toyRecords(bytes: Buffer): Array<{ event?: string; data: Json }> {
+  const reader = binaryFraming.createReader();
+  const out: Array<{ event?: string; data: Json }> = [];
+  for (let at = 0; at < bytes.length; at += 5) {
+    reader.push(bytes.subarray(at, at + 5));
+    for (const r of reader.records) out.push({ event: r.event, data: JSON.parse(r.data) as Json });
+  }
+  return out;
+}
+
+describe('a fourth wire format brought by a plugin in another directory, through the CLI', () => {
+  let gw: SpawnedGateway;
+  let messages: FakeUpstream;
+  let responses: FakeUpstream;
+
+  beforeAll(async () => {
+    messages = await fixtureUpstream('messages');
+    responses = await fixtureUpstream('responses');
+    const project = tempDir('gw-toy-');
+    fs.cpSync(path.join(REPO_ROOT, 'test/formats/toy'), path.join(project, 'toy'), { recursive: true });
+    const configFile = writeConfig(project, {
+      providers: {
+        mock: { plugin: 'mock' },
+        toy: { plugin: './toy/plugin.ts' },
+        anth: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'up', models: ['claude-x'] },
+        resp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'up', formats: ['responses'], models: ['gpt-resp'] },
+      },
+    });
+    gw = await spawnGateway({ configFile, cwd: project });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await messages?.close();
+    await responses?.close();
+  });
+
+  it('is named nowhere in src/ (the plugin and its format live outside the repo)', () => {
+    const files = fs.readdirSync(path.join(REPO_ROOT, 'src'), { recursive: true }).map(String).filter((f) => /\.tsx?$/.test(f));
+    expect(files.filter((f) => /\btoy\b/i.test(fs.readFileSync(path.join(REPO_ROOT, 'src', f), 'utf8')))).toEqual([]);
+  });
+
+  const toyCall = (model: string, stream: boolean) =>
+    fetch(`${gw.url}/toy/v1/chat/${model}:${stream ? 'stream' : 'talk'}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-toy-key': gw.key! },
+      body: JSON.stringify({ say: [{ who: 'rules', text: 'be brief' }, { who: 'user', text: 'hello toy' }] }),
+    });
+
+  const UPSTREAMS = [
+    { model: 'toy/toy-1', format: 'toy (passthrough)', reply: 'toy heard: hello toy' },
+    { model: 'mock/echo', format: 'chat', reply: 'hello toy' },
+    { model: 'anth/claude-x', format: 'messages', reply: 'Héllo wörld 👋!' },
+    { model: 'resp/gpt-resp', format: 'responses', reply: undefined },
+  ];
+  for (const upstream of UPSTREAMS) {
+    it(`toy client → ${upstream.format} upstream, JSON and streamed in binary frames`, async () => {
+      const res = await toyCall(upstream.model, false);
+      const body = (await res.json()) as Json;
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.why).toBe('done');
+      if (upstream.reply) expect(body.reply).toBe(upstream.reply);
+      else expect(body.reply.length).toBeGreaterThan(0);
+
+      const streamed = await toyCall(upstream.model, true);
+      expect(streamed.status).toBe(200);
+      expect(streamed.headers.get('content-type')).toBe('application/x-toy-frames');
+      const records = toyRecords(Buffer.from(await streamed.arrayBuffer()));
+      expect(records[0].event).toBe('begin');
+      expect(records.at(-1)).toMatchObject({ event: 'end', data: { why: 'done' } });
+      const text = records.filter((r) => r.event === 'piece').map((r) => r.data.text).join('');
+      expect(text).toBe(upstream.reply ?? body.reply);
+    });
+  }
+
+  it('Chat client (openai SDK) → toy upstream, JSON and streamed', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    const answer = await client.chat.completions.create({ model: 'toy/toy-1', messages: [{ role: 'user', content: 'hi from chat' }] });
+    expect(answer.choices[0].message.content).toBe('toy heard: hi from chat');
+    let text = '';
+    for await (const chunk of await client.chat.completions.create({ model: 'toy/toy-1', stream: true, messages: [{ role: 'user', content: 'hi from chat' }] })) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('toy heard: hi from chat');
+  });
+
+  it('Responses client (openai SDK) → toy upstream, JSON and streamed', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    const answer = await client.responses.create({ model: 'toy/toy-1', input: 'hi from responses', store: false });
+    expect(answer.output_text).toBe('toy heard: hi from responses');
+    const events: string[] = [];
+    let text = '';
+    for await (const event of await client.responses.create({ model: 'toy/toy-1', input: 'hi from responses', store: false, stream: true })) {
+      events.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+    expect(text).toBe('toy heard: hi from responses');
+    expect(events.at(-1)).toBe('response.completed');
+  });
+
+  it('Messages client (anthropic SDK) → toy upstream, JSON and streamed', async () => {
+    const client = new Anthropic({ baseURL: gw.url, apiKey: gw.key!, maxRetries: 0 });
+    const answer = await client.messages.create({ model: 'toy/toy-1', max_tokens: 50, messages: [{ role: 'user', content: 'hi from messages' }] });
+    expect(answer.content[0]).toMatchObject({ type: 'text', text: 'toy heard: hi from messages' });
+    const stream = client.messages.stream({ model: 'toy/toy-1', max_tokens: 50, messages: [{ role: 'user', content: 'hi from messages' }] });
+    const final = await stream.finalMessage();
+    expect(final.content[0]).toMatchObject({ type: 'text', text: 'toy heard: hi from messages' });
+    expect(final.stop_reason).toBe('end_turn');
+  });
+});
