@@ -36,12 +36,19 @@ export default definePlugin<BedrockOptions>({
   options: { parse: (input) => bedrockOptionsSchema.parse(input ?? {}), keys: BEDROCK_OPTION_KEYS },
   async setup(ctx) {
     const env = process.env;
-    const identity = await resolveIdentity(ctx.options, ctx.apiKey, env);
-    const region = ctx.options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? identity.profileRegion;
-    if (!region && !ctx.baseURL) throw new Error('no region: set `region`, AWS_REGION or a profile region (docs/providers.md, Bedrock)');
+    // Missing credentials or region are a start-up warning, as for the other plugins: Bedrock then refuses the calls (502 provider_error).
+    const identity = await resolveIdentity(ctx.options, ctx.apiKey, env).catch((error: Error) => {
+      ctx.log.warn(`bedrock provider '${ctx.id}': ${error.message}`);
+      return { auth: { kind: 'none' as const, source: 'none' }, profileRegion: undefined };
+    });
+    let region = ctx.options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? identity.profileRegion;
+    if (!region) {
+      region = 'us-east-1';
+      if (!ctx.baseURL) ctx.log.warn(`bedrock provider '${ctx.id}': no region (set \`region\`, AWS_REGION or a profile region); using us-east-1`);
+    }
     const endpoint = new URL((ctx.baseURL ?? `https://bedrock-runtime.${region}.amazonaws.com`).replace(/\/+$/, ''));
     // Always the endpoint's own region: a cross-region profile id (eu.…) does not change where the call is signed.
-    const signingRegion = signingRegionOf(endpoint, region ?? 'us-east-1');
+    const signingRegion = signingRegionOf(endpoint, region);
     const auth = identity.auth;
     const sign = auth.kind === 'sigv4' ? createSigner(auth.credentials, signingRegion) : undefined;
     const client = ctx.http.client(endpoint.origin);
@@ -51,7 +58,7 @@ export default definePlugin<BedrockOptions>({
     async function headersFor(url: URL, body: string, accept: string, extra: Record<string, string>): Promise<Record<string, string>> {
       const headers = { ...ctx.headers, 'content-type': 'application/json', accept, ...extra };
       if (sign) return sign({ url, headers, body });
-      return { ...headers, authorization: `Bearer ${(auth as { token: string }).token}` };
+      return auth.kind === 'bearer' ? { ...headers, authorization: `Bearer ${auth.token}` } : headers;
     }
 
     async function send(call: ChatCall, action: string, body: string, accept: string, extra: Record<string, string> = {}): Promise<UpstreamResponse> {

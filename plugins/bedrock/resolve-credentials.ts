@@ -10,7 +10,7 @@ export interface AwsCredentials {
 }
 
 /** How calls are authenticated: a Bedrock API key (`Authorization: Bearer`) or SigV4 with access keys. */
-export type BedrockAuth = { kind: 'bearer'; token: string; source: string } | { kind: 'sigv4'; credentials: AwsCredentials; source: string };
+export type BedrockAuth = { kind: 'bearer'; token: string; source: string } | { kind: 'sigv4'; credentials: AwsCredentials; source: string } | { kind: 'none'; source: string };
 
 export interface ResolvedIdentity {
   auth: BedrockAuth;

@@ -19,7 +19,7 @@ async function load(name: string): Promise<GatewayConfig> {
 
 describe('config/ examples', () => {
   it('has the kinds the README promises, each listed there', () => {
-    expect(FILES.sort()).toEqual(['azure.config.ts', 'google-ai-studio.config.ts', 'google-vertex.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
+    expect(FILES.sort()).toEqual(['azure.config.ts', 'bedrock.config.ts', 'google-ai-studio.config.ts', 'google-vertex.config.ts', 'openai-anthropic.config.ts', 'openrouter.config.ts', 'redis-limits.config.ts', 'several-instances.config.ts']);
     const readme = fs.readFileSync(path.join(DIR, 'README.md'), 'utf8');
     for (const name of FILES) expect(readme).toContain(`\`${name}\``);
   });
