@@ -1,0 +1,81 @@
+/**
+ * The unmodified `@google/genai` SDK through the gateway to a Gemini upstream (the `google`
+ * plugin and the strict Gemini fake): a passthrough, so the fake gets the SDK's own bytes and
+ * the SDK the fake's — generateContent, generateContentStream, countTokens (Google's counter),
+ * models.list, and a chat with parallel function calls over three turns whose thought
+ * signatures the SDK sends back byte-exact (the fake refuses a missing or altered one).
+ */
+import { GoogleGenAI, type Content } from '@google/genai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countTokensOf, startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+const MODEL = 'google/gemini-3-pro-preview';
+const UPSTREAM = '/v1beta/models/gemini-3-pro-preview';
+const LOOKUP = { name: 'lookup', description: 'Weather of a city', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+
+describe('@google/genai through the gateway to Gemini (passthrough)', () => {
+  let gemini: GeminiFake;
+  let gw: SpawnedGateway;
+  let ai: GoogleGenAI;
+
+  beforeAll(async () => {
+    gemini = await startGeminiFake({
+      models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } },
+      apiKey: 'goog-upstream-key',
+      pick: (names) => (names.includes('lookup') ? [{ name: 'lookup', args: { city: 'Paris' } }, { name: 'lookup', args: { city: 'Oslo' } }] : undefined),
+      toolTurns: 2,
+      finalText: 'Paris is sunny, Oslo is cold.',
+      cachedTokens: 30,
+    });
+    gw = await spawnGateway({ config: { providers: { google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] } } } });
+    ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
+  }, 120_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await gemini?.close();
+  });
+  beforeEach(() => {
+    gemini.requests.length = 0;
+  });
+
+  it('generateContent and generateContentStream: the SDK’s bytes upstream, usage with thoughts and cache', async () => {
+    const response = await ai.models.generateContent({ model: MODEL, contents: 'Say hi', config: { systemInstruction: 'Be brief.', thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } } });
+    expect(response.text).toBe('Paris is sunny, Oslo is cold.');
+    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 120, thoughtsTokenCount: 8, cachedContentTokenCount: 30 });
+    expect(gemini.requests[0].path).toBe(`${UPSTREAM}:generateContent`);
+    expect(gemini.requests[0].headers['x-goog-api-key']).toBe('goog-upstream-key');
+    expect(gemini.requests[0].json).toMatchObject({ systemInstruction: { parts: [{ text: 'Be brief.' }] }, generationConfig: { thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } } });
+    let text = '';
+    for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'Say hi' })) text += chunk.text ?? '';
+    expect(text).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.requests[1].path).toBe(`${UPSTREAM}:streamGenerateContent?alt=sse`);
+    expect(gemini.rejections).toEqual([]);
+  });
+
+  it("countTokens goes to Google's counter; models.list lists the gateway's Gemini models", async () => {
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'Count me, please' }] }];
+    const counted = await ai.models.countTokens({ model: MODEL, contents });
+    expect(gemini.requests.at(-1)!.path).toBe(`${UPSTREAM}:countTokens`);
+    expect(counted.totalTokens).toBe(countTokensOf(contents));
+    const names: string[] = [];
+    for await (const model of await ai.models.list()) names.push(model.name ?? '');
+    expect(names).toContain(`models/${MODEL}`);
+  });
+
+  it('a chat with parallel function calls over three turns: signatures sent back byte-exact', async () => {
+    const chat = ai.chats.create({ model: MODEL, config: { tools: [{ functionDeclarations: [LOOKUP] }] } });
+    let reply = await chat.sendMessage({ message: 'Weather in Paris and Oslo, twice?' });
+    for (let round = 0; round < 2; round += 1) {
+      const calls = reply.functionCalls ?? [];
+      expect(calls.map((c) => c.args)).toEqual([{ city: 'Paris' }, { city: 'Oslo' }]);
+      reply = await chat.sendMessage({ message: calls.map((c) => ({ functionResponse: { name: c.name!, response: { result: `${String(c.args?.city)}: fine` } } })) });
+    }
+    expect(reply.text).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.rejections).toEqual([]);
+    const history = (gemini.requests.at(-1)!.json as { contents: Array<{ role: string; parts: Array<{ functionCall?: unknown; thoughtSignature?: string }> }> }).contents;
+    const signatures = history.filter((c) => c.role === 'model').map((c) => c.parts.find((p) => p.functionCall)?.thoughtSignature);
+    expect(signatures).toHaveLength(2);
+    for (const signature of signatures) expect(gemini.issued.has(signature!)).toBe(true);
+  });
+});
