@@ -21,9 +21,9 @@ export function mediaPath(ctx: Pick<OpenAIMediaContext, 'path'>, endpoint: strin
   return ctx.path ? ctx.path(endpoint, model) : endpoint;
 }
 
-/** GPT-image models always answer with b64_json and reject the response_format parameter. */
-function acceptsResponseFormat(model: string): boolean {
-  return !/^gpt-image/i.test(model);
+/** GPT-image models always answer with b64_json and reject the response_format parameter (judged by the catalog id: an Azure deployment may be named anything). */
+function acceptsResponseFormat(call: Pick<ImageGenerationCall, 'model' | 'modelId'>): boolean {
+  return !/^gpt-image/i.test(call.modelId ?? call.model);
 }
 
 /** The image type from its first bytes (upstreams do not always say). */
@@ -71,7 +71,7 @@ function generationBody(call: ImageGenerationCall): Record<string, unknown> {
   if (call.style !== undefined) body.style = call.style;
   if (call.seed !== undefined) body.seed = call.seed;
   if (call.negativePrompt !== undefined) body.negative_prompt = call.negativePrompt;
-  if (acceptsResponseFormat(call.model)) body.response_format = 'b64_json';
+  if (acceptsResponseFormat(call)) body.response_format = 'b64_json';
   return body;
 }
 
@@ -97,7 +97,7 @@ export function openaiImageCalls(ctx: OpenAIMediaContext): NonNullable<ProviderI
       form.append('prompt', call.prompt);
       form.append('n', String(call.n));
       form.append('size', call.size);
-      if (acceptsResponseFormat(call.model)) form.append('response_format', 'b64_json');
+      if (acceptsResponseFormat(call)) form.append('response_format', 'b64_json');
       for (const [key, value] of Object.entries(rest)) if (value !== undefined && value !== null) form.append(key, formValue(value));
       const response = await ctx.client.request({
         method: 'POST',

@@ -155,7 +155,10 @@ export interface EmbeddingResult {
 }
 
 export interface ImageGenerationCall {
+  /** The upstream model id (a model entry's `deployment` when it has one). */
   model: string;
+  /** The gateway's id of the model (the catalog's, e.g. `gpt-image-1`), which `model` may not be (an Azure deployment). */
+  modelId?: string;
   prompt: string;
   n: number;
   size: string;

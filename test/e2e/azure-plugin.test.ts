@@ -34,7 +34,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
 
   beforeAll(async () => {
     azure = await startFakeAzure({
-      deployments: { 'prod-gpt41': GPT41, 'my-dalle': { ...GPT41, model: 'dall-e-3' }, 'my-tts': { ...GPT41, model: 'tts-1' }, 'my-whisper': { ...GPT41, model: 'whisper-1' }, 'my-embed': { ...GPT41, model: 'text-embedding-3-small' } },
+      deployments: { 'prod-gpt41': GPT41, 'my-dalle': { ...GPT41, model: 'dall-e-3' }, pictures: { ...GPT41, model: 'gpt-image-1' }, 'my-tts': { ...GPT41, model: 'tts-1' }, 'my-whisper': { ...GPT41, model: 'whisper-1' }, 'my-embed': { ...GPT41, model: 'text-embedding-3-small' } },
       apiKey: API_KEY,
       entra: ENTRA,
       pick: pickWeather,
@@ -53,6 +53,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
             models: [
               { id: 'gpt-4.1', deployment: 'prod-gpt41' },
               { id: 'dall-e-3', deployment: 'my-dalle' },
+              { id: 'gpt-image-1', deployment: 'pictures' },
               { id: 'tts-1', deployment: 'my-tts' },
               { id: 'whisper-1', deployment: 'my-whisper' },
               { id: 'text-embedding-3-small', deployment: 'my-embed' },
@@ -269,6 +270,12 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
     expect(image.data?.[0].b64_json).toBeTruthy();
     expect(lastAzure().path).toBe('/openai/v1/images/generations');
     expect(lastAzure().json?.model).toBe('my-dalle');
+    expect(lastAzure().json?.response_format).toBe('b64_json');
+    // A gpt-image deployment under another name: no response_format (judged by the model id, not the deployment's name).
+    const gptImage = await openai.images.generate({ model: 'azure/gpt-image-1', prompt: 'a red square', size: '1024x1024' });
+    expect(gptImage.data?.length).toBe(1);
+    expect(lastAzure().json).toMatchObject({ model: 'pictures', prompt: 'a red square' });
+    expect(lastAzure().json).not.toHaveProperty('response_format');
 
     const speech = await openai.audio.speech.create({ model: 'azure/tts-1', voice: 'alloy', input: 'hello' });
     expect(Buffer.from(await speech.arrayBuffer()).length).toBeGreaterThan(0);

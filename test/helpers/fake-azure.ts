@@ -217,6 +217,8 @@ export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzu
       }
       case 'images/generations':
         if (typeof body.prompt !== 'string') return azureError(400, 'BadRequest', "'prompt' is a required property");
+        // gpt-image models always answer b64_json and refuse the parameter, whatever the deployment is called.
+        if (/^gpt-image/.test(model) && body.response_format !== undefined) return { status: 400, json: { error: { message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param: 'response_format', code: 'unknown_parameter' } } };
         return { json: { created: 1_700_000_000, data: [{ b64_json: PNG.toString('base64'), revised_prompt: body.prompt, content_filter_results: SAFE, prompt_filter_results: PROMPT_FILTER[0].content_filter_results }] } };
       case 'audio/speech':
         return { headers: { 'content-type': 'audio/mpeg' }, text: 'ID3-fake-mp3' };

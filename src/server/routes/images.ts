@@ -27,6 +27,7 @@ export const TEMP_IMAGES = '/v1/temp-images';
 function toCall(request: ImageRequest, model: CatalogModel, signal: AbortSignal): ImageGenerationCall {
   return {
     model: model.upstreamId,
+    modelId: model.spec.id,
     prompt: request.prompt,
     n: request.n,
     size: request.size,
