@@ -5,6 +5,7 @@ import { entraEnv, startFakeAzure, type FakeAzure } from '../helpers/fake-azure.
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
+import { runChatBatch } from '../helpers/chat-batch.ts';
 
 type Json = Record<string, any>;
 
@@ -291,19 +292,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
   });
 
   it('a batch line routed to azure (emulated)', async () => {
-    const jsonl = [
-      { custom_id: 'az-1', method: 'POST', url: '/v1/chat/completions', body: { model: 'azure/gpt-4.1', messages: [{ role: 'user', content: 'one' }] } },
-      { custom_id: 'az-2', method: 'POST', url: '/v1/chat/completions', body: { model: 'azure-dated/gpt-4.1', messages: [{ role: 'user', content: 'two' }] } },
-    ].map((l) => JSON.stringify(l)).join('\n');
-    const input = await openai.files.create({ file: await toFile(Buffer.from(jsonl), 'in.jsonl'), purpose: 'batch' });
-    const created = await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    const batch = await until('the batch to end', async () => {
-      const b = await openai.batches.retrieve(created.id);
-      return ['completed', 'failed', 'expired', 'cancelled'].includes(b.status) ? b : undefined;
-    });
-    expect(batch.status).toBe('completed');
-    const lines = (await (await openai.files.content(batch.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l) as Json);
-    expect(lines.map((l) => [l.custom_id, l.response.status_code, l.response.body.choices[0].message.content]).sort()).toEqual([
+    expect(await runChatBatch(openai, [['az-1', 'azure/gpt-4.1', 'one'], ['az-2', 'azure-dated/gpt-4.1', 'two']])).toEqual([
       ['az-1', 200, 'Paris 18°C, Oslo 9°C.'],
       ['az-2', 200, 'Paris 18°C, Oslo 9°C.'],
     ]);

@@ -5,13 +5,14 @@
  * clock; the Bedrock API-key path; a corrupt frame mid-stream; a batch line; metrics labels.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI, { toFile } from 'openai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
 import { USAGE } from '../helpers/fake-bedrock-replies.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
+import { runChatBatch } from '../helpers/chat-batch.ts';
 import { parsePrometheus, valueOf } from '../helpers/prometheus.ts';
 
 type Json = Record<string, any>;
@@ -147,19 +148,7 @@ describe('bedrock plugin: prices, faults and errors (real CLI)', () => {
   });
 
   it('a batch line routed to bedrock (emulated)', async () => {
-    const jsonl = [
-      { custom_id: 'br-1', method: 'POST', url: '/v1/chat/completions', body: { model: `bedrock/${LLAMA_ID}`, messages: [{ role: 'user', content: 'one' }] } },
-      { custom_id: 'br-2', method: 'POST', url: '/v1/chat/completions', body: { model: `bedrock/${CLAUDE_ID}`, messages: [{ role: 'user', content: 'two' }] } },
-    ].map((l) => JSON.stringify(l)).join('\n');
-    const input = await openai.files.create({ file: await toFile(Buffer.from(jsonl), 'in.jsonl'), purpose: 'batch' });
-    const created = await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    const batch = await until('the batch to end', async () => {
-      const b = await openai.batches.retrieve(created.id);
-      return ['completed', 'failed', 'expired', 'cancelled'].includes(b.status) ? b : undefined;
-    });
-    expect(batch.status).toBe('completed');
-    const lines = (await (await openai.files.content(batch.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l) as Json);
-    expect(lines.map((l) => [l.custom_id, l.response.status_code, l.response.body.choices[0].message.content]).sort()).toEqual([
+    expect(await runChatBatch(openai, [['br-1', `bedrock/${LLAMA_ID}`, 'one'], ['br-2', `bedrock/${CLAUDE_ID}`, 'two']])).toEqual([
       ['br-1', 200, 'Converse heard: one'],
       ['br-2', 200, 'Bedrock Claude heard: two'],
     ]);
