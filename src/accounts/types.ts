@@ -6,7 +6,7 @@ import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import type { StorageState } from '../store/index.ts';
-import type { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
+import type { buildActivityView, buildCreditsView, buildKeyView, UsageIndex } from '../usage/index.ts';
 import type { LedgerPage } from '../store/index.ts';
 
 /** Who is calling: the account and the API key used. */
@@ -126,6 +126,8 @@ export interface RequestGuards {
    * line billed just before a crash is never billed again.
    */
   billedRequests?(prefix: string): Promise<Set<string>>;
+  /** A snapshot of the usage index (the admin and account procedures' usage views); absent when no usage is kept. */
+  usageSnapshot?(): Promise<UsageIndex>;
   /** Live requests (naming a model, not batch lines) admitted and not yet settled in this process: batch lines give way to them. */
   liveInFlight?(): number;
   /** Whether the data dir can be written (billed requests are refused while it cannot); /health reports it. */

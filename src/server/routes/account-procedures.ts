@@ -1,6 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { H3Event } from 'h3';
-import { AccountGuards } from '../../accounts/index.ts';
 import { accountRouter, type AccountContext } from '../../admin/index.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
@@ -14,7 +13,7 @@ export const ACCOUNT_ENDPOINT = '/api/trpc';
  * or API-key credential is the spec's 401 envelope the dashboard turns into its sign-in form.
  */
 export function accountProcedureRoutes(deps: ServerDeps): RouteDef[] {
-  const usage = deps.guards instanceof AccountGuards ? () => (deps.guards as AccountGuards).usageSnapshot() : undefined;
+  const usage = deps.guards.usageSnapshot ? () => deps.guards.usageSnapshot!() : undefined;
   const handler = async (event: H3Event): Promise<Response> => {
     const { account, session } = authenticateSession(event, deps);
     const context: AccountContext = {

@@ -1,4 +1,3 @@
-import { AccountGuards } from '../../accounts/index.ts';
 import { listFormats } from '../../formats/index.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
@@ -81,7 +80,7 @@ export function adminRoutes(deps: ServerDeps, where: 'public' | 'admin' = 'publi
     config: deps.config,
     dataDir: deps.dataDir,
     registry: async () => deps.registry,
-    usage: deps.guards instanceof AccountGuards ? () => (deps.guards as AccountGuards).usageSnapshot() : undefined,
+    usage: deps.guards.usageSnapshot ? () => deps.guards.usageSnapshot!() : undefined,
     activity: () => deps.observer.activity(),
   });
   const handler = adminHandler(deps.adminToken, context, { loopbackOnly: where === 'public' && deps.config.server.admin?.public !== true });
