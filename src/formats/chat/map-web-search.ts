@@ -1,17 +1,13 @@
 import type { UrlCitation, WebSearchTool } from '../../ir/index.ts';
-import { isRecord } from '../shared/index.ts';
+import { decodeSearchLocation, isRecord } from '../shared/index.ts';
 
 /** `web_search_options: {search_context_size, user_location: {type: "approximate", approximate: {…}}}` → IR. */
 export function decodeWebSearchOptions(value: unknown): WebSearchTool | undefined {
   if (!isRecord(value)) return undefined;
   const out: WebSearchTool = {};
   if (typeof value.search_context_size === 'string') out.contextSize = value.search_context_size;
-  const approximate = isRecord(value.user_location) && isRecord(value.user_location.approximate) ? value.user_location.approximate : undefined;
-  if (approximate) {
-    const location: NonNullable<WebSearchTool['userLocation']> = {};
-    for (const key of ['city', 'region', 'country', 'timezone'] as const) if (typeof approximate[key] === 'string') location[key] = approximate[key];
-    out.userLocation = location;
-  }
+  const location = isRecord(value.user_location) ? decodeSearchLocation(value.user_location.approximate) : undefined;
+  if (location) out.userLocation = location;
   return out;
 }
 

@@ -1,5 +1,5 @@
 import type { ContentPart, TextPart, UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/index.ts';
-import { isRecord } from '../shared/index.ts';
+import { decodeDomains, decodeSearchLocation, isRecord } from '../shared/index.ts';
 import type { MessagesBlock } from './types.ts';
 
 type Raw = Record<string, unknown>;
@@ -15,26 +15,16 @@ export function isWebSearchServerTool(tool: Raw): boolean {
   return typeof tool.type === 'string' && /^web_search_\d{8}$/.test(tool.type);
 }
 
-function strings(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? (value as string[]) : undefined;
-}
-
 /** `{type: "web_search_20250305", max_uses, allowed_domains, blocked_domains, user_location}` → IR. */
 export function decodeWebSearchServerTool(tool: Raw): WebSearchTool {
   const out: WebSearchTool = {};
   if (typeof tool.max_uses === 'number') out.maxUses = tool.max_uses;
-  const allowed = strings(tool.allowed_domains);
-  const blocked = strings(tool.blocked_domains);
-  if (allowed && allowed.length > 0) out.allowedDomains = allowed;
-  if (blocked && blocked.length > 0) out.blockedDomains = blocked;
-  if (isRecord(tool.user_location)) {
-    const location: NonNullable<WebSearchTool['userLocation']> = {};
-    for (const key of ['city', 'region', 'country', 'timezone'] as const) {
-      const value = tool.user_location[key];
-      if (typeof value === 'string') location[key] = value;
-    }
-    out.userLocation = location;
-  }
+  const allowed = decodeDomains(tool.allowed_domains);
+  const blocked = decodeDomains(tool.blocked_domains);
+  const location = decodeSearchLocation(tool.user_location);
+  if (allowed) out.allowedDomains = allowed;
+  if (blocked) out.blockedDomains = blocked;
+  if (location) out.userLocation = location;
   return out;
 }
 

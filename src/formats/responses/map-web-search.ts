@@ -1,5 +1,5 @@
 import type { UrlCitation, WebSearchPart, WebSearchSource, WebSearchTool } from '../../ir/index.ts';
-import { hasMetadata, isRecord, readToolId, toolIdForClient } from '../shared/index.ts';
+import { decodeDomains, decodeSearchLocation, hasMetadata, isRecord, readToolId, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;
 
@@ -8,24 +8,14 @@ export function isWebSearchToolType(type: unknown): boolean {
   return typeof type === 'string' && /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/.test(type);
 }
 
-function strings(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? (value as string[]) : undefined;
-}
-
 /** `{type: "web_search", search_context_size, user_location, filters.allowed_domains}` → IR. */
 export function decodeWebSearchTool(tool: Item): WebSearchTool {
   const out: WebSearchTool = {};
   if (typeof tool.search_context_size === 'string') out.contextSize = tool.search_context_size;
-  const domains = isRecord(tool.filters) ? strings(tool.filters.allowed_domains) : undefined;
-  if (domains && domains.length > 0) out.allowedDomains = domains;
-  if (isRecord(tool.user_location)) {
-    const location: NonNullable<WebSearchTool['userLocation']> = {};
-    for (const key of ['city', 'region', 'country', 'timezone'] as const) {
-      const value = tool.user_location[key];
-      if (typeof value === 'string') location[key] = value;
-    }
-    out.userLocation = location;
-  }
+  const domains = isRecord(tool.filters) ? decodeDomains(tool.filters.allowed_domains) : undefined;
+  const location = decodeSearchLocation(tool.user_location);
+  if (domains) out.allowedDomains = domains;
+  if (location) out.userLocation = location;
   return out;
 }
 

@@ -39,3 +39,4 @@ export {
 } from './carry-opaque.ts';
 export { measureInput, isWebSearchType, MEDIA_TOKENS, type InputMeasure } from './measure-input.ts';
 export { capFields, type CappedBody } from './cap-output.ts';
+export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';
