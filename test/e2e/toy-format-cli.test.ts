@@ -10,28 +10,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { readFixture, readJsonFixture } from '../formats/stream-helpers.ts';
-import { binaryFraming } from '../formats/toy/frame-binary.ts';
+import type { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { fixtureUpstream, toyRecords } from '../formats/toy-helpers.ts';
 
 type Json = Record<string, any>;
-
-function fixtureUpstream(format: 'messages' | 'responses'): Promise<FakeUpstream> {
-  return startFakeUpstream((request) =>
-    request.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, sse: [readFixture(`matrix/${format}/text.sse.txt`)] } : { json: readJsonFixture(`matrix/${format}/text.json`) },
-  );
-}
-
-/** The records of a toy stream (binary frames), read back 5 bytes at a time. */
-function toyRecords(bytes: Buffer): Array<{ event?: string; data: Json }> {
-  const reader = binaryFraming.createReader();
-  const out: Array<{ event?: string; data: Json }> = [];
-  for (let at = 0; at < bytes.length; at += 5) {
-    reader.push(bytes.subarray(at, at + 5));
-    for (const r of reader.records) out.push({ event: r.event, data: JSON.parse(r.data) as Json });
-  }
-  return out;
-}
 
 describe('a fourth wire format brought by a plugin in another directory, through the CLI', () => {
   let gw: SpawnedGateway;

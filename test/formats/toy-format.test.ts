@@ -18,29 +18,10 @@ import { apiFormatOfRoute, operationOfRoute } from '../../src/server/observe-rou
 import { wireFormatIds } from '../../src/formats/index.ts';
 import { parseSse } from '../../src/sse/index.ts';
 import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { binaryFraming } from './toy/frame-binary.ts';
-import { readFixture, readJsonFixture } from './stream-helpers.ts';
+import type { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { fixtureUpstream, toyRecords } from './toy-helpers.ts';
 
 type Json = Record<string, any>;
-
-/** A fake upstream of one SSE format answering the matrix's text fixtures. */
-function fixtureUpstream(format: 'messages' | 'responses'): Promise<FakeUpstream> {
-  return startFakeUpstream((request) =>
-    request.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, sse: [readFixture(`matrix/${format}/text.sse.txt`)] } : { json: readJsonFixture(`matrix/${format}/text.json`) },
-  );
-}
-
-/** The records of a toy stream (binary frames), cut at 3 bytes so the reader reassembles them. */
-function toyRecords(bytes: Buffer): Array<{ event?: string; data: Json }> {
-  const reader = binaryFraming.createReader();
-  const out: Array<{ event?: string; data: Json }> = [];
-  for (let at = 0; at < bytes.length; at += 3) {
-    reader.push(bytes.subarray(at, at + 3));
-    for (const r of reader.records) out.push({ event: r.event, data: JSON.parse(r.data) as Json });
-  }
-  return out;
-}
 
 describe('a fourth wire format from the test tree', () => {
   let gateway: Gateway;
