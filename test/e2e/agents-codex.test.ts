@@ -102,7 +102,9 @@ describe('Codex through the gateway', () => {
     if (model === 'or/gpt-5') expect(tools.map((tool) => tool.type)).toEqual(expect.arrayContaining(['namespace', 'web_search']));
     else {
       expect(names).toContain('multi_agent_v1__spawn_agent');
-      expect(names).not.toContain('web_search');
+      // Claude runs web_search as its own server tool; a Chat-only model cannot and gets none.
+      if (model === 'ant/claude-up') expect(tools).toContainEqual(expect.objectContaining({ type: 'web_search_20250305', name: 'web_search' }));
+      else expect(names).not.toContain('web_search');
     }
   });
 });

@@ -163,17 +163,19 @@ describe('coding-agent request shapes through converted and passthrough routes',
     expect(messages.requests[0].headers['anthropic-beta']).toBe('claude-code-20250219,mid-conversation-system-2026-04-07');
   });
 
-  it.each(['ant/claude-up', 'oc/gpt-4o-mini'])('Codex → %s: namespace flattened and mapped back, web_search dropped and named', async (model) => {
+  it.each(['ant/claude-up', 'oc/gpt-4o-mini'])('Codex → %s: namespace flattened and mapped back, web_search as Claude\'s server tool or dropped and named', async (model) => {
     const fake = model.startsWith('ant') ? messages : chat;
     const input: Json[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Write hello' }] }];
     const { data: stream, response } = await openai.responses.create(codexBody(model, input) as never).withResponse();
-    expect(response.headers.get('x-gateway-dropped-tools')).toBe('web_search');
+    const anthropic = model.startsWith('ant');
+    expect(response.headers.get('x-gateway-dropped-tools')).toBe(anthropic ? null : 'web_search');
     const output: Json[] = [];
     for await (const event of stream as unknown as AsyncIterable<Json>) if (event.type === 'response.output_item.done') output.push(event.item);
     const call = output.find((item) => item.type === 'function_call');
     expect(call).toMatchObject({ name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: JSON.stringify(WRITE_INPUT) });
     const tools = (fake.requests[0].json as Json).tools as Json[];
-    expect(tools.map((t) => t.name ?? t.function?.name)).toEqual(['shell', 'multi_agent_v1__spawn_agent']);
+    expect(tools.map((t) => t.name ?? t.function?.name)).toEqual(anthropic ? ['shell', 'multi_agent_v1__spawn_agent', 'web_search'] : ['shell', 'multi_agent_v1__spawn_agent']);
+    if (anthropic) expect(tools[2]).toEqual({ type: 'web_search_20250305', name: 'web_search' });
 
     const second = await openai.responses.create({ ...codexBody(model, [...input, ...output, { type: 'function_call_output', call_id: call!.call_id, output: 'ok' }]), stream: false } as never);
     expect(fake.rejections).toEqual([]);
