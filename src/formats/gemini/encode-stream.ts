@@ -25,6 +25,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly calls = new Map<number, OpenCall>();
   /** What signs the open reasoning block, when it is another vendor's (carried on its thought). */
   private reasoningSignature: string | undefined;
+  /** A Responses reasoning item's id, carried in the signature so the item goes back under it. */
+  private reasoningItemId: string | undefined;
 
   constructor(private readonly request: ChatRequest) {}
 
@@ -44,6 +46,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       }
       case 'reasoning-start':
         this.reasoningSignature = undefined;
+        this.reasoningItemId = part.itemId;
         return [];
       case 'reasoning-delta':
         return part.text ? [this.chunk([{ text: part.text, thought: true }])] : [];
@@ -51,8 +54,9 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.reasoningSignature = part.signature;
         return [];
       case 'reasoning-end': {
-        const thought = clientThought({ type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, providerMetadata: part.providerMetadata });
+        const thought = clientThought({ type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, itemId: this.reasoningItemId, providerMetadata: part.providerMetadata });
         this.reasoningSignature = undefined;
+        this.reasoningItemId = undefined;
         return thought?.thoughtSignature === undefined ? [] : [this.chunk([thought])];
       }
       case 'redacted-reasoning': {
