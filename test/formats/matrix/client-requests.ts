@@ -1,11 +1,15 @@
 /**
  * Client request bodies for the matrix, written the way each format's clients write them
  * (hand-made wire shapes, not produced by the codecs under test). A small format-free
- * conversation is rendered into each of the three formats.
+ * conversation is rendered into each of the four formats.
+ *
+ * A Gemini request carries its model and stream flag in the URL, not the body: its body here
+ * has one extra key, `GEMINI_URL` (the request line, e.g. `models/client-model:streamGenerateContent?alt=sse`),
+ * which `geminiTarget` reads and `geminiBody` strips before the body is decoded.
  */
-import type { BuiltinFormat } from '../../../src/formats/index.ts';
+import type { BuiltinFormat, RouteTarget } from '../../../src/formats/index.ts';
 
-type WireFormat = Exclude<BuiltinFormat, 'gemini'>;
+type WireFormat = BuiltinFormat;
 
 type Json = Record<string, any>;
 
@@ -137,10 +141,65 @@ function buildResponses(c: Conversation): Json {
   return body;
 }
 
+// ---------------------------------------------------------------- gemini
+
+/** The key that holds a Gemini request's URL (model and method) next to its body, in this test only. */
+export const GEMINI_URL = '$url';
+
+function geminiMedia(url: string, fallbackMime: string): Json {
+  const match = /^data:([^;]+);base64,(.*)$/.exec(url);
+  if (match) return { inlineData: { mimeType: match[1], data: match[2] } };
+  const mimeType = url.endsWith('.jpg') ? 'image/jpeg' : url.endsWith('.png') ? 'image/png' : url.endsWith('.pdf') ? 'application/pdf' : fallbackMime;
+  return { fileData: { mimeType, fileUri: url } };
+}
+
+/** `@google/genai`'s request shape: one `contents` entry per turn, results in a user turn, JSON Schema tools. Gemini has no filename on media and no parallel-calls switch. */
+function buildGemini(c: Conversation): Json {
+  const contents: Json[] = [];
+  const names = new Map<string, string>();
+  const push = (role: 'user' | 'model', parts: Json[]) => {
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  for (const turn of c.turns) {
+    if (turn.role === 'user') {
+      push('user', turn.parts.map((part) => ('text' in part ? { text: part.text } : 'image' in part ? geminiMedia(part.image, 'image/jpeg') : geminiMedia(part.file.data ?? part.file.url!, 'application/pdf'))));
+    } else if (turn.role === 'tool') {
+      push('user', turn.results.map((r) => ({ functionResponse: { id: r.id, name: names.get(r.id) ?? 'tool', response: { result: r.text } } })));
+    } else {
+      for (const call of turn.calls ?? []) names.set(call.id, call.name);
+      push('model', [...(turn.text ? [{ text: turn.text }] : []), ...(turn.calls ?? []).map((call) => ({ functionCall: { id: call.id, name: call.name, args: call.args } }))]);
+    }
+  }
+  const body: Json = { [GEMINI_URL]: `models/${MODEL}:${c.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, contents };
+  if (c.system) body.systemInstruction = { parts: [{ text: c.system }] };
+  if (c.tools) body.tools = [{ functionDeclarations: c.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) }];
+  if (c.toolChoice) {
+    const mode = typeof c.toolChoice === 'object' || c.toolChoice === 'required' ? 'ANY' : c.toolChoice.toUpperCase();
+    body.toolConfig = { functionCallingConfig: { mode, ...(typeof c.toolChoice === 'object' ? { allowedFunctionNames: [c.toolChoice.name] } : {}) } };
+  }
+  if (c.reasoning) body.generationConfig = { thinkingConfig: { thinkingLevel: c.reasoning, includeThoughts: true } };
+  return body;
+}
+
+/** The route target a Gemini request's URL gives (what the gateway's path reader hands the decoder). */
+export function geminiTarget(body: Json): RouteTarget {
+  const url = String(body[GEMINI_URL]);
+  return { model: /^models\/([^:]+):/.exec(url)![1], stream: url.includes(':streamGenerateContent') };
+}
+
+/** A Gemini request's body as it goes on the wire (without the URL). */
+export function geminiBody(body: Json): Json {
+  const { [GEMINI_URL]: _url, ...wire } = body;
+  return wire;
+}
+
 /** A conversation as the client of `format` sends it. */
 export function buildClientRequest(format: WireFormat, c: Conversation): Json {
   if (format === 'chat') return buildChat(c);
   if (format === 'messages') return buildMessages(c);
+  if (format === 'gemini') return buildGemini(c);
   return buildResponses(c);
 }
 
@@ -154,6 +213,16 @@ export function nextTurn(format: WireFormat, previous: Json, echo: Json | Json[]
     body.input = [...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input), ...(echo as Json[])];
     for (const r of follow.results ?? []) body.input.push({ type: 'function_call_output', call_id: r.id, output: r.text });
     if (follow.text) body.input.push({ role: 'user', content: follow.text });
+    return body;
+  }
+  if (format === 'gemini') {
+    const model = echo as Json;
+    body.contents.push(model);
+    const names = new Map<string, string>();
+    for (const part of model.parts as Json[]) if (part.functionCall) names.set(part.functionCall.id, part.functionCall.name);
+    const parts: Json[] = (follow.results ?? []).map((r) => ({ functionResponse: { id: r.id, name: names.get(r.id), response: { result: r.text } } }));
+    if (follow.text) parts.push({ text: follow.text });
+    body.contents.push({ role: 'user', parts });
     return body;
   }
   body.messages.push(echo);

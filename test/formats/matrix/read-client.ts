@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import type { BuiltinFormat } from '../../../src/formats/index.ts';
 
-type WireFormat = Exclude<BuiltinFormat, 'gemini'>;
+type WireFormat = BuiltinFormat;
 import { parseEvents } from '../stream-helpers.ts';
 
 type Json = Record<string, any>;
@@ -222,9 +222,68 @@ function readResponsesStream(sse: string): ClientView {
   return responsesView(last.data.response);
 }
 
+// ---------------------------------------------------------------- gemini
+
+const GEMINI_FINISH: Record<string, string> = { STOP: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter', BLOCKLIST: 'content_filter', PROHIBITED_CONTENT: 'content_filter', SPII: 'content_filter' };
+
+/** One candidate's parts → view. Gemini says STOP after calls too: a turn with calls reads as tool_calls. */
+function geminiView(id: string, parts: Json[], reason: string, usage: Json | undefined): ClientView {
+  const calls = parts.filter((p) => p.functionCall);
+  return {
+    id,
+    text: parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join(''),
+    toolCalls: calls.map((p) => ({ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args ?? {} })),
+    reasoning: parts.filter((p) => p.thought).map((p) => ({ text: p.text, ...(p.thoughtSignature ? { opaque: p.thoughtSignature } : {}) })),
+    finish: reason === 'STOP' && calls.length > 0 ? 'tool_calls' : (GEMINI_FINISH[reason] ?? reason),
+    usage,
+    echo: { role: 'model', parts },
+  };
+}
+
+function readGeminiJson(body: Json): ClientView {
+  expect(body.candidates).toHaveLength(1);
+  const candidate = body.candidates[0];
+  expect(candidate.content.role).toBe('model');
+  return geminiView(body.responseId, candidate.content.parts, candidate.finishReason, body.usageMetadata);
+}
+
+/**
+ * Accumulates a Gemini SSE stream (each record a whole GenerateContentResponse) as a client
+ * that keeps the turn does: text parts of the same kind run together until one is signed (a
+ * signature on an empty part belongs to the text before it); calls stay whole parts.
+ */
+function readGeminiStream(sse: string): ClientView {
+  const records = parseEvents(sse).map((e) => e.data as Json);
+  expect(records.length).toBeGreaterThan(0);
+  for (const record of records) expect(record.responseId).toBe(records[0].responseId);
+  const parts: Json[] = [];
+  let reason: string | undefined;
+  let usage: Json | undefined;
+  records.forEach((record, i) => {
+    const candidate = record.candidates?.[0];
+    if (candidate?.finishReason) {
+      expect(i, 'finishReason comes on the last record').toBe(records.length - 1);
+      reason = candidate.finishReason;
+    }
+    if (record.usageMetadata) usage = record.usageMetadata;
+    for (const part of (candidate?.content?.parts ?? []) as Json[]) {
+      const last = parts.at(-1);
+      const joins = typeof part.text === 'string' && last && typeof last.text === 'string' && !last.thoughtSignature && !!last.thought === !!part.thought;
+      if (joins) {
+        last.text += part.text;
+        if (part.thoughtSignature) last.thoughtSignature = part.thoughtSignature;
+      } else if (part.text === '' && !part.thoughtSignature) continue;
+      else parts.push(structuredClone(part));
+    }
+  });
+  expect(reason, 'a record with finishReason').toBeDefined();
+  return geminiView(records[0].responseId, parts, reason!, usage);
+}
+
 /** A client's JSON body → view. */
 export function readClientJson(format: WireFormat, body: Json): ClientView {
   if (format === 'chat') return readChatJson(body);
+  if (format === 'gemini') return readGeminiJson(body);
   if (format === 'messages') {
     expect(body.type).toBe('message');
     return messagesView(body);
@@ -237,5 +296,6 @@ export function readClientJson(format: WireFormat, body: Json): ClientView {
 export function readClientStream(format: WireFormat, sse: string): ClientView {
   if (format === 'chat') return readChatStream(sse);
   if (format === 'messages') return readMessagesStream(sse);
+  if (format === 'gemini') return readGeminiStream(sse);
   return readResponsesStream(sse);
 }

@@ -6,10 +6,12 @@
  * Lines: `system <text>`, `<role> text <text>`, `user image <url>`, `user file <url> [<filename>]`,
  * `assistant call <id> <name> <canonical args>`, `tool result <id> <text>`,
  * `assistant reasoning <text> [opaque=<signature or encrypted content>]`.
+ * Gemini has no call id of its own (`-` when absent) and signs parts: a line whose part carries
+ * a `thoughtSignature` ends ` sig=<signature>`.
  */
 import type { BuiltinFormat } from '../../../src/formats/index.ts';
 
-type WireFormat = Exclude<BuiltinFormat, 'gemini'>;
+type WireFormat = BuiltinFormat;
 
 type Json = Record<string, any>;
 
@@ -143,9 +145,49 @@ function readResponses(body: Json): UpstreamView {
   };
 }
 
-/** An upstream body of any format → its flat view. */
-export function readUpstream(format: WireFormat, body: Json): UpstreamView {
+function geminiResult(response: Json): string {
+  const keys = Object.keys(response ?? {});
+  return keys.length === 1 && keys[0] === 'result' && typeof response.result === 'string' ? response.result : JSON.stringify(response);
+}
+
+function geminiMediaLine(mimeType: string, url: string): string {
+  return `user ${mimeType.startsWith('image/') ? 'image' : 'file'} ${url}`;
+}
+
+/** Gemini carries the stream flag in the URL: `stream` is the method the call was made with. */
+function readGemini(body: Json, stream: boolean): UpstreamView {
+  const lines: string[] = [];
+  for (const part of (body.systemInstruction?.parts ?? []) as Json[]) lines.push(`system ${part.text}`);
+  for (const content of body.contents as Json[]) {
+    const role = content.role === 'model' ? 'assistant' : 'user';
+    for (const part of content.parts as Json[]) {
+      const sig = part.thoughtSignature ? ` sig=${part.thoughtSignature}` : '';
+      if (part.functionCall) lines.push(`assistant call ${part.functionCall.id ?? '-'} ${part.functionCall.name} ${canonicalArgs(part.functionCall.args)}${sig}`);
+      else if (part.functionResponse) lines.push(`tool result ${part.functionResponse.id ?? `@${part.functionResponse.name}`} ${geminiResult(part.functionResponse.response)}`);
+      else if (part.inlineData) lines.push(geminiMediaLine(part.inlineData.mimeType, `data:${part.inlineData.mimeType};base64,${part.inlineData.data}`));
+      else if (part.fileData) lines.push(geminiMediaLine(part.fileData.mimeType ?? '', part.fileData.fileUri));
+      else if (part.thought) lines.push(`assistant reasoning ${part.text}${sig}`);
+      else if (typeof part.text === 'string') lines.push(`${role} text ${part.text}${sig}`);
+      else lines.push(`${role} ${Object.keys(part).join(',')}`);
+    }
+  }
+  const declarations = ((body.tools ?? []) as Json[]).flatMap((t) => (t.functionDeclarations ?? []) as Json[]);
+  const config = body.toolConfig?.functionCallingConfig as Json | undefined;
+  const names = config?.allowedFunctionNames as string[] | undefined;
+  const toolChoice = !config ? undefined : config.mode === 'ANY' ? (names?.length === 1 ? { name: names[0] } : 'required') : String(config.mode).toLowerCase();
+  return {
+    lines,
+    tools: declarations.map((d) => ({ name: d.name, description: d.description, parameters: d.parametersJsonSchema ?? d.parameters })),
+    toolChoice,
+    parallel: undefined,
+    stream,
+  };
+}
+
+/** An upstream body of any format → its flat view (`stream`: for Gemini, whose body does not say). */
+export function readUpstream(format: WireFormat, body: Json, stream = false): UpstreamView {
   if (format === 'chat') return readChat(body);
   if (format === 'messages') return readMessages(body);
+  if (format === 'gemini') return readGemini(body, stream);
   return readResponses(body);
 }
