@@ -44,7 +44,8 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
 
   // First: the count_tokens error case below shares its key and code (one line per key and code per minute).
   it('an inference 4xx leaves one warn line with the request id, code and field, rate-limited per key and code', async () => {
-    const bad = { model: 'oc/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 7 };
+    // Converted (Chat client → Messages upstream): a same-format request would be forwarded as written (issue 24 §1).
+    const bad = { model: 'ant/claude-up', messages: [{ role: 'user', content: 'hi' }], temperature: 7 };
     const send = () => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify(bad) });
     const first = await send();
     expect(first.status).toBe(422);
