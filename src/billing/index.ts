@@ -10,6 +10,7 @@ export {
   mediaUnitsOf,
   priceMedia,
   priceTokens,
+  pricingAt,
   roundCredits,
   type MediaUnits,
   type CacheTokens,

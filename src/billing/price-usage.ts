@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../plugin-kit/index.ts';
+import type { ModelPricing, PriceTier } from '../plugin-kit/index.ts';
 
 /** Spec §1: 1 credit = 0.001 USD. */
 export const USD_PER_CREDIT = 0.001;
@@ -20,12 +20,26 @@ export interface CacheTokens {
 }
 
 /**
+ * The token prices a request with `inputTokens` input tokens (cached included) pays: the
+ * highest long-context tier it is above (over the base prices), else the base prices.
+ */
+export function pricingAt(pricing: ModelPricing | undefined, inputTokens: number): ModelPricing | undefined {
+  let tier: PriceTier | undefined;
+  for (const t of pricing?.tiers ?? []) if (inputTokens > t.aboveInputTokens && (!tier || t.aboveInputTokens > tier.aboveInputTokens)) tier = t;
+  if (!pricing || !tier) return pricing;
+  const { aboveInputTokens: _, ...prices } = tier;
+  return { ...pricing, ...prices };
+}
+
+/**
  * Credits for token counts at USD-per-million-token prices, times `factor`
  * (a fallback discount and the batch half price multiply in here). `inputTokens` includes
  * cached tokens (the IR's convention); those are billed at `cacheRead` / `cacheWrite` where
- * the model has such prices, else at the input price.
+ * the model has such prices, else at the input price. Above a long-context tier's threshold
+ * every token kind is billed at the tier's prices (`pricingAt`).
  */
-export function priceTokens(pricing: ModelPricing | undefined, inputTokens: number, outputTokens: number, factor = 1, cache?: CacheTokens): number {
+export function priceTokens(base: ModelPricing | undefined, inputTokens: number, outputTokens: number, factor = 1, cache?: CacheTokens): number {
+  const pricing = pricingAt(base, inputTokens);
   if (!pricing) return 0;
   const input = pricing.input ?? 0;
   const read = Math.max(0, Math.min(cache?.read ?? 0, inputTokens));
@@ -35,9 +49,23 @@ export function priceTokens(pricing: ModelPricing | undefined, inputTokens: numb
   return roundCredits((usd / USD_PER_CREDIT) * factor);
 }
 
-/** The stricter of several prices (the reservation must cover whichever provider serves). */
+/**
+ * The stricter of several prices (the reservation must cover whichever provider serves),
+ * long-context tiers included: at each threshold any of them has, the highest price there.
+ */
 export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricing | undefined {
-  let out: Required<ModelPricing> | undefined;
+  const out = maxFlatPricing(prices);
+  const starts = [...new Set(prices.flatMap((p) => p?.tiers?.map((t) => t.aboveInputTokens) ?? []))].sort((a, b) => a - b);
+  if (!out || starts.length === 0) return out;
+  out.tiers = starts.map((start) => {
+    const at = maxFlatPricing(prices.map((p) => p && pricingAt(p, start + 1)));
+    return { aboveInputTokens: start, input: at?.input, output: at?.output, cacheRead: at?.cacheRead, cacheWrite: at?.cacheWrite };
+  });
+  return out;
+}
+
+function maxFlatPricing(prices: Array<ModelPricing | undefined>): ModelPricing | undefined {
+  let out: Required<Omit<ModelPricing, 'tiers'>> | undefined;
   for (const p of prices) {
     if (!p) continue;
     const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 };

@@ -28,6 +28,19 @@ const pricingSchema = z.strictObject({
   audioMinute: z.number().nonnegative().optional(),
   perSecond: z.number().nonnegative().optional(),
   perJob: z.number().nonnegative().optional(),
+  /** Long-context tiers (docs/billing.md): above `aboveInputTokens` input tokens, these token prices for the whole request. */
+  tiers: z
+    .array(
+      z.strictObject({
+        aboveInputTokens: z.number().int().nonnegative(),
+        input: z.number().nonnegative().optional(),
+        output: z.number().nonnegative().optional(),
+        cacheRead: z.number().nonnegative().optional(),
+        cacheWrite: z.number().nonnegative().optional(),
+      }),
+    )
+    .max(8)
+    .optional(),
 });
 
 const modelEntrySchema = z.union([

@@ -3,7 +3,7 @@ export { definePlugin, defineProvider } from './define-plugin.ts';
 export { readBody, readJsonBody, bodyFrom, DEFAULT_TIMEOUTS, UpstreamHttpError } from '../upstream/index.ts';
 export { GatewayError, isGatewayError, buildErrorEnvelope, type ErrorCode, type RequestIds } from '../errors/index.ts';
 export type {
-  ModelType, ModelCapability, ModelPricing, ModelSpec, PromptCacheMode, HostedToolsPolicy, Modality, CountRange, PluginCatalog, UpstreamTimeouts, UpstreamResponse, ChatCall,
+  ModelType, ModelCapability, ModelPricing, PriceTier, ModelSpec, PromptCacheMode, HostedToolsPolicy, Modality, CountRange, PluginCatalog, UpstreamTimeouts, UpstreamResponse, ChatCall,
   ImageGenerationCall, ImageEditCall, GeneratedImage, ImageResult, AudioFormat, SpeechCall, SpeechResult,
   TranscriptionCall, TranscriptSegment, TranscriptionResult, ProviderContext, PluginLogger, HttpRequest,
   HttpClient, HttpClientFactory, ProviderInstance, RequestPatch, RequestPatchContext, EmbeddingCall, EmbeddingResult, OptionsParser, ProviderPlugin,

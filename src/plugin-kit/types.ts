@@ -37,6 +37,22 @@ export interface ModelPricing {
   perSecond?: number;
   /** USD per generation job, whatever its length. */
   perJob?: number;
+  /**
+   * Long-context tiers: a request whose input (cached tokens included) is above
+   * `aboveInputTokens` pays the highest such tier's token prices for all its tokens; a price
+   * the tier leaves out stays the base one.
+   */
+  tiers?: PriceTier[];
+}
+
+/** One long-context price tier (USD per million tokens), e.g. Gemini 2.5 Pro above 200k input tokens. */
+export interface PriceTier {
+  /** The tier applies when the request's input tokens are more than this. */
+  aboveInputTokens: number;
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
 }
 
 /** What a model reads or writes (OpenRouter's `architecture` modalities). */

@@ -6,25 +6,38 @@ export function usdString(value: number): string {
   return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
 }
 
+/** The per-token USD strings of a set of token prices (OpenRouter's names). */
+function tokenPriceStrings(prices: Pick<ModelPricing, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>, out: Record<string, unknown>): void {
+  if (prices.input !== undefined) out.prompt = usdString(prices.input / 1_000_000);
+  if (prices.output !== undefined) out.completion = usdString(prices.output / 1_000_000);
+  if (prices.cacheRead !== undefined) out.input_cache_read = usdString(prices.cacheRead / 1_000_000);
+  if (prices.cacheWrite !== undefined) out.input_cache_write = usdString(prices.cacheWrite / 1_000_000);
+}
+
 /**
  * OpenRouter-style pricing: USD strings per token (`prompt`, `completion`, `input_cache_read`,
  * `input_cache_write`), per generated image (`image`), per minute of transcribed audio
- * (`audio_minute`) and per character of speech (`speech_character`). Null when the model has no
- * price at all (`billing.unpriced` decides what that means).
+ * (`audio_minute`) and per character of speech (`speech_character`); long-context tiers as
+ * `tiers: [{ above_input_tokens, prompt, completion, input_cache_read, input_cache_write }]`
+ * (the prices a tier sets). Null when the model has no price at all (`billing.unpriced`
+ * decides what that means).
  */
-export function toPricingObject(pricing: ModelPricing | undefined): Record<string, string> | null {
+export function toPricingObject(pricing: ModelPricing | undefined): Record<string, unknown> | null {
   if (!pricing || !Object.values(pricing).some((v) => typeof v === 'number')) return null;
-  const out: Record<string, string> = {
-    prompt: usdString((pricing.input ?? 0) / 1_000_000),
-    completion: usdString((pricing.output ?? 0) / 1_000_000),
-  };
-  if (pricing.cacheRead !== undefined) out.input_cache_read = usdString(pricing.cacheRead / 1_000_000);
-  if (pricing.cacheWrite !== undefined) out.input_cache_write = usdString(pricing.cacheWrite / 1_000_000);
+  const out: Record<string, unknown> = {};
+  tokenPriceStrings({ input: 0, output: 0, ...pricing }, out);
   if (pricing.image !== undefined) out.image = usdString(pricing.image);
   if (pricing.audioMinute !== undefined) out.audio_minute = usdString(pricing.audioMinute);
   if (pricing.speechChars !== undefined) out.speech_character = usdString(pricing.speechChars / 1_000_000);
   if (pricing.perSecond !== undefined) out.per_second = usdString(pricing.perSecond);
   if (pricing.perJob !== undefined) out.per_job = usdString(pricing.perJob);
+  if (pricing.tiers?.length) {
+    out.tiers = pricing.tiers.map((tier) => {
+      const shown: Record<string, unknown> = { above_input_tokens: tier.aboveInputTokens };
+      tokenPriceStrings(tier, shown);
+      return shown;
+    });
+  }
   return out;
 }
 
