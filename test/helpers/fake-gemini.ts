@@ -37,6 +37,8 @@ export interface GeminiFakeOptions {
   finalText?: string;
   /** Reported as `cachedContentTokenCount` (implicit caching) on every answer. */
   cachedTokens?: number;
+  /** The `promptTokenCount` to report for a request (default `USAGE.prompt`): long-context billing. */
+  promptTokens?: (body: Json) => number;
 }
 
 /** The route a Gemini request came in on. */
@@ -154,7 +156,8 @@ function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: Gem
   const contents: Json[] = body.contents;
   const calls = roundsDone(contents) < (options.toolTurns ?? 1) ? options.pick?.(declaredNames(body), body) : undefined;
   const cached = options.cachedTokens ?? 0;
-  const usage: Json = { promptTokenCount: USAGE.prompt, candidatesTokenCount: USAGE.candidates, totalTokenCount: USAGE.prompt + USAGE.candidates, promptTokensDetails: [{ modality: 'TEXT', tokenCount: USAGE.prompt }] };
+  const prompt = options.promptTokens?.(body) ?? USAGE.prompt;
+  const usage: Json = { promptTokenCount: prompt, candidatesTokenCount: USAGE.candidates, totalTokenCount: prompt + USAGE.candidates, promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }] };
   if (model.thinking) {
     usage.thoughtsTokenCount = USAGE.thoughts;
     usage.totalTokenCount += USAGE.thoughts;
