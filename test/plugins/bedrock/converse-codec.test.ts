@@ -1,0 +1,152 @@
+// The bedrock-converse codec against recorded-shape Converse fixtures (test/fixtures/bedrock-converse,
+// shapes of @aws-sdk/client-bedrock-runtime's Converse/ConverseStream models as they travel in
+// REST-JSON: blobs base64, stream events padded with `p`): request with system, cachePoints,
+// toolChoice, image, toolUse/toolResult and signed/redacted reasoning; a response with stopReason
+// and cache usage; a stream with two toolUse blocks framed as event-stream at several cuts.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { converseCodec, converseFormat } from '../../../plugins/bedrock/converse/index.ts';
+import type { ContentPart, StreamPart, WireRecord } from '../../../src/plugin-kit/index.ts';
+
+const FIXTURES = path.join(import.meta.dirname, '../../fixtures/bedrock-converse');
+const fixture = (name: string): any => JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8'));
+const MODEL = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
+const target = { model: MODEL, stream: false };
+
+describe('bedrock-converse request codec (recorded shape)', () => {
+  const body = fixture('request-tools-thinking.json');
+  const request = converseCodec.decodeRequest(body, target);
+
+  it('reads system with its cachePoint, the image, tools, toolChoice, sampling and thinking', () => {
+    expect(request.model).toBe(MODEL);
+    expect(request.system).toEqual([{ type: 'text', text: 'You are a weather assistant.', cacheControl: { type: 'ephemeral' } }]);
+    const user = request.messages[0].content;
+    expect(user[1]).toEqual({ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: body.messages[0].content[1].image.source.bytes }, cacheControl: { type: 'ephemeral' } });
+    expect(request.tools).toEqual([{ name: 'get_weather', description: 'Current weather for a city.', parameters: body.toolConfig.tools[0].toolSpec.inputSchema.json, cacheControl: { type: 'ephemeral' } }]);
+    expect(request.toolChoice).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(request).toMatchObject({ maxTokens: 2048, temperature: 1, stop: ['\n\nHuman:'], reasoning: { enabled: true, budgetTokens: 1024 } });
+  });
+
+  it('reads signed and redacted reasoning, parallel toolUse and toolResult (json, text, error status)', () => {
+    const assistant = request.messages[1].content;
+    expect(assistant.slice(0, 2)).toEqual([
+      { type: 'reasoning', text: 'The user wants two cities; call the tool twice.', signature: 'EqQBCkYIBRgCKkD3+sig/with/slashes+and+plus==' },
+      { type: 'reasoning', text: '', redacted: true, data: 'RW5jcnlwdGVkIHJlYXNvbmluZw==' },
+    ]);
+    expect(assistant.slice(2).map((p) => p.type === 'tool_call' && [p.id, p.name, JSON.parse(p.arguments)])).toEqual([
+      ['tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', 'get_weather', { city: 'Paris' }],
+      ['tooluse_2xH0mVlVSe6Gmt4bJ0x9ZQ', 'get_weather', { city: 'Berlin', unit: 'celsius' }],
+    ]);
+    expect(request.messages[2].content).toEqual([
+      { type: 'tool_result', toolCallId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', content: [{ type: 'text', text: '{"tempC":18}' }] },
+      { type: 'tool_result', toolCallId: 'tooluse_2xH0mVlVSe6Gmt4bJ0x9ZQ', content: [{ type: 'text', text: 'city not found' }], isError: true },
+    ]);
+  });
+
+  it('encodes the IR back to the same Converse shapes (signatures and redacted bytes as sent)', () => {
+    const out = converseCodec.encodeRequest(request, { upstreamModel: MODEL }) as any;
+    expect(out.system).toEqual(body.system);
+    expect(out.messages[0].content).toEqual(body.messages[0].content);
+    expect(out.messages[1].content).toEqual(body.messages[1].content);
+    expect(out.messages[2].content[1]).toEqual(body.messages[2].content[1]);
+    expect(out.toolConfig).toEqual(body.toolConfig);
+    expect(out.inferenceConfig).toEqual(body.inferenceConfig);
+    expect(out.additionalModelRequestFields).toEqual(body.additionalModelRequestFields);
+    expect(out).not.toHaveProperty('modelId');
+  });
+
+  it('maps the other toolChoice shapes both ways', () => {
+    for (const [wire, ir] of [[{ auto: {} }, 'auto'], [{ any: {} }, 'required']] as const) {
+      const back = converseCodec.decodeRequest({ ...body, toolConfig: { ...body.toolConfig, toolChoice: wire } }, target);
+      expect(back.toolChoice).toBe(ir);
+      expect((converseCodec.encodeRequest(back, { upstreamModel: MODEL }) as any).toolConfig.toolChoice).toEqual(wire);
+    }
+  });
+});
+
+describe('bedrock-converse response codec (recorded shape)', () => {
+  const body = fixture('response-tool-use.json');
+
+  it('reads content, stopReason and usage with cache reads and writes (IR input counts them in)', () => {
+    const response = converseCodec.decodeResponse(body);
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.usage).toEqual({ inputTokens: 27 + 1200 + 500, outputTokens: 112, cacheReadTokens: 1200, cacheWriteTokens: 500 });
+    expect(response.content.map((p: ContentPart) => p.type)).toEqual(['reasoning', 'text', 'tool_call', 'tool_call']);
+    expect(response.content[0]).toEqual({ type: 'reasoning', text: 'Two cities, two calls.', signature: 'ErcBCkgIBRABGAIiQMx+opaque/sig==' });
+    const info = converseCodec.readPassthroughResponse(body);
+    expect(info).toEqual({ usage: response.usage, finishReason: 'tool_use' });
+  });
+
+  it('writes it back with Converse usage (inputTokens without the cache, totalTokens with it)', () => {
+    const response = converseCodec.decodeResponse(body);
+    const out = converseCodec.encodeResponse(response, converseCodec.decodeRequest(fixture('request-tools-thinking.json'), target)) as any;
+    expect(out.stopReason).toBe('tool_use');
+    expect(out.usage).toEqual(body.usage);
+    expect(out.output.message).toEqual(body.output.message);
+  });
+});
+
+/** The fixture's events as the format's wire records, framed as event-stream and read back cut every `split` bytes. */
+function readFramed(events: { event: string; data: unknown }[], split: number): WireRecord[] {
+  const writer = converseFormat.framing.createWriter();
+  const records = events.map((e) => ({ event: e.event, data: JSON.stringify(e.data) }));
+  const bytes = Buffer.concat([writer.write(records), writer.end()].map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : Buffer.from(piece))));
+  const reader = converseFormat.framing.createReader();
+  const out: WireRecord[] = [];
+  for (let at = 0; at < bytes.length; at += split) {
+    reader.push(bytes.subarray(at, at + split));
+    out.push(...reader.records);
+  }
+  return [...out, ...reader.end()];
+}
+
+function decode(records: WireRecord[]): StreamPart[] {
+  const decoder = converseCodec.createStreamDecoder();
+  return [...records.flatMap((r) => decoder.push(r)), ...decoder.end()];
+}
+
+describe('bedrock-converse stream codec (recorded ConverseStream with two toolUse blocks)', () => {
+  const events = fixture('stream-parallel-tools.json');
+
+  for (const split of [1, 13, 4096]) {
+    it(`decodes reasoning + signature, text and both tool calls in order, cut every ${split} bytes`, () => {
+      const parts = decode(readFramed(events, split)).filter((p) => p.type !== 'start');
+      expect(parts).toEqual([
+        { type: 'reasoning-start' },
+        { type: 'reasoning-delta', text: 'Two cities' },
+        { type: 'reasoning-delta', text: ', two calls.' },
+        { type: 'reasoning-signature', signature: 'ErcBCkgIBRABGAIiQMx+opaque/sig==' },
+        { type: 'reasoning-end' },
+        { type: 'text-start' },
+        { type: 'text-delta', text: 'Checking both.' },
+        { type: 'text-end' },
+        { type: 'tool-call-start', index: 0, id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather' },
+        { type: 'tool-call-delta', index: 0, argumentsDelta: '{"city": "Pa' },
+        { type: 'tool-call-delta', index: 0, argumentsDelta: 'ris"}' },
+        { type: 'tool-call-end', index: 0 },
+        { type: 'tool-call-start', index: 1, id: 'tooluse_2xH0mVlVSe6Gmt4bJ0x9ZQ', name: 'get_weather' },
+        { type: 'tool-call-delta', index: 1, argumentsDelta: '{"city": "Berlin"}' },
+        { type: 'tool-call-end', index: 1 },
+        { type: 'finish', finishReason: 'tool_calls' },
+        { type: 'usage', usage: { inputTokens: 1727, outputTokens: 112, cacheReadTokens: 1200, cacheWriteTokens: 500 } },
+        { type: 'end' },
+      ]);
+    });
+  }
+
+  it('re-encodes the decoded stream to the same events (padding aside) and taps usage as a passthrough', () => {
+    const parts = decode(readFramed(events, 4096));
+    const encoder = converseCodec.createStreamEncoder(converseCodec.decodeRequest(fixture('request-tools-thinking.json'), { model: MODEL, stream: true }));
+    const out = parts.flatMap((p) => encoder.encode(p)).map((r) => ({ event: r.event, data: JSON.parse(r.data) }));
+    const strip = ({ p: _p, ...rest }: any) => rest;
+    // Converse needs no start for text/reasoning blocks and an empty first toolUse delta carries nothing: both are dropped.
+    const expected = events.filter((e: any) => e.data.delta?.toolUse?.input !== '').map((e: any) => ({ event: e.event, data: strip(e.data) }));
+    expected.at(-1).data.metrics = { latencyMs: 0 };
+    expect(out).toEqual(expected);
+    const tap = converseCodec.createUsageTap();
+    for (const record of readFramed(events, 4096)) tap.push(record);
+    expect(tap.info).toEqual({ usage: { inputTokens: 1727, outputTokens: 112, cacheReadTokens: 1200, cacheWriteTokens: 500 }, finishReason: 'tool_use' });
+    expect(converseFormat.terminal!(readFramed(events, 4096).at(-1)!)).toBe('complete');
+  });
+});
