@@ -188,6 +188,18 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     expect(gemini.rejections).toEqual([]);
   });
 
+  it('a Gemini passthrough is never stricter than Google: a snake_case part the gateway\'s decoder refuses goes to the strict fake byte-exact, and is billed', async () => {
+    // Google's REST docs write parts in snake_case (proto JSON accepts both); the gateway's decoder reads only camelCase.
+    const body = `{"contents":[{"role":"user","parts":[{"text":"What is this?"},{"inline_data":{"mime_type":"image/png","data":"${PNG}"}}]}],"generationConfig":{"maxOutputTokens":200}}`;
+    const before = await usedCredits();
+    const res = await fetch(`${gw.url}/v1beta/models/google/${G3}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).candidates[0].content.parts.map((p: Json) => p.text).join('')).toBe('Paris is sunny, Oslo is cold.');
+    expect(gemini.requests.map((r) => r.body)).toEqual([body]);
+    expect(gemini.rejections).toEqual([]);
+    expect(await usedCredits()).toBeGreaterThan(before);
+  });
+
   it('Vertex Gemini on the global host path, with a bearer token from the token endpoint (minted once)', async () => {
     const done = await openai().chat.completions.create({ model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'Hello' }] });
     expect(done.choices[0].message.content).toBe('Paris is sunny, Oslo is cold.');

@@ -68,4 +68,87 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     expect(bad('responses', { model: 42, input: 'x' })).toMatchObject({ code: 'validation_error', details: { fields: { model: 'must be a non-empty string' } } });
     expect(bad('chat', { model: 'm', messages: 'text' })).toMatchObject({ code: 'validation_error', details: { fields: { messages: 'must be an array' } } });
   });
+
+  describe('gemini: the model and stream flag from the path, the output cap from generationConfig', () => {
+    const target = { model: 'gemini-2.5-flash', stream: false };
+    const GEMINI: Array<[string, Json, { model: string; stream: boolean }]> = [
+      ['plain text', { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] }, target],
+      [
+        'system, OpenAPI and JSON Schema tools, tool config, JSON schema output, thinking, an image',
+        {
+          systemInstruction: { parts: [{ text: 'Be brief.' }] },
+          contents: [{ role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+          tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING', nullable: true } }, required: ['city'] } }, { name: 'f', parametersJsonSchema: { type: 'object' } }] }],
+          toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
+          generationConfig: { temperature: 0.2, maxOutputTokens: 512, responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { a: { type: 'number' } } }, thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } },
+          safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+        },
+        target,
+      ],
+      [
+        'a streamed history: signed thought, calls with and without ids, results, a file',
+        {
+          contents: [
+            { role: 'user', parts: [{ text: 'Weather in Paris and Rome?' }, { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/a.pdf' } }] },
+            { role: 'model', parts: [{ text: 'Two lookups.', thought: true, thoughtSignature: 'CiQB0e2Kb3dRh+/sigA==' }, { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiQB0e2Kb3dRh+/sigB==' }, { functionCall: { id: 'c2', name: 'get_weather', args: { city: 'Rome' } } }] },
+            { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 18 } } }, { functionResponse: { id: 'c2', name: 'get_weather', response: { temp: 21 } } }] },
+          ],
+        },
+        { model: 'google/gemini-3-pro-preview', stream: true },
+      ],
+    ];
+
+    it.each(GEMINI)('%s: as the decoder says, bound >= the IR bound', (_name, body, route) => {
+      const definition = getFormat('gemini');
+      const facts = definition.passthrough.read!({ body, raw: JSON.stringify(body), target: route });
+      const request = definition.codec.decodeRequest(structuredClone(body), route);
+      const decoded = factsOf(request);
+      expect(facts.model).toBe(decoded.model);
+      expect(facts.stream).toBe(decoded.stream);
+      expect(facts.maxTokens).toBe(decoded.maxTokens);
+      expect(facts.promptCacheKey).toBeUndefined();
+      expect(facts.userId).toBeUndefined();
+      expect(facts.vendorTools).toEqual(decoded.vendorTools);
+      expect(facts.inputBound).toBeGreaterThanOrEqual(boundInputTokens(request));
+      expect(facts.inputBound).toBeLessThan(boundInputTokens(request) * 2 + 64);
+      expect(facts.inputEstimate).toBeGreaterThan(0);
+      expect(facts.inputEstimate).toBeLessThanOrEqual(facts.inputBound);
+    });
+
+    it('media is spotted by its member (inlineData, fileData), not a type key: an image is held an image allowance', () => {
+      const read = (parts: Json[]) => getFormat('gemini').passthrough.read!({ body: { contents: [{ role: 'user', parts }] }, raw: '', target }).inputBound;
+      expect(read([{ text: 'x' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }]) - read([{ text: 'x' }])).toBeGreaterThanOrEqual(2_500);
+      expect(read([{ text: 'x' }, { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/a.png' } }]) - read([{ text: 'x' }])).toBeGreaterThanOrEqual(2_500);
+    });
+
+    it('googleSearch is a vendor tool a Gemini upstream runs (and any format with a hosted web search)', () => {
+      const body = { contents: [{ role: 'user', parts: [{ text: 'news?' }] }], tools: [{ googleSearch: {} }] };
+      expect(getFormat('gemini').passthrough.read!({ body, raw: JSON.stringify(body), target }).vendorTools).toEqual({ format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] });
+    });
+
+    it('checks only what billing and routing read: what the decoder refuses passes, the output cap and contents are checked', () => {
+      const read = (body: Json) => getFormat('gemini').passthrough.read!({ body, raw: JSON.stringify(body), target });
+      const refusedByDecoder = {
+        contents: [{ role: 'critic', parts: [{ text: 'x' }, { futurePart: { a: 1 } }] }],
+        generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingBudget: 1, thinkingLevel: 'LOW' } },
+        futureField: true,
+      };
+      expect(() => getFormat('gemini').codec.decodeRequest(structuredClone(refusedByDecoder), target)).toThrow();
+      expect(read(refusedByDecoder)).toMatchObject({ model: 'gemini-2.5-flash', stream: false, maxTokens: 64 });
+      // Google's REST docs' snake_case (proto JSON takes both): the decoder refuses the part, the passthrough reads it as media (test/e2e/google-gemini.test.ts forwards it).
+      const snake = { contents: [{ role: 'user', parts: [{ inline_data: { mime_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] };
+      expect(() => getFormat('gemini').codec.decodeRequest(structuredClone(snake), target)).toThrow(/inlineData/);
+      expect(read(snake).inputBound).toBeGreaterThanOrEqual(2_500);
+      const bad = (body: Json) => {
+        try {
+          read(body);
+        } catch (error) {
+          return error as { code: string; details?: { fields?: Json } };
+        }
+        throw new Error('accepted');
+      };
+      expect(bad({ contents: [], generationConfig: { maxOutputTokens: -1 } })).toMatchObject({ code: 'validation_error', details: { fields: { 'generationConfig.maxOutputTokens': expect.any(String) } } });
+      expect(bad({ contents: 'hi' })).toMatchObject({ code: 'validation_error', details: { fields: { contents: 'must be an array' } } });
+    });
+  });
 });

@@ -1,8 +1,8 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isRecord, measureInput, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape } from '../shared/index.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
-const MEDIA = new Set(['image_url', 'file', 'input_audio']);
+const MEDIA = mediaByType(new Set(['image_url', 'file', 'input_audio']));
 
 /**
  * What billing and routing read of a Chat Completions body — all a passthrough reads (the

@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { capFields, FieldChecker, isWebSearchType, measureInput, requireBodyShape, type CappedBody } from '../shared/index.ts';
+import { capFields, FieldChecker, isWebSearchType, measureInput, mediaByType, requireBodyShape, type CappedBody } from '../shared/index.ts';
 import { anthropicTools } from './decode-request.ts';
 import { isWebSearchServerTool } from './map-web-search.ts';
 
@@ -12,7 +12,7 @@ export function capMessagesOutput(body: Record<string, unknown>, max: number): C
 }
 
 /** Content block types that carry media (an image, a PDF or text document). */
-const MEDIA = new Set(['image', 'document']);
+const MEDIA = mediaByType(new Set(['image', 'document']));
 
 /**
  * What billing and routing read of an Anthropic Messages body — all a passthrough reads (the

@@ -1,10 +1,10 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isRecord, isWebSearchType, measureInput, MODEL_FIELD, requireFields } from '../shared/index.ts';
+import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields } from '../shared/index.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
-const MEDIA = new Set(['input_image', 'input_file', 'input_audio']);
+const MEDIA = mediaByType(new Set(['input_image', 'input_file', 'input_audio']));
 
 /**
  * What billing and routing read of a Responses body — all a passthrough reads (the rest is the

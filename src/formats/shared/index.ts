@@ -37,6 +37,6 @@ export {
   readToolId,
   type CarriedOpaque,
 } from './carry-opaque.ts';
-export { measureInput, isWebSearchType, MEDIA_TOKENS, type InputMeasure } from './measure-input.ts';
+export { measureInput, mediaByType, isWebSearchType, MEDIA_TOKENS, type InputMeasure, type InputShape } from './measure-input.ts';
 export { capFields, type CappedBody } from './cap-output.ts';
 export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';

@@ -20,6 +20,25 @@ export interface InputMeasure {
   estimate: number;
 }
 
+/**
+ * How a format's body shows what the walk cannot tell by itself: which objects are media (a
+ * `type` key for most formats; Gemini's parts have an `inlineData` or `fileData` member), which
+ * keys hold JSON the IR keeps as text, and what the IR adds to an object the body leaves out
+ * (Gemini: the id made up for a call that has none).
+ */
+export interface InputShape {
+  isMedia(object: Record<string, unknown>): boolean;
+  /** Added to the common set (`parameters`, `input_schema`, `schema`, `input`, `arguments`). */
+  jsonKeys?: ReadonlySet<string>;
+  /** Bytes the IR adds to this object beyond its own strings. */
+  allowance?(object: Record<string, unknown>): number;
+}
+
+/** The shape of formats whose media parts say so by `type` (Chat, Responses, Messages). */
+export function mediaByType(types: ReadonlySet<string>): InputShape {
+  return { isMedia: (object) => typeof object.type === 'string' && types.has(object.type) };
+}
+
 /** Keys whose string value is a name from a fixed set (`"role":"user"`, `"type":"text"`): framing, covered by `PER_NODE`. */
 const ENUM_KEYS = new Set(['role', 'type']);
 /** Keys whose object value the IR carries as JSON text (tool schemas, a tool call's input): bounded by its JSON's length. */
@@ -31,11 +50,11 @@ const JSON_KEYS = new Set(['parameters', 'input_schema', 'schema', 'input', 'arg
  * what a conversion would be): every token of text is at least one UTF-8 byte (byte-level BPE),
  * so the UTF-8 bytes of every string (but role and type names), `PER_NODE` for every object
  * (a message, a part, a tool: the providers' framing), the JSON length of a schema or a tool
- * call's input, and `MEDIA_TOKENS` for every object whose `type` is in `mediaTypes` bound what
- * any upstream bills for them.
+ * call's input, and `MEDIA_TOKENS` for every object the format's `shape` says is media bound
+ * what any upstream bills for them.
  */
-export function measureInput(parts: readonly unknown[], mediaTypes: ReadonlySet<string>): InputMeasure {
-  const walk = new InputWalk(mediaTypes);
+export function measureInput(parts: readonly unknown[], shape: InputShape): InputMeasure {
+  const walk = new InputWalk(shape);
   for (const part of parts) {
     if (part === undefined || part === null) continue;
     // A bare string (Responses `input`, a `system` string) is a message of its own.
@@ -50,7 +69,7 @@ class InputWalk {
   chars = 0;
   media = 0;
 
-  constructor(private readonly mediaTypes: ReadonlySet<string>) {}
+  constructor(private readonly shape: InputShape) {}
 
   /** `inMedia`: inside a media part, whose strings (URLs, base64) are bytes to bound but no text to estimate. */
   visit(value: unknown, inMedia: boolean): void {
@@ -67,13 +86,13 @@ class InputWalk {
   }
 
   private object(object: Record<string, unknown>, inMedia: boolean): void {
-    this.bytes += PER_NODE;
-    const media = typeof object.type === 'string' && this.mediaTypes.has(object.type);
+    this.bytes += PER_NODE + (this.shape.allowance?.(object) ?? 0);
+    const media = this.shape.isMedia(object);
     if (media) this.media += 1;
     for (const key in object) {
       const value = object[key];
       if (ENUM_KEYS.has(key) && typeof value === 'string') continue;
-      if (JSON_KEYS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      if ((JSON_KEYS.has(key) || this.shape.jsonKeys?.has(key)) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
         const length = Buffer.byteLength(JSON.stringify(value), 'utf8');
         this.bytes += PER_NODE + length;
         this.chars += length;

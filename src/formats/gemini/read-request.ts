@@ -1,0 +1,38 @@
+import type { InboundBody, RequestFacts } from '../types.ts';
+import { FieldChecker, badRequest, isRecord, measureInput, type InputShape } from '../shared/index.ts';
+
+/**
+ * Gemini's parts say what they are by their member: `inlineData` / `fileData` are media. A call
+ * without an `id` gets one made up in the IR (`gwcall_` + 16), which the IR's bound counts.
+ */
+const GEMINI_INPUT: InputShape = {
+  // Proto JSON takes snake_case too (Google's REST docs write `inline_data`): Google bills it as media either way.
+  isMedia: (object) => isRecord(object.inlineData) || isRecord(object.fileData) || isRecord(object.inline_data) || isRecord(object.file_data),
+  jsonKeys: new Set(['args', 'response', 'parametersJsonSchema', 'responseJsonSchema', 'responseSchema']),
+  allowance: (object) => (isRecord(object.functionCall) && object.functionCall.id === undefined ? 32 : 0),
+};
+
+/**
+ * What billing and routing read of a Gemini `generateContent` request — all a passthrough reads
+ * (the rest is Google's to judge): the model and stream flag from the path, the output cap
+ * `generationConfig.maxOutputTokens`, the input bound, and `googleSearch` (a web search only
+ * formats that run one can serve). Gemini has no session key of its own.
+ */
+export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
+  if (!target) throw badRequest('The Gemini format reads the model from the path (/v1beta/models/{model}:generateContent).');
+  const check = new FieldChecker();
+  if (!Array.isArray(body.contents)) check.fail('contents', 'must be an array');
+  const generation = check.record(body.generationConfig, 'generationConfig');
+  const maxTokens = generation && check.number(generation.maxOutputTokens, 'generationConfig.maxOutputTokens', { min: 0, integer: true });
+  check.throwIfAny();
+  // The response schema is framed like a tool (the IR's bound adds a tool's framing): read inside an object of its own.
+  const schema = generation && { responseSchema: generation.responseSchema, responseJsonSchema: generation.responseJsonSchema };
+  const input = measureInput([body.systemInstruction, body.contents, body.tools, schema], GEMINI_INPUT);
+  const facts: RequestFacts = { model: target.model, stream: target.stream, inputBound: input.bound, inputEstimate: input.estimate };
+  if (maxTokens !== undefined) facts.maxTokens = maxTokens;
+  // googleSearch is Gemini's own: a Gemini upstream runs it, and so does any format that runs a hosted web search.
+  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.googleSearch !== undefined)) {
+    facts.vendorTools = { format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] };
+  }
+  return facts;
+}
