@@ -60,7 +60,7 @@ function encodeStream(format: FormatDefinition, parts: StreamPart[]): { records:
 }
 
 /** Bytes → records through the format's reader, fed `split` bytes at a time (0: all at once). */
-function readStream(format: FormatDefinition, bytes: Buffer, split: number): WireRecord[] {
+export function readStream(format: FormatDefinition, bytes: Buffer, split: number): WireRecord[] {
   const reader = format.framing.createReader();
   const out: WireRecord[] = [];
   const size = split > 0 ? split : bytes.length || 1;
@@ -72,7 +72,7 @@ function readStream(format: FormatDefinition, bytes: Buffer, split: number): Wir
   return out;
 }
 
-function decodeStream(format: FormatDefinition, records: WireRecord[]): StreamPart[] {
+export function decodeStream(format: FormatDefinition, records: WireRecord[]): StreamPart[] {
   const decoder = format.codec.createStreamDecoder();
   return [...records.flatMap((record) => decoder.push(record)), ...decoder.end()];
 }

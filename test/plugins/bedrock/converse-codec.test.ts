@@ -3,14 +3,13 @@
 // REST-JSON: blobs base64, stream events padded with `p`): request with system, cachePoints,
 // toolChoice, image, toolUse/toolResult and signed/redacted reasoning; a response with stopReason
 // and cache usage; a stream with two toolUse blocks framed as event-stream at several cuts.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { converseCodec, converseFormat } from '../../../plugins/bedrock/converse/index.ts';
 import type { ContentPart, StreamPart, WireRecord } from '../../../src/plugin-kit/index.ts';
+import { decodeStream, readStream } from '../../formats/format.case.ts';
+import { readJsonFixture } from '../../formats/stream-helpers.ts';
 
-const FIXTURES = path.join(import.meta.dirname, '../../fixtures/bedrock-converse');
-const fixture = (name: string): any => JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8'));
+const fixture = (name: string): any => readJsonFixture(`bedrock-converse/${name}`);
 const MODEL = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
 const target = { model: MODEL, stream: false };
 
@@ -91,20 +90,11 @@ describe('bedrock-converse response codec (recorded shape)', () => {
 function readFramed(events: { event: string; data: unknown }[], split: number): WireRecord[] {
   const writer = converseFormat.framing.createWriter();
   const records = events.map((e) => ({ event: e.event, data: JSON.stringify(e.data) }));
-  const bytes = Buffer.concat([writer.write(records), writer.end()].map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : Buffer.from(piece))));
-  const reader = converseFormat.framing.createReader();
-  const out: WireRecord[] = [];
-  for (let at = 0; at < bytes.length; at += split) {
-    reader.push(bytes.subarray(at, at + split));
-    out.push(...reader.records);
-  }
-  return [...out, ...reader.end()];
+  const bytes = Buffer.concat([writer.write(records), writer.end()].map((piece) => Buffer.from(piece)));
+  return readStream(converseFormat, bytes, split);
 }
 
-function decode(records: WireRecord[]): StreamPart[] {
-  const decoder = converseCodec.createStreamDecoder();
-  return [...records.flatMap((r) => decoder.push(r)), ...decoder.end()];
-}
+const decode = (records: WireRecord[]): StreamPart[] => decodeStream(converseFormat, records);
 
 describe('bedrock-converse stream codec (recorded ConverseStream with two toolUse blocks)', () => {
   const events = fixture('stream-parallel-tools.json');
