@@ -5,7 +5,7 @@ import { azurePath } from '../../../plugins/azure/index.ts';
 import { getCodec } from '../../../src/formats/index.ts';
 import { upstreamError } from '../../../src/upstream/index.ts';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/plugins/azure');
+const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/azure');
 
 describe('azure: where each call goes', () => {
   it('v1: /openai/v1/{endpoint}, an api-version only when configured', () => {
