@@ -143,11 +143,11 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
 
   it('a Responses request with a hosted tool for a model no Responses upstream serves → 422 naming the tool and the model', async () => {
     const error = await openai()
-      .responses.create({ model: 'a/claude-up', input: 'Search the news', tools: [{ type: 'web_search' }] })
+      .responses.create({ model: 'a/claude-up', input: 'Search the news', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] })
       .then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
     expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
     expect(error!.status).toBe(422);
-    expect(error!.message).toContain("'web_search'");
+    expect(error!.message).toContain("'file_search'");
     expect(error!.message).toContain("'a/claude-up'");
     expect(upstream.requests).toHaveLength(0);
   });
@@ -215,18 +215,19 @@ describe('prompt caching across formats (openai client → Anthropic upstream)',
 
   it('an Anthropic server tool is auto-routed only to an Anthropic upstream, and refused (422) where none can run it', async () => {
     const anthropic = new Anthropic({ baseURL: gw!.url, apiKey: key, maxRetries: 0, timeout: 10_000 });
-    const tools: Anthropic.ToolUnion[] = [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }];
+    // web_fetch: a server tool only Anthropic runs (web_search now maps to the Responses web_search tool).
+    const tools = [{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 2 }] as unknown as Anthropic.ToolUnion[];
     const routed = await anthropic.messages.create({ model: 'gpt-both', max_tokens: 64, messages: [{ role: 'user', content: 'Search the news' }], tools }).withResponse();
     expect(routed.response.headers.get('x-routing-resolved-model')).toBe('a/gpt-both');
     expect(chatUpstream.requests).toHaveLength(0);
     expect(responsesUpstream.requests).toHaveLength(0);
-    expect((upstream.requests[0].json as Json).tools).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }]);
+    expect((upstream.requests[0].json as Json).tools).toEqual([{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 2 }]);
 
     const error = await anthropic.messages
       .create({ model: 'c/gpt-chat', max_tokens: 64, messages: [{ role: 'user', content: 'Search the news' }], tools })
       .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
     expect(error).toBeInstanceOf(Anthropic.UnprocessableEntityError);
-    expect(error!.message).toContain("'web_search_20250305'");
+    expect(error!.message).toContain("'web_fetch_20250910'");
     expect(error!.message).toContain("'c/gpt-chat'");
     expect(chatUpstream.requests).toHaveLength(0);
     expect(upstream.requests).toHaveLength(1);
