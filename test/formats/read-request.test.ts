@@ -5,7 +5,8 @@
  * never held less than any upstream can bill) — and checks nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { getFormat } from '../../src/formats/index.ts';
+import { getFormat, type RequestFacts } from '../../src/formats/index.ts';
+import type { ChatRequest } from '../../src/ir/types.ts';
 import { boundInputTokens, factsOf } from '../../src/pipeline/index.ts';
 import { readJsonFixture } from './stream-helpers.ts';
 
@@ -24,22 +25,25 @@ const BODIES: Array<[string, Json]> = [
   ['responses', { model: 'm', input: 'news?', tools: [{ type: 'web_search_preview' }, { type: 'file_search' }], tool_choice: { type: 'mcp' } }],
 ];
 
+/** The reader's facts are the decoder's, and its input bound is at least the IR's (and not far above). */
+function expectFactsAsDecoded(facts: RequestFacts, request: ChatRequest): void {
+  const decoded = factsOf(request);
+  expect(facts.model).toBe(decoded.model);
+  expect(facts.stream).toBe(decoded.stream);
+  expect(facts.maxTokens).toBe(decoded.maxTokens);
+  expect(facts.promptCacheKey).toBe(decoded.promptCacheKey);
+  expect(facts.vendorTools).toEqual(decoded.vendorTools);
+  expect(facts.inputBound).toBeGreaterThanOrEqual(boundInputTokens(request));
+  expect(facts.inputBound).toBeLessThan(boundInputTokens(request) * 2 + 64);
+  // An estimate (chars / 4, for an upstream that reports no usage) of the same text: within the bound.
+  expect(facts.inputEstimate).toBeGreaterThan(0);
+  expect(facts.inputEstimate).toBeLessThanOrEqual(facts.inputBound);
+}
+
 describe('passthrough.read: the facts a passthrough reads, without the IR', () => {
   it.each(BODIES.map(([format, body], i) => [`${format} #${i}`, format, body] as const))('%s: as the decoder says, bound >= the IR bound', (_name, format, body) => {
     const definition = getFormat(format);
-    const facts = definition.passthrough.read!({ body, raw: JSON.stringify(body) });
-    const request = definition.codec.decodeRequest(structuredClone(body));
-    const decoded = factsOf(request);
-    expect(facts.model).toBe(decoded.model);
-    expect(facts.stream).toBe(decoded.stream);
-    expect(facts.maxTokens).toBe(decoded.maxTokens);
-    expect(facts.promptCacheKey).toBe(decoded.promptCacheKey);
-    expect(facts.vendorTools).toEqual(decoded.vendorTools);
-    expect(facts.inputBound).toBeGreaterThanOrEqual(boundInputTokens(request));
-    expect(facts.inputBound).toBeLessThan(boundInputTokens(request) * 2 + 64);
-    // An estimate (chars / 4, for an upstream that reports no usage) of the same text: within the bound.
-    expect(facts.inputEstimate).toBeGreaterThan(0);
-    expect(facts.inputEstimate).toBeLessThanOrEqual(facts.inputBound);
+    expectFactsAsDecoded(definition.passthrough.read!({ body, raw: JSON.stringify(body) }), definition.codec.decodeRequest(structuredClone(body)));
   });
 
   it('a short prompt is held exactly what its IR would be (docs/billing.md, the hold rule)', () => {
@@ -101,18 +105,8 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     it.each(GEMINI)('%s: as the decoder says, bound >= the IR bound', (_name, body, route) => {
       const definition = getFormat('gemini');
       const facts = definition.passthrough.read!({ body, raw: JSON.stringify(body), target: route });
-      const request = definition.codec.decodeRequest(structuredClone(body), route);
-      const decoded = factsOf(request);
-      expect(facts.model).toBe(decoded.model);
-      expect(facts.stream).toBe(decoded.stream);
-      expect(facts.maxTokens).toBe(decoded.maxTokens);
-      expect(facts.promptCacheKey).toBeUndefined();
+      expectFactsAsDecoded(facts, definition.codec.decodeRequest(structuredClone(body), route));
       expect(facts.userId).toBeUndefined();
-      expect(facts.vendorTools).toEqual(decoded.vendorTools);
-      expect(facts.inputBound).toBeGreaterThanOrEqual(boundInputTokens(request));
-      expect(facts.inputBound).toBeLessThan(boundInputTokens(request) * 2 + 64);
-      expect(facts.inputEstimate).toBeGreaterThan(0);
-      expect(facts.inputEstimate).toBeLessThanOrEqual(facts.inputBound);
     });
 
     it('media is spotted by its member (inlineData, fileData), not a type key: an image is held an image allowance', () => {
