@@ -43,6 +43,15 @@ const MODELS: ModelSpec[] = [
   ...EMBEDDING_MODELS,
 ];
 
+/** Why the list at `key` cannot be read (not an array of objects), as OpenAI words it; undefined when it can (or, `optional`, is absent). */
+function unreadableList(body: Record<string, unknown>, key: string, optional = false): { message: string; param: string } | undefined {
+  const list = body[key];
+  if (optional && (list === undefined || list === null)) return undefined;
+  if (!Array.isArray(list)) return { message: `Invalid type for '${key}': expected an array.`, param: key };
+  const index = list.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
+  return index === -1 ? undefined : { message: `Invalid type for '${key}[${index}]': expected an object.`, param: `${key}[${index}]` };
+}
+
 function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): UpstreamResponse {
   const bytes = Buffer.from(JSON.stringify(body));
   return { status, headers: { 'content-type': 'application/json', ...extraHeaders }, body: (async function* () { yield bytes; })() };
@@ -66,6 +75,9 @@ export default definePlugin<MockOptions>({
         return jsonResponse(failStatus, { error: { message: `mock: injected failure ${calls}/${failFirst}`, type: 'server_error', param: null, code: null } }, headers);
       }
       const body = call.body;
+      // OpenAI's answer to messages it cannot read: a 400, never a crash (a 502 to the client).
+      const unreadable = unreadableList(body, 'messages') ?? unreadableList(body, 'tools', true);
+      if (unreadable) return jsonResponse(400, { error: { message: unreadable.message, type: 'invalid_request_error', param: unreadable.param, code: null } });
       const reply = planReply(body);
       const created = Math.floor(Date.now() / 1000);
       const id = `chatcmpl-${createHash('sha256').update(JSON.stringify(body.messages ?? '')).digest('hex').slice(0, 24)}`;

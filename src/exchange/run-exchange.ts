@@ -1,5 +1,6 @@
 import type { Admission } from '../accounts/index.ts';
-import { runChat, type ChatOutcome, type ChatPipelineDeps, type Settlement } from '../pipeline/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
+import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
@@ -28,6 +29,22 @@ function usesResponsesStore(body: Record<string, unknown>): boolean {
   return Array.isArray(body.input) && body.input.some((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference');
 }
 
+/**
+ * The first model the requested id resolves to when none of them speaks the client's format:
+ * the first call converts, so the request is decoded and checked anyway. Undefined when the id
+ * resolves to nothing (its own error comes later, as before) or a candidate may pass it through
+ * (a passthrough is never stricter than the upstream).
+ */
+function surelyConverting(deps: ExchangeDeps, model: string, format: ExchangeCall['format']): CatalogModel | undefined {
+  let candidates: CatalogModel[];
+  try {
+    candidates = deps.registry.resolve(model).candidates;
+  } catch {
+    return undefined;
+  }
+  return candidates.some((candidate) => candidate.formats.includes(format)) ? undefined : candidates[0];
+}
+
 export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<ExchangeAnswer> {
   const record = call.record;
   let body = call.body;
@@ -51,6 +68,9 @@ export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promi
     if (capture) await checkResponsesQuota(deps, call.auth.account.id);
     if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
   }
+  // A conversion is certain: its 400/422 (an invalid call_id, an unresolvable item_reference) come before the credit hold, not a 402 for a body that was never valid.
+  const converting = surelyConverting(deps, inbound.facts.model, call.format);
+  if (converting) checkConvertible(inbound.ir, converting);
   const request = inbound.facts;
   const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, request);
   const admission = admitting instanceof Promise ? await admitting : admitting;

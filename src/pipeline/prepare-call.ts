@@ -65,11 +65,7 @@ export function prepareCall(
   }
   // A conversion (or a fallback to another format) needs the IR: decoded here, once.
   const request = inbound instanceof InboundRequest ? inbound.ir : inbound;
-  const unconvertible = request.unconvertible?.[0];
-  if (unconvertible) {
-    throw validationError({ [unconvertible.field]: unconvertible.message }, `Invalid parameter '${unconvertible.field}': ${unconvertible.message}; model '${model.id}' is served in another format.`);
-  }
-  const references = checkReferences(request, model);
+  const references = checkConvertible(request, model);
   const tools = vendorTools(request);
   const unrunnable = tools ? unrunnableTools(tools, upstreamFormat) : [];
   const dropped = unrunnable.length > 0 ? unrunnable : undefined;
@@ -107,6 +103,19 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
   const call = callOf(exchange.format, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? JSON.stringify(body));
   if (exchange.target?.framing !== undefined) call.framing = exchange.target.framing;
   return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted: capped.adapted };
+}
+
+/**
+ * What a request converted for `model` must pass (a 422 otherwise): nothing the IR could not
+ * carry, no item_reference it cannot resolve. Returns the reasoning references it drops.
+ * Run before the credit hold when a conversion is certain (runExchange), and on every conversion.
+ */
+export function checkConvertible(request: ChatRequest, model: CatalogModel): string[] | undefined {
+  const unconvertible = request.unconvertible?.[0];
+  if (unconvertible) {
+    throw validationError({ [unconvertible.field]: unconvertible.message }, `Invalid parameter '${unconvertible.field}': ${unconvertible.message}; model '${model.id}' is served in another format.`);
+  }
+  return checkReferences(request, model);
 }
 
 /**

@@ -71,6 +71,15 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     expect(bad('messages', { model: 'm', messages: [], max_tokens: -1 })).toMatchObject({ code: 'validation_error', details: { fields: { max_tokens: expect.any(String) } } });
     expect(bad('responses', { model: 42, input: 'x' })).toMatchObject({ code: 'validation_error', details: { fields: { model: 'must be a non-empty string' } } });
     expect(bad('chat', { model: 'm', messages: 'text' })).toMatchObject({ code: 'validation_error', details: { fields: { messages: 'must be an array' } } });
+    // Items the reader walks for the input bound must be items: named, as the decoder did.
+    expect(bad('chat', { model: 'm', messages: [1, '2', null] })).toMatchObject({ code: 'validation_error', details: { fields: { 'messages[0]': 'must be an object', 'messages[1]': 'must be an object', 'messages[2]': 'must be an object' } } });
+    expect(bad('messages', { model: 'm', max_tokens: 4, messages: [{ role: 'user', content: 'x' }, 7] })).toMatchObject({ code: 'validation_error', details: { fields: { 'messages[1]': 'must be an object' } } });
+    expect(bad('responses', { model: 'm', input: ['hi', { role: 'user', content: 'x' }, [1]] })).toMatchObject({ code: 'validation_error', details: { fields: { 'input[2]': 'must be an object or a string' } } });
+    const many = bad('chat', { model: 'm', messages: Array.from({ length: 10_000 }, () => 0) });
+    expect(Object.keys(many.details?.fields ?? {})).toHaveLength(8);
+    // Unknown roles and item types still pass.
+    const unknown = { model: 'm', input: [{ type: 'future_item', x: 1 }, 'plain'] };
+    expect(getFormat('responses').passthrough.read!({ body: unknown, raw: JSON.stringify(unknown) })).toMatchObject({ model: 'm' });
   });
 
   describe('gemini: the model and stream flag from the path, the output cap from generationConfig', () => {

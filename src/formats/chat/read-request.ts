@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape, requireObjectItems } from '../shared/index.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
 const MEDIA = mediaByType(new Set(['image_url', 'file', 'input_audio']));
@@ -11,6 +11,7 @@ const MEDIA = mediaByType(new Set(['image_url', 'file', 'input_audio']));
  */
 export function readChatRequest({ body: raw }: InboundBody): RequestFacts {
   const body = requireBodyShape(raw, 'messages');
+  requireObjectItems(body.messages as unknown[], 'messages');
   const check = new FieldChecker();
   const stream = check.boolean(body.stream, 'stream') ?? false;
   const maxTokens =

@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { capFields, FieldChecker, isWebSearchType, measureInput, mediaByType, requireBodyShape, type CappedBody } from '../shared/index.ts';
+import { capFields, FieldChecker, isWebSearchType, measureInput, mediaByType, requireBodyShape, requireObjectItems, type CappedBody } from '../shared/index.ts';
 import { anthropicTools } from './decode-request.ts';
 import { isWebSearchServerTool } from './map-web-search.ts';
 
@@ -21,6 +21,7 @@ const MEDIA = mediaByType(new Set(['image', 'document']));
  */
 export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
   const body = requireBodyShape(raw, 'messages');
+  requireObjectItems(body.messages as unknown[], 'messages');
   const check = new FieldChecker();
   const stream = check.boolean(body.stream, 'stream') ?? false;
   const maxTokens = check.number(body.max_tokens, 'max_tokens', { min: 0, integer: true });

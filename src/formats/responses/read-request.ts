@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields } from '../shared/index.ts';
+import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields, requireObjectItems } from '../shared/index.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
 
@@ -16,6 +16,7 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
     model: MODEL_FIELD,
     input: { check: (value) => typeof value === 'string' || Array.isArray(value), message: 'must be a string or an array of items' },
   }) as Record<string, unknown> & { model: string };
+  if (Array.isArray(body.input)) requireObjectItems(body.input, 'input', { strings: true });
   const check = new FieldChecker();
   const stream = check.boolean(body.stream, 'stream') ?? false;
   const maxTokens = check.number(body.max_output_tokens, 'max_output_tokens', { min: 1, integer: true });

@@ -165,6 +165,27 @@ export function requireBodyShape(body: unknown, listKey: string): Record<string,
   return checked as Record<string, unknown> & { model: string };
 }
 
+/** How many bad items a 422 names at most (a body of a million numbers gets a short answer). */
+const MAX_NAMED_ITEMS = 8;
+
+/**
+ * Throws a 422 naming the items of `list` (the body's `key`) that are not objects (or strings,
+ * when `strings`): a passthrough reader walks them for the input bound and routing, so what it
+ * cannot read is refused as the decoder would; unknown roles, types and fields still pass.
+ */
+export function requireObjectItems(list: readonly unknown[], key: string, options: { strings?: boolean } = {}): void {
+  const message = options.strings ? 'must be an object or a string' : 'must be an object';
+  const fields: Record<string, string> = {};
+  let named = 0;
+  for (let index = 0; index < list.length && named < MAX_NAMED_ITEMS; index++) {
+    const item = list[index];
+    if (isRecord(item) || (options.strings === true && typeof item === 'string')) continue;
+    fields[`${key}[${index}]`] = message;
+    named += 1;
+  }
+  if (named > 0) throw validationError(fields);
+}
+
 /** Copies the fields of `body` that a decoder did not map into the IR. */
 export function collectExtra(body: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> | undefined {
   let extra: Record<string, unknown> | undefined;

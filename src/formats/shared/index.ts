@@ -17,7 +17,7 @@ export {
   adaptForOpenAIReasoningModel,
   adaptForAnthropicThinking,
 } from './adapt-for-reasoning-model.ts';
-export { FieldChecker, badRequest, requireBodyShape, requireFields, MODEL_FIELD, collectExtra } from './check-fields.ts';
+export { FieldChecker, badRequest, requireBodyShape, requireFields, requireObjectItems, MODEL_FIELD, collectExtra } from './check-fields.ts';
 export { streamErrorFromUpstream } from './map-upstream-error.ts';
 export { readErrorBody, contentFilterResult } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';
