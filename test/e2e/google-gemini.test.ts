@@ -142,7 +142,7 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     const config = sent(0).generationConfig;
     expect(config.responseMimeType).toBe('application/json');
     expect(config.responseJsonSchema ?? config.responseSchema).toMatchObject({ properties: { answer: { type: expect.stringMatching(/^string$/i) } } });
-    expect(config.thinkingConfig).toBeDefined();
+    expect(config.thinkingConfig).toEqual({ includeThoughts: true, thinkingLevel: 'low' });
   });
 
   it('usage with thoughts and cached tokens in the client’s fields, billed at the catalog prices of gemini-3-pro-preview', async () => {
