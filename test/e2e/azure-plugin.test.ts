@@ -268,7 +268,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
 
   it('images, speech, transcription and embeddings go to their deployments', async () => {
     const image = await openai.images.generate({ model: 'azure/dall-e-3', prompt: 'a red square', size: '1024x1024', response_format: 'b64_json' });
-    expect(image.data?.[0].b64_json).toBeTruthy();
+    expect(Buffer.from(image.data![0].b64_json!, 'base64').subarray(1, 4).toString()).toBe('PNG'); // the deployment's image, passed on
     expect(lastAzure().path).toBe('/openai/v1/images/generations');
     expect(lastAzure().json?.model).toBe('my-dalle');
     expect(lastAzure().json?.response_format).toBe('b64_json');
