@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { readAnswer } from '../helpers/read-answer.ts';
 import { until } from '../helpers/until.ts';
 
 const MB = 1024 * 1024;
@@ -19,18 +20,7 @@ function startUpload(gw: SpawnedGateway, bytes: number): { second: () => void; a
     method: 'POST',
     headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': head.length + bytes + tail.length },
   });
-  const answer = new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') return;
-      reject(error);
-    });
-  });
+  const answer = readAnswer(req);
   const half = Math.floor(bytes / 2);
   req.write(head);
   req.write(Buffer.alloc(half, 'x'));

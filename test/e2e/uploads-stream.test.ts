@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { readAnswer } from '../helpers/read-answer.ts';
 import { until } from '../helpers/until.ts';
 
 const MB = 1024 * 1024;
@@ -31,17 +32,7 @@ function upload(gw: SpawnedGateway, bytes: number): Promise<{ status: number; bo
       method: 'POST',
       headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': head.length + bytes + tail.length },
     });
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      // A refusal may come before the whole body was sent: the gateway closes the socket after it.
-      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') return;
-      reject(error);
-    });
+    readAnswer(req).then(resolve, reject);
     let sent = 0;
     const pump = () => {
       while (sent < bytes) {
