@@ -282,9 +282,9 @@ export class SharedCredits implements CreditsPort {
 
   /**
    * Admission without a database call, when it can be: from this instance's slice of the
-   * account, or with nothing to hold. Undefined when the database must be asked (`hold`).
+   * account, or with nothing to hold. Undefined when the database must be asked (`holdAsked`).
    */
-  holdNow(input: HoldInput): SharedHold | undefined {
+  private holdFromSlice(input: HoldInput): SharedHold | undefined {
     const backlog = this.outbox.backlog;
     if (backlog >= (this.o.maxBacklog ?? MAX_OUTBOX_BACKLOG)) {
       throw new GatewayError('service_unavailable', `Billing is unavailable right now (${backlog} settlements wait for the database); retry shortly.`);
@@ -308,9 +308,10 @@ export class SharedCredits implements CreditsPort {
    * 429 quota_exceeded, 402 insufficient_balance (key limit, account cap, balance), or 503
    * when the database does not answer. From the slice when it covers the request; when it
    * does not, after one top-up; request by request (one `gw_reserve`) when no slice is leased.
+   * Answers at once (no promise) from the slice or with nothing to hold; else with a promise.
    */
   hold(input: HoldInput): SharedHold | Promise<SharedHold> {
-    return this.holdNow(input) ?? this.holdAsked(input);
+    return this.holdFromSlice(input) ?? this.holdAsked(input);
   }
 
   /** `hold` when the slice cannot answer: a top-up, or one database call, or a refusal. */
@@ -331,7 +332,7 @@ export class SharedCredits implements CreditsPort {
           this.o.log.error('credits: the shared database did not lease a slice', { error: String(error) });
           throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the database did not take the admission); retry shortly.');
         }
-        const again = this.holdNow({ ...input, requestId });
+        const again = this.holdFromSlice({ ...input, requestId });
         if (again) return again;
       }
     }
@@ -355,7 +356,7 @@ export class SharedCredits implements CreditsPort {
     if (outcome.outcome !== 'ok') {
       if (outcome.outcome === 'balance') {
         // A slice topped up meanwhile (a background top-up) may still cover it.
-        const fromSlice = this.holdNow({ ...input, requestId });
+        const fromSlice = this.holdFromSlice({ ...input, requestId });
         if (fromSlice) return fromSlice;
         // This instance's slice keeps a part too small for the request: it goes back, and the database is asked once more.
         const slice = this.slices.get(input.account.id);

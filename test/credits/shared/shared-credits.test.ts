@@ -1,4 +1,5 @@
 import { settleLine } from '../../helpers/settle-line.ts';
+import { atOnce } from '../../helpers/at-once.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -214,9 +215,7 @@ describe('shared credits (the database side faked)', () => {
     expect(first.slice).toBeDefined();
     const holds = [first];
     for (let i = 1; i < 100; i++) {
-      const h = credits.holdNow({ requestId: `r${i}`, account, key, credits: 10, tokens: 0, needsBalance: true });
-      expect(h, `request ${i}`).toBeDefined();
-      holds.push(h!);
+      holds.push(atOnce(credits.hold({ requestId: `r${i}`, account, key, credits: 10, tokens: 0, needsBalance: true }), `request ${i}`));
     }
     expect(repo.holdCalls).toEqual([]);
     expect(repo.reserved).toBe(2_560);
@@ -227,8 +226,8 @@ describe('shared credits (the database side faked)', () => {
     expect(repo.holdsById.get('lease:inst_test:acct_1')).toBe(2_560 - 700);
     // 186 credits of 2,560 left… no: 1,860 left, over a quarter: no top-up yet. Using it down past a quarter tops it up in the background.
     for (let i = 0; i < 130; i++) {
-      const h = credits.holdNow({ requestId: `s${i}`, account, key, credits: 10, tokens: 0, needsBalance: true });
-      if (h) settleLine(credits, h, entry(h.requestId, 10), { cost: 10, charged: 0 }, { now: true });
+      const h = atOnce(credits.hold({ requestId: `s${i}`, account, key, credits: 10, tokens: 0, needsBalance: true }), `request s${i}`);
+      settleLine(credits, h, entry(h.requestId, 10), { cost: 10, charged: 0 }, { now: true });
     }
     await expect.poll(() => repo.leaseCalls.length, { timeout: 2_000, interval: 10 }).toBe(2);
     // Idle: the lines are sent, then the lease hold goes back.
@@ -244,15 +243,15 @@ describe('shared credits (the database side faked)', () => {
     await credits.start();
     const free = { requestId: 'f', account, key, credits: 0, tokens: 0, needsBalance: false };
     for (let i = 0; i < 5; i++) {
-      const h = credits.holdNow({ ...free, requestId: `f${i}` })!;
+      const h = atOnce(credits.hold({ ...free, requestId: `f${i}` }));
       settleLine(credits, h, entry(h.requestId, 0), { cost: 0, charged: 0 }, { now: true });
     }
-    expect(() => credits.holdNow(free)).toThrow(expect.objectContaining({ code: 'service_unavailable' }));
+    expect(() => credits.hold(free)).toThrow(expect.objectContaining({ code: 'service_unavailable' }));
     // The port's hold throws at once what it can tell at once.
     await expect(Promise.resolve().then(() => credits.hold({ ...free, requestId: 'x', key: limitedKey, credits: 1, needsBalance: true }))).rejects.toMatchObject({ code: 'service_unavailable' });
     repo.failFlushes = 0;
     await expect.poll(() => repo.ledgerRows.size, { timeout: 8_000, interval: 20 }).toBe(5);
-    expect(credits.holdNow(free)).toBeDefined();
+    expect(atOnce(credits.hold(free))).toMatchObject({ requestId: 'f', credits: 0, open: true });
   }, 15_000);
 
   it('an account with little available is admitted request by request (no credit idle in a slice), and never past its balance', async () => {

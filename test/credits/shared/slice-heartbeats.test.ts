@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { SharedCredits } from '../../../src/credits/shared/shared-credits.ts';
+import { atOnce } from '../../helpers/at-once.ts';
 import type { CreditsRepo } from '../../../src/store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord } from '../../../src/store/types.ts';
 import { createLogger } from '../../../src/util/logger.ts';
@@ -62,13 +63,14 @@ it('a slice admits nothing once this instance has not beaten for long enough tha
   const { credits, state } = await instance(false);
   const first = await credits.hold(ask('r0'));
   expect(first.slice).toBeDefined();
-  expect(credits.holdNow(ask('r1'))?.slice).toBeDefined();
+  expect(atOnce(credits.hold(ask('r1'))).slice).toBeDefined();
   // This instance loses the database (its heartbeats fail); the others still reach it and, after
   // staleMs, sweep its holds — the lease hold too: the slice's credit is the account's again.
   state.beating = false;
   await new Promise((r) => setTimeout(r, 600));
   // Admitting from the slice now would spend credit another instance may be spending too.
-  expect(credits.holdNow(ask('r2'))).toBeUndefined();
+  // So the database is asked (a promise, not a hold from the slice), and, away, it refuses.
+  await expect(credits.hold(ask('r2'))).rejects.toMatchObject({ code: 'service_unavailable' });
 }, 10_000);
 
 it('after a heartbeat gap long enough for a sweep, a slice admits nothing the database does not hold for it (not even once beats are back)', async () => {
@@ -86,7 +88,7 @@ it('after a heartbeat gap long enough for a sweep, a slice admits nothing the da
   await new Promise((r) => setTimeout(r, 150));
   let fromSlice = 0;
   for (let i = 0; i < 600; i++) {
-    const h = credits.holdNow(ask(`s${i}`)) ?? (await credits.hold(ask(`s${i}`)));
+    const h = await credits.hold(ask(`s${i}`));
     if (h.slice) fromSlice += h.credits;
     // What this instance admitted from its slice is never more than the database holds for it.
     expect(fromSlice, `request ${i}`).toBeLessThanOrEqual(holds.get(lease) ?? 0);
