@@ -7,8 +7,6 @@ export type { CreditHold, CreditsPort, CreditsReading, HoldInput, PricedEntry, S
 export {
   CreditBook,
   InProcessCredits,
-  balanceError,
-  ceilingError,
   openInProcessCredits,
   openLedgerAndReplay,
   type BilledAccount,
@@ -16,7 +14,7 @@ export {
   type OpenInProcessCreditsOptions,
   type Reservation,
   type ReplayReport,
-  type SpendCeiling,
 } from './in-process/index.ts';
 export { SharedCredits, Slice, MAX_OUTBOX_BACKLOG, openSharedCredits, type OpenSharedCreditsOptions, type SharedCreditsOptions, type SharedEntry, type SharedHold } from './shared/index.ts';
+export { balanceError, ceilingError, type SpendCeiling } from './credit-refusals.ts';
 export { keyLimitState, nextMonthStart, nextResetAt, type KeyLimitState } from './spend-period.ts';

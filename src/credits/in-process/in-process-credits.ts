@@ -6,7 +6,8 @@ import type { Clock } from '../../util/index.ts';
 import type { Logger } from '../../util/index.ts';
 import { nextMonthStart, nextResetAt } from '../spend-period.ts';
 import type { CreditHold, CreditsPort, CreditsReading, HoldInput, Settled, SettleInput } from '../types.ts';
-import type { CreditBook, Reservation, SpendCeiling } from './credit-book.ts';
+import type { SpendCeiling } from '../credit-refusals.ts';
+import type { CreditBook, Reservation } from './credit-book.ts';
 
 export interface InProcessCreditsOptions {
   store: Store;

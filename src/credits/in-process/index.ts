@@ -1,5 +1,5 @@
 /** The in-process credit engine (the file store: one process owns a data dir). */
-export { CreditBook, balanceError, ceilingError, type BilledAccount, type Reservation, type SpendCeiling } from './credit-book.ts';
+export { CreditBook, type BilledAccount, type Reservation } from './credit-book.ts';
 export { openLedgerAndReplay, type ReplayReport } from './replay-ledger.ts';
 export { InProcessCredits, type InProcessCreditsOptions } from './in-process-credits.ts';
 export { openInProcessCredits, type OpenInProcessCreditsOptions } from './open-in-process-credits.ts';

@@ -1,5 +1,5 @@
 import { roundCredits } from '../../billing/index.ts';
-import { balanceError, ceilingError } from '../in-process/credit-book.ts';
+import { balanceError, ceilingError } from '../credit-refusals.ts';
 import { GatewayError } from '../../errors/index.ts';
 import type { SettledCharge } from '../../observability/index.ts';
 import type { CreditsRepo, FlushItem, HoldOutcome, HoldRequest, SettleOutcome, SettleRequest } from '../../store/index.ts';
