@@ -10,18 +10,20 @@ import { readJsonIncrementally } from './read-json-incrementally.ts';
 import type { ServerDeps } from './types.ts';
 
 /**
+ * The body when Node has all its declared bytes buffered and nobody reads it yet (taken without
+ * listeners, ticks or a promise). Not `req.complete`: Node sets that a turn after the last body
+ * byte is buffered, and a Content-Length body has no byte after its declared length.
+ */
+function takeBuffered(req: IncomingMessage, declared: number): Buffer | undefined {
+  if (req.readableLength !== declared || req.readableFlowing) return undefined;
+  return declared === 0 ? Buffer.alloc(0) : ((req.read() as Buffer | null) ?? undefined);
+}
+
+/**
  * Reads a body whose Content-Length is known and within the limit through the stream's
  * events (an async iterator costs a promise per chunk and more garbage per request).
  */
-function readDeclared(req: IncomingMessage, declared: number): Buffer | Promise<Buffer> {
-  let first: Buffer | undefined;
-  // A small body nearly always came in with the head and is already buffered: take it as it is,
-  // without listeners, the stream's ticks or a promise.
-  if (req.complete && req.readableLength === declared && !req.readableFlowing) {
-    if (declared === 0) return Buffer.alloc(0);
-    first = (req.read() as Buffer | null) ?? undefined;
-    if (first && first.length === declared) return first;
-  }
+function readListening(req: IncomingMessage, first: Buffer | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = first ? [first] : [];
     let ended = false;
@@ -34,6 +36,25 @@ function readDeclared(req: IncomingMessage, declared: number): Buffer | Promise<
     req.once('close', () => {
       if (!ended) reject(new ClientClosedError());
     });
+  });
+}
+
+/**
+ * A body whose Content-Length is known and within the limit. A small body nearly always came in
+ * with the head, but Node's parser hands it to the request only after the handler's synchronous
+ * start (the head's callback runs first): so it is looked for again one microtask later, when the
+ * parser has finished that read, before falling back to the stream's events.
+ */
+function readDeclared(req: IncomingMessage, declared: number): Buffer | Promise<Buffer> {
+  const now = takeBuffered(req, declared);
+  if (now && now.length === declared) return now;
+  if (now) return readListening(req, now);
+  return Promise.resolve().then(() => {
+    const later = takeBuffered(req, declared);
+    if (later && later.length === declared) return later;
+    // The socket may have closed before this turn (its 'close' already emitted): no listener would hear it.
+    if (!later && req.destroyed) throw new ClientClosedError();
+    return readListening(req, later);
   });
 }
 
