@@ -1,7 +1,7 @@
 import { billingConfigSchema } from '../billing/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import type { CreditsPort } from '../credits/index.ts';
-import { createRateLimitStore, rateLimitConfigSchema, RedisRateLimitStore, type RateLimitStore } from '../limits/index.ts';
+import { createRateLimitStore, rateLimitConfigSchema, type RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { StorageHealth, Store } from '../store/index.ts';
 import { systemClock, type Clock } from '../util/index.ts';
@@ -28,10 +28,10 @@ export async function createAccountGuards(options: CreateAccountGuardsOptions): 
   // back over the ones an operator lifted with null.
   const limits = options.config.limits ?? rateLimitConfigSchema.parse({});
   const billing = billingConfigSchema.parse(options.config.billing ?? {});
-  const limiter = options.limiter ?? createRateLimitStore(limits, { log: (message) => options.log.warn(message) });
+  const limiter: RateLimitStore = options.limiter ?? createRateLimitStore(limits, { log: (message) => options.log.warn(message) });
   // Requests arriving before Redis answers would all meet the failure policy; wait briefly.
-  if (limiter instanceof RedisRateLimitStore && !(await limiter.ready(2_000))) {
-    options.log.warn(`rate-limit store: Redis not reachable at startup; applying fail-${limiter.onError} policy until it is`);
+  if (limiter.ready && !(await limiter.ready(2_000))) {
+    options.log.warn(`rate-limit store: Redis not reachable at startup; applying fail-${limiter.onError ?? 'open'} policy until it is`);
   }
   const clock = options.clock;
   return new AccountGuards({

@@ -54,6 +54,13 @@ export interface RateLimitStore {
   hitNow?(key: string, limit: number, windowMs: number, now?: number): RateLimitResult;
   /** `acquire`, answered synchronously (see hitNow); its lease can be released at once too. */
   acquireNow?(key: string, max: number, ttlMs: number): ConcurrencyLease | null;
+  /**
+   * Stores in another process (Redis): resolves true once it answers, false when it has not
+   * within `timeoutMs`; never rejects. A store in this process has nothing to wait for.
+   */
+  ready?(timeoutMs: number): Promise<boolean>;
+  /** What a request meets while the store cannot be consulted (stores in another process). */
+  readonly onError?: StoreErrorPolicy;
   /** Stops timers and closes connections the store owns. */
   close(): Promise<void>;
 }
