@@ -8,15 +8,13 @@ import { createMediaRuntime } from '../media/index.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/index.ts';
 import type { ServerDeps } from '../server/index.ts';
-import { FileStore } from '../store/index.ts';
 import { startResponsesExpiry } from '../responses-store/index.ts';
-import { openStore } from '../store/index.ts';
+import { openStore, reportStoreOpening } from '../store/index.ts';
 import { readInstanceId } from '../store/index.ts';
 import { openAccountGuards } from './open-credits.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
-import type { FileStoreReport } from '../store/index.ts';
 import { createObserver, modelPart, providerPart, type CircuitView } from '../observability/index.ts';
 import { createRouter, type Router } from '../routing/index.ts';
 
@@ -53,8 +51,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await registry.close();
     throw error;
   }
-  if (store instanceof FileStore) reportStoreOpening(store.report, options.log);
-  else if (store.report.migrated.length > 0) options.log.info(`store: PostgreSQL at ${store.report.database} migrated to schema version ${store.report.migrated.at(-1)}`);
+  reportStoreOpening(store, options.log);
   warnUnpriced(registry, options.config, options.log);
   let guards;
   try {
@@ -130,20 +127,6 @@ function warnUnpriced(registry: ProviderRegistry, config: GatewayConfig, log: Lo
   const policy = config.billing.unpriced;
   const what = policy === 'reject' ? 'requests to them are refused' : 'they are served free';
   log.warn(`${unpriced.length} model(s) have no price, ${what} (billing.unpriced: '${policy}'); add pricing to their config entries: ${unpriced.join(', ')}`);
-}
-
-/** Says at start-up what opening the data dir did or found (a migration, lines kept aside). */
-function reportStoreOpening(report: FileStoreReport, log: Logger): void {
-  if (report.migratedFrom !== undefined && report.backup) {
-    log.info('data dir migrated to the current schema', { from: report.migratedFrom, backup: report.backup });
-  }
-  const rejected = report.media.rejected;
-  if (rejected.length > 0) {
-    log.warn('media.jsonl: lines that could not be read were kept aside in media.rejected.jsonl', {
-      count: rejected.length,
-      lines: rejected.map((r) => (r.torn ? 'torn last line' : r.line)).slice(0, 20),
-    });
-  }
 }
 
 function openCircuits(router: Router): CircuitView[] {

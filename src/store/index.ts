@@ -32,6 +32,7 @@ export { acquireLock, readServerInfo, writeServerInfo, removeServerInfo, lockHol
 export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, ResponsesRepo, Store, StoreCache, FilesRepo, FilesQuery, BatchesRepo, BatchesQuery, Page, CreditsRepo, CreditState, HoldRequest, HoldOutcome, SettleRequest, SettleOutcome } from './repositories.ts';
 export type * from './types.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
+export { reportStoreOpening } from './report-store-opening.ts';
 export { EmailTakenError } from './email-taken.ts';
 export { StorageHealth, recordNotWritten, type StorageState } from './storage-health.ts';
 export { PostgresStore, PostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';
