@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/index.ts';
 import type { ModelCapability } from '../plugin-kit/index.ts';
-import { mapPluginError, routingFailureError, RoutingFailure, tryCandidates, UpstreamAttempt, type Served } from '../pipeline/index.ts';
+import { mapPluginError, tryCandidates, UpstreamAttempt, type Served } from '../pipeline/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { Router, RoutePlan } from '../routing/index.ts';
@@ -109,16 +109,12 @@ async function attemptMedia<T>(
  * apply. The provider's total timeout and the client's disconnect abort each call. A failure
  * carries the routing headers, as on chat.
  */
-export async function callMedia<T>(
+export function callMedia<T>(
   router: Router,
   plan: RoutePlan,
   client: AbortWatch,
   run: (model: CatalogModel, signal: AbortSignal) => Promise<T>,
   attempts?: AttemptObserver,
 ): Promise<Served<T>> {
-  try {
-    return await tryCandidates(router, plan, client, (model, hedgeSignal) => attemptMedia(model, client, hedgeSignal, run, attempts));
-  } catch (error) {
-    throw error instanceof RoutingFailure ? routingFailureError(error, plan) : error;
-  }
+  return tryCandidates(router, plan, client, (model, hedgeSignal) => attemptMedia(model, client, hedgeSignal, run, attempts));
 }

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { framingOf, getCodec, getFormat } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
 import { InboundRequest, readInbound } from './inbound.ts';
@@ -13,7 +13,7 @@ import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
-import { routingFailureError, RoutingFailure, tryCandidates } from './try-candidates.ts';
+import { tryCandidates } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
 import type { AttemptObserver } from '../observability/index.ts';
 
@@ -67,7 +67,7 @@ async function callModel(
     router.latency.record(model.id, router.now() - startedAt);
     answer = request.facts.stream ? await streamAnswer(prepared, upstream, model) : await jsonAnswer(prepared, upstream, model);
   } catch (error) {
-    attempts?.attemptFailed(model.provider.id, model.id, error instanceof GatewayError ? error.code : 'internal_error');
+    attempts?.attemptFailed(model.provider.id, model.id, isGatewayError(error) ? error.code : 'internal_error');
     throw error;
   }
   attempts?.attemptSucceeded(model.provider.id, model.id);
@@ -142,19 +142,13 @@ export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, in
   const planned = planFor(router, request);
   const plan = session === undefined ? planned : router.sticky.order(planned, session, startedAt, (id) => router.breaker.state(id) === 'closed');
   const client = exchange.client ?? watchOf(exchange.signal);
-  let served;
-  try {
-    served = await tryCandidates(
-      router,
-      plan,
-      client,
-      (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client),
-      { startedAt, discard: discardAnswer, noHedge: session !== undefined && !router.config.sticky.hedge },
-    );
-  } catch (error) {
-    throw error instanceof RoutingFailure ? routingFailureError(error, plan) : error;
-  }
-  const { value: answer, model, routing, fallback } = served;
+  const { value: answer, model, routing, fallback } = await tryCandidates(
+    router,
+    plan,
+    client,
+    (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client),
+    { startedAt, discard: discardAnswer, noHedge: session !== undefined && !router.config.sticky.hedge },
+  );
   if (session !== undefined) router.sticky.served(session, model.id, router.now());
   const headers = buildRoutingHeaders(routing, fallback);
   const outcome =

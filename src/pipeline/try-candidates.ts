@@ -13,25 +13,17 @@ export interface Served<T> {
   fallback?: FallbackInfo;
 }
 
-/** A failure after which the loop gave up, with what the routing tried. */
-export class RoutingFailure extends Error {
-  constructor(
-    readonly error: GatewayError,
-    readonly attempts: number,
-  ) {
-    super(error.message);
-  }
-}
-
-/** The error a client gets when the loop gave up: the last failure, with how the routing went (spec §6.4). */
-export function routingFailureError(failure: RoutingFailure, plan: RoutePlan): GatewayError {
-  const error = failure.error;
+/**
+ * The error a client gets when the loop gave up: the last failure, with how the routing went
+ * (spec §6.4). Callers get it as it is: no marker class to recognise and convert.
+ */
+function routingFailureError(error: GatewayError, attempts: number, plan: RoutePlan): GatewayError {
   return new GatewayError(error.code, error.message, {
     details: error.details,
     retryAfter: error.retryAfter,
     cause: error.cause,
     status: error.status,
-    headers: { ...error.headers, 'x-routing-mode': plan.mode, 'x-routing-attempts': String(failure.attempts) },
+    headers: { ...error.headers, 'x-routing-mode': plan.mode, 'x-routing-attempts': String(attempts) },
   });
 }
 
@@ -95,7 +87,7 @@ class CandidateLoop<T> {
       }
       if (!error.retryable) {
         this.router.breaker.release(model.id); // the upstream answered: says nothing against its health
-        throw new RoutingFailure(error, this.attempts);
+        throw routingFailureError(error, this.attempts, this.plan);
       }
       this.failed(model, error);
       return undefined;
@@ -110,7 +102,8 @@ class CandidateLoop<T> {
  * honours Retry-After. Non-retryable failures end the request. Circuits that are open are
  * skipped; when every candidate is open, the least recently failed one is tried anyway.
  * Attempts per candidate and the total time are bounded by `routing.retry`. A model with
- * `hedge` configured races its first two scheduled calls (see hedgeCall).
+ * `hedge` configured races its first two scheduled calls (see hedgeCall). The failure it ends on
+ * is thrown with how the routing went (`x-routing-mode`, `x-routing-attempts`).
  */
 export async function tryCandidates<T>(
   router: Router,
@@ -153,7 +146,7 @@ export async function tryCandidates<T>(
       for (const loser of race.aborted) router.breaker.release(loser.id);
       if (race.started === 1 && b.model.id !== a.model.id) router.breaker.release(b.model.id);
       if (client.aborted) throw clientGone();
-      if (race.fatal) throw new RoutingFailure(race.fatal, loop.attempts);
+      if (race.fatal) throw routingFailureError(race.fatal, loop.attempts, plan);
       for (const failure of race.failed) loop.failed(failure.model, failure.error);
       if (race.winner) return loop.served(race.winner.model, race.winner.value);
       pending = race.started === 1 ? [b] : []; // b never called: it keeps its place
@@ -186,7 +179,7 @@ export async function tryCandidates<T>(
     const all = [...plan.primary, ...plan.chain];
     // A pinned model whose circuits are all open is shed at once: the client asked for that
     // upstream only, and a call to it would only feed a failing upstream more load.
-    if (plan.mode === 'pinned') throw new RoutingFailure(shedError(router, all), 0);
+    if (plan.mode === 'pinned') throw routingFailureError(shedError(router, all), 0, plan);
     // Auto: every circuit is open; failing outright would turn a partial outage into a full one.
     const id = router.breaker.leastRecentlyFailed(all.map((m) => m.id));
     const model = all.find((m) => m.id === id) ?? all[0];
@@ -194,7 +187,7 @@ export async function tryCandidates<T>(
     const result = await loop.run(model);
     if (result) return result;
   }
-  throw new RoutingFailure(loop.lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), loop.attempts);
+  throw routingFailureError(loop.lastError ?? new GatewayError('provider_unavailable', 'No provider could serve the request.'), loop.attempts, plan);
 }
 
 /** The fast 503 of a shed request: which circuit is open and when it half-opens (Retry-After). */
