@@ -1,6 +1,6 @@
 import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig } from '../billing/index.ts';
 import type { CreditHold, CreditsPort, HoldInput, PricedEntry, Settled } from '../credits/index.ts';
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import {
   buildRateLimitHeaders,
   concurrencyExceededError,
@@ -54,7 +54,7 @@ export interface AccountGuardsOptions {
 
 /** Copies an error with extra headers (the rate-limit headers go on every limited answer). */
 function withHeaders(error: unknown, headers: Record<string, string>): unknown {
-  if (!(error instanceof GatewayError)) return error;
+  if (!isGatewayError(error)) return error;
   return new GatewayError(error.code, error.message, {
     status: error.status,
     details: error.details,

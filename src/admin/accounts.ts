@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { balanceSchema, MAX_BALANCE, roundCredits } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import { EmailTakenError } from '../store/index.ts';
+import { isEmailTakenError } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord, KeyEndpoint, SpendLimitReset, Tier } from '../store/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
@@ -119,7 +119,7 @@ export async function createAccount(store: Store, clock: Clock, input: CreateAcc
   // Another create may have passed the check above meanwhile (another instance, or a request in
   // flight here while the password was hashed): the store refuses the second one.
   return store.accounts.create(record).catch((error: unknown) => {
-    throw error instanceof EmailTakenError ? taken() : error;
+    throw isEmailTakenError(error) ? taken() : error;
   });
 }
 

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { ActivitySnapshot } from '../observability/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
@@ -30,12 +30,12 @@ const errorFormatter = ({ shape, error }: { shape: { message: string; data: obje
   // An input that failed validation: `email: Invalid email address`, not the issues as JSON.
   const issues = issuesOf(cause);
   const message = issues ? formatIssues(issues) : shape.message;
-  return { ...shape, message, data: { ...shape.data, gatewayCode: cause instanceof GatewayError ? cause.code : undefined } };
+  return { ...shape, message, data: { ...shape.data, gatewayCode: isGatewayError(cause) ? cause.code : undefined } };
 };
 
 /** A GatewayError thrown by a service as a tRPC error carrying its message; a refused input in words. */
 function mappedError(cause: unknown): TRPCError | undefined {
-  if (cause instanceof GatewayError) {
+  if (isGatewayError(cause)) {
     const code = cause.status === 404 ? 'NOT_FOUND' : cause.status === 409 ? 'CONFLICT' : cause.status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
     return new TRPCError({ code, message: cause.message, cause });
   }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError, toGatewayError } from '../errors/index.ts';
+import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
 import { admitCall, decodeCall, encodeCall, readCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
@@ -8,7 +8,7 @@ import { estimateInputTokens, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
-import { mapTransportError, upstreamError, UpstreamHttpError } from '../upstream/index.ts';
+import { mapTransportError, upstreamError, isUpstreamHttpError } from '../upstream/index.ts';
 import { formatOfEndpoint } from './format-of-endpoint.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';
 import type { BatchInputLine } from './validate-input.ts';
@@ -379,8 +379,8 @@ export class NativeBatches {
   }
 
   private mapError(providerId: string, thrown: unknown): GatewayError {
-    if (thrown instanceof GatewayError) return thrown;
-    if (thrown instanceof UpstreamHttpError) {
+    if (isGatewayError(thrown)) return thrown;
+    if (isUpstreamHttpError(thrown)) {
       const said = getCodec('chat').decodeError(thrown.status, thrown.body);
       return upstreamError(providerId, { ...said, status: thrown.status, headers: thrown.headers, phase: 'response' });
     }
@@ -388,7 +388,7 @@ export class NativeBatches {
   }
 
   private describe(error: unknown): string {
-    return error instanceof UpstreamHttpError ? `upstream answered ${error.status}` : String((error as Error)?.message ?? error);
+    return isUpstreamHttpError(error) ? `upstream answered ${error.status}` : String((error as Error)?.message ?? error);
   }
 
   private async failBatch(batch: BatchRecord, code: string, message: string): Promise<void> {

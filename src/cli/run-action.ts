@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ExitError } from '../util/index.ts';
+import { ExitError, isExitError } from '../util/index.ts';
 import { readableMessage } from '../util/index.ts';
 
 /** An error of a CLI command: a message for the user and an exit code; printed without a stack trace. */
@@ -10,7 +10,7 @@ export function fail(error: unknown): void {
   const raw = error instanceof Error ? error.message : String(error);
   const message = readableMessage(raw.trim()).split('\n')[0] || (error instanceof Error ? error.name : 'unknown error');
   process.stderr.write(`gateway: ${message}\n`);
-  process.exitCode = error instanceof ExitError ? error.exitCode : 1;
+  process.exitCode = isExitError(error) ? error.exitCode : 1;
 }
 
 /** Wraps a commander action so any failure ends as one line on stderr, never a stack trace. */

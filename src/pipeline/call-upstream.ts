@@ -1,8 +1,8 @@
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
-import { mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse } from '../upstream/index.ts';
+import { mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse, isUpstreamHttpError } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { patchCall } from './patch-request.ts';
 import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/index.ts';
@@ -110,8 +110,8 @@ class Success implements UpstreamSuccess {
  * anything else is a transport failure.
  */
 export function mapPluginError(providerId: string, format: WireFormat, error: unknown, watch: AbortWatch | AbortSignal, phase: 'response' | 'media'): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (error instanceof UpstreamHttpError) {
+  if (isGatewayError(error)) return error;
+  if (isUpstreamHttpError(error)) {
     const said = getCodec(format).decodeError(error.status, error.body);
     return upstreamError(providerId, { ...said, status: error.status, headers: error.headers, phase });
   }
@@ -154,7 +154,7 @@ export async function callUpstream(
     const said = getCodec(call.format).decodeError(response.status, parsed);
     throw upstreamError(model.provider.id, { ...said, status: response.status, headers: response.headers, phase: 'response' });
   } catch (error) {
-    throw error instanceof GatewayError ? error : mapTransportError(error, attempt.controller);
+    throw isGatewayError(error) ? error : mapTransportError(error, attempt.controller);
   } finally {
     attempt.done();
   }

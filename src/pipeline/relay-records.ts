@@ -1,4 +1,4 @@
-import { GatewayError, toGatewayError, type RequestIds } from '../errors/index.ts';
+import { GatewayError, toGatewayError, type RequestIds, isGatewayError } from '../errors/index.ts';
 import { framingOf, getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
 import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/index.ts';
 import { mapTransportError } from '../upstream/index.ts';
@@ -227,7 +227,7 @@ export class RecordRelay {
       return undefined;
     }
     const relayFailure = error instanceof StreamFailure ? error : undefined;
-    const failure = relayFailure?.failure ?? (error instanceof GatewayError ? error : error instanceof RangeError ? tooLargeToRelay(error) : mapTransportError(error, options.upstream.watch));
+    const failure = relayFailure?.failure ?? (isGatewayError(error) ? error : error instanceof RangeError ? tooLargeToRelay(error) : mapTransportError(error, options.upstream.watch));
     this.failure = failure;
     const records = this.recordsBefore(relayFailure);
     if (this.encoder) {

@@ -9,7 +9,7 @@
 import { findFormat, getFormat, registerFormat, type FormatDefinition } from '../formats/index.ts';
 import { isGatewayError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
-import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory, UpstreamHttpError } from '../upstream/index.ts';
+import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory, UpstreamHttpError, isUpstreamHttpError } from '../upstream/index.ts';
 import type { ChatCall, ProviderContext, ProviderInstance, ProviderPlugin, UpstreamResponse } from './types.ts';
 
 /** What the suite needs to set the plugin up and call it. */
@@ -162,7 +162,7 @@ export function providerCases(plugin: ProviderPlugin<unknown>, options: Provider
             await readBody(response.body).catch(() => undefined);
             if (response.status >= 200 && response.status < 300) fail(`chat with '${failing}' answered ${response.status}; the fake upstream was to refuse it`);
           } catch (error) {
-            if (!(error instanceof UpstreamHttpError) && !isGatewayError(error)) fail(`chat threw ${String(error)}: throw UpstreamHttpError or GatewayError (or return the non-2xx answer), else the client gets a transport error`);
+            if (!isUpstreamHttpError(error) && !isGatewayError(error)) fail(`chat threw ${String(error)}: throw UpstreamHttpError or GatewayError (or return the non-2xx answer), else the client gets a transport error`);
           }
         }),
     });

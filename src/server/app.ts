@@ -1,5 +1,5 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
-import { GatewayError, toGatewayError } from '../errors/index.ts';
+import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import { requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
@@ -45,7 +45,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
       state.limits?.release();
       if (thrown instanceof ClientClosedError) {
         deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
-      } else if (!(thrown instanceof GatewayError)) {
+      } else if (!isGatewayError(thrown)) {
         deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
       }
       const error = toGatewayError(thrown);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { findTooDeepField, MAX_JSON_DEPTH } from '../util/index.ts';
 import { BodyBudget } from './body-budget.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
@@ -93,7 +93,7 @@ async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
         chunks.push(chunk);
       }
     } catch (error) {
-      if (error instanceof GatewayError) throw error;
+      if (isGatewayError(error)) throw error;
       throw new ClientClosedError();
     }
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);

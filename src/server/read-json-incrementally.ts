@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { GatewayError } from '../errors/index.ts';
+import { isGatewayError } from '../errors/index.ts';
 import { MAX_JSON_DEPTH } from '../util/index.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
@@ -139,6 +139,6 @@ class IncrementalRead {
     this.req.off('close', this.onClose);
     this.raw = '';
     if (body) this.resolve(body);
-    else this.reject(error instanceof GatewayError ? error : new ClientClosedError());
+    else this.reject(isGatewayError(error) ? error : new ClientClosedError());
   }
 }

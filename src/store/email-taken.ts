@@ -1,3 +1,7 @@
+import { hasMark } from '../util/index.ts';
+
+const MARK = Symbol.for('gateway.email-taken-error');
+
 /**
  * `accounts.create` refused: another account has this email (compared ignoring case). Each
  * backend checks it atomically with the insert (the file store in one synchronous step, a
@@ -6,7 +10,13 @@
  */
 export class EmailTakenError extends Error {
   override name = 'EmailTakenError';
+  readonly [MARK] = true;
   constructor(readonly email: string) {
     super(`An account with email ${email} already exists.`);
   }
+}
+
+/** True for an EmailTakenError, recognised by its mark (other folders do not use instanceof). */
+export function isEmailTakenError(value: unknown): value is EmailTakenError {
+  return hasMark(value, MARK);
 }

@@ -33,9 +33,9 @@ export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, Respo
 export type * from './types.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
 export { reportStoreOpening } from './report-store-opening.ts';
-export { EmailTakenError } from './email-taken.ts';
+export { EmailTakenError, isEmailTakenError } from './email-taken.ts';
 export { StorageHealth, recordNotWritten, type StorageState } from './storage-health.ts';
-export { PostgresStore, PostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';
+export { PostgresStore, PostgresStoreError, isPostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';
 export { countDataDir } from './count-data-dir.ts';
 export { readInstanceId } from './data-dir.ts';
 export { describeServiceUrl } from './describe-url.ts';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import type { ConnectionLimits, ConnectionStats } from './types.ts';
 
@@ -58,7 +58,7 @@ export class ConnectionGate {
       };
       if (watch) {
         waiter.stopListening = watch.listen(() => {
-          if (this.remove(waiter)) reject(watch.reason instanceof GatewayError ? watch.reason : new GatewayError('provider_timeout', 'The request to the provider was aborted.'));
+          if (this.remove(waiter)) reject(isGatewayError(watch.reason) ? watch.reason : new GatewayError('provider_timeout', 'The request to the provider was aborted.'));
         });
       }
       this.waiting.push(waiter);

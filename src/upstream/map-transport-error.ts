@@ -1,12 +1,12 @@
 import { errors as undiciErrors } from 'undici';
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 
 /** Maps a transport failure (before or during the body) to the spec's provider codes. */
 export function mapTransportError(error: unknown, signal?: { readonly aborted: boolean; readonly reason: unknown }): GatewayError {
-  if (error instanceof GatewayError) return error;
+  if (isGatewayError(error)) return error;
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
-    if (reason instanceof GatewayError) return reason;
+    if (isGatewayError(reason)) return reason;
     return new GatewayError('provider_timeout', 'The request to the provider was aborted.', { cause: error });
   }
   if (

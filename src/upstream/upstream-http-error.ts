@@ -1,3 +1,5 @@
+import { hasMark } from '../util/index.ts';
+
 /** The mark of an UpstreamHttpError from any copy of the plugin kit (see GatewayError's). */
 const MARK = Symbol.for('gateway.upstream-http-error');
 
@@ -11,7 +13,7 @@ export class UpstreamHttpError extends Error {
   /** Checks the mark, so an error from a plugin's own bundled copy of the kit counts. */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (this !== UpstreamHttpError) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return typeof value === 'object' && value !== null && (value as { [MARK]?: unknown })[MARK] === true;
+    return isUpstreamHttpError(value);
   }
 
   readonly [MARK] = true;
@@ -27,4 +29,9 @@ export class UpstreamHttpError extends Error {
     this.body = body;
     this.headers = headers;
   }
+}
+
+/** True for an UpstreamHttpError from any copy of the plugin kit (its mark, not the class). */
+export function isUpstreamHttpError(value: unknown): value is UpstreamHttpError {
+  return hasMark(value, MARK);
 }

@@ -147,6 +147,8 @@ describe('gateway store migrate --to <postgres url>', () => {
     expect(result.code).not.toBe(0);
     expect(result.err.trim().split('\n')).toHaveLength(1);
     expect(result.err).toMatch(/unreachable \(ECONNREFUSED\)/);
+    // The store's start-up error is recognised (isPostgresStoreError) and speaks of the command's option.
+    expect(result.err).toContain('check --to and that the server is up');
     expect(result.err).not.toContain(PASSWORD);
   });
 

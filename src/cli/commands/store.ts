@@ -6,7 +6,7 @@ import { countDataDir } from '../../store/index.ts';
 import { acquireLock, lockHolder, readServerInfo, type DataDirLock } from '../../store/index.ts';
 import { FileStore } from '../../store/index.ts';
 import { SCHEMA_VERSION } from '../../store/index.ts';
-import { applyMigrations, checkReachable, createPool, describePostgresUrl, PostgresStoreError, readSchemaVersion } from '../../store/index.ts';
+import { applyMigrations, checkReachable, createPool, describePostgresUrl, isPostgresStoreError, readSchemaVersion } from '../../store/index.ts';
 import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from '../../store/index.ts';
 import { PG_SCHEMA_VERSION } from '../../store/index.ts';
 import { forEachLedgerEntry, type LedgerEntry } from '../../store/index.ts';
@@ -162,7 +162,7 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
   } catch (error) {
     if (error instanceof CliError) throw error;
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    if (error instanceof PostgresStoreError) throw new CliError(message.replace(/^store: /, '').replace('check store.postgres', 'check --to'));
+    if (isPostgresStoreError(error)) throw new CliError(message.replace(/^store: /, '').replace('check store.postgres', 'check --to'));
     throw new CliError(`store migrate to ${where} failed: ${withoutPassword(url, message)}`);
   } finally {
     await store?.close().catch(() => undefined);
@@ -218,7 +218,7 @@ export async function checkStoreCommand(cmd: Command, opts: { url?: string; json
     } catch (error) {
       if (error instanceof CliError) throw error;
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      if (error instanceof PostgresStoreError) throw new CliError(opts.url ? message.replace(/^store: /, '').replace('check store.postgres', 'check --url') : message);
+      if (isPostgresStoreError(error)) throw new CliError(opts.url ? message.replace(/^store: /, '').replace('check store.postgres', 'check --url') : message);
       throw new CliError(`cannot read ${where}: ${withoutPassword(url, message)}`);
     } finally {
       await pool.end().catch(() => undefined);

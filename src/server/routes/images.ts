@@ -5,7 +5,7 @@ import { fileField, textField } from '../../media/index.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/index.ts';
 import { recordCompletedImage } from '../../media/index.ts';
 import { readPngSize } from '../../media/index.ts';
-import { GatewayError, validationError } from '../../errors/index.ts';
+import { validationError, isGatewayError } from '../../errors/index.ts';
 import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -155,7 +155,7 @@ function editsHandler(deps: ServerDeps) {
     try {
       request = decodeImageRequest(fields);
     } catch (error) {
-      if (!(error instanceof GatewayError) || error.code !== 'validation_error') throw error;
+      if (!isGatewayError(error) || error.code !== 'validation_error') throw error;
       problems = { ...(error.details?.fields as Record<string, string>) };
     }
     if (!image) problems.image = form.has('image') || textField(form, 'image[]') !== undefined ? 'must be a file upload' : 'is required';

@@ -1,12 +1,21 @@
 import pg from 'pg';
+import { hasMark } from '../../util/index.ts';
 import { describePostgresUrl } from '../describe-url.ts';
 import { MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
 
 export { describePostgresUrl };
 
+const MARK = Symbol.for('gateway.postgres-store-error');
+
 /** A start-up problem with the database, said in one line (no password). */
 export class PostgresStoreError extends Error {
   override name = 'PostgresStoreError';
+  readonly [MARK] = true;
+}
+
+/** True for a PostgresStoreError, recognised by its mark (other folders do not use instanceof). */
+export function isPostgresStoreError(value: unknown): value is PostgresStoreError {
+  return hasMark(value, MARK);
 }
 
 
