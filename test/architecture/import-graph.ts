@@ -164,3 +164,49 @@ export function findDeepImports(edges: ImportEdge[]): string[] {
   }
   return problems;
 }
+
+/** What a file imports by name from where: `{ GatewayError: '../errors/index.ts', ns: … }` (default, named and namespace bindings). */
+function importedNames(text: string): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const match of text.matchAll(/(?:^|[\s;}])import\s+(?:type\s+)?([^'";=`]*?)\s+from\s*['"]([^'"]+)['"]/g)) {
+    const [, clause, specifier] = match;
+    const named = /\{([^}]*)\}/.exec(clause);
+    for (const entry of named?.[1].split(',') ?? []) {
+      const local = entry.trim().replace(/^type\s+/, '').split(/\s+as\s+/).at(-1)?.trim();
+      if (local) names.set(local, specifier);
+    }
+    const outside = clause.replace(/\{[^}]*\}/, '').replace(/\*\s+as\s+/, '');
+    for (const local of outside.split(',').map((part) => part.trim())) if (/^[A-Za-z_$][\w$]*$/.test(local)) names.set(local, specifier);
+  }
+  return names;
+}
+
+/**
+ * `instanceof` on a class imported from another top-level folder (`x instanceof FileStore` in
+ * src/app): another folder's class is recognised through what its index exports (a port method,
+ * an `isX()` reading a `Symbol.for` mark), never by its identity. Built-ins and packages are not
+ * checked; comment lines are skipped. `aliases` as for readImports.
+ */
+export function findForeignInstanceof(root: string, aliases: Record<string, string> = {}): string[] {
+  const problems: string[] = [];
+  for (const file of sourceFiles(root)) {
+    const text = fs.readFileSync(file, 'utf8');
+    if (!text.includes('instanceof')) continue;
+    const from = path.relative(root, file).split(path.sep).join('/');
+    const names = importedNames(text);
+    const code = text
+      .split('\n')
+      .filter((line) => !/^\s*(?:\/\/|\/\*|\*)/.test(line))
+      .join('\n');
+    for (const match of code.matchAll(/\binstanceof\s+([A-Za-z_$][\w$]*)((?:\s*\.\s*[A-Za-z_$][\w$]*)*)/g)) {
+      const specifier = names.get(match[1]);
+      if (specifier === undefined) continue;
+      const to = specifier.startsWith('.')
+        ? path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/')
+        : aliases[specifier];
+      if (to === undefined || to.startsWith('..') || folderOf(to) === folderOf(from)) continue;
+      problems.push(`${from}: instanceof ${match[1]}${match[2].replace(/\s/g, '')} (a class of ${folderOf(to)}): use a port method or an isX() its index exports`);
+    }
+  }
+  return problems;
+}

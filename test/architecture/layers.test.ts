@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findDeepImports, findFileCycles, findFolderCycles, findUpwardImports, folderOf, readImports, srcAliases, type ImportEdge } from './import-graph.ts';
+import { findDeepImports, findFileCycles, findFolderCycles, findForeignInstanceof, findUpwardImports, folderOf, readImports, srcAliases, type ImportEdge } from './import-graph.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -79,6 +79,10 @@ describe('import graph of src/', () => {
     expect(findDeepImports(srcEdges)).toEqual([]);
   });
 
+  it("never uses instanceof on another folder's class (a port method or the folder's isX() instead)", () => {
+    expect(findForeignInstanceof(path.join(REPO, 'src'), SELF_NAMES)).toEqual([]);
+  });
+
   it('lets only src/exchange run the pipeline or call its decode and prepare steps (every route, batch line and native batch hands over a call)', () => {
     const steps = /\b(runChat|decodeInbound|prepareCall)\b/;
     const offending = srcEdges
@@ -135,6 +139,36 @@ describe('the checks themselves', () => {
       expect(findUpwardImports(edges, LAYERS)).toEqual([
         expect.stringContaining('util (layer 0) may not import plugin-kit (layer 1)'),
         expect.stringContaining('util (layer 0) may not import index.ts'),
+      ]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("report instanceof on another folder's class, however it is imported, and only that", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-instanceof-'));
+    try {
+      fs.mkdirSync(path.join(root, 'store'));
+      fs.mkdirSync(path.join(root, 'app'));
+      fs.writeFileSync(path.join(root, 'store/index.ts'), 'export class FileStore {}\nexport class Other {}\n');
+      fs.writeFileSync(path.join(root, 'store/own.ts'), "import { FileStore } from './index.ts';\nexport const own = (x: unknown) => x instanceof FileStore;\n");
+      fs.writeFileSync(
+        path.join(root, 'app/a.ts'),
+        [
+          "import { type Other as Renamed, FileStore } from '../store/index.ts';",
+          "import * as store from '../store/index.ts';",
+          "import Default from 'gateway';",
+          "import { readFile } from 'node:fs';",
+          '// x instanceof FileStore in a comment is not a use',
+          'export const a = (x: unknown) => x instanceof FileStore || x instanceof Renamed || x instanceof store.Other;',
+          'export const b = (x: unknown) => x instanceof Default || x instanceof Error || x instanceof Uint8Array || readFile;',
+        ].join('\n'),
+      );
+      expect(findForeignInstanceof(root, { gateway: 'index.ts' })).toEqual([
+        expect.stringContaining('app/a.ts: instanceof FileStore (a class of store)'),
+        expect.stringContaining('app/a.ts: instanceof Renamed (a class of store)'),
+        expect.stringContaining('app/a.ts: instanceof store.Other (a class of store)'),
+        expect.stringContaining('app/a.ts: instanceof Default (a class of index.ts)'),
       ]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
