@@ -4,7 +4,7 @@
  * by function and by area for the measured window only (startup and warm-up left out).
  * `--target proxy` profiles the pass-through proxy the same way, to compare line by line.
  *
- *   node --import tsx bench/profile-gateway.ts [--case chat-stream] [--concurrency 16] [--seconds 8] [--top 30] [--target proxy]
+ *   node --import tsx bench/profile-gateway.ts [--case chat-stream] [--concurrency 16] [--seconds 8] [--top 30] [--target proxy] [--burst]
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
       'gateway-dir': { type: 'string' },
       'prof-dir': { type: 'string' },
       target: { type: 'string', default: 'gateway' },
+      burst: { type: 'boolean' },
     },
   });
   const bench = CASES[values.case];
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency);
 
   process.on('exit', killAllChildren);
-  const upstream = await startUpstream(0);
+  const upstream = await startUpstream(0, values.burst === true);
   const nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir];
   let target: StartedTarget | undefined;
   let gateway: StartedGateway | undefined;

@@ -4,7 +4,8 @@
  * push as a real upstream delivers them, through the passthrough relay (Chat → Chat, the
  * usage chunk dropped) and the converting relay (Chat → Messages). CPU time, not wall time. Baselines in the same run:
  * `toString` of every chunk, and the SSE reader (cut + parse) alone.
- * Run by hand: `node --import tsx bench/relay-bench.ts`.
+ * `--burst`: the whole stream in one chunk, as a fast upstream or a cache writes it.
+ * Run by hand: `node --import tsx bench/relay-bench.ts [N] [--burst]`.
  */
 import { relayStream } from '../src/pipeline/relay-stream.ts';
 import type { RelayOptions } from '../src/pipeline/relay-records.ts';
@@ -15,7 +16,8 @@ import type { ChatRequest, WireFormat } from '../src/ir/types.ts';
 import { FastAbortController } from '../src/util/abort.ts';
 import { buildStreamEvents } from './fake-upstream.ts';
 
-const events = buildStreamEvents(true);
+const burst = process.argv.includes('--burst');
+const events = burst ? [Buffer.concat(buildStreamEvents(true))] : buildStreamEvents(true);
 const request = { model: 'bench/bench-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true } as unknown as ChatRequest;
 const client = new FastAbortController();
 const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as RelayOptions['upstream'];
@@ -65,7 +67,7 @@ function time(n: number, op: () => void): number {
   return (used.user + used.system) / n;
 }
 
-const N = Number(process.argv[2] ?? 30_000);
+const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 30_000);
 const rows: Record<string, string>[] = [];
 for (let round = 0; round < 3; round += 1) {
   const strings = time(N, () => {
