@@ -19,26 +19,44 @@ const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 const findUsage = quotedFinder('"usage"');
 
 /**
- * Reads id/model/usage from a passthrough Chat stream. Only the first chunk (identity) and
- * chunks whose text carries a usage object are parsed; the rest is never JSON-decoded.
+ * Reads id/model/usage from a passthrough Chat stream. Only chunks whose text carries a usage
+ * object are parsed while the stream runs; every Chat chunk repeats the response's id and model,
+ * so the usage chunk names them too, and the first chunk is parsed only if it did not (read when
+ * `info` is asked for). The rest is never JSON-decoded.
  */
 export function createChatUsageTap(): UsageTap {
-  let info: PassthroughInfo = {};
-  let identified = false;
-  return {
-    push(record: SseRecord): void {
-      const data = record.data;
-      const carriesUsage = findUsage(data) !== -1 && USAGE_OBJECT.test(data);
-      if (identified && !carriesUsage) return;
-      const chunk = tryParseJson(data);
-      if (!isRecord(chunk)) return;
-      identified = true;
-      info = withIdentity(info, chunk, carriesUsage ? decodeChatUsage(chunk.usage) : undefined);
-    },
-    get info(): PassthroughInfo {
-      return info;
-    },
-  };
+  return new ChatUsageTap();
+}
+
+class ChatUsageTap implements UsageTap {
+  private tapped: PassthroughInfo = {};
+  /** The first chunk's text, until its id and model are known or it was read. */
+  private first: string | undefined;
+  private seen = false;
+
+  push(record: SseRecord): void {
+    const data = record.data;
+    if (!this.seen && data.charCodeAt(0) === 123 /* { */) {
+      this.seen = true;
+      this.first = data;
+    }
+    if (findUsage(data) === -1 || !USAGE_OBJECT.test(data)) return;
+    const chunk = tryParseJson(data);
+    if (isRecord(chunk)) this.tapped = withIdentity(this.tapped, chunk, decodeChatUsage(chunk.usage));
+  }
+
+  get info(): PassthroughInfo {
+    const first = this.first;
+    if (first !== undefined) {
+      this.first = undefined;
+      const tapped = this.tapped;
+      if (tapped.id === undefined || tapped.model === undefined) {
+        const chunk = tryParseJson(first);
+        if (isRecord(chunk)) this.tapped = withIdentity(tapped, chunk, undefined);
+      }
+    }
+    return this.tapped;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { readFixture, readJsonFixture, sseRecords } from '../stream-helpers.ts';
 
@@ -22,13 +22,36 @@ describe('chat passthrough', () => {
     });
   });
 
-  it('only parses the first record and records carrying a usage object', () => {
+  it('only parses records carrying a usage object (and the first, for its identity)', () => {
     const tap = chatCodec.createUsageTap();
     tap.push({ data: '{"id":"c1","model":"m","choices":[],"usage":null}' });
     // Not JSON, but it has no usage object, so the tap must not even try to parse it.
     tap.push({ data: '{"broken' });
     tap.push({ data: '{"id":"c1","model":"m","choices":[],"usage": {"prompt_tokens": 3, "completion_tokens": 4}}' });
     tap.push({ data: '[DONE]' });
+    expect(tap.info).toEqual({ id: 'c1', model: 'm', usage: { inputTokens: 3, outputTokens: 4 } });
+  });
+
+  it('takes id and model from the usage chunk and leaves the first chunk unparsed', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const tap = chatCodec.createUsageTap();
+      tap.push({ data: '{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}' });
+      tap.push({ data: '{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}' });
+      tap.push({ data: '{"id":"c1","model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}' });
+      tap.push({ data: '[DONE]' });
+      expect(tap.info).toEqual({ id: 'c1', model: 'm', usage: { inputTokens: 3, outputTokens: 4 } });
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('takes id and model from the first chunk when the usage chunk does not name them', () => {
+    const tap = chatCodec.createUsageTap();
+    tap.push({ data: '{"id":"c1","model":"m","choices":[{"delta":{"content":"hi"}}]}' });
+    tap.push({ data: '{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}' });
+    expect(tap.info).toEqual({ id: 'c1', model: 'm', usage: { inputTokens: 3, outputTokens: 4 } });
     expect(tap.info).toEqual({ id: 'c1', model: 'm', usage: { inputTokens: 3, outputTokens: 4 } });
   });
 
