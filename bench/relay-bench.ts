@@ -14,9 +14,12 @@ import type { StreamTarget } from '../src/pipeline/types.ts';
 import { RecordReader } from '../src/sse/index.ts';
 import type { ChatRequest, WireFormat } from '../src/ir/types.ts';
 import { FastAbortController } from '../src/util/abort.ts';
+import { rememberSecretHeader } from '../src/util/index.ts';
 import { buildStreamEvents } from './fake-upstream.ts';
 
 const burst = process.argv.includes('--burst');
+// As in a gateway: the upstream's credential is remembered, so passed records are checked for it.
+rememberSecretHeader('Bearer sk-bench-upstream-key-000000000000');
 const events = burst ? [Buffer.concat(buildStreamEvents(true))] : buildStreamEvents(true);
 const request = { model: 'bench/bench-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true } as unknown as ChatRequest;
 const client = new FastAbortController();
@@ -50,7 +53,7 @@ function relayOnce(clientFormat: WireFormat): void {
     ids: { requestId: 'req_1', correlationId: 'req_1' },
     client,
     passthrough: clientFormat === 'chat',
-    stripUsageChunk: true,
+    stripUsageChunk: process.env.RELAY_STRIP !== "0",
     onEnd: () => undefined,
   };
   relayStream(options, peeked).pushTo(target);

@@ -4,6 +4,13 @@ import { quotedFinder } from '../util/index.ts';
 
 const findError = quotedFinder('"error"');
 
+/**
+ * From this many records in one chunk (a burst), one native search of the chunk's bytes for the
+ * keys is cheaper than the per-record check (a Buffer search costs ~0.3 µs to start, the string
+ * check of one record ~0.1 µs).
+ */
+const SCAN_CHUNK_FROM = 4;
+
 /** The record with any configured upstream key redacted, or undefined when it holds none. Only an error record (every format's has an `"error"` key) may quote the key back. */
 function redactedRecord(record: WireRecord): WireRecord | undefined {
   const data = record.data;
@@ -15,11 +22,13 @@ function redactedRecord(record: WireRecord): WireRecord | undefined {
  * The records a passthrough sends on, or undefined when they go as they came (the bytes pass
  * through untouched): an error record quoting a configured upstream key is redacted, and the
  * format's own rewrites apply (Chat drops the usage chunk the client did not ask for;
- * Responses names the gateway's response id for a stored answer).
+ * Responses names the gateway's response id for a stored answer). `bytes`, when given, are the
+ * records' bytes as received: for a chunk of many records, one search of them for the keys tells
+ * whether any record needs a look.
  */
-export function rewritePassedRecords(records: WireRecord[], rules: PassthroughRules, context: RewriteContext): WireRecord[] | undefined {
+export function rewritePassedRecords(records: WireRecord[], rules: PassthroughRules, context: RewriteContext, bytes?: Buffer): WireRecord[] | undefined {
   const rewrite = rules.rewrite;
-  const redact = hasSecrets();
+  const redact = hasSecrets() && (bytes === undefined || records.length < SCAN_CHUNK_FROM || containsSecret(bytes));
   if (!rewrite && !redact) return undefined;
   let out: WireRecord[] | undefined;
   for (let i = 0; i < records.length; i += 1) {

@@ -303,7 +303,7 @@ export class RecordRelay {
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
       if (this.decoder) this.tapRecord(record);
     }
-    const rewritten = rewritePassedRecords(records, this.rules, this.rewriteContext);
+    const rewritten = rewritePassedRecords(records, this.rules, this.rewriteContext, reframe ? undefined : bytes);
     if (rewritten || reframe || this.pendingEvents) return this.frame(rewritten ?? records);
     this.writer.passed(records.length);
     return bytes;

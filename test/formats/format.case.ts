@@ -9,6 +9,8 @@ import { GatewayError } from '../../src/errors/index.ts';
 import { listFormats, type FormatDefinition, type RouteTarget, type WireRecord } from '../../src/formats/index.ts';
 import type { ChatRequest, ChatResponse, StreamPart } from '../../src/ir/types.ts';
 import { watchStream } from '../../src/pipeline/watch-stream.ts';
+import { RecordRelay, type RelayOptions, type StreamEnd } from '../../src/pipeline/relay-records.ts';
+import { FastAbortController, watchOf } from '../../src/util/abort.ts';
 
 const SPLITS = [1, 7, 64, 0];
 const IDS = { requestId: 'req_case', correlationId: 'req_case' };
@@ -77,6 +79,38 @@ export function decodeStream(format: FormatDefinition, records: WireRecord[]): S
   return [...records.flatMap((record) => decoder.push(record)), ...decoder.end()];
 }
 
+/**
+ * The client's bytes of a same-format stream relayed from `bytes` fed `split` bytes at a time
+ * (0: all at once, as one upstream read), and what the relay reported at its end.
+ */
+export function passThrough(format: FormatDefinition, bytes: Buffer, split: number): { out: Buffer; end: StreamEnd | undefined } {
+  let end: StreamEnd | undefined;
+  const upstream = { response: { status: 200, headers: {}, body: undefined, abort() {} }, done() {}, abort() {}, watch: new FastAbortController() } as unknown as RelayOptions['upstream'];
+  const relay = new RecordRelay(
+    {
+      upstream,
+      providerId: 'p',
+      upstreamFormat: format.id,
+      clientFormat: format.id,
+      ids: IDS,
+      client: watchOf(new AbortController().signal),
+      passthrough: true,
+      stripUsageChunk: false,
+      onEnd: (reported) => (end = reported),
+    },
+    format.framing.createReader(),
+  );
+  const out: Buffer[] = [];
+  const take = (piece: string | Buffer | undefined) => {
+    if (piece !== undefined && piece.length > 0) out.push(typeof piece === 'string' ? Buffer.from(piece) : Buffer.from(piece));
+  };
+  const size = split > 0 ? split : bytes.length;
+  // Each piece is a fresh copy, as a socket delivers it (nothing shares the encoder's buffer).
+  for (let at = 0; at < bytes.length && !relay.done; at += size) take(relay.push(Buffer.from(bytes.subarray(at, at + size))));
+  take(relay.end());
+  return { out: Buffer.concat(out), end };
+}
+
 /** Runs the conformance suite for one registered format. */
 export function describeFormatCase(format: FormatDefinition): void {
   const codec = format.codec;
@@ -114,6 +148,17 @@ export function describeFormatCase(format: FormatDefinition): void {
         expect(textOf(decodeStream(format, read))).toBe(PIECES.join(''));
       });
     }
+
+    it('passes its stream through byte-exact at every split (multi-byte characters cut across chunks), usage tapped', () => {
+      const { bytes } = encodeStream(format, PARTS);
+      // Every cut up to 64 bytes lands inside each multi-byte character at every offset.
+      for (const split of [0, ...Array.from({ length: 64 }, (_, i) => i + 1), 100, 257, 1000]) {
+        const { out, end } = passThrough(format, bytes, split);
+        expect(out.equals(bytes), `cut every ${split || 'all'} bytes`).toBe(true);
+        expect(end).toMatchObject({ aborted: false, estimated: false, usage: { outputTokens: USAGE.outputTokens } });
+        expect(end?.failure).toBeUndefined();
+      }
+    });
 
     it('tells the end of a stream from a cut one (terminal record)', () => {
       const { records } = encodeStream(format, PARTS);

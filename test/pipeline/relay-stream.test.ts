@@ -9,6 +9,7 @@ import type { ChatRequest, StreamPart } from '../../src/ir/types.ts';
 import { watchOf } from '../../src/util/abort.ts';
 import { chatStream } from '../helpers/routing-wire.ts';
 import { FastAbortController } from '../../src/util/abort.ts';
+import { forgetSecrets, rememberSecret } from '../../src/util/index.ts';
 
 const request = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], stream: true } as unknown as ChatRequest;
 
@@ -50,7 +51,7 @@ function target(full = false): StreamTarget & { calls: string[]; drain: () => vo
   };
 }
 
-async function relay(pieces: string[], options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses' } = {}) {
+async function relay(pieces: Array<string | Buffer>, options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses' } = {}) {
   const body = new Readable({ read() {} });
   const upstream = upstreamOf(body);
   let ended: StreamEnd | undefined;
@@ -170,5 +171,55 @@ describe('relayStream pushed into a target', () => {
     t2.close();
     expect(left.upstream.aborted()).toBe(true);
     expect(left.end()).toMatchObject({ aborted: true, estimated: true });
+  });
+});
+
+/** Everything a client gets of a passthrough Chat stream whose upstream sends `pieces`. */
+async function clientBytes(pieces: Buffer[], strip = false): Promise<Buffer> {
+  const r = await relay(pieces.slice(0, 1), { strip });
+  const out: Buffer[] = [];
+  let ended!: () => void;
+  const done = new Promise<void>((resolve) => (ended = resolve));
+  r.stream.pushTo({
+    write: (chunk) => (out.push(Buffer.from(chunk)), true),
+    end: (chunk) => {
+      if (chunk !== undefined) out.push(Buffer.from(chunk));
+      ended();
+    },
+    onDrain: () => undefined,
+    onClose: () => undefined,
+  });
+  for (const piece of pieces.slice(1)) r.body.push(piece);
+  r.body.push(null);
+  await done;
+  return Buffer.concat(out);
+}
+
+describe('a passthrough stream goes on as bytes', () => {
+  it('a multi-byte character cut across upstream chunks reaches the client byte-exact', async () => {
+    const whole = Buffer.from(chatStream(['Grüße ', '日本', ' 🦊'], { usage: false }).join(''));
+    const fox = whole.indexOf(Buffer.from('🦊'));
+    const ue = whole.indexOf(Buffer.from('ü'));
+    for (const cuts of [[ue + 1], [fox + 1, fox + 2, fox + 3], [ue + 1, fox + 2]]) {
+      const pieces = [0, ...cuts, whole.length].slice(1).map((end, i, ends) => whole.subarray(i === 0 ? 0 : ends[i - 1], end));
+      expect((await clientBytes(pieces)).equals(whole)).toBe(true);
+    }
+  });
+
+  it('redacts an upstream key an error record quotes, alone or among many records in one chunk', async () => {
+    const key = 'sk-relay-test-key-0123456789';
+    rememberSecret(key);
+    try {
+      const [role, x] = chatStream(['x']);
+      const error = `data: ${JSON.stringify({ error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error' } })}\n\n`;
+      for (const pieces of [[role, x, error], [role + x + x + x + error]]) {
+        const out = (await clientBytes(pieces.map((p) => Buffer.from(p)))).toString();
+        expect(out).not.toContain(key);
+        expect(out).toContain('Incorrect API key provided: [redacted]');
+        expect(out.startsWith(role + x)).toBe(true);
+      }
+    } finally {
+      forgetSecrets();
+    }
   });
 });
