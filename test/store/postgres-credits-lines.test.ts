@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { SharedCredits } from '../../src/credits/shared/shared-credits.ts';
+import { SharedCredits } from '../../src/credits/index.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { PostgresStore } from '../../src/store/postgres/index.ts';
 import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';

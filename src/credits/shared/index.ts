@@ -1,3 +1,6 @@
 /** The credit engine shared by every instance of a database store (holds, leased slices, the settlement outbox). */
-export { SharedCredits, Slice, MAX_OUTBOX_BACKLOG, type SharedCreditsOptions, type SharedEntry, type SharedHold } from './shared-credits.ts';
+export { SharedCredits, type SharedCreditsOptions } from './shared-credits.ts';
+export { MAX_OUTBOX_BACKLOG } from './shared-admission.ts';
+export type { SharedEntry } from './shared-settlement.ts';
+export { Slice, type SharedHold } from './slice.ts';
 export { openSharedCredits, type OpenSharedCreditsOptions } from './open-shared-credits.ts';

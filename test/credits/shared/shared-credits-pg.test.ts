@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SharedCredits, type SharedEntry, type SharedHold } from '../../../src/credits/shared/shared-credits.ts';
+import { SharedCredits, type SharedEntry, type SharedHold } from '../../../src/credits/index.ts';
 import { PostgresStore } from '../../../src/store/postgres/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../../../src/store/types.ts';
 import { createLogger } from '../../../src/util/logger.ts';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SharedCredits, type SharedEntry } from '../../../src/credits/shared/shared-credits.ts';
+import { SharedCredits, type SharedEntry } from '../../../src/credits/index.ts';
 import type { CreditsRepo, FlushItem, HoldOutcome, HoldRequest, LeaseOutcome, SettleOutcome, SettleRequest } from '../../../src/store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord } from '../../../src/store/types.ts';
 import { createLogger } from '../../../src/util/logger.ts';

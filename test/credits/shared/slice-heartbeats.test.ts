@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { SharedCredits } from '../../../src/credits/shared/shared-credits.ts';
+import { SharedCredits } from '../../../src/credits/index.ts';
 import { atOnce } from '../../helpers/at-once.ts';
 import type { CreditsRepo } from '../../../src/store/repositories.ts';
 import type { AccountRecord, ApiKeyRecord } from '../../../src/store/types.ts';
