@@ -55,8 +55,9 @@ export function priceTokens(base: ModelPricing | undefined, inputTokens: number,
  */
 export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricing | undefined {
   const out = maxFlatPricing(prices);
+  // Most models have no long-context tier: no set, no sort on every admission.
+  if (!out || !prices.some((p) => p?.tiers?.length)) return out;
   const starts = [...new Set(prices.flatMap((p) => p?.tiers?.map((t) => t.aboveInputTokens) ?? []))].sort((a, b) => a - b);
-  if (!out || starts.length === 0) return out;
   out.tiers = starts.map((start) => {
     const at = maxFlatPricing(prices.map((p) => p && pricingAt(p, start + 1)));
     return { aboveInputTokens: start, input: at?.input, output: at?.output, cacheRead: at?.cacheRead, cacheWrite: at?.cacheWrite };
