@@ -20,6 +20,21 @@ function expand(registry: ProviderRegistry, config: RoutingConfig, id: string, a
   return orderCandidates(usable, config.models[id]?.strategy ?? config.strategy, context);
 }
 
+/** The fallback chain's models not already among the primary ones (no set made when there is no chain, as for most models). */
+function chainOf(registry: ProviderRegistry, config: RoutingConfig, fallbacks: readonly string[] | undefined, primary: CatalogModel[], accept: CandidateFilter, context: OrderContext): CatalogModel[] {
+  const chain: CatalogModel[] = [];
+  if (!fallbacks || fallbacks.length === 0) return chain;
+  const seen = new Set(primary.map((m) => m.id));
+  for (const entry of fallbacks) {
+    for (const model of expand(registry, config, entry, accept, context)) {
+      if (seen.has(model.id)) continue;
+      seen.add(model.id);
+      chain.push(model);
+    }
+  }
+  return chain;
+}
+
 /**
  * Plans a request: a `provider/model` pins that model; a bare id lists every provider
  * serving it in strategy order; the config's fallback chain for the requested id follows.
@@ -37,15 +52,7 @@ export function planRoute(
   const strategy = resolved.pinned ? undefined : (modelConfig?.strategy ?? config.strategy);
   const usable = resolved.candidates.filter(accept);
   const primary = strategy ? orderCandidates(usable, strategy, context) : usable;
-  const seen = new Set(primary.map((m) => m.id));
-  const chain: CatalogModel[] = [];
-  for (const entry of modelConfig?.fallbacks ?? []) {
-    for (const model of expand(registry, config, entry, accept, context)) {
-      if (seen.has(model.id)) continue;
-      seen.add(model.id);
-      chain.push(model);
-    }
-  }
+  const chain = chainOf(registry, config, modelConfig?.fallbacks, primary, accept, context);
   if (primary.length === 0 && chain.length === 0) {
     throw new GatewayError('bad_request', `The model '${requested}' cannot serve this request.`, { details: { model: requested } });
   }

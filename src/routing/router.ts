@@ -2,6 +2,7 @@ import type { ProviderRegistry } from '../providers/index.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from '../config/index.ts';
 import { LatencyTracker } from './latency-tracker.ts';
+import type { OrderContext } from './order-candidates.ts';
 import { planRoute, type CandidateFilter } from './plan-route.ts';
 import { StickySessions } from './sticky-sessions.ts';
 import type { RoutePlan } from './types.ts';
@@ -18,6 +19,8 @@ export class Router {
   readonly sticky: StickySessions;
   readonly now: () => number;
   readonly random: () => number;
+  /** What ordering reads (latency averages, the random source): made once, not per plan. */
+  private readonly ordering: OrderContext;
 
   constructor(
     readonly registry: ProviderRegistry,
@@ -29,14 +32,12 @@ export class Router {
     this.breaker = new CircuitBreaker({ ...config.breaker, now: this.now });
     this.latency = new LatencyTracker(config.latency.alpha);
     this.sticky = new StickySessions(config.sticky);
+    this.ordering = { latency: (id) => this.latency.get(id), random: this.random };
   }
 
   /** The candidates of a requested model id, in the order they will be tried. */
   plan(requested: string, accept: CandidateFilter): RoutePlan {
-    return planRoute(this.registry, this.config, requested, accept, {
-      latency: (id) => this.latency.get(id),
-      random: this.random,
-    });
+    return planRoute(this.registry, this.config, requested, accept, this.ordering);
   }
 
   /** The discount a fallback earns on this requested model. */
