@@ -97,11 +97,13 @@ function rememberCredentials(headers: Record<string, string>): void {
   for (const name in headers) if (CREDENTIAL_HEADER.test(name)) rememberSecretHeader(headers[name]);
 }
 
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 function send(pool: Pool, gate: ConnectionGate, basePath: string, request: HttpRequest): Promise<UpstreamResponse> {
   if (request.headers) rememberCredentials(request.headers);
-  const headers: Record<string, string> = { ...request.headers };
-  if (typeof FormData !== 'undefined' && request.body instanceof FormData) return sendForm(pool, gate, basePath, request, request.body, headers);
-  return dispatch(pool, gate, basePath, request, headers, request.body as string | Uint8Array | undefined);
+  // A form adds its content type to a copy; undici only reads the headers it is given, so a JSON call sends the plugin's own.
+  if (typeof FormData !== 'undefined' && request.body instanceof FormData) return sendForm(pool, gate, basePath, request, request.body, { ...request.headers });
+  return dispatch(pool, gate, basePath, request, request.headers ?? NO_HEADERS, request.body as string | Uint8Array | undefined);
 }
 
 /** undici's Pool does not encode FormData itself: let a web Response build the multipart body. */
