@@ -21,7 +21,7 @@ interface Row {
 const rows: Row[] = [];
 
 /** Runs `op(i)` n times with `inFlight` calls outstanding at once and records the cost per call. */
-async function measure(label: string, n: number, inFlight: number, op: (i: number) => Promise<unknown>): Promise<void> {
+async function measure(label: string, n: number, inFlight: number, op: (i: number) => unknown): Promise<void> {
   for (let i = 0; i < Math.min(n, 2_000); i++) await op(-1 - i); // warm up JIT, scripts, connection
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -22,8 +22,7 @@ import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
 import type { StorageHealth } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
-import type { Clock } from '../util/index.ts';
-import type { Logger } from '../util/index.ts';
+import { andThen, isPromise, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
@@ -79,13 +78,10 @@ function isLive(request: AdmissionRequest): boolean {
   return request.model !== undefined && request.route !== BATCH_ROUTE;
 }
 
-/** Gives a concurrency slot back, synchronously when the store can; a lost release only holds the slot until its expiry. */
+/** Gives a concurrency slot back (at once with an in-process store); a lost release only holds the slot until its expiry. */
 function releaseLease(lease: ConcurrencyLease, log?: Logger): void {
-  if (lease.releaseNow) {
-    lease.releaseNow();
-    return;
-  }
-  void lease.release().catch((error: unknown) => log?.warn('releasing a concurrency slot failed', { error: String(error) }));
+  const released = lease.release();
+  if (isPromise(released)) void released.catch((error: unknown) => log?.warn('releasing a concurrency slot failed', { error: String(error) }));
 }
 
 /** Limits passed before the body was read: the admission takes them over, or `release` gives the slot back. */
@@ -155,11 +151,6 @@ function unpricedError(requested: string, model: string): GatewayError {
   );
 }
 
-/** Whether a guard answered at once or will answer later. */
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
 /**
  * The request guards of spec §1, §5 and §8: rate limits (sliding window, resolution order,
  * exemptions), per-key concurrency slots, model scopes and tiers, and the price of a request;
@@ -192,36 +183,26 @@ export class AccountGuards implements RequestGuards {
     return (await this.o.credits.read()).usage;
   }
 
-  admit(request: AdmissionRequest): Promise<Admission> {
+  /** At once when the limiter and the credit engine both answer at once; else a promise. A refusal is a rejected promise, never a throw. */
+  admit(request: AdmissionRequest): MaybePromise<Admission> {
     try {
-      const admitted = this.admitting(request);
-      return isPromise(admitted) ? admitted : Promise.resolve(admitted);
+      return this.admitting(request);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** `admit` without a promise when the limiter and the credit engine both answer at once; else the promise. Throws what `admit` would reject with. */
-  admitNow(request: AdmissionRequest): Admission | Promise<Admission> {
-    return this.admitting(request);
-  }
-
-  passLimits(request: LimitRequest): PassedLimits | Promise<PassedLimits> {
-    const limiter = this.o.limiter;
-    const subject = this.subjectOf(request);
-    if (limiter.hitNow && limiter.acquireNow) return new PassedAccountLimits(this.checkLimitsNow(subject, request.auth.key.id, request.auth.account));
-    return this.checkLimits(subject, request.auth.key.id, request.auth.account).then((checked) => new PassedAccountLimits(checked));
+  passLimits(request: LimitRequest): MaybePromise<PassedLimits> {
+    return andThen(this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account), (checked) => new PassedAccountLimits(checked));
   }
 
   /** The limits (passed before the body, or checked now), then the hold; at once when every guard answers at once. */
-  private admitting(request: AdmissionRequest): Admission | Promise<Admission> {
+  private admitting(request: AdmissionRequest): MaybePromise<Admission> {
     // No answer without its record: while the data dir cannot be written, billed requests are refused before any upstream call.
     if (request.model) this.o.storage.check();
     const passed = passedOf(request);
     if (passed) return this.grant(request, passed);
-    const limiter = this.o.limiter;
-    if (!limiter.hitNow || !limiter.acquireNow) return this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account).then((checked) => this.grant(request, checked));
-    return this.grant(request, this.checkLimitsNow(this.subjectOf(request), request.auth.key.id, request.auth.account));
+    return andThen(this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account), (checked) => this.grant(request, checked));
   }
 
   private subjectOf(request: LimitRequest): LimitSubject {
@@ -238,7 +219,7 @@ export class AccountGuards implements RequestGuards {
   }
 
   /** The limits passed: price the request, hold its credits and hand out the admission (the slot goes back if the hold is refused). */
-  private grant(request: AdmissionRequest, checked: CheckedLimits): Admission | Promise<Admission> {
+  private grant(request: AdmissionRequest, checked: CheckedLimits): MaybePromise<Admission> {
     const { limit, result, lease } = checked;
     const account = request.auth.account;
     const headers = buildRateLimitHeaders({ result, scope: limit?.scope, tier: account.tier, concurrencyRemaining: lease?.remaining });
@@ -246,7 +227,7 @@ export class AccountGuards implements RequestGuards {
       if (lease) releaseLease(lease);
       throw withHeaders(error, headers);
     };
-    let held: CreditHold | Promise<CreditHold> | undefined;
+    let held: MaybePromise<CreditHold> | undefined;
     try {
       const priced = this.price(request, account);
       held = priced && this.o.credits.hold(priced);
@@ -297,33 +278,36 @@ export class AccountGuards implements RequestGuards {
   }
 
   /**
-   * The rate-limit hit and the concurrency slot, asked of the store at once (one round trip
-   * of latency on Redis instead of two). A slot taken by a throttled request is given back.
+   * The rate-limit hit and the concurrency slot, asked of the store together (one round trip
+   * of latency on Redis instead of two); judged at once when the store answered at once.
+   * Throws (or rejects with) 429; a slot taken by a throttled request is given back.
    */
-  private async checkLimits(subject: LimitSubject, keyId: string, account: AccountRecord): Promise<CheckedLimits> {
-    const limit = resolveLimit(subject, this.limits);
-    const cap = resolveConcurrency(subject, this.limits);
-    const [hit, slot] = await Promise.allSettled([
-      limit ? this.o.limiter.hit(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.()) : null,
-      cap ? this.o.limiter.acquire(`k:${keyId}:gen`, cap.max, cap.ttlMs) : null,
-    ]);
-    const lease = slot.status === 'fulfilled' ? slot.value : null;
-    if (hit.status === 'rejected') {
-      if (lease) releaseLease(lease);
-      throw hit.reason;
-    }
-    if (slot.status === 'rejected') throw slot.reason;
-    return this.judgeLimits(limit, cap, hit.value, lease, account);
-  }
-
-  /** checkLimits of an in-process limiter, synchronously. */
-  private checkLimitsNow(subject: LimitSubject, keyId: string, account: AccountRecord): CheckedLimits {
+  private checkLimits(subject: LimitSubject, keyId: string, account: AccountRecord): MaybePromise<CheckedLimits> {
     const limiter = this.o.limiter;
     const limit = resolveLimit(subject, this.limits);
     const cap = resolveConcurrency(subject, this.limits);
-    const result = limit ? limiter.hitNow!(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.()) : null;
-    const lease = cap ? limiter.acquireNow!(`k:${keyId}:gen`, cap.max, cap.ttlMs) : null;
-    return this.judgeLimits(limit, cap, result, lease, account);
+    const hit = limit ? limiter.hit(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.()) : null;
+    const slot = cap ? limiter.acquire(`k:${keyId}:gen`, cap.max, cap.ttlMs) : null;
+    if (isPromise(hit) || isPromise(slot)) return this.judgeAnswered(limit, cap, hit, slot, account);
+    return this.judgeLimits(limit, cap, hit, slot, account);
+  }
+
+  /** judgeLimits once a store that answers later (Redis) answered both (a failed hit gives back a slot that was taken). */
+  private async judgeAnswered(
+    limit: ResolvedLimit | null,
+    cap: { max: number } | null,
+    hit: MaybePromise<RateLimitResult | null>,
+    slot: MaybePromise<ConcurrencyLease | null>,
+    account: AccountRecord,
+  ): Promise<CheckedLimits> {
+    const [result, taken] = await Promise.allSettled([hit, slot]);
+    const lease = taken.status === 'fulfilled' ? taken.value : null;
+    if (result.status === 'rejected') {
+      if (lease) releaseLease(lease);
+      throw result.reason;
+    }
+    if (taken.status === 'rejected') throw taken.reason;
+    return this.judgeLimits(limit, cap, result.value, lease, account);
   }
 
   /** Throws 429 for a throttled hit or no free slot (giving back a slot it took); else the outcome. */

@@ -8,6 +8,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import type { StorageState } from '../store/index.ts';
 import type { buildActivityView, buildCreditsView, buildKeyView, UsageIndex } from '../usage/index.ts';
 import type { LedgerPage } from '../store/index.ts';
+import type { MaybePromise } from '../util/index.ts';
 
 /** Who is calling: the account and the API key used. */
 export interface AuthContext {
@@ -104,18 +105,17 @@ export interface UsageViews {
 
 /** Rate limits, quotas and billing on the request path, as the routes see them. */
 export interface RequestGuards {
-  admit(request: AdmissionRequest): Promise<Admission>;
+  /**
+   * Admits a request (limits, scopes, credits): at once when every guard can answer at once (an
+   * in-process limiter, a credit engine that holds without a round trip), else a promise. A
+   * refusal is a rejected promise, never a throw.
+   */
+  admit(request: AdmissionRequest): MaybePromise<Admission>;
   /**
    * The rate limits and the concurrency slot alone, before the body is read: at once with an
    * in-process limiter, else a promise. Throws (or rejects with) 429 as `admit` would.
    */
-  passLimits?(request: LimitRequest): PassedLimits | Promise<PassedLimits>;
-  /**
-   * `admit` answered at once, when every guard can answer synchronously (an in-process
-   * limiter, a credit engine that holds without a round trip); else its promise. Throws what
-   * `admit` would reject with.
-   */
-  admitNow?(request: AdmissionRequest): Admission | Promise<Admission>;
+  passLimits?(request: LimitRequest): MaybePromise<PassedLimits>;
   /** Counts an unauthenticated request against its per-address limit; returns the rate-limit headers or throws 429. */
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
   /** The usage views; absent when the server keeps no usage accounts. */

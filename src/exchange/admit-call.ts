@@ -1,5 +1,6 @@
 import type { Admission, AdmissionRequest } from '../accounts/index.ts';
 import type { RequestFacts } from '../formats/index.ts';
+import type { MaybePromise } from '../util/index.ts';
 import type { ExchangeCall, ExchangeDeps } from './types.ts';
 
 /** What admission reads of a request: its model, its input bound, its output cap (read without decoding it: `readCall`). */
@@ -23,7 +24,6 @@ function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionReque
 }
 
 /** Admits a call (limits, scopes, credits); in-process guards answer at once, with no promise. */
-export function admitCall(deps: Pick<ExchangeDeps, 'guards'>, call: ExchangeCall, request: AdmittedFacts): Admission | Promise<Admission> {
-  const asked = admissionOf(call, request);
-  return deps.guards.admitNow?.(asked) ?? deps.guards.admit(asked);
+export function admitCall(deps: Pick<ExchangeDeps, 'guards'>, call: ExchangeCall, request: AdmittedFacts): MaybePromise<Admission> {
+  return deps.guards.admit(admissionOf(call, request));
 }

@@ -10,7 +10,7 @@ export interface MemoryRateLimitStoreOptions {
 }
 
 /**
- * Exact sliding-window limiter and concurrency slots for a single process.
+ * Exact sliding-window limiter and concurrency slots for a single process; answers at once.
  * Memory is bounded by the keys active within their window: an unref'd timer drops the rest.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
@@ -31,11 +31,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.logs.size + this.leases.size;
   }
 
-  async hit(key: string, limit: number, windowMs: number, now?: number): Promise<RateLimitResult> {
-    return this.hitNow(key, limit, windowMs, now);
-  }
-
-  hitNow(key: string, limit: number, windowMs: number, now = this.clock()): RateLimitResult {
+  hit(key: string, limit: number, windowMs: number, now = this.clock()): RateLimitResult {
     let log = this.logs.get(key);
     if (!log) {
       // Start tiny and double on demand: a flood of one-hit keys (IP spray) costs ~100 bytes each.
@@ -53,11 +49,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return buildHitResult({ allowed, used, anchor, now }, limit, windowMs);
   }
 
-  async acquire(key: string, max: number, ttlMs: number): Promise<ConcurrencyLease | null> {
-    return this.acquireNow(key, max, ttlMs);
-  }
-
-  acquireNow(key: string, max: number, ttlMs: number): ConcurrencyLease | null {
+  acquire(key: string, max: number, ttlMs: number): ConcurrencyLease | null {
     const now = this.clock();
     let held = this.leases.get(key);
     if (held) dropExpired(held, now);
@@ -104,11 +96,7 @@ class MemoryLease implements ConcurrencyLease {
     readonly remaining: number,
   ) {}
 
-  async release(): Promise<void> {
-    this.releaseNow();
-  }
-
-  releaseNow(): void {
+  release(): void {
     const slots = this.slots;
     slots.delete(this.id);
     if (slots.size === 0 && this.leases.get(this.key) === slots) this.leases.delete(this.key);

@@ -3,6 +3,7 @@
  * and what the resolver and header helpers exchange. Types only.
  */
 import type { Tier } from '../ir/index.ts';
+import type { MaybePromise } from '../util/index.ts';
 
 /** The outcome of one `hit()` on a sliding window. */
 export interface RateLimitResult {
@@ -29,31 +30,27 @@ export interface ConcurrencyLease {
   readonly remaining: number;
   /** The store could not be consulted and the slot was granted by the fail-open policy. */
   readonly degraded?: boolean;
-  release(): Promise<void>;
-  /** `release`, done synchronously (leases of an in-process store). */
-  releaseNow?(): void;
+  /** At once for a lease of an in-process store; a promise for a shared one. */
+  release(): MaybePromise<void>;
 }
 
-/** Repository for rate-limit state; memory for one process, Redis for several. */
+/**
+ * Repository for rate-limit state; memory for one process, Redis for several. A store that
+ * keeps its state in this process answers at once (a value: the request path takes no promise
+ * for a check that never waits); a shared one answers with a promise, which rejects on failure.
+ */
 export interface RateLimitStore {
   /**
    * Exact sliding window: admits the hit when fewer than `limit` hits lie in (now - windowMs, now].
    * `now` (ms epoch) is for tests and replays; by default each store uses its own clock
    * (the memory store `Date.now()`, the Redis store the Redis server's `TIME`).
    */
-  hit(key: string, limit: number, windowMs: number, now?: number): Promise<RateLimitResult>;
+  hit(key: string, limit: number, windowMs: number, now?: number): MaybePromise<RateLimitResult>;
   /**
    * Takes one of `max` in-flight slots for `key`, or returns null when all are held.
    * A slot not released within `ttlMs` frees itself (so a crashed process leaks nothing).
    */
-  acquire(key: string, max: number, ttlMs: number): Promise<ConcurrencyLease | null>;
-  /**
-   * `hit`, answered synchronously: stores that keep their state in this process offer it, so
-   * the request path takes no promise for a check that never waits.
-   */
-  hitNow?(key: string, limit: number, windowMs: number, now?: number): RateLimitResult;
-  /** `acquire`, answered synchronously (see hitNow); its lease can be released at once too. */
-  acquireNow?(key: string, max: number, ttlMs: number): ConcurrencyLease | null;
+  acquire(key: string, max: number, ttlMs: number): MaybePromise<ConcurrencyLease | null>;
   /**
    * Stores in another process (Redis): resolves true once it answers, false when it has not
    * within `timeoutMs`; never rejects. A store in this process has nothing to wait for.

@@ -13,3 +13,4 @@ export { keepRejectedLines, type RejectedLine } from './keep-rejected-lines.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { FILE_MODE, ensurePrivateDir, securePrivateTree } from './private-files.ts';
 export { readLogLines, type LogLine } from './read-log-lines.ts';
+export { andThen, isPromise, type MaybePromise } from './maybe-promise.ts';

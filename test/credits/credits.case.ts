@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { creditsToUsd } from '../../src/billing/index.ts';
 import { activityRange } from '../../src/usage/index.ts';
+import type { MaybePromise } from '../../src/util/index.ts';
 import { AccountGuards, type Admission, type AdmissionRequest } from '../../src/accounts/index.ts';
 import type { Settlement } from '../../src/pipeline/types.ts';
 import { makeGateway, type TestGateway } from '../accounts/make-gateway.ts';
@@ -55,7 +56,7 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       return { guards, request, usage, balance, prefix, account, key, accountId };
     }
 
-    const refusal = (p: Promise<Admission>) => p.then(() => 'admitted', (e: { code?: string }) => e.code);
+    const refusal = (p: MaybePromise<Admission>) => Promise.resolve(p).then(() => 'admitted', (e: { code?: string }) => e.code);
 
     it('holds the worst case: admitted while the balance covers it, 402 insufficient_balance beyond', async () => {
       const { guards, request } = await setUp(100);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore } from '../../src/limits/index.ts';
 import { describeRateLimitStore } from './rate-limit-store.case.ts';
 
-describeRateLimitStore('memory', () => new MemoryRateLimitStore());
+describeRateLimitStore('memory', () => new MemoryRateLimitStore(), 'at once');
 
 describe('MemoryRateLimitStore', () => {
   it('drops idle keys and expired leases when it sweeps, keeping memory bounded', async () => {

@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { RateLimitStore } from '../../src/limits/index.ts';
+import { isPromise } from '../../src/util/index.ts';
 
-/** Registers the behaviour every RateLimitStore must show; each test gets a fresh store. */
-export function describeRateLimitStore(name: string, makeStore: () => RateLimitStore | Promise<RateLimitStore>): void {
+/**
+ * Registers the behaviour every RateLimitStore must show; each test gets a fresh store.
+ * `answers`: an in-process store answers hit, acquire and release at once (no promise), a
+ * shared one with a promise; every other case runs the same through the one method.
+ */
+export function describeRateLimitStore(name: string, makeStore: () => RateLimitStore | Promise<RateLimitStore>, answers: 'at once' | 'later'): void {
   describe(`${name}: RateLimitStore contract`, () => {
     let open: RateLimitStore[] = [];
     let seq = 0;
@@ -18,6 +23,22 @@ export function describeRateLimitStore(name: string, makeStore: () => RateLimitS
     afterEach(async () => {
       await Promise.all(open.map((store) => store.close()));
       open = [];
+    });
+
+    it(`answers hit, acquire and release ${answers}`, async () => {
+      const store = await fresh();
+      const k = key('answers');
+      const hit = store.hit(k, 2, 60_000);
+      const lease = store.acquire(k, 2, 60_000);
+      expect(isPromise(hit)).toBe(answers === 'later');
+      expect(isPromise(lease)).toBe(answers === 'later');
+      expect(await hit).toMatchObject({ allowed: true, used: 1 });
+      const held = await lease;
+      expect(held).toMatchObject({ remaining: 1 });
+      const released = held!.release();
+      expect(isPromise(released)).toBe(answers === 'later');
+      await released;
+      expect(await store.acquire(k, 2, 60_000)).toMatchObject({ remaining: 1 });
     });
 
     it('admits exactly N of N+k hits in one window', async () => {

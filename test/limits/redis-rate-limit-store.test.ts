@@ -34,7 +34,7 @@ afterAll(async () => {
   await admin.quit();
 });
 
-describeRateLimitStore('redis', () => connected());
+describeRateLimitStore('redis', () => connected(), 'later');
 
 describe('RedisRateLimitStore across instances', () => {
   it('two gateway instances hammering one key admit exactly N', async () => {
