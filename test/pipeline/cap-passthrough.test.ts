@@ -4,6 +4,7 @@
  * budget kept below it, Chat's stream still asking for usage; nothing else of the body changes.
  */
 import { describe, expect, it } from 'vitest';
+import type { RouteTarget } from '../../src/formats/index.ts';
 import type { WireFormat } from '../../src/ir/index.ts';
 import { prepareCall, readInbound } from '../../src/pipeline/index.ts';
 import type { CatalogModel, Provider } from '../../src/providers/index.ts';
@@ -15,9 +16,9 @@ function modelFor(format: WireFormat, maxOutputTokens: number): CatalogModel {
   return { id: 'up/up-model', provider, upstreamId: 'up-model', spec: { id: 'up-model', maxOutputTokens }, formats: [format] };
 }
 
-function prepare(format: WireFormat, body: Json, max: number) {
+function prepare(format: WireFormat, body: Json, max: number, target?: RouteTarget) {
   const raw = JSON.stringify(body);
-  const source = { format, raw, body: JSON.parse(raw) as Json, forwardHeaders: {} };
+  const source = { format, raw, body: JSON.parse(raw) as Json, forwardHeaders: {}, target };
   const prepared = prepareCall(source, readInbound(source), modelFor(format, max), { defaultMaxTokens: 4096 });
   return { prepared, sent: JSON.parse(prepared.call.rawBody ?? '') as Json };
 }
@@ -40,5 +41,17 @@ describe('passthrough output cap (the format face)', () => {
     const { prepared } = prepare('responses', { model: 'up/up-model', input: 'hi', max_output_tokens: 100 }, 32768);
     expect(prepared.adapted).toBeUndefined();
     expect(prepared.call.rawBody).toBe(JSON.stringify({ model: 'up-model', input: 'hi', max_output_tokens: 100 }));
+  });
+
+  it('Gemini: generationConfig.maxOutputTokens lowered (the model is in the path), thinking and the rest as written; under the maximum the bytes as written', () => {
+    const target: RouteTarget = { model: 'up/up-model', stream: true, framing: 'sse' };
+    const body = { contents: [{ role: 'narrator', parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: 131072, temperature: 0.2, thinkingConfig: { thinkingBudget: 100000 } }, future: 1 };
+    const { prepared, sent } = prepare('gemini', body, 65536, target);
+    expect(sent).toEqual({ ...body, generationConfig: { maxOutputTokens: 65536, temperature: 0.2, thinkingConfig: { thinkingBudget: 100000 } } });
+    expect(prepared).toMatchObject({ passthrough: true, adapted: ['generationConfig.maxOutputTokens=65536'], call: { framing: 'sse', stream: true } });
+    const under = { contents: [], generationConfig: { maxOutputTokens: 100 } };
+    const kept = prepare('gemini', under, 65536, target).prepared;
+    expect(kept.adapted).toBeUndefined();
+    expect(kept.call.rawBody).toBe(JSON.stringify(under));
   });
 });

@@ -10,7 +10,7 @@ import { createGeminiStreamEncoder } from './encode-stream.ts';
 import { decodeGeminiError, decodeGeminiStreamError, encodeGeminiError, encodeGeminiStreamError } from './errors.ts';
 import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-passthrough.ts';
 import { readGeminiPath } from './read-path.ts';
-import { readGeminiRequest } from './read-request.ts';
+import { capGeminiOutput, readGeminiRequest } from './read-request.ts';
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
 import { geminiCountTokens, geminiModels } from './count-and-models.ts';
 
@@ -43,10 +43,10 @@ export const geminiFormat = defineFormat({
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
-  passthrough: { read: readGeminiRequest },
+  passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput },
   countTokens: geminiCountTokens,
   models: geminiModels,
 });
 
-export { readGeminiRequest, decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };
+export { readGeminiRequest, capGeminiOutput, decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };
 export { SKIP_SIGNATURE, GOOGLE } from './signature.ts';

@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, badRequest, isRecord, measureInput, type InputShape } from '../shared/index.ts';
+import { FieldChecker, badRequest, capFields, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
 
 /**
  * Gemini's parts say what they are by their member: `inlineData` / `fileData` are media. A call
@@ -35,4 +35,16 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
     facts.vendorTools = { format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] };
   }
   return facts;
+}
+
+/**
+ * The body with `generationConfig.maxOutputTokens` lowered to the model's maximum (Google
+ * would refuse a cap above it), in a copy; undefined when it is not over. `thinkingConfig` stays
+ * as the client wrote it (only Anthropic's budget must be below the cap).
+ */
+export function capGeminiOutput(body: Record<string, unknown>, max: number): CappedBody | undefined {
+  const generation = body.generationConfig;
+  const capped = isRecord(generation) ? capFields(generation, ['maxOutputTokens'], max) : undefined;
+  if (!capped) return undefined;
+  return { body: Object.assign({}, body, { generationConfig: capped.body }), adapted: [`generationConfig.maxOutputTokens=${max}`] };
 }
