@@ -6,8 +6,20 @@ import { registerBatchCommands } from './register-batches.ts';
 import { TIERS } from '../ir/index.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
-/** Spelled out rather than imported, so --help loads no command module. */
-const KEY_ENDPOINT_NAMES = 'chat, responses, messages, images, audio, files, batches, videos';
+/** Where an `--endpoints` description lists the endpoint groups (filled in by listKeyEndpoints). */
+const KEY_ENDPOINTS = '<endpoint groups>';
+
+/**
+ * Fills in the endpoint groups of a keys subcommand's `--endpoints` description from the format
+ * registry (every wire format, then media and batches), when that subcommand runs: loaded
+ * here, not at start, so --help loads no command module.
+ */
+async function listKeyEndpoints(subcommand: Command): Promise<void> {
+  const option = subcommand.options.find((o) => o.long === '--endpoints');
+  if (!option?.description.includes(KEY_ENDPOINTS)) return;
+  const { keyEndpoints } = await import('../accounts/index.ts');
+  option.description = option.description.replace(KEY_ENDPOINTS, keyEndpoints().join(', '));
+}
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -28,7 +40,7 @@ function number(name: string) {
 /** Builds the CLI. Command modules load only when their command runs, so --help stays instant. */
 export function buildProgram(): Command {
   const program = new Command('gateway')
-    .description('Self-hosted AI API gateway: OpenAI Chat Completions, Responses and Anthropic Messages in, any provider out.')
+    .description('Self-hosted AI API gateway: OpenAI Chat Completions and Responses, Anthropic Messages, Google Gemini (and formats from plugins) in, any provider out.')
     .version(pkg.version, '-v, --version')
     .option('-c, --config <file>', 'config file (env GATEWAY_CONFIG; default: gateway.config.* found from the cwd)')
     .option('-d, --data-dir <dir>', 'data directory (env GATEWAY_DATA_DIR; default: .gateway under the cwd)')
@@ -91,7 +103,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(runAction(async (email, opts, cmd) => (await import('./commands/billing.ts')).resetPasswordCommand(cmd, email, opts)));
 
-  const keys = program.command('keys').description('manage API keys');
+  const keys = program.command('keys').description('manage API keys').hook('preSubcommand', (_keys, subcommand) => listKeyEndpoints(subcommand));
   keys
     .command('create')
     .description('create an API key (the key is printed once)')
@@ -100,7 +112,7 @@ export function buildProgram(): Command {
     .option('--rpm <n>', 'custom requests-per-minute limit for this key')
     .option('--expires <date>', 'expiry as an ISO date, e.g. 2027-01-31')
     .option('--models <list>', 'model ids or globs the key may use, comma-separated, e.g. "mock/*,claude-*" (default all)')
-    .option('--endpoints <list>', `endpoint groups the key may call, comma-separated: ${KEY_ENDPOINT_NAMES} (default all)`)
+    .option('--endpoints <list>', `endpoint groups the key may call, comma-separated: ${KEY_ENDPOINTS} (default all)`)
     .option('--limit <credits>', 'spend limit of the key in credits (default none)')
     .option('--limit-reset <period>', 'when the limit starts over: daily, weekly, monthly (default none = never)')
     .option('--json', 'print JSON')
@@ -123,7 +135,7 @@ export function buildProgram(): Command {
     .option('--rpm <n>', 'requests per minute (0 or none clears it)')
     .option('--expires <date>', 'expiry as an ISO date, e.g. 2027-01-31 (none = never)')
     .option('--models <list>', 'model ids or globs, comma-separated (all = every model)')
-    .option('--endpoints <list>', `endpoint groups, comma-separated: ${KEY_ENDPOINT_NAMES} (all = every endpoint)`)
+    .option('--endpoints <list>', `endpoint groups, comma-separated: ${KEY_ENDPOINTS} (all = every endpoint)`)
     .option('--limit <credits>', 'spend limit in credits (none = no limit)')
     .option('--limit-reset <period>', 'daily, weekly, monthly or none')
     .option('--json', 'print JSON')

@@ -32,6 +32,8 @@ export type {
   RequestFacts,
   InboundBody,
   VendorTools,
+  VendorToolsFace,
+  ConvertedFit,
   PassthroughRequest,
   RewriteContext,
   FormatCodec,

@@ -225,6 +225,32 @@ export interface RewriteContext {
   responseId?: string;
 }
 
+/**
+ * How a format names and finds the tools only its own API runs (the pipeline's hosted-tools
+ * reads it: which upstream may serve them, what a refusal says).
+ */
+export interface VendorToolsFace {
+  /** What one is called in a refusal (default `hosted tool`), e.g. `Anthropic tool`. */
+  kind?: string;
+  /** The API that runs them, in a refusal (default the format's title), e.g. `the Responses API`. */
+  api?: string;
+  /**
+   * The vendor tools of a request of this format decoded into the IR, from what its decoder kept
+   * there (the passthrough reader says the same from the raw body, `RequestFacts.vendorTools`).
+   * Absent: only the IR's web search, as `web_search`, run by this format and those whose face
+   * says `hostedWebSearch`.
+   */
+  read?(request: ChatRequest): VendorTools | undefined;
+}
+
+/** How a request converted from another format is fitted to this one (src/pipeline/fit-to-model.ts). */
+export interface ConvertedFit {
+  /** The format says Anthropic's reasoning effort `max`; without it a converted `max` becomes `high` (OpenAI's `xhigh` is not every model's). */
+  maxEffort?: boolean;
+  /** The format has no JSON mode: a converted `json_object` becomes a system instruction. */
+  noJsonMode?: boolean;
+}
+
 /** A credential the format's SDKs send: a header (with its scheme prefix, e.g. `Bearer `) or a query parameter. */
 export interface CredentialSource {
   header?: string;
@@ -326,6 +352,10 @@ export interface FormatDefinition {
    * Without it a converted request's web search is a hosted tool the upstream cannot run.
    */
   hostedWebSearch?: boolean;
+  /** The tools only this format's API runs: how a request's are found and how a refusal names them. */
+  vendorTools?: VendorToolsFace;
+  /** How a request converted to this format is fitted (absent: `max` effort becomes `high`, JSON mode kept). */
+  fit?: ConvertedFit;
   /** Token counting in this format's shape, when its SDKs have it. */
   countTokens?: CountTokensFace;
   /** A model list in this format's shape, when its SDKs read their own. */

@@ -1,4 +1,5 @@
 import type { ChatRequest, TextPart, WireFormat } from '../ir/index.ts';
+import { getFormat } from '../formats/index.ts';
 import { hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 
@@ -13,13 +14,14 @@ export const JSON_OBJECT_INSTRUCTION = 'Respond with a single valid JSON object 
 
 /**
  * Fits a converted request to what the target model takes, from the catalog: the output cap
- * clamped to the model's maximum, reasoning removed for a model known not to reason, an effort
- * the OpenAI formats lack mapped to the nearest they have, and `json_object` enforced where the
- * target has no JSON mode. A same-format passthrough is never fitted (the client wrote it for
- * that API). Unknown facts (no catalog entry) change nothing.
+ * clamped to the model's maximum, reasoning removed for a model known not to reason, and what
+ * the target format's face says it lacks (`fit`): the `max` effort mapped to `high`,
+ * `json_object` enforced by an instruction where it has no JSON mode. A same-format passthrough
+ * is never fitted (the client wrote it for that API). Unknown facts (no catalog entry) change nothing.
  */
 export function fitToModel(input: ChatRequest, model: CatalogModel, target: WireFormat): FittedRequest {
   const adapted: string[] = [];
+  const fit = getFormat(target).fit ?? {};
   let request = input;
   const edit = (): ChatRequest => (request === input ? (request = { ...input }) : request);
   const cap = model.spec.maxOutputTokens;
@@ -31,12 +33,12 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
   if (request.reasoning && hasKnownCapabilities(model.spec) && !model.spec.capabilities?.includes('thinking')) {
     delete edit().reasoning;
     adapted.push('reasoning=removed');
-  } else if (request.reasoning?.effort === 'max' && target !== 'messages') {
+  } else if (request.reasoning?.effort === 'max' && !fit.maxEffort) {
     // `max` is Anthropic's; OpenAI's highest is `xhigh`, which not every model takes: `high` is safe.
     edit().reasoning = { ...request.reasoning, effort: 'high' };
     adapted.push('reasoning.effort=high');
   }
-  if (request.responseFormat?.type === 'json_object' && target === 'messages') {
+  if (request.responseFormat?.type === 'json_object' && fit.noJsonMode) {
     const fitted = edit();
     delete fitted.responseFormat;
     fitted.system = [...request.system, jsonInstruction()];

@@ -49,15 +49,15 @@ export function readInbound(source: InboundSource, decoded?: ChatRequest): Inbou
   const read = getFormat(source.format).passthrough.read;
   if (read) return new InboundRequest(source, read(source), decoded);
   const request = decoded ?? getCodec(source.format).decodeRequest(source.body, source.target);
-  return new InboundRequest(source, factsOf(request), request);
+  return new InboundRequest(source, factsOf(request, source.format), request);
 }
 
-/** The facts of a decoded request (a format without a reader of its own; no session user: only a reader knows which field is one). */
-export function factsOf(request: ChatRequest): RequestFacts {
+/** The facts of a decoded request of `format` (a format without a reader of its own; no session user: only a reader knows which field is one). */
+export function factsOf(request: ChatRequest, format: WireFormat): RequestFacts {
   const facts: RequestFacts = { model: request.model, stream: request.stream, inputBound: boundInputTokens(request), inputEstimate: estimateInputTokens(request) };
   if (request.maxTokens !== undefined) facts.maxTokens = request.maxTokens;
   if (request.promptCacheKey !== undefined) facts.promptCacheKey = request.promptCacheKey;
-  const tools = vendorTools(request);
+  const tools = vendorTools(request, format);
   if (tools) facts.vendorTools = tools;
   return facts;
 }

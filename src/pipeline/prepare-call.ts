@@ -66,7 +66,7 @@ export function prepareCall(
   // A conversion (or a fallback to another format) needs the IR: decoded here, once.
   const request = inbound instanceof InboundRequest ? inbound.ir : inbound;
   const references = checkConvertible(request, model);
-  const tools = vendorTools(request);
+  const tools = vendorTools(request, exchange.format);
   const unrunnable = tools ? unrunnableTools(tools, upstreamFormat) : [];
   const dropped = unrunnable.length > 0 ? unrunnable : undefined;
   if (dropped && tools && hostedToolsPolicy(model) === 'reject') throw vendorToolsError(tools, model.id, dropped);

@@ -514,3 +514,21 @@ describe("OpenAI's explicit breakpoints (prompt_cache_breakpoint) reach Claude a
     expect(again.input[1].content[0].prompt_cache_breakpoint).toEqual(EXPLICIT);
   });
 });
+
+describe("Gemini's googleSearch is the gemini face's vendor tool, decoded or not", () => {
+  const body: Json = { contents: [{ role: 'user', parts: [{ text: 'Search the news' }] }], tools: [{ googleSearch: {} }] };
+  const target = { model: 'client-model', stream: false };
+  const prepare = (upstream: WireFormat) => {
+    const raw = JSON.stringify(body);
+    const exchange = { format: 'gemini', raw, body: JSON.parse(raw), target, forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId: 'r', correlationId: 'r' } } as ChatExchange;
+    return prepareCall(exchange, getCodec('gemini').decodeRequest(structuredClone(body), target), modelFor(upstream, 'auto'), { defaultMaxTokens: 4096 });
+  };
+
+  it('a Chat upstream (no hosted web search) cannot run it: 422 naming the tool and the Gemini API', () => {
+    expect(() => prepare('chat')).toThrow(/hosted tool 'googleSearch' is not supported by model 'up\/up-model'.*the Gemini API/i);
+  });
+
+  it('a Responses upstream runs it as its own web_search', () => {
+    expect(prepare('responses').call.body.tools).toEqual([{ type: 'web_search' }]);
+  });
+});

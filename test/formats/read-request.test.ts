@@ -26,8 +26,8 @@ const BODIES: Array<[string, Json]> = [
 ];
 
 /** The reader's facts are the decoder's, and its input bound is at least the IR's (and not far above). */
-function expectFactsAsDecoded(facts: RequestFacts, request: ChatRequest): void {
-  const decoded = factsOf(request);
+function expectFactsAsDecoded(facts: RequestFacts, request: ChatRequest, format: string): void {
+  const decoded = factsOf(request, format);
   expect(facts.model).toBe(decoded.model);
   expect(facts.stream).toBe(decoded.stream);
   expect(facts.maxTokens).toBe(decoded.maxTokens);
@@ -43,7 +43,7 @@ function expectFactsAsDecoded(facts: RequestFacts, request: ChatRequest): void {
 describe('passthrough.read: the facts a passthrough reads, without the IR', () => {
   it.each(BODIES.map(([format, body], i) => [`${format} #${i}`, format, body] as const))('%s: as the decoder says, bound >= the IR bound', (_name, format, body) => {
     const definition = getFormat(format);
-    expectFactsAsDecoded(definition.passthrough.read!({ body, raw: JSON.stringify(body) }), definition.codec.decodeRequest(structuredClone(body)));
+    expectFactsAsDecoded(definition.passthrough.read!({ body, raw: JSON.stringify(body) }), definition.codec.decodeRequest(structuredClone(body)), format);
   });
 
   it('a short prompt is held exactly what its IR would be (docs/billing.md, the hold rule)', () => {
@@ -114,7 +114,7 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     it.each(GEMINI)('%s: as the decoder says, bound >= the IR bound', (_name, body, route) => {
       const definition = getFormat('gemini');
       const facts = definition.passthrough.read!({ body, raw: JSON.stringify(body), target: route });
-      expectFactsAsDecoded(facts, definition.codec.decodeRequest(structuredClone(body), route));
+      expectFactsAsDecoded(facts, definition.codec.decodeRequest(structuredClone(body), route), 'gemini');
       expect(facts.userId).toBeUndefined();
     });
 
@@ -126,7 +126,10 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
 
     it('googleSearch is a vendor tool a Gemini upstream runs (and any format with a hosted web search)', () => {
       const body = { contents: [{ role: 'user', parts: [{ text: 'news?' }] }], tools: [{ googleSearch: {} }] };
-      expect(getFormat('gemini').passthrough.read!({ body, raw: JSON.stringify(body), target }).vendorTools).toEqual({ format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] });
+      const googleSearch = { format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] };
+      expect(getFormat('gemini').passthrough.read!({ body, raw: JSON.stringify(body), target }).vendorTools).toEqual(googleSearch);
+      // Decoded (a conversion), the face says the same: the tool is Gemini's, not a bare web search.
+      expect(factsOf(getFormat('gemini').codec.decodeRequest(structuredClone(body), target), 'gemini').vendorTools).toEqual(googleSearch);
     });
 
     it('checks only what billing and routing read: what the decoder refuses passes, the output cap and contents are checked', () => {

@@ -43,6 +43,8 @@ export const chatFormat = defineFormat({
   codec: chatCodec,
   terminal: tellChatRecordEnd,
   passthrough: chatPassthrough,
+  // `web_search_options` is its only one (the IR's web search: no reader needed).
+  vendorTools: { api: 'Chat Completions with web search' },
 });
 
 export {

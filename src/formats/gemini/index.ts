@@ -10,7 +10,7 @@ import { createGeminiStreamEncoder } from './encode-stream.ts';
 import { decodeGeminiError, decodeGeminiStreamError, encodeGeminiError, encodeGeminiStreamError } from './errors.ts';
 import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-passthrough.ts';
 import { readGeminiPath } from './read-path.ts';
-import { capGeminiOutput, readGeminiRequest } from './read-request.ts';
+import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-request.ts';
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
 import { geminiCountTokens, geminiModels } from './count-and-models.ts';
 
@@ -44,6 +44,7 @@ export const geminiFormat = defineFormat({
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
   passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput },
+  vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
   countTokens: geminiCountTokens,
   models: geminiModels,
 });

@@ -1,4 +1,5 @@
-import type { InboundBody, RequestFacts } from '../types.ts';
+import type { ChatRequest } from '../../ir/index.ts';
+import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
 import { FieldChecker, badRequest, capFields, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
 
 /**
@@ -32,7 +33,7 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
   if (maxTokens !== undefined) facts.maxTokens = maxTokens;
   // googleSearch is Gemini's own: a Gemini upstream runs it, and so does any format that runs a hosted web search.
   if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.googleSearch !== undefined)) {
-    facts.vendorTools = { format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] };
+    facts.vendorTools = googleSearch();
   }
   return facts;
 }
@@ -47,4 +48,14 @@ export function capGeminiOutput(body: Record<string, unknown>, max: number): Cap
   const capped = isRecord(generation) ? capFields(generation, ['maxOutputTokens'], max) : undefined;
   if (!capped) return undefined;
   return { body: Object.assign({}, body, { generationConfig: capped.body }), adapted: [`generationConfig.maxOutputTokens=${max}`] };
+}
+
+/** Gemini's web search tool as a vendor tool of the `gemini` format (formats with a hosted web search run it too). */
+function googleSearch(): VendorTools {
+  return { format: 'gemini', types: ['googleSearch'], webSearch: ['googleSearch'] };
+}
+
+/** The vendor tools of a decoded Gemini request: its `googleSearch` (the IR's web search). */
+export function geminiVendorTools(request: ChatRequest): VendorTools | undefined {
+  return request.webSearch ? googleSearch() : undefined;
 }

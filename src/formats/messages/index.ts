@@ -4,7 +4,7 @@ import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
-import { capMessagesOutput, readMessagesRequest } from './read-request.ts';
+import { capMessagesOutput, messagesVendorTools, readMessagesRequest } from './read-request.ts';
 import { decodeMessagesResponse } from './decode-response.ts';
 import { createMessagesStreamDecoder } from './decode-stream.ts';
 import { encodeMessagesError, encodeMessagesStreamError } from './encode-error.ts';
@@ -43,6 +43,9 @@ export const messagesFormat = defineFormat({
   codec: messagesCodec,
   terminal: tellMessagesRecordEnd,
   hostedWebSearch: true,
+  vendorTools: { kind: 'Anthropic tool', api: 'the Anthropic Messages API', read: messagesVendorTools },
+  // Anthropic has the `max` effort and no JSON mode.
+  fit: { maxEffort: true, noJsonMode: true },
   passthrough: { read: readMessagesRequest, capOutput: capMessagesOutput },
   countTokens: {
     path: '/v1/messages/count_tokens',

@@ -1,5 +1,6 @@
-import type { InboundBody, RequestFacts } from '../types.ts';
-import { capFields, FieldChecker, isWebSearchType, measureInput, mediaByType, requireBodyShape, requireObjectItems, type CappedBody } from '../shared/index.ts';
+import type { ChatRequest } from '../../ir/index.ts';
+import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
+import { capFields, FieldChecker, isWebSearchType, measureInput, mediaByType, requireBodyShape, requireObjectItems, toolTypesOf, type CappedBody } from '../shared/index.ts';
 import { anthropicTools } from './decode-request.ts';
 import { isWebSearchServerTool } from './map-web-search.ts';
 
@@ -38,4 +39,10 @@ export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
     facts.vendorTools = { format: 'messages', types, webSearch: server.some(isWebSearchServerTool) ? types.filter(isWebSearchType) : [] };
   }
   return facts;
+}
+
+/** The Anthropic-defined tools of a decoded request (its decoder keeps them raw in `extra.serverTools`), its web search among them. */
+export function messagesVendorTools(request: ChatRequest): VendorTools | undefined {
+  const types = toolTypesOf(request.extra?.serverTools);
+  return types.length > 0 ? { format: 'messages', types, webSearch: request.webSearch ? types.filter(isWebSearchType) : [] } : undefined;
 }

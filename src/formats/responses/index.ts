@@ -13,6 +13,7 @@ import { encodeResponsesResponse } from './encode-response.ts';
 import { createResponsesStreamEncoder } from './encode-stream.ts';
 import { insertResponsesRoutingEvents } from './encode-routing-event.ts';
 import { createResponsesUsageTap, readResponsesPassthrough } from './read-passthrough.ts';
+import { responsesVendorTools } from './read-request.ts';
 
 /** The OpenAI Responses (`POST /v1/responses`) codec. */
 export const responsesCodec = {
@@ -43,6 +44,7 @@ export const responsesFormat = defineFormat({
   codec: responsesCodec,
   terminal: tellResponsesRecordEnd,
   hostedWebSearch: true,
+  vendorTools: { api: 'the Responses API', read: responsesVendorTools },
   passthrough: responsesPassthrough,
   countTokens: {
     path: '/v1/responses/input_tokens',

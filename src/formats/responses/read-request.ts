@@ -1,4 +1,5 @@
-import type { InboundBody, RequestFacts } from '../types.ts';
+import type { ChatRequest } from '../../ir/index.ts';
+import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
 import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields, requireObjectItems } from '../shared/index.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
@@ -44,4 +45,14 @@ function hostedToolTypes(tools: unknown, choice: unknown): string[] {
     if (!types.includes(type)) types.push(type);
   }
   return types;
+}
+
+/**
+ * The hosted tools of a decoded request (its decoder keeps them raw in `extra.hostedTools`),
+ * including one a raw `tool_choice` forces without a tool entry (the IR holds function and
+ * `allowed_tools` choices itself), its web search among them.
+ */
+export function responsesVendorTools(request: ChatRequest): VendorTools | undefined {
+  const types = hostedToolTypes(request.extra?.hostedTools, request.extra?.tool_choice);
+  return types.length > 0 ? { format: 'responses', types, webSearch: request.webSearch ? types.filter(isWebSearchType) : [] } : undefined;
 }

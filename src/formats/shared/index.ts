@@ -39,4 +39,5 @@ export {
 } from './carry-opaque.ts';
 export { measureInput, mediaByType, isWebSearchType, MEDIA_TOKENS, type InputMeasure, type InputShape } from './measure-input.ts';
 export { capFields, type CappedBody } from './cap-output.ts';
+export { toolTypesOf } from './vendor-tools.ts';
 export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';

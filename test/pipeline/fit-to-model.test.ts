@@ -1,0 +1,55 @@
+/**
+ * A converted request fitted to its target (docs/formats.md, "Parameters fitted to the target
+ * model"): what the target format lacks is read from its face (`fit`), not from its id, so a
+ * format registered from outside the core is fitted by its own declaration.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerFormat, unregisterFormat } from '../../src/formats/index.ts';
+import type { ChatRequest, WireFormat } from '../../src/ir/index.ts';
+import { fitToModel, JSON_OBJECT_INSTRUCTION } from '../../src/pipeline/fit-to-model.ts';
+import type { CatalogModel, Provider } from '../../src/providers/index.ts';
+import { toyFormat } from '../formats/toy/index.ts';
+
+function modelFor(format: WireFormat): CatalogModel {
+  const provider = { id: 'up', formats: [format] } as unknown as Provider;
+  return { id: 'up/up-model', provider, upstreamId: 'up-model', spec: { id: 'up-model' }, formats: [format] };
+}
+
+const REQUEST: ChatRequest = {
+  model: 'up/up-model',
+  system: [{ type: 'text', text: 'be brief' }],
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  stream: false,
+  reasoning: { enabled: true, effort: 'max' },
+  responseFormat: { type: 'json_object' },
+};
+
+describe('fitToModel reads what the target lacks from its face', () => {
+  it.each(['chat', 'responses', 'gemini'])('%s (no max effort, a JSON mode): max → high, json_object kept', (target) => {
+    const { request, adapted } = fitToModel(REQUEST, modelFor(target), target);
+    expect(adapted).toEqual(['reasoning.effort=high']);
+    expect(request.reasoning).toEqual({ enabled: true, effort: 'high' });
+    expect(request.responseFormat).toEqual({ type: 'json_object' });
+    expect(REQUEST.reasoning?.effort).toBe('max');
+  });
+
+  it('messages (fit: maxEffort, noJsonMode): max kept, json_object → a system instruction', () => {
+    const { request, adapted } = fitToModel(REQUEST, modelFor('messages'), 'messages');
+    expect(adapted).toEqual(['response_format=instruction']);
+    expect(request.reasoning?.effort).toBe('max');
+    expect(request.responseFormat).toBeUndefined();
+    expect(request.system).toEqual([{ type: 'text', text: 'be brief' }, { type: 'text', text: JSON_OBJECT_INSTRUCTION }]);
+  });
+
+  describe('a format registered from outside the core', () => {
+    const id = 'fit-toy';
+    beforeAll(() => registerFormat({ ...toyFormat, id, routes: [], codec: { ...toyFormat.codec, format: id }, fit: { maxEffort: true, noJsonMode: true } }));
+    afterAll(() => unregisterFormat(id));
+
+    it('is fitted by its own declaration', () => {
+      const { request, adapted } = fitToModel(REQUEST, modelFor(id), id);
+      expect(adapted).toEqual(['response_format=instruction']);
+      expect(request.reasoning?.effort).toBe('max');
+    });
+  });
+});
