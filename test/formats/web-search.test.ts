@@ -2,11 +2,12 @@
  * Hosted web search across formats: Anthropic's server tool (`web_search_20250305`,
  * `server_tool_use` + `web_search_tool_result`, `web_search_result_location` citations) ↔
  * Responses (`web_search`, `web_search_call` items, `url_citation` annotations) ↔ Chat
- * (`web_search_options`, `annotations`), non-streamed and streamed, and the opaque search data
- * back to Anthropic on the next turn.
+ * (`web_search_options`, `annotations`) ↔ Gemini (`googleSearch`, `groundingMetadata`: spans in
+ * UTF-8 bytes), non-streamed and streamed, and the opaque search data back to Anthropic on the
+ * next turn.
  */
 import { describe, expect, it } from 'vitest';
-import { getCodec } from '../../src/formats/index.ts';
+import { getCodec, getFormat } from '../../src/formats/index.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
 import { parseEvents, readFixture, readJsonFixture, runStream, translateStream } from './stream-helpers.ts';
 
@@ -15,6 +16,7 @@ type Json = Record<string, any>;
 const messages = getCodec('messages');
 const responses = getCodec('responses');
 const chat = getCodec('chat');
+const gemini = getCodec('gemini');
 const request: ChatRequest = { model: 'claude', system: [], messages: [], stream: false };
 const anthropic = readJsonFixture<Json>('messages/response-web-search.json');
 const openai = readJsonFixture<Json>('responses/response-web-search.json');
@@ -151,5 +153,102 @@ describe('Chat clients see the sources as annotations', () => {
     const content = events.map((event) => event.data.choices?.[0]?.delta?.content ?? '').join('');
     const start = content.indexOf('on May 6, 2025');
     expect(annotated[0]!.data.choices[0].delta.annotations).toEqual([{ type: 'url_citation', url_citation: { start_index: start, end_index: start + 14, url: NODE_URL, title: 'Node.js 24.0.0 (Current)' } }]);
+  });
+});
+
+describe("Gemini's Google Search grounding (the gemini face says hostedWebSearch)", () => {
+  // A recorded shape: one query, redirect URIs as chunks, supports whose spans are UTF-8 bytes of the answer (the dash is 3 bytes).
+  const TEXT = 'Node.js 24 was released on May 6, 2025 — it became LTS in October.';
+  const span = (cited: string) => {
+    const start = Buffer.byteLength(TEXT.slice(0, TEXT.indexOf(cited)));
+    return { startIndex: start, endIndex: start + Buffer.byteLength(cited), text: cited };
+  };
+  const NODE = 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC';
+  const OTHER = 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/DeF';
+  const grounding = {
+    webSearchQueries: ['node 24 release date'],
+    searchEntryPoint: { renderedContent: '<div>…</div>' },
+    groundingChunks: [{ web: { uri: NODE, title: 'nodejs.org' } }, { web: { uri: OTHER, title: 'example.org' } }],
+    groundingSupports: [
+      { segment: span('Node.js 24 was released on May 6, 2025'), groundingChunkIndices: [0] },
+      { segment: span('it became LTS in October.'), groundingChunkIndices: [0, 1] },
+    ],
+  };
+  const answer = {
+    candidates: [{ content: { role: 'model', parts: [{ text: TEXT }] }, finishReason: 'STOP', index: 0, groundingMetadata: grounding }],
+    usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 20, totalTokenCount: 32 },
+    modelVersion: 'gemini-2.5-flash',
+    responseId: 'resp_g1',
+  };
+  const lts = TEXT.indexOf('it became');
+
+  it('the face runs a hosted web search: a Responses web_search reaches Gemini as googleSearch', () => {
+    expect(getFormat('gemini').hostedWebSearch).toBe(true);
+    const ir = responses.decodeRequest({ model: 'm', input: 'When was Node 24 released?', tools: [{ type: 'web_search' }] });
+    expect(gemini.encodeRequest({ ...ir, extra: undefined }, { upstreamModel: 'gemini-2.5-flash' }).tools).toEqual([{ googleSearch: {} }]);
+  });
+
+  it('an answer: the search part before the text, its sources; citations in UTF-16 units of the text', () => {
+    const ir = gemini.decodeResponse(answer);
+    expect(ir.content.map((part) => part.type)).toEqual(['web_search', 'text']);
+    expect(ir.content[0]).toMatchObject({ type: 'web_search', query: 'node 24 release date', sources: [{ url: NODE, title: 'nodejs.org' }, { url: OTHER, title: 'example.org' }] });
+    expect(ir.content[1]).toMatchObject({
+      citations: [
+        { type: 'url', url: NODE, title: 'nodejs.org', startIndex: 0, endIndex: 38 },
+        { type: 'url', url: NODE, title: 'nodejs.org', startIndex: lts, endIndex: TEXT.length },
+        { type: 'url', url: OTHER, title: 'example.org', startIndex: lts, endIndex: TEXT.length },
+      ],
+    });
+  });
+
+  it('to a Responses client: a web_search_call and url_citation annotations over the same characters', () => {
+    const body = responses.encodeResponse(gemini.decodeResponse(answer), request) as Json;
+    expect(body.output.map((item: Json) => item.type)).toEqual(['web_search_call', 'message']);
+    expect(body.output[0]).toMatchObject({ status: 'completed', action: { type: 'search', query: 'node 24 release date' } });
+    const text = body.output[1].content[0];
+    expect(text.annotations.map((a: Json) => text.text.slice(a.start_index, a.end_index))).toEqual(['Node.js 24 was released on May 6, 2025', 'it became LTS in October.', 'it became LTS in October.']);
+  });
+
+  it('back to a Gemini client: groundingMetadata with the same queries, chunks and byte spans', () => {
+    const body = gemini.encodeResponse(gemini.decodeResponse(answer), request) as Json;
+    expect(body.candidates[0].content.parts).toEqual([{ text: TEXT }]);
+    const { searchEntryPoint: _, ...rest } = grounding;
+    expect(body.candidates[0].groundingMetadata).toEqual(rest);
+  });
+
+  it("an Anthropic answer to a Gemini client: its search and cited span as grounding, byte spans over the joined text", () => {
+    const body = gemini.encodeResponse(messages.decodeResponse(anthropic), request) as Json;
+    const text = body.candidates[0].content.parts.map((part: Json) => part.text).join('');
+    const metadata = body.candidates[0].groundingMetadata;
+    expect(metadata.webSearchQueries).toEqual(['node 24 release date']);
+    expect(metadata.groundingChunks[0]).toEqual({ web: { uri: NODE_URL, title: expect.any(String) } });
+    const support = metadata.groundingSupports[0];
+    expect(Buffer.from(text).subarray(support.segment.startIndex, support.segment.endIndex).toString()).toBe('on May 6, 2025');
+    expect(metadata.groundingChunks[support.groundingChunkIndices[0]].web.uri).toBe(NODE_URL);
+  });
+
+  it('streamed from Gemini (grounding on the last chunk): a text citation of the open block, then the search; a Responses client gets both', () => {
+    const half = TEXT.indexOf(' — ');
+    const chunk = (body: Json) => `data: ${JSON.stringify(body)}\n\n`;
+    const sse = [
+      chunk({ candidates: [{ content: { role: 'model', parts: [{ text: TEXT.slice(0, half) }] }, index: 0 }], modelVersion: 'gemini-2.5-flash', responseId: 'resp_g1' }),
+      chunk({ ...answer, candidates: [{ ...answer.candidates[0], content: { role: 'model', parts: [{ text: TEXT.slice(half) }] } }] }),
+    ].join('');
+    const parts = runStream(gemini, sse, 17);
+    expect(parts.map((part) => part.type)).toEqual(['start', 'text-start', 'text-delta', 'text-delta', 'text-citation', 'text-citation', 'text-citation', 'text-end', 'web-search-start', 'web-search-end', 'finish', 'usage', 'end']);
+    const events = parseEvents(translateStream(gemini, responses, { ...request, stream: true }, sse, 17));
+    const completed = events.at(-1)!.data.response;
+    expect(completed.output.map((item: Json) => item.type)).toEqual(['message', 'web_search_call']);
+    expect(completed.output[0].content[0].annotations).toHaveLength(3);
+  });
+
+  it('streamed from Anthropic to a Gemini client: the last record carries the grounding', () => {
+    const events = parseEvents(translateStream(messages, gemini, { ...request, stream: true }, readFixture('messages/stream-web-search.sse.txt'), 7));
+    const text = events.map((event) => (event.data.candidates?.[0]?.content?.parts ?? []).map((part: Json) => part.text ?? '').join('')).join('');
+    const metadata = events.at(-1)!.data.candidates[0].groundingMetadata;
+    expect(metadata.webSearchQueries).toEqual(['node 24 release date']);
+    const support = metadata.groundingSupports[0];
+    expect(Buffer.from(text).subarray(support.segment.startIndex, support.segment.endIndex).toString()).toBe('on May 6, 2025');
+    expect(events.slice(0, -1).every((event) => event.data.candidates?.[0]?.groundingMetadata === undefined)).toBe(true);
   });
 });

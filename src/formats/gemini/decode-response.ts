@@ -1,8 +1,9 @@
-import type { ChatResponse, ContentPart } from '../../ir/index.ts';
+import type { ChatResponse, ContentPart, TextPart } from '../../ir/index.ts';
 import { isRecord, nowSeconds, readString } from '../shared/index.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { decodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
+import { citationsWithin, decodeGrounding } from './map-grounding.ts';
 
 type Json = Record<string, unknown>;
 
@@ -41,7 +42,7 @@ export function decodeUpstreamPart(part: Json): ContentPart | undefined {
 export function decodeGeminiResponse(body: unknown): ChatResponse {
   const response = isRecord(body) ? body : {};
   const candidate = candidateOf(response);
-  const content = partsOf(candidate).flatMap((part) => decodeUpstreamPart(part) ?? []);
+  const content = withGrounding(partsOf(candidate).flatMap((part) => decodeUpstreamPart(part) ?? []), candidate?.groundingMetadata);
   const blocked = isRecord(response.promptFeedback) && typeof response.promptFeedback.blockReason === 'string';
   const hasToolCalls = content.some((part) => part.type === 'tool_call');
   const reason = typeof candidate?.finishReason === 'string' ? candidate.finishReason : undefined;
@@ -53,4 +54,22 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
     finishReason: blocked ? 'content_filter' : decodeGeminiFinishReason(reason, hasToolCalls),
     usage: decodeGeminiUsage(response.usageMetadata) ?? { inputTokens: 0, outputTokens: 0 },
   };
+}
+
+/**
+ * The answer with its Google Search grounding: the searches before the first text, each text
+ * part with the citations over it (Google's spans are read over the answer's whole text).
+ */
+function withGrounding(content: ContentPart[], metadata: unknown): ContentPart[] {
+  if (metadata === undefined) return content;
+  const texts = content.filter((part): part is TextPart => part.type === 'text');
+  const { searches, citations } = decodeGrounding(metadata, texts.map((part) => part.text).join(''));
+  let offset = 0;
+  for (const part of texts) {
+    const cited = citationsWithin(citations, offset, part.text.length);
+    if (cited.length > 0) part.citations = cited;
+    offset += part.text.length;
+  }
+  const first = content.findIndex((part) => part.type === 'text');
+  return first === -1 ? [...content, ...searches] : [...content.slice(0, first), ...searches, ...content.slice(first)];
 }

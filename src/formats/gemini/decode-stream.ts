@@ -6,6 +6,7 @@ import { candidateOf, partsOf } from './decode-response.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { decodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
+import { citationsWithin, decodeGrounding } from './map-grounding.ts';
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +15,8 @@ type Json = Record<string, unknown>;
  * parts. Text and thought parts open blocks; a signed part keeps its signature for the block's
  * end part, and a second signature starts a new block (signed parts are never merged); each
  * `functionCall` arrives whole. `finishReason` finishes; the last `usageMetadata` is the usage.
+ * The first `groundingMetadata` (Google Search) cites the open text block, then its searches
+ * follow as web-search parts (outside any text block).
  */
 class GeminiStreamDecoder implements StreamDecoder {
   private started = false;
@@ -24,6 +27,10 @@ class GeminiStreamDecoder implements StreamDecoder {
   private finished = false;
   private done = false;
   private usage: Usage | undefined;
+  /** The answer's text so far (thoughts left out), and where the open text block starts in it: grounding spans are over it. */
+  private answer = '';
+  private textStart = 0;
+  private grounded = false;
   private out: StreamPart[] = [];
 
   push(record: SseRecord): StreamPart[] {
@@ -44,6 +51,7 @@ class GeminiStreamDecoder implements StreamDecoder {
     }
     const candidate = candidateOf(chunk);
     for (const part of partsOf(candidate)) this.part(part);
+    if (!this.grounded && candidate?.groundingMetadata !== undefined) this.ground(candidate.groundingMetadata);
     const usage = decodeGeminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
     const reason = readString(candidate ?? {}, 'finishReason');
@@ -82,6 +90,7 @@ class GeminiStreamDecoder implements StreamDecoder {
     // A signature-only part signs the block that is open; a second signature starts a new block.
     if (this.open !== kind && !(text === '' && this.open !== undefined)) this.openBlock(kind);
     else if (signature !== undefined && this.signature !== undefined) this.openBlock(this.open ?? kind);
+    if (text !== '' && this.open === 'text') this.answer += text;
     if (text !== '') this.out.push(this.open === 'reasoning' ? { type: 'reasoning-delta', text } : { type: 'text-delta', text });
     if (signature !== undefined) this.signature = signature;
   }
@@ -89,6 +98,7 @@ class GeminiStreamDecoder implements StreamDecoder {
   private openBlock(kind: 'text' | 'reasoning'): void {
     this.close();
     this.open = kind;
+    this.textStart = this.answer.length;
     this.out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start' });
   }
 
@@ -99,6 +109,18 @@ class GeminiStreamDecoder implements StreamDecoder {
     else this.out.push(providerMetadata ? { type: 'reasoning-end', providerMetadata } : { type: 'reasoning-end' });
     this.open = undefined;
     this.signature = undefined;
+  }
+
+  /** Google Search grounding: citations of the open text block (earlier blocks are closed: no place), then the searches. */
+  private ground(metadata: unknown): void {
+    this.grounded = true;
+    const { searches, citations } = decodeGrounding(metadata, this.answer);
+    if (this.open === 'text') {
+      for (const citation of citationsWithin(citations, this.textStart, this.answer.length - this.textStart)) this.out.push({ type: 'text-citation', citation });
+    }
+    if (searches.length === 0) return;
+    this.close();
+    for (const part of searches) this.out.push({ type: 'web-search-start', id: part.id, ...(part.query === undefined ? {} : { query: part.query }) }, { type: 'web-search-end', part });
   }
 
   private finish(reason: FinishReason): void {

@@ -3,20 +3,35 @@ import { argumentsForClient, carryOpaque, hasMetadata, isRecord, opaqueOfReasoni
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { signatureOf } from './signature.ts';
+import { GroundingWriter } from './map-grounding.ts';
 
 type Json = Record<string, unknown>;
 
 /** IR → a `GenerateContentResponse` for a Gemini client. */
 export function encodeGeminiResponse(response: ChatResponse, _request: ChatRequest): Json {
+  const candidate: Json = { content: { role: 'model', parts: response.content.flatMap(clientPart) }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
+  const grounding = groundingOf(response.content);
+  if (grounding) candidate.groundingMetadata = grounding;
   return {
-    candidates: [{ content: { role: 'model', parts: response.content.flatMap(clientPart) }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 }],
+    candidates: [candidate],
     usageMetadata: encodeGeminiUsage(response.usage),
     modelVersion: response.model,
     responseId: response.id,
   };
 }
 
-/** One IR output part → the Gemini parts a client sees. */
+/** The hosted web searches of an answer and the citations of its text, as Google Search grounding. */
+function groundingOf(content: readonly ContentPart[]): Json | undefined {
+  const grounding = new GroundingWriter();
+  for (const part of content) {
+    if (part.type === 'web_search') grounding.search(part);
+    else if (part.type === 'text') grounding.text(part.text, part.citations);
+    else if (part.type === 'refusal') grounding.advance(part.refusal);
+  }
+  return grounding.metadata();
+}
+
+/** One IR output part → the Gemini parts a client sees (a web search is grounding metadata, not a part). */
 export function clientPart(part: ContentPart): Json[] {
   switch (part.type) {
     case 'text': {

@@ -1,4 +1,4 @@
-import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir/index.ts';
+import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, UrlCitation, Usage } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
 import type { StreamEncoder } from '../types.ts';
@@ -7,6 +7,7 @@ import { clientCall, clientThought } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE } from './signature.ts';
+import { GroundingWriter } from './map-grounding.ts';
 
 type Json = Record<string, unknown>;
 interface OpenCall { id: string; name: string; args: string; metadata?: ProviderMetadata }
@@ -27,6 +28,10 @@ class GeminiStreamEncoder implements StreamEncoder {
   private reasoningSignature: string | undefined;
   /** A Responses reasoning item's id, carried in the signature so the item goes back under it. */
   private reasoningItemId: string | undefined;
+  /** The searches and citations so far (Google Search grounding on the last record); the open text block's text and citations (Anthropic cites a block before its text). */
+  private readonly grounding = new GroundingWriter();
+  private blockText = '';
+  private blockCitations: UrlCitation[] = [];
 
   constructor(private readonly request: ChatRequest) {}
 
@@ -36,11 +41,26 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.id = part.id;
         this.model = part.model || this.request.model;
         return [];
+      case 'text-start':
+        this.blockText = '';
+        this.blockCitations = [];
+        return [];
       case 'text-delta':
+        this.blockText += part.text;
         return part.text ? [this.chunk([{ text: part.text }])] : [];
       case 'refusal-delta':
+        this.grounding.advance(part.text);
         return part.text ? [this.chunk([{ text: part.text }])] : [];
+      case 'text-citation':
+        this.blockCitations.push(part.citation);
+        return [];
+      case 'web-search-end':
+        this.grounding.search(part.part);
+        return [];
       case 'text-end': {
+        this.grounding.text(this.blockText, this.blockCitations);
+        this.blockText = '';
+        this.blockCitations = [];
         const signature = googleSignature(part.providerMetadata);
         return signature === undefined ? [] : [this.chunk([{ text: '', thoughtSignature: signature }])];
       }
@@ -100,8 +120,11 @@ class GeminiStreamEncoder implements StreamEncoder {
   }
 
   private last(): SseRecord {
+    const candidate: Json = { content: { role: 'model', parts: [{ text: '' }] }, finishReason: encodeGeminiFinishReason(this.reason), index: 0 };
+    const grounding = this.grounding.metadata();
+    if (grounding) candidate.groundingMetadata = grounding;
     return jsonRecord(undefined, {
-      candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: encodeGeminiFinishReason(this.reason), index: 0 }],
+      candidates: [candidate],
       usageMetadata: encodeGeminiUsage(this.usage),
       modelVersion: this.model,
       responseId: this.id,

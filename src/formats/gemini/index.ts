@@ -44,6 +44,8 @@ export const geminiFormat = defineFormat({
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
   passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput },
+  // googleSearch ↔ the IR's web search; groundingMetadata ↔ web search parts and text citations.
+  hostedWebSearch: true,
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
   countTokens: geminiCountTokens,
   models: geminiModels,
