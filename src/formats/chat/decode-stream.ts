@@ -4,6 +4,10 @@ import type { StreamDecoder } from '../types.ts';
 import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
+import { captureEnvelope, readContentChunk } from './read-content-chunk.ts';
+
+/** Parsed chunks an envelope is taken from before the decoder stops trying (an upstream whose envelopes differ chunk by chunk). */
+const ENVELOPE_TRIES = 3;
 
 /** A decoder for an upstream Chat Completions stream (wire-formats §1.8). */
 export function createChatStreamDecoder(): StreamDecoder {
@@ -21,9 +25,19 @@ class ChatStreamDecoder implements StreamDecoder {
   private finished = false;
   private done = false;
   private usage: Usage | undefined;
+  /** The envelope text of the chunks read without JSON.parse (read-content-chunk.ts). */
+  private envelope: string | undefined;
+  private envelopeTries = 0;
 
   push(record: SseRecord): StreamPart[] {
     if (this.done) return [];
+    if (this.envelope !== undefined && record.event === undefined) {
+      const content = readContentChunk(record.data, this.envelope);
+      if (content !== undefined) {
+        this.text(content);
+        return this.flush();
+      }
+    }
     if (record.data.trim() === '[DONE]') {
       if (!this.finished) this.finish('stop');
       return this.complete();
@@ -36,6 +50,10 @@ class ChatStreamDecoder implements StreamDecoder {
     if (!this.started) {
       this.started = true;
       this.emit({ type: 'start', id: readString(chunk, 'id') ?? generateId('chatcmpl-'), model: readString(chunk, 'model') ?? '', created: readNumber(chunk, 'created') ?? nowSeconds() });
+    }
+    if (this.envelope === undefined && this.envelopeTries < ENVELOPE_TRIES && record.event === undefined) {
+      this.envelopeTries += 1;
+      this.envelope = captureEnvelope(record.data);
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isRecord(c) && (c.index ?? 0) === 0) : undefined;
     if (isRecord(choice)) {
@@ -68,17 +86,21 @@ class ChatStreamDecoder implements StreamDecoder {
       for (const block of blocks) this.thinkingBlock(block, !text);
     }
     const content = readString(delta, 'content');
-    if (content) {
-      if (this.open !== 'text') {
-        this.closeBlocks();
-        this.open = 'text';
-        this.emit({ type: 'text-start' });
-      }
-      this.emit({ type: 'text-delta', text: content });
-    }
+    if (content) this.text(content);
     const refusal = readString(delta, 'refusal');
     if (refusal) this.emit({ type: 'refusal-delta', text: refusal });
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.toolCall(call);
+  }
+
+  /** Text content (from a parsed delta or a chunk read as text): opens the text block if another is open. */
+  private text(content: string): void {
+    if (!content) return;
+    if (this.open !== 'text') {
+      this.closeBlocks();
+      this.open = 'text';
+      this.emit({ type: 'text-start' });
+    }
+    this.emit({ type: 'text-delta', text: content });
   }
 
   private reasoningDetail(detail: Record<string, unknown>): void {

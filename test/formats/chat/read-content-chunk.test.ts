@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { createChatStreamDecoder } from '../../../src/formats/chat/index.ts';
+import { captureEnvelope, readContentChunk } from '../../../src/formats/chat/read-content-chunk.ts';
+
+const ENVELOPE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-x","service_tier":"default","system_fingerprint":"fp_1",';
+const plain = (content: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{"content":${content}},"logprobs":null,"finish_reason":null}]${rest}`;
+
+/** What JSON.parse says the record's content is, when the record is a plain content chunk (else undefined). */
+function parsedContent(data: string): string | undefined {
+  let chunk: Record<string, unknown>;
+  try {
+    chunk = JSON.parse(data) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const choices = chunk.choices as Array<Record<string, unknown>>;
+  const delta = choices?.[0]?.delta as Record<string, unknown> | undefined;
+  if (chunk.error !== undefined || (chunk.usage !== undefined && chunk.usage !== null) || choices.length !== 1 || choices[0].finish_reason !== null) return undefined;
+  return Object.keys(delta ?? {}).join() === 'content' ? (delta!.content as string) : undefined;
+}
+
+const RECORDS = [
+  plain('"Hello"'),
+  plain('""'),
+  plain('"a \\"quoted\\" line\\nand \\u00e9 \\ud83e\\udd8a \\\\"'),
+  plain('"Grüße 🦊"'),
+  plain('"bad \\x escape"'),
+  plain('"raw\ttab"'),
+  plain('"x"', ',"usage":null}'),
+  plain('"x"', ',"obfuscation":"AbC1"}'),
+  plain('"x"', ',"obfuscation":"A\\"b"}'),
+  plain('"x"', ',"usage":{"prompt_tokens":1,"completion_tokens":2}}'),
+  plain('"x"', ',"choices":[]}'),
+  plain('"x"', ',"error":null}'),
+  plain('"x"', ',"n":1}'),
+  plain('"x"', '} '),
+  plain('"x"', '}x'),
+  plain('"x"', ''),
+  plain('"x'),
+  plain('"x"').replace('"model":"gpt-x"', '"model":"gpt-y"'),
+  plain('"x"').replace('"finish_reason":null', '"finish_reason":"stop"'),
+  plain('"x"').replace('"delta":{"content"', '"delta":{"role":"assistant","content"'),
+  plain('"x"').replace('"index":0', '"index":1'),
+  plain('"x"').replace('"content":', '"content": '),
+];
+
+describe('reading a plain Chat content chunk without JSON.parse', () => {
+  it('says what JSON.parse says, or leaves the record to it', () => {
+    const envelope = captureEnvelope(plain('"first"'));
+    expect(envelope).toBe(ENVELOPE);
+    let read = 0;
+    for (const data of RECORDS) {
+      const content = readContentChunk(data, envelope!);
+      if (content !== undefined) {
+        read += 1;
+        expect(content, data).toBe(parsedContent(data));
+      }
+    }
+    // The four plain ones (one empty, one escaped), `usage: null` and a string member after the choices.
+    expect(read).toBe(6);
+    expect(readContentChunk(plain('"a \\"quoted\\" line\\nand \\u00e9 \\ud83e\\udd8a \\\\"'), envelope!)).toBe('a "quoted" line\nand é 🦊 \\');
+  });
+
+  it('takes an envelope only of top-level members without usage or error', () => {
+    expect(captureEnvelope('{"x":{"choices":[1]},"choices":[]}')).toBeUndefined();
+    expect(captureEnvelope('{"usage":null,"choices":[]}')).toBeUndefined();
+    expect(captureEnvelope('{"error":null,"choices":[]}')).toBeUndefined();
+    expect(captureEnvelope('{"choices":[]}')).toBeUndefined();
+    expect(captureEnvelope('{"id":"a\\\\","choices":[]}')).toBe('{"id":"a\\\\",');
+    expect(captureEnvelope('{"id":"a","x":[{"y":"]"}],"choices":[]}')).toBe('{"id":"a","x":[{"y":"]"}],');
+  });
+
+  it('decodes a stream of such chunks into the parts a parsed one gives', () => {
+    const role = `${ENVELOPE}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`;
+    const stop = `${ENVELOPE}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`;
+    const usage = `${ENVELOPE}"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}`;
+    const records = [role, plain('"Hel"'), plain('"lo \\"you\\""', ',"obfuscation":"zz"}'), plain('"x"').replace('"gpt-x"', '"gpt-y"'), plain('"!"', ',"usage":null}'), stop, usage, '[DONE]'];
+    const decoder = createChatStreamDecoder();
+    const parts = [...records.flatMap((data) => decoder.push({ data })), ...decoder.end()];
+    expect(parts).toEqual([
+      { type: 'start', id: 'chatcmpl-1', model: 'gpt-x', created: 1700000000 },
+      { type: 'text-start' },
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo "you"' },
+      { type: 'text-delta', text: 'x' },
+      { type: 'text-delta', text: '!' },
+      { type: 'text-end' },
+      { type: 'finish', finishReason: 'stop' },
+      { type: 'usage', usage: { inputTokens: 3, outputTokens: 4 } },
+      { type: 'end' },
+    ]);
+  });
+});
