@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
-import { findTooDeepField, MAX_JSON_DEPTH } from '../util/index.ts';
+import { findTooDeepField, MAX_JSON_DEPTH, type MaybePromise } from '../util/index.ts';
 import { BodyBudget } from './body-budget.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { nodeOf } from './context.ts';
@@ -137,15 +137,6 @@ export function jsonBodyBounds(deps: Pick<ServerDeps, 'config'>, bytes: number):
  */
 export const SMALL_JSON_BYTES = 16 * 1024;
 
-/**
- * Reads and parses a JSON object body: 400 for malformed JSON or a non-object, 422 naming the
- * field whose value nests deeper than MAX_JSON_DEPTH (the body itself is level 1), 413 past
- * its bytes or values, 503 when the parse budget is spent.
- */
-export async function readJsonObject(event: H3Event, bounds: JsonBodyBounds): Promise<JsonObjectBody> {
-  return readJsonObjectNow(event, bounds);
-}
-
 /** A JSON object body, as text and parsed. */
 export interface JsonObjectBody {
   raw: string;
@@ -153,11 +144,13 @@ export interface JsonObjectBody {
 }
 
 /**
- * readJsonObject, answered at once (no promise, no await) when the body is small and already
- * buffered whole, as a small body nearly always is; else a promise. Throws what readJsonObject
- * rejects with.
+ * Reads and parses a JSON object body: 400 for malformed JSON or a non-object, 422 naming the
+ * field whose value nests deeper than MAX_JSON_DEPTH (the body itself is level 1), 413 past
+ * its bytes or values, 503 when the parse budget is spent. At once (no promise, no await) when
+ * the body is small and already buffered whole, as a small body nearly always is, else a
+ * promise; so it throws or rejects with those errors (call it inside an async handler).
  */
-export function readJsonObjectNow(event: H3Event, bounds: JsonBodyBounds): JsonObjectBody | Promise<JsonObjectBody> {
+export function readJsonObject(event: H3Event, bounds: JsonBodyBounds): MaybePromise<JsonObjectBody> {
   const node = nodeOf(event);
   const declared = Number((node ? node.req.headers['content-length'] : event.req.headers.get('content-length')) ?? NaN);
   if (Number.isFinite(declared) && declared > bounds.bytes) throw tooLarge(bounds.bytes);

@@ -9,7 +9,7 @@ import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { setResponseHeader } from '../context.ts';
-import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -32,7 +32,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     // any other; no admission takes the slot over, so the route wrapper gives it back at the end.
     const passing = passLimitsFirst(event, deps, auth, face.path);
     if (passing instanceof Promise) await passing;
-    const read = readJsonObjectNow(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const { body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
     const model = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);

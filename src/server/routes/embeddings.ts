@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import { decodeEmbeddingRequest, embeddingAttempt } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
-import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
@@ -19,7 +19,7 @@ export const EMBEDDINGS = '/v1/embeddings';
 function embeddingsHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
-    const read = readJsonObjectNow(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const { body } = read instanceof Promise ? await read : read;
     const request = decodeEmbeddingRequest(body);
     // The model asked for, as the client named it (the exchange would name the first candidate).

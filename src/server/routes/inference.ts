@@ -8,7 +8,7 @@ import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { clientAbort } from '../client-signal.ts';
 import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
-import { jsonBodyBounds, readJsonObjectNow } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 
@@ -53,7 +53,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
     const passing = passLimitsFirst(event, deps, auth, route);
     const limits = passing instanceof Promise ? await passing : passing;
     // A small body is already buffered: read and parsed without a promise.
-    const read = readJsonObjectNow(event, bounds);
+    const read = readJsonObject(event, bounds);
     const { raw, body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
     const state = requestState(event);
