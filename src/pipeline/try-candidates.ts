@@ -52,10 +52,10 @@ class CandidateLoop<T> {
   failures: Map<string, GatewayError> | undefined = undefined;
 
   constructor(
-    private readonly router: Router,
-    private readonly plan: RoutePlan,
-    private readonly client: AbortWatch,
-    private readonly attempt: (model: CatalogModel, signal?: AbortSignal) => Promise<T>,
+    readonly router: Router,
+    readonly plan: RoutePlan,
+    readonly client: AbortWatch,
+    readonly attempt: (model: CatalogModel, signal?: AbortSignal) => Promise<T>,
   ) {}
 
   failed(model: CatalogModel, error: GatewayError): void {
@@ -105,30 +105,33 @@ class CandidateLoop<T> {
  * `hedge` configured races its first two scheduled calls (see hedgeCall). The failure it ends on
  * is thrown with how the routing went (`x-routing-mode`, `x-routing-attempts`).
  */
-export async function tryCandidates<T>(
+export function tryCandidates<T>(
   router: Router,
   plan: RoutePlan,
   client: AbortWatch,
   attempt: (model: CatalogModel, signal?: AbortSignal) => Promise<T>,
   options: TryOptions<T> = {},
 ): Promise<Served<T>> {
-  const startedAt = options.startedAt ?? router.now();
-  const policy = router.config.retry;
-  const loop = new CandidateLoop(router, plan, client, attempt);
-  let givenUp: Set<string> | undefined;
-
-  const hedgeMs = options.noHedge ? undefined : router.hedgeDelayFor(plan.requested);
-  // The first scheduled call, without the schedule's generators: the one most requests make.
-  const firstScheduled = policy.attempts > 0 ? (plan.primary[0] ?? plan.chain[0]) : undefined;
-  let skipFirst = false;
-  if (hedgeMs === undefined && firstScheduled) {
+  try {
+    const startedAt = options.startedAt ?? router.now();
+    const loop = new CandidateLoop(router, plan, client, attempt);
+    const hedgeMs = options.noHedge ? undefined : router.hedgeDelayFor(plan.requested);
+    // The first scheduled call, without the schedule's generators or the loop's async frame: the one most requests make.
+    const first = hedgeMs === undefined && router.config.retry.attempts > 0 ? (plan.primary[0] ?? plan.chain[0]) : undefined;
+    if (!first) return tryScheduled(loop, options, startedAt, hedgeMs, false);
     if (client.aborted) throw clientGone();
-    skipFirst = true;
-    if (router.breaker.allow(firstScheduled.id)) {
-      const result = await loop.run(firstScheduled);
-      if (result) return result;
-    }
+    if (!router.breaker.allow(first.id)) return tryScheduled(loop, options, startedAt, hedgeMs, true);
+    return loop.run(first).then((result) => result ?? tryScheduled(loop, options, startedAt, hedgeMs, true));
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+/** The rest of tryCandidates: the hedge race, retries and fallbacks, after the first call (if made: `skipFirst`). */
+async function tryScheduled<T>(loop: CandidateLoop<T>, options: TryOptions<T>, startedAt: number, hedgeMs: number | undefined, skipFirst: boolean): Promise<Served<T>> {
+  const { router, plan, client, attempt } = loop;
+  const policy = router.config.retry;
+  let givenUp: Set<string> | undefined;
 
   const schedule = scheduleAttempts(plan, policy.attempts);
   if (skipFirst) schedule.next();
