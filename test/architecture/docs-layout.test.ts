@@ -30,17 +30,26 @@ function pathsIn(text: string): string[] {
   return [...new Set(found)].filter((p) => !/[<>{}*]/.test(p));
 }
 
+const SRC_FOLDERS = fs.readdirSync(path.join(REPO, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+
+/** Source files a text names from their folder (`server/routes/inference.ts`, `exchange/hold-end.ts`): under src/ (or the repo root: `config/…`). */
+function folderFilesIn(text: string): string[] {
+  const pattern = new RegExp(`(?<![\\w./-])((?:${SRC_FOLDERS.join('|')})/[\\w./-]*\\.tsx?)(?![\\w])`, 'g');
+  return [...new Set([...text.matchAll(pattern)].map((m) => m[1]!))];
+}
+
 describe('the layout the docs describe', () => {
   it.each(WALKED)('every src/, test/ and plugins/ path %s names exists', (file) => {
     const text = read(file);
     const paths = pathsIn(text);
     expect(paths.length).toBeGreaterThan(0);
     expect(paths.filter((p) => !fs.existsSync(path.join(REPO, p)))).toEqual([]);
+    expect(folderFilesIn(text).filter((p) => !fs.existsSync(path.join(REPO, 'src', p)) && !fs.existsSync(path.join(REPO, p)))).toEqual([]);
   });
 
   it("README's drawing names every folder under src/ and every first-party plugin", () => {
     const drawn = drawing();
-    const folders = fs.readdirSync(path.join(REPO, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `src/${entry.name}`);
+    const folders = SRC_FOLDERS.map((name) => `src/${name}`);
     expect(folders.filter((folder) => !new RegExp(`(^|[\\s,])${folder}(?![\\w-])`).test(drawn))).toEqual([]);
     const plugins = fs.readdirSync(path.join(REPO, 'plugins'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
     const line = /^plugins\/\s+.*\(([^)]*)\)/m.exec(drawn)?.[1] ?? '';
