@@ -16,7 +16,7 @@ import {
   type ResolvedLimit,
 } from '../limits/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
-import type { ProviderRegistry } from '../providers/index.ts';
+import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
@@ -25,7 +25,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { andThen, isPromise, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
-import { checkEndpointScope, checkModelScope, modelsThatMayServe } from './key-scope.ts';
+import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, PassedLimits, RequestGuards, UsageViews } from './types.ts';
 import { AccountUsageViews } from './usage-views.ts';
@@ -168,6 +168,8 @@ export class AccountGuards implements RequestGuards {
   private inFlight = 0;
   /** Admitted model requests in flight that are not batch lines (batch lines run below them). */
   private live = 0;
+  /** The models a requested id may be served by, remembered per id (a key's model scope must cover them all). */
+  private readonly modelsThatMayServe: (requested: string) => CatalogModel[];
 
   constructor(private readonly o: AccountGuardsOptions) {
     this.credits = o.credits;
@@ -176,6 +178,7 @@ export class AccountGuards implements RequestGuards {
     this.billing = o.billing;
     this.storage = o.storage;
     this.usageViews = new AccountUsageViews(o.store, o.credits, o.limits, o.clock);
+    this.modelsThatMayServe = createModelsThatMayServe(o.registry, o.routing);
   }
 
   /** The usage aggregates of every account (admin views). */
@@ -337,7 +340,7 @@ export class AccountGuards implements RequestGuards {
     if (!request.model) return undefined;
     const current = this.o.store.cache.account(account.id) ?? account;
     const key = currentKey(this.o.store, request.auth.key);
-    if (key.models) checkModelScope(key, request.model, request.servedBy ?? modelsThatMayServe(this.o.registry, this.o.routing, request.model));
+    if (key.models) checkModelScope(key, request.model, request.servedBy ?? this.modelsThatMayServe(request.model));
     const terms = modelTerms(this.o.registry, request.model, current.tier);
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));

@@ -80,32 +80,33 @@ function allows(patterns: RegExp[], model: Pick<CatalogModel, 'id' | 'upstreamId
   return patterns.some((p) => p.test(model.id) || p.test(model.upstreamId));
 }
 
-const servedByCache = new WeakMap<ProviderRegistry, Map<string, CatalogModel[]>>();
-/** Requested ids remembered per registry (the catalog and the routing config do not change while it lives). */
+/** Requested ids remembered by one lookup (the catalog and the routing config do not change while it lives). */
 const SERVED_BY_KEPT = 1024;
 
 /**
- * Every catalog model a request for `requested` may end up on: the providers serving the id
- * and the config's fallback chain for it (docs/routing.md). Empty when the id is unknown.
+ * The lookup of every catalog model a request for an id may end up on: the providers serving
+ * the id and the config's fallback chain for it (docs/routing.md); empty when the id is unknown.
+ * Answers are remembered in the lookup, so its owner makes it once (the guards, a route).
  */
-export function modelsThatMayServe(registry: ProviderRegistry, routing: RoutingConfig | undefined, requested: string): CatalogModel[] {
-  let cache = servedByCache.get(registry);
-  if (!cache) servedByCache.set(registry, (cache = new Map()));
-  const known = cache.get(requested);
-  if (known) return known;
-  const out: CatalogModel[] = [];
-  const add = (id: string) => {
-    try {
-      out.push(...registry.resolve(id).candidates);
-    } catch {
-      // unknown ids are skipped, as routing skips them
-    }
+export function createModelsThatMayServe(registry: ProviderRegistry, routing: RoutingConfig | undefined): (requested: string) => CatalogModel[] {
+  const cache = new Map<string, CatalogModel[]>();
+  return (requested) => {
+    const known = cache.get(requested);
+    if (known) return known;
+    const out: CatalogModel[] = [];
+    const add = (id: string) => {
+      try {
+        out.push(...registry.resolve(id).candidates);
+      } catch {
+        // unknown ids are skipped, as routing skips them
+      }
+    };
+    add(requested);
+    for (const entry of routing?.models[requested]?.fallbacks ?? []) add(entry);
+    if (cache.size >= SERVED_BY_KEPT) cache.clear();
+    cache.set(requested, out);
+    return out;
   };
-  add(requested);
-  for (const entry of routing?.models[requested]?.fallbacks ?? []) add(entry);
-  if (cache.size >= SERVED_BY_KEPT) cache.clear();
-  cache.set(requested, out);
-  return out;
 }
 
 /**

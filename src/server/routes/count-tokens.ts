@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { checkModelScope, modelsThatMayServe } from '../../accounts/index.ts';
+import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import type { CountTokensFace, FormatDefinition } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
@@ -24,6 +24,7 @@ import { forwardHeaders } from './inference.ts';
  * needs to plan its context.
  */
 export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, face: CountTokensFace) {
+  const modelsThatMayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
   return async (event: H3Event): Promise<string> => {
     const pathModel = face.readPath ? face.readPath(event.url.pathname, event.url.searchParams) : undefined;
     if (face.readPath && pathModel === undefined) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
@@ -38,7 +39,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     const model = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
     if (face.requiresModel && model === undefined) throw new GatewayError('validation_error', "Invalid parameter 'model': is required.", { details: { fields: { model: 'is required' } } });
     // A key scoped to other models gets the refusal it would get on the inference route.
-    if (model !== undefined && auth.key.models) checkModelScope(auth.key, model, modelsThatMayServe(deps.registry, deps.config.routing, model));
+    if (model !== undefined && auth.key.models) checkModelScope(auth.key, model, modelsThatMayServe(model));
     const request = face.decode(body, model ?? 'count');
     const upstream = model !== undefined ? await countUpstream(deps, event, format.id, face, body, request) : undefined;
     const tokens = upstream ?? (await countInputTokens(request));
