@@ -3,7 +3,7 @@ import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/index.ts';
 import { BatchExecutor } from '../batches/index.ts';
 import { JobRunner } from '../jobs/index.ts';
-import { createApp } from '../server/index.ts';
+import { createApp, createRequestReaders } from '../server/index.ts';
 import { createMediaRuntime } from '../media/index.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
 import { parseMediaConfig } from '../media/index.ts';
@@ -91,6 +91,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     adminToken: options.adminToken,
     observer,
     media,
+    ...createRequestReaders(options.config),
   };
   media.start();
   const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });

@@ -4,7 +4,7 @@ import type { RequestIds } from '../errors/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import type { PassedLimits } from '../accounts/index.ts';
 import { randomToken } from '../util/index.ts';
-import { createTrustProxy, parseForwarded, parseForwardedFor, type TrustProxy, type TrustProxySetting } from './client-address.ts';
+import { createTrustProxy, parseForwarded, parseForwardedFor, type TrustProxySetting } from './client-address.ts';
 
 /** The Node request and response under an event. */
 export interface NodePair {
@@ -78,29 +78,24 @@ export function requestHeader(event: H3Event, name: string): string | undefined 
   return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
 }
 
-const policies = new Map<unknown, TrustProxy>();
-
-function policyOf(setting: TrustProxySetting): TrustProxy {
-  let policy = policies.get(setting);
-  if (!policy) {
-    policy = createTrustProxy(setting);
-    // Settings are few (one per config); arrays are keyed by identity, so a reloaded config adds one.
-    if (policies.size > 64) policies.clear();
-    policies.set(setting, policy);
-  }
-  return policy;
+/** The socket peer of a request (the address an in-process test gave it), before any proxy header. */
+function peerOf(event: H3Event): string {
+  return (event.req as { ip?: string }).ip ?? nodeOf(event)?.req.socket.remoteAddress ?? 'unknown';
 }
 
 /**
- * The client's address (docs/config.md, "Behind a reverse proxy"): the socket peer, or with
- * `server.trustProxy` the address the trusted proxies appended to X-Forwarded-For (`Forwarded:
- * for=` when there is no X-Forwarded-For), never one the client wrote itself.
+ * The reader of a request's client address under one `server.trustProxy` setting, its policy
+ * compiled once (ServerDeps.clientAddress, made with the gateway): the socket peer, or the
+ * address the trusted proxies appended to X-Forwarded-For (`Forwarded: for=` when there is no
+ * X-Forwarded-For), never one the client wrote itself (docs/config.md, "Behind a reverse proxy").
  */
-export function clientAddress(event: H3Event, trustProxy: TrustProxySetting): string {
-  const peer = (event.req as { ip?: string }).ip ?? nodeOf(event)?.req.socket.remoteAddress ?? 'unknown';
-  if (trustProxy === false) return peer;
-  const xff = requestHeader(event, 'x-forwarded-for');
-  const forwarded = xff ? undefined : requestHeader(event, 'forwarded');
-  const chain = xff ? parseForwardedFor(xff) : forwarded ? parseForwarded(forwarded) : [];
-  return policyOf(trustProxy).clientOf(peer, chain);
+export function createClientAddress(trustProxy: TrustProxySetting): (event: H3Event) => string {
+  if (trustProxy === false) return peerOf;
+  const policy = createTrustProxy(trustProxy);
+  return (event) => {
+    const xff = requestHeader(event, 'x-forwarded-for');
+    const forwarded = xff ? undefined : requestHeader(event, 'forwarded');
+    const chain = xff ? parseForwardedFor(xff) : forwarded ? parseForwarded(forwarded) : [];
+    return policy.clientOf(peerOf(event), chain);
+  };
 }

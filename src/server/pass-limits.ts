@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import type { AuthContext, PassedLimits } from '../accounts/index.ts';
-import { clientAddress, requestState } from './context.ts';
+import { requestState } from './context.ts';
 import type { ServerDeps } from './types.ts';
 
 function keep(event: H3Event, passed: PassedLimits | undefined): PassedLimits | undefined {
@@ -16,6 +16,6 @@ function keep(event: H3Event, passed: PassedLimits | undefined): PassedLimits | 
  * in-process limiter, else a promise; throws 429 as the admission would.
  */
 export function passLimitsFirst(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string): PassedLimits | undefined | Promise<PassedLimits | undefined> {
-  const passing = deps.guards.passLimits?.({ auth, method: 'POST', route, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
+  const passing = deps.guards.passLimits?.({ auth, method: 'POST', route, clientAddress: deps.clientAddress(event) });
   return passing instanceof Promise ? passing.then((passed) => keep(event, passed)) : keep(event, passing);
 }

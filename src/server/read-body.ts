@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { findTooDeepField, MAX_JSON_DEPTH, type MaybePromise } from '../util/index.ts';
-import { BodyBudget } from './body-budget.ts';
+import type { BodyBudget } from './body-budget.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { nodeOf } from './context.ts';
 import { JsonStreamParser, tooDeep } from './json-stream-parser.ts';
@@ -117,17 +117,9 @@ export interface JsonBodyBounds {
   budget: BodyBudget;
 }
 
-const budgets = new WeakMap<object, BodyBudget>();
-
-/** The bounds of a JSON body of at most `bytes` on this server (one parse budget per server config). */
-export function jsonBodyBounds(deps: Pick<ServerDeps, 'config'>, bytes: number): JsonBodyBounds {
-  const limits = deps.config.server.bodyLimits;
-  let budget = budgets.get(limits);
-  if (!budget) {
-    budget = new BodyBudget(limits.inFlight);
-    budgets.set(limits, budget);
-  }
-  return { bytes, values: limits.jsonValues, budget };
+/** The bounds of a JSON body of at most `bytes` on this server (its one parse budget, made with the gateway). */
+export function jsonBodyBounds(deps: Pick<ServerDeps, 'config' | 'bodyBudget'>, bytes: number): JsonBodyBounds {
+  return { bytes, values: deps.config.server.bodyLimits.jsonValues, budget: deps.bodyBudget };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { H3Event } from 'h3';
 import type { GatewayConfig } from '../config/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
@@ -8,6 +9,7 @@ import type { MediaRuntime } from '../media/index.ts';
 import type { Observer } from '../observability/index.ts';
 import type { JobRunner } from '../jobs/index.ts';
 import type { Router } from '../routing/index.ts';
+import type { BodyBudget } from './body-budget.ts';
 
 /** Everything the HTTP layer depends on; built by the composition root. */
 export interface ServerDeps {
@@ -30,4 +32,8 @@ export interface ServerDeps {
   jobs?: JobRunner;
   /** Metrics, traces, the request log and the live activity window. */
   observer: Observer;
+  /** The bytes of large JSON bodies parsed at once across every route (`server.bodyLimits.inFlight`): one per gateway. */
+  bodyBudget: BodyBudget;
+  /** A request's client address under `server.trustProxy` (its policy compiled once). */
+  clientAddress(event: H3Event): string;
 }

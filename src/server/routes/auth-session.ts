@@ -2,7 +2,6 @@ import type { H3Event } from 'h3';
 import { z } from 'zod';
 import { login, logout } from '../../accounts/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
-import { clientAddress } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession, bearerOf } from '../session-auth.ts';
@@ -20,7 +19,7 @@ const credentialsSchema = z.object({
 /** POST /api/auth/login: `{email, password}` → `{token, expires_at}`; 5/min per client address. */
 function loginHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    const headers = await deps.guards.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
+    const headers = await deps.guards.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: deps.clientAddress(event) });
     for (const [k, v] of Object.entries(headers)) event.res.headers.set(k, v);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
     const parsed = credentialsSchema.safeParse(body);

@@ -6,7 +6,7 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import type { FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientAddress, requestState } from '../context.ts';
+import { requestState } from '../context.ts';
 import { receiveUpload, type StagedFile } from '../receive-upload.ts';
 import { UploadGate } from '../upload-gate.ts';
 import { json, sendBody } from '../send.ts';
@@ -81,7 +81,7 @@ function uploadHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     // POST /v1/files is rate limited (20/min per caller by default, §8.1).
-    const admission = await deps.guards.admit({ auth, method: 'POST', route: '/v1/files', clientAddress: clientAddress(event, deps.config.server.trustProxy) });
+    const admission = await deps.guards.admit({ auth, method: 'POST', route: '/v1/files', clientAddress: deps.clientAddress(event) });
     for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
     let release: (() => void) | undefined;
     let held = 0;

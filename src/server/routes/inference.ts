@@ -6,7 +6,7 @@ import type { WireFormat } from '../../ir/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { clientAbort } from '../client-signal.ts';
-import { clientAddress, requestHeader, requestState, setResponseHeader } from '../context.ts';
+import { requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
@@ -64,7 +64,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
       raw,
       auth,
       route,
-      clientAddress: clientAddress(event, deps.config.server.trustProxy),
+      clientAddress: deps.clientAddress(event),
       limits,
       ids: state.ids,
       client: clientAbort(event),

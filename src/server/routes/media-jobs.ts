@@ -5,7 +5,6 @@ import { dashboardKey, decodeLibraryJob, jobModelFor, ownJob, readJobContent, su
 import type { MediaCreateInput } from '../../media/index.ts';
 import type { AccountRecord, MediaRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientAddress } from '../context.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
 import { sendJobContent } from './job-content.ts';
@@ -25,7 +24,7 @@ export async function submitLibraryJob(event: H3Event, deps: ServerDeps, account
   const record = await submitJob(deps.jobs.ctx, {
     door: 'media', auth: { account, key: dashboardKey(account) }, keyId: null, mediaType: input.mediaType, model, prompt: request.prompt,
     seconds: request.seconds, size: request.size, extra: request.extra, parameters, callbackUrl: request.callbackUrl,
-    origin: publicOrigin(event, deps), clientAddress: clientAddress(event, deps.config.server.trustProxy),
+    origin: publicOrigin(event, deps), clientAddress: deps.clientAddress(event),
   });
   deps.jobs.wake();
   return record;

@@ -3,7 +3,7 @@ import type { AuthContext } from '../../accounts/index.ts';
 import type { MediaCall } from '../../exchange/index.ts';
 import { clientAbort } from '../client-signal.ts';
 import { bareAddress } from '../client-address.ts';
-import { clientAddress, nodeOf, requestState } from '../context.ts';
+import { nodeOf, requestState } from '../context.ts';
 import type { ServerDeps } from '../types.ts';
 
 /**
@@ -26,7 +26,7 @@ export function mediaCallOf(event: H3Event, deps: ServerDeps, auth: AuthContext,
   return {
     auth,
     route,
-    clientAddress: clientAddress(event, deps.config.server.trustProxy),
+    clientAddress: deps.clientAddress(event),
     // Taken before the body was read (JSON media routes): the admission takes them over.
     limits: state.limits,
     ids: state.ids,

@@ -3,7 +3,6 @@ import type { ActivityRange, AuthContext, UsageViews } from '../../accounts/inde
 import { GatewayError } from '../../errors/index.ts';
 import { activityRange } from '../../usage/index.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientAddress } from '../context.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
@@ -19,7 +18,7 @@ function limited(deps: ServerDeps, route: string, handler: UsageHandler) {
     const auth = authenticateApiKey(event, deps);
     const views = deps.guards.usageViews;
     if (!views) throw new GatewayError('service_unavailable', 'Usage accounting is not enabled on this server.');
-    const admission = await deps.guards.admit({ auth, method: 'GET', route, clientAddress: clientAddress(event, deps.config.server.trustProxy) });
+    const admission = await deps.guards.admit({ auth, method: 'GET', route, clientAddress: deps.clientAddress(event) });
     for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
     try {
       return await handler(event, auth, views);

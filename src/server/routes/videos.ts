@@ -7,7 +7,6 @@ import {
 } from '../../jobs/index.ts';
 import type { JobUpload } from '../../plugin-kit/index.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { clientAddress } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
@@ -57,7 +56,7 @@ function createHandler(deps: ServerDeps) {
     const record = await submitJob(runner.ctx, {
       door: 'video', auth, keyId: auth.key.id, mediaType: 'video', model, prompt: request.prompt, seconds: request.seconds, size: request.size,
       inputReference: upload, extra: request.extra, parameters, callbackUrl: request.callbackUrl,
-      origin: publicOrigin(event, deps), clientAddress: clientAddress(event, deps.config.server.trustProxy),
+      origin: publicOrigin(event, deps), clientAddress: deps.clientAddress(event),
     });
     runner.wake();
     return json(event, viewVideo(record, readJob(record)!));
