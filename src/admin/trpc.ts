@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { ActivitySnapshot } from '../observability/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
+import type { JobRecords } from '../jobs/index.ts';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
@@ -22,6 +23,8 @@ export interface AdminContext {
   usage?: () => Promise<UsageIndex>;
   /** The running server's live figures (absent in a CLI that holds the data dir: nothing runs). */
   activity?: () => ActivitySnapshot;
+  /** The running server's job records, changed in its job runner's turns (absent in a CLI that holds the data dir: no job runs). */
+  jobs?: JobRecords;
 }
 
 /** The house's error shape for every tRPC surface (admin procedures, dashboard sessions). */

@@ -100,7 +100,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   deps.batches = executor;
   executor.start();
   const mediaConfig = deps.media.config;
-  const jobs = new JobRunner({ store, registry, guards, clock, log: options.log, dataDir: options.dataDir, config: mediaConfig.jobs, instanceId, sweepEveryMs: mediaConfig.purgeIntervalSeconds * 1000 });
+  const jobs = new JobRunner({ store, registry, guards, clock, log: options.log, dataDir: options.dataDir, config: mediaConfig.jobs, instanceId, sweepEveryMs: mediaConfig.purgeIntervalSeconds * 1000, library: deps.media.library });
   deps.jobs = jobs;
   jobs.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);

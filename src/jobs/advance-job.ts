@@ -11,7 +11,7 @@ import { contentUrl } from './view-job.ts';
 /** Ends a job in a final status (nothing else changes upstream after). */
 export function endJob(ctx: JobContext, id: string, status: JobStatusName, error: { code: string; message: string } | null, extra: Partial<MediaRecord> = {}): Promise<MediaRecord | undefined> {
   const now = unixSeconds(ctx.clock.now());
-  return updateJob(ctx.store, id, (job) => ({
+  return updateJob(ctx, id, (job) => ({
     job: { ...job, status, error, completedAt: now, progress: status === 'completed' ? 100 : job.progress },
     patch: { status: libraryStatus(status), completed_at: now, error: error?.message ?? null, ...extra },
   }));
@@ -58,20 +58,20 @@ async function recordStatus(ctx: JobContext, record: MediaRecord, status: JobSta
   const keep = (job: JobState): JobState => ({ ...job, ref: status.state && job.ref ? { id: job.ref.id, state: status.state } : job.ref });
   if (status.phase === 'queued' || status.phase === 'running') {
     const next: JobStatusName = status.phase === 'queued' ? 'queued' : 'in_progress';
-    await updateJob(ctx.store, record.id, (job) => (job.status === next && job.progress === progress && !status.state ? undefined : { job: { ...keep(job), status: next, progress }, patch: { status: libraryStatus(next) } }));
+    await updateJob(ctx, record.id, (job) => (job.status === next && job.progress === progress && !status.state ? undefined : { job: { ...keep(job), status: next, progress }, patch: { status: libraryStatus(next) } }));
     return;
   }
   const providerUsd = status.costUsd;
   if (status.phase !== 'completed') {
     const error = status.error ?? (status.phase === 'failed' ? { code: 'generation_failed', message: 'The provider could not make this.' } : null);
-    const changed = await updateJob(ctx.store, record.id, (job) => ({ job: { ...keep(job), providerUsd: providerUsd ?? null } }));
+    const changed = await updateJob(ctx, record.id, (job) => ({ job: { ...keep(job), providerUsd: providerUsd ?? null } }));
     if (changed) await endJob(ctx, record.id, status.phase, error);
     return;
   }
   const output = status.output ?? {};
   const variants: Record<string, string> = { video: output.contentType ?? 'application/octet-stream' };
   for (const v of output.variants ?? []) variants[v] = v === 'thumbnail' ? 'image/jpeg' : 'application/octet-stream';
-  const stored = await updateJob(ctx.store, record.id, (job) => ({ job: { ...keep(job), variants, providerUsd: providerUsd ?? null } }));
+  const stored = await updateJob(ctx, record.id, (job) => ({ job: { ...keep(job), variants, providerUsd: providerUsd ?? null } }));
   if (!stored) return;
   // Fetched now into the cache: its size goes in the record, and the first download is local.
   let bytes = output.bytes ?? null;

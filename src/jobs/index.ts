@@ -2,7 +2,7 @@
 export { JobRunner } from './job-runner.ts';
 export { submitJob, jobModelFor, defaultSeconds, type JobSubmission } from './submit-job.ts';
 export { readJobContent } from './read-job-content.ts';
-export { updateJob, dashboardKey, type JobContext, type JobDeps, type JobChange } from './job-context.ts';
+export { updateJob, dashboardKey, type JobContext, type JobDeps, type JobChange, type JobRecords } from './job-context.ts';
 export { viewVideo, contentUrl, type VideoView } from './view-job.ts';
 export { readJob, videoIdOf, recordIdOf, jobRequestId, libraryStatus, JOB_STATUSES, FINAL_STATUSES, type JobState, type JobStatusName, type JobRecord } from './job-state.ts';
 export { accountWebhookSecret, signWebhook } from './sign-webhook.ts';

@@ -46,7 +46,7 @@ export async function listVideos(ctx: JobContext, accountId: string, query: { li
 /** Asks for a job's end: the runner sends the provider's cancel and ends it `cancelled` (a final job stays as it is). */
 export async function requestCancel(ctx: JobContext, { record, job }: JobRecord, wake: (id: string) => void): Promise<JobRecord> {
   if (FINAL_STATUSES.has(job.status) || job.cancelRequested) return { record, job };
-  const stored = await updateJob(ctx.store, record.id, (j) => (FINAL_STATUSES.has(j.status) ? undefined : { job: { ...j, cancelRequested: true } }));
+  const stored = await updateJob(ctx, record.id, (j) => (FINAL_STATUSES.has(j.status) ? undefined : { job: { ...j, cancelRequested: true } }));
   wake(record.id);
   const next = stored ? readJob(stored) : undefined;
   return stored && next ? { record: stored, job: next } : { record, job };

@@ -1,10 +1,10 @@
 import type { Admission, AuthContext, RequestGuards } from '../accounts/index.ts';
-import type { MediaConfig } from '../media/index.ts';
+import type { MediaConfig, MediaLibraryWriter } from '../media/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { AccountRecord, ApiKeyRecord, MediaRecord, Store } from '../store/index.ts';
 import type { Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
-import { createTurns } from '../util/index.ts';
+import type { Turns } from '../util/index.ts';
 import type { ContentCache } from './content-cache.ts';
 import { readJob, type JobState } from './job-state.ts';
 
@@ -21,10 +21,21 @@ export interface JobDeps {
   instanceId: string;
   /** How often cached content of records that are gone is removed (ms; `media.purgeIntervalSeconds`). */
   sweepEveryMs?: number;
+  /** The gateway's Media Library (MediaRuntime.library): a job's record is created within its limits, in its account's turn. */
+  library: MediaLibraryWriter;
 }
 
-/** The job runtime's shared parts: deps, the content cache and the holds made in this process. */
-export interface JobContext extends JobDeps {
+/** Where job records change: the store, and the turns that keep the changes of one record in order in this process. */
+export interface JobRecords {
+  store: Store;
+  /** One change per record at a time (the runner's, shared with the admin procedures of its process). */
+  recordTurns: Turns;
+}
+
+/** The job runtime's shared parts: deps, the content cache, the holds and turns of this process. */
+export interface JobContext extends JobDeps, JobRecords {
+  /** One submit per account at a time, so a burst cannot pass the in-flight limit together. */
+  submitTurns: Turns;
   cache: ContentCache;
   /** Admissions held since submit (or since this instance resumed the job), by record id. */
   holds: Map<string, Admission>;
@@ -51,8 +62,6 @@ export function dashboardKey(account: AccountRecord): ApiKeyRecord {
   return { id: 'dashboard', accountId: account.id, name: 'dashboard session', hash: '', preview: 'dashboard', rpm: null, expiresAt: null, revokedAt: null, createdAt: account.createdAt ?? 0 };
 }
 
-const turns = new WeakMap<Store, ReturnType<typeof createTurns>>();
-
 /** What a change of a job makes: its new state, record fields to set, and whether it still needs work. */
 export interface JobChange {
   job: JobState;
@@ -65,10 +74,8 @@ export interface JobChange {
  * so the runner and a route (cancel) never write over each other. `change` returns undefined to
  * leave the record as it is. Resolves with the record as stored, or undefined when it is gone.
  */
-export function updateJob(store: Store, id: string, change: (job: JobState, record: MediaRecord) => JobChange | undefined): Promise<MediaRecord | undefined> {
-  let inTurn = turns.get(store);
-  if (!inTurn) turns.set(store, (inTurn = createTurns()));
-  return inTurn(id, async () => {
+export function updateJob({ store, recordTurns }: JobRecords, id: string, change: (job: JobState, record: MediaRecord) => JobChange | undefined): Promise<MediaRecord | undefined> {
+  return recordTurns(id, async () => {
     const current = await store.media.get(id);
     const job = current ? readJob(current) : undefined;
     if (!current?.job || !job) return undefined;

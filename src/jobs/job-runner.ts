@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toGatewayError } from '../errors/index.ts';
+import { createTurns } from '../util/index.ts';
 import { oldestAlive } from '../media/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { advanceJob, endJob } from './advance-job.ts';
@@ -36,6 +37,8 @@ export class JobRunner {
       cache: new ContentCache(deps.dataDir, deps.config.contentCacheBytes),
       holds: new Map(),
       submitting: new Set(),
+      recordTurns: createTurns(),
+      submitTurns: createTurns(),
       webhookSecret: (accountId) => accountWebhookSecret(master, accountId),
     };
   }
@@ -155,7 +158,7 @@ export class JobRunner {
         await this.pause(id, (delivery.nextAt ?? 0) - this.ctx.clock.now());
         continue;
       }
-      await updateJob(store, id, (j) => ({ job: j, open: false }));
+      await updateJob(this.ctx, id, (j) => ({ job: j, open: false }));
       return;
     }
   }

@@ -33,7 +33,7 @@ export async function billJob(ctx: JobContext, record: MediaRecord, job: JobStat
   if (!admission && units && model) {
     const billed = await ctx.guards.billedRequests?.(requestId);
     if (billed?.has(requestId)) {
-      await updateJob(ctx.store, record.id, (j) => ({ job: { ...j, billed: true } }));
+      await updateJob(ctx, record.id, (j) => ({ job: { ...j, billed: true } }));
       return;
     }
     const auth = await jobAuth(ctx.store, record.accountId, job.keyId);
@@ -51,7 +51,7 @@ export async function billJob(ctx: JobContext, record: MediaRecord, job: JobStat
     const charge = await admission.settle(settlement);
     cost = charge?.cost ?? 0;
   }
-  await updateJob(ctx.store, record.id, (j) => ({ job: { ...j, billed: true }, patch: { cost_credits: cost } }));
+  await updateJob(ctx, record.id, (j) => ({ job: { ...j, billed: true }, patch: { cost_credits: cost } }));
 }
 
 /** The webhook body: `{id, type, created_at, data}`, data being the video object or the library record. */
@@ -77,6 +77,6 @@ export async function deliverJobWebhook(ctx: JobContext, record: MediaRecord, jo
   const exhausted = !ok && attempts >= ctx.config.webhookAttempts;
   if (exhausted) ctx.log.warn('media job: webhook not delivered; giving up', { job: record.id, attempts });
   const nextAt = ctx.clock.now() + webhookBackoffMs(attempts);
-  await updateJob(ctx.store, record.id, (j) => ({ job: { ...j, webhook: { delivered: ok, attempts, nextAt: ok || exhausted ? 0 : nextAt } } }));
+  await updateJob(ctx, record.id, (j) => ({ job: { ...j, webhook: { delivered: ok, attempts, nextAt: ok || exhausted ? 0 : nextAt } } }));
   return ok || exhausted ? { done: true } : { done: false, nextAt };
 }

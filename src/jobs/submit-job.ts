@@ -6,7 +6,6 @@ import type { JobMediaType, JobUpload } from '../plugin-kit/index.ts';
 import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { unixSeconds } from '../util/index.ts';
-import { createTurns } from '../util/index.ts';
 import { updateJob, type JobContext } from './job-context.ts';
 import { jobRequestId, readJob, type JobState } from './job-state.ts';
 
@@ -55,9 +54,6 @@ async function jobsInFlight(ctx: JobContext, accountId: string): Promise<number>
   return n;
 }
 
-/** One submit per account at a time, so a burst cannot pass the in-flight limit together. */
-const inTurn = createTurns();
-
 /**
  * Submits a job: checks the account's jobs in flight, holds the estimated price (the request
  * guards: balance, spend limits, model scope), stores the record (pending, `submitting`), asks
@@ -65,7 +61,7 @@ const inTurn = createTurns();
  * the hold back and answers the client with the provider's error.
  */
 export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecord> {
-  return inTurn(s.auth.account.id, async () => {
+  return ctx.submitTurns(s.auth.account.id, async () => {
     const running = await jobsInFlight(ctx, s.auth.account.id);
     const limit = ctx.config.maxInFlightPerAccount;
     if (running >= limit) {
@@ -122,7 +118,7 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
     };
     ctx.submitting.add(id);
     try {
-      await createWithinLimits(ctx, record);
+      await createWithinLimits(ctx.library, record);
     } catch (error) {
       ctx.submitting.delete(id);
       await admission.settle(null);
@@ -142,7 +138,7 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
         jobId: id,
         signal,
       });
-      const stored = await updateJob(ctx.store, id, (current) => ({ job: { ...current, ref, submitting: false }, patch: { provider_task_id: ref.id.slice(0, 256) } }));
+      const stored = await updateJob(ctx, id, (current) => ({ job: { ...current, ref, submitting: false }, patch: { provider_task_id: ref.id.slice(0, 256) } }));
       ctx.submitting.delete(id);
       return stored ?? record;
     } catch (thrown) {
@@ -150,7 +146,7 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
       ctx.holds.delete(id);
       ctx.submitting.delete(id);
       await admission.settle(null);
-      await updateJob(ctx.store, id, (current) => ({
+      await updateJob(ctx, id, (current) => ({
         job: { ...current, submitting: false, status: 'failed', billed: true, error: { code: error.code, message: error.message }, completedAt: unixSeconds(ctx.clock.now()), webhook: null },
         patch: { status: 'failed', error: error.message, completed_at: unixSeconds(ctx.clock.now()) },
         open: false,

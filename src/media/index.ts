@@ -11,7 +11,7 @@ export {
 } from './decode-media-request.ts';
 export {
   createMedia, createWithinLimits, pendingRecord, deleteMedia, oldestAlive, getMedia, libraryUsage, listMedia, listMediaRecords, updateMedia, purgeExpiredMedia, recordCompletedImage, viewMedia,
-  MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type CompletedImageInput,
+  MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type MediaLibraryWriter, type CompletedImageInput,
 } from './library.ts';
 export { MEDIA_LIMITS, recordBytes, type LibraryUsage } from './media-limits.ts';
 export { renderTranscript, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/index.ts';
 import type { Store } from '../store/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { unixSeconds, type Clock } from '../util/index.ts';
-import { createTurns } from '../util/index.ts';
+import type { Turns } from '../util/index.ts';
 import type { MediaCreateInput, MediaListQuery, MediaPatch } from './decode-media-request.ts';
 import { checkRecordSize, fitsLibrary, libraryFull, recordBytes, type LibraryUsage } from './media-limits.ts';
 
@@ -25,6 +25,11 @@ export interface MediaListEnvelope {
 export interface MediaLibraryDeps {
   store: Store;
   clock: Clock;
+}
+
+/** What changes the library: its deps and the queue per account its changes take turns in (one per gateway: MediaRuntime.library). */
+export interface MediaLibraryWriter extends MediaLibraryDeps {
+  accountTurns: Turns;
 }
 
 /** The §2.1 output shape of a stored record. */
@@ -92,16 +97,12 @@ export async function getMedia(deps: MediaLibraryDeps, id: string, accountId?: s
   return record;
 }
 
-const turns = new WeakMap<Store, ReturnType<typeof createTurns>>();
-
 /**
  * Runs the changes of one account's library one at a time, so concurrent requests cannot all
  * pass the size check before any of them is stored (/v1/media is not rate limited).
  */
-function oneAtATime<T>(deps: MediaLibraryDeps, accountId: string, work: () => Promise<T>): Promise<T> {
-  let inTurn = turns.get(deps.store);
-  if (!inTurn) turns.set(deps.store, (inTurn = createTurns()));
-  return inTurn(accountId, work);
+function oneAtATime<T>(deps: MediaLibraryWriter, accountId: string, work: () => Promise<T>): Promise<T> {
+  return deps.accountTurns(accountId, work);
 }
 
 /** How much of the Media Library limits an account uses (docs/limits.md): counted by the store, no record read. */
@@ -116,7 +117,7 @@ async function oldestRecords(deps: MediaLibraryDeps, accountId: string, total: n
 }
 
 /** Stores a new record if it and the account's library stay within the limits: 413 / 429 otherwise. */
-export function createWithinLimits(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
+export function createWithinLimits(deps: MediaLibraryWriter, record: MediaRecord): Promise<MediaRecord> {
   checkRecordSize(record);
   return oneAtATime(deps, record.accountId, async () => {
     const usage = await libraryUsage(deps, record.accountId);
@@ -146,7 +147,7 @@ export function pendingRecord(fields: Pick<MediaRecord, 'id' | 'accountId' | 'me
 }
 
 /** POST /v1/media/generations: a new pending record. */
-export async function createMedia(deps: MediaLibraryDeps, accountId: string, input: MediaCreateInput): Promise<MediaRecord> {
+export async function createMedia(deps: MediaLibraryWriter, accountId: string, input: MediaCreateInput): Promise<MediaRecord> {
   return createWithinLimits(
     deps,
     pendingRecord({
@@ -166,7 +167,7 @@ export async function createMedia(deps: MediaLibraryDeps, accountId: string, inp
  * PATCH: applies the given fields. Setting status completed or failed stamps completed_at
  * (again on every such PATCH); moving back to pending or processing clears it.
  */
-export async function updateMedia(deps: MediaLibraryDeps, id: string, patch: MediaPatch, accountId?: string): Promise<MediaRecord> {
+export async function updateMedia(deps: MediaLibraryWriter, id: string, patch: MediaPatch, accountId?: string): Promise<MediaRecord> {
   const current = await getMedia(deps, id, accountId);
   const changes: Partial<MediaRecord> = { ...patch };
   if (patch.status === 'completed' || patch.status === 'failed') changes.completed_at = unixSeconds(deps.clock.now());
@@ -214,7 +215,7 @@ export interface CompletedImageInput {
  * Stores a record the gateway made itself (the generation already ran and was paid for): when
  * the account's library is full, its oldest records make room instead of the record being lost.
  */
-function createEvictingOldest(deps: MediaLibraryDeps, record: MediaRecord): Promise<MediaRecord> {
+function createEvictingOldest(deps: MediaLibraryWriter, record: MediaRecord): Promise<MediaRecord> {
   checkRecordSize(record);
   return oneAtATime(deps, record.accountId, async () => {
     const usage = await libraryUsage(deps, record.accountId);
@@ -232,7 +233,7 @@ function createEvictingOldest(deps: MediaLibraryDeps, record: MediaRecord): Prom
 }
 
 /** Records a generation the gateway ran itself: completed at once, with its result URLs. */
-export async function recordCompletedImage(deps: MediaLibraryDeps, accountId: string, input: CompletedImageInput): Promise<MediaRecord> {
+export async function recordCompletedImage(deps: MediaLibraryWriter, accountId: string, input: CompletedImageInput): Promise<MediaRecord> {
   const now = unixSeconds(deps.clock.now());
   return createEvictingOldest(deps, {
     id: randomUUID(),

@@ -1,15 +1,17 @@
 import type { GatewayConfig } from '../config/index.ts';
 import type { Store } from '../store/index.ts';
-import type { Clock } from '../util/index.ts';
+import { createTurns, type Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
-import { purgeExpiredMedia } from './library.ts';
+import { purgeExpiredMedia, type MediaLibraryWriter } from './library.ts';
 import { parseMediaConfig, type MediaConfig } from './media-config.ts';
 import { TempImageStore } from './temp-image-store.ts';
 
-/** What the media routes share for the life of a server: config, temporary images, the janitor. */
+/** What the media routes share for the life of a server: config, temporary images, the library, the janitor. */
 export interface MediaRuntime {
   config: MediaConfig;
   tempImages: TempImageStore;
+  /** The Media Library of this gateway: every route and job that changes records goes through it (its per-account turns). */
+  library: MediaLibraryWriter;
   /** Purges expired library records and temporary images now; returns how many of each. */
   purge(): Promise<{ records: number; images: number }>;
   /** Starts the periodic purge (an unref'd timer) after one purge at start. */
@@ -53,6 +55,7 @@ export function createMediaRuntime(options: MediaRuntimeOptions): MediaRuntime {
   return {
     config,
     tempImages,
+    library: { store: options.store, clock: options.clock, accountTurns: createTurns() },
     purge,
     start() {
       if (timer) return;

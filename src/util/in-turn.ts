@@ -1,9 +1,12 @@
+/** Runs `work` once every earlier work of the same key has settled (see createTurns). */
+export type Turns = <T>(key: string, work: () => Promise<T>) => Promise<T>;
+
 /**
  * A queue per key: `run(key, work)` starts `work` once every earlier work of the same key has
  * settled, so read-check-write sequences of one key never interleave in this process. Keys with
  * nothing queued take no memory.
  */
-export function createTurns(): <T>(key: string, work: () => Promise<T>) => Promise<T> {
+export function createTurns(): Turns {
   const tails = new Map<string, Promise<unknown>>();
   return <T>(key: string, work: () => Promise<T>): Promise<T> => {
     const run = (tails.get(key) ?? Promise.resolve()).then(work);

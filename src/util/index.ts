@@ -6,7 +6,7 @@ export { ExitError, isExitError } from './exit-error.ts';
 export { hasMark } from './has-mark.ts';
 export { quotedFinder } from './find-quoted.ts';
 export { rememberSecret, rememberSecretHeader, isRememberedSecret, hasSecrets, redactSecrets, containsSecret, forgetSecrets, REDACTED } from './redact-secrets.ts';
-export { createTurns } from './in-turn.ts';
+export { createTurns, type Turns } from './in-turn.ts';
 export { patchJsonFields } from './patch-json-fields.ts';
 export { MAX_JSON_DEPTH, findTooDeepField, isTooDeep } from './json-depth.ts';
 export { keepRejectedLines, type RejectedLine } from './keep-rejected-lines.ts';

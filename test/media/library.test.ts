@@ -6,6 +6,8 @@ import {
   createMedia, deleteMedia, getMedia, listMedia, MEDIA_RETENTION_SECONDS, purgeExpiredMedia, recordCompletedImage, updateMedia, viewMedia,
 } from '../../src/media/library.ts';
 import { FileStore } from '../../src/store/file/file-store.ts';
+import { createTurns } from '../../src/util/index.ts';
+import type { MediaLibraryWriter } from '../../src/media/index.ts';
 import { TestClock } from './in-process-app.ts';
 
 const SPEC_FIELDS = [
@@ -17,13 +19,13 @@ describe('Media Library service', () => {
   let dir: string;
   let store: FileStore;
   let clock: TestClock;
-  let deps: { store: FileStore; clock: TestClock };
+  let deps: MediaLibraryWriter;
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-lib-'));
     store = await FileStore.open(dir);
     clock = new TestClock();
-    deps = { store, clock };
+    deps = { store, clock, accountTurns: createTurns() };
   });
   afterEach(async () => {
     await store.close();

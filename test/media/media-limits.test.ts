@@ -7,6 +7,8 @@ import { createMedia, libraryUsage, listMedia, recordCompletedImage, updateMedia
 import { MEDIA_LIMITS } from '../../src/media/media-limits.ts';
 import { GatewayError } from '../../src/errors/index.ts';
 import { FileStore } from '../../src/store/file/file-store.ts';
+import { createTurns } from '../../src/util/index.ts';
+import type { MediaLibraryWriter } from '../../src/media/index.ts';
 import { TestClock } from './in-process-app.ts';
 
 function fieldsOf(run: () => unknown): Record<string, string> {
@@ -32,12 +34,12 @@ async function codeOf(run: () => Promise<unknown>): Promise<string> {
 describe('Media Library limits', () => {
   let dir: string;
   let store: FileStore;
-  let deps: { store: FileStore; clock: TestClock };
+  let deps: MediaLibraryWriter & { clock: TestClock };
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-lib-limits-'));
     store = await FileStore.open(dir);
-    deps = { store, clock: new TestClock() };
+    deps = { store, clock: new TestClock(), accountTurns: createTurns() };
   });
   afterEach(async () => {
     await store.close();

@@ -96,7 +96,7 @@ async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, 
   }
   const first = result.images[0];
   const size = first ? readPngSize(first.data) : undefined;
-  const record = await recordCompletedImage(deps, auth.account.id, {
+  const record = await recordCompletedImage(deps.media.library, auth.account.id, {
     model: model.id,
     prompt: request.prompt,
     parameters: recordedParameters(request, task === 'image_edit' ? 'edit' : 'generate'),

@@ -82,6 +82,7 @@ export function adminRoutes(deps: ServerDeps, where: 'public' | 'admin' = 'publi
     registry: async () => deps.registry,
     usage: deps.guards.usageSnapshot ? () => deps.guards.usageSnapshot!() : undefined,
     activity: () => deps.observer.activity(),
+    jobs: deps.jobs?.ctx,
   });
   const handler = adminHandler(deps.adminToken, context, { loopbackOnly: where === 'public' && deps.config.server.admin?.public !== true });
   return [

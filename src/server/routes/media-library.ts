@@ -46,7 +46,7 @@ function createHandler(deps: ServerDeps) {
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, libraryBodyLimit(deps)));
     const input = decodeCreateBody(body);
     // A model a provider runs jobs for: the gateway runs the job and moves the record itself.
-    const record = (await submitLibraryJob(event, deps, account, input, body)) ?? (await createMedia(deps, account.id, input));
+    const record = (await submitLibraryJob(event, deps, account, input, body)) ?? (await createMedia(deps.media.library, account.id, input));
     event.res.headers.set('location', `${BASE}/generations/${record.id}`);
     return json(event, viewMedia(record), 201);
   };
@@ -59,7 +59,7 @@ function patchHandler(deps: ServerDeps) {
     // Ownership first: a foreign or unknown id is 404 even when the body is also wrong.
     await getMedia(deps, id, account.id);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, libraryBodyLimit(deps)));
-    return json(event, viewMedia(await updateMedia(deps, id, decodePatchBody(body), account.id)));
+    return json(event, viewMedia(await updateMedia(deps.media.library, id, decodePatchBody(body), account.id)));
   };
 }
 
