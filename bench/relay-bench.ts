@@ -25,13 +25,15 @@ const request = { model: 'bench/bench-model', messages: [{ role: 'user', content
 const client = new FastAbortController();
 const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as RelayOptions['upstream'];
 let sink = 0;
+/** What a socket write costs beyond the copy: text is encoded to UTF-8 bytes first. */
+const written = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? Buffer.from(chunk).length : chunk.length);
 const target: StreamTarget = {
   write(chunk) {
-    sink += chunk.length;
+    sink += written(chunk);
     return true;
   },
   end(chunk) {
-    if (chunk) sink += chunk.length;
+    if (chunk) sink += written(chunk);
   },
   onDrain() {},
   onClose() {},

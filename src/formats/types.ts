@@ -113,6 +113,11 @@ export interface FrameReader {
   readonly records: WireRecord[];
   /** The upstream ended: the records of a last record that was cut short (same answer on every call). */
   end(): WireRecord[];
+  /**
+   * Where each record of the last push ends in its bytes, so a passthrough can leave a record out
+   * and pass the others' bytes as they came; absent or undefined: the relay frames the records again.
+   */
+  recordEnds?(): number[] | undefined;
 }
 
 /** Records → bytes, for one client stream. Stateful for framings with an opening and a closing (a JSON array). */

@@ -18,29 +18,40 @@ function redactedRecord(record: WireRecord): WireRecord | undefined {
   return record.event === undefined ? { data: redactSecrets(data) } : { event: record.event, data: redactSecrets(data) };
 }
 
+/** Per passed record: undefined sends it as it came, null leaves it out, a record replaces it. */
+export type RecordChanges = Array<WireRecord | null | undefined>;
+
 /**
- * The records a passthrough sends on, or undefined when they go as they came (the bytes pass
- * through untouched): an error record quoting a configured upstream key is redacted, and the
- * format's own rewrites apply (Chat drops the usage chunk the client did not ask for;
+ * What a passthrough changes in these records, or undefined when they all go as they came (the
+ * bytes pass through untouched): an error record quoting a configured upstream key is redacted,
+ * and the format's own rewrites apply (Chat drops the usage chunk the client did not ask for;
  * Responses names the gateway's response id for a stored answer). `bytes`, when given, are the
  * records' bytes as received: for a chunk of many records, one search of them for the keys tells
  * whether any record needs a look.
  */
-export function rewritePassedRecords(records: WireRecord[], rules: PassthroughRules, context: RewriteContext, bytes?: Buffer): WireRecord[] | undefined {
+export function rewritePassedRecords(records: WireRecord[], rules: PassthroughRules, context: RewriteContext, bytes?: Buffer): RecordChanges | undefined {
   const rewrite = rules.rewrite;
   const redact = hasSecrets() && (bytes === undefined || records.length < SCAN_CHUNK_FROM || containsSecret(bytes));
   if (!rewrite && !redact) return undefined;
-  let out: WireRecord[] | undefined;
+  let changes: RecordChanges | undefined;
   for (let i = 0; i < records.length; i += 1) {
     const record = records[i];
     const rewritten = rewrite?.(record, context);
-    if (rewritten === null) {
-      out ??= records.slice(0, i);
-      continue;
-    }
-    const clean = (redact ? redactedRecord(rewritten ?? record) : undefined) ?? rewritten;
-    if (clean) out ??= records.slice(0, i);
-    out?.push(clean ?? record);
+    const change = rewritten === null ? null : ((redact ? redactedRecord(rewritten ?? record) : undefined) ?? rewritten);
+    if (change === undefined) continue;
+    changes ??= new Array<WireRecord | null | undefined>(records.length);
+    changes[i] = change;
+  }
+  return changes;
+}
+
+/** The records as they go to the client after `changes`. */
+export function changedRecords(records: WireRecord[], changes: RecordChanges | undefined): WireRecord[] {
+  if (!changes) return records;
+  const out: WireRecord[] = [];
+  for (let i = 0; i < records.length; i += 1) {
+    const change = changes[i];
+    if (change !== null) out.push(change ?? records[i]);
   }
   return out;
 }

@@ -5,7 +5,7 @@ import { mapTransportError } from '../upstream/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
-import { rewritePassedRecords } from './pass-records.ts';
+import { changedRecords, rewritePassedRecords, type RecordChanges } from './pass-records.ts';
 import { truncatedStream, watchStream, type StreamWatch } from './watch-stream.ts';
 
 /** What a relayed stream reports when it ends. */
@@ -208,7 +208,9 @@ export class RecordRelay {
   private recordsBefore(failure: StreamFailure | undefined): SseRecord[] {
     if (!failure) return [];
     if (!this.tap) return failure.before.slice();
-    return rewritePassedRecords(failure.before, this.rules, { dropUsageRecords: this.options.stripUsageChunk }) ?? failure.before.slice();
+    const before = failure.before;
+    const changes = rewritePassedRecords(before, this.rules, { dropUsageRecords: this.options.stripUsageChunk });
+    return changes ? changedRecords(before, changes) : before.slice();
   }
 
   private endConversion(): RelayOutput | undefined {
@@ -303,10 +305,49 @@ export class RecordRelay {
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
       if (this.decoder) this.tapRecord(record);
     }
-    const rewritten = rewritePassedRecords(records, this.rules, this.rewriteContext, reframe ? undefined : bytes);
-    if (rewritten || reframe || this.pendingEvents) return this.frame(rewritten ?? records);
-    this.writer.passed(records.length);
-    return bytes;
+    const changes = rewritePassedRecords(records, this.rules, this.rewriteContext, reframe ? undefined : bytes);
+    if (!reframe && !this.pendingEvents) {
+      if (!changes) {
+        this.writer.passed(records.length);
+        return bytes;
+      }
+      // One record changed alone is framed again, as before: no other record's bytes to keep.
+      const spliced = records.length > 1 ? this.splice(bytes, records.length, changes) : undefined;
+      if (spliced) return spliced;
+    }
+    return this.frame(changedRecords(records, changes));
+  }
+
+  /**
+   * The chunk's bytes with the changed records alone framed again (a dropped record left out):
+   * every other record goes on as it came, e.g. a burst whose usage chunk the client did not ask
+   * for. Undefined when the reader cannot say where its records end.
+   */
+  private splice(bytes: Buffer, count: number, changes: RecordChanges): Buffer | undefined {
+    const ends = this.reader.recordEnds?.();
+    if (!ends || ends.length !== count) return undefined;
+    const pieces: Buffer[] = [];
+    let from = 0;
+    let passed = 0;
+    for (let i = 0; i < count; i += 1) {
+      const change = changes[i];
+      if (change === undefined) {
+        passed += 1;
+        continue;
+      }
+      const start = i === 0 ? 0 : ends[i - 1];
+      if (start > from) pieces.push(bytes.subarray(from, start));
+      this.writer.passed(passed);
+      passed = 0;
+      if (change !== null) {
+        const framed = this.writer.write([change]);
+        pieces.push(typeof framed === 'string' ? Buffer.from(framed) : framed);
+      }
+      from = ends[i];
+    }
+    this.writer.passed(passed);
+    if (from < bytes.length) pieces.push(bytes.subarray(from));
+    return pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
   }
 
   /**

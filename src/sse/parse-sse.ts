@@ -28,17 +28,25 @@ export class SseParser {
   private id: string | undefined;
   private data: string | undefined;
 
-  /** Feeds a chunk; returns the records it completed. */
-  push(chunk: Uint8Array | string): SseRecord[] {
+  /**
+   * Feeds a chunk; returns the records it completed. `ends`, when given, receives for each record
+   * the offset in `chunk` (a string) just past the blank line that ended it.
+   */
+  push(chunk: Uint8Array | string, ends?: number[]): SseRecord[] {
     let text: string;
     if (typeof chunk === 'string') text = chunk;
     else {
       this.decoder ??= new StringDecoder('utf8');
       text = this.decoder.write(chunk as Buffer);
     }
+    // Where `chunk` starts in the text read (what was held from the last push comes first).
+    let shift = -this.buffer.length;
     if (!this.started && text.length > 0) {
       this.started = true;
-      if (text.charCodeAt(0) === BOM) text = text.slice(1); // a leading BOM is not part of the stream
+      if (text.charCodeAt(0) === BOM) {
+        text = text.slice(1); // a leading BOM is not part of the stream
+        shift += 1;
+      }
     }
     const buffer = this.buffer.length === 0 ? text : this.buffer + text;
     const out: SseRecord[] = [];
@@ -58,6 +66,7 @@ export class SseParser {
         next = buffer.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
       }
       this.line(buffer, start, end, out);
+      if (ends !== undefined && out.length > ends.length) ends.push(next + shift);
       start = next;
       if (lf !== -1 && lf < start) lf = buffer.indexOf('\n', start);
       if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);

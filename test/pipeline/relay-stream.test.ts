@@ -206,6 +206,17 @@ describe('a passthrough stream goes on as bytes', () => {
     }
   });
 
+  it('writes a record byte-identical however it is spelled (CRLF, no space after the colon, comments, ids)', async () => {
+    const [role, x, stop, usage, done] = chatStream(['x']);
+    const odd = [role, `: keep-alive\r\nid: 7\r\ndata:${x.slice(6, -2)}\r\n\r\n`, stop.replace('\n\n', '\r\r'), usage, done].join('');
+    expect((await clientBytes([Buffer.from(odd)])).toString()).toBe(odd);
+    // Dropping the usage chunk the gateway asked for leaves the other records of the burst as they came.
+    expect((await clientBytes([Buffer.from(odd)], true)).toString()).toBe(odd.replace(usage, ''));
+    const wide = chatStream(['Grüße ', '🦊']);
+    const spliced = await clientBytes([Buffer.from(`\ufeff${wide.join('')}`)], true);
+    expect(spliced.equals(Buffer.from(`\ufeff${wide.filter((record) => !record.includes('"usage"')).join('')}`))).toBe(true);
+  });
+
   it('redacts an upstream key an error record quotes, alone or among many records in one chunk', async () => {
     const key = 'sk-relay-test-key-0123456789';
     rememberSecret(key);
