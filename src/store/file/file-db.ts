@@ -151,13 +151,14 @@ export class FileDb {
     }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.writeNow();
+      void this.writeIfChanged();
     }, delayMs);
     // Someone waiting for the write keeps the process alive until it is done.
     if (this.waiters.length === 0) this.timer.unref();
   }
 
-  private async writeNow(): Promise<void> {
+  /** The timer's write: none while one runs or when nothing changed since the last. */
+  private async writeIfChanged(): Promise<void> {
     if (this.writing || this.generation === this.written) return;
     await this.runWrite().catch(() => undefined);
   }

@@ -187,7 +187,7 @@ export class RecordLog<T extends { id: string }, M> {
 
   /** Stores a record (new or a new version); resolves once the line is in the kernel. */
   put(record: T): Promise<LogEntry<M>> {
-    return this.enqueue(async () => this.putNow(record));
+    return this.enqueue(async () => this.putInTurn(record));
   }
 
   /** Read-modify-write of one record, in turn with every other mutation; undefined when absent or when `change` returns undefined. */
@@ -197,7 +197,7 @@ export class RecordLog<T extends { id: string }, M> {
       if (!entry) return undefined;
       const next = change(await this.read(entry));
       if (!next) return undefined;
-      await this.putNow(next);
+      await this.putInTurn(next);
       return next;
     });
   }
@@ -261,7 +261,8 @@ export class RecordLog<T extends { id: string }, M> {
     return run;
   }
 
-  private async putNow(record: T): Promise<LogEntry<M>> {
+  /** `put` inside the queue: the caller holds the turn. */
+  private async putInTurn(record: T): Promise<LogEntry<M>> {
     const line = `{"put":${stringifyRecord(record)}}\n`;
     const { offset, length } = await this.append(line);
     const previous = this.index.get(record.id);
