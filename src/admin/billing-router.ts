@@ -1,10 +1,7 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { applyGrant, roundCredits } from '../billing/index.ts';
-import type { BilledAccount } from '../credits/index.ts';
 import { GatewayError } from '../errors/index.ts';
-import { activityRange, buildActivityView, UsageIndex } from '../usage/index.ts';
-import { scanLedger } from '../store/index.ts';
+import { activityRange, buildActivityView } from '../usage/index.ts';
 import { findAccount, updateAccount, viewAccount } from './accounts.ts';
 import { addCreditsInput, setAccountInput } from './settings-schema.ts';
 import { procedure, router } from './trpc.ts';
@@ -38,28 +35,8 @@ export const billingRouter = router({
   setAccount: procedure.input(setAccountInput).mutation(async ({ ctx, input }) => viewAccount(await updateAccount(ctx.store, input))),
   usage: procedure.input(z.object({ account: z.string().max(320).optional() })).query(async ({ ctx, input }) => {
     const now = ctx.clock.now();
-    const accounts = (await ctx.store.accounts.list()) as BilledAccount[];
-    const scoped = input.account ? [await findAccount(ctx.store, input.account)] : accounts;
-    const ids = new Set(scoped.map((a) => a.id));
-    const usage = new UsageIndex();
-    const requests = new Map<string, number>();
-    const unbilled = new Map<string, number>();
-    const checkpoint = new Map(accounts.map((a) => [a.id, a.billedSeq ?? 0]));
-    if (ctx.store.credits) {
-      // Credits shared through the database: its ledger, summed per day; balances are current (no replay checkpoint).
-      for (const row of await ctx.store.credits.usageTotals(input.account ? { accountId: scoped[0].id } : {})) {
-        if (!ids.has(row.accountId)) continue;
-        usage.addTotals(row);
-        requests.set(row.accountId, (requests.get(row.accountId) ?? 0) + row.requests);
-      }
-    } else await scanLedger(path.join(ctx.dataDir, 'usage.jsonl'), (entry) => {
-      if (!ids.has(entry.account_id)) return;
-      usage.add(entry);
-      requests.set(entry.account_id, (requests.get(entry.account_id) ?? 0) + 1);
-      if (typeof entry.seq === 'number' && entry.seq > (checkpoint.get(entry.account_id) ?? 0)) {
-        unbilled.set(entry.account_id, (unbilled.get(entry.account_id) ?? 0) + (entry.charged_credits ?? 0));
-      }
-    });
+    const scoped = input.account ? [await findAccount(ctx.store, input.account)] : await ctx.store.accounts.list();
+    const { usage, requests, unbilled } = await ctx.credits.summarizeUsage(scoped);
     const rows: AccountUsageRow[] = scoped.map((a) => ({
       email: a.email,
       tier: a.tier,

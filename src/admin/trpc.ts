@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { ActivitySnapshot } from '../observability/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
+import type { CreditsUsage } from '../credits/index.ts';
 import type { JobRecords } from '../jobs/index.ts';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
@@ -16,6 +17,8 @@ export interface AdminContext {
   config: GatewayConfig;
   dataDir: string;
   registry: () => Promise<ProviderRegistry>;
+  /** The credits' usage view (`billing.usage`): the running engine's, or its ledger read by a CLI that holds the data dir. */
+  credits: CreditsUsage;
   /**
    * Usage aggregates (spend per key and account this period): the server's live ones, or
    * the ledger read once by a CLI that holds the data dir. Absent: views leave spend out.

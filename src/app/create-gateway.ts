@@ -87,6 +87,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     log: options.log,
     guards,
+    credits: guards.credits,
     dataDir: options.dataDir,
     adminToken: options.adminToken,
     observer,

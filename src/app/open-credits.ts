@@ -1,7 +1,8 @@
+import path from 'node:path';
 import { createAccountGuards, type AccountGuards } from '../accounts/index.ts';
 import { billingConfigSchema } from '../billing/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
-import { openInProcessCredits, openSharedCredits, type CreditsPort } from '../credits/index.ts';
+import { ledgerUsage, openInProcessCredits, openSharedCredits, sharedLedgerUsage, type CreditsPort, type CreditsUsage } from '../credits/index.ts';
 import type { RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import { StorageHealth, type Store } from '../store/index.ts';
@@ -28,6 +29,14 @@ export function openCredits(o: OpenCreditsOptions): Promise<CreditsPort> {
   const common = { dataDir: o.dataDir, clock: o.clock, log: o.log, enforce: billing.enforce, storage: o.storage, syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs };
   if (o.store.credits) return openSharedCredits({ ...common, repo: o.store.credits, flushMs: o.config.store?.flushMs, leaseIdleMs: o.config.store?.leaseIdleMs });
   return openInProcessCredits({ ...common, store: o.store });
+}
+
+/**
+ * The usage view of the credits the store calls for, without opening the engine (a CLI that
+ * holds the data dir runs no admissions): the shared ledger in the database, else usage.jsonl.
+ */
+export function openCreditsUsage(o: { store: Store; dataDir: string }): CreditsUsage {
+  return o.store.credits ? sharedLedgerUsage(o.store.credits) : ledgerUsage(path.join(o.dataDir, 'usage.jsonl'));
 }
 
 export interface OpenAccountGuardsOptions extends Omit<OpenCreditsOptions, 'storage'> {

@@ -1,5 +1,6 @@
 import { createTRPCClient, httpLink, unstable_localLink } from '@trpc/client';
 import type { AdminClient, AdminRouter } from '../admin/index.ts';
+import { openCreditsUsage } from '../app/index.ts';
 import { adminRouter } from '../admin/index.ts';
 import { configSource } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/index.ts';
@@ -45,6 +46,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
     const store = await openStore({ dataDir: ctx.dataDir, postgres: ctx.config.store?.postgres, poolSize: 2, warn: (message, fields) => log.warn(message, fields) });
     const clock = createClock();
     let registry: ProviderRegistry | undefined;
+    const credits = openCreditsUsage({ store, dataDir: ctx.dataDir });
     // Nothing else writes the ledger while this process holds the data dir: read it once.
     let usage: Promise<UsageIndex> | undefined;
     const client = createTRPCClient<AdminRouter>({
@@ -57,6 +59,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
             config: ctx.config,
             dataDir: ctx.dataDir,
             registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log, source: configSource(ctx.filepath) })),
+            credits,
             usage: () => (usage ??= indexLedger(ctx.dataDir)),
           }),
         }),

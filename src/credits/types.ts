@@ -62,8 +62,24 @@ export interface CreditsReading {
   reservedForKey(keyId: string): number;
 }
 
+/** The operator's usage view of some accounts (`gateway usage`), from the ledger of either engine. */
+export interface UsageSummary {
+  /** The accounts' usage aggregates, all time (spend, tokens by day and month; the activity view is built from them). */
+  usage: UsageIndex;
+  /** Settled requests per account id. */
+  requests: Map<string, number>;
+  /** Credits charged by ledger lines past the account's replay checkpoint (`billedSeq`): not in its stored balance yet. Empty where balances are current. */
+  unbilled: Map<string, number>;
+}
+
+/** The read side the operator's usage view asks of the credits, answered from the ledger either engine keeps. */
+export interface CreditsUsage {
+  /** The settled usage of `accounts` (all time): aggregates, requests and what their stored balances do not include yet. */
+  summarizeUsage(accounts: readonly AccountRecord[]): Promise<UsageSummary>;
+}
+
 /** The credit engine as the guards see it: hold, settle or release, and the read views. */
-export interface CreditsPort {
+export interface CreditsPort extends CreditsUsage {
   /**
    * Holds `credits` and `tokens` for a request, or throws what refused it: 402
    * insufficient_balance (balance, key spend limit, account cap), 429 quota_exceeded, 503 when

@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import type { GatewayConfig } from '../config/index.ts';
+import type { CreditsUsage } from '../credits/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Clock } from '../util/index.ts';
@@ -19,6 +20,8 @@ export interface ServerDeps {
   clock: Clock;
   log: Logger;
   guards: RequestGuards;
+  /** The credit engine's usage view, for the admin procedures. */
+  credits: CreditsUsage;
   dataDir: string;
   /** Token for /admin/trpc (random per server start, published in the data dir). */
   adminToken?: string;

@@ -7,6 +7,7 @@ import { login } from '../../src/accounts/index.ts';
 import { adminRouter } from '../../src/admin/router.ts';
 import { createKeyInput, describeIssue, setAccountInput, setKeyInput } from '../../src/admin/settings-schema.ts';
 import type { AdminContext } from '../../src/admin/trpc.ts';
+import { ledgerUsage } from '../../src/credits/index.ts';
 import { parseConfig } from '../../src/config/index.ts';
 import { ProviderRegistry } from '../../src/providers/registry.ts';
 import { FileStore } from '../../src/store/file/file-store.ts';
@@ -32,6 +33,7 @@ async function admin() {
     config,
     dataDir,
     registry: () => ProviderRegistry.create(config, { configDir: process.cwd(), log: createLogger('silent') }),
+    credits: ledgerUsage(path.join(dataDir, 'usage.jsonl')),
     usage: async () => usage,
   };
   closers.push(async () => {

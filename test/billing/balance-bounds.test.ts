@@ -6,7 +6,7 @@ import { adminRouter } from '../../src/admin/router.ts';
 import { addCreditsInput, createAccountInput, describeIssue } from '../../src/admin/settings-schema.ts';
 import type { AdminContext } from '../../src/admin/trpc.ts';
 import { applyGrant, boundBalance, MAX_BALANCE } from '../../src/billing/index.ts';
-import { CreditBook } from '../../src/credits/index.ts';
+import { CreditBook, ledgerUsage } from '../../src/credits/index.ts';
 import { parseConfig } from '../../src/config/index.ts';
 import { ProviderRegistry } from '../../src/providers/registry.ts';
 import { FileStore } from '../../src/store/file/file-store.ts';
@@ -29,6 +29,7 @@ async function admin() {
     config,
     dataDir,
     registry: () => ProviderRegistry.create(config, { configDir: process.cwd(), log: createLogger('silent') }),
+    credits: ledgerUsage(path.join(dataDir, 'usage.jsonl')),
     usage: async () => new UsageIndex(),
   };
   closers.push(async () => {

@@ -2,7 +2,7 @@
  * The credits contract, one suite for both engines (issue 21 §3): the in-process one (file
  * store: credit book + usage.jsonl) and the shared one (PostgreSQL: holds, slices, outbox).
  * It speaks only the guards' money surface — admit (hold), settle (charge or release),
- * billedRequests and the credits view — so the same cases hold whichever engine is behind it.
+ * billedRequests, the credits view and the operator's usage view — so the same cases hold whichever engine is behind it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import { creditsToUsd } from '../../src/billing/index.ts';
 import { activityRange } from '../../src/usage/index.ts';
 import type { MaybePromise } from '../../src/util/index.ts';
 import { AccountGuards, type Admission, type AdmissionRequest } from '../../src/accounts/index.ts';
+import { adminRouter } from '../../src/admin/index.ts';
 import type { Settlement } from '../../src/pipeline/types.ts';
 import { makeGateway, type TestGateway } from '../accounts/make-gateway.ts';
 
@@ -154,6 +155,32 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       expect(page.data.reduce((sum, row) => sum + row.charged_credits, 0)).toBeCloseTo(23, 9);
       await held.settle(null);
       expect(await balance()).toMatchObject({ balance: 1_000 - 23, reserved: 0 });
+    });
+    it("the operator's usage view (summarizeUsage, billing.usage) answers per account for both engines: requests, spent credits, tokens in the month, the balance", async () => {
+      const { guards, request, usage, account } = await setUp(1_000);
+      for (const tokens of [5, 7, 11]) await (await guards.admit(request(20))).settle(usage(tokens));
+      const idle = await gw!.account({ credits: 50, tier: 'enterprise' });
+      const deps = gw!.gateway.deps;
+      const accounts = await deps.store.accounts.list();
+      const summary = await deps.credits.summarizeUsage(accounts);
+      expect(summary.requests.get(account.id)).toBe(3);
+      expect(summary.requests.get(idle.accountId)).toBeUndefined();
+      expect(summary.usage.accountCredits(account.id)).toBeCloseTo(23, 9);
+      expect(summary.usage.tokensInMonth(account.id, Date.now())).toBe(23);
+      const stored = accounts.find((a) => a.id === account.id)!;
+      expect(stored.credits - (summary.unbilled.get(account.id) ?? 0)).toBeCloseTo(1_000 - 23, 9);
+      // Asked for one account, the same figures and no other account's.
+      const one = await deps.credits.summarizeUsage([stored]);
+      expect([...one.requests]).toEqual([[account.id, 3]]);
+      // The admin procedure over the same port, no backend named.
+      const caller = adminRouter.createCaller({ store: deps.store, clock: deps.clock, config: deps.config, dataDir: deps.dataDir, registry: async () => deps.registry, credits: deps.credits });
+      const report = await caller.billing.usage({ account: stored.email });
+      expect(report.accounts).toEqual([expect.objectContaining({ email: stored.email, balance: 1_000 - 23, spent_credits: 23, requests: 3, month_tokens: 23 })]);
+      expect(report.activity?.reduce((sum, row) => sum + row.requests, 0)).toBe(3);
+      const all = await caller.billing.usage({});
+      expect(all.accounts.find((row) => row.email === stored.email)).toMatchObject({ requests: 3, spent_credits: 23 });
+      const idleEmail = accounts.find((a) => a.id === idle.accountId)!.email;
+      expect(all.accounts.find((row) => row.email === idleEmail)).toMatchObject({ balance: 50, spent_credits: 0, requests: 0, month_tokens: 0 });
     });
   });
 }

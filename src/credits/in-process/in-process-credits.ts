@@ -5,9 +5,10 @@ import type { UsageIndex } from '../../usage/index.ts';
 import type { Clock } from '../../util/index.ts';
 import type { Logger } from '../../util/index.ts';
 import { nextMonthStart, nextResetAt } from '../spend-period.ts';
-import type { CreditHold, CreditsPort, CreditsReading, HoldInput, Settled, SettleInput } from '../types.ts';
+import type { CreditHold, CreditsPort, CreditsReading, HoldInput, Settled, SettleInput, UsageSummary } from '../types.ts';
 import type { SpendCeiling } from '../credit-refusals.ts';
 import type { CreditBook, Reservation } from './credit-book.ts';
+import { summarizeLedger } from './summarize-ledger.ts';
 
 export interface InProcessCreditsOptions {
   store: Store;
@@ -107,6 +108,10 @@ export class InProcessCredits implements CreditsPort {
       if (typeof entry.request_id === 'string' && entry.request_id.startsWith(prefix)) found.add(entry.request_id);
     });
     return found;
+  }
+
+  summarizeUsage(accounts: readonly AccountRecord[]): Promise<UsageSummary> {
+    return summarizeLedger(this.o.ledger.file, accounts);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
-import { SettlementOutbox, type CreditsRepo, type LedgerPage } from '../../store/index.ts';
+import { SettlementOutbox, type AccountRecord, type CreditsRepo, type LedgerPage } from '../../store/index.ts';
 import type { Clock, Logger } from '../../util/index.ts';
-import type { CreditsPort, CreditsReading, HoldInput, Settled, SettleInput } from '../types.ts';
+import type { CreditsPort, CreditsReading, HoldInput, Settled, SettleInput, UsageSummary } from '../types.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { PendingWork } from './pending-work.ts';
 import { SharedAdmission } from './shared-admission.ts';
@@ -121,6 +121,10 @@ export class SharedCredits implements CreditsPort {
 
   billedRequests(prefix: string): Promise<Set<string>> {
     return this.views.billedRequests(prefix);
+  }
+
+  summarizeUsage(accounts: readonly AccountRecord[]): Promise<UsageSummary> {
+    return this.views.summarizeUsage(accounts);
   }
 
   /** The account's balance, what requests in flight hold and what slices lease (see `SharedViews.balance`). */

@@ -1,11 +1,12 @@
 import { roundCredits } from '../../billing/index.ts';
-import type { CreditsRepo, LedgerPage, LedgerRecord } from '../../store/index.ts';
+import type { AccountRecord, CreditsRepo, LedgerPage, LedgerRecord } from '../../store/index.ts';
 import { UsageIndex, utcPeriods } from '../../usage/index.ts';
 import type { Clock } from '../../util/index.ts';
-import type { CreditsReading } from '../types.ts';
+import type { CreditsReading, UsageSummary } from '../types.ts';
 import { DAY_MS } from './period-keys.ts';
 import type { SharedAdmission } from './shared-admission.ts';
 import type { SliceLeases } from './slice-leases.ts';
+import { summarizeSharedLedger } from './summarize-shared-ledger.ts';
 
 export interface SharedViewsOptions {
   repo: CreditsRepo;
@@ -99,5 +100,11 @@ export class SharedViews {
     const data = await this.recentLedger({ accountId, before, limit: page.limit });
     const last = data[data.length - 1];
     return { data, next: data.length === page.limit && last ? `${last.ts}:${last.seq}` : null };
+  }
+
+  /** The operator's usage view of `accounts`, this instance's finished requests included. */
+  async summarizeUsage(accounts: readonly AccountRecord[]): Promise<UsageSummary> {
+    await this.caughtUp();
+    return summarizeSharedLedger(this.o.repo, accounts);
   }
 }

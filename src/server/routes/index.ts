@@ -80,6 +80,7 @@ export function adminRoutes(deps: ServerDeps, where: 'public' | 'admin' = 'publi
     config: deps.config,
     dataDir: deps.dataDir,
     registry: async () => deps.registry,
+    credits: deps.credits,
     usage: deps.guards.usageSnapshot ? () => deps.guards.usageSnapshot!() : undefined,
     activity: () => deps.observer.activity(),
     jobs: deps.jobs?.ctx,
