@@ -161,6 +161,9 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       for (const tokens of [5, 7, 11]) await (await guards.admit(request(20))).settle(usage(tokens));
       const idle = await gw!.account({ credits: 50, tier: 'enterprise' });
       const deps = gw!.gateway.deps;
+      // The stored balance follows the charges (at once in process; on PostgreSQL once the outbox has sent their lines, within store.flushMs).
+      const storedCredits = async () => (await deps.store.accounts.list()).find((a) => a.id === account.id)?.credits;
+      await expect.poll(storedCredits, { timeout: 5_000, interval: 20 }).toBeCloseTo(1_000 - 23, 9);
       const accounts = await deps.store.accounts.list();
       const summary = await deps.credits.summarizeUsage(accounts);
       expect(summary.requests.get(account.id)).toBe(3);
