@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { hasMark } from '../../util/index.ts';
 import { describePostgresUrl } from '../describe-url.ts';
+import { CREDIT_FUNCTIONS_SQL } from './credit-functions.ts';
 import { MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
 
 export { describePostgresUrl };
@@ -107,6 +109,7 @@ export async function applyMigrations(pool: pg.Pool, url: string): Promise<numbe
         }
         applied.push(migration.version);
       }
+      await applyRepeatable(client);
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
@@ -114,4 +117,29 @@ export async function applyMigrations(pool: pg.Pool, url: string): Promise<numbe
     client.release();
   }
   return applied;
+}
+
+/** Migrations applied after the versioned ones whenever their SQL changed (Flyway's repeatable migrations): one home for each definition. */
+const REPEATABLE: ReadonlyArray<{ name: string; sql: string }> = [{ name: 'credit functions', sql: CREDIT_FUNCTIONS_SQL }];
+
+/** Applies each repeatable migration whose checksum differs from the one recorded (or none is), in a transaction of its own. */
+async function applyRepeatable(client: pg.PoolClient): Promise<void> {
+  await client.query('create table if not exists gw_schema_repeatable (name text primary key, checksum text not null, applied_at timestamptz not null default now())');
+  for (const migration of REPEATABLE) {
+    const checksum = createHash('sha256').update(migration.sql).digest('hex');
+    const { rows } = await client.query<{ checksum: string }>('select checksum from gw_schema_repeatable where name = $1', [migration.name]);
+    if (rows[0]?.checksum === checksum) continue;
+    await client.query('begin');
+    try {
+      await client.query(migration.sql);
+      await client.query(
+        'insert into gw_schema_repeatable (name, checksum) values ($1, $2) on conflict (name) do update set checksum = excluded.checksum, applied_at = now()',
+        [migration.name, checksum],
+      );
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback');
+      throw new PostgresStoreError(`store: PostgreSQL repeatable migration (${migration.name}) failed: ${reason(error)}`);
+    }
+  }
 }
