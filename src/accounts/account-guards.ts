@@ -362,7 +362,7 @@ export class AccountGuards implements RequestGuards {
     const factor = multiplier * (1 - discount);
     const pricing = settlement.model.spec.pricing;
     const media = mediaUnitsOf(settlement);
-    const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens };
+    const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens, write1h: usage.cacheWrite1hTokens };
     const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
     const entry: PricedEntry = {
       ts: this.o.clock.now(),

@@ -17,6 +17,16 @@ export function creditsToUsd(credits: number): number {
 export interface CacheTokens {
   read?: number;
   write?: number;
+  /** The writes kept for an hour (a subset of `write`). */
+  write1h?: number;
+}
+
+/** A 1-hour cache write without a declared price costs this many times the input price (Anthropic's multiplier). */
+export const CACHE_WRITE_1H_INPUT_MULTIPLIER = 2;
+
+/** USD per million tokens written to a 1-hour prompt cache: the declared price, else 2 × input. */
+function cacheWrite1hPrice(pricing: ModelPricing): number {
+  return pricing.cacheWrite1h ?? CACHE_WRITE_1H_INPUT_MULTIPLIER * (pricing.input ?? 0);
 }
 
 /**
@@ -35,7 +45,8 @@ export function pricingAt(pricing: ModelPricing | undefined, inputTokens: number
  * Credits for token counts at USD-per-million-token prices, times `factor`
  * (a fallback discount and the batch half price multiply in here). `inputTokens` includes
  * cached tokens (the IR's convention); those are billed at `cacheRead` / `cacheWrite` where
- * the model has such prices, else at the input price. Above a long-context tier's threshold
+ * the model has such prices, else at the input price; the 1-hour part of the writes at
+ * `cacheWrite1hPrice`. Above a long-context tier's threshold
  * every token kind is billed at the tier's prices (`pricingAt`).
  */
 export function priceTokens(base: ModelPricing | undefined, inputTokens: number, outputTokens: number, factor = 1, cache?: CacheTokens): number {
@@ -44,8 +55,10 @@ export function priceTokens(base: ModelPricing | undefined, inputTokens: number,
   const input = pricing.input ?? 0;
   const read = Math.max(0, Math.min(cache?.read ?? 0, inputTokens));
   const write = Math.max(0, Math.min(cache?.write ?? 0, inputTokens - read));
+  const write1h = Math.max(0, Math.min(cache?.write1h ?? 0, write));
   const uncached = inputTokens - read - write;
-  const usd = (uncached * input + read * (pricing.cacheRead ?? input) + write * (pricing.cacheWrite ?? input) + outputTokens * (pricing.output ?? 0)) / 1_000_000;
+  const writes = (write - write1h) * (pricing.cacheWrite ?? input) + (write1h ? write1h * cacheWrite1hPrice(pricing) : 0);
+  const usd = (uncached * input + read * (pricing.cacheRead ?? input) + writes + outputTokens * (pricing.output ?? 0)) / 1_000_000;
   return roundCredits((usd / USD_PER_CREDIT) * factor);
 }
 
@@ -60,7 +73,7 @@ export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricin
   const starts = [...new Set(prices.flatMap((p) => p?.tiers?.map((t) => t.aboveInputTokens) ?? []))].sort((a, b) => a - b);
   out.tiers = starts.map((start) => {
     const at = maxFlatPricing(prices.map((p) => p && pricingAt(p, start + 1)));
-    return { aboveInputTokens: start, input: at?.input, output: at?.output, cacheRead: at?.cacheRead, cacheWrite: at?.cacheWrite };
+    return { aboveInputTokens: start, input: at?.input, output: at?.output, cacheRead: at?.cacheRead, cacheWrite: at?.cacheWrite, cacheWrite1h: at?.cacheWrite1h };
   });
   return out;
 }
@@ -69,12 +82,13 @@ function maxFlatPricing(prices: Array<ModelPricing | undefined>): ModelPricing |
   let out: Required<Omit<ModelPricing, 'tiers'>> | undefined;
   for (const p of prices) {
     if (!p) continue;
-    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 };
+    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 };
     out = {
       input: Math.max(o.input, p.input ?? 0),
       output: Math.max(o.output, p.output ?? 0),
       cacheRead: Math.max(o.cacheRead, p.cacheRead ?? p.input ?? 0),
       cacheWrite: Math.max(o.cacheWrite, p.cacheWrite ?? p.input ?? 0),
+      cacheWrite1h: Math.max(o.cacheWrite1h, cacheWrite1hPrice(p)),
       image: Math.max(o.image, p.image ?? 0),
       speechChars: Math.max(o.speechChars, p.speechChars ?? 0),
       audioMinute: Math.max(o.audioMinute, p.audioMinute ?? 0),

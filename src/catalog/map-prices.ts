@@ -9,6 +9,7 @@ const TIERED_KEYS: Array<[key: string, field: keyof Omit<PriceTier, 'aboveInputT
   ['output_mtok', 'output'],
   ['cache_read_mtok', 'cacheRead'],
   ['cache_write_mtok', 'cacheWrite'],
+  ['cache_write_1h_mtok', 'cacheWrite1h'],
 ];
 
 /** genai-prices keys (USD per unit named by the suffix) → our pricing fields, with a factor to our units. */
@@ -17,6 +18,7 @@ const KEYS: Array<[key: string, field: keyof Omit<ModelPricing, 'tiers'>, factor
   ['output_mtok', 'output', 1],
   ['cache_read_mtok', 'cacheRead', 1],
   ['cache_write_mtok', 'cacheWrite', 1],
+  ['cache_write_1h_mtok', 'cacheWrite1h', 1],
   // USD per hour of audio → per minute.
   ['input_audio_hours', 'audioMinute', 1 / 60],
   ['audio_hours', 'audioMinute', 1 / 60],

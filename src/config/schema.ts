@@ -23,6 +23,7 @@ const pricingSchema = z.strictObject({
   output: z.number().nonnegative().optional(),
   cacheRead: z.number().nonnegative().optional(),
   cacheWrite: z.number().nonnegative().optional(),
+  cacheWrite1h: z.number().nonnegative().optional(),
   image: z.number().nonnegative().optional(),
   speechChars: z.number().nonnegative().optional(),
   audioMinute: z.number().nonnegative().optional(),
@@ -37,6 +38,7 @@ const pricingSchema = z.strictObject({
         output: z.number().nonnegative().optional(),
         cacheRead: z.number().nonnegative().optional(),
         cacheWrite: z.number().nonnegative().optional(),
+        cacheWrite1h: z.number().nonnegative().optional(),
       }),
     )
     .max(8)

@@ -292,6 +292,8 @@ export interface Usage {
   cacheReadTokens?: number;
   /** Cache writes (subset of inputTokens). */
   cacheWriteTokens?: number;
+  /** The cache writes kept for an hour (Anthropic `ttl: "1h"`), billed at the 1-hour write price (subset of cacheWriteTokens). */
+  cacheWrite1hTokens?: number;
   /** Reasoning tokens (subset of outputTokens). */
   reasoningTokens?: number;
   /** Hosted web searches the upstream ran and bills per search (Anthropic `server_tool_use.web_search_requests`). */

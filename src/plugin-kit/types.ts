@@ -27,6 +27,8 @@ export interface ModelPricing {
   cacheRead?: number;
   /** USD per million input tokens written to the provider's prompt cache (default: `input`). */
   cacheWrite?: number;
+  /** USD per million input tokens written to a 1-hour prompt cache (Anthropic `ttl: "1h"`; default: 2 × `input`, docs/billing.md). */
+  cacheWrite1h?: number;
   /** USD per generated image. */
   image?: number;
   /** USD per million characters of speech input. */
@@ -53,6 +55,7 @@ export interface PriceTier {
   output?: number;
   cacheRead?: number;
   cacheWrite?: number;
+  cacheWrite1h?: number;
 }
 
 /** What a model reads or writes (OpenRouter's `architecture` modalities). */

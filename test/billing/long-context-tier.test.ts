@@ -24,7 +24,7 @@ describe('long-context price tiers (bundled genai-prices data)', () => {
     });
     // Claude Sonnet 4.5 on Anthropic's list: cache writes have the tier too.
     const sonnet = (await openCatalogProvider('anthropic')).find('claude-sonnet-4-5')?.pricing;
-    expect(sonnet?.tiers).toEqual([{ aboveInputTokens: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5 }]);
+    expect(sonnet?.tiers).toEqual([{ aboveInputTokens: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5, cacheWrite1h: 12 }]);
     // A flat model has no tiers.
     expect((await openCatalogProvider('google')).find('gemini-2.5-flash')?.pricing?.tiers).toBeUndefined();
   });
@@ -61,11 +61,11 @@ describe('long-context price tiers (bundled genai-prices data)', () => {
       cacheRead: 2,
       tiers: [{ aboveInputTokens: 200_000, input: 2.5, output: 15, cacheRead: 2 }],
     });
-    // Tiers at different thresholds: a step at each (a cache price left out is the input price).
+    // Tiers at different thresholds: a step at each (a cache price left out is the input price, a 1-hour write price 2 × input).
     const early = { input: 1, output: 1, tiers: [{ aboveInputTokens: 128_000, input: 3 }] };
     expect(maxPricing([pricing, early])?.tiers).toEqual([
-      { aboveInputTokens: 128_000, input: 3, output: 10, cacheRead: 3, cacheWrite: 3 },
-      { aboveInputTokens: 200_000, input: 3, output: 15, cacheRead: 3, cacheWrite: 3 },
+      { aboveInputTokens: 128_000, input: 3, output: 10, cacheRead: 3, cacheWrite: 3, cacheWrite1h: 6 },
+      { aboveInputTokens: 200_000, input: 3, output: 15, cacheRead: 3, cacheWrite: 3, cacheWrite1h: 6 },
     ]);
   });
 

@@ -77,6 +77,7 @@ class MessagesStreamDecoder implements StreamDecoder {
       part.usage = { inputTokens: usage.inputTokens };
       if (usage.cacheReadTokens) part.usage.cacheReadTokens = usage.cacheReadTokens;
       if (usage.cacheWriteTokens) part.usage.cacheWriteTokens = usage.cacheWriteTokens;
+      if (usage.cacheWrite1hTokens) part.usage.cacheWrite1hTokens = usage.cacheWrite1hTokens;
     }
     this.emit(part);
   }

@@ -4,11 +4,14 @@ import type { MessagesUsage } from './types.ts';
 
 /**
  * Anthropic `usage` → IR. Anthropic's `input_tokens` excludes cached tokens while the IR's
- * includes them (wire-formats §4.7): input = input + cache writes + cache reads.
+ * includes them (wire-formats §4.7): input = input + cache writes + cache reads. The 1-hour
+ * part of the writes comes from `cache_creation.ephemeral_1h_input_tokens`.
  */
 export function decodeMessagesUsage(usage: unknown): Usage | undefined {
   if (!isRecord(usage)) return undefined;
-  const cacheWrite = readNumber(usage, 'cache_creation_input_tokens') ?? 0;
+  const split = readRecord(usage, 'cache_creation');
+  const write1h = (split && readNumber(split, 'ephemeral_1h_input_tokens')) ?? 0;
+  const cacheWrite = readNumber(usage, 'cache_creation_input_tokens') ?? (split ? (readNumber(split, 'ephemeral_5m_input_tokens') ?? 0) + write1h : 0);
   const cacheRead = readNumber(usage, 'cache_read_input_tokens') ?? 0;
   const out: Usage = {
     inputTokens: (readNumber(usage, 'input_tokens') ?? 0) + cacheWrite + cacheRead,
@@ -16,6 +19,7 @@ export function decodeMessagesUsage(usage: unknown): Usage | undefined {
   };
   if (cacheRead) out.cacheReadTokens = cacheRead;
   if (cacheWrite) out.cacheWriteTokens = cacheWrite;
+  if (write1h > 0 && cacheWrite > 0) out.cacheWrite1hTokens = Math.min(write1h, cacheWrite);
   const details = readRecord(usage, 'output_tokens_details');
   const thinking = details && readNumber(details, 'thinking_tokens');
   if (thinking) out.reasoningTokens = thinking;
@@ -37,6 +41,11 @@ export function encodeMessagesUsage(usage: Partial<Usage>): MessagesUsage {
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: cacheRead,
   };
+  // The TTL split only when the IR knows a 1-hour part (other formats do not report one).
+  if (usage.cacheWrite1hTokens) {
+    const write1h = Math.min(usage.cacheWrite1hTokens, cacheWrite);
+    out.cache_creation = { ephemeral_5m_input_tokens: cacheWrite - write1h, ephemeral_1h_input_tokens: write1h };
+  }
   if (usage.reasoningTokens) out.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
   if (usage.webSearchRequests) out.server_tool_use = { web_search_requests: usage.webSearchRequests };
   return out;

@@ -5,6 +5,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** The cache writes by TTL; only when the 1-hour part is known. */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   /** Only when reasoning tokens are known (Anthropic's newer usage field). */
   output_tokens_details?: { thinking_tokens: number };
   /** Server tools the upstream ran and bills per use. */
