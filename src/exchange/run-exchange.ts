@@ -36,7 +36,7 @@ function usesResponsesStore(body: Record<string, unknown>): boolean {
  * (a passthrough is never stricter than the upstream).
  */
 function surelyConverting(deps: ExchangeDeps, model: string, format: ExchangeCall['format']): CatalogModel | undefined {
-  let candidates: CatalogModel[];
+  let candidates: readonly CatalogModel[];
   try {
     candidates = deps.registry.resolve(model).candidates;
   } catch {

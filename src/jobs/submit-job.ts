@@ -35,7 +35,7 @@ const TYPE_OF: Record<JobMediaType, string> = { video: 'video_generation', music
 
 /** The first model `requested` names that a provider runs jobs of `mediaType` for; undefined: none (the library keeps client-driven records). */
 export function jobModelFor(registry: ProviderRegistry, requested: string, mediaType: JobMediaType): CatalogModel | undefined {
-  let candidates: CatalogModel[];
+  let candidates: readonly CatalogModel[];
   try {
     candidates = registry.resolve(requested).candidates;
   } catch {

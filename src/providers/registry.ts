@@ -9,6 +9,12 @@ import type { CatalogModel, Provider } from './types.ts';
 
 const WILDCARD_CACHE_SIZE = 1024;
 
+/** The models a requested id may go to, and whether the id pins one provider. */
+export interface Resolution {
+  readonly pinned: boolean;
+  readonly candidates: readonly CatalogModel[];
+}
+
 /** A config error when `formats` names a format the plugin does not speak (the host calls a plugin only with its own). */
 function checkFormats(where: string, plugin: ProviderPlugin<unknown>, formats: readonly string[] | undefined): void {
   if (!formats) return;
@@ -22,8 +28,10 @@ export class ProviderRegistry {
   readonly providers = new Map<string, Provider>();
   readonly models: CatalogModel[] = [];
   private readonly byFullId = new Map<string, CatalogModel>();
-  private readonly byBareId = new Map<string, CatalogModel[]>();
-  private readonly wildcards = new Map<string, CatalogModel>();
+  /** What `resolve` answers, made once per id (the request path asks several times per request). */
+  private readonly pinnedById = new Map<string, Resolution>();
+  private readonly byBareId = new Map<string, Resolution & { candidates: CatalogModel[] }>();
+  private readonly wildcards = new Map<string, Resolution>();
   private readonly http = new Map<string, UndiciHttpFactory>();
 
   /**
@@ -105,8 +113,9 @@ export class ProviderRegistry {
     };
     this.models.push(model);
     this.byFullId.set(model.id, model);
-    const bare = this.byBareId.get(spec.id) ?? [];
-    bare.push(model);
+    this.pinnedById.set(model.id, { pinned: true, candidates: [model] });
+    const bare = this.byBareId.get(spec.id) ?? { pinned: false, candidates: [] };
+    bare.candidates.push(model);
     this.byBareId.set(spec.id, bare);
   }
 
@@ -117,35 +126,36 @@ export class ProviderRegistry {
 
   /**
    * The models a requested id may go to: `provider/model` pins one provider; a bare id
-   * (or one whose prefix is not a provider) lists every provider serving it.
+   * (or one whose prefix is not a provider) lists every provider serving it. The answer is
+   * shared, made once per id: read it, never change it.
    */
-  resolve(requested: string): { pinned: boolean; candidates: CatalogModel[] } {
+  resolve(requested: string): Resolution {
     const slash = requested.indexOf('/');
     if (slash > 0) {
       const provider = this.providers.get(requested.slice(0, slash));
       if (provider) {
+        const found = this.pinnedById.get(requested);
+        if (found) return found;
         const upstreamId = requested.slice(slash + 1);
-        const found = this.byFullId.get(requested);
-        if (found) return { pinned: true, candidates: [found] };
-        if (provider.acceptsAnyModel && upstreamId) return { pinned: true, candidates: [this.wildcardModel(requested, provider, upstreamId)] };
+        if (provider.acceptsAnyModel && upstreamId) return this.wildcardModel(requested, provider, upstreamId);
         throw modelNotFound(requested);
       }
     }
-    const candidates = this.byBareId.get(requested);
-    if (!candidates || candidates.length === 0) throw modelNotFound(requested);
-    return { pinned: false, candidates: [...candidates] };
+    const bare = this.byBareId.get(requested);
+    if (!bare || bare.candidates.length === 0) throw modelNotFound(requested);
+    return bare;
   }
 
   /** A model of a `*` provider, described once per id (the cache is bounded: ids come from clients). */
-  private wildcardModel(fullId: string, provider: Provider, upstreamId: string): CatalogModel {
-    let model = this.wildcards.get(fullId);
-    if (!model) {
+  private wildcardModel(fullId: string, provider: Provider, upstreamId: string): Resolution {
+    let resolved = this.wildcards.get(fullId);
+    if (!resolved) {
       const spec: ModelSpec = provider.describe?.(upstreamId) ?? { id: upstreamId, type: 'chat', capabilities: ['streaming', 'function_calling'] };
-      model = { id: fullId, provider, upstreamId, spec, formats: spec.formats ?? provider.formats };
+      resolved = { pinned: true, candidates: [{ id: fullId, provider, upstreamId, spec, formats: spec.formats ?? provider.formats }] };
       if (this.wildcards.size >= WILDCARD_CACHE_SIZE) this.wildcards.clear();
-      this.wildcards.set(fullId, model);
+      this.wildcards.set(fullId, resolved);
     }
-    return model;
+    return resolved;
   }
 
   async close(): Promise<void> {

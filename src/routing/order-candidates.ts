@@ -21,7 +21,7 @@ function byPriority(a: CatalogModel, b: CatalogModel): number {
 }
 
 /** Sorts by a key (undefined last, or first when `unknownFirst`), ties broken by priority. */
-function byKey(models: CatalogModel[], key: (m: CatalogModel) => number | undefined, unknownFirst = false): CatalogModel[] {
+function byKey(models: readonly CatalogModel[], key: (m: CatalogModel) => number | undefined, unknownFirst = false): CatalogModel[] {
   const missing = unknownFirst ? -Infinity : Infinity;
   return models
     .map((model, index) => ({ model, index, value: key(model) ?? missing }))
@@ -30,7 +30,7 @@ function byKey(models: CatalogModel[], key: (m: CatalogModel) => number | undefi
 }
 
 /** A weighted shuffle without replacement: higher weight, likelier first. Weight 0 goes last. */
-function weightedOrder(models: CatalogModel[], random: () => number): CatalogModel[] {
+function weightedOrder(models: readonly CatalogModel[], random: () => number): CatalogModel[] {
   const pool = models.filter((m) => m.provider.weight > 0);
   const out: CatalogModel[] = [];
   while (pool.length > 0) {
@@ -52,7 +52,7 @@ function weightedOrder(models: CatalogModel[], random: () => number): CatalogMod
  * time to first byte first; unmeasured ones go first so they get measured. `weighted`:
  * random order drawn by provider `weight`.
  */
-export function orderCandidates(models: CatalogModel[], strategy: RoutingStrategy, context: OrderContext): CatalogModel[] {
+export function orderCandidates(models: readonly CatalogModel[], strategy: RoutingStrategy, context: OrderContext): CatalogModel[] {
   switch (strategy) {
     case 'price':
       return byKey(models, blendedPrice);
