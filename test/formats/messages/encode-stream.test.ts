@@ -123,5 +123,36 @@ describe('messages stream encoder', () => {
       data: JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'say "hi"\n' } }),
     });
   });
+
+  it('writes tricky text deltas byte for byte as JSON.stringify would (quotes, backslashes, control characters, lone surrogates, emoji)', () => {
+    const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('');
+    const texts = [
+      '"',
+      '\\',
+      '\\"\\u0041',
+      controls,
+      '\u007f\u0080\u00ff',
+      '\u2028\u2029',
+      '\ud800',
+      'a\udfffb',
+      '\udc00\ud800',
+      '😀 \ud83d\ude00 👩‍👩‍👧',
+      '</script><!--',
+      'ünïcödé 中文 ',
+    ];
+    const encoder = messagesCodec.createStreamEncoder(request);
+    encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
+    for (const [index, text] of texts.entries()) {
+      // A new block each time, so the index in the template moves too.
+      if (index > 0) encoder.encode({ type: 'text-end' });
+      const records = encoder.encode({ type: 'text-delta', text });
+      expect(records.at(-1)).toEqual({
+        event: 'content_block_delta',
+        data: JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } }),
+      });
+      // Lone surrogates go out escaped (well-formed JSON.stringify), so the text reads back unchanged.
+      expect(JSON.parse(records.at(-1)!.data).delta.text).toBe(text);
+    }
+  });
 });
 
