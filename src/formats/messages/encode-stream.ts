@@ -8,6 +8,9 @@ import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import { clientCitation, encodeWebSearchBlocks } from './map-web-search.ts';
 
+/** The data of `message_stop`, as JSON.stringify writes it; the same in every stream. */
+const MESSAGE_STOP = JSON.stringify({ type: 'message_stop' });
+
 type Open = { kind: 'text' | 'thinking' | 'server' } | { kind: 'tool'; index: number };
 
 /**
@@ -127,7 +130,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         this.done = true;
         this.close();
         this.messageDelta();
-        this.event('message_stop', { type: 'message_stop' });
+        this.out.push({ event: 'message_stop', data: MESSAGE_STOP });
         return;
       default:
         return;
@@ -190,7 +193,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private close(): void {
     if (!this.open) return;
     this.open = undefined;
-    this.event('content_block_stop', { type: 'content_block_stop', index: this.nextIndex++ });
+    // As JSON.stringify writes { type: 'content_block_stop', index }, without building the object.
+    this.out.push({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${this.nextIndex++}}` });
   }
 
   /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */

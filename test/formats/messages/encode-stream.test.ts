@@ -124,6 +124,17 @@ describe('messages stream encoder', () => {
     });
   });
 
+  it('writes block stops and message_stop exactly as their event objects would serialize', () => {
+    const encoder = messagesCodec.createStreamEncoder(request);
+    const out = [{ type: 'start', id: 'c', model: 'm', created: 1 }, { type: 'text-delta', text: 'a' }, { type: 'text-end' }, { type: 'text-delta', text: 'b' }, { type: 'end' }].flatMap((part) => encoder.encode(part as StreamPart));
+    const stops = out.filter((record) => record.event === 'content_block_stop' || record.event === 'message_stop');
+    expect(stops).toEqual([
+      { event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index: 0 }) },
+      { event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index: 1 }) },
+      { event: 'message_stop', data: JSON.stringify({ type: 'message_stop' }) },
+    ]);
+  });
+
   it('writes tricky text deltas byte for byte as JSON.stringify would (quotes, backslashes, control characters, lone surrogates, emoji)', () => {
     const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('');
     const texts = [
