@@ -56,6 +56,7 @@ export class UpstreamAttempt {
  */
 class UpstreamCall implements ChatCall {
   readonly format: ChatCall['format'];
+  readonly body: ChatCall['body'];
   readonly rawBody: ChatCall['rawBody'];
   readonly model: string;
   readonly stream: boolean;
@@ -63,10 +64,11 @@ class UpstreamCall implements ChatCall {
   readonly framing: ChatCall['framing'];
 
   constructor(
-    private readonly call: Omit<ChatCall, 'signal'>,
+    call: Omit<ChatCall, 'signal'>,
     private readonly attempt: UpstreamAttempt,
   ) {
     this.format = call.format;
+    this.body = call.body;
     this.rawBody = call.rawBody;
     this.model = call.model;
     this.stream = call.stream;
@@ -78,11 +80,6 @@ class UpstreamCall implements ChatCall {
 
   get signal(): AbortSignal {
     return this.attempt.signal;
-  }
-
-  /** Read only by a plugin that needs it: a passthrough's renamed body is made on first read. */
-  get body(): ChatCall['body'] {
-    return this.call.body;
   }
 }
 

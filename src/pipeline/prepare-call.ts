@@ -26,26 +26,18 @@ export interface PreparedCall {
 }
 
 /**
- * A same-format call with the upstream's model id, in bytes as close to the client's as can
- * be: the model is rewritten in place in `rawBody`. The parsed body with that id is made only
- * when something reads `call.body` (a plugin that reads it, a `patchRequest`): the openai
- * plugin sends `rawBody` alone. A body without a `model` key (a format whose routes carry the
- * model in the path) keeps having none.
+ * A same-format body with the upstream's model id, as bytes as close to the client's as can
+ * be: the model is rewritten in place. A body without a `model` key (a format whose routes
+ * carry the model in the path) keeps having none.
  */
-function passthroughCall(format: WireFormat, model: CatalogModel, stream: boolean, exchange: CallSource, source: { body: Record<string, unknown>; raw: string }): Omit<ChatCall, 'signal'> {
-  const { body, raw } = source;
-  const requested = body.model;
-  const upstreamId = model.upstreamId;
-  if (typeof requested !== 'string') return callOf(format, model, stream, exchange, body, raw);
-  const replaced = replaceModelInRaw(raw, requested, upstreamId);
-  if (replaced === raw) return callOf(format, model, stream, exchange, body, raw);
-  if (replaced === undefined) {
-    const copy = withField(body, 'model', upstreamId);
-    return callOf(format, model, stream, exchange, copy, JSON.stringify(copy));
-  }
-  const call = callOf(format, model, stream, exchange, body, replaced);
-  let copy: Record<string, unknown> | undefined;
-  return Object.defineProperty(call, 'body', { get: () => (copy ??= withField(body, 'model', upstreamId)), enumerable: true });
+function withUpstreamModel(exchange: CallSource, upstreamId: string): { body: Record<string, unknown>; raw: string } {
+  const { body, raw } = exchange;
+  const model = body.model;
+  if (typeof model !== 'string') return { body, raw };
+  const replaced = replaceModelInRaw(raw, model, upstreamId);
+  if (replaced === raw) return { body, raw };
+  const copy = withField(body, 'model', upstreamId);
+  return { body: copy, raw: replaced ?? JSON.stringify(copy) };
 }
 
 /** Picks the upstream format (the client's own when the upstream speaks it) and encodes the body. */
@@ -62,9 +54,10 @@ export function prepareCall(
     // Not decoded: only what billing and routing read was (the facts); the upstream judges the rest.
     const capped = capPassthrough(exchange, model, stream);
     if (capped) return capped;
-    // The format's own tweaks (Chat: a stream asks for usage), then the upstream's model id; nothing else changes.
-    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body: exchange.body, raw: exchange.raw, stream });
-    const call = passthroughCall(upstreamFormat, model, stream, exchange, tweaked ?? exchange);
+    const { body, raw } = withUpstreamModel(exchange, model.upstreamId);
+    // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
+    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream });
+    const call = callOf(upstreamFormat, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
     // A passthrough stream keeps the client's framing (a format with several: Gemini's alt=sse or a JSON array).
     const framing = exchange.target?.framing;
     if (framing !== undefined) call.framing = framing;
