@@ -118,8 +118,6 @@ export interface FrameReader {
    * and pass the others' bytes as they came; absent or undefined: the relay frames the records again.
    */
   recordEnds?(): number[] | undefined;
-  /** The text the records of the last push were read from (a text framing such as SSE), for a look at a whole chunk at once. */
-  readonly text?: string;
 }
 
 /** Records → bytes, for one client stream. Stateful for framings with an opening and a closing (a JSON array). */
@@ -352,12 +350,6 @@ export interface FormatDefinition {
   codec: FormatCodec;
   /** The end of a stream, record by record (a cut stream is told from one that finished). */
   terminal(record: WireRecord): RecordEnd | undefined;
-  /**
-   * Optional, for a chunk of several records (a burst): what `terminal` says of each record,
-   * told from one look at the chunk's text (`FrameReader.text`) where that is cheaper than
-   * asking record by record. Same answers as `terminal`, index for index.
-   */
-  terminalOfChunk?(text: string, records: readonly WireRecord[]): Array<RecordEnd | undefined>;
   passthrough: PassthroughRules;
   /**
    * The upstream runs a hosted web search: the codec writes `ChatRequest.webSearch` as the

@@ -297,10 +297,9 @@ export class RecordRelay {
 
   /** Same format: checks and taps every record; the bytes go on unless a record had to change. */
   private pass(bytes: Buffer, records: SseRecord[], reframe: boolean): RelayOutput {
-    const ends = this.chunkEnds(records);
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
-      const bad = this.watch.check(record, ends, i);
+      const bad = this.watch.check(record);
       this.tap!.push(record);
       this.outputChars += 4; // one token per record: an estimate used only if usage never arrives
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
@@ -375,18 +374,12 @@ export class RecordRelay {
     if (this.tap) this.decoder = undefined;
   }
 
-  /** The ends of a burst's records at one look, when these are the records the reader read last (its text is theirs). */
-  private chunkEnds(records: SseRecord[]): ReturnType<StreamWatch['chunkEnds']> {
-    return records === this.reader.records ? this.watch.chunkEnds(records, this.reader.text) : undefined;
-  }
-
   /** Different formats: upstream records → IR parts → the client's records, into `out`. */
   private convert(records: SseRecord[], out: SseRecord[]): void {
     const decoder = this.decoder!;
-    const ends = this.chunkEnds(records);
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
-      const bad = this.watch.check(record, ends, i);
+      const bad = this.watch.check(record);
       if (bad) throw new StreamFailure(bad, out);
       this.encodeParts(decoder.push(record), out);
     }

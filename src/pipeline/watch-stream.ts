@@ -1,20 +1,12 @@
 import { GatewayError } from '../errors/index.ts';
-import { getFormat, type FormatDefinition, type RecordEnd, type WireRecord } from '../formats/index.ts';
+import { getFormat, type FormatDefinition, type WireRecord } from '../formats/index.ts';
 import { firstSignificant, looksLikeObject } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 
-/** From this many records in one chunk (a burst), the format may tell their ends at one look. */
-const CHUNK_ENDS_FROM = 4;
-
 /** Watches an upstream stream record by record: shape sanity, and whether it really finished. */
 export interface StreamWatch {
-  /**
-   * The ends of a chunk's records told at once, when the format can and the chunk is a burst
-   * (`text`: what the records were read from); pass them to `check` with each record's index.
-   */
-  chunkEnds(records: readonly WireRecord[], text: string | undefined): ReadonlyArray<RecordEnd | undefined> | undefined;
-  /** A provider_error when the record cannot be a record of this format (e.g. cut JSON). `ends`/`index`: from `chunkEnds`. */
-  check(record: WireRecord, ends?: ReadonlyArray<RecordEnd | undefined>, index?: number): GatewayError | undefined;
+  /** A provider_error when the record cannot be a record of this format (e.g. cut JSON). */
+  check(record: WireRecord): GatewayError | undefined;
   /** True once the format's terminal record (or an upstream error record) went by. */
   readonly finished: boolean;
   /** True once the last record the format sends went by (Chat: `[DONE]`); only the end of the body may follow. */
@@ -31,29 +23,21 @@ class Watch implements StreamWatch {
   finished = false;
   complete = false;
   private readonly terminal: FormatDefinition['terminal'];
-  private readonly terminalOfChunk: FormatDefinition['terminalOfChunk'];
 
   constructor(
     format: WireFormat,
     private readonly providerId: string,
   ) {
-    const definition = getFormat(format);
-    this.terminal = definition.terminal;
-    this.terminalOfChunk = definition.terminalOfChunk;
+    this.terminal = getFormat(format).terminal;
   }
 
-  chunkEnds(records: readonly WireRecord[], text: string | undefined): ReadonlyArray<RecordEnd | undefined> | undefined {
-    if (text === undefined || records.length < CHUNK_ENDS_FROM || this.complete || !this.terminalOfChunk) return undefined;
-    return this.terminalOfChunk(text, records);
-  }
-
-  check(record: WireRecord, ends?: ReadonlyArray<RecordEnd | undefined>, index = 0): GatewayError | undefined {
+  check(record: WireRecord): GatewayError | undefined {
     const data = record.data;
     const first = firstSignificant(data);
     if (first === -1) return undefined;
     const object = looksLikeObject(data);
     if (!object && data.charCodeAt(first) === 123 /* { */) return invalid(this.providerId); // a cut object
-    const end = this.complete ? undefined : ends ? ends[index] : this.terminal(record);
+    const end = this.complete ? undefined : this.terminal(record);
     // A record the format names (Chat's `[DONE]`) may be bare text; any other must be one JSON object.
     if (!object && end === undefined) return invalid(this.providerId);
     if (end === 'complete') this.finished = this.complete = true;

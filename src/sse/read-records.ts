@@ -15,8 +15,8 @@ export class RecordReader {
   records: SseRecord[] = NONE;
   private tail: SseRecord[] | undefined;
 
-  /** The text of the last push's bytes, its records were read from. */
-  text = '';
+  /** The text of the last push's bytes (read again only to tell where its records end). */
+  private text = '';
   private bytes: Buffer | undefined;
 
   /** Feeds a chunk; returns the bytes of the whole records in it (possibly empty), their records in `records`. */

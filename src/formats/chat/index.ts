@@ -2,7 +2,7 @@ import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
 import { sseFraming } from '../shared/index.ts';
 import { chatPassthrough } from './pass-through.ts';
-import { tellChatChunkEnds, tellChatRecordEnd } from './tell-record-end.ts';
+import { tellChatRecordEnd } from './tell-record-end.ts';
 import { decodeChatError, decodeChatStreamError } from './decode-error.ts';
 import { decodeChatRequest } from './decode-request.ts';
 import { decodeChatResponse } from './decode-response.ts';
@@ -42,7 +42,6 @@ export const chatFormat = defineFormat({
   framing: sseFraming,
   codec: chatCodec,
   terminal: tellChatRecordEnd,
-  terminalOfChunk: tellChatChunkEnds,
   passthrough: chatPassthrough,
   // `web_search_options` is its only one (the IR's web search: no reader needed).
   vendorTools: { api: 'Chat Completions with web search' },
@@ -68,5 +67,5 @@ export { decodeReasoningDetails, encodeReasoningDetails } from './map-reasoning.
 export { openAIErrorType } from './encode-error.ts';
 export type { ChatReasoningDetail } from './types.ts';
 export type { ChatEncodeRequestOptions } from './encode-request.ts';
-export { tellChatChunkEnds, tellChatRecordEnd } from './tell-record-end.ts';
+export { tellChatRecordEnd } from './tell-record-end.ts';
 export { encodeChatRoutingEvent, insertChatRoutingEvents } from './encode-routing-event.ts';
