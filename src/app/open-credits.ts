@@ -1,11 +1,10 @@
-import path from 'node:path';
 import { createAccountGuards, type AccountGuards } from '../accounts/index.ts';
 import { billingConfigSchema } from '../billing/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import { ledgerUsage, openInProcessCredits, openSharedCredits, sharedLedgerUsage, type CreditsPort, type CreditsUsage } from '../credits/index.ts';
 import type { RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
-import { StorageHealth, type Store } from '../store/index.ts';
+import { ledgerFileOf, StorageHealth, type Store } from '../store/index.ts';
 import type { Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
 
@@ -36,7 +35,7 @@ export function openCredits(o: OpenCreditsOptions): Promise<CreditsPort> {
  * holds the data dir runs no admissions): the shared ledger in the database, else usage.jsonl.
  */
 export function openCreditsUsage(o: { store: Store; dataDir: string }): CreditsUsage {
-  return o.store.credits ? sharedLedgerUsage(o.store.credits) : ledgerUsage(path.join(o.dataDir, 'usage.jsonl'));
+  return o.store.credits ? sharedLedgerUsage(o.store.credits) : ledgerUsage(ledgerFileOf(o.dataDir));
 }
 
 export interface OpenAccountGuardsOptions extends Omit<OpenCreditsOptions, 'storage'> {

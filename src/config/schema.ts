@@ -18,31 +18,24 @@ const wireFormat = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a wire format id 
 const tier = z.enum(TIERS);
 const modality = z.enum(['text', 'image', 'audio', 'file', 'video']);
 
-const pricingSchema = z.strictObject({
+/** USD per million tokens of each kind: a model's base prices and each long-context tier's. */
+const tokenPrices = {
   input: z.number().nonnegative().optional(),
   output: z.number().nonnegative().optional(),
   cacheRead: z.number().nonnegative().optional(),
   cacheWrite: z.number().nonnegative().optional(),
   cacheWrite1h: z.number().nonnegative().optional(),
+};
+
+const pricingSchema = z.strictObject({
+  ...tokenPrices,
   image: z.number().nonnegative().optional(),
   speechChars: z.number().nonnegative().optional(),
   audioMinute: z.number().nonnegative().optional(),
   perSecond: z.number().nonnegative().optional(),
   perJob: z.number().nonnegative().optional(),
   /** Long-context tiers (docs/billing.md): above `aboveInputTokens` input tokens, these token prices for the whole request. */
-  tiers: z
-    .array(
-      z.strictObject({
-        aboveInputTokens: z.number().int().nonnegative(),
-        input: z.number().nonnegative().optional(),
-        output: z.number().nonnegative().optional(),
-        cacheRead: z.number().nonnegative().optional(),
-        cacheWrite: z.number().nonnegative().optional(),
-        cacheWrite1h: z.number().nonnegative().optional(),
-      }),
-    )
-    .max(8)
-    .optional(),
+  tiers: z.array(z.strictObject({ aboveInputTokens: z.number().int().nonnegative(), ...tokenPrices })).max(8).optional(),
 });
 
 const modelEntrySchema = z.union([

@@ -7,6 +7,7 @@ export {
   LogShapeError,
   UsageLedger,
   forEachLedgerEntry,
+  ledgerFileOf,
   readLedger,
   readLedgerPage,
   scanLedger,

@@ -9,7 +9,7 @@ import { SCHEMA_VERSION } from '../../store/index.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl, isPostgresStoreError, readSchemaVersion } from '../../store/index.ts';
 import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from '../../store/index.ts';
 import { PG_SCHEMA_VERSION } from '../../store/index.ts';
-import { forEachLedgerEntry, type LedgerEntry } from '../../store/index.ts';
+import { forEachLedgerEntry, ledgerFileOf, type LedgerEntry } from '../../store/index.ts';
 import { createLogger } from '../../util/index.ts';
 import { resolveContext } from '../context.ts';
 import { print, printJson } from '../format-table.ts';
@@ -102,7 +102,7 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
     await ledger.close();
     await store.flush();
     const ledgerLines: LedgerEntry[] = [];
-    forEachLedgerEntry(path.join(dataDir, 'usage.jsonl'), (entry) => ledgerLines.push(entry));
+    forEachLedgerEntry(ledgerFileOf(dataDir), (entry) => ledgerLines.push(entry));
 
     await checkReachable(pool, url);
     const client = await pool.connect();
@@ -226,7 +226,7 @@ export async function checkStoreCommand(cmd: Command, opts: { url?: string; json
   } else {
     const { schemaVersion, counts } = countDataDir(ctx.dataDir);
     let usage = 0;
-    forEachLedgerEntry(path.join(ctx.dataDir, 'usage.jsonl'), () => (usage += 1));
+    forEachLedgerEntry(ledgerFileOf(ctx.dataDir), () => (usage += 1));
     report = { backend: 'file', location: ctx.dataDir, schema: { version: schemaVersion, expected: SCHEMA_VERSION, status: schemaStatus(schemaVersion, SCHEMA_VERSION) }, counts: { ...counts, usage } };
   }
   if (report.schema.status === 'newer') process.exitCode = 1;

@@ -64,6 +64,11 @@ export interface LedgerOpenReport {
  * other share one write(2) (the kernel's cost per write, not per byte, is what an append
  * costs). A caller that knows no other line is coming writes the group at once.
  */
+/** Where a data dir keeps its credit ledger (one JSON line per charge). */
+export function ledgerFileOf(dataDir: string): string {
+  return path.join(dataDir, 'usage.jsonl');
+}
+
 export class UsageLedger {
   readonly file: string;
   /** Lines found at opening that cannot be replayed (torn, garbage), kept aside. */
@@ -101,7 +106,7 @@ export class UsageLedger {
    */
   static open(dataDir: string, options: OpenLedgerOptions = {}): UsageLedger {
     ensurePrivateDir(dataDir);
-    const file = path.join(dataDir, options.name ?? 'usage.jsonl');
+    const file = options.name ? path.join(dataDir, options.name) : ledgerFileOf(dataDir);
     let lastSeq = 0;
     const read = readLedgerFile(file, path.basename(file), (entry) => {
       if (typeof entry.seq === 'number' && entry.seq > lastSeq) lastSeq = entry.seq;
