@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import type { FakeUpstream } from '../helpers/fake-upstream.ts';
-import { fixtureUpstream, toyRecords } from '../formats/toy-helpers.ts';
+import { fixtureUpstream, toyProviders, toyRecords } from '../formats/toy-helpers.ts';
 
 type Json = Record<string, any>;
 
@@ -25,14 +25,7 @@ describe('a fourth wire format brought by a plugin in another directory, through
     responses = await fixtureUpstream('responses');
     const project = tempDir('gw-toy-');
     fs.cpSync(path.join(REPO_ROOT, 'test/formats/toy'), path.join(project, 'toy'), { recursive: true });
-    const configFile = writeConfig(project, {
-      providers: {
-        mock: { plugin: 'mock' },
-        toy: { plugin: './toy/plugin.ts' },
-        anth: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'up', models: ['claude-x'] },
-        resp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'up', formats: ['responses'], models: ['gpt-resp'] },
-      },
-    });
+    const configFile = writeConfig(project, { providers: toyProviders('./toy/plugin.ts', messages, responses) });
     gw = await spawnGateway({ configFile, cwd: project });
   });
   afterAll(async () => {

@@ -19,7 +19,7 @@ import { wireFormatIds } from '../../src/formats/index.ts';
 import { parseSse } from '../../src/sse/index.ts';
 import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
 import type { FakeUpstream } from '../helpers/fake-upstream.ts';
-import { fixtureUpstream, toyRecords } from './toy-helpers.ts';
+import { fixtureUpstream, toyProviders, toyRecords } from './toy-helpers.ts';
 
 type Json = Record<string, any>;
 
@@ -33,14 +33,7 @@ describe('a fourth wire format from the test tree', () => {
     messages = await fixtureUpstream('messages');
     responses = await fixtureUpstream('responses');
     gateway = await createGateway({
-      config: parseConfig({
-        providers: {
-          mock: { plugin: 'mock' },
-          toy: { plugin: './test/formats/toy/plugin.ts' },
-          anth: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'up', models: ['claude-x'] },
-          resp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'up', formats: ['responses'], models: ['gpt-resp'] },
-        },
-      }),
+      config: parseConfig({ providers: toyProviders('./test/formats/toy/plugin.ts', messages, responses) }),
       configDir: REPO_ROOT,
       dataDir: path.join(tempDir(), 'data'),
       log: createLogger('error', () => undefined),

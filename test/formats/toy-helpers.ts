@@ -12,6 +12,16 @@ export function fixtureUpstream(format: 'messages' | 'responses'): Promise<FakeU
   );
 }
 
+/** The providers both toy tests configure: the mock, the toy plugin (at `toyPlugin`), and a Messages and a Responses upstream. */
+export function toyProviders(toyPlugin: string, messages: FakeUpstream, responses: FakeUpstream): Record<string, Json> {
+  return {
+    mock: { plugin: 'mock' },
+    toy: { plugin: toyPlugin },
+    anth: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'up', models: ['claude-x'] },
+    resp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'up', formats: ['responses'], models: ['gpt-resp'] },
+  };
+}
+
 /** The records of a toy stream (binary frames), cut at `every` bytes so the reader reassembles them. */
 export function toyRecords(bytes: Buffer, every = 3): Array<{ event?: string; data: Json }> {
   const reader = binaryFraming.createReader();
