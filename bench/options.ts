@@ -21,6 +21,8 @@ export const HELP = `Usage: npm run bench -- [options]
                           default openai once plugins/openai exists
   --chunk-gap-ms <n>      fake upstream: ms between stream events (default 0 = next event-loop turn)
   --burst                 fake upstream: a stream's events all at once, in one write (a fast model or a cache)
+  --pin                   measured targets (floor, gateways) on the last CPU, everything else (load generator,
+                          fake upstream, this process) on the others (taskset): less noise on a small shared box
   --gateway-dir <dir>     run bin/gateway from another checkout (default: this repo)
   --baseline-dir <dir>    also run the gateway of another checkout (e.g. before a change), measured
                           back to back with this one: before/after in the same run
@@ -39,6 +41,8 @@ export interface Options {
   chunkGapMs: number;
   /** The fake upstream writes a stream's events all at once instead of one at a time. */
   burst: boolean;
+  /** Targets on the last CPU, the rest on the others (taskset). */
+  pin: boolean;
   gatewayDir: string;
   baselineDir?: string;
   json?: string;
@@ -73,6 +77,7 @@ export function parseOptions(argv: string[]): Options {
       provider: { type: 'string' },
       'chunk-gap-ms': { type: 'string' },
       burst: { type: 'boolean' },
+      pin: { type: 'boolean' },
       'gateway-dir': { type: 'string' },
       'baseline-dir': { type: 'string' },
       json: { type: 'string' },
@@ -111,6 +116,7 @@ export function parseOptions(argv: string[]): Options {
     provider,
     chunkGapMs: positive(values['chunk-gap-ms'], 0, 'chunk-gap-ms'),
     burst: values.burst === true,
+    pin: values.pin === true,
     gatewayDir,
     baselineDir,
     json: values.json,

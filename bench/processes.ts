@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 export interface Child {
   name: string;
@@ -63,6 +64,27 @@ export async function stopChild(child: Child, signal: NodeJS.Signals = 'SIGTERM'
   const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
   await child.exited;
   clearTimeout(timer);
+}
+
+/**
+ * CPU sets for `--pin`: the measured targets on the last CPU, everything else on the others,
+ * so a target is never preempted by the load generator or the fake upstream. Undefined on a
+ * one-CPU machine or where taskset is missing.
+ */
+export function pinSets(): { target: string; rest: string } | undefined {
+  const cpus = availableParallelism();
+  if (cpus < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  return { target: String(cpus - 1), rest: cpus === 2 ? '0' : `0-${cpus - 2}` };
+}
+
+/** Binds a process and all its threads (those it starts later inherit it) to a CPU set. */
+export function pinProcess(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
 }
 
 /** Kills every child still running (synchronous, so it also works from an `exit` handler). */

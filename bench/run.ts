@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { LoadGenerator } from './load-client.ts';
 import { mergeRounds, runRound, type RunState, type Targets } from './measure.ts';
 import { parseOptions } from './options.ts';
-import { killAllChildren, readPeakRssMb, stopChild } from './processes.ts';
+import { killAllChildren, pinProcess, pinSets, readPeakRssMb, stopChild } from './processes.ts';
 import { formatCaseTable, formatMemory, formatSummary, type Goals, type RunRecord, type TargetName } from './report.ts';
 import { startGateway, startProxy, startUpstream } from './targets.ts';
 
@@ -40,12 +40,20 @@ async function main(): Promise<void> {
         `; upstream streams ${options.burst ? 'all at once (--burst)' : 'one event at a time'}`,
     );
     if (options.provider === 'mock') log('  note: provider mock: the gateway answers itself and never calls the fake upstream; ratios are not comparable');
+    // --pin: this process first, so the children it starts (fake upstream, load generator) inherit its CPUs; each target is moved to its own.
+    const pins = options.pin ? pinSets() : undefined;
+    if (options.pin && !pins) log('  note: --pin needs 2+ CPUs and taskset; running unpinned');
+    if (pins) {
+      pinProcess(process.pid, pins.rest);
+      log(`  pinned: targets on CPU ${pins.target}; load generator, fake upstream and the bench on CPU ${pins.rest}`);
+    }
     const upstream = await startUpstream(options.chunkGapMs, options.burst);
     if (options.targets.includes('direct')) targets.direct = upstream;
     if (options.targets.includes('proxy')) targets.proxy = await startProxy(upstream.url);
     if (options.targets.includes('gateway')) targets.gateway = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.gatewayDir });
     if (options.baselineDir) targets.baseline = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.baselineDir });
     load = await LoadGenerator.start();
+    if (pins) for (const name of ['proxy', 'gateway', 'baseline'] as const) if (targets[name]) pinProcess(targets[name].child.pid, pins.target);
 
     const state: RunState = { primed: new Set(), dead: new Map() };
     const rounds: RunRecord[][] = [];
@@ -64,7 +72,7 @@ async function main(): Promise<void> {
     out.push(formatSummary(records, names, options.concurrencies, GOALS, streams), '');
     out.push(formatMemory(peaks, GOALS.peakRssMb), '');
     for (const [key, reason] of state.dead) out.push(`skipped ${key.replace('|', ' case ')}: ${reason}`);
-    out.push(`node ${process.version}, provider ${options.provider}, ${options.rounds} round(s), ${Math.round((Date.now() - t0) / 1000)} s total`);
+    out.push(`node ${process.version}, provider ${options.provider}${pins ? `, pinned (targets on CPU ${pins.target})` : ''}, ${options.rounds} round(s), ${Math.round((Date.now() - t0) / 1000)} s total`);
     console.log(out.join('\n'));
     if (options.json) {
       const meta = { ...options, cases: names };
