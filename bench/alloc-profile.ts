@@ -5,7 +5,7 @@
  * time, bytes allocated per request barely move with the machine's load, so a change of a few
  * percent shows in one run (GC time follows allocation).
  *
- *   node --import tsx bench/alloc-profile.ts [--case chat] [--concurrency 50] [--seconds 4] [--top 30] [--gateway-dir <checkout>]
+ *   node --import tsx bench/alloc-profile.ts [--case chat] [--concurrency 50] [--seconds 4] [--top 30] [--gateway-dir <checkout>] [--burst]
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '4' },
       top: { type: 'string', default: '30' },
       'gateway-dir': { type: 'string' },
+      burst: { type: 'boolean' },
     },
   });
   const bench = CASES[values.case];
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
   const gatewayDir = path.resolve(values['gateway-dir'] ?? REPO);
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-alloc-')), 'alloc.heapprofile');
   process.on('exit', killAllChildren);
-  const upstream = await startUpstream(0);
+  const upstream = await startUpstream(0, values.burst === true);
   const gateway = await startGateway({
     provider: defaultProvider(gatewayDir) as GatewayProvider,
     upstreamUrl: upstream.url,
