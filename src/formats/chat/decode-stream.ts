@@ -15,7 +15,8 @@ export function createChatStreamDecoder(): StreamDecoder {
 }
 
 class ChatStreamDecoder implements StreamDecoder {
-  private out: StreamPart[] = [];
+  /** The parts of the record being decoded: made at the first one (most records give one part, and `[part]` holds it exactly). */
+  private out: StreamPart[] | undefined;
   private started = false;
   private open: 'text' | 'reasoning' | undefined;
   private reasoningIndex: unknown;
@@ -204,12 +205,13 @@ class ChatStreamDecoder implements StreamDecoder {
   }
 
   private emit(part: StreamPart): void {
-    this.out.push(part);
+    if (this.out) this.out.push(part);
+    else this.out = [part];
   }
 
   private flush(): StreamPart[] {
     const out = this.out;
-    this.out = [];
-    return out;
+    this.out = undefined;
+    return out ?? [];
   }
 }

@@ -32,18 +32,20 @@ class MessagesStreamEncoder implements StreamEncoder {
   private finish: { reason: FinishReason; stopSequence?: string | null } | undefined;
   private deltaSent = false;
   private reasoningItemId: string | undefined;
-  /** The records of the part being encoded. */
-  private out: SseRecord[] = [];
+  /** The records of the part being encoded: made at the first one (most parts give one record, and `[record]` holds it exactly). */
+  private out: SseRecord[] | undefined;
 
   encode(part: StreamPart): SseRecord[] {
     if (this.done) return [];
-    const out: SseRecord[] = (this.out = []);
+    this.out = undefined;
     if (part.type === 'error') this.error(part.error);
     else {
       if (!this.started) this.messageStart(part.type === 'start' ? part : undefined);
       this.body(part);
     }
-    return out;
+    const out = this.out;
+    this.out = undefined;
+    return out ?? [];
   }
 
   private body(part: StreamPart): void {
@@ -130,7 +132,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         this.done = true;
         this.close();
         this.messageDelta();
-        this.out.push({ event: 'message_stop', data: MESSAGE_STOP });
+        this.record({ event: 'message_stop', data: MESSAGE_STOP });
         return;
       default:
         return;
@@ -187,14 +189,14 @@ class MessagesStreamEncoder implements StreamEncoder {
    * the object (same keys, same order), stringifying only the text.
    */
   private textDelta(text: string): void {
-    this.out.push({ event: 'content_block_delta', data: `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}` });
+    this.record({ event: 'content_block_delta', data: `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}` });
   }
 
   private close(): void {
     if (!this.open) return;
     this.open = undefined;
     // As JSON.stringify writes { type: 'content_block_stop', index }, without building the object.
-    this.out.push({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${this.nextIndex++}}` });
+    this.record({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${this.nextIndex++}}` });
   }
 
   /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */
@@ -204,6 +206,11 @@ class MessagesStreamEncoder implements StreamEncoder {
   }
 
   private event(name: string, data: unknown): void {
-    this.out.push(jsonRecord(name, data));
+    this.record(jsonRecord(name, data));
+  }
+
+  private record(record: SseRecord): void {
+    if (this.out) this.out.push(record);
+    else this.out = [record];
   }
 }
