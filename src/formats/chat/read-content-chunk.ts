@@ -7,7 +7,8 @@ import { quotedFinder } from '../../util/index.ts';
  * converted stream costs. This reads such a record's text from its JSON text alone, exactly as
  * JSON.parse would, when its envelope is the same text as one already parsed and checked
  * (`captureEnvelope`); anything else (another shape, spacing, an escape the reader does not
- * know, a key it would have to judge) is left to JSON.parse by answering undefined.
+ * know, a key it would have to judge) is left to JSON.parse by answering undefined. The finish
+ * chunk (`"delta":{}` and a `finish_reason`) is read the same way (`readFinishChunk`).
  */
 
 const findChoices = quotedFinder('"choices":[');
@@ -15,6 +16,8 @@ const findUsage = quotedFinder('"usage"');
 const findError = quotedFinder('"error"');
 const HEAD = '"choices":[{"index":0,"delta":{"content":"';
 const TAIL = '},"logprobs":null,"finish_reason":null}]';
+const FINISH_HEAD = '"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"';
+const FINISH_TAIL = '"}]';
 const QUOTE = 34;
 const BACKSLASH = 92;
 
@@ -92,13 +95,18 @@ function isAt(text: string, at: number, pattern: string): boolean {
   return text.indexOf(pattern, at) === at;
 }
 
+/** True when `data` starts with `envelope` and then `head`. */
+function startsWithEnvelope(data: string, envelope: string, head: string): boolean {
+  // Equality of a slice is a compare of the two texts; startsWith is slower on Node 20.
+  return data.slice(0, envelope.length) === envelope && isAt(data, envelope.length, head);
+}
+
 /**
  * The `delta.content` of a plain content chunk whose envelope is `envelope` (see above), or
  * undefined when the record is not one (the decoder then parses it).
  */
 export function readContentChunk(data: string, envelope: string): string | undefined {
-  // Equality of a slice is a compare of the two texts; startsWith is slower on Node 20.
-  if (data.slice(0, envelope.length) !== envelope || !isAt(data, envelope.length, HEAD)) return undefined;
+  if (!startsWithEnvelope(data, envelope, HEAD)) return undefined;
   const from = envelope.length + HEAD.length;
   const text = stringEnd(data, from);
   if (!text || !isAt(data, text.end + 1, TAIL) || !plainRest(data, text.end + 1 + TAIL.length)) return undefined;
@@ -108,4 +116,18 @@ export function readContentChunk(data: string, envelope: string): string | undef
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The `finish_reason` of a plain finish chunk whose envelope is `envelope`: one choice with an
+ * empty delta, `"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]`, then
+ * what a content chunk may have after its choices. Undefined when the record is not one (the
+ * decoder then parses it): a finish reason with an escape is left to JSON.parse too.
+ */
+export function readFinishChunk(data: string, envelope: string): string | undefined {
+  if (!startsWithEnvelope(data, envelope, FINISH_HEAD)) return undefined;
+  const from = envelope.length + FINISH_HEAD.length;
+  const reason = stringEnd(data, from);
+  if (!reason || reason.escaped || !isAt(data, reason.end, FINISH_TAIL) || !plainRest(data, reason.end + FINISH_TAIL.length)) return undefined;
+  return data.slice(from, reason.end);
 }

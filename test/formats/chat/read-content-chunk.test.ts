@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createChatStreamDecoder } from '../../../src/formats/chat/index.ts';
-import { captureEnvelope, readContentChunk } from '../../../src/formats/chat/read-content-chunk.ts';
+import { captureEnvelope, readContentChunk, readFinishChunk } from '../../../src/formats/chat/read-content-chunk.ts';
 
 const ENVELOPE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-x","service_tier":"default","system_fingerprint":"fp_1",';
 const plain = (content: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{"content":${content}},"logprobs":null,"finish_reason":null}]${rest}`;
@@ -59,6 +59,52 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
     // The four plain ones (one empty, one escaped), `usage: null` and a string member after the choices.
     expect(read).toBe(6);
     expect(readContentChunk(plain('"a \\"quoted\\" line\\nand \\u00e9 \\ud83e\\udd8a \\\\"'), envelope!)).toBe('a "quoted" line\nand é 🦊 \\');
+  });
+
+  it('reads a plain finish chunk\'s finish_reason as JSON.parse does, or leaves the record to it', () => {
+    const finish = (reason: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":${reason}}]${rest}`;
+    /** The finish_reason JSON.parse reads, when the record is a plain finish chunk (else undefined). */
+    const parsedReason = (data: string): string | undefined => {
+      let chunk: Record<string, unknown>;
+      try {
+        chunk = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+      const choices = chunk.choices as Array<Record<string, unknown>>;
+      if (chunk.error !== undefined || (chunk.usage !== undefined && chunk.usage !== null) || choices.length !== 1) return undefined;
+      return Object.keys(choices[0].delta ?? { x: 1 }).length === 0 && typeof choices[0].finish_reason === 'string' ? choices[0].finish_reason : undefined;
+    };
+    const records = [
+      finish('"stop"'),
+      finish('"length"'),
+      finish('"tool_calls"', ',"usage":null,"obfuscation":"Zz9"}'),
+      finish('"content_filter"', ',"obfuscation":"Zz9"}'),
+      finish('""'),
+      finish('"st\\u006fp"'),
+      finish('null'),
+      finish('"stop"', ',"usage":{"prompt_tokens":1,"completion_tokens":2}}'),
+      finish('"stop"', ',"error":null}'),
+      finish('"stop"', ',"choices":[]}'),
+      finish('"stop"', '} '),
+      finish('"stop"', ''),
+      finish('"stop'),
+      finish('"stop"').replace('"delta":{}', '"delta":{"content":"x"}'),
+      finish('"stop"').replace('"index":0', '"index":1'),
+      finish('"stop"').replace('"gpt-x"', '"gpt-y"'),
+      plain('"x"'),
+    ];
+    let read = 0;
+    for (const data of records) {
+      const reason = readFinishChunk(data, ENVELOPE);
+      if (reason !== undefined) {
+        read += 1;
+        expect(reason, data).toBe(parsedReason(data));
+      }
+    }
+    // The four plain ones and the empty reason; the escaped one is left to JSON.parse.
+    expect(read).toBe(5);
+    expect(readFinishChunk(finish('"length"', ',"usage":null}'), ENVELOPE)).toBe('length');
   });
 
   it('takes an envelope only of top-level members without usage or error', () => {
