@@ -1,7 +1,7 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/index.ts';
-import { requestHeader, requestState, setResponseHeader } from './context.ts';
+import { flushHead, requestHeader, requestState, setResponseHeader } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
@@ -37,6 +37,8 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     state.record = record;
     try {
       const result = await handler(event);
+      // A body h3 sends (not sendBody or sendStream, which wrote the head): the headers set so far go on the Node response first.
+      if (state.head) flushHead(event);
       // Limits passed before the body and never taken over by an admission: the slot goes back.
       state.limits?.release();
       observer.end(record, statusOfResult(result, event.res.status));

@@ -25,6 +25,14 @@ export interface RequestState {
    * its admission takes them over; the route wrapper gives the slot back if it never comes.
    */
   limits: PassedLimits | undefined;
+  /**
+   * Served by Node: the response headers set so far and not yet on the Node response, as one
+   * flat list (`[name, value, …]`, a name set again replaces its value in place, as Node's
+   * setHeader does). sendBody and sendStream hand it to `res.writeHead` whole, which skips
+   * Node's per-header bookkeeping; anything else moves it onto the Node response first
+   * (`flushHead`). Undefined once moved or written: later headers go to the Node response.
+   */
+  head: string[] | undefined;
 }
 
 function findNode(event: H3Event): NodePair | null {
@@ -46,6 +54,7 @@ export function requestState(event: H3Event): RequestState {
       node,
       record: undefined,
       limits: undefined,
+      head: node ? [] : undefined,
     };
   }
   return ctx.gateway;
@@ -56,14 +65,56 @@ export function nodeOf(event: H3Event): NodePair | undefined {
   return requestState(event).node ?? undefined;
 }
 
+/** True when two header names are the same header (names are case-insensitive). */
+function sameHeader(a: string, b: string): boolean {
+  return a === b || (a.length === b.length && a.toLowerCase() === b.toLowerCase());
+}
+
+/** Sets `name` in a flat header list: its value replaced in place when it is there (Node's setHeader order), else added at the end. */
+export function putHeader(head: string[], name: string, value: string): void {
+  for (let i = 0; i < head.length; i += 2) {
+    if (sameHeader(head[i], name)) {
+      head[i] = name;
+      head[i + 1] = value;
+      return;
+    }
+  }
+  head.push(name, value);
+}
+
 /**
- * Sets a response header. Under Node it goes on the Node response, which srvx merges into
- * the head it writes: no web Headers object per request on the inference path.
+ * Sets a response header. Under Node it is kept in the request's head (written whole by
+ * sendBody or sendStream, or moved onto the Node response by `flushHead`, which srvx merges
+ * into the head it writes): no web Headers object per request on the inference path.
  */
 export function setResponseHeader(event: H3Event, name: string, value: string): void {
-  const node = requestState(event).node;
-  if (node) node.res.setHeader(name, value);
-  else event.res.headers.set(name, value);
+  const state = requestState(event);
+  const node = state.node;
+  if (!node) event.res.headers.set(name, value);
+  else if (state.head) putHeader(state.head, name, value);
+  else node.res.setHeader(name, value);
+}
+
+/**
+ * Moves the headers kept in the request's head onto the Node response, in the order they were
+ * set, before something other than sendBody or sendStream answers (an error, a route that
+ * returns its body to h3). A header Node refuses (an invalid character) is left out, as its
+ * setHeader call would have been. Later headers go to the Node response at once.
+ */
+export function flushHead(event: H3Event): void {
+  const state = requestState(event);
+  const head = state.head;
+  if (!head || !state.node) return;
+  state.head = undefined;
+  const res = state.node.res;
+  if (res.headersSent) return;
+  for (let i = 0; i < head.length; i += 2) {
+    try {
+      res.setHeader(head[i], head[i + 1]);
+    } catch {
+      // refused by Node: never set, as before
+    }
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { buildErrorEnvelope, toGatewayError, type GatewayError } from '../errors
 import { getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
-import { nodeOf, requestState, setResponseHeader } from './context.ts';
+import { flushHead, nodeOf, putHeader, requestState, setResponseHeader, type NodePair } from './context.ts';
 
 /** The error body a route's clients read natively: format-specific on inference routes. */
 export function errorBody(error: GatewayError, event: H3Event, format?: WireFormat): Record<string, unknown> {
@@ -47,6 +47,8 @@ function closeAfterAnswer(event: H3Event): boolean {
 
 /** Builds the error response for anything thrown by a handler. */
 export function errorResponse(thrown: unknown, event: H3Event, format?: WireFormat): Response {
+  // The headers set so far go on the Node response, which srvx merges with this one's.
+  flushHead(event);
   const error = toGatewayError(thrown);
   const headers = new Headers(event.res.headers);
   if (closeAfterAnswer(event)) headers.set('connection', 'close');
@@ -92,11 +94,49 @@ class WholeBody implements NodeBody {
  */
 export function sendBody(event: H3Event, status: number, headers: Record<string, string>, body: string | Buffer): unknown {
   event.res.status = status;
-  for (const name in headers) setResponseHeader(event, name, headers[name]);
   const node = nodeOf(event);
-  if (!node) return typeof body === 'string' ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  node.res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  if (!node) {
+    for (const name in headers) setResponseHeader(event, name, headers[name]);
+    return typeof body === 'string' ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  }
+  writeHead(event, node, status, headers, String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
   return new WholeBody(body);
+}
+
+/**
+ * The head of a Node response, written now (srvx then leaves it as it is): the headers kept in
+ * the request's head, `headers` (a name already there replaced in place, as setHeader does) and
+ * the content length, in one `res.writeHead(status, '', list)` — the status text srvx writes,
+ * and none of Node's per-header bookkeeping. When the head was moved onto the Node response
+ * already (or h3 holds headers of its own for the answer, or a header is refused), the headers
+ * are set one by one as before and srvx writes the head.
+ */
+function writeHead(event: H3Event, node: NodePair, status: number, headers: Record<string, string>, contentLength?: string): void {
+  const state = requestState(event);
+  const head = state.head;
+  if (head && !node.res.headersSent && !hasStagedHeaders(event)) {
+    const before = head.length;
+    for (const name in headers) putHeader(head, name, headers[name]);
+    if (contentLength !== undefined) putHeader(head, 'content-length', contentLength);
+    try {
+      node.res.writeHead(status, '', head);
+      state.head = undefined;
+      return;
+    } catch {
+      // A header Node refuses: set one by one below, so the same call throws as it did.
+      head.length = before;
+    }
+  }
+  flushHead(event);
+  for (const name in headers) node.res.setHeader(name, headers[name]);
+  if (contentLength !== undefined) node.res.setHeader('content-length', contentLength);
+}
+
+/** h3's own response headers of an event (event.res.headers, made on first use), which srvx writes only when it writes the head. */
+const STAGED_HEADERS = Symbol.for('h3.internal.event.res.headers');
+
+function hasStagedHeaders(event: H3Event): boolean {
+  return (event.res as unknown as Record<symbol, unknown>)[STAGED_HEADERS] !== undefined;
 }
 
 /** The Node response as a stream target; `hold` keeps the last records back so the end goes out in the same write. */
@@ -280,6 +320,6 @@ export function sendStream(
     return new Response(webStream(body), { status, headers: allHeaders });
   }
   event.res.status = status;
-  for (const name in headers) node.res.setHeader(name, headers[name]);
+  writeHead(event, node, status, headers);
   return new StreamBody(body);
 }
