@@ -139,22 +139,20 @@ class MessagesStreamEncoder implements StreamEncoder {
     }
   }
 
+  /**
+   * message_start and message_delta are written as JSON.stringify writes their event objects
+   * (same keys, same order), stringifying only the values that vary: every stream has one of each.
+   */
   private messageStart(start: (StreamPart & { type: 'start' }) | undefined): void {
     this.started = true;
     if (start?.usage) this.usage = { ...start.usage };
     const usage = encodeMessagesUsage(this.usage);
-    this.event('message_start', {
-      type: 'message_start',
-      message: {
-        id: prefixedId('msg_', start?.id),
-        type: 'message',
-        role: 'assistant',
-        model: start?.model ?? '',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { ...usage, output_tokens: 0 },
-      },
+    usage.output_tokens = 0;
+    const id = JSON.stringify(prefixedId('msg_', start?.id));
+    const model = JSON.stringify(start?.model ?? '');
+    this.record({
+      event: 'message_start',
+      data: `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${JSON.stringify(usage)}}}`,
     });
   }
 
@@ -162,10 +160,11 @@ class MessagesStreamEncoder implements StreamEncoder {
     if (this.deltaSent) return;
     this.deltaSent = true;
     const finish = this.finish ?? { reason: 'stop' as const };
-    this.event('message_delta', {
-      type: 'message_delta',
-      delta: { stop_reason: encodeMessagesStopReason(finish.reason, finish.stopSequence), stop_sequence: finish.stopSequence ?? null },
-      usage: encodeMessagesUsage(this.usage),
+    const stopReason = JSON.stringify(encodeMessagesStopReason(finish.reason, finish.stopSequence));
+    const stopSequence = JSON.stringify(finish.stopSequence ?? null);
+    this.record({
+      event: 'message_delta',
+      data: `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":${JSON.stringify(encodeMessagesUsage(this.usage))}}`,
     });
   }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
+import type { ChatRequest, FinishReason, StreamPart, Usage } from '../../../src/ir/types.ts';
+import { encodeMessagesStopReason } from '../../../src/formats/messages/map-finish-reason.ts';
+import { encodeMessagesUsage } from '../../../src/formats/messages/map-usage.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent } from '../stream-helpers.ts';
@@ -133,6 +135,49 @@ describe('messages stream encoder', () => {
       { event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index: 1 }) },
       { event: 'message_stop', data: JSON.stringify({ type: 'message_stop' }) },
     ]);
+  });
+
+  it('writes message_start and message_delta exactly as their event objects would serialize', () => {
+    const usages: Array<Usage | undefined> = [
+      undefined,
+      { inputTokens: 12, outputTokens: 0 },
+      { inputTokens: 100, outputTokens: 7, cacheReadTokens: 30, cacheWriteTokens: 20, cacheWrite1hTokens: 5, reasoningTokens: 3, webSearchRequests: 2 },
+    ];
+    const finishes: Array<{ finishReason: FinishReason; stopSequence?: string | null } | undefined> = [undefined, { finishReason: 'stop' }, { finishReason: 'length' }, { finishReason: 'tool_calls' }, { finishReason: 'stop', stopSequence: 'END "x"\n' }, { finishReason: 'pause', stopSequence: null }];
+    const starts = [
+      { id: 'chatcmpl-1', model: 'gpt-x' },
+      { id: 'msg_01Keep', model: 'a "quoted" \\ model 🦊\u2028' },
+      { id: 'weird id/with:chars', model: '' },
+    ];
+    for (const start of starts) {
+      for (const startUsage of usages) {
+        for (const finish of finishes) {
+          const encoder = messagesCodec.createStreamEncoder(request);
+          const parts: StreamPart[] = [{ type: 'start', ...start, created: 1, ...(startUsage ? { usage: startUsage } : {}) }, { type: 'text-delta', text: 'a' }];
+          if (finish) parts.push({ type: 'finish', ...finish });
+          parts.push({ type: 'usage', usage: { inputTokens: 40, outputTokens: 9, cacheReadTokens: 4 } }, { type: 'end' });
+          const out = parts.flatMap((part) => encoder.encode(part));
+          const messageStart = out.find((record) => record.event === 'message_start')!;
+          const messageDelta = out.find((record) => record.event === 'message_delta')!;
+          const message = JSON.parse(messageStart.data).message as Record<string, unknown>;
+          expect(messageStart.data).toBe(
+            JSON.stringify({
+              type: 'message_start',
+              message: { id: message.id, type: 'message', role: 'assistant', model: start.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...encodeMessagesUsage(startUsage ?? {}), output_tokens: 0 } },
+            }),
+          );
+          expect(message.id).toBe(start.id.startsWith('msg_') ? start.id : `msg_${start.id.replace(/[^A-Za-z0-9_-]/g, '')}`);
+          const reason = finish?.finishReason ?? 'stop';
+          expect(messageDelta.data).toBe(
+            JSON.stringify({
+              type: 'message_delta',
+              delta: { stop_reason: encodeMessagesStopReason(reason, finish?.stopSequence), stop_sequence: finish?.stopSequence ?? null },
+              usage: encodeMessagesUsage({ inputTokens: 40, outputTokens: 9, cacheReadTokens: 4 }),
+            }),
+          );
+        }
+      }
+    }
   });
 
   it('writes tricky text deltas byte for byte as JSON.stringify would (quotes, backslashes, control characters, lone surrogates, emoji)', () => {
