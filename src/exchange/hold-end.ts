@@ -89,8 +89,26 @@ class HeldEndTarget implements StreamTarget {
   }
 }
 
+/**
+ * A stream whose end is held (a class: an object literal with a computed `[Symbol.asyncIterator]`
+ * key is built property by property at run time, ~0.4 µs per stream against ~0.02 µs).
+ */
+class HeldStream implements RelayedStream {
+  constructor(
+    private readonly stream: RelayedStream,
+    private readonly pending: PendingRecord,
+  ) {}
+
+  pushTo(target: StreamTarget): void {
+    this.stream.pushTo(new HeldEndTarget(target, this.pending));
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<string | Uint8Array> {
+    return iterateTarget((target) => this.pushTo(target));
+  }
+}
+
 /** The stream, its end held while `pending` has something to wait for: pushed or iterated, the same guarantee. */
 export function holdEnd(stream: RelayedStream, pending: PendingRecord): RelayedStream {
-  const pushTo = (target: StreamTarget) => stream.pushTo(new HeldEndTarget(target, pending));
-  return { [Symbol.asyncIterator]: () => iterateTarget(pushTo), pushTo };
+  return new HeldStream(stream, pending);
 }
