@@ -27,6 +27,9 @@ class MessagesStreamEncoder implements StreamEncoder {
   private started = false;
   private done = false;
   private nextIndex = 0;
+  /** A text delta's data up to its text, made once per block (`textDeltaIndex`): each delta then joins three pieces, not five. */
+  private textDeltaHead = '';
+  private textDeltaIndex = -1;
   private open: Open | undefined;
   private usage: Partial<Usage> = {};
   private finish: { reason: FinishReason; stopSequence?: string | null } | undefined;
@@ -188,7 +191,11 @@ class MessagesStreamEncoder implements StreamEncoder {
    * the object (same keys, same order), stringifying only the text.
    */
   private textDelta(text: string): void {
-    this.record({ event: 'content_block_delta', data: `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}` });
+    if (this.textDeltaIndex !== this.nextIndex) {
+      this.textDeltaIndex = this.nextIndex;
+      this.textDeltaHead = `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":`;
+    }
+    this.record({ event: 'content_block_delta', data: this.textDeltaHead + JSON.stringify(text) + '}}' });
   }
 
   private close(): void {

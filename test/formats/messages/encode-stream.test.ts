@@ -126,10 +126,14 @@ describe('messages stream encoder', () => {
     });
   });
 
-  it('writes block stops and message_stop exactly as their event objects would serialize', () => {
+  it('writes text deltas, block stops and message_stop exactly as their event objects would serialize, block after block', () => {
     const encoder = messagesCodec.createStreamEncoder(request);
     const out = [{ type: 'start', id: 'c', model: 'm', created: 1 }, { type: 'text-delta', text: 'a' }, { type: 'text-end' }, { type: 'text-delta', text: 'b' }, { type: 'end' }].flatMap((part) => encoder.encode(part as StreamPart));
     const stops = out.filter((record) => record.event === 'content_block_stop' || record.event === 'message_stop');
+    expect(out.filter((record) => record.event === 'content_block_delta')).toEqual([
+      { event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } }) },
+      { event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'b' } }) },
+    ]);
     expect(stops).toEqual([
       { event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index: 0 }) },
       { event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index: 1 }) },
