@@ -10,6 +10,8 @@ import type { SpendCeiling } from '../credit-refusals.ts';
 import type { CreditBook, Reservation } from './credit-book.ts';
 import { summarizeLedger } from './summarize-ledger.ts';
 
+const NO_CEILINGS: readonly SpendCeiling[] = Object.freeze([]);
+
 export interface InProcessCreditsOptions {
   store: Store;
   book: CreditBook;
@@ -140,7 +142,9 @@ export class InProcessCredits implements CreditsPort {
   }
 
   /** The key's spend limit and the account's monthly spend cap, with what each period has spent so far. */
-  private ceilingsFor(key: ApiKeyRecord, account: AccountRecord, now: number): SpendCeiling[] {
+  private ceilingsFor(key: ApiKeyRecord, account: AccountRecord, now: number): readonly SpendCeiling[] {
+    // Most keys and accounts have neither: no array per hold and per settlement.
+    if ((key.limit === null || key.limit === undefined) && (account.spendCap === null || account.spendCap === undefined)) return NO_CEILINGS;
     const out: SpendCeiling[] = [];
     if (key.limit !== null && key.limit !== undefined) {
       const reset = key.limitReset ?? null;

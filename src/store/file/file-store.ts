@@ -42,14 +42,15 @@ function addCredits(balance: number, delta: number): number {
   return Math.round((balance + delta) * 1e6) / 1e6;
 }
 
-function finiteCredits(value: number, what: string): number {
-  if (!Number.isFinite(value)) throw new RangeError(`${what}: credits must be a finite number, got ${value}`);
+/** `value`, when finite; the message names the account (built only then: this runs on every settlement). */
+function finiteCredits(value: number, accountId: string): number {
+  if (!Number.isFinite(value)) throw new RangeError(`account ${accountId}: credits must be a finite number, got ${value}`);
   return value;
 }
 
 /** An account record (a copy: records are replaced, never changed in place) with `delta` added and the ledger checkpoint moved forward to `billedSeq`. */
 function withCredits(current: AccountRecord, delta: number, billedSeq: number | undefined): AccountRecord {
-  const credits = finiteCredits(addCredits(current.credits, delta), `account ${current.id}`);
+  const credits = finiteCredits(addCredits(current.credits, delta), current.id);
   const seq = billedSeq !== undefined && billedSeq > (current.billedSeq ?? 0) ? billedSeq : current.billedSeq;
   return seq === undefined ? { ...current, credits } : { ...current, credits, billedSeq: seq };
 }
@@ -132,7 +133,7 @@ export class FileStore implements Store {
       get: async (id) => this.accountById.get(id),
       findByEmail: async (email) => byEmail(email),
       create: async (record) => {
-        finiteCredits(record.credits, `account ${record.id}`);
+        finiteCredits(record.credits, record.id);
         // Checked and pushed in one synchronous step: two creates in flight cannot both pass.
         if (byEmail(record.email)) throw new EmailTakenError(record.email);
         data().accounts.push(record);
