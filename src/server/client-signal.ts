@@ -8,7 +8,8 @@ export function clientAbort(event: H3Event): AbortWatch {
   if (!node) return watchOf(event.req.signal);
   const controller = new FastAbortController();
   const { res } = node;
-  res.once('close', () => {
+  // `on`, not `once`: a response closes once, and `once` wraps every listener (a state object and a bound function per request).
+  res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
   return controller;

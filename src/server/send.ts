@@ -177,7 +177,8 @@ class NodeTarget implements StreamTarget {
 
   onClose(listener: () => void): void {
     const res = this.res;
-    res.once('close', () => {
+    // `on`: a response closes once (`once` would wrap the listener in two more objects).
+    res.on('close', () => {
       if (!res.writableFinished) listener();
     });
   }
