@@ -1,10 +1,24 @@
 import type { SseRecord } from './parse-sse.ts';
 
+/** `event: <name>\ndata: ` by event name, made once per name: a record is then three pieces, not six. */
+const heads = new Map<string, string>();
+const MAX_HEADS = 64;
+
+function headOf(event: string): string {
+  let head = heads.get(event);
+  if (head === undefined) {
+    head = `event: ${event}\ndata: `;
+    // Names come from the formats' encoders (a few each); a relayed upstream's own names are bounded too.
+    if (heads.size < MAX_HEADS) heads.set(event, head);
+  }
+  return head;
+}
+
 /** Frames one SSE record: optional `event:` line, one `data:` line per line of data, blank line. */
 export function formatSse(record: SseRecord): string {
-  let out = record.event === undefined ? '' : `event: ${record.event}\n`;
   const data = record.data;
-  if (data.indexOf('\n') === -1) return `${out}data: ${data}\n\n`;
+  if (data.indexOf('\n') === -1) return (record.event === undefined ? 'data: ' : headOf(record.event)) + data + '\n\n';
+  let out = record.event === undefined ? '' : `event: ${record.event}\n`;
   for (const line of data.split('\n')) out += `data: ${line}\n`;
   return `${out}\n`;
 }
