@@ -13,6 +13,13 @@ const MESSAGE_STOP = JSON.stringify({ type: 'message_stop' });
 
 type Open = { kind: 'text' | 'thinking' | 'server' } | { kind: 'tool'; index: number };
 
+// What a text or thinking delta opens when no such block is open: shared (read and serialized,
+// never changed), so a delta into an open block builds nothing.
+const TEXT: Open = { kind: 'text' };
+const TEXT_BLOCK = { type: 'text', text: '' };
+const THINKING: Open = { kind: 'thinking' };
+const THINKING_BLOCK = { type: 'thinking', thinking: '', signature: '' };
+
 /**
  * An encoder of IR stream parts into an Anthropic Messages stream (wire-formats §2.9, §4.8):
  * message_start, blocks with sequential indices from 0 (one open at a time), and
@@ -59,7 +66,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       case 'text-delta':
       case 'refusal-delta':
         if (!part.text) return;
-        this.ensureOpen({ kind: 'text' }, { type: 'text', text: '' });
+        this.ensureOpen(TEXT, TEXT_BLOCK);
         this.textDelta(part.text);
         return;
       case 'text-end':
@@ -91,7 +98,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         return;
       case 'reasoning-delta':
         if (!part.text) return;
-        this.ensureOpen({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+        this.ensureOpen(THINKING, THINKING_BLOCK);
         this.delta({ type: 'thinking_delta', thinking: part.text });
         return;
       case 'reasoning-signature':
