@@ -5,8 +5,8 @@ import { captureEnvelope, readContentChunk, readFinishChunk } from '../../../src
 const ENVELOPE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-x","service_tier":"default","system_fingerprint":"fp_1",';
 const plain = (content: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{"content":${content}},"logprobs":null,"finish_reason":null}]${rest}`;
 
-/** What JSON.parse says the record's content is, when the record is a plain content chunk (else undefined). */
-function parsedContent(data: string): string | undefined {
+/** The one choice JSON.parse reads in a record without error and without a usage object (else undefined). */
+function parsedChoice(data: string): Record<string, unknown> | undefined {
   let chunk: Record<string, unknown>;
   try {
     chunk = JSON.parse(data) as Record<string, unknown>;
@@ -14,10 +14,20 @@ function parsedContent(data: string): string | undefined {
     return undefined;
   }
   const choices = chunk.choices as Array<Record<string, unknown>>;
-  const delta = choices?.[0]?.delta as Record<string, unknown> | undefined;
-  if (chunk.error !== undefined || (chunk.usage !== undefined && chunk.usage !== null) || choices.length !== 1 || choices[0].finish_reason !== null) return undefined;
+  if (chunk.error !== undefined || (chunk.usage !== undefined && chunk.usage !== null) || choices.length !== 1) return undefined;
+  return choices[0];
+}
+
+/** What JSON.parse says the record's content is, when the record is a plain content chunk (else undefined). */
+function parsedContent(data: string): string | undefined {
+  const choice = parsedChoice(data);
+  if (!choice || choice.finish_reason !== null) return undefined;
+  const delta = choice.delta as Record<string, unknown> | undefined;
   return Object.keys(delta ?? {}).join() === 'content' ? (delta!.content as string) : undefined;
 }
+
+/** Ends after the choices that neither reader takes: a usage object, a second choices, an error key, a number member, junk, a cut record. */
+const ODD_ENDS = [',"usage":{"prompt_tokens":1,"completion_tokens":2}}', ',"choices":[]}', ',"error":null}', ',"n":1}', '} ', '}x', ''];
 
 const RECORDS = [
   plain('"Hello"'),
@@ -29,13 +39,7 @@ const RECORDS = [
   plain('"x"', ',"usage":null}'),
   plain('"x"', ',"obfuscation":"AbC1"}'),
   plain('"x"', ',"obfuscation":"A\\"b"}'),
-  plain('"x"', ',"usage":{"prompt_tokens":1,"completion_tokens":2}}'),
-  plain('"x"', ',"choices":[]}'),
-  plain('"x"', ',"error":null}'),
-  plain('"x"', ',"n":1}'),
-  plain('"x"', '} '),
-  plain('"x"', '}x'),
-  plain('"x"', ''),
+  ...ODD_ENDS.map((rest) => plain('"x"', rest)),
   plain('"x'),
   plain('"x"').replace('"model":"gpt-x"', '"model":"gpt-y"'),
   plain('"x"').replace('"finish_reason":null', '"finish_reason":"stop"'),
@@ -65,15 +69,8 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
     const finish = (reason: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":${reason}}]${rest}`;
     /** The finish_reason JSON.parse reads, when the record is a plain finish chunk (else undefined). */
     const parsedReason = (data: string): string | undefined => {
-      let chunk: Record<string, unknown>;
-      try {
-        chunk = JSON.parse(data) as Record<string, unknown>;
-      } catch {
-        return undefined;
-      }
-      const choices = chunk.choices as Array<Record<string, unknown>>;
-      if (chunk.error !== undefined || (chunk.usage !== undefined && chunk.usage !== null) || choices.length !== 1) return undefined;
-      return Object.keys(choices[0].delta ?? { x: 1 }).length === 0 && typeof choices[0].finish_reason === 'string' ? choices[0].finish_reason : undefined;
+      const choice = parsedChoice(data);
+      return choice && Object.keys(choice.delta ?? { x: 1 }).length === 0 && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
     };
     const records = [
       finish('"stop"'),
@@ -83,11 +80,7 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
       finish('""'),
       finish('"st\\u006fp"'),
       finish('null'),
-      finish('"stop"', ',"usage":{"prompt_tokens":1,"completion_tokens":2}}'),
-      finish('"stop"', ',"error":null}'),
-      finish('"stop"', ',"choices":[]}'),
-      finish('"stop"', '} '),
-      finish('"stop"', ''),
+      ...ODD_ENDS.map((rest) => finish('"stop"', rest)),
       finish('"stop'),
       finish('"stop"').replace('"delta":{}', '"delta":{"content":"x"}'),
       finish('"stop"').replace('"index":0', '"index":1'),
