@@ -92,4 +92,15 @@ describe('putHeader', () => {
     putHeader(head, 'x-request-priority', '2');
     expect(head).toEqual(['X-Request-ID', 'b', 'x-request-priority', '2', 'content-type', 'application/json']);
   });
+
+  it('treats two names as one header exactly when their lowercase forms are equal', () => {
+    const names = ['x-request-id', 'X-Request-Id', 'x-request-iD', 'content-type', 'Content-Type', 'content-typE', 'x-routing-mode', 'content-length', 'x-routing-attempts', 'X-Request-Priority', 'x-\u212a', 'x-k', 'x-K', '\u212a-x', 'k-x', 'a', 'A', 'b', '@', '`'];
+    for (const a of names) {
+      for (const b of names) {
+        const head = [a, '1'];
+        putHeader(head, b, '2');
+        expect(head.length === 2, `${a} ~ ${b}`).toBe(a.toLowerCase() === b.toLowerCase());
+      }
+    }
+  });
 });
