@@ -5,7 +5,10 @@ import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const APP = 'http://app.example.test';
 
-/** One request on its own connection (closed after the answer): the head's header lines in order, and the body bytes. */
+/**
+ * One request on its own connection: the head's header lines in order, and the body bytes, once
+ * the body is whole (its content length, or the last chunk: a stream's head says keep-alive) or the socket closed.
+ */
 function exchange(url: string, method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; lines: Array<[string, string]>; body: Buffer }> {
   const { hostname, port, host } = new URL(url);
   const all: Record<string, string> = { host, connection: 'close', ...headers };
@@ -15,16 +18,28 @@ function exchange(url: string, method: string, path: string, headers: Record<str
     .join('\r\n')}\r\n\r\n`;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = net.connect(Number(port), hostname, () => socket.write(head + body));
-    socket.on('data', (data: Buffer) => chunks.push(data));
-    socket.on('error', reject);
-    socket.on('close', () => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      socket.destroy();
       const whole = Buffer.concat(chunks);
       const end = whole.indexOf('\r\n\r\n');
       const [statusLine, ...rest] = whole.subarray(0, end).toString('latin1').split('\r\n');
       const lines = rest.map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]);
       resolve({ status: Number(statusLine.split(' ')[1]), lines, body: whole.subarray(end + 4) });
+    };
+    const socket = net.connect(Number(port), hostname, () => socket.write(head + body));
+    socket.on('data', (data: Buffer) => {
+      chunks.push(data);
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end));
+      if (length ? text.length - end - 4 >= Number(length[1]) : text.endsWith('\r\n0\r\n\r\n')) finish();
     });
+    socket.on('error', reject);
+    socket.on('close', finish);
   });
 }
 
