@@ -4,7 +4,7 @@ import type { StreamDecoder } from '../types.ts';
 import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
-import { captureEnvelope, readContentChunk, readFinishChunk } from './read-content-chunk.ts';
+import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk } from './read-content-chunk.ts';
 
 /** Parsed chunks an envelope is taken from before the decoder stops trying (an upstream whose envelopes differ chunk by chunk). */
 const ENVELOPE_TRIES = 3;
@@ -41,6 +41,11 @@ class ChatStreamDecoder implements StreamDecoder {
       const reason = readFinishChunk(record.data, this.envelope);
       if (reason !== undefined) {
         if (!this.finished) this.finish(decodeChatFinishReason(reason));
+        return this.flush();
+      }
+      const usage = readUsageChunk(record.data, this.envelope);
+      if (usage !== undefined) {
+        this.usage = decodeChatUsage(usage) ?? this.usage;
         return this.flush();
       }
     }

@@ -8,7 +8,8 @@ import { quotedFinder } from '../../util/index.ts';
  * JSON.parse would, when its envelope is the same text as one already parsed and checked
  * (`captureEnvelope`); anything else (another shape, spacing, an escape the reader does not
  * know, a key it would have to judge) is left to JSON.parse by answering undefined. The finish
- * chunk (`"delta":{}` and a `finish_reason`) is read the same way (`readFinishChunk`).
+ * chunk (`"delta":{}` and a `finish_reason`) is read the same way (`readFinishChunk`), and of the
+ * usage chunk only its `usage` object goes to JSON.parse (`readUsageChunk`).
  */
 
 const findChoices = quotedFinder('"choices":[');
@@ -18,6 +19,7 @@ const HEAD = '"choices":[{"index":0,"delta":{"content":"';
 const TAIL = '},"logprobs":null,"finish_reason":null}]';
 const FINISH_HEAD = '"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"';
 const FINISH_TAIL = '"}]';
+const USAGE_HEAD = '"choices":[],"usage":{';
 const QUOTE = 34;
 const BACKSLASH = 92;
 
@@ -130,4 +132,23 @@ export function readFinishChunk(data: string, envelope: string): string | undefi
   const reason = stringEnd(data, from);
   if (!reason || reason.escaped || !isAt(data, reason.end, FINISH_TAIL) || !plainRest(data, reason.end + FINISH_TAIL.length)) return undefined;
   return data.slice(from, reason.end);
+}
+
+/**
+ * The parsed `usage` of a plain usage chunk whose envelope is `envelope`: `"choices":[],"usage":{…}`,
+ * then what a content chunk may have after its choices (OpenAI's `obfuscation`). Only the usage
+ * object goes to JSON.parse, not the envelope again: its end is the last `}` before what
+ * `plainRest` accepts, and JSON.parse takes that text only if it is exactly one object.
+ * Undefined when the record is not one (the decoder then parses it whole).
+ */
+export function readUsageChunk(data: string, envelope: string): unknown {
+  if (!startsWithEnvelope(data, envelope, USAGE_HEAD)) return undefined;
+  const end = data.lastIndexOf('}', data.length - 2) + 1;
+  const from = envelope.length + USAGE_HEAD.length - 1;
+  if (end <= from || !plainRest(data, end)) return undefined;
+  try {
+    return JSON.parse(data.slice(from, end)) as unknown;
+  } catch {
+    return undefined;
+  }
 }

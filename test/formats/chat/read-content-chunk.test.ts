@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createChatStreamDecoder } from '../../../src/formats/chat/index.ts';
-import { captureEnvelope, readContentChunk, readFinishChunk } from '../../../src/formats/chat/read-content-chunk.ts';
+import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk } from '../../../src/formats/chat/read-content-chunk.ts';
 
 const ENVELOPE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-x","service_tier":"default","system_fingerprint":"fp_1",';
 const plain = (content: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{"content":${content}},"logprobs":null,"finish_reason":null}]${rest}`;
@@ -98,6 +98,37 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
     // The four plain ones and the empty reason; the escaped one is left to JSON.parse.
     expect(read).toBe(5);
     expect(readFinishChunk(finish('"length"', ',"usage":null}'), ENVELOPE)).toBe('length');
+  });
+
+  it('reads a plain usage chunk\'s usage as JSON.parse does, or leaves the record to it', () => {
+    const usageChunk = (usage: string, rest = '}') => `${ENVELOPE}"choices":[],"usage":${usage}${rest}`;
+    const full = '{"prompt_tokens":42,"completion_tokens":20,"total_tokens":62,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}';
+    const records = [
+      usageChunk(full),
+      usageChunk('{"prompt_tokens":1,"completion_tokens":2}', ',"obfuscation":"AbC1"}'),
+      usageChunk('{"prompt_tokens":1,"note":"a } and a ] and a \\" quote","x":[{"y":"{"}]}'),
+      usageChunk('{}'),
+      usageChunk('{"prompt_tokens":1}', ',"obfuscation":"a}b"}'),
+      usageChunk('{"prompt_tokens":1}', ',"x":{"y":2}}'),
+      usageChunk('{"prompt_tokens":1},"n":{}', '}'),
+      usageChunk('null'),
+      ...ODD_ENDS.map((rest) => usageChunk('{"prompt_tokens":1}', rest)),
+      usageChunk('{"prompt_tokens":1'),
+      usageChunk('{"prompt_tokens":1}').replace('"usage":', '"usage": '),
+      usageChunk('{"prompt_tokens":1}').replace('"choices":[]', '"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]'),
+      usageChunk('{"prompt_tokens":1}').replace('"gpt-x"', '"gpt-y"'),
+    ];
+    let read = 0;
+    for (const data of records) {
+      const usage = readUsageChunk(data, ENVELOPE);
+      if (usage !== undefined) {
+        read += 1;
+        expect(usage, data).toEqual((JSON.parse(data) as { usage: unknown }).usage);
+      }
+    }
+    // The four plain ones: a '}' inside a string after the usage, another object after it, or anything odd is left to JSON.parse.
+    expect(read).toBe(4);
+    expect(readUsageChunk(usageChunk(full), ENVELOPE)).toEqual(JSON.parse(full));
   });
 
   it('takes an envelope only of top-level members without usage or error', () => {
