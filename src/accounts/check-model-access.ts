@@ -1,7 +1,7 @@
 import { hasPrice, maxPricing } from '../billing/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import type { ModelPricing } from '../plugin-kit/index.ts';
-import type { ProviderRegistry } from '../providers/index.ts';
+import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 import type { Tier } from '../store/index.ts';
 
 const TIER_RANK: Record<Tier, number> = { free: 0, basic: 1, fellow: 2, pro: 3, enterprise: 4 };
@@ -15,19 +15,24 @@ export interface ModelTerms {
   unpriced?: string;
 }
 
+/** The terms of one candidate list, apart from the account's tier; `size` is the list's length when they were read. */
+interface CandidateTerms {
+  size: number;
+  minTier: Tier | undefined;
+  terms: ModelTerms;
+}
+
+const NO_TERMS: ModelTerms = Object.freeze({ pricing: undefined, maxOutputTokens: undefined });
+
 /**
- * Prices and tier terms of a requested model id across every provider that may serve it
- * (the highest price and strictest tier, since routing may pick any). An unknown model
- * yields no terms: the pipeline answers model_not_found itself.
+ * Terms per candidate list (the registry's, fixed once it is built; a list that grew is read
+ * again): the loop, the price merge and their arrays ran on every admission for the same answer.
  */
-export function modelTerms(registry: ProviderRegistry, model: string | undefined, tier: Tier): ModelTerms {
-  if (!model) return { pricing: undefined, maxOutputTokens: undefined };
-  let candidates;
-  try {
-    candidates = registry.resolve(model).candidates;
-  } catch {
-    return { pricing: undefined, maxOutputTokens: undefined };
-  }
+const termsOfList = new WeakMap<readonly CatalogModel[], CandidateTerms>();
+
+function termsOf(candidates: readonly CatalogModel[]): CandidateTerms {
+  const known = termsOfList.get(candidates);
+  if (known && known.size === candidates.length) return known;
   let minTier: Tier | undefined;
   let maxOutputTokens: number | undefined;
   for (const c of candidates) {
@@ -36,11 +41,31 @@ export function modelTerms(registry: ProviderRegistry, model: string | undefined
     const cap = c.spec.maxOutputTokens;
     if (cap !== undefined) maxOutputTokens = Math.max(maxOutputTokens ?? 0, cap);
   }
+  const unpriced = candidates.find((c) => !hasPrice(c.spec.pricing))?.id;
+  const terms: ModelTerms = Object.freeze({ pricing: maxPricing(candidates.map((c) => c.spec.pricing)), maxOutputTokens, unpriced });
+  const read = { size: candidates.length, minTier, terms };
+  termsOfList.set(candidates, read);
+  return read;
+}
+
+/**
+ * Prices and tier terms of a requested model id across every provider that may serve it
+ * (the highest price and strictest tier, since routing may pick any). An unknown model
+ * yields no terms: the pipeline answers model_not_found itself. The terms are shared: read them, never change them.
+ */
+export function modelTerms(registry: ProviderRegistry, model: string | undefined, tier: Tier): ModelTerms {
+  if (!model) return NO_TERMS;
+  let candidates;
+  try {
+    candidates = registry.resolve(model).candidates;
+  } catch {
+    return NO_TERMS;
+  }
+  const { minTier, terms } = termsOf(candidates);
   if (minTier && TIER_RANK[tier] < TIER_RANK[minTier]) {
     throw new GatewayError('model_tier_restricted', `The model '${model}' needs the ${minTier} tier or higher; this account is on ${tier}.`, {
       details: { model, required_tier: minTier, tier },
     });
   }
-  const unpriced = candidates.find((c) => !hasPrice(c.spec.pricing))?.id;
-  return { pricing: maxPricing(candidates.map((c) => c.spec.pricing)), maxOutputTokens, unpriced };
+  return terms;
 }
