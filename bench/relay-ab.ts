@@ -1,0 +1,117 @@
+/**
+ * The record relay of two checkouts in one process, measured in turn round after round: CPU µs
+ * per streamed answer of each, and the median of each round's own ratio (after ÷ before). Both
+ * see the same machine load within a round, so on a busy box a change of 2-3 % shows here when
+ * separate relay-bench runs move by 20 %. The answer is the fake upstream's Chat stream, as in
+ * relay-bench.ts, all in one chunk (`--trickle`: one event per chunk), relayed to a Messages
+ * client (a conversion; `--format chat`: the passthrough). Each checkout needs its own `src/`
+ * and `bench/` (e.g. a `git archive` of the commit before, node_modules linked).
+ *
+ *   node --import tsx bench/relay-ab.ts --before <checkout> [--after <checkout, default this one>] [--rounds 40] [--trickle] [--format messages|chat]
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO } from './targets.ts';
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    after: { type: 'string' },
+    rounds: { type: 'string', default: '40' },
+    trickle: { type: 'boolean' },
+    format: { type: 'string', default: 'messages' },
+  },
+});
+if (!values.before) {
+  console.error('usage: node --import tsx bench/relay-ab.ts --before <checkout> [--after <checkout>] [--rounds 40] [--trickle] [--format messages|chat]');
+  process.exit(1);
+}
+
+interface Target {
+  write(chunk: string | Uint8Array): boolean;
+  end(chunk?: string | Uint8Array): void;
+  onDrain(listener: () => void): void;
+  onClose(listener: () => void): void;
+}
+interface Handler {
+  data(chunk: Buffer): void;
+  end(): void;
+}
+
+let sink = 0;
+/** What a socket write costs beyond the copy: text is measured as UTF-8 bytes (a `+`-built string is flattened). */
+const written = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
+const target: Target = {
+  write(chunk) {
+    sink += written(chunk);
+    return true;
+  },
+  end(chunk) {
+    if (chunk) sink += written(chunk);
+  },
+  onDrain() {},
+  onClose() {},
+};
+
+/** One streamed answer through the relay of the checkout at `dir`, as a function. */
+async function relayOf(dir: string): Promise<() => void> {
+  const at = (file: string) => path.join(path.resolve(dir), file);
+  const { relayStream } = (await import(at('src/pipeline/relay-stream.ts'))) as typeof import('../src/pipeline/relay-stream.ts');
+  const { RecordReader } = (await import(at('src/sse/index.ts'))) as typeof import('../src/sse/index.ts');
+  const { FastAbortController } = (await import(at('src/util/abort.ts'))) as typeof import('../src/util/abort.ts');
+  const { rememberSecretHeader } = (await import(at('src/util/index.ts'))) as typeof import('../src/util/index.ts');
+  const { buildStreamEvents } = (await import(at('bench/fake-upstream.ts'))) as typeof import('./fake-upstream.ts');
+  type Options = Parameters<typeof relayStream>[0];
+  type Peeked = Parameters<typeof relayStream>[1];
+  // As in a gateway: the upstream's credential is remembered, so passed records are checked for it.
+  rememberSecretHeader('Bearer sk-bench-upstream-key-000000000000');
+  const events = values.trickle ? buildStreamEvents(true) : [Buffer.concat(buildStreamEvents(true))];
+  const clientFormat = values.format === 'chat' ? 'chat' : 'messages';
+  const request = { model: 'bench/bench-model', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true };
+  const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as Options['upstream'];
+  const client = new FastAbortController();
+  return () => {
+    const reader = new RecordReader();
+    const bytes = reader.push(events[0]);
+    let handler: Handler | undefined;
+    const source = { resume: (h: Handler) => (handler = h), pause() {}, destroy() {} };
+    const peeked = { head: { bytes, records: reader.records }, reader, source, ended: false } as unknown as Peeked;
+    const options = { upstream, providerId: 'bench', upstreamFormat: 'chat', clientFormat, request, ids: { requestId: 'req_1', correlationId: 'req_1' }, client, passthrough: clientFormat === 'chat', stripUsageChunk: true, onEnd: () => undefined } as unknown as Options;
+    relayStream(options, peeked).pushTo(target);
+    for (let i = 1; i < events.length; i += 1) handler!.data(events[i]);
+    handler!.end();
+  };
+}
+
+/** CPU µs per call (this thread's user + system time, so waiting for a core does not count). */
+function time(op: () => void, n: number): number {
+  const start = process.cpuUsage();
+  for (let i = 0; i < n; i += 1) op();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / n;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
+
+const before = await relayOf(values.before);
+const after = await relayOf(values.after ?? REPO);
+for (let i = 0; i < 10_000; i += 1) {
+  before();
+  after();
+}
+const ratios: number[] = [];
+const b: number[] = [];
+const a: number[] = [];
+for (let round = 0; round < Number(values.rounds); round += 1) {
+  const tb = time(before, 2_000);
+  const ta = time(after, 2_000);
+  b.push(tb);
+  a.push(ta);
+  ratios.push(ta / tb);
+}
+console.log(
+  `${values.format} ${values.trickle ? 'trickle' : 'burst'}: before ${median(b).toFixed(2)} µs (min ${Math.min(...b).toFixed(2)}), after ${median(a).toFixed(2)} µs (min ${Math.min(...a).toFixed(2)}); ` +
+    `after ÷ before per round: median ${median(ratios).toFixed(3)} [${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)}] over ${ratios.length} rounds`,
+);
+if (sink < 0) console.log(sink);
