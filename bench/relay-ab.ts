@@ -11,6 +11,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { countingTarget } from './counting-target.ts';
 import { REPO } from './targets.ts';
 
 const { values } = parseArgs({
@@ -27,31 +28,12 @@ if (!values.before) {
   process.exit(1);
 }
 
-interface Target {
-  write(chunk: string | Uint8Array): boolean;
-  end(chunk?: string | Uint8Array): void;
-  onDrain(listener: () => void): void;
-  onClose(listener: () => void): void;
-}
 interface Handler {
   data(chunk: Buffer): void;
   end(): void;
 }
 
-let sink = 0;
-/** What a socket write costs beyond the copy: text is measured as UTF-8 bytes (a `+`-built string is flattened). */
-const written = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
-const target: Target = {
-  write(chunk) {
-    sink += written(chunk);
-    return true;
-  },
-  end(chunk) {
-    if (chunk) sink += written(chunk);
-  },
-  onDrain() {},
-  onClose() {},
-};
+const target = countingTarget();
 
 /** One streamed answer through the relay of the checkout at `dir`, as a function. */
 async function relayOf(dir: string): Promise<() => void> {
@@ -114,4 +96,4 @@ console.log(
   `${values.format} ${values.trickle ? 'trickle' : 'burst'}: before ${median(b).toFixed(2)} µs (min ${Math.min(...b).toFixed(2)}), after ${median(a).toFixed(2)} µs (min ${Math.min(...a).toFixed(2)}); ` +
     `after ÷ before per round: median ${median(ratios).toFixed(3)} [${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)}] over ${ratios.length} rounds`,
 );
-if (sink < 0) console.log(sink);
+if (target.bytes < 0) console.log(target.bytes);

@@ -10,11 +10,11 @@
 import { relayStream } from '../src/pipeline/relay-stream.ts';
 import type { RelayOptions } from '../src/pipeline/relay-records.ts';
 import type { PeekedStream } from '../src/pipeline/peek-stream.ts';
-import type { StreamTarget } from '../src/pipeline/types.ts';
 import { RecordReader } from '../src/sse/index.ts';
 import type { ChatRequest, WireFormat } from '../src/ir/types.ts';
 import { FastAbortController } from '../src/util/abort.ts';
 import { rememberSecretHeader } from '../src/util/index.ts';
+import { countingTarget } from './counting-target.ts';
 import { buildStreamEvents } from './fake-upstream.ts';
 
 const burst = process.argv.includes('--burst');
@@ -25,19 +25,7 @@ const request = { model: 'bench/bench-model', messages: [{ role: 'user', content
 const client = new FastAbortController();
 const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as RelayOptions['upstream'];
 let sink = 0;
-/** What a socket write costs beyond the copy: text is encoded to UTF-8 bytes first. */
-const written = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? Buffer.from(chunk).length : chunk.length);
-const target: StreamTarget = {
-  write(chunk) {
-    sink += written(chunk);
-    return true;
-  },
-  end(chunk) {
-    if (chunk) sink += written(chunk);
-  },
-  onDrain() {},
-  onClose() {},
-};
+const target = countingTarget();
 
 /** One answer through a relay: the first chunk is the peeked head, the rest arrive one by one. */
 function relayOnce(clientFormat: WireFormat): void {
@@ -89,4 +77,4 @@ for (let round = 0; round < 3; round += 1) {
 }
 console.log(`${events.length} upstream chunks per answer`);
 console.table(rows);
-if (sink < 0) console.log(sink);
+if (sink + target.bytes < 0) console.log(sink);

@@ -26,6 +26,18 @@ function parsedContent(data: string): string | undefined {
   return Object.keys(delta ?? {}).join() === 'content' ? (delta!.content as string) : undefined;
 }
 
+/** How many of `records` the reader takes, each checked against what JSON.parse reads of it (`parsed`). */
+function countReadAsParsed(records: string[], read: (data: string) => unknown, parsed: (data: string) => unknown): number {
+  let count = 0;
+  for (const data of records) {
+    const value = read(data);
+    if (value === undefined) continue;
+    count += 1;
+    expect(value, data).toEqual(parsed(data));
+  }
+  return count;
+}
+
 /** Ends after the choices that neither reader takes: a usage object, a second choices, an error key, a number member, junk, a cut record. */
 const ODD_ENDS = [',"usage":{"prompt_tokens":1,"completion_tokens":2}}', ',"choices":[]}', ',"error":null}', ',"n":1}', '} ', '}x', ''];
 
@@ -52,14 +64,7 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
   it('says what JSON.parse says, or leaves the record to it', () => {
     const envelope = captureEnvelope(plain('"first"'));
     expect(envelope).toBe(ENVELOPE);
-    let read = 0;
-    for (const data of RECORDS) {
-      const content = readContentChunk(data, envelope!);
-      if (content !== undefined) {
-        read += 1;
-        expect(content, data).toBe(parsedContent(data));
-      }
-    }
+    const read = countReadAsParsed(RECORDS, (data) => readContentChunk(data, envelope!), parsedContent);
     // The four plain ones (one empty, one escaped), `usage: null` and a string member after the choices.
     expect(read).toBe(6);
     expect(readContentChunk(plain('"a \\"quoted\\" line\\nand \\u00e9 \\ud83e\\udd8a \\\\"'), envelope!)).toBe('a "quoted" line\nand é 🦊 \\');
@@ -87,14 +92,7 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
       finish('"stop"').replace('"gpt-x"', '"gpt-y"'),
       plain('"x"'),
     ];
-    let read = 0;
-    for (const data of records) {
-      const reason = readFinishChunk(data, ENVELOPE);
-      if (reason !== undefined) {
-        read += 1;
-        expect(reason, data).toBe(parsedReason(data));
-      }
-    }
+    const read = countReadAsParsed(records, (data) => readFinishChunk(data, ENVELOPE), parsedReason);
     // The four plain ones and the empty reason; the escaped one is left to JSON.parse.
     expect(read).toBe(5);
     expect(readFinishChunk(finish('"length"', ',"usage":null}'), ENVELOPE)).toBe('length');
@@ -118,14 +116,7 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
       usageChunk('{"prompt_tokens":1}').replace('"choices":[]', '"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]'),
       usageChunk('{"prompt_tokens":1}').replace('"gpt-x"', '"gpt-y"'),
     ];
-    let read = 0;
-    for (const data of records) {
-      const usage = readUsageChunk(data, ENVELOPE);
-      if (usage !== undefined) {
-        read += 1;
-        expect(usage, data).toEqual((JSON.parse(data) as { usage: unknown }).usage);
-      }
-    }
+    const read = countReadAsParsed(records, (data) => readUsageChunk(data, ENVELOPE), (data) => (JSON.parse(data) as { usage: unknown }).usage);
     // The four plain ones: a '}' inside a string after the usage, another object after it, or anything odd is left to JSON.parse.
     expect(read).toBe(4);
     expect(readUsageChunk(usageChunk(full), ENVELOPE)).toEqual(JSON.parse(full));
