@@ -6,10 +6,20 @@ import { carryOpaque, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClien
 import { anthropicErrorType } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
+import type { MessagesUsage } from './types.ts';
 import { clientCitation, encodeWebSearchBlocks } from './map-web-search.ts';
 
 /** The data of `message_stop`, as JSON.stringify writes it; the same in every stream. */
 const MESSAGE_STOP = JSON.stringify({ type: 'message_stop' });
+
+/** A usage as JSON.stringify writes it: the usual four finite counts from a template, anything more by JSON.stringify. */
+function usageJson(usage: MessagesUsage): string {
+  const { input_tokens: input, output_tokens: output, cache_creation_input_tokens: written, cache_read_input_tokens: read } = usage;
+  if (usage.cache_creation || usage.output_tokens_details || usage.server_tool_use || !(Number.isFinite(input) && Number.isFinite(output) && Number.isFinite(written) && Number.isFinite(read))) {
+    return JSON.stringify(usage);
+  }
+  return `{"input_tokens":${input},"output_tokens":${output},"cache_creation_input_tokens":${written},"cache_read_input_tokens":${read}}`;
+}
 
 type Open = { kind: 'text' | 'thinking' | 'server' } | { kind: 'tool'; index: number };
 
@@ -162,7 +172,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     const model = JSON.stringify(start?.model ?? '');
     this.record({
       event: 'message_start',
-      data: `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${JSON.stringify(usage)}}}`,
+      data: `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageJson(usage)}}}`,
     });
   }
 
@@ -174,7 +184,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     const stopSequence = JSON.stringify(finish.stopSequence ?? null);
     this.record({
       event: 'message_delta',
-      data: `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":${JSON.stringify(encodeMessagesUsage(this.usage))}}`,
+      data: `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
     });
   }
 

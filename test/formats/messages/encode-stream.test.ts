@@ -146,6 +146,9 @@ describe('messages stream encoder', () => {
       undefined,
       { inputTokens: 12, outputTokens: 0 },
       { inputTokens: 100, outputTokens: 7, cacheReadTokens: 30, cacheWriteTokens: 20, cacheWrite1hTokens: 5, reasoningTokens: 3, webSearchRequests: 2 },
+      { inputTokens: 100, outputTokens: 7, reasoningTokens: 3 },
+      { inputTokens: 1e21, outputTokens: 0.5, cacheReadTokens: 1e-7 },
+      { inputTokens: Number.NaN, outputTokens: Number.POSITIVE_INFINITY },
     ];
     const finishes: Array<{ finishReason: FinishReason; stopSequence?: string | null } | undefined> = [undefined, { finishReason: 'stop' }, { finishReason: 'length' }, { finishReason: 'tool_calls' }, { finishReason: 'stop', stopSequence: 'END "x"\n' }, { finishReason: 'pause', stopSequence: null }];
     const starts = [
