@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { countingTarget } from './counting-target.ts';
+import { relayOnce, type RelayRun } from './relay-once.ts';
 import { REPO } from './targets.ts';
 
 const { values } = parseArgs({
@@ -28,11 +29,6 @@ if (!values.before) {
   process.exit(1);
 }
 
-interface Handler {
-  data(chunk: Buffer): void;
-  end(): void;
-}
-
 const target = countingTarget();
 
 /** One streamed answer through the relay of the checkout at `dir`, as a function. */
@@ -43,26 +39,13 @@ async function relayOf(dir: string): Promise<() => void> {
   const { FastAbortController } = (await import(at('src/util/abort.ts'))) as typeof import('../src/util/abort.ts');
   const { rememberSecretHeader } = (await import(at('src/util/index.ts'))) as typeof import('../src/util/index.ts');
   const { buildStreamEvents } = (await import(at('bench/fake-upstream.ts'))) as typeof import('./fake-upstream.ts');
-  type Options = Parameters<typeof relayStream>[0];
-  type Peeked = Parameters<typeof relayStream>[1];
   // As in a gateway: the upstream's credential is remembered, so passed records are checked for it.
   rememberSecretHeader('Bearer sk-bench-upstream-key-000000000000');
   const events = values.trickle ? buildStreamEvents(true) : [Buffer.concat(buildStreamEvents(true))];
   const clientFormat = values.format === 'chat' ? 'chat' : 'messages';
   const request = { model: 'bench/bench-model', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true };
-  const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as Options['upstream'];
-  const client = new FastAbortController();
-  return () => {
-    const reader = new RecordReader();
-    const bytes = reader.push(events[0]);
-    let handler: Handler | undefined;
-    const source = { resume: (h: Handler) => (handler = h), pause() {}, destroy() {} };
-    const peeked = { head: { bytes, records: reader.records }, reader, source, ended: false } as unknown as Peeked;
-    const options = { upstream, providerId: 'bench', upstreamFormat: 'chat', clientFormat, request, ids: { requestId: 'req_1', correlationId: 'req_1' }, client, passthrough: clientFormat === 'chat', stripUsageChunk: true, onEnd: () => undefined } as unknown as Options;
-    relayStream(options, peeked).pushTo(target);
-    for (let i = 1; i < events.length; i += 1) handler!.data(events[i]);
-    handler!.end();
-  };
+  const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as RelayRun['upstream'];
+  return relayOnce({ relayStream, RecordReader }, { events, clientFormat, request, upstream, client: new FastAbortController(), stripUsageChunk: true, target });
 }
 
 /** CPU µs per call (this thread's user + system time, so waiting for a core does not count). */

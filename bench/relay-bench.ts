@@ -9,13 +9,13 @@
  */
 import { relayStream } from '../src/pipeline/relay-stream.ts';
 import type { RelayOptions } from '../src/pipeline/relay-records.ts';
-import type { PeekedStream } from '../src/pipeline/peek-stream.ts';
 import { RecordReader } from '../src/sse/index.ts';
-import type { ChatRequest, WireFormat } from '../src/ir/types.ts';
+import type { ChatRequest } from '../src/ir/types.ts';
 import { FastAbortController } from '../src/util/abort.ts';
 import { rememberSecretHeader } from '../src/util/index.ts';
 import { countingTarget } from './counting-target.ts';
 import { buildStreamEvents } from './fake-upstream.ts';
+import { relayOnce } from './relay-once.ts';
 
 const burst = process.argv.includes('--burst');
 // As in a gateway: the upstream's credential is remembered, so passed records are checked for it.
@@ -27,29 +27,11 @@ const upstream = { response: { status: 200, headers: {}, body: undefined }, abor
 let sink = 0;
 const target = countingTarget();
 
-/** One answer through a relay: the first chunk is the peeked head, the rest arrive one by one. */
-function relayOnce(clientFormat: WireFormat): void {
-  const reader = new RecordReader();
-  const bytes = reader.push(events[0]);
-  let handler: { data(chunk: Buffer): void; end(): void } | undefined;
-  const source = { resume: (h: typeof handler) => (handler = h), pause() {}, destroy() {} };
-  const peeked = { head: { bytes, records: reader.records }, reader, source, ended: false } as unknown as PeekedStream;
-  const options: RelayOptions = {
-    upstream,
-    providerId: 'bench',
-    upstreamFormat: 'chat',
-    clientFormat,
-    request,
-    ids: { requestId: 'req_1', correlationId: 'req_1' },
-    client,
-    passthrough: clientFormat === 'chat',
-    stripUsageChunk: process.env.RELAY_STRIP !== "0",
-    onEnd: () => undefined,
-  };
-  relayStream(options, peeked).pushTo(target);
-  for (let i = 1; i < events.length; i += 1) handler!.data(events[i]);
-  handler!.end();
-}
+/** One answer through a relay of this checkout, to a client of `clientFormat` (chat: the passthrough). */
+const relays = Object.fromEntries(
+  (['chat', 'messages'] as const).map((clientFormat) => [clientFormat, relayOnce({ relayStream, RecordReader }, { events, clientFormat, request, upstream, client, stripUsageChunk: process.env.RELAY_STRIP !== '0', target })]),
+);
+const relayOnceTo = (clientFormat: 'chat' | 'messages') => relays[clientFormat]();
 
 /** CPU µs per call (this thread's user + system time, so waiting for a core on a busy machine does not count). */
 function time(n: number, op: () => void): number {
@@ -71,8 +53,8 @@ for (let round = 0; round < 3; round += 1) {
     for (const e of events) sink += r.push(e).length + r.records.length;
   });
   const only = process.env.RELAY_ONLY;
-  const pass = only === 'messages' ? NaN : time(N, () => relayOnce('chat'));
-  const convert = only === 'chat' ? NaN : time(N, () => relayOnce('messages'));
+  const pass = only === 'messages' ? NaN : time(N, () => relayOnceTo('chat'));
+  const convert = only === 'chat' ? NaN : time(N, () => relayOnceTo('messages'));
   rows.push({ round: String(round + 1), 'toString µs': strings.toFixed(2), 'reader µs': reader.toFixed(2), 'passthrough µs': pass.toFixed(2), 'Chat→Messages µs': convert.toFixed(2), 'passthrough ÷ reader': (pass / reader).toFixed(2) });
 }
 console.log(`${events.length} upstream chunks per answer`);

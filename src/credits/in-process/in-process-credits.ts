@@ -143,15 +143,17 @@ export class InProcessCredits implements CreditsPort {
 
   /** The key's spend limit and the account's monthly spend cap, with what each period has spent so far. */
   private ceilingsFor(key: ApiKeyRecord, account: AccountRecord, now: number): readonly SpendCeiling[] {
+    const keyLimit = key.limit ?? undefined;
+    const spendCap = account.spendCap ?? undefined;
     // Most keys and accounts have neither: no array per hold and per settlement.
-    if ((key.limit === null || key.limit === undefined) && (account.spendCap === null || account.spendCap === undefined)) return NO_CEILINGS;
+    if (keyLimit === undefined && spendCap === undefined) return NO_CEILINGS;
     const out: SpendCeiling[] = [];
-    if (key.limit !== null && key.limit !== undefined) {
+    if (keyLimit !== undefined) {
       const reset = key.limitReset ?? null;
-      out.push({ scope: 'key', id: key.id, limit: key.limit, spent: this.usage.keyCreditsIn(key.id, reset, now), reset, resetsAt: nextResetAt(reset, now) });
+      out.push({ scope: 'key', id: key.id, limit: keyLimit, spent: this.usage.keyCreditsIn(key.id, reset, now), reset, resetsAt: nextResetAt(reset, now) });
     }
-    if (account.spendCap !== null && account.spendCap !== undefined) {
-      out.push({ scope: 'account', id: account.id, limit: account.spendCap, spent: this.usage.accountCreditsInMonth(account.id, now), reset: 'monthly', resetsAt: nextMonthStart(now) });
+    if (spendCap !== undefined) {
+      out.push({ scope: 'account', id: account.id, limit: spendCap, spent: this.usage.accountCreditsInMonth(account.id, now), reset: 'monthly', resetsAt: nextMonthStart(now) });
     }
     return out;
   }
