@@ -28,6 +28,11 @@ export class SseParser {
   private id: string | undefined;
   private data: string | undefined;
 
+  /** True when nothing of an earlier chunk is held: the next chunk's records all start in it. */
+  get idle(): boolean {
+    return this.buffer.length === 0 && this.data === undefined && this.event === undefined;
+  }
+
   /**
    * Feeds a chunk; returns the records it completed. `ends`, when given, receives for each record
    * the offset in `chunk` (a string) just past the blank line that ended it.

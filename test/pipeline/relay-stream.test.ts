@@ -217,6 +217,39 @@ describe('a passthrough stream goes on as bytes', () => {
     expect(spliced.equals(Buffer.from(`\ufeff${wide.filter((record) => !record.includes('"usage"')).join('')}`))).toBe(true);
   });
 
+  it('drops the usage chunk of a burst wherever it stands (first, among the others, last) and however the burst is cut', async () => {
+    const records = chatStream(['Grüße ', 'a', 'b', '🦊']);
+    const usage = records.find((record) => record.includes('"usage"'))!;
+    const others = records.filter((record) => record !== usage);
+    // First, among the others, last before [DONE], after [DONE].
+    for (const at of [0, 3, others.length - 1, others.length]) {
+      const order = [...others.slice(0, at), usage, ...others.slice(at)];
+      const whole = Buffer.from(order.join(''));
+      const expected = Buffer.from(others.join(''));
+      for (const size of [whole.length, 7, 64, 331]) {
+        // The first piece holds a whole record (the relay starts once one came), the rest is cut every `size` bytes.
+        const pieces = [whole.subarray(0, Buffer.byteLength(order[0]) + size)];
+        for (let from = pieces[0].length; from < whole.length; from += size) pieces.push(whole.subarray(from, from + size));
+        expect((await clientBytes(pieces, true)).equals(expected)).toBe(true);
+      }
+    }
+  });
+
+  it('passes a burst with an error record among its records as it came, and an upstream key outside an error record untouched', async () => {
+    const key = 'sk-relay-test-key-0123456789';
+    rememberSecret(key);
+    try {
+      const [role, x, y] = chatStream(['x', `the key ${key}`]);
+      const error = `data: ${JSON.stringify({ error: { message: 'The server had an error', type: 'server_error' } })}\n\n`;
+      const burst = role + x + x + error;
+      expect((await clientBytes([Buffer.from(burst)])).toString()).toBe(burst);
+      const quoted = role + x + x + y;
+      expect((await clientBytes([Buffer.from(quoted)])).toString()).toContain(quoted);
+    } finally {
+      forgetSecrets();
+    }
+  });
+
   it('redacts an upstream key an error record quotes, alone or among many records in one chunk', async () => {
     const key = 'sk-relay-test-key-0123456789';
     rememberSecret(key);

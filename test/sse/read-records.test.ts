@@ -20,10 +20,27 @@ describe('RecordReader.recordEnds', () => {
     expect(bytes.length).toBe(ends!.at(-1));
   });
 
+  it('finds the same ends from LF-only blank lines, with comment-only blocks and extra blank lines among them', () => {
+    const records = ['data: {"a":1}\n\n', ': keep-alive\n\n', '\n', 'event: e\ndata: 2\n\n', 'data: 3\n\n\n', 'data: 4\n\n'];
+    const at = (n: number) => Buffer.byteLength(records.slice(0, n).join(''));
+    const { ends } = endsOf(Buffer.from(records.join('')));
+    expect(ends).toEqual([at(1), at(4), at(5) - 1, at(6)]);
+    expect(endsOf(Buffer.from('data: 1\n\ndata: 2\n\n')).ends).toEqual([9, 18]);
+  });
+
   it('counts from the start of the last push, a record cut across chunks included', () => {
     const { ends, bytes } = endsOf(Buffer.from('data: 1\n\ndata: 2'), Buffer.from('2\n\n: only a comment\n\n'));
     expect(bytes.toString()).toBe('data: 22\n\n: only a comment\n\n');
     expect(ends).toEqual([10]);
+  });
+
+  it('cannot tell when the parser still held part of an earlier push (a CR that may begin a CRLF)', () => {
+    const reader = new RecordReader();
+    expect(reader.push(Buffer.from('data: c\r\rdata: d')).toString()).toBe('data: c\r\r');
+    expect(reader.records).toEqual([]);
+    reader.push(Buffer.from('\r\rdata: e\n\n'));
+    expect(reader.records.map((r) => r.data)).toEqual(['c', 'd', 'e']);
+    expect(reader.recordEnds()).toBeUndefined();
   });
 
   it('cannot tell when bad UTF-8 was read as U+FFFD', () => {
