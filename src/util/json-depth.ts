@@ -2,37 +2,58 @@
 export const MAX_JSON_DEPTH = 64;
 
 /**
+ * The walk's stack of containers and their levels, kept between calls: every request body is
+ * walked, and two arrays grown for it were half of what parsing a small body allocates. Slots
+ * are written by index (popping would shrink the arrays) and emptied after each walk, so they
+ * hold no body.
+ */
+const pending: unknown[] = [];
+const levels: number[] = [];
+const KEPT_SLOTS = 1024;
+
+/**
  * True when `value` nests objects/arrays deeper than `maxDepth` (the value itself is level 1).
  * Iterative, with an explicit stack: a 5,000-deep value cannot overflow the call stack here,
  * and a normal body costs about a tenth of a microsecond per few dozen containers.
  */
 export function isTooDeep(value: unknown, maxDepth = MAX_JSON_DEPTH): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const stack: object[] = [value];
-  const depths: number[] = [1];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const depth = depths.pop()!;
-    if (depth > maxDepth) return true;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i += 1) {
-        const item: unknown = node[i];
-        if (typeof item === 'object' && item !== null) {
-          stack.push(item);
-          depths.push(depth + 1);
-        }
-      }
-    } else {
-      for (const key in node) {
-        const item: unknown = (node as Record<string, unknown>)[key];
-        if (typeof item === 'object' && item !== null) {
-          stack.push(item);
-          depths.push(depth + 1);
-        }
-      }
+  pending[0] = value;
+  levels[0] = 1;
+  let top = 0;
+  let used = 1;
+  let deep = false;
+  while (top >= 0) {
+    const node = pending[top] as object;
+    const depth = levels[top];
+    top -= 1;
+    if (depth > maxDepth) {
+      deep = true;
+      break;
     }
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i += 1) top = pushContainer(node[i], depth + 1, top);
+    } else {
+      for (const key in node) top = pushContainer((node as Record<string, unknown>)[key], depth + 1, top);
+    }
+    if (top >= used) used = top + 1;
   }
-  return false;
+  release(used);
+  return deep;
+}
+
+/** Empties the stack's slots; a stack grown past `KEPT_SLOTS` (a wide body) is let go instead of kept. */
+function release(used: number): void {
+  if (used <= KEPT_SLOTS) pending.fill(undefined, 0, used);
+  else pending.length = levels.length = 0;
+}
+
+/** Puts `item` on the stack above `top` when it is a container; answers the new top. */
+function pushContainer(item: unknown, depth: number, top: number): number {
+  if (typeof item !== 'object' || item === null) return top;
+  pending[top + 1] = item;
+  levels[top + 1] = depth;
+  return top + 1;
 }
 
 /** The first top-level field of `body` whose value nests deeper than `maxDepth` levels below it. */

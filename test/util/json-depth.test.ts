@@ -32,6 +32,17 @@ describe('JSON depth', () => {
     expect(findTooDeepField(value)).toBe('parameters');
   });
 
+  it('answers each walk alone: one that stopped early or grew wide leaves nothing the next one sees', () => {
+    const wide = { a: Array.from({ length: 5_000 }, () => ({ b: [nested(3)] })) };
+    expect(isTooDeep(nested(MAX_JSON_DEPTH + 5))).toBe(true);
+    expect(isTooDeep({ a: {} }, 2)).toBe(false);
+    expect(isTooDeep(wide, 7)).toBe(false);
+    expect(isTooDeep(wide, 6)).toBe(true);
+    expect(isTooDeep([[], {}], 2)).toBe(false);
+    expect(findTooDeepField({ model: 'm', messages: [{ content: 'x' }], tools: [nested(MAX_JSON_DEPTH)] })).toBe('tools');
+    expect(isTooDeep({ model: 'm' }, 1)).toBe(false);
+  });
+
   it('reads a __proto__ key as the plain field JSON.parse makes of it', () => {
     const value = JSON.parse(`{"__proto__":${'['.repeat(100)}${']'.repeat(100)}}`) as Record<string, unknown>;
     expect(findTooDeepField(value)).toBe('__proto__');
