@@ -4,7 +4,7 @@ import type { StreamDecoder } from '../types.ts';
 import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
-import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk } from './read-content-chunk.ts';
+import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk, type ChunkEnvelope } from './read-content-chunk.ts';
 
 /** Parsed chunks an envelope is taken from before the decoder stops trying (an upstream whose envelopes differ chunk by chunk). */
 const ENVELOPE_TRIES = 3;
@@ -27,7 +27,7 @@ class ChatStreamDecoder implements StreamDecoder {
   private done = false;
   private usage: Usage | undefined;
   /** The envelope text of the chunks read without JSON.parse (read-content-chunk.ts). */
-  private envelope: string | undefined;
+  private envelope: ChunkEnvelope | undefined;
   private envelopeTries = 0;
 
   push(record: SseRecord): StreamPart[] {

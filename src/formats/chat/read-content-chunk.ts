@@ -24,16 +24,28 @@ const QUOTE = 34;
 const BACKSLASH = 92;
 
 /**
+ * A captured envelope, and the start of each chunk shape read here (the envelope and its choices'
+ * head as one text): whether a chunk is of a shape is one compare of its start, not a compare of
+ * the envelope and then a search for the head (~30 ns less per chunk on Node 20).
+ */
+export interface ChunkEnvelope {
+  readonly text: string;
+  readonly content: string;
+  readonly finish: string;
+  readonly usage: string;
+}
+
+/**
  * The envelope of a parsed chunk (its text before `"choices":[`) when later chunks may be read
  * by `readContentChunk`: it must be members of the top-level object (not inside a string or a
  * nested value), end with a comma, and hold no `usage` or `error` key (the decoder reads those).
  */
-export function captureEnvelope(data: string): string | undefined {
+export function captureEnvelope(data: string): ChunkEnvelope | undefined {
   const at = findChoices(data);
   if (at <= 0 || data.charCodeAt(at - 1) !== 44 /* , */) return undefined;
   const envelope = data.slice(0, at);
   if (findUsage(envelope) !== -1 || findError(envelope) !== -1 || !endsAtTopLevel(envelope)) return undefined;
-  return envelope;
+  return { text: envelope, content: envelope + HEAD, finish: envelope + FINISH_HEAD, usage: envelope + USAGE_HEAD };
 }
 
 /** True when `text` is `{` and whole members: after it the next character is a key at depth 1. */
@@ -97,19 +109,19 @@ function isAt(text: string, at: number, pattern: string): boolean {
   return text.indexOf(pattern, at) === at;
 }
 
-/** True when `data` starts with `envelope` and then `head`. */
-function startsWithEnvelope(data: string, envelope: string, head: string): boolean {
+/** True when `data` starts with `start` (an envelope and a head). */
+function startsWith(data: string, start: string): boolean {
   // Equality of a slice is a compare of the two texts; startsWith is slower on Node 20.
-  return data.slice(0, envelope.length) === envelope && isAt(data, envelope.length, head);
+  return data.slice(0, start.length) === start;
 }
 
 /**
  * The `delta.content` of a plain content chunk whose envelope is `envelope` (see above), or
  * undefined when the record is not one (the decoder then parses it).
  */
-export function readContentChunk(data: string, envelope: string): string | undefined {
-  if (!startsWithEnvelope(data, envelope, HEAD)) return undefined;
-  const from = envelope.length + HEAD.length;
+export function readContentChunk(data: string, envelope: ChunkEnvelope): string | undefined {
+  if (!startsWith(data, envelope.content)) return undefined;
+  const from = envelope.content.length;
   const text = stringEnd(data, from);
   if (!text || !isAt(data, text.end + 1, TAIL) || !plainRest(data, text.end + 1 + TAIL.length)) return undefined;
   if (!text.escaped) return data.slice(from, text.end);
@@ -126,9 +138,9 @@ export function readContentChunk(data: string, envelope: string): string | undef
  * what a content chunk may have after its choices. Undefined when the record is not one (the
  * decoder then parses it): a finish reason with an escape is left to JSON.parse too.
  */
-export function readFinishChunk(data: string, envelope: string): string | undefined {
-  if (!startsWithEnvelope(data, envelope, FINISH_HEAD)) return undefined;
-  const from = envelope.length + FINISH_HEAD.length;
+export function readFinishChunk(data: string, envelope: ChunkEnvelope): string | undefined {
+  if (!startsWith(data, envelope.finish)) return undefined;
+  const from = envelope.finish.length;
   const reason = stringEnd(data, from);
   if (!reason || reason.escaped || !isAt(data, reason.end, FINISH_TAIL) || !plainRest(data, reason.end + FINISH_TAIL.length)) return undefined;
   return data.slice(from, reason.end);
@@ -141,10 +153,10 @@ export function readFinishChunk(data: string, envelope: string): string | undefi
  * `plainRest` accepts, and JSON.parse takes that text only if it is exactly one object.
  * Undefined when the record is not one (the decoder then parses it whole).
  */
-export function readUsageChunk(data: string, envelope: string): unknown {
-  if (!startsWithEnvelope(data, envelope, USAGE_HEAD)) return undefined;
+export function readUsageChunk(data: string, envelope: ChunkEnvelope): unknown {
+  if (!startsWith(data, envelope.usage)) return undefined;
   const end = data.lastIndexOf('}', data.length - 2) + 1;
-  const from = envelope.length + USAGE_HEAD.length - 1;
+  const from = envelope.usage.length - 1; // where the usage object opens
   if (end <= from || !plainRest(data, end)) return undefined;
   try {
     return JSON.parse(data.slice(from, end)) as unknown;

@@ -3,6 +3,8 @@ import { createChatStreamDecoder } from '../../../src/formats/chat/index.ts';
 import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk } from '../../../src/formats/chat/read-content-chunk.ts';
 
 const ENVELOPE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-x","service_tier":"default","system_fingerprint":"fp_1",';
+/** The envelope as the decoder captures it from a first chunk. */
+const CAPTURED = captureEnvelope(`${ENVELOPE}"choices":[]}`)!;
 const plain = (content: string, rest = '}') => `${ENVELOPE}"choices":[{"index":0,"delta":{"content":${content}},"logprobs":null,"finish_reason":null}]${rest}`;
 
 /** The one choice JSON.parse reads in a record without error and without a usage object (else undefined). */
@@ -63,7 +65,7 @@ const RECORDS = [
 describe('reading a plain Chat content chunk without JSON.parse', () => {
   it('says what JSON.parse says, or leaves the record to it', () => {
     const envelope = captureEnvelope(plain('"first"'));
-    expect(envelope).toBe(ENVELOPE);
+    expect(envelope?.text).toBe(ENVELOPE);
     const read = countReadAsParsed(RECORDS, (data) => readContentChunk(data, envelope!), parsedContent);
     // The four plain ones (one empty, one escaped), `usage: null` and a string member after the choices.
     expect(read).toBe(6);
@@ -92,10 +94,10 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
       finish('"stop"').replace('"gpt-x"', '"gpt-y"'),
       plain('"x"'),
     ];
-    const read = countReadAsParsed(records, (data) => readFinishChunk(data, ENVELOPE), parsedReason);
+    const read = countReadAsParsed(records, (data) => readFinishChunk(data, CAPTURED), parsedReason);
     // The four plain ones and the empty reason; the escaped one is left to JSON.parse.
     expect(read).toBe(5);
-    expect(readFinishChunk(finish('"length"', ',"usage":null}'), ENVELOPE)).toBe('length');
+    expect(readFinishChunk(finish('"length"', ',"usage":null}'), CAPTURED)).toBe('length');
   });
 
   it('reads a plain usage chunk\'s usage as JSON.parse does, or leaves the record to it', () => {
@@ -116,10 +118,10 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
       usageChunk('{"prompt_tokens":1}').replace('"choices":[]', '"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]'),
       usageChunk('{"prompt_tokens":1}').replace('"gpt-x"', '"gpt-y"'),
     ];
-    const read = countReadAsParsed(records, (data) => readUsageChunk(data, ENVELOPE), (data) => (JSON.parse(data) as { usage: unknown }).usage);
+    const read = countReadAsParsed(records, (data) => readUsageChunk(data, CAPTURED), (data) => (JSON.parse(data) as { usage: unknown }).usage);
     // The four plain ones: a '}' inside a string after the usage, another object after it, or anything odd is left to JSON.parse.
     expect(read).toBe(4);
-    expect(readUsageChunk(usageChunk(full), ENVELOPE)).toEqual(JSON.parse(full));
+    expect(readUsageChunk(usageChunk(full), CAPTURED)).toEqual(JSON.parse(full));
   });
 
   it('takes an envelope only of top-level members without usage or error', () => {
@@ -127,8 +129,8 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
     expect(captureEnvelope('{"usage":null,"choices":[]}')).toBeUndefined();
     expect(captureEnvelope('{"error":null,"choices":[]}')).toBeUndefined();
     expect(captureEnvelope('{"choices":[]}')).toBeUndefined();
-    expect(captureEnvelope('{"id":"a\\\\","choices":[]}')).toBe('{"id":"a\\\\",');
-    expect(captureEnvelope('{"id":"a","x":[{"y":"]"}],"choices":[]}')).toBe('{"id":"a","x":[{"y":"]"}],');
+    expect(captureEnvelope('{"id":"a\\\\","choices":[]}')?.text).toBe('{"id":"a\\\\",');
+    expect(captureEnvelope('{"id":"a","x":[{"y":"]"}],"choices":[]}')?.text).toBe('{"id":"a","x":[{"y":"]"}],');
   });
 
   it('decodes a stream of such chunks into the parts a parsed one gives', () => {
