@@ -348,8 +348,12 @@ export interface FormatDefinition {
   framings?: Readonly<Record<string, StreamFraming>>;
   /** Request, response, stream and error bodies ↔ IR, usage taps. */
   codec: FormatCodec;
-  /** The end of a stream, record by record (a cut stream is told from one that finished). */
-  terminal(record: WireRecord): RecordEnd | undefined;
+  /**
+   * The end of a stream, record by record (a cut stream is told from one that finished).
+   * `finishes` false: only 'complete' is asked for (a conversion, whose decoder tells where the
+   * answer finished), so a format may skip looking for 'finished'.
+   */
+  terminal(record: WireRecord, finishes?: boolean): RecordEnd | undefined;
   passthrough: PassthroughRules;
   /**
    * The upstream runs a hosted web search: the codec writes `ChatRequest.webSearch` as the

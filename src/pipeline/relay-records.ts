@@ -128,7 +128,8 @@ export class RecordRelay {
     this.writer = framingOf(clientFormat, options.clientFraming).createWriter();
     this.rules = clientFormat.passthrough;
     this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId };
-    this.watch = watchStream(options.upstreamFormat, options.providerId);
+    // Only a passthrough reads where the answer finished from the watch (a cut stream); a conversion's decoder tells it.
+    this.watch = watchStream(options.upstreamFormat, options.providerId, options.passthrough);
     this.pendingEvents = options.events;
     this.onPart = options.onPart;
     const upstreamCodec = getFormat(options.upstreamFormat).codec;

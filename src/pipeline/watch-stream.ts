@@ -7,7 +7,7 @@ import type { WireFormat } from '../ir/index.ts';
 export interface StreamWatch {
   /** A provider_error when the record cannot be a record of this format (e.g. cut JSON). */
   check(record: WireRecord): GatewayError | undefined;
-  /** True once the format's terminal record (or an upstream error record) went by. */
+  /** True once the format's terminal record (or an upstream error record) went by; told only by a watch that asks for it (`finishes`). */
   readonly finished: boolean;
   /** True once the last record the format sends went by (Chat: `[DONE]`); only the end of the body may follow. */
   readonly complete: boolean;
@@ -27,6 +27,7 @@ class Watch implements StreamWatch {
   constructor(
     format: WireFormat,
     private readonly providerId: string,
+    private readonly finishes: boolean,
   ) {
     this.terminal = getFormat(format).terminal;
   }
@@ -37,7 +38,8 @@ class Watch implements StreamWatch {
     if (first === -1) return undefined;
     const object = looksLikeObject(data);
     if (!object && data.charCodeAt(first) === 123 /* { */) return invalid(this.providerId); // a cut object
-    const end = this.complete ? undefined : this.terminal(record);
+    // A record that is no object is valid only if the format names it, so it is always asked in full.
+    const end = this.complete ? undefined : this.terminal(record, this.finishes || !object);
     // A record the format names (Chat's `[DONE]`) may be bare text; any other must be one JSON object.
     if (!object && end === undefined) return invalid(this.providerId);
     if (end === 'complete') this.finished = this.complete = true;
@@ -50,10 +52,11 @@ class Watch implements StreamWatch {
  * A cheap per-record check that never JSON-parses: a data payload must look like one JSON
  * object (`{…}`), unless the format's `terminal` names it (Chat's `[DONE]`). That catches cut
  * and garbage records, which would otherwise crash the client's SDK mid-stream. Where the
- * stream ends is the format's to say (FormatDefinition.terminal).
+ * stream ends is the format's to say (FormatDefinition.terminal). `finishes` false: only the last
+ * record is watched for (`complete`), not where the answer finished (a conversion's decoder tells that).
  */
-export function watchStream(format: WireFormat, providerId: string): StreamWatch {
-  return new Watch(format, providerId);
+export function watchStream(format: WireFormat, providerId: string, finishes = true): StreamWatch {
+  return new Watch(format, providerId, finishes);
 }
 
 /** The error a client gets when the upstream closed its stream before the terminal record. */

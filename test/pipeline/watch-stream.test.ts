@@ -35,4 +35,17 @@ describe('watchStream', () => {
     responses.check({ event: 'response.incomplete', data: '{}' });
     expect(responses.finished).toBe(true);
   });
+
+  it('watches only for the last record when not asked where the answer finished (a conversion), with the same records valid', () => {
+    const chat = watchStream('chat', 'p', false);
+    chat.check({ data: '{"choices":[{"delta":{},"finish_reason":"stop"}]}' });
+    expect(chat.finished).toBe(false);
+    expect(chat.check({ data: 'not json' })?.code).toBe('provider_error');
+    // A bare record the format names by its finish reason stays as valid as for a full watch.
+    const bare = ' "finish_reason":"stop" ';
+    expect(chat.check({ data: bare })).toEqual(watchStream('chat', 'p').check({ data: bare }));
+    chat.check({ data: '[DONE]' });
+    expect(chat.complete).toBe(true);
+    expect(chat.finished).toBe(true);
+  });
 });

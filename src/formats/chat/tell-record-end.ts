@@ -18,10 +18,14 @@ function finishReasonSet(data: string): boolean {
   return data.charCodeAt(i) === 34 /* " */ || (findFinishReason(data, i) !== -1 && FINISH_REASON.test(data.slice(i)));
 }
 
-/** Chat: `[DONE]` is the last record; a chunk with a finish_reason (or an error) ends the answer, usage may follow. */
-export function tellChatRecordEnd(record: WireRecord): RecordEnd | undefined {
+/**
+ * Chat: `[DONE]` is the last record; a chunk with a finish_reason (or an error) ends the answer,
+ * usage may follow. Without `finishes` only `[DONE]` is looked for (a search of every chunk less).
+ */
+export function tellChatRecordEnd(record: WireRecord, finishes = true): RecordEnd | undefined {
   const data = record.data;
   if (isBareWord(data, '[DONE]')) return 'complete';
+  if (!finishes) return undefined;
   if (startsWithKey(data, '"error"') || finishReasonSet(data)) return 'finished';
   return undefined;
 }
