@@ -5,8 +5,14 @@ import type { WireFormat } from '../ir/index.ts';
 
 /** Watches an upstream stream record by record: shape sanity, and whether it really finished. */
 export interface StreamWatch {
-  /** A provider_error when the record cannot be a record of this format (e.g. cut JSON). */
-  check(record: WireRecord): GatewayError | undefined;
+  /**
+   * A provider_error when the record cannot be a record of this format (e.g. cut JSON).
+   * `finishes` false: where the answer finished is not asked of this record (a later record
+   * of the same chunk is the last one, which tells it).
+   */
+  check(record: WireRecord, finishes?: boolean): GatewayError | undefined;
+  /** True when `record` is the last record the format sends (checked only by `check`). */
+  completes(record: WireRecord): boolean;
   /** True once the format's terminal record (or an upstream error record) went by; told only by a watch that asks for it (`finishes`). */
   readonly finished: boolean;
   /** True once the last record the format sends went by (Chat: `[DONE]`); only the end of the body may follow. */
@@ -32,19 +38,23 @@ class Watch implements StreamWatch {
     this.terminal = getFormat(format).terminal;
   }
 
-  check(record: WireRecord): GatewayError | undefined {
+  check(record: WireRecord, finishes = true): GatewayError | undefined {
     const data = record.data;
     const first = firstSignificant(data);
     if (first === -1) return undefined;
     const object = looksLikeObject(data);
     if (!object && data.charCodeAt(first) === 123 /* { */) return invalid(this.providerId); // a cut object
     // A record that is no object is valid only if the format names it, so it is always asked in full.
-    const end = this.complete ? undefined : this.terminal(record, this.finishes || !object);
+    const end = this.complete ? undefined : this.terminal(record, (finishes && this.finishes) || !object);
     // A record the format names (Chat's `[DONE]`) may be bare text; any other must be one JSON object.
     if (!object && end === undefined) return invalid(this.providerId);
     if (end === 'complete') this.finished = this.complete = true;
     else if (end === 'finished') this.finished = true;
     return undefined;
+  }
+
+  completes(record: WireRecord): boolean {
+    return !this.complete && this.terminal(record, false) === 'complete';
   }
 }
 

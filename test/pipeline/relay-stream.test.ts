@@ -250,6 +250,24 @@ describe('a passthrough stream goes on as bytes', () => {
     }
   });
 
+  it('tells a burst that finished from one cut short, with or without its [DONE]', async () => {
+    const records = chatStream(['a', 'b'], { usage: false });
+    const stop = records.findIndex((record) => record.includes('"finish_reason":"stop"'));
+    const cases: Array<[string[], string | undefined]> = [
+      [records, undefined],
+      [records.slice(0, stop + 1), undefined],
+      [records.slice(0, stop), 'provider_error'],
+    ];
+    for (const [burst, failure] of cases) {
+      const r = await relay([Buffer.from(burst[0]), Buffer.from(burst.slice(1).join(''))]);
+      const t = target();
+      r.stream.pushTo(t);
+      r.body.push(null);
+      await t.ended;
+      expect(r.end()?.failure?.code, burst.length.toString()).toBe(failure);
+    }
+  });
+
   it('redacts an upstream key an error record quotes, alone or among many records in one chunk', async () => {
     const key = 'sk-relay-test-key-0123456789';
     rememberSecret(key);

@@ -48,4 +48,17 @@ describe('watchStream', () => {
     expect(chat.complete).toBe(true);
     expect(chat.finished).toBe(true);
   });
+
+  it('says which record is the last one without taking it, and skips the finish of a record when asked', () => {
+    const chat = watchStream('chat', 'p');
+    expect(chat.completes({ data: '{"choices":[{"delta":{},"finish_reason":"stop"}]}' })).toBe(false);
+    expect(chat.completes({ data: ' [DONE] ' })).toBe(true);
+    expect(chat.complete).toBe(false);
+    chat.check({ data: '{"choices":[{"delta":{},"finish_reason":"stop"}]}' }, false);
+    expect(chat.finished).toBe(false);
+    chat.check({ data: '[DONE]' }, false);
+    expect(chat.finished && chat.complete).toBe(true);
+    expect(chat.completes({ data: '[DONE]' })).toBe(false);
+    expect(watchStream('messages', 'p').completes({ event: 'message_stop', data: '{"type":"message_stop"}' })).toBe(true);
+  });
 });
