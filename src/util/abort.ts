@@ -28,7 +28,10 @@ export class FastAbortController implements AbortWatch {
   aborted = false;
   reason: unknown = undefined;
   private controller: AbortController | undefined;
-  private listeners: Listener[] | undefined;
+  /** The first listener; most watches have one and no more, so they need no array. */
+  private first: Listener | undefined;
+  /** Listeners added while `first` (or an earlier one) was still there, in order. */
+  private more: Listener[] | undefined;
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -44,21 +47,30 @@ export class FastAbortController implements AbortWatch {
     this.aborted = true;
     this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
     this.controller?.abort(this.reason);
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
+    const first = this.first;
+    const more = this.more;
+    this.first = this.more = undefined;
+    first?.();
+    if (more) for (const listener of more) listener();
   }
 
   listen(listener: Listener): () => void {
-    (this.listeners ??= []).push(listener);
+    if (this.first === undefined && this.more === undefined) this.first = listener;
+    else (this.more ??= []).push(listener);
     return () => this.unlisten(listener);
   }
 
   unlisten(listener: Listener): void {
-    const listeners = this.listeners;
-    if (!listeners) return;
-    const at = listeners.indexOf(listener);
-    if (at !== -1) listeners.splice(at, 1);
+    if (this.first === listener) {
+      this.first = undefined;
+      return;
+    }
+    const more = this.more;
+    const at = more ? more.indexOf(listener) : -1;
+    if (at === -1) return;
+    // The last one (listeners usually leave in reverse order) without splice's array of what it removed.
+    if (at === more!.length - 1) more!.pop();
+    else more!.splice(at, 1);
   }
 }
 

@@ -16,6 +16,42 @@ describe('FastAbortController', () => {
     expect(controller.reason).toBe('why');
   });
 
+  it('keeps the order of listeners however they come and go (the first, the last, one in the middle, twice the same)', () => {
+    const controller = new FastAbortController();
+    const calls: string[] = [];
+    const hear = (name: string) => () => calls.push(name);
+    const removeA = controller.listen(hear('a'));
+    const removeB = controller.listen(hear('b'));
+    removeA();
+    controller.listen(hear('c'));
+    const d = hear('d');
+    controller.listen(d);
+    controller.listen(d);
+    const removeE = controller.listen(hear('e'));
+    removeE();
+    controller.unlisten(d);
+    removeA();
+    controller.listen(hear('f'));
+    removeB();
+    controller.abort();
+    expect(calls).toEqual(['c', 'd', 'f']);
+
+    const alone = new FastAbortController();
+    const removeOnly = alone.listen(hear('only'));
+    removeOnly();
+    alone.listen(hear('next'));
+    alone.abort();
+    expect(calls).toEqual(['c', 'd', 'f', 'next']);
+
+    const later = new FastAbortController();
+    const removeX = later.listen(hear('x'));
+    later.listen(hear('y'));
+    removeX();
+    later.listen(hear('z'));
+    later.abort();
+    expect(calls.slice(-2)).toEqual(['y', 'z']);
+  });
+
   it('makes a real AbortSignal on demand, aborted with the same reason even when read late', () => {
     const early = new FastAbortController();
     const signal = early.signal;
