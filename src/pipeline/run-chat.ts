@@ -13,7 +13,7 @@ import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
 import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
-import { tryCandidates } from './try-candidates.ts';
+import { tryCandidates, type Served } from './try-candidates.ts';
 import type { ChatExchange, ChatOutcome, Settlement } from './types.ts';
 import type { AttemptObserver } from '../observability/index.ts';
 
@@ -46,8 +46,11 @@ function discardAnswer(answer: Answer): void {
   answer.peeked.source.destroy();
 }
 
-/** One attempt at one model: the call, then the first checks of its answer (one async frame: this runs on every request). */
-async function callModel(
+/**
+ * One attempt at one model: the call, then the first checks of its answer. Not async: this runs
+ * on every request, and two callbacks allocate less than a suspended frame with two awaits.
+ */
+function callModel(
   router: Router,
   deps: ChatPipelineDeps,
   exchange: ChatExchange,
@@ -57,21 +60,30 @@ async function callModel(
 ): Promise<Answer> {
   const attempts = exchange.attempts;
   attempts?.attemptStarted(model.provider.id, model.id, model.upstreamId);
-  let answer: Answer;
+  let answering: Promise<Answer>;
   try {
     const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
     const startedAt = router.now();
     const calling = callUpstream(model, prepared.call, client);
     attempts?.attemptDispatched();
-    const upstream = await calling;
-    router.latency.record(model.id, router.now() - startedAt);
-    answer = request.facts.stream ? await streamAnswer(prepared, upstream, model) : await jsonAnswer(prepared, upstream, model);
+    answering = calling.then((upstream) => {
+      router.latency.record(model.id, router.now() - startedAt);
+      return request.facts.stream ? streamAnswer(prepared, upstream, model) : jsonAnswer(prepared, upstream, model);
+    });
   } catch (error) {
-    attempts?.attemptFailed(model.provider.id, model.id, isGatewayError(error) ? error.code : 'internal_error');
-    throw error;
+    answering = Promise.reject(error);
   }
-  attempts?.attemptSucceeded(model.provider.id, model.id);
-  return answer;
+  if (!attempts) return answering;
+  return answering.then(
+    (answer) => {
+      attempts.attemptSucceeded(model.provider.id, model.id);
+      return answer;
+    },
+    (error: unknown) => {
+      attempts.attemptFailed(model.provider.id, model.id, isGatewayError(error) ? error.code : 'internal_error');
+      throw error;
+    },
+  );
 }
 
 /** A streamed answer with its first record (peeked: an upstream error there can still fall back). */
@@ -134,21 +146,31 @@ function planFor(router: Router, request: InboundRequest): ReturnType<Router['pl
  * fallbacks, circuit breakers: src/routing), then relay. Nothing reaches the client before
  * an upstream answered with a sane first record, so every failure up to there can fall back.
  */
-export async function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, inbound?: InboundRequest | ChatRequest): Promise<ChatOutcome> {
-  const request = inbound instanceof InboundRequest ? inbound : readInbound(exchange, inbound);
-  const router = deps.router;
-  const startedAt = router.now();
-  const session = sessionKeyOf(router, exchange, request);
-  const planned = planFor(router, request);
-  const plan = session === undefined ? planned : router.sticky.order(planned, session, startedAt, (id) => router.breaker.state(id) === 'closed');
-  const client = exchange.client ?? watchOf(exchange.signal);
-  const { value: answer, model, routing, fallback } = await tryCandidates(
-    router,
-    plan,
-    client,
-    (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client),
-    { startedAt, discard: discardAnswer, noHedge: session !== undefined && !router.config.sticky.hedge },
-  );
+export function runChat(deps: ChatPipelineDeps, exchange: ChatExchange, inbound?: InboundRequest | ChatRequest): Promise<ChatOutcome> {
+  // Not async: the candidates' promise is the only wait, and a callback allocates less than a suspended frame.
+  try {
+    const request = inbound instanceof InboundRequest ? inbound : readInbound(exchange, inbound);
+    const router = deps.router;
+    const startedAt = router.now();
+    const session = sessionKeyOf(router, exchange, request);
+    const planned = planFor(router, request);
+    const plan = session === undefined ? planned : router.sticky.order(planned, session, startedAt, (id) => router.breaker.state(id) === 'closed');
+    const client = exchange.client ?? watchOf(exchange.signal);
+    return tryCandidates(
+      router,
+      plan,
+      client,
+      (model, hedgeSignal) => callModel(router, deps, exchange, request, model, hedgeSignal ? watchOf(AbortSignal.any([client.signal, hedgeSignal])) : client),
+      { startedAt, discard: discardAnswer, noHedge: session !== undefined && !router.config.sticky.hedge },
+    ).then((served) => outcomeOf(router, exchange, request, session, served));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The outcome of the candidate that answered: its JSON body, or its relayed stream. */
+function outcomeOf(router: Router, exchange: ChatExchange, request: InboundRequest, session: string | undefined, served: Served<Answer>): ChatOutcome {
+  const { value: answer, model, routing, fallback } = served;
   if (session !== undefined) router.sticky.served(session, model.id, router.now());
   const headers = buildRoutingHeaders(routing, fallback);
   const outcome =

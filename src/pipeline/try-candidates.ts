@@ -72,27 +72,38 @@ class CandidateLoop<T> {
     return fallback ? { value, model, routing, fallback } : { value, model, routing };
   }
 
-  /** One call: its value, or undefined after a retryable failure (the loop moves on). */
-  async run(model: CatalogModel): Promise<Served<T> | undefined> {
+  /**
+   * One call: its value, or undefined after a retryable failure (the loop moves on). Not async:
+   * every request makes one, and a callback pair allocates less than a suspended frame.
+   */
+  run(model: CatalogModel): Promise<Served<T> | undefined> {
     this.attempts += 1;
     this.first ??= { model };
-    let value: T;
+    let calling: Promise<T>;
     try {
-      value = await this.attempt(model);
+      calling = this.attempt(model);
     } catch (thrown) {
-      const error = toGatewayError(thrown);
-      if (this.client.aborted) {
-        this.router.breaker.release(model.id);
-        throw clientGone();
-      }
-      if (!error.retryable) {
-        this.router.breaker.release(model.id); // the upstream answered: says nothing against its health
-        throw routingFailureError(error, this.attempts, this.plan);
-      }
-      this.failed(model, error);
-      return undefined;
+      calling = Promise.reject(thrown);
     }
-    return this.served(model, value);
+    return calling.then(
+      (value) => this.served(model, value),
+      (thrown: unknown) => this.callFailed(model, thrown),
+    );
+  }
+
+  /** A call that threw: the client's abort or a fatal error end the loop; a retryable failure is noted. */
+  private callFailed(model: CatalogModel, thrown: unknown): undefined {
+    const error = toGatewayError(thrown);
+    if (this.client.aborted) {
+      this.router.breaker.release(model.id);
+      throw clientGone();
+    }
+    if (!error.retryable) {
+      this.router.breaker.release(model.id); // the upstream answered: says nothing against its health
+      throw routingFailureError(error, this.attempts, this.plan);
+    }
+    this.failed(model, error);
+    return undefined;
   }
 }
 
