@@ -1,6 +1,6 @@
 import type { Admission } from '../accounts/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
-import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type Settlement } from '../pipeline/index.ts';
+import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
@@ -13,13 +13,6 @@ function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
   return { registry: deps.registry, router: deps.router, defaultMaxTokens: deps.config.defaults.maxTokens };
 }
 
-/**
- * One exchange, whatever brought it: read what billing and routing need (the body is decoded
- * only where a conversion or the Responses store needs it), admit, rehydrate and capture stored Responses,
- * run the pipeline, settle through one channel (the pipeline's `onSettled`, told once the
- * usage is final), and answer: a JSON body once its records are durable, or a stream whose
- * end waits for them. A failure before the answer releases the admission and is thrown.
- */
 /**
  * True when a Responses body involves the gateway's store: kept (`store` is not false), or
  * reading it (`previous_response_id`, an `item_reference` the gateway may hold).
@@ -45,42 +38,88 @@ function surelyConverting(deps: ExchangeDeps, model: string, format: ExchangeCal
   return candidates.some((candidate) => candidate.formats.includes(format)) ? undefined : candidates[0];
 }
 
-export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<ExchangeAnswer> {
-  const record = call.record;
+/**
+ * One exchange, whatever brought it: read what billing and routing need (the body is decoded
+ * only where a conversion or the Responses store needs it), admit, rehydrate and capture stored Responses,
+ * run the pipeline, settle through one channel (the pipeline's `onSettled`, told once the
+ * usage is final), and answer: a JSON body once its records are durable, or a stream whose
+ * end waits for them. A failure before the answer releases the admission and is thrown.
+ */
+export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<ExchangeAnswer> {
+  // Not async, nor the steps below but the Responses store's: every request runs them, and a
+  // callback per wait allocates less than suspended frames holding all their locals.
+  try {
+    const record = call.record;
+    const raw = rawOf(call);
+    // What billing and routing read, from the raw body: a passthrough never decodes it (issue 21 §7).
+    const inbound = readCall({ format: call.format, target: call.target, body: call.body, raw });
+    if (record) {
+      record.requestedModel = inbound.facts.model;
+      record.stream = inbound.facts.stream;
+    }
+    if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(call.body)) {
+      return withResponsesStore(deps, call, inbound, raw).then((stored) => admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture));
+    }
+    return admitAndRun(deps, call, inbound, call.body, raw, undefined);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The Responses store needs the IR: references resolved, history rebuilt, the answer kept. */
+async function withResponsesStore(
+  deps: ExchangeDeps,
+  call: ExchangeCall,
+  inbound: InboundRequest,
+  raw: string,
+): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined }> {
+  let request = inbound.ir;
   let body = call.body;
-  let raw = rawOf(call);
-  let capture: StoredResponseCapture | undefined;
-  // What billing and routing read, from the raw body: a passthrough never decodes it (issue 21 §7).
-  let inbound = readCall({ format: call.format, target: call.target, body, raw });
-  if (record) {
-    record.requestedModel = inbound.facts.model;
-    record.stream = inbound.facts.stream;
-  }
-  if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
-    // The Responses store needs the IR: references resolved, history rebuilt, the answer kept.
-    let request = inbound.ir;
-    const referenced = { format: call.format, target: call.target, body, raw };
-    request = await resolveStoredReferences(deps, referenced, request, call.auth);
-    ({ body, raw } = referenced);
-    const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id);
-    if (rehydrated) ({ request, body, raw } = rehydrated);
-    capture = captureResponses(deps, request, call.auth.account.id, raw);
-    if (capture) await checkResponsesQuota(deps, call.auth.account.id);
-    if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
-  }
+  const referenced = { format: call.format, target: call.target, body, raw };
+  request = await resolveStoredReferences(deps, referenced, request, call.auth);
+  ({ body, raw } = referenced);
+  const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id);
+  if (rehydrated) ({ request, body, raw } = rehydrated);
+  const capture = captureResponses(deps, request, call.auth.account.id, raw);
+  if (capture) await checkResponsesQuota(deps, call.auth.account.id);
+  if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
+  return { inbound, body, raw, capture };
+}
+
+/** Admits the call (after a certain conversion's checks), then runs it. */
+function admitAndRun(
+  deps: ExchangeDeps,
+  call: ExchangeCall,
+  inbound: InboundRequest,
+  body: Record<string, unknown>,
+  raw: string,
+  capture: StoredResponseCapture | undefined,
+): Promise<ExchangeAnswer> {
   // A conversion is certain: its 400/422 (an invalid call_id, an unresolvable item_reference) come before the credit hold, not a 402 for a body that was never valid.
   const converting = surelyConverting(deps, inbound.facts.model, call.format);
   if (converting) checkConvertible(inbound.ir, converting);
-  const request = inbound.facts;
-  const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, request);
-  const admission = admitting instanceof Promise ? await admitting : admitting;
+  const exchange = new CallExchange(call, body, raw);
+  exchange.capture = capture;
+  exchange.responseId = capture?.id;
+  const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, inbound.facts);
+  if (admitting instanceof Promise) return admitting.then((admission) => runAdmitted(deps, call, inbound, exchange, capture, admission));
+  return runAdmitted(deps, call, inbound, exchange, capture, admitting);
+}
+
+/** Runs an admitted call through the pipeline, settling through one channel; a failure before the answer releases the admission. */
+function runAdmitted(
+  deps: ExchangeDeps,
+  call: ExchangeCall,
+  inbound: InboundRequest,
+  exchange: CallExchange,
+  capture: StoredResponseCapture | undefined,
+  admission: Admission,
+): Promise<ExchangeAnswer> {
+  const record = call.record;
   call.onHeaders?.(admission.headers);
   // An answer past this is relayed but not stored (a stream's size is known only at its end).
   if (capture) call.onHeaders?.({ 'x-gateway-store-limit-bytes': String(deps.config.server.bodyLimits.inference) });
 
-  const exchange = new CallExchange(call, body, raw);
-  exchange.capture = capture;
-  exchange.responseId = capture?.id;
   let done!: () => void;
   const settled = new Promise<void>((resolve) => (done = resolve));
   if (record) record.settling = settled;
@@ -90,32 +129,57 @@ export async function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promi
       record.errorCode ??= 'client_closed';
       record.status = 499;
     }
-    const charged = admission.settle(settlement).then(
-      (charge) => record?.applySettlement(settlement, charge),
-      (error: unknown) => deps.log.error('settle failed', { error: String(error) }),
+    return admission.settle(settlement).then(
+      (charge) => {
+        record?.applySettlement(settlement, charge);
+        done();
+      },
+      (error: unknown) => {
+        deps.log.error('settle failed', { error: String(error) });
+        done();
+      },
     );
-    void charged.then(done);
-    return charged;
   };
   exchange.onSettled = settle;
 
-  let outcome: ChatOutcome;
-  try {
-    outcome = await runChat(pipelineOf(deps), exchange, inbound);
-  } catch (error) {
-    await settle(null);
-    throw error;
-  }
+  return runChat(pipelineOf(deps), exchange, inbound).then(
+    (outcome) => answerOf(record, outcome, capture, admission, settled),
+    (error: unknown) =>
+      settle(null).then(() => {
+        throw error;
+      }),
+  );
+}
+
+/** The exchange's answer: a JSON body once its records are durable, or a stream whose end waits for them. */
+function answerOf(
+  record: ExchangeCall['record'],
+  outcome: ChatOutcome,
+  capture: StoredResponseCapture | undefined,
+  admission: Admission,
+  settled: Promise<void>,
+): ExchangeAnswer | Promise<ExchangeAnswer> {
   if (record) {
     record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
     record.adapted = outcome.adapted;
     record.droppedTools = outcome.droppedTools;
   }
-  const headers = outcome.headers;
   // The answer's end waits for its records: the stored Response it names, its usage ledger line (group commit).
   const pending = () => capture?.saving ?? admission.recording;
-  if (outcome.stream) return { status: outcome.status, headers, stream: holdEnd(outcome.stream, pending), settled };
-  for (let waiting = pending(); waiting; waiting = pending()) await waiting;
+  if (outcome.stream) return { status: outcome.status, headers: outcome.headers, stream: holdEnd(outcome.stream, pending), settled };
+  return durableJson(pending, outcome, capture, settled);
+}
+
+/** A JSON answer, sent once nothing is pending any more (a wait may be followed by another). */
+function durableJson(
+  pending: () => Promise<unknown> | undefined,
+  outcome: ChatOutcome,
+  capture: StoredResponseCapture | undefined,
+  settled: Promise<void>,
+): ExchangeAnswer | Promise<ExchangeAnswer> {
+  const waiting = pending();
+  if (waiting) return waiting.then(() => durableJson(pending, outcome, capture, settled));
+  const headers = outcome.headers;
   if (capture?.notStored) headers['x-gateway-response-stored'] = 'false';
   return { status: outcome.status, headers, json: outcome.json ?? '', settled };
 }
