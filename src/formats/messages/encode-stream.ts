@@ -1,5 +1,5 @@
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/index.ts';
-import { jsonRecord, type SseRecord } from '../../sse/index.ts';
+import { JsonLine, jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { redactSecrets } from '../../util/index.ts';
 import { carryOpaque, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
@@ -152,7 +152,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         this.done = true;
         this.close();
         this.messageDelta();
-        this.record({ event: 'message_stop', data: MESSAGE_STOP });
+        this.record(new JsonLine('message_stop', MESSAGE_STOP));
         return;
       default:
         return;
@@ -170,10 +170,12 @@ class MessagesStreamEncoder implements StreamEncoder {
     usage.output_tokens = 0;
     const id = JSON.stringify(prefixedId('msg_', start?.id));
     const model = JSON.stringify(start?.model ?? '');
-    this.record({
-      event: 'message_start',
-      data: `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageJson(usage)}}}`,
-    });
+    this.record(
+      new JsonLine(
+        'message_start',
+        `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageJson(usage)}}}`,
+      ),
+    );
   }
 
   private messageDelta(): void {
@@ -182,10 +184,12 @@ class MessagesStreamEncoder implements StreamEncoder {
     const finish = this.finish ?? { reason: 'stop' as const };
     const stopReason = JSON.stringify(encodeMessagesStopReason(finish.reason, finish.stopSequence));
     const stopSequence = JSON.stringify(finish.stopSequence ?? null);
-    this.record({
-      event: 'message_delta',
-      data: `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
-    });
+    this.record(
+      new JsonLine(
+        'message_delta',
+        `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
+      ),
+    );
   }
 
   private ensureOpen(open: Open, contentBlock: Record<string, unknown>): void {
@@ -212,14 +216,14 @@ class MessagesStreamEncoder implements StreamEncoder {
       this.textDeltaIndex = this.nextIndex;
       this.textDeltaHead = `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":`;
     }
-    this.record({ event: 'content_block_delta', data: this.textDeltaHead + JSON.stringify(text) + '}}' });
+    this.record(new JsonLine('content_block_delta', this.textDeltaHead + JSON.stringify(text) + '}}'));
   }
 
   private close(): void {
     if (!this.open) return;
     this.open = undefined;
     // As JSON.stringify writes { type: 'content_block_stop', index }, without building the object.
-    this.record({ event: 'content_block_stop', data: `{"type":"content_block_stop","index":${this.nextIndex++}}` });
+    this.record(new JsonLine('content_block_stop', `{"type":"content_block_stop","index":${this.nextIndex++}}`));
   }
 
   /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */

@@ -4,6 +4,7 @@ import { encodeMessagesStopReason } from '../../../src/formats/messages/map-fini
 import { encodeMessagesUsage } from '../../../src/formats/messages/map-usage.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
+import { writeSse } from '../../../src/sse/index.ts';
 import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent } from '../stream-helpers.ts';
 
 const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
@@ -217,5 +218,32 @@ describe('messages stream encoder', () => {
       expect(JSON.parse(records.at(-1)!.data).delta.text).toBe(text);
     }
   });
-});
 
+  it('frames every record as the SSE writer frames a plain record: no data it marks as one JSON line holds a line break', () => {
+    // The writer frames a JsonLine without searching it for a line break; a plain copy is searched
+    // (a data with a line break becomes several data: lines), so the two texts differ if one slipped in.
+    const encoder = messagesCodec.createStreamEncoder(request);
+    const parts: StreamPart[] = [
+      { type: 'start', id: 'chat\ncmpl\r1\u2028', model: 'a\nmodel\r\n\u2029 🦊', created: 1, usage: { inputTokens: 3, outputTokens: 0, cacheReadTokens: 1 } },
+      { type: 'text-delta', text: 'line one\nline two\r\n\r' },
+      { type: 'text-delta', text: '\u2028\u2029 ünï \ud800 "q" \\' },
+      { type: 'text-end' },
+      { type: 'reasoning-start' },
+      { type: 'reasoning-delta', text: 'think\nmore' },
+      { type: 'reasoning-signature', signature: 'sig\n' },
+      { type: 'reasoning-end' },
+      { type: 'tool-call-start', index: 0, id: 'call\n1', name: 'f\nn' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"a":\n1}' },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'finish', finishReason: 'stop', stopSequence: 'END\n' },
+      { type: 'usage', usage: { inputTokens: 1e21, outputTokens: 0.5, cacheReadTokens: Number.NaN } },
+      { type: 'end' },
+    ];
+    const records = parts.flatMap((part) => encoder.encode(part));
+    expect(records.length).toBeGreaterThan(12);
+    expect(writeSse(records)).toBe(writeSse(records.map((record) => ({ ...record }))));
+    const failing = messagesCodec.createStreamEncoder(request);
+    const error = [...failing.encode({ type: 'text-delta', text: 'x' }), ...failing.encode({ type: 'error', error: { code: 'provider_error', message: 'cut\nshort', status: 502 } })];
+    expect(writeSse(error)).toBe(writeSse(error.map((record) => ({ ...record }))));
+  });
+});
