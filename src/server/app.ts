@@ -1,7 +1,8 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
 import type { WireFormat } from '../ir/index.ts';
-import { flushHead, requestHeader, requestState, setResponseHeader } from './context.ts';
+import type { RequestRecord } from '../observability/index.ts';
+import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
@@ -23,7 +24,34 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   const operation = operationOfRoute(route);
   const apiFormat = apiFormatOfRoute(route, format);
   const internal = isInternalRoute(route, deps.config.metrics.path);
-  return async (event) => {
+  // What the handler's result or failure ends with: the record ended, the slot given back, an error as the envelope.
+  const failed = (event: H3Event, state: RequestState, record: RequestRecord, thrown: unknown): unknown => {
+    state.limits?.release();
+    if (thrown instanceof ClientClosedError) {
+      deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
+    } else if (!isGatewayError(thrown)) {
+      deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
+    }
+    const error = toGatewayError(thrown);
+    if (warnClient && error.status >= 400 && error.status < 500) warnClient({ requestId: state.ids.requestId, route, keyId: record.keyId, error });
+    observer.fail(record, error);
+    observer.end(record, error.status);
+    return errorResponse(error, event, format);
+  };
+  const ended = (event: H3Event, state: RequestState, record: RequestRecord, result: unknown): unknown => {
+    try {
+      // A body h3 sends (not sendBody or sendStream, which wrote the head): the headers set so far go on the Node response first.
+      if (state.head) flushHead(event);
+      // Limits passed before the body and never taken over by an admission: the slot goes back.
+      state.limits?.release();
+      observer.end(record, statusOfResult(result, event.res.status));
+      return result;
+    } catch (thrown) {
+      return failed(event, state, record, thrown);
+    }
+  };
+  // Not async: every request passes here, and a callback pair allocates less than a suspended frame.
+  return (event) => {
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
     // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
@@ -35,27 +63,19 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
         })
       : observer.begin(state.ids.requestId, route, operation, apiFormat, internal);
     state.record = record;
+    let result: unknown;
     try {
-      const result = await handler(event);
-      // A body h3 sends (not sendBody or sendStream, which wrote the head): the headers set so far go on the Node response first.
-      if (state.head) flushHead(event);
-      // Limits passed before the body and never taken over by an admission: the slot goes back.
-      state.limits?.release();
-      observer.end(record, statusOfResult(result, event.res.status));
-      return result;
+      result = handler(event);
     } catch (thrown) {
-      state.limits?.release();
-      if (thrown instanceof ClientClosedError) {
-        deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
-      } else if (!isGatewayError(thrown)) {
-        deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
-      }
-      const error = toGatewayError(thrown);
-      if (warnClient && error.status >= 400 && error.status < 500) warnClient({ requestId: state.ids.requestId, route, keyId: record.keyId, error });
-      observer.fail(record, error);
-      observer.end(record, error.status);
-      return errorResponse(error, event, format);
+      return failed(event, state, record, thrown);
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => ended(event, state, record, value),
+        (thrown: unknown) => failed(event, state, record, thrown),
+      );
+    }
+    return ended(event, state, record, result);
   };
 }
 

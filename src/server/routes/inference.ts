@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import type { AuthContext, PassedLimits } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { runExchange } from '../../exchange/index.ts';
 import { listFormats, type FormatRoute, type RouteTarget } from '../../formats/index.ts';
@@ -8,7 +9,7 @@ import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { clientAbort } from '../client-signal.ts';
 import { requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
-import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
+import { jsonBodyBounds, readJsonObject, type JsonObjectBody } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 
@@ -42,22 +43,18 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
   const route = formatRoute.path;
   const forwarded = forwardedNames();
   const bounds = jsonBodyBounds(deps, deps.config.server.bodyLimits.inference);
-  return async (event: H3Event): Promise<unknown> => {
-    const target = targetOf(event, formatRoute);
-    if (target === null) {
-      if (other) return other(event);
-      throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
-    }
-    const auth = authenticateApiKey(event, deps, format);
-    // The key's rate limit and slot before a byte of the body is read (issue 27); a refused body gives the slot back (route wrapper).
-    const passing = passLimitsFirst(event, deps, auth, route);
-    const limits = passing instanceof Promise ? await passing : passing;
-    // A small body is already buffered: read and parsed without a promise.
+
+  // The body, read and parsed without a promise when small (already buffered), then the exchange.
+  const readAndRun = (event: H3Event, target: RouteTarget | undefined, auth: AuthContext, limits: PassedLimits | undefined): Promise<unknown> => {
     const read = readJsonObject(event, bounds);
-    const { raw, body } = read instanceof Promise ? await read : read;
+    if (read instanceof Promise) return read.then((body) => run(event, target, auth, limits, body));
+    return run(event, target, auth, limits, read);
+  };
+
+  const run = (event: H3Event, target: RouteTarget | undefined, auth: AuthContext, limits: PassedLimits | undefined, { raw, body }: JsonObjectBody): Promise<unknown> => {
     checkInferenceBounds(body);
     const state = requestState(event);
-    const answer = await runExchange(deps, {
+    const answering = runExchange(deps, {
       format,
       target,
       body,
@@ -76,10 +73,31 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
         for (const name in headers) setResponseHeader(event, name, headers[name]);
       },
     });
-    if (answer.stream) {
-      state.record?.firstByte();
-      return sendStream(event, answer.status, answer.headers, answer.stream);
+    return answering.then((answer) => {
+      if (answer.stream) {
+        state.record?.firstByte();
+        return sendStream(event, answer.status, answer.headers, answer.stream);
+      }
+      return sendBody(event, answer.status, answer.headers, answer.json ?? '');
+    });
+  };
+
+  // Not async, nor the steps above: every request runs them, and most wait only for the exchange
+  // (a local limiter, a buffered body); a callback allocates less than a suspended frame.
+  return (event: H3Event): Promise<unknown> => {
+    try {
+      const target = targetOf(event, formatRoute);
+      if (target === null) {
+        if (other) return other(event);
+        throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+      }
+      const auth = authenticateApiKey(event, deps, format);
+      // The key's rate limit and slot before a byte of the body is read (issue 27); a refused body gives the slot back (route wrapper).
+      const passing = passLimitsFirst(event, deps, auth, route);
+      if (passing instanceof Promise) return passing.then((limits) => readAndRun(event, target, auth, limits));
+      return readAndRun(event, target, auth, passing);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return sendBody(event, answer.status, answer.headers, answer.json ?? '');
   };
 }
