@@ -14,11 +14,20 @@ export function errorBody(error: GatewayError, event: H3Event, format?: WireForm
 }
 
 /**
- * How long a connection whose request body was left unread may linger after the error answer:
- * long enough for a client still sending to read the answer (instead of a reset), short enough
- * that a slow body cannot keep its socket (docs/limits.md, "Connections").
+ * How long a connection whose request body was left unread may linger after the error answer
+ * without its client sending much: long enough for a client still sending to read the answer
+ * (instead of a reset), short enough that a slow body cannot keep its socket (docs/limits.md,
+ * "Connections").
  */
 export const LINGER_MS = 2000;
+/**
+ * A client that keeps sending at least this much per LINGER_MS keeps its lingering socket: a
+ * real upload on a slow link (or to a busy gateway, which discards at its own pace) gets to read
+ * the answer; a trickle does not.
+ */
+export const LINGER_MIN_BYTES = 128 * 1024;
+/** The longest a connection lingers, however fast its client sends. */
+export const LINGER_MAX_MS = 30_000;
 
 /**
  * An error answered before the request's body was read whole (401 on a slow upload, 413 at the
@@ -26,7 +35,8 @@ export const LINGER_MS = 2000;
  * Node would then destroy the socket as soon as the answer is flushed, and a socket closed with
  * unread data resets the connection, which can cost a client still sending its body the answer
  * itself. So this socket lingers instead: its write side is ended, what still arrives is read
- * and discarded, and it is destroyed after LINGER_MS (or when the client closes) — a slow body
+ * and discarded, and it is destroyed once a LINGER_MS passes in which less than
+ * LINGER_MIN_BYTES arrived, or after LINGER_MAX_MS (or when the client closes) — a slow body
  * no longer keeps it for Node's 300 s requestTimeout. True when the connection will close.
  */
 function closeAfterAnswer(event: H3Event): boolean {
@@ -38,9 +48,15 @@ function closeAfterAnswer(event: H3Event): boolean {
   socket.destroySoon = () => {
     req.resume();
     socket.end();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    const until = Date.now() + LINGER_MAX_MS;
+    let read = socket.bytesRead;
+    const timer = setInterval(() => {
+      const now = socket.bytesRead;
+      if (now - read < LINGER_MIN_BYTES || Date.now() >= until) socket.destroy();
+      read = now;
+    }, LINGER_MS);
     timer.unref();
-    socket.once('close', () => clearTimeout(timer));
+    socket.once('close', () => clearInterval(timer));
   };
   return true;
 }

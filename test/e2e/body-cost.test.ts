@@ -142,6 +142,19 @@ describe('a body is bounded by what it costs, not only by its bytes', () => {
     // The socket goes within the linger time (it used to stay open for 300 s, Node's requestTimeout).
     await slow.closed;
   });
+  it('a client that goes on sending its body after a refusal at the head reads the refusal, not a reset', { timeout: 30_000 }, async () => {
+    // 200 MB announced (over the 100 MB limit: 413 before a byte is read), then 256 KB every
+    // 200 ms for 4 s, past the 2 s a socket lingers when little arrives: it is kept while the
+    // body keeps coming, as for an upload on a slow link, and closed once it stops.
+    const piece = Buffer.alloc(256 * 1024, 0x20);
+    let pieces = 0;
+    const upload = await rawRequest(gw.url, chatHead(proKey, 200 * MB), () => (pieces < 20 ? ((pieces += 1), piece) : undefined), { gapMs: 200, keepSending: true });
+    expect(upload.status).toBe(413);
+    expect(upload.text).toContain('request_too_large');
+    expect(await upload.written).toBeUndefined();
+    expect(pieces).toBe(20);
+    await upload.closed;
+  });
   it('the token counters take the key\'s rate limit before the body: over it, 429 before an 80 MB body is read', { timeout: 60_000 }, async () => {
     // Token counts are not generations (no concurrency slot), but each is a request against the key's RPM.
     const count = (route: string, key: string) =>

@@ -140,7 +140,8 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     await expect(sdk('alice').videos.create({ model: 'nope/nothing', prompt: 'x' })).rejects.toMatchObject({ status: 404 });
   });
 
-  it('gateway videos ls|show|cancel and media ls --type video, through the running server', async () => {
+  // Eight CLI runs of ~1 s each (12 s at CI's load): more than the default 30 s only on a crowded box.
+  it('gateway videos ls|show|cancel and media ls --type video, through the running server', { timeout: 60_000 }, async () => {
     const client = sdk('alice');
     const before = await credits('alice');
     const v = await client.videos.create({ model: 'slow/video', prompt: 'a very long take', seconds: '2' as '4' });

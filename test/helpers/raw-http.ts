@@ -14,29 +14,37 @@ export interface RawExchange {
   sent: number;
   /** Resolves when the server closed the socket (or it failed). */
   closed: Promise<void>;
+  /** With `keepSending`: resolves once every piece was written (undefined) or with the socket's error code (EPIPE, ECONNRESET) if it failed first. */
+  written: Promise<string | undefined>;
 }
 
 /**
  * Sends `head` (request line and headers, without the blank line) and then the body produced by
  * `nextPiece` (undefined when done) at the socket's pace, pausing `gapMs` between pieces;
- * stops sending once an answer starts; `signal` destroys the socket. Resolves when the first answer is complete (or the socket closed).
+ * stops sending once an answer starts (with `keepSending`, goes on like a client that writes its
+ * whole body before reading); `signal` destroys the socket. Resolves when the first answer is
+ * complete (or the socket closed).
  */
-export function rawRequest(url: string, head: string, nextPiece: () => Buffer | undefined, options: { gapMs?: number; signal?: AbortSignal } = {}): Promise<RawExchange> {
+export function rawRequest(url: string, head: string, nextPiece: () => Buffer | undefined, options: { gapMs?: number; signal?: AbortSignal; keepSending?: boolean } = {}): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   const gapMs = options.gapMs ?? 0;
-  const socket = net.connect(Number(port), hostname);
+  // A client that goes on sending keeps its side open when the server ends its own (a half-close).
+  const socket = net.connect({ port: Number(port), host: hostname, allowHalfOpen: options.keepSending === true });
   options.signal?.addEventListener('abort', () => socket.destroy());
   let text = '';
   let sent = 0;
   let answered = false;
   let finished = false;
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.on('error', () => undefined);
+  let wrote!: (error: string | undefined) => void;
+  const written = new Promise<string | undefined>((resolve) => (wrote = resolve));
+  socket.on('error', (error: NodeJS.ErrnoException) => wrote(error.code ?? String(error)));
+  socket.once('close', () => wrote('closed before the body was sent'));
   return new Promise((resolve) => {
     const done = () => {
       if (finished) return;
       finished = true;
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text, sent, closed });
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text, sent, closed, written });
     };
     socket.on('data', (data: Buffer) => {
       answered = true;
@@ -44,12 +52,18 @@ export function rawRequest(url: string, head: string, nextPiece: () => Buffer | 
       const end = text.indexOf('\r\n\r\n');
       const length = Number(/content-length: (\d+)/i.exec(text)?.[1] ?? NaN);
       if (end >= 0 && Number.isFinite(length) && text.length >= end + 4 + length) done();
+      else if (end >= 0 && /transfer-encoding: chunked/i.test(text.slice(0, end)) && text.endsWith('\r\n0\r\n\r\n')) done();
     });
     socket.once('close', done);
     const write = () => {
-      if (answered || socket.destroyed) return;
+      if ((answered && !options.keepSending) || socket.destroyed) return;
       const piece = nextPiece();
-      if (!piece) return;
+      if (!piece) {
+        wrote(undefined);
+        // The whole body is out: a client that wrote it regardless of the answer closes its side now.
+        if (options.keepSending) socket.end();
+        return;
+      }
       sent += piece.length;
       const more = socket.write(piece);
       if (gapMs > 0) setTimeout(write, gapMs);
