@@ -2,7 +2,7 @@ import { GatewayError, toGatewayError } from '../errors/index.ts';
 import { runExchange, runMediaExchange, type ExchangeDeps } from '../exchange/index.ts';
 import { decodeEmbeddingRequest, embeddingAttempt } from '../media/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
-import { newId } from '../util/index.ts';
+import { newId, SerialTimer } from '../util/index.ts';
 import { EMBEDDINGS_ENDPOINT, formatOfEndpoint } from './format-of-endpoint.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
@@ -34,7 +34,8 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
  */
 export class BatchExecutor {
   readonly instanceId: string;
-  private timer: NodeJS.Timeout | undefined;
+  /** Looks for work: one pass at a time (two could both claim a batch and run it twice). */
+  private readonly ticker = new SerialTimer(() => this.tick());
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly renewedAt = new Map<string, number>();
@@ -53,7 +54,7 @@ export class BatchExecutor {
   start(): void {
     void this.releaseOwnLeases()
       .catch((error: unknown) => this.deps.log.warn('batch executor: releasing the previous leases failed; they lapse on their own', { error: String(error) }))
-      .finally(() => this.schedule(0));
+      .finally(() => this.ticker.now());
   }
 
   private async releaseOwnLeases(): Promise<void> {
@@ -69,18 +70,11 @@ export class BatchExecutor {
 
   /** Looks for work now (a batch was just created or cancelled). */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
+    if (!this.stopped) this.ticker.now();
   }
 
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    if (this.stopped) return;
+  /** One look for work; returns the delay before the next. */
+  private async tick(): Promise<number> {
     try {
       const now = this.deps.clock.now();
       await this.renewLeases(now);
@@ -97,7 +91,7 @@ export class BatchExecutor {
     } catch (error) {
       this.deps.log.error('batch executor: looking for work failed', { error: String(error) });
     }
-    if (!this.stopped) this.schedule(POLL_MS);
+    return POLL_MS;
   }
 
   /** True while this instance holds the batch's lease (and is not stopping). */
@@ -119,7 +113,7 @@ export class BatchExecutor {
   /** Stops taking lines; waits for lines in flight; gives back the leases (another instance may go on at once). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.ticker.stop();
     const ids = [...this.running.keys()];
     this.native.stop();
     await Promise.allSettled([...this.running.values()]);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toGatewayError } from '../errors/index.ts';
-import { createTurns } from '../util/index.ts';
+import { createTurns, SerialTimer } from '../util/index.ts';
 import { oldestAlive } from '../media/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { advanceJob, endJob } from './advance-job.ts';
@@ -23,7 +23,8 @@ const MAX_POLL_FAILURES = 20;
  */
 export class JobRunner {
   readonly ctx: JobContext;
-  private timer: NodeJS.Timeout | undefined;
+  /** Looks for work: one pass at a time (two could both claim a job and drive it twice). */
+  private readonly ticker = new SerialTimer(() => this.tick());
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly running = new Map<string, Promise<void>>();
@@ -46,7 +47,7 @@ export class JobRunner {
   private sweeper: NodeJS.Timeout | undefined;
 
   start(): void {
-    this.schedule(0);
+    this.ticker.now();
     const sweep = () => void this.sweepContent().catch((error: unknown) => this.ctx.log.warn('media jobs: sweeping cached content failed', { error: String(error) }));
     sweep();
     this.sweeper = setInterval(sweep, this.ctx.sweepEveryMs ?? 3_600_000);
@@ -65,18 +66,11 @@ export class JobRunner {
   /** Looks for work now; with an id, also wakes that job's loop (it was cancelled). */
   wake(id?: string): void {
     if (id) this.wakers.get(id)?.();
-    if (!this.stopped) this.schedule(0);
+    if (!this.stopped) this.ticker.now();
   }
 
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    if (this.stopped) return;
+  /** One look for work; returns the delay before the next. */
+  private async tick(): Promise<number> {
     const { store, clock, config, instanceId } = this.ctx;
     try {
       const now = clock.now();
@@ -91,7 +85,7 @@ export class JobRunner {
     } catch (error) {
       this.ctx.log.error('media jobs: looking for work failed', { error: String(error) });
     }
-    if (!this.stopped) this.schedule(Math.min(LOOK_MS * 4, config.leaseMs / 3));
+    return Math.min(LOOK_MS * 4, config.leaseMs / 3);
   }
 
   private run(id: string): void {
@@ -198,7 +192,7 @@ export class JobRunner {
   /** Stops polling, waits for the loops, gives the leases back (another instance may go on at once). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.ticker.stop();
     if (this.sweeper) clearInterval(this.sweeper);
     this.abort.abort();
     const ids = [...this.running.keys()];

@@ -14,3 +14,4 @@ export { createLogger, type Logger } from './logger.ts';
 export { FILE_MODE, ensurePrivateDir, securePrivateTree } from './private-files.ts';
 export { readLogLines, type LogLine } from './read-log-lines.ts';
 export { andThen, isPromise, type MaybePromise } from './maybe-promise.ts';
+export { SerialTimer } from './serial-timer.ts';
