@@ -27,12 +27,12 @@ export function patchCall<C extends Call>(instance: ProviderInstance, providerId
   const returned = instance.patchRequest({ purpose, format: call.format, model: call.model, stream: call.stream, body: call.body });
   if (returned === undefined) return call;
   const patch = checkedPatch(providerId, returned);
-  const body = Object.assign({}, call.body);
+  const body = { ...call.body };
   for (const key of patch.remove ?? []) delete body[key];
   for (const [key, value] of Object.entries(patch.set ?? {})) {
     if (value === undefined) delete body[key];
     else body[key] = value;
   }
   const rawBody = patchJsonFields(call.rawBody, patch.set, patch.remove) ?? JSON.stringify(body);
-  return Object.assign({}, call, { body, rawBody });
+  return { ...call, body, rawBody };
 }

@@ -7,6 +7,7 @@ import { fitToModel } from './fit-to-model.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
+import { withField } from '../util/index.ts';
 import { InboundRequest } from './inbound.ts';
 
 /** What prepareCall reads of an exchange: the inbound format, its body (parsed and as text), the headers to forward. */
@@ -161,15 +162,3 @@ function headersFor(format: WireFormat, headers: Record<string, string>): Record
   return out ?? headers;
 }
 
-/**
- * A copy of `object` with one field set (kept in place if present, else last), like `{ ...object, [key]: value }`.
- * A field it has: a spread copies the object's shape at once, two to four times faster than
- * Object.assign, and copies a `__proto__` key as a key (Object.assign sets the copy's prototype
- * with it, and a re-serialised body went upstream without it). A new field: Object.assign, as
- * a key added to a spread's copy (or in the same literal) takes V8 11's slow path, ten times slower.
- */
-function withField(object: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
-  const copy = Object.hasOwn(object, key) ? { ...object } : Object.assign({}, object);
-  copy[key] = value;
-  return copy;
-}

@@ -54,4 +54,22 @@ describe('passthrough output cap (the format face)', () => {
     expect(kept.adapted).toBeUndefined();
     expect(kept.call.rawBody).toBe(JSON.stringify(under));
   });
+
+  it('a client key named __proto__ stays a key in every re-written body (Object.assign made it the copy\'s prototype: the body went upstream without it)', () => {
+    const withProto = (text: string) => text.replace('"messages"', '"__proto__":{"kept":true},"messages"');
+    const prepareRaw = (format: WireFormat, raw: string, max: number, target?: RouteTarget) => {
+      const source = { format, raw, body: JSON.parse(raw) as Json, forwardHeaders: {}, target };
+      const prepared = prepareCall(source, readInbound(source), modelFor(format, max), { defaultMaxTokens: 4096 });
+      return JSON.parse(prepared.call.rawBody ?? '') as Json;
+    };
+    const own = (body: Json) => (Object.hasOwn(body, '__proto__') ? body.__proto__ : undefined);
+    // Chat stream with stream_options of its own (so the body is re-serialised), capped, and not capped.
+    const chat = withProto(JSON.stringify({ model: 'up/up-model', stream: true, stream_options: { include_usage: false }, max_tokens: 99999, messages: [] }));
+    expect(own(prepareRaw('chat', chat, 16384))).toEqual({ kept: true });
+    expect(own(prepareRaw('chat', chat, 200000))).toEqual({ kept: true });
+    expect(own(prepareRaw('messages', withProto(JSON.stringify({ model: 'up/up-model', max_tokens: 128000, messages: [] })), 64000))).toEqual({ kept: true });
+    const target: RouteTarget = { model: 'up/up-model', stream: false, framing: 'sse' };
+    const gemini = JSON.stringify({ generationConfig: { maxOutputTokens: 131072 }, contents: [] }).replace('"contents"', '"__proto__":{"kept":true},"contents"');
+    expect(own(prepareRaw('gemini', gemini, 65536, target))).toEqual({ kept: true });
+  });
 });

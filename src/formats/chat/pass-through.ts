@@ -1,4 +1,4 @@
-import { quotedFinder } from '../../util/index.ts';
+import { quotedFinder, withField } from '../../util/index.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 import { capFields, isRecord } from '../shared/index.ts';
 import { readChatRequest } from './read-request.ts';
@@ -30,8 +30,8 @@ function askForStreamUsage(request: PassthroughRequest): (PassthroughRequest & {
   const { body, raw, stream } = request;
   const options = body.stream_options;
   if (!stream || (isRecord(options) && options.include_usage === true)) return undefined;
-  const streamOptions = Object.assign({}, isRecord(options) ? options : {}, { include_usage: true });
-  const changed = Object.assign({}, body, { stream_options: streamOptions });
+  const streamOptions = withField(isRecord(options) ? options : {}, 'include_usage', true);
+  const changed = withField(body, 'stream_options', streamOptions);
   const text = (options === undefined ? withIncludeUsage(raw) : undefined) ?? JSON.stringify(changed);
   return { body: changed, raw: text, stream, dropUsageRecords: true };
 }

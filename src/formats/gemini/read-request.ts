@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../../ir/index.ts';
+import { withField } from '../../util/index.ts';
 import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
 import { FieldChecker, badRequest, capFields, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
 
@@ -47,7 +48,7 @@ export function capGeminiOutput(body: Record<string, unknown>, max: number): Cap
   const generation = body.generationConfig;
   const capped = isRecord(generation) ? capFields(generation, ['maxOutputTokens'], max) : undefined;
   if (!capped) return undefined;
-  return { body: Object.assign({}, body, { generationConfig: capped.body }), adapted: [`generationConfig.maxOutputTokens=${max}`] };
+  return { body: withField(body, 'generationConfig', capped.body), adapted: [`generationConfig.maxOutputTokens=${max}`] };
 }
 
 /** Gemini's web search tool as a vendor tool of the `gemini` format (formats with a hosted web search run it too). */

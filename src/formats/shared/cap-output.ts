@@ -8,7 +8,7 @@ export interface CappedBody {
 export function capFields(body: Record<string, unknown>, fields: readonly string[], max: number): CappedBody | undefined {
   const over = fields.filter((field) => typeof body[field] === 'number' && (body[field] as number) > max);
   if (over.length === 0) return undefined;
-  const copy = Object.assign({}, body);
+  const copy = { ...body };
   for (const field of over) copy[field] = max;
   return { body: copy, adapted: over.map((field) => `${field}=${max}`) };
 }
