@@ -15,4 +15,4 @@ export { FILE_MODE, ensurePrivateDir, securePrivateTree } from './private-files.
 export { readLogLines, type LogLine } from './read-log-lines.ts';
 export { andThen, isPromise, type MaybePromise } from './maybe-promise.ts';
 export { SerialTimer } from './serial-timer.ts';
-export { withField } from './with-field.ts';
+export { withField, setOwn } from './with-field.ts';

@@ -11,3 +11,9 @@ export function withField<T extends object>(object: T, key: string, value: unkno
   copy[key] = value;
   return copy as T;
 }
+
+/** Sets an own field, a client's `__proto__` key too (as a field: a plain assignment would set the object's prototype). */
+export function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
+}

@@ -106,6 +106,25 @@ describe('@google/genai through the gateway', () => {
     expect(elements.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { totalTokenCount: expect.any(Number) } });
   });
 
+  it("Google's REST example in snake_case (system_instruction, generation_config, inline_data) reaches a Chat upstream whole", async () => {
+    const response = await fetch(`${gw.url}/v1beta/models/oc/o4-mini:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': gw.key! },
+      body: JSON.stringify({
+        system_instruction: { parts: [{ text: 'You are a cat. Your name is Neko.' }] },
+        contents: [{ parts: [{ text: 'Hello there' }, { inline_data: { mime_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==' } }] }],
+        generation_config: { max_output_tokens: 321 },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(fakes.chat.rejections).toEqual([]);
+    const sent = fakes.chat.requests[0].json as { messages: Array<{ role: string; content: unknown }>; max_completion_tokens?: number; max_tokens?: number };
+    expect(['system', 'developer']).toContain(sent.messages[0].role); // o4-mini takes its instructions as developer
+    expect(JSON.stringify(sent.messages[0].content)).toContain('Your name is Neko.');
+    expect(JSON.stringify(sent.messages[1].content)).toContain('image/png');
+    expect(sent.max_completion_tokens ?? sent.max_tokens).toBe(321);
+  });
+
   it('countTokens: a local count (no counter for this format upstream), never zero', async () => {
     const answer = await ai.models.countTokens({ model: 'oc/o4-mini', contents: 'How many tokens is this sentence?' });
     expect(answer.totalTokens).toBeGreaterThan(3);

@@ -188,8 +188,8 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     expect(gemini.rejections).toEqual([]);
   });
 
-  it('a Gemini passthrough is never stricter than Google: a snake_case part the gateway\'s decoder refuses goes to the strict fake byte-exact, and is billed', async () => {
-    // Google's REST docs write parts in snake_case (proto JSON accepts both); the gateway's decoder reads only camelCase.
+  it('a Gemini passthrough is never stricter than Google: a snake_case part goes to the strict fake byte-exact (not re-written in camelCase), and is billed', async () => {
+    // Google's REST docs write parts in snake_case (proto JSON accepts both); a passthrough is not decoded, so its bytes go as written.
     const body = `{"contents":[{"role":"user","parts":[{"text":"What is this?"},{"inline_data":{"mime_type":"image/png","data":"${PNG}"}}]}],"generationConfig":{"maxOutputTokens":200}}`;
     const before = await usedCredits();
     const res = await fetch(`${gw.url}/v1beta/models/google/${G3}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' }, body });

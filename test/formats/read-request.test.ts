@@ -141,9 +141,9 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
       };
       expect(() => getFormat('gemini').codec.decodeRequest(structuredClone(refusedByDecoder), target)).toThrow();
       expect(read(refusedByDecoder)).toMatchObject({ model: 'gemini-2.5-flash', stream: false, maxTokens: 64 });
-      // Google's REST docs' snake_case (proto JSON takes both): the decoder refuses the part, the passthrough reads it as media (test/e2e/google-gemini.test.ts forwards it).
+      // Google's REST docs' snake_case (proto JSON takes both): the passthrough reads it as media (test/e2e/google-gemini.test.ts forwards it), the decoder as the image it is.
       const snake = { contents: [{ role: 'user', parts: [{ inline_data: { mime_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] };
-      expect(() => getFormat('gemini').codec.decodeRequest(structuredClone(snake), target)).toThrow(/inlineData/);
+      expect(getFormat('gemini').codec.decodeRequest(structuredClone(snake), target).messages[0].content).toEqual([{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } }]);
       expect(read(snake).inputBound).toBeGreaterThanOrEqual(2_500);
       const bad = (body: Json) => {
         try {

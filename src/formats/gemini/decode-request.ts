@@ -4,6 +4,7 @@ import { FieldChecker, badRequest, collectExtra, isRecord, readCarried, restoreR
 import type { RouteTarget } from '../types.ts';
 import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';
 import { schemaToJsonSchema } from './map-schema.ts';
+import { camelizeGeminiBody } from './proto-json.ts';
 
 /** Top-level fields the IR holds; the rest (safetySettings, cachedContent, serviceTier, …) go to `extra`. */
 const KNOWN = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
@@ -13,8 +14,9 @@ const GENERATION_ONLY = ['responseModalities', 'speechConfig', 'imageConfig', 'm
 const LEVELS: Record<string, ReasoningEffort> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high' };
 
 /** A `generateContent` body → IR. The model and stream flag come from the URL (RouteTarget). */
-export function decodeGeminiRequest(body: unknown, target?: RouteTarget): ChatRequest {
-  if (!isRecord(body)) throw badRequest('Request body must be a JSON object.');
+export function decodeGeminiRequest(raw: unknown, target?: RouteTarget): ChatRequest {
+  if (!isRecord(raw)) throw badRequest('Request body must be a JSON object.');
+  const body = camelizeGeminiBody(raw);
   if (!target) throw badRequest('The Gemini format reads the model from the path (/v1beta/models/{model}:generateContent).');
   const check = new FieldChecker();
   const unconvertible: Unconvertible[] = [];

@@ -53,3 +53,4 @@ export const geminiFormat = defineFormat({
 
 export { readGeminiRequest, capGeminiOutput, decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };
 export { SKIP_SIGNATURE, GOOGLE } from './signature.ts';
+export { camelizeGeminiBody } from './proto-json.ts';

@@ -1,5 +1,6 @@
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { isRecord } from './json.ts';
+import { setOwn } from '../../util/index.ts';
 
 /**
  * Collects invalid request fields (path → message) while a decoder walks a body, so one
@@ -202,7 +203,7 @@ export function collectExtra(body: Record<string, unknown>, known: ReadonlySet<s
   for (let i = 0; i < keys.length; i += 1) {
     const key = keys[i];
     if (known.has(key)) continue;
-    (extra ??= {})[key] = body[key];
+    setOwn((extra ??= {}), key, body[key]);
   }
   return extra;
 }

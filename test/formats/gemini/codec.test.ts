@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/index.ts';
 import { getCodec, getFormat, framingOf } from '../../../src/formats/index.ts';
-import { SKIP_SIGNATURE, readGeminiPath } from '../../../src/formats/gemini/index.ts';
+import { SKIP_SIGNATURE, camelizeGeminiBody, readGeminiPath } from '../../../src/formats/gemini/index.ts';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 
 const gemini = getCodec('gemini');
@@ -58,6 +58,45 @@ describe('gemini codec', () => {
     expect(ir.toolChoice).toEqual({ type: 'tool', name: 'get_weather' });
     expect(ir).toMatchObject({ temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 512, stop: ['END'], responseFormat: { type: 'json_schema', schema: { type: 'object' } }, reasoning: { enabled: true, budgetTokens: 2048, summary: 'auto' } });
     expect(ir.extra).toEqual({ safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] });
+  });
+
+  it("reads proto JSON's snake_case field names as Google does (its REST examples write them); the client's data keeps its own names", () => {
+    const camel = {
+      systemInstruction: { parts: [{ text: 'You are a cat.' }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0K' } }, { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/a.pdf' } }] },
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city_name: 'Paris', unit_system: { is_metric: true } } }, thoughtSignature: SIG_A }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp_c: 21 } } }] },
+      ],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'OBJECT', properties: { city_name: { type: 'STRING', maxLength: 40 }, unit_system: { type: 'OBJECT', properties: { is_metric: { type: 'BOOLEAN' } } } }, required: ['city_name'], propertyOrdering: ['city_name', 'unit_system'] } }] }],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
+      generationConfig: { maxOutputTokens: 256, stopSequences: ['END'], topP: 0.5, responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { snake_key: { type: 'string' } } }, thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } },
+      safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+    };
+    const snake = {
+      system_instruction: { parts: [{ text: 'You are a cat.' }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather?' }, { inline_data: { mime_type: 'image/png', data: 'iVBORw0K' } }, { file_data: { mime_type: 'application/pdf', file_uri: 'https://example.com/a.pdf' } }] },
+        { role: 'model', parts: [{ function_call: { name: 'get_weather', args: { city_name: 'Paris', unit_system: { is_metric: true } } }, thought_signature: SIG_A }] },
+        { role: 'user', parts: [{ function_response: { name: 'get_weather', response: { temp_c: 21 } } }] },
+      ],
+      tools: [{ function_declarations: [{ name: 'get_weather', parameters: { type: 'OBJECT', properties: { city_name: { type: 'STRING', max_length: 40 }, unit_system: { type: 'OBJECT', properties: { is_metric: { type: 'BOOLEAN' } } } }, required: ['city_name'], property_ordering: ['city_name', 'unit_system'] } }] }],
+      tool_config: { function_calling_config: { mode: 'ANY', allowed_function_names: ['get_weather'] } },
+      generation_config: { max_output_tokens: 256, stop_sequences: ['END'], top_p: 0.5, response_mime_type: 'application/json', response_json_schema: { type: 'object', properties: { snake_key: { type: 'string' } } }, thinking_config: { thinking_budget: 1024, include_thoughts: true } },
+      safety_settings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+    };
+    const expected = request(camel);
+    expect(expected.system).toEqual([{ type: 'text', text: 'You are a cat.' }]);
+    expect(expected.maxTokens).toBe(256);
+    expect(request(snake)).toEqual(expected);
+    // The client's data keeps its names: arguments, results, schema property names and a JSON schema.
+    const call = expected.messages[1].content[0] as { arguments: string };
+    expect(JSON.parse(call.arguments)).toEqual({ city_name: 'Paris', unit_system: { is_metric: true } });
+    expect(Object.keys((expected.tools![0].parameters as { properties: object }).properties)).toEqual(['city_name', 'unit_system']);
+    expect(expected.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object', properties: { snake_key: { type: 'string' } } } });
+    // A camelCase body is not copied; both spellings: the camelCase one is read.
+    expect(camelizeGeminiBody(camel)).toBe(camel);
+    expect(request({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: 9 }, generation_config: { max_output_tokens: 5 } }).maxTokens).toBe(9);
   });
 
   it('refuses what has no equivalent only on a conversion (unconvertible), and a bad body with a 422 naming the field', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   budgetTokensToEffort,
+  collectExtra,
   effortToBudgetTokens,
   encodeBase64,
   generateId,
@@ -133,5 +134,15 @@ describe('ids and errors', () => {
     expect(readErrorBody(500, { error: 'boom' })).toEqual({ message: 'boom' });
     expect(readErrorBody(502, '<html>Bad gateway</html>')).toEqual({ message: '<html>Bad gateway</html>' });
     expect(readErrorBody(503, undefined).message).toContain('503');
+  });
+});
+
+describe('collectExtra', () => {
+  it('keeps the unknown fields in order, a client key named __proto__ as a field (not the copy\'s prototype)', () => {
+    const body = JSON.parse('{"model":"m","b":1,"__proto__":{"x":1},"a":2}') as Record<string, unknown>;
+    const extra = collectExtra(body, new Set(['model']))!;
+    expect(Object.keys(extra)).toEqual(['b', '__proto__', 'a']);
+    expect(JSON.stringify(extra)).toBe('{"b":1,"__proto__":{"x":1},"a":2}');
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
   });
 });
