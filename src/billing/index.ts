@@ -11,6 +11,7 @@ export {
   mediaUnitsOf,
   priceMedia,
   priceTokens,
+  priceWebSearches,
   pricingAt,
   roundCredits,
   type MediaUnits,

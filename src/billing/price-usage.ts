@@ -82,7 +82,7 @@ function maxFlatPricing(prices: Array<ModelPricing | undefined>): ModelPricing |
   let out: Required<Omit<ModelPricing, 'tiers'>> | undefined;
   for (const p of prices) {
     if (!p) continue;
-    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 };
+    const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0, webSearch: 0 };
     out = {
       input: Math.max(o.input, p.input ?? 0),
       output: Math.max(o.output, p.output ?? 0),
@@ -94,9 +94,20 @@ function maxFlatPricing(prices: Array<ModelPricing | undefined>): ModelPricing |
       audioMinute: Math.max(o.audioMinute, p.audioMinute ?? 0),
       perSecond: Math.max(o.perSecond, p.perSecond ?? 0),
       perJob: Math.max(o.perJob, p.perJob ?? 0),
+      webSearch: Math.max(o.webSearch, p.webSearch ?? 0),
     };
   }
   return out;
+}
+
+/**
+ * Credits for the hosted web searches an upstream ran (`usage.webSearchRequests`): USD per
+ * search (`pricing.webSearch`), times `factor`; 0 without a count or a price. Not tiered: a
+ * long-context tier changes token prices only.
+ */
+export function priceWebSearches(pricing: ModelPricing | undefined, searches: number | undefined, factor = 1): number {
+  if (!pricing?.webSearch || !searches || !(searches > 0)) return 0;
+  return roundCredits(((searches * pricing.webSearch) / USD_PER_CREDIT) * factor);
 }
 
 /** A fallback discount read from a settlement: a fraction off in [0, 1], else 0. */

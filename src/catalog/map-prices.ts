@@ -22,6 +22,8 @@ const KEYS: Array<[key: string, field: keyof Omit<ModelPricing, 'tiers'>, factor
   // USD per hour of audio → per minute.
   ['input_audio_hours', 'audioMinute', 1 / 60],
   ['audio_hours', 'audioMinute', 1 / 60],
+  // USD per thousand hosted web searches → per search.
+  ['web_searches_kcount', 'webSearch', 1 / 1000],
 ];
 
 function baseOf(price: PackagePrice): number | undefined {

@@ -34,6 +34,7 @@ const pricingSchema = z.strictObject({
   audioMinute: z.number().nonnegative().optional(),
   perSecond: z.number().nonnegative().optional(),
   perJob: z.number().nonnegative().optional(),
+  webSearch: z.number().nonnegative().optional(),
   /** Long-context tiers (docs/billing.md): above `aboveInputTokens` input tokens, these token prices for the whole request. */
   tiers: z.array(z.strictObject({ aboveInputTokens: z.number().int().nonnegative(), ...tokenPrices })).max(8).optional(),
 });

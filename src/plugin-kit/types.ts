@@ -39,6 +39,8 @@ export interface ModelPricing {
   perSecond?: number;
   /** USD per generation job, whatever its length. */
   perJob?: number;
+  /** USD per hosted web search the upstream ran (Anthropic `web_search_requests`, OpenAI `web_search_call` items). */
+  webSearch?: number;
   /**
    * Long-context tiers: a request whose input (cached tokens included) is above
    * `aboveInputTokens` pays the highest such tier's token prices for all its tokens; a price

@@ -44,7 +44,7 @@ describe('pricing', () => {
   });
 
   it('takes the highest price across providers', () => {
-    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, cacheRead: 2, cacheWrite: 2, cacheWrite1h: 4, image: 0.04, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0 });
+    expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, cacheRead: 2, cacheWrite: 2, cacheWrite1h: 4, image: 0.04, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0, webSearch: 0 });
     expect(maxPricing([undefined])).toBeUndefined();
   });
 

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { applyConfigEntry, mapModelsDevEntry, mapPackagePrices, mergeSpecLayers, ModelIdIndex, openCatalogProvider, stripDateSuffix } from '../../src/catalog/index.ts';
 
 describe('the bundled catalog', () => {
-  it('maps genai-prices keys to USD per million tokens, per minute, base price and long-context tiers', () => {
-    expect(mapPackagePrices({ input_mtok: 0.15, cache_read_mtok: 0.075, output_mtok: 0.6, web_searches_kcount: 10 })).toEqual({ input: 0.15, output: 0.6, cacheRead: 0.075 });
+  it('maps genai-prices keys to USD per million tokens, per minute, per web search, base price and long-context tiers', () => {
+    expect(mapPackagePrices({ input_mtok: 0.15, cache_read_mtok: 0.075, output_mtok: 0.6, web_searches_kcount: 10 })).toEqual({ input: 0.15, output: 0.6, cacheRead: 0.075, webSearch: 0.01 });
     expect(mapPackagePrices({ input_mtok: { base: 3, tiers: [{ start: 200_000, price: 6 }] }, cache_write_mtok: { base: 3.75, tiers: [] } })).toEqual({
       input: 3,
       cacheWrite: 3.75,
       tiers: [{ aboveInputTokens: 200_000, input: 6 }],
     });
     expect(mapPackagePrices({ audio_hours: 0.36 })).toEqual({ audioMinute: 0.006 });
-    expect(mapPackagePrices({ web_searches_kcount: 10 })).toBeUndefined();
+    expect(mapPackagePrices({ web_searches_kcount: 10 })).toEqual({ webSearch: 0.01 });
   });
 
   it('maps a models.dev entry to capabilities, modalities and limits', () => {
