@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { getCodec, getFormat } from '../../src/formats/index.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
-import { parseEvents, readFixture, readJsonFixture, runStream, translateStream } from './stream-helpers.ts';
+import { parseEvents, readFixture, readJsonFixture, runStream, sseRecords, translateStream } from './stream-helpers.ts';
 
 type Json = Record<string, any>;
 
@@ -135,6 +135,34 @@ describe('an OpenAI answer to a Messages client', () => {
     const events = parseEvents(translateStream(responses, messages, request, sse, 9));
     expect(events.filter((event) => event.event === 'content_block_start').map((event) => event.data.content_block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
     expect(events.find((event) => event.data.delta?.type === 'citations_delta')!.data.delta.citation).toMatchObject({ type: 'web_search_result_location', url: NODE_URL });
+  });
+});
+
+describe('an OpenAI web_search_call is a billed search (usage.webSearchRequests)', () => {
+  const searchDone = (item: Json, index: number) => `event: response.output_item.done\ndata: ${JSON.stringify({ type: 'response.output_item.done', output_index: index, item })}\n`;
+  const completed = (output: unknown[]) => `event: response.completed\ndata: ${JSON.stringify({ type: 'response.completed', response: { ...openai, output } })}\n`;
+  const streamUsage = (sse: string) => runStream(responses, sse, 11).find((part) => part.type === 'usage');
+  const second = { ...openai.output[0], id: 'ws_68af0009a2', action: { type: 'search', query: 'node 26' } };
+
+  it('a JSON answer counts its web_search_call items; none, no count', () => {
+    expect(responses.decodeResponse(openai).usage).toEqual({ inputTokens: 8200, outputTokens: 40, webSearchRequests: 1 });
+    expect(responses.decodeResponse({ ...openai, output: [openai.output[0], second, openai.output[1]] }).usage.webSearchRequests).toBe(2);
+    expect(responses.decodeResponse({ ...openai, output: [openai.output[1]] }).usage).toEqual({ inputTokens: 8200, outputTokens: 40 });
+  });
+
+  it('a stream counts the items done, or the completed output: the larger, never both', () => {
+    const items = [searchDone(openai.output[0], 0), searchDone(second, 1)].join('\n');
+    expect(streamUsage(`${items}\n${completed([])}`)).toMatchObject({ usage: { webSearchRequests: 2 } });
+    expect(streamUsage(`${items}\n${completed([openai.output[0], second, openai.output[1]])}`)).toMatchObject({ usage: { webSearchRequests: 2 } });
+    expect(streamUsage(completed([openai.output[0], openai.output[1]]))).toMatchObject({ usage: { webSearchRequests: 1 } });
+    expect(streamUsage(completed([openai.output[1]]))).toEqual({ type: 'usage', usage: { inputTokens: 8200, outputTokens: 40 } });
+  });
+
+  it('the same-format passthrough reads the count from the answer and from response.completed', () => {
+    expect(responses.readPassthroughResponse(openai).usage).toEqual({ inputTokens: 8200, outputTokens: 40, webSearchRequests: 1 });
+    const tap = responses.createUsageTap();
+    for (const record of sseRecords(completed([openai.output[0], second, openai.output[1]]))) tap.push(record);
+    expect(tap.info.usage?.webSearchRequests).toBe(2);
   });
 });
 

@@ -4,7 +4,7 @@ import type { ChatResponse } from '../../ir/index.ts';
 import { decodeOutputItems } from './decode-output.ts';
 import { streamErrorFromUpstream } from '../shared/index.ts';
 import { finishForStatus } from './map-status.ts';
-import { decodeUsage } from './map-usage.ts';
+import { decodeResponseUsage } from './map-usage.ts';
 
 const responseSchema = z.looseObject({
   id: z.string(),
@@ -36,6 +36,6 @@ export function decodeResponsesResponse(body: unknown): ChatResponse {
     created: response.created_at ?? Math.floor(Date.now() / 1000),
     content,
     finishReason: finishForStatus(response.status ?? 'completed', response.incomplete_details?.reason ?? undefined, hasToolCalls),
-    usage: decodeUsage(response.usage) ?? { inputTokens: 0, outputTokens: 0 },
+    usage: decodeResponseUsage(response) ?? { inputTokens: 0, outputTokens: 0 },
   };
 }

@@ -4,7 +4,7 @@ import { annotationToCitation, decodeWebSearchCall } from './map-web-search.ts';
 import { isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { finishForStatus } from './map-status.ts';
-import { decodeUsage } from './map-usage.ts';
+import { decodeResponseUsage } from './map-usage.ts';
 import { StreamBlocks, type CallState, type ItemState, type MessageState, type ReasoningState } from './decode-stream-blocks.ts';
 
 type Data = Record<string, unknown>;
@@ -18,6 +18,8 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private ended = false;
   private errored = false;
   private sawToolCall = false;
+  /** `web_search_call` items done: billed per call, counted into the usage at the end. */
+  private searchCalls = 0;
   private nextToolIndex = 0;
   private readonly blocks = new StreamBlocks();
   private readonly byIndex = new Map<number, ItemState>();
@@ -193,6 +195,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     } else if (state?.kind === 'reasoning') {
       this.blocks.reasoningDone(state, item, out);
     } else if (item.type === 'web_search_call') {
+      this.searchCalls++;
       this.blocks.closeOpen(out);
       const part = decodeWebSearchCall(item);
       out.push({ type: 'web-search-start', id: part.id, ...(part.query !== undefined ? { query: part.query } : {}) }, { type: 'web-search-end', part });
@@ -209,7 +212,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.closeAll(out);
     const reason = readString(readRecord(response, 'incomplete_details') ?? {}, 'reason');
     out.push({ type: 'finish', finishReason: finishForStatus(readString(response, 'status') ?? 'completed', reason, this.sawToolCall) });
-    const usage = decodeUsage(response.usage);
+    const usage = decodeResponseUsage(response, this.searchCalls);
     if (usage) out.push({ type: 'usage', usage });
     out.push({ type: 'end' });
     this.ended = true;

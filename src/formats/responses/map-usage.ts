@@ -33,6 +33,26 @@ export function decodeUsage(value: unknown): Usage | undefined {
   return usage;
 }
 
+/** The `web_search_call` items of a response's `output` (OpenAI bills each hosted web-search call). */
+export function countWebSearchCalls(output: unknown): number {
+  if (!Array.isArray(output)) return 0;
+  let calls = 0;
+  for (const item of output) if (typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'web_search_call') calls++;
+  return calls;
+}
+
+/**
+ * A response object's usage → IR, its `web_search_call` items counted into
+ * `webSearchRequests` (the usage object itself carries no count); `searches` is a count the
+ * caller saw elsewhere (a stream's items), the larger one wins.
+ */
+export function decodeResponseUsage(response: Record<string, unknown>, searches = 0): Usage | undefined {
+  const usage = decodeUsage(response.usage);
+  const calls = Math.max(searches, countWebSearchCalls(response.output));
+  if (usage && calls > 0) usage.webSearchRequests = calls;
+  return usage;
+}
+
 /** IR usage → wire usage. */
 export function encodeUsage(usage: Usage): WireUsage {
   const wire: WireUsage = {

@@ -1,7 +1,7 @@
 import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, readRecord, readString, tryParseJson } from '../shared/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
-import { decodeUsage } from './map-usage.ts';
+import { decodeResponseUsage } from './map-usage.ts';
 
 /** Reads id, model and usage from a same-format response object. */
 export function readResponsesPassthrough(body: unknown): PassthroughInfo {
@@ -9,7 +9,7 @@ export function readResponsesPassthrough(body: unknown): PassthroughInfo {
   const info: PassthroughInfo = {};
   const id = readString(response, 'id');
   const model = readString(response, 'model');
-  const usage = decodeUsage(response.usage);
+  const usage = decodeResponseUsage(response);
   if (id) info.id = id;
   if (model) info.model = model;
   if (usage) info.usage = usage;

@@ -28,7 +28,8 @@ describe('responses passthrough readers', () => {
     expect(tap.info.usage).toEqual({ inputTokens: 10, outputTokens: 16 });
     const bare = responsesCodec.createUsageTap();
     for (const record of recordsSplit(readFixture('unknown-events.sse.txt'), 4)) bare.push(record);
-    expect(bare.info.usage).toEqual({ inputTokens: 300, outputTokens: 5 });
+    // Its completed output holds one web_search_call: a billed search.
+    expect(bare.info.usage).toEqual({ inputTokens: 300, outputTokens: 5, webSearchRequests: 1 });
   });
 
   it('parses only the lifecycle records', () => {
