@@ -1,4 +1,4 @@
-import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, roundCredits, type BillingConfig } from '../billing/index.ts';
+import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, priceWebSearches, roundCredits, type BillingConfig } from '../billing/index.ts';
 import type { CreditHold, CreditsPort, HoldInput, PricedEntry, Settled } from '../credits/index.ts';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import {
@@ -363,7 +363,10 @@ export class AccountGuards implements RequestGuards {
     const pricing = settlement.model.spec.pricing;
     const media = mediaUnitsOf(settlement);
     const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens, write1h: usage.cacheWrite1hTokens };
-    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor));
+    // An upstream's count, bounded: a positive finite number or none.
+    const reported = usage.webSearchRequests;
+    const searches = reported !== undefined && Number.isFinite(reported) && reported > 0 ? reported : undefined;
+    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor) + priceWebSearches(pricing, searches, factor));
     const entry: PricedEntry = {
       ts: this.o.clock.now(),
       request_id: request.requestId ?? settlement.responseId ?? '',
@@ -384,6 +387,7 @@ export class AccountGuards implements RequestGuards {
     if (discount > 0) entry.discount = discount;
     if (multiplier !== 1) entry.price_multiplier = multiplier;
     if (media) entry.media = media;
+    if (searches) entry.web_search_requests = searches;
     return entry;
   }
 

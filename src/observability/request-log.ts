@@ -25,6 +25,7 @@ export function requestLogLine(record: RequestRecord): Record<string, unknown> {
     error_code: record.errorCode ?? null,
     input_tokens: record.inputTokens ?? null,
     output_tokens: record.outputTokens ?? null,
+    web_search_requests: record.webSearchRequests ?? null,
     cost_credits: record.costCredits ?? null,
     charged_credits: record.chargedCredits ?? null,
     hold_credits: record.heldCredits ?? null,

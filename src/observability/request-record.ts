@@ -42,6 +42,8 @@ export class RequestRecord implements AttemptObserver {
   rateLimitScope: string | undefined = undefined;
   inputTokens: number | undefined = undefined;
   outputTokens: number | undefined = undefined;
+  /** Hosted web searches the upstream ran (billed per search). */
+  webSearchRequests: number | undefined = undefined;
   costCredits: number | undefined = undefined;
   chargedCredits: number | undefined = undefined;
   /** Credits the admission held for it (the worst case it could cost). */
@@ -140,6 +142,7 @@ export class RequestRecord implements AttemptObserver {
     if (settled) {
       this.inputTokens = settled.usage.inputTokens;
       this.outputTokens = settled.usage.outputTokens;
+      this.webSearchRequests = settled.usage.webSearchRequests;
       if (settled.error !== undefined) this.errorCode ??= settled.error;
       if (settled.finishReason !== undefined) this.finishReason = settled.finishReason;
       if (settled.responseModel !== undefined) this.responseModel = settled.responseModel;

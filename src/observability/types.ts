@@ -28,7 +28,7 @@ export interface SettledCharge {
 
 /** What the exchange metered once it ended (a subset of the pipeline's Settlement). */
 export interface SettledUsage {
-  usage: { inputTokens: number; outputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; webSearchRequests?: number };
   /** The error code of a stream that failed after its first byte. */
   error?: string;
   /** The upstream's finish reason, when it said one. */

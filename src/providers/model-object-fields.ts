@@ -6,26 +6,29 @@ export function usdString(value: number): string {
   return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
 }
 
-/** The per-token USD strings of a set of token prices (OpenRouter's names). */
-function tokenPriceStrings(prices: Pick<ModelPricing, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>, out: Record<string, unknown>): void {
+/** The per-token USD strings of a set of token prices (OpenRouter's names; the 1-hour cache write is ours). */
+function tokenPriceStrings(prices: Pick<ModelPricing, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'cacheWrite1h'>, out: Record<string, unknown>): void {
   if (prices.input !== undefined) out.prompt = usdString(prices.input / 1_000_000);
   if (prices.output !== undefined) out.completion = usdString(prices.output / 1_000_000);
   if (prices.cacheRead !== undefined) out.input_cache_read = usdString(prices.cacheRead / 1_000_000);
   if (prices.cacheWrite !== undefined) out.input_cache_write = usdString(prices.cacheWrite / 1_000_000);
+  if (prices.cacheWrite1h !== undefined) out.input_cache_write_1h = usdString(prices.cacheWrite1h / 1_000_000);
 }
 
 /**
  * OpenRouter-style pricing: USD strings per token (`prompt`, `completion`, `input_cache_read`,
- * `input_cache_write`), per generated image (`image`), per minute of transcribed audio
- * (`audio_minute`) and per character of speech (`speech_character`); long-context tiers as
- * `tiers: [{ above_input_tokens, prompt, completion, input_cache_read, input_cache_write }]`
- * (the prices a tier sets). Null when the model has no price at all (`billing.unpriced`
+ * `input_cache_write`, and `input_cache_write_1h` when the model declares a 1-hour cache-write
+ * price), per hosted web search (`web_search`), per generated image (`image`), per minute of
+ * transcribed audio (`audio_minute`) and per character of speech (`speech_character`);
+ * long-context tiers as `tiers: [{ above_input_tokens, prompt, completion, input_cache_read,
+ * input_cache_write, input_cache_write_1h }]` (the prices a tier sets). Null when the model has no price at all (`billing.unpriced`
  * decides what that means).
  */
 export function toPricingObject(pricing: ModelPricing | undefined): Record<string, unknown> | null {
   if (!pricing || !Object.values(pricing).some((v) => typeof v === 'number')) return null;
   const out: Record<string, unknown> = {};
   tokenPriceStrings({ input: 0, output: 0, ...pricing }, out);
+  if (pricing.webSearch !== undefined) out.web_search = usdString(pricing.webSearch);
   if (pricing.image !== undefined) out.image = usdString(pricing.image);
   if (pricing.audioMinute !== undefined) out.audio_minute = usdString(pricing.audioMinute);
   if (pricing.speechChars !== undefined) out.speech_character = usdString(pricing.speechChars / 1_000_000);

@@ -227,6 +227,8 @@ export interface LedgerRecord {
   output_tokens: number;
   reasoning_tokens: number;
   cached_tokens: number;
+  /** Hosted web searches the upstream ran and billed per search, when there were any (priced at `pricing.webSearch`). */
+  web_search_requests?: number;
   /** Price of the usage in credits, after fallback discount and price multiplier. */
   cost_credits: number;
   /** Credits taken from the balance: the cost, or what was left when the balance ran out. */
