@@ -12,6 +12,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     globalSetup: ['test/global-setup.ts'],
+    // No test asks the EC2 instance metadata service for AWS keys (the AWS default chain would,
+    // for a bedrock provider without keys): gateways spawned with the environment inherit it.
+    env: { AWS_EC2_METADATA_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -6,6 +6,7 @@ import { converseFormat } from './converse/index.ts';
 import { mapErrorResponse } from './map-error-response.ts';
 import { DEFAULT_MODELS, describeBedrockModel } from './models.ts';
 import { BEDROCK_OPTION_KEYS, bedrockOptionsSchema, type BedrockOptions } from './options.ts';
+import { probeCredentials } from './probe-credentials.ts';
 import { resolveIdentity } from './resolve-credentials.ts';
 import { createSigner, signingRegionOf } from './sign-request.ts';
 import { unwrapInvokeStream } from './unwrap-invoke-stream.ts';
@@ -41,6 +42,7 @@ export default definePlugin<BedrockOptions>({
       ctx.log.warn(`bedrock provider '${ctx.id}': ${error.message}`);
       return { auth: { kind: 'none' as const, source: 'none' }, profileRegion: undefined };
     });
+    if (identity.auth.kind === 'sigv4') await probeCredentials(identity.auth.credentials, identity.auth.source, (message) => ctx.log.warn(`bedrock provider '${ctx.id}': ${message}`));
     let region = ctx.options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? identity.profileRegion;
     if (!region) {
       region = 'us-east-1';

@@ -1,7 +1,7 @@
 // SigV4 signing of one Bedrock runtime call, by the AWS SDK's own signer.
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentials } from './resolve-credentials.ts';
+import type { AwsCredentials, AwsCredentialsProvider } from './resolve-credentials.ts';
 
 /** A request to sign: its URL (path already percent-encoded as it goes on the wire), headers and body. */
 export interface RequestToSign {
@@ -10,8 +10,8 @@ export interface RequestToSign {
   body: string;
 }
 
-/** Signs requests for one region and the `bedrock` service. */
-export function createSigner(credentials: AwsCredentials, region: string): (request: RequestToSign) => Promise<Record<string, string>> {
+/** Signs requests for one region and the `bedrock` service, with the keys `credentials` hands out at the time. */
+export function createSigner(credentials: AwsCredentials | AwsCredentialsProvider, region: string): (request: RequestToSign) => Promise<Record<string, string>> {
   const signer = new SignatureV4({ credentials, region, service: 'bedrock', sha256: Sha256, uriEscapePath: true });
   return async ({ url, headers, body }) => {
     const signed = await signer.sign({

@@ -18,8 +18,11 @@ type Json = Record<string, any>;
 
 export interface FakeBedrockOptions {
   region: string;
-  /** Access keys the fake knows (a session token makes them temporary: the token must come along). */
-  credentials?: Array<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>;
+  /**
+   * Access keys the fake knows (a session token makes them temporary: the token must come along;
+   * past `expiration` they are refused). The list may grow while the fake runs (rotated keys).
+   */
+  credentials?: Array<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }>;
   /** Bedrock API keys accepted as `Authorization: Bearer`. */
   apiKeys?: string[];
   /** Model ids the fake serves (inference-profile prefixes included); others are a 400 ValidationException. Default: any. */
@@ -167,6 +170,7 @@ function checkAuth(req: http.IncomingMessage, body: Buffer, options: FakeBedrock
   const known = (options.credentials ?? []).find((c) => c.accessKeyId === accessKeyId);
   if (!known) refuse(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
   if (known!.sessionToken && req.headers['x-amz-security-token'] !== known!.sessionToken) refuse(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+  if (known!.expiration && known!.expiration.getTime() <= Date.now()) refuse(403, 'ExpiredTokenException', 'The security token included in the request is expired');
   if (region !== options.region) refuse(403, 'InvalidSignatureException', `Credential should be scoped to a valid region. (got ${region}, this endpoint is ${options.region})`);
   if (service !== 'bedrock') refuse(403, 'InvalidSignatureException', `Credential should be scoped to correct service: 'bedrock'.`);
   const amzDate = String(req.headers['x-amz-date'] ?? '');

@@ -51,6 +51,8 @@ export async function spawnGateway(options: {
   configFile?: string;
   dataDir?: string;
   env?: Record<string, string>;
+  /** Only `env` reaches the gateway: none of the variables of the machine running the tests. */
+  onlyEnv?: boolean;
   args?: string[];
   timeoutMs?: number;
   /** The Node binary to run the gateway with (default: the one running the tests). */
@@ -67,6 +69,7 @@ export async function spawnGateway(options: {
   const child = execa(file, [...prefix, '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0', ...(options.args ?? [])], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...options.env },
+    extendEnv: !options.onlyEnv,
     reject: false,
     buffer: false,
   });

@@ -1,0 +1,82 @@
+/**
+ * Bedrock credentials from the AWS SDK's default chain: the real CLI with no keys in its config
+ * or environment takes them from a fake ECS container credentials endpoint that hands out
+ * short-lived keys and rotates them; the strict Bedrock fake refuses keys it does not know or
+ * that have expired. Each gateway gets an explicit environment, nothing of the test machine's.
+ */
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
+import { startFakeContainerCredentials, type FakeContainerCredentials, type IssuedKeys } from '../helpers/fake-container-credentials.ts';
+import { parseAuthorization } from '../helpers/sigv4-verify.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
+
+const LLAMA = 'meta.llama3-3-70b-instruct-v1:0';
+/** No shared files, no IMDS: nothing but what a test gives. */
+const BARE_ENV = { AWS_REGION: 'us-east-1', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', AWS_CONFIG_FILE: '/nonexistent/config', AWS_EC2_METADATA_DISABLED: 'true' };
+const config = (baseURL: string) => ({ providers: { bedrock: { plugin: 'bedrock', baseURL, models: [LLAMA] } } });
+
+describe('bedrock credentials from the AWS default chain (real CLI)', () => {
+  let fake: FakeBedrock;
+  let container: FakeContainerCredentials;
+  let gw: SpawnedGateway;
+  let bare: SpawnedGateway;
+  const known: Array<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }> = [];
+
+  beforeAll(async () => {
+    fake = await startFakeBedrock({ region: 'us-east-1', credentials: known });
+    // Keys live 3 s and are replaced when less than 2 s are left: a rotation every second.
+    container = await startFakeContainerCredentials({ lifetimeMs: 3000, rotateWithinMs: 2000, onIssue: (keys: IssuedKeys) => known.push(keys) });
+    [gw, bare] = await Promise.all([
+      spawnGateway({ onlyEnv: true, env: { ...BARE_ENV, AWS_CONTAINER_CREDENTIALS_FULL_URI: container.url, AWS_CONTAINER_AUTHORIZATION_TOKEN: container.authorizationToken }, config: config(fake.url) }),
+      spawnGateway({ onlyEnv: true, env: BARE_ENV, config: config(fake.url) }),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await bare?.stop();
+    await container?.close();
+    await fake?.close();
+  });
+
+  it('signs with the container keys valid at the time, rotated twice, without a restart', { timeout: 30_000 }, async () => {
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    const signedWith: string[] = [];
+    await until('calls signed with three rotated key sets', async () => {
+      const chat = await openai.chat.completions.create({ model: `bedrock/${LLAMA}`, messages: [{ role: 'user', content: `call ${signedWith.length}` }] });
+      expect(chat.choices[0].message.content).toBe(`Converse heard: call ${signedWith.length}`);
+      signedWith.push(parseAuthorization(String(fake.requests.at(-1)!.headers.authorization))!.accessKeyId);
+      return new Set(signedWith).size >= 3 ? true : undefined;
+    });
+    expect(fake.rejections).toEqual([]); // never an unknown, expired or token-less key
+    const order = signedWith.map((id) => container.issued.findIndex((k) => k.accessKeyId === id));
+    expect(order.every((n) => n >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b)); // never back to older keys
+    expect(gw.process.exitCode).toBeNull();
+    // No secret of any key set in what the gateway printed.
+    const printed = gw.stdout() + gw.stderr();
+    for (const keys of container.issued) {
+      expect(printed).not.toContain(keys.secretAccessKey);
+      expect(printed).not.toContain(keys.sessionToken);
+    }
+    expect(printed).not.toContain(container.authorizationToken);
+  });
+
+  it('with no source at all: a start-up warning, and 502 provider_error in each client’s format', async () => {
+    await until('the start-up warning', async () => (/no AWS credentials from the AWS default chain/.test(bare.stdout() + bare.stderr()) ? true : undefined));
+    const before = fake.requests.length;
+    const openai = new OpenAI({ baseURL: `${bare.url}/v1`, apiKey: bare.key!, maxRetries: 0 });
+    const chat = await openai.chat.completions.create({ model: `bedrock/${LLAMA}`, messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (e: unknown) => e);
+    expect(chat).toBeInstanceOf(OpenAI.APIError);
+    expect((chat as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((chat as InstanceType<typeof OpenAI.APIError>).message).toMatch(/No AWS credentials for Bedrock/);
+    const anthropic = new Anthropic({ baseURL: bare.url, apiKey: bare.key!, maxRetries: 0 });
+    const messages = await anthropic.messages.create({ model: `bedrock/${LLAMA}`, max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (e: unknown) => e);
+    expect(messages).toBeInstanceOf(Anthropic.APIError);
+    expect((messages as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+    expect(((messages as InstanceType<typeof Anthropic.APIError>).error as { type: string }).type).toBe('error');
+    expect(fake.requests.length).toBe(before); // nothing unsigned went upstream
+  });
+});
