@@ -3,8 +3,9 @@ import { defineConfig } from 'gateway';
 /**
  * Amazon Bedrock: Claude through InvokeModel (Messages clients keep thinking signatures, cache
  * points and tool use byte for byte), Llama, Nova and the rest through Converse. Credentials are
- * read as the AWS SDKs read them (AWS_ACCESS_KEY_ID/…, AWS_PROFILE and ~/.aws files, or a Bedrock
- * API key in AWS_BEARER_TOKEN_BEDROCK); nothing secret goes in this file. A Claude throttle on
+ * read as the AWS SDKs read them (AWS_ACCESS_KEY_ID/…, AWS_PROFILE and ~/.aws files, a Bedrock
+ * API key in AWS_BEARER_TOKEN_BEDROCK, else the default chain: SSO, credential_process, EKS, ECS
+ * and EC2 roles, refreshed before they expire); nothing secret goes in this file. A Claude throttle on
  * Bedrock falls back to Anthropic's own API. docs/providers.md says what every key does.
  *
  *   cp config/bedrock.config.ts gateway.config.ts
