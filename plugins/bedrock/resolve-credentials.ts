@@ -71,20 +71,30 @@ function staticKeys(c: AwsCredentials, source: string): BedrockAuth {
   return { kind: 'sigv4', credentials: remembering(() => Promise.resolve(credentials)), source };
 }
 
+/** How long a chain that found no credentials is taken at its word before it is asked again. */
+export const NO_CREDENTIALS_RETRY_MS = 10_000;
+
 /**
  * The provider's keys, their secrets remembered for redaction as they come (a chain hands out new
  * ones), and a chain that finds none turned into a `provider_error` (502 in the client's format).
  */
-function remembering(provider: AwsCredentialsProvider): AwsCredentialsProvider {
+export function remembering(provider: AwsCredentialsProvider, now: () => number = Date.now): AwsCredentialsProvider {
   let last: AwsCredentials | undefined;
+  // A chain that found nothing is not asked again for a while: off EC2 each ask waits for the
+  // metadata service's timeout (~1 s), and every call would wait for it before its 502.
+  let failed: { message: string; cause: unknown; until: number } | undefined;
+  const refuse = (f: { message: string; cause: unknown }) => new GatewayError('provider_error', f.message, { cause: f.cause });
   return async () => {
+    if (failed && now() < failed.until) throw refuse(failed);
     let keys: AwsCredentials;
     try {
       keys = await provider();
     } catch (error) {
       // Retryable: another provider may serve the call. Chain messages name sources, never secrets.
-      throw new GatewayError('provider_error', `No AWS credentials for Bedrock: ${firstLine(error)}`, { cause: error });
+      failed = { message: `No AWS credentials for Bedrock: ${firstLine(error)}`, cause: error, until: now() + NO_CREDENTIALS_RETRY_MS };
+      throw refuse(failed);
     }
+    failed = undefined;
     if (keys !== last) {
       rememberSecret(keys.secretAccessKey);
       rememberSecret(keys.sessionToken);

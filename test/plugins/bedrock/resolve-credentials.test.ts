@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeCredentials } from '../../../plugins/bedrock/probe-credentials.ts';
-import { resolveIdentity, type AwsCredentials, type BedrockAuth, type ChainFactory } from '../../../plugins/bedrock/resolve-credentials.ts';
+import { NO_CREDENTIALS_RETRY_MS, remembering, resolveIdentity, type AwsCredentials, type BedrockAuth, type ChainFactory } from '../../../plugins/bedrock/resolve-credentials.ts';
 import { isGatewayError } from '../../../src/errors/index.ts';
 import { redactSecrets } from '../../../src/util/index.ts';
 import { tempDir } from '../../helpers/spawn-gateway.ts';
@@ -75,6 +75,25 @@ describe('bedrock identity resolution', () => {
     const error = await keysOf(none.auth).then(() => undefined, (e: unknown) => e);
     expect(isGatewayError(error) && error.code).toBe('provider_error');
     expect((error as Error).message).toBe('No AWS credentials for Bedrock: Could not load credentials from any providers');
+  });
+
+  it('a chain that found nothing is asked again only after NO_CREDENTIALS_RETRY_MS (no metadata-service wait per call), then its new keys are used', async () => {
+    let asked = 0;
+    let keys: AwsCredentials | undefined;
+    let clock = 1_000;
+    const provider = remembering(() => {
+      asked += 1;
+      return keys ? Promise.resolve(keys) : Promise.reject(new Error('Could not load credentials from any providers'));
+    }, () => clock);
+    for (let i = 0; i < 3; i += 1) {
+      const error = await provider().then(() => undefined, (e: unknown) => e);
+      expect(isGatewayError(error) && error.code).toBe('provider_error');
+    }
+    expect(asked).toBe(1);
+    keys = CHAIN_KEYS;
+    clock += NO_CREDENTIALS_RETRY_MS;
+    expect(await provider()).toBe(CHAIN_KEYS);
+    expect(asked).toBe(2);
   });
 
   it('probes at start-up for at most its bound, and warns when the chain fails, even later', async () => {
