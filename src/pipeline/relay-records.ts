@@ -325,11 +325,14 @@ export class RecordRelay {
   /**
    * The chunk's bytes with the changed records alone framed again (a dropped record left out):
    * every other record goes on as it came, e.g. a burst whose usage chunk the client did not ask
-   * for. Undefined when the reader cannot say where its records end.
+   * for. Undefined when the reader cannot say where its records end in these bytes: it tells the
+   * ends in its last push's bytes, and the peeked head can be more (a comment-only block the
+   * upstream sent before its first records, as OpenRouter does): the last record must end where
+   * the bytes do.
    */
   private splice(bytes: Buffer, count: number, changes: RecordChanges): Buffer | undefined {
     const ends = this.reader.recordEnds?.();
-    if (!ends || ends.length !== count) return undefined;
+    if (!ends || ends.length !== count || ends[count - 1] !== bytes.length) return undefined;
     const pieces: Buffer[] = [];
     let from = 0;
     let passed = 0;

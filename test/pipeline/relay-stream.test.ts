@@ -174,9 +174,9 @@ describe('relayStream pushed into a target', () => {
   });
 });
 
-/** Everything a client gets of a passthrough Chat stream whose upstream sends `pieces`. */
-async function clientBytes(pieces: Buffer[], strip = false): Promise<Buffer> {
-  const r = await relay(pieces.slice(0, 1), { strip });
+/** Everything a client gets of a passthrough Chat stream whose upstream sends `pieces` (the first `peeked` before the relay starts). */
+async function clientBytes(pieces: Buffer[], strip = false, peeked = 1): Promise<Buffer> {
+  const r = await relay(pieces.slice(0, peeked), { strip });
   const out: Buffer[] = [];
   let ended!: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
@@ -189,7 +189,7 @@ async function clientBytes(pieces: Buffer[], strip = false): Promise<Buffer> {
     onDrain: () => undefined,
     onClose: () => undefined,
   });
-  for (const piece of pieces.slice(1)) r.body.push(piece);
+  for (const piece of pieces.slice(peeked)) r.body.push(piece);
   r.body.push(null);
   await done;
   return Buffer.concat(out);
@@ -233,6 +233,15 @@ describe('a passthrough stream goes on as bytes', () => {
         expect((await clientBytes(pieces, true)).equals(expected)).toBe(true);
       }
     }
+  });
+
+  it('drops the usage chunk of a burst that came after a comment-only block, whole records only', async () => {
+    // The relay starts with both pieces' bytes; the reader's record ends are in the last piece's.
+    // They were read as ends in both (the finish chunk came out cut into the usage chunk, invalid
+    // JSON); now the records are framed again, the comment left out.
+    const records = chatStream(['a', 'b', 'c']);
+    const out = await clientBytes([Buffer.from(': PROCESSING\n\n'), Buffer.from(records.join(''))], true, 2);
+    expect(out.toString()).toBe(records.filter((record) => !record.includes('"usage"')).join(''));
   });
 
   it('passes a burst with an error record among its records as it came, and an upstream key outside an error record untouched', async () => {
