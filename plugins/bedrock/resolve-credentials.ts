@@ -60,7 +60,7 @@ async function readProfile(env: Env, name: string, chainProfile: string | undefi
   const secret = fromCredentials.aws_secret_access_key ?? fromConfig.aws_secret_access_key;
   if (!key || !secret) {
     const source = chainProfile ? `AWS default chain (profile ${chainProfile})` : 'AWS default chain';
-    return { auth: { kind: 'sigv4', credentials: remembering(chain(chainProfile)), source }, profileRegion };
+    return { auth: { kind: 'sigv4', credentials: remembering(chain(chainProfile), Date.now, true), source }, profileRegion };
   }
   const token = fromCredentials.aws_session_token ?? fromConfig.aws_session_token;
   return { auth: staticKeys({ accessKeyId: key, secretAccessKey: secret, sessionToken: token }, `profile ${name}`), profileRegion };
@@ -75,10 +75,12 @@ function staticKeys(c: AwsCredentials, source: string): BedrockAuth {
 export const NO_CREDENTIALS_RETRY_MS = 10_000;
 
 /**
- * The provider's keys, their secrets remembered for redaction as they come (a chain hands out new
- * ones), and a chain that finds none turned into a `provider_error` (502 in the client's format).
+ * The provider's keys, their secrets remembered for redaction as they come, and a chain that finds
+ * none turned into a `provider_error` (502 in the client's format). A chain's keys are `rotating`:
+ * remembered as transient values (new ones every rotation, for months: only the newest are kept;
+ * the session token is sent, so remembered again, with every call).
  */
-export function remembering(provider: AwsCredentialsProvider, now: () => number = Date.now): AwsCredentialsProvider {
+export function remembering(provider: AwsCredentialsProvider, now: () => number = Date.now, rotating = false): AwsCredentialsProvider {
   let last: AwsCredentials | undefined;
   // A chain that found nothing is not asked again for a while: off EC2 each ask waits for the
   // metadata service's timeout (~1 s), and every call would wait for it before its 502.
@@ -96,8 +98,8 @@ export function remembering(provider: AwsCredentialsProvider, now: () => number 
     }
     failed = undefined;
     if (keys !== last) {
-      rememberSecret(keys.secretAccessKey);
-      rememberSecret(keys.sessionToken);
+      rememberSecret(keys.secretAccessKey, rotating);
+      rememberSecret(keys.sessionToken, rotating);
       last = keys;
     }
     return keys;

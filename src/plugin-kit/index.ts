@@ -18,7 +18,8 @@ export { sniffImageType, type OpenAIMediaContext } from './openai-images.ts';
 export { toTranscription } from './openai-audio.ts';
 export { OPENAI_MODEL_FACTS } from './openai-models.ts';
 export type { AbortSource } from '../util/index.ts';
-// A credential a plugin obtains at run time (keys a credential chain resolved, a token it fetched) is redacted like a configured apiKey.
+// A credential a plugin obtains at run time (keys a credential chain resolved, a token it fetched) is redacted like a configured apiKey;
+// one that changes for as long as the gateway runs (a rotation, a token per call) is remembered as transient: only the newest are kept.
 export { rememberSecret } from '../util/index.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
 export { defineFormat, sseFraming, jsonArrayFraming } from '../formats/index.ts';

@@ -86,7 +86,11 @@ export class UndiciHttpFactory implements HttpClientFactory {
   }
 }
 
-/** Header names whose values are credentials: an upstream message quoting one back is redacted. */
+/**
+ * Header names whose values are credentials: an upstream message quoting one back is redacted.
+ * Remembered as transient values: a plugin may sign each call anew (SigV4), and those must not
+ * push the configured keys out (the registry remembers those for good).
+ */
 const CREDENTIAL_HEADER = /auth|key|token|secret|signature|credential|cookie/i;
 /** Header objects already looked at (plugins usually build theirs once). */
 const seenHeaders = new WeakSet<object>();
@@ -94,7 +98,7 @@ const seenHeaders = new WeakSet<object>();
 function rememberCredentials(headers: Record<string, string>): void {
   if (seenHeaders.has(headers)) return;
   seenHeaders.add(headers);
-  for (const name in headers) if (CREDENTIAL_HEADER.test(name)) rememberSecretHeader(headers[name]);
+  for (const name in headers) if (CREDENTIAL_HEADER.test(name)) rememberSecretHeader(headers[name], true);
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;

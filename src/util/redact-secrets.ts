@@ -5,38 +5,58 @@
  * log lines, passed-through upstream error records) goes through `redactSecrets`.
  *
  * One process-wide set, because the places that must redact are pure encoders reached from
- * every layer; a value is never removed (redacting a key that is no longer used is harmless).
+ * every layer. A value remembered for good (a configured key) is never removed; values a plugin
+ * mints per call or per rotation (a SigV4 Authorization is new on every call, a credential chain's
+ * keys change) are `transient`: the newest MAX_SECRETS of them are kept, one sent again counting
+ * as new, so they never push a configured key out.
  */
 
 /** Shorter values are not redacted: they would blank out ordinary words. */
 export const MIN_SECRET_LENGTH = 8;
-/** Values kept at most (a plugin that mints a token per request only keeps the newest). */
+/** Transient values kept at most (a plugin that mints a token per request only keeps the newest). */
 export const MAX_SECRETS = 256;
 export const REDACTED = '[redacted]';
 
 class SecretValues {
-  private readonly values = new Set<string>();
+  /** Remembered for good. */
+  private readonly kept = new Set<string>();
+  /** Minted per call or per rotation, oldest first (one sent again moves to the end). */
+  private readonly transient = new Set<string>();
   /** Longest first, so a secret that contains another is replaced whole. */
   private ordered: string[] = [];
   private readonly bytes = new Map<string, Buffer>();
 
   get size(): number {
-    return this.values.size;
+    return this.kept.size + this.transient.size;
   }
 
   has(value: string): boolean {
-    return this.values.has(value);
+    return this.kept.has(value) || this.transient.has(value);
   }
 
-  add(value: string): void {
-    if (value.length < MIN_SECRET_LENGTH || this.values.has(value)) return;
-    this.values.add(value);
+  add(value: string, transient: boolean): void {
+    if (value.length < MIN_SECRET_LENGTH) return;
     // The form a JSON string carries (e.g. a `"` or `\` escaped), for bytes passed through as they came.
     const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) this.values.add(escaped);
-    while (this.values.size > MAX_SECRETS) this.values.delete(this.values.values().next().value!);
-    this.ordered = [...this.values].sort((a, b) => b.length - a.length);
+    let changed = this.put(value, transient);
+    if (escaped !== value) changed = this.put(escaped, transient) || changed;
+    if (!changed) return;
+    this.ordered = [...this.kept, ...this.transient].sort((a, b) => b.length - a.length);
     this.bytes.clear();
+  }
+
+  /** True when the set of values changed (not when a transient one only moved to the end). */
+  private put(value: string, transient: boolean): boolean {
+    if (this.kept.has(value)) return false;
+    const had = this.transient.delete(value);
+    if (!transient) {
+      this.kept.add(value);
+      return !had;
+    }
+    this.transient.add(value);
+    if (had) return false;
+    while (this.transient.size > MAX_SECRETS) this.transient.delete(this.transient.values().next().value!);
+    return true;
   }
 
   redact(text: string): string {
@@ -58,7 +78,8 @@ class SecretValues {
   }
 
   clear(): void {
-    this.values.clear();
+    this.kept.clear();
+    this.transient.clear();
     this.ordered = [];
     this.bytes.clear();
   }
@@ -72,17 +93,20 @@ class SecretValues {
 
 const secrets = new SecretValues();
 
-/** Remembers an upstream credential so it is redacted wherever it would leave the gateway. */
-export function rememberSecret(value: string | undefined | null): void {
-  if (typeof value === 'string') secrets.add(value.trim());
+/**
+ * Remembers an upstream credential so it is redacted wherever it would leave the gateway; for
+ * good, or `transient` (minted per call or per rotation: only the newest MAX_SECRETS are kept).
+ */
+export function rememberSecret(value: string | undefined | null, transient = false): void {
+  if (typeof value === 'string') secrets.add(value.trim(), transient);
 }
 
 /** Remembers a credential header's value: the whole value and, for `Bearer x` / `Basic x`, the token. */
-export function rememberSecretHeader(value: string | undefined | null): void {
+export function rememberSecretHeader(value: string | undefined | null, transient = false): void {
   if (typeof value !== 'string') return;
-  rememberSecret(value);
+  rememberSecret(value, transient);
   const space = value.indexOf(' ');
-  if (space > 0) rememberSecret(value.slice(space + 1));
+  if (space > 0) rememberSecret(value.slice(space + 1), transient);
 }
 
 /** True when `value` was remembered (a fast check for callers that see the same values often). */

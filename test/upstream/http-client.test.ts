@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory } from '../../src/upstream/index.ts';
+import { forgetSecrets, MAX_SECRETS, redactSecrets, rememberSecret } from '../../src/util/redact-secrets.ts';
 
 let server: http.Server;
 let base = '';
@@ -39,6 +40,28 @@ describe('UndiciHttpFactory', () => {
     expect(first.headers['set-cookie']).toEqual(['c=1', 'd=2']);
     expect(first.headers).toBe(first.headers);
     expect(second.headers['content-type']).toBe('application/json');
+    await client.close();
+    await factory.closeAll();
+  });
+});
+
+describe('credential headers a plugin signs per request', () => {
+  afterEach(() => forgetSecrets());
+
+  it('never push a configured key out of the redaction set (a SigV4 Authorization is new on every call)', async () => {
+    const KEY = 'sk-configured-upstream-key-0123456789';
+    rememberSecret(KEY);
+    const factory = new UndiciHttpFactory(DEFAULT_TIMEOUTS);
+    const client = factory.client(base);
+    const token = 'FwoGZXIvYXdzSESSIONTOKEN0123';
+    for (let i = 0; i < MAX_SECRETS + 50; i += 1) {
+      const authorization = `AWS4-HMAC-SHA256 Credential=ASIAFAKE/20261128/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature=${i.toString(16).padStart(64, '0')}`;
+      const response = await client.request({ method: 'POST', path: '/x', headers: { authorization, 'x-amz-security-token': token }, body: '{}' });
+      await readBody(response.body);
+    }
+    expect(redactSecrets(`upstream said ${KEY}`)).toBe('upstream said [redacted]');
+    // The session token sent with every call is redacted too.
+    expect(redactSecrets(`token ${token}`)).toBe('token [redacted]');
     await client.close();
     await factory.closeAll();
   });

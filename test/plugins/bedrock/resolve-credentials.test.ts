@@ -7,6 +7,7 @@ import { probeCredentials } from '../../../plugins/bedrock/probe-credentials.ts'
 import { NO_CREDENTIALS_RETRY_MS, remembering, resolveIdentity, type AwsCredentials, type BedrockAuth, type ChainFactory } from '../../../plugins/bedrock/resolve-credentials.ts';
 import { isGatewayError } from '../../../src/errors/index.ts';
 import { redactSecrets } from '../../../src/util/index.ts';
+import { forgetSecrets, isRememberedSecret, MAX_SECRETS, rememberSecret } from '../../../src/util/redact-secrets.ts';
 import { tempDir } from '../../helpers/spawn-gateway.ts';
 
 const dir = tempDir('gw-bedrock-creds-');
@@ -94,6 +95,19 @@ describe('bedrock identity resolution', () => {
     clock += NO_CREDENTIALS_RETRY_MS;
     expect(await provider()).toBe(CHAIN_KEYS);
     expect(asked).toBe(2);
+  });
+
+  it("a chain's keys, rotated for months, are remembered as transient values: the newest redacted, the old ones dropped, the configured keys kept", async () => {
+    const CONFIGURED = 'configured-upstream-api-key-0123';
+    rememberSecret(CONFIGURED);
+    let n = 0;
+    const chain: ChainFactory = () => async () => ({ accessKeyId: `ASIA${n}`, secretAccessKey: `rotated-secret-${n}`, sessionToken: `rotated-token-${n}` });
+    const { auth } = await resolveIdentity({}, undefined, NO_FILES, chain);
+    for (n = 0; n < MAX_SECRETS; n += 1) await keysOf(auth);
+    n -= 1;
+    expect(redactSecrets(`rotated-secret-${n} rotated-token-${n} ${CONFIGURED}`)).toBe('[redacted] [redacted] [redacted]');
+    expect(isRememberedSecret('rotated-secret-0')).toBe(false); // bounded: not one more value a rotation, for good
+    forgetSecrets();
   });
 
   it('probes at start-up for at most its bound, and warns when the chain fails, even later', async () => {
