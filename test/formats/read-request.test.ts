@@ -109,6 +109,16 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
         },
         { model: 'google/gemini-3-pro-preview', stream: true },
       ],
+      [
+        "Google's REST examples' snake_case: system instruction, output cap, JSON schema output, an image, google_search",
+        {
+          system_instruction: { parts: [{ text: 'Answer in French, briefly, and never mention the weather in Lyon. '.repeat(40) }] },
+          contents: [{ role: 'user', parts: [{ text: 'Weather?' }, { inline_data: { mime_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+          tools: [{ google_search: {} }],
+          generation_config: { max_output_tokens: 512, response_mime_type: 'application/json', response_json_schema: { type: 'object', properties: { a: { type: 'number' } } } },
+        },
+        target,
+      ],
     ];
 
     it.each(GEMINI)('%s: as the decoder says, bound >= the IR bound', (_name, body, route) => {

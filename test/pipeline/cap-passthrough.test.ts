@@ -53,6 +53,11 @@ describe('passthrough output cap (the format face)', () => {
     const kept = prepare('gemini', under, 65536, target).prepared;
     expect(kept.adapted).toBeUndefined();
     expect(kept.call.rawBody).toBe(JSON.stringify(under));
+    // Google's REST examples' snake_case (proto JSON takes both): lowered as written.
+    const snake = { contents: [], generation_config: { max_output_tokens: 131072, temperature: 0.2 } };
+    const lowered = prepare('gemini', snake, 65536, target);
+    expect(lowered.sent).toEqual({ contents: [], generation_config: { max_output_tokens: 65536, temperature: 0.2 } });
+    expect(lowered.prepared.adapted).toEqual(['generation_config.max_output_tokens=65536']);
   });
 
   it('a client key named __proto__ stays a key in every re-written body (Object.assign made it the copy\'s prototype: the body went upstream without it)', () => {

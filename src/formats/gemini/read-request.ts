@@ -10,7 +10,7 @@ import { FieldChecker, badRequest, capFields, isRecord, measureInput, type Cappe
 const GEMINI_INPUT: InputShape = {
   // Proto JSON takes snake_case too (Google's REST docs write `inline_data`): Google bills it as media either way.
   isMedia: (object) => isRecord(object.inlineData) || isRecord(object.fileData) || isRecord(object.inline_data) || isRecord(object.file_data),
-  jsonKeys: new Set(['args', 'response', 'parametersJsonSchema', 'responseJsonSchema', 'responseSchema']),
+  jsonKeys: new Set(['args', 'response', 'parametersJsonSchema', 'responseJsonSchema', 'responseSchema', 'parameters_json_schema', 'response_json_schema', 'response_schema']),
   allowance: (object) => (isRecord(object.functionCall) && object.functionCall.id === undefined ? 32 : 0),
 };
 
@@ -24,16 +24,21 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
   if (!target) throw badRequest('The Gemini format reads the model from the path (/v1beta/models/{model}:generateContent).');
   const check = new FieldChecker();
   if (!Array.isArray(body.contents)) check.fail('contents', 'must be an array');
-  const generation = check.record(body.generationConfig, 'generationConfig');
-  const maxTokens = generation && check.number(generation.maxOutputTokens, 'generationConfig.maxOutputTokens', { min: 0, integer: true });
+  const generationKey = spelling(body, 'generationConfig', 'generation_config');
+  const generation = check.record(body[generationKey], generationKey);
+  const capKey = generation && spelling(generation, 'maxOutputTokens', 'max_output_tokens');
+  const maxTokens = generation && check.number(generation[capKey!], `${generationKey}.${capKey}`, { min: 0, integer: true });
   check.throwIfAny();
   // The response schema is framed like a tool (the IR's bound adds a tool's framing): read inside an object of its own.
-  const schema = generation && { responseSchema: generation.responseSchema, responseJsonSchema: generation.responseJsonSchema };
-  const input = measureInput([body.systemInstruction, body.contents, body.tools, schema], GEMINI_INPUT);
+  const schema = generation && {
+    responseSchema: generation[spelling(generation, 'responseSchema', 'response_schema')],
+    responseJsonSchema: generation[spelling(generation, 'responseJsonSchema', 'response_json_schema')],
+  };
+  const input = measureInput([body[spelling(body, 'systemInstruction', 'system_instruction')], body.contents, body.tools, schema], GEMINI_INPUT);
   const facts: RequestFacts = { model: target.model, stream: target.stream, inputBound: input.bound, inputEstimate: input.estimate };
   if (maxTokens !== undefined) facts.maxTokens = maxTokens;
   // googleSearch is Gemini's own: a Gemini upstream runs it, and so does any format that runs a hosted web search.
-  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.googleSearch !== undefined)) {
+  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool[spelling(tool, 'googleSearch', 'google_search')] !== undefined)) {
     facts.vendorTools = googleSearch();
   }
   return facts;
@@ -45,10 +50,24 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
  * as the client wrote it (only Anthropic's budget must be below the cap).
  */
 export function capGeminiOutput(body: Record<string, unknown>, max: number): CappedBody | undefined {
-  const generation = body.generationConfig;
-  const capped = isRecord(generation) ? capFields(generation, ['maxOutputTokens'], max) : undefined;
+  const key = spelling(body, 'generationConfig', 'generation_config');
+  const generation = body[key];
+  if (!isRecord(generation)) return undefined;
+  const cap = spelling(generation, 'maxOutputTokens', 'max_output_tokens');
+  const capped = capFields(generation, [cap], max);
   if (!capped) return undefined;
-  return { body: withField(body, 'generationConfig', capped.body), adapted: [`generationConfig.maxOutputTokens=${max}`] };
+  return { body: withField(body, key, capped.body), adapted: [`${key}.${cap}=${max}`] };
+}
+
+/**
+ * The name a field goes by in `object`: its lowerCamelCase one, else its snake_case one when
+ * only that is there. Proto JSON takes both (Google's REST examples write `generation_config`,
+ * `system_instruction`); the decoder reads them alike (camelizeGeminiBody), and so must what
+ * billing and routing read, or a snake_case body escaped its output cap, its system
+ * instruction's share of the input bound, and its googleSearch's routing.
+ */
+function spelling(object: Record<string, unknown>, camel: string, snake: string): string {
+  return object[camel] === undefined && object[snake] !== undefined ? snake : camel;
 }
 
 /** Gemini's web search tool as a vendor tool of the `gemini` format (formats with a hosted web search run it too). */
