@@ -4,6 +4,7 @@ import { CREDIT_FUNCTIONS } from '../../src/store/postgres/credit-functions.ts';
 import { PostgresStore } from '../../src/store/postgres/index.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
+import { anAccount } from './store.case.ts';
 
 type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
 const databases: TestDatabase[] = [];
@@ -63,6 +64,27 @@ describe('credit functions: one definition each (credit-functions.ts), applied a
     for (const [id, def] of freshDefs) expect(upgradedDefs.get(id), id).toBe(def);
     // Each function of credit-functions.ts is in the database with its body from there.
     for (const f of CREDIT_FUNCTIONS) expect(await storedBodies(fresh.sql, f.name), f.name).toEqual([bodyOf(f.sql)]);
+  });
+
+  it('a version-12 database with ledger rows upgrades (migration 13): old rows have no web_search_requests, a settlement writes it', async () => {
+    const { url, sql } = await database();
+    await upToVersion12(sql);
+    await sql.query(
+      "insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, cost_credits, charged_credits) values ('req_old', 1, 'acc_1', 'key_1', 'm', 'p', '/v1/messages', 3, 2, 1, 1)",
+    );
+    const store = await PostgresStore.open(url);
+    try {
+      expect(store.report.migrated).toEqual([13]);
+      const account = await store.accounts.create(anAccount({ credits: 100 }));
+      const periods = { day: '2026-11-28', week: '2026-11-23', month: '2026-11' };
+      const entry = { ts: 2, request_id: 'req_new', account_id: account.id, key_id: 'key_1', model: 'm', provider: 'p', endpoint: '/v1/messages', input_tokens: 3, output_tokens: 2, reasoning_tokens: 0, cached_tokens: 0, web_search_requests: 2, cost_credits: 1, charged_credits: 1, estimated: false, aborted: false };
+      expect(await store.credits.settle({ entry, enforce: false, periods })).toMatchObject({ inserted: true });
+      const ledger = await store.credits.ledger({ limit: 10 });
+      expect(ledger.map((r) => [r.request_id, r.web_search_requests])).toEqual([['req_old', undefined], ['req_new', 2]]);
+      expect(ledger[0]).not.toHaveProperty('web_search_requests');
+    } finally {
+      await store.close();
+    }
   });
 
   it('is applied again when its text differs from the one recorded, and left alone when it does not', async () => {

@@ -93,7 +93,9 @@ describe('copying into PostgreSQL', () => {
       charged_credits: charged,
       estimated: false,
       aborted: false,
-      ...(seq === 2 ? { media: { images: 1 }, discount: 0.1, price_multiplier: 0.5 } : {}),
+      ...(seq === 2 ? { media: { images: 1 }, discount: 0.1, price_multiplier: 0.5, web_search_requests: 2 } : {}),
+      // A count the integer column would refuse is rounded, not a failed copy.
+      ...(seq === 3 ? { web_search_requests: 1.4 } : {}),
     });
     const lines = [line(1, 'req_a', 1.5), line(2, 'req_b', 0.25), line(3, 'req_a', 2), line(4, '', 0.000001)];
     const client = await pool.connect();
@@ -105,9 +107,12 @@ describe('copying into PostgreSQL', () => {
       client.release();
     }
     expect(await countPostgresLedger(pool)).toEqual({ entries: 4, charged: 3.750001 });
-    const { rows } = await pool.query<{ request_id: string; media: unknown; price_multiplier: number | null }>('select request_id, media, price_multiplier from gw_ledger order by seq');
+    const { rows } = await pool.query<{ request_id: string; media: unknown; price_multiplier: number | null; web_search_requests: number | null }>(
+      'select request_id, media, price_multiplier, web_search_requests from gw_ledger order by seq',
+    );
     expect(rows.map((r) => r.request_id)).toEqual(['req_a', 'req_b', 'jsonl-3', 'jsonl-4']);
-    expect(rows[1]).toMatchObject({ media: { images: 1 }, price_multiplier: 0.5 });
+    expect(rows[1]).toMatchObject({ media: { images: 1 }, price_multiplier: 0.5, web_search_requests: 2 });
+    expect(rows.map((r) => r.web_search_requests)).toEqual([null, 2, 1, null]);
     expect(await nonEmptyTables(pool)).toEqual([{ table: 'gw_ledger', rows: 4 }]);
   });
 });

@@ -7,6 +7,7 @@ import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
 import { PostgresFilesRepo } from './postgres-files-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
+import { searchCount } from './postgres-credits-repo.ts';
 
 /**
  * Copying a data dir's records into PostgreSQL (`gateway store migrate --to`) and counting
@@ -198,10 +199,10 @@ export async function countPostgresLedger(db: Queryable): Promise<{ entries: num
 }
 
 const LEDGER_COLUMNS =
-  'request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media';
+  'request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests';
 const LEDGER_SELECT = `request_id, ts, account_id, coalesce(key_id, ''), coalesce(model, ''), coalesce(provider, ''), coalesce(endpoint, ''),
   coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(reasoning_tokens, 0), coalesce(cached_tokens, 0),
-  coalesce(cost_credits, 0), coalesce(charged_credits, 0), coalesce(estimated, false), coalesce(aborted, false), discount, price_multiplier, media`;
+  coalesce(cost_credits, 0), coalesce(charged_credits, 0), coalesce(estimated, false), coalesce(aborted, false), discount, price_multiplier, media, web_search_requests`;
 
 /**
  * Copies usage-ledger lines, oldest first, into gw_ledger as history: the balances already
@@ -221,7 +222,8 @@ export async function copyLedger(client: Queryable, lines: readonly LedgerLine[]
       while (seen.has(requestId)) requestId += '-';
       seen.add(requestId);
       charged += Number.isFinite(line.charged_credits) ? line.charged_credits : 0;
-      return { ...line, request_id: requestId };
+      // A count the integer column refuses (1.5, -1, 1e12) would fail the whole chunk: whole and bounded, or none.
+      return { ...line, request_id: requestId, web_search_requests: searchCount(line.web_search_requests) };
     });
     await client.query(`insert into gw_ledger (${LEDGER_COLUMNS}) select ${LEDGER_SELECT} from json_populate_recordset(null::gw_ledger, $1::json)`, [JSON.stringify(rows)]);
   }

@@ -131,7 +131,7 @@ end $$;
   },
   {
     name: 'gw_settle',
-    // As last defined by migration 5 (hold takeover, commits without a flush wait).
+    // As last defined by migration 5 (hold takeover, commits without a flush wait); writes web_search_requests (column of migration 13).
     sql: `
 create or replace function gw_settle(p_entry jsonb, p_enforce boolean, p_day text, p_week text, p_month text, p_sync boolean)
 returns table (inserted boolean, charged float8, seq bigint)
@@ -172,10 +172,10 @@ begin
   end if;
   c := round(c, 6);
   insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
-      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests)
     values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
       coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
-      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media)
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media, e.web_search_requests)
     on conflict (request_id) do nothing
     returning gw_ledger.seq into s;
   if s is null then
@@ -370,7 +370,7 @@ end $$;
   },
   {
     name: 'gw_settle_leased',
-    // As last defined by migration 8 (leased charges never below zero).
+    // As last defined by migration 8 (leased charges never below zero); writes web_search_requests (column of migration 13).
     sql: `
 -- gw_settle_leased of migration 7 took the part a lease hold covers without looking at the
 -- balance: after an operator's withdrawal (billing addCredits with a negative amount, checked
@@ -406,10 +406,10 @@ begin
   c := round(c, 6);
   from_lease := round(from_lease, 6);
   insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
-      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests)
     values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
       coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
-      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media)
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media, e.web_search_requests)
     on conflict (request_id) do nothing
     returning gw_ledger.seq into s;
   if s is null then
@@ -472,7 +472,7 @@ end $$;
   },
   {
     name: 'gw_flush_set',
-    // As last defined by migration 9 (outbox flush in one set).
+    // As last defined by migration 9 (outbox flush in one set); writes web_search_requests (column of migration 13).
     sql: `
 -- gw_flush settles line by line (a plpgsql call, three row locks and four writes per line).
 -- The common flush — every line admitted from a leased slice whose hold covers what its lines
@@ -527,10 +527,10 @@ begin
     order by e.request_id
   ), ins as (
     insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
-        cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media)
+        cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests)
       select l.request_id, l.ts, l.account_id, l.key_id, l.model, l.provider, l.endpoint, coalesce(l.input_tokens, 0), coalesce(l.output_tokens, 0),
         coalesce(l.reasoning_tokens, 0), coalesce(l.cached_tokens, 0), coalesce(l.cost_credits, 0), l.c, coalesce(l.estimated, false),
-        coalesce(l.aborted, false), l.discount, l.price_multiplier, l.media
+        coalesce(l.aborted, false), l.discount, l.price_multiplier, l.media, l.web_search_requests
       from lines l
     on conflict on constraint gw_ledger_pkey do nothing
     returning gw_ledger.request_id as rid, gw_ledger.account_id as aid, gw_ledger.key_id as kid, gw_ledger.charged_credits as ch,

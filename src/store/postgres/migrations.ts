@@ -1087,6 +1087,15 @@ create trigger gw_responses_bytes after insert or update or delete on gw_respons
   for each row execute function gw_response_bytes_track();
 `,
   },
+  {
+    version: 13,
+    name: 'web searches in the ledger',
+    sql: `
+-- The hosted web searches a request ran (the ledger line's web_search_requests; null without
+-- any, as the file store's line leaves the field out). Nullable: existing rows stay as they are.
+alter table gw_ledger add column web_search_requests integer;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -11,15 +11,18 @@ interface HoldRow {
   reserved_tokens: number;
 }
 
-interface LedgerRow extends Omit<LedgerRecord, 'discount' | 'price_multiplier' | 'media'> {
+interface LedgerRow extends Omit<LedgerRecord, 'web_search_requests' | 'discount' | 'price_multiplier' | 'media'> {
+  web_search_requests: number | null;
   discount: number | null;
   price_multiplier: number | null;
   media: LedgerRecord['media'] | null;
 }
 
+/** A row as the file store's line has it: a column that is null is a field left out. */
 function ledgerFromRow(row: LedgerRow): LedgerRecord {
-  const { discount, price_multiplier, media, ...rest } = row;
+  const { web_search_requests, discount, price_multiplier, media, ...rest } = row;
   const record: LedgerRecord = rest;
+  if (web_search_requests !== null) record.web_search_requests = web_search_requests;
   if (discount !== null) record.discount = discount;
   if (price_multiplier !== null) record.price_multiplier = price_multiplier;
   if (media !== null) record.media = media;
@@ -37,12 +40,21 @@ function tokenCount(n: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) ? Math.min(MAX_TOKENS, Math.max(0, Math.round(n))) : 0;
 }
 
+/** The most web searches one ledger row counts (the integer column's range, far past any request). */
+const MAX_SEARCHES = 2 ** 31 - 1;
+
+/** A web-search count as the integer column takes it: whole, 1 up to MAX_SEARCHES, or none (a count of 0.4 or -1 is no search). */
+export function searchCount(n: unknown): number | undefined {
+  const count = typeof n === 'number' && Number.isFinite(n) ? Math.min(MAX_SEARCHES, Math.round(n)) : 0;
+  return count > 0 ? count : undefined;
+}
+
 /**
  * A ledger row as the settlement functions take it: token counts whole and bounded. One value
  * PostgreSQL refuses ("invalid input syntax for type bigint: 10.5") would fail the whole group
  * of an outbox flush, every time it is sent again, and hold up every later settlement.
  */
-function dbEntry<E extends { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_tokens: number; ts: number }>(entry: E): E {
+function dbEntry<E extends { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_tokens: number; web_search_requests?: number; ts: number }>(entry: E): E {
   return {
     ...entry,
     ts: Math.round(entry.ts),
@@ -50,6 +62,7 @@ function dbEntry<E extends { input_tokens: number; output_tokens: number; reason
     output_tokens: tokenCount(entry.output_tokens),
     reasoning_tokens: tokenCount(entry.reasoning_tokens),
     cached_tokens: tokenCount(entry.cached_tokens),
+    web_search_requests: searchCount(entry.web_search_requests),
   };
 }
 
@@ -66,7 +79,7 @@ function markRefused(error: unknown): unknown {
 
 const LEDGER_COLUMNS = `seq, ts, request_id, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
   cached_tokens, cost_credits::float8 as cost_credits, charged_credits::float8 as charged_credits, estimated, aborted,
-  discount::float8 as discount, price_multiplier::float8 as price_multiplier, media`;
+  discount::float8 as discount, price_multiplier::float8 as price_multiplier, media, web_search_requests`;
 
 /**
  * Credits across instances (docs/scale-out.md): every call is one statement (one round trip)
