@@ -15,6 +15,8 @@ export interface AccountUsageRow {
   spent_credits: number;
   requests: number;
   month_tokens: number;
+  /** Hosted web searches in the UTC month (the ledger's `web_search_requests`). */
+  month_web_search_requests: number;
   monthly_token_quota: number | null;
   suspended: boolean;
 }
@@ -44,6 +46,7 @@ export const billingRouter = router({
       spent_credits: roundCredits(usage.accountCredits(a.id)),
       requests: requests.get(a.id) ?? 0,
       month_tokens: usage.tokensInMonth(a.id, now),
+      month_web_search_requests: usage.webSearchesInMonth(a.id, now),
       monthly_token_quota: a.monthlyTokenQuota,
       suspended: a.suspended,
     }));

@@ -55,6 +55,7 @@ export function viewLedgerRow(row: LedgerRecord) {
     output_tokens: row.output_tokens,
     reasoning_tokens: row.reasoning_tokens,
     cached_tokens: row.cached_tokens,
+    web_search_requests: row.web_search_requests ?? 0,
     cost_credits: row.charged_credits,
     cost_usd: creditsToUsd(row.charged_credits),
   };

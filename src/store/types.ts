@@ -261,5 +261,7 @@ export interface UsageTotalsRow {
   inputTokens: number;
   outputTokens: number;
   reasoningTokens: number;
+  /** Hosted web searches (the ledger's `web_search_requests`, 0 where a line has none). */
+  webSearchRequests: number;
   credits: number;
 }

@@ -112,6 +112,7 @@ export function buildActivityView(usage: UsageIndex, accountId: string, range: {
       prompt_tokens: row.prompt_tokens,
       completion_tokens: row.completion_tokens,
       reasoning_tokens: row.reasoning_tokens,
+      web_search_requests: row.web_search_requests,
     })),
   };
 }

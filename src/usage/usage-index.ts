@@ -11,6 +11,8 @@ export interface ActivityTotals {
   prompt_tokens: number;
   completion_tokens: number;
   reasoning_tokens: number;
+  /** Hosted web searches the upstreams ran (the ledger lines' `web_search_requests`). */
+  web_search_requests: number;
   /** Credits taken from the balance. */
   credits: number;
 }
@@ -54,6 +56,8 @@ export function utcWeekStart(ms: number): string {
 export class UsageIndex {
   private readonly rows = new Map<string, Row>();
   private readonly monthTokens = new Map<string, number>();
+  /** Web searches per account and UTC month. */
+  private readonly monthSearches = new Map<string, number>();
   private readonly accountSpend = new Map<string, number>();
   /** Credits per account and UTC month (the account spend cap). */
   private readonly accountMonthSpend = new Map<string, number>();
@@ -74,6 +78,7 @@ export class UsageIndex {
       inputTokens: entry.input_tokens,
       outputTokens: entry.output_tokens,
       reasoningTokens: entry.reasoning_tokens ?? 0,
+      webSearchRequests: entry.web_search_requests ?? 0,
       credits: entry.charged_credits ?? entry.cost_credits ?? 0,
     }, entry.ts);
   }
@@ -92,7 +97,7 @@ export class UsageIndex {
       const id = `${day}\u0000${t.accountId}\u0000${t.keyId}\u0000${t.model}\u0000${t.provider}`;
       row = this.rows.get(id);
       if (!row) {
-        row = { date: day, model: t.model, provider: t.provider, accountId: t.accountId, keyId: t.keyId, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
+        row = { date: day, model: t.model, provider: t.provider, accountId: t.accountId, keyId: t.keyId, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, web_search_requests: 0, credits: 0 };
         this.rows.set(id, row);
       }
       this.lastRow = row;
@@ -102,10 +107,12 @@ export class UsageIndex {
     row.prompt_tokens += t.inputTokens;
     row.completion_tokens += t.outputTokens;
     row.reasoning_tokens += t.reasoningTokens;
+    row.web_search_requests += t.webSearchRequests;
     row.credits += credits;
 
     const month = this.lastMonth!;
     this.monthTokens.set(month, (this.monthTokens.get(month) ?? 0) + t.inputTokens + t.outputTokens);
+    if (t.webSearchRequests > 0) this.monthSearches.set(month, (this.monthSearches.get(month) ?? 0) + t.webSearchRequests);
     this.accountSpend.set(t.accountId, (this.accountSpend.get(t.accountId) ?? 0) + credits);
     this.accountMonthSpend.set(month, (this.accountMonthSpend.get(month) ?? 0) + credits);
     const spend = this.spendOf(t.keyId);
@@ -135,6 +142,11 @@ export class UsageIndex {
   /** Input plus output tokens an account used in the UTC month containing `now`. */
   tokensInMonth(accountId: string, now: number): number {
     return this.monthTokens.get(`${accountId}\u0000${utcMonth(now)}`) ?? 0;
+  }
+
+  /** Hosted web searches an account's requests ran in the UTC month containing `now`. */
+  webSearchesInMonth(accountId: string, now: number): number {
+    return this.monthSearches.get(`${accountId}\u0000${utcMonth(now)}`) ?? 0;
   }
 
   /** Credits an account has spent, all time. */
@@ -188,11 +200,12 @@ export class UsageIndex {
       if (row.accountId !== accountId || row.date < range.from || row.date > range.to) continue;
       if (range.keyId && row.keyId !== range.keyId) continue;
       const id = `${row.date}\u0000${row.model}\u0000${row.provider}`;
-      const into = merged.get(id) ?? { date: row.date, model: row.model, provider: row.provider, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, credits: 0 };
+      const into = merged.get(id) ?? { date: row.date, model: row.model, provider: row.provider, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, web_search_requests: 0, credits: 0 };
       into.requests += row.requests;
       into.prompt_tokens += row.prompt_tokens;
       into.completion_tokens += row.completion_tokens;
       into.reasoning_tokens += row.reasoning_tokens;
+      into.web_search_requests += row.web_search_requests;
       into.credits += row.credits;
       merged.set(id, into);
     }

@@ -107,6 +107,7 @@ describe('usage endpoints', () => {
         prompt_tokens: prompt,
         completion_tokens: completion,
         reasoning_tokens: 0,
+        web_search_requests: 0,
       },
     ]);
     expect((await body<{ data: unknown[] }>(await gw.fetch(`/v1/activity?date=${today}`, get(key)))).data).toHaveLength(1);

@@ -156,6 +156,33 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       await held.settle(null);
       expect(await balance()).toMatchObject({ balance: 1_000 - 23, reserved: 0 });
     });
+    it('a request\'s web searches round-trip: the ledger line, the requests page, activity and the operator\'s usage view count them; a line without searches has no field', async () => {
+      const { guards, request, usage, account, prefix } = await setUp(1_000);
+      const searched = (outputTokens: number, webSearchRequests: number): Settlement => {
+        const settlement = usage(outputTokens);
+        return { ...settlement, usage: { ...settlement.usage, webSearchRequests } };
+      };
+      await (await guards.admit(request(20))).settle(searched(5, 2));
+      await (await guards.admit(request(20))).settle(usage(7));
+      await (await guards.admit(request(20))).settle(searched(3, 1));
+      const page = await guards.usageViews.requests(account.id, { limit: 10 });
+      const byId = new Map(page.data.map((row) => [row.request_id, row]));
+      expect(byId.get(`${prefix}1`)?.web_search_requests).toBe(2);
+      expect(byId.get(`${prefix}2`)).not.toHaveProperty('web_search_requests');
+      expect(byId.get(`${prefix}3`)?.web_search_requests).toBe(1);
+      const activity = await guards.usageViews.activity(account.id, activityRange(Date.now()));
+      expect(activity.data.reduce((sum, row) => sum + row.web_search_requests, 0)).toBe(3);
+      const deps = gw!.gateway.deps;
+      const storedCredits = async () => (await deps.store.accounts.list()).find((a) => a.id === account.id)?.credits;
+      await expect.poll(storedCredits, { timeout: 5_000, interval: 20 }).toBeCloseTo(1_000 - 15, 9);
+      const summary = await deps.credits.summarizeUsage([deps.store.cache.account(account.id)!]);
+      expect(summary.usage.webSearchesInMonth(account.id, Date.now())).toBe(3);
+      const caller = adminRouter.createCaller({ store: deps.store, clock: deps.clock, config: deps.config, dataDir: deps.dataDir, registry: async () => deps.registry, credits: deps.credits });
+      const report = await caller.billing.usage({ account: account.email });
+      expect(report.accounts).toEqual([expect.objectContaining({ requests: 3, month_tokens: 15, month_web_search_requests: 3 })]);
+      expect(report.activity?.reduce((sum, row) => sum + row.web_search_requests, 0)).toBe(3);
+    });
+
     it("the operator's usage view (summarizeUsage, billing.usage) answers per account for both engines: requests, spent credits, tokens in the month, the balance", async () => {
       const { guards, request, usage, account } = await setUp(1_000);
       for (const tokens of [5, 7, 11]) await (await guards.admit(request(20))).settle(usage(tokens));

@@ -44,7 +44,7 @@ describe('account CLI without a server', () => {
     const usage = await cli(['usage', '--json']);
     expect(usage.code).toBe(0);
     expect(JSON.parse(usage.out).accounts).toEqual([
-      { email: 'off@example.com', tier: 'fellow', balance: 42.5, spent_credits: 0, requests: 0, month_tokens: 0, monthly_token_quota: 5000, suspended: true },
+      { email: 'off@example.com', tier: 'fellow', balance: 42.5, spent_credits: 0, requests: 0, month_tokens: 0, month_web_search_requests: 0, monthly_token_quota: 5000, suspended: true },
     ]);
     const table = await cli(['usage']);
     expect(table.out).toMatch(/off@example\.com\s+fellow\s+42\.5/);

@@ -571,7 +571,7 @@ function describeSharedCredits(fresh: () => Promise<Store>, restart: (store: Sto
       expect((await again.credits!.state(account.id))?.credits).toBe(34);
       expect(await again.credits!.billedRequests('req_c1')).toEqual(new Set(ok.filter((id) => id.startsWith('req_c1'))));
       const totals = await again.credits!.usageTotals({ accountId: account.id });
-      expect(totals).toEqual([{ date: PERIODS.day, accountId: account.id, keyId: key.id, model: 'mock/echo', provider: 'mock', requests: 33, inputTokens: 330, outputTokens: 165, reasoningTokens: 0, credits: 66 }]);
+      expect(totals).toEqual([{ date: PERIODS.day, accountId: account.id, keyId: key.id, model: 'mock/echo', provider: 'mock', requests: 33, inputTokens: 330, outputTokens: 165, reasoningTokens: 0, webSearchRequests: 0, credits: 66 }]);
     });
 
     it('a charge takes no more than the balance left after the other holds', async () => {

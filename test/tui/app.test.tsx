@@ -18,6 +18,7 @@ describe('admin TUI: tabs and screens', () => {
     expect(frame).toMatch(/requests\s+14/);
     expect(frame).toMatch(/credits spent\s+25/);
     expect(frame).toMatch(/tokens this month\s+2,468/);
+    expect(frame).toMatch(/searches this month\s+6/);
   });
 
   it('shows the server URL in server mode', async () => {

@@ -188,7 +188,7 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
     }),
     listModels: () => call('models.list', '', () => state.models.map((m) => ({ ...m }))),
     usage: () => call('billing.usage', '', () => ({
-      accounts: state.accounts.map((a) => ({ email: a.email, tier: a.tier, balance: a.credits, spent_credits: 12.5, requests: 7, month_tokens: 1234, monthly_token_quota: a.monthly_token_quota, suspended: a.suspended })),
+      accounts: state.accounts.map((a) => ({ email: a.email, tier: a.tier, balance: a.credits, spent_credits: 12.5, requests: 7, month_tokens: 1234, month_web_search_requests: 3, monthly_token_quota: a.monthly_token_quota, suspended: a.suspended })),
     })),
   };
   if (options.media !== false) {

@@ -68,6 +68,20 @@ describe('UsageIndex', () => {
     expect(index.activity('a1', { from: '2026-01-14', to: '2026-01-14', keyId: 'k2' }).map((r) => r.requests)).toEqual([1]);
     expect(index.activity('a1', { from: '2026-01-01', to: '2026-01-12' })).toEqual([]);
   });
+
+  it('counts web searches per activity row and per account month; a line without the field counts none', () => {
+    const index = new UsageIndex();
+    index.add(line(NOW, { web_search_requests: 2 }));
+    index.add(line(NOW));
+    index.add(line(NOW, { key_id: 'k2', web_search_requests: 1 }));
+    index.add(line(NOW - 30 * DAY, { web_search_requests: 4 }));
+    index.add(line(NOW, { account_id: 'a2', web_search_requests: 8 }));
+    expect(index.activity('a1', { from: '2026-01-14', to: '2026-01-14' })).toEqual([expect.objectContaining({ requests: 3, web_search_requests: 3 })]);
+    expect(index.activity('a1', { from: '2026-01-14', to: '2026-01-14', keyId: 'k2' })[0].web_search_requests).toBe(1);
+    expect(index.webSearchesInMonth('a1', NOW)).toBe(3);
+    expect(index.webSearchesInMonth('a1', NOW - 30 * DAY)).toBe(4);
+    expect(index.webSearchesInMonth('a3', NOW)).toBe(0);
+  });
 });
 
 describe('UsageIndex rows', () => {

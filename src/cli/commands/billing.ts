@@ -57,8 +57,18 @@ export async function usageCommand(cmd: Command, opts: { account?: string; json?
   if (opts.json) return printJson(report);
   print(
     formatTable(
-      ['ACCOUNT', 'TIER', 'BALANCE', 'SPENT', 'REQUESTS', 'TOKENS (MONTH)', 'QUOTA', 'STATUS'],
-      report.accounts.map((a) => [a.email, a.tier, a.balance, a.spent_credits, a.requests, a.month_tokens, a.monthly_token_quota ?? 'unlimited', a.suspended ? 'suspended' : 'active']),
+      ['ACCOUNT', 'TIER', 'BALANCE', 'SPENT', 'REQUESTS', 'TOKENS (MONTH)', 'SEARCHES (MONTH)', 'QUOTA', 'STATUS'],
+      report.accounts.map((a) => [
+        a.email,
+        a.tier,
+        a.balance,
+        a.spent_credits,
+        a.requests,
+        a.month_tokens,
+        a.month_web_search_requests,
+        a.monthly_token_quota ?? 'unlimited',
+        a.suspended ? 'suspended' : 'active',
+      ]),
     ),
   );
   if (report.activity) {
@@ -67,8 +77,8 @@ export async function usageCommand(cmd: Command, opts: { account?: string; json?
       report.activity.length === 0
         ? 'No activity in the last 30 days.'
         : formatTable(
-            ['DATE', 'MODEL', 'REQUESTS', 'PROMPT', 'COMPLETION', 'CREDITS', 'USD'],
-            report.activity.map((r) => [r.date, r.model, r.requests, r.prompt_tokens, r.completion_tokens, r.usage_credits, r.usage]),
+            ['DATE', 'MODEL', 'REQUESTS', 'PROMPT', 'COMPLETION', 'SEARCHES', 'CREDITS', 'USD'],
+            report.activity.map((r) => [r.date, r.model, r.requests, r.prompt_tokens, r.completion_tokens, r.web_search_requests, r.usage_credits, r.usage]),
           ),
     );
   }

@@ -275,7 +275,8 @@ export class PostgresCreditsRepo implements CreditsRepo {
     const { rows } = await this.pool.query<UsageTotalsRow>(
       `select to_char(to_timestamp(ts / 1000.0) at time zone 'UTC', 'YYYY-MM-DD') as "date", account_id as "accountId", key_id as "keyId", model, provider,
          count(*)::int as requests, sum(input_tokens)::float8 as "inputTokens", sum(output_tokens)::float8 as "outputTokens",
-         sum(reasoning_tokens)::float8 as "reasoningTokens", sum(charged_credits)::float8 as credits
+         sum(reasoning_tokens)::float8 as "reasoningTokens", coalesce(sum(web_search_requests), 0)::float8 as "webSearchRequests",
+         sum(charged_credits)::float8 as credits
        from gw_ledger ${filter.length > 0 ? `where ${filter.join(' and ')}` : ''}
        group by 1, 2, 3, 4, 5`,
       values,

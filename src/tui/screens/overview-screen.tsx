@@ -66,7 +66,7 @@ export function OverviewScreen({ width, height }: ScreenProps) {
 }
 
 /** Rows the totals take (connection, records, usage, with their headings and gaps). */
-const TOTALS_ROWS = 14;
+const TOTALS_ROWS = 15;
 
 function TotalsSection() {
   const { connection, api, now, autoRefreshMs } = useTui();
@@ -115,6 +115,7 @@ function TotalsSection() {
           <Row label="requests">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.requests)))}</Row>
           <Row label="credits spent">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.spent_credits)))}</Row>
           <Row label="tokens this month">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.month_tokens)))}</Row>
+          <Row label="searches this month">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.month_web_search_requests)))}</Row>
           <Row label="credit balance">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.balance)))}</Row>
         </>
       ) : null}
