@@ -113,7 +113,8 @@ export class BatchExecutor {
   /** Stops taking lines; waits for lines in flight; gives back the leases (another instance may go on at once). */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.ticker.stop();
+    // A look for work under way may still claim a batch and start it: wait for it, so that batch is waited for and given back too.
+    await this.ticker.stop();
     const ids = [...this.running.keys()];
     this.native.stop();
     await Promise.allSettled([...this.running.values()]);

@@ -192,7 +192,8 @@ export class JobRunner {
   /** Stops polling, waits for the loops, gives the leases back (another instance may go on at once). */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.ticker.stop();
+    // A look for work under way may still claim a job and drive it: wait for it, so that job is waited for and given back too.
+    await this.ticker.stop();
     if (this.sweeper) clearInterval(this.sweeper);
     this.abort.abort();
     const ids = [...this.running.keys()];

@@ -9,6 +9,8 @@ export class SerialTimer {
   private busy = false;
   private soon = false;
   private stopped = false;
+  /** The pass under way, if any. */
+  private current: Promise<void> | undefined;
 
   constructor(private readonly pass: () => Promise<number>) {}
 
@@ -19,22 +21,32 @@ export class SerialTimer {
     else this.at(0);
   }
 
-  /** No more passes (one under way ends on its own). */
-  stop(): void {
+  /**
+   * No more passes; resolves once the pass under way, if any, has ended (what it started is then
+   * the caller's to wait for: a pass that ends after its owner stopped could take work nobody gives back).
+   */
+  stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    return this.current?.catch(() => undefined) ?? Promise.resolve();
   }
 
   private at(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), ms);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.stopped) return;
+      const run = this.run();
+      this.current = run;
+      void run.finally(() => {
+        if (this.current === run) this.current = undefined;
+      });
+    }, ms);
     this.timer.unref();
   }
 
   private async run(): Promise<void> {
-    this.timer = undefined;
-    if (this.stopped) return;
     this.busy = true;
     this.soon = false;
     let next = 0;

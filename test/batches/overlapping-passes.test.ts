@@ -86,3 +86,36 @@ describe('the batch executor looks for work one pass at a time', () => {
     expect(startsOf.get(idY)).toBe(1);
   }, 30_000);
 });
+
+describe('the batch executor stops after the look for work under way', () => {
+  it('a batch claimed by that look while stopping is waited for and given back (its lease lingered before)', async () => {
+    gw = await makeGateway();
+    const { key } = await gw.account();
+    const line = JSON.stringify({ custom_id: 'x', method: 'POST', url: '/v1/chat/completions', body: { model: 'mock/echo', messages: [{ role: 'user', content: 'x' }] } });
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    form.append('file', new Blob([line]), 'x.jsonl');
+    const file = ((await (await gw.fetch('/v1/files', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })).json()) as { id: string }).id;
+
+    const batches = gw.gateway.deps.store.batches;
+    const claim = batches.claim.bind(batches);
+    let held: (() => void) | undefined;
+    let claimed = false;
+    batches.claim = async (id, owner, now, leaseMs) => {
+      if (!held) await new Promise<void>((resolve) => (held = resolve));
+      try {
+        return await claim(id, owner, now, leaseMs);
+      } finally {
+        claimed = true;
+      }
+    };
+    const id = ((await (await gw.fetch('/v1/batches', post({ input_file_id: file, endpoint: '/v1/chat/completions', completion_window: '24h' }, key))).json()) as { id: string }).id;
+    await until('a look for work to claim the batch', async () => (held ? true : undefined));
+    const executor = gw.gateway.deps.batches as unknown as { stop(): Promise<void> };
+    const stopped = executor.stop();
+    held!();
+    await stopped;
+    await until('the claim to have returned', async () => (claimed ? true : undefined));
+    expect((await batches.get(id))?.lease ?? null).toBeNull();
+  }, 30_000);
+});

@@ -30,6 +30,22 @@ describe('SerialTimer', () => {
     expect(passes).toBe(2);
   });
 
+  it('stop() resolves once the pass under way has ended (at once without one)', async () => {
+    let release: (() => void) | undefined;
+    let ended = false;
+    const timer = new SerialTimer(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      ended = true;
+      return 60_000;
+    });
+    timer.now();
+    await until('the pass', async () => (release ? true : undefined));
+    const stopped = timer.stop().then(() => ended);
+    release!();
+    expect(await stopped).toBe(true);
+    await new SerialTimer(async () => 0).stop();
+  });
+
   it('waits the delay a pass returns before the next', async () => {
     const at: number[] = [];
     const timer = new SerialTimer(async () => {
