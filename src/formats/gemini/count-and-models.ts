@@ -2,12 +2,14 @@ import type { ChatRequest } from '../../ir/index.ts';
 import { badRequest, isRecord, readCount } from '../shared/index.ts';
 import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
+import { camelizeGeminiBody } from './proto-json.ts';
 import { readGeminiPath } from './read-path.ts';
 
 const COUNT = new Set(['countTokens']);
 
 /** The request a `countTokens` body counts: `{contents}` or `{generateContentRequest: {…}}` (never both). */
-function countedBody(body: Record<string, unknown>): Record<string, unknown> {
+function countedBody(raw: Record<string, unknown>): Record<string, unknown> {
+  const body = camelizeGeminiBody(raw); // `generate_content_request` too, as Google reads it
   const inner = body.generateContentRequest;
   if (inner !== undefined && body.contents !== undefined) throw badRequest('Send either contents or generateContentRequest, not both.');
   if (inner === undefined) return body;
@@ -21,8 +23,9 @@ export const geminiCountTokens: CountTokensFace = {
   readPath: (pathname, query) => readGeminiPath(pathname, query, COUNT)?.model,
   decode: (body, model): ChatRequest => decodeGeminiRequest(countedBody(body), { model, stream: false }),
   upstreamBody(body, upstreamModel) {
-    const inner = body.generateContentRequest;
-    return isRecord(inner) ? { ...body, generateContentRequest: { ...inner, model: `models/${upstreamModel}` } } : body;
+    // The wrapped request names its model; the client's spelling of the wrapper is kept.
+    const key = isRecord(body.generateContentRequest) ? 'generateContentRequest' : isRecord(body.generate_content_request) ? 'generate_content_request' : undefined;
+    return key ? { ...body, [key]: { ...(body[key] as Record<string, unknown>), model: `models/${upstreamModel}` } } : body;
   },
   readUpstream: (answer) => readCount(answer, 'totalTokens'),
   encode: (tokens) => ({ totalTokens: tokens }),

@@ -23,6 +23,9 @@ const OPAQUE = new Set(['args', 'response', 'parametersJsonSchema', 'responseJso
 /** Fields holding an OpenAPI `Schema` (renamed as one: its `properties` keys are names, not fields). */
 const SCHEMAS = new Set(['parameters', 'responseSchema']);
 
+/** A proto field's snake_case name (`system_instruction`, `max_output_tokens`); `__proto__`, `_x` or `x_` are not. */
+const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+
 function camel(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
@@ -62,7 +65,7 @@ function renamed(object: Record<string, unknown>, valueOf: (name: string, value:
   let out: Record<string, unknown> | undefined;
   for (let i = 0; i < keys.length; i += 1) {
     const key = keys[i];
-    const name = key.includes('_') ? camel(key) : key;
+    const name = key.includes('_') && SNAKE.test(key) ? camel(key) : key;
     if (name !== key && Object.hasOwn(object, name)) {
       out ??= copyOf(object, keys, i); // both spellings: the lowerCamelCase one stays
       continue;

@@ -96,7 +96,19 @@ describe('gemini codec', () => {
     expect(expected.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object', properties: { snake_key: { type: 'string' } } } });
     // A camelCase body is not copied; both spellings: the camelCase one is read.
     expect(camelizeGeminiBody(camel)).toBe(camel);
+    // Only snake_case names are renamed: a client's __proto__ or _private key is not a proto field.
+    const odd = request(JSON.parse('{"contents":[{"parts":[{"text":"x"}]}],"__proto__":{"kept":1},"_x_y":1,"y_":2}') as Record<string, unknown>).extra!;
+    expect(Object.keys(odd)).toEqual(['__proto__', '_x_y', 'y_']);
     expect(request({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: 9 }, generation_config: { max_output_tokens: 5 } }).maxTokens).toBe(9);
+  });
+
+  it("countTokens takes the wrapped request in snake_case too (generate_content_request), and names the model inside it, in the client's spelling", () => {
+    const count = getFormat('gemini').countTokens!;
+    const snake = { generate_content_request: { contents: [{ role: 'user', parts: [{ text: 'How many?' }] }], system_instruction: { parts: [{ text: 'Be brief.' }] } } };
+    const ir = count.decode(snake, 'google/gemini-2.5-flash');
+    expect(ir.system).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(ir.messages).toHaveLength(1);
+    expect(count.upstreamBody!(snake, 'gemini-2.5-flash')).toEqual({ generate_content_request: { ...snake.generate_content_request, model: 'models/gemini-2.5-flash' } });
   });
 
   it('refuses what has no equivalent only on a conversion (unconvertible), and a bad body with a 422 naming the field', () => {
