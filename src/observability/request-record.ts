@@ -142,7 +142,9 @@ export class RequestRecord implements AttemptObserver {
     if (settled) {
       this.inputTokens = settled.usage.inputTokens;
       this.outputTokens = settled.usage.outputTokens;
-      this.webSearchRequests = settled.usage.webSearchRequests;
+      // As the charge reads it: a positive finite count or none (the log never shows a count nobody paid for).
+      const searches = settled.usage.webSearchRequests;
+      this.webSearchRequests = searches !== undefined && Number.isFinite(searches) && searches > 0 ? searches : undefined;
       if (settled.error !== undefined) this.errorCode ??= settled.error;
       if (settled.finishReason !== undefined) this.finishReason = settled.finishReason;
       if (settled.responseModel !== undefined) this.responseModel = settled.responseModel;

@@ -60,6 +60,19 @@ describe('request records and attempt outcomes', () => {
     expect(attempts(await scrape())).toEqual(['b/m ok 1']);
   });
 
+  it('records an upstream web search count as the charge reads it: a positive finite count, else none', () => {
+    const { observer } = setup();
+    const countOf = (webSearchRequests: number) => {
+      const record = observer.begin('req_s', '/v1/messages', 'messages', 'messages');
+      record.applySettlement({ usage: { inputTokens: 1, outputTokens: 1, webSearchRequests } }, undefined);
+      return record.webSearchRequests;
+    };
+    expect(countOf(2)).toBe(2);
+    expect(countOf(-3)).toBeUndefined();
+    expect(countOf(0)).toBeUndefined();
+    expect(countOf(Number.NaN)).toBeUndefined();
+  });
+
   it('emits a record once, after its settlement, with usage and charge', async () => {
     const { observer, emitted, scrape } = setup();
     const record = observer.begin('req_1', '/v1/chat/completions', 'chat', 'chat');
