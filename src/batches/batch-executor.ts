@@ -35,7 +35,10 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 export class BatchExecutor {
   readonly instanceId: string;
   /** Looks for work: one pass at a time (two could both claim a batch and run it twice). */
-  private readonly ticker = new SerialTimer(() => this.tick());
+  private readonly ticker = new SerialTimer(
+    () => this.tick(),
+    (error) => this.deps.log.error('batch executor: looking for work failed', { error: String(error) }),
+  );
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly renewedAt = new Map<string, number>();

@@ -24,7 +24,10 @@ const MAX_POLL_FAILURES = 20;
 export class JobRunner {
   readonly ctx: JobContext;
   /** Looks for work: one pass at a time (two could both claim a job and drive it twice). */
-  private readonly ticker = new SerialTimer(() => this.tick());
+  private readonly ticker = new SerialTimer(
+    () => this.tick(),
+    (error) => this.ctx.log.error('media jobs: looking for work failed', { error: String(error) }),
+  );
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly running = new Map<string, Promise<void>>();

@@ -2,8 +2,12 @@
  * Runs a pass of work on a timer, never two at once. `now()` asks for a pass at once; asked
  * while a pass is under way, the next pass starts right after it (two overlapping passes could
  * both read a record as free and both take it). Each pass returns the delay before the next.
- * A pass must not reject: it logs its own failures.
+ * A pass should log its own failures; one that rejects anyway is told to `onError` and the next
+ * pass comes a second later (no unhandled rejection, no silent end of the passes).
  */
+/** The delay before the next pass when a pass rejected. */
+const AFTER_FAILURE_MS = 1_000;
+
 export class SerialTimer {
   private timer: NodeJS.Timeout | undefined;
   private busy = false;
@@ -12,7 +16,10 @@ export class SerialTimer {
   /** The pass under way, if any. */
   private current: Promise<void> | undefined;
 
-  constructor(private readonly pass: () => Promise<number>) {}
+  constructor(
+    private readonly pass: () => Promise<number>,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
 
   /** A pass now, or right after the one under way. */
   now(): void {
@@ -52,6 +59,13 @@ export class SerialTimer {
     let next = 0;
     try {
       next = await this.pass();
+    } catch (error) {
+      next = AFTER_FAILURE_MS;
+      try {
+        this.onError(error);
+      } catch {
+        // a failing error handler must not end the passes either
+      }
     } finally {
       this.busy = false;
     }

@@ -58,4 +58,21 @@ describe('SerialTimer', () => {
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(25);
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(25);
   });
+
+  it('a pass that rejects is told to onError and the passes go on (no unhandled rejection)', async () => {
+    const errors: unknown[] = [];
+    let passes = 0;
+    const timer = new SerialTimer(
+      async () => {
+        passes++;
+        if (passes === 1) throw new Error('store down');
+        return 60_000;
+      },
+      (error) => errors.push(error),
+    );
+    timer.now();
+    await until('the pass after the failure', async () => (passes === 2 ? true : undefined), 5_000);
+    await timer.stop();
+    expect(errors.map((e) => (e as Error).message)).toEqual(['store down']);
+  });
 });
