@@ -225,6 +225,10 @@ class ResponsesStreamDecoder implements StreamDecoder {
       const message = readString(error, 'message') ?? 'The upstream response failed.';
       out.push({ type: 'error', error: streamErrorFromUpstream(readString(error, 'code'), message) });
     }
+    // What the failed response used (its tokens, its web searches) is billed as a passthrough bills
+    // it; after the error, so a client's encoder has already ended its answer.
+    const usage = decodeResponseUsage(response, this.searchCalls);
+    if (usage) out.push({ type: 'usage', usage });
     out.push({ type: 'end' });
     this.ended = true;
   }

@@ -63,6 +63,15 @@ describe('responses stream decoder', () => {
     expect(error.type === 'error' && error.error.message).toMatch(/exceeded your current quota/);
   });
 
+  it('a response.failed that reports usage (tokens, web searches) yields it after the error, as a passthrough bills it', () => {
+    const record = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    const response = { id: 'resp_f', model: 'gpt-5', status: 'failed', output: [{ type: 'web_search_call', id: 'ws_1', status: 'completed' }], error: { code: 'server_error', message: 'boom' }, usage: { input_tokens: 40, output_tokens: 7 } };
+    const text = record('response.created', { type: 'response.created', response: { ...response, status: 'in_progress', output: [], usage: null, error: null } }) + record('response.failed', { type: 'response.failed', response });
+    const parts = decodeSse(text, 3);
+    expect(types(parts)).toEqual(['start', 'error', 'usage', 'end']);
+    expect(parts[2]).toEqual({ type: 'usage', usage: { inputTokens: 40, outputTokens: 7, webSearchRequests: 1 } });
+  });
+
   it('reads a flat error event and closes the open text block; end() adds only end', () => {
     const parts = decodeSse(readFixture('error-flat.sse.txt'), 6);
     expect(types(parts)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'error', 'end']);
