@@ -77,8 +77,8 @@ export const NO_CREDENTIALS_RETRY_MS = 10_000;
 /**
  * The provider's keys, their secrets remembered for redaction as they come, and a chain that finds
  * none turned into a `provider_error` (502 in the client's format). A chain's keys are `rotating`:
- * remembered as transient values (new ones every rotation, for months: only the newest are kept;
- * the session token is sent, so remembered again, with every call).
+ * remembered as transient values (new ones every rotation, for months: only the newest are kept),
+ * again at every ask so the keys in use stay among the newest.
  */
 export function remembering(provider: AwsCredentialsProvider, now: () => number = Date.now, rotating = false): AwsCredentialsProvider {
   let last: AwsCredentials | undefined;
@@ -97,7 +97,9 @@ export function remembering(provider: AwsCredentialsProvider, now: () => number 
       throw refuse(failed);
     }
     failed = undefined;
-    if (keys !== last) {
+    // A chain's keys are remembered again at every ask (before every signature): each signed call
+    // adds new transient values (its Authorization), which would push the keys in use out.
+    if (keys !== last || rotating) {
       rememberSecret(keys.secretAccessKey, rotating);
       rememberSecret(keys.sessionToken, rotating);
       last = keys;

@@ -7,7 +7,7 @@ import { probeCredentials } from '../../../plugins/bedrock/probe-credentials.ts'
 import { NO_CREDENTIALS_RETRY_MS, remembering, resolveIdentity, type AwsCredentials, type BedrockAuth, type ChainFactory } from '../../../plugins/bedrock/resolve-credentials.ts';
 import { isGatewayError } from '../../../src/errors/index.ts';
 import { redactSecrets } from '../../../src/util/index.ts';
-import { forgetSecrets, isRememberedSecret, MAX_SECRETS, rememberSecret } from '../../../src/util/redact-secrets.ts';
+import { forgetSecrets, isRememberedSecret, MAX_SECRETS, rememberSecret, rememberSecretHeader } from '../../../src/util/redact-secrets.ts';
 import { tempDir } from '../../helpers/spawn-gateway.ts';
 
 const dir = tempDir('gw-bedrock-creds-');
@@ -107,6 +107,18 @@ describe('bedrock identity resolution', () => {
     n -= 1;
     expect(redactSecrets(`rotated-secret-${n} rotated-token-${n} ${CONFIGURED}`)).toBe('[redacted] [redacted] [redacted]');
     expect(isRememberedSecret('rotated-secret-0')).toBe(false); // bounded: not one more value a rotation, for good
+    forgetSecrets();
+  });
+
+  it("the chain's keys in use stay redacted however many calls they sign (each call's signed headers are new transient values)", async () => {
+    const { chain } = chainOf(CHAIN_KEYS);
+    const { auth } = await resolveIdentity({}, undefined, NO_FILES, chain);
+    // What a signed call does: ask for the keys, then the HTTP client remembers its new Authorization (and the part after the space).
+    for (let call = 0; call < MAX_SECRETS; call += 1) {
+      await keysOf(auth);
+      rememberSecretHeader(`AWS4-HMAC-SHA256 Credential=ASIACHAIN/${call}, Signature=${call.toString(16).padStart(64, '0')}`, true);
+    }
+    expect(redactSecrets('chain-secret-key-1 chain-session-token-1')).toBe('[redacted] [redacted]');
     forgetSecrets();
   });
 
