@@ -204,9 +204,11 @@ function reply(body: Json, route: GeminiRoute, model: GeminiModel, options: Gemi
 function countReply(body: Json, vertex: boolean): FakeReply {
   let contents: unknown = body.contents;
   if (!vertex) {
-    if (body.contents !== undefined && body.generateContentRequest !== undefined) reject('contents and generate_content_request are mutually exclusive.');
+    // Proto JSON: the wrapper by either name, as Google takes it.
+    const inner = body.generateContentRequest ?? body.generate_content_request;
+    if (body.contents !== undefined && inner !== undefined) reject('contents and generate_content_request are mutually exclusive.');
     checkKeys(body, names(['contents', 'generateContentRequest']), '');
-    contents = body.contents ?? body.generateContentRequest?.contents;
+    contents = body.contents ?? inner?.contents;
   } else checkKeys(body, names(['contents', 'systemInstruction', 'tools', 'generationConfig', 'model', 'instances']), '');
   if (!Array.isArray(contents)) reject('* CountTokensRequest.contents: contents is not specified');
   const totalTokens = countTokensOf(contents);

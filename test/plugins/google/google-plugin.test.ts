@@ -40,6 +40,18 @@ describe('google plugin against the Gemini and Vertex fakes', () => {
     expect(gemini.rejections).toEqual([]);
   });
 
+  it('AI Studio sends a countTokens body wrapped as generate_content_request as it is (it was wrapped again: a 400, counted locally)', async () => {
+    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: false, gemini3: false } }, apiKey: 'k' });
+    opened.push(gemini);
+    const instance = await setUp(gemini.url, {}, 'k');
+    // As the Gemini count face's upstreamBody leaves it: the client's spelling, the model named inside.
+    const body = { generate_content_request: { contents: CONTENTS, model: 'models/gemini-2.5-flash' } };
+    const response = await instance.countTokens!(call(body));
+    expect(response.status).toBe(200);
+    expect(gemini.requests[0].json).toEqual(body);
+    expect(gemini.rejections).toEqual([]);
+  });
+
   it('asks for the JSON-array framing when the call says so (no alt=sse)', async () => {
     gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: false, gemini3: false } }, apiKey: 'k' });
     opened.push(gemini);
@@ -64,6 +76,11 @@ describe('google plugin against the Gemini and Vertex fakes', () => {
     expect(response.status).toBe(200);
     expect(vertex.requests[0].path).toBe('/v1/projects/p1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:countTokens');
     expect(vertex.requests[0].json).toEqual({ contents: CONTENTS, generationConfig: { temperature: 0 } });
+    // A snake_case body (Google's REST spelling), wrapped or not: its members by the names it wrote (they were dropped: none counted, or a 400).
+    const snake = { contents: CONTENTS, system_instruction: { parts: [{ text: 'Be brief' }] }, generation_config: { temperature: 0 } };
+    expect((await instance.countTokens!(call(snake))).status).toBe(200);
+    expect((await instance.countTokens!(call({ generate_content_request: { ...snake, model: 'models/gemini-2.5-flash' } }))).status).toBe(200);
+    expect(vertex.requests.slice(1).map((r) => r.json)).toEqual([snake, snake]);
     expect(vertex.rejections).toEqual([]);
     expect(instance.models?.map((m) => m.id)).toContain('claude-sonnet-4-5@20250929');
   });
