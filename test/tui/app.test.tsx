@@ -21,6 +21,19 @@ describe('admin TUI: tabs and screens', () => {
     expect(frame).toMatch(/searches this month\s+6/);
   });
 
+  it('an older server (no month_web_search_requests in its usage) shows 0 searches, not NaN', async () => {
+    const api = fakeAdminApi({ accounts: [account('a@x.test')] });
+    const usage = api.usage!.bind(api);
+    api.usage = async () => {
+      const answer = await usage();
+      return { ...answer, accounts: answer.accounts.map(({ month_web_search_requests: _dropped, ...rest }) => rest) } as typeof answer;
+    };
+    const tui = await renderWithAdmin(api);
+    const frame = await tui.waitFor('searches this month');
+    expect(frame).toMatch(/searches this month\s+0/);
+    expect(frame).not.toContain('NaN');
+  });
+
   it('shows the server URL in server mode', async () => {
     const tui = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' } });
     expect(await tui.waitFor('http://127.0.0.1:8787')).toMatch(/mode\s+server http:\/\/127\.0\.0\.1:8787/);

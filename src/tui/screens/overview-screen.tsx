@@ -115,7 +115,7 @@ function TotalsSection() {
           <Row label="requests">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.requests)))}</Row>
           <Row label="credits spent">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.spent_credits)))}</Row>
           <Row label="tokens this month">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.month_tokens)))}</Row>
-          <Row label="searches this month">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.month_web_search_requests)))}</Row>
+          <Row label="searches this month">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.month_web_search_requests ?? 0)))}</Row>
           <Row label="credit balance">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.balance)))}</Row>
         </>
       ) : null}
