@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
 
 const MB = 1024 * 1024;
 
@@ -21,7 +22,20 @@ describe('Media Library flood', () => {
   const recordFiles = () => ['db.json', 'media.jsonl'].map((f) => path.join(gw.dataDir, f)).filter((f) => fs.existsSync(f));
   const dbBytes = () => recordFiles().reduce((sum, f) => sum + fs.statSync(f).size, 0);
   const stored = () => recordFiles().map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-  const settle = () => new Promise((r) => setTimeout(r, 500));
+  /**
+   * Waits until the record files stop changing (the store writes in the background): the same size
+   * over 400 ms of looks (until's 50 ms apart), longer than db.json's 250 ms write delay.
+   */
+  const settle = async () => {
+    let last = -1;
+    let same = 0;
+    await until('the record files to stop changing', async () => {
+      const size = dbBytes();
+      same = size === last ? same + 1 : 0;
+      last = size;
+      return same >= 8 ? true : undefined;
+    }, 20_000);
+  };
 
   beforeAll(async () => {
     gw = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' } } } });
@@ -86,7 +100,7 @@ describe('Media Library flood', () => {
       codes.push(res.status === 201 ? 'ok' : ((await res.json()) as { error: { code: string } }).error.code);
       if (res.status !== 201) break;
     }
-    await new Promise((r) => setTimeout(r, 600)); // the store's background write too
+    await settle(); // the store's background write too
     writing = false;
     await poller;
     latencies.sort((a, b) => a - b);
