@@ -22,7 +22,7 @@ import type { SettledCharge } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
 import type { StorageHealth } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
-import { andThen, isPromise, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
+import { andThen, isPromise, reportedCount, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
 import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
@@ -363,9 +363,7 @@ export class AccountGuards implements RequestGuards {
     const pricing = settlement.model.spec.pricing;
     const media = mediaUnitsOf(settlement);
     const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens, write1h: usage.cacheWrite1hTokens };
-    // An upstream's count, bounded: a positive finite number or none.
-    const reported = usage.webSearchRequests;
-    const searches = reported !== undefined && Number.isFinite(reported) && reported > 0 ? reported : undefined;
+    const searches = reportedCount(usage.webSearchRequests);
     const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor) + priceWebSearches(pricing, searches, factor));
     const entry: PricedEntry = {
       ts: this.o.clock.now(),

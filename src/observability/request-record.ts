@@ -1,3 +1,4 @@
+import { reportedCount } from '../util/index.ts';
 import type { AttemptObserver, AttemptOutcome, SettledCharge, SettledUsage } from './types.ts';
 
 /** Where a record reports its attempts (the observer). */
@@ -142,9 +143,8 @@ export class RequestRecord implements AttemptObserver {
     if (settled) {
       this.inputTokens = settled.usage.inputTokens;
       this.outputTokens = settled.usage.outputTokens;
-      // As the charge reads it: a positive finite count or none (the log never shows a count nobody paid for).
-      const searches = settled.usage.webSearchRequests;
-      this.webSearchRequests = searches !== undefined && Number.isFinite(searches) && searches > 0 ? searches : undefined;
+      // As the charge reads it (the log never shows a count nobody paid for).
+      this.webSearchRequests = reportedCount(settled.usage.webSearchRequests);
       if (settled.error !== undefined) this.errorCode ??= settled.error;
       if (settled.finishReason !== undefined) this.finishReason = settled.finishReason;
       if (settled.responseModel !== undefined) this.responseModel = settled.responseModel;

@@ -16,3 +16,4 @@ export { readLogLines, type LogLine } from './read-log-lines.ts';
 export { andThen, isPromise, type MaybePromise } from './maybe-promise.ts';
 export { SerialTimer } from './serial-timer.ts';
 export { withField, setOwn } from './with-field.ts';
+export { reportedCount } from './reported-count.ts';

@@ -2,7 +2,7 @@ import type { ChatRequest } from '../../ir/index.ts';
 import { badRequest, isRecord, readCount } from '../shared/index.ts';
 import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
-import { camelizeGeminiBody } from './proto-json.ts';
+import { camelizeGeminiBody, protoName } from './proto-json.ts';
 import { readGeminiPath } from './read-path.ts';
 
 const COUNT = new Set(['countTokens']);
@@ -24,8 +24,9 @@ export const geminiCountTokens: CountTokensFace = {
   decode: (body, model): ChatRequest => decodeGeminiRequest(countedBody(body), { model, stream: false }),
   upstreamBody(body, upstreamModel) {
     // The wrapped request names its model; the client's spelling of the wrapper is kept.
-    const key = isRecord(body.generateContentRequest) ? 'generateContentRequest' : isRecord(body.generate_content_request) ? 'generate_content_request' : undefined;
-    return key ? { ...body, [key]: { ...(body[key] as Record<string, unknown>), model: `models/${upstreamModel}` } } : body;
+    const key = protoName(body, 'generateContentRequest', 'generate_content_request');
+    const inner = body[key];
+    return isRecord(inner) ? { ...body, [key]: { ...inner, model: `models/${upstreamModel}` } } : body;
   },
   readUpstream: (answer) => readCount(answer, 'totalTokens'),
   encode: (tokens) => ({ totalTokens: tokens }),

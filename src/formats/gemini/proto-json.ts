@@ -18,6 +18,16 @@ export function camelizeGeminiBody(body: Record<string, unknown>): Record<string
   return message(body) as Record<string, unknown>;
 }
 
+/**
+ * The name a field goes by in `object`: its lowerCamelCase one, else its snake_case one when
+ * only that is there. What billing and routing read of a passthrough (never camelised: its
+ * bytes go as written) reads a field by this, or a snake_case body escaped its output cap, its
+ * system instruction's share of the input bound and its googleSearch's routing.
+ */
+export function protoName(object: Record<string, unknown>, camel: string, snake: string): string {
+  return object[camel] === undefined && object[snake] !== undefined ? snake : camel;
+}
+
 /** Values that are the client's own data, never renamed. */
 const OPAQUE = new Set(['args', 'response', 'parametersJsonSchema', 'responseJsonSchema', 'labels', 'partMetadata', 'example', 'default']);
 /** Fields holding an OpenAPI `Schema` (renamed as one: its `properties` keys are names, not fields). */

@@ -2,6 +2,7 @@ import type { ChatRequest } from '../../ir/index.ts';
 import { withField } from '../../util/index.ts';
 import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
 import { FieldChecker, badRequest, capFields, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
+import { protoName as spelling } from './proto-json.ts';
 
 /**
  * Gemini's parts say what they are by their member: `inlineData` / `fileData` are media. A call
@@ -57,17 +58,6 @@ export function capGeminiOutput(body: Record<string, unknown>, max: number): Cap
   const capped = capFields(generation, [cap], max);
   if (!capped) return undefined;
   return { body: withField(body, key, capped.body), adapted: [`${key}.${cap}=${max}`] };
-}
-
-/**
- * The name a field goes by in `object`: its lowerCamelCase one, else its snake_case one when
- * only that is there. Proto JSON takes both (Google's REST examples write `generation_config`,
- * `system_instruction`); the decoder reads them alike (camelizeGeminiBody), and so must what
- * billing and routing read, or a snake_case body escaped its output cap, its system
- * instruction's share of the input bound, and its googleSearch's routing.
- */
-function spelling(object: Record<string, unknown>, camel: string, snake: string): string {
-  return object[camel] === undefined && object[snake] !== undefined ? snake : camel;
 }
 
 /** Gemini's web search tool as a vendor tool of the `gemini` format (formats with a hosted web search run it too). */

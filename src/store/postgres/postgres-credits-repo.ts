@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { CreditState, CreditsRepo, FlushItem, HoldOutcome, HoldRequest, LeaseOutcome, SettleOutcome, SettleRequest } from '../repositories.ts';
 import type { LedgerRecord, UsageTotalsRow } from '../types.ts';
+import { reportedCount } from '../../util/index.ts';
 
 interface HoldRow {
   outcome: HoldOutcome['outcome'];
@@ -45,7 +46,8 @@ const MAX_SEARCHES = 2 ** 31 - 1;
 
 /** A web-search count as the integer column takes it: whole, 1 up to MAX_SEARCHES, or none (a count of 0.4 or -1 is no search). */
 export function searchCount(n: unknown): number | undefined {
-  const count = typeof n === 'number' && Number.isFinite(n) ? Math.min(MAX_SEARCHES, Math.round(n)) : 0;
+  const reported = reportedCount(n);
+  const count = reported === undefined ? 0 : Math.min(MAX_SEARCHES, Math.round(reported));
   return count > 0 ? count : undefined;
 }
 
