@@ -100,13 +100,21 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     };
     const ownerA = (await owners())[0];
     expect(new Set(await owners())).toEqual(new Set([ownerA]));
+    // A dies before B starts: a job A finished first would be charged in A's own outbox (its data
+    // dir, sent when A starts again), never in gw_ledger within this test.
+    await a.kill();
     const b = await spawnGateway({ configFile, dataDir: path.join(dir, 'b') });
     running.push(b);
-    await a.kill();
     const onB = new OpenAI({ baseURL: `${b.url}/v1`, apiKey: key, maxRetries: 0 });
     const done = await waitCompleted(onB, ids);
     expect(done.every((v) => (v as unknown as { usage: { cost: number } }).usage.cost === 100)).toBe(true);
-    const { rows } = await db.sql.query<{ request_id: string; n: number }>(`select request_id, count(*)::int as n from gw_ledger where request_id like 'mediajob_%' group by request_id`);
+    // `usage` shows once the charge is in B's outbox; the outbox sends it to gw_ledger within its flush window.
+    const ledgerRows = async () =>
+      (await db!.sql.query<{ request_id: string; n: number }>(`select request_id, count(*)::int as n from gw_ledger where request_id like 'mediajob_%' group by request_id`)).rows;
+    const rows = await until('every job charged in gw_ledger', async () => {
+      const r = await ledgerRows();
+      return r.length >= JOBS ? r : undefined;
+    });
     expect(rows.map((r) => r.request_id).sort()).toEqual(ids.map((id) => `mediajob_${recordIdOf(id)}`).sort());
     expect(rows.every((r) => r.n === 1)).toBe(true);
     await until('one webhook per job', async () => (hooks.deliveries.length >= JOBS ? true : undefined));
