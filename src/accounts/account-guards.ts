@@ -264,7 +264,7 @@ export class AccountGuards implements RequestGuards {
       entry: this.ledgerEntry(request, settlement),
       // Alone in flight: nobody can join a group, so the record is written at once.
       alone: this.inFlight === 0,
-      untilBilled: request.route === BATCH_ROUTE,
+      untilBilled: request.untilBilled === true || request.route === BATCH_ROUTE,
     });
     const { cost, charged } = settled.charge;
     if (hold && hold.credits > 0 && cost > hold.credits) this.beyondHold(request, hold.credits, cost, charged);

@@ -60,6 +60,12 @@ export interface AdmissionRequest extends LimitRequest {
   servedBy?: ReadonlyArray<{ id: string; upstreamId: string }>;
   /** The request id, recorded in the usage ledger. */
   requestId?: string;
+  /**
+   * Settled where nobody waits for an answer (a media job): the settlement resolves once the
+   * charge is where `billedRequests` reads it (the shared database), so an instance that takes
+   * the job over after this one dies finds it charged. Batch lines always are.
+   */
+  untilBilled?: boolean;
 }
 
 /** A granted admission: headers to send and a settle step once the usage is known. */

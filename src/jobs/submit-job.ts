@@ -75,6 +75,7 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
       method: 'POST',
       route: s.door === 'video' ? '/v1/videos' : '/v1/media/generations',
       clientAddress: s.clientAddress,
+      untilBilled: true,
       model: s.model.id,
       servedBy: [s.model],
       media: estimateUnits(s),
