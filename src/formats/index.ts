@@ -11,6 +11,8 @@ export {
   wireFormatIds,
   formatOfRoute,
   formatOfPath,
+  formatOfClient,
+  isFormatClientPath,
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
@@ -23,6 +25,7 @@ export type {
   ListedModel,
   ModelListFace,
   CredentialSource,
+  ClientSigns,
   StreamFraming,
   FrameReader,
   FrameWriter,

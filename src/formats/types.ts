@@ -369,4 +369,19 @@ export interface FormatDefinition {
   countTokens?: CountTokensFace;
   /** A model list in this format's shape, when its SDKs read their own. */
   models?: ModelListFace;
+  /**
+   * How this format's SDKs are told apart off its own routes (a path no route serves, a route
+   * the formats share such as `/v1/models`), so the error they get there reads natively: path
+   * prefixes only they ask under (Gemini `/v1beta/`), a header they always send (Anthropic
+   * `anthropic-version`). A path prefix is never the dashboard's either.
+   */
+  clients?: ClientSigns;
+}
+
+/** What marks a request as coming from a format's SDKs (FormatDefinition.clients). */
+export interface ClientSigns {
+  /** Path prefixes only this format's SDKs use, each ending in `/` (`/v1beta/`). */
+  pathPrefixes?: readonly string[];
+  /** A request header (lowercase) its SDKs send on every request. */
+  header?: string;
 }

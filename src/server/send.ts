@@ -2,15 +2,20 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
 import { buildErrorEnvelope, toGatewayError, type GatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/index.ts';
+import { formatOfClient, getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
-import { flushHead, nodeOf, putHeader, requestState, setResponseHeader, type NodePair } from './context.ts';
+import { flushHead, nodeOf, putHeader, requestHeader, requestState, setResponseHeader, type NodePair } from './context.ts';
 
-/** The error body a route's clients read natively: format-specific on inference routes. */
+/**
+ * The error body a route's clients read natively: the route's format on inference routes;
+ * elsewhere (a shared route, an unknown path) the format whose SDKs the request comes from,
+ * else the plain envelope.
+ */
 export function errorBody(error: GatewayError, event: H3Event, format?: WireFormat): Record<string, unknown> {
   const ids = requestState(event).ids;
-  return format ? getCodec(format).encodeError(error, ids) : (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>);
+  const wire = format ?? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.id;
+  return wire ? getCodec(wire).encodeError(error, ids) : (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>);
 }
 
 /**

@@ -113,4 +113,18 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     const openaiList = await openai.models.list();
     expect(openaiList.data[0]).toMatchObject({ object: 'model' });
   });
+
+  it("errors off /v1/messages answer an Anthropic SDK in Anthropic's shape too (models.retrieve, a route not served); OpenAI clients keep theirs", async () => {
+    const missing = await anthropic.models.retrieve('ant/nothing').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((missing as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 'model_not_found' } });
+    const stranger = new Anthropic({ baseURL: gw.url, apiKey: 'sk-not-a-key', maxRetries: 0 });
+    const refused = await stranger.models.list().catch((error: unknown) => error);
+    expect((refused as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    const unserved = await fetch(`${gw.url}/v1/messages/batches`, { headers: { 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01' } });
+    expect(unserved.status).toBe(404);
+    expect(await unserved.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 'not_found' } });
+    const openaiMissing = await openai.models.retrieve('ant/nothing').catch((error: unknown) => error);
+    expect((openaiMissing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ code: 'model_not_found', type: 'invalid_request_error' });
+  });
 });

@@ -39,6 +39,8 @@ export const geminiFormat = defineFormat({
   title: 'Google Gemini (generateContent)',
   routes: [{ method: 'POST', path: '/v1beta/models/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) }],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
+  // Everything @google/genai asks for is under these (files, caches, batches the gateway does not serve: a 404 in Google's shape).
+  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/'] },
   framing: sseFraming,
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,

@@ -39,6 +39,8 @@ export const messagesFormat = defineFormat({
   routes: [{ method: 'POST', path: '/v1/messages', from: 'body' }],
   credentials: [],
   forwardHeaders: ['anthropic-beta'],
+  // Anthropic's SDKs send it on every call (models.list, models.retrieve too).
+  clients: { header: 'anthropic-version' },
   framing: sseFraming,
   codec: messagesCodec,
   terminal: tellMessagesRecordEnd,

@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
+import { isFormatClientPath } from '../../formats/index.ts';
 import { requestHeader } from '../context.ts';
 import { loadDashboardAssets, type DashboardAssets } from '../load-dashboard-assets.ts';
 import { sendBody } from '../send.ts';
@@ -40,7 +41,7 @@ const OFF_TEXT = 'gateway: the web dashboard is turned off (dashboard.enabled: f
 
 /** Paths that belong to the API: unknown ones there stay JSON 404s, never the dashboard. */
 export function isApiPath(path: string, metricsPath: string): boolean {
-  return /^\/(v1|api|admin)(\/|$)/.test(path) || path === '/health' || path === '/metrics' || path === metricsPath;
+  return /^\/(v1|api|admin)(\/|$)/.test(path) || path === '/health' || path === '/metrics' || path === metricsPath || isFormatClientPath(path);
 }
 
 /** Which listener serves the page: the admin one opens on the operator views. */
