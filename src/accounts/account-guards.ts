@@ -349,7 +349,10 @@ export class AccountGuards implements RequestGuards {
     const outputTokens = Math.min(request.maxOutputTokens ?? Infinity, terms.maxOutputTokens ?? request.maxOutputTokens ?? this.billing.reserveOutputTokens);
     const factor = request.priceMultiplier ?? 1;
     // Media units the route expects (images asked for, characters to speak); one image when it does not say.
-    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + priceMedia(terms.pricing, request.media ?? { images: 1 }, factor));
+    const media = priceMedia(terms.pricing, request.media ?? { images: 1 }, factor);
+    // A hosted web search: its max_uses (a positive count), else the default bound, at the highest webSearch price.
+    const searches = request.webSearch ? priceWebSearches(terms.pricing, reportedCount(request.webSearch.maxUses) ?? this.billing.reserveWebSearches, factor) : 0;
+    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + media + searches);
     return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) };
   }
 

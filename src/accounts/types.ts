@@ -53,6 +53,11 @@ export interface AdmissionRequest extends LimitRequest {
    */
   media?: { images?: number; speechCharacters?: number; audioSeconds?: number; mediaSeconds?: number; jobs?: number; providerUsd?: number };
   /**
+   * The request carries a hosted web search: the hold covers `maxUses` searches (Anthropic
+   * `max_uses`), else `billing.reserveWebSearches`, at the model's `webSearch` price.
+   */
+  webSearch?: { maxUses?: number };
+  /**
    * The catalog models that may serve the request, when the route has already resolved them
    * (media); otherwise the guards resolve `model` and its configured fallbacks. A key scoped
    * to some models must cover all of them.

@@ -11,6 +11,8 @@ export const billingConfigSchema = z
     enforce: z.boolean().default(true),
     /** Output tokens held when a request names no max_tokens and its model states no maxOutputTokens (docs/billing.md, the hold rule). */
     reserveOutputTokens: z.number().int().positive().default(4096),
+    /** Web searches held for a request whose search tool states no `max_uses` (only Anthropic's can; docs/billing.md, the hold rule). */
+    reserveWebSearches: z.number().int().nonnegative().default(5),
     /** How often the usage ledger is fdatasync'd in the background, ms (0 = leave it to the OS). */
     ledgerSyncMs: z.number().int().nonnegative().default(1000),
     /**

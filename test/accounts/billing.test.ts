@@ -349,3 +349,59 @@ describe('unknown models', () => {
     expect((await gw.fetch('/v1/credits', get(key))).status).toBe(200);
   });
 });
+
+describe('the hold covers hosted web searches (docs/billing.md, the hold rule)', () => {
+  /** 1 credit an output token, no input price; 10 credits a search ($10 per 1,000); `plain` has no search price. */
+  const SEARCHING = { providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000, webSearch: 0.01 } }, { id: 'plain', pricing: { input: 0, output: 1000 } }] } } };
+
+  /** Asks the guards to hold 10 output tokens (10 credits) of `model`, with `webSearch` when given. */
+  async function holdFor(t: TestGateway, credits: number, webSearch?: { maxUses?: number }, model = 'mock/echo') {
+    const { accountId } = await t.account({ credits });
+    const account = t.gateway.deps.store.cache.account(accountId)!;
+    const [key] = await t.gateway.deps.store.keys.list(accountId);
+    const request = { auth: { account, key }, method: 'POST', route: '/v1/messages', clientAddress: '::1', model, estimatedInputTokens: 0, maxOutputTokens: 10, requestId: `search-${accountId}` };
+    const admission = await guardsOf(t).admit(webSearch ? { ...request, webSearch } : request);
+    return { admission, held: bookOf(t).reserved(accountId) };
+  }
+
+  it('402 when the balance covers the tokens but not the tokens + max_uses × the search price; admitted when it covers both', async () => {
+    gw = await makeGateway(SEARCHING);
+    await expect(holdFor(gw, 39, { maxUses: 3 })).rejects.toMatchObject({ code: 'insufficient_balance', details: { required: 40, balance: 39 } });
+    const { admission, held } = await holdFor(gw, 40, { maxUses: 3 });
+    expect(held).toBe(40);
+    await admission.settle(null);
+  });
+
+  it('a search tool without max_uses holds billing.reserveWebSearches (5) searches; the config changes it', async () => {
+    gw = await makeGateway(SEARCHING);
+    const { admission, held } = await holdFor(gw, 1000, {});
+    expect(held).toBe(10 + 5 * 10);
+    await admission.settle(null);
+    await gw.close();
+    gw = await makeGateway({ ...SEARCHING, billing: { reserveWebSearches: 2 } });
+    const two = await holdFor(gw, 1000, {});
+    expect(two.held).toBe(10 + 2 * 10);
+    await two.admission.settle(null);
+  });
+
+  it('without a search tool, or on a model without a search price, the hold is the tokens alone', async () => {
+    gw = await makeGateway(SEARCHING);
+    for (const [webSearch, model] of [[undefined, 'mock/echo'], [{ maxUses: 3 }, 'mock/plain'], [{}, 'mock/plain']] as const) {
+      const { admission, held } = await holdFor(gw, 1000, webSearch, model);
+      expect(held).toBe(10);
+      await admission.settle(null);
+    }
+  });
+
+  it("through the HTTP door: a Messages body's web search with max_uses is held before the call", async () => {
+    gw = await makeGateway(SEARCHING);
+    const { key } = await gw.account({ credits: 50 });
+    const body = (tool: Record<string, unknown>) => post({ model: 'mock/echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'web_search_20250305', name: 'web_search', ...tool }] }, key);
+    const refused = await gw.fetch('/v1/messages', body({ max_uses: 5 }));
+    expect(refused.status).toBe(402);
+    // 10 output tokens + 5 searches × 10 credits
+    expect(((await refused.json()) as ErrorBody).error.details?.required).toBe(60);
+    const admitted = await gw.fetch('/v1/messages', body({ max_uses: 4 }));
+    expect(admitted.status).toBe(200);
+  });
+});

@@ -72,7 +72,7 @@ describe('pricing', () => {
   });
 
   it('has defaults and rejects unknown billing keys', () => {
-    expect(billingConfigSchema.parse(undefined)).toEqual({ enforce: true, reserveOutputTokens: 4096, ledgerSyncMs: 1000, ledgerGroupMs: 2, unpriced: 'free' });
+    expect(billingConfigSchema.parse(undefined)).toEqual({ enforce: true, reserveOutputTokens: 4096, reserveWebSearches: 5, ledgerSyncMs: 1000, ledgerGroupMs: 2, unpriced: 'free' });
     expect(billingConfigSchema.safeParse({ enfrce: false }).success).toBe(false);
   });
 });

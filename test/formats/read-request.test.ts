@@ -51,6 +51,15 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     expect(getFormat('chat').passthrough.read!({ body, raw: JSON.stringify(body) }).inputBound).toBe(29);
   });
 
+  it("a Messages web search's max_uses is the hold's bound on searches, read alike without and with the IR; a Responses web search has none", () => {
+    const messages = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'news?' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] };
+    const bounded = { format: 'messages', types: ['web_search_20250305'], webSearch: ['web_search_20250305'], maxUses: 3 };
+    expect(getFormat('messages').passthrough.read!({ body: messages, raw: JSON.stringify(messages) }).vendorTools).toEqual(bounded);
+    expect(factsOf(getFormat('messages').codec.decodeRequest(structuredClone(messages)), 'messages').vendorTools).toEqual(bounded);
+    const responses = { model: 'm', input: 'news?', tools: [{ type: 'web_search' }] };
+    expect(getFormat('responses').passthrough.read!({ body: responses, raw: JSON.stringify(responses) }).vendorTools).toEqual({ format: 'responses', types: ['web_search'], webSearch: ['web_search'] });
+  });
+
   it('Messages metadata.user_id is a session key; other formats have none', () => {
     const body = { model: 'm', max_tokens: 5, metadata: { user_id: 'u1' }, messages: [] };
     expect(getFormat('messages').passthrough.read!({ body, raw: JSON.stringify(body) }).userId).toBe('u1');

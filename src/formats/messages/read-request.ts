@@ -18,7 +18,8 @@ const MEDIA = mediaByType(new Set(['image', 'document']));
 /**
  * What billing and routing read of an Anthropic Messages body — all a passthrough reads (the
  * rest is the upstream's to judge): model, stream, `max_tokens`, the input bound,
- * `metadata.user_id` (sticky routing) and the Anthropic-defined tools only a Messages upstream runs.
+ * `metadata.user_id` (sticky routing) and the Anthropic-defined tools only a Messages upstream runs
+ * (with the web search's `max_uses`, the credit hold's bound on searches).
  */
 export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
   const body = requireBodyShape(raw, 'messages');
@@ -36,13 +37,18 @@ export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
   const server = anthropicTools(body.tools);
   if (server.length > 0) {
     const types = server.map((tool) => String(tool.type));
-    facts.vendorTools = { format: 'messages', types, webSearch: server.some(isWebSearchServerTool) ? types.filter(isWebSearchType) : [] };
+    const search = server.find(isWebSearchServerTool);
+    facts.vendorTools = { format: 'messages', types, webSearch: search ? types.filter(isWebSearchType) : [] };
+    if (typeof search?.max_uses === 'number') facts.vendorTools.maxUses = search.max_uses;
   }
   return facts;
 }
 
-/** The Anthropic-defined tools of a decoded request (its decoder keeps them raw in `extra.serverTools`), its web search among them. */
+/** The Anthropic-defined tools of a decoded request (its decoder keeps them raw in `extra.serverTools`), its web search (and its `max_uses`) among them. */
 export function messagesVendorTools(request: ChatRequest): VendorTools | undefined {
   const types = toolTypesOf(request.extra?.serverTools);
-  return types.length > 0 ? { format: 'messages', types, webSearch: request.webSearch ? types.filter(isWebSearchType) : [] } : undefined;
+  if (types.length === 0) return undefined;
+  const tools: VendorTools = { format: 'messages', types, webSearch: request.webSearch ? types.filter(isWebSearchType) : [] };
+  if (request.webSearch?.maxUses !== undefined) tools.maxUses = request.webSearch.maxUses;
+  return tools;
 }
