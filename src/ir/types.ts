@@ -296,7 +296,7 @@ export interface Usage {
   cacheWrite1hTokens?: number;
   /** Reasoning tokens (subset of outputTokens). */
   reasoningTokens?: number;
-  /** Hosted web searches the upstream ran and bills per search (Anthropic `server_tool_use.web_search_requests`). */
+  /** Hosted web searches the upstream bills, one per billed unit (Anthropic `server_tool_use.web_search_requests`, OpenAI `web_search_call` items, Gemini grounded prompts or queries). */
   webSearchRequests?: number;
 }
 

@@ -1,7 +1,7 @@
 import type { ChatResponse, ContentPart, TextPart } from '../../ir/index.ts';
 import { isRecord, nowSeconds, readString } from '../shared/index.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
-import { decodeGeminiUsage } from './map-usage.ts';
+import { countGroundedSearches, decodeGeminiUsage, tallyGrounding } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
 import { citationsWithin, decodeGrounding } from './map-grounding.ts';
 
@@ -46,13 +46,16 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
   const blocked = isRecord(response.promptFeedback) && typeof response.promptFeedback.blockReason === 'string';
   const hasToolCalls = content.some((part) => part.type === 'tool_call');
   const reason = typeof candidate?.finishReason === 'string' ? candidate.finishReason : undefined;
+  const model = readString(response, 'modelVersion');
+  const usage = decodeGeminiUsage(response.usageMetadata);
+  countGroundedSearches(usage, tallyGrounding(response, undefined), model);
   return {
     id: readString(response, 'responseId') ?? '',
-    model: readString(response, 'modelVersion') ?? '',
+    model: model ?? '',
     created: nowSeconds(),
     content,
     finishReason: blocked ? 'content_filter' : decodeGeminiFinishReason(reason, hasToolCalls),
-    usage: decodeGeminiUsage(response.usageMetadata) ?? { inputTokens: 0, outputTokens: 0 },
+    usage: usage ?? { inputTokens: 0, outputTokens: 0 },
   };
 }
 

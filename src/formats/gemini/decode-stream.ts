@@ -4,7 +4,7 @@ import { isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../sh
 import type { StreamDecoder } from '../types.ts';
 import { candidateOf, partsOf } from './decode-response.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
-import { decodeGeminiUsage } from './map-usage.ts';
+import { countGroundedSearches, decodeGeminiUsage, tallyGrounding, type GroundingTally } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
 import { citationsWithin, decodeGrounding } from './map-grounding.ts';
 
@@ -16,7 +16,8 @@ type Json = Record<string, unknown>;
  * end part, and a second signature starts a new block (signed parts are never merged); each
  * `functionCall` arrives whole. `finishReason` finishes; the last `usageMetadata` is the usage.
  * The first `groundingMetadata` (Google Search) cites the open text block, then its searches
- * follow as web-search parts (outside any text block).
+ * follow as web-search parts (outside any text block); every record's grounding is tallied into
+ * the usage's web searches (Google may send it on several records).
  */
 class GeminiStreamDecoder implements StreamDecoder {
   private started = false;
@@ -31,6 +32,8 @@ class GeminiStreamDecoder implements StreamDecoder {
   private answer = '';
   private textStart = 0;
   private grounded = false;
+  private searches: GroundingTally | undefined;
+  private model: string | undefined;
   private out: StreamPart[] = [];
 
   push(record: SseRecord): StreamPart[] {
@@ -52,6 +55,8 @@ class GeminiStreamDecoder implements StreamDecoder {
     const candidate = candidateOf(chunk);
     for (const part of partsOf(candidate)) this.part(part);
     if (!this.grounded && candidate?.groundingMetadata !== undefined) this.ground(candidate.groundingMetadata);
+    this.searches = tallyGrounding(chunk, this.searches);
+    this.model ??= readString(chunk, 'modelVersion');
     const usage = decodeGeminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
     const reason = readString(candidate ?? {}, 'finishReason');
@@ -66,6 +71,7 @@ class GeminiStreamDecoder implements StreamDecoder {
     this.close();
     if (!this.finished) this.out.push({ type: 'error', error: streamErrorFromUpstream(undefined, 'The upstream stream ended before it finished.') });
     else {
+      countGroundedSearches(this.usage, this.searches, this.model);
       if (this.usage) this.out.push({ type: 'usage', usage: this.usage });
       this.out.push({ type: 'end' });
     }

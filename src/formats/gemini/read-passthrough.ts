@@ -2,13 +2,14 @@ import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, readString } from '../shared/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
 import { candidateOf } from './decode-response.ts';
-import { decodeGeminiUsage } from './map-usage.ts';
+import { countGroundedSearches, decodeGeminiUsage, tallyGrounding, type GroundingTally } from './map-usage.ts';
 
-/** Id, model, usage and finish reason of a same-format `GenerateContentResponse`. */
+/** Id, model, usage (its Google Search grounding counted) and finish reason of a same-format `GenerateContentResponse`. */
 export function readGeminiPassthroughResponse(body: unknown): PassthroughInfo {
   const info: PassthroughInfo = {};
   if (!isRecord(body)) return info;
   readInto(info, body);
+  countGroundedSearches(info.usage, tallyGrounding(body, undefined), info.model);
   return info;
 }
 
@@ -23,13 +24,18 @@ function readInto(info: PassthroughInfo, body: Record<string, unknown>): void {
   if (reason) info.finishReason = reason;
 }
 
-/** Usage from a passthrough stream: each record may carry `usageMetadata`; the last one counts. Records without it are not parsed. */
+/**
+ * Usage from a passthrough stream: each record may carry `usageMetadata` (the last one counts)
+ * and `groundingMetadata` (every one is tallied into the usage's web searches). Records with
+ * neither are not parsed.
+ */
 export function createGeminiUsageTap(): UsageTap {
   const info: PassthroughInfo = {};
   let first = true;
+  let searches: GroundingTally | undefined;
   return {
     push(record: SseRecord) {
-      if (!first && !record.data.includes('"usageMetadata"')) return;
+      if (!first && !record.data.includes('"usageMetadata"') && !record.data.includes('"groundingMetadata"')) return;
       first = false;
       let body: unknown;
       try {
@@ -37,7 +43,10 @@ export function createGeminiUsageTap(): UsageTap {
       } catch {
         return;
       }
-      if (isRecord(body)) readInto(info, body);
+      if (!isRecord(body)) return;
+      readInto(info, body);
+      searches = tallyGrounding(body, searches);
+      countGroundedSearches(info.usage, searches, info.model);
     },
     info,
   };
