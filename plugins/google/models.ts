@@ -5,6 +5,8 @@ import type { ModelSpec } from 'gateway/plugin-kit';
  * thinking tokens included) come from the bundled catalog (@pydantic/genai-prices, provider
  * `google`); limits and capabilities from Google's model pages, since models.dev's snapshot has
  * no Google file. Claude on Vertex speaks Messages (`:rawPredict`), so its ids say so.
+ * genai-prices has no Grounding with Google Search price, so a Gemini id's `webSearch` comes
+ * from Google's pricing page (ai.google.dev/gemini-api/docs/pricing, docs/billing.md).
  */
 
 const GEMINI_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling', 'thinking', 'vision', 'documents', 'json_mode'];
@@ -48,9 +50,18 @@ export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
   claude('claude-sonnet-4', 64_000),
 ];
 
-/** Facts an id says about itself: Claude ids on Vertex speak Messages, Gemini ids the gemini format. */
+/**
+ * Grounding with Google Search, USD per search as the gemini format counts them: Gemini 1.x and
+ * 2.x are billed $35 per 1,000 grounded prompts (one search per grounded answer), Gemini 3 and
+ * later $14 per 1,000 search queries (one per query). The same split as the format's count.
+ */
+function groundingPrice(id: string): number {
+  return /^gemini-[12][.-]/.test(id) ? 0.035 : 0.014;
+}
+
+/** Facts an id says about itself: Claude ids on Vertex speak Messages, Gemini ids the gemini format and their Google Search price. */
 export function describeGoogleModel(id: string): Partial<ModelSpec> | undefined {
   if (id.startsWith('claude-')) return { type: 'chat', capabilities: CLAUDE_CAPS, formats: ['messages'] };
-  if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'] };
+  if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'], pricing: { webSearch: groundingPrice(id) } };
   return undefined;
 }

@@ -13,6 +13,7 @@ describe('the registry fills listed ids from the catalog', () => {
         oa: { plugin: 'openai', baseURL: 'http://127.0.0.1:9/v1', models: ['gpt-4o-mini', { id: 'whisper-1', type: 'audio' }, { id: 'dall-e-3', n: { min: 1, max: 2 } }, 'mystery'] },
         any: { plugin: 'openai', baseURL: 'http://127.0.0.1:9/v1', models: ['*'] },
         an: { plugin: 'anthropic' },
+        goog: { plugin: 'google', apiKey: 'k', baseURL: 'http://127.0.0.1:9', models: ['gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-3-pro-preview', 'gemini-3.1-flash-lite-preview', { id: 'gemini-2.5-pro', pricing: { input: 1, output: 2 } }] },
       },
     });
     registry = await ProviderRegistry.create(config, { configDir: process.cwd(), log });
@@ -43,5 +44,14 @@ describe('the registry fills listed ids from the catalog', () => {
       pricing: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       capabilities: expect.arrayContaining(['thinking', 'documents']),
     });
+  });
+
+  it("prices Gemini's Google Search grounding from Google's page, beside genai-prices' token prices: per grounded prompt on 2.x, per query on 3", () => {
+    expect(registry.get('goog/gemini-2.5-flash')?.spec.pricing).toMatchObject({ input: 0.3, output: 2.5, webSearch: 0.035 });
+    expect(registry.get('goog/gemini-2.0-flash')?.spec.pricing).toMatchObject({ webSearch: 0.035 });
+    expect(registry.get('goog/gemini-3-pro-preview')?.spec.pricing).toMatchObject({ input: 2, webSearch: 0.014 });
+    expect(registry.get('goog/gemini-3.1-flash-lite-preview')?.spec.pricing).toMatchObject({ webSearch: 0.014 });
+    // A config pricing replaces the known one whole: no search price unless it says one.
+    expect(registry.get('goog/gemini-2.5-pro')?.spec.pricing).toEqual({ input: 1, output: 2 });
   });
 });

@@ -6,7 +6,8 @@
  * function responses that do not answer every call — with 400 INVALID_ARGUMENT in Google's error
  * shape. The script is an agent loop: tool calls (parallel when `pick` returns several) until
  * `toolTurns` rounds are answered, then a final text; the first call of each round and the last
- * part of a text answer carry a fresh signature.
+ * part of a text answer carry a fresh signature. With `searchQueries`, a text answer to a request
+ * with the Google Search tool is grounded: its last record carries `groundingMetadata`.
  */
 import crypto from 'node:crypto';
 import { startFakeUpstream, type FakeReply, type FakeUpstream, type ReceivedRequest } from './fake-upstream.ts';
@@ -39,6 +40,8 @@ export interface GeminiFakeOptions {
   cachedTokens?: number;
   /** The `promptTokenCount` to report for a request (default `USAGE.prompt`): long-context billing. */
   promptTokens?: (body: Json) => number;
+  /** The queries Google Search ran for a text answer to a request with `googleSearch` (`google_search`): its grounding. */
+  searchQueries?: string[];
 }
 
 /** The route a Gemini request came in on. */
@@ -149,8 +152,23 @@ function newSignature(issued: Set<string>): string {
   return signature;
 }
 
-/** What one answer says: its parts (in stream chunks) and its usage. */
-function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): { chunks: Json[][]; usage: Json } {
+/** Google's grounding of a text answer: the queries, one web source, one support over the whole text (UTF-8 bytes). */
+function groundingOf(text: string, queries: string[]): Json {
+  const uri = 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQFake';
+  return {
+    searchEntryPoint: { renderedContent: `<div class="carousel">${queries.map((q) => `<a class="chip">${q}</a>`).join('')}</div>` },
+    groundingChunks: [{ web: { uri, title: 'example.org' } }],
+    groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(text), text }, groundingChunkIndices: [0] }],
+    webSearchQueries: queries,
+  };
+}
+
+function hasGoogleSearch(body: Json): boolean {
+  return (body.tools ?? []).some((tool: Json) => tool.googleSearch !== undefined || tool.google_search !== undefined);
+}
+
+/** What one answer says: its parts (in stream chunks), its usage and its grounding. */
+function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): { chunks: Json[][]; usage: Json; grounding?: Json } {
   const includeThoughts = model.thinking && body.generationConfig?.thinkingConfig?.includeThoughts === true;
   const thought = includeThoughts ? [{ text: 'Thinking about the task.', thought: true }] : [];
   const contents: Json[] = body.contents;
@@ -179,12 +197,14 @@ function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: Gem
   const last: Json = { text: text.slice(half) };
   if (model.gemini3 && model.thinking) last.thoughtSignature = newSignature(issued);
   void route;
-  return { chunks: [...(thought.length ? [thought] : []), [{ text: text.slice(0, half) }], [last]], usage };
+  const grounding = options.searchQueries && hasGoogleSearch(body) ? groundingOf(text, options.searchQueries) : undefined;
+  return { chunks: [...(thought.length ? [thought] : []), [{ text: text.slice(0, half) }], [last]], usage, grounding };
 }
 
-function responseOf(parts: Json[], model: string, id: string, finish?: string, usage?: Json): Json {
+function responseOf(parts: Json[], model: string, id: string, finish?: string, usage?: Json, grounding?: Json): Json {
   const candidate: Json = { content: { role: 'model', parts }, index: 0 };
   if (finish) candidate.finishReason = finish;
+  if (grounding) candidate.groundingMetadata = grounding;
   const out: Json = { candidates: [candidate], modelVersion: model, responseId: id };
   if (usage) out.usageMetadata = usage;
   return out;
@@ -192,10 +212,10 @@ function responseOf(parts: Json[], model: string, id: string, finish?: string, u
 
 /** A generateContent / streamGenerateContent answer in the framing asked for. */
 function reply(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): FakeReply {
-  const { chunks, usage } = answer(body, route, model, options, issued);
+  const { chunks, usage, grounding } = answer(body, route, model, options, issued);
   const id = `resp-${(++counter).toString(36)}`;
-  if (route.method === 'generateContent') return { json: responseOf(chunks.flat(), route.model, id, 'STOP', usage) };
-  const records = chunks.map((parts, i) => (i === chunks.length - 1 ? responseOf(parts, route.model, id, 'STOP', usage) : responseOf(parts, route.model, id)));
+  if (route.method === 'generateContent') return { json: responseOf(chunks.flat(), route.model, id, 'STOP', usage, grounding) };
+  const records = chunks.map((parts, i) => (i === chunks.length - 1 ? responseOf(parts, route.model, id, 'STOP', usage, grounding) : responseOf(parts, route.model, id)));
   if (route.sse) return { sse: records.map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`) };
   // JSON-array framing: `[`, elements joined by `,` and line breaks, `]`, streamed element by element.
   return { headers: { 'content-type': 'application/json; charset=UTF-8' }, sse: records.map((r, i) => `${i === 0 ? '[' : '\r\n,'}${JSON.stringify(r)}`).concat(['\r\n]']) };
