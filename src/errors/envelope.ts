@@ -35,10 +35,11 @@ export function openAIErrorType(status: number, code?: string): string {
   return 'invalid_request_error';
 }
 
-/** The offending field: `details.param`, else the first of a 422's `details.fields`, else null. */
+/** The offending field: `details.param`, else the first missing one (400), else the first of `details.fields`, else null. */
 export function errorParam(details: Record<string, unknown> | undefined): string | null {
   if (!details) return null;
   if (typeof details.param === 'string') return details.param;
+  if (Array.isArray(details.missing) && typeof details.missing[0] === 'string') return details.missing[0];
   const fields = details.fields;
   if (typeof fields === 'object' && fields !== null) return Object.keys(fields)[0] ?? null;
   return null;

@@ -126,9 +126,24 @@ export function isGatewayError(value: unknown): value is GatewayError {
   return typeof value === 'object' && value !== null && (value as { [MARK]?: unknown })[MARK] === true;
 }
 
-/** 422 with field path → message mappings under details.fields (spec §7). */
+/** What a field checker says of a required field that is absent (`is required`, `is required (a file part)`). */
+const REQUIRED = /^is required\b/;
+
+/**
+ * Invalid request fields as one error, field path → message under details.fields (spec §7):
+ * 422 validation_error; 400 bad_request when a required field is missing (spec §7's 400 row),
+ * `details.missing` naming those and `details.fields` still listing every problem.
+ */
 export function validationError(fields: Record<string, string>, message?: string): GatewayError {
-  const first = Object.entries(fields)[0];
+  const entries = Object.entries(fields);
+  const missing = entries.filter(([, problem]) => REQUIRED.test(problem)).map(([path]) => path);
+  if (missing.length > 0) {
+    const names = missing.map((path) => `'${path}'`).join(', ');
+    return new GatewayError('bad_request', message ?? `Missing required ${missing.length === 1 ? 'field' : 'fields'} ${names}.`, {
+      details: { missing, fields },
+    });
+  }
+  const first = entries[0];
   return new GatewayError('validation_error', message ?? (first ? `Invalid parameter '${first[0]}': ${first[1]}` : 'Invalid parameters'), {
     details: { fields },
   });

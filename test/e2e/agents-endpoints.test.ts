@@ -94,7 +94,7 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
       headers: { 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
       body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
     });
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 

@@ -75,6 +75,21 @@ describe('error envelope', () => {
     await expectError(await post('/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }), 400, 'bad_request');
   });
 
+  it('400 bad_request naming a missing required field on the other routes too (images, audio, embeddings, batches, files, count_tokens), 422 once it is there but invalid', async () => {
+    const image = await expectError(await post('/v1/images/generations', { model: 'mock/image' }), 400, 'bad_request');
+    expect(image.error).toMatchObject({ param: 'prompt', details: { missing: ['prompt'] } });
+    await expectError(await post('/v1/images/generations', { model: 'mock/image', prompt: 'p', n: 11 }), 422, 'validation_error');
+    const speech = await expectError(await post('/v1/audio/speech', { model: 'mock/tts', input: 'hi' }), 400, 'bad_request');
+    expect(speech.error).toMatchObject({ param: 'voice', details: { missing: ['voice'] } });
+    await expectError(await post('/v1/embeddings', { input: 'x' }), 400, 'bad_request');
+    await expectError(await post('/v1/batches', { endpoint: '/v1/chat/completions' }), 400, 'bad_request');
+    await expectError(await post('/v1/messages/count_tokens', { messages: [{ role: 'user', content: 'x' }] }), 400, 'bad_request');
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    const file = await expectError(await fetch(`${gw.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: form }), 400, 'bad_request');
+    expect(file.error.param).toBe('file');
+  });
+
   it('422 validation_error naming a required field of the wrong type, on every inference route', async () => {
     const chat = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: 'text' }), 422, 'validation_error');
     expect(chat.error.details?.fields).toEqual({ messages: 'must be an array' });

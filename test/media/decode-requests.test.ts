@@ -4,15 +4,23 @@ import { decodeImageRequest, parseSize } from '../../src/media/decode-image-requ
 import { decodeCreateBody, decodeListQuery, decodePatchBody } from '../../src/media/decode-media-request.ts';
 import { GatewayError } from '../../src/errors/index.ts';
 
-/** The 422 field map a call throws. */
+/** The code and status for a field map: 400 bad_request when a required field is missing (spec §7), else 422. */
+function expectStatusFor(error: unknown): Record<string, string> {
+  expect(error).toBeInstanceOf(GatewayError);
+  const { code, status, details } = error as GatewayError;
+  const fields = details!.fields as Record<string, string>;
+  const missing = Object.keys(fields).filter((path) => fields[path].startsWith('is required'));
+  expect({ code, status }).toEqual(missing.length > 0 ? { code: 'bad_request', status: 400 } : { code: 'validation_error', status: 422 });
+  if (missing.length > 0) expect(details!.missing).toEqual(missing);
+  return fields;
+}
+
+/** The field map a call throws. */
 function fieldsOf(run: () => unknown): Record<string, string> {
   try {
     run();
   } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).code).toBe('validation_error');
-    expect((error as GatewayError).status).toBe(422);
-    return (error as GatewayError).details!.fields as Record<string, string>;
+    return expectStatusFor(error);
   }
   throw new Error('expected a validation error');
 }
@@ -21,8 +29,7 @@ async function fieldsOfAsync(run: () => Promise<unknown>): Promise<Record<string
   try {
     await run();
   } catch (error) {
-    expect((error as GatewayError).code).toBe('validation_error');
-    return (error as GatewayError).details!.fields as Record<string, string>;
+    return expectStatusFor(error);
   }
   throw new Error('expected a validation error');
 }

@@ -78,8 +78,15 @@ describe('media routes (in-process)', () => {
     form.append('model', 'mock/image');
     form.append('n', '11');
     const res = await gw.request('/v1/images/edits', { method: 'POST', headers: key, body: form });
-    expect(res.status).toBe(422);
-    expect(((await res.json()) as { error: { details: unknown } }).error.details).toEqual({ fields: { prompt: 'is required', n: 'must be <= 10', image: 'is required' } });
+    // Missing fields make it spec §7's 400; every problem is still listed.
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { details: unknown } }).error.details).toEqual({ missing: ['prompt', 'image'], fields: { prompt: 'is required', n: 'must be <= 10', image: 'is required' } });
+    const some = new FormData();
+    some.append('model', 'mock/image');
+    some.append('prompt', 'p');
+    some.append('n', '11');
+    some.append('image', new File([new Uint8Array(encodePng({ width: 4, height: 4, rgba: new Uint8Array(64).fill(200) }))], 'in.png', { type: 'image/png' }));
+    expect((await gw.request('/v1/images/edits', { method: 'POST', headers: key, body: some })).status).toBe(422);
   });
 
   it('edits with image[] (GPT-image style) and records the edit', async () => {
@@ -162,10 +169,14 @@ describe('Media Library routes (in-process)', () => {
     expect(((await (await gw.request('/v1/media/generations', { headers: other })).json()) as { total: number }).total).toBe(0);
   });
 
-  it('validates create, patch and list queries with 422 field maps', async () => {
+  it('validates create, patch and list queries with 422 field maps (400 when a required field is missing)', async () => {
     const bad = await create({ media_type: 'hologram' });
-    expect(bad.status).toBe(422);
-    expect((bad.body.error as { details: unknown }).details).toEqual({ fields: { media_type: 'must be one of image, video, music, threed', model: 'is required' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'bad_request', param: 'model' });
+    expect((bad.body.error as { details: unknown }).details).toEqual({ missing: ['model'], fields: { media_type: 'must be one of image, video, music, threed', model: 'is required' } });
+    const invalid = await create({ media_type: 'hologram', model: 'm' });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.error).toMatchObject({ code: 'validation_error', details: { fields: { media_type: 'must be one of image, video, music, threed' } } });
     const id = (await create({ media_type: 'image', model: 'm' })).body.id;
     const patch = await gw.request(`/v1/media/generations/${id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ status: 'archived', model: 'x' }) });
     expect(patch.status).toBe(422);

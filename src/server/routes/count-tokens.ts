@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
-import { GatewayError } from '../../errors/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
 import type { CountTokensFace, FormatDefinition } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
@@ -37,7 +37,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     const { body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
     const model = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
-    if (face.requiresModel && model === undefined) throw new GatewayError('validation_error', "Invalid parameter 'model': is required.", { details: { fields: { model: 'is required' } } });
+    if (face.requiresModel && model === undefined) throw validationError({ model: 'is required' });
     // A key scoped to other models gets the refusal it would get on the inference route.
     if (model !== undefined && auth.key.models) checkModelScope(auth.key, model, modelsThatMayServe(model));
     const request = face.decode(body, model ?? 'count');

@@ -149,13 +149,13 @@ function editsHandler(deps: ServerDeps) {
     const mask = await fileField(form, 'mask');
     const fields = editFields(form);
     delete fields['image[]'];
-    // One 422 names every bad field: the image upload and the text fields together.
+    // One error names every bad field: the image upload and the text fields together.
     let request: ImageRequest | undefined;
     let problems: Record<string, string> = {};
     try {
       request = decodeImageRequest(fields);
     } catch (error) {
-      if (!isGatewayError(error) || error.code !== 'validation_error') throw error;
+      if (!isGatewayError(error) || error.details?.fields === undefined) throw error;
       problems = { ...(error.details?.fields as Record<string, string>) };
     }
     if (!image) problems.image = form.has('image') || textField(form, 'image[]') !== undefined ? 'must be a file upload' : 'is required';

@@ -221,9 +221,15 @@ describe('chat decodeRequest', () => {
     });
 
     it('out-of-range values with 422 listing every field', () => {
-      const error = reject({ model: 'm', messages: [{ role: 'tool', content: 'x' }], temperature: 3, n: 0, reasoning_effort: 'extreme' });
+      const error = reject({ model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 3, n: 0, reasoning_effort: 'extreme' });
       expect(error.code).toBe('validation_error');
-      expect(Object.keys(error.details?.fields as object).sort()).toEqual(['messages[0].tool_call_id', 'n', 'reasoning_effort', 'temperature']);
+      expect(Object.keys(error.details?.fields as object).sort()).toEqual(['n', 'reasoning_effort', 'temperature']);
+    });
+
+    it('a missing required field is 400 bad_request naming it, every other problem still listed (spec §7)', () => {
+      const error = reject({ model: 'm', messages: [{ role: 'tool', content: 'x' }], temperature: 3 });
+      expect(error).toMatchObject({ code: 'bad_request', status: 400, details: { missing: ['messages[0].tool_call_id'] } });
+      expect(Object.keys(error.details?.fields as object).sort()).toEqual(['messages[0].tool_call_id', 'temperature']);
     });
 
     it('a tool call without a function name with 422', () => {

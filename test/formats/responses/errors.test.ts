@@ -19,13 +19,13 @@ describe('responses errors', () => {
   });
 
   it('encodes the spec envelope plus OpenAI type and param', () => {
-    const body = responsesCodec.encodeError(validationError({ 'input[2].call_id': 'is required' }), ids);
+    const body = responsesCodec.encodeError(validationError({ 'input[2].call_id': 'must be a string' }), ids);
     expect(body).toMatchObject({
       error: {
         code: 'validation_error',
-        message: "Invalid parameter 'input[2].call_id': is required",
+        message: "Invalid parameter 'input[2].call_id': must be a string",
         request_id: 'req_1',
-        details: { fields: { 'input[2].call_id': 'is required' } },
+        details: { fields: { 'input[2].call_id': 'must be a string' } },
         type: 'invalid_request_error',
         param: 'input[2].call_id',
       },

@@ -65,7 +65,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   if (request.model === 'reject') {
-    const error = validationError({ 'input[0].call_id': 'is required' });
+    const error = validationError({ 'input[0].call_id': 'must be a string' });
     res.writeHead(error.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(responsesCodec.encodeError(error, ids)));
     return;
