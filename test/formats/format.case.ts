@@ -184,6 +184,16 @@ export function describeFormatCase(format: FormatDefinition): void {
       expect(codec.decodeStreamError(record)?.message).toContain('Slow down, case.');
     });
 
+    it('ends its stream at a mid-stream error part: the parts an upstream sends after it (finish, usage, end) add no record', () => {
+      const encoder = codec.createStreamEncoder(REQUEST);
+      const before = PARTS.slice(0, 3).flatMap((part) => encoder.encode(part));
+      expect(before.length).toBeGreaterThan(0);
+      const failure = encoder.encode({ type: 'error', error: { code: 'provider_unavailable', status: 503, message: 'Overloaded mid-way, case.' } });
+      expect(failure.length).toBeGreaterThan(0);
+      expect(failure.some((record) => codec.decodeStreamError(record)?.message.includes('Overloaded mid-way, case.'))).toBe(true);
+      expect(PARTS.slice(-3).flatMap((part) => encoder.encode(part))).toEqual([]);
+    });
+
     for (const other of listFormats().filter((f) => f.id !== format.id)) {
       it(`converts its stream into '${other.id}' (every split), and a '${other.id}' stream into its own`, () => {
         for (const [from, to] of [[format, other], [other, format]] as const) {

@@ -32,10 +32,13 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly grounding = new GroundingWriter();
   private blockText = '';
   private blockCitations: UrlCitation[] = [];
+  /** An error record went out: the stream ends there, as Google's does (no finish record after it). */
+  private failed = false;
 
   constructor(private readonly request: ChatRequest) {}
 
   encode(part: StreamPart): SseRecord[] {
+    if (this.failed) return [];
     switch (part.type) {
       case 'start':
         this.id = part.id;
@@ -107,6 +110,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.usage = part.usage;
         return [];
       case 'error':
+        this.failed = true;
         return [jsonRecord(undefined, { error: { code: part.error.status, message: redactSecrets(part.error.message), status: googleStatus(part.error.status) } })];
       case 'end':
         return [this.last()];

@@ -74,12 +74,16 @@ export const toyCodec: FormatCodec = {
   createStreamEncoder() {
     let why = 'done';
     let used = { in: 0, out: 0 };
+    let failed = false;
     return {
       encode(part: StreamPart): WireRecord[] {
+        // A trouble record ends the stream.
+        if (failed) return [];
         if (part.type === 'start') return [record('begin', { id: part.id, model: part.model })];
         if (part.type === 'text-delta') return [record('piece', { text: part.text })];
         if (part.type === 'finish') why = whyOf(part.finishReason);
         if (part.type === 'usage') used = usedOf(part.usage);
+        if (part.type === 'error') failed = true;
         if (part.type === 'error') return [record('trouble', { trouble: { code: part.error.code, message: part.error.message } })];
         if (part.type === 'end') return [record('end', { why, used })];
         return [];
