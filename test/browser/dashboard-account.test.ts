@@ -2,6 +2,7 @@ import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { launchChromium, seriousViolations } from './launch-chromium.ts';
 
@@ -10,8 +11,9 @@ const PASSWORD = 'correct horse battery';
 
 describe('the dashboard in Chromium: an account signs in and uses every page', () => {
   const dir = tempDir('gw-browser-');
-  const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
   const dataDir = path.join(dir, 'data');
+  let configFile: string;
+  let gemini: GeminiFake;
   let gw: SpawnedGateway;
   let browser: { context: BrowserContext; close(): Promise<void> };
   let page: Page;
@@ -25,6 +27,9 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
   const sessionToken = () => page.evaluate(() => localStorage.getItem('gateway.session')!);
 
   beforeAll(async () => {
+    // A Gemini upstream whose answers to a Google Search request are grounded by two queries (Gemini 3: two searches).
+    gemini = await startGeminiFake({ models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, apiKey: 'goog-upstream-key', searchQueries: ['euro 2024 winner', 'euro 2024 final score'] });
+    configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-flash-preview'] } } });
     gw = await spawnGateway({ configFile, dataDir });
     const created = await cli('accounts', 'create', '--email', EMAIL, '--password', PASSWORD, '--credits', '100000', '--tier', 'enterprise');
     expect(created.exitCode, String(created.stderr)).toBe(0);
@@ -37,6 +42,7 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
   afterAll(async () => {
     await browser?.close();
     await gw?.stop();
+    await gemini?.close();
   });
 
   it('signs in with email and password', async () => {
@@ -128,6 +134,25 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
       await meta.getByText(/\d+ in, \d+ out/).waitFor();
       await meta.getByText('x-routing-mode').waitFor();
     }
+  });
+
+  it("the request table shows a request's web searches, and nothing for a request without", async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'no search here' }] });
+    const grounded = await fetch(`${gw.url}/v1beta/models/gemini-3-flash-preview:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Who won Euro 2024?' }] }], tools: [{ google_search: {} }] }),
+    });
+    expect(grounded.status, await grounded.text()).toBe(200);
+    await go('Usage', 'Usage');
+    const table = page.getByTestId('requests');
+    const searches = (await table.locator('thead th').allTextContents()).indexOf('Web searches');
+    expect(searches).toBeGreaterThan(-1);
+    const row = table.locator('tbody tr', { hasText: 'gemini-3-flash-preview' });
+    await row.waitFor();
+    expect(await row.locator('td').nth(searches).textContent()).toBe('2');
+    expect(await table.locator('tbody tr', { hasText: 'mock/echo' }).first().locator('td').nth(searches).textContent()).toBe('');
   });
 
   it('every page passes axe-core with no serious or critical violation', async () => {

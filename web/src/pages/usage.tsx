@@ -6,7 +6,7 @@ import { useLoad } from '../components/use-load.ts';
 
 type RequestRow = OutputOf<'usage.requests'>['data'][number];
 
-const CSV_COLUMNS = ['request_id', 'created_at', 'status', 'model', 'provider', 'endpoint', 'key_id', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'cached_tokens', 'cost_credits', 'cost_usd'] as const;
+const CSV_COLUMNS = ['request_id', 'created_at', 'status', 'model', 'provider', 'endpoint', 'key_id', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'cached_tokens', 'web_search_requests', 'cost_credits', 'cost_usd'] as const;
 const CSV_MAX_ROWS = 100_000;
 
 function csvCell(value: unknown): string {
@@ -120,7 +120,7 @@ export function UsagePage() {
         {requests.error && <p className="error" role="alert">{requests.error}</p>}
         <div className="table-wrap">
           <table data-testid="requests">
-            <thead><tr><th>Time</th><th>Status</th><th>Model</th><th>Endpoint</th><th className="num">Tokens in / out</th><th className="num">Cost</th><th>Request id</th></tr></thead>
+            <thead><tr><th>Time</th><th>Status</th><th>Model</th><th>Endpoint</th><th className="num">Tokens in / out</th><th className="num" title="Hosted web searches the upstream billed">Web searches</th><th className="num">Cost</th><th>Request id</th></tr></thead>
             <tbody>
               {requests.data?.data.map((r: RequestRow) => (
                 <tr key={r.request_id}>
@@ -129,6 +129,7 @@ export function UsagePage() {
                   <td className="mono">{r.model}</td>
                   <td className="mono">{r.endpoint}</td>
                   <td className="num">{count(r.input_tokens)} / {count(r.output_tokens)}</td>
+                  <td className="num">{r.web_search_requests > 0 ? count(r.web_search_requests) : ''}</td>
                   <td className="num">{credits(r.cost_credits)}<br /><span className="muted">{usd(r.cost_usd)}</span></td>
                   <td className="mono">{r.request_id}</td>
                 </tr>
