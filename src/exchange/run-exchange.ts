@@ -124,12 +124,15 @@ function runAdmitted(
   const settled = new Promise<void>((resolve) => (done = resolve));
   if (record) record.settling = settled;
   // The one settlement channel: charged once, the record told what was charged, then `settled`.
+  // A failure after the pipeline settled (a failed answer billed for what it used) waits for that settlement.
+  let settling: Promise<void> | undefined;
   const settle = (settlement: Settlement | null): Promise<void> => {
+    if (settling) return settling;
     if (record && settlement?.aborted) {
       record.errorCode ??= 'client_closed';
       record.status = 499;
     }
-    return admission.settle(settlement).then(
+    return (settling = admission.settle(settlement).then(
       (charge) => {
         record?.applySettlement(settlement, charge);
         done();
@@ -138,7 +141,7 @@ function runAdmitted(
         deps.log.error('settle failed', { error: String(error) });
         done();
       },
-    );
+    ));
   };
   exchange.onSettled = settle;
 

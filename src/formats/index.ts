@@ -16,7 +16,7 @@ export {
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
-export { sseFraming, jsonArrayFraming, isWebSearchType, MEDIA_TOKENS } from './shared/index.ts';
+export { sseFraming, jsonArrayFraming, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer } from './shared/index.ts';
 export type {
   FormatDefinition,
   FormatRoute,

@@ -74,7 +74,10 @@ export interface FormatCodec {
   decodeRequest(body: unknown, target?: RouteTarget): ChatRequest;
   /** IR → the body to send upstream in this format. */
   encodeRequest(request: ChatRequest, options: EncodeRequestOptions): Record<string, unknown>;
-  /** An upstream response body of this format → IR. */
+  /**
+   * An upstream response body of this format → IR. An answer that says it failed throws; one
+   * that reports what it used throws a FailedAnswerError carrying that usage (it is billed).
+   */
   decodeResponse(body: unknown): ChatResponse;
   /** IR → a response body for a client of this format. */
   encodeResponse(response: ChatResponse, request: ChatRequest): Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { GatewayError, isGatewayError } from '../errors/index.ts';
-import { framingOf, getCodec, getFormat } from '../formats/index.ts';
+import { framingOf, getCodec, getFormat, usageOfFailedAnswer } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
 import { InboundRequest, readInbound } from './inbound.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
@@ -261,7 +261,13 @@ function jsonOutcome(
     if (info.finishReason !== undefined) settlement.finishReason = info.finishReason;
     if (info.model !== undefined) settlement.responseModel = info.model;
   } else {
-    let response = upstreamCodec.decodeResponse(answer.parsed);
+    let response: ChatResponse;
+    try {
+      response = upstreamCodec.decodeResponse(answer.parsed);
+    } catch (error) {
+      settleFailedAnswer(exchange, model, error, routing, fallback);
+      throw error;
+    }
     if (responseId !== undefined) response = { ...response, id: responseId };
     // Some formats' answers do not name the model (Bedrock Converse): the client sees the one it asked for.
     if (!response.model) response = { ...response, model: request.facts.model };
@@ -282,6 +288,19 @@ function jsonOutcome(
     routing,
     fallback,
   };
+}
+
+/**
+ * A whole answer that failed but reports what it used (a Responses `status: "failed"`): settled
+ * with that usage and the error before the error is thrown, as its stream's `response.failed` and
+ * its passthrough are.
+ */
+function settleFailedAnswer(exchange: ChatExchange, model: CatalogModel, error: unknown, routing: RoutingInfo, fallback: FallbackInfo | undefined): void {
+  const usage = usageOfFailedAnswer(error);
+  if (!usage) return;
+  const settlement: Settlement = { model, usage, estimated: false, aborted: false, routing, error: isGatewayError(error) ? error.code : 'provider_error' };
+  if (fallback) settlement.fallback = fallback;
+  exchange.onSettled?.(settlement);
 }
 
 function capturePart(capture: NonNullable<ChatExchange['capture']>): (part: StreamPart) => boolean | void {

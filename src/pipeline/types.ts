@@ -66,7 +66,7 @@ export interface Settlement {
   routing?: RoutingInfo;
   /** Set when a fallback served: billing takes `discount` (a fraction) off the cost. */
   fallback?: FallbackInfo;
-  /** The error code of a stream that failed after its first byte. */
+  /** The error code of a stream that failed after its first byte, or of a whole answer that failed but reported what it used. */
   error?: string;
   /** The upstream's finish reason, when known (whole responses). */
   finishReason?: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GatewayError, isErrorCode } from '../../errors/index.ts';
 import type { ChatResponse } from '../../ir/index.ts';
 import { decodeOutputItems } from './decode-output.ts';
-import { streamErrorFromUpstream } from '../shared/index.ts';
+import { FailedAnswerError, streamErrorFromUpstream } from '../shared/index.ts';
 import { finishForStatus } from './map-status.ts';
 import { decodeResponseUsage } from './map-usage.ts';
 
@@ -17,7 +17,10 @@ const responseSchema = z.looseObject({
   error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 
-/** An upstream Responses response object → IR; a `failed` response becomes a GatewayError. */
+/**
+ * An upstream Responses response object → IR; a `failed` (or `cancelled`) response becomes a
+ * GatewayError, one carrying the usage it reports (FailedAnswerError) when it reports any, to be billed.
+ */
 export function decodeResponsesResponse(body: unknown): ChatResponse {
   const parsed = responseSchema.safeParse(body);
   if (!parsed.success) throw new GatewayError('provider_error', 'The upstream returned an invalid Responses body.', { cause: parsed.error });
@@ -25,9 +28,11 @@ export function decodeResponsesResponse(body: unknown): ChatResponse {
   if (response.status === 'failed' || response.status === 'cancelled') {
     const message = response.error?.message ?? `The upstream response ${response.status}.`;
     const { code } = streamErrorFromUpstream(response.error?.code ?? undefined, message);
-    throw new GatewayError(isErrorCode(code) ? code : 'provider_error', message, {
-      details: { upstream_code: response.error?.code ?? null },
-    });
+    const options = { details: { upstream_code: response.error?.code ?? null } };
+    const errorCode = isErrorCode(code) ? code : 'provider_error';
+    // What the failed response used (its tokens, its web searches) is billed, as its stream's response.failed is.
+    const usage = decodeResponseUsage(response);
+    throw usage ? new FailedAnswerError(errorCode, message, options, usage) : new GatewayError(errorCode, message, options);
   }
   const { content, hasToolCalls } = decodeOutputItems(response.output);
   return {

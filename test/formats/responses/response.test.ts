@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/index.ts';
 import type { ChatRequest, ChatResponse } from '../../../src/ir/types.ts';
 import { responsesCodec } from '../../../src/formats/responses/index.ts';
-import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
+import { carryOpaque, readCarried, usageOfFailedAnswer } from '../../../src/formats/shared/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
 const request: ChatRequest = {
@@ -53,6 +53,23 @@ describe('responses decodeResponse', () => {
       expect((error as GatewayError).code).toBe('rate_limit_exceeded');
     }
     expect(() => responsesCodec.decodeResponse({ id: 'x' })).toThrow(/invalid Responses body/);
+  });
+
+  it('a failed response that reports usage throws an error carrying it (its web_search_call items counted), to be billed as its stream is', () => {
+    const failed = { id: 'resp_f', model: 'gpt-5', status: 'failed', output: [{ type: 'web_search_call', id: 'ws_1', status: 'completed' }], error: { code: 'server_error', message: 'boom' }, usage: { input_tokens: 40, output_tokens: 7 } };
+    const thrown = (body: unknown): unknown => {
+      try {
+        responsesCodec.decodeResponse(body);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('decoded');
+    };
+    const error = thrown(failed);
+    expect(error).toMatchObject({ code: 'provider_error', message: 'boom' });
+    expect(usageOfFailedAnswer(error)).toEqual({ inputTokens: 40, outputTokens: 7, webSearchRequests: 1 });
+    // Without usage: the error alone, nothing to bill.
+    expect(usageOfFailedAnswer(thrown({ ...failed, usage: null }))).toBeUndefined();
   });
 });
 
