@@ -116,14 +116,21 @@ export function formatOfPath(pathname: string): FormatDefinition | undefined {
   return undefined;
 }
 
+/** The format whose SDKs alone ask under this path (FormatDefinition.clients.pathPrefixes), or undefined. */
+function formatOfClientPath(pathname: string): FormatDefinition | undefined {
+  for (const format of registered.values()) {
+    if (format.clients?.pathPrefixes?.some((prefix) => pathname.startsWith(prefix))) return format;
+  }
+  return undefined;
+}
+
 /**
  * The format whose SDKs a request off the formats' own routes comes from (FormatDefinition.clients):
  * a path prefix only they use, else a header they always send; undefined for anyone else.
  */
 export function formatOfClient(pathname: string, header: (name: string) => string | undefined): FormatDefinition | undefined {
-  for (const format of registered.values()) {
-    if (format.clients?.pathPrefixes?.some((prefix) => pathname.startsWith(prefix))) return format;
-  }
+  const byPath = formatOfClientPath(pathname);
+  if (byPath) return byPath;
   for (const format of registered.values()) {
     const name = format.clients?.header;
     if (name !== undefined && header(name) !== undefined) return format;
@@ -133,10 +140,7 @@ export function formatOfClient(pathname: string, header: (name: string) => strin
 
 /** True when a path is under a prefix only one format's SDKs use (an API path, never the dashboard's). */
 export function isFormatClientPath(pathname: string): boolean {
-  for (const format of registered.values()) {
-    if (format.clients?.pathPrefixes?.some((prefix) => pathname.startsWith(prefix))) return true;
-  }
-  return false;
+  return formatOfClientPath(pathname) !== undefined;
 }
 
 /** The endpoints a batch may run: every route that reads its model from the body (a batch line's `url`). */
