@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { createFundedKey, creditsUsed } from '../helpers/funded-key.ts';
+import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const PER_PROMPT = 'gemini-2.5-flash';
 const PER_QUERY = 'gemini-3-flash-preview';
@@ -35,10 +36,7 @@ describe('Gemini grounding is charged as Google bills it (bin/gateway, Gemini fa
   let dataDir: string;
   let apiKey: string;
 
-  const usedCredits = async (): Promise<number> => {
-    const res = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${apiKey}` } });
-    return ((await res.json()) as { data: { limit_credits: { used: number } } }).data.limit_credits.used;
-  };
+  const usedCredits = () => creditsUsed(gw.url, apiKey);
   /** One request, its answer read to the end; the credits it was charged once settled. */
   const charge = async (route: string, body: Record<string, unknown>): Promise<number> => {
     const before = await usedCredits();
@@ -67,10 +65,7 @@ describe('Gemini grounding is charged as Google bills it (bin/gateway, Gemini fa
       routing: { retry: { attempts: 1 } },
       logging: { requests: 'requests.jsonl' },
     });
-    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
-    expect((await cli(['accounts', 'create', '--email', 'grounding@example.com', '--tier', 'enterprise', '--credits', '100000'])).exitCode).toBe(0);
-    const created = await cli(['keys', 'create', '--account', 'grounding@example.com', '--json', '--limit', '10000']);
-    apiKey = (JSON.parse(String(created.stdout)) as { key: string }).key;
+    apiKey = await createFundedKey(configFile, dataDir, 'grounding@example.com');
     gw = await spawnGateway({ configFile, dataDir });
   }, 60_000);
   afterAll(async () => {

@@ -9,7 +9,8 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeminiFake, USAGE, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { createFundedKey, creditsUsed } from '../helpers/funded-key.ts';
+import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const MODEL = 'gemini-2.5-pro';
 const CACHED = 20_000;
@@ -20,10 +21,7 @@ describe('long-context tier: gemini-2.5-pro above 200k input tokens', () => {
   let apiKey: string;
 
   const openai = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0, timeout: 15_000 });
-  const usedCredits = async (): Promise<number> => {
-    const res = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${apiKey}` } });
-    return ((await res.json()) as { data: { limit_credits: { used: number } } }).data.limit_credits.used;
-  };
+  const usedCredits = () => creditsUsed(gw.url, apiKey);
   /** One chat whose upstream usage says `prompt` input tokens; the credits it was charged. */
   const charge = async (prompt: number): Promise<number> => {
     const before = await usedCredits();
@@ -47,10 +45,7 @@ describe('long-context tier: gemini-2.5-pro above 200k input tokens', () => {
       providers: { google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: [MODEL] } },
       routing: { retry: { attempts: 1 } },
     });
-    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
-    expect((await cli(['accounts', 'create', '--email', 'tier@example.com', '--tier', 'enterprise', '--credits', '100000'])).exitCode).toBe(0);
-    const created = await cli(['keys', 'create', '--account', 'tier@example.com', '--json', '--limit', '10000']);
-    apiKey = (JSON.parse(String(created.stdout)) as { key: string }).key;
+    apiKey = await createFundedKey(configFile, dataDir, 'tier@example.com');
     gw = await spawnGateway({ configFile, dataDir });
   }, 60_000);
   afterAll(async () => {

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceAccountKey, startFakeTokenEndpoint, type FakeTokenEndpoint, type ServiceAccountKey } from '../helpers/fake-google-token.ts';
 import { googleError, startGeminiFake, USAGE, type GeminiFake, type GeminiFakeOptions } from '../helpers/fake-gemini.ts';
 import { startVertexFake, type VertexFake } from '../helpers/fake-vertex.ts';
-import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { createFundedKey, creditsUsed } from '../helpers/funded-key.ts';
+import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 type Json = Record<string, any>;
 
@@ -41,10 +42,7 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
 
   const openai = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0, timeout: 15_000 });
   const anthropic = () => new Anthropic({ baseURL: gw.url, apiKey, maxRetries: 0, timeout: 15_000 });
-  const usedCredits = async (): Promise<number> => {
-    const res = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${apiKey}` } });
-    return ((await res.json()) as { data: { limit_credits: { used: number } } }).data.limit_credits.used;
-  };
+  const usedCredits = () => creditsUsed(gw.url, apiKey);
   const sent = (i: number) => gemini.requests[i].json as Json;
 
   beforeAll(async () => {
@@ -61,10 +59,7 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
       },
       routing: { retry: { attempts: 1 } },
     });
-    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
-    expect((await cli(['accounts', 'create', '--email', 'gemini@example.com', '--tier', 'enterprise', '--credits', '100000'])).exitCode).toBe(0);
-    const created = await cli(['keys', 'create', '--account', 'gemini@example.com', '--json', '--limit', '1000']);
-    apiKey = (JSON.parse(String(created.stdout)) as { key: string }).key;
+    apiKey = await createFundedKey(configFile, dataDir, 'gemini@example.com', 1000);
     gw = await spawnGateway({ configFile, dataDir });
   }, 60_000);
   afterAll(async () => {

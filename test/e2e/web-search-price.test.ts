@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFixture, readJsonFixture } from '../formats/stream-helpers.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { createFundedKey, creditsUsed } from '../helpers/funded-key.ts';
+import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const MODEL = 'claude-sonnet-4-5';
 // 6,039 × $3 + 93 × $15 per million = 19.512 credits of tokens; one search at $0.01 = 10 credits.
@@ -34,10 +35,7 @@ describe('web searches are charged per search (bin/gateway, fake Anthropic)', ()
 
   const post = (route: string, body: Record<string, unknown>) =>
     fetch(`${gw.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body) });
-  const usedCredits = async (): Promise<number> => {
-    const res = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${apiKey}` } });
-    return ((await res.json()) as { data: { limit_credits: { used: number } } }).data.limit_credits.used;
-  };
+  const usedCredits = () => creditsUsed(gw.url, apiKey);
   /** One request, its answer read to the end; the credits it was charged once settled. */
   const charge = async (route: string, body: Record<string, unknown>): Promise<number> => {
     const before = await usedCredits();
@@ -61,10 +59,7 @@ describe('web searches are charged per search (bin/gateway, fake Anthropic)', ()
       routing: { retry: { attempts: 1 } },
       logging: { requests: 'requests.jsonl' },
     });
-    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
-    expect((await cli(['accounts', 'create', '--email', 'search@example.com', '--tier', 'enterprise', '--credits', '100000'])).exitCode).toBe(0);
-    const created = await cli(['keys', 'create', '--account', 'search@example.com', '--json', '--limit', '10000']);
-    apiKey = (JSON.parse(String(created.stdout)) as { key: string }).key;
+    apiKey = await createFundedKey(configFile, dataDir, 'search@example.com');
     gw = await spawnGateway({ configFile, dataDir });
   }, 60_000);
   afterAll(async () => {
