@@ -143,6 +143,9 @@ describe('error envelope', () => {
     expect(model.error.type).toBe('invalid_request_error');
     const activity = await expectError(await fetch(`${gw.url}/v1/activity?date=yesterday`, { headers: { authorization: `Bearer ${gw.key}` } }), 400, 'bad_request');
     expect(activity.error.param).toBe('date');
+    const noPassword = await expectError(await post('/api/auth/login', { email: 'nobody@example.com' }), 400, 'bad_request');
+    expect(noPassword.error).toMatchObject({ param: 'password', details: { missing: ['password'] } });
+    await expectError(await post('/api/auth/login', { email: 'nobody@example.com', password: 42 }), 422, 'validation_error');
     const login = await expectError(await post('/api/auth/login', { email: 'nobody@example.com', password: 'wrong password' }), 401, 'authentication_error');
     expect(login.error).toMatchObject({ type: 'authentication_error', param: null });
     const media = await expectError(await fetch(`${gw.url}/v1/media/generations`), 401, 'authentication_error');

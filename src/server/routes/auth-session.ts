@@ -11,9 +11,12 @@ import type { RouteDef } from './types.ts';
 const LOGIN_ROUTE = '/api/auth/login';
 const LOGOUT_ROUTE = '/api/auth/logout';
 
+/** An absent field says `is required` (a 400, spec §7), one of the wrong type `must be a string` (422). */
+const text = (max: number) => z.string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') }).min(1).max(max);
+
 const credentialsSchema = z.object({
-  email: z.string().min(1).max(320),
-  password: z.string().min(1).max(1024),
+  email: text(320),
+  password: text(1024),
 });
 
 /** POST /api/auth/login: `{email, password}` → `{token, expires_at}`; 5/min per client address. */
