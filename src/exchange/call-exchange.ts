@@ -28,6 +28,7 @@ export class CallExchange implements ChatExchange {
   readonly attempts: AttemptObserver | undefined;
   capture: ResponseCapture | undefined = undefined;
   responseId: string | undefined = undefined;
+  previousResponseId: string | undefined = undefined;
   onSettled: ((settlement: Settlement) => void) | undefined = undefined;
 
   constructor(

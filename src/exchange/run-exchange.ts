@@ -58,7 +58,7 @@ export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<Exc
       record.stream = inbound.facts.stream;
     }
     if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(call.body)) {
-      return withResponsesStore(deps, call, inbound, raw).then((stored) => admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture));
+      return withResponsesStore(deps, call, inbound, raw).then((stored) => admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId));
     }
     return admitAndRun(deps, call, inbound, call.body, raw, undefined);
   } catch (error) {
@@ -72,7 +72,7 @@ async function withResponsesStore(
   call: ExchangeCall,
   inbound: InboundRequest,
   raw: string,
-): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined }> {
+): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined; previousResponseId: string | undefined }> {
   let request = inbound.ir;
   let body = call.body;
   const referenced = { format: call.format, target: call.target, body, raw };
@@ -83,7 +83,7 @@ async function withResponsesStore(
   const capture = captureResponses(deps, request, call.auth.account.id, raw);
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);
   if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
-  return { inbound, body, raw, capture };
+  return { inbound, body, raw, capture, previousResponseId: request.previousResponseId };
 }
 
 /** Admits the call (after a certain conversion's checks), then runs it. */
@@ -94,6 +94,7 @@ function admitAndRun(
   body: Record<string, unknown>,
   raw: string,
   capture: StoredResponseCapture | undefined,
+  previousResponseId?: string,
 ): Promise<ExchangeAnswer> {
   // A conversion is certain: its 400/422 (an invalid call_id, an unresolvable item_reference) come before the credit hold, not a 402 for a body that was never valid.
   const converting = surelyConverting(deps, inbound.facts.model, call.format);
@@ -101,6 +102,7 @@ function admitAndRun(
   const exchange = new CallExchange(call, body, raw);
   exchange.capture = capture;
   exchange.responseId = capture?.id;
+  exchange.previousResponseId = previousResponseId;
   const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, inbound.facts);
   if (admitting instanceof Promise) return admitting.then((admission) => runAdmitted(deps, call, inbound, exchange, capture, admission));
   return runAdmitted(deps, call, inbound, exchange, capture, admitting);

@@ -233,6 +233,8 @@ export interface RewriteContext {
   dropUsageRecords: boolean;
   /** The id the client sees for the response (a stored Responses answer): replaces the upstream's. */
   responseId?: string;
+  /** The stored response the request followed (`previous_response_id`), which the upstream never saw: the answer names it. */
+  previousResponseId?: string;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface RelayOptions {
   onEnd: (end: StreamEnd) => void;
   /** The id the client sees for the response (a stored Responses answer): replaces the upstream's. */
   responseId?: string;
+  /** The stored response the request followed: a passed answer names it (RewriteContext.previousResponseId). */
+  previousResponseId?: string;
   /**
    * The part tap: sees the response as IR parts while it streams, e.g. to store a Responses
    * result. A passthrough decodes its records for it (only when it is set).
@@ -127,7 +129,7 @@ export class RecordRelay {
     this.clientCodec = clientFormat.codec;
     this.writer = framingOf(clientFormat, options.clientFraming).createWriter();
     this.rules = clientFormat.passthrough;
-    this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId };
+    this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId, previousResponseId: options.previousResponseId };
     // Only a passthrough reads where the answer finished from the watch (a cut stream); a conversion's decoder tells it.
     this.watch = watchStream(options.upstreamFormat, options.providerId, options.passthrough);
     this.pendingEvents = options.events;

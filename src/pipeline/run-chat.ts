@@ -1,5 +1,5 @@
 import { GatewayError, isGatewayError } from '../errors/index.ts';
-import { framingOf, getCodec, getFormat, usageOfFailedAnswer } from '../formats/index.ts';
+import { framingOf, getCodec, getFormat, nameStoredIds, usageOfFailedAnswer } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
 import { InboundRequest, readInbound } from './inbound.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
@@ -245,11 +245,11 @@ function jsonOutcome(
     const parsed = answer.parsed as Record<string, unknown>;
     if (capture) captureResponse(capture, () => upstreamCodec.decodeResponse(parsed));
     const info = upstreamCodec.readPassthroughResponse(parsed);
-    // The gateway's own id goes to the client instead of the upstream's (a stored Responses answer).
-    if (responseId !== undefined && parsed && typeof parsed === 'object' && typeof parsed.id === 'string') {
-      parsed.id = responseId;
+    // The gateway's own ids go to the client instead of the upstream's (a stored Responses answer, the one it followed).
+    const stored = { dropUsageRecords: false, responseId, previousResponseId: exchange.previousResponseId };
+    if (parsed && typeof parsed === 'object' && typeof parsed.id === 'string' && nameStoredIds(parsed, stored)) {
       json = JSON.stringify(parsed);
-      info.id = responseId;
+      if (responseId !== undefined) info.id = responseId;
     } else json = answer.text;
     settlement = {
       model,
@@ -336,6 +336,7 @@ function streamOutcome(
     events,
     onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
     responseId: exchange.responseId,
+    previousResponseId: exchange.previousResponseId,
     onEnd(end) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
       if (end.failure?.retryable) router.breaker.recordFailure(model.id, end.failure);

@@ -33,6 +33,8 @@ export interface ChatExchange {
    * is kept under it): replaces the upstream's id, in a passthrough too.
    */
   responseId?: string;
+  /** The stored response the request followed (`previous_response_id`): the answer names it, in a passthrough too (the upstream got the history instead). */
+  previousResponseId?: string;
   /**
    * Told what the exchange used, synchronously, before the answer's last bytes are written
    * (the usage ledger line is recorded first); `ChatOutcome.settled` resolves with the same.

@@ -85,6 +85,9 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
         expect((await bob.responses.retrieve(b.id)).id).toBe(b.id);
         const followUp = await create(alice, 'And again?', a.id);
         expect(followUp.id).not.toBe(a.id);
+        // The answer names the response it followed, as OpenAI's does (the upstream only got the history).
+        expect(followUp.previous_response_id).toBe(a.id);
+        expect(a.previous_response_id).toBeNull();
         expect((await bob.responses.retrieve(followUp.id).catch((e: unknown) => e)) as { status?: number }).toMatchObject({ status: 404 });
 
         // The other account's ids are unknown ids: 404 for GET, previous_response_id and DELETE.

@@ -5,20 +5,38 @@ import type { PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 /** Responses events that carry the whole response object, and so its id. */
 const RESPONSE_OBJECT_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete', 'response.failed']);
 
-/** A lifecycle record with the gateway's response id instead of the upstream's; undefined when it has none. */
+/** A lifecycle record with the gateway's response id (and the previous one the client named) instead of the upstream's; undefined when it has none. */
 function withResponseId(record: WireRecord, context: RewriteContext): WireRecord | undefined {
-  const responseId = context.responseId;
-  if (responseId === undefined || record.event === undefined || !RESPONSE_OBJECT_EVENTS.has(record.event)) return undefined;
-  let payload: { response?: { id?: unknown } };
+  if (context.responseId === undefined && context.previousResponseId === undefined) return undefined;
+  if (record.event === undefined || !RESPONSE_OBJECT_EVENTS.has(record.event)) return undefined;
+  let payload: { response?: Record<string, unknown> };
   try {
-    payload = JSON.parse(record.data) as { response?: { id?: unknown } };
+    payload = JSON.parse(record.data) as { response?: Record<string, unknown> };
   } catch {
     return undefined;
   }
   const response = payload?.response;
-  if (!response || typeof response !== 'object' || typeof response.id !== 'string' || response.id === responseId) return undefined;
-  response.id = responseId;
+  if (!response || typeof response !== 'object' || typeof response.id !== 'string') return undefined;
+  if (!nameStoredIds(response, context)) return undefined;
   return { event: record.event, data: JSON.stringify(payload) };
+}
+
+/**
+ * A passed Responses object (a whole answer, or one a lifecycle event carries) given the ids the
+ * client knows: the gateway's own for the response, and `previous_response_id` when the request
+ * followed one (the upstream got the history instead). True when it changed.
+ */
+export function nameStoredIds(response: Record<string, unknown>, context: RewriteContext): boolean {
+  let changed = false;
+  if (context.responseId !== undefined && response.id !== context.responseId) {
+    response.id = context.responseId;
+    changed = true;
+  }
+  if (context.previousResponseId !== undefined && response.previous_response_id !== context.previousResponseId) {
+    response.previous_response_id = context.previousResponseId;
+    changed = true;
+  }
+  return changed;
 }
 
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's. */

@@ -12,8 +12,11 @@ export function responseToHistory(storedRequest: ChatRequest, storedResponse: Ch
   return history;
 }
 
-/** The follow-up request with the history in front; its own instructions stay, the id is consumed. */
+/**
+ * The follow-up request with the history in front; its own instructions stay. The id stays too:
+ * the client's answer names it (`previous_response_id`, as OpenAI's does), and no encoder sends
+ * it upstream.
+ */
 export function prependHistory(request: ChatRequest, history: readonly Message[]): ChatRequest {
-  const { previousResponseId: _consumed, ...rest } = request;
-  return { ...rest, messages: [...history, ...request.messages] };
+  return { ...request, messages: [...history, ...request.messages] };
 }

@@ -42,11 +42,13 @@ describe('responses history for previous_response_id', () => {
       input: [{ type: 'function_call_output', call_id: 'call_1', output: '21C' }],
     });
     const rebuilt = prependHistory(followUp, responseToHistory(storedRequest, storedResponse));
-    expect(rebuilt.previousResponseId).toBeUndefined();
+    // The id stays for the client's answer (it names it), never for the upstream.
+    expect(rebuilt.previousResponseId).toBe('resp_1');
     expect(rebuilt.system).toEqual([{ type: 'text', text: 'New instructions.' }]);
     expect(rebuilt.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     const body = responsesCodec.encodeRequest(rebuilt, { upstreamModel: 'gpt-5' });
     expect(body.instructions).toBe('New instructions.');
+    expect(body).not.toHaveProperty('previous_response_id');
     expect((body.input as Array<{ type: string }>).map((item) => item.type)).toEqual(['message', 'reasoning', 'function_call', 'function_call_output']);
   });
 
