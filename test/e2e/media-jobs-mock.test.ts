@@ -131,11 +131,16 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     for (const token of [sessions.alice, keys.alice]) expect((await get(token, `/v1/media/generations/${recordId}/content`)).status).toBe(200);
   });
 
-  it('validates the create body (422 naming fields) and refuses non-video models', async () => {
-    const res = await fetch(`${gw.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${keys.alice}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/video', seconds: 'ten', size: 'big', callback_url: 'ftp://x' }) });
+  it('validates the create body (422 naming fields, 400 when the prompt is missing) and refuses non-video models', async () => {
+    const post = (body: object) => fetch(`${gw.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${keys.alice}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await post({ model: 'mock/video', prompt: 'x', seconds: 'ten', size: 'big', callback_url: 'ftp://x' });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { error: { details: { fields: Record<string, string> } } };
-    expect(Object.keys(body.error.details.fields).sort()).toEqual(['callback_url', 'prompt', 'seconds', 'size']);
+    expect(Object.keys(body.error.details.fields).sort()).toEqual(['callback_url', 'seconds', 'size']);
+    // A missing required field is spec §7's 400; every problem is still listed.
+    const missing = await post({ model: 'mock/video', seconds: 'ten' });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: { details: unknown } }).error.details).toMatchObject({ missing: ['prompt'], fields: { prompt: expect.any(String), seconds: expect.any(String) } });
     await expect(sdk('alice').videos.create({ model: 'mock/echo', prompt: 'x' })).rejects.toMatchObject({ status: 400 });
     await expect(sdk('alice').videos.create({ model: 'nope/nothing', prompt: 'x' })).rejects.toMatchObject({ status: 404 });
   });
