@@ -53,12 +53,14 @@ describe('dashboard sessions', () => {
     expect(res.status).toBe(401);
   });
 
-  it('answers 422 for a body without the fields', async () => {
+  it('answers 400 for a body without the fields (spec §7), 422 for one of the wrong type', async () => {
     gw = await makeGateway();
     const res = await gw.fetch('/api/auth/login', post({ email: 'x@example.test' }));
-    expect(res.status).toBe(422);
-    const body = (await res.json()) as { error: { details: { fields: Record<string, string> } } };
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { missing: string[]; fields: Record<string, string> } } };
+    expect(body.error.details.missing).toEqual(['password']);
     expect(Object.keys(body.error.details.fields)).toContain('password');
+    expect((await gw.fetch('/api/auth/login', post({ email: 'x@example.test', password: 42 }))).status).toBe(422);
   });
 
   it('authenticateSession accepts the session token, refuses API keys, and logout ends the session', async () => {
