@@ -55,13 +55,14 @@ export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
  * 2.x are billed $35 per 1,000 grounded prompts (one search per grounded answer), Gemini 3 and
  * later $14 per 1,000 search queries (one per query). The same split as the format's count.
  */
-function groundingPrice(id: string): number {
-  return /^gemini-[12][.-]/.test(id) ? 0.035 : 0.014;
+function groundingPricing(id: string): { webSearch: number; webSearchesPerAnswer?: number } {
+  // Per grounded prompt: one answer is billed one search at most, so a hold needs no more.
+  return /^gemini-[12][.-]/.test(id) ? { webSearch: 0.035, webSearchesPerAnswer: 1 } : { webSearch: 0.014 };
 }
 
 /** Facts an id says about itself: Claude ids on Vertex speak Messages, Gemini ids the gemini format and their Google Search price. */
 export function describeGoogleModel(id: string): Partial<ModelSpec> | undefined {
   if (id.startsWith('claude-')) return { type: 'chat', capabilities: CLAUDE_CAPS, formats: ['messages'] };
-  if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'], pricing: { webSearch: groundingPrice(id) } };
+  if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'], pricing: groundingPricing(id) };
   return undefined;
 }

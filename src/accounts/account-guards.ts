@@ -16,6 +16,7 @@ import {
   type ResolvedLimit,
 } from '../limits/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
+import type { ModelPricing } from '../plugin-kit/index.ts';
 import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
@@ -350,10 +351,17 @@ export class AccountGuards implements RequestGuards {
     const factor = request.priceMultiplier ?? 1;
     // Media units the route expects (images asked for, characters to speak); one image when it does not say.
     const media = priceMedia(terms.pricing, request.media ?? { images: 1 }, factor);
-    // A hosted web search: its max_uses (a positive count), else the default bound, at the highest webSearch price.
-    const searches = request.webSearch ? priceWebSearches(terms.pricing, reportedCount(request.webSearch.maxUses) ?? this.billing.reserveWebSearches, factor) : 0;
+    // A hosted web search: its max_uses (a positive count), else the default bound, no more than
+    // one answer is billed for (a model billed per grounded answer), at the highest webSearch price.
+    const searches = request.webSearch ? priceWebSearches(terms.pricing, this.searchesToHold(request.webSearch.maxUses, terms.pricing), factor) : 0;
     const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + media + searches);
     return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) };
+  }
+
+  /** How many web searches a request's hold covers: its `max_uses`, else `billing.reserveWebSearches`, at most what one answer is billed for. */
+  private searchesToHold(maxUses: number | undefined, pricing: ModelPricing | undefined): number {
+    const asked = reportedCount(maxUses) ?? this.billing.reserveWebSearches;
+    return Math.min(asked, pricing?.webSearchesPerAnswer ?? asked);
   }
 
   /** The ledger line of a settlement, priced (after discount and multiplier); the engine decides what it charges. */

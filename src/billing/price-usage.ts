@@ -79,7 +79,7 @@ export function maxPricing(prices: Array<ModelPricing | undefined>): ModelPricin
 }
 
 function maxFlatPricing(prices: Array<ModelPricing | undefined>): ModelPricing | undefined {
-  let out: Required<Omit<ModelPricing, 'tiers'>> | undefined;
+  let out: Required<Omit<ModelPricing, 'tiers' | 'webSearchesPerAnswer'>> & Pick<ModelPricing, 'webSearchesPerAnswer'> | undefined;
   for (const p of prices) {
     if (!p) continue;
     const o = out ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, image: 0, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0, webSearch: 0 };
@@ -97,7 +97,23 @@ function maxFlatPricing(prices: Array<ModelPricing | undefined>): ModelPricing |
       webSearch: Math.max(o.webSearch, p.webSearch ?? 0),
     };
   }
+  const perAnswer = searchesPerAnswer(prices);
+  if (out && perAnswer !== undefined) out.webSearchesPerAnswer = perAnswer;
   return out;
+}
+
+/**
+ * The most searches one answer of any of these models is billed for: the highest bound, only
+ * when every model with a search price states one (one without a bound leaves it unbounded).
+ */
+function searchesPerAnswer(prices: Array<ModelPricing | undefined>): number | undefined {
+  let bound: number | undefined;
+  for (const p of prices) {
+    if (!p?.webSearch) continue;
+    if (p.webSearchesPerAnswer === undefined) return undefined;
+    bound = Math.max(bound ?? 0, p.webSearchesPerAnswer);
+  }
+  return bound;
 }
 
 /**

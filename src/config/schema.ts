@@ -35,6 +35,8 @@ const pricingSchema = z.strictObject({
   perSecond: z.number().nonnegative().optional(),
   perJob: z.number().nonnegative().optional(),
   webSearch: z.number().nonnegative().optional(),
+  /** The most searches one answer is billed for (a provider billing per grounded answer: 1); bounds the credit hold. */
+  webSearchesPerAnswer: z.number().int().positive().optional(),
   /** Long-context tiers (docs/billing.md): above `aboveInputTokens` input tokens, these token prices for the whole request. */
   tiers: z.array(z.strictObject({ aboveInputTokens: z.number().int().nonnegative(), ...tokenPrices })).max(8).optional(),
 });

@@ -42,6 +42,12 @@ export interface ModelPricing {
   /** USD per hosted web search the upstream ran (Anthropic `web_search_requests`, OpenAI `web_search_call` items). */
   webSearch?: number;
   /**
+   * The most searches one answer is billed for, when the provider bills per grounded answer
+   * rather than per search (Gemini 1.x and 2.x: 1). The credit hold takes no more than this many
+   * searches for the model; absent: no bound beyond the request's own.
+   */
+  webSearchesPerAnswer?: number;
+  /**
    * Long-context tiers: a request whose input (cached tokens included) is above
    * `aboveInputTokens` pays the highest such tier's token prices for all its tokens; a price
    * the tier leaves out stays the base one.

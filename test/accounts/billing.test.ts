@@ -384,6 +384,17 @@ describe('the hold covers hosted web searches (docs/billing.md, the hold rule)',
     await two.admission.settle(null);
   });
 
+  it('a model billed per grounded answer (webSearchesPerAnswer 1) holds one search, whatever max_uses or the default say', async () => {
+    const perAnswer = { providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000, webSearch: 0.035, webSearchesPerAnswer: 1 } }] } } };
+    gw = await makeGateway(perAnswer);
+    for (const webSearch of [{}, { maxUses: 4 }]) {
+      const { admission, held } = await holdFor(gw, 1000, webSearch);
+      expect(held).toBe(10 + 35);
+      await admission.settle(null);
+    }
+    await expect(holdFor(gw, 44, {})).rejects.toMatchObject({ code: 'insufficient_balance', details: { required: 45 } });
+  });
+
   it('without a search tool, or on a model without a search price, the hold is the tokens alone', async () => {
     gw = await makeGateway(SEARCHING);
     for (const [webSearch, model] of [[undefined, 'mock/echo'], [{ maxUses: 3 }, 'mock/plain'], [{}, 'mock/plain']] as const) {

@@ -45,6 +45,10 @@ describe('pricing', () => {
 
   it('takes the highest price across providers', () => {
     expect(maxPricing([{ input: 1, output: 5 }, undefined, { input: 2, output: 3, image: 0.04 }])).toEqual({ input: 2, output: 5, cacheRead: 2, cacheWrite: 2, cacheWrite1h: 4, image: 0.04, speechChars: 0, audioMinute: 0, perSecond: 0, perJob: 0, webSearch: 0 });
+    // Searches billed per answer: the bound holds only when every model with a search price states one (the highest).
+    expect(maxPricing([{ webSearch: 0.035, webSearchesPerAnswer: 1 }, { input: 1 }])?.webSearchesPerAnswer).toBe(1);
+    expect(maxPricing([{ webSearch: 0.035, webSearchesPerAnswer: 1 }, { webSearch: 0.014, webSearchesPerAnswer: 2 }])?.webSearchesPerAnswer).toBe(2);
+    expect(maxPricing([{ webSearch: 0.035, webSearchesPerAnswer: 1 }, { webSearch: 0.014 }])?.webSearchesPerAnswer).toBeUndefined();
     expect(maxPricing([undefined])).toBeUndefined();
   });
 

@@ -26,6 +26,14 @@ function call(body: Record<string, unknown>, extra: Partial<ChatCall> = {}): Cha
 
 const CONTENTS = [{ role: 'user', parts: [{ text: 'Count me' }] }];
 
+describe('google plugin catalog', () => {
+  it('prices Google Search grounding as Google bills it: per grounded answer on Gemini 2.x (one search held at most), per query on Gemini 3', () => {
+    const describeModel = googlePlugin.catalog!.describe!;
+    expect(describeModel('gemini-2.5-flash')?.pricing).toEqual({ webSearch: 0.035, webSearchesPerAnswer: 1 });
+    expect(describeModel('gemini-3-flash-preview')?.pricing).toEqual({ webSearch: 0.014 });
+  });
+});
+
 describe('google plugin against the Gemini and Vertex fakes', () => {
   let gemini: GeminiFake;
 
