@@ -48,6 +48,7 @@ function unreadableList(body: Record<string, unknown>, key: string, optional = f
   const list = body[key];
   if (optional && (list === undefined || list === null)) return undefined;
   if (!Array.isArray(list)) return { message: `Invalid type for '${key}': expected an array.`, param: key };
+  if (!optional && list.length === 0) return { message: `Invalid '${key}': empty array. Expected an array with minimum length 1, but got an empty array instead.`, param: key };
   const index = list.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
   return index === -1 ? undefined : { message: `Invalid type for '${key}[${index}]': expected an object.`, param: `${key}[${index}]` };
 }
@@ -75,7 +76,7 @@ export default definePlugin<MockOptions>({
         return jsonResponse(failStatus, { error: { message: `mock: injected failure ${calls}/${failFirst}`, type: 'server_error', param: null, code: null } }, headers);
       }
       const body = call.body;
-      // OpenAI's answer to messages it cannot read: a 400, never a crash (a 502 to the client).
+      // OpenAI's answer to messages it cannot read (or none): a 400, never a crash (a 502 to the client).
       const unreadable = unreadableList(body, 'messages') ?? unreadableList(body, 'tools', true);
       if (unreadable) return jsonResponse(400, { error: { message: unreadable.message, type: 'invalid_request_error', param: unreadable.param, code: null } });
       const reply = planReply(body);

@@ -90,6 +90,13 @@ describe('error envelope', () => {
     expect(file.error.param).toBe('file');
   });
 
+  it('400 bad_request for an empty conversation in every client format (the mock answers as OpenAI does)', async () => {
+    const chat = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: [] }), 400, 'bad_request');
+    expect(chat.error.message).toContain('empty array');
+    await expectError(await post('/v1/messages', { model: 'mock/echo', max_tokens: 5, messages: [] }), 400, 'bad_request');
+    await expectError(await post('/v1/responses', { model: 'mock/echo', input: [] }), 400, 'bad_request');
+  });
+
   it('422 validation_error naming a required field of the wrong type, on every inference route', async () => {
     const chat = await expectError(await post('/v1/chat/completions', { model: 'mock/echo', messages: 'text' }), 422, 'validation_error');
     expect(chat.error.details?.fields).toEqual({ messages: 'must be an array' });
