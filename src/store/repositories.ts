@@ -159,6 +159,8 @@ export interface FilesQuery {
   /** The id of the last record of the previous page; unknown ids give an empty page. */
   after?: string;
   limit: number;
+  /** Newest first (`desc`, the default) or oldest first (`asc`). */
+  order?: 'asc' | 'desc';
 }
 
 /**

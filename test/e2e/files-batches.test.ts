@@ -42,7 +42,7 @@ describe('files and batches (official openai client, real CLI and server)', () =
     await gw?.stop();
   });
 
-  it('files: create, retrieve, list newest first with auto-pagination, content byte for byte, delete; 404 for another account', async () => {
+  it('files: create, retrieve, list newest and oldest first with auto-pagination, content byte for byte, delete; 404 for another account', async () => {
     const text = '{"custom_id":"a"}\n{"custom_id":"é🙂"}\n';
     const made = [];
     for (let i = 0; i < 3; i++) {
@@ -54,6 +54,15 @@ describe('files and batches (official openai client, real CLI and server)', () =
     const listed = [];
     for await (const f of client.files.list({ limit: 1 })) listed.push(f.id);
     expect(listed).toEqual(made.map((f) => f.id).reverse());
+    const oldestFirst = [];
+    for await (const f of client.files.list({ limit: 1, order: 'asc' })) oldestFirst.push(f.id);
+    expect(oldestFirst).toEqual(made.map((f) => f.id));
+    const page = await client.get<{ data: { id: string }[] }>('/files', { query: { limit: 2, order: 'asc' } });
+    expect(page).toMatchObject({ data: [{ id: made[0].id }, { id: made[1].id }], first_id: made[0].id, last_id: made[1].id, has_more: true });
+    const rest = await client.get<{ data: { id: string }[] }>('/files', { query: { limit: 2, order: 'asc', after: made[1].id } });
+    expect(rest).toMatchObject({ data: [{ id: made[2].id }], first_id: made[2].id, last_id: made[2].id, has_more: false });
+    const wrongOrder = await failure(client.files.list({ order: 'sideways' as 'asc' }));
+    expect(wrongOrder.status).toBe(422);
     const content = await client.files.content(made[0].id);
     expect(await content.text()).toBe(text);
     expect((await failure(other.files.retrieve(made[0].id))).status).toBe(404);

@@ -310,7 +310,7 @@ export function describeStore(name: string, backend: StoreBackend): void {
     });
 
     describe('files', () => {
-      it('stores contents byte for byte, reads them by owner only, lists newest first with after/has_more, deletes', async () => {
+      it('stores contents byte for byte, reads them by owner only, lists newest or oldest first with after/has_more, deletes', async () => {
         let store = await fresh();
         const a = uid('acct');
         const b = uid('acct');
@@ -330,6 +330,14 @@ export function describeStore(name: string, backend: StoreBackend): void {
         const next = await store.files.list({ accountId: a, limit: 2, after: first.data[1].id });
         expect(next).toEqual({ data: all.data.slice(2, 4), hasMore: true });
         expect(await store.files.list({ accountId: a, limit: 2, after: all.data[4].id })).toEqual({ data: [], hasMore: false });
+        // Oldest first: creation order (ties on created_at by creation), the same cursor.
+        expect(await store.files.list({ accountId: a, limit: 100, order: 'asc' })).toEqual({ data: made, hasMore: false });
+        const oldest = await store.files.list({ accountId: a, limit: 2, order: 'asc' });
+        expect(oldest).toEqual({ data: made.slice(0, 2), hasMore: true });
+        expect(await store.files.list({ accountId: a, limit: 2, order: 'asc', after: oldest.data[1].id })).toEqual({ data: made.slice(2, 4), hasMore: true });
+        expect(await store.files.list({ accountId: a, limit: 2, order: 'asc', after: made[3].id })).toEqual({ data: [made[4]], hasMore: false });
+        expect(await store.files.list({ accountId: a, limit: 2, order: 'asc', after: made[4].id })).toEqual({ data: [], hasMore: false });
+        expect((await store.files.list({ accountId: a, limit: 10, order: 'asc', purpose: 'batch', after: made[1].id })).data).toEqual(made.slice(2, 4));
         expect((await store.files.list({ accountId: a, limit: 10, purpose: 'user_data' })).data.map((f) => f.id)).toEqual([made[4].id]);
         expect((await store.files.list({ accountId: b, limit: 10 })).data).toEqual([theirs]);
         expect(await store.files.delete(b, made[0].id)).toBe(false);

@@ -144,10 +144,10 @@ function listHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const params = event.url.searchParams;
     const query = listQuery(params, 10_000, 10_000);
-    const order = params.get('order');
-    if (order !== null && order !== 'desc') throw validationError({ order: "only 'desc' (newest first) is supported" });
+    const order = params.get('order') ?? 'desc';
+    if (order !== 'asc' && order !== 'desc') throw validationError({ order: "must be 'asc' or 'desc'" });
     const purpose = params.get('purpose') ?? undefined;
-    const page = await deps.store.files.list({ accountId: auth.account.id, ...query, ...(purpose ? { purpose } : {}) });
+    const page = await deps.store.files.list({ accountId: auth.account.id, ...query, order, ...(purpose ? { purpose } : {}) });
     const data = page.data.map(viewFile);
     return json(event, { object: 'list', data, first_id: page.data[0]?.id ?? null, last_id: page.data.at(-1)?.id ?? null, has_more: page.hasMore });
   };

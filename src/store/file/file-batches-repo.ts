@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { FileDb } from './file-db.ts';
-import { pageNewestFirst } from './file-files-repo.ts';
+import { pageByCreation } from './file-files-repo.ts';
 import type { BatchesQuery, BatchesRepo, Page } from '../repositories.ts';
 import type { BatchLineRecord, BatchRecord, BatchStatus } from '../types.ts';
 
@@ -33,7 +33,7 @@ export class FileBatchesRepo implements BatchesRepo {
   async list(query: BatchesQuery): Promise<Page<BatchRecord>> {
     const statuses = query.status ? new Set(query.status) : undefined;
     const matches = this.db.data.batches.filter((b) => (query.accountId === undefined || b.accountId === query.accountId) && (!statuses || statuses.has(b.status)));
-    return pageNewestFirst(matches, query.after, query.limit);
+    return pageByCreation(matches, query.after, query.limit);
   }
 
   async get(id: string): Promise<BatchRecord | undefined> {

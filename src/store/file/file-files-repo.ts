@@ -8,9 +8,13 @@ import type { FileRecord } from '../types.ts';
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 const TEMP = /\.tmp-\d+-\d+$/;
 
-/** Newest first over records kept in creation order: created_at descending, then later-created first. */
-export function pageNewestFirst<T extends { id: string; created_at: number }>(records: readonly T[], after: string | undefined, limit: number): Page<T> {
-  const ordered = records.map((r, i) => ({ r, i })).sort((a, b) => b.r.created_at - a.r.created_at || b.i - a.i).map((x) => x.r);
+/**
+ * A page of records kept in creation order: newest first (`desc`: created_at descending, then
+ * the later-created first) or oldest first (`asc`), past the `after` record.
+ */
+export function pageByCreation<T extends { id: string; created_at: number }>(records: readonly T[], after: string | undefined, limit: number, order: 'asc' | 'desc' = 'desc'): Page<T> {
+  const newestFirst = records.map((r, i) => ({ r, i })).sort((a, b) => b.r.created_at - a.r.created_at || b.i - a.i).map((x) => x.r);
+  const ordered = order === 'desc' ? newestFirst : newestFirst.reverse();
   let start = 0;
   if (after !== undefined) {
     const at = ordered.findIndex((r) => r.id === after);
@@ -40,7 +44,7 @@ export class FileFilesRepo implements FilesRepo {
 
   async list(query: FilesQuery): Promise<Page<FileRecord>> {
     const mine = this.db.data.files.filter((f) => f.accountId === query.accountId && (query.purpose === undefined || f.purpose === query.purpose));
-    return pageNewestFirst(mine, query.after, query.limit);
+    return pageByCreation(mine, query.after, query.limit, query.order);
   }
 
   async get(accountId: string, id: string): Promise<FileRecord | undefined> {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inTransaction } from './in-transaction.ts';
 import type { BatchesQuery, BatchesRepo, Page } from '../repositories.ts';
 import type { BatchLineRecord, BatchRecord } from '../types.ts';
-import { newestFirstPage } from './newest-first.ts';
+import { creationOrderPage } from './creation-order.ts';
 
 /** States a batch is still worked on in (a lease means something only for these). */
 const UNFINISHED = `('validating', 'in_progress', 'finalizing', 'cancelling')`;
@@ -46,7 +46,7 @@ export class PostgresBatchesRepo implements BatchesRepo {
       values.push([...query.status]);
       filter.push(`status = any($${values.length}::text[])`);
     }
-    const page = newestFirstPage('gw_batches', COLUMNS, filter, values, query.after, query.limit);
+    const page = creationOrderPage('gw_batches', COLUMNS, filter, values, query.after, query.limit);
     const { rows } = await this.pool.query<BatchRow>(page.text, page.values);
     return { data: rows.slice(0, query.limit).map(fromRow), hasMore: rows.length > query.limit };
   }

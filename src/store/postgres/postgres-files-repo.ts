@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { inTransaction } from './in-transaction.ts';
 import type { FilesQuery, FilesRepo, Page } from '../repositories.ts';
 import type { FileRecord } from '../types.ts';
-import { newestFirstPage } from './newest-first.ts';
+import { creationOrderPage } from './creation-order.ts';
 
 /** Rows of an uploaded file's contents (gw_file_chunks). */
 const CHUNK_BYTES = 1024 * 1024;
@@ -19,7 +19,7 @@ export class PostgresFilesRepo implements FilesRepo {
       values.push(query.purpose);
       filter.push(`purpose = $${values.length}`);
     }
-    const page = newestFirstPage('gw_files', 'record', filter, values, query.after, query.limit);
+    const page = creationOrderPage('gw_files', 'record', filter, values, query.after, query.limit, query.order);
     const { rows } = await this.pool.query<{ record: string }>(page.text, page.values);
     return { data: rows.slice(0, query.limit).map((r) => JSON.parse(r.record) as FileRecord), hasMore: rows.length > query.limit };
   }
