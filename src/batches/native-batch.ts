@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/index.ts';
+import { getCodec, usageOfFailedAnswer } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
 import { admitCall, decodeCall, encodeCall, readCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
@@ -298,7 +298,7 @@ export class NativeBatches {
     return true;
   }
 
-  /** One upstream result as an output or error file line; a succeeded line is billed first. */
+  /** One upstream result as an output or error file line; a succeeded line (or a failed one that reports its usage) is billed first. */
   private async resultLine(batch: BatchRecord, line: BatchInputLine, state: NativeBatchState, result: NativeBatchResult, billed: ReadonlySet<string>): Promise<BatchLineRecord> {
     const requestId = this.requestIdOf(batch, line);
     if (result.type === 'canceled' || result.type === 'expired') {
@@ -322,7 +322,13 @@ export class NativeBatches {
         const info = upstreamCodec.readPassthroughResponse(answer);
         settlement = { model, usage: info.usage ?? { inputTokens: estimateInputTokens(request), outputTokens: 0 }, estimated: !info.usage, aborted: false, responseId: info.id };
       } else {
-        const response = upstreamCodec.decodeResponse(answer);
+        let response;
+        try {
+          response = upstreamCodec.decodeResponse(answer);
+        } catch (error) {
+          if (!billed.has(requestId)) await this.settleFailedAnswer(batch, line, request, requestId, model, error);
+          throw error;
+        }
         body = getCodec(clientFormat).encodeResponse(response, request);
         settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id, finishReason: response.finishReason, responseModel: response.model };
       }
@@ -335,6 +341,17 @@ export class NativeBatches {
     } catch (thrown) {
       return this.failedLine(batch, line, requestId, toGatewayError(thrown));
     }
+  }
+
+  /**
+   * A result that failed but reports what it used (a Responses `status: "failed"` converted for
+   * another format): charged that, with the error, as the live path charges it (run-chat).
+   */
+  private async settleFailedAnswer(batch: BatchRecord, line: BatchInputLine, request: ChatRequest, requestId: string, model: CatalogModel, error: unknown): Promise<void> {
+    const usage = usageOfFailedAnswer(error);
+    if (!usage) return;
+    const admission = await this.admit(batch, line, request, requestId);
+    await admission.settle({ model, usage, estimated: false, aborted: false, error: isGatewayError(error) ? error.code : 'provider_error' });
   }
 
   private async admit(batch: BatchRecord, line: BatchInputLine, request: ChatRequest, requestId: string) {

@@ -19,6 +19,8 @@ export interface FakeBatchOptions {
   pollsToEnd?: number;
   /** Keep every batch running until `release()`. */
   hold?: boolean;
+  /** The body of a succeeded line (default: a Chat Completions reply, `chatCompletionFor`). */
+  answer?: (body: Json) => Json;
 }
 
 export interface FakeBatchApi {
@@ -98,6 +100,7 @@ function openaiError(status: number, message: string, type = 'invalid_request_er
 export function openaiBatchApi(options: FakeBatchOptions = {}): FakeBatchApi {
   const pollsToEnd = options.pollsToEnd ?? 2;
   let held = options.hold ?? false;
+  const answer = options.answer ?? chatCompletionFor;
   const files = new Map<string, { id: string; filename: string; purpose: string; content: string; created_at: number }>();
   const batches = new Map<string, FakeBatch & { object: Json }>();
 
@@ -127,7 +130,7 @@ export function openaiBatchApi(options: FakeBatchOptions = {}): FakeBatchApi {
       const id = `batch_req_${nextId('')}`;
       if (fails(r.body)) {
         err.push(JSON.stringify({ id, custom_id: r.customId, response: { status_code: 400, request_id, body: { error: { message: 'The prompt asked to FAIL.', type: 'invalid_request_error', param: null, code: null } } }, error: null }));
-      } else out.push(JSON.stringify({ id, custom_id: r.customId, response: { status_code: 200, request_id, body: chatCompletionFor(r.body) }, error: null }));
+      } else out.push(JSON.stringify({ id, custom_id: r.customId, response: { status_code: 200, request_id, body: answer(r.body) }, error: null }));
     });
     const now = Math.floor(Date.now() / 1000);
     b.ended = true;
