@@ -167,7 +167,7 @@ export interface VendorTools {
   types: string[];
   /** Those of `types` that are the request's hosted web search (the IR carries it: every format whose face says `hostedWebSearch` runs it). */
   webSearch: string[];
-  /** The most searches the client lets that web search run (Anthropic `max_uses`): the credit hold's bound; absent, unbounded. */
+  /** The most searches the client lets that web search run (Anthropic `max_uses`, Responses `max_tool_calls`): the credit hold's bound; absent, unbounded. */
   maxUses?: number;
 }
 

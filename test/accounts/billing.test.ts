@@ -415,4 +415,18 @@ describe('the hold covers hosted web searches (docs/billing.md, the hold rule)',
     const admitted = await gw.fetch('/v1/messages', body({ max_uses: 4 }));
     expect(admitted.status).toBe(200);
   });
+
+  it("through the HTTP door: a Responses body's max_tool_calls bounds its web search's hold (the default 5 without it)", async () => {
+    gw = await makeGateway(SEARCHING);
+    const { key } = await gw.account({ credits: 50 });
+    const body = (extra: Record<string, unknown>) => post({ model: 'mock/echo', max_output_tokens: 10, input: 'hi', tools: [{ type: 'web_search' }], ...extra }, key);
+    // 10 output tokens + n searches × 10 credits
+    for (const [extra, required] of [[{ max_tool_calls: 5 }, 60], [{}, 60]] as const) {
+      const refused = await gw.fetch('/v1/responses', body(extra));
+      expect(refused.status).toBe(402);
+      expect(((await refused.json()) as ErrorBody).error.details?.required).toBe(required);
+    }
+    const admitted = await gw.fetch('/v1/responses', body({ max_tool_calls: 4 }));
+    expect(admitted.status).toBe(200);
+  });
 });

@@ -60,6 +60,18 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     expect(getFormat('responses').passthrough.read!({ body: responses, raw: JSON.stringify(responses) }).vendorTools).toEqual({ format: 'responses', types: ['web_search'], webSearch: ['web_search'] });
   });
 
+  it("a Responses max_tool_calls is the hold's bound on its web search, read alike without and with the IR; ignored without a search or when not a positive integer", () => {
+    const read = (body: Record<string, unknown>) => [getFormat('responses').passthrough.read!({ body, raw: JSON.stringify(body) }).vendorTools, factsOf(getFormat('responses').codec.decodeRequest(structuredClone(body)), 'responses').vendorTools];
+    const search = { model: 'm', input: 'news?', tools: [{ type: 'web_search' }] };
+    const bounded = { format: 'responses', types: ['web_search'], webSearch: ['web_search'], maxUses: 2 };
+    expect(read({ ...search, max_tool_calls: 2 })).toEqual([bounded, bounded]);
+    const unbounded = { format: 'responses', types: ['web_search'], webSearch: ['web_search'] };
+    for (const max_tool_calls of [0, -1, 1.5, '2', null]) expect(read({ ...search, max_tool_calls })).toEqual([unbounded, unbounded]);
+    const noSearch = { format: 'responses', types: ['code_interpreter'], webSearch: [] };
+    expect(read({ model: 'm', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }], max_tool_calls: 2 })).toEqual([noSearch, noSearch]);
+    expect(read({ model: 'm', input: 'x', max_tool_calls: 2 })).toEqual([undefined, undefined]);
+  });
+
   it('Messages metadata.user_id is a session key; other formats have none', () => {
     const body = { model: 'm', max_tokens: 5, metadata: { user_id: 'u1' }, messages: [] };
     expect(getFormat('messages').passthrough.read!({ body, raw: JSON.stringify(body) }).userId).toBe('u1');

@@ -10,7 +10,8 @@ const MEDIA = mediaByType(new Set(['input_image', 'input_file', 'input_audio']))
 /**
  * What billing and routing read of a Responses body — all a passthrough reads (the rest is the
  * upstream's to judge): model, stream, `max_output_tokens`, the input bound, `prompt_cache_key`
- * (sticky routing) and the hosted tools only a Responses upstream runs.
+ * (sticky routing) and the hosted tools only a Responses upstream runs (with `max_tool_calls`,
+ * the credit hold's bound on searches).
  */
 export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   const body = requireFields(raw, {
@@ -29,8 +30,19 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   const hosted = hostedToolTypes(body.tools, body.tool_choice);
   const searches = Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isWebSearchToolType(tool.type));
-  if (hosted.length > 0) facts.vendorTools = { format: 'responses', types: hosted, webSearch: searches ? hosted.filter(isWebSearchType) : [] };
+  if (hosted.length > 0) facts.vendorTools = vendorToolsOf(hosted, searches, body.max_tool_calls);
   return facts;
+}
+
+/**
+ * The hosted tools, their web search, and `max_tool_calls` (a positive integer: the most
+ * built-in tool calls the response makes, so its searches too) as the credit hold's bound on
+ * searches, like Anthropic's `max_uses`; any other value is the upstream's to judge.
+ */
+function vendorToolsOf(types: string[], searches: boolean, maxToolCalls: unknown): VendorTools {
+  const tools: VendorTools = { format: 'responses', types, webSearch: searches ? types.filter(isWebSearchType) : [] };
+  if (searches && Number.isInteger(maxToolCalls) && (maxToolCalls as number) > 0) tools.maxUses = maxToolCalls as number;
+  return tools;
 }
 
 /** The hosted tools' types (every tool but functions and function namespaces), and one a `tool_choice` forces. */
@@ -50,9 +62,9 @@ function hostedToolTypes(tools: unknown, choice: unknown): string[] {
 /**
  * The hosted tools of a decoded request (its decoder keeps them raw in `extra.hostedTools`),
  * including one a raw `tool_choice` forces without a tool entry (the IR holds function and
- * `allowed_tools` choices itself), its web search among them.
+ * `allowed_tools` choices itself), its web search (and `max_tool_calls`) among them.
  */
 export function responsesVendorTools(request: ChatRequest): VendorTools | undefined {
   const types = hostedToolTypes(request.extra?.hostedTools, request.extra?.tool_choice);
-  return types.length > 0 ? { format: 'responses', types, webSearch: request.webSearch ? types.filter(isWebSearchType) : [] } : undefined;
+  return types.length > 0 ? vendorToolsOf(types, Boolean(request.webSearch), request.extra?.max_tool_calls) : undefined;
 }
