@@ -5,7 +5,6 @@ export {
   USD_PER_CREDIT,
   creditsToUsd,
   discountOf,
-  hasPrice,
   isPriced,
   maxPricing,
   mediaUnitsOf,
@@ -17,3 +16,5 @@ export {
   type MediaUnits,
   type CacheTokens,
 } from './price-usage.ts';
+// Whether a model is priced at all is the catalog's word (billing.unpriced decides the rest).
+export { hasPrice } from '../catalog/index.ts';

@@ -166,11 +166,6 @@ export function mediaUnitsOf(settlement: object): MediaUnits | undefined {
   return media && typeof media === 'object' ? (media as MediaUnits) : undefined;
 }
 
-/** True when a price was declared at all (an explicit 0 is a free model, not an unpriced one). */
-export function hasPrice(pricing: ModelPricing | undefined): boolean {
-  return Boolean(pricing && Object.values(pricing).some((v) => typeof v === 'number'));
-}
-
 /** True when the pricing charges anything at all. */
 export function isPriced(pricing: ModelPricing | undefined): boolean {
   return Boolean(pricing && Object.values(pricing).some((v) => typeof v === 'number' && v > 0));

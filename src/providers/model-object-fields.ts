@@ -1,3 +1,4 @@
+import { hasPrice } from '../catalog/index.ts';
 import type { Modality, ModelPricing, ModelSpec } from '../plugin-kit/index.ts';
 
 /** USD as OpenRouter writes it: a decimal string, never exponent notation (`0.00000015`). */
@@ -21,11 +22,11 @@ function tokenPriceStrings(prices: Pick<ModelPricing, 'input' | 'output' | 'cach
  * price), per hosted web search (`web_search`), per generated image (`image`), per minute of
  * transcribed audio (`audio_minute`) and per character of speech (`speech_character`);
  * long-context tiers as `tiers: [{ above_input_tokens, prompt, completion, input_cache_read,
- * input_cache_write, input_cache_write_1h }]` (the prices a tier sets). Null when the model has no price at all (`billing.unpriced`
- * decides what that means).
+ * input_cache_write, input_cache_write_1h }]` (the prices a tier sets). Null when the model has no price at all, a web
+ * search price alone being none (`billing.unpriced` decides what that means).
  */
 export function toPricingObject(pricing: ModelPricing | undefined): Record<string, unknown> | null {
-  if (!pricing || !Object.values(pricing).some((v) => typeof v === 'number')) return null;
+  if (!pricing || !hasPrice(pricing)) return null;
   const out: Record<string, unknown> = {};
   tokenPriceStrings({ input: 0, output: 0, ...pricing }, out);
   if (pricing.webSearch !== undefined) out.web_search = usdString(pricing.webSearch);

@@ -28,6 +28,9 @@ describe('pricing', () => {
     expect(hasPrice({ input: 0, output: 0 })).toBe(true);
     expect(isPriced({ input: 0, output: 0 })).toBe(false);
     expect(hasPrice({ image: 0.04 })).toBe(true);
+    // A web search price alone (the google plugin's on every Gemini id) is an add-on, not the model's price.
+    expect(hasPrice({ webSearch: 0.035, webSearchesPerAnswer: 1 })).toBe(false);
+    expect(hasPrice({ input: 0.3, webSearch: 0.035 })).toBe(true);
   });
 
   it('applies a factor (batch half price, fallback discount)', () => {
