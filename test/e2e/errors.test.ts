@@ -153,6 +153,10 @@ describe('error envelope', () => {
     const noPassword = await expectError(await post('/api/auth/login', { email: 'nobody@example.com' }), 400, 'bad_request');
     expect(noPassword.error).toMatchObject({ param: 'password', details: { missing: ['password'] } });
     await expectError(await post('/api/auth/login', { email: 'nobody@example.com', password: 42 }), 422, 'validation_error');
+    // An empty email is a string too short, not one of the wrong type (zod's own message, as before 45fa3c3).
+    const emptyEmail = await expectError(await post('/api/auth/login', { email: '', password: 'x' }), 422, 'validation_error');
+    expect(emptyEmail.error.message).not.toContain('must be a string');
+    expect(emptyEmail.error.message).toMatch(/>=1 characters/);
     const login = await expectError(await post('/api/auth/login', { email: 'nobody@example.com', password: 'wrong password' }), 401, 'authentication_error');
     expect(login.error).toMatchObject({ type: 'authentication_error', param: null });
     const media = await expectError(await fetch(`${gw.url}/v1/media/generations`), 401, 'authentication_error');

@@ -11,8 +11,12 @@ import type { RouteDef } from './types.ts';
 const LOGIN_ROUTE = '/api/auth/login';
 const LOGOUT_ROUTE = '/api/auth/logout';
 
-/** An absent field says `is required` (a 400, spec §7), one of the wrong type `must be a string` (422). */
-const text = (max: number) => z.string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') }).min(1).max(max);
+/**
+ * An absent field says `is required` (a 400, spec §7), one of the wrong type `must be a string`
+ * (422); a string too short or too long keeps zod's own message (the schema's error reads every issue).
+ */
+const text = (max: number) =>
+  z.string({ error: (issue) => (issue.code !== 'invalid_type' ? undefined : issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') }).min(1).max(max);
 
 const credentialsSchema = z.object({
   email: text(320),
