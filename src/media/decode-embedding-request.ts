@@ -37,7 +37,7 @@ function inputsOf(value: unknown): Array<string | number[]> {
 
 /** An embeddings body (the route's or a batch line's) → the checked request; 422 naming the field otherwise. */
 export function decodeEmbeddingRequest(body: Record<string, unknown>): EmbeddingRequest {
-  if (typeof body.model !== 'string' || body.model === '') throw validationError({ model: 'is required' });
+  if (typeof body.model !== 'string' || body.model === '') throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });
   const input = inputsOf(body.input);
   const estimatedInput = input.reduce((sum, item) => sum + (typeof item === 'string' ? Math.max(1, Math.ceil(item.length / 4)) : item.length), 0);
   return { model: body.model, input, estimatedInput, body };

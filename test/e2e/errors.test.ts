@@ -84,6 +84,13 @@ describe('error envelope', () => {
     await expectError(await post('/v1/embeddings', { input: 'x' }), 400, 'bad_request');
     await expectError(await post('/v1/batches', { endpoint: '/v1/chat/completions' }), 400, 'bad_request');
     await expectError(await post('/v1/messages/count_tokens', { messages: [{ role: 'user', content: 'x' }] }), 400, 'bad_request');
+    // There but of the wrong type or empty: 422 naming it, as on the inference routes (400 'missing' before).
+    const embeddingModel = await expectError(await post('/v1/embeddings', { model: 42, input: 'x' }), 422, 'validation_error');
+    expect(embeddingModel.error.details?.fields).toEqual({ model: 'must be a non-empty string' });
+    const batchFile = await expectError(await post('/v1/batches', { endpoint: '/v1/chat/completions', input_file_id: 7 }), 422, 'validation_error');
+    expect(batchFile.error.details?.fields).toEqual({ input_file_id: 'must be a non-empty string' });
+    const countModel = await expectError(await post('/v1/messages/count_tokens', { model: '', messages: [{ role: 'user', content: 'x' }] }), 422, 'validation_error');
+    expect(countModel.error.details?.fields).toEqual({ model: 'must be a non-empty string' });
     const form = new FormData();
     form.append('purpose', 'batch');
     const file = await expectError(await fetch(`${gw.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: form }), 400, 'bad_request');

@@ -36,7 +36,8 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     const window = body.completion_window ?? '24h';
     const windowS = typeof window === 'string' ? windowSeconds(window) : undefined;
     if (windowS === undefined) problems.completion_window = "must be a duration such as '24h' (at most 24h)";
-    if (typeof body.input_file_id !== 'string' || body.input_file_id === '') problems.input_file_id = 'is required';
+    const fileId = body.input_file_id;
+    if (typeof fileId !== 'string' || fileId === '') problems.input_file_id = fileId === undefined || fileId === null ? 'is required' : 'must be a non-empty string';
     const metadata = decodeMetadata(body.metadata, problems);
     if (Object.keys(problems).length > 0) throw validationError(problems);
     const input = await deps.store.files.get(auth.account.id, body.input_file_id as string);

@@ -37,7 +37,8 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     const { body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
     const model = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
-    if (face.requiresModel && model === undefined) throw validationError({ model: 'is required' });
+    // Absent: 400 (spec §7's missing field); there but not a name: 422, as on the inference route.
+    if (face.requiresModel && model === undefined) throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });
     // A key scoped to other models gets the refusal it would get on the inference route.
     if (model !== undefined && auth.key.models) checkModelScope(auth.key, model, modelsThatMayServe(model));
     const request = face.decode(body, model ?? 'count');
