@@ -355,7 +355,7 @@ export class AccountGuards implements RequestGuards {
     // one answer is billed for (a model billed per grounded answer), at the highest webSearch price.
     const searches = request.webSearch ? priceWebSearches(terms.pricing, this.searchesToHold(request.webSearch.maxUses, terms.pricing), factor) : 0;
     const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + media + searches);
-    return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) };
+    return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) || searches > 0 };
   }
 
   /** How many web searches a request's hold covers: its `max_uses`, else `billing.reserveWebSearches`, at most what one answer is billed for. */

@@ -1,3 +1,4 @@
+import { isAddOnPrice } from '../catalog/index.ts';
 import type { ModelPricing, PriceTier } from '../plugin-kit/index.ts';
 
 /** Spec §1: 1 credit = 0.001 USD. */
@@ -166,7 +167,10 @@ export function mediaUnitsOf(settlement: object): MediaUnits | undefined {
   return media && typeof media === 'object' ? (media as MediaUnits) : undefined;
 }
 
-/** True when the pricing charges anything at all. */
+/**
+ * True when the pricing charges any use of the model at all; a web search price alone does not
+ * (only a request that searches pays it: the hold prices those searches itself).
+ */
 export function isPriced(pricing: ModelPricing | undefined): boolean {
-  return Boolean(pricing && Object.values(pricing).some((v) => typeof v === 'number' && v > 0));
+  return Boolean(pricing && Object.entries(pricing).some(([field, v]) => typeof v === 'number' && v > 0 && !isAddOnPrice(field)));
 }

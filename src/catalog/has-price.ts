@@ -6,10 +6,15 @@ import type { ModelPricing } from '../plugin-kit/index.ts';
  */
 const ADD_ONS: ReadonlySet<string> = new Set(['webSearch', 'webSearchesPerAnswer']);
 
+/** True for a pricing field that adds to a model's use (its web search) rather than pricing the model. */
+export function isAddOnPrice(field: string): boolean {
+  return ADD_ONS.has(field);
+}
+
 /**
  * True when a price was declared at all (an explicit 0 is a free model, not an unpriced one);
  * a web search price alone is not one, so `billing.unpriced` still decides such a model.
  */
 export function hasPrice(pricing: ModelPricing | undefined): boolean {
-  return Boolean(pricing && Object.entries(pricing).some(([field, value]) => typeof value === 'number' && !ADD_ONS.has(field)));
+  return Boolean(pricing && Object.entries(pricing).some(([field, value]) => typeof value === 'number' && !isAddOnPrice(field)));
 }

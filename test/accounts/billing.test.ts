@@ -395,6 +395,15 @@ describe('the hold covers hosted web searches (docs/billing.md, the hold rule)',
     await expect(holdFor(gw, 44, {})).rejects.toMatchObject({ code: 'insufficient_balance', details: { required: 45 } });
   });
 
+  it('a model whose only price is its search price (an unpriced Gemini id, billing.unpriced free) needs a balance only for a request that searches', async () => {
+    gw = await makeGateway({ providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { webSearch: 0.014 } }] } } });
+    // Nothing to charge without a search: an empty balance is admitted, as for any free model (402 before).
+    const { admission, held } = await holdFor(gw, 0);
+    expect(held).toBe(0);
+    await admission.settle(null);
+    await expect(holdFor(gw, 0, {})).rejects.toMatchObject({ code: 'insufficient_balance', details: { required: 70 } });
+  });
+
   it('without a search tool, or on a model without a search price, the hold is the tokens alone', async () => {
     gw = await makeGateway(SEARCHING);
     for (const [webSearch, model] of [[undefined, 'mock/echo'], [{ maxUses: 3 }, 'mock/plain'], [{}, 'mock/plain']] as const) {

@@ -31,6 +31,7 @@ describe('pricing', () => {
     // A web search price alone (the google plugin's on every Gemini id) is an add-on, not the model's price.
     expect(hasPrice({ webSearch: 0.035, webSearchesPerAnswer: 1 })).toBe(false);
     expect(hasPrice({ input: 0.3, webSearch: 0.035 })).toBe(true);
+    expect(isPriced({ webSearch: 0.035 })).toBe(false);
   });
 
   it('applies a factor (batch half price, fallback discount)', () => {
