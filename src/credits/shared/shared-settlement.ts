@@ -82,7 +82,7 @@ export class SharedSettlement {
     if (options.untilRecorded) {
       // Not tracked: a database that stays away must not hold up a clean stop (the line is in the data dir).
       const shipped = this.o.outbox.shipped().catch((error: unknown) => {
-        this.o.log.warn('credits: a batch line is charged in the data dir only; sent at the next start', { request_id: entry.request_id, error: String(error) });
+        this.o.log.warn('credits: a batch line or media job charge is in the data dir only; sent at the next start', { request_id: entry.request_id, error: String(error) });
       });
       return written ? written.then(() => shipped) : shipped;
     }
