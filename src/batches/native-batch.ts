@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { getCodec, usageOfFailedAnswer } from '../formats/index.ts';
+import { getCodec } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
 import { admitCall, decodeCall, encodeCall, readCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
-import { estimateInputTokens, type Settlement } from '../pipeline/index.ts';
+import { estimateInputTokens, failedAnswerSettlement, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
@@ -348,10 +348,10 @@ export class NativeBatches {
    * another format): charged that, with the error, as the live path charges it (run-chat).
    */
   private async settleFailedAnswer(batch: BatchRecord, line: BatchInputLine, request: ChatRequest, requestId: string, model: CatalogModel, error: unknown): Promise<void> {
-    const usage = usageOfFailedAnswer(error);
-    if (!usage) return;
+    const settlement = failedAnswerSettlement(model, error);
+    if (!settlement) return;
     const admission = await this.admit(batch, line, request, requestId);
-    await admission.settle({ model, usage, estimated: false, aborted: false, error: isGatewayError(error) ? error.code : 'provider_error' });
+    await admission.settle(settlement);
   }
 
   private async admit(batch: BatchRecord, line: BatchInputLine, request: ChatRequest, requestId: string) {

@@ -1,5 +1,5 @@
 /** The request pipeline: route a request over its candidates, call upstream, relay or convert the answer. */
-export { runChat, decodeInbound, type ChatPipelineDeps } from './run-chat.ts';
+export { runChat, decodeInbound, failedAnswerSettlement, type ChatPipelineDeps } from './run-chat.ts';
 export { tryCandidates, type Served, type TryOptions } from './try-candidates.ts';
 export { callUpstream, mapPluginError, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
 export { patchCall } from './patch-request.ts';

@@ -245,9 +245,11 @@ function jsonOutcome(
     const parsed = answer.parsed as Record<string, unknown>;
     if (capture) captureResponse(capture, () => upstreamCodec.decodeResponse(parsed));
     const info = upstreamCodec.readPassthroughResponse(parsed);
-    // The gateway's own ids go to the client instead of the upstream's (a stored Responses answer, the one it followed).
-    const stored = { dropUsageRecords: false, responseId, previousResponseId: exchange.previousResponseId };
-    if (parsed && typeof parsed === 'object' && typeof parsed.id === 'string' && nameStoredIds(parsed, stored)) {
+    // The gateway's own ids go to the client instead of the upstream's (a stored Responses answer,
+    // the one it followed); an answer the store has nothing to do with is sent as it came.
+    const previousResponseId = exchange.previousResponseId;
+    const named = (responseId !== undefined || previousResponseId !== undefined) && typeof parsed?.id === 'string' && nameStoredIds(parsed, { dropUsageRecords: false, responseId, previousResponseId });
+    if (named) {
       json = JSON.stringify(parsed);
       if (responseId !== undefined) info.id = responseId;
     } else json = answer.text;
@@ -296,11 +298,21 @@ function jsonOutcome(
  * its passthrough are.
  */
 function settleFailedAnswer(exchange: ChatExchange, model: CatalogModel, error: unknown, routing: RoutingInfo, fallback: FallbackInfo | undefined): void {
-  const usage = usageOfFailedAnswer(error);
-  if (!usage) return;
-  const settlement: Settlement = { model, usage, estimated: false, aborted: false, routing, error: isGatewayError(error) ? error.code : 'provider_error' };
+  const settlement = failedAnswerSettlement(model, error);
+  if (!settlement) return;
+  settlement.routing = routing;
   if (fallback) settlement.fallback = fallback;
   exchange.onSettled?.(settlement);
+}
+
+/**
+ * The settlement of a whole answer that failed but reports what it used (a FailedAnswerError):
+ * that usage, with the error's code; undefined for any other error (nothing to charge). The live
+ * path and native batch lines charge a failed answer by it.
+ */
+export function failedAnswerSettlement(model: CatalogModel, error: unknown): Settlement | undefined {
+  const usage = usageOfFailedAnswer(error);
+  return usage ? { model, usage, estimated: false, aborted: false, error: isGatewayError(error) ? error.code : 'provider_error' } : undefined;
 }
 
 function capturePart(capture: NonNullable<ChatExchange['capture']>): (part: StreamPart) => boolean | void {

@@ -1,7 +1,7 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
 import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
-import { nameStoredIds, responsesPassthrough } from './pass-through.ts';
+import { responsesPassthrough } from './pass-through.ts';
 import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
 import { decodeResponsesRequest } from './decode-request.ts';
@@ -69,4 +69,4 @@ export { responseToHistory, prependHistory } from './rebuild-history.ts';
 export { responseIdFor, storedItemId, storedItemPlace } from './create-id.ts';
 export { encryptedContentFor } from './encode-output.ts';
 export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';
-export { nameStoredIds };
+export { nameStoredIds } from './pass-through.ts';
