@@ -2,6 +2,9 @@ import { z } from 'zod';
 
 const rpm = z.number().int().positive();
 const slots = z.number().int().positive();
+/** Enterprise's "effectively unlimited" RPM and in-flight slots (spec §8.1 "custom"). */
+const ENTERPRISE_RPM = 1_000_000;
+const ENTERPRISE_SLOTS = 1_000;
 
 /** `limits.store`: 'memory' (one process) or a Redis shared by every gateway process. */
 export const limitsStoreSchema = z
@@ -42,20 +45,25 @@ const endpointLimitSchema = z.union([
 /** `"METHOD /path"`, where a trailing `*` matches any rest of the path. */
 const endpointPattern = z.string().regex(/^[A-Z]+ \/\S*$/, 'an endpoint is written "METHOD /path" (a trailing * matches a prefix)');
 
-/** Requests per window by tier; null = unlimited (enterprise by default, spec §8.1 "custom"). */
+/**
+ * Requests per window by tier; null = unlimited (no count, no X-RateLimit-* headers). Enterprise
+ * is the spec's "custom, effectively unlimited": 1,000,000 a minute by default, a number no
+ * client reaches but one that is counted, so its answers carry the headers every tier's do.
+ */
 const tierLimitsSchema = z
   .strictObject({
     free: rpm.nullable().default(10),
     basic: rpm.nullable().default(50),
     fellow: rpm.nullable().default(100),
     pro: rpm.nullable().default(100),
-    enterprise: rpm.nullable().default(null),
+    enterprise: rpm.nullable().default(ENTERPRISE_RPM),
   })
   .prefault({});
 
 /**
  * Concurrent in-flight AI-generation requests per caller. The spec names the header but no
- * numbers: these defaults are ours. null = unlimited.
+ * numbers: these defaults are ours (enterprise 1,000, effectively unlimited but counted, for
+ * X-Concurrency-Remaining). null = unlimited.
  */
 const concurrencySchema = z
   .strictObject({
@@ -67,7 +75,7 @@ const concurrencySchema = z
         basic: slots.nullable().default(5),
         fellow: slots.nullable().default(10),
         pro: slots.nullable().default(20),
-        enterprise: slots.nullable().default(null),
+        enterprise: slots.nullable().default(ENTERPRISE_SLOTS),
       })
       .prefault({}),
     /** A slot not released by then frees itself; keep it above the longest request. */

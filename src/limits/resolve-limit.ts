@@ -12,9 +12,9 @@ interface Identity {
  * The one limit that governs a request, per spec §8.1, most specific first:
  * (1) the API key's custom RPM, on every non-exempt endpoint;
  * (2) on AI-generation endpoints, the account's tier limit: an operator-set custom account RPM
- *     if present, else `tiers[tier]`; enterprise defaults to null = unlimited (the spec's
- *     "custom, effectively unlimited"), and an unlimited tier ends the search (it does not fall
- *     through to the stricter endpoint limits), so enterprise is never throttled below free;
+ *     if present, else `tiers[tier]` (enterprise: 1,000,000 by default, the spec's "custom,
+ *     effectively unlimited"); a tier set to null is unlimited and ends the search (it does not fall
+ *     through to the stricter endpoint limits), so such a tier is never throttled below free;
  * (3) the endpoint's limit (login counts per client IP, others per caller);
  * (4) the global default per caller.
  * Returns null for exempt endpoints and unlimited callers. Only positive RPMs count as set.

@@ -92,16 +92,32 @@ describe('resolution order (spec §8.1)', () => {
     expect(eleventh.status).toBe(429);
   });
 
-  it('(2) an operator-set account RPM replaces the tier limit; enterprise is unlimited', async () => {
+  it('(2) an operator-set account RPM replaces the tier limit; enterprise is effectively unlimited and counted', async () => {
     gw = await makeGateway();
     const custom = await gw.account({ tier: 'enterprise' });
     await gw.gateway.deps.store.accounts.update(custom.accountId, { rpm: 3 });
     const res = await gw.fetch('/v1/chat/completions', chat(custom.key));
     expect(res.headers.get('x-ratelimit-limit')).toBe('3');
     const open = await gw.account({ tier: 'enterprise' });
+    // Past the chat endpoint's 60: the tier row (1,000,000) governs, not the endpoint's.
+    for (let i = 0; i < 61; i++) expect((await gw.fetch('/v1/chat/completions', chat(open.key))).status).toBe(200);
+    const counted = await gw.fetch('/v1/chat/completions', chat(open.key));
+    expect(counted.status).toBe(200);
+    expect(counted.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(counted.headers.get('x-ratelimit-used')).toBe('62');
+    expect(counted.headers.get('x-ratelimit-remaining')).toBe('999938');
+    expect(counted.headers.get('x-ratelimit-resource')).toBe('user');
+    expect(counted.headers.get('x-concurrency-remaining')).toBe('999');
+    expect(counted.headers.get('x-request-priority')).toBe('4');
+  });
+
+  it('(2) a tier set to null is unlimited: no count, only X-Request-Priority', async () => {
+    gw = await makeGateway({ limits: { tiers: { enterprise: null }, concurrency: { tiers: { enterprise: null } } } });
+    const open = await gw.account({ tier: 'enterprise' });
     const unlimited = await gw.fetch('/v1/chat/completions', chat(open.key));
     expect(unlimited.status).toBe(200);
     expect(unlimited.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(unlimited.headers.get('x-concurrency-remaining')).toBeNull();
     expect(unlimited.headers.get('x-request-priority')).toBe('4');
   });
 

@@ -30,6 +30,19 @@ describe('newcomer: serve with the repo config and call mock/echo with the opena
     expect(completion.usage?.total_tokens).toBeGreaterThan(0);
   });
 
+  it("the printed key's answers carry the spec's rate-limit headers (enterprise: counted, effectively unlimited)", async () => {
+    const ask = () => client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'count me' }] }).withResponse();
+    const first = (await ask()).response.headers;
+    const second = (await ask()).response.headers;
+    expect(first.get('x-ratelimit-limit')).toBe('1000000');
+    expect(Number(second.get('x-ratelimit-used'))).toBe(Number(first.get('x-ratelimit-used')) + 1);
+    expect(Number(second.get('x-ratelimit-remaining'))).toBe(Number(first.get('x-ratelimit-remaining')) - 1);
+    expect(Number(first.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(first.get('x-ratelimit-resource')).toBe('user');
+    expect(first.get('x-request-priority')).toBe('4');
+    expect(first.get('x-concurrency-remaining')).toBe('999');
+  });
+
   it('streams, and the stream helper builds the final completion', async () => {
     const stream = await client.chat.completions.create({
       model: 'mock/echo',

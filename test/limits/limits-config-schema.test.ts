@@ -8,13 +8,13 @@ describe('rateLimitConfigSchema', () => {
     expect(config).toMatchObject({
       default: 600,
       windowMs: 60_000,
-      tiers: { free: 10, basic: 50, fellow: 100, pro: 100, enterprise: null },
+      tiers: { free: 10, basic: 50, fellow: 100, pro: 100, enterprise: 1_000_000 },
       endpoints: {
         'POST /v1/chat/completions': { rpm: 60, per: 'caller' },
         'POST /v1/files': { rpm: 20, per: 'caller' },
         'POST /api/auth/login': { rpm: 5, per: 'ip' },
       },
-      concurrency: { default: 10, ttlMs: 600_000, tiers: { free: 2, basic: 5, fellow: 10, pro: 20, enterprise: null } },
+      concurrency: { default: 10, ttlMs: 600_000, tiers: { free: 2, basic: 5, fellow: 10, pro: 20, enterprise: 1_000 } },
       store: 'memory',
     });
     expect(rateLimitConfigSchema.parse({})).toEqual(config);

@@ -46,9 +46,11 @@ describe('resolveLimit: spec §8.1 resolution order', () => {
     expect(resolveLimit({ method: 'POST', path, ip, account: account('free') }, config)).toMatchObject({ source: 'tier', limit: 10, key: 'u:acc1:gen' });
   });
 
-  it('(2) enterprise is unlimited on AI-generation endpoints unless the account has a custom RPM', () => {
+  it('(2) enterprise is effectively unlimited (1,000,000, counted) unless the account has a custom RPM; a null tier is unlimited', () => {
     const subject: LimitSubject = { method: 'POST', path: '/v1/chat/completions', ip, account: account('enterprise') };
-    expect(resolveLimit(subject, config)).toBeNull();
+    expect(resolveLimit(subject, config)).toMatchObject({ limit: 1_000_000, scope: 'user', source: 'tier', key: 'u:acc1:gen' });
+    const open = rateLimitConfigSchema.parse({ tiers: { enterprise: null } });
+    expect(resolveLimit(subject, open)).toBeNull();
     expect(resolveLimit({ ...subject, account: account('enterprise', 5_000) }, config)).toMatchObject({ limit: 5_000, scope: 'user', source: 'tier' });
     // Not unlimited elsewhere: uploads keep their endpoint limit.
     expect(resolveLimit({ ...subject, path: '/v1/files' }, config)).toMatchObject({ limit: 20, source: 'endpoint' });
@@ -174,8 +176,10 @@ describe('resolveConcurrency', () => {
     expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, apiKey: apiKey() }, config)).toMatchObject({ max: 10, key: 'k:key1:gen' });
   });
 
-  it('leaves other endpoints and unlimited tiers alone', () => {
-    expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, account: account('enterprise') }, config)).toBeNull();
+  it('leaves other endpoints and unlimited tiers alone; enterprise gets 1,000 slots by default', () => {
+    expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, account: account('enterprise') }, config)).toMatchObject({ max: 1_000 });
+    const open = rateLimitConfigSchema.parse({ concurrency: { tiers: { enterprise: null } } });
+    expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, account: account('enterprise') }, open)).toBeNull();
     expect(resolveConcurrency({ method: 'POST', path: '/v1/files', ip, account: account('free') }, config)).toBeNull();
   });
 });
