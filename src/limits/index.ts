@@ -11,6 +11,7 @@ export type {
   Tier,
 } from './types.ts';
 export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from './memory-rate-limit-store.ts';
+export { SlidingLog } from './sliding-log.ts';
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-rate-limit-store.ts';
 export { createRateLimitStore, type CreateRateLimitStoreOptions } from './create-rate-limit-store.ts';
 export {

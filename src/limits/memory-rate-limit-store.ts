@@ -15,7 +15,7 @@ export interface MemoryRateLimitStoreOptions {
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly logs = new Map<string, SlidingLog>();
-  private readonly leases = new Map<string, Map<string, number>>();
+  private readonly leases = new Map<string, Map<number, number>>();
   private readonly clock: () => number;
   private readonly timer: NodeJS.Timeout;
   private leaseSeq = 0;
@@ -52,15 +52,17 @@ export class MemoryRateLimitStore implements RateLimitStore {
   acquire(key: string, max: number, ttlMs: number): ConcurrencyLease | null {
     const now = this.clock();
     let held = this.leases.get(key);
-    if (held) dropExpired(held, now);
+    // Expired slots matter only to a key that looks full (the sweep drops the rest): no walk over
+    // every slot in flight on each request.
+    if (held && held.size >= max) dropExpired(held, now);
     if ((held?.size ?? 0) >= max) return null;
     if (!held) {
       held = new Map();
       this.leases.set(key, held);
     }
-    const id = `m${++this.leaseSeq}`;
-    held.set(id, now + ttlMs);
-    return new MemoryLease(this.leases, key, held, id, max - held.size);
+    const seq = ++this.leaseSeq;
+    held.set(seq, now + ttlMs);
+    return new MemoryLease(this.leases, key, held, seq, max - held.size);
   }
 
   async close(): Promise<void> {
@@ -82,23 +84,27 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-function dropExpired(held: Map<string, number>, now: number): void {
+function dropExpired(held: Map<number, number>, now: number): void {
   for (const [id, expiresAt] of held) if (expiresAt <= now) held.delete(id);
 }
 
 /** A slot of the memory store; releasing it twice is harmless. */
 class MemoryLease implements ConcurrencyLease {
   constructor(
-    private readonly leases: Map<string, Map<string, number>>,
+    private readonly leases: Map<string, Map<number, number>>,
     private readonly key: string,
-    private readonly slots: Map<string, number>,
-    readonly id: string,
+    private readonly slots: Map<number, number>,
+    private readonly seq: number,
     readonly remaining: number,
   ) {}
 
+  get id(): string {
+    return `m${this.seq}`;
+  }
+
   release(): void {
     const slots = this.slots;
-    slots.delete(this.id);
+    slots.delete(this.seq);
     if (slots.size === 0 && this.leases.get(this.key) === slots) this.leases.delete(this.key);
   }
 }
