@@ -50,7 +50,11 @@ async function main(): Promise<void> {
     const upstream = await startUpstream(options.chunkGapMs, options.burst);
     if (options.targets.includes('direct')) targets.direct = upstream;
     if (options.targets.includes('proxy')) targets.proxy = await startProxy(upstream.url);
-    if (options.targets.includes('gateway')) targets.gateway = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.gatewayDir });
+    if (options.targets.includes('gateway')) {
+      // BENCH_GATEWAY_CONFIG (JSON): top-level config keys for the measured gateway only (not the baseline), to A/B a setting.
+      const config = process.env.BENCH_GATEWAY_CONFIG ? (JSON.parse(process.env.BENCH_GATEWAY_CONFIG) as Record<string, unknown>) : undefined;
+      targets.gateway = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.gatewayDir, config });
+    }
     if (options.baselineDir) targets.baseline = await startGateway({ provider: options.provider, upstreamUrl: upstream.url, gatewayDir: options.baselineDir });
     load = await LoadGenerator.start();
     if (pins) for (const name of ['proxy', 'gateway', 'baseline'] as const) if (targets[name]) pinProcess(targets[name].child.pid, pins.target);
