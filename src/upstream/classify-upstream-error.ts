@@ -19,6 +19,9 @@ export interface UpstreamErrorFacts {
   phase: UpstreamErrorPhase;
 }
 
+/** Kinds that say the upstream refused the gateway's own credentials. */
+const CREDENTIAL_KIND = /authentication|permission|invalid_api_key|unauthenticated/i;
+
 /** HTTP statuses that say what happened whatever the body says. */
 const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   401: 'provider_error', // the gateway's upstream credentials, not the client's
@@ -32,16 +35,20 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   529: 'provider_unavailable',
 };
 
-/** Error kinds (type or code, OpenAI's and Anthropic's spellings), most specific first. */
+/**
+ * Error kinds (type or code: OpenAI's and Anthropic's spellings, and Google's canonical status
+ * names such as `RESOURCE_EXHAUSTED`, which are all a Gemini stream's error record says), most
+ * specific first.
+ */
 const BY_KIND: ReadonlyArray<[RegExp, ErrorCode]> = [
   [/^content_filter$/, 'content_filter'],
-  [/rate_limit|insufficient_quota/, 'rate_limit_exceeded'],
-  [/overloaded|unavailable/, 'provider_unavailable'],
-  [/timeout/, 'provider_timeout'],
-  [/too_large/, 'request_too_large'],
-  [/authentication|permission|invalid_api_key/, 'provider_error'],
-  [/not_found/, 'model_not_found'],
-  [/invalid_request|invalid_prompt|context_length|bad_request/, 'bad_request'],
+  [/rate_limit|insufficient_quota|resource_exhausted/i, 'rate_limit_exceeded'],
+  [/overloaded|unavailable/i, 'provider_unavailable'],
+  [/timeout|deadline_exceeded/i, 'provider_timeout'],
+  [/too_large/i, 'request_too_large'],
+  [CREDENTIAL_KIND, 'provider_error'],
+  [/not_found/i, 'model_not_found'],
+  [/invalid_request|invalid_prompt|context_length|bad_request|invalid_argument|failed_precondition|out_of_range/i, 'bad_request'],
 ];
 
 function byKind(kind: string | undefined): ErrorCode | undefined {
@@ -67,7 +74,7 @@ export function classifyUpstreamError(facts: UpstreamErrorFacts): ErrorCode {
 /** True when the upstream refused the gateway's own credentials (never echo what it said). */
 function isCredentialFailure(facts: UpstreamErrorFacts): boolean {
   if (facts.status === 401 || facts.status === 403) return true;
-  return /authentication|permission|invalid_api_key/.test(`${facts.code ?? ''} ${facts.type ?? ''}`);
+  return CREDENTIAL_KIND.test(`${facts.code ?? ''} ${facts.type ?? ''}`);
 }
 
 /** Secrets an upstream may echo back (e.g. "Incorrect API key provided: sk-…"). */

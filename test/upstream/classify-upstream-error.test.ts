@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/errors/index.ts';
 import { getCodec } from '../../src/formats/registry.ts';
 import { parseSse } from '../../src/sse/index.ts';
 import { classifyUpstreamError, upstreamError, type UpstreamErrorPhase } from '../../src/upstream/index.ts';
@@ -52,6 +53,26 @@ describe('classifyUpstreamError', () => {
     expect(http.code).toBe('provider_unavailable');
     expect(first.code).toBe('provider_unavailable');
     expect(parts.at(-1)).toMatchObject({ type: 'error', error: { code: 'provider_unavailable', status: 503 } });
+  });
+
+  it.each([
+    [429, 'RESOURCE_EXHAUSTED', 'rate_limit_exceeded'],
+    [503, 'UNAVAILABLE', 'provider_unavailable'],
+    [504, 'DEADLINE_EXCEEDED', 'provider_timeout'],
+    [400, 'INVALID_ARGUMENT', 'bad_request'],
+    [404, 'NOT_FOUND', 'model_not_found'],
+    [403, 'PERMISSION_DENIED', 'provider_error'],
+    [500, 'INTERNAL', 'provider_error'],
+  ] as const)('gives a Gemini %i %s one code (%s): as an HTTP answer, as a first record and after text', (status, name, code) => {
+    const gemini = getCodec('gemini');
+    const body = { error: { code: status, message: `Google says ${name}`, status: name } };
+    const [text, error] = parseSse(`data: {"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"modelVersion":"gemini-3-pro-preview","responseId":"r1"}\r\n\r\ndata: ${JSON.stringify(body)}\r\n\r\n`);
+    expect(upstreamError('g', { ...gemini.decodeError(status, body), status, phase: 'response' }).code).toBe(code);
+    expect(upstreamError('g', { ...gemini.decodeStreamError(error)!, phase: 'first-record' }).code).toBe(code);
+    const decoder = gemini.createStreamDecoder();
+    const parts = [...decoder.push(text), ...decoder.push(error), ...decoder.end()];
+    expect(parts.filter((p) => p.type === 'error')).toEqual([{ type: 'error', error: { code, message: `Google says ${name}`, status: ERROR_STATUS[code] } }]);
+    expect(parts.some((p) => p.type === 'end')).toBe(false);
   });
 
   it('reads each format\'s error records, and no other record', () => {

@@ -3,6 +3,7 @@ import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { candidateOf, partsOf } from './decode-response.ts';
+import { decodeGeminiStreamError } from './errors.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding, type GroundingTally } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
@@ -44,7 +45,8 @@ class GeminiStreamDecoder implements StreamDecoder {
     } catch {
       return [];
     }
-    if (!isRecord(chunk) || isRecord(chunk.error)) return [];
+    if (!isRecord(chunk)) return [];
+    if (isRecord(chunk.error)) return this.fail(record);
     if (!this.started) {
       this.started = true;
       const start: StreamPart = { type: 'start', id: readString(chunk, 'responseId') ?? '', model: readString(chunk, 'modelVersion') ?? '', created: nowSeconds() };
@@ -75,6 +77,14 @@ class GeminiStreamDecoder implements StreamDecoder {
       if (this.usage) this.out.push({ type: 'usage', usage: this.usage });
       this.out.push({ type: 'end' });
     }
+    return this.flush();
+  }
+
+  /** An error element (Google's `{"error": {code, message, status}}`): what it says ends the stream; nothing after it is read. */
+  private fail(record: SseRecord): StreamPart[] {
+    this.done = true;
+    const said = decodeGeminiStreamError(record);
+    this.out.push({ type: 'error', error: streamErrorFromUpstream(said?.type, said?.message ?? '', said?.code) });
     return this.flush();
   }
 
