@@ -1,15 +1,28 @@
+import { terminalText } from '../util/index.ts';
+
 /** Renders rows as an aligned text table with a header line. */
 export function formatTable(headers: string[], rows: Array<Array<string | number | null | undefined>>): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : terminalText(String(c)))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
   return [line(headers), ...cells.map(line)].join('\n');
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+/** One record as `key  value` lines (objects as JSON), each value kept on its own line. */
+export function formatFields(record: object): string {
+  const width = Math.max(...Object.keys(record).map((k) => k.length));
+  return Object.entries(record)
+    .map(([key, value]: [string, unknown]) => `${key.padEnd(width)}  ${terminalText(value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value))}`)
+    .join('\n');
 }
 
+/** JSON with the characters JSON.stringify leaves raw but a terminal acts on (DEL, C1, bidi) escaped: the same value. */
+export function printJson(value: unknown): void {
+  const text = JSON.stringify(value, null, 2).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  process.stdout.write(text + '\n');
+}
+
+/** Prints lines; whatever a line holds, only its line breaks reach the terminal as controls. */
 export function print(line: string): void {
-  process.stdout.write(line + '\n');
+  process.stdout.write(line.split('\n').map(terminalText).join('\n') + '\n');
 }

@@ -17,3 +17,4 @@ export { andThen, isPromise, type MaybePromise } from './maybe-promise.ts';
 export { SerialTimer } from './serial-timer.ts';
 export { withField, setOwn } from './with-field.ts';
 export { reportedCount } from './reported-count.ts';
+export { terminalText } from './terminal-text.ts';

@@ -16,7 +16,12 @@ describe('gateway media ls | show | rm', () => {
   const dataDir = path.join(dir, 'data');
   const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, 'media', ...args]);
   let gw: SpawnedGateway;
+  let token = '';
   const ids: Record<string, string> = {};
+  const post = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${gw.url}/v1/media/generations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return ((await res.json()) as { id: string }).id;
+  };
 
   beforeAll(async () => {
     for (const email of ['maker@example.test', 'idle@example.test']) {
@@ -25,11 +30,7 @@ describe('gateway media ls | show | rm', () => {
     }
     gw = await spawnGateway({ configFile, dataDir });
     const login = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'maker@example.test', password: 'correct horse' }) });
-    const { token } = (await login.json()) as { token: string };
-    const post = async (body: Record<string, unknown>) => {
-      const res = await fetch(`${gw.url}/v1/media/generations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      return ((await res.json()) as { id: string }).id;
-    };
+    ({ token } = (await login.json()) as { token: string });
     ids.image = await post({ media_type: 'image', model: 'flux-pro', prompt: 'A very long prompt about a lighthouse standing on a cliff above a stormy sea at night' });
     ids.video = await post({ media_type: 'video', model: 'veo-3', prompt: 'surfers' });
     ids.music = await post({ media_type: 'music', model: 'suno-v4' });
@@ -98,6 +99,24 @@ describe('gateway media ls | show | rm', () => {
     const again = await cli('show', ids.music);
     expect(again.exitCode).toBe(1);
     expect(String(again.stderr)).toContain(`No media generation with id '${ids.music}'`);
+  });
+
+  it('never writes a client\'s control characters to the terminal, and cuts a prompt between characters', async () => {
+    // Any dashboard user (or API key, through an image prompt) writes these fields; the operator's terminal reads them.
+    const id = await post({ media_type: 'image', model: 'm\u001b[2J\u001b[Hx', prompt: '\u001b]0;owned\u0007\u001b[31mred\u009b31m\u202eevil\r\n' + '😀'.repeat(45) });
+    try {
+      for (const args of [['ls'], ['show', id]]) {
+        const out = String((await cli(...args)).stdout);
+        expect(out).toContain(id);
+        expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+        expect(out).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+        expect(out).toContain('red');
+      }
+      const row = String((await cli('ls')).stdout).split('\n').find((l) => l.includes(id))!;
+      expect(row).toContain('😀…');
+    } finally {
+      await fetch(`${gw.url}/v1/media/generations/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    }
   });
 
   it('works the same without a running server (the CLI takes the data dir itself)', async () => {

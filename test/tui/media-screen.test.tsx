@@ -86,6 +86,18 @@ describe('admin TUI: Media tab', () => {
     expect(await tui.waitFor('page 1 of 3')).not.toContain('Media record');
   });
 
+  it('never sends a control character a client wrote to the terminal, in the list or an opened record', async () => {
+    const hostile = '\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e';
+    const api = fakeAdminApi({ media: [media('gen_hostile', { model: `m${hostile}x`, prompt: `p${hostile}q`, primary_url: `http://x/${hostile}`, result_urls: [] })] });
+    const tui = await renderWithAdmin(api);
+    await tui.press('5');
+    const list = await tui.waitFor('gen_hostile');
+    const unsafe = /\u001b\]|\u001b\[2J|\u0007|\u009b|\u202e/;
+    expect(list).not.toMatch(unsafe);
+    await tui.press(KEYS.enter);
+    expect(await tui.waitFor('Media record gen_hostile')).not.toMatch(unsafe);
+  });
+
   it('deletes a record after y, not after n; the count and the page follow', async () => {
     const api = fakeAdminApi({ media: library() });
     const tui = await renderWithAdmin(api);

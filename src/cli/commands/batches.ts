@@ -3,7 +3,7 @@ import type { AdminBatchView } from '../../admin/index.ts';
 import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
-import { formatTable, print, printJson } from '../format-table.ts';
+import { formatFields, formatTable, print, printJson } from '../format-table.ts';
 import { formatAge } from './media.ts';
 
 const ENDED = new Set(['failed', 'completed', 'expired', 'cancelled']);
@@ -38,8 +38,7 @@ export async function showBatchCommand(cmd: Command, id: string, opts: { watch?:
   if (!opts.watch) {
     const batch = await withAdmin(ctx, (admin) => admin.batches.get.query({ id }));
     if (opts.json) return printJson(batch);
-    const width = Math.max(...Object.keys(batch).map((k) => k.length));
-    for (const [key, value] of Object.entries(batch)) print(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    print(formatFields(batch));
     return;
   }
   const started = Date.now();

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { AdminMediaView } from '../../admin/index.ts';
 import type { MediaStatus, MediaType } from '../../store/index.ts';
-import { createClock } from '../../util/index.ts';
+import { createClock, terminalText } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
-import { formatTable, print, printJson } from '../format-table.ts';
+import { formatFields, formatTable, print, printJson } from '../format-table.ts';
 
 export interface MediaListOptions {
   type?: MediaType;
@@ -24,11 +24,11 @@ export function formatAge(createdAt: number, nowMs: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-/** The prompt on one line, cut to `width` characters with an ellipsis. */
+/** The prompt on one line, cut to `width` characters (code points, never half of one) with an ellipsis. */
 export function excerpt(prompt: string | null, width = 40): string {
   if (prompt === null) return '-';
-  const line = prompt.replace(/\s+/g, ' ').trim();
-  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
+  const chars = Array.from(terminalText(prompt).replace(/\s+/g, ' ').trim());
+  return chars.length <= width ? chars.join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 
 /** The table `gateway media ls` prints. */
@@ -61,11 +61,7 @@ export async function showMediaCommand(cmd: Command, id: string, opts: { json?: 
   const ctx = await resolveContext(cmd);
   const record = await withAdmin(ctx, (admin) => admin.media.get.query({ id }));
   if (opts.json) return printJson(record);
-  const width = Math.max(...Object.keys(record).map((k) => k.length));
-  for (const [key, value] of Object.entries(record)) {
-    const text = value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-    print(`${key.padEnd(width)}  ${text}`);
-  }
+  print(formatFields(record));
 }
 
 /** `gateway media rm <id>`: deletes the library record (not the media file). */

@@ -3,7 +3,7 @@ import type { AdminVideoView } from '../../admin/index.ts';
 import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
-import { formatTable, print, printJson } from '../format-table.ts';
+import { formatFields, formatTable, print, printJson } from '../format-table.ts';
 import { excerpt, formatAge } from './media.ts';
 
 const ENDED = new Set(['completed', 'failed', 'cancelled', 'expired']);
@@ -39,8 +39,7 @@ export async function showVideoCommand(cmd: Command, id: string, opts: { watch?:
     const video = await withAdmin(ctx, (admin) => admin.videos.get.query({ id }));
     if (!opts.watch) {
       if (opts.json) return printJson(video);
-      const width = Math.max(...Object.keys(video).map((k) => k.length));
-      for (const [key, value] of Object.entries(video)) print(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+      print(formatFields(video));
       return;
     }
     const line = opts.json ? JSON.stringify({ id: video.id, status: video.status, progress: video.progress }) : progressLine(video);

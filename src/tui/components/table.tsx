@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { useRef } from 'react';
 import { fitColumns, layoutRow, type ColumnSpec } from '../core/fit-columns.ts';
 import { windowStart } from '../core/move-cursor.ts';
+import { terminalText } from '../../util/index.ts';
 
 export interface Column<T> extends ColumnSpec {
   cell(row: T): string;
@@ -23,7 +24,8 @@ export interface TableProps<T> {
 
 /** A fixed-width text table that scrolls to keep the selected row in view. */
 export function Table<T>({ columns, rows, selected, height, width, empty, dim }: TableProps<T>) {
-  const cells = rows.map((row) => columns.map((c) => c.cell(row)));
+  // Cells hold what clients wrote (prompts, models): never let a control character reach the terminal.
+  const cells = rows.map((row) => columns.map((c) => terminalText(c.cell(row))));
   const widths = fitColumns(columns, cells, width - 2);
   const visible = Math.max(1, height);
   const start = useRef(0);

@@ -16,6 +16,7 @@ import {
   type MediaQuery,
 } from '../core/index.ts';
 import type { ScreenProps } from './types.ts';
+import { terminalText } from '../../util/index.ts';
 
 /** Records per page. */
 export const MEDIA_PAGE_SIZE = 50;
@@ -52,18 +53,18 @@ function MediaRecordView({ record, height }: { record: AdminMediaView; height: n
       <Text>
         {`${record.media_type} · `}
         <Text color={STATUS_COLORS[record.status]}>{record.status}</Text>
-        {` · ${record.model} · ${record.account}`}
+        {terminalText(` · ${record.model} · ${record.account}`)}
       </Text>
       <Text dimColor>{`created ${formatTime(record.created_at)} · completed ${formatTime(record.completed_at)}${size ? ` · ${size}` : ''}`}</Text>
-      {urls.length === 0 ? <Text dimColor>no file</Text> : urls.map((url) => <Text key={url}>{url}</Text>)}
+      {urls.length === 0 ? <Text dimColor>no file</Text> : urls.map((url) => <Text key={url}>{terminalText(url)}</Text>)}
       <Text bold>parameters</Text>
       {parameters.slice(0, room).map((line, i) => (
         <Text key={i} wrap="truncate">
-          {line}
+          {terminalText(line)}
         </Text>
       ))}
       {parameters.length > room ? <Text dimColor>{`… ${parameters.length - room} more lines`}</Text> : null}
-      {record.error ? <Text color="red" wrap="truncate">{`error: ${record.error}`}</Text> : <Text wrap="truncate">{`prompt: ${record.prompt ?? '-'}`}</Text>}
+      {record.error ? <Text color="red" wrap="truncate">{terminalText(`error: ${record.error}`)}</Text> : <Text wrap="truncate">{terminalText(`prompt: ${record.prompt ?? '-'}`)}</Text>}
     </Box>
   );
 }
@@ -142,15 +143,15 @@ export function MediaScreen({ width, height }: ScreenProps) {
                 <Text bold>{selected.id}</Text>
                 {'  '}
                 <Text color={STATUS_COLORS[selected.status]}>{statusCell(selected)}</Text>
-                <Text dimColor>{` · ${selected.width && selected.height ? `${selected.width}×${selected.height} · ` : ''}${selected.primary_url ?? 'no file'}`}</Text>
+                <Text dimColor>{terminalText(` · ${selected.width && selected.height ? `${selected.width}×${selected.height} · ` : ''}${selected.primary_url ?? 'no file'}`)}</Text>
               </Text>
               {selected.error ? (
                 <Text color="red" wrap="truncate">
-                  {selected.error}
+                  {terminalText(selected.error)}
                 </Text>
               ) : (
                 <Text dimColor wrap="truncate">
-                  {selected.prompt ?? ''}
+                  {terminalText(selected.prompt ?? '')}
                 </Text>
               )}
             </Box>
