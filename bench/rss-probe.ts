@@ -3,7 +3,7 @@
  * the same sequence as `npm run bench` (priming, then each case at 1 and 50 connections), and
  * where the resident memory is at the end (/proc smaps_rollup: anonymous vs file-backed).
  *
- *   node --import tsx bench/rss-probe.ts [--node-args="--trace-gc --heap-growing-percent=50"] [--rounds 2] [--env "K=V ..."]
+ *   node --import tsx bench/rss-probe.ts [--node-args="--trace-gc --heap-growing-percent=50"] [--rounds 2] [--env "K=V ..."] [--config '{"limits":…}']
  *
  * (`--node-args` needs the `=` form when its value starts with a dash.)
  */
@@ -20,6 +20,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     duration: { type: 'string', default: '4000' },
     env: { type: 'string', default: '' },
+    /** Top-level gateway config keys (JSON), e.g. to compare a setting's memory. */
+    config: { type: 'string' },
     /** Print the gateway's stdout lines matching this regex at the end (e.g. a preload's memory samples). */
     'print-lines': { type: 'string' },
   },
@@ -39,7 +41,8 @@ function rollup(pid: number): string {
 
 try {
   const upstream = await startUpstream(0);
-  const gateway = await startGateway({ provider: defaultProvider(), upstreamUrl: upstream.url, nodeArgs, env: Object.keys(env).length ? env : undefined });
+  const config = values.config ? (JSON.parse(values.config) as Record<string, unknown>) : undefined;
+  const gateway = await startGateway({ provider: defaultProvider(), upstreamUrl: upstream.url, nodeArgs, env: Object.keys(env).length ? env : undefined, config });
   const load = await LoadGenerator.start();
   const origin = new URL(gateway.url).origin;
   const durationMs = Number(values.duration);
