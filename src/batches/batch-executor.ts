@@ -4,6 +4,7 @@ import { decodeEmbeddingRequest, embeddingAttempt } from '../media/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { newId, SerialTimer } from '../util/index.ts';
 import { EMBEDDINGS_ENDPOINT, formatOfEndpoint } from './format-of-endpoint.ts';
+import { failedLineResponse } from './failed-line-response.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
 import { LineGate } from './line-gate.ts';
@@ -261,8 +262,7 @@ export class BatchExecutor {
       return { ...base, outcome: 'completed', result: JSON.stringify(result) };
     } catch (thrown) {
       const error = toGatewayError(thrown);
-      const response = error.code === 'insufficient_balance' ? null : { status_code: error.status, request_id: requestId, body: { error: { message: error.message, type: error.code, code: error.code } } };
-      const result = { id: lineId, custom_id: line.customId, response, error: { code: error.code, message: error.message } };
+      const result = { id: lineId, custom_id: line.customId, response: failedLineResponse(batch, error, requestId), error: { code: error.code, message: error.message } };
       return { ...base, outcome: 'failed', result: JSON.stringify(result) };
     }
   }

@@ -9,6 +9,7 @@ import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequ
 import type { CatalogModel } from '../providers/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { mapTransportError, upstreamError, isUpstreamHttpError } from '../upstream/index.ts';
+import { failedLineResponse } from './failed-line-response.ts';
 import { formatOfEndpoint } from './format-of-endpoint.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';
 import type { BatchInputLine } from './validate-input.ts';
@@ -378,8 +379,7 @@ export class NativeBatches {
   }
 
   private failedLine(batch: BatchRecord, line: BatchInputLine, requestId: string, error: GatewayError): BatchLineRecord {
-    const response = error.code === 'insufficient_balance' ? null : { status_code: error.status, request_id: requestId, body: { error: { message: error.message, type: error.code, code: error.code } } };
-    const out = { id: this.lineIdOf(requestId), custom_id: line.customId, response, error: { code: error.code, message: error.message } };
+    const out = { id: this.lineIdOf(requestId), custom_id: line.customId, response: failedLineResponse(batch, error, requestId), error: { code: error.code, message: error.message } };
     return { batchId: batch.id, index: line.index, customId: line.customId, outcome: 'failed', result: JSON.stringify(out) };
   }
 

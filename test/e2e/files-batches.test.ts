@@ -78,13 +78,21 @@ describe('files and batches (official openai client, real CLI and server)', () =
     expect(fs.readFileSync(path.join(dataDir, 'db.json'), 'utf8')).not.toContain('custom_id');
   });
 
-  it('files: over the byte or line limit → 413; a missing purpose → 422', async () => {
+  it('files: over the byte or line limit → 413; an unknown purpose → 422; a missing purpose or endpoint → 400', async () => {
     const tooBig = await failure(client.files.create({ file: await toFile(Buffer.alloc(100_001, 'x'), 'big.jsonl'), purpose: 'user_data' }));
     expect(tooBig.status).toBe(413);
     const tooLong = await failure(client.files.create({ file: await toFile(Buffer.from('{}\n'.repeat(301)), 'long.jsonl'), purpose: 'batch' }));
     expect(tooLong.status).toBe(413);
-    const noPurpose = await failure(client.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl'), purpose: 'nope' as 'batch' }));
-    expect(noPurpose.status).toBe(422);
+    const badPurpose = await failure(client.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl'), purpose: 'nope' as 'batch' }));
+    expect(badPurpose.status).toBe(422);
+    // A required field that is absent is 400 bad_request naming it (docs/api-decisions.md), on files and batches too.
+    const noPurpose = await failure(client.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl') } as Parameters<typeof client.files.create>[0]));
+    expect(noPurpose.status).toBe(400);
+    expect(noPurpose.error).toMatchObject({ code: 'bad_request', param: 'purpose', details: { missing: ['purpose'] } });
+    const input = await client.files.create({ file: await toFile(Buffer.from('{}'), 'x.jsonl'), purpose: 'batch' });
+    const noEndpoint = await failure(client.batches.create({ input_file_id: input.id } as Parameters<typeof client.batches.create>[0]));
+    expect(noEndpoint.status).toBe(400);
+    expect(noEndpoint.error).toMatchObject({ code: 'bad_request', param: 'endpoint', details: { missing: ['endpoint'] } });
   });
 
   const upload = async (lines: unknown[]) => client.files.create({ file: await toFile(Buffer.from(lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n'), 'batch.jsonl'), purpose: 'batch' });
@@ -173,13 +181,22 @@ describe('files and batches (official openai client, real CLI and server)', () =
     const errors = await jsonl(done.error_file_id!);
     expect(errors.map((l) => l.custom_id)).toEqual(['bad']);
     expect(errors[0].error.code).toBeTypeOf('string');
+    // A failed line's response.body is what the live route answers: OpenAI's error.type and error.param, which SDK users read.
+    expect(errors[0].response).toMatchObject({ status_code: 422, request_id: `${batch.id}:2` });
+    expect(errors[0].response.body.error).toMatchObject({ code: 'validation_error', type: 'invalid_request_error', param: 'messages', request_id: `${batch.id}:2`, details: { fields: { messages: 'must be an array' } } });
 
-    const messages = await upload([{ custom_id: 'm1', method: 'POST', url: '/v1/messages', body: { model: 'mock/echo', max_tokens: 64, messages: [{ role: 'user', content: 'hello claude' }] } }]);
+    const messages = await upload([
+      { custom_id: 'm1', method: 'POST', url: '/v1/messages', body: { model: 'mock/echo', max_tokens: 64, messages: [{ role: 'user', content: 'hello claude' }] } },
+      { custom_id: 'm2', method: 'POST', url: '/v1/messages', body: { model: 'mock/echo', max_tokens: 64, messages: 'not a list' } },
+    ]);
     const mb = await client.batches.create({ input_file_id: messages.id, endpoint: '/v1/messages' as '/v1/chat/completions', completion_window: '24h' });
     const mdone = await until(mb.id, ended);
     expect(mdone.status).toBe('completed');
     const [line] = await jsonl(mdone.output_file_id!);
     expect(line.response.body.type).toBe('message');
+    // In the Messages format, as /v1/messages answers it: Anthropic's error body.
+    const [failed] = await jsonl(mdone.error_file_id!);
+    expect(failed.response.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: "Invalid parameter 'messages': must be an array" } });
   });
 
   it('batches: expiry with a short window reports the lines not run as batch_expired; cancel mid-run keeps what finished', async () => {

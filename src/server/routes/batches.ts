@@ -32,7 +32,8 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     const problems: Record<string, string> = {};
     const endpoint = body.endpoint;
     const endpoints = batchEndpointList();
-    if (typeof endpoint !== 'string' || !endpoints.includes(endpoint)) problems.endpoint = `must be one of: ${endpoints.join(', ')}`;
+    if (endpoint === undefined || endpoint === null) problems.endpoint = 'is required';
+    else if (typeof endpoint !== 'string' || !endpoints.includes(endpoint)) problems.endpoint = `must be one of: ${endpoints.join(', ')}`;
     const window = body.completion_window ?? '24h';
     const windowS = typeof window === 'string' ? windowSeconds(window) : undefined;
     if (windowS === undefined) problems.completion_window = "must be a duration such as '24h' (at most 24h)";

@@ -112,7 +112,8 @@ async function storeUpload(deps: ServerDeps, accountId: string, fields: Record<s
   const purpose = fields.purpose;
   const problems: Record<string, string> = {};
   if (!file) problems.file = 'is required (a file part)';
-  if (typeof purpose !== 'string' || !(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) problems.purpose = `must be one of: ${UPLOAD_PURPOSES.join(', ')}`;
+  if (purpose === undefined) problems.purpose = 'is required';
+  else if (!(UPLOAD_PURPOSES as readonly string[]).includes(purpose)) problems.purpose = `must be one of: ${UPLOAD_PURPOSES.join(', ')}`;
   if (Object.keys(problems).length > 0) throw validationError(problems);
   const staged = file!;
   const maxLines = deps.config.batches.maxFileLines;
