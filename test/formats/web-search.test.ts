@@ -37,11 +37,21 @@ describe('the tool, both ways', () => {
     expect(responses.decodeRequest({ model: 'm', input: 'x', tools: [{ type: 'web_search_preview', search_context_size: 'low' }] }).webSearch).toEqual({ contextSize: 'low' });
   });
 
-  it('Anthropic web_search_20250305 → Responses web_search (max_uses has no Responses field)', () => {
+  it('Anthropic web_search_20250305 → Responses web_search, max_uses as max_tool_calls (the only built-in tool, so the same bound)', () => {
     const ir = messages.decodeRequest({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3, allowed_domains: ['nodejs.org'] }] });
     expect(ir.webSearch).toEqual({ maxUses: 3, allowedDomains: ['nodejs.org'] });
     const body = responses.encodeRequest({ ...ir, extra: undefined }, { upstreamModel: 'gpt-5', defaultMaxTokens: 1024 });
     expect(body.tools).toEqual([{ type: 'web_search', filters: { allowed_domains: ['nodejs.org'] } }]);
+    expect(body.max_tool_calls).toBe(3);
+    // No max_uses, no bound; function tools are not built-in tools and do not change it.
+    const open = messages.decodeRequest({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }] });
+    expect(responses.encodeRequest({ ...open, extra: undefined }, { upstreamModel: 'gpt-5', defaultMaxTokens: 1024 }).max_tool_calls).toBeUndefined();
+  });
+
+  it("a Responses client's own max_tool_calls and hosted tools go through as sent", () => {
+    const ir = responses.decodeRequest({ model: 'm', input: 'x', max_tool_calls: 7, tools: [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }] });
+    const body = responses.encodeRequest(ir, { upstreamModel: 'gpt-5', defaultMaxTokens: 1024 });
+    expect(body.max_tool_calls).toBe(7);
   });
 
   it('Chat web_search_options → Anthropic server tool', () => {

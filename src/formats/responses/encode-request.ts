@@ -40,7 +40,13 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
 
   const tools = encodeTools(request.tools, hostedTools);
   // A client of another format asked for a hosted web search: the Responses tool runs it.
-  if (request.webSearch && !tools.some((tool) => isWebSearchToolType(tool.type))) tools.push(encodeWebSearchTool(request.webSearch));
+  if (request.webSearch && !tools.some((tool) => isWebSearchToolType(tool.type))) {
+    tools.push(encodeWebSearchTool(request.webSearch));
+    // Its max_uses: `max_tool_calls` bounds every built-in tool call, and this search is the only
+    // built-in tool (hosted tools come only from a Responses client), so the bound is the same.
+    const maxUses = request.webSearch.maxUses;
+    if (maxUses !== undefined && Number.isInteger(maxUses) && maxUses > 0 && body.max_tool_calls === undefined && !hostedTools) body.max_tool_calls = maxUses;
+  }
   if (tools.length > 0) {
     body.tools = tools;
     const toolChoice = encodeToolChoice(request.toolChoice, rawToolChoice);
