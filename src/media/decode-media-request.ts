@@ -47,7 +47,8 @@ export function decodeListQuery(params: URLSearchParams, fixedType?: MediaType):
   const check = new FieldChecker();
   const mediaType = fixedType ?? check.oneOf(params.get('media_type') ?? undefined, 'media_type', MEDIA_TYPES);
   const status = check.oneOf(params.get('status') ?? undefined, 'status', MEDIA_STATUSES);
-  const page = intParam(check, params.get('page'), 'page', PAGING.defaultPage);
+  // Past 2^53 - 1 a page is no longer a number the envelope can echo exactly.
+  const page = intParam(check, params.get('page'), 'page', PAGING.defaultPage, Number.MAX_SAFE_INTEGER);
   const pageSize = intParam(check, params.get('page_size'), 'page_size', PAGING.defaultPageSize, PAGING.maxPageSize);
   check.throwIfAny();
   return { mediaType, status, page, pageSize };
