@@ -82,7 +82,8 @@ export interface FormatCodec {
   /** IR → a response body for a client of this format. */
   encodeResponse(response: ChatResponse, request: ChatRequest): Record<string, unknown>;
   createStreamDecoder(): StreamDecoder;
-  createStreamEncoder(request: ChatRequest): StreamEncoder;
+  /** An encoder for one client stream; `ids` go into its error record (the same body as `encodeStreamError`). */
+  createStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder;
   /** Reads an upstream error body of this format. */
   decodeError(status: number, body: unknown): DecodedUpstreamError;
   /** Reads an upstream stream record of this format that reports an error; undefined for any other record. */

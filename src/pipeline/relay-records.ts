@@ -141,7 +141,7 @@ export class RecordRelay {
     } else {
       this.decoder = upstreamCodec.createStreamDecoder();
       if (!options.request) throw new Error('A converted stream needs the client request as IR.');
-      this.encoder = this.clientCodec.createStreamEncoder(options.request);
+      this.encoder = this.clientCodec.createStreamEncoder(options.request, options.ids);
     }
   }
 

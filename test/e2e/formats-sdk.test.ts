@@ -57,6 +57,17 @@ function fakeFor(format: WireFormat) {
   };
 }
 
+/** The spec code each upstream's mid-stream error record (failingStream) is classified as. */
+const FAIL_CODE = { chat: 'provider_error', messages: 'provider_unavailable', responses: 'provider_error' } as const;
+
+/** The four inbound streaming routes, Gemini's included, for raw-wire checks. */
+const CLIENT_ROUTES: Array<{ client: BuiltinFormat; path: (model: string) => string; body: (model: string, prompt: string) => Json }> = [
+  { client: 'chat', path: () => '/v1/chat/completions', body: (model, prompt) => ({ model, stream: true, messages: [{ role: 'user', content: prompt }] }) },
+  { client: 'messages', path: () => '/v1/messages', body: (model, prompt) => ({ model, max_tokens: 100, stream: true, messages: [{ role: 'user', content: prompt }] }) },
+  { client: 'responses', path: () => '/v1/responses', body: (model, prompt) => ({ model, stream: true, input: prompt }) },
+  { client: 'gemini', path: (model) => `/v1beta/models/${model}:streamGenerateContent?alt=sse`, body: (_model, prompt) => ({ contents: [{ role: 'user', parts: [{ text: prompt }] }] }) },
+];
+
 const UPSTREAMS: Array<{ format: WireFormat; model: string; upstreamModel: string }> = [
   { format: 'chat', model: 'c/gpt-chat', upstreamModel: 'gpt-chat' },
   { format: 'responses', model: 'r/gpt-resp', upstreamModel: 'gpt-resp' },
@@ -286,6 +297,26 @@ describe('official SDK stream helpers through the gateway, every upstream format
         // relays OpenAI's own flat error event, which the SDK rejects with as it is.
         if (format === 'responses') await expect(responses).rejects.toMatchObject({ type: 'error', code: 'server_error' });
         else await expect(responses).rejects.toBeInstanceOf(OpenAI.APIError);
+      });
+
+      // Converted streams only: a passthrough relays the upstream's own error record as it is.
+      it.each(CLIENT_ROUTES.filter((route) => route.client !== format))('$client client: the error event carries the stable code and the request id (spec §7), as when the gateway fails the stream itself', async (route) => {
+        const res = await fetch(`${gw.url}${route.path(model)}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${gw.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+          body: JSON.stringify(route.body(model, 'FAIL now')),
+          signal: AbortSignal.timeout(5000),
+        });
+        expect(res.status).toBe(200);
+        const requestId = res.headers.get('x-request-id');
+        expect(requestId).toMatch(/^req_/);
+        const records = (await res.text()).trim().split(/\r?\n\r?\n/).map((record) => JSON.parse(record.replace(/^(event: .*\n)?data: /, '')) as Json);
+        const code = FAIL_CODE[format];
+        const error = records.find((record) => record.type === 'error' || (record.error && !record.type))!;
+        if (route.client === 'chat') expect(error).toMatchObject({ error: { code, type: 'api_error', request_id: requestId }, correlation_id: requestId });
+        if (route.client === 'messages') expect(error).toMatchObject({ type: 'error', error: { code, type: expect.stringMatching(/_error$/), request_id: requestId }, request_id: requestId });
+        if (route.client === 'responses') expect(error).toMatchObject({ type: 'error', code, error: { code, request_id: requestId } });
+        if (route.client === 'gemini') expect(error).toMatchObject({ error: { status: expect.any(String), details: [{ reason: code }], request_id: requestId } });
       });
 
       it('the raw stream ends with the client format\'s error event and closes', async () => {

@@ -11,6 +11,7 @@ import type { ChatRequest, ChatResponse, StreamPart } from '../../src/ir/types.t
 import { watchStream } from '../../src/pipeline/watch-stream.ts';
 import { RecordRelay, type RelayOptions, type StreamEnd } from '../../src/pipeline/relay-records.ts';
 import { FastAbortController, watchOf } from '../../src/util/abort.ts';
+import { STREAM_IDS } from './stream-helpers.ts';
 
 const SPLITS = [1, 7, 64, 0];
 const IDS = { requestId: 'req_case', correlationId: 'req_case' };
@@ -54,7 +55,7 @@ function textOf(parts: StreamPart[]): string {
 
 /** The format's wire bytes for the IR stream: its encoder's records, framed by its writer. */
 function encodeStream(format: FormatDefinition, parts: StreamPart[]): { records: WireRecord[]; bytes: Buffer } {
-  const encoder = format.codec.createStreamEncoder(REQUEST);
+  const encoder = format.codec.createStreamEncoder(REQUEST, STREAM_IDS);
   const records = parts.flatMap((part) => encoder.encode(part));
   const writer = format.framing.createWriter();
   const out = [writer.write(records), writer.end()].map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece));
@@ -185,7 +186,7 @@ export function describeFormatCase(format: FormatDefinition): void {
     });
 
     it('ends its stream at a mid-stream error part: the parts an upstream sends after it (finish, usage, end) add no record', () => {
-      const encoder = codec.createStreamEncoder(REQUEST);
+      const encoder = codec.createStreamEncoder(REQUEST, STREAM_IDS);
       const before = PARTS.slice(0, 3).flatMap((part) => encoder.encode(part));
       expect(before.length).toBeGreaterThan(0);
       const failure = encoder.encode({ type: 'error', error: { code: 'provider_unavailable', status: 503, message: 'Overloaded mid-way, case.' } });

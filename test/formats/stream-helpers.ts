@@ -8,6 +8,9 @@ import type { StreamPart } from '../../src/ir/types.ts';
 import type { FormatCodec, StreamDecoder, StreamEncoder } from '../../src/formats/types.ts';
 import { SseParser, parseSse, writeSse, type SseRecord } from '../../src/sse/index.ts';
 
+/** The request ids a stream encoder puts into its error record (`createStreamEncoder(request, STREAM_IDS)`). */
+export const STREAM_IDS = { requestId: 'req_test', correlationId: 'req_test' } as const;
+
 /** A fixture under test/fixtures (e.g. `chat/stream-text-usage.sse.txt`) as text. */
 export function readFixture(path: string): string {
   return readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
@@ -83,5 +86,5 @@ export function partTypes(parts: StreamPart[]): string[] {
 
 /** Upstream stream in one format → client stream in another, through the IR. */
 export function translateStream(upstream: FormatCodec, client: FormatCodec, request: Parameters<FormatCodec['createStreamEncoder']>[0], sseText: string, splitEvery = 0): string {
-  return encodeAll(client.createStreamEncoder(request), runStream(upstream, sseText, splitEvery));
+  return encodeAll(client.createStreamEncoder(request, STREAM_IDS), runStream(upstream, sseText, splitEvery));
 }

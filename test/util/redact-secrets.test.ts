@@ -7,6 +7,7 @@ import { createLogger } from '../../src/util/logger.ts';
 import { ProviderRegistry } from '../../src/providers/registry.ts';
 import { parseConfig } from '../../src/config/index.ts';
 import { formatSse, writeSse } from '../../src/sse/index.ts';
+import { STREAM_IDS } from '../formats/stream-helpers.ts';
 
 const KEY = 'AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY';
 const ids = { requestId: 'req_1', correlationId: 'req_1' };
@@ -52,7 +53,7 @@ describe('redactSecrets', () => {
       const codec = getCodec(format);
       const texts = [JSON.stringify(codec.encodeError(error, ids)), formatSse(codec.encodeStreamError(error, ids))];
       const request = codec.decodeRequest(format === 'responses' ? { model: 'm', input: 'hi' } : { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
-      const encoder = codec.createStreamEncoder(request);
+      const encoder = codec.createStreamEncoder(request, STREAM_IDS);
       texts.push(writeSse(encoder.encode({ type: 'start', id: 'x', model: 'm', created: 1 })) + writeSse(encoder.encode({ type: 'error', error: { code: 'provider_error', message: error.message, status: 502 } })));
       for (const text of texts) {
         expect(text, format).not.toContain(KEY);

@@ -1,10 +1,10 @@
+import type { RequestIds } from '../../errors/index.ts';
 import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '../../ir/index.ts';
 import { encodeChatAnnotation } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { redactSecrets } from '../../util/index.ts';
-import { carryOpaque, generateId, hasMetadata, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
-import { openAIErrorType } from './encode-error.ts';
+import { carryOpaque, gatewayErrorOf, generateId, hasMetadata, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { encodeChatStreamError } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { reasoningFormat } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -16,8 +16,8 @@ import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoning
  * keyed by index, a finish chunk with `delta:{}`, the usage chunk (`choices:[]`) only when
  * the client asked for it, then `[DONE]`. Every chunk repeats the same id/created/model.
  */
-export function createChatStreamEncoder(request: ChatRequest): StreamEncoder {
-  return new ChatStreamEncoder(request.includeUsage === true);
+export function createChatStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder {
+  return new ChatStreamEncoder(request.includeUsage === true, ids);
 }
 
 class ChatStreamEncoder implements StreamEncoder {
@@ -40,7 +40,10 @@ class ChatStreamEncoder implements StreamEncoder {
   /** The records of the part being encoded. */
   private out: SseRecord[] = [];
 
-  constructor(private readonly includeUsage: boolean) {}
+  constructor(
+    private readonly includeUsage: boolean,
+    private readonly ids: RequestIds,
+  ) {}
 
   encode(part: StreamPart): SseRecord[] {
     if (this.done) return [];
@@ -163,7 +166,7 @@ class ChatStreamEncoder implements StreamEncoder {
    */
   private error(error: StreamError): void {
     this.done = true;
-    this.out.push(jsonRecord(undefined, { error: { message: redactSecrets(error.message), type: openAIErrorType(error.status, error.code), param: null, code: error.code } }));
+    this.out.push(encodeChatStreamError(gatewayErrorOf(error), this.ids));
   }
 
   /** The open reasoning detail's fields, in OpenRouter's key order (format, index, id). */

@@ -1,8 +1,9 @@
+import type { RequestIds } from '../../errors/index.ts';
 import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, UrlCitation, Usage } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
-import { redactSecrets } from '../../util/index.ts';
+import { gatewayErrorOf } from '../shared/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { googleStatus } from './errors.ts';
+import { encodeGeminiStreamError } from './errors.ts';
 import { clientCall, clientThought } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
@@ -35,7 +36,10 @@ class GeminiStreamEncoder implements StreamEncoder {
   /** An error record went out: the stream ends there, as Google's does (no finish record after it). */
   private failed = false;
 
-  constructor(private readonly request: ChatRequest) {}
+  constructor(
+    private readonly request: ChatRequest,
+    private readonly ids: RequestIds,
+  ) {}
 
   encode(part: StreamPart): SseRecord[] {
     if (this.failed) return [];
@@ -111,7 +115,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         return [];
       case 'error':
         this.failed = true;
-        return [jsonRecord(undefined, { error: { code: part.error.status, message: redactSecrets(part.error.message), status: googleStatus(part.error.status) } })];
+        return [encodeGeminiStreamError(gatewayErrorOf(part.error), this.ids)];
       case 'end':
         return [this.last()];
       default:
@@ -141,6 +145,6 @@ function googleSignature(metadata: ProviderMetadata | undefined): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-export function createGeminiStreamEncoder(request: ChatRequest): StreamEncoder {
-  return new GeminiStreamEncoder(request);
+export function createGeminiStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder {
+  return new GeminiStreamEncoder(request, ids);
 }

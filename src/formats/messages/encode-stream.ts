@@ -1,9 +1,9 @@
+import type { RequestIds } from '../../errors/index.ts';
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/index.ts';
 import { JsonLine, jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { redactSecrets } from '../../util/index.ts';
-import { carryOpaque, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
-import { anthropicErrorType } from './encode-error.ts';
+import { carryOpaque, gatewayErrorOf, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { encodeMessagesStreamError } from './encode-error.ts';
 import { encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';
@@ -36,8 +36,8 @@ const THINKING_BLOCK = { type: 'thinking', thinking: '', signature: '' };
  * message_delta held back until usage is known (a Chat upstream sends usage after its
  * finish chunk), then message_stop.
  */
-export function createMessagesStreamEncoder(_request: ChatRequest): StreamEncoder {
-  return new MessagesStreamEncoder();
+export function createMessagesStreamEncoder(_request: ChatRequest, ids: RequestIds): StreamEncoder {
+  return new MessagesStreamEncoder(ids);
 }
 
 class MessagesStreamEncoder implements StreamEncoder {
@@ -54,6 +54,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private reasoningItemId: string | undefined;
   /** The records of the part being encoded: made at the first one (most parts give one record, and `[record]` holds it exactly). */
   private out: SseRecord[] | undefined;
+
+  constructor(private readonly ids: RequestIds) {}
 
   encode(part: StreamPart): SseRecord[] {
     if (this.done) return [];
@@ -229,7 +231,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   /** A mid-stream error as Anthropic sends it: `event: error`; the stream ends there. */
   private error(error: StreamError): void {
     this.done = true;
-    this.event('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: redactSecrets(error.message) } });
+    this.record(encodeMessagesStreamError(gatewayErrorOf(error), this.ids));
   }
 
   private event(name: string, data: unknown): void {

@@ -1,3 +1,4 @@
+import type { RequestIds } from '../../errors/index.ts';
 import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/index.ts';
 import { annotationOf, webSearchCallItem } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
@@ -43,7 +44,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
   /** The records of the part being encoded. */
   private out: SseRecord[] = [];
 
-  constructor(private readonly request: ChatRequest) {
+  constructor(
+    private readonly request: ChatRequest,
+    private readonly ids: RequestIds,
+  ) {
     this.model = request.model;
   }
 
@@ -354,13 +358,13 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private fail(error: StreamError): void {
     this.phase = 'done';
     const message = redactSecrets(error.message);
-    this.out.push(encodeStreamErrorEvent(error.code, message, null, this.seq++));
+    this.out.push(encodeStreamErrorEvent(error.code, message, null, this.seq++, this.ids.requestId));
     const response = this.snapshot('failed', { error: { code: error.code, message } });
     this.emit('response.failed', { response });
   }
 }
 
 /** A stream encoder for one Responses client request. */
-export function createResponsesStreamEncoder(request: ChatRequest): StreamEncoder {
-  return new ResponsesStreamEncoder(request);
+export function createResponsesStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder {
+  return new ResponsesStreamEncoder(request, ids);
 }

@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from '../../errors/index.ts';
+import { ERROR_STATUS, GatewayError, type ErrorCode } from '../../errors/index.ts';
 import type { StreamError } from '../../ir/index.ts';
 import { classifyUpstreamError } from '../../upstream/index.ts';
 
@@ -10,4 +10,12 @@ import { classifyUpstreamError } from '../../upstream/index.ts';
 export function streamErrorFromUpstream(type: string | undefined, message: string, upstreamCode?: string): StreamError {
   const code = classifyUpstreamError({ type, code: upstreamCode, phase: 'mid-stream' });
   return { code, message: message || 'The upstream provider reported an error.', status: ERROR_STATUS[code] };
+}
+
+/**
+ * An IR stream error as a GatewayError, so a stream encoder ends its stream with the same body
+ * its format's codec gives any other error (spec §7 envelope: stable code, request id).
+ */
+export function gatewayErrorOf(error: StreamError): GatewayError {
+  return new GatewayError(error.code as ErrorCode, error.message, { status: error.status });
 }

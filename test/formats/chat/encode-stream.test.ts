@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
-import { encodeAll, parseEvents, readFixture, translateStream } from '../stream-helpers.ts';
+import { encodeAll, parseEvents, readFixture, translateStream, STREAM_IDS } from '../stream-helpers.ts';
 
 const withUsage: ChatRequest = { model: 'm', system: [], messages: [], stream: true, includeUsage: true };
 const withoutUsage: ChatRequest = { ...withUsage, includeUsage: false };
@@ -29,7 +29,7 @@ const turn: StreamPart[] = [
 ];
 
 describe('chat stream encoder', () => {
-  const events = parseEvents(encodeAll(chatCodec.createStreamEncoder(withUsage), turn));
+  const events = parseEvents(encodeAll(chatCodec.createStreamEncoder(withUsage, STREAM_IDS), turn));
   const chunks = events.slice(0, -1).map((e) => e.data);
 
   it('starts with the role chunk and ends with [DONE]', () => {
@@ -74,25 +74,26 @@ describe('chat stream encoder', () => {
   });
 
   it('omits the usage chunk when the client did not ask for it', () => {
-    const plain = parseEvents(encodeAll(chatCodec.createStreamEncoder(withoutUsage), turn));
+    const plain = parseEvents(encodeAll(chatCodec.createStreamEncoder(withoutUsage, STREAM_IDS), turn));
     expect(plain.some((e) => typeof e.data === 'object' && Array.isArray(e.data.choices) && e.data.choices.length === 0)).toBe(false);
     expect(plain.at(-1)?.data).toBe('[DONE]');
   });
 
   it('encodes an error part as data: {"error":…} without [DONE]', () => {
-    const out = encodeAll(chatCodec.createStreamEncoder(withUsage), [
+    const out = encodeAll(chatCodec.createStreamEncoder(withUsage, STREAM_IDS), [
       { type: 'start', id: 'c', model: 'm', created: 1 },
       { type: 'text-delta', text: 'Part' },
       { type: 'error', error: { code: 'provider_unavailable', message: 'Overloaded', status: 503 } },
       { type: 'end' },
     ]);
     const events2 = parseEvents(out);
-    expect(events2.at(-1)?.data).toEqual({ error: { message: 'Overloaded', type: 'api_error', param: null, code: 'provider_unavailable' } });
+    // The same body as any other error of the route (spec §7 envelope), which the openai SDK throws as an APIError.
+    expect(events2.at(-1)?.data).toEqual({ error: { message: 'Overloaded', type: 'api_error', param: null, code: 'provider_unavailable', request_id: 'req_test' }, timestamp: expect.any(Number), correlation_id: 'req_test' });
     expect(out).not.toContain('[DONE]');
   });
 
   it('emits the role chunk and a finish even when start and finish are missing', () => {
-    const events3 = parseEvents(encodeAll(chatCodec.createStreamEncoder(withoutUsage), [{ type: 'text-delta', text: 'x' }, { type: 'end' }]));
+    const events3 = parseEvents(encodeAll(chatCodec.createStreamEncoder(withoutUsage, STREAM_IDS), [{ type: 'text-delta', text: 'x' }, { type: 'end' }]));
     expect(events3[0].data.choices[0].delta.role).toBe('assistant');
     expect(events3[0].data.id).toMatch(/^chatcmpl-/);
     expect(events3.at(-2)?.data.choices[0].finish_reason).toBe('stop');
@@ -125,7 +126,7 @@ describe('chat stream encoder', () => {
   });
 
   it('writes content chunks exactly as the chunk object would serialize (the fast path for text)', () => {
-    const encoder = chatCodec.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true });
+    const encoder = chatCodec.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true }, STREAM_IDS);
     encoder.encode({ type: 'start', id: 'x1', model: 'mo\\del', created: 1_700_000_000 });
     const [record] = encoder.encode({ type: 'text-delta', text: 'a "quote"\n\u2028 and é' });
     expect(record.data).toBe(

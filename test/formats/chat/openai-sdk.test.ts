@@ -9,7 +9,7 @@ import { validationError } from '../../../src/errors/index.ts';
 import type { ChatRequest, ChatResponse, StreamPart } from '../../../src/ir/types.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
-import { encodePart, readFixture, runStream } from '../stream-helpers.ts';
+import { encodePart, readFixture, runStream, STREAM_IDS } from '../stream-helpers.ts';
 
 const ids = { requestId: 'req_sdk', correlationId: 'cor_sdk' };
 
@@ -27,7 +27,7 @@ function respond(request: ChatRequest): Response {
           { type: 'error', error: { code: 'provider_unavailable', message: 'Overloaded', status: 503 } },
         ]
       : runStream(messagesCodec, readFixture('messages/stream-tool-use.sse.txt'), 5);
-  const encoder = chatCodec.createStreamEncoder(request);
+  const encoder = chatCodec.createStreamEncoder(request, STREAM_IDS);
   const body = parts.map((part) => encodePart(encoder, part)).join('');
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }

@@ -9,7 +9,7 @@ import { validationError } from '../../../src/errors/index.ts';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
-import { encodePart, readFixture, runStream } from '../stream-helpers.ts';
+import { encodePart, readFixture, runStream, STREAM_IDS } from '../stream-helpers.ts';
 
 const ids = { requestId: 'req_sdk', correlationId: 'cor_sdk' };
 
@@ -28,7 +28,7 @@ function respond(request: ChatRequest): Response {
           { type: 'error', error: { code: 'provider_unavailable', message: 'Overloaded', status: 503 } },
         ]
       : runStream(chatCodec, readFixture(fixture), 5);
-  const encoder = messagesCodec.createStreamEncoder(request);
+  const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
   return new Response(parts.map((part) => encodePart(encoder, part)).join(''), { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }
 

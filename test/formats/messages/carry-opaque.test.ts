@@ -3,7 +3,7 @@ import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { CARRY_PREFIX, carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { responsesCodec } from '../../../src/formats/responses/index.ts';
-import { encodeAll, parseEvents } from '../stream-helpers.ts';
+import { encodeAll, parseEvents, STREAM_IDS } from '../stream-helpers.ts';
 
 const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
 const openaiReasoning = { itemId: 'rs_68af0009a', encrypted: 'gAAAAABopaque==' };
@@ -54,7 +54,7 @@ describe('OpenAI reasoning carried in a Messages thinking signature', () => {
       { type: 'finish', finishReason: 'stop' },
       { type: 'end' },
     ];
-    const events = parseEvents(encodeAll(messagesCodec.createStreamEncoder(request), parts));
+    const events = parseEvents(encodeAll(messagesCodec.createStreamEncoder(request, STREAM_IDS), parts));
     expect(events.slice(1, 4).map((e) => e.data)).toEqual([
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: carryOpaque(carriedForm) } },

@@ -5,7 +5,7 @@ import { encodeMessagesUsage } from '../../../src/formats/messages/map-usage.ts'
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { writeSse } from '../../../src/sse/index.ts';
-import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent } from '../stream-helpers.ts';
+import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent, STREAM_IDS } from '../stream-helpers.ts';
 
 const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
 
@@ -29,13 +29,13 @@ describe('messages stream encoder', () => {
   });
 
   it('gives message_start a msg_ id whatever the upstream id (and keeps a msg_ id)', () => {
-    const id = (upstreamId: string) => parseEvents(encodePart(messagesCodec.createStreamEncoder(request), { type: 'start', id: upstreamId, model: 'm', created: 1 }))[0].data.message.id;
+    const id = (upstreamId: string) => parseEvents(encodePart(messagesCodec.createStreamEncoder(request, STREAM_IDS), { type: 'start', id: upstreamId, model: 'm', created: 1 }))[0].data.message.id;
     expect(id('resp_68af0001text')).toBe('msg_resp_68af0001text');
     expect(id('msg_01Keep')).toBe('msg_01Keep');
   });
 
   it('holds message_delta until usage is known', () => {
-    const encoder = messagesCodec.createStreamEncoder(request);
+    const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
     encodePart(encoder, { type: 'start', id: 'c', model: 'm', created: 1 });
     encodePart(encoder, { type: 'text-delta', text: 'x' });
     expect(encodePart(encoder, { type: 'finish', finishReason: 'stop' })).not.toContain('message_delta');
@@ -103,14 +103,14 @@ describe('messages stream encoder', () => {
       { type: 'error', error: { code: 'rate_limit_exceeded', message: 'slow down', status: 429 } },
       { type: 'end' },
     ];
-    const out = encodeAll(messagesCodec.createStreamEncoder(request), parts);
+    const out = encodeAll(messagesCodec.createStreamEncoder(request, STREAM_IDS), parts);
     const events = parseEvents(out);
-    expect(events.at(-1)).toEqual({ event: 'error', data: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } });
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down', code: 'rate_limit_exceeded', request_id: 'req_test' }, request_id: 'req_test' } });
     expect(out).not.toContain('message_stop');
   });
 
   it('emits message_start lazily and leaves no empty text block for an empty text run', () => {
-    const out = encodeAll(messagesCodec.createStreamEncoder(request), [{ type: 'text-start' }, { type: 'text-end' }, { type: 'finish', finishReason: 'length' }, { type: 'end' }]);
+    const out = encodeAll(messagesCodec.createStreamEncoder(request, STREAM_IDS), [{ type: 'text-start' }, { type: 'text-end' }, { type: 'finish', finishReason: 'length' }, { type: 'end' }]);
     const events = parseEvents(out);
     expect(names(events)).toEqual(['message_start', 'message_delta', 'message_stop']);
     expect(events[0].data.message.id).toMatch(/^msg_/);
@@ -118,7 +118,7 @@ describe('messages stream encoder', () => {
   });
 
   it('writes text deltas exactly as the event object would serialize (the fast path for text)', () => {
-    const encoder = messagesCodec.createStreamEncoder(request);
+    const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
     encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
     const records = encoder.encode({ type: 'text-delta', text: 'say "hi"\n' });
     expect(records.at(-1)).toEqual({
@@ -128,7 +128,7 @@ describe('messages stream encoder', () => {
   });
 
   it('writes text deltas, block stops and message_stop exactly as their event objects would serialize, block after block', () => {
-    const encoder = messagesCodec.createStreamEncoder(request);
+    const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
     const out = [{ type: 'start', id: 'c', model: 'm', created: 1 }, { type: 'text-delta', text: 'a' }, { type: 'text-end' }, { type: 'text-delta', text: 'b' }, { type: 'end' }].flatMap((part) => encoder.encode(part as StreamPart));
     const stops = out.filter((record) => record.event === 'content_block_stop' || record.event === 'message_stop');
     expect(out.filter((record) => record.event === 'content_block_delta')).toEqual([
@@ -160,7 +160,7 @@ describe('messages stream encoder', () => {
     for (const start of starts) {
       for (const startUsage of usages) {
         for (const finish of finishes) {
-          const encoder = messagesCodec.createStreamEncoder(request);
+          const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
           const parts: StreamPart[] = [{ type: 'start', ...start, created: 1, ...(startUsage ? { usage: startUsage } : {}) }, { type: 'text-delta', text: 'a' }];
           if (finish) parts.push({ type: 'finish', ...finish });
           parts.push({ type: 'usage', usage: { inputTokens: 40, outputTokens: 9, cacheReadTokens: 4 } }, { type: 'end' });
@@ -204,7 +204,7 @@ describe('messages stream encoder', () => {
       '</script><!--',
       'ünïcödé 中文 ',
     ];
-    const encoder = messagesCodec.createStreamEncoder(request);
+    const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
     encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
     for (const [index, text] of texts.entries()) {
       // A new block each time, so the index in the template moves too.
@@ -222,7 +222,7 @@ describe('messages stream encoder', () => {
   it('frames every record as the SSE writer frames a plain record: no data it marks as one JSON line holds a line break', () => {
     // The writer frames a JsonLine without searching it for a line break; a plain copy is searched
     // (a data with a line break becomes several data: lines), so the two texts differ if one slipped in.
-    const encoder = messagesCodec.createStreamEncoder(request);
+    const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
     const parts: StreamPart[] = [
       { type: 'start', id: 'chat\ncmpl\r1\u2028', model: 'a\nmodel\r\n\u2029 🦊', created: 1, usage: { inputTokens: 3, outputTokens: 0, cacheReadTokens: 1 } },
       { type: 'text-delta', text: 'line one\nline two\r\n\r' },
@@ -242,7 +242,7 @@ describe('messages stream encoder', () => {
     const records = parts.flatMap((part) => encoder.encode(part));
     expect(records.length).toBeGreaterThan(12);
     expect(writeSse(records)).toBe(writeSse(records.map((record) => ({ ...record }))));
-    const failing = messagesCodec.createStreamEncoder(request);
+    const failing = messagesCodec.createStreamEncoder(request, STREAM_IDS);
     const error = [...failing.encode({ type: 'text-delta', text: 'x' }), ...failing.encode({ type: 'error', error: { code: 'provider_error', message: 'cut\nshort', status: 502 } })];
     expect(writeSse(error)).toBe(writeSse(error.map((record) => ({ ...record }))));
   });

@@ -4,6 +4,7 @@ import { responsesCodec } from '../../../src/formats/responses/index.ts';
 import { CARRY_PREFIX, carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { decodeSse } from './helpers.ts';
 import { writeSse } from '../../../src/sse/index.ts';
+import { STREAM_IDS } from '../stream-helpers.ts';
 
 describe('Anthropic signatures carried in encrypted_content', () => {
   it('round-trips signatures and redacted payloads byte-exact', () => {
@@ -43,7 +44,7 @@ describe('Anthropic signatures carried in encrypted_content', () => {
   it('keeps a signature through Messages → Responses client (stream) → next Responses request → IR', () => {
     // an Anthropic upstream's thinking block, streamed to a Responses client
     const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
-    const encoder = responsesCodec.createStreamEncoder(request);
+    const encoder = responsesCodec.createStreamEncoder(request, STREAM_IDS);
     const sse = [
       { type: 'start', id: 'msg_01', model: 'claude', created: 1 },
       { type: 'reasoning-start' },

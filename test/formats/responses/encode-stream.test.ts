@@ -4,11 +4,12 @@ import { responsesCodec } from '../../../src/formats/responses/index.ts';
 import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
 import { decodeSse, parseEvents, readFixture, type EncodedEvent } from './helpers.ts';
 import { writeSse } from '../../../src/sse/index.ts';
+import { STREAM_IDS } from '../stream-helpers.ts';
 
 const request: ChatRequest = { model: 'gw/model', system: [{ type: 'text', text: 'Be brief.' }], messages: [], stream: true };
 
 function encodeAll(parts: StreamPart[], req: ChatRequest = request): { events: EncodedEvent[]; chunks: string[] } {
-  const encoder = responsesCodec.createStreamEncoder(req);
+  const encoder = responsesCodec.createStreamEncoder(req, STREAM_IDS);
   const chunks = parts.map((part) => writeSse(encoder.encode(part)));
   return { events: parseEvents(chunks.join('')), chunks };
 }
@@ -63,7 +64,7 @@ describe('responses stream encoder', () => {
   });
 
   it('holds response.completed after finish until usage arrives (Chat upstream order)', () => {
-    const encoder = responsesCodec.createStreamEncoder(request);
+    const encoder = responsesCodec.createStreamEncoder(request, STREAM_IDS);
     writeSse(encoder.encode(start));
     writeSse(encoder.encode({ type: 'text-delta', text: 'x' }));
     const atFinish = writeSse(encoder.encode({ type: 'finish', finishReason: 'stop' }));

@@ -6,6 +6,7 @@ import { GatewayError, validationError } from '../../../src/errors/index.ts';
 import type { ChatResponse, StreamPart } from '../../../src/ir/types.ts';
 import { responsesCodec } from '../../../src/formats/responses/index.ts';
 import { writeSse } from '../../../src/sse/index.ts';
+import { STREAM_IDS } from '../stream-helpers.ts';
 
 const ids = { requestId: 'req_sdk', correlationId: 'cor_sdk' };
 
@@ -76,7 +77,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const encoder = responsesCodec.createStreamEncoder(request);
+  const encoder = responsesCodec.createStreamEncoder(request, STREAM_IDS);
   for (const part of request.model === 'fail' ? failing : turn) {
     const text = writeSse(encoder.encode(part));
     if (text) res.write(text);

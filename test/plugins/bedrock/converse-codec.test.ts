@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { converseCodec, converseFormat } from '../../../plugins/bedrock/converse/index.ts';
 import type { ContentPart, StreamPart, WireRecord } from '../../../src/plugin-kit/index.ts';
 import { decodeStream, readStream } from '../../formats/format.case.ts';
-import { readJsonFixture } from '../../formats/stream-helpers.ts';
+import { readJsonFixture, STREAM_IDS } from '../../formats/stream-helpers.ts';
 
 const fixture = (name: string): any => readJsonFixture(`bedrock-converse/${name}`);
 const MODEL = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
@@ -127,7 +127,7 @@ describe('bedrock-converse stream codec (recorded ConverseStream with two toolUs
 
   it('re-encodes the decoded stream to the same events (padding aside) and taps usage as a passthrough', () => {
     const parts = decode(readFramed(events, 4096));
-    const encoder = converseCodec.createStreamEncoder(converseCodec.decodeRequest(fixture('request-tools-thinking.json'), { model: MODEL, stream: true }));
+    const encoder = converseCodec.createStreamEncoder(converseCodec.decodeRequest(fixture('request-tools-thinking.json'), { model: MODEL, stream: true }), STREAM_IDS);
     const out = parts.flatMap((p) => encoder.encode(p)).map((r) => ({ event: r.event, data: JSON.parse(r.data) }));
     const strip = ({ p: _p, ...rest }: any) => rest;
     // Converse needs no start for text/reasoning blocks and an empty first toolUse delta carries nothing: both are dropped.
