@@ -20,21 +20,34 @@ function takeBuffered(req: IncomingMessage, declared: number): Buffer | undefine
 }
 
 /**
- * Reads a body whose Content-Length is known and within the limit through the stream's
- * events (an async iterator costs a promise per chunk and more garbage per request).
+ * Reads a body through the stream's events (an async iterator costs a promise per chunk and
+ * more garbage per request, and leaving one early destroys the request and its socket, so a
+ * 413 never reached the client). Past `limit` (a body without Content-Length) it stops keeping
+ * the bytes, lets the rest flow away and fails with 413.
  */
-function readListening(req: IncomingMessage, first: Buffer | undefined): Promise<Buffer> {
+function readListening(req: IncomingMessage, first: Buffer | undefined, limit = Infinity): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = first ? [first] : [];
-    let ended = false;
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = first?.length ?? 0;
+    let settled = false;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      settled = true;
+      req.off('data', onData);
+      chunks.length = 0;
+      req.resume();
+      reject(tooLarge(limit));
+    };
+    req.on('data', onData);
     req.once('end', () => {
-      ended = true;
+      if (settled) return;
+      settled = true;
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     req.once('error', () => reject(new ClientClosedError()));
     req.once('close', () => {
-      if (!ended) reject(new ClientClosedError());
+      if (!settled) reject(new ClientClosedError());
     });
   });
 }
@@ -80,24 +93,7 @@ export function readRawBody(event: H3Event, limit: number): Promise<Buffer> {
 
 async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
   const node = nodeOf(event);
-  if (node) {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of node.req as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > limit) {
-          node.req.resume();
-          throw tooLarge(limit);
-        }
-        chunks.push(chunk);
-      }
-    } catch (error) {
-      if (isGatewayError(error)) throw error;
-      throw new ClientClosedError();
-    }
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-  }
+  if (node) return readListening(node.req, undefined, limit);
   const body = event.req.body;
   if (!body) return Buffer.alloc(0);
   const chunks: Buffer[] = [];

@@ -34,7 +34,7 @@ describe('error envelope', () => {
   }
 
   beforeAll(async () => {
-    gw = await spawnGateway({ config: { server: { bodyLimits: { inference: 4096 } }, providers: { mock: { plugin: 'mock' } } } });
+    gw = await spawnGateway({ config: { server: { bodyLimits: { inference: 4096, media: 8192 } }, providers: { mock: { plugin: 'mock' } } } });
   });
   afterAll(async () => {
     await gw.stop();
@@ -146,6 +146,26 @@ describe('error envelope', () => {
       duplex: 'half',
     } as RequestInit);
     await expectError(res, 413, 'request_too_large');
+  });
+
+  it('413 request_too_large for a chunked multipart upload over the media limit (was a bare 500)', async () => {
+    const boundary = 'gwboundary';
+    const form = `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nmock/whisper\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n${'x'.repeat(20_000)}\r\n--${boundary}--\r\n`;
+    for (const route of ['/v1/audio/transcriptions', '/v1/images/edits']) {
+      const chunked = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(form));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${gw.url}${route}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: chunked,
+        duplex: 'half',
+      } as RequestInit);
+      await expectError(res, 413, 'request_too_large');
+    }
   });
 
   it('media, models, usage and auth errors carry type and param too', async () => {
