@@ -345,6 +345,8 @@ export interface FormatDefinition {
   credentials: readonly CredentialSource[];
   /** Client headers (lowercase) that go on to an upstream of this format, never to another (e.g. `anthropic-beta`). */
   forwardHeaders?: readonly string[];
+  /** The response header (lowercase) this format's SDKs read the request id from, sent beside `X-Request-ID` on its routes (Anthropic's `request-id`). */
+  requestIdHeader?: string;
   /** The default stream framing (upstream requests converted from another format use it). */
   framing: StreamFraming;
   /**

@@ -1,5 +1,6 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
+import { getFormat } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
@@ -24,6 +25,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   const operation = operationOfRoute(route);
   const apiFormat = apiFormatOfRoute(route, format);
   const internal = isInternalRoute(route, deps.config.metrics.path);
+  const requestIdHeader = format === undefined ? undefined : getFormat(format).requestIdHeader;
   // What the handler's result or failure ends with: the record ended, the slot given back, an error as the envelope.
   const failed = (event: H3Event, state: RequestState, record: RequestRecord, thrown: unknown): unknown => {
     state.limits?.release();
@@ -54,6 +56,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   return (event) => {
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
+    if (requestIdHeader) setResponseHeader(event, requestIdHeader, state.ids.requestId);
     // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
     const record = observer.tracer && !internal
       ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, {

@@ -367,6 +367,19 @@ describe('official SDK stream helpers through the gateway, every upstream format
       expect(((await messages.json()) as Json).content[0].text).toBe(TEXT);
     });
 
+    it('the Anthropic SDK reads the request id (its `request-id` header) on answers, streams and errors', async () => {
+      const { data, response } = await anthropic.messages.create({ model: 'c/gpt-chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+      expect((data as Json)._request_id).toBe(response.headers.get('x-request-id'));
+      const stream = anthropic.messages.stream({ model: 'c/gpt-chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      await stream.finalMessage();
+      expect(stream.request_id).toMatch(/^req_/);
+      const missing = await anthropic.messages.create({ model: 'no-such-model', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect((missing as InstanceType<typeof Anthropic.APIError>).requestID).toBe(((missing as InstanceType<typeof Anthropic.APIError>).error as Json).request_id);
+      const counted = await anthropic.messages.countTokens({ model: 'c/gpt-chat', messages: [{ role: 'user', content: 'hi' }] });
+      expect(counted._request_id).toMatch(/^req_/);
+    });
+
     it('passes the client\'s anthropic-beta flags to an Anthropic upstream', async () => {
       await fetch(`${gw.url}/v1/messages`, {
         method: 'POST',

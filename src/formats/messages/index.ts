@@ -39,6 +39,8 @@ export const messagesFormat = defineFormat({
   routes: [{ method: 'POST', path: '/v1/messages', from: 'body' }],
   credentials: [],
   forwardHeaders: ['anthropic-beta'],
+  // The Anthropic SDKs' `_request_id`, `MessageStream.request_id` and `APIError.requestID`.
+  requestIdHeader: 'request-id',
   // Anthropic's SDKs send it on every call (models.list, models.retrieve too).
   clients: { header: 'anthropic-version' },
   framing: sseFraming,
