@@ -25,7 +25,8 @@ export function validateBatchInput(content: Buffer, endpoint: string, knownModel
   const fail = (line: number, code: string, message: string, param: string | null = null) => {
     if (errors.length < MAX_ERRORS) errors.push({ code, message, line, param });
   };
-  const texts = content.toString('utf8').split('\n');
+  // A UTF-8 byte order mark (Windows editors, PowerShell 5's -Encoding UTF8) is not part of line 1.
+  const texts = content.toString('utf8').replace(/^\ufeff/, '').split('\n');
   if (texts.at(-1) === '') texts.pop();
   if (texts.length === 0) fail(1, 'empty_file', 'The input file has no lines.');
   texts.forEach((raw, i) => {

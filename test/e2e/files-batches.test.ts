@@ -153,6 +153,16 @@ describe('files and batches (official openai client, real CLI and server)', () =
     expect(refused.err).toMatch(/completed/);
   });
 
+  it('batches: an input file saved with a UTF-8 byte order mark and CRLF lines (Windows editors, PowerShell 5) runs', async () => {
+    const text = '\ufeff' + [chatLine('a', 'x'), chatLine('b', 'y')].map((l) => JSON.stringify(l)).join('\r\n') + '\r\n';
+    const input = await client.files.create({ file: await toFile(Buffer.from(text), 'windows.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const done = await until(batch.id, ended);
+    expect(done.errors).toBeNull();
+    expect(done).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 2, failed: 0 } });
+    expect((await jsonl(done.output_file_id!)).map((l) => l.custom_id).sort()).toEqual(['a', 'b']);
+  });
+
   it('batches: invalid input files fail with line-numbered reasons', async () => {
     const cases: Array<[unknown[], string, number]> = [
       [[chatLine('a', 'x'), 'not json'], 'invalid_json', 2],
