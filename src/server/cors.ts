@@ -28,6 +28,7 @@ const DEFAULT_HEADERS = [
 /** Response headers a browser app may read. */
 const DEFAULT_EXPOSE = [
   'x-request-id',
+  'request-id',
   'retry-after',
   'x-ratelimit-limit',
   'x-ratelimit-remaining',

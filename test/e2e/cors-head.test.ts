@@ -91,6 +91,14 @@ describe('CORS and HEAD on a real server', () => {
     expect(ok.headers.get('access-control-allow-origin')).toBe(APP);
     const exposed = (ok.headers.get('access-control-expose-headers') ?? '').split(', ');
     expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']));
+    // The Anthropic SDK in a browser (dangerouslyAllowBrowser) reads the request id from `request-id`.
+    const messages = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { origin: APP, 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/echo', max_tokens: 10, messages: [{ role: 'user', content: 'cors' }] }),
+    });
+    expect(messages.headers.get('request-id')).toBe(messages.headers.get('x-request-id'));
+    expect((messages.headers.get('access-control-expose-headers') ?? '').split(', ')).toContain('request-id');
 
     const stream = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
