@@ -9,9 +9,14 @@ export type ImageResponseFormat = 'url' | 'b64_json';
 /** A validated image generation (or edit) request: the provider call without its signal, plus the answer's shape. */
 export interface ImageRequest extends Omit<ImageGenerationCall, 'signal'> {
   responseFormat: ImageResponseFormat;
+  /** Answer as OpenAI's image stream (one `…completed` event per image); the provider is asked as usual. */
+  stream: boolean;
 }
 
-const KNOWN = new Set(['model', 'prompt', 'n', 'size', 'quality', 'style', 'response_format', 'negative_prompt', 'seed']);
+/** `partial_images` (OpenAI's 0-3): accepted with `stream`; the gateway sends the final images only, which that contract allows. */
+const MAX_PARTIAL_IMAGES = 3;
+
+const KNOWN = new Set(['model', 'prompt', 'n', 'size', 'quality', 'style', 'response_format', 'negative_prompt', 'seed', 'stream', 'partial_images']);
 const SIZE = /^(\d{1,5})x(\d{1,5})$/;
 
 /** `WxH` → pixels; `auto` → the default size. Undefined when malformed or out of range. */
@@ -50,6 +55,9 @@ export function decodeImageRequest(body: Record<string, unknown>): ImageRequest 
   const responseFormat = check.oneOf(body.response_format, 'response_format', ['url', 'b64_json'] as const) ?? 'url';
   const seed = check.number(body.seed, 'seed', { integer: true });
   const negativePrompt = check.string(body.negative_prompt, 'negative_prompt');
+  // Multipart fields are text: the SDKs send `stream` as "true" or "false".
+  const stream = check.boolean(body.stream === 'true' ? true : body.stream === 'false' ? false : body.stream, 'stream') ?? false;
+  check.number(numericField(body.partial_images), 'partial_images', { integer: true, min: 0, max: MAX_PARTIAL_IMAGES });
   check.maxLength(body.model, 'model', IMAGE_LIMITS.modelChars);
   check.maxLength(quality, 'quality', IMAGE_LIMITS.optionChars);
   check.maxLength(style, 'style', IMAGE_LIMITS.optionChars);
@@ -69,6 +77,7 @@ export function decodeImageRequest(body: Record<string, unknown>): ImageRequest 
     responseFormat,
     seed,
     negativePrompt,
+    stream,
     extra: collectExtra(body, KNOWN) ?? {},
   };
 }

@@ -71,6 +71,30 @@ describe('images and audio through mock, with the official openai client', () =>
     for (let y = h / 2; y < h; y++) for (let x = 0; x < w; x++) expect(px(x, y)).toEqual([100, 100, 100]);
   });
 
+  it('images.generate and images.edit with stream: true answer OpenAI\'s image events (was a JSON body the SDK read as no events)', async () => {
+    const stream = await client.images.generate({ model: 'mock/image', prompt: 'a streamed lighthouse', size: size('48x32'), stream: true, partial_images: 2 });
+    const events: OpenAI.ImageGenStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['image_generation.completed']);
+    const [done] = events as OpenAI.ImageGenCompletedEvent[];
+    expect(checkPng(Buffer.from(done.b64_json, 'base64'))).toMatchObject({ width: 48, height: 32, crcOk: true });
+    expect(done).toMatchObject({ size: '48x32', output_format: 'png', quality: 'auto', background: 'auto', usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number), total_tokens: expect.any(Number) } });
+    expect(Math.abs(done.created_at - Date.now() / 1000)).toBeLessThan(60);
+    // The same picture as without stream (stream and partial_images never reach the provider).
+    const plain = await client.images.generate({ model: 'mock/image', prompt: 'a streamed lighthouse', size: size('48x32'), response_format: 'b64_json' });
+    expect(done.b64_json).toBe(plain.data![0].b64_json);
+
+    const png = encodePng({ width: 16, height: 16, rgba: new Uint8Array(16 * 16 * 4).fill(0) });
+    const edits = await client.images.edit({ model: 'mock/image', image: await toFile(png, 'a.png', { type: 'image/png' }), prompt: 'birds', size: size('16x16'), stream: true });
+    const edited: OpenAI.ImageEditStreamEvent[] = [];
+    for await (const event of edits) edited.push(event);
+    expect(edited.map((e) => e.type)).toEqual(['image_edit.completed']);
+    expect(checkPng(Buffer.from((edited[0] as OpenAI.ImageEditCompletedEvent).b64_json, 'base64'))).toMatchObject({ width: 16, height: 16, crcOk: true });
+
+    const bad = await client.images.generate({ model: 'mock/image', prompt: 'x', stream: 'yes' as unknown as true }).catch((e: unknown) => e);
+    expect((bad as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
+  });
+
   it('rejects invalid image requests with 422 and the field map', async () => {
     const error = await client.images.generate({ model: 'mock/image', prompt: 'x'.repeat(4001), n: 11, size: size('big') }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);

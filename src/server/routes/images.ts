@@ -3,7 +3,7 @@ import { mediaCandidates, type MediaTask } from '../../media/index.ts';
 import { fitImageOptions, imageOptionProblems } from '../../media/index.ts';
 import { fileField, textField } from '../../media/index.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/index.ts';
-import { recordCompletedImage } from '../../media/index.ts';
+import { recordCompletedImage, renderImageEvents } from '../../media/index.ts';
 import { readPngSize } from '../../media/index.ts';
 import { validationError, isGatewayError } from '../../errors/index.ts';
 import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/index.ts';
@@ -83,6 +83,11 @@ async function runImages(
     answer: (served) => storeImages(event, deps, auth, request, task, served.model, served.value),
   });
   event.res.headers.set('x-media-generation-id', answer.id);
+  if (request.stream) {
+    event.res.headers.set('content-type', 'text/event-stream; charset=utf-8');
+    event.res.headers.set('cache-control', 'no-cache');
+    return renderImageEvents(task === 'image_edit' ? 'edit' : 'generation', request, answer.result, answer.created);
+  }
   return json(event, { created: answer.created, data: answer.data });
 }
 
@@ -111,7 +116,7 @@ async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, 
     const revised_prompt = image.revisedPrompt ?? request.prompt;
     return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
   });
-  return { id: record.id, created: record.created_at, data };
+  return { id: record.id, created: record.created_at, data, result };
 }
 
 /** POST /v1/images/generations (JSON). */
