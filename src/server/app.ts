@@ -8,6 +8,7 @@ import { createCors, originOf, type Cors } from './cors.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
+import { suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, type Dashboard } from './routes/dashboard.ts';
@@ -135,6 +136,8 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
           if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
           throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
         }
+        const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
+        if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
         throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
       },
       undefined,

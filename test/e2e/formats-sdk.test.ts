@@ -380,6 +380,20 @@ describe('official SDK stream helpers through the gateway, every upstream format
       expect(counted._request_id).toMatch(/^req_/);
     });
 
+    it('a client whose base URL has /v1 once too often or too few is told the base URL to use', async () => {
+      const doubled = new Anthropic({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+      const error = await doubled.messages.create({ model: 'c/gpt-chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+      expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { code: 'not_found', details: { did_you_mean: '/v1/messages' } } });
+      expect((error as Error).message).toContain(`base URL ${gw.url}`);
+      const bare = new OpenAI({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+      const missing = await bare.chat.completions.create({ model: 'c/gpt-chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((missing as Error).message).toContain(`base URL ${gw.url}/v1`);
+      const unknown = await fetch(`${gw.url}/v1/no/such/thing`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` } });
+      expect(((await unknown.json()) as Json).error).not.toHaveProperty('details');
+    });
+
     it('passes the client\'s anthropic-beta flags to an Anthropic upstream', async () => {
       await fetch(`${gw.url}/v1/messages`, {
         method: 'POST',
