@@ -23,8 +23,11 @@ export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
   pcm: 'audio/pcm',
 };
 
-/** A validated speech request: the provider call without its signal. */
-export type SpeechRequest = Omit<SpeechCall, 'signal'>;
+/** A validated speech request: the provider call without its signal, and how the answer is framed. */
+export type SpeechRequest = Omit<SpeechCall, 'signal'> & {
+  /** `sse`: the audio as OpenAI's speech events; the provider is asked for the audio as usual. */
+  streamFormat: 'audio' | 'sse';
+};
 
 /** Validates a speech body; 422 lists every bad field. */
 export function decodeSpeechRequest(body: Record<string, unknown>): SpeechRequest {
@@ -43,11 +46,12 @@ export function decodeSpeechRequest(body: Record<string, unknown>): SpeechReques
   const format = check.oneOf(body.response_format, 'response_format', AUDIO_FORMATS) ?? 'mp3';
   const speed = check.number(body.speed, 'speed', { min: SPEECH_LIMITS.minSpeed, max: SPEECH_LIMITS.maxSpeed }) ?? 1;
   const instructions = check.string(body.instructions, 'instructions');
+  const streamFormat = check.oneOf(body.stream_format, 'stream_format', ['audio', 'sse'] as const) ?? 'audio';
   check.maxLength(body.model, 'model', SPEECH_LIMITS.modelChars);
   check.maxLength(voice, 'voice', SPEECH_LIMITS.voiceChars);
   check.maxLength(instructions, 'instructions', SPEECH_LIMITS.instructionsChars);
   check.throwIfAny();
-  return { model, input, voice, format, speed, instructions };
+  return { model, input, voice, format, speed, instructions, streamFormat };
 }
 
 export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;

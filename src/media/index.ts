@@ -16,6 +16,7 @@ export {
 export { MEDIA_LIMITS, recordBytes, type LibraryUsage } from './media-limits.ts';
 export { renderTranscript, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
 export { renderImageEvents } from './render-image-events.ts';
+export { renderSpeechEvents } from './render-speech-events.ts';
 export { TempImageStore, type TempImage } from './temp-image-store.ts';
 export { createMediaRuntime, type MediaRuntime } from './media-runtime.ts';
 export { parseMediaConfig, mediaConfigSchema, type MediaConfig } from './media-config.ts';

@@ -136,6 +136,25 @@ describe('images and audio through mock, with the official openai client', () =>
     expect(heard.text).toBe(input);
   });
 
+  it('audio.speech with stream_format sse answers OpenAI\'s speech events whose audio is the same file (was the raw audio)', async () => {
+    const input = 'Streamed speech, as server-sent events.';
+    const res = await client.audio.speech.create({ model: 'mock/tts', input, voice: 'alloy', response_format: 'wav', stream_format: 'sse' });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; audio?: string; usage?: Record<string, number> });
+    expect(events.at(-1)).toMatchObject({ type: 'speech.audio.done', usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number), total_tokens: expect.any(Number) } });
+    const deltas = events.slice(0, -1);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.every((e) => e.type === 'speech.audio.delta')).toBe(true);
+    const audio = Buffer.concat(deltas.map((e) => Buffer.from(e.audio!, 'base64')));
+    const plain = Buffer.from(await (await client.audio.speech.create({ model: 'mock/tts', input, voice: 'alloy', response_format: 'wav' })).arrayBuffer());
+    expect(audio.equals(plain)).toBe(true);
+    const bad = await client.audio.speech.create({ model: 'mock/tts', input, voice: 'alloy', stream_format: 'video' as 'sse' }).catch((e: unknown) => e);
+    expect((bad as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
+  });
+
   it('audio.speech refuses opus, aac and flac from mock/tts with a clear 422', async () => {
     for (const format of ['opus', 'aac', 'flac'] as const) {
       const error = await client.audio.speech.create({ model: 'mock/tts', input: 'hi', voice: 'alloy', response_format: format }).catch((e: unknown) => e);

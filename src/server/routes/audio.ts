@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm } from '../../media/index.ts';
+import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, renderSpeechEvents } from '../../media/index.ts';
 import { renderTranscript } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -32,6 +32,7 @@ function speechHandler(deps: ServerDeps) {
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const request = decodeSpeechRequest(body);
     const speechCharacters = [...request.input].length;
+    const estimatedInput = Math.ceil(request.input.length / 4);
     const { value: outcome } = await runMediaExchange(deps, {
       ...mediaCallOf(event, deps, auth, SPEECH),
       task: 'speech',
@@ -47,9 +48,10 @@ function speechHandler(deps: ServerDeps) {
           instructions: request.instructions,
           signal,
         }),
-      used: () => ({ estimatedInput: Math.ceil(request.input.length / 4), media: { speechCharacters } }),
+      used: () => ({ estimatedInput, media: { speechCharacters } }),
       answer: (served) => served,
     });
+    if (request.streamFormat === 'sse') return respond(event, renderSpeechEvents(outcome.value.data, estimatedInput), 'text/event-stream; charset=utf-8');
     return respond(event, outcome.value.data, outcome.value.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
