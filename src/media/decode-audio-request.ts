@@ -73,6 +73,8 @@ export interface TranscriptionRequest {
   /** `word` timestamps were asked for (verbose_json only). */
   wordTimestamps: boolean;
   segmentTimestamps: boolean;
+  /** Transcriptions only: answer as OpenAI's `transcript.text.*` events; the provider is asked as usual. */
+  stream: boolean;
 }
 
 /** A multipart file part, read into memory (the body limit has already bounded its size). */
@@ -108,6 +110,9 @@ export async function decodeTranscriptionForm(form: FormData, task: 'transcribe'
   const temperature = check.number(numericField(textField(form, 'temperature')), 'temperature', { min: 0, max: 1 });
   const granularities = [...form.getAll('timestamp_granularities[]'), ...form.getAll('timestamp_granularities')].filter((v): v is string => typeof v === 'string');
   for (const g of granularities) if (g !== 'word' && g !== 'segment') check.fail('timestamp_granularities', 'must be word or segment');
+  // Translations have no stream in OpenAI's API; there the field is ignored, as before.
+  const streamText = task === 'transcribe' ? textField(form, 'stream') : undefined;
+  if (streamText !== undefined && streamText !== 'true' && streamText !== 'false') check.fail('stream', 'must be true or false');
   check.throwIfAny();
   return {
     model,
@@ -118,5 +123,6 @@ export async function decodeTranscriptionForm(form: FormData, task: 'transcribe'
     responseFormat,
     wordTimestamps: granularities.includes('word'),
     segmentTimestamps: granularities.length === 0 || granularities.includes('segment'),
+    stream: streamText === 'true',
   };
 }

@@ -14,7 +14,7 @@ export {
   MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type MediaLibraryWriter, type CompletedImageInput,
 } from './library.ts';
 export { MEDIA_LIMITS, recordBytes, type LibraryUsage } from './media-limits.ts';
-export { renderTranscript, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
+export { renderTranscript, renderTranscriptEvents, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
 export { renderImageEvents } from './render-image-events.ts';
 export { renderSpeechEvents } from './render-speech-events.ts';
 export { TempImageStore, type TempImage } from './temp-image-store.ts';

@@ -1,4 +1,5 @@
 import type { TranscriptionResult, TranscriptSegment } from '../plugin-kit/index.ts';
+import { jsonRecord, writeSse } from '../sse/index.ts';
 import type { TranscriptFormat } from './decode-audio-request.ts';
 
 /** A rendered transcript: body text and its Content-Type. */
@@ -92,4 +93,16 @@ export function renderTranscript(result: TranscriptionResult, format: Transcript
     case 'vtt':
       return { body: renderVtt(segmentsOf(result)), contentType: 'text/vtt; charset=utf-8' };
   }
+}
+
+/**
+ * OpenAI's transcription stream (`stream: true`) as SSE text: `transcript.text.delta` events,
+ * a word each with its leading space, that join into the text, then `transcript.text.done`
+ * with the text and (when the provider said how long the audio was) the duration usage.
+ */
+export function renderTranscriptEvents(result: TranscriptionResult): string {
+  const pieces = result.text.match(/\s*\S+|\s+$/g) ?? [];
+  const done: Record<string, unknown> = { type: 'transcript.text.done', text: result.text };
+  if (result.duration !== undefined) done.usage = { type: 'duration', seconds: Math.ceil(result.duration) };
+  return writeSse([...pieces.map((delta) => jsonRecord('transcript.text.delta', { type: 'transcript.text.delta', delta })), jsonRecord('transcript.text.done', done)]);
 }

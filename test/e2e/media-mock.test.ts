@@ -164,6 +164,20 @@ describe('images and audio through mock, with the official openai client', () =>
     }
   });
 
+  it('audio.transcriptions.create with stream: true answers transcript.text events (was a JSON body the SDK read as no events)', async () => {
+    const stream = await client.audio.transcriptions.create({ model: 'mock/whisper', file: await toFile(speech, 'speech.wav', { type: 'audio/wav' }), stream: true });
+    const events: OpenAI.Audio.TranscriptionStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const done = events.at(-1) as OpenAI.Audio.TranscriptionTextDoneEvent;
+    expect(done).toMatchObject({ type: 'transcript.text.done', text: 'The gateway speaks. It records every generation in the library.', usage: { type: 'duration', seconds: expect.any(Number) } });
+    const deltas = events.slice(0, -1) as OpenAI.Audio.TranscriptionTextDeltaEvent[];
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.every((e) => e.type === 'transcript.text.delta')).toBe(true);
+    expect(deltas.map((e) => e.delta).join('')).toBe(done.text);
+    const bad = await client.audio.transcriptions.create({ model: 'mock/whisper', file: await toFile(speech, 'speech.wav'), stream: 'maybe' as unknown as false }).catch((e: unknown) => e);
+    expect((bad as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
+  });
+
   it('audio.transcriptions.create in all five formats round-trips the spoken text', async () => {
     const text = 'The gateway speaks. It records every generation in the library.';
     const file = () => toFile(speech, 'speech.wav', { type: 'audio/wav' });

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, renderSpeechEvents } from '../../media/index.ts';
-import { renderTranscript } from '../../media/index.ts';
+import { renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
@@ -83,7 +83,10 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
           signal,
         }),
       used: (result) => ({ usage: result.usage, estimatedInput: 0, media: { audioSeconds: result.duration ?? 0 } }),
-      answer: (served) => renderTranscript(served.value, request.responseFormat, { task, words: request.wordTimestamps, segments: request.segmentTimestamps }),
+      answer: (served) =>
+        request.stream
+          ? { body: renderTranscriptEvents(served.value), contentType: 'text/event-stream; charset=utf-8' }
+          : renderTranscript(served.value, request.responseFormat, { task, words: request.wordTimestamps, segments: request.segmentTimestamps }),
     });
     return respond(event, rendered.body, rendered.contentType);
   };
