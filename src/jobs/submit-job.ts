@@ -7,7 +7,7 @@ import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { unixSeconds } from '../util/index.ts';
 import { updateJob, type JobContext } from './job-context.ts';
-import { jobRequestId, readJob, type JobState } from './job-state.ts';
+import { FINAL_STATUSES, jobRequestId, readJob, type JobState } from './job-state.ts';
 
 /** What a route hands over to start a job. */
 export interface JobSubmission {
@@ -44,14 +44,23 @@ export function jobModelFor(registry: ProviderRegistry, requested: string, media
   return candidates.find((m) => m.spec.type === TYPE_OF[mediaType] && m.provider.instance.jobs?.mediaTypes.includes(mediaType));
 }
 
-/** Jobs of an account that still need work, counted from its pending and processing records. */
+/** Records read at once when counting an account's jobs (its library holds at most 1,000 live ones). */
+const COUNT_PAGE = 1000;
+
+/**
+ * Jobs of an account that still need work, by the job's own status: the record's library status
+ * is the client's to PATCH, so counting pending and processing records let a client lift the cap.
+ */
 async function jobsInFlight(ctx: JobContext, accountId: string): Promise<number> {
   let n = 0;
-  for (const status of ['pending', 'processing'] as const) {
-    const { data } = await ctx.store.media.list({ accountId, status, offset: 0, limit: 1000 });
-    n += data.filter((r) => r.job?.open && readJob(r)?.status !== undefined).length;
+  for (let offset = 0; ; offset += COUNT_PAGE) {
+    const { data } = await ctx.store.media.list({ accountId, offset, limit: COUNT_PAGE });
+    n += data.filter((r) => {
+      const status = r.job?.open ? readJob(r)?.status : undefined;
+      return status !== undefined && !FINAL_STATUSES.has(status);
+    }).length;
+    if (data.length < COUNT_PAGE) return n;
   }
-  return n;
 }
 
 /**

@@ -178,4 +178,27 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     expect(unknown.exitCode).not.toBe(0);
     expect(String(unknown.stderr)).toContain('No video with id');
   });
+  it('a client cannot lift the jobs-in-flight cap by PATCHing its running jobs\' status', async () => {
+    const email = 'carol@example.test';
+    expect((await cli('accounts', 'create', '--email', email, '--password', 'correct horse', '--credits', '100000')).exitCode).toBe(0);
+    const login = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse' }) });
+    const token = ((await login.json()) as { token: string }).token;
+    const send = (method: string, pathname: string, body?: unknown) =>
+      fetch(`${gw.url}${pathname}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const ids: string[] = [];
+    try {
+      // media.jobs.maxInFlightPerAccount is 10; each job is marked completed by the client at once.
+      for (let i = 0; i < 10; i++) {
+        const res = await send('POST', '/v1/media/generations', { media_type: 'music', model: 'slow/music', prompt: `tune ${i}`, parameters: { seconds: 1 } });
+        expect(res.status).toBe(201);
+        ids.push(((await res.json()) as { id: string }).id);
+        expect((await send('PATCH', `/v1/media/generations/${ids.at(-1)}`, { status: 'completed' })).status).toBe(200);
+      }
+      const eleventh = await send('POST', '/v1/media/generations', { media_type: 'music', model: 'slow/music', prompt: 'one too many', parameters: { seconds: 1 } });
+      expect(eleventh.status).toBe(429);
+      expect(((await eleventh.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    } finally {
+      for (const id of ids) await send('DELETE', `/v1/media/generations/${id}`);
+    }
+  });
 });
