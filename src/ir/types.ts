@@ -40,6 +40,8 @@ export interface TextPart extends WithProviderMetadata {
   cacheControl?: Record<string, unknown>;
   /** OpenAI's `prompt_cache_breakpoint` as the client sent it (Chat, Responses); also sets `cacheControl`. */
   cacheBreakpoint?: Record<string, unknown>;
+  /** The Responses message item the text came in (an upstream's `msg_…`), so a stored copy names the item as the client saw it. */
+  itemId?: string;
 }
 
 export interface ImagePart extends WithProviderMetadata {
@@ -320,7 +322,7 @@ export interface ChatResponse {
  */
 export type StreamPart =
   | { type: 'start'; id: string; model: string; created: number; usage?: Partial<Usage> }
-  | { type: 'text-start'; providerMetadata?: ProviderMetadata }
+  | { type: 'text-start'; providerMetadata?: ProviderMetadata; itemId?: string }
   | { type: 'text-delta'; text: string }
   | { type: 'text-end'; providerMetadata?: ProviderMetadata }
   | { type: 'reasoning-start'; itemId?: string; providerMetadata?: ProviderMetadata }

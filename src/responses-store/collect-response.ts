@@ -23,7 +23,7 @@ export class ResponseCollector {
         this.created = part.created;
         break;
       case 'text-start':
-        this.text = { type: 'text', text: '' };
+        this.text = part.itemId ? { type: 'text', text: '', itemId: part.itemId } : { type: 'text', text: '' };
         this.content.push(this.text);
         break;
       case 'text-delta':

@@ -82,6 +82,8 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
         const storedA = await alice.responses.retrieve(a.id);
         expect(storedA.id).toBe(a.id);
         expect(outputText(storedA)).toBe(outputText(a));
+        // GET returns the items the client got, with their ids (a passthrough's are the upstream's).
+        expect(storedA.output.map((item) => [item.type, item.id])).toEqual(a.output.map((item) => [item.type, item.id]));
         expect((await bob.responses.retrieve(b.id)).id).toBe(b.id);
         const followUp = await create(alice, 'And again?', a.id);
         expect(followUp.id).not.toBe(a.id);

@@ -1,4 +1,4 @@
-import type { ContentPart, ToolCallPart } from '../../ir/index.ts';
+import type { ContentPart, TextPart, ToolCallPart } from '../../ir/index.ts';
 import { readToolId } from '../shared/index.ts';
 import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
 import { decodeAnnotations, decodeWebSearchCall } from './map-web-search.ts';
@@ -15,11 +15,15 @@ function str(value: unknown): string | undefined {
 
 function messageParts(item: Item): ContentPart[] {
   const content = Array.isArray(item.content) ? item.content : [];
+  const itemId = str(item.id);
   return content.flatMap((raw): ContentPart[] => {
     const part = asItem(raw);
     if (part?.type === 'output_text' && typeof part.text === 'string') {
+      const text: TextPart = { type: 'text', text: part.text };
       const citations = decodeAnnotations(part.annotations);
-      return [citations ? { type: 'text', text: part.text, citations } : { type: 'text', text: part.text }];
+      if (citations) text.citations = citations;
+      if (itemId) text.itemId = itemId;
+      return [text];
     }
     if (part?.type === 'refusal' && typeof part.refusal === 'string') return [{ type: 'refusal', refusal: part.refusal }];
     return [];

@@ -2,7 +2,7 @@ import type { StreamPart } from '../../ir/index.ts';
 import { isRecord, readString } from '../shared/index.ts';
 import { readCarried } from '../shared/index.ts';
 
-export interface MessageState { kind: 'message'; textOpen: boolean; partText: string; sawText: boolean; sawRefusal: boolean }
+export interface MessageState { kind: 'message'; textOpen: boolean; partText: string; sawText: boolean; sawRefusal: boolean; itemId?: string }
 export interface CallState { kind: 'function_call'; index: number; args: string; ended: boolean }
 export interface ReasoningState { kind: 'reasoning'; id?: string; started: boolean; source?: 'summary' | 'text'; text: string; partText: string; separate: boolean }
 export type ItemState = MessageState | CallState | ReasoningState | { kind: 'other' };
@@ -24,7 +24,7 @@ export class StreamBlocks {
     state.textOpen = true;
     state.partText = '';
     this.open = state;
-    out.push({ type: 'text-start' });
+    out.push(state.itemId ? { type: 'text-start', itemId: state.itemId } : { type: 'text-start' });
   }
 
   textDelta(state: MessageState | undefined, delta: string, out: StreamPart[]): void {

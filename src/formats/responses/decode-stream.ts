@@ -161,7 +161,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     let state: ItemState;
     this.start(undefined, out);
     if (item.type === 'message') {
-      state = { kind: 'message', textOpen: false, partText: '', sawText: false, sawRefusal: false };
+      state = { kind: 'message', textOpen: false, partText: '', sawText: false, sawRefusal: false, ...(id ? { itemId: id } : {}) };
     } else if (item.type === 'function_call') {
       this.blocks.closeOpen(out);
       this.sawToolCall = true;

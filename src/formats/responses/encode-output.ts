@@ -49,12 +49,19 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
   // Items the gateway names itself carry the (minted) response id, so item_reference can find them.
   const own = (prefix: 'msg' | 'rs' | 'fc'): string | undefined => storedItemId(prefix, responseId, items.length);
   let run: Item[] = [];
+  // The message item an upstream named (TextPart.itemId): its text stays one item, under that id.
+  let runId: string | undefined;
   const flush = (): void => {
-    if (run.length > 0) items.push(messageItem(own('msg') ?? createItemId('msg'), run, 'completed'));
+    if (run.length > 0) items.push(messageItem(runId ?? own('msg') ?? createItemId('msg'), run, 'completed'));
     run = [];
+    runId = undefined;
   };
   for (const part of content) {
-    if (part.type === 'text') run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations)));
+    if (part.type === 'text') {
+      if (part.itemId !== undefined && runId !== undefined && part.itemId !== runId) flush();
+      if (run.length === 0) runId = part.itemId;
+      run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations)));
+    }
     else if (part.type === 'web_search') {
       flush();
       items.push(webSearchCallItem(part));

@@ -59,7 +59,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       case 'start':
         break;
       case 'text-start':
-        this.openTextPart();
+        this.openTextPart(part.itemId);
         break;
       case 'text-delta':
         this.textDelta(part.text);
@@ -168,16 +168,16 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.emit('response.output_item.done', { output_index: outputIndex, item });
   }
 
-  private openMessage(): void {
+  private openMessage(itemId?: string): void {
     if (this.message) return;
     this.closeReasoning(undefined);
-    const id = storedItemId('msg', this.id, this.output.length) ?? createItemId('msg');
+    const id = itemId ?? storedItemId('msg', this.id, this.output.length) ?? createItemId('msg');
     const outputIndex = this.addItem(messageItem(id, [], 'in_progress'));
     this.message = { id, outputIndex, parts: [] };
   }
 
-  private openPart(kind: OpenPart['kind']): void {
-    this.openMessage();
+  private openPart(kind: OpenPart['kind'], itemId?: string): void {
+    this.openMessage(itemId);
     const message = this.message!;
     if (message.part?.kind === kind) return;
     this.closePart();
@@ -188,10 +188,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.emit('response.content_part.added', { item_id: message.id, output_index: message.outputIndex, content_index: index, part });
   }
 
-  private openTextPart(): void {
-    // text-start always begins a new content part of the current run.
+  /** A new content part of the current run; text of another named message item (`itemId`, as encodeOutputItems) starts that item. */
+  private openTextPart(itemId?: string): void {
+    if (itemId !== undefined && this.message !== undefined && this.message.id !== itemId) this.closeMessage();
     this.closePart();
-    this.openPart('text');
+    this.openPart('text', itemId);
   }
 
   private textDelta(delta: string): void {

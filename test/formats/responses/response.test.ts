@@ -30,7 +30,7 @@ describe('responses decodeResponse', () => {
       created: 1756300000,
       content: [
         { type: 'reasoning', text: 'Need the weather.', itemId: 'rs_68af0009a', encrypted: 'gAAAAABopaque==' },
-        { type: 'text', text: 'Let me check.' },
+        { type: 'text', text: 'Let me check.', itemId: 'msg_68af0009b' },
         { type: 'tool_call', id: 'call_P1', name: 'get_weather', arguments: '{"city":"Paris"}', itemId: 'fc_68af0009c' },
       ],
       finishReason: 'tool_calls',
