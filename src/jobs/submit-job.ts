@@ -74,7 +74,9 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
     const running = await jobsInFlight(ctx, s.auth.account.id);
     const limit = ctx.config.maxInFlightPerAccount;
     if (running >= limit) {
+      // A job ends at a poll at the earliest, so that is when a retry can first find room (spec §8.1 wants Retry-After).
       throw new GatewayError('rate_limit_exceeded', `This account has ${running} media jobs running; at most ${limit} may run at once. Wait for one to finish.`, {
+        retryAfter: Math.max(1, Math.ceil(ctx.config.pollIntervalMs / 1000)),
         details: { jobs_in_flight: running, limit },
       });
     }

@@ -178,7 +178,7 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     expect(unknown.exitCode).not.toBe(0);
     expect(String(unknown.stderr)).toContain('No video with id');
   });
-  it('a client cannot lift the jobs-in-flight cap by PATCHing its running jobs\' status', async () => {
+  it('a client cannot lift the jobs-in-flight cap by PATCHing its running jobs\' status; the 429 says when to retry', async () => {
     const email = 'carol@example.test';
     expect((await cli('accounts', 'create', '--email', email, '--password', 'correct horse', '--credits', '100000')).exitCode).toBe(0);
     const login = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse' }) });
@@ -196,7 +196,9 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
       }
       const eleventh = await send('POST', '/v1/media/generations', { media_type: 'music', model: 'slow/music', prompt: 'one too many', parameters: { seconds: 1 } });
       expect(eleventh.status).toBe(429);
-      expect(((await eleventh.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+      // Spec §8.1: a throttled answer carries Retry-After and error.retry_after (a slot frees at the earliest at the next poll).
+      expect(eleventh.headers.get('retry-after')).toBe('1');
+      expect(((await eleventh.json()) as { error: { code: string; retry_after: number } }).error).toMatchObject({ code: 'rate_limit_exceeded', retry_after: 1 });
     } finally {
       for (const id of ids) await send('DELETE', `/v1/media/generations/${id}`);
     }
