@@ -24,11 +24,12 @@ export function bearerOf(event: H3Event): string | undefined {
  */
 export function authenticateSession(event: H3Event, deps: Pick<ServerDeps, 'store' | 'clock'>): SessionContext {
   const token = bearerOf(event);
+  // An API key, as Bearer or in X-API-Key (both ways the spec allows elsewhere), is told so.
+  if (token?.startsWith('sk-') || (!token && event.req.headers.has('x-api-key'))) {
+    throw new GatewayError('authentication_error', 'This endpoint needs a dashboard session token; API keys are not accepted. Log in with POST /api/auth/login.');
+  }
   if (!token) {
     throw new GatewayError('authentication_error', 'No session token provided. Log in with POST /api/auth/login and send "Authorization: Bearer <token>".');
-  }
-  if (token.startsWith('sk-')) {
-    throw new GatewayError('authentication_error', 'This endpoint needs a dashboard session token; API keys are not accepted. Log in with POST /api/auth/login.');
   }
   const session = deps.store.cache.sessionByHash(sha256(token));
   if (!session || session.expiresAt <= deps.clock.now()) {

@@ -141,7 +141,11 @@ describe('Media Library over HTTP (session login, lifecycle, paging, isolation, 
     expect(withKey.status).toBe(401);
     expect((withKey.body!.error as { code: string }).code).toBe('authentication_error');
     expect((await call(aliceKey, 'POST', '/v1/media/generations', { media_type: 'image', model: 'm' })).status).toBe(401);
-    expect((await fetch(`${gw.url}/v1/media/generations/${id}`, { headers: { 'x-api-key': aliceKey } })).status).toBe(401);
+    expect((withKey.body!.error as { message: string }).message).toContain('API keys are not accepted');
+    // The same words for a key sent the other way the spec allows (X-API-Key), not "No session token provided".
+    const viaHeader = await fetch(`${gw.url}/v1/media/generations/${id}`, { headers: { 'x-api-key': aliceKey } });
+    expect(viaHeader.status).toBe(401);
+    expect(((await viaHeader.json()) as { error: { message: string } }).error.message).toContain('API keys are not accepted');
     for (const [method, body] of [['GET'], ['PATCH', { status: 'completed' }], ['DELETE']] as const) {
       const res = await call(bob, method, `/v1/media/generations/${id}`, body);
       expect(res.status, method).toBe(404);
