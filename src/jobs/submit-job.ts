@@ -120,7 +120,8 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
         id,
         accountId: s.auth.account.id,
         media_type: s.mediaType,
-        model: s.door === 'video' ? s.model.upstreamId : s.model.id,
+        // The library names a model as every record does (provider/model); the video object shows the upstream's id.
+        model: s.model.id,
         prompt: s.prompt,
         parameters: s.parameters,
         created_at: unixSeconds(now),

@@ -33,7 +33,7 @@ export function viewVideo(record: MediaRecord, job: JobState): VideoView {
     created_at: record.created_at,
     completed_at: job.completedAt,
     expires_at: record.created_at + MEDIA_RETENTION_SECONDS,
-    model: record.model,
+    model: job.upstreamModel,
     prompt: record.prompt,
     seconds: String(record.duration_seconds ?? job.seconds ?? defaultSeconds('video')),
     size: job.size ?? (record.width && record.height ? `${record.width}x${record.height}` : '720x1280'),

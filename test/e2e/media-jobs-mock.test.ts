@@ -162,8 +162,11 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     expect(table).toMatch(new RegExp(`${v.id}\\s+in_progress\\s+\\d+%\\s+slow/video`));
     expect(await out('videos', 'ls', '--account', 'bob@example.test')).not.toContain(v.id);
     expect(JSON.parse(await out('videos', 'show', v.id, '--json'))).toMatchObject({ id: v.id, status: 'in_progress', seconds: '2' });
-    const lib = JSON.parse(await out('media', 'ls', '--type', 'video', '--status', 'processing', '--json')) as { data: Array<{ prompt: string; progress?: number }> };
+    const lib = JSON.parse(await out('media', 'ls', '--type', 'video', '--status', 'processing', '--json')) as { data: Array<{ prompt: string; model: string; progress?: number }> };
     expect(lib.data.find((r) => r.prompt === 'a very long take')?.progress).toEqual(expect.any(Number));
+    // The library names the model as every other record does (the gateway's provider/model id); the video object keeps the upstream's.
+    expect(lib.data.find((r) => r.prompt === 'a very long take')?.model).toBe('slow/video');
+    expect((await client.videos.retrieve(v.id)).model).toBe('video');
     expect(await out('videos', 'cancel', v.id)).toContain('cancel requested');
     const cancelled = await until('the job to be cancelled', async () => {
       const x = await client.videos.retrieve(v.id);
