@@ -121,6 +121,16 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * Spec §8.1: a throttled answer says when to retry (Retry-After and error.retry_after). An error
+ * that does not know (an upstream 429 without Retry-After) says 1 s; any other error is returned
+ * as it is. For the answer only: retries inside the gateway keep reading what the upstream said.
+ */
+export function withRetryHint(error: GatewayError): GatewayError {
+  if (error.code !== 'rate_limit_exceeded' || error.retryAfter !== undefined) return error;
+  return new GatewayError(error.code, error.message, { details: error.details, status: error.status, headers: error.headers, retryAfter: 1, cause: error.cause });
+}
+
 /** True for a GatewayError from any copy of the gateway or its plugin kit (the `Symbol.for` mark, not the class). */
 export function isGatewayError(value: unknown): value is GatewayError {
   return typeof value === 'object' && value !== null && (value as { [MARK]?: unknown })[MARK] === true;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
-import { buildErrorEnvelope, toGatewayError, type GatewayError } from '../errors/index.ts';
+import { buildErrorEnvelope, toGatewayError, withRetryHint, type GatewayError } from '../errors/index.ts';
 import { formatOfClient, getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
@@ -70,7 +70,7 @@ function closeAfterAnswer(event: H3Event): boolean {
 export function errorResponse(thrown: unknown, event: H3Event, format?: WireFormat): Response {
   // The headers set so far go on the Node response, which srvx merges with this one's.
   flushHead(event);
-  const error = toGatewayError(thrown);
+  const error = withRetryHint(toGatewayError(thrown));
   const headers = new Headers(event.res.headers);
   if (closeAfterAnswer(event)) headers.set('connection', 'close');
   headers.set('content-type', 'application/json');

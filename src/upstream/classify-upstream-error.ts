@@ -95,6 +95,14 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+/** OpenAI's `retry-after-ms` (milliseconds) as whole seconds, rounded up; undefined when absent or not a number. */
+function parseRetryAfterMs(value: string | string[] | undefined): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  const ms = Number(raw);
+  return Number.isFinite(ms) && ms >= 0 ? Math.ceil(ms / 1000) : undefined;
+}
+
 /** An upstream failure as the codec read it: the facts, the upstream's message, the answer's headers. */
 export interface UpstreamErrorReport extends UpstreamErrorFacts {
   message: string;
@@ -109,7 +117,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
   if (report.status !== undefined) details.upstream_status = report.status;
   switch (code) {
     case 'rate_limit_exceeded': {
-      const retryAfter = parseRetryAfter(report.headers?.['retry-after']);
+      // OpenAI's retry-after-ms first (its SDKs read it first), then Retry-After.
+      const retryAfter = parseRetryAfterMs(report.headers?.['retry-after-ms']) ?? parseRetryAfter(report.headers?.['retry-after']);
       return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {
         details,
         retryAfter,

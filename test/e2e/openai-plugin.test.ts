@@ -16,7 +16,7 @@ describe('openai plugin against a fake OpenAI-compatible upstream', () => {
     gw = await spawnGateway({
       config: {
         providers: {
-          up: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'upstream-secret-key', models: ['m1'], timeouts: { firstByte: 800 } },
+          up: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'upstream-secret-key', models: ['m1', 'm2'], timeouts: { firstByte: 800 } },
         },
       },
     });
@@ -130,6 +130,20 @@ describe('openai plugin against a fake OpenAI-compatible upstream', () => {
     expect(body.error.code).toBe('rate_limit_exceeded');
     expect(body.error.retry_after).toBe(7);
     expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('an upstream 429 without Retry-After still reaches the client throttled as spec §8.1 says: Retry-After and error.retry_after', async () => {
+    upstream.setHandler(() => ({ status: 429, json: { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } } }));
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      // Its own model (m2): its retries open no circuit for the tests of m1 below.
+      body: JSON.stringify({ model: 'up/m2', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+    const body = (await res.json()) as { error: { code: string; retry_after?: number } };
+    expect(body.error).toMatchObject({ code: 'rate_limit_exceeded', retry_after: 1 });
   });
 
   it('maps upstream 500 to 502 provider_error without leaking the upstream key', async () => {

@@ -3,6 +3,7 @@ import { ERROR_STATUS } from '../../src/errors/index.ts';
 import { getCodec } from '../../src/formats/registry.ts';
 import { parseSse } from '../../src/sse/index.ts';
 import { classifyUpstreamError, upstreamError, type UpstreamErrorPhase } from '../../src/upstream/index.ts';
+import { withRetryHint } from '../../src/errors/index.ts';
 
 const PHASES: UpstreamErrorPhase[] = ['response', 'first-record', 'mid-stream', 'media'];
 
@@ -94,5 +95,13 @@ describe('classifyUpstreamError', () => {
     expect(error.message).not.toContain('sk-abcdef');
     const limited = upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '7' }, phase: 'media' });
     expect(limited).toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 7, headers: { 'Retry-After': '7' } });
+    // OpenAI's retry-after-ms first (rounded up to whole seconds); none at all: unknown here, 1 s in the answer (withRetryHint).
+    const ms = upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after-ms': '2500', 'retry-after': '9' }, phase: 'response' });
+    expect(ms).toMatchObject({ retryAfter: 3, headers: { 'Retry-After': '3' } });
+    const silent = upstreamError('openai', { status: 429, message: 'slow down', phase: 'response' });
+    expect(silent.retryAfter).toBeUndefined();
+    expect(withRetryHint(silent)).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 1, message: silent.message });
+    const other = upstreamError('openai', { status: 500, message: 'boom', phase: 'response' });
+    expect(withRetryHint(other)).toBe(other);
   });
 });
