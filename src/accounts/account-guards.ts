@@ -104,8 +104,12 @@ class PassedAccountLimits implements PassedLimits {
   }
 }
 
-/** The limits a request passed before its body was read, taken over by its admission. */
+/** What a resumed request (`AdmissionRequest.resumed`) passes: no window, no slot. */
+const UNCOUNTED: CheckedLimits = { limit: null, result: null, lease: null };
+
+/** The limits a request passed before its body was read, taken over by its admission; a resumed one passes uncounted. */
 function passedOf(request: AdmissionRequest): CheckedLimits | undefined {
+  if (request.resumed === true) return UNCOUNTED;
   return request.limits instanceof PassedAccountLimits ? request.limits.take() : undefined;
 }
 

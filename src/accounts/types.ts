@@ -71,6 +71,12 @@ export interface AdmissionRequest extends LimitRequest {
    * the job over after this one dies finds it charged. Batch lines always are.
    */
   untilBilled?: boolean;
+  /**
+   * The gateway's own admission for a request a client made earlier (a media job's hold taken
+   * again, or its charge, after a restart): that request met the rate limit and the slot then,
+   * so this one takes neither (a full window would leave the job uncharged).
+   */
+  resumed?: boolean;
 }
 
 /** A granted admission: headers to send and a settle step once the usage is known. */

@@ -175,7 +175,7 @@ export class JobRunner {
     const seconds = job.seconds ?? 0;
     try {
       const admission = await this.ctx.guards.admit({
-        auth, method: 'POST', route: job.door === 'video' ? '/v1/videos' : '/v1/media/generations', clientAddress: 'job', untilBilled: true, model: model.id, servedBy: [model],
+        auth, method: 'POST', route: job.door === 'video' ? '/v1/videos' : '/v1/media/generations', clientAddress: 'job', untilBilled: true, resumed: true, model: model.id, servedBy: [model],
         media: record.media_type === 'threed' ? { jobs: 1 } : { mediaSeconds: seconds, jobs: 1 }, requestId,
       });
       this.ctx.holds.set(record.id, admission);

@@ -39,7 +39,7 @@ export async function billJob(ctx: JobContext, record: MediaRecord, job: JobStat
     const auth = await jobAuth(ctx.store, record.accountId, job.keyId);
     if (auth) {
       try {
-        admission = await ctx.guards.admit({ auth, method: 'POST', route: job.door === 'video' ? '/v1/videos' : '/v1/media/generations', clientAddress: 'job', untilBilled: true, model: model.id, servedBy: [model], media: {}, requestId });
+        admission = await ctx.guards.admit({ auth, method: 'POST', route: job.door === 'video' ? '/v1/videos' : '/v1/media/generations', clientAddress: 'job', untilBilled: true, resumed: true, model: model.id, servedBy: [model], media: {}, requestId });
       } catch (error) {
         ctx.log.warn('media job: the charge of a resumed job was refused', { job: record.id, error: String(error) });
       }

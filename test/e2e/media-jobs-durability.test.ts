@@ -80,6 +80,32 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     expect(new Set(receiver.deliveries.map((d) => d.headers['webhook-id'])).size).toBe(JOBS);
   }, 120_000);
 
+  it("a resumed job is charged even when its account's POST /v1/videos window is full: the gateway's own hold and charge are not client requests", async () => {
+    const dir = tempDir('gw-jobs-rpm-');
+    // The window lives in Redis, so it is as full after the restart as the three submits left it.
+    const configFile = writeConfig(dir, {
+      limits: { endpoints: { 'POST /v1/videos': JOBS }, store: { redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
+      providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } },
+      media: { jobs: { pollIntervalMs: 100 } },
+    });
+    const dataDir = path.join(dir, 'data');
+    const first = await spawnGateway({ configFile, dataDir });
+    running.push(first);
+    const key = await accountOn(first, configFile);
+    const client = new OpenAI({ baseURL: `${first.url}/v1`, apiKey: key, maxRetries: 0 });
+    const ids = [];
+    for (let i = 0; i < JOBS; i++) ids.push((await client.videos.create({ model: 'mock/video', prompt: `window ${i}`, seconds: '4' } as OpenAI.Videos.VideoCreateParams)).id);
+    const over = await client.videos.create({ model: 'mock/video', prompt: 'one too many', seconds: '4' } as OpenAI.Videos.VideoCreateParams).catch((e: unknown) => e);
+    expect((over as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+    await first.kill();
+    const second = await spawnGateway({ configFile, dataDir });
+    running.push(second);
+    const done = await waitCompleted(new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key, maxRetries: 0 }), ids);
+    expect(done.map((v) => (v as unknown as { usage: { cost: number } }).usage.cost)).toEqual([100, 100, 100]);
+    await until('the holds to go', async () => ((await balanceOn(second, key)).reserved === 0 ? true : undefined));
+    expect((await balanceOn(second, key)).balance).toBe(10000 - 100 * JOBS);
+  }, 120_000);
+
   it('PostgreSQL: a second instance finishes the jobs of a killed one through the leases', async () => {
     db = await connectTestDatabase();
     const hooks = await startWebhookReceiver();
