@@ -1,14 +1,11 @@
-import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../errors/index.ts';
+import { buildErrorEnvelope, errorParam, type GatewayError, type RequestIds } from '../../errors/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
-import { openAiErrorParam, openAiErrorType } from './map-error.ts';
+import { openAiErrorType } from './map-error.ts';
 
-/** The spec §7 envelope plus OpenAI's `error.type` and `error.param`, which the openai SDK reads. */
+/** The spec §7 envelope, whose OpenAI `error.type` and `error.param` the openai SDK reads (the same as on the Chat routes). */
 export function encodeResponsesError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
-  const envelope = buildErrorEnvelope(error, ids);
-  envelope.error.type = openAiErrorType(error.code);
-  envelope.error.param = openAiErrorParam(error.details);
-  return envelope;
+  return buildErrorEnvelope(error, ids);
 }
 
 /**
@@ -29,5 +26,5 @@ export function encodeStreamErrorEvent(code: string, message: string, param: str
  * a stream our encoder produces should get `encoder.encode({ type: 'error', error })` instead.
  */
 export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): SseRecord {
-  return encodeStreamErrorEvent(error.code, error.message, openAiErrorParam(error.details), sequenceNumber, ids.requestId);
+  return encodeStreamErrorEvent(error.code, error.message, errorParam(error.details), sequenceNumber, ids.requestId);
 }

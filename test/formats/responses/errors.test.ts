@@ -38,6 +38,15 @@ describe('responses errors', () => {
     expect((responsesCodec.encodeError(new GatewayError('provider_error', 'x'), ids).error as { type: string }).type).toBe('api_error');
   });
 
+  it('says what the Chat routes say: an unknown model is invalid_request_error (as OpenAI answers), a missing field is the param', () => {
+    const unknown = responsesCodec.encodeError(new GatewayError('model_not_found', "The model 'x' does not exist."), ids);
+    expect(unknown.error).toMatchObject({ code: 'model_not_found', type: 'invalid_request_error' });
+    const missing = responsesCodec.encodeError(validationError({ model: 'is required' }), ids);
+    expect(missing.error).toMatchObject({ code: 'bad_request', type: 'invalid_request_error', param: 'model' });
+    const streamed = parseSse(formatSse(responsesCodec.encodeStreamError(new GatewayError('model_not_found', 'gone'), ids)));
+    expect(JSON.parse(streamed[0].data)).toMatchObject({ code: 'model_not_found', error: { type: 'invalid_request_error' } });
+  });
+
   it('encodes a stream error as event: error with the given sequence number', () => {
     const text = formatSse(responsesCodec.encodeStreamError(new GatewayError('provider_timeout', 'too slow'), ids, 12));
     const [record] = parseSse(text);
