@@ -55,6 +55,18 @@ async function waitCompleted(client: OpenAI, ids: string[]): Promise<OpenAI.Vide
   );
 }
 
+/** Kills `first`, starts a gateway on its data dir, waits for the jobs to complete there and sees each charged once (100 credits), holds gone. */
+async function restartAndSeeEachCharged(first: SpawnedGateway, configFile: string, dataDir: string, key: string, ids: string[]): Promise<SpawnedGateway> {
+  await first.kill();
+  const second = await spawnGateway({ configFile, dataDir });
+  running.push(second);
+  const done = await waitCompleted(new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key, maxRetries: 0 }), ids);
+  expect(done.map((v) => (v as unknown as { usage: { cost: number } }).usage.cost)).toEqual(ids.map(() => 100));
+  await until('the holds to go', async () => ((await balanceOn(second, key)).reserved === 0 ? true : undefined));
+  expect((await balanceOn(second, key)).balance).toBe(10000 - 100 * ids.length);
+  return second;
+}
+
 const recordIdOf = (videoId: string) => videoId.slice(6).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
 describe('media jobs survive kill -9: every job ends once, billed once, one webhook each', () => {
@@ -67,13 +79,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     running.push(first);
     const key = await accountOn(first, configFile);
     const ids = await submitAndWaitRunning(new OpenAI({ baseURL: `${first.url}/v1`, apiKey: key, maxRetries: 0 }), receiver.url);
-    await first.kill();
-    const second = await spawnGateway({ configFile, dataDir });
-    running.push(second);
-    const done = await waitCompleted(new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key, maxRetries: 0 }), ids);
-    expect(done.map((v) => (v as unknown as { usage: { cost: number } }).usage.cost)).toEqual([100, 100, 100]);
-    await until('the holds to go', async () => ((await balanceOn(second, key)).reserved === 0 ? true : undefined));
-    expect((await balanceOn(second, key)).balance).toBe(10000 - 100 * JOBS);
+    await restartAndSeeEachCharged(first, configFile, dataDir, key, ids);
     const lines = readLedger(path.join(dataDir, 'usage.jsonl')).filter((e) => e.request_id.startsWith('mediajob_'));
     expect(lines.map((l) => l.request_id).sort()).toEqual(ids.map((id) => `mediajob_${recordIdOf(id)}`).sort());
     await until('one webhook per job', async () => (receiver!.deliveries.length >= JOBS ? true : undefined));
@@ -93,17 +99,11 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     running.push(first);
     const key = await accountOn(first, configFile);
     const client = new OpenAI({ baseURL: `${first.url}/v1`, apiKey: key, maxRetries: 0 });
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < JOBS; i++) ids.push((await client.videos.create({ model: 'mock/video', prompt: `window ${i}`, seconds: '4' } as OpenAI.Videos.VideoCreateParams)).id);
     const over = await client.videos.create({ model: 'mock/video', prompt: 'one too many', seconds: '4' } as OpenAI.Videos.VideoCreateParams).catch((e: unknown) => e);
     expect((over as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
-    await first.kill();
-    const second = await spawnGateway({ configFile, dataDir });
-    running.push(second);
-    const done = await waitCompleted(new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key, maxRetries: 0 }), ids);
-    expect(done.map((v) => (v as unknown as { usage: { cost: number } }).usage.cost)).toEqual([100, 100, 100]);
-    await until('the holds to go', async () => ((await balanceOn(second, key)).reserved === 0 ? true : undefined));
-    expect((await balanceOn(second, key)).balance).toBe(10000 - 100 * JOBS);
+    await restartAndSeeEachCharged(first, configFile, dataDir, key, ids);
   }, 120_000);
 
   it('PostgreSQL: a second instance finishes the jobs of a killed one through the leases', async () => {
