@@ -21,6 +21,7 @@ export { TempImageStore, type TempImage } from './temp-image-store.ts';
 export { createMediaRuntime, type MediaRuntime } from './media-runtime.ts';
 export { parseMediaConfig, mediaConfigSchema, type MediaConfig } from './media-config.ts';
 export { readPngSize } from './read-image-size.ts';
+export { readAudioSeconds } from './read-audio-duration.ts';
 export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';
