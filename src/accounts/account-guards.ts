@@ -353,7 +353,7 @@ export class AccountGuards implements RequestGuards {
     // the model's maximum output (`billing.reserveOutputTokens` for a model that states none).
     const outputTokens = Math.min(request.maxOutputTokens ?? Infinity, terms.maxOutputTokens ?? request.maxOutputTokens ?? this.billing.reserveOutputTokens);
     const factor = request.priceMultiplier ?? 1;
-    // Media units the route expects (images asked for, characters to speak); one image when it does not say.
+    // Media units the route expects (images asked for, characters to speak, audio seconds); one image when it does not say.
     const media = priceMedia(terms.pricing, request.media ?? { images: 1 }, factor);
     // A hosted web search: its max_uses (a positive count), else the default bound, no more than
     // one answer is billed for (a model billed per grounded answer), at the highest webSearch price.

@@ -38,7 +38,7 @@ export interface MediaCall<T, R> {
   ids: RequestIds;
   client?: AbortWatch;
   record?: RequestRecord;
-  /** Units reserved at admission (images asked for, characters to speak). */
+  /** Units reserved at admission (images asked for, characters to speak, seconds of audio to transcribe). */
   reserve?: MediaUnits;
   /** One attempt at one model (fallbacks, retries, breakers and hedging run around it). */
   run(model: CatalogModel, signal: AbortSignal): Promise<T>;

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, renderSpeechEvents } from '../../media/index.ts';
+import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents } from '../../media/index.ts';
 import { renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -66,10 +66,14 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
     if (passing instanceof Promise) await passing;
     const form = await readMultipart(event, deps.config.server.bodyLimits.media);
     const request = await decodeTranscriptionForm(form, task);
+    // The hold rule: the duration the file's header states, at the model's audioMinute price. A
+    // file it cannot be read from holds nothing: it needs something left, charged at most that.
+    const audioSeconds = await readAudioSeconds(request.file.data);
     const { value: rendered } = await runMediaExchange(deps, {
       ...mediaCallOf(event, deps, auth, route),
       task: task === 'transcribe' ? 'transcription' : 'translation',
       model: request.model,
+      reserve: audioSeconds === undefined ? undefined : { audioSeconds },
       run: (model, signal) =>
         model.provider.instance.audio!.transcribe!({
           model: model.upstreamId,
