@@ -74,9 +74,12 @@ interface CheckedLimits {
 /** The route batch lines are admitted on. */
 const BATCH_ROUTE = '/v1/batches';
 
-/** A request a client waits for: it names a model and is not a batch line. */
+/**
+ * A request a client waits for: it names a model and is neither a batch line nor settled where
+ * nobody waits (`untilBilled`: a media job, whose admission lasts as long as the job).
+ */
 function isLive(request: AdmissionRequest): boolean {
-  return request.model !== undefined && request.route !== BATCH_ROUTE;
+  return request.model !== undefined && request.route !== BATCH_ROUTE && request.untilBilled !== true;
 }
 
 /** Gives a concurrency slot back (at once with an in-process store); a lost release only holds the slot until its expiry. */

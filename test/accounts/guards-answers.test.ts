@@ -103,5 +103,16 @@ for (const limiter of limiters) {
       const next = await guards.admit(request());
       await next.settle(null);
     });
+
+    it("a media job's admission (untilBilled: nobody waits for it) is not live traffic, so batch lines do not yield to it while the job runs", async () => {
+      const { guards, request } = await setUp(4);
+      const job = await guards.admit({ ...request(), route: '/v1/videos', untilBilled: true });
+      expect(guards.liveInFlight()).toBe(0);
+      const live = await guards.admit(request());
+      expect(guards.liveInFlight()).toBe(1);
+      await live.settle(null);
+      await job.settle(null);
+      expect(guards.liveInFlight()).toBe(0);
+    });
   });
 }
