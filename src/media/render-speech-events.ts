@@ -1,7 +1,10 @@
 import { jsonRecord, writeSse } from '../sse/index.ts';
 
-/** Audio bytes per `speech.audio.delta` event (before base64). */
-const DELTA_BYTES = 16 * 1024;
+/**
+ * Audio bytes per `speech.audio.delta` event (before base64): a multiple of 3, so no piece but the
+ * last is padded and a client that joins the pieces' text and decodes once gets the same file.
+ */
+const DELTA_BYTES = 3 * 5461;
 
 /**
  * OpenAI's speech stream (`stream_format: "sse"`) as SSE text: `speech.audio.delta` events whose

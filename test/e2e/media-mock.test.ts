@@ -149,6 +149,9 @@ describe('images and audio through mock, with the official openai client', () =>
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.every((e) => e.type === 'speech.audio.delta')).toBe(true);
     const audio = Buffer.concat(deltas.map((e) => Buffer.from(e.audio!, 'base64')));
+    // A client that joins the base64 text and decodes once gets the same bytes: no piece but the last is padded.
+    expect(deltas.slice(0, -1).every((e) => !e.audio!.endsWith('='))).toBe(true);
+    expect(Buffer.from(deltas.map((e) => e.audio!).join(''), 'base64').equals(audio)).toBe(true);
     const plain = Buffer.from(await (await client.audio.speech.create({ model: 'mock/tts', input, voice: 'alloy', response_format: 'wav' })).arrayBuffer());
     expect(audio.equals(plain)).toBe(true);
     const bad = await client.audio.speech.create({ model: 'mock/tts', input, voice: 'alloy', stream_format: 'video' as 'sse' }).catch((e: unknown) => e);
