@@ -30,6 +30,9 @@ export class JsonLine implements SseRecord {
   }
 }
 
+/** The Content-Type of an SSE answer. */
+export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
+
 /** Frames one SSE record: optional `event:` line, one `data:` line per line of data, blank line. */
 export function formatSse(record: SseRecord): string {
   const data = record.data;

@@ -1,4 +1,4 @@
-import { RecordReader, writeSse } from '../../sse/index.ts';
+import { RecordReader, SSE_CONTENT_TYPE, writeSse } from '../../sse/index.ts';
 import type { FrameWriter, StreamFraming } from '../types.ts';
 
 /** SSE has no opening or closing: one stateless writer serves every stream. */
@@ -10,7 +10,7 @@ const SSE_WRITER: FrameWriter = {
 
 /** Server-sent events: what the three OpenAI and Anthropic formats stream in. */
 export const sseFraming: StreamFraming = {
-  contentType: 'text/event-stream; charset=utf-8',
+  contentType: SSE_CONTENT_TYPE,
   createReader: () => new RecordReader(),
   createWriter: () => SSE_WRITER,
 };

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
-import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents } from '../../media/index.ts';
-import { renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
+import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents, renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
+import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
@@ -51,7 +51,7 @@ function speechHandler(deps: ServerDeps) {
       used: () => ({ estimatedInput, media: { speechCharacters } }),
       answer: (served) => served,
     });
-    if (request.streamFormat === 'sse') return respond(event, renderSpeechEvents(outcome.value.data, estimatedInput), 'text/event-stream; charset=utf-8');
+    if (request.streamFormat === 'sse') return respond(event, renderSpeechEvents(outcome.value.data, estimatedInput), SSE_CONTENT_TYPE);
     return respond(event, outcome.value.data, outcome.value.contentType || AUDIO_CONTENT_TYPES[request.format]);
   };
 }
@@ -89,7 +89,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
       used: (result) => ({ usage: result.usage, estimatedInput: 0, media: { audioSeconds: result.duration ?? 0 } }),
       answer: (served) =>
         request.stream
-          ? { body: renderTranscriptEvents(served.value), contentType: 'text/event-stream; charset=utf-8' }
+          ? { body: renderTranscriptEvents(served.value), contentType: SSE_CONTENT_TYPE }
           : renderTranscript(served.value, request.responseFormat, { task, words: request.wordTimestamps, segments: request.segmentTimestamps }),
     });
     return respond(event, rendered.body, rendered.contentType);

@@ -7,6 +7,7 @@ import { recordCompletedImage, renderImageEvents } from '../../media/index.ts';
 import { readPngSize } from '../../media/index.ts';
 import { validationError, isGatewayError } from '../../errors/index.ts';
 import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/index.ts';
+import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -83,15 +84,20 @@ async function runImages(
     answer: (served) => storeImages(event, deps, auth, request, task, served.model, served.value),
   });
   event.res.headers.set('x-media-generation-id', answer.id);
+  const { result, urls } = answer;
   if (request.stream) {
-    event.res.headers.set('content-type', 'text/event-stream; charset=utf-8');
+    event.res.headers.set('content-type', SSE_CONTENT_TYPE);
     event.res.headers.set('cache-control', 'no-cache');
-    return renderImageEvents(task === 'image_edit' ? 'edit' : 'generation', request, answer.result, answer.created);
+    return renderImageEvents(task === 'image_edit' ? 'edit' : 'generation', request, result, answer.created);
   }
-  return json(event, { created: answer.created, data: answer.data });
+  const data = result.images.map((image, i) => {
+    const revised_prompt = image.revisedPrompt ?? request.prompt;
+    return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
+  });
+  return json(event, { created: answer.created, data });
 }
 
-/** Stores every image for its temporary URL and records the generation in the caller's Media Library. */
+/** Stores every image for its temporary URL and records the generation in the caller's Media Library (the URLs, for a JSON answer). */
 async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, request: ImageRequest, task: MediaTask, model: CatalogModel, result: ImageResult) {
   const origin = publicOrigin(event, deps);
   const urls: string[] = [];
@@ -112,11 +118,7 @@ async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, 
     inputTokens: result.usage?.inputTokens,
     outputTokens: result.usage?.outputTokens,
   });
-  const data = result.images.map((image, i) => {
-    const revised_prompt = image.revisedPrompt ?? request.prompt;
-    return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
-  });
-  return { id: record.id, created: record.created_at, data, result };
+  return { id: record.id, created: record.created_at, urls, result };
 }
 
 /** POST /v1/images/generations (JSON). */
