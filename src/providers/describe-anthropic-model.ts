@@ -1,3 +1,4 @@
+import { validationError } from '../errors/index.ts';
 import type { CatalogModel } from './types.ts';
 
 /** 2025-01-01, the stable creation time of configured models (as `created` in the OpenAI shape). */
@@ -18,13 +19,22 @@ export function toAnthropicModelObject(model: CatalogModel): Record<string, unkn
   };
 }
 
+/** `limit` of a page: a whole number from 1 to 1000 (default 20); another is refused, as Anthropic's API refuses it. */
+function pageLimit(query: URLSearchParams): number {
+  const raw = query.get('limit');
+  if (raw === null) return DEFAULT_LIMIT;
+  const limit = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_LIMIT)) throw validationError({ limit: `must be a whole number from 1 to ${MAX_LIMIT}` });
+  return limit;
+}
+
 /**
  * One page of Anthropic's `GET /v1/models` (`{data, has_more, first_id, last_id}`): `limit`
- * (1–1000, default 20), `after_id` (the page after it), `before_id` (the page before it).
+ * (1–1000, default 20; another is a 422 naming `limit`), `after_id` (the page after it),
+ * `before_id` (the page before it).
  */
 export function anthropicModelPage(models: readonly CatalogModel[], query: URLSearchParams): Record<string, unknown> {
-  const asked = Number(query.get('limit') ?? DEFAULT_LIMIT);
-  const limit = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, MAX_LIMIT) : DEFAULT_LIMIT;
+  const limit = pageLimit(query);
   const ids = models.map((model) => model.id);
   const after = query.get('after_id');
   const before = query.get('before_id');

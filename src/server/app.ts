@@ -1,6 +1,6 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { getFormat } from '../formats/index.ts';
+import { formatOfClient, getFormat } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
@@ -57,7 +57,9 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   return (event) => {
     const state = requestState(event);
     setResponseHeader(event, 'x-request-id', state.ids.requestId);
-    if (requestIdHeader) setResponseHeader(event, requestIdHeader, state.ids.requestId);
+    // Off the formats' own routes (`/v1/models`, an unknown path) the header of the format whose SDKs ask (Anthropic's `request-id`).
+    const idHeader = format === undefined ? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.requestIdHeader : requestIdHeader;
+    if (idHeader) setResponseHeader(event, idHeader, state.ids.requestId);
     // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
     const record = observer.tracer && !internal
       ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, {

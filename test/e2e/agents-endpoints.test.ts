@@ -114,6 +114,32 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     expect(openaiList.data[0]).toMatchObject({ object: 'model' });
   });
 
+  it('models.list takes a limit from 1 to 1000 as the API does: another is an invalid_request_error naming limit', async () => {
+    for (const limit of [0, 1001, 2.5, 'ten']) {
+      const refused = await anthropic.models.list({ limit: limit as number }).catch((error: unknown) => error);
+      expect(refused, `limit ${limit}`).toBeInstanceOf(Anthropic.APIError);
+      const error = refused as InstanceType<typeof Anthropic.APIError>;
+      expect(error.status, `limit ${limit}`).toBe(422);
+      expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'validation_error', param: 'limit' } });
+    }
+    expect((await anthropic.models.list({ limit: 1000 })).data.length).toBe(3);
+    expect((await anthropic.models.list({ limit: 1 })).data.length).toBe(1);
+  });
+
+  it("the model routes send an Anthropic SDK the request-id header it reads (answers and errors)", async () => {
+    const { response, request_id: listed } = await anthropic.models.list({ limit: 1 }).withResponse();
+    expect(listed).toBe(response.headers.get('x-request-id'));
+    const { response: one, request_id: retrieved } = await anthropic.models.retrieve('ant/claude-up').withResponse();
+    expect(retrieved).toMatch(/^req_/);
+    expect(retrieved).toBe(one.headers.get('x-request-id'));
+    const missing = (await anthropic.models.retrieve('ant/nothing').catch((error: unknown) => error)) as InstanceType<typeof Anthropic.APIError>;
+    expect(missing.requestID).toMatch(/^req_/);
+    expect(missing.requestID).toBe(missing.headers?.get('x-request-id'));
+    // An OpenAI client is not sent Anthropic's header.
+    const plain = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } });
+    expect(plain.headers.get('request-id')).toBeNull();
+  });
+
   it("errors off /v1/messages answer an Anthropic SDK in Anthropic's shape too (models.retrieve, a route not served); OpenAI clients keep theirs", async () => {
     const missing = await anthropic.models.retrieve('ant/nothing').catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
