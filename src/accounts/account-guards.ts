@@ -203,6 +203,12 @@ export class AccountGuards implements RequestGuards {
     }
   }
 
+  chargeDone(request: AdmissionRequest, settlement: Settlement): Promise<SettledCharge | void> {
+    // Counted in flight as an admission is (settling counts it out), so its line joins a group like theirs.
+    this.inFlight += 1;
+    return new AccountAdmission(this, request, {}, null, undefined).settle(settlement);
+  }
+
   passLimits(request: LimitRequest): MaybePromise<PassedLimits> {
     return andThen(this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account), (checked) => new PassedAccountLimits(checked));
   }

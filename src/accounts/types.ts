@@ -135,6 +135,14 @@ export interface RequestGuards {
   passLimits?(request: LimitRequest): MaybePromise<PassedLimits>;
   /** Counts an unauthenticated request against its per-address limit; returns the rate-limit headers or throws 429. */
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
+  /**
+   * Charges work that was admitted and done but whose admission this process no longer holds (a
+   * media job resumed after a restart, when admitting it again for its charge is refused: its
+   * key's scope narrowed, its balance gone meanwhile). No limits, no hold, no refusal: the ledger
+   * gets the whole cost and the balance what `billing.enforce` lets it take, as for a charge
+   * beyond its hold. Rejects only when the charge cannot be recorded.
+   */
+  chargeDone?(request: AdmissionRequest, settlement: Settlement): Promise<SettledCharge | void>;
   /** The usage views; absent when the server keeps no usage accounts. */
   readonly usageViews?: UsageViews;
   /**

@@ -1,4 +1,4 @@
-import type { Admission } from '../accounts/index.ts';
+import type { Admission, AdmissionRequest } from '../accounts/index.ts';
 import type { MediaUnits } from '../billing/index.ts';
 import { viewMedia } from '../media/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
@@ -21,7 +21,9 @@ function unitsOf(record: MediaRecord, job: JobState): MediaUnits | null {
  * Settles a final job exactly once: the hold made at submit is charged what the job made (or
  * released when it failed, was cancelled or expired, unless the provider charged). A job resumed
  * after a restart has no hold in memory: the usage ledger says whether its charge was already
- * written (then nothing happens again), else it is admitted again and settled.
+ * written (then nothing happens again), else it is admitted again and settled. The work is done
+ * and the provider bills it, so a refused re-admission (the key's scope narrowed, the balance
+ * gone while the gateway was down) still charges it, as a charge beyond its hold would be.
  */
 export async function billJob(ctx: JobContext, record: MediaRecord, job: JobState): Promise<void> {
   const requestId = jobRequestId(record.id);
@@ -29,8 +31,10 @@ export async function billJob(ctx: JobContext, record: MediaRecord, job: JobStat
   const model = jobModel(ctx, job);
   let admission: Admission | undefined = ctx.holds.get(record.id);
   ctx.holds.delete(record.id);
+  const settlement: Settlement & { media: MediaUnits } | null =
+    units && model ? { model, usage: { inputTokens: 0, outputTokens: 0 }, estimated: false, aborted: false, responseId: requestId, media: units } : null;
   let cost = 0;
-  if (!admission && units && model) {
+  if (!admission && settlement && model) {
     const billed = await ctx.guards.billedRequests?.(requestId);
     if (billed?.has(requestId)) {
       await updateJob(ctx, record.id, (j) => ({ job: { ...j, billed: true } }));
@@ -38,16 +42,17 @@ export async function billJob(ctx: JobContext, record: MediaRecord, job: JobStat
     }
     const auth = await jobAuth(ctx.store, record.accountId, job.keyId);
     if (auth) {
+      const request: AdmissionRequest = { auth, method: 'POST', route: job.door === 'video' ? '/v1/videos' : '/v1/media/generations', clientAddress: 'job', untilBilled: true, resumed: true, model: model.id, servedBy: [model], media: {}, requestId };
       try {
-        admission = await ctx.guards.admit({ auth, method: 'POST', route: job.door === 'video' ? '/v1/videos' : '/v1/media/generations', clientAddress: 'job', untilBilled: true, resumed: true, model: model.id, servedBy: [model], media: {}, requestId });
+        admission = await ctx.guards.admit(request);
       } catch (error) {
-        ctx.log.warn('media job: the charge of a resumed job was refused', { job: record.id, error: String(error) });
+        if (!ctx.guards.chargeDone) throw error;
+        ctx.log.warn('media job: admitting a resumed job again for its charge was refused; it is charged all the same', { job: record.id, error: String(error) });
+        cost = (await ctx.guards.chargeDone(request, settlement))?.cost ?? 0;
       }
     }
   }
   if (admission) {
-    const settlement: Settlement & { media: MediaUnits } | null =
-      units && model ? { model, usage: { inputTokens: 0, outputTokens: 0 }, estimated: false, aborted: false, responseId: requestId, media: units } : null;
     const charge = await admission.settle(settlement);
     cost = charge?.cost ?? 0;
   }

@@ -106,6 +106,29 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     await restartAndSeeEachCharged(first, configFile, dataDir, key, ids);
   }, 120_000);
 
+  it("a resumed job is charged even when its key's model scope was narrowed while the gateway was down: the work was admitted and done", async () => {
+    const dir = tempDir('gw-jobs-scope-');
+    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } }, media: { jobs: { pollIntervalMs: 100 } } });
+    const dataDir = path.join(dir, 'data');
+    const first = await spawnGateway({ configFile, dataDir });
+    running.push(first);
+    const cli = async (...args: string[]) => {
+      const r = await runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      return String(r.stdout);
+    };
+    const submitter = await accountOn(first, configFile);
+    const ids = await submitAndWaitRunning(new OpenAI({ baseURL: `${first.url}/v1`, apiKey: submitter, maxRetries: 0 }), 'http://127.0.0.1:9/hook');
+    const watcher = (JSON.parse(await cli('keys', 'create', '--account', 'jobs@example.test', '--json')) as { key: string }).key;
+    await first.kill();
+    // The account's first key is the one that submitted the jobs (the watcher came after).
+    const keys = JSON.parse(await cli('keys', 'ls', '--json')) as Array<{ id: string; account: string }>;
+    const narrowed = keys.filter((k) => k.account === 'jobs@example.test')[0];
+    await cli('keys', 'set', narrowed.id, '--models', 'other/*');
+    // Admitting the jobs again for their charge is refused now (403: the key's scope): before, they ended charged nothing.
+    await restartAndSeeEachCharged(first, configFile, dataDir, watcher, ids);
+  }, 120_000);
+
   it('PostgreSQL: a second instance finishes the jobs of a killed one through the leases', async () => {
     db = await connectTestDatabase();
     const hooks = await startWebhookReceiver();
