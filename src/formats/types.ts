@@ -90,8 +90,12 @@ export interface FormatCodec {
   decodeStreamError(record: SseRecord): DecodedUpstreamError | undefined;
   /** The error body for a client of this format: the spec envelope plus native fields. */
   encodeError(error: GatewayError, ids: RequestIds): Record<string, unknown>;
-  /** The record that reports an error after a stream has started (a stream this codec's encoder did not produce). */
-  encodeStreamError(error: GatewayError, ids: RequestIds): SseRecord;
+  /**
+   * The record that reports an error after a stream has started (a stream this codec's encoder
+   * did not produce). `tap` is the passthrough's, made by this codec's `createUsageTap` and fed
+   * every record the client got: a format that numbers its records goes on from it.
+   */
+  encodeStreamError(error: GatewayError, ids: RequestIds, tap?: UsageTap): SseRecord;
   /**
    * The client stream's records with the gateway's routing events put where this format's SDKs
    * tolerate them; undefined while the place has not come yet (try again with the next records).

@@ -44,4 +44,10 @@ describe('routing events on each format\'s wire', () => {
     expect(out.map((r) => r.event)).toEqual(['response.created', 'routing', 'fallback', 'response.in_progress']);
     expect(JSON.parse(out[2].data)).toMatchObject({ type: 'fallback', fallback: { provider: 'p2' } });
   });
+
+  it('Responses: the routing events carry the sequence_number of the response.created they follow (every event has one)', () => {
+    const records = parseSse('event: response.created\ndata: {"type":"response.created","sequence_number":0}\n\nevent: response.in_progress\ndata: {"type":"response.in_progress","sequence_number":1}\n\n');
+    const out = insertRoutingEvents('responses', records, routing, fallback)!;
+    expect(out.map((r) => (JSON.parse(r.data) as { sequence_number?: number }).sequence_number)).toEqual([0, 0, 0, 1]);
+  });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { UpstreamSuccess } from '../../src/pipeline/call-upstream.ts';
@@ -51,22 +52,26 @@ function target(full = false): StreamTarget & { calls: string[]; drain: () => vo
   };
 }
 
-async function relay(pieces: Array<string | Buffer>, options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses' } = {}) {
+async function relay(
+  pieces: Array<string | Buffer>,
+  options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses'; upstreamFormat?: 'chat' | 'responses' } = {},
+) {
   const body = new Readable({ read() {} });
   const upstream = upstreamOf(body);
   let ended: StreamEnd | undefined;
   for (const piece of pieces) body.push(piece);
-  const peeked = await peekStream(body, 'chat', 'p');
+  const upstreamFormat = options.upstreamFormat ?? 'chat';
+  const peeked = await peekStream(body, upstreamFormat, 'p');
   const stream = relayStream(
     {
       upstream,
       providerId: 'p',
-      upstreamFormat: 'chat',
+      upstreamFormat,
       clientFormat: options.clientFormat ?? 'chat',
       request,
       ids: { requestId: 'req_1', correlationId: 'req_1' },
       client: watchOf(options.signal ?? new AbortController().signal),
-      passthrough: (options.clientFormat ?? 'chat') === 'chat',
+      passthrough: (options.clientFormat ?? 'chat') === upstreamFormat,
       onPart: options.onPart,
       stripUsageChunk: options.strip ?? false,
       onEnd: (end) => (ended = end),
@@ -171,6 +176,19 @@ describe('relayStream pushed into a target', () => {
     t2.close();
     expect(left.upstream.aborted()).toBe(true);
     expect(left.end()).toMatchObject({ aborted: true, estimated: true });
+  });
+
+  it('a cut Responses passthrough ends with an error event numbered after the last record the client got', async () => {
+    const records = readFileSync(new URL('../fixtures/responses/text-turn.sse.txt', import.meta.url), 'utf8').split('\n\n').slice(0, 5);
+    const cut = await relay([records[0] + '\n\n'], { clientFormat: 'responses', upstreamFormat: 'responses' });
+    const t = target();
+    cut.stream.pushTo(t);
+    cut.body.push(records.slice(1).join('\n\n') + '\n\n');
+    cut.body.push(null);
+    await t.ended;
+    const numbers = [...t.calls.join('').matchAll(/"sequence_number":(\d+)/g)].map((match) => Number(match[1]));
+    expect(t.calls.join('')).toContain('event: error');
+    expect(numbers).toEqual([0, 1, 2, 3, 4, 5]);
   });
 });
 

@@ -22,7 +22,7 @@ export function encodeStreamErrorEvent(code: string, message: string, param: str
 
 /**
  * The error record for a stream this codec's encoder did not produce (e.g. a passthrough).
- * Pass the number after the last upstream `sequence_number` (UsageTap.lastSequenceNumber + 1);
+ * Pass the number after the last upstream `sequence_number` (`nextSequenceNumber(tap)`, as the codec does);
  * a stream our encoder produces should get `encoder.encode({ type: 'error', error })` instead.
  */
 export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): SseRecord {

@@ -1,14 +1,25 @@
 import type { RoutingEvent } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 
-/** A routing event for a Responses client (spec §6.4): a typed object the SDK's stream helpers skip. */
-export function encodeResponsesRoutingEvent(event: RoutingEvent): SseRecord {
-  return jsonRecord(event.name, { type: event.name, [event.name]: event.details });
+/**
+ * A routing event for a Responses client (spec §6.4): a typed object the SDK's stream helpers
+ * skip. It carries `sequence_number` as every Responses event does (the SDK's types declare it;
+ * `responses.stream({ response_id, starting_after })` compares it): the number of the
+ * `response.created` it follows, so the upstream's own numbering goes on as it came.
+ */
+export function encodeResponsesRoutingEvent(event: RoutingEvent, sequenceNumber = 0): SseRecord {
+  return jsonRecord(event.name, { type: event.name, sequence_number: sequenceNumber, [event.name]: event.details });
 }
 
 /** The event name of a record, from its `event:` line or the head of its data. */
 function eventName(record: SseRecord): string | undefined {
   return record.event ?? /^\{\s*"type"\s*:\s*"([^"]+)"/.exec(record.data)?.[1];
+}
+
+/** A record's `sequence_number`, read without parsing it (0 when it has none). */
+function sequenceNumberOf(record: SseRecord): number {
+  const match = /"sequence_number"\s*:\s*(\d+)/.exec(record.data);
+  return match ? Number(match[1]) : 0;
 }
 
 /**
@@ -18,5 +29,6 @@ function eventName(record: SseRecord): string | undefined {
 export function insertResponsesRoutingEvents(records: readonly SseRecord[], events: readonly RoutingEvent[]): SseRecord[] | undefined {
   const at = records.findIndex((record) => eventName(record) === 'response.created');
   if (at === -1) return undefined;
-  return [...records.slice(0, at + 1), ...events.map(encodeResponsesRoutingEvent), ...records.slice(at + 1)];
+  const sequenceNumber = sequenceNumberOf(records[at]);
+  return [...records.slice(0, at + 1), ...events.map((event) => encodeResponsesRoutingEvent(event, sequenceNumber)), ...records.slice(at + 1)];
 }

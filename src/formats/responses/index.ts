@@ -1,4 +1,5 @@
-import type { FormatCodec } from '../types.ts';
+import type { FormatCodec, UsageTap } from '../types.ts';
+import type { GatewayError, RequestIds } from '../../errors/index.ts';
 import { defineFormat } from '../define-format.ts';
 import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
 import { responsesPassthrough } from './pass-through.ts';
@@ -12,7 +13,7 @@ import { encodeResponsesRequest } from './encode-request.ts';
 import { encodeResponsesResponse } from './encode-response.ts';
 import { createResponsesStreamEncoder } from './encode-stream.ts';
 import { insertResponsesRoutingEvents } from './encode-routing-event.ts';
-import { createResponsesUsageTap, readResponsesPassthrough } from './read-passthrough.ts';
+import { createResponsesUsageTap, nextSequenceNumber, readResponsesPassthrough } from './read-passthrough.ts';
 import { responsesVendorTools } from './read-request.ts';
 
 /** The OpenAI Responses (`POST /v1/responses`) codec. */
@@ -27,7 +28,7 @@ export const responsesCodec = {
   decodeError: decodeResponsesError,
   decodeStreamError: decodeResponsesStreamError,
   encodeError: encodeResponsesError,
-  encodeStreamError: encodeResponsesStreamError,
+  encodeStreamError: (error: GatewayError, ids: RequestIds, tap?: UsageTap) => encodeResponsesStreamError(error, ids, nextSequenceNumber(tap)),
   insertRoutingEvents: insertResponsesRoutingEvents,
   readPassthroughResponse: readResponsesPassthrough,
   createUsageTap: createResponsesUsageTap,

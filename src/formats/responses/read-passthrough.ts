@@ -56,3 +56,8 @@ class SequenceTrackingUsageTap implements ResponsesUsageTap {
 export function createResponsesUsageTap(): ResponsesUsageTap {
   return new SequenceTrackingUsageTap();
 }
+
+/** The `sequence_number` of a record the gateway adds after a passthrough's records (an error): one past the last the tap saw, 0 without a tap. */
+export function nextSequenceNumber(tap: UsageTap | undefined): number {
+  return tap instanceof SequenceTrackingUsageTap ? tap.lastSequenceNumber + 1 : 0;
+}

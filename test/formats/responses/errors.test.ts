@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, validationError } from '../../../src/errors/index.ts';
 import { formatSse, parseSse } from '../../../src/sse/index.ts';
-import { responsesCodec } from '../../../src/formats/responses/index.ts';
+import { encodeResponsesStreamError, responsesCodec } from '../../../src/formats/responses/index.ts';
 import { readJsonFixture } from './helpers.ts';
 
 const ids = { requestId: 'req_1', correlationId: 'cor_1' };
@@ -48,7 +48,7 @@ describe('responses errors', () => {
   });
 
   it('encodes a stream error as event: error with the given sequence number', () => {
-    const text = formatSse(responsesCodec.encodeStreamError(new GatewayError('provider_timeout', 'too slow'), ids, 12));
+    const text = formatSse(encodeResponsesStreamError(new GatewayError('provider_timeout', 'too slow'), ids, 12));
     const [record] = parseSse(text);
     expect(record.event).toBe('error');
     expect(JSON.parse(record.data)).toEqual({
@@ -59,5 +59,12 @@ describe('responses errors', () => {
       param: null,
       error: { type: 'api_error', code: 'provider_timeout', message: 'too slow', param: null, request_id: 'req_1' },
     });
+  });
+
+  it('the codec numbers the error of a passthrough one past the last record its tap saw', () => {
+    const tap = responsesCodec.createUsageTap();
+    for (const record of parseSse('event: response.created\ndata: {"type":"response.created","sequence_number":0}\n\nevent: response.in_progress\ndata: {"type":"response.in_progress","sequence_number":1}\n\n')) tap.push(record);
+    const [record] = parseSse(formatSse(responsesCodec.encodeStreamError(new GatewayError('provider_error', 'cut'), ids, tap)));
+    expect(JSON.parse(record.data)).toMatchObject({ type: 'error', sequence_number: 2 });
   });
 });
