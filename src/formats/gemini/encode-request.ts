@@ -9,6 +9,8 @@ type Content = { role: 'user' | 'model'; parts: Json[] };
 
 /** IR → a `generateContent` body for a Gemini upstream (the model goes in the URL, not the body). */
 export function encodeGeminiRequest(request: ChatRequest, options: EncodeRequestOptions): Json {
+  // The IR answer is the first candidate: `candidateCount` > 1 would bill candidates the client never sees.
+  if (request.n !== undefined && request.n > 1) throw validationError({ n: 'must be 1: the gateway reads a single candidate from the upstream (Gemini)' });
   const body: Json = {};
   const names = callNames(request.messages);
   const contents: Content[] = [];
@@ -152,7 +154,6 @@ function generationConfig(request: ChatRequest, options: EncodeRequestOptions): 
   if (request.topK !== undefined) config.topK = request.topK;
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
   if (request.stop?.length) config.stopSequences = request.stop;
-  if (request.n !== undefined && request.n > 1) config.candidateCount = request.n;
   if (request.seed !== undefined) config.seed = request.seed;
   if (request.presencePenalty !== undefined) config.presencePenalty = request.presencePenalty;
   if (request.frequencyPenalty !== undefined) config.frequencyPenalty = request.frequencyPenalty;

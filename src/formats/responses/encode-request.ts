@@ -1,3 +1,4 @@
+import { validationError } from '../../errors/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
@@ -20,6 +21,8 @@ export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
  * previous_response_id is not sent: the pipeline has already rebuilt the history into `messages`.
  */
 export function encodeResponsesRequest(request: ChatRequest, options: ResponsesEncodeRequestOptions): Record<string, unknown> {
+  // Responses has no `n`: dropping it would answer one choice to a client that asked for several.
+  if (request.n !== undefined && request.n > 1) throw validationError({ n: 'must be 1: the upstream (OpenAI Responses) returns a single choice' });
   const { hostedTools, tool_choice: rawToolChoice, text: textRest, ...passthrough } = request.extra ?? {};
   const body: Record<string, unknown> = { ...passthrough, model: options.upstreamModel };
   const input = encodeInput(request.messages, options.foreignReasoning ?? 'drop');

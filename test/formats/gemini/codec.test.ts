@@ -35,6 +35,12 @@ function request(body: Record<string, unknown>, stream = false): ChatRequest {
 }
 
 describe('gemini codec', () => {
+  it('rejects n > 1 with 422: the IR answer is one candidate, so candidateCount > 1 would bill candidates the client never sees', () => {
+    const request: ChatRequest = { model: 'google/gemini-2.5-flash', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false };
+    expect(() => gemini.encodeRequest({ ...request, n: 2 }, { upstreamModel: 'gemini-2.5-flash' })).toThrow(expect.objectContaining({ code: 'validation_error', status: 422 }));
+    expect(gemini.encodeRequest({ ...request, n: 1 }, { upstreamModel: 'gemini-2.5-flash' })).not.toHaveProperty('generationConfig.candidateCount');
+  });
+
   it('reads the model, the stream flag and the framing from the path', () => {
     expect(readGeminiPath('/v1beta/models/google/gemini-2.5-flash:generateContent', new URLSearchParams())).toEqual({ model: 'google/gemini-2.5-flash', stream: false, action: 'generateContent' });
     expect(readGeminiPath('/v1beta/models/models%2Fgemini-2.5-flash:streamGenerateContent', new URLSearchParams('alt=sse'))).toMatchObject({ model: 'gemini-2.5-flash', stream: true, framing: 'sse' });

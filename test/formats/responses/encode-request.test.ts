@@ -140,6 +140,11 @@ describe('responses encodeRequest', () => {
     expect(turn([])).toEqual([{ type: 'function_call', id: 'fc_call_1', call_id: 'call_1', name: 'f', arguments: '{}' }]);
   });
 
+  it('rejects n > 1 with 422: Responses answers with a single output, and a dropped n answers one choice where the client asked for several', () => {
+    expect(() => responsesCodec.encodeRequest({ ...base, n: 2 }, options)).toThrow(expect.objectContaining({ code: 'validation_error', status: 422 }));
+    expect(() => responsesCodec.encodeRequest({ ...base, n: 1 }, options)).not.toThrow();
+  });
+
   it('maps settings: max_output_tokens, reasoning effort from effort or budget, text.format flat, tools', () => {
     const body = responsesCodec.encodeRequest(
       {
