@@ -23,6 +23,12 @@ class ChatStreamDecoder implements StreamDecoder {
   private readonly toolIndex = new Map<unknown, number>();
   private lastToolKey: unknown;
   private openTool: number | undefined;
+  /**
+   * Calls that started while another was open, with their fragments: held whole until the open
+   * one ends. GPT may start parallel calls in one chunk and interleave their fragments, while the
+   * IR's blocks (and Anthropic's) are sequential: a fragment for a call already ended would be lost.
+   */
+  private readonly heldTools: Array<{ start: StreamPart & { type: 'tool-call-start' }; args: string[] }> = [];
   private finished = false;
   private done = false;
   private usage: Usage | undefined;
@@ -172,15 +178,21 @@ class ChatStreamDecoder implements StreamDecoder {
     const key = typeof call.index === 'number' ? call.index : id !== undefined ? `id:${id}` : this.lastToolKey;
     let index = this.toolIndex.get(key);
     if (index === undefined) {
-      this.closeBlocks();
       index = this.toolIndex.size;
       this.toolIndex.set(key, index);
-      this.openTool = index;
-      this.emit({ type: 'tool-call-start', index, id: id ?? generateId('call_'), name: readString(fn, 'name') ?? '' });
+      const start = { type: 'tool-call-start', index, id: id ?? generateId('call_'), name: readString(fn, 'name') ?? '' } as const;
+      if (this.openTool !== undefined) this.heldTools.push({ start, args: [] });
+      else {
+        this.closeBlocks();
+        this.openTool = index;
+        this.emit(start);
+      }
     }
     this.lastToolKey = key;
     const args = readString(fn, 'arguments');
-    if (args) this.emit({ type: 'tool-call-delta', index, argumentsDelta: args });
+    if (!args) return;
+    if (index === this.openTool) this.emit({ type: 'tool-call-delta', index, argumentsDelta: args });
+    else this.heldTools.find((held) => held.start.index === index)?.args.push(args);
   }
 
   private finish(reason: FinishReason): void {
@@ -205,13 +217,19 @@ class ChatStreamDecoder implements StreamDecoder {
     return this.flush();
   }
 
-  /** Closes the open text/reasoning block and the open tool call (blocks are sequential in the IR). */
+  /** Closes the open text/reasoning block and the open tool call, then gives out the held calls whole (blocks are sequential in the IR). */
   private closeBlocks(): void {
     if (this.open === 'text') this.emit({ type: 'text-end' });
     if (this.open === 'reasoning') this.emit({ type: 'reasoning-end' });
     this.open = undefined;
     if (this.openTool !== undefined) this.emit({ type: 'tool-call-end', index: this.openTool });
     this.openTool = undefined;
+    for (const { start, args } of this.heldTools) {
+      this.emit(start);
+      for (const argumentsDelta of args) this.emit({ type: 'tool-call-delta', index: start.index, argumentsDelta });
+      this.emit({ type: 'tool-call-end', index: start.index });
+    }
+    this.heldTools.length = 0;
   }
 
   private emit(part: StreamPart): void {

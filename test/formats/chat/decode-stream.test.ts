@@ -33,6 +33,28 @@ describe('chat stream decoder', () => {
     expect(parts.find((p) => p.type === 'finish')).toEqual({ type: 'finish', finishReason: 'tool_calls' });
   });
 
+  it.each(SPLITS)('decodes parallel tool calls whose fragments interleave (GPT starts both in one chunk) as one call after another, none lost (split every %i bytes)', (split) => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-parallel-tools-interleaved.sse.txt'), split);
+    expect(joinArguments(parts, 0)).toBe('{"location": "Paris"}');
+    expect(joinArguments(parts, 1)).toBe('{"tz":"CET"}');
+    // The IR's blocks are sequential: each call's deltas come between its start and its end, and a call ends before the next starts.
+    let open: number | undefined;
+    const seen: number[] = [];
+    for (const part of parts) {
+      if (part.type === 'tool-call-start') {
+        expect(open).toBeUndefined();
+        open = part.index;
+        seen.push(part.index);
+      } else if (part.type === 'tool-call-delta') expect(part.index).toBe(open);
+      else if (part.type === 'tool-call-end') {
+        expect(part.index).toBe(open);
+        open = undefined;
+      }
+    }
+    expect(seen).toEqual([0, 1]);
+    expect(partTypes(parts).slice(-3)).toEqual(['finish', 'usage', 'end']);
+  });
+
   it('decodes reasoning_content before content, with usage sent on the finish chunk', () => {
     const parts = runStream(chatCodec, readFixture('chat/stream-reasoning.sse.txt'), 5);
     expect(partTypes(parts)).toEqual([

@@ -62,6 +62,20 @@ describe('messages stream encoder', () => {
     expect(events.at(-2)?.data.delta.stop_reason).toBe('tool_use');
   });
 
+  it('translates interleaved Chat parallel tool calls into whole tool_use blocks, one after another (no argument lost)', () => {
+    const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-parallel-tools-interleaved.sse.txt'), 11));
+    expect(names(events)).toEqual([
+      'message_start',
+      'content_block_start', 'delta:input_json_delta', 'delta:input_json_delta', 'content_block_stop',
+      'content_block_start', 'delta:input_json_delta', 'delta:input_json_delta', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    const input = (index: number) => JSON.parse(events.filter((e) => e.data.index === index && e.data.delta?.type === 'input_json_delta').map((e) => e.data.delta.partial_json).join(''));
+    expect(input(0)).toEqual({ location: 'Paris' });
+    expect(input(1)).toEqual({ tz: 'CET' });
+    expect(events[5].data.content_block).toEqual({ type: 'tool_use', id: 'call_time1', name: 'get_time', input: {} });
+  });
+
   it('translates Chat reasoning_content into a thinking block before the text block', () => {
     const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-reasoning.sse.txt'), 6));
     expect(names(events)).toEqual([
