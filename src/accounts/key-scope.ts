@@ -30,28 +30,39 @@ function prefixOf(pattern: string): string {
   return fixed === -1 ? pattern : segments.slice(0, fixed).join('/');
 }
 
-/** Path prefixes of each endpoint group (a prefix matches itself and anything below it), read from the format registry. */
-function endpointPaths(): Array<[string, KeyEndpoint]> {
-  const formats = listFormats().flatMap((format) => format.routes.map((route): [string, KeyEndpoint] => [prefixOf(route.path), format.id]));
+/** A path prefix of an endpoint group; `method`: it governs only paths below the prefix asked with that method. */
+type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string];
+
+/**
+ * Path prefixes of each endpoint group (a prefix matches itself and anything below it, whatever
+ * the method), read from the format registry. A route of one segment or more (`**:name`) shares
+ * its prefix with another group's routes (Gemini's `POST /v1/models/{model}:generateContent`
+ * below OpenAI's `GET /v1/models`): it governs only its own method, below the prefix.
+ */
+function endpointPaths(): EndpointPath[] {
+  const formats = listFormats().flatMap((format) =>
+    format.routes.map((route): EndpointPath => (route.path.split('/').some((segment) => segment.startsWith('**:')) ? [prefixOf(route.path), format.id, route.method] : [prefixOf(route.path), format.id])),
+  );
   return [...formats, ...OTHER_ENDPOINTS];
 }
 
 /**
- * The endpoint group of a request path, or undefined for paths no scope governs (model list,
- * usage endpoints, health): a key always reaches those.
+ * The endpoint group of a request path (asked with `method`, when known), or undefined for paths
+ * no scope governs (model list, usage endpoints, health): a key always reaches those.
  */
-export function endpointOfPath(path: string): KeyEndpoint | undefined {
-  for (const [prefix, endpoint] of endpointPaths()) {
-    if (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/')) return endpoint;
+export function endpointOfPath(path: string, method?: string): KeyEndpoint | undefined {
+  for (const [prefix, endpoint, only] of endpointPaths()) {
+    if (!path.startsWith(prefix)) continue;
+    if (only !== undefined ? (method === undefined || method === only) && path[prefix.length] === '/' : path.length === prefix.length || path[prefix.length] === '/') return endpoint;
   }
   return undefined;
 }
 
-/** 403 when the key's `endpoints` scope leaves out the group of `path`. */
-export function checkEndpointScope(key: ApiKeyRecord, path: string): void {
+/** 403 when the key's `endpoints` scope leaves out the group of `path` (asked with `method`, when known). */
+export function checkEndpointScope(key: ApiKeyRecord, path: string, method?: string): void {
   const allowed = key.endpoints;
   if (!allowed) return;
-  const endpoint = endpointOfPath(path);
+  const endpoint = endpointOfPath(path, method);
   if (!endpoint || allowed.includes(endpoint)) return;
   throw new GatewayError('authorization_error', `This API key may not call the ${endpoint} endpoints (${path}); it is scoped to: ${allowed.join(', ')}.`, {
     details: { endpoint, allowed_endpoints: allowed },

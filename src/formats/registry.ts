@@ -94,13 +94,13 @@ export function wireFormatIds(): string[] {
 
 const patterns = new WeakMap<FormatRoute, RegExp>();
 
-/** A route pattern (`:name` one segment, `**` the rest) as a RegExp over request paths. */
+/** A route pattern (`:name` one segment, `**` the rest, `**:name` the rest but never nothing) as a RegExp over request paths. */
 function patternOf(route: FormatRoute): RegExp {
   let pattern = patterns.get(route);
   if (!pattern) {
     const source = route.path
       .split('/')
-      .map((segment) => (segment === '**' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((segment) => (segment === '**' ? '.*' : segment.startsWith('**:') ? '.+' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
     pattern = new RegExp(`^${source}/?$`);
     patterns.set(route, pattern);
@@ -132,8 +132,9 @@ export function formatOfClient(pathname: string, header: (name: string) => strin
   const byPath = formatOfClientPath(pathname);
   if (byPath) return byPath;
   for (const format of registered.values()) {
-    const name = format.clients?.header;
-    if (name !== undefined && header(name) !== undefined) return format;
+    const names = format.clients?.header;
+    if (names === undefined) continue;
+    if ((typeof names === 'string' ? [names] : names).some((name) => header(name) !== undefined)) return format;
   }
   return undefined;
 }

@@ -285,7 +285,7 @@ export type FormatRoute =
   | { method: 'POST'; path: string; from: 'body' }
   | {
       method: 'POST';
-      /** An h3 route pattern (`:name`, `**`). */
+      /** An h3 route pattern (`:name`, `**`, `**:name`). */
       path: string;
       from: 'path';
       /** The model and stream flag of a request URL; undefined when the URL is not one of this route's (404). */
@@ -396,6 +396,6 @@ export interface FormatDefinition {
 export interface ClientSigns {
   /** Path prefixes only this format's SDKs use, each ending in `/` (`/v1beta/`). */
   pathPrefixes?: readonly string[];
-  /** A request header (lowercase) its SDKs send on every request. */
-  header?: string;
+  /** A request header (lowercase) its SDKs send on every request, or several (any one of them tells). */
+  header?: string | readonly string[];
 }

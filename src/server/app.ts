@@ -88,7 +88,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
 function patternOf(path: string): RegExp {
   const source = path
     .split('/')
-    .map((segment) => (segment === '**' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) => (segment === '**' ? '.*' : segment.startsWith('**:') ? '.+' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
   return new RegExp(`^${source}/?$`);
 }

@@ -70,7 +70,7 @@ export function authenticateApiKey(event: H3Event, deps: ServerDeps, format?: Wi
     record.keyId = key.id;
   }
   if (account.suspended) throw new GatewayError('account_suspended', 'The account is suspended.');
-  if (key.endpoints) checkEndpointScope(key, event.url.pathname);
+  if (key.endpoints) checkEndpointScope(key, event.url.pathname, event.req.method);
   recordUse(deps, key, now);
   return { account, key };
 }

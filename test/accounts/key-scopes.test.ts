@@ -55,6 +55,12 @@ describe('model globs', () => {
     expect(endpointOfPath('/v1/messagesx')).toBeUndefined();
     expect(endpointOfPath('/v1/key')).toBeUndefined();
     expect(endpointOfPath('/v1/models')).toBeUndefined();
+    // Gemini's stable path below OpenAI's model list: a POST there is Gemini's, a GET the model list's (no group).
+    expect(endpointOfPath('/v1/models/oc/o4-mini:generateContent', 'POST')).toBe('gemini');
+    expect(endpointOfPath('/v1beta/models/oc/o4-mini:generateContent', 'POST')).toBe('gemini');
+    expect(endpointOfPath('/v1/models/oc/o4-mini', 'GET')).toBeUndefined();
+    expect(endpointOfPath('/v1/models', 'GET')).toBeUndefined();
+    expect(endpointOfPath('/v1/models', 'POST')).toBeUndefined();
   });
 });
 

@@ -153,6 +153,34 @@ describe('@google/genai through the gateway', () => {
     expect(JSON.parse((refused as ApiError).message).error.status).toBe('UNAUTHENTICATED');
   });
 
+  it("apiVersion 'v1' (Google's stable path, /v1/models/…): generateContent, a stream, countTokens, models.list and get, errors, all in Gemini's shape", async () => {
+    const v1 = new GoogleGenAI({ apiKey: gw.key, apiVersion: 'v1', httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
+    const response = await v1.models.generateContent({ model: 'oc/o4-mini', contents: 'Say hi' });
+    expect(response.text).toBe('It is 18°C in Paris.');
+    let text = '';
+    for await (const chunk of await v1.models.generateContentStream({ model: 'ant/claude-up', contents: 'Say hi' })) text += chunk.text ?? '';
+    expect(text).toBe('It is 18°C in Paris.');
+    expect((await v1.models.countTokens({ model: 'oc/o4-mini', contents: 'How many tokens is this sentence?' })).totalTokens).toBeGreaterThan(3);
+    const names: string[] = [];
+    for await (const model of await v1.models.list()) names.push(model.name ?? '');
+    expect(names).toEqual(expect.arrayContaining(['models/oc/o4-mini', 'models/ant/claude-up']));
+    expect(await v1.models.get({ model: 'ant/claude-up' })).toMatchObject({ name: 'models/ant/claude-up', inputTokenLimit: 200000, outputTokenLimit: 64000 });
+    const unknown = await v1.models.generateContent({ model: 'nobody/nothing', contents: 'hi' }).catch((error: unknown) => error);
+    expect((unknown as ApiError).status).toBe(404);
+    expect(JSON.parse((unknown as ApiError).message).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    expect(fakes.chat.rejections).toEqual([]);
+  });
+
+  it("a base URL with /v1 once too often (host/v1 + /v1beta/…): a 404 in Google's shape that says the base URL to use", async () => {
+    const doubled = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: `${gw.url}/v1`, timeout: 15_000 } });
+    const error = await doubled.models.generateContent({ model: 'oc/o4-mini', contents: 'hi' }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(404);
+    const body = JSON.parse((error as ApiError).message);
+    expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    expect(body.error.message).toContain(`take the base URL ${gw.url}`);
+  });
+
   it("a Google route the gateway does not serve (files, cachedContents) is a 404 in Google's shape, never the dashboard's page", async () => {
     for (const call of [() => ai.files.list(), () => ai.caches.list(), () => ai.files.get({ name: 'files/abc' })]) {
       const error = await call().catch((thrown: unknown) => thrown);

@@ -37,10 +37,16 @@ export const geminiCodec: FormatCodec = {
 export const geminiFormat = defineFormat({
   id: 'gemini',
   title: 'Google Gemini (generateContent)',
-  routes: [{ method: 'POST', path: '/v1beta/models/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) }],
+  // `/v1/models/…` is Google's stable version (`apiVersion: 'v1'`): only POST below it (`**:model`, one segment or more), so
+  // OpenAI's `GET /v1/models/{id}` stays its own and `POST /v1/models` a 405.
+  routes: [
+    { method: 'POST', path: '/v1beta/models/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) },
+    { method: 'POST', path: '/v1/models/**:model', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) },
+  ],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
-  // Everything @google/genai asks for is under these (files, caches, batches the gateway does not serve: a 404 in Google's shape).
-  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/'] },
+  // Everything @google/genai asks for is under these (files, caches, batches the gateway does not serve: a 404 in Google's shape);
+  // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
+  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
   framing: sseFraming,
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,

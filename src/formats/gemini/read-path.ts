@@ -1,18 +1,20 @@
 import type { RouteTarget } from '../types.ts';
 
-const PREFIX = '/v1beta/models/';
+/** Google's API versions: `v1beta` (the SDKs' default) and `v1` (the stable one, `apiVersion: 'v1'`). */
+const PREFIXES = ['/v1beta/models/', '/v1/models/'];
 const ACTIONS = new Set(['generateContent', 'streamGenerateContent']);
 
 /**
- * `/v1beta/models/{model}:{action}` → the model and the stream flag. The model may hold
+ * `/v1beta/models/{model}:{action}` (or `/v1/models/…`) → the model and the stream flag. The model may hold
  * slashes (a gateway id with its provider, `google/gemini-2.5-flash`) and come with Google's
  * `models/` prefix; `streamGenerateContent` streams as SSE with `alt=sse`, else as one JSON array.
  */
 export function readGeminiPath(pathname: string, query: URLSearchParams, actions: ReadonlySet<string> = ACTIONS): (RouteTarget & { action: string }) | undefined {
-  if (!pathname.startsWith(PREFIX)) return undefined;
+  const prefix = PREFIXES.find((candidate) => pathname.startsWith(candidate));
+  if (prefix === undefined) return undefined;
   let rest: string;
   try {
-    rest = decodeURIComponent(pathname.slice(PREFIX.length));
+    rest = decodeURIComponent(pathname.slice(prefix.length));
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { listFormats } from '../../formats/index.ts';
+import { listFormats, type FormatRoute } from '../../formats/index.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
 import { health } from './health.ts';
@@ -53,15 +53,17 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
  * Every registered wire format's inbound routes (a plugin's formats too: the registry is read
  * when the app is built): inference, and the token count and model list of its face. A count
  * route on the same pattern as an inference route (Gemini's `…:countTokens` beside
- * `…:generateContent`) is the inference route's fallback for URLs that are not its own.
+ * `…:generateContent`) is the inference route's fallback for URLs that are not its own; a count
+ * that reads its model from the URL is so for every path-model route (Gemini's `/v1beta` and `/v1`).
  */
 function formatRoutes(deps: ServerDeps): RouteDef[] {
   return listFormats().flatMap((format) => {
     const count = format.countTokens;
     const counter = count ? countTokensHandler(deps, format, count) : undefined;
     const shared = count !== undefined && format.routes.some((route) => route.path === count.path);
+    const countsOn = (route: FormatRoute) => count !== undefined && (route.path === count.path || (route.from === 'path' && count.readPath !== undefined));
     const routes = format.routes.map(
-      (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, route.path === count?.path ? counter : undefined), format: format.id }),
+      (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, countsOn(route) ? counter : undefined), format: format.id }),
     );
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));

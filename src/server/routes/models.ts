@@ -6,7 +6,7 @@ import { requestHeader } from '../context.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import type { FormatDefinition, ListedModel, ModelListFace } from '../../formats/index.ts';
+import { formatOfClient, type FormatDefinition, type ListedModel, type ModelListFace } from '../../formats/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
 import type { RouteDef } from './types.ts';
 
@@ -15,9 +15,20 @@ function wantsAnthropicShape(event: H3Event): boolean {
   return requestHeader(event, 'anthropic-version') !== undefined;
 }
 
+/**
+ * The format whose SDK asks `/v1/models` by the headers it always sends, when that format lists
+ * models in its own shape (Google's SDKs with `apiVersion: 'v1'` list and get models there).
+ */
+function clientFace(event: H3Event): { format: FormatDefinition; face: ModelListFace } | undefined {
+  const format = formatOfClient(event.url.pathname, (name) => requestHeader(event, name));
+  return format?.models ? { format, face: format.models } : undefined;
+}
+
 /** GET /v1/models?type=…&capability=… (Anthropic's page shape, `limit`/`after_id`/`before_id`, when `anthropic-version` is sent) */
 export function listModels(deps: ServerDeps) {
   return (event: H3Event): string => {
+    const client = clientFace(event);
+    if (client) return listIn(deps, client.format, client.face)(event);
     authenticateApiKey(event, deps);
     const type = event.url.searchParams.get('type');
     const capability = event.url.searchParams.get('capability');
@@ -32,6 +43,8 @@ export function listModels(deps: ServerDeps) {
 /** GET /v1/models/{model_id}; the SDKs send `provider/model` with the slash encoded. */
 export function getModel(deps: ServerDeps) {
   return (event: H3Event): string => {
+    const client = clientFace(event);
+    if (client) return oneIn(deps, client.format, client.face, '/v1/models')(event);
     authenticateApiKey(event, deps);
     const rawId = event.url.pathname.slice('/v1/models/'.length);
     let id: string;
@@ -55,17 +68,21 @@ function listedOf(model: CatalogModel): ListedModel {
   return listed;
 }
 
-/** A format's own model list and one-model routes (its face's `models`: Gemini's `GET /v1beta/models`), with its credentials. */
-export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, face: ModelListFace): RouteDef[] {
-  const list = (event: H3Event): string => {
+/** A format's model list in its own shape, with its credentials. */
+function listIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace) {
+  return (event: H3Event): string => {
     authenticateApiKey(event, deps, format.id);
     return json(event, face.list(deps.registry.models.map(listedOf), event.url.searchParams));
   };
-  const one = (event: H3Event): string => {
+}
+
+/** One model in a format's own shape (the id after `${prefix}/`), with its credentials. */
+function oneIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace, prefix: string) {
+  return (event: H3Event): string => {
     authenticateApiKey(event, deps, format.id);
     let rest: string;
     try {
-      rest = decodeURIComponent(event.url.pathname.slice(face.path.length + 1));
+      rest = decodeURIComponent(event.url.pathname.slice(prefix.length + 1));
     } catch {
       throw new GatewayError('bad_request', 'The model id in the path is not valid percent-encoding.');
     }
@@ -74,8 +91,12 @@ export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, fa
     if (!model) throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
     return json(event, face.one(listedOf(model)));
   };
+}
+
+/** A format's own model list and one-model routes (its face's `models`: Gemini's `GET /v1beta/models`), with its credentials. */
+export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, face: ModelListFace): RouteDef[] {
   return [
-    { method: 'GET', path: face.path, handler: list, format: format.id },
-    { method: 'GET', path: `${face.path}/**`, handler: one, format: format.id },
+    { method: 'GET', path: face.path, handler: listIn(deps, format, face), format: format.id },
+    { method: 'GET', path: `${face.path}/**`, handler: oneIn(deps, format, face, face.path), format: format.id },
   ];
 }
