@@ -65,7 +65,7 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
     { label: 'a Responses upstream (passthrough)', model: 'r/gpt-resp' },
   ])('$label', ({ model }) => {
     describe.each([{ stream: false }, { stream: true }])('stream: $stream', ({ stream }) => {
-      const create = async (client: OpenAI, input: string, previous?: string) => {
+      const create = async (client: OpenAI, input: OpenAI.Responses.ResponseCreateParams['input'], previous?: string) => {
         const params = { model, input, ...(previous ? { previous_response_id: previous } : {}) };
         return stream ? client.responses.stream(params).finalResponse() : client.responses.create(params);
       };
@@ -98,6 +98,36 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
         expect(await status(create(bob, 'Hi', a.id))).toBe(404);
         expect(await status(bob.responses.delete(a.id))).toBe(404);
         expect((await alice.responses.retrieve(a.id)).id).toBe(a.id);
+      });
+
+      it('inputItems.list pages through the input a response was made from (its history too), newest first by default', async () => {
+        const first = await create(alice, 'Hi');
+        const next = await create(alice, [{ role: 'user', content: 'And again?' }], first.id);
+        const text = (item: Record<string, any>) => (item.content as Array<{ text?: string }>).map((part) => part.text).join('');
+        const all = await alice.responses.inputItems.list(next.id, { order: 'asc' });
+        expect(all.data.map((item: Record<string, any>) => [item.type, item.role, text(item)])).toEqual([
+          ['message', 'user', 'Hi'],
+          ['message', 'assistant', outputText(first)],
+          ['message', 'user', 'And again?'],
+        ]);
+        expect((all.data[0] as Record<string, any>).content).toEqual([{ type: 'input_text', text: 'Hi' }]);
+        const ids = all.data.map((item) => item.id);
+        expect(new Set(ids).size).toBe(3);
+        expect(all.has_more).toBe(false);
+        // The default order is desc; the SDK's auto-pagination follows has_more and after.
+        const page = await alice.responses.inputItems.list(next.id, { limit: 2 });
+        expect(page.data.map((item) => item.id)).toEqual([ids[2], ids[1]]);
+        expect(page.has_more).toBe(true);
+        const raw = await fetch(`${gw.url}/v1/responses/${next.id}/input_items?limit=2`, { headers: { authorization: `Bearer ${alice.apiKey}` } });
+        expect(await raw.json()).toMatchObject({ object: 'list', first_id: ids[2], last_id: ids[1], has_more: true });
+        const paged: string[] = [];
+        for await (const item of alice.responses.inputItems.list(next.id, { limit: 1 })) paged.push(item.id!);
+        expect(paged).toEqual([ids[2], ids[1], ids[0]]);
+        // The same ids on every read.
+        expect((await alice.responses.inputItems.list(next.id, { order: 'asc' })).data.map((item) => item.id)).toEqual(ids);
+        // Another account's response is an unknown one; a limit past 100 is refused.
+        expect(await status(bob.responses.inputItems.list(next.id))).toBe(404);
+        expect(await status(alice.responses.inputItems.list(next.id, { limit: 101 }))).toBe(422);
       });
 
       it('the same account sending the same prompt twice gets two responses', async () => {

@@ -71,3 +71,4 @@ export { responseIdFor, storedItemId, storedItemPlace } from './create-id.ts';
 export { encryptedContentFor } from './encode-output.ts';
 export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';
 export { nameStoredIds } from './pass-through.ts';
+export { inputItemsOf, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';

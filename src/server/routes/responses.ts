@@ -1,7 +1,10 @@
 import type { H3Event } from 'h3';
+import { validationError } from '../../errors/index.ts';
 import { storedResponseNotFound as notFound } from '../../exchange/index.ts';
+import { inputItemsOf, pageInputItems } from '../../formats/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
+import { listQuery } from './files.ts';
 import type { ServerDeps } from '../types.ts';
 
 /** GET /v1/responses/{id}: the caller's own stored responses only. */
@@ -12,6 +15,24 @@ export function getStoredResponse(deps: ServerDeps) {
     const stored = await deps.store.responses.get(auth.account.id, id);
     if (!stored) throw notFound(id);
     return json(event, stored.response);
+  };
+}
+
+/**
+ * GET /v1/responses/{id}/input_items: the input the stored response was made from (its history
+ * included), as OpenAI lists it: `after`/`limit` (1–100, default 20)/`order` (default `desc`).
+ */
+export function listStoredInputItems(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const params = event.url.searchParams;
+    const query = listQuery(params, 100, 20);
+    const order = params.get('order') ?? 'desc';
+    if (order !== 'asc' && order !== 'desc') throw validationError({ order: "must be 'asc' or 'desc'" });
+    const id = event.context.params?.id ?? '';
+    const stored = await deps.store.responses.get(auth.account.id, id);
+    if (!stored) throw notFound(id);
+    return json(event, pageInputItems(inputItemsOf(stored.request, id), { ...query, order }));
   };
 }
 
