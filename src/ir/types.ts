@@ -254,8 +254,10 @@ export interface ChatRequest {
   responseFormat?: ResponseFormat;
   user?: string;
   metadata?: Record<string, string>;
-  /** Responses: store the response for previous_response_id (default true). */
+  /** Responses: store the response for previous_response_id (default true). Chat: store the completion (default false); carried to a Responses upstream. */
   store?: boolean;
+  /** OpenAI `service_tier` (auto | default | flex | scale | priority), from a Chat client; sent to a Responses upstream, which has the same tiers. */
+  serviceTier?: string;
   previousResponseId?: string;
   /** OpenAI `prompt_cache_key` (Chat and Responses); sent only to OpenAI-format upstreams. */
   promptCacheKey?: string;

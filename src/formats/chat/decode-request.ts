@@ -50,6 +50,9 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'responseFormat', decodeResponseFormat(body.response_format, check));
   set(request, 'user', check.string(body.user, 'user'));
   set(request, 'metadata', check.stringMap(body.metadata, 'metadata'));
+  // Also kept in `extra` (not MAPPED): a Chat upstream takes them as written; a Responses upstream gets them from here.
+  set(request, 'store', check.boolean(body.store, 'store'));
+  set(request, 'serviceTier', check.string(body.service_tier, 'service_tier'));
   // Kept in `extra` too: a Chat upstream (a search model) takes it as written.
   set(request, 'webSearch', decodeWebSearchOptions(body.web_search_options));
   set(request, 'extra', collectExtra(body, MAPPED));

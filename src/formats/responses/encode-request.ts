@@ -36,6 +36,7 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.store !== undefined) body.store = request.store;
   if (request.metadata !== undefined) body.metadata = request.metadata;
+  if (request.serviceTier !== undefined) body.service_tier = request.serviceTier;
   if (request.user !== undefined) body.user = request.user;
   if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
   if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;

@@ -145,6 +145,18 @@ describe('responses encodeRequest', () => {
     expect(() => responsesCodec.encodeRequest({ ...base, n: 1 }, options)).not.toThrow();
   });
 
+  it("carries a Chat client's store and service_tier to a Responses upstream (the pipeline strips Chat's extra on a conversion)", () => {
+    const converted = (body: Record<string, unknown>) => {
+      const request = chatCodec.decodeRequest({ model: 'oa/gpt-5', messages: [{ role: 'user', content: 'hi' }], ...body });
+      return responsesCodec.encodeRequest({ ...request, extra: undefined }, options);
+    };
+    expect(converted({ store: true, service_tier: 'flex' })).toMatchObject({ store: true, service_tier: 'flex' });
+    expect(converted({ store: false, service_tier: 'priority' })).toMatchObject({ store: false, service_tier: 'priority' });
+    const plain = converted({});
+    expect(plain).not.toHaveProperty('service_tier');
+    expect(() => chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], store: 'yes' })).toThrow(expect.objectContaining({ status: 422 }));
+  });
+
   it('maps settings: max_output_tokens, reasoning effort from effort or budget, text.format flat, tools', () => {
     const body = responsesCodec.encodeRequest(
       {
