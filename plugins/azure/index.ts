@@ -1,5 +1,5 @@
 import {
-  definePlugin, OPENAI_MODEL_FACTS, openaiMediaCalls, readOkJson,
+  definePlugin, OPENAI_MODEL_FACTS, openaiBatchCalls, openaiMediaCalls, readOkJson,
   type ChatCall, type EmbeddingCall, type EmbeddingResult, type HttpClient, type HttpRequest, type UpstreamResponse,
 } from 'gateway/plugin-kit';
 import { EntraTokens } from './entra.ts';
@@ -21,6 +21,17 @@ export function azurePath(options: Pick<AzureOptions, 'apiPath' | 'apiVersion'>,
   const query = `?api-version=${encodeURIComponent(options.apiVersion ?? DEFAULT_API_VERSION)}`;
   if (endpoint === PATHS.responses) return `/openai${endpoint}${query}`;
   return `/openai/deployments/${encodeURIComponent(deployment)}${endpoint}${query}`;
+}
+
+/**
+ * Where an endpoint of the files and batches API is on an Azure resource: `/openai/v1{endpoint}`
+ * on v1, `/openai{endpoint}?api-version=…` on the deployments path (no deployment in it: the
+ * batch's lines name their Global Batch deployment as `model`).
+ */
+export function azureFilesPath(options: Pick<AzureOptions, 'apiPath' | 'apiVersion'>, endpoint: string, query: Record<string, string> = {}): string {
+  const version = options.apiPath === 'v1' ? options.apiVersion : (options.apiVersion ?? DEFAULT_API_VERSION);
+  const search = new URLSearchParams(version ? { 'api-version': version, ...query } : query).toString();
+  return `/openai${options.apiPath === 'v1' ? '/v1' : ''}${endpoint}${search ? `?${search}` : ''}`;
 }
 
 /** The path the config asked for, or the one its `apiVersion` implies (set: deployments; unset: v1). */
@@ -99,6 +110,8 @@ export default definePlugin<AzureOptions>({
       chat,
       embeddings,
       ...openaiMediaCalls({ client, http: ctx.http, headers, path }),
+      // Used when the provider says `batches: 'native'`: the model entry's deployment must be a Global Batch (or Data Zone Batch) one.
+      batches: openaiBatchCalls({ client, headers, path: (endpoint, query) => azureFilesPath(options, endpoint, query) }),
       close: () => client.close(),
     };
   },

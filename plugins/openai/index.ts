@@ -1,5 +1,4 @@
-import { definePlugin, GatewayError, OPENAI_MODEL_FACTS, openaiMediaCalls, readOkJson, type ChatCall, type EmbeddingCall, type EmbeddingResult, type UpstreamResponse } from 'gateway/plugin-kit';
-import { openaiBatches } from './batches.ts';
+import { definePlugin, GatewayError, OPENAI_MODEL_FACTS, openaiBatchCalls, openaiMediaCalls, readOkJson, type ChatCall, type EmbeddingCall, type EmbeddingResult, type UpstreamResponse } from 'gateway/plugin-kit';
 import { openaiVideos } from './videos.ts';
 
 /** Options of the `openai` plugin beyond the common provider keys. */
@@ -79,7 +78,7 @@ export default definePlugin<OpenAIOptions>({
       embeddings,
       ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
       // Used when the provider says `batches: 'native'` (many compatible servers lack the API).
-      batches: openaiBatches({ client, headers: mediaHeaders }),
+      batches: openaiBatchCalls({ client, headers: mediaHeaders }),
       // For models listed with `type: 'video_generation'` (upstreams serving `/v1/videos`).
       jobs: openaiVideos({ client, headers: mediaHeaders }),
       close: () => client.close(),

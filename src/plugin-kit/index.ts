@@ -14,6 +14,7 @@ export type { WireFormat } from '../ir/index.ts';
 // OpenAI-compatible upstreams (the `openai` and `azure` plugins): reading answers, media calls, media model facts.
 export { readOk, readOkJson, formValue } from './read-upstream.ts';
 export { openaiMediaCalls } from './openai-media.ts';
+export { openaiBatchCalls, type OpenAIBatchContext } from './openai-batches.ts';
 export { sniffImageType, type OpenAIMediaContext } from './openai-images.ts';
 export { toTranscription } from './openai-audio.ts';
 export { OPENAI_MODEL_FACTS } from './openai-models.ts';

@@ -233,6 +233,31 @@ export function openaiBatchApi(options: FakeBatchOptions = {}): FakeBatchApi {
   return { handler, batches, release: () => (held = false) };
 }
 
+/**
+ * Azure OpenAI's files and batches API: OpenAI's, at `/openai/v1/files` and `/openai/v1/batches`
+ * (v1) or `/openai/files` and `/openai/batches` with a required `api-version` (the dated path),
+ * authenticated by the `api-key` header; Azure's `{error: {code, message}}` for a wrong key or
+ * path. Every line must name the same deployment (Azure's rule for a Global Batch file).
+ */
+export function azureBatchApi(options: FakeBatchOptions & { apiKey: string }): FakeBatchApi {
+  const inner = openaiBatchApi(options);
+  const azureError = (status: number, code: string, message: string): FakeReply => ({ status, json: { error: { code, message } } });
+  const handler: FakeHandler = async (req: ReceivedRequest, index: number) => {
+    const url = new URL(req.path, 'http://x');
+    const v1 = /^\/openai\/v1(\/(?:files|batches)(?:\/.*)?)$/.exec(url.pathname);
+    const dated = v1 ? null : /^\/openai(\/(?:files|batches)(?:\/.*)?)$/.exec(url.pathname);
+    if (!v1 && !dated) return azureError(404, '404', 'Resource not found');
+    if (dated && !url.searchParams.get('api-version')) return azureError(404, '404', 'Resource not found');
+    if (req.headers['api-key'] !== options.apiKey) return azureError(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint.');
+    url.searchParams.delete('api-version');
+    const reply = await inner.handler({ ...req, path: `/v1${(v1 ?? dated)![1]}${url.search}`, headers: { ...req.headers, authorization: 'Bearer sk-upstream-openai' } }, index);
+    const created = req.method === 'POST' && url.pathname.endsWith('/batches') ? [...inner.batches.values()].at(-1) : undefined;
+    if (created && new Set(created.requests.map((r) => r.body.model)).size > 1) return azureError(400, 'invalid_request', 'Every line of a batch file must name the same deployment.');
+    return reply;
+  };
+  return { ...inner, handler };
+}
+
 function anthropicError(status: number, type: string, message: string): FakeReply {
   return { status, json: { type: 'error', error: { type, message }, request_id: `req_${nextId('')}` } };
 }

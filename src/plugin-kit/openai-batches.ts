@@ -1,10 +1,23 @@
-import { readOk, readOkJson, type BatchCapability, type HttpClient, type NativeBatchPhase, type NativeBatchResult, type NativeBatchStatus } from 'gateway/plugin-kit';
+import { readOk, readOkJson } from './read-upstream.ts';
+import type { BatchCapability, HttpClient, NativeBatchPhase, NativeBatchResult, NativeBatchStatus } from './types.ts';
 
 /** What the batch calls need from the plugin's setup. */
 export interface OpenAIBatchContext {
   client: HttpClient;
   /** Auth and organization headers, without a content type. */
   headers: Record<string, string>;
+  /**
+   * Where an endpoint of the files and batches API is (`/files`, `/batches/{id}/cancel`), with
+   * its query: as given by default (a base URL that ends in `/v1`); Azure's is
+   * `/openai/v1/files` or `/openai/files?api-version=…`.
+   */
+  path?: (endpoint: string, query?: Record<string, string>) => string;
+}
+
+/** `endpoint` with `query` (OpenAI's own layout). */
+function asGiven(endpoint: string, query?: Record<string, string>): string {
+  const search = new URLSearchParams(query).toString();
+  return search ? `${endpoint}?${search}` : endpoint;
 }
 
 /** The upstream batch endpoint of each wire format the plugin's batches take. */
@@ -19,21 +32,25 @@ const PHASES: Record<string, NativeBatchPhase> = {
   completed: 'ended',
   expired: 'ended',
   cancelled: 'ended',
+  // Azure's docs spell it both ways.
+  canceled: 'ended',
   failed: 'failed',
 };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /**
- * OpenAI's Batch API: the requests go up as a JSONL file (`POST /files`, purpose `batch`), a
- * batch is created on it (`POST /batches`), polled (`GET /batches/{id}`), its output and error
- * files read (`GET /files/{id}/content`), and cancelled (`POST /batches/{id}/cancel`).
+ * OpenAI's Batch API (the `openai` and `azure` plugins): the requests go up as a JSONL file
+ * (`POST /files`, purpose `batch`), a batch is created on it (`POST /batches`), polled
+ * (`GET /batches/{id}`), its output and error files read (`GET /files/{id}/content`), and
+ * cancelled (`POST /batches/{id}/cancel`).
  */
-export function openaiBatches(ctx: OpenAIBatchContext): BatchCapability {
+export function openaiBatchCalls(ctx: OpenAIBatchContext): BatchCapability {
   const json = { ...ctx.headers, 'content-type': 'application/json', accept: 'application/json' };
+  const path = ctx.path ?? asGiven;
 
   async function fileLines(fileId: string, signal: AbortSignal): Promise<Array<Record<string, unknown>>> {
-    const response = await ctx.client.request({ method: 'GET', path: `/files/${encodeURIComponent(fileId)}/content`, headers: ctx.headers, signal });
+    const response = await ctx.client.request({ method: 'GET', path: path(`/files/${encodeURIComponent(fileId)}/content`), headers: ctx.headers, signal });
     const { bytes } = await readOk(response);
     const out: Array<Record<string, unknown>> = [];
     for (const text of bytes.toString('utf8').split('\n')) {
@@ -72,12 +89,12 @@ export function openaiBatches(ctx: OpenAIBatchContext): BatchCapability {
       const form = new FormData();
       form.append('purpose', 'batch');
       form.append('file', new Blob([jsonl], { type: 'application/jsonl' }), `${call.batchId}.jsonl`);
-      const uploaded = await readOkJson(await ctx.client.request({ method: 'POST', path: '/files', headers: { ...ctx.headers, accept: 'application/json' }, body: form, signal: call.signal }));
+      const uploaded = await readOkJson(await ctx.client.request({ method: 'POST', path: path('/files'), headers: { ...ctx.headers, accept: 'application/json' }, body: form, signal: call.signal }));
       const inputFileId = String(uploaded.id);
       const created = await readOkJson(
         await ctx.client.request({
           method: 'POST',
-          path: '/batches',
+          path: path('/batches'),
           headers: json,
           body: JSON.stringify({ input_file_id: inputFileId, endpoint, completion_window: '24h', metadata: { gateway_batch_id: call.batchId } }),
           signal: call.signal,
@@ -86,7 +103,7 @@ export function openaiBatches(ctx: OpenAIBatchContext): BatchCapability {
       return { id: String(created.id), state: { input_file_id: inputFileId } };
     },
     async poll(ref, signal) {
-      const batch = await readOkJson(await ctx.client.request({ method: 'GET', path: `/batches/${encodeURIComponent(ref.id)}`, headers: json, signal }));
+      const batch = await readOkJson(await ctx.client.request({ method: 'GET', path: path(`/batches/${encodeURIComponent(ref.id)}`), headers: json, signal }));
       const phase = PHASES[String(batch.status)] ?? 'running';
       const counts = batch.request_counts as { total?: number; completed?: number; failed?: number } | undefined;
       const status: NativeBatchStatus = {
@@ -112,13 +129,13 @@ export function openaiBatches(ctx: OpenAIBatchContext): BatchCapability {
     },
     /** The batch made for `batchId` (its `metadata.gateway_batch_id`) among the upstream's newest 100. */
     async find(batchId, signal) {
-      const page = await readOkJson(await ctx.client.request({ method: 'GET', path: '/batches?limit=100', headers: json, signal }));
+      const page = await readOkJson(await ctx.client.request({ method: 'GET', path: path('/batches', { limit: '100' }), headers: json, signal }));
       const data = Array.isArray(page.data) ? (page.data as Array<Record<string, unknown>>) : [];
       const found = data.find((b) => (b.metadata as Record<string, unknown> | null | undefined)?.gateway_batch_id === batchId);
       return found ? { id: String(found.id), state: { input_file_id: str(found.input_file_id) ?? null } } : undefined;
     },
     async cancel(ref, signal) {
-      await readOkJson(await ctx.client.request({ method: 'POST', path: `/batches/${encodeURIComponent(ref.id)}/cancel`, headers: json, signal }));
+      await readOkJson(await ctx.client.request({ method: 'POST', path: path(`/batches/${encodeURIComponent(ref.id)}/cancel`), headers: json, signal }));
     },
   };
 }
