@@ -323,6 +323,8 @@ export interface ListedModel {
   type: string;
   contextWindow?: number;
   maxOutputTokens?: number;
+  /** The catalog's capabilities (`thinking`, `vision`, …). */
+  capabilities?: readonly string[];
 }
 
 /** A model list in a format's own shape (Gemini's `GET /v1beta/models`), beside the OpenAI one at `/v1/models`. */

@@ -1,3 +1,4 @@
+import { validationError } from '../../errors/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { badRequest, isRecord, readCount } from '../shared/index.ts';
 import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
@@ -46,15 +47,39 @@ function modelOf(model: ListedModel): Record<string, unknown> {
   };
   if (model.contextWindow !== undefined) out.inputTokenLimit = model.contextWindow;
   if (model.maxOutputTokens !== undefined) out.outputTokenLimit = model.maxOutputTokens;
+  if (model.type === 'chat') out.thinking = model.capabilities?.includes('thinking') === true;
   return out;
+}
+
+/** A whole number written in decimals, or undefined. */
+function readWhole(value: string): number | undefined {
+  return /^\d{1,9}$/.test(value) ? Number(value) : undefined;
+}
+
+/** `pageSize` as Google reads it (AIP-158): none or 0 is the default, over the maximum is the maximum, negative is refused. */
+function pageSizeOf(query: URLSearchParams): number {
+  const raw = query.get('pageSize');
+  if (raw === null || raw === '') return PAGE;
+  const size = readWhole(raw);
+  if (size === undefined) throw validationError({ pageSize: 'must be a whole number, 0 or more' });
+  return size === 0 ? PAGE : Math.min(MAX_PAGE, size);
+}
+
+/** `pageToken`: the `nextPageToken` a page gave (the offset), else the first page. */
+function pageStartOf(query: URLSearchParams): number {
+  const raw = query.get('pageToken');
+  if (raw === null || raw === '') return 0;
+  const from = readWhole(raw);
+  if (from === undefined) throw validationError({ pageToken: 'is not a nextPageToken this list gave' });
+  return from;
 }
 
 /** `GET /v1beta/models` (`pageSize`, `pageToken` = the offset) and `GET /v1beta/models/{model}` in Gemini's shape. */
 export const geminiModels: ModelListFace = {
   path: '/v1beta/models',
   list(models, query) {
-    const size = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(query.get('pageSize') ?? '', 10) || PAGE));
-    const from = Math.max(0, Number.parseInt(query.get('pageToken') ?? '', 10) || 0);
+    const size = pageSizeOf(query);
+    const from = pageStartOf(query);
     const page = models.slice(from, from + size);
     const out: Record<string, unknown> = { models: page.map(modelOf) };
     if (from + size < models.length) out.nextPageToken = String(from + size);

@@ -65,6 +65,7 @@ function listedOf(model: CatalogModel): ListedModel {
   const listed: ListedModel = { id: model.id, provider: model.provider.id, displayName: spec.displayName ?? spec.id, type: spec.type ?? 'chat' };
   if (spec.contextWindow !== undefined) listed.contextWindow = spec.contextWindow;
   if (spec.maxOutputTokens !== undefined) listed.maxOutputTokens = spec.maxOutputTokens;
+  if (spec.capabilities !== undefined) listed.capabilities = spec.capabilities;
   return listed;
 }
 

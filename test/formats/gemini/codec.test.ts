@@ -234,3 +234,40 @@ describe('gemini codec', () => {
     expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED' });
   });
 });
+
+describe("Gemini's model list face (GET /v1beta/models)", () => {
+  const face = getFormat('gemini').models!;
+  const listed = (i: number) => ({ id: `p/m${i}`, provider: 'p', displayName: `M${i}`, type: 'chat', contextWindow: 1000, maxOutputTokens: 100, capabilities: i === 0 ? ['streaming', 'thinking'] : ['streaming'] });
+  const models = [0, 1, 2].map(listed);
+  const list = (query: string) => face.list(models, new URLSearchParams(query)) as { models: Array<Record<string, unknown>>; nextPageToken?: string };
+  const refused = (query: string) => {
+    const error = (() => {
+      try {
+        list(query);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error, query).toBeInstanceOf(GatewayError);
+    return (error as GatewayError).details;
+  };
+
+  it("a Model says whether it thinks (Google's `thinking`), from the catalog's capabilities", () => {
+    expect(face.one(listed(0))).toMatchObject({ name: 'models/p/m0', inputTokenLimit: 1000, outputTokenLimit: 100, thinking: true });
+    expect(face.one(listed(1))).toMatchObject({ thinking: false });
+  });
+
+  it('pages with pageSize and the nextPageToken it gave; 0 or none is the default; over 1000 is 1000', () => {
+    expect(list('pageSize=2')).toMatchObject({ models: [{ name: 'models/p/m0' }, { name: 'models/p/m1' }], nextPageToken: '2' });
+    expect(list('pageSize=2&pageToken=2')).toEqual({ models: [expect.objectContaining({ name: 'models/p/m2' })] });
+    expect(list('pageSize=0').models).toHaveLength(3);
+    expect(list('pageSize=5000').models).toHaveLength(3);
+  });
+
+  it('refuses a negative or non-integer pageSize and a pageToken it never gave (it started over from the first page)', () => {
+    expect(refused('pageSize=-1')).toEqual({ fields: { pageSize: expect.any(String) } });
+    expect(refused('pageSize=ten')).toEqual({ fields: { pageSize: expect.any(String) } });
+    expect(refused('pageToken=abc')).toEqual({ fields: { pageToken: expect.any(String) } });
+    expect(refused('pageToken=-2')).toEqual({ fields: { pageToken: expect.any(String) } });
+  });
+});
