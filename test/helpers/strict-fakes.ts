@@ -2,7 +2,7 @@
  * Strict fake upstreams for the coding-agent tests (issue 24): each speaks one wire format and
  * rejects what the real API rejects — unknown body parameters, an output cap over the model's
  * limit, reasoning parameters on a model without reasoning, tool types the API lacks, an
- * Anthropic assistant tool turn whose thinking signature is missing, a Messages conversation
+ * Anthropic assistant tool turn whose thinking signature is missing, an OpenAI `user` over 64 characters, a Messages conversation
  * opening with a `system` turn, an `item_reference` it cannot resolve. The script is
  * the agent loop: turn 1 a call of the tool `pick` chooses, then a final text once a tool
  * result is in the conversation.
@@ -81,8 +81,14 @@ function checkCap(value: unknown, field: string, model: StrictModel, id: string)
   if (typeof value === 'number' && value > model.maxOutput) reject(`${field}: ${value} > ${model.maxOutput}, which is the maximum allowed number of output tokens for ${id}`);
 }
 
+/** OpenAI refuses a `user` over 64 characters (Claude Code's `metadata.user_id` is ~150). */
+function checkUser(body: Json): void {
+  if (typeof body.user === 'string' && body.user.length > 64) reject(`Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${body.user.length} instead.`);
+}
+
 function checkChat(body: Json, model: StrictModel): void {
   checkKeys(body, CHAT_KEYS, (key) => `Unrecognized request argument supplied: ${key}`);
+  checkUser(body);
   checkCap(body.max_tokens ?? body.max_completion_tokens, body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens', model, body.model);
   if (body.reasoning_effort !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning_effort' is not supported with this model.`);
   for (const tool of body.tools ?? []) {
@@ -97,6 +103,7 @@ function checkChat(body: Json, model: StrictModel): void {
 
 function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>): void {
   checkKeys(body, RESPONSES_KEYS, (key) => `Unknown parameter: '${key}'.`);
+  checkUser(body);
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
   if (body.reasoning !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning.effort' is not supported with this model.`);
   for (const tool of body.tools ?? []) {

@@ -1,6 +1,6 @@
 import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel } from '../shared/index.ts';
+import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openaiUser } from '../shared/index.ts';
 import { encodeChatMessages } from './encode-messages.ts';
 
 /** Encoder options; `assistantReasoning` is Chat-specific and optional. */
@@ -41,7 +41,7 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   put(body, 'parallel_tool_calls', request.parallelToolCalls);
   put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning));
   put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
-  put(body, 'user', request.user);
+  put(body, 'user', openaiUser(request.user));
   put(body, 'prompt_cache_key', request.promptCacheKey);
   put(body, 'prompt_cache_retention', request.promptCacheRetention);
   put(body, 'prompt_cache_options', request.promptCacheOptions);

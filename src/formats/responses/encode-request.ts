@@ -4,6 +4,7 @@ import type { EncodeRequestOptions } from '../types.ts';
 import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
 import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
 import { encodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
+import { openaiUser } from '../shared/index.ts';
 
 /** Encoder options; `foreignReasoning` is Responses-specific and optional. */
 export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
@@ -37,7 +38,7 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.store !== undefined) body.store = request.store;
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.serviceTier !== undefined) body.service_tier = request.serviceTier;
-  if (request.user !== undefined) body.user = request.user;
+  if (request.user !== undefined) body.user = openaiUser(request.user);
   if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
   if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;
   if (request.promptCacheOptions !== undefined) body.prompt_cache_options = request.promptCacheOptions;

@@ -42,3 +42,4 @@ export { measureInput, mediaByType, isWebSearchType, MEDIA_TOKENS, type InputMea
 export { capFields, type CappedBody } from './cap-output.ts';
 export { toolTypesOf } from './vendor-tools.ts';
 export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';
+export { openaiUser } from './openai-user.ts';

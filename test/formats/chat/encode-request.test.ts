@@ -150,4 +150,14 @@ describe('chat encodeRequest', () => {
     const request = base({ messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'file_id', fileId: 'file_1' } }] }] });
     expect(() => chatCodec.encodeRequest(request, { upstreamModel: 'gpt-4o' })).toThrow(expect.objectContaining({ code: 'validation_error' }));
   });
+
+  it("fits a user over OpenAI's 64 characters (Claude Code's metadata.user_id) to its sha256: the same user, the same id", () => {
+    const claudeCode = '{"device_id":"5d8d4086e6a441b5b0d94bf71d2dbb2edd9f4bab7340dc00909c0e7f3a1aa0da","account_uuid":"","session_id":"aeff2676-f5c0-4aa2-a786-8f09ad1e6f68"}';
+    const sent = (user: string) => (chatCodec.encodeRequest(base({ user }), { upstreamModel: 'gpt-4o-mini' }) as Record<string, unknown>).user as string;
+    expect(sent(claudeCode)).toMatch(/^[0-9a-f]{64}$/);
+    expect(sent(claudeCode)).toBe(sent(claudeCode));
+    expect(sent(claudeCode.replace('aeff', 'beff'))).not.toBe(sent(claudeCode));
+    expect(sent('user-42')).toBe('user-42');
+    expect(sent('u'.repeat(64))).toBe('u'.repeat(64));
+  });
 });
