@@ -47,5 +47,5 @@ export type {
   PassthroughInfo,
   UsageTap,
 } from './types.ts';
-export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems } from './responses/index.ts';
+export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream } from './responses/index.ts';
 export { FieldChecker, collectExtra, firstSignificant, isRecord, looksLikeObject } from './shared/index.ts';

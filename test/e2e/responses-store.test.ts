@@ -130,6 +130,27 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
         expect(await status(alice.responses.inputItems.list(next.id, { limit: 101 }))).toBe(422);
       });
 
+      it('responses.stream({ response_id }) replays a stored response as its stream; starting_after resumes after a number', async () => {
+        const made = await create(alice, 'Hi');
+        const stored = await alice.responses.retrieve(made.id);
+        const seen: Array<[number, string]> = [];
+        const replay = alice.responses.stream({ response_id: made.id });
+        replay.on('event', (event) => seen.push([event.sequence_number, event.type]));
+        const final = await replay.finalResponse();
+        expect(final.id).toBe(made.id);
+        expect(outputText(final)).toBe(outputText(stored));
+        expect(final.output.map((item) => [item.type, item.id])).toEqual(stored.output.map((item) => [item.type, item.id]));
+        expect(final.usage).toEqual(stored.usage);
+        expect(seen.map(([number]) => number)).toEqual(seen.map((_, index) => index));
+        expect(seen.slice(0, 4).map(([, type]) => type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+        expect(seen.at(-1)?.[1]).toBe('response.completed');
+        // The server sends only the events after starting_after.
+        const rest: number[] = [];
+        for await (const event of await alice.responses.retrieve(made.id, { stream: true, starting_after: 3 })) rest.push(event.sequence_number);
+        expect(rest).toEqual(seen.slice(4).map(([number]) => number));
+        expect(await status(bob.responses.retrieve(made.id, { stream: true }))).toBe(404);
+      });
+
       it('the same account sending the same prompt twice gets two responses', async () => {
         const first = await create(alice, 'Hi');
         const second = await create(alice, 'Hi');

@@ -1,20 +1,33 @@
 import type { H3Event } from 'h3';
 import { validationError } from '../../errors/index.ts';
 import { storedResponseNotFound as notFound } from '../../exchange/index.ts';
-import { inputItemsOf, pageInputItems } from '../../formats/index.ts';
+import { inputItemsOf, pageInputItems, replayResponseStream } from '../../formats/index.ts';
+import { formatSse, SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import { listQuery } from './files.ts';
 import type { ServerDeps } from '../types.ts';
 
-/** GET /v1/responses/{id}: the caller's own stored responses only. */
+/**
+ * GET /v1/responses/{id}: the caller's own stored responses only. With `stream=true` (the openai
+ * SDK's `responses.stream({ response_id, starting_after })`) the stored answer comes as the
+ * events of its stream, after `starting_after` when given.
+ */
 export function getStoredResponse(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
+    const params = event.url.searchParams;
+    const stream = params.get('stream');
+    if (stream !== null && stream !== 'true' && stream !== 'false') throw validationError({ stream: 'must be true or false' });
+    const after = params.get('starting_after');
+    const startingAfter = after === null ? -1 : Number(after);
+    if (after !== null && (after.trim() === '' || !Number.isInteger(startingAfter) || startingAfter < 0)) throw validationError({ starting_after: 'must be a whole number from 0' });
     const id = event.context.params?.id ?? '';
     const stored = await deps.store.responses.get(auth.account.id, id);
     if (!stored) throw notFound(id);
-    return json(event, stored.response);
+    if (stream !== 'true') return json(event, stored.response);
+    event.res.headers.set('content-type', SSE_CONTENT_TYPE);
+    return replayResponseStream(stored.response, startingAfter).map(formatSse).join('');
   };
 }
 
