@@ -57,6 +57,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'webSearch', decodeWebSearchOptions(body.web_search_options));
   set(request, 'extra', collectExtra(body, MAPPED));
   check.throwIfAny();
+  // Audio output: the IR answer holds no audio, so a conversion would answer text only.
+  if (Array.isArray(body.modalities) && body.modalities.includes('audio')) unconvertible.push({ field: 'modalities', message: 'audio output has no equivalent in another format' });
   if (unconvertible.length > 0) request.unconvertible = unconvertible;
   return request;
 }

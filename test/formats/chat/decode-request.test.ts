@@ -220,6 +220,12 @@ describe('chat decodeRequest', () => {
       expect(reject({ model: 'm', messages: [{ role: 42, content: 'x' }] }).details?.fields).toHaveProperty(['messages[0].role']);
     });
 
+    it('audio output (modalities with audio): unconvertible, so a conversion 422s instead of answering text without the audio asked for', () => {
+      const request = chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } });
+      expect(request.unconvertible).toEqual([{ field: 'modalities', message: 'audio output has no equivalent in another format' }]);
+      expect(chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], modalities: ['text'] }).unconvertible).toBeUndefined();
+    });
+
     it('out-of-range values with 422 listing every field', () => {
       const error = reject({ model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 3, n: 0, reasoning_effort: 'extreme' });
       expect(error.code).toBe('validation_error');
