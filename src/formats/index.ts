@@ -22,6 +22,8 @@ export type {
   FormatRoute,
   RouteTarget,
   CountTokensFace,
+  EmbeddingsFace,
+  EmbeddingsTarget,
   ListedModel,
   ModelListFace,
   CredentialSource,

@@ -314,6 +314,27 @@ export interface CountTokensFace {
   encode(tokens: number): Record<string, unknown>;
 }
 
+/** What an embeddings request of a format's own shape asks for. */
+export interface EmbeddingsTarget {
+  model: string;
+  /** Several inputs, answered as a list (Gemini's `batchEmbedContents`); else one. */
+  batch: boolean;
+}
+
+/**
+ * Embeddings in a format's own shape, served like `POST /v1/embeddings` (the gateway's
+ * embedding models, billed per input token): the face turns its body into OpenAI's and the
+ * vectors into its answer. A path-model face shares the inference route's pattern.
+ */
+export interface EmbeddingsFace {
+  /** The model and the kind of request a URL asks for, or undefined when it is not an embeddings URL. */
+  readPath(pathname: string, query: URLSearchParams): EmbeddingsTarget | undefined;
+  /** The client's body → OpenAI's embeddings body (`model`, `input`, `dimensions`). */
+  decode(body: Record<string, unknown>, target: EmbeddingsTarget): Record<string, unknown>;
+  /** The vectors, in input order → the client's answer. */
+  encode(vectors: number[][], target: EmbeddingsTarget): Record<string, unknown>;
+}
+
 /** What a format's model list shows of a model (the catalog's facts, format-free). */
 export interface ListedModel {
   /** The gateway id (`provider/model`). */
@@ -383,6 +404,8 @@ export interface FormatDefinition {
   fit?: ConvertedFit;
   /** Token counting in this format's shape, when its SDKs have it. */
   countTokens?: CountTokensFace;
+  /** Embeddings in this format's shape, when its SDKs ask for them on its own routes (Gemini's `…:embedContent`). */
+  embeddings?: EmbeddingsFace;
   /** A model list in this format's shape, when its SDKs read their own. */
   models?: ModelListFace;
   /**

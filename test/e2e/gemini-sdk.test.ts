@@ -34,6 +34,7 @@ describe('@google/genai through the gateway', () => {
           oc: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
           or: { plugin: 'openai', baseURL: `${fakes.responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: fakes.messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          mock: { plugin: 'mock' }, // its offline embedding model, mock/embed
         },
         routing: { retry: { attempts: 1 } },
       },
@@ -179,6 +180,25 @@ describe('@google/genai through the gateway', () => {
     const body = JSON.parse((error as ApiError).message);
     expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     expect(body.error.message).toContain(`take the base URL ${gw.url}`);
+  });
+
+  it('embedContent (the SDK asks :batchEmbedContents) and :embedContent by hand: vectors from an embedding model, in order', async () => {
+    const answer = await ai.models.embedContent({ model: 'mock/embed', contents: ['first text', 'second text'], config: { outputDimensionality: 8, taskType: 'RETRIEVAL_DOCUMENT' } });
+    const vectors = (answer.embeddings ?? []).map((embedding) => embedding.values ?? []);
+    expect(vectors.map((values) => values.length)).toEqual([8, 8]);
+    expect(vectors[0]).not.toEqual(vectors[1]);
+    const one = await fetch(`${gw.url}/v1beta/models/mock/embed:embedContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': gw.key! },
+      body: JSON.stringify({ content: { parts: [{ text: 'first text' }] }, outputDimensionality: 8 }),
+    });
+    expect(one.status).toBe(200);
+    expect(((await one.json()) as { embedding: { values: number[] } }).embedding.values).toEqual(vectors[0]);
+    const listed = await ai.models.get({ model: 'mock/embed' });
+    expect(listed.supportedActions).toEqual(expect.arrayContaining(['embedContent', 'batchEmbedContents']));
+    const wrong = await ai.models.embedContent({ model: 'oc/o4-mini', contents: 'x' }).catch((error: unknown) => error);
+    expect((wrong as ApiError).status).toBeGreaterThanOrEqual(400);
+    expect(JSON.parse((wrong as ApiError).message).error.status).toBeDefined();
   });
 
   it("a Google route the gateway does not serve (files, cachedContents) is a 404 in Google's shape, never the dashboard's page", async () => {

@@ -36,6 +36,12 @@ export const geminiCountTokens: CountTokensFace = {
 const PAGE = 50;
 const MAX_PAGE = 1000;
 
+/** What Google's `supportedGenerationMethods` says a model of each type takes here. */
+const METHODS: Record<string, string[]> = {
+  chat: ['generateContent', 'streamGenerateContent', 'countTokens'],
+  embedding: ['embedContent', 'batchEmbedContents'],
+};
+
 function modelOf(model: ListedModel): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: `models/${model.id}`,
@@ -43,7 +49,7 @@ function modelOf(model: ListedModel): Record<string, unknown> {
     version: '001',
     displayName: model.displayName,
     description: `${model.displayName}, served by ${model.provider} through the gateway.`,
-    supportedGenerationMethods: model.type === 'chat' ? ['generateContent', 'streamGenerateContent', 'countTokens'] : [],
+    supportedGenerationMethods: METHODS[model.type] ?? [],
   };
   if (model.contextWindow !== undefined) out.inputTokenLimit = model.contextWindow;
   if (model.maxOutputTokens !== undefined) out.outputTokenLimit = model.maxOutputTokens;

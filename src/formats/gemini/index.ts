@@ -13,6 +13,7 @@ import { readGeminiPath } from './read-path.ts';
 import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-request.ts';
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
 import { geminiCountTokens, geminiModels } from './count-and-models.ts';
+import { geminiEmbeddings } from './embed-content.ts';
 
 /** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
 export const geminiCodec: FormatCodec = {
@@ -56,6 +57,7 @@ export const geminiFormat = defineFormat({
   hostedWebSearch: true,
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
   countTokens: geminiCountTokens,
+  embeddings: geminiEmbeddings,
   models: geminiModels,
 });
 

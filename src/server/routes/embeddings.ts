@@ -1,4 +1,6 @@
 import type { H3Event } from 'h3';
+import { GatewayError } from '../../errors/index.ts';
+import type { EmbeddingsFace, FormatDefinition } from '../../formats/index.ts';
 import { decodeEmbeddingRequest, embeddingAttempt } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -31,6 +33,42 @@ function embeddingsHandler(deps: ServerDeps) {
       answer: (answered) => answered,
     });
     return json(event, { ...served.value.body, model: served.model.id });
+  };
+}
+
+/** The vectors of an OpenAI embeddings answer, in input order (`data[].index`); 502 when it has none. */
+function vectorsOf(body: Record<string, unknown>, count: number): number[][] {
+  const data = Array.isArray(body.data) ? (body.data as Array<{ index?: unknown; embedding?: unknown }>) : [];
+  const vectors: number[][] = [];
+  data.forEach((item, i) => {
+    const at = typeof item.index === 'number' ? item.index : i;
+    if (Array.isArray(item.embedding)) vectors[at] = item.embedding as number[];
+  });
+  if (vectors.length !== count || vectors.some((vector) => vector === undefined)) throw new GatewayError('provider_error', 'The upstream answered without a vector for every input.');
+  return vectors;
+}
+
+/**
+ * A format's own embeddings route (its face's `embeddings`: Gemini's `…:embedContent` and
+ * `…:batchEmbedContents`), with its credentials: the body becomes OpenAI's and runs as
+ * `POST /v1/embeddings` does; the vectors go back in the format's shape.
+ */
+export function formatEmbeddingsHandler(deps: ServerDeps, format: FormatDefinition, face: EmbeddingsFace) {
+  return async (event: H3Event): Promise<string> => {
+    const target = face.readPath(event.url.pathname, event.url.searchParams);
+    if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    const auth = authenticateApiKey(event, deps, format.id);
+    const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const { body } = read instanceof Promise ? await read : read;
+    const request = decodeEmbeddingRequest(face.decode(body, target));
+    const record = requestState(event).record;
+    if (record) record.requestedModel = request.model;
+    const { value: served } = await runMediaExchange(deps, {
+      ...mediaCallOf(event, deps, auth, EMBEDDINGS),
+      ...embeddingAttempt(request),
+      answer: (answered) => answered,
+    });
+    return json(event, face.encode(vectorsOf(served.value.body, request.input.length), target));
   };
 }
 

@@ -1,9 +1,10 @@
 import { listFormats, type FormatRoute } from '../../formats/index.ts';
+import type { H3Event } from 'h3';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
 import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
-import { embeddingRoutes } from './embeddings.ts';
+import { embeddingRoutes, formatEmbeddingsHandler } from './embeddings.ts';
 import { inferenceHandler } from './inference.ts';
 import { formatModelRoutes, getModel, listModels } from './models.ts';
 import { deleteStoredResponse, getStoredResponse, listResponsesTools, listStoredInputItems } from './responses.ts';
@@ -63,8 +64,16 @@ function formatRoutes(deps: ServerDeps): RouteDef[] {
     const counter = count ? countTokensHandler(deps, format, count) : undefined;
     const shared = count !== undefined && format.routes.some((route) => route.path === count.path);
     const countsOn = (route: FormatRoute) => count !== undefined && (route.path === count.path || (route.from === 'path' && count.readPath !== undefined));
+    const embeddings = format.embeddings;
+    const embedder = embeddings && formatEmbeddingsHandler(deps, format, embeddings);
+    // A path-model route's URLs that are not inference: a count, else embeddings, else the count's 404.
+    const otherOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
+      const counts = countsOn(route) ? counter : undefined;
+      if (!embeddings || !embedder || route.from !== 'path') return counts;
+      return (event) => (embeddings.readPath(event.url.pathname, event.url.searchParams) || !counts ? embedder(event) : counts(event));
+    };
     const routes = format.routes.map(
-      (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, countsOn(route) ? counter : undefined), format: format.id }),
+      (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, otherOn(route)), format: format.id }),
     );
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));

@@ -271,3 +271,35 @@ describe("Gemini's model list face (GET /v1beta/models)", () => {
     expect(refused('pageToken=-2')).toEqual({ fields: { pageToken: expect.any(String) } });
   });
 });
+
+describe("Gemini's embeddings face (…:embedContent, …:batchEmbedContents)", () => {
+  const face = getFormat('gemini').embeddings!;
+  const q = new URLSearchParams();
+
+  it('reads the URL under /v1beta and /v1; other actions are not its own', () => {
+    expect(face.readPath('/v1beta/models/mock/embed:batchEmbedContents', q)).toEqual({ model: 'mock/embed', batch: true });
+    expect(face.readPath('/v1/models/models/mock/embed:embedContent', q)).toEqual({ model: 'mock/embed', batch: false });
+    expect(face.readPath('/v1beta/models/mock/embed:generateContent', q)).toBeUndefined();
+  });
+
+  it("turns Google's body (either proto JSON spelling) into OpenAI's and the vectors into Google's answer", () => {
+    expect(face.decode({ content: { parts: [{ text: 'a' }, { text: 'b' }] }, output_dimensionality: 8, taskType: 'RETRIEVAL_QUERY' }, { model: 'm', batch: false })).toEqual({ model: 'm', input: ['ab'], dimensions: 8 });
+    expect(face.decode({ requests: [{ model: 'models/m', content: { parts: [{ text: 'x' }] } }, { content: { parts: [{ text: 'y' }] } }] }, { model: 'm', batch: true })).toEqual({ model: 'm', input: ['x', 'y'] });
+    expect(face.encode([[1, 2]], { model: 'm', batch: false })).toEqual({ embedding: { values: [1, 2] } });
+    expect(face.encode([[1], [2]], { model: 'm', batch: true })).toEqual({ embeddings: [{ values: [1] }, { values: [2] }] });
+  });
+
+  it('refuses what it cannot send on: no requests, a non-text part, two output sizes in one batch', () => {
+    const fields = (body: Record<string, unknown>, batch: boolean) => {
+      try {
+        face.decode(body, { model: 'm', batch });
+      } catch (thrown) {
+        return Object.keys(((thrown as GatewayError).details as { fields: Record<string, string> }).fields);
+      }
+      return [];
+    };
+    expect(fields({ requests: [] }, true)).toEqual(['requests']);
+    expect(fields({ content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] } }, false)).toEqual(['body.content.parts[0]']);
+    expect(fields({ requests: [{ content: { parts: [{ text: 'x' }] }, outputDimensionality: 8 }, { content: { parts: [{ text: 'y' }] }, outputDimensionality: 16 }] }, true)).toEqual(['requests']);
+  });
+});
