@@ -73,7 +73,8 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
   });
 
   it('messages.countTokens on a Chat upstream: a local count, about 10 tokens per sentence, never zero', async () => {
-    const { data, response } = await anthropic.messages.countTokens({ model: 'oc/gpt-4o-mini', system: 'Be brief.', messages: [{ role: 'user', content: TEXT }] }).withResponse();
+    // The first local count loads the tokenizer's ranks (seconds on a busy machine): more than the client's 10 s.
+    const { data, response } = await anthropic.messages.countTokens({ model: 'oc/gpt-4o-mini', system: 'Be brief.', messages: [{ role: 'user', content: TEXT }] }, { timeout: 25_000 }).withResponse();
     expect(response.headers.get('x-gateway-token-count')).toBe('local');
     // 20 × "The quick brown fox jumps over the lazy dog. " is 200 tokens in o200k_base; framing adds a few.
     expect(data.input_tokens).toBeGreaterThanOrEqual(200);
