@@ -258,6 +258,10 @@ export interface ChatRequest {
   store?: boolean;
   /** OpenAI `service_tier` (auto | default | flex | scale | priority), from a Chat client; sent to a Responses upstream, which has the same tiers. */
   serviceTier?: string;
+  /** OpenAI `verbosity` (low | medium | high), from a Chat client; a Responses upstream takes it as `text.verbosity`. */
+  verbosity?: string;
+  /** OpenAI `safety_identifier`, from a Chat client; sent to a Responses upstream. */
+  safetyIdentifier?: string;
   previousResponseId?: string;
   /** OpenAI `prompt_cache_key` (Chat and Responses); sent only to OpenAI-format upstreams. */
   promptCacheKey?: string;

@@ -53,6 +53,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   // Also kept in `extra` (not MAPPED): a Chat upstream takes them as written; a Responses upstream gets them from here.
   set(request, 'store', check.boolean(body.store, 'store'));
   set(request, 'serviceTier', check.string(body.service_tier, 'service_tier'));
+  set(request, 'verbosity', check.string(body.verbosity, 'verbosity'));
+  set(request, 'safetyIdentifier', check.string(body.safety_identifier, 'safety_identifier'));
   // Kept in `extra` too: a Chat upstream (a search model) takes it as written.
   set(request, 'webSearch', decodeWebSearchOptions(body.web_search_options));
   set(request, 'extra', collectExtra(body, MAPPED));

@@ -38,6 +38,7 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.store !== undefined) body.store = request.store;
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.serviceTier !== undefined) body.service_tier = request.serviceTier;
+  if (request.safetyIdentifier !== undefined) body.safety_identifier = request.safetyIdentifier;
   if (request.user !== undefined) body.user = openaiUser(request.user);
   if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
   if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;
@@ -64,7 +65,9 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   // Converted thinking must come back signed (encrypted) so the client can replay it next turn.
   if (request.reasoning?.enabled && request.reasoning.effort !== 'none' && body.include === undefined) body.include = ['reasoning.encrypted_content'];
 
-  const rest = typeof textRest === 'object' && textRest !== null ? (textRest as Record<string, unknown>) : undefined;
+  const given = typeof textRest === 'object' && textRest !== null ? (textRest as Record<string, unknown>) : undefined;
+  // A Chat client's top-level verbosity is Responses' text.verbosity.
+  const rest = request.verbosity !== undefined ? { ...given, verbosity: request.verbosity } : given;
   if (request.responseFormat) body.text = { ...rest, format: encodeTextFormat(request.responseFormat) };
   else if (rest) body.text = rest;
   return body;

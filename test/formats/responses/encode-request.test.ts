@@ -145,13 +145,17 @@ describe('responses encodeRequest', () => {
     expect(() => responsesCodec.encodeRequest({ ...base, n: 1 }, options)).not.toThrow();
   });
 
-  it("carries a Chat client's store and service_tier to a Responses upstream (the pipeline strips Chat's extra on a conversion)", () => {
+  it("carries a Chat client's store, service_tier, verbosity and safety_identifier to a Responses upstream (the pipeline strips Chat's extra on a conversion)", () => {
     const converted = (body: Record<string, unknown>) => {
       const request = chatCodec.decodeRequest({ model: 'oa/gpt-5', messages: [{ role: 'user', content: 'hi' }], ...body });
       return responsesCodec.encodeRequest({ ...request, extra: undefined }, options);
     };
     expect(converted({ store: true, service_tier: 'flex' })).toMatchObject({ store: true, service_tier: 'flex' });
     expect(converted({ store: false, service_tier: 'priority' })).toMatchObject({ store: false, service_tier: 'priority' });
+    // Chat's top-level verbosity is Responses' text.verbosity, next to a converted response_format.
+    expect(converted({ verbosity: 'low', safety_identifier: 'user-hash' })).toMatchObject({ text: { verbosity: 'low' }, safety_identifier: 'user-hash' });
+    const schema = { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } };
+    expect(converted({ verbosity: 'high', response_format: schema }).text).toEqual({ verbosity: 'high', format: { type: 'json_schema', name: 'a', schema: { type: 'object' } } });
     const plain = converted({});
     expect(plain).not.toHaveProperty('service_tier');
     expect(() => chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], store: 'yes' })).toThrow(expect.objectContaining({ status: 422 }));
