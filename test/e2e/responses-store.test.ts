@@ -205,7 +205,12 @@ describe('stored Responses are bounded by server.bodyLimits.inference', () => {
 
   beforeAll(async () => {
     // A long answer when asked for one, else a short one.
-    fake = await startFakeUpstream((request) => ({ json: answer(JSON.stringify(request.json?.input ?? '').includes('LONG') ? 'z'.repeat(9000) : 'ok') }));
+    // OpenAI answers a background request at once, queued, without output or usage.
+    fake = await startFakeUpstream((request) =>
+      request.json?.background === true
+        ? { json: { ...answer(''), status: 'queued', background: true, output: [], usage: null } }
+        : { json: answer(JSON.stringify(request.json?.input ?? '').includes('LONG') ? 'z'.repeat(9000) : 'ok') },
+    );
     gw = await spawnGateway({
       config: {
         server: { bodyLimits: { inference: LIMIT } },
@@ -235,6 +240,15 @@ describe('stored Responses are bounded by server.bodyLimits.inference', () => {
     // A shorter next turn on the same chain still works.
     const three = await client.responses.create({ model: 'r/gpt-resp', input: 'short', previous_response_id: two.id });
     expect(three.status).toBe('completed');
+  });
+
+  it('background: true is answered at once, finished: polling GET ends (a queued upstream answer was stored and read back queued for ever)', async () => {
+    fake.requests.length = 0;
+    const made = await client.responses.create({ model: 'r/gpt-resp', input: 'Hi', background: true });
+    expect(made.status).toBe('completed');
+    expect(made.output_text).toBe('ok');
+    expect((await client.responses.retrieve(made.id)).status).toBe('completed');
+    expect(fake.requests[0].json).not.toHaveProperty('background');
   });
 
   it('an answer that would make the record pass the limit is served but not stored, and the log says so', async () => {

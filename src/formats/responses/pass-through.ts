@@ -1,6 +1,6 @@
 import { readResponsesRequest } from './read-request.ts';
 import { capFields } from '../shared/index.ts';
-import type { PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
+import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 
 /** Responses events that carry the whole response object, and so its id. */
 const RESPONSE_OBJECT_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete', 'response.failed']);
@@ -39,5 +39,22 @@ export function nameStoredIds(response: Record<string, unknown>, context: Rewrit
   return changed;
 }
 
-/** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's. */
-export const responsesPassthrough: PassthroughRules = { read: readResponsesRequest, capOutput: (body, max) => capFields(body, ['max_output_tokens'], max), rewrite: withResponseId };
+/**
+ * `background: true` is answered in the foreground: the upstream would answer at once with a
+ * `queued` response the gateway stores (and bills) as it is, and that polling by
+ * `GET /v1/responses/{id}` would find queued for ever; the client gets the finished answer
+ * (`background: false`) at once, as a converted request does.
+ */
+function answerInForeground(request: PassthroughRequest): PassthroughRequest | undefined {
+  if (request.body.background === undefined || request.body.background === false) return undefined;
+  const { background: _background, ...body } = request.body;
+  return { body, raw: JSON.stringify(body), stream: request.stream };
+}
+
+/** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's; background requests are answered at once. */
+export const responsesPassthrough: PassthroughRules = {
+  read: readResponsesRequest,
+  capOutput: (body, max) => capFields(body, ['max_output_tokens'], max),
+  prepare: answerInForeground,
+  rewrite: withResponseId,
+};
