@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import type { AuthContext } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import type { EmbeddingsFace, FormatDefinition } from '../../formats/index.ts';
 import { decodeEmbeddingRequest, embeddingAttempt } from '../../media/index.ts';
@@ -21,19 +22,25 @@ export const EMBEDDINGS = '/v1/embeddings';
 function embeddingsHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
-    const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
-    const { body } = read instanceof Promise ? await read : read;
-    const request = decodeEmbeddingRequest(body);
-    // The model asked for, as the client named it (the exchange would name the first candidate).
-    const record = requestState(event).record;
-    if (record) record.requestedModel = request.model;
-    const { value: served } = await runMediaExchange(deps, {
-      ...mediaCallOf(event, deps, auth, EMBEDDINGS),
-      ...embeddingAttempt(request),
-      answer: (answered) => answered,
-    });
+    const { served } = await embed(event, deps, auth, (body) => body);
     return json(event, { ...served.value.body, model: served.model.id });
   };
+}
+
+/** The body read, turned into OpenAI's by `toOpenAI`, checked and run over the embedding models. */
+async function embed(event: H3Event, deps: ServerDeps, auth: AuthContext, toOpenAI: (body: Record<string, unknown>) => Record<string, unknown>) {
+  const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+  const { body } = read instanceof Promise ? await read : read;
+  const request = decodeEmbeddingRequest(toOpenAI(body));
+  // The model asked for, as the client named it (the exchange would name the first candidate).
+  const record = requestState(event).record;
+  if (record) record.requestedModel = request.model;
+  const { value: served } = await runMediaExchange(deps, {
+    ...mediaCallOf(event, deps, auth, EMBEDDINGS),
+    ...embeddingAttempt(request),
+    answer: (answered) => answered,
+  });
+  return { request, served };
 }
 
 /** The vectors of an OpenAI embeddings answer, in input order (`data[].index`); 502 when it has none. */
@@ -58,16 +65,7 @@ export function formatEmbeddingsHandler(deps: ServerDeps, format: FormatDefiniti
     const target = face.readPath(event.url.pathname, event.url.searchParams);
     if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
     const auth = authenticateApiKey(event, deps, format.id);
-    const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
-    const { body } = read instanceof Promise ? await read : read;
-    const request = decodeEmbeddingRequest(face.decode(body, target));
-    const record = requestState(event).record;
-    if (record) record.requestedModel = request.model;
-    const { value: served } = await runMediaExchange(deps, {
-      ...mediaCallOf(event, deps, auth, EMBEDDINGS),
-      ...embeddingAttempt(request),
-      answer: (answered) => answered,
-    });
+    const { request, served } = await embed(event, deps, auth, (body) => face.decode(body, target));
     return json(event, face.encode(vectorsOf(served.value.body, request.input.length), target));
   };
 }
