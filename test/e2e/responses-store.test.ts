@@ -97,6 +97,11 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
         expect(await status(alice.responses.retrieve(b.id))).toBe(404);
         expect(await status(create(bob, 'Hi', a.id))).toBe(404);
         expect(await status(bob.responses.delete(a.id))).toBe(404);
+        // Only a background response can be cancelled (OpenAI: 400); another account's is unknown.
+        const refused = await alice.responses.cancel(a.id).then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+        expect(refused?.status).toBe(400);
+        expect(refused?.error).toMatchObject({ code: 'bad_request', type: 'invalid_request_error' });
+        expect(await status(bob.responses.cancel(a.id))).toBe(404);
         expect((await alice.responses.retrieve(a.id)).id).toBe(a.id);
       });
 

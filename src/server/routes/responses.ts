@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { validationError } from '../../errors/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
 import { storedResponseNotFound as notFound } from '../../exchange/index.ts';
 import { inputItemsOf, pageInputItems, replayResponseStream } from '../../formats/index.ts';
 import { formatSse, SSE_CONTENT_TYPE } from '../../sse/index.ts';
@@ -46,6 +46,20 @@ export function listStoredInputItems(deps: ServerDeps) {
     const stored = await deps.store.responses.get(auth.account.id, id);
     if (!stored) throw notFound(id);
     return json(event, pageInputItems(inputItemsOf(stored.request, id), { ...query, order }));
+  };
+}
+
+/**
+ * POST /v1/responses/{id}/cancel: OpenAI cancels only a response created with `background: true`
+ * and refuses any other with 400; the gateway answers every request in the foreground, so a
+ * stored response is never one it could cancel.
+ */
+export function cancelStoredResponse(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const id = event.context.params?.id ?? '';
+    if (!(await deps.store.responses.get(auth.account.id, id))) throw notFound(id);
+    throw new GatewayError('bad_request', 'Only responses created with background=true can be cancelled; this gateway answers every request in the foreground, so this one has already finished.', { details: { id } });
   };
 }
 
