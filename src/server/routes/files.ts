@@ -48,6 +48,13 @@ export function listQuery(params: URLSearchParams, max: number, fallback: number
   return after ? { limit, after } : { limit };
 }
 
+/** `order` of a list query: `asc` or `desc` (the default), else 422. */
+export function listOrder(params: URLSearchParams): 'asc' | 'desc' {
+  const order = params.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw validationError({ order: "must be 'asc' or 'desc'" });
+  return order;
+}
+
 function quotaExceeded(quota: number, used: number): GatewayError {
   return new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use. Delete files to make room.`, {
     details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
@@ -145,8 +152,7 @@ function listHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const params = event.url.searchParams;
     const query = listQuery(params, 10_000, 10_000);
-    const order = params.get('order') ?? 'desc';
-    if (order !== 'asc' && order !== 'desc') throw validationError({ order: "must be 'asc' or 'desc'" });
+    const order = listOrder(params);
     const purpose = params.get('purpose') ?? undefined;
     const page = await deps.store.files.list({ accountId: auth.account.id, ...query, order, ...(purpose ? { purpose } : {}) });
     const data = page.data.map(viewFile);

@@ -5,7 +5,7 @@ import { inputItemsOf, pageInputItems, replayResponseStream } from '../../format
 import { formatSse, SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
-import { listQuery } from './files.ts';
+import { listOrder, listQuery } from './files.ts';
 import type { ServerDeps } from '../types.ts';
 
 /**
@@ -39,13 +39,11 @@ export function listStoredInputItems(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const params = event.url.searchParams;
-    const query = listQuery(params, 100, 20);
-    const order = params.get('order') ?? 'desc';
-    if (order !== 'asc' && order !== 'desc') throw validationError({ order: "must be 'asc' or 'desc'" });
+    const query = { ...listQuery(params, 100, 20), order: listOrder(params) };
     const id = event.context.params?.id ?? '';
     const stored = await deps.store.responses.get(auth.account.id, id);
     if (!stored) throw notFound(id);
-    return json(event, pageInputItems(inputItemsOf(stored.request, id), { ...query, order }));
+    return json(event, pageInputItems(inputItemsOf(stored.request, id), query));
   };
 }
 
