@@ -43,7 +43,8 @@ function endpointPaths(): EndpointPath[] {
   const formats = listFormats().flatMap((format) =>
     format.routes.map((route): EndpointPath => (route.path.split('/').some((segment) => segment.startsWith('**:')) ? [prefixOf(route.path), format.id, route.method] : [prefixOf(route.path), format.id])),
   );
-  return [...formats, ...OTHER_ENDPOINTS];
+  // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines).
+  return [['/v1/messages/batches', 'batches'], ...formats, ...OTHER_ENDPOINTS];
 }
 
 /**

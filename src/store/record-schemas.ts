@@ -96,6 +96,8 @@ const batchShape = {
   mode: z.enum(['emulated', 'native']),
   native: z.record(z.string(), z.unknown()).nullable(),
   lease: z.object({ owner: z.string(), expiresAt: z.number() }).nullable(),
+  face: z.literal('messages').optional(),
+  deletedAt: z.number().optional(),
 };
 
 const nullableNumber = z.number().nullable();

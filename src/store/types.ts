@@ -160,6 +160,10 @@ export interface BatchRecord {
   /** A native batch's upstream state (provider id and the upstream's ids); null when emulated. */
   native: Record<string, unknown> | null;
   lease: BatchLease | null;
+  /** `messages`: made on Anthropic's `/v1/messages/batches` (shown there; on `/v1/batches` too). */
+  face?: 'messages';
+  /** Unix seconds: deleted on `/v1/messages/batches` (gone from that face; its files stay). */
+  deletedAt?: number;
 }
 
 /**

@@ -51,6 +51,9 @@ describe('model globs', () => {
     expect(endpointOfPath('/v1/images/generations')).toBe('images');
     expect(endpointOfPath('/v1/audio/speech')).toBe('audio');
     expect(endpointOfPath('/v1/batches')).toBe('batches');
+    // Anthropic's Message Batches are batches, though they sit below /v1/messages.
+    expect(endpointOfPath('/v1/messages/batches/batch_1/results')).toBe('batches');
+    expect(endpointOfPath('/v1/messages/count_tokens')).toBe('messages');
     expect(endpointOfPath('/v1/files/file_1/content')).toBe('files');
     expect(endpointOfPath('/v1/messagesx')).toBeUndefined();
     expect(endpointOfPath('/v1/key')).toBeUndefined();

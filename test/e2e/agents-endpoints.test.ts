@@ -148,7 +148,7 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     const stranger = new Anthropic({ baseURL: gw.url, apiKey: 'sk-not-a-key', maxRetries: 0 });
     const refused = await stranger.models.list().catch((error: unknown) => error);
     expect((refused as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    const unserved = await fetch(`${gw.url}/v1/messages/batches`, { headers: { 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01' } });
+    const unserved = await fetch(`${gw.url}/v1/skills`, { headers: { 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01' } });
     expect(unserved.status).toBe(404);
     expect(await unserved.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 'not_found' } });
     const openaiMissing = await openai.models.retrieve('ant/nothing').catch((error: unknown) => error);

@@ -19,6 +19,7 @@ import { usageRoutes } from './usage.ts';
 import { metricsRoutes } from './metrics.ts';
 import { fileRoutes } from './files.ts';
 import { batchRoutes } from './batches.ts';
+import { messageBatchRoutes } from './message-batches.ts';
 import { videoRoutes } from './videos.ts';
 
 export type { RouteDef } from './types.ts';
@@ -45,6 +46,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...tempImageRoutes(deps),
     ...fileRoutes(deps),
     ...batchRoutes(deps),
+    ...messageBatchRoutes(deps),
     ...videoRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),

@@ -1,0 +1,290 @@
+import type { H3Event } from 'h3';
+import { getRouterParam } from 'h3';
+import { cancelBatch, FINISHED } from '../../batches/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
+import type { BatchRecord, FileRecord } from '../../store/index.ts';
+import { newId } from '../../util/index.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
+import { json } from '../send.ts';
+import type { ServerDeps } from '../types.ts';
+import { newFileId } from './files.ts';
+import { publicOrigin } from './media-shared.ts';
+import type { RouteDef } from './types.ts';
+
+/**
+ * Anthropic's Message Batches (`/v1/messages/batches`, what `client.messages.batches` calls): a
+ * face over the gateway's own batches. A create writes the requests as a batch input file of
+ * `/v1/messages` lines and a batch on it, run like any other (emulated, or natively on a provider
+ * that has it); the views speak Anthropic's shapes (`message_batch`, its `processing_status` and
+ * `request_counts`, JSONL results with `succeeded` / `errored` / `canceled` / `expired`). The same
+ * batch is visible on `/v1/batches` too. docs/batches.md.
+ */
+
+const BASE = '/v1/messages/batches';
+const ENDPOINT = '/v1/messages';
+const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Anthropic's bound on requests in one batch; the config's `batches.maxFileLines` may be lower. */
+const MAX_REQUESTS = 100_000;
+
+const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
+
+interface ResultCounts {
+  succeeded: number;
+  errored: number;
+  canceled: number;
+  expired: number;
+}
+
+/** A line of the batch's output or error file as an Anthropic result line. */
+function resultOf(line: Record<string, unknown>): { custom_id: string; result: Record<string, unknown> } | undefined {
+  const customId = line.custom_id;
+  if (typeof customId !== 'string') return undefined;
+  const response = line.response as { status_code?: number; body?: unknown } | null | undefined;
+  const error = line.error as { code?: string; message?: string } | null | undefined;
+  if (error?.code === 'batch_cancelled') return { custom_id: customId, result: { type: 'canceled' } };
+  if (error?.code === 'batch_expired') return { custom_id: customId, result: { type: 'expired' } };
+  const status = response?.status_code;
+  if (typeof status === 'number' && status >= 200 && status < 300) return { custom_id: customId, result: { type: 'succeeded', message: response!.body } };
+  const body = response?.body as { type?: unknown; error?: unknown } | undefined;
+  // The line's error as the Messages endpoint answers it live (`{type: 'error', error: {type, message}}`).
+  const errorBody = body && body.type === 'error' ? body : { type: 'error', error: { type: 'api_error', message: error?.message ?? 'The request failed.' } };
+  return { custom_id: customId, result: { type: 'errored', error: errorBody } };
+}
+
+/**
+ * A batch refused before it ran (a request the gateway cannot route: the input file's checks fail
+ * the whole batch): every request is `errored`, the one the check named with its reason.
+ */
+async function refusedResults(deps: ServerDeps, batch: BatchRecord): Promise<Array<{ custom_id: string; result: Record<string, unknown> }>> {
+  const problems = batch.errors?.data ?? [];
+  const first = problems[0]?.message ?? 'The batch could not run.';
+  return (await inputCustomIds(deps, batch)).map((customId, index) => {
+    const problem = problems.find((p) => p.line === index + 1);
+    const type = problem?.code === 'model_not_found' ? 'not_found_error' : 'invalid_request_error';
+    const message = problem ? problem.message : `Not run: another request of the batch was refused (${first})`;
+    return { custom_id: customId, result: { type: 'errored', error: { type: 'error', error: { type, message } } } };
+  });
+}
+
+/** The results of a finished batch, from its output and error files. */
+async function resultsOf(deps: ServerDeps, batch: BatchRecord): Promise<Array<{ custom_id: string; result: Record<string, unknown> }>> {
+  if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) return refusedResults(deps, batch);
+  const out: Array<{ custom_id: string; result: Record<string, unknown> }> = [];
+  for (const fileId of [batch.output_file_id, batch.error_file_id]) {
+    if (!fileId) continue;
+    const content = await deps.store.files.content(batch.accountId, fileId);
+    if (!content) continue;
+    for (const text of content.toString('utf8').split('\n')) {
+      if (text.trim() === '') continue;
+      const result = resultOf(JSON.parse(text) as Record<string, unknown>);
+      if (result) out.push(result);
+    }
+  }
+  if (batch.status !== 'cancelled' && batch.status !== 'expired') return out;
+  // A cancelled or expired batch's files hold the requests that ran; the others were not run.
+  const type = batch.status === 'cancelled' ? 'canceled' : 'expired';
+  const seen = new Set(out.map((r) => r.custom_id));
+  for (const customId of await inputCustomIds(deps, batch)) if (!seen.has(customId)) out.push({ custom_id: customId, result: { type } });
+  return out;
+}
+
+/** The custom ids of the batch's requests, in order. */
+async function inputCustomIds(deps: ServerDeps, batch: BatchRecord): Promise<string[]> {
+  const content = await deps.store.files.content(batch.accountId, batch.input_file_id);
+  if (!content) return [];
+  return content
+    .toString('utf8')
+    .split('\n')
+    .filter((text) => text.trim() !== '')
+    .map((text) => String((JSON.parse(text) as { custom_id?: unknown }).custom_id));
+}
+
+function countsOf(results: ReadonlyArray<{ result: Record<string, unknown> }>): ResultCounts {
+  const counts: ResultCounts = { succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+  for (const { result } of results) counts[result.type as keyof ResultCounts] += 1;
+  return counts;
+}
+
+/** A batch in Anthropic's `message_batch` shape. */
+async function viewMessageBatch(deps: ServerDeps, event: H3Event, batch: BatchRecord): Promise<Record<string, unknown>> {
+  const ended = FINISHED.has(batch.status);
+  const { total, completed, failed } = batch.request_counts;
+  const counts = ended ? countsOf(await resultsOf(deps, batch)) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
+  const endedAt = batch.completed_at ?? batch.cancelled_at ?? batch.expired_at ?? batch.failed_at;
+  return {
+    id: batch.id,
+    type: 'message_batch',
+    processing_status: ended ? 'ended' : batch.status === 'cancelling' ? 'canceling' : 'in_progress',
+    request_counts: { processing: ended ? 0 : Math.max(0, total - completed - failed), ...counts },
+    ended_at: ended ? iso(endedAt) : null,
+    created_at: iso(batch.created_at),
+    expires_at: iso(batch.expires_at),
+    archived_at: null,
+    cancel_initiated_at: iso(batch.cancelling_at),
+    results_url: ended ? `${publicOrigin(event, deps)}${BASE}/${batch.id}/results` : null,
+  };
+}
+
+/** The `requests` of a create: each a unique `custom_id` and the Messages `params`, not streamed. */
+function decodeRequests(body: Record<string, unknown>, maxRequests: number): Array<{ custom_id: string; params: Record<string, unknown> }> {
+  const requests = body.requests;
+  if (!Array.isArray(requests) || requests.length === 0) throw validationError({ requests: 'must be a non-empty array of {custom_id, params}' });
+  if (requests.length > maxRequests) throw new GatewayError('request_too_large', `A message batch may hold ${maxRequests} requests (this one has ${requests.length}).`);
+  const seen = new Set<string>();
+  const problems: Record<string, string> = {};
+  requests.forEach((request: unknown, i) => {
+    const r = request as { custom_id?: unknown; params?: unknown } | null;
+    if (!r || typeof r !== 'object' || Array.isArray(r)) problems[`requests.${i}`] = 'must be an object with custom_id and params';
+    else if (typeof r.custom_id !== 'string' || !CUSTOM_ID.test(r.custom_id)) problems[`requests.${i}.custom_id`] = 'must be 1-64 letters, digits, _ or -';
+    else if (seen.has(r.custom_id)) problems[`requests.${i}.custom_id`] = `'${r.custom_id}' is used by an earlier request; custom_id must be unique in the batch`;
+    else if (!r.params || typeof r.params !== 'object' || Array.isArray(r.params)) problems[`requests.${i}.params`] = 'must be an object (a Messages request)';
+    else if ((r.params as { stream?: unknown }).stream === true) problems[`requests.${i}.params.stream`] = 'must not be true in a batch';
+    if (r && typeof r === 'object' && typeof r.custom_id === 'string') seen.add(r.custom_id);
+  });
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  return requests as Array<{ custom_id: string; params: Record<string, unknown> }>;
+}
+
+function createHandler(deps: ServerDeps, wake: () => void) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'messages');
+    const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
+    const requests = decodeRequests(body, Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines));
+    const jsonl = Buffer.from(requests.map((r) => JSON.stringify({ custom_id: r.custom_id, method: 'POST', url: ENDPOINT, body: r.params })).join('\n') + '\n');
+    const quota = deps.config.storage.fileQuotaBytes;
+    const used = await deps.store.files.bytesOf(auth.account.id);
+    if (used + jsonl.length > quota) {
+      throw new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use and this batch needs ${jsonl.length}. Delete files to make room.`, {
+        details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
+      });
+    }
+    const now = Math.floor(deps.clock.now() / 1000);
+    const id = newId('batch');
+    const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
+    await deps.store.files.create(file, jsonl);
+    const record: BatchRecord = {
+      id,
+      accountId: auth.account.id,
+      keyId: auth.key.id,
+      endpoint: ENDPOINT,
+      input_file_id: file.id,
+      completion_window: '24h',
+      status: 'validating',
+      output_file_id: null,
+      error_file_id: null,
+      errors: null,
+      created_at: now,
+      in_progress_at: null,
+      expires_at: now + 86_400,
+      finalizing_at: null,
+      completed_at: null,
+      failed_at: null,
+      expired_at: null,
+      cancelling_at: null,
+      cancelled_at: null,
+      request_counts: { total: requests.length, completed: 0, failed: 0 },
+      metadata: null,
+      mode: 'emulated',
+      native: null,
+      lease: null,
+      face: 'messages',
+    };
+    await deps.store.batches.create(record);
+    wake();
+    return json(event, await viewMessageBatch(deps, event, record));
+  };
+}
+
+/** The caller's message batch (404 for another account's, a deleted one, or one made on /v1/batches). */
+async function ownMessageBatch(deps: ServerDeps, accountId: string, id: string): Promise<BatchRecord> {
+  const record = await deps.store.batches.get(id);
+  if (!record || record.accountId !== accountId || record.face !== 'messages' || record.deletedAt) throw new GatewayError('not_found', `No message batch with id '${id}'.`);
+  return record;
+}
+
+const batchId = (event: H3Event) => getRouterParam(event, 'id') ?? '';
+
+function getHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'messages');
+    return json(event, await viewMessageBatch(deps, event, await ownMessageBatch(deps, auth.account.id, batchId(event))));
+  };
+}
+
+function resultsHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'messages');
+    const batch = await ownMessageBatch(deps, auth.account.id, batchId(event));
+    if (!FINISHED.has(batch.status)) throw new GatewayError('conflict', `Message batch ${batch.id} has not ended yet; its results are there once processing_status is 'ended'.`);
+    const lines = (await resultsOf(deps, batch)).map((r) => JSON.stringify(r));
+    event.res.headers.set('content-type', 'application/binary');
+    return lines.length ? `${lines.join('\n')}\n` : '';
+  };
+}
+
+/** `limit` (1–1000, default 20), `before_id` / `after_id` of Anthropic's list pages. */
+function pageQuery(params: URLSearchParams): { limit: number; before?: string; after?: string } {
+  const raw = params.get('limit');
+  const limit = raw === null ? 20 : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(limit >= 1 && limit <= 1000)) throw validationError({ limit: 'must be a whole number from 1 to 1000' });
+  return { limit, before: params.get('before_id') ?? undefined, after: params.get('after_id') ?? undefined };
+}
+
+function listHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'messages');
+    const { limit, before, after } = pageQuery(event.url.searchParams);
+    // Newest first; the account's message batches (a batch store page holds any kind of batch).
+    const all: BatchRecord[] = [];
+    for (let cursor: string | undefined; ; ) {
+      const page = await deps.store.batches.list({ accountId: auth.account.id, limit: 100, ...(cursor ? { after: cursor } : {}) });
+      for (const b of page.data) if (b.face === 'messages' && !b.deletedAt) all.push(b);
+      if (!page.hasMore || page.data.length === 0) break;
+      cursor = page.data.at(-1)!.id;
+    }
+    let from = 0;
+    let to = all.length;
+    if (after !== undefined) from = all.findIndex((b) => b.id === after) + 1;
+    if (before !== undefined) to = Math.max(0, all.findIndex((b) => b.id === before));
+    const slice = before !== undefined && after === undefined ? all.slice(Math.max(0, to - limit), to) : all.slice(from, Math.min(to, from + limit));
+    const hasMore = before !== undefined && after === undefined ? to - limit > 0 : from + limit < to;
+    const data = await Promise.all(slice.map((b) => viewMessageBatch(deps, event, b)));
+    return json(event, { data, has_more: hasMore, first_id: slice[0]?.id ?? null, last_id: slice.at(-1)?.id ?? null });
+  };
+}
+
+function cancelHandler(deps: ServerDeps, wake: () => void) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'messages');
+    const batch = await ownMessageBatch(deps, auth.account.id, batchId(event));
+    // Anthropic answers a cancel of an ended batch with the batch as it is.
+    const next = FINISHED.has(batch.status) ? batch : await cancelBatch(deps, batch);
+    wake();
+    return json(event, await viewMessageBatch(deps, event, next));
+  };
+}
+
+function deleteHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'messages');
+    const batch = await ownMessageBatch(deps, auth.account.id, batchId(event));
+    if (!FINISHED.has(batch.status)) throw new GatewayError('conflict', `Message batch ${batch.id} is still processing; cancel it and wait until it has ended before deleting it.`);
+    await deps.store.batches.update(batch.id, { deletedAt: Math.floor(deps.clock.now() / 1000) });
+    return json(event, { id: batch.id, type: 'message_batch_deleted' });
+  };
+}
+
+/** Anthropic's Message Batches. Exempt from rate limits as /v1/batches is (§8.1). */
+export function messageBatchRoutes(deps: ServerDeps): RouteDef[] {
+  const wake = () => deps.batches?.wake();
+  return [
+    { method: 'POST', path: BASE, handler: createHandler(deps, wake), format: 'messages' },
+    { method: 'GET', path: BASE, handler: listHandler(deps), format: 'messages' },
+    { method: 'GET', path: `${BASE}/:id`, handler: getHandler(deps), format: 'messages' },
+    { method: 'GET', path: `${BASE}/:id/results`, handler: resultsHandler(deps), format: 'messages' },
+    { method: 'POST', path: `${BASE}/:id/cancel`, handler: cancelHandler(deps, wake), format: 'messages' },
+    { method: 'DELETE', path: `${BASE}/:id`, handler: deleteHandler(deps), format: 'messages' },
+  ];
+}
