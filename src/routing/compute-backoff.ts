@@ -20,6 +20,8 @@ export function retryDelayMs(error: GatewayError, retry: number, policy: RetryPo
   if (!error.retryable) return undefined;
   const upstreamStatus = error.details?.upstream_status;
   if (upstreamStatus === 401 || upstreamStatus === 403) return undefined;
+  // The gateway's own quota with that provider is spent (OpenAI's insufficient_quota): only another candidate can serve.
+  if (error.details?.upstream_quota_exhausted === true) return undefined;
   const jittered = backoffMs(retry, policy, random);
   if (error.retryAfter === undefined) return jittered;
   const retryAfterMs = error.retryAfter * 1000;

@@ -71,6 +71,9 @@ export function classifyUpstreamError(facts: UpstreamErrorFacts): ErrorCode {
   return status !== undefined && status >= 400 && status < 500 ? 'bad_request' : 'provider_error';
 }
 
+/** OpenAI's `insufficient_quota`: the gateway's own account with the provider is out of credit, which no wait mends. */
+const QUOTA_EXHAUSTED = /insufficient_quota/i;
+
 /** True when the upstream refused the gateway's own credentials (never echo what it said). */
 function isCredentialFailure(facts: UpstreamErrorFacts): boolean {
   if (facts.status === 401 || facts.status === 403) return true;
@@ -117,6 +120,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
   if (report.status !== undefined) details.upstream_status = report.status;
   switch (code) {
     case 'rate_limit_exceeded': {
+      // Retrying that provider cannot help (routing moves on to the next candidate instead).
+      if (QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`)) details.upstream_quota_exhausted = true;
       // OpenAI's retry-after-ms first (its SDKs read it first), then Retry-After.
       const retryAfter = parseRetryAfterMs(report.headers?.['retry-after-ms']) ?? parseRetryAfter(report.headers?.['retry-after']);
       return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {

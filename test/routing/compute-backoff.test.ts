@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors/index.ts';
+import { upstreamError } from '../../src/upstream/index.ts';
 import { backoffMs, retryDelayMs, routingConfigSchema } from '../../src/routing/index.ts';
 
 const policy = routingConfigSchema.parse({ retry: { baseMs: 100, maxMs: 1000 } }).retry;
@@ -26,6 +27,15 @@ describe('backoff', () => {
   it('does not retry an upstream that refused the gateway credentials', () => {
     const error = new GatewayError('provider_error', 'x', { details: { upstream_status: 401 } });
     expect(retryDelayMs(error, 1, policy, () => 0.5)).toBeUndefined();
+  });
+
+  it("does not retry an upstream whose quota is spent (OpenAI's insufficient_quota): the next candidate is tried instead", () => {
+    const spent = upstreamError('oa', { status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota.', phase: 'response' });
+    expect(spent.code).toBe('rate_limit_exceeded');
+    expect(spent.retryable).toBe(true);
+    expect(retryDelayMs(spent, 1, policy, () => 0.5)).toBeUndefined();
+    const busy = upstreamError('oa', { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Slow down.', phase: 'response' });
+    expect(retryDelayMs(busy, 1, policy, () => 0.5)).toBe(50);
   });
 
   it('waits at least Retry-After, and gives up when it is longer than maxMs', () => {
