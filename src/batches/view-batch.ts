@@ -36,6 +36,38 @@ export function viewBatch(b: BatchRecord): BatchView {
   };
 }
 
+/** What a new batch is made of; the rest of its record starts empty (`validating`, no files, no times). */
+export type NewBatch = Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoint' | 'input_file_id' | 'completion_window' | 'created_at' | 'metadata' | 'face'> & {
+  windowSeconds: number;
+  /** Requests in the input file, when known before it is checked. */
+  total?: number;
+};
+
+/** A new batch's record, before its input file is checked (`validating`). */
+export function newBatchRecord(b: NewBatch): BatchRecord {
+  const { windowSeconds: window, total = 0, face, ...given } = b;
+  const record: BatchRecord = {
+    ...given,
+    status: 'validating',
+    output_file_id: null,
+    error_file_id: null,
+    errors: null,
+    in_progress_at: null,
+    expires_at: b.created_at + window,
+    finalizing_at: null,
+    completed_at: null,
+    failed_at: null,
+    expired_at: null,
+    cancelling_at: null,
+    cancelled_at: null,
+    request_counts: { total, completed: 0, failed: 0 },
+    mode: 'emulated',
+    native: null,
+    lease: null,
+  };
+  return face ? { ...record, face } : record;
+}
+
 /** Finished states: nothing more happens to the batch. */
 export const FINISHED = new Set(['failed', 'completed', 'expired', 'cancelled']);
 

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { cancelBatch, viewBatch, windowSeconds, batchEndpointList } from '../../batches/index.ts';
+import { cancelBatch, newBatchRecord, viewBatch, windowSeconds, batchEndpointList } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
@@ -45,32 +45,17 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     if (!input) throw new GatewayError('file_not_found', `No file with id '${String(body.input_file_id)}'.`);
     if (input.purpose !== 'batch') throw validationError({ input_file_id: "must be a file uploaded with purpose 'batch'" });
     const now = seconds(deps.clock.now());
-    const record: BatchRecord = {
+    const record = newBatchRecord({
       id: newId('batch'),
       accountId: auth.account.id,
       keyId: auth.key.id,
       endpoint: endpoint as string,
       input_file_id: input.id,
       completion_window: window as string,
-      status: 'validating',
-      output_file_id: null,
-      error_file_id: null,
-      errors: null,
       created_at: now,
-      in_progress_at: null,
-      expires_at: now + windowS!,
-      finalizing_at: null,
-      completed_at: null,
-      failed_at: null,
-      expired_at: null,
-      cancelling_at: null,
-      cancelled_at: null,
-      request_counts: { total: 0, completed: 0, failed: 0 },
+      windowSeconds: windowS!,
       metadata,
-      mode: 'emulated',
-      native: null,
-      lease: null,
-    };
+    });
     await deps.store.batches.create(record);
     wake();
     return json(event, viewBatch(record));

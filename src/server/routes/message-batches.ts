@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { cancelBatch, FINISHED } from '../../batches/index.ts';
+import { cancelBatch, FINISHED, newBatchRecord } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord, FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
@@ -164,33 +164,19 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     const id = newId('batch');
     const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
     await deps.store.files.create(file, jsonl);
-    const record: BatchRecord = {
+    const record = newBatchRecord({
       id,
       accountId: auth.account.id,
       keyId: auth.key.id,
       endpoint: ENDPOINT,
       input_file_id: file.id,
       completion_window: '24h',
-      status: 'validating',
-      output_file_id: null,
-      error_file_id: null,
-      errors: null,
       created_at: now,
-      in_progress_at: null,
-      expires_at: now + 86_400,
-      finalizing_at: null,
-      completed_at: null,
-      failed_at: null,
-      expired_at: null,
-      cancelling_at: null,
-      cancelled_at: null,
-      request_counts: { total: requests.length, completed: 0, failed: 0 },
+      windowSeconds: 86_400,
       metadata: null,
-      mode: 'emulated',
-      native: null,
-      lease: null,
+      total: requests.length,
       face: 'messages',
-    };
+    });
     await deps.store.batches.create(record);
     wake();
     return json(event, await viewMessageBatch(deps, event, record));
