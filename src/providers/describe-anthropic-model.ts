@@ -29,21 +29,26 @@ function pageLimit(query: URLSearchParams): number {
 }
 
 /**
- * One page of Anthropic's `GET /v1/models` (`{data, has_more, first_id, last_id}`): `limit`
- * (1–1000, default 20; another is a 422 naming `limit`), `after_id` (the page after it),
- * `before_id` (the page before it).
+ * One page of an Anthropic list (`GET /v1/models`, `/v1/messages/batches`), newest or first
+ * first as `items` are: `limit` (1–1000, default 20; another is a 422 naming `limit`),
+ * `after_id` (the page after it), `before_id` (the page before it).
  */
-export function anthropicModelPage(models: readonly CatalogModel[], query: URLSearchParams): Record<string, unknown> {
+export function anthropicListPage<T extends { id: string }>(items: readonly T[], query: URLSearchParams): { page: T[]; hasMore: boolean } {
   const limit = pageLimit(query);
-  const ids = models.map((model) => model.id);
+  const ids = items.map((item) => item.id);
   const after = query.get('after_id');
   const before = query.get('before_id');
   let start = 0;
-  let end = models.length;
+  let end = items.length;
   if (after !== null) start = ids.indexOf(after) + 1;
   if (before !== null && ids.includes(before)) end = ids.indexOf(before);
-  const page = before !== null && after === null ? models.slice(Math.max(start, end - limit), end) : models.slice(start, Math.min(end, start + limit));
-  const data = page.map(toAnthropicModelObject);
-  const hasMore = before !== null && after === null ? end - limit > start : start + limit < end;
-  return { data, has_more: hasMore, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null };
+  const backwards = before !== null && after === null;
+  const page = backwards ? items.slice(Math.max(start, end - limit), end) : items.slice(start, Math.min(end, start + limit));
+  return { page, hasMore: backwards ? end - limit > start : start + limit < end };
+}
+
+/** One page of Anthropic's `GET /v1/models` (`{data, has_more, first_id, last_id}`). */
+export function anthropicModelPage(models: readonly CatalogModel[], query: URLSearchParams): Record<string, unknown> {
+  const { page, hasMore } = anthropicListPage(models, query);
+  return { data: page.map(toAnthropicModelObject), has_more: hasMore, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null };
 }

@@ -3,4 +3,4 @@ export { loadPlugin, resolvePluginFile, PluginLoadError, BUILTIN_PLUGIN_NAMES } 
 export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';
 export { hasKnownCapabilities } from './resolve-model-spec.ts';
-export { anthropicModelPage, toAnthropicModelObject } from './describe-anthropic-model.ts';
+export { anthropicListPage, anthropicModelPage, toAnthropicModelObject } from './describe-anthropic-model.ts';

@@ -2,6 +2,7 @@ import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { cancelBatch, FINISHED, newBatchRecord } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
+import { anthropicListPage } from '../../providers/index.ts';
 import type { BatchRecord, FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -110,7 +111,8 @@ function countsOf(results: ReadonlyArray<{ result: Record<string, unknown> }>): 
 async function viewMessageBatch(deps: ServerDeps, event: H3Event, batch: BatchRecord): Promise<Record<string, unknown>> {
   const ended = FINISHED.has(batch.status);
   const { total, completed, failed } = batch.request_counts;
-  const counts = ended ? countsOf(await resultsOf(deps, batch)) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
+  // A completed batch's counts are its own (output lines succeeded, error lines errored); other ends need the files read.
+  const counts = ended && batch.status !== 'completed' ? countsOf(await resultsOf(deps, batch)) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
   const endedAt = batch.completed_at ?? batch.cancelled_at ?? batch.expired_at ?? batch.failed_at;
   return {
     id: batch.id,
@@ -210,18 +212,9 @@ function resultsHandler(deps: ServerDeps) {
   };
 }
 
-/** `limit` (1–1000, default 20), `before_id` / `after_id` of Anthropic's list pages. */
-function pageQuery(params: URLSearchParams): { limit: number; before?: string; after?: string } {
-  const raw = params.get('limit');
-  const limit = raw === null ? 20 : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(limit >= 1 && limit <= 1000)) throw validationError({ limit: 'must be a whole number from 1 to 1000' });
-  return { limit, before: params.get('before_id') ?? undefined, after: params.get('after_id') ?? undefined };
-}
-
 function listHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'messages');
-    const { limit, before, after } = pageQuery(event.url.searchParams);
     // Newest first; the account's message batches (a batch store page holds any kind of batch).
     const all: BatchRecord[] = [];
     for (let cursor: string | undefined; ; ) {
@@ -230,14 +223,9 @@ function listHandler(deps: ServerDeps) {
       if (!page.hasMore || page.data.length === 0) break;
       cursor = page.data.at(-1)!.id;
     }
-    let from = 0;
-    let to = all.length;
-    if (after !== undefined) from = all.findIndex((b) => b.id === after) + 1;
-    if (before !== undefined) to = Math.max(0, all.findIndex((b) => b.id === before));
-    const slice = before !== undefined && after === undefined ? all.slice(Math.max(0, to - limit), to) : all.slice(from, Math.min(to, from + limit));
-    const hasMore = before !== undefined && after === undefined ? to - limit > 0 : from + limit < to;
-    const data = await Promise.all(slice.map((b) => viewMessageBatch(deps, event, b)));
-    return json(event, { data, has_more: hasMore, first_id: slice[0]?.id ?? null, last_id: slice.at(-1)?.id ?? null });
+    const { page, hasMore } = anthropicListPage(all, event.url.searchParams);
+    const data = await Promise.all(page.map((b) => viewMessageBatch(deps, event, b)));
+    return json(event, { data, has_more: hasMore, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null });
   };
 }
 
