@@ -59,6 +59,10 @@ export default definePlugin<OpenAIOptions>({
       });
     }
 
+    function compactResponses(call: ChatCall): Promise<UpstreamResponse> {
+      return client.request({ method: 'POST', path: '/responses/compact', headers: jsonHeaders, body: call.rawBody, abortOn: call });
+    }
+
     function countTokens(call: ChatCall): Promise<UpstreamResponse> {
       if (call.format !== 'responses') return Promise.reject(new GatewayError('bad_request', 'OpenAI counts input tokens for Responses bodies only.'));
       return client.request({ method: 'POST', path: '/responses/input_tokens', headers: jsonHeaders, body: call.rawBody, abortOn: call });
@@ -75,6 +79,7 @@ export default definePlugin<OpenAIOptions>({
     return {
       chat,
       countTokens,
+      compactResponses,
       embeddings,
       ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
       // Used when the provider says `batches: 'native'` (many compatible servers lack the API).

@@ -26,6 +26,7 @@ export class CallExchange implements ChatExchange {
   readonly ids: RequestIds;
   readonly client: AbortWatch;
   readonly attempts: AttemptObserver | undefined;
+  readonly compact: boolean | undefined;
   capture: ResponseCapture | undefined = undefined;
   responseId: string | undefined = undefined;
   previousResponseId: string | undefined = undefined;
@@ -44,6 +45,7 @@ export class CallExchange implements ChatExchange {
     this.ids = call.ids;
     this.client = call.client ?? noClient();
     this.attempts = call.record;
+    this.compact = call.compact;
   }
 
   get signal(): AbortSignal {

@@ -80,7 +80,7 @@ async function withResponsesStore(
   ({ body, raw } = referenced);
   const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id);
   if (rehydrated) ({ request, body, raw } = rehydrated);
-  const capture = captureResponses(deps, request, call.auth.account.id, raw);
+  const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw);
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);
   if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId };

@@ -61,6 +61,12 @@ export interface ExchangeCall {
   billed?: boolean;
   /** False: no `previous_response_id` rehydration, no stored copy (batch lines). Default true. */
   keepResponses?: boolean;
+  /**
+   * A Responses `POST /v1/responses/compact` body: passed through to an upstream that has the
+   * route (its provider's `compactResponses`), else answered by the model's summary (the route
+   * shapes it). Never stored.
+   */
+  compact?: boolean;
   /** Told the admission's headers (rate limits, credits) as soon as it is granted, so an error answer carries them too. */
   onHeaders?(headers: Record<string, string>): void;
 }

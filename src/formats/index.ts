@@ -49,5 +49,5 @@ export type {
   PassthroughInfo,
   UsageTap,
 } from './types.ts';
-export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream } from './responses/index.ts';
+export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream, compactionRequest, compactedResponse } from './responses/index.ts';
 export { FieldChecker, collectExtra, firstSignificant, isRecord, looksLikeObject } from './shared/index.ts';

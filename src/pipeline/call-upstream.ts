@@ -127,8 +127,11 @@ export function callUpstream(
   model: CatalogModel,
   call: Omit<ChatCall, 'signal'>,
   client: AbortWatch,
+  compact = false,
 ): Promise<UpstreamSuccess> {
-  const chat = model.provider.instance.chat;
+  const instance = model.provider.instance;
+  // A passed-through compact body goes to the provider's own compact route (prepareCall checked it has one).
+  const chat = compact ? instance.compactResponses?.bind(instance) : instance.chat;
   if (!chat) return Promise.reject(new GatewayError('bad_request', `The model '${model.id}' does not support chat requests.`));
   // The plugin kit's promise: a plugin is called only with a format it declared.
   const plugin = model.provider.plugin;
@@ -138,7 +141,7 @@ export function callUpstream(
   const attempt = new UpstreamAttempt(model, client);
   let calling: Promise<UpstreamResponse>;
   try {
-    calling = Promise.resolve(chat(new UpstreamCall(patchCall(model.provider.instance, model.provider.id, 'chat', call), attempt)));
+    calling = Promise.resolve(chat(new UpstreamCall(patchCall(instance, model.provider.id, 'chat', call), attempt)));
   } catch (error) {
     calling = Promise.reject(error);
   }

@@ -1,4 +1,4 @@
-import { getFormat } from '../formats/index.ts';
+import { compactionRequest, getFormat } from '../formats/index.ts';
 import { validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
@@ -11,7 +11,7 @@ import { withField } from '../util/index.ts';
 import { InboundRequest } from './inbound.ts';
 
 /** What prepareCall reads of an exchange: the inbound format, its body (parsed and as text), the headers to forward. */
-export type CallSource = Pick<ChatExchange, 'format' | 'raw' | 'body' | 'forwardHeaders' | 'target'>;
+export type CallSource = Pick<ChatExchange, 'format' | 'raw' | 'body' | 'forwardHeaders' | 'target' | 'compact'>;
 
 /** How a request goes upstream: the call, and whether its response passes through untouched. */
 export interface PreparedCall {
@@ -24,6 +24,8 @@ export interface PreparedCall {
   adapted?: string[];
   /** Hosted tools left out because the upstream cannot run them (policy 'drop'). */
   droppedTools?: string[];
+  /** A compact body passed through: sent to the provider's `compactResponses`, not its `chat`. */
+  compact?: boolean;
 }
 
 /**
@@ -48,7 +50,9 @@ export function prepareCall(
   model: CatalogModel,
   options: { defaultMaxTokens: number; forceConversion?: boolean },
 ): PreparedCall {
-  const passthrough = !options.forceConversion && model.formats.includes(exchange.format);
+  // A compact body passes through only to an upstream with the route; anywhere else the model summarizes (compaction.ts).
+  const compact = exchange.compact === true;
+  const passthrough = !options.forceConversion && model.formats.includes(exchange.format) && (!compact || model.provider.instance.compactResponses !== undefined);
   const upstreamFormat = passthrough ? exchange.format : model.formats[0];
   const stream = inbound instanceof InboundRequest ? inbound.facts.stream : inbound.stream;
   if (passthrough) {
@@ -62,10 +66,13 @@ export function prepareCall(
     // A passthrough stream keeps the client's framing (a format with several: Gemini's alt=sse or a JSON array).
     const framing = exchange.target?.framing;
     if (framing !== undefined) call.framing = framing;
-    return { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
+    const prepared: PreparedCall = { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
+    if (compact) prepared.compact = true;
+    return prepared;
   }
   // A conversion (or a fallback to another format) needs the IR: decoded here, once.
-  const request = inbound instanceof InboundRequest ? inbound.ir : inbound;
+  const decoded = inbound instanceof InboundRequest ? inbound.ir : inbound;
+  const request = compact ? compactionRequest(decoded) : decoded;
   const references = checkConvertible(request, model);
   const tools = vendorTools(request, exchange.format);
   const unrunnable = tools ? unrunnableTools(tools, upstreamFormat) : [];
@@ -97,7 +104,7 @@ export function prepareCall(
 function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boolean): PreparedCall | undefined {
   const max = model.spec.maxOutputTokens;
   const rules = getFormat(exchange.format).passthrough;
-  const capped = max === undefined ? undefined : rules.capOutput?.(exchange.body, max);
+  const capped = max === undefined || exchange.compact ? undefined : rules.capOutput?.(exchange.body, max);
   if (!capped) return undefined;
   const body = typeof capped.body.model === 'string' ? withField(capped.body, 'model', model.upstreamId) : capped.body;
   const tweaked = rules.prepare?.({ body, raw: JSON.stringify(body), stream });

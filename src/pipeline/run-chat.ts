@@ -64,7 +64,7 @@ function callModel(
   try {
     const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
     const startedAt = router.now();
-    const calling = callUpstream(model, prepared.call, client);
+    const calling = callUpstream(model, prepared.call, client, prepared.compact);
     attempts?.attemptDispatched();
     answering = calling.then((upstream) => {
       router.latency.record(model.id, router.now() - startedAt);

@@ -42,6 +42,8 @@ export interface ChatExchange {
   onSettled?: (settlement: Settlement) => void;
   /** Told about every upstream attempt (metrics, traces). */
   attempts?: AttemptObserver;
+  /** A `POST /v1/responses/compact` body (ExchangeCall.compact). */
+  compact?: boolean;
 }
 
 /** The part tap of an exchange: what was answered, as IR, without reading the client's bytes again. */

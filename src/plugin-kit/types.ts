@@ -494,6 +494,12 @@ export interface ProviderInstance {
    * `/v1/messages/count_tokens`, OpenAI `/responses/input_tokens`); rejects a format it cannot count.
    */
   countTokens?(call: ChatCall): Promise<UpstreamResponse>;
+  /**
+   * OpenAI's `POST /responses/compact` for a Responses body (`call.format` is `responses`, never
+   * streamed), answered with its `response.compaction` object. Absent: the gateway has the model
+   * write the summary through `chat` instead.
+   */
+  compactResponses?(call: ChatCall): Promise<UpstreamResponse>;
   /** OpenAI-shaped embeddings (`POST /v1/embeddings`) for `embedding` models. */
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
   images?: {

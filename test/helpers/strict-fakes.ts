@@ -59,6 +59,8 @@ const RESPONSES_KEYS = new Set([
   'previous_response_id', 'truncation', 'service_tier', 'background', 'safety_identifier', 'client_metadata', 'max_tool_calls',
   'top_logprobs', 'prompt', 'conversation',
 ]);
+/** What POST /v1/responses/compact takes (openai SDK ResponseCompactParams, and what Codex's CompactionInput adds). */
+const COMPACT_KEYS = new Set(['model', 'input', 'instructions', 'previous_response_id', 'prompt_cache_key', 'tools', 'parallel_tool_calls', 'reasoning', 'text', 'service_tier']);
 const MESSAGES_KEYS = new Set([
   'model', 'messages', 'system', 'max_tokens', 'stream', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'tools', 'tool_choice',
   'thinking', 'metadata', 'output_config', 'context_management', 'service_tier', 'container', 'mcp_servers', 'speed',
@@ -194,6 +196,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     const body: Json = given ?? request.json ?? {};
     const format = options.format;
     const model = options.models[body.model];
+    if (format === 'responses' && request.path.endsWith('/responses/compact') && model) return compactReply(body, rejections);
     if (!model) return { status: 404, json: format === 'messages' ? { type: 'error', error: { type: 'not_found_error', message: `model: ${body.model}` } } : { error: { message: `The model '${body.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' } } };
     try {
       if (format === 'chat') checkChat(body, model);
@@ -232,4 +235,31 @@ function wantsReasoning(format: WireFormat, body: Json): boolean {
   if (format === 'chat') return body.reasoning_effort !== undefined;
   if (format === 'responses') return body.reasoning !== undefined;
   return body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+}
+
+/**
+ * OpenAI's `POST /v1/responses/compact`: every user message of the input, then one opaque
+ * `compaction` item (the shape of the API reference's example and the openai SDK's CompactedResponse).
+ */
+function compactReply(body: Json, rejections: string[]): FakeReply {
+  try {
+    checkKeys(body, COMPACT_KEYS, (key) => `Unknown parameter: '${key}'.`);
+  } catch (error) {
+    if (!(error instanceof Rejection)) throw error;
+    rejections.push(error.message);
+    return errorReply('responses', error.message);
+  }
+  const input: Json[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input ?? []);
+  const users = input
+    .filter((item) => item.role === 'user' && (item.type === undefined || item.type === 'message'))
+    .map((item, index) => ({ id: `msg_keep${index}`, type: 'message', status: 'completed', role: 'user', content: typeof item.content === 'string' ? [{ type: 'input_text', text: item.content }] : item.content }));
+  return {
+    json: {
+      id: 'resp_compact1',
+      object: 'response.compaction',
+      created_at: 1_700_000_000,
+      output: [...users, { id: 'cmp_upstream1', type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' }],
+      usage: { input_tokens: 139, input_tokens_details: { cached_tokens: 0 }, output_tokens: 438, output_tokens_details: { reasoning_tokens: 64 }, total_tokens: 577 },
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
 import { readToolId } from '../shared/index.ts';
 import type { ContentPart, Message, Unconvertible } from '../../ir/index.ts';
+import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
 import { decodeWebSearchCall } from './map-web-search.ts';
@@ -28,6 +29,7 @@ const reasoningSchema = z.looseObject({
   encrypted_content: z.string().nullish(),
 });
 const itemReferenceSchema = z.looseObject({ id: z.string().min(1) });
+const compactionSchema = z.looseObject({ encrypted_content: z.string() });
 
 /** Options for decoding `input`. */
 export interface DecodeInputOptions {
@@ -107,6 +109,8 @@ class InputDecoder {
         return this.reference(item, path, allowReference);
       case 'web_search_call':
         return this.pushAssistant([decodeWebSearchCall(item)]);
+      case 'compaction':
+        return this.compaction(item, path);
       case undefined:
         return invalid([...path, 'type'], 'Expected an item type or a message role');
       default:
@@ -130,6 +134,20 @@ class InputDecoder {
         : message.content.map((part, index) => decodeContentPart(part, [...path, 'content', index]));
     if (message.role === 'assistant') return this.pushAssistant(content);
     this.pushOther({ role: message.role, content });
+  }
+
+  /**
+   * A `compaction` item (from `POST /v1/responses/compact`): the gateway's own becomes a user
+   * message holding its summary; OpenAI's is encrypted for OpenAI only, so a passthrough forwards
+   * it and a conversion refuses it (dropping it would lose the whole compacted history).
+   */
+  private compaction(item: Item, path: PropertyKey[]): void {
+    const { encrypted_content: encrypted } = parseOrThrow(compactionSchema, item, path);
+    const summary = readCompactionSummary(encrypted);
+    if (summary !== undefined) return this.pushOther({ role: 'user', content: [{ type: 'text', text: compactionSummaryText(summary) }] });
+    const message = 'a compaction item made by OpenAI can be read only by an OpenAI Responses upstream';
+    if (this.options.unconvertible) return void this.options.unconvertible.push({ field: fieldPath([...path, 'encrypted_content']), message });
+    invalid([...path, 'encrypted_content'], message);
   }
 
   private callOutput(item: Item, path: PropertyKey[]): void {

@@ -7,7 +7,7 @@ import { countTokensHandler } from './count-tokens.ts';
 import { embeddingRoutes, formatEmbeddingsHandler } from './embeddings.ts';
 import { inferenceHandler } from './inference.ts';
 import { formatModelRoutes, getModel, listModels } from './models.ts';
-import { cancelStoredResponse, deleteStoredResponse, getStoredResponse, listResponsesTools, listStoredInputItems } from './responses.ts';
+import { cancelStoredResponse, compactResponses, deleteStoredResponse, getStoredResponse, listResponsesTools, listStoredInputItems } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
 import { imageRoutes } from './images.ts';
 import { audioRoutes } from './audio.ts';
@@ -32,6 +32,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/v1/models/**', handler: getModel(deps) },
 ...formatRoutes(deps),
     { method: 'GET', path: '/v1/responses/tools', handler: listResponsesTools(deps), format: 'responses' },
+    { method: 'POST', path: '/v1/responses/compact', handler: compactResponses(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id/input_items', handler: listStoredInputItems(deps), format: 'responses' },

@@ -34,12 +34,22 @@ function targetOf(event: H3Event, route: FormatRoute): RouteTarget | undefined |
   return route.readPath(event.url.pathname, event.url.searchParams) ?? null;
 }
 
+/** A route that runs an exchange of another kind than plain inference: `POST /v1/responses/compact`. */
+export interface ExchangeRouteKind {
+  /** The body is a compact request (ExchangeCall.compact). */
+  compact?: boolean;
+  /** Checks the body before the exchange (throws a GatewayError). */
+  check?(body: Record<string, unknown>): void;
+  /** The whole answer the client gets, from the exchange's JSON answer and the client's body. */
+  reshape?(json: string, body: Record<string, unknown>): string;
+}
+
 /**
  * A format's inbound route (POST /v1/chat/completions, /v1/messages, /v1/responses, …): read the
  * request, hand it to runExchange, send what it answers. A path route whose URL is not its own
  * goes to `other` (a route of the format's face on the same pattern), else 404.
  */
-export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRoute: FormatRoute, other?: (event: H3Event) => Promise<unknown>) {
+export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRoute: FormatRoute, other?: (event: H3Event) => Promise<unknown>, kind?: ExchangeRouteKind) {
   const route = formatRoute.path;
   const forwarded = forwardedNames();
   const bounds = jsonBodyBounds(deps, deps.config.server.bodyLimits.inference);
@@ -53,6 +63,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
 
   const run = (event: H3Event, target: RouteTarget | undefined, auth: AuthContext, limits: PassedLimits | undefined, { raw, body }: JsonObjectBody): Promise<unknown> => {
     checkInferenceBounds(body);
+    kind?.check?.(body);
     const state = requestState(event);
     const answering = runExchange(deps, {
       format,
@@ -63,6 +74,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
       route,
       clientAddress: deps.clientAddress(event),
       limits,
+      compact: kind?.compact,
       ids: state.ids,
       client: clientAbort(event),
       forwardHeaders: forwardHeaders(event, forwarded),
@@ -78,7 +90,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
         state.record?.firstByte();
         return sendStream(event, answer.status, answer.headers, answer.stream);
       }
-      return sendBody(event, answer.status, answer.headers, answer.json ?? '');
+      const json = answer.json ?? '';
+      return sendBody(event, answer.status, answer.headers, kind?.reshape ? kind.reshape(json, body) : json);
     });
   };
 

@@ -1,11 +1,12 @@
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { storedResponseNotFound as notFound } from '../../exchange/index.ts';
-import { inputItemsOf, pageInputItems, replayResponseStream } from '../../formats/index.ts';
+import { compactedResponse, inputItemsOf, pageInputItems, replayResponseStream } from '../../formats/index.ts';
 import { formatSse, SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import { listOrder, listQuery } from './files.ts';
+import { inferenceHandler } from './inference.ts';
 import type { ServerDeps } from '../types.ts';
 
 /**
@@ -93,4 +94,28 @@ export function listResponsesTools(deps: ServerDeps) {
       function_tools: { supported_by: deps.registry.models.filter((m) => (m.spec.capabilities ?? []).includes('function_calling')).map((m) => m.id) },
     });
   };
+}
+
+/**
+ * POST /v1/responses/compact (the openai SDK's `responses.compact`; Codex compacts through it on
+ * its OpenAI provider, and reports an error, with no local fallback, when it fails): passed
+ * through to a Responses upstream whose provider has the route; elsewhere the routed model writes
+ * a handoff summary and the answer has OpenAI's shape, the user messages then one `compaction`
+ * item the gateway reads back on the next request (src/formats/responses/compaction.ts).
+ */
+export function compactResponses(deps: ServerDeps) {
+  return inferenceHandler(deps, 'responses', { method: 'POST', path: '/v1/responses/compact', from: 'body' }, undefined, {
+    compact: true,
+    check(body) {
+      if (body.stream !== undefined && body.stream !== false) throw validationError({ stream: 'is not a parameter of POST /v1/responses/compact, which answers whole' });
+    },
+    reshape(answer, body) {
+      const parsed = JSON.parse(answer) as Record<string, unknown>;
+      // An upstream's own compaction (passthrough) goes as it came.
+      if (parsed.object !== 'response') return answer;
+      const compacted = compactedResponse(parsed, body);
+      if (!compacted) throw new GatewayError('provider_error', 'The model answered the compaction request without a summary.');
+      return JSON.stringify(compacted);
+    },
+  });
 }

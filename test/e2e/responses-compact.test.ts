@@ -1,0 +1,106 @@
+/**
+ * `POST /v1/responses/compact` (the openai SDK's `responses.compact`, what Codex calls to compact a
+ * long conversation on its OpenAI provider): passed through to a Responses upstream, emulated on
+ * Chat and Messages upstreams (the routed model writes a summary; the answer has OpenAI's shape,
+ * the user messages then one `compaction` item), and that item read back on the next request.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+
+const SUMMARY = 'Summary: the user wants hello.txt; it is written.';
+
+const history: any[] = [
+  { role: 'user', content: 'Create hello.txt containing hi.' },
+  { type: 'function_call', call_id: 'call_1', name: 'shell', arguments: '{"command":"echo hi > hello.txt"}' },
+  { type: 'function_call_output', call_id: 'call_1', output: 'done' },
+  { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Written.' }] },
+  { role: 'user', content: 'Thanks. Now check it.' },
+];
+const tools: any[] = [{ type: 'function', name: 'shell', description: 'Runs a command', parameters: { type: 'object', properties: { command: { type: 'string' } } }, strict: false }];
+
+describe('POST /v1/responses/compact', () => {
+  let chat: StrictFake;
+  let responses: StrictFake;
+  let messages: StrictFake;
+  let gw: SpawnedGateway;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: SUMMARY });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
+    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, finalText: SUMMARY });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000 }] },
+        },
+      },
+    });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 10_000 });
+  }, 120_000);
+  afterAll(async () => {
+    await gw?.stop();
+    for (const fake of [chat, responses, messages]) await fake?.close();
+  });
+
+  it('passes through to a Responses upstream: its /responses/compact, its compaction item, byte for byte', async () => {
+    responses.requests.length = 0;
+    const compacted = await openai.responses.compact({ model: 'or/gpt-5', input: history, instructions: 'Be brief.' });
+    expect(responses.rejections).toEqual([]);
+    expect(responses.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses/compact']);
+    expect(responses.requests[0]!.json).toMatchObject({ model: 'gpt-5', instructions: 'Be brief.', input: history });
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.id).toBe('resp_compact1');
+    expect(compacted.output.at(-1)).toEqual({ id: 'cmp_upstream1', type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' });
+    expect(compacted.usage.total_tokens).toBe(577);
+  });
+
+  it.each([
+    ['oc/gpt-4o-mini', () => chat],
+    ['ant/claude-up', () => messages],
+  ])('emulates it on %s: the model summarizes, the answer is the user messages then one compaction item, read back next turn', async (model, fakeOf) => {
+    const fake = fakeOf();
+    fake.requests.length = 0;
+    const compacted = await openai.responses.compact({ model, input: history, instructions: 'Be brief.', tools } as any);
+    expect(fake.rejections).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+    const asked = JSON.stringify(fake.requests[0]!.json);
+    // The summary request: the history, the gateway's compaction prompt last, no tool call allowed.
+    expect(asked).toContain('Thanks. Now check it.');
+    expect(asked).toContain('handoff summary');
+    expect(JSON.stringify(fake.requests[0]!.json!.tool_choice)).toMatch(/none/);
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.id).toMatch(/^resp_/);
+    expect(compacted.usage.output_tokens).toBeGreaterThan(0);
+    const users = compacted.output.filter((item: any) => item.type === 'message');
+    expect(users.map((item: any) => [item.role, item.content])).toEqual([
+      ['user', [{ type: 'input_text', text: 'Create hello.txt containing hi.' }]],
+      ['user', [{ type: 'input_text', text: 'Thanks. Now check it.' }]],
+    ]);
+    const compaction: any = compacted.output.at(-1);
+    expect(compaction).toMatchObject({ type: 'compaction', id: expect.stringMatching(/^cmp_/), encrypted_content: expect.any(String) });
+    expect(compaction.encrypted_content).not.toContain(SUMMARY); // opaque to the client, as OpenAI's
+
+    // The next turn sends the compacted history back (what Codex does): the upstream gets the summary as a user message.
+    fake.requests.length = 0;
+    const next = await openai.responses.create({ model, input: [...(compacted.output as any[]), { role: 'user', content: 'Go on.' }], store: false });
+    expect(fake.rejections).toEqual([]);
+    expect(next.output_text).toBe(SUMMARY);
+    const sent = JSON.stringify(fake.requests[0]!.json);
+    expect(sent).toContain(SUMMARY);
+    expect(sent).toContain('Go on.');
+  });
+
+  it('refuses an upstream compaction item on a converted route: its content is readable only by OpenAI', async () => {
+    const error = await openai.responses
+      .create({ model: 'oc/gpt-4o-mini', input: [{ role: 'user', content: 'hi' }, { type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' } as any], store: false })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
+    expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('input[1].encrypted_content');
+  });
+});
