@@ -90,6 +90,8 @@ export interface FormatCodec {
   decodeStreamError(record: SseRecord): DecodedUpstreamError | undefined;
   /** The error body for a client of this format: the spec envelope plus native fields. */
   encodeError(error: GatewayError, ids: RequestIds): Record<string, unknown>;
+  /** The HTTP status of that error body when this format's API answers another than the spec's (Gemini: 400 for a 422); absent: the spec's. */
+  errorStatus?(error: GatewayError): number;
   /**
    * The record that reports an error after a stream has started (a stream this codec's encoder
    * did not produce). `tap` is the passthrough's, made by this codec's `createUsageTap` and fed

@@ -9,7 +9,7 @@ import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, 
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
 import { suggestBaseUrl } from './hint-base-url.ts';
-import { errorResponse } from './send.ts';
+import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, type Dashboard } from './routes/dashboard.ts';
 import type { ServerDeps } from './types.ts';
@@ -38,7 +38,8 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     const error = toGatewayError(thrown);
     if (warnClient && error.status >= 400 && error.status < 500) warnClient({ requestId: state.ids.requestId, route, keyId: record.keyId, error });
     observer.fail(record, error);
-    observer.end(record, error.status);
+    // The status the client gets (a Gemini client's 400 for a 422), as the request log and metrics record it.
+    observer.end(record, errorStatus(error, event, format));
     return errorResponse(error, event, format);
   };
   const ended = (event: H3Event, state: RequestState, record: RequestRecord, result: unknown): unknown => {

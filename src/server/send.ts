@@ -14,8 +14,19 @@ import { flushHead, nodeOf, putHeader, requestHeader, requestState, setResponseH
  */
 export function errorBody(error: GatewayError, event: H3Event, format?: WireFormat): Record<string, unknown> {
   const ids = requestState(event).ids;
-  const wire = format ?? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.id;
+  const wire = errorWire(event, format);
   return wire ? getCodec(wire).encodeError(error, ids) : (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>);
+}
+
+/** The format whose error shape a request's client reads (see errorBody), or undefined for the plain envelope. */
+function errorWire(event: H3Event, format?: WireFormat): WireFormat | undefined {
+  return format ?? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.id;
+}
+
+/** The HTTP status of that error body: the spec's, unless the client's API answers the kind with another (Gemini's 400 for a 422). */
+export function errorStatus(error: GatewayError, event: H3Event, format?: WireFormat): number {
+  const wire = errorWire(event, format);
+  return (wire && getCodec(wire).errorStatus?.(error)) || error.status;
 }
 
 /**
@@ -77,7 +88,7 @@ export function errorResponse(thrown: unknown, event: H3Event, format?: WireForm
   headers.set('x-request-id', requestState(event).ids.requestId);
   for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);
   if (error.retryAfter !== undefined && !headers.has('retry-after')) headers.set('retry-after', String(error.retryAfter));
-  return new Response(JSON.stringify(errorBody(error, event, format)), { status: error.status, headers });
+  return new Response(JSON.stringify(errorBody(error, event, format)), { status: errorStatus(error, event, format), headers });
 }
 
 /** A JSON response with the request id header. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { execaNode } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { CLIENTS_DIR, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
@@ -60,5 +60,22 @@ describe('gemini-cli through the gateway', () => {
     const calls = fake().requests.slice(before);
     expect(calls.length).toBeGreaterThanOrEqual(2);
     if (fake() === gemini) expect(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe(true);
+  }, 180_000);
+
+  it("stops at once on a used-up monthly token quota: the 429 says its wait in Google's RetryInfo (days), not retried for minutes", async () => {
+    const cli = (args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args]);
+    expect((await cli(['accounts', 'create', '--email', 'quota@example.com', '--credits', '1000', '--quota', '1'])).exitCode).toBe(0);
+    const key = (JSON.parse(String((await cli(['keys', 'create', '--account', 'quota@example.com', '--json'])).stdout)) as { key: string }).key;
+    const before = gemini.requests.length;
+    workDir = tempDir('gw-gemini-cli-');
+    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: key, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
+    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    // Without the RetryInfo, gemini-cli took the 429 for a passing rate limit: 10 attempts, 5 s to 30 s apart (over 3 minutes).
+    const run = await execaNode(GEMINI_JS, ['-m', 'google/gemini-2.5-flash', '-p', 'Say hi.'], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 90_000 });
+    expect(run.timedOut, `${run.stdout}\n${run.stderr}`).toBe(false);
+    expect(run.exitCode).not.toBe(0);
+    expect(`${run.stdout}\n${run.stderr}`).toContain('monthly token quota');
+    expect(gemini.requests.length).toBe(before);
   }, 180_000);
 });

@@ -154,6 +154,21 @@ describe('@google/genai through the gateway', () => {
     expect(JSON.parse((refused as ApiError).message).error.status).toBe('UNAUTHENTICATED');
   });
 
+  it('an invalid argument is 400 INVALID_ARGUMENT, as Google answers (never 422), the field in a BadRequest violation', async () => {
+    const invalid = await ai.models.generateContent({ model: 'oc/o4-mini', contents: 'hi', config: { temperature: 'hot' as unknown as number } }).catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(ApiError);
+    expect((invalid as ApiError).status).toBe(400);
+    const body = JSON.parse((invalid as ApiError).message);
+    expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    expect(body.error.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'validation_error', domain: 'gateway' }),
+        { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'generationConfig.temperature', description: expect.any(String) }] },
+      ]),
+    );
+    expect(fakes.chat.requests).toHaveLength(0);
+  });
+
   it("apiVersion 'v1' (Google's stable path, /v1/models/…): generateContent, a stream, countTokens, models.list and get, errors, all in Gemini's shape", async () => {
     const v1 = new GoogleGenAI({ apiKey: gw.key, apiVersion: 'v1', httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
     const response = await v1.models.generateContent({ model: 'oc/o4-mini', contents: 'Say hi' });

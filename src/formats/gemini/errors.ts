@@ -17,6 +17,9 @@ export function googleStatus(status: number): string {
       return 'PERMISSION_DENIED';
     case 404:
       return 'NOT_FOUND';
+    case 405:
+      // A method the resource does not have (grpc-gateway's answer to a wrong HTTP method), not a state to fix first.
+      return 'UNIMPLEMENTED';
     case 409:
       return 'ABORTED';
     case 429:
@@ -35,24 +38,49 @@ export function googleStatus(status: number): string {
 }
 
 /**
- * Google's error shape (`{error: {code: <HTTP status>, message, status}}`, what `@google/genai`
- * and gemini-cli read) with the spec envelope's other fields beside it: `error.code` is Google's
- * number, so the gateway's stable code rides as an `ErrorInfo` detail (`reason`, `domain:
- * "gateway"`, the field messages in `metadata`), and `request_id`, `retry_after`, `timestamp`
- * and `correlation_id` are where the envelope has them.
+ * The HTTP status a Gemini client gets: Google's for the kind (AIP-193). Google never answers
+ * 422: an invalid argument is 400 INVALID_ARGUMENT, so the spec's 422 validation_error is a 400
+ * here (its code stays in the ErrorInfo reason). Every other status is the spec's.
+ */
+export function geminiErrorStatus(error: GatewayError): number {
+  return error.status === 422 ? 400 : error.status;
+}
+
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
+const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * The wait a throttled answer names, in seconds: `retry_after`, else (a used-up monthly token
+ * quota, which sends no Retry-After) the time left until `details.resets_at`.
+ */
+function waitOf(retryAfter: number | undefined, details: Record<string, unknown> | undefined): number | undefined {
+  if (retryAfter !== undefined) return retryAfter;
+  const resetsAt = details?.resets_at;
+  return typeof resetsAt === 'number' ? Math.max(1, Math.ceil(resetsAt - Date.now() / 1000)) : undefined;
+}
+
+/**
+ * Google's error shape (`{error: {code: <HTTP status>, message, status, details}}`, what
+ * `@google/genai` and gemini-cli read) with the spec envelope's other fields beside it:
+ * `error.code` is Google's number, so the gateway's stable code rides as an `ErrorInfo` detail
+ * (`reason`, `domain: "gateway"`, the field messages in `metadata`); invalid fields are also a
+ * `BadRequest` detail (`fieldViolations`), and a 429's wait a `RetryInfo` (`retryDelay`), which
+ * gemini-cli waits for (over 300 s it stops instead of retrying), as Google sends them.
+ * `request_id`, `retry_after`, `timestamp` and `correlation_id` are where the envelope has them.
  */
 export function encodeGeminiError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
   const envelope = buildErrorEnvelope(error, ids);
+  const status = geminiErrorStatus(error);
   const metadata: Record<string, string> = {};
   const fields = (envelope.error.details as { fields?: unknown } | undefined)?.fields;
   if (isRecord(fields)) for (const [key, value] of Object.entries(fields)) metadata[key] = String(value);
-  const inner: Record<string, unknown> = {
-    code: error.status,
-    message: envelope.error.message,
-    status: googleStatus(error.status),
-    details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.code, domain: 'gateway', metadata }],
-    request_id: ids.requestId,
-  };
+  const details: Record<string, unknown>[] = [{ '@type': ERROR_INFO, reason: error.code, domain: 'gateway', metadata }];
+  const violations = Object.entries(metadata).map(([field, description]) => ({ field, description }));
+  if (violations.length > 0) details.push({ '@type': BAD_REQUEST, fieldViolations: violations });
+  const wait = status === 429 ? waitOf(envelope.error.retry_after, envelope.error.details) : undefined;
+  if (wait !== undefined) details.push({ '@type': RETRY_INFO, retryDelay: `${wait}s` });
+  const inner: Record<string, unknown> = { code: status, message: envelope.error.message, status: googleStatus(status), details, request_id: ids.requestId };
   if (envelope.error.retry_after !== undefined) inner.retry_after = envelope.error.retry_after;
   return { error: inner, timestamp: envelope.timestamp, correlation_id: envelope.correlation_id };
 }

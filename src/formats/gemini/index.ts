@@ -7,7 +7,7 @@ import { createGeminiStreamDecoder } from './decode-stream.ts';
 import { encodeGeminiRequest } from './encode-request.ts';
 import { encodeGeminiResponse } from './encode-response.ts';
 import { createGeminiStreamEncoder } from './encode-stream.ts';
-import { decodeGeminiError, decodeGeminiStreamError, encodeGeminiError, encodeGeminiStreamError } from './errors.ts';
+import { decodeGeminiError, decodeGeminiStreamError, encodeGeminiError, encodeGeminiStreamError, geminiErrorStatus } from './errors.ts';
 import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-passthrough.ts';
 import { readGeminiPath } from './read-path.ts';
 import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-request.ts';
@@ -27,6 +27,7 @@ export const geminiCodec: FormatCodec = {
   decodeError: decodeGeminiError,
   decodeStreamError: decodeGeminiStreamError,
   encodeError: encodeGeminiError,
+  errorStatus: geminiErrorStatus,
   encodeStreamError: encodeGeminiStreamError,
   // Google's SDKs read every stream record as a GenerateContentResponse: routing events have no place (headers carry them).
   insertRoutingEvents: (records) => records.slice(),

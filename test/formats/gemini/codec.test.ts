@@ -229,8 +229,27 @@ describe('gemini codec', () => {
 
   it('encodes errors in Google\'s shape with the envelope fields', () => {
     const body = gemini.encodeError(new GatewayError('validation_error', 'Bad field.', { details: { fields: { 'contents[0].role': 'bad' } } }), { requestId: 'req_1', correlationId: 'req_1' }) as Record<string, any>;
-    expect(body.error).toMatchObject({ code: 422, status: 'INVALID_ARGUMENT', message: 'Bad field.', request_id: 'req_1', details: [{ reason: 'validation_error', domain: 'gateway', metadata: { 'contents[0].role': 'bad' } }] });
+    // Google never answers 422: an invalid argument is 400 INVALID_ARGUMENT, the fields in a BadRequest detail.
+    expect(body.error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      message: 'Bad field.',
+      request_id: 'req_1',
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'validation_error', domain: 'gateway', metadata: { 'contents[0].role': 'bad' } },
+        { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'contents[0].role', description: 'bad' }] },
+      ],
+    });
+    expect(gemini.errorStatus?.(new GatewayError('validation_error', 'Bad field.'))).toBe(400);
     expect(body).toMatchObject({ correlation_id: 'req_1', timestamp: expect.any(Number) });
+    // A wrong method is UNIMPLEMENTED (not FAILED_PRECONDITION); a throttle says its wait in a RetryInfo, as Google's do.
+    expect(gemini.encodeError(new GatewayError('method_not_allowed', 'No.', { status: 405 }), { requestId: 'r', correlationId: 'r' })).toMatchObject({ error: { code: 405, status: 'UNIMPLEMENTED' } });
+    const throttled = gemini.encodeError(new GatewayError('rate_limit_exceeded', 'Slow down.', { retryAfter: 7 }), { requestId: 'r', correlationId: 'r' }) as Record<string, any>;
+    expect(throttled.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' });
+    const resetsAt = Math.floor(Date.now() / 1000) + 86_400;
+    const quota = gemini.encodeError(new GatewayError('quota_exceeded', 'Used up.', { details: { resets_at: resetsAt } }), { requestId: 'r', correlationId: 'r' }) as Record<string, any>;
+    const wait = quota.error.details.find((d: Record<string, unknown>) => d['@type'] === 'type.googleapis.com/google.rpc.RetryInfo');
+    expect(Number.parseInt(wait.retryDelay, 10)).toBeGreaterThan(86_000);
     expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED' });
   });
 });
