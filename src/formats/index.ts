@@ -16,7 +16,7 @@ export {
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
-export { sseFraming, jsonArrayFraming, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer } from './shared/index.ts';
+export { sseFraming, jsonArrayFraming, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer, shortToolName } from './shared/index.ts';
 export type {
   FormatDefinition,
   FormatRoute,
@@ -39,6 +39,7 @@ export type {
   VendorTools,
   VendorToolsFace,
   ConvertedFit,
+  ToolNameRule,
   PassthroughRequest,
   RewriteContext,
   FormatCodec,

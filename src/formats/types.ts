@@ -268,6 +268,19 @@ export interface ConvertedFit {
   maxEffort?: boolean;
   /** The format has no JSON mode: a converted `json_object` becomes a system instruction. */
   noJsonMode?: boolean;
+  /**
+   * The tool names the format's API takes: a converted request's other names (Claude Code's MCP
+   * tools run to Anthropic's 128 characters) go up shortened, and come back to the client as it
+   * wrote them (src/pipeline/fit-tool-names.ts). Absent: names go as they are.
+   */
+  toolName?: ToolNameRule;
+}
+
+/** What a format's API takes as a tool name. */
+export interface ToolNameRule {
+  pattern: RegExp;
+  /** The longest name it takes (≥ 10). */
+  maxLength: number;
 }
 
 /** A credential the format's SDKs send: a header (with its scheme prefix, e.g. `Bearer `) or a query parameter. */

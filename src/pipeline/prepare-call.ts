@@ -4,6 +4,7 @@ import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { fitToModel } from './fit-to-model.ts';
+import { fitToolNames, type ToolNames } from './fit-tool-names.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
 import type { ChatExchange } from './types.ts';
@@ -26,6 +27,8 @@ export interface PreparedCall {
   droppedTools?: string[];
   /** A compact body passed through: sent to the provider's `compactResponses`, not its `chat`. */
   compact?: boolean;
+  /** Tool names the upstream got in place of the client's (converted routes only): its answer's are mapped back. */
+  toolNames?: ToolNames;
 }
 
 /**
@@ -86,9 +89,14 @@ export function prepareCall(
   const fitted = fitToModel(portable, model, upstreamFormat);
   // Formats with explicit cache markers (Messages) place them on a converted request.
   const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
-  const body = getFormat(upstreamFormat).codec.encodeRequest(fitted.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
+  const named = fitToolNames(fitted.request, upstreamFormat);
+  const body = getFormat(upstreamFormat).codec.encodeRequest(named.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
   const prepared: PreparedCall = { call: callOf(upstreamFormat, model, stream, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
   if (references) fitted.adapted.push(`item_reference=dropped(${references.length})`);
+  if (named.names) {
+    prepared.toolNames = named.names;
+    fitted.adapted.push(`tool_names=shortened(${named.names.size})`);
+  }
   if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
   if (dropped) prepared.droppedTools = dropped;
   return prepared;

@@ -5,6 +5,7 @@ import { mapTransportError } from '../upstream/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
+import { restoreToolName, type ToolNames } from './fit-tool-names.ts';
 import { changedRecords, rewritePassedRecords, type RecordChanges } from './pass-records.ts';
 import { truncatedStream, watchStream, type StreamWatch } from './watch-stream.ts';
 
@@ -34,6 +35,8 @@ export interface RelayOptions {
   client: AbortWatch;
   passthrough: boolean;
   stripUsageChunk: boolean;
+  /** Tool names the upstream got in place of the client's (a conversion): mapped back on the way out. */
+  toolNames?: ToolNames;
   /** Reliability events to put into the stream (spec §6.4), when the client wants them. */
   events?: RoutingEvent[];
   /**
@@ -408,6 +411,7 @@ export class RecordRelay {
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;
+      else if (part.type === 'tool-call-start' && this.options.toolNames) part = restoreToolName(part, this.options.toolNames);
       if (this.onPart?.(part) === false) this.onPart = undefined;
       const records = encoder.encode(part);
       for (let j = 0; j < records.length; j += 1) out.push(records[j]);

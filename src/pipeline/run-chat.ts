@@ -11,6 +11,7 @@ import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, type PreparedCall } from './prepare-call.ts';
+import { restoreToolNames } from './fit-tool-names.ts';
 import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
 import { tryCandidates, type Served } from './try-candidates.ts';
@@ -270,6 +271,7 @@ function jsonOutcome(
       settleFailedAnswer(exchange, model, error, routing, fallback);
       throw error;
     }
+    if (answer.prepared.toolNames) response = restoreToolNames(response, answer.prepared.toolNames);
     if (responseId !== undefined) response = { ...response, id: responseId };
     // Some formats' answers do not name the model (Bedrock Converse): the client sees the one it asked for.
     if (!response.model) response = { ...response, model: request.facts.model };
@@ -345,6 +347,7 @@ function streamOutcome(
     client: exchange.client ?? watchOf(exchange.signal),
     passthrough: answer.prepared.passthrough,
     stripUsageChunk: answer.prepared.stripUsageChunk,
+    toolNames: answer.prepared.toolNames,
     events,
     onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
     responseId: exchange.responseId,

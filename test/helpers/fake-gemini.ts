@@ -3,7 +3,8 @@
  * rejects what the real one rejects — unknown fields (proto JSON: camelCase or snake_case), both
  * thinking knobs at once, a Gemini 3 `functionCall` of the current turn without its
  * `thoughtSignature` (unless it carries the documented skip value), a signature it never issued,
- * function responses that do not answer every call — with 400 INVALID_ARGUMENT in Google's error
+ * function responses that do not answer every call, a function name over 64 characters or outside
+ * `[a-zA-Z0-9_.:-]` — with 400 INVALID_ARGUMENT in Google's error
  * shape. The script is an agent loop: tool calls (parallel when `pick` returns several) until
  * `toolTurns` rounds are answered, then a final text; the first call of each round and the last
  * part of a text answer carry a fresh signature. With `searchQueries`, a text answer to a request
@@ -64,6 +65,7 @@ const GENERATION_KEYS = [
 const PART_KEYS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult', 'thought', 'thoughtSignature', 'videoMetadata', 'partMetadata'];
 const TOOL_KEYS = ['functionDeclarations', 'googleSearch', 'googleSearchRetrieval', 'codeExecution', 'urlContext', 'computerUse', 'fileSearch', 'googleMaps'];
 const THINKING_KEYS = ['includeThoughts', 'thinkingBudget', 'thinkingLevel'];
+const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 
 /** `responseMimeType` and `response_mime_type` are one field to a proto JSON parser. */
 function names(camel: string[]): Set<string> {
@@ -105,6 +107,10 @@ function checkBody(body: Json, model: GeminiModel, issued: Set<string>): void {
   if (thinking?.thinkingBudget !== undefined && thinking?.thinkingLevel !== undefined) reject('You can only set only one of thinking budget and thinking level.');
   if ((thinking?.thinkingBudget !== undefined || thinking?.thinkingLevel !== undefined) && !model.thinking) reject('Thinking is not supported by this model.');
   (body.tools ?? []).forEach((tool: Json, i: number) => checkKeys(tool, ALLOWED.tool, `tools[${i}]`));
+  declaredNames(body).forEach((name, i) => {
+    // FunctionDeclaration.name: starts with a letter or `_`; letters, digits, `_ . : -`; at most 64.
+    if (!FUNCTION_NAME.test(name ?? '')) reject(`* GenerateContentRequest.tools[0].function_declarations[${i}].name: Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64.`);
+  });
   const contents: Json[] = body.contents ?? [];
   if (!Array.isArray(contents) || contents.length === 0) reject('* GenerateContentRequest.contents: contents is not specified');
   contents.forEach((content, i) => {

@@ -66,4 +66,6 @@ export const converseFormat = defineFormat({
   codec: converseCodec,
   terminal: tellRecordEnd,
   passthrough: {},
+  // ToolSpecification.name: `[a-zA-Z0-9_-]+`, at most 64 characters.
+  fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
 });

@@ -45,6 +45,8 @@ export const chatFormat = defineFormat({
   passthrough: chatPassthrough,
   // `web_search_options` is its only one (the IR's web search: no reader needed).
   vendorTools: { api: 'Chat Completions with web search' },
+  // `tools[].function.name`: 400 "string does not match pattern" otherwise.
+  fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
 });
 
 export {

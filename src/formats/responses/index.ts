@@ -46,6 +46,8 @@ export const responsesFormat = defineFormat({
   terminal: tellResponsesRecordEnd,
   hostedWebSearch: true,
   vendorTools: { api: 'the Responses API', read: responsesVendorTools },
+  // A function tool's `name`: 400 "string does not match pattern" otherwise.
+  fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
   passthrough: responsesPassthrough,
   countTokens: {
     path: '/v1/responses/input_tokens',

@@ -12,6 +12,18 @@ export function sanitizeToolId(id: string): string {
   return `${base || 'tool'}_${fnv1a(id)}`;
 }
 
+/**
+ * A tool name every upstream format takes (letters, digits, `_`, `-`; a letter or `_` first, as
+ * Gemini wants) in at most `maxLength` characters (≥ 10): the name's head, `_` and a hash of the
+ * whole name. Deterministic and stateless, so every turn of a conversation maps a name the same
+ * way, and two names with the same head stay distinct.
+ */
+export function shortToolName(name: string, maxLength: number): string {
+  const base = name.replace(/[^a-zA-Z0-9_-]/g, '_');
+  const head = /^[a-zA-Z_]/.test(base) ? base : `_${base}`;
+  return `${head.slice(0, maxLength - 9)}_${fnv1a(name)}`;
+}
+
 /** 32-bit FNV-1a as 8 hex digits: tiny, fast, stable across runs. */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
