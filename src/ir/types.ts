@@ -263,6 +263,12 @@ export interface ChatRequest {
   /** OpenAI `safety_identifier`, from a Chat client; sent to a Responses upstream. */
   safetyIdentifier?: string;
   previousResponseId?: string;
+  /**
+   * The Responses input asked for a compaction (a `compaction_trigger` item, Codex's remote
+   * compaction): the answer is one `compaction` item; a converted upstream writes the summary
+   * (src/formats/responses/compaction.ts).
+   */
+  compaction?: boolean;
   /** OpenAI `prompt_cache_key` (Chat and Responses); sent only to OpenAI-format upstreams. */
   promptCacheKey?: string;
   /** OpenAI `prompt_cache_retention` (`in_memory` | `24h`); OpenAI-format upstreams only. */

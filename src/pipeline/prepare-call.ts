@@ -75,7 +75,7 @@ export function prepareCall(
   }
   // A conversion (or a fallback to another format) needs the IR: decoded here, once.
   const decoded = inbound instanceof InboundRequest ? inbound.ir : inbound;
-  const request = compact ? compactionRequest(decoded) : decoded;
+  const request = compact || decoded.compaction ? compactionRequest(decoded) : decoded;
   const references = checkConvertible(request, model);
   const tools = vendorTools(request, exchange.format);
   const unrunnable = tools ? unrunnableTools(tools, upstreamFormat) : [];

@@ -30,7 +30,8 @@ function shellCall(names: string[], dir: string) {
 
 describe('Codex through the gateway', () => {
   let workDir = '';
-  const pick = (names: string[]) => shellCall(names, workDir);
+  // A conversation compacted by the gateway (its summary in a user turn) is past the tool call: the model answers.
+  const pick = (names: string[], body: Record<string, unknown>) => (JSON.stringify(body).includes('Summary of the earlier conversation') ? undefined : shellCall(names, workDir));
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
@@ -107,4 +108,35 @@ describe('Codex through the gateway', () => {
       else expect(names).not.toContain('web_search');
     }
   });
+
+  // Codex on its built-in OpenAI provider (`openai_base_url` at the gateway) compacts remotely: a
+  // streamed /v1/responses whose input ends with `compaction_trigger`, read as exactly one
+  // `compaction` output item (remote compaction v2), and it has no local fallback. On a converted
+  // route the gateway has the model write the summary and answers with that item.
+  it('compacts its context through the gateway on a converted route (openai_base_url, remote compaction)', async () => {
+    messages.requests.length = 0;
+    workDir = tempDir('gw-codex-');
+    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), ['model = "ant/claude-up"', `openai_base_url = "${gw.url}/v1"`, 'model_auto_compact_token_limit = 100', ''].join('\n'));
+    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', `Create hello.txt in this directory containing: ${CONTENT}`], {
+      cwd: workDir,
+      env: clientEnv({ CODEX_HOME: codexHome, CODEX_API_KEY: gw.key! }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    const bodies = messages.requests.map((request) => JSON.stringify(request.json));
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrejections: ${messages.rejections.join(' | ')}\nrequests: ${messages.requests.length}`;
+    expect(messages.rejections, report).toEqual([]);
+    expect(run.exitCode, report).toBe(0);
+    expect(run.stderr, report).not.toContain('Error running remote compact task');
+    expect(run.stderr, report).toContain('context compacted');
+    expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8'), report).toBe(CONTENT);
+    // The summary was asked for, then the conversation went on from it.
+    const asked = bodies.findIndex((body) => body.includes('handoff summary'));
+    expect(asked, report).toBeGreaterThan(0);
+    expect(bodies.slice(asked + 1).some((body) => body.includes('Summary of the earlier conversation')), report).toBe(true);
+  }, 150_000);
 });

@@ -95,6 +95,40 @@ describe('POST /v1/responses/compact', () => {
     expect(sent).toContain('Go on.');
   });
 
+  it.each([
+    ['oc/gpt-4o-mini', () => chat],
+    ['ant/claude-up', () => messages],
+  ])('answers a compaction_trigger turn (Codex remote compaction v2) on %s with exactly one compaction item, streamed and whole', async (model, fakeOf) => {
+    const fake = fakeOf();
+    fake.requests.length = 0;
+    const input = [...history, { type: 'compaction_trigger' }] as any[];
+    const stream = await openai.responses.create({ model, input, tools, stream: true, store: false } as any);
+    const done: any[] = [];
+    let completed: any;
+    for await (const event of stream as unknown as AsyncIterable<any>) {
+      if (event.type === 'response.output_item.done') done.push(event.item);
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    expect(fake.rejections).toEqual([]);
+    const asked = JSON.stringify(fake.requests[0]!.json);
+    expect(asked).toContain('handoff summary');
+    expect(asked).not.toContain('compaction_trigger');
+    expect(done.map((item) => item.type)).toEqual(['compaction']);
+    expect(done[0].encrypted_content).toMatch(/^gwcmp:/);
+    expect(completed.output).toEqual(done);
+    expect(completed.usage.output_tokens).toBeGreaterThan(0);
+
+    const whole = await openai.responses.create({ model, input, tools, store: false } as any);
+    expect(whole.output.map((item: any) => item.type)).toEqual(['compaction']);
+
+    // The compacted history (Codex keeps the user messages, then the item) continues on the same route.
+    fake.requests.length = 0;
+    const users = history.filter((item) => item.role === 'user');
+    const next = await openai.responses.create({ model, input: [...users, done[0], { role: 'user', content: 'Go on.' }], store: false });
+    expect(next.output_text).toBe(SUMMARY);
+    expect(JSON.stringify(fake.requests[0]!.json)).toContain(SUMMARY);
+  });
+
   it('refuses an upstream compaction item on a converted route: its content is readable only by OpenAI', async () => {
     const error = await openai.responses
       .create({ model: 'oc/gpt-4o-mini', input: [{ role: 'user', content: 'hi' }, { type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' } as any], store: false })

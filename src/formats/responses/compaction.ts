@@ -24,7 +24,8 @@ const SUMMARY_HEADER = 'Summary of the earlier conversation, written when its co
 
 /** The summary request for a compaction: the history, then the prompt as the last user turn; no tool may be called. */
 export function compactionRequest(request: ChatRequest): ChatRequest {
-  const out: ChatRequest = { ...request, messages: [...request.messages, { role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] }], stream: false };
+  const out: ChatRequest = { ...request, messages: [...request.messages, { role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] }] };
+  delete out.compaction;
   // Tools stay declared (Anthropic wants the tools of a history's tool calls), none may run.
   if (out.tools?.length) out.toolChoice = 'none';
   else delete out.toolChoice;
@@ -36,6 +37,11 @@ export function compactionRequest(request: ChatRequest): ChatRequest {
 /** The `encrypted_content` of a compaction item the gateway wrote. */
 function encodeSummary(summary: string): string {
   return COMPACTION_PREFIX + Buffer.from(JSON.stringify({ summary }), 'utf8').toString('base64url');
+}
+
+/** The `compaction` output item carrying a summary the model wrote. */
+export function compactionItem(summary: string): Record<string, unknown> {
+  return { id: `cmp_gw${randomBytes(12).toString('hex')}`, type: 'compaction', encrypted_content: encodeSummary(summary) };
 }
 
 /** The summary a gateway compaction item carries; undefined for anyone else's (OpenAI's is readable only by OpenAI). */
@@ -88,7 +94,7 @@ export function compactedResponse(answer: Json, clientBody: Json): Json | undefi
     id: answer.id,
     object: 'response.compaction',
     created_at: answer.created_at,
-    output: [...userMessages(clientBody.input), { id: `cmp_gw${randomBytes(12).toString('hex')}`, type: 'compaction', encrypted_content: encodeSummary(summary) }],
+    output: [...userMessages(clientBody.input), compactionItem(summary)],
     usage: answer.usage,
   };
 }

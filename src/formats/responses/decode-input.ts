@@ -111,6 +111,9 @@ class InputDecoder {
         return this.pushAssistant([decodeWebSearchCall(item)]);
       case 'compaction':
         return this.compaction(item, path);
+      case 'compaction_trigger':
+        // Asks for a compaction of the input before it (request.compaction, set by decodeResponsesRequest).
+        return;
       case undefined:
         return invalid([...path, 'type'], 'Expected an item type or a message role');
       default:

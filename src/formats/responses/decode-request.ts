@@ -64,6 +64,7 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
     stream: scalars.stream ?? false,
   };
   if (unresolved.length > 0) request.unresolvedReferences = unresolved;
+  if (Array.isArray(raw.input) && raw.input.some((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'compaction_trigger')) request.compaction = true;
   if (unconvertible.length > 0) request.unconvertible = unconvertible;
   if (scalars.max_output_tokens != null) request.maxTokens = scalars.max_output_tokens;
   if (scalars.temperature != null) request.temperature = scalars.temperature;

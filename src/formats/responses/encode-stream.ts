@@ -6,6 +6,7 @@ import { redactSecrets } from '../../util/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { toolIdForClient } from '../shared/index.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
+import { compactionItem } from './compaction.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
 import { encodeStreamErrorEvent } from './encode-error.ts';
 import { encryptedContentFor, functionCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
@@ -43,18 +44,22 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private startUsage: Partial<Usage> | undefined;
   /** The records of the part being encoded. */
   private out: SseRecord[] = [];
+  /** A compaction (request.compaction): the summary so far, given out as one `compaction` item at the end. */
+  private summary: string | undefined;
 
   constructor(
     private readonly request: ChatRequest,
     private readonly ids: RequestIds,
   ) {
     this.model = request.model;
+    if (request.compaction) this.summary = '';
   }
 
   encode(part: StreamPart): SseRecord[] {
     if (this.phase === 'done') return [];
     const out: SseRecord[] = (this.out = []);
     if (this.phase === 'new') this.begin(part.type === 'start' ? part : undefined);
+    if (this.summary !== undefined && this.summarize(part)) return out;
     switch (part.type) {
       case 'start':
         break;
@@ -124,6 +129,36 @@ class ResponsesStreamEncoder implements StreamEncoder {
         break;
     }
     return out;
+  }
+
+  /** A compaction's answer: its text is the summary, its reasoning is not given out. True when the part is taken. */
+  private summarize(part: StreamPart): boolean {
+    switch (part.type) {
+      case 'text-delta':
+        this.summary += part.text;
+        return true;
+      case 'text-start':
+      case 'text-end':
+      case 'text-citation':
+      case 'refusal-delta':
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-signature':
+      case 'reasoning-end':
+      case 'redacted-reasoning':
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The compaction item, once the summary is whole. */
+  private closeSummary(): void {
+    const summary = this.summary?.trim();
+    this.summary = undefined;
+    if (!summary) return;
+    const item = compactionItem(summary);
+    this.doneItem(this.addItem(item), item);
   }
 
   private emit(type: string, payload: Item): void {
@@ -340,6 +375,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private closeAll(): void {
+    this.closeSummary();
     this.closeMessage();
     this.closeReasoning(undefined);
     for (const [id, query] of [...this.searches]) this.search({ type: 'web_search', id, error: 'incomplete', ...(query !== undefined ? { query } : {}) });
