@@ -47,6 +47,8 @@ export interface DecodedUpstreamError {
   code?: string;
   /** Why a content policy refused (Azure's `innererror.content_filter_result`), passed on in `error.details`. */
   contentFilter?: Record<string, unknown>;
+  /** The wait the body names, in whole seconds (Google's `RetryInfo.retryDelay`: its 429s send no Retry-After header). */
+  retryAfter?: number;
 }
 
 /** Identity and usage read from a same-format (passthrough) response without converting it. */

@@ -110,6 +110,8 @@ function parseRetryAfterMs(value: string | string[] | undefined): number | undef
 export interface UpstreamErrorReport extends UpstreamErrorFacts {
   message: string;
   headers?: Record<string, string | string[] | undefined>;
+  /** The wait the error body names (Google's `RetryInfo`), in seconds; a header wins over it. */
+  retryAfter?: number;
 }
 
 /** The GatewayError for an upstream failure: classified once, worded for the client, details for the operator. */
@@ -122,8 +124,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
     case 'rate_limit_exceeded': {
       // Retrying that provider cannot help (routing moves on to the next candidate instead).
       if (QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`)) details.upstream_quota_exhausted = true;
-      // OpenAI's retry-after-ms first (its SDKs read it first), then Retry-After.
-      const retryAfter = parseRetryAfterMs(report.headers?.['retry-after-ms']) ?? parseRetryAfter(report.headers?.['retry-after']);
+      // OpenAI's retry-after-ms first (its SDKs read it first), then Retry-After, then the body's (Google's RetryInfo).
+      const retryAfter = parseRetryAfterMs(report.headers?.['retry-after-ms']) ?? parseRetryAfter(report.headers?.['retry-after']) ?? report.retryAfter;
       return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {
         details,
         retryAfter,

@@ -5,7 +5,7 @@
  * models.list, and a chat with parallel function calls over three turns whose thought
  * signatures the SDK sends back byte-exact (the fake refuses a missing or altered one).
  */
-import { GoogleGenAI, type Content } from '@google/genai';
+import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokensOf, startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -28,7 +28,7 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
       finalText: 'Paris is sunny, Oslo is cold.',
       cachedTokens: 30,
     });
-    gw = await spawnGateway({ config: { providers: { google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] } } } });
+    gw = await spawnGateway({ config: { providers: { google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] } }, routing: { retry: { attempts: 1 } } } });
     ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
   }, 120_000);
   afterAll(async () => {
@@ -51,6 +51,17 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
     expect(text).toBe('Paris is sunny, Oslo is cold.');
     expect(gemini.requests[1].path).toBe(`${UPSTREAM}:streamGenerateContent?alt=sse`);
     expect(gemini.rejections).toEqual([]);
+  });
+
+  it("Google's 429 names its wait in a RetryInfo (no Retry-After header): the client gets that wait, not 1 s", async () => {
+    const quota = { code: 429, message: 'You exceeded your current quota. Please retry in 7.2s.', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7.2s' }] };
+    gemini.failNext({ status: 429, json: { error: quota } });
+    const error = await ai.models.generateContent({ model: MODEL, contents: 'Say hi' }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(429);
+    const body = JSON.parse((error as ApiError).message);
+    expect(body.error.retry_after).toBe(8);
+    expect(body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '8s' });
   });
 
   it("countTokens goes to Google's counter; models.list lists the gateway's Gemini models", async () => {

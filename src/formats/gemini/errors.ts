@@ -97,9 +97,19 @@ export function decodeGeminiError(status: number, body: unknown): DecodedUpstrea
   const out: DecodedUpstreamError = { message: readString(inner, 'message') || `The upstream provider returned HTTP ${status}.` };
   const type = readString(inner, 'status');
   if (type) out.type = type;
-  const info = Array.isArray(inner.details) ? inner.details.find((d) => isRecord(d) && typeof d.reason === 'string') : undefined;
+  const details = Array.isArray(inner.details) ? inner.details : [];
+  const info = details.find((d) => isRecord(d) && typeof d.reason === 'string');
   if (isRecord(info)) out.code = String(info.reason);
+  const retry = details.find((d) => isRecord(d) && d['@type'] === RETRY_INFO);
+  const wait = isRecord(retry) ? secondsOf(retry.retryDelay) : undefined;
+  if (wait !== undefined) out.retryAfter = wait;
   return out;
+}
+
+/** A proto Duration in JSON (`"7s"`, `"0.5s"`, `"31.123456s"`) as whole seconds, rounded up; undefined when it is not one. */
+function secondsOf(duration: unknown): number | undefined {
+  const match = typeof duration === 'string' ? /^(\d{1,9})(\.\d{1,9})?s$/.exec(duration) : null;
+  return match ? Math.ceil(Number(match[1] + (match[2] ?? ''))) : undefined;
 }
 
 /** A stream element that is an error (`{"error": {…}}`); undefined for any other. */

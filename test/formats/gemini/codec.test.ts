@@ -251,6 +251,8 @@ describe('gemini codec', () => {
     const wait = quota.error.details.find((d: Record<string, unknown>) => d['@type'] === 'type.googleapis.com/google.rpc.RetryInfo');
     expect(Number.parseInt(wait.retryDelay, 10)).toBeGreaterThan(86_000);
     expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED' });
+    const retry = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '31.5s' };
+    expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [retry] } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED', retryAfter: 32 });
   });
 });
 
