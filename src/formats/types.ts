@@ -225,11 +225,12 @@ export interface PassthroughRules {
    */
   capOutput?(body: Record<string, unknown>, max: number): { body: Record<string, unknown>; adapted: string[] } | undefined;
   /**
-   * Tweaks a same-format request needs (Chat: a stream asks for usage). Returns the changed
-   * request, with `dropUsageRecords` when the client gets none of the records asked for on its
-   * behalf; undefined leaves the request as it is.
+   * Tweaks a same-format request needs (Chat: a stream asks for usage; Messages: thinking blocks
+   * Anthropic cannot verify taken out). Returns the changed request, with `dropUsageRecords` when
+   * the client gets none of the records asked for on its behalf and `adapted` naming what changed
+   * (`X-Gateway-Adapted`); undefined leaves the request as it is.
    */
-  prepare?(request: PassthroughRequest): (PassthroughRequest & { dropUsageRecords?: boolean }) | undefined;
+  prepare?(request: PassthroughRequest): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined;
   /**
    * One passed stream record rewritten: undefined keeps it (its bytes go through untouched),
    * null drops it. Runs on every record: it must not JSON-parse a record it leaves alone.

@@ -70,6 +70,7 @@ export function prepareCall(
     const framing = exchange.target?.framing;
     if (framing !== undefined) call.framing = framing;
     const prepared: PreparedCall = { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
+    if (tweaked?.adapted) prepared.adapted = tweaked.adapted;
     if (compact) prepared.compact = true;
     return prepared;
   }
@@ -118,7 +119,8 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
   const tweaked = rules.prepare?.({ body, raw: JSON.stringify(body), stream });
   const call = callOf(exchange.format, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? JSON.stringify(body));
   if (exchange.target?.framing !== undefined) call.framing = exchange.target.framing;
-  return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted: capped.adapted };
+  const adapted = tweaked?.adapted ? [...capped.adapted, ...tweaked.adapted] : capped.adapted;
+  return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted };
 }
 
 /**

@@ -11,6 +11,8 @@ export interface Turn {
   tool: ToolCall | ToolCall[] | undefined;
   text: string;
   cachedTokens: number;
+  /** The thinking signature of a Messages answer (the strict fake remembers the ones it issued). */
+  signature?: string;
 }
 
 interface ToolCall {
@@ -49,7 +51,7 @@ export function chatReply(turn: Turn, body: Json): FakeReply {
 export function messagesReply(turn: Turn, body: Json): FakeReply {
   const id = next('msg');
   const content: Json[] = [];
-  if (turn.reasoning) content.push({ type: 'thinking', thinking: THOUGHT, signature: `sig_${next('s')}` });
+  if (turn.reasoning) content.push({ type: 'thinking', thinking: THOUGHT, signature: turn.signature ?? `sig_${next('s')}` });
   for (const call of callsOf(turn)) content.push({ type: 'tool_use', id: next('toolu'), name: call.name, input: call.input });
   if (turn.tool === undefined) content.push({ type: 'text', text: turn.text });
   const usage = { input_tokens: 120 - turn.cachedTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: turn.cachedTokens, output_tokens: 20 };

@@ -2,11 +2,13 @@
  * Strict fake upstreams for the coding-agent tests (issue 24): each speaks one wire format and
  * rejects what the real API rejects — unknown body parameters, an output cap over the model's
  * limit, reasoning parameters on a model without reasoning, tool types the API lacks, an
- * Anthropic assistant tool turn whose thinking signature is missing, an OpenAI `user` over 64 characters, a Messages conversation
+ * Anthropic assistant tool turn whose thinking signature is missing, an Anthropic thinking block
+ * whose signature this fake never issued (another model's, the gateway's carried data, ""), an OpenAI `user` over 64 characters, a Messages conversation
  * opening with a `system` turn, an `item_reference` it cannot resolve. The script is
  * the agent loop: turn 1 a call of the tool `pick` chooses, then a final text once a tool
  * result is in the conversation.
  */
+import crypto from 'node:crypto';
 import type { WireFormat } from '../../src/ir/types.ts';
 import { startFakeUpstream, type FakeReply, type FakeUpstream, type ReceivedRequest } from './fake-upstream.ts';
 import { chatReply, messagesReply, responsesReply, type Turn } from './strict-fake-replies.ts';
@@ -117,7 +119,7 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
   }
 }
 
-function checkMessages(body: Json, model: StrictModel, betas: string): void {
+function checkMessages(body: Json, model: StrictModel, betas: string, issued: Set<string>): void {
   checkKeys(body, MESSAGES_KEYS, (key) => `${key}: Extra inputs are not permitted`);
   if (typeof body.max_tokens !== 'number') reject('max_tokens: Field required');
   // A beta body field without its beta header is a hard 400 (a gateway that strips one half).
@@ -130,6 +132,12 @@ function checkMessages(body: Json, model: StrictModel, betas: string): void {
     if (!ANTHROPIC_TOOL_NAME.test(tool.name ?? '')) reject(`tools.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
   }
   (body.messages ?? []).forEach((message: Json, i: number) => {
+    // Every thinking block sent back is verified, whichever turn it is in and whether thinking is on.
+    if (message.role === 'assistant' && Array.isArray(message.content)) {
+      message.content.forEach((block: Json, j: number) => {
+        if (block.type === 'thinking' && !issued.has(block.signature)) reject(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
+      });
+    }
     // `system` inside messages is accepted (SDK MessageParam.role; Claude Code 2.1.332 sends it without a beta), never first.
     if (!['user', 'assistant', 'system'].includes(message.role) || (i === 0 && message.role === 'system')) reject(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     if (!thinking || message.role !== 'assistant' || !Array.isArray(message.content)) return;
@@ -190,6 +198,7 @@ export interface StrictHandler {
 export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
   const rejections: string[] = [];
   const stored = new Map<string, Json>();
+  const signatures = new Set<string>();
   const seenPrefixes = new Set<string>();
   const fake: StrictHandler = { handle: (request, body) => handle(request, body), rejections, cacheHits: 0 };
   const handle = (request: ReceivedRequest, given?: Json): FakeReply => {
@@ -201,7 +210,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     try {
       if (format === 'chat') checkChat(body, model);
       else if (format === 'responses') checkResponses(body, model, stored);
-      else checkMessages(body, model, String(request.headers['anthropic-beta'] ?? ''));
+      else checkMessages(body, model, String(request.headers['anthropic-beta'] ?? ''), signatures);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;
       rejections.push(error.message);
@@ -216,7 +225,11 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     const text = wantsJson(format, body) ? JSON.stringify({ answer: 'done' }) : (options.finalText ?? 'Done: the file is written.');
     const turn: Turn = { model: body.model, reasoning: model.reasoning && wantsReasoning(format, body), tool: pick, text, cachedTokens: cached ? 100 : 0 };
     if (format === 'chat') return chatReply(turn, body);
-    if (format === 'messages') return messagesReply(turn, body);
+    if (format === 'messages') {
+      turn.signature = `sig_${crypto.randomBytes(12).toString('base64url')}`;
+      signatures.add(turn.signature);
+      return messagesReply(turn, body);
+    }
     const reply = responsesReply(turn, body);
     if (body.store !== false) for (const item of reply.items) stored.set(String(item.id), item);
     return reply.reply;

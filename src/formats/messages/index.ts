@@ -13,6 +13,7 @@ import { encodeMessagesResponse } from './encode-response.ts';
 import { createMessagesStreamEncoder } from './encode-stream.ts';
 import { insertMessagesRoutingEvents } from './encode-routing-event.ts';
 import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
+import { dropUnverifiableThinking } from './drop-unverifiable-thinking.ts';
 
 /** Anthropic Messages (`POST /v1/messages`). */
 export const messagesCodec: FormatCodec = {
@@ -50,7 +51,7 @@ export const messagesFormat = defineFormat({
   vendorTools: { kind: 'Anthropic tool', api: 'the Anthropic Messages API', read: messagesVendorTools },
   // Anthropic has the `max` effort and no JSON mode.
   fit: { maxEffort: true, noJsonMode: true, toolName: { pattern: /^[a-zA-Z0-9_-]{1,128}$/, maxLength: 128 } },
-  passthrough: { read: readMessagesRequest, capOutput: capMessagesOutput },
+  passthrough: { read: readMessagesRequest, capOutput: capMessagesOutput, prepare: dropUnverifiableThinking },
   countTokens: {
     path: '/v1/messages/count_tokens',
     requiresModel: true,

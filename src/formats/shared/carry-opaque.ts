@@ -11,6 +11,8 @@ import { isRecord } from './json.ts';
  */
 export const CARRY_PREFIX = 'gwpm:';
 const LEGACY_PREFIXES = ['gwsig:', 'gwoai:'] as const;
+/** Every prefix a carried value may start with (the current one and earlier versions'). */
+export const CARRIED_PREFIXES: readonly string[] = [CARRY_PREFIX, ...LEGACY_PREFIXES];
 
 /** What one carried value holds: the IR's typed opaque fields and the part's provider metadata. */
 export interface CarriedOpaque {
@@ -37,7 +39,7 @@ export function carryOpaque(carried: CarriedOpaque): string {
 
 /** A carried value read back; undefined when the value is not one of ours (a provider's own). */
 export function readCarried(value: string): CarriedOpaque | undefined {
-  const prefix = [CARRY_PREFIX, ...LEGACY_PREFIXES].find((p) => value.startsWith(p));
+  const prefix = CARRIED_PREFIXES.find((p) => value.startsWith(p));
   if (prefix === undefined) return undefined;
   let parsed: unknown;
   try {

@@ -28,6 +28,7 @@ export { jsonArrayFraming } from './json-array-framing.ts';
 export { readCount, countBodyFor } from './count-tokens.ts';
 export {
   CARRY_PREFIX,
+  CARRIED_PREFIXES,
   CARRIED_ID_PREFIX,
   carryOpaque,
   readCarried,
