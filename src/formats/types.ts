@@ -328,8 +328,11 @@ export interface CountTokensFace {
   upstreamBody(body: Record<string, unknown>, upstreamModel: string): Record<string, unknown>;
   /** The upstream counter's answer → tokens; undefined when it did not say. */
   readUpstream(answer: unknown): number | undefined;
-  /** The client's answer for a count. */
-  encode(tokens: number): Record<string, unknown>;
+  /**
+   * The client's answer for a count: `upstream` is the upstream counter's whole answer when it
+   * counted (a format whose answer says more than the total passes it on), `request` what was counted.
+   */
+  encode(tokens: number, counted: { upstream?: Record<string, unknown>; request: ChatRequest }): Record<string, unknown>;
 }
 
 /** What an embeddings request of a format's own shape asks for. */

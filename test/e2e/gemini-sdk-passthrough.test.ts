@@ -69,6 +69,18 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
     const counted = await ai.models.countTokens({ model: MODEL, contents });
     expect(gemini.requests.at(-1)!.path).toBe(`${UPSTREAM}:countTokens`);
     expect(counted.totalTokens).toBe(countTokensOf(contents));
+    // Google's whole answer, not only its total (the REST answer: the SDK keeps totalTokens and cachedContentTokenCount).
+    const rest = await fetch(`${gw.url}/v1beta/models/${MODEL}:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': gw.key! },
+      body: JSON.stringify({ generateContentRequest: { model: `models/${MODEL}`, contents, cachedContent: 'cachedContents/abc' } }),
+    });
+    expect(await rest.json()).toEqual({
+      totalTokens: countTokensOf(contents) + 30,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: countTokensOf(contents) + 30 }],
+      cachedContentTokenCount: 30,
+      cacheTokensDetails: [{ modality: 'TEXT', tokenCount: 30 }],
+    });
     const names: string[] = [];
     for await (const model of await ai.models.list()) names.push(model.name ?? '');
     expect(names).toContain(`models/${MODEL}`);

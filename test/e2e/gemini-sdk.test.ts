@@ -129,6 +129,13 @@ describe('@google/genai through the gateway', () => {
   it('countTokens: a local count (no counter for this format upstream), never zero', async () => {
     const answer = await ai.models.countTokens({ model: 'oc/o4-mini', contents: 'How many tokens is this sentence?' });
     expect(answer.totalTokens).toBeGreaterThan(3);
+    // Text only: the REST answer has the breakdown Google gives, all TEXT (the SDK keeps only the total).
+    const rest = await fetch(`${gw.url}/v1beta/models/oc/o4-mini:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': gw.key! },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'How many tokens is this sentence?' }] }] }),
+    });
+    expect(await rest.json()).toEqual({ totalTokens: answer.totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: answer.totalTokens }] });
     expect(fakes.chat.requests).toHaveLength(0);
   });
 

@@ -227,18 +227,23 @@ function reply(body: Json, route: GeminiRoute, model: GeminiModel, options: Gemi
   return { headers: { 'content-type': 'application/json; charset=UTF-8' }, sse: records.map((r, i) => `${i === 0 ? '[' : '\r\n,'}${JSON.stringify(r)}`).concat(['\r\n]']) };
 }
 
-function countReply(body: Json, vertex: boolean): FakeReply {
+/** A `countTokens` answer: the total with its TEXT breakdown; a wrapped request naming a `cachedContent` adds the cached prefix's count (`cachedTokens`), as Google's does. */
+function countReply(body: Json, vertex: boolean, cachedTokens = 0): FakeReply {
   let contents: unknown = body.contents;
+  let cached = 0;
   if (!vertex) {
     // Proto JSON: the wrapper by either name, as Google takes it.
     const inner = body.generateContentRequest ?? body.generate_content_request;
     if (body.contents !== undefined && inner !== undefined) reject('contents and generate_content_request are mutually exclusive.');
     checkKeys(body, names(['contents', 'generateContentRequest']), '');
     contents = body.contents ?? inner?.contents;
+    if (typeof (inner?.cachedContent ?? inner?.cached_content) === 'string') cached = cachedTokens;
   } else checkKeys(body, names(['contents', 'systemInstruction', 'tools', 'generationConfig', 'model', 'instances']), '');
   if (!Array.isArray(contents)) reject('* CountTokensRequest.contents: contents is not specified');
-  const totalTokens = countTokensOf(contents);
-  return { json: { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] } };
+  const totalTokens = countTokensOf(contents) + cached;
+  const answer: Json = { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] };
+  if (cached > 0) Object.assign(answer, { cachedContentTokenCount: cached, cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cached }] });
+  return { json: answer };
 }
 
 /** The fake's token count for a `contents` array (a test computes the same). */
@@ -264,7 +269,7 @@ export function createGeminiHandler(options: GeminiFakeOptions): GeminiHandler {
       if (!model) return googleError(404, 'NOT_FOUND', `models/${route.model} is not found for API version v1beta, or is not supported for generateContent.`);
       try {
         const body: Json = request.json ?? reject('Invalid JSON payload received.');
-        if (route.method === 'countTokens') return countReply(body, vertex);
+        if (route.method === 'countTokens') return countReply(body, vertex, options.cachedTokens);
         if (route.method !== 'generateContent' && route.method !== 'streamGenerateContent') return googleError(404, 'NOT_FOUND', `Method ${route.method} not found.`);
         checkBody(body, model, issued);
         return reply(body, route, model, options, issued);

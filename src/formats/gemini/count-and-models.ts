@@ -1,5 +1,5 @@
 import { validationError } from '../../errors/index.ts';
-import type { ChatRequest } from '../../ir/index.ts';
+import type { ChatRequest, ContentPart } from '../../ir/index.ts';
 import { badRequest, isRecord, readCount } from '../shared/index.ts';
 import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
@@ -30,8 +30,20 @@ export const geminiCountTokens: CountTokensFace = {
     return isRecord(inner) ? { ...body, [key]: { ...inner, model: `models/${upstreamModel}` } } : body;
   },
   readUpstream: (answer) => readCount(answer, 'totalTokens'),
-  encode: (tokens) => ({ totalTokens: tokens }),
+  // Google's whole answer (promptTokensDetails, cachedContentTokenCount, …); a local count gives the TEXT breakdown when all is text.
+  encode: (tokens, { upstream, request }) => upstream ?? localCount(tokens, request),
 };
+
+/** A local count as Google words it: the total, and the one-modality breakdown when the request holds only text. */
+function localCount(tokens: number, request: ChatRequest): Record<string, unknown> {
+  const media = request.messages.some((message) => message.content.some(isMedia));
+  return media ? { totalTokens: tokens } : { totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] };
+}
+
+function isMedia(part: ContentPart): boolean {
+  if (part.type === 'tool_result') return typeof part.content !== 'string' && part.content.some(isMedia);
+  return part.type === 'image' || part.type === 'audio' || part.type === 'file';
+}
 
 const PAGE = 50;
 const MAX_PAGE = 1000;

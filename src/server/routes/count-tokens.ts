@@ -43,14 +43,21 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     if (model !== undefined && auth.key.models) checkModelScope(auth.key, model, modelsThatMayServe(model));
     const request = face.decode(body, model ?? 'count');
     const upstream = model !== undefined ? await countUpstream(deps, event, format.id, face, body, request) : undefined;
-    const tokens = upstream ?? (await countInputTokens(request));
+    const tokens = upstream?.tokens ?? (await countInputTokens(request));
     setResponseHeader(event, 'x-gateway-token-count', upstream === undefined ? 'local' : 'upstream');
-    return json(event, face.encode(tokens));
+    return json(event, face.encode(tokens, { upstream: upstream?.answer, request }));
   };
 }
 
-/** The first candidate that speaks the client's format and has a counter, asked; undefined when none could answer. */
-async function countUpstream(deps: ServerDeps, event: H3Event, format: string, face: CountTokensFace, body: Record<string, unknown>, request: ChatRequest): Promise<number | undefined> {
+/** The first candidate that speaks the client's format and has a counter, asked: its count and whole answer; undefined when none could answer. */
+async function countUpstream(
+  deps: ServerDeps,
+  event: H3Event,
+  format: string,
+  face: CountTokensFace,
+  body: Record<string, unknown>,
+  request: ChatRequest,
+): Promise<{ tokens: number; answer: Record<string, unknown> } | undefined> {
   const plan = deps.router.plan(request.model, (model) => (model.spec.type ?? 'chat') === 'chat');
   const model = [...plan.primary, ...plan.chain].find((candidate: CatalogModel) => candidate.formats.includes(format) && candidate.provider.instance.countTokens);
   if (!model?.provider.instance.countTokens) return undefined;
@@ -60,7 +67,7 @@ async function countUpstream(deps: ServerDeps, event: H3Event, format: string, f
     const response = await model.provider.instance.countTokens(patchCall(model.provider.instance, model.provider.id, 'countTokens', call));
     const answer = await readJsonBody(response.body);
     const tokens = response.status >= 200 && response.status < 300 ? face.readUpstream(answer) : undefined;
-    if (tokens !== undefined) return tokens;
+    if (tokens !== undefined) return { tokens, answer: answer as Record<string, unknown> };
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, status: response.status });
   } catch (error) {
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, error: error instanceof Error ? error.message : String(error) });
