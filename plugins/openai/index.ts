@@ -17,18 +17,19 @@ function parseOptions(input: unknown): OpenAIOptions {
   return { organization: o.organization as string | undefined, project: o.project as string | undefined };
 }
 
-/** Paths of the two OpenAI wire formats this plugin speaks. */
-const PATHS = { chat: '/chat/completions', responses: '/responses' } as const;
+/** Paths of the OpenAI wire formats this plugin speaks. */
+const PATHS = { chat: '/chat/completions', responses: '/responses', completions: '/completions' } as const;
 
 /**
  * Any OpenAI-compatible upstream (OpenAI, OpenRouter, vLLM, Ollama, Groq…): Chat Completions,
- * and Responses where the provider or model entry says `formats: ['responses']`.
+ * Responses where the provider or model entry says `formats: ['responses']`, and legacy
+ * Completions (`/completions`) where it names `completions`.
  */
 export default definePlugin<OpenAIOptions>({
   name: 'openai',
   formats: ['chat'],
-  // Responses where the provider or model entry says `formats: ['responses']`.
-  supportedFormats: ['chat', 'responses'],
+  // Responses or legacy Completions where the provider or model entry says so (`formats: ['responses']`, `['chat', 'completions']`).
+  supportedFormats: ['chat', 'responses', 'completions'],
   // Prices, context windows and capabilities of listed ids from the bundled catalog (the base
   // URL's provider when it is a known one, e.g. OpenRouter or Groq; else OpenAI's).
   catalog: { provider: 'openai', models: OPENAI_MODEL_FACTS },

@@ -2,10 +2,11 @@ import { chatFormat } from './chat/index.ts';
 import { messagesFormat } from './messages/index.ts';
 import { responsesFormat } from './responses/index.ts';
 import { geminiFormat } from './gemini/index.ts';
+import { completionsFormat } from './completions/index.ts';
 import type { FormatCodec, FormatDefinition, FormatRoute, StreamFraming } from './types.ts';
 
 /** The formats the gateway ships with; the next is one folder and its entry here (or a plugin's `wireFormats`). */
-const BUILTIN = [chatFormat, responsesFormat, messagesFormat, geminiFormat] as const satisfies readonly FormatDefinition[];
+const BUILTIN = [chatFormat, responsesFormat, messagesFormat, geminiFormat, completionsFormat] as const satisfies readonly FormatDefinition[];
 
 /** The ids of the built-in formats, as a type (read from BUILTIN). */
 export type BuiltinFormat = (typeof BUILTIN)[number]['id'];

@@ -423,6 +423,11 @@ export interface FormatDefinition {
   vendorTools?: VendorToolsFace;
   /** How a request converted to this format is fitted (absent: `max` effort becomes `high`, JSON mode kept). */
   fit?: ConvertedFit;
+  /**
+   * The request carries one prompt text, not a conversation (OpenAI's legacy Completions): a
+   * conversation converted into it becomes one transcript, which decodes back as one user turn.
+   */
+  singlePrompt?: boolean;
   /** Token counting in this format's shape, when its SDKs have it. */
   countTokens?: CountTokensFace;
   /** Embeddings in this format's shape, when its SDKs ask for them on its own routes (Gemini's `…:embedContent`). */

@@ -127,6 +127,13 @@ export function describeFormatCase(format: FormatDefinition): void {
       const back = codec.decodeRequest(body, targetOf(format, true));
       expect(back.model).toBe('up-model');
       expect(back.stream).toBe(true);
+      if (format.singlePrompt) {
+        // One prompt text (legacy Completions): the conversation is a transcript in one user turn, every text in order.
+        expect(back.messages.map((m) => m.role)).toEqual(['user']);
+        const text = back.messages[0].content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+        expect(text).toMatch(/Be brief\.[^]*Say hello\.[^]*Hello\?[^]*Again, louder\./);
+        return;
+      }
       expect(back.system.map((p) => p.text).join('')).toBe('Be brief.');
       expect(back.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
       expect(back.messages.at(-1)!.content).toEqual([expect.objectContaining({ type: 'text', text: 'Again, louder.' })]);

@@ -18,7 +18,8 @@ import { buildClientRequest, geminiBody, geminiTarget, nextTurn, type Conversati
 import { readClientJson, readClientStream, type ClientView } from './matrix/read-client.ts';
 import { readUpstream, type UpstreamView } from './matrix/read-upstream.ts';
 
-type WireFormat = BuiltinFormat;
+/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
+type WireFormat = Exclude<BuiltinFormat, 'completions'>;
 import { readFixture, readJsonFixture, translateStream } from './stream-helpers.ts';
 
 type Json = Record<string, any>;

@@ -2,6 +2,8 @@ import type { RoutingEvent } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { isRecord, nowSeconds, readNumber, readString, tryParseJson } from '../shared/index.ts';
 
+const CHAT_CHUNK = 'chat.completion.chunk';
+
 /** The identity a Chat routing chunk borrows from the stream it precedes. */
 interface ChunkIdentity {
   id: string;
@@ -15,8 +17,8 @@ interface ChunkIdentity {
  * `choices: []` (what ChatCompletionStream already accepts for usage chunks) and the details
  * under `routing` / `fallback`. No `error` key: the openai SDK would throw on it.
  */
-export function encodeChatRoutingEvent(event: RoutingEvent, identity: ChunkIdentity): SseRecord {
-  return jsonRecord(event.name, { id: identity.id, object: 'chat.completion.chunk', created: identity.created, model: identity.model, choices: [], [event.name]: event.details });
+export function encodeChatRoutingEvent(event: RoutingEvent, identity: ChunkIdentity, object = CHAT_CHUNK): SseRecord {
+  return jsonRecord(event.name, { id: identity.id, object, created: identity.created, model: identity.model, choices: [], [event.name]: event.details });
 }
 
 /** The id, created and model of the stream's first chunk, so the SDK's snapshot stays consistent. */
@@ -26,10 +28,13 @@ function identityOf(record: SseRecord, fallbackModel: string): ChunkIdentity {
   return { id: readString(body, 'id') ?? 'chatcmpl-routing', created: readNumber(body, 'created') ?? nowSeconds(), model: readString(body, 'model') ?? fallbackModel };
 }
 
-/** Routing events go before the first chunk; undefined while there is none yet. */
-export function insertChatRoutingEvents(records: readonly SseRecord[], events: readonly RoutingEvent[]): SseRecord[] | undefined {
+/**
+ * Routing events go before the first chunk; undefined while there is none yet. `object` is the
+ * chunks' own (legacy Completions streams, whose chunks are `text_completion`, share the shape).
+ */
+export function insertChatRoutingEvents(records: readonly SseRecord[], events: readonly RoutingEvent[], object = CHAT_CHUNK): SseRecord[] | undefined {
   if (records.length === 0) return undefined;
   const resolved = events.find((e) => e.name === 'routing')?.details.resolved_model;
   const identity = identityOf(records[0], typeof resolved === 'string' ? resolved : '');
-  return [...events.map((event) => encodeChatRoutingEvent(event, identity)), ...records];
+  return [...events.map((event) => encodeChatRoutingEvent(event, identity, object)), ...records];
 }

@@ -70,4 +70,5 @@ export { openAIErrorType } from './encode-error.ts';
 export type { ChatReasoningDetail } from './types.ts';
 export type { ChatEncodeRequestOptions } from './encode-request.ts';
 export { tellChatRecordEnd } from './tell-record-end.ts';
+export { chatPassthrough } from './pass-through.ts';
 export { encodeChatRoutingEvent, insertChatRoutingEvents } from './encode-routing-event.ts';

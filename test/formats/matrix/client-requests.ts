@@ -9,7 +9,8 @@
  */
 import type { BuiltinFormat, RouteTarget } from '../../../src/formats/index.ts';
 
-type WireFormat = BuiltinFormat;
+/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
+type WireFormat = Exclude<BuiltinFormat, 'completions'>;
 
 type Json = Record<string, any>;
 

@@ -7,7 +7,8 @@
 import { expect } from 'vitest';
 import type { BuiltinFormat } from '../../../src/formats/index.ts';
 
-type WireFormat = BuiltinFormat;
+/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
+type WireFormat = Exclude<BuiltinFormat, 'completions'>;
 import { parseEvents } from '../stream-helpers.ts';
 
 type Json = Record<string, any>;
