@@ -43,8 +43,8 @@ function endpointPaths(): EndpointPath[] {
   const formats = listFormats().flatMap((format) =>
     format.routes.map((route): EndpointPath => (route.path.split('/').some((segment) => segment.startsWith('**:')) ? [prefixOf(route.path), format.id, route.method] : [prefixOf(route.path), format.id])),
   );
-  // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines).
-  return [['/v1/messages/batches', 'batches'], ...formats, ...OTHER_ENDPOINTS];
+  // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines); Gemini's too.
+  return [['/v1/messages/batches', 'batches'], ['/v1beta/batches', 'batches'], ...formats, ...OTHER_ENDPOINTS];
 }
 
 /**
@@ -52,6 +52,8 @@ function endpointPaths(): EndpointPath[] {
  * no scope governs (model list, usage endpoints, health): a key always reaches those.
  */
 export function endpointOfPath(path: string, method?: string): KeyEndpoint | undefined {
+  // Gemini's batch create shares its path-model route's pattern (`…/models/{model}:batchGenerateContent`).
+  if (path.endsWith(':batchGenerateContent')) return 'batches';
   for (const [prefix, endpoint, only] of endpointPaths()) {
     if (!path.startsWith(prefix)) continue;
     if (only !== undefined ? (method === undefined || method === only) && path[prefix.length] === '/' : path.length === prefix.length || path[prefix.length] === '/') return endpoint;

@@ -3,7 +3,7 @@ import { runExchange, runMediaExchange, type ExchangeDeps } from '../exchange/in
 import { decodeEmbeddingRequest, embeddingAttempt } from '../media/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { newId, SerialTimer } from '../util/index.ts';
-import { EMBEDDINGS_ENDPOINT, formatOfEndpoint } from './format-of-endpoint.ts';
+import { callBodyOfLine, EMBEDDINGS_ENDPOINT } from './format-of-endpoint.ts';
 import { failedLineResponse } from './failed-line-response.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
@@ -246,8 +246,7 @@ export class BatchExecutor {
         return { ...base, outcome: 'completed', result: JSON.stringify(result) };
       }
       const answer = await runExchange(this.deps, {
-        format: formatOfEndpoint(batch.endpoint),
-        body: { ...line.body, stream: false },
+        ...callBodyOfLine(batch.endpoint, line.body),
         auth,
         // The batch route: exempt from rate limits (§8.1), so lines never count against the caller's RPM.
         route: '/v1/batches',

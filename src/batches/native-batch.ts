@@ -10,7 +10,7 @@ import type { CatalogModel } from '../providers/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { mapTransportError, upstreamError, isUpstreamHttpError } from '../upstream/index.ts';
 import { failedLineResponse } from './failed-line-response.ts';
-import { formatOfEndpoint } from './format-of-endpoint.ts';
+import { callBodyOfLine, formatOfEndpoint } from './format-of-endpoint.ts';
 import { finishBatch, lineRequestId, type BatchEnd } from './finish-batch.ts';
 import type { BatchInputLine } from './validate-input.ts';
 
@@ -115,7 +115,7 @@ export class NativeBatches {
 
   /** A line's body in the batch's format (never streamed). */
   private bodyOf(batch: BatchRecord, line: BatchInputLine): CallBody {
-    return { format: formatOfEndpoint(batch.endpoint), body: { ...line.body, stream: false } };
+    return callBodyOfLine(batch.endpoint, line.body);
   }
 
   /** A line as an exchange call, admitted like an emulated line (the batch route, the batch multiplier). */

@@ -37,7 +37,8 @@ export function viewBatch(b: BatchRecord): BatchView {
 }
 
 /** What a new batch is made of; the rest of its record starts empty (`validating`, no files, no times). */
-export type NewBatch = Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoint' | 'input_file_id' | 'completion_window' | 'created_at' | 'metadata' | 'face'> & {
+export type NewBatch = Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoint' | 'input_file_id' | 'completion_window' | 'created_at' | 'metadata'> &
+  Partial<Pick<BatchRecord, 'face' | 'model' | 'displayName'>> & {
   windowSeconds: number;
   /** Requests in the input file, when known before it is checked. */
   total?: number;
@@ -45,7 +46,7 @@ export type NewBatch = Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoin
 
 /** A new batch's record, before its input file is checked (`validating`). */
 export function newBatchRecord(b: NewBatch): BatchRecord {
-  const { windowSeconds: window, total = 0, face, ...given } = b;
+  const { windowSeconds: window, total = 0, face, model, displayName, ...given } = b;
   const record: BatchRecord = {
     ...given,
     status: 'validating',
@@ -65,7 +66,11 @@ export function newBatchRecord(b: NewBatch): BatchRecord {
     native: null,
     lease: null,
   };
-  return face ? { ...record, face } : record;
+  // The face's own fields only when set: a plain batch's record keeps the keys it always had.
+  if (face) record.face = face;
+  if (model !== undefined) record.model = model;
+  if (displayName !== undefined) record.displayName = displayName;
+  return record;
 }
 
 /** Finished states: nothing more happens to the batch. */

@@ -51,4 +51,5 @@ export type {
   UsageTap,
 } from './types.ts';
 export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream, compactionRequest, compactedResponse } from './responses/index.ts';
+export { camelizeGeminiBody, googlePage, readGeminiPath } from './gemini/index.ts';
 export { FieldChecker, collectExtra, firstSignificant, isRecord, looksLikeObject } from './shared/index.ts';

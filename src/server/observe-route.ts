@@ -12,7 +12,7 @@ export function operationOfRoute(path: string): string {
   if (path.startsWith('/v1/images/')) return 'images';
   if (path.startsWith('/v1/audio/')) return 'audio';
   if (path === '/v1/embeddings') return 'embeddings';
-  if (path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches')) return 'batch';
+  if (path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches') || path.startsWith('/v1beta/batches')) return 'batch';
   return '';
 }
 

@@ -96,8 +96,10 @@ const batchShape = {
   mode: z.enum(['emulated', 'native']),
   native: z.record(z.string(), z.unknown()).nullable(),
   lease: z.object({ owner: z.string(), expiresAt: z.number() }).nullable(),
-  face: z.literal('messages').optional(),
+  face: z.enum(['messages', 'gemini']).optional(),
   deletedAt: z.number().optional(),
+  model: z.string().optional(),
+  displayName: z.string().optional(),
 };
 
 const nullableNumber = z.number().nullable();

@@ -160,10 +160,17 @@ export interface BatchRecord {
   /** A native batch's upstream state (provider id and the upstream's ids); null when emulated. */
   native: Record<string, unknown> | null;
   lease: BatchLease | null;
-  /** `messages`: made on Anthropic's `/v1/messages/batches` (shown there; on `/v1/batches` too). */
-  face?: 'messages';
-  /** Unix seconds: deleted on `/v1/messages/batches` (gone from that face; its files stay). */
+  /**
+   * The face it was made on, shown there and on `/v1/batches` too: `messages`, Anthropic's
+   * `/v1/messages/batches`; `gemini`, Gemini's `models/{model}:batchGenerateContent`.
+   */
+  face?: 'messages' | 'gemini';
+  /** Unix seconds: deleted on its face (gone from that face; its files stay). */
   deletedAt?: number;
+  /** The model a Gemini batch was made for (its URL's), as the client named it. */
+  model?: string;
+  /** A Gemini batch's `displayName`. */
+  displayName?: string;
 }
 
 /**

@@ -53,6 +53,10 @@ describe('model globs', () => {
     expect(endpointOfPath('/v1/batches')).toBe('batches');
     // Anthropic's Message Batches are batches, though they sit below /v1/messages.
     expect(endpointOfPath('/v1/messages/batches/batch_1/results')).toBe('batches');
+    // Gemini's too: the create shares the generateContent route's pattern.
+    expect(endpointOfPath('/v1beta/models/gemini-2.5-flash:batchGenerateContent', 'POST')).toBe('batches');
+    expect(endpointOfPath('/v1beta/batches/batch_1:cancel', 'POST')).toBe('batches');
+    expect(endpointOfPath('/v1beta/models/gemini-2.5-flash:generateContent', 'POST')).toBe('gemini');
     expect(endpointOfPath('/v1/messages/count_tokens')).toBe('messages');
     expect(endpointOfPath('/v1/files/file_1/content')).toBe('files');
     expect(endpointOfPath('/v1/messagesx')).toBeUndefined();

@@ -92,15 +92,21 @@ function pageStartOf(query: URLSearchParams): number {
   return from;
 }
 
+/** One page of a Google list (`pageSize`, `pageToken` = the offset the last page gave): the models, the batches. */
+export function googlePage<T>(items: readonly T[], query: URLSearchParams): { page: T[]; nextPageToken?: string } {
+  const size = pageSizeOf(query);
+  const from = pageStartOf(query);
+  const page = items.slice(from, from + size);
+  return from + size < items.length ? { page, nextPageToken: String(from + size) } : { page };
+}
+
 /** `GET /v1beta/models` (`pageSize`, `pageToken` = the offset) and `GET /v1beta/models/{model}` in Gemini's shape. */
 export const geminiModels: ModelListFace = {
   path: '/v1beta/models',
   list(models, query) {
-    const size = pageSizeOf(query);
-    const from = pageStartOf(query);
-    const page = models.slice(from, from + size);
+    const { page, nextPageToken } = googlePage(models, query);
     const out: Record<string, unknown> = { models: page.map(modelOf) };
-    if (from + size < models.length) out.nextPageToken = String(from + size);
+    if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
     return out;
   },
   one: modelOf,

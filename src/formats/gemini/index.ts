@@ -12,7 +12,7 @@ import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-pass
 import { readGeminiPath } from './read-path.ts';
 import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-request.ts';
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
-import { geminiCountTokens, geminiModels } from './count-and-models.ts';
+import { geminiCountTokens, geminiModels, googlePage } from './count-and-models.ts';
 import { geminiEmbeddings } from './embed-content.ts';
 
 /** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
@@ -46,7 +46,7 @@ export const geminiFormat = defineFormat({
     { method: 'POST', path: '/v1/models/**:model', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) },
   ],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
-  // Everything @google/genai asks for is under these (files, caches, batches the gateway does not serve: a 404 in Google's shape);
+  // Everything @google/genai asks for is under these (files and caches the gateway does not serve: a 404 in Google's shape);
   // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
   clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
   framing: sseFraming,
@@ -67,3 +67,4 @@ export const geminiFormat = defineFormat({
 export { readGeminiRequest, capGeminiOutput, decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };
 export { SKIP_SIGNATURE, GOOGLE } from './signature.ts';
 export { camelizeGeminiBody } from './proto-json.ts';
+export { googlePage };

@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors/index.ts';
 import { listFormats, type FormatRoute } from '../../formats/index.ts';
 import type { H3Event } from 'h3';
 import type { ServerDeps } from '../types.ts';
@@ -20,17 +21,20 @@ import { metricsRoutes } from './metrics.ts';
 import { fileRoutes } from './files.ts';
 import { batchRoutes } from './batches.ts';
 import { messageBatchRoutes } from './message-batches.ts';
+import { geminiBatchRoutes } from './gemini-batches.ts';
 import { videoRoutes } from './videos.ts';
 
 export type { RouteDef } from './types.ts';
 
 /** Every route of the gateway; modules add theirs here. */
 export function buildRoutes(deps: ServerDeps): RouteDef[] {
+  const geminiBatches = geminiBatchRoutes(deps);
+  const pathActions: PathAction[] = [{ format: 'gemini', ...geminiBatches.create }];
   return [
     { method: 'GET', path: '/health', handler: health(deps) },
     { method: 'GET', path: '/v1/models', handler: listModels(deps) },
     { method: 'GET', path: '/v1/models/**', handler: getModel(deps) },
-...formatRoutes(deps),
+    ...formatRoutes(deps, pathActions),
     { method: 'GET', path: '/v1/responses/tools', handler: listResponsesTools(deps), format: 'responses' },
     { method: 'POST', path: '/v1/responses/compact', handler: compactResponses(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id', handler: getStoredResponse(deps), format: 'responses' },
@@ -48,11 +52,19 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...fileRoutes(deps),
     ...batchRoutes(deps),
     ...messageBatchRoutes(deps),
+    ...geminiBatches.routes,
     ...videoRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
     ...metricsRoutes(deps),
   ];
+}
+
+/** A URL below a format's path-model route that is neither inference nor its face's count or embeddings (Gemini's `…:batchGenerateContent`). */
+interface PathAction {
+  format: string;
+  matches: (pathname: string) => boolean;
+  handler: (event: H3Event) => Promise<unknown>;
 }
 
 /**
@@ -62,7 +74,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
  * `…:generateContent`) is the inference route's fallback for URLs that are not its own; a count
  * that reads its model from the URL is so for every path-model route (Gemini's `/v1beta` and `/v1`).
  */
-function formatRoutes(deps: ServerDeps): RouteDef[] {
+function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): RouteDef[] {
   return listFormats().flatMap((format) => {
     const count = format.countTokens;
     const counter = count ? countTokensHandler(deps, format, count) : undefined;
@@ -71,10 +83,20 @@ function formatRoutes(deps: ServerDeps): RouteDef[] {
     const embeddings = format.embeddings;
     const embedder = embeddings && formatEmbeddingsHandler(deps, format, embeddings);
     // A path-model route's URLs that are not inference: a count, else embeddings, else the count's 404.
-    const otherOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
+    const faceOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
       const counts = countsOn(route) ? counter : undefined;
       if (!embeddings || !embedder || route.from !== 'path') return counts;
       return (event) => (embeddings.readPath(event.url.pathname, event.url.searchParams) || !counts ? embedder(event) : counts(event));
+    };
+    const actions = pathActions.filter((action) => action.format === format.id);
+    const otherOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
+      const face = faceOn(route);
+      if (route.from !== 'path' || actions.length === 0) return face;
+      return (event) => {
+        const action = actions.find((a) => a.matches(event.url.pathname));
+        if (action) return action.handler(event);
+        return face ? face(event) : Promise.reject(new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`));
+      };
     };
     const routes = format.routes.map(
       (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, otherOn(route)), format: format.id }),

@@ -1,0 +1,282 @@
+import type { H3Event } from 'h3';
+import { getRouterParam } from 'h3';
+import { cancelBatch, FINISHED, newBatchRecord } from '../../batches/index.ts';
+import { GatewayError } from '../../errors/index.ts';
+import { camelizeGeminiBody, getFormat, googlePage, isRecord, readGeminiPath } from '../../formats/index.ts';
+import type { BatchRecord, FileRecord } from '../../store/index.ts';
+import { newId } from '../../util/index.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
+import { json } from '../send.ts';
+import type { ServerDeps } from '../types.ts';
+import { newFileId } from './files.ts';
+import type { RouteDef } from './types.ts';
+
+/**
+ * Gemini's Batch API (what `@google/genai`'s `ai.batches` calls): a face over the gateway's own
+ * batches, as Anthropic's Message Batches are. `POST …/models/{model}:batchGenerateContent` with
+ * inline requests writes them as a batch input file of Gemini lines and a batch on it, run like
+ * any other (emulated, or natively on a provider that has a batch API); `batches/{id}` (get,
+ * `:cancel`, delete) and the list answer Google's long-running operation with the batch's state,
+ * stats and, once it has ended, its inlined responses in the order of the requests. The same
+ * batch is visible on `/v1/batches` too. docs/batches.md.
+ */
+
+const BASE = '/v1beta/batches';
+const CREATE = new Set(['batchGenerateContent']);
+/** Where the batch's lines run: the Gemini format's path-model route (its model is each line's `body.model`). */
+const ENDPOINT = getFormat('gemini').routes.find((route) => route.from === 'path')!.path;
+const TYPE = 'type.googleapis.com/google.ai.generativelanguage.v1beta';
+/** The bound on inline requests in one batch (Google bounds the body, 20 MB); the config's `batches.maxFileLines` may be lower. */
+const MAX_REQUESTS = 100_000;
+
+const STATES: Record<BatchRecord['status'], string> = {
+  validating: 'BATCH_STATE_PENDING',
+  in_progress: 'BATCH_STATE_RUNNING',
+  finalizing: 'BATCH_STATE_RUNNING',
+  cancelling: 'BATCH_STATE_RUNNING',
+  completed: 'BATCH_STATE_SUCCEEDED',
+  failed: 'BATCH_STATE_FAILED',
+  cancelled: 'BATCH_STATE_CANCELLED',
+  expired: 'BATCH_STATE_EXPIRED',
+};
+
+const iso = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? undefined : new Date(seconds * 1000).toISOString());
+
+const invalid = (message: string) => new GatewayError('bad_request', message);
+
+/** One inline request of a create: the GenerateContentRequest (its own `model`, else the batch's) and its metadata. */
+interface InlineRequest {
+  request: Record<string, unknown>;
+  model: string;
+  metadata?: unknown;
+}
+
+/** `batch.inputConfig.requests.requests` of a create (camelCased as Google reads it): inline requests only. */
+function decodeCreate(raw: Record<string, unknown>, model: string, maxRequests: number): { requests: InlineRequest[]; displayName: string } {
+  const body = camelizeGeminiBody(raw);
+  const batch = body.batch;
+  if (!isRecord(batch)) throw invalid("The body needs a 'batch' object with an inputConfig.");
+  const input = batch.inputConfig;
+  if (!isRecord(input)) throw invalid("batch.inputConfig is required: send the requests inline (inputConfig.requests.requests).");
+  if (input.fileName !== undefined) throw invalid('This gateway takes a batch\'s requests inline (inputConfig.requests.requests), not from an uploaded file (inputConfig.fileName).');
+  const list = isRecord(input.requests) ? input.requests.requests : undefined;
+  if (!Array.isArray(list) || list.length === 0) throw invalid('batch.inputConfig.requests.requests must be a non-empty list of {request, metadata}.');
+  if (list.length > maxRequests) throw new GatewayError('request_too_large', `A batch may hold ${maxRequests} requests (this one has ${list.length}).`);
+  const requests = list.map((item: unknown, i): InlineRequest => {
+    if (!isRecord(item) || !isRecord(item.request)) throw invalid(`batch.inputConfig.requests.requests[${i}] must be an object with a 'request' (a GenerateContentRequest).`);
+    const { model: own, ...request } = item.request;
+    if (request.stream !== undefined) throw invalid(`batch.inputConfig.requests.requests[${i}].request has no 'stream' field.`);
+    const named = typeof own === 'string' && own !== '' ? own.replace(/^models\//, '') : model;
+    return item.metadata === undefined ? { request, model: named } : { request, model: named, metadata: item.metadata };
+  });
+  const displayName = typeof batch.displayName === 'string' ? batch.displayName : '';
+  return { requests, displayName };
+}
+
+/** A result line of the batch's output or error file, by custom id. */
+type ResultLine = { custom_id?: unknown; response?: { status_code?: number; body?: unknown } | null; error?: { code?: string; message?: string } | null };
+
+/** A line that did not run (a cancel, the window passed, the batch refused): an inlined response's error. */
+function unrun(status: BatchRecord['status'], reason?: string): Record<string, unknown> {
+  if (status === 'cancelled') return { code: 499, message: 'Not run: the batch was cancelled.', status: 'CANCELLED' };
+  if (status === 'expired') return { code: 504, message: 'Not run: the batch expired before this request ran.', status: 'DEADLINE_EXCEEDED' };
+  return { code: 400, message: reason ?? 'Not run: the batch could not run.', status: 'INVALID_ARGUMENT' };
+}
+
+/** A result line as an inlined response: the GenerateContentResponse, or the error the route answers live. */
+function inlinedOf(result: ResultLine | undefined, metadata: unknown, status: BatchRecord['status'], reason?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const response = result?.response;
+  const code = response?.status_code;
+  if (result && typeof code === 'number' && code >= 200 && code < 300) out.response = response!.body;
+  else if (result && (result.error?.code === 'batch_cancelled' || result.error?.code === 'batch_expired')) out.error = unrun(result.error.code === 'batch_cancelled' ? 'cancelled' : 'expired');
+  else if (result) {
+    const body = response?.body as { error?: unknown } | undefined;
+    out.error = isRecord(body?.error) ? body.error : { code: code ?? 500, message: result.error?.message ?? 'The request failed.', status: 'INTERNAL' };
+  } else out.error = unrun(status, reason);
+  if (metadata !== undefined) out.metadata = metadata;
+  return out;
+}
+
+/** The inlined responses of an ended batch, one per request in the order they were sent. */
+async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<Array<Record<string, unknown>>> {
+  const results = new Map<string, ResultLine>();
+  for (const fileId of [batch.output_file_id, batch.error_file_id]) {
+    if (!fileId) continue;
+    for (const line of await jsonLines(deps, batch.accountId, fileId)) if (typeof line.custom_id === 'string') results.set(line.custom_id, line as ResultLine);
+  }
+  // A batch refused at its input check ran nothing: each request says why (its own reason, else the first).
+  const problems = batch.errors?.data ?? [];
+  const first = problems[0]?.message;
+  const inputs = await jsonLines(deps, batch.accountId, batch.input_file_id);
+  return inputs.map((input, index) => {
+    const reason = problems.find((p) => p.line === index + 1)?.message ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
+    return inlinedOf(results.get(String(input.custom_id)), input.metadata, batch.status, reason);
+  });
+}
+
+async function jsonLines(deps: ServerDeps, accountId: string, fileId: string): Promise<Array<Record<string, unknown>>> {
+  const content = await deps.store.files.content(accountId, fileId);
+  if (!content) return [];
+  return content
+    .toString('utf8')
+    .split('\n')
+    .filter((text) => text.trim() !== '')
+    .map((text) => JSON.parse(text) as Record<string, unknown>);
+}
+
+/** A batch as Google's long-running operation (`batches/{id}`), with its output once it has ended. */
+async function operationOf(deps: ServerDeps, batch: BatchRecord): Promise<Record<string, unknown>> {
+  const name = `batches/${batch.id}`;
+  const ended = FINISHED.has(batch.status);
+  const { total, completed, failed } = batch.request_counts;
+  const endedAt = batch.completed_at ?? batch.cancelled_at ?? batch.expired_at ?? batch.failed_at;
+  const updatedAt = Math.max(batch.created_at, batch.in_progress_at ?? 0, batch.cancelling_at ?? 0, endedAt ?? 0);
+  const metadata: Record<string, unknown> = {
+    '@type': `${TYPE}.GenerateContentBatch`,
+    model: `models/${batch.model ?? ''}`,
+    displayName: batch.displayName ?? '',
+    createTime: iso(batch.created_at),
+    updateTime: iso(updatedAt),
+    batchStats: { requestCount: String(total), successfulRequestCount: String(completed), failedRequestCount: String(failed), pendingRequestCount: String(ended ? 0 : Math.max(0, total - completed - failed)) },
+    state: STATES[batch.status],
+    name,
+  };
+  if (ended) metadata.endTime = iso(endedAt);
+  const operation: Record<string, unknown> = { name, metadata };
+  if (!ended) return operation;
+  const output = { inlinedResponses: { inlinedResponses: await inlinedResponses(deps, batch) } };
+  metadata.output = output;
+  operation.done = true;
+  operation.response = { '@type': `${TYPE}.GenerateContentBatchOutput`, ...output };
+  return operation;
+}
+
+function createHandler(deps: ServerDeps, wake: () => void) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const target = readGeminiPath(event.url.pathname, event.url.searchParams, CREATE);
+    if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    if (!knownModel(deps, target.model)) throw new GatewayError('model_not_found', `The model '${target.model}' does not exist.`);
+    const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
+    const { requests, displayName } = decodeCreate(body, target.model, Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines));
+    const lines = requests.map((r, i) => {
+      const line: Record<string, unknown> = { custom_id: `request-${i + 1}`, method: 'POST', url: ENDPOINT, body: { model: r.model, ...r.request } };
+      if (r.metadata !== undefined) line.metadata = r.metadata;
+      return JSON.stringify(line);
+    });
+    const jsonl = Buffer.from(`${lines.join('\n')}\n`);
+    const quota = deps.config.storage.fileQuotaBytes;
+    const used = await deps.store.files.bytesOf(auth.account.id);
+    if (used + jsonl.length > quota) {
+      throw new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use and this batch needs ${jsonl.length}. Delete files to make room.`, {
+        details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
+      });
+    }
+    const now = Math.floor(deps.clock.now() / 1000);
+    const id = newId('batch');
+    const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
+    await deps.store.files.create(file, jsonl);
+    const record = newBatchRecord({
+      id,
+      accountId: auth.account.id,
+      keyId: auth.key.id,
+      endpoint: ENDPOINT,
+      input_file_id: file.id,
+      completion_window: '24h',
+      created_at: now,
+      windowSeconds: 86_400,
+      metadata: null,
+      total: requests.length,
+      face: 'gemini',
+      model: target.model,
+      displayName,
+    });
+    await deps.store.batches.create(record);
+    wake();
+    return json(event, await operationOf(deps, record));
+  };
+}
+
+function knownModel(deps: ServerDeps, model: string): boolean {
+  try {
+    return deps.registry.resolve(model).candidates.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The caller's Gemini batch (404 for another account's, a deleted one, or one made on another face). */
+async function ownGeminiBatch(deps: ServerDeps, accountId: string, id: string): Promise<BatchRecord> {
+  const record = await deps.store.batches.get(id);
+  if (!record || record.accountId !== accountId || record.face !== 'gemini' || record.deletedAt) throw new GatewayError('not_found', `No batch named 'batches/${id}'.`);
+  return record;
+}
+
+function getHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    return json(event, await operationOf(deps, await ownGeminiBatch(deps, auth.account.id, getRouterParam(event, 'id') ?? '')));
+  };
+}
+
+/** `POST batches/{id}:cancel` (the id's segment holds the verb). Google answers an empty object. */
+function cancelHandler(deps: ServerDeps, wake: () => void) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const segment = getRouterParam(event, 'id') ?? '';
+    if (!segment.endsWith(':cancel')) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    const batch = await ownGeminiBatch(deps, auth.account.id, segment.slice(0, -':cancel'.length));
+    if (!FINISHED.has(batch.status)) await cancelBatch(deps, batch);
+    wake();
+    return json(event, {});
+  };
+}
+
+function listHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    // Newest first; the account's Gemini batches (a batch store page holds any kind of batch).
+    const all: BatchRecord[] = [];
+    for (let cursor: string | undefined; ; ) {
+      const page = await deps.store.batches.list({ accountId: auth.account.id, limit: 100, ...(cursor ? { after: cursor } : {}) });
+      for (const b of page.data) if (b.face === 'gemini' && !b.deletedAt) all.push(b);
+      if (!page.hasMore || page.data.length === 0) break;
+      cursor = page.data.at(-1)!.id;
+    }
+    const { page, nextPageToken } = googlePage(all, event.url.searchParams);
+    const out: Record<string, unknown> = { operations: await Promise.all(page.map((b) => operationOf(deps, b))) };
+    if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
+    return json(event, out);
+  };
+}
+
+/** Google's delete: the client no longer wants the operation; a batch still running is not cancelled by it (it runs on, unseen here). */
+function deleteHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const batch = await ownGeminiBatch(deps, auth.account.id, getRouterParam(event, 'id') ?? '');
+    await deps.store.batches.update(batch.id, { deletedAt: Math.floor(deps.clock.now() / 1000) });
+    return json(event, {});
+  };
+}
+
+/**
+ * Gemini's batches: its routes under `/v1beta/batches`, and the create, which shares the Gemini
+ * path-model route's pattern (`…/models/{model}:batchGenerateContent`) and is that route's
+ * path action. Exempt from rate limits as /v1/batches is (§8.1).
+ */
+export function geminiBatchRoutes(deps: ServerDeps): { routes: RouteDef[]; create: { matches: (pathname: string) => boolean; handler: (event: H3Event) => Promise<string> } } {
+  const wake = () => deps.batches?.wake();
+  return {
+    routes: [
+      { method: 'GET', path: BASE, handler: listHandler(deps), format: 'gemini' },
+      { method: 'GET', path: `${BASE}/:id`, handler: getHandler(deps), format: 'gemini' },
+      { method: 'POST', path: `${BASE}/:id`, handler: cancelHandler(deps, wake), format: 'gemini' },
+      { method: 'DELETE', path: `${BASE}/:id`, handler: deleteHandler(deps), format: 'gemini' },
+    ],
+    create: { matches: (pathname) => pathname.endsWith(':batchGenerateContent'), handler: createHandler(deps, wake) },
+  };
+}
