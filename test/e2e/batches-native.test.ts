@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { GoogleGenAI, JobState } from '@google/genai';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/store/index.ts';
@@ -48,6 +49,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
   let plain: FakeUpstream;
   let gw: SpawnedGateway | undefined;
   let client: OpenAI;
+  let apiKey: string;
   let configFile: string;
   let dataDir: string;
 
@@ -78,6 +80,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'n@example.com', '--json'])) as { key: string };
     gw = await spawnGateway({ configFile, dataDir });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    apiKey = key;
   }, 60_000);
 
   afterAll(async () => {
@@ -156,6 +159,21 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     expect(up.requests[0].body).toMatchObject({ model: 'claude-up', max_tokens: 20, messages: [{ role: 'user', content: 'hi there' }] });
     const [out] = await linesOf(client, done.output_file_id);
     expect(out.response!.body).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'echo: hi there' }] });
+  }, 60_000);
+
+  it("a Gemini batch (@google/genai's ai.batches) on the openai plugin: its lines go up as Chat requests without a Gemini body's model key, the answers come back as GenerateContentResponses in request order", async () => {
+    const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw!.url, timeout: 20_000 } });
+    const created = await ai.batches.create({ model: 'oa/gpt-up', src: [{ contents: 'hello gemini', config: { maxOutputTokens: 30 }, metadata: { key: 'g1' } }, { contents: 'hello again', metadata: { key: 'g2' } }] });
+    const done = await until('the Gemini batch to end', () => ai.batches.get({ name: created.name! }), (b) => b.state !== JobState.JOB_STATE_PENDING && b.state !== JobState.JOB_STATE_RUNNING);
+    expect(done.state).toBe(JobState.JOB_STATE_SUCCEEDED);
+    const up = [...oaApi.batches.values()].at(-1)!;
+    expect(up.requests).toHaveLength(2);
+    expect(up.requests[0].body).toMatchObject({ model: 'gpt-up', max_tokens: 30, messages: [{ role: 'user', content: expect.anything() }] });
+    expect(JSON.stringify(up.requests[0].body.messages)).toContain('hello gemini');
+    const responses = done.dest?.inlinedResponses ?? [];
+    expect(responses.map((r) => r.metadata?.key)).toEqual(['g1', 'g2']);
+    expect(responses[0].response?.candidates?.[0]?.content?.parts?.[0]?.text).toContain('hello gemini');
+    expect(responses[1].response?.candidates?.[0]?.content?.role).toBe('model');
   }, 60_000);
 
   it('cancel mid-run: the upstream is cancelled; finished lines kept, the rest reported as batch_cancelled', async () => {
@@ -344,7 +362,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
-    expect(ids.length).toBe(3 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 3 + 3);
+    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
+    expect(ids.length).toBe(3 + 2 + 1 + 2 + 3 + 2 + 5 + 3 + 2 + 3 + 3);
   }, 60_000);
 });

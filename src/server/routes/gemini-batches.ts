@@ -1,15 +1,14 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { cancelBatch, FINISHED, newBatchRecord } from '../../batches/index.ts';
+import { cancelBatch, FINISHED } from '../../batches/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { camelizeGeminiBody, getFormat, googlePage, isRecord, readGeminiPath } from '../../formats/index.ts';
-import type { BatchRecord, FileRecord } from '../../store/index.ts';
-import { newId } from '../../util/index.ts';
+import type { BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { newFileId } from './files.ts';
+import { createFaceBatch, faceBatchesOf } from './face-batches.ts';
 import type { RouteDef } from './types.ts';
 
 /**
@@ -153,7 +152,7 @@ async function operationOf(deps: ServerDeps, batch: BatchRecord): Promise<Record
   return operation;
 }
 
-function createHandler(deps: ServerDeps, wake: () => void) {
+function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
     const target = readGeminiPath(event.url.pathname, event.url.searchParams, CREATE);
@@ -167,35 +166,7 @@ function createHandler(deps: ServerDeps, wake: () => void) {
       if (r.metadata !== undefined) line.metadata = r.metadata;
       return JSON.stringify(line);
     });
-    const jsonl = Buffer.from(`${lines.join('\n')}\n`);
-    const quota = deps.config.storage.fileQuotaBytes;
-    const used = await deps.store.files.bytesOf(auth.account.id);
-    if (used + jsonl.length > quota) {
-      throw new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use and this batch needs ${jsonl.length}. Delete files to make room.`, {
-        details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
-      });
-    }
-    const now = Math.floor(deps.clock.now() / 1000);
-    const id = newId('batch');
-    const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
-    await deps.store.files.create(file, jsonl);
-    const record = newBatchRecord({
-      id,
-      accountId: auth.account.id,
-      keyId: auth.key.id,
-      endpoint: ENDPOINT,
-      input_file_id: file.id,
-      completion_window: '24h',
-      created_at: now,
-      windowSeconds: 86_400,
-      metadata: null,
-      total: requests.length,
-      face: 'gemini',
-      model: target.model,
-      displayName,
-    });
-    await deps.store.batches.create(record);
-    wake();
+    const record = await createFaceBatch(deps, auth, { face: 'gemini', endpoint: ENDPOINT, lines, model: target.model, displayName });
     return json(event, await operationOf(deps, record));
   };
 }
@@ -238,15 +209,7 @@ function cancelHandler(deps: ServerDeps, wake: () => void) {
 function listHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
-    // Newest first; the account's Gemini batches (a batch store page holds any kind of batch).
-    const all: BatchRecord[] = [];
-    for (let cursor: string | undefined; ; ) {
-      const page = await deps.store.batches.list({ accountId: auth.account.id, limit: 100, ...(cursor ? { after: cursor } : {}) });
-      for (const b of page.data) if (b.face === 'gemini' && !b.deletedAt) all.push(b);
-      if (!page.hasMore || page.data.length === 0) break;
-      cursor = page.data.at(-1)!.id;
-    }
-    const { page, nextPageToken } = googlePage(all, event.url.searchParams);
+    const { page, nextPageToken } = googlePage(await faceBatchesOf(deps, auth.account.id, 'gemini'), event.url.searchParams);
     const out: Record<string, unknown> = { operations: await Promise.all(page.map((b) => operationOf(deps, b))) };
     if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
     return json(event, out);
@@ -277,6 +240,6 @@ export function geminiBatchRoutes(deps: ServerDeps): { routes: RouteDef[]; creat
       { method: 'POST', path: `${BASE}/:id`, handler: cancelHandler(deps, wake), format: 'gemini' },
       { method: 'DELETE', path: `${BASE}/:id`, handler: deleteHandler(deps), format: 'gemini' },
     ],
-    create: { matches: (pathname) => pathname.endsWith(':batchGenerateContent'), handler: createHandler(deps, wake) },
+    create: { matches: (pathname) => pathname.endsWith(':batchGenerateContent'), handler: createHandler(deps) },
   };
 }

@@ -1,15 +1,14 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { cancelBatch, FINISHED, newBatchRecord } from '../../batches/index.ts';
+import { cancelBatch, FINISHED } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { anthropicListPage } from '../../providers/index.ts';
-import type { BatchRecord, FileRecord } from '../../store/index.ts';
-import { newId } from '../../util/index.ts';
+import type { BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { newFileId } from './files.ts';
+import { createFaceBatch, faceBatchesOf } from './face-batches.ts';
 import { publicOrigin } from './media-shared.ts';
 import type { RouteDef } from './types.ts';
 
@@ -148,39 +147,14 @@ function decodeRequests(body: Record<string, unknown>, maxRequests: number): Arr
   return requests as Array<{ custom_id: string; params: Record<string, unknown> }>;
 }
 
-function createHandler(deps: ServerDeps, wake: () => void) {
+function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'messages');
     const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
     const requests = decodeRequests(body, Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines));
-    const jsonl = Buffer.from(requests.map((r) => JSON.stringify({ custom_id: r.custom_id, method: 'POST', url: ENDPOINT, body: r.params })).join('\n') + '\n');
-    const quota = deps.config.storage.fileQuotaBytes;
-    const used = await deps.store.files.bytesOf(auth.account.id);
-    if (used + jsonl.length > quota) {
-      throw new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use and this batch needs ${jsonl.length}. Delete files to make room.`, {
-        details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
-      });
-    }
-    const now = Math.floor(deps.clock.now() / 1000);
-    const id = newId('batch');
-    const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
-    await deps.store.files.create(file, jsonl);
-    const record = newBatchRecord({
-      id,
-      accountId: auth.account.id,
-      keyId: auth.key.id,
-      endpoint: ENDPOINT,
-      input_file_id: file.id,
-      completion_window: '24h',
-      created_at: now,
-      windowSeconds: 86_400,
-      metadata: null,
-      total: requests.length,
-      face: 'messages',
-    });
-    await deps.store.batches.create(record);
-    wake();
+    const lines = requests.map((r) => JSON.stringify({ custom_id: r.custom_id, method: 'POST', url: ENDPOINT, body: r.params }));
+    const record = await createFaceBatch(deps, auth, { face: 'messages', endpoint: ENDPOINT, lines });
     return json(event, await viewMessageBatch(deps, event, record));
   };
 }
@@ -215,15 +189,7 @@ function resultsHandler(deps: ServerDeps) {
 function listHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'messages');
-    // Newest first; the account's message batches (a batch store page holds any kind of batch).
-    const all: BatchRecord[] = [];
-    for (let cursor: string | undefined; ; ) {
-      const page = await deps.store.batches.list({ accountId: auth.account.id, limit: 100, ...(cursor ? { after: cursor } : {}) });
-      for (const b of page.data) if (b.face === 'messages' && !b.deletedAt) all.push(b);
-      if (!page.hasMore || page.data.length === 0) break;
-      cursor = page.data.at(-1)!.id;
-    }
-    const { page, hasMore } = anthropicListPage(all, event.url.searchParams);
+    const { page, hasMore } = anthropicListPage(await faceBatchesOf(deps, auth.account.id, 'messages'), event.url.searchParams);
     const data = await Promise.all(page.map((b) => viewMessageBatch(deps, event, b)));
     return json(event, { data, has_more: hasMore, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null });
   };
@@ -254,7 +220,7 @@ function deleteHandler(deps: ServerDeps) {
 export function messageBatchRoutes(deps: ServerDeps): RouteDef[] {
   const wake = () => deps.batches?.wake();
   return [
-    { method: 'POST', path: BASE, handler: createHandler(deps, wake), format: 'messages' },
+    { method: 'POST', path: BASE, handler: createHandler(deps), format: 'messages' },
     { method: 'GET', path: BASE, handler: listHandler(deps), format: 'messages' },
     { method: 'GET', path: `${BASE}/:id`, handler: getHandler(deps), format: 'messages' },
     { method: 'GET', path: `${BASE}/:id/results`, handler: resultsHandler(deps), format: 'messages' },

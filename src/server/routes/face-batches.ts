@@ -1,0 +1,67 @@
+import { newBatchRecord } from '../../batches/index.ts';
+import type { AuthContext } from '../../accounts/index.ts';
+import { GatewayError } from '../../errors/index.ts';
+import type { BatchRecord, FileRecord } from '../../store/index.ts';
+import { newId } from '../../util/index.ts';
+import type { ServerDeps } from '../types.ts';
+import { newFileId } from './files.ts';
+
+/** A batch made on a provider's own batch face (Anthropic's Message Batches, Gemini's Batch API). */
+export interface FaceBatch {
+  face: NonNullable<BatchRecord['face']>;
+  /** The endpoint its lines run on (a registered format's route). */
+  endpoint: string;
+  /** The batch input file's lines, each `{custom_id, method, url, body, …}` as JSON text. */
+  lines: string[];
+  model?: string;
+  displayName?: string;
+}
+
+/**
+ * Writes a face's requests as a batch input file (in the account's file quota) and a batch on it,
+ * `validating` until the executor checks and runs it like any batch made on /v1/batches.
+ */
+export async function createFaceBatch(deps: ServerDeps, auth: AuthContext, batch: FaceBatch): Promise<BatchRecord> {
+  const jsonl = Buffer.from(`${batch.lines.join('\n')}\n`);
+  const quota = deps.config.storage.fileQuotaBytes;
+  const used = await deps.store.files.bytesOf(auth.account.id);
+  if (used + jsonl.length > quota) {
+    throw new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use and this batch needs ${jsonl.length}. Delete files to make room.`, {
+      details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
+    });
+  }
+  const now = Math.floor(deps.clock.now() / 1000);
+  const id = newId('batch');
+  const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
+  await deps.store.files.create(file, jsonl);
+  const record = newBatchRecord({
+    id,
+    accountId: auth.account.id,
+    keyId: auth.key.id,
+    endpoint: batch.endpoint,
+    input_file_id: file.id,
+    completion_window: '24h',
+    created_at: now,
+    windowSeconds: 86_400,
+    metadata: null,
+    total: batch.lines.length,
+    face: batch.face,
+    ...(batch.model !== undefined ? { model: batch.model } : {}),
+    ...(batch.displayName !== undefined ? { displayName: batch.displayName } : {}),
+  });
+  await deps.store.batches.create(record);
+  deps.batches?.wake();
+  return record;
+}
+
+/** The account's batches made on `face` and not deleted there, newest first (a batch store page holds any kind of batch). */
+export async function faceBatchesOf(deps: ServerDeps, accountId: string, face: FaceBatch['face']): Promise<BatchRecord[]> {
+  const all: BatchRecord[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = await deps.store.batches.list({ accountId, limit: 100, ...(cursor ? { after: cursor } : {}) });
+    for (const b of page.data) if (b.face === face && !b.deletedAt) all.push(b);
+    if (!page.hasMore || page.data.length === 0) break;
+    cursor = page.data.at(-1)!.id;
+  }
+  return all;
+}
