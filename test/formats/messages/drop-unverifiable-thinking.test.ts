@@ -20,7 +20,7 @@ describe('dropUnverifiableThinking', () => {
 
   it('takes out an empty signature; a tool loop left unsigned gets thinking off', () => {
     const out = prepare({ model: 'm', thinking: { type: 'adaptive' }, messages: [question, { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: '' }, call] }, result] })!;
-    expect(out.body.messages[1].content).toEqual([call]);
+    expect((out.body.messages as Array<{ content: unknown }>)[1].content).toEqual([call]);
     expect(out.body.thinking).toBeUndefined();
     expect(out.adapted).toEqual(['thinking=dropped(1)', 'thinking=off']);
     expect(JSON.parse(out.raw)).toEqual(out.body);
@@ -30,7 +30,7 @@ describe('dropUnverifiableThinking', () => {
     const signed = { type: 'thinking', thinking: 't', signature: carryOpaque({ signature: 'EqQBanthropic', metadata: { bedrock: { x: 1 } } }) };
     const redacted = { type: 'thinking', thinking: '', signature: carryOpaque({ redacted: 'EmwKAhgB' }) };
     const out = prepare({ model: 'm', thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [question, { role: 'assistant', content: [signed, redacted, call] }, result] })!;
-    expect(out.body.messages[1].content).toEqual([{ type: 'thinking', thinking: 't', signature: 'EqQBanthropic' }, { type: 'redacted_thinking', data: 'EmwKAhgB' }, call]);
+    expect((out.body.messages as Array<{ content: unknown }>)[1].content).toEqual([{ type: 'thinking', thinking: 't', signature: 'EqQBanthropic' }, { type: 'redacted_thinking', data: 'EmwKAhgB' }, call]);
     expect(out.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
     expect(out.adapted).toBeUndefined();
   });
