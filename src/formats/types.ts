@@ -25,6 +25,8 @@ export interface EncodeRequestOptions {
    * docs/formats.md, prompt caching). Formats without markers ignore it.
    */
   autoCache?: boolean;
+  /** The request came from another wire format (a conversion, not a re-encoding of the format's own request). */
+  converted?: boolean;
 }
 
 /** Decodes an upstream stream incrementally: SSE records in, IR stream parts out. */

@@ -91,7 +91,7 @@ export function prepareCall(
   // Formats with explicit cache markers (Messages) place them on a converted request.
   const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
   const named = fitToolNames(fitted.request, upstreamFormat);
-  const body = getFormat(upstreamFormat).codec.encodeRequest(named.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache });
+  const body = getFormat(upstreamFormat).codec.encodeRequest(named.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache, converted });
   const prepared: PreparedCall = { call: callOf(upstreamFormat, model, stream, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
   if (references) fitted.adapted.push(`item_reference=dropped(${references.length})`);
   if (named.names) {

@@ -35,7 +35,10 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
+  // OpenAI keeps a request and its answer unless told `store: false`; a client of another format
+  // never agreed to that (Chat's default is not to store; Messages and Gemini have no such setting).
   if (request.store !== undefined) body.store = request.store;
+  else if (options.converted) body.store = false;
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.serviceTier !== undefined) body.service_tier = request.serviceTier;
   if (request.safetyIdentifier !== undefined) body.safety_identifier = request.safetyIdentifier;
