@@ -8,7 +8,7 @@ import { carryOpaque } from '../../../src/formats/shared/index.ts';
 
 type Json = Record<string, any>;
 
-const prepare = (body: Json) => dropUnverifiableThinking({ body, raw: JSON.stringify(body), stream: false });
+const prepare = (body: Json) => dropUnverifiableThinking({ body, raw: JSON.stringify(body), stream: false }) as (ReturnType<typeof dropUnverifiableThinking> & { body: Json }) | undefined;
 const question = { role: 'user', content: 'hi' };
 const call = { type: 'tool_use', id: 'toolu_1', name: 'Write', input: {} };
 const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] };
