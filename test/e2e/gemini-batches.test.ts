@@ -1,24 +1,29 @@
 import { ApiError, GoogleGenAI, JobState, type BatchJob } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
 
 /**
  * Gemini's Batch API through the official `@google/genai` (`ai.batches`): create with inline
  * requests, get until it has ended, its inlined responses in order with their metadata, list,
- * cancel and delete, on the offline mock provider (converted: Gemini lines on a Chat provider).
+ * cancel and delete, on the offline mock provider (converted: Gemini lines on a Chat provider),
+ * and passed through to the strict Gemini fake.
  */
 describe("Gemini's Batch API (models/{model}:batchGenerateContent, batches/{id}) through @google/genai", () => {
   let gw: SpawnedGateway;
   let ai: GoogleGenAI;
+  let gemini: GeminiFake;
 
   beforeAll(async () => {
-    gw = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' }, refusing: { plugin: 'mock', failFirst: 1, failStatus: 400 }, slow: { plugin: 'mock', latencyMs: 3_000 } }, batches: { concurrency: 1 } } });
+    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: false, gemini3: false } }, apiKey: 'goog-upstream-key', finalText: 'From Gemini itself.' });
+    gw = await spawnGateway({ config: { providers: { google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] }, mock: { plugin: 'mock' }, refusing: { plugin: 'mock', failFirst: 1, failStatus: 400 }, slow: { plugin: 'mock', latencyMs: 3_000 } }, batches: { concurrency: 1 } } });
     ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 20_000 } });
   });
   afterAll(async () => {
     await gw?.stop();
+    await gemini?.close();
   });
 
   const ENDED = new Set<string>([JobState.JOB_STATE_SUCCEEDED, JobState.JOB_STATE_FAILED, JobState.JOB_STATE_CANCELLED, JobState.JOB_STATE_EXPIRED]);
@@ -60,6 +65,17 @@ describe("Gemini's Batch API (models/{model}:batchGenerateContent, batches/{id})
     expect(await openai.batches.retrieve(created.name!.slice('batches/'.length))).toMatchObject({ status: 'completed', request_counts: { total: 3, completed: 2, failed: 1 } });
   }, 60_000);
 
+  it("on a Gemini upstream each line is a passthrough: the request as the SDK wrote it, on the model's own generateContent URL", async () => {
+    const created = await ai.batches.create({ model: 'google/gemini-2.5-flash', src: [{ contents: 'one', config: { temperature: 0.2 }, metadata: { key: 'a' } }, { contents: 'two', metadata: { key: 'b' } }] });
+    const done = await ended(created.name!);
+    expect(done.state).toBe(JobState.JOB_STATE_SUCCEEDED);
+    const texts = done.dest?.inlinedResponses?.map((r) => (r.response?.candidates?.[0]?.content?.parts ?? []).map((p) => p.text ?? '').join(''));
+    expect(texts).toEqual(['From Gemini itself.', 'From Gemini itself.']);
+    expect(gemini.rejections).toEqual([]);
+    expect(gemini.requests.map((r) => r.path)).toEqual(['/v1beta/models/gemini-2.5-flash:generateContent', '/v1beta/models/gemini-2.5-flash:generateContent']);
+    expect(gemini.requests[0].json).toEqual({ contents: [{ role: 'user', parts: [{ text: 'one' }] }], generationConfig: { temperature: 0.2 } });
+  }, 60_000);
+
   it('cancel a running batch: it ends cancelled with the unrun requests cancelled; list pages; delete hides it', async () => {
     const running = await ai.batches.create({ model: 'slow/echo', src: [0, 1, 2, 3].map((i) => ({ contents: `slow ${i}`, metadata: { key: `slow-${i}` } })) });
     await ai.batches.cancel({ name: running.name! });
@@ -73,7 +89,7 @@ describe("Gemini's Batch API (models/{model}:batchGenerateContent, batches/{id})
     expect(first.page.map((b) => b.name)).toEqual([running.name]);
     const names: string[] = [];
     for await (const job of await ai.batches.list({ config: { pageSize: 1 } })) names.push(job.name!);
-    expect(names).toHaveLength(2);
+    expect(names).toHaveLength(3);
     expect(names[0]).toBe(running.name);
 
     await ai.batches.delete({ name: running.name! });
