@@ -103,6 +103,11 @@ export interface FormatCodec {
    */
   encodeStreamError(error: GatewayError, ids: RequestIds, tap?: UsageTap): SseRecord;
   /**
+   * The records that end such a stream when the format ends a failed stream with more than its
+   * error record (Responses: `error`, then `response.failed`); absent: `encodeStreamError` alone.
+   */
+  encodeStreamFailure?(error: GatewayError, ids: RequestIds, tap?: UsageTap): SseRecord[];
+  /**
    * The client stream's records with the gateway's routing events put where this format's SDKs
    * tolerate them; undefined while the place has not come yet (try again with the next records).
    */

@@ -240,6 +240,8 @@ export class RecordRelay {
     const records = this.recordsBefore(relayFailure);
     if (this.encoder) {
       for (const record of this.encoder.encode({ type: 'error', error: { code: failure.code, message: failure.message, status: failure.status } })) records.push(record);
+    } else if (this.clientCodec.encodeStreamFailure) {
+      for (const record of this.clientCodec.encodeStreamFailure(toGatewayError(failure), options.ids, this.tap)) records.push(record);
     } else records.push(this.clientCodec.encodeStreamError(toGatewayError(failure), options.ids, this.tap));
     this.finish();
     return joined(this.frame(records), this.writer.end());

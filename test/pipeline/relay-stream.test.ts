@@ -178,7 +178,7 @@ describe('relayStream pushed into a target', () => {
     expect(left.end()).toMatchObject({ aborted: true, estimated: true });
   });
 
-  it('a cut Responses passthrough ends with an error event numbered after the last record the client got', async () => {
+  it('a cut Responses passthrough ends with an error event, then response.failed, numbered after the last record the client got', async () => {
     const records = readFileSync(new URL('../fixtures/responses/text-turn.sse.txt', import.meta.url), 'utf8').split('\n\n').slice(0, 5);
     const cut = await relay([records[0] + '\n\n'], { clientFormat: 'responses', upstreamFormat: 'responses' });
     const t = target();
@@ -188,7 +188,8 @@ describe('relayStream pushed into a target', () => {
     await t.ended;
     const numbers = [...t.calls.join('').matchAll(/"sequence_number":(\d+)/g)].map((match) => Number(match[1]));
     expect(t.calls.join('')).toContain('event: error');
-    expect(numbers).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(t.calls.join('')).toMatch(/event: error\n[^\n]*\n\nevent: response\.failed\n/);
+    expect(numbers).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 });
 

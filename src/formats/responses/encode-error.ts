@@ -1,7 +1,9 @@
 import { buildErrorEnvelope, errorParam, type GatewayError, type RequestIds } from '../../errors/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
+import type { PassthroughInfo } from '../types.ts';
 import { openAiErrorType } from './map-error.ts';
+import { encodeUsage } from './map-usage.ts';
 
 /** The spec §7 envelope, whose OpenAI `error.type` and `error.param` the openai SDK reads (the same as on the Chat routes). */
 export function encodeResponsesError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
@@ -27,4 +29,27 @@ export function encodeStreamErrorEvent(code: string, message: string, param: str
  */
 export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): SseRecord {
   return encodeStreamErrorEvent(error.code, error.message, errorParam(error.details), sequenceNumber, ids.requestId);
+}
+
+/**
+ * The end of a stream this codec did not produce (a passthrough) that failed: the `error` event,
+ * then `response.failed` with the same code in `response.error`, as the Responses encoder ends a
+ * converted stream. Codex and the AI SDK read the failure from `response.failed` (Codex picks
+ * retry, context-window or quota handling by its code); `info` is what the passthrough's records
+ * said of the response (its id, model, usage so far).
+ */
+export function encodeResponsesStreamFailure(error: GatewayError, ids: RequestIds, sequenceNumber: number, info: PassthroughInfo): SseRecord[] {
+  const record = encodeResponsesStreamError(error, ids, sequenceNumber);
+  const response: Record<string, unknown> = {
+    id: info.id ?? null,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'failed',
+    model: info.model ?? null,
+    output: [],
+    error: { code: error.code, message: redactSecrets(error.message) },
+    incomplete_details: null,
+    usage: info.usage ? encodeUsage(info.usage) : null,
+  };
+  return [record, jsonRecord('response.failed', { type: 'response.failed', sequence_number: sequenceNumber + 1, response })];
 }
