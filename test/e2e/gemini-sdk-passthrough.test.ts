@@ -9,6 +9,7 @@ import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokensOf, startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 
 const MODEL = 'google/gemini-3-pro-preview';
 const UPSTREAM = '/v1beta/models/gemini-3-pro-preview';
@@ -16,6 +17,7 @@ const LOOKUP = { name: 'lookup', description: 'Weather of a city', parametersJso
 
 describe('@google/genai through the gateway to Gemini (passthrough)', () => {
   let gemini: GeminiFake;
+  let claude: StrictFake;
   let gw: SpawnedGateway;
   let ai: GoogleGenAI;
 
@@ -28,12 +30,22 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
       finalText: 'Paris is sunny, Oslo is cold.',
       cachedTokens: 30,
     });
-    gw = await spawnGateway({ config: { providers: { google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] } }, routing: { retry: { attempts: 1 } } } });
+    claude = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: (names) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined) });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] },
+          ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+        },
+        routing: { retry: { attempts: 1 } },
+      },
+    });
     ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();
     await gemini?.close();
+    await claude?.close();
   });
   beforeEach(() => {
     gemini.requests.length = 0;
@@ -100,5 +112,28 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
     const signatures = history.filter((c) => c.role === 'model').map((c) => c.parts.find((p) => p.functionCall)?.thoughtSignature);
     expect(signatures).toHaveLength(2);
     for (const signature of signatures) expect(gemini.issued.has(signature!)).toBe(true);
+  });
+
+  it("a history from Claude goes on to Gemini 3: Claude's thinking (carried as a gwpm: thoughtSignature) stays out, its call gets Google's skip value", async () => {
+    const config = { tools: [{ functionDeclarations: [LOOKUP] }], thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 } };
+    const first = await ai.models.generateContent({ model: 'ant/claude-up', contents: 'Weather in Paris?', config });
+    const turn = first.candidates![0].content!;
+    expect(turn.parts!.some((part) => part.thought && part.thoughtSignature?.startsWith('gwpm:'))).toBe(true);
+    const call = first.functionCalls![0];
+    const history: Content[] = [
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      turn,
+      { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name!, response: { result: 'sunny' } } }] },
+    ];
+    // Before: the gwpm: value went to Google, which cannot decode it (400 INVALID_ARGUMENT, "Corrupted thought signature").
+    const next = await ai.models.generateContent({ model: MODEL, contents: history, config });
+    expect(gemini.rejections).toEqual([]);
+    expect(next.functionCalls?.length ?? next.text?.length).toBeGreaterThan(0);
+    const sent = (gemini.requests.at(-1)!.json as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> }).contents;
+    expect(JSON.stringify(sent)).not.toContain('gwpm:');
+    expect(sent[1].parts).toEqual([{ functionCall: { id: call.id, name: 'lookup', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }]);
+    // Back on Claude, the same history still carries its signed thinking (the client's bytes were not changed).
+    await ai.models.generateContent({ model: 'ant/claude-up', contents: history, config });
+    expect(claude.rejections).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-re
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
 import { geminiCountTokens, geminiModels, googlePage } from './count-and-models.ts';
 import { geminiEmbeddings } from './embed-content.ts';
+import { dropCarriedReasoning } from './drop-carried.ts';
 
 /** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
 export const geminiCodec: FormatCodec = {
@@ -53,7 +54,8 @@ export const geminiFormat = defineFormat({
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
-  passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput },
+  // Another vendor's reasoning the gateway carried in a thoughtSignature (gwpm:) never reaches Google.
+  passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput, prepare: dropCarriedReasoning },
   // googleSearch ↔ the IR's web search; groundingMetadata ↔ web search parts and text citations.
   hostedWebSearch: true,
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },

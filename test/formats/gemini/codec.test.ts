@@ -192,6 +192,29 @@ describe('gemini codec', () => {
     expect(anthropic.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1' });
   });
 
+  it("a passthrough to Gemini leaves out another vendor's carried thoughts (gwpm:) and gives the turn's unsigned first call the skip value; nothing else changes", () => {
+    const prepare = getFormat('gemini').passthrough.prepare!;
+    const plain = { contents: [{ role: 'user', parts: [{ text: 'q' }] }] };
+    expect(prepare({ body: plain, raw: JSON.stringify(plain), stream: false })).toBeUndefined();
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'q' }] },
+        { role: 'model', parts: [{ text: 'hmm', thought: true, thought_signature: 'gwpm:eyJzIjoxfQ' }, { function_call: { name: 'f', args: {} } }, { functionCall: { name: 'g', args: {} } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }, { functionResponse: { name: 'g', response: {} } }] },
+        { role: 'model', parts: [{ text: 'only a thought', thought: true, thoughtSignature: 'gwpm:eyJzIjoyfQ' }] },
+        { role: 'model', parts: [{ text: 'ok', thoughtSignature: SIG_A }] },
+      ],
+    };
+    const out = prepare({ body, raw: JSON.stringify(body), stream: true })!;
+    expect(out.raw).toBe(JSON.stringify(out.body));
+    expect((out.body as typeof body).contents).toEqual([
+      body.contents[0],
+      { role: 'model', parts: [{ function_call: { name: 'f', args: {} }, thoughtSignature: SKIP_SIGNATURE }, { functionCall: { name: 'g', args: {} } }] },
+      body.contents[2],
+      body.contents[4],
+    ]);
+  });
+
   it('streams: a signature on a later empty part signs the block; both framings round-trip at every split', () => {
     const records = [
       { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }], modelVersion: 'gemini-3-pro-preview', responseId: 'r1', usageMetadata: { promptTokenCount: 7 } },
