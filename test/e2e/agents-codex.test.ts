@@ -57,6 +57,22 @@ describe('Codex through the gateway', () => {
     for (const fake of [chat, responses, messages]) await fake?.close();
   });
 
+  /** `codex exec` in a fresh directory with its own CODEX_HOME holding `config` (config.toml lines), asked to write hello.txt. */
+  async function codexWrites(config: string[], env: Record<string, string>) {
+    workDir = tempDir('gw-codex-');
+    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), [...config, ''].join('\n'));
+    return execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', `Create hello.txt in this directory containing: ${CONTENT}`], {
+      cwd: workDir,
+      env: clientEnv({ CODEX_HOME: codexHome, ...env }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+  }
+
   it.each([
     ['or/gpt-5', () => responses],
     ['ant/claude-up', () => messages],
@@ -64,11 +80,7 @@ describe('Codex through the gateway', () => {
   ])('codex exec with %s writes the file', async (model, fakeOf) => {
     const fake = fakeOf();
     fake.requests.length = 0;
-    workDir = tempDir('gw-codex-');
-    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
-    fs.mkdirSync(codexHome, { recursive: true });
-    fs.writeFileSync(
-      path.join(codexHome, 'config.toml'),
+    const run = await codexWrites(
       [
         `model = "${model}"`,
         'model_provider = "gateway"',
@@ -80,17 +92,9 @@ describe('Codex through the gateway', () => {
         'wire_api = "responses"',
         'request_max_retries = 0',
         'stream_max_retries = 0',
-        '',
-      ].join('\n'),
+      ],
+      { GATEWAY_API_KEY: gw.key! },
     );
-    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', `Create hello.txt in this directory containing: ${CONTENT}`], {
-      cwd: workDir,
-      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
-      extendEnv: false,
-      reject: false,
-      timeout: 120_000,
-      stdin: 'ignore',
-    });
     const first = fake.requests[0]?.json as Record<string, any> | undefined;
     const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.length}\ntools: ${JSON.stringify(first?.tools)?.slice(0, 3000)}`;
     expect(fake.rejections, report).toEqual([]);
@@ -115,18 +119,7 @@ describe('Codex through the gateway', () => {
   // route the gateway has the model write the summary and answers with that item.
   it('compacts its context through the gateway on a converted route (openai_base_url, remote compaction)', async () => {
     messages.requests.length = 0;
-    workDir = tempDir('gw-codex-');
-    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
-    fs.mkdirSync(codexHome, { recursive: true });
-    fs.writeFileSync(path.join(codexHome, 'config.toml'), ['model = "ant/claude-up"', `openai_base_url = "${gw.url}/v1"`, 'model_auto_compact_token_limit = 100', ''].join('\n'));
-    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', `Create hello.txt in this directory containing: ${CONTENT}`], {
-      cwd: workDir,
-      env: clientEnv({ CODEX_HOME: codexHome, CODEX_API_KEY: gw.key! }),
-      extendEnv: false,
-      reject: false,
-      timeout: 120_000,
-      stdin: 'ignore',
-    });
+    const run = await codexWrites(['model = "ant/claude-up"', `openai_base_url = "${gw.url}/v1"`, 'model_auto_compact_token_limit = 100'], { CODEX_API_KEY: gw.key! });
     const bodies = messages.requests.map((request) => JSON.stringify(request.json));
     const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrejections: ${messages.rejections.join(' | ')}\nrequests: ${messages.requests.length}`;
     expect(messages.rejections, report).toEqual([]);
