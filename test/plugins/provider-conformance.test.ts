@@ -12,7 +12,7 @@ import anthropic from '../../plugins/anthropic/index.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { readFixture, readJsonFixture } from '../formats/stream-helpers.ts';
 
-const FORMAT_OF_PATH: Record<string, string> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages' };
+const FORMAT_OF_PATH: Record<string, string> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages', '/v1/completions': 'completions' };
 
 let upstream: FakeUpstream;
 beforeAll(async () => {
