@@ -16,6 +16,8 @@ export interface UpstreamErrorFacts {
   code?: string;
   /** A content-policy refusal's categories (Azure's `content_filter_result`), shown in `details.content_filter_result`. */
   contentFilter?: Record<string, unknown>;
+  /** OpenAI `error.param`: the request field the upstream refused (the client's `error.param` on a refusal of the request). */
+  param?: string;
   phase: UpstreamErrorPhase;
 }
 
@@ -120,6 +122,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
   const upstream = clean(report.message || (report.status === undefined ? 'no message' : `status ${report.status}`));
   const details: Record<string, unknown> = { provider: providerId };
   if (report.status !== undefined) details.upstream_status = report.status;
+  // The upstream's own code (`string_above_max_length`, `context_length_exceeded`): `error.code` stays the spec's.
+  if (report.code !== undefined && !isCredentialFailure(report)) details.upstream_code = report.code;
   switch (code) {
     case 'rate_limit_exceeded': {
       // Retrying that provider cannot help (routing moves on to the next candidate instead).
@@ -141,8 +145,11 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
     case 'provider_unavailable':
       return new GatewayError(code, `The provider '${providerId}' is unavailable: ${upstream}`, { details });
     case 'bad_request':
+      // The field it refused is the client's `error.param` (errorParam reads `details.param`).
+      if (report.param !== undefined) details.param = report.param;
       return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });
     case 'content_filter':
+      if (report.param !== undefined) details.param = report.param;
       if (report.contentFilter) details.content_filter_result = report.contentFilter;
       return new GatewayError(code, `The provider '${providerId}' filtered the request under its content policy: ${upstream}`, { details });
     default:

@@ -14,6 +14,8 @@ export function readErrorBody(status: number, body: unknown): DecodedUpstreamErr
     const code = inner.code;
     if (type) out.type = type;
     if (typeof code === 'string' || typeof code === 'number') out.code = String(code);
+    const param = readString(inner, 'param');
+    if (param) out.param = param;
     const filter = contentFilterResult(inner);
     if (filter) out.contentFilter = filter;
     return out;

@@ -2,7 +2,7 @@ import type { SseRecord } from '../../sse/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
 import { isRecord, readString, tryParseJson } from './json.ts';
 
-/** The message, type and code of an error object (`{message, type, code}`), when it is one. */
+/** The message, type, code and param of an error object (`{message, type, param, code}`), when it is one. */
 export function readErrorObject(error: unknown, fallbackMessage: string): DecodedUpstreamError | undefined {
   if (!isRecord(error)) return undefined;
   const out: DecodedUpstreamError = { message: readString(error, 'message') || fallbackMessage };
@@ -10,6 +10,8 @@ export function readErrorObject(error: unknown, fallbackMessage: string): Decode
   const code = error.code;
   if (type) out.type = type;
   if (typeof code === 'string' || typeof code === 'number') out.code = String(code);
+  const param = readString(error, 'param');
+  if (param) out.param = param;
   return out;
 }
 
