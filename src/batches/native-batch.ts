@@ -135,7 +135,7 @@ export class NativeBatches {
     const call = this.bodyOf(batch, line);
     const request = decodeCall(call);
     const encoded = encodeCall(call, request, model, this.deps.config.defaults.maxTokens);
-    return { request, format: encoded.format, body: encoded.body };
+    return { request, ...encoded };
   }
 
   private tryEncode(batch: BatchRecord, line: BatchInputLine, model: CatalogModel) {
@@ -309,7 +309,8 @@ export class NativeBatches {
     const model = this.modelOn(String(line.body.model), state.provider).first;
     try {
       if (!model) throw new GatewayError('model_not_found', `The model '${String(line.body.model)}' is no longer served by the provider '${state.provider}'.`);
-      const request = decodeCall(this.bodyOf(batch, line));
+      // Encoded again as it went up: a tool name the upstream's format refused went shortened, and comes back under the line's.
+      const { request, restore } = this.encode(batch, line, model);
       if (result.type === 'errored') {
         const said = getCodec(state.format).decodeError(result.status, result.body);
         throw upstreamError(state.provider, { ...said, status: result.status, phase: 'response' });
@@ -326,6 +327,7 @@ export class NativeBatches {
         let response;
         try {
           response = upstreamCodec.decodeResponse(answer);
+          if (restore) response = restore(response);
         } catch (error) {
           if (!billed.has(requestId)) await this.settleFailedAnswer(batch, line, request, requestId, model, error);
           throw error;

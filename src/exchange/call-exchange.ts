@@ -1,9 +1,9 @@
 import type { Admission } from '../accounts/index.ts';
 import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/index.ts';
+import type { ChatRequest, ChatResponse, WireFormat } from '../ir/index.ts';
 import type { AttemptObserver } from '../observability/index.ts';
-import { decodeInbound, prepareCall, readInbound, type ChatExchange, type InboundRequest, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
+import { decodeInbound, prepareCall, readInbound, restoreToolNames, type ChatExchange, type InboundRequest, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { FastAbortController, type AbortWatch } from '../util/index.ts';
 import type { ExchangeCall } from './types.ts';
@@ -78,10 +78,20 @@ export function decodeCall(call: CallBody): ChatRequest {
  * The body `model` would be sent, as runExchange would send it (passthrough or converted):
  * for a provider's own batch API, which runs the upstream leg itself.
  */
-export function encodeCall(call: CallBody, request: ChatRequest, model: CatalogModel, defaultMaxTokens: number): { format: WireFormat; body: Record<string, unknown> } {
+export function encodeCall(call: CallBody, request: ChatRequest, model: CatalogModel, defaultMaxTokens: number): EncodedCall {
   const source = { format: call.format, target: call.target, body: call.body, raw: rawOf(call), forwardHeaders: call.forwardHeaders ?? NO_HEADERS };
   const prepared = prepareCall(source, request, model, { defaultMaxTokens });
-  return { format: prepared.upstreamFormat, body: prepared.call.body };
+  const names = prepared.toolNames;
+  const encoded: EncodedCall = { format: prepared.upstreamFormat, body: prepared.call.body };
+  if (names) encoded.restore = (response) => restoreToolNames(response, names);
+  return encoded;
+}
+
+/** A call as the upstream gets it; `restore` gives its converted answer the client's tool names back (those the upstream's format refused went shortened). */
+export interface EncodedCall {
+  format: WireFormat;
+  body: Record<string, unknown>;
+  restore?: (response: ChatResponse) => ChatResponse;
 }
 
 /** An admission for a call that is never charged (a batch line billed before a crash lost its result). */

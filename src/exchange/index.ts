@@ -2,6 +2,6 @@
 export { runExchange } from './run-exchange.ts';
 export { runMediaExchange, type MediaCall, type MediaAnswer, type MediaUnits, type MediaSettlement } from './run-media-exchange.ts';
 export { admitCall, type AdmittedFacts } from './admit-call.ts';
-export { decodeCall, encodeCall, readCall, type CallBody } from './call-exchange.ts';
+export { decodeCall, encodeCall, readCall, type CallBody, type EncodedCall } from './call-exchange.ts';
 export { storedResponseNotFound, mintResponseId } from './stored-responses.ts';
 export type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';

@@ -176,6 +176,20 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     expect(responses[1].response?.candidates?.[0]?.content?.role).toBe('model');
   }, 60_000);
 
+  it('a tool name the upstream refuses goes up shortened and comes back in the result under the name the line gave', async () => {
+    const long = `mcp__a-long-server-name__${'very_long_tool_name_'.repeat(5)}`;
+    const line = { custom_id: 't1', method: 'POST', url: '/v1/messages', body: { model: 'oa/gpt-up', max_tokens: 20, tools: [{ name: long, input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'please CALL it' }] } };
+    const created = await client.batches.create({ input_file_id: (await upload([line])).id, endpoint: '/v1/messages' as never, completion_window: '24h' });
+    const done = await finished(created.id);
+    expect(done.status).toBe('completed');
+    const up = [...oaApi.batches.values()].at(-1)!;
+    const upName = String((up.requests[0].body.tools as Array<{ function: { name: string } }>)[0].function.name);
+    expect(upName.length).toBeLessThanOrEqual(64);
+    expect(upName).not.toBe(long);
+    const [out] = await linesOf(client, done.output_file_id);
+    expect(out.response!.body).toMatchObject({ type: 'message', stop_reason: 'tool_use', content: [{ type: 'tool_use', name: long }] });
+  }, 60_000);
+
   it('cancel mid-run: the upstream is cancelled; finished lines kept, the rest reported as batch_cancelled', async () => {
     const held = openaiBatchApi({ hold: true });
     oa.setHandler(held.handler);
@@ -362,7 +376,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
-    expect(ids.length).toBe(3 + 2 + 1 + 2 + 3 + 2 + 5 + 3 + 2 + 3 + 3);
+    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
+    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 3 + 3);
   }, 60_000);
 });

@@ -62,6 +62,14 @@ function usageOf(body: Json): { input: number; output: number } {
   return { input: 10 + text.length, output: 5 + (text.length % 7) };
 }
 
+/** A request that offers tools and says CALL is answered with a call of its first tool (the name as the request spelled it). */
+function callsFirstTool(body: Json): Json | undefined {
+  const tool = Array.isArray(body.tools) ? (body.tools[0] as { function?: { name?: unknown } } | undefined) : undefined;
+  if (!tool || !textOf(body).includes('CALL')) return undefined;
+  const call = { id: `call_${nextId('')}`, type: 'function', function: { name: String(tool.function?.name), arguments: '{}' } };
+  return { index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, logprobs: null, finish_reason: 'tool_calls' };
+}
+
 /** A Chat Completions reply to `body`, as OpenAI sends it. */
 export function chatCompletionFor(body: Json): Json {
   const u = usageOf(body);
@@ -70,7 +78,7 @@ export function chatCompletionFor(body: Json): Json {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: String(body.model),
-    choices: [{ index: 0, message: { role: 'assistant', content: `echo: ${textOf(body)}`, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [callsFirstTool(body) ?? { index: 0, message: { role: 'assistant', content: `echo: ${textOf(body)}`, refusal: null }, logprobs: null, finish_reason: 'stop' }],
     usage: { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output },
   };
 }
