@@ -1,7 +1,7 @@
 import type { ChatRequest, Message } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { openaiUser } from '../shared/index.ts';
+import { assignDefined as put, openaiUser } from '../shared/index.ts';
 import { COMPLETIONS_DEFAULT_MAX_TOKENS } from './decode-request.ts';
 
 const SPEAKER: Record<string, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool' };
@@ -55,8 +55,4 @@ export function encodeCompletionsRequest(request: ChatRequest, options: EncodeRe
   put(body, 'frequency_penalty', request.frequencyPenalty);
   put(body, 'user', openaiUser(request.user));
   return body;
-}
-
-function put(body: Record<string, unknown>, key: string, value: unknown): void {
-  if (value !== undefined) body[key] = value;
 }
