@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   request_too_large: 413,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  // A WebSocket upgrade on a route served over HTTP only: Codex reads 426 as "no WebSocket here" and uses HTTPS at once.
+  upgrade_required: 426,
   validation_error: 422,
   rate_limit_exceeded: 429,
   quota_exceeded: 429,

@@ -137,6 +137,9 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
           event.res.headers.set('allow', allow);
           // OPTIONS on a known route (a preflight from an origin CORS does not allow lands here too): 204, no CORS headers.
           if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
+          if (isWebSocketUpgrade(event) && methods.includes('POST')) {
+            throw new GatewayError('upgrade_required', `This gateway serves ${path} over HTTP, not WebSocket: send POST ${path} (streams come as server-sent events).`);
+          }
           throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
         }
         const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
@@ -149,6 +152,15 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     ),
   );
   return app;
+}
+
+/**
+ * A WebSocket handshake (`Upgrade: websocket`), e.g. Codex's Responses WebSocket. The gateway
+ * has no WebSocket transport: such a request on a POST route is answered 426, which Codex takes
+ * as "no WebSocket here" and goes to HTTPS at once (a 405 has it reconnect five times first).
+ */
+function isWebSocketUpgrade(event: H3Event): boolean {
+  return event.req.headers.get('upgrade')?.toLowerCase() === 'websocket';
 }
 
 /** A GET handler for HEAD: a text body still sets the Content-Length the GET would send. */

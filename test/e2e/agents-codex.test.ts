@@ -126,6 +126,10 @@ describe('Codex through the gateway', () => {
     expect(run.exitCode, report).toBe(0);
     expect(run.stderr, report).not.toContain('Error running remote compact task');
     expect(run.stderr, report).toContain('context compacted');
+    // Its first try is the Responses WebSocket (GET /v1/responses, Upgrade: websocket): the gateway's 426 sends it
+    // to HTTPS at once. A 405 had it reconnect five times (~7 s) before every session's first turn.
+    expect(run.stderr, report).toContain('failed to connect to Responses WebSocket');
+    expect(run.stderr, report).not.toMatch(/Reconnecting\.\.\. \d\/\d/);
     expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8'), report).toBe(CONTENT);
     // The summary was asked for, then the conversation went on from it.
     const asked = bodies.findIndex((body) => body.includes('handoff summary'));

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
@@ -128,6 +129,24 @@ describe('error envelope', () => {
     const notAllowed = await expectError(res, 405, 'method_not_allowed');
     expect(notAllowed.error).toMatchObject({ type: 'invalid_request_error', param: null });
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+
+  it('426 upgrade_required for a WebSocket upgrade on an HTTP route (Codex reads it as "no WebSocket here" and uses HTTPS at once)', async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${gw.url}/v1/responses`, { headers: { authorization: `Bearer ${gw.key}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('upgrade', () => reject(new Error('the gateway accepted a WebSocket upgrade')));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(426);
+    expect(JSON.parse(body).error).toMatchObject({ code: 'upgrade_required', type: 'invalid_request_error' });
+    expect(JSON.parse(body).error.message).toContain('POST /v1/responses');
   });
 
   it('413 request_too_large over the body limit, declared or chunked', async () => {
