@@ -15,7 +15,8 @@ export type ToolNames = ReadonlyMap<string, string>;
  */
 export function fitToolNames(request: ChatRequest, target: WireFormat): { request: ChatRequest; names?: ToolNames } {
   const rule = getFormat(target).fit?.toolName;
-  if (!rule) return { request };
+  // Every converted request comes here: one that needs no name changed is looked at, not copied.
+  if (!rule || !refusesAName(request, rule.pattern)) return { request };
   const upstream = new Map<string, string>();
   const fit = (name: string): string => {
     if (rule.pattern.test(name)) return name;
@@ -27,13 +28,20 @@ export function fitToolNames(request: ChatRequest, target: WireFormat): { reques
   const messages = request.messages.map((message) => fitMessage(message, fit));
   const choice = request.toolChoice;
   const chosen = typeof choice === 'object' ? fit(choice.name) : undefined;
-  if (upstream.size === 0) return { request };
   const fitted: ChatRequest = { ...request, messages };
   if (tools) fitted.tools = tools;
   if (typeof choice === 'object') fitted.toolChoice = { ...choice, name: chosen! };
   const names = new Map<string, string>();
   for (const [client, short] of upstream) names.set(short, client);
   return { request: fitted, names };
+}
+
+/** A tool name in the request (tools, tool_choice, history calls) that `pattern` refuses. */
+function refusesAName(request: ChatRequest, pattern: RegExp): boolean {
+  if (request.tools?.some((tool) => !pattern.test(tool.name))) return true;
+  const choice = request.toolChoice;
+  if (typeof choice === 'object' && !pattern.test(choice.name)) return true;
+  return request.messages.some((message) => message.content.some((part) => part.type === 'tool_call' && !pattern.test(part.name)));
 }
 
 function fitMessage(message: Message, fit: (name: string) => string): Message {

@@ -88,7 +88,9 @@ export function errorResponse(thrown: unknown, event: H3Event, format?: WireForm
   headers.set('x-request-id', requestState(event).ids.requestId);
   for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);
   if (error.retryAfter !== undefined && !headers.has('retry-after')) headers.set('retry-after', String(error.retryAfter));
-  return new Response(JSON.stringify(errorBody(error, event, format)), { status: errorStatus(error, event, format), headers });
+  // The client's format read once, for the body and its status.
+  const wire = errorWire(event, format);
+  return new Response(JSON.stringify(errorBody(error, event, wire)), { status: errorStatus(error, event, wire), headers });
 }
 
 /** A JSON response with the request id header. */

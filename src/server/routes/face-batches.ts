@@ -1,10 +1,9 @@
 import { newBatchRecord } from '../../batches/index.ts';
 import type { AuthContext } from '../../accounts/index.ts';
-import { GatewayError } from '../../errors/index.ts';
 import type { BatchRecord, FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import type { ServerDeps } from '../types.ts';
-import { newFileId } from './files.ts';
+import { newFileId, quotaExceeded } from './files.ts';
 
 /** A batch made on a provider's own batch face (Anthropic's Message Batches, Gemini's Batch API). */
 export interface FaceBatch {
@@ -25,11 +24,7 @@ export async function createFaceBatch(deps: ServerDeps, auth: AuthContext, batch
   const jsonl = Buffer.from(`${batch.lines.join('\n')}\n`);
   const quota = deps.config.storage.fileQuotaBytes;
   const used = await deps.store.files.bytesOf(auth.account.id);
-  if (used + jsonl.length > quota) {
-    throw new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use and this batch needs ${jsonl.length}. Delete files to make room.`, {
-      details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
-    });
-  }
+  if (used + jsonl.length > quota) throw quotaExceeded(quota, used, `this batch needs ${jsonl.length}`);
   const now = Math.floor(deps.clock.now() / 1000);
   const id = newId('batch');
   const file: FileRecord = { id: newFileId(), accountId: auth.account.id, bytes: jsonl.length, created_at: now, expires_at: null, filename: `${id}_requests.jsonl`, purpose: 'batch' };
@@ -64,4 +59,15 @@ export async function faceBatchesOf(deps: ServerDeps, accountId: string, face: F
     cursor = page.data.at(-1)!.id;
   }
   return all;
+}
+
+/** A batch file's lines, parsed (an input, output or error file of a face's batch); none when the file is gone. */
+export async function jsonLinesOf(deps: ServerDeps, accountId: string, fileId: string): Promise<Array<Record<string, unknown>>> {
+  const content = await deps.store.files.content(accountId, fileId);
+  if (!content) return [];
+  return content
+    .toString('utf8')
+    .split('\n')
+    .filter((text) => text.trim() !== '')
+    .map((text) => JSON.parse(text) as Record<string, unknown>);
 }

@@ -55,8 +55,9 @@ export function listOrder(params: URLSearchParams): 'asc' | 'desc' {
   return order;
 }
 
-function quotaExceeded(quota: number, used: number): GatewayError {
-  return new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use. Delete files to make room.`, {
+/** The account's file quota (storage.fileQuotaBytes) is used up; `needing`: what the refused write would have added. */
+export function quotaExceeded(quota: number, used: number, needing?: string): GatewayError {
+  return new GatewayError('quota_exceeded', `The account's files may take ${quota} bytes (storage.fileQuotaBytes); ${used} are in use${needing ? ` and ${needing}` : ''}. Delete files to make room.`, {
     details: { limit: 'storage.fileQuotaBytes', quota_bytes: quota, used_bytes: used },
   });
 }

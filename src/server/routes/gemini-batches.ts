@@ -8,7 +8,7 @@ import { authenticateApiKey } from '../auth.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { createFaceBatch, faceBatchesOf } from './face-batches.ts';
+import { createFaceBatch, faceBatchesOf, jsonLinesOf } from './face-batches.ts';
 import type { RouteDef } from './types.ts';
 
 /**
@@ -103,26 +103,16 @@ async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<A
   const results = new Map<string, ResultLine>();
   for (const fileId of [batch.output_file_id, batch.error_file_id]) {
     if (!fileId) continue;
-    for (const line of await jsonLines(deps, batch.accountId, fileId)) if (typeof line.custom_id === 'string') results.set(line.custom_id, line as ResultLine);
+    for (const line of await jsonLinesOf(deps, batch.accountId, fileId)) if (typeof line.custom_id === 'string') results.set(line.custom_id, line as ResultLine);
   }
   // A batch refused at its input check ran nothing: each request says why (its own reason, else the first).
   const problems = batch.errors?.data ?? [];
   const first = problems[0]?.message;
-  const inputs = await jsonLines(deps, batch.accountId, batch.input_file_id);
+  const inputs = await jsonLinesOf(deps, batch.accountId, batch.input_file_id);
   return inputs.map((input, index) => {
     const reason = problems.find((p) => p.line === index + 1)?.message ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
     return inlinedOf(results.get(String(input.custom_id)), input.metadata, batch.status, reason);
   });
-}
-
-async function jsonLines(deps: ServerDeps, accountId: string, fileId: string): Promise<Array<Record<string, unknown>>> {
-  const content = await deps.store.files.content(accountId, fileId);
-  if (!content) return [];
-  return content
-    .toString('utf8')
-    .split('\n')
-    .filter((text) => text.trim() !== '')
-    .map((text) => JSON.parse(text) as Record<string, unknown>);
 }
 
 /** A batch as Google's long-running operation (`batches/{id}`), with its output once it has ended. */
@@ -157,7 +147,7 @@ function createHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps, 'gemini');
     const target = readGeminiPath(event.url.pathname, event.url.searchParams, CREATE);
     if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
-    if (!knownModel(deps, target.model)) throw new GatewayError('model_not_found', `The model '${target.model}' does not exist.`);
+    deps.registry.resolve(target.model); // model_not_found (404) for a model the gateway does not serve
     const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
     const { requests, displayName } = decodeCreate(body, target.model, Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines));
@@ -169,14 +159,6 @@ function createHandler(deps: ServerDeps) {
     const record = await createFaceBatch(deps, auth, { face: 'gemini', endpoint: ENDPOINT, lines, model: target.model, displayName });
     return json(event, await operationOf(deps, record));
   };
-}
-
-function knownModel(deps: ServerDeps, model: string): boolean {
-  try {
-    return deps.registry.resolve(model).candidates.length > 0;
-  } catch {
-    return false;
-  }
 }
 
 /** The caller's Gemini batch (404 for another account's, a deleted one, or one made on another face). */

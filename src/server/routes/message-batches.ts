@@ -8,7 +8,7 @@ import { authenticateApiKey } from '../auth.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { createFaceBatch, faceBatchesOf } from './face-batches.ts';
+import { createFaceBatch, faceBatchesOf, jsonLinesOf } from './face-batches.ts';
 import { publicOrigin } from './media-shared.ts';
 import type { RouteDef } from './types.ts';
 
@@ -73,11 +73,8 @@ async function resultsOf(deps: ServerDeps, batch: BatchRecord): Promise<Array<{ 
   const out: Array<{ custom_id: string; result: Record<string, unknown> }> = [];
   for (const fileId of [batch.output_file_id, batch.error_file_id]) {
     if (!fileId) continue;
-    const content = await deps.store.files.content(batch.accountId, fileId);
-    if (!content) continue;
-    for (const text of content.toString('utf8').split('\n')) {
-      if (text.trim() === '') continue;
-      const result = resultOf(JSON.parse(text) as Record<string, unknown>);
+    for (const line of await jsonLinesOf(deps, batch.accountId, fileId)) {
+      const result = resultOf(line);
       if (result) out.push(result);
     }
   }
@@ -91,13 +88,7 @@ async function resultsOf(deps: ServerDeps, batch: BatchRecord): Promise<Array<{ 
 
 /** The custom ids of the batch's requests, in order. */
 async function inputCustomIds(deps: ServerDeps, batch: BatchRecord): Promise<string[]> {
-  const content = await deps.store.files.content(batch.accountId, batch.input_file_id);
-  if (!content) return [];
-  return content
-    .toString('utf8')
-    .split('\n')
-    .filter((text) => text.trim() !== '')
-    .map((text) => String((JSON.parse(text) as { custom_id?: unknown }).custom_id));
+  return (await jsonLinesOf(deps, batch.accountId, batch.input_file_id)).map((line) => String(line.custom_id));
 }
 
 function countsOf(results: ReadonlyArray<{ result: Record<string, unknown> }>): ResultCounts {
