@@ -53,6 +53,12 @@ export interface DecodedUpstreamError {
   retryAfter?: number;
   /** The request field the upstream refused (OpenAI `error.param`). */
   param?: string;
+  /**
+   * The upstream's own typed error details, as it sent them (Google's `error.details`:
+   * `QuotaFailure`, `Help`, `BadRequest`, `ErrorInfo`, `RetryInfo`…): opaque, shown in
+   * `error.details.upstream_details` and relayed to a client of the same format.
+   */
+  upstreamDetails?: Record<string, unknown>[];
 }
 
 /** Identity and usage read from a same-format (passthrough) response without converting it. */

@@ -18,6 +18,8 @@ export interface UpstreamErrorFacts {
   contentFilter?: Record<string, unknown>;
   /** OpenAI `error.param`: the request field the upstream refused (the client's `error.param` on a refusal of the request). */
   param?: string;
+  /** The upstream's typed error details (Google's `error.details`), shown in `details.upstream_details`. */
+  upstreamDetails?: Record<string, unknown>[];
   phase: UpstreamErrorPhase;
 }
 
@@ -124,6 +126,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
   if (report.status !== undefined) details.upstream_status = report.status;
   // The upstream's own code (`string_above_max_length`, `context_length_exceeded`): `error.code` stays the spec's.
   if (report.code !== undefined && !isCredentialFailure(report)) details.upstream_code = report.code;
+  // What else it said (Google's QuotaFailure, Help, BadRequest…): a Gemini client gets them back as Google sent them.
+  if (report.upstreamDetails !== undefined && report.upstreamDetails.length > 0 && !isCredentialFailure(report)) details.upstream_details = report.upstreamDetails;
   switch (code) {
     case 'rate_limit_exceeded': {
       // Retrying that provider cannot help (routing moves on to the next candidate instead).

@@ -62,6 +62,32 @@ describe('gemini-cli through the gateway', () => {
     if (fake() === gemini) expect(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe(true);
   }, 180_000);
 
+  it("stops at once on Google's used-up daily quota: the 429's QuotaFailure reaches gemini-cli, which does not retry it", async () => {
+    // What Google answers a free-tier key past its daily requests: the quota's id names the day, and a short RetryInfo.
+    const quota = {
+      code: 429,
+      message: 'You exceeded your current quota, please check your plan and billing details.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 250, model: gemini-2.5-flash\nPlease retry in 17.07s.',
+      status: 'RESOURCE_EXHAUSTED',
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier', quotaDimensions: { location: 'global', model: 'gemini-2.5-flash' }, quotaValue: '250' }] },
+        { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '17s' },
+      ],
+    };
+    gemini.failNext({ status: 429, json: { error: quota } });
+    const before = gemini.requests.length;
+    workDir = tempDir('gw-gemini-cli-');
+    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: gw.key!, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
+    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    // Without the QuotaFailure, gemini-cli took the 429 for a passing rate limit and retried it after 17 s (and got an answer).
+    const run = await execaNode(GEMINI_JS, ['-m', 'google/gemini-2.5-flash', '-p', 'Say hi.'], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 60_000 });
+    expect(run.timedOut, `${run.stdout}\n${run.stderr}`).toBe(false);
+    expect(run.exitCode).not.toBe(0);
+    expect(`${run.stdout}\n${run.stderr}`).toContain('daily quota');
+    expect(gemini.requests.length - before).toBe(1);
+  }, 180_000);
+
   it("stops at once on a used-up monthly token quota: the 429 says its wait in Google's RetryInfo (days), not retried for minutes", async () => {
     const cli = (args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args]);
     expect((await cli(['accounts', 'create', '--email', 'quota@example.com', '--credits', '1000', '--quota', '1'])).exitCode).toBe(0);

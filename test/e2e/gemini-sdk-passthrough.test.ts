@@ -66,7 +66,8 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
   });
 
   it("Google's 429 names its wait in a RetryInfo (no Retry-After header): the client gets that wait, not 1 s", async () => {
-    const quota = { code: 429, message: 'You exceeded your current quota. Please retry in 7.2s.', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7.2s' }] };
+    const HELP = { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] };
+    const quota = { code: 429, message: 'You exceeded your current quota. Please retry in 7.2s.', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7.2s' }, HELP] };
     gemini.failNext({ status: 429, json: { error: quota } });
     const error = await ai.models.generateContent({ model: MODEL, contents: 'Say hi' }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
@@ -74,6 +75,8 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
     const body = JSON.parse((error as ApiError).message);
     expect(body.error.retry_after).toBe(8);
     expect(body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '8s' });
+    // Google's other details reach the client as it sent them (before: only the gateway's ErrorInfo and RetryInfo).
+    expect(body.error.details).toContainEqual(HELP);
   });
 
   it("countTokens goes to Google's counter; models.list lists the gateway's Gemini models", async () => {

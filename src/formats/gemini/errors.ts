@@ -66,7 +66,8 @@ function waitOf(retryAfter: number | undefined, details: Record<string, unknown>
  * `error.code` is Google's number, so the gateway's stable code rides as an `ErrorInfo` detail
  * (`reason`, `domain: "gateway"`, the field messages in `metadata`); invalid fields are also a
  * `BadRequest` detail (`fieldViolations`), and a 429's wait a `RetryInfo` (`retryDelay`), which
- * gemini-cli waits for (over 300 s it stops instead of retrying), as Google sends them.
+ * gemini-cli waits for (over 300 s it stops instead of retrying), as Google sends them. A Google
+ * upstream's own details follow the gateway's.
  * `request_id`, `retry_after`, `timestamp` and `correlation_id` are where the envelope has them.
  */
 export function encodeGeminiError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
@@ -80,6 +81,7 @@ export function encodeGeminiError(error: GatewayError, ids: RequestIds): Record<
   if (violations.length > 0) details.push({ '@type': BAD_REQUEST, fieldViolations: violations });
   const wait = status === 429 ? waitOf(envelope.error.retry_after, envelope.error.details) : undefined;
   if (wait !== undefined) details.push({ '@type': RETRY_INFO, retryDelay: `${wait}s` });
+  details.push(...upstreamDetailsOf(envelope.error.details));
   const inner: Record<string, unknown> = { code: status, message: envelope.error.message, status: googleStatus(status), details, request_id: ids.requestId };
   if (envelope.error.retry_after !== undefined) inner.retry_after = envelope.error.retry_after;
   return { error: inner, timestamp: envelope.timestamp, correlation_id: envelope.correlation_id };
@@ -97,13 +99,30 @@ export function decodeGeminiError(status: number, body: unknown): DecodedUpstrea
   const out: DecodedUpstreamError = { message: readString(inner, 'message') || `The upstream provider returned HTTP ${status}.` };
   const type = readString(inner, 'status');
   if (type) out.type = type;
-  const details = Array.isArray(inner.details) ? inner.details : [];
-  const info = details.find((d) => isRecord(d) && typeof d.reason === 'string');
-  if (isRecord(info)) out.code = String(info.reason);
-  const retry = details.find((d) => isRecord(d) && d['@type'] === RETRY_INFO);
-  const wait = isRecord(retry) ? secondsOf(retry.retryDelay) : undefined;
+  const details = Array.isArray(inner.details) ? inner.details.filter(isTyped) : [];
+  const info = details.find((d) => typeof d.reason === 'string');
+  if (info) out.code = String(info.reason);
+  const retry = details.find((d) => d['@type'] === RETRY_INFO);
+  const wait = retry ? secondsOf(retry.retryDelay) : undefined;
   if (wait !== undefined) out.retryAfter = wait;
+  if (details.length > 0) out.upstreamDetails = details;
   return out;
+}
+
+/** A `google.protobuf.Any` in JSON: an object naming its `@type`. */
+function isTyped(detail: unknown): detail is Record<string, unknown> {
+  return isRecord(detail) && typeof detail['@type'] === 'string';
+}
+
+/**
+ * The details a Google upstream sent with the failure (`QuotaFailure` with the quota's id, `Help`
+ * links, its own `ErrorInfo` and `BadRequest`…), after the gateway's own: gemini-cli tells a used-up
+ * daily quota (a `QuotaFailure` whose `quotaId` names the day) from a passing rate limit by them.
+ * Its `RetryInfo` is left out: the gateway's says the same wait (the one the client is told).
+ */
+function upstreamDetailsOf(details: Record<string, unknown> | undefined): Record<string, unknown>[] {
+  const relayed = details?.upstream_details;
+  return Array.isArray(relayed) ? relayed.filter((d): d is Record<string, unknown> => isTyped(d) && d['@type'] !== RETRY_INFO) : [];
 }
 
 /** A proto Duration in JSON (`"7s"`, `"0.5s"`, `"31.123456s"`) as whole seconds, rounded up; undefined when it is not one. */

@@ -275,7 +275,23 @@ describe('gemini codec', () => {
     expect(Number.parseInt(wait.retryDelay, 10)).toBeGreaterThan(86_000);
     expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED' });
     const retry = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '31.5s' };
-    expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [retry] } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED', retryAfter: 32 });
+    expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [retry] } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED', retryAfter: 32, upstreamDetails: [retry] });
+  });
+
+  it("relays a Google upstream's own details after the gateway's (its RetryInfo is the gateway's)", () => {
+    const daily = { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier', quotaValue: '250' }] };
+    const help = { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] };
+    const retry = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '17s' };
+    const said = gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [daily, help, retry, 'not typed'] } });
+    expect(said.upstreamDetails).toEqual([daily, help, retry]);
+    const error = new GatewayError('rate_limit_exceeded', 'Slow down.', { retryAfter: 17, details: { provider: 'google', upstream_details: said.upstreamDetails } });
+    const body = gemini.encodeError(error, { requestId: 'r', correlationId: 'r' }) as Record<string, any>;
+    expect(body.error.details).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'rate_limit_exceeded', domain: 'gateway', metadata: {} },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '17s' },
+      daily,
+      help,
+    ]);
   });
 });
 
