@@ -63,9 +63,17 @@ function callModel(
   attempts?.attemptStarted(model.provider.id, model.id, model.upstreamId);
   let answering: Promise<Answer>;
   try {
-    const prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
+    let prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
     const startedAt = router.now();
-    const calling = callUpstream(model, prepared.call, client, prepared.compact);
+    let calling = callUpstream(model, prepared.call, client, prepared.compact);
+    // A Responses server without OpenAI's compact route (vLLM, Ollama…): the model summarizes over its /responses.
+    if (prepared.compact) {
+      calling = calling.catch((error: unknown) => {
+        if (!lacksCompactRoute(error)) throw error;
+        prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens, forceConversion: true });
+        return callUpstream(model, prepared.call, client);
+      });
+    }
     attempts?.attemptDispatched();
     answering = calling.then((upstream) => {
       router.latency.record(model.id, router.now() - startedAt);
@@ -85,6 +93,17 @@ function callModel(
       throw error;
     },
   );
+}
+
+/**
+ * True when a passed-through `POST /responses/compact` failed because the upstream server has no
+ * such route: 404, 405 (a `/responses/{id}` route took the path) or 501, unless the upstream
+ * said the model is unknown (OpenAI's 404 `model_not_found`), which a summary cannot mend.
+ */
+function lacksCompactRoute(error: unknown): boolean {
+  if (!isGatewayError(error)) return false;
+  const status = error.details?.upstream_status;
+  return (status === 404 || status === 405 || status === 501) && error.details?.upstream_code !== 'model_not_found';
 }
 
 /** A streamed answer with its first record (peeked: an upstream error there can still fall back). */

@@ -7,7 +7,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { createStrictHandler, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 
 const SUMMARY = 'Summary: the user wants hello.txt; it is written.';
 
@@ -24,6 +25,8 @@ describe('POST /v1/responses/compact', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
+  /** A Responses server without OpenAI's compact route (vLLM and other FastAPI servers: 404 `{"detail":"Not Found"}`). */
+  let routeless: FakeUpstream;
   let gw: SpawnedGateway;
   let openai: OpenAI;
 
@@ -31,11 +34,14 @@ describe('POST /v1/responses/compact', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: SUMMARY });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, finalText: SUMMARY });
+    const strict = createStrictHandler({ format: 'responses', models: { qwen: { maxOutput: 8192, reasoning: false } }, finalText: SUMMARY });
+    routeless = await startFakeUpstream((request) => (request.path.endsWith('/responses/compact') ? { status: 404, json: { detail: 'Not Found' } } : strict.handle(request)));
     gw = await spawnGateway({
       config: {
         providers: {
+          vl: { plugin: 'openai', baseURL: `${routeless.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['qwen'] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5', 'gpt-gone'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000 }] },
         },
       },
@@ -44,7 +50,7 @@ describe('POST /v1/responses/compact', () => {
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
+    for (const fake of [chat, responses, messages, routeless]) await fake?.close();
   });
 
   it('passes through to a Responses upstream: its /responses/compact, its compaction item, byte for byte', async () => {
@@ -57,6 +63,25 @@ describe('POST /v1/responses/compact', () => {
     expect(compacted.id).toBe('resp_compact1');
     expect(compacted.output.at(-1)).toEqual({ id: 'cmp_upstream1', type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' });
     expect(compacted.usage.total_tokens).toBe(577);
+  });
+
+  it('emulates it on a Responses upstream whose server has no compact route (404): the model summarizes over its /responses', async () => {
+    routeless.requests.length = 0;
+    const compacted = await openai.responses.compact({ model: 'vl/qwen', input: history, instructions: 'Be brief.', tools } as any);
+    expect(routeless.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses/compact', 'POST /v1/responses']);
+    const asked = routeless.requests[1]!.json!;
+    expect(JSON.stringify(asked.input)).toContain('handoff summary');
+    expect(asked.tool_choice).toBe('none');
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.output.map((item: any) => item.type)).toEqual(['message', 'message', 'compaction']);
+    expect((compacted.output.at(-1) as any).encrypted_content).toMatch(/^gwcmp:/);
+
+    // A model the upstream does not know (OpenAI's 404 model_not_found on its compact route) is that, not asked again.
+    responses.requests.length = 0;
+    const error = await openai.responses.compact({ model: 'or/gpt-gone', input: history } as any).catch((e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
+    expect((error as any).code).toBe('model_not_found');
+    expect(responses.requests.map((r) => r.path)).toEqual(['/v1/responses/compact']);
   });
 
   it.each([
