@@ -12,9 +12,15 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { claudeBin, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
+/** A 4×4 PNG and a one-page PDF, the files Claude Code's Read gives the model as an image and a document. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==', 'base64');
+const PDF = Buffer.from(
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n4 0 obj<</Length 44>>stream\nBT /F1 24 Tf 20 100 Td (Hello PDF) Tj ET\nendstream endobj\n5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+);
 
 describe('Claude Code through the gateway', () => {
   let workDir = '';
@@ -22,26 +28,37 @@ describe('Claude Code through the gateway', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
+  let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let readFile = '';
 
   beforeAll(async () => {
     await ensureTestClients();
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-4.1': { maxOutput: 32768, reasoning: false } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'my-claude': { maxOutput: 64000, reasoning: true } }, pick });
+    // Reads `readFile` once, then answers (a result with an image is a new turn to this fake, so it counts the reads itself).
+    const answered = (body: Record<string, any>) => JSON.stringify(body.contents).includes('"functionResponse"');
+    gemini = await startGeminiFake({
+      models: { 'gemini-2.5-flash': { thinking: true, gemini3: false }, 'gemini-3-flash-preview': { thinking: true, gemini3: true } },
+      apiKey: 'goog-key',
+      pick: (names, body) => (names.includes('Read') && !answered(body) ? [{ name: 'Read', args: { file_path: path.join(workDir, readFile) } }] : undefined),
+      finalText: 'I read it.',
+    });
     gw = await spawnGateway({
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'my-claude', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog-key', models: ['gemini-2.5-flash', 'gemini-3-flash-preview'] },
         },
       },
     });
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
+    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
   });
 
   it("answers Claude Code's HEAD / probe with 200", async () => {
@@ -80,5 +97,36 @@ describe('Claude Code through the gateway', () => {
       expect(first.thinking).toMatchObject({ type: 'adaptive' });
       expect(first.messages.some((m: { role: string }) => m.role === 'system')).toBe(true);
     }
+  });
+
+  // Claude Code's Read gives an image or a PDF as an image or document block inside the tool_result. On a Gemini model they were
+  // dropped (the functionResponse carried only the text, "" for an image): the model never saw the file.
+  it.each([
+    ['gg/gemini-2.5-flash', 'shot.png', 'image/png', PNG],
+    ['gg/gemini-3-flash-preview', 'paper.pdf', 'application/pdf', PDF],
+  ])('claude -p with %s reads %s: the file reaches Gemini with the tool result', async (model, file, mimeType, bytes) => {
+    workDir = tempDir('gw-claude-code-');
+    readFile = file;
+    fs.writeFileSync(path.join(workDir, file), bytes);
+    gemini.requests.length = 0;
+    const run = await execa(claudeBin(), ['-p', `Look at ${file}`, '--model', model, '--allowedTools', 'Read', '--output-format', 'json', '--max-turns', '4'], {
+      cwd: workDir,
+      env: clientEnv({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_AUTH_TOKEN: gw.key!, ANTHROPIC_SMALL_FAST_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: model }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}\nrejections: ${gemini.rejections.join(' | ')}`;
+    expect(gemini.rejections, report).toEqual([]);
+    expect(run.exitCode, report).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ is_error: false, result: 'I read it.' });
+    const sent = gemini.requests.at(-1)!.json as { contents: Array<{ role: string; parts: Array<Record<string, any>> }> };
+    const results = sent.contents.at(-1)!;
+    expect(results.parts[0].functionResponse).toMatchObject({ name: 'Read' });
+    const inline = { inlineData: { mimeType, data: bytes.toString('base64') } };
+    // Gemini 3 takes it inside the function response; older models beside it, in the same turn (what gemini-cli sends).
+    if (model.includes('gemini-3')) expect(results.parts[0].functionResponse.parts, report).toEqual([inline]);
+    else expect(results.parts.slice(1), report).toEqual([inline]);
   });
 });

@@ -13,6 +13,7 @@ export function encodeGeminiRequest(request: ChatRequest, options: EncodeRequest
   if (request.n !== undefined && request.n > 1) throw validationError({ n: 'must be 1: the gateway reads a single candidate from the upstream (Gemini)' });
   const body: Json = {};
   const names = callNames(request.messages);
+  const media = isGemini3(options.upstreamModel);
   const contents: Content[] = [];
   const systemTexts = request.system.map((part) => ({ text: part.text }));
   for (const message of request.messages) {
@@ -21,7 +22,7 @@ export function encodeGeminiRequest(request: ChatRequest, options: EncodeRequest
       continue;
     }
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = message.content.flatMap((part, i) => encodePart(part, message, i, names));
+    const parts = message.content.flatMap((part, i) => encodePart(part, message, i, names, media));
     if (parts.length === 0) continue;
     const last = contents.at(-1);
     // One turn per role: a model's parallel calls' results go together in one user turn.
@@ -65,7 +66,7 @@ function withSignature(part: Json, source: ContentPart): Json {
   return part;
 }
 
-function encodePart(part: ContentPart, message: Message, index: number, names: Map<string, string>): Json[] {
+function encodePart(part: ContentPart, message: Message, index: number, names: Map<string, string>, media: boolean): Json[] {
   switch (part.type) {
     case 'text':
       return part.text === '' && signatureOf(part) === undefined ? [] : [withSignature({ text: part.text }, part)];
@@ -94,12 +95,22 @@ function encodePart(part: ContentPart, message: Message, index: number, names: M
     case 'tool_result': {
       const response: Json = { name: names.get(part.toolCallId) ?? 'tool', response: resultOf(part.content) };
       if (!isMadeUpId(part.toolCallId)) response.id = part.toolCallId;
-      return [{ functionResponse: response }];
+      // An image or document the tool gave (Claude Code's Read of a screenshot or a PDF) goes with it, as gemini-cli sends its own:
+      // inline data inside the response on Gemini 3 (multimodal function responses), else beside it in the same turn.
+      const attached = typeof part.content === 'string' ? [] : part.content.flatMap((inner, i) => (inner.type === 'text' ? [] : encodePart(inner, message, i, names, media)));
+      const inside = media ? attached.filter((p) => p.inlineData !== undefined) : [];
+      if (inside.length > 0) response.parts = inside;
+      return [{ functionResponse: response }, ...attached.filter((p) => !inside.includes(p))];
     }
     default:
       void message;
       return [];
   }
+}
+
+/** Gemini 3: thinking levels instead of budgets, and an image or PDF inside a `functionResponse` (`parts`; older models take it only beside one, gemini-cli's rule). */
+function isGemini3(model: string): boolean {
+  return /gemini-3/.test(model);
 }
 
 /** Gemini's own thoughts go back with their signature; another vendor's reasoning cannot be verified by Gemini and stays out. */
@@ -177,7 +188,7 @@ function generationConfig(request: ChatRequest, options: EncodeRequestOptions): 
 function thinkingConfig(request: ChatRequest, model: string): Json | undefined {
   const reasoning = request.reasoning;
   if (!reasoning) return undefined;
-  const levels = /gemini-3/.test(model);
+  const levels = isGemini3(model);
   if (!reasoning.enabled || reasoning.effort === 'none') return levels ? { thinkingLevel: 'low' } : { thinkingBudget: 0 };
   const config: Json = { includeThoughts: true };
   if (reasoning.budgetTokens !== undefined) config.thinkingBudget = reasoning.budgetTokens;
