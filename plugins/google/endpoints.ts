@@ -31,6 +31,18 @@ export interface GooglePaths {
   /** Vertex only: Claude's `:rawPredict` / `:streamRawPredict`. */
   claude(model: string, stream: boolean): string;
   claudeCount(): string;
+  /** Veo: `…/models/{m}:predictLongRunning`. */
+  veoSubmit(model: string): string;
+  /** Veo: the operation's poll, `GET /v1beta/{operation}` (AI Studio) or `POST …/models/{m}:fetchPredictOperation` (Vertex). */
+  veoOperation(model: string, operation?: string): string;
+}
+
+/** An operation name Google gave (`models/veo-3.1-generate-preview/operations/abc123`), checked before it goes into a path. */
+function operationPath(operation: string | undefined): string {
+  if (!operation || !/^[A-Za-z0-9][A-Za-z0-9._@/-]*$/.test(operation) || operation.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new Error(`not an operation name: '${String(operation).slice(0, 80)}'`);
+  }
+  return operation;
 }
 
 /** The paths for AI Studio (`/v1beta/models/…`) or for Vertex (`/v1/projects/{p}/locations/{l}/publishers/…`). */
@@ -45,6 +57,8 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
       geminiCount: (model) => `${base}/${segment(model)}:countTokens`,
       claude: noClaude,
       claudeCount: noClaude,
+      veoSubmit: (model) => `${base}/${segment(model)}:predictLongRunning`,
+      veoOperation: (_model, operation) => `/${options.apiVersion ?? 'v1beta'}/${operationPath(operation)}`,
     };
   }
   const base = `/${options.apiVersion ?? 'v1'}/projects/${project ?? '-'}/locations/${options.location}/publishers`;
@@ -53,5 +67,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
     geminiCount: (model) => `${base}/google/models/${segment(model)}:countTokens`,
     claude: (model, stream) => `${base}/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
     claudeCount: () => `${base}/anthropic/models/count-tokens:rawPredict`,
+    veoSubmit: (model) => `${base}/google/models/${segment(model)}:predictLongRunning`,
+    veoOperation: (model) => `${base}/google/models/${segment(model)}:fetchPredictOperation`,
   };
 }

@@ -1,10 +1,11 @@
 import { definePlugin, GatewayError, type ChatCall, type HttpClient, type ModelSpec, type RequestPatch, type RequestPatchContext, type UpstreamResponse } from 'gateway/plugin-kit';
 import { serviceAccountTokens, staticToken, type TokenSource } from './access-token.ts';
 import { googlePaths, upstreamOrigin } from './endpoints.ts';
-import { describeGoogleModel, GEMINI_MODELS, GOOGLE_MODEL_FACTS, VERTEX_CLAUDE_MODELS } from './models.ts';
+import { describeGoogleModel, GEMINI_MODELS, GOOGLE_MODEL_FACTS, VEO_MODELS, VERTEX_CLAUDE_MODELS } from './models.ts';
 import { OPTION_KEYS, parseGoogleOptions, type GoogleOptions } from './options.ts';
 import { loadServiceAccount } from './service-account.ts';
 import { countTokensBody } from './count-tokens-body.ts';
+import { googleVideos } from './videos.ts';
 
 export type { GoogleOptions } from './options.ts';
 
@@ -86,7 +87,9 @@ export default definePlugin<GoogleOptions>({
       return send(call, paths.geminiCount(call.model), JSON.stringify(countTokensBody(call, options.api)), { accept: 'application/json' });
     }
 
-    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS] : GEMINI_MODELS;
-    return { models, chat, countTokens, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
+    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS, ...VEO_MODELS] : [...GEMINI_MODELS, ...VEO_MODELS];
+    // Veo's clips: AI Studio serves them as file downloads, Vertex inline or in Cloud Storage (a baseURL stands in for both hosts).
+    const jobs = googleVideos({ providerId: ctx.id, vertex, client, http: ctx.http, authorize, paths, storageOrigin: ctx.baseURL ? upstreamOrigin(options, ctx.baseURL) : 'https://storage.googleapis.com' });
+    return { models, chat, countTokens, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
   },
 });

@@ -37,6 +37,25 @@ export const VERTEX_CLAUDE_MODELS: ModelSpec[] = [
   claude('claude-opus-4-1@20250805', 32_000),
 ];
 
+/** A Veo model: one clip per job, billed per second of video; 16:9 and 9:16 at the resolutions it makes. */
+function veo(id: string, displayName: string, perSecond: number, fullHd = true): ModelSpec {
+  const sizes = fullHd ? ['1280x720', '720x1280', '1920x1080', '1080x1920'] : ['1280x720', '720x1280'];
+  return { id, displayName, type: 'video_generation', pricing: { perSecond }, sizes };
+}
+
+/**
+ * Veo video models (AI Studio and Vertex), USD per second of video with audio as Google's pricing
+ * pages listed them in November 2026 (ai.google.dev/gemini-api/docs/pricing); a config's own
+ * `pricing` replaces these.
+ */
+export const VEO_MODELS: ModelSpec[] = [
+  veo('veo-3.1-generate-preview', 'Veo 3.1', 0.4),
+  veo('veo-3.1-fast-generate-preview', 'Veo 3.1 Fast', 0.15),
+  veo('veo-3.0-generate-001', 'Veo 3', 0.4),
+  veo('veo-3.0-fast-generate-001', 'Veo 3 Fast', 0.15),
+  veo('veo-2.0-generate-001', 'Veo 2', 0.35, false),
+];
+
 /** Facts for ids a config lists: the Gemini and Claude families above, undated too. */
 export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
   ...GEMINI_MODELS,
@@ -48,6 +67,7 @@ export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
   claude('claude-opus-4-1', 32_000),
   claude('claude-opus-4-5', 64_000),
   claude('claude-sonnet-4', 64_000),
+  ...VEO_MODELS,
 ];
 
 /**
@@ -62,6 +82,7 @@ function groundingPricing(id: string): { webSearch: number; webSearchesPerAnswer
 
 /** Facts an id says about itself: Claude ids on Vertex speak Messages, Gemini ids the gemini format and their Google Search price. */
 export function describeGoogleModel(id: string): Partial<ModelSpec> | undefined {
+  if (id.startsWith('veo-')) return { type: 'video_generation' };
   if (id.startsWith('claude-')) return { type: 'chat', capabilities: CLAUDE_CAPS, formats: ['messages'] };
   if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'], pricing: groundingPricing(id) };
   return undefined;

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeVeo, VEO_MP4, type FakeVeo } from '../helpers/fake-veo.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
+
+type Video = OpenAI.Videos.Video & { usage?: { cost: number } };
+
+describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), with the OpenAI SDK', () => {
+  const dir = tempDir('gw-veo-');
+  const dataDir = path.join(dir, 'data');
+  let veo: FakeVeo;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    veo = await startFakeVeo();
+    const configFile = writeConfig(dir, {
+      providers: {
+        studio: { plugin: 'google', baseURL: veo.url, apiKey: veo.apiKey },
+        vertex: { plugin: 'google', api: 'vertex', baseURL: veo.url, accessToken: veo.token, project: veo.project, location: veo.location },
+      },
+      media: { jobs: { pollIntervalMs: 100 } },
+    });
+    gw = await spawnGateway({ configFile, dataDir });
+    const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    expect((await cli('accounts', 'create', '--email', 'veo@example.test', '--password', 'correct horse', '--credits', '100000')).exitCode).toBe(0);
+    const key = (JSON.parse(String((await cli('keys', 'create', '--account', 'veo@example.test', '--json')).stdout)) as { key: string }).key;
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await veo?.close();
+  });
+
+  const ended = (ids: string[]) =>
+    until('the jobs to end', async () => {
+      const views = (await Promise.all(ids.map((id) => client.videos.retrieve(id)))) as Video[];
+      return views.every((v) => (v.status === 'completed' || v.status === 'failed') && 'usage' in v) ? views : undefined;
+    });
+
+  it('lists the Veo models with their per-second prices', async () => {
+    const models = (await client.models.list()).data.map((m) => m.id);
+    expect(models).toEqual(expect.arrayContaining(['studio/veo-3.1-generate-preview', 'studio/veo-3.0-fast-generate-001', 'vertex/veo-2.0-generate-001']));
+  });
+
+  it('AI Studio: submits predictLongRunning, polls the operation, downloads the file URI with the key and its signed redirect without it, bills the seconds', async () => {
+    const made = await client.videos.create({ model: 'studio/veo-3.1-generate-preview', prompt: 'a paper boat on a pond', seconds: '8', size: '1280x720', negativePrompt: 'rain' } as unknown as OpenAI.Videos.VideoCreateParams);
+    const failed = await client.videos.create({ model: 'studio/veo-3.1-fast-generate-preview', prompt: 'please fail', seconds: '4' } as OpenAI.Videos.VideoCreateParams);
+    const blocked = await client.videos.create({ model: 'studio/veo-3.1-fast-generate-preview', prompt: 'something blocked' } as OpenAI.Videos.VideoCreateParams);
+    const [done, fail, block] = await ended([made.id, failed.id, blocked.id]);
+    expect([done.status, fail.status, block.status]).toEqual(['completed', 'failed', 'failed']);
+    expect(done).toMatchObject({ seconds: '8', size: '1280x720', progress: 100 });
+    expect(fail.error).toEqual({ code: 'invalid_argument', message: 'The prompt could not be turned into a video.' });
+    expect(block.error).toMatchObject({ code: 'content_filtered', message: expect.stringContaining('usage guidelines') });
+    // What went up: Veo's own body, the size as aspect ratio and resolution, the extra field as a parameter, one sample.
+    const job = [...veo.jobs.values()].find((j) => j.instance.prompt === 'a paper boat on a pond')!;
+    expect(job).toMatchObject({ model: 'veo-3.1-generate-preview', vertex: false, parameters: { sampleCount: 1, durationSeconds: 8, aspectRatio: '16:9', resolution: '720p', negativePrompt: 'rain' } });
+    // No length named: OpenAI's default of 4 s (what the gateway held for), not Veo's 8.
+    expect([...veo.jobs.values()].find((j) => j.instance.prompt === 'something blocked')?.parameters.durationSeconds).toBe(4);
+    const bytes = Buffer.from(await (await client.videos.downloadContent(made.id)).arrayBuffer());
+    expect(bytes).toEqual(VEO_MP4);
+    expect(veo.requests.filter((r) => r.path.startsWith('/v1beta/')).every((r) => r.key)).toBe(true);
+    expect(veo.requests.some((r) => r.path.startsWith('/signed/'))).toBe(true);
+    expect(veo.rejections).toEqual([]);
+    // 8 s at $0.40/s; nothing for the failed and the filtered job.
+    expect(done.usage?.cost).toBe(3200);
+    expect(fail.usage).toEqual({ cost: 0 });
+    expect(block.usage).toEqual({ cost: 0 });
+  });
+
+  it('AI Studio: a size Veo does not make is refused at once with the sizes it does, and nothing goes up', async () => {
+    const before = veo.requests.length;
+    const error = await client.videos
+      .create({ model: 'studio/veo-3.0-generate-001', prompt: 'square', size: '1024x1024' } as unknown as OpenAI.Videos.VideoCreateParams)
+      .then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('1280x720');
+    expect(veo.requests.length).toBe(before);
+  });
+
+  it('Vertex AI: polls with fetchPredictOperation and takes the clip inline, or from Cloud Storage with storageUri', async () => {
+    const inline = await client.videos.create({ model: 'vertex/veo-3.0-fast-generate-001', prompt: 'a lighthouse at dusk', seconds: '6' } as unknown as OpenAI.Videos.VideoCreateParams);
+    const stored = await client.videos.create({ model: 'vertex/veo-3.0-generate-001', prompt: 'a kite', seconds: '4', storageUri: 'gs://veo-bucket/out' } as unknown as OpenAI.Videos.VideoCreateParams);
+    const [a, b] = await ended([inline.id, stored.id]);
+    expect([a.status, b.status]).toEqual(['completed', 'completed']);
+    expect(Buffer.from(await (await client.videos.downloadContent(inline.id)).arrayBuffer())).toEqual(VEO_MP4);
+    expect(Buffer.from(await (await client.videos.downloadContent(stored.id)).arrayBuffer())).toEqual(VEO_MP4);
+    const vertexCalls = veo.requests.filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/download/'));
+    expect(vertexCalls.length).toBeGreaterThan(4);
+    expect(vertexCalls.every((r) => r.bearer)).toBe(true);
+    expect(vertexCalls.some((r) => r.path.endsWith(':fetchPredictOperation'))).toBe(true);
+    expect(veo.rejections).toEqual([]);
+    // 6 s at $0.15/s and 4 s at $0.40/s.
+    expect(a.usage?.cost).toBe(900);
+    expect(b.usage?.cost).toBe(1600);
+  });
+});
