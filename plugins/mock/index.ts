@@ -6,6 +6,7 @@ import { toChatChunks, toChatCompletion } from './chat-wire.ts';
 import { EMBEDDING_MODELS, mockEmbeddings } from './embeddings.ts';
 import { JOB_MODELS, mockJobs } from './jobs.ts';
 import { MEDIA_MODELS, mediaCalls } from './media.ts';
+import { MODERATION_MODELS, mockModerations } from './moderations.ts';
 
 /** Options of the `mock` plugin: latency and failure injection for testing fallbacks. */
 export interface MockOptions {
@@ -41,6 +42,7 @@ const MODELS: ModelSpec[] = [
   ...MEDIA_MODELS,
   ...JOB_MODELS,
   ...EMBEDDING_MODELS,
+  ...MODERATION_MODELS,
 ];
 
 /** Why the list at `key` cannot be read (not an array of objects), as OpenAI words it; undefined when it can (or, `optional`, is absent). */
@@ -97,6 +99,6 @@ export default definePlugin<MockOptions>({
       return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: stream() };
     }
 
-    return { chat, embeddings: mockEmbeddings, ...mediaCalls(), jobs: mockJobs(ctx.options) };
+    return { chat, embeddings: mockEmbeddings, moderations: mockModerations, ...mediaCalls(), jobs: mockJobs(ctx.options) };
   },
 });

@@ -1,4 +1,4 @@
-import { definePlugin, GatewayError, OPENAI_MODEL_FACTS, openaiBatchCalls, openaiMediaCalls, readOkJson, type ChatCall, type EmbeddingCall, type EmbeddingResult, type UpstreamResponse } from 'gateway/plugin-kit';
+import { definePlugin, GatewayError, OPENAI_MODEL_FACTS, openaiBatchCalls, openaiMediaCalls, readOkJson, type ChatCall, type EmbeddingCall, type EmbeddingResult, type ModerationCall, type ModerationResult, type UpstreamResponse } from 'gateway/plugin-kit';
 import { openaiVideos } from './videos.ts';
 
 /** Options of the `openai` plugin beyond the common provider keys. */
@@ -76,12 +76,18 @@ export default definePlugin<OpenAIOptions>({
       return typeof usage?.prompt_tokens === 'number' ? { body, inputTokens: usage.prompt_tokens } : { body };
     }
 
+    async function moderations(call: ModerationCall): Promise<ModerationResult> {
+      const response = await client.request({ method: 'POST', path: '/moderations', headers: jsonHeaders, body: JSON.stringify(call.body), signal: call.signal });
+      return { body: await readOkJson(response) };
+    }
+
     const { 'content-type': _json, ...mediaHeaders } = headers;
     return {
       chat,
       countTokens,
       compactResponses,
       embeddings,
+      moderations,
       ...openaiMediaCalls({ client, http: ctx.http, headers: mediaHeaders }),
       // Used when the provider says `batches: 'native'` (many compatible servers lack the API).
       batches: openaiBatchCalls({ client, headers: mediaHeaders }),

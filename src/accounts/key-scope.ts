@@ -13,6 +13,7 @@ const OTHER_ENDPOINTS: Array<[string, KeyEndpoint]> = [
   ['/v1/batches', 'batches'],
   ['/v1/videos', 'videos'],
   ['/v1/embeddings', 'embeddings'],
+  ['/v1/moderations', 'moderations'],
 ];
 
 /** The endpoint groups a key's `endpoints` scope may name: every registered wire format (a plugin's too), then the media and batch groups. */

@@ -45,7 +45,7 @@ const modelEntrySchema = z.union([
   z.string().min(1),
   z.strictObject({
     id: z.string().min(1),
-    type: z.enum(['chat', 'image_generation', 'audio', 'embedding', 'video_generation', 'music_generation', 'threed_generation']).optional(),
+    type: z.enum(['chat', 'image_generation', 'audio', 'embedding', 'moderation', 'video_generation', 'music_generation', 'threed_generation']).optional(),
     capabilities: z.array(z.string()).optional(),
     formats: z.array(wireFormat).min(1).optional(),
     pricing: pricingSchema.optional(),

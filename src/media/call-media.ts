@@ -8,7 +8,7 @@ import { watchOf, type AbortWatch } from '../util/index.ts';
 import type { AttemptObserver } from '../observability/index.ts';
 
 /** What a media endpoint asks a model to do. */
-export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation' | 'embedding';
+export type MediaTask = 'image_generation' | 'image_edit' | 'speech' | 'transcription' | 'translation' | 'embedding' | 'moderation';
 
 const TASK_LABEL: Record<MediaTask, string> = {
   image_generation: 'an image generation model',
@@ -17,6 +17,7 @@ const TASK_LABEL: Record<MediaTask, string> = {
   transcription: 'a transcription model',
   translation: 'an audio translation model',
   embedding: 'an embedding model',
+  moderation: 'a moderation model',
 };
 
 const MEDIA_CAPS: ReadonlySet<ModelCapability> = new Set(['image_edit', 'speech', 'transcription', 'translation']);
@@ -46,6 +47,8 @@ export function supportsTask(model: CatalogModel, task: MediaTask): boolean {
       return spec.type === 'audio' && Boolean(audio?.transcribe) && listed('translation');
     case 'embedding':
       return spec.type === 'embedding' && Boolean(provider.instance.embeddings);
+    case 'moderation':
+      return spec.type === 'moderation' && Boolean(provider.instance.moderations);
   }
 }
 

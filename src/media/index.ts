@@ -26,3 +26,4 @@ export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';
 export { decodeEmbeddingRequest, embeddingAttempt, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';
+export { decodeModerationRequest, moderationAttempt, DEFAULT_MODERATION_MODEL, type ModerationRequest } from './decode-moderation-request.ts';

@@ -6,7 +6,7 @@ export type {
   ModelType, ModelCapability, ModelPricing, PriceTier, ModelSpec, PromptCacheMode, HostedToolsPolicy, Modality, CountRange, PluginCatalog, UpstreamTimeouts, UpstreamResponse, ChatCall,
   ImageGenerationCall, ImageEditCall, GeneratedImage, ImageResult, AudioFormat, SpeechCall, SpeechResult,
   TranscriptionCall, TranscriptSegment, TranscriptionResult, ProviderContext, PluginLogger, HttpRequest,
-  HttpClient, HttpClientFactory, ProviderInstance, RequestPatch, RequestPatchContext, EmbeddingCall, EmbeddingResult, OptionsParser, ProviderPlugin,
+  HttpClient, HttpClientFactory, ProviderInstance, RequestPatch, RequestPatchContext, EmbeddingCall, EmbeddingResult, ModerationCall, ModerationResult, OptionsParser, ProviderPlugin,
   BatchCapability, NativeBatchRequest, NativeBatchSubmitCall, NativeBatchRef, NativeBatchPhase, NativeBatchStatus, NativeBatchResult,
   JobMediaType, JobUpload, JobSubmitCall, JobRef, JobPhase, JobOutput, JobStatus, JobContent, JobsCapability,
 } from './types.ts';

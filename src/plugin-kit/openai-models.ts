@@ -69,4 +69,9 @@ export const OPENAI_MODEL_FACTS: ModelSpec[] = [
   { id: 'text-embedding-3-small', type: 'embedding', capabilities: [], modalities: { input: ['text'], output: ['text'] } },
   { id: 'text-embedding-3-large', type: 'embedding', capabilities: [], modalities: { input: ['text'], output: ['text'] } },
   { id: 'text-embedding-ada-002', type: 'embedding', capabilities: [], modalities: { input: ['text'], output: ['text'] } },
+  // Free on OpenAI; the omni models read images too (text-moderation-* is text only).
+  { id: 'omni-moderation-latest', type: 'moderation', capabilities: [], modalities: { input: ['text', 'image'], output: ['text'] }, pricing: { input: 0 } },
+  { id: 'omni-moderation-2024-09-26', type: 'moderation', capabilities: [], modalities: { input: ['text', 'image'], output: ['text'] }, pricing: { input: 0 } },
+  { id: 'text-moderation-latest', type: 'moderation', capabilities: [], modalities: { input: ['text'], output: ['text'] }, pricing: { input: 0 } },
+  { id: 'text-moderation-stable', type: 'moderation', capabilities: [], modalities: { input: ['text'], output: ['text'] }, pricing: { input: 0 } },
 ];

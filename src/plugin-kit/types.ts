@@ -5,7 +5,7 @@ import type { HttpClientFactory, UpstreamResponse, UpstreamTimeouts } from '../u
 export type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from '../upstream/index.ts';
 
 /** What a model is for. `audio` covers speech, transcription and translation (see capabilities). */
-export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding' | 'video_generation' | 'music_generation' | 'threed_generation';
+export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding' | 'moderation' | 'video_generation' | 'music_generation' | 'threed_generation';
 
 export type ModelCapability =
   | 'streaming'
@@ -179,6 +179,21 @@ export interface EmbeddingCall {
 export interface EmbeddingResult {
   body: Record<string, unknown>;
   inputTokens?: number;
+}
+
+/** A moderations request: the client's OpenAI body with the upstream model id. */
+export interface ModerationCall {
+  model: string;
+  /** The inputs as the client sent them: a text, texts (one result each), or text and image parts (one result). */
+  input: string | string[] | Array<Record<string, unknown>>;
+  /** The OpenAI body as the client sent it, `model` set to the upstream's id. */
+  body: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** An OpenAI moderation body (`{id, model, results}`). */
+export interface ModerationResult {
+  body: Record<string, unknown>;
 }
 
 export interface ImageGenerationCall {
@@ -502,6 +517,8 @@ export interface ProviderInstance {
   compactResponses?(call: ChatCall): Promise<UpstreamResponse>;
   /** OpenAI-shaped embeddings (`POST /v1/embeddings`) for `embedding` models. */
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
+  /** OpenAI-shaped moderations (`POST /v1/moderations`) for `moderation` models. */
+  moderations?(call: ModerationCall): Promise<ModerationResult>;
   images?: {
     generate?(call: ImageGenerationCall): Promise<ImageResult>;
     edit?(call: ImageEditCall): Promise<ImageResult>;

@@ -6,12 +6,13 @@ function isInference(path: string): boolean {
   return formatOfRoute(path) !== undefined;
 }
 
-/** The GenAI operation of a route pattern (`gen_ai_operation_name`): chat, images, audio, batch; '' for other routes. */
+/** The GenAI operation of a route pattern (`gen_ai_operation_name`): chat, images, audio, embeddings, moderations, batch; '' for other routes. */
 export function operationOfRoute(path: string): string {
   if (isInference(path)) return 'chat';
   if (path.startsWith('/v1/images/')) return 'images';
   if (path.startsWith('/v1/audio/')) return 'audio';
   if (path === '/v1/embeddings') return 'embeddings';
+  if (path === '/v1/moderations') return 'moderations';
   if (path.startsWith('/v1/batches') || path.startsWith('/v1/messages/batches') || path.startsWith('/v1beta/batches')) return 'batch';
   return '';
 }
@@ -31,7 +32,7 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
 
 /** Routes whose 4xx answers leave a warn line (src/server/warn-client-error.ts): inference and its helpers. */
 export function isInferenceRoute(path: string): boolean {
-  return isInference(path) || listFormats().some((format) => format.countTokens?.path === path) || path === '/v1/embeddings';
+  return isInference(path) || listFormats().some((format) => format.countTokens?.path === path) || path === '/v1/embeddings' || path === '/v1/moderations';
 }
 
 /**

@@ -53,7 +53,7 @@ describe('the shared settings schema', () => {
   it('names the flag and the rule of the first problem', () => {
     expect(issue(setKeyInput, { id: 'k', limit: -1 })).toBe('--limit: must not be negative');
     expect(issue(setKeyInput, { id: 'k', limitReset: 'yearly' })).toBe('--limit-reset: must be one of daily, weekly, monthly (or none)');
-    expect(issue(setKeyInput, { id: 'k', endpoints: ['chat', 'video'] })).toBe('--endpoints: an endpoint is one of chat, responses, messages, gemini, completions, images, audio, files, batches, videos, embeddings');
+    expect(issue(setKeyInput, { id: 'k', endpoints: ['chat', 'video'] })).toBe('--endpoints: an endpoint is one of chat, responses, messages, gemini, completions, images, audio, files, batches, videos, embeddings, moderations');
     expect(issue(setKeyInput, { id: 'k', models: ['openai/*', 'bad model'] })).toMatch(/^--models: a model id or glob may contain/);
     expect(issue(setKeyInput, { id: 'k', models: [] })).toBe('--models: name at least one model (or all)');
     expect(issue(setKeyInput, { id: 'k', expires: 'next tuesday' })).toMatch(/^--expires: must be an ISO date/);

@@ -112,7 +112,7 @@ describe('first run', () => {
     // It loads from a directory that does not have the gateway installed: mock alone, then with the env keys.
     const models = await runCli(['models', 'ls', '--json'], { cwd: dir, env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
     expect(models.exitCode).toBe(0);
-    expect((JSON.parse(String(models.stdout)) as Array<{ id: string }>).map((m) => m.id)).toEqual(['mock/echo', 'mock/image', 'mock/tts', 'mock/whisper', 'mock/video', 'mock/music', 'mock/3d', 'mock/embed']);
+    expect((JSON.parse(String(models.stdout)) as Array<{ id: string }>).map((m) => m.id)).toEqual(['mock/echo', 'mock/image', 'mock/tts', 'mock/whisper', 'mock/video', 'mock/music', 'mock/3d', 'mock/embed', 'mock/omni-moderation-latest']);
     const withKeys = await runCli(['models', 'ls', '--json'], { cwd: dir, env: { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' } });
     const ids = (JSON.parse(String(withKeys.stdout)) as Array<{ id: string }>).map((m) => m.id);
     expect(ids).toEqual(expect.arrayContaining(['mock/echo', 'openai/gpt-4o-mini', 'openai/gpt-4.1', 'anthropic/claude-sonnet-4-5']));

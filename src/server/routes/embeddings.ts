@@ -4,13 +4,10 @@ import { GatewayError } from '../../errors/index.ts';
 import type { EmbeddingsFace, FormatDefinition } from '../../formats/index.ts';
 import { decodeEmbeddingRequest, embeddingAttempt } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { requestState } from '../context.ts';
-import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
-import { runMediaExchange } from '../../exchange/index.ts';
-import { mediaCallOf } from './media-shared.ts';
+import { runJsonMedia } from './media-shared.ts';
 
 export const EMBEDDINGS = '/v1/embeddings';
 
@@ -28,19 +25,8 @@ function embeddingsHandler(deps: ServerDeps) {
 }
 
 /** The body read, turned into OpenAI's by `toOpenAI`, checked and run over the embedding models. */
-async function embed(event: H3Event, deps: ServerDeps, auth: AuthContext, toOpenAI: (body: Record<string, unknown>) => Record<string, unknown>) {
-  const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
-  const { body } = read instanceof Promise ? await read : read;
-  const request = decodeEmbeddingRequest(toOpenAI(body));
-  // The model asked for, as the client named it (the exchange would name the first candidate).
-  const record = requestState(event).record;
-  if (record) record.requestedModel = request.model;
-  const { value: served } = await runMediaExchange(deps, {
-    ...mediaCallOf(event, deps, auth, EMBEDDINGS),
-    ...embeddingAttempt(request),
-    answer: (answered) => answered,
-  });
-  return { request, served };
+function embed(event: H3Event, deps: ServerDeps, auth: AuthContext, toOpenAI: (body: Record<string, unknown>) => Record<string, unknown>) {
+  return runJsonMedia(event, deps, auth, EMBEDDINGS, (body) => decodeEmbeddingRequest(toOpenAI(body)), embeddingAttempt);
 }
 
 /** The vectors of an OpenAI embeddings answer, in input order (`data[].index`); 502 when it has none. */

@@ -7,6 +7,7 @@ import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
 import { embeddingRoutes, formatEmbeddingsHandler } from './embeddings.ts';
 import { inferenceHandler } from './inference.ts';
+import { moderationRoutes } from './moderations.ts';
 import { formatModelRoutes, getModel, listModels } from './models.ts';
 import { cancelStoredResponse, compactResponses, deleteStoredResponse, getStoredResponse, listResponsesTools, listStoredInputItems } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
@@ -46,6 +47,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...usageRoutes(deps),
     ...imageRoutes(deps),
     ...embeddingRoutes(deps),
+    ...moderationRoutes(deps),
     ...audioRoutes(deps),
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),

@@ -1,9 +1,11 @@
 import type { H3Event } from 'h3';
 import type { AuthContext } from '../../accounts/index.ts';
-import type { MediaCall } from '../../exchange/index.ts';
+import { runMediaExchange, type MediaCall } from '../../exchange/index.ts';
+import type { Served } from '../../pipeline/index.ts';
 import { clientAbort } from '../client-signal.ts';
 import { bareAddress } from '../client-address.ts';
 import { nodeOf, requestState } from '../context.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import type { ServerDeps } from '../types.ts';
 
 /**
@@ -36,4 +38,22 @@ export function mediaCallOf(event: H3Event, deps: ServerDeps, auth: AuthContext,
       for (const name in headers) event.res.headers.set(name, headers[name]);
     },
   };
+}
+
+/** The provider part of a JSON media call (embeddings, moderations): the task, the model asked for, one attempt and what it used. */
+type JsonMediaAttempt<T> = Pick<MediaCall<T, Served<T>>, 'task' | 'model' | 'run' | 'used'>;
+
+/**
+ * A JSON body read within the inference bound, decoded, and run over the models of its task;
+ * the request log names the model as the client did (the exchange would name the first candidate).
+ */
+export async function runJsonMedia<Q, T>(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string, decode: (body: Record<string, unknown>) => Q, attempt: (request: Q) => JsonMediaAttempt<T>): Promise<{ request: Q; served: Served<T> }> {
+  const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+  const { body } = read instanceof Promise ? await read : read;
+  const request = decode(body);
+  const provider = attempt(request);
+  const record = requestState(event).record;
+  if (record) record.requestedModel = provider.model;
+  const { value: served } = await runMediaExchange(deps, { ...mediaCallOf(event, deps, auth, route), ...provider, answer: (answered) => answered });
+  return { request, served };
 }
