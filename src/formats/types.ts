@@ -394,6 +394,11 @@ export interface ModelListFace {
   one(model: ListedModel): Record<string, unknown>;
   /** The model id in a one-model path's rest (after `${path}/`), e.g. without Google's `models/` prefix. */
   readId?(rest: string): string;
+  /**
+   * The method a one-model path's rest names when it is one the format serves by POST (Google's
+   * `{model}:generateContent`), so a GET there is a wrong method, not an unknown model; else undefined.
+   */
+  readPostMethod?(rest: string): string | undefined;
 }
 
 /** A wire format's whole face: everything the gateway needs to accept it inbound and to speak it upstream. */

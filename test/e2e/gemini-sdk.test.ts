@@ -161,6 +161,21 @@ describe('@google/genai through the gateway', () => {
     expect(JSON.parse((refused as ApiError).message).error.status).toBe('UNAUTHENTICATED');
   });
 
+  it('GET on a model method (…:generateContent, :streamGenerateContent, :countTokens) is a wrong method, not an unknown model', async () => {
+    for (const path of ['/v1beta/models/oc/o4-mini:generateContent', '/v1beta/models/models/oc/o4-mini:streamGenerateContent?alt=sse', '/v1/models/oc/o4-mini:countTokens']) {
+      // Before: 404 "The model 'oc/o4-mini:generateContent' does not exist." for a model that does.
+      const answer = await fetch(`${gw.url}${path}`, { headers: { 'x-goog-api-key': gw.key! } });
+      expect(answer.status, path).toBe(405);
+      expect(answer.headers.get('allow')).toBe('POST, OPTIONS');
+      const body = (await answer.json()) as { error: { code: number; status: string; message: string; details: Array<Record<string, unknown>> } };
+      expect(body.error).toMatchObject({ code: 405, status: 'UNIMPLEMENTED', details: [expect.objectContaining({ reason: 'method_not_allowed' })] });
+      expect(body.error.message).toContain('served by POST');
+    }
+    // A model that is not there is still a 404, and one whose id holds a colon (Bedrock's …-v1:0) is not taken for a method.
+    expect((await fetch(`${gw.url}/v1beta/models/nobody/nothing`, { headers: { 'x-goog-api-key': gw.key! } })).status).toBe(404);
+    expect((await fetch(`${gw.url}/v1beta/models/nobody/nothing-v1:0`, { headers: { 'x-goog-api-key': gw.key! } })).status).toBe(404);
+  });
+
   it('an invalid argument is 400 INVALID_ARGUMENT, as Google answers (never 422), the field in a BadRequest violation', async () => {
     const invalid = await ai.models.generateContent({ model: 'oc/o4-mini', contents: 'hi', config: { temperature: 'hot' as unknown as number } }).catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(ApiError);

@@ -54,6 +54,9 @@ const METHODS: Record<string, string[]> = {
   embedding: ['embedContent', 'batchEmbedContents'],
 };
 
+/** The methods on a model the Gemini face serves (all by POST): inference, counting, embeddings, batches. */
+const POST_METHODS = new Set([...Object.values(METHODS).flat(), 'batchGenerateContent']);
+
 function modelOf(model: ListedModel): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: `models/${model.id}`,
@@ -111,4 +114,8 @@ export const geminiModels: ModelListFace = {
   },
   one: modelOf,
   readId: (rest) => (rest.startsWith('models/') ? rest.slice('models/'.length) : rest),
+  readPostMethod(rest) {
+    const method = rest.slice(rest.lastIndexOf(':') + 1);
+    return rest.includes(':') && POST_METHODS.has(method) ? method : undefined;
+  },
 };

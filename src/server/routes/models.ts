@@ -89,7 +89,15 @@ function oneIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace, 
     }
     const id = face.readId ? face.readId(rest) : rest;
     const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
-    if (!model) throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
+    if (!model) {
+      // `GET …/models/{model}:generateContent` (a browser, a client with the wrong verb): the model is not what is wrong.
+      const method = face.readPostMethod?.(rest);
+      if (method !== undefined) {
+        const allow = 'POST, OPTIONS';
+        throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}: ${method} is served by POST. Allowed: ${allow}.`, { headers: { Allow: allow } });
+      }
+      throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
+    }
     return json(event, face.one(listedOf(model)));
   };
 }
