@@ -154,6 +154,23 @@ describe('POST /v1/responses/compact', () => {
     expect(JSON.stringify(fake.requests[0]!.json)).toContain(SUMMARY);
   });
 
+  it('reads a gateway compaction item on an OpenAI passthrough as the summary (the conversation moved to an OpenAI model)', async () => {
+    const compacted = await openai.responses.compact({ model: 'ant/claude-up', input: history, tools } as any);
+    responses.requests.length = 0;
+    const next = await openai.responses.create({ model: 'or/gpt-5', input: [...(compacted.output as any[]), { role: 'user', content: 'Go on.' }], store: false });
+    expect(responses.rejections).toEqual([]);
+    expect(next.output_text).toBe('Done: the file is written.');
+    const input = responses.requests[0]!.json!.input as any[];
+    expect(JSON.stringify(input)).not.toContain('gwcmp:');
+    expect(input.map((item) => item.role)).toEqual(['user', 'user', 'user', 'user']);
+    expect(input[2].content[0].text).toContain(SUMMARY);
+    // OpenAI's own compaction item goes as it came.
+    responses.requests.length = 0;
+    await openai.responses.create({ model: 'or/gpt-5', input: [{ type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' } as any, { role: 'user', content: 'Go on.' }], store: false });
+    expect(responses.rejections).toEqual([]);
+    expect(responses.requests[0]!.json!.input).toEqual([{ type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' }, { role: 'user', content: 'Go on.' }]);
+  });
+
   it('refuses an upstream compaction item on a converted route: its content is readable only by OpenAI', async () => {
     const error = await openai.responses
       .create({ model: 'oc/gpt-4o-mini', input: [{ role: 'user', content: 'hi' }, { type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' } as any], store: false })

@@ -71,6 +71,9 @@ const RESPONSES_TOOL_TYPES = new Set(['function', 'namespace', 'web_search', 'we
 const OPENAI_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
+/** The `encrypted_content` of the compaction items this fake issues (OpenAI's are Fernet tokens, `gAAAAB…`). */
+const UPSTREAM_COMPACTION = 'gAAAAB-opaque-upstream-compaction';
+
 class Rejection extends Error {}
 
 function reject(message: string): never {
@@ -116,6 +119,8 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
   }
   for (const item of Array.isArray(body.input) ? body.input : []) {
     if (item.type === 'item_reference' && !known.has(item.id)) reject(`Item with id '${item.id}' not found.`);
+    // A compaction item is encrypted by OpenAI for OpenAI: anything else cannot be decrypted.
+    if (item.type === 'compaction' && item.encrypted_content !== UPSTREAM_COMPACTION) reject('The encrypted content for item compaction could not be verified.');
   }
 }
 
@@ -271,7 +276,7 @@ function compactReply(body: Json, rejections: string[]): FakeReply {
       id: 'resp_compact1',
       object: 'response.compaction',
       created_at: 1_700_000_000,
-      output: [...users, { id: 'cmp_upstream1', type: 'compaction', encrypted_content: 'gAAAAB-opaque-upstream-compaction' }],
+      output: [...users, { id: 'cmp_upstream1', type: 'compaction', encrypted_content: UPSTREAM_COMPACTION }],
       usage: { input_tokens: 139, input_tokens_details: { cached_tokens: 0 }, output_tokens: 438, output_tokens_details: { reasoning_tokens: 64 }, total_tokens: 577 },
     },
   };

@@ -1,3 +1,4 @@
+import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { readResponsesRequest } from './read-request.ts';
 import { capFields } from '../shared/index.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
@@ -51,10 +52,42 @@ function answerInForeground(request: PassthroughRequest): PassthroughRequest | u
   return { body, raw: JSON.stringify(body), stream: request.stream };
 }
 
+/** How a compaction item the gateway wrote appears in a body (its `encrypted_content` prefix): the rare body that has one is read. */
+const GATEWAY_COMPACTION = '"gwcmp:';
+
+/**
+ * A compaction item the gateway wrote (a conversation compacted on a converted route, then sent
+ * to a Responses upstream, e.g. after a switch to an OpenAI model) is a user message holding its
+ * summary, as on a conversion: OpenAI cannot decrypt it and refuses the request. OpenAI's own
+ * compaction items go as they came.
+ */
+function readGatewayCompactions(request: PassthroughRequest): PassthroughRequest | undefined {
+  const input = request.body.input;
+  if (!Array.isArray(input) || !request.raw.includes(GATEWAY_COMPACTION)) return undefined;
+  let changed = false;
+  const items = input.map((item: unknown) => {
+    const compaction = item as { type?: unknown; encrypted_content?: unknown } | null;
+    if (compaction?.type !== 'compaction' || typeof compaction.encrypted_content !== 'string') return item;
+    const summary = readCompactionSummary(compaction.encrypted_content);
+    if (summary === undefined) return item;
+    changed = true;
+    return { type: 'message', role: 'user', content: [{ type: 'input_text', text: compactionSummaryText(summary) }] };
+  });
+  if (!changed) return undefined;
+  const body = { ...request.body, input: items };
+  return { body, raw: JSON.stringify(body), stream: request.stream };
+}
+
+/** A passthrough body as the upstream must get it: answered in the foreground, the gateway's compaction items read. */
+function prepareResponses(request: PassthroughRequest): PassthroughRequest | undefined {
+  const foreground = answerInForeground(request);
+  return readGatewayCompactions(foreground ?? request) ?? foreground;
+}
+
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's; background requests are answered at once. */
 export const responsesPassthrough: PassthroughRules = {
   read: readResponsesRequest,
   capOutput: (body, max) => capFields(body, ['max_output_tokens'], max),
-  prepare: answerInForeground,
+  prepare: prepareResponses,
   rewrite: withResponseId,
 };
