@@ -126,6 +126,13 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     expect(sent(0).generationConfig.thinkingConfig).toMatchObject({ thinkingBudget: 2048 });
   });
 
+  it("Anthropic SDK, whole answer: Gemini's text in several parts is one text block, as when streamed (content[0].text is all of it)", async () => {
+    const reply = await anthropic().messages.create({ model: G3, max_tokens: 1024, messages: [{ role: 'user', content: 'How is the weather?' }] });
+    expect(reply.content).toEqual([expect.objectContaining({ type: 'text', text: 'Paris is sunny, Oslo is cold.' })]);
+    // The fake answered in two text parts, the second signed (Gemini 3's last part).
+    expect(gemini.rejections).toEqual([]);
+  });
+
   it('OpenAI SDK: JSON schema output and a reasoning effort reach Gemini as responseMimeType, a schema and a thinking config', async () => {
     const reply = await openai().chat.completions.create({
       model: G3,

@@ -18,11 +18,26 @@ export function encodeMessagesResponse(response: ChatResponse, _request: ChatReq
     type: 'message',
     role: 'assistant',
     model: response.model,
-    content: response.content.flatMap(encodeOutputBlock),
+    content: joinTexts(response.content.flatMap(encodeOutputBlock)),
     stop_reason: encodeMessagesStopReason(response.finishReason, response.stopSequence),
     stop_sequence: response.stopSequence ?? null,
     usage: encodeMessagesUsage(response.usage),
   };
+}
+
+/**
+ * Adjacent plain text blocks are one, as the stream writes them: a Gemini answer's text often
+ * comes in several parts (the last one signed), and a client reading `content[0].text` (the
+ * SDKs' examples) got only the first. Cited text keeps its blocks (each its citations).
+ */
+function joinTexts(blocks: MessagesBlock[]): MessagesBlock[] {
+  const out: MessagesBlock[] = [];
+  for (const block of blocks) {
+    const last = out.at(-1);
+    if (block.type === 'text' && last?.type === 'text' && block.citations === undefined && last.citations === undefined) out[out.length - 1] = { type: 'text', text: `${last.text as string}${block.text as string}` };
+    else out.push(block);
+  }
+  return out;
 }
 
 function encodeOutputBlock(part: ContentPart): MessagesBlock[] {
