@@ -5,7 +5,7 @@
  * models.list, and a chat with parallel function calls over three turns whose thought
  * signatures the SDK sends back byte-exact (the fake refuses a missing or altered one).
  */
-import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { ApiError, GoogleGenAI, type Content, type Part } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTokensOf, startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -115,6 +115,32 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
     const signatures = history.filter((c) => c.role === 'model').map((c) => c.parts.find((p) => p.functionCall)?.thoughtSignature);
     expect(signatures).toHaveLength(2);
     for (const signature of signatures) expect(gemini.issued.has(signature!)).toBe(true);
+  });
+
+  it("a tool loop begun on another model goes on on Gemini 3: the converted call carries Google's skip value, so Google takes the history as written", async () => {
+    const config = { tools: [{ functionDeclarations: [LOOKUP] }] };
+    const answered = await ai.models.generateContent({ model: 'ant/claude-up', contents: 'Weather in Paris?', config });
+    let streamed: Part[] = [];
+    for await (const chunk of await ai.models.generateContentStream({ model: 'ant/claude-up', contents: 'Weather in Paris?', config })) streamed = [...streamed, ...(chunk.candidates?.[0]?.content?.parts ?? [])];
+    for (const parts of [answered.candidates![0].content!.parts!, streamed.filter((part) => part.functionCall)]) {
+      expect(parts).toEqual([{ functionCall: { id: expect.any(String), name: 'lookup', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }]);
+    }
+    const call = answered.functionCalls![0];
+    const history: Content[] = [
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      answered.candidates![0].content!,
+      { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name!, response: { result: 'sunny' } } }] },
+    ];
+    // Before: the unsigned call went to Gemini 3 as the client sent it, and Google refused the turn (400 "Function call is missing a thought_signature").
+    const next = await ai.models.generateContent({ model: MODEL, contents: history, config });
+    expect(gemini.rejections).toEqual([]);
+    expect(next.functionCalls?.length ?? next.text?.length).toBeGreaterThan(0);
+    const sent = (gemini.requests.at(-1)!.json as { contents: Array<{ parts: Array<Record<string, unknown>> }> }).contents;
+    expect(sent[1].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
+    // The same history back on Claude: the skip value stays out of Anthropic's request.
+    await ai.models.generateContent({ model: 'ant/claude-up', contents: history, config });
+    expect(claude.rejections).toEqual([]);
+    expect(JSON.stringify(claude.requests.at(-1)!.json)).not.toContain('skip_thought_signature_validator');
   });
 
   it("a history from Claude goes on to Gemini 3: Claude's thinking (carried as a gwpm: thoughtSignature) stays out, its call gets Google's skip value", async () => {

@@ -2,14 +2,16 @@ import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../.
 import { argumentsForClient, carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, tryParseJson } from '../shared/index.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
-import { signatureOf } from './signature.ts';
+import { SKIP_SIGNATURE, signatureOf } from './signature.ts';
 import { GroundingWriter } from './map-grounding.ts';
 
 type Json = Record<string, unknown>;
 
 /** IR → a `GenerateContentResponse` for a Gemini client. */
 export function encodeGeminiResponse(response: ChatResponse, _request: ChatRequest): Json {
-  const candidate: Json = { content: { role: 'model', parts: response.content.flatMap(clientPart) }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
+  const parts = response.content.flatMap(clientPart);
+  markUnsignedCall(parts.find((part) => part.functionCall !== undefined));
+  const candidate: Json = { content: { role: 'model', parts }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
   const grounding = groundingOf(response.content);
   if (grounding) candidate.groundingMetadata = grounding;
   return {
@@ -54,6 +56,17 @@ export function clientPart(part: ContentPart): Json[] {
     default:
       return [];
   }
+}
+
+/**
+ * The first call of an answer another model wrote (no Gemini signature: a converted answer from
+ * Chat, Responses or Messages) carries Google's documented skip value, as Google asks of a client
+ * that moves another model's calls to Gemini 3. So that history goes on on a Gemini 3 model as it
+ * is (a client that switches models, the gateway's fallback mid-loop): Gemini 3 refuses an unsigned
+ * first call of the current turn with 400, and a passthrough sends the client's history as written.
+ */
+export function markUnsignedCall(call: Json | undefined): void {
+  if (call !== undefined && call.thoughtSignature === undefined) call.thoughtSignature = SKIP_SIGNATURE;
 }
 
 export function clientCall(id: string, name: string, args: string): Json {

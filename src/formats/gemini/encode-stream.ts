@@ -4,7 +4,7 @@ import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { gatewayErrorOf } from '../shared/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { encodeGeminiStreamError } from './errors.ts';
-import { clientCall, clientThought } from './encode-response.ts';
+import { clientCall, clientThought, markUnsignedCall } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE } from './signature.ts';
@@ -35,6 +35,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private blockCitations: UrlCitation[] = [];
   /** An error record went out: the stream ends there, as Google's does (no finish record after it). */
   private failed = false;
+  /** A call went out (only the first of an answer is marked unsigned: markUnsignedCall). */
+  private called = false;
 
   constructor(
     private readonly request: ChatRequest,
@@ -105,6 +107,8 @@ class GeminiStreamEncoder implements StreamEncoder {
         const out: Json = { functionCall: clientCall(call.id, call.name, call.args) };
         const signature = googleSignature(call.metadata);
         if (signature !== undefined) out.thoughtSignature = signature;
+        if (!this.called) markUnsignedCall(out);
+        this.called = true;
         return [this.chunk([out])];
       }
       case 'finish':
