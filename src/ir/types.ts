@@ -362,6 +362,10 @@ export interface StreamError {
   code: string;
   message: string;
   status: number;
+  /** The upstream's own error code (`invalid_image_url`), when it gave one (the client's `error.details.upstream_code`). */
+  upstreamCode?: string;
+  /** The request field the upstream refused (OpenAI `error.param`), on a refusal of the request (the client's `error.param`). */
+  param?: string;
 }
 
 /**

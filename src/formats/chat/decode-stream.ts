@@ -213,7 +213,7 @@ class ChatStreamDecoder implements StreamDecoder {
     this.done = true;
     const body = isRecord(error) ? error : {};
     const code = readString(body, 'code');
-    this.emit({ type: 'error', error: streamErrorFromUpstream(readString(body, 'type'), readString(body, 'message') ?? '', code) });
+    this.emit({ type: 'error', error: streamErrorFromUpstream(readString(body, 'type'), readString(body, 'message') ?? '', code, readString(body, 'param')) });
     return this.flush();
   }
 

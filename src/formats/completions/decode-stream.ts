@@ -31,7 +31,7 @@ class CompletionsStreamDecoder implements StreamDecoder {
       this.done = true;
       this.close();
       const error = isRecord(chunk.error) ? chunk.error : chunk;
-      this.out.push({ type: 'error', error: streamErrorFromUpstream(readString(error, 'type'), readString(error, 'message') ?? '', readString(error, 'code')) });
+      this.out.push({ type: 'error', error: streamErrorFromUpstream(readString(error, 'type'), readString(error, 'message') ?? '', readString(error, 'code'), readString(error, 'param')) });
       return this.out;
     }
     if (!Array.isArray(chunk.choices) && !isRecord(chunk.usage)) return [];

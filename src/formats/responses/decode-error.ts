@@ -17,6 +17,8 @@ export function decodeResponsesError(status: number, body: unknown): DecodedUpst
   const code = readString(error, 'code') ?? (typeof error.code === 'number' ? String(error.code) : undefined);
   if (type) out.type = type;
   if (code) out.code = code;
+  const param = readString(error, 'param');
+  if (param) out.param = param;
   const filter = contentFilterResult(error);
   if (filter) out.contentFilter = filter;
   return out;
@@ -42,7 +44,9 @@ export function decodeResponsesStreamError(record: SseRecord): DecodedUpstreamEr
   const out: DecodedUpstreamError = { message: readString(data, 'message') ?? nested?.message ?? fallback };
   const code = flat.code ?? nested?.code;
   const kind = nested?.type;
+  const param = flat.param ?? nested?.param;
   if (code !== undefined) out.code = code;
   if (kind !== undefined) out.type = kind;
+  if (param !== undefined) out.param = param;
   return out;
 }

@@ -223,7 +223,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (!this.errored) {
       const error = readRecord(response, 'error') ?? {};
       const message = readString(error, 'message') ?? 'The upstream response failed.';
-      out.push({ type: 'error', error: streamErrorFromUpstream(readString(error, 'code'), message) });
+      out.push({ type: 'error', error: streamErrorFromUpstream(readString(error, 'type'), message, readString(error, 'code'), readString(error, 'param')) });
     }
     // What the failed response used (its tokens, its web searches) is billed as a passthrough bills
     // it; after the error, so a client's encoder has already ended its answer.
@@ -240,8 +240,10 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.closeAll(out);
     const nested = readRecord(data, 'error') ?? {};
     const message = readString(data, 'message') ?? readString(nested, 'message') ?? 'The upstream reported an error.';
-    const code = readString(data, 'code') ?? readString(nested, 'code') ?? readString(nested, 'type');
-    out.push({ type: 'error', error: streamErrorFromUpstream(code, message) });
+    // The kind is in the nested error's `type`, or only in `code` (flat or nested).
+    const code = readString(data, 'code') ?? readString(nested, 'code');
+    const param = readString(data, 'param') ?? readString(nested, 'param');
+    out.push({ type: 'error', error: streamErrorFromUpstream(readString(nested, 'type'), message, code, param) });
   }
 }
 

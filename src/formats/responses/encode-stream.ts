@@ -395,7 +395,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private fail(error: StreamError): void {
     this.phase = 'done';
     const message = redactSecrets(error.message);
-    this.out.push(encodeStreamErrorEvent(error.code, message, null, this.seq++, this.ids.requestId));
+    this.out.push(encodeStreamErrorEvent(error.code, message, error.param ?? null, this.seq++, this.ids.requestId));
     const response = this.snapshot('failed', { error: { code: error.code, message } });
     this.emit('response.failed', { response });
   }

@@ -7,9 +7,13 @@ import { classifyUpstreamError } from '../../upstream/index.ts';
  * same fault anywhere else (see classifyUpstreamError): throttling, overload and timeouts keep
  * their meaning, so clients retry on them.
  */
-export function streamErrorFromUpstream(type: string | undefined, message: string, upstreamCode?: string): StreamError {
+export function streamErrorFromUpstream(type: string | undefined, message: string, upstreamCode?: string, param?: string): StreamError {
   const code = classifyUpstreamError({ type, code: upstreamCode, phase: 'mid-stream' });
-  return { code, message: message || 'The upstream provider reported an error.', status: ERROR_STATUS[code] };
+  const error: StreamError = { code, message: message || 'The upstream provider reported an error.', status: ERROR_STATUS[code] };
+  if (upstreamCode !== undefined) error.upstreamCode = upstreamCode;
+  // As on an HTTP answer (upstreamError): the field it refused is named on a refusal of the request only.
+  if (param !== undefined && (code === 'bad_request' || code === 'content_filter')) error.param = param;
+  return error;
 }
 
 /**
@@ -17,5 +21,8 @@ export function streamErrorFromUpstream(type: string | undefined, message: strin
  * its format's codec gives any other error (spec §7 envelope: stable code, request id).
  */
 export function gatewayErrorOf(error: StreamError): GatewayError {
-  return new GatewayError(error.code as ErrorCode, error.message, { status: error.status });
+  const details: Record<string, unknown> = {};
+  if (error.upstreamCode !== undefined) details.upstream_code = error.upstreamCode;
+  if (error.param !== undefined) details.param = error.param;
+  return new GatewayError(error.code as ErrorCode, error.message, { status: error.status, ...(error.upstreamCode !== undefined || error.param !== undefined ? { details } : {}) });
 }

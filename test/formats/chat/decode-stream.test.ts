@@ -146,7 +146,7 @@ describe('chat stream decoder', () => {
     const parts = runStream(chatCodec, readFixture('chat/stream-error.sse.txt'), 9);
     expect(parts.at(-1)).toEqual({
       type: 'error',
-      error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4o in organization org-x on tokens per min.', status: 429 },
+      error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4o in organization org-x on tokens per min.', status: 429, upstreamCode: 'rate_limit_exceeded' },
     });
     expect(partTypes(parts)).not.toContain('end');
   });

@@ -76,7 +76,7 @@ describe('responses stream decoder', () => {
     const parts = decodeSse(readFixture('error-flat.sse.txt'), 6);
     expect(types(parts)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'error', 'end']);
     const error = parts[4];
-    expect(error).toEqual({ type: 'error', error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for requests', status: 429 } });
+    expect(error).toEqual({ type: 'error', error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for requests', status: 429, upstreamCode: 'rate_limit_exceeded' } });
   });
 
   it('reports a stream cut before response.completed as a provider error', () => {

@@ -12,6 +12,8 @@ describe('responses errors', () => {
       message: "Invalid 'input[1].call_id': expected a call_id.",
       type: 'invalid_request_error',
       code: 'invalid_value',
+      // The field it refused: the client's error.param.
+      param: 'input[1].call_id',
     });
     expect(responsesCodec.decodeError(502, 'Bad gateway')).toEqual({ message: 'Bad gateway' });
     expect(responsesCodec.decodeError(500, '{"error":{"message":"boom","type":"server_error","code":null}}')).toEqual({ message: 'boom', type: 'server_error' });
