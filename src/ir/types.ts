@@ -252,6 +252,12 @@ export interface ChatRequest {
   parallelToolCalls?: boolean;
   reasoning?: ReasoningConfig;
   responseFormat?: ResponseFormat;
+  /**
+   * What the answer may hold besides text when the client asked (Chat's `modalities`, as
+   * OpenRouter and Vercel's gateway take it): `image` lets an image model (Gemini's) answer with
+   * images. Absent: the upstream's default.
+   */
+  outputModalities?: Array<'text' | 'image'>;
   user?: string;
   metadata?: Record<string, string>;
   /** Responses: store the response for previous_response_id (default true). Chat: store the completion (default false); carried to a Responses upstream. */
@@ -352,6 +358,8 @@ export type StreamPart =
   | { type: 'web-search-end'; part: WebSearchPart }
   /** A citation of the open text block (its indices relative to that block's text, when known). */
   | { type: 'text-citation'; citation: UrlCitation }
+  /** A whole image the model made (Gemini's image models), outside any text block. */
+  | { type: 'image'; source: MediaSource }
   | { type: 'finish'; finishReason: FinishReason; stopSequence?: string | null }
   | { type: 'usage'; usage: Usage }
   | { type: 'error'; error: StreamError }

@@ -21,7 +21,16 @@ export interface GeminiModel {
   /** Gemini 3 rules: every call round signed, signatures of the current turn validated. */
   gemini3: boolean;
   outputTokenLimit?: number;
+  /**
+   * An image model (gemini-2.5-flash-image, gemini-3-pro-image-preview): a text answer also
+   * carries an image (`inlineData`, after a draft image marked `thought` when it thinks) unless
+   * `responseModalities` leaves IMAGE out; another model refuses IMAGE there, as Google does.
+   */
+  image?: boolean;
 }
+
+/** The PNG an image model of the fake makes (a real 1×1 image). */
+export const FAKE_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export interface GeminiCall {
   name: string;
@@ -106,6 +115,9 @@ function checkBody(body: Json, model: GeminiModel, issued: Set<string>): void {
   const thinking = body.generationConfig?.thinkingConfig;
   if (thinking?.thinkingBudget !== undefined && thinking?.thinkingLevel !== undefined) reject('You can only set only one of thinking budget and thinking level.');
   if ((thinking?.thinkingBudget !== undefined || thinking?.thinkingLevel !== undefined) && !model.thinking) reject('Thinking is not supported by this model.');
+  const modalities = body.generationConfig?.responseModalities;
+  if (modalities !== undefined && (!Array.isArray(modalities) || modalities.some((m: unknown) => m !== 'TEXT' && m !== 'IMAGE' && m !== 'AUDIO'))) reject('Invalid value at \'generation_config.response_modalities\'.');
+  if (Array.isArray(modalities) && modalities.includes('IMAGE') && !model.image) reject('Model does not support the requested response modalities: image');
   (body.tools ?? []).forEach((tool: Json, i: number) => checkKeys(tool, ALLOWED.tool, `tools[${i}]`));
   declaredNames(body).forEach((name, i) => {
     // FunctionDeclaration.name: starts with a letter or `_`; letters, digits, `_ . : -`; at most 64.
@@ -204,6 +216,13 @@ function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: Gem
   if (model.gemini3 && model.thinking) last.thoughtSignature = newSignature(issued);
   void route;
   const grounding = options.searchQueries && hasGoogleSearch(body) ? groundingOf(text, options.searchQueries) : undefined;
+  const modalities: string[] | undefined = body.generationConfig?.responseModalities;
+  if (model.image && (!modalities || modalities.includes('IMAGE'))) {
+    const image: Json = { inlineData: { mimeType: 'image/png', data: FAKE_PNG_BASE64 } };
+    if (model.gemini3) image.thoughtSignature = newSignature(issued);
+    const draft = includeThoughts ? [[{ inlineData: { mimeType: 'image/png', data: FAKE_PNG_BASE64.slice(0, 40) }, thought: true }]] : [];
+    return { chunks: [...(thought.length ? [thought] : []), ...draft, [{ text: text.slice(0, half) }], [image], [last]], usage, grounding };
+  }
   return { chunks: [...(thought.length ? [thought] : []), [{ text: text.slice(0, half) }], [last]], usage, grounding };
 }
 

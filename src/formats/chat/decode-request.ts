@@ -61,6 +61,10 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   check.throwIfAny();
   // Audio output: the IR answer holds no audio, so a conversion would answer text only.
   if (Array.isArray(body.modalities) && body.modalities.includes('audio')) unconvertible.push({ field: 'modalities', message: 'audio output has no equivalent in another format' });
+  // Image output (OpenRouter's `modalities: ['image', 'text']`): an image model's images come back in `message.images`.
+  else if (Array.isArray(body.modalities) && body.modalities.includes('image')) {
+    request.outputModalities = body.modalities.filter((m): m is 'text' | 'image' => m === 'text' || m === 'image');
+  }
   if (unconvertible.length > 0) request.unconvertible = unconvertible;
   return request;
 }

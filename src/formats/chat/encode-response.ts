@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse } from '../../ir/index.ts';
-import { argumentsForClient, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { argumentsForClient, mediaSourceToUrl, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -17,6 +17,7 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
   const refusal: string[] = [];
   const calls: ChatToolCall[] = [];
   const annotations: Record<string, unknown>[] = [];
+  const images: Record<string, unknown>[] = [];
   let offset = 0;
   for (const part of response.content) {
     if (part.type === 'text') {
@@ -25,6 +26,10 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
       offset += part.text.length;
     }
     else if (part.type === 'refusal') refusal.push(part.refusal);
+    else if (part.type === 'image') {
+      const url = mediaSourceToUrl(part.source);
+      if (url !== undefined) images.push(chatImage(url, images.length));
+    }
     else if (part.type === 'tool_call') calls.push({ id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
   }
   const message: Record<string, unknown> = {
@@ -40,6 +45,7 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
   }
   if (calls.length > 0) message.tool_calls = calls;
   if (annotations.length > 0) message.annotations = annotations;
+  if (images.length > 0) message.images = images;
   return {
     id: prefixedId('chatcmpl-', response.id),
     object: 'chat.completion',
@@ -48,4 +54,12 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
     choices: [{ index: 0, message, logprobs: null, finish_reason: encodeChatFinishReason(response.finishReason) }],
     usage: encodeChatUsage(response.usage),
   };
+}
+
+/**
+ * An image the model made, as OpenRouter (and Vercel's AI gateway, LiteLLM) put it beside the
+ * content: `message.images[]` (`delta.images[]` in a stream), a data URL in `image_url.url`.
+ */
+export function chatImage(url: string, index: number): Record<string, unknown> {
+  return { type: 'image_url', image_url: { url }, index };
 }

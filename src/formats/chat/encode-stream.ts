@@ -3,7 +3,8 @@ import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '.
 import { encodeChatAnnotation } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { carryOpaque, gatewayErrorOf, generateId, hasMetadata, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { carryOpaque, gatewayErrorOf, generateId, hasMetadata, mediaSourceToUrl, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { chatImage } from './encode-response.ts';
 import { encodeChatStreamError } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { reasoningFormat } from './map-reasoning.ts';
@@ -31,6 +32,8 @@ class ChatStreamEncoder implements StreamEncoder {
   private readonly toolIndex = new Map<number, number>();
   private readonly argsPending = new Set<number>();
   private nextDetail = 0;
+  /** Images sent so far (each chunk's `images[].index`). */
+  private images = 0;
   /** Characters of content sent so far, and the open text block (where its citations point). */
   private contentLength = 0;
   private text: { offset: number; length: number; citations: UrlCitation[] } | undefined;
@@ -129,6 +132,11 @@ class ChatStreamEncoder implements StreamEncoder {
         const index = this.toolIndex.get(part.index);
         if (index === undefined || !this.argsPending.delete(part.index)) return;
         this.chunk({ tool_calls: [{ index, function: { arguments: '{}' } }] });
+        return;
+      }
+      case 'image': {
+        const url = mediaSourceToUrl(part.source);
+        if (url !== undefined) this.chunk({ images: [chatImage(url, this.images++)] });
         return;
       }
       case 'finish':

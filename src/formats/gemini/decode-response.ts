@@ -1,4 +1,4 @@
-import type { ChatResponse, ContentPart, TextPart } from '../../ir/index.ts';
+import type { ChatResponse, ContentPart, ImagePart, TextPart } from '../../ir/index.ts';
 import { isRecord, nowSeconds, readString } from '../shared/index.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding } from './map-usage.ts';
@@ -18,8 +18,22 @@ export function partsOf(candidate: Json | undefined): Json[] {
   return isRecord(content) && Array.isArray(content.parts) ? content.parts.filter(isRecord) : [];
 }
 
+/**
+ * An image the model made (`inlineData` with an image type), as an IR image; undefined for any
+ * other part, and for a draft (`thought: true`: an image model's interim image while it thinks).
+ */
+export function generatedImageOf(part: Json): ImagePart | undefined {
+  const inline = part.inlineData;
+  if (part.thought === true || !isRecord(inline)) return undefined;
+  const mediaType = readString(inline, 'mimeType');
+  const data = readString(inline, 'data');
+  if (mediaType === undefined || data === undefined || !mediaType.startsWith('image/')) return undefined;
+  return { type: 'image', source: { kind: 'base64', mediaType, data } };
+}
+
 /** One upstream part → IR (an unknown part, e.g. executableCode, has no IR form and is left out of a conversion). */
 export function decodeUpstreamPart(part: Json): ContentPart | undefined {
+  if (part.inlineData !== undefined) return generatedImageOf(part);
   const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
   const providerMetadata = signature === undefined ? undefined : { [GOOGLE]: { thoughtSignature: signature } };
   if (isRecord(part.functionCall)) {

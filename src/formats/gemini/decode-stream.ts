@@ -2,7 +2,7 @@ import type { FinishReason, ProviderMetadata, StreamPart, Usage } from '../../ir
 import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';
-import { candidateOf, partsOf } from './decode-response.ts';
+import { candidateOf, generatedImageOf, partsOf } from './decode-response.ts';
 import { decodeGeminiStreamError } from './errors.ts';
 import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding, type GroundingTally } from './map-usage.ts';
@@ -98,6 +98,15 @@ class GeminiStreamDecoder implements StreamDecoder {
       const start: StreamPart = { type: 'tool-call-start', index, id: typeof call.id === 'string' && call.id !== '' ? call.id : synthesizedCallId(), name: readString(call, 'name') ?? '' };
       if (signature !== undefined) start.providerMetadata = metadata(signature);
       this.out.push(start, { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(isRecord(call.args) ? call.args : {}) }, { type: 'tool-call-end', index });
+      return;
+    }
+    if (part.inlineData !== undefined) {
+      // A made image comes whole, outside any text block (a draft one is left out).
+      const image = generatedImageOf(part);
+      if (image) {
+        this.close();
+        this.out.push({ type: 'image', source: image.source });
+      }
       return;
     }
     if (typeof part.text !== 'string' && signature === undefined) return;

@@ -176,6 +176,8 @@ function generationConfig(request: ChatRequest, options: EncodeRequestOptions): 
   }
   const thinking = thinkingConfig(request, options.upstreamModel);
   if (thinking) config.thinkingConfig = thinking;
+  // An image model answers with images when asked (Chat's `modalities`): Google's names, upper case.
+  if (request.outputModalities?.includes('image')) config.responseModalities = request.outputModalities.map((m) => m.toUpperCase());
   return config;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** A fresh Responses-style id: `msg_…`, `fc_…`, `rs_…`, `resp_…`. */
-export function createItemId(prefix: 'msg' | 'fc' | 'rs' | 'resp'): string {
+export function createItemId(prefix: 'msg' | 'fc' | 'rs' | 'resp' | 'ig'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 

@@ -1,4 +1,4 @@
-import type { ContentPart, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
+import type { ContentPart, MediaSource, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
 import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';
@@ -71,6 +71,10 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
       flush();
       const { name, namespace } = splitToolName(part.name, tools);
       items.push(functionCallItem(part.itemId ?? own('fc') ?? functionCallItemIdFor(part.id), toolIdForClient(part.id, part.providerMetadata), name, argumentsForClient(part.arguments), 'completed', namespace));
+    } else if (part.type === 'image') {
+      flush();
+      const item = imageGenerationCallItem(part.source);
+      if (item) items.push(item);
     } else if (part.type === 'reasoning') {
       flush();
       items.push(reasoningItem(part.itemId ?? own('rs') ?? createReasoningItemId(), part.text ? [part.text] : [], encryptedContentFor(part)));
@@ -81,4 +85,15 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
   const last = items.at(-1);
   if (incomplete && last?.type === 'message') last.status = 'incomplete';
   return items;
+}
+
+/**
+ * An image the model made, as OpenAI's image generation tool answers it: an
+ * `image_generation_call` item with the base64 image in `result` (undefined for an image the
+ * format cannot carry inline, e.g. a file id).
+ */
+export function imageGenerationCallItem(source: MediaSource): Item | undefined {
+  if (source.kind !== 'base64') return undefined;
+  const format = source.mediaType.replace(/^image\//, '').replace('jpg', 'jpeg');
+  return { id: createItemId('ig'), type: 'image_generation_call', status: 'completed', output_format: format, result: source.data };
 }

@@ -1,5 +1,5 @@
 import type { RequestIds } from '../../errors/index.ts';
-import type { ChatRequest, FinishReason, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/index.ts';
+import type { ChatRequest, FinishReason, MediaSource, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/index.ts';
 import { annotationOf, webSearchCallItem } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
@@ -9,7 +9,7 @@ import { buildResponseObject, type ResponseObjectState } from './build-response-
 import { compactionItem } from './compaction.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
 import { encodeStreamErrorEvent } from './encode-error.ts';
-import { encryptedContentFor, functionCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
+import { encryptedContentFor, functionCallItem, imageGenerationCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
 import { encodeUsage } from './map-usage.ts';
 import { splitToolName } from './map-namespace.ts';
@@ -85,6 +85,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
         break;
       case 'web-search-end':
         this.search(part.part);
+        break;
+      case 'image':
+        this.image(part.source);
         break;
       case 'reasoning-start':
         this.openReasoning(part.itemId);
@@ -371,6 +374,20 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.emit('response.web_search_call.in_progress', where);
     this.emit('response.web_search_call.searching', where);
     this.emit('response.web_search_call.completed', where);
+    this.doneItem(outputIndex, done);
+  }
+
+  /** A made image: a whole `image_generation_call` item, with the events OpenAI's image tool sends. */
+  private image(source: MediaSource): void {
+    const done = imageGenerationCallItem(source);
+    if (!done) return;
+    this.closeMessage();
+    this.closeReasoning(undefined);
+    const outputIndex = this.addItem({ ...done, status: 'in_progress', result: null });
+    const where = { output_index: outputIndex, item_id: done.id };
+    this.emit('response.image_generation_call.in_progress', where);
+    this.emit('response.image_generation_call.generating', where);
+    this.emit('response.image_generation_call.completed', where);
     this.doneItem(outputIndex, done);
   }
 
