@@ -208,6 +208,12 @@ export interface ToolDefinition {
   cacheControl?: Record<string, unknown>;
   /** Responses `namespace` the tool was declared in; `name` is then `<namespace>__<member>`. */
   namespace?: string;
+  /**
+   * A Responses `custom` (freeform) tool: the model writes plain text, which other formats carry
+   * as the one string argument `input` (`parameters` says so); `format` is the tool's own (text
+   * or a grammar), for a Responses upstream.
+   */
+  custom?: { format?: Record<string, unknown> };
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };

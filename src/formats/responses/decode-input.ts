@@ -20,6 +20,7 @@ const functionCallSchema = z.looseObject({
   id: z.string().nullish(),
   namespace: z.string().nullish(),
 });
+const customToolCallSchema = z.looseObject({ call_id: z.string().min(1), name: z.string().min(1), input: z.string(), id: z.string().nullish() });
 const functionCallOutputSchema = z.looseObject({ call_id: z.string().min(1), output: z.unknown() });
 const summaryPartSchema = z.looseObject({ text: z.string() });
 const reasoningSchema = z.looseObject({
@@ -60,7 +61,7 @@ function collectCalls(items: readonly unknown[]): { callIds: Set<string>; itemId
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
     const { type, call_id: callId, id } = item as Item;
-    if (type !== 'function_call') continue;
+    if (type !== 'function_call' && type !== 'custom_tool_call') continue;
     if (typeof callId === 'string') callIds.add(callId);
     if (typeof id === 'string') itemIds.add(id);
   }
@@ -101,7 +102,17 @@ class InputDecoder {
         if (providerMetadata) part.providerMetadata = providerMetadata;
         return this.pushAssistant([part]);
       }
+      case 'custom_tool_call': {
+        // A custom tool's free text, carried elsewhere as its one argument `input` (decode-tools.ts).
+        const call = parseOrThrow(customToolCallSchema, item, path);
+        const { id, providerMetadata } = readToolId(call.call_id);
+        const part: ContentPart = { type: 'tool_call', id, name: call.name, arguments: JSON.stringify({ input: call.input }) };
+        if (call.id) part.itemId = call.id;
+        if (providerMetadata) part.providerMetadata = providerMetadata;
+        return this.pushAssistant([part]);
+      }
       case 'function_call_output':
+      case 'custom_tool_call_output':
         return this.callOutput(item, path);
       case 'reasoning':
         return this.pushAssistant([reasoningPartFromItem(parseOrThrow(reasoningSchema, item, path))]);

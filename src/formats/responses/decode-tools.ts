@@ -11,9 +11,15 @@ const functionToolSchema = z.looseObject({
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
 });
+const customToolSchema = z.looseObject({
+  type: z.literal('custom'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  format: z.looseObject({ type: z.string() }).nullish(),
+});
 const typedSchema = z.looseObject({ type: z.string() });
 const namespaceSchema = z.looseObject({ type: z.literal('namespace'), name: z.string().min(1), tools: z.array(z.looseObject({ type: z.string() })) });
-const namedChoiceSchema = z.looseObject({ type: z.literal('function'), name: z.string().min(1) });
+const namedChoiceSchema = z.looseObject({ type: z.enum(['function', 'custom']), name: z.string().min(1) });
 const allowedToolsSchema = z.looseObject({ type: z.literal('allowed_tools'), mode: z.enum(['auto', 'required']) });
 
 export interface DecodedTools {
@@ -31,6 +37,7 @@ export function decodeTools(value: unknown): DecodedTools {
   value.forEach((raw, index) => {
     const typed = parseOrThrow(typedSchema, raw, ['tools', index]);
     if (typed.type === 'function') out.tools.push(decodeFunctionTool(raw, ['tools', index]));
+    else if (typed.type === 'custom') out.tools.push(decodeCustomTool(raw, ['tools', index]));
     else if (isFunctionNamespace(typed)) {
       const group = parseOrThrow(namespaceSchema, raw, ['tools', index]);
       group.tools.forEach((member, j) => {
@@ -59,6 +66,23 @@ function decodeFunctionTool(raw: unknown, path: PropertyKey[]): ToolDefinition {
   return definition;
 }
 
+/**
+ * A `custom` tool (freeform text, e.g. Codex's `apply_patch`) is the client's own tool like a
+ * function: elsewhere it is a function whose one string argument `input` is that text, its
+ * grammar (if any) told in the argument's description for the model to follow.
+ */
+function decodeCustomTool(raw: unknown, path: PropertyKey[]): ToolDefinition {
+  const tool = parseOrThrow(customToolSchema, raw, path);
+  const format = tool.format ?? undefined;
+  const grammar = format?.type === 'grammar' && typeof format.definition === 'string' ? format.definition : undefined;
+  const syntax = typeof format?.syntax === 'string' ? ` (${format.syntax})` : '';
+  const input: Record<string, unknown> = { type: 'string', description: grammar === undefined ? 'The raw text input of the tool.' : `The raw text input of the tool, in this grammar${syntax}:\n${grammar}` };
+  const definition: ToolDefinition = { name: tool.name, parameters: { type: 'object', properties: { input }, required: ['input'], additionalProperties: false }, custom: {} };
+  if (tool.description) definition.description = tool.description;
+  if (format) definition.custom = { format };
+  return definition;
+}
+
 export interface DecodedToolChoice {
   toolChoice?: ToolChoice;
   /** The wire value when the IR cannot say it (allowed_tools, hosted, custom); same-format only. */
@@ -70,7 +94,7 @@ export function decodeToolChoice(value: unknown): DecodedToolChoice {
   if (value === 'auto' || value === 'none' || value === 'required') return { toolChoice: value };
   if (typeof value === 'string') return invalid(['tool_choice'], `Unknown tool_choice '${value}'`);
   const typed = parseOrThrow(typedSchema, value, ['tool_choice']);
-  if (typed.type === 'function') {
+  if (typed.type === 'function' || typed.type === 'custom') {
     return { toolChoice: { type: 'tool', name: parseOrThrow(namedChoiceSchema, value, ['tool_choice']).name } };
   }
   if (typed.type === 'allowed_tools') {

@@ -1,6 +1,7 @@
 import type { ContentPart, MediaSource, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
 import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
+import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
@@ -42,7 +43,7 @@ export function reasoningItem(id: string, summaryTexts: readonly string[], encry
 
 /**
  * IR assistant content → output items: one message item per contiguous text/refusal run,
- * one function_call item per call, one reasoning item per reasoning part.
+ * one function_call item per call (a custom_tool_call for a custom tool), one reasoning item per reasoning part.
  */
 export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean, tools?: readonly ToolDefinition[], responseId?: string): Item[] {
   const items: Item[] = [];
@@ -69,8 +70,14 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     else if (part.type === 'refusal') run.push(refusalPart(part.refusal));
     else if (part.type === 'tool_call') {
       flush();
+      const id = part.itemId ?? own('fc') ?? functionCallItemIdFor(part.id);
+      const callId = toolIdForClient(part.id, part.providerMetadata);
+      if (isCustomTool(part.name, tools)) {
+        items.push(customToolCallItem(id, callId, part.name, customToolInput(part.arguments), 'completed'));
+        continue;
+      }
       const { name, namespace } = splitToolName(part.name, tools);
-      items.push(functionCallItem(part.itemId ?? own('fc') ?? functionCallItemIdFor(part.id), toolIdForClient(part.id, part.providerMetadata), name, argumentsForClient(part.arguments), 'completed', namespace));
+      items.push(functionCallItem(id, callId, name, argumentsForClient(part.arguments), 'completed', namespace));
     } else if (part.type === 'image') {
       flush();
       const item = imageGenerationCallItem(part.source);

@@ -13,13 +13,15 @@ import { encryptedContentFor, functionCallItem, imageGenerationCallItem, message
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
 import { encodeUsage } from './map-usage.ts';
 import { splitToolName } from './map-namespace.ts';
+import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
 
 type Item = Record<string, unknown>;
 
 interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string; annotations?: Item[]; wholePart?: UrlCitation[] }
 interface OpenMessage { id: string; outputIndex: number; parts: Item[]; part?: OpenPart }
 interface OpenReasoning { id: string; outputIndex: number; summaries: string[]; current?: string; signature?: string }
-interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string }
+/** A call being streamed; `custom`: a custom tool's, whose text is given out whole once its arguments are in. */
+interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string; custom: boolean }
 
 /**
  * IR stream parts → Responses SSE (wire-formats §3.6, §4.8). Sequence numbers start at 0;
@@ -332,15 +334,22 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.closeReasoning(undefined);
     this.closeCall(index);
     const id = itemId ?? storedItemId('fc', this.id, this.output.length) ?? functionCallItemIdFor(callId);
+    if (isCustomTool(name, this.request.tools)) {
+      const outputIndex = this.addItem(customToolCallItem(id, callId, name, '', 'in_progress'));
+      this.calls.set(index, { id, callId, name, namespace: undefined, outputIndex, args: '', custom: true });
+      return;
+    }
     const split = splitToolName(name, this.request.tools);
     const outputIndex = this.addItem(functionCallItem(id, callId, split.name, '', 'in_progress', split.namespace));
-    this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '' });
+    this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '', custom: false });
   }
 
   private callDelta(index: number, delta: string): void {
     const call = this.calls.get(index);
     if (!call || delta.length === 0) return;
     call.args += delta;
+    // A custom tool's text is inside the JSON arguments: given out whole when they end.
+    if (call.custom) return;
     this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
   }
 
@@ -349,6 +358,13 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (!call) return;
     this.calls.delete(index);
     const where = { item_id: call.id, output_index: call.outputIndex };
+    if (call.custom) {
+      const input = customToolInput(call.args);
+      if (input.length > 0) this.emit('response.custom_tool_call_input.delta', { ...where, delta: input });
+      this.emit('response.custom_tool_call_input.done', { ...where, input });
+      this.doneItem(call.outputIndex, customToolCallItem(call.id, call.callId, call.name, input, 'completed'));
+      return;
+    }
     // A no-argument call that streamed no text still ends as valid JSON (deltas add up to it).
     if (call.args.trim() === '') {
       this.emit('response.function_call_arguments.delta', { ...where, delta: '{}' });

@@ -45,14 +45,17 @@ function vendorToolsOf(types: string[], searches: boolean, maxToolCalls: unknown
   return tools;
 }
 
-/** The hosted tools' types (every tool but functions and function namespaces), and one a `tool_choice` forces. */
+/** Tools the client runs itself (a `custom` one takes free text): any upstream can be offered them. */
+const CLIENT_TOOL_TYPES: ReadonlySet<unknown> = new Set(['function', 'custom']);
+
+/** The hosted tools' types (every tool but the client's own and function namespaces), and one a `tool_choice` forces. */
 function hostedToolTypes(tools: unknown, choice: unknown): string[] {
   const types: string[] = [];
   if (Array.isArray(tools)) {
-    for (const tool of tools) if (isRecord(tool) && tool.type !== 'function' && !isFunctionNamespace(tool)) types.push(String(tool.type ?? 'unknown'));
+    for (const tool of tools) if (isRecord(tool) && !CLIENT_TOOL_TYPES.has(tool.type) && !isFunctionNamespace(tool)) types.push(String(tool.type ?? 'unknown'));
   }
-  // allowed_tools only narrows the listed tools; a function choice names a function.
-  if (isRecord(choice) && choice.type !== 'function' && choice.type !== 'allowed_tools') {
+  // allowed_tools only narrows the listed tools; a function or custom choice names the client's own tool.
+  if (isRecord(choice) && !CLIENT_TOOL_TYPES.has(choice.type) && choice.type !== 'allowed_tools') {
     const type = String(choice.type ?? 'unknown');
     if (!types.includes(type)) types.push(type);
   }
