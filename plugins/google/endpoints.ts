@@ -31,6 +31,8 @@ export interface GooglePaths {
   /** Vertex only: Claude's `:rawPredict` / `:streamRawPredict`. */
   claude(model: string, stream: boolean): string;
   claudeCount(): string;
+  /** AI Studio only: `…/models/{m}:batchEmbedContents`. */
+  embed(model: string): string;
   /** Veo: `…/models/{m}:predictLongRunning`. */
   veoSubmit(model: string): string;
   /** Veo: the operation's poll, `GET /v1beta/{operation}` (AI Studio) or `POST …/models/{m}:fetchPredictOperation` (Vertex). */
@@ -57,6 +59,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
       geminiCount: (model) => `${base}/${segment(model)}:countTokens`,
       claude: noClaude,
       claudeCount: noClaude,
+      embed: (model) => `${base}/${segment(model)}:batchEmbedContents`,
       veoSubmit: (model) => `${base}/${segment(model)}:predictLongRunning`,
       veoOperation: (_model, operation) => `/${options.apiVersion ?? 'v1beta'}/${operationPath(operation)}`,
     };
@@ -67,6 +70,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
     geminiCount: (model) => `${base}/google/models/${segment(model)}:countTokens`,
     claude: (model, stream) => `${base}/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
     claudeCount: () => `${base}/anthropic/models/count-tokens:rawPredict`,
+    embed: (model) => `${base}/google/models/${segment(model)}:predict`,
     veoSubmit: (model) => `${base}/google/models/${segment(model)}:predictLongRunning`,
     veoOperation: (model) => `${base}/google/models/${segment(model)}:fetchPredictOperation`,
   };

@@ -6,6 +6,7 @@ import { OPTION_KEYS, parseGoogleOptions, type GoogleOptions } from './options.t
 import { loadServiceAccount } from './service-account.ts';
 import { countTokensBody } from './count-tokens-body.ts';
 import { googleVideos } from './videos.ts';
+import { googleEmbeddings } from './embeddings.ts';
 
 export type { GoogleOptions } from './options.ts';
 
@@ -90,6 +91,8 @@ export default definePlugin<GoogleOptions>({
     const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS, ...VEO_MODELS] : [...GEMINI_MODELS, ...VEO_MODELS];
     // Veo's clips: AI Studio serves them as file downloads, Vertex inline or in Cloud Storage (a baseURL stands in for both hosts).
     const jobs = googleVideos({ providerId: ctx.id, vertex, client, http: ctx.http, authorize, paths, storageOrigin: ctx.baseURL ? upstreamOrigin(options, ctx.baseURL) : 'https://storage.googleapis.com' });
-    return { models, chat, countTokens, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
+    // Embedding models (gemini-embedding-001, …) answer OpenAI's embeddings and the Gemini face's embedContent.
+    const embeddings = googleEmbeddings({ providerId: ctx.id, vertex, client, authorize, paths, headers: ctx.headers });
+    return { models, chat, countTokens, embeddings, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
   },
 });

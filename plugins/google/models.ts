@@ -80,9 +80,11 @@ function groundingPricing(id: string): { webSearch: number; webSearchesPerAnswer
   return /^gemini-[12][.-]/.test(id) ? { webSearch: 0.035, webSearchesPerAnswer: 1 } : { webSearch: 0.014 };
 }
 
-/** Facts an id says about itself: Claude ids on Vertex speak Messages, Gemini ids the gemini format and their Google Search price. */
+/** Facts an id says about itself: embedding ids embed, Claude ids on Vertex speak Messages, Gemini ids the gemini format and their Google Search price. */
 export function describeGoogleModel(id: string): Partial<ModelSpec> | undefined {
   if (id.startsWith('veo-')) return { type: 'video_generation' };
+  // gemini-embedding-001, text-embedding-004, embedding-001: vectors, not chat.
+  if (/(^|-)embedding(-|$)/.test(id)) return { type: 'embedding', capabilities: [], modalities: { input: ['text'], output: ['text'] } };
   if (id.startsWith('claude-')) return { type: 'chat', capabilities: CLAUDE_CAPS, formats: ['messages'] };
   if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'], pricing: groundingPricing(id) };
   return undefined;

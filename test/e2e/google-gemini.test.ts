@@ -9,10 +9,11 @@
  */
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceAccountKey, startFakeTokenEndpoint, type FakeTokenEndpoint, type ServiceAccountKey } from '../helpers/fake-google-token.ts';
-import { googleError, startGeminiFake, USAGE, type GeminiFake, type GeminiFakeOptions } from '../helpers/fake-gemini.ts';
+import { embeddingOf, googleError, startGeminiFake, USAGE, type GeminiFake, type GeminiFakeOptions } from '../helpers/fake-gemini.ts';
 import { startVertexFake, type VertexFake } from '../helpers/fake-vertex.ts';
 import { createFundedKey, creditsUsed } from '../helpers/funded-key.ts';
 import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -29,7 +30,8 @@ const SCRIPT: Omit<GeminiFakeOptions, 'models'> = {
   finalText: 'Paris is sunny, Oslo is cold.',
   cachedTokens: CACHED,
 };
-const MODELS = { [G3]: { thinking: true, gemini3: true }, 'gemini-2.5-pro': { thinking: true, gemini3: false } };
+const EMBED = 'gemini-embedding-001';
+const MODELS = { [G3]: { thinking: true, gemini3: true }, 'gemini-2.5-pro': { thinking: true, gemini3: false }, [EMBED]: { thinking: false, gemini3: false, embedding: true } };
 const WEATHER = { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] };
 
 describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
@@ -54,8 +56,8 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     const dataDir = path.join(dir, 'data');
     const configFile = writeConfig(dir, {
       providers: {
-        google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: [G3] },
-        vertex: { plugin: 'google', api: 'vertex', credentials: key.file, baseURL: vertex.url, models: ['gemini-2.5-pro'] },
+        google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: [G3, EMBED] },
+        vertex: { plugin: 'google', api: 'vertex', credentials: key.file, baseURL: vertex.url, models: ['gemini-2.5-pro', EMBED] },
       },
       routing: { retry: { attempts: 1 } },
     });
@@ -200,6 +202,32 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     expect(gemini.requests.map((r) => r.body)).toEqual([body]);
     expect(gemini.rejections).toEqual([]);
     expect(await usedCredits()).toBeGreaterThan(before);
+  });
+
+  it("embeddings of a Google embedding model: OpenAI's /v1/embeddings and the Gemini face's embedContent through AI Studio's batchEmbedContents", async () => {
+    // Before: gemini-embedding-001 was taken for a chat model ('gemini-…'), and the plugin had no embeddings at all.
+    const listed = await openai().models.retrieve(`google/${EMBED}`);
+    expect(listed).toMatchObject({ id: `google/${EMBED}` });
+    const answer = await openai().embeddings.create({ model: `google/${EMBED}`, input: ['first text', 'second'], dimensions: 8, encoding_format: 'float' });
+    expect(answer.data.map((item) => item.embedding)).toEqual([embeddingOf('first text', 8), embeddingOf('second', 8)]);
+    expect(answer.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(gemini.requests.at(-1)!.path).toBe(`/v1beta/models/${EMBED}:batchEmbedContents`);
+    expect(gemini.requests.at(-1)!.headers['x-goog-api-key']).toBe('goog-upstream-key');
+    expect(sent(0)).toEqual({ requests: [
+      { model: `models/${EMBED}`, content: { parts: [{ text: 'first text' }] }, outputDimensionality: 8 },
+      { model: `models/${EMBED}`, content: { parts: [{ text: 'second' }] }, outputDimensionality: 8 },
+    ] });
+    // The OpenAI SDK asks for base64 by default (little-endian float32) and decodes it: the same values as float32.
+    const encoded = await openai().embeddings.create({ model: `google/${EMBED}`, input: 'first text', dimensions: 8 });
+    expect(encoded.data[0].embedding).toEqual(embeddingOf('first text', 8).map(Math.fround));
+    const genai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
+    const face = await genai.models.embedContent({ model: `google/${EMBED}`, contents: ['first text'], config: { outputDimensionality: 8 } });
+    expect(face.embeddings?.[0]?.values).toEqual(embeddingOf('first text', 8));
+    expect(gemini.rejections).toEqual([]);
+    // Vertex AI's embeddings (:predict) are not served: a clear refusal, nothing sent.
+    const refused = await openai().embeddings.create({ model: `vertex/${EMBED}`, input: 'x' }).catch((error: unknown) => error);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect(vertex.requests).toHaveLength(0);
   });
 
   it('Vertex Gemini on the global host path, with a bearer token from the token endpoint (minted once)', async () => {

@@ -27,6 +27,8 @@ export interface GeminiModel {
    * `responseModalities` leaves IMAGE out; another model refuses IMAGE there, as Google does.
    */
   image?: boolean;
+  /** An embedding model (`gemini-embedding-001`): `:batchEmbedContents` only. */
+  embedding?: boolean;
 }
 
 /** The PNG an image model of the fake makes (a real 1×1 image). */
@@ -265,6 +267,27 @@ function countReply(body: Json, vertex: boolean, cachedTokens = 0): FakeReply {
   return { json: answer };
 }
 
+const EMBED_KEYS = names(['model', 'content', 'taskType', 'title', 'outputDimensionality']);
+
+/** `:batchEmbedContents`: every request names this model and holds text; a vector each (3072 values unless `outputDimensionality`). */
+function embedReply(body: Json, model: string): FakeReply {
+  checkKeys(body, names(['requests']), '');
+  const requests: Json[] = Array.isArray(body.requests) ? body.requests : reject('* BatchEmbedContentsRequest.requests: requests is not specified');
+  const embeddings = requests.map((request, i) => {
+    checkKeys(request, EMBED_KEYS, `requests[${i}]`);
+    if (request.model !== `models/${model}`) reject(`* BatchEmbedContentsRequest.requests[${i}].model: The model in the request must match the model in the URL.`);
+    const parts: Json[] = request.content?.parts ?? [];
+    if (parts.length === 0 || parts.some((part) => typeof part.text !== 'string')) reject(`* BatchEmbedContentsRequest.requests[${i}].content: text parts only`);
+    return { values: embeddingOf(parts.map((part) => part.text).join(''), request.outputDimensionality ?? 3072) };
+  });
+  return { json: { embeddings } };
+}
+
+/** The fake's vector for a text (a test computes the same). */
+export function embeddingOf(text: string, dimensions: number): number[] {
+  return Array.from({ length: dimensions }, (_, i) => ((text.length + i) % 7) / 7);
+}
+
 /** The fake's token count for a `contents` array (a test computes the same). */
 export function countTokensOf(contents: unknown): number {
   return 3 + Math.ceil(JSON.stringify(contents).length / 4);
@@ -289,6 +312,8 @@ export function createGeminiHandler(options: GeminiFakeOptions): GeminiHandler {
       try {
         const body: Json = request.json ?? reject('Invalid JSON payload received.');
         if (route.method === 'countTokens') return countReply(body, vertex, options.cachedTokens);
+        if ((model.embedding === true) !== (route.method === 'batchEmbedContents')) return googleError(404, 'NOT_FOUND', `models/${route.model} is not found for API version v1beta, or is not supported for ${route.method}.`);
+        if (route.method === 'batchEmbedContents') return embedReply(body, route.model);
         if (route.method !== 'generateContent' && route.method !== 'streamGenerateContent') return googleError(404, 'NOT_FOUND', `Method ${route.method} not found.`);
         checkBody(body, model, issued);
         return reply(body, route, model, options, issued);
