@@ -243,6 +243,8 @@ describe('official SDK stream helpers through the gateway, every upstream format
         expect(message.stop_reason).toBe('end_turn');
         expect(message.id).toMatch(/^msg_/);
         expect(message.usage).toMatchObject({ input_tokens: 50, output_tokens: 50, cache_read_input_tokens: 40, cache_creation_input_tokens: 10 });
+        // A converted stream's message_delta says stop_details as the API does (the SDK copies it: undefined before).
+        if (format !== 'messages') expect(message.stop_details).toBeNull();
         const body = expectUpstreamBasics(format, upstreamModel, 'messages');
         if (format === 'chat') expect(body.max_tokens).toBe(1000);
         if (format === 'responses') expect(body.max_output_tokens).toBe(1000);

@@ -131,6 +131,8 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
   it("Anthropic SDK, whole answer: Gemini's text in several parts is one text block, as when streamed (content[0].text is all of it)", async () => {
     const reply = await anthropic().messages.create({ model: G3, max_tokens: 1024, messages: [{ role: 'user', content: 'How is the weather?' }] });
     expect(reply.content).toEqual([expect.objectContaining({ type: 'text', text: 'Paris is sunny, Oslo is cold.' })]);
+    // The fields the API writes on every answer (the SDK's Message type has them), null here.
+    expect(reply).toMatchObject({ stop_reason: 'end_turn', stop_details: null, container: null });
     // The fake answered in two text parts, the second signed (Gemini 3's last part).
     expect(gemini.rejections).toEqual([]);
   });

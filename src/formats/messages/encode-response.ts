@@ -1,6 +1,6 @@
 import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, opaqueOfReasoning, parseToolArguments, prefixedId, toolIdForClient } from '../shared/index.ts';
-import { encodeMessagesStopReason } from './map-finish-reason.ts';
+import { encodeMessagesStopDetails, encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesBlock } from './types.ts';
 import { encodeCitedText, encodeWebSearchBlocks } from './map-web-search.ts';
@@ -21,6 +21,10 @@ export function encodeMessagesResponse(response: ChatResponse, _request: ChatReq
     content: joinTexts(response.content.flatMap(encodeOutputBlock)),
     stop_reason: encodeMessagesStopReason(response.finishReason, response.stopSequence),
     stop_sequence: response.stopSequence ?? null,
+    // Fields the API writes on every answer, null when they do not apply (the SDK's `Message` type has them
+    // required): a client checking `stop_details !== null` read undefined.
+    stop_details: encodeMessagesStopDetails(response.finishReason),
+    container: null,
     usage: encodeMessagesUsage(response.usage),
   };
 }

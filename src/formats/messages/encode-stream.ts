@@ -4,7 +4,7 @@ import { JsonLine, jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { carryOpaque, gatewayErrorOf, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStreamError } from './encode-error.ts';
-import { encodeMessagesStopReason } from './map-finish-reason.ts';
+import { encodeMessagesStopDetails, encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';
 import { clientCitation, encodeWebSearchBlocks } from './map-web-search.ts';
@@ -186,10 +186,12 @@ class MessagesStreamEncoder implements StreamEncoder {
     const finish = this.finish ?? { reason: 'stop' as const };
     const stopReason = JSON.stringify(encodeMessagesStopReason(finish.reason, finish.stopSequence));
     const stopSequence = JSON.stringify(finish.stopSequence ?? null);
+    // stop_details as the API writes it (the SDK's MessageStream copies it into the message: undefined without it).
+    const stopDetails = JSON.stringify(encodeMessagesStopDetails(finish.reason));
     this.record(
       new JsonLine(
         'message_delta',
-        `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
+        `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence},"stop_details":${stopDetails}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
       ),
     );
   }

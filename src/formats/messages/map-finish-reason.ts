@@ -33,3 +33,11 @@ export function encodeMessagesStopReason(reason: FinishReason, stopSequence?: st
       return stopSequence ? 'stop_sequence' : 'end_turn';
   }
 }
+
+/**
+ * IR → Anthropic `stop_details`, which the API writes on every answer (SDK type `RefusalStopDetails | null`):
+ * a refusal's (its category is not known on a converted route), else null.
+ */
+export function encodeMessagesStopDetails(reason: FinishReason): { type: 'refusal'; category: null; explanation: null } | null {
+  return reason === 'content_filter' ? { type: 'refusal', category: null, explanation: null } : null;
+}

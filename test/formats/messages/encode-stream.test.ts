@@ -23,7 +23,7 @@ describe('messages stream encoder', () => {
     // Usage arrived after the finish chunk: message_delta carries it, input converted to exclude cache.
     expect(events.at(-2)?.data).toEqual({
       type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null },
       usage: { input_tokens: 15, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 4 },
     });
   });
@@ -165,7 +165,7 @@ describe('messages stream encoder', () => {
       { inputTokens: 1e21, outputTokens: 0.5, cacheReadTokens: 1e-7 },
       { inputTokens: Number.NaN, outputTokens: Number.POSITIVE_INFINITY },
     ];
-    const finishes: Array<{ finishReason: FinishReason; stopSequence?: string | null } | undefined> = [undefined, { finishReason: 'stop' }, { finishReason: 'length' }, { finishReason: 'tool_calls' }, { finishReason: 'stop', stopSequence: 'END "x"\n' }, { finishReason: 'pause', stopSequence: null }];
+    const finishes: Array<{ finishReason: FinishReason; stopSequence?: string | null } | undefined> = [undefined, { finishReason: 'stop' }, { finishReason: 'length' }, { finishReason: 'tool_calls' }, { finishReason: 'stop', stopSequence: 'END "x"\n' }, { finishReason: 'pause', stopSequence: null }, { finishReason: 'content_filter' }];
     const starts = [
       { id: 'chatcmpl-1', model: 'gpt-x' },
       { id: 'msg_01Keep', model: 'a "quoted" \\ model 🦊\u2028' },
@@ -193,7 +193,7 @@ describe('messages stream encoder', () => {
           expect(messageDelta.data).toBe(
             JSON.stringify({
               type: 'message_delta',
-              delta: { stop_reason: encodeMessagesStopReason(reason, finish?.stopSequence), stop_sequence: finish?.stopSequence ?? null },
+              delta: { stop_reason: encodeMessagesStopReason(reason, finish?.stopSequence), stop_sequence: finish?.stopSequence ?? null, stop_details: reason === 'content_filter' ? { type: 'refusal', category: null, explanation: null } : null },
               usage: encodeMessagesUsage({ inputTokens: 40, outputTokens: 9, cacheReadTokens: 4 }),
             }),
           );

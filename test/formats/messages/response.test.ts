@@ -64,6 +64,8 @@ describe('messages encodeResponse', () => {
       ],
       stop_reason: 'tool_use',
       stop_sequence: null,
+      stop_details: null,
+      container: null,
       usage: { input_tokens: 93, output_tokens: 46, cache_creation_input_tokens: 0, cache_read_input_tokens: 1024 },
     });
   });
