@@ -75,6 +75,20 @@ export function classifyUpstreamError(facts: UpstreamErrorFacts): ErrorCode {
   return status !== undefined && status >= 400 && status < 500 ? 'bad_request' : 'provider_error';
 }
 
+/**
+ * A refusal of input longer than the model's context window, in each upstream's words: OpenAI's
+ * code and message, Anthropic's "prompt is too long", Gemini's input token count, Bedrock's
+ * "Input is too long".
+ */
+const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|exceeds the context window|input token count.*exceeds the maximum|input is too long/i;
+
+/**
+ * How a context overflow is told, whatever the upstream: clients know it by their own provider's
+ * words (LangChain's ChatOpenAI by `context_length_exceeded` or "exceeds the context window",
+ * ChatAnthropic by "prompt is too long"), and a converted route would otherwise hide it.
+ */
+const OVERFLOW_WORDS = 'the prompt is too long: it exceeds the context window of the model (context_length_exceeded)';
+
 /** OpenAI's `insufficient_quota`: the gateway's own account with the provider is out of credit, which no wait mends. */
 const QUOTA_EXHAUSTED = /insufficient_quota/i;
 
@@ -151,6 +165,9 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
     case 'bad_request':
       // The field it refused is the client's `error.param` (errorParam reads `details.param`).
       if (report.param !== undefined) details.param = report.param;
+      if (CONTEXT_OVERFLOW.test(`${report.code ?? ''} ${report.message}`)) {
+        return new GatewayError(code, `The provider '${providerId}' rejected the request: ${OVERFLOW_WORDS}. It said: ${upstream}`, { details });
+      }
       return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });
     case 'content_filter':
       if (report.param !== undefined) details.param = report.param;

@@ -105,3 +105,24 @@ describe('classifyUpstreamError', () => {
     expect(withRetryHint(other)).toBe(other);
   });
 });
+
+describe("a context overflow in any upstream's words", () => {
+  it.each([
+    ['OpenAI', { code: 'context_length_exceeded', message: "This model's maximum context length is 128000 tokens." }],
+    ['Anthropic', { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' }],
+    ['Gemini', { message: 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).' }],
+    ['Bedrock', { message: 'Input is too long for requested model.' }],
+  ])('%s: a bad_request whose message carries the words clients know it by', (_, said) => {
+    const error = upstreamError('p', { status: 400, phase: 'response', ...said });
+    expect(error.code).toBe('bad_request');
+    expect(error.message).toContain('context_length_exceeded');
+    expect(error.message).toContain('prompt is too long');
+    expect(error.message).toContain('exceeds the context window');
+    expect(error.message).toContain(said.message);
+  });
+
+  it('another refusal keeps its own words', () => {
+    const error = upstreamError('p', { status: 400, phase: 'response', type: 'invalid_request_error', message: "Invalid 'messages[0].content': string too long." });
+    expect(error.message).toBe("The provider 'p' rejected the request: Invalid 'messages[0].content': string too long.");
+  });
+});
