@@ -50,6 +50,6 @@ export type {
   PassthroughInfo,
   UsageTap,
 } from './types.ts';
-export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream, compactionRequest, compactedResponse } from './responses/index.ts';
+export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream, compactionRequest, compactedResponse, hasCompactionTrigger } from './responses/index.ts';
 export { camelizeGeminiBody, googlePage, readGeminiPath } from './gemini/index.ts';
 export { FieldChecker, collectExtra, firstSignificant, isRecord, looksLikeObject } from './shared/index.ts';

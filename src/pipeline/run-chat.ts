@@ -1,5 +1,5 @@
 import { GatewayError, isGatewayError } from '../errors/index.ts';
-import { framingOf, getCodec, getFormat, nameStoredIds, usageOfFailedAnswer } from '../formats/index.ts';
+import { framingOf, getCodec, getFormat, hasCompactionTrigger, nameStoredIds, usageOfFailedAnswer } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
 import { InboundRequest, readInbound } from './inbound.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
@@ -66,10 +66,11 @@ function callModel(
     let prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
     const startedAt = router.now();
     let calling = callUpstream(model, prepared.call, client, prepared.compact);
-    // A Responses server without OpenAI's compact route (vLLM, Ollama…): the model summarizes over its /responses.
-    if (prepared.compact) {
+    // OpenAI's compaction passed to a Responses server that has none (vLLM, Ollama…): the model summarizes there, over its /responses.
+    if (prepared.passthrough && exchange.format === 'responses') {
+      const compact = prepared.compact === true;
       calling = calling.catch((error: unknown) => {
-        if (!lacksCompactRoute(error)) throw error;
+        if (!lacksCompaction(error, compact, exchange.body)) throw error;
         prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens, forceConversion: true });
         return callUpstream(model, prepared.call, client);
       });
@@ -96,14 +97,16 @@ function callModel(
 }
 
 /**
- * True when a passed-through `POST /responses/compact` failed because the upstream server has no
- * such route: 404, 405 (a `/responses/{id}` route took the path) or 501, unless the upstream
- * said the model is unknown (OpenAI's 404 `model_not_found`), which a summary cannot mend.
+ * True when a passed-through compaction failed because the upstream server has no such thing: a
+ * `POST /responses/compact` answered 404, 405 (a `/responses/{id}` route took the path) or 501,
+ * unless the upstream said the model is unknown (OpenAI's 404 `model_not_found`), which a summary
+ * cannot mend; a `compaction_trigger` turn (Codex's remote compaction v2) refused as invalid (400, 422).
  */
-function lacksCompactRoute(error: unknown): boolean {
+function lacksCompaction(error: unknown, compact: boolean, body: Record<string, unknown>): boolean {
   if (!isGatewayError(error)) return false;
   const status = error.details?.upstream_status;
-  return (status === 404 || status === 405 || status === 501) && error.details?.upstream_code !== 'model_not_found';
+  if (compact) return (status === 404 || status === 405 || status === 501) && error.details?.upstream_code !== 'model_not_found';
+  return (status === 400 || status === 422) && hasCompactionTrigger(body);
 }
 
 /** A streamed answer with its first record (peeked: an upstream error there can still fall back). */

@@ -25,7 +25,10 @@ describe('POST /v1/responses/compact', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
-  /** A Responses server without OpenAI's compact route (vLLM and other FastAPI servers: 404 `{"detail":"Not Found"}`). */
+  /**
+   * A Responses server without OpenAI's compaction (vLLM and other FastAPI servers): no compact
+   * route (404 `{"detail":"Not Found"}`), and a `compaction_trigger` item fails its input validation (400).
+   */
   let routeless: FakeUpstream;
   let gw: SpawnedGateway;
   let openai: OpenAI;
@@ -35,7 +38,11 @@ describe('POST /v1/responses/compact', () => {
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, finalText: SUMMARY });
     const strict = createStrictHandler({ format: 'responses', models: { qwen: { maxOutput: 8192, reasoning: false } }, finalText: SUMMARY });
-    routeless = await startFakeUpstream((request) => (request.path.endsWith('/responses/compact') ? { status: 404, json: { detail: 'Not Found' } } : strict.handle(request)));
+    routeless = await startFakeUpstream((request) => {
+      if (request.path.endsWith('/responses/compact')) return { status: 404, json: { detail: 'Not Found' } };
+      if (request.body.includes('"compaction_trigger"')) return { status: 400, json: { object: 'error', message: "1 validation error: input.4.type: Input tag 'compaction_trigger' found using 'type' does not match any of the expected tags", type: 'BadRequestError', param: null, code: 400 } };
+      return strict.handle(request);
+    });
     gw = await spawnGateway({
       config: {
         providers: {
@@ -152,6 +159,23 @@ describe('POST /v1/responses/compact', () => {
     const next = await openai.responses.create({ model, input: [...users, done[0], { role: 'user', content: 'Go on.' }], store: false });
     expect(next.output_text).toBe(SUMMARY);
     expect(JSON.stringify(fake.requests[0]!.json)).toContain(SUMMARY);
+  });
+
+  it('answers a compaction_trigger turn on a Responses server that refuses the item (400): the model summarizes there', async () => {
+    routeless.requests.length = 0;
+    const input = [...history, { type: 'compaction_trigger' }] as any[];
+    const stream = await openai.responses.create({ model: 'vl/qwen', input, tools, stream: true, store: false } as any);
+    const done: any[] = [];
+    for await (const event of stream as unknown as AsyncIterable<any>) if (event.type === 'response.output_item.done') done.push(event.item);
+    expect(routeless.requests).toHaveLength(2);
+    const asked = JSON.stringify(routeless.requests[1]!.json);
+    expect(asked).toContain('handoff summary');
+    expect(asked).not.toContain('compaction_trigger');
+    expect(done.map((item) => item.type)).toEqual(['compaction']);
+    expect(done[0].encrypted_content).toMatch(/^gwcmp:/);
+    // Any other refusal of such a server is the client's to see.
+    const error = await openai.responses.create({ model: 'vl/qwen', input: [{ role: 'user', content: 'hi' }], max_output_tokens: 100_000, store: false }).catch((e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
   });
 
   it('reads a gateway compaction item on an OpenAI passthrough as the summary (the conversation moved to an OpenAI model)', async () => {

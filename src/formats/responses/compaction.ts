@@ -22,6 +22,12 @@ const COMPACTION_PROMPT = [
 /** How a gateway compaction item reads to the model that continues. */
 const SUMMARY_HEADER = 'Summary of the earlier conversation, written when its context was compacted:\n\n';
 
+/** True when a Responses body's `input` holds a `compaction_trigger` item (Codex's remote compaction v2): it asks for a compaction. */
+export function hasCompactionTrigger(body: Record<string, unknown>): boolean {
+  const input = body.input;
+  return Array.isArray(input) && input.some((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'compaction_trigger');
+}
+
 /** The summary request for a compaction: the history, then the prompt as the last user turn; no tool may be called. */
 export function compactionRequest(request: ChatRequest): ChatRequest {
   const out: ChatRequest = { ...request, messages: [...request.messages, { role: 'user', content: [{ type: 'text', text: COMPACTION_PROMPT }] }] };

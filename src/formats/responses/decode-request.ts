@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MODEL_FIELD, requireFields } from '../shared/index.ts';
 import type { ChatRequest, TextPart, Unconvertible } from '../../ir/index.ts';
+import { hasCompactionTrigger } from './compaction.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
 import { decodeReasoning, decodeText } from './decode-settings.ts';
 import { decodeToolChoice, decodeTools } from './decode-tools.ts';
@@ -64,7 +65,7 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
     stream: scalars.stream ?? false,
   };
   if (unresolved.length > 0) request.unresolvedReferences = unresolved;
-  if (Array.isArray(raw.input) && raw.input.some((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'compaction_trigger')) request.compaction = true;
+  if (hasCompactionTrigger(raw)) request.compaction = true;
   if (unconvertible.length > 0) request.unconvertible = unconvertible;
   if (scalars.max_output_tokens != null) request.maxTokens = scalars.max_output_tokens;
   if (scalars.temperature != null) request.temperature = scalars.temperature;

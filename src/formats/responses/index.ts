@@ -74,6 +74,6 @@ export { responseIdFor, storedItemId, storedItemPlace } from './create-id.ts';
 export { encryptedContentFor } from './encode-output.ts';
 export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';
 export { nameStoredIds } from './pass-through.ts';
-export { compactionRequest, compactedResponse } from './compaction.ts';
+export { compactionRequest, compactedResponse, hasCompactionTrigger } from './compaction.ts';
 export { replayResponseStream } from './replay-stream.ts';
 export { inputItemsOf, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';
