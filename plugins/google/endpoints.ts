@@ -31,7 +31,7 @@ export interface GooglePaths {
   /** Vertex only: Claude's `:rawPredict` / `:streamRawPredict`. */
   claude(model: string, stream: boolean): string;
   claudeCount(): string;
-  /** AI Studio only: `…/models/{m}:batchEmbedContents`. */
+  /** Embeddings: `…/models/{m}:batchEmbedContents` (AI Studio) or `…/models/{m}:predict` (Vertex). */
   embed(model: string): string;
   /** Veo: `…/models/{m}:predictLongRunning`. */
   veoSubmit(model: string): string;

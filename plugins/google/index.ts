@@ -92,7 +92,7 @@ export default definePlugin<GoogleOptions>({
     // Veo's clips: AI Studio serves them as file downloads, Vertex inline or in Cloud Storage (a baseURL stands in for both hosts).
     const jobs = googleVideos({ providerId: ctx.id, vertex, client, http: ctx.http, authorize, paths, storageOrigin: ctx.baseURL ? upstreamOrigin(options, ctx.baseURL) : 'https://storage.googleapis.com' });
     // Embedding models (gemini-embedding-001, …) answer OpenAI's embeddings and the Gemini face's embedContent.
-    const embeddings = googleEmbeddings({ providerId: ctx.id, vertex, client, authorize, paths, headers: ctx.headers });
+    const embeddings = googleEmbeddings({ vertex, client, authorize, paths, headers: ctx.headers });
     return { models, chat, countTokens, embeddings, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
   },
 });

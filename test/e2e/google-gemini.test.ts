@@ -13,7 +13,7 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceAccountKey, startFakeTokenEndpoint, type FakeTokenEndpoint, type ServiceAccountKey } from '../helpers/fake-google-token.ts';
-import { embeddingOf, googleError, startGeminiFake, USAGE, type GeminiFake, type GeminiFakeOptions } from '../helpers/fake-gemini.ts';
+import { embeddingOf, embeddingTokensOf, googleError, startGeminiFake, USAGE, type GeminiFake, type GeminiFakeOptions } from '../helpers/fake-gemini.ts';
 import { startVertexFake, type VertexFake } from '../helpers/fake-vertex.ts';
 import { createFundedKey, creditsUsed } from '../helpers/funded-key.ts';
 import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -226,10 +226,22 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     const face = await genai.models.embedContent({ model: `google/${EMBED}`, contents: ['first text'], config: { outputDimensionality: 8 } });
     expect(face.embeddings?.[0]?.values).toEqual(embeddingOf('first text', 8));
     expect(gemini.rejections).toEqual([]);
-    // Vertex AI's embeddings (:predict) are not served: a clear refusal, nothing sent.
-    const refused = await openai().embeddings.create({ model: `vertex/${EMBED}`, input: 'x' }).catch((error: unknown) => error);
-    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
-    expect(vertex.requests).toHaveLength(0);
+  });
+
+  it("embeddings on Vertex AI: one :predict per input (gemini-embedding-001 takes one instance), Google's token counts as usage and bill", async () => {
+    const before = await usedCredits();
+    const texts = ['first text', 'the second text', 'third'];
+    const answer = await openai().embeddings.create({ model: `vertex/${EMBED}`, input: texts, dimensions: 4, encoding_format: 'float' });
+    expect(answer.data.map((item) => item.embedding)).toEqual(texts.map((text) => embeddingOf(text, 4)));
+    const tokens = texts.reduce((sum, text) => sum + embeddingTokensOf(text), 0);
+    expect(answer.usage).toEqual({ prompt_tokens: tokens, total_tokens: tokens });
+    expect(vertex.requests.map((r) => r.path)).toEqual(texts.map(() => `/v1/projects/gw-vertex/locations/global/publishers/google/models/${EMBED}:predict`));
+    expect(vertex.requests.map((r) => r.json).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      texts.map((content) => ({ instances: [{ content }], parameters: { outputDimensionality: 4 } })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    expect(vertex.rejections).toEqual([]);
+    // Google's count billed at the catalog's input price for gemini-embedding-001: $0.15 per million tokens (credits are milli-dollars).
+    await expect.poll(async () => (await usedCredits()) - before, { timeout: 5000 }).toBeCloseTo((tokens * 0.15) / 1000, 8);
   });
 
   it('Vertex Gemini on the global host path, with a bearer token from the token endpoint (minted once)', async () => {

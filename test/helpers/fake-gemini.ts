@@ -283,6 +283,23 @@ function embedReply(body: Json, model: string): FakeReply {
   return { json: { embeddings } };
 }
 
+/** Vertex's `:predict` for an embedding model: one instance a call (gemini-embedding-001's rule), its vector and token count. */
+function predictEmbedReply(body: Json): FakeReply {
+  checkKeys(body, names(['instances', 'parameters']), '');
+  checkKeys(body.parameters, names(['outputDimensionality', 'autoTruncate']), 'parameters');
+  const instances: Json[] = Array.isArray(body.instances) ? body.instances : reject('instances is required');
+  if (instances.length !== 1) reject('Unable to submit request because the model supports only 1 instance per request. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/text-embeddings-api');
+  checkKeys(instances[0], names(['content', 'taskType', 'title']), 'instances[0]');
+  const text = typeof instances[0].content === 'string' ? instances[0].content : reject('instances[0].content must be a string');
+  const values = embeddingOf(text, body.parameters?.outputDimensionality ?? 3072);
+  return { json: { predictions: [{ embeddings: { values, statistics: { token_count: embeddingTokensOf(text), truncated: false } } }], metadata: { billableCharacterCount: text.length } } };
+}
+
+/** The token count Vertex's fake reports for an embedded text (a test computes the same). */
+export function embeddingTokensOf(text: string): number {
+  return 1 + text.split(' ').length;
+}
+
 /** The fake's vector for a text (a test computes the same). */
 export function embeddingOf(text: string, dimensions: number): number[] {
   return Array.from({ length: dimensions }, (_, i) => ((text.length + i) % 7) / 7);
@@ -312,8 +329,9 @@ export function createGeminiHandler(options: GeminiFakeOptions): GeminiHandler {
       try {
         const body: Json = request.json ?? reject('Invalid JSON payload received.');
         if (route.method === 'countTokens') return countReply(body, vertex, options.cachedTokens);
-        if ((model.embedding === true) !== (route.method === 'batchEmbedContents')) return googleError(404, 'NOT_FOUND', `models/${route.model} is not found for API version v1beta, or is not supported for ${route.method}.`);
-        if (route.method === 'batchEmbedContents') return embedReply(body, route.model);
+        const embedMethod = vertex ? 'predict' : 'batchEmbedContents';
+        if ((model.embedding === true) !== (route.method === embedMethod)) return googleError(404, 'NOT_FOUND', `models/${route.model} is not found for API version v1beta, or is not supported for ${route.method}.`);
+        if (route.method === embedMethod) return vertex ? predictEmbedReply(body) : embedReply(body, route.model);
         if (route.method !== 'generateContent' && route.method !== 'streamGenerateContent') return googleError(404, 'NOT_FOUND', `Method ${route.method} not found.`);
         checkBody(body, model, issued);
         return reply(body, route, model, options, issued);
