@@ -61,18 +61,9 @@ describe('Claude Code through the gateway', () => {
     for (const fake of [chat, responses, messages, gemini]) await fake?.close();
   });
 
-  it("answers Claude Code's HEAD / probe with 200", async () => {
-    expect((await fetch(gw.url, { method: 'HEAD' })).status).toBe(200);
-  });
-
-  it.each([
-    ['ant/my-claude', () => messages],
-    ['oc/gpt-4o-mini', () => chat],
-    ['or/gpt-4.1', () => responses],
-  ])('claude -p with %s writes the file', async (model, fakeOf) => {
-    const fake = fakeOf();
-    workDir = tempDir('gw-claude-code-');
-    const run = await execa(claudeBin(), ['-p', `Create hello.txt in this directory containing: ${CONTENT}`, '--model', model, '--allowedTools', 'Write', '--output-format', 'json', '--max-turns', '4'], {
+  /** `claude -p` in `workDir` on `model`, with one tool allowed, answering in JSON. */
+  const claude = (model: string, prompt: string, tool: string) =>
+    execa(claudeBin(), ['-p', prompt, '--model', model, '--allowedTools', tool, '--output-format', 'json', '--max-turns', '4'], {
       cwd: workDir,
       env: clientEnv({
         ANTHROPIC_BASE_URL: gw.url,
@@ -86,6 +77,19 @@ describe('Claude Code through the gateway', () => {
       timeout: 120_000,
       stdin: 'ignore',
     });
+
+  it("answers Claude Code's HEAD / probe with 200", async () => {
+    expect((await fetch(gw.url, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it.each([
+    ['ant/my-claude', () => messages],
+    ['oc/gpt-4o-mini', () => chat],
+    ['or/gpt-4.1', () => responses],
+  ])('claude -p with %s writes the file', async (model, fakeOf) => {
+    const fake = fakeOf();
+    workDir = tempDir('gw-claude-code-');
+    const run = await claude(model, `Create hello.txt in this directory containing: ${CONTENT}`, 'Write');
     const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}\nrejections: ${fake.rejections.join(' | ')}\npaths: ${fake.requests.map((r) => `${r.method} ${r.path} ${r.headers['anthropic-beta'] ?? ''}`).join(', ')}`;
     expect(fake.rejections, report).toEqual([]);
     expect(run.exitCode, report).toBe(0);
@@ -109,14 +113,7 @@ describe('Claude Code through the gateway', () => {
     readFile = file;
     fs.writeFileSync(path.join(workDir, file), bytes);
     gemini.requests.length = 0;
-    const run = await execa(claudeBin(), ['-p', `Look at ${file}`, '--model', model, '--allowedTools', 'Read', '--output-format', 'json', '--max-turns', '4'], {
-      cwd: workDir,
-      env: clientEnv({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_AUTH_TOKEN: gw.key!, ANTHROPIC_SMALL_FAST_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: model }),
-      extendEnv: false,
-      reject: false,
-      timeout: 120_000,
-      stdin: 'ignore',
-    });
+    const run = await claude(model, `Look at ${file}`, 'Read');
     const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}\nrejections: ${gemini.rejections.join(' | ')}`;
     expect(gemini.rejections, report).toEqual([]);
     expect(run.exitCode, report).toBe(0);
