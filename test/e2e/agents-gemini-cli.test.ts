@@ -21,6 +21,14 @@ describe('gemini-cli through the gateway', () => {
   let gemini: GeminiFake;
   let chat: StrictFake;
   let gw: SpawnedGateway;
+  /** A fresh work dir and HOME for one gemini-cli run with `key`, settings for API-key auth (no telemetry, no updates). */
+  const freshRun = (key: string) => {
+    workDir = tempDir('gw-gemini-cli-');
+    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: key, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
+    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    return env;
+  };
   const write = (names: string[]) => (names.includes('write_file') ? { name: 'write_file', input: { file_path: path.join(workDir, 'hello.txt'), content: CONTENT } } : undefined);
 
   beforeAll(async () => {
@@ -47,10 +55,7 @@ describe('gemini-cli through the gateway', () => {
     ['oc/gpt-4o-mini', () => chat],
   ])('writes a file with one tool call on %s', async (model, fake) => {
     const before = fake().requests.length;
-    workDir = tempDir('gw-gemini-cli-');
-    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: gw.key!, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
-    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
-    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const env = freshRun(gw.key!);
     const run = await execaNode(GEMINI_JS, ['-m', model, '--yolo', '-p', `Write the text "${CONTENT}" to the file hello.txt in ${workDir}.`], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 120_000 });
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8')).toBe(CONTENT);
@@ -76,10 +81,7 @@ describe('gemini-cli through the gateway', () => {
     };
     gemini.failNext({ status: 429, json: { error: quota } });
     const before = gemini.requests.length;
-    workDir = tempDir('gw-gemini-cli-');
-    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: gw.key!, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
-    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
-    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const env = freshRun(gw.key!);
     // Without the QuotaFailure, gemini-cli took the 429 for a passing rate limit and retried it after 17 s (and got an answer).
     const run = await execaNode(GEMINI_JS, ['-m', 'google/gemini-2.5-flash', '-p', 'Say hi.'], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 60_000 });
     expect(run.timedOut, `${run.stdout}\n${run.stderr}`).toBe(false);
@@ -93,10 +95,7 @@ describe('gemini-cli through the gateway', () => {
     expect((await cli(['accounts', 'create', '--email', 'quota@example.com', '--credits', '1000', '--quota', '1'])).exitCode).toBe(0);
     const key = (JSON.parse(String((await cli(['keys', 'create', '--account', 'quota@example.com', '--json'])).stdout)) as { key: string }).key;
     const before = gemini.requests.length;
-    workDir = tempDir('gw-gemini-cli-');
-    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: key, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
-    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
-    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const env = freshRun(key);
     // Without the RetryInfo, gemini-cli took the 429 for a passing rate limit: 10 attempts, 5 s to 30 s apart (over 3 minutes).
     const run = await execaNode(GEMINI_JS, ['-m', 'google/gemini-2.5-flash', '-p', 'Say hi.'], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 90_000 });
     expect(run.timedOut, `${run.stdout}\n${run.stderr}`).toBe(false);
