@@ -11,7 +11,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { createStrictHandler, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
@@ -35,6 +36,8 @@ describe('Codex through the gateway', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
+  /** A Responses server without OpenAI's compaction (vLLM-like): no compact route, a compaction_trigger item fails its validation. */
+  let vllm: StrictFake;
   let gw: SpawnedGateway;
 
   beforeAll(async () => {
@@ -42,19 +45,27 @@ describe('Codex through the gateway', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
+    const strict = createStrictHandler({ format: 'responses', models: { qwen: { maxOutput: 32000, reasoning: true } }, pick });
+    const server = await startFakeUpstream((request) => {
+      if (request.path.endsWith('/responses/compact')) return { status: 404, json: { detail: 'Not Found' } };
+      if (request.body.includes('"compaction_trigger"')) return { status: 400, json: { object: 'error', message: "input: Input tag 'compaction_trigger' found using 'type' does not match any of the expected tags", type: 'BadRequestError', param: null, code: 400 } };
+      return strict.handle(request);
+    });
+    vllm = Object.defineProperties(server as StrictFake, { rejections: { value: strict.rejections }, cacheHits: { get: () => strict.cacheHits } });
     gw = await spawnGateway({
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          vl: { plugin: 'openai', baseURL: `${vllm.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['qwen'] },
         },
       },
     });
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
+    for (const fake of [chat, responses, messages, vllm]) await fake?.close();
   });
 
   /** `codex exec` in a fresh directory with its own CODEX_HOME holding `config` (config.toml lines), asked to write hello.txt. */
@@ -116,13 +127,18 @@ describe('Codex through the gateway', () => {
   // Codex on its built-in OpenAI provider (`openai_base_url` at the gateway) compacts remotely: a
   // streamed /v1/responses whose input ends with `compaction_trigger`, read as exactly one
   // `compaction` output item (remote compaction v2), and it has no local fallback. On a converted
-  // route the gateway has the model write the summary and answers with that item.
-  it('compacts its context through the gateway on a converted route (openai_base_url, remote compaction)', async () => {
-    messages.requests.length = 0;
-    const run = await codexWrites(['model = "ant/claude-up"', `openai_base_url = "${gw.url}/v1"`, 'model_auto_compact_token_limit = 100'], { CODEX_API_KEY: gw.key! });
-    const bodies = messages.requests.map((request) => JSON.stringify(request.json));
-    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrejections: ${messages.rejections.join(' | ')}\nrequests: ${messages.requests.length}`;
-    expect(messages.rejections, report).toEqual([]);
+  // route the gateway has the model write the summary and answers with that item; so it does on a
+  // Responses server that refuses the trigger (a passthrough that would otherwise fail the compaction).
+  it.each([
+    ['ant/claude-up', () => messages],
+    ['vl/qwen', () => vllm],
+  ])('compacts its context through the gateway on %s (openai_base_url, remote compaction)', async (model, fakeOf) => {
+    const fake = fakeOf();
+    fake.requests.length = 0;
+    const run = await codexWrites([`model = "${model}"`, `openai_base_url = "${gw.url}/v1"`, 'model_auto_compact_token_limit = 100'], { CODEX_API_KEY: gw.key! });
+    const bodies = fake.requests.map((request) => JSON.stringify(request.json));
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.length}`;
+    expect(fake.rejections, report).toEqual([]);
     expect(run.exitCode, report).toBe(0);
     expect(run.stderr, report).not.toContain('Error running remote compact task');
     expect(run.stderr, report).toContain('context compacted');
