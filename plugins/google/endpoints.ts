@@ -33,6 +33,8 @@ export interface GooglePaths {
   claudeCount(): string;
   /** Embeddings: `…/models/{m}:batchEmbedContents` (AI Studio) or `…/models/{m}:predict` (Vertex). */
   embed(model: string): string;
+  /** Imagen: `…/models/{m}:predict`. */
+  imagenPredict(model: string): string;
   /** Veo: `…/models/{m}:predictLongRunning`. */
   veoSubmit(model: string): string;
   /** Veo: the operation's poll, `GET /v1beta/{operation}` (AI Studio) or `POST …/models/{m}:fetchPredictOperation` (Vertex). */
@@ -60,6 +62,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
       claude: noClaude,
       claudeCount: noClaude,
       embed: (model) => `${base}/${segment(model)}:batchEmbedContents`,
+      imagenPredict: (model) => `${base}/${segment(model)}:predict`,
       veoSubmit: (model) => `${base}/${segment(model)}:predictLongRunning`,
       veoOperation: (_model, operation) => `/${options.apiVersion ?? 'v1beta'}/${operationPath(operation)}`,
     };
@@ -71,6 +74,7 @@ export function googlePaths(options: GoogleOptions, project: string | undefined)
     claude: (model, stream) => `${base}/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
     claudeCount: () => `${base}/anthropic/models/count-tokens:rawPredict`,
     embed: (model) => `${base}/google/models/${segment(model)}:predict`,
+    imagenPredict: (model) => `${base}/google/models/${segment(model)}:predict`,
     veoSubmit: (model) => `${base}/google/models/${segment(model)}:predictLongRunning`,
     veoOperation: (model) => `${base}/google/models/${segment(model)}:fetchPredictOperation`,
   };

@@ -1,7 +1,8 @@
 import { definePlugin, GatewayError, type ChatCall, type HttpClient, type ModelSpec, type RequestPatch, type RequestPatchContext, type UpstreamResponse } from 'gateway/plugin-kit';
 import { serviceAccountTokens, staticToken, type TokenSource } from './access-token.ts';
 import { googlePaths, upstreamOrigin } from './endpoints.ts';
-import { describeGoogleModel, GEMINI_MODELS, GOOGLE_MODEL_FACTS, VEO_MODELS, VERTEX_CLAUDE_MODELS } from './models.ts';
+import { describeGoogleModel, GEMINI_IMAGE_MODELS, GEMINI_MODELS, GOOGLE_MODEL_FACTS, VEO_MODELS, VERTEX_CLAUDE_MODELS } from './models.ts';
+import { googleImages, IMAGEN_MODELS } from './images.ts';
 import { OPTION_KEYS, parseGoogleOptions, type GoogleOptions } from './options.ts';
 import { loadServiceAccount } from './service-account.ts';
 import { countTokensBody } from './count-tokens-body.ts';
@@ -88,11 +89,13 @@ export default definePlugin<GoogleOptions>({
       return send(call, paths.geminiCount(call.model), JSON.stringify(countTokensBody(call, options.api)), { accept: 'application/json' });
     }
 
-    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS, ...VEO_MODELS] : [...GEMINI_MODELS, ...VEO_MODELS];
+    const media = [...GEMINI_IMAGE_MODELS, ...IMAGEN_MODELS, ...VEO_MODELS];
+    const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS, ...media] : [...GEMINI_MODELS, ...media];
+    const images = googleImages({ providerId: ctx.id, client, authorize, paths });
     // Veo's clips: AI Studio serves them as file downloads, Vertex inline or in Cloud Storage (a baseURL stands in for both hosts).
     const jobs = googleVideos({ providerId: ctx.id, vertex, client, http: ctx.http, authorize, paths, storageOrigin: ctx.baseURL ? upstreamOrigin(options, ctx.baseURL) : 'https://storage.googleapis.com' });
     // Embedding models (gemini-embedding-001, …) answer OpenAI's embeddings and the Gemini face's embedContent.
     const embeddings = googleEmbeddings({ vertex, client, authorize, paths, headers: ctx.headers });
-    return { models, chat, countTokens, embeddings, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
+    return { models, chat, countTokens, embeddings, images, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };
   },
 });

@@ -1,4 +1,5 @@
 import type { ModelSpec } from 'gateway/plugin-kit';
+import { IMAGEN_MODELS } from './images.ts';
 
 /*
  * Facts about Google's model ids for the plugin's `catalog.models`. Prices (cached and
@@ -37,6 +38,17 @@ export const VERTEX_CLAUDE_MODELS: ModelSpec[] = [
   claude('claude-opus-4-1@20250805', 32_000),
 ];
 
+/**
+ * Gemini's image models ("Nano Banana"): chat models whose answers hold images (a Chat client
+ * asks with `modalities`), also served on the images endpoints at a price per image.
+ */
+function geminiImage(id: string, displayName: string, image: number): ModelSpec {
+  return { ...gemini(id, displayName, 32_768, 65_536), capabilities: ['streaming', 'vision', 'thinking'], modalities: { input: ['text', 'image'], output: ['text', 'image'] }, pricing: { image } };
+}
+
+/** USD per 1K image as Google's pricing page listed them in November 2026 (~1,290 output tokens at $30 per million; Gemini 3 Pro Image $0.134). */
+export const GEMINI_IMAGE_MODELS: ModelSpec[] = [geminiImage('gemini-2.5-flash-image', 'Gemini 2.5 Flash Image', 0.039), geminiImage('gemini-3-pro-image-preview', 'Gemini 3 Pro Image Preview', 0.134)];
+
 /** A Veo model: one clip per job, billed per second of video; 16:9 and 9:16 at the resolutions it makes. */
 function veo(id: string, displayName: string, perSecond: number, fullHd = true): ModelSpec {
   const sizes = fullHd ? ['1280x720', '720x1280', '1920x1080', '1080x1920'] : ['1280x720', '720x1280'];
@@ -67,6 +79,8 @@ export const GOOGLE_MODEL_FACTS: ModelSpec[] = [
   claude('claude-opus-4-1', 32_000),
   claude('claude-opus-4-5', 64_000),
   claude('claude-sonnet-4', 64_000),
+  ...GEMINI_IMAGE_MODELS,
+  ...IMAGEN_MODELS,
   ...VEO_MODELS,
 ];
 
@@ -85,6 +99,7 @@ export function describeGoogleModel(id: string): Partial<ModelSpec> | undefined 
   if (id.startsWith('veo-')) return { type: 'video_generation' };
   // gemini-embedding-001, text-embedding-004, embedding-001: vectors, not chat.
   if (/(^|-)embedding(-|$)/.test(id)) return { type: 'embedding', capabilities: [], modalities: { input: ['text'], output: ['text'] } };
+  if (id.startsWith('imagen-')) return { type: 'image_generation' };
   if (id.startsWith('claude-')) return { type: 'chat', capabilities: CLAUDE_CAPS, formats: ['messages'] };
   if (id.startsWith('gemini-')) return { type: 'chat', capabilities: GEMINI_CAPS, modalities: GEMINI_IO, formats: ['gemini'], pricing: groundingPricing(id) };
   return undefined;

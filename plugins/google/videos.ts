@@ -142,7 +142,7 @@ export function googleVideos(ctx: GoogleVideoContext): JobsCapability {
       const error = record(op.error);
       if (error) return { phase: 'failed', error: operationError(error) };
       const clip = clipOf(record(op.response));
-      if ('filtered' in clip) return { phase: 'failed', error: { code: 'content_filtered', message: clip.filtered } };
+      if ('filtered' in clip) return { phase: 'failed', error: { code: 'content_filter', message: clip.filtered } };
       const seconds = Number(ref.state.seconds);
       return {
         phase: 'completed',

@@ -27,6 +27,11 @@ const MEDIA_CAPS: ReadonlySet<ModelCapability> = new Set(['image_edit', 'speech'
  * the call. The capability must be listed too, unless the model lists no media capability at
  * all (a hand-written config entry such as `{ id: 'whisper-1', type: 'audio' }`).
  */
+/** An image model, or a chat model whose answers hold images (Gemini's image models) when its provider serves the images calls. */
+function makesImages(spec: CatalogModel['spec']): boolean {
+  return spec.type === 'image_generation' || (spec.type === 'chat' && spec.modalities?.output?.includes('image') === true);
+}
+
 export function supportsTask(model: CatalogModel, task: MediaTask): boolean {
   const { spec, provider } = model;
   const caps = spec.capabilities ?? [];
@@ -36,9 +41,9 @@ export function supportsTask(model: CatalogModel, task: MediaTask): boolean {
   const audio = provider.instance.audio;
   switch (task) {
     case 'image_generation':
-      return spec.type === 'image_generation' && Boolean(images?.generate);
+      return makesImages(spec) && Boolean(images?.generate);
     case 'image_edit':
-      return spec.type === 'image_generation' && Boolean(images?.edit) && listed('image_edit');
+      return makesImages(spec) && Boolean(images?.edit) && listed('image_edit');
     case 'speech':
       return spec.type === 'audio' && Boolean(audio?.speech) && listed('speech');
     case 'transcription':

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeVeo, VEO_MP4, type FakeVeo } from '../helpers/fake-veo.ts';
+import { startFakeGoogleMedia, VEO_MP4, type FakeGoogleMedia } from '../helpers/fake-google-media.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
 
@@ -10,12 +10,12 @@ type Video = OpenAI.Videos.Video & { usage?: { cost: number } };
 describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), with the OpenAI SDK', () => {
   const dir = tempDir('gw-veo-');
   const dataDir = path.join(dir, 'data');
-  let veo: FakeVeo;
+  let veo: FakeGoogleMedia;
   let gw: SpawnedGateway;
   let client: OpenAI;
 
   beforeAll(async () => {
-    veo = await startFakeVeo();
+    veo = await startFakeGoogleMedia();
     const configFile = writeConfig(dir, {
       providers: {
         studio: { plugin: 'google', baseURL: veo.url, apiKey: veo.apiKey },
@@ -53,7 +53,7 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     expect([done.status, fail.status, block.status]).toEqual(['completed', 'failed', 'failed']);
     expect(done).toMatchObject({ seconds: '8', size: '1280x720', progress: 100 });
     expect(fail.error).toEqual({ code: 'invalid_argument', message: 'The prompt could not be turned into a video.' });
-    expect(block.error).toMatchObject({ code: 'content_filtered', message: expect.stringContaining('usage guidelines') });
+    expect(block.error).toMatchObject({ code: 'content_filter', message: expect.stringContaining('usage guidelines') });
     // What went up: Veo's own body, the size as aspect ratio and resolution, the extra field as a parameter, one sample.
     const job = [...veo.jobs.values()].find((j) => j.instance.prompt === 'a paper boat on a pond')!;
     expect(job).toMatchObject({ model: 'veo-3.1-generate-preview', vertex: false, parameters: { sampleCount: 1, durationSeconds: 8, aspectRatio: '16:9', resolution: '720p', negativePrompt: 'rain' } });

@@ -1,5 +1,8 @@
 /**
- * A strict fake of Veo behind Google's long-running operations, both faces on one port:
+ * A strict fake of Google's media models. Imagen: `POST /v1beta/models/{m}:predict`
+ * (x-goog-api-key; `instances[0].prompt`, `parameters` with `sampleCount` 1–4, `aspectRatio`…;
+ * a prompt with "blocked" gets every image filtered, `raiFilteredReason` in place of its bytes).
+ * Veo, behind Google's long-running operations, both faces on one port:
  * - AI Studio: `POST /v1beta/models/{m}:predictLongRunning` (x-goog-api-key), polled with
  *   `GET /v1beta/models/{m}/operations/{id}`; a finished clip is a file URI
  *   (`/v1beta/files/{id}:download?alt=media`, key required) that redirects to a signed URL
@@ -14,6 +17,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The PNG Imagen makes here (a real 1×1 image). */
+export const IMAGEN_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
 export const VEO_MP4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.from('veo clip '), Buffer.alloc(48, 9)]);
 
 export interface VeoJob {
@@ -25,7 +31,7 @@ export interface VeoJob {
   polls: number;
 }
 
-export interface FakeVeo {
+export interface FakeGoogleMedia {
   url: string;
   apiKey: string;
   token: string;
@@ -35,8 +41,13 @@ export interface FakeVeo {
   requests: Array<{ method: string; path: string; key: boolean; bearer: boolean }>;
   /** Requests refused (a body Google would refuse, a wrong credential), with the reason. */
   rejections: string[];
+  /** Imagen `:predict` calls, as received. */
+  imagenCalls: Array<{ model: string; prompt: string; parameters: Record<string, unknown> }>;
   close(): Promise<void>;
 }
+
+const IMAGEN_PARAMETERS = new Set(['sampleCount', 'aspectRatio', 'personGeneration', 'imageSize', 'outputOptions', 'negativePrompt', 'seed', 'addWatermark', 'enhancePrompt', 'safetySetting', 'language']);
+const ASPECT_RATIOS = new Set(['1:1', '3:4', '4:3', '9:16', '16:9', '2:3', '3:2']);
 
 const INSTANCE_KEYS = new Set(['prompt', 'image', 'lastFrame', 'referenceImages', 'video']);
 const STUDIO_PARAMETERS = new Set(['aspectRatio', 'negativePrompt', 'personGeneration', 'sampleCount', 'durationSeconds', 'resolution', 'enhancePrompt']);
@@ -48,14 +59,15 @@ function googleError(code: number, status: string, message: string): Reply {
   return { status: code, json: { error: { code, message, status } } };
 }
 
-export async function startFakeVeo(): Promise<FakeVeo> {
+export async function startFakeGoogleMedia(): Promise<FakeGoogleMedia> {
   const apiKey = 'veo-upstream-key';
   const token = 'ya29.veo-fake-token';
   const project = 'veo-project';
   const location = 'us-central1';
   const jobs = new Map<string, VeoJob>();
-  const requests: FakeVeo['requests'] = [];
+  const requests: FakeGoogleMedia['requests'] = [];
   const rejections: string[] = [];
+  const imagenCalls: FakeGoogleMedia['imagenCalls'] = [];
   let next = 0;
   let url = '';
 
@@ -112,6 +124,24 @@ export async function startFakeVeo(): Promise<FakeVeo> {
     const bearer = headers.authorization === `Bearer ${token}`;
     requests.push({ method, path, key, bearer });
     let m: RegExpExecArray | null;
+    // Imagen (AI Studio)
+    if ((m = /^\/v1beta\/models\/(imagen-[^/:]+):predict$/.exec(path)) && method === 'POST') {
+      if (!key) return googleError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
+      const b = (body ?? {}) as Record<string, any>;
+      for (const k of Object.keys(b)) if (k !== 'instances' && k !== 'parameters') return refuse(`Invalid JSON payload received. Unknown name "${k}": Cannot find field.`);
+      if (!Array.isArray(b.instances) || b.instances.length !== 1 || typeof b.instances[0]?.prompt !== 'string') return refuse('instances[0].prompt is required.');
+      const parameters = (b.parameters ?? {}) as Record<string, unknown>;
+      for (const k of Object.keys(parameters)) if (!IMAGEN_PARAMETERS.has(k)) return refuse(`Invalid JSON payload received. Unknown name "${k}" at 'parameters': Cannot find field.`);
+      const count = parameters.sampleCount ?? 4;
+      if (typeof count !== 'number' || count < 1 || count > 4) return refuse('sampleCount must be between 1 and 4.');
+      if (parameters.aspectRatio !== undefined && !ASPECT_RATIOS.has(String(parameters.aspectRatio))) return refuse(`Unsupported aspect ratio: ${String(parameters.aspectRatio)}`);
+      imagenCalls.push({ model: m[1], prompt: b.instances[0].prompt, parameters });
+      const blocked = String(b.instances[0].prompt).includes('blocked');
+      const predictions = Array.from({ length: count }, () =>
+        blocked ? { raiFilteredReason: 'Your current safety filter threshold filtered out the generated image.' } : { bytesBase64Encoded: IMAGEN_PNG.toString('base64'), mimeType: 'image/png' },
+      );
+      return { status: 200, json: { predictions } };
+    }
     // AI Studio
     if ((m = /^\/v1beta\/models\/([^/:]+):predictLongRunning$/.exec(path)) && method === 'POST') {
       if (!key) return googleError(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
@@ -200,6 +230,7 @@ export async function startFakeVeo(): Promise<FakeVeo> {
     jobs,
     requests,
     rejections,
+    imagenCalls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
