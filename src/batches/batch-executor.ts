@@ -1,9 +1,9 @@
 import { GatewayError, toGatewayError } from '../errors/index.ts';
-import { runExchange, runMediaExchange, type ExchangeDeps } from '../exchange/index.ts';
-import { decodeEmbeddingRequest, embeddingAttempt } from '../media/index.ts';
+import { runExchange, runMediaExchange, type ExchangeDeps, type MediaCall } from '../exchange/index.ts';
+import { decodeEmbeddingRequest, decodeModerationRequest, embeddingAttempt, moderationAttempt } from '../media/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { newId, SerialTimer } from '../util/index.ts';
-import { callBodyOfLine, EMBEDDINGS_ENDPOINT } from './format-of-endpoint.ts';
+import { callBodyOfLine, EMBEDDINGS_ENDPOINT, isMediaEndpoint } from './format-of-endpoint.ts';
 import { failedLineResponse } from './failed-line-response.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
 import { NativeBatches } from './native-batch.ts';
@@ -240,8 +240,8 @@ export class BatchExecutor {
     const lineId = `batch_req_${newId('x', 16).slice(2)}`;
     try {
       const auth = await this.authOf(batch);
-      if (batch.endpoint === EMBEDDINGS_ENDPOINT) {
-        const body = await this.embedLine(line, auth, requestId, batch.id, !billed.has(requestId));
+      if (isMediaEndpoint(batch.endpoint)) {
+        const body = await this.mediaLine(batch.endpoint, line, auth, requestId, batch.id, !billed.has(requestId));
         const result = { id: lineId, custom_id: line.customId, response: { status_code: 200, request_id: requestId, body }, error: null };
         return { ...base, outcome: 'completed', result: JSON.stringify(result) };
       }
@@ -267,21 +267,20 @@ export class BatchExecutor {
   }
 
   /**
-   * An embeddings line: the same media call as POST /v1/embeddings (routing, the key's scopes,
-   * per-input-token billing), on the batch route at the batch multiplier; its body is the route's.
+   * An embeddings or moderations line: the same media call as POST /v1/embeddings or
+   * /v1/moderations (routing, the key's scopes, per-input-token billing), on the batch route at
+   * the batch multiplier; its body is the route's.
    */
-  private async embedLine(line: BatchInputLine, auth: Awaited<ReturnType<BatchExecutor['authOf']>>, requestId: string, batchId: string, billed: boolean): Promise<Record<string, unknown>> {
-    const request = decodeEmbeddingRequest(line.body);
-    const answer = await runMediaExchange(this.deps, {
-      ...embeddingAttempt(request),
-      auth,
-      route: '/v1/batches',
-      clientAddress: 'batch',
-      ids: { requestId, correlationId: batchId },
-      priceMultiplier: this.deps.config.batches.priceMultiplier,
-      billed,
-      answer: (served) => ({ ...served.value.body, model: served.model.id }),
-    });
+  private mediaLine(endpoint: string, line: BatchInputLine, auth: Awaited<ReturnType<BatchExecutor['authOf']>>, requestId: string, batchId: string, billed: boolean): Promise<Record<string, unknown>> {
+    const call = { auth, route: '/v1/batches', clientAddress: 'batch', ids: { requestId, correlationId: batchId }, priceMultiplier: this.deps.config.batches.priceMultiplier, billed };
+    return endpoint === EMBEDDINGS_ENDPOINT
+      ? this.runMediaLine({ ...embeddingAttempt(decodeEmbeddingRequest(line.body)), ...call })
+      : this.runMediaLine({ ...moderationAttempt(decodeModerationRequest(line.body)), ...call });
+  }
+
+  /** One media line's call; its answer is the route's body under the gateway's model id. */
+  private async runMediaLine<T extends { body: Record<string, unknown> }>(call: Omit<MediaCall<T, Record<string, unknown>>, 'answer'>): Promise<Record<string, unknown>> {
+    const answer = await runMediaExchange(this.deps, { ...call, answer: (served) => ({ ...served.value.body, model: served.model.id }) });
     await answer.settled;
     return answer.value;
   }

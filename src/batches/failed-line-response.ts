@@ -1,7 +1,7 @@
 import { buildErrorEnvelope, type GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { BatchRecord } from '../store/index.ts';
-import { EMBEDDINGS_ENDPOINT, formatOfEndpoint } from './format-of-endpoint.ts';
+import { formatOfEndpoint, isMediaEndpoint } from './format-of-endpoint.ts';
 
 /**
  * A failed line's `response`: its status and the error body the batch's endpoint answers live
@@ -11,6 +11,6 @@ import { EMBEDDINGS_ENDPOINT, formatOfEndpoint } from './format-of-endpoint.ts';
 export function failedLineResponse(batch: BatchRecord, error: GatewayError, requestId: string): { status_code: number; request_id: string; body: Record<string, unknown> } | null {
   if (error.code === 'insufficient_balance') return null;
   const ids = { requestId, correlationId: batch.id };
-  const body = batch.endpoint === EMBEDDINGS_ENDPOINT ? (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>) : getCodec(formatOfEndpoint(batch.endpoint)).encodeError(error, ids);
+  const body = isMediaEndpoint(batch.endpoint) ? (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>) : getCodec(formatOfEndpoint(batch.endpoint)).encodeError(error, ids);
   return { status_code: error.status, request_id: requestId, body };
 }

@@ -1,5 +1,6 @@
 import type { CallBody } from '../exchange/index.ts';
 import { batchEndpoints, formatOfRoute } from '../formats/index.ts';
+import { DEFAULT_MODERATION_MODEL } from '../media/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 
 /** The wire format of a batch endpoint (a registered format's route). */
@@ -26,8 +27,23 @@ export function callBodyOfLine(endpoint: string, body: Record<string, unknown>):
 
 /** The embeddings endpoint: its lines are embeddings media calls, not chat exchanges. */
 export const EMBEDDINGS_ENDPOINT = '/v1/embeddings';
+/** The moderations endpoint: its lines are moderation media calls, `model` defaulting as on the route. */
+export const MODERATIONS_ENDPOINT = '/v1/moderations';
 
-/** Every endpoint a batch may run: each format's body-model route, and embeddings. */
+/** Endpoints whose lines are media calls answered in OpenAI's shape, not chat exchanges. */
+const MEDIA_ENDPOINTS: ReadonlySet<string> = new Set([EMBEDDINGS_ENDPOINT, MODERATIONS_ENDPOINT]);
+
+/** True for a media endpoint (embeddings, moderations). */
+export function isMediaEndpoint(endpoint: string): boolean {
+  return MEDIA_ENDPOINTS.has(endpoint);
+}
+
+/** The model a line of `endpoint` without one asks for (OpenAI's default moderation model), if the endpoint has one. */
+export function defaultModelOf(endpoint: string): string | undefined {
+  return endpoint === MODERATIONS_ENDPOINT ? DEFAULT_MODERATION_MODEL : undefined;
+}
+
+/** Every endpoint a batch may run: each format's body-model route, embeddings and moderations. */
 export function batchEndpointList(): string[] {
-  return [...batchEndpoints(), EMBEDDINGS_ENDPOINT];
+  return [...batchEndpoints(), ...MEDIA_ENDPOINTS];
 }

@@ -2,4 +2,4 @@ export { BatchExecutor, lineRequestId, type BatchExecutorDeps } from './batch-ex
 export { validateBatchInput, type BatchEndpoint, type BatchInputLine } from './validate-input.ts';
 export { type BatchView, type NewBatch, viewBatch, newBatchRecord, windowSeconds, cancelBatch, FINISHED } from './view-batch.ts';
 export { countLines, finishBatch, resultFileIds, type BatchEnd, type FinishBatchDeps } from './finish-batch.ts';
-export { batchEndpointList, EMBEDDINGS_ENDPOINT } from './format-of-endpoint.ts';
+export { batchEndpointList, EMBEDDINGS_ENDPOINT, MODERATIONS_ENDPOINT } from './format-of-endpoint.ts';

@@ -2,13 +2,15 @@
  * POST /v1/moderations through the real gateway with the OpenAI SDK's `moderations.create`
  * (it answered 404 before): the offline `mock` under OpenAI's default model id, the `openai`
  * plugin forwarding to an upstream with its own model id, errors in OpenAI's envelope, the
- * key scope `moderations`, and the metrics' route and operation labels.
+ * key scope `moderations`, the metrics' route and operation labels, and batches of
+ * `/v1/moderations` lines (OpenAI's batch API takes them).
  */
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { parsePrometheus, histogramOf, valueOf } from '../helpers/prometheus.ts';
 import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { until } from '../helpers/until.ts';
 
 const CATEGORIES = [
   'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/intent',
@@ -115,5 +117,28 @@ describe('POST /v1/moderations', () => {
     const families = parsePrometheus(await res.text());
     expect(valueOf(families, 'gateway_requests_total', { route: '/v1/moderations', status: '200', api_format: 'moderations' })).toBeGreaterThan(0);
     expect(histogramOf(families, 'gen_ai_server_request_duration_seconds', { gen_ai_operation_name: 'moderations', gen_ai_request_model: 'mock/omni-moderation-latest' }).count).toBeGreaterThan(0);
+  });
+
+  it('batches of /v1/moderations lines: the default model, the openai plugin, results in OpenAI output lines, a bad line fails alone', async () => {
+    const lines = [
+      { custom_id: 'default', method: 'POST', url: '/v1/moderations', body: { input: 'hello' } },
+      { custom_id: 'upstream', method: 'POST', url: '/v1/moderations', body: { model: 'oai/text-moderation-latest', input: 'hit him' } },
+      { custom_id: 'empty', method: 'POST', url: '/v1/moderations', body: { input: [] } },
+    ];
+    const file = await openai.files.create({ file: await toFile(Buffer.from(lines.map((line) => JSON.stringify(line)).join('\n') + '\n'), 'moderate.jsonl'), purpose: 'batch' });
+    const created = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/moderations', completion_window: '24h' });
+    expect(created.endpoint).toBe('/v1/moderations');
+    const batch = await until('the batch ends', async () => {
+      const now = await openai.batches.retrieve(created.id);
+      return ['completed', 'failed', 'expired', 'cancelled'].includes(now.status) ? now : undefined;
+    });
+    expect(batch.status).toBe('completed');
+    expect(batch.request_counts).toEqual({ total: 3, completed: 2, failed: 1 });
+    const read = async (id: string) => (await (await openai.files.content(id)).text()).trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    const out = Object.fromEntries((await read(batch.output_file_id!)).map((line) => [line.custom_id, line]));
+    expect(out.default.response).toMatchObject({ status_code: 200, body: { model: 'mock/omni-moderation-latest', results: [{ flagged: false }] } });
+    expect(out.upstream.response.body).toEqual({ id: 'modr-upstream1', model: 'oai/text-moderation-latest', results: [UPSTREAM_RESULT] });
+    const errors = await read(batch.error_file_id!);
+    expect(errors.map((line) => [line.custom_id, line.response.status_code, line.error.code])).toEqual([['empty', 422, 'validation_error']]);
   });
 });
