@@ -161,6 +161,18 @@ describe('@google/genai through the gateway', () => {
     expect(JSON.parse((refused as ApiError).message).error.status).toBe('UNAUTHENTICATED');
   });
 
+  it('candidateCount 2 on a converted route is refused before anything goes up (the gateway reads one candidate), on every upstream format', async () => {
+    for (const [format, model] of MODELS) {
+      // Before, on a Chat upstream: n=2 went up (two choices billed) and the client got the first candidate only.
+      const error = await ai.models.generateContent({ model, contents: 'hi', config: { candidateCount: 2 } }).catch((thrown: unknown) => thrown);
+      expect(error, format).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(400);
+      expect(JSON.parse((error as ApiError).message).error).toMatchObject({ status: 'INVALID_ARGUMENT', details: expect.arrayContaining([expect.objectContaining({ reason: 'validation_error' })]) });
+      expect(fakes[format].requests, format).toHaveLength(0);
+    }
+    expect((await ai.models.generateContent({ model: 'oc/o4-mini', contents: 'hi', config: { candidateCount: 1 } })).text).toBe('It is 18°C in Paris.');
+  });
+
   it('GET on a model method (…:generateContent, :streamGenerateContent, :countTokens) is a wrong method, not an unknown model', async () => {
     for (const path of ['/v1beta/models/oc/o4-mini:generateContent', '/v1beta/models/models/oc/o4-mini:streamGenerateContent?alt=sse', '/v1/models/oc/o4-mini:countTokens']) {
       // Before: 404 "The model 'oc/o4-mini:generateContent' does not exist." for a model that does.

@@ -1,3 +1,4 @@
+import { validationError } from '../../errors/index.ts';
 import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openaiUser } from '../shared/index.ts';
@@ -20,6 +21,8 @@ export interface ChatEncodeRequestOptions extends EncodeRequestOptions {
  * usage, which billing and the Messages stream encoder need.
  */
 export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequestOptions): Record<string, unknown> {
+  // A converted answer is read as its first choice: `n` > 1 would bill choices the client never sees (a Chat client's own `n` passes through).
+  if (input.n !== undefined && input.n > 1) throw validationError({ n: 'must be 1: the gateway reads a single choice from a converted OpenAI Chat answer' });
   const reasoningModel = isOpenAIReasoningModel(options.upstreamModel);
   const request = reasoningModel ? adaptForOpenAIReasoningModel(input) : input;
   const body: Record<string, unknown> = { ...request.extra, model: options.upstreamModel };
@@ -31,7 +34,6 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   if (request.maxTokens !== undefined) body[reasoningModel ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
   put(body, 'temperature', request.temperature);
   put(body, 'top_p', request.topP);
-  put(body, 'n', request.n);
   put(body, 'stop', request.stop && request.stop.length > 0 ? request.stop : undefined);
   put(body, 'seed', request.seed);
   put(body, 'presence_penalty', request.presencePenalty);
