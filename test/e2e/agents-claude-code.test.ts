@@ -126,4 +126,20 @@ describe('Claude Code through the gateway', () => {
     if (model.includes('gemini-3')) expect(results.parts[0].functionResponse.parts, report).toEqual([inline]);
     else expect(results.parts.slice(1), report).toEqual([inline]);
   });
+
+  // A tool that failed (Claude Code's Read of a file that is not there: is_error) reached Gemini as a plain result ({result}),
+  // not under `error`, the key Google names for a failed call's details.
+  it('claude -p with gg/gemini-2.5-flash reads a missing file: Gemini gets the failure as the error of the function response', async () => {
+    workDir = tempDir('gw-claude-code-');
+    readFile = 'missing.txt';
+    gemini.requests.length = 0;
+    const run = await claude('gg/gemini-2.5-flash', 'Look at missing.txt', 'Read');
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}\nrejections: ${gemini.rejections.join(' | ')}`;
+    expect(gemini.rejections, report).toEqual([]);
+    expect(run.exitCode, report).toBe(0);
+    const sent = gemini.requests.at(-1)!.json as { contents: Array<{ parts: Array<Record<string, any>> }> };
+    const response = sent.contents.at(-1)!.parts[0].functionResponse.response;
+    expect(Object.keys(response), JSON.stringify(response)).toEqual(['error']);
+    expect(response.error).toMatch(/does not exist/i);
+  });
 });

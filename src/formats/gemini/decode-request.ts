@@ -143,7 +143,10 @@ class ContentReader {
       id = queue?.shift() ?? synthesizedCallId(this.calls++);
     }
     if (response.parts !== undefined) this.unconvertible.push({ field: `${path}.parts`, message: 'has no equivalent in the upstream format' });
-    return { type: 'tool_result', toolCallId: id, content: JSON.stringify(value ?? {}) };
+    const result: ContentPart = { type: 'tool_result', toolCallId: id, content: JSON.stringify(value ?? {}) };
+    // Google's key for error details: a response holding only `error` is a failed call (Anthropic's is_error).
+    if (value && Object.keys(value).length === 1 && value.error !== undefined) result.isError = true;
+    return result;
   }
 }
 

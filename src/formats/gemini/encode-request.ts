@@ -93,7 +93,7 @@ function encodePart(part: ContentPart, message: Message, index: number, names: M
       return [withSignature({ functionCall: call }, part)];
     }
     case 'tool_result': {
-      const response: Json = { name: names.get(part.toolCallId) ?? 'tool', response: resultOf(part.content) };
+      const response: Json = { name: names.get(part.toolCallId) ?? 'tool', response: resultOf(part.content, part.isError === true) };
       if (!isMadeUpId(part.toolCallId)) response.id = part.toolCallId;
       // An image or document the tool gave (Claude Code's Read of a screenshot or a PDF) goes with it, as gemini-cli sends its own:
       // inline data inside the response on Gemini 3 (multimodal function responses), else beside it in the same turn.
@@ -144,9 +144,13 @@ function argsOf(text: string): Json {
   return isRecord(parsed) ? parsed : {};
 }
 
-/** A result's content → `functionResponse.response` (an object): a JSON object as it is, anything else as `{result}`. */
-function resultOf(content: ContentPart[] | string | Array<{ type: string }>): Json {
+/**
+ * A result's content → `functionResponse.response` (an object): a JSON object as it is, anything else as `{result}`;
+ * a failed call's (`is_error`) as `{error}`, the key Google names for error details (gemini-cli sends its tools' errors so).
+ */
+function resultOf(content: ContentPart[] | string | Array<{ type: string }>, failed: boolean): Json {
   const text = typeof content === 'string' ? content : (content as ContentPart[]).map((part) => (part.type === 'text' ? part.text : '')).join('');
+  if (failed) return { error: text };
   const parsed = tryParseJson(text);
   return isRecord(parsed) ? parsed : { result: text };
 }

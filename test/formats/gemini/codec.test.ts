@@ -192,6 +192,18 @@ describe('gemini codec', () => {
     expect(anthropic.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1' });
   });
 
+  it("a failed call travels as Google's `error` key one way and Anthropic's is_error the other", () => {
+    const asked = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'f', args: {} } }] }, { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'f', response: { error: 'no such file' } } }] }] });
+    const anthropic = getCodec('messages').encodeRequest(asked, { upstreamModel: 'claude', defaultMaxTokens: 100 }) as Record<string, any>;
+    expect(anthropic.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true });
+    const fromClaude = getCodec('messages').decodeRequest(
+      { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'no such file', is_error: true }] }] },
+      { ...target, stream: false },
+    );
+    const upstream = gemini.encodeRequest(fromClaude, { upstreamModel: 'gemini-2.5-flash' }) as Record<string, any>;
+    expect(upstream.contents[2].parts[0].functionResponse.response).toEqual({ error: 'no such file' });
+  });
+
   it("a passthrough to Gemini leaves out another vendor's carried thoughts (gwpm:) and gives the turn's unsigned first call the skip value; nothing else changes", () => {
     const prepare = getFormat('gemini').passthrough.prepare!;
     const plain = { contents: [{ role: 'user', parts: [{ text: 'q' }] }] };
