@@ -65,20 +65,28 @@ describe('Responses custom (freeform) tools on converted routes', () => {
     expect(JSON.stringify(fake.requests[0]!.json!.tool_choice)).toContain('apply_patch');
     expect(forced.output.map((item: any) => [item.type, item.name])).toContainEqual(['custom_tool_call', 'apply_patch']);
 
-    const stream = await openai.responses.create({ model, input: 'Add hello.txt', tools: [applyPatch], stream: true, store: false });
-    const types: string[] = [];
-    let deltas = '';
-    let done: any;
-    for await (const event of stream as AsyncIterable<any>) {
-      types.push(event.type);
-      if (event.type === 'response.custom_tool_call_input.delta') deltas += event.delta;
-      if (event.type === 'response.output_item.done' && event.item.type === 'custom_tool_call') done = event.item;
-    }
+    /** The events of a stream: their types, the custom tool input deltas, the custom_tool_call item done. */
+    const read = async (stream: AsyncIterable<any>) => {
+      const seen = { types: [] as string[], deltas: '', done: undefined as any, id: '' };
+      for await (const event of stream) {
+        seen.types.push(event.type);
+        if (event.type === 'response.created') seen.id = event.response.id;
+        if (event.type === 'response.custom_tool_call_input.delta') seen.deltas += event.delta;
+        if (event.type === 'response.output_item.done' && event.item.type === 'custom_tool_call') seen.done = event.item;
+      }
+      return seen;
+    };
+    const streamed = await read((await openai.responses.create({ model, input: 'Add hello.txt', tools: [applyPatch], stream: true })) as AsyncIterable<any>);
     expect(fake.rejections).toEqual([]);
-    expect(types).toContain('response.custom_tool_call_input.done');
-    expect(types).not.toContain('response.function_call_arguments.delta');
-    expect(deltas).toBe(PATCH);
-    expect(done).toMatchObject({ name: 'apply_patch', input: PATCH });
+    expect(streamed.types).toContain('response.custom_tool_call_input.done');
+    expect(streamed.types).not.toContain('response.function_call_arguments.delta');
+    expect(streamed.deltas).toBe(PATCH);
+    expect(streamed.done).toMatchObject({ name: 'apply_patch', input: PATCH });
+    // The stored answer streamed again (GET /v1/responses/{id}?stream=true) sends the same events.
+    const replayed = await read((await openai.responses.retrieve(streamed.id, { stream: true })) as AsyncIterable<any>);
+    expect(replayed.types.filter((type) => type.startsWith('response.custom_tool_call_input'))).toEqual(['response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done']);
+    expect(replayed.deltas).toBe(PATCH);
+    expect(replayed.done).toEqual(streamed.done);
 
     fake.requests.length = 0;
     const next = await openai.responses.create({

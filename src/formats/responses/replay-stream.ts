@@ -43,6 +43,7 @@ function reasoningEvents(item: Json, outputIndex: number, emit: (type: string, p
 function openItem(item: Json): Json {
   if (item.type === 'message') return { ...item, status: 'in_progress', content: [] };
   if (item.type === 'function_call') return { ...item, status: 'in_progress', arguments: '' };
+  if (item.type === 'custom_tool_call') return { ...item, status: 'in_progress', input: '' };
   if (item.type === 'reasoning') {
     const { encrypted_content: _hidden, ...rest } = item;
     return { ...rest, summary: [] };
@@ -76,6 +77,10 @@ export function replayResponseStream(response: Json, startingAfter = -1): SseRec
       const args = typeof item.arguments === 'string' ? item.arguments : '';
       emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: args });
       emit('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: args });
+    } else if (item.type === 'custom_tool_call') {
+      const input = typeof item.input === 'string' ? item.input : '';
+      if (input.length > 0) emit('response.custom_tool_call_input.delta', { item_id: item.id, output_index: outputIndex, delta: input });
+      emit('response.custom_tool_call_input.done', { item_id: item.id, output_index: outputIndex, input });
     }
     emit('response.output_item.done', { output_index: outputIndex, item });
   });
