@@ -1,6 +1,6 @@
-import type { ChatResponse, ContentPart } from '../../ir/index.ts';
+import type { ChatResponse, ContentPart, MediaSource } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
-import { isRecord, nowSeconds, readNumber, readString, stringifyToolInput } from '../shared/index.ts';
+import { isRecord, nowSeconds, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
 import { decodeChatUsage } from './map-usage.ts';
@@ -35,6 +35,7 @@ function decodeMessageContent(message: Record<string, unknown>): ContentPart[] {
   }
   const refusal = readString(message, 'refusal');
   if (refusal) parts.push({ type: 'refusal', refusal });
+  for (const image of madeImages(message.images)) parts.push({ type: 'image', source: image });
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls) {
       if (!isRecord(call) || !isRecord(call.function)) continue;
@@ -48,4 +49,18 @@ function decodeMessageContent(message: Record<string, unknown>): ContentPart[] {
     }
   }
   return parts;
+}
+
+/**
+ * Images the model made, as OpenRouter (and LiteLLM, Vercel's gateway) answer an image model:
+ * `message.images[]` / `delta.images[]`, each `{type: 'image_url', image_url: {url}}`.
+ */
+export function madeImages(images: unknown): MediaSource[] {
+  if (!Array.isArray(images)) return [];
+  const out: MediaSource[] = [];
+  for (const image of images) {
+    const url = isRecord(image) && isRecord(image.image_url) ? readString(image.image_url, 'url') : undefined;
+    if (url) out.push(urlToMediaSource(url));
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import type { StreamDecoder } from '../types.ts';
 import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
+import { madeImages } from './decode-response.ts';
 import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk, type ChunkEnvelope } from './read-content-chunk.ts';
 
 /** Parsed chunks an envelope is taken from before the decoder stops trying (an upstream whose envelopes differ chunk by chunk). */
@@ -107,6 +108,10 @@ class ChatStreamDecoder implements StreamDecoder {
     const refusal = readString(delta, 'refusal');
     if (refusal) this.emit({ type: 'refusal-delta', text: refusal });
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.toolCall(call);
+    for (const image of madeImages(delta.images)) {
+      this.closeBlocks();
+      this.emit({ type: 'image', source: image });
+    }
   }
 
   /** Text content (from a parsed delta or a chunk read as text): opens the text block if another is open. */

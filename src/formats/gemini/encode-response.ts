@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/index.ts';
+import type { ChatRequest, ChatResponse, ContentPart, MediaSource, ReasoningPart } from '../../ir/index.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, tryParseJson } from '../shared/index.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
@@ -53,9 +53,18 @@ export function clientPart(part: ContentPart): Json[] {
       if (signature !== undefined) out.thoughtSignature = signature;
       return [out];
     }
+    case 'image': {
+      const image = madeImagePart(part.source);
+      return image ? [image] : [];
+    }
     default:
       return [];
   }
+}
+
+/** An image the model made, as Gemini's image models write one (`inlineData`); a URL or file id has no such form. */
+export function madeImagePart(source: MediaSource): Json | undefined {
+  return source.kind === 'base64' ? { inlineData: { mimeType: source.mediaType, data: source.data } } : undefined;
 }
 
 /**

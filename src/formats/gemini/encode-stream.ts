@@ -4,7 +4,7 @@ import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { gatewayErrorOf } from '../shared/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { encodeGeminiStreamError } from './errors.ts';
-import { clientCall, clientThought, markUnsignedCall } from './encode-response.ts';
+import { clientCall, clientThought, madeImagePart, markUnsignedCall } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE } from './signature.ts';
@@ -110,6 +110,10 @@ class GeminiStreamEncoder implements StreamEncoder {
         if (!this.called) markUnsignedCall(out);
         this.called = true;
         return [this.chunk([out])];
+      }
+      case 'image': {
+        const image = madeImagePart(part.source);
+        return image ? [this.chunk([image])] : [];
       }
       case 'finish':
         this.reason = part.finishReason;
