@@ -102,9 +102,14 @@ function checkChat(body: Json, model: StrictModel): void {
     if (tool.type !== 'function') reject(`Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`);
     if (!OPENAI_TOOL_NAME.test(tool.function?.name ?? '')) reject(`Invalid 'tools[].function.name': string does not match pattern.`);
   }
-  for (const message of body.messages ?? []) {
+  (body.messages ?? []).forEach((message: Json, i: number) => {
     if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(message.role)) reject(`Invalid value: '${message.role}'. Supported values are: 'system', 'assistant', 'user', 'tool', 'developer'.`);
-  }
+    // OpenAI caps a tool call's id at 40 characters (on the call and on the tool message that answers it).
+    (message.tool_calls ?? []).forEach((call: Json, j: number) => {
+      if (typeof call.id === 'string' && call.id.length > 40) reject(`Invalid 'messages[${i}].tool_calls[${j}].id': string too long. Expected a string with maximum length 40, but got a string with length ${call.id.length} instead.`);
+    });
+    if (typeof message.tool_call_id === 'string' && message.tool_call_id.length > 40) reject(`Invalid 'messages[${i}].tool_call_id': string too long. Expected a string with maximum length 40, but got a string with length ${message.tool_call_id.length} instead.`);
+  });
   if (body.response_format?.type === 'json_object' && !JSON.stringify(body.messages).toLowerCase().includes('json')) reject(`'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.`);
 }
 

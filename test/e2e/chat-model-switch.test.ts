@@ -1,0 +1,73 @@
+/**
+ * A Chat Completions client that switches models mid-session (opencode, LibreChat, an AI SDK app
+ * with a model picker): a tool call made on a Gemini model reached it under an id that carries
+ * Gemini's thought signature (`gwpm_…`, ~150 characters), and the client sends that history on
+ * to an OpenAI model. OpenAI caps a tool call's id at 40 characters and refuses the whole request
+ * (`Invalid 'messages[1].tool_calls[0].id': string too long`); the strict Chat fake does too.
+ * The gateway gives the Chat upstream the call's own id back on the same-format passthrough.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+
+type Json = Record<string, any>;
+
+describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
+  let chat: StrictFake;
+  let gemini: GeminiFake;
+  let gw: SpawnedGateway;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: 'ok' });
+    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => (names.includes('lookup') ? [{ name: 'lookup', args: { city: 'Paris' } }, { name: 'lookup', args: { city: 'Rome' } }] : undefined) });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
+        },
+      },
+    });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await chat?.close();
+    await gemini?.close();
+  });
+
+  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+
+  it.each([false, true])('the Gemini tool calls, answered, go on to the OpenAI model (stream: %s)', async (stream) => {
+    chat.requests.length = 0;
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'Weather in Paris and Rome?' };
+    const first = await openai.chat.completions.create({ model: 'google/gemini-2.5-flash', messages: [question], tools, reasoning_effort: 'low' });
+    const calls = first.choices[0]!.message.tool_calls!;
+    expect(calls).toHaveLength(2);
+    // The first call carries Gemini's signature in its id: far over OpenAI's 40 characters.
+    expect(calls[0]!.id).toMatch(/^gwpm_/);
+    expect(calls[0]!.id.length).toBeGreaterThan(40);
+    const history: OpenAI.ChatCompletionMessageParam[] = [
+      question,
+      { role: 'assistant', content: null, tool_calls: calls },
+      ...calls.map((call) => ({ role: 'tool' as const, tool_call_id: call.id, content: '18°C' })),
+    ];
+    let text = '';
+    if (stream) {
+      for await (const chunk of await openai.chat.completions.create({ model: 'oc/gpt-4o-mini', messages: history, tools, stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
+    } else {
+      text = (await openai.chat.completions.create({ model: 'oc/gpt-4o-mini', messages: history, tools })).choices[0]!.message.content ?? '';
+    }
+    expect(chat.rejections).toEqual([]);
+    expect(text).toBe('ok');
+    // The calls and their answers still pair up, under ids OpenAI takes.
+    const sent = chat.requests.at(-1)!.json as Json;
+    const ids = sent.messages[1].tool_calls.map((call: Json) => call.id);
+    expect(ids.every((id: string) => id.length <= 40)).toBe(true);
+    expect(sent.messages.slice(2).map((m: Json) => m.tool_call_id)).toEqual(ids);
+    expect(new Set(ids).size).toBe(2);
+  });
+});
