@@ -161,6 +161,24 @@ describe('@google/genai through the gateway', () => {
     expect(JSON.parse((refused as ApiError).message).error.status).toBe('UNAUTHENTICATED');
   });
 
+  it("Gemini 3's multimodal function response (an image in functionResponse.parts) reaches every upstream format with the tool's result", async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    for (const [format, model] of MODELS) {
+      const history: Content[] = [
+        { role: 'user', parts: [{ text: 'What is in shot.png?' }] },
+        { role: 'model', parts: [{ functionCall: { id: 'call_read_1', name: 'lookup', args: { city: 'Paris' } } }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'call_read_1', name: 'lookup', response: { output: 'shot.png attached' }, parts: [{ inlineData: { mimeType: 'image/png', data: png } }] } }] },
+      ];
+      // Before: 400 INVALID_ARGUMENT "functionResponse.parts has no equivalent in the upstream format".
+      const answer = await ai.models.generateContent({ model, contents: history, config: { tools: [{ functionDeclarations: [LOOKUP] }] } });
+      expect(answer.functionCalls?.length ?? answer.text?.length, format).toBeGreaterThan(0);
+      const sent = JSON.stringify(fakes[format].requests.at(-1)!.json);
+      expect(sent, format).toContain(png);
+      expect(sent, format).toContain('shot.png attached');
+      expect(fakes[format].rejections, format).toEqual([]);
+    }
+  });
+
   it('candidateCount 2 on a converted route is refused before anything goes up (the gateway reads one candidate), on every upstream format', async () => {
     for (const [format, model] of MODELS) {
       // Before, on a Chat upstream: n=2 went up (two choices billed) and the client got the first candidate only.

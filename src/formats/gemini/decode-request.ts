@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/index.ts';
-import type { ChatRequest, ContentPart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
+import type { ChatRequest, ContentPart, FilePart, ImagePart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, badRequest, collectExtra, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
 import type { RouteTarget } from '../types.ts';
 import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';
@@ -142,11 +142,30 @@ class ContentReader {
       const queue = this.pending.get(name);
       id = queue?.shift() ?? synthesizedCallId(this.calls++);
     }
-    if (response.parts !== undefined) this.unconvertible.push({ field: `${path}.parts`, message: 'has no equivalent in the upstream format' });
-    const result: ContentPart = { type: 'tool_result', toolCallId: id, content: JSON.stringify(value ?? {}) };
+    const output = JSON.stringify(value ?? {});
+    const media = this.resultMedia(response.parts, `${path}.parts`);
+    const result: ContentPart = { type: 'tool_result', toolCallId: id, content: media.length > 0 ? [{ type: 'text', text: output }, ...media] : output };
     // Google's key for error details: a response holding only `error` is a failed call (Anthropic's is_error).
     if (value && Object.keys(value).length === 1 && value.error !== undefined) result.isError = true;
     return result;
+  }
+
+  /**
+   * Gemini 3's multimodal function response (`functionResponse.parts`: an image or a document the
+   * tool gave, as `inlineData` or `fileData`) → the tool result's media, after its JSON output, as
+   * the IR carries a tool result's images and files (each upstream format places them its way).
+   */
+  private resultMedia(value: unknown, path: string): Array<ImagePart | FilePart> {
+    const parts = value === undefined ? [] : (this.check.array(value, path) ?? []);
+    const media: Array<ImagePart | FilePart> = [];
+    parts.forEach((part, i) => {
+      const at = `${path}[${i}]`;
+      if (!isRecord(part) || (part.inlineData === undefined && part.fileData === undefined)) return this.check.fail(at, 'must have inlineData or fileData');
+      const decoded = this.part(part, at, false);
+      if (decoded?.type === 'image' || decoded?.type === 'file') media.push(decoded);
+      else this.unconvertible.push({ field: at, message: 'has no equivalent in the upstream format' });
+    });
+    return media;
   }
 }
 
