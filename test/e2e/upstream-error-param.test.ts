@@ -76,11 +76,15 @@ describe("an upstream refusal's param and code reach the client", () => {
     await upstream?.close();
   });
 
-  const refused = async (call: Promise<unknown>) => {
-    const error = (await call.then(
+  /** The APIError a call was refused with. */
+  const caught = async (call: Promise<unknown>) =>
+    (await call.then(
       () => undefined,
       (e: unknown) => e,
     )) as InstanceType<typeof OpenAI.APIError>;
+
+  const refused = async (call: Promise<unknown>) => {
+    const error = await caught(call);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error).toMatchObject({ status: 400, code: 'bad_request', type: 'invalid_request_error', param: 'messages[0].content' });
     expect((error.error as { details?: Record<string, unknown> }).details).toMatchObject({ provider: 'up', upstream_status: 400, upstream_code: 'string_above_max_length' });
@@ -104,10 +108,7 @@ describe("an upstream refusal's param and code reach the client", () => {
   });
 
   const responsesRefused = async (call: Promise<unknown>) => {
-    const error = (await call.then(
-      () => undefined,
-      (e: unknown) => e,
-    )) as InstanceType<typeof OpenAI.APIError>;
+    const error = await caught(call);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error).toMatchObject({ status: 400, code: 'bad_request', param: RESPONSES_REFUSAL.param });
     expect((error.error as { details?: Record<string, unknown> }).details).toMatchObject({ provider: 'ur', upstream_code: 'invalid_image_url' });
