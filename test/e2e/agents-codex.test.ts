@@ -11,8 +11,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { createStrictHandler, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
-import { startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { startCompactionlessFake, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
@@ -36,7 +35,7 @@ describe('Codex through the gateway', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
-  /** A Responses server without OpenAI's compaction (vLLM-like): no compact route, a compaction_trigger item fails its validation. */
+  /** A Responses server without OpenAI's compaction (vLLM-like). */
   let vllm: StrictFake;
   let gw: SpawnedGateway;
 
@@ -45,13 +44,7 @@ describe('Codex through the gateway', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
-    const strict = createStrictHandler({ format: 'responses', models: { qwen: { maxOutput: 32000, reasoning: true } }, pick });
-    const server = await startFakeUpstream((request) => {
-      if (request.path.endsWith('/responses/compact')) return { status: 404, json: { detail: 'Not Found' } };
-      if (request.body.includes('"compaction_trigger"')) return { status: 400, json: { object: 'error', message: "input: Input tag 'compaction_trigger' found using 'type' does not match any of the expected tags", type: 'BadRequestError', param: null, code: 400 } };
-      return strict.handle(request);
-    });
-    vllm = Object.defineProperties(server as StrictFake, { rejections: { value: strict.rejections }, cacheHits: { get: () => strict.cacheHits } });
+    vllm = await startCompactionlessFake({ models: { qwen: { maxOutput: 32000, reasoning: true } }, pick });
     gw = await spawnGateway({
       config: {
         providers: {

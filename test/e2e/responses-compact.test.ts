@@ -7,8 +7,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { createStrictHandler, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { startCompactionlessFake, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 
 const SUMMARY = 'Summary: the user wants hello.txt; it is written.';
 
@@ -25,11 +24,8 @@ describe('POST /v1/responses/compact', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
-  /**
-   * A Responses server without OpenAI's compaction (vLLM and other FastAPI servers): no compact
-   * route (404 `{"detail":"Not Found"}`), and a `compaction_trigger` item fails its input validation (400).
-   */
-  let routeless: FakeUpstream;
+  /** A Responses server without OpenAI's compaction (vLLM and other OpenAI-compatible servers). */
+  let routeless: StrictFake;
   let gw: SpawnedGateway;
   let openai: OpenAI;
 
@@ -37,12 +33,7 @@ describe('POST /v1/responses/compact', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: SUMMARY });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, finalText: SUMMARY });
-    const strict = createStrictHandler({ format: 'responses', models: { qwen: { maxOutput: 8192, reasoning: false } }, finalText: SUMMARY });
-    routeless = await startFakeUpstream((request) => {
-      if (request.path.endsWith('/responses/compact')) return { status: 404, json: { detail: 'Not Found' } };
-      if (request.body.includes('"compaction_trigger"')) return { status: 400, json: { object: 'error', message: "1 validation error: input.4.type: Input tag 'compaction_trigger' found using 'type' does not match any of the expected tags", type: 'BadRequestError', param: null, code: 400 } };
-      return strict.handle(request);
-    });
+    routeless = await startCompactionlessFake({ models: { qwen: { maxOutput: 8192, reasoning: false } }, finalText: SUMMARY });
     gw = await spawnGateway({
       config: {
         providers: {

@@ -250,7 +250,27 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
 /** Starts a strict fake of `options.format` on 127.0.0.1. */
 export async function startStrictFake(options: StrictFakeOptions): Promise<StrictFake> {
   const strict = createStrictHandler(options);
-  const base = await startFakeUpstream((request) => strict.handle(request));
+  return asStrictFake(await startFakeUpstream((request) => strict.handle(request)), strict);
+}
+
+/**
+ * A strict Responses fake without OpenAI's compaction, as vLLM and other OpenAI-compatible
+ * servers are: no `/responses/compact` route (FastAPI's 404 `{"detail":"Not Found"}`), and a
+ * `compaction_trigger` input item fails its input validation (400).
+ */
+export async function startCompactionlessFake(options: Omit<StrictFakeOptions, 'format'>): Promise<StrictFake> {
+  const strict = createStrictHandler({ ...options, format: 'responses' });
+  const base = await startFakeUpstream((request) => {
+    if (request.path.endsWith('/responses/compact')) return { status: 404, json: { detail: 'Not Found' } };
+    if (request.body.includes('"compaction_trigger"')) {
+      return { status: 400, json: { object: 'error', message: "1 validation error: input: Input tag 'compaction_trigger' found using 'type' does not match any of the expected tags", type: 'BadRequestError', param: null, code: 400 } };
+    }
+    return strict.handle(request);
+  });
+  return asStrictFake(base, strict);
+}
+
+function asStrictFake(base: FakeUpstream, strict: StrictHandler): StrictFake {
   return Object.defineProperties(base as StrictFake, { rejections: { value: strict.rejections }, cacheHits: { get: () => strict.cacheHits } });
 }
 
