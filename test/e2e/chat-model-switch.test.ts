@@ -4,7 +4,8 @@
  * Gemini's thought signature (`gwpm_…`, ~150 characters), and the client sends that history on
  * to an OpenAI model. OpenAI caps a tool call's id at 40 characters and refuses the whole request
  * (`Invalid 'messages[1].tool_calls[0].id': string too long`); the strict Chat fake does too.
- * The gateway gives the Chat upstream the call's own id back on the same-format passthrough.
+ * The gateway gives the Chat upstream the call's own id back on the same-format passthrough. A
+ * Responses client meets the same on an OpenAI Responses model (`call_id` at most 64 characters).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,17 +17,20 @@ type Json = Record<string, any>;
 
 describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
   let chat: StrictFake;
+  let responses: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
   let openai: OpenAI;
 
   beforeAll(async () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: 'ok' });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, finalText: 'ok' });
     gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => (names.includes('lookup') ? [{ name: 'lookup', args: { city: 'Paris' } }, { name: 'lookup', args: { city: 'Rome' } }] : undefined) });
     gw = await spawnGateway({
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
         },
       },
@@ -36,6 +40,7 @@ describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
   afterAll(async () => {
     await gw?.stop();
     await chat?.close();
+    await responses?.close();
     await gemini?.close();
   });
 
@@ -69,5 +74,23 @@ describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
     expect(ids.every((id: string) => id.length <= 40)).toBe(true);
     expect(sent.messages.slice(2).map((m: Json) => m.tool_call_id)).toEqual(ids);
     expect(new Set(ids).size).toBe(2);
+  });
+
+  it('a Responses client: the Gemini calls, answered, go on to an OpenAI Responses model', async () => {
+    responses.requests.length = 0;
+    const responseTools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'lookup', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const question: OpenAI.Responses.ResponseInputItem = { role: 'user', content: 'Weather in Paris and Rome?' };
+    const first = await openai.responses.create({ model: 'google/gemini-2.5-flash', input: [question], tools: responseTools, store: false });
+    const calls = first.output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.call_id.length).toBeGreaterThan(64);
+    const input: OpenAI.Responses.ResponseInput = [question, ...calls, ...calls.map((call) => ({ type: 'function_call_output' as const, call_id: call.call_id, output: '18°C' }))];
+    const next = await openai.responses.create({ model: 'or/gpt-5', input, tools: responseTools, store: false });
+    expect(responses.rejections).toEqual([]);
+    expect(next.output_text).toBe('ok');
+    const sent = (responses.requests.at(-1)!.json as Json).input as Json[];
+    const ids = sent.filter((item) => item.type === 'function_call').map((item) => item.call_id);
+    expect(ids.every((id: string) => id.length <= 64)).toBe(true);
+    expect(sent.filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual(ids);
   });
 });

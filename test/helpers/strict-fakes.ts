@@ -122,11 +122,13 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
     if (!RESPONSES_TOOL_TYPES.has(tool.type)) reject(`Invalid value: '${tool.type}'.`);
     if (tool.type === 'function' && !OPENAI_TOOL_NAME.test(tool.name ?? '')) reject(`Invalid 'tools[].name': string does not match pattern.`);
   }
-  for (const item of Array.isArray(body.input) ? body.input : []) {
+  (Array.isArray(body.input) ? body.input : []).forEach((item: Json, i: number) => {
     if (item.type === 'item_reference' && !known.has(item.id)) reject(`Item with id '${item.id}' not found.`);
+    // OpenAI caps a call id at 64 characters.
+    if (typeof item.call_id === 'string' && item.call_id.length > 64) reject(`Invalid 'input[${i}].call_id': string too long. Expected a string with maximum length 64, but got a string with length ${item.call_id.length} instead.`);
     // A compaction item is encrypted by OpenAI for OpenAI: anything else cannot be decrypted.
     if (item.type === 'compaction' && item.encrypted_content !== UPSTREAM_COMPACTION) reject('The encrypted content for item compaction could not be verified.');
-  }
+  });
 }
 
 function checkMessages(body: Json, model: StrictModel, betas: string, issued: Set<string>): void {

@@ -1,6 +1,6 @@
 import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { readResponsesRequest } from './read-request.ts';
-import { capFields } from '../shared/index.ts';
+import { capFields, CARRIED_ID_PREFIX, isRecord, readToolId } from '../shared/index.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 
 /** Responses events that carry the whole response object, and so its id. */
@@ -79,9 +79,24 @@ function readGatewayCompactions(request: PassthroughRequest): PassthroughRequest
 }
 
 /** A passthrough body as the upstream must get it: answered in the foreground, the gateway's compaction items read. */
+/**
+ * The input with the gateway's carried call ids (`gwpm_…`: a Gemini call's id with its thought
+ * signature, which a client switching models sends on) back to the calls' own: OpenAI refuses a
+ * `call_id` over 64 characters and cannot read the signature. Calls and outputs keep pairing.
+ */
+function restoreCallIds(request: PassthroughRequest): PassthroughRequest | undefined {
+  const input = request.body.input;
+  if (!request.raw.includes(CARRIED_ID_PREFIX) || !Array.isArray(input)) return undefined;
+  const items = input.map((item: unknown) => (isRecord(item) && typeof item.call_id === 'string' && item.call_id.startsWith(CARRIED_ID_PREFIX) ? { ...item, call_id: readToolId(item.call_id).id } : item));
+  if (items.every((item, i) => item === input[i])) return undefined;
+  const body = { ...request.body, input: items };
+  return { body, raw: JSON.stringify(body), stream: request.stream };
+}
+
 function prepareResponses(request: PassthroughRequest): PassthroughRequest | undefined {
   const foreground = answerInForeground(request);
-  return readGatewayCompactions(foreground ?? request) ?? foreground;
+  const compacted = readGatewayCompactions(foreground ?? request) ?? foreground;
+  return restoreCallIds(compacted ?? request) ?? compacted;
 }
 
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's; background requests are answered at once. */
