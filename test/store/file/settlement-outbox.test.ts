@@ -130,7 +130,10 @@ describe('settlement outbox', () => {
     for (let run = 0; run < 4; run++) {
       const child = execa(process.execPath, ['--import', 'tsx', script, dataDir, `r${run}`], { reject: false });
       await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-      await new Promise((r) => setTimeout(r, 150 + Math.random() * 400));
+      // A random moment, counted in acknowledged lines rather than milliseconds: a fixed sleep killed a
+      // child on a loaded machine before it had acknowledged the 100 lines the run needs (40 in one CI-like run).
+      const killAt = 120 + Math.floor(Math.random() * 600);
+      await expect.poll(() => readIds(ackLog).filter((id) => id.startsWith(`r${run}_`)).length, { timeout: 30_000, interval: 5 }).toBeGreaterThanOrEqual(killAt);
       child.kill('SIGKILL');
       await child;
       const shipped = new Set(readIds(dbLog));
