@@ -1,5 +1,6 @@
-import { GatewayError, readOkJson, UpstreamHttpError, type EmbeddingCall, type EmbeddingResult, type HttpClient } from 'gateway/plugin-kit';
+import { GatewayError, UpstreamHttpError, type EmbeddingCall, type EmbeddingResult, type HttpClient } from 'gateway/plugin-kit';
 import type { GooglePaths } from './endpoints.ts';
+import { postJson } from './post-json.ts';
 
 /** What the embeddings call needs from the plugin's setup. */
 export interface GoogleEmbeddingContext {
@@ -47,11 +48,7 @@ function numbers(values: unknown): number[] | undefined {
  * `statistics.token_count` summed as the usage.
  */
 export function googleEmbeddings(context: GoogleEmbeddingContext): (call: EmbeddingCall) => Promise<EmbeddingResult> {
-  async function post(call: EmbeddingCall, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const headers = { 'content-type': 'application/json', accept: 'application/json', ...context.headers, ...(await context.authorize()) };
-    const response = await context.client.request({ method: 'POST', path: context.paths.embed(call.model), headers, body: JSON.stringify(body), signal: call.signal });
-    return readOkJson(response);
-  }
+  const post = (call: EmbeddingCall, body: Record<string, unknown>) => postJson(context, context.paths.embed(call.model), body, call.signal);
 
   async function aiStudio(call: EmbeddingCall, texts: string[], dimensions: number | undefined): Promise<Vectors> {
     const requests = texts.map((text) => {

@@ -1,5 +1,6 @@
-import { GatewayError, readOkJson, type GeneratedImage, type HttpClient, type ImageEditCall, type ImageGenerationCall, type ImageResult, type ModelSpec, type ProviderInstance } from 'gateway/plugin-kit';
+import { GatewayError, type GeneratedImage, type HttpClient, type ImageEditCall, type ImageGenerationCall, type ImageResult, type ModelSpec, type ProviderInstance } from 'gateway/plugin-kit';
 import type { GooglePaths } from './endpoints.ts';
+import { postJson, record, str } from './post-json.ts';
 
 /** What the image calls need from the plugin's setup. */
 export interface GoogleImageContext {
@@ -34,8 +35,6 @@ export const IMAGEN_MODELS: ModelSpec[] = [
   imagen('imagen-4.0-fast-generate-001', 'Imagen 4 Fast', 0.02),
 ];
 
-const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function aspectOf(call: ImageGenerationCall): string | undefined {
   return ASPECTS[call.size] ?? ASPECTS[`${call.width}x${call.height}`];
@@ -91,10 +90,7 @@ function nothingMade(providerId: string, why: string | undefined): GatewayError 
  * image, and the mask when given, before the prompt).
  */
 export function googleImages(ctx: GoogleImageContext): NonNullable<ProviderInstance['images']> {
-  async function post(path: string, body: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const headers = { 'content-type': 'application/json', accept: 'application/json', ...(await ctx.authorize()) };
-    return readOkJson(await ctx.client.request({ method: 'POST', path, headers, body: JSON.stringify(body), signal }));
-  }
+  const post = (path: string, body: unknown, signal: AbortSignal) => postJson(ctx, path, body, signal);
 
   async function predict(call: ImageGenerationCall): Promise<ImageResult> {
     const parameters: Record<string, unknown> = { sampleCount: call.n, ...extraOf(call) };

@@ -1,5 +1,6 @@
 import { GatewayError, readOk, readOkJson, type HttpClient, type HttpClientFactory, type JobContent, type JobRef, type JobsCapability, type JobStatus, type JobSubmitCall } from 'gateway/plugin-kit';
 import type { GooglePaths } from './endpoints.ts';
+import { postJson, record, str } from './post-json.ts';
 
 /** What the Veo calls need from the plugin's setup. */
 export interface GoogleVideoContext {
@@ -34,8 +35,6 @@ function defaultSeconds(model: string): number {
 /** Fields the gateway decides: one clip per job (it bills and stores one), the length and size from the call. */
 const OWN_PARAMETERS = new Set(['sampleCount', 'numberOfVideos', 'durationSeconds']);
 
-const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** `predictLongRunning`'s body: the prompt (and a first-frame image) as the one instance, the rest as parameters. */
 export function veoRequestBody(call: JobSubmitCall): Record<string, unknown> {
@@ -91,10 +90,7 @@ function operationError(error: Record<string, unknown>): { code: string; message
  * ref is the operation name; its state keeps the model, length and size asked for.
  */
 export function googleVideos(ctx: GoogleVideoContext): JobsCapability {
-  async function post(path: string, body: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const headers = { 'content-type': 'application/json', accept: 'application/json', ...(await ctx.authorize()) };
-    return readOkJson(await ctx.client.request({ method: 'POST', path, headers, body: JSON.stringify(body), signal }));
-  }
+  const post = (path: string, body: unknown, signal: AbortSignal) => postJson(ctx, path, body, signal);
 
   async function operation(ref: JobRef, signal: AbortSignal): Promise<Record<string, unknown>> {
     if (ctx.vertex) return post(ctx.paths.veoOperation(String(ref.state.model)), { operationName: ref.id }, signal);
