@@ -1,12 +1,10 @@
-import { GatewayError, type GeneratedImage, type HttpClient, type ImageEditCall, type ImageGenerationCall, type ImageResult, type ModelSpec, type ProviderInstance } from 'gateway/plugin-kit';
+import { GatewayError, type GeneratedImage, type ImageEditCall, type ImageGenerationCall, type ImageResult, type ModelSpec, type ProviderInstance } from 'gateway/plugin-kit';
 import type { GooglePaths } from './endpoints.ts';
-import { postJson, record, str } from './post-json.ts';
+import { postJson, record, str, type GoogleCaller } from './post-json.ts';
 
-/** What the image calls need from the plugin's setup. */
-export interface GoogleImageContext {
+/** What the image calls need from the plugin's setup (the caller's headers are the provider's configured ones). */
+export interface GoogleImageContext extends GoogleCaller {
   providerId: string;
-  client: HttpClient;
-  authorize: () => Promise<Record<string, string>>;
   paths: GooglePaths;
 }
 

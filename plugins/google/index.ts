@@ -91,9 +91,9 @@ export default definePlugin<GoogleOptions>({
 
     const media = [...GEMINI_IMAGE_MODELS, ...IMAGEN_MODELS, ...VEO_MODELS];
     const models: ModelSpec[] = vertex ? [...GEMINI_MODELS, ...VERTEX_CLAUDE_MODELS, ...media] : [...GEMINI_MODELS, ...media];
-    const images = googleImages({ providerId: ctx.id, client, authorize, paths });
+    const images = googleImages({ providerId: ctx.id, client, authorize, paths, headers: ctx.headers });
     // Veo's clips: AI Studio serves them as file downloads, Vertex inline or in Cloud Storage (a baseURL stands in for both hosts).
-    const jobs = googleVideos({ providerId: ctx.id, vertex, client, http: ctx.http, authorize, paths, storageOrigin: ctx.baseURL ? upstreamOrigin(options, ctx.baseURL) : 'https://storage.googleapis.com' });
+    const jobs = googleVideos({ providerId: ctx.id, vertex, client, http: ctx.http, authorize, paths, headers: ctx.headers, storageOrigin: ctx.baseURL ? upstreamOrigin(options, ctx.baseURL) : 'https://storage.googleapis.com' });
     // Embedding models (gemini-embedding-001, …) answer OpenAI's embeddings and the Gemini face's embedContent.
     const embeddings = googleEmbeddings({ vertex, client, authorize, paths, headers: ctx.headers });
     return { models, chat, countTokens, embeddings, images, jobs, patchRequest: vertex ? patchClaude : undefined, close: () => client.close() };

@@ -5,7 +5,7 @@ export interface GoogleCaller {
   client: HttpClient;
   /** The API key header (AI Studio) or a fresh bearer token (Vertex). */
   authorize: () => Promise<Record<string, string>>;
-  /** The provider's configured headers, when the call sends them. */
+  /** The provider's configured headers (every call to the provider's host sends them). */
   headers?: Record<string, string>;
 }
 

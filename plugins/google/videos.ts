@@ -1,16 +1,16 @@
-import { GatewayError, readOk, readOkJson, type HttpClient, type HttpClientFactory, type JobContent, type JobRef, type JobsCapability, type JobStatus, type JobSubmitCall } from 'gateway/plugin-kit';
+import { GatewayError, readOk, readOkJson, type HttpClientFactory, type JobContent, type JobRef, type JobsCapability, type JobStatus, type JobSubmitCall } from 'gateway/plugin-kit';
 import type { GooglePaths } from './endpoints.ts';
-import { postJson, record, str } from './post-json.ts';
+import { postJson, record, str, type GoogleCaller } from './post-json.ts';
 
-/** What the Veo calls need from the plugin's setup. */
-export interface GoogleVideoContext {
+/**
+ * What the Veo calls need from the plugin's setup. The caller's headers (the provider's
+ * configured ones) go on every call to the provider's host, not to a redirect's or Cloud Storage.
+ */
+export interface GoogleVideoContext extends GoogleCaller {
   providerId: string;
   vertex: boolean;
-  client: HttpClient;
   /** Pooled clients for other origins (a download's redirect, Cloud Storage). */
   http: HttpClientFactory;
-  /** The API key header (AI Studio) or a fresh bearer token (Vertex). */
-  authorize: () => Promise<Record<string, string>>;
   paths: GooglePaths;
   /** Where a Vertex result's `gs://` URI is read (Cloud Storage's JSON API; a test double's baseURL). */
   storageOrigin: string;
@@ -94,14 +94,14 @@ export function googleVideos(ctx: GoogleVideoContext): JobsCapability {
 
   async function operation(ref: JobRef, signal: AbortSignal): Promise<Record<string, unknown>> {
     if (ctx.vertex) return post(ctx.paths.veoOperation(String(ref.state.model)), { operationName: ref.id }, signal);
-    const headers = { accept: 'application/json', ...(await ctx.authorize()) };
+    const headers = { accept: 'application/json', ...ctx.headers, ...(await ctx.authorize()) };
     return readOkJson(await ctx.client.request({ method: 'GET', path: ctx.paths.veoOperation(String(ref.state.model), ref.id), headers, signal }));
   }
 
   /** GET of a download URI: through the provider's own client (with its key) when it is the provider's host, a redirect's target without it. */
   async function download(uri: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }> {
     const url = new URL(uri);
-    const own = await ctx.authorize();
+    const own = { ...ctx.headers, ...(await ctx.authorize()) };
     let response = await ctx.client.request({ method: 'GET', path: `${url.pathname}${url.search}`, headers: own, signal });
     for (let hops = 0; response.status >= 300 && response.status < 400 && hops < 3; hops += 1) {
       const location = response.headers.location;

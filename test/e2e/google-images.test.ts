@@ -22,8 +22,8 @@ describe("Google's image models on /v1/images with the OpenAI SDK", () => {
     gemini = await startGeminiFake({ models: { 'gemini-2.5-flash-image': { thinking: false, gemini3: false, image: true } }, apiKey: 'goog-upstream-key', finalText: 'Here it is.' });
     const configFile = writeConfig(dir, {
       providers: {
-        studio: { plugin: 'google', apiKey: media.apiKey, baseURL: media.url },
-        nano: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url },
+        studio: { plugin: 'google', apiKey: media.apiKey, baseURL: media.url, headers: { 'x-gateway-test-tag': 'studio' } },
+        nano: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, headers: { 'x-gateway-test-tag': 'nano' } },
       },
       routing: { retry: { attempts: 1 } },
     });
@@ -42,7 +42,8 @@ describe("Google's image models on /v1/images with the OpenAI SDK", () => {
     const result = await client.images.generate({ model: 'studio/imagen-4.0-generate-001', prompt: 'a red fox', n: 2, size: '1792x1024', response_format: 'b64_json' });
     expect(result.data?.map((d) => d.b64_json)).toEqual([IMAGEN_PNG.toString('base64'), IMAGEN_PNG.toString('base64')]);
     expect(media.imagenCalls.at(-1)).toEqual({ model: 'imagen-4.0-generate-001', prompt: 'a red fox', parameters: { sampleCount: 2, aspectRatio: '16:9' } });
-    expect(media.requests.at(-1)).toMatchObject({ path: '/v1beta/models/imagen-4.0-generate-001:predict', key: true });
+    // The provider's configured headers go up with the call, as they do with chat and embeddings.
+    expect(media.requests.at(-1)).toMatchObject({ path: '/v1beta/models/imagen-4.0-generate-001:predict', key: true, tag: 'studio' });
     // 2 images at $0.04.
     expect((await creditsUsed(gw.url, apiKey)) - before).toBe(80);
     expect(media.rejections).toEqual([]);
@@ -65,6 +66,7 @@ describe("Google's image models on /v1/images with the OpenAI SDK", () => {
     const result = await client.images.generate({ model: 'nano/gemini-2.5-flash-image', prompt: 'a blue bird', n: 2, size: '1024x1536', response_format: 'b64_json' });
     expect(result.data?.map((d) => d.b64_json)).toEqual([FAKE_PNG_BASE64, FAKE_PNG_BASE64]);
     expect(gemini.requests).toHaveLength(2);
+    expect(gemini.requests.map((r) => r.headers['x-gateway-test-tag'])).toEqual(['nano', 'nano']);
     const body = gemini.requests[0].json as Json;
     expect(body.generationConfig).toEqual({ responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '2:3' } });
     expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'a blue bird' }] }]);

@@ -18,8 +18,8 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     veo = await startFakeGoogleMedia();
     const configFile = writeConfig(dir, {
       providers: {
-        studio: { plugin: 'google', baseURL: veo.url, apiKey: veo.apiKey },
-        vertex: { plugin: 'google', api: 'vertex', baseURL: veo.url, accessToken: veo.token, project: veo.project, location: veo.location },
+        studio: { plugin: 'google', baseURL: veo.url, apiKey: veo.apiKey, headers: { 'x-gateway-test-tag': 'studio' } },
+        vertex: { plugin: 'google', api: 'vertex', baseURL: veo.url, accessToken: veo.token, project: veo.project, location: veo.location, headers: { 'x-gateway-test-tag': 'vertex' } },
       },
       media: { jobs: { pollIntervalMs: 100 } },
     });
@@ -62,7 +62,9 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     const bytes = Buffer.from(await (await client.videos.downloadContent(made.id)).arrayBuffer());
     expect(bytes).toEqual(VEO_MP4);
     expect(veo.requests.filter((r) => r.path.startsWith('/v1beta/')).every((r) => r.key)).toBe(true);
-    expect(veo.requests.some((r) => r.path.startsWith('/signed/'))).toBe(true);
+    // The provider's configured headers go on the submit, the polls and the download from its host; not to the signed URL.
+    expect(new Set(veo.requests.filter((r) => r.path.startsWith('/v1beta/')).map((r) => r.tag))).toEqual(new Set(['studio']));
+    expect(veo.requests.filter((r) => r.path.startsWith('/signed/')).map((r) => r.tag)).toEqual([undefined]);
     expect(veo.rejections).toEqual([]);
     // 8 s at $0.40/s; nothing for the failed and the filtered job.
     expect(done.usage?.cost).toBe(3200);
@@ -91,6 +93,7 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     const vertexCalls = veo.requests.filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/download/'));
     expect(vertexCalls.length).toBeGreaterThan(4);
     expect(vertexCalls.every((r) => r.bearer)).toBe(true);
+    expect(new Set(vertexCalls.filter((r) => r.path.startsWith('/v1/')).map((r) => r.tag))).toEqual(new Set(['vertex']));
     expect(vertexCalls.some((r) => r.path.endsWith(':fetchPredictOperation'))).toBe(true);
     expect(veo.rejections).toEqual([]);
     // 6 s at $0.15/s and 4 s at $0.40/s.

@@ -38,7 +38,8 @@ export interface FakeGoogleMedia {
   project: string;
   location: string;
   jobs: Map<string, VeoJob>;
-  requests: Array<{ method: string; path: string; key: boolean; bearer: boolean }>;
+  /** Each request as seen: `tag` is its `x-gateway-test-tag` header (a provider's configured `headers`). */
+  requests: Array<{ method: string; path: string; key: boolean; bearer: boolean; tag?: string }>;
   /** Requests refused (a body Google would refuse, a wrong credential), with the reason. */
   rejections: string[];
   /** Imagen `:predict` calls, as received. */
@@ -122,7 +123,8 @@ export async function startFakeGoogleMedia(): Promise<FakeGoogleMedia> {
   function handle(method: string, path: string, headers: http.IncomingHttpHeaders, body: unknown): Reply {
     const key = headers['x-goog-api-key'] === apiKey;
     const bearer = headers.authorization === `Bearer ${token}`;
-    requests.push({ method, path, key, bearer });
+    const tag = typeof headers['x-gateway-test-tag'] === 'string' ? headers['x-gateway-test-tag'] : undefined;
+    requests.push({ method, path, key, bearer, ...(tag === undefined ? {} : { tag }) });
     let m: RegExpExecArray | null;
     // Imagen (AI Studio)
     if ((m = /^\/v1beta\/models\/(imagen-[^/:]+):predict$/.exec(path)) && method === 'POST') {
