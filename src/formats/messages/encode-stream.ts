@@ -2,7 +2,7 @@ import type { RequestIds } from '../../errors/index.ts';
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/index.ts';
 import { JsonLine, jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { carryOpaque, gatewayErrorOf, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { carryOpaque, estimateInputTokens, gatewayErrorOf, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStreamError } from './encode-error.ts';
 import { encodeMessagesStopDetails, encodeMessagesStopReason } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
@@ -36,8 +36,8 @@ const THINKING_BLOCK = { type: 'thinking', thinking: '', signature: '' };
  * message_delta held back until usage is known (a Chat upstream sends usage after its
  * finish chunk), then message_stop.
  */
-export function createMessagesStreamEncoder(_request: ChatRequest, ids: RequestIds): StreamEncoder {
-  return new MessagesStreamEncoder(ids);
+export function createMessagesStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder {
+  return new MessagesStreamEncoder(request, ids);
 }
 
 class MessagesStreamEncoder implements StreamEncoder {
@@ -55,7 +55,10 @@ class MessagesStreamEncoder implements StreamEncoder {
   /** The records of the part being encoded: made at the first one (most parts give one record, and `[record]` holds it exactly). */
   private out: SseRecord[] | undefined;
 
-  constructor(private readonly ids: RequestIds) {}
+  constructor(
+    private readonly request: ChatRequest,
+    private readonly ids: RequestIds,
+  ) {}
 
   encode(part: StreamPart): SseRecord[] {
     if (this.done) return [];
@@ -167,7 +170,11 @@ class MessagesStreamEncoder implements StreamEncoder {
    */
   private messageStart(start: (StreamPart & { type: 'start' }) | undefined): void {
     this.started = true;
-    if (start?.usage) this.usage = { ...start.usage };
+    // Anthropic states the input count here, and LangChain's ChatAnthropic reads it only here: an
+    // upstream that tells it only at the end (Chat, Responses, Bedrock) gets the request's estimate,
+    // and message_delta its own count (which the SDKs and Claude Code take).
+    const input = start?.usage?.inputTokens;
+    this.usage = input !== undefined ? { ...start!.usage } : { ...start?.usage, inputTokens: estimateInputTokens(this.request) };
     const usage = encodeMessagesUsage(this.usage);
     usage.output_tokens = 0;
     const id = JSON.stringify(prefixedId('msg_', start?.id));

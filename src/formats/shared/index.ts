@@ -39,6 +39,7 @@ export {
   readToolId,
   type CarriedOpaque,
 } from './carry-opaque.ts';
+export { estimateInputTokens, estimateTokens } from './estimate-input.ts';
 export { measureInput, mediaByType, isWebSearchType, MEDIA_TOKENS, type InputMeasure, type InputShape } from './measure-input.ts';
 export { capFields, type CappedBody } from './cap-output.ts';
 export { toolTypesOf } from './vendor-tools.ts';
