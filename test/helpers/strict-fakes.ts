@@ -108,6 +108,9 @@ function checkChat(body: Json, model: StrictModel): void {
     (message.tool_calls ?? []).forEach((call: Json, j: number) => {
       if (typeof call.id === 'string' && call.id.length > 40) reject(`Invalid 'messages[${i}].tool_calls[${j}].id': string too long. Expected a string with maximum length 40, but got a string with length ${call.id.length} instead.`);
     });
+    // Images go only in user messages (OpenAI's words); an image model's `images` is no OpenAI field.
+    if (message.role !== 'user' && Array.isArray(message.content) && message.content.some((part: Json) => part.type === 'image_url')) reject(`Invalid 'messages[${i}]'. Image URLs are only allowed for messages with role 'user', but this message with role '${message.role}' contains an image URL.`);
+    if (message.images !== undefined) reject(`Additional properties are not allowed ('images' was unexpected) - 'messages.${i}'`);
     if (typeof message.tool_call_id === 'string' && message.tool_call_id.length > 40) reject(`Invalid 'messages[${i}].tool_call_id': string too long. Expected a string with maximum length 40, but got a string with length ${message.tool_call_id.length} instead.`);
   });
   if (body.response_format?.type === 'json_object' && !JSON.stringify(body.messages).toLowerCase().includes('json')) reject(`'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.`);
@@ -126,6 +129,11 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
     if (item.type === 'item_reference' && !known.has(item.id)) reject(`Item with id '${item.id}' not found.`);
     // OpenAI caps a call id at 64 characters.
     if (typeof item.call_id === 'string' && item.call_id.length > 64) reject(`Invalid 'input[${i}].call_id': string too long. Expected a string with maximum length 64, but got a string with length ${item.call_id.length} instead.`);
+    // An image the model made goes back whole: its id, its bytes, its status.
+    if (item.type === 'image_generation_call' && (typeof item.id !== 'string' || typeof item.result !== 'string' || typeof item.status !== 'string')) reject(`Missing required parameter: 'input[${i}].${typeof item.id !== 'string' ? 'id' : typeof item.result !== 'string' ? 'result' : 'status'}'.`);
+    // An assistant message holds output text and refusals only.
+    const stray = item.role === 'assistant' && Array.isArray(item.content) ? item.content.find((part: Json) => part.type !== 'output_text' && part.type !== 'refusal') : undefined;
+    if (stray) reject(`Invalid value: '${stray.type}'. Supported values are: 'output_text' and 'refusal'.`);
     // A compaction item is encrypted by OpenAI for OpenAI: anything else cannot be decrypted.
     if (item.type === 'compaction' && item.encrypted_content !== UPSTREAM_COMPACTION) reject('The encrypted content for item compaction could not be verified.');
   });
@@ -148,6 +156,7 @@ function checkMessages(body: Json, model: StrictModel, betas: string, issued: Se
     if (message.role === 'assistant' && Array.isArray(message.content)) {
       message.content.forEach((block: Json, j: number) => {
         if (block.type === 'thinking' && !issued.has(block.signature)) reject(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
+        if (block.type === 'image') reject(`messages.${i}.content.${j}: 'image' blocks are not permitted within assistant turns`);
       });
     }
     // `system` inside messages is accepted (SDK MessageParam.role; Claude Code 2.1.332 sends it without a beta), never first.

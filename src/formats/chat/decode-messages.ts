@@ -1,6 +1,7 @@
 import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, isRecord, readToolId, stringifyToolInput } from '../shared/index.ts';
 import { decodeTextContent, decodeUserContent, withCacheControl } from './decode-content.ts';
+import { madeImages } from './decode-response.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
@@ -64,7 +65,10 @@ function decodeMessage(role: 'user' | 'assistant' | 'tool' | 'function', raw: Re
   }
 }
 
-/** Assistant message → IR parts in the canonical order: reasoning, text, refusal, tool calls. */
+/**
+ * Assistant message → IR parts in the canonical order: reasoning, text, images, refusal, tool calls.
+ * The images are the ones an image model made (OpenRouter's `message.images`), sent back for an edit.
+ */
 function decodeAssistantContent(raw: Record<string, unknown>, at: string, check: FieldChecker): ContentPart[] {
   const parts: ContentPart[] = [...decodeChatReasoning(raw)];
   const content = raw.content;
@@ -82,6 +86,7 @@ function decodeAssistantContent(raw: Record<string, unknown>, at: string, check:
   } else if (content !== undefined && content !== null) {
     check.fail(`${at}.content`, 'must be a string, an array of content parts or null');
   }
+  for (const source of madeImages(raw.images)) parts.push({ type: 'image', source });
   if (typeof raw.refusal === 'string' && raw.refusal !== '') parts.push({ type: 'refusal', refusal: raw.refusal });
   parts.push(...decodeToolCalls(raw, at, check));
   return parts;

@@ -6,7 +6,7 @@ import { encodeWebSearchBlocks } from './map-web-search.ts';
 /**
  * IR conversation → Anthropic `system` + `messages` (wire-formats §4.2, §4.4, pitfalls 2–3):
  * system/developer text is hoisted into `system` in order; tool results ride in user turns;
- * empty text blocks are dropped; consecutive same-role turns are merged; in a user turn the
+ * empty text blocks and images in assistant turns are dropped; consecutive same-role turns are merged; in a user turn the
  * tool_result blocks come first; a final assistant prefill loses its trailing whitespace.
  */
 export function encodeMessagesConversation(request: ChatRequest): { system: MessagesBlock[]; messages: MessagesMessage[] } {
@@ -22,6 +22,8 @@ export function encodeMessagesConversation(request: ChatRequest): { system: Mess
     const content: MessagesBlock[] = [];
     message.content.forEach((part, j) => {
       if (part.type === 'text' && part.text.trim() === '') return;
+      // Anthropic refuses image blocks in assistant turns: an image a model made (sent back for an edit) stays out.
+      if (role === 'assistant' && (part.type === 'image' || part.type === 'file')) return;
       if (part.type === 'web_search') return void content.push(...encodeWebSearchBlocks(part, 'upstream'));
       const block = encodeBlock(part, `messages[${i}].content[${j}]`);
       if (block) content.push(block);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
 import { readToolId } from '../shared/index.ts';
-import type { ContentPart, Message, Unconvertible } from '../../ir/index.ts';
+import type { ContentPart, MediaSource, Message, Unconvertible } from '../../ir/index.ts';
 import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
@@ -48,6 +48,11 @@ export interface DecodeInputOptions {
 }
 
 type Item = Record<string, unknown>;
+
+/** An `image_generation_call`'s base64 `result` as a media source (`output_format` names its type; OpenAI's default is png). */
+function generatedImageSource(data: string, format: unknown): MediaSource {
+  return { kind: 'base64', mediaType: `image/${typeof format === 'string' && format !== '' ? format : 'png'}`, data };
+}
 
 function itemKind(item: Item): string | undefined {
   if (typeof item.type === 'string') return item.type;
@@ -120,6 +125,10 @@ class InputDecoder {
         return this.reference(item, path, allowReference);
       case 'web_search_call':
         return this.pushAssistant([decodeWebSearchCall(item)]);
+      case 'image_generation_call':
+        // An image the model made, sent back for an edit: with its bytes it is the assistant's image; by id alone only OpenAI knows it.
+        if (typeof item.result === 'string' && item.result !== '') return this.pushAssistant([{ type: 'image', source: generatedImageSource(item.result, item.output_format) }]);
+        return;
       case 'compaction':
         return this.compaction(item, path);
       case 'compaction_trigger':

@@ -2,7 +2,7 @@ import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart
 import { hasMetadata, mediaSourceToUrl } from '../shared/index.ts';
 import { encodeAnnotations, OTHER_VENDOR_SEARCH_PREFIX, webSearchCallItem } from './map-web-search.ts';
 import { createReasoningItemId, functionCallItemIdFor, isGatewayReasoningId } from './create-id.ts';
-import { encryptedContentFor } from './encode-output.ts';
+import { encryptedContentFor, imageGenerationCallItem } from './encode-output.ts';
 
 /** What to do with reasoning that carries no OpenAI state (Anthropic signatures, plain text). */
 export type ForeignReasoning = 'drop' | 'stash';
@@ -109,7 +109,14 @@ function encodeAssistant(message: Message, foreign: ForeignReasoning, out: Item[
       out.push(webSearchCallItem(part));
     }
     else if (part.type === 'refusal') content.push({ type: 'refusal', refusal: part.refusal });
-    else if (part.type === 'reasoning') {
+    else if (part.type === 'image') {
+      // An image the model made (an image model's answer, sent back for an edit): OpenAI's own item for one.
+      const item = imageGenerationCallItem(part.source);
+      if (item) {
+        flush();
+        out.push(item);
+      }
+    } else if (part.type === 'reasoning') {
       flush();
       const item = reasoning.get(part);
       if (item) out.push(item);
