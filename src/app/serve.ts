@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import path from 'node:path';
 import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
 import type { GatewayConfig } from '../config/index.ts';
@@ -55,14 +56,17 @@ function detachHttpShutdown(server: Server): void {
 }
 
 /**
- * Where the records and the rate limits live: the operator of several instances must see that
- * they share one database and one Redis, and that each instance's data dir still holds its
- * settlement outbox (answered charges on their way to the database: keep it on persistent storage).
+ * Which config file serves (a config found from a parent folder is not the one the user may
+ * think of), and where the records and the rate limits live: the operator of several instances
+ * must see that they share one database and one Redis, and that each instance's data dir still
+ * holds its settlement outbox (answered charges on their way to the database: keep it on
+ * persistent storage).
  */
-function describeStores(options: ServeOptions): string[] {
+function describeSources(options: ServeOptions): string[] {
   const postgres = options.config.store?.postgres;
   const limits = options.config.limits.store;
   return [
+    ...(options.configFile ? [`config: ${path.resolve(options.configFile)}`] : []),
     postgres
       ? `store: PostgreSQL at ${describePostgresUrl(postgres)} (shared with every instance on it; data dir ${options.dataDir} holds this instance's settlement outbox: keep it on persistent storage)`
       : `store: files in ${options.dataDir} (this process only)`,
@@ -109,7 +113,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       options.print('No usable API key in this data dir (none, or all revoked or expired): create one with `gateway keys create` (it works while the server runs).');
     }
     if (admin?.port !== undefined) options.print(`admin procedures listening on ${adminUrl} (not on the public listener)`);
-    for (const line of describeStores(options)) options.print(line);
+    for (const line of describeSources(options)) options.print(line);
     options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic base URL: ${url})`);
 
     let stopping: Promise<void> | undefined;

@@ -53,6 +53,7 @@ describe('first run', () => {
     try {
       expect(gw.stdout()).toMatch(/No config file found from .*: serving the built-in offline mock provider/);
       expect(gw.stdout()).toContain('gateway init');
+      expect(gw.stdout()).not.toMatch(/^config: /m);
       expect(gw.stdout()).toMatch(/^store: files in \S+ \(this process only\)$/m);
       expect(gw.stdout()).toMatch(/^limits: in memory \(this process only\)$/m);
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
@@ -117,10 +118,13 @@ describe('first run', () => {
     const ids = (JSON.parse(String(withKeys.stdout)) as Array<{ id: string }>).map((m) => m.id);
     expect(ids).toEqual(expect.arrayContaining(['mock/echo', 'openai/gpt-4o-mini', 'openai/gpt-4.1', 'anthropic/claude-sonnet-4-5']));
 
-    // And serves.
-    const gw = await serveIn(dir, [], { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+    // And serves, from a folder below the project too, naming the config it found there.
+    const below = path.join(dir, 'src', 'deeper');
+    fs.mkdirSync(below, { recursive: true });
+    const gw = await serveIn(below, [], { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
     try {
       expect(gw.stdout()).not.toContain('No config file found');
+      expect(gw.stdout()).toContain(`\nconfig: ${fs.realpathSync(file)}\nstore: files in ${fs.realpathSync(dir)}${path.sep}.gateway (this process only)\n`);
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
       expect((await client.models.list()).data.map((m) => m.id)).toContain('mock/echo');
     } finally {
