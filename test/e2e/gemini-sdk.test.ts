@@ -25,13 +25,13 @@ describe('@google/genai through the gateway', () => {
 
   beforeAll(async () => {
     const options = { pick, toolTurns: 2, finalText: 'It is 18°C in Paris.' };
-    fakes.chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
+    fakes.chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true }, 'gpt-5.1': { maxOutput: 128000, reasoning: true } }, ...options });
     fakes.responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
     fakes.messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
     gw = await spawnGateway({
       config: {
         providers: {
-          oc: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
+          oc: { plugin: 'openai', baseURL: `${fakes.chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini', 'gpt-5.1'] },
           or: { plugin: 'openai', baseURL: `${fakes.responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: fakes.messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           mock: { plugin: 'mock' }, // its offline embedding model, mock/embed
@@ -189,6 +189,25 @@ describe('@google/genai through the gateway', () => {
       expect(fakes[format].requests, format).toHaveLength(0);
     }
     expect((await ai.models.generateContent({ model: 'oc/o4-mini', contents: 'hi', config: { candidateCount: 1 } })).text).toBe('It is 18°C in Paris.');
+  });
+
+  it('thinkingBudget 0 asks an OpenAI reasoning model for its least reasoning (low, minimal, none by model), -1 for its default; Claude gets no thinking', async () => {
+    const effortOf = (format: keyof typeof fakes) => {
+      const body = fakes[format].requests.at(-1)?.json as Record<string, any>;
+      return format === 'chat' ? body.reasoning_effort : format === 'responses' ? body.reasoning?.effort : body.thinking;
+    };
+    const ask = (model: string, thinkingBudget: number) => ai.models.generateContent({ model, contents: 'Say hi', config: { thinkingConfig: { thinkingBudget } } });
+    const cases = [['chat', 'oc/o4-mini', 'low'], ['chat', 'oc/gpt-5.1', 'none'], ['responses', 'or/gpt-5', 'minimal']] as const;
+    for (const [format, model, least] of cases) {
+      // Before: reasoning off sent no effort, and the model reasoned at its default (medium for o4-mini and gpt-5).
+      expect((await ask(model, 0)).text, model).toBe('It is 18°C in Paris.');
+      expect(effortOf(format), model).toBe(least);
+      expect((await ask(model, -1)).text).toBe('It is 18°C in Paris.');
+      expect(effortOf(format), `${model} dynamic`).toBeUndefined();
+    }
+    await ask('ant/claude-up', 0);
+    expect(effortOf('messages')?.type ?? 'disabled').toBe('disabled');
+    for (const fake of Object.values(fakes)) expect(fake.rejections).toEqual([]);
   });
 
   it('GET on a model method (…:generateContent, :streamGenerateContent, :countTokens) is a wrong method, not an unknown model', async () => {

@@ -88,6 +88,25 @@ function checkCap(value: unknown, field: string, model: StrictModel, id: string)
   if (typeof value === 'number' && value > model.maxOutput) reject(`${field}: ${value} > ${model.maxOutput}, which is the maximum allowed number of output tokens for ${id}`);
 }
 
+/**
+ * The reasoning efforts OpenAI's reasoning models take (OpenAI's reasoning guide and the SDKs'
+ * ReasoningEffort notes): o-series low–high, gpt-5/-mini/-nano minimal–high, gpt-5.1 none–high,
+ * gpt-5.2 none–xhigh. Other ids are not checked.
+ */
+function openAIEfforts(model: string): string[] | undefined {
+  if (/^o\d/.test(model)) return ['low', 'medium', 'high'];
+  if (/^gpt-5(?:-mini|-nano)?(?:$|-\d{4})/.test(model)) return ['minimal', 'low', 'medium', 'high'];
+  if (/^gpt-5\.1(?:$|-\d{4})/.test(model)) return ['none', 'low', 'medium', 'high'];
+  if (/^gpt-5\.2(?:$|-\d{4})/.test(model)) return ['none', 'low', 'medium', 'high', 'xhigh'];
+  return undefined;
+}
+
+function checkEffort(effort: unknown, field: string, model: string): void {
+  const efforts = openAIEfforts(model);
+  if (effort === undefined || !efforts || efforts.includes(effort as string)) return;
+  reject(`Unsupported value: '${field}' does not support '${String(effort)}' with this model. Supported values are: ${efforts.map((e) => `'${e}'`).join(', ')}.`);
+}
+
 /** OpenAI refuses a `user` over 64 characters (Claude Code's `metadata.user_id` is ~150). */
 function checkUser(body: Json): void {
   if (typeof body.user === 'string' && body.user.length > 64) reject(`Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${body.user.length} instead.`);
@@ -98,6 +117,7 @@ function checkChat(body: Json, model: StrictModel): void {
   checkUser(body);
   checkCap(body.max_tokens ?? body.max_completion_tokens, body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens', model, body.model);
   if (body.reasoning_effort !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning_effort' is not supported with this model.`);
+  checkEffort(body.reasoning_effort, 'reasoning_effort', body.model);
   for (const tool of body.tools ?? []) {
     if (tool.type !== 'function') reject(`Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`);
     if (!OPENAI_TOOL_NAME.test(tool.function?.name ?? '')) reject(`Invalid 'tools[].function.name': string does not match pattern.`);
@@ -121,6 +141,7 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
   checkUser(body);
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
   if (body.reasoning !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning.effort' is not supported with this model.`);
+  checkEffort(body.reasoning?.effort, 'reasoning.effort', body.model);
   for (const tool of body.tools ?? []) {
     if (!RESPONSES_TOOL_TYPES.has(tool.type)) reject(`Invalid value: '${tool.type}'.`);
     if (tool.type === 'function' && !OPENAI_TOOL_NAME.test(tool.name ?? '')) reject(`Invalid 'tools[].name': string does not match pattern.`);

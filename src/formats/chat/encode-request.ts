@@ -1,7 +1,7 @@
 import { validationError } from '../../errors/index.ts';
 import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openaiUser } from '../shared/index.ts';
+import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openAIEffortFor, openaiUser } from '../shared/index.ts';
 import { encodeChatMessages } from './encode-messages.ts';
 
 /** Encoder options; `assistantReasoning` is Chat-specific and optional. */
@@ -41,7 +41,7 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   put(body, 'tool_choice', request.toolChoice && encodeToolChoice(request.toolChoice));
   put(body, 'parallel_tool_calls', request.parallelToolCalls);
-  put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning));
+  put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning, options.upstreamModel));
   put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
   put(body, 'user', openaiUser(request.user));
   put(body, 'prompt_cache_key', request.promptCacheKey);
@@ -69,11 +69,13 @@ function encodeToolChoice(choice: ToolChoice): unknown {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
-/** Effort wins; a thinking budget maps to the nearest effort; `enabled:false` alone sends nothing. */
-function encodeReasoningEffort(reasoning: ReasoningConfig): string | undefined {
-  if (reasoning.effort) return reasoning.effort;
-  if (!reasoning.enabled) return undefined;
-  return reasoning.budgetTokens === undefined ? undefined : budgetTokensToEffort(reasoning.budgetTokens);
+/**
+ * Effort wins; a thinking budget maps to the nearest effort; fitted to an OpenAI model's efforts
+ * (`enabled:false` alone: its least; elsewhere nothing).
+ */
+function encodeReasoningEffort(reasoning: ReasoningConfig, model: string): string | undefined {
+  const asked = reasoning.effort ?? (reasoning.enabled && reasoning.budgetTokens !== undefined ? budgetTokensToEffort(reasoning.budgetTokens) : undefined);
+  return openAIEffortFor(model, reasoning, asked);
 }
 
 function encodeResponseFormat(format: ResponseFormat): Record<string, unknown> {

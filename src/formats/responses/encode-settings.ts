@@ -1,5 +1,5 @@
 import type { ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
-import { budgetTokensToEffort } from '../shared/index.ts';
+import { budgetTokensToEffort, openAIEffortFor } from '../shared/index.ts';
 
 /** IR tools → flat Responses function tools, followed by the hosted tools of a Responses client. */
 export function encodeTools(tools: readonly ToolDefinition[] | undefined, hostedTools: unknown): Record<string, unknown>[] {
@@ -37,12 +37,16 @@ export function encodeTextFormat(format: ResponseFormat | undefined): Record<str
   return out;
 }
 
-/** IR reasoning → the `reasoning` request object; undefined when reasoning is off or unset. */
-export function encodeReasoningRequest(reasoning: ReasoningConfig | undefined): Record<string, unknown> | undefined {
-  if (!reasoning?.enabled) return reasoning?.effort === 'none' ? { effort: 'none' } : undefined;
-  const effort = reasoning.effort ?? (reasoning.budgetTokens !== undefined ? budgetTokensToEffort(reasoning.budgetTokens) : undefined);
+/**
+ * IR reasoning → the `reasoning` request object, the effort fitted to the model (see
+ * openAIEffortFor); undefined when there is nothing to ask.
+ */
+export function encodeReasoningRequest(reasoning: ReasoningConfig | undefined, model: string): Record<string, unknown> | undefined {
+  if (!reasoning) return undefined;
+  const asked = reasoning.effort ?? (reasoning.enabled && reasoning.budgetTokens !== undefined ? budgetTokensToEffort(reasoning.budgetTokens) : undefined);
+  const effort = openAIEffortFor(model, reasoning, asked);
   const out: Record<string, unknown> = {};
   if (effort) out.effort = effort;
-  if (reasoning.summary) out.summary = reasoning.summary;
+  if (reasoning.enabled && reasoning.summary) out.summary = reasoning.summary;
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -45,3 +45,4 @@ export { capFields, type CappedBody } from './cap-output.ts';
 export { toolTypesOf } from './vendor-tools.ts';
 export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';
 export { openaiUser } from './openai-user.ts';
+export { openAIReasoningEfforts, openAIEffortFor } from './openai-reasoning-efforts.ts';

@@ -214,7 +214,26 @@ describe('responses encodeRequest', () => {
       expect(effort(budget), `budget ${budget}`).toBe(chat);
     }
     expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: true, effort: 'minimal', budgetTokens: 9000 } }, options).reasoning).toEqual({ effort: 'minimal' });
-    expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: false } }, options)).not.toHaveProperty('reasoning');
+    // Reasoning off: the least gpt-5-mini does; a model the gateway does not know gets nothing.
+    expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: false } }, options).reasoning).toEqual({ effort: 'minimal' });
+    expect(responsesCodec.encodeRequest({ ...base, reasoning: { enabled: false } }, { upstreamModel: 'grok-4' })).not.toHaveProperty('reasoning');
+  });
+
+  it("fits the effort to the OpenAI model: reasoning off is its least, an effort it does not take the next stronger one", () => {
+    const effort = (upstreamModel: string, reasoning: ChatRequest['reasoning']): unknown => {
+      const responses = (responsesCodec.encodeRequest({ ...base, reasoning }, { upstreamModel }).reasoning as { effort?: string } | undefined)?.effort;
+      expect(chatCodec.encodeRequest({ ...base, reasoning }, { upstreamModel }).reasoning_effort, upstreamModel).toBe(responses);
+      return responses;
+    };
+    const off = { enabled: false };
+    expect(['o3', 'o4-mini', 'gpt-5', 'gpt-5-nano-2025-08-07', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.2', 'gpt-5.1-codex-max', 'gpt-5-pro'].map((m) => effort(m, off))).toEqual(['low', 'low', 'minimal', 'minimal', 'low', 'none', 'none', 'low', 'high']);
+    // Dynamic thinking (Gemini's -1) leaves the model's default.
+    expect(effort('gpt-5.1', { enabled: true })).toBeUndefined();
+    expect(effort('o3', { enabled: false, effort: 'none' })).toBe('low');
+    expect(effort('gpt-5.1', { enabled: true, effort: 'minimal' })).toBe('low');
+    expect(effort('gpt-5', { enabled: true, effort: 'xhigh' })).toBe('high');
+    expect(effort('gpt-5.2', { enabled: true, effort: 'max' })).toBe('xhigh');
+    expect(effort('deepseek-reasoner', off)).toBeUndefined();
   });
 
   it('round-trips a Responses request: extra, hosted tools and raw tool_choice come back for a Responses upstream', () => {
