@@ -25,12 +25,16 @@ export interface RequestIds {
   correlationId: string;
 }
 
-/** The OpenAI `error.type` for a status (what OpenAI SDKs and clients branch on). */
-export function openAIErrorType(status: number, code?: string): string {
+/**
+ * The OpenAI `error.type` for a status (what OpenAI SDKs and clients branch on). A 429 that no
+ * wait mends (the account's quota, or an upstream's `insufficient_quota` in `details`) says
+ * `insufficient_quota`, as OpenAI does: Codex stops at it instead of retrying.
+ */
+export function openAIErrorType(status: number, code?: string, details?: Record<string, unknown>): string {
   if (status === 401) return 'authentication_error';
   if (status === 402) return 'insufficient_quota';
   if (status === 403) return 'permission_error';
-  if (status === 429) return code === 'quota_exceeded' ? 'insufficient_quota' : 'rate_limit_error';
+  if (status === 429) return code === 'quota_exceeded' || details?.upstream_quota_exhausted === true ? 'insufficient_quota' : 'rate_limit_error';
   if (status >= 500) return 'api_error';
   return 'invalid_request_error';
 }
@@ -55,7 +59,7 @@ export function buildErrorEnvelope(error: GatewayError, ids: RequestIds): ErrorE
     error: {
       code: error.code,
       message: redactSecrets(error.message),
-      type: openAIErrorType(error.status, error.code),
+      type: openAIErrorType(error.status, error.code, error.details),
       param: errorParam(error.details),
       request_id: ids.requestId,
     },

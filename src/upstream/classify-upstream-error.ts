@@ -144,14 +144,19 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
   if (report.upstreamDetails !== undefined && report.upstreamDetails.length > 0 && !isCredentialFailure(report)) details.upstream_details = report.upstreamDetails;
   switch (code) {
     case 'rate_limit_exceeded': {
-      // Retrying that provider cannot help (routing moves on to the next candidate instead).
-      if (QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`)) details.upstream_quota_exhausted = true;
+      // Retrying that provider cannot help (routing moves on to the next candidate instead), nor can
+      // the client's retry: `x-should-retry: false` is what the OpenAI and Anthropic SDKs obey.
+      const exhausted = QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`);
+      if (exhausted) details.upstream_quota_exhausted = true;
       // OpenAI's retry-after-ms first (its SDKs read it first), then Retry-After, then the body's (Google's RetryInfo).
       const retryAfter = parseRetryAfterMs(report.headers?.['retry-after-ms']) ?? parseRetryAfter(report.headers?.['retry-after']) ?? report.retryAfter;
+      const headers: Record<string, string> = {};
+      if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+      if (exhausted) headers['x-should-retry'] = 'false';
       return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {
         details,
         retryAfter,
-        headers: retryAfter === undefined ? undefined : { 'Retry-After': String(retryAfter) },
+        headers: Object.keys(headers).length === 0 ? undefined : headers,
       });
     }
     case 'model_not_found':

@@ -1,0 +1,86 @@
+/**
+ * An upstream that says the gateway's own account with it is out of credit (OpenAI's 429
+ * `insufficient_quota`) cannot be mended by a wait: the gateway's answer must not invite the
+ * client to repeat the request. The openai SDK (which retries every 429 unless told
+ * `x-should-retry: false`) and the real Codex (which stops at a 429 whose `error.type` says
+ * `insufficient_quota`) each send it once; the spec's code stays `rate_limit_exceeded`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
+
+/** What OpenAI answers an account without credit (429, its type and code both `insufficient_quota`). */
+const NO_CREDIT = {
+  error: {
+    message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+    type: 'insufficient_quota',
+    param: null,
+    code: 'insufficient_quota',
+  },
+};
+
+describe('an upstream out of credit (insufficient_quota)', () => {
+  let upstream: FakeUpstream;
+  let gw: SpawnedGateway;
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    upstream = await startFakeUpstream(() => ({ status: 429, json: NO_CREDIT }));
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+        },
+      },
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  it.each([
+    ['responses', 'or/gpt-5'],
+    ['chat', 'oc/gpt-4o-mini'],
+  ])('the openai SDK (%s, default retries) asks once and gets 429 rate_limit_exceeded of type insufficient_quota', async (api, model) => {
+    upstream.requests.length = 0;
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, timeout: 20_000 });
+    const call = api === 'responses' ? client.responses.create({ model, input: 'hi' }) : client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+    const error = await call.then(() => undefined, (caught: unknown) => caught as InstanceType<typeof OpenAI.APIError>);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error?.code).toBe('rate_limit_exceeded');
+    expect(error?.type).toBe('insufficient_quota');
+    expect(error?.headers?.get('x-should-retry')).toBe('false');
+    expect((error?.error as { details?: Record<string, unknown> }).details).toMatchObject({ upstream_code: 'insufficient_quota', upstream_quota_exhausted: true });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('the real Codex stops at once with the quota message', async () => {
+    upstream.requests.length = 0;
+    const workDir = tempDir('gw-codex-');
+    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    const config = ['model = "or/gpt-5"', 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
+    const started = Date.now();
+    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
+      cwd: workDir,
+      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${upstream.requests.length}`;
+    expect(run.exitCode, report).not.toBe(0);
+    expect(run.stderr, report).toMatch(/quota/i);
+    expect(run.stderr, report).not.toMatch(/Reconnecting/);
+    expect(upstream.requests.filter((request) => request.method === 'POST'), report).toHaveLength(1);
+  }, 150_000);
+});
