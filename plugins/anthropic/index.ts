@@ -37,6 +37,9 @@ export default definePlugin<AnthropicOptions>({
     const client = ctx.http.client(base);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ctx.options.version, ...ctx.headers };
     if (ctx.apiKey) headers['x-api-key'] = ctx.apiKey;
+    // A proxy in front may hold the key; Anthropic itself refuses a call without one.
+    const keyed = Object.keys(headers).some((h) => /^(x-api-key|authorization)$/i.test(h));
+    if (!keyed && new URL(base).hostname === 'api.anthropic.com') ctx.log.warn(`provider '${ctx.id}': no apiKey (is ANTHROPIC_API_KEY set?); Anthropic will refuse its calls`);
 
     function betaHeader(call: ChatCall): Record<string, string> {
       const beta = [...(ctx.options.beta ?? []), ...(call.headers['anthropic-beta'] ? call.headers['anthropic-beta'].split(',') : [])]

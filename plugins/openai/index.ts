@@ -39,6 +39,9 @@ export default definePlugin<OpenAIOptions>({
     const client = ctx.http.client(ctx.baseURL);
     const headers: Record<string, string> = { 'content-type': 'application/json', ...ctx.headers };
     if (ctx.apiKey) headers.authorization = `Bearer ${ctx.apiKey}`;
+    // Keyless is right for a local vLLM or Ollama; for OpenAI itself it is an unset variable.
+    const keyed = ctx.apiKey || Object.keys(headers).some((h) => h.toLowerCase() === 'authorization');
+    if (!keyed && new URL(ctx.baseURL).hostname === 'api.openai.com') ctx.log.warn(`provider '${ctx.id}': no apiKey (is OPENAI_API_KEY set?); OpenAI will refuse its calls`);
     if (ctx.options.organization) headers['openai-organization'] = ctx.options.organization;
     if (ctx.options.project) headers['openai-project'] = ctx.options.project;
 
