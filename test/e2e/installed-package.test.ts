@@ -123,6 +123,40 @@ console.log(JSON.stringify(results));
     expect(results.map((r) => r.name)).toEqual(expect.arrayContaining([expect.stringContaining("answers chat in 'chat', streamed"), expect.stringContaining('one convention')]));
   });
 
+  it("docs/plugins.md's conformance test and fake upstream run as written with node --test (an HTTP plugin, plain JS)", async () => {
+    const dir = path.join(project, 'walk-through');
+    fs.mkdirSync(dir, { recursive: true });
+    const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/plugins.md'), 'utf8');
+    const [conformance, fake] = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(conformance).toContain("from './fake-upstream.mjs'");
+    expect(fake).toContain('export function startFakeUpstream');
+    fs.writeFileSync(path.join(dir, 'conformance.test.mjs'), conformance);
+    fs.writeFileSync(path.join(dir, 'fake-upstream.mjs'), fake);
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+    // Section 1's plugin, in plain JS.
+    fs.writeFileSync(
+      path.join(dir, 'my-plugin.mjs'),
+      `import { definePlugin } from 'gateway/plugin-kit';
+export default definePlugin({
+  name: 'my-upstream',
+  formats: ['chat'],
+  models: [{ id: 'my-model', type: 'chat', capabilities: ['streaming'] }],
+  setup(ctx) {
+    const http = ctx.http.client(ctx.baseURL);
+    return {
+      chat: (call) => http.request({ method: 'POST', path: '/chat/completions', headers: { 'content-type': 'application/json', authorization: \`Bearer \${ctx.apiKey}\` }, body: call.rawBody, abortOn: call }),
+      close: () => http.close(),
+    };
+  },
+});
+`,
+    );
+    const run = await execa(process.execPath, ['--test', 'conformance.test.mjs'], { cwd: dir, reject: false, timeout: 60_000 });
+    expect(run.exitCode, String(run.stdout)).toBe(0);
+    expect(String(run.stdout)).toMatch(/^# pass 7$/m);
+    expect(String(run.stdout)).toMatch(/^# fail 0$/m);
+  });
+
   describe('npx gateway serve', () => {
     let gw: SpawnedGateway;
     beforeAll(async () => {
