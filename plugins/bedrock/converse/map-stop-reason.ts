@@ -20,6 +20,7 @@ export function encodeConverseStopReason(reason: FinishReason, stopSequence?: st
     case 'tool_calls':
       return 'tool_use';
     case 'length':
+    case 'pause':
       return 'max_tokens';
     case 'content_filter':
       return 'content_filtered';

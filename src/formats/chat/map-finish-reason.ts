@@ -16,13 +16,19 @@ export function decodeChatFinishReason(reason: unknown): FinishReason {
   }
 }
 
-/** IR → Chat `finish_reason`; `pause` and `error` have no Chat value and read as `stop`. */
+/**
+ * IR → Chat `finish_reason`. `pause` (Anthropic's `pause_turn`: a server-tool turn that is not
+ * finished, which only a Messages client can send back to go on) is `length`, Chat's "the answer
+ * was cut short"; `error` has no Chat value and reads as `stop`.
+ */
 export function encodeChatFinishReason(reason: FinishReason): ChatFinishReason {
   switch (reason) {
     case 'length':
     case 'tool_calls':
     case 'content_filter':
       return reason;
+    case 'pause':
+      return 'length';
     default:
       return 'stop';
   }

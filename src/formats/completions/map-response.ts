@@ -4,8 +4,9 @@ import { encodeChatUsage, decodeChatUsage } from '../chat/index.ts';
 import { isRecord, nowSeconds, prefixedId, readNumber, readString } from '../shared/index.ts';
 import { echoesPrompt, promptOf } from './decode-request.ts';
 
-/** IR → a legacy `finish_reason` (`stop`, `length`, `content_filter`; a tool call cannot happen here). */
+/** IR → a legacy `finish_reason` (`stop`, `length`, `content_filter`; a tool call cannot happen here; an unfinished `pause` is `length`, as on Chat). */
 export function encodeCompletionsFinishReason(reason: FinishReason): string {
+  if (reason === 'pause') return 'length';
   return reason === 'length' || reason === 'content_filter' ? reason : 'stop';
 }
 

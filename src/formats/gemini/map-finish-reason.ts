@@ -15,10 +15,11 @@ export function decodeGeminiFinishReason(reason: string | undefined, hasToolCall
   return hasToolCalls ? 'tool_calls' : 'stop';
 }
 
-/** IR → a Gemini `finishReason` (tool calls end `STOP`, as Gemini's own). */
+/** IR → a Gemini `finishReason` (tool calls end `STOP`, as Gemini's own; Anthropic's unfinished `pause_turn` is `MAX_TOKENS`). */
 export function encodeGeminiFinishReason(reason: FinishReason): string {
   switch (reason) {
     case 'length':
+    case 'pause':
       return 'MAX_TOKENS';
     case 'content_filter':
       return 'SAFETY';

@@ -284,7 +284,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (!message) return;
     this.closePart();
     this.message = undefined;
-    const incomplete = this.finishReason === 'length' || this.finishReason === 'content_filter';
+    const incomplete = this.finishReason !== undefined && statusForFinish(this.finishReason).status === 'incomplete';
     this.doneItem(message.outputIndex, messageItem(message.id, message.parts, incomplete ? 'incomplete' : 'completed'));
   }
 

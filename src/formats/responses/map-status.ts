@@ -11,13 +11,15 @@ export interface StatusFields {
 export function statusForFinish(finishReason: FinishReason): StatusFields {
   switch (finishReason) {
     case 'length':
+    // Anthropic's pause_turn: the turn is not finished (OpenAI's reasons are max_output_tokens and content_filter only).
+    case 'pause':
       return { status: 'incomplete', incompleteDetails: { reason: 'max_output_tokens' } };
     case 'content_filter':
       return { status: 'incomplete', incompleteDetails: { reason: 'content_filter' } };
     case 'error':
       return { status: 'failed', incompleteDetails: null };
     default:
-      // stop, tool_calls and pause are all a completed response; tool calls show as output items.
+      // stop and tool_calls are a completed response; tool calls show as output items.
       return { status: 'completed', incompleteDetails: null };
   }
 }

@@ -91,11 +91,11 @@ describe('chat encodeResponse', () => {
     expect(message).not.toHaveProperty('reasoning_content');
   });
 
-  it('maps pause and refusal finishes (stop, content_filter)', () => {
+  it('maps pause and refusal finishes (length: the paused turn is not finished; content_filter)', () => {
     const make = (finishReason: ChatResponse['finishReason']): string =>
       (chatCodec.encodeResponse({ id: 'r', model: 'm', created: 1, content: [], finishReason, usage: { inputTokens: 0, outputTokens: 0 } }, request).choices as Array<Record<string, any>>)[0]
         .finish_reason;
-    expect(make('pause')).toBe('stop');
+    expect(make('pause')).toBe('length');
     expect(make('content_filter')).toBe('content_filter');
     expect(make('length')).toBe('length');
   });
