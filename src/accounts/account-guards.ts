@@ -59,6 +59,7 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
     status: error.status,
     details: error.details,
     retryAfter: error.retryAfter,
+    retryAfterMs: error.retryAfterMs,
     cause: error.cause,
     headers: { ...headers, ...error.headers },
   });

@@ -3,6 +3,8 @@ import { ERROR_STATUS, RETRYABLE_CODES, type ErrorCode } from './codes.ts';
 export interface GatewayErrorOptions {
   details?: Record<string, unknown>;
   retryAfter?: number;
+  /** The wait to the millisecond when it is known that precisely (`retry-after-ms`, which the OpenAI and Anthropic SDKs read first). */
+  retryAfterMs?: number;
   cause?: unknown;
   /** Overrides the status derived from the code (e.g. an upstream 529 kept as 503). */
   status?: number;
@@ -104,6 +106,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly details?: Record<string, unknown>;
   readonly retryAfter?: number;
+  readonly retryAfterMs?: number;
   readonly headers?: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
@@ -113,6 +116,7 @@ export class GatewayError extends Error {
     this.status = options.status ?? ERROR_STATUS[code];
     this.details = options.details && boundDetails(options.details);
     this.retryAfter = options.retryAfter;
+    this.retryAfterMs = options.retryAfterMs;
     this.headers = options.headers;
   }
 

@@ -48,6 +48,7 @@ export function rateLimitExceededError(result: RateLimitResult, limit: Pick<Reso
   const per = limit.windowMs === 60_000 ? 'minute' : `${limit.windowMs / 1000} s`;
   return new GatewayError('rate_limit_exceeded', `Rate limit of ${result.limit} requests per ${per} exceeded; retry in ${seconds} s.`, {
     retryAfter: seconds,
+    retryAfterMs: result.retryAfterMs,
     details: { limit: result.limit, scope: limit.scope },
     headers: buildRateLimitHeaders({ result, scope: limit.scope, tier }),
   });

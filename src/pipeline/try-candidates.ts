@@ -21,6 +21,7 @@ function routingFailureError(error: GatewayError, attempts: number, plan: RouteP
   return new GatewayError(error.code, error.message, {
     details: error.details,
     retryAfter: error.retryAfter,
+    retryAfterMs: error.retryAfterMs,
     cause: error.cause,
     status: error.status,
     headers: { ...error.headers, 'x-routing-mode': plan.mode, 'x-routing-attempts': String(attempts) },

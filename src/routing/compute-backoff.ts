@@ -23,8 +23,8 @@ export function retryDelayMs(error: GatewayError, retry: number, policy: RetryPo
   // The gateway's own quota with that provider is spent (OpenAI's insufficient_quota): only another candidate can serve.
   if (error.details?.upstream_quota_exhausted === true) return undefined;
   const jittered = backoffMs(retry, policy, random);
-  if (error.retryAfter === undefined) return jittered;
-  const retryAfterMs = error.retryAfter * 1000;
+  const retryAfterMs = error.retryAfterMs ?? (error.retryAfter === undefined ? undefined : error.retryAfter * 1000);
+  if (retryAfterMs === undefined) return jittered;
   if (retryAfterMs > policy.maxMs) return undefined;
   return Math.max(retryAfterMs, jittered);
 }

@@ -30,6 +30,7 @@ const DEFAULT_EXPOSE = [
   'x-request-id',
   'request-id',
   'retry-after',
+  'retry-after-ms',
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',

@@ -88,6 +88,8 @@ export function errorResponse(thrown: unknown, event: H3Event, format?: WireForm
   headers.set('x-request-id', requestState(event).ids.requestId);
   for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);
   if (error.retryAfter !== undefined && !headers.has('retry-after')) headers.set('retry-after', String(error.retryAfter));
+  // Retry-After is whole seconds; the SDKs read this one first, so a 250 ms wait is not rounded up to 1 s.
+  if (error.retryAfterMs !== undefined && !headers.has('retry-after-ms')) headers.set('retry-after-ms', String(error.retryAfterMs));
   // The client's format read once, for the body and its status.
   const wire = errorWire(event, format);
   return new Response(JSON.stringify(errorBody(error, event, wire)), { status: errorStatus(error, event, wire), headers });

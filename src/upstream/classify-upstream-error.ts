@@ -107,21 +107,35 @@ function clean(message: string): string {
 
 /** Seconds from a Retry-After header (delta-seconds or HTTP date). */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const ms = retryAfterHeaderMs(value, now);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
+/** Milliseconds from a Retry-After header: delta-seconds (fractions kept, as the SDKs read them) or an HTTP date. */
+function retryAfterHeaderMs(value: string | string[] | undefined, now: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return undefined;
   const seconds = Number(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
   const date = Date.parse(raw);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - now) / 1000));
+  return Math.max(0, date - now);
 }
 
-/** OpenAI's `retry-after-ms` (milliseconds) as whole seconds, rounded up; undefined when absent or not a number. */
+/** OpenAI's `retry-after-ms` (milliseconds, whole ones kept); undefined when absent or not a number. */
 function parseRetryAfterMs(value: string | string[] | undefined): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return undefined;
   const ms = Number(raw);
-  return Number.isFinite(ms) && ms >= 0 ? Math.ceil(ms / 1000) : undefined;
+  return Number.isFinite(ms) && ms >= 0 ? Math.ceil(ms) : undefined;
+}
+
+/** The wait an upstream 429 names, in milliseconds: `retry-after-ms` first (its SDKs read it first), then Retry-After, then the body's (Google's RetryInfo). */
+function upstreamWaitMs(report: UpstreamErrorReport): number | undefined {
+  const headers = report.headers;
+  const ms = parseRetryAfterMs(headers?.['retry-after-ms']) ?? retryAfterHeaderMs(headers?.['retry-after'], Date.now());
+  if (ms !== undefined) return ms;
+  return report.retryAfter === undefined ? undefined : report.retryAfter * 1000;
 }
 
 /** An upstream failure as the codec read it: the facts, the upstream's message, the answer's headers. */
@@ -148,14 +162,16 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
       // the client's retry: `x-should-retry: false` is what the OpenAI and Anthropic SDKs obey.
       const exhausted = QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`);
       if (exhausted) details.upstream_quota_exhausted = true;
-      // OpenAI's retry-after-ms first (its SDKs read it first), then Retry-After, then the body's (Google's RetryInfo).
-      const retryAfter = parseRetryAfterMs(report.headers?.['retry-after-ms']) ?? parseRetryAfter(report.headers?.['retry-after']) ?? report.retryAfter;
+      // Retry-After and error.retry_after are whole seconds (rounded up); retry-after-ms keeps the upstream's precision.
+      const retryAfterMs = upstreamWaitMs(report);
+      const retryAfter = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
       const headers: Record<string, string> = {};
       if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
       if (exhausted) headers['x-should-retry'] = 'false';
       return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {
         details,
         retryAfter,
+        retryAfterMs,
         headers: Object.keys(headers).length === 0 ? undefined : headers,
       });
     }

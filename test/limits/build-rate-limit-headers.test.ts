@@ -52,7 +52,8 @@ describe('buildRateLimitHeaders', () => {
 describe('rateLimitExceededError', () => {
   it('is a 429 rate_limit_exceeded with retry_after and the headers', () => {
     const error = rateLimitExceededError(throttled, { scope: 'user', windowMs: 60_000 }, 'free');
-    expect(error).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 3, retryable: true });
+    // retry-after-ms (the SDKs read it first) keeps the limiter's 2,001 ms.
+    expect(error).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 3, retryAfterMs: 2_001, retryable: true });
     expect(error.message).toBe('Rate limit of 10 requests per minute exceeded; retry in 3 s.');
     expect(error.headers).toMatchObject({ 'Retry-After': '3', 'X-RateLimit-Limit': '10', 'X-RateLimit-Resource': 'user', 'X-Request-Priority': '1' });
     const envelope = buildErrorEnvelope(error, { requestId: 'req_1', correlationId: 'cor_1' });

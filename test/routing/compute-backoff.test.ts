@@ -44,4 +44,9 @@ describe('backoff', () => {
     const late = new GatewayError('rate_limit_exceeded', 'x', { retryAfter: 2 });
     expect(retryDelayMs(late, 1, policy, () => 0.5)).toBeUndefined();
   });
+
+  it('waits what retry-after-ms says, not the whole second Retry-After rounds it up to', () => {
+    const precise = upstreamError('oa', { status: 429, message: 'Slow down.', headers: { 'retry-after-ms': '250', 'retry-after': '1' }, phase: 'response' });
+    expect(retryDelayMs(precise, 1, policy, () => 0)).toBe(250);
+  });
 });

@@ -95,9 +95,11 @@ describe('classifyUpstreamError', () => {
     expect(error.message).not.toContain('sk-abcdef');
     const limited = upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '7' }, phase: 'media' });
     expect(limited).toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 7, headers: { 'Retry-After': '7' } });
-    // OpenAI's retry-after-ms first (rounded up to whole seconds); none at all: unknown here, 1 s in the answer (withRetryHint).
+    // OpenAI's retry-after-ms first (Retry-After rounded up to whole seconds, the milliseconds kept); none at all: unknown here, 1 s in the answer (withRetryHint).
     const ms = upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after-ms': '2500', 'retry-after': '9' }, phase: 'response' });
-    expect(ms).toMatchObject({ retryAfter: 3, headers: { 'Retry-After': '3' } });
+    expect(ms).toMatchObject({ retryAfter: 3, retryAfterMs: 2500, headers: { 'Retry-After': '3' } });
+    // A fractional Retry-After (the SDKs read fractions) keeps its milliseconds too.
+    expect(upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '0.4' }, phase: 'response' })).toMatchObject({ retryAfter: 1, retryAfterMs: 400 });
     const silent = upstreamError('openai', { status: 429, message: 'slow down', phase: 'response' });
     expect(silent.retryAfter).toBeUndefined();
     expect(withRetryHint(silent)).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 1, message: silent.message });
