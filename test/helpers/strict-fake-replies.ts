@@ -78,7 +78,8 @@ export function messagesStreamOf(message: Json): FakeReply {
     }
     events.push({ type: 'content_block_stop', index });
   });
-  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });
+  // The usage is cumulative, input and cache counts included, as Anthropic's message_delta says it today.
+  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null, stop_details: null }, usage });
   events.push({ type: 'message_stop' });
   return { sse: namedSse(events) };
 }
