@@ -23,6 +23,7 @@ const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: user
  */
 describe('the packed gateway installed into an empty CommonJS project', () => {
   let project: string;
+  let installLog = '';
   const npx = ['npx', '--no-install', 'gateway'];
 
   beforeAll(async () => {
@@ -32,9 +33,15 @@ describe('the packed gateway installed into an empty CommonJS project', () => {
     project = path.join(dir, 'project');
     fs.mkdirSync(project);
     await npm(['init', '-y'], project);
-    await npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], project);
+    installLog = String((await npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn', tarball], project)).stderr);
     writeUserProject(project);
   }, 180_000);
+
+  it('installs without an install script to review (npm 11 lists a tarball dependency\'s `prepare` as one)', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/gateway/package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    expect(Object.keys(manifest.scripts ?? {}).filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name))).toEqual([]);
+    expect(installLog).not.toContain('install-scripts');
+  });
 
   it('is a CommonJS project with no TypeScript compiler or loader installed', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8')) as { type?: string };
