@@ -364,8 +364,8 @@ export type StreamPart =
   | { type: 'web-search-end'; part: WebSearchPart }
   /** A citation of the open text block (its indices relative to that block's text, when known). */
   | { type: 'text-citation'; citation: UrlCitation }
-  /** A whole image the model made (Gemini's image models), outside any text block. */
-  | { type: 'image'; source: MediaSource }
+  /** A whole image the model made (Gemini's image models), outside any text block; its metadata a Gemini thought signature. */
+  | { type: 'image'; source: MediaSource; providerMetadata?: ProviderMetadata }
   | { type: 'finish'; finishReason: FinishReason; stopSequence?: string | null }
   | { type: 'usage'; usage: Usage }
   | { type: 'error'; error: StreamError }

@@ -70,7 +70,8 @@ describe('images a Gemini image model makes, converted for other clients', () =>
       for (const image of delta?.images ?? []) images.push(image);
     }
     expect(text).toBe('Here is your picture.');
-    expect(images).toEqual([{ type: 'image_url', image_url: { url: png }, index: 0 }]);
+    // Gemini 3's image model signs its image: the signature rides on the entry, carried (gwpm:…).
+    expect(images).toEqual([{ type: 'image_url', image_url: { url: png }, index: 0, signature: expect.stringMatching(/^gwpm:/) }]);
   });
 
   it('Chat: without modalities the image model still answers with its image (Google\'s default for it); a text model asked for images gets Google\'s 400', async () => {
@@ -101,6 +102,54 @@ describe('images a Gemini image model makes, converted for other clients', () =>
     const completed = events.at(-1)!;
     expect(completed.type).toBe('response.completed');
     expect(completed.response.output.map((i: Json) => i.type)).toEqual(['message', 'image_generation_call', 'message']);
+  });
+
+  /** The thought signature the model turn's image carried up on the second turn (one the fake issued, or undefined). */
+  const imageSignature = (): unknown => {
+    const turn = (sent().contents as Json[]).find((c) => c.role === 'model');
+    const image = (turn?.parts as Json[] | undefined)?.find((p) => p.inlineData !== undefined);
+    expect(image?.inlineData).toEqual({ mimeType: 'image/png', data: FAKE_PNG_BASE64 });
+    return image?.thoughtSignature;
+  };
+
+  it.each([false, true])("a Gemini 3 image model's signature on its image goes back with it on the next turn: Chat (stream: %s)", async (stream) => {
+    const ask = { model: `google/${PRO}`, messages: [{ role: 'user', content: 'Draw a cat' }], modalities: ['image', 'text'] };
+    let message: Json;
+    if (stream) {
+      message = { role: 'assistant', content: '', images: [] };
+      for await (const chunk of await openai().chat.completions.create({ ...ask, stream: true } as unknown as OpenAI.ChatCompletionCreateParamsStreaming)) {
+        const delta = chunk.choices[0]?.delta as Json | undefined;
+        if (typeof delta?.content === 'string') message.content += delta.content;
+        message.images.push(...(delta?.images ?? []));
+      }
+    } else {
+      message = (await openai().chat.completions.create(ask as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming)).choices[0].message as unknown as Json;
+    }
+    const issued = gemini.issued.size;
+    const next = await openai().chat.completions.create({ ...ask, messages: [...ask.messages, message, { role: 'user', content: 'Now make it blue' }] } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(next.choices[0].message.content).toBe('Here is your picture.');
+    // Before: the image went back unsigned, and Gemini 3 Pro Image lost the context of its own picture.
+    const signature = imageSignature();
+    expect(typeof signature).toBe('string');
+    expect(gemini.issued.has(signature as string)).toBe(true);
+    expect(gemini.issued.size).toBeGreaterThan(issued);
+  });
+
+  it.each([false, true])("a Gemini 3 image model's signature on its image goes back with it on the next turn: Responses (stream: %s)", async (stream) => {
+    let output: Json[];
+    if (stream) {
+      const events: Json[] = [];
+      for await (const event of await openai().responses.create({ model: `google/${PRO}`, input: 'Draw a cat', stream: true })) events.push(event as unknown as Json);
+      output = events.at(-1)!.response.output;
+    } else {
+      output = (await openai().responses.create({ model: `google/${PRO}`, input: 'Draw a cat' })).output as unknown as Json[];
+    }
+    const image = output.find((item) => item.type === 'image_generation_call')!;
+    expect(image.id).toMatch(/^ig_/);
+    await openai().responses.create({ model: `google/${PRO}`, input: [{ role: 'user', content: 'Draw a cat' }, ...(output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'Now make it blue' }] });
+    const signature = imageSignature();
+    expect(typeof signature).toBe('string');
+    expect(gemini.issued.has(signature as string)).toBe(true);
   });
 
   it('Messages: Anthropic has no image output; the text comes through whole', async () => {

@@ -86,7 +86,7 @@ function decodeAssistantContent(raw: Record<string, unknown>, at: string, check:
   } else if (content !== undefined && content !== null) {
     check.fail(`${at}.content`, 'must be a string, an array of content parts or null');
   }
-  for (const source of madeImages(raw.images)) parts.push({ type: 'image', source });
+  parts.push(...madeImages(raw.images));
   if (typeof raw.refusal === 'string' && raw.refusal !== '') parts.push({ type: 'refusal', refusal: raw.refusal });
   parts.push(...decodeToolCalls(raw, at, check));
   return parts;

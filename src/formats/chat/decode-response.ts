@@ -1,6 +1,6 @@
-import type { ChatResponse, ContentPart, MediaSource } from '../../ir/index.ts';
+import type { ChatResponse, ContentPart, ImagePart } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
-import { isRecord, nowSeconds, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
+import { isRecord, nowSeconds, readCarried, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
 import { decodeChatUsage } from './map-usage.ts';
@@ -35,7 +35,7 @@ function decodeMessageContent(message: Record<string, unknown>): ContentPart[] {
   }
   const refusal = readString(message, 'refusal');
   if (refusal) parts.push({ type: 'refusal', refusal });
-  for (const image of madeImages(message.images)) parts.push({ type: 'image', source: image });
+  parts.push(...madeImages(message.images));
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls) {
       if (!isRecord(call) || !isRecord(call.function)) continue;
@@ -55,12 +55,18 @@ function decodeMessageContent(message: Record<string, unknown>): ContentPart[] {
  * Images the model made, as OpenRouter (and LiteLLM, Vercel's gateway) answer an image model:
  * `message.images[]` / `delta.images[]`, each `{type: 'image_url', image_url: {url}}`.
  */
-export function madeImages(images: unknown): MediaSource[] {
+export function madeImages(images: unknown): ImagePart[] {
   if (!Array.isArray(images)) return [];
-  const out: MediaSource[] = [];
+  const out: ImagePart[] = [];
   for (const image of images) {
     const url = isRecord(image) && isRecord(image.image_url) ? readString(image.image_url, 'url') : undefined;
-    if (url) out.push(urlToMediaSource(url));
+    if (!url) continue;
+    const part: ImagePart = { type: 'image', source: urlToMediaSource(url) };
+    // The gateway's carried signature (chatImage): the image's provider metadata, back on its part.
+    const signature = readString(image as Record<string, unknown>, 'signature');
+    const metadata = signature === undefined ? undefined : readCarried(signature)?.metadata;
+    if (metadata) part.providerMetadata = metadata;
+    out.push(part);
   }
   return out;
 }

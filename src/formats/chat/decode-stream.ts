@@ -110,7 +110,7 @@ class ChatStreamDecoder implements StreamDecoder {
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.toolCall(call);
     for (const image of madeImages(delta.images)) {
       this.closeBlocks();
-      this.emit({ type: 'image', source: image });
+      this.emit(image.providerMetadata ? { type: 'image', source: image.source, providerMetadata: image.providerMetadata } : { type: 'image', source: image.source });
     }
   }
 

@@ -1,5 +1,5 @@
-import type { ChatRequest, ChatResponse } from '../../ir/index.ts';
-import { argumentsForClient, mediaSourceToUrl, prefixedId, toolIdForClient } from '../shared/index.ts';
+import type { ChatRequest, ChatResponse, ProviderMetadata } from '../../ir/index.ts';
+import { argumentsForClient, carryOpaque, hasMetadata, mediaSourceToUrl, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -28,7 +28,7 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
     else if (part.type === 'refusal') refusal.push(part.refusal);
     else if (part.type === 'image') {
       const url = mediaSourceToUrl(part.source);
-      if (url !== undefined) images.push(chatImage(url, images.length));
+      if (url !== undefined) images.push(chatImage(url, images.length, part.providerMetadata));
     }
     else if (part.type === 'tool_call') calls.push({ id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
   }
@@ -58,8 +58,12 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
 
 /**
  * An image the model made, as OpenRouter (and Vercel's AI gateway, LiteLLM) put it beside the
- * content: `message.images[]` (`delta.images[]` in a stream), a data URL in `image_url.url`.
+ * content: `message.images[]` (`delta.images[]` in a stream), a data URL in `image_url.url`. Its
+ * provider metadata (a Gemini 3 image model's thought signature) rides as the entry's carried
+ * `signature` (shared/carry-opaque.ts), which comes back with the image on the next turn.
  */
-export function chatImage(url: string, index: number): Record<string, unknown> {
-  return { type: 'image_url', image_url: { url }, index };
+export function chatImage(url: string, index: number, metadata?: ProviderMetadata): Record<string, unknown> {
+  const image: Record<string, unknown> = { type: 'image_url', image_url: { url }, index };
+  if (hasMetadata(metadata)) image.signature = carryOpaque({ metadata });
+  return image;
 }

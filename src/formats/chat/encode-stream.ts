@@ -136,7 +136,7 @@ class ChatStreamEncoder implements StreamEncoder {
       }
       case 'image': {
         const url = mediaSourceToUrl(part.source);
-        if (url !== undefined) this.chunk({ images: [chatImage(url, this.images++)] });
+        if (url !== undefined) this.chunk({ images: [chatImage(url, this.images++, part.providerMetadata)] });
         return;
       }
       case 'finish':

@@ -28,7 +28,10 @@ export function generatedImageOf(part: Json): ImagePart | undefined {
   const mediaType = readString(inline, 'mimeType');
   const data = readString(inline, 'data');
   if (mediaType === undefined || data === undefined || !mediaType.startsWith('image/')) return undefined;
-  return { type: 'image', source: { kind: 'base64', mediaType, data } };
+  const image: ImagePart = { type: 'image', source: { kind: 'base64', mediaType, data } };
+  // Gemini 3's image models sign the image they made: it goes back with it on the next turn.
+  if (typeof part.thoughtSignature === 'string') image.providerMetadata = { [GOOGLE]: { thoughtSignature: part.thoughtSignature } };
+  return image;
 }
 
 /** One upstream part → IR (an unknown part, e.g. executableCode, has no IR form and is left out of a conversion). */

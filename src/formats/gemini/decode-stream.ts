@@ -105,7 +105,7 @@ class GeminiStreamDecoder implements StreamDecoder {
       const image = generatedImageOf(part);
       if (image) {
         this.close();
-        this.out.push({ type: 'image', source: image.source });
+        this.out.push(image.providerMetadata ? { type: 'image', source: image.source, providerMetadata: image.providerMetadata } : { type: 'image', source: image.source });
       }
       return;
     }

@@ -77,10 +77,11 @@ function encodePart(part: ContentPart, message: Message, index: number, names: M
     case 'image':
     case 'file': {
       const source = part.source;
-      if (source.kind === 'base64' || source.kind === 'text') return [{ inlineData: { mimeType: source.mediaType, data: source.kind === 'text' ? Buffer.from(source.data).toString('base64') : source.data } }];
+      // An image the model made goes back with its thought signature (Gemini 3's image models sign theirs).
+      if (source.kind === 'base64' || source.kind === 'text') return [withSignature({ inlineData: { mimeType: source.mediaType, data: source.kind === 'text' ? Buffer.from(source.data).toString('base64') : source.data } }, part)];
       if (source.kind === 'url') {
         const data = /^data:([^;,]+);base64,(.*)$/s.exec(source.url);
-        if (data) return [{ inlineData: { mimeType: data[1], data: data[2] } }];
+        if (data) return [withSignature({ inlineData: { mimeType: data[1], data: data[2] } }, part)];
         return [{ fileData: { mimeType: part.type === 'image' ? mimeOfUrl(source.url, 'image/jpeg') : mimeOfUrl(source.url, 'application/pdf'), fileUri: source.url } }];
       }
       throw validationError({ [`messages[${index}].file_id`]: 'a file id cannot go to a Gemini upstream' }, `A file uploaded by id cannot go to a Gemini upstream; send its data instead.`);

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { ProviderMetadata } from '../../ir/index.ts';
+import { readToolId, toolIdForClient } from '../shared/index.ts';
 
 /** A fresh Responses-style id: `msg_…`, `fc_…`, `rs_…`, `resp_…`. */
 export function createItemId(prefix: 'msg' | 'fc' | 'rs' | 'resp' | 'ig'): string {
@@ -52,4 +54,20 @@ export function storedItemId(prefix: 'msg' | 'rs' | 'fc', responseId: string | u
 export function storedItemPlace(itemId: string): { responseId: string; index: number } | undefined {
   const match = STORED_ITEM.exec(itemId);
   return match ? { responseId: `resp_${match[1]}`, index: Number(match[2]) } : undefined;
+}
+
+/**
+ * The id of an `image_generation_call` item for an image the model made: `ig_…`, and when the
+ * image has provider metadata (a Gemini 3 image model's thought signature) `ig_` + the carried
+ * id (shared/carry-opaque.ts), since the id is what every client sends back with the item.
+ */
+export function imageItemId(metadata: ProviderMetadata | undefined): string {
+  const id = createItemId('ig');
+  const carried = toolIdForClient(id, metadata);
+  return carried === id ? id : `ig_${carried}`;
+}
+
+/** The provider metadata an image item's id carries (see imageItemId), if any. */
+export function metadataOfImageItemId(id: unknown): ProviderMetadata | undefined {
+  return typeof id === 'string' && id.startsWith('ig_') ? readToolId(id.slice(3)).providerMetadata : undefined;
 }

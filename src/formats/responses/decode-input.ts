@@ -7,6 +7,7 @@ import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
 import { decodeWebSearchCall } from './map-web-search.ts';
 import { fieldPath, invalid, parseOrThrow } from './validate.ts';
+import { metadataOfImageItemId } from './create-id.ts';
 
 const ROLES: readonly unknown[] = ['user', 'assistant', 'system', 'developer'];
 const messageSchema = z.looseObject({
@@ -127,7 +128,10 @@ class InputDecoder {
         return this.pushAssistant([decodeWebSearchCall(item)]);
       case 'image_generation_call':
         // An image the model made, sent back for an edit: with its bytes it is the assistant's image; by id alone only OpenAI knows it.
-        if (typeof item.result === 'string' && item.result !== '') return this.pushAssistant([{ type: 'image', source: generatedImageSource(item.result, item.output_format) }]);
+        if (typeof item.result === 'string' && item.result !== '') {
+          const metadata = metadataOfImageItemId(item.id);
+          return this.pushAssistant([{ type: 'image', source: generatedImageSource(item.result, item.output_format), ...(metadata ? { providerMetadata: metadata } : {}) }]);
+        }
         return;
       case 'compaction':
         return this.compaction(item, path);

@@ -1,8 +1,8 @@
-import type { ContentPart, MediaSource, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
+import type { ContentPart, MediaSource, ProviderMetadata, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
 import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
-import { createItemId, createReasoningItemId, functionCallItemIdFor, storedItemId } from './create-id.ts';
+import { createItemId, createReasoningItemId, functionCallItemIdFor, imageItemId, storedItemId } from './create-id.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;
@@ -80,7 +80,7 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
       items.push(functionCallItem(id, callId, name, argumentsForClient(part.arguments), 'completed', namespace));
     } else if (part.type === 'image') {
       flush();
-      const item = imageGenerationCallItem(part.source);
+      const item = imageGenerationCallItem(part.source, part.providerMetadata);
       if (item) items.push(item);
     } else if (part.type === 'reasoning') {
       flush();
@@ -99,8 +99,8 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
  * `image_generation_call` item with the base64 image in `result` (undefined for an image the
  * format cannot carry inline, e.g. a file id).
  */
-export function imageGenerationCallItem(source: MediaSource): Item | undefined {
+export function imageGenerationCallItem(source: MediaSource, metadata?: ProviderMetadata): Item | undefined {
   if (source.kind !== 'base64') return undefined;
   const format = source.mediaType.replace(/^image\//, '').replace('jpg', 'jpeg');
-  return { id: createItemId('ig'), type: 'image_generation_call', status: 'completed', output_format: format, result: source.data };
+  return { id: imageItemId(metadata), type: 'image_generation_call', status: 'completed', output_format: format, result: source.data };
 }

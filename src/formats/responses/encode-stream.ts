@@ -89,7 +89,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         this.search(part.part);
         break;
       case 'image':
-        this.image(part.source);
+        this.image(part.source, part.providerMetadata);
         break;
       case 'reasoning-start':
         this.openReasoning(part.itemId);
@@ -394,8 +394,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   /** A made image: a whole `image_generation_call` item, with the events OpenAI's image tool sends. */
-  private image(source: MediaSource): void {
-    const done = imageGenerationCallItem(source);
+  private image(source: MediaSource, metadata: ProviderMetadata | undefined): void {
+    const done = imageGenerationCallItem(source, metadata);
     if (!done) return;
     this.closeMessage();
     this.closeReasoning(undefined);
