@@ -28,6 +28,20 @@ describe('messages stream encoder', () => {
     });
   });
 
+  it("says the request's input estimate in message_start when the upstream tells usage only at the end, the upstream's count when it tells it at the start", () => {
+    // 40 characters of text and a tool whose name, description and schema are 57 more: 97 characters, 25 tokens at 4 a token.
+    const asked: ChatRequest = {
+      ...request,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(40) }] }],
+      tools: [{ name: 'lookup', description: 'y'.repeat(34), parameters: { type: 'object' } }],
+    };
+    const fromChat = parseEvents(translateStream(chatCodec, messagesCodec, asked, readFixture('chat/stream-text-usage.sse.txt')));
+    expect(fromChat[0].data.message.usage).toMatchObject({ input_tokens: 25, output_tokens: 0 });
+    expect(fromChat.at(-2)?.data.usage).toMatchObject({ input_tokens: 15, cache_read_input_tokens: 4 });
+    const known = parseEvents(encodeAll(messagesCodec.createStreamEncoder(asked, STREAM_IDS), [{ type: 'start', id: 'x', model: 'm', created: 1, usage: { inputTokens: 7 } }, { type: 'end' }]));
+    expect(known[0].data.message.usage).toMatchObject({ input_tokens: 7 });
+  });
+
   it('gives message_start a msg_ id whatever the upstream id (and keeps a msg_ id)', () => {
     const id = (upstreamId: string) => parseEvents(encodePart(messagesCodec.createStreamEncoder(request, STREAM_IDS), { type: 'start', id: upstreamId, model: 'm', created: 1 }))[0].data.message.id;
     expect(id('resp_68af0001text')).toBe('msg_resp_68af0001text');
