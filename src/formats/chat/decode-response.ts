@@ -2,7 +2,7 @@ import type { ChatResponse, ContentPart, ImagePart } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { isRecord, nowSeconds, readCarried, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
 import { decodeChatFinishReason } from './map-finish-reason.ts';
-import { decodeChatReasoning } from './map-reasoning.ts';
+import { decodeChatReasoning, plainReasoningMetadata } from './map-reasoning.ts';
 import { decodeChatUsage } from './map-usage.ts';
 
 /** An upstream Chat Completions response → IR. Only the first choice is kept. */
@@ -16,14 +16,19 @@ export function decodeChatResponse(body: unknown): ChatResponse {
     id: readString(body, 'id') ?? '',
     model: readString(body, 'model') ?? '',
     created: readNumber(body, 'created') ?? nowSeconds(),
-    content: decodeMessageContent(message),
+    content: decodeMessageContent(message, readString(body, 'model') ?? ''),
     finishReason: decodeChatFinishReason(choice?.finish_reason),
     usage: decodeChatUsage(body.usage) ?? { inputTokens: 0, outputTokens: 0 },
   };
 }
 
-function decodeMessageContent(message: Record<string, unknown>): ContentPart[] {
+function decodeMessageContent(message: Record<string, unknown>, model: string): ContentPart[] {
   const parts: ContentPart[] = [...decodeChatReasoning(message)];
+  // Plain reasoning text (no details, no thinking blocks): its model wants it back (map-reasoning.ts).
+  const plain = plainReasoningMetadata(model);
+  if (plain && !Array.isArray(message.reasoning_details) && !Array.isArray(message.thinking_blocks)) {
+    for (const part of parts) if (part.type === 'reasoning' && !part.signature && !part.providerMetadata) part.providerMetadata = plain;
+  }
   const content = message.content;
   if (typeof content === 'string' && content !== '') parts.push({ type: 'text', text: content });
   if (Array.isArray(content)) {

@@ -5,6 +5,7 @@ import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFr
 import { decodeChatFinishReason } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
 import { madeImages } from './decode-response.ts';
+import { plainReasoningMetadata } from './map-reasoning.ts';
 import { captureEnvelope, readContentChunk, readFinishChunk, readUsageChunk, type ChunkEnvelope } from './read-content-chunk.ts';
 
 /** Parsed chunks an envelope is taken from before the decoder stops trying (an upstream whose envelopes differ chunk by chunk). */
@@ -20,6 +21,9 @@ class ChatStreamDecoder implements StreamDecoder {
   private out: StreamPart[] | undefined;
   private started = false;
   private open: 'text' | 'reasoning' | undefined;
+  /** The open reasoning block is plain `reasoning_content` text, nothing signed: marked with the model at its end (map-reasoning.ts). */
+  private plainReasoning = false;
+  private model = '';
   private reasoningIndex: unknown;
   private readonly toolIndex = new Map<unknown, number>();
   private lastToolKey: unknown;
@@ -67,7 +71,8 @@ class ChatStreamDecoder implements StreamDecoder {
     if (!Array.isArray(chunk.choices) && !isRecord(chunk.usage)) return [];
     if (!this.started) {
       this.started = true;
-      this.emit({ type: 'start', id: readString(chunk, 'id') ?? generateId('chatcmpl-'), model: readString(chunk, 'model') ?? '', created: readNumber(chunk, 'created') ?? nowSeconds() });
+      this.model = readString(chunk, 'model') ?? '';
+      this.emit({ type: 'start', id: readString(chunk, 'id') ?? generateId('chatcmpl-'), model: this.model, created: readNumber(chunk, 'created') ?? nowSeconds() });
     }
     if (this.envelope === undefined && this.envelopeTries < ENVELOPE_TRIES && record.event === undefined) {
       this.envelopeTries += 1;
@@ -100,7 +105,7 @@ class ChatStreamDecoder implements StreamDecoder {
       // LiteLLM repeats the text in `thinking_blocks`, which also carry the signature: text from one place only.
       const blocks = Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks.filter(isRecord) : [];
       const text = readString(delta, 'reasoning_content') ?? readString(delta, 'reasoning');
-      if (text) this.reasoningText(text, undefined, undefined);
+      if (text) this.reasoningText(text, undefined, undefined, blocks.length === 0);
       for (const block of blocks) this.thinkingBlock(block, !text);
     }
     const content = readString(delta, 'content');
@@ -164,14 +169,15 @@ class ChatStreamDecoder implements StreamDecoder {
    * Details are grouped by `index`: text streamed as plain `reasoning_content` (no index)
    * followed by a signature-only detail (index 0) is one block, the signature closing it.
    */
-  private reasoningText(text: string, index: unknown, itemId: string | undefined): void {
+  private reasoningText(text: string, index: unknown, itemId: string | undefined, plain = false): void {
     const otherBlock = index !== undefined && this.reasoningIndex !== undefined && index !== this.reasoningIndex;
     if (this.open !== 'reasoning' || otherBlock) {
       this.closeBlocks();
       this.open = 'reasoning';
       this.reasoningIndex = undefined;
+      this.plainReasoning = plain;
       this.emit(itemId ? { type: 'reasoning-start', itemId } : { type: 'reasoning-start' });
-    }
+    } else if (!plain) this.plainReasoning = false;
     if (index !== undefined) this.reasoningIndex = index;
     if (text) this.emit({ type: 'reasoning-delta', text });
   }
@@ -225,8 +231,12 @@ class ChatStreamDecoder implements StreamDecoder {
   /** Closes the open text/reasoning block and the open tool call, then gives out the held calls whole (blocks are sequential in the IR). */
   private closeBlocks(): void {
     if (this.open === 'text') this.emit({ type: 'text-end' });
-    if (this.open === 'reasoning') this.emit({ type: 'reasoning-end' });
+    if (this.open === 'reasoning') {
+      const plain = this.plainReasoning ? plainReasoningMetadata(this.model) : undefined;
+      this.emit(plain ? { type: 'reasoning-end', providerMetadata: plain } : { type: 'reasoning-end' });
+    }
     this.open = undefined;
+    this.plainReasoning = false;
     if (this.openTool !== undefined) this.emit({ type: 'tool-call-end', index: this.openTool });
     this.openTool = undefined;
     for (const { start, args } of this.heldTools) {

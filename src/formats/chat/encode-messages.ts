@@ -1,7 +1,7 @@
 import type { ContentPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolResultPart } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
 import { mediaSourceToUrl } from '../shared/index.ts';
-import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
+import { encodeReasoningDetails, isPlainReasoningOf, reasoningText } from './map-reasoning.ts';
 import type { ChatToolCall } from './types.ts';
 
 type ChatMessage = Record<string, unknown>;
@@ -15,9 +15,11 @@ type Media = ImagePart | FilePart;
  * a tool message, so they follow the run of tool messages in one user message.
  * Reasoning is sent back only when `sendReasoning` is set (as `reasoning_content` +
  * `reasoning_details`, for OpenRouter-style or DeepSeek-style upstreams); by default it is
- * dropped, since OpenAI cannot use another provider's reasoning and rejects unknown fields.
+ * dropped, since OpenAI cannot use another provider's reasoning and rejects unknown fields; the
+ * upstream model's own plain reasoning goes back to it as `reasoning_content` (DeepSeek's thinking
+ * mode refuses a tool loop without it; map-reasoning.ts).
  */
-export function encodeChatMessages(system: TextPart[], messages: Message[], sendReasoning = false): ChatMessage[] {
+export function encodeChatMessages(system: TextPart[], messages: Message[], sendReasoning = false, upstreamModel = ''): ChatMessage[] {
   const out: ChatMessage[] = system.map((part) => ({ role: 'system', content: part.cacheBreakpoint ? [textPart(part)] : part.text }));
   let media: Media[] = [];
   const flushMedia = (): void => {
@@ -32,7 +34,7 @@ export function encodeChatMessages(system: TextPart[], messages: Message[], send
     const rest = results.length === 0 ? message.content : message.content.filter((part) => part.type !== 'tool_result');
     if (rest.length === 0 && message.role !== 'assistant') continue;
     flushMedia();
-    const encoded = encodeMessage(message, rest, sendReasoning);
+    const encoded = encodeMessage(message, rest, sendReasoning, upstreamModel);
     if (encoded) out.push(encoded);
   }
   flushMedia();
@@ -53,14 +55,14 @@ function mergeAssistantRuns(messages: Message[]): Message[] {
   return out;
 }
 
-function encodeMessage(message: Message, content: ContentPart[], sendReasoning: boolean): ChatMessage | undefined {
+function encodeMessage(message: Message, content: ContentPart[], sendReasoning: boolean, upstreamModel: string): ChatMessage | undefined {
   const named = message.name ? { name: message.name } : {};
   switch (message.role) {
     case 'system':
     case 'developer':
       return { role: message.role, content: textOnly(content), ...named };
     case 'assistant':
-      return { ...encodeAssistant(content, sendReasoning), ...named };
+      return { ...encodeAssistant(content, sendReasoning, upstreamModel), ...named };
     case 'user':
     case 'tool': {
       if (content.length === 0) return undefined;
@@ -71,7 +73,7 @@ function encodeMessage(message: Message, content: ContentPart[], sendReasoning: 
   }
 }
 
-function encodeAssistant(content: ContentPart[], sendReasoning: boolean): ChatMessage {
+function encodeAssistant(content: ContentPart[], sendReasoning: boolean, upstreamModel: string): ChatMessage {
   const text = content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const refusal = content.flatMap((part) => (part.type === 'refusal' ? [part.refusal] : [])).join('');
   const calls: ChatToolCall[] = content.flatMap((part) =>
@@ -84,6 +86,9 @@ function encodeAssistant(content: ContentPart[], sendReasoning: boolean): ChatMe
     const readable = reasoningText(reasoning);
     if (readable !== undefined) message.reasoning_content = readable;
     message.reasoning_details = encodeReasoningDetails(reasoning);
+  } else {
+    const own = reasoningText(content.filter((part): part is ReasoningPart => part.type === 'reasoning' && isPlainReasoningOf(part, upstreamModel)));
+    if (own !== undefined) message.reasoning_content = own;
   }
   if (calls.length > 0) message.tool_calls = calls;
   return message;

@@ -26,7 +26,7 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   const reasoningModel = isOpenAIReasoningModel(options.upstreamModel);
   const request = reasoningModel ? adaptForOpenAIReasoningModel(input) : input;
   const body: Record<string, unknown> = { ...request.extra, model: options.upstreamModel };
-  body.messages = encodeChatMessages(request.system, request.messages, options.assistantReasoning === 'send');
+  body.messages = encodeChatMessages(request.system, request.messages, options.assistantReasoning === 'send', options.upstreamModel);
   if (request.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

@@ -1,4 +1,4 @@
-import type { ReasoningPart } from '../../ir/index.ts';
+import type { ProviderMetadata, ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, readCarried, readString, restoreReasoning } from '../shared/index.ts';
 import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
 
@@ -16,6 +16,24 @@ export function decodeChatReasoning(message: Record<string, unknown>): Reasoning
   }
   const text = readString(message, 'reasoning_content') ?? readString(message, 'reasoning');
   return text ? [{ type: 'reasoning', text }] : [];
+}
+
+/**
+ * Reasoning a Chat upstream answered as plain `reasoning_content` (DeepSeek, Kimi, vLLM): marked with
+ * the model that wrote it, so it goes back to that model as `reasoning_content`. DeepSeek's thinking
+ * mode refuses a tool loop whose assistant turns lack it ("Missing `reasoning_content` field in the
+ * assistant message"); OpenAI's Chat API takes no reasoning input, so it goes to no other model.
+ */
+export const CHAT_REASONING = 'chat';
+
+/** The provider metadata of plain reasoning `model` wrote (undefined without a model). */
+export function plainReasoningMetadata(model: string): ProviderMetadata | undefined {
+  return model === '' ? undefined : { [CHAT_REASONING]: { model } };
+}
+
+/** Whether a reasoning part is `model`'s own plain reasoning (see CHAT_REASONING). */
+export function isPlainReasoningOf(part: ReasoningPart, model: string): boolean {
+  return part.providerMetadata?.[CHAT_REASONING]?.model === model && part.signature === undefined && part.encrypted === undefined && !part.redacted;
 }
 
 /** OpenRouter `reasoning_details` → IR parts, in order. Unknown detail types are skipped. */

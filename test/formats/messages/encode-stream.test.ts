@@ -5,6 +5,7 @@ import { encodeMessagesUsage } from '../../../src/formats/messages/map-usage.ts'
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { writeSse } from '../../../src/sse/index.ts';
+import { readCarried } from '../../../src/formats/shared/index.ts';
 import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent, STREAM_IDS } from '../stream-helpers.ts';
 
 const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
@@ -94,11 +95,13 @@ describe('messages stream encoder', () => {
     const events = parseEvents(translateStream(chatCodec, messagesCodec, request, readFixture('chat/stream-reasoning.sse.txt'), 6));
     expect(names(events)).toEqual([
       'message_start',
-      'content_block_start', 'delta:thinking_delta', 'delta:thinking_delta', 'content_block_stop',
+      'content_block_start', 'delta:thinking_delta', 'delta:thinking_delta', 'delta:signature_delta', 'content_block_stop',
       'content_block_start', 'delta:text_delta', 'content_block_stop',
       'message_delta', 'message_stop',
     ]);
     expect(events[1].data.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
+    // The signature carries the model that wrote the reasoning, so it goes back to that model (DeepSeek wants it).
+    expect(readCarried(events[4].data.delta.signature)).toEqual({ metadata: { chat: { model: 'deepseek-reasoner' } } });
   });
 
   it('translates OpenRouter reasoning_details: signature_delta before the stop, redacted_thinking as one block', () => {
