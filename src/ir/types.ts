@@ -231,7 +231,19 @@ export interface ReasoningConfig {
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; name?: string; schema?: Record<string, unknown>; strict?: boolean; description?: string };
+  | {
+      type: 'json_schema';
+      name?: string;
+      schema?: Record<string, unknown>;
+      strict?: boolean;
+      description?: string;
+      /**
+       * The schema wraps a bare answer in this property (a Gemini client's `text/x.enum`: an object
+       * with one enum property, since OpenAI and Anthropic want an object at the root); the client
+       * gets the property's value as plain text.
+       */
+      unwrap?: string;
+    };
 
 /** A chat-like request, independent of the wire format it arrived in. */
 export interface ChatRequest {

@@ -5,7 +5,7 @@
  * several turns, and errors in Google's shape. (A passthrough to a Gemini upstream needs the
  * `google` plugin and its fake: plugins/google's own tests.)
  */
-import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { ApiError, GoogleGenAI, Type, type Content } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
@@ -208,6 +208,26 @@ describe('@google/genai through the gateway', () => {
     await ask('ant/claude-up', 0);
     expect(effortOf('messages')?.type ?? 'disabled').toBe('disabled');
     for (const fake of Object.values(fakes)) expect(fake.rejections).toEqual([]);
+  });
+
+  it("responseMimeType text/x.enum: every upstream format is asked for a strict schema with the enum, and the client gets the bare value, whole and streamed", async () => {
+    const config = { responseMimeType: 'text/x.enum', responseSchema: { type: Type.STRING, enum: ['done', 'pending'] } };
+    const schemaOf = (format: keyof typeof fakes) => {
+      const body = fakes[format].requests.at(-1)?.json as Record<string, any>;
+      return format === 'chat' ? body.response_format?.json_schema?.schema : format === 'responses' ? body.text?.format?.schema : body.output_config?.format?.schema;
+    };
+    for (const [format, model] of MODELS) {
+      // Before: 400, "'text/x.enum' has no equivalent in the upstream format".
+      expect((await ai.models.generateContent({ model, contents: 'Is it done?', config })).text, format).toBe('done');
+      expect(schemaOf(format), format).toEqual({ type: 'object', properties: { answer: { type: 'string', enum: ['done', 'pending'] } }, required: ['answer'], additionalProperties: false });
+      let text = '';
+      for await (const chunk of await ai.models.generateContentStream({ model, contents: 'Is it done?', config })) text += chunk.text ?? '';
+      expect(text, `${format} stream`).toBe('done');
+      expect(fakes[format].rejections).toEqual([]);
+    }
+    const error = await ai.models.generateContent({ model: 'oc/o4-mini', contents: 'hi', config: { responseMimeType: 'text/x.enum', responseSchema: { type: Type.STRING } } }).catch((thrown: unknown) => thrown);
+    expect((error as ApiError).status).toBe(400);
+    expect((error as ApiError).message).toContain('text/x.enum');
   });
 
   it('GET on a model method (…:generateContent, :streamGenerateContent, :countTokens) is a wrong method, not an unknown model', async () => {

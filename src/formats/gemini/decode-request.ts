@@ -256,6 +256,7 @@ function responseFormatOf(config: Record<string, unknown>, check: FieldChecker, 
     if (jsonSchema || schema) check.fail('generationConfig.responseMimeType', 'a response schema needs responseMimeType application/json');
     return undefined;
   }
+  if (mime === 'text/x.enum') return enumFormatOf(jsonSchema ?? (schema && schemaToJsonSchema(schema)), check);
   if (mime !== 'application/json') {
     unconvertible.push({ field: 'generationConfig.responseMimeType', message: `'${mime}' has no equivalent in the upstream format` });
     return undefined;
@@ -263,4 +264,28 @@ function responseFormatOf(config: Record<string, unknown>, check: FieldChecker, 
   if (jsonSchema) return { type: 'json_schema', name: 'response', schema: jsonSchema };
   if (schema) return { type: 'json_schema', name: 'response', schema: schemaToJsonSchema(schema) };
   return { type: 'json_object' };
+}
+
+/** The property a `text/x.enum` answer is wrapped in on a converted route. */
+const ENUM_ANSWER = 'answer';
+
+/**
+ * `text/x.enum` with a string enum schema: Gemini answers one of the values as plain text. Other
+ * formats take a JSON schema with an object at the root, so the enum goes as the one property of
+ * an object (strict), and the answer is unwrapped for the client (`unwrap`).
+ */
+function enumFormatOf(schema: Record<string, unknown> | undefined, check: FieldChecker): ResponseFormat {
+  const values = schema?.enum;
+  if (!Array.isArray(values) || values.length === 0 || values.some((v) => typeof v !== 'string') || (schema?.type !== undefined && schema.type !== 'string')) {
+    check.fail('generationConfig.responseSchema', "responseMimeType 'text/x.enum' needs a string schema with an enum");
+  }
+  const answer: Record<string, unknown> = { type: 'string', enum: values };
+  if (typeof schema?.description === 'string') answer.description = schema.description;
+  return {
+    type: 'json_schema',
+    name: 'enum_answer',
+    schema: { type: 'object', properties: { [ENUM_ANSWER]: answer }, required: [ENUM_ANSWER], additionalProperties: false },
+    strict: true,
+    unwrap: ENUM_ANSWER,
+  };
 }

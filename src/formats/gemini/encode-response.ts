@@ -8,11 +8,13 @@ import { GroundingWriter } from './map-grounding.ts';
 type Json = Record<string, unknown>;
 
 /** IR → a `GenerateContentResponse` for a Gemini client. */
-export function encodeGeminiResponse(response: ChatResponse, _request: ChatRequest): Json {
-  const parts = response.content.flatMap(clientPart);
+export function encodeGeminiResponse(response: ChatResponse, request: ChatRequest): Json {
+  const key = unwrapKey(request);
+  const content = key === undefined ? response.content : response.content.map((part) => (part.type === 'text' ? { ...part, text: unwrapAnswer(part.text, key) } : part));
+  const parts = content.flatMap(clientPart);
   markUnsignedCall(parts.find((part) => part.functionCall !== undefined));
   const candidate: Json = { content: { role: 'model', parts }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
-  const grounding = groundingOf(response.content);
+  const grounding = groundingOf(content);
   if (grounding) candidate.groundingMetadata = grounding;
   return {
     candidates: [candidate],
@@ -20,6 +22,18 @@ export function encodeGeminiResponse(response: ChatResponse, _request: ChatReque
     modelVersion: response.model,
     responseId: response.id,
   };
+}
+
+/** The property a converted `text/x.enum` answer is wrapped in (decode-request's enumFormatOf), if the client asked for one. */
+export function unwrapKey(request: ChatRequest): string | undefined {
+  return request.responseFormat?.type === 'json_schema' ? request.responseFormat.unwrap : undefined;
+}
+
+/** `{"answer":"X"}` → `X`, as Gemini answers `text/x.enum`; text that is not such an object stays as it is. */
+export function unwrapAnswer(text: string, key: string): string {
+  const parsed = tryParseJson(text);
+  const value = isRecord(parsed) ? parsed[key] : undefined;
+  return typeof value === 'string' ? value : text;
 }
 
 /** The hosted web searches of an answer and the citations of its text, as Google Search grounding. */

@@ -4,7 +4,7 @@ import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { gatewayErrorOf } from '../shared/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { encodeGeminiStreamError } from './errors.ts';
-import { clientCall, clientThought, madeImagePart, markUnsignedCall } from './encode-response.ts';
+import { clientCall, clientThought, madeImagePart, markUnsignedCall, unwrapAnswer, unwrapKey } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE } from './signature.ts';
@@ -38,10 +38,15 @@ class GeminiStreamEncoder implements StreamEncoder {
   /** A call went out (only the first of an answer is marked unsigned: markUnsignedCall). */
   private called = false;
 
+  /** The property a converted `text/x.enum` answer is wrapped in (see unwrapKey). */
+  private readonly unwrap: string | undefined;
+
   constructor(
     private readonly request: ChatRequest,
     private readonly ids: RequestIds,
-  ) {}
+  ) {
+    this.unwrap = unwrapKey(request);
+  }
 
   encode(part: StreamPart): SseRecord[] {
     if (this.failed) return [];
@@ -56,6 +61,8 @@ class GeminiStreamEncoder implements StreamEncoder {
         return [];
       case 'text-delta':
         this.blockText += part.text;
+        // A wrapped enum answer goes out whole at the block's end, unwrapped.
+        if (this.unwrap !== undefined) return [];
         return part.text ? [this.chunk([{ text: part.text }])] : [];
       case 'refusal-delta':
         this.grounding.advance(part.text);
@@ -67,10 +74,12 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.grounding.search(part.part);
         return [];
       case 'text-end': {
-        this.grounding.text(this.blockText, this.blockCitations);
+        const answer = this.unwrap !== undefined && this.blockText !== '' ? unwrapAnswer(this.blockText, this.unwrap) : undefined;
+        this.grounding.text(answer ?? this.blockText, this.blockCitations);
         this.blockText = '';
         this.blockCitations = [];
         const signature = googleSignature(part.providerMetadata);
+        if (answer !== undefined) return [this.chunk([signature === undefined ? { text: answer } : { text: answer, thoughtSignature: signature }])];
         return signature === undefined ? [] : [this.chunk([{ text: '', thoughtSignature: signature }])];
       }
       case 'reasoning-start':
