@@ -214,6 +214,8 @@ export interface ToolDefinition {
    * or a grammar), for a Responses upstream.
    */
   custom?: { format?: Record<string, unknown> };
+  /** OpenAI's `local_shell` tool (the client runs the command), carried elsewhere as a function of the action's fields. */
+  localShell?: true;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };

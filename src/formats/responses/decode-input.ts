@@ -6,6 +6,7 @@ import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
 import { decodeWebSearchCall } from './map-web-search.ts';
+import { LOCAL_SHELL, localShellArguments } from './map-local-shell.ts';
 import { fieldPath, invalid, parseOrThrow } from './validate.ts';
 import { metadataOfImageItemId } from './create-id.ts';
 
@@ -22,6 +23,7 @@ const functionCallSchema = z.looseObject({
   namespace: z.string().nullish(),
 });
 const customToolCallSchema = z.looseObject({ call_id: z.string().min(1), name: z.string().min(1), input: z.string(), id: z.string().nullish() });
+const localShellCallSchema = z.looseObject({ call_id: z.string().min(1), action: z.looseObject({}), id: z.string().nullish() });
 const functionCallOutputSchema = z.looseObject({ call_id: z.string().min(1), output: z.unknown() });
 const summaryPartSchema = z.looseObject({ text: z.string() });
 const reasoningSchema = z.looseObject({
@@ -67,7 +69,7 @@ function collectCalls(items: readonly unknown[]): { callIds: Set<string>; itemId
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
     const { type, call_id: callId, id } = item as Item;
-    if (type !== 'function_call' && type !== 'custom_tool_call') continue;
+    if (type !== 'function_call' && type !== 'custom_tool_call' && type !== 'local_shell_call') continue;
     if (typeof callId === 'string') callIds.add(callId);
     if (typeof id === 'string') itemIds.add(id);
   }
@@ -117,8 +119,18 @@ class InputDecoder {
         if (providerMetadata) part.providerMetadata = providerMetadata;
         return this.pushAssistant([part]);
       }
+      case 'local_shell_call': {
+        // A command the client ran: elsewhere a call of the function local_shell (map-local-shell.ts).
+        const call = parseOrThrow(localShellCallSchema, item, path);
+        const { id, providerMetadata } = readToolId(call.call_id);
+        const part: ContentPart = { type: 'tool_call', id, name: LOCAL_SHELL, arguments: localShellArguments(call.action) };
+        if (call.id) part.itemId = call.id;
+        if (providerMetadata) part.providerMetadata = providerMetadata;
+        return this.pushAssistant([part]);
+      }
       case 'function_call_output':
       case 'custom_tool_call_output':
+      case 'local_shell_call_output':
         return this.callOutput(item, path);
       case 'reasoning':
         return this.pushAssistant([reasoningPartFromItem(parseOrThrow(reasoningSchema, item, path))]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/index.ts';
 import { decodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 import { flatToolName } from './map-namespace.ts';
+import { localShellTool } from './map-local-shell.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 
 const functionToolSchema = z.looseObject({
@@ -24,7 +25,7 @@ const allowedToolsSchema = z.looseObject({ type: z.literal('allowed_tools'), mod
 
 export interface DecodedTools {
   tools: ToolDefinition[];
-  /** Hosted tools (web_search, file_search, mcp, …): only a Responses upstream can run them. */
+  /** Hosted tools (web_search, file_search, mcp, …): only a Responses upstream can run them (local_shell is the client's: a tool). */
   hostedTools: Record<string, unknown>[];
   /** The hosted web search among them (also kept raw in `hostedTools` for a Responses upstream). */
   webSearch?: WebSearchTool;
@@ -38,6 +39,7 @@ export function decodeTools(value: unknown): DecodedTools {
     const typed = parseOrThrow(typedSchema, raw, ['tools', index]);
     if (typed.type === 'function') out.tools.push(decodeFunctionTool(raw, ['tools', index]));
     else if (typed.type === 'custom') out.tools.push(decodeCustomTool(raw, ['tools', index]));
+    else if (typed.type === 'local_shell') out.tools.push(localShellTool());
     else if (isFunctionNamespace(typed)) {
       const group = parseOrThrow(namespaceSchema, raw, ['tools', index]);
       group.tools.forEach((member, j) => {
@@ -97,6 +99,8 @@ export function decodeToolChoice(value: unknown): DecodedToolChoice {
   if (typed.type === 'function' || typed.type === 'custom') {
     return { toolChoice: { type: 'tool', name: parseOrThrow(namedChoiceSchema, value, ['tool_choice']).name } };
   }
+  // local_shell is the client's own tool, a function named so elsewhere (map-local-shell.ts).
+  if (typed.type === 'local_shell') return { toolChoice: { type: 'tool', name: 'local_shell' } };
   if (typed.type === 'allowed_tools') {
     // Other formats have no allow-list: they see only the mode and the full tool list.
     return { toolChoice: parseOrThrow(allowedToolsSchema, value, ['tool_choice']).mode, raw: typed };

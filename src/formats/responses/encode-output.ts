@@ -2,6 +2,7 @@ import type { ContentPart, MediaSource, ProviderMetadata, ReasoningPart, ToolDef
 import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
+import { isLocalShellTool, localShellCallItem } from './map-local-shell.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, imageItemId, storedItemId } from './create-id.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
@@ -43,7 +44,7 @@ export function reasoningItem(id: string, summaryTexts: readonly string[], encry
 
 /**
  * IR assistant content → output items: one message item per contiguous text/refusal run,
- * one function_call item per call (a custom_tool_call for a custom tool), one reasoning item per reasoning part.
+ * one function_call item per call (a custom_tool_call for a custom tool, a local_shell_call for local_shell), one reasoning item per reasoning part.
  */
 export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean, tools?: readonly ToolDefinition[], responseId?: string): Item[] {
   const items: Item[] = [];
@@ -74,6 +75,10 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
       const callId = toolIdForClient(part.id, part.providerMetadata);
       if (isCustomTool(part.name, tools)) {
         items.push(customToolCallItem(id, callId, part.name, customToolInput(part.arguments), 'completed'));
+        continue;
+      }
+      if (isLocalShellTool(part.name, tools)) {
+        items.push(localShellCallItem(id, callId, part.arguments, 'completed'));
         continue;
       }
       const { name, namespace } = splitToolName(part.name, tools);

@@ -14,14 +14,18 @@ import { statusForFinish, type ResponseStatus } from './map-status.ts';
 import { encodeUsage } from './map-usage.ts';
 import { splitToolName } from './map-namespace.ts';
 import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
+import { isLocalShellTool, localShellCallItem } from './map-local-shell.ts';
 
 type Item = Record<string, unknown>;
 
 interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string; annotations?: Item[]; wholePart?: UrlCitation[] }
 interface OpenMessage { id: string; outputIndex: number; parts: Item[]; part?: OpenPart }
 interface OpenReasoning { id: string; outputIndex: number; summaries: string[]; current?: string; signature?: string }
-/** A call being streamed; `custom`: a custom tool's, whose text is given out whole once its arguments are in. */
-interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string; custom: boolean }
+/**
+ * A call being streamed. `kind`: a custom tool's text, or a local_shell call's action, is given
+ * out whole once its arguments are in (a function's arguments as they come).
+ */
+interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string; kind: 'function' | 'custom' | 'local_shell' }
 
 /**
  * IR stream parts → Responses SSE (wire-formats §3.6, §4.8). Sequence numbers start at 0;
@@ -336,20 +340,25 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const id = itemId ?? storedItemId('fc', this.id, this.output.length) ?? functionCallItemIdFor(callId);
     if (isCustomTool(name, this.request.tools)) {
       const outputIndex = this.addItem(customToolCallItem(id, callId, name, '', 'in_progress'));
-      this.calls.set(index, { id, callId, name, namespace: undefined, outputIndex, args: '', custom: true });
+      this.calls.set(index, { id, callId, name, namespace: undefined, outputIndex, args: '', kind: 'custom' });
+      return;
+    }
+    if (isLocalShellTool(name, this.request.tools)) {
+      const outputIndex = this.addItem(localShellCallItem(id, callId, '{}', 'in_progress'));
+      this.calls.set(index, { id, callId, name, namespace: undefined, outputIndex, args: '', kind: 'local_shell' });
       return;
     }
     const split = splitToolName(name, this.request.tools);
     const outputIndex = this.addItem(functionCallItem(id, callId, split.name, '', 'in_progress', split.namespace));
-    this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '', custom: false });
+    this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '', kind: 'function' });
   }
 
   private callDelta(index: number, delta: string): void {
     const call = this.calls.get(index);
     if (!call || delta.length === 0) return;
     call.args += delta;
-    // A custom tool's text is inside the JSON arguments: given out whole when they end.
-    if (call.custom) return;
+    // A custom tool's text (a local_shell action) is inside the JSON arguments: given out whole when they end.
+    if (call.kind !== 'function') return;
     this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
   }
 
@@ -358,7 +367,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (!call) return;
     this.calls.delete(index);
     const where = { item_id: call.id, output_index: call.outputIndex };
-    if (call.custom) {
+    if (call.kind === 'local_shell') {
+      this.doneItem(call.outputIndex, localShellCallItem(call.id, call.callId, call.args, 'completed'));
+      return;
+    }
+    if (call.kind === 'custom') {
       const input = customToolInput(call.args);
       if (input.length > 0) this.emit('response.custom_tool_call_input.delta', { ...where, delta: input });
       this.emit('response.custom_tool_call_input.done', { ...where, input });

@@ -45,8 +45,8 @@ function vendorToolsOf(types: string[], searches: boolean, maxToolCalls: unknown
   return tools;
 }
 
-/** Tools the client runs itself (a `custom` one takes free text): any upstream can be offered them. */
-const CLIENT_TOOL_TYPES: ReadonlySet<unknown> = new Set(['function', 'custom']);
+/** Tools the client runs itself (a `custom` one takes free text, `local_shell` a command): any upstream can be offered them. */
+const CLIENT_TOOL_TYPES: ReadonlySet<unknown> = new Set(['function', 'custom', 'local_shell']);
 
 /** The hosted tools' types (every tool but the client's own and function namespaces), and one a `tool_choice` forces. */
 function hostedToolTypes(tools: unknown, choice: unknown): string[] {
