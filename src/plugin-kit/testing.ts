@@ -37,6 +37,12 @@ export interface ProviderCase {
   run(): Promise<void>;
 }
 
+/** The connection error behind a refusal that no upstream gave (nothing listening, no such host). */
+function unreachedCode(error: unknown): string | undefined {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'].includes(code) ? code : undefined;
+}
+
 function fail(message: string): never {
   throw new Error(`provider conformance: ${message}`);
 }
@@ -163,6 +169,8 @@ export function providerCases(plugin: ProviderPlugin<unknown>, options: Provider
             if (response.status >= 200 && response.status < 300) fail(`chat with '${failing}' answered ${response.status}; the fake upstream was to refuse it`);
           } catch (error) {
             if (!isUpstreamHttpError(error) && !isGatewayError(error)) fail(`chat threw ${String(error)}: throw UpstreamHttpError or GatewayError (or return the non-2xx answer), else the client gets a transport error`);
+            const unreached = unreachedCode(error);
+            if (unreached) fail(`chat with '${failing}' never reached an upstream (${unreached} at ${options.baseURL ?? 'no baseURL'}): the case needs your fake upstream running there, refusing that model`);
           }
         }),
     });

@@ -63,4 +63,12 @@ describe('the provider suite', () => {
       ]),
     );
   });
+
+  it('fails the error case when nothing answers at baseURL (a refusal no upstream gave proves nothing)', async () => {
+    const closed = await startFakeUpstream(() => ({ json: {} }));
+    const baseURL = `${closed.url}/v1`;
+    await closed.close();
+    const errorCase = providerCases(openai, { baseURL, apiKey: 'k', model: 'gpt-x', failingModel: 'missing' }).find((c) => c.name.includes('one convention'))!;
+    await expect(errorCase.run()).rejects.toThrow(`chat with 'missing' never reached an upstream (ECONNREFUSED at ${baseURL})`);
+  });
 });
