@@ -125,7 +125,8 @@ describe('error envelope', () => {
     await expectError(await post('/v1/chat/completions', { model: 'mock/nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');
     await expectError(await post('/v1/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');
     await expectError(await fetch(`${gw.url}/v1/nothing-here`), 404, 'not_found');
-    const res = await fetch(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${gw.key}` } });
+    // (GET /v1/chat/completions is OpenAI's list of stored completions: a 404 that says the gateway keeps none.)
+    const res = await fetch(`${gw.url}/v1/embeddings`, { headers: { authorization: `Bearer ${gw.key}` } });
     const notAllowed = await expectError(res, 405, 'method_not_allowed');
     expect(notAllowed.error).toMatchObject({ type: 'invalid_request_error', param: null });
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');

@@ -24,6 +24,7 @@ import { batchRoutes } from './batches.ts';
 import { messageBatchRoutes } from './message-batches.ts';
 import { geminiBatchRoutes } from './gemini-batches.ts';
 import { videoRoutes } from './videos.ts';
+import { storedChatCompletionRoutes } from './stored-chat-completions.ts';
 
 export type { RouteDef } from './types.ts';
 
@@ -42,6 +43,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id/input_items', handler: listStoredInputItems(deps), format: 'responses' },
     { method: 'POST', path: '/v1/responses/:id/cancel', handler: cancelStoredResponse(deps), format: 'responses' },
+    ...storedChatCompletionRoutes(deps),
     ...authSessionRoutes(deps),
     ...accountProcedureRoutes(deps),
     ...usageRoutes(deps),
