@@ -146,7 +146,7 @@ describe('CLI', () => {
     try {
       const second = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'serve', '--port', '0']);
       expect(second.exitCode).toBe(1);
-      expect(String(second.stderr)).toContain('in use by process');
+      expect(String(second.stderr).trim()).toMatch(new RegExp(`^gateway: cannot serve: the data dir \\S+ is in use by process \\d+, a gateway already serving at ${gw.url}\\. Stop it, or give this one its own --data-dir$`));
     } finally {
       await gw.stop();
     }
