@@ -51,6 +51,8 @@ export interface DecodedUpstreamError {
   contentFilter?: Record<string, unknown>;
   /** The wait the body names, in whole seconds (Google's `RetryInfo.retryDelay`: its 429s send no Retry-After header). */
   retryAfter?: number;
+  /** The same wait to the millisecond (`retryDelay: "31.5s"`), relayed as `retry-after-ms`. */
+  retryAfterMs?: number;
   /** The request field the upstream refused (OpenAI `error.param`). */
   param?: string;
   /**

@@ -135,7 +135,7 @@ function upstreamWaitMs(report: UpstreamErrorReport): number | undefined {
   const headers = report.headers;
   const ms = parseRetryAfterMs(headers?.['retry-after-ms']) ?? retryAfterHeaderMs(headers?.['retry-after'], Date.now());
   if (ms !== undefined) return ms;
-  return report.retryAfter === undefined ? undefined : report.retryAfter * 1000;
+  return report.retryAfterMs ?? (report.retryAfter === undefined ? undefined : report.retryAfter * 1000);
 }
 
 /** An upstream failure as the codec read it: the facts, the upstream's message, the answer's headers. */
@@ -144,6 +144,8 @@ export interface UpstreamErrorReport extends UpstreamErrorFacts {
   headers?: Record<string, string | string[] | undefined>;
   /** The wait the error body names (Google's `RetryInfo`), in seconds; a header wins over it. */
   retryAfter?: number;
+  /** The body's wait to the millisecond, when it names a fraction of a second. */
+  retryAfterMs?: number;
 }
 
 /** The GatewayError for an upstream failure: classified once, worded for the client, details for the operator. */

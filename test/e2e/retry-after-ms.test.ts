@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createFundedKey } from '../helpers/funded-key.ts';
@@ -63,5 +64,13 @@ describe('retry-after-ms: a throttled SDK client waits what the upstream said, t
     const done = await client.messages.create({ model: 'oa/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
     expect(done.content[0]).toMatchObject({ type: 'text', text: 'Hello' });
     expect(seen).toEqual([{ status: 429, ms: '250', seconds: '1' }, { status: 200, ms: null, seconds: null }]);
+  });
+
+  it("a Gemini client (@google/genai, gemini-cli's SDK) gets the wait in its RetryInfo, to the millisecond", async () => {
+    const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
+    const error = await ai.models.generateContent({ model: 'oa/gpt-4o-mini', contents: 'hi' }).then(() => undefined, (e: Error) => e);
+    const body = JSON.parse(error!.message.slice(error!.message.indexOf('{'))) as { error: { code: number; details: Array<Record<string, unknown>> } };
+    expect(body.error.code).toBe(429);
+    expect(body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.25s' });
   });
 });

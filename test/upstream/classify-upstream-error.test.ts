@@ -100,6 +100,8 @@ describe('classifyUpstreamError', () => {
     expect(ms).toMatchObject({ retryAfter: 3, retryAfterMs: 2500, headers: { 'Retry-After': '3' } });
     // A fractional Retry-After (the SDKs read fractions) keeps its milliseconds too.
     expect(upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '0.4' }, phase: 'response' })).toMatchObject({ retryAfter: 1, retryAfterMs: 400 });
+    // Google's RetryInfo (the body's wait, no header): "31.5s" stays 31,500 ms.
+    expect(upstreamError('google', { status: 429, message: 'slow down', retryAfter: 32, retryAfterMs: 31_500, phase: 'response' })).toMatchObject({ retryAfter: 32, retryAfterMs: 31_500 });
     const silent = upstreamError('openai', { status: 429, message: 'slow down', phase: 'response' });
     expect(silent.retryAfter).toBeUndefined();
     expect(withRetryHint(silent)).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 1, message: silent.message });

@@ -80,7 +80,8 @@ export function encodeGeminiError(error: GatewayError, ids: RequestIds): Record<
   const violations = Object.entries(metadata).map(([field, description]) => ({ field, description }));
   if (violations.length > 0) details.push({ '@type': BAD_REQUEST, fieldViolations: violations });
   const wait = status === 429 ? waitOf(envelope.error.retry_after, envelope.error.details) : undefined;
-  if (wait !== undefined) details.push({ '@type': RETRY_INFO, retryDelay: `${wait}s` });
+  // To the millisecond when the gateway knows it (gemini-cli reads fractions: "0.25s").
+  if (wait !== undefined) details.push({ '@type': RETRY_INFO, retryDelay: error.retryAfterMs !== undefined ? `${error.retryAfterMs / 1000}s` : `${wait}s` });
   details.push(...upstreamDetailsOf(envelope.error.details));
   const inner: Record<string, unknown> = { code: status, message: envelope.error.message, status: googleStatus(status), details, request_id: ids.requestId };
   if (envelope.error.retry_after !== undefined) inner.retry_after = envelope.error.retry_after;
@@ -103,8 +104,11 @@ export function decodeGeminiError(status: number, body: unknown): DecodedUpstrea
   const info = details.find((d) => typeof d.reason === 'string');
   if (info) out.code = String(info.reason);
   const retry = details.find((d) => d['@type'] === RETRY_INFO);
-  const wait = retry ? secondsOf(retry.retryDelay) : undefined;
-  if (wait !== undefined) out.retryAfter = wait;
+  const wait = retry ? millisecondsOf(retry.retryDelay) : undefined;
+  if (wait !== undefined) {
+    out.retryAfter = Math.ceil(wait / 1000);
+    out.retryAfterMs = wait;
+  }
   if (details.length > 0) out.upstreamDetails = details;
   return out;
 }
@@ -126,9 +130,9 @@ function upstreamDetailsOf(details: Record<string, unknown> | undefined): Record
 }
 
 /** A proto Duration in JSON (`"7s"`, `"0.5s"`, `"31.123456s"`) as whole seconds, rounded up; undefined when it is not one. */
-function secondsOf(duration: unknown): number | undefined {
+function millisecondsOf(duration: unknown): number | undefined {
   const match = typeof duration === 'string' ? /^(\d{1,9})(\.\d{1,9})?s$/.exec(duration) : null;
-  return match ? Math.ceil(Number(match[1] + (match[2] ?? ''))) : undefined;
+  return match ? Math.ceil(Number(match[1] + (match[2] ?? '')) * 1000) : undefined;
 }
 
 /** A stream element that is an error (`{"error": {…}}`); undefined for any other. */

@@ -287,7 +287,10 @@ describe('gemini codec', () => {
     expect(Number.parseInt(wait.retryDelay, 10)).toBeGreaterThan(86_000);
     expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED' });
     const retry = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '31.5s' };
-    expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [retry] } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED', retryAfter: 32, upstreamDetails: [retry] });
+    expect(gemini.decodeError(429, { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [retry] } })).toEqual({ message: 'Quota exceeded.', type: 'RESOURCE_EXHAUSTED', retryAfter: 32, retryAfterMs: 31_500, upstreamDetails: [retry] });
+    // A wait known to the millisecond goes out so (gemini-cli reads "0.25s").
+    const precise = gemini.encodeError(new GatewayError('rate_limit_exceeded', 'Slow down.', { retryAfter: 1, retryAfterMs: 250 }), { requestId: 'r', correlationId: 'r' }) as Record<string, any>;
+    expect(precise.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.25s' });
   });
 
   it("relays a Google upstream's own details after the gateway's (its RetryInfo is the gateway's)", () => {
