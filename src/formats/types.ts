@@ -343,6 +343,11 @@ export interface CountTokensFace {
   decode(body: Record<string, unknown>, model: string): ChatRequest;
   /** The body for an upstream counter of this format, its model replaced by the upstream's id. */
   upstreamBody(body: Record<string, unknown>, upstreamModel: string): Record<string, unknown>;
+  /**
+   * The body for an upstream counter of this format when the client spoke another (a converted
+   * count: Claude Code counting on a GPT or Gemini model); absent: such counts are local.
+   */
+  bodyFor?(request: ChatRequest, upstreamModel: string): Record<string, unknown>;
   /** The upstream counter's answer → tokens; undefined when it did not say. */
   readUpstream(answer: unknown): number | undefined;
   /**

@@ -1,8 +1,9 @@
 /**
  * The helper endpoints agents and SDKs call (issue 24), through the real gateway with the
  * official SDKs: the Anthropic SDK's `messages.countTokens` and `models.list` / `retrieve`, the
- * OpenAI SDK's `responses.inputTokens.count` — the upstream's own counter where it has one,
- * else a local tokenizer count, never zero — and the warn line an inference 4xx leaves.
+ * OpenAI SDK's `responses.inputTokens.count` — the upstream's own counter where it has one (in
+ * the client's format, or converted to the upstream's: Claude Code counting on a GPT or Gemini
+ * model), else a local tokenizer count, never zero — and the warn line an inference 4xx leaves.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -20,7 +21,13 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
   beforeAll(async () => {
     counting = await startFakeUpstream((request) => {
       if (request.path === '/v1/messages/count_tokens') return { json: { input_tokens: 4242 } };
-      if (request.path === '/v1/responses/input_tokens') return { json: { object: 'response.input_tokens', input_tokens: 4343 } };
+      if (request.path === '/v1/responses/input_tokens') {
+        // OpenAI's counter refuses what it does not take (a converted body must leave max_output_tokens, store, stream… out).
+        const unknown = Object.keys(request.json ?? {}).filter((key) => !['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text', 'truncation', 'conversation', 'previous_response_id'].includes(key));
+        if (unknown.length > 0) return { status: 400, json: { error: { message: `Unknown parameter: '${unknown[0]}'.`, type: 'invalid_request_error', param: unknown[0], code: 'unknown_parameter' } } };
+        return { json: { object: 'response.input_tokens', input_tokens: 4343 } };
+      }
+      if (request.path === '/v1beta/models/gemini-2.5-flash:countTokens') return { json: { totalTokens: 4444, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4444 }] } };
       return { status: 500, json: { error: { message: 'not scripted' } } };
     });
     gw = await spawnGateway({
@@ -29,6 +36,7 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
           ant: { plugin: 'anthropic', baseURL: counting.url, apiKey: 'x', models: [{ id: 'claude-up', displayName: 'Claude Up', contextWindow: 200000, maxOutputTokens: 64000 }] },
           or: { plugin: 'openai', baseURL: `${counting.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           oc: { plugin: 'openai', baseURL: `${counting.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          gg: { plugin: 'google', baseURL: counting.url, apiKey: 'goog-key', models: ['gemini-2.5-flash'] },
         },
       },
     });
@@ -72,6 +80,22 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     expect(sent.json).toMatchObject({ model: 'claude-up', messages: [{ role: 'user', content: TEXT }] });
   });
 
+  // Before, a count whose model spoke another format was local (tiktoken's o200k: an estimate for Gemini, seconds of CPU on a long conversation).
+  it.each([
+    ['or/gpt-5', 4343, '/v1/responses/input_tokens'],
+    ['gg/gemini-2.5-flash', 4444, '/v1beta/models/gemini-2.5-flash:countTokens'],
+  ])("messages.countTokens on %s: the request converted to the upstream's counter, its count in Anthropic's answer", async (model, tokens, route) => {
+    counting.requests.length = 0;
+    const { data, response } = await anthropic.messages
+      .countTokens({ model, system: 'Be brief.', messages: [{ role: 'user', content: TEXT }], tools: [{ name: 'lookup', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }] })
+      .withResponse();
+    expect(data).toEqual({ input_tokens: tokens });
+    expect(response.headers.get('x-gateway-token-count')).toBe('upstream');
+    const sent = counting.requests.find((r) => r.path === route)!.json as Record<string, any>;
+    if (model === 'or/gpt-5') expect(sent).toMatchObject({ model: 'gpt-5', instructions: 'Be brief.', input: [{ role: 'user', content: [{ type: 'input_text', text: TEXT }] }], tools: [{ type: 'function', name: 'lookup' }] });
+    else expect(sent).toMatchObject({ generateContentRequest: { model: 'models/gemini-2.5-flash', systemInstruction: { parts: [{ text: 'Be brief.' }] }, contents: [{ role: 'user', parts: [{ text: TEXT }] }] } });
+  });
+
   it('messages.countTokens on a Chat upstream: a local count, about 10 tokens per sentence, never zero', async () => {
     // The first local count loads the tokenizer's ranks (seconds on a busy machine): more than the client's 10 s.
     const { data, response } = await anthropic.messages.countTokens({ model: 'oc/gpt-4o-mini', system: 'Be brief.', messages: [{ role: 'user', content: TEXT }] }, { timeout: 25_000 }).withResponse();
@@ -81,10 +105,11 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     expect(data.input_tokens).toBeLessThan(230);
   });
 
-  it('responses.inputTokens.count: upstream on a Responses upstream, local elsewhere', async () => {
+  it('responses.inputTokens.count: upstream on a Responses upstream and (converted) on a Messages one, local on Chat', async () => {
     const upstream = await openai.responses.inputTokens.count({ model: 'or/gpt-5', input: TEXT });
     expect(upstream).toEqual({ object: 'response.input_tokens', input_tokens: 4343 });
-    const local = await openai.responses.inputTokens.count({ model: 'ant/claude-up', input: TEXT });
+    expect(await openai.responses.inputTokens.count({ model: 'ant/claude-up', input: TEXT })).toEqual({ object: 'response.input_tokens', input_tokens: 4242 });
+    const local = await openai.responses.inputTokens.count({ model: 'oc/gpt-4o-mini', input: TEXT }, { timeout: 25_000 });
     expect(local.object).toBe('response.input_tokens');
     expect(local.input_tokens).toBeGreaterThanOrEqual(200);
   });
@@ -105,7 +130,7 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
       expect(model).toMatchObject({ type: 'model', display_name: expect.any(String), created_at: '2025-01-01T00:00:00Z' });
       ids.push(model.id);
     }
-    expect(ids.sort()).toEqual(['ant/claude-up', 'oc/gpt-4o-mini', 'or/gpt-5']);
+    expect(ids.sort()).toEqual(['ant/claude-up', 'gg/gemini-2.5-flash', 'oc/gpt-4o-mini', 'or/gpt-5']);
     const page = await anthropic.models.list({ limit: 2 });
     expect(page.has_more).toBe(true);
     expect(page.first_id).toBe(page.data[0].id);
@@ -123,7 +148,7 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
       expect(error.status, `limit ${limit}`).toBe(422);
       expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'validation_error', param: 'limit' } });
     }
-    expect((await anthropic.models.list({ limit: 1000 })).data.length).toBe(3);
+    expect((await anthropic.models.list({ limit: 1000 })).data.length).toBe(4);
     expect((await anthropic.models.list({ limit: 1 })).data.length).toBe(1);
   });
 

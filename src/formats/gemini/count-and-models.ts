@@ -3,6 +3,7 @@ import type { ChatRequest, ContentPart } from '../../ir/index.ts';
 import { badRequest, isRecord, readCount } from '../shared/index.ts';
 import type { CountTokensFace, ListedModel, ModelListFace } from '../types.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
+import { encodeGeminiRequest } from './encode-request.ts';
 import { camelizeGeminiBody, protoName } from './proto-json.ts';
 import { readGeminiPath } from './read-path.ts';
 
@@ -29,6 +30,8 @@ export const geminiCountTokens: CountTokensFace = {
     const inner = body[key];
     return isRecord(inner) ? { ...body, [key]: { ...inner, model: `models/${upstreamModel}` } } : body;
   },
+  // The request as a generateContent body: the plugin sends it as Google's countTokens takes it (AI Studio wrapped, Vertex its members).
+  bodyFor: (request, upstreamModel) => encodeGeminiRequest(request, { upstreamModel, converted: true }),
   readUpstream: (answer) => readCount(answer, 'totalTokens'),
   // Google's whole answer (promptTokensDetails, cachedContentTokenCount, …); a local count gives the TEXT breakdown when all is text.
   encode: (tokens, { upstream, request }) => upstream ?? localCount(tokens, request),

@@ -1,6 +1,6 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
+import { countBodyFor, pickCounted, readCount, sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
@@ -14,6 +14,9 @@ import { createMessagesStreamEncoder } from './encode-stream.ts';
 import { insertMessagesRoutingEvents } from './encode-routing-event.ts';
 import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
 import { dropUnverifiableThinking } from './drop-unverifiable-thinking.ts';
+
+/** What Anthropic's `/v1/messages/count_tokens` takes of a Messages body (`max_tokens`, `stream`, … are refused there). */
+const MESSAGES_COUNTED = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking']);
 
 /** Anthropic Messages (`POST /v1/messages`). */
 export const messagesCodec: FormatCodec = {
@@ -57,6 +60,7 @@ export const messagesFormat = defineFormat({
     requiresModel: true,
     decode: (body, model) => decodeMessagesRequest({ max_tokens: 1, ...body, model, stream: false }),
     upstreamBody: countBodyFor,
+    bodyFor: (request, upstreamModel) => pickCounted(encodeMessagesRequest(request, { upstreamModel, converted: true }), MESSAGES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ input_tokens: tokens }),
   },

@@ -1,7 +1,7 @@
 import type { FormatCodec, UsageTap } from '../types.ts';
 import type { GatewayError, RequestIds } from '../../errors/index.ts';
 import { defineFormat } from '../define-format.ts';
-import { countBodyFor, readCount, sseFraming } from '../shared/index.ts';
+import { countBodyFor, pickCounted, readCount, sseFraming } from '../shared/index.ts';
 import { responsesPassthrough } from './pass-through.ts';
 import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
@@ -15,6 +15,9 @@ import { createResponsesStreamEncoder } from './encode-stream.ts';
 import { insertResponsesRoutingEvents } from './encode-routing-event.ts';
 import { createResponsesUsageTap, nextSequenceNumber, readResponsesPassthrough } from './read-passthrough.ts';
 import { responsesVendorTools } from './read-request.ts';
+
+/** What OpenAI's `/v1/responses/input_tokens` takes of a Responses body (`stream`, `store`, `max_output_tokens`, … are unknown parameters there). */
+const RESPONSES_COUNTED = new Set(['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text', 'truncation']);
 
 /** The OpenAI Responses (`POST /v1/responses`) codec. */
 export const responsesCodec = {
@@ -54,6 +57,7 @@ export const responsesFormat = defineFormat({
     path: '/v1/responses/input_tokens',
     decode: (body, model) => decodeResponsesRequest({ input: [], ...body, model, stream: false }),
     upstreamBody: countBodyFor,
+    bodyFor: (request, upstreamModel) => pickCounted(encodeResponsesRequest(request, { upstreamModel, converted: true }), RESPONSES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
   },

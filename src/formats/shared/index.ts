@@ -25,7 +25,7 @@ export { readErrorObject, readRecordObject } from './read-stream-error.ts';
 export { firstSignificant, lastSignificant, isBareWord, looksLikeObject, startsWithKey } from './scan-json.ts';
 export { sseFraming } from './sse-framing.ts';
 export { jsonArrayFraming } from './json-array-framing.ts';
-export { readCount, countBodyFor } from './count-tokens.ts';
+export { readCount, countBodyFor, pickCounted } from './count-tokens.ts';
 export {
   CARRY_PREFIX,
   CARRIED_PREFIXES,

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3';
 import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
-import type { CountTokensFace, FormatDefinition } from '../../formats/index.ts';
+import { findFormat, type CountTokensFace, type FormatDefinition } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
@@ -49,7 +49,21 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
   };
 }
 
-/** The first candidate that speaks the client's format and has a counter, asked: its count and whole answer; undefined when none could answer. */
+/** The format a candidate's counter is asked in: the client's when the candidate speaks it, else the first of its formats with a counter body for a converted count. */
+function counterOf(candidate: CatalogModel, format: string, face: CountTokensFace): { format: string; face: CountTokensFace } | undefined {
+  if (!candidate.provider.instance.countTokens) return undefined;
+  if (candidate.formats.includes(format)) return { format, face };
+  for (const id of candidate.formats) {
+    const other = findFormat(id)?.countTokens;
+    if (other?.bodyFor) return { format: id, face: other };
+  }
+  return undefined;
+}
+
+/**
+ * The first candidate with a counter, asked: its count, and its whole answer when it speaks the
+ * client's format (a converted count's answer is in another format); undefined when none could answer.
+ */
 async function countUpstream(
   deps: ServerDeps,
   event: H3Event,
@@ -57,17 +71,20 @@ async function countUpstream(
   face: CountTokensFace,
   body: Record<string, unknown>,
   request: ChatRequest,
-): Promise<{ tokens: number; answer: Record<string, unknown> } | undefined> {
+): Promise<{ tokens: number; answer?: Record<string, unknown> } | undefined> {
   const plan = deps.router.plan(request.model, (model) => (model.spec.type ?? 'chat') === 'chat');
-  const model = [...plan.primary, ...plan.chain].find((candidate: CatalogModel) => candidate.formats.includes(format) && candidate.provider.instance.countTokens);
-  if (!model?.provider.instance.countTokens) return undefined;
-  const upstreamBody = face.upstreamBody(body, model.upstreamId);
+  let counter: { format: string; face: CountTokensFace } | undefined;
+  const model = [...plan.primary, ...plan.chain].find((candidate: CatalogModel) => (counter = counterOf(candidate, format, face)) !== undefined);
+  if (!model?.provider.instance.countTokens || !counter) return undefined;
+  const same = counter.format === format;
   try {
-    const call = { format, body: upstreamBody, rawBody: JSON.stringify(upstreamBody), model: model.upstreamId, stream: false, headers: forwardHeaders(event), signal: AbortSignal.timeout(30_000) };
+    // Converted: the request as the counter's format writes it (it may refuse what that format cannot say: counted locally then).
+    const upstreamBody = same ? face.upstreamBody(body, model.upstreamId) : counter.face.bodyFor!(request, model.upstreamId);
+    const call = { format: counter.format, body: upstreamBody, rawBody: JSON.stringify(upstreamBody), model: model.upstreamId, stream: false, headers: same ? forwardHeaders(event) : {}, signal: AbortSignal.timeout(30_000) };
     const response = await model.provider.instance.countTokens(patchCall(model.provider.instance, model.provider.id, 'countTokens', call));
     const answer = await readJsonBody(response.body);
-    const tokens = response.status >= 200 && response.status < 300 ? face.readUpstream(answer) : undefined;
-    if (tokens !== undefined) return { tokens, answer: answer as Record<string, unknown> };
+    const tokens = response.status >= 200 && response.status < 300 ? counter.face.readUpstream(answer) : undefined;
+    if (tokens !== undefined) return same ? { tokens, answer: answer as Record<string, unknown> } : { tokens };
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, status: response.status });
   } catch (error) {
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, error: error instanceof Error ? error.message : String(error) });
