@@ -244,6 +244,22 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     await expect.poll(async () => (await usedCredits()) - before, { timeout: 5000 }).toBeCloseTo((tokens * 0.15) / 1000, 8);
   });
 
+  it("reasoning off or an effort the model lacks asks Gemini for what the model takes: 2.5 Pro's least budget (128), Gemini 3 Pro's low or high", async () => {
+    // Before: thinkingBudget 0 to gemini-2.5-pro ("This model only works in thinking mode") and thinkingLevel minimal/medium to gemini-3-pro: Google's 400.
+    const chat = (model: string, effort: string) => openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello' }], reasoning_effort: effort } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect((await chat('gemini-2.5-pro', 'none')).choices[0].message.content).toBe('Paris is sunny, Oslo is cold.');
+    expect((vertex.requests.at(-1)!.json as Json).generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128 });
+    const off = await anthropic().messages.create({ model: 'gemini-2.5-pro', max_tokens: 1024, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'Hello' }] });
+    expect(off.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).toBe('Paris is sunny, Oslo is cold.');
+    expect((vertex.requests.at(-1)!.json as Json).generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128 });
+    for (const [effort, level] of [['minimal', 'low'], ['medium', 'high'], ['none', 'low']] as const) {
+      await chat(G3, effort);
+      expect((gemini.requests.at(-1)!.json as Json).generationConfig.thinkingConfig.thinkingLevel, effort).toBe(level);
+    }
+    expect(gemini.rejections).toEqual([]);
+    expect(vertex.rejections).toEqual([]);
+  });
+
   it('Vertex Gemini on the global host path, with a bearer token from the token endpoint (minted once)', async () => {
     const done = await openai().chat.completions.create({ model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'Hello' }] });
     expect(done.choices[0].message.content).toBe('Paris is sunny, Oslo is cold.');

@@ -150,6 +150,17 @@ function checkBody(body: Json, model: GeminiModel, issued: Set<string>): void {
   });
 }
 
+/**
+ * What Google refuses of a thinking config by model: Gemini 2.5 Pro cannot switch thinking off
+ * (its budget is 128–32768), Gemini 3 Pro takes the levels low and high only.
+ */
+function checkThinking(body: Json, id: string): void {
+  const thinking = body.generationConfig?.thinkingConfig;
+  if (id.startsWith('gemini-2.5-pro') && thinking?.thinkingBudget === 0) reject('Budget 0 is invalid. This model only works in thinking mode.');
+  const level = typeof thinking?.thinkingLevel === 'string' ? thinking.thinkingLevel.toLowerCase() : undefined;
+  if (id.startsWith('gemini-3-pro') && level !== undefined && level !== 'low' && level !== 'high') reject(`Thinking level ${thinking.thinkingLevel} is not supported for this model. Please retry with other thinking level.`);
+}
+
 function declaredNames(body: Json): string[] {
   return (body.tools ?? []).flatMap((tool: Json) => (tool.functionDeclarations ?? tool.function_declarations ?? []).map((d: Json) => d.name));
 }
@@ -334,6 +345,7 @@ export function createGeminiHandler(options: GeminiFakeOptions): GeminiHandler {
         if (route.method === embedMethod) return vertex ? predictEmbedReply(body) : embedReply(body, route.model);
         if (route.method !== 'generateContent' && route.method !== 'streamGenerateContent') return googleError(404, 'NOT_FOUND', `Method ${route.method} not found.`);
         checkBody(body, model, issued);
+        checkThinking(body, route.model);
         return reply(body, route, model, options, issued);
       } catch (error) {
         if (!(error instanceof Rejection)) throw error;

@@ -195,14 +195,27 @@ function generationConfig(request: ChatRequest, options: EncodeRequestOptions): 
 function thinkingConfig(request: ChatRequest, model: string): Json | undefined {
   const reasoning = request.reasoning;
   if (!reasoning) return undefined;
-  const levels = isGemini3(model);
-  if (!reasoning.enabled || reasoning.effort === 'none') return levels ? { thinkingLevel: 'low' } : { thinkingBudget: 0 };
+  const levels = isGemini3(model) ? thinkingLevels(model) : undefined;
+  // Off: the least the model does (Gemini 3 and 2.5 Pro cannot switch thinking off).
+  if (!reasoning.enabled || reasoning.effort === 'none') return levels ? { thinkingLevel: levels[0] } : { thinkingBudget: /gemini-2\.5-pro/.test(model) ? 128 : 0 };
   const config: Json = { includeThoughts: true };
   if (reasoning.budgetTokens !== undefined) config.thinkingBudget = reasoning.budgetTokens;
   else if (reasoning.effort !== undefined) {
-    const level = reasoning.effort === 'xhigh' || reasoning.effort === 'max' ? 'high' : reasoning.effort;
-    if (levels) config.thinkingLevel = level;
+    if (levels) config.thinkingLevel = levels.find((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(reasoning.effort as string)) ?? levels[levels.length - 1];
     else config.thinkingBudget = effortToBudgetTokens(reasoning.effort) ?? -1;
   }
   return config;
+}
+
+const LEVELS = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+
+/**
+ * The thinking levels a Gemini 3 model takes, weakest first (Google's thinking guide, November
+ * 2026): Flash minimal–high, 3 Pro low and high, later Pro models low–high. An effort the model
+ * lacks asks for the next stronger level it has (the strongest above it).
+ */
+function thinkingLevels(model: string): readonly string[] {
+  if (/gemini-3(?:\.\d+)?-flash/.test(model)) return ['minimal', 'low', 'medium', 'high'];
+  if (/gemini-3-pro/.test(model)) return ['low', 'high'];
+  return ['low', 'medium', 'high'];
 }
