@@ -1,5 +1,5 @@
 import type { ContentPart, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/index.ts';
-import { FieldChecker, isRecord, readToolId, stringifyToolInput } from '../shared/index.ts';
+import { customToolArguments, FieldChecker, isRecord, readToolId, stringifyToolInput } from '../shared/index.ts';
 import { decodeTextContent, decodeUserContent, withCacheControl } from './decode-content.ts';
 import { madeImages } from './decode-response.ts';
 import { decodeChatReasoning } from './map-reasoning.ts';
@@ -92,13 +92,23 @@ function decodeAssistantContent(raw: Record<string, unknown>, at: string, check:
   return parts;
 }
 
+/** A custom tool's call `{id, type: 'custom', custom: {name, input}}`: its text as the one argument `input`. */
+function decodeCustomCall(call: Record<string, unknown>, path: string, check: FieldChecker): ToolCallPart {
+  const custom = check.requiredRecord(call.custom, `${path}.custom`);
+  const { id, providerMetadata } = readToolId(check.requiredString(call.id, `${path}.id`));
+  const part: ToolCallPart = { type: 'tool_call', id, name: check.requiredString(custom?.name, `${path}.custom.name`), arguments: customToolArguments(check.string(custom?.input, `${path}.custom.input`) ?? '') };
+  if (providerMetadata) part.providerMetadata = providerMetadata;
+  return part;
+}
+
 function decodeToolCalls(raw: Record<string, unknown>, at: string, check: FieldChecker): ToolCallPart[] {
   const calls: ToolCallPart[] = [];
   const list = check.array(raw.tool_calls, `${at}.tool_calls`) ?? [];
   list.forEach((call, k) => {
     const path = `${at}.tool_calls[${k}]`;
     if (!isRecord(call)) return check.fail(path, 'must be an object');
-    if (call.type !== undefined && call.type !== 'function') return; // custom tools have no IR slot
+    if (call.type === 'custom') return void calls.push(decodeCustomCall(call, path, check));
+    if (call.type !== undefined && call.type !== 'function') return;
     const fn = check.requiredRecord(call.function, `${path}.function`);
     if (!fn) return;
     const { id, providerMetadata } = readToolId(check.requiredString(call.id, `${path}.id`));

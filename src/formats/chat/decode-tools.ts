@@ -1,13 +1,18 @@
 import type { ToolChoice, ToolDefinition } from '../../ir/index.ts';
-import { FieldChecker, isRecord } from '../shared/index.ts';
+import { customToolDefinition, FieldChecker, isRecord } from '../shared/index.ts';
 
-/** Chat `tools` (or the deprecated `functions`) → IR. Non-function tools have no IR slot and are skipped. */
+/** Chat `tools` (or the deprecated `functions`) → IR: functions, and custom (freeform) tools as a function of one string `input`. */
 export function decodeChatTools(body: Record<string, unknown>, check: FieldChecker): ToolDefinition[] | undefined {
   const tools = check.array(body.tools, 'tools');
   if (tools) {
     const out: ToolDefinition[] = [];
     tools.forEach((tool, i) => {
       if (!isRecord(tool)) return check.fail(`tools[${i}]`, 'must be an object');
+      if (tool.type === 'custom') {
+        const custom = check.requiredRecord(tool.custom, `tools[${i}].custom`);
+        if (custom) out.push(decodeCustom(custom, `tools[${i}].custom`, check));
+        return;
+      }
       if (tool.type !== 'function') return;
       const fn = check.requiredRecord(tool.function, `tools[${i}].function`);
       if (fn) out.push(decodeFunction(fn, `tools[${i}].function`, check));
@@ -16,6 +21,14 @@ export function decodeChatTools(body: Record<string, unknown>, check: FieldCheck
   }
   const functions = check.array(body.functions, 'functions');
   return functions?.flatMap((fn, i) => (isRecord(fn) ? [decodeFunction(fn, `functions[${i}]`, check)] : []));
+}
+
+/** `{name, description, format}`, the format `{type: 'text'}` or `{type: 'grammar', grammar: {definition, syntax}}`. */
+function decodeCustom(custom: Record<string, unknown>, at: string, check: FieldChecker): ToolDefinition {
+  const name = check.requiredString(custom.name, `${at}.name`);
+  const format = check.record(custom.format, `${at}.format`);
+  const grammar = format?.type === 'grammar' && isRecord(format.grammar) ? format.grammar : undefined;
+  return customToolDefinition(name, check.string(custom.description, `${at}.description`), format, grammar);
 }
 
 function decodeFunction(fn: Record<string, unknown>, at: string, check: FieldChecker): ToolDefinition {

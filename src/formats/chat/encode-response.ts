@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ProviderMetadata } from '../../ir/index.ts';
-import { argumentsForClient, carryOpaque, hasMetadata, mediaSourceToUrl, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { argumentsForClient, carryOpaque, customToolInput, hasMetadata, isCustomTool, mediaSourceToUrl, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -12,7 +12,7 @@ import { encodeChatAnnotation } from './map-web-search.ts';
  * per the spec) and `reasoning_details` (OpenRouter style, carrying Anthropic signatures and
  * redacted data so the client can send them back byte-exact).
  */
-export function encodeChatResponse(response: ChatResponse, _request: ChatRequest): Record<string, unknown> {
+export function encodeChatResponse(response: ChatResponse, request: ChatRequest): Record<string, unknown> {
   const text: string[] = [];
   const refusal: string[] = [];
   const calls: ChatToolCall[] = [];
@@ -30,7 +30,11 @@ export function encodeChatResponse(response: ChatResponse, _request: ChatRequest
       const url = mediaSourceToUrl(part.source);
       if (url !== undefined) images.push(chatImage(url, images.length, part.providerMetadata));
     }
-    else if (part.type === 'tool_call') calls.push({ id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
+    else if (part.type === 'tool_call') {
+      const id = toolIdForClient(part.id, part.providerMetadata);
+      if (isCustomTool(part.name, request.tools)) calls.push({ id, type: 'custom', custom: { name: part.name, input: customToolInput(part.arguments) } });
+      else calls.push({ id, type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
+    }
   }
   const message: Record<string, unknown> = {
     role: 'assistant',

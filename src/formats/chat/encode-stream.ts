@@ -3,7 +3,7 @@ import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '.
 import { encodeChatAnnotation } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { carryOpaque, gatewayErrorOf, generateId, hasMetadata, mediaSourceToUrl, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { carryOpaque, customToolInput, gatewayErrorOf, generateId, hasMetadata, isCustomTool, mediaSourceToUrl, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { chatImage } from './encode-response.ts';
 import { encodeChatStreamError } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
@@ -18,7 +18,7 @@ import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoning
  * the client asked for it, then `[DONE]`. Every chunk repeats the same id/created/model.
  */
 export function createChatStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder {
-  return new ChatStreamEncoder(request.includeUsage === true, ids);
+  return new ChatStreamEncoder(request.includeUsage === true, ids, request.tools);
 }
 
 class ChatStreamEncoder implements StreamEncoder {
@@ -31,6 +31,8 @@ class ChatStreamEncoder implements StreamEncoder {
   private usage: Usage | undefined;
   private readonly toolIndex = new Map<number, number>();
   private readonly argsPending = new Set<number>();
+  /** Custom tools' calls by IR index: their text is given out whole, in one chunk, once their arguments are in. */
+  private readonly customCalls = new Map<number, { index: number; id: string; name: string; args: string }>();
   private nextDetail = 0;
   /** Images sent so far (each chunk's `images[].index`). */
   private images = 0;
@@ -46,6 +48,7 @@ class ChatStreamEncoder implements StreamEncoder {
   constructor(
     private readonly includeUsage: boolean,
     private readonly ids: RequestIds,
+    private readonly tools: ChatRequest['tools'],
   ) {}
 
   encode(part: StreamPart): SseRecord[] {
@@ -116,6 +119,10 @@ class ChatStreamEncoder implements StreamEncoder {
       case 'tool-call-start': {
         const index = this.toolIndex.size;
         this.toolIndex.set(part.index, index);
+        if (isCustomTool(part.name, this.tools)) {
+          this.customCalls.set(part.index, { index, id: toolIdForClient(part.id, part.providerMetadata), name: part.name, args: '' });
+          return;
+        }
         this.argsPending.add(part.index);
         this.chunk({ tool_calls: [{ index, id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: '' } }] });
         return;
@@ -123,11 +130,19 @@ class ChatStreamEncoder implements StreamEncoder {
       case 'tool-call-delta': {
         const index = this.toolIndex.get(part.index);
         if (index === undefined || part.argumentsDelta === '') return;
+        const custom = this.customCalls.get(part.index);
+        if (custom) return void (custom.args += part.argumentsDelta);
         this.argsPending.delete(part.index);
         this.chunk({ tool_calls: [{ index, function: { arguments: part.argumentsDelta } }] });
         return;
       }
       case 'tool-call-end': {
+        const custom = this.customCalls.get(part.index);
+        if (custom) {
+          this.customCalls.delete(part.index);
+          this.chunk({ tool_calls: [{ index: custom.index, id: custom.id, type: 'custom', custom: { name: custom.name, input: customToolInput(custom.args) } }] });
+          return;
+        }
         // A call that got no argument text (a no-argument tool) still ends as valid JSON.
         const index = this.toolIndex.get(part.index);
         if (index === undefined || !this.argsPending.delete(part.index)) return;

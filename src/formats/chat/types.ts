@@ -6,11 +6,10 @@ export type ChatReasoningDetail =
   | { type: 'reasoning.summary'; summary: string; format: string; index: number; id?: string }
   | { type: 'reasoning.encrypted'; data: string; format: string; index: number; id?: string };
 
-export interface ChatToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export type ChatToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  /** A custom (freeform) tool's call: its text in `input`. */
+  | { id: string; type: 'custom'; custom: { name: string; input: string } };
 
 export interface ChatUsage {
   prompt_tokens: number;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
-import { readToolId } from '../shared/index.ts';
+import { customToolArguments, readToolId } from '../shared/index.ts';
 import type { ContentPart, MediaSource, Message, Unconvertible } from '../../ir/index.ts';
 import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
@@ -114,7 +114,7 @@ class InputDecoder {
         // A custom tool's free text, carried elsewhere as its one argument `input` (decode-tools.ts).
         const call = parseOrThrow(customToolCallSchema, item, path);
         const { id, providerMetadata } = readToolId(call.call_id);
-        const part: ContentPart = { type: 'tool_call', id, name: call.name, arguments: JSON.stringify({ input: call.input }) };
+        const part: ContentPart = { type: 'tool_call', id, name: call.name, arguments: customToolArguments(call.input) };
         if (call.id) part.itemId = call.id;
         if (providerMetadata) part.providerMetadata = providerMetadata;
         return this.pushAssistant([part]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/index.ts';
 import { decodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 import { flatToolName } from './map-namespace.ts';
+import { customToolDefinition } from '../shared/index.ts';
 import { localShellTool } from './map-local-shell.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 
@@ -76,13 +77,7 @@ function decodeFunctionTool(raw: unknown, path: PropertyKey[]): ToolDefinition {
 function decodeCustomTool(raw: unknown, path: PropertyKey[]): ToolDefinition {
   const tool = parseOrThrow(customToolSchema, raw, path);
   const format = tool.format ?? undefined;
-  const grammar = format?.type === 'grammar' && typeof format.definition === 'string' ? format.definition : undefined;
-  const syntax = typeof format?.syntax === 'string' ? ` (${format.syntax})` : '';
-  const input: Record<string, unknown> = { type: 'string', description: grammar === undefined ? 'The raw text input of the tool.' : `The raw text input of the tool, in this grammar${syntax}:\n${grammar}` };
-  const definition: ToolDefinition = { name: tool.name, parameters: { type: 'object', properties: { input }, required: ['input'], additionalProperties: false }, custom: {} };
-  if (tool.description) definition.description = tool.description;
-  if (format) definition.custom = { format };
-  return definition;
+  return customToolDefinition(tool.name, tool.description ?? undefined, format, format?.type === 'grammar' ? format : undefined);
 }
 
 export interface DecodedToolChoice {

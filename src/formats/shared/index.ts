@@ -43,6 +43,7 @@ export { estimateInputTokens, estimateTokens } from './estimate-input.ts';
 export { measureInput, mediaByType, isWebSearchType, MEDIA_TOKENS, type InputMeasure, type InputShape } from './measure-input.ts';
 export { capFields, type CappedBody } from './cap-output.ts';
 export { toolTypesOf } from './vendor-tools.ts';
+export { customToolArguments, customToolDefinition, customToolInput, isCustomTool } from './custom-tool.ts';
 export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';
 export { openaiUser } from './openai-user.ts';
 export { openAIReasoningEfforts, openAIEffortFor } from './openai-reasoning-efforts.ts';

@@ -173,10 +173,11 @@ describe('chat decodeRequest', () => {
     const decoded = chatCodec.decodeRequest({
       model: 'm',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'future_part', x: 1 }] }],
-      tools: [{ type: 'custom', custom: { name: 'grammar' } }],
+      tools: [{ type: 'future_tool', future_tool: { name: 'x' } }, { type: 'custom', custom: { name: 'grammar' } }],
     });
     expect(decoded.messages[0].content).toEqual([{ type: 'text', text: 'a' }]);
-    expect(decoded.tools).toEqual([]);
+    // A custom (freeform) tool is the client's own: a function of one string `input` elsewhere.
+    expect(decoded.tools).toEqual([expect.objectContaining({ name: 'grammar', custom: {}, parameters: expect.objectContaining({ required: ['input'] }) })]);
   });
 
   it('narrows tools to an allowed_tools choice', () => {
