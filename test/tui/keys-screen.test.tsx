@@ -186,6 +186,20 @@ describe('admin TUI: Keys tab, settings', () => {
     expect(frame).toContain('spent 0 of 10 credits this month · models all');
   });
 
+  it('takes a form\'s keys that arrive in one chunk (fast typing over a slow link), each after the one before', async () => {
+    const api = three();
+    const tui = await renderWithAdmin(api);
+    await tui.press('3');
+    await tui.waitFor('API keys (3)');
+    await tui.press(KEYS.down, KEYS.down, 'e');
+    await tui.waitFor('Edit key key_cccc3333 (third)');
+    // One write: Tab, "30", four ↓, Ctrl-U, "10", Tab, "m", Enter. Before, every key of the chunk saw the form as it
+    // was before the chunk: all the text went to the first field ("third10") and the limit stayed unset.
+    await tui.press(`${KEYS.tab}30${KEYS.down.repeat(4)}\u001510${KEYS.tab}m${KEYS.enter}`);
+    await tui.waitFor('✓ Key key_cccc3333 (third): rpm 30; spent 0 of 10 credits this month; scope all.');
+    expect(api.calls).toContain('keys.set key_cccc3333 rpm=30 limit=10 limitReset=monthly');
+  });
+
   it('edits expiry and scopes, and clears them with empty fields', async () => {
     const api = three();
     const tui = await renderWithAdmin(api);

@@ -50,6 +50,11 @@ export interface UseKeysOptions {
 
 const replay = (ch: string, key: Key): Key => ({ ...key, return: ch === '\r' || ch === '\n', shift: /[A-Z]/.test(ch), delete: ch === '\u007f', backspace: ch === '\b' });
 
+interface Typed {
+  input: string;
+  key: Key;
+}
+
 /**
  * `useInput` that always calls the latest `handler` and honours `active` from the last
  * commit. Ink re-subscribes a changed handler in a passive effect, so a key typed before
@@ -57,34 +62,46 @@ const replay = (ch: string, key: Key): Key => ({ ...key, return: ch === '\r' || 
  * subscription stays put and refs carry the current handler and state. Under a
  * KeyboardProvider the handler is reachable from the commit that mounts it. Off without a
  * TTY, where Ink cannot enable raw mode.
+ *
+ * A key handled waits for its commit before the next one is: keys that come in the same tick
+ * (one chunk Ink cut into several keys: Tab, ↓, text, Enter typed fast over a slow link) queue
+ * and are handled one per commit, each seeing the state the one before left. Before, all of a
+ * chunk's keys saw the same state and only the last one's change stayed.
  */
 export function useKeys(handler: (input: string, key: Key) => void, options: UseKeysOptions = {}): void {
   const { isRawModeSupported } = useStdin();
   const active = options.active ?? true;
   const perKey = options.perKey ?? true;
   const latest = useRef({ handler, active, perKey });
-  const queue = useRef<{ chars: string[]; key?: Key }>({ chars: [] });
+  const queue = useRef<Typed[]>([]);
+  /** A key was handled and its commit has not run yet. */
+  const waiting = useRef(false);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   useLayoutEffect(() => {
     latest.current = { handler, active, perKey };
-    // One queued key per commit, so each sees the state the previous one left.
-    const { chars, key } = queue.current;
-    if (chars.length === 0 || !key) return;
+    waiting.current = false;
+    if (queue.current.length === 0) return;
     if (!active) {
-      queue.current = { chars: [] };
+      queue.current = [];
       return;
     }
-    const ch = chars.shift()!;
-    handler(ch, replay(ch, key));
-    if (chars.length > 0) rerender();
+    const next = queue.current.shift()!;
+    waiting.current = true;
+    handler(next.input, next.key);
+    rerender();
   });
   const dispatch = useCallback((input: string, key: Key): void => {
     const current = latest.current;
     if (!current.active) return;
     const chars = [...input];
-    if (!current.perKey || chars.length <= 1 || key.ctrl || key.meta) return current.handler(input, key);
-    current.handler(chars[0], replay(chars[0], key));
-    queue.current = { chars: chars.slice(1), key };
+    const typed: Typed[] = !current.perKey || chars.length <= 1 || key.ctrl || key.meta ? [{ input, key }] : chars.map((ch) => ({ input: ch, key: replay(ch, key) }));
+    if (waiting.current || queue.current.length > 0) {
+      queue.current.push(...typed);
+      return;
+    }
+    queue.current.push(...typed.slice(1));
+    waiting.current = true;
+    current.handler(typed[0].input, typed[0].key);
     rerender();
   }, []);
   const hub = useContext(KeyHubContext);
