@@ -16,6 +16,7 @@ import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 type Json = Record<string, any>;
 
 describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
+  const IMAGE_MODEL = 'gemini-3-pro-image-preview';
   let chat: StrictFake;
   let responses: StrictFake;
   let gemini: GeminiFake;
@@ -25,13 +26,13 @@ describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
   beforeAll(async () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: 'ok' });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, finalText: 'ok' });
-    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => (names.includes('lookup') ? [{ name: 'lookup', args: { city: 'Paris' } }, { name: 'lookup', args: { city: 'Rome' } }] : undefined) });
+    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false }, [IMAGE_MODEL]: { thinking: true, gemini3: true, image: true } }, pick: (names) => (names.includes('lookup') ? [{ name: 'lookup', args: { city: 'Paris' } }, { name: 'lookup', args: { city: 'Rome' } }] : undefined) });
     gw = await spawnGateway({
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
+          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash', IMAGE_MODEL] },
         },
       },
     });
@@ -92,5 +93,21 @@ describe('a Chat client switching from a Gemini model to an OpenAI one', () => {
     const ids = sent.filter((item) => item.type === 'function_call').map((item) => item.call_id);
     expect(ids.every((id: string) => id.length <= 64)).toBe(true);
     expect(sent.filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual(ids);
+  });
+
+  it("a Responses client: a Gemini 3 image model's picture, sent back for an edit, goes on to an OpenAI Responses model", async () => {
+    responses.requests.length = 0;
+    const first = await openai.responses.create({ model: `google/${IMAGE_MODEL}`, input: 'Draw a cat', store: false });
+    const image = first.output.find((item) => item.type === 'image_generation_call')!;
+    // Its id carries Gemini's thought signature: far over OpenAI's 64 characters for an item id.
+    expect(image.id).toMatch(/^ig_gwpm_/);
+    expect(image.id.length).toBeGreaterThan(64);
+    const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Draw a cat' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'Now make it blue' }];
+    const next = await openai.responses.create({ model: 'or/gpt-5', input, store: false });
+    expect(responses.rejections).toEqual([]);
+    expect(next.output_text).toBe('ok');
+    const sent = ((responses.requests.at(-1)!.json as Json).input as Json[]).find((item) => item.type === 'image_generation_call')!;
+    expect(sent.id).toMatch(/^ig_[0-9a-f]+$/);
+    expect(sent.result).toBe((image as Json).result);
   });
 });

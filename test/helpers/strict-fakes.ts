@@ -150,6 +150,8 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
     if (item.type === 'item_reference' && !known.has(item.id)) reject(`Item with id '${item.id}' not found.`);
     // OpenAI caps a call id at 64 characters.
     if (typeof item.call_id === 'string' && item.call_id.length > 64) reject(`Invalid 'input[${i}].call_id': string too long. Expected a string with maximum length 64, but got a string with length ${item.call_id.length} instead.`);
+    // And an item's id (an image the model made sent back, a function call item) at 64 too.
+    if (typeof item.id === 'string' && item.id.length > 64) reject(`Invalid 'input[${i}].id': string too long. Expected a string with maximum length 64, but got a string with length ${item.id.length} instead.`);
     // An image the model made goes back whole: its id, its bytes, its status.
     if (item.type === 'image_generation_call' && (typeof item.id !== 'string' || typeof item.result !== 'string' || typeof item.status !== 'string')) reject(`Missing required parameter: 'input[${i}].${typeof item.id !== 'string' ? 'id' : typeof item.result !== 'string' ? 'result' : 'status'}'.`);
     // An assistant message holds output text and refusals only.

@@ -78,25 +78,38 @@ function readGatewayCompactions(request: PassthroughRequest): PassthroughRequest
   return { body, raw: JSON.stringify(body), stream: request.stream };
 }
 
-/** A passthrough body as the upstream must get it: answered in the foreground, the gateway's compaction items read. */
+/** An image item's id that carries a Gemini signature (see create-id.ts imageItemId). */
+const CARRIED_IMAGE_ID = `ig_${CARRIED_ID_PREFIX}`;
+
 /**
- * The input with the gateway's carried call ids (`gwpm_…`: a Gemini call's id with its thought
- * signature, which a client switching models sends on) back to the calls' own: OpenAI refuses a
- * `call_id` over 64 characters and cannot read the signature. Calls and outputs keep pairing.
+ * An input item with the gateway's carried ids (`gwpm_…`: a Gemini call's id with its thought
+ * signature, `ig_gwpm_…`: a Gemini image's, which a client switching models sends on) back to
+ * its own: OpenAI refuses a `call_id` or an item `id` over 64 characters and cannot read the
+ * signature. Calls and outputs keep pairing. The item itself when it has none.
  */
-function restoreCallIds(request: PassthroughRequest): PassthroughRequest | undefined {
+function withOwnIds(item: unknown): unknown {
+  if (!isRecord(item)) return item;
+  const callId = typeof item.call_id === 'string' && item.call_id.startsWith(CARRIED_ID_PREFIX) ? readToolId(item.call_id).id : undefined;
+  const id = typeof item.id === 'string' && item.id.startsWith(CARRIED_IMAGE_ID) ? readToolId(item.id.slice(3)).id : undefined;
+  if (callId === undefined && id === undefined) return item;
+  return { ...item, ...(callId === undefined ? {} : { call_id: callId }), ...(id === undefined ? {} : { id }) };
+}
+
+/** The input with every carried id back to its own (see withOwnIds); undefined when none was. */
+function restoreCarriedIds(request: PassthroughRequest): PassthroughRequest | undefined {
   const input = request.body.input;
   if (!request.raw.includes(CARRIED_ID_PREFIX) || !Array.isArray(input)) return undefined;
-  const items = input.map((item: unknown) => (isRecord(item) && typeof item.call_id === 'string' && item.call_id.startsWith(CARRIED_ID_PREFIX) ? { ...item, call_id: readToolId(item.call_id).id } : item));
+  const items = input.map(withOwnIds);
   if (items.every((item, i) => item === input[i])) return undefined;
   const body = { ...request.body, input: items };
   return { body, raw: JSON.stringify(body), stream: request.stream };
 }
 
+/** A passthrough body as the upstream must get it: answered in the foreground, the gateway's compaction items read, its carried ids restored. */
 function prepareResponses(request: PassthroughRequest): PassthroughRequest | undefined {
   const foreground = answerInForeground(request);
   const compacted = readGatewayCompactions(foreground ?? request) ?? foreground;
-  return restoreCallIds(compacted ?? request) ?? compacted;
+  return restoreCarriedIds(compacted ?? request) ?? compacted;
 }
 
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's; background requests are answered at once. */
