@@ -170,7 +170,9 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
       const headers: Record<string, string> = {};
       if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
       if (exhausted) headers['x-should-retry'] = 'false';
-      return new GatewayError(code, `The provider '${providerId}' is rate limiting requests: ${upstream}`, {
+      // Said as Google says a quota that holds nothing ("limit: 0"), which gemini-cli stops at.
+      const said = exhausted ? `The provider '${providerId}' has no credit left for the gateway (quota limit: 0), so no retry can succeed: ${upstream}` : `The provider '${providerId}' is rate limiting requests: ${upstream}`;
+      return new GatewayError(code, said, {
         details,
         retryAfter,
         retryAfterMs,

@@ -3,16 +3,19 @@
  * `insufficient_quota`) cannot be mended by a wait: the gateway's answer must not invite the
  * client to repeat the request. The openai SDK (which retries every 429 unless told
  * `x-should-retry: false`) and the real Codex (which stops at a 429 whose `error.type` says
- * `insufficient_quota`) each send it once; the spec's code stays `rate_limit_exceeded`.
+ * `insufficient_quota`) each send it once; the spec's code stays `rate_limit_exceeded`. In Google's
+ * format the answer names no wait (no `RetryInfo`) and says "limit: 0", where gemini-cli stops.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execa, execaNode } from 'execa';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
+import { CLIENTS_DIR, CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
+
+const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 
 /** What OpenAI answers an account without credit (429, its type and code both `insufficient_quota`). */
 const NO_CREDIT = {
@@ -60,6 +63,34 @@ describe('an upstream out of credit (insufficient_quota)', () => {
     expect((error?.error as { details?: Record<string, unknown> }).details).toMatchObject({ upstream_code: 'insufficient_quota', upstream_quota_exhausted: true });
     expect(upstream.requests).toHaveLength(1);
   });
+
+  it("the Gemini format names no wait (no RetryInfo) and says the quota's limit is 0", async () => {
+    const response = await fetch(`${gw.url}/v1beta/models/oc/gpt-4o-mini:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    });
+    expect(response.status).toBe(429);
+    const body = (await response.json()) as { error: { status: string; message: string; details: Array<Record<string, unknown>> } };
+    expect(body.error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(body.error.message).toMatch(/limit: 0/);
+    expect(body.error.details.map((detail) => detail['@type'])).not.toContain('type.googleapis.com/google.rpc.RetryInfo');
+    expect(body.error.details[0]).toMatchObject({ reason: 'rate_limit_exceeded', domain: 'gateway' });
+  });
+
+  it('the real gemini-cli stops at once (it retried the 1 s RetryInfo ten times)', async () => {
+    upstream.requests.length = 0;
+    const workDir = tempDir('gw-gemini-cli-');
+    const env = clientEnv({ GOOGLE_GEMINI_BASE_URL: gw.url, GEMINI_API_KEY: gw.key!, GEMINI_CLI_NO_RELAUNCH: 'true', GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    fs.mkdirSync(path.join(env.HOME, '.gemini'), { recursive: true });
+    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const run = await execaNode(GEMINI_JS, ['-m', 'oc/gpt-4o-mini', '-p', 'Say hi.'], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 90_000 });
+    const report = `exit ${run.exitCode}\nstdout: ${String(run.stdout).slice(-2000)}\nstderr: ${String(run.stderr).slice(-3000)}\nrequests: ${upstream.requests.length}`;
+    expect(run.timedOut, report).toBe(false);
+    expect(run.exitCode, report).not.toBe(0);
+    expect(`${run.stdout}\n${run.stderr}`, report).toMatch(/no credit left/);
+    expect(upstream.requests.filter((request) => request.method === 'POST'), report).toHaveLength(1);
+  }, 150_000);
 
   it('the real Codex stops at once with the quota message', async () => {
     upstream.requests.length = 0;

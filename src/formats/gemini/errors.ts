@@ -66,7 +66,8 @@ function waitOf(retryAfter: number | undefined, details: Record<string, unknown>
  * `error.code` is Google's number, so the gateway's stable code rides as an `ErrorInfo` detail
  * (`reason`, `domain: "gateway"`, the field messages in `metadata`); invalid fields are also a
  * `BadRequest` detail (`fieldViolations`), and a 429's wait a `RetryInfo` (`retryDelay`), which
- * gemini-cli waits for (over 300 s it stops instead of retrying), as Google sends them. A Google
+ * gemini-cli waits for (over 300 s it stops instead of retrying), as Google sends them; none when the
+ * upstream is out of credit (its message says "limit: 0", where gemini-cli stops). A Google
  * upstream's own details follow the gateway's.
  * `request_id`, `retry_after`, `timestamp` and `correlation_id` are where the envelope has them.
  */
@@ -79,7 +80,9 @@ export function encodeGeminiError(error: GatewayError, ids: RequestIds): Record<
   const details: Record<string, unknown>[] = [{ '@type': ERROR_INFO, reason: error.code, domain: 'gateway', metadata }];
   const violations = Object.entries(metadata).map(([field, description]) => ({ field, description }));
   if (violations.length > 0) details.push({ '@type': BAD_REQUEST, fieldViolations: violations });
-  const wait = status === 429 ? waitOf(envelope.error.retry_after, envelope.error.details) : undefined;
+  // An upstream out of credit: no wait mends it, so no RetryInfo (gemini-cli would wait and ask again).
+  const mendable = (envelope.error.details as { upstream_quota_exhausted?: unknown } | undefined)?.upstream_quota_exhausted !== true;
+  const wait = status === 429 && mendable ? waitOf(envelope.error.retry_after, envelope.error.details) : undefined;
   // To the millisecond when the gateway knows it (gemini-cli reads fractions: "0.25s").
   if (wait !== undefined) details.push({ '@type': RETRY_INFO, retryDelay: error.retryAfterMs !== undefined ? `${error.retryAfterMs / 1000}s` : `${wait}s` });
   details.push(...upstreamDetailsOf(envelope.error.details));
