@@ -73,8 +73,9 @@ describe('@google/genai through the gateway to Gemini (passthrough)', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(429);
     const body = JSON.parse((error as ApiError).message);
+    // error.retry_after is whole seconds (spec §7, rounded up); the RetryInfo keeps Google's own wait to the millisecond (44e68f5).
     expect(body.error.retry_after).toBe(8);
-    expect(body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '8s' });
+    expect(body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7.2s' });
     // Google's other details reach the client as it sent them (before: only the gateway's ErrorInfo and RetryInfo).
     expect(body.error.details).toContainEqual(HELP);
   });
