@@ -394,6 +394,8 @@ export interface StreamError {
   upstreamCode?: string;
   /** The request field the upstream refused (OpenAI `error.param`), on a refusal of the request (the client's `error.param`). */
   param?: string;
+  /** The upstream said the gateway's account with it is out of credit (OpenAI's `insufficient_quota`): no wait mends it. */
+  quotaExhausted?: true;
 }
 
 /**

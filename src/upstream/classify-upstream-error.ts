@@ -90,7 +90,7 @@ const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|maximum con
 const OVERFLOW_WORDS = 'the prompt is too long: it exceeds the context window of the model (context_length_exceeded)';
 
 /** OpenAI's `insufficient_quota`: the gateway's own account with the provider is out of credit, which no wait mends. */
-const QUOTA_EXHAUSTED = /insufficient_quota/i;
+export const QUOTA_EXHAUSTED = /insufficient_quota/i;
 
 /** True when the upstream refused the gateway's own credentials (never echo what it said). */
 function isCredentialFailure(facts: UpstreamErrorFacts): boolean {

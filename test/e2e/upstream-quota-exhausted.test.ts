@@ -9,10 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execa, execaNode } from 'execa';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { REPO_ROOT, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { CLIENTS_DIR, CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -114,4 +115,83 @@ describe('an upstream out of credit (insufficient_quota)', () => {
     expect(run.stderr, report).not.toMatch(/Reconnecting/);
     expect(upstream.requests.filter((request) => request.method === 'POST'), report).toHaveLength(1);
   }, 150_000);
+});
+
+/** A stream that runs out of credit part-way: the upstream's first records (some text), then its own insufficient_quota error. */
+function outOfCreditStream(format: 'chat' | 'responses'): string[] {
+  const records = { chat: 3, responses: 5 }[format];
+  const head = fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/matrix', format, 'text.sse.txt'), 'utf8').split('\n\n').slice(0, records).join('\n\n') + '\n\n';
+  const tail =
+    format === 'chat'
+      ? `data: ${JSON.stringify(NO_CREDIT)}\n\n`
+      : `event: error\ndata: ${JSON.stringify({ type: 'error', sequence_number: 5, code: 'insufficient_quota', message: NO_CREDIT.error.message, param: null })}\n\n`;
+  return [head, tail];
+}
+
+describe('an upstream out of credit part-way through a stream', () => {
+  let upstream: FakeUpstream;
+  let gw: SpawnedGateway;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((request) => {
+      expect(request.json?.stream).toBe(true);
+      return { sse: outOfCreditStream(request.path.endsWith('/responses') ? 'responses' : 'chat') };
+    });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+        },
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  const openai = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, timeout: 20_000 });
+
+  /** What a stream threw once it had some text. */
+  async function streamError<T>(stream: AsyncIterable<T>, textOf: (event: T) => string | undefined): Promise<{ text: string; error: any }> {
+    let text = '';
+    try {
+      for await (const event of stream) text += textOf(event) ?? '';
+    } catch (caught) {
+      return { text, error: caught };
+    }
+    return { text, error: undefined };
+  }
+
+  it('the openai SDK streaming Responses on a Chat upstream reads type insufficient_quota in the error event', async () => {
+    upstream.requests.length = 0;
+    const stream = await openai().responses.create({ model: 'oc/gpt-4o-mini', input: 'hi', stream: true });
+    const { text, error } = await streamError(stream, (event) => (event.type === 'response.output_text.delta' ? event.delta : undefined));
+    expect(text).toMatch(/^Héllo/);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.code).toBe('rate_limit_exceeded');
+    expect(error.type).toBe('insufficient_quota');
+    expect(error.message).toMatch(/exceeded your current quota/);
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('the openai SDK streaming Chat on a Responses upstream gets the HTTP answer\'s body', async () => {
+    const stream = await openai().chat.completions.create({ model: 'or/gpt-5', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const { text, error } = await streamError(stream, (chunk) => chunk.choices[0]?.delta.content ?? undefined);
+    expect(text).toMatch(/^Héllo/);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.code).toBe('rate_limit_exceeded');
+    expect(error.type).toBe('insufficient_quota');
+    expect(error.error.details).toMatchObject({ upstream_code: 'insufficient_quota', upstream_quota_exhausted: true });
+  });
+
+  it('the Anthropic SDK streaming Messages on a Chat upstream gets the HTTP answer\'s body', async () => {
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key!, timeout: 20_000 });
+    const stream = anthropic.messages.stream({ model: 'oc/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    const { text, error } = await streamError(stream, (event) => (event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : undefined));
+    expect(text).toMatch(/^Héllo/);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error.error.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', details: { upstream_quota_exhausted: true } });
+  });
 });

@@ -1,4 +1,4 @@
-import { buildErrorEnvelope, errorParam, type GatewayError, type RequestIds } from '../../errors/index.ts';
+import { buildErrorEnvelope, errorParam, openAIErrorType, type GatewayError, type RequestIds } from '../../errors/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
 import type { PassthroughInfo } from '../types.ts';
@@ -15,9 +15,9 @@ export function encodeResponsesError(error: GatewayError, ids: RequestIds): Reco
  * nested `error` object OpenAI itself sends; the nested one makes the openai SDK throw an APIError
  * (with message, code and type) instead of handing the event on as a chunk.
  */
-export function encodeStreamErrorEvent(code: string, message: string, param: string | null, sequenceNumber: number, requestId?: string): SseRecord {
+export function encodeStreamErrorEvent(code: string, message: string, param: string | null, sequenceNumber: number, requestId?: string, type = openAiErrorType(code)): SseRecord {
   message = redactSecrets(message);
-  const nested: Record<string, unknown> = { type: openAiErrorType(code), code, message, param };
+  const nested: Record<string, unknown> = { type, code, message, param };
   if (requestId !== undefined) nested.request_id = requestId;
   return jsonRecord('error', { type: 'error', sequence_number: sequenceNumber, code, message, param, error: nested });
 }
@@ -28,7 +28,9 @@ export function encodeStreamErrorEvent(code: string, message: string, param: str
  * a stream our encoder produces should get `encoder.encode({ type: 'error', error })` instead.
  */
 export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds, sequenceNumber = 0): SseRecord {
-  return encodeStreamErrorEvent(error.code, error.message, errorParam(error.details), sequenceNumber, ids.requestId);
+  // The type the HTTP answer would have (an upstream out of credit: `insufficient_quota`, not `rate_limit_error`).
+  const type = openAIErrorType(error.status, error.code, error.details);
+  return encodeStreamErrorEvent(error.code, error.message, errorParam(error.details), sequenceNumber, ids.requestId, type);
 }
 
 /**

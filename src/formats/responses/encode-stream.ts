@@ -4,11 +4,11 @@ import { annotationOf, webSearchCallItem } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { toolIdForClient } from '../shared/index.ts';
+import { gatewayErrorOf, toolIdForClient } from '../shared/index.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
 import { compactionItem } from './compaction.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
-import { encodeStreamErrorEvent } from './encode-error.ts';
+import { encodeResponsesStreamError } from './encode-error.ts';
 import { encryptedContentFor, functionCallItem, imageGenerationCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
 import { encodeUsage } from './map-usage.ts';
@@ -441,7 +441,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private fail(error: StreamError): void {
     this.phase = 'done';
     const message = redactSecrets(error.message);
-    this.out.push(encodeStreamErrorEvent(error.code, message, error.param ?? null, this.seq++, this.ids.requestId));
+    this.out.push(encodeResponsesStreamError(gatewayErrorOf(error), this.ids, this.seq++));
     const response = this.snapshot('failed', { error: { code: error.code, message } });
     this.emit('response.failed', { response });
   }

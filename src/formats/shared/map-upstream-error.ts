@@ -1,6 +1,6 @@
 import { ERROR_STATUS, GatewayError, type ErrorCode } from '../../errors/index.ts';
 import type { StreamError } from '../../ir/index.ts';
-import { classifyUpstreamError } from '../../upstream/index.ts';
+import { classifyUpstreamError, QUOTA_EXHAUSTED } from '../../upstream/index.ts';
 
 /**
  * An error an upstream reported inside a stream → the IR stream error, classified like the
@@ -13,6 +13,8 @@ export function streamErrorFromUpstream(type: string | undefined, message: strin
   if (upstreamCode !== undefined) error.upstreamCode = upstreamCode;
   // As on an HTTP answer (upstreamError): the field it refused is named on a refusal of the request only.
   if (param !== undefined && (code === 'bad_request' || code === 'content_filter')) error.param = param;
+  // As on an HTTP answer (upstreamError): out of credit is told apart from throttling, so the client does not retry.
+  if (code === 'rate_limit_exceeded' && QUOTA_EXHAUSTED.test(`${upstreamCode ?? ''} ${type ?? ''}`)) error.quotaExhausted = true;
   return error;
 }
 
@@ -24,5 +26,6 @@ export function gatewayErrorOf(error: StreamError): GatewayError {
   const details: Record<string, unknown> = {};
   if (error.upstreamCode !== undefined) details.upstream_code = error.upstreamCode;
   if (error.param !== undefined) details.param = error.param;
-  return new GatewayError(error.code as ErrorCode, error.message, { status: error.status, ...(error.upstreamCode !== undefined || error.param !== undefined ? { details } : {}) });
+  if (error.quotaExhausted) details.upstream_quota_exhausted = true;
+  return new GatewayError(error.code as ErrorCode, error.message, { status: error.status, ...(Object.keys(details).length > 0 ? { details } : {}) });
 }
