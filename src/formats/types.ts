@@ -325,6 +325,11 @@ export type FormatRoute =
       from: 'path';
       /** The model and stream flag of a request URL; undefined when the URL is not one of this route's (404). */
       readPath(pathname: string, query: URLSearchParams): RouteTarget | undefined;
+      /**
+       * A pattern that also covers paths the gateway does not serve (Gemini's `/v1beta/{provider}/{model}:…`
+       * beside `/v1beta/files/…`): left out of the method check, so another method there stays a 404, not a 405.
+       */
+      broad?: true;
     };
 
 /**

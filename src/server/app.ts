@@ -122,7 +122,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));
   }
-  const known = routes.map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+  const known = routes.filter((r) => !r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   app.all(
     '/**',
     wrap(

@@ -45,6 +45,9 @@ export const geminiFormat = defineFormat({
   routes: [
     { method: 'POST', path: '/v1beta/models/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) },
     { method: 'POST', path: '/v1/models/**:model', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query) },
+    // A gateway id without `models/` (`/v1beta/oc/gpt-4o:generateContent`): what the AI SDK's and LangChain's Google
+    // models send for an id holding a slash. Below the routes above; only `/v1beta` (under `/v1` it would shadow OpenAI's).
+    { method: 'POST', path: '/v1beta/:provider/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query), broad: true },
   ],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
   // Everything @google/genai asks for is under these (files and caches the gateway does not serve: a 404 in Google's shape);

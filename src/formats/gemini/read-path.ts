@@ -3,14 +3,19 @@ import type { RouteTarget } from '../types.ts';
 /** Google's API versions: `v1beta` (the SDKs' default) and `v1` (the stable one, `apiVersion: 'v1'`). */
 const PREFIXES = ['/v1beta/models/', '/v1/models/'];
 const ACTIONS = new Set(['generateContent', 'streamGenerateContent']);
+/**
+ * A gateway id with its provider and no `models/` (`/v1beta/oc/gpt-4o:generateContent`): the AI SDK's Google
+ * provider and LangChain's Google model (@google/generative-ai) put an id holding a slash in the path as it is.
+ */
+const BARE = /^\/v1beta\/(?!models\/)[^/:]+\/[^/]/;
 
 /**
  * `/v1beta/models/{model}:{action}` (or `/v1/models/…`) → the model and the stream flag. The model may hold
  * slashes (a gateway id with its provider, `google/gemini-2.5-flash`) and come with Google's
- * `models/` prefix; `streamGenerateContent` streams as SSE with `alt=sse`, else as one JSON array.
+ * `models/` prefix, or without `models/` at all when it holds one (`/v1beta/oc/gpt-4o:…`); `streamGenerateContent` streams as SSE with `alt=sse`, else as one JSON array.
  */
 export function readGeminiPath(pathname: string, query: URLSearchParams, actions: ReadonlySet<string> = ACTIONS): (RouteTarget & { action: string }) | undefined {
-  const prefix = PREFIXES.find((candidate) => pathname.startsWith(candidate));
+  const prefix = PREFIXES.find((candidate) => pathname.startsWith(candidate)) ?? (BARE.test(pathname) ? '/v1beta/' : undefined);
   if (prefix === undefined) return undefined;
   let rest: string;
   try {

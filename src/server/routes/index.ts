@@ -103,7 +103,13 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       };
     };
     const routes = format.routes.map(
-      (route): RouteDef => ({ method: route.method, path: route.path, handler: inferenceHandler(deps, format.id, route, otherOn(route)), format: format.id }),
+      (route): RouteDef => ({
+        method: route.method,
+        path: route.path,
+        handler: inferenceHandler(deps, format.id, route, otherOn(route)),
+        format: format.id,
+        ...(route.from === 'path' && route.broad ? { broad: true as const } : {}),
+      }),
     );
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));

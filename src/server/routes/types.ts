@@ -8,4 +8,6 @@ export interface RouteDef {
   handler: (event: H3Event) => unknown;
   /** The wire format whose error shape the route's clients read. */
   format?: WireFormat;
+  /** The pattern also covers paths the gateway does not serve: it never makes another method a 405 there. */
+  broad?: true;
 }
