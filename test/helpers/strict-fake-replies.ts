@@ -1,4 +1,5 @@
 /** The replies of the strict fakes (test/helpers/strict-fakes.ts), whole or streamed, in each wire format. */
+import { FAKE_PNG_BASE64 } from './fake-gemini.ts';
 import { chatSse, namedSse, type FakeReply } from './fake-upstream.ts';
 
 type Json = Record<string, any>;
@@ -25,6 +26,8 @@ const callsOf = (turn: Turn): ToolCall[] => (turn.tool === undefined ? [] : Arra
 let counter = 0;
 const next = (prefix: string) => `${prefix}_${(++counter).toString(36).padStart(6, '0')}`;
 const THOUGHT = 'Thinking about the task.';
+/** A partial image OpenAI's image tool streams before the finished one (a draft: never the answer). */
+export const DRAFT_PNG_BASE64 = 'ZHJhZnQ=';
 
 export function chatReply(turn: Turn, body: Json): FakeReply {
   const id = next('chatcmpl');
@@ -94,6 +97,9 @@ export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; item
     if (dot !== -1) call.namespace = tool.name.slice(0, dot);
     items.push(call);
   }
+  // OpenAI's hosted image tool, when the request carries it: the image item before the text.
+  const imageTool = (body.tools ?? []).find((tool: Json) => tool.type === 'image_generation');
+  if (turn.tool === undefined && imageTool) items.push({ id: next('ig'), type: 'image_generation_call', status: 'completed', background: 'opaque', output_format: 'png', quality: 'low', size: '1024x1024', revised_prompt: 'A cat', result: FAKE_PNG_BASE64 });
   if (turn.tool === undefined) items.push({ id: next('msg'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [], logprobs: [] }] });
   const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: turn.cachedTokens }, output_tokens: 20, output_tokens_details: { reasoning_tokens: turn.reasoning ? 5 : 0 }, total_tokens: 140 };
   const response = { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model: turn.model, output: items, usage, error: null, incomplete_details: null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: 'auto' };
@@ -113,6 +119,13 @@ export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; item
       emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } });
       emit('response.function_call_arguments.delta', { output_index: index, item_id: item.id, delta: item.arguments });
       emit('response.function_call_arguments.done', { output_index: index, item_id: item.id, arguments: item.arguments });
+    } else if (item.type === 'image_generation_call') {
+      // As OpenAI streams it: no result until the item is done; a draft per partial image asked for.
+      emit('response.output_item.added', { output_index: index, item: { id: item.id, type: item.type, status: 'in_progress' } });
+      emit('response.image_generation_call.in_progress', { output_index: index, item_id: item.id });
+      emit('response.image_generation_call.generating', { output_index: index, item_id: item.id });
+      for (let n = 0; n < (imageTool.partial_images ?? 0); n++) emit('response.image_generation_call.partial_image', { output_index: index, item_id: item.id, partial_image_index: n, partial_image_b64: DRAFT_PNG_BASE64, output_format: 'png', background: 'opaque', size: '1024x1024', quality: 'low' });
+      emit('response.image_generation_call.completed', { output_index: index, item_id: item.id });
     } else {
       emit('response.output_item.added', { output_index: index, item: { ...item, summary: [], encrypted_content: undefined } });
     }

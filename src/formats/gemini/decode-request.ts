@@ -215,6 +215,18 @@ function readToolConfig(value: unknown, request: ChatRequest, check: FieldChecke
   else if (mode === 'VALIDATED') unconvertible.push({ field: 'toolConfig.functionCallingConfig.mode', message: "'VALIDATED' has no equivalent in the upstream format" });
 }
 
+/**
+ * `responseModalities` that ask for images (TEXT and IMAGE only) as the IR's output modalities: an
+ * image model's own request, and on an OpenAI Responses upstream what adds its image tool.
+ * Undefined for any other list (AUDIO has no equivalent).
+ */
+function imageModalities(value: unknown): Array<'text' | 'image'> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const modalities = value.map((m) => (typeof m === 'string' ? m.toLowerCase() : ''));
+  if (!modalities.includes('image') || !modalities.every((m) => m === 'text' || m === 'image')) return undefined;
+  return modalities as Array<'text' | 'image'>;
+}
+
 function readGenerationConfig(value: unknown, request: ChatRequest, check: FieldChecker, unconvertible: Unconvertible[]): void {
   const config = check.record(value, 'generationConfig');
   if (!config) return;
@@ -231,7 +243,9 @@ function readGenerationConfig(value: unknown, request: ChatRequest, check: Field
   set('seed', check.number(config.seed, at('seed'), { integer: true }));
   set('presencePenalty', check.number(config.presencePenalty, at('presencePenalty')));
   set('frequencyPenalty', check.number(config.frequencyPenalty, at('frequencyPenalty')));
-  for (const key of GENERATION_ONLY) if (config[key] !== undefined) unconvertible.push({ field: at(key), message: 'has no equivalent in the upstream format' });
+  const modalities = imageModalities(config.responseModalities);
+  if (modalities) request.outputModalities = modalities;
+  for (const key of GENERATION_ONLY) if (config[key] !== undefined && !(key === 'responseModalities' && modalities)) unconvertible.push({ field: at(key), message: 'has no equivalent in the upstream format' });
   set('responseFormat', responseFormatOf(config, check, unconvertible));
   const thinking = check.record(config.thinkingConfig, at('thinkingConfig'));
   if (thinking) {

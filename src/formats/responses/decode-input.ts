@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flatToolName } from './map-namespace.ts';
 import { customToolArguments, readToolId } from '../shared/index.ts';
-import type { ContentPart, MediaSource, Message, Unconvertible } from '../../ir/index.ts';
+import type { ContentPart, Message, Unconvertible } from '../../ir/index.ts';
 import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
@@ -9,6 +9,7 @@ import { decodeWebSearchCall } from './map-web-search.ts';
 import { LOCAL_SHELL, localShellArguments } from './map-local-shell.ts';
 import { fieldPath, invalid, parseOrThrow } from './validate.ts';
 import { metadataOfImageItemId } from './create-id.ts';
+import { generatedImageSource } from './decode-output.ts';
 
 const ROLES: readonly unknown[] = ['user', 'assistant', 'system', 'developer'];
 const messageSchema = z.looseObject({
@@ -51,11 +52,6 @@ export interface DecodeInputOptions {
 }
 
 type Item = Record<string, unknown>;
-
-/** An `image_generation_call`'s base64 `result` as a media source (`output_format` names its type; OpenAI's default is png). */
-function generatedImageSource(data: string, format: unknown): MediaSource {
-  return { kind: 'base64', mediaType: `image/${typeof format === 'string' && format !== '' ? format : 'png'}`, data };
-}
 
 function itemKind(item: Item): string | undefined {
   if (typeof item.type === 'string') return item.type;

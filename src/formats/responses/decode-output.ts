@@ -1,4 +1,4 @@
-import type { ContentPart, TextPart, ToolCallPart } from '../../ir/index.ts';
+import type { ContentPart, ImagePart, MediaSource, TextPart, ToolCallPart } from '../../ir/index.ts';
 import { readToolId } from '../shared/index.ts';
 import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
 import { decodeAnnotations, decodeWebSearchCall } from './map-web-search.ts';
@@ -30,6 +30,16 @@ function messageParts(item: Item): ContentPart[] {
   });
 }
 
+/** An `image_generation_call`'s base64 `result` as a media source (`output_format` names its type; OpenAI's default is png). */
+export function generatedImageSource(data: string, format: unknown): MediaSource {
+  return { kind: 'base64', mediaType: `image/${typeof format === 'string' && format !== '' ? format : 'png'}`, data };
+}
+
+/** The image an `image_generation_call` item made (OpenAI's hosted image tool); undefined while it has none. */
+export function imageFromItem(item: Item): ImagePart | undefined {
+  return typeof item.result === 'string' && item.result !== '' ? { type: 'image', source: generatedImageSource(item.result, item.output_format) } : undefined;
+}
+
 /** A function_call output item → IR tool call (IR id = call_id, the id results reference). */
 export function toolCallFromItem(item: Item): ToolCallPart {
   const itemId = str(item.id);
@@ -40,7 +50,7 @@ export function toolCallFromItem(item: Item): ToolCallPart {
   return part;
 }
 
-/** Upstream `output[]` → IR content in order; hosted-tool items other than web_search_call are skipped. */
+/** Upstream `output[]` → IR content in order; hosted-tool items other than web_search_call and image_generation_call are skipped. */
 export function decodeOutputItems(output: readonly unknown[]): { content: ContentPart[]; hasToolCalls: boolean } {
   const content: ContentPart[] = [];
   let hasToolCalls = false;
@@ -52,6 +62,10 @@ export function decodeOutputItems(output: readonly unknown[]): { content: Conten
       content.push(toolCallFromItem(item));
     } else if (item?.type === 'reasoning') content.push(reasoningPartFromItem(item as ReasoningItemFields));
     else if (item?.type === 'web_search_call') content.push(decodeWebSearchCall(item));
+    else if (item?.type === 'image_generation_call') {
+      const image = imageFromItem(item);
+      if (image) content.push(image);
+    }
   }
   return { content, hasToolCalls };
 }

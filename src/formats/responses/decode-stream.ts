@@ -1,6 +1,7 @@
 import type { StreamPart } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import { annotationToCitation, decodeWebSearchCall } from './map-web-search.ts';
+import { imageFromItem } from './decode-output.ts';
 import { isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { finishForStatus } from './map-status.ts';
@@ -194,6 +195,13 @@ class ResponsesStreamDecoder implements StreamDecoder {
       this.blocks.endCall(state, readString(item, 'arguments') ?? '', out);
     } else if (state?.kind === 'reasoning') {
       this.blocks.reasoningDone(state, item, out);
+    } else if (item.type === 'image_generation_call') {
+      // OpenAI's hosted image tool: the finished image comes whole here (partial images are drafts, left out).
+      const image = imageFromItem(item);
+      if (image) {
+        this.blocks.closeOpen(out);
+        out.push({ type: 'image', source: image.source });
+      }
     } else if (item.type === 'web_search_call') {
       this.searchCalls++;
       this.blocks.closeOpen(out);

@@ -56,6 +56,8 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
     const maxUses = request.webSearch.maxUses;
     if (maxUses !== undefined && Number.isInteger(maxUses) && maxUses > 0 && body.max_tool_calls === undefined && !hostedTools) body.max_tool_calls = maxUses;
   }
+  // A client of another format asked for images (Chat `modalities`, Gemini `responseModalities`): OpenAI's hosted image tool makes them.
+  if (request.outputModalities?.includes('image') && !tools.some((tool) => tool.type === 'image_generation')) tools.push({ type: 'image_generation' });
   if (tools.length > 0) {
     body.tools = tools;
     const toolChoice = encodeToolChoice(request.toolChoice, rawToolChoice);
