@@ -216,6 +216,8 @@ export interface ToolDefinition {
   custom?: { format?: Record<string, unknown> };
   /** OpenAI's `local_shell` tool (the client runs the command), carried elsewhere as a function of the action's fields. */
   localShell?: true;
+  /** OpenAI's `shell` or `apply_patch` tool (the client runs it), carried elsewhere as a function of its action's fields. */
+  shellTool?: 'shell' | 'apply_patch';
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };

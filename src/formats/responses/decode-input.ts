@@ -7,6 +7,7 @@ import { decodeContentPart, decodeToolOutput } from './decode-parts.ts';
 import { reasoningPartFromItem } from './decode-reasoning.ts';
 import { decodeWebSearchCall } from './map-web-search.ts';
 import { LOCAL_SHELL, localShellArguments } from './map-local-shell.ts';
+import { SHELL_CALL_TYPES, shellCallArguments, shellOutputText } from './map-shell-tools.ts';
 import { fieldPath, invalid, parseOrThrow } from './validate.ts';
 import { metadataOfImageItemId } from './create-id.ts';
 import { generatedImageSource } from './decode-output.ts';
@@ -25,6 +26,7 @@ const functionCallSchema = z.looseObject({
 });
 const customToolCallSchema = z.looseObject({ call_id: z.string().min(1), name: z.string().min(1), input: z.string(), id: z.string().nullish() });
 const localShellCallSchema = z.looseObject({ call_id: z.string().min(1), action: z.looseObject({}), id: z.string().nullish() });
+const shellCallSchema = z.looseObject({ call_id: z.string().min(1), id: z.string().nullish() });
 const functionCallOutputSchema = z.looseObject({ call_id: z.string().min(1), output: z.unknown() });
 const summaryPartSchema = z.looseObject({ text: z.string() });
 const reasoningSchema = z.looseObject({
@@ -65,7 +67,7 @@ function collectCalls(items: readonly unknown[]): { callIds: Set<string>; itemId
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
     const { type, call_id: callId, id } = item as Item;
-    if (type !== 'function_call' && type !== 'custom_tool_call' && type !== 'local_shell_call') continue;
+    if (type !== 'function_call' && type !== 'custom_tool_call' && type !== 'local_shell_call' && !(String(type) in SHELL_CALL_TYPES)) continue;
     if (typeof callId === 'string') callIds.add(callId);
     if (typeof id === 'string') itemIds.add(id);
   }
@@ -124,6 +126,19 @@ class InputDecoder {
         if (providerMetadata) part.providerMetadata = providerMetadata;
         return this.pushAssistant([part]);
       }
+      case 'shell_call':
+      case 'apply_patch_call': {
+        // Commands the client ran, a patch it applied: elsewhere a call of the function shell / apply_patch (map-shell-tools.ts).
+        const call = parseOrThrow(shellCallSchema, item, path);
+        const { id, providerMetadata } = readToolId(call.call_id);
+        const part: ContentPart = { type: 'tool_call', id, name: SHELL_CALL_TYPES[kind], arguments: shellCallArguments(item) };
+        if (call.id) part.itemId = call.id;
+        if (providerMetadata) part.providerMetadata = providerMetadata;
+        return this.pushAssistant([part]);
+      }
+      case 'shell_call_output':
+      case 'apply_patch_call_output':
+        return this.callOutput({ ...item, output: shellOutputText(item) }, path);
       case 'function_call_output':
       case 'custom_tool_call_output':
       case 'local_shell_call_output':

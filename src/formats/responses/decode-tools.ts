@@ -4,6 +4,7 @@ import { decodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 import { flatToolName } from './map-namespace.ts';
 import { customToolDefinition } from '../shared/index.ts';
 import { localShellTool } from './map-local-shell.ts';
+import { isClientShellTool, shellToolDefinition } from './map-shell-tools.ts';
 import { invalid, parseOrThrow } from './validate.ts';
 
 const functionToolSchema = z.looseObject({
@@ -41,6 +42,7 @@ export function decodeTools(value: unknown): DecodedTools {
     if (typed.type === 'function') out.tools.push(decodeFunctionTool(raw, ['tools', index]));
     else if (typed.type === 'custom') out.tools.push(decodeCustomTool(raw, ['tools', index]));
     else if (typed.type === 'local_shell') out.tools.push(localShellTool());
+    else if (isClientShellTool(typed)) out.tools.push(shellToolDefinition(typed.type === 'shell' ? 'shell' : 'apply_patch'));
     else if (isFunctionNamespace(typed)) {
       const group = parseOrThrow(namespaceSchema, raw, ['tools', index]);
       group.tools.forEach((member, j) => {
@@ -96,6 +98,8 @@ export function decodeToolChoice(value: unknown): DecodedToolChoice {
   }
   // local_shell is the client's own tool, a function named so elsewhere (map-local-shell.ts).
   if (typed.type === 'local_shell') return { toolChoice: { type: 'tool', name: 'local_shell' } };
+  // So are shell and apply_patch (map-shell-tools.ts).
+  if (typed.type === 'shell' || typed.type === 'apply_patch') return { toolChoice: { type: 'tool', name: typed.type } };
   if (typed.type === 'allowed_tools') {
     // Other formats have no allow-list: they see only the mode and the full tool list.
     return { toolChoice: parseOrThrow(allowedToolsSchema, value, ['tool_choice']).mode, raw: typed };

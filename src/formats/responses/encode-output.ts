@@ -3,6 +3,7 @@ import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
 import { isLocalShellTool, localShellCallItem } from './map-local-shell.ts';
+import { shellCallItem, shellToolKind } from './map-shell-tools.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, imageItemId, storedItemId } from './create-id.ts';
 import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
@@ -44,7 +45,7 @@ export function reasoningItem(id: string, summaryTexts: readonly string[], encry
 
 /**
  * IR assistant content → output items: one message item per contiguous text/refusal run,
- * one function_call item per call (a custom_tool_call for a custom tool, a local_shell_call for local_shell), one reasoning item per reasoning part.
+ * one function_call item per call (a custom_tool_call for a custom tool, a local_shell_call, shell_call or apply_patch_call for those tools), one reasoning item per reasoning part.
  */
 export function encodeOutputItems(content: readonly ContentPart[], incomplete: boolean, tools?: readonly ToolDefinition[], responseId?: string): Item[] {
   const items: Item[] = [];
@@ -79,6 +80,11 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
       }
       if (isLocalShellTool(part.name, tools)) {
         items.push(localShellCallItem(id, callId, part.arguments, 'completed'));
+        continue;
+      }
+      const shellKind = shellToolKind(part.name, tools);
+      if (shellKind) {
+        items.push(shellCallItem(shellKind, id, callId, part.arguments, 'completed'));
         continue;
       }
       const { name, namespace } = splitToolName(part.name, tools);

@@ -15,6 +15,7 @@ import { encodeUsage } from './map-usage.ts';
 import { splitToolName } from './map-namespace.ts';
 import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
 import { isLocalShellTool, localShellCallItem } from './map-local-shell.ts';
+import { shellCallItem, shellToolKind, type ShellToolKind } from './map-shell-tools.ts';
 
 type Item = Record<string, unknown>;
 
@@ -22,10 +23,12 @@ interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string; anno
 interface OpenMessage { id: string; outputIndex: number; parts: Item[]; part?: OpenPart }
 interface OpenReasoning { id: string; outputIndex: number; summaries: string[]; current?: string; signature?: string }
 /**
- * A call being streamed. `kind`: a custom tool's text, or a local_shell call's action, is given
- * out whole once its arguments are in (a function's arguments as they come).
+ * A call being streamed. `kind`: a custom tool's text, or a local_shell, shell or apply_patch
+ * call's action, is given out whole once its arguments are in (a function's arguments as they
+ * come). An apply_patch call's item is added then too (`outputIndex` -1 until then): its
+ * `output_item.added` already names the operation and the file, as OpenAI's does.
  */
-interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string; kind: 'function' | 'custom' | 'local_shell' }
+interface OpenCall { id: string; callId: string; name: string; namespace: string | undefined; outputIndex: number; args: string; kind: 'function' | 'custom' | 'local_shell' | ShellToolKind }
 
 /**
  * IR stream parts → Responses SSE (wire-formats §3.6, §4.8). Sequence numbers start at 0;
@@ -348,6 +351,12 @@ class ResponsesStreamEncoder implements StreamEncoder {
       this.calls.set(index, { id, callId, name, namespace: undefined, outputIndex, args: '', kind: 'local_shell' });
       return;
     }
+    const shellKind = shellToolKind(name, this.request.tools);
+    if (shellKind) {
+      const outputIndex = shellKind === 'shell' ? this.addItem(shellCallItem('shell', id, callId, '{}', 'in_progress')) : -1;
+      this.calls.set(index, { id, callId, name, namespace: undefined, outputIndex, args: '', kind: shellKind });
+      return;
+    }
     const split = splitToolName(name, this.request.tools);
     const outputIndex = this.addItem(functionCallItem(id, callId, split.name, '', 'in_progress', split.namespace));
     this.calls.set(index, { id, callId, name: split.name, namespace: split.namespace, outputIndex, args: '', kind: 'function' });
@@ -357,7 +366,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const call = this.calls.get(index);
     if (!call || delta.length === 0) return;
     call.args += delta;
-    // A custom tool's text (a local_shell action) is inside the JSON arguments: given out whole when they end.
+    // A custom tool's text (a local_shell, shell or apply_patch action) is inside the JSON arguments: given out whole when they end.
     if (call.kind !== 'function') return;
     this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
   }
@@ -369,6 +378,12 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const where = { item_id: call.id, output_index: call.outputIndex };
     if (call.kind === 'local_shell') {
       this.doneItem(call.outputIndex, localShellCallItem(call.id, call.callId, call.args, 'completed'));
+      return;
+    }
+    if (call.kind === 'shell' || call.kind === 'apply_patch') {
+      const item = shellCallItem(call.kind, call.id, call.callId, call.args, 'completed');
+      const outputIndex = call.outputIndex >= 0 ? call.outputIndex : this.addItem({ ...item, status: 'in_progress' });
+      this.doneItem(outputIndex, item);
       return;
     }
     if (call.kind === 'custom') {

@@ -3,6 +3,7 @@ import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
 import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields, requireObjectItems } from '../shared/index.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
+import { isClientShellTool } from './map-shell-tools.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
 const MEDIA = mediaByType(new Set(['input_image', 'input_file', 'input_audio']));
@@ -52,10 +53,10 @@ const CLIENT_TOOL_TYPES: ReadonlySet<unknown> = new Set(['function', 'custom', '
 function hostedToolTypes(tools: unknown, choice: unknown): string[] {
   const types: string[] = [];
   if (Array.isArray(tools)) {
-    for (const tool of tools) if (isRecord(tool) && !CLIENT_TOOL_TYPES.has(tool.type) && !isFunctionNamespace(tool)) types.push(String(tool.type ?? 'unknown'));
+    for (const tool of tools) if (isRecord(tool) && !CLIENT_TOOL_TYPES.has(tool.type) && !isFunctionNamespace(tool) && !isClientShellTool(tool)) types.push(String(tool.type ?? 'unknown'));
   }
   // allowed_tools only narrows the listed tools; a function or custom choice names the client's own tool.
-  if (isRecord(choice) && !CLIENT_TOOL_TYPES.has(choice.type) && choice.type !== 'allowed_tools') {
+  if (isRecord(choice) && !CLIENT_TOOL_TYPES.has(choice.type) && choice.type !== 'allowed_tools' && !isClientShellTool(choice)) {
     const type = String(choice.type ?? 'unknown');
     if (!types.includes(type)) types.push(type);
   }
