@@ -6,16 +6,27 @@
  * `local_shell`, gives its calls back as `local_shell_call` items and reads the client's
  * `local_shell_call` / `local_shell_call_output` items (or a reference to the stored call) as that
  * function's call and result. Before, the tool and its items were dropped: the model never saw it.
+ * GPT-5.1's `shell` and `apply_patch` tools are carried the same way: the AI SDK's
+ * `openai.tools.shell` / `applyPatch` and the openai SDK get `shell_call` / `apply_patch_call`
+ * items, whole and streamed, and the upstream reads their outputs (dropped as hosted before).
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 const COMMAND = ['bash', '-lc', 'echo hello'];
-const pick = (names: string[]) => (names.includes('local_shell') ? { name: 'local_shell', input: { command: COMMAND, working_directory: '/tmp' } } : undefined);
+const COMMANDS = ['ls -la', 'echo hello'];
+const OPERATION = { type: 'update_file', path: 'src/a.txt', diff: '@@\n-old\n+new\n' };
+const pick = (names: string[]) => {
+  if (names.includes('local_shell')) return { name: 'local_shell', input: { command: COMMAND, working_directory: '/tmp' } };
+  if (names.includes('shell')) return { name: 'shell', input: { commands: COMMANDS, timeout_ms: 5000 } };
+  if (names.includes('apply_patch')) return { name: 'apply_patch', input: OPERATION };
+  return undefined;
+};
 
-describe('local_shell from a Responses client on other upstreams', () => {
+describe('local_shell, shell and apply_patch from a Responses client on other upstreams', () => {
   let chat: StrictFake;
   let messages: StrictFake;
   let gw: SpawnedGateway;
@@ -79,5 +90,76 @@ describe('local_shell from a Responses client on other upstreams', () => {
     expect(JSON.stringify(second)).toContain('hello\\n');
     // The call went back as the model made it (Chat carries its arguments as JSON text).
     expect(JSON.stringify(second)).toMatch(/working_directory\\*":\\*"\/tmp/);
+  });
+
+  const fakeOfModel = (model: string) => (model.startsWith('ant/') ? messages : chat);
+  const report = (fake: StrictFake) => `rejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.map((request) => request.body.slice(0, 1500)).join('\n')}`;
+
+  it.each([
+    ['ant/claude-up', 'generateText'],
+    ['ant/claude-up', 'streamText'],
+    ['oc/gpt-4o-mini', 'generateText'],
+    ['oc/gpt-4o-mini', 'streamText'],
+  ])('the AI SDK shell tool on %s (%s) runs the commands and the model reads their output', async (model, mode) => {
+    const fake = fakeOfModel(model);
+    fake.requests.length = 0;
+    const actions: unknown[] = [];
+    const shell = openai.tools.shell({
+      execute: async ({ action }: { action: unknown }) => {
+        actions.push(action);
+        return { output: [{ stdout: 'hello-out\n', stderr: '', outcome: { type: 'exit', exitCode: 0 } }] };
+      },
+    });
+    const options = { model: openai(model), prompt: 'List the files.', tools: { shell }, stopWhen: ai.stepCountIs(3) };
+    const text = mode === 'streamText' ? await ai.streamText(options).text : (await ai.generateText(options)).text;
+    expect(fake.rejections, report(fake)).toEqual([]);
+    expect(actions, report(fake)).toEqual([expect.objectContaining({ commands: COMMANDS })]);
+    expect(text, report(fake)).toBe('It printed hello.');
+    expect(fake.requests, report(fake)).toHaveLength(2);
+    const [first, second] = fake.requests.map((request) => request.json as Record<string, any>);
+    expect(first.tools.map((tool: Record<string, any>) => tool.name ?? tool.function?.name)).toEqual(['shell']);
+    const history = JSON.stringify(second);
+    expect(history).toContain('hello-out');
+    expect(history).toContain('exit code 0');
+    expect(history).toMatch(/commands\\*":\[\\*"ls -la/);
+  });
+
+  it.each([
+    ['ant/claude-up', 'generateText'],
+    ['ant/claude-up', 'streamText'],
+    ['oc/gpt-4o-mini', 'streamText'],
+  ])('the AI SDK applyPatch tool on %s (%s) applies the patch and the model reads the result', async (model, mode) => {
+    const fake = fakeOfModel(model);
+    fake.requests.length = 0;
+    const operations: unknown[] = [];
+    const applyPatch = openai.tools.applyPatch({
+      execute: async ({ operation }: { operation: unknown }) => {
+        operations.push(operation);
+        return { status: 'completed', output: 'patched src/a.txt' };
+      },
+    });
+    const options = { model: openai(model), prompt: 'Fix a.txt.', tools: { apply_patch: applyPatch }, stopWhen: ai.stepCountIs(3) };
+    const text = mode === 'streamText' ? await ai.streamText(options).text : (await ai.generateText(options)).text;
+    expect(fake.rejections, report(fake)).toEqual([]);
+    expect(operations, report(fake)).toEqual([OPERATION]);
+    expect(text, report(fake)).toBe('It printed hello.');
+    expect(fake.requests, report(fake)).toHaveLength(2);
+    const [first, second] = fake.requests.map((request) => request.json as Record<string, any>);
+    expect(first.tools.map((tool: Record<string, any>) => tool.name ?? tool.function?.name)).toEqual(['apply_patch']);
+    const history = JSON.stringify(second);
+    expect(history).toContain('patched src/a.txt');
+    expect(history).toMatch(/path\\*":\\*"src\/a.txt/);
+  });
+
+  it('the openai SDK gets shell_call and apply_patch_call items, whole and from the stream helper', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const whole = await client.responses.create({ model: 'ant/claude-up', input: 'List the files.', tools: [{ type: 'shell', environment: { type: 'local' } }] });
+    expect(whole.output).toEqual([expect.objectContaining({ type: 'shell_call', status: 'completed', action: { commands: COMMANDS, timeout_ms: 5000, max_output_length: null } })]);
+    const stream = client.responses.stream({ model: 'oc/gpt-4o-mini', input: 'Fix a.txt.', tools: [{ type: 'apply_patch' }] });
+    const added: Array<Record<string, any>> = [];
+    stream.on('response.output_item.added', (event) => added.push(event.item as Record<string, any>));
+    const final = await stream.finalResponse();
+    expect(added).toEqual([expect.objectContaining({ type: 'apply_patch_call', status: 'in_progress', operation: expect.objectContaining({ type: 'update_file', path: 'src/a.txt' }) })]);
+    expect(final.output).toEqual([expect.objectContaining({ type: 'apply_patch_call', status: 'completed', operation: OPERATION })]);
   });
 });
