@@ -1,6 +1,6 @@
 import { validationError } from '../../errors/index.ts';
 import type { ChatRequest, ContentPart, Message, ReasoningPart, ToolChoice } from '../../ir/index.ts';
-import { effortToBudgetTokens, isRecord, tryParseJson } from '../shared/index.ts';
+import { effortToBudgetTokens, fitEffort, isRecord, tryParseJson } from '../shared/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { SKIP_SIGNATURE, isMadeUpId, signatureOf } from './signature.ts';
 
@@ -201,13 +201,11 @@ function thinkingConfig(request: ChatRequest, model: string): Json | undefined {
   const config: Json = { includeThoughts: true };
   if (reasoning.budgetTokens !== undefined) config.thinkingBudget = reasoning.budgetTokens;
   else if (reasoning.effort !== undefined) {
-    if (levels) config.thinkingLevel = levels.find((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(reasoning.effort as string)) ?? levels[levels.length - 1];
+    if (levels) config.thinkingLevel = fitEffort(levels, reasoning.effort);
     else config.thinkingBudget = effortToBudgetTokens(reasoning.effort) ?? -1;
   }
   return config;
 }
-
-const LEVELS = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 
 /**
  * The thinking levels a Gemini 3 model takes, weakest first (Google's thinking guide, November

@@ -47,3 +47,4 @@ export { customToolArguments, customToolDefinition, customToolInput, isCustomToo
 export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';
 export { openaiUser } from './openai-user.ts';
 export { openAIReasoningEfforts, openAIEffortFor } from './openai-reasoning-efforts.ts';
+export { fitEffort } from './fit-effort.ts';

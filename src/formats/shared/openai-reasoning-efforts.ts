@@ -1,6 +1,5 @@
 import type { ReasoningConfig, ReasoningEffort } from '../../ir/index.ts';
-
-const ORDER: readonly ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+import { fitEffort } from './fit-effort.ts';
 
 /**
  * The reasoning efforts an OpenAI reasoning model takes, weakest first, as OpenAI documents them
@@ -30,7 +29,5 @@ export function openAIEffortFor(model: string, reasoning: ReasoningConfig, asked
   const efforts = openAIReasoningEfforts(model);
   if (!efforts) return asked;
   if (asked === undefined) return reasoning.enabled || reasoning.effort !== undefined ? undefined : efforts[0];
-  if (efforts.includes(asked as ReasoningEffort)) return asked;
-  const rank = ORDER.indexOf(asked as ReasoningEffort);
-  return efforts.find((effort) => ORDER.indexOf(effort) > rank) ?? efforts[efforts.length - 1];
+  return fitEffort(efforts, asked);
 }
