@@ -11,7 +11,7 @@ import { ClientClosedError } from './body-errors.ts';
 import { suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
-import { createDashboard, dashboardRoutes, isApiPath, type Dashboard } from './routes/dashboard.ts';
+import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
 import type { ServerDeps } from './types.ts';
 
 type Handler = (event: H3Event) => unknown;
@@ -128,9 +128,9 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     wrap(
       (event) => {
         const path = event.url.pathname;
-        // The dashboard routes itself in the browser: a reload of /usage gets the page.
+        // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico).
         const read = event.req.method === 'GET' || event.req.method === 'HEAD';
-        if (read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path)) return dashboard.sendPage(event);
+        if (read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path)) return dashboard.sendPage(event);
         const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
         if (methods.length > 0) {
           const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');

@@ -73,6 +73,18 @@ describe('the web dashboard at / (a real server)', () => {
     expect(post.status).toBe(404);
   });
 
+  it('a file the dashboard does not have (/favicon.ico, /robots.txt) is a JSON 404, not the page taken for an icon', async () => {
+    for (const file of ['/favicon.ico', '/robots.txt', '/apple-touch-icon.png']) {
+      const res = await fetch(`${gw.url}${file}`);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect([file, res.status, res.headers.get('content-type'), body.error.code, body.error.message]).toEqual([file, 404, 'application/json', 'not_found', `No route for GET ${file}.`]);
+      const head = await fetch(`${gw.url}${file}`, { method: 'HEAD' });
+      expect([file, head.status]).toEqual([file, 404]);
+    }
+    // The page itself names no icon file: the browser asks for none.
+    expect(await (await fetch(`${gw.url}/`)).text()).toContain('<link rel="icon" href="data:,">');
+  });
+
   it('is on the admin listener too, opening on the operator views', async () => {
     const res = await fetch(`${adminUrl}/`);
     expect(res.status).toBe(200);

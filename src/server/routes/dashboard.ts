@@ -44,6 +44,14 @@ export function isApiPath(path: string, metricsPath: string): boolean {
   return /^\/(v1|api|admin)(\/|$)/.test(path) || path === '/health' || path === '/metrics' || path === metricsPath || isFormatClientPath(path);
 }
 
+/**
+ * Paths that name a file (`/favicon.ico`, `/robots.txt`): never a page of the dashboard (its
+ * routes have no dots), so a browser or crawler asking for one gets a 404, not HTML taken for it.
+ */
+export function isFilePath(path: string): boolean {
+  return /\.[A-Za-z0-9]+$/.test(path);
+}
+
 /** Which listener serves the page: the admin one opens on the operator views. */
 export type DashboardListener = 'public' | 'admin';
 
