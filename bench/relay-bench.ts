@@ -21,7 +21,7 @@ const burst = process.argv.includes('--burst');
 // As in a gateway: the upstream's credential is remembered, so passed records are checked for it.
 rememberSecretHeader('Bearer sk-bench-upstream-key-000000000000');
 const events = burst ? [Buffer.concat(buildStreamEvents(true))] : buildStreamEvents(true);
-const request = { model: 'bench/bench-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true } as unknown as ChatRequest;
+const request = { model: 'bench/bench-model', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Write one sentence about a quick brown fox.' }] }], stream: true } as unknown as ChatRequest;
 const client = new FastAbortController();
 const upstream = { response: { status: 200, headers: {}, body: undefined }, abort() {}, done() {}, watch: new FastAbortController() } as unknown as RelayOptions['upstream'];
 let sink = 0;
