@@ -1,5 +1,5 @@
 import type { ChatRequest, TextPart, WireFormat } from '../ir/index.ts';
-import { getFormat } from '../formats/index.ts';
+import { getFormat, isOpenAIChatModelWithoutReasoning } from '../formats/index.ts';
 import { hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 
@@ -14,7 +14,8 @@ export const JSON_OBJECT_INSTRUCTION = 'Respond with a single valid JSON object 
 
 /**
  * Fits a converted request to what the target model takes, from the catalog: the output cap
- * clamped to the model's maximum, reasoning removed for a model known not to reason, and what
+ * clamped to the model's maximum, reasoning removed for a model known not to reason (the catalog's
+ * word, else OpenAI's gpt-5-chat by its id), and what
  * the target format's face says it lacks (`fit`): the `max` effort mapped to `high`,
  * `json_object` enforced by an instruction where it has no JSON mode. A same-format passthrough
  * is never fitted (the client wrote it for that API). Unknown facts (no catalog entry) change nothing.
@@ -29,8 +30,7 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     edit().maxTokens = cap;
     adapted.push(`max_tokens=${cap}`);
   }
-  // Only what the catalog, the plugin or the config says: an id nobody described keeps its reasoning.
-  if (request.reasoning && hasKnownCapabilities(model.spec) && !model.spec.capabilities?.includes('thinking')) {
+  if (request.reasoning && knownNotToReason(model)) {
     delete edit().reasoning;
     adapted.push('reasoning=removed');
   } else if (request.reasoning?.effort === 'max' && !fit.maxEffort) {
@@ -45,6 +45,15 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     adapted.push('response_format=instruction');
   }
   return { request, adapted };
+}
+
+/**
+ * What the catalog, the plugin or the config says; for an id nobody described, only OpenAI's
+ * gpt-5-chat (which refuses reasoning_effort): any other such id keeps its reasoning.
+ */
+function knownNotToReason(model: CatalogModel): boolean {
+  if (hasKnownCapabilities(model.spec)) return !model.spec.capabilities?.includes('thinking');
+  return isOpenAIChatModelWithoutReasoning(model.upstreamId);
 }
 
 function jsonInstruction(): TextPart {

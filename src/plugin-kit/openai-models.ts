@@ -29,6 +29,9 @@ const GPT_IMAGE: Omit<ModelSpec, 'id'> = {
 
 /** Facts about OpenAI model ids for the `openai` plugin's `catalog.models`. */
 export const OPENAI_MODEL_FACTS: ModelSpec[] = [
+  // models.dev says these reason; OpenAI refuses reasoning_effort on them (400 unsupported_parameter).
+  { id: 'gpt-5-chat-latest', capabilities: ['streaming', 'vision'] },
+  { id: 'gpt-5-chat', capabilities: ['streaming', 'vision'] },
   { id: 'gpt-image-1', ...GPT_IMAGE },
   { id: 'gpt-image-1-mini', ...GPT_IMAGE },
   // Newer gpt-image models: type only; their options pass through to the upstream unchecked.

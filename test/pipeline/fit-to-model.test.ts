@@ -53,3 +53,21 @@ describe('fitToModel reads what the target lacks from its face', () => {
     });
   });
 });
+
+describe('fitToModel: reasoning removed for a model known not to reason', () => {
+  const ask: ChatRequest = { ...REQUEST, reasoning: { enabled: true, budgetTokens: 2048 }, responseFormat: undefined };
+  const model = (upstreamId: string, capabilities?: CatalogModel['spec']['capabilities']): CatalogModel => ({ ...modelFor('chat'), upstreamId, spec: { id: upstreamId, capabilities } });
+
+  it("by an id nobody described only for OpenAI's gpt-5-chat, which refuses reasoning_effort", () => {
+    const fitted = fitToModel(ask, model('gpt-5-chat-latest'), 'chat');
+    expect(fitted.adapted).toEqual(['reasoning=removed']);
+    expect('reasoning' in fitted.request).toBe(false);
+    expect(fitToModel(ask, model('gpt-5-chat-2025-08-07'), 'chat').adapted).toEqual(['reasoning=removed']);
+    for (const id of ['gpt-5', 'gpt-5.1-chat-latest', 'my-model']) expect(fitToModel(ask, model(id), 'chat').adapted, id).toEqual([]);
+  });
+
+  it("the catalog's word wins over the id", () => {
+    expect(fitToModel(ask, model('gpt-5-chat-latest', ['streaming', 'thinking']), 'chat').adapted).toEqual([]);
+    expect(fitToModel(ask, model('gpt-5', ['streaming']), 'chat').adapted).toEqual(['reasoning=removed']);
+  });
+});

@@ -1,9 +1,21 @@
 import type { ChatRequest, Message, TextPart, WireFormat } from '../../ir/index.ts';
 
-/** OpenAI reasoning model ids (o1, o3, o4-mini, gpt-5*), with or without a `provider/` prefix. */
+/**
+ * OpenAI reasoning model ids (o1, o3, o4-mini, gpt-5*), with or without a `provider/` prefix; not
+ * gpt-5-chat (see isOpenAIChatModelWithoutReasoning).
+ */
 export function isOpenAIReasoningModel(model: string): boolean {
   const id = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
-  return /^o\d+(?:$|-)/.test(id) || id.startsWith('gpt-5');
+  return /^o\d+(?:$|-)/.test(id) || (id.startsWith('gpt-5') && !isOpenAIChatModelWithoutReasoning(id));
+}
+
+/**
+ * gpt-5-chat-latest (and Azure's gpt-5-chat): the GPT-5 of ChatGPT, which does not reason. OpenAI
+ * refuses `reasoning_effort` on it and takes sampling parameters and the `system` role. Its
+ * gpt-5.1 and later successors (gpt-5.1-chat-latest, …) reason again.
+ */
+export function isOpenAIChatModelWithoutReasoning(model: string): boolean {
+  return model.slice(model.lastIndexOf('/') + 1).toLowerCase().startsWith('gpt-5-chat');
 }
 
 /**

@@ -13,6 +13,7 @@ export {
 } from './reasoning-budget.ts';
 export {
   isOpenAIReasoningModel,
+  isOpenAIChatModelWithoutReasoning,
   adaptForReasoningModel,
   adaptForOpenAIReasoningModel,
   adaptForAnthropicThinking,

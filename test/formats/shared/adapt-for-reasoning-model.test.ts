@@ -20,11 +20,11 @@ function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
 }
 
 describe('isOpenAIReasoningModel', () => {
-  it.each(['o1', 'o1-mini', 'o3', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5.1', 'openai/o3'])('%s is a reasoning model', (id) => {
+  it.each(['o1', 'o1-mini', 'o3', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5.1', 'gpt-5.1-chat-latest', 'openai/o3'])('%s is a reasoning model', (id) => {
     expect(isOpenAIReasoningModel(id)).toBe(true);
   });
 
-  it.each(['gpt-4o', 'gpt-4.1-mini', 'claude-sonnet-4', 'omni-moderation', 'deepseek-reasoner'])('%s is not', (id) => {
+  it.each(['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'azure/gpt-5-chat', 'claude-sonnet-4', 'omni-moderation', 'deepseek-reasoner'])('%s is not', (id) => {
     expect(isOpenAIReasoningModel(id)).toBe(false);
   });
 });
