@@ -4,7 +4,8 @@
  * `temperature` and the `system` role as any chat model does. A Messages or Gemini client that
  * asks for thinking on it gets its answer without reasoning (`X-Gateway-Adapted:
  * reasoning=removed`), and its temperature and system text reach the model as written. The
- * strict fakes refuse reasoning parameters on a model without reasoning, as OpenAI does.
+ * strict fakes refuse reasoning parameters on a model without reasoning, as OpenAI does. Its
+ * successors (gpt-5.1-chat-latest, …) reason, at `medium` only.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
@@ -20,7 +21,7 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
   let gw: SpawnedGateway;
   let anthropic: Anthropic;
   let google: GoogleGenAI;
-  const MODELS = { 'gpt-5-chat-latest': { maxOutput: 16384, reasoning: false }, 'gpt-5': { maxOutput: 128000, reasoning: true } };
+  const MODELS = { 'gpt-5-chat-latest': { maxOutput: 16384, reasoning: false }, 'gpt-5': { maxOutput: 128000, reasoning: true }, 'gpt-5.2-chat-latest': { maxOutput: 16384, reasoning: true } };
 
   beforeAll(async () => {
     chat = await startStrictFake({ format: 'chat', models: MODELS, finalText: 'Hello there.' });
@@ -28,7 +29,7 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
     gw = await spawnGateway({
       config: {
         providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-5-chat-latest', 'gpt-5'] },
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-5-chat-latest', 'gpt-5', 'gpt-5.2-chat-latest'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5-chat-latest'] },
         },
         routing: { retry: { attempts: 1 } },
@@ -91,5 +92,13 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
     expect(chat.rejections).toEqual([]);
     expect(response.headers.get('x-gateway-adapted')).toBeNull();
     expect((chat.requests[1].json as Json).reasoning_effort).toBe('medium');
+  });
+
+  it('gpt-5.2-chat-latest reasons at medium only: a stronger or weaker ask is fitted to it', async () => {
+    // Before: high (a 4096-token budget) and none (Gemini's thinkingBudget 0), which OpenAI refuses: "Supported values are: 'medium'."
+    await anthropic.messages.create({ model: 'oc/gpt-5.2-chat-latest', max_tokens: 8000, thinking: { type: 'enabled', budget_tokens: 4096 }, messages: [{ role: 'user', content: 'Say hi' }] });
+    await google.models.generateContent({ model: 'oc/gpt-5.2-chat-latest', contents: 'Say hi', config: { thinkingConfig: { thinkingBudget: 0 } } });
+    expect(chat.rejections).toEqual([]);
+    expect(chat.requests.map((request) => (request.json as Json).reasoning_effort)).toEqual(['medium', 'medium']);
   });
 });

@@ -91,10 +91,11 @@ function checkCap(value: unknown, field: string, model: StrictModel, id: string)
 /**
  * The reasoning efforts OpenAI's reasoning models take (OpenAI's reasoning guide and the SDKs'
  * ReasoningEffort notes): o-series low–high, gpt-5/-mini/-nano minimal–high, gpt-5.1 none–high,
- * gpt-5.2 none–xhigh. Other ids are not checked.
+ * gpt-5.2 none–xhigh, gpt-5.1 and later -chat-latest medium only. Other ids are not checked.
  */
 function openAIEfforts(model: string): string[] | undefined {
   if (/^o\d/.test(model)) return ['low', 'medium', 'high'];
+  if (/^gpt-5\.\d+-chat/.test(model)) return ['medium'];
   if (/^gpt-5(?:-mini|-nano)?(?:$|-\d{4})/.test(model)) return ['minimal', 'low', 'medium', 'high'];
   if (/^gpt-5\.1(?:$|-\d{4})/.test(model)) return ['none', 'low', 'medium', 'high'];
   if (/^gpt-5\.2(?:$|-\d{4})/.test(model)) return ['none', 'low', 'medium', 'high', 'xhigh'];

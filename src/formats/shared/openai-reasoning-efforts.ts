@@ -5,13 +5,16 @@ import { fitEffort } from './fit-effort.ts';
  * The reasoning efforts an OpenAI reasoning model takes, weakest first, as OpenAI documents them
  * (November 2026): o-series low–high; gpt-5, -mini, -nano minimal–high; gpt-5-pro high only; the
  * codex models low–high (xhigh from gpt-5.1-codex-max on); gpt-5.1 none–high, later gpt-5.x none–xhigh
- * (their -pro medium–xhigh). Undefined for an id that is none of these.
+ * (their -pro medium–xhigh), their -chat-latest medium only. Undefined for an id that is none of these
+ * (gpt-5-chat-latest does not reason: isOpenAIChatModelWithoutReasoning).
  */
 export function openAIReasoningEfforts(model: string): readonly ReasoningEffort[] | undefined {
   const id = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
   if (/^o\d+(?:$|-)/.test(id)) return ['low', 'medium', 'high'];
   const m = /^gpt-5(?:\.(\d+))?(?:$|-)/.exec(id);
   if (!m || id.startsWith('gpt-5-chat')) return undefined;
+  // gpt-5.2-chat-latest: "'reasoning_effort' does not support 'high' with this model. Supported values are: 'medium'."
+  if (/-chat(?:$|-)/.test(id)) return ['medium'];
   const minor = m[1] === undefined ? 0 : Number(m[1]);
   if (id.includes('codex')) return minor === 0 || (minor === 1 && !id.includes('-max')) ? ['low', 'medium', 'high'] : ['low', 'medium', 'high', 'xhigh'];
   if (/-pro(?:$|-)/.test(id)) return minor === 0 ? ['high'] : ['medium', 'high', 'xhigh'];
