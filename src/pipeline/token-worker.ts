@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * One worker thread that encodes texts with js-tiktoken's o200k_base, so a long count never
- * holds the event loop (count-input-tokens.ts, OFFLOAD_CHARS). Started on the first long count
- * and unref'd: it never keeps the process alive; it loads its own ranks (~2 MB) then. The code is
+ * One worker thread that encodes texts with js-tiktoken's o200k_base, so neither building the
+ * encoder nor a long count holds the event loop (count-input-tokens.ts). Started on the first
+ * count and unref'd: it never keeps the process alive; it loads its own ranks (~2 MB) then. The code is
  * evaluated, not a file of its own, so the bundled build needs no extra entry; it imports the same
  * js-tiktoken the gateway resolves. A worker that fails or exits fails the counts it held and is
  * started again on the next one.

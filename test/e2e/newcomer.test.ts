@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
@@ -87,6 +88,22 @@ describe('newcomer: serve with the repo config and call mock/echo with the opena
     const res = await fetch(`${gw.url}/v1/models?type=chat&capability=thinking`, { headers: { authorization: `Bearer ${gw.key}` } });
     const body = (await res.json()) as { data: Array<{ id: string }> };
     expect(body.data.map((m) => m.id)).toEqual(['mock/echo']);
+  });
+
+  // Claude Code's first request is a count_tokens; mock/echo has no counter, so it is counted locally.
+  it('the first local token count leaves the gateway answering: /health on time while the tokenizer loads', async () => {
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key!, maxRetries: 0, timeout: 60_000 });
+    let counted = false;
+    const counting = anthropic.messages.countTokens({ model: 'mock/echo', messages: [{ role: 'user', content: 'How many tokens is this?' }] }).finally(() => (counted = true));
+    // Before: the main thread built js-tiktoken's encoder (1-6 s of one synchronous task) and every request waited for it.
+    let slowest = 0;
+    while (!counted) {
+      const asked = performance.now();
+      expect((await fetch(`${gw.url}/health`)).status).toBe(200);
+      slowest = Math.max(slowest, performance.now() - asked);
+    }
+    expect((await counting).input_tokens).toBe(12);
+    expect(slowest).toBeLessThan(500);
   });
 
   it('answers /health without a key', async () => {

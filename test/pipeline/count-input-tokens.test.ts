@@ -1,7 +1,8 @@
 /**
- * The local token count (count_tokens / input_tokens without an upstream counter): a long
- * request is encoded on a worker thread, so the event loop keeps turning while it is counted,
- * and the number is the same as on this thread. The e2e side is test/e2e/agents-endpoints.test.ts.
+ * The local token count (count_tokens / input_tokens without an upstream counter): every request
+ * is encoded on a worker thread, so the event loop keeps turning while it is counted (and while
+ * the encoder is built: test/e2e/newcomer.test.ts), and the number is the same as on this
+ * thread. The e2e side is test/e2e/agents-endpoints.test.ts.
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
@@ -27,12 +28,12 @@ function longText(chars: number): string {
 }
 
 describe('countInputTokens', () => {
-  it('counts a short request on this thread, exactly', async () => {
+  it('counts a short request exactly', async () => {
     expect(await countInputTokens(request('Be brief.', 'Hello there, how are you?'))).toBe(expected('Be brief.', 'Hello there, how are you?'));
   });
 
   it('counts a long request on a worker: the same number, and the event loop turns while it counts', async () => {
-    await countInputTokens(request('warm', 'the encoder of this thread is loaded')); // inline, it would now run without a turn
+    await countInputTokens(request('warm', 'the encoder is built')); // the turn below is then the long count's, not the load's
     const system = longText(40_000);
     const user = longText(400_000);
     let turned = false;
