@@ -123,34 +123,35 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));
   }
   const known = routes.filter((r) => !r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
-  app.all(
-    '/**',
-    wrap(
-      (event) => {
-        const path = event.url.pathname;
-        // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico).
-        const read = event.req.method === 'GET' || event.req.method === 'HEAD';
-        if (read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path)) return dashboard.sendPage(event);
-        const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
-        if (methods.length > 0) {
-          const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');
-          event.res.headers.set('allow', allow);
-          // OPTIONS on a known route (a preflight from an origin CORS does not allow lands here too): 204, no CORS headers.
-          if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
-          if (isWebSocketUpgrade(event) && methods.includes('POST')) {
-            throw new GatewayError('upgrade_required', `This gateway serves ${path} over HTTP, not WebSocket: send POST ${path} (streams come as server-sent events).`);
-          }
-          throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
+  // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico), recorded as `/` (operators' traffic).
+  const page = wrap(dashboard.sendPage, undefined, deps, '/');
+  const unmatched = wrap(
+    (event) => {
+      const path = event.url.pathname;
+      const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
+      if (methods.length > 0) {
+        const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');
+        event.res.headers.set('allow', allow);
+        // OPTIONS on a known route (a preflight from an origin CORS does not allow lands here too): 204, no CORS headers.
+        if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
+        if (isWebSocketUpgrade(event) && methods.includes('POST')) {
+          throw new GatewayError('upgrade_required', `This gateway serves ${path} over HTTP, not WebSocket: send POST ${path} (streams come as server-sent events).`);
         }
-        const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
-        if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
-        throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
-      },
-      undefined,
-      deps,
-      'unmatched',
-    ),
+        throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
+      }
+      const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
+      if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
+      throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
+    },
+    undefined,
+    deps,
+    'unmatched',
   );
+  app.all('/**', (event) => {
+    const path = event.url.pathname;
+    const read = event.req.method === 'GET' || event.req.method === 'HEAD';
+    return read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path) ? page(event) : unmatched(event);
+  });
   return app;
 }
 

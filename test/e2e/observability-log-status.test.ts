@@ -40,6 +40,9 @@ describe('observability: request log and gateway status', () => {
     await expect(openai.chat.completions.create({ model: 'nobody/serves-this', messages: [{ role: 'user', content: SECRET }] })).rejects.toMatchObject({ status: 404 });
     const denied = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-gw-not-a-key', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: SECRET }] }) });
     expect(denied.status).toBe(401);
+    // The dashboard's page is operators' traffic (docs/dashboard.md), at its deep links too: the operator link
+    // `gateway dashboard` prints, a reload of /usage (before, each was a request of route 'unmatched' here and in the log).
+    for (const page of ['/', '/operator', '/usage']) expect((await fetch(`${gw.url}${page}`)).status).toBe(200);
 
     // gateway status: the same requests, seen live (its own admin call is left out).
     const status = await cli('status', '--json');
