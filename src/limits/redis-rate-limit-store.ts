@@ -9,7 +9,7 @@ import type { ConcurrencyLease, RateLimitResult, RateLimitStore, StoreErrorPolic
 export interface RedisRateLimitStoreOptions {
   /** Redis address (default redis://127.0.0.1:6379); ignored when `client` is given. */
   url?: string;
-  /** A client to use instead of connecting; the caller owns it and should set a commandTimeout. */
+  /** A client to use instead of connecting; the caller owns it (each command is still bounded by `commandTimeoutMs`). */
   client?: Redis;
   /** Prefix of every key (default `gw:rl:`). */
   prefix?: string;
@@ -38,6 +38,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly client: Redis & LimitCommands;
   private readonly ownsClient: boolean;
   private readonly log: (message: string) => void;
+  private readonly timeoutMs: number;
   private readonly instanceId = randomBytes(6).toString('hex');
   private seq = 0;
   private failing = false;
@@ -47,7 +48,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.onError = options.onError ?? 'open';
     this.log = options.log ?? ((message) => console.warn(message));
     this.ownsClient = options.client === undefined;
-    const client = options.client ?? createClient(options.url ?? 'redis://127.0.0.1:6379', options.commandTimeoutMs ?? 300);
+    this.timeoutMs = options.commandTimeoutMs ?? 300;
+    const client = options.client ?? createClient(options.url ?? 'redis://127.0.0.1:6379', this.timeoutMs);
     client.defineCommand('gwRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     client.defineCommand('gwRateLimitAcquire', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
     // Without an error listener ioredis reports every failed reconnect as an unhandled error.
@@ -73,9 +75,9 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async hit(key: string, limit: number, windowMs: number, now?: number): Promise<RateLimitResult> {
     try {
-      const [allowed, used, serverNow, anchor] = await this.client.gwRateLimitHit(
+      const [allowed, used, serverNow, anchor] = await answerWithin(this.timeoutMs, this.client.gwRateLimitHit(
         `${this.prefix}hit:${key}`, limit, windowMs, now === undefined ? '' : String(Math.floor(now)), this.nextId(),
-      );
+      ));
       if (this.failing) this.noteRecovery();
       return buildHitResult({ allowed: allowed === 1, used, now: serverNow, anchor: anchor < 0 ? undefined : anchor }, limit, windowMs);
     } catch (error) {
@@ -90,7 +92,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     let acquired: number;
     let remaining: number;
     try {
-      [acquired, remaining] = await this.client.gwRateLimitAcquire(redisKey, max, ttlMs, id);
+      [acquired, remaining] = await answerWithin(this.timeoutMs, this.client.gwRateLimitAcquire(redisKey, max, ttlMs, id));
     } catch (error) {
       this.onCommandError(error);
       return { id, remaining: Math.max(0, max - 1), degraded: true, release: async () => {} };
@@ -105,14 +107,14 @@ export class RedisRateLimitStore implements RateLimitStore {
         if (released) return;
         released = true;
         // A lost release only holds the slot until its expiry, so it never fails the request.
-        await this.client.zrem(redisKey, id).catch((error: unknown) => this.noteFailure(error));
+        await answerWithin(this.timeoutMs, this.client.zrem(redisKey, id)).catch((error: unknown) => this.noteFailure(error));
       },
     };
   }
 
   async close(): Promise<void> {
     if (!this.ownsClient) return;
-    await this.client.quit().catch(() => this.client.disconnect());
+    await answerWithin(this.timeoutMs, this.client.quit()).catch(() => this.client.disconnect());
   }
 
   private nextId(): string {
@@ -151,10 +153,43 @@ function loadRedis(): typeof Redis {
   return (createRequire(import.meta.url)('ioredis') as { Redis: typeof Redis }).Redis;
 }
 
+/**
+ * `reply`, or a rejection when Redis has not answered within `ms`. ioredis's own
+ * `commandTimeout` is not used: its timer fires in the event loop's timer phase, before the
+ * loop reads the sockets, so when this process was busy past `ms` (a burst of requests being
+ * parsed and admitted) a reply that arrived in time, waiting unread in the socket, was taken for
+ * a Redis outage (three quarters of a 300-request burst refused 503 with fail-closed). Here the
+ * verdict waits one more turn (`setImmediate` runs after the loop's I/O poll), so a reply that is
+ * there is read first.
+ */
+function answerWithin<T>(ms: number, reply: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => setImmediate(() => {
+      if (settled) return;
+      settled = true;
+      reject(new Error('Command timed out'));
+    }), ms);
+    reply.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 function createClient(url: string, commandTimeoutMs: number): Redis {
   const Client = loadRedis();
   return new Client(url, {
-    commandTimeout: commandTimeoutMs,
     connectTimeout: Math.max(1_000, commandTimeoutMs * 4),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
