@@ -451,6 +451,14 @@ export interface FormatDefinition {
    * Without it a converted request's web search is a hosted tool the upstream cannot run.
    */
   hostedWebSearch?: boolean;
+  /**
+   * Who can answer a converted request that asks for images (`ChatRequest.outputModalities`):
+   * 'any-model' the request asks and the upstream judges for its model (Gemini's
+   * `responseModalities`, OpenAI's hosted image tool); 'image-models' only a model whose catalog
+   * output modalities hold `image` (Chat's `modalities`, as OpenRouter serves image models).
+   * Absent: this format's answers hold no images (Messages), and such a request is refused.
+   */
+  imageOutput?: 'any-model' | 'image-models';
   /** The tools only this format's API runs: how a request's are found and how a refusal names them. */
   vendorTools?: VendorToolsFace;
   /** How a request converted to this format is fitted (absent: `max` effort becomes `high`, JSON mode kept). */

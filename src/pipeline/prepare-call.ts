@@ -1,8 +1,8 @@
 import { compactionRequest, getFormat } from '../formats/index.ts';
-import { validationError } from '../errors/index.ts';
+import { GatewayError, validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
-import type { CatalogModel } from '../providers/index.ts';
+import { modalitiesOf, type CatalogModel } from '../providers/index.ts';
 import { fitToModel } from './fit-to-model.ts';
 import { fitToolNames, type ToolNames } from './fit-tool-names.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
@@ -125,7 +125,8 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
 
 /**
  * What a request converted for `model` must pass (a 422 otherwise): nothing the IR could not
- * carry, no item_reference it cannot resolve. Returns the reasoning references it drops.
+ * carry, no item_reference it cannot resolve, no images asked of an upstream that cannot make
+ * them (a 400). Returns the reasoning references it drops.
  * Run before the credit hold when a conversion is certain (runExchange), and on every conversion.
  */
 export function checkConvertible(request: ChatRequest, model: CatalogModel): string[] | undefined {
@@ -133,7 +134,22 @@ export function checkConvertible(request: ChatRequest, model: CatalogModel): str
   if (unconvertible) {
     throw validationError({ [unconvertible.field]: unconvertible.message }, `Invalid parameter '${unconvertible.field}': ${unconvertible.message}; model '${model.id}' is served in another format.`);
   }
+  checkImageOutput(request, model);
   return checkReferences(request, model);
+}
+
+/**
+ * Images asked for (Gemini's `responseModalities`, Chat's `modalities`) of a model whose upstream
+ * format cannot make them, or makes them only for image models and the catalog says this is not
+ * one: Google's own answer to a model that cannot (400 INVALID_ARGUMENT, "Model does not support
+ * the requested response modalities: image"), in the client's format. A text-only answer would
+ * look like a model that chose not to draw.
+ */
+function checkImageOutput(request: ChatRequest, model: CatalogModel): void {
+  if (!request.outputModalities?.includes('image')) return;
+  const can = getFormat(model.formats[0]).imageOutput;
+  if (can === 'any-model' || (can === 'image-models' && modalitiesOf(model.spec).output.includes('image'))) return;
+  throw new GatewayError('bad_request', `Model does not support the requested response modalities: image (model '${model.id}' is served by an upstream that answers in text only).`);
 }
 
 /**

@@ -2,5 +2,6 @@ export { ProviderRegistry } from './registry.ts';
 export { loadPlugin, resolvePluginFile, PluginLoadError, BUILTIN_PLUGIN_NAMES } from './load-plugin.ts';
 export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';
+export { modalitiesOf } from './model-object-fields.ts';
 export { hasKnownCapabilities } from './resolve-model-spec.ts';
 export { anthropicListPage, anthropicModelPage, toAnthropicModelObject } from './describe-anthropic-model.ts';

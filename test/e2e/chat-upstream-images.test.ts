@@ -44,7 +44,11 @@ describe('images from a Chat upstream (OpenRouter shape), converted for Response
     });
     const dir = tempDir();
     const configFile = writeConfig(dir, {
-      providers: { or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'sk-or', models: [{ id: 'gemini-image', pricing: { input: 0.3, output: 2.5 } }] } },
+      providers: { or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'sk-or', models: [
+          // The catalog's facts for OpenRouter's google/gemini-2.5-flash-image: it answers in text and images.
+          { id: 'gemini-image', pricing: { input: 0.3, output: 2.5 }, modalities: { input: ['text', 'image'], output: ['text', 'image'] } },
+          { id: 'text-model', pricing: { input: 0.3, output: 2.5 } },
+        ] } },
     });
     const dataDir = path.join(dir, 'data');
     apiKey = await createFundedKey(configFile, dataDir, 'or-images@example.com', 100_000);
@@ -76,6 +80,21 @@ describe('images from a Chat upstream (OpenRouter shape), converted for Response
       for (const part of chunk.candidates?.[0].content?.parts ?? []) if (part.inlineData) images.push(part.inlineData as Json);
     }
     expect(images).toEqual([{ mimeType: 'image/png', data: FAKE_PNG_BASE64 }]);
+  });
+
+  it("a Gemini client's responseModalities IMAGE asks the Chat upstream with modalities (OpenRouter's way) for a model that makes images; a text model is Google's 400", async () => {
+    const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
+    const config = { responseModalities: ['TEXT', 'IMAGE'] };
+    const done = await ai.models.generateContent({ model: 'or/gemini-image', contents: 'Draw a cat', config });
+    // Before: the upstream was not asked for images (no `modalities`), so OpenRouter's model would answer in text.
+    expect((upstream.requests.at(-1)!.json as Json).modalities).toEqual(['text', 'image']);
+    expect(done.candidates?.[0].content?.parts).toEqual([{ text: 'A cat.' }, { inlineData: { mimeType: 'image/png', data: FAKE_PNG_BASE64 } }]);
+    for await (const chunk of await ai.models.generateContentStream({ model: 'or/gemini-image', contents: 'Draw a cat', config: { responseModalities: ['IMAGE'] } })) void chunk;
+    expect((upstream.requests.at(-1)!.json as Json).modalities).toEqual(['image']);
+    const before = upstream.requests.length;
+    const error = await ai.models.generateContent({ model: 'or/text-model', contents: 'Draw a cat', config }).catch((thrown: unknown) => thrown);
+    expect([(error as { status?: number }).status, JSON.parse((error as Error).message).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(upstream.requests.length).toBe(before);
   });
 
   it('a Chat client on the same route gets message.images as the upstream wrote them (passthrough)', async () => {

@@ -191,6 +191,25 @@ describe('@google/genai through the gateway', () => {
     expect((await ai.models.generateContent({ model: 'oc/o4-mini', contents: 'hi', config: { candidateCount: 1 } })).text).toBe('It is 18°C in Paris.');
   });
 
+  it("responseModalities with IMAGE on a model whose upstream cannot make images is Google's 400, before anything goes up; on Responses it asks for OpenAI's image tool", async () => {
+    const config = { responseModalities: ['TEXT', 'IMAGE'] };
+    for (const [format, model] of [MODELS[0], MODELS[2]]) {
+      // Before: a text-only answer, as if the client had not asked for images.
+      for (const call of [() => ai.models.generateContent({ model, contents: 'Draw a cat', config }), () => ai.models.generateContentStream({ model, contents: 'Draw a cat', config })]) {
+        const error = await call().catch((thrown: unknown) => thrown);
+        expect(error, format).toBeInstanceOf(ApiError);
+        expect((error as ApiError).status).toBe(400);
+        const body = JSON.parse((error as ApiError).message).error;
+        expect(body).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: expect.arrayContaining([expect.objectContaining({ reason: 'bad_request' })]) });
+        expect(body.message).toBe(`Model does not support the requested response modalities: image (model '${model}' is served by an upstream that answers in text only).`);
+        expect(fakes[format].requests, format).toHaveLength(0);
+      }
+    }
+    expect((await ai.models.generateContent({ model: 'or/gpt-5', contents: 'Draw a cat', config })).text).toBe('It is 18°C in Paris.');
+    expect((fakes.responses.requests.at(-1)!.json as Record<string, any>).tools).toEqual([{ type: 'image_generation' }]);
+    expect(fakes.responses.rejections).toEqual([]);
+  });
+
   it('thinkingBudget 0 asks an OpenAI reasoning model for its least reasoning (low, minimal, none by model), -1 for its default; Claude gets no thinking', async () => {
     const effortOf = (format: keyof typeof fakes) => {
       const body = fakes[format].requests.at(-1)?.json as Record<string, any>;

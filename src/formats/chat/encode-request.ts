@@ -43,6 +43,8 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   put(body, 'parallel_tool_calls', request.parallelToolCalls);
   put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning, options.upstreamModel));
   put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
+  // Images in the answer (OpenRouter's and LiteLLM's image models); prepareCall sends it only to a model that makes them.
+  put(body, 'modalities', request.outputModalities?.includes('image') ? request.outputModalities : undefined);
   put(body, 'user', openaiUser(request.user));
   put(body, 'prompt_cache_key', request.promptCacheKey);
   put(body, 'prompt_cache_retention', request.promptCacheRetention);

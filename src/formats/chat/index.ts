@@ -43,6 +43,8 @@ export const chatFormat = defineFormat({
   codec: chatCodec,
   terminal: tellChatRecordEnd,
   passthrough: chatPassthrough,
+  // `modalities: ['image', 'text']`, which OpenAI's own models refuse: only models the catalog says make images (OpenRouter's).
+  imageOutput: 'image-models',
   // `web_search_options` is its only one (the IR's web search: no reader needed).
   vendorTools: { api: 'Chat Completions with web search' },
   // `tools[].function.name`: 400 "string does not match pattern" otherwise.

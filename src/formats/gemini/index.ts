@@ -61,6 +61,8 @@ export const geminiFormat = defineFormat({
   passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput, prepare: dropCarriedReasoning },
   // googleSearch ↔ the IR's web search; groundingMetadata ↔ web search parts and text citations.
   hostedWebSearch: true,
+  // `generationConfig.responseModalities`: Google answers a model that makes no images with its own 400.
+  imageOutput: 'any-model',
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
   // FunctionDeclaration.name: a letter or `_` first; letters, digits, `_ . : -`; at most 64 (400 INVALID_ARGUMENT otherwise).
   fit: { toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },

@@ -49,6 +49,8 @@ export const responsesFormat = defineFormat({
   codec: responsesCodec,
   terminal: tellResponsesRecordEnd,
   hostedWebSearch: true,
+  // OpenAI's hosted image tool (`{type: 'image_generation'}`), which the model calls.
+  imageOutput: 'any-model',
   vendorTools: { api: 'the Responses API', read: responsesVendorTools },
   // A function tool's `name`: 400 "string does not match pattern" otherwise.
   fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
