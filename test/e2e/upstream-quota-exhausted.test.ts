@@ -133,6 +133,7 @@ describe('an upstream out of credit part-way through a stream', () => {
   let gw: SpawnedGateway;
 
   beforeAll(async () => {
+    await ensureTestClients();
     upstream = await startFakeUpstream((request) => {
       expect(request.json?.stream).toBe(true);
       return { sse: outOfCreditStream(request.path.endsWith('/responses') ? 'responses' : 'chat') };
@@ -185,6 +186,38 @@ describe('an upstream out of credit part-way through a stream', () => {
     expect(error.type).toBe('insufficient_quota');
     expect(error.error.details).toMatchObject({ upstream_code: 'insufficient_quota', upstream_quota_exhausted: true });
   });
+
+  it("a converted stream's response.failed says insufficient_quota, the code Codex reads (its error event keeps the spec's code)", async () => {
+    const response = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'oc/gpt-4o-mini', input: 'hi', stream: true }) });
+    const events = (await response.text()).split('\n\n').flatMap((record) => record.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))));
+    expect(events.find((event) => event.type === 'error')).toMatchObject({ code: 'rate_limit_exceeded', error: { type: 'insufficient_quota' } });
+    // Before: rate_limit_exceeded, which Codex takes for a passing failure and retries the turn.
+    expect(events.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'insufficient_quota' } } });
+  });
+
+  it('the real Codex on a Chat upstream stops at once with the quota message', async () => {
+    upstream.requests.length = 0;
+    const workDir = tempDir('gw-codex-');
+    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    const config = ['model = "oc/gpt-4o-mini"', 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
+    const started = Date.now();
+    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
+      cwd: workDir,
+      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${upstream.requests.length}`;
+    expect(run.exitCode, report).not.toBe(0);
+    expect(run.stderr, report).toMatch(/quota/i);
+    // Before: "Reconnecting... 1/5" and five more upstream requests.
+    expect(run.stderr, report).not.toMatch(/Reconnecting/);
+    expect(upstream.requests.filter((request) => request.method === 'POST'), report).toHaveLength(1);
+  }, 150_000);
 
   it('the Anthropic SDK streaming Messages on a Chat upstream gets the HTTP answer\'s body', async () => {
     const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key!, timeout: 20_000 });

@@ -34,6 +34,15 @@ export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds,
 }
 
 /**
+ * The code of a failed response's `response.error`: OpenAI's own `insufficient_quota` for credit
+ * that ran out, since Codex stops there (QuotaExceeded) and retries the turn on any other code;
+ * else the gateway's code. The `error` event and an HTTP answer keep the spec's code.
+ */
+export function failedResponseCode(error: GatewayError): string {
+  return openAIErrorType(error.status, error.code, error.details) === 'insufficient_quota' ? 'insufficient_quota' : error.code;
+}
+
+/**
  * The end of a stream this codec did not produce (a passthrough) that failed: the `error` event,
  * then `response.failed` with the same code in `response.error`, as the Responses encoder ends a
  * converted stream. Codex and the AI SDK read the failure from `response.failed` (Codex picks
@@ -49,7 +58,7 @@ export function encodeResponsesStreamFailure(error: GatewayError, ids: RequestId
     status: 'failed',
     model: info.model ?? null,
     output: [],
-    error: { code: error.code, message: redactSecrets(error.message) },
+    error: { code: failedResponseCode(error), message: redactSecrets(error.message) },
     incomplete_details: null,
     usage: info.usage ? encodeUsage(info.usage) : null,
   };

@@ -8,7 +8,7 @@ import { gatewayErrorOf, toolIdForClient } from '../shared/index.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
 import { compactionItem } from './compaction.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
-import { encodeResponsesStreamError } from './encode-error.ts';
+import { encodeResponsesStreamError, failedResponseCode } from './encode-error.ts';
 import { encryptedContentFor, functionCallItem, imageGenerationCallItem, messageItem, outputTextPart, reasoningItem, refusalPart } from './encode-output.ts';
 import { statusForFinish, type ResponseStatus } from './map-status.ts';
 import { encodeUsage } from './map-usage.ts';
@@ -456,8 +456,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private fail(error: StreamError): void {
     this.phase = 'done';
     const message = redactSecrets(error.message);
-    this.out.push(encodeResponsesStreamError(gatewayErrorOf(error), this.ids, this.seq++));
-    const response = this.snapshot('failed', { error: { code: error.code, message } });
+    const failure = gatewayErrorOf(error);
+    this.out.push(encodeResponsesStreamError(failure, this.ids, this.seq++));
+    const response = this.snapshot('failed', { error: { code: failedResponseCode(failure), message } });
     this.emit('response.failed', { response });
   }
 }
