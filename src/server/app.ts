@@ -5,6 +5,7 @@ import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
+import { databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
@@ -30,12 +31,16 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   // What the handler's result or failure ends with: the record ended, the slot given back, an error as the envelope.
   const failed = (event: H3Event, state: RequestState, record: RequestRecord, thrown: unknown): unknown => {
     state.limits?.release();
+    // The shared database away (a restart, a partition) is a 503 the client may retry, not a bug.
+    const away = isGatewayError(thrown) ? undefined : databaseUnavailable(thrown);
     if (thrown instanceof ClientClosedError) {
       deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
+    } else if (away) {
+      deps.log.warn('store: the database did not answer; 503', { request_id: state.ids.requestId, route, error: String(thrown) });
     } else if (!isGatewayError(thrown)) {
       deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
     }
-    const error = toGatewayError(thrown);
+    const error = away ?? toGatewayError(thrown);
     if (warnClient && error.status >= 400 && error.status < 500) warnClient({ requestId: state.ids.requestId, route, keyId: record.keyId, error });
     observer.fail(record, error);
     // The status the client gets (a Gemini client's 400 for a 422), as the request log and metrics record it.

@@ -1,15 +1,22 @@
 import net from 'node:net';
 
-/** A TCP proxy to `target` on 127.0.0.1 that can go silent, like a Redis behind a network partition. */
+/**
+ * A TCP proxy to `target` on 127.0.0.1 that can go silent, like a Redis behind a network
+ * partition, or go down, like a server restarting (every connection cut, new ones closed at once).
+ */
 export interface FreezableProxy {
   port: number;
   freeze(): void;
   thaw(): void;
+  /** Ends every connection and closes new ones as they come, until `restore()`. */
+  cut(): void;
+  restore(): void;
   close(): Promise<void>;
 }
 
 export async function startFreezableProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<FreezableProxy> {
   let frozen = false;
+  let down = false;
   const sockets = new Set<net.Socket>();
   const held: Array<() => void> = [];
   // While frozen, bytes are held (not lost, as TCP would retransmit them): connections stay open
@@ -19,6 +26,7 @@ export async function startFreezableProxy(targetPort: number, targetHost = '127.
     else to.write(chunk);
   };
   const server = net.createServer((client) => {
+    if (down) return void client.destroy();
     const upstream = net.connect(targetPort, targetHost);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -39,6 +47,12 @@ export async function startFreezableProxy(targetPort: number, targetHost = '127.
       frozen = false;
       for (const flush of held.splice(0)) flush();
     },
+    cut: () => {
+      down = true;
+      held.length = 0;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore: () => void (down = false),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

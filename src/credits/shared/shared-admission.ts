@@ -119,7 +119,7 @@ export class SharedAdmission {
           await this.o.leases.topUp(slice, input.credits);
         } catch (error) {
           this.o.log.error('credits: the shared database did not lease a slice', { error: String(error) });
-          throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the database did not take the admission); retry shortly.');
+          throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the database did not take the admission); retry shortly.', { retryAfter: 1 });
         }
         const again = this.holdFromSlice({ ...input, requestId });
         if (again) return again;
@@ -140,7 +140,7 @@ export class SharedAdmission {
       outcome = await this.groups.send(request);
     } catch (error) {
       this.o.log.error('credits: the shared database did not take an admission', { error: String(error) });
-      throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the database did not take the admission); retry shortly.');
+      throw new GatewayError('service_unavailable', 'Billing is unavailable right now (the database did not take the admission); retry shortly.', { retryAfter: 1 });
     }
     if (outcome.outcome !== 'ok') {
       if (outcome.outcome === 'balance') {

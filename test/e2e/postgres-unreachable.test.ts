@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFreezableProxy, type FreezableProxy } from '../limits/freezable-proxy.ts';
+import { createTestDatabase } from '../helpers/pg-database.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * Two gateway processes on one PostgreSQL and one Redis; A reaches the database through a proxy
+ * the test can take down (as a database restart or a partition would), B directly. While A's
+ * database is away every request of A that needs it answers the spec's envelope, 503
+ * `service_unavailable` with Retry-After — never a 500 — B goes on serving, and A serves again
+ * by itself once the database is back.
+ */
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let proxy: FreezableProxy;
+let a: SpawnedGateway;
+let b: SpawnedGateway;
+let key: string;
+/** A key with a spend limit: admitted request by request in the database, never from a slice. */
+let limitedKey: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const url = new URL(db.url);
+  proxy = await startFreezableProxy(Number(url.port || 5432), url.hostname);
+  const viaProxy = new URL(db.url);
+  viaProxy.port = String(proxy.port);
+  const dir = tempDir('gw-pg-away-');
+  const common = {
+    limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
+    providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] } },
+  };
+  const configA = writeConfig(dir, { ...common, store: { postgres: viaProxy.toString() } }, 'a.config.json');
+  const configB = writeConfig(dir, { ...common, store: { postgres: db.url } }, 'b.config.json');
+  [a, b] = await Promise.all([spawnGateway({ configFile: configA, dataDir: path.join(dir, 'a') }), spawnGateway({ configFile: configB, dataDir: path.join(dir, 'b') })]);
+  const cli = (args: string[]) => runCli(['--config', configB, '--data-dir', b.dataDir, ...args]);
+  expect((await cli(['accounts', 'create', '--email', 'away@example.test', '--credits', '1000', '--tier', 'enterprise'])).exitCode).toBe(0);
+  const created = await cli(['keys', 'create', '--account', 'away@example.test', '--json']);
+  key = (JSON.parse(String(created.stdout)) as { key: string }).key;
+  const limited = await cli(['keys', 'create', '--account', 'away@example.test', '--limit', '500', '--json']);
+  limitedKey = (JSON.parse(String(limited.stdout)) as { key: string }).key;
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await proxy?.close();
+  await db?.drop();
+});
+
+const get = (g: SpawnedGateway, route: string) => fetch(`${g.url}${route}`, { headers: { authorization: `Bearer ${key}` } });
+const chat = (g: SpawnedGateway, as = key) =>
+  fetch(`${g.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'a prompt of some words' }], max_tokens: 4 }),
+  });
+
+/** Routes whose answer is read from the shared database. */
+const READS = ['/v1/credits', '/v1/key', '/v1/activity', '/v1/files', '/v1/batches', '/v1/videos', '/v1/responses/resp_0123456789abcdef'];
+
+describe('one instance loses PostgreSQL', () => {
+  it('answers 503 service_unavailable with Retry-After on every route that needs the database, B keeps serving, A recovers without a restart', async () => {
+    for (const route of READS) expect([route, (await get(a, route)).status]).toEqual([route, route.startsWith('/v1/responses/') ? 404 : 200]);
+    expect((await chat(a)).status).toBe(200);
+
+    proxy.cut();
+    for (const route of READS) {
+      const res = await get(a, route);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect([route, res.status, body.error.code, res.headers.get('retry-after')]).toEqual([route, 503, 'service_unavailable', '1']);
+      expect(body.error.message).toBe('The database is unavailable right now; retry shortly.');
+    }
+    // The openai SDK sees a 503 it may retry, not a 500.
+    const client = new OpenAI({ apiKey: key, baseURL: `${a.url}/v1`, maxRetries: 0 });
+    await expect(client.files.list()).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    // An admission the database must take (a key with a spend limit) is refused the same way.
+    // (Without a limit a chat request may still be admitted from a slice A leased before: docs/scale-out.md.)
+    const refused = await chat(a, limitedKey);
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code, refused.headers.get('retry-after')]).toEqual([503, 'service_unavailable', '1']);
+    expect(a.stderr()).not.toContain('unhandled error');
+    // B, on the same database by its own connections, is not affected.
+    expect((await chat(b)).status).toBe(200);
+    expect((await get(b, '/v1/credits')).status).toBe(200);
+
+    proxy.restore();
+    await expect.poll(async () => (await get(a, '/v1/credits')).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    for (const route of READS) expect([route, (await get(a, route)).status]).toEqual([route, route.startsWith('/v1/responses/') ? 404 : 200]);
+    await expect.poll(async () => (await chat(a)).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    expect((await chat(a, limitedKey)).status).toBe(200);
+    expect(a.process.exitCode).toBeNull();
+    // Both read the same balance once A's outbox is in.
+    const balance = async (g: SpawnedGateway) => ((await (await get(g, '/v1/credits')).json()) as { data: { credits: { balance: number } } }).data.credits.balance;
+    await expect.poll(async () => (await balance(a)) === (await balance(b)), { timeout: 10_000, interval: 200 }).toBe(true);
+  }, 90_000);
+});
