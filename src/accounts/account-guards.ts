@@ -26,6 +26,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { andThen, isPromise, reportedCount, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
+import { priceImageTool } from './price-image-tool.ts';
 import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, PassedLimits, RequestGuards, UsageViews } from './types.ts';
@@ -389,7 +390,9 @@ export class AccountGuards implements RequestGuards {
     const media = mediaUnitsOf(settlement);
     const cache = { read: usage.cacheReadTokens, write: usage.cacheWriteTokens, write1h: usage.cacheWrite1hTokens };
     const searches = reportedCount(usage.webSearchRequests);
-    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor) + priceWebSearches(pricing, searches, factor));
+    const images = usage.imageGeneration;
+    const imageTool = images ? priceImageTool(this.o.registry, settlement.model, images, factor) : 0;
+    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor) + priceWebSearches(pricing, searches, factor) + imageTool);
     const entry: PricedEntry = {
       ts: this.o.clock.now(),
       request_id: request.requestId ?? settlement.responseId ?? '',
@@ -410,6 +413,8 @@ export class AccountGuards implements RequestGuards {
     if (discount > 0) entry.discount = discount;
     if (multiplier !== 1) entry.price_multiplier = multiplier;
     if (media) entry.media = media;
+    // The image tool's images are counted with any the route made.
+    if (images?.images) entry.media = { ...entry.media, images: (entry.media?.images ?? 0) + images.images };
     if (searches) entry.web_search_requests = searches;
     return entry;
   }

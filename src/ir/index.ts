@@ -1,7 +1,7 @@
 export type {
   WireFormat, ProviderMetadata, WithProviderMetadata, MediaSource, TextPart, ImagePart, FilePart, AudioPart, ToolCallPart, ToolResultPart,
   ReasoningPart, RefusalPart, WebSearchTool, WebSearchSource, WebSearchPart, UrlCitation, ContentPart, Role, Message, ToolDefinition, ToolChoice, ReasoningEffort,
-  ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ChatResponse, StreamPart, StreamError, RoutingEvent,
+  ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ImageToolUsage, ChatResponse, StreamPart, StreamError, RoutingEvent,
 } from './types.ts';
 export { TIERS, type Tier } from './tiers.ts';
 export type { Unconvertible } from './types.ts';

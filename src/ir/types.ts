@@ -340,6 +340,19 @@ export interface Usage {
   reasoningTokens?: number;
   /** Hosted web searches the upstream bills, one per billed unit (Anthropic `server_tool_use.web_search_requests`, OpenAI `web_search_call` items, Gemini grounded prompts or queries). */
   webSearchRequests?: number;
+  /** OpenAI's hosted image tool (`image_generation`): what it made and used, billed apart at the image model's prices. */
+  imageGeneration?: ImageToolUsage;
+}
+
+/** What OpenAI's hosted image tool made and used in one response (its `tool_usage.image_gen`). */
+export interface ImageToolUsage {
+  /** Images it made (`image_generation_call` items). */
+  images: number;
+  /** The image model's own tokens, not part of the response's `usage`. */
+  inputTokens: number;
+  outputTokens: number;
+  /** The image model (the tool's `model`, as the response echoes it); absent: OpenAI's default. */
+  model?: string;
 }
 
 /** A complete (non-streamed) chat-like response. */

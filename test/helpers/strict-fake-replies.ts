@@ -87,6 +87,9 @@ export function messagesStreamOf(message: Json): FakeReply {
   return { sse: namedSse(events) };
 }
 
+/** What OpenAI's image tool reports for one low-quality 1024x1024 image (`tool_usage.image_gen`). */
+export const IMAGE_TOOL_USAGE = { input_tokens: 50, input_tokens_details: { image_tokens: 0, text_tokens: 50 }, output_tokens: 272, output_tokens_details: { image_tokens: 272, text_tokens: 0 }, total_tokens: 322 };
+
 export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; items: Json[] } {
   const id = next('resp');
   const items: Json[] = [];
@@ -102,7 +105,10 @@ export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; item
   if (turn.tool === undefined && imageTool) items.push({ id: next('ig'), type: 'image_generation_call', status: 'completed', background: 'opaque', output_format: 'png', quality: 'low', size: '1024x1024', revised_prompt: 'A cat', result: FAKE_PNG_BASE64 });
   if (turn.tool === undefined) items.push({ id: next('msg'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [], logprobs: [] }] });
   const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: turn.cachedTokens }, output_tokens: 20, output_tokens_details: { reasoning_tokens: turn.reasoning ? 5 : 0 }, total_tokens: 140 };
-  const response = { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model: turn.model, output: items, usage, error: null, incomplete_details: null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: 'auto' };
+  // OpenAI echoes the tools with their defaults, and bills the image tool's own tokens apart, in `tool_usage.image_gen`.
+  const tools = (body.tools ?? []).map((tool: Json) => (tool.type === 'image_generation' ? { model: 'gpt-image-1', quality: 'auto', size: 'auto', ...tool } : tool));
+  const response: Json = { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model: turn.model, output: items, usage, error: null, incomplete_details: null, tools, parallel_tool_calls: true, tool_choice: 'auto' };
+  if (items.some((item) => item.type === 'image_generation_call')) response.tool_usage = { image_gen: IMAGE_TOOL_USAGE };
   if (!body.stream) return { reply: { json: response }, items };
   let seq = 0;
   const events: Array<{ type: string; [k: string]: unknown }> = [];

@@ -1,4 +1,4 @@
-import type { Usage } from '../../ir/index.ts';
+import type { ImageToolUsage, Usage } from '../../ir/index.ts';
 
 /** The Responses usage object (wire-formats §3.5). */
 export interface WireUsage {
@@ -42,14 +42,35 @@ export function countWebSearchCalls(output: unknown): number {
 }
 
 /**
+ * OpenAI's image tool in a response: the images it made (`image_generation_call` items), its own
+ * tokens (`tool_usage.image_gen`, billed apart from `usage`) and its model (the echoed tool's
+ * `model`); undefined when it made nothing and reports nothing.
+ */
+export function decodeImageToolUsage(response: Record<string, unknown>): ImageToolUsage | undefined {
+  const output = Array.isArray(response.output) ? response.output : [];
+  const images = output.filter((item) => record(item).type === 'image_generation_call' && record(item).status !== 'failed').length;
+  const tool = record(record(response.tool_usage).image_gen);
+  const inputTokens = num(tool.input_tokens) ?? 0;
+  const outputTokens = num(tool.output_tokens) ?? 0;
+  if (images === 0 && inputTokens === 0 && outputTokens === 0) return undefined;
+  const usage: ImageToolUsage = { images, inputTokens, outputTokens };
+  const declared = Array.isArray(response.tools) ? response.tools.map(record).find((t) => t.type === 'image_generation') : undefined;
+  if (typeof declared?.model === 'string' && declared.model) usage.model = declared.model;
+  return usage;
+}
+
+/**
  * A response object's usage → IR, its `web_search_call` items counted into
- * `webSearchRequests` (the usage object itself carries no count); `searches` is a count the
- * caller saw elsewhere (a stream's items), the larger one wins.
+ * `webSearchRequests` (the usage object itself carries no count; `searches` is a count the
+ * caller saw elsewhere, a stream's items: the larger one wins) and what the image tool made and
+ * used into `imageGeneration`.
  */
 export function decodeResponseUsage(response: Record<string, unknown>, searches = 0): Usage | undefined {
   const usage = decodeUsage(response.usage);
   const calls = Math.max(searches, countWebSearchCalls(response.output));
   if (usage && calls > 0) usage.webSearchRequests = calls;
+  const images = usage && decodeImageToolUsage(response);
+  if (images) usage.imageGeneration = images;
   return usage;
 }
 
