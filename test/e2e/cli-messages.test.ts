@@ -49,4 +49,23 @@ describe('CLI error messages', () => {
     expect(json.find((k) => k.name === 'short-lived')?.status).toBe('expired');
     expect(json.find((k) => k.name === 'lasting')?.status).toBe('active');
   });
+
+  it('keys create says every setting it was given, as keys set does (--rpm and --expires too)', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const args = ['--config', file, '--data-dir', path.join(dir, 'data')];
+    const created = await runCli([...args, 'keys', 'create', '--name', 'capped', '--rpm', '5', '--expires', '2999-01-01']);
+    expect(created.exitCode).toBe(0);
+    const lines = String(created.stdout).trim().split('\n');
+    expect(lines[0]).toMatch(/^Created key key_\w+ \(capped\) for local@localhost\. It is shown once; store it now:$/);
+    expect(lines[1]).toMatch(/^ {2}sk-gw-\w{40}$/);
+    // Before, a key's rate limit and expiry went unconfirmed (only a scope or spend limit had this line).
+    expect(lines.slice(2)).toEqual(['Settings: rpm 5/min; scope all; limit none; expires 2999-01-01T00:00:00Z.']);
+    const scoped = await runCli([...args, 'keys', 'create', '--models', 'mock/*', '--limit', '100', '--limit-reset', 'monthly']);
+    expect(String(scoped.stdout).trim().split('\n').slice(2)).toEqual([
+      'Settings: rpm from the account (tier, endpoint or default); scope models mock/*; limit 100 credits monthly (0 used); expires never.',
+    ]);
+    const plain = await runCli([...args, 'keys', 'create']);
+    expect(String(plain.stdout).trim().split('\n')).toHaveLength(2);
+  });
 });

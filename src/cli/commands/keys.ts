@@ -47,9 +47,10 @@ export function describeScope(k: Pick<KeyView, 'models' | 'endpoints'>): string 
   return parts.length ? parts.join('; ') : 'all';
 }
 
-function describeKey(k: KeyView): string {
+/** `rpm 30/min; scope all; limit none; expires never`. */
+function describeSettings(k: KeyView): string {
   const rpm = k.rpm === null ? 'from the account (tier, endpoint or default)' : `${k.rpm}/min`;
-  return `Key ${k.id} (${k.name}): rpm ${rpm}; scope ${describeScope(k)}; limit ${describeLimit(k) === '-' ? 'none' : describeLimit(k)}; expires ${iso(k.expires_at) ?? 'never'}.`;
+  return `rpm ${rpm}; scope ${describeScope(k)}; limit ${describeLimit(k) === '-' ? 'none' : describeLimit(k)}; expires ${iso(k.expires_at) ?? 'never'}`;
 }
 
 export async function createKeyCommand(
@@ -62,7 +63,7 @@ export async function createKeyCommand(
   if (opts.json) return printJson(key);
   print(`Created key ${key.id} (${key.name}) for ${key.account}. It is shown once; store it now:`);
   print(`  ${key.key}`);
-  if (key.models || key.endpoints || key.limit !== null) print(`Scope ${describeScope(key)}; limit ${describeLimit(key) === '-' ? 'none' : describeLimit(key)}.`);
+  if (key.rpm !== null || key.expires_at !== null || key.models || key.endpoints || key.limit !== null) print(`Settings: ${describeSettings(key)}.`);
 }
 
 export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
@@ -102,5 +103,5 @@ export async function setKeyCommand(
   const ctx = await resolveContext(cmd);
   const key = await withAdmin(ctx, (admin) => admin.keys.set.mutate(input));
   if (opts.json) return printJson(key);
-  print(describeKey(key));
+  print(`Key ${key.id} (${key.name}): ${describeSettings(key)}.`);
 }
