@@ -9,7 +9,7 @@ import { databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
-import { suggestBaseUrl } from './hint-base-url.ts';
+import { isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
@@ -121,43 +121,56 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   });
   if (withCors && deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
   const warn = createClientErrorWarner(deps.log);
+  const known = routes.filter((r) => !r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+  const answerUnknown = (event: H3Event): unknown => {
+    const path = event.url.pathname;
+    const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
+    if (methods.length > 0) {
+      const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');
+      event.res.headers.set('allow', allow);
+      // OPTIONS on a known route (a preflight from an origin CORS does not allow lands here too): 204, no CORS headers.
+      if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
+      if (isWebSocketUpgrade(event) && methods.includes('POST')) {
+        throw new GatewayError('upgrade_required', `This gateway serves ${path} over HTTP, not WebSocket: send POST ${path} (streams come as server-sent events).`);
+      }
+      throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
+    }
+    const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
+    if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
+    throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
+  };
   for (const route of routes) {
-    const handler = wrap(route.handler, route.format, deps, route.path, warn);
+    // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.
+    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn);
     app.on(route.method, route.path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));
   }
-  const known = routes.filter((r) => !r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico), recorded as `/` (operators' traffic).
   const page = wrap(dashboard.sendPage, undefined, deps, '/');
-  const unmatched = wrap(
-    (event) => {
-      const path = event.url.pathname;
-      const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
-      if (methods.length > 0) {
-        const allow = [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))), 'OPTIONS'].join(', ');
-        event.res.headers.set('allow', allow);
-        // OPTIONS on a known route (a preflight from an origin CORS does not allow lands here too): 204, no CORS headers.
-        if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestState(event).ids.requestId } });
-        if (isWebSocketUpgrade(event) && methods.includes('POST')) {
-          throw new GatewayError('upgrade_required', `This gateway serves ${path} over HTTP, not WebSocket: send POST ${path} (streams come as server-sent events).`);
-        }
-        throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
-      }
-      const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
-      if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
-      throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
-    },
-    undefined,
-    deps,
-    'unmatched',
-  );
+  const unmatched = wrap(answerUnknown, undefined, deps, 'unmatched');
   app.all('/**', (event) => {
     const path = event.url.pathname;
     const read = event.req.method === 'GET' || event.req.method === 'HEAD';
     return read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path) ? page(event) : unmatched(event);
   });
   return app;
+}
+
+/** `handler`, answering as `unknown` does when it finds the URL is not its own (noRoute). */
+function orUnknown(handler: Handler, unknown: Handler): Handler {
+  return (event) => {
+    const fallBack = (error: unknown): unknown => {
+      if (isNoRoute(error)) return unknown(event);
+      throw error;
+    };
+    try {
+      const result = handler(event);
+      return result instanceof Promise ? result.catch(fallBack) : result;
+    } catch (error) {
+      return fallBack(error);
+    }
+  };
 }
 
 /**

@@ -307,6 +307,26 @@ describe('@google/genai through the gateway', () => {
     expect(body.error.message).toContain(`take the base URL ${gw.url}`);
   });
 
+  // The AI SDK's Google provider takes host/v1beta; @google/genai given the same adds /v1beta again. Before, the bare-id
+  // route read 'v1beta/models/oc/o4-mini' as a model id: "The model … does not exist", nothing about the base URL.
+  it("a base URL with /v1beta once too often (host/v1beta + /v1beta/…): generateContent, countTokens and embedContent say the base URL to use", async () => {
+    const doubled = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: `${gw.url}/v1beta`, timeout: 15_000 } });
+    const calls = [
+      ['generateContent', () => doubled.models.generateContent({ model: 'oc/o4-mini', contents: 'hi' }), '/v1beta/models/oc/o4-mini:generateContent'],
+      ['countTokens', () => doubled.models.countTokens({ model: 'oc/o4-mini', contents: 'hi' }), '/v1beta/models/oc/o4-mini:countTokens'],
+      ['embedContent', () => doubled.models.embedContent({ model: 'mock/embed', contents: ['hi'] }), '/v1beta/models/mock/embed:batchEmbedContents'],
+    ] as const;
+    for (const [name, call, meant] of calls) {
+      const error = await call().catch((thrown: unknown) => thrown);
+      expect([name, (error as ApiError).status]).toEqual([name, 404]);
+      const body = JSON.parse((error as ApiError).message);
+      expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+      expect(body.error.message).toBe(
+        `No route for POST /v1beta${meant}. Did you mean ${meant}? The base URL has /v1beta once too often: the Google SDKs add /v1beta themselves and take the base URL ${gw.url} (@ai-sdk/google takes ${gw.url}/v1beta).`,
+      );
+    }
+  });
+
   it('embedContent (the SDK asks :batchEmbedContents) and :embedContent by hand: vectors from an embedding model, in order', async () => {
     const answer = await ai.models.embedContent({ model: 'mock/embed', contents: ['first text', 'second text'], config: { outputDimensionality: 8, taskType: 'RETRIEVAL_DOCUMENT' } });
     const vectors = (answer.embeddings ?? []).map((embedding) => embedding.values ?? []);

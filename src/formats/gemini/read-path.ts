@@ -6,8 +6,9 @@ const ACTIONS = new Set(['generateContent', 'streamGenerateContent']);
 /**
  * A gateway id with its provider and no `models/` (`/v1beta/oc/gpt-4o:generateContent`): the AI SDK's Google
  * provider and LangChain's Google model (@google/generative-ai) put an id holding a slash in the path as it is.
+ * Not an API version there (`/v1beta/v1beta/models/…`: a base URL with /v1beta once too often, answered 404 with a hint).
  */
-const BARE = /^\/v1beta\/(?!models\/)[^/:]+\/[^/]/;
+const BARE = /^\/v1beta\/(?!models\/|v1(?:alpha|beta)?\/)[^/:]+\/[^/]/;
 
 /**
  * `/v1beta/models/{model}:{action}` (or `/v1/models/…`) → the model and the stream flag. The model may hold

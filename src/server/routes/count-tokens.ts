@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
-import { GatewayError, validationError } from '../../errors/index.ts';
+import { validationError } from '../../errors/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
@@ -13,6 +13,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
+import { noRoute } from '../hint-base-url.ts';
 import { forwardHeaders } from './inference.ts';
 
 /**
@@ -27,7 +28,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
   const modelsThatMayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
   return async (event: H3Event): Promise<string> => {
     const pathModel = face.readPath ? face.readPath(event.url.pathname, event.url.searchParams) : undefined;
-    if (face.readPath && pathModel === undefined) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    if (face.readPath && pathModel === undefined) throw noRoute(event.req.method, event.url.pathname);
     const auth = authenticateApiKey(event, deps, format.id);
     // The key's rate limit and slot before the body is read (issue 27): a count is a request like
     // any other; no admission takes the slot over, so the route wrapper gives it back at the end.

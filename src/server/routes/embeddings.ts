@@ -6,6 +6,7 @@ import { decodeEmbeddingRequest, embeddingAttempt } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
+import { noRoute } from '../hint-base-url.ts';
 import type { RouteDef } from './types.ts';
 import { runJsonMedia } from './media-shared.ts';
 
@@ -49,7 +50,7 @@ function vectorsOf(body: Record<string, unknown>, count: number): number[][] {
 export function formatEmbeddingsHandler(deps: ServerDeps, format: FormatDefinition, face: EmbeddingsFace) {
   return async (event: H3Event): Promise<string> => {
     const target = face.readPath(event.url.pathname, event.url.searchParams);
-    if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+    if (!target) throw noRoute(event.req.method, event.url.pathname);
     const auth = authenticateApiKey(event, deps, format.id);
     const { request, served } = await embed(event, deps, auth, (body) => face.decode(body, target));
     return json(event, face.encode(vectorsOf(served.value.body, request.input.length), target));

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../errors/index.ts';
 import { listFormats, type FormatRoute } from '../../formats/index.ts';
 import type { H3Event } from 'h3';
 import type { ServerDeps } from '../types.ts';
+import { noRoute } from '../hint-base-url.ts';
 import type { RouteDef } from './types.ts';
 import { health } from './health.ts';
 import { countTokensHandler } from './count-tokens.ts';
@@ -99,7 +99,7 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       return (event) => {
         const action = actions.find((a) => a.matches(event.url.pathname));
         if (action) return action.handler(event);
-        return face ? face(event) : Promise.reject(new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`));
+        return face ? face(event) : Promise.reject(noRoute(event.req.method, event.url.pathname));
       };
     };
     const routes = format.routes.map(

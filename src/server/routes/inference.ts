@@ -7,6 +7,7 @@ import type { WireFormat } from '../../ir/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { clientAbort } from '../client-signal.ts';
+import { noRoute } from '../hint-base-url.ts';
 import { requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { jsonBodyBounds, readJsonObject, type JsonObjectBody } from '../read-body.ts';
@@ -102,7 +103,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
       const target = targetOf(event, formatRoute);
       if (target === null) {
         if (other) return other(event);
-        throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
+        throw noRoute(event.req.method, event.url.pathname);
       }
       const auth = authenticateApiKey(event, deps, format);
       // The key's rate limit and slot before a byte of the body is read (issue 27); a refused body gives the slot back (route wrapper).
