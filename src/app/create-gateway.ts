@@ -46,7 +46,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let store: Awaited<ReturnType<typeof openStore>>;
   try {
     const warn = (message: string, fields?: Record<string, unknown>) => options.log.warn(message, fields);
-    store = await openStore({ dataDir: options.dataDir, postgres: options.config.store?.postgres, poolSize: options.config.store?.poolSize, synchronousCommit: options.config.store?.synchronousCommit, warn });
+    store = await openStore({ dataDir: options.dataDir, postgres: options.config.store?.postgres, poolSize: options.config.store?.poolSize, synchronousCommit: options.config.store?.synchronousCommit, queryTimeoutMs: options.config.store?.queryTimeoutMs, warn });
   } catch (error) {
     await registry.close();
     throw error;

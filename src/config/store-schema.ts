@@ -22,6 +22,12 @@ export const storeConfigSchema = z
      * long before a group is sent to PostgreSQL (ms, default 20; 256 waiting lines go at once).
      */
     flushMs: z.number().int().min(1).max(1000).optional(),
+    /**
+     * Longest wait for PostgreSQL's answer to one query (ms, default 30,000): a server that keeps
+     * its connections open but answers nothing (frozen, a partition without resets) fails
+     * requests with 503 after this instead of holding them. Migrations at start-up are not bounded.
+     */
+    queryTimeoutMs: z.number().int().min(100).max(600_000).optional(),
     /** A leased slice of an account's balance unused this long goes back to the account (ms, default 1,000). */
     leaseIdleMs: z.number().int().min(50).max(60_000).optional(),
   })

@@ -11,6 +11,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** `store.synchronousCommit`: settlements wait for PostgreSQL's WAL flush. */
   synchronousCommit?: boolean;
+  /** `store.queryTimeoutMs`: the longest wait for one query's answer. */
+  queryTimeoutMs?: number;
   warn?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -22,7 +24,7 @@ export interface OpenStoreOptions {
 export async function openStore(options: OpenStoreOptions): Promise<FileStore | PostgresStore> {
   if (options.postgres) {
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
-    return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize, synchronousCommit: options.synchronousCommit });
+    return PostgresStore.open(options.postgres, { warn: options.warn, poolSize: options.poolSize, synchronousCommit: options.synchronousCommit, queryTimeoutMs: options.queryTimeoutMs });
   }
   const moved = migratedTo(options.dataDir);
   if (moved) throw migratedDataDirError(options.dataDir, moved);

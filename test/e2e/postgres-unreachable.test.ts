@@ -34,7 +34,7 @@ beforeAll(async () => {
     limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
     providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] } },
   };
-  const configA = writeConfig(dir, { ...common, store: { postgres: viaProxy.toString() } }, 'a.config.json');
+  const configA = writeConfig(dir, { ...common, store: { postgres: viaProxy.toString(), queryTimeoutMs: 2_000 } }, 'a.config.json');
   const configB = writeConfig(dir, { ...common, store: { postgres: db.url } }, 'b.config.json');
   [a, b] = await Promise.all([spawnGateway({ configFile: configA, dataDir: path.join(dir, 'a') }), spawnGateway({ configFile: configB, dataDir: path.join(dir, 'b') })]);
   const cli = (args: string[]) => runCli(['--config', configB, '--data-dir', b.dataDir, ...args]);
@@ -95,5 +95,31 @@ describe('one instance loses PostgreSQL', () => {
     // Both read the same balance once A's outbox is in.
     const balance = async (g: SpawnedGateway) => ((await (await get(g, '/v1/credits')).json()) as { data: { credits: { balance: number } } }).data.credits.balance;
     await expect.poll(async () => (await balance(a)) === (await balance(b)), { timeout: 10_000, interval: 200 }).toBe(true);
+  }, 90_000);
+
+  it('answers 503 within its query timeout, never hangs, while the database is frozen (connections open, nothing answers), and serves again once it answers', async () => {
+    // Connections A already has, idle in its pool, are the ones a frozen server leaves hanging.
+    await Promise.all(Array.from({ length: 4 }, () => get(a, '/v1/files')));
+    expect((await chat(a, limitedKey)).status).toBe(200);
+    proxy.freeze();
+    try {
+      const timed = async (route: string, send: () => Promise<Response>) => {
+        const started = Date.now();
+        const res = await send();
+        const body = (await res.json()) as { error?: { code: string } };
+        return { route, status: res.status, code: body.error?.code, fast: Date.now() - started < 8_000 };
+      };
+      const answers = await Promise.all([
+        ...READS.map((route) => timed(route, () => get(a, route))),
+        timed('chat', () => chat(a, limitedKey)),
+      ]);
+      for (const answer of answers) expect(answer).toEqual({ route: answer.route, status: 503, code: 'service_unavailable', fast: true });
+      expect((await chat(b)).status).toBe(200);
+    } finally {
+      proxy.thaw();
+    }
+    await expect.poll(async () => (await get(a, '/v1/credits')).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    await expect.poll(async () => (await chat(a, limitedKey)).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    expect(a.process.exitCode).toBeNull();
   }, 90_000);
 });

@@ -37,6 +37,8 @@ export interface PoolOptions {
   max?: number;
   /** Marks this instance's changes so its own announcements are skipped. */
   instanceId?: string;
+  /** Longest wait for one query's answer before it fails ('Query read timeout') and its connection is dropped (default: none). */
+  queryTimeoutMs?: number;
 }
 
 /** A pool whose connections parse numbers as numbers and tag their changes with the instance id. */
@@ -46,6 +48,7 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     max: options.max ?? 10,
     types,
     connectionTimeoutMillis: 5_000,
+    query_timeout: options.queryTimeoutMs,
     options: options.instanceId ? `-c gateway.instance=${options.instanceId}` : undefined,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.

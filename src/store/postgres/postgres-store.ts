@@ -29,7 +29,12 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** Settlements and outbox flushes wait for the WAL flush (default true; see store.synchronousCommit). */
   synchronousCommit?: boolean;
+  /** Longest wait for one query's answer (ms, default 30,000; see store.queryTimeoutMs). */
+  queryTimeoutMs?: number;
 }
+
+/** A query the database has not answered in this long fails (503 to a request) rather than holding its caller. */
+const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 /** What opening the database did, for the start-up log. */
 export interface PostgresStoreReport {
@@ -331,10 +336,10 @@ export class PostgresStore implements Store {
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const warn = options.warn ?? (() => undefined);
     const instanceId = randomUUID();
-    const pool = createPool(url, { max: options.poolSize, instanceId });
+    const pool = createPool(url, { max: options.poolSize, instanceId, queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS });
     try {
       await checkReachable(pool, url);
-      const migrated = await applyMigrations(pool, url);
+      const migrated = await migrate(url);
       const store = new PostgresStore(pool, url, warn, instanceId, { database: describePostgresUrl(url), migrated }, options.synchronousCommit);
       // Listen first, then load: a change made in between is applied twice, never missed.
       await store.listen();
@@ -582,5 +587,19 @@ export class PostgresStore implements Store {
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
     await this.pool.end();
+  }
+}
+
+/**
+ * Applies the migrations on a connection of their own, without the serving pool's query
+ * timeout: waiting for another instance's migration (the advisory lock) or building an index on
+ * a large table may take longer than any one request should.
+ */
+async function migrate(url: string): Promise<number[]> {
+  const pool = createPool(url, { max: 1 });
+  try {
+    return await applyMigrations(pool, url);
+  } finally {
+    await pool.end().catch(() => undefined);
   }
 }
