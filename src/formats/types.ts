@@ -289,6 +289,11 @@ export interface ConvertedFit {
   /** The format has no JSON mode: a converted `json_object` becomes a system instruction. */
   noJsonMode?: boolean;
   /**
+   * The models of this format's API that refuse sampling parameters (OpenAI's reasoning models,
+   * by upstream id): a converted `temperature`, `top_p` and penalties are left out for them.
+   */
+  noSampling?: (upstreamModel: string) => boolean;
+  /**
    * The tool names the format's API takes: a converted request's other names (Claude Code's MCP
    * tools run to Anthropic's 128 characters) go up shortened, and come back to the client as it
    * wrote them (src/pipeline/fit-tool-names.ts). Absent: names go as they are.

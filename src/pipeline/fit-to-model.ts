@@ -9,6 +9,14 @@ export interface FittedRequest {
   adapted: string[];
 }
 
+/** The sampling parameters OpenAI's reasoning models refuse, with their wire names (for `X-Gateway-Adapted`). */
+const SAMPLING = [
+  ['temperature', 'temperature'],
+  ['topP', 'top_p'],
+  ['presencePenalty', 'presence_penalty'],
+  ['frequencyPenalty', 'frequency_penalty'],
+] as const;
+
 /** What a Messages upstream is told when the client asked for `json_object` (Anthropic has no JSON mode). */
 export const JSON_OBJECT_INSTRUCTION = 'Respond with a single valid JSON object and nothing else: no prose, no code fences.';
 
@@ -16,7 +24,8 @@ export const JSON_OBJECT_INSTRUCTION = 'Respond with a single valid JSON object 
  * Fits a converted request to what the target model takes, from the catalog: the output cap
  * clamped to the model's maximum, reasoning removed for a model known not to reason (the catalog's
  * word, else OpenAI's gpt-5-chat by its id), and what
- * the target format's face says it lacks (`fit`): the `max` effort mapped to `high`,
+ * the target format's face says it lacks (`fit`): the `max` effort mapped to `high`, sampling
+ * parameters left out for a model that refuses them,
  * `json_object` enforced by an instruction where it has no JSON mode. A same-format passthrough
  * is never fitted (the client wrote it for that API). Unknown facts (no catalog entry) change nothing.
  */
@@ -37,6 +46,13 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     // `max` is Anthropic's; OpenAI's highest is `xhigh`, which not every model takes: `high` is safe.
     edit().reasoning = { ...request.reasoning, effort: 'high' };
     adapted.push('reasoning.effort=high');
+  }
+  if (fit.noSampling?.(model.upstreamId) && !knownNotToReason(model)) {
+    for (const [field, name] of SAMPLING) {
+      if (request[field] === undefined) continue;
+      delete edit()[field];
+      adapted.push(`${name}=removed`);
+    }
   }
   if (request.responseFormat?.type === 'json_object' && fit.noJsonMode) {
     const fitted = edit();

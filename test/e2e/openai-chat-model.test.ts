@@ -30,7 +30,7 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-5-chat-latest', 'gpt-5', 'gpt-5.2-chat-latest'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5-chat-latest'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5-chat-latest', 'gpt-5'] },
         },
         routing: { retry: { attempts: 1 } },
       },
@@ -100,5 +100,23 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
     await google.models.generateContent({ model: 'oc/gpt-5.2-chat-latest', contents: 'Say hi', config: { thinkingConfig: { thinkingBudget: 0 } } });
     expect(chat.rejections).toEqual([]);
     expect(chat.requests.map((request) => (request.json as Json).reasoning_effort)).toEqual(['medium', 'medium']);
+  });
+
+  it.each([
+    ['chat', 'oc/gpt-5'],
+    ['responses', 'or/gpt-5'],
+  ] as const)("a reasoning model's refused sampling is left out and said in X-Gateway-Adapted (%s upstream)", async (format, model) => {
+    const fake = format === 'chat' ? chat : responses;
+    const answer = await fetch(`${gw.url}/v1beta/models/${model}:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say hi' }] }], generationConfig: { temperature: 0.3, topP: 0.9 } }),
+    });
+    // Before on Responses: sent as written, and OpenAI answered "Unsupported value: 'temperature' does not support 0.3 with this model."
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    expect(fake.rejections).toEqual([]);
+    expect(answer.headers.get('x-gateway-adapted')).toBe('temperature=removed, top_p=removed');
+    const body = fake.requests[0].json as Json;
+    expect([body.temperature, body.top_p]).toEqual([undefined, undefined]);
   });
 });

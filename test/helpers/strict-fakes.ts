@@ -102,6 +102,18 @@ function openAIEfforts(model: string): string[] | undefined {
   return undefined;
 }
 
+/**
+ * OpenAI's reasoning models take only the default sampling: "Unsupported value: 'temperature' does
+ * not support 0.2 with this model. Only the default (1) value is supported." (gpt-5.1 and later
+ * take it with reasoning effort none; gpt-5-chat-latest is no reasoning model).
+ */
+function checkSampling(body: Json, model: StrictModel, effort: unknown): void {
+  if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(body.model) || /^gpt-5-chat/.test(body.model) || effort === 'none') return;
+  for (const field of ['temperature', 'top_p']) {
+    if (body[field] !== undefined && body[field] !== 1) reject(`Unsupported value: '${field}' does not support ${body[field]} with this model. Only the default (1) value is supported.`);
+  }
+}
+
 function checkEffort(effort: unknown, field: string, model: string): void {
   const efforts = openAIEfforts(model);
   if (effort === undefined || !efforts || efforts.includes(effort as string)) return;
@@ -119,6 +131,7 @@ function checkChat(body: Json, model: StrictModel): void {
   checkCap(body.max_tokens ?? body.max_completion_tokens, body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens', model, body.model);
   if (body.reasoning_effort !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning_effort' is not supported with this model.`);
   checkEffort(body.reasoning_effort, 'reasoning_effort', body.model);
+  checkSampling(body, model, body.reasoning_effort);
   for (const tool of body.tools ?? []) {
     if (tool.type !== 'function') reject(`Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`);
     if (!OPENAI_TOOL_NAME.test(tool.function?.name ?? '')) reject(`Invalid 'tools[].function.name': string does not match pattern.`);
@@ -143,6 +156,7 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
   if (body.reasoning !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning.effort' is not supported with this model.`);
   checkEffort(body.reasoning?.effort, 'reasoning.effort', body.model);
+  checkSampling(body, model, body.reasoning?.effort);
   for (const tool of body.tools ?? []) {
     if (!RESPONSES_TOOL_TYPES.has(tool.type)) reject(`Invalid value: '${tool.type}'.`);
     if (tool.type === 'function' && !OPENAI_TOOL_NAME.test(tool.name ?? '')) reject(`Invalid 'tools[].name': string does not match pattern.`);

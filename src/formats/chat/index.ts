@@ -1,6 +1,6 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { sseFraming } from '../shared/index.ts';
+import { isOpenAIReasoningModel, sseFraming } from '../shared/index.ts';
 import { chatPassthrough } from './pass-through.ts';
 import { tellChatRecordEnd } from './tell-record-end.ts';
 import { decodeChatError, decodeChatStreamError } from './decode-error.ts';
@@ -48,7 +48,7 @@ export const chatFormat = defineFormat({
   // `web_search_options` is its only one (the IR's web search: no reader needed).
   vendorTools: { api: 'Chat Completions with web search' },
   // `tools[].function.name`: 400 "string does not match pattern" otherwise.
-  fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
+  fit: { noSampling: isOpenAIReasoningModel, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
 });
 
 export {

@@ -1,7 +1,7 @@
 import type { FormatCodec, UsageTap } from '../types.ts';
 import type { GatewayError, RequestIds } from '../../errors/index.ts';
 import { defineFormat } from '../define-format.ts';
-import { countBodyFor, pickCounted, readCount, sseFraming } from '../shared/index.ts';
+import { countBodyFor, isOpenAIReasoningModel, pickCounted, readCount, sseFraming } from '../shared/index.ts';
 import { responsesPassthrough } from './pass-through.ts';
 import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
@@ -53,7 +53,7 @@ export const responsesFormat = defineFormat({
   imageOutput: 'any-model',
   vendorTools: { api: 'the Responses API', read: responsesVendorTools },
   // A function tool's `name`: 400 "string does not match pattern" otherwise.
-  fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
+  fit: { noSampling: isOpenAIReasoningModel, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
   passthrough: responsesPassthrough,
   countTokens: {
     path: '/v1/responses/input_tokens',
