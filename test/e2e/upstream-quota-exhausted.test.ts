@@ -28,6 +28,25 @@ const NO_CREDIT = {
   },
 };
 
+/** The real Codex (`codex exec`, its provider the gateway's Responses face) asked to say hi on `model`; its run and a report for failed expectations. */
+async function codexSaysHi(gw: SpawnedGateway, model: string, upstream: FakeUpstream) {
+  const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+  fs.mkdirSync(codexHome, { recursive: true });
+  const config = [`model = "${model}"`, 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
+  fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
+  const started = Date.now();
+  const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
+    cwd: tempDir('gw-codex-'),
+    env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
+    extendEnv: false,
+    reject: false,
+    timeout: 120_000,
+    stdin: 'ignore',
+  });
+  const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${upstream.requests.length}`;
+  return { run, report };
+}
+
 describe('an upstream out of credit (insufficient_quota)', () => {
   let upstream: FakeUpstream;
   let gw: SpawnedGateway;
@@ -95,21 +114,7 @@ describe('an upstream out of credit (insufficient_quota)', () => {
 
   it('the real Codex stops at once with the quota message', async () => {
     upstream.requests.length = 0;
-    const workDir = tempDir('gw-codex-');
-    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
-    fs.mkdirSync(codexHome, { recursive: true });
-    const config = ['model = "or/gpt-5"', 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
-    fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
-    const started = Date.now();
-    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
-      cwd: workDir,
-      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
-      extendEnv: false,
-      reject: false,
-      timeout: 120_000,
-      stdin: 'ignore',
-    });
-    const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${upstream.requests.length}`;
+    const { run, report } = await codexSaysHi(gw, 'or/gpt-5', upstream);
     expect(run.exitCode, report).not.toBe(0);
     expect(run.stderr, report).toMatch(/quota/i);
     expect(run.stderr, report).not.toMatch(/Reconnecting/);
@@ -197,21 +202,7 @@ describe('an upstream out of credit part-way through a stream', () => {
 
   it('the real Codex on a Chat upstream stops at once with the quota message', async () => {
     upstream.requests.length = 0;
-    const workDir = tempDir('gw-codex-');
-    const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
-    fs.mkdirSync(codexHome, { recursive: true });
-    const config = ['model = "oc/gpt-4o-mini"', 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
-    fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
-    const started = Date.now();
-    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
-      cwd: workDir,
-      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
-      extendEnv: false,
-      reject: false,
-      timeout: 120_000,
-      stdin: 'ignore',
-    });
-    const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${upstream.requests.length}`;
+    const { run, report } = await codexSaysHi(gw, 'oc/gpt-4o-mini', upstream);
     expect(run.exitCode, report).not.toBe(0);
     expect(run.stderr, report).toMatch(/quota/i);
     // Before: "Reconnecting... 1/5" and five more upstream requests.
