@@ -45,7 +45,16 @@ function endpointPaths(): EndpointPath[] {
     format.routes.map((route): EndpointPath => (route.path.split('/').some((segment) => segment.startsWith('**:')) ? [prefixOf(route.path), format.id, route.method] : [prefixOf(route.path), format.id])),
   );
   // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines); Gemini's too.
-  return [['/v1/messages/batches', 'batches'], ['/v1beta/batches', 'batches'], ...formats, ...OTHER_ENDPOINTS];
+  // Gemini's Files API sits below the Gemini routes' `/v1beta` but is the files group, as /v1/files is.
+  return [
+    ['/v1/messages/batches', 'batches'],
+    ['/v1beta/batches', 'batches'],
+    ['/v1beta/files', 'files'],
+    ['/upload/v1beta/files', 'files'],
+    ['/download/v1beta/files', 'files'],
+    ...formats,
+    ...OTHER_ENDPOINTS,
+  ];
 }
 
 /**

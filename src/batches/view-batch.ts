@@ -38,7 +38,7 @@ export function viewBatch(b: BatchRecord): BatchView {
 
 /** What a new batch is made of; the rest of its record starts empty (`validating`, no files, no times). */
 export type NewBatch = Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoint' | 'input_file_id' | 'completion_window' | 'created_at' | 'metadata'> &
-  Partial<Pick<BatchRecord, 'face' | 'model' | 'displayName'>> & {
+  Partial<Pick<BatchRecord, 'face' | 'model' | 'displayName' | 'inputFile'>> & {
   windowSeconds: number;
   /** Requests in the input file, when known before it is checked. */
   total?: number;
@@ -46,7 +46,7 @@ export type NewBatch = Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoin
 
 /** A new batch's record, before its input file is checked (`validating`). */
 export function newBatchRecord(b: NewBatch): BatchRecord {
-  const { windowSeconds: window, total = 0, face, model, displayName, ...given } = b;
+  const { windowSeconds: window, total = 0, face, model, displayName, inputFile, ...given } = b;
   const record: BatchRecord = {
     ...given,
     status: 'validating',
@@ -70,6 +70,7 @@ export function newBatchRecord(b: NewBatch): BatchRecord {
   if (face) record.face = face;
   if (model !== undefined) record.model = model;
   if (displayName !== undefined) record.displayName = displayName;
+  if (inputFile !== undefined) record.inputFile = inputFile;
   return record;
 }
 

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { H3Event } from 'h3';
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
 import { ensurePrivateDir, FILE_MODE } from '../util/index.ts';
 import { ClientClosedError } from './body-errors.ts';
 import { nodeOf } from './context.ts';
@@ -171,4 +171,31 @@ function parse(req: Readable, type: string, target: string, options: UploadOptio
     req.once('error', () => fail(new ClientClosedError()));
     req.pipe(parser);
   });
+}
+
+/** A new temp file's path in the uploads dir (`<dataDir>/uploads`, emptied once per process). */
+export function stagedPath(dir: string): string {
+  return path.join(uploadsDir(dir), `${process.pid}-${++staged}.part`);
+}
+
+/**
+ * Appends a raw request body (one chunk of a resumable upload) to `target` as it arrives, so
+ * memory stays at a few stream buffers; past `limit` bytes `tooLarge()` is thrown and the file
+ * is cut back to its size before. Resolves the bytes appended.
+ */
+export async function appendRawBody(event: H3Event, target: string, limit: number, tooLarge: () => GatewayError): Promise<number> {
+  const node = nodeOf(event)?.req;
+  const req: Readable = node ?? webBody(event.req.body);
+  const before = fs.existsSync(target) ? fs.statSync(target).size : 0;
+  const counter = new CountingStream(limit, tooLarge);
+  try {
+    await pipeline(req, counter, fs.createWriteStream(target, { mode: FILE_MODE, flags: 'a' }));
+    return counter.bytes;
+  } catch (error) {
+    await fs.promises.truncate(target, before).catch(() => undefined);
+    req.unpipe();
+    req.resume();
+    if (isGatewayError(error)) throw error;
+    throw new ClientClosedError();
+  }
 }

@@ -61,6 +61,7 @@ const fileShape = {
   expires_at: z.number().int().nullable(),
   filename: z.string(),
   purpose: z.string(),
+  mimeType: z.string().optional(),
 };
 
 const seconds = z.number().int();
@@ -100,6 +101,7 @@ const batchShape = {
   deletedAt: z.number().optional(),
   model: z.string().optional(),
   displayName: z.string().optional(),
+  inputFile: z.string().optional(),
 };
 
 const nullableNumber = z.number().nullable();

@@ -110,6 +110,8 @@ export interface FileRecord {
   expires_at: number | null;
   filename: string;
   purpose: string;
+  /** The MIME type a Gemini upload named (Google's File `mimeType`); absent on /v1/files uploads. */
+  mimeType?: string;
 }
 
 /** §3.2: a batch's states (the provider's own state names are never exposed). */
@@ -171,6 +173,8 @@ export interface BatchRecord {
   model?: string;
   /** A Gemini batch's `displayName`. */
   displayName?: string;
+  /** A Gemini batch made from an uploaded file (`inputConfig.fileName`, `files/…`): its results are a responses file, not inline. */
+  inputFile?: string;
 }
 
 /**

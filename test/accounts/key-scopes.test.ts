@@ -59,6 +59,10 @@ describe('model globs', () => {
     expect(endpointOfPath('/v1beta/models/gemini-2.5-flash:generateContent', 'POST')).toBe('gemini');
     expect(endpointOfPath('/v1/messages/count_tokens')).toBe('messages');
     expect(endpointOfPath('/v1/files/file_1/content')).toBe('files');
+    // Gemini's Files API is the files group too, though it sits below the Gemini routes' /v1beta.
+    expect(endpointOfPath('/upload/v1beta/files', 'POST')).toBe('files');
+    expect(endpointOfPath('/v1beta/files/abc', 'GET')).toBe('files');
+    expect(endpointOfPath('/download/v1beta/files/abc:download', 'GET')).toBe('files');
     expect(endpointOfPath('/v1/messagesx')).toBeUndefined();
     expect(endpointOfPath('/v1/key')).toBeUndefined();
     expect(endpointOfPath('/v1/models')).toBeUndefined();

@@ -56,10 +56,13 @@ describe("Google's path without models/ (the AI SDK's and LangChain's Google mod
   });
 
   it("an unserved path or another method there is still Google's 404", async () => {
-    for (const [method, path] of [['GET', '/v1beta/files/abc'], ['POST', '/v1beta/files/abc:download'], ['POST', '/v1beta/oc/o4-mini:predictLongRunning']] as const) {
+    for (const [method, path] of [['GET', '/v1beta/files/abc'], ['POST', '/v1beta/oc/o4-mini:predictLongRunning']] as const) {
       const response = await fetch(`${gw.url}${path}`, { method, headers: { 'x-goog-api-key': gw.key! } });
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(((await response.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
     }
+    // A file's download is a GET (the Files API is served): a POST there is Google's wrong method.
+    const post = await fetch(`${gw.url}/v1beta/files/abc:download`, { method: 'POST', headers: { 'x-goog-api-key': gw.key! } });
+    expect([post.status, ((await post.json()) as { error: { status: string } }).error.status]).toEqual([405, 'UNIMPLEMENTED']);
   });
 });

@@ -2,7 +2,7 @@ import { ApiError, GoogleGenAI, JobState, type BatchJob } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
 
 /**
@@ -102,10 +102,89 @@ describe("Gemini's Batch API (models/{model}:batchGenerateContent, batches/{id})
     expect(left).not.toContain(running.name);
   }, 60_000);
 
-  it("refuses in Google's shape: a file source, no requests, an unknown model, an unknown batch", async () => {
+  it('a file source: ai.files.upload a JSONL file, create the batch on files/…, get until succeeded, ai.files.download the responses file (one line per request, in order, keyed)', async () => {
+    const lines = [
+      { key: 'photosynthesis', request: { contents: [{ parts: [{ text: 'Describe photosynthesis.' }] }], generation_config: { temperature: 0.7 } } },
+      { key: 'pizza', request: { contents: [{ role: 'user', parts: [{ text: 'What is on a Margherita pizza?' }] }] } },
+      { key: 'nowhere', request: { model: 'models/nobody/nothing', contents: [{ parts: [{ text: 'Who answers?' }] }] } },
+    ];
+    const jsonl = `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+    // Google's own example names the MIME type 'jsonl'.
+    const uploaded = await ai.files.upload({ file: new Blob([jsonl]), config: { displayName: 'my-batch-requests', mimeType: 'jsonl' } });
+    expect(uploaded).toMatchObject({ displayName: 'my-batch-requests', mimeType: 'jsonl', sizeBytes: String(Buffer.byteLength(jsonl)), state: 'ACTIVE', source: 'UPLOADED' });
+    expect(uploaded.name).toMatch(/^files\/[a-z0-9-]+$/);
+    expect(uploaded.uri).toBe(`${gw.url}/v1beta/${uploaded.name}`);
+    expect(await ai.files.get({ name: uploaded.name! })).toMatchObject({ name: uploaded.name, sizeBytes: uploaded.sizeBytes, mimeType: 'jsonl' });
+
+    const created = await ai.batches.create({ model: 'mock/echo', src: uploaded.name!, config: { displayName: 'from a file' } });
+    expect(created).toMatchObject({ displayName: 'from a file', model: 'models/mock/echo' });
+    const done = await ended(created.name!);
+    // A line that names a model the gateway cannot route fails the batch's input check, as on /v1/batches.
+    expect(done.state).toBe(JobState.JOB_STATE_FAILED);
+    expect(done.dest?.inlinedResponses).toBeUndefined();
+    const resultName = done.dest?.fileName;
+    expect(resultName).toMatch(/^files\/batch-/);
+    const path = `${tempDir('gw-gemini-files-')}/results.jsonl`;
+    await ai.files.download({ file: resultName!, downloadPath: path });
+    const results = (await import('node:fs')).readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    expect(results.map((r) => r.key)).toEqual(['photosynthesis', 'pizza', 'nowhere']);
+    expect(results.map((r) => r.error?.status)).toEqual(['INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'INVALID_ARGUMENT']);
+    expect(results[2].error.message).toContain('nobody/nothing');
+
+    // The same file, its lines all routable: every request answered, in order.
+    const good = await ai.files.upload({ file: new Blob([`${lines.slice(0, 2).map((line) => JSON.stringify(line)).join('\n')}\n`]), config: { mimeType: 'application/jsonl' } });
+    const second = await ended((await ai.batches.create({ model: 'mock/echo', src: good.name! })).name!);
+    expect(second.state).toBe(JobState.JOB_STATE_SUCCEEDED);
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    expect((await openai.batches.retrieve(second.name!.slice('batches/'.length))).request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    const answered = await fetch(`${gw.url}/v1beta/${second.dest!.fileName}:download?alt=media`, { headers: { 'x-goog-api-key': gw.key! } });
+    expect(answered.status).toBe(200);
+    const answers = (await answered.text()).trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    expect(answers.map((r) => [r.key, r.response.candidates[0].content.parts[0].text])).toEqual([
+      ['photosynthesis', 'Describe photosynthesis.'],
+      ['pizza', 'What is on a Margherita pizza?'],
+    ]);
+    expect(answers[0].response.usageMetadata.totalTokenCount).toBeGreaterThan(0);
+
+    // Files list, and delete: the file is gone from both faces.
+    const listed: string[] = [];
+    for await (const file of await ai.files.list()) listed.push(file.name!);
+    expect(listed).toEqual(expect.arrayContaining([uploaded.name, good.name]));
+    await ai.files.delete({ name: good.name! });
+    expect(((await ai.files.get({ name: good.name! }).catch((error: unknown) => error)) as ApiError).status).toBe(404);
+  }, 60_000);
+
+  it('a file upload in several chunks (upload, then upload, finalize at its offset), and the resumable protocol refused in Google\'s shape when misused', async () => {
+    const headers = { 'x-goog-api-key': gw.key!, 'content-type': 'application/json', 'x-goog-upload-protocol': 'resumable', 'x-goog-upload-command': 'start' };
+    const body = `${JSON.stringify({ key: 'k', request: { contents: [{ parts: [{ text: 'chunked' }] }] } })}\n`;
+    const start = await fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers: { ...headers, 'x-goog-upload-header-content-length': String(body.length), 'x-goog-upload-header-content-type': 'application/jsonl' }, body: JSON.stringify({ file: { display_name: 'chunks' } }) });
+    expect([start.status, start.headers.get('x-goog-upload-status')]).toEqual([200, 'active']);
+    const url = start.headers.get('x-goog-upload-url')!;
+    expect(url.startsWith(`${gw.url}/upload/v1beta/files?upload_id=`)).toBe(true);
+    const send = (command: string, offset: number, chunk: string) => fetch(url, { method: 'POST', headers: { 'x-goog-api-key': gw.key!, 'x-goog-upload-command': command, 'x-goog-upload-offset': String(offset) }, body: chunk });
+    const first = await send('upload', 0, body.slice(0, 10));
+    expect([first.status, first.headers.get('x-goog-upload-status')]).toEqual([200, 'active']);
+    const wrongOffset = await send('upload, finalize', 3, body.slice(10));
+    expect([wrongOffset.status, ((await wrongOffset.json()) as { error: { status: string } }).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    const last = await send('upload, finalize', 10, body.slice(10));
+    expect([last.status, last.headers.get('x-goog-upload-status')]).toEqual([200, 'final']);
+    const { file } = (await last.json()) as { file: { name: string; sizeBytes: string; displayName: string; mimeType: string } };
+    expect(file).toMatchObject({ sizeBytes: String(body.length), displayName: 'chunks', mimeType: 'application/jsonl' });
+    const content = await fetch(`${gw.url}/download/v1beta/${file.name}:download?alt=media`, { headers: { 'x-goog-api-key': gw.key! } });
+    expect(await content.text()).toBe(body);
+    // The session is over: another chunk is refused; a bigger file than declared too; another key cannot use the URL.
+    expect((await send('upload, finalize', body.length, 'x')).status).toBe(404);
+    const small = await fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers: { ...headers, 'x-goog-upload-header-content-length': '4' }, body: '{}' });
+    const over = await fetch(small.headers.get('x-goog-upload-url')!, { method: 'POST', headers: { 'x-goog-api-key': gw.key!, 'x-goog-upload-command': 'upload, finalize', 'x-goog-upload-offset': '0' }, body: 'too long' });
+    expect([over.status, ((await over.json()) as { error: { status: string } }).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    const plain = await fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers: { 'x-goog-api-key': gw.key! }, body: 'x' });
+    expect([plain.status, ((await plain.json()) as { error: { status: string } }).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+  });
+
+  it("refuses in Google's shape: a file that is not there, no requests, an unknown model, an unknown batch", async () => {
     const file = await ai.batches.create({ model: 'mock/echo', src: 'files/abc' }).catch((error: unknown) => error);
-    expect((file as ApiError).status).toBe(400);
-    expect(JSON.parse((file as ApiError).message).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    expect((file as ApiError).status).toBe(404);
+    expect(JSON.parse((file as ApiError).message).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     const empty = await ai.batches.create({ model: 'mock/echo', src: [] }).catch((error: unknown) => error);
     expect((empty as ApiError).status).toBe(400);
     const unknown = await ai.batches.create({ model: 'nobody/nothing', src: [{ contents: 'hi' }] }).catch((error: unknown) => error);

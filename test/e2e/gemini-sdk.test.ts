@@ -346,15 +346,16 @@ describe('@google/genai through the gateway', () => {
     expect(JSON.parse((wrong as ApiError).message).error.status).toBeDefined();
   });
 
-  it("a Google route the gateway does not serve (files, cachedContents) is a 404 in Google's shape, never the dashboard's page", async () => {
-    for (const call of [() => ai.files.list(), () => ai.caches.list(), () => ai.files.get({ name: 'files/abc' })]) {
+  it("a Google route the gateway does not serve (cachedContents) or a file it does not have is a 404 in Google's shape, never the dashboard's page", async () => {
+    for (const call of [() => ai.caches.list(), () => ai.files.get({ name: 'files/abc' })]) {
       const error = await call().catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).status).toBe(404);
       expect(JSON.parse((error as ApiError).message).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     }
+    // Files are served (docs/batches.md): an upload without Google's resumable protocol is a 400 in its shape.
     const upload = await fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers: { 'x-goog-api-key': gw.key! }, body: 'x' });
-    expect(upload.status).toBe(404);
-    expect(((await upload.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
+    expect(upload.status).toBe(400);
+    expect(((await upload.json()) as { error: { status: string } }).error.status).toBe('INVALID_ARGUMENT');
   });
 });

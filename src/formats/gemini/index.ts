@@ -50,9 +50,9 @@ export const geminiFormat = defineFormat({
     { method: 'POST', path: '/v1beta/:provider/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query), broad: true },
   ],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
-  // Everything @google/genai asks for is under these (files and caches the gateway does not serve: a 404 in Google's shape);
+  // Everything @google/genai asks for is under these (caches, which the gateway does not serve: a 404 in Google's shape);
   // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
-  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
+  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
   framing: sseFraming,
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,

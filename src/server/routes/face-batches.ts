@@ -14,6 +14,8 @@ export interface FaceBatch {
   lines: string[];
   model?: string;
   displayName?: string;
+  /** A Gemini batch's uploaded input file (`files/…`), when its requests came from one. */
+  inputFile?: string;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function createFaceBatch(deps: ServerDeps, auth: AuthContext, batch
     face: batch.face,
     ...(batch.model !== undefined ? { model: batch.model } : {}),
     ...(batch.displayName !== undefined ? { displayName: batch.displayName } : {}),
+    ...(batch.inputFile !== undefined ? { inputFile: batch.inputFile } : {}),
   });
   await deps.store.batches.create(record);
   deps.batches?.wake();

@@ -44,33 +44,68 @@ const iso = (seconds: number | null | undefined) => (seconds === null || seconds
 
 const invalid = (message: string) => new GatewayError('bad_request', message);
 
-/** One inline request of a create: the GenerateContentRequest (its own `model`, else the batch's) and its metadata. */
-interface InlineRequest {
+/** One request of a create: the GenerateContentRequest (its own `model`, else the batch's) and its metadata (inline) or key (a file's line). */
+interface BatchRequest {
   request: Record<string, unknown>;
   model: string;
   metadata?: unknown;
+  key?: unknown;
 }
 
-/** `batch.inputConfig.requests.requests` of a create (camelCased as Google reads it): inline requests only. */
-function decodeCreate(raw: Record<string, unknown>, model: string, maxRequests: number): { requests: InlineRequest[]; displayName: string } {
+/** A GenerateContentRequest of a batch (`where` names it in a refusal), with its model: its own, else the batch's. */
+function batchRequest(item: Record<string, unknown>, model: string, where: string): BatchRequest {
+  const { model: own, ...request } = item;
+  if (request.stream !== undefined) throw invalid(`${where} has no 'stream' field.`);
+  return { request, model: typeof own === 'string' && own !== '' ? own.replace(/^models\//, '') : model };
+}
+
+/** A create's `batch` (camelCased as Google reads it): inline requests (`inputConfig.requests.requests`), or the name of an uploaded file of them (`inputConfig.fileName`). */
+function decodeCreate(raw: Record<string, unknown>, model: string, maxRequests: number): { requests?: BatchRequest[]; fileName?: string; displayName: string } {
   const body = camelizeGeminiBody(raw);
   const batch = body.batch;
   if (!isRecord(batch)) throw invalid("The body needs a 'batch' object with an inputConfig.");
   const input = batch.inputConfig;
-  if (!isRecord(input)) throw invalid("batch.inputConfig is required: send the requests inline (inputConfig.requests.requests).");
-  if (input.fileName !== undefined) throw invalid('This gateway takes a batch\'s requests inline (inputConfig.requests.requests), not from an uploaded file (inputConfig.fileName).');
+  if (!isRecord(input)) throw invalid('batch.inputConfig is required: the requests inline (inputConfig.requests.requests) or an uploaded file of them (inputConfig.fileName).');
+  const displayName = typeof batch.displayName === 'string' ? batch.displayName : '';
+  if (input.fileName !== undefined) {
+    if (typeof input.fileName !== 'string' || !/^files\/[^/]+$/.test(input.fileName)) throw invalid("batch.inputConfig.fileName must name an uploaded file ('files/…').");
+    return { fileName: input.fileName, displayName };
+  }
   const list = isRecord(input.requests) ? input.requests.requests : undefined;
   if (!Array.isArray(list) || list.length === 0) throw invalid('batch.inputConfig.requests.requests must be a non-empty list of {request, metadata}.');
   if (list.length > maxRequests) throw new GatewayError('request_too_large', `A batch may hold ${maxRequests} requests (this one has ${list.length}).`);
-  const requests = list.map((item: unknown, i): InlineRequest => {
+  const requests = list.map((item: unknown, i): BatchRequest => {
     if (!isRecord(item) || !isRecord(item.request)) throw invalid(`batch.inputConfig.requests.requests[${i}] must be an object with a 'request' (a GenerateContentRequest).`);
-    const { model: own, ...request } = item.request;
-    if (request.stream !== undefined) throw invalid(`batch.inputConfig.requests.requests[${i}].request has no 'stream' field.`);
-    const named = typeof own === 'string' && own !== '' ? own.replace(/^models\//, '') : model;
-    return item.metadata === undefined ? { request, model: named } : { request, model: named, metadata: item.metadata };
+    const one = batchRequest(item.request, model, `batch.inputConfig.requests.requests[${i}].request`);
+    return item.metadata === undefined ? one : { ...one, metadata: item.metadata };
   });
-  const displayName = typeof batch.displayName === 'string' ? batch.displayName : '';
   return { requests, displayName };
+}
+
+/**
+ * The requests of an uploaded input file (Google's JSONL: a line `{key, request}`, or the
+ * GenerateContentRequest itself), camelCased as inline ones are. A file that is not there is a
+ * 404, a line that is not a request a 400 naming it.
+ */
+async function fileRequests(deps: ServerDeps, accountId: string, fileName: string, model: string, maxRequests: number): Promise<BatchRequest[]> {
+  const id = fileName.slice('files/'.length);
+  const content = await deps.store.files.content(accountId, id);
+  if (!content) throw new GatewayError('file_not_found', `No file named '${fileName}'.`);
+  const texts = content.toString('utf8').split('\n').filter((text) => text.trim() !== '');
+  if (texts.length === 0) throw invalid(`The input file '${fileName}' holds no requests.`);
+  if (texts.length > maxRequests) throw new GatewayError('request_too_large', `A batch may hold ${maxRequests} requests (${fileName} has ${texts.length}).`);
+  return texts.map((text, i) => {
+    let line: unknown;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      throw invalid(`Line ${i + 1} of ${fileName} is not JSON.`);
+    }
+    if (!isRecord(line)) throw invalid(`Line ${i + 1} of ${fileName} must be a JSON object: {key, request} or a GenerateContentRequest.`);
+    const request = camelizeGeminiBody(isRecord(line.request) ? line.request : line);
+    const one = batchRequest(request, model, `line ${i + 1} of ${fileName}`);
+    return isRecord(line.request) && line.key !== undefined ? { ...one, key: line.key } : one;
+  });
 }
 
 /** A result line of the batch's output or error file, by custom id. */
@@ -83,9 +118,10 @@ function unrun(status: BatchRecord['status'], reason?: string): Record<string, u
   return { code: 400, message: reason ?? 'Not run: the batch could not run.', status: 'INVALID_ARGUMENT' };
 }
 
-/** A result line as an inlined response: the GenerateContentResponse, or the error the route answers live. */
-function inlinedOf(result: ResultLine | undefined, metadata: unknown, status: BatchRecord['status'], reason?: string): Record<string, unknown> {
+/** A result line as an inlined response (a responses file's line: keyed), the GenerateContentResponse or the error the route answers live. */
+function inlinedOf(result: ResultLine | undefined, input: Record<string, unknown>, status: BatchRecord['status'], reason?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (input.key !== undefined) out.key = input.key;
   const response = result?.response;
   const code = response?.status_code;
   if (result && typeof code === 'number' && code >= 200 && code < 300) out.response = response!.body;
@@ -94,7 +130,7 @@ function inlinedOf(result: ResultLine | undefined, metadata: unknown, status: Ba
     const body = response?.body as { error?: unknown } | undefined;
     out.error = isRecord(body?.error) ? body.error : { code: code ?? 500, message: result.error?.message ?? 'The request failed.', status: 'INTERNAL' };
   } else out.error = unrun(status, reason);
-  if (metadata !== undefined) out.metadata = metadata;
+  if (input.metadata !== undefined) out.metadata = input.metadata;
   return out;
 }
 
@@ -111,7 +147,7 @@ async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<A
   const inputs = await jsonLinesOf(deps, batch.accountId, batch.input_file_id);
   return inputs.map((input, index) => {
     const reason = problems.find((p) => p.line === index + 1)?.message ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
-    return inlinedOf(results.get(String(input.custom_id)), input.metadata, batch.status, reason);
+    return inlinedOf(results.get(String(input.custom_id)), input, batch.status, reason);
   });
 }
 
@@ -135,7 +171,8 @@ async function operationOf(deps: ServerDeps, batch: BatchRecord): Promise<Record
   if (ended) metadata.endTime = iso(endedAt);
   const operation: Record<string, unknown> = { name, metadata };
   if (!ended) return operation;
-  const output = { inlinedResponses: { inlinedResponses: await inlinedResponses(deps, batch) } };
+  // A batch made from a file answers in a file (its lines in the order of the requests), as Google's does.
+  const output = batch.inputFile ? { responsesFile: responsesFileName(batch) } : { inlinedResponses: { inlinedResponses: await inlinedResponses(deps, batch) } };
   metadata.output = output;
   operation.done = true;
   operation.response = { '@type': `${TYPE}.GenerateContentBatchOutput`, ...output };
@@ -150,15 +187,38 @@ function createHandler(deps: ServerDeps) {
     deps.registry.resolve(target.model); // model_not_found (404) for a model the gateway does not serve
     const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
-    const { requests, displayName } = decodeCreate(body, target.model, Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines));
+    const max = Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines);
+    const { requests: inline, fileName, displayName } = decodeCreate(body, target.model, max);
+    const requests = inline ?? (await fileRequests(deps, auth.account.id, fileName!, target.model, max));
     const lines = requests.map((r, i) => {
       const line: Record<string, unknown> = { custom_id: `request-${i + 1}`, method: 'POST', url: ENDPOINT, body: { model: r.model, ...r.request } };
       if (r.metadata !== undefined) line.metadata = r.metadata;
+      if (r.key !== undefined) line.key = r.key;
       return JSON.stringify(line);
     });
-    const record = await createFaceBatch(deps, auth, { face: 'gemini', endpoint: ENDPOINT, lines, model: target.model, displayName });
+    const record = await createFaceBatch(deps, auth, { face: 'gemini', endpoint: ENDPOINT, lines, model: target.model, displayName, ...(fileName ? { inputFile: fileName } : {}) });
     return json(event, await operationOf(deps, record));
   };
+}
+
+/** The name of a file batch's responses file: `files/batch-{id}` (it is made from the batch's results when read). */
+function responsesFileName(batch: BatchRecord): string {
+  return `files/batch-${batch.id.slice('batch_'.length)}`;
+}
+
+/**
+ * A file batch's responses file by its id (`batch-…`), once the batch has ended: Google's File
+ * resource and its JSONL, one line per request in the order of the input file, each
+ * `{key, response}` or `{key, error}`. Undefined for any other id.
+ */
+export async function geminiResponsesFile(deps: ServerDeps, accountId: string, fileId: string): Promise<{ file: Record<string, unknown>; content: Buffer } | undefined> {
+  if (!fileId.startsWith('batch-')) return undefined;
+  const batch = await deps.store.batches.get(`batch_${fileId.slice('batch-'.length)}`);
+  if (!batch || batch.accountId !== accountId || batch.face !== 'gemini' || !batch.inputFile || !FINISHED.has(batch.status)) return undefined;
+  const content = Buffer.from((await inlinedResponses(deps, batch)).map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const created = iso(batch.completed_at ?? batch.failed_at ?? batch.cancelled_at ?? batch.expired_at);
+  const file = { name: responsesFileName(batch), mimeType: 'application/jsonl', sizeBytes: String(content.length), createTime: created, updateTime: created, state: 'ACTIVE', source: 'GENERATED' };
+  return { file, content };
 }
 
 /** The caller's Gemini batch (404 for another account's, a deleted one, or one made on another face). */

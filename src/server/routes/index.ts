@@ -23,6 +23,7 @@ import { fileRoutes } from './files.ts';
 import { batchRoutes } from './batches.ts';
 import { messageBatchRoutes } from './message-batches.ts';
 import { geminiBatchRoutes } from './gemini-batches.ts';
+import { geminiFileRoutes } from './gemini-files.ts';
 import { videoRoutes } from './videos.ts';
 import { storedChatCompletionRoutes } from './stored-chat-completions.ts';
 
@@ -57,6 +58,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...batchRoutes(deps),
     ...messageBatchRoutes(deps),
     ...geminiBatches.routes,
+    ...geminiFileRoutes(deps),
     ...videoRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),

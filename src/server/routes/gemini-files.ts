@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { H3Event } from 'h3';
+import { getRouterParam } from 'h3';
+import { GatewayError } from '../../errors/index.ts';
+import { isRecord } from '../../formats/index.ts';
+import type { FileRecord } from '../../store/index.ts';
+import { FILE_MODE, randomToken } from '../../util/index.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { appendRawBody, stagedPath } from '../receive-upload.ts';
+import { jsonBodyBounds, readJsonObject, SMALL_JSON_BYTES } from '../read-body.ts';
+import { json, sendBody } from '../send.ts';
+import type { ServerDeps } from '../types.ts';
+import { geminiResponsesFile } from './gemini-batches.ts';
+import { quotaExceeded } from './files.ts';
+import type { RouteDef } from './types.ts';
+
+/**
+ * Gemini's Files API, as far as `@google/genai`'s `ai.files` uses it: `upload` (Google's
+ * resumable protocol: a `start` with the size and metadata answers an upload URL, chunks are
+ * posted to it at their offsets, the last with `finalize`), `get`, `list`, `delete` and
+ * `download` (`…/files/{id}:download?alt=media`). The files are the account's files (the same
+ * store, quota and ids as `/v1/files`); a Gemini batch takes one as its input and its responses
+ * file is downloaded here too. docs/batches.md.
+ */
+
+const MAX_DISPLAY_NAME = 512;
+/** How long an upload URL takes chunks (Google's stay valid a week; an upload here is one session). */
+const SESSION_MS = 60 * 60 * 1000;
+
+/** An upload begun with `start`: its chunks go to a staged file until `finalize`. */
+interface UploadSession {
+  accountId: string;
+  size: number;
+  mimeType: string;
+  displayName: string;
+  staged: string;
+  received: number;
+  expiresAt: number;
+}
+
+const invalid = (message: string) => new GatewayError('bad_request', message);
+
+/** Mints a file id as Google's are (lowercase letters and digits), so the SDK reads it back from a URI too. */
+function newGeminiFileId(): string {
+  return `file${randomToken(24).toLowerCase()}`;
+}
+
+/** A stored file as Google's File resource. */
+function viewGeminiFile(record: FileRecord, origin: string): Record<string, unknown> {
+  const name = `files/${record.id}`;
+  const created = new Date(record.created_at * 1000).toISOString();
+  const out: Record<string, unknown> = { name };
+  if (record.filename !== '') out.displayName = record.filename;
+  Object.assign(out, { mimeType: record.mimeType ?? 'application/octet-stream', sizeBytes: String(record.bytes), createTime: created, updateTime: created });
+  if (record.expires_at !== null) out.expirationTime = new Date(record.expires_at * 1000).toISOString();
+  return Object.assign(out, { uri: `${origin}/v1beta/${name}`, state: 'ACTIVE', source: 'UPLOADED' });
+}
+
+const header = (event: H3Event, name: string) => event.req.headers.get(name) ?? undefined;
+
+/** `{file: {displayName, mimeType}}` of a start, in either spelling (the SDK's camelCase, Google's REST snake_case). */
+function startMetadata(body: Record<string, unknown>): { displayName?: string; mimeType?: string } {
+  const file = isRecord(body.file) ? body.file : {};
+  const text = (camel: string, snake: string) => {
+    const value = file[camel] ?? file[snake];
+    if (value !== undefined && typeof value !== 'string') throw invalid(`file.${camel} must be a string.`);
+    return value;
+  };
+  const displayName = text('displayName', 'display_name');
+  if (displayName !== undefined && displayName.length > MAX_DISPLAY_NAME) throw invalid(`file.displayName may be at most ${MAX_DISPLAY_NAME} characters.`);
+  return { displayName, mimeType: text('mimeType', 'mime_type') };
+}
+
+function createUploads(deps: ServerDeps) {
+  const sessions = new Map<string, UploadSession>();
+  const dir = path.join(deps.dataDir, 'uploads');
+  const drop = (id: string, session: UploadSession) => {
+    sessions.delete(id);
+    fs.rmSync(session.staged, { force: true });
+  };
+  const reservedBy = (accountId: string) => {
+    let bytes = 0;
+    for (const s of sessions.values()) if (s.accountId === accountId) bytes += s.size;
+    return bytes;
+  };
+
+  async function start(event: H3Event, accountId: string): Promise<unknown> {
+    if (header(event, 'x-goog-upload-protocol') !== 'resumable' || header(event, 'x-goog-upload-command') !== 'start') {
+      throw invalid("Upload files with Google's resumable protocol (what @google/genai's files.upload sends): X-Goog-Upload-Protocol: resumable and X-Goog-Upload-Command: start, then the bytes to the X-Goog-Upload-URL answered.");
+    }
+    const size = Number(header(event, 'x-goog-upload-header-content-length') ?? NaN);
+    if (!Number.isSafeInteger(size) || size < 0) throw invalid('X-Goog-Upload-Header-Content-Length must give the file\'s size in bytes.');
+    const now = deps.clock.now();
+    for (const [id, s] of sessions) if (s.expiresAt <= now) drop(id, s);
+    const max = deps.config.batches.maxFileBytes;
+    if (size > max) throw new GatewayError('request_too_large', `Files are limited to ${max} bytes (batches.maxFileBytes).`);
+    const quota = deps.config.storage.fileQuotaBytes;
+    const used = (await deps.store.files.bytesOf(accountId)) + reservedBy(accountId);
+    if (used + size > quota) throw quotaExceeded(quota, used, `this file needs ${size}`);
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, SMALL_JSON_BYTES));
+    const meta = startMetadata(body);
+    const id = randomToken(32);
+    const staged = stagedPath(dir);
+    fs.writeFileSync(staged, '', { mode: FILE_MODE });
+    const mimeType = meta.mimeType ?? header(event, 'x-goog-upload-header-content-type') ?? 'application/octet-stream';
+    sessions.set(id, { accountId, size, mimeType, displayName: meta.displayName ?? '', staged, received: 0, expiresAt: now + SESSION_MS });
+    const url = `${event.url.origin}/upload/v1beta/files?upload_id=${id}&upload_protocol=resumable`;
+    return sendBody(event, 200, { 'x-goog-upload-url': url, 'x-goog-upload-status': 'active', 'x-goog-upload-control-url': url }, '');
+  }
+
+  /** One chunk at its offset (`upload`), the last with `finalize`: the file is stored, Google's `{file}` answered. */
+  async function chunk(event: H3Event, accountId: string, id: string): Promise<unknown> {
+    const session = sessions.get(id);
+    if (!session || session.accountId !== accountId || session.expiresAt <= deps.clock.now()) throw new GatewayError('not_found', 'No upload in progress at this URL (it was finished, expired, or is another account\'s).');
+    const commands = new Set((header(event, 'x-goog-upload-command') ?? '').split(',').map((c) => c.trim()));
+    if (!commands.has('upload') && !commands.has('finalize')) throw invalid("X-Goog-Upload-Command must be 'upload', 'upload, finalize' or 'finalize'.");
+    if (commands.has('upload')) {
+      const offset = Number(header(event, 'x-goog-upload-offset') ?? NaN);
+      if (offset !== session.received) throw invalid(`X-Goog-Upload-Offset must be ${session.received}, the bytes received so far (it was ${header(event, 'x-goog-upload-offset') ?? 'missing'}).`);
+      const room = session.size - session.received;
+      session.received += await appendRawBody(event, session.staged, room, () => invalid(`The upload is longer than the ${session.size} bytes its start declared.`));
+    }
+    if (!commands.has('finalize')) return sendBody(event, 200, { 'x-goog-upload-status': 'active', 'x-goog-upload-size-received': String(session.received) }, '');
+    if (session.received !== session.size) throw invalid(`The upload has ${session.received} of the ${session.size} bytes its start declared.`);
+    sessions.delete(id);
+    const record: FileRecord = {
+      id: newGeminiFileId(),
+      accountId,
+      bytes: session.size,
+      created_at: Math.floor(deps.clock.now() / 1000),
+      expires_at: null,
+      filename: session.displayName,
+      purpose: 'user_data',
+      mimeType: session.mimeType,
+    };
+    try {
+      await deps.store.files.createFromFile(record, session.staged);
+    } finally {
+      fs.rmSync(session.staged, { force: true });
+    }
+    event.res.headers.set('x-goog-upload-status', 'final');
+    return json(event, { file: viewGeminiFile(record, event.url.origin) });
+  }
+
+  return async (event: H3Event): Promise<unknown> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const id = event.url.searchParams.get('upload_id');
+    if (id !== null) return chunk(event, auth.account.id, id);
+    // A new upload is rate limited as POST /v1/files is (20/min per caller by default, §8.1).
+    const admission = await deps.guards.admit({ auth, method: 'POST', route: '/v1/files', clientAddress: deps.clientAddress(event) });
+    for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
+    try {
+      return await start(event, auth.account.id);
+    } finally {
+      await admission.settle(null);
+    }
+  };
+}
+
+async function ownFile(deps: ServerDeps, accountId: string, id: string): Promise<FileRecord> {
+  const record = await deps.store.files.get(accountId, id);
+  if (!record) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
+  return record;
+}
+
+/** `GET files/{id}` and `files/{id}:download?alt=media` (the id's segment holds the verb); a batch's responses file too. */
+function getHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<unknown> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const segment = getRouterParam(event, 'id') ?? '';
+    const download = segment.endsWith(':download') || event.url.pathname.startsWith('/download/');
+    const id = segment.replace(/:download$/, '');
+    const responses = await geminiResponsesFile(deps, auth.account.id, id);
+    if (responses) {
+      if (download) return sendBody(event, 200, { 'content-type': 'application/jsonl' }, responses.content);
+      return json(event, { ...responses.file, uri: `${event.url.origin}/v1beta/${String(responses.file.name)}` });
+    }
+    const record = await ownFile(deps, auth.account.id, id);
+    if (!download) return json(event, viewGeminiFile(record, event.url.origin));
+    const content = await deps.store.files.content(auth.account.id, id);
+    if (!content) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
+    return sendBody(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream' }, content);
+  };
+}
+
+/** `GET files` (`pageSize` 1–100, default 10, as Google's; `pageToken` the last id of the page before). */
+function listHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const params = event.url.searchParams;
+    const size = params.get('pageSize') === null ? 10 : Number(params.get('pageSize'));
+    if (!Number.isInteger(size) || size < 1) throw invalid('pageSize must be a whole number from 1.');
+    const after = params.get('pageToken') || undefined;
+    const page = await deps.store.files.list({ accountId: auth.account.id, limit: Math.min(size, 100), order: 'desc', ...(after ? { after } : {}) });
+    const out: Record<string, unknown> = { files: page.data.map((record) => viewGeminiFile(record, event.url.origin)) };
+    if (page.hasMore && page.data.length > 0) out.nextPageToken = page.data.at(-1)!.id;
+    return json(event, out);
+  };
+}
+
+function deleteHandler(deps: ServerDeps) {
+  return async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps, 'gemini');
+    const id = getRouterParam(event, 'id') ?? '';
+    if (!(await deps.store.files.delete(auth.account.id, id))) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
+    return json(event, {});
+  };
+}
+
+/** Gemini's Files API routes: the upload under `/upload/v1beta/files`, the rest under `/v1beta/files` (the download under `/download/v1beta/files` too, as Google's REST example asks). */
+export function geminiFileRoutes(deps: ServerDeps): RouteDef[] {
+  const get = getHandler(deps);
+  return [
+    { method: 'POST', path: '/upload/v1beta/files', handler: createUploads(deps), format: 'gemini' },
+    { method: 'GET', path: '/v1beta/files', handler: listHandler(deps), format: 'gemini' },
+    { method: 'GET', path: '/v1beta/files/:id', handler: get, format: 'gemini' },
+    { method: 'GET', path: '/download/v1beta/files/:id', handler: get, format: 'gemini' },
+    { method: 'DELETE', path: '/v1beta/files/:id', handler: deleteHandler(deps), format: 'gemini' },
+  ];
+}
