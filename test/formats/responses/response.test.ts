@@ -22,6 +22,12 @@ const request: ChatRequest = {
 };
 
 describe('responses decodeResponse', () => {
+  it("reads what OpenAI's image tool made and used (tool_usage.image_gen, apart from usage) and its model", () => {
+    const response = responsesCodec.decodeResponse(readJsonFixture('response-image-tool.json'));
+    expect(response.usage).toEqual({ inputTokens: 2340, outputTokens: 88, reasoningTokens: 64, imageGeneration: { images: 1, inputTokens: 50, outputTokens: 272, model: 'gpt-image-1-mini' } });
+  });
+
+
   it('decodes reasoning, text and function calls in order, with usage', () => {
     const response = responsesCodec.decodeResponse(readJsonFixture('response-tool-call.json'));
     expect(response).toEqual({
