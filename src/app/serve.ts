@@ -3,7 +3,7 @@ import path from 'node:path';
 import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
 import type { GatewayConfig } from '../config/index.ts';
-import { acquireLock, readServerInfo, removeServerInfo, writeServerInfo } from '../store/index.ts';
+import { acquireLock, lockHolder, readServerInfo, removeServerInfo, writeServerInfo } from '../store/index.ts';
 import { describePostgresUrl, describeServiceUrl } from '../store/index.ts';
 import { randomToken } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
@@ -88,6 +88,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const running = readServerInfo(options.dataDir);
     // A second `npm start` or `gateway serve` in the same project: say where the first one is.
     if (running) throw new Error(`cannot serve: ${error.message}, a gateway already serving at ${running.url}. Stop it, or give this one its own --data-dir`);
+    // Held by another command (`gateway tui` without a server holds it until it quits).
+    if (lockHolder(options.dataDir) !== undefined) throw new Error(`cannot serve: ${error.message}. Stop it, or give this one its own --data-dir`);
     throw new Error(`cannot serve: ${error.message}`);
   });
   const adminToken = `gwa_${randomToken(40)}`;

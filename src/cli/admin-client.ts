@@ -40,7 +40,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
     // Held by a server that is starting (server.json not yet written) or by another CLI: wait.
     await new Promise((r) => setTimeout(r, 50));
   }
-  const lock = await acquireLock(ctx.dataDir, Math.max(0, deadline - Date.now()));
+  const lock = await acquireLock(ctx.dataDir, Math.max(0, deadline - Date.now()), ctx.command);
   try {
     const log = createLogger('warn');
     const store = await openStore({ dataDir: ctx.dataDir, postgres: ctx.config.store?.postgres, poolSize: 2, warn: (message, fields) => log.warn(message, fields) });

@@ -7,6 +7,15 @@ export interface CliContext extends LoadedConfig {
   dataDir: string;
   /** Directory that relative plugin paths in the config resolve against. */
   configDir: string;
+  /** The command running (`gateway keys create`): what a data dir lock it takes says holds it. */
+  command: string;
+}
+
+/** `gateway keys create`: the names of the command and its parents, no arguments (they may hold a password). */
+function commandName(cmd: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = cmd; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Loads the config (--config / GATEWAY_CONFIG / search) and resolves the data dir. */
@@ -21,5 +30,5 @@ export async function resolveContext(cmd: Command): Promise<CliContext> {
     : loaded.config.dataDir
       ? path.resolve(configDir, loaded.config.dataDir)
       : path.resolve('.gateway');
-  return { ...loaded, dataDir, configDir };
+  return { ...loaded, dataDir, configDir, command: commandName(cmd) };
 }

@@ -51,50 +51,58 @@ export interface DataDirLock {
   release(): void;
 }
 
-/** The pid holding the lock, if it is alive. */
-export function lockHolder(dataDir: string): number | undefined {
+/** The lock file's holder: its pid (the first line) and, when it said, what it is (`gateway tui`). */
+function readLock(file: string): { pid: number; name?: string } | undefined {
   try {
-    const pid = Number(fs.readFileSync(path.join(dataDir, LOCK), 'utf8').trim());
-    return pid && alive(pid) ? pid : undefined;
+    const [pid, name] = fs.readFileSync(file, 'utf8').trim().split('\n');
+    return { pid: Number(pid), name: name?.trim() || undefined };
   } catch {
     return undefined;
   }
 }
 
+/** The lock's live holder: its pid and what it is, when it said. */
+function liveHolder(dataDir: string): { pid: number; name?: string } | undefined {
+  const holder = readLock(path.join(dataDir, LOCK));
+  return holder && holder.pid && alive(holder.pid) ? holder : undefined;
+}
+
+/** The pid holding the lock, if it is alive. */
+export function lockHolder(dataDir: string): number | undefined {
+  return liveHolder(dataDir)?.pid;
+}
+
 /**
  * Takes the data dir's lock file (O_EXCL), taking over one left by a dead process and
- * waiting up to `waitMs` for a live holder to let go.
+ * waiting up to `waitMs` for a live holder to let go. `name` (`gateway tui`) goes in the file
+ * after the pid, so another process refused the lock can say what holds it.
  */
-export async function acquireLock(dataDir: string, waitMs = 5000): Promise<DataDirLock> {
+export async function acquireLock(dataDir: string, waitMs = 5000, name?: string): Promise<DataDirLock> {
   ensurePrivateDir(dataDir);
   const file = path.join(dataDir, LOCK);
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       const fd = fs.openSync(file, 'wx', 0o600);
-      fs.writeSync(fd, String(process.pid));
+      fs.writeSync(fd, name ? `${process.pid}\n${name}` : String(process.pid));
       fs.closeSync(fd);
       let released = false;
       return {
         release: () => {
           if (released) return;
           released = true;
-          try {
-            if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
-          } catch {
-            // already gone
-          }
+          if (readLock(file)?.pid === process.pid) fs.rmSync(file, { force: true });
         },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = lockHolder(dataDir);
+      const holder = liveHolder(dataDir);
       if (holder === undefined) {
         fs.rmSync(file, { force: true });
         continue;
       }
       if (Date.now() >= deadline) {
-        throw new Error(`the data dir ${dataDir} is in use by process ${holder}`);
+        throw new Error(`the data dir ${dataDir} is in use by process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}`);
       }
       await sleep(50);
     }

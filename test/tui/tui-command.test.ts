@@ -35,7 +35,12 @@ describe('gateway tui', () => {
     // Loaded (not just drawn): the app is mounted and reads keys.
     await tui.waitFor('(0 active)');
     expect(tui.screen()).toContain(`local ${dataDir}`);
-    expect(fs.readFileSync(path.join(dataDir, 'gateway.lock'), 'utf8')).toMatch(/^\d+$/);
+    const lock = fs.readFileSync(path.join(dataDir, 'gateway.lock'), 'utf8');
+    expect(lock).toMatch(/^\d+\ngateway tui$/);
+    // A newcomer's npm start in another terminal: the refusal says what holds the data dir (before: only its pid).
+    const serve = await runCli(['--config', config, '--data-dir', dataDir, 'serve', '--port', '0']);
+    expect(serve.exitCode).toBe(1);
+    expect(String(serve.stderr).trim()).toBe(`gateway: cannot serve: the data dir ${dataDir} is in use by process ${lock.split('\n')[0]} (gateway tui). Stop it, or give this one its own --data-dir`);
     tui.type('4');
     await tui.waitFor('mock/echo');
     tui.type('q');

@@ -72,7 +72,7 @@ async function lockForMigration(dataDir: string): Promise<DataDirLock> {
   const holder = lockHolder(dataDir);
   if (holder !== undefined) throw stopFirst(holder);
   try {
-    return await acquireLock(dataDir, 0);
+    return await acquireLock(dataDir, 0, 'gateway store migrate');
   } catch {
     throw stopFirst(lockHolder(dataDir));
   }

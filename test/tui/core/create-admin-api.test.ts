@@ -15,7 +15,7 @@ describe('createAdminApi over the real admin router', () => {
 
   beforeAll(async () => {
     const config = parseConfig({ providers: { mock: { plugin: 'mock' } } });
-    connection = await connectAdmin({ config, dataDir, configDir: process.cwd() });
+    connection = await connectAdmin({ config, dataDir, configDir: process.cwd(), command: 'gateway tui' });
     api = createAdminApi(connection.client);
   });
   afterAll(async () => {
