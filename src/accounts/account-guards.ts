@@ -29,7 +29,7 @@ import { modelTerms } from './check-model-access.ts';
 import { priceImageTool } from './price-image-tool.ts';
 import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
-import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, PassedLimits, RequestGuards, UsageViews } from './types.ts';
+import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, LimitsStoreState, PassedLimits, RequestGuards, UsageViews } from './types.ts';
 import { AccountUsageViews } from './usage-views.ts';
 
 export interface AccountGuardsOptions {
@@ -189,6 +189,13 @@ export class AccountGuards implements RequestGuards {
     this.storage = o.storage;
     this.usageViews = new AccountUsageViews(o.store, o.credits, o.limits, o.clock);
     this.modelsThatMayServe = createModelsThatMayServe(o.registry, o.routing);
+  }
+
+  /** The state of a rate-limit store in another process (Redis), read from memory; undefined for limits kept in this process. */
+  limitsStore(): LimitsStoreState | undefined {
+    const limiter = this.limiter;
+    if (!limiter.reachable) return undefined;
+    return { store: 'redis', reachable: limiter.reachable(), on_error: limiter.onError ?? 'open' };
   }
 
   /** The usage aggregates of every account (admin views). */

@@ -155,6 +155,16 @@ export interface RequestGuards {
   usageSnapshot?(): Promise<UsageIndex>;
   /** Live requests (naming a model, not batch lines) admitted and not yet settled in this process: batch lines give way to them. */
   liveInFlight?(): number;
+  /** The shared rate-limit store's state (Redis); absent when limits are kept in this process. /health reports it. */
+  limitsStore?(): LimitsStoreState | undefined;
   /** Whether the data dir can be written (billed requests are refused while it cannot); /health reports it. */
   readonly storage?: { state(): StorageState; failed(error: unknown, what: string): void };
+}
+
+/** A rate-limit store in another process, as /health reports it. */
+export interface LimitsStoreState {
+  store: 'redis';
+  /** False while it cannot be reached: with `on_error: 'closed'` every limited request is refused meanwhile. */
+  reachable: boolean;
+  on_error: 'open' | 'closed';
 }

@@ -73,6 +73,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
   }
 
+  reachable(): boolean {
+    return !this.failing && this.client.status === 'ready';
+  }
+
   async hit(key: string, limit: number, windowMs: number, now?: number): Promise<RateLimitResult> {
     try {
       const [allowed, used, serverNow, anchor] = await answerWithin(this.timeoutMs, this.client.gwRateLimitHit(

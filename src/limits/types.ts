@@ -58,6 +58,11 @@ export interface RateLimitStore {
   ready?(timeoutMs: number): Promise<boolean>;
   /** What a request meets while the store cannot be consulted (stores in another process). */
   readonly onError?: StoreErrorPolicy;
+  /**
+   * Stores in another process: false while it cannot be reached (its last command or connection
+   * attempt failed), read from memory without a call; /health reports it.
+   */
+  reachable?(): boolean;
   /** Stops timers and closes connections the store owns. */
   close(): Promise<void>;
 }

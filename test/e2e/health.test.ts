@@ -2,6 +2,7 @@ import net from 'node:net';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { spawnGateway } from '../helpers/spawn-gateway.ts';
+import { startFreezableProxy } from '../limits/freezable-proxy.ts';
 
 interface Health {
   status: string;
@@ -103,4 +104,41 @@ describe('GET /health', () => {
       await empty.stop();
     }
   });
+
+  it("says when the shared rate-limit store (Redis) cannot be reached: 503 unavailable when the instance fails closed (it refuses every limited request), degraded when open; ok again once Redis answers", async () => {
+    const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    // An instance pointed at the wrong Redis port, as one of two behind a load balancer might be.
+    const proxy = await startFreezableProxy(Number(redis.port || 6379), redis.hostname);
+    proxy.cut();
+    const limitsAt = (onError: string) => ({ store: { redis: `redis://127.0.0.1:${proxy.port}`, prefix: `gw:test:health:${process.pid}:`, onError } });
+    const [closed, open] = await Promise.all([
+      spawnGateway({ config: { providers: { mock: { plugin: 'mock' } }, limits: limitsAt('closed') } }),
+      spawnGateway({ config: { providers: { mock: { plugin: 'mock' } }, limits: limitsAt('open') } }),
+    ]);
+    try {
+      const chat = (url: string) =>
+        fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${url === closed.url ? closed.key : open.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
+        });
+      const healthOf = async (url: string) => {
+        const res = await fetch(`${url}/health`);
+        const body = (await res.json()) as { status: string; limits?: unknown };
+        return { http: res.status, status: body.status, limits: body.limits };
+      };
+      expect((await chat(closed.url)).status).toBe(503);
+      expect(await healthOf(closed.url)).toEqual({ http: 503, status: 'unavailable', limits: { store: 'redis', reachable: false, on_error: 'closed' } });
+      expect((await chat(open.url)).status).toBe(200);
+      expect(await healthOf(open.url)).toEqual({ http: 200, status: 'degraded', limits: { store: 'redis', reachable: false, on_error: 'open' } });
+
+      proxy.restore();
+      await expect.poll(() => healthOf(closed.url), { timeout: 10_000, interval: 100 }).toEqual({ http: 200, status: 'ok', limits: { store: 'redis', reachable: true, on_error: 'closed' } });
+      await expect.poll(() => healthOf(open.url), { timeout: 10_000, interval: 100 }).toEqual({ http: 200, status: 'ok', limits: { store: 'redis', reachable: true, on_error: 'open' } });
+      expect((await chat(closed.url)).status).toBe(200);
+    } finally {
+      await Promise.all([closed.stop(), open.stop()]);
+      await proxy.close();
+    }
+  }, 60_000);
 });

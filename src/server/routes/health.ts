@@ -52,7 +52,8 @@ function providerHealth(registry: ProviderRegistry, circuits: CircuitSnapshot[])
  * GET /health: liveness and whether any provider can serve, from the routing state in memory
  * (no upstream call, no store read, exempt from limits). 503 when no provider can serve:
  * none configured, or every one's circuits open; or when the data dir cannot be written
- * (`storage.writable: false`, with the error).
+ * (`storage.writable: false`, with the error); or when the shared rate-limit store (Redis) cannot
+ * be reached and the instance fails closed (`limits.reachable: false`; degraded when it fails open).
  */
 export function health(deps: ServerDeps) {
   return (event: H3Event): string => {
@@ -60,8 +61,11 @@ export function health(deps: ServerDeps) {
     const providers = providerHealth(deps.registry, circuits);
     const serving = providers.filter((p) => p.state !== 'down').length;
     const storage = deps.guards.storage?.state() ?? { writable: true };
+    const limits = deps.guards.limitsStore?.();
     // A data dir that cannot be written: billed requests are refused (no answer without its record).
-    const status = serving === 0 || !storage.writable ? 'unavailable' : providers.every((p) => p.state === 'ok') ? 'ok' : 'degraded';
+    // A Redis that cannot be reached: failing closed, every limited request is refused; open, limits are not enforced.
+    const refusing = !storage.writable || (limits !== undefined && !limits.reachable && limits.on_error === 'closed');
+    const status = serving === 0 || refusing ? 'unavailable' : providers.every((p) => p.state === 'ok') && (limits?.reachable ?? true) ? 'ok' : 'degraded';
     event.res.headers.set('cache-control', 'no-store');
     return json(
       event,
@@ -72,6 +76,7 @@ export function health(deps: ServerDeps) {
         models: deps.registry.models.length,
         provider_health: providers,
         storage,
+        ...(limits ? { limits } : {}),
       },
       status === 'unavailable' ? 503 : 200,
     );
