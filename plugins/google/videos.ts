@@ -124,6 +124,7 @@ export function googleVideos(ctx: GoogleVideoContext): JobsCapability {
 
   return {
     mediaTypes: ['video'],
+    defaultSeconds,
     async submit(call) {
       const created = await post(ctx.paths.veoSubmit(call.model), veoRequestBody(call), call.signal);
       const name = str(created.name);

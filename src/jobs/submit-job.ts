@@ -81,6 +81,8 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
       });
     }
     const id = randomUUID();
+    // The length the job will make: the client's, else the provider's default for the model (Veo 2's shortest is 5 s).
+    const seconds = s.seconds ?? s.model.provider.instance.jobs?.defaultSeconds?.(s.model.upstreamId);
     const admission = await ctx.guards.admit({
       auth: s.auth,
       method: 'POST',
@@ -89,7 +91,7 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
       untilBilled: true,
       model: s.model.id,
       servedBy: [s.model],
-      media: estimateUnits(s),
+      media: estimateUnits(s, seconds),
       requestId: jobRequestId(id),
     });
     const now = ctx.clock.now();
@@ -103,7 +105,7 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
       progress: 0,
       ref: null,
       submitting: true,
-      seconds: s.seconds ?? null,
+      seconds: seconds ?? null,
       size: s.size ?? null,
       origin: s.origin,
       billed: false,
@@ -169,9 +171,9 @@ export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecor
   });
 }
 
-/** Units held at submit: the seconds asked for (the model's price per second), one job (its price per job). */
-function estimateUnits(s: JobSubmission): { mediaSeconds?: number; jobs: number } {
-  return s.mediaType === 'threed' ? { jobs: 1 } : { mediaSeconds: s.seconds ?? defaultSeconds(s.mediaType), jobs: 1 };
+/** Units held at submit: the seconds the job makes (the model's price per second), one job (its price per job). */
+function estimateUnits(s: JobSubmission, seconds: number | undefined): { mediaSeconds?: number; jobs: number } {
+  return s.mediaType === 'threed' ? { jobs: 1 } : { mediaSeconds: seconds ?? defaultSeconds(s.mediaType), jobs: 1 };
 }
 
 /** What a job makes when the client names no length (OpenAI's default video is 4 s). */

@@ -467,6 +467,11 @@ export interface JobsCapability {
   content(ref: JobRef, variant: string, signal: AbortSignal): Promise<JobContent>;
   /** Asks the upstream to stop the job; absent = the gateway stops polling and marks it cancelled. */
   cancel?(ref: JobRef, signal: AbortSignal): Promise<void>;
+  /**
+   * Seconds a job of `model` (the upstream id) makes when the client names no length, when it is
+   * not OpenAI's default (4 s a video, 30 s music): the gateway holds credits for it and shows it.
+   */
+  defaultSeconds?(model: string): number;
 }
 
 /** What a provider's `patchRequest` sees of a call: read-only, before the patch. */

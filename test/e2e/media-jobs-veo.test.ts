@@ -13,6 +13,7 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
   let veo: FakeGoogleMedia;
   let gw: SpawnedGateway;
   let client: OpenAI;
+  let cli: (...args: string[]) => ReturnType<typeof runCli>;
 
   beforeAll(async () => {
     veo = await startFakeGoogleMedia();
@@ -24,7 +25,7 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
       media: { jobs: { pollIntervalMs: 100 } },
     });
     gw = await spawnGateway({ configFile, dataDir });
-    const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     expect((await cli('accounts', 'create', '--email', 'veo@example.test', '--password', 'correct horse', '--credits', '100000')).exitCode).toBe(0);
     const key = (JSON.parse(String((await cli('keys', 'create', '--account', 'veo@example.test', '--json')).stdout)) as { key: string }).key;
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
@@ -81,6 +82,22 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('1280x720');
     expect(veo.requests.length).toBe(before);
+  });
+
+  it("Veo 2 with no length makes its shortest, 5 s: the hold, the video object and the charge are 5 s from the start (OpenAI's 4 s default is not a Veo 2 length)", async () => {
+    // $0.35/s: credits for 4 s (1,400) but not 5 s (1,750). Before, the 4 s hold let it in and 5 s was charged past the balance.
+    expect((await cli('accounts', 'create', '--email', 'veo2@example.test', '--password', 'correct horse', '--credits', '1500')).exitCode).toBe(0);
+    const short = (JSON.parse(String((await cli('keys', 'create', '--account', 'veo2@example.test', '--json')).stdout)) as { key: string }).key;
+    const refused = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: short, maxRetries: 0 }).videos.create({ model: 'vertex/veo-2.0-generate-001', prompt: 'a heron' }).catch((error: unknown) => error);
+    expect([(refused as { status?: number }).status, (refused as { code?: string }).code]).toEqual([402, 'insufficient_balance']);
+
+    const made = await client.videos.create({ model: 'vertex/veo-2.0-generate-001', prompt: 'a heron in the reeds' });
+    expect(made.seconds).toBe('5');
+    const job = [...veo.jobs.values()].find((j) => j.instance.prompt === 'a heron in the reeds');
+    expect(job?.parameters.durationSeconds).toBe(5);
+    const [done] = await ended([made.id]);
+    expect([done.status, done.seconds, done.usage?.cost]).toEqual(['completed', '5', 1750]);
+    expect(veo.rejections).toEqual([]);
   });
 
   it('Vertex AI: polls with fetchPredictOperation and takes the clip inline, or from Cloud Storage with storageUri', async () => {

@@ -77,7 +77,7 @@ export async function startFakeGoogleMedia(): Promise<FakeGoogleMedia> {
     return googleError(400, 'INVALID_ARGUMENT', why);
   };
 
-  function checkBody(body: unknown, vertex: boolean): Reply | { instance: Record<string, unknown>; parameters: Record<string, unknown> } {
+  function checkBody(body: unknown, vertex: boolean, model: string): Reply | { instance: Record<string, unknown>; parameters: Record<string, unknown> } {
     if (!body || typeof body !== 'object') return refuse('Invalid JSON payload received.');
     const b = body as Record<string, unknown>;
     for (const key of Object.keys(b)) if (key !== 'instances' && key !== 'parameters') return refuse(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
@@ -92,7 +92,9 @@ export async function startFakeGoogleMedia(): Promise<FakeGoogleMedia> {
     const parameters = (b.parameters ?? {}) as Record<string, unknown>;
     const allowed = vertex ? VERTEX_PARAMETERS : STUDIO_PARAMETERS;
     for (const key of Object.keys(parameters)) if (!allowed.has(key)) return refuse(`Invalid JSON payload received. Unknown name "${key}" at 'parameters': Cannot find field.`);
-    if (parameters.durationSeconds !== undefined && ![4, 5, 6, 7, 8].includes(parameters.durationSeconds as number)) return refuse('The number value for `durationSeconds` is out of bound.');
+    // Veo 2 makes 5–8 s; Veo 3 and 3.1 make 4, 6 or 8 s.
+    const lengths = model.startsWith('veo-2') ? [5, 6, 7, 8] : [4, 6, 8];
+    if (parameters.durationSeconds !== undefined && !lengths.includes(parameters.durationSeconds as number)) return refuse('The number value for `durationSeconds` is out of bound.');
     if (parameters.sampleCount !== undefined && parameters.sampleCount !== 1) return refuse('sampleCount must be 1 in this fake.');
     return { instance, parameters };
   }
@@ -147,7 +149,7 @@ export async function startFakeGoogleMedia(): Promise<FakeGoogleMedia> {
     // AI Studio
     if ((m = /^\/v1beta\/models\/([^/:]+):predictLongRunning$/.exec(path)) && method === 'POST') {
       if (!key) return googleError(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
-      const checked = checkBody(body, false);
+      const checked = checkBody(body, false, m[1]);
       if ('status' in checked) return checked;
       const id = `op${(next += 1)}`;
       jobs.set(id, { id, model: m[1], vertex: false, ...checked, polls: 0 });
@@ -174,7 +176,7 @@ export async function startFakeGoogleMedia(): Promise<FakeGoogleMedia> {
       if (!bearer) return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
     }
     if ((m = /^([^/:]+):predictLongRunning$/.exec(path.startsWith(vertexBase) ? path.slice(vertexBase.length) : '')) && method === 'POST') {
-      const checked = checkBody(body, true);
+      const checked = checkBody(body, true, m[1]);
       if ('status' in checked) return checked;
       const id = `vop${(next += 1)}`;
       jobs.set(id, { id, model: m[1], vertex: true, ...checked, polls: 0 });
