@@ -119,7 +119,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (admin?.port !== undefined) options.print(`admin procedures listening on ${adminUrl} (not on the public listener)`);
     for (const line of describeSources(options)) options.print(line);
-    options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic base URL: ${url})`);
+    options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic and Google base URL: ${url})`);
 
     let stopping: Promise<void> | undefined;
     const stop = () =>

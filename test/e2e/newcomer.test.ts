@@ -19,7 +19,8 @@ describe('newcomer: serve with the repo config and call mock/echo with the opena
   });
 
   it('prints the base URL and the key once', () => {
-    expect(gw.stdout()).toContain(`OpenAI base URL: ${gw.url}/v1`);
+    // @google/genai and gemini-cli take the host too (before, the line named only OpenAI's and Anthropic's).
+    expect(gw.stdout()).toContain(`gateway listening on ${gw.url}  (OpenAI base URL: ${gw.url}/v1, Anthropic and Google base URL: ${gw.url})`);
     expect(gw.stdout().match(/sk-gw-/g)).toHaveLength(1);
   });
 
