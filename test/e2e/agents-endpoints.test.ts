@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
 
 describe('count_tokens, input_tokens, models in Anthropic shape, client-error warnings', () => {
@@ -78,6 +78,10 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     expect(response.headers.get('x-gateway-token-count')).toBe('upstream');
     const sent = counting.requests.find((r) => r.path === '/v1/messages/count_tokens')!;
     expect(sent.json).toMatchObject({ model: 'claude-up', messages: [{ role: 'user', content: TEXT }] });
+    // The live window (TUI, gateway status, the operator page) names the model and the provider that counted (none before).
+    const status = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'status', '--json']);
+    const latest = (JSON.parse(String(status.stdout)) as { latest: Array<{ route: string; model: string | null; provider: string | null }> }).latest[0];
+    expect(latest).toMatchObject({ route: '/v1/messages/count_tokens', model: 'ant/claude-up', provider: 'ant' });
   });
 
   // Before, a count whose model spoke another format was local (tiktoken's o200k: an estimate for Gemini, seconds of CPU on a long conversation).

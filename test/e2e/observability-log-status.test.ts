@@ -106,6 +106,32 @@ describe('observability: request log and gateway status', () => {
     expect(String(result.stderr).trim()).toBe(`gateway: no server is running on ${path.join(empty, 'data')} (start one with gateway serve)`);
   });
 
+  // Before, a count's line and live entry had no model (model: null; '–' in the TUI and the operator page).
+  it('a token count is logged with the model it was asked for, in every format', { timeout: 30_000 }, async () => {
+    const other = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' } }, logging: { requests: true } } });
+    try {
+      const json = { 'content-type': 'application/json' };
+      const counts = [
+        ['/v1/messages/count_tokens', { 'x-api-key': other.key!, 'anthropic-version': '2023-06-01', ...json }, { model: 'mock/echo', messages: [{ role: 'user', content: 'count me' }] }],
+        ['/v1/responses/input_tokens', { authorization: `Bearer ${other.key}`, ...json }, { model: 'mock/echo', input: 'count me' }],
+        ['/v1beta/models/mock/echo:countTokens', { 'x-goog-api-key': other.key!, ...json }, { contents: [{ parts: [{ text: 'count me' }] }] }],
+      ] as const;
+      for (const [route, headers, body] of counts) {
+        const res = await fetch(`${other.url}${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
+        expect([route, res.status]).toEqual([route, 200]);
+        const requestId = res.headers.get('x-request-id');
+        await waitFor(() => other.stdout().includes(`"request_id":"${requestId}"`), 'the count line on stdout');
+        const line = JSON.parse(other.stdout().split('\n').find((l) => l.includes(`"request_id":"${requestId}"`))!);
+        expect([route, line.model, line.resolved_model, line.provider, line.status]).toEqual([route, 'mock/echo', null, null, 200]);
+      }
+      const status = await runCli(['--config', other.configFile, '--data-dir', other.dataDir, 'status', '--json']);
+      const latest = (JSON.parse(String(status.stdout)) as { latest: Array<{ route: string; model: string | null }> }).latest;
+      expect(latest.map((r) => r.model)).toEqual(['mock/echo', 'mock/echo', 'mock/echo']);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("logging.requests: true (the old boolean) writes the lines to stdout", { timeout: 30_000 }, async () => {
     const other = await spawnGateway({ config: { providers: { mock: { plugin: 'mock' } }, logging: { requests: true } } });
     try {

@@ -8,7 +8,7 @@ import type { CatalogModel } from '../../providers/index.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
-import { setResponseHeader } from '../context.ts';
+import { requestState, setResponseHeader } from '../context.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { json } from '../send.ts';
@@ -42,8 +42,12 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     if (face.requiresModel && model === undefined) throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });
     // A key scoped to other models gets the refusal it would get on the inference route.
     if (model !== undefined && auth.key.models) checkModelScope(auth.key, model, modelsThatMayServe(model));
+    // The request log and the live window name the model counted for, and the provider when an upstream counted.
+    const record = requestState(event).record;
+    if (record) record.requestedModel = model;
     const request = face.decode(body, model ?? 'count');
     const upstream = model !== undefined ? await countUpstream(deps, event, format.id, face, body, request) : undefined;
+    if (record && upstream) record.servedBy(upstream.provider, upstream.model);
     const tokens = upstream?.tokens ?? (await countInputTokens(request));
     setResponseHeader(event, 'x-gateway-token-count', upstream === undefined ? 'local' : 'upstream');
     return json(event, face.encode(tokens, { upstream: upstream?.answer, request }));
@@ -72,7 +76,7 @@ async function countUpstream(
   face: CountTokensFace,
   body: Record<string, unknown>,
   request: ChatRequest,
-): Promise<{ tokens: number; answer?: Record<string, unknown> } | undefined> {
+): Promise<{ tokens: number; provider: string; model: string; answer?: Record<string, unknown> } | undefined> {
   const plan = deps.router.plan(request.model, (model) => (model.spec.type ?? 'chat') === 'chat');
   let counter: { format: string; face: CountTokensFace } | undefined;
   const model = [...plan.primary, ...plan.chain].find((candidate: CatalogModel) => (counter = counterOf(candidate, format, face)) !== undefined);
@@ -85,7 +89,8 @@ async function countUpstream(
     const response = await model.provider.instance.countTokens(patchCall(model.provider.instance, model.provider.id, 'countTokens', call));
     const answer = await readJsonBody(response.body);
     const tokens = response.status >= 200 && response.status < 300 ? counter.face.readUpstream(answer) : undefined;
-    if (tokens !== undefined) return same ? { tokens, answer: answer as Record<string, unknown> } : { tokens };
+    const by = { provider: model.provider.id, model: model.id };
+    if (tokens !== undefined) return same ? { tokens, ...by, answer: answer as Record<string, unknown> } : { tokens, ...by };
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, status: response.status });
   } catch (error) {
     deps.log.warn('upstream token count failed; counted locally', { provider: model.provider.id, error: error instanceof Error ? error.message : String(error) });
