@@ -44,7 +44,8 @@ export function buildProgram(): Command {
     .version(pkg.version, '-v, --version')
     .option('-c, --config <file>', 'config file (env GATEWAY_CONFIG; default: gateway.config.* found from the cwd)')
     .option('-d, --data-dir <dir>', 'data directory (env GATEWAY_DATA_DIR; default: .gateway under the cwd)')
-    .showHelpAfterError('(run with --help for usage)')
+    // Every CLI error is one line (README): commander's own refusals too, named like ours ('gateway: …').
+    .configureOutput({ outputError: (text, write) => write(`gateway: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run with --help for usage)\n`) })
     .exitOverride();
 
   program

@@ -61,6 +61,13 @@ describe('CLI', () => {
     expect(result.exitCode).not.toBe(0);
     expect(String(result.stderr)).toContain('--port must be a non-negative integer');
     expect(String(result.stderr)).not.toMatch(/\n\s+at /);
+    // The README's promise holds for what commander refuses too (before: 'error: …' and a second line).
+    const choice = await runCli(['media', 'ls', '--type', 'picture']);
+    expect(choice.exitCode).toBe(1);
+    expect(String(choice.stderr)).toBe("gateway: option '--type <t>' argument 'picture' is invalid. Allowed choices are image, video, music, threed. (run with --help for usage)");
+    const unknown = await runCli(['keys', 'craete']);
+    expect(unknown.exitCode).toBe(1);
+    expect(String(unknown.stderr)).toBe("gateway: unknown command 'craete' (Did you mean create?) (run with --help for usage)");
   });
 
   it("a bad value is the one line the README shows (\"Every CLI error is one line …\")", async () => {
