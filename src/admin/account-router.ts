@@ -33,8 +33,9 @@ export interface AccountContext {
 }
 
 const t = initTRPC.context<AccountContext>().create({ errorFormatter });
-const procedure = t.procedure.use(async ({ next }) => {
+const procedure = t.procedure.use(async ({ ctx, next }) => {
   const result = await next();
+  if (!result.ok) ctx.store.database?.failed(result.error.cause);
   const mapped = result.ok ? undefined : mappedError(result.error.cause);
   if (mapped) throw mapped;
   return result;

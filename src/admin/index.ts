@@ -6,5 +6,5 @@ export type { AccountUsageRow } from './billing-router.ts';
 export type { AdminMediaView } from './media-router.ts';
 export { adminRouter, type ActivitySnapshot, type AdminClient, type AdminRouter } from './router.ts';
 export { SPEND_LIMIT_RESETS, TIERS, addCreditsInput, createAccountInput, createKeyInput, describeIssue, setAccountInput, setKeyInput, type CreateAccountInput, type CreateKeyInput, type SetAccountInput, type SetKeyInput } from './settings-schema.ts';
-export type { AdminContext } from './trpc.ts';
+export { retryAfterMeta, type AdminContext } from './trpc.ts';
 export type { AdminVideoView } from './videos-router.ts';

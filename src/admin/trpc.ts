@@ -5,7 +5,7 @@ import type { CreditsUsage } from '../credits/index.ts';
 import type { JobRecords } from '../jobs/index.ts';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
-import type { Store } from '../store/index.ts';
+import { databaseUnavailable, type Store } from '../store/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import type { Clock } from '../util/index.ts';
 import { formatIssues, issuesOf } from '../util/index.ts';
@@ -39,11 +39,17 @@ const errorFormatter = ({ shape, error }: { shape: { message: string; data: obje
   return { ...shape, message, data: { ...shape.data, gatewayCode: isGatewayError(cause) ? cause.code : undefined } };
 };
 
-/** A GatewayError thrown by a service as a tRPC error carrying its message; a refused input in words. */
+/**
+ * A GatewayError thrown by a service as a tRPC error carrying its message; a refused input in
+ * words; the shared database away (a restart, a partition) as 503 SERVICE_UNAVAILABLE with
+ * gatewayCode `service_unavailable`, as the HTTP routes answer it (not a 500).
+ */
 function mappedError(cause: unknown): TRPCError | undefined {
-  if (isGatewayError(cause)) {
-    const code = cause.status === 404 ? 'NOT_FOUND' : cause.status === 409 ? 'CONFLICT' : cause.status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
-    return new TRPCError({ code, message: cause.message, cause });
+  const gateway = isGatewayError(cause) ? cause : databaseUnavailable(cause);
+  if (gateway) {
+    const status = gateway.status;
+    const code = status === 404 ? 'NOT_FOUND' : status === 409 ? 'CONFLICT' : status === 503 ? 'SERVICE_UNAVAILABLE' : status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+    return new TRPCError({ code, message: gateway.message, cause: gateway });
   }
   // An input the schema refused, in words for in-process callers too (the formatter does it over HTTP).
   const issues = issuesOf(cause);
@@ -52,8 +58,9 @@ function mappedError(cause: unknown): TRPCError | undefined {
 
 const t = initTRPC.context<AdminContext>().create({ errorFormatter });
 
-const mapErrors = t.middleware(async ({ next }) => {
+const mapErrors = t.middleware(async ({ ctx, next }) => {
   const result = await next();
+  if (!result.ok) ctx.store.database?.failed(result.error.cause);
   const mapped = result.ok ? undefined : mappedError(result.error.cause);
   if (mapped) throw mapped;
   return result;
@@ -61,4 +68,10 @@ const mapErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const procedure = t.procedure.use(mapErrors);
-export { errorFormatter, mappedError };
+/** Response headers for a tRPC answer (fetchRequestHandler's responseMeta): Retry-After when an error says when to come back (the database away: 1). */
+function retryAfterMeta({ errors }: { errors: TRPCError[] }): { headers?: Headers } {
+  const seconds = errors.map((e) => (isGatewayError(e.cause) ? e.cause.retryAfter : undefined)).find((s) => s !== undefined);
+  return seconds === undefined ? {} : { headers: new Headers({ 'retry-after': String(seconds) }) };
+}
+
+export { errorFormatter, mappedError, retryAfterMeta };

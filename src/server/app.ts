@@ -36,6 +36,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     if (thrown instanceof ClientClosedError) {
       deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
     } else if (away) {
+      deps.store.database?.failed(thrown);
       deps.log.warn('store: the database did not answer; 503', { request_id: state.ids.requestId, route, error: String(thrown) });
     } else if (!isGatewayError(thrown)) {
       deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });

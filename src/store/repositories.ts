@@ -4,6 +4,7 @@ import type {
   BatchLineRecord,
   BatchRecord,
   BatchStatus,
+  DatabaseState,
   FileRecord,
   LedgerRecord,
   MediaRecord,
@@ -387,6 +388,12 @@ export interface Store {
    * clock), false for everyone else. Absent on the file store, where one process runs it.
    */
   claimJob?(name: string, everyMs: number): Promise<boolean>;
+  /**
+   * Whether the shared database can be reached (a database backend), from memory: `failed` is
+   * told of a request's failure (it keeps those that say the database is away), `state` is what
+   * /health reports. Absent on the file store.
+   */
+  readonly database?: { state(): DatabaseState; failed(error: unknown): void };
   /** Waits until every change made so far is durable (shutdown, CLI commands). */
   flush(): Promise<void>;
   /** Flushes and releases files or connections; the store is unusable afterwards. */

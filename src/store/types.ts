@@ -280,3 +280,14 @@ export interface UsageTotalsRow {
   webSearchRequests: number;
   credits: number;
 }
+
+/** What /health says about a shared database (PostgreSQL). */
+export interface DatabaseState {
+  store: 'postgres';
+  /** False while it cannot be reached: every request that reads or writes it answers 503 meanwhile. */
+  reachable: boolean;
+  /** Why not (the driver's code or first line), while not reachable. */
+  error?: string;
+  /** Since when (unix seconds), while not reachable. */
+  since?: number;
+}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +39,7 @@ beforeAll(async () => {
   const configB = writeConfig(dir, { ...common, store: { postgres: db.url } }, 'b.config.json');
   [a, b] = await Promise.all([spawnGateway({ configFile: configA, dataDir: path.join(dir, 'a') }), spawnGateway({ configFile: configB, dataDir: path.join(dir, 'b') })]);
   const cli = (args: string[]) => runCli(['--config', configB, '--data-dir', b.dataDir, ...args]);
-  expect((await cli(['accounts', 'create', '--email', 'away@example.test', '--credits', '1000', '--tier', 'enterprise'])).exitCode).toBe(0);
+  expect((await cli(['accounts', 'create', '--email', 'away@example.test', '--credits', '1000', '--tier', 'enterprise', '--password', 'correct horse'])).exitCode).toBe(0);
   const created = await cli(['keys', 'create', '--account', 'away@example.test', '--json']);
   key = (JSON.parse(String(created.stdout)) as { key: string }).key;
   const limited = await cli(['keys', 'create', '--account', 'away@example.test', '--limit', '500', '--json']);
@@ -59,6 +60,16 @@ const chat = (g: SpawnedGateway, as = key) =>
     body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'a prompt of some words' }], max_tokens: 4 }),
   });
 
+/** What /health says (its status code, status and database part), and how long it took. */
+const healthOf = async (g: SpawnedGateway) => {
+  const started = Date.now();
+  const res = await fetch(`${g.url}/health`);
+  const body = (await res.json()) as { status: string; database?: { reachable: boolean } };
+  return { http: res.status, status: body.status, database: body.database, fast: Date.now() - started < 1_000 };
+};
+const UP = { http: 200, status: 'ok', database: { store: 'postgres', reachable: true }, fast: true };
+const AWAY = { http: 503, status: 'unavailable', database: { store: 'postgres', reachable: false, error: expect.any(String), since: expect.any(Number) }, fast: true };
+
 /** Routes whose answer is read from the shared database. */
 const READS = ['/v1/credits', '/v1/key', '/v1/activity', '/v1/files', '/v1/batches', '/v1/videos', '/v1/responses/resp_0123456789abcdef'];
 
@@ -66,6 +77,16 @@ describe('one instance loses PostgreSQL', () => {
   it('answers 503 service_unavailable with Retry-After on every route that needs the database, B keeps serving, A recovers without a restart', async () => {
     for (const route of READS) expect([route, (await get(a, route)).status]).toEqual([route, route.startsWith('/v1/responses/') ? 404 : 200]);
     expect((await chat(a)).status).toBe(200);
+    expect(await healthOf(a)).toEqual(UP);
+    // The admin procedures (CLI, TUI) and the dashboard's, on A.
+    const { adminToken } = JSON.parse(fs.readFileSync(path.join(a.dataDir, 'server.json'), 'utf8')) as { adminToken: string };
+    const login = await fetch(`${a.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'away@example.test', password: 'correct horse' }) });
+    const { token: session } = (await login.json()) as { token: string };
+    const procedures = [
+      { name: 'admin batches.list', send: () => fetch(`${a.url}/admin/trpc/batches.list?input=${encodeURIComponent('{}')}`, { headers: { authorization: `Bearer ${adminToken}` } }) },
+      { name: 'dashboard batches.list', send: () => fetch(`${a.url}/api/trpc/batches.list?input=${encodeURIComponent('{}')}`, { headers: { authorization: `Bearer ${session}` } }) },
+    ];
+    for (const p of procedures) expect([p.name, (await p.send()).status]).toEqual([p.name, 200]);
 
     proxy.cut();
     for (const route of READS) {
@@ -81,12 +102,30 @@ describe('one instance loses PostgreSQL', () => {
     // (Without a limit a chat request may still be admitted from a slice A leased before: docs/scale-out.md.)
     const refused = await chat(a, limitedKey);
     expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code, refused.headers.get('retry-after')]).toEqual([503, 'service_unavailable', '1']);
+    // The tRPC procedures answer the same 503 (500 INTERNAL_SERVER_ERROR before), with the gateway's code.
+    for (const p of procedures) {
+      const res = await p.send();
+      const body = (await res.json()) as { error: { message: string; data: { code: string; gatewayCode?: string } } };
+      expect([p.name, res.status, body.error.data.code, body.error.data.gatewayCode, body.error.message, res.headers.get('retry-after')]).toEqual([
+        p.name,
+        503,
+        'SERVICE_UNAVAILABLE',
+        'service_unavailable',
+        'The database is unavailable right now; retry shortly.',
+        '1',
+      ]);
+    }
     expect(a.stderr()).not.toContain('unhandled error');
+    // /health says so (a load balancer sends the traffic to B meanwhile): 200 ok before.
+    expect(await healthOf(a)).toEqual(AWAY);
     // B, on the same database by its own connections, is not affected.
     expect((await chat(b)).status).toBe(200);
     expect((await get(b, '/v1/credits')).status).toBe(200);
+    expect(await healthOf(b)).toEqual(UP);
 
     proxy.restore();
+    // Back by itself: A probes the database while it is away.
+    await expect.poll(() => healthOf(a), { timeout: 15_000, interval: 200 }).toEqual(UP);
     await expect.poll(async () => (await get(a, '/v1/credits')).status, { timeout: 15_000, interval: 200 }).toBe(200);
     for (const route of READS) expect([route, (await get(a, route)).status]).toEqual([route, route.startsWith('/v1/responses/') ? 404 : 200]);
     await expect.poll(async () => (await chat(a)).status, { timeout: 15_000, interval: 200 }).toBe(200);
@@ -114,12 +153,15 @@ describe('one instance loses PostgreSQL', () => {
         timed('chat', () => chat(a, limitedKey)),
       ]);
       for (const answer of answers) expect(answer).toEqual({ route: answer.route, status: 503, code: 'service_unavailable', fast: true });
+      // /health answers at once (no query of its own to the frozen server) and says so.
+      expect(await healthOf(a)).toEqual(AWAY);
       expect((await chat(b)).status).toBe(200);
     } finally {
       proxy.thaw();
     }
     await expect.poll(async () => (await get(a, '/v1/credits')).status, { timeout: 15_000, interval: 200 }).toBe(200);
     await expect.poll(async () => (await chat(a, limitedKey)).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    await expect.poll(() => healthOf(a), { timeout: 15_000, interval: 200 }).toEqual(UP);
     expect(a.process.exitCode).toBeNull();
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { H3Event } from 'h3';
-import { accountRouter, type AccountContext } from '../../admin/index.ts';
+import { accountRouter, retryAfterMeta, type AccountContext } from '../../admin/index.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
@@ -26,7 +26,7 @@ export function accountProcedureRoutes(deps: ServerDeps): RouteDef[] {
       views: deps.guards.usageViews,
       usage,
     };
-    return fetchRequestHandler({ endpoint: ACCOUNT_ENDPOINT, req: event.req as Request, router: accountRouter, createContext: () => context });
+    return fetchRequestHandler({ endpoint: ACCOUNT_ENDPOINT, req: event.req as Request, router: accountRouter, createContext: () => context, responseMeta: retryAfterMeta });
   };
   return [
     { method: 'GET', path: `${ACCOUNT_ENDPOINT}/**`, handler },

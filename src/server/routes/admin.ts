@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { H3Event } from 'h3';
-import { adminRouter } from '../../admin/index.ts';
+import { adminRouter, retryAfterMeta } from '../../admin/index.ts';
 import type { AdminContext } from '../../admin/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { isLoopbackRequest } from '../admin-access.ts';
@@ -29,6 +29,6 @@ export function adminHandler(adminToken: string | undefined, context: () => Admi
     if (!adminToken || !token || !sameSecret(token, adminToken)) {
       throw new GatewayError('authentication_error', 'Admin procedures need the admin token of this server.');
     }
-    return fetchRequestHandler({ endpoint: ADMIN_ENDPOINT, req: event.req as Request, router: adminRouter, createContext: context });
+    return fetchRequestHandler({ endpoint: ADMIN_ENDPOINT, req: event.req as Request, router: adminRouter, createContext: context, responseMeta: retryAfterMeta });
   };
 }

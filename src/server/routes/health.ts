@@ -53,7 +53,9 @@ function providerHealth(registry: ProviderRegistry, circuits: CircuitSnapshot[])
  * (no upstream call, no store read, exempt from limits). 503 when no provider can serve:
  * none configured, or every one's circuits open; or when the data dir cannot be written
  * (`storage.writable: false`, with the error); or when the shared rate-limit store (Redis) cannot
- * be reached and the instance fails closed (`limits.reachable: false`; degraded when it fails open).
+ * be reached and the instance fails closed (`limits.reachable: false`; degraded when it fails open);
+ * or when the shared database (PostgreSQL) cannot be reached (`database.reachable: false`: every
+ * request that needs it answers 503), known from memory: no query per poll.
  */
 export function health(deps: ServerDeps) {
   return (event: H3Event): string => {
@@ -62,9 +64,11 @@ export function health(deps: ServerDeps) {
     const serving = providers.filter((p) => p.state !== 'down').length;
     const storage = deps.guards.storage?.state() ?? { writable: true };
     const limits = deps.guards.limitsStore?.();
+    const database = deps.store.database?.state();
     // A data dir that cannot be written: billed requests are refused (no answer without its record).
     // A Redis that cannot be reached: failing closed, every limited request is refused; open, limits are not enforced.
-    const refusing = !storage.writable || (limits !== undefined && !limits.reachable && limits.on_error === 'closed');
+    // A database that cannot be reached: every request reading or writing it (views, spend-limited admissions) is refused.
+    const refusing = !storage.writable || database?.reachable === false || (limits !== undefined && !limits.reachable && limits.on_error === 'closed');
     const status = serving === 0 || refusing ? 'unavailable' : providers.every((p) => p.state === 'ok') && (limits?.reachable ?? true) ? 'ok' : 'degraded';
     event.res.headers.set('cache-control', 'no-store');
     return json(
@@ -77,6 +81,7 @@ export function health(deps: ServerDeps) {
         provider_health: providers,
         storage,
         ...(limits ? { limits } : {}),
+        ...(database ? { database } : {}),
       },
       status === 'unavailable' ? 503 : 200,
     );

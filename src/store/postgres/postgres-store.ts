@@ -4,6 +4,7 @@ import { EmailTakenError } from '../email-taken.ts';
 import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
 import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
+import { DatabaseHealth } from './database-health.ts';
 import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
 import { LEASE_CHANNEL, PostgresCreditsRepo } from './postgres-credits-repo.ts';
 import { PostgresFilesRepo } from './postgres-files-repo.ts';
@@ -152,6 +153,8 @@ export class PostgresStore implements Store {
   private listener: pg.Client | undefined;
   private closed = false;
   private writeSeq = 0;
+  /** Whether PostgreSQL can be reached, for /health. */
+  readonly database: DatabaseHealth;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -162,6 +165,9 @@ export class PostgresStore implements Store {
     synchronousCommit = true,
   ) {
     this.instanceId = instanceId;
+    this.database = new DatabaseHealth(pool, warn);
+    // A pooled connection lost while idle (a restart, a cut): the database is away before any request says so.
+    pool.on('error', (error) => this.database.failed(error));
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
     this.files = new PostgresFilesRepo(pool);
@@ -583,6 +589,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     await this.flush();
     this.closed = true;
+    this.database.stop();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
