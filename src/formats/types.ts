@@ -118,6 +118,12 @@ export interface FormatCodec {
    */
   encodeStreamFailure?(error: GatewayError, ids: RequestIds, tap?: UsageTap): SseRecord[];
   /**
+   * A failure before a streamed answer started that this format's API reports inside a 200
+   * stream rather than with a status (Responses: a context overflow); undefined for any other,
+   * which is answered with its status and `encodeError`'s body. `model` is the one asked for.
+   */
+  encodeStreamedRefusal?(error: GatewayError, ids: RequestIds, model: string | undefined): SseRecord[] | undefined;
+  /**
    * The client stream's records with the gateway's routing events put where this format's SDKs
    * tolerate them; undefined while the place has not come yet (try again with the next records).
    */

@@ -4,6 +4,7 @@ import type { H3Event } from 'h3';
 import { buildErrorEnvelope, toGatewayError, withRetryHint, type GatewayError } from '../errors/index.ts';
 import { formatOfClient, getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
+import { SSE_CONTENT_TYPE, writeSse, type SseRecord } from '../sse/index.ts';
 import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
 import { flushHead, nodeOf, putHeader, requestHeader, requestState, setResponseHeader, type NodePair } from './context.ts';
 
@@ -23,10 +24,22 @@ function errorWire(event: H3Event, format?: WireFormat): WireFormat | undefined 
   return format ?? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.id;
 }
 
-/** The HTTP status of that error body: the spec's, unless the client's API answers the kind with another (Gemini's 400 for a 422). */
+/** The HTTP status of that error body: the spec's, unless the client's API answers the kind with another (Gemini's 400 for a 422), or 200 for a refusal it streams. */
 export function errorStatus(error: GatewayError, event: H3Event, format?: WireFormat): number {
   const wire = errorWire(event, format);
+  if (streamedRefusal(error, event, wire)) return 200;
   return (wire && getCodec(wire).errorStatus?.(error)) || error.status;
+}
+
+/**
+ * The records of a refusal the client's API reports inside a 200 stream (a Responses client's
+ * context overflow, as OpenAI streams it), when the client asked for a stream; else undefined.
+ */
+function streamedRefusal(error: GatewayError, event: H3Event, wire: WireFormat | undefined): SseRecord[] | undefined {
+  const state = requestState(event);
+  const record = state.record;
+  if (!wire || !record?.stream) return undefined;
+  return getCodec(wire).encodeStreamedRefusal?.(error, state.ids, record.requestedModel);
 }
 
 /**
@@ -92,6 +105,12 @@ export function errorResponse(thrown: unknown, event: H3Event, format?: WireForm
   if (error.retryAfterMs !== undefined && !headers.has('retry-after-ms')) headers.set('retry-after-ms', String(error.retryAfterMs));
   // The client's format read once, for the body and its status.
   const wire = errorWire(event, format);
+  const streamed = streamedRefusal(error, event, wire);
+  if (streamed) {
+    headers.set('content-type', SSE_CONTENT_TYPE);
+    headers.set('cache-control', 'no-cache');
+    return new Response(writeSse(streamed), { status: 200, headers });
+  }
   return new Response(JSON.stringify(errorBody(error, event, wire)), { status: errorStatus(error, event, wire), headers });
 }
 

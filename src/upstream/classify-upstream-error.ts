@@ -191,6 +191,8 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
       // The field it refused is the client's `error.param` (errorParam reads `details.param`).
       if (report.param !== undefined) details.param = report.param;
       if (CONTEXT_OVERFLOW.test(`${report.code ?? ''} ${report.message}`)) {
+        // Marked, whatever the upstream's words: a streamed Responses client gets it as OpenAI streams it (CONTEXT_OVERFLOW_CODE).
+        details.context_overflow = true;
         return new GatewayError(code, `The provider '${providerId}' rejected the request: ${OVERFLOW_WORDS}. It said: ${upstream}`, { details });
       }
       return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });

@@ -4,6 +4,7 @@ import { redactSecrets } from '../../util/index.ts';
 import type { PassthroughInfo } from '../types.ts';
 import { openAiErrorType } from './map-error.ts';
 import { encodeUsage } from './map-usage.ts';
+import { createItemId } from './create-id.ts';
 
 /** The spec §7 envelope, whose OpenAI `error.type` and `error.param` the openai SDK reads (the same as on the Chat routes). */
 export function encodeResponsesError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
@@ -33,12 +34,22 @@ export function encodeResponsesStreamError(error: GatewayError, ids: RequestIds,
   return encodeStreamErrorEvent(error.code, error.message, errorParam(error.details), sequenceNumber, ids.requestId, type);
 }
 
+/** OpenAI's code for a prompt over the model's context window: Codex reads it as ContextWindowExceeded. */
+const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
+
+/** True for an upstream's refusal of a prompt over the context window, in whatever words (classify-upstream-error marks it). */
+function isContextOverflow(error: GatewayError): boolean {
+  return error.details?.context_overflow === true;
+}
+
 /**
  * The code of a failed response's `response.error`: OpenAI's own `insufficient_quota` for credit
- * that ran out, since Codex stops there (QuotaExceeded) and retries the turn on any other code;
- * else the gateway's code. The `error` event and an HTTP answer keep the spec's code.
+ * that ran out, since Codex stops there (QuotaExceeded) and retries the turn on any other code,
+ * and `context_length_exceeded` for a prompt over the context window (Codex compacts or says it
+ * ran out of room); else the gateway's code. The `error` event and an HTTP answer keep the spec's code.
  */
 export function failedResponseCode(error: GatewayError): string {
+  if (isContextOverflow(error)) return CONTEXT_LENGTH_EXCEEDED;
   return openAIErrorType(error.status, error.code, error.details) === 'insufficient_quota' ? 'insufficient_quota' : error.code;
 }
 
@@ -63,4 +74,22 @@ export function encodeResponsesStreamFailure(error: GatewayError, ids: RequestId
     usage: info.usage ? encodeUsage(info.usage) : null,
   };
   return [record, jsonRecord('response.failed', { type: 'response.failed', sequence_number: sequenceNumber + 1, response })];
+}
+
+/**
+ * A failure before the stream started that OpenAI reports inside a 200 stream, not with a status:
+ * a prompt over the context window. OpenAI streams `response.created`, `response.in_progress`,
+ * the `error` event and `response.failed` (`context_length_exceeded`), and Codex reads it only
+ * from there or from that code in a 400's `error.code`, which on our envelope stays the spec's
+ * `bad_request` (docs/api-decisions.md). Undefined for any other failure (answered with its status).
+ */
+export function encodeResponsesStreamedRefusal(error: GatewayError, ids: RequestIds, model: string | undefined): SseRecord[] | undefined {
+  if (!isContextOverflow(error)) return undefined;
+  const id = createItemId('resp');
+  const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'in_progress', model: model ?? null, output: [], error: null, incomplete_details: null, usage: null };
+  return [
+    jsonRecord('response.created', { type: 'response.created', sequence_number: 0, response }),
+    jsonRecord('response.in_progress', { type: 'response.in_progress', sequence_number: 1, response }),
+    ...encodeResponsesStreamFailure(error, ids, 2, { id, model }),
+  ];
 }

@@ -8,7 +8,7 @@ import { decodeResponsesError, decodeResponsesStreamError } from './decode-error
 import { decodeResponsesRequest } from './decode-request.ts';
 import { decodeResponsesResponse } from './decode-response.ts';
 import { createResponsesStreamDecoder } from './decode-stream.ts';
-import { encodeResponsesError, encodeResponsesStreamError, encodeResponsesStreamFailure } from './encode-error.ts';
+import { encodeResponsesError, encodeResponsesStreamedRefusal, encodeResponsesStreamError, encodeResponsesStreamFailure } from './encode-error.ts';
 import { encodeResponsesRequest } from './encode-request.ts';
 import { encodeResponsesResponse } from './encode-response.ts';
 import { createResponsesStreamEncoder } from './encode-stream.ts';
@@ -33,6 +33,7 @@ export const responsesCodec = {
   encodeError: encodeResponsesError,
   encodeStreamError: (error: GatewayError, ids: RequestIds, tap?: UsageTap) => encodeResponsesStreamError(error, ids, nextSequenceNumber(tap)),
   encodeStreamFailure: (error: GatewayError, ids: RequestIds, tap?: UsageTap) => encodeResponsesStreamFailure(error, ids, nextSequenceNumber(tap), tap?.info ?? {}),
+  encodeStreamedRefusal: encodeResponsesStreamedRefusal,
   insertRoutingEvents: insertResponsesRoutingEvents,
   readPassthroughResponse: readResponsesPassthrough,
   createUsageTap: createResponsesUsageTap,
