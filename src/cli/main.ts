@@ -12,12 +12,20 @@ const KEY_ENDPOINTS = '<endpoint groups>';
 /**
  * Fills in the endpoint groups of a keys subcommand's `--endpoints` description from the format
  * registry (every wire format, then media and batches), when that subcommand runs: loaded
- * here, not at start, so --help loads no command module.
+ * here, not at start, so --help loads no command module. The config's plugins are loaded first
+ * (not set up), so the formats they bring are groups here as they are on the server; a config
+ * that does not load leaves the built-in groups (the command itself then says why).
  */
 async function listKeyEndpoints(subcommand: Command): Promise<void> {
   const option = subcommand.options.find((o) => o.long === '--endpoints');
   if (!option?.description.includes(KEY_ENDPOINTS)) return;
-  const { keyEndpoints } = await import('../accounts/index.ts');
+  const [{ keyEndpoints }, { resolveContext }, { registerPluginFormats }] = await Promise.all([import('../accounts/index.ts'), import('./context.ts'), import('../providers/index.ts')]);
+  try {
+    const ctx = await resolveContext(subcommand);
+    await registerPluginFormats(ctx.config, ctx.configDir);
+  } catch {
+    // the command loads the config again and reports what is wrong with it
+  }
   option.description = option.description.replace(KEY_ENDPOINTS, keyEndpoints().join(', '));
 }
 

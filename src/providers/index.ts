@@ -1,5 +1,5 @@
 export { ProviderRegistry } from './registry.ts';
-export { loadPlugin, resolvePluginFile, PluginLoadError, BUILTIN_PLUGIN_NAMES } from './load-plugin.ts';
+export { loadPlugin, registerPluginFormats, resolvePluginFile, PluginLoadError, BUILTIN_PLUGIN_NAMES } from './load-plugin.ts';
 export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';
 export { modalitiesOf } from './model-object-fields.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { importUserModule } from '../config/index.ts';
+import { importUserModule, type GatewayConfig } from '../config/index.ts';
 import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
 import type { ProviderPlugin } from '../plugin-kit/index.ts';
 
@@ -85,6 +85,15 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
     if (!findFormat(id)) throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' declares format '${id}', which is not registered (known: ${wireFormatIds().join(', ')})`);
   }
   return plugin;
+}
+
+/**
+ * Loads the plugin of every enabled provider without setting it up, so the wire formats they
+ * bring are registered: what a process that serves nothing (the CLI's key scopes) needs to
+ * know every format the server speaks.
+ */
+export async function registerPluginFormats(config: Pick<GatewayConfig, 'providers'>, configDir: string): Promise<void> {
+  for (const [id, provider] of Object.entries(config.providers)) if (provider.enabled !== false) await loadPlugin(id, provider.plugin, configDir);
 }
 
 /** The formats a plugin may be called with. */

@@ -51,12 +51,17 @@ export function credentialOf(event: H3Event, format?: WireFormat): string | unde
   return sources && sources.length > 0 ? formatCredential(event, sources) : undefined;
 }
 
+/** Every way a route takes the key, for the 401 that finds none: `"Authorization: Bearer sk-…", "X-API-Key: sk-…", "x-goog-api-key: sk-…" or ?key=sk-…`. */
+function credentialHint(format: WireFormat | undefined): string {
+  const own = (format === undefined ? undefined : findFormat(format)?.credentials) ?? [];
+  const ways = ['"Authorization: Bearer sk-…"', '"X-API-Key: sk-…"', ...own.map((source) => (source.header ? `"${source.header}: ${source.scheme ? `${source.scheme} ` : ''}sk-…"` : `?${source.query}=sk-…`))];
+  return `${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`;
+}
+
 /** Authenticates an API key (spec §5): 401 when missing or invalid, 403 when the account is suspended. */
 export function authenticateApiKey(event: H3Event, deps: ServerDeps, format?: WireFormat): AuthContext {
   const token = credentialOf(event, format);
-  if (!token) {
-    throw new GatewayError('authentication_error', 'No API key provided. Send it as "Authorization: Bearer sk-…" or "X-API-Key: sk-…".');
-  }
+  if (!token) throw new GatewayError('authentication_error', `No API key provided. Send it as ${credentialHint(format)}.`);
   const key = token.startsWith('sk-') ? deps.store.cache.keyByHash(hashOf(token)) : undefined;
   const now = deps.clock.now();
   if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {

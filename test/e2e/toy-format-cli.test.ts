@@ -9,7 +9,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { REPO_ROOT, runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import type { FakeUpstream } from '../helpers/fake-upstream.ts';
 import { fixtureUpstream, toyProviders, toyRecords } from '../formats/toy-helpers.ts';
 
@@ -71,6 +71,29 @@ describe('a fourth wire format brought by a plugin in another directory, through
       expect(text).toBe(upstream.reply ?? body.reply);
     });
   }
+
+  it("a key scoped to the plugin's format (keys create --endpoints toy, as the help lists it) reaches the toy route only", async () => {
+    // The CLI learns the config's plugin formats before it checks --endpoints (it said "an endpoint is one of chat, …" before).
+    const cli = (args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args], { cwd: path.dirname(gw.configFile) });
+    const help = await cli(['keys', 'create', '--help']);
+    expect(String(help.stdout).replace(/\s+/g, ' ')).toMatch(/chat, responses, messages, gemini, completions, toy, /);
+    const created = await cli(['keys', 'create', '--name', 'toy-only', '--endpoints', 'toy', '--json']);
+    expect(created.exitCode, String(created.stderr)).toBe(0);
+    const key = (JSON.parse(String(created.stdout)) as { key: string; endpoints: string[] });
+    expect(key.endpoints).toEqual(['toy']);
+    const toy = await fetch(`${gw.url}/toy/v1/chat/mock/echo:talk`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toy-key': key.key }, body: JSON.stringify({ say: [{ who: 'user', text: 'scoped' }] }) });
+    expect(toy.status).toBe(200);
+    const chat = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` }, body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'x' }] }) });
+    expect(chat.status).toBe(403);
+    const set = await cli(['keys', 'set', (JSON.parse(String(created.stdout)) as { id: string }).id, '--endpoints', 'toy,chat']);
+    expect(set.exitCode, String(set.stderr)).toBe(0);
+  });
+
+  it("a request with no key on the toy route is told the format's own credential too", async () => {
+    const res = await fetch(`${gw.url}/toy/v1/chat/mock/echo:talk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ say: [{ who: 'user', text: 'x' }] }) });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as Json).error.message).toBe('No API key provided. Send it as "Authorization: Bearer sk-…", "X-API-Key: sk-…", "x-toy-key: sk-…" or ?toy_key=sk-….');
+  });
 
   it('Chat client (openai SDK) → toy upstream, JSON and streamed', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
