@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
-import { admitCall, decodeCall, encodeCall, readCall, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
+import { admitCall, decodeCall, encodeCall, readCall, storedFilesOf, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { estimateInputTokens, failedAnswerSettlement, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
@@ -98,6 +98,9 @@ export class NativeBatches {
     for (const line of lines) {
       const { models } = this.modelOn(String(line.body.model));
       if (models.length === 0) return undefined;
+      // A line naming files uploaded to the gateway (Gemini fileData) runs emulated: the live exchange puts them inline.
+      const body = this.bodyOf(batch, line);
+      if (storedFilesOf(body.format, body.body, body.raw ?? JSON.stringify(body.body)).length > 0) return undefined;
       for (const m of models) {
         provider ??= m.provider.id;
         if (m.provider.id !== provider) return undefined;

@@ -4,6 +4,7 @@ import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, typ
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
+import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
@@ -56,6 +57,13 @@ export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<Exc
     if (record) {
       record.requestedModel = inbound.facts.model;
       record.stream = inbound.facts.stream;
+    }
+    // Files uploaded to the gateway that the request names (Gemini fileData) go inline: no upstream can read them.
+    const files = storedFilesOf(call.format, call.body, raw);
+    if (files.length > 0) {
+      return inlineStoredFiles(deps, call.format, { body: call.body, raw }, files, call.auth.account.id).then((inlined) =>
+        admitAndRun(deps, call, readCall({ format: call.format, target: call.target, ...inlined }), inlined.body, inlined.raw, undefined),
+      );
     }
     if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(call.body)) {
       return withResponsesStore(deps, call, inbound, raw).then((stored) => admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId));

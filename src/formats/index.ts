@@ -22,6 +22,8 @@ export type {
   FormatRoute,
   RouteTarget,
   CountTokensFace,
+  InlineFile,
+  StoredFilesFace,
   EmbeddingsFace,
   EmbeddingsTarget,
   ListedModel,

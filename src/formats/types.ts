@@ -424,6 +424,28 @@ export interface ModelListFace {
   readPostMethod?(rest: string): string | undefined;
 }
 
+/** A stored file's contents, for a request that carries it inline. */
+export interface InlineFile {
+  mimeType: string;
+  /** Base64. */
+  data: string;
+}
+
+/**
+ * Files uploaded to the gateway that a request of this format names (Gemini's `fileData` with the
+ * `uri` its Files API answered): no upstream can read the gateway's ids, so the exchange reads
+ * the calling account's files and the request carries them inline, in its own format (a
+ * same-format request is then a rewrite, not a passthrough as written).
+ */
+export interface StoredFilesFace {
+  /** The ids of the gateway's files the body names, each once; empty when none (cheap then, given the body's text: every request runs it). */
+  find(body: Record<string, unknown>, raw?: string): string[];
+  /** The body (a copy) with each part naming one of `files` carrying it inline. */
+  inline(body: Record<string, unknown>, files: ReadonlyMap<string, InlineFile>): Record<string, unknown>;
+  /** The format's own answer for a file the account does not have (Google's 403 PERMISSION_DENIED). */
+  missing(id: string): GatewayError;
+}
+
 /** A wire format's whole face: everything the gateway needs to accept it inbound and to speak it upstream. */
 export interface FormatDefinition {
   /** The format id in config (`formats: [...]`), plugin declarations, key scopes and metric labels. */
@@ -485,6 +507,8 @@ export interface FormatDefinition {
   embeddings?: EmbeddingsFace;
   /** A model list in this format's shape, when its SDKs read their own. */
   models?: ModelListFace;
+  /** Files uploaded to the gateway that its requests name, read and carried inline (Gemini's `fileData`). */
+  storedFiles?: StoredFilesFace;
   /**
    * How this format's SDKs are told apart off its own routes (a path no route serves, a route
    * the formats share such as `/v1/models`), so the error they get there reads natively: path

@@ -176,6 +176,22 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     expect(responses[1].response?.candidates?.[0]?.content?.role).toBe('model');
   }, 60_000);
 
+  it('a Gemini batch whose request names a file uploaded to the gateway (fileData) runs emulated: the live line carries the file inline', async () => {
+    const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw!.url, timeout: 20_000 } });
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const file = await ai.files.upload({ file: new Blob([Buffer.from(png, 'base64')]), config: { mimeType: 'image/png' } });
+    const batches = oaApi.batches.size;
+    const live = upstreamCalls(oa, 'POST', /^\/v1\/chat\/completions$/).length;
+    const created = await ai.batches.create({ model: 'oa/gpt-up', src: [{ contents: [{ role: 'user', parts: [{ fileData: { fileUri: file.uri!, mimeType: 'image/png' } }, { text: 'what is this' }] }], metadata: { key: 'f1' } }] });
+    const done = await until('the Gemini batch to end', () => ai.batches.get({ name: created.name! }), (b) => b.state !== JobState.JOB_STATE_PENDING && b.state !== JobState.JOB_STATE_RUNNING);
+    expect(done.state).toBe(JobState.JOB_STATE_SUCCEEDED);
+    expect(oaApi.batches.size).toBe(batches);
+    const calls = upstreamCalls(oa, 'POST', /^\/v1\/chat\/completions$/);
+    expect(calls.length).toBe(live + 1);
+    expect(calls.at(-1)!.body).toContain(`data:image/png;base64,${png}`);
+    expect(calls.at(-1)!.body).not.toContain(file.name!);
+  }, 60_000);
+
   it('a tool name the upstream refuses goes up shortened and comes back in the result under the name the line gave', async () => {
     const long = `mcp__a-long-server-name__${'very_long_tool_name_'.repeat(5)}`;
     const line = { custom_id: 't1', method: 'POST', url: '/v1/messages', body: { model: 'oa/gpt-up', max_tokens: 20, tools: [{ name: long, input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'please CALL it' }] } };
@@ -376,7 +392,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches ran emulated: + 3.
-    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 3 + 3);
+    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches and the Gemini line naming a file ran emulated: + 3 + 1.
+    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 3 + 3 + 1);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/index.ts';
 import type { ChatRequest, ContentPart, FilePart, ImagePart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
-import { FieldChecker, badRequest, collectExtra, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
+import { FieldChecker, badRequest, collectExtra, decodeBase64, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
 import type { RouteTarget } from '../types.ts';
 import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';
 import { schemaToJsonSchema } from './map-schema.ts';
@@ -114,6 +114,15 @@ class ContentReader {
       const mimeType = this.check.requiredString(part.inlineData.mimeType, `${path}.inlineData.mimeType`);
       const data = this.check.requiredString(part.inlineData.data, `${path}.inlineData.data`);
       if (mimeType.startsWith('audio/')) return { type: 'audio', data, format: mimeType.slice('audio/'.length) };
+      // A text file (an uploaded .txt, .md, .csv) is a text document: Chat upstreams take it as text, Anthropic as a text source.
+      if (mimeType.startsWith('text/')) {
+        try {
+          return { type: 'file', source: { kind: 'text', mediaType: mimeType, data: decodeBase64(data) } };
+        } catch {
+          this.check.fail(`${path}.inlineData.data`, 'must be base64');
+          return undefined;
+        }
+      }
       const source = { kind: 'base64' as const, mediaType: mimeType, data };
       return mimeType.startsWith('image/') ? { type: 'image', source } : { type: 'file', source };
     }

@@ -15,6 +15,7 @@ import { tellGeminiRecordEnd } from './tell-record-end.ts';
 import { geminiCountTokens, geminiModels, googlePage } from './count-and-models.ts';
 import { geminiEmbeddings } from './embed-content.ts';
 import { dropCarriedReasoning } from './drop-carried.ts';
+import { findStoredFiles, inlineStoredFiles, storedFileMissing } from './stored-files.ts';
 
 /** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
 export const geminiCodec: FormatCodec = {
@@ -69,6 +70,8 @@ export const geminiFormat = defineFormat({
   countTokens: geminiCountTokens,
   embeddings: geminiEmbeddings,
   models: geminiModels,
+  // `fileData` naming a file uploaded to the gateway's Files API: read and sent as `inlineData`.
+  storedFiles: { find: findStoredFiles, inline: inlineStoredFiles, missing: storedFileMissing },
 });
 
 export { readGeminiRequest, capGeminiOutput, decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };

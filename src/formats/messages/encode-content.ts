@@ -1,6 +1,6 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, ToolResultPart } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
-import { parseToolArguments, sanitizeToolId, splitDataUrl } from '../shared/index.ts';
+import { decodeBase64, parseToolArguments, sanitizeToolId, splitDataUrl } from '../shared/index.ts';
 import type { MessagesBlock, MessagesSource } from './types.ts';
 import { encodeCitedText } from './map-web-search.ts';
 
@@ -92,11 +92,4 @@ function encodeToolResult(part: ToolResultPart, at: string): MessagesBlock {
 function withCache(block: MessagesBlock, cacheControl: Record<string, unknown> | undefined): MessagesBlock {
   if (cacheControl) block.cache_control = cacheControl;
   return block;
-}
-
-function decodeBase64(data: string): string {
-  const binary = atob(data);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return new TextDecoder().decode(bytes);
 }

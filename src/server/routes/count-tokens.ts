@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
 import { validationError } from '../../errors/index.ts';
+import { inlineStoredFiles } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
@@ -35,8 +36,11 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     const passing = passLimitsFirst(event, deps, auth, face.path);
     if (passing instanceof Promise) await passing;
     const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
-    const { body } = read instanceof Promise ? await read : read;
+    let { body } = read instanceof Promise ? await read : read;
     checkInferenceBounds(body);
+    // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
+    const files = format.storedFiles?.find(body) ?? [];
+    if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth.account.id));
     const model = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
     // Absent: 400 (spec §7's missing field); there but not a name: 422, as on the inference route.
     if (face.requiresModel && model === undefined) throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });

@@ -1,0 +1,44 @@
+import { GatewayError } from '../errors/index.ts';
+import { getFormat, type InlineFile } from '../formats/index.ts';
+import type { WireFormat } from '../ir/index.ts';
+import type { ExchangeDeps } from './types.ts';
+
+/** A request body with its text. */
+export interface InlinedBody {
+  body: Record<string, unknown>;
+  raw: string;
+}
+
+/** The ids of files uploaded to the gateway a request names (its format's `storedFiles`); empty for most. */
+export function storedFilesOf(format: WireFormat, body: Record<string, unknown>, raw: string): string[] {
+  return getFormat(format).storedFiles?.find(body, raw) ?? [];
+}
+
+/**
+ * The request with the gateway's files it names carried inline (Gemini: `fileData` of an
+ * uploaded file → `inlineData`), read from the calling account's files only: another account's
+ * file is the same as a missing one, the format's own refusal. Bounded as inline data is: the
+ * body with the files in it (base64) may be no larger than `server.bodyLimits.inference`, which
+ * is checked from the files' sizes before any is read.
+ */
+export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config'>, format: WireFormat, request: InlinedBody, ids: readonly string[], accountId: string): Promise<InlinedBody> {
+  const face = getFormat(format).storedFiles!;
+  const records = await Promise.all(ids.map((id) => deps.store.files.get(accountId, id)));
+  const limit = deps.config.server.bodyLimits.inference;
+  let size = request.raw.length;
+  records.forEach((record, i) => {
+    if (!record) throw face.missing(ids[i]);
+    size += Math.ceil(record.bytes / 3) * 4;
+  });
+  if (size > limit) {
+    throw new GatewayError('request_too_large', `The request with its uploaded files inline would be ${size} bytes; a request may carry at most ${limit} (server.bodyLimits.inference), as with inline data.`);
+  }
+  const files = new Map<string, InlineFile>();
+  for (const [i, record] of records.entries()) {
+    const content = await deps.store.files.content(accountId, record!.id);
+    if (!content) throw face.missing(ids[i]);
+    files.set(record!.id, { mimeType: record!.mimeType ?? 'application/octet-stream', data: content.toString('base64') });
+  }
+  const body = face.inline(request.body, files);
+  return { body, raw: JSON.stringify(body) };
+}
