@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BuiltinFormat } from '../../src/formats/index.ts';
 
 /** The formats the official OpenAI and Anthropic SDKs speak (Gemini has its own e2e with @google/genai, legacy Completions test/e2e/completions.test.ts). */
-type WireFormat = Exclude<BuiltinFormat, 'gemini' | 'completions'>;
+type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses'>;
 import { splitPieces, startFakeUpstream, type FakeReply, type FakeUpstream, type ReceivedRequest } from '../helpers/fake-upstream.ts';
 import { REPO_ROOT, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 

@@ -19,7 +19,7 @@ import { readClientJson, readClientStream, type ClientView } from './matrix/read
 import { readUpstream, type UpstreamView } from './matrix/read-upstream.ts';
 
 /** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Exclude<BuiltinFormat, 'completions'>;
+type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
 import { readFixture, readJsonFixture, translateStream } from './stream-helpers.ts';
 
 type Json = Record<string, any>;

@@ -6,6 +6,7 @@
  * routes, config and plugin format checks) knows it without an edit. The toy streams binary
  * frames and reads its model from the path, so SSE and a body `model` are not assumed anywhere.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/app/create-gateway.ts';
@@ -136,5 +137,22 @@ describe('a fourth wire format from the test tree', () => {
     expect(isGenerationRoute('POST', '/toy/v1/chat/mock/echo:stream')).toBe(true);
     expect(operationOfRoute('/toy/v1/chat/**')).toBe('chat');
     expect(apiFormatOfRoute('/toy/v1/chat/**', 'toy')).toBe('toy');
+  });
+
+  it('needs no test table edited either when it is built in (no test keys a table by every built-in format but some)', () => {
+    // docs/adding-a-format.md, followed with a copy of the toy in BUILTIN: `npm run typecheck` failed in the
+    // conversion matrix's tables, keyed by every built-in format but 'completions' (an Exclude), which lacked the new id.
+    // A test names the formats it covers (`Extract<BuiltinFormat, 'chat' | …>`), so a new one is added by choice.
+    const tests = path.join(REPO_ROOT, 'test');
+    const exclusion = new RegExp(['Exclude', '<BuiltinFormat\\b'].join(''));
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(path.join(tests, dir), { withFileTypes: true })) {
+        if (entry.isDirectory() && entry.name !== 'node_modules') walk(path.join(dir, entry.name));
+        else if (entry.isFile() && /\.tsx?$/.test(entry.name)) files.push(path.join(dir, entry.name));
+      }
+    };
+    walk('');
+    expect(files.filter((f) => exclusion.test(fs.readFileSync(path.join(tests, f), 'utf8')))).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@
 import type { BuiltinFormat, RouteTarget } from '../../../src/formats/index.ts';
 
 /** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Exclude<BuiltinFormat, 'completions'>;
+type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
 
 type Json = Record<string, any>;
 

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { BuiltinFormat } from '../../../src/formats/index.ts';
 
 /** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Exclude<BuiltinFormat, 'completions'>;
+type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
 import { parseEvents } from '../stream-helpers.ts';
 
 type Json = Record<string, any>;
