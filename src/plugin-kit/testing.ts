@@ -2,15 +2,19 @@
  * The provider conformance suite (`gateway/plugin-kit/testing`): what the host relies on from
  * every provider plugin, as cases a plugin author runs in any test runner against their own
  * plugin and their own fake upstream. The built-in plugins run it in the gateway's tests.
+ * `formatCases` is the same for a wire format a plugin brings (format-cases.ts).
  *
- *   import { providerCases } from 'gateway/plugin-kit/testing';
+ *   import { formatCases, providerCases } from 'gateway/plugin-kit/testing';
  *   for (const c of providerCases(plugin, { baseURL: fake.url, apiKey: 'k', model: 'm' })) test(c.name, c.run);
+ *   for (const c of formatCases(myFormat)) test(c.name, c.run);
  */
 import { findFormat, getFormat, registerFormat, type FormatDefinition } from '../formats/index.ts';
 import { isGatewayError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory, UpstreamHttpError, isUpstreamHttpError } from '../upstream/index.ts';
 import type { ChatCall, ProviderContext, ProviderInstance, ProviderPlugin, UpstreamResponse } from './types.ts';
+
+export { formatCases, type FormatCase } from './format-cases.ts';
 
 /** What the suite needs to set the plugin up and call it. */
 export interface ProviderSuiteOptions {

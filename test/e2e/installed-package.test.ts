@@ -164,6 +164,23 @@ export default definePlugin({
     expect(String(run.stdout)).toMatch(/^# fail 0$/m);
   });
 
+  it("docs/adding-a-format.md's format test runs as written with node --test on a plain-JS format (gateway/plugin-kit/testing formatCases)", async () => {
+    const dir = path.join(project, 'own-format');
+    fs.mkdirSync(dir, { recursive: true });
+    const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/adding-a-format.md'), 'utf8');
+    const [formatTest] = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(formatTest).toContain('formatCases(');
+    fs.writeFileSync(path.join(dir, 'format.test.mjs'), formatTest);
+    fs.copyFileSync(path.join(REPO_ROOT, 'test/fixtures/plain-js-format/format.mjs'), path.join(dir, 'format.mjs'));
+    const run = await execa(process.execPath, ['--test', 'format.test.mjs'], { cwd: dir, reject: false, timeout: 60_000 });
+    expect(run.exitCode, String(run.stdout)).toBe(0);
+    // Shape, 2 round trips, 4 splits, passthrough bytes, terminal, usage tap, 2 error checks, and one conversion per built-in format.
+    const passed = Number(/^# pass (\d+)$/m.exec(String(run.stdout))?.[1]);
+    expect(passed, String(run.stdout)).toBeGreaterThanOrEqual(11 + 5);
+    expect(String(run.stdout)).toMatch(/^# fail 0$/m);
+    expect(String(run.stdout)).toContain("converts its stream into 'gemini'");
+  });
+
   describe('npx gateway serve', () => {
     let gw: SpawnedGateway;
     beforeAll(async () => {

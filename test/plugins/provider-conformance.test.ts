@@ -4,7 +4,9 @@
  * answers recorded wire fixtures (the mock needs none).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerCases } from '../../src/plugin-kit/testing.ts';
+import { formatCases, providerCases } from '../../src/plugin-kit/testing.ts';
+import { unregisterFormat, type FormatDefinition } from '../../src/formats/index.ts';
+import { toyFormat } from '../formats/toy/index.ts';
 import type { ProviderPlugin } from '../../src/plugin-kit/index.ts';
 import mock from '../../plugins/mock/index.ts';
 import openai from '../../plugins/openai/index.ts';
@@ -70,5 +72,39 @@ describe('the provider suite', () => {
     await closed.close();
     const errorCase = providerCases(openai, { baseURL, apiKey: 'k', model: 'gpt-x', failingModel: 'missing' }).find((c) => c.name.includes('one convention'))!;
     await expect(errorCase.run()).rejects.toThrow(`chat with 'missing' never reached an upstream (ECONNREFUSED at ${baseURL})`);
+  });
+});
+
+describe('the format suite (formatCases, for a format a plugin brings)', () => {
+  it('fails a format whose reader hides the bytes it read and whose terminal() names no record', () => {
+    // A reader that finds the records but returns no bytes: a passthrough client would get an empty stream.
+    const hiding: FormatDefinition['framing'] = {
+      ...toyFormat.framing,
+      createReader() {
+        const reader = toyFormat.framing.createReader();
+        return { get records() { return reader.records; }, push: (chunk: Uint8Array) => (reader.push(chunk), Buffer.alloc(0)), end: () => reader.end() };
+      },
+    };
+    const broken: FormatDefinition = { ...toyFormat, id: 'toy-broken', codec: { ...toyFormat.codec, format: 'toy-broken' }, routes: [{ ...toyFormat.routes[0], path: '/toy-broken/v1/chat/**' }], framing: hiding, terminal: () => undefined };
+    try {
+      const outcomes = formatCases(broken).map((c) => {
+        try {
+          c.run();
+          return `${c.name}: ok`;
+        } catch (error) {
+          return `${c.name}: ${(error as Error).message}`;
+        }
+      });
+      expect(outcomes).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^has routes.*: ok$/),
+          expect.stringMatching(/^passes its stream through.*the bytes passed on differ/),
+          expect.stringMatching(/^tells the end.*no record of a whole stream is terminal/),
+          expect.stringMatching(/^converts its stream into 'chat'.*: ok$/),
+        ]),
+      );
+    } finally {
+      unregisterFormat('toy-broken');
+    }
   });
 });
