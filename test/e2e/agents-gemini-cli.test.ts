@@ -67,6 +67,23 @@ describe('gemini-cli through the gateway', () => {
     if (fake() === gemini) expect(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe(true);
   }, 180_000);
 
+  it('in Vertex AI mode (GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_VERTEX_BASE_URL at the gateway, the key as GOOGLE_API_KEY): the same file written, on Vertex paths', async () => {
+    const before = gemini.requests.length;
+    const env = freshRun(gw.key!);
+    delete env.GOOGLE_GEMINI_BASE_URL;
+    delete env.GEMINI_API_KEY;
+    Object.assign(env, { GOOGLE_GENAI_USE_VERTEXAI: 'true', GOOGLE_VERTEX_BASE_URL: gw.url, GOOGLE_API_KEY: gw.key! });
+    fs.writeFileSync(path.join(env.HOME, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'vertex-ai' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const run = await execaNode(GEMINI_JS, ['-m', 'google/gemini-2.5-flash', '--yolo', '-p', `Write the text "${CONTENT}" to the file hello.txt in ${workDir}.`], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 120_000 });
+    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8')).toBe(CONTENT);
+    expect(String(run.stdout)).toContain('Done: the file is written.');
+    expect(gemini.rejections).toEqual([]);
+    const calls = gemini.requests.slice(before);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe(true);
+  }, 180_000);
+
   it("stops at once on Google's used-up daily quota: the 429's QuotaFailure reaches gemini-cli, which does not retry it", async () => {
     // What Google answers a free-tier key past its daily requests: the quota's id names the day, and a short RetryInfo.
     const quota = {

@@ -49,11 +49,19 @@ export const geminiFormat = defineFormat({
     // A gateway id without `models/` (`/v1beta/oc/gpt-4o:generateContent`): what the AI SDK's and LangChain's Google
     // models send for an id holding a slash. Below the routes above; only `/v1beta` (under `/v1` it would shadow OpenAI's).
     { method: 'POST', path: '/v1beta/:provider/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query), broad: true },
+    // Vertex AI's paths (@google/genai with `vertexai: true`): `/{v1beta1,v1}/[projects/{p}/locations/{l}/]publishers/{publisher}/models/{model}:…`.
+    ...['/v1beta1/projects/**', '/v1beta1/publishers/**', '/v1/projects/**', '/v1/publishers/**'].map((path) => ({
+      method: 'POST' as const,
+      path,
+      from: 'path' as const,
+      readPath: (pathname: string, query: URLSearchParams) => readGeminiPath(pathname, query),
+      broad: true as const,
+    })),
   ],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
   // Everything @google/genai asks for is under these (caches, which the gateway does not serve: a 404 in Google's shape);
   // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
-  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
+  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
   framing: sseFraming,
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,

@@ -9,6 +9,15 @@ const ACTIONS = new Set(['generateContent', 'streamGenerateContent']);
  * Not an API version there (`/v1beta/v1beta/models/…`: a base URL with /v1beta once too often, answered 404 with a hint).
  */
 const BARE = /^\/v1beta\/(?!models\/|v1(?:alpha|beta)?\/)[^/:]+\/[^/]/;
+/**
+ * Vertex AI's paths, what `@google/genai` in Vertex mode (`vertexai: true`, gemini-cli with
+ * `GOOGLE_GENAI_USE_VERTEXAI`) asks with its base URL at the gateway:
+ * `/v1beta1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{action}`, or
+ * without the project (an API key without one: Vertex express). The SDK writes a model id
+ * `a/b` as publisher `a`, model `b`: `publishers/google/models/{m}` is `{m}` (as `models/{m}`
+ * on `/v1beta`), any other publisher is a gateway provider (`publishers/oc/models/gpt-4o` → `oc/gpt-4o`).
+ */
+const VERTEX = /^\/(?:v1|v1beta1)\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/([^/]+)\/models\/(.+)$/;
 
 /**
  * `/v1beta/models/{model}:{action}` (or `/v1/models/…`) → the model and the stream flag. The model may hold
@@ -16,11 +25,13 @@ const BARE = /^\/v1beta\/(?!models\/|v1(?:alpha|beta)?\/)[^/:]+\/[^/]/;
  * `models/` prefix, or without `models/` at all when it holds one (`/v1beta/oc/gpt-4o:…`); `streamGenerateContent` streams as SSE with `alt=sse`, else as one JSON array.
  */
 export function readGeminiPath(pathname: string, query: URLSearchParams, actions: ReadonlySet<string> = ACTIONS): (RouteTarget & { action: string }) | undefined {
-  const prefix = PREFIXES.find((candidate) => pathname.startsWith(candidate)) ?? (BARE.test(pathname) ? '/v1beta/' : undefined);
+  const vertex = VERTEX.exec(pathname);
+  const prefix = vertex ? '' : (PREFIXES.find((candidate) => pathname.startsWith(candidate)) ?? (BARE.test(pathname) ? '/v1beta/' : undefined));
   if (prefix === undefined) return undefined;
   let rest: string;
   try {
-    rest = decodeURIComponent(pathname.slice(prefix.length));
+    rest = decodeURIComponent(vertex ? vertex[2] : pathname.slice(prefix.length));
+    if (vertex && vertex[1] !== 'google') rest = `${decodeURIComponent(vertex[1])}/${rest}`;
   } catch {
     return undefined;
   }

@@ -48,6 +48,16 @@ describe('gemini codec', () => {
     expect(readGeminiPath('/v1beta/models/gemini-2.5-flash:embedContent', new URLSearchParams())).toBeUndefined();
   });
 
+  it("reads Vertex AI's paths (@google/genai with vertexai: true): publisher google is the id as written, another publisher a provider", () => {
+    const none = new URLSearchParams();
+    expect(readGeminiPath('/v1beta1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent', none)).toEqual({ model: 'gemini-2.5-flash', stream: false, action: 'generateContent' });
+    expect(readGeminiPath('/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent', new URLSearchParams('alt=sse'))).toMatchObject({ model: 'gemini-2.5-flash', stream: true, framing: 'sse' });
+    expect(readGeminiPath('/v1beta1/publishers/oc/models/gpt-4o:generateContent', none)).toMatchObject({ model: 'oc/gpt-4o' });
+    expect(readGeminiPath('/v1beta1/publishers/google/models/gemini-2.5-flash:countTokens', none, new Set(['countTokens']))).toMatchObject({ model: 'gemini-2.5-flash', action: 'countTokens' });
+    expect(readGeminiPath('/v1beta1/projects/p/locations/l/publishers/anthropic/models/claude-x:rawPredict', none)).toBeUndefined();
+    expect(readGeminiPath('/v1beta1/projects/p/locations/l/endpoints/123:generateContent', none)).toBeUndefined();
+  });
+
   it('decodes a request: system, tools, toolConfig, generationConfig, thinking, JSON schema', () => {
     const ir = request({
       systemInstruction: { parts: [{ text: 'Be brief.' }] },
