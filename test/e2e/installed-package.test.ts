@@ -181,6 +181,23 @@ export default definePlugin({
     expect(String(run.stdout)).toContain("converts its stream into 'gemini'");
   });
 
+  it("docs/plugins.md's TypeScript plugin type-checks against the installed declarations with docs/packaging.md's tsconfig", { timeout: 120_000 }, async () => {
+    const dir = path.join(project, 'ts-check');
+    fs.mkdirSync(dir, { recursive: true });
+    const [plugin] = [...fs.readFileSync(path.join(REPO_ROOT, 'docs/plugins.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const [tsconfig] = [...fs.readFileSync(path.join(REPO_ROOT, 'docs/packaging.md'), 'utf8').matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1].replace(/^ {2}/gm, ''));
+    expect(plugin).toContain("from 'gateway/plugin-kit'");
+    expect(tsconfig, 'docs/packaging.md has no tsconfig block').toBeDefined();
+    fs.writeFileSync(path.join(dir, 'my-plugin.ts'), plugin);
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), tsconfig);
+    // `npm i -D @types/node`, from the repo's copy (the compiler runs from the repo: the project keeps none).
+    fs.mkdirSync(path.join(project, 'node_modules/@types'), { recursive: true });
+    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules/@types/node'), path.join(project, 'node_modules/@types/node'));
+    const tsc = await execa(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, reject: false, timeout: 110_000 });
+    expect(String(tsc.stdout) + String(tsc.stderr)).toBe('');
+    expect(tsc.exitCode).toBe(0);
+  });
+
   describe('npx gateway serve', () => {
     let gw: SpawnedGateway;
     beforeAll(async () => {
