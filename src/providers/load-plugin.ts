@@ -82,7 +82,10 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
     }
   }
   for (const id of [...plugin.formats, ...(plugin.supportedFormats ?? [])]) {
-    if (!findFormat(id)) throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' declares format '${id}', which is not registered (known: ${wireFormatIds().join(', ')})`);
+    if (findFormat(id)) continue;
+    throw new PluginLoadError(
+      `provider '${providerId}': plugin '${spec}' declares format '${id}', which is not registered (known: ${wireFormatIds().join(', ')}) and not in its wireFormats: a format of its own goes there, wireFormats: [defineFormat({ id: '${id}', … })] (docs/adding-a-format.md)`,
+    );
   }
   return plugin;
 }

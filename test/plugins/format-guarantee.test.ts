@@ -4,6 +4,8 @@
  * start-up, and a call that would break the promise at run time is refused before the plugin
  * sees it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.ts';
 import { callUpstream } from '../../src/pipeline/index.ts';
@@ -11,7 +13,7 @@ import { ProviderRegistry } from '../../src/providers/index.ts';
 import type { ChatCall } from '../../src/plugin-kit/index.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { watchOf } from '../../src/util/index.ts';
-import { REPO_ROOT } from '../helpers/spawn-gateway.ts';
+import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
 
 const PLUGIN = './test/fixtures/plugins/patching-plugin.ts'; // declares `formats: ['messages']`
 const log = createLogger('silent');
@@ -21,6 +23,14 @@ describe('a plugin is called only with a format it declared', () => {
   it('refuses a provider or model entry naming a format the plugin does not speak, at start-up', async () => {
     await expect(registryOf({ v: { plugin: PLUGIN, baseURL: 'http://127.0.0.1:9', formats: ['chat'], models: ['m'] } })).rejects.toThrow(/does not speak 'chat' \(it speaks messages\)/);
     await expect(registryOf({ v: { plugin: PLUGIN, baseURL: 'http://127.0.0.1:9', models: [{ id: 'm', formats: ['responses'] }] } })).rejects.toThrow(/does not speak 'responses'/);
+  });
+
+  it('refuses a plugin declaring a format it does not bring, saying where a format of its own goes', async () => {
+    const dir = tempDir('gw-own-format-');
+    fs.writeFileSync(path.join(dir, 'parrot.mjs'), "import { definePlugin } from 'gateway/plugin-kit';\nexport default definePlugin({ name: 'parrot', formats: ['parrot'], setup: () => ({}) });\n");
+    await expect(ProviderRegistry.create(parseConfig({ providers: { p: { plugin: './parrot.mjs' } } }), { configDir: dir, log })).rejects.toThrow(
+      "provider 'p': plugin './parrot.mjs' declares format 'parrot', which is not registered (known: chat, responses, messages, gemini, completions) and not in its wireFormats: a format of its own goes there, wireFormats: [defineFormat({ id: 'parrot', … })] (docs/adding-a-format.md)",
+    );
   });
 
   it('refuses a call in another format before the plugin sees it', async () => {
