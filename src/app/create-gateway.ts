@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/index.ts';
-import { BatchExecutor } from '../batches/index.ts';
+import { BatchExecutor, startFilesExpiry } from '../batches/index.ts';
 import { JobRunner } from '../jobs/index.ts';
 import { createApp, createRequestReaders } from '../server/index.ts';
 import { createMediaRuntime } from '../media/index.ts';
@@ -96,6 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   media.start();
   const stopResponsesExpiry = startResponsesExpiry({ store, clock, log: options.log });
+  const stopFilesExpiry = startFilesExpiry({ store, clock, log: options.log });
   const instanceId = readInstanceId(options.dataDir, (message) => options.log.warn(message));
   const executor = new BatchExecutor({ config: options.config, store, registry, router, guards, clock, log: options.log, instanceId, onLine: (outcome) => observer.countBatchLine(outcome) });
   deps.batches = executor;
@@ -111,6 +112,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       stopLogging();
       stopResponsesExpiry();
+      stopFilesExpiry();
       deps.media.stop();
       await jobs.stop();
       await executor.stop();

@@ -3,3 +3,4 @@ export { validateBatchInput, type BatchEndpoint, type BatchInputLine } from './v
 export { type BatchView, type NewBatch, viewBatch, newBatchRecord, windowSeconds, cancelBatch, FINISHED } from './view-batch.ts';
 export { countLines, finishBatch, resultFileIds, type BatchEnd, type FinishBatchDeps } from './finish-batch.ts';
 export { batchEndpointList, EMBEDDINGS_ENDPOINT, MODERATIONS_ENDPOINT } from './format-of-endpoint.ts';
+export { purgeExpiredFiles, startFilesExpiry } from './expire-files.ts';

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import { getFormat, type InlineFile } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
+import { isFileExpired } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
 
 /** A request body with its text. */
@@ -21,13 +22,14 @@ export function storedFilesOf(format: WireFormat, body: Record<string, unknown>,
  * body with the files in it (base64) may be no larger than `server.bodyLimits.inference`, which
  * is checked from the files' sizes before any is read.
  */
-export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config'>, format: WireFormat, request: InlinedBody, ids: readonly string[], accountId: string): Promise<InlinedBody> {
+export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock'>, format: WireFormat, request: InlinedBody, ids: readonly string[], accountId: string): Promise<InlinedBody> {
   const face = getFormat(format).storedFiles!;
   const records = await Promise.all(ids.map((id) => deps.store.files.get(accountId, id)));
   const limit = deps.config.server.bodyLimits.inference;
+  const now = deps.clock.now();
   let size = request.raw.length;
   records.forEach((record, i) => {
-    if (!record) throw face.missing(ids[i]);
+    if (!record || isFileExpired(record, now)) throw face.missing(ids[i]);
     size += Math.ceil(record.bytes / 3) * 4;
   });
   if (size > limit) {

@@ -45,3 +45,4 @@ export { MIGRATED_MARKER, markMigrated } from './migrated-marker.ts';
 export { applyMigrations, checkReachable, createPool, readSchemaVersion } from './postgres/connect.ts';
 export { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, postgresBalances, roundMicro, type RecordCounts } from './postgres/copy-records.ts';
 export type { FlushItem } from './repositories.ts';
+export { isFileExpired } from './file-expiry.ts';

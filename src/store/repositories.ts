@@ -185,6 +185,8 @@ export interface FilesRepo {
   content(accountId: string, id: string): Promise<Buffer | undefined>;
   /** Deletes the record and the contents. */
   delete(accountId: string, id: string): Promise<boolean>;
+  /** Files whose `expires_at` (seconds) is at or before `now`, any account's, at most `limit` (the expiry sweep deletes them). */
+  expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>>;
 }
 
 export interface BatchesQuery {

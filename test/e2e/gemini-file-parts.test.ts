@@ -7,6 +7,8 @@
  * to go inline is a 413; a URI that is Google's own goes to a Gemini upstream as written; a
  * Gemini batch line naming an uploaded file gets it too.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { ApiError, GoogleGenAI, JobState, createPartFromUri, type File as GeminiFile } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_PNG_BASE64, startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
@@ -168,5 +170,23 @@ describe('fileData naming a file uploaded to the gateway (@google/genai files.up
     expect(done.state).toBe(JobState.JOB_STATE_SUCCEEDED);
     expect((done.dest?.inlinedResponses?.[0]?.response?.candidates?.[0]?.content?.parts ?? []).map((p) => p.text).join('')).toBe('A tiny image.');
     expect(sentParts(gemini)[0]).toEqual({ inlineData: { mimeType: 'image/png', data: FAKE_PNG_BASE64 } });
+  }, 60_000);
+
+  it("an upload expires 48 hours after it was made, as Google's do: expirationTime says when; then it is gone (get, list, a prompt naming it) and the sweep deletes it", async () => {
+    expect(Date.parse(files.text.expirationTime!) - Date.parse(files.text.createTime!)).toBe(48 * 3600 * 1000);
+    expect((await ai.files.get({ name: files.text.name! })).expirationTime).toBe(files.text.expirationTime);
+    const key = gw.key!;
+    const contents = path.join(gw.dataDir, 'files', files.text.name!.slice('files/'.length));
+    expect(fs.existsSync(contents)).toBe(true);
+    await gw.stop();
+    // The same data dir 49 hours later.
+    gw = await spawnGateway({ configFile: gw.configFile, dataDir: gw.dataDir, env: { GATEWAY_CLOCK_OFFSET_MS: String(49 * 3600 * 1000) } });
+    const later = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url, timeout: 20_000 } });
+    await expect(later.files.get({ name: files.text.name! })).rejects.toMatchObject({ status: 404 });
+    expect((await later.files.list()).page.map((f) => f.name)).not.toContain(files.text.name);
+    const error = await later.models.generateContent({ model: 'google/gemini-2.5-flash', contents: [part(files.text), 'Hi'] }).then(() => undefined, (e: unknown) => e);
+    expect((error as ApiError).status).toBe(403);
+    await until('the expired upload to be deleted', async () => !fs.existsSync(contents) || undefined);
+    expect(gemini.requests).toHaveLength(0);
   }, 60_000);
 });

@@ -352,6 +352,24 @@ export function describeStore(name: string, backend: StoreBackend): void {
       });
     });
 
+    describe('expired files', () => {
+      it('names the files whose expires_at has come, any account\'s, at most limit; none without one', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const now = 1_800_000_000;
+        const gone = await store.files.create(aFile(a, { expires_at: now - 10 }), Buffer.from('a'));
+        const due = await store.files.create(aFile(b, { expires_at: now }), Buffer.from('b'));
+        await store.files.create(aFile(a, { expires_at: now + 1 }), Buffer.from('c'));
+        await store.files.create(aFile(a), Buffer.from('d'));
+        const found = await store.files.expired(now, 10);
+        expect(found.filter((f) => f.accountId === a || f.accountId === b).sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+          [{ accountId: a, id: gone.id }, { accountId: b, id: due.id }].sort((x, y) => x.id.localeCompare(y.id)),
+        );
+        expect(await store.files.expired(now, 1)).toHaveLength(1);
+      });
+    });
+
     describe('files from a staged file', () => {
       it('takes over a file on disk (chunked past 1 MiB on PostgreSQL), counts bytes per account, deletes', async () => {
         let store = await fresh();

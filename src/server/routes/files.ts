@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
-import type { FileRecord } from '../../store/index.ts';
+import { isFileExpired, type FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -144,7 +144,7 @@ function fileId(event: H3Event): string {
 
 async function ownFile(deps: ServerDeps, accountId: string, id: string): Promise<FileRecord> {
   const record = await deps.store.files.get(accountId, id);
-  if (!record) throw new GatewayError('file_not_found', `No file with id '${id}'.`);
+  if (!record || isFileExpired(record, deps.clock.now())) throw new GatewayError('file_not_found', `No file with id '${id}'.`);
   return record;
 }
 
@@ -156,7 +156,8 @@ function listHandler(deps: ServerDeps) {
     const order = listOrder(params);
     const purpose = params.get('purpose') ?? undefined;
     const page = await deps.store.files.list({ accountId: auth.account.id, ...query, order, ...(purpose ? { purpose } : {}) });
-    const data = page.data.map(viewFile);
+    const now = deps.clock.now();
+    const data = page.data.filter((record) => !isFileExpired(record, now)).map(viewFile);
     return json(event, { object: 'list', data, first_id: page.data[0]?.id ?? null, last_id: page.data.at(-1)?.id ?? null, has_more: page.hasMore });
   };
 }

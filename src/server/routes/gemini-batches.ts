@@ -3,7 +3,7 @@ import { getRouterParam } from 'h3';
 import { cancelBatch, FINISHED } from '../../batches/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { camelizeGeminiBody, getFormat, googlePage, isRecord, readGeminiPath } from '../../formats/index.ts';
-import type { BatchRecord } from '../../store/index.ts';
+import { isFileExpired, type BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
@@ -89,7 +89,8 @@ function decodeCreate(raw: Record<string, unknown>, model: string, maxRequests: 
  */
 async function fileRequests(deps: ServerDeps, accountId: string, fileName: string, model: string, maxRequests: number): Promise<BatchRequest[]> {
   const id = fileName.slice('files/'.length);
-  const content = await deps.store.files.content(accountId, id);
+  const record = await deps.store.files.get(accountId, id);
+  const content = record && !isFileExpired(record, deps.clock.now()) ? await deps.store.files.content(accountId, id) : undefined;
   if (!content) throw new GatewayError('file_not_found', `No file named '${fileName}'.`);
   const texts = content.toString('utf8').split('\n').filter((text) => text.trim() !== '');
   if (texts.length === 0) throw invalid(`The input file '${fileName}' holds no requests.`);

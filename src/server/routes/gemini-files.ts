@@ -4,7 +4,7 @@ import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
 import { isRecord } from '../../formats/index.ts';
-import type { FileRecord } from '../../store/index.ts';
+import { isFileExpired, type FileRecord } from '../../store/index.ts';
 import { FILE_MODE, randomToken } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { appendRawBody, stagedPath } from '../receive-upload.ts';
@@ -25,6 +25,8 @@ import type { RouteDef } from './types.ts';
  */
 
 const MAX_DISPLAY_NAME = 512;
+/** How long an uploaded file is kept: Google deletes its files 48 hours after upload (the File's `expirationTime`). */
+const GEMINI_FILE_TTL_SECONDS = 48 * 60 * 60;
 /** How long an upload URL takes chunks (Google's stay valid a week; an upload here is one session). */
 const SESSION_MS = 60 * 60 * 1000;
 
@@ -124,12 +126,13 @@ function createUploads(deps: ServerDeps) {
     if (!commands.has('finalize')) return sendBody(event, 200, { 'x-goog-upload-status': 'active', 'x-goog-upload-size-received': String(session.received) }, '');
     if (session.received !== session.size) throw invalid(`The upload has ${session.received} of the ${session.size} bytes its start declared.`);
     sessions.delete(id);
+    const created = Math.floor(deps.clock.now() / 1000);
     const record: FileRecord = {
       id: newGeminiFileId(),
       accountId,
       bytes: session.size,
-      created_at: Math.floor(deps.clock.now() / 1000),
-      expires_at: null,
+      created_at: created,
+      expires_at: created + GEMINI_FILE_TTL_SECONDS,
       filename: session.displayName,
       purpose: 'user_data',
       mimeType: session.mimeType,
@@ -160,7 +163,7 @@ function createUploads(deps: ServerDeps) {
 
 async function ownFile(deps: ServerDeps, accountId: string, id: string): Promise<FileRecord> {
   const record = await deps.store.files.get(accountId, id);
-  if (!record) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
+  if (!record || isFileExpired(record, deps.clock.now())) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
   return record;
 }
 
@@ -193,7 +196,8 @@ function listHandler(deps: ServerDeps) {
     if (!Number.isInteger(size) || size < 1) throw invalid('pageSize must be a whole number from 1.');
     const after = params.get('pageToken') || undefined;
     const page = await deps.store.files.list({ accountId: auth.account.id, limit: Math.min(size, 100), order: 'desc', ...(after ? { after } : {}) });
-    const out: Record<string, unknown> = { files: page.data.map((record) => viewGeminiFile(record, event.url.origin)) };
+    const now = deps.clock.now();
+    const out: Record<string, unknown> = { files: page.data.filter((record) => !isFileExpired(record, now)).map((record) => viewGeminiFile(record, event.url.origin)) };
     if (page.hasMore && page.data.length > 0) out.nextPageToken = page.data.at(-1)!.id;
     return json(event, out);
   };

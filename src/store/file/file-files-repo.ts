@@ -111,6 +111,15 @@ export class FileFilesRepo implements FilesRepo {
     return true;
   }
 
+  async expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>> {
+    const out: Array<{ accountId: string; id: string }> = [];
+    for (const f of this.db.data.files) {
+      if (out.length >= limit) break;
+      if (f.expires_at !== null && f.expires_at <= now) out.push({ accountId: f.accountId, id: f.id });
+    }
+    return out;
+  }
+
   private fileOf(id: string): string {
     return path.join(this.dir, id);
   }

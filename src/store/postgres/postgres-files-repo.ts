@@ -79,6 +79,15 @@ export class PostgresFilesRepo implements FilesRepo {
     return Buffer.concat(chunks.rows.map((r) => r.data));
   }
 
+  /** A scan of the records' JSON (no column or index of its own): the sweep runs on one instance every few minutes. */
+  async expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>> {
+    const { rows } = await this.pool.query<{ id: string; account_id: string }>(
+      "select id, account_id from gw_files where (record::json->>'expires_at') is not null and (record::json->>'expires_at')::bigint <= $1 order by seq limit $2",
+      [now, limit],
+    );
+    return rows.map((r) => ({ accountId: r.account_id, id: r.id }));
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query('delete from gw_files where id = $1 and account_id = $2', [id, accountId]);

@@ -1,0 +1,41 @@
+import type { Store } from '../store/index.ts';
+import type { Clock, Logger } from '../util/index.ts';
+
+/** Files deleted per store read; a run goes on until a read names fewer. */
+const PAGE = 100;
+/** The most reads one run makes (a backlog is finished by the next runs). */
+const MAX_PAGES = 100;
+
+/** Deletes the files whose `expires_at` has come (Gemini uploads: 48 hours); returns how many. */
+export async function purgeExpiredFiles(store: Store, nowMs: number): Promise<number> {
+  let removed = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const due = await store.files.expired(Math.floor(nowMs / 1000), PAGE);
+    for (const file of due) if (await store.files.delete(file.accountId, file.id)) removed += 1;
+    if (due.length < PAGE) break;
+  }
+  return removed;
+}
+
+/**
+ * Deletes expired files (records and contents, so they leave the account's quota) once at
+ * start and then every `intervalMs` (an unref'd timer; one instance per interval when the
+ * store is shared); returns a function that stops it. Between two runs an expired file is
+ * already gone to its owner (isFileExpired).
+ */
+export function startFilesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => void {
+  const everyMs = options.intervalMs ?? 10 * 60 * 1000;
+  const store = options.store;
+  const purge = () => {
+    (store.claimJob ? store.claimJob('files-expiry', everyMs * 0.9) : Promise.resolve(true))
+      .then((mine) => (mine ? purgeExpiredFiles(store, options.clock.now()) : 0))
+      .then((removed) => {
+        if (removed > 0) options.log.info('files: deleted those past their expiration time', { removed });
+      })
+      .catch((error: unknown) => options.log.warn('files: expiry failed', { error: String(error) }));
+  };
+  purge();
+  const timer = setInterval(purge, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
