@@ -32,3 +32,17 @@ export async function resolveContext(cmd: Command): Promise<CliContext> {
       : path.resolve('.gateway');
   return { ...loaded, dataDir, configDir, command: commandName(cmd) };
 }
+
+/**
+ * Registers the wire formats the config's plugins bring (loaded, not set up), so a process that
+ * serves nothing checks key scopes against every group the server has. Best effort: a plugin
+ * that does not load leaves the built-in groups (the server, or the command, says why).
+ */
+export async function learnPluginFormats(ctx: CliContext): Promise<void> {
+  try {
+    const { registerPluginFormats } = await import('../providers/index.ts');
+    await registerPluginFormats(ctx.config, ctx.configDir);
+  } catch {
+    // reported where it matters: by the server that loads the plugin, or by the command's own config load
+  }
+}

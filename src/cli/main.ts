@@ -19,13 +19,10 @@ const KEY_ENDPOINTS = '<endpoint groups>';
 async function listKeyEndpoints(subcommand: Command): Promise<void> {
   const option = subcommand.options.find((o) => o.long === '--endpoints');
   if (!option?.description.includes(KEY_ENDPOINTS)) return;
-  const [{ keyEndpoints }, { resolveContext }, { registerPluginFormats }] = await Promise.all([import('../accounts/index.ts'), import('./context.ts'), import('../providers/index.ts')]);
-  try {
-    const ctx = await resolveContext(subcommand);
-    await registerPluginFormats(ctx.config, ctx.configDir);
-  } catch {
-    // the command loads the config again and reports what is wrong with it
-  }
+  const [{ keyEndpoints }, { learnPluginFormats, resolveContext }] = await Promise.all([import('../accounts/index.ts'), import('./context.ts')]);
+  // A config that does not load is the command's to report (it loads it again).
+  const ctx = await resolveContext(subcommand).catch(() => undefined);
+  if (ctx) await learnPluginFormats(ctx);
   option.description = option.description.replace(KEY_ENDPOINTS, keyEndpoints().join(', '));
 }
 

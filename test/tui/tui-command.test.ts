@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInPty } from '../helpers/run-in-pty.ts';
-import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { REPO_ROOT, runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 describe('gateway tui', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -49,8 +49,11 @@ describe('gateway tui', () => {
     expect(fs.existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
   });
 
-  it('talks to a running server: a key created in the TUI is there for the CLI', { timeout: 90_000 }, async () => {
-    const gateway: SpawnedGateway = await spawnGateway();
+  it("talks to a running server: a key created in the TUI is there for the CLI, scoped to a plugin's format", { timeout: 90_000 }, async () => {
+    // The server's config loads a plugin that brings its own wire format (the toy, from another directory).
+    const project = tempDir('gw-tui-toy-');
+    fs.cpSync(path.join(REPO_ROOT, 'test/formats/toy'), path.join(project, 'toy'), { recursive: true });
+    const gateway: SpawnedGateway = await spawnGateway({ configFile: writeConfig(project, { providers: { mock: { plugin: 'mock' }, toy: { plugin: './toy/plugin.ts' } } }) });
     cleanups.push(() => gateway.stop());
     const tui = runInPty(['--config', gateway.configFile, '--data-dir', gateway.dataDir, 'tui', '--refresh', '0']);
     cleanups.push(async () => tui.child.kill());
@@ -68,12 +71,19 @@ describe('gateway tui', () => {
     expect(secret).toBeDefined();
     tui.type('\r');
     await tui.waitFor('x revoke');
+    // Its endpoints: the toy format's group. The form checks them where the TUI runs, which learns the config's plugin formats too.
+    tui.type('e');
+    await tui.waitFor('Edit key');
+    tui.type('\t\t\t\t');
+    await tui.waitFor('a wrong name lists them all');
+    tui.type('toy\r');
+    await tui.waitFor('scope all models; toy');
     tui.type('q');
     expect((await tui.child).exitCode).toBe(0);
 
     const listed = await runCli(['--config', gateway.configFile, '--data-dir', gateway.dataDir, 'keys', 'ls', '--json']);
-    const keys = JSON.parse(String(listed.stdout)) as Array<{ name: string }>;
-    expect(keys.map((k) => k.name)).toContain('from-tui');
+    const keys = JSON.parse(String(listed.stdout)) as Array<{ name: string; endpoints: string[] | null }>;
+    expect(keys.find((k) => k.name === 'from-tui')?.endpoints).toEqual(['toy']);
     const models = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
     expect(models.status).toBe(200);
   });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readServerInfo } from '../../store/index.ts';
 import type { ConnectionInfo, TuiAdminApi } from '../../tui/index.ts';
 import { connectAdmin, type AdminConnection } from '../admin-client.ts';
-import { resolveContext, type CliContext } from '../context.ts';
+import { learnPluginFormats, resolveContext, type CliContext } from '../context.ts';
 import { CliError } from '../run-action.ts';
 
 export interface TuiOptions {
@@ -20,6 +20,8 @@ export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> 
     throw new CliError('tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use accounts ls, keys ls, models ls, media ls or usage, with --json', 2);
   }
   const ctx = await resolveContext(cmd);
+  // The key form checks endpoint groups here, before the server does: a plugin's format is one.
+  await learnPluginFormats(ctx);
   let connection: AdminConnection;
   try {
     connection = await connectAdmin(ctx);

@@ -17,7 +17,7 @@ export const KEY_FORM: readonly FormField[] = [
   { name: 'rpm', label: 'RPM', hint: 'requests per minute; empty = from the account' },
   { name: 'expires', label: 'Expires', hint: 'ISO date, e.g. 2027-01-31; empty = never' },
   { name: 'models', label: 'Models', hint: 'ids or globs, comma-separated (mock/*, claude-*); empty = all' },
-  { name: 'endpoints', label: 'Endpoints', hint: 'chat, completions, responses, messages, images, audio, files, batches; empty = all' },
+  { name: 'endpoints', label: 'Endpoints', hint: 'groups, comma-separated (chat, messages, images…; a wrong name lists them all); empty = all' },
   { name: 'limit', label: 'Limit (credits)', hint: 'spend limit; empty = none' },
   { name: 'limitReset', label: 'Limit reset', choices: [NO_RESET, ...SPEND_LIMIT_RESETS], hint: '←/→ to choose' },
 ];
