@@ -124,6 +124,12 @@ export interface FormatCodec {
    */
   encodeStreamedRefusal?(error: GatewayError, ids: RequestIds, model: string | undefined): SseRecord[] | undefined;
   /**
+   * The records a passthrough adds after an upstream stream that ended without its format's last
+   * word (Responses: an `error` event with no `response.failed` after it), read from the tap that
+   * saw every record; absent or undefined: nothing to add.
+   */
+  finishPassthrough?(tap: UsageTap): SseRecord[] | undefined;
+  /**
    * The client stream's records with the gateway's routing events put where this format's SDKs
    * tolerate them; undefined while the place has not come yet (try again with the next records).
    */

@@ -204,9 +204,12 @@ export class RecordRelay {
   private endPassthrough(): RelayOutput | undefined {
     const last = this.reader.end();
     // A record without its blank line is re-sent whole, never half.
-    const out = last.length > 0 ? this.pass(EMPTY, last, true) : undefined;
+    let out = last.length > 0 ? this.pass(EMPTY, last, true) : undefined;
     if (this.decoder) this.tapRecord(undefined);
     if (!this.watch.finished) throw new StreamFailure(truncatedStream(this.options.providerId), last);
+    // The format's last word the upstream left out (a Responses `error` with no `response.failed`), with the ids the client saw.
+    const closing = this.clientCodec.finishPassthrough?.(this.tap!);
+    if (closing) out = joined(out, this.frame(changedRecords(closing, rewritePassedRecords(closing, this.rules, this.rewriteContext))));
     return joined(out, this.writer.end());
   }
 

@@ -7,13 +7,10 @@
  * A streamed Responses request gets it as OpenAI streams it (`response.failed` with
  * `context_length_exceeded`), which the real Codex reads as its context window being full.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { CODEX_JS, clientEnv, clientModule, ensureTestClients } from '../helpers/test-clients.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { clientModule, codexSaysHi, ensureTestClients } from '../helpers/test-clients.ts';
 import { parseSse } from '../../src/sse/index.ts';
 
 /** Each upstream's answer to a prompt over its model's context window (their documented wording). */
@@ -101,23 +98,8 @@ describe('context overflow through the gateway', () => {
   // Codex 0.171 knows an overflow by `context_length_exceeded` only (response.failed's code, or a 400's error.code):
   // it stops the turn with its context-window message instead of showing a raw 400 body.
   it.each(['ant/claude-up', 'oc/gpt-4o-mini', 'or/gpt-5'])('the real Codex on %s says it ran out of context window', async (model) => {
-    const dir = tempDir('gw-codex-overflow-');
-    const codexHome = path.join(dir, '.codex');
-    fs.mkdirSync(codexHome, { recursive: true });
-    fs.writeFileSync(
-      path.join(codexHome, 'config.toml'),
-      [`model = "${model}"`, 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''].join('\n'),
-    );
     const before = upstream.requests.length;
-    const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'say hi'], {
-      cwd: dir,
-      env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
-      extendEnv: false,
-      reject: false,
-      timeout: 120_000,
-      stdin: 'ignore',
-    });
-    const report = `exit ${run.exitCode}\nstderr: ${run.stderr.slice(-2000)}`;
+    const { run, report } = await codexSaysHi(gw, model, upstream);
     expect(run.exitCode, report).toBe(1);
     expect(run.stderr, report).toContain("Codex ran out of room in the model's context window");
     // No retry: one upstream call (Codex retries a failed response with any other code five times).

@@ -8,13 +8,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa, execaNode } from 'execa';
+import { execaNode } from 'execa';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { REPO_ROOT, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { CLIENTS_DIR, CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
+import { CLIENTS_DIR, clientEnv, codexSaysHi, ensureTestClients } from '../helpers/test-clients.ts';
 
 const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 
@@ -27,25 +27,6 @@ const NO_CREDIT = {
     code: 'insufficient_quota',
   },
 };
-
-/** The real Codex (`codex exec`, its provider the gateway's Responses face) asked to say hi on `model`; its run and a report for failed expectations. */
-async function codexSaysHi(gw: SpawnedGateway, model: string, upstream: FakeUpstream) {
-  const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
-  fs.mkdirSync(codexHome, { recursive: true });
-  const config = [`model = "${model}"`, 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gw.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
-  fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
-  const started = Date.now();
-  const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
-    cwd: tempDir('gw-codex-'),
-    env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gw.key! }),
-    extendEnv: false,
-    reject: false,
-    timeout: 120_000,
-    stdin: 'ignore',
-  });
-  const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${upstream.requests.length}`;
-  return { run, report };
-}
 
 describe('an upstream out of credit (insufficient_quota)', () => {
   let upstream: FakeUpstream;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { execaNode } from 'execa';
+import { execa, execaNode } from 'execa';
 import { REPO_ROOT, tempDir } from './spawn-gateway.ts';
 
 export const CLIENTS_DIR = path.join(REPO_ROOT, 'test/clients');
@@ -58,4 +58,27 @@ export function clientEnv(extra: Record<string, string>): Record<string, string>
     OTEL_SDK_DISABLED: 'true',
     ...extra,
   };
+}
+
+/**
+ * The real Codex (`codex exec`, its provider the gateway's Responses face, no sandbox setup)
+ * asked to say hi on `model`; its run and a report for failed expectations (`calls`: the
+ * upstream's requests so far).
+ */
+export async function codexSaysHi(gateway: { url: string; key?: string }, model: string, calls?: { requests: unknown[] }) {
+  const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
+  fs.mkdirSync(codexHome, { recursive: true });
+  const config = [`model = "${model}"`, 'model_provider = "gateway"', '[model_providers.gateway]', 'name = "gateway"', `base_url = "${gateway.url}/v1"`, 'env_key = "GATEWAY_API_KEY"', 'wire_api = "responses"', ''];
+  fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
+  const started = Date.now();
+  const run = await execa(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', '--color', 'never', 'Say hi'], {
+    cwd: tempDir('gw-codex-'),
+    env: clientEnv({ CODEX_HOME: codexHome, GATEWAY_API_KEY: gateway.key! }),
+    extendEnv: false,
+    reject: false,
+    timeout: 120_000,
+    stdin: 'ignore',
+  });
+  const report = `exit ${run.exitCode} after ${Date.now() - started} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nrequests: ${calls?.requests.length}`;
+  return { run, report };
 }

@@ -43,14 +43,20 @@ function isContextOverflow(error: GatewayError): boolean {
 }
 
 /**
- * The code of a failed response's `response.error`: OpenAI's own `insufficient_quota` for credit
- * that ran out, since Codex stops there (QuotaExceeded) and retries the turn on any other code,
- * and `context_length_exceeded` for a prompt over the context window (Codex compacts or says it
- * ran out of room); else the gateway's code. The `error` event and an HTTP answer keep the spec's code.
+ * The code of a failed response's `response.error`, in OpenAI's words where Codex reads them:
+ * `insufficient_quota` for credit that ran out (Codex: QuotaExceeded), `context_length_exceeded`
+ * for a prompt over the context window (Codex compacts or says it ran out of room),
+ * `invalid_prompt` for any other refusal of the request (Codex stops; it retried a `bad_request`
+ * or `content_filter` five times); else (a provider's failure, a throttle) the gateway's code,
+ * which Codex retries as it retries OpenAI's `server_error`. The `error` event and an HTTP answer
+ * keep the spec's code.
  */
 export function failedResponseCode(error: GatewayError): string {
   if (isContextOverflow(error)) return CONTEXT_LENGTH_EXCEEDED;
-  return openAIErrorType(error.status, error.code, error.details) === 'insufficient_quota' ? 'insufficient_quota' : error.code;
+  if (openAIErrorType(error.status, error.code, error.details) === 'insufficient_quota') return 'insufficient_quota';
+  // A refusal of the request (a 4xx but a throttle): OpenAI's `invalid_prompt`, where Codex stops; it retries the turn on any other code.
+  if (error.status >= 400 && error.status < 500 && error.status !== 429) return 'invalid_prompt';
+  return error.code;
 }
 
 /**

@@ -13,7 +13,7 @@ import { encodeResponsesRequest } from './encode-request.ts';
 import { encodeResponsesResponse } from './encode-response.ts';
 import { createResponsesStreamEncoder } from './encode-stream.ts';
 import { insertResponsesRoutingEvents } from './encode-routing-event.ts';
-import { createResponsesUsageTap, nextSequenceNumber, readResponsesPassthrough } from './read-passthrough.ts';
+import { createResponsesUsageTap, finishResponsesPassthrough, nextSequenceNumber, readResponsesPassthrough } from './read-passthrough.ts';
 import { responsesVendorTools } from './read-request.ts';
 
 /** What OpenAI's `/v1/responses/input_tokens` takes of a Responses body (`stream`, `store`, `max_output_tokens`, … are unknown parameters there). */
@@ -34,6 +34,7 @@ export const responsesCodec = {
   encodeStreamError: (error: GatewayError, ids: RequestIds, tap?: UsageTap) => encodeResponsesStreamError(error, ids, nextSequenceNumber(tap)),
   encodeStreamFailure: (error: GatewayError, ids: RequestIds, tap?: UsageTap) => encodeResponsesStreamFailure(error, ids, nextSequenceNumber(tap), tap?.info ?? {}),
   encodeStreamedRefusal: encodeResponsesStreamedRefusal,
+  finishPassthrough: finishResponsesPassthrough,
   insertRoutingEvents: insertResponsesRoutingEvents,
   readPassthroughResponse: readResponsesPassthrough,
   createUsageTap: createResponsesUsageTap,

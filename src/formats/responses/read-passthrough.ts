@@ -1,7 +1,8 @@
 import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, readRecord, readString, tryParseJson } from '../shared/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
-import { decodeResponseUsage } from './map-usage.ts';
+import { jsonRecord } from '../../sse/index.ts';
+import { decodeResponseUsage, encodeUsage } from './map-usage.ts';
 
 /** Reads id, model and usage from a same-format response object. */
 export function readResponsesPassthrough(body: unknown): PassthroughInfo {
@@ -27,14 +28,23 @@ function eventName(record: SseRecord): string | undefined {
   return match?.[1];
 }
 
+/** What an upstream's `error` event said: OpenAI's code (its own vocabulary) and message. */
+export interface UpstreamStreamError {
+  code: string | null;
+  message: string;
+}
+
 /** A usage tap that also remembers the last sequence number, for an error record after it. */
 export interface ResponsesUsageTap extends UsageTap {
   readonly lastSequenceNumber: number;
+  /** The last `error` event, until a lifecycle end (`response.failed`, …) follows it. */
+  readonly unfinishedError: UpstreamStreamError | undefined;
 }
 
 class SequenceTrackingUsageTap implements ResponsesUsageTap {
   info: PassthroughInfo = {};
   lastSequenceNumber = -1;
+  unfinishedError: UpstreamStreamError | undefined = undefined;
 
   push(record: SseRecord): void {
     const at = record.data.lastIndexOf('"sequence_number":');
@@ -43,13 +53,26 @@ class SequenceTrackingUsageTap implements ResponsesUsageTap {
       if (Number.isFinite(value)) this.lastSequenceNumber = value;
     }
     const event = eventName(record);
+    if (event === 'error') {
+      this.unfinishedError = readStreamError(record);
+      return;
+    }
     if (event === undefined || !READ_EVENTS.has(event)) return; // only these records are parsed
+    this.unfinishedError = undefined;
     const data = tryParseJson(record.data);
     const response = isRecord(data) ? readRecord(data, 'response') : undefined;
     if (!response) return;
     const info = readResponsesPassthrough(response);
     this.info = { ...this.info, ...info };
   }
+}
+
+/** An `error` event's code and message: flat (OpenAI's) or nested under `error` (as the openai SDK also reads it). */
+function readStreamError(record: SseRecord): UpstreamStreamError {
+  const data = tryParseJson(record.data);
+  const flat = isRecord(data) ? data : {};
+  const nested = readRecord(flat, 'error') ?? {};
+  return { code: readString(flat, 'code') ?? readString(nested, 'code') ?? null, message: readString(flat, 'message') ?? readString(nested, 'message') ?? '' };
 }
 
 /** Reads id, model and usage from a same-format stream, parsing only the lifecycle records. */
@@ -60,4 +83,28 @@ export function createResponsesUsageTap(): ResponsesUsageTap {
 /** The `sequence_number` of a record the gateway adds after a passthrough's records (an error): one past the last the tap saw, 0 without a tap. */
 export function nextSequenceNumber(tap: UsageTap | undefined): number {
   return tap instanceof SequenceTrackingUsageTap ? tap.lastSequenceNumber + 1 : 0;
+}
+
+/**
+ * A passthrough whose upstream ended right after an `error` event (no `response.failed`) ends as
+ * OpenAI ends a failed stream: `response.failed` with that error's code. Codex reads a failure
+ * only there (an `error` event alone is a stream that closed early, retried five times whatever
+ * its code), and stops or retries by the code, as it does with OpenAI.
+ */
+export function finishResponsesPassthrough(tap: UsageTap): SseRecord[] | undefined {
+  if (!(tap instanceof SequenceTrackingUsageTap) || !tap.unfinishedError) return undefined;
+  const { info } = tap;
+  const error = tap.unfinishedError;
+  const response = {
+    id: info.id ?? null,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'failed',
+    model: info.model ?? null,
+    output: [],
+    error: { code: error.code, message: error.message },
+    incomplete_details: null,
+    usage: info.usage ? encodeUsage(info.usage) : null,
+  };
+  return [jsonRecord('response.failed', { type: 'response.failed', sequence_number: tap.lastSequenceNumber + 1, response })];
 }
