@@ -12,14 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { getCodec } from '../../src/formats/registry.ts';
 import { encodeChatRequest } from '../../src/formats/chat/index.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
-import type { BuiltinFormat } from '../../src/formats/index.ts';
 import { SKIP_SIGNATURE } from '../../src/formats/gemini/index.ts';
-import { buildClientRequest, geminiBody, geminiTarget, nextTurn, type Conversation } from './matrix/client-requests.ts';
+import { buildClientRequest, geminiBody, geminiTarget, nextTurn, type Conversation, type MatrixFormat } from './matrix/client-requests.ts';
 import { readClientJson, readClientStream, type ClientView } from './matrix/read-client.ts';
 import { readUpstream, type UpstreamView } from './matrix/read-upstream.ts';
 
-/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
+type WireFormat = MatrixFormat;
 import { readFixture, readJsonFixture, translateStream } from './stream-helpers.ts';
 
 type Json = Record<string, any>;

@@ -9,8 +9,12 @@
  */
 import type { BuiltinFormat, RouteTarget } from '../../../src/formats/index.ts';
 
-/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
+/**
+ * The formats the conversion matrix covers, named (a new built-in format joins by its id here, with its fixtures and
+ * rows); legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts.
+ */
+export type MatrixFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
+type WireFormat = MatrixFormat;
 
 type Json = Record<string, any>;
 

@@ -5,10 +5,8 @@
  * codecs under test. `echo` is the assistant turn as that client sends it back next turn.
  */
 import { expect } from 'vitest';
-import type { BuiltinFormat } from '../../../src/formats/index.ts';
+import type { MatrixFormat as WireFormat } from './client-requests.ts';
 
-/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
 import { parseEvents } from '../stream-helpers.ts';
 
 type Json = Record<string, any>;

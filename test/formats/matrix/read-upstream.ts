@@ -9,10 +9,7 @@
  * Gemini has no call id of its own (`-` when absent) and signs parts: a line whose part carries
  * a `thoughtSignature` ends ` sig=<signature>`.
  */
-import type { BuiltinFormat } from '../../../src/formats/index.ts';
-
-/** The conversation formats (legacy Completions carries one prompt, no tools or reasoning: test/e2e/completions.test.ts). */
-type WireFormat = Extract<BuiltinFormat, 'chat' | 'messages' | 'responses' | 'gemini'>;
+import type { MatrixFormat as WireFormat } from './client-requests.ts';
 
 type Json = Record<string, any>;
 
