@@ -65,8 +65,14 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
   } catch (error) {
     throw new PluginLoadError(`provider '${providerId}': cannot load plugin '${spec}': ${(error as Error).message.split('\n')[0]}`);
   }
-  const candidate = mod.default ?? mod.plugin;
+  // The loader's interop gives a module without a default export its own namespace as `default`:
+  // a real default export is one the module names.
+  const named = Object.keys(mod);
+  const candidate = (named.includes('default') ? mod.default : undefined) ?? mod.plugin ?? mod.default;
   const parsed = pluginShape.safeParse(candidate);
+  if (!parsed.success && !named.includes('default') && mod.plugin === undefined && named.length > 0 && !named.includes('setup')) {
+    throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' has no default export (it exports ${named.join(', ')}); export default definePlugin({...}), or export it as \`plugin\``);
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new PluginLoadError(

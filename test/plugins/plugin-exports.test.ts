@@ -1,0 +1,30 @@
+/**
+ * What a plugin file may export (README, docs/plugins.md): `export default definePlugin({...})`,
+ * `module.exports = definePlugin({...})`, or a named `plugin` export; anything else is refused
+ * with a message that says what the file exports and what to write.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadPlugin } from '../../src/providers/index.ts';
+import { tempDir } from '../helpers/spawn-gateway.ts';
+
+const dir = tempDir('gw-plugin-exports-');
+const DEFINE = "import { definePlugin } from 'gateway/plugin-kit';\nconst p = definePlugin({ name: 'p', formats: ['chat'], setup: () => ({}) });\n";
+const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+write('default.mjs', `${DEFINE}export default p;\n`);
+write('named.mjs', `${DEFINE}export const plugin = p;\n`);
+write('cjs.cjs', "const { definePlugin } = require('gateway/plugin-kit');\nmodule.exports = definePlugin({ name: 'p', formats: ['chat'], setup: () => ({}) });\n");
+write('other-name.mjs', `${DEFINE}export const myPlugin = p;\nexport const version = 1;\n`);
+
+describe('a plugin file', () => {
+  it.each([['default.mjs'], ['named.mjs'], ['cjs.cjs']])('%s loads', async (file) => {
+    expect((await loadPlugin('x', `./${file}`, dir)).name).toBe('p');
+  });
+
+  it('exporting the plugin under another name is told what it exports and what to write', async () => {
+    await expect(loadPlugin('x', './other-name.mjs', dir)).rejects.toThrow(
+      "provider 'x': plugin './other-name.mjs' has no default export (it exports myPlugin, version); export default definePlugin({...}), or export it as `plugin`",
+    );
+  });
+});
