@@ -17,7 +17,7 @@ export function operationOfRoute(path: string): string {
   return '';
 }
 
-/** The `api_format` label of a route: its wire format (chat, messages, responses, or a plugin's), the media kind, or ''. */
+/** The `api_format` label of a route: its wire format's id (a built-in one or a plugin's), the media kind, or ''. */
 export function apiFormatOfRoute(path: string, format: WireFormat | undefined): string {
   if (format && isInference(path)) return format;
   const operation = operationOfRoute(path);

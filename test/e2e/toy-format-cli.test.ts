@@ -89,6 +89,12 @@ describe('a fourth wire format brought by a plugin in another directory, through
     expect(set.exitCode, String(set.stderr)).toBe(0);
   });
 
+  it("is labelled by its id in /metrics (api_format, docs/observability.md) and counted as a chat operation", async () => {
+    const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${gw.key}` } })).text();
+    expect(text).toMatch(/^gateway_requests_total\{route="\/toy\/v1\/chat\/\*\*",status="200",api_format="toy"\} [1-9]/m);
+    expect(text).toMatch(/^gen_ai_server_request_duration_seconds_count\{gen_ai_operation_name="chat",gen_ai_request_model="toy\/toy-1"/m);
+  });
+
   it("a request with no key on the toy route is told the format's own credential too", async () => {
     const res = await fetch(`${gw.url}/toy/v1/chat/mock/echo:talk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ say: [{ who: 'user', text: 'x' }] }) });
     expect(res.status).toBe(401);
