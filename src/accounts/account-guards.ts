@@ -26,7 +26,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { andThen, isPromise, reportedCount, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
 import { modelTerms } from './check-model-access.ts';
-import { priceImageTool } from './price-image-tool.ts';
+import { holdImageTool, priceImageTool } from './price-image-tool.ts';
 import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, LimitsStoreState, PassedLimits, RequestGuards, UsageViews } from './types.ts';
@@ -376,8 +376,10 @@ export class AccountGuards implements RequestGuards {
     // A hosted web search: its max_uses (a positive count), else the default bound, no more than
     // one answer is billed for (a model billed per grounded answer), at the highest webSearch price.
     const searches = request.webSearch ? priceWebSearches(terms.pricing, this.searchesToHold(request.webSearch.maxUses, terms.pricing), factor) : 0;
-    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + media + searches);
-    return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) || searches > 0 };
+    // OpenAI's image tool: the images it may make at the image model's prices (none of the model's own).
+    const images = request.imageTool ? holdImageTool(this.o.registry, this.modelsThatMayServe(request.model), request.imageTool, inputTokens, factor) : 0;
+    const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + media + searches + images);
+    return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) || searches > 0 || images > 0 };
   }
 
   /** How many web searches a request's hold covers: its `max_uses`, else `billing.reserveWebSearches`, at most what one answer is billed for. */

@@ -1,4 +1,5 @@
 import { priceMedia, priceTokens } from '../billing/index.ts';
+import type { ImageToolRequest } from '../formats/index.ts';
 import type { ImageToolUsage } from '../ir/index.ts';
 import type { CatalogModel, ProviderRegistry } from '../providers/index.ts';
 
@@ -15,4 +16,37 @@ export function priceImageTool(registry: ProviderRegistry, served: CatalogModel,
   const id = usage.model ?? DEFAULT_IMAGE_TOOL_MODEL;
   const pricing = registry.get(`${served.provider.id}/${id}`)?.spec.pricing ?? served.provider.describe?.(id).pricing;
   return priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor) + priceMedia(pricing, { images: usage.images }, factor);
+}
+
+/**
+ * The image model's output tokens for one 1024×1024 image at each quality (OpenAI's table for
+ * the GPT Image models); a size scales them by its area (1024×1536: 1.5×, as the table's 6,240).
+ */
+const TOKENS_PER_MEGAPIXEL: Readonly<Record<string, number>> = { low: 272, medium: 1056, high: 4160 };
+/** `auto` or an unknown quality: the dearest. */
+const WORST_QUALITY = 4160;
+/** `auto` or an unreadable size: the largest the tool takes (1536×1024, 1.5 × 1024²). */
+const WORST_AREA = 1.5;
+/** Output tokens a partial image (a streamed preview) adds. */
+const PARTIAL_IMAGE_TOKENS = 100;
+
+/** A size's area in units of 1024×1024 (`1536x1024` → 1.5); the worst for `auto` or anything unreadable. */
+function areaOf(size: string | undefined): number {
+  const match = size === undefined ? null : /^(\d{2,5})x(\d{2,5})$/.exec(size);
+  return match ? (Number(match[1]) * Number(match[2])) / (1024 * 1024) : WORST_AREA;
+}
+
+/**
+ * Credits the hold keeps for a request's `image_generation` tool (docs/billing.md, the hold
+ * rule): each image it may make at the output tokens its quality and size cost (the dearest for
+ * `auto`), its partial images, the request's input bound as the tool's input, and a per-image
+ * price where the image model has one — at the dearest of the providers that may serve.
+ */
+export function holdImageTool(registry: ProviderRegistry, candidates: readonly CatalogModel[], tool: ImageToolRequest, inputTokens: number, factor: number): number {
+  const perImage = Math.ceil((TOKENS_PER_MEGAPIXEL[tool.quality ?? 'auto'] ?? WORST_QUALITY) * areaOf(tool.size)) + (tool.partialImages ?? 0) * PARTIAL_IMAGE_TOKENS;
+  const usage: ImageToolUsage = { images: tool.calls, inputTokens, outputTokens: perImage * tool.calls };
+  if (tool.model !== undefined) usage.model = tool.model;
+  let most = 0;
+  for (const served of candidates) most = Math.max(most, priceImageTool(registry, served, usage, factor));
+  return most;
 }

@@ -2,6 +2,7 @@
  * The request-guard port: what the HTTP layer asks of rate limits, quotas and billing, and
  * what the account guards implement. Types only.
  */
+import type { ImageToolRequest } from '../formats/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
@@ -57,6 +58,8 @@ export interface AdmissionRequest extends LimitRequest {
    * `max_uses`), else `billing.reserveWebSearches`, at the model's `webSearch` price.
    */
   webSearch?: { maxUses?: number };
+  /** The request declares OpenAI's hosted image tool: the hold covers the images it may make (docs/billing.md). */
+  imageTool?: ImageToolRequest;
   /**
    * The catalog models that may serve the request, when the route has already resolved them
    * (media); otherwise the guards resolve `model` and its configured fallbacks. A key scoped

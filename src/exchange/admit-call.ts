@@ -3,7 +3,7 @@ import type { RequestFacts } from '../formats/index.ts';
 import type { MaybePromise } from '../util/index.ts';
 import type { ExchangeCall, ExchangeDeps } from './types.ts';
 
-/** What admission reads of a request: its model, its input bound, its output cap, its web search (read without decoding it: `readCall`). */
+/** What admission reads of a request: its model, its input bound, its output cap, its web search and image tool (read without decoding it: `readCall`). */
 export type AdmittedFacts = Pick<RequestFacts, 'model' | 'inputBound' | 'maxTokens' | 'vendorTools'>;
 
 /** What admission reads of a call: who, where from, which model, how much it may use. */
@@ -18,9 +18,10 @@ function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionReque
     maxOutputTokens: request.maxTokens,
     requestId: call.ids.requestId,
   };
-  // Only a request with vendor tools pays for this look (the hold covers its searches).
+  // Only a request with vendor tools pays for this look (the hold covers its searches and images).
   const tools = request.vendorTools;
   if (tools && tools.webSearch.length > 0) admission.webSearch = tools.maxUses === undefined ? {} : { maxUses: tools.maxUses };
+  if (tools?.imageGeneration) admission.imageTool = tools.imageGeneration;
   if (call.limits !== undefined) admission.limits = call.limits;
   if (call.priceMultiplier !== undefined) admission.priceMultiplier = call.priceMultiplier;
   return admission;

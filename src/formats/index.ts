@@ -39,6 +39,7 @@ export type {
   RequestFacts,
   InboundBody,
   VendorTools,
+  ImageToolRequest,
   VendorToolsFace,
   ConvertedFit,
   ToolNameRule,

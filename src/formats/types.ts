@@ -207,6 +207,22 @@ export interface VendorTools {
   webSearch: string[];
   /** The most searches the client lets that web search run (Anthropic `max_uses`, Responses `max_tool_calls`): the credit hold's bound; absent, unbounded. */
   maxUses?: number;
+  /** OpenAI's hosted `image_generation` tool, as declared: what the credit hold prices its images by. */
+  imageGeneration?: ImageToolRequest;
+}
+
+/** What a request's `image_generation` tool says of the images it may make (the credit hold's bound). */
+export interface ImageToolRequest {
+  /** The tool's `model` (absent: OpenAI's default). */
+  model?: string;
+  /** `low`, `medium`, `high` or `auto` (absent: auto). */
+  quality?: string;
+  /** `1024x1024`, `1536x1024`, … or `auto` (absent: auto). */
+  size?: string;
+  /** `partial_images`: streamed previews, each billed as extra output tokens. */
+  partialImages?: number;
+  /** The most images the response may make: `max_tool_calls` when the client bounds its built-in tool calls, else 1. */
+  calls: number;
 }
 
 /**

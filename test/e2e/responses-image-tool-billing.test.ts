@@ -24,6 +24,8 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
   let gw: SpawnedGateway;
   let dataDir: string;
   let apiKey: string;
+  /** A key of an account with 20 credits: enough for a text answer and one low-quality image, not for an image at `auto`. */
+  let poorKey: string;
 
   /** One request, its answer read to the end; the credits it was charged once settled. */
   const charge = async (route: string, body: Record<string, unknown>): Promise<number> => {
@@ -45,6 +47,7 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
     dataDir = path.join(dir, 'data');
     const configFile = writeConfig(dir, { providers: { or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] } }, routing: { retry: { attempts: 1 } } });
     apiKey = await createFundedKey(configFile, dataDir, 'image-tool@example.com');
+    poorKey = await createFundedKey(configFile, dataDir, 'image-tool-poor@example.com', 10_000, 20);
     gw = await spawnGateway({ configFile, dataDir });
   }, 60_000);
   afterAll(async () => {
@@ -68,5 +71,29 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
   it('the ledger lines count the image', () => {
     const ledger = fs.readFileSync(path.join(dataDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { media?: { images?: number } });
     expect(ledger.map((line) => line.media?.images ?? 0)).toEqual([0, 1, 1, 1, 1, 1, 1]);
+  });
+
+  // The hold covers the images the tool may make (docs/billing.md): at auto quality and size the
+  // dearest (6,240 tokens at $40 per million, ~250 credits), at low quality 1024×1024 272 tokens (~11).
+  it('an account that can pay for the text but not the image is refused before the upstream is called', async () => {
+    const ask = (tool: Record<string, unknown>) =>
+      fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${poorKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'or/gpt-5', input: 'Draw a cat', max_output_tokens: 100, tools: [{ type: 'image_generation', ...tool }] }),
+      });
+    const calls = responses.requests.length;
+    const refused = await ask({});
+    const body = (await refused.json()) as { error: { code: string } };
+    // Before: 200, the image charged past what the hold covered.
+    expect(refused.status, JSON.stringify(body)).toBe(402);
+    expect(body.error.code).toBe('insufficient_balance');
+    expect(responses.requests.length).toBe(calls);
+    // Streamed previews cost output tokens too: 3 partial images (300 tokens more, ~12 credits) do not fit.
+    const previews = await ask({ quality: 'low', size: '1024x1024', partial_images: 3 });
+    expect(previews.status, await previews.text()).toBe(402);
+    // A low-quality square image fits: the hold follows the tool's quality and size.
+    const cheap = await ask({ quality: 'low', size: '1024x1024' });
+    expect(cheap.status, await cheap.text()).toBe(200);
   });
 });

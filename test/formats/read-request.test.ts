@@ -72,6 +72,15 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
     expect(read({ model: 'm', input: 'x', max_tool_calls: 2 })).toEqual([undefined, undefined]);
   });
 
+  it("a Responses image_generation tool's model, quality, size and partial images bound the hold's images, read alike without and with the IR", () => {
+    const read = (body: Record<string, unknown>) => [getFormat('responses').passthrough.read!({ body, raw: JSON.stringify(body) }).vendorTools, factsOf(getFormat('responses').codec.decodeRequest(structuredClone(body)), 'responses').vendorTools];
+    const tool = { type: 'image_generation', model: 'gpt-image-1-mini', quality: 'low', size: '1024x1536', partial_images: 2 };
+    const bounded = { format: 'responses', types: ['image_generation'], webSearch: [], imageGeneration: { model: 'gpt-image-1-mini', quality: 'low', size: '1024x1536', partialImages: 2, calls: 3 } };
+    expect(read({ model: 'm', input: 'a cat', tools: [tool], max_tool_calls: 3 })).toEqual([bounded, bounded]);
+    const plain = { format: 'responses', types: ['image_generation'], webSearch: [], imageGeneration: { calls: 1 } };
+    expect(read({ model: 'm', input: 'a cat', tools: [{ type: 'image_generation' }] })).toEqual([plain, plain]);
+  });
+
   it('Messages metadata.user_id is a session key; other formats have none', () => {
     const body = { model: 'm', max_tokens: 5, metadata: { user_id: 'u1' }, messages: [] };
     expect(getFormat('messages').passthrough.read!({ body, raw: JSON.stringify(body) }).userId).toBe('u1');

@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../ir/index.ts';
-import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
+import type { ImageToolRequest, InboundBody, RequestFacts, VendorTools } from '../types.ts';
 import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields, requireObjectItems } from '../shared/index.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
@@ -31,7 +31,7 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   const hosted = hostedToolTypes(body.tools, body.tool_choice);
   const searches = Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isWebSearchToolType(tool.type));
-  if (hosted.length > 0) facts.vendorTools = vendorToolsOf(hosted, searches, body.max_tool_calls);
+  if (hosted.length > 0) facts.vendorTools = vendorToolsOf(hosted, searches, body.max_tool_calls, body.tools);
   return facts;
 }
 
@@ -40,10 +40,25 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
  * built-in tool calls the response makes, so its searches too) as the credit hold's bound on
  * searches, like Anthropic's `max_uses`; any other value is the upstream's to judge.
  */
-function vendorToolsOf(types: string[], searches: boolean, maxToolCalls: unknown): VendorTools {
+function vendorToolsOf(types: string[], searches: boolean, maxToolCalls: unknown, list: unknown): VendorTools {
   const tools: VendorTools = { format: 'responses', types, webSearch: searches ? types.filter(isWebSearchType) : [] };
-  if (searches && Number.isInteger(maxToolCalls) && (maxToolCalls as number) > 0) tools.maxUses = maxToolCalls as number;
+  const bound = Number.isInteger(maxToolCalls) && (maxToolCalls as number) > 0 ? (maxToolCalls as number) : undefined;
+  if (searches && bound !== undefined) tools.maxUses = bound;
+  const image = types.includes('image_generation') ? imageToolOf(list, bound) : undefined;
+  if (image) tools.imageGeneration = image;
   return tools;
+}
+
+/** The first `image_generation` tool's model, quality, size and partial images (strings and counts only; the rest is the upstream's to judge). */
+function imageToolOf(list: unknown, maxToolCalls: number | undefined): ImageToolRequest | undefined {
+  const tool = Array.isArray(list) ? list.find((entry) => isRecord(entry) && entry.type === 'image_generation') : undefined;
+  if (!isRecord(tool)) return undefined;
+  const image: ImageToolRequest = { calls: maxToolCalls ?? 1 };
+  if (typeof tool.model === 'string') image.model = tool.model;
+  if (typeof tool.quality === 'string') image.quality = tool.quality;
+  if (typeof tool.size === 'string') image.size = tool.size;
+  if (Number.isInteger(tool.partial_images) && (tool.partial_images as number) > 0) image.partialImages = tool.partial_images as number;
+  return image;
 }
 
 /** Tools the client runs itself (a `custom` one takes free text, `local_shell` a command): any upstream can be offered them. */
@@ -70,5 +85,5 @@ function hostedToolTypes(tools: unknown, choice: unknown): string[] {
  */
 export function responsesVendorTools(request: ChatRequest): VendorTools | undefined {
   const types = hostedToolTypes(request.extra?.hostedTools, request.extra?.tool_choice);
-  return types.length > 0 ? vendorToolsOf(types, Boolean(request.webSearch), request.extra?.max_tool_calls) : undefined;
+  return types.length > 0 ? vendorToolsOf(types, Boolean(request.webSearch), request.extra?.max_tool_calls, request.extra?.hostedTools) : undefined;
 }
