@@ -9,7 +9,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { GatewayError } from '../errors/index.ts';
-import { findFormat, listFormats, registerFormat, type FormatDefinition, type RouteTarget, type WireRecord } from '../formats/index.ts';
+import { findFormat, listFormats, looksLikeObject, registerFormat, type FormatDefinition, type RouteTarget, type WireRecord } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, StreamPart, Usage } from '../ir/index.ts';
 
 /** One check: a name for your test runner and a function that throws when the format fails it. */
@@ -125,7 +125,7 @@ function endOf(format: FormatDefinition, records: WireRecord[]): 'complete' | 'f
   let end: 'complete' | 'finished' | undefined;
   for (const record of records) {
     const said = format.terminal(record, true);
-    if (said === undefined && record.data.trim() !== '' && !record.data.trimStart().startsWith('{')) fail(`record ${JSON.stringify(record.data.slice(0, 80))} is not a JSON object and terminal() does not name it (the gateway refuses it as a cut record)`);
+    if (said === undefined && record.data.trim() !== '' && !looksLikeObject(record.data)) fail(`record ${JSON.stringify(record.data.slice(0, 80))} is not a JSON object and terminal() does not name it (the gateway refuses it as a cut record)`);
     if (said === 'complete') end = 'complete';
     else if (said === 'finished' && end === undefined) end = 'finished';
   }

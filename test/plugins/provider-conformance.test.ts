@@ -107,4 +107,23 @@ describe('the format suite (formatCases, for a format a plugin brings)', () => {
       unregisterFormat('toy-broken');
     }
   });
+
+  it('fails a format whose stream records are not whole JSON objects (the gateway takes them for cut records)', () => {
+    const encoder = toyFormat.codec.createStreamEncoder.bind(toyFormat.codec);
+    const cutting: FormatDefinition['codec'] = {
+      ...toyFormat.codec,
+      format: 'toy-cut',
+      createStreamEncoder: (request, ids) => {
+        const inner = encoder(request, ids);
+        return { encode: (part) => inner.encode(part).map((record) => (record.event === 'piece' ? { ...record, data: record.data.slice(0, -1) } : record)) };
+      },
+    };
+    const cut: FormatDefinition = { ...toyFormat, id: 'toy-cut', codec: cutting, routes: [{ ...toyFormat.routes[0], path: '/toy-cut/v1/chat/**' }] };
+    try {
+      const terminal = formatCases(cut).find((c) => c.name.startsWith('tells the end'))!;
+      expect(() => terminal.run()).toThrow(/record "\{\\"text\\":\\"Héllo\\"" is not a JSON object and terminal\(\) does not name it/);
+    } finally {
+      unregisterFormat('toy-cut');
+    }
+  });
 });
