@@ -6,7 +6,7 @@ const PAGE = 100;
 /** The most reads one run makes (a backlog is finished by the next runs). */
 const MAX_PAGES = 100;
 
-/** Deletes the files whose `expires_at` has come (Gemini uploads: 48 hours); returns how many. */
+/** Deletes the files whose `expires_at` has come (Gemini uploads: 48 hours) and the uploads past their URL's hour; returns how many. */
 export async function purgeExpiredFiles(store: Store, nowMs: number): Promise<number> {
   let removed = 0;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -14,7 +14,8 @@ export async function purgeExpiredFiles(store: Store, nowMs: number): Promise<nu
     for (const file of due) if (await store.files.delete(file.accountId, file.id)) removed += 1;
     if (due.length < PAGE) break;
   }
-  return removed;
+  // Uploads abandoned before their last chunk: their bytes (on PostgreSQL, chunks no file points at).
+  return removed + (await store.uploads.purgeExpired(nowMs));
 }
 
 /**

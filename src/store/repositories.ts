@@ -189,6 +189,42 @@ export interface FilesRepo {
   expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>>;
 }
 
+/**
+ * A resumable upload in progress (Gemini's Files API): the file it becomes, and the bytes
+ * received so far, kept by the store until `finish` stores the file.
+ */
+export interface UploadSession {
+  id: string;
+  /** The file the upload becomes (`bytes` the size its start declared). */
+  file: FileRecord;
+  received: number;
+  /** Epoch ms after which the upload URL takes no more chunks. */
+  expiresAt: number;
+}
+
+/**
+ * Resumable uploads. On the file store they live in the process (one process serves the data
+ * dir); on PostgreSQL in the database, chunks in `gw_file_chunks` as they come, so any instance
+ * takes any chunk of an upload another instance started (behind a load balancer).
+ */
+export interface UploadsRepo {
+  start(session: UploadSession): Promise<void>;
+  /** The account's upload, if it is there and `expiresAt` has not come. */
+  get(accountId: string, id: string, now: number): Promise<UploadSession | undefined>;
+  /**
+   * Adds the bytes staged in the file `staged` (removed afterwards, whatever happens) when the
+   * upload has received exactly `offset` bytes; the bytes received now, or undefined when the
+   * upload is gone or another chunk came first (its offset is no longer `offset`).
+   */
+  append(accountId: string, id: string, offset: number, staged: string, now: number): Promise<number | undefined>;
+  /** Stores `file` (the upload's record, its times set) with the bytes received, and ends the upload; false when it is gone or incomplete. */
+  finish(accountId: string, id: string, file: FileRecord, now: number): Promise<boolean>;
+  /** The sizes declared by the account's open uploads (its file quota holds them). */
+  reservedBy(accountId: string, now: number): Promise<number>;
+  /** Drops the uploads whose `expiresAt` has come, and their bytes; how many. */
+  purgeExpired(now: number): Promise<number>;
+}
+
 export interface BatchesQuery {
   accountId?: string;
   status?: readonly BatchStatus[];
@@ -381,6 +417,7 @@ export interface Store {
   readonly media: MediaRepo;
   readonly responses: ResponsesRepo;
   readonly files: FilesRepo;
+  readonly uploads: UploadsRepo;
   readonly batches: BatchesRepo;
   /** Credits shared across instances (a database backend); absent on the file store. */
   readonly credits?: CreditsRepo;

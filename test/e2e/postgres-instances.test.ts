@@ -93,4 +93,37 @@ describe('two instances on one PostgreSQL', () => {
     const body = (await listed!.json()) as { data: Array<{ id: string }> };
     expect(body.data.map((m) => m.id)).toContain(id);
   });
+  it("a Gemini resumable upload started on A takes its chunks on B and A (a load balancer's choice), and any instance serves the file; the same offset twice is taken once", async () => {
+    const key = a.key!;
+    const bytes = Buffer.from(Array.from({ length: 3_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''));
+    const start = await fetch(`${a.url}/upload/v1beta/files`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': key, 'x-goog-upload-protocol': 'resumable', 'x-goog-upload-command': 'start', 'x-goog-upload-header-content-length': String(bytes.length), 'content-type': 'application/json' },
+      body: JSON.stringify({ file: { displayName: 'shared.txt', mimeType: 'text/plain' } }),
+    });
+    expect(start.status).toBe(200);
+    const url = new URL(start.headers.get('x-goog-upload-url')!);
+    const at = (g: SpawnedGateway) => `${g.url}${url.pathname}${url.search}`;
+    const send = (g: SpawnedGateway, command: string, offset: number, chunk: Uint8Array) =>
+      fetch(at(g), { method: 'POST', headers: { 'x-goog-api-key': key, 'x-goog-upload-command': command, 'x-goog-upload-offset': String(offset) }, body: new Uint8Array(chunk) });
+    const first = await send(b, 'upload', 0, bytes.subarray(0, 1_000));
+    expect(first.status, await first.clone().text()).toBe(200);
+    expect(first.headers.get('x-goog-upload-size-received')).toBe('1000');
+    // The same chunk again, on the other instance: the upload has moved on.
+    const again = await send(a, 'upload', 0, bytes.subarray(0, 1_000));
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toContain('X-Goog-Upload-Offset must be 1000');
+    const second = await send(a, 'upload', 1_000, bytes.subarray(1_000, 2_000));
+    expect(second.headers.get('x-goog-upload-size-received')).toBe('2000');
+    const last = await send(b, 'upload, finalize', 2_000, bytes.subarray(2_000));
+    expect(last.status, await last.clone().text()).toBe(200);
+    const file = ((await last.json()) as { file: { name: string; sizeBytes: string } }).file;
+    expect(file.sizeBytes).toBe(String(bytes.length));
+    for (const g of [a, b]) {
+      const download = await fetch(`${g.url}/v1beta/${file.name}:download?alt=media`, { headers: { 'x-goog-api-key': key } });
+      expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+    // The upload URL is spent everywhere.
+    expect((await send(a, 'upload, finalize', 3_000, Buffer.alloc(0))).status).toBe(404);
+  });
 });

@@ -370,6 +370,51 @@ export function describeStore(name: string, backend: StoreBackend): void {
       });
     });
 
+    describe('uploads', () => {
+      it('takes chunks at their offset only, holds the declared size in reservedBy, stores the file on finish; an expired one is gone', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-upload-'));
+        const stage = (text: string) => {
+          const file = path.join(dir, uid('part'));
+          fs.writeFileSync(file, text);
+          return file;
+        };
+        const now = 1_800_000_000_000;
+        const file = aFile(a, { bytes: 10, purpose: 'user_data', mimeType: 'text/plain' });
+        await store.uploads.start({ id: 'up-1', file, received: 0, expiresAt: now + 60_000 });
+        expect(await store.uploads.get(a, 'up-1', now)).toEqual({ id: 'up-1', file, received: 0, expiresAt: now + 60_000 });
+        expect(await store.uploads.get(uid('acct'), 'up-1', now)).toBeUndefined();
+        expect(await store.uploads.reservedBy(a, now)).toBe(10);
+        const late = stage('zzzz');
+        expect(await store.uploads.append(a, 'up-1', 4, late, now)).toBeUndefined();
+        expect(fs.existsSync(late)).toBe(false);
+        expect(await store.uploads.append(a, 'up-1', 0, stage('hello'), now)).toBe(5);
+        expect(await store.uploads.finish(a, 'up-1', { ...file, created_at: 5 }, now)).toBe(false);
+        expect(await store.uploads.append(a, 'up-1', 5, stage('world'), now)).toBe(10);
+        expect(await store.uploads.finish(a, 'up-1', { ...file, created_at: 5 }, now)).toBe(true);
+        expect(await store.files.get(a, file.id)).toEqual({ ...file, created_at: 5 });
+        expect((await store.files.content(a, file.id))?.toString()).toBe('helloworld');
+        expect(await store.uploads.get(a, 'up-1', now)).toBeUndefined();
+        expect(await store.uploads.reservedBy(a, now)).toBe(0);
+
+        const empty = aFile(a, { bytes: 0 });
+        await store.uploads.start({ id: 'up-2', file: empty, received: 0, expiresAt: now + 60_000 });
+        expect(await store.uploads.finish(a, 'up-2', empty, now)).toBe(true);
+        expect((await store.files.content(a, empty.id))?.length).toBe(0);
+
+        const abandoned = aFile(a, { bytes: 8 });
+        await store.uploads.start({ id: 'up-3', file: abandoned, received: 0, expiresAt: now + 60_000 });
+        expect(await store.uploads.append(a, 'up-3', 0, stage('half'), now)).toBe(4);
+        expect(await store.uploads.get(a, 'up-3', now + 60_000)).toBeUndefined();
+        expect(await store.uploads.append(a, 'up-3', 4, stage('more'), now + 60_000)).toBeUndefined();
+        expect(await store.uploads.purgeExpired(now + 60_000)).toBe(1);
+        expect(await store.uploads.purgeExpired(now + 60_000)).toBe(0);
+        expect(await store.files.get(a, abandoned.id)).toBeUndefined();
+        fs.rmSync(dir, { recursive: true, force: true });
+      });
+    });
+
     describe('files from a staged file', () => {
       it('takes over a file on disk (chunked past 1 MiB on PostgreSQL), counts bytes per account, deletes', async () => {
         let store = await fresh();

@@ -27,19 +27,8 @@ import type { RouteDef } from './types.ts';
 const MAX_DISPLAY_NAME = 512;
 /** How long an uploaded file is kept: Google deletes its files 48 hours after upload (the File's `expirationTime`). */
 const GEMINI_FILE_TTL_SECONDS = 48 * 60 * 60;
-/** How long an upload URL takes chunks (Google's stay valid a week; an upload here is one session). */
+/** How long an upload URL takes chunks (Google's stay valid a week); an abandoned upload's bytes are swept after it. */
 const SESSION_MS = 60 * 60 * 1000;
-
-/** An upload begun with `start`: its chunks go to a staged file until `finalize`. */
-interface UploadSession {
-  accountId: string;
-  size: number;
-  mimeType: string;
-  displayName: string;
-  staged: string;
-  received: number;
-  expiresAt: number;
-}
 
 const invalid = (message: string) => new GatewayError('bad_request', message);
 
@@ -75,17 +64,10 @@ function startMetadata(body: Record<string, unknown>): { displayName?: string; m
 }
 
 function createUploads(deps: ServerDeps) {
-  const sessions = new Map<string, UploadSession>();
   const dir = path.join(deps.dataDir, 'uploads');
-  const drop = (id: string, session: UploadSession) => {
-    sessions.delete(id);
-    fs.rmSync(session.staged, { force: true });
-  };
-  const reservedBy = (accountId: string) => {
-    let bytes = 0;
-    for (const s of sessions.values()) if (s.accountId === accountId) bytes += s.size;
-    return bytes;
-  };
+  const uploads = deps.store.uploads;
+  const gone = () => new GatewayError('not_found', "No upload in progress at this URL (it was finished, expired, or is another account's).");
+  const wrongOffset = (received: number, sent: string | undefined) => invalid(`X-Goog-Upload-Offset must be ${received}, the bytes received so far (it was ${sent ?? 'missing'}).`);
 
   async function start(event: H3Event, accountId: string): Promise<unknown> {
     if (header(event, 'x-goog-upload-protocol') !== 'resumable' || header(event, 'x-goog-upload-command') !== 'start') {
@@ -94,54 +76,59 @@ function createUploads(deps: ServerDeps) {
     const size = Number(header(event, 'x-goog-upload-header-content-length') ?? NaN);
     if (!Number.isSafeInteger(size) || size < 0) throw invalid('X-Goog-Upload-Header-Content-Length must give the file\'s size in bytes.');
     const now = deps.clock.now();
-    for (const [id, s] of sessions) if (s.expiresAt <= now) drop(id, s);
     const max = deps.config.batches.maxFileBytes;
     if (size > max) throw new GatewayError('request_too_large', `Files are limited to ${max} bytes (batches.maxFileBytes).`);
     const quota = deps.config.storage.fileQuotaBytes;
-    const used = (await deps.store.files.bytesOf(accountId)) + reservedBy(accountId);
+    const used = (await deps.store.files.bytesOf(accountId)) + (await uploads.reservedBy(accountId, now));
     if (used + size > quota) throw quotaExceeded(quota, used, `this file needs ${size}`);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, SMALL_JSON_BYTES));
     const meta = startMetadata(body);
     const id = randomToken(32);
-    const staged = stagedPath(dir);
-    fs.writeFileSync(staged, '', { mode: FILE_MODE });
     const mimeType = meta.mimeType ?? header(event, 'x-goog-upload-header-content-type') ?? 'application/octet-stream';
-    sessions.set(id, { accountId, size, mimeType, displayName: meta.displayName ?? '', staged, received: 0, expiresAt: now + SESSION_MS });
+    // The file it becomes; its times are set when the last chunk stores it.
+    const file: FileRecord = { id: newGeminiFileId(), accountId, bytes: size, created_at: 0, expires_at: null, filename: meta.displayName ?? '', purpose: 'user_data', mimeType };
+    await uploads.start({ id, file, received: 0, expiresAt: now + SESSION_MS });
     const url = `${event.url.origin}/upload/v1beta/files?upload_id=${id}&upload_protocol=resumable`;
     return sendBody(event, 200, { 'x-goog-upload-url': url, 'x-goog-upload-status': 'active', 'x-goog-upload-control-url': url }, '');
   }
 
-  /** One chunk at its offset (`upload`), the last with `finalize`: the file is stored, Google's `{file}` answered. */
+  /**
+   * One chunk at its offset (`upload`), the last with `finalize`: the file is stored, Google's
+   * `{file}` answered. The chunk is streamed to a staged file, then handed to the store's upload
+   * (any instance's, on PostgreSQL), which takes it only at the offset it has received so far.
+   */
   async function chunk(event: H3Event, accountId: string, id: string): Promise<unknown> {
-    const session = sessions.get(id);
-    if (!session || session.accountId !== accountId || session.expiresAt <= deps.clock.now()) throw new GatewayError('not_found', 'No upload in progress at this URL (it was finished, expired, or is another account\'s).');
+    const session = await uploads.get(accountId, id, deps.clock.now());
+    if (!session) throw gone();
+    const size = session.file.bytes;
     const commands = new Set((header(event, 'x-goog-upload-command') ?? '').split(',').map((c) => c.trim()));
     if (!commands.has('upload') && !commands.has('finalize')) throw invalid("X-Goog-Upload-Command must be 'upload', 'upload, finalize' or 'finalize'.");
+    let received = session.received;
     if (commands.has('upload')) {
-      const offset = Number(header(event, 'x-goog-upload-offset') ?? NaN);
-      if (offset !== session.received) throw invalid(`X-Goog-Upload-Offset must be ${session.received}, the bytes received so far (it was ${header(event, 'x-goog-upload-offset') ?? 'missing'}).`);
-      const room = session.size - session.received;
-      session.received += await appendRawBody(event, session.staged, room, () => invalid(`The upload is longer than the ${session.size} bytes its start declared.`));
+      const sent = header(event, 'x-goog-upload-offset');
+      const offset = Number(sent ?? NaN);
+      if (offset !== received) throw wrongOffset(received, sent);
+      const staged = stagedPath(dir);
+      try {
+        fs.writeFileSync(staged, '', { mode: FILE_MODE });
+        await appendRawBody(event, staged, size - offset, () => invalid(`The upload is longer than the ${size} bytes its start declared.`));
+      } catch (error) {
+        fs.rmSync(staged, { force: true });
+        throw error;
+      }
+      const after = await uploads.append(accountId, id, offset, staged, deps.clock.now());
+      if (after === undefined) {
+        // Another chunk at this offset came first (on this instance or another), or the upload ended meanwhile.
+        const now = await uploads.get(accountId, id, deps.clock.now());
+        throw now ? wrongOffset(now.received, sent) : gone();
+      }
+      received = after;
     }
-    if (!commands.has('finalize')) return sendBody(event, 200, { 'x-goog-upload-status': 'active', 'x-goog-upload-size-received': String(session.received) }, '');
-    if (session.received !== session.size) throw invalid(`The upload has ${session.received} of the ${session.size} bytes its start declared.`);
-    sessions.delete(id);
+    if (!commands.has('finalize')) return sendBody(event, 200, { 'x-goog-upload-status': 'active', 'x-goog-upload-size-received': String(received) }, '');
+    if (received !== size) throw invalid(`The upload has ${received} of the ${size} bytes its start declared.`);
     const created = Math.floor(deps.clock.now() / 1000);
-    const record: FileRecord = {
-      id: newGeminiFileId(),
-      accountId,
-      bytes: session.size,
-      created_at: created,
-      expires_at: created + GEMINI_FILE_TTL_SECONDS,
-      filename: session.displayName,
-      purpose: 'user_data',
-      mimeType: session.mimeType,
-    };
-    try {
-      await deps.store.files.createFromFile(record, session.staged);
-    } finally {
-      fs.rmSync(session.staged, { force: true });
-    }
+    const record: FileRecord = { ...session.file, created_at: created, expires_at: created + GEMINI_FILE_TTL_SECONDS };
+    if (!(await uploads.finish(accountId, id, record, deps.clock.now()))) throw gone();
     event.res.headers.set('x-goog-upload-status', 'final');
     return json(event, { file: viewGeminiFile(record, event.url.origin) });
   }

@@ -3,6 +3,7 @@ import { EmailTakenError } from '../email-taken.ts';
 import { FileBatchesRepo } from './file-batches-repo.ts';
 import { FileDb } from './file-db.ts';
 import { FileFilesRepo } from './file-files-repo.ts';
+import { FileUploadsRepo } from './file-uploads-repo.ts';
 import { FileMediaRepo } from './file-media-repo.ts';
 import { FileResponsesRepo } from './file-responses-repo.ts';
 import type { RecordLogReport } from './record-log.ts';
@@ -67,6 +68,7 @@ export class FileStore implements Store {
   readonly sessions: SessionsRepo;
   readonly report: FileStoreReport;
   readonly files: FileFilesRepo;
+  readonly uploads: FileUploadsRepo;
   readonly batches: FileBatchesRepo;
   private readonly keyByHash = new Map<string, ApiKeyRecord>();
   private readonly accountById = new Map<string, AccountRecord>();
@@ -85,6 +87,7 @@ export class FileStore implements Store {
   ) {
     this.report = report;
     this.files = new FileFilesRepo(db, dataDir);
+    this.uploads = new FileUploadsRepo(this.files);
     this.batches = new FileBatchesRepo(db, dataDir);
     this.reindex();
     const data = () => db.data;

@@ -1096,6 +1096,27 @@ create trigger gw_responses_bytes after insert or update or delete on gw_respons
 alter table gw_ledger add column web_search_requests integer;
 `,
   },
+  {
+    version: 14,
+    name: 'resumable upload sessions',
+    sql: `
+-- A resumable upload (Gemini's Files API) in the database, so any instance takes any of its
+-- chunks (behind a load balancer): the session a row, its bytes in gw_file_chunks under the id
+-- of the file it becomes, until the last chunk adds the gw_files row. Expired ones are swept.
+create table gw_upload_sessions (
+  id text primary key,
+  account_id text not null,
+  file_id text not null,
+  record text not null,
+  size bigint not null,
+  received bigint not null default 0,
+  next_seq integer not null default 0,
+  expires_at bigint not null
+);
+create index gw_upload_sessions_account on gw_upload_sessions (account_id);
+create index gw_upload_sessions_expiry on gw_upload_sessions (expires_at);
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

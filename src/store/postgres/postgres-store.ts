@@ -8,6 +8,7 @@ import { DatabaseHealth } from './database-health.ts';
 import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
 import { LEASE_CHANNEL, PostgresCreditsRepo } from './postgres-credits-repo.ts';
 import { PostgresFilesRepo } from './postgres-files-repo.ts';
+import { PostgresUploadsRepo } from './postgres-uploads-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
 import {
@@ -130,6 +131,7 @@ export class PostgresStore implements Store {
   readonly media: PostgresMediaRepo;
   readonly responses: PostgresResponsesRepo;
   readonly files: PostgresFilesRepo;
+  readonly uploads: PostgresUploadsRepo;
   readonly batches: PostgresBatchesRepo;
   readonly credits: PostgresCreditsRepo;
   readonly instanceId: string;
@@ -171,6 +173,7 @@ export class PostgresStore implements Store {
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
     this.files = new PostgresFilesRepo(pool);
+    this.uploads = new PostgresUploadsRepo(pool);
     this.batches = new PostgresBatchesRepo(pool);
     this.credits = new PostgresCreditsRepo(pool, instanceId, synchronousCommit);
     this.cache = {

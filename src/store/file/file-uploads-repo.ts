@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { FilesRepo, UploadSession, UploadsRepo } from '../repositories.ts';
+import type { FileRecord } from '../types.ts';
+
+/** An upload of the file store: the session, and the file its bytes are in once the first chunk came. */
+interface Held {
+  session: UploadSession;
+  path?: string;
+}
+
+/**
+ * Resumable uploads on the file store: in this process (the data dir has one), each one's bytes
+ * in the file its first chunk was staged in (under the data dir), later chunks appended to it;
+ * `finish` moves that file into the files store. A restart forgets them (the SDK starts again).
+ */
+export class FileUploadsRepo implements UploadsRepo {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly files: FilesRepo) {}
+
+  async start(session: UploadSession): Promise<void> {
+    this.held.set(session.id, { session: { ...session } });
+  }
+
+  async get(accountId: string, id: string, now: number): Promise<UploadSession | undefined> {
+    const held = this.live(accountId, id, now);
+    return held && { ...held.session, file: { ...held.session.file } };
+  }
+
+  async append(accountId: string, id: string, offset: number, staged: string, now: number): Promise<number | undefined> {
+    try {
+      const bytes = (await fs.promises.stat(staged)).size;
+      // Checked and claimed in one step (no wait between): a chunk at the same offset meanwhile finds the offset moved on.
+      const held = this.live(accountId, id, now);
+      if (!held || held.session.received !== offset) return undefined;
+      held.session.received += bytes;
+      if (held.path === undefined) {
+        held.path = staged;
+        staged = '';
+        return held.session.received;
+      }
+      try {
+        await pipeline(fs.createReadStream(staged), fs.createWriteStream(held.path, { flags: 'a' }));
+      } catch (error) {
+        held.session.received -= bytes;
+        throw error;
+      }
+      return held.session.received;
+    } finally {
+      if (staged !== '') await fs.promises.rm(staged, { force: true });
+    }
+  }
+
+  async finish(accountId: string, id: string, file: FileRecord, now: number): Promise<boolean> {
+    const held = this.live(accountId, id, now);
+    if (!held || held.session.received !== held.session.file.bytes) return false;
+    this.held.delete(id);
+    if (held.path === undefined) await this.files.create(file, new Uint8Array());
+    else await this.files.createFromFile(file, held.path);
+    return true;
+  }
+
+  async reservedBy(accountId: string, now: number): Promise<number> {
+    let bytes = 0;
+    for (const { session } of this.held.values()) if (session.file.accountId === accountId && session.expiresAt > now) bytes += session.file.bytes;
+    return bytes;
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    let removed = 0;
+    for (const [id, held] of this.held) {
+      if (held.session.expiresAt > now) continue;
+      this.held.delete(id);
+      if (held.path !== undefined) await fs.promises.rm(held.path, { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
+  private live(accountId: string, id: string, now: number): Held | undefined {
+    const held = this.held.get(id);
+    return held && held.session.file.accountId === accountId && held.session.expiresAt > now ? held : undefined;
+  }
+}
