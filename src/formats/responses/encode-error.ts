@@ -68,6 +68,11 @@ export function failedResponseCode(error: GatewayError): string {
  */
 export function encodeResponsesStreamFailure(error: GatewayError, ids: RequestIds, sequenceNumber: number, info: PassthroughInfo): SseRecord[] {
   const record = encodeResponsesStreamError(error, ids, sequenceNumber);
+  return [record, failedResponseRecord({ code: failedResponseCode(error), message: redactSecrets(error.message) }, sequenceNumber + 1, info)];
+}
+
+/** A `response.failed` record for a stream whose records the gateway did not make: `info` is what they said of the response. */
+export function failedResponseRecord(error: { code: string | null; message: string }, sequenceNumber: number, info: PassthroughInfo): SseRecord {
   const response: Record<string, unknown> = {
     id: info.id ?? null,
     object: 'response',
@@ -75,11 +80,11 @@ export function encodeResponsesStreamFailure(error: GatewayError, ids: RequestId
     status: 'failed',
     model: info.model ?? null,
     output: [],
-    error: { code: failedResponseCode(error), message: redactSecrets(error.message) },
+    error,
     incomplete_details: null,
     usage: info.usage ? encodeUsage(info.usage) : null,
   };
-  return [record, jsonRecord('response.failed', { type: 'response.failed', sequence_number: sequenceNumber + 1, response })];
+  return jsonRecord('response.failed', { type: 'response.failed', sequence_number: sequenceNumber, response });
 }
 
 /**

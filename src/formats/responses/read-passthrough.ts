@@ -1,8 +1,8 @@
 import type { SseRecord } from '../../sse/index.ts';
 import { isRecord, readRecord, readString, tryParseJson } from '../shared/index.ts';
 import type { PassthroughInfo, UsageTap } from '../types.ts';
-import { jsonRecord } from '../../sse/index.ts';
-import { decodeResponseUsage, encodeUsage } from './map-usage.ts';
+import { failedResponseRecord } from './encode-error.ts';
+import { decodeResponseUsage } from './map-usage.ts';
 
 /** Reads id, model and usage from a same-format response object. */
 export function readResponsesPassthrough(body: unknown): PassthroughInfo {
@@ -93,18 +93,5 @@ export function nextSequenceNumber(tap: UsageTap | undefined): number {
  */
 export function finishResponsesPassthrough(tap: UsageTap): SseRecord[] | undefined {
   if (!(tap instanceof SequenceTrackingUsageTap) || !tap.unfinishedError) return undefined;
-  const { info } = tap;
-  const error = tap.unfinishedError;
-  const response = {
-    id: info.id ?? null,
-    object: 'response',
-    created_at: Math.floor(Date.now() / 1000),
-    status: 'failed',
-    model: info.model ?? null,
-    output: [],
-    error: { code: error.code, message: error.message },
-    incomplete_details: null,
-    usage: info.usage ? encodeUsage(info.usage) : null,
-  };
-  return [jsonRecord('response.failed', { type: 'response.failed', sequence_number: tap.lastSequenceNumber + 1, response })];
+  return [failedResponseRecord(tap.unfinishedError, tap.lastSequenceNumber + 1, tap.info)];
 }
