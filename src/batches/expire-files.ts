@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.ts';
-import type { Clock, Logger } from '../util/index.ts';
+import { startPeriodicSweep, type Clock, type Logger } from '../util/index.ts';
 
 /** Files deleted per store read; a run goes on until a read names fewer. */
 const PAGE = 100;
@@ -25,18 +25,14 @@ export async function purgeExpiredFiles(store: Store, nowMs: number): Promise<nu
  * already gone to its owner (isFileExpired).
  */
 export function startFilesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => void {
-  const everyMs = options.intervalMs ?? 10 * 60 * 1000;
   const store = options.store;
-  const purge = () => {
-    (store.claimJob ? store.claimJob('files-expiry', everyMs * 0.9) : Promise.resolve(true))
-      .then((mine) => (mine ? purgeExpiredFiles(store, options.clock.now()) : 0))
-      .then((removed) => {
-        if (removed > 0) options.log.info('files: deleted those past their expiration time', { removed });
-      })
-      .catch((error: unknown) => options.log.warn('files: expiry failed', { error: String(error) }));
-  };
-  purge();
-  const timer = setInterval(purge, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return startPeriodicSweep({
+    name: 'files-expiry',
+    everyMs: options.intervalMs ?? 10 * 60 * 1000,
+    claim: store.claimJob?.bind(store),
+    sweep: () => purgeExpiredFiles(store, options.clock.now()),
+    log: options.log,
+    done: 'files: deleted those past their expiration time, and abandoned uploads',
+    failed: 'files: expiry failed',
+  });
 }

@@ -1,6 +1,5 @@
 import type { Store } from '../store/index.ts';
-import type { Clock } from '../util/index.ts';
-import type { Logger } from '../util/index.ts';
+import { startPeriodicSweep, type Clock, type Logger } from '../util/index.ts';
 
 /** How long a stored Response is kept (OpenAI's default retention for `store: true`). */
 export const RESPONSE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -11,19 +10,14 @@ export const RESPONSE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
  * returns a function that stops it.
  */
 export function startResponsesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => void {
-  const everyMs = options.intervalMs ?? 60 * 60 * 1000;
   const store = options.store;
-  const purge = () => {
-    // With a shared database one instance per interval deletes them.
-    (store.claimJob ? store.claimJob('responses-expiry', everyMs * 0.9) : Promise.resolve(true))
-      .then((mine) => (mine ? store.responses.purgeCreatedBefore(options.clock.now() - RESPONSE_RETENTION_MS) : 0))
-      .then((removed) => {
-        if (removed > 0) options.log.info('stored responses: deleted those past 30 days', { removed });
-      })
-      .catch((error: unknown) => options.log.warn('stored responses: expiry failed', { error: String(error) }));
-  };
-  purge();
-  const timer = setInterval(purge, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return startPeriodicSweep({
+    name: 'responses-expiry',
+    everyMs: options.intervalMs ?? 60 * 60 * 1000,
+    claim: store.claimJob?.bind(store),
+    sweep: () => store.responses.purgeCreatedBefore(options.clock.now() - RESPONSE_RETENTION_MS),
+    log: options.log,
+    done: 'stored responses: deleted those past 30 days',
+    failed: 'stored responses: expiry failed',
+  });
 }

@@ -18,3 +18,4 @@ export { SerialTimer } from './serial-timer.ts';
 export { withField, setOwn } from './with-field.ts';
 export { reportedCount } from './reported-count.ts';
 export { terminalText } from './terminal-text.ts';
+export { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.ts';
