@@ -2,7 +2,7 @@ import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
-import { mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse, isUpstreamHttpError } from '../upstream/index.ts';
+import { isTransportError, mapTransportError, readBody, upstreamError, UpstreamHttpError, type UpstreamResponse, isUpstreamHttpError } from '../upstream/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { patchCall } from './patch-request.ts';
 import { attachAbortWatch, FastAbortController, type AbortWatch } from '../util/index.ts';
@@ -107,7 +107,9 @@ class Success implements UpstreamSuccess {
  * What a plugin's call threw, as a GatewayError: the one convention for chat and media. A
  * GatewayError (from any copy of the kit) stands; an UpstreamHttpError is read with the
  * format's error decoder (`format`: the call's; media calls use Chat's, the OpenAI error shape);
- * anything else is a transport failure.
+ * a network failure is a transport failure; anything else the plugin's own code threw is a
+ * `provider_error` that says so (its message goes to the 'upstream call failed' log line, never to
+ * the reply: it may hold an upstream URL or a key).
  */
 export function mapPluginError(providerId: string, format: WireFormat, error: unknown, watch: AbortWatch | AbortSignal, phase: 'response' | 'media'): GatewayError {
   if (isGatewayError(error)) return error;
@@ -115,7 +117,11 @@ export function mapPluginError(providerId: string, format: WireFormat, error: un
     const said = getCodec(format).decodeError(error.status, error.body);
     return upstreamError(providerId, { ...said, status: error.status, headers: error.headers, phase });
   }
-  return mapTransportError(error, watch);
+  if (watch.aborted || isTransportError(error)) return mapTransportError(error, watch);
+  return new GatewayError('provider_error', `The provider '${providerId}' failed before answering: its plugin threw an error that is neither a network failure nor the provider's answer (the gateway's 'upstream call failed' log line names it).`, {
+    cause: error,
+    details: { provider: providerId },
+  });
 }
 
 /**

@@ -1,6 +1,21 @@
 import { errors as undiciErrors } from 'undici';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 
+/**
+ * Whether an error is the network's, not a plugin's own code: undici's errors, a system error
+ * (`ECONNRESET`, `EPIPE`…, carried by a `code`), fetch's `TypeError: fetch failed` (its cause has
+ * the code) and aborts. A plugin's `throw new Error(...)` or a bug in it (a TypeError reading a
+ * field) is none of these.
+ */
+export function isTransportError(error: unknown): boolean {
+  if (error instanceof undiciErrors.UndiciError) return true;
+  if (!(error instanceof Error)) return false;
+  if (typeof (error as { code?: unknown }).code === 'string') return true;
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return error.name === 'TypeError' && error.message === 'fetch failed' && (cause === undefined || isTransportError(cause) || cause instanceof Error);
+}
+
 /** Maps a transport failure (before or during the body) to the spec's provider codes. */
 export function mapTransportError(error: unknown, signal?: { readonly aborted: boolean; readonly reason: unknown }): GatewayError {
   if (isGatewayError(error)) return error;

@@ -51,4 +51,22 @@ describe('errors from another copy of the plugin kit', () => {
     expect(error.code).toBe('rate_limit_exceeded');
     expect(error.message).toContain('busy');
   });
+
+  it("tell a plugin's own throw from the network's (the reply never carries the plugin's message)", () => {
+    const signal = new AbortController().signal;
+    const own = mapPluginError('acme', 'chat', new Error('boom: https://key@acme.test'), signal, 'response');
+    expect(own.code).toBe('provider_error');
+    expect(own.message).toContain('its plugin threw an error that is neither a network failure');
+    expect(own.message).not.toContain('boom');
+    expect(own.cause).toBeInstanceOf(Error);
+    const bug = mapPluginError('acme', 'chat', new TypeError("Cannot read properties of undefined (reading 'x')"), signal, 'media');
+    expect(bug.message).toContain('its plugin threw an error that is neither a network failure');
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(mapPluginError('acme', 'chat', reset, signal, 'response').message).toBe('The connection to the provider failed.');
+    const fetchFailed = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    expect(mapPluginError('acme', 'chat', fetchFailed, signal, 'response').message).toBe('The connection to the provider failed.');
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(mapPluginError('acme', 'chat', new Error('boom'), aborted.signal, 'response').code).toBe('provider_timeout');
+  });
 });
