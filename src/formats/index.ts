@@ -16,7 +16,7 @@ export {
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
-export { sseFraming, jsonArrayFraming, isOpenAIChatModelWithoutReasoning, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer, shortToolName, estimateInputTokens, estimateTokens } from './shared/index.ts';
+export { sseFraming, jsonArrayFraming, continuesToolLoopWithoutThinking, isOpenAIChatModelWithoutReasoning, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer, shortToolName, estimateInputTokens, estimateTokens } from './shared/index.ts';
 export type {
   FormatDefinition,
   FormatRoute,

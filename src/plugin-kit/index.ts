@@ -24,6 +24,8 @@ export type { AbortSource } from '../util/index.ts';
 export { rememberSecret } from '../util/index.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
 export { defineFormat, sseFraming, jsonArrayFraming } from '../formats/index.ts';
+// Anthropic's rule for a format that reaches Claude (Bedrock Converse): a continued tool loop without signed thinking first is refused with thinking on.
+export { continuesToolLoopWithoutThinking } from '../formats/index.ts';
 export type {
   FormatDefinition, FormatRoute, RouteTarget, CredentialSource, StreamFraming, FrameReader, FrameWriter, WireRecord, RecordEnd,
   PassthroughRules, PassthroughRequest, RewriteContext, FormatCodec, EncodeRequestOptions, StreamDecoder, StreamEncoder,

@@ -198,6 +198,27 @@ describe('bedrock plugin (real CLI, strict Bedrock fake)', () => {
     });
   });
 
+  it("a Chat client's reasoning_content sent back in a tool loop (the AI SDK's openai-compatible) reaches Claude on Converse unsigned-free, thinking off for that turn", async () => {
+    const first: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and forecast for Paris and Rome?' }];
+    const params = { model: CLAUDE_CONVERSE, tools: CHAT_TOOLS, reasoning_effort: 'low' as const };
+    const turn1 = (await openai.chat.completions.create({ ...params, messages: first })).choices[0].message as OpenAI.ChatCompletionMessage & { reasoning_content?: string };
+    expect(turn1.reasoning_content).toBe('Let me think.');
+    const calls = turn1.tool_calls!.filter((c) => c.type === 'function');
+    const second = [
+      ...first,
+      // What @ai-sdk/openai-compatible sends back: the reasoning text only (Chat has no signature).
+      { role: 'assistant', content: null, reasoning_content: turn1.reasoning_content, tool_calls: calls },
+      ...calls.map((c) => ({ role: 'tool' as const, tool_call_id: c.id, content: 'sunny' })),
+    ] as OpenAI.ChatCompletionMessageParam[];
+    const turn2 = await openai.chat.completions.create({ ...params, messages: second });
+    expect(turn2.choices[0].message.content).toBe('Both cities are sunny.');
+    // Bedrock refuses a reasoningText without Claude's signature; and with thinking on, a continued tool turn must start with signed reasoning.
+    const sent = fake.requests[1].json!;
+    expect(sent.messages[1].content.map((b: object) => Object.keys(b)[0])).toEqual(['toolUse', 'toolUse']);
+    expect(sent.additionalModelRequestFields?.thinking).toBeUndefined();
+    expect(fake.rejections).toEqual([]);
+  });
+
   it('takes images in on both paths', async () => {
     const content: OpenAI.ChatCompletionContentPart[] = [{ type: 'text', text: 'describe' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }];
     const llama = await openai.chat.completions.create({ model: LLAMA, messages: [{ role: 'user', content }] });

@@ -1,11 +1,24 @@
 // IR → a Converse request body (`POST /model/{modelId}/converse[-stream]`; the model and the
 // stream flag are in the path, never in the body).
-import type { ChatRequest, ContentPart, EncodeRequestOptions, Message, ToolChoice } from 'gateway/plugin-kit';
+import { continuesToolLoopWithoutThinking, type ChatRequest, type ContentPart, type EncodeRequestOptions, type Message, type ToolChoice } from 'gateway/plugin-kit';
 import { encodeConversePart } from './map-content.ts';
 import type { Json } from './json.ts';
 import { isClaude } from '../models.ts';
 
 type Turn = { role: 'user' | 'assistant'; content: Json[] };
+
+/** Reasoning Claude can verify: its own signed text or redacted bytes. */
+const signedReasoning = (part: ContentPart) => part.type !== 'reasoning' || part.redacted === true || Boolean(part.signature);
+
+/**
+ * Claude on Converse checks every reasoningText signature it is sent (one it did not issue, or
+ * none, is a ValidationException), so reasoning without one (another model's, or a client's that
+ * kept the text only) is left out, as on Messages. Other models get their reasoning text back.
+ */
+function verifiable(messages: readonly Message[], claude: boolean): readonly Message[] {
+  if (!claude || !messages.some((m) => m.role === 'assistant' && !m.content.every(signedReasoning))) return messages;
+  return messages.map((m) => (m.role === 'assistant' ? { ...m, content: m.content.filter(signedReasoning) } : m));
+}
 
 /** Converse has two roles and wants them to alternate: tool results are user turns, neighbours merge. */
 function encodeMessages(messages: readonly Message[]): { system: ContentPart[]; turns: Turn[] } {
@@ -44,16 +57,22 @@ function encodeToolConfig(request: ChatRequest): Json | undefined {
   return { tools, ...(toolChoice ? { toolChoice } : {}) };
 }
 
-/** Claude on Converse takes Anthropic's `thinking` in `additionalModelRequestFields`; other models' reasoning switches differ. */
-function encodeReasoning(request: ChatRequest, model: string): Json | undefined {
+/**
+ * Claude on Converse takes Anthropic's `thinking` in `additionalModelRequestFields`; other models'
+ * reasoning switches differ. A tool loop whose last call turn does not start with signed reasoning
+ * (a client that did not send it back) goes without thinking, as on Messages: Anthropic refuses it
+ * otherwise ("a final assistant message must start with a thinking block").
+ */
+function encodeReasoning(request: ChatRequest, messages: readonly Message[], model: string): Json | undefined {
   const reasoning = request.reasoning;
-  if (!reasoning?.enabled || !isClaude(model)) return undefined;
+  if (!reasoning?.enabled || !isClaude(model) || continuesToolLoopWithoutThinking(messages)) return undefined;
   const budget = reasoning.budgetTokens ?? Math.max(1024, Math.min(16_000, Math.floor((request.maxTokens ?? 4096) / 2)));
   return { thinking: { type: 'enabled', budget_tokens: budget } };
 }
 
 export function encodeConverseRequest(request: ChatRequest, options: EncodeRequestOptions): Record<string, unknown> {
-  const { system, turns } = encodeMessages(request.messages);
+  const messages = verifiable(request.messages, isClaude(options.upstreamModel));
+  const { system, turns } = encodeMessages(messages);
   const body: Json = { messages: turns };
   const systemBlocks = [...request.system, ...system].flatMap(encodeConversePart);
   if (systemBlocks.length) body.system = systemBlocks;
@@ -66,7 +85,7 @@ export function encodeConverseRequest(request: ChatRequest, options: EncodeReque
   if (Object.keys(inference).length) body.inferenceConfig = inference;
   const toolConfig = encodeToolConfig(request);
   if (toolConfig) body.toolConfig = toolConfig;
-  const extra: Json = { ...encodeReasoning(request, options.upstreamModel) };
+  const extra: Json = { ...encodeReasoning(request, messages, options.upstreamModel) };
   if (request.topK !== undefined && isClaude(options.upstreamModel)) extra.top_k = request.topK;
   if (Object.keys(extra).length) body.additionalModelRequestFields = extra;
   return body;

@@ -65,7 +65,8 @@ export function adaptForAnthropicThinking(request: ChatRequest): ChatRequest {
   return adapted;
 }
 
-function continuesToolLoopWithoutThinking(messages: Message[]): boolean {
+/** The last assistant turn calls tools, their results follow, and it does not start with signed (or redacted) reasoning. */
+export function continuesToolLoopWithoutThinking(messages: readonly Message[]): boolean {
   let i = messages.length - 1;
   let hasResult = false;
   for (; i >= 0 && messages[i].role !== 'assistant'; i--) {

@@ -17,6 +17,7 @@ export {
   adaptForReasoningModel,
   adaptForOpenAIReasoningModel,
   adaptForAnthropicThinking,
+  continuesToolLoopWithoutThinking,
 } from './adapt-for-reasoning-model.ts';
 export { FieldChecker, badRequest, requireBodyShape, requireFields, requireObjectItems, MODEL_FIELD, collectExtra } from './check-fields.ts';
 export { gatewayErrorOf, streamErrorFromUpstream } from './map-upstream-error.ts';

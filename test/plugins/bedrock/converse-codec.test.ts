@@ -62,6 +62,28 @@ describe('bedrock-converse request codec (recorded shape)', () => {
       expect((converseCodec.encodeRequest(back, { upstreamModel: MODEL }) as any).toolConfig.toolChoice).toEqual(wire);
     }
   });
+
+  // Claude on Converse verifies every reasoningText signature it is sent and wants a tool turn it
+  // continues to start with signed reasoning (ValidationException otherwise): reasoning a client got
+  // from another model, or sent back without its signature (a Chat client's reasoning_content, a
+  // Gemini client that kept the thought text only), cannot go.
+  it('leaves unsigned reasoning out for Claude, and thinking off when the tool loop it continues is then unsigned', () => {
+    const unsigned = { type: 'reasoning', text: 'Let me think.' } as const;
+    const loop = (first: ContentPart[]) => ({
+      ...request,
+      messages: [request.messages[0], { role: 'assistant' as const, content: [...first, ...request.messages[1].content.slice(2)] }, request.messages[2]],
+    });
+    const out = converseCodec.encodeRequest(loop([unsigned]), { upstreamModel: MODEL }) as any;
+    expect(out.messages[1].content.map((b: object) => Object.keys(b)[0])).toEqual(['toolUse', 'toolUse']);
+    expect(out.additionalModelRequestFields?.thinking).toBeUndefined();
+    // Signed reasoning first: both go as they came, thinking stays on.
+    const signed = converseCodec.encodeRequest(loop([{ ...unsigned, signature: 'EqQBsig' }, unsigned]), { upstreamModel: MODEL }) as any;
+    expect(signed.messages[1].content.slice(0, 2)).toEqual([{ reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'EqQBsig' } } }, { toolUse: expect.any(Object) }]);
+    expect(signed.additionalModelRequestFields.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+    // Another model on Converse (DeepSeek R1 and the like) gets its reasoning text back as before.
+    const other = converseCodec.encodeRequest(loop([unsigned]), { upstreamModel: 'us.deepseek.r1-v1:0' }) as any;
+    expect(other.messages[1].content[0]).toEqual({ reasoningContent: { reasoningText: { text: 'Let me think.' } } });
+  });
 });
 
 describe('bedrock-converse response codec (recorded shape)', () => {
