@@ -74,7 +74,7 @@ describe('credit functions: one definition each (credit-functions.ts), applied a
     );
     const store = await PostgresStore.open(url);
     try {
-      expect(store.report.migrated).toEqual([13]);
+      expect(store.report.migrated).toEqual(MIGRATIONS.filter((m) => m.version >= 13).map((m) => m.version));
       const account = await store.accounts.create(anAccount({ credits: 100 }));
       const periods = { day: '2026-11-28', week: '2026-11-23', month: '2026-11' };
       const entry = { ts: 2, request_id: 'req_new', account_id: account.id, key_id: 'key_1', model: 'm', provider: 'p', endpoint: '/v1/messages', input_tokens: 3, output_tokens: 2, reasoning_tokens: 0, cached_tokens: 0, web_search_requests: 2, cost_credits: 1, charged_credits: 1, estimated: false, aborted: false };

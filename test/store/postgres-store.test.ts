@@ -116,7 +116,7 @@ describe('postgres store: start-up and instances', () => {
       expect((await c.query('select max(version)::int as v from gw_schema')).rows[0].v).toBe(9);
       await c.query("update gw_accounts set email = 'dup2@example.test' where id = 'acct_two'");
       const store = await PostgresStore.open(fresh.url);
-      expect(store.report.migrated).toEqual([10, 11, 12, 13]);
+      expect(store.report.migrated).toEqual(MIGRATIONS.filter((m) => m.version >= 10).map((m) => m.version));
       await store.close();
     } finally {
       await c.end();
