@@ -89,6 +89,28 @@ const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|maximum con
  */
 const OVERFLOW_WORDS = 'the prompt is too long: it exceeds the context window of the model (context_length_exceeded)';
 
+/** The prompt's size and the window, where the upstream says them: OpenAI's, Gemini's and Anthropic's wording. */
+const OVERFLOW_COUNTS: ReadonlyArray<[RegExp, 'limit-first' | 'actual-first']> = [
+  [/maximum context length is (\d+) tokens[\s\S]*?(?:resulted in|requested(?: about)?) (\d+) tokens/i, 'limit-first'],
+  [/input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/i, 'actual-first'],
+  [/prompt is too long: (\d+) tokens > (\d+) maximum/i, 'actual-first'],
+];
+
+/**
+ * The overflow told for the client: with the counts in Anthropic's words ("prompt is too long:
+ * 210000 tokens > 128000 maximum") where the upstream gave them, which Claude Code reads to say
+ * how far over the conversation is and what to compact; else without.
+ */
+function overflowWords(message: string): string {
+  for (const [pattern, order] of OVERFLOW_COUNTS) {
+    const match = pattern.exec(message);
+    if (!match) continue;
+    const [actual, limit] = order === 'actual-first' ? [match[1], match[2]] : [match[2], match[1]];
+    return `the prompt is too long: ${actual} tokens > ${limit} maximum; it exceeds the context window of the model (context_length_exceeded)`;
+  }
+  return OVERFLOW_WORDS;
+}
+
 /** OpenAI's `insufficient_quota`: the gateway's own account with the provider is out of credit, which no wait mends. */
 export const QUOTA_EXHAUSTED = /insufficient_quota/i;
 
@@ -193,7 +215,7 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
       if (CONTEXT_OVERFLOW.test(`${report.code ?? ''} ${report.message}`)) {
         // Marked, whatever the upstream's words: a streamed Responses client gets it as OpenAI streams it (CONTEXT_OVERFLOW_CODE).
         details.context_overflow = true;
-        return new GatewayError(code, `The provider '${providerId}' rejected the request: ${OVERFLOW_WORDS}. It said: ${upstream}`, { details });
+        return new GatewayError(code, `The provider '${providerId}' rejected the request: ${overflowWords(report.message)}. It said: ${upstream}`, { details });
       }
       return new GatewayError(code, `The provider '${providerId}' rejected the request: ${upstream}`, { details });
     case 'content_filter':

@@ -9,8 +9,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { clientModule, codexSaysHi, ensureTestClients } from '../helpers/test-clients.ts';
+import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { execa } from 'execa';
+import { claudeBin, clientEnv, clientModule, codexSaysHi, ensureTestClients } from '../helpers/test-clients.ts';
 import { parseSse } from '../../src/sse/index.ts';
 
 /** Each upstream's answer to a prompt over its model's context window (their documented wording). */
@@ -105,5 +106,25 @@ describe('context overflow through the gateway', () => {
     // No retry: one upstream call (Codex retries a failed response with any other code five times).
     expect(run.stderr, report).not.toContain('Reconnecting');
     expect(upstream.requests.length - before, report).toBe(1);
+  }, 150_000);
+
+  // Claude Code reads how far over the window a prompt is from Anthropic's "prompt is too long: N tokens > M maximum";
+  // OpenAI and Gemini say the counts in their own words, which it did not read (it said only that it could not compact).
+  it.each([
+    ['oc/gpt-4o-mini', '128000'],
+    ['google/gemini-2.5-flash', '1048576'],
+  ])('the real Claude Code on %s says how far over the window the prompt is', async (model, limit) => {
+    const run = await execa(claudeBin(), ['-p', 'say hi', '--model', model, '--output-format', 'json', '--max-turns', '1'], {
+      cwd: tempDir('gw-claude-overflow-'),
+      env: clientEnv({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_AUTH_TOKEN: gw.key!, ANTHROPIC_SMALL_FAST_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: model }),
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    const result = JSON.parse(run.stdout) as { terminal_reason?: string; result?: string };
+    expect(result.terminal_reason, run.stdout).toBe('prompt_too_long');
+    const actual = model.startsWith('google') ? '1200000' : '210000';
+    expect(result.result, run.stdout).toContain(`~${actual} tokens (limit ${limit})`);
   }, 150_000);
 });

@@ -125,6 +125,18 @@ describe("a context overflow in any upstream's words", () => {
     expect(error.message).toContain(said.message);
   });
 
+  it.each([
+    ['OpenAI', "This model's maximum context length is 128000 tokens. However, your messages resulted in 210000 tokens. Please reduce the length of the messages."],
+    ['OpenAI (older)', "This model's maximum context length is 8192 tokens, however you requested 9000 tokens (8000 in your prompt; 1000 for the completion)."],
+    ['Gemini', 'The input token count (210000) exceeds the maximum number of tokens allowed (128000).'],
+  ])("%s: the counts the upstream gave, in Anthropic's words (what Claude Code reads)", (source, message) => {
+    const error = upstreamError('p', { status: 400, phase: 'response', message });
+    const [actual, limit] = source === 'OpenAI (older)' ? ['9000', '8192'] : ['210000', '128000'];
+    expect(error.message).toContain(`the prompt is too long: ${actual} tokens > ${limit} maximum; it exceeds the context window of the model (context_length_exceeded)`);
+    // Claude Code's reading of them.
+    expect(/prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i.exec(error.message)?.slice(1)).toEqual([actual, limit]);
+  });
+
   it('another refusal keeps its own words', () => {
     const error = upstreamError('p', { status: 400, phase: 'response', type: 'invalid_request_error', message: "Invalid 'messages[0].content': string too long." });
     expect(error.message).toBe("The provider 'p' rejected the request: Invalid 'messages[0].content': string too long.");
