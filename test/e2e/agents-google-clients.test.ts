@@ -56,7 +56,10 @@ describe("the AI SDK's and LangChain's Google models through the gateway", () =>
 
   const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections];
   beforeEach(() => {
-    for (const fake of [chat, responses, messages]) fake.rejections.length = 0;
+    for (const fake of [chat, responses, messages]) {
+      fake.rejections.length = 0;
+      fake.requests.length = 0;
+    }
   });
   const tools = () => ({ lookup: ai.tool({ description: 'Weather of a city', inputSchema: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => `18°C in ${city}` }) });
   const THINKING = { google: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } };
@@ -81,6 +84,15 @@ describe("the AI SDK's and LangChain's Google models through the gateway", () =>
       expect(rejections()).toEqual([]);
       expect(await result.steps).toHaveLength(3);
       expect((await result.totalUsage).inputTokens).toBeGreaterThan(0);
+      if (model === 'ant/claude-up') {
+        // Claude's signed thinking came back (the SDK keeps a streamed thought's signature only on a part with text), so thinking stayed on.
+        const later = messages.requests.map((r) => r.json as { thinking?: unknown; messages: Array<{ role: string; content: unknown }> }).filter((body) => body.messages.some((m) => m.role === 'assistant'));
+        expect(later.length).toBeGreaterThan(0);
+        for (const body of later) {
+          expect(body.thinking).toBeDefined();
+          for (const m of body.messages.filter((m) => m.role === 'assistant')) expect(JSON.stringify(m.content)).toMatch(/^\[\{"type":"thinking","thinking":"[^"]+","signature":"sig_/);
+        }
+      }
     });
 
     it('AI SDK generateObject', async () => {

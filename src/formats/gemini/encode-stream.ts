@@ -15,9 +15,11 @@ interface OpenCall { id: string; name: string; args: string; metadata?: Provider
 
 /**
  * IR stream parts → Gemini stream records, one `GenerateContentResponse` each with only the new
- * parts (as Google streams). A block's signature goes out on an empty part of the same kind when
- * the block ends; a call goes out whole when it ends; the last record has the finishReason and
- * the usage. The framing (SSE or a JSON array) is the writer's.
+ * parts (as Google streams). A text block's signature goes out on an empty part when the block
+ * ends; a thought's on its last text (held back one delta for it: the AI SDK's Google provider
+ * drops an empty thought part's signature), or on an empty thought when it has none; a call goes
+ * out whole when it ends; the last record has the finishReason and the usage. The framing (SSE or
+ * a JSON array) is the writer's.
  */
 class GeminiStreamEncoder implements StreamEncoder {
   private id = '';
@@ -29,6 +31,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private reasoningSignature: string | undefined;
   /** A Responses reasoning item's id, carried in the signature so the item goes back under it. */
   private reasoningItemId: string | undefined;
+  /** The open thought's latest text, not sent yet: its signature, known at the block's end, goes on it. */
+  private heldThought = '';
   /** The searches and citations so far (Google Search grounding on the last record); the open text block's text and citations (Anthropic cites a block before its text). */
   private readonly grounding = new GroundingWriter();
   private blockText = '';
@@ -85,9 +89,14 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'reasoning-start':
         this.reasoningSignature = undefined;
         this.reasoningItemId = part.itemId;
+        this.heldThought = '';
         return [];
-      case 'reasoning-delta':
-        return part.text ? [this.chunk([{ text: part.text, thought: true }])] : [];
+      case 'reasoning-delta': {
+        if (!part.text) return [];
+        const earlier = this.heldThought;
+        this.heldThought = part.text;
+        return earlier ? [this.chunk([{ text: earlier, thought: true }])] : [];
+      }
       case 'reasoning-signature':
         this.reasoningSignature = part.signature;
         return [];
@@ -95,7 +104,10 @@ class GeminiStreamEncoder implements StreamEncoder {
         const thought = clientThought({ type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, itemId: this.reasoningItemId, providerMetadata: part.providerMetadata });
         this.reasoningSignature = undefined;
         this.reasoningItemId = undefined;
-        return thought?.thoughtSignature === undefined ? [] : [this.chunk([thought])];
+        const text = this.heldThought;
+        this.heldThought = '';
+        if (thought?.thoughtSignature === undefined) return text ? [this.chunk([{ text, thought: true }])] : [];
+        return [this.chunk([text ? { ...thought, text } : thought])];
       }
       case 'redacted-reasoning': {
         const thought = clientThought({ type: 'reasoning', text: '', redacted: true, data: part.data });
@@ -133,8 +145,12 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'error':
         this.failed = true;
         return [encodeGeminiStreamError(gatewayErrorOf(part.error), this.ids)];
-      case 'end':
-        return [this.last()];
+      case 'end': {
+        // A thought the upstream never closed still reaches the client.
+        const held = this.heldThought ? [this.chunk([{ text: this.heldThought, thought: true }])] : [];
+        this.heldThought = '';
+        return [...held, this.last()];
+      }
       default:
         return [];
     }

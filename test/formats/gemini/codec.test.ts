@@ -3,6 +3,7 @@ import { GatewayError } from '../../../src/errors/index.ts';
 import { getCodec, getFormat, framingOf } from '../../../src/formats/index.ts';
 import { SKIP_SIGNATURE, camelizeGeminiBody, readGeminiPath } from '../../../src/formats/gemini/index.ts';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
+import { STREAM_IDS } from '../stream-helpers.ts';
 
 const gemini = getCodec('gemini');
 const target = { model: 'google/gemini-3-pro-preview', stream: false };
@@ -200,6 +201,37 @@ describe('gemini codec', () => {
     expect(anthropic.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'hmm', signature: 'EqQBCgIY+/==' });
     expect(anthropic.messages[1].content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_1' });
     expect(anthropic.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1' });
+  });
+
+  // The AI SDK's Google provider keeps a thought part's signature only when the part has text (an
+  // empty part's signature it gives to an open text block, else drops; whole answers: to the last
+  // part); so another vendor's signature, which comes at the end of its block, goes on the block's
+  // last text, held back one delta for it.
+  it("a streamed Messages upstream's signed thinking puts its signature on the thought's last text, so a client that drops empty parts still sends it back", () => {
+    const encoder = gemini.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true }, STREAM_IDS);
+    const upstream: StreamPart[] = [
+      { type: 'start', id: 'msg_1', model: 'claude', created: 1 },
+      { type: 'reasoning-start' },
+      { type: 'reasoning-delta', text: 'Let me ' },
+      { type: 'reasoning-delta', text: 'think.' },
+      { type: 'reasoning-signature', signature: 'EqQBCgIY+/==' },
+      { type: 'reasoning-end' },
+      { type: 'tool-call-start', index: 0, id: 'toolu_1', name: 'f' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'finish', finishReason: 'tool_calls' },
+      { type: 'end' },
+    ];
+    const parts = upstream.flatMap((part) => encoder.encode(part)).flatMap((record) => JSON.parse(String(record.data)).candidates[0].content.parts);
+    const thoughts = parts.filter((part: any) => part.thought);
+    expect(thoughts.map((part: any) => part.text).join('')).toBe('Let me think.');
+    expect(thoughts.every((part: any) => part.text !== '')).toBe(true);
+    // What the client sends back: the thought's text with the signature of its parts that have text.
+    const signature = thoughts.filter((part: any) => part.text !== '' && part.thoughtSignature).at(-1)?.thoughtSignature;
+    const call = parts.find((part: any) => part.functionCall);
+    const next = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ text: 'Let me think.', thought: true, thoughtSignature: signature }, call] }, { role: 'user', parts: [{ functionResponse: { id: call.functionCall.id, name: 'f', response: { ok: true } } }] }] });
+    const anthropic = getCodec('messages').encodeRequest(next, { upstreamModel: 'claude', defaultMaxTokens: 100 }) as Record<string, any>;
+    expect(anthropic.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Let me think.', signature: 'EqQBCgIY+/==' });
   });
 
   it("a failed call travels as Google's `error` key one way and Anthropic's is_error the other", () => {
