@@ -413,6 +413,28 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.files.get(a, abandoned.id)).toBeUndefined();
         fs.rmSync(dir, { recursive: true, force: true });
       });
+
+      it('a finish that comes while a chunk is still being written stores the whole file', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-upload-'));
+        const head = path.join(dir, 'head');
+        const tail = path.join(dir, 'tail');
+        const big = Buffer.alloc(4_000_000, 'xy');
+        fs.writeFileSync(head, 'abc');
+        fs.writeFileSync(tail, big);
+        const now = 1_800_000_000_000;
+        const file = aFile(a, { bytes: 3 + big.length });
+        await store.uploads.start({ id: 'up-race', file, received: 0, expiresAt: now + 60_000 });
+        expect(await store.uploads.append(a, 'up-race', 0, head, now)).toBe(3);
+        const appending = store.uploads.append(a, 'up-race', 3, tail, now);
+        // Right after the chunk is counted (its bytes still being written on the file store), not 50 ms later.
+        for (let turn = 0; turn < 10_000 && (await store.uploads.get(a, 'up-race', now))?.received !== file.bytes; turn++) await new Promise((r) => setImmediate(r));
+        expect(await store.uploads.finish(a, 'up-race', file, now)).toBe(true);
+        expect((await store.files.content(a, file.id))?.length).toBe(file.bytes);
+        expect(await appending).toBe(file.bytes);
+        fs.rmSync(dir, { recursive: true, force: true });
+      });
     });
 
     describe('files from a staged file', () => {

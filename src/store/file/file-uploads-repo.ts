@@ -7,6 +7,8 @@ import type { FileRecord } from '../types.ts';
 interface Held {
   session: UploadSession;
   path?: string;
+  /** The chunk being copied into `path`, if any: `finish` waits for it. */
+  writing?: Promise<void>;
 }
 
 /**
@@ -40,9 +42,13 @@ export class FileUploadsRepo implements UploadsRepo {
         staged = '';
         return held.session.received;
       }
+      const writing = pipeline(fs.createReadStream(staged), fs.createWriteStream(held.path, { flags: 'a' }));
+      held.writing = writing.catch(() => undefined);
       try {
-        await pipeline(fs.createReadStream(staged), fs.createWriteStream(held.path, { flags: 'a' }));
+        await writing;
       } catch (error) {
+        // Back to the bytes before this chunk, so the same chunk may come again.
+        await fs.promises.truncate(held.path, offset).catch(() => undefined);
         held.session.received -= bytes;
         throw error;
       }
@@ -54,7 +60,8 @@ export class FileUploadsRepo implements UploadsRepo {
 
   async finish(accountId: string, id: string, file: FileRecord, now: number): Promise<boolean> {
     const held = this.live(accountId, id, now);
-    if (!held || held.session.received !== held.session.file.bytes) return false;
+    await held?.writing;
+    if (!held || held.session.received !== held.session.file.bytes || this.held.get(id) !== held) return false;
     this.held.delete(id);
     if (held.path === undefined) await this.files.create(file, new Uint8Array());
     else await this.files.createFromFile(file, held.path);
