@@ -40,13 +40,15 @@ function areaOf(size: string | undefined): number {
  * Credits the hold keeps for a request's `image_generation` tool (docs/billing.md, the hold
  * rule): each image it may make at the output tokens its quality and size cost (the dearest for
  * `auto`), its partial images, the request's input bound as the tool's input, and a per-image
- * price where the image model has one — at the dearest of the providers that may serve.
+ * price where the image model has one — at the dearest of the providers that may serve over
+ * Responses (where the tool runs).
  */
 export function holdImageTool(registry: ProviderRegistry, candidates: readonly CatalogModel[], tool: ImageToolRequest, inputTokens: number, factor: number): number {
   const perImage = Math.ceil((TOKENS_PER_MEGAPIXEL[tool.quality ?? 'auto'] ?? WORST_QUALITY) * areaOf(tool.size)) + (tool.partialImages ?? 0) * PARTIAL_IMAGE_TOKENS;
   const usage: ImageToolUsage = { images: tool.calls, inputTokens, outputTokens: perImage * tool.calls };
   if (tool.model !== undefined) usage.model = tool.model;
   let most = 0;
-  for (const served of candidates) most = Math.max(most, priceImageTool(registry, served, usage, factor));
+  // Only an upstream that speaks Responses runs the tool; another makes its images itself (priced as its tokens) or drops the tool.
+  for (const served of candidates) if (served.formats.includes('responses')) most = Math.max(most, priceImageTool(registry, served, usage, factor));
   return most;
 }

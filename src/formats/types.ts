@@ -244,6 +244,11 @@ export interface RequestFacts {
   /** A sticky-routing session key: Anthropic `metadata.user_id`. */
   userId?: string;
   vendorTools?: VendorTools;
+  /**
+   * Images asked of the answer (Chat's `modalities`, Gemini's `responseModalities`): on a
+   * Responses upstream they are made by OpenAI's image tool, whose images the credit hold covers.
+   */
+  imageOutput?: boolean;
 }
 
 /** A same-format request as received (what `PassthroughRules.read` sees). */

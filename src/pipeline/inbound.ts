@@ -59,5 +59,6 @@ export function factsOf(request: ChatRequest, format: WireFormat): RequestFacts 
   if (request.promptCacheKey !== undefined) facts.promptCacheKey = request.promptCacheKey;
   const tools = vendorTools(request, format);
   if (tools) facts.vendorTools = tools;
+  if (request.outputModalities?.includes('image')) facts.imageOutput = true;
   return facts;
 }

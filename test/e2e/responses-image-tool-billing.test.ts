@@ -92,6 +92,18 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
     // Streamed previews cost output tokens too: 3 partial images (300 tokens more, ~12 credits) do not fit.
     const previews = await ask({ quality: 'low', size: '1024x1024', partial_images: 3 });
     expect(previews.status, await previews.text()).toBe(402);
+    // Images a Chat or Gemini client asks of a GPT model on a Responses upstream come from the same tool, at auto.
+    const viaChat = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${poorKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...chat(false), max_tokens: 100 }) });
+    expect(viaChat.status, await viaChat.text()).toBe(402);
+    const viaGemini = await fetch(`${gw.url}/v1beta/models/or/gpt-5:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': poorKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Draw a cat' }] }], generationConfig: { responseModalities: ['TEXT', 'IMAGE'], maxOutputTokens: 100 } }),
+    });
+    const geminiText = await viaGemini.text();
+    expect(viaGemini.status, geminiText).toBe(402);
+    expect(geminiText).toContain('"reason":"insufficient_balance"');
+    expect(responses.requests.length).toBe(calls);
     // A low-quality square image fits: the hold follows the tool's quality and size.
     const cheap = await ask({ quality: 'low', size: '1024x1024' });
     expect(cheap.status, await cheap.text()).toBe(200);

@@ -23,6 +23,8 @@ const BODIES: Array<[string, Json]> = [
   ['responses', { model: 'm', instructions: 'sys', input: 'hello', max_output_tokens: 50, tools: [{ type: 'web_search' }, { type: 'function', name: 'f', parameters: { type: 'object' } }], store: false }],
   ['chat', { model: 'm', messages: [{ role: 'user', content: 'news?' }], web_search_options: { search_context_size: 'low' } }],
   ['responses', { model: 'm', input: 'news?', tools: [{ type: 'web_search_preview' }, { type: 'file_search' }], tool_choice: { type: 'mcp' } }],
+  ['chat', { model: 'm', messages: [{ role: 'user', content: 'draw a cat' }], modalities: ['image', 'text'] }],
+  ['chat', { model: 'm', messages: [{ role: 'user', content: 'hi' }], modalities: ['text'] }],
 ];
 
 /** The reader's facts are the decoder's, and its input bound is at least the IR's (and not far above). */
@@ -33,6 +35,7 @@ function expectFactsAsDecoded(facts: RequestFacts, request: ChatRequest, format:
   expect(facts.maxTokens).toBe(decoded.maxTokens);
   expect(facts.promptCacheKey).toBe(decoded.promptCacheKey);
   expect(facts.vendorTools).toEqual(decoded.vendorTools);
+  expect(facts.imageOutput).toBe(decoded.imageOutput);
   expect(facts.inputBound).toBeGreaterThanOrEqual(boundInputTokens(request));
   expect(facts.inputBound).toBeLessThan(boundInputTokens(request) * 2 + 64);
   // An estimate (chars / 4, for an upstream that reports no usage) of the same text: within the bound.
@@ -149,6 +152,7 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
         },
         target,
       ],
+      ['images asked for (responseModalities)', { contents: [{ role: 'user', parts: [{ text: 'Draw a cat' }] }], generationConfig: { responseModalities: ['TEXT', 'IMAGE'] } }, target],
     ];
 
     it.each(GEMINI)('%s: as the decoder says, bound >= the IR bound', (_name, body, route) => {

@@ -25,5 +25,7 @@ export function readChatRequest({ body: raw }: InboundBody): RequestFacts {
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   // `web_search_options`: a hosted web search, run by the formats whose face says `hostedWebSearch`.
   if (isRecord(body.web_search_options)) facts.vendorTools = { format: 'chat', types: ['web_search'], webSearch: ['web_search'] };
+  // Image output (OpenRouter's `modalities: ['image', 'text']`), as the decoder reads it (audio output has no such path).
+  if (Array.isArray(body.modalities) && body.modalities.includes('image') && !body.modalities.includes('audio')) facts.imageOutput = true;
   return facts;
 }

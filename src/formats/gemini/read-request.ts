@@ -42,6 +42,7 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
   if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool[spelling(tool, 'googleSearch', 'google_search')] !== undefined)) {
     facts.vendorTools = googleSearch();
   }
+  if (generation && asksForImages(generation[spelling(generation, 'responseModalities', 'response_modalities')])) facts.imageOutput = true;
   return facts;
 }
 
@@ -68,4 +69,11 @@ function googleSearch(): VendorTools {
 /** The vendor tools of a decoded Gemini request: its `googleSearch` (the IR's web search). */
 export function geminiVendorTools(request: ChatRequest): VendorTools | undefined {
   return request.webSearch ? googleSearch() : undefined;
+}
+
+/** `responseModalities` asking for images that the decoder takes as output modalities (TEXT and IMAGE only, any case). */
+function asksForImages(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  const modalities = value.map((m) => (typeof m === 'string' ? m.toLowerCase() : ''));
+  return modalities.includes('image') && modalities.every((m) => m === 'text' || m === 'image');
 }
