@@ -137,6 +137,12 @@ describe('Gemini through the google plugin (AI Studio and Vertex)', () => {
     expect(gemini.rejections).toEqual([]);
   });
 
+  it("OpenAI SDK Responses, whole answer: Gemini's text in several parts is one output_text, as OpenAI writes it (output[0].content[0].text is all of it)", async () => {
+    const reply = await openai().responses.create({ model: G3, input: 'How is the weather?' });
+    expect(reply.output.filter((item) => item.type === 'message').map((item) => item.type === 'message' && item.content)).toEqual([[expect.objectContaining({ type: 'output_text', text: 'Paris is sunny, Oslo is cold.' })]]);
+    expect(gemini.rejections).toEqual([]);
+  });
+
   it('OpenAI SDK: JSON schema output and a reasoning effort reach Gemini as responseMimeType, a schema and a thinking config', async () => {
     const reply = await openai().chat.completions.create({
       model: G3,

@@ -63,7 +63,11 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
     if (part.type === 'text') {
       if (part.itemId !== undefined && runId !== undefined && part.itemId !== runId) flush();
       if (run.length === 0) runId = part.itemId;
-      run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations)));
+      // Adjacent uncited texts are one output_text, as OpenAI writes a message and the stream
+      // does: Gemini answers in several parts, and a client reading output[0].content[0].text got the first.
+      const last = run.at(-1);
+      if (!part.citations?.length && last?.type === 'output_text' && (last.annotations as unknown[]).length === 0) last.text = `${last.text as string}${part.text}`;
+      else run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations)));
     }
     else if (part.type === 'web_search') {
       flush();

@@ -131,7 +131,7 @@ describe('responses encodeResponse', () => {
     ]);
   });
 
-  it('encodes output items: reasoning with stashed signature, one message per text run, function_call', () => {
+  it('encodes output items: reasoning with stashed signature, one message per text run (its uncited texts one output_text, as OpenAI writes it), function_call', () => {
     const output = responsesCodec.encodeResponse(response, request).output as Array<Record<string, unknown>>;
     expect(output).toEqual([
       { id: expect.stringMatching(/^rs_/), type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking...' }], encrypted_content: expect.stringMatching(/^gwpm:/) },
@@ -140,10 +140,7 @@ describe('responses encodeResponse', () => {
         type: 'message',
         status: 'completed',
         role: 'assistant',
-        content: [
-          { type: 'output_text', text: 'Hello ', annotations: [], logprobs: [] },
-          { type: 'output_text', text: 'world', annotations: [], logprobs: [] },
-        ],
+        content: [{ type: 'output_text', text: 'Hello world', annotations: [], logprobs: [] }],
       },
       { id: 'fc_toolu_1', type: 'function_call', status: 'completed', arguments: '{"city":"Oslo"}', call_id: 'toolu_1', name: 'get_weather' },
     ]);
@@ -160,7 +157,7 @@ describe('responses encodeResponse', () => {
 
   it('round-trips through decodeResponse', () => {
     const decoded = responsesCodec.decodeResponse(responsesCodec.encodeResponse(response, request));
-    expect(decoded.content.map((part) => part.type)).toEqual(['reasoning', 'text', 'text', 'tool_call']);
+    expect(decoded.content.map((part) => part.type)).toEqual(['reasoning', 'text', 'tool_call']);
     expect(decoded.content[0]).toMatchObject({ type: 'reasoning', text: 'thinking...', signature: 'sig/+==' });
     expect(decoded.finishReason).toBe('tool_calls');
     expect(decoded.usage).toEqual(response.usage);
