@@ -9,6 +9,9 @@ const DECODE: Record<string, FinishReason> = {
   model_context_window_exceeded: 'length',
   guardrail_intervened: 'content_filter',
   content_filtered: 'content_filter',
+  // The model's output or a tool call it wrote could not be read: no finished answer.
+  malformed_model_output: 'error',
+  malformed_tool_use: 'error',
 };
 
 export function decodeConverseStopReason(reason: unknown): FinishReason {
@@ -24,6 +27,8 @@ export function encodeConverseStopReason(reason: FinishReason, stopSequence?: st
       return 'max_tokens';
     case 'content_filter':
       return 'content_filtered';
+    case 'error':
+      return 'malformed_model_output';
     default:
       return stopSequence ? 'stop_sequence' : 'end_turn';
   }

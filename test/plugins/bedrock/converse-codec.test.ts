@@ -99,6 +99,13 @@ describe('bedrock-converse response codec (recorded shape)', () => {
     expect(info).toEqual({ usage: response.usage, finishReason: 'tool_use' });
   });
 
+  // Bedrock's MessageStopEvent also says malformed_model_output and malformed_tool_use: the model's output (or a tool call) could not be read, not a finished answer.
+  it('reads malformed_model_output and malformed_tool_use as an error, as Gemini MALFORMED_FUNCTION_CALL is, and writes an error back as malformed_model_output', () => {
+    for (const reason of ['malformed_model_output', 'malformed_tool_use']) expect(converseCodec.decodeResponse({ ...body, stopReason: reason }).finishReason, reason).toBe('error');
+    const response = converseCodec.decodeResponse(body);
+    expect((converseCodec.encodeResponse({ ...response, finishReason: 'error' }, converseCodec.decodeRequest(fixture('request-tools-thinking.json'), target)) as any).stopReason).toBe('malformed_model_output');
+  });
+
   it('writes it back with Converse usage (inputTokens without the cache, totalTokens with it)', () => {
     const response = converseCodec.decodeResponse(body);
     const out = converseCodec.encodeResponse(response, converseCodec.decodeRequest(fixture('request-tools-thinking.json'), target)) as any;
