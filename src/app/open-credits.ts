@@ -26,7 +26,10 @@ export interface OpenCreditsOptions {
 export function openCredits(o: OpenCreditsOptions): Promise<CreditsPort> {
   const billing = billingConfigSchema.parse(o.config.billing ?? {});
   const common = { dataDir: o.dataDir, clock: o.clock, log: o.log, enforce: billing.enforce, storage: o.storage, syncIntervalMs: billing.ledgerSyncMs, groupCommitMs: billing.ledgerGroupMs };
-  if (o.store.credits) return openSharedCredits({ ...common, repo: o.store.credits, flushMs: o.config.store?.flushMs, leaseIdleMs: o.config.store?.leaseIdleMs });
+  if (o.store.credits) {
+    const staleMs = o.config.store?.instanceStaleMs;
+    return openSharedCredits({ ...common, repo: o.store.credits, flushMs: o.config.store?.flushMs, leaseIdleMs: o.config.store?.leaseIdleMs, staleMs, beatMs: staleMs && staleMs / 6 });
+  }
   return openInProcessCredits({ ...common, store: o.store });
 }
 

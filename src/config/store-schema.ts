@@ -30,6 +30,13 @@ export const storeConfigSchema = z
     queryTimeoutMs: z.number().int().min(100).max(600_000).optional(),
     /** A leased slice of an account's balance unused this long goes back to the account (ms, default 1,000). */
     leaseIdleMs: z.number().int().min(50).max(60_000).optional(),
+    /**
+     * The holds of an instance not seen in the database this long are given back by the others
+     * (ms, default 30,000): each instance says it is alive every sixth of it (5 s by default) and
+     * its slices admit only while its last beat is younger than half of it. Every instance on one
+     * database should have the same value.
+     */
+    instanceStaleMs: z.number().int().min(3_000).max(600_000).optional(),
   })
   .optional();
 

@@ -10,6 +10,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** 1 credit per output token, input free: a request with max_tokens 4 holds 4 credits and (echoing a long prompt) costs 4. */
 const PRICING = { input: 0, output: 1000 };
 const PER_REQUEST = 4;
+/** store.instanceStaleMs on every instance: a killed one's holds come back after 10 s, not the default 30 (beats every 1.7 s). */
+const STALE_MS = 10_000;
 
 /**
  * Two gateway processes on one PostgreSQL database and one Redis, as behind a load balancer:
@@ -25,7 +27,7 @@ beforeAll(async () => {
   db = await connectTestDatabase();
   const dir = tempDir('gw-pgc-');
   configFile = writeConfig(dir, {
-    store: { postgres: db.url },
+    store: { postgres: db.url, instanceStaleMs: STALE_MS },
     limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
     providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: PRICING }] } },
   });
@@ -174,7 +176,7 @@ describe('credits across two instances on one PostgreSQL', () => {
     const dir = tempDir('gw-pgc-kill-');
     // A third instance whose streams are slow enough to be cut by the kill.
     const slowConfig = writeConfig(dir, {
-      store: { postgres: db.url },
+      store: { postgres: db.url, instanceStaleMs: STALE_MS },
       limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
       providers: { mock: { plugin: 'mock', chunkDelayMs: 2_000, models: [{ id: 'echo', pricing: PRICING }] } },
     });
@@ -201,9 +203,10 @@ describe('credits across two instances on one PostgreSQL', () => {
       }
       await c.kill();
       await Promise.allSettled(streams);
-      // Held by a dead instance: B (or A) sweeps them once C has not been seen for 30 s.
+      // Held by a dead instance: B (or A) sweeps them once C has not been seen for STALE_MS
+      // (well before the default 30 s: the wait below fails if store.instanceStaleMs is ignored).
       expect((await accountRow(accountId)).reserved).toBe(held);
-      await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 50_000, interval: 500 }).toBe(0);
+      await expect.poll(async () => (await accountRow(accountId)).reserved, { timeout: 25_000, interval: 250 }).toBe(0);
       expect(await accountRow(accountId)).toMatchObject({ reserved_tokens: 0, credits: 100 * PER_REQUEST });
       expect((await ledgerOf(accountId)).rows).toBe(0);
       const { rows } = await sql.query('select 1 from gw_credit_holds where account_id = $1', [accountId]);

@@ -14,6 +14,9 @@ export interface OpenSharedCreditsOptions {
   /** `store.flushMs`, `store.leaseIdleMs`. */
   flushMs?: number;
   leaseIdleMs?: number;
+  /** `store.instanceStaleMs` and the beat it implies (a sixth of it); defaults 30,000 and 5,000. */
+  staleMs?: number;
+  beatMs?: number;
   /** `billing.ledgerSyncMs` / `billing.ledgerGroupMs` for the outbox file. */
   syncIntervalMs?: number;
   groupCommitMs?: number;
