@@ -36,16 +36,16 @@ describe('CLI error messages', () => {
     expect(bad.exitCode).toBe(1);
     expect(String(bad.stderr).trim()).toBe('gateway: --expires: must be an ISO date such as 2027-01-31 or 2027-01-31T12:00:00Z');
 
-    const expiresAt = Date.now() + 8000;
-    const soon = await runCli([...args, 'keys', 'create', '--name', 'short-lived', '--expires', new Date(expiresAt).toISOString(), '--json']);
+    const soon = await runCli([...args, 'keys', 'create', '--name', 'short-lived', '--expires', new Date(Date.now() + 60_000).toISOString(), '--json']);
     expect(soon.exitCode).toBe(0);
     const lasting = await runCli([...args, 'keys', 'create', '--name', 'lasting', '--expires', '2999-01-01', '--json']);
     expect(lasting.exitCode).toBe(0);
-    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
-    const ls = String((await runCli([...args, 'keys', 'ls'])).stdout);
+    // Two minutes later by the gateway's clock (GATEWAY_CLOCK_OFFSET_MS, as the server's expiry check reads it), not after a real wait.
+    const later = { env: { GATEWAY_CLOCK_OFFSET_MS: '120000' } };
+    const ls = String((await runCli([...args, 'keys', 'ls'], later)).stdout);
     expect(ls).toMatch(/short-lived .* expired\s*$/m);
     expect(ls).toMatch(/lasting .* active\s*$/m);
-    const json = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'])).stdout)) as Array<{ name: string; status: string }>;
+    const json = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'], later)).stdout)) as Array<{ name: string; status: string }>;
     expect(json.find((k) => k.name === 'short-lived')?.status).toBe('expired');
     expect(json.find((k) => k.name === 'lasting')?.status).toBe('active');
   });

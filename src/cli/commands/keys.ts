@@ -5,11 +5,12 @@ import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { listOrAll, numberOrNone, textOrNone, validated } from '../parse-settings.ts';
+import { createClock } from '../../util/index.ts';
 
 const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().slice(0, 19) + 'Z');
 
-/** revoked, expired or active, as of `nowSeconds`. */
-export function keyStatus(key: { revoked_at: number | null; expires_at: number | null }, nowSeconds = Date.now() / 1000): 'revoked' | 'expired' | 'active' {
+/** revoked, expired or active, as of `nowSeconds` (by default the gateway's clock, which checks a key's expiry). */
+export function keyStatus(key: { revoked_at: number | null; expires_at: number | null }, nowSeconds = createClock().now() / 1000): 'revoked' | 'expired' | 'active' {
   if (key.revoked_at !== null) return 'revoked';
   if (key.expires_at !== null && key.expires_at <= nowSeconds) return 'expired';
   return 'active';
