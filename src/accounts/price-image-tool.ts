@@ -44,8 +44,13 @@ function areaOf(size: string | undefined): number {
  * Responses (where the tool runs).
  */
 export function holdImageTool(registry: ProviderRegistry, candidates: readonly CatalogModel[], tool: ImageToolRequest, inputTokens: number, factor: number): number {
-  const perImage = Math.ceil((TOKENS_PER_MEGAPIXEL[tool.quality ?? 'auto'] ?? WORST_QUALITY) * areaOf(tool.size)) + (tool.partialImages ?? 0) * PARTIAL_IMAGE_TOKENS;
-  const usage: ImageToolUsage = { images: tool.calls, inputTokens, outputTokens: perImage * tool.calls };
+  // An own key only (a quality named 'constructor' is no price), and counts kept finite: a NaN or
+  // an Infinity × 0 here would make the hold NaN, which passes the balance check and poisons it.
+  const quality = tool.quality ?? 'auto';
+  const tokens = Object.hasOwn(TOKENS_PER_MEGAPIXEL, quality) ? TOKENS_PER_MEGAPIXEL[quality]! : WORST_QUALITY;
+  const calls = Math.min(tool.calls, Number.MAX_SAFE_INTEGER);
+  const perImage = Math.ceil(tokens * areaOf(tool.size)) + Math.min(tool.partialImages ?? 0, Number.MAX_SAFE_INTEGER) * PARTIAL_IMAGE_TOKENS;
+  const usage: ImageToolUsage = { images: calls, inputTokens, outputTokens: perImage * calls };
   if (tool.model !== undefined) usage.model = tool.model;
   let most = 0;
   // Only an upstream that speaks Responses runs the tool; another makes its images itself (priced as its tokens) or drops the tool.

@@ -26,6 +26,8 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
   let apiKey: string;
   /** A key of an account with 20 credits: enough for a text answer and one low-quality image, not for an image at `auto`. */
   let poorKey: string;
+  /** A key of an account with 20 credits and no spend limit of the key's own: only the balance check refuses. */
+  let poorUnlimitedKey: string;
 
   /** One request, its answer read to the end; the credits it was charged once settled. */
   const charge = async (route: string, body: Record<string, unknown>): Promise<number> => {
@@ -48,6 +50,7 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
     const configFile = writeConfig(dir, { providers: { or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] } }, routing: { retry: { attempts: 1 } } });
     apiKey = await createFundedKey(configFile, dataDir, 'image-tool@example.com');
     poorKey = await createFundedKey(configFile, dataDir, 'image-tool-poor@example.com', 10_000, 20);
+    poorUnlimitedKey = await createFundedKey(configFile, dataDir, 'image-tool-unlimited@example.com', null, 20);
     gw = await spawnGateway({ configFile, dataDir });
   }, 60_000);
   afterAll(async () => {
@@ -107,5 +110,25 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
     // A low-quality square image fits: the hold follows the tool's quality and size.
     const cheap = await ask({ quality: 'low', size: '1024x1024' });
     expect(cheap.status, await cheap.text()).toBe(200);
+  });
+
+  it('a quality or count the price table does not know is held at its dearest, and leaves the balance check whole', async () => {
+    const ask = (tool: Record<string, unknown>) =>
+      fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${poorUnlimitedKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'or/gpt-5', input: 'Draw a cat', max_output_tokens: 100, tools: [{ type: 'image_generation', ...tool }] }),
+      });
+    const calls = responses.requests.length;
+    // Before: 'constructor' read Object.prototype's function out of the table, the hold was NaN,
+    // which passed the balance check and made the account's held credits NaN: from then on no
+    // request of that account was refused for its balance (an auto image answered 200).
+    for (const tool of [{ quality: 'constructor' }, { quality: '__proto__' }, { quality: 'toString', partial_images: 1e308 }]) {
+      const res = await ask(tool);
+      expect(res.status, `${JSON.stringify(tool)}: ${await res.text()}`).toBe(402);
+    }
+    const auto = await ask({});
+    expect(auto.status, await auto.text()).toBe(402);
+    expect(responses.requests.length).toBe(calls);
   });
 });

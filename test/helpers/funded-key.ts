@@ -6,11 +6,11 @@
 import { expect } from 'vitest';
 import { runCli } from './spawn-gateway.ts';
 
-/** Creates `email`'s account (with `credits`) and a key limited to `limit` credits; the key's secret. */
-export async function createFundedKey(configFile: string, dataDir: string, email: string, limit = 10_000, credits = 100_000): Promise<string> {
+/** Creates `email`'s account (with `credits`) and a key limited to `limit` credits (null: no limit of its own); the key's secret. */
+export async function createFundedKey(configFile: string, dataDir: string, email: string, limit: number | null = 10_000, credits = 100_000): Promise<string> {
   const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
   expect((await cli(['accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', String(credits)])).exitCode).toBe(0);
-  const created = await cli(['keys', 'create', '--account', email, '--json', '--limit', String(limit)]);
+  const created = await cli(['keys', 'create', '--account', email, '--json', ...(limit === null ? [] : ['--limit', String(limit)])]);
   return (JSON.parse(String(created.stdout)) as { key: string }).key;
 }
 
