@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.ts';
 import { getFormat, type InlineFile } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
-import { isFileExpired } from '../store/index.ts';
+import { isFileExpired, type FileRecord } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
 
 /** A request body with its text. */
@@ -24,22 +24,26 @@ export function storedFilesOf(format: WireFormat, body: Record<string, unknown>,
  */
 export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock'>, format: WireFormat, request: InlinedBody, ids: readonly string[], accountId: string): Promise<InlinedBody> {
   const face = getFormat(format).storedFiles!;
-  const records = await Promise.all(ids.map((id) => deps.store.files.get(accountId, id)));
   const limit = deps.config.server.bodyLimits.inference;
   const now = deps.clock.now();
   let size = request.raw.length;
-  records.forEach((record, i) => {
-    if (!record || isFileExpired(record, now)) throw face.missing(ids[i]);
+  // One after another, stopping at the first missing: a body may name as many ids as its bytes
+  // allow, and a read each (a query on PostgreSQL) of made-up ones must not come all at once.
+  const records: FileRecord[] = [];
+  for (const id of ids) {
+    const record = await deps.store.files.get(accountId, id);
+    if (!record || isFileExpired(record, now)) throw face.missing(id);
     size += Math.ceil(record.bytes / 3) * 4;
-  });
-  if (size > limit) {
-    throw new GatewayError('request_too_large', `The request with its uploaded files inline would be ${size} bytes; a request may carry at most ${limit} (server.bodyLimits.inference), as with inline data.`);
+    if (size > limit) {
+      throw new GatewayError('request_too_large', `The request with its uploaded files inline would be ${size} bytes or more; a request may carry at most ${limit} (server.bodyLimits.inference), as with inline data.`);
+    }
+    records.push(record);
   }
   const files = new Map<string, InlineFile>();
-  for (const [i, record] of records.entries()) {
-    const content = await deps.store.files.content(accountId, record!.id);
-    if (!content) throw face.missing(ids[i]);
-    files.set(record!.id, { mimeType: record!.mimeType ?? 'application/octet-stream', data: content.toString('base64') });
+  for (const record of records) {
+    const content = await deps.store.files.content(accountId, record.id);
+    if (!content) throw face.missing(record.id);
+    files.set(record.id, { mimeType: record.mimeType ?? 'application/octet-stream', data: content.toString('base64') });
   }
   const body = face.inline(request.body, files);
   return { body, raw: JSON.stringify(body) };
