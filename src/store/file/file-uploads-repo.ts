@@ -33,14 +33,16 @@ export class FileUploadsRepo implements UploadsRepo {
   async append(accountId: string, id: string, offset: number, staged: string, now: number): Promise<number | undefined> {
     try {
       const bytes = (await fs.promises.stat(staged)).size;
-      // Checked and claimed in one step (no wait between): a chunk at the same offset meanwhile finds the offset moved on.
+      // Checked and claimed in one step (no wait between): a chunk at the same offset meanwhile finds
+      // the offset moved on. The next offset is not taken while a chunk is still being written: two
+      // appends to the file at once would interleave (it is the client's to send it again).
       const held = this.live(accountId, id, now);
-      if (!held || held.session.received !== offset) return undefined;
+      if (!held || held.session.received !== offset || held.writing !== undefined) return undefined;
       held.session.received += bytes;
       if (held.path === undefined) {
         held.path = staged;
         staged = '';
-        return held.session.received;
+        return offset + bytes;
       }
       const writing = pipeline(fs.createReadStream(staged), fs.createWriteStream(held.path, { flags: 'a' }));
       held.writing = writing.catch(() => undefined);
@@ -51,8 +53,10 @@ export class FileUploadsRepo implements UploadsRepo {
         await fs.promises.truncate(held.path, offset).catch(() => undefined);
         held.session.received -= bytes;
         throw error;
+      } finally {
+        held.writing = undefined;
       }
-      return held.session.received;
+      return offset + bytes;
     } finally {
       if (staged !== '') await fs.promises.rm(staged, { force: true });
     }
