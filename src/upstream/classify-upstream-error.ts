@@ -96,14 +96,20 @@ const OVERFLOW_COUNTS: ReadonlyArray<[RegExp, 'limit-first' | 'actual-first']> =
   [/prompt is too long: (\d+) tokens > (\d+) maximum/i, 'actual-first'],
 ];
 
+/** How much of an overflow message is searched for its counts. */
+const OVERFLOW_HEAD_CHARS = 4096;
+
 /**
  * The overflow told for the client: with the counts in Anthropic's words ("prompt is too long:
  * 210000 tokens > 128000 maximum") where the upstream gave them, which Claude Code reads to say
  * how far over the conversation is and what to compact; else without.
  */
 function overflowWords(message: string): string {
+  // The counts stand in the message's first words; the patterns (OpenAI's lazy gap between its two
+  // counts) cost the square of what they read where the words repeat, and an upstream's body is not bounded.
+  const head = message.slice(0, OVERFLOW_HEAD_CHARS);
   for (const [pattern, order] of OVERFLOW_COUNTS) {
-    const match = pattern.exec(message);
+    const match = pattern.exec(head);
     if (!match) continue;
     const [actual, limit] = order === 'actual-first' ? [match[1], match[2]] : [match[2], match[1]];
     return `the prompt is too long: ${actual} tokens > ${limit} maximum; it exceeds the context window of the model (context_length_exceeded)`;

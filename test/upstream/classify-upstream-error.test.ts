@@ -137,6 +137,16 @@ describe("a context overflow in any upstream's words", () => {
     expect(/prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i.exec(error.message)?.slice(1)).toEqual([actual, limit]);
   });
 
+  it('reads the counts from the head of a long message only (an upstream body is not bounded)', () => {
+    // Before: the counts' pattern ran over the whole message, quadratic where the words repeat
+    // (2 MB of them held the event loop ~15 s); the counts stand in the message's first words.
+    const message = `The input token count (210000) exceeds the maximum number of tokens allowed (128000). ${'maximum context length is 1 tokens '.repeat(60_000)}`;
+    const started = performance.now();
+    const error = upstreamError('p', { status: 400, phase: 'response', message });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(error.message).toContain('the prompt is too long: 210000 tokens > 128000 maximum');
+  });
+
   it('another refusal keeps its own words', () => {
     const error = upstreamError('p', { status: 400, phase: 'response', type: 'invalid_request_error', message: "Invalid 'messages[0].content': string too long." });
     expect(error.message).toBe("The provider 'p' rejected the request: Invalid 'messages[0].content': string too long.");
