@@ -80,7 +80,7 @@ export function classifyUpstreamError(facts: UpstreamErrorFacts): ErrorCode {
  * code and message, Anthropic's "prompt is too long", Gemini's input token count, Bedrock's
  * "Input is too long".
  */
-const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|exceeds the context window|input token count.*exceeds the maximum|input is too long/i;
+const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|exceeds the context window|input token count.{0,100}exceeds the maximum|input is too long/i;
 
 /**
  * How a context overflow is told, whatever the upstream: clients know it by their own provider's
