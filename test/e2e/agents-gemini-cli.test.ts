@@ -20,6 +20,7 @@ describe('gemini-cli through the gateway', () => {
   let workDir = '';
   let gemini: GeminiFake;
   let chat: StrictFake;
+  let messages: StrictFake;
   let gw: SpawnedGateway;
   /** A fresh work dir and HOME for one gemini-cli run with `key`, settings for API-key auth (no telemetry, no updates). */
   const freshRun = (key: string) => {
@@ -35,11 +36,13 @@ describe('gemini-cli through the gateway', () => {
     await ensureTestClients();
     gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = write(names); return call && [{ name: call.name, args: call.input }]; }, finalText: 'Done: the file is written.' });
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write });
+    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: write });
     gw = await spawnGateway({
       config: {
         providers: {
           google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
         },
       },
     });
@@ -48,11 +51,13 @@ describe('gemini-cli through the gateway', () => {
     await gw?.stop();
     await gemini?.close();
     await chat?.close();
+    await messages?.close();
   });
 
   it.each([
     ['google/gemini-2.5-flash', () => gemini],
     ['oc/gpt-4o-mini', () => chat],
+    ['ant/claude-up', () => messages],
   ])('writes a file with one tool call on %s', async (model, fake) => {
     const before = fake().requests.length;
     const env = freshRun(gw.key!);
@@ -65,6 +70,13 @@ describe('gemini-cli through the gateway', () => {
     const calls = fake().requests.slice(before);
     expect(calls.length).toBeGreaterThanOrEqual(2);
     if (fake() === gemini) expect(calls.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe(true);
+    if (fake() === messages) {
+      // gemini-cli keeps no thoughts in its history, only the signed first call: Claude's signed thinking rides that call's
+      // signature and comes back, so thinking stays on after the tool call (it was switched off there before).
+      const second = calls.at(-1)!.json as { thinking?: unknown; messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }> };
+      expect(second.thinking).toMatchObject({ type: 'enabled' });
+      expect(second.messages.find((m) => m.role === 'assistant')!.content[0]).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^sig_/) });
+    }
   }, 180_000);
 
   it('in Vertex AI mode (GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_VERTEX_BASE_URL at the gateway, the key as GOOGLE_API_KEY): the same file written, on Vertex paths', async () => {

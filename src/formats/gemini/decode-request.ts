@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/index.ts';
-import type { ChatRequest, ContentPart, FilePart, ImagePart, Message, ReasoningEffort, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
+import type { ChatRequest, ContentPart, FilePart, ImagePart, Message, ReasoningEffort, ReasoningPart, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, badRequest, collectExtra, decodeBase64, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
 import type { RouteTarget } from '../types.ts';
 import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';
@@ -76,6 +76,8 @@ class ContentReader {
       if (!isRecord(part)) return this.check.fail(path, 'must be an object');
       if (isRecord(part.functionResponse)) results.push(this.functionResponse(part.functionResponse, `${path}.functionResponse`));
       else {
+        const carried = role === 'model' ? carriedOnCall(part, own) : undefined;
+        if (carried) own.push(carried);
         const decoded = this.part(part, path, role === 'model');
         if (decoded) own.push(decoded);
       }
@@ -107,7 +109,8 @@ class ContentReader {
       this.calls += 1;
       if (fromModel) this.pending.set(name, [...(this.pending.get(name) ?? []), id]);
       const out: ToolCallPart = { type: 'tool_call', id, name, arguments: JSON.stringify(args ?? {}) };
-      if (metadata) out.providerMetadata = metadata;
+      // Another vendor's reasoning the gateway put on the call (carriedOnCall) is no signature of the call's.
+      if (metadata && !(typeof part.thoughtSignature === 'string' && readCarried(part.thoughtSignature))) out.providerMetadata = metadata;
       return out;
     }
     if (isRecord(part.inlineData)) {
@@ -311,4 +314,17 @@ function enumFormatOf(schema: Record<string, unknown> | undefined, check: FieldC
     strict: true,
     unwrap: ENUM_ANSWER,
   };
+}
+
+/**
+ * Another vendor's reasoning the gateway put on an answer's first call (encode-response callCarry:
+ * gemini-cli keeps no thoughts), restored to go before the call; undefined when the call carries
+ * none or the same reasoning already came back as a thought of this turn (the AI SDK keeps both).
+ */
+function carriedOnCall(part: Record<string, unknown>, before: readonly ContentPart[]): ReasoningPart | undefined {
+  if (!isRecord(part.functionCall) || typeof part.thoughtSignature !== 'string') return undefined;
+  const carried = readCarried(part.thoughtSignature);
+  if (!carried || (carried.signature === undefined && carried.redacted === undefined && carried.encrypted === undefined)) return undefined;
+  const same = before.some((p) => p.type === 'reasoning' && ((carried.signature !== undefined && p.signature === carried.signature) || (carried.redacted !== undefined && p.data === carried.redacted) || (carried.encrypted !== undefined && p.encrypted === carried.encrypted)));
+  return same ? undefined : restoreReasoning({ type: 'reasoning', text: '' }, carried);
 }

@@ -12,7 +12,8 @@ export function encodeGeminiResponse(response: ChatResponse, request: ChatReques
   const key = unwrapKey(request);
   const content = key === undefined ? response.content : response.content.map((part) => (part.type === 'text' ? { ...part, text: unwrapAnswer(part.text, key) } : part));
   const parts = content.flatMap(clientPart);
-  markUnsignedCall(parts.find((part) => part.functionCall !== undefined));
+  const foreign = content.find((part): part is ReasoningPart => part.type === 'reasoning' && isForeignReasoning(part));
+  markUnsignedCall(parts.find((part) => part.functionCall !== undefined), foreign && callCarry(foreign));
   const candidate: Json = { content: { role: 'model', parts }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
   const grounding = groundingOf(content);
   if (grounding) candidate.groundingMetadata = grounding;
@@ -88,8 +89,25 @@ export function madeImagePart(source: MediaSource): Json | undefined {
  * is (a client that switches models, the gateway's fallback mid-loop): Gemini 3 refuses an unsigned
  * first call of the current turn with 400, and a passthrough sends the client's history as written.
  */
-export function markUnsignedCall(call: Json | undefined): void {
-  if (call !== undefined && call.thoughtSignature === undefined) call.thoughtSignature = SKIP_SIGNATURE;
+export function markUnsignedCall(call: Json | undefined, carried?: string): void {
+  if (call !== undefined && call.thoughtSignature === undefined) call.thoughtSignature = carried ?? SKIP_SIGNATURE;
+}
+
+/**
+ * What the first call of an answer with another vendor's reasoning carries instead of the skip
+ * value: that reasoning, its text included (Anthropic checks a signature against its thinking).
+ * gemini-cli keeps no thought parts in its history, only each turn's signed first call (what
+ * Gemini 3 needs), so this is how Claude's signed thinking comes back from it; decode-request
+ * restores it before the call unless the thought came back too. A Gemini upstream never gets it
+ * (drop-carried gives the call the skip value).
+ */
+export function callCarry(part: ReasoningPart): string {
+  return carryOpaque({ ...opaqueOfReasoning(part), ...(part.redacted ? {} : { text: part.text }) });
+}
+
+/** Reasoning another vendor wrote (an Anthropic signature, OpenAI encrypted reasoning, redacted thinking, another's metadata). */
+export function isForeignReasoning(part: ReasoningPart): boolean {
+  return part.signature !== undefined || part.encrypted !== undefined || part.redacted === true || (signatureOf(part) === undefined && hasMetadata(part.providerMetadata));
 }
 
 export function clientCall(id: string, name: string, args: string): Json {
@@ -104,8 +122,7 @@ export function clientCall(id: string, name: string, args: string): Json {
  */
 export function clientThought(part: ReasoningPart): Json | undefined {
   const signature = signatureOf(part);
-  const foreign = part.signature !== undefined || part.encrypted !== undefined || part.redacted === true || (signature === undefined && hasMetadata(part.providerMetadata));
-  if (foreign) return { text: part.redacted ? '' : part.text, thought: true, thoughtSignature: carryOpaque(opaqueOfReasoning(part)) };
+  if (isForeignReasoning(part)) return { text: part.redacted ? '' : part.text, thought: true, thoughtSignature: carryOpaque(opaqueOfReasoning(part)) };
   if (signature !== undefined) return { text: part.text, thought: true, thoughtSignature: signature };
   return part.text ? { text: part.text, thought: true } : undefined;
 }

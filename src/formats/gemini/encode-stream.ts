@@ -1,10 +1,10 @@
 import type { RequestIds } from '../../errors/index.ts';
-import type { ChatRequest, FinishReason, ProviderMetadata, StreamPart, UrlCitation, Usage } from '../../ir/index.ts';
+import type { ChatRequest, FinishReason, ProviderMetadata, ReasoningPart, StreamPart, UrlCitation, Usage } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { gatewayErrorOf } from '../shared/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { encodeGeminiStreamError } from './errors.ts';
-import { clientCall, clientThought, madeImagePart, markUnsignedCall, unwrapAnswer, unwrapKey } from './encode-response.ts';
+import { callCarry, clientCall, clientThought, isForeignReasoning, madeImagePart, markUnsignedCall, unwrapAnswer, unwrapKey } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { GOOGLE } from './signature.ts';
@@ -33,6 +33,9 @@ class GeminiStreamEncoder implements StreamEncoder {
   private reasoningItemId: string | undefined;
   /** The open thought's latest text, not sent yet: its signature, known at the block's end, goes on it. */
   private heldThought = '';
+  /** The open thought's whole text, and what the answer's first call carries of another vendor's first reasoning (callCarry). */
+  private thoughtText = '';
+  private carry: string | undefined;
   /** The searches and citations so far (Google Search grounding on the last record); the open text block's text and citations (Anthropic cites a block before its text). */
   private readonly grounding = new GroundingWriter();
   private blockText = '';
@@ -90,9 +93,11 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.reasoningSignature = undefined;
         this.reasoningItemId = part.itemId;
         this.heldThought = '';
+        this.thoughtText = '';
         return [];
       case 'reasoning-delta': {
         if (!part.text) return [];
+        this.thoughtText += part.text;
         const earlier = this.heldThought;
         this.heldThought = part.text;
         return earlier ? [this.chunk([{ text: earlier, thought: true }])] : [];
@@ -101,7 +106,10 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.reasoningSignature = part.signature;
         return [];
       case 'reasoning-end': {
-        const thought = clientThought({ type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, itemId: this.reasoningItemId, providerMetadata: part.providerMetadata });
+        const reasoning: ReasoningPart = { type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, itemId: this.reasoningItemId, providerMetadata: part.providerMetadata };
+        const thought = clientThought(reasoning);
+        if (this.carry === undefined && isForeignReasoning(reasoning)) this.carry = callCarry({ ...reasoning, text: this.thoughtText });
+        this.thoughtText = '';
         this.reasoningSignature = undefined;
         this.reasoningItemId = undefined;
         const text = this.heldThought;
@@ -110,7 +118,9 @@ class GeminiStreamEncoder implements StreamEncoder {
         return [this.chunk([text ? { ...thought, text } : thought])];
       }
       case 'redacted-reasoning': {
-        const thought = clientThought({ type: 'reasoning', text: '', redacted: true, data: part.data });
+        const redacted: ReasoningPart = { type: 'reasoning', text: '', redacted: true, data: part.data };
+        const thought = clientThought(redacted);
+        this.carry ??= callCarry(redacted);
         return thought ? [this.chunk([thought])] : [];
       }
       case 'tool-call-start':
@@ -128,7 +138,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         const out: Json = { functionCall: clientCall(call.id, call.name, call.args) };
         const signature = googleSignature(call.metadata);
         if (signature !== undefined) out.thoughtSignature = signature;
-        if (!this.called) markUnsignedCall(out);
+        if (!this.called) markUnsignedCall(out, this.carry);
         this.called = true;
         return [this.chunk([out])];
       }

@@ -24,10 +24,12 @@ export interface CarriedOpaque {
   id?: string;
   /** OpenAI encrypted_content. */
   encrypted?: string;
+  /** The reasoning's text, when the value travels apart from it (a Gemini client's functionCall: gemini-cli keeps no thoughts). */
+  text?: string;
   metadata?: ProviderMetadata;
 }
 
-const TEXT_KEYS = ['signature', 'redacted', 'id', 'encrypted'] as const;
+const TEXT_KEYS = ['signature', 'redacted', 'id', 'encrypted', 'text'] as const;
 
 /** The carried value for a client's opaque field. */
 export function carryOpaque(carried: CarriedOpaque): string {
@@ -83,6 +85,7 @@ export function restoreReasoning(part: ReasoningPart, carried: CarriedOpaque): R
   }
   if (carried.id !== undefined && part.itemId === undefined) part.itemId = carried.id;
   if (carried.encrypted !== undefined) part.encrypted = carried.encrypted;
+  if (carried.text !== undefined && part.text === '') part.text = carried.text;
   if (carried.metadata !== undefined) part.providerMetadata = carried.metadata;
   return part;
 }

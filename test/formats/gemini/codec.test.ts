@@ -234,6 +234,38 @@ describe('gemini codec', () => {
     expect(anthropic.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Let me think.', signature: 'EqQBCgIY+/==' });
   });
 
+  // gemini-cli keeps no thought parts in its history, only each turn's signed first functionCall (what
+  // Gemini 3 needs), so another vendor's signed thinking rides that call's signature too.
+  it("another vendor's signed thinking also rides the answer's first call, so a client that drops thoughts (gemini-cli) still sends it back, once", () => {
+    const answer = { id: 'msg_1', model: 'claude', created: 1, content: [{ type: 'reasoning' as const, text: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'tool_call' as const, id: 'toolu_1', name: 'f', arguments: '{}' }, { type: 'tool_call' as const, id: 'toolu_2', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
+    const whole = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0].content.parts;
+    const encoder = gemini.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true }, STREAM_IDS);
+    const streamed = ([
+      { type: 'start', id: 'msg_1', model: 'claude', created: 1 },
+      { type: 'reasoning-start' }, { type: 'reasoning-delta', text: 'hmm' }, { type: 'reasoning-signature', signature: 'EqQBCgIY+/==' }, { type: 'reasoning-end' },
+      { type: 'tool-call-start', index: 0, id: 'toolu_1', name: 'f' }, { type: 'tool-call-end', index: 0 },
+      { type: 'tool-call-start', index: 1, id: 'toolu_2', name: 'f' }, { type: 'tool-call-end', index: 1 },
+      { type: 'finish', finishReason: 'tool_calls' }, { type: 'end' },
+    ] as StreamPart[]).flatMap((part) => encoder.encode(part)).flatMap((record) => JSON.parse(String(record.data)).candidates[0].content.parts);
+    for (const parts of [whole, streamed]) {
+      const calls = parts.filter((part: any) => part.functionCall);
+      // The call's value holds the thought's text too: Anthropic checks the signature against it.
+      expect(calls[0].thoughtSignature).toMatch(/^gwpm:/);
+      expect(calls[1].thoughtSignature).toBeUndefined();
+      const toAnthropic = (model: any[]) => {
+        const next = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: model }, { role: 'user', parts: calls.map((c: any) => ({ functionResponse: { id: c.functionCall.id, name: 'f', response: { ok: true } } })) }], generationConfig: { thinkingConfig: { thinkingBudget: 1024 } } });
+        return getCodec('messages').encodeRequest(next, { upstreamModel: 'claude', defaultMaxTokens: 4096 }) as Record<string, any>;
+      };
+      // gemini-cli: the calls only. The AI SDK: the thought and the calls (one thinking block, not two).
+      for (const model of [calls, parts.filter((part: any) => part.thought || part.functionCall)]) {
+        const anthropic = toAnthropic(model);
+        expect(anthropic.messages[1].content.map((b: any) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use']);
+        expect(anthropic.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'hmm', signature: 'EqQBCgIY+/==' });
+        expect(anthropic.thinking).toMatchObject({ type: 'enabled' });
+      }
+    }
+  });
+
   it("a failed call travels as Google's `error` key one way and Anthropic's is_error the other", () => {
     const asked = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'f', args: {} } }] }, { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'f', response: { error: 'no such file' } } }] }] });
     const anthropic = getCodec('messages').encodeRequest(asked, { upstreamModel: 'claude', defaultMaxTokens: 100 }) as Record<string, any>;
