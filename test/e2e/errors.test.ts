@@ -1,6 +1,7 @@
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 interface Envelope {
   error: { code: string; message: string; type: string; param: string | null; request_id: string; details?: { fields?: Record<string, string> } };
@@ -61,13 +62,19 @@ describe('error envelope', () => {
     expect(revoked.exitCode).toBe(0);
     await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key.key}` } }), 401, 'invalid_api_key');
 
-    // A past --expires is refused, so the key expires 2 s from now and is tried after that.
-    const expiresAt = Date.now() + 8000;
-    const expired = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--expires', new Date(expiresAt).toISOString(), '--json']);
+    // A past --expires is refused, so the key expires a minute from now (on a data dir of its
+    // own) and is tried on a gateway whose clock is two minutes on (GATEWAY_CLOCK_OFFSET_MS), not
+    // after a real wait.
+    const dataDir = path.join(tempDir('gw-err-expired-'), 'data');
+    const expired = await runCli(['--config', gw.configFile, '--data-dir', dataDir, 'keys', 'create', '--expires', new Date(Date.now() + 60_000).toISOString(), '--json']);
     expect(expired.exitCode).toBe(0);
     const old = JSON.parse(String(expired.stdout)) as { key: string };
-    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
-    await expectError(await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${old.key}` } }), 401, 'invalid_api_key');
+    const later = await spawnGateway({ configFile: gw.configFile, dataDir, env: { GATEWAY_CLOCK_OFFSET_MS: '120000' } });
+    try {
+      await expectError(await fetch(`${later.url}/v1/models`, { headers: { authorization: `Bearer ${old.key}` } }), 401, 'invalid_api_key');
+    } finally {
+      await later.stop();
+    }
   });
 
   it('400 bad_request for malformed JSON, a non-object body and a missing model', async () => {
