@@ -77,7 +77,9 @@ class ContentReader {
       if (isRecord(part.functionResponse)) results.push(this.functionResponse(part.functionResponse, `${path}.functionResponse`));
       else {
         const carried = role === 'model' ? carriedOnCall(part, own) : undefined;
-        if (carried) own.push(carried);
+        // It was the answer's first reasoning: before a later one that came back as a thought (a redacted block).
+        const at = own.findIndex((p) => p.type === 'reasoning');
+        if (carried) own.splice(at < 0 ? own.length : at, 0, carried);
         const decoded = this.part(part, path, role === 'model');
         if (decoded) own.push(decoded);
       }

@@ -266,6 +266,18 @@ describe('gemini codec', () => {
     }
   });
 
+  it("a call's carried thinking goes back first, before a redacted block that came back as a thought (the AI SDK's whole answer keeps only the last signature of its thoughts)", () => {
+    const answer = { id: 'msg_1', model: 'claude', created: 1, content: [{ type: 'reasoning' as const, text: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'reasoning' as const, text: '', redacted: true, data: 'RED+/==' }, { type: 'tool_call' as const, id: 'toolu_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
+    const parts = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0].content.parts;
+    const [signed, redacted, call] = parts;
+    // What @ai-sdk/google sends back: the empty redacted thought's signature went onto the thought with text.
+    const model = [{ text: signed.text, thought: true, thoughtSignature: redacted.thoughtSignature }, call];
+    const next = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: model }, { role: 'user', parts: [{ functionResponse: { id: call.functionCall.id, name: 'f', response: { ok: true } } }] }], generationConfig: { thinkingConfig: { thinkingBudget: 1024 } } });
+    const anthropic = getCodec('messages').encodeRequest(next, { upstreamModel: 'claude', defaultMaxTokens: 4096 }) as Record<string, any>;
+    expect(anthropic.messages[1].content.map((b: any) => b.type)).toEqual(['thinking', 'redacted_thinking', 'tool_use']);
+    expect(anthropic.messages[1].content.slice(0, 2)).toEqual([{ type: 'thinking', thinking: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'redacted_thinking', data: 'RED+/==' }]);
+  });
+
   it("a failed call travels as Google's `error` key one way and Anthropic's is_error the other", () => {
     const asked = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'f', args: {} } }] }, { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'f', response: { error: 'no such file' } } }] }] });
     const anthropic = getCodec('messages').encodeRequest(asked, { upstreamModel: 'claude', defaultMaxTokens: 100 }) as Record<string, any>;
