@@ -76,15 +76,18 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
     expect(ledger.map((line) => line.media?.images ?? 0)).toEqual([0, 1, 1, 1, 1, 1, 1]);
   });
 
+  /** A short Responses request with the image tool (`tool`'s fields added) on `key`. */
+  const askImage = (key: string, tool: Record<string, unknown>) =>
+    fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'or/gpt-5', input: 'Draw a cat', max_output_tokens: 100, tools: [{ type: 'image_generation', ...tool }] }),
+    });
+
   // The hold covers the images the tool may make (docs/billing.md): at auto quality and size the
   // dearest (6,240 tokens at $40 per million, ~250 credits), at low quality 1024×1024 272 tokens (~11).
   it('an account that can pay for the text but not the image is refused before the upstream is called', async () => {
-    const ask = (tool: Record<string, unknown>) =>
-      fetch(`${gw.url}/v1/responses`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${poorKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'or/gpt-5', input: 'Draw a cat', max_output_tokens: 100, tools: [{ type: 'image_generation', ...tool }] }),
-      });
+    const ask = (tool: Record<string, unknown>) => askImage(poorKey, tool);
     const calls = responses.requests.length;
     const refused = await ask({});
     const body = (await refused.json()) as { error: { code: string } };
@@ -113,12 +116,7 @@ describe("OpenAI's image tool is charged at the image model's prices", () => {
   });
 
   it('a quality or count the price table does not know is held at its dearest, and leaves the balance check whole', async () => {
-    const ask = (tool: Record<string, unknown>) =>
-      fetch(`${gw.url}/v1/responses`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${poorUnlimitedKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'or/gpt-5', input: 'Draw a cat', max_output_tokens: 100, tools: [{ type: 'image_generation', ...tool }] }),
-      });
+    const ask = (tool: Record<string, unknown>) => askImage(poorUnlimitedKey, tool);
     const calls = responses.requests.length;
     // Before: 'constructor' read Object.prototype's function out of the table, the hold was NaN,
     // which passed the balance check and made the account's held credits NaN: from then on no
