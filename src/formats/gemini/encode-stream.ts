@@ -154,16 +154,21 @@ class GeminiStreamEncoder implements StreamEncoder {
         return [];
       case 'error':
         this.failed = true;
-        return [encodeGeminiStreamError(gatewayErrorOf(part.error), this.ids)];
-      case 'end': {
+        // A thought the error cut still reaches the client, before the error.
+        return [...this.flushThought(), encodeGeminiStreamError(gatewayErrorOf(part.error), this.ids)];
+      case 'end':
         // A thought the upstream never closed still reaches the client.
-        const held = this.heldThought ? [this.chunk([{ text: this.heldThought, thought: true }])] : [];
-        this.heldThought = '';
-        return [...held, this.last()];
-      }
+        return [...this.flushThought(), this.last()];
       default:
         return [];
     }
+  }
+
+  /** The held thought text, if any, as its own record (a block that never got its end). */
+  private flushThought(): SseRecord[] {
+    const text = this.heldThought;
+    this.heldThought = '';
+    return text ? [this.chunk([{ text, thought: true }])] : [];
   }
 
   private chunk(parts: Json[]): SseRecord {

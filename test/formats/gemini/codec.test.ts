@@ -234,6 +234,19 @@ describe('gemini codec', () => {
     expect(anthropic.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Let me think.', signature: 'EqQBCgIY+/==' });
   });
 
+  it('a thought cut by an error still reaches the client before the error, its last delta too', () => {
+    const encoder = gemini.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true }, STREAM_IDS);
+    const records = ([
+      { type: 'start', id: 'msg_1', model: 'claude', created: 1 },
+      { type: 'reasoning-start' }, { type: 'reasoning-delta', text: 'Let me ' }, { type: 'reasoning-delta', text: 'think.' },
+      { type: 'error', error: new GatewayError('provider_error', 'cut') },
+    ] as StreamPart[]).flatMap((part) => encoder.encode(part)).map((record) => JSON.parse(String(record.data)));
+    // Before: the held last delta ('think.') was dropped; the error record was the last word without it.
+    const thoughts = records.flatMap((r: any) => r.candidates?.[0]?.content?.parts ?? []).filter((p: any) => p.thought).map((p: any) => p.text);
+    expect(thoughts.join('')).toBe('Let me think.');
+    expect(records.at(-1).error).toBeDefined();
+  });
+
   // gemini-cli keeps no thought parts in its history, only each turn's signed first functionCall (what
   // Gemini 3 needs), so another vendor's signed thinking rides that call's signature too.
   it("another vendor's signed thinking also rides the answer's first call, so a client that drops thoughts (gemini-cli) still sends it back, once", () => {
