@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/index.ts';
 import type { ChatRequest, ContentPart, FilePart, ImagePart, Message, ReasoningEffort, ReasoningPart, ResponseFormat, TextPart, ToolCallPart, ToolDefinition, Unconvertible } from '../../ir/index.ts';
-import { FieldChecker, badRequest, collectExtra, decodeBase64, isRecord, readCarried, restoreReasoning } from '../shared/index.ts';
+import { FieldChecker, badRequest, collectExtra, decodeBase64, isRecord, readCarried, restoreReasoning, standardBase64 } from '../shared/index.ts';
 import type { RouteTarget } from '../types.ts';
 import { metadataOf, readToolCallId, synthesizedCallId } from './signature.ts';
 import { schemaToJsonSchema } from './map-schema.ts';
@@ -117,7 +117,8 @@ class ContentReader {
     }
     if (isRecord(part.inlineData)) {
       const mimeType = this.check.requiredString(part.inlineData.mimeType, `${path}.inlineData.mimeType`);
-      const data = this.check.requiredString(part.inlineData.data, `${path}.inlineData.data`);
+      // Google takes URL-safe base64 (google-genai for Python sends it); the other APIs, the standard alphabet.
+      const data = standardBase64(this.check.requiredString(part.inlineData.data, `${path}.inlineData.data`));
       if (mimeType.startsWith('audio/')) return { type: 'audio', data, format: mimeType.slice('audio/'.length) };
       // A text file (an uploaded .txt, .md, .csv) is a text document: Chat upstreams take it as text, Anthropic as a text source.
       if (mimeType.startsWith('text/')) {

@@ -43,6 +43,17 @@ export function encodeBase64(text: string): string {
   return btoa(binary);
 }
 
+/**
+ * Base64 in the standard alphabet, padded: Google takes bytes in either alphabet, padded or not
+ * (proto3 JSON), and google-genai for Python writes them URL-safe; other APIs want the standard.
+ * Unchanged (the same string) when it is standard and padded already.
+ */
+export function standardBase64(data: string): string {
+  if (data.length % 4 === 0 && !/[-_]/.test(data)) return data;
+  const standard = data.replace(/-/g, '+').replace(/_/g, '/');
+  return standard.length % 4 === 0 ? standard : standard + '='.repeat(4 - (standard.length % 4));
+}
+
 /** Base64 → UTF-8 text (Buffer-free, as `encodeBase64`). */
 export function decodeBase64(data: string): string {
   const binary = atob(data);

@@ -1,7 +1,7 @@
 export { markerOfBreakpoint } from './cache-breakpoint.ts';
 export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined } from './json.ts';
 export { argumentsForClient, parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
-export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64, decodeBase64 } from './data-url.ts';
+export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64, decodeBase64, standardBase64 } from './data-url.ts';
 export { sanitizeToolId, shortToolName } from './sanitize-tool-id.ts';
 export { generateId, nowSeconds, prefixedId } from './generate-id.ts';
 export {

@@ -59,4 +59,17 @@ describe("Gemini fileData naming the gateway's own files", () => {
     expect(request.messages[0].content[0]).toEqual({ type: 'file', source: { kind: 'text', mediaType: 'text/markdown', data: 'héllo\n' } });
     expect(() => decodeGeminiRequest({ contents: [{ parts: [{ inlineData: { mimeType: 'text/plain', data: '***' } }] }] }, { model: 'm', stream: false })).toThrow(/must be base64/);
   });
+
+  it('a text file inline in URL-safe base64 (what google-genai for Python sends; Google takes either alphabet, padded or not) is read too', () => {
+    // Before: a 400 'must be base64' for any text whose encoding has a '-' or '_'.
+    const text = '??>??> ok';
+    const data = Buffer.from(text).toString('base64url');
+    expect(data).toMatch(/[-_]/);
+    const request = decodeGeminiRequest({ contents: [{ parts: [{ inlineData: { mimeType: 'text/plain', data } }] }] }, { model: 'm', stream: false });
+    expect(request.messages[0].content[0]).toEqual({ type: 'file', source: { kind: 'text', mediaType: 'text/plain', data: text } });
+    // An image too goes on in the standard alphabet, padded (Anthropic and OpenAI take no other).
+    const bytes = Buffer.from([0xfb, 0xff, 0xbf, 0x01]);
+    const image = decodeGeminiRequest({ contents: [{ parts: [{ inlineData: { mimeType: 'image/png', data: bytes.toString('base64url') } }] }] }, { model: 'm', stream: false });
+    expect(image.messages[0].content[0]).toEqual({ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: bytes.toString('base64') } });
+  });
 });
