@@ -284,7 +284,7 @@ export class AccountGuards implements RequestGuards {
       hold,
       account: this.o.store.cache.account(account.id) ?? account,
       key: currentKey(this.o.store, key),
-      entry: this.ledgerEntry(request, settlement),
+      entry: this.ledgerEntry(request, settlement, hold?.credits ?? 0),
       // Alone in flight: nobody can join a group, so the record is written at once.
       alone: this.inFlight === 0,
       untilBilled: request.untilBilled === true || request.route === BATCH_ROUTE,
@@ -379,6 +379,9 @@ export class AccountGuards implements RequestGuards {
     // OpenAI's image tool: the images it may make at the image model's prices (none of the model's own).
     const images = request.imageTool ? holdImageTool(this.o.registry, this.modelsThatMayServe(request.model), request.imageTool, inputTokens, factor) : 0;
     const credits = roundCredits(priceTokens(terms.pricing, inputTokens, outputTokens, factor) + media + searches + images);
+    // Fails closed: a NaN hold passes every balance check (`credits > available` is false) and
+    // makes the account's held credits NaN, so no later request of it would be refused.
+    if (!(credits >= 0 && credits < Infinity)) throw this.unpriceable(request, 'hold', credits);
     return { requestId: request.requestId, account: current, key, credits, tokens: inputTokens, needsBalance: isPriced(terms.pricing) || searches > 0 || images > 0 };
   }
 
@@ -389,7 +392,7 @@ export class AccountGuards implements RequestGuards {
   }
 
   /** The ledger line of a settlement, priced (after discount and multiplier); the engine decides what it charges. */
-  private ledgerEntry(request: AdmissionRequest, settlement: Settlement): PricedEntry {
+  private ledgerEntry(request: AdmissionRequest, settlement: Settlement, held: number): PricedEntry {
     const { account, key } = request.auth;
     const multiplier = request.priceMultiplier ?? 1;
     const discount = discountOf(settlement);
@@ -401,7 +404,10 @@ export class AccountGuards implements RequestGuards {
     const searches = reportedCount(usage.webSearchRequests);
     const images = usage.imageGeneration;
     const imageTool = images ? priceImageTool(this.o.registry, settlement.model, images, factor) : 0;
-    const cost = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor) + priceWebSearches(pricing, searches, factor) + imageTool);
+    const priced = roundCredits(priceTokens(pricing, usage.inputTokens, usage.outputTokens, factor, cache) + priceMedia(pricing, media, factor) + priceWebSearches(pricing, searches, factor) + imageTool);
+    // Fails closed: a cost that is not a finite count (a pricing bug, an upstream's odd usage) is
+    // charged as the hold, never written as NaN into the balance and the ledger.
+    const cost = priced >= 0 && priced < Infinity ? priced : this.unpricedCost(request, priced, held);
     const entry: PricedEntry = {
       ts: this.o.clock.now(),
       request_id: request.requestId ?? settlement.responseId ?? '',
@@ -426,6 +432,18 @@ export class AccountGuards implements RequestGuards {
     if (images?.images) entry.media = { ...entry.media, images: (entry.media?.images ?? 0) + images.images };
     if (searches) entry.web_search_requests = searches;
     return entry;
+  }
+
+  /** A request whose hold came out as no finite count of credits: a 500, logged, nothing held. */
+  private unpriceable(request: AdmissionRequest, what: string, credits: number): GatewayError {
+    this.o.log.error('credits: a request could not be priced; refused', { request_id: request.requestId, account: request.auth.account.id, model: request.model, [what]: String(credits) });
+    return new GatewayError('internal_error', `The gateway could not price this request for '${request.model}' (its ${what} came out as ${String(credits)}); nothing was charged.`);
+  }
+
+  /** A settlement whose cost came out as no finite count: charged as its hold, logged. */
+  private unpricedCost(request: AdmissionRequest, cost: number, held: number): number {
+    this.o.log.error('credits: a settlement could not be priced; the hold is charged', { request_id: request.requestId, account: request.auth.account.id, model: request.model, cost: String(cost), held });
+    return held;
   }
 
   /** An upstream billed more than the hold (a provider miscounting, an image beyond its allowance): charged as far as the balance goes, and said. */

@@ -242,6 +242,25 @@ describe('settlement factors', () => {
     expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0]).toMatchObject({ cost_credits: 150, discount: 0.25 });
   });
 
+  it('fails closed on a price that is no finite count: no NaN hold, a NaN cost charged as the hold', async () => {
+    gw = await makeGateway(PER_TOKEN);
+    const { accountId } = await gw.account({ credits: 1000 });
+    const account = gw.gateway.deps.store.cache.account(accountId)!;
+    const [key] = await gw.gateway.deps.store.keys.list(accountId);
+    const guards = guardsOf(gw);
+    const request = { auth: { account, key }, method: 'POST', route: '/v1/chat/completions', clientAddress: '::1', model: 'mock/echo', estimatedInputTokens: 100, maxOutputTokens: 100 };
+    // A NaN hold would pass the balance check and make the account's held credits NaN.
+    await expect(Promise.resolve().then(() => guards.admit({ ...request, priceMultiplier: Number.NaN }))).rejects.toMatchObject({ code: 'internal_error' });
+    expect(bookOf(guards).reserved(accountId)).toBe(0);
+    const admission = await guards.admit(request);
+    expect(bookOf(guards).reserved(accountId)).toBe(200);
+    const model = gw.gateway.deps.registry.get('mock/echo')!;
+    await admission.settle({ model, usage: { inputTokens: Number.NaN, outputTokens: 100 }, estimated: false, aborted: false } as Settlement);
+    expect(bookOf(guards).reserved(accountId)).toBe(0);
+    expect(gw.gateway.deps.store.cache.account(accountId)!.credits).toBe(800);
+    expect(readLedger(path.join(gw.dataDir, 'usage.jsonl'))[0]).toMatchObject({ cost_credits: 200 });
+  });
+
   it('releases everything when settled with null', async () => {
     gw = await makeGateway(PER_TOKEN);
     const { accountId } = await gw.account({ credits: 1000 });
