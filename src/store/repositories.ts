@@ -219,8 +219,8 @@ export interface UploadsRepo {
   append(accountId: string, id: string, offset: number, staged: string, now: number): Promise<number | undefined>;
   /** Stores `file` (the upload's record, its times set) with the bytes received, and ends the upload; false when it is gone or incomplete. */
   finish(accountId: string, id: string, file: FileRecord, now: number): Promise<boolean>;
-  /** The sizes declared by the account's open uploads (its file quota holds them). */
-  reservedBy(accountId: string, now: number): Promise<number>;
+  /** The account's open uploads: how many, and the sizes they declared (its file quota holds them). */
+  reservedBy(accountId: string, now: number): Promise<{ uploads: number; bytes: number }>;
   /** Drops the uploads whose `expiresAt` has come, and their bytes; how many. */
   purgeExpired(now: number): Promise<number>;
 }

@@ -37,6 +37,7 @@ describe('@google/genai through the gateway', () => {
           mock: { plugin: 'mock' }, // its offline embedding model, mock/embed
         },
         routing: { retry: { attempts: 1 } },
+        storage: { openUploadsPerAccount: 3 },
       },
     });
     ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 15_000 } });
@@ -357,5 +358,21 @@ describe('@google/genai through the gateway', () => {
     const upload = await fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers: { 'x-goog-api-key': gw.key! }, body: 'x' });
     expect(upload.status).toBe(400);
     expect(((await upload.json()) as { error: { status: string } }).error.status).toBe('INVALID_ARGUMENT');
+  });
+
+  // Last in the file: the uploads it leaves open hold this account's upload slots for an hour.
+  it("an account may have storage.openUploadsPerAccount uploads open at once (3 here); the next start is a 429 in Google's shape", async () => {
+    const start = () =>
+      fetch(`${gw.url}/upload/v1beta/files`, {
+        method: 'POST',
+        headers: { 'x-goog-api-key': gw.key!, 'x-goog-upload-protocol': 'resumable', 'x-goog-upload-command': 'start', 'x-goog-upload-header-content-length': '0', 'content-type': 'application/json' },
+        body: JSON.stringify({ file: { displayName: 'empty' } }),
+      });
+    const opened: number[] = [];
+    for (let i = 0; i < 3; i += 1) opened.push((await start()).status);
+    expect(opened).toEqual([200, 200, 200]);
+    const refused = await start();
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { status: string; message: string } }).error).toMatchObject({ status: 'RESOURCE_EXHAUSTED', message: expect.stringContaining('At most 3 uploads may be open') });
   });
 });

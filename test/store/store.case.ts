@@ -385,7 +385,7 @@ export function describeStore(name: string, backend: StoreBackend): void {
         await store.uploads.start({ id: 'up-1', file, received: 0, expiresAt: now + 60_000 });
         expect(await store.uploads.get(a, 'up-1', now)).toEqual({ id: 'up-1', file, received: 0, expiresAt: now + 60_000 });
         expect(await store.uploads.get(uid('acct'), 'up-1', now)).toBeUndefined();
-        expect(await store.uploads.reservedBy(a, now)).toBe(10);
+        expect(await store.uploads.reservedBy(a, now)).toEqual({ uploads: 1, bytes: 10 });
         const late = stage('zzzz');
         expect(await store.uploads.append(a, 'up-1', 4, late, now)).toBeUndefined();
         expect(fs.existsSync(late)).toBe(false);
@@ -396,7 +396,7 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.files.get(a, file.id)).toEqual({ ...file, created_at: 5 });
         expect((await store.files.content(a, file.id))?.toString()).toBe('helloworld');
         expect(await store.uploads.get(a, 'up-1', now)).toBeUndefined();
-        expect(await store.uploads.reservedBy(a, now)).toBe(0);
+        expect(await store.uploads.reservedBy(a, now)).toEqual({ uploads: 0, bytes: 0 });
 
         const empty = aFile(a, { bytes: 0 });
         await store.uploads.start({ id: 'up-2', file: empty, received: 0, expiresAt: now + 60_000 });

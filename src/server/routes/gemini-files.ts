@@ -79,7 +79,13 @@ function createUploads(deps: ServerDeps) {
     const max = deps.config.batches.maxFileBytes;
     if (size > max) throw new GatewayError('request_too_large', `Files are limited to ${max} bytes (batches.maxFileBytes).`);
     const quota = deps.config.storage.fileQuotaBytes;
-    const used = (await deps.store.files.bytesOf(accountId)) + (await uploads.reservedBy(accountId, now));
+    const open = await uploads.reservedBy(accountId, now);
+    // Each open upload is a record for an hour whatever its size (a 0-byte one holds no quota): counted too.
+    const most = deps.config.storage.openUploadsPerAccount;
+    if (open.uploads >= most) {
+      throw new GatewayError('quota_exceeded', `At most ${most} uploads may be open at once for an account (storage.openUploadsPerAccount); finish one, or wait for one to expire (an upload URL lasts an hour).`, { details: { open_uploads: open.uploads } });
+    }
+    const used = (await deps.store.files.bytesOf(accountId)) + open.bytes;
     if (used + size > quota) throw quotaExceeded(quota, used, `this file needs ${size}`);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, SMALL_JSON_BYTES));
     const meta = startMetadata(body);

@@ -72,10 +72,15 @@ export class FileUploadsRepo implements UploadsRepo {
     return true;
   }
 
-  async reservedBy(accountId: string, now: number): Promise<number> {
+  async reservedBy(accountId: string, now: number): Promise<{ uploads: number; bytes: number }> {
     let bytes = 0;
-    for (const { session } of this.held.values()) if (session.file.accountId === accountId && session.expiresAt > now) bytes += session.file.bytes;
-    return bytes;
+    let uploads = 0;
+    for (const { session } of this.held.values()) {
+      if (session.file.accountId !== accountId || session.expiresAt <= now) continue;
+      uploads += 1;
+      bytes += session.file.bytes;
+    }
+    return { uploads, bytes };
   }
 
   async purgeExpired(now: number): Promise<number> {

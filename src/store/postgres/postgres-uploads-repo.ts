@@ -81,9 +81,12 @@ export class PostgresUploadsRepo implements UploadsRepo {
     });
   }
 
-  async reservedBy(accountId: string, now: number): Promise<number> {
-    const { rows } = await this.pool.query<{ bytes: string }>('select coalesce(sum(size), 0)::text as bytes from gw_upload_sessions where account_id = $1 and expires_at > $2', [accountId, now]);
-    return Number(rows[0]?.bytes ?? 0);
+  async reservedBy(accountId: string, now: number): Promise<{ uploads: number; bytes: number }> {
+    const { rows } = await this.pool.query<{ uploads: number; bytes: string }>(
+      'select count(*)::int as uploads, coalesce(sum(size), 0)::text as bytes from gw_upload_sessions where account_id = $1 and expires_at > $2',
+      [accountId, now],
+    );
+    return { uploads: rows[0]?.uploads ?? 0, bytes: Number(rows[0]?.bytes ?? 0) };
   }
 
   async purgeExpired(now: number): Promise<number> {
