@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { toModelObject } from '../providers/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
-import type { Store } from '../store/index.ts';
+import { isFileExpired, type Store } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { ACTIVITY_DAYS, activityRange, type UsageIndex } from '../usage/index.ts';
 import type { Clock } from '../util/index.ts';
@@ -141,7 +141,8 @@ const batchesRouter = t.router({
   /** An output or error file's text, for the browser to save. */
   file: procedure.input(z.object({ id: z.string().min(1).max(100) })).query(async ({ ctx, input }) => {
     const record = await ctx.store.files.get(ctx.account.id, input.id);
-    if (!record) throw new GatewayError('file_not_found', `No file with id '${input.id}'.`);
+    // An expired upload (a Gemini file past its 48 hours) is gone to its owner here too, not only once the sweep deletes it.
+    if (!record || isFileExpired(record, ctx.clock.now())) throw new GatewayError('file_not_found', `No file with id '${input.id}'.`);
     if (record.bytes > MAX_DOWNLOAD_BYTES) throw new GatewayError('request_too_large', `The file is ${record.bytes} bytes; download it with GET /v1/files/${record.id}/content and an API key.`);
     const content = await ctx.store.files.content(ctx.account.id, input.id);
     return { id: record.id, filename: record.filename, content: content?.toString('utf8') ?? '' };
