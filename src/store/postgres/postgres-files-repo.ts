@@ -9,6 +9,10 @@ import { creationOrderPage } from './creation-order.ts';
 const CHUNK_BYTES = 1024 * 1024;
 
 /** Uploaded and batch-written files in PostgreSQL: the record and its contents (bytea) in one row, so any instance serves any file. */
+/** The files sweep's query, written as migration 15's index (gw_files_expiry) is, so the planner takes it. */
+export const EXPIRED_FILES_SQL =
+  "select id, account_id from gw_files where (record::json->>'expires_at') is not null and (record::json->>'expires_at')::bigint <= $1 order by (record::json->>'expires_at')::bigint limit $2";
+
 export class PostgresFilesRepo implements FilesRepo {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -82,7 +86,7 @@ export class PostgresFilesRepo implements FilesRepo {
   /** A scan of the records' JSON (no column or index of its own): the sweep runs on one instance every few minutes. */
   async expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>> {
     const { rows } = await this.pool.query<{ id: string; account_id: string }>(
-      "select id, account_id from gw_files where (record::json->>'expires_at') is not null and (record::json->>'expires_at')::bigint <= $1 order by seq limit $2",
+      EXPIRED_FILES_SQL,
       [now, limit],
     );
     return rows.map((r) => ({ accountId: r.account_id, id: r.id }));
