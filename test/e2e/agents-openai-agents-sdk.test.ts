@@ -1,0 +1,139 @@
+/**
+ * The OpenAI Agents SDK for JS (`@openai/agents`, pinned in test/clients) pointed at the gateway
+ * the way its docs say (`setDefaultOpenAIClient` with the gateway's base URL), once on its default
+ * Responses model and once after `setOpenAIAPI('chat_completions')`, against the strict Chat,
+ * Responses, Messages and Gemini fakes: an agent with a function tool over three turns, a handoff
+ * to a second agent, a streamed run, a zod `outputType`, and a second turn (`previousResponseId`
+ * on Responses, the run's history on Chat). Tracing is off (it would export to OpenAI).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake, type ToolPick } from '../helpers/strict-fakes.ts';
+import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
+
+const FINAL = 'Done: the file is written.';
+/** Turn 1 hands off when it can, then the weather agent looks up twice, then the final text. */
+function pickName(names: string[]): string | undefined {
+  return names.find((name) => name.startsWith('transfer_to_')) ?? (names.includes('lookup') ? 'lookup' : undefined);
+}
+const pick = (names: string[]): ToolPick | undefined => {
+  const name = pickName(names);
+  return name === undefined ? undefined : { name, input: name === 'lookup' ? { city: 'Paris' } : {} };
+};
+const MODELS = ['oc/o4-mini', 'or/gpt-5', 'ant/claude-up', 'google/gemini-2.5-flash'];
+
+describe('the OpenAI Agents SDK through the gateway', () => {
+  let chat: StrictFake;
+  let responses: StrictFake;
+  let messages: StrictFake;
+  let gemini: GeminiFake;
+  let gw: SpawnedGateway;
+  let sdk: any;
+  let z: any;
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    const options = { pick, toolTurns: 2 } as const;
+    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
+    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
+    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, toolTurns: 2, finalText: FINAL });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          google: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
+        },
+      },
+    });
+    process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
+    sdk = await clientModule('@openai/agents');
+    z = await clientModule('zod');
+    const { default: OpenAI } = await clientModule('openai');
+    sdk.setTracingDisabled(true);
+    sdk.setDefaultOpenAIClient(new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 }));
+  }, 900_000);
+  afterAll(async () => {
+    sdk?.setOpenAIAPI('responses');
+    await gw?.stop();
+    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
+  });
+
+  const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];
+  const upstreamBodies = () => [...chat.requests, ...responses.requests, ...messages.requests, ...gemini.requests].map((r) => JSON.stringify(r.json));
+  beforeEach(() => {
+    for (const fake of [chat, responses, messages, gemini]) {
+      fake.rejections.length = 0;
+      fake.requests.length = 0;
+    }
+  });
+
+  const lookup = () => sdk.tool({ name: 'lookup', description: 'Weather of a city', parameters: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => `18°C in ${city}` });
+  const settings = { reasoning: { effort: 'low' } };
+  const weatherAgent = (model: string) => new sdk.Agent({ name: 'Weather agent', instructions: 'Answer weather questions with the lookup tool.', model, modelSettings: settings, tools: [lookup()] });
+  const calls = (result: any) => result.newItems.filter((item: any) => item.type === 'tool_call_item' || item.type === 'handoff_call_item').map((item: any) => item.rawItem.name);
+
+  describe.each(['responses', 'chat_completions'])('%s API', (api) => {
+    beforeAll(() => sdk.setOpenAIAPI(api));
+
+    describe.each(MODELS)('%s', (model) => {
+      it('an agent with a function tool over three turns', async () => {
+        const result = await sdk.run(weatherAgent(model), 'Weather in Paris, twice?');
+        expect(rejections()).toEqual([]);
+        expect(result.finalOutput).toBe(FINAL);
+        expect(calls(result)).toEqual(['lookup', 'lookup']);
+        expect(result.newItems.filter((item: any) => item.type === 'tool_call_output_item').map((item: any) => item.output)).toEqual(['18°C in Paris', '18°C in Paris']);
+        expect(result.state.usage.requests).toBe(3);
+        expect(result.state.usage.inputTokens).toBeGreaterThan(0);
+        expect(result.state.usage.outputTokens).toBeGreaterThan(0);
+      });
+
+      it('a handoff to a second agent', async () => {
+        const weather = weatherAgent(model);
+        const triage = sdk.Agent.create({ name: 'Triage', instructions: 'Hand weather questions to the weather agent.', model, modelSettings: settings, handoffs: [weather] });
+        const result = await sdk.run(triage, 'Weather in Paris?');
+        expect(rejections()).toEqual([]);
+        expect(result.lastAgent.name).toBe('Weather agent');
+        expect(calls(result)).toEqual(['transfer_to_Weather_agent', 'lookup']);
+        expect(result.finalOutput).toBe(FINAL);
+      });
+
+      it('a streamed run', async () => {
+        const result = await sdk.run(weatherAgent(model), 'Weather in Paris, twice?', { stream: true });
+        let text = '';
+        for await (const chunk of result.toTextStream()) text += chunk;
+        await result.completed;
+        expect(result.error ?? null).toBeNull();
+        expect(rejections()).toEqual([]);
+        expect(text).toBe(FINAL);
+        expect(result.finalOutput).toBe(FINAL);
+        expect(calls(result)).toEqual(['lookup', 'lookup']);
+        expect(result.state.usage.inputTokens).toBeGreaterThan(0);
+      });
+
+      it('a zod outputType after a tool call', async () => {
+        const agent = new sdk.Agent({ name: 'Weather agent', instructions: 'Answer in JSON.', model, modelSettings: settings, tools: [lookup()], outputType: z.object({ answer: z.string() }) });
+        const result = await sdk.run(agent, 'Weather in Paris, in JSON?');
+        expect(rejections()).toEqual([]);
+        expect(result.finalOutput).toEqual({ answer: 'done' });
+      });
+
+      it('a second turn continues the first', async () => {
+        const agent = new sdk.Agent({ name: 'Assistant', instructions: 'Be brief.', model, modelSettings: settings });
+        const first = await sdk.run(agent, 'Remember the word pelican.');
+        expect(first.finalOutput).toBe(FINAL);
+        const second = api === 'responses' ? await sdk.run(agent, 'Which word?', { previousResponseId: first.lastResponseId }) : await sdk.run(agent, [...first.history, { role: 'user', content: 'Which word?' }]);
+        expect(rejections()).toEqual([]);
+        expect(second.finalOutput).toBe(FINAL);
+        // The upstream's second request carries the first turn (rebuilt by the gateway from the stored response on Responses).
+        const last = upstreamBodies().at(-1)!;
+        expect(last).toContain('pelican');
+        expect(last).toContain('Which word?');
+        expect(last).toContain(FINAL);
+      });
+    });
+  });
+});
