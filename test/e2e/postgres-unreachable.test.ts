@@ -164,4 +164,29 @@ describe('one instance loses PostgreSQL', () => {
     await expect.poll(() => healthOf(a), { timeout: 15_000, interval: 200 }).toEqual(UP);
     expect(a.process.exitCode).toBeNull();
   }, 90_000);
+
+  it('says so on /health when only its background work finds the database away (no request touches it), and recovers', async () => {
+    expect(await healthOf(a)).toEqual(UP);
+    // Frozen: pooled connections stay open, so no idle connection errors; only the instance's own
+    // work (heartbeat, batch and media polls, outbox) meets the database, each failing after its
+    // query or connect timeout. Before, /health stayed 200 ok for as long as no request came.
+    proxy.freeze();
+    try {
+      await expect.poll(() => healthOf(a), { timeout: 30_000, interval: 250 }).toEqual(AWAY);
+      expect(await healthOf(b)).toEqual(UP);
+    } finally {
+      proxy.thaw();
+    }
+    await expect.poll(() => healthOf(a), { timeout: 15_000, interval: 200 }).toEqual(UP);
+    // The same while cut (refused and reset connections) with the pool idle.
+    proxy.cut();
+    try {
+      await expect.poll(() => healthOf(a), { timeout: 30_000, interval: 250 }).toEqual(AWAY);
+    } finally {
+      proxy.restore();
+    }
+    await expect.poll(() => healthOf(a), { timeout: 15_000, interval: 200 }).toEqual(UP);
+    expect(a.stderr()).not.toContain('unhandled error');
+    expect(a.process.exitCode).toBeNull();
+  }, 90_000);
 });

@@ -39,6 +39,38 @@ export interface PoolOptions {
   instanceId?: string;
   /** Longest wait for one query's answer before it fails ('Query read timeout') and its connection is dropped (default: none). */
   queryTimeoutMs?: number;
+  /** Told of every connection attempt and query of the pool that fails (a request's or background work's), before its caller is. */
+  failed?: (error: unknown) => void;
+}
+
+type Callback = (error: unknown, ...rest: unknown[]) => void;
+type AnyCall = (...args: unknown[]) => unknown;
+
+/**
+ * Calls `original` so that `failed` hears of its failure first, whichever form it takes: a
+ * trailing callback (how the pool connects and queries) or a promise (transactions).
+ */
+function reportFailure(original: AnyCall, args: unknown[], failed: (error: unknown) => void): unknown {
+  const callback = args.at(-1);
+  if (typeof callback === 'function') {
+    const report: Callback = (error, ...rest) => {
+      if (error) failed(error);
+      (callback as Callback)(error, ...rest);
+    };
+    return original(...args.slice(0, -1), report);
+  }
+  const result = original(...args);
+  if (result instanceof Promise) result.catch(failed);
+  return result;
+}
+
+/** A pg.Client class whose connection attempts and queries report their failures to `failed`, then fail for their caller as before. */
+function reportingClient(failed: (error: unknown) => void): typeof pg.Client {
+  return class ReportingClient extends pg.Client {
+    // Fields, not methods: @types/pg overloads both, and every overload goes to the original.
+    override connect = ((...args: unknown[]) => reportFailure(super.connect.bind(this) as AnyCall, args, failed)) as pg.Client['connect'];
+    override query = ((...args: unknown[]) => reportFailure(super.query.bind(this) as AnyCall, args, failed)) as pg.Client['query'];
+  };
 }
 
 /** A pool whose connections parse numbers as numbers and tag their changes with the instance id. */
@@ -50,6 +82,7 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     connectionTimeoutMillis: 5_000,
     query_timeout: options.queryTimeoutMs,
     options: options.instanceId ? `-c gateway.instance=${options.instanceId}` : undefined,
+    Client: options.failed ? reportingClient(options.failed) : undefined,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

@@ -160,6 +160,7 @@ export class PostgresStore implements Store {
 
   private constructor(
     readonly pool: pg.Pool,
+    database: DatabaseHealth,
     private readonly url: string,
     private readonly warn: (message: string, fields?: Record<string, unknown>) => void,
     instanceId: string,
@@ -167,8 +168,9 @@ export class PostgresStore implements Store {
     synchronousCommit = true,
   ) {
     this.instanceId = instanceId;
-    this.database = new DatabaseHealth(pool, warn);
-    // A pooled connection lost while idle (a restart, a cut): the database is away before any request says so.
+    // Every failed query and connection attempt of the pool reports to it (createPool's `failed`),
+    // background work's too; and a pooled connection lost while idle (a restart, a cut) does here.
+    this.database = database;
     pool.on('error', (error) => this.database.failed(error));
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
@@ -345,16 +347,25 @@ export class PostgresStore implements Store {
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const warn = options.warn ?? (() => undefined);
     const instanceId = randomUUID();
-    const pool = createPool(url, { max: options.poolSize, instanceId, queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS });
+    // The pool's failures reach /health whoever met them: a request, the heartbeat, the outbox, a job's poll.
+    let health: DatabaseHealth | undefined;
+    const pool = createPool(url, {
+      max: options.poolSize,
+      instanceId,
+      queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+      failed: (error) => health?.failed(error),
+    });
+    health = new DatabaseHealth(pool, warn);
     try {
       await checkReachable(pool, url);
       const migrated = await migrate(url);
-      const store = new PostgresStore(pool, url, warn, instanceId, { database: describePostgresUrl(url), migrated }, options.synchronousCommit);
+      const store = new PostgresStore(pool, health, url, warn, instanceId, { database: describePostgresUrl(url), migrated }, options.synchronousCommit);
       // Listen first, then load: a change made in between is applied twice, never missed.
       await store.listen();
       await store.loadCache();
       return store;
     } catch (error) {
+      health.stop();
       await pool.end().catch(() => undefined);
       throw error;
     }
@@ -417,7 +428,8 @@ export class PostgresStore implements Store {
         this.warn('store: an announcement from PostgreSQL could not be applied', { error: String(error) });
       }
     });
-    client.on('error', () => undefined);
+    // Lost (the server stopped or the connection was cut): /health says so until a probe is answered.
+    client.on('error', (error) => this.database.failed(error));
     client.on('end', () => {
       if (this.closed || this.listener !== client) return;
       this.listener = undefined;
@@ -436,7 +448,8 @@ export class PostgresStore implements Store {
       if (!this.listener) await this.listen();
       await this.loadCache();
       this.warn('store: PostgreSQL notifications back; cache reloaded');
-    } catch {
+    } catch (error) {
+      this.database.failed(error);
       setTimeout(() => void this.relisten(attempt + 1), Math.min(5_000, 100 * 2 ** attempt)).unref();
     }
   }
