@@ -97,8 +97,35 @@ describe('messages encodeRequest', () => {
 
   it('drops free-form metadata (no Anthropic slot) and maps json_schema to output_config.format', () => {
     const body = messagesCodec.encodeRequest(base({ responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' } }, metadata: { a: 'b' } }), opts);
-    expect(body.output_config).toEqual({ format: { type: 'json_schema', schema: { type: 'object' } } });
+    expect(body.output_config).toEqual({ format: { type: 'json_schema', schema: { type: 'object', additionalProperties: false } } });
     expect(body).not.toHaveProperty('metadata');
+  });
+
+  it("closes every object of a converted output schema, as Anthropic requires, and keeps what the schema says", () => {
+    const open = {
+      type: 'object',
+      properties: {
+        wind: { type: 'object', properties: { speed: { type: 'number' } } },
+        days: { type: 'array', items: { type: ['object', 'null'], properties: { day: { type: 'string' } } } },
+        pick: { anyOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'string' }] },
+        tags: { type: 'object', additionalProperties: { type: 'object', properties: {} } },
+        loose: { type: 'object', additionalProperties: true },
+        ref: { $ref: '#/$defs/place' },
+      },
+      $defs: { place: { properties: { city: { type: 'string' } } } },
+    };
+    const body = messagesCodec.encodeRequest(base({ responseFormat: { type: 'json_schema', name: 'x', schema: open } }), opts);
+    const schema = (body.output_config as { format: { schema: Record<string, any> } }).format.schema;
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.wind.additionalProperties).toBe(false);
+    expect(schema.properties.days.items.additionalProperties).toBe(false);
+    expect(schema.properties.pick.anyOf).toEqual([{ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, { type: 'string' }]);
+    expect(schema.properties.tags.additionalProperties).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+    expect(schema.properties.loose.additionalProperties).toBe(true);
+    expect(schema.properties.ref).toEqual({ $ref: '#/$defs/place' });
+    expect(schema.$defs.place.additionalProperties).toBe(false);
+    // The request's own schema is left as it was.
+    expect(open.properties.wind).not.toHaveProperty('additionalProperties');
   });
 
   it('keeps cache_control on system, tools, documents and tool results when re-encoding Messages', () => {
