@@ -1,6 +1,6 @@
 import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, opaqueOfReasoning, parseToolArguments, prefixedId, toolIdForClient } from '../shared/index.ts';
-import { encodeMessagesStopDetails, encodeMessagesStopReason } from './map-finish-reason.ts';
+import { encodeMessagesStopDetails, encodeMessagesStopReason, refusalFinish } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesBlock } from './types.ts';
 import { encodeCitedText, encodeWebSearchBlocks } from './map-web-search.ts';
@@ -13,17 +13,18 @@ import { encodeCitedText, encodeWebSearchBlocks } from './map-web-search.ts';
  * (shared/carry-opaque.ts).
  */
 export function encodeMessagesResponse(response: ChatResponse, _request: ChatRequest): Record<string, unknown> {
+  const finish = refusalFinish(response.finishReason, response.content.some((part) => part.type === 'refusal'));
   return {
     id: prefixedId('msg_', response.id),
     type: 'message',
     role: 'assistant',
     model: response.model,
     content: joinTexts(response.content.flatMap(encodeOutputBlock)),
-    stop_reason: encodeMessagesStopReason(response.finishReason, response.stopSequence),
+    stop_reason: encodeMessagesStopReason(finish, response.stopSequence),
     stop_sequence: response.stopSequence ?? null,
     // Fields the API writes on every answer, null when they do not apply (the SDK's `Message` type has them
     // required): a client checking `stop_details !== null` read undefined.
-    stop_details: encodeMessagesStopDetails(response.finishReason),
+    stop_details: encodeMessagesStopDetails(finish),
     container: null,
     usage: encodeMessagesUsage(response.usage),
   };

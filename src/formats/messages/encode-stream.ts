@@ -4,7 +4,7 @@ import { JsonLine, jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { carryOpaque, estimateInputTokens, gatewayErrorOf, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStreamError } from './encode-error.ts';
-import { encodeMessagesStopDetails, encodeMessagesStopReason } from './map-finish-reason.ts';
+import { encodeMessagesStopDetails, encodeMessagesStopReason, refusalFinish } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';
 import { clientCitation, encodeWebSearchBlocks } from './map-web-search.ts';
@@ -50,6 +50,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private open: Open | undefined;
   private usage: Partial<Usage> = {};
   private finish: { reason: FinishReason; stopSequence?: string | null } | undefined;
+  /** A refusal was streamed (its finish reads `refusal`: map-finish-reason refusalFinish). */
+  private refused = false;
   private deltaSent = false;
   private reasoningItemId: string | undefined;
   /** The records of the part being encoded: made at the first one (most parts give one record, and `[record]` holds it exactly). */
@@ -81,6 +83,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       case 'text-delta':
       case 'refusal-delta':
         if (!part.text) return;
+        if (part.type === 'refusal-delta') this.refused = true;
         this.ensureOpen(TEXT, TEXT_BLOCK);
         this.textDelta(part.text);
         return;
@@ -190,7 +193,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private messageDelta(): void {
     if (this.deltaSent) return;
     this.deltaSent = true;
-    const finish = this.finish ?? { reason: 'stop' as const };
+    const given = this.finish ?? { reason: 'stop' as const };
+    const finish = { ...given, reason: refusalFinish(given.reason, this.refused) };
     const stopReason = JSON.stringify(encodeMessagesStopReason(finish.reason, finish.stopSequence));
     const stopSequence = JSON.stringify(finish.stopSequence ?? null);
     // stop_details as the API writes it (the SDK's MessageStream copies it into the message: undefined without it).

@@ -18,6 +18,16 @@ export function decodeMessagesStopReason(reason: unknown): FinishReason {
   }
 }
 
+/**
+ * The finish a Messages client reads: an answer that ended normally with a refusal in it (OpenAI's
+ * `refusal` field or part, whose finish is `stop`) is Anthropic's refusal, `stop_reason: "refusal"`
+ * with its `stop_details`, as Claude answers a refused request. Before, it read `end_turn` with the
+ * refusal as plain text, which a structured-output client (`messages.parse`) took for its JSON.
+ */
+export function refusalFinish(reason: FinishReason, refused: boolean): FinishReason {
+  return reason === 'stop' && refused ? 'content_filter' : reason;
+}
+
 /** IR → Anthropic `stop_reason`; a known stop sequence makes `stop` read `stop_sequence`. */
 export function encodeMessagesStopReason(reason: FinishReason, stopSequence?: string | null): MessagesStopReason {
   switch (reason) {
