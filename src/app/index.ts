@@ -1,4 +1,3 @@
 /** The app folder's exports: what other folders may import from it. */
 export { limitHeapGrowth } from './heap-growth.ts';
-export { openCreditsUsage } from './open-credits.ts';
 export { startServer, type RunningServer } from './serve.ts';

@@ -1,10 +1,10 @@
 import { createAccountGuards, type AccountGuards } from '../accounts/index.ts';
 import { billingConfigSchema } from '../billing/index.ts';
 import type { GatewayConfig } from '../config/index.ts';
-import { ledgerUsage, openInProcessCredits, openSharedCredits, sharedLedgerUsage, type CreditsPort, type CreditsUsage } from '../credits/index.ts';
+import { openInProcessCredits, openSharedCredits, type CreditsPort } from '../credits/index.ts';
 import type { RateLimitStore } from '../limits/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
-import { ledgerFileOf, StorageHealth, type Store } from '../store/index.ts';
+import { StorageHealth, type Store } from '../store/index.ts';
 import type { Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
 
@@ -31,14 +31,6 @@ export function openCredits(o: OpenCreditsOptions): Promise<CreditsPort> {
     return openSharedCredits({ ...common, repo: o.store.credits, flushMs: o.config.store?.flushMs, leaseIdleMs: o.config.store?.leaseIdleMs, staleMs, beatMs: staleMs && staleMs / 6 });
   }
   return openInProcessCredits({ ...common, store: o.store });
-}
-
-/**
- * The usage view of the credits the store calls for, without opening the engine (a CLI that
- * holds the data dir runs no admissions): the shared ledger in the database, else usage.jsonl.
- */
-export function openCreditsUsage(o: { store: Store; dataDir: string }): CreditsUsage {
-  return o.store.credits ? sharedLedgerUsage(o.store.credits) : ledgerUsage(ledgerFileOf(o.dataDir));
 }
 
 export interface OpenAccountGuardsOptions extends Omit<OpenCreditsOptions, 'storage'> {

@@ -1,8 +1,8 @@
 import { createTRPCClient, httpLink, unstable_localLink } from '@trpc/client';
 import type { AdminClient, AdminRouter } from '../admin/index.ts';
-import { openCreditsUsage } from '../app/index.ts';
 import { adminRouter } from '../admin/index.ts';
 import { configSource } from '../config/index.ts';
+import { openCreditsUsage } from '../credits/index.ts';
 import { ProviderRegistry } from '../providers/index.ts';
 import { acquireLock, lockHolder, readServerInfo } from '../store/index.ts';
 import { openStore } from '../store/index.ts';

@@ -17,5 +17,6 @@ export {
   type ReplayReport,
 } from './in-process/index.ts';
 export { SharedCredits, Slice, sharedLedgerUsage, MAX_OUTBOX_BACKLOG, openSharedCredits, type OpenSharedCreditsOptions, type SharedCreditsOptions, type SharedEntry, type SharedHold } from './shared/index.ts';
+export { openCreditsUsage } from './open-usage.ts';
 export { balanceError, ceilingError, type SpendCeiling } from './credit-refusals.ts';
 export { keyLimitState, nextMonthStart, nextResetAt, type KeyLimitState } from './spend-period.ts';

@@ -1,8 +1,9 @@
-import { Pool, errors as undiciErrors, util as undiciUtil } from 'undici';
+import type { Pool } from 'undici';
 import { abortWatchOf, watchOf, type AbortWatch } from '../util/index.ts';
 import { rememberSecretHeader } from '../util/index.ts';
 import { UpstreamBody } from './upstream-body.ts';
 import { mapTransportError } from './map-transport-error.ts';
+import { undici } from './undici.ts';
 import { ConnectionGate, DEFAULT_CONNECTION_LIMITS } from './connection-gate.ts';
 import type { ConnectionLimits, ConnectionStats, HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from './types.ts';
 
@@ -51,7 +52,7 @@ export class UndiciHttpFactory implements HttpClientFactory {
     let entry = this.pools.get(key);
     if (!entry) {
       entry = {
-        pool: new Pool(url.origin, {
+        pool: new (undici().Pool)(url.origin, {
           connections: this.limits.maxConnections,
           pipelining: 1,
           keepAliveTimeout: 30_000,
@@ -139,7 +140,7 @@ function dispatch(pool: Pool, gate: ConnectionGate, basePath: string, request: H
 }
 
 function abortError(reason: unknown): unknown {
-  return reason ?? new undiciErrors.RequestAbortedError();
+  return reason ?? new (undici().errors.RequestAbortedError)();
 }
 
 /**
@@ -159,7 +160,7 @@ class DispatchedResponse implements UpstreamResponse {
 
   get headers(): Record<string, string | string[] | undefined> {
     if (this.parsed === undefined) {
-      this.parsed = undiciUtil.parseHeaders(this.rawHeaders!) as Record<string, string | string[] | undefined>;
+      this.parsed = undici().util.parseHeaders(this.rawHeaders!) as Record<string, string | string[] | undefined>;
       this.rawHeaders = undefined;
     }
     return this.parsed;

@@ -1,5 +1,5 @@
-import { errors as undiciErrors } from 'undici';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
+import { undici } from './undici.ts';
 
 /**
  * Whether an error is the network's, not a plugin's own code: undici's errors, a system error
@@ -8,7 +8,7 @@ import { GatewayError, isGatewayError } from '../errors/index.ts';
  * field) is none of these.
  */
 export function isTransportError(error: unknown): boolean {
-  if (error instanceof undiciErrors.UndiciError) return true;
+  if (error instanceof undici().errors.UndiciError) return true;
   if (!(error instanceof Error)) return false;
   if (typeof (error as { code?: unknown }).code === 'string') return true;
   if (error.name === 'AbortError' || error.name === 'TimeoutError') return true;
@@ -25,9 +25,9 @@ export function mapTransportError(error: unknown, signal?: { readonly aborted: b
     return new GatewayError('provider_timeout', 'The request to the provider was aborted.', { cause: error });
   }
   if (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
+    error instanceof undici().errors.HeadersTimeoutError ||
+    error instanceof undici().errors.BodyTimeoutError ||
+    error instanceof undici().errors.ConnectTimeoutError
   ) {
     return new GatewayError('provider_timeout', 'The provider did not answer in time.', { cause: error });
   }

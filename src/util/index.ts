@@ -19,3 +19,4 @@ export { withField, setOwn } from './with-field.ts';
 export { reportedCount } from './reported-count.ts';
 export { terminalText } from './terminal-text.ts';
 export { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.ts';
+export { loadOnUse } from './load-on-use.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
-import { hasMark } from '../../util/index.ts';
+import type pg from 'pg';
+import { hasMark, loadOnUse } from '../../util/index.ts';
 import { describePostgresUrl } from '../describe-url.ts';
 import { CREDIT_FUNCTIONS_SQL } from './credit-functions.ts';
 import { MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
@@ -21,6 +21,9 @@ export function isPostgresStoreError(value: unknown): value is PostgresStoreErro
 }
 
 
+/** The PostgreSQL driver, read on first use: a process on the file store never reads it. */
+export const pgDriver = loadOnUse<typeof pg>('pg');
+
 const NUMERIC_OID = 1700;
 const INT8_OID = 20;
 
@@ -28,7 +31,7 @@ const INT8_OID = 20;
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === NUMERIC_OID || oid === INT8_OID) return (value: string) => (value === null ? null : Number(value));
-    return pg.types.getTypeParser(oid, format);
+    return pgDriver().types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
 
@@ -66,7 +69,7 @@ function reportFailure(original: AnyCall, args: unknown[], failed: (error: unkno
 
 /** A pg.Client class whose connection attempts and queries report their failures to `failed`, then fail for their caller as before. */
 function reportingClient(failed: (error: unknown) => void): typeof pg.Client {
-  return class ReportingClient extends pg.Client {
+  return class ReportingClient extends pgDriver().Client {
     // Fields, not methods: @types/pg overloads both, and every overload goes to the original.
     override connect = ((...args: unknown[]) => reportFailure(super.connect.bind(this) as AnyCall, args, failed)) as pg.Client['connect'];
     override query = ((...args: unknown[]) => reportFailure(super.query.bind(this) as AnyCall, args, failed)) as pg.Client['query'];
@@ -75,7 +78,7 @@ function reportingClient(failed: (error: unknown) => void): typeof pg.Client {
 
 /** A pool whose connections parse numbers as numbers and tag their changes with the instance id. */
 export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: options.max ?? 10,
     types,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { EmailTakenError } from '../email-taken.ts';
 import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
-import { applyMigrations, checkReachable, createPool, describePostgresUrl } from './connect.ts';
+import { applyMigrations, checkReachable, createPool, describePostgresUrl, pgDriver } from './connect.ts';
 import { DatabaseHealth } from './database-health.ts';
 import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
 import { LEASE_CHANNEL, PostgresCreditsRepo } from './postgres-credits-repo.ts';
@@ -415,7 +415,8 @@ export class PostgresStore implements Store {
 
   /** One connection held for LISTEN; when it drops, another is opened and the cache reloaded (changes may have been missed). */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, types: { getTypeParser: pg.types.getTypeParser } as pg.CustomTypesConfig });
+    const driver = pgDriver();
+    const client = new driver.Client({ connectionString: this.url, types: { getTypeParser: driver.types.getTypeParser } as pg.CustomTypesConfig });
     client.on('notification', (message) => {
       if (message.channel === LEASE_CHANNEL) {
         if (message.payload) this.credits.recalled(message.payload);
