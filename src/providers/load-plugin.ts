@@ -30,6 +30,12 @@ const BUILTIN_PLUGINS: Record<string, () => Promise<Record<string, unknown>>> = 
 /** The names of the built-in plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = Object.keys(BUILTIN_PLUGINS);
 
+/**
+ * The built-in plugins that bring wire formats of their own (`wireFormats`): the only ones
+ * registerPluginFormats has to load (test/plugins/plugin-exports.test.ts holds it to the plugins).
+ */
+export const BUILTIN_PLUGINS_WITH_FORMATS: ReadonlySet<string> = new Set(['bedrock']);
+
 const pluginShape = z.object({
   name: z.string().min(1),
   formats: z.array(z.string().min(1)),
@@ -99,10 +105,13 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
 /**
  * Loads the plugin of every enabled provider without setting it up, so the wire formats they
  * bring are registered: what a process that serves nothing (the CLI's key scopes) needs to
- * know every format the server speaks.
+ * know every format the server speaks. A built-in plugin that brings none is not loaded.
  */
 export async function registerPluginFormats(config: Pick<GatewayConfig, 'providers'>, configDir: string): Promise<void> {
-  for (const [id, provider] of Object.entries(config.providers)) if (provider.enabled !== false) await loadPlugin(id, provider.plugin, configDir);
+  for (const [id, provider] of Object.entries(config.providers)) {
+    if (provider.enabled === false || (Object.hasOwn(BUILTIN_PLUGINS, provider.plugin) && !BUILTIN_PLUGINS_WITH_FORMATS.has(provider.plugin))) continue;
+    await loadPlugin(id, provider.plugin, configDir);
+  }
 }
 
 /** The formats a plugin may be called with. */

@@ -60,4 +60,10 @@ describe('what a CLI command loads', () => {
   it.each(['keys ls', 'accounts ls', 'media ls', 'usage', 'accounts credits start@example.com --add 1'])('`gateway %s` on a data dir loads neither the server, nor a plugin, nor pg or undici', async (command) => {
     expect((await heavyLoads(command.split(' '))).heavy).toEqual([]);
   });
+
+  it('`keys create --help` lists the endpoint groups without loading the server', async () => {
+    const { stdout, heavy } = await heavyLoads(['keys', 'create', '--help']);
+    expect(stdout).toContain('chat, responses, messages');
+    expect(heavy).toEqual([]);
+  });
 });

@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPlugin } from '../../src/providers/index.ts';
-import { tempDir } from '../helpers/spawn-gateway.ts';
+import { BUILTIN_PLUGIN_NAMES, loadPlugin } from '../../src/providers/index.ts';
+import { BUILTIN_PLUGINS_WITH_FORMATS } from '../../src/providers/load-plugin.ts';
+import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
 
 const dir = tempDir('gw-plugin-exports-');
 const DEFINE = "import { definePlugin } from 'gateway/plugin-kit';\nconst p = definePlugin({ name: 'p', formats: ['chat'], setup: () => ({}) });\n";
@@ -26,5 +27,13 @@ describe('a plugin file', () => {
     await expect(loadPlugin('x', './other-name.mjs', dir)).rejects.toThrow(
       "provider 'x': plugin './other-name.mjs' has no default export (it exports myPlugin, version); export default definePlugin({...}), or export it as `plugin`",
     );
+  });
+});
+
+describe('the built-in plugins', () => {
+  it('that bring wire formats are the ones the CLI loads for its key scopes (BUILTIN_PLUGINS_WITH_FORMATS)', async () => {
+    const bringing: string[] = [];
+    for (const name of BUILTIN_PLUGIN_NAMES) if ((await loadPlugin(name, name, REPO_ROOT)).wireFormats?.length) bringing.push(name);
+    expect(bringing).toEqual([...BUILTIN_PLUGINS_WITH_FORMATS]);
   });
 });
