@@ -347,15 +347,18 @@ export class PostgresStore implements Store {
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const warn = options.warn ?? (() => undefined);
     const instanceId = randomUUID();
-    // The pool's failures reach /health whoever met them: a request, the heartbeat, the outbox, a job's poll.
-    let health: DatabaseHealth | undefined;
+    // The pool's failures reach /health whoever met them: a request, the heartbeat, the outbox, a
+    // job's poll. Not while opening: a database away then stops the start with its one line.
+    let opened = false;
     const pool = createPool(url, {
       max: options.poolSize,
       instanceId,
       queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
-      failed: (error) => health?.failed(error),
+      failed: (error) => {
+        if (opened) health.failed(error);
+      },
     });
-    health = new DatabaseHealth(pool, warn);
+    const health = new DatabaseHealth(pool, warn);
     try {
       await checkReachable(pool, url);
       const migrated = await migrate(url);
@@ -363,9 +366,9 @@ export class PostgresStore implements Store {
       // Listen first, then load: a change made in between is applied twice, never missed.
       await store.listen();
       await store.loadCache();
+      opened = true;
       return store;
     } catch (error) {
-      health.stop();
       await pool.end().catch(() => undefined);
       throw error;
     }
