@@ -13,7 +13,7 @@ import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
 import { GoogleGenAI, Type } from '@google/genai';
 import OpenAI from 'openai';
 import { ContentFilterFinishReasonError } from 'openai/core/error';
-import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
+import { zodFunction, zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -121,6 +121,21 @@ describe('structured output through the official SDK helpers', () => {
       clean();
       expect(message.stop_reason).toBe('tool_use');
       expect(message.content).toMatchObject([{ type: 'tool_use', name: 'record_weather', input: EXPECTED }]);
+    });
+
+    it('anthropic strict tool with an optional property', async () => {
+      // Valid for Anthropic's strict tool use (objects closed; optional properties allowed), not for OpenAI's strict mode.
+      const input_schema = { type: 'object' as const, properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'] } }, required: ['city'], additionalProperties: false };
+      const message = await anthropic.messages.create({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [{ name: 'lookup', description: 'Weather of a city', input_schema, strict: true }], tool_choice: { type: 'tool', name: 'lookup' } });
+      clean();
+      expect(message.content).toMatchObject([{ type: 'tool_use', name: 'lookup', input: { city: 'text', unit: 'C' } }]);
+    });
+
+    it('openai chat.completions.parse with a zodFunction tool', async () => {
+      const tools = [zodFunction({ name: 'record_weather', parameters: Weather })];
+      const completion = await openai.chat.completions.parse({ model, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools, tool_choice: { type: 'function', function: { name: 'record_weather' } } });
+      clean();
+      expect(completion.choices[0]!.message.tool_calls).toMatchObject([{ type: 'function', function: { name: 'record_weather', parsed_arguments: EXPECTED } }]);
     });
 
     it('@google/genai responseSchema and responseJsonSchema, whole and streamed', async () => {

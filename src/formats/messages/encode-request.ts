@@ -1,8 +1,7 @@
 import type { ChatRequest, ReasoningConfig, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { validationError } from '../../errors/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { MIN_BUDGET_TOKENS, adaptForAnthropicThinking, effortToBudgetTokens, isRecord } from '../shared/index.ts';
-import { closeObjectSchemas } from './close-schema.ts';
+import { MIN_BUDGET_TOKENS, adaptForAnthropicThinking, closeObjectSchemas, effortToBudgetTokens, isRecord } from '../shared/index.ts';
 import { encodeMessagesConversation } from './encode-messages.ts';
 import { placeCacheBreakpoints } from './place-cache-breakpoints.ts';
 import type { MessagesBlock } from './types.ts';
@@ -47,6 +46,7 @@ export function encodeMessagesRequest(input: ChatRequest, options: EncodeRequest
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   if (request.responseFormat?.type === 'json_schema' && request.responseFormat.schema) {
     const config = isRecord(body.output_config) ? body.output_config : {};
+    // Anthropic wants every object closed; a Gemini client's schema and a non-strict OpenAI one leave that unsaid.
     body.output_config = { ...config, format: { type: 'json_schema', schema: closeObjectSchemas(request.responseFormat.schema) } };
   }
   if (options.autoCache) placeCacheBreakpoints(body);

@@ -4,7 +4,7 @@ import type { EncodeRequestOptions } from '../types.ts';
 import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
 import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
 import { encodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
-import { openaiUser } from '../shared/index.ts';
+import { openAIToolStrict, openaiUser } from '../shared/index.ts';
 
 /** Encoder options; `foreignReasoning` is Responses-specific and optional. */
 export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
@@ -47,7 +47,8 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;
   if (request.promptCacheOptions !== undefined) body.prompt_cache_options = request.promptCacheOptions;
 
-  const tools = encodeTools(request.tools, hostedTools);
+  // Strict only where OpenAI's strict mode takes the schema (the response object echoes the client's own).
+  const tools = encodeTools(request.tools?.map((tool) => ({ ...tool, strict: openAIToolStrict(tool.strict, tool.parameters) })), hostedTools);
   // A client of another format asked for a hosted web search: the Responses tool runs it.
   if (request.webSearch && !tools.some((tool) => isWebSearchToolType(tool.type))) {
     tools.push(encodeWebSearchTool(request.webSearch));
