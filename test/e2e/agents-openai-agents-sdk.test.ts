@@ -31,6 +31,8 @@ describe('the OpenAI Agents SDK through the gateway', () => {
   let gw: SpawnedGateway;
   let sdk: any;
   let z: any;
+  /** The bodies the SDK sent the gateway. */
+  const sent: any[] = [];
 
   beforeAll(async () => {
     await ensureTestClients();
@@ -54,7 +56,11 @@ describe('the OpenAI Agents SDK through the gateway', () => {
     z = await clientModule('zod');
     const { default: OpenAI } = await clientModule('openai');
     sdk.setTracingDisabled(true);
-    sdk.setDefaultOpenAIClient(new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 }));
+    const record = async (url: string, init?: { body?: unknown }) => {
+      if (typeof init?.body === 'string') sent.push(JSON.parse(init.body));
+      return fetch(url, init as RequestInit);
+    };
+    sdk.setDefaultOpenAIClient(new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, fetch: record }));
   }, 900_000);
   afterAll(async () => {
     sdk?.setOpenAIAPI('responses');
@@ -69,6 +75,7 @@ describe('the OpenAI Agents SDK through the gateway', () => {
       fake.rejections.length = 0;
       fake.requests.length = 0;
     }
+    sent.length = 0;
   });
 
   const lookup = () => sdk.tool({ name: 'lookup', description: 'Weather of a city', parameters: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => `18°C in ${city}` });
@@ -133,6 +140,38 @@ describe('the OpenAI Agents SDK through the gateway', () => {
         expect(last).toContain('pelican');
         expect(last).toContain('Which word?');
         expect(last).toContain(FINAL);
+      });
+
+      // previousResponseId is the Responses API's (the Chat model ignores it with a warning).
+      if (api === 'responses') {
+        it('a run with tool calls chained on previousResponseId', async () => {
+          const first = await sdk.run(new sdk.Agent({ name: 'Assistant', instructions: 'Be brief.', model, modelSettings: settings }), 'Remember the word pelican.');
+          // Given a previousResponseId, the SDK sends each later call of the run as the new items only, chained on the last response.
+          const second = await sdk.run(weatherAgent(model), 'Weather in Paris, twice?', { previousResponseId: first.lastResponseId });
+          expect(rejections()).toEqual([]);
+          expect(calls(second)).toEqual(['lookup', 'lookup']);
+          expect(second.finalOutput).toBe(FINAL);
+          const chained = sent.slice(1);
+          expect(chained).toHaveLength(3);
+          expect(chained[0].previous_response_id).toBe(first.lastResponseId);
+          expect(new Set(chained.map((body) => body.previous_response_id)).size).toBe(3);
+          expect(JSON.stringify(chained)).not.toContain('pelican');
+          const last = upstreamBodies().at(-1)!;
+          expect(last).toContain('pelican');
+          expect(last.match(/18°C in Paris/g)).toHaveLength(2);
+        });
+      }
+
+      it('a streamed handoff to an agent with an outputType', async () => {
+        const reporter = new sdk.Agent({ name: 'Weather agent', instructions: 'Answer in JSON.', model, modelSettings: settings, tools: [lookup()], outputType: z.object({ answer: z.string() }) });
+        const triage = sdk.Agent.create({ name: 'Triage', instructions: 'Hand weather questions to the weather agent.', model, modelSettings: settings, handoffs: [reporter] });
+        const result = await sdk.run(triage, 'Weather in Paris, in JSON?', { stream: true });
+        for await (const _event of result);
+        await result.completed;
+        expect(result.error ?? null).toBeNull();
+        expect(rejections()).toEqual([]);
+        expect(calls(result)).toEqual(['transfer_to_Weather_agent', 'lookup']);
+        expect(result.finalOutput).toEqual({ answer: 'done' });
       });
     });
   });
