@@ -34,8 +34,8 @@ const HEAVY_PACKAGES = /\/node_modules\/(h3|srvx|listhen|prom-client|busboy|@ope
 const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
 const dataDir = path.join(dir, 'data');
 
-/** Runs the CLI on the data dir: its output, and what it loaded that it should not (server or plugin chunks, heavy packages). */
-async function heavyLoads(args: string[]): Promise<{ stdout: string; heavy: string[] }> {
+/** Runs the CLI on the data dir: its output, every file it read, and what it should not have (server or plugin chunks, heavy packages). */
+async function heavyLoads(args: string[]): Promise<{ stdout: string; files: string[]; heavy: string[] }> {
   fs.rmSync(list, { force: true });
   const result = await runCli(['--config', configFile, '--data-dir', dataDir, ...args], { cwd: dir, env: { NODE_OPTIONS: `--require=${preload}`, GW_LOADED: list } });
   expect(result.exitCode, String(result.stderr)).toBe(0);
@@ -46,7 +46,7 @@ async function heavyLoads(args: string[]): Promise<{ stdout: string; heavy: stri
     .map((url) => fileURLToPath(url));
   expect(files.some((f) => f.startsWith(DIST))).toBe(true);
   const chunks = new Set(heavyChunks());
-  return { stdout: String(result.stdout), heavy: [...new Set(files.filter((f) => chunks.has(f) || HEAVY_PACKAGES.test(f)).map((f) => path.relative(REPO_ROOT, f)))] };
+  return { stdout: String(result.stdout), files, heavy: [...new Set(files.filter((f) => chunks.has(f) || HEAVY_PACKAGES.test(f)).map((f) => path.relative(REPO_ROOT, f)))] };
 }
 
 describe('what a CLI command loads', () => {
@@ -59,6 +59,21 @@ describe('what a CLI command loads', () => {
 
   it.each(['keys ls', 'accounts ls', 'media ls', 'usage', 'accounts credits start@example.com --add 1'])('`gateway %s` on a data dir loads neither the server, nor a plugin, nor pg or undici', async (command) => {
     expect((await heavyLoads(command.split(' '))).heavy).toEqual([]);
+  });
+
+  it.each(['serve --help', 'accounts create --help', 'media ls --help'])('`gateway %s` loads the CLI entry and commander only', async (command) => {
+    const { stdout, files } = await heavyLoads(command.split(' '));
+    expect(stdout).toMatch(/^Usage: gateway /);
+    // The entry's static imports (dist/cli.mjs and the chunks it names), no command module.
+    const entry = new Set<string>();
+    const walk = (file: string) => {
+      if (entry.has(file)) return;
+      entry.add(file);
+      for (const [, spec] of fs.readFileSync(file, 'utf8').matchAll(/^import\s+(?:[^;'"]*?\s+from\s+)?["'](\.[^"']+)["'];?$/gm)) walk(path.resolve(path.dirname(file), spec));
+    };
+    walk(path.join(DIST, 'cli.mjs'));
+    const bin = path.join(REPO_ROOT, 'bin/gateway');
+    expect(files.filter((f) => f !== bin && f !== preload && !entry.has(f) && !/\/node_modules\/commander\//.test(f))).toEqual([]);
   });
 
   it('`keys create --help` lists the endpoint groups without loading the server', async () => {
