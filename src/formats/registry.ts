@@ -109,6 +109,20 @@ function patternOf(route: FormatRoute): RegExp {
   return pattern;
 }
 
+/**
+ * The path routes of other formats whose patterns cover the whole of `route`'s (Gemini's `/v1/projects/**`
+ * around Claude's `/v1/projects/:project/…/publishers/anthropic/models/**`): where a URL of `route`'s
+ * pattern that its format does not read goes. Empty for most routes.
+ */
+export function routesAround(format: FormatDefinition, route: FormatRoute): FormatRoute[] {
+  const out: FormatRoute[] = [];
+  for (const other of registered.values()) {
+    if (other.id === format.id) continue;
+    for (const candidate of other.routes) if (candidate.from === 'path' && candidate.path !== route.path && patternOf(candidate).test(route.path)) out.push(candidate);
+  }
+  return out;
+}
+
 /** The format whose inbound route a request path is (`/v1/messages`, `/v1beta/models/x:generateContent`), or undefined. */
 export function formatOfPath(pathname: string): FormatDefinition | undefined {
   for (const format of registered.values()) {

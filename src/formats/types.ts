@@ -11,6 +11,24 @@ export interface RouteTarget {
    * Gemini: `alt=sse` or a JSON array); absent: the format's default `framing`.
    */
   framing?: string;
+  /**
+   * Other spellings of `model` to try, in order, when the gateway serves no model by it (a cloud's
+   * id: Vertex `claude-sonnet-4-5@20250929`, Bedrock `us.anthropic.claude-sonnet-4-5-20250929-v1:0`):
+   * the first id the gateway serves is the request's model; none, and the path's id is refused as unknown.
+   */
+  alsoKnownAs?: readonly string[];
+}
+
+/**
+ * What a path route changes in a body before anything reads it, so the body is what the format's
+ * own route takes (Claude on Vertex or Bedrock: the model and stream flag from the path, no
+ * `anthropic_version`): top-level fields set or removed in the bytes as received, and client
+ * headers that go on to the upstream as if the client had sent them.
+ */
+export interface BodyShape {
+  set?: Record<string, unknown>;
+  remove?: readonly string[];
+  headers?: Record<string, string>;
 }
 
 /** Options an encoder of an upstream request gets from the pipeline. */
@@ -175,6 +193,11 @@ export interface FrameWriter {
 export interface StreamFraming {
   /** The content-type of a stream in this framing. */
   contentType: string;
+  /**
+   * Only clients get it (Bedrock's event-stream on the Messages face): an upstream of the format is
+   * asked for and read in the format's default framing, and a passthrough's records are framed again.
+   */
+  clientOnly?: boolean;
   createReader(): FrameReader;
   createWriter(): FrameWriter;
 }
@@ -363,6 +386,8 @@ export type FormatRoute =
       from: 'path';
       /** The model and stream flag of a request URL; undefined when the URL is not one of this route's (404). */
       readPath(pathname: string, query: URLSearchParams): RouteTarget | undefined;
+      /** The body as the format's own route takes it (BodyShape), from the target read (its model the one the gateway serves); absent: as received. */
+      shapeBody?(body: Record<string, unknown>, target: RouteTarget, header: (name: string) => string | undefined): BodyShape | undefined;
       /**
        * A pattern that also covers paths the gateway does not serve (Gemini's `/v1beta/{provider}/{model}:…`
        * beside `/v1beta/files/…`): left out of the method check, so another method there stays a 404, not a 405.
@@ -378,8 +403,13 @@ export type FormatRoute =
 export interface CountTokensFace {
   /** The route (an h3 pattern). It may be the same pattern as an inference route of the format: `readPath` then tells them apart. */
   path: string;
-  /** A path-model route: the model in the URL, or undefined when the URL is not a count request. */
+  /**
+   * A path-model route: the model in the URL, `''` for a count URL whose body names the model
+   * (Vertex's Claude `count-tokens:rawPredict`), or undefined when the URL is not a count request.
+   */
   readPath?(pathname: string, query: URLSearchParams): string | undefined;
+  /** Other spellings of a counted model to try when the gateway serves none by it (RouteTarget.alsoKnownAs): Vertex's `claude-sonnet-4-5@20250929`. */
+  alsoKnownAs?(model: string): string[];
   /** A body without a model is refused (422 naming `model`) rather than counted locally. */
   requiresModel?: boolean;
   /** The count body → an IR request for the local count (`model` is the URL's or the body's). */

@@ -1,4 +1,4 @@
-import { compactionRequest, getFormat } from '../formats/index.ts';
+import { compactionRequest, framingOf, getFormat } from '../formats/index.ts';
 import { GatewayError, validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
@@ -67,7 +67,7 @@ export function prepareCall(
     const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream });
     const call = callOf(upstreamFormat, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
     // A passthrough stream keeps the client's framing (a format with several: Gemini's alt=sse or a JSON array).
-    const framing = exchange.target?.framing;
+    const framing = upstreamFramingOf(exchange);
     if (framing !== undefined) call.framing = framing;
     const prepared: PreparedCall = { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
     if (tweaked?.adapted) prepared.adapted = tweaked.adapted;
@@ -103,6 +103,12 @@ export function prepareCall(
   return prepared;
 }
 
+/** The framing a passthrough asks the upstream for: the client's, unless only clients get it (StreamFraming.clientOnly: Bedrock's event-stream). */
+function upstreamFramingOf(exchange: CallSource): string | undefined {
+  const name = exchange.target?.framing;
+  return name !== undefined && framingOf(getFormat(exchange.format), name).clientOnly !== true ? name : undefined;
+}
+
 /**
  * A same-format request whose output cap is above the model's known maximum would only be
  * refused upstream (SDKs pick 128k for ids they do not know, such as the gateway's
@@ -118,7 +124,8 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
   const body = typeof capped.body.model === 'string' ? withField(capped.body, 'model', model.upstreamId) : capped.body;
   const tweaked = rules.prepare?.({ body, raw: JSON.stringify(body), stream });
   const call = callOf(exchange.format, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? JSON.stringify(body));
-  if (exchange.target?.framing !== undefined) call.framing = exchange.target.framing;
+  const framing = upstreamFramingOf(exchange);
+  if (framing !== undefined) call.framing = framing;
   const adapted = tweaked?.adapted ? [...capped.adapted, ...tweaked.adapted] : capped.adapted;
   return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted };
 }

@@ -105,6 +105,8 @@ export class RecordRelay {
   private readonly clientCodec: FormatCodec;
   /** Frames what the relay sends in the client format's framing (SSE, a JSON array, binary frames…). */
   private readonly writer: FrameWriter;
+  /** The client's framing is not the upstream's (StreamFraming.clientOnly): passed records are framed again, never their bytes sent. */
+  private readonly reframe: boolean;
   private readonly rules: PassthroughRules;
   private readonly rewriteContext: RewriteContext;
   private readonly tap: UsageTap | undefined;
@@ -130,7 +132,9 @@ export class RecordRelay {
   ) {
     const clientFormat = getFormat(options.clientFormat);
     this.clientCodec = clientFormat.codec;
-    this.writer = framingOf(clientFormat, options.clientFraming).createWriter();
+    const framing = framingOf(clientFormat, options.clientFraming);
+    this.writer = framing.createWriter();
+    this.reframe = framing.clientOnly === true;
     this.rules = clientFormat.passthrough;
     this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId, previousResponseId: options.previousResponseId };
     // Only a passthrough reads where the answer finished from the watch (a cut stream); a conversion's decoder tells it.
@@ -280,7 +284,7 @@ export class RecordRelay {
 
   private process(bytes: Buffer, records: SseRecord[]): RelayOutput | undefined {
     let out: RelayOutput | undefined;
-    if (this.tap) out = this.pass(bytes, records, false);
+    if (this.tap) out = this.pass(bytes, records, this.reframe);
     else {
       const converted: SseRecord[] = [];
       this.convert(records, converted);

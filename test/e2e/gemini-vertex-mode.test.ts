@@ -99,7 +99,8 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     const anonymous = await fetch(`${gw.url}/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as Json).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
-    const raw = await fetch(`${gw.url}/v1beta1/projects/p/locations/us-east5/publishers/anthropic/models/claude-x:rawPredict`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
+    // (`publishers/anthropic/models/{m}:rawPredict` is Claude's Vertex face, the Messages format's: test/e2e/cloud-faces.test.ts.)
+    const raw = await fetch(`${gw.url}/v1beta1/projects/p/locations/us-east5/publishers/google/models/gemini-2.5-flash:predict`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
     expect(raw.status).toBe(404);
     expect(((await raw.json()) as Json).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     const error = await vertex().models.generateContent({ model: 'nobody/nothing', contents: 'Hi' }).then(() => undefined, (e: unknown) => e);

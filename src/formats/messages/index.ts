@@ -14,9 +14,19 @@ import { createMessagesStreamEncoder } from './encode-stream.ts';
 import { insertMessagesRoutingEvents } from './encode-routing-event.ts';
 import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
 import { dropUnverifiableThinking } from './drop-unverifiable-thinking.ts';
+import { BEDROCK_STREAM, isVertexClaudeCount, readBedrockPath, readVertexClaudePath, vertexModelIds } from './read-path.ts';
+import { shapeCloudBody } from './shape-cloud-body.ts';
+import { bedrockStreamFraming } from './frame-bedrock-stream.ts';
 
 /** What Anthropic's `/v1/messages/count_tokens` takes of a Messages body (`max_tokens`, `stream`, … are refused there). */
 const MESSAGES_COUNTED = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking']);
+
+/** A body without the cloud's own fields (Vertex's `anthropic_version`), as Anthropic's API takes it. */
+function withoutCloudFields(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.anthropic_version === undefined) return body;
+  const { anthropic_version: _version, ...rest } = body;
+  return rest;
+}
 
 /** Anthropic Messages (`POST /v1/messages`). */
 export const messagesCodec: FormatCodec = {
@@ -40,7 +50,22 @@ export const messagesCodec: FormatCodec = {
 export const messagesFormat = defineFormat({
   id: 'messages',
   title: 'Anthropic Messages',
-  routes: [{ method: 'POST', path: '/v1/messages', from: 'body' }],
+  routes: [
+    { method: 'POST', path: '/v1/messages', from: 'body' },
+    // Claude on Vertex AI (`:rawPredict`, `:streamRawPredict`) and Bedrock's InvokeModel: the model in the path, the
+    // body the Messages body with the cloud's `anthropic_version` (shapeCloudBody). Vertex's paths sit inside Gemini's
+    // broader `/v1/projects/**`: a URL below them these do not read goes to Gemini's route (src/server/routes).
+    ...['/v1/projects/:project/locations/:location/publishers/anthropic/models/**', '/v1beta1/projects/:project/locations/:location/publishers/anthropic/models/**'].map((path) => ({
+      method: 'POST' as const,
+      path,
+      from: 'path' as const,
+      readPath: readVertexClaudePath,
+      shapeBody: shapeCloudBody,
+      broad: true as const,
+    })),
+    // One segment for the id: the Bedrock SDKs percent-encode it (an ARN's or a gateway id's `/` as %2F); the bedrock plugin's Converse face has `/model/**`.
+    ...['/model/:model/invoke', '/model/:model/invoke-with-response-stream'].map((path) => ({ method: 'POST' as const, path, from: 'path' as const, readPath: readBedrockPath, shapeBody: shapeCloudBody })),
+  ],
   credentials: [],
   forwardHeaders: ['anthropic-beta'],
   // The Anthropic SDKs' `_request_id`, `MessageStream.request_id` and `APIError.requestID`.
@@ -48,6 +73,8 @@ export const messagesFormat = defineFormat({
   // Anthropic's SDKs send it on every call (models.list, models.retrieve too).
   clients: { header: 'anthropic-version' },
   framing: sseFraming,
+  // Bedrock's InvokeModelWithResponseStream answers in AWS's event-stream (a client framing: upstreams answer SSE).
+  framings: { sse: sseFraming, [BEDROCK_STREAM]: bedrockStreamFraming },
   codec: messagesCodec,
   terminal: tellMessagesRecordEnd,
   hostedWebSearch: true,
@@ -57,9 +84,12 @@ export const messagesFormat = defineFormat({
   passthrough: { read: readMessagesRequest, capOutput: capMessagesOutput, prepare: dropUnverifiableThinking },
   countTokens: {
     path: '/v1/messages/count_tokens',
+    // Vertex's count (`…/publishers/anthropic/models/count-tokens:rawPredict`) names the model in the body, as this route does.
+    readPath: (pathname) => (pathname === '/v1/messages/count_tokens' || isVertexClaudeCount(pathname) ? '' : undefined),
+    alsoKnownAs: vertexModelIds,
     requiresModel: true,
-    decode: (body, model) => decodeMessagesRequest({ max_tokens: 1, ...body, model, stream: false }),
-    upstreamBody: countBodyFor,
+    decode: (body, model) => decodeMessagesRequest({ max_tokens: 1, ...withoutCloudFields(body), model, stream: false }),
+    upstreamBody: (body, upstreamModel) => countBodyFor(withoutCloudFields(body), upstreamModel),
     bodyFor: (request, upstreamModel) => pickCounted(encodeMessagesRequest(request, { upstreamModel, converted: true }), MESSAGES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ input_tokens: tokens }),

@@ -15,7 +15,7 @@ import { passLimitsFirst } from '../pass-limits.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { noRoute } from '../hint-base-url.ts';
-import { forwardHeaders } from './inference.ts';
+import { forwardHeaders, servedModel } from './inference.ts';
 
 /**
  * A format's token-count route (its face's `countTokens`: Anthropic `/v1/messages/count_tokens`,
@@ -28,8 +28,10 @@ import { forwardHeaders } from './inference.ts';
 export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, face: CountTokensFace) {
   const modelsThatMayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
   return async (event: H3Event): Promise<string> => {
-    const pathModel = face.readPath ? face.readPath(event.url.pathname, event.url.searchParams) : undefined;
-    if (face.readPath && pathModel === undefined) throw noRoute(event.req.method, event.url.pathname);
+    const fromPath = face.readPath ? face.readPath(event.url.pathname, event.url.searchParams) : undefined;
+    if (face.readPath && fromPath === undefined) throw noRoute(event.req.method, event.url.pathname);
+    // '' is a count URL whose body names the model (Vertex's Claude count-tokens:rawPredict).
+    const pathModel = fromPath === '' ? undefined : fromPath;
     const auth = authenticateApiKey(event, deps, format.id);
     // The key's rate limit and slot before the body is read (issue 27): a count is a request like
     // any other; no admission takes the slot over, so the route wrapper gives it back at the end.
@@ -41,7 +43,9 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
     const files = format.storedFiles?.find(body) ?? [];
     if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth.account.id));
-    const model = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
+    const named = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
+    // A cloud's id (Vertex's `claude-sonnet-4-5@20250929`) as the model the gateway serves under it.
+    const model = named === undefined ? undefined : servedModel(deps, named, face.alsoKnownAs?.(named));
     // Absent: 400 (spec §7's missing field); there but not a name: 422, as on the inference route.
     if (face.requiresModel && model === undefined) throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });
     // A key scoped to other models gets the refusal it would get on the inference route.

@@ -1,4 +1,4 @@
-import { listFormats, type FormatRoute } from '../../formats/index.ts';
+import { listFormats, routesAround, type FormatRoute } from '../../formats/index.ts';
 import type { H3Event } from 'h3';
 import type { ServerDeps } from '../types.ts';
 import { noRoute } from '../hint-base-url.ts';
@@ -81,6 +81,7 @@ interface PathAction {
  * that reads its model from the URL is so for every path-model route (Gemini's `/v1beta` and `/v1`).
  */
 function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): RouteDef[] {
+  const inference = new Map<FormatRoute, (event: H3Event) => Promise<unknown>>();
   return listFormats().flatMap((format) => {
     const count = format.countTokens;
     const counter = count ? countTokensHandler(deps, format, count) : undefined;
@@ -95,7 +96,7 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       return (event) => (embeddings.readPath(event.url.pathname, event.url.searchParams) || !counts ? embedder(event) : counts(event));
     };
     const actions = pathActions.filter((action) => action.format === format.id);
-    const otherOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
+    const ownOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
       const face = faceOn(route);
       if (route.from !== 'path' || actions.length === 0) return face;
       return (event) => {
@@ -104,15 +105,22 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
         return face ? face(event) : Promise.reject(noRoute(event.req.method, event.url.pathname));
       };
     };
-    const routes = format.routes.map(
-      (route): RouteDef => ({
-        method: route.method,
-        path: route.path,
-        handler: inferenceHandler(deps, format.id, route, otherOn(route)),
-        format: format.id,
-        ...(route.from === 'path' && route.broad ? { broad: true as const } : {}),
-      }),
-    );
+    // A route inside another format's broader pattern: a URL none of its face reads is that route's (Gemini's Vertex paths around Claude's).
+    const otherOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
+      const own = ownOn(route);
+      const around = route.from === 'path' ? routesAround(format, route)[0] : undefined;
+      if (!around) return own;
+      const reads = (event: H3Event) => {
+        const { pathname, searchParams } = event.url;
+        return count?.readPath?.(pathname, searchParams) !== undefined || embeddings?.readPath(pathname, searchParams) !== undefined || actions.some((a) => a.matches(pathname));
+      };
+      return (event) => (own && reads(event) ? own(event) : inference.get(around)!(event));
+    };
+    const routes = format.routes.map((route): RouteDef => {
+      const handler = inferenceHandler(deps, format.id, route, otherOn(route));
+      inference.set(route, handler);
+      return { method: route.method, path: route.path, handler, format: format.id, ...(route.from === 'path' && route.broad ? { broad: true as const } : {}) };
+    });
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));
     return routes;

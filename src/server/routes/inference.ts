@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import type { AuthContext, PassedLimits } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { runExchange } from '../../exchange/index.ts';
-import { listFormats, type FormatRoute, type RouteTarget } from '../../formats/index.ts';
+import { listFormats, type BodyShape, type FormatRoute, type RouteTarget } from '../../formats/index.ts';
 import type { WireFormat } from '../../ir/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
@@ -12,6 +12,7 @@ import { requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { jsonBodyBounds, readJsonObject, type JsonObjectBody } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
+import { patchJsonFields } from '../../util/index.ts';
 import type { ServerDeps } from '../types.ts';
 
 /** Client headers passed to the upstream (never credentials): every format's `forwardHeaders`, read when the routes are built. */
@@ -30,9 +31,43 @@ export function forwardHeaders(event: H3Event, names: readonly string[] = forwar
 }
 
 /** What a route whose format carries the model in the path read from the URL; 404 when the URL is not one of its own. */
-function targetOf(event: H3Event, route: FormatRoute): RouteTarget | undefined | null {
+function targetOf(deps: ServerDeps, event: H3Event, route: FormatRoute): RouteTarget | undefined | null {
   if (route.from !== 'path') return undefined;
-  return route.readPath(event.url.pathname, event.url.searchParams) ?? null;
+  const target = route.readPath(event.url.pathname, event.url.searchParams);
+  return target ? servedTarget(deps, target) : null;
+}
+
+/** The target with the first spelling of its model the gateway serves (RouteTarget.alsoKnownAs); as read when it serves the path's id or none. */
+function servedTarget(deps: ServerDeps, target: RouteTarget): RouteTarget {
+  const model = servedModel(deps, target.model, target.alsoKnownAs);
+  return model === target.model ? target : { ...target, model };
+}
+
+/** `model`, else the first of its other spellings the gateway serves (a cloud's id), else `model` (refused later as unknown). */
+export function servedModel(deps: ServerDeps, model: string, others: readonly string[] | undefined): string {
+  if (!others || others.length === 0 || serves(deps, model)) return model;
+  return others.find((id) => serves(deps, id)) ?? model;
+}
+
+function serves(deps: ServerDeps, id: string): boolean {
+  try {
+    return deps.registry.resolve(id).candidates.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** How a path route changes the body before anything reads it (FormatRoute.shapeBody: a cloud path's Messages body); undefined for most routes. */
+function shapeOf(event: H3Event, route: FormatRoute, target: RouteTarget | undefined, body: Record<string, unknown>): BodyShape | undefined {
+  return route.from === 'path' && target && route.shapeBody ? route.shapeBody(body, target, (name) => requestHeader(event, name)) : undefined;
+}
+
+/** The body with the shape's fields set and removed, the bytes edited in place. */
+function shapedBody(received: JsonObjectBody, shape: BodyShape): JsonObjectBody {
+  const body = { ...received.body };
+  for (const key of shape.remove ?? []) delete body[key];
+  Object.assign(body, shape.set);
+  return { raw: patchJsonFields(received.raw, shape.set, shape.remove) ?? JSON.stringify(body), body };
 }
 
 /** A route that runs an exchange of another kind than plain inference: `POST /v1/responses/compact`. */
@@ -62,7 +97,9 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
     return run(event, target, auth, limits, read);
   };
 
-  const run = (event: H3Event, target: RouteTarget | undefined, auth: AuthContext, limits: PassedLimits | undefined, { raw, body }: JsonObjectBody): Promise<unknown> => {
+  const run = (event: H3Event, target: RouteTarget | undefined, auth: AuthContext, limits: PassedLimits | undefined, received: JsonObjectBody): Promise<unknown> => {
+    const shape = shapeOf(event, formatRoute, target, received.body);
+    const { raw, body } = shape ? shapedBody(received, shape) : received;
     checkInferenceBounds(body);
     kind?.check?.(body);
     const state = requestState(event);
@@ -78,7 +115,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
       compact: kind?.compact,
       ids: state.ids,
       client: clientAbort(event),
-      forwardHeaders: forwardHeaders(event, forwarded),
+      forwardHeaders: shape?.headers ? { ...forwardHeaders(event, forwarded), ...shape.headers } : forwardHeaders(event, forwarded),
       gatewayEvents: requestHeader(event, 'x-gateway-events'),
       sessionId: requestHeader(event, 'x-session-id'),
       record: state.record,
@@ -100,7 +137,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
   // (a local limiter, a buffered body); a callback allocates less than a suspended frame.
   return (event: H3Event): Promise<unknown> => {
     try {
-      const target = targetOf(event, formatRoute);
+      const target = targetOf(deps, event, formatRoute);
       if (target === null) {
         if (other) return other(event);
         throw noRoute(event.req.method, event.url.pathname);

@@ -1,0 +1,79 @@
+/**
+ * The Messages face's Bedrock framing (InvokeModelWithResponseStream's answer): AWS's binary
+ * event-stream, one `chunk` event per Messages stream event, base64 in `bytes`. Checked against a
+ * codec written from the wire description (event-stream-wire.ts, its own CRC32), not the one the
+ * gateway frames with, and against a stream framed as Bedrock frames it (its `p` padding too).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getFormat } from '../../../src/formats/index.ts';
+import type { WireRecord } from '../../../src/formats/index.ts';
+import { decodeWire } from './event-stream-wire.ts';
+
+const fixture = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/messages/bedrock-invoke-stream.json'), 'utf8')) as { base64: string; events: Array<Record<string, unknown>> };
+const framing = getFormat('messages').framings!['bedrock-event-stream'];
+
+const RECORDS: WireRecord[] = [
+  { event: 'message_start', data: JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], usage: { input_tokens: 3, output_tokens: 1 } } }) },
+  { event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'héllo ✓' } }) },
+  { event: 'message_stop', data: '{"type":"message_stop"}' },
+  { event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) },
+];
+
+/** The records a reader gives for `bytes` pushed in pieces of `size`. */
+function readInPieces(bytes: Buffer, size: number): WireRecord[] {
+  const reader = framing.createReader();
+  const out: WireRecord[] = [];
+  let passed = 0;
+  for (let at = 0; at < bytes.length; at += size) {
+    passed += reader.push(bytes.subarray(at, at + size)).length;
+    out.push(...reader.records);
+  }
+  expect(passed).toBe(bytes.length);
+  return out;
+}
+
+describe("the Messages face's Bedrock event-stream framing", () => {
+  it('is a client framing (upstreams answer SSE) with AWS\'s content type', () => {
+    expect(framing.contentType).toBe('application/vnd.amazon.eventstream');
+    expect(framing.clientOnly).toBe(true);
+  });
+
+  it('writes each record as a chunk event whose base64 bytes are the record, with valid lengths and checksums', () => {
+    const bytes = Buffer.from(framing.createWriter().write(RECORDS));
+    const messages = decodeWire(bytes);
+    expect(messages).toHaveLength(RECORDS.length);
+    for (const [i, message] of messages.entries()) {
+      expect(message.headers).toEqual({ ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' });
+      const payload = JSON.parse(message.payload) as { bytes: string };
+      expect(Buffer.from(payload.bytes, 'base64').toString('utf8')).toBe(RECORDS[i].data);
+    }
+  });
+
+  it('reads what it wrote back at any split: 1, 7, 64 bytes, whole', () => {
+    const bytes = Buffer.from(framing.createWriter().write(RECORDS));
+    for (const size of [1, 7, 64, bytes.length]) expect(readInPieces(bytes, size)).toEqual(RECORDS);
+  });
+
+  it("reads a stream framed as Bedrock frames it (header order, `p` padding) into the Messages events inside", () => {
+    const bytes = Buffer.from(fixture.base64, 'base64');
+    for (const size of [1, 13, bytes.length]) {
+      const records = readInPieces(bytes, size);
+      expect(records.map((r) => JSON.parse(r.data))).toEqual(fixture.events);
+      expect(records.map((r) => r.event)).toEqual(fixture.events.map((e) => e.type));
+    }
+  });
+
+  it('writes those events back as messages that carry the same events', () => {
+    const records = readInPieces(Buffer.from(fixture.base64, 'base64'), 64);
+    const again = decodeWire(Buffer.from(framing.createWriter().write(records)));
+    expect(again.map((m) => JSON.parse(Buffer.from((JSON.parse(m.payload) as { bytes: string }).bytes, 'base64').toString('utf8')))).toEqual(fixture.events);
+  });
+
+  it('refuses a message that claims an absurd length instead of buffering it', () => {
+    const bad = Buffer.alloc(16);
+    bad.writeUInt32BE(0x7fffffff, 0);
+    expect(() => framing.createReader().push(bad)).toThrow(/claims/);
+  });
+});
