@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFreezableProxy, type FreezableProxy } from '../limits/freezable-proxy.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
@@ -189,4 +190,61 @@ describe('one instance loses PostgreSQL', () => {
     expect(a.stderr()).not.toContain('unhandled error');
     expect(a.process.exitCode).toBeNull();
   }, 90_000);
+
+  /** The exact holds in the database (request holds, not leased slices) and what the limited key has reserved. */
+  const heldInDatabase = async () => {
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      const holds = await sql.query<{ request_id: string }>("select request_id from gw_credit_holds where request_id not like 'lease:%'");
+      const keys = await sql.query<{ reserved: number }>('select coalesce(sum(reserved), 0)::float8 as reserved from gw_api_keys');
+      return { holds: holds.rows.map((r) => r.request_id), keyReserved: keys.rows[0].reserved };
+    } finally {
+      await sql.end();
+    }
+  };
+  const NOTHING_HELD = { holds: [], keyReserved: 0 };
+
+  it('gives back the hold of an admission the database took after A answered 503 (its reply lost)', async () => {
+    expect((await chat(a, limitedKey)).status).toBe(200);
+    await expect.poll(heldInDatabase, { timeout: 10_000, interval: 200 }).toEqual(NOTHING_HELD);
+    // The admission reaches the database and commits; its answer never comes back.
+    proxy.mute();
+    let refused: Response;
+    try {
+      refused = await chat(a, limitedKey);
+    } finally {
+      proxy.unmute();
+    }
+    const requestId = refused.headers.get('x-request-id');
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([503, 'service_unavailable']);
+    expect((await heldInDatabase()).holds).toEqual([requestId]);
+    // Before, that hold stayed for as long as A lived (a live instance's holds are never swept):
+    // the key's spend limit and the balance counted credits no request used.
+    await expect.poll(heldInDatabase, { timeout: 20_000, interval: 250 }).toEqual(NOTHING_HELD);
+    expect(a.stdout() + a.stderr()).toContain('gave back the holds of admissions that failed');
+    expect((await chat(a, limitedKey)).status).toBe(200);
+  }, 60_000);
+
+  it('stops an admission on the server too when A gives up on it (queryTimeoutMs), so it cannot commit later', async () => {
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      // Another transaction holds the account's row: gw_reserve waits for it past A's query timeout (2 s).
+      await locker.query('begin');
+      await locker.query("select 1 from gw_accounts where email = 'away@example.test' for update");
+      const refused = await chat(a, limitedKey);
+      expect(refused.status).toBe(503);
+      // The server ends the waiting statement itself (statement_timeout); before, it kept waiting
+      // and, once the row was free, took a hold for a request already answered 503.
+      const waiting = async () =>
+        (await locker.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and query like '%gw_reserve%' and state = 'active' and pid <> pg_backend_pid()")).rows[0].n;
+      await expect.poll(waiting, { timeout: 10_000, interval: 200 }).toBe(0);
+    } finally {
+      await locker.query('rollback').catch(() => undefined);
+      await locker.end();
+    }
+    await expect.poll(heldInDatabase, { timeout: 20_000, interval: 250 }).toEqual(NOTHING_HELD);
+    await expect.poll(async () => (await chat(a, limitedKey)).status, { timeout: 15_000, interval: 200 }).toBe(200);
+  }, 60_000);
 });

@@ -11,12 +11,16 @@ export interface FreezableProxy {
   /** Ends every connection and closes new ones as they come, until `restore()`. */
   cut(): void;
   restore(): void;
+  /** Drops what the server sends (a reply lost on its way back) until `unmute()`; what the client sends still arrives. */
+  mute(): void;
+  unmute(): void;
   close(): Promise<void>;
 }
 
 export async function startFreezableProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<FreezableProxy> {
   let frozen = false;
   let down = false;
+  let muted = false;
   const sockets = new Set<net.Socket>();
   const held: Array<() => void> = [];
   // While frozen, bytes are held (not lost, as TCP would retransmit them): connections stay open
@@ -34,7 +38,10 @@ export async function startFreezableProxy(targetPort: number, targetHost = '127.
       socket.on('close', () => sockets.delete(socket));
     }
     client.on('data', relay(upstream));
-    upstream.on('data', relay(client));
+    const reply = relay(client);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!muted) reply(chunk);
+    });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -53,6 +60,8 @@ export async function startFreezableProxy(targetPort: number, targetHost = '127.
       for (const socket of sockets) socket.destroy();
     },
     restore: () => void (down = false),
+    mute: () => void (muted = true),
+    unmute: () => void (muted = false),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

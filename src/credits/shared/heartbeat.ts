@@ -10,6 +10,8 @@ export interface HeartbeatOptions {
   staleMs?: number;
   /** Beats stopped reaching the database for long enough that another instance may have swept this one's lease holds. */
   onGap(): void;
+  /** After each beat that reached the database: this instance's own clean-up there. */
+  afterBeat?(): Promise<void>;
 }
 
 /**
@@ -54,6 +56,7 @@ export class Heartbeat {
       this.lastBeatOk = Math.max(this.lastBeatOk, sent);
       const released = await this.o.repo.releaseStale(this.o.staleMs ?? 30_000);
       if (released > 0) this.o.log.info('credits: gave back the holds of requests on instances that stopped', { holds: released });
+      await this.o.afterBeat?.();
     } catch (error) {
       this.o.log.warn('credits: the shared database did not answer the heartbeat', { error: String(error) });
     }

@@ -56,6 +56,12 @@ export class SharedAdmission {
     return this.releasing.get(accountId);
   }
 
+  /** Gives back the holds the database took for admissions this instance answered 503 (see `HoldGroups.releaseAbandoned`). */
+  async releaseAbandoned(): Promise<void> {
+    const released = await this.groups.releaseAbandoned();
+    if (released > 0) this.o.log.warn('credits: gave back the holds of admissions that failed (the database took them after the gateway gave up)', { holds: released });
+  }
+
   /** Recalls older than `EXACT_FOR_MS` are forgotten (the next refusal asks again). */
   forgetOldRecalls(): void {
     const now = Date.now();

@@ -64,7 +64,14 @@ export class SharedCredits implements CreditsPort {
       onShipped: (lines, outcomes) => this.leases.shipped(lines, outcomes),
     });
     this.leases = new SliceLeases({ repo: o.repo, log: o.log, flush: () => this.outbox.flush(), leaseIdleMs: o.leaseIdleMs, track });
-    this.heartbeat = new Heartbeat({ repo: o.repo, log: o.log, beatMs: o.beatMs, staleMs: o.staleMs, onGap: () => this.leases.suspectAll() });
+    this.heartbeat = new Heartbeat({
+      repo: o.repo,
+      log: o.log,
+      beatMs: o.beatMs,
+      staleMs: o.staleMs,
+      onGap: () => this.leases.suspectAll(),
+      afterBeat: () => this.admission.releaseAbandoned(),
+    });
     this.admission = new SharedAdmission({
       repo: o.repo,
       clock: o.clock,

@@ -84,7 +84,9 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     types,
     connectionTimeoutMillis: 5_000,
     query_timeout: options.queryTimeoutMs,
-    options: options.instanceId ? `-c gateway.instance=${options.instanceId}` : undefined,
+    // A query the gateway gave up on (queryTimeoutMs) is stopped by the server too, not left to run
+    // and commit for nobody (an admission's hold taken after its request was answered 503).
+    options: [options.instanceId && `-c gateway.instance=${options.instanceId}`, options.queryTimeoutMs && `-c statement_timeout=${Math.ceil(options.queryTimeoutMs)}`].filter(Boolean).join(' ') || undefined,
     Client: options.failed ? reportingClient(options.failed) : undefined,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
