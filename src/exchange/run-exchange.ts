@@ -66,7 +66,11 @@ export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<Exc
       );
     }
     if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(call.body)) {
-      return withResponsesStore(deps, call, inbound, raw).then((stored) => admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId));
+      return withResponsesStore(deps, call, inbound, raw).then((stored) => {
+        const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId);
+        // A compact answer names the chain's user messages, which only the rebuilt body holds.
+        return call.compact && stored.body !== call.body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
+      });
     }
     return admitAndRun(deps, call, inbound, call.body, raw, undefined);
   } catch (error) {
@@ -86,7 +90,7 @@ async function withResponsesStore(
   const referenced = { format: call.format, target: call.target, body, raw };
   request = await resolveStoredReferences(deps, referenced, request, call.auth);
   ({ body, raw } = referenced);
-  const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id);
+  const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined);
   if (rehydrated) ({ request, body, raw } = rehydrated);
   const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw);
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);

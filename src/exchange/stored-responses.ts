@@ -25,9 +25,11 @@ export interface RehydratedRequest {
 /**
  * `previous_response_id`: rebuilds the history from the caller's stored chain and rewrites the
  * inbound body as a self-contained request, so it can go to any upstream format (pitfall 10/11).
- * Undefined when the request names no previous response.
+ * Undefined when the request names no previous response. A compact body (`compactBody`, POST
+ * /v1/responses/compact) keeps its own fields, the rebuilt `input` in place of the id: that
+ * route takes none of a response's others (`stream`, `store`…), which OpenAI refuses there.
  */
-export async function rehydrateResponsesRequest(deps: StoreDeps, request: ChatRequest, accountId: string): Promise<RehydratedRequest | undefined> {
+export async function rehydrateResponsesRequest(deps: StoreDeps, request: ChatRequest, accountId: string, compactBody?: Record<string, unknown>): Promise<RehydratedRequest | undefined> {
   const previousId = request.previousResponseId;
   if (!previousId) return undefined;
   const stored = await deps.store.responses.get(accountId, previousId);
@@ -41,7 +43,8 @@ export async function rehydrateResponsesRequest(deps: StoreDeps, request: ChatRe
     throw storedResponseNotFound(previousId);
   }
   const next = prependHistory(request, history);
-  const body = codec.encodeRequest(next, { upstreamModel: next.model });
+  const encoded = codec.encodeRequest(next, { upstreamModel: next.model });
+  const body = compactBody ? { ...withoutKey(compactBody, 'previous_response_id'), input: encoded.input } : encoded;
   const raw = JSON.stringify(body);
   // The rebuilt request is bounded like a body sent whole (and like the stored record it becomes).
   const limit = deps.config.server.bodyLimits.inference;
@@ -53,6 +56,11 @@ export async function rehydrateResponsesRequest(deps: StoreDeps, request: ChatRe
     );
   }
   return { request: next, body, raw };
+}
+
+function withoutKey(body: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = body;
+  return rest;
 }
 
 /** True when `text` is more than `limit` bytes of UTF-8 (counted only when it could be). */

@@ -80,4 +80,6 @@ export interface ExchangeAnswer {
   stream?: RelayedStream;
   /** Resolves once the exchange is settled and charged, and its record knows it; never rejects. */
   settled: Promise<void>;
+  /** The body sent on when the exchange rebuilt it (a compact call's stored chain): what the answer is reshaped from. */
+  sentBody?: Record<string, unknown>;
 }

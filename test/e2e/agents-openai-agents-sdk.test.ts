@@ -83,6 +83,19 @@ describe('the OpenAI Agents SDK through the gateway', () => {
   const weatherAgent = (model: string) => new sdk.Agent({ name: 'Weather agent', instructions: 'Answer weather questions with the lookup tool.', model, modelSettings: settings, tools: [lookup()] });
   const calls = (result: any) => result.newItems.filter((item: any) => item.type === 'tool_call_item' || item.type === 'handoff_call_item').map((item: any) => item.rawItem.name);
 
+  it('an OpenAIResponsesCompactionSession compacts through the gateway (a bare OpenAI id, as the session requires)', async () => {
+    sdk.setOpenAIAPI('responses');
+    const session = new sdk.OpenAIResponsesCompactionSession({ model: 'gpt-5', shouldTriggerCompaction: () => true });
+    const first = await sdk.run(weatherAgent('gpt-5'), 'Weather in Paris, twice?', { session });
+    expect(first.finalOutput).toBe(FINAL);
+    expect(responses.requests.some((r) => r.path.endsWith('/responses/compact'))).toBe(true);
+    const items = await session.getItems();
+    expect(items.some((item: any) => item.type === 'compaction')).toBe(true);
+    const second = await sdk.run(weatherAgent('gpt-5'), 'And tomorrow?', { session });
+    expect(rejections()).toEqual([]);
+    expect(second.finalOutput).toBe(FINAL);
+  });
+
   describe.each(['responses', 'chat_completions'])('%s API', (api) => {
     beforeAll(() => sdk.setOpenAIAPI(api));
 
@@ -161,6 +174,21 @@ describe('the OpenAI Agents SDK through the gateway', () => {
           expect(last.match(/18°C in Paris/g)).toHaveLength(2);
         });
       }
+
+      it('two turns in a MemorySession after tool calls', async () => {
+        const session = new sdk.MemorySession();
+        const first = await sdk.run(weatherAgent(model), 'Weather in Paris, twice?', { session });
+        expect(calls(first)).toEqual(['lookup', 'lookup']);
+        // The session's history (reasoning, tool calls and results of turn 1) goes back as the input of turn 2.
+        const second = await sdk.run(weatherAgent(model), 'And tomorrow?', { session });
+        expect(rejections()).toEqual([]);
+        expect(second.finalOutput).toBe(FINAL);
+        const last = upstreamBodies().at(-1)!;
+        expect(last).toContain('And tomorrow?');
+        expect(last).toContain('Weather in Paris, twice?');
+        // Turn 1's two results (the Gemini fake, counting a turn's own rounds, calls the tool twice more in turn 2).
+        expect(last.match(/18°C in Paris/g)!.length).toBeGreaterThanOrEqual(2);
+      });
 
       it('a streamed handoff to an agent with an outputType', async () => {
         const reporter = new sdk.Agent({ name: 'Weather agent', instructions: 'Answer in JSON.', model, modelSettings: settings, tools: [lookup()], outputType: z.object({ answer: z.string() }) });

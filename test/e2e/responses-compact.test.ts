@@ -63,6 +63,17 @@ describe('POST /v1/responses/compact', () => {
     expect(compacted.usage.total_tokens).toBe(577);
   });
 
+  it.each(['or/gpt-5', 'ant/claude-up'])('compacts a stored conversation named by previous_response_id alone on %s (the Agents SDK compaction session does)', async (model) => {
+    for (const fake of [responses, messages]) fake.rejections.length = 0;
+    const first = await openai.responses.create({ model, input: 'Create hello.txt containing hi.' });
+    // `input` is optional on /responses/compact (openai SDK ResponseCompactParams): the stored chain is the history.
+    const compacted = await openai.responses.compact({ model, previous_response_id: first.id } as any);
+    expect([...responses.rejections, ...messages.rejections]).toEqual([]);
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.output.filter((item: any) => item.type === 'message').map((item: any) => item.content)).toEqual([[{ type: 'input_text', text: 'Create hello.txt containing hi.' }]]);
+    expect(compacted.output.at(-1)).toMatchObject({ type: 'compaction' });
+  });
+
   it('emulates it on a Responses upstream whose server has no compact route (404): the model summarizes over its /responses', async () => {
     routeless.requests.length = 0;
     const compacted = await openai.responses.compact({ model: 'vl/qwen', input: history, instructions: 'Be brief.', tools } as any);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODEL_FIELD, requireFields } from '../shared/index.ts';
+import { requireResponsesBody } from './require-body.ts';
 import type { ChatRequest, TextPart, Unconvertible } from '../../ir/index.ts';
 import { hasCompactionTrigger } from './compaction.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
@@ -44,10 +44,7 @@ function copyExtra(body: Record<string, unknown>): Record<string, unknown> {
 
 /** A Responses request body → IR; 400 for a wrong shape, 422 (with field paths) for invalid values. */
 export function decodeResponsesRequest(body: unknown, options: DecodeRequestOptions = {}): ChatRequest {
-  const raw = requireFields(body, {
-    model: MODEL_FIELD,
-    input: { check: (value) => typeof value === 'string' || Array.isArray(value), message: 'must be a string or an array of items' },
-  }) as Record<string, unknown> & { model: string; input: string | unknown[] };
+  const raw = requireResponsesBody(body);
   const scalars = parseOrThrow(scalarsSchema, raw, []);
   const extra = copyExtra(raw);
 
@@ -56,7 +53,7 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   const request: ChatRequest = {
     model: raw.model,
     system: scalars.instructions ? [{ type: 'text', text: scalars.instructions } satisfies TextPart] : [],
-    messages: decodeInput(raw.input, {
+    messages: decodeInput(raw.input ?? [], {
       hasServerHistory: Boolean(scalars.previous_response_id) || raw.conversation != null,
       resolveItemReference: options.resolveItemReference,
       unresolved,

@@ -1,6 +1,7 @@
 import type { ChatRequest } from '../../ir/index.ts';
 import type { ImageToolRequest, InboundBody, RequestFacts, VendorTools } from '../types.ts';
-import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, MODEL_FIELD, requireFields, requireObjectItems } from '../shared/index.ts';
+import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, requireObjectItems } from '../shared/index.ts';
+import { requireResponsesBody } from './require-body.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
 import { isClientShellTool } from './map-shell-tools.ts';
@@ -15,10 +16,7 @@ const MEDIA = mediaByType(new Set(['input_image', 'input_file', 'input_audio']))
  * the credit hold's bound on searches).
  */
 export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
-  const body = requireFields(raw, {
-    model: MODEL_FIELD,
-    input: { check: (value) => typeof value === 'string' || Array.isArray(value), message: 'must be a string or an array of items' },
-  }) as Record<string, unknown> & { model: string };
+  const body = requireResponsesBody(raw);
   if (Array.isArray(body.input)) requireObjectItems(body.input, 'input', { strings: true });
   const check = new FieldChecker();
   const stream = check.boolean(body.stream, 'stream') ?? false;

@@ -129,7 +129,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
         return sendStream(event, answer.status, answer.headers, answer.stream);
       }
       const json = answer.json ?? '';
-      return sendBody(event, answer.status, answer.headers, kind?.reshape ? kind.reshape(json, body) : json);
+      return sendBody(event, answer.status, answer.headers, kind?.reshape ? kind.reshape(json, answer.sentBody ?? body) : json);
     });
   };
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/index.ts';
 import { decodeResponsesRequest, responsesCodec } from '../../../src/formats/responses/index.ts';
 import { carryOpaque, readCarried } from '../../../src/formats/shared/index.ts';
+import { responsesPassthrough } from '../../../src/formats/responses/pass-through.ts';
 import { readJsonFixture } from './helpers.ts';
 
 function fails(body: unknown): GatewayError {
@@ -17,6 +18,16 @@ function fails(body: unknown): GatewayError {
 const minimal = { model: 'm', input: 'hi' };
 
 describe('responses decodeRequest', () => {
+  it('takes a body without input when previous_response_id names the history, and refuses one without either', () => {
+    expect(decodeResponsesRequest({ model: 'm', previous_response_id: 'resp_1' })).toMatchObject({ previousResponseId: 'resp_1', messages: [] });
+    expect(responsesPassthrough.read!({ body: { model: 'm', previous_response_id: 'resp_1' }, raw: '' } as never).model).toBe('m');
+    for (const body of [{ model: 'm' }, { model: 'm', previous_response_id: '' }]) {
+      const error = (() => { try { decodeResponsesRequest(body); } catch (e) { return e; } })();
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).message).toBe("Missing required field 'input'.");
+    }
+  });
+
   it('decodes a string input as one user message', () => {
     expect(responsesCodec.decodeRequest(minimal)).toEqual({
       model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false,
