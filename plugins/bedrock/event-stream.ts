@@ -1,19 +1,8 @@
 // AWS event-stream framing (`application/vnd.amazon.eventstream`): length-prefixed binary
 // messages with typed headers and CRC32 checksums of the prelude and of the whole message.
-// The codec is Smithy's (the AWS SDK's own); this file only cuts bytes at message boundaries.
-import { EventStreamCodec } from '@smithy/core/event-streams';
+// The codec is Smithy's (the AWS SDK's own, from the plugin kit); this file only cuts bytes at message boundaries.
+import { EVENT_STREAM_MAX_MESSAGE as MAX_MESSAGE, EVENT_STREAM_PRELUDE as PRELUDE, EVENT_STREAM_TRAILER as TRAILER, eventStreamCodec as codec } from 'gateway/plugin-kit';
 import type { FrameReader, FrameWriter, StreamFraming, WireRecord } from 'gateway/plugin-kit';
-
-const codec = new EventStreamCodec(
-  (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
-  (text) => new Uint8Array(Buffer.from(text, 'utf8')),
-);
-
-/** Prelude (total length, headers length, prelude CRC) and the trailing message CRC. */
-const PRELUDE = 12;
-const TRAILER = 4;
-/** A message larger than this is not Bedrock's (its chunks are a few kB): refuse rather than buffer. */
-const MAX_MESSAGE = 16 * 1024 * 1024;
 
 /** One decoded message: its `:message-type`, `:event-type` or `:exception-type`, and its payload text. */
 export interface EventMessage {

@@ -1,20 +1,7 @@
-// Bedrock's InvokeModelWithResponseStream answer: AWS's binary event-stream (length-prefixed
-// messages, typed headers, CRC32 of the prelude and of the message), each a `chunk` event whose
-// JSON payload carries one Messages stream event, base64, in `bytes`. The message codec is
-// Smithy's (the AWS SDK's own, already the gateway's through @smithy/core); this file frames.
-import { EventStreamCodec } from '@smithy/core/event-streams';
+// Bedrock's InvokeModelWithResponseStream answer: AWS's binary event-stream, each message a
+// `chunk` event whose JSON payload carries one Messages stream event, base64, in `bytes`.
+import { EVENT_STREAM_MAX_MESSAGE, EVENT_STREAM_PRELUDE, EVENT_STREAM_TRAILER, eventStreamCodec as codec } from '../shared/index.ts';
 import type { FrameReader, FrameWriter, StreamFraming, WireRecord } from '../types.ts';
-
-const codec = new EventStreamCodec(
-  (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
-  (text) => new Uint8Array(Buffer.from(text, 'utf8')),
-);
-
-/** Prelude (total length, headers length, prelude CRC) and the trailing message CRC. */
-const PRELUDE = 12;
-const TRAILER = 4;
-/** More than any chunk the gateway writes: a reader refuses it rather than buffer it. */
-const MAX_MESSAGE = 16 * 1024 * 1024;
 
 const CHUNK_HEADERS = {
   ':event-type': { type: 'string', value: 'chunk' },
@@ -55,9 +42,9 @@ class BedrockStreamReader implements FrameReader {
     const bytes = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
     const records: WireRecord[] = [];
     let at = 0;
-    while (bytes.length - at >= PRELUDE) {
+    while (bytes.length - at >= EVENT_STREAM_PRELUDE) {
       const total = bytes.readUInt32BE(at);
-      if (total < PRELUDE + TRAILER || total > MAX_MESSAGE) throw new Error(`an event-stream message claims ${total} bytes`);
+      if (total < EVENT_STREAM_PRELUDE + EVENT_STREAM_TRAILER || total > EVENT_STREAM_MAX_MESSAGE) throw new Error(`an event-stream message claims ${total} bytes`);
       if (bytes.length - at < total) break;
       const record = recordOf(codec.decode(bytes.subarray(at, at + total)));
       if (record) records.push(record);
