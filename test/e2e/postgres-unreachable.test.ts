@@ -34,7 +34,11 @@ beforeAll(async () => {
   const dir = tempDir('gw-pg-away-');
   const common = {
     limits: { store: { redis: REDIS_URL, prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
-    providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] } },
+    providers: {
+      mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] },
+      // Answers a 400 after 1.5 s: a request that used nothing, whose hold goes back.
+      flaky: { plugin: 'mock', latencyMs: 1_500, failFirst: 1_000_000, failStatus: 400, models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }] },
+    },
   };
   const configA = writeConfig(dir, { ...common, store: { postgres: viaProxy.toString(), queryTimeoutMs: 2_000 } }, 'a.config.json');
   const configB = writeConfig(dir, { ...common, store: { postgres: db.url } }, 'b.config.json');
@@ -224,6 +228,26 @@ describe('one instance loses PostgreSQL', () => {
     await expect.poll(heldInDatabase, { timeout: 20_000, interval: 250 }).toEqual(NOTHING_HELD);
     expect(a.stdout() + a.stderr()).toContain('gave back the holds of admissions that failed');
     expect((await chat(a, limitedKey)).status).toBe(200);
+  }, 60_000);
+
+  it('gives back a hold whose release could not reach the database once it answers again', async () => {
+    await expect.poll(heldInDatabase, { timeout: 10_000, interval: 200 }).toEqual(NOTHING_HELD);
+    const failing = fetch(`${a.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${limitedKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'flaky/echo', messages: [{ role: 'user', content: 'a prompt' }], max_tokens: 4 }),
+    });
+    // Admitted (its hold in the database), then the database goes away while the upstream works.
+    await expect.poll(async () => (await heldInDatabase()).holds.length, { timeout: 10_000, interval: 50 }).toBe(1);
+    proxy.cut();
+    try {
+      expect((await failing).status).toBe(400);
+      await expect.poll(() => a.stderr() + a.stdout(), { timeout: 10_000, interval: 100 }).toContain('releasing a hold failed');
+    } finally {
+      proxy.restore();
+    }
+    // Before, the hold stayed counted for as long as A lived ('given back by the sweep once this instance stops').
+    await expect.poll(heldInDatabase, { timeout: 20_000, interval: 250 }).toEqual(NOTHING_HELD);
   }, 60_000);
 
   it('stops an admission on the server too when A gives up on it (queryTimeoutMs), so it cannot commit later', async () => {

@@ -7,13 +7,21 @@ import type { CreditsRepo, HoldOutcome, HoldRequest } from '../../store/index.ts
  * `store.queryTimeoutMs`), and a hold of a live instance is never swept.
  */
 export const ABANDONED_MS = 120_000;
+/** Holds waiting to be given back at most (past it, they wait for the sweep after this instance stops). */
+const MAX_GIVE_BACK = 10_000;
+
+/** Failures that happened before the call was sent (no connection): the database cannot have taken it. */
+function neverSent(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P03', '53300'].includes(String(e.code)) || /^timeout exceeded when trying to connect/.test(String(e.message));
+}
 
 /** Admissions asked of the database in natural groups: at once when none is on its way, else together with the others that wait. */
 export class HoldGroups {
   private holds: Array<{ request: HoldRequest; resolve: (outcome: HoldOutcome) => void; reject: (error: unknown) => void }> = [];
   private holding = false;
-  /** Request ids whose admission call failed (the request was refused), until when their hold is given back. */
-  private readonly abandoned = new Map<string, number>();
+  /** Holds no request uses that the database may keep (see `giveBackLater`), by request id: until when to try again once answered. */
+  private readonly giveBack = new Map<string, number>();
 
   constructor(private readonly repo: CreditsRepo) {}
 
@@ -26,15 +34,31 @@ export class HoldGroups {
   }
 
   /**
-   * Gives back the holds the database may have taken for admissions whose call failed (at each
-   * heartbeat, for `ABANDONED_MS`); resolves to how many it found. A request id admitted again
-   * meanwhile (a batch line retried) is left alone.
+   * A hold no request uses that the database may keep: an admission whose call failed after it
+   * was sent (`untilMs`: the database may still take it that long after), or a release that
+   * failed (0: given back once the database answers). A live instance's holds are never swept.
+   */
+  giveBackLater(requestId: string, untilMs = 0): void {
+    if (this.giveBack.size < MAX_GIVE_BACK || this.giveBack.has(requestId)) this.giveBack.set(requestId, Date.now() + untilMs);
+  }
+
+  /**
+   * Gives back those holds (after each heartbeat; `gw_release` is a no-op for a hold that is not
+   * there); resolves to how many it found. A request id admitted again meanwhile (a batch line
+   * retried) is left alone.
    */
   async releaseAbandoned(): Promise<number> {
     const now = Date.now();
-    for (const [id, until] of this.abandoned) if (until <= now) this.abandoned.delete(id);
-    const released = await Promise.all([...this.abandoned.keys()].map((id) => this.repo.release(id).catch(() => false)));
-    return released.filter(Boolean).length;
+    const answers = await Promise.all(
+      [...this.giveBack.keys()].map((id) =>
+        this.repo.release(id).then(
+          (released) => ({ id, released, answered: true }),
+          () => ({ id, released: false, answered: false }),
+        ),
+      ),
+    );
+    for (const a of answers) if (a.answered && (this.giveBack.get(a.id) ?? Infinity) <= now) this.giveBack.delete(a.id);
+    return answers.filter((a) => a.released).length;
   }
 
   private async sendGroups(): Promise<void> {
@@ -44,13 +68,12 @@ export class HoldGroups {
       try {
         const outcomes = await this.repo.holdMany(group.map((g) => g.request));
         group.forEach((g, i) => {
-          if (outcomes[i].outcome === 'ok') this.abandoned.delete(g.request.requestId);
+          if (outcomes[i].outcome === 'ok') this.giveBack.delete(g.request.requestId);
           g.resolve(outcomes[i]);
         });
       } catch (error) {
-        const until = Date.now() + ABANDONED_MS;
         for (const g of group) {
-          this.abandoned.set(g.request.requestId, until);
+          if (!neverSent(error)) this.giveBackLater(g.request.requestId, ABANDONED_MS);
           g.reject(error);
         }
       }

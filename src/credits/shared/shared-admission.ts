@@ -56,10 +56,10 @@ export class SharedAdmission {
     return this.releasing.get(accountId);
   }
 
-  /** Gives back the holds the database took for admissions this instance answered 503 (see `HoldGroups.releaseAbandoned`). */
+  /** Gives back the holds of admissions this instance answered 503 that the database took anyway, and of releases that failed (see `HoldGroups.giveBackLater`). */
   async releaseAbandoned(): Promise<void> {
     const released = await this.groups.releaseAbandoned();
-    if (released > 0) this.o.log.warn('credits: gave back the holds of admissions that failed (the database took them after the gateway gave up)', { holds: released });
+    if (released > 0) this.o.log.warn('credits: gave back the holds of admissions that failed or releases that did not reach the database', { holds: released });
   }
 
   /** Recalls older than `EXACT_FOR_MS` are forgotten (the next refusal asks again). */
@@ -184,8 +184,9 @@ export class SharedAdmission {
     hold.open = false;
     if (hold.credits === 0 && hold.tokens === 0) return;
     const released = this.o.repo.release(hold.requestId).catch((error: unknown) => {
-      // Not lost: the hold is given back by the sweep once this instance stops, or stays counted until then.
-      this.o.log.warn('credits: releasing a hold failed', { request_id: hold.requestId, error: String(error) });
+      // Not lost: tried again after each heartbeat until the database answers (a live instance's holds are never swept).
+      this.groups.giveBackLater(hold.requestId);
+      this.o.log.warn('credits: releasing a hold failed; tried again after the next heartbeat', { request_id: hold.requestId, error: String(error) });
     });
     this.o.track(released);
     const accountId = hold.accountId;
