@@ -266,6 +266,8 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     const model = options.models[body.model];
     if (format === 'responses' && request.path.endsWith('/responses/compact') && model) return compactReply(body, rejections);
     if (!model) return { status: 404, json: format === 'messages' ? { type: 'error', error: { type: 'not_found_error', message: `model: ${body.model}` } } : { error: { message: `The model '${body.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' } } };
+    // A message thread (beta message-threads-2026-08-12) is not held here: answered as Anthropic answers a request it cannot thread.
+    if (format === 'messages' && body.thread != null) return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'This request cannot be threaded.', details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } } } };
     try {
       if (format === 'chat') checkChat(body, model);
       else if (format === 'responses') checkResponses(body, model, stored);

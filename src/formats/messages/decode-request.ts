@@ -2,6 +2,7 @@ import { decodeWebSearchServerTool, isWebSearchServerTool } from './map-web-sear
 import type { ChatRequest, Message, ReasoningConfig, ResponseFormat, TextPart, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { FieldChecker, assignDefined as set, collectExtra, isRecord, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
 import { decodeMessagesTurn, decodeTextBlock } from './decode-content.ts';
+import { GatewayError } from '../../errors/index.ts';
 
 /** Body fields mapped into the IR; everything else is kept in `extra`. */
 const MAPPED = new Set([
@@ -9,11 +10,27 @@ const MAPPED = new Set([
   'tools', 'tool_choice', 'thinking', 'metadata', 'output_config',
 ]);
 
+/**
+ * A message thread (`thread`, beta message-threads-2026-08-12: the server holds the conversation
+ * and a `continue` sends only the new messages, without `system` and `tools`) cannot be held on a
+ * converted route: dropping `thread` sent the upstream a conversation without its history or its
+ * tools. Refused as Anthropic refuses a request it cannot thread (`error.details.error_code:
+ * thread_unsupported_request`), on which the SDK's thread (`unsupportedRequestBehavior:
+ * 'continue_unthreaded'`, the default of `beta.messages.toolRunner`) sends the turn again with the
+ * full history and threads no more. A Messages upstream gets `thread` as written (passthrough).
+ */
+function threadUnsupported(): GatewayError {
+  return new GatewayError('bad_request', 'This model is served in another format, where the gateway cannot hold a message thread: send the full history without `thread`.', {
+    details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] },
+  });
+}
+
 const ROLES: readonly string[] & readonly ('user' | 'assistant' | 'system')[] = ['user', 'assistant', 'system'];
 
 /** An Anthropic Messages request body → IR. Throws 400 for a wrong shape, 422 for invalid values. */
 export function decodeMessagesRequest(raw: unknown): ChatRequest {
   const body = requireBodyShape(raw, 'messages');
+  if (body.thread !== undefined && body.thread !== null) throw threadUnsupported();
   const check = new FieldChecker();
   const messages: Message[] = [];
   const unconvertible: Array<{ field: string; message: string }> = [];
