@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { decodeWire } from '../formats/messages/event-stream-wire.ts';
 
 type Json = Record<string, any>;
@@ -18,16 +19,26 @@ const ask = { max_tokens: 256, messages: [{ role: 'user', content: 'Say hi' }] }
 describe('Claude on Vertex and Bedrock paths, served by the Messages face', () => {
   let chat: StrictFake;
   let messages: StrictFake;
+  let failing: FakeUpstream;
   let gw: SpawnedGateway;
 
   beforeAll(async () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, finalText: 'Hi from Chat.' });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } }, finalText: 'Hi from Claude.' });
+    // An Anthropic upstream that is overloaded after its first event.
+    failing = await startFakeUpstream(() => ({
+      headers: { 'content-type': 'text/event-stream' },
+      sse: namedSse([
+        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
+        { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      ]),
+    }));
     gw = await spawnGateway({
       config: {
         providers: {
           // A provider named `anthropic`: Gemini's Vertex path for it (`publishers/anthropic/models/{m}:generateContent`) stays Gemini's.
           anthropic: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          busy: { plugin: 'anthropic', baseURL: failing.url, apiKey: 'x', models: ['claude-x'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
         },
       },
@@ -35,7 +46,7 @@ describe('Claude on Vertex and Bedrock paths, served by the Messages face', () =
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, messages]) await fake?.close();
+    for (const fake of [chat, messages, failing]) await fake?.close();
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${gw.key}` }) =>
@@ -108,6 +119,16 @@ describe('Claude on Vertex and Bedrock paths, served by the Messages face', () =
     expect(events[0].type).toBe('message_start');
     expect(events.at(-1)!.type).toBe('message_stop');
     expect(events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta.text).join('')).toBe(said);
+  });
+
+  it("Bedrock stream that fails part-way ends in Bedrock's exception (what every Bedrock SDK raises), its message the upstream's", async () => {
+    const res = await post('/model/busy%2Fclaude-x/invoke-with-response-stream', { anthropic_version: 'bedrock-2023-05-31', ...ask });
+    expect(res.status).toBe(200);
+    const frames = decodeWire(Buffer.from(await res.arrayBuffer()));
+    expect(frames[0].headers[':event-type']).toBe('chunk');
+    const last = frames.at(-1)!;
+    expect(last.headers).toMatchObject({ ':message-type': 'exception', ':exception-type': 'internalServerException' });
+    expect(JSON.parse(last.payload)).toMatchObject({ message: expect.stringMatching(/overloaded/i), error_event: { type: 'error', error: { type: 'overloaded_error' } } });
   });
 
   it.each([

@@ -9,24 +9,60 @@ const CHUNK_HEADERS = {
   ':message-type': { type: 'string', value: 'event' },
 } as const;
 
-/** One record as Bedrock frames it: a `chunk` event, the record's JSON in `bytes` (an error record too, as Bedrock relays Anthropic's). */
-export function encodeBedrockChunk(record: WireRecord): Buffer {
-  const payload = `{"bytes":"${Buffer.from(record.data, 'utf8').toString('base64')}"}`;
-  const bytes = codec.encode({ headers: CHUNK_HEADERS, body: new Uint8Array(Buffer.from(payload, 'utf8')) });
+/**
+ * Bedrock's exception for an Anthropic error type: the four every Bedrock SDK reads mid-stream
+ * (Claude Code's bundled one drops any other, ending the stream silently).
+ */
+function exceptionOf(type: unknown): string {
+  if (type === 'rate_limit_error') return 'throttlingException';
+  if (type === 'invalid_request_error') return 'validationException';
+  return 'internalServerException';
+}
+
+function readJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function message(headers: Record<string, { type: 'string'; value: string }>, payload: string): Buffer {
+  const bytes = codec.encode({ headers, body: new Uint8Array(Buffer.from(payload, 'utf8')) });
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * One record as Bedrock frames it: a `chunk` event, the record's JSON in `bytes`; Anthropic's
+ * `error` event as the exception Bedrock sends when a stream fails (its `message` what AWS SDKs
+ * read; the whole error event beside it, in `error_event`).
+ */
+export function encodeBedrockRecord(record: WireRecord): Buffer {
+  if (record.event === 'error') {
+    const event = readJson(record.data) as { error?: { type?: unknown; message?: unknown } } | undefined;
+    const text = typeof event?.error?.message === 'string' ? event.error.message : 'The stream failed.';
+    const headers = { ':exception-type': { type: 'string', value: exceptionOf(event?.error?.type) }, ':content-type': CHUNK_HEADERS[':content-type'], ':message-type': { type: 'string', value: 'exception' } } as const;
+    return message(headers, `{"message":${JSON.stringify(text)},"error_event":${event ? record.data : 'null'}}`);
+  }
+  return message(CHUNK_HEADERS, `{"bytes":"${Buffer.from(record.data, 'utf8').toString('base64')}"}`);
+}
+
 const WRITER: FrameWriter = {
-  write: (records) => (records.length === 1 ? encodeBedrockChunk(records[0]) : Buffer.concat(records.map(encodeBedrockChunk))),
+  write: (records) => (records.length === 1 ? encodeBedrockRecord(records[0]) : Buffer.concat(records.map(encodeBedrockRecord))),
   passed() {},
   end: () => Buffer.alloc(0),
 };
 
-/** The Messages event of one chunk message (its `type` as the record's event); undefined for a message that is none. */
+/** The Messages event of one chunk message (its `type` as the record's event), the error event of an exception; undefined for any other message. */
 function recordOf(message: ReturnType<typeof codec.decode>): WireRecord | undefined {
-  const type = message.headers[':event-type'];
-  if (!type || type.value !== 'chunk') return undefined;
-  const payload = JSON.parse(Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength).toString('utf8')) as { bytes?: unknown };
+  const text = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength).toString('utf8');
+  if (message.headers[':message-type']?.value === 'exception') {
+    const exception = JSON.parse(text) as { message?: unknown; error_event?: unknown };
+    const event = exception.error_event ?? { type: 'error', error: { type: 'api_error', message: String(exception.message ?? message.headers[':exception-type']?.value) } };
+    return { event: 'error', data: JSON.stringify(event) };
+  }
+  if (message.headers[':event-type']?.value !== 'chunk') return undefined;
+  const payload = JSON.parse(text) as { bytes?: unknown };
   if (typeof payload.bytes !== 'string') return undefined;
   const data = Buffer.from(payload.bytes, 'base64').toString('utf8');
   const event = /^\{\s*"type"\s*:\s*"([a-z_]+)"/.exec(data)?.[1];

@@ -41,14 +41,27 @@ describe("the Messages face's Bedrock event-stream framing", () => {
   });
 
   it('writes each record as a chunk event whose base64 bytes are the record, with valid lengths and checksums', () => {
-    const bytes = Buffer.from(framing.createWriter().write(RECORDS));
+    const bytes = Buffer.from(framing.createWriter().write(RECORDS.slice(0, 3)));
     const messages = decodeWire(bytes);
-    expect(messages).toHaveLength(RECORDS.length);
+    expect(messages).toHaveLength(3);
     for (const [i, message] of messages.entries()) {
       expect(message.headers).toEqual({ ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' });
       const payload = JSON.parse(message.payload) as { bytes: string };
       expect(Buffer.from(payload.bytes, 'base64').toString('utf8')).toBe(RECORDS[i].data);
     }
+  });
+
+  // Claude Code's bundled Bedrock SDK reads four exceptions mid-stream and drops any other message it does not know (an
+  // Anthropic error inside a chunk is read only by newer SDKs): a failed stream ends in the exception Bedrock itself sends.
+  it.each([
+    ['overloaded_error', 'internalServerException'],
+    ['rate_limit_error', 'throttlingException'],
+    ['invalid_request_error', 'validationException'],
+  ])("writes Anthropic's %s event as Bedrock's %s, its message what AWS SDKs read", (type, exception) => {
+    const data = JSON.stringify({ type: 'error', error: { type, message: 'Try later.' }, request_id: 'req_1' });
+    const [message] = decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data }])));
+    expect(message.headers).toEqual({ ':exception-type': exception, ':content-type': 'application/json', ':message-type': 'exception' });
+    expect(JSON.parse(message.payload)).toEqual({ message: 'Try later.', error_event: JSON.parse(data) });
   });
 
   it('reads what it wrote back at any split: 1, 7, 64 bytes, whole', () => {
