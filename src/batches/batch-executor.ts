@@ -2,7 +2,7 @@ import { GatewayError, toGatewayError } from '../errors/index.ts';
 import { runExchange, runMediaExchange, type ExchangeDeps, type MediaCall } from '../exchange/index.ts';
 import { decodeEmbeddingRequest, decodeModerationRequest, embeddingAttempt, moderationAttempt } from '../media/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
-import { newId, SerialTimer } from '../util/index.ts';
+import { newId, RepeatedFailure, SerialTimer } from '../util/index.ts';
 import { callBodyOfLine, EMBEDDINGS_ENDPOINT, isMediaEndpoint } from './format-of-endpoint.ts';
 import { failedLineResponse } from './failed-line-response.ts';
 import { countLines, finishBatch, lineRequestId } from './finish-batch.ts';
@@ -40,6 +40,8 @@ export class BatchExecutor {
     () => this.tick(),
     (error) => this.deps.log.error('batch executor: looking for work failed', { error: String(error) }),
   );
+  /** Looking for work fails at every poll while the database is away: logged once a minute, not every 500 ms. */
+  private readonly pollFailures = new RepeatedFailure();
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly renewedAt = new Map<string, number>();
@@ -92,8 +94,10 @@ export class BatchExecutor {
           .finally(() => this.running.delete(batch.id));
         this.running.set(batch.id, run);
       }
+      const failures = this.pollFailures.succeeded();
+      if (failures > 0) this.deps.log.info('batch executor: looking for work again', { failures });
     } catch (error) {
-      this.deps.log.error('batch executor: looking for work failed', { error: String(error) });
+      if (this.pollFailures.failed()) this.deps.log.error('batch executor: looking for work failed (logged once a minute while it fails)', { error: String(error), failures: this.pollFailures.count });
     }
     return POLL_MS;
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toGatewayError } from '../errors/index.ts';
-import { createTurns, SerialTimer } from '../util/index.ts';
+import { createTurns, RepeatedFailure, SerialTimer } from '../util/index.ts';
 import { oldestAlive } from '../media/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { advanceJob, endJob } from './advance-job.ts';
@@ -28,6 +28,8 @@ export class JobRunner {
     () => this.tick(),
     (error) => this.ctx.log.error('media jobs: looking for work failed', { error: String(error) }),
   );
+  /** Looking for work fails at every look while the database is away: logged once a minute. */
+  private readonly lookFailures = new RepeatedFailure();
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly running = new Map<string, Promise<void>>();
@@ -85,8 +87,10 @@ export class JobRunner {
       }
       // Jobs this instance submitted hold their lease from the start: not claimable, so start them here.
       for (const id of this.ctx.holds.keys()) if (!this.running.has(id) && !this.ctx.submitting.has(id)) this.run(id);
+      const failures = this.lookFailures.succeeded();
+      if (failures > 0) this.ctx.log.info('media jobs: looking for work again', { failures });
     } catch (error) {
-      this.ctx.log.error('media jobs: looking for work failed', { error: String(error) });
+      if (this.lookFailures.failed()) this.ctx.log.error('media jobs: looking for work failed (logged once a minute while it fails)', { error: String(error), failures: this.lookFailures.count });
     }
     return Math.min(LOOK_MS * 4, config.leaseMs / 3);
   }

@@ -15,6 +15,7 @@ export { FILE_MODE, ensurePrivateDir, securePrivateTree } from './private-files.
 export { readLogLines, type LogLine } from './read-log-lines.ts';
 export { andThen, isPromise, type MaybePromise } from './maybe-promise.ts';
 export { SerialTimer } from './serial-timer.ts';
+export { RepeatedFailure } from './repeated-failure.ts';
 export { withField, setOwn } from './with-field.ts';
 export { reportedCount } from './reported-count.ts';
 export { terminalText } from './terminal-text.ts';

@@ -184,9 +184,17 @@ describe('one instance loses PostgreSQL', () => {
     }
     await expect.poll(() => healthOf(a), { timeout: 15_000, interval: 200 }).toEqual(UP);
     // The same while cut (refused and reset connections) with the pool idle.
+    const [outMark, errMark] = [a.stdout().length, a.stderr().length];
+    const logsSinceCut = () => a.stdout().slice(outMark) + a.stderr().slice(errMark);
+    const count = (text: string, line: string) => text.split(line).length - 1;
     proxy.cut();
     try {
       await expect.poll(() => healthOf(a), { timeout: 30_000, interval: 250 }).toEqual(AWAY);
+      // Two heartbeats (5 s apart) missed: the batch executor polled about ten times meanwhile, the
+      // media jobs some five; each says so once (before: one error line per poll, ~2 a second).
+      await expect.poll(() => count(logsSinceCut(), 'did not answer the heartbeat'), { timeout: 20_000, interval: 250 }).toBeGreaterThanOrEqual(2);
+      expect(count(logsSinceCut(), 'batch executor: looking for work failed')).toBeLessThanOrEqual(1);
+      expect(count(logsSinceCut(), 'media jobs: looking for work failed')).toBeLessThanOrEqual(1);
     } finally {
       proxy.restore();
     }
