@@ -28,8 +28,8 @@ const heavyChunks = () =>
     .readdirSync(DIST)
     .filter((name) => name.endsWith('.mjs') && /^\/\/#region (src\/server\/|src\/app\/|plugins\/)/m.test(fs.readFileSync(path.join(DIST, name), 'utf8')))
     .map((name) => path.join(DIST, name));
-/** The packages only the server, the TUI or PostgreSQL need. */
-const HEAVY_PACKAGES = /\/node_modules\/(h3|srvx|listhen|prom-client|busboy|@opentelemetry\/[^/]+|pg|undici|ink|react)\//;
+/** The packages only the server, the TUI, PostgreSQL or an upstream call (undici; Smithy's event streams, Bedrock's framing) need. */
+const HEAVY_PACKAGES = /\/node_modules\/(h3|srvx|listhen|prom-client|busboy|@opentelemetry\/[^/]+|pg|undici|@smithy\/[^/]+|@aws-crypto\/[^/]+|ink|react)\//;
 
 const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
 const dataDir = path.join(dir, 'data');
@@ -57,7 +57,7 @@ describe('what a CLI command loads', () => {
     expect(created.exitCode, String(created.stderr)).toBe(0);
   });
 
-  it.each(['keys ls', 'accounts ls', 'media ls', 'usage', 'accounts credits start@example.com --add 1'])('`gateway %s` on a data dir loads neither the server, nor a plugin, nor pg or undici', async (command) => {
+  it.each(['keys ls', 'accounts ls', 'media ls', 'usage', 'accounts credits start@example.com --add 1'])('`gateway %s` on a data dir loads neither the server, nor a plugin, nor pg, undici or Smithy', async (command) => {
     expect((await heavyLoads(command.split(' '))).heavy).toEqual([]);
   });
 
