@@ -81,21 +81,19 @@ describe("the SDKs' tool runners through the gateway", () => {
     it.each([false, true])('anthropic beta.messages.toolRunner with a betaZodTool (stream: %s)', async (stream) => {
       const tool = betaZodTool({ name: 'lookup', description: 'Weather of a city', inputSchema: z.object({ city: z.string() }), run: lookup });
       // The runner threads its turns (beta message-threads-2026-08-12: each continue sends only the new messages, without
-      // system and tools). A converted route refuses the thread as Anthropic refuses a request it cannot thread, and the
-      // runner goes on unthreaded; on the Messages passthrough the fake holds no threads and the gateway does not yet hand
-      // its error's details back (notes: reach8), so that runner is unthreaded from the start.
-      const thread = model === 'ant/claude-up' ? { thread: false as const } : {};
-      const params = { model, max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'Weather in Paris, twice?' }], tools: [tool], ...thread };
+      // system and tools). A converted route refuses the thread as Anthropic refuses a request it cannot thread; the
+      // Messages fake holds no threads and says so, and the gateway hands its error's details back. Either way the
+      // runner goes on unthreaded, with the whole history.
+      const params = { model, max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'Weather in Paris, twice?' }], tools: [tool] };
       const runner = stream ? anthropic.beta.messages.toolRunner({ ...params, stream: true }) : anthropic.beta.messages.toolRunner(params);
       const final = await runner.runUntilDone();
       expect(rejections()).toEqual([]);
       expect(ran).toEqual(['Paris', 'Paris']);
       expect(final.stop_reason).toBe('end_turn');
-      if (model !== 'ant/claude-up') {
-        // The first turn asked for a thread and was refused with Anthropic's thread_unsupported_request; every later turn went whole.
-        const bodies = (fakeOf(model).requests as Array<{ json?: Record<string, unknown> }>).map((r) => JSON.stringify(r.json));
-        expect(bodies.at(-1)).toContain('Weather in Paris, twice?');
-      }
+      // The first turn asked for a thread and was refused with Anthropic's thread_unsupported_request; every later turn went whole.
+      const bodies = (fakeOf(model).requests as Array<{ json?: Record<string, unknown> }>).map((r) => JSON.stringify(r.json));
+      expect(bodies.at(-1)).toContain('Weather in Paris, twice?');
+      if (model === 'ant/claude-up') expect(bodies.filter((body) => body.includes('"thread"'))).toHaveLength(1);
       expect(final.content.filter((block) => block.type === 'text').map((block) => (block as { text: string }).text).join('')).toBe(FINAL);
     });
   });
