@@ -7,9 +7,8 @@
  * on Responses, the run's history on Chat). Tracing is off (it would export to OpenAI).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake, type ToolPick } from '../helpers/strict-fakes.ts';
+import { startFourUpstreams, type FourUpstreams } from '../helpers/four-upstreams.ts';
+import type { ToolPick } from '../helpers/strict-fakes.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 const FINAL = 'Done: the file is written.';
@@ -24,11 +23,7 @@ const pick = (names: string[]): ToolPick | undefined => {
 const MODELS = ['oc/o4-mini', 'or/gpt-5', 'ant/claude-up', 'google/gemini-2.5-flash'];
 
 describe('the OpenAI Agents SDK through the gateway', () => {
-  let chat: StrictFake;
-  let responses: StrictFake;
-  let messages: StrictFake;
-  let gemini: GeminiFake;
-  let gw: SpawnedGateway;
+  let up: FourUpstreams;
   let sdk: any;
   let z: any;
   /** The bodies the SDK sent the gateway. */
@@ -36,21 +31,7 @@ describe('the OpenAI Agents SDK through the gateway', () => {
 
   beforeAll(async () => {
     await ensureTestClients();
-    const options = { pick, toolTurns: 2 } as const;
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
-    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, toolTurns: 2, finalText: FINAL });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          google: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
-        },
-      },
-    });
+    up = await startFourUpstreams({ pick, toolTurns: 2, reasoningOpenAI: true });
     process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
     sdk = await clientModule('@openai/agents');
     z = await clientModule('zod');
@@ -60,21 +41,17 @@ describe('the OpenAI Agents SDK through the gateway', () => {
       if (typeof init?.body === 'string') sent.push(JSON.parse(init.body));
       return fetch(url, init as RequestInit);
     };
-    sdk.setDefaultOpenAIClient(new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, fetch: record }));
+    sdk.setDefaultOpenAIClient(new OpenAI({ baseURL: `${up.gateway.url}/v1`, apiKey: up.gateway.key, maxRetries: 0, fetch: record }));
   }, 900_000);
   afterAll(async () => {
     sdk?.setOpenAIAPI('responses');
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
+    await up?.close();
   });
 
-  const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];
-  const upstreamBodies = () => [...chat.requests, ...responses.requests, ...messages.requests, ...gemini.requests].map((r) => JSON.stringify(r.json));
+  const rejections = () => up.rejections();
+  const upstreamBodies = () => [up.chat, up.responses, up.messages, up.gemini].flatMap((fake) => fake.requests).map((r) => JSON.stringify(r.json));
   beforeEach(() => {
-    for (const fake of [chat, responses, messages, gemini]) {
-      fake.rejections.length = 0;
-      fake.requests.length = 0;
-    }
+    up.reset();
     sent.length = 0;
   });
 
@@ -88,7 +65,7 @@ describe('the OpenAI Agents SDK through the gateway', () => {
     const session = new sdk.OpenAIResponsesCompactionSession({ model: 'gpt-5', shouldTriggerCompaction: () => true });
     const first = await sdk.run(weatherAgent('gpt-5'), 'Weather in Paris, twice?', { session });
     expect(first.finalOutput).toBe(FINAL);
-    expect(responses.requests.some((r) => r.path.endsWith('/responses/compact'))).toBe(true);
+    expect(up.responses.requests.some((r) => r.path.endsWith('/responses/compact'))).toBe(true);
     const items = await session.getItems();
     expect(items.some((item: any) => item.type === 'compaction')).toBe(true);
     const second = await sdk.run(weatherAgent('gpt-5'), 'And tomorrow?', { session });

@@ -10,57 +10,34 @@ import OpenAI from 'openai';
 import { zodFunction } from 'openai/helpers/zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake, type ToolPick } from '../helpers/strict-fakes.ts';
+import { startFourUpstreams, type FourUpstreams } from '../helpers/four-upstreams.ts';
+import type { ToolPick } from '../helpers/strict-fakes.ts';
 
 const FINAL = 'Done: the file is written.';
 const pick = (names: string[]): ToolPick | undefined => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
 const MODELS = ['oc/gpt-4.1', 'or/gpt-4.1', 'ant/claude-up', 'google/gemini-2.5-flash'];
 
 describe("the SDKs' tool runners through the gateway", () => {
-  let chat: StrictFake;
-  let responses: StrictFake;
-  let messages: StrictFake;
-  let gemini: GeminiFake;
-  let gw: SpawnedGateway;
+  let up: FourUpstreams;
   let openai: OpenAI;
   let anthropic: Anthropic;
   const ran: string[] = [];
 
   beforeAll(async () => {
-    const options = { pick, toolTurns: 2 };
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4.1': { maxOutput: 32768, reasoning: false } }, ...options });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-4.1': { maxOutput: 32768, reasoning: false } }, ...options });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
-    gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, toolTurns: 2, finalText: FINAL });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4.1'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          google: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
-        },
-      },
-    });
-    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
-    anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+    up = await startFourUpstreams({ pick, toolTurns: 2, reasoningOpenAI: false });
+    openai = new OpenAI({ baseURL: `${up.gateway.url}/v1`, apiKey: up.gateway.key, maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: up.gateway.url, apiKey: up.gateway.key, maxRetries: 0 });
   }, 120_000);
   afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
+    await up?.close();
   });
-  const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];
+  const rejections = () => up.rejections();
   beforeEach(() => {
-    for (const fake of [chat, responses, messages, gemini]) {
-      fake.rejections.length = 0;
-      fake.requests.length = 0;
-    }
+    up.reset();
     ran.length = 0;
   });
 
-  const fakeOf = (model: string) => ({ oc: chat, or: responses, ant: messages, google: gemini })[model.split('/')[0] as 'oc']!;
+  const fakeOf = (model: string) => [up.chat, up.responses, up.messages, up.gemini][MODELS.indexOf(model)]!;
   const lookup = async ({ city }: { city: string }) => {
     ran.push(city);
     return `18°C in ${city}`;
