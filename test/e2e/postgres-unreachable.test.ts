@@ -270,8 +270,12 @@ describe('one instance loses PostgreSQL', () => {
       // The server ends the waiting statement itself (statement_timeout); before, it kept waiting
       // and, once the row was free, took a hold for a request already answered 503.
       const waiting = async () =>
-        (await locker.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and query like '%gw_reserve%' and state = 'active' and pid <> pg_backend_pid()")).rows[0].n;
-      await expect.poll(waiting, { timeout: 10_000, interval: 200 }).toBe(0);
+        (
+          await locker.query<{ query: string }>(
+            "select left(query, 60) as query, state, wait_event_type, now() - query_start as running from pg_stat_activity where datname = current_database() and query like '%gw_reserve%' and state = 'active' and pid <> pg_backend_pid()",
+          )
+        ).rows;
+      await expect.poll(waiting, { timeout: 15_000, interval: 200 }).toEqual([]);
     } finally {
       await locker.query('rollback').catch(() => undefined);
       await locker.end();
