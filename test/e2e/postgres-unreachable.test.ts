@@ -268,11 +268,13 @@ describe('one instance loses PostgreSQL', () => {
       const refused = await chat(a, limitedKey);
       expect(refused.status).toBe(503);
       // The server ends the waiting statement itself (statement_timeout); before, it kept waiting
-      // and, once the row was free, took a hold for a request already answered 503.
+      // and, once the row was free, took a hold for a request already answered 503. Only a
+      // statement waiting on the row's lock counts: a backend of an earlier case's dropped
+      // connection can show as active on its reply (ClientWrite) without waiting for anything.
       const waiting = async () =>
         (
           await locker.query<{ query: string }>(
-            "select left(query, 60) as query, state, wait_event_type, now() - query_start as running from pg_stat_activity where datname = current_database() and query like '%gw_reserve%' and state = 'active' and pid <> pg_backend_pid()",
+            "select left(query, 60) as query, state, wait_event_type, now() - query_start as running from pg_stat_activity where datname = current_database() and query like '%gw_reserve%' and state = 'active' and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
           )
         ).rows;
       await expect.poll(waiting, { timeout: 15_000, interval: 200 }).toEqual([]);
