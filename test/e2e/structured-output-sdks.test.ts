@@ -110,6 +110,10 @@ describe('structured output through the official SDK helpers', () => {
       clean();
       expect(parsed.parsed_output).toEqual(EXPECTED);
       expect(parsed.stop_reason).toBe('end_turn');
+      // Anthropic constrains the answer to the schema; an OpenAI upstream is asked for the same (the schema fits strict mode).
+      const sent = fake.requests[0]!.json as Record<string, any>;
+      if (model === 'oc/gpt-4.1') expect(sent.response_format.json_schema.strict).toBe(true);
+      if (model === 'or/gpt-4.1') expect(sent.text.format.strict).toBe(true);
       const streamed = await anthropic.messages.stream(params).finalMessage();
       clean();
       expect(streamed.parsed_output).toEqual(EXPECTED);

@@ -1,7 +1,7 @@
 import { validationError } from '../../errors/index.ts';
 import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openAIEffortFor, openAIToolStrict, openaiUser } from '../shared/index.ts';
+import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openAIEffortFor, openAIStrict, openaiUser } from '../shared/index.ts';
 import { encodeChatMessages } from './encode-messages.ts';
 
 /** Encoder options; `assistantReasoning` is Chat-specific and optional. */
@@ -63,7 +63,7 @@ export function encodeTool(tool: ToolDefinition): Record<string, unknown> {
   const fn: Record<string, unknown> = { name: tool.name };
   put(fn, 'description', tool.description);
   put(fn, 'parameters', tool.parameters);
-  put(fn, 'strict', openAIToolStrict(tool.strict, tool.parameters));
+  put(fn, 'strict', openAIStrict(tool.strict, tool.parameters));
   return { type: 'function', function: fn };
 }
 
@@ -85,6 +85,6 @@ function encodeResponseFormat(format: ResponseFormat): Record<string, unknown> {
   const spec: Record<string, unknown> = { name: format.name ?? 'response' };
   put(spec, 'description', format.description);
   put(spec, 'schema', format.schema);
-  put(spec, 'strict', format.strict);
+  put(spec, 'strict', openAIStrict(format.strict, format.schema));
   return { type: 'json_schema', json_schema: spec };
 }

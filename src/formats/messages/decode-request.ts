@@ -146,7 +146,8 @@ function decodeThinking(value: unknown, outputConfig: Record<string, unknown> | 
 function decodeOutputFormat(outputConfig: Record<string, unknown> | undefined, check: FieldChecker): ResponseFormat | undefined {
   const format = outputConfig && check.record(outputConfig.format, 'output_config.format');
   if (!format || format.type !== 'json_schema') return undefined;
-  const out: ResponseFormat = { type: 'json_schema' };
+  // Anthropic constrains the answer to the schema: strict, where the upstream can be (openAIStrict).
+  const out: ResponseFormat = { type: 'json_schema', strict: true };
   set(out, 'schema', check.record(format.schema, 'output_config.format.schema'));
   return out;
 }

@@ -1,10 +1,10 @@
 import { validationError } from '../../errors/index.ts';
-import type { ChatRequest } from '../../ir/index.ts';
+import type { ChatRequest, ResponseFormat } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
 import { encodeInput, encodeInputPart, type ForeignReasoning } from './encode-input.ts';
 import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools } from './encode-settings.ts';
 import { encodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
-import { openAIToolStrict, openaiUser } from '../shared/index.ts';
+import { openAIStrict, openaiUser } from '../shared/index.ts';
 
 /** Encoder options; `foreignReasoning` is Responses-specific and optional. */
 export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
@@ -48,7 +48,7 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (request.promptCacheOptions !== undefined) body.prompt_cache_options = request.promptCacheOptions;
 
   // Strict only where OpenAI's strict mode takes the schema (the response object echoes the client's own).
-  const tools = encodeTools(request.tools?.map((tool) => ({ ...tool, strict: openAIToolStrict(tool.strict, tool.parameters) })), hostedTools);
+  const tools = encodeTools(request.tools?.map((tool) => ({ ...tool, strict: openAIStrict(tool.strict, tool.parameters) })), hostedTools);
   // A client of another format asked for a hosted web search: the Responses tool runs it.
   if (request.webSearch && !tools.some((tool) => isWebSearchToolType(tool.type))) {
     tools.push(encodeWebSearchTool(request.webSearch));
@@ -74,7 +74,12 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   const given = typeof textRest === 'object' && textRest !== null ? (textRest as Record<string, unknown>) : undefined;
   // A Chat client's top-level verbosity is Responses' text.verbosity.
   const rest = request.verbosity !== undefined ? { ...given, verbosity: request.verbosity } : given;
-  if (request.responseFormat) body.text = { ...rest, format: encodeTextFormat(request.responseFormat) };
+  if (request.responseFormat) body.text = { ...rest, format: encodeTextFormat(upstreamFormat(request.responseFormat)) };
   else if (rest) body.text = rest;
   return body;
+}
+
+/** A json_schema format strict only where OpenAI's strict mode takes its schema (the response object echoes the client's own). */
+function upstreamFormat(format: ResponseFormat): ResponseFormat {
+  return format.type === 'json_schema' && format.strict === true ? { ...format, strict: openAIStrict(true, format.schema) } : format;
 }

@@ -1,6 +1,6 @@
 export { markerOfBreakpoint } from './cache-breakpoint.ts';
 export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined } from './json.ts';
-export { closeObjectSchemas, meetsOpenAIStrict, openAIToolStrict } from './json-schema-objects.ts';
+export { closeObjectSchemas, meetsOpenAIStrict, openAIStrict } from './json-schema-objects.ts';
 export { argumentsForClient, parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
 export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64, decodeBase64, standardBase64 } from './data-url.ts';
 export { sanitizeToolId, shortToolName } from './sanitize-tool-id.ts';

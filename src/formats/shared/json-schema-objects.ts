@@ -52,11 +52,11 @@ export function meetsOpenAIStrict(schema: Schema): boolean {
 }
 
 /**
- * A tool's `strict` for an OpenAI upstream: true only when its schema meets OpenAI's strict mode.
- * Anthropic's strict tools may leave properties optional, which OpenAI refuses in strict mode (a
- * 400 for a request Anthropic takes); such a tool goes non-strict and the client still checks
- * the arguments it gets.
+ * A tool's or a response format's `strict` for an OpenAI upstream: true only when its schema meets
+ * OpenAI's strict mode. Anthropic's strict tools may leave properties optional, which OpenAI
+ * refuses in strict mode (a 400 for a request Anthropic takes); such a schema goes non-strict and
+ * the client still checks what it gets.
  */
-export function openAIToolStrict(strict: boolean | undefined, parameters: Schema | undefined): boolean | undefined {
+export function openAIStrict(strict: boolean | undefined, parameters: Schema | undefined): boolean | undefined {
   return strict === true && !meetsOpenAIStrict(parameters ?? {}) ? false : strict;
 }

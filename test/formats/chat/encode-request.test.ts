@@ -72,13 +72,13 @@ describe('chat encodeRequest', () => {
       base({
         tools: [{ name: 'now' }],
         toolChoice: { type: 'tool', name: 'now' },
-        responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
+        responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object', additionalProperties: false }, strict: true },
       }),
       { upstreamModel: 'gpt-4o' },
     );
     expect(body.tools).toEqual([{ type: 'function', function: { name: 'now' } }]);
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'now' } });
-    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object' }, strict: true } });
+    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', additionalProperties: false }, strict: true } });
   });
 
   it('turns a Messages request into Chat: N tool_result blocks → N tool messages, images after them', () => {

@@ -108,7 +108,8 @@ describe('messages decodeRequest', () => {
       output_config: { effort: 'high', format: { type: 'json_schema', schema: { type: 'object' } } },
     });
     expect(decoded.reasoning).toEqual({ enabled: true, effort: 'high' });
-    expect(decoded.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' } });
+    // Anthropic's structured output is constrained: strict where the upstream can be.
+    expect(decoded.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' }, strict: true });
   });
 
   it('keeps a system message inside messages in its place (Claude Code, beta mid-conversation-system)', () => {

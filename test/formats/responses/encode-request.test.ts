@@ -178,7 +178,7 @@ describe('responses encodeRequest', () => {
         tools: [{ name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } }, { name: 'g', strict: true }],
         toolChoice: { type: 'tool', name: 'f' },
         reasoning: { enabled: true, budgetTokens: 3000, summary: 'auto' },
-        responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
+        responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object', additionalProperties: false }, strict: true },
       },
       options,
     );
@@ -192,7 +192,7 @@ describe('responses encodeRequest', () => {
       parallel_tool_calls: false,
       tool_choice: { type: 'function', name: 'f' },
       reasoning: { effort: 'medium', summary: 'auto' },
-      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true } },
+      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object', additionalProperties: false }, strict: true } },
       tools: [
         { type: 'function', name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: false },
         { type: 'function', name: 'g', description: null, parameters: { type: 'object', properties: {} }, strict: true },
