@@ -1,7 +1,7 @@
 // AWS event-stream framing (`application/vnd.amazon.eventstream`): length-prefixed binary
 // messages with typed headers and CRC32 checksums of the prelude and of the whole message.
-// The codec is Smithy's (the AWS SDK's own, from the plugin kit); this file only cuts bytes at message boundaries.
-import { EVENT_STREAM_MAX_MESSAGE as MAX_MESSAGE, EVENT_STREAM_PRELUDE as PRELUDE, EVENT_STREAM_TRAILER as TRAILER, eventStreamCodec as codec } from 'gateway/plugin-kit';
+// The codec and the cut at message boundaries come from the plugin kit (Smithy's, the AWS SDK's own); this file reads Bedrock's messages.
+import { eventStreamCodec as codec, splitEventStream, type EventStreamMessage } from 'gateway/plugin-kit';
 import type { FrameReader, FrameWriter, StreamFraming, WireRecord } from 'gateway/plugin-kit';
 
 /** One decoded message: its `:message-type`, `:event-type` or `:exception-type`, and its payload text. */
@@ -27,21 +27,11 @@ export class EventStreamSplitter {
   push(chunk: Uint8Array): SplitResult {
     if (this.broken) return { messages: [], bytes: Buffer.alloc(0) };
     const bytes = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
-    const messages: EventMessage[] = [];
-    let at = 0;
-    while (bytes.length - at >= PRELUDE) {
-      const total = bytes.readUInt32BE(at);
-      if (total < PRELUDE + TRAILER || total > MAX_MESSAGE) return this.fail(messages, bytes.subarray(0, at), `an event-stream message claims ${total} bytes`);
-      if (bytes.length - at < total) break;
-      try {
-        messages.push(readMessage(codec.decode(bytes.subarray(at, at + total))));
-      } catch (error) {
-        return this.fail(messages, bytes.subarray(0, at), (error as Error).message);
-      }
-      at += total;
-    }
-    this.pending = bytes.subarray(at);
-    return { messages, bytes: bytes.subarray(0, at) };
+    const split = splitEventStream(bytes);
+    const messages = split.messages.map(readMessage);
+    if (split.error !== undefined) return this.fail(messages, bytes.subarray(0, split.end), split.error);
+    this.pending = bytes.subarray(split.end);
+    return { messages, bytes: bytes.subarray(0, split.end) };
   }
 
   private fail(messages: EventMessage[], bytes: Buffer, reason: string): SplitResult {
@@ -59,12 +49,12 @@ export class BadFrameError extends Error {
   }
 }
 
-function header(message: ReturnType<typeof codec.decode>, name: string): string | undefined {
+function header(message: EventStreamMessage, name: string): string | undefined {
   const value = message.headers[name];
   return value && value.type === 'string' ? value.value : undefined;
 }
 
-function readMessage(message: ReturnType<typeof codec.decode>): EventMessage {
+function readMessage(message: EventStreamMessage): EventMessage {
   const type = header(message, ':message-type') ?? 'event';
   const payload = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength).toString('utf8');
   if (type === 'exception') return { messageType: 'exception', name: header(message, ':exception-type') ?? 'exception', payload };

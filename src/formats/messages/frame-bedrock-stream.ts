@@ -1,6 +1,6 @@
 // Bedrock's InvokeModelWithResponseStream answer: AWS's binary event-stream, each message a
 // `chunk` event whose JSON payload carries one Messages stream event, base64, in `bytes`.
-import { EVENT_STREAM_MAX_MESSAGE, EVENT_STREAM_PRELUDE, EVENT_STREAM_TRAILER, eventStreamCodec as codec } from '../shared/index.ts';
+import { eventStreamCodec as codec, splitEventStream, type EventStreamMessage } from '../shared/index.ts';
 import type { FrameReader, FrameWriter, StreamFraming, WireRecord } from '../types.ts';
 
 const CHUNK_HEADERS = {
@@ -54,7 +54,7 @@ const WRITER: FrameWriter = {
 };
 
 /** The Messages event of one chunk message (its `type` as the record's event), the error event of an exception; undefined for any other message. */
-function recordOf(message: ReturnType<typeof codec.decode>): WireRecord | undefined {
+function recordOf(message: EventStreamMessage): WireRecord | undefined {
   const text = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength).toString('utf8');
   if (message.headers[':message-type']?.value === 'exception') {
     const exception = JSON.parse(text) as { message?: unknown; error_event?: unknown };
@@ -76,19 +76,16 @@ class BedrockStreamReader implements FrameReader {
 
   push(chunk: Uint8Array): Buffer {
     const bytes = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    const { messages, end, error } = splitEventStream(bytes);
+    if (error !== undefined) throw new Error(error);
     const records: WireRecord[] = [];
-    let at = 0;
-    while (bytes.length - at >= EVENT_STREAM_PRELUDE) {
-      const total = bytes.readUInt32BE(at);
-      if (total < EVENT_STREAM_PRELUDE + EVENT_STREAM_TRAILER || total > EVENT_STREAM_MAX_MESSAGE) throw new Error(`an event-stream message claims ${total} bytes`);
-      if (bytes.length - at < total) break;
-      const record = recordOf(codec.decode(bytes.subarray(at, at + total)));
+    for (const message of messages) {
+      const record = recordOf(message);
       if (record) records.push(record);
-      at += total;
     }
-    this.pending = bytes.subarray(at);
+    this.pending = bytes.subarray(end);
     this.records = records;
-    return bytes.subarray(0, at);
+    return bytes.subarray(0, end);
   }
 
   end(): WireRecord[] {

@@ -28,7 +28,32 @@ export const eventStreamCodec: Pick<EventStreamCodec, keyof EventStreamCodec> = 
 };
 
 /** Prelude (total length, headers length, prelude CRC) and the trailing message CRC, in bytes. */
-export const EVENT_STREAM_PRELUDE = 12;
-export const EVENT_STREAM_TRAILER = 4;
+const PRELUDE = 12;
+const TRAILER = 4;
 /** A message larger than this is no cloud's (Bedrock's chunks are a few kB): refused rather than buffered. */
-export const EVENT_STREAM_MAX_MESSAGE = 16 * 1024 * 1024;
+const MAX_MESSAGE = 16 * 1024 * 1024;
+
+/** One decoded event-stream message: its headers and its body. */
+export type EventStreamMessage = ReturnType<EventStreamCodec['decode']>;
+
+/**
+ * The whole messages at the start of `bytes`, decoded, and where they end (`end`: the rest is a
+ * message still arriving). `error` says why the frame at `end` cannot be read (an absurd length,
+ * a checksum that fails): nothing after it can be.
+ */
+export function splitEventStream(bytes: Buffer): { messages: EventStreamMessage[]; end: number; error?: string } {
+  const messages: EventStreamMessage[] = [];
+  let at = 0;
+  while (bytes.length - at >= PRELUDE) {
+    const total = bytes.readUInt32BE(at);
+    if (total < PRELUDE + TRAILER || total > MAX_MESSAGE) return { messages, end: at, error: `an event-stream message claims ${total} bytes` };
+    if (bytes.length - at < total) break;
+    try {
+      messages.push(eventStreamCodec.decode(bytes.subarray(at, at + total)));
+    } catch (error) {
+      return { messages, end: at, error: (error as Error).message };
+    }
+    at += total;
+  }
+  return { messages, end: at };
+}
