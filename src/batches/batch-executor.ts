@@ -129,13 +129,7 @@ export class BatchExecutor {
     await Promise.allSettled(ids.map((id) => this.deps.store.batches.release(id, this.instanceId)));
   }
 
-  private knownModel = (model: string): boolean => {
-    try {
-      return this.deps.registry.resolve(model).candidates.length > 0;
-    } catch {
-      return false;
-    }
-  };
+  private knownModel = (model: string): boolean => this.deps.registry.serves(model);
 
   private async process(claimed: BatchRecord): Promise<void> {
     const { store, clock } = this.deps;

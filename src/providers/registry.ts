@@ -146,6 +146,15 @@ export class ProviderRegistry {
     return bare;
   }
 
+  /** True when a request for `requested` has somewhere to go (`resolve` finds candidates). */
+  serves(requested: string): boolean {
+    try {
+      return this.resolve(requested).candidates.length > 0;
+    } catch {
+      return false;
+    }
+  }
+
   /** A model of a `*` provider, described once per id (the cache is bounded: ids come from clients). */
   private wildcardModel(fullId: string, provider: Provider, upstreamId: string): Resolution {
     let resolved = this.wildcards.get(fullId);

@@ -45,16 +45,8 @@ function servedTarget(deps: ServerDeps, target: RouteTarget): RouteTarget {
 
 /** `model`, else the first of its other spellings the gateway serves (a cloud's id), else `model` (refused later as unknown). */
 export function servedModel(deps: ServerDeps, model: string, others: readonly string[] | undefined): string {
-  if (!others || others.length === 0 || serves(deps, model)) return model;
-  return others.find((id) => serves(deps, id)) ?? model;
-}
-
-function serves(deps: ServerDeps, id: string): boolean {
-  try {
-    return deps.registry.resolve(id).candidates.length > 0;
-  } catch {
-    return false;
-  }
+  if (!others || others.length === 0 || deps.registry.serves(model)) return model;
+  return others.find((id) => deps.registry.serves(id)) ?? model;
 }
 
 /** How a path route changes the body before anything reads it (FormatRoute.shapeBody: a cloud path's Messages body); undefined for most routes. */
