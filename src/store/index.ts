@@ -37,7 +37,7 @@ export { reportStoreOpening } from './report-store-opening.ts';
 export { EmailTakenError, isEmailTakenError } from './email-taken.ts';
 export { StorageHealth, recordNotWritten, type StorageState } from './storage-health.ts';
 export { PostgresStore, PostgresStoreError, isPostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';
-export { databaseUnavailable, isDatabaseUnreachable } from './postgres/index.ts';
+export { databaseUnavailable, failedBeforeSending, isDatabaseUnreachable } from './postgres/index.ts';
 export { countDataDir } from './count-data-dir.ts';
 export { readInstanceId } from './data-dir.ts';
 export { describeServiceUrl } from './describe-url.ts';

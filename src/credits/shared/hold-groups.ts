@@ -1,4 +1,4 @@
-import type { CreditsRepo, HoldOutcome, HoldRequest } from '../../store/index.ts';
+import { failedBeforeSending, type CreditsRepo, type HoldOutcome, type HoldRequest } from '../../store/index.ts';
 
 /**
  * How long the hold of an admission whose call failed is given back again at each heartbeat:
@@ -9,12 +9,6 @@ import type { CreditsRepo, HoldOutcome, HoldRequest } from '../../store/index.ts
 export const ABANDONED_MS = 120_000;
 /** Holds waiting to be given back at most (past it, they wait for the sweep after this instance stops). */
 const MAX_GIVE_BACK = 10_000;
-
-/** Failures that happened before the call was sent (no connection): the database cannot have taken it. */
-function neverSent(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown };
-  return ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P03', '53300'].includes(String(e.code)) || /^timeout exceeded when trying to connect/.test(String(e.message));
-}
 
 /** Admissions asked of the database in natural groups: at once when none is on its way, else together with the others that wait. */
 export class HoldGroups {
@@ -73,7 +67,7 @@ export class HoldGroups {
         });
       } catch (error) {
         for (const g of group) {
-          if (!neverSent(error)) this.giveBackLater(g.request.requestId, ABANDONED_MS);
+          if (!failedBeforeSending(error)) this.giveBackLater(g.request.requestId, ABANDONED_MS);
           g.reject(error);
         }
       }

@@ -9,6 +9,16 @@ const UNAVAILABLE_SQLSTATE = new Set(['57P01', '57P02', '57P03', '53300']);
 /** The pg driver's own words for a connection that ended or never came (it gives them no code). */
 const PG_CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout)/;
 
+/** Of those, the codes and words of a connection that was never made: nothing was sent on it. */
+const NEVER_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P03', '53300']);
+const NEVER_CONNECTED_MESSAGE = /^timeout exceeded when trying to connect/;
+
+/** True when `error` says the call failed before it reached PostgreSQL (no connection was made), so the database cannot have taken it. */
+export function failedBeforeSending(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return NEVER_CONNECTED_CODES.has(String(e.code)) || NEVER_CONNECTED_MESSAGE.test(String(e.message));
+}
+
 /** True when `error` (or its cause) says PostgreSQL could not be reached, not that a query was wrong. */
 export function isDatabaseUnreachable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
