@@ -1,7 +1,7 @@
 import { GatewayError, toGatewayError, type RequestIds, isGatewayError } from '../errors/index.ts';
 import { framingOf, getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
 import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/index.ts';
-import { mapTransportError } from '../upstream/index.ts';
+import { classifyUpstreamError, mapTransportError } from '../upstream/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
@@ -17,6 +17,11 @@ export interface StreamEnd {
   responseId?: string;
   /** The upstream failure that ended the stream early (reported to the client as an error event). */
   failure?: GatewayError;
+  /**
+   * The error code of the error record the upstream itself ended its stream with, relayed as it
+   * came or converted (a refusal after the first byte: a context overflow, an overload).
+   */
+  upstreamError?: string;
 }
 
 export interface RelayOptions {
@@ -125,6 +130,10 @@ export class RecordRelay {
   private reported = false;
   private aborted = false;
   private failure: GatewayError | undefined;
+  /** A converted stream's error part (the upstream's own error record, decoded). */
+  private errorPart: string | undefined;
+  /** The record before the last of a passthrough's last chunk, whose finish the watch was not asked (`pass`). */
+  private beforeLast: SseRecord | undefined;
 
   constructor(
     private readonly options: RelayOptions,
@@ -279,7 +288,16 @@ export class RecordRelay {
       aborted: this.aborted,
       responseId: tapped?.id ?? this.responseId,
       failure: this.failure,
+      upstreamError: this.failure ? undefined : (this.errorPart ?? this.passedError()),
     });
+  }
+
+  /** The code of an error record a passthrough ended with: the record that ended the answer, read once. */
+  private passedError(): string | undefined {
+    if (!this.tap) return undefined;
+    const { ending } = this.watch;
+    const said = (ending && this.clientCodec.decodeStreamError(ending)) || (this.beforeLast && this.clientCodec.decodeStreamError(this.beforeLast));
+    return said ? classifyUpstreamError({ ...said, phase: 'mid-stream' }) : undefined;
   }
 
   private process(bytes: Buffer, records: SseRecord[]): RelayOutput | undefined {
@@ -315,6 +333,7 @@ export class RecordRelay {
     // A chunk that ends with the upstream's last record (a burst) says there that the answer
     // finished: its other records are not searched for a finish (a search of each chunk less).
     const finishes = records.length < 2 || !this.watch.completes(records[records.length - 1]);
+    if (!finishes) this.beforeLast = records[records.length - 2];
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
       const bad = this.watch.check(record, finishes);
@@ -421,6 +440,7 @@ export class RecordRelay {
         this.inputFromStart = part.usage?.inputTokens;
       } else if (part.type === 'end') this.finished = true;
       else if (part.type === 'tool-call-start' && this.options.toolNames) part = restoreToolName(part, this.options.toolNames);
+      else if (part.type === 'error') this.errorPart = part.error.code;
       if (this.onPart?.(part) === false) this.onPart = undefined;
       const records = encoder.encode(part);
       for (let j = 0; j < records.length; j += 1) out.push(records[j]);

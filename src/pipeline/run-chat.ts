@@ -379,7 +379,8 @@ function streamOutcome(
       if (end.failure?.retryable) router.breaker.recordFailure(model.id, end.failure);
       const settlement: Settlement = { model, usage: end.usage, estimated: end.estimated, aborted: end.aborted, responseId: end.responseId, routing };
       if (fallback) settlement.fallback = fallback;
-      if (end.failure) settlement.error = end.failure.code;
+      const error = end.failure?.code ?? end.upstreamError;
+      if (error !== undefined) settlement.error = error;
       exchange.onSettled?.(settlement);
       resolve(settlement);
     },

@@ -17,6 +17,13 @@ export interface StreamWatch {
   readonly finished: boolean;
   /** True once the last record the format sends went by (Chat: `[DONE]`); only the end of the body may follow. */
   readonly complete: boolean;
+  /**
+   * The record that ended the answer, when it went by: the last one the format said finished it
+   * (Chat's error or finish chunk), else the one that completed the stream (a Messages `error`,
+   * a Responses `response.failed`). Read once, at the end, to tell an answer the upstream ended
+   * with its own error record.
+   */
+  readonly ending: WireRecord | undefined;
 }
 
 function invalid(providerId: string): GatewayError {
@@ -28,6 +35,7 @@ function invalid(providerId: string): GatewayError {
 class Watch implements StreamWatch {
   finished = false;
   complete = false;
+  ending: WireRecord | undefined = undefined;
   private readonly terminal: FormatDefinition['terminal'];
 
   constructor(
@@ -48,8 +56,13 @@ class Watch implements StreamWatch {
     const end = this.complete ? undefined : this.terminal(record, (finishes && this.finishes) || !object);
     // A record the format names (Chat's `[DONE]`) may be bare text; any other must be one JSON object.
     if (!object && end === undefined) return invalid(this.providerId);
-    if (end === 'complete') this.finished = this.complete = true;
-    else if (end === 'finished') this.finished = true;
+    if (end === 'complete') {
+      this.finished = this.complete = true;
+      this.ending ??= record;
+    } else if (end === 'finished') {
+      this.finished = true;
+      this.ending = record;
+    }
     return undefined;
   }
 

@@ -54,7 +54,7 @@ function target(full = false): StreamTarget & { calls: string[]; drain: () => vo
 
 async function relay(
   pieces: Array<string | Buffer>,
-  options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses'; upstreamFormat?: 'chat' | 'responses' } = {},
+  options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses' | 'messages'; upstreamFormat?: 'chat' | 'responses' | 'messages' } = {},
 ) {
   const body = new Readable({ read() {} });
   const upstream = upstreamOf(body);
@@ -98,6 +98,7 @@ describe('the part tap only keeps a copy', () => {
     expect(out).toContain('[DONE]');
     expect(r.end()).toMatchObject({ aborted: false });
     expect(r.end()!.failure).toBeUndefined();
+    expect(r.end()!.upstreamError).toBeUndefined();
   });
 
   it('a RangeError while converting (an answer past what V8 can hold) is the gateway\'s, not the upstream\'s', async () => {
@@ -190,6 +191,48 @@ describe('relayStream pushed into a target', () => {
     expect(t.calls.join('')).toContain('event: error');
     expect(t.calls.join('')).toMatch(/event: error\n[^\n]*\n\nevent: response\.failed\n/);
     expect(numbers).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+});
+
+// The client's stream ends in the upstream's own refusal (here a context overflow after the first byte):
+// the request ended in an error, which observability records with its code (before, nothing: a success).
+describe('a stream the upstream ended with its own error record tells its code', () => {
+  const overflowed = { message: 'prompt is too long: 210000 tokens > 200000 maximum', type: 'invalid_request_error' };
+  const messagesStart = `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } })}\n\n`;
+  const messagesError = `event: error\ndata: ${JSON.stringify({ type: 'error', error: overflowed })}\n\n`;
+  const responsesStart = `event: response.created\ndata: ${JSON.stringify({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', model: 'm', output: [] } })}\n\n`;
+  const responsesFailed = `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: 1, response: { id: 'resp_1', object: 'response', status: 'failed', model: 'm', output: [], error: { code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' } } })}\n\n`;
+  const [role, x] = chatStream(['x']);
+  const chatError = `data: ${JSON.stringify({ error: { ...overflowed, code: 'context_length_exceeded' } })}\n\n`;
+
+  const ended = async (pieces: string[], options: Parameters<typeof relay>[1]) => {
+    const r = await relay([pieces[0]], options);
+    const t = target();
+    r.stream.pushTo(t);
+    for (const piece of pieces.slice(1)) r.body.push(piece);
+    r.body.push(null);
+    await t.ended;
+    return { end: r.end()!, out: t.calls.join('') };
+  };
+
+  it.each([
+    ['a Messages passthrough', [messagesStart, messagesError], { clientFormat: 'messages', upstreamFormat: 'messages' }],
+    ['a Responses passthrough', [responsesStart, responsesFailed], { clientFormat: 'responses', upstreamFormat: 'responses' }],
+    ['a Chat passthrough', [role, x, chatError], {}],
+    ['a Chat passthrough whose error and [DONE] come in one chunk', [role, x + chatError + 'data: [DONE]\n\n'], {}],
+    ['a Messages upstream converted for a Chat client', [messagesStart, messagesError], { clientFormat: 'chat', upstreamFormat: 'messages' }],
+    ['a Responses upstream converted for a Messages client', [responsesStart, responsesFailed], { clientFormat: 'messages', upstreamFormat: 'responses' }],
+  ] as const)('%s', async (_, pieces, options) => {
+    const { end, out } = await ended([...pieces], options);
+    expect(out).toMatch(/context window|too long/);
+    expect(end.failure).toBeUndefined();
+    expect(end.upstreamError).toBe('bad_request');
+  });
+
+  it('a stream that finished has none, in a burst too', async () => {
+    for (const pieces of [chatStream(['a', 'b']), [role, chatStream(['a', 'b']).slice(1).join('')]]) {
+      expect((await ended(pieces, {})).end.upstreamError).toBeUndefined();
+    }
   });
 });
 
