@@ -85,9 +85,10 @@ const LAST_USED_RESOLUTION_MS = 1000;
 
 /**
  * Notes when a key was last used. The store update is in memory and written by its batched
- * writer, never awaited here, so the request path does not wait on disk.
+ * writer, never awaited here, so the request path does not wait on disk. A write that fails is
+ * the store's to report (once, throttled while it lasts), not every request's.
  */
 function recordUse(deps: ServerDeps, key: AuthContext['key'], now: number): void {
   if (key.lastUsedAt != null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
-  void deps.store.keys.markUsed(key.id, now).catch((error: unknown) => deps.log.warn('recording a key use failed', { error: String(error) }));
+  void deps.store.keys.markUsed(key.id, now).catch(() => undefined);
 }

@@ -75,6 +75,7 @@ export interface KeysRepo {
   /**
    * Notes a key's last use (request path, never awaited there): applied to the cache at once,
    * written with the next batch (a database may coalesce these); moves `lastUsedAt` forward only.
+   * A failed write is reported by the store itself; the promise's rejection is only for callers that wait.
    */
   markUsed(id: string, at: number): Promise<void>;
 }

@@ -107,6 +107,10 @@ describe('one instance loses PostgreSQL', () => {
     // (Without a limit a chat request may still be admitted from a slice A leased before: docs/scale-out.md.)
     const refused = await chat(a, limitedKey);
     expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code, refused.headers.get('retry-after')]).toEqual([503, 'service_unavailable', '1']);
+    // Its first use (noted before the admission) could not be written: said once, by the store (the request said it again before).
+    const logs = () => a.stdout() + a.stderr();
+    await expect.poll(() => logs().includes('store: key uses could not be written to PostgreSQL'), { timeout: 10_000, interval: 100 }).toBe(true);
+    expect(logs()).not.toContain('recording a key use failed');
     // The tRPC procedures answer the same 503 (500 INTERNAL_SERVER_ERROR before), with the gateway's code.
     for (const p of procedures) {
       const res = await p.send();

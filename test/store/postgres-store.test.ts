@@ -301,4 +301,30 @@ describe('postgres store: key uses', () => {
       await fresh.drop();
     }
   });
+
+  // Every batch failed while the database was away, each said so (and the request that noted the use said it again).
+  it('a failure writing them is logged once while it lasts, and its end once', async () => {
+    const fresh = await createTestDatabase();
+    const lines: Array<[string, Record<string, unknown> | undefined]> = [];
+    try {
+      const store = await PostgresStore.open(fresh.url, { warn: (message, fields) => void lines.push([message, fields]) });
+      const account = anAccount();
+      await store.accounts.create(account);
+      const key = aKey(account.id);
+      await store.keys.create(key);
+      const query = store.pool.query.bind(store.pool) as (...args: unknown[]) => unknown;
+      let away = true;
+      (store.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) =>
+        away && String(args[0]).includes('last_used_at') ? Promise.reject(new Error('read ECONNRESET')) : query(...args);
+      for (let i = 1; i <= 3; i += 1) await expect(store.keys.markUsed(key.id, 1_800_000_000_000 + i)).rejects.toThrow('ECONNRESET');
+      expect(lines).toEqual([['store: key uses could not be written to PostgreSQL (logged once a minute while it fails)', { error: 'Error: read ECONNRESET', failures: 1 }]]);
+      away = false;
+      await store.keys.markUsed(key.id, 1_800_000_000_009);
+      await store.keys.markUsed(key.id, 1_800_000_000_010);
+      expect(lines.slice(1)).toEqual([['store: key uses written to PostgreSQL again', { failures: 3 }]]);
+      await store.close();
+    } finally {
+      await fresh.drop();
+    }
+  });
 });

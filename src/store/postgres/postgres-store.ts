@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { RepeatedFailure } from '../../util/index.ts';
 import { EmailTakenError } from '../email-taken.ts';
 import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
@@ -150,6 +151,8 @@ export class PostgresStore implements Store {
   /** Key uses not written yet (id → time): one statement for all of them every KEY_USES_BATCH_MS. */
   private usedKeys = new Map<string, number>();
   private usedBatch: { written: Promise<void>; sendNow: () => void } | undefined;
+  /** Every batch of key uses fails while the database is away: logged once a minute, not every 200 ms. */
+  private readonly keyUseFailures = new RepeatedFailure();
   /** One per cache reload under way: what changed in the cache since its snapshot began (see loadCache). */
   private readonly reloads = new Set<ChangedSince>();
   private listener: pg.Client | undefined;
@@ -601,7 +604,15 @@ export class PostgresStore implements Store {
       for (const row of rows) this.applyKeyRow(row);
     });
     this.usedBatch = { written, sendNow };
-    this.track(written).catch((error: unknown) => this.warn('store: key uses could not be written to PostgreSQL', { error: String(error) }));
+    this.track(written).then(
+      () => {
+        const failures = this.keyUseFailures.succeeded();
+        if (failures > 0) this.warn('store: key uses written to PostgreSQL again', { failures });
+      },
+      (error: unknown) => {
+        if (this.keyUseFailures.failed()) this.warn('store: key uses could not be written to PostgreSQL (logged once a minute while it fails)', { error: String(error), failures: this.keyUseFailures.count });
+      },
+    );
     return written;
   }
 
