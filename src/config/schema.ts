@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { storageConfigSchema } from './storage-schema.ts';
 import { z } from 'zod';
-import { TIERS } from '../ir/index.ts';
+import { MODEL_TYPES, TIERS } from '../ir/index.ts';
 import { adminConfigSchema } from './admin-schema.ts';
 import { storeConfigSchema } from './store-schema.ts';
 import { corsConfigSchema } from './cors-schema.ts';
@@ -45,7 +45,7 @@ const modelEntrySchema = z.union([
   z.string().min(1),
   z.strictObject({
     id: z.string().min(1),
-    type: z.enum(['chat', 'image_generation', 'audio', 'embedding', 'moderation', 'video_generation', 'music_generation', 'threed_generation']).optional(),
+    type: z.enum(MODEL_TYPES).optional(),
     capabilities: z.array(z.string()).optional(),
     formats: z.array(wireFormat).min(1).optional(),
     pricing: pricingSchema.optional(),

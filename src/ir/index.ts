@@ -4,4 +4,5 @@ export type {
   ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ImageToolUsage, ChatResponse, StreamPart, StreamError, RoutingEvent,
 } from './types.ts';
 export { TIERS, type Tier } from './tiers.ts';
+export { MODEL_TYPES, type ModelType } from './model-types.ts';
 export type { Unconvertible } from './types.ts';

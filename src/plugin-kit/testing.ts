@@ -10,7 +10,7 @@
  */
 import { findFormat, getFormat, registerFormat, type FormatDefinition } from '../formats/index.ts';
 import { isGatewayError } from '../errors/index.ts';
-import type { ChatRequest, WireFormat } from '../ir/index.ts';
+import { MODEL_TYPES, type ChatRequest, type WireFormat } from '../ir/index.ts';
 import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory, UpstreamHttpError, isUpstreamHttpError } from '../upstream/index.ts';
 import type { ChatCall, ProviderContext, ProviderInstance, ProviderPlugin, UpstreamResponse } from './types.ts';
 
@@ -61,6 +61,9 @@ function checkShape(plugin: ProviderPlugin<unknown>): WireFormat[] {
   const supported = plugin.supportedFormats ?? plugin.formats;
   for (const format of plugin.formats) if (!supported.includes(format)) fail(`\`formats\` names '${format}', which \`supportedFormats\` leaves out`);
   for (const format of supported) if (!findFormat(format)) fail(`declares format '${format}', which is neither built in nor in its \`wireFormats\``);
+  for (const model of [...(plugin.models ?? []), ...(plugin.catalog?.models ?? [])]) {
+    if (model.type !== undefined && !(MODEL_TYPES as readonly string[]).includes(model.type)) fail(`model '${model.id}' has type '${model.type}', which is none of ${MODEL_TYPES.join(', ')}`);
+  }
   return supported;
 }
 
@@ -118,7 +121,7 @@ export function providerCases(plugin: ProviderPlugin<unknown>, options: Provider
   };
   const cases: ProviderCase[] = [
     {
-      name: 'has the shape the host loads (name, formats it can be called with, setup)',
+      name: 'has the shape the host loads (name, formats it can be called with, setup, model types)',
       run: async () => {
         formats = checkShape(plugin);
       },

@@ -1,11 +1,10 @@
-import type { Tier, WireFormat } from '../ir/index.ts';
+import type { ModelType, Tier, WireFormat } from '../ir/index.ts';
 import type { FormatDefinition } from '../formats/index.ts';
 import type { HttpClientFactory, UpstreamResponse, UpstreamTimeouts } from '../upstream/index.ts';
 
 export type { HttpClient, HttpClientFactory, HttpRequest, UpstreamResponse, UpstreamTimeouts } from '../upstream/index.ts';
 
-/** What a model is for. `audio` covers speech, transcription and translation (see capabilities). */
-export type ModelType = 'chat' | 'image_generation' | 'audio' | 'embedding' | 'moderation' | 'video_generation' | 'music_generation' | 'threed_generation';
+export type { ModelType } from '../ir/index.ts';
 
 export type ModelCapability =
   | 'streaming'

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { importUserModule, type GatewayConfig } from '../config/index.ts';
 import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
+import { MODEL_TYPES } from '../ir/index.ts';
 import type { ProviderPlugin } from '../plugin-kit/index.ts';
 
 /** A provider whose plugin could not be found, loaded or validated. */
@@ -36,14 +37,17 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = Object.keys(BUILTIN_PLUGI
  */
 export const BUILTIN_PLUGINS_WITH_FORMATS: ReadonlySet<string> = new Set(['bedrock']);
 
+/** A model the plugin lists: a type the gateway does not know would be served by no route (every request a 400), so it is refused here. */
+const modelShape = z.object({ id: z.string().min(1), type: z.enum(MODEL_TYPES).optional() }).loose();
+
 const pluginShape = z.object({
   name: z.string().min(1),
   formats: z.array(z.string().min(1)),
   supportedFormats: z.array(z.string().min(1)).optional(),
   wireFormats: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
-  models: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
+  models: z.array(modelShape).optional(),
   catalog: z
-    .object({ provider: z.string().min(1).optional(), models: z.array(z.object({ id: z.string().min(1) }).loose()).optional() })
+    .object({ provider: z.string().min(1).optional(), models: z.array(modelShape).optional() })
     .loose()
     .optional(),
   options: z.object({ parse: z.function() }).loose().optional(),

@@ -17,6 +17,7 @@ write('default.mjs', `${DEFINE}export default p;\n`);
 write('named.mjs', `${DEFINE}export const plugin = p;\n`);
 write('cjs.cjs', "const { definePlugin } = require('gateway/plugin-kit');\nmodule.exports = definePlugin({ name: 'p', formats: ['chat'], setup: () => ({}) });\n");
 write('other-name.mjs', `${DEFINE}export const myPlugin = p;\nexport const version = 1;\n`);
+write('typo-type.mjs', "export default { name: 'p', formats: ['chat'], models: [{ id: 'm', type: 'chatt' }], setup: () => ({}) };\n");
 
 describe('a plugin file', () => {
   it.each([['default.mjs'], ['named.mjs'], ['cjs.cjs']])('%s loads', async (file) => {
@@ -26,6 +27,13 @@ describe('a plugin file', () => {
   it('exporting the plugin under another name is told what it exports and what to write', async () => {
     await expect(loadPlugin('x', './other-name.mjs', dir)).rejects.toThrow(
       "provider 'x': plugin './other-name.mjs' has no default export (it exports myPlugin, version); export default definePlugin({...}), or export it as `plugin`",
+    );
+  });
+
+  it('listing a model of a type the gateway does not know is refused at load, naming the field and the types', async () => {
+    // Loaded, it would be served by no route: every request for it a 400 that does not say why.
+    await expect(loadPlugin('x', './typo-type.mjs', dir)).rejects.toThrow(
+      /^provider 'x': plugin '\.\/typo-type\.mjs' is not a valid provider plugin \(models\.0\.type: .*"chat".*"image_generation"/,
     );
   });
 });

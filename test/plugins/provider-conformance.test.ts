@@ -66,6 +66,12 @@ describe('the provider suite', () => {
     );
   });
 
+  it('fails the shape case for a model of a type the gateway does not know (the host refuses to load it)', async () => {
+    const typo: ProviderPlugin = { name: 'typo', formats: ['chat'], models: [{ id: 'm', type: 'chatt' as 'chat' }], setup: () => ({}) };
+    const shape = providerCases(typo, { model: 'm' }).find((c) => c.name.startsWith('has the shape'))!;
+    await expect(shape.run()).rejects.toThrow("model 'm' has type 'chatt', which is none of chat, image_generation, audio");
+  });
+
   it('fails the error case when nothing answers at baseURL (a refusal no upstream gave proves nothing)', async () => {
     const closed = await startFakeUpstream(() => ({ json: {} }));
     const baseURL = `${closed.url}/v1`;
