@@ -289,4 +289,28 @@ describe('one instance loses PostgreSQL', () => {
     await expect.poll(heldInDatabase, { timeout: 20_000, interval: 250 }).toEqual(NOTHING_HELD);
     await expect.poll(async () => (await chat(a, limitedKey)).status, { timeout: 15_000, interval: 200 }).toBe(200);
   }, 60_000);
+
+  // A load balancer takes an instance whose /health says 503 out of service. Its notification connection
+  // ended from the server (pg_terminate_backend, a pooler recycling it) and opened again at once is no outage;
+  // before, each instance said 503 unavailable for about a second (until its next probe).
+  it('stays 200 ok on /health while its notification connection, ended from the server, listens again', async () => {
+    // The previous case's query timeout marked A away until its next probe.
+    for (const g of [a, b]) await expect.poll(() => healthOf(g), { timeout: 15_000, interval: 200 }).toEqual(UP);
+    const reloaded = (g: SpawnedGateway) => (g.stdout() + g.stderr()).split('cache reloaded').length - 1;
+    const before = [reloaded(a), reloaded(b)];
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      const { rows } = await sql.query("select pg_terminate_backend(pid, 5000) as ended from pg_stat_activity where datname = current_database() and query like 'listen %'");
+      expect(rows.filter((row) => row.ended)).toHaveLength(2);
+    } finally {
+      await sql.end();
+    }
+    const seen: unknown[] = [];
+    const deadline = Date.now() + 15_000;
+    while ((reloaded(a) === before[0] || reloaded(b) === before[1]) && Date.now() < deadline) seen.push(await healthOf(a), await healthOf(b));
+    expect([reloaded(a), reloaded(b)]).toEqual([before[0] + 1, before[1] + 1]);
+    seen.push(await healthOf(a), await healthOf(b));
+    expect(seen.filter((health) => JSON.stringify(health) !== JSON.stringify(UP))).toEqual([]);
+  }, 30_000);
 });

@@ -5,6 +5,7 @@ import { ACCOUNT_INSERT, KEY_INSERT, accountParams, keyParams } from '../../src/
 import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
 import { until } from '../helpers/until.ts';
 import { aKey, aSession, anAccount } from './store.case.ts';
+import { startFreezableProxy } from '../limits/freezable-proxy.ts';
 
 /**
  * When its notification connection drops, an instance listens again and reloads its cache from a
@@ -30,15 +31,17 @@ afterAll(async () => {
 type Table = 'gw_accounts' | 'gw_api_keys' | 'gw_sessions';
 const SNAPSHOT: Table[] = ['gw_accounts', 'gw_api_keys', 'gw_sessions'];
 
-/** A store on the test database, and how many times it has reloaded its cache after losing its notifications. */
-async function openStore(): Promise<{ store: PostgresStore; reloads: () => number }> {
+/** A store on the test database (or `url`), how many times it has reloaded its cache after losing its notifications, and what it warned. */
+async function openStore(url = db.url): Promise<{ store: PostgresStore; reloads: () => number; warned: string[] }> {
   let reloads = 0;
-  const store = await PostgresStore.open(db.url, {
+  const warned: string[] = [];
+  const store = await PostgresStore.open(url, {
     warn: (message) => {
+      warned.push(message);
       if (message.includes('cache reloaded')) reloads++;
     },
   });
-  return { store, reloads: () => reloads };
+  return { store, reloads: () => reloads, warned };
 }
 
 /** Ends the notification connection (the only LISTENing backend on this database) and waits until its backend is gone. */
@@ -156,6 +159,39 @@ describe('postgres store: the cache reload after the notification connection dro
       expect([store.cache.keyByHash(kept.hash)?.id, store.cache.account(account.id)?.id]).toEqual([kept.id, account.id]);
     } finally {
       await store.close();
+    }
+  }, 30_000);
+
+  // An operator reads /health's 503 as an outage (a load balancer takes the instance out): a notification
+  // connection ended from the server (pg_terminate_backend, a pooler recycling it) and listening again at once
+  // is none. Before, the ended connection's error marked the database unreachable until the next probe, ~1 s later.
+  it('a notification connection ended and opened again at once leaves the database reachable', async () => {
+    const { store, reloads, warned } = await openStore();
+    try {
+      await dropListener();
+      await expect.poll(reloads, { timeout: 5_000, interval: 10 }).toBe(1);
+      expect(store.database.state()).toEqual({ store: 'postgres', reachable: true });
+      expect(warned.filter((line) => line.includes('cannot be reached'))).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
+
+  it('a notification connection that cannot be opened again marks the database unreachable until it answers', async () => {
+    const proxy = await startFreezableProxy(Number(new URL(db.url).port || 5432), new URL(db.url).hostname);
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const { store, reloads } = await openStore(viaProxy.toString());
+    try {
+      // Nothing else of this store queries meanwhile: only the listener finds the database away.
+      proxy.cut();
+      await expect.poll(() => store.database.state().reachable, { timeout: 5_000, interval: 10 }).toBe(false);
+      proxy.restore();
+      await expect.poll(reloads, { timeout: 10_000, interval: 20 }).toBe(1);
+      await expect.poll(() => store.database.state().reachable, { timeout: 5_000, interval: 20 }).toBe(true);
+    } finally {
+      await store.close();
+      await proxy.close();
     }
   }, 30_000);
 

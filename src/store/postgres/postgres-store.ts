@@ -422,7 +422,8 @@ export class PostgresStore implements Store {
   /** One connection held for LISTEN; when it drops, another is opened and the cache reloaded (changes may have been missed). */
   private async listen(): Promise<void> {
     const driver = pgDriver();
-    const client = new driver.Client({ connectionString: this.url, types: { getTypeParser: driver.types.getTypeParser } as pg.CustomTypesConfig });
+    // Bounded as the pool's connection attempts are: a reconnection to a server that answers nothing fails and is tried again.
+    const client = new driver.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, types: { getTypeParser: driver.types.getTypeParser } as pg.CustomTypesConfig });
     client.on('notification', (message) => {
       if (message.channel === LEASE_CHANNEL) {
         if (message.payload) this.credits.recalled(message.payload);
@@ -435,8 +436,9 @@ export class PostgresStore implements Store {
         this.warn('store: an announcement from PostgreSQL could not be applied', { error: String(error) });
       }
     });
-    // Lost (the server stopped or the connection was cut): /health says so until a probe is answered.
-    client.on('error', (error) => this.database.failed(error));
+    // Lost: 'end' follows and listens again. The loss alone is no outage (a backend ended from the server,
+    // a pooler recycling it); a connection that cannot be opened again is (relisten), and /health says so.
+    client.on('error', () => undefined);
     client.on('end', () => {
       if (this.closed || this.listener !== client) return;
       this.listener = undefined;
