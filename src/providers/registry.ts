@@ -100,6 +100,7 @@ export class ProviderRegistry {
     this.providers.set(id, provider);
     const entries: ModelEntry[] = models ?? [...(plugin.models ?? []), ...(instance.models ?? [])].map((m) => m.id);
     for (const entry of entries) if (entry !== '*') this.addModel(provider, resolveModelSpec(entry, facts), typeof entry === 'object' ? entry.deployment : undefined);
+    if (!instance.chat) warnChatless(provider, this.models, log);
   }
 
   /** `deployment`: the name the upstream knows the model by, when the config gives one (else its id). */
@@ -215,3 +216,14 @@ function modelNotFound(id: string): GatewayError {
   });
 }
 
+/**
+ * A provider whose chat models no request can reach, because its plugin's setup returned no
+ * `chat`: every request for them is a 400 that cannot say why, so the operator is told at start.
+ */
+function warnChatless(provider: Provider, models: readonly CatalogModel[], log: PluginLogger): void {
+  const chat = models.filter((m) => m.provider === provider && (m.spec.type ?? 'chat') === 'chat').map((m) => m.id);
+  if (chat.length === 0) return;
+  log.warn(
+    `provider '${provider.id}': plugin '${provider.plugin.name}' returned no chat() from setup, so its chat models (${chat.join(', ')}) answer every request with a 400; return chat from setup (docs/plugins.md) or give those models another type`,
+  );
+}
