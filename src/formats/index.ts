@@ -25,6 +25,7 @@ export type {
   RouteTarget,
   BodyShape,
   CountTokensFace,
+  WrappedCount,
   InlineFile,
   StoredFilesFace,
   EmbeddingsFace,

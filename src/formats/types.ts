@@ -428,6 +428,26 @@ export interface CountTokensFace {
    * counted (a format whose answer says more than the total passes it on), `request` what was counted.
    */
   encode(tokens: number, counted: { upstream?: Record<string, unknown>; request: ChatRequest }): Record<string, unknown>;
+  /** A cloud's count of this format's bodies on a route of its own, its body and answer wrapped (Bedrock's CountTokens). */
+  wrapped?: WrappedCount;
+}
+
+/**
+ * A token count whose body wraps the face's count body and whose answer is the cloud's own:
+ * Bedrock's `POST /model/{modelId}/count-tokens` takes `{input: {invokeModel: {body}}}`, the
+ * InvokeModel body in base64, and answers `{inputTokens}`. Counted as the face counts (upstream, else locally).
+ */
+export interface WrappedCount {
+  /** The route (an h3 pattern). */
+  path: string;
+  /** The model in the URL; undefined when the URL is not a count request (404). */
+  readPath(pathname: string): string | undefined;
+  /** Other spellings of the URL's model to try when the gateway serves none by it (RouteTarget.alsoKnownAs). */
+  alsoKnownAs?(model: string): string[];
+  /** The wrapped body → the face's count body (without a model: the URL names it); throws a 400 for a body that is not one. */
+  unwrap(body: Record<string, unknown>): Record<string, unknown>;
+  /** The count → the cloud's answer. */
+  encode(tokens: number): Record<string, unknown>;
 }
 
 /** What an embeddings request of a format's own shape asks for. */

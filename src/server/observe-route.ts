@@ -32,7 +32,7 @@ export function statusOfResult(result: unknown, eventStatus: number | undefined)
 
 /** Routes whose 4xx answers leave a warn line (src/server/warn-client-error.ts): inference and its helpers. */
 export function isInferenceRoute(path: string): boolean {
-  return isInference(path) || listFormats().some((format) => format.countTokens?.path === path) || path === '/v1/embeddings' || path === '/v1/moderations';
+  return isInference(path) || listFormats().some((format) => format.countTokens?.path === path || format.countTokens?.wrapped?.path === path) || path === '/v1/embeddings' || path === '/v1/moderations';
 }
 
 /**

@@ -14,7 +14,8 @@ import { createMessagesStreamEncoder } from './encode-stream.ts';
 import { insertMessagesRoutingEvents } from './encode-routing-event.ts';
 import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
 import { dropUnverifiableThinking } from './drop-unverifiable-thinking.ts';
-import { BEDROCK_STREAM, isVertexClaudeCount, readBedrockPath, readVertexClaudePath, vertexModelIds } from './read-path.ts';
+import { BEDROCK_STREAM, bedrockModelIds, isVertexClaudeCount, readBedrockCountPath, readBedrockPath, readVertexClaudePath, vertexModelIds } from './read-path.ts';
+import { unwrapBedrockCount } from './unwrap-bedrock-count.ts';
 import { shapeCloudBody } from './shape-cloud-body.ts';
 import { bedrockStreamFraming } from './frame-bedrock-stream.ts';
 
@@ -54,8 +55,13 @@ export const messagesFormat = defineFormat({
     { method: 'POST', path: '/v1/messages', from: 'body' },
     // Claude on Vertex AI (`:rawPredict`, `:streamRawPredict`) and Bedrock's InvokeModel: the model in the path, the
     // body the Messages body with the cloud's `anthropic_version` (shapeCloudBody). Vertex's paths sit inside Gemini's
-    // broader `/v1/projects/**`: a URL below them these do not read goes to Gemini's route (src/server/routes).
-    ...['/v1/projects/:project/locations/:location/publishers/anthropic/models/**', '/v1beta1/projects/:project/locations/:location/publishers/anthropic/models/**'].map((path) => ({
+    // broader `/v1/projects/**`: a URL below them these do not read goes to Gemini's route (src/server/routes). The
+    // Vertex SDK puts its path after its base URL's: the gateway's root as base URL asks `/projects/…`.
+    ...[
+      '/v1/projects/:project/locations/:location/publishers/anthropic/models/**',
+      '/v1beta1/projects/:project/locations/:location/publishers/anthropic/models/**',
+      '/projects/:project/locations/:location/publishers/anthropic/models/**',
+    ].map((path) => ({
       method: 'POST' as const,
       path,
       from: 'path' as const,
@@ -93,6 +99,14 @@ export const messagesFormat = defineFormat({
     bodyFor: (request, upstreamModel) => pickCounted(encodeMessagesRequest(request, { upstreamModel, converted: true }), MESSAGES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ input_tokens: tokens }),
+    // Bedrock's CountTokens: the InvokeModel body in base64 under input.invokeModel, `{inputTokens}` back.
+    wrapped: {
+      path: '/model/:model/count-tokens',
+      readPath: readBedrockCountPath,
+      alsoKnownAs: bedrockModelIds,
+      unwrap: (body) => pickCounted(unwrapBedrockCount(body), MESSAGES_COUNTED),
+      encode: (tokens) => ({ inputTokens: tokens }),
+    },
   },
 });
 

@@ -3,11 +3,14 @@ import type { RouteTarget } from '../types.ts';
 /**
  * Claude on Vertex AI, what `@anthropic-ai/vertex-sdk` (and Claude Code with `CLAUDE_CODE_USE_VERTEX`)
  * asks with its base URL at the gateway: `/v1/projects/{p}/locations/{l}/publishers/anthropic/models/{model}:rawPredict`
- * (`:streamRawPredict` streams). `count-tokens` in the model's place is the token count.
+ * (`:streamRawPredict` streams). `count-tokens` in the model's place is the token count. The SDK
+ * writes the path after whatever its base URL holds: the gateway's root (no `/v1`) is served too.
  */
-const VERTEX = /^\/(?:v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/(.+):(rawPredict|streamRawPredict)$/;
+const VERTEX = /^(?:\/v1|\/v1beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/(.+):(rawPredict|streamRawPredict)$/;
 /** Bedrock's InvokeModel (`@anthropic-ai/bedrock-sdk`, Claude Code with `CLAUDE_CODE_USE_BEDROCK`): `/model/{modelId}/invoke[-with-response-stream]`. */
 const BEDROCK = /^\/model\/(.+)\/(invoke|invoke-with-response-stream)$/;
+/** Bedrock's CountTokens: `/model/{modelId}/count-tokens`. */
+const BEDROCK_COUNT = /^\/model\/(.+)\/count-tokens$/;
 /** The count model Vertex puts in the path (`…/models/count-tokens:rawPredict`); the body names the model. */
 const VERTEX_COUNT = 'count-tokens';
 
@@ -78,4 +81,11 @@ export function readBedrockPath(pathname: string): RouteTarget | undefined {
   const others = bedrockModelIds(model);
   if (others.length > 0) target.alsoKnownAs = others;
   return target;
+}
+
+/** A Bedrock CountTokens URL → its model (decoded as InvokeModel's); undefined for any other. */
+export function readBedrockCountPath(pathname: string): string | undefined {
+  const match = BEDROCK_COUNT.exec(pathname);
+  const model = match ? decoded(match[1]) : undefined;
+  return model === '' ? undefined : model;
 }

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
 import { validationError } from '../../errors/index.ts';
 import { inlineStoredFiles } from '../../exchange/index.ts';
-import { findFormat, type CountTokensFace, type FormatDefinition } from '../../formats/index.ts';
+import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
@@ -23,29 +23,33 @@ import { forwardHeaders, servedModel } from './inference.ts';
  * counter when it has one for the client's format (`X-Gateway-Token-Count: upstream`), else a
  * local count with a tokenizer (`local`, never a fake zero; src/pipeline/count-input-tokens.ts).
  * An upstream that fails to count falls back to the local count: a number is what the client
- * needs to plan its context.
+ * needs to plan its context. With `wrapped`, the face's wrapped count on its own route (Bedrock's
+ * CountTokens): the body unwrapped before anything reads it, the answer the cloud's.
  */
-export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, face: CountTokensFace) {
+export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, face: CountTokensFace, wrapped?: WrappedCount) {
   const modelsThatMayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
+  const readPath = wrapped ? (pathname: string) => wrapped.readPath(pathname) : face.readPath;
+  const alsoKnownAs = wrapped ? wrapped.alsoKnownAs : face.alsoKnownAs;
   return async (event: H3Event): Promise<string> => {
-    const fromPath = face.readPath ? face.readPath(event.url.pathname, event.url.searchParams) : undefined;
-    if (face.readPath && fromPath === undefined) throw noRoute(event.req.method, event.url.pathname);
+    const fromPath = readPath ? readPath(event.url.pathname, event.url.searchParams) : undefined;
+    if (readPath && fromPath === undefined) throw noRoute(event.req.method, event.url.pathname);
     // '' is a count URL whose body names the model (Vertex's Claude count-tokens:rawPredict).
     const pathModel = fromPath === '' ? undefined : fromPath;
     const auth = authenticateApiKey(event, deps, format.id);
     // The key's rate limit and slot before the body is read (issue 27): a count is a request like
     // any other; no admission takes the slot over, so the route wrapper gives it back at the end.
-    const passing = passLimitsFirst(event, deps, auth, face.path);
+    const passing = passLimitsFirst(event, deps, auth, wrapped?.path ?? face.path);
     if (passing instanceof Promise) await passing;
     const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     let { body } = read instanceof Promise ? await read : read;
+    if (wrapped) body = wrapped.unwrap(body);
     checkInferenceBounds(body);
     // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
     const files = format.storedFiles?.find(body) ?? [];
     if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth.account.id));
     const named = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
     // A cloud's id (Vertex's `claude-sonnet-4-5@20250929`) as the model the gateway serves under it.
-    const model = named === undefined ? undefined : servedModel(deps, named, face.alsoKnownAs?.(named));
+    const model = named === undefined ? undefined : servedModel(deps, named, alsoKnownAs?.(named));
     // Absent: 400 (spec §7's missing field); there but not a name: 422, as on the inference route.
     if (face.requiresModel && model === undefined) throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });
     // A key scoped to other models gets the refusal it would get on the inference route.
@@ -58,7 +62,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     if (record && upstream) record.servedBy(upstream.provider, upstream.model);
     const tokens = upstream?.tokens ?? (await countInputTokens(request));
     setResponseHeader(event, 'x-gateway-token-count', upstream === undefined ? 'local' : 'upstream');
-    return json(event, face.encode(tokens, { upstream: upstream?.answer, request }));
+    return json(event, wrapped ? wrapped.encode(tokens) : face.encode(tokens, { upstream: upstream?.answer, request }));
   };
 }
 

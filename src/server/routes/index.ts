@@ -122,6 +122,7 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       return { method: route.method, path: route.path, handler, format: format.id, ...(route.from === 'path' && route.broad ? { broad: true as const } : {}) };
     });
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
+    if (count?.wrapped) routes.push({ method: 'POST', path: count.wrapped.path, handler: countTokensHandler(deps, format, count, count.wrapped), format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));
     return routes;
   });

@@ -1,0 +1,202 @@
+/**
+ * The Anthropic cloud SDKs, unmodified (pinned in test/clients), with their base URL at the real
+ * gateway: `@anthropic-ai/vertex-sdk` (AnthropicVertex, Google's OAuth token the gateway key: an
+ * OAuth2Client of google-auth-library holding it, so nothing asks Google) and
+ * `@anthropic-ai/bedrock-sdk` (AnthropicBedrock, the gateway key as its Bedrock API key), plus the
+ * AWS SDK's own BedrockRuntimeClient for Bedrock's CountTokens (the Anthropic Bedrock SDK has no
+ * count). Each on a Claude model named by the cloud's id (an Anthropic fake: passthrough) and on a
+ * Chat model (conversion): JSON, streamed, a tool call and its result, the token count, and failures
+ * arriving as the SDK's own error classes. The fakes are strict (test/helpers/strict-fakes.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
+
+type Json = Record<string, any>;
+
+const pick = (names: string[]) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
+const LOOKUP = { name: 'lookup', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const ASK = [{ role: 'user' as const, content: 'Say hi' }];
+const textOf = (message: Json) => message.content.filter((b: Json) => b.type === 'text').map((b: Json) => b.text).join('');
+
+describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
+  let chat: StrictFake;
+  let messages: StrictFake;
+  let gw: SpawnedGateway;
+  let AnthropicVertex: any;
+  let AnthropicBedrock: any;
+  let OAuth2Client: any;
+  let aws: any;
+  let NodeHttpHandler: any;
+  /** The paths the SDKs asked (their `fetch` option, the global fetch recording each URL). */
+  const asked: string[] = [];
+  const recording = (input: string | URL | Request, init?: RequestInit) => {
+    asked.push(new URL(input instanceof Request ? input.url : input).pathname);
+    return fetch(input, init);
+  };
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick, finalText: 'Hi from Chat.' });
+    messages = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } }, pick, finalText: 'Hi from Claude.' });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+        },
+      },
+    });
+    ({ AnthropicVertex } = await clientModule('@anthropic-ai/vertex-sdk'));
+    ({ AnthropicBedrock } = await clientModule('@anthropic-ai/bedrock-sdk'));
+    ({ OAuth2Client } = await clientModule('google-auth-library'));
+    aws = await clientModule('@aws-sdk/client-bedrock-runtime');
+    ({ NodeHttpHandler } = await clientModule('@smithy/node-http-handler'));
+  }, 900_000);
+  afterAll(async () => {
+    await gw?.stop();
+    for (const fake of [chat, messages]) await fake?.close();
+  });
+
+  /** An OAuth2Client whose access token is the gateway key: its Authorization is `Bearer <key>`, no refresh, no network. */
+  const tokenClient = (key: string) => {
+    const client = new OAuth2Client();
+    client.setCredentials({ access_token: key });
+    return client;
+  };
+  const vertex = (options: { baseURL?: string; region?: string; key?: string } = {}) =>
+    new AnthropicVertex({ baseURL: options.baseURL ?? `${gw.url}/v1`, region: options.region ?? 'us-east5', projectId: 'my-project', authClient: tokenClient(options.key ?? gw.key!), maxRetries: 0, fetch: recording });
+  const bedrock = (key = gw.key!) => new AnthropicBedrock({ baseURL: gw.url, awsRegion: 'us-east-1', apiKey: key, maxRetries: 0, fetch: recording });
+  /** /v1/messages/count_tokens for the same request: what a cloud's count must say. */
+  const directCount = async (body: Json) => {
+    const res = await fetch(`${gw.url}/v1/messages/count_tokens`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as Json).input_tokens as number;
+  };
+
+  /** A model as the cloud's SDK names it, what its upstream says, the fake behind it. */
+  type Served = [model: string, said: string, fakeOf: () => StrictFake];
+  const MODELS: Record<'vertex' | 'bedrock', Served[]> = {
+    vertex: [
+      ['claude-sonnet-4-5@20250929', 'Hi from Claude.', () => messages],
+      ['oc/gpt-4o-mini', 'Hi from Chat.', () => chat],
+    ],
+    bedrock: [
+      ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'Hi from Claude.', () => messages],
+      ['oc/gpt-4o-mini', 'Hi from Chat.', () => chat],
+    ],
+  };
+
+  describe.each(['vertex', 'bedrock'] as const)('%s', (cloud) => {
+    const client = () => (cloud === 'vertex' ? vertex() : bedrock());
+
+    it.each(MODELS[cloud])('messages.create on %s: JSON, then streamed', async (model, said, fakeOf) => {
+      const sdk = client();
+      const answer = await sdk.messages.create({ model, max_tokens: 256, messages: ASK });
+      expect(answer).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' });
+      expect(textOf(answer)).toBe(said);
+      const stream = sdk.messages.stream({ model, max_tokens: 256, messages: ASK });
+      const deltas: string[] = [];
+      stream.on('text', (text: string) => deltas.push(text));
+      const final = await stream.finalMessage();
+      expect(deltas.join('')).toBe(said);
+      expect(textOf(final)).toBe(said);
+      expect(final.usage.output_tokens).toBeGreaterThan(0);
+      expect(fakeOf().rejections).toEqual([]);
+    });
+
+    it.each(MODELS[cloud])('a tool call on %s, then the answer to its result (streamed)', async (model, said, fakeOf) => {
+      const sdk = client();
+      const first = await sdk.messages.create({ model, max_tokens: 256, tools: [LOOKUP], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+      expect(first.stop_reason).toBe('tool_use');
+      const call = first.content.find((b: Json) => b.type === 'tool_use');
+      expect(call).toMatchObject({ name: 'lookup', input: { city: 'Paris' } });
+      const second = await sdk.messages
+        .stream({
+          model,
+          max_tokens: 256,
+          tools: [LOOKUP],
+          messages: [
+            { role: 'user', content: 'Weather in Paris?' },
+            { role: 'assistant', content: first.content },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny, 21 C' }] },
+          ],
+        })
+        .finalMessage();
+      expect(textOf(second)).toBe(said);
+      expect(fakeOf().rejections).toEqual([]);
+    });
+
+    it("an unknown model is the SDK's NotFoundError, a wrong key its AuthenticationError", async () => {
+      const unknown = await client()
+        .messages.create({ model: cloud === 'vertex' ? 'claude-nothing-9@20250929' : 'anthropic.claude-nothing-9-v1:0', max_tokens: 16, messages: ASK })
+        .catch((error: unknown) => error);
+      const SDK = cloud === 'vertex' ? AnthropicVertex : AnthropicBedrock;
+      expect(unknown).toBeInstanceOf(SDK.NotFoundError);
+      expect(unknown).toMatchObject({ status: 404, error: { type: 'error', error: { type: 'not_found_error' } } });
+      const wrongKey = await (cloud === 'vertex' ? vertex({ key: 'sk-not-a-key' }) : bedrock('sk-not-a-key'))
+        .messages.create({ model: MODELS[cloud][0][0], max_tokens: 16, messages: ASK })
+        .catch((error: unknown) => error);
+      expect(wrongKey).toBeInstanceOf(SDK.AuthenticationError);
+      expect(wrongKey).toMatchObject({ status: 401, error: { error: { type: 'authentication_error' } } });
+    });
+  });
+
+  it('Bedrock with AWS access keys: the SigV4 Authorization is no gateway credential, even with the key as the access key id (401)', async () => {
+    const signing = new AnthropicBedrock({ baseURL: gw.url, awsRegion: 'us-east-1', apiKey: null, awsAccessKey: gw.key, awsSecretKey: 'x', maxRetries: 0, fetch: recording });
+    const error = await signing.messages.create({ model: MODELS.bedrock[0][0], max_tokens: 16, messages: ASK }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AnthropicBedrock.AuthenticationError);
+    expect(error).toMatchObject({ status: 401, error: { error: { message: expect.stringMatching(/No API key provided/) } } });
+  });
+
+  it.each([
+    ['the gateway with /v1', '/v1', 'us-east5'],
+    ['the gateway root, global location', '', 'global'],
+    ['the gateway with /v1beta1, multi-region us', '/v1beta1', 'us'],
+  ])('Vertex with its base URL at %s: the SDK asks /projects/…/locations/{region}/…, served', async (_name, prefix, region) => {
+    asked.length = 0;
+    const sdk = vertex({ baseURL: `${gw.url}${prefix}`, region });
+    expect(textOf(await sdk.messages.create({ model: 'claude-sonnet-4-5@20250929', max_tokens: 64, messages: ASK }))).toBe('Hi from Claude.');
+    expect(textOf(await sdk.messages.stream({ model: 'oc/gpt-4o-mini', max_tokens: 64, messages: ASK }).finalMessage())).toBe('Hi from Chat.');
+    const counted = await sdk.messages.countTokens({ model: 'claude-sonnet-4-5@20250929', messages: ASK });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    const models = `${prefix}/projects/my-project/locations/${region}/publishers/anthropic/models`;
+    expect(asked).toEqual([`${models}/claude-sonnet-4-5@20250929:rawPredict`, `${models}/oc%2Fgpt-4o-mini:streamRawPredict`, `${models}/count-tokens:rawPredict`]);
+  });
+
+  it('Vertex messages.countTokens counts as /v1/messages/count_tokens does, tools included', async () => {
+    const body = { model: 'claude-sonnet-4-5@20250929', tools: [LOOKUP], messages: [{ role: 'user' as const, content: 'Weather in Paris? Answer in one word.' }] };
+    const counted = await vertex().messages.countTokens(body);
+    expect(counted.input_tokens).toBe(await directCount({ ...body, model: 'ant/claude-sonnet-4-5' }));
+    expect(await vertex().messages.countTokens({ ...body, model: 'oc/gpt-4o-mini' })).toEqual({ input_tokens: await directCount({ ...body, model: 'oc/gpt-4o-mini' }) });
+  });
+
+  // Its default request handler speaks HTTP/2 only (NodeHttp2Handler: 'Protocol error' against an HTTP/1.1 server): HTTP/1.1's is an option of the client.
+  describe("the AWS SDK's BedrockRuntimeClient (a Bedrock API key as its token, HTTP/1.1)", () => {
+    const runtime = (key = gw.key) =>
+      new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, token: { token: key }, authSchemePreference: ['httpBearerAuth'], requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+    const invokeBody = (body: Json) => new TextEncoder().encode(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 256, ...body }));
+
+    it.each([
+      ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'ant/claude-sonnet-4-5'],
+      ['oc/gpt-4o-mini', 'oc/gpt-4o-mini'],
+    ])('CountTokens on %s (the InvokeModel body in base64) answers inputTokens, as /v1/messages/count_tokens counts it', async (modelId, gatewayId) => {
+      const request = { tools: [LOOKUP], messages: [{ role: 'user', content: 'Weather in Paris? Answer in one word.' }] };
+      const answer = await runtime().send(new aws.CountTokensCommand({ modelId, input: { invokeModel: { body: invokeBody(request) } } }));
+      expect(answer.inputTokens).toBe(await directCount({ ...request, model: gatewayId }));
+    });
+
+    it('InvokeModel answers the Messages body, as Bedrock does', async () => {
+      const answer = await runtime().send(new aws.InvokeModelCommand({ modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
+      expect(textOf(JSON.parse(new TextDecoder().decode(answer.body)))).toBe('Hi from Claude.');
+    });
+
+    it('CountTokens with a wrong key fails 401, an unknown model 404', async () => {
+      const count = (client: any, modelId: string) =>
+        client.send(new aws.CountTokensCommand({ modelId, input: { invokeModel: { body: invokeBody({ messages: ASK }) } } })).catch((error: unknown) => error);
+      expect(await count(runtime('sk-not-a-key'), 'anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 401 } });
+      expect(await count(runtime(), 'anthropic.claude-nothing-9-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    });
+  });
+});
