@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 type Json = Record<string, any>;
@@ -23,6 +24,7 @@ const textOf = (message: Json) => message.content.filter((b: Json) => b.type ===
 describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
   let chat: StrictFake;
   let messages: StrictFake;
+  let failing: FakeUpstream;
   let gw: SpawnedGateway;
   let AnthropicVertex: any;
   let AnthropicBedrock: any;
@@ -40,9 +42,18 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     await ensureTestClients();
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick, finalText: 'Hi from Chat.' });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } }, pick, finalText: 'Hi from Claude.' });
+    // An Anthropic upstream overloaded after its first event.
+    failing = await startFakeUpstream(() => ({
+      headers: { 'content-type': 'text/event-stream' },
+      sse: namedSse([
+        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
+        { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      ]),
+    }));
     gw = await spawnGateway({
       config: {
         providers: {
+          busy: { plugin: 'anthropic', baseURL: failing.url, apiKey: 'x', models: ['claude-x'] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
         },
@@ -56,7 +67,7 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, messages]) await fake?.close();
+    for (const fake of [chat, messages, failing]) await fake?.close();
   });
 
   /** An OAuth2Client whose access token is the gateway key: its Authorization is `Bearer <key>`, no refresh, no network. */
@@ -141,6 +152,16 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       expect(wrongKey).toBeInstanceOf(SDK.AuthenticationError);
       expect(wrongKey).toMatchObject({ status: 401, error: { error: { type: 'authentication_error' } } });
     });
+  });
+
+  it.each([
+    ['vertex', 'overloaded_error'],
+    ['bedrock', 'internalServerException'],
+  ] as const)('%s: a stream the upstream fails part-way raises the SDK\'s APIError (%s, the upstream\'s message)', async (cloud, type) => {
+    const sdk = cloud === 'vertex' ? vertex() : bedrock();
+    const error = await sdk.messages.stream({ model: 'busy/claude-x', max_tokens: 64, messages: ASK }).finalMessage().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf((cloud === 'vertex' ? AnthropicVertex : AnthropicBedrock).APIError);
+    expect(error).toMatchObject({ error: { type: 'error', error: { type, message: expect.stringMatching(/overloaded/i) } } });
   });
 
   it('Bedrock with AWS access keys: the SigV4 Authorization is no gateway credential, even with the key as the access key id (401)', async () => {
