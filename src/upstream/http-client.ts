@@ -34,7 +34,7 @@ export class UndiciHttpFactory implements HttpClientFactory {
   constructor(
     private readonly timeouts: UpstreamTimeouts,
     limits: Partial<ConnectionLimits> = {},
-    provider = 'upstream',
+    private readonly provider = 'upstream',
   ) {
     this.limits = { ...DEFAULT_CONNECTION_LIMITS, ...limits };
     this.gate = new ConnectionGate(provider, this.limits);
@@ -46,6 +46,10 @@ export class UndiciHttpFactory implements HttpClientFactory {
   }
 
   client(baseURL: string): HttpClient {
+    // A plugin passes ctx.baseURL on: undefined when the config gives none, where undici's own words would be only 'Invalid URL'.
+    if (typeof baseURL !== 'string' || !URL.canParse(baseURL)) {
+      throw new Error(`http.client() needs an absolute URL, got ${JSON.stringify(baseURL) ?? 'undefined'}: give provider '${this.provider}' a baseURL in the config (providers.${this.provider}.baseURL)`);
+    }
     const url = new URL(baseURL);
     const basePath = url.pathname.replace(/\/+$/, '');
     const key = url.origin;

@@ -26,6 +26,12 @@ afterAll(async () => {
 });
 
 describe('UndiciHttpFactory', () => {
+  it("refuses a base URL that is not one, naming the provider's config key (a plugin passing on a missing ctx.baseURL)", () => {
+    const factory = new UndiciHttpFactory(DEFAULT_TIMEOUTS, {}, 'mine');
+    expect(() => factory.client(undefined as unknown as string)).toThrow("http.client() needs an absolute URL, got undefined: give provider 'mine' a baseURL in the config (providers.mine.baseURL)");
+    expect(() => factory.client('api.example.com/v1')).toThrow('http.client() needs an absolute URL, got "api.example.com/v1"');
+  });
+
   it('answers with the status, the body and the headers (parsed when read, also after the body; repeated ones as a list)', async () => {
     const factory = new UndiciHttpFactory(DEFAULT_TIMEOUTS);
     const client = factory.client(base);
