@@ -358,7 +358,10 @@ export interface CreditsRepo {
   hold(request: HoldRequest): Promise<HoldOutcome>;
   /** `hold` for several requests in one call (one round trip); outcomes in the same order. */
   holdMany(requests: readonly HoldRequest[]): Promise<HoldOutcome[]>;
-  /** Gives a hold back; false when it was not there (released, settled, swept). */
+  /**
+   * Gives back a hold this instance took; false when it is not there (released, settled, swept)
+   * or is another instance's (the same request id admitted there since: a batch line re-run).
+   */
   release(requestId: string): Promise<boolean>;
   /**
    * Exactly once per request id: inserts the ledger row and, only then, charges the balance,

@@ -130,6 +130,24 @@ end $$;
 `,
   },
   {
+    name: 'gw_release_own',
+    // The release an instance asks for: only a hold it took, so a request id admitted again on
+    // another instance (a batch line re-run there) keeps that instance's hold.
+    sql: `
+create or replace function gw_release_own(p_request text, p_instance text) returns boolean language plpgsql as $$
+declare
+  h gw_credit_holds%rowtype;
+begin
+  select * into h from gw_credit_holds where request_id = p_request and instance = p_instance;
+  if not found then return false; end if;
+  -- Under the account's lock no admission of the same request (same account) can take the hold over before it goes.
+  perform 1 from gw_accounts where id = h.account_id for update;
+  if not exists (select 1 from gw_credit_holds where request_id = p_request and instance = p_instance) then return false; end if;
+  return gw_release(p_request);
+end $$;
+`,
+  },
+  {
     name: 'gw_settle',
     // As last defined by migration 5 (hold takeover, commits without a flush wait); writes web_search_requests (column of migration 13).
     sql: `

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HoldGroups } from '../../../src/credits/shared/hold-groups.ts';
+import { PostgresStore } from '../../../src/store/postgres/index.ts';
+import type { CreditsRepo, HoldRequest } from '../../../src/store/index.ts';
+import { connectTestDatabase, type TestDatabaseWithClient } from '../../helpers/pg-database.ts';
+import { aKey, anAccount } from '../../store/store.case.ts';
+
+/**
+ * An instance whose admission call failed after the database took it gives that hold back after
+ * each heartbeat for two minutes (HoldGroups, 398166e). A batch line is admitted under the same
+ * request id wherever it runs: re-admitted meanwhile on another instance, its hold there is that
+ * instance's (gw_reserve takes the old one over), and the first instance must not give it back.
+ * Two instances (two stores, two instance ids) on the machine's PostgreSQL.
+ */
+let db: TestDatabaseWithClient;
+const stores: PostgresStore[] = [];
+beforeAll(async () => {
+  db = await connectTestDatabase();
+  stores.push(await PostgresStore.open(db.url), await PostgresStore.open(db.url));
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await db?.drop();
+});
+
+/** The repo with its admission's reply lost on the way back: the database took the hold, the caller sees the connection reset. */
+function replyLost(repo: CreditsRepo): CreditsRepo {
+  return Object.assign(Object.create(repo) as CreditsRepo, {
+    async holdMany(requests: readonly HoldRequest[]) {
+      await repo.holdMany(requests);
+      throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    },
+  });
+}
+
+describe('the give-back of a failed admission', () => {
+  it('leaves alone the hold another instance took for the same request id meanwhile (a batch line re-admitted there)', async () => {
+    const [a, b] = stores;
+    const account = await a.accounts.create(anAccount({ credits: 1_000 }));
+    const key = await a.keys.create(aKey(account.id, { limit: 500 }));
+    const now = new Date();
+    const periods = { day: now.toISOString().slice(0, 10), week: '2026-11-23', month: now.toISOString().slice(0, 7) };
+    const line: HoldRequest = { requestId: 'batch_req_line_1', accountId: account.id, keyId: key.id, credits: 79, tokens: 0, enforce: true, needsBalance: true, periods };
+    const held = async () => ({ holds: await db.sql.query('select request_id, instance, credits::float8 as credits from gw_credit_holds').then((r) => r.rows), reserved: (await a.credits!.state(account.id))?.reserved });
+
+    const groupsA = new HoldGroups(replyLost(a.credits!));
+    await expect(groupsA.send(line)).rejects.toThrow('ECONNRESET');
+    expect(await held()).toEqual({ holds: [{ request_id: line.requestId, instance: a.credits!.instance, credits: 79 }], reserved: 79 });
+    // The line runs on B (A's batch lease lapsed): B admits it under the same id and takes the hold over.
+    expect((await b.credits!.hold(line)).outcome).toBe('ok');
+    const onB = { holds: [{ request_id: line.requestId, instance: b.credits!.instance, credits: 79 }], reserved: 79 };
+    expect(await held()).toEqual(onB);
+    // A's heartbeat gives back what its failed admission may have left: not B's hold (before: released, B's line ran unheld).
+    expect(await groupsA.releaseAbandoned()).toBe(0);
+    expect(await held()).toEqual(onB);
+    // B's own release still gives it back.
+    expect(await b.credits!.release(line.requestId)).toBe(true);
+    expect(await held()).toEqual({ holds: [], reserved: 0 });
+  });
+});
