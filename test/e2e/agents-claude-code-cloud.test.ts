@@ -5,7 +5,8 @@
  * (`CLAUDE_CODE_USE_BEDROCK`, `ANTHROPIC_BEDROCK_BASE_URL`, `CLAUDE_CODE_SKIP_BEDROCK_AUTH`; the key in
  * `AWS_BEARER_TOKEN_BEDROCK`). `claude -p` with the Write tool writes a file through a Claude model named
  * by the cloud's id (served by an Anthropic fake: passthrough, the cloud's `anthropic_version` never
- * reaches it) and through a Chat model (conversion; Bedrock's stream is AWS's binary event-stream).
+ * reaches it) and through a Chat model (conversion; Bedrock's stream is AWS's binary event-stream;
+ * Vertex's base URL at the gateway's root, without `/v1`).
  * The fakes are strict (test/helpers/strict-fakes.ts): any request the real API would refuse fails.
  */
 import fs from 'node:fs';
@@ -52,6 +53,8 @@ describe('Claude Code through the gateway in its Vertex and Bedrock modes', () =
       CLOUD_ML_REGION: 'us-east5',
       ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${key}`,
     }),
+    // The base URL at the gateway's root: Claude Code's Vertex client then asks /projects/… without /v1.
+    'vertex-root': (key: string): Record<string, string> => ({ ...MODES.vertex(key), ANTHROPIC_VERTEX_BASE_URL: gw.url }),
     bedrock: (key: string): Record<string, string> => ({
       CLAUDE_CODE_USE_BEDROCK: '1',
       ANTHROPIC_BEDROCK_BASE_URL: gw.url,
@@ -74,7 +77,7 @@ describe('Claude Code through the gateway in its Vertex and Bedrock modes', () =
 
   it.each([
     ['vertex', 'claude-sonnet-4-5@20250929', () => messages],
-    ['vertex', 'oc/gpt-4o-mini', () => chat],
+    ['vertex-root', 'oc/gpt-4o-mini', () => chat],
     ['bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', () => messages],
     ['bedrock', 'oc/gpt-4o-mini', () => chat],
   ] as const)('%s mode: claude -p with %s writes the file', async (mode, model, fakeOf) => {
