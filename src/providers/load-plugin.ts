@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { importUserModule, type GatewayConfig } from '../config/index.ts';
+import { describeUnknownKey, importUserModule, suggestKey, type GatewayConfig } from '../config/index.ts';
 import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
 import { MODEL_TYPES } from '../ir/index.ts';
 import type { ProviderPlugin } from '../plugin-kit/index.ts';
@@ -54,6 +54,15 @@ const pluginShape = z.object({
   setup: z.function(),
 });
 
+/** The keys a plugin object is read by: another key that is a typo of one (`format`, `model`) would leave it unread. */
+const PLUGIN_KEYS = Object.keys(pluginShape.shape);
+
+/** The first own key of a plugin object that looks like a misspelt plugin key; extra keys of other names are the plugin's own. */
+function misspeltKey(candidate: unknown): string | undefined {
+  if (!candidate || typeof candidate !== 'object') return undefined;
+  return Object.keys(candidate).find((key) => !PLUGIN_KEYS.includes(key) && suggestKey(key, PLUGIN_KEYS) !== undefined);
+}
+
 /** The file a non-built-in `plugin` spec points at: a path (relative to the config file) or an npm package. */
 export function resolvePluginFile(spec: string, baseDir: string): string {
   if (spec.startsWith('.') || path.isAbsolute(spec)) return path.resolve(baseDir, spec);
@@ -83,6 +92,8 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
   if (!parsed.success && !named.includes('default') && mod.plugin === undefined && named.length > 0 && !named.includes('setup')) {
     throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' has no default export (it exports ${named.join(', ')}); export default definePlugin({...}), or export it as \`plugin\``);
   }
+  const misspelt = misspeltKey(candidate);
+  if (misspelt) throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' has an ${describeUnknownKey('', misspelt, PLUGIN_KEYS)}`);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new PluginLoadError(

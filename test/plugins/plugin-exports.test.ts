@@ -17,6 +17,9 @@ write('default.mjs', `${DEFINE}export default p;\n`);
 write('named.mjs', `${DEFINE}export const plugin = p;\n`);
 write('cjs.cjs', "const { definePlugin } = require('gateway/plugin-kit');\nmodule.exports = definePlugin({ name: 'p', formats: ['chat'], setup: () => ({}) });\n");
 write('other-name.mjs', `${DEFINE}export const myPlugin = p;\nexport const version = 1;\n`);
+write('typo-key.mjs', "export default { name: 'p', format: ['chat'], setup: () => ({}) };\n");
+write('typo-models.mjs', "export default { name: 'p', formats: ['chat'], model: [{ id: 'm' }], version: '1.0', setup: () => ({}) };\n");
+write('own-keys.mjs', "export default { name: 'p', formats: ['chat'], version: '1.0', homepage: 'https://example.com', setup: () => ({}) };\n");
 write('typo-type.mjs', "export default { name: 'p', formats: ['chat'], models: [{ id: 'm', type: 'chatt' }], setup: () => ({}) };\n");
 
 describe('a plugin file', () => {
@@ -28,6 +31,15 @@ describe('a plugin file', () => {
     await expect(loadPlugin('x', './other-name.mjs', dir)).rejects.toThrow(
       "provider 'x': plugin './other-name.mjs' has no default export (it exports myPlugin, version); export default definePlugin({...}), or export it as `plugin`",
     );
+  });
+
+  it('a misspelt plugin key is named with the key it most likely meant (before: "formats: Invalid input: expected array"; a misspelt optional key was not read at all)', async () => {
+    await expect(loadPlugin('x', './typo-key.mjs', dir)).rejects.toThrow(`provider 'x': plugin './typo-key.mjs' has an unknown key "format" — did you mean "formats"?`);
+    await expect(loadPlugin('x', './typo-models.mjs', dir)).rejects.toThrow(`provider 'x': plugin './typo-models.mjs' has an unknown key "model" — did you mean "models"?`);
+  });
+
+  it('keys of its own that are no typo of a plugin key load', async () => {
+    expect((await loadPlugin('x', './own-keys.mjs', dir)).name).toBe('p');
   });
 
   it('listing a model of a type the gateway does not know is refused at load, naming the field and the types', async () => {
