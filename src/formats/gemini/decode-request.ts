@@ -265,7 +265,9 @@ function readGenerationConfig(value: unknown, request: ChatRequest, check: Field
   const thinking = check.record(config.thinkingConfig, at('thinkingConfig'));
   if (thinking) {
     const budget = check.number(thinking.thinkingBudget, at('thinkingConfig.thinkingBudget'), { min: -1, integer: true });
-    const level = check.string(thinking.thinkingLevel, at('thinkingConfig.thinkingLevel'))?.toLowerCase();
+    // THINKING_LEVEL_UNSPECIFIED is the enum's zero: no level, the model's default (Qwen Code sends it on every request).
+    const written = check.string(thinking.thinkingLevel, at('thinkingConfig.thinkingLevel'))?.toLowerCase();
+    const level = written === 'thinking_level_unspecified' ? undefined : written;
     if (budget !== undefined && level !== undefined) check.fail(at('thinkingConfig'), 'thinkingBudget and thinkingLevel cannot both be set');
     if (level !== undefined && !(level in LEVELS)) check.fail(at('thinkingConfig.thinkingLevel'), 'must be one of MINIMAL, LOW, MEDIUM, HIGH');
     if (budget === 0) request.reasoning = { enabled: false };

@@ -77,6 +77,14 @@ describe('gemini codec', () => {
     expect(ir.extra).toEqual({ safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] });
   });
 
+  it("reads thinkingLevel THINKING_LEVEL_UNSPECIFIED as no level (the enum's zero, the model's default), as Google does; Qwen Code sends it on every request", () => {
+    expect(request({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { includeThoughts: true, thinkingLevel: 'THINKING_LEVEL_UNSPECIFIED' } } }).reasoning).toEqual({ enabled: true, summary: 'auto' });
+    expect(request({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingLevel: 'THINKING_LEVEL_UNSPECIFIED' } } }).reasoning).toBeUndefined();
+    // Unset, it is no second way of thinking beside a budget.
+    expect(request({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingBudget: 512, thinkingLevel: 'THINKING_LEVEL_UNSPECIFIED' } } }).reasoning).toEqual({ enabled: true, budgetTokens: 512 });
+    expect(() => request({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingLevel: 'EXTREME' } } })).toThrow(GatewayError);
+  });
+
   it("reads proto JSON's snake_case field names as Google does (its REST examples write them); the client's data keeps its own names", () => {
     const camel = {
       systemInstruction: { parts: [{ text: 'You are a cat.' }] },
