@@ -25,6 +25,21 @@ export function claudeBin(): string {
   return bin;
 }
 
+/**
+ * opencode's native binary, from its platform package (what its postinstall would copy over
+ * bin/opencode.exe): the baseline build on an x64 processor without AVX2, as the postinstall picks.
+ */
+export function opencodeBin(): string {
+  const avx2 = process.arch !== 'x64' || /(^|\s)avx2(\s|$)/i.test(fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '');
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const bin = path.join(modules, `opencode-${os}-${process.arch}${avx2 ? '' : '-baseline'}`, 'bin', process.platform === 'win32' ? 'opencode.exe' : 'opencode');
+  if (!fs.existsSync(bin)) throw new Error(`opencode has no native binary for ${process.platform}-${process.arch} at ${bin}`);
+  return bin;
+}
+
+/** Qwen Code's entry script (a Node bundle). */
+export const QWEN_JS = path.join(modules, '@qwen-code/qwen-code/cli-entry.js');
+
 /** Codex's launcher script (it picks the platform package's binary). */
 export const CODEX_JS = path.join(modules, '@openai/codex/bin/codex.js');
 

@@ -1,0 +1,122 @@
+/**
+ * opencode (the real binary, pinned in test/clients) through the gateway: `opencode run`
+ * non-interactive writes a file with one tool call, configured as its docs say for each of the
+ * gateway's faces: a custom provider on `@ai-sdk/openai-compatible` (Chat Completions), the
+ * built-in `anthropic` provider with its baseURL at the gateway (Messages) and the built-in
+ * `openai` provider likewise (Responses). Each face reaches a Chat, a Messages and a Responses
+ * upstream (strict fakes); with `--variant high` the reasoning models think, and their signed
+ * thinking or encrypted reasoning goes round the tool call. HOME is a fresh temp dir, the
+ * models.dev fetch, updates, sharing and default plugins are off; nothing leaves 127.0.0.1.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { clientEnv, ensureTestClients, opencodeBin } from '../helpers/test-clients.ts';
+
+const CONTENT = 'hello from the gateway';
+const FINAL = 'Done: the file is written.';
+
+/** The models as opencode is told of them (its config's `models` entry), the same under each provider. */
+const MODELS = {
+  'oc/gpt-4o-mini': { name: 'gpt-4o-mini', tool_call: true, limit: { context: 128000, output: 16384 } },
+  'ant/claude-up': { name: 'claude-up', reasoning: true, tool_call: true, limit: { context: 200000, output: 64000 } },
+  'or/gpt-5': { name: 'gpt-5', reasoning: true, tool_call: true, limit: { context: 400000, output: 128000 } },
+};
+
+describe('opencode through the gateway', () => {
+  let workDir = '';
+  let chat: StrictFake;
+  let responses: StrictFake;
+  let messages: StrictFake;
+  let gw: SpawnedGateway;
+  /** opencode's file tools: `write` for most models, `apply_patch` (and no `write`) for GPT-5. */
+  const write = (names: string[]) => {
+    const file = path.join(workDir, 'hello.txt');
+    if (names.includes('write')) return { name: 'write', input: { filePath: file, content: CONTENT } };
+    if (names.includes('apply_patch')) return { name: 'apply_patch', input: { patchText: `*** Begin Patch\n*** Add File: ${file}\n+${CONTENT}\n*** End Patch` } };
+    return undefined;
+  };
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write, finalText: FINAL });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick: write, finalText: FINAL });
+    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: write, finalText: FINAL });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+        },
+      },
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await gw?.stop();
+    for (const fake of [chat, responses, messages]) await fake?.close();
+  });
+
+  /** `opencode run` in a fresh directory whose opencode.json points `provider` at the gateway, asked to write hello.txt. */
+  async function opencodeWrites(provider: 'gateway' | 'anthropic' | 'openai', model: string, args: string[] = []) {
+    workDir = tempDir('gw-opencode-');
+    const providers = {
+      // A custom provider: opencode's docs' way to any OpenAI-compatible endpoint (Chat Completions).
+      gateway: { npm: '@ai-sdk/openai-compatible', name: 'Gateway', options: { baseURL: `${gw.url}/v1`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
+      // The built-in providers with their baseURL at the gateway: Messages and Responses.
+      anthropic: { options: { baseURL: `${gw.url}/v1`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
+      openai: { options: { baseURL: `${gw.url}/v1`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
+    };
+    // small_model: the session title's model (the built-in providers' default, a Haiku or a nano, is not on this gateway).
+    const config = { $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled', model: `${provider}/${model}`, small_model: `${provider}/${model}`, provider: { [provider]: providers[provider] } };
+    fs.writeFileSync(path.join(workDir, 'opencode.json'), JSON.stringify(config, null, 2));
+    const env = clientEnv({
+      GATEWAY_API_KEY: gw.key!,
+      OPENCODE_DISABLE_MODELS_FETCH: 'true',
+      OPENCODE_DISABLE_AUTOUPDATE: 'true',
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: 'true',
+      OPENCODE_DISABLE_SHARE: 'true',
+    });
+    return execa(opencodeBin(), ['run', '--print-logs', ...args, `Write the text "${CONTENT}" to the file hello.txt in ${workDir}.`], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 120_000, stdin: 'ignore' });
+  }
+
+  it.each([
+    ['gateway', 'oc/gpt-4o-mini', () => chat, []],
+    ['gateway', 'ant/claude-up', () => messages, []],
+    ['anthropic', 'ant/claude-up', () => messages, ['--variant', 'high']],
+    ['anthropic', 'or/gpt-5', () => responses, ['--variant', 'high']],
+    ['openai', 'or/gpt-5', () => responses, ['--variant', 'high']],
+    ['openai', 'ant/claude-up', () => messages, ['--variant', 'high']],
+  ] as const)('opencode run on the %s provider with %s writes the file', async (provider, model, fakeOf, args) => {
+    const fake = fakeOf();
+    fake.requests.length = 0;
+    const run = await opencodeWrites(provider, model, [...args]);
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-4000)}\nrejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.length}`;
+    expect(fake.rejections, report).toEqual([]);
+    expect(run.exitCode, report).toBe(0);
+    // apply_patch ends the file's last line with a newline; write keeps the content as given.
+    expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8').replace(/\n$/, ''), report).toBe(CONTENT);
+    expect(run.stdout, report).toContain(FINAL);
+    // Every call of opencode's went through: none answered with an error (a title included).
+    expect(run.stderr, report).not.toContain('level=ERROR');
+    // The tool call, then the answer once its result is in (and the title, on the same model).
+    const asked = fake.requests.map((request) => request.json as Record<string, any>);
+    const toolTurns = asked.filter((body) => Array.isArray(body.tools) && body.tools.length > 0);
+    expect(toolTurns.length, report).toBeGreaterThanOrEqual(2);
+    if (args.length > 0 && fake === messages) {
+      // The thinking asked for, and Claude's signed thinking back on the turn after the tool call (the strict fake checks the signature).
+      const second = toolTurns.at(-1)!;
+      expect(second.thinking, report).toMatchObject({ type: expect.stringMatching(/^(enabled|adaptive)$/) });
+      expect(second.messages.find((m: { role: string }) => m.role === 'assistant').content[0], report).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^sig_/) });
+    }
+    if (args.length > 0 && fake === responses) {
+      // Reasoning asked for, and its encrypted content back on the turn after the tool call.
+      expect(toolTurns[0].reasoning, report).toMatchObject({ effort: 'high' });
+      expect(toolTurns.at(-1)!.input, report).toContainEqual(expect.objectContaining({ type: 'reasoning', encrypted_content: expect.stringMatching(/^enc_/) }));
+    }
+  }, 180_000);
+});
