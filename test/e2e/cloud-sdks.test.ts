@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
-import { namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { startOverloadedMessagesFake, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 type Json = Record<string, any>;
@@ -43,13 +43,7 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick, finalText: 'Hi from Chat.' });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } }, pick, finalText: 'Hi from Claude.' });
     // An Anthropic upstream overloaded after its first event.
-    failing = await startFakeUpstream(() => ({
-      headers: { 'content-type': 'text/event-stream' },
-      sse: namedSse([
-        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
-        { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-      ]),
-    }));
+    failing = await startOverloadedMessagesFake();
     gw = await spawnGateway({
       config: {
         providers: {

@@ -51,6 +51,17 @@ export function namedSse(events: Array<{ type: string; [k: string]: unknown }>):
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
 }
 
+/** An Anthropic upstream that streams `message_start` for `model`, then Anthropic's `overloaded_error` event: a stream that fails part-way. */
+export function startOverloadedMessagesFake(model = 'claude-x'): Promise<FakeUpstream> {
+  return startFakeUpstream(() => ({
+    headers: { 'content-type': 'text/event-stream' },
+    sse: namedSse([
+      { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    ]),
+  }));
+}
+
 /** Splits SSE pieces at odd byte offsets so parsers must reassemble frames. */
 export function splitPieces(pieces: string[], every = 7): string[] {
   const all = pieces.join('');
