@@ -34,6 +34,13 @@ function positiveInt(name: string) {
   };
 }
 
+/** A TCP port: 0 (any free one) to 65535, refused here rather than by listen() with a hint about another server. */
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError(`--port must be a port number from 0 to 65535, got '${value}'`);
+  return n;
+}
+
 function number(name: string) {
   return (value: string): number => {
     const n = Number(value);
@@ -62,7 +69,7 @@ export function buildProgram(): Command {
   program
     .command('serve')
     .description('start the HTTP server')
-    .option('-p, --port <n>', 'port (default: config server.port or 8787; 0 = any free port)', positiveInt('--port'))
+    .option('-p, --port <n>', 'port (default: config server.port or 8787; 0 = any free port)', portNumber)
     .option('-H, --host <addr>', 'address to bind (default: config server.host or 127.0.0.1)')
     .action(runAction(async (opts, cmd) => (await import('./commands/serve.ts')).serve(cmd, opts)));
 

@@ -59,7 +59,7 @@ describe('CLI', () => {
   it('a bad flag exits non-zero with one clear line', async () => {
     const result = await runCli(['serve', '--port', 'abc']);
     expect(result.exitCode).not.toBe(0);
-    expect(String(result.stderr)).toContain('--port must be a non-negative integer');
+    expect(String(result.stderr)).toContain("--port must be a port number from 0 to 65535, got 'abc'");
     expect(String(result.stderr)).not.toMatch(/\n\s+at /);
     // The README's promise holds for what commander refuses too (before: 'error: …' and a second line).
     const choice = await runCli(['media', 'ls', '--type', 'picture']);
