@@ -278,17 +278,25 @@ export class RecordRelay {
     this.reported = true;
     const { options } = this;
     const tapped = this.tap?.info;
-    const finalUsage = tapped?.usage ?? this.usage;
+    const reported = tapped?.usage ?? this.usage;
+    const upstreamError = this.failure ? undefined : (this.errorPart ?? this.passedError());
+    const estimatedOutput = estimateTokens(this.outputChars);
+    let usage = reported;
+    if (!usage) {
+      const inputTokens = this.inputFromStart ?? options.inputEstimate ?? (options.request ? estimateInputTokens(options.request) : 0);
+      usage = { inputTokens, outputTokens: estimatedOutput };
+    } else if (estimatedOutput > usage.outputTokens && (this.aborted || this.failure !== undefined || upstreamError !== undefined || (this.tap !== undefined && !this.watch.finished))) {
+      // Cut short, its usage is the last the upstream reported before the end (Anthropic's
+      // message_start says 1 output token): at least what was relayed is billed.
+      usage = { ...usage, outputTokens: estimatedOutput };
+    }
     options.onEnd({
-      usage: finalUsage ?? {
-        inputTokens: this.inputFromStart ?? options.inputEstimate ?? (options.request ? estimateInputTokens(options.request) : 0),
-        outputTokens: estimateTokens(this.outputChars),
-      },
-      estimated: !finalUsage,
+      usage,
+      estimated: usage !== reported,
       aborted: this.aborted,
       responseId: tapped?.id ?? this.responseId,
       failure: this.failure,
-      upstreamError: this.failure ? undefined : (this.errorPart ?? this.passedError()),
+      upstreamError,
     });
   }
 

@@ -8,7 +8,7 @@ import { relayStream } from '../../src/pipeline/relay-stream.ts';
 import type { StreamTarget } from '../../src/pipeline/types.ts';
 import type { ChatRequest, StreamPart } from '../../src/ir/types.ts';
 import { watchOf } from '../../src/util/abort.ts';
-import { chatStream } from '../helpers/routing-wire.ts';
+import { chatStream, messagesStream } from '../helpers/routing-wire.ts';
 import { FastAbortController } from '../../src/util/abort.ts';
 import { forgetSecrets, rememberSecret } from '../../src/util/index.ts';
 
@@ -233,6 +233,30 @@ describe('a stream the upstream ended with its own error record tells its code',
     for (const pieces of [chatStream(['a', 'b']), [role, chatStream(['a', 'b']).slice(1).join('')]]) {
       expect((await ended(pieces, {})).end.upstreamError).toBeUndefined();
     }
+  });
+});
+
+// Anthropic's message_start reports output_tokens 1; the count comes with message_delta at the end. A passthrough
+// cut before it (the client left, the upstream broke off) was billed that 1 output token, however much it relayed.
+describe('a stream cut short is billed at least what it relayed', () => {
+  const relayed = async (pieces: string[]) => {
+    const r = await relay([pieces[0]], { clientFormat: 'messages', upstreamFormat: 'messages' });
+    const t = target();
+    r.stream.pushTo(t);
+    r.body.push(pieces.slice(1).join(''));
+    r.body.push(null);
+    await t.ended;
+    return r.end()!;
+  };
+
+  it('a Messages passthrough cut after 28 of 40 text deltas: the estimate of what it relayed, not message_start\'s 1', async () => {
+    const records = messagesStream(Array.from({ length: 40 }, () => 'twenty characters ab'));
+    // message_start, content_block_start and 28 deltas: one token a record, as a passthrough estimates.
+    const cut = await relayed(records.slice(0, 30));
+    expect(cut.failure?.code).toBe('provider_error');
+    expect(cut).toMatchObject({ usage: { inputTokens: 5, outputTokens: 30 }, estimated: true });
+    // Finished, the upstream's count stands, even below that estimate (45 records, 40 tokens).
+    expect(await relayed(records)).toMatchObject({ usage: { inputTokens: 5, outputTokens: 40 }, estimated: false });
   });
 });
 
