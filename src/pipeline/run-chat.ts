@@ -149,6 +149,22 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
 }
 
 /**
+ * The route over chat models. A model of another type (an image, speech or embedding model, with
+ * no chat fallback configured) is told as such, as a media route tells a chat model it is not
+ * an image model, rather than as a model that 'cannot serve this request'.
+ */
+function planChat(router: Router, model: string): ReturnType<Router['plan']> {
+  try {
+    return router.plan(model, isChatModel);
+  } catch (error) {
+    if (!isGatewayError(error) || error.code !== 'bad_request') throw error;
+    const types = [...new Set(router.registry.resolve(model).candidates.map((candidate) => candidate.spec.type ?? 'chat'))];
+    if (types.includes('chat')) throw error;
+    throw new GatewayError('bad_request', `The model '${model}' is not a chat model (it is ${types.map((type) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`).join(' or ')} model).`, { details: { model } });
+  }
+}
+
+/**
  * Plans the route. A request with vendor tools (Responses hosted tools, Anthropic server tools)
  * goes only to upstreams that can run them when a candidate can; else to those whose
  * `hostedTools` policy drops them; when no candidate may, 422 names the tools and the model.
@@ -156,8 +172,8 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
 function planFor(router: Router, request: InboundRequest): ReturnType<Router['plan']> {
   const tools = request.facts.vendorTools;
   const model = request.facts.model;
-  if (!tools) return router.plan(model, isChatModel);
-  const any = router.plan(model, isChatModel);
+  const any = planChat(router, model);
+  if (!tools) return any;
   const candidates = [...any.primary, ...any.chain];
   if (candidates.some((candidate) => canRunVendorTools(candidate, tools))) return router.plan(model, (candidate) => isChatModel(candidate) && canRunVendorTools(candidate, tools));
   if (!candidates.some((candidate) => canServeVendorTools(candidate, tools))) throw vendorToolsError(tools, model);

@@ -51,6 +51,12 @@ describe('runChat routing (in process)', () => {
     expect((await again.settled).fallback).toBeUndefined();
   });
 
+  it('a request for a model of another type says what the model is (before: "cannot serve this request")', async () => {
+    const { deps } = await setup({ a: { plugin: 'mock' } });
+    await expect(runChat(deps, exchange({ model: 'a/image' }))).rejects.toMatchObject({ code: 'bad_request', message: "The model 'a/image' is not a chat model (it is an image_generation model).", details: { model: 'a/image' } });
+    await expect(runChat(deps, exchange({ model: 'a/video' }))).rejects.toMatchObject({ message: "The model 'a/video' is not a chat model (it is a video_generation model)." });
+  });
+
   it('a per-model discount overrides the global one', async () => {
     const { deps } = await setup(
       { a: { plugin: 'mock', priority: 1, failFirst: 1 }, b: { plugin: 'mock', priority: 2 } },
