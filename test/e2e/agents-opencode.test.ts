@@ -2,10 +2,11 @@
  * opencode (the real binary, pinned in test/clients) through the gateway: `opencode run`
  * non-interactive writes a file with one tool call, configured as its docs say for each of the
  * gateway's faces: a custom provider on `@ai-sdk/openai-compatible` (Chat Completions), the
- * built-in `anthropic` provider with its baseURL at the gateway (Messages) and the built-in
- * `openai` provider likewise (Responses). Each face reaches a Chat, a Messages and a Responses
- * upstream (strict fakes); with `--variant high` the reasoning models think, and their signed
- * thinking or encrypted reasoning goes round the tool call. HOME is a fresh temp dir, the
+ * built-in `anthropic` provider with its baseURL at the gateway (Messages), the built-in
+ * `openai` provider likewise (Responses) and the built-in `google` provider (Gemini). The faces
+ * reach Chat, Messages, Responses and Gemini upstreams (strict fakes); with `--variant high` the
+ * reasoning models think, and their signed thinking, encrypted reasoning or thought signatures
+ * go round the tool call. HOME is a fresh temp dir, the
  * models.dev fetch, updates, sharing and default plugins are off; nothing leaves 127.0.0.1.
  */
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { clientEnv, ensureTestClients, opencodeBin } from '../helpers/test-clients.ts';
 
@@ -24,6 +26,7 @@ const MODELS = {
   'oc/gpt-4o-mini': { name: 'gpt-4o-mini', tool_call: true, limit: { context: 128000, output: 16384 } },
   'ant/claude-up': { name: 'claude-up', reasoning: true, tool_call: true, limit: { context: 200000, output: 64000 } },
   'or/gpt-5': { name: 'gpt-5', reasoning: true, tool_call: true, limit: { context: 400000, output: 128000 } },
+  'google/gemini-3-pro-preview': { name: 'gemini-3-pro-preview', reasoning: true, tool_call: true, limit: { context: 1048576, output: 65536 } },
 };
 
 describe('opencode through the gateway', () => {
@@ -31,6 +34,7 @@ describe('opencode through the gateway', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
+  let gemini: GeminiFake;
   let gw: SpawnedGateway;
   /** opencode's file tools: `write` for most models, `apply_patch` (and no `write`) for GPT-5. */
   const write = (names: string[]) => {
@@ -45,11 +49,13 @@ describe('opencode through the gateway', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write, finalText: FINAL });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick: write, finalText: FINAL });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: write, finalText: FINAL });
+    gemini = await startGeminiFake({ models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } }, pick: (names) => { const call = write(names); return call && [{ name: call.name, args: call.input }]; }, finalText: FINAL });
     gw = await spawnGateway({
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
         },
       },
@@ -57,18 +63,19 @@ describe('opencode through the gateway', () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
+    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
   });
 
   /** `opencode run` in a fresh directory whose opencode.json points `provider` at the gateway, asked to write hello.txt. */
-  async function opencodeWrites(provider: 'gateway' | 'anthropic' | 'openai', model: string, args: string[] = []) {
+  async function opencodeWrites(provider: 'gateway' | 'anthropic' | 'openai' | 'google', model: string, args: string[] = []) {
     workDir = tempDir('gw-opencode-');
     const providers = {
       // A custom provider: opencode's docs' way to any OpenAI-compatible endpoint (Chat Completions).
       gateway: { npm: '@ai-sdk/openai-compatible', name: 'Gateway', options: { baseURL: `${gw.url}/v1`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
-      // The built-in providers with their baseURL at the gateway: Messages and Responses.
+      // The built-in providers with their baseURL at the gateway: Messages, Responses and Gemini.
       anthropic: { options: { baseURL: `${gw.url}/v1`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
       openai: { options: { baseURL: `${gw.url}/v1`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
+      google: { options: { baseURL: `${gw.url}/v1beta`, apiKey: '{env:GATEWAY_API_KEY}' }, models: MODELS },
     };
     // small_model: the session title's model (the built-in providers' default, a Haiku or a nano, is not on this gateway).
     const config = { $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled', model: `${provider}/${model}`, small_model: `${provider}/${model}`, provider: { [provider]: providers[provider] } };
@@ -91,8 +98,10 @@ describe('opencode through the gateway', () => {
     ['anthropic', 'or/gpt-5', () => responses, ['--variant', 'high']],
     ['openai', 'or/gpt-5', () => responses, ['--variant', 'high']],
     ['openai', 'ant/claude-up', () => messages, ['--variant', 'high']],
+    ['google', 'google/gemini-3-pro-preview', () => gemini, ['--variant', 'high']],
+    ['google', 'ant/claude-up', () => messages, ['--variant', 'high']],
   ] as const)('opencode run on the %s provider with %s writes the file', async (provider, model, fakeOf, args) => {
-    const fake = fakeOf();
+    const fake: StrictFake | GeminiFake = fakeOf();
     fake.requests.length = 0;
     const run = await opencodeWrites(provider, model, [...args]);
     const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-4000)}\nrejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.length}`;
@@ -117,6 +126,12 @@ describe('opencode through the gateway', () => {
       // Reasoning asked for, and its encrypted content back on the turn after the tool call.
       expect(toolTurns[0].reasoning, report).toMatchObject({ effort: 'high' });
       expect(toolTurns.at(-1)!.input, report).toContainEqual(expect.objectContaining({ type: 'reasoning', encrypted_content: expect.stringMatching(/^enc_/) }));
+    }
+    if (fake === gemini) {
+      // Thoughts asked for, and Gemini 3's thought signature back with its call (the fake refuses a call of the current turn without it).
+      expect(toolTurns[0].generationConfig?.thinkingConfig, report).toMatchObject({ includeThoughts: true });
+      const modelTurn = toolTurns.at(-1)!.contents.find((content: { role: string }) => content.role === 'model');
+      expect(modelTurn.parts.find((part: Record<string, unknown>) => part.functionCall), report).toMatchObject({ thoughtSignature: expect.any(String) });
     }
   }, 180_000);
 });
