@@ -4,18 +4,17 @@
  * gateway's faces: a custom provider on `@ai-sdk/openai-compatible` (Chat Completions), the
  * built-in `anthropic` provider with its baseURL at the gateway (Messages), the built-in
  * `openai` provider likewise (Responses) and the built-in `google` provider (Gemini). The faces
- * reach Chat, Messages, Responses and Gemini upstreams (strict fakes); with `--variant high` the
- * reasoning models think, and their signed thinking, encrypted reasoning or thought signatures
- * go round the tool call. HOME is a fresh temp dir, the
+ * reach Chat, Messages, Responses and Gemini upstreams (the strict fakes of four-upstreams, Gemini
+ * 3 rules on); with `--variant high` the reasoning models think, and their signed thinking,
+ * encrypted reasoning or thought signatures go round the tool call. HOME is a fresh temp dir, the
  * models.dev fetch, updates, sharing and default plugins are off; nothing leaves 127.0.0.1.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { startFourUpstreams, type FourUpstreams } from '../helpers/four-upstreams.ts';
+import { tempDir } from '../helpers/spawn-gateway.ts';
 import { clientEnv, ensureTestClients, opencodeBin } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
@@ -23,7 +22,7 @@ const FINAL = 'Done: the file is written.';
 
 /** The models as opencode is told of them (its config's `models` entry), the same under each provider. */
 const MODELS = {
-  'oc/gpt-4o-mini': { name: 'gpt-4o-mini', tool_call: true, limit: { context: 128000, output: 16384 } },
+  'oc/o4-mini': { name: 'o4-mini', tool_call: true, limit: { context: 200000, output: 100000 } },
   'ant/claude-up': { name: 'claude-up', reasoning: true, tool_call: true, limit: { context: 200000, output: 64000 } },
   'or/gpt-5': { name: 'gpt-5', reasoning: true, tool_call: true, limit: { context: 400000, output: 128000 } },
   'google/gemini-3-pro-preview': { name: 'gemini-3-pro-preview', reasoning: true, tool_call: true, limit: { context: 1048576, output: 65536 } },
@@ -31,11 +30,8 @@ const MODELS = {
 
 describe('opencode through the gateway', () => {
   let workDir = '';
-  let chat: StrictFake;
-  let responses: StrictFake;
-  let messages: StrictFake;
-  let gemini: GeminiFake;
-  let gw: SpawnedGateway;
+  let up: FourUpstreams;
+  let gw: FourUpstreams['gateway'];
   /** opencode's file tools: `write` for most models, `apply_patch` (and no `write`) for GPT-5. */
   const write = (names: string[]) => {
     const file = path.join(workDir, 'hello.txt');
@@ -46,24 +42,11 @@ describe('opencode through the gateway', () => {
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write, finalText: FINAL });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick: write, finalText: FINAL });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: write, finalText: FINAL });
-    gemini = await startGeminiFake({ models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } }, pick: (names) => { const call = write(names); return call && [{ name: call.name, args: call.input }]; }, finalText: FINAL });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-pro-preview'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-        },
-      },
-    });
+    up = await startFourUpstreams({ pick: write, toolTurns: 1, reasoningOpenAI: true, gemini3: true });
+    gw = up.gateway;
   }, 900_000);
   afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
+    await up?.close();
   });
 
   /** `opencode run` in a fresh directory whose opencode.json points `provider` at the gateway, asked to write hello.txt. */
@@ -92,16 +75,16 @@ describe('opencode through the gateway', () => {
   }
 
   it.each([
-    ['gateway', 'oc/gpt-4o-mini', () => chat, []],
-    ['gateway', 'ant/claude-up', () => messages, []],
-    ['anthropic', 'ant/claude-up', () => messages, ['--variant', 'high']],
-    ['anthropic', 'or/gpt-5', () => responses, ['--variant', 'high']],
-    ['openai', 'or/gpt-5', () => responses, ['--variant', 'high']],
-    ['openai', 'ant/claude-up', () => messages, ['--variant', 'high']],
-    ['google', 'google/gemini-3-pro-preview', () => gemini, ['--variant', 'high']],
-    ['google', 'ant/claude-up', () => messages, ['--variant', 'high']],
+    ['gateway', 'oc/o4-mini', () => up.chat, []],
+    ['gateway', 'ant/claude-up', () => up.messages, []],
+    ['anthropic', 'ant/claude-up', () => up.messages, ['--variant', 'high']],
+    ['anthropic', 'or/gpt-5', () => up.responses, ['--variant', 'high']],
+    ['openai', 'or/gpt-5', () => up.responses, ['--variant', 'high']],
+    ['openai', 'ant/claude-up', () => up.messages, ['--variant', 'high']],
+    ['google', 'google/gemini-3-pro-preview', () => up.gemini, ['--variant', 'high']],
+    ['google', 'ant/claude-up', () => up.messages, ['--variant', 'high']],
   ] as const)('opencode run on the %s provider with %s writes the file', async (provider, model, fakeOf, args) => {
-    const fake: StrictFake | GeminiFake = fakeOf();
+    const fake = fakeOf();
     fake.requests.length = 0;
     const run = await opencodeWrites(provider, model, [...args]);
     const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-4000)}\nrejections: ${fake.rejections.join(' | ')}\nrequests: ${fake.requests.length}`;
@@ -116,18 +99,18 @@ describe('opencode through the gateway', () => {
     const asked = fake.requests.map((request) => request.json as Record<string, any>);
     const toolTurns = asked.filter((body) => Array.isArray(body.tools) && body.tools.length > 0);
     expect(toolTurns.length, report).toBeGreaterThanOrEqual(2);
-    if (args.length > 0 && fake === messages) {
+    if (args.length > 0 && fake === up.messages) {
       // The thinking asked for, and Claude's signed thinking back on the turn after the tool call (the strict fake checks the signature).
       const second = toolTurns.at(-1)!;
       expect(second.thinking, report).toMatchObject({ type: expect.stringMatching(/^(enabled|adaptive)$/) });
       expect(second.messages.find((m: { role: string }) => m.role === 'assistant').content[0], report).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^sig_/) });
     }
-    if (args.length > 0 && fake === responses) {
+    if (args.length > 0 && fake === up.responses) {
       // Reasoning asked for, and its encrypted content back on the turn after the tool call.
       expect(toolTurns[0].reasoning, report).toMatchObject({ effort: 'high' });
       expect(toolTurns.at(-1)!.input, report).toContainEqual(expect.objectContaining({ type: 'reasoning', encrypted_content: expect.stringMatching(/^enc_/) }));
     }
-    if (fake === gemini) {
+    if (fake === up.gemini) {
       // Thoughts asked for, and Gemini 3's thought signature back with its call (the fake refuses a call of the current turn without it).
       expect(toolTurns[0].generationConfig?.thinkingConfig, report).toMatchObject({ includeThoughts: true });
       const modelTurn = toolTurns.at(-1)!.contents.find((content: { role: string }) => content.role === 'model');

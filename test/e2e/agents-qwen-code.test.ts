@@ -4,15 +4,15 @@
  * tool call, configured as its docs say (settings.json `modelProviders`: a model under an auth
  * type, its `baseUrl` at the gateway, the key read from `envKey`) for each of the gateway's
  * faces: `openai` (Chat Completions), `openai-responses`, `anthropic` (Messages) and `gemini`.
- * Each reaches Chat, Messages and Responses upstreams (strict fakes). HOME is a fresh temp dir,
- * telemetry, usage statistics and updates are off; nothing leaves 127.0.0.1.
+ * Each reaches Chat, Messages and Responses upstreams (the strict fakes of four-upstreams). HOME is
+ * a fresh temp dir, telemetry, usage statistics and updates are off; nothing leaves 127.0.0.1.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { startFourUpstreams, type FourUpstreams } from '../helpers/four-upstreams.ts';
+import { tempDir } from '../helpers/spawn-gateway.ts';
 import { QWEN_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
@@ -20,30 +20,17 @@ const FINAL = 'Done: the file is written.';
 
 describe('Qwen Code through the gateway', () => {
   let workDir = '';
-  let chat: StrictFake;
-  let responses: StrictFake;
-  let messages: StrictFake;
-  let gw: SpawnedGateway;
+  let up: FourUpstreams;
+  let gw: FourUpstreams['gateway'];
   const write = (names: string[]) => (names.includes('write_file') ? { name: 'write_file', input: { file_path: path.join(workDir, 'hello.txt'), content: CONTENT } } : undefined);
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write, finalText: FINAL });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick: write, finalText: FINAL });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: write, finalText: FINAL });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-        },
-      },
-    });
+    up = await startFourUpstreams({ pick: write, toolTurns: 1, reasoningOpenAI: true });
+    gw = up.gateway;
   }, 900_000);
   afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
+    await up?.close();
   });
 
   /** `qwen --yolo` in a fresh directory, `model` under `authType` in a fresh ~/.qwen/settings.json, asked to write hello.txt. */
@@ -66,14 +53,14 @@ describe('Qwen Code through the gateway', () => {
   }
 
   it.each([
-    ['openai', 'oc/gpt-4o-mini', () => chat],
-    ['openai', 'ant/claude-up', () => messages],
-    ['openai-responses', 'or/gpt-5', () => responses],
-    ['anthropic', 'ant/claude-up', () => messages],
-    ['anthropic', 'or/gpt-5', () => responses],
+    ['openai', 'oc/o4-mini', () => up.chat],
+    ['openai', 'ant/claude-up', () => up.messages],
+    ['openai-responses', 'or/gpt-5', () => up.responses],
+    ['anthropic', 'ant/claude-up', () => up.messages],
+    ['anthropic', 'or/gpt-5', () => up.responses],
     // Qwen Code's Gemini requests all carry thinkingLevel THINKING_LEVEL_UNSPECIFIED: the Gemini face refused it with a 400.
-    ['gemini', 'ant/claude-up', () => messages],
-    ['gemini', 'oc/gpt-4o-mini', () => chat],
+    ['gemini', 'ant/claude-up', () => up.messages],
+    ['gemini', 'oc/o4-mini', () => up.chat],
   ] as const)('qwen on the %s auth type with %s writes the file', async (authType, model, fakeOf) => {
     const fake = fakeOf();
     fake.requests.length = 0;
@@ -85,7 +72,7 @@ describe('Qwen Code through the gateway', () => {
     expect(run.stdout, report).toContain(FINAL);
     // The tool call, then the answer once its result is in, both through the gateway.
     expect(fake.requests.length, report).toBeGreaterThanOrEqual(2);
-    if (fake === messages && authType !== 'openai') {
+    if (fake === up.messages && authType !== 'openai') {
       // Qwen Code asks for thinking here: Claude's signed thinking comes back on the turn after the tool call (the strict fake checks the signature).
       const second = fake.requests.at(-1)!.json as { thinking?: unknown; messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }> };
       expect(second.thinking, report).toMatchObject({ type: 'enabled' });
