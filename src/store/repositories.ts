@@ -364,6 +364,12 @@ export interface CreditsRepo {
    */
   release(requestId: string): Promise<boolean>;
   /**
+   * Gives back a hold a previous run of this instance's data dir took (a leased slice its kept
+   * settlements name, sent at the next start), whatever instance id that run had; false when it
+   * is not there. Only for lease ids, which no other instance admits again.
+   */
+  releaseLeft(leaseId: string): Promise<boolean>;
+  /**
    * Exactly once per request id: inserts the ledger row and, only then, charges the balance,
    * adds to the period aggregates and gives the request's hold back, in one transaction.
    */

@@ -169,6 +169,7 @@ export class SharedCredits implements CreditsPort {
     );
     if (!sent) return;
     this.o.log.info('credits: settlements kept in the data dir are now recorded', { settled: lines });
-    await Promise.allSettled([...leases].map((lease) => this.o.repo.release(lease)));
+    // That run's instance id is not this one's: `release` would leave its slices to the sweep.
+    await Promise.allSettled([...leases].map((lease) => this.o.repo.releaseLeft(lease)));
   }
 }

@@ -139,6 +139,11 @@ export class PostgresCreditsRepo implements CreditsRepo {
     });
   }
 
+  async releaseLeft(leaseId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ released: boolean }>({ name: 'gw_release', text: 'select gw_release($1) as released', values: [leaseId] });
+    return rows[0]?.released === true;
+  }
+
   async release(requestId: string): Promise<boolean> {
     const { rows } = await this.pool.query<{ released: boolean }>({ name: 'gw_release_own', text: 'select gw_release_own($1, $2) as released', values: [requestId, this.instance] });
     return rows[0]?.released === true;

@@ -51,6 +51,10 @@ class FakeCredits implements CreditsRepo {
     this.released.push(requestId);
     return this.holdsById.delete(requestId);
   }
+  async releaseLeft(leaseId: string): Promise<boolean> {
+    this.released.push(leaseId);
+    return this.holdsById.delete(leaseId);
+  }
   async settle(request: SettleRequest): Promise<SettleOutcome> {
     return (await this.flush([{ entry: { ...request.entry, charged_credits: request.entry.cost_credits }, periods: request.periods }]))[0];
   }
