@@ -10,8 +10,9 @@
  */
 import { findFormat, getFormat, registerFormat, type FormatDefinition } from '../formats/index.ts';
 import { isGatewayError } from '../errors/index.ts';
-import { MODEL_TYPES, type ChatRequest, type WireFormat } from '../ir/index.ts';
+import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory, UpstreamHttpError, isUpstreamHttpError } from '../upstream/index.ts';
+import { pluginShapeProblem } from './plugin-shape.ts';
 import type { ChatCall, ProviderContext, ProviderInstance, ProviderPlugin, UpstreamResponse } from './types.ts';
 
 export { formatCases, type FormatCase } from './format-cases.ts';
@@ -53,17 +54,11 @@ function fail(message: string): never {
 
 /** What the host checks when it loads a plugin, and the formats it may be called with. */
 function checkShape(plugin: ProviderPlugin<unknown>): WireFormat[] {
-  if (typeof plugin !== 'object' || plugin === null) fail('the default export is not a plugin object (export default definePlugin({...}))');
-  if (typeof plugin.name !== 'string' || plugin.name === '') fail('`name` must be a non-empty string');
-  if (!Array.isArray(plugin.formats)) fail('`formats` must be a list of wire format ids');
-  if (typeof plugin.setup !== 'function') fail('`setup` must be a function');
+  const problem = pluginShapeProblem(plugin);
+  if (problem) fail(`not a plugin the host loads (${problem.path || 'default export'}: ${problem.message}); export default definePlugin({...})`);
   for (const format of plugin.wireFormats ?? []) if (!findFormat(format.id)) registerFormat(format as FormatDefinition);
   const supported = plugin.supportedFormats ?? plugin.formats;
-  for (const format of plugin.formats) if (!supported.includes(format)) fail(`\`formats\` names '${format}', which \`supportedFormats\` leaves out`);
   for (const format of supported) if (!findFormat(format)) fail(`declares format '${format}', which is neither built in nor in its \`wireFormats\``);
-  for (const model of [...(plugin.models ?? []), ...(plugin.catalog?.models ?? [])]) {
-    if (model.type !== undefined && !(MODEL_TYPES as readonly string[]).includes(model.type)) fail(`model '${model.id}' has type '${model.type}', which is none of ${MODEL_TYPES.join(', ')}`);
-  }
   return supported;
 }
 

@@ -1,10 +1,8 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { z } from 'zod';
 import { describeUnknownKey, importUserModule, suggestKey, type GatewayConfig } from '../config/index.ts';
 import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
-import { MODEL_TYPES } from '../ir/index.ts';
-import type { ProviderPlugin } from '../plugin-kit/index.ts';
+import { PLUGIN_KEYS, pluginShapeProblem, type ProviderPlugin } from '../plugin-kit/index.ts';
 
 /** A provider whose plugin could not be found, loaded or validated. */
 export class PluginLoadError extends Error {
@@ -37,26 +35,6 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = Object.keys(BUILTIN_PLUGI
  */
 export const BUILTIN_PLUGINS_WITH_FORMATS: ReadonlySet<string> = new Set(['bedrock']);
 
-/** A model the plugin lists: a type the gateway does not know would be served by no route (every request a 400), so it is refused here. */
-const modelShape = z.object({ id: z.string().min(1), type: z.enum(MODEL_TYPES).optional() }).loose();
-
-const pluginShape = z.object({
-  name: z.string().min(1),
-  formats: z.array(z.string().min(1)),
-  supportedFormats: z.array(z.string().min(1)).optional(),
-  wireFormats: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
-  models: z.array(modelShape).optional(),
-  catalog: z
-    .object({ provider: z.string().min(1).optional(), models: z.array(modelShape).optional() })
-    .loose()
-    .optional(),
-  options: z.object({ parse: z.function() }).loose().optional(),
-  setup: z.function(),
-});
-
-/** The keys a plugin object is read by: another key that is a typo of one (`format`, `model`) would leave it unread. */
-const PLUGIN_KEYS = Object.keys(pluginShape.shape);
-
 /** The first own key of a plugin object that looks like a misspelt plugin key; extra keys of other names are the plugin's own. */
 function misspeltKey(candidate: unknown): string | undefined {
   if (!candidate || typeof candidate !== 'object') return undefined;
@@ -88,16 +66,15 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
   // a real default export is one the module names.
   const named = Object.keys(mod);
   const candidate = (named.includes('default') ? mod.default : undefined) ?? mod.plugin ?? mod.default;
-  const parsed = pluginShape.safeParse(candidate);
-  if (!parsed.success && !named.includes('default') && mod.plugin === undefined && named.length > 0 && !named.includes('setup')) {
+  const problem = pluginShapeProblem(candidate);
+  if (problem && !named.includes('default') && mod.plugin === undefined && named.length > 0 && !named.includes('setup')) {
     throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' has no default export (it exports ${named.join(', ')}); export default definePlugin({...}), or export it as \`plugin\``);
   }
   const misspelt = misspeltKey(candidate);
   if (misspelt) throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' has an ${describeUnknownKey('', misspelt, PLUGIN_KEYS)}`);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  if (problem) {
     throw new PluginLoadError(
-      `provider '${providerId}': plugin '${spec}' is not a valid provider plugin (${issue.path.join('.') || 'default export'}: ${issue.message}); export default definePlugin({...})`,
+      `provider '${providerId}': plugin '${spec}' is not a valid provider plugin (${problem.path || 'default export'}: ${problem.message}); export default definePlugin({...})`,
     );
   }
   const plugin = candidate as ProviderPlugin<unknown>;

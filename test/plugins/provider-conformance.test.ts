@@ -3,6 +3,9 @@
  * third-party plugin authors (`gateway/plugin-kit/testing`), each against a fake upstream that
  * answers recorded wire fixtures (the mock needs none).
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCases, providerCases } from '../../src/plugin-kit/testing.ts';
 import { unregisterFormat, type FormatDefinition } from '../../src/formats/index.ts';
@@ -13,6 +16,8 @@ import openai from '../../plugins/openai/index.ts';
 import anthropic from '../../plugins/anthropic/index.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { readFixture, readJsonFixture } from '../formats/stream-helpers.ts';
+import { loadPlugin } from '../../src/providers/index.ts';
+import { tempDir } from '../helpers/spawn-gateway.ts';
 
 const FORMAT_OF_PATH: Record<string, string> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages', '/v1/completions': 'completions' };
 
@@ -69,7 +74,25 @@ describe('the provider suite', () => {
   it('fails the shape case for a model of a type the gateway does not know (the host refuses to load it)', async () => {
     const typo: ProviderPlugin = { name: 'typo', formats: ['chat'], models: [{ id: 'm', type: 'chatt' as 'chat' }], setup: () => ({}) };
     const shape = providerCases(typo, { model: 'm' }).find((c) => c.name.startsWith('has the shape'))!;
-    await expect(shape.run()).rejects.toThrow("model 'm' has type 'chatt', which is none of chat, image_generation, audio");
+    await expect(shape.run()).rejects.toThrow(/not a plugin the host loads \(models\.0\.type: .*"chat".*"image_generation"/);
+  });
+
+  it('judges a shape as the host does: what the gateway refuses at load, the suite fails, in the same words', async () => {
+    const dir = tempDir('gw-conformance-shape-');
+    const shapes: Record<string, string> = {
+      'no-setup.mjs': "{ name: 'p', formats: ['chat'] }",
+      'empty-name.mjs': "{ name: '', formats: ['chat'], setup: () => ({}) }",
+      'outside.mjs': "{ name: 'p', formats: ['chat', 'responses'], supportedFormats: ['chat'], setup: () => ({}) }",
+    };
+    for (const [file, text] of Object.entries(shapes)) {
+      fs.writeFileSync(path.join(dir, file), `export default ${text};\n`);
+      const plugin = (await import(pathToFileURL(path.join(dir, file)).href)).default as ProviderPlugin;
+      const host = await loadPlugin('x', `./${file}`, dir).then(() => 'loaded', (error: Error) => error.message);
+      const suite = await providerCases(plugin, { model: 'm' }).find((c) => c.name.startsWith('has the shape'))!.run().then(() => 'passed', (error: Error) => error.message);
+      const said = /\(([^)]*)\)/.exec(host)?.[1];
+      expect(said, `${file}: the host refuses it (${host})`).toBeDefined();
+      expect(suite, file).toContain(`(${said})`);
+    }
   });
 
   it('fails the error case when nothing answers at baseURL (a refusal no upstream gave proves nothing)', async () => {
