@@ -62,6 +62,8 @@ export const converseFormat = defineFormat({
     },
   ],
   credentials: [],
+  // The AWS SDKs read the request id into `$metadata.requestId` from this header.
+  requestIdHeader: 'x-amzn-requestid',
   framing: eventStreamFraming,
   codec: converseCodec,
   terminal: tellRecordEnd,

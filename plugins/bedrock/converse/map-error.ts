@@ -80,9 +80,21 @@ function exceptionOf(status: number): string {
   return 'ValidationException';
 }
 
+/**
+ * The exception a ConverseStream ends in: one of the five its event union names, since the AWS
+ * SDKs raise any other as a bare error named in lower camel case whose message is the payload's
+ * JSON. A timeout part-way is the stream's error; other client faults are the request's.
+ */
+function streamExceptionOf(status: number): string {
+  if (status === 429) return 'ThrottlingException';
+  if (status === 503) return 'ServiceUnavailableException';
+  if (status === 504 || status === 408) return 'ModelStreamErrorException';
+  return status >= 500 ? 'InternalServerException' : 'ValidationException';
+}
+
 /** The exception record of a stream error (its event is the exception's name, lower camel case, as Bedrock frames it). */
 export function exceptionRecord(status: number, payload: Record<string, unknown>): WireRecord {
-  const name = exceptionOf(status);
+  const name = streamExceptionOf(status);
   return { event: `${EXCEPTION}${name[0].toLowerCase()}${name.slice(1)}`, data: JSON.stringify(payload) };
 }
 

@@ -1,0 +1,143 @@
+/**
+ * The AWS SDK's own BedrockRuntimeClient (@aws-sdk/client-bedrock-runtime, pinned in test/clients,
+ * with its HTTP/1.1 handler) on the gateway's Converse route: `ConverseCommand` and
+ * `ConverseStreamCommand` on a Llama model behind a strict Bedrock fake (a passthrough) and on a
+ * Chat model (a conversion); a tool call and its result; streams read through the SDK's
+ * event-stream parser to messageStop and metadata; failures, before and during a stream, as the
+ * SDK's own exception classes. The key goes as the SDK's Bedrock API key (Bearer).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
+import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
+
+type Json = Record<string, any>;
+const LLAMA = 'meta.llama3-3-70b-instruct-v1:0';
+const BEDROCK_API_KEY = 'ABSKZmFrZWJlZHJvY2thcGlrZXk=';
+const LOOKUP = { toolSpec: { name: 'lookup', description: 'Weather of a city', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } } };
+const ASK = [{ role: 'user', content: [{ text: 'Say hi' }] }];
+
+describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
+  let bedrock: FakeBedrock;
+  let chat: StrictFake;
+  let stalling: FakeUpstream;
+  let gw: SpawnedGateway;
+  let key: string;
+  let aws: any;
+  let NodeHttpHandler: any;
+
+  beforeAll(async () => {
+    await ensureTestClients();
+    bedrock = await startFakeBedrock({ region: 'us-east-1', apiKeys: [BEDROCK_API_KEY] });
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: (names) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined), finalText: 'Sunny in Paris.' });
+    // A Chat upstream that sends one chunk, then nothing: the gateway's idle timeout ends the stream part-way.
+    stalling = await startFakeUpstream(() => ({ sse: chatSse([{ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-slow', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] }], false), stall: true }));
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          bedrock: { plugin: 'bedrock', baseURL: bedrock.url, region: 'us-east-1', apiKey: BEDROCK_API_KEY, models: [LLAMA] },
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          slow: { plugin: 'openai', baseURL: `${stalling.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-slow'], timeouts: { idle: 300 } },
+        },
+      },
+    });
+    key = gw.key!;
+    aws = await clientModule('@aws-sdk/client-bedrock-runtime');
+    ({ NodeHttpHandler } = await clientModule('@smithy/node-http-handler'));
+  }, 900_000);
+  afterAll(async () => {
+    await gw?.stop();
+    for (const fake of [bedrock, chat, stalling]) await fake?.close();
+  });
+
+  /** The gateway key as the SDK's Bedrock API key (`Authorization: Bearer`). */
+  const withToken = (token = key) =>
+    new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, token: { token }, authSchemePreference: ['httpBearerAuth'], requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+  const failure = (promise: Promise<unknown>): Promise<Json> => promise.then(() => ({}), (error: unknown) => error as Json);
+
+  /** Every event of a ConverseStream, read through the SDK's parser. */
+  async function events(output: Json): Promise<Json[]> {
+    const all: Json[] = [];
+    for await (const event of output.stream) all.push(event);
+    return all;
+  }
+  const textOf = (all: Json[]) => all.map((e) => e.contentBlockDelta?.delta?.text ?? '').join('');
+
+  // [model id as the SDK names it, what its upstream says, the fake behind it]
+  const MODELS: Array<[string, string, () => { rejections: string[] }]> = [
+    [`bedrock/${LLAMA}`, 'Converse heard: Say hi', () => bedrock],
+    ['oc/gpt-4o-mini', 'Sunny in Paris.', () => chat],
+  ];
+
+  it.each(MODELS)('Converse and ConverseStream on %s: the answer, then its stream to messageStop and metadata with usage', async (modelId, said, fakeOf) => {
+    const answer = await withToken().send(new aws.ConverseCommand({ modelId, system: [{ text: 'Be brief.' }], inferenceConfig: { maxTokens: 256 }, messages: ASK }));
+    expect(answer.stopReason).toBe('end_turn');
+    expect(answer.output.message).toEqual({ role: 'assistant', content: [{ text: said }] });
+    expect(answer.usage.outputTokens).toBeGreaterThan(0);
+    expect(answer.$metadata).toMatchObject({ httpStatusCode: 200, requestId: expect.stringMatching(/\S/) });
+    const streamed = await events(await withToken().send(new aws.ConverseStreamCommand({ modelId, inferenceConfig: { maxTokens: 256 }, messages: ASK })));
+    expect(streamed[0]).toEqual({ messageStart: { role: 'assistant' } });
+    expect(textOf(streamed)).toBe(said);
+    expect(streamed.at(-2)).toEqual({ messageStop: { stopReason: 'end_turn' } });
+    expect(streamed.at(-1)!.metadata.usage).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
+    expect(streamed.at(-1)!.metadata.usage.outputTokens).toBeGreaterThan(0);
+    expect(fakeOf().rejections).toEqual([]);
+  });
+
+  it.each(MODELS)('a tool call on %s streamed (toolUse start and input deltas), then the answer to its toolResult', async (modelId, _said, fakeOf) => {
+    const toolConfig = { tools: [LOOKUP] };
+    const first = [{ role: 'user', content: [{ text: 'Weather in Paris?' }] }];
+    const streamed = await events(await withToken().send(new aws.ConverseStreamCommand({ modelId, toolConfig, messages: first })));
+    const start = streamed.find((e) => e.contentBlockStart)!.contentBlockStart;
+    expect(start.start.toolUse).toMatchObject({ toolUseId: expect.any(String), name: 'lookup' });
+    const input = JSON.parse(streamed.filter((e) => e.contentBlockDelta?.contentBlockIndex === start.contentBlockIndex).map((e) => e.contentBlockDelta.delta.toolUse.input).join(''));
+    expect(input).toEqual({ city: 'Paris' });
+    expect(streamed.at(-2)).toEqual({ messageStop: { stopReason: 'tool_use' } });
+    const { toolUseId } = start.start.toolUse;
+    const answer = await withToken().send(
+      new aws.ConverseCommand({
+        modelId,
+        toolConfig,
+        messages: [
+          ...first,
+          { role: 'assistant', content: [{ toolUse: { toolUseId, name: 'lookup', input } }] },
+          { role: 'user', content: [{ toolResult: { toolUseId, content: [{ json: { sky: 'sunny' } }, { text: '21 C' }], status: 'success' } }] },
+        ],
+      }),
+    );
+    expect(answer.stopReason).toBe('end_turn');
+    expect(answer.output.message.content[0].text).toMatch(/sunny/i);
+    expect(fakeOf().rejections).toEqual([]);
+  });
+
+  it("failures are the SDK's own exception classes: unknown model, wrong key, invalid body", async () => {
+    const unknown = await failure(withToken().send(new aws.ConverseCommand({ modelId: 'meta.llama-nothing-v1:0', messages: ASK })));
+    expect(unknown).toBeInstanceOf(aws.ResourceNotFoundException);
+    expect(unknown).toMatchObject({ name: 'ResourceNotFoundException', $metadata: { httpStatusCode: 404, requestId: expect.stringMatching(/\S/) } });
+    const wrongKey = await failure(withToken('sk-not-a-key').send(new aws.ConverseCommand({ modelId: MODELS[0][0], messages: ASK })));
+    expect(wrongKey).toBeInstanceOf(aws.AccessDeniedException);
+    expect(wrongKey).toMatchObject({ $metadata: { httpStatusCode: 401 } });
+    const invalid = await failure(withToken().send(new aws.ConverseStreamCommand({ modelId: 'oc/gpt-4o-mini', messages: [{ role: 'system', content: [{ text: 'hi' }] }] })));
+    expect(invalid).toBeInstanceOf(aws.ValidationException);
+    expect(invalid.message).toMatch(/role/);
+  });
+
+  it("a stream that fails part-way raises the SDK's exception class: Bedrock's own throttle passed through, the gateway's idle timeout on a converted stream", async () => {
+    bedrock.faults.exceptionAfter = { index: 2, name: 'throttlingException', message: 'Too many tokens, please wait.' };
+    const throttled = await withToken().send(new aws.ConverseStreamCommand({ modelId: MODELS[0][0], messages: ASK }));
+    const thrown = await failure(events(throttled));
+    expect(thrown).toBeInstanceOf(aws.ThrottlingException);
+    expect(thrown.message).toBe('Too many tokens, please wait.');
+    const stalled = await withToken().send(new aws.ConverseStreamCommand({ modelId: 'slow/gpt-slow', messages: ASK }));
+    const read: Json[] = [];
+    const timedOut = await failure((async () => {
+      for await (const event of stalled.stream) read.push(event);
+    })());
+    expect(textOf(read)).toBe('Hel');
+    // ConverseStream's exceptions are five (internalServer, modelStreamError, validation, throttling, serviceUnavailable): a timeout is the stream's error.
+    expect(timedOut).toBeInstanceOf(aws.ModelStreamErrorException);
+    expect(timedOut.message).toBe('The provider did not answer in time.');
+  });
+});
