@@ -319,6 +319,12 @@ export interface FlushItem {
   entry: Omit<LedgerRecord, 'seq'>;
   /** The lease hold the charge comes out of (admitted from a leased slice). */
   lease?: string;
+  /**
+   * The instance whose hold of the request the line ends (admitted request by request there):
+   * only that hold is given back, not one another instance took for the same request id since.
+   * Absent: none (from a slice, or nothing held).
+   */
+  holder?: string;
   /** The periods of `entry.ts`. */
   periods: PeriodKeys;
 }
@@ -370,8 +376,9 @@ export interface CreditsRepo {
    */
   releaseLeft(leaseId: string): Promise<boolean>;
   /**
-   * Exactly once per request id: inserts the ledger row and, only then, charges the balance,
-   * adds to the period aggregates and gives the request's hold back, in one transaction.
+   * Exactly once per request id: inserts the ledger row and, only then, charges the balance and
+   * adds to the period aggregates, in one transaction; gives back the request's hold this
+   * instance took (inserted or not), never one another instance holds for the same id.
    */
   settle(request: SettleRequest): Promise<SettleOutcome>;
   /** `settle` for several requests in one call (one round trip); outcomes in the same order. */

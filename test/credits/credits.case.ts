@@ -33,11 +33,11 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
     });
 
     let n = 0;
-    async function setUp(credits: number, dataDir?: string) {
+    async function setUp(credits: number, dataDir?: string, keyLimit?: number) {
       gw = await makeGateway({ ...OUTPUT_ONLY, ...(await engine.config()) }, dataDir ? { dataDir } : {});
       const guards = gw.gateway.deps.guards;
       if (!(guards instanceof AccountGuards)) throw new Error('account guards not wired');
-      const { accountId } = await gw.account({ credits, tier: 'enterprise' });
+      const { accountId } = await gw.account({ credits, tier: 'enterprise', ...(keyLimit === undefined ? {} : { key: { limit: keyLimit } }) });
       const account = gw.gateway.deps.store.cache.account(accountId)!;
       const [key] = await gw.gateway.deps.store.keys.list(accountId);
       const prefix = `contract-${Date.now()}-${++n}:`;
@@ -128,6 +128,19 @@ export function describeCreditsContract(name: string, engine: CreditsEngine): vo
       const account = gw.gateway.deps.store.cache.account(first.accountId)!;
       expect((await guards.usageViews.credits(account)).data.credits).toMatchObject({ balance: 75, reserved: 0, total_used: 25 });
       expect(await guards.billedRequests(first.prefix)).toEqual(new Set([`${first.prefix}1`]));
+    });
+
+    it("a request id admitted again while its first run goes on (a batch line run again): the first run's settlement charges the line and leaves the second's hold; the second charges nothing more and gives its hold back", async () => {
+      // A key with a spend limit: admitted request by request (on PostgreSQL, a hold row of its own).
+      const { guards, request, usage, balance, prefix } = await setUp(100, undefined, 1_000);
+      const line = request(30);
+      const first = await guards.admit(line);
+      const second = await guards.admit({ ...line });
+      await first.settle(usage(10));
+      expect(await balance()).toMatchObject({ balance: 90, reserved: 30, total_used: 10 });
+      await second.settle(usage(20));
+      expect(await balance()).toMatchObject({ balance: 90, reserved: 0, total_used: 10 });
+      expect(await guards.billedRequests(prefix)).toEqual(new Set([`${prefix}1`]));
     });
 
     it('a refund (an operator grant) shows in the balance at once and can be spent', async () => {

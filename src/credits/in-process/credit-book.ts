@@ -16,6 +16,8 @@ export interface Reservation {
   readonly accountId: string;
   /** The API key that made the request: its spend limit counts this reservation. */
   readonly keyId?: string;
+  /** The request it holds for (its ledger line's id), when known at admission. */
+  readonly requestId?: string;
   readonly credits: number;
   readonly tokens: number;
   open: boolean;
@@ -78,7 +80,7 @@ export class CreditBook {
     credits: number,
     tokens: number,
     enforce = true,
-    options: { needsBalance?: boolean; keyId?: string; ceilings?: readonly SpendCeiling[] } = {},
+    options: { needsBalance?: boolean; keyId?: string; requestId?: string; ceilings?: readonly SpendCeiling[] } = {},
   ): Reservation {
     for (const ceiling of options.ceilings ?? []) this.checkCeiling(ceiling, credits, options.needsBalance);
     if (enforce && (credits > 0 || options.needsBalance)) {
@@ -93,7 +95,7 @@ export class CreditBook {
     this.add(this.reservedCredits, accountId, credits);
     this.add(this.reservedTokens, accountId, tokens);
     if (options.keyId) this.add(this.reservedByKey, options.keyId, credits);
-    return { accountId, keyId: options.keyId, credits, tokens, open: true };
+    return { accountId, keyId: options.keyId, requestId: options.requestId, credits, tokens, open: true };
   }
 
   /**

@@ -38,6 +38,14 @@ export interface InProcessCreditsOptions {
 export class InProcessCredits implements CreditsPort {
   readonly book: CreditBook;
   private readonly usage: UsageIndex;
+  /**
+   * Admissions open per request id, and the ids one of them settled while another was open: a
+   * request id is charged once (as the shared engine's ledger keys it), so a batch line run again
+   * while its first run goes on is charged by whichever run settles first, and each run's hold
+   * stays its own until that run ends.
+   */
+  private readonly openRuns = new Map<string, number>();
+  private readonly billedRuns = new Set<string>();
 
   constructor(private readonly o: InProcessCreditsOptions) {
     this.book = o.book;
@@ -46,15 +54,35 @@ export class InProcessCredits implements CreditsPort {
 
   hold(input: HoldInput): Reservation {
     this.checkQuota(input.account, input.tokens);
-    return this.book.reserve(input.account.id, input.credits, input.tokens, this.o.enforce, {
+    const reservation = this.book.reserve(input.account.id, input.credits, input.tokens, this.o.enforce, {
       needsBalance: input.needsBalance,
       keyId: input.key.id,
+      requestId: input.requestId,
       ceilings: this.ceilingsFor(input.key, input.account, this.o.clock.now()),
     });
+    if (input.requestId) this.openRuns.set(input.requestId, (this.openRuns.get(input.requestId) ?? 0) + 1);
+    return reservation;
   }
 
   release(hold: CreditHold): void {
-    this.book.release(hold as Reservation);
+    const reservation = hold as Reservation;
+    if (reservation.open) this.endRun(reservation.requestId, false);
+    this.book.release(reservation);
+  }
+
+  /** One admission of a request id ends (settled or released); true when another one of it settled already (nothing more is charged). */
+  private endRun(requestId: string | undefined, settles: boolean): boolean {
+    const open = requestId === undefined ? undefined : this.openRuns.get(requestId);
+    if (requestId === undefined || open === undefined) return false;
+    const billed = this.billedRuns.has(requestId);
+    if (open > 1) {
+      this.openRuns.set(requestId, open - 1);
+      if (settles) this.billedRuns.add(requestId);
+    } else {
+      this.openRuns.delete(requestId);
+      this.billedRuns.delete(requestId);
+    }
+    return billed;
   }
 
   /**
@@ -67,6 +95,12 @@ export class InProcessCredits implements CreditsPort {
     let reservation = input.hold as Reservation | undefined;
     const line = input.entry as NewLedgerEntry;
     const cost = line.cost_credits;
+    if (reservation?.open && this.endRun(reservation.requestId, true)) {
+      // Another run of this request id settled it: billed once, this run's hold goes back.
+      this.book.release(reservation);
+      line.charged_credits = 0;
+      return { charge: { cost, charged: 0, held: reservation.credits } };
+    }
     const ceilings = this.ceilingsFor(key, account, this.o.clock.now());
     const charged = this.book.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, this.o.enforce, ceilings);
     const charge: SettledCharge = { cost, charged, held: reservation?.credits ?? 0 };
@@ -165,6 +199,8 @@ export class InProcessCredits implements CreditsPort {
    */
   private notRecorded(error: unknown, line: NewLedgerEntry, reservation: Reservation): GatewayError {
     this.book.release(reservation);
+    // Not billed after all: another run of the request still open charges it.
+    this.billedRuns.delete(line.request_id);
     this.o.storage.failed(error, 'the usage ledger');
     this.o.log.error('usage ledger append failed; the request is not charged and its answer fails', { error: String(error), account: line.account_id, request_id: line.request_id });
     return recordNotWritten(error, 'usage ledger line');

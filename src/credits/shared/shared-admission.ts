@@ -46,6 +46,12 @@ export class SharedAdmission {
   private readonly recalling = new Map<string, { at: number; done: Promise<boolean> }>();
   /** Releases of holds of their own on their way to the database, by account. */
   private readonly releasing = new Map<string, Promise<unknown>>();
+  /**
+   * This instance's open holds of their own, by request id: the latest admission of an id owns
+   * its row (`gw_reserve` takes an older one over), so an older run's settlement or release
+   * must leave it alone (a batch line run again here while its first run goes on).
+   */
+  private readonly ownHolds = new Map<string, SharedHold>();
 
   constructor(private readonly o: SharedAdmissionOptions) {
     this.groups = new HoldGroups(o.repo);
@@ -60,6 +66,20 @@ export class SharedAdmission {
   async releaseAbandoned(): Promise<void> {
     const released = await this.groups.releaseAbandoned();
     if (released > 0) this.o.log.warn('credits: gave back the holds of admissions that failed or releases that did not reach the database', { holds: released });
+  }
+
+  /** True when `hold`'s row in the database is still its own (not taken over by a later admission here), and forgets it: it is settled or released now. */
+  ownsHold(hold: SharedHold): boolean {
+    if (this.ownHolds.get(hold.requestId) !== hold) return false;
+    this.ownHolds.delete(hold.requestId);
+    return true;
+  }
+
+  /** A hold row of its own, admitted: the request id's latest. */
+  private heldOwn(input: HoldInput, requestId: string): SharedHold {
+    const hold: SharedHold = { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
+    if (hold.credits !== 0 || hold.tokens !== 0) this.ownHolds.set(requestId, hold);
+    return hold;
   }
 
   /** Recalls older than `EXACT_FOR_MS` are forgotten (the next refusal asks again). */
@@ -158,19 +178,19 @@ export class SharedAdmission {
         if (slice && (slice.shrinking || slice.free > 0)) {
           await this.o.leases.shrink(slice);
           const again = await this.groups.send({ ...request, periods: periodKeys(this.o.clock.now()) }).catch(() => outcome);
-          if (again.outcome === 'ok') return { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
+          if (again.outcome === 'ok') return this.heldOwn(input, requestId);
           outcome = again;
         }
         // Other instances may hold credit idle in their slices.
         if (outcome.outcome === 'balance') {
           const again = await this.afterRecall(request, outcome);
-          if (again.outcome === 'ok') return { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
+          if (again.outcome === 'ok') return this.heldOwn(input, requestId);
           outcome = again;
         }
       }
       throw refuseHold(outcome, input, now);
     }
-    return { requestId, credits: input.credits, tokens: input.tokens, open: true, accountId: input.account.id };
+    return this.heldOwn(input, requestId);
   }
 
   /** Gives a hold back without a charge (the request used nothing): to the slice at once, or to the database in the background. */
@@ -182,7 +202,7 @@ export class SharedAdmission {
       return;
     }
     hold.open = false;
-    if (hold.credits === 0 && hold.tokens === 0) return;
+    if (!this.ownsHold(hold)) return;
     const released = this.o.repo.release(hold.requestId).catch((error: unknown) => {
       // Not lost: tried again after each heartbeat until the database answers (a live instance's holds are never swept).
       this.groups.giveBackLater(hold.requestId);

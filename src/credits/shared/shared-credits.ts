@@ -83,7 +83,7 @@ export class SharedCredits implements CreditsPort {
       beatsFresh: () => this.heartbeat.fresh,
       track,
     });
-    this.settlement = new SharedSettlement({ repo: o.repo, log: o.log, outbox: this.outbox, leases: this.leases, storage: o.storage, track });
+    this.settlement = new SharedSettlement({ repo: o.repo, log: o.log, outbox: this.outbox, leases: this.leases, storage: o.storage, track, ownsHold: (hold) => this.admission.ownsHold(hold) });
     this.views = new SharedViews({ repo: o.repo, clock: o.clock, outbox: this.outbox, admission: this.admission, leases: this.leases });
     o.repo.onRecall?.((accountId) => this.leases.recalled(accountId));
   }

@@ -22,6 +22,8 @@ export interface SharedSettlementOptions {
   storage?: { failed(error: unknown, what: string): void };
   /** Counts background work a clean stop waits for. */
   track<T>(promise: Promise<T>): Promise<T>;
+  /** A hold of its own still has its row in the database (and forgets it): false once another admission of the same request id took it over. */
+  ownsHold(hold: SharedHold): boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export class SharedSettlement {
   private settleLine(hold: SharedHold | undefined, entry: SharedEntry, charge: SettledCharge, options: { now: boolean; untilRecorded?: boolean }): Promise<void> | undefined {
     let charged = roundCredits(Math.max(0, entry.cost_credits));
     let lease: string | undefined;
+    let holder: string | undefined;
     if (hold?.slice) {
       charged = hold.slice.chargeable(charged);
       hold.slice.settle(hold, charged);
@@ -59,24 +62,27 @@ export class SharedSettlement {
       if (hold.slice.draining) queueMicrotask(() => this.o.leases.returnIfDrained(hold.slice!));
     } else if (hold) {
       hold.open = false;
+      // Its hold row is this instance's (unless a later admission of the same id took it over).
+      if (this.o.ownsHold(hold)) holder = this.o.repo.instance;
     }
     charge.charged = charged;
     // The guards build a fresh entry per settlement: it becomes the line (no copy).
     const line = entry as NewOutboxLine;
     line.charged_credits = charged;
     if (lease) line.lease = lease;
+    if (holder) line.holder = holder;
     let written: Promise<void> | undefined;
     try {
       written = this.o.outbox.append(line, options.now).written;
     } catch (error) {
-      return Promise.reject(this.notWritten(error, hold, charged, entry.request_id));
+      return Promise.reject(this.notWritten(error, hold?.slice || holder ? hold : undefined, charged, entry.request_id));
     }
     if (written) {
       const slice = hold?.slice;
       // A group that could not be written: its line is withdrawn (not sent, not charged) and the answer fails; resolved when a send had already taken it.
       written = written.catch((error: unknown) => {
         // The outbox already gave the slice's charge back when it skipped the line (shippedLines); a hold of its own goes back here.
-        throw this.notWritten(error, slice ? undefined : hold, 0, entry.request_id);
+        throw this.notWritten(error, slice || !holder ? undefined : hold, 0, entry.request_id);
       });
     }
     if (options.untilRecorded) {
@@ -111,5 +117,5 @@ export class SharedSettlement {
 /** An outbox line as the database takes it. */
 export function flushItem(line: OutboxLine): FlushItem {
   // The line itself is the entry (its local `seq` and `lease` are not columns the database reads from it).
-  return line.lease ? { entry: line, lease: line.lease, periods: periodKeys(line.ts) } : { entry: line, periods: periodKeys(line.ts) };
+  return { entry: line, lease: line.lease, holder: line.holder, periods: periodKeys(line.ts) };
 }

@@ -6,10 +6,12 @@ import { forEachLedgerEntry, UsageLedger } from './usage-ledger.ts';
 import type { Logger } from '../../util/index.ts';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 
-/** A settlement as the outbox keeps it: the ledger line, and the leased slice it was admitted from (if any). */
+/** A settlement as the outbox keeps it: the ledger line, and the leased slice or the hold it was admitted with (if any). */
 export interface OutboxLine extends LedgerRecord {
   /** The lease hold its charge comes out of (`lease:<instance>:<account>`); absent: the request's own hold, or none. */
   lease?: string;
+  /** The instance whose hold of its own the line ends (`FlushItem.holder`); absent: none (a slice's line, nothing held, or a line of an older version). */
+  holder?: string;
 }
 
 export type NewOutboxLine = Omit<OutboxLine, 'seq'>;

@@ -149,9 +149,14 @@ end $$;
   },
   {
     name: 'gw_settle',
-    // As last defined by migration 5 (hold takeover, commits without a flush wait); writes web_search_requests (column of migration 13).
+    // Since migration 16 (settlement gives back its own hold): p_holder; writes web_search_requests (column of migration 13).
     sql: `
-create or replace function gw_settle(p_entry jsonb, p_enforce boolean, p_day text, p_week text, p_month text, p_sync boolean)
+-- Settles a request's line exactly once per request id and gives back the hold p_holder (the
+-- instance that admitted this run of it) took, and no other: the same request id held since by
+-- another instance (a batch line run again there) keeps that hold until that run settles. A
+-- line already billed (the other run settled first, or this line sent again) charges nothing,
+-- and its run's own hold goes back all the same. p_holder null: no hold of its own.
+create or replace function gw_settle(p_entry jsonb, p_holder text, p_enforce boolean, p_day text, p_week text, p_month text, p_sync boolean)
 returns table (inserted boolean, charged float8, seq bigint)
 language plpgsql as $$
 declare
@@ -171,7 +176,8 @@ begin
   e := jsonb_populate_record(null::gw_ledger, p_entry);
   select * into a from gw_accounts where id = e.account_id for update;
   select * into k from gw_api_keys where id = e.key_id for update;
-  select * into h from gw_credit_holds where request_id = e.request_id;
+  -- Under the account's lock no admission of the same request can take the hold over meanwhile.
+  select * into h from gw_credit_holds where request_id = e.request_id and instance = p_holder;
   if found then
     own := h.credits;
     own_tokens := h.tokens;
@@ -197,10 +203,18 @@ begin
     on conflict (request_id) do nothing
     returning gw_ledger.seq into s;
   if s is null then
+    -- (Not gw_release: it turns the flush's synchronous commit off.)
+    if h.request_id is not null then
+      delete from gw_credit_holds where request_id = e.request_id and instance = p_holder;
+      update gw_accounts set reserved = greatest(0, round(reserved - own, 6)), reserved_tokens = greatest(0, reserved_tokens - own_tokens) where id = h.account_id;
+      if h.key_id is not null then
+        update gw_api_keys set reserved = greatest(0, round(reserved - own, 6)) where id = h.key_id;
+      end if;
+    end if;
     return query select false, 0::float8, null::bigint;
     return;
   end if;
-  delete from gw_credit_holds where request_id = e.request_id;
+  delete from gw_credit_holds where request_id = e.request_id and instance = p_holder;
   if a.id is not null then
     update gw_accounts set
       credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),
@@ -315,7 +329,7 @@ end $$;
   },
   {
     name: 'gw_settle_many',
-    // As last defined by migration 6 (admissions and settlements in groups).
+    // As last defined by migration 6 (admissions and settlements in groups); each item's holder since migration 16.
     sql: `
 create or replace function gw_settle_many(p_items jsonb, p_enforce boolean, p_sync boolean)
 returns table (request_id text, inserted boolean, charged float8, seq bigint)
@@ -325,7 +339,7 @@ declare
 begin
   for r in select value from jsonb_array_elements(p_items) order by value->'entry'->>'account_id', value->'entry'->>'request_id' loop
     return query select r->'entry'->>'request_id', s.inserted, s.charged, s.seq
-      from gw_settle(r->'entry', p_enforce, r->>'day', r->>'week', r->>'month', p_sync) s;
+      from gw_settle(r->'entry', r->>'holder', p_enforce, r->>'day', r->>'week', r->>'month', p_sync) s;
   end loop;
 end $$;
 `,
@@ -464,11 +478,12 @@ end $$;
   },
   {
     name: 'gw_flush',
-    // As last defined by migration 7 (settlement outbox and leased slices).
+    // As last defined by migration 7 (settlement outbox and leased slices); each item's holder since migration 16.
     sql: `
 -- One flush of an instance's settlement outbox: every line settled exactly once per request
 -- id, in account order (the lock order of every function here), in one transaction: lines
--- admitted from a leased slice by gw_settle_leased, the others by gw_settle (their own hold).
+-- admitted from a leased slice by gw_settle_leased, the others by gw_settle (the hold of the
+-- instance the line names as its holder).
 create or replace function gw_flush(p_items jsonb, p_enforce boolean, p_sync boolean)
 returns table (request_id text, inserted boolean, charged float8, seq bigint)
 language plpgsql as $$
@@ -482,7 +497,7 @@ begin
         from gw_settle_leased(r->'entry', r->>'lease', p_enforce, r->>'day', r->>'week', r->>'month') s;
     else
       return query select r->'entry'->>'request_id', s.inserted, s.charged, s.seq
-        from gw_settle(r->'entry', p_enforce, r->>'day', r->>'week', r->>'month', p_sync) s;
+        from gw_settle(r->'entry', r->>'holder', p_enforce, r->>'day', r->>'week', r->>'month', p_sync) s;
     end if;
   end loop;
 end $$;

@@ -1127,6 +1127,18 @@ create index gw_upload_sessions_expiry on gw_upload_sessions (expires_at);
 create index gw_files_expiry on gw_files (((record::json->>'expires_at')::bigint)) where (record::json->>'expires_at') is not null;
 `,
   },
+  {
+    version: 16,
+    name: 'settlement gives back its own hold',
+    sql: `
+-- gw_settle gave back the hold under the line's request id whoever held it: a slow instance
+-- settling a batch line that another instance runs again (its lease lapsed; the other holds
+-- under the same id) dropped that run's hold, so it ran unheld. gw_settle now takes the
+-- instance whose hold the line settles (p_holder) and gives back only that one; its new body,
+-- and gw_flush's and gw_settle_many's that call it, are in the repeatable credit functions.
+drop function gw_settle(jsonb, boolean, text, text, text, boolean);
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -152,8 +152,8 @@ export class PostgresCreditsRepo implements CreditsRepo {
   async settle(r: SettleRequest): Promise<SettleOutcome> {
     const { rows } = await this.pool.query<{ inserted: boolean; charged: number; seq: number | null }>({
       name: 'gw_settle',
-      text: 'select * from gw_settle($1, $2, $3, $4, $5, $6)',
-      values: [JSON.stringify(dbEntry(r.entry)), r.enforce, r.periods.day, r.periods.week, r.periods.month, this.synchronousCommit],
+      text: 'select * from gw_settle($1, $2, $3, $4, $5, $6, $7)',
+      values: [JSON.stringify(dbEntry(r.entry)), this.instance, r.enforce, r.periods.day, r.periods.week, r.periods.month, this.synchronousCommit],
     });
     const row = rows[0];
     return row.inserted ? { inserted: true, charged: row.charged, seq: Number(row.seq) } : { inserted: false, charged: 0 };
@@ -166,7 +166,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
     if (requests.some((r) => r.enforce !== enforce)) {
       return Promise.all(requests.map((r) => this.settle(r)));
     }
-    const items = requests.map((r) => ({ entry: dbEntry(r.entry), day: r.periods.day, week: r.periods.week, month: r.periods.month }));
+    const items = requests.map((r) => ({ entry: dbEntry(r.entry), holder: this.instance, day: r.periods.day, week: r.periods.week, month: r.periods.month }));
     const { rows } = await this.pool.query<{ request_id: string; inserted: boolean; charged: number; seq: number | null }>({
       name: 'gw_settle_many',
       text: 'select * from gw_settle_many($1, $2, $3)',
@@ -192,7 +192,7 @@ export class PostgresCreditsRepo implements CreditsRepo {
   }
 
   async flush(items: readonly FlushItem[], enforce: boolean): Promise<SettleOutcome[]> {
-    const payload = items.map((i) => (i.lease ? { entry: dbEntry(i.entry), lease: i.lease, day: i.periods.day, week: i.periods.week, month: i.periods.month } : { entry: dbEntry(i.entry), day: i.periods.day, week: i.periods.week, month: i.periods.month }));
+    const payload = items.map((i) => ({ entry: dbEntry(i.entry), lease: i.lease, holder: i.holder, day: i.periods.day, week: i.periods.week, month: i.periods.month }));
     const { rows } = await this.pool
       .query<{ request_id: string; inserted: boolean; charged: number; seq: number | null }>({
         name: 'gw_flush_set',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoldGroups } from '../../../src/credits/shared/hold-groups.ts';
 import { PostgresStore } from '../../../src/store/postgres/index.ts';
-import type { CreditsRepo, HoldRequest } from '../../../src/store/index.ts';
+import type { CreditsRepo, FlushItem, HoldRequest } from '../../../src/store/index.ts';
 import { connectTestDatabase, type TestDatabaseWithClient } from '../../helpers/pg-database.ts';
 import { aKey, anAccount } from '../../store/store.case.ts';
 
@@ -56,5 +56,32 @@ describe('the give-back of a failed admission', () => {
     // B's own release still gives it back.
     expect(await b.credits!.release(line.requestId)).toBe(true);
     expect(await held()).toEqual({ holds: [], reserved: 0 });
+  });
+});
+
+describe('the settlement of a line another instance runs again', () => {
+  it("charges the line once and leaves that instance's hold alone; its own settlement then gives it back", async () => {
+    const [a, b] = stores;
+    const account = await a.accounts.create(anAccount({ credits: 1_000 }));
+    const key = await a.keys.create(aKey(account.id, { limit: 500 }));
+    const now = new Date();
+    const periods = { day: now.toISOString().slice(0, 10), week: '2026-11-23', month: now.toISOString().slice(0, 7) };
+    const line: HoldRequest = { requestId: 'batch_req_line_2', accountId: account.id, keyId: key.id, credits: 79, tokens: 0, enforce: true, needsBalance: true, periods };
+    const entry = { ts: now.getTime(), request_id: line.requestId, account_id: account.id, key_id: key.id, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', input_tokens: 10, output_tokens: 5, reasoning_tokens: 0, cached_tokens: 0, cost_credits: 30, charged_credits: 30, estimated: false, aborted: false };
+    // As the outbox sends an exact hold's line: the hold it settles is the one its instance took.
+    const flushed = (repo: CreditsRepo, cost: number) => repo.flush([{ entry: { ...entry, cost_credits: cost, charged_credits: cost }, holder: repo.instance, periods } as FlushItem], true);
+    const held = async () => ({ holds: await db.sql.query('select request_id, instance, credits::float8 as credits from gw_credit_holds').then((r) => r.rows), state: await a.credits!.state(account.id) });
+
+    expect((await a.credits!.hold(line)).outcome).toBe('ok');
+    // A's batch lease lapsed while its run was slow: B runs the line again under the same id and takes the hold over.
+    expect((await b.credits!.hold(line)).outcome).toBe('ok');
+    const onB = [{ request_id: line.requestId, instance: b.credits!.instance, credits: 79 }];
+    // A's run ends and settles: the line is charged, B's hold stays (before: released, B's run went on unheld).
+    expect(await flushed(a.credits!, 30)).toEqual([{ inserted: true, charged: 30, seq: expect.any(Number) }]);
+    expect(await held()).toMatchObject({ holds: onB, state: { credits: 970, reserved: 79, keyReserved: new Map([[key.id, 79]]) } });
+    // B's run ends: charged nothing more (the line is billed), and its hold goes back.
+    expect(await flushed(b.credits!, 40)).toEqual([{ inserted: false, charged: 0 }]);
+    expect(await held()).toMatchObject({ holds: [], state: { credits: 970, reserved: 0, keyReserved: new Map() } });
+    expect(await a.credits!.ledger({ accountId: account.id, limit: 10 })).toEqual([expect.objectContaining({ request_id: line.requestId, charged_credits: 30 })]);
   });
 });
