@@ -7,6 +7,7 @@ import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { estimateInputTokens, failedAnswerSettlement, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
+import { servesChat } from '../routing/index.ts';
 import type { BatchLineRecord, BatchRecord } from '../store/index.ts';
 import { mapTransportError, upstreamError, isUpstreamHttpError } from '../upstream/index.ts';
 import { failedLineResponse } from './failed-line-response.ts';
@@ -43,7 +44,6 @@ const CANCELLED_MESSAGE = 'This request was not run: the batch was cancelled.';
 const LOOK_MS = 1000;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
-const isChatModel = (model: CatalogModel) => (model.spec.type ?? 'chat') === 'chat' && Boolean(model.provider.instance.chat);
 
 /** The `custom_id` a line is submitted under (upstreams limit custom ids to `[A-Za-z0-9_-]{1,64}`). */
 export function upstreamCustomId(index: number): string {
@@ -78,7 +78,7 @@ export class NativeBatches {
   /** The model a line goes to on `providerId` (the plan's first one there), if any. */
   private modelOn(model: string, providerId?: string): { models: CatalogModel[]; first: CatalogModel | undefined } {
     try {
-      const plan = this.router.plan(model, isChatModel);
+      const plan = this.router.planChat(model, servesChat);
       const models = [...plan.primary, ...plan.chain];
       return { models, first: models.find((m) => providerId === undefined || m.provider.id === providerId) };
     } catch {

@@ -6,7 +6,7 @@ import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { watchOf, type AbortWatch } from '../util/index.ts';
-import { buildRoutingHeaders, describeRoutingEvents, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
+import { buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
@@ -28,10 +28,6 @@ export interface ChatPipelineDeps {
 /** Decodes and validates the inbound body; every format validates the same way. */
 export function decodeInbound(exchange: Pick<ChatExchange, 'format' | 'body' | 'target'>): ChatRequest {
   return getCodec(exchange.format).decodeRequest(exchange.body, exchange.target);
-}
-
-function isChatModel(model: CatalogModel): boolean {
-  return (model.spec.type ?? 'chat') === 'chat' && Boolean(model.provider.instance.chat);
 }
 
 /** An upstream that answered and passed the first checks: a stream with its first record, or a whole JSON body. */
@@ -149,22 +145,6 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
 }
 
 /**
- * The route over chat models. A model of another type (an image, speech or embedding model, with
- * no chat fallback configured) is told as such, as a media route tells a chat model it is not
- * an image model, rather than as a model that 'cannot serve this request'.
- */
-function planChat(router: Router, model: string): ReturnType<Router['plan']> {
-  try {
-    return router.plan(model, isChatModel);
-  } catch (error) {
-    if (!isGatewayError(error) || error.code !== 'bad_request') throw error;
-    const types = [...new Set(router.registry.resolve(model).candidates.map((candidate) => candidate.spec.type ?? 'chat'))];
-    if (types.includes('chat')) throw error;
-    throw new GatewayError('bad_request', `The model '${model}' is not a chat model (it is ${types.map((type) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`).join(' or ')} model).`, { details: { model } });
-  }
-}
-
-/**
  * Plans the route. A request with vendor tools (Responses hosted tools, Anthropic server tools)
  * goes only to upstreams that can run them when a candidate can; else to those whose
  * `hostedTools` policy drops them; when no candidate may, 422 names the tools and the model.
@@ -172,12 +152,12 @@ function planChat(router: Router, model: string): ReturnType<Router['plan']> {
 function planFor(router: Router, request: InboundRequest): ReturnType<Router['plan']> {
   const tools = request.facts.vendorTools;
   const model = request.facts.model;
-  const any = planChat(router, model);
+  const any = router.planChat(model, servesChat);
   if (!tools) return any;
   const candidates = [...any.primary, ...any.chain];
-  if (candidates.some((candidate) => canRunVendorTools(candidate, tools))) return router.plan(model, (candidate) => isChatModel(candidate) && canRunVendorTools(candidate, tools));
+  if (candidates.some((candidate) => canRunVendorTools(candidate, tools))) return router.plan(model, (candidate) => servesChat(candidate) && canRunVendorTools(candidate, tools));
   if (!candidates.some((candidate) => canServeVendorTools(candidate, tools))) throw vendorToolsError(tools, model);
-  return router.plan(model, (candidate) => isChatModel(candidate) && canServeVendorTools(candidate, tools));
+  return router.plan(model, (candidate) => servesChat(candidate) && canServeVendorTools(candidate, tools));
 }
 
 /**

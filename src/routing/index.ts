@@ -2,7 +2,7 @@ export { routingConfigSchema, routingStrategySchema, type RoutingConfig, type Ro
 export { CircuitBreaker, type CircuitState, type BreakerOptions, type CircuitSnapshot, type FailureCause, type FailureListener } from './circuit-breaker.ts';
 export { LatencyTracker } from './latency-tracker.ts';
 export { orderCandidates, blendedPrice, type OrderContext } from './order-candidates.ts';
-export { planRoute, scheduleAttempts, type CandidateFilter, type ScheduledAttempt } from './plan-route.ts';
+export { isChatType, planChatRoute, planRoute, scheduleAttempts, servesChat, type CandidateFilter, type ScheduledAttempt } from './plan-route.ts';
 export { backoffMs, retryDelayMs } from './compute-backoff.ts';
 export { Router, createRouter, type RouterOptions } from './router.ts';
 export { buildRoutingHeaders } from './build-routing-headers.ts';

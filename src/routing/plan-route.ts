@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/index.ts';
+import { GatewayError, isGatewayError } from '../errors/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
@@ -57,6 +57,34 @@ export function planRoute(
     throw new GatewayError('bad_request', `The model '${requested}' cannot serve this request.`, { details: { model: requested } });
   }
   return { mode: resolved.pinned ? 'pinned' : 'auto', requested, strategy, primary, chain };
+}
+
+/** A chat model (the default type): what chat-like requests are served by. */
+export function isChatType(model: CatalogModel): boolean {
+  return (model.spec.type ?? 'chat') === 'chat';
+}
+
+/** A chat model whose provider can run a chat call (the inference routes and batch lines). */
+export function servesChat(model: CatalogModel): boolean {
+  return isChatType(model) && Boolean(model.provider.instance.chat);
+}
+
+/**
+ * Plans a chat-like request (Chat, Responses, Messages, Gemini, their token counts, batch lines)
+ * over the candidates `accept` takes, chat models only. A model of another type (an image, speech
+ * or embedding model, with no chat fallback configured) is told as such, as a media route tells a
+ * chat model it is not an image model, rather than as a model that 'cannot serve this request';
+ * the same 400 code and details.
+ */
+export function planChatRoute(registry: ProviderRegistry, config: RoutingConfig, requested: string, accept: CandidateFilter, context: OrderContext): RoutePlan {
+  try {
+    return planRoute(registry, config, requested, accept, context);
+  } catch (error) {
+    if (!isGatewayError(error) || error.code !== 'bad_request') throw error;
+    const types = [...new Set(registry.resolve(requested).candidates.map((candidate) => candidate.spec.type ?? 'chat'))];
+    if (types.includes('chat')) throw error;
+    throw new GatewayError('bad_request', `The model '${requested}' is not a chat model (it is ${types.map((type) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`).join(' or ')} model).`, { details: { model: requested } });
+  }
 }
 
 /** One planned call: a candidate and how many times it was already tried in this request. */

@@ -3,7 +3,7 @@ import { CircuitBreaker } from './circuit-breaker.ts';
 import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from '../config/index.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import type { OrderContext } from './order-candidates.ts';
-import { planRoute, type CandidateFilter } from './plan-route.ts';
+import { isChatType, planChatRoute, planRoute, type CandidateFilter } from './plan-route.ts';
 import { StickySessions } from './sticky-sessions.ts';
 import type { RoutePlan } from './types.ts';
 
@@ -38,6 +38,11 @@ export class Router {
   /** The candidates of a requested model id, in the order they will be tried. */
   plan(requested: string, accept: CandidateFilter): RoutePlan {
     return planRoute(this.registry, this.config, requested, accept, this.ordering);
+  }
+
+  /** The candidates of a requested model id for a chat-like request: chat models `accept` takes (see `planChatRoute`: another type is told as such). */
+  planChat(requested: string, accept: CandidateFilter = isChatType): RoutePlan {
+    return planChatRoute(this.registry, this.config, requested, accept, this.ordering);
   }
 
   /** The discount a fallback earns on this requested model. */

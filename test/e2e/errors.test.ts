@@ -83,6 +83,23 @@ describe('error envelope', () => {
     await expectError(await post('/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] }), 400, 'bad_request');
   });
 
+  it('400 bad_request saying what the model is when a chat-like route names a model of another type: inference and the token counts (Messages, Responses, Gemini)', async () => {
+    const notChat = "The model 'mock/image' is not a chat model (it is an image_generation model).";
+    const user = [{ role: 'user', content: 'x' }];
+    const routes: Array<[string, object]> = [
+      ['/v1/chat/completions', { model: 'mock/image', messages: user }],
+      ['/v1/messages/count_tokens', { model: 'mock/image', messages: user }],
+      ['/v1/responses/input_tokens', { model: 'mock/image', input: 'x' }],
+    ];
+    for (const [route, body] of routes) {
+      const refused = await expectError(await post(route, body), 400, 'bad_request');
+      expect(refused.error, route).toMatchObject({ message: notChat, details: { model: 'mock/image' } });
+    }
+    const gemini = await post('/v1beta/models/mock/image:countTokens', { contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
+    expect(gemini.status).toBe(400);
+    expect(((await gemini.json()) as { error: unknown }).error).toMatchObject({ message: notChat, status: 'INVALID_ARGUMENT' });
+  });
+
   it('400 bad_request naming a missing required field on the other routes too (images, audio, embeddings, batches, files, count_tokens), 422 once it is there but invalid', async () => {
     const image = await expectError(await post('/v1/images/generations', { model: 'mock/image' }), 400, 'bad_request');
     expect(image.error).toMatchObject({ param: 'prompt', details: { missing: ['prompt'] } });

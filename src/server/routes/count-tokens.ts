@@ -89,7 +89,7 @@ async function countUpstream(
   body: Record<string, unknown>,
   request: ChatRequest,
 ): Promise<{ tokens: number; provider: string; model: string; answer?: Record<string, unknown> } | undefined> {
-  const plan = deps.router.plan(request.model, (model) => (model.spec.type ?? 'chat') === 'chat');
+  const plan = deps.router.planChat(request.model);
   let counter: { format: string; face: CountTokensFace } | undefined;
   const model = [...plan.primary, ...plan.chain].find((candidate: CatalogModel) => (counter = counterOf(candidate, format, face)) !== undefined);
   if (!model?.provider.instance.countTokens || !counter) return undefined;
