@@ -39,9 +39,9 @@ function areaOf(size: string | undefined): number {
 /**
  * Credits the hold keeps for a request's `image_generation` tool (docs/billing.md, the hold
  * rule): each image it may make at the output tokens its quality and size cost (the dearest for
- * `auto`), its partial images, the request's input bound as the tool's input, and a per-image
- * price where the image model has one — at the dearest of the providers that may serve over
- * Responses (where the tool runs).
+ * `auto`), its partial images, the request's input bound as that image call's input (each call
+ * reads its prompt), and a per-image price where the image model has one — at the dearest of the
+ * providers that may serve over Responses (where the tool runs).
  */
 export function holdImageTool(registry: ProviderRegistry, candidates: readonly CatalogModel[], tool: ImageToolRequest, inputTokens: number, factor: number): number {
   // An own key only (a quality named 'constructor' is no price), and counts kept finite: a NaN or
@@ -50,10 +50,11 @@ export function holdImageTool(registry: ProviderRegistry, candidates: readonly C
   const tokens = Object.hasOwn(TOKENS_PER_MEGAPIXEL, quality) ? TOKENS_PER_MEGAPIXEL[quality]! : WORST_QUALITY;
   const calls = Math.min(tool.calls, Number.MAX_SAFE_INTEGER);
   const perImage = Math.ceil(tokens * areaOf(tool.size)) + Math.min(tool.partialImages ?? 0, Number.MAX_SAFE_INTEGER) * PARTIAL_IMAGE_TOKENS;
-  const usage: ImageToolUsage = { images: calls, inputTokens, outputTokens: perImage * calls };
+  // One image call; the tool makes `calls` of them, each priced alone (a tiered price goes by that call's input).
+  const usage: ImageToolUsage = { images: 1, inputTokens, outputTokens: perImage };
   if (tool.model !== undefined) usage.model = tool.model;
   let most = 0;
   // Only an upstream that speaks Responses runs the tool; another makes its images itself (priced as its tokens) or drops the tool.
   for (const served of candidates) if (served.formats.includes('responses')) most = Math.max(most, priceImageTool(registry, served, usage, factor));
-  return most;
+  return most * calls;
 }
