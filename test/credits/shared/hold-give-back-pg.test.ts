@@ -33,14 +33,20 @@ function replyLost(repo: CreditsRepo): CreditsRepo {
   });
 }
 
+/** A fresh account with a key of a spend limit (admitted request by request) and a batch line's admission of 79 credits on it. */
+async function aLine(requestId: string) {
+  const account = await stores[0].accounts.create(anAccount({ credits: 1_000 }));
+  const key = await stores[0].keys.create(aKey(account.id, { limit: 500 }));
+  const now = new Date();
+  const periods = { day: now.toISOString().slice(0, 10), week: '2026-11-23', month: now.toISOString().slice(0, 7) };
+  const line: HoldRequest = { requestId, accountId: account.id, keyId: key.id, credits: 79, tokens: 0, enforce: true, needsBalance: true, periods };
+  return { account, key, now, periods, line };
+}
+
 describe('the give-back of a failed admission', () => {
   it('leaves alone the hold another instance took for the same request id meanwhile (a batch line re-admitted there)', async () => {
     const [a, b] = stores;
-    const account = await a.accounts.create(anAccount({ credits: 1_000 }));
-    const key = await a.keys.create(aKey(account.id, { limit: 500 }));
-    const now = new Date();
-    const periods = { day: now.toISOString().slice(0, 10), week: '2026-11-23', month: now.toISOString().slice(0, 7) };
-    const line: HoldRequest = { requestId: 'batch_req_line_1', accountId: account.id, keyId: key.id, credits: 79, tokens: 0, enforce: true, needsBalance: true, periods };
+    const { account, line } = await aLine('batch_req_line_1');
     const held = async () => ({ holds: await db.sql.query('select request_id, instance, credits::float8 as credits from gw_credit_holds').then((r) => r.rows), reserved: (await a.credits!.state(account.id))?.reserved });
 
     const groupsA = new HoldGroups(replyLost(a.credits!));
@@ -62,11 +68,7 @@ describe('the give-back of a failed admission', () => {
 describe('the settlement of a line another instance runs again', () => {
   it("charges the line once and leaves that instance's hold alone; its own settlement then gives it back", async () => {
     const [a, b] = stores;
-    const account = await a.accounts.create(anAccount({ credits: 1_000 }));
-    const key = await a.keys.create(aKey(account.id, { limit: 500 }));
-    const now = new Date();
-    const periods = { day: now.toISOString().slice(0, 10), week: '2026-11-23', month: now.toISOString().slice(0, 7) };
-    const line: HoldRequest = { requestId: 'batch_req_line_2', accountId: account.id, keyId: key.id, credits: 79, tokens: 0, enforce: true, needsBalance: true, periods };
+    const { account, key, now, periods, line } = await aLine('batch_req_line_2');
     const entry = { ts: now.getTime(), request_id: line.requestId, account_id: account.id, key_id: key.id, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', input_tokens: 10, output_tokens: 5, reasoning_tokens: 0, cached_tokens: 0, cost_credits: 30, charged_credits: 30, estimated: false, aborted: false };
     // As the outbox sends an exact hold's line: the hold it settles is the one its instance took.
     const flushed = (repo: CreditsRepo, cost: number) => repo.flush([{ entry: { ...entry, cost_credits: cost, charged_credits: cost }, holder: repo.instance, periods } as FlushItem], true);
