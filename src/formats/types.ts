@@ -455,6 +455,8 @@ export interface EmbeddingsTarget {
   model: string;
   /** Several inputs, answered as a list (Gemini's `batchEmbedContents`); else one. */
   batch: boolean;
+  /** The shape a face with several reads and writes (Vertex AI's `:predict` instances beside Gemini's requests), as the face names it. */
+  shape?: string;
 }
 
 /**
@@ -467,8 +469,39 @@ export interface EmbeddingsFace {
   readPath(pathname: string, query: URLSearchParams): EmbeddingsTarget | undefined;
   /** The client's body → OpenAI's embeddings body (`model`, `input`, `dimensions`). */
   decode(body: Record<string, unknown>, target: EmbeddingsTarget): Record<string, unknown>;
-  /** The vectors, in input order → the client's answer. */
-  encode(vectors: number[][], target: EmbeddingsTarget): Record<string, unknown>;
+  /**
+   * The vectors, in input order → the client's answer. `tokens`: the input tokens billed for each
+   * input, in order (the upstream's total shared out by length when it counted them together).
+   */
+  encode(vectors: number[][], target: EmbeddingsTarget, tokens: readonly number[]): Record<string, unknown>;
+}
+
+/** What an image generation of a format's own shape asks for. */
+export interface ImagesTarget {
+  model: string;
+}
+
+/** One image made, for a format's answer. */
+export interface MadeImage {
+  /** Base64. */
+  data: string;
+  mimeType: string;
+  /** The prompt the upstream drew from when it rewrote the client's. */
+  revisedPrompt?: string;
+}
+
+/**
+ * Image generation in a format's own shape (Vertex AI's Imagen `…:predict`), served like
+ * `POST /v1/images/generations` (the gateway's image models, billed per image). A URL the
+ * embeddings face reads too (the same `:predict`) is this face's when its model makes images.
+ */
+export interface ImagesFace {
+  /** The model a URL asks, or undefined when it is not an image-generation URL. */
+  readPath(pathname: string, query: URLSearchParams): ImagesTarget | undefined;
+  /** The client's body → OpenAI's images body (`model`, `prompt`, `n`, `size`, …); 422 naming the field for one it cannot take. */
+  decode(body: Record<string, unknown>, target: ImagesTarget): Record<string, unknown>;
+  /** The images made → the client's answer. */
+  encode(images: readonly MadeImage[], target: ImagesTarget): Record<string, unknown>;
 }
 
 /** What a format's model list shows of a model (the catalog's facts, format-free). */
@@ -498,6 +531,26 @@ export interface ModelListFace {
    * The method a one-model path's rest names when it is one the format serves by POST (Google's
    * `{model}:generateContent`), so a GET there is a wrong method, not an unknown model; else undefined.
    */
+  readPostMethod?(rest: string): string | undefined;
+}
+
+/** What a model-list URL read by its face asks: the whole list, a list the gateway has nothing in, or one model (its gateway id). */
+export type ModelPathTarget = { list: 'all' | 'none' } | { id: string; rest: string };
+
+/**
+ * A model list whose URLs say more than the id (Vertex AI's
+ * `/v1beta1/[projects/{p}/locations/{l}/]publishers/{publisher}/models[/{model}]`), each read by the face.
+ */
+export interface ModelPathFace {
+  /** GET route patterns (h3); broad: a URL `readPath` does not take stays a 404. */
+  paths: readonly string[];
+  /** What a URL asks (`rest`: the model as the URL wrote it, for `readPostMethod`), or undefined when it is not this face's. */
+  readPath(pathname: string): ModelPathTarget | undefined;
+  /** One page of the list (the query's paging parameters are the format's). */
+  list(models: readonly ListedModel[], query: URLSearchParams): Record<string, unknown>;
+  /** One model. */
+  one(model: ListedModel): Record<string, unknown>;
+  /** As ModelListFace.readPostMethod: a POST method the model's URL names, so a GET there is a wrong method. */
   readPostMethod?(rest: string): string | undefined;
 }
 
@@ -584,6 +637,10 @@ export interface FormatDefinition {
   embeddings?: EmbeddingsFace;
   /** A model list in this format's shape, when its SDKs read their own. */
   models?: ModelListFace;
+  /** Another model list its SDKs read, on paths that say more than the id (Vertex AI's publisher models). */
+  modelPaths?: ModelPathFace;
+  /** Image generation in this format's shape, when its SDKs ask for it on its own routes (Vertex AI's Imagen `…:predict`). */
+  images?: ImagesFace;
   /** Files uploaded to the gateway that its requests name, read and carried inline (Gemini's `fileData`). */
   storedFiles?: StoredFilesFace;
   /**

@@ -35,11 +35,37 @@ function inputsOf(value: unknown): Array<string | number[]> {
   return list;
 }
 
+/** One input's tokens before the upstream says: ~4 characters a token (at least one), a token array its length. */
+function estimateInputTokens(input: string | readonly number[]): number {
+  return typeof input === 'string' ? Math.max(1, Math.ceil(input.length / 4)) : input.length;
+}
+
+/**
+ * The input tokens billed (`total`), shared out over the inputs in proportion to their estimates,
+ * largest remainders first, so they add up to `total`: a count per input for a format whose
+ * answer has one (Vertex AI's `statistics.token_count`) when the upstream counted them together.
+ */
+export function shareInputTokens(inputs: ReadonlyArray<string | readonly number[]>, total: number): number[] {
+  const weights = inputs.map(estimateInputTokens);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sum === 0) return weights;
+  const shares = weights.map((weight) => (weight * total) / sum);
+  const out = shares.map(Math.floor);
+  let left = total - out.reduce((a, b) => a + b, 0);
+  const order = shares.map((share, i) => [share - out[i], i] as const).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) {
+    if (left <= 0) break;
+    out[i] += 1;
+    left -= 1;
+  }
+  return out;
+}
+
 /** An embeddings body (the route's or a batch line's) → the checked request; 422 naming the field otherwise. */
 export function decodeEmbeddingRequest(body: Record<string, unknown>): EmbeddingRequest {
   if (typeof body.model !== 'string' || body.model === '') throw validationError({ model: body.model === undefined || body.model === null ? 'is required' : 'must be a non-empty string' });
   const input = inputsOf(body.input);
-  const estimatedInput = input.reduce((sum, item) => sum + (typeof item === 'string' ? Math.max(1, Math.ceil(item.length / 4)) : item.length), 0);
+  const estimatedInput = input.reduce((sum, item) => sum + estimateInputTokens(item), 0);
   return { model: body.model, input, estimatedInput, body };
 }
 

@@ -25,5 +25,5 @@ export { readAudioSeconds } from './read-audio-duration.ts';
 export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';
-export { decodeEmbeddingRequest, embeddingAttempt, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';
+export { decodeEmbeddingRequest, embeddingAttempt, shareInputTokens, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';
 export { decodeModerationRequest, moderationAttempt, DEFAULT_MODERATION_MODEL, type ModerationRequest } from './decode-moderation-request.ts';

@@ -5,7 +5,9 @@
  * project on Vertex express) and the gateway serves them as the Gemini format, the model from the
  * path (a provider's models as publisher `provider`), JSON, streamed and counted, passed through to
  * the Gemini fake or converted to the Chat fake. The key as `x-goog-api-key` (what the SDK sends
- * with an API key) or `Authorization: Bearer` (what Vertex's OAuth clients send).
+ * with an API key) or `Authorization: Bearer` (what Vertex's OAuth clients send). models.get and
+ * models.list answer Vertex's publisher models; embedContent (`:predict`) and generateImages
+ * (Imagen's `:predict`) run on the mock provider's embedding and image models.
  */
 import { ApiError, GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -37,6 +39,7 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
         providers: {
           google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o'] },
+          mock: { plugin: 'mock' }, // its offline embedding and image models, mock/embed and mock/image
         },
         routing: { retry: { attempts: 1 } },
       },
@@ -100,11 +103,67 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as Json).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
     // (`publishers/anthropic/models/{m}:rawPredict` is Claude's Vertex face, the Messages format's: test/e2e/cloud-faces.test.ts.)
-    const raw = await fetch(`${gw.url}/v1beta1/projects/p/locations/us-east5/publishers/google/models/gemini-2.5-flash:predict`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
+    const raw = await fetch(`${gw.url}/v1beta1/projects/p/locations/us-east5/publishers/google/models/gemini-2.5-flash:rawPredict`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
     expect(raw.status).toBe(404);
     expect(((await raw.json()) as Json).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     const error = await vertex().models.generateContent({ model: 'nobody/nothing', contents: 'Hi' }).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(404);
+  });
+
+  it("models.get and models.list: Vertex's publisher models (GET …/publishers/google/models[/{id}]), each named so the SDK can call it again", async () => {
+    const ai = vertex();
+    const one = await ai.models.get({ model: 'gemini-2.5-flash' });
+    expect(sent[0].url).toBe(`${gw.url}/v1beta1/publishers/google/models/gemini-2.5-flash`);
+    expect(sent[0].apiKey).toBe(gw.key);
+    expect(one).toMatchObject({ name: 'publishers/google/models/google/gemini-2.5-flash', version: '001', displayName: expect.any(String) });
+    // Another provider's model is publisher `oc` to the SDK, under the project.
+    const other = await ai.models.get({ model: 'oc/gpt-4o' });
+    expect(sent[1].url).toBe(`${gw.url}/v1beta1/projects/my-project/locations/us-central1/publishers/oc/models/gpt-4o`);
+    expect(other.name).toBe('publishers/google/models/oc/gpt-4o');
+    expect((await ai.models.generateContent({ model: other.name!, contents: 'Hi' })).text).toBe('Hello from Chat.');
+    const missing = await ai.models.get({ model: 'nobody/nothing' }).then(() => undefined, (e: unknown) => e);
+    expect(missing).toBeInstanceOf(ApiError);
+    expect((missing as ApiError).status).toBe(404);
+
+    sent.length = 0;
+    const names: string[] = [];
+    for await (const model of await ai.models.list({ config: { pageSize: 2 } })) names.push(model.name!);
+    expect(sent[0].url).toBe(`${gw.url}/v1beta1/publishers/google/models?pageSize=2`);
+    expect(sent.length).toBeGreaterThan(1); // paged by nextPageToken
+    expect(names).toEqual(expect.arrayContaining(['publishers/google/models/google/gemini-2.5-flash', 'publishers/google/models/oc/gpt-4o', 'publishers/google/models/mock/embed']));
+    expect(new Set(names).size).toBe(names.length);
+    // Tuned models (queryBase: false) are listed under the project: the gateway has none.
+    const tuned: string[] = [];
+    for await (const model of await ai.models.list({ config: { queryBase: false } })) tuned.push(model.name!);
+    expect(tuned).toEqual([]);
+    expect(sent.at(-1)!.url).toMatch(new RegExp(`^${gw.url}/v1beta1/projects/my-project/locations/us-central1/models\\?`));
+  });
+
+  it("embedContent: Vertex's :predict (instances → predictions with statistics.token_count), the vectors /v1/embeddings gives", async () => {
+    const answer = await vertex().models.embedContent({ model: 'mock/embed', contents: ['first text', 'a second, longer text'], config: { outputDimensionality: 8, taskType: 'RETRIEVAL_DOCUMENT' } });
+    expect(sent[0].url).toBe(`${gw.url}/v1beta1/projects/my-project/locations/us-central1/publishers/mock/models/embed:predict`);
+    const openai = (await (await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/embed', input: ['first text', 'a second, longer text'], dimensions: 8 }) })).json()) as Json;
+    expect(answer.embeddings?.map((e) => e.values)).toEqual(openai.data.map((d: Json) => d.embedding));
+    const counts = answer.embeddings!.map((e) => e.statistics?.tokenCount ?? 0);
+    expect(counts.every((n) => n > 0)).toBe(true);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(openai.usage.prompt_tokens);
+    // Gemini's newer embedding models take Vertex's :embedContent (outputDimensionality in embedContentConfig); :predict of a chat model is Google's 400.
+    const post = (path: string, body: unknown) => fetch(`${gw.url}/v1beta1/projects/p/locations/global/publishers/${path}`, { method: 'POST', headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const one = (await (await post('mock/models/embed:embedContent', { content: { parts: [{ text: 'first text' }] }, embedContentConfig: { outputDimensionality: 8 } })).json()) as Json;
+    expect(one).toEqual({ embedding: { values: openai.data[0].embedding }, usageMetadata: { promptTokenCount: counts[0] } });
+    const chatModel = await post('google/models/gemini-2.5-flash:predict', { instances: [{ content: 'x' }] });
+    expect(chatModel.status).toBe(400);
+    expect(((await chatModel.json()) as Json).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+  });
+
+  it("generateImages: Imagen's :predict (instances[{prompt}], parameters.sampleCount) → predictions[{bytesBase64Encoded, mimeType}]", async () => {
+    const answer = await vertex().models.generateImages({ model: 'mock/image', prompt: 'A red cube', config: { numberOfImages: 2, aspectRatio: '1:1' } });
+    expect(sent[0].url).toBe(`${gw.url}/v1beta1/projects/my-project/locations/us-central1/publishers/mock/models/image:predict`);
+    expect(answer.generatedImages).toHaveLength(2);
+    for (const generated of answer.generatedImages!) {
+      expect(generated.image?.mimeType).toBe('image/png');
+      expect(Buffer.from(generated.image!.imageBytes!, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    }
   });
 });

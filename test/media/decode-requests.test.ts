@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSpeechRequest, decodeTranscriptionForm } from '../../src/media/decode-audio-request.ts';
 import { decodeImageRequest, parseSize } from '../../src/media/decode-image-request.ts';
+import { shareInputTokens } from '../../src/media/decode-embedding-request.ts';
 import { decodeCreateBody, decodeListQuery, decodePatchBody } from '../../src/media/decode-media-request.ts';
 import { GatewayError } from '../../src/errors/index.ts';
 
@@ -162,3 +163,14 @@ describe('Media Library request validation', () => {
     });
   });
 });
+
+describe('embedding input tokens shared out per input', () => {
+  it('in proportion to each input (~4 characters a token, a token array its length), adding up to the total billed', () => {
+    expect(shareInputTokens(['abcd'], 9)).toEqual([9]);
+    expect(shareInputTokens(['abcd', 'abcdefgh'], 6)).toEqual([2, 4]);
+    expect(shareInputTokens(['a', 'b', 'c'], 4)).toEqual([2, 1, 1]);
+    expect(shareInputTokens(['abcd', [1, 2, 3]], 4)).toEqual([1, 3]);
+    for (const total of [0, 1, 7, 1000]) expect(shareInputTokens(['x', 'a longer input text', [5, 6]], total).reduce((a, b) => a + b, 0)).toBe(total);
+  });
+});
+

@@ -57,8 +57,14 @@ const METHODS: Record<string, string[]> = {
   embedding: ['embedContent', 'batchEmbedContents'],
 };
 
-/** The methods on a model the Gemini face serves (all by POST): inference, counting, embeddings, batches. */
-const POST_METHODS = new Set([...Object.values(METHODS).flat(), 'batchGenerateContent']);
+/** The methods on a model the Gemini face serves (all by POST): inference, counting, embeddings, batches, Vertex's `predict`. */
+const POST_METHODS = new Set([...Object.values(METHODS).flat(), 'batchGenerateContent', 'predict']);
+
+/** The POST method a model path's rest names (`{model}:generateContent`), or undefined. */
+export function readPostMethod(rest: string): string | undefined {
+  const method = rest.slice(rest.lastIndexOf(':') + 1);
+  return rest.includes(':') && POST_METHODS.has(method) ? method : undefined;
+}
 
 function modelOf(model: ListedModel): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -106,19 +112,19 @@ export function googlePage<T>(items: readonly T[], query: URLSearchParams): { pa
   return from + size < items.length ? { page, nextPageToken: String(from + size) } : { page };
 }
 
+/** One page of models as Google lists them: `{[key]: [...], nextPageToken?}`, each model in `shape`. */
+export function googleModelPage(models: readonly ListedModel[], query: URLSearchParams, key: string, shape: (model: ListedModel) => Record<string, unknown>): Record<string, unknown> {
+  const { page, nextPageToken } = googlePage(models, query);
+  const out: Record<string, unknown> = { [key]: page.map(shape) };
+  if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
+  return out;
+}
+
 /** `GET /v1beta/models` (`pageSize`, `pageToken` = the offset) and `GET /v1beta/models/{model}` in Gemini's shape. */
 export const geminiModels: ModelListFace = {
   path: '/v1beta/models',
-  list(models, query) {
-    const { page, nextPageToken } = googlePage(models, query);
-    const out: Record<string, unknown> = { models: page.map(modelOf) };
-    if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
-    return out;
-  },
+  list: (models, query) => googleModelPage(models, query, 'models', modelOf),
   one: modelOf,
   readId: (rest) => (rest.startsWith('models/') ? rest.slice('models/'.length) : rest),
-  readPostMethod(rest) {
-    const method = rest.slice(rest.lastIndexOf(':') + 1);
-    return rest.includes(':') && POST_METHODS.has(method) ? method : undefined;
-  },
+  readPostMethod,
 };

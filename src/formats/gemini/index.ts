@@ -14,6 +14,8 @@ import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-re
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
 import { geminiCountTokens, geminiModels, googlePage } from './count-and-models.ts';
 import { geminiEmbeddings } from './embed-content.ts';
+import { geminiImages } from './predict-images.ts';
+import { vertexModels } from './list-publisher-models.ts';
 import { dropCarriedReasoning } from './drop-carried.ts';
 import { findStoredFiles, inlineStoredFiles, storedFileMissing } from './stored-files.ts';
 
@@ -77,7 +79,11 @@ export const geminiFormat = defineFormat({
   fit: { toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },
   countTokens: geminiCountTokens,
   embeddings: geminiEmbeddings,
+  // Vertex AI's `:predict`: Imagen's shape for an image model (the embeddings face takes the same URL for an embedding model).
+  images: geminiImages,
   models: geminiModels,
+  // Vertex AI's publisher models (`@google/genai` in Vertex mode: models.get, models.list).
+  modelPaths: vertexModels,
   // `fileData` naming a file uploaded to the gateway's Files API: read and sent as `inlineData`.
   storedFiles: { find: findStoredFiles, inline: inlineStoredFiles, missing: storedFileMissing },
 });

@@ -1,4 +1,4 @@
-import type { RouteTarget } from '../types.ts';
+import type { ModelPathTarget, RouteTarget } from '../types.ts';
 
 /** Google's API versions: `v1beta` (the SDKs' default) and `v1` (the stable one, `apiVersion: 'v1'`). */
 const PREFIXES = ['/v1beta/models/', '/v1/models/'];
@@ -46,4 +46,33 @@ export function readGeminiPath(pathname: string, query: URLSearchParams, actions
   const target: RouteTarget & { action: string } = { model, stream, action };
   if (stream) target.framing = query.get('alt') === 'sse' ? 'sse' : 'json-array';
   return target;
+}
+
+/** True for a path of Vertex AI's (`…/publishers/{publisher}/models/{model}:…`), not AI Studio's. */
+export function isVertexPath(pathname: string): boolean {
+  return VERTEX.test(pathname);
+}
+
+/** Vertex AI's publisher models, as `@google/genai` in Vertex mode lists them (GET, never under the project). */
+const VERTEX_LIST = /^\/(?:v1|v1beta1)\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/google\/models$/;
+/** Tuned models (`models.list({config: {queryBase: false}})`): the project's own `models`. */
+const VERTEX_TUNED = /^\/(?:v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/models$/;
+
+/**
+ * A GET of Vertex AI's model paths → the publisher models' list, the project's tuned models (the
+ * gateway has none), or one model as the path names it (publisher `google` is the id, another is a
+ * gateway provider, as for generateContent); undefined for any other path.
+ */
+export function readVertexModelPath(pathname: string): ModelPathTarget | undefined {
+  if (VERTEX_LIST.test(pathname)) return { list: 'all' };
+  if (VERTEX_TUNED.test(pathname)) return { list: 'none' };
+  const vertex = VERTEX.exec(pathname);
+  if (!vertex) return undefined;
+  try {
+    const publisher = decodeURIComponent(vertex[1]);
+    const rest = decodeURIComponent(vertex[2]);
+    return { id: publisher === 'google' ? rest : `${publisher}/${rest}`, rest };
+  } catch {
+    return undefined;
+  }
 }

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import type { AuthContext } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import type { EmbeddingsFace, FormatDefinition } from '../../formats/index.ts';
-import { decodeEmbeddingRequest, embeddingAttempt } from '../../media/index.ts';
+import { decodeEmbeddingRequest, embeddingAttempt, shareInputTokens } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -53,7 +53,8 @@ export function formatEmbeddingsHandler(deps: ServerDeps, format: FormatDefiniti
     if (!target) throw noRoute(event.req.method, event.url.pathname);
     const auth = authenticateApiKey(event, deps, format.id);
     const { request, served } = await embed(event, deps, auth, (body) => face.decode(body, target));
-    return json(event, face.encode(vectorsOf(served.value.body, request.input.length), target));
+    const tokens = shareInputTokens(request.input, served.value.inputTokens ?? request.estimatedInput);
+    return json(event, face.encode(vectorsOf(served.value.body, request.input.length), target, tokens));
   };
 }
 

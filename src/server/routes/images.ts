@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { mediaCandidates, type MediaTask } from '../../media/index.ts';
+import { mediaCandidates, supportsTask, type MediaTask } from '../../media/index.ts';
 import { fitImageOptions, imageOptionProblems } from '../../media/index.ts';
 import { fileField, textField } from '../../media/index.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/index.ts';
@@ -17,6 +17,8 @@ import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
 import type { AuthContext } from '../../accounts/index.ts';
 import type { ServerDeps } from '../types.ts';
+import type { FormatDefinition, ImagesFace } from '../../formats/index.ts';
+import { noRoute } from '../hint-base-url.ts';
 import type { RouteDef } from './types.ts';
 import { mediaCallOf, publicOrigin } from './media-shared.ts';
 import { runMediaExchange } from '../../exchange/index.ts';
@@ -57,11 +59,26 @@ function recordedParameters(request: ImageRequest, operation: 'generate' | 'edit
   return out;
 }
 
+/** OpenAI's answer to an image request made (`makeImages`): JSON with URLs or base64, or its image stream. */
+function renderImages(event: H3Event, request: ImageRequest, task: MediaTask, answer: Awaited<ReturnType<typeof makeImages>>): string {
+  const { result, urls } = answer;
+  if (request.stream) {
+    event.res.headers.set('content-type', SSE_CONTENT_TYPE);
+    event.res.headers.set('cache-control', 'no-cache');
+    return renderImageEvents(task === 'image_edit' ? 'edit' : 'generation', request, result, answer.created);
+  }
+  const data = result.images.map((image, i) => {
+    const revised_prompt = image.revisedPrompt ?? request.prompt;
+    return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
+  });
+  return json(event, { created: answer.created, data });
+}
+
 /**
- * Routes, calls and answers one image request: stores every image for its temporary URL,
- * records the generation in the caller's Media Library and settles usage.
+ * Routes and calls one image request: stores every image for its temporary URL, records the
+ * generation in the caller's Media Library and settles usage; the images and their URLs.
  */
-async function runImages(
+async function makeImages(
   event: H3Event,
   deps: ServerDeps,
   auth: AuthContext,
@@ -69,7 +86,7 @@ async function runImages(
   sent: ReadonlySet<string>,
   task: MediaTask,
   invoke: (model: CatalogModel, call: ImageGenerationCall) => Promise<ImageResult>,
-): Promise<string> {
+) {
   const route = task === 'image_edit' ? EDITS : GENERATIONS;
   // Per-model options (sizes, qualities, styles, n range): 422 before any credit is held.
   fitImageOptions(mediaCandidates(deps.registry, request.model, task), request, sent);
@@ -84,17 +101,7 @@ async function runImages(
     answer: (served) => storeImages(event, deps, auth, request, task, served.model, served.value),
   });
   event.res.headers.set('x-media-generation-id', answer.id);
-  const { result, urls } = answer;
-  if (request.stream) {
-    event.res.headers.set('content-type', SSE_CONTENT_TYPE);
-    event.res.headers.set('cache-control', 'no-cache');
-    return renderImageEvents(task === 'image_edit' ? 'edit' : 'generation', request, result, answer.created);
-  }
-  const data = result.images.map((image, i) => {
-    const revised_prompt = image.revisedPrompt ?? request.prompt;
-    return request.responseFormat === 'b64_json' ? { b64_json: Buffer.from(image.data).toString('base64'), revised_prompt } : { url: urls[i], revised_prompt };
-  });
-  return json(event, { created: answer.created, data });
+  return answer;
 }
 
 /** Stores every image for its temporary URL and records the generation in the caller's Media Library (the URLs, for a JSON answer). */
@@ -121,6 +128,8 @@ async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, 
   return { id: record.id, created: record.created_at, urls, result };
 }
 
+const generate = (model: CatalogModel, call: ImageGenerationCall): Promise<ImageResult> => model.provider.instance.images!.generate!(call);
+
 /** POST /v1/images/generations (JSON). */
 function generationsHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
@@ -129,8 +138,34 @@ function generationsHandler(deps: ServerDeps) {
     if (passing instanceof Promise) await passing;
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const request = decodeImageRequest(body);
-    return runImages(event, deps, auth, request, new Set(Object.keys(body)), 'image_generation', (model, call) => model.provider.instance.images!.generate!(call));
+    return renderImages(event, request, 'image_generation', await makeImages(event, deps, auth, request, new Set(Object.keys(body)), 'image_generation', generate));
   };
+}
+
+/**
+ * A format's own image-generation route (its face's `images`: Vertex AI's Imagen `…:predict`), with its
+ * credentials: the body becomes OpenAI's and runs as `POST /v1/images/generations` does (stored,
+ * recorded, billed per image); the images go back in the format's shape.
+ */
+export function formatImagesHandler(deps: ServerDeps, format: FormatDefinition, face: ImagesFace) {
+  return async (event: H3Event): Promise<string> => {
+    const target = face.readPath(event.url.pathname, event.url.searchParams);
+    if (!target) throw noRoute(event.req.method, event.url.pathname);
+    const auth = authenticateApiKey(event, deps, format.id);
+    const passing = passLimitsFirst(event, deps, auth, GENERATIONS);
+    if (passing instanceof Promise) await passing;
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const openai = face.decode(body, target);
+    const request = decodeImageRequest(openai);
+    const { result } = await makeImages(event, deps, auth, request, new Set(Object.keys(openai)), 'image_generation', generate);
+    const images = result.images.map((image) => ({ data: Buffer.from(image.data).toString('base64'), mimeType: image.contentType, ...(image.revisedPrompt === undefined ? {} : { revisedPrompt: image.revisedPrompt }) }));
+    return json(event, face.encode(images, target));
+  };
+}
+
+/** True when a model the gateway serves by this name makes images (a URL the images and embeddings faces both read goes by it). */
+export function makesImages(deps: ServerDeps, model: string): boolean {
+  return deps.registry.serves(model) && deps.registry.resolve(model).candidates.some((candidate) => supportsTask(candidate, 'image_generation'));
 }
 
 /** The text fields of a multipart edit, as the JSON validator expects them. */
@@ -167,7 +202,8 @@ function editsHandler(deps: ServerDeps) {
     }
     if (!image) problems.image = form.has('image') || textField(form, 'image[]') !== undefined ? 'must be a file upload' : 'is required';
     if (!request || !image) throw validationError(problems);
-    return runImages(event, deps, auth, request, new Set(Object.keys(fields)), 'image_edit', (model, call) => model.provider.instance.images!.edit!({ ...call, image, mask }));
+    const edit = (model: CatalogModel, call: ImageGenerationCall) => model.provider.instance.images!.edit!({ ...call, image, mask });
+    return renderImages(event, request, 'image_edit', await makeImages(event, deps, auth, request, new Set(Object.keys(fields)), 'image_edit', edit));
   };
 }
 

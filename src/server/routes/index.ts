@@ -8,10 +8,10 @@ import { countTokensHandler } from './count-tokens.ts';
 import { embeddingRoutes, formatEmbeddingsHandler } from './embeddings.ts';
 import { inferenceHandler } from './inference.ts';
 import { moderationRoutes } from './moderations.ts';
-import { formatModelRoutes, getModel, listModels } from './models.ts';
+import { formatModelPathRoutes, formatModelRoutes, getModel, listModels } from './models.ts';
 import { cancelStoredResponse, compactResponses, deleteStoredResponse, getStoredResponse, listResponsesTools, listStoredInputItems } from './responses.ts';
 import { ADMIN_ENDPOINT, adminHandler } from './admin.ts';
-import { imageRoutes } from './images.ts';
+import { formatImagesHandler, imageRoutes, makesImages } from './images.ts';
 import { audioRoutes } from './audio.ts';
 import { mediaLibraryRoutes } from './media-library.ts';
 import { tempImageRoutes } from './temp-images.ts';
@@ -89,11 +89,23 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
     const countsOn = (route: FormatRoute) => count !== undefined && (route.path === count.path || (route.from === 'path' && count.readPath !== undefined));
     const embeddings = format.embeddings;
     const embedder = embeddings && formatEmbeddingsHandler(deps, format, embeddings);
-    // A path-model route's URLs that are not inference: a count, else embeddings, else the count's 404.
+    const images = format.images;
+    const imager = images && formatImagesHandler(deps, format, images);
+    // A URL both faces read (Vertex's `:predict`) is the images face's when its model makes images.
+    const imagesOn = (pathname: string, query: URLSearchParams): boolean => {
+      const target = images?.readPath(pathname, query);
+      return target !== undefined && (!embeddings?.readPath(pathname, query) || makesImages(deps, target.model));
+    };
+    // A path-model route's URLs that are not inference: images, a count, else embeddings, else the count's 404.
     const faceOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
       const counts = countsOn(route) ? counter : undefined;
-      if (!embeddings || !embedder || route.from !== 'path') return counts;
-      return (event) => (embeddings.readPath(event.url.pathname, event.url.searchParams) || !counts ? embedder(event) : counts(event));
+      if (route.from !== 'path' || (!embedder && !imager)) return counts;
+      return (event) => {
+        const { pathname, searchParams } = event.url;
+        if (imager && imagesOn(pathname, searchParams)) return imager(event);
+        if (embedder && (embeddings!.readPath(pathname, searchParams) || !counts)) return embedder(event);
+        return counts ? counts(event) : Promise.reject(noRoute(event.req.method, pathname));
+      };
     };
     const actions = pathActions.filter((action) => action.format === format.id);
     const ownOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {
@@ -112,7 +124,12 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       if (!around) return own;
       const reads = (event: H3Event) => {
         const { pathname, searchParams } = event.url;
-        return count?.readPath?.(pathname, searchParams) !== undefined || embeddings?.readPath(pathname, searchParams) !== undefined || actions.some((a) => a.matches(pathname));
+        return (
+          count?.readPath?.(pathname, searchParams) !== undefined ||
+          embeddings?.readPath(pathname, searchParams) !== undefined ||
+          images?.readPath(pathname, searchParams) !== undefined ||
+          actions.some((a) => a.matches(pathname))
+        );
       };
       return (event) => (own && reads(event) ? own(event) : inference.get(around)!(event));
     };
@@ -124,6 +141,7 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
     if (count?.wrapped) routes.push({ method: 'POST', path: count.wrapped.path, handler: countTokensHandler(deps, format, count, count.wrapped), format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));
+    if (format.modelPaths) routes.push(...formatModelPathRoutes(deps, format, format.modelPaths));
     return routes;
   });
 }

@@ -6,7 +6,8 @@ import { requestHeader } from '../context.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { formatOfClient, type FormatDefinition, type ListedModel, type ModelListFace } from '../../formats/index.ts';
+import { formatOfClient, type FormatDefinition, type ListedModel, type ModelListFace, type ModelPathFace } from '../../formats/index.ts';
+import { noRoute } from '../hint-base-url.ts';
 import type { CatalogModel } from '../../providers/index.ts';
 import type { RouteDef } from './types.ts';
 
@@ -87,19 +88,21 @@ function oneIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace, 
     } catch {
       throw new GatewayError('bad_request', 'The model id in the path is not valid percent-encoding.');
     }
-    const id = face.readId ? face.readId(rest) : rest;
-    const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
-    if (!model) {
-      // `GET …/models/{model}:generateContent` (a browser, a client with the wrong verb): the model is not what is wrong.
-      const method = face.readPostMethod?.(rest);
-      if (method !== undefined) {
-        const allow = 'POST, OPTIONS';
-        throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}: ${method} is served by POST. Allowed: ${allow}.`, { headers: { Allow: allow } });
-      }
-      throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
-    }
-    return json(event, face.one(listedOf(model)));
+    return json(event, face.one(listedOf(modelNamed(deps, event, face.readId ? face.readId(rest) : rest, rest, face.readPostMethod))));
   };
+}
+
+/** The gateway's model `id` (or the one whose upstream id it is); a 405 when the path's `rest` names a POST method, else a 404. */
+function modelNamed(deps: ServerDeps, event: H3Event, id: string, rest: string, readPostMethod: ((rest: string) => string | undefined) | undefined): CatalogModel {
+  const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
+  if (model) return model;
+  // `GET …/models/{model}:generateContent` (a browser, a client with the wrong verb): the model is not what is wrong.
+  const method = readPostMethod?.(rest);
+  if (method !== undefined) {
+    const allow = 'POST, OPTIONS';
+    throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}: ${method} is served by POST. Allowed: ${allow}.`, { headers: { Allow: allow } });
+  }
+  throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
 }
 
 /** A format's own model list and one-model routes (its face's `models`: Gemini's `GET /v1beta/models`), with its credentials. */
@@ -108,4 +111,19 @@ export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, fa
     { method: 'GET', path: face.path, handler: listIn(deps, format, face), format: format.id },
     { method: 'GET', path: `${face.path}/**`, handler: oneIn(deps, format, face, face.path), format: format.id },
   ];
+}
+
+/**
+ * A format's model list on paths its face reads (its `modelPaths`: Vertex AI's publisher models), with its
+ * credentials: broad GET routes, so a URL the face does not read stays a 404 (the POST routes there are the format's inference).
+ */
+export function formatModelPathRoutes(deps: ServerDeps, format: FormatDefinition, face: ModelPathFace): RouteDef[] {
+  const handler = (event: H3Event): string => {
+    const target = face.readPath(event.url.pathname);
+    if (!target) throw noRoute(event.req.method, event.url.pathname);
+    authenticateApiKey(event, deps, format.id);
+    if ('list' in target) return json(event, face.list(target.list === 'all' ? deps.registry.models.map(listedOf) : [], event.url.searchParams));
+    return json(event, face.one(listedOf(modelNamed(deps, event, target.id, target.rest, face.readPostMethod))));
+  };
+  return face.paths.map((path) => ({ method: 'GET' as const, path, handler, format: format.id, broad: true as const }));
 }

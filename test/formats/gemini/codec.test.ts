@@ -454,6 +454,16 @@ describe("Gemini's model list face (GET /v1beta/models)", () => {
   });
 });
 
+/** The fields a face's 422 names (none when it took the body). */
+function fieldsRefused(decode: () => unknown): string[] {
+  try {
+    decode();
+  } catch (thrown) {
+    return Object.keys(((thrown as GatewayError).details as { fields: Record<string, string> }).fields);
+  }
+  return [];
+}
+
 describe("Gemini's embeddings face (…:embedContent, …:batchEmbedContents)", () => {
   const face = getFormat('gemini').embeddings!;
   const q = new URLSearchParams();
@@ -467,8 +477,24 @@ describe("Gemini's embeddings face (…:embedContent, …:batchEmbedContents)", 
   it("turns Google's body (either proto JSON spelling) into OpenAI's and the vectors into Google's answer", () => {
     expect(face.decode({ content: { parts: [{ text: 'a' }, { text: 'b' }] }, output_dimensionality: 8, taskType: 'RETRIEVAL_QUERY' }, { model: 'm', batch: false })).toEqual({ model: 'm', input: ['ab'], dimensions: 8 });
     expect(face.decode({ requests: [{ model: 'models/m', content: { parts: [{ text: 'x' }] } }, { content: { parts: [{ text: 'y' }] } }] }, { model: 'm', batch: true })).toEqual({ model: 'm', input: ['x', 'y'] });
-    expect(face.encode([[1, 2]], { model: 'm', batch: false })).toEqual({ embedding: { values: [1, 2] } });
-    expect(face.encode([[1], [2]], { model: 'm', batch: true })).toEqual({ embeddings: [{ values: [1] }, { values: [2] }] });
+    expect(face.encode([[1, 2]], { model: 'm', batch: false }, [3])).toEqual({ embedding: { values: [1, 2] } });
+    expect(face.encode([[1], [2]], { model: 'm', batch: true }, [1, 2])).toEqual({ embeddings: [{ values: [1] }, { values: [2] }] });
+  });
+
+  it("on Vertex's paths: :predict's instances and parameters, :embedContent's embedContentConfig; :predict under /v1beta is not its own", () => {
+    const predict = face.readPath('/v1beta1/projects/p/locations/l/publishers/mock/models/embed:predict', q)!;
+    expect(predict).toEqual({ model: 'mock/embed', batch: true, shape: 'predict' });
+    expect(face.readPath('/v1beta/models/mock/embed:predict', q)).toBeUndefined();
+    expect(face.decode({ instances: [{ content: 'a', task_type: 'RETRIEVAL_DOCUMENT' }, { content: 'bc' }], parameters: { outputDimensionality: 8, autoTruncate: true } }, predict)).toEqual({ model: 'mock/embed', input: ['a', 'bc'], dimensions: 8 });
+    expect(face.encode([[1], [2]], predict, [2, 5])).toEqual({ predictions: [{ embeddings: { values: [1], statistics: { token_count: 2 } } }, { embeddings: { values: [2], statistics: { token_count: 5 } } }] });
+    const one = face.readPath('/v1/publishers/google/models/gemini-embedding-2:embedContent', q)!;
+    expect(one).toEqual({ model: 'gemini-embedding-2', batch: false, shape: 'vertex' });
+    expect(face.decode({ content: { parts: [{ text: 'x' }] }, embedContentConfig: { outputDimensionality: 4, taskType: 'RETRIEVAL_QUERY' } }, one)).toEqual({ model: 'gemini-embedding-2', input: ['x'], dimensions: 4 });
+    expect(face.encode([[1, 2]], one, [7])).toEqual({ embedding: { values: [1, 2] }, usageMetadata: { promptTokenCount: 7 } });
+    const refused = (body: Record<string, unknown>) => fieldsRefused(() => face.decode(body, predict));
+    expect(refused({})).toEqual(['instances']);
+    expect(refused({ instances: [{ content: 'a' }, { text: 'multimodal' }] })).toEqual(['instances[1].content']);
+    expect(refused({ instances: [{ content: 'a' }], parameters: { outputDimensionality: 0 } })).toEqual(['parameters.outputDimensionality']);
   });
 
   it('refuses what it cannot send on: no requests, a non-text part, two output sizes in one batch', () => {
@@ -485,3 +511,61 @@ describe("Gemini's embeddings face (…:embedContent, …:batchEmbedContents)", 
     expect(fields({ requests: [{ content: { parts: [{ text: 'x' }] }, outputDimensionality: 8 }, { content: { parts: [{ text: 'y' }] }, outputDimensionality: 16 }] }, true)).toEqual(['requests']);
   });
 });
+
+describe("Vertex AI's Imagen face (…/publishers/{p}/models/{m}:predict)", () => {
+  const face = getFormat('gemini').images!;
+  const q = new URLSearchParams();
+  const target = { model: 'mock/image' };
+  const refused = (body: Record<string, unknown>) => fieldsRefused(() => face.decode(body, target));
+
+  it("reads Vertex's paths only (AI Studio's SDK has no generateImages)", () => {
+    expect(face.readPath('/v1beta1/projects/p/locations/l/publishers/mock/models/image:predict', q)).toEqual(target);
+    expect(face.readPath('/v1/publishers/google/models/imagen-4.0-generate-001:predict', q)).toEqual({ model: 'imagen-4.0-generate-001' });
+    expect(face.readPath('/v1beta/models/mock/image:predict', q)).toBeUndefined();
+    expect(face.readPath('/v1beta1/publishers/mock/models/image:generateContent', q)).toBeUndefined();
+  });
+
+  it("turns Imagen's instance and parameters into OpenAI's images body (other parameters as they are) and the images into predictions", () => {
+    const body = { instances: [{ prompt: 'A red cube' }], parameters: { sampleCount: 2, aspectRatio: '16:9', negativePrompt: 'blue', seed: 7, personGeneration: 'dont_allow' }, labels: { team: 'a' } };
+    expect(face.decode(body, target)).toEqual({ model: 'mock/image', prompt: 'A red cube', n: 2, size: '1792x1024', negative_prompt: 'blue', seed: 7, personGeneration: 'dont_allow', response_format: 'b64_json' });
+    expect(face.decode({ instances: [{ prompt: 'x' }] }, target)).toEqual({ model: 'mock/image', prompt: 'x', response_format: 'b64_json' });
+    expect(face.encode([{ data: 'AAA=', mimeType: 'image/png' }, { data: 'BBB=', mimeType: 'image/jpeg', revisedPrompt: 'A shiny red cube' }], target)).toEqual({
+      predictions: [
+        { bytesBase64Encoded: 'AAA=', mimeType: 'image/png' },
+        { bytesBase64Encoded: 'BBB=', mimeType: 'image/jpeg', prompt: 'A shiny red cube' },
+      ],
+    });
+  });
+
+  it('refuses what it cannot serve: no or two instances, no prompt, an unknown aspect ratio, a GCS output, OpenAI fields in parameters', () => {
+    expect(refused({})).toEqual(['instances']);
+    expect(refused({ instances: [{ prompt: 'a' }, { prompt: 'b' }] })).toEqual(['instances']);
+    expect(refused({ instances: [{ text: 'a' }] })).toEqual(['instances[0].prompt']);
+    expect(refused({ instances: [{ prompt: 'a' }], parameters: { aspectRatio: '5:4' } })).toEqual(['parameters.aspectRatio']);
+    expect(refused({ instances: [{ prompt: 'a' }], parameters: { storageUri: 'gs://bucket/out' } })).toEqual(['parameters.storageUri']);
+    expect(refused({ instances: [{ prompt: 'a' }], parameters: { response_format: 'url' } })).toEqual(['parameters.response_format']);
+    expect(refused({ instances: [{ prompt: 'a' }], parameters: 'x' })).toEqual(['parameters']);
+  });
+});
+
+describe("Vertex AI's publisher models face (GET …/publishers/google/models[/{m}])", () => {
+  const face = getFormat('gemini').modelPaths!;
+  const listed = (i: number) => ({ id: `p/m${i}`, provider: 'p', displayName: `M${i}`, type: 'chat' });
+
+  it('reads the list, the tuned list under the project, and one model as generateContent reads it', () => {
+    expect(face.readPath('/v1beta1/publishers/google/models')).toEqual({ list: 'all' });
+    expect(face.readPath('/v1/projects/p/locations/us-central1/models')).toEqual({ list: 'none' });
+    expect(face.readPath('/v1beta1/publishers/google/models/gemini-2.5-flash')).toEqual({ id: 'gemini-2.5-flash', rest: 'gemini-2.5-flash' });
+    expect(face.readPath('/v1beta1/publishers/google/models/oc/gpt-4o')).toEqual({ id: 'oc/gpt-4o', rest: 'oc/gpt-4o' });
+    expect(face.readPath('/v1beta1/projects/p/locations/l/publishers/oc/models/gpt-4o')).toEqual({ id: 'oc/gpt-4o', rest: 'gpt-4o' });
+    expect(face.readPath('/v1beta1/projects/p/locations/l/endpoints')).toBeUndefined();
+    expect(face.readPath('/v1beta1/publishers/oc/models')).toBeUndefined();
+  });
+
+  it('a PublisherModel named publishers/google/models/{gateway id}, paged with pageSize and nextPageToken', () => {
+    expect(face.one(listed(0))).toMatchObject({ name: 'publishers/google/models/p/m0', versionId: '001', displayName: 'M0' });
+    expect(face.list([0, 1, 2].map(listed), new URLSearchParams('pageSize=2'))).toMatchObject({ publisherModels: [{ name: 'publishers/google/models/p/m0' }, { name: 'publishers/google/models/p/m1' }], nextPageToken: '2' });
+    expect(face.readPostMethod!('p/m0:predict')).toBe('predict');
+  });
+});
+

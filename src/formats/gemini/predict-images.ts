@@ -1,0 +1,75 @@
+import { validationError } from '../../errors/index.ts';
+import { setOwn } from '../../util/index.ts';
+import { isRecord } from '../shared/index.ts';
+import type { ImagesFace } from '../types.ts';
+import { isVertexPath, readGeminiPath } from './read-path.ts';
+
+const PREDICT = new Set(['predict']);
+
+/** Imagen's aspect ratios → OpenAI sizes (the pairs the google plugin maps back to the same ratios). */
+const SIZES: Record<string, string> = {
+  '1:1': '1024x1024',
+  '3:2': '1536x1024',
+  '2:3': '1024x1536',
+  '16:9': '1792x1024',
+  '9:16': '1024x1792',
+  '4:3': '1024x768',
+  '3:4': '768x1024',
+};
+
+/** Imagen's parameters the gateway reads; the others go on as the request's extra fields (an Imagen upstream gets them back). */
+const READ = new Set(['sampleCount', 'aspectRatio', 'negativePrompt', 'seed', 'storageUri']);
+/** OpenAI's images fields, which are not Imagen's parameters: never taken from `parameters` as extras. */
+const OPENAI = new Set(['model', 'prompt', 'n', 'size', 'quality', 'style', 'response_format', 'negative_prompt', 'stream', 'partial_images']);
+
+/** The one instance's prompt; 422 naming the field otherwise. */
+function promptOf(body: Record<string, unknown>): string {
+  const instances = body.instances;
+  if (!Array.isArray(instances) || instances.length !== 1) throw validationError({ instances: 'must hold exactly one instance' });
+  const [instance] = instances;
+  if (!isRecord(instance) || typeof instance.prompt !== 'string') throw validationError({ 'instances[0].prompt': 'must be a string' });
+  return instance.prompt;
+}
+
+/** Imagen's `parameters` → OpenAI's images fields (`n`, `size`, `negative_prompt`, `seed`) and the rest as they are. */
+function fieldsOf(parameters: Record<string, unknown>): Record<string, unknown> {
+  if (parameters.storageUri !== undefined) throw validationError({ 'parameters.storageUri': 'is not served: the gateway answers the images inline (bytesBase64Encoded)' });
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parameters)) {
+    if (OPENAI.has(key)) throw validationError({ [`parameters.${key}`]: 'is not an Imagen parameter' });
+    if (!READ.has(key)) setOwn(out, key, value);
+  }
+  if (parameters.sampleCount !== undefined) out.n = parameters.sampleCount;
+  if (parameters.aspectRatio !== undefined) {
+    const size = typeof parameters.aspectRatio === 'string' ? SIZES[parameters.aspectRatio] : undefined;
+    if (size === undefined) throw validationError({ 'parameters.aspectRatio': `must be one of ${Object.keys(SIZES).join(', ')}` });
+    out.size = size;
+  }
+  if (parameters.negativePrompt !== undefined) out.negative_prompt = parameters.negativePrompt;
+  if (parameters.seed !== undefined) out.seed = parameters.seed;
+  return out;
+}
+
+/**
+ * Vertex AI's Imagen `…/publishers/{p}/models/{m}:predict` (what `@google/genai`'s `models.generateImages`
+ * asks in Vertex mode): `{instances: [{prompt}], parameters: {sampleCount, aspectRatio, negativePrompt, seed, …}}`
+ * → `{predictions: [{bytesBase64Encoded, mimeType}]}`, served by the gateway's image models as
+ * `POST /v1/images/generations` with `n`, `size` and `response_format: "b64_json"`. Without
+ * `sampleCount` one image is made (Imagen makes four). The same URL of an embedding model is the
+ * embeddings face's.
+ */
+export const geminiImages: ImagesFace = {
+  readPath(pathname, query) {
+    const target = isVertexPath(pathname) ? readGeminiPath(pathname, query, PREDICT) : undefined;
+    return target && { model: target.model };
+  },
+  decode(body, target) {
+    const prompt = promptOf(body);
+    const parameters = body.parameters;
+    if (parameters !== undefined && parameters !== null && !isRecord(parameters)) throw validationError({ parameters: 'must be an object' });
+    return { ...(isRecord(parameters) ? fieldsOf(parameters) : {}), model: target.model, prompt, response_format: 'b64_json' };
+  },
+  encode(images) {
+    return { predictions: images.map((image) => (image.revisedPrompt === undefined ? { bytesBase64Encoded: image.data, mimeType: image.mimeType } : { bytesBase64Encoded: image.data, mimeType: image.mimeType, prompt: image.revisedPrompt })) };
+  },
+};
