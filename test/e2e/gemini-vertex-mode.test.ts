@@ -9,7 +9,7 @@
  * models.list answer Vertex's publisher models; embedContent (`:predict`) and generateImages
  * (Imagen's `:predict`) run on the mock provider's embedding and image models.
  */
-import { ApiError, GoogleGenAI } from '@google/genai';
+import { ApiError, GoogleGenAI, RawReferenceImage } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -165,5 +165,11 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
       expect(generated.image?.mimeType).toBe('image/png');
       expect(Buffer.from(generated.image!.imageBytes!, 'base64').subarray(1, 4).toString()).toBe('PNG');
     }
+    // editImage asks the same :predict with the image in the instance: refused (400 naming it), never drawn from the prompt alone.
+    const raw = Object.assign(new RawReferenceImage(), { referenceId: 1, referenceImage: { imageBytes: answer.generatedImages![0].image!.imageBytes, mimeType: 'image/png' } });
+    const edit = await vertex().models.editImage({ model: 'mock/image', prompt: 'Make it blue', referenceImages: [raw] }).then(() => undefined, (e: unknown) => e);
+    expect(edit).toBeInstanceOf(ApiError);
+    expect((edit as ApiError).status).toBe(400);
+    expect((edit as ApiError).message).toContain('instances[0].referenceImages');
   });
 });

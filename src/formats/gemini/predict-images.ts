@@ -28,6 +28,9 @@ function promptOf(body: Record<string, unknown>): string {
   if (!Array.isArray(instances) || instances.length !== 1) throw validationError({ instances: 'must hold exactly one instance' });
   const [instance] = instances;
   if (!isRecord(instance) || typeof instance.prompt !== 'string') throw validationError({ 'instances[0].prompt': 'must be a string' });
+  // The SDK's editImage, upscaleImage, recontextImage and segmentImage ask the same `:predict` with images in the instance.
+  const other = Object.keys(instance).find((key) => key !== 'prompt');
+  if (other !== undefined) throw validationError({ [`instances[0].${other}`]: 'is not served: only image generation from a prompt runs here (image edits: POST /v1/images/edits)' });
   return instance.prompt;
 }
 

@@ -537,10 +537,12 @@ describe("Vertex AI's Imagen face (…/publishers/{p}/models/{m}:predict)", () =
     });
   });
 
-  it('refuses what it cannot serve: no or two instances, no prompt, an unknown aspect ratio, a GCS output, OpenAI fields in parameters', () => {
+  it('refuses what it cannot serve: no or two instances, no prompt, an image to edit, an unknown aspect ratio, a GCS output, OpenAI fields in parameters', () => {
     expect(refused({})).toEqual(['instances']);
     expect(refused({ instances: [{ prompt: 'a' }, { prompt: 'b' }] })).toEqual(['instances']);
     expect(refused({ instances: [{ text: 'a' }] })).toEqual(['instances[0].prompt']);
+    // editImage, upscaleImage and the like ask the same :predict with images in the instance: not generated from the prompt alone.
+    expect(refused({ instances: [{ prompt: 'a', referenceImages: [{ referenceType: 'REFERENCE_TYPE_RAW', referenceId: 1 }] }] })).toEqual(['instances[0].referenceImages']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { aspectRatio: '5:4' } })).toEqual(['parameters.aspectRatio']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { storageUri: 'gs://bucket/out' } })).toEqual(['parameters.storageUri']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { response_format: 'url' } })).toEqual(['parameters.response_format']);
