@@ -370,6 +370,12 @@ export interface CredentialSource {
   /** Stripped from the header's value (case-insensitive), e.g. `Bearer `. */
   scheme?: string;
   query?: string;
+  /**
+   * The header holds an AWS Signature V4 `Authorization` (`AWS4-HMAC-SHA256 Credential=<key>/…`):
+   * the key is its access key id. The signature is not checked (the gateway keeps only each key's
+   * hash, so it has no secret to check it with): the key id travels in clear, as a Bearer key does.
+   */
+  sigv4?: boolean;
 }
 
 /**

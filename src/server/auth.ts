@@ -22,13 +22,16 @@ function hashOf(token: string): string {
   return hash;
 }
 
+const SIGV4 = /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\//i;
+
 /** A credential one format's SDKs send (besides Bearer and X-API-Key, which every route reads). */
 function formatCredential(event: H3Event, sources: readonly CredentialSource[]): string | undefined {
   for (const source of sources) {
     let value: string | null | undefined;
     if (source.header) {
       value = event.req.headers.get(source.header)?.trim();
-      if (value && source.scheme) value = value.toLowerCase().startsWith(source.scheme.toLowerCase()) ? value.slice(source.scheme.length).trim() : undefined;
+      if (value && source.sigv4) value = SIGV4.exec(value)?.[1];
+      else if (value && source.scheme) value = value.toLowerCase().startsWith(source.scheme.toLowerCase()) ? value.slice(source.scheme.length).trim() : undefined;
     } else if (source.query) value = event.url.searchParams.get(source.query)?.trim();
     if (value) return value;
   }
@@ -51,10 +54,15 @@ export function credentialOf(event: H3Event, format?: WireFormat): string | unde
   return sources && sources.length > 0 ? formatCredential(event, sources) : undefined;
 }
 
+function hintOf(source: CredentialSource): string {
+  if (source.sigv4) return 'an AWS SigV4 signature with sk-… as its access key id';
+  return source.header ? `"${source.header}: ${source.scheme ? `${source.scheme} ` : ''}sk-…"` : `?${source.query}=sk-…`;
+}
+
 /** Every way a route takes the key, for the 401 that finds none: `"Authorization: Bearer sk-…", "X-API-Key: sk-…", "x-goog-api-key: sk-…" or ?key=sk-…`. */
 function credentialHint(format: WireFormat | undefined): string {
   const own = (format === undefined ? undefined : findFormat(format)?.credentials) ?? [];
-  const ways = ['"Authorization: Bearer sk-…"', '"X-API-Key: sk-…"', ...own.map((source) => (source.header ? `"${source.header}: ${source.scheme ? `${source.scheme} ` : ''}sk-…"` : `?${source.query}=sk-…`))];
+  const ways = ['"Authorization: Bearer sk-…"', '"X-API-Key: sk-…"', ...own.map(hintOf)];
   return `${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`;
 }
 

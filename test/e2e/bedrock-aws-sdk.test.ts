@@ -4,12 +4,13 @@
  * `ConverseStreamCommand` on a Llama model behind a strict Bedrock fake (a passthrough) and on a
  * Chat model (a conversion); a tool call and its result; streams read through the SDK's
  * event-stream parser to messageStop and metadata; failures, before and during a stream, as the
- * SDK's own exception classes. The key goes as the SDK's Bedrock API key (Bearer).
+ * SDK's own exception classes. The key goes as the SDK's Bedrock API key (Bearer) or as its AWS
+ * access key id (SigV4 with any secret: the signature is not checked, docs/formats.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeBedrock, type FakeBedrock } from '../helpers/fake-bedrock.ts';
 import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
@@ -55,6 +56,9 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
   /** The gateway key as the SDK's Bedrock API key (`Authorization: Bearer`). */
   const withToken = (token = key) =>
     new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, token: { token }, authSchemePreference: ['httpBearerAuth'], requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+  /** The gateway key as the SDK's AWS access key id: each request SigV4-signed with a secret the gateway never sees. */
+  const signing = (accessKeyId = key) =>
+    new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, credentials: { accessKeyId, secretAccessKey: 'x' }, requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
   const failure = (promise: Promise<unknown>): Promise<Json> => promise.then(() => ({}), (error: unknown) => error as Json);
 
   /** Every event of a ConverseStream, read through the SDK's parser. */
@@ -139,5 +143,36 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     // ConverseStream's exceptions are five (internalServer, modelStreamError, validation, throttling, serviceUnavailable): a timeout is the stream's error.
     expect(timedOut).toBeInstanceOf(aws.ModelStreamErrorException);
     expect(timedOut.message).toBe('The provider did not answer in time.');
+  });
+
+  describe('the key as the AWS access key id (SigV4, any secret)', () => {
+    /** A key made while the gateway runs (`gateway keys create`), scoped to `models`. */
+    const scopedKey = async (models: string) => {
+      const created = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--json', '--models', models]);
+      expect(String(created.stderr)).toBe('');
+      return (JSON.parse(String(created.stdout)) as { key: string }).key;
+    };
+
+    it.each(MODELS)('Converse and ConverseStream on %s', async (modelId, said) => {
+      const answer = await signing().send(new aws.ConverseCommand({ modelId, messages: ASK }));
+      expect(answer.output.message.content).toEqual([{ text: said }]);
+      expect(textOf(await events(await signing().send(new aws.ConverseStreamCommand({ modelId, messages: ASK }))))).toBe(said);
+      // The upstream gets the provider's credential, never the client's signature.
+      expect(bedrock.requests.every((r) => r.headers.authorization === `Bearer ${BEDROCK_API_KEY}`)).toBe(true);
+    });
+
+    it("a key id the gateway does not know is the SDK's AccessDeniedException (401); a key's model scope holds as with Bearer (403); the key reaches no log", async () => {
+      for (const accessKeyId of ['sk-gw-not-a-key', 'AKIAIOSFODNN7EXAMPLE']) {
+        const refused = await failure(signing(accessKeyId).send(new aws.ConverseCommand({ modelId: MODELS[0][0], messages: ASK })));
+        expect(refused).toBeInstanceOf(aws.AccessDeniedException);
+        expect(refused).toMatchObject({ $metadata: { httpStatusCode: 401 }, message: 'The API key is invalid, expired or revoked.' });
+      }
+      const scoped = await scopedKey('oc/*');
+      expect((await signing(scoped).send(new aws.ConverseCommand({ modelId: 'oc/gpt-4o-mini', messages: ASK }))).stopReason).toBe('end_turn');
+      const outside = await failure(signing(scoped).send(new aws.ConverseCommand({ modelId: MODELS[0][0], messages: ASK })));
+      expect(outside).toBeInstanceOf(aws.AccessDeniedException);
+      expect(outside).toMatchObject({ $metadata: { httpStatusCode: 403 }, message: expect.stringMatching(/may not use the model/) });
+      expect(gw.stdout() + gw.stderr()).not.toContain(scoped);
+    });
   });
 });

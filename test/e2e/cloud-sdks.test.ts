@@ -158,11 +158,13 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     expect(error).toMatchObject({ error: { type: 'error', error: { type, message: expect.stringMatching(/overloaded/i) } } });
   });
 
-  it('Bedrock with AWS access keys: the SigV4 Authorization is no gateway credential, even with the key as the access key id (401)', async () => {
-    const signing = new AnthropicBedrock({ baseURL: gw.url, awsRegion: 'us-east-1', apiKey: null, awsAccessKey: gw.key, awsSecretKey: 'x', maxRetries: 0, fetch: recording });
-    const error = await signing.messages.create({ model: MODELS.bedrock[0][0], max_tokens: 16, messages: ASK }).catch((e: unknown) => e);
+  it('Bedrock with AWS access keys: the key as the access key id signs in (SigV4, any secret); an unknown key id is the SDK\'s AuthenticationError (401)', async () => {
+    const signing = (awsAccessKey: string) => new AnthropicBedrock({ baseURL: gw.url, awsRegion: 'us-east-1', apiKey: null, awsAccessKey, awsSecretKey: 'x', maxRetries: 0, fetch: recording });
+    expect(textOf(await signing(gw.key!).messages.create({ model: MODELS.bedrock[0][0], max_tokens: 16, messages: ASK }))).toBe('Hi from Claude.');
+    expect(textOf(await signing(gw.key!).messages.stream({ model: MODELS.bedrock[1][0], max_tokens: 16, messages: ASK }).finalMessage())).toBe('Hi from Chat.');
+    const error = await signing('sk-not-a-key').messages.create({ model: MODELS.bedrock[0][0], max_tokens: 16, messages: ASK }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnthropicBedrock.AuthenticationError);
-    expect(error).toMatchObject({ status: 401, error: { error: { message: expect.stringMatching(/No API key provided/) } } });
+    expect(error).toMatchObject({ status: 401, error: { error: { type: 'authentication_error', message: expect.stringMatching(/invalid, expired or revoked/) } } });
   });
 
   it.each([
@@ -202,9 +204,12 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       expect(answer.inputTokens).toBe(await directCount({ ...request, model: gatewayId }));
     });
 
-    it('InvokeModel answers the Messages body, as Bedrock does', async () => {
-      const answer = await runtime().send(new aws.InvokeModelCommand({ modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
-      expect(textOf(JSON.parse(new TextDecoder().decode(answer.body)))).toBe('Hi from Claude.');
+    it('InvokeModel answers the Messages body, as Bedrock does, with the key as its token or as its access key id (SigV4)', async () => {
+      const signing = new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, credentials: { accessKeyId: gw.key, secretAccessKey: 'x' }, requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+      for (const client of [runtime(), signing]) {
+        const answer = await client.send(new aws.InvokeModelCommand({ modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
+        expect(textOf(JSON.parse(new TextDecoder().decode(answer.body)))).toBe('Hi from Claude.');
+      }
     });
 
     it('CountTokens with a wrong key fails 401, an unknown model 404', async () => {

@@ -61,7 +61,8 @@ export const converseFormat = defineFormat({
       },
     },
   ],
-  credentials: [],
+  // An AWS SDK signing with the gateway key as its access key id (docs/formats.md: the signature is not checked).
+  credentials: [{ header: 'authorization', sigv4: true }],
   // The AWS SDKs read the request id into `$metadata.requestId` from this header.
   requestIdHeader: 'x-amzn-requestid',
   framing: eventStreamFraming,

@@ -72,7 +72,8 @@ export const messagesFormat = defineFormat({
     // One segment for the id: the Bedrock SDKs percent-encode it (an ARN's or a gateway id's `/` as %2F); the bedrock plugin's Converse face has `/model/**`.
     ...['/model/:model/invoke', '/model/:model/invoke-with-response-stream'].map((path) => ({ method: 'POST' as const, path, from: 'path' as const, readPath: readBedrockPath, shapeBody: shapeCloudBody })),
   ],
-  credentials: [],
+  // Bedrock's InvokeModel and CountTokens signed by an AWS SDK with the key as its access key id (docs/formats.md).
+  credentials: [{ header: 'authorization', sigv4: true }],
   forwardHeaders: ['anthropic-beta'],
   // The Anthropic SDKs' `_request_id`, `MessageStream.request_id` and `APIError.requestID`.
   requestIdHeader: 'request-id',
