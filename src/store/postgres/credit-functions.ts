@@ -155,7 +155,9 @@ end $$;
 -- instance that admitted this run of it) took, and no other: the same request id held since by
 -- another instance (a batch line run again there) keeps that hold until that run settles. A
 -- line already billed (the other run settled first, or this line sent again) charges nothing,
--- and its run's own hold goes back all the same. p_holder null: no hold of its own.
+-- and its run's own hold goes back all the same. p_holder '': no hold of its own. Null: a
+-- flush of a gateway older than migration 16 still running beside newer ones (a rolling
+-- upgrade), whose items name no holder: the hold under the request id, as that version did.
 create or replace function gw_settle(p_entry jsonb, p_holder text, p_enforce boolean, p_day text, p_week text, p_month text, p_sync boolean)
 returns table (inserted boolean, charged float8, seq bigint)
 language plpgsql as $$
@@ -177,7 +179,7 @@ begin
   select * into a from gw_accounts where id = e.account_id for update;
   select * into k from gw_api_keys where id = e.key_id for update;
   -- Under the account's lock no admission of the same request can take the hold over meanwhile.
-  select * into h from gw_credit_holds where request_id = e.request_id and instance = p_holder;
+  select * into h from gw_credit_holds where request_id = e.request_id and (p_holder is null or instance = p_holder);
   if found then
     own := h.credits;
     own_tokens := h.tokens;
@@ -204,8 +206,8 @@ begin
     returning gw_ledger.seq into s;
   if s is null then
     -- (Not gw_release: it turns the flush's synchronous commit off.)
-    if h.request_id is not null then
-      delete from gw_credit_holds where request_id = e.request_id and instance = p_holder;
+    if h.request_id is not null and p_holder is not null then
+      delete from gw_credit_holds where request_id = e.request_id and (p_holder is null or instance = p_holder);
       update gw_accounts set reserved = greatest(0, round(reserved - own, 6)), reserved_tokens = greatest(0, reserved_tokens - own_tokens) where id = h.account_id;
       if h.key_id is not null then
         update gw_api_keys set reserved = greatest(0, round(reserved - own, 6)) where id = h.key_id;
@@ -214,7 +216,7 @@ begin
     return query select false, 0::float8, null::bigint;
     return;
   end if;
-  delete from gw_credit_holds where request_id = e.request_id and instance = p_holder;
+  delete from gw_credit_holds where request_id = e.request_id and (p_holder is null or instance = p_holder);
   if a.id is not null then
     update gw_accounts set
       credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),

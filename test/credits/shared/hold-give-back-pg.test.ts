@@ -86,4 +86,15 @@ describe('the settlement of a line another instance runs again', () => {
     expect(await held()).toMatchObject({ holds: [], state: { credits: 970, reserved: 0, keyReserved: new Map() } });
     expect(await a.credits!.ledger({ accountId: account.id, limit: 10 })).toEqual([expect.objectContaining({ request_id: line.requestId, charged_credits: 30 })]);
   });
+
+  it('a flush of a gateway older than migration 16 (its items name no holder) settles as that version did, during a rolling upgrade', async () => {
+    const [a] = stores;
+    const { account, key, now, periods, line } = await aLine('batch_req_line_3');
+    expect((await a.credits!.hold(line)).outcome).toBe('ok');
+    const entry = { ts: now.getTime(), request_id: line.requestId, account_id: account.id, key_id: key.id, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', input_tokens: 10, output_tokens: 5, reasoning_tokens: 0, cached_tokens: 0, cost_credits: 30, estimated: false, aborted: false };
+    const item = { entry, day: periods.day, week: periods.week, month: periods.month };
+    const { rows } = await db.sql.query('select inserted, charged from gw_flush($1, true, true)', [JSON.stringify([item])]);
+    expect(rows).toEqual([{ inserted: true, charged: 30 }]);
+    expect(await a.credits!.state(account.id)).toMatchObject({ credits: 970, reserved: 0 });
+  });
 });
