@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { toNodeHandler, type H3 } from 'h3';
@@ -9,7 +10,7 @@ import { randomToken } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
 import { bootstrapDataDir, hasUsableKey } from './bootstrap.ts';
 import { createAdminApp } from '../server/index.ts';
-import { capConnections } from '../server/index.ts';
+import { acceptH2c, capConnections, type H2cSide } from '../server/index.ts';
 import { createGateway, type Gateway } from './create-gateway.ts';
 
 export interface ServeOptions {
@@ -32,15 +33,16 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Tracks in-flight requests so shutdown can wait for them. */
-function trackInFlight(server: Server): { count: () => number } {
+/** Tracks in-flight requests (HTTP/1.1 and HTTP/2 alike) so shutdown can wait for them. */
+function trackInFlight(...servers: EventEmitter[]): { count: () => number } {
   let active = 0;
-  server.on('request', (_req, res) => {
+  const onRequest = (_req: unknown, res: EventEmitter) => {
     active += 1;
     res.once('close', () => {
       active -= 1;
     });
-  });
+  };
+  for (const server of servers) server.on('request', onRequest);
   return { count: () => active };
 }
 
@@ -76,9 +78,10 @@ function describeSources(options: ServeOptions): string[] {
   ];
 }
 
-/** A bound HTTP server and its in-flight count. */
+/** A bound HTTP server, the HTTP/2 connections on its port, and its in-flight count. */
 interface Bound {
   server: Server;
+  h2c: H2cSide;
   inFlight: { count: () => number };
 }
 
@@ -140,11 +143,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** Stops accepting and lets in-flight requests finish until `deadline`, then closes what is left. */
-async function drain({ server, inFlight }: Bound, deadline: number): Promise<void> {
+async function drain({ server, h2c, inFlight }: Bound, deadline: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  h2c.closeIdle();
   while (inFlight.count() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   server.closeAllConnections();
+  h2c.closeAll();
   await closed;
 }
 
@@ -152,8 +157,9 @@ async function drain({ server, inFlight }: Bound, deadline: number): Promise<voi
 async function bind(app: H3, host: string, port: number, setting: string, maxConnections: number): Promise<Bound> {
   let server: Server;
   const cap = capConnections(maxConnections);
+  const handler = cap.wrap(toNodeHandler(app));
   try {
-    const listener: Listener = await listen(cap.wrap(toNodeHandler(app)) as ReturnType<typeof toNodeHandler>, {
+    const listener: Listener = await listen(handler as ReturnType<typeof toNodeHandler>, {
       port: port === 0 ? { port: 0, random: true } : port,
       hostname: host,
       showURL: false,
@@ -171,7 +177,8 @@ async function bind(app: H3, host: string, port: number, setting: string, maxCon
   }
   detachHttpShutdown(server);
   cap.attach(server);
-  return { server, inFlight: trackInFlight(server) };
+  const h2c = acceptH2c(server, handler);
+  return { server, h2c, inFlight: trackInFlight(server, h2c.server) };
 }
 
 function portOf(server: Server): number {

@@ -5,6 +5,10 @@ import { randomToken } from '../util/index.ts';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
+/** Marks a socket past the cap (a property, not a WeakSet: HTTP/2's socket proxy forwards it). */
+const REFUSED = Symbol('refused');
+type Refusable = Socket & { [REFUSED]?: boolean };
+
 /** How long a refused connection may take to send the request its refusal answers. */
 const REFUSED_IDLE_MS = 5_000;
 
@@ -17,7 +21,6 @@ const REFUSED_IDLE_MS = 5_000;
  */
 export function capConnections(max: number): { wrap(handler: NodeHandler): NodeHandler; attach(server: Server): void; readonly open: number } {
   let open = 0;
-  const refused = new WeakSet<Socket>();
   const body = (requestId: string) =>
     JSON.stringify(
       buildErrorEnvelope(new GatewayError('service_unavailable', `The gateway has as many open connections as it takes (server.maxConnections, ${max}); retry shortly.`, { retryAfter: 1, details: { limit_connections: max } }), {
@@ -36,17 +39,20 @@ export function capConnections(max: number): { wrap(handler: NodeHandler): NodeH
           open -= 1;
         });
         if (open > max) {
-          refused.add(socket);
+          (socket as Refusable)[REFUSED] = true;
           socket.setTimeout(REFUSED_IDLE_MS, () => socket.destroy());
         }
       });
     },
     wrap(handler) {
       return (req, res) => {
-        if (!refused.has(req.socket)) return handler(req, res);
+        // On HTTP/2 (h2c) req.socket is node's proxy of the connection's socket, which reads the mark through.
+        if ((req.socket as Refusable)[REFUSED] !== true) return handler(req, res);
         const requestId = `req_${randomToken(24)}`;
         const text = body(requestId);
-        res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after': '1', 'x-request-id': requestId, connection: 'close' });
+        const head = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after': '1', 'x-request-id': requestId };
+        // HTTP/2 has no Connection header: the refused connection still closes when idle (REFUSED_IDLE_MS).
+        res.writeHead(503, req.httpVersionMajor === 2 ? head : { ...head, connection: 'close' });
         res.end(text);
         return undefined;
       };

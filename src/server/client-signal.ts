@@ -7,8 +7,15 @@ export function clientAbort(event: H3Event): AbortWatch {
   const node = nodeOf(event);
   if (!node) return watchOf(event.req.signal);
   const controller = new FastAbortController();
-  const { res } = node;
+  const { req, res } = node;
   // `on`, not `once`: a response closes once, and `once` wraps every listener (a state object and a bound function per request).
+  if (req.httpVersionMajor === 2) {
+    // HTTP/2 (h2c): node's compat response says writableFinished also for a stream the client reset.
+    res.on('close', () => {
+      if (!res.writableEnded || req.aborted) controller.abort();
+    });
+    return controller;
+  }
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });

@@ -70,7 +70,8 @@ export const LINGER_MAX_MS = 30_000;
  */
 function closeAfterAnswer(event: H3Event): boolean {
   const node = nodeOf(event);
-  if (!node || node.req.complete) return false;
+  // On HTTP/2 an answer ends its stream, never the connection.
+  if (!node || node.req.complete || node.req.httpVersionMajor === 2) return false;
   const { req } = node;
   const socket = req.socket as Socket & { destroySoon?: () => void };
   // Node's http server calls destroySoon() once an answer with `Connection: close` is out.
@@ -174,7 +175,8 @@ function writeHead(event: H3Event, node: NodePair, status: number, headers: Reco
     for (const name in headers) putHeader(head, name, headers[name]);
     if (contentLength !== undefined) putHeader(head, 'content-length', contentLength);
     try {
-      node.res.writeHead(status, '', head);
+      if (node.req.httpVersionMajor === 2) writeHttp2Head(node.res, status, head);
+      else node.res.writeHead(status, '', head);
       state.head = undefined;
       return;
     } catch {
@@ -185,6 +187,16 @@ function writeHead(event: H3Event, node: NodePair, status: number, headers: Reco
   flushHead(event);
   for (const name in headers) node.res.setHeader(name, headers[name]);
   if (contentLength !== undefined) node.res.setHeader('content-length', contentLength);
+}
+
+/** Headers of one HTTP/1.1 connection, which HTTP/2 forbids (RFC 9113, 8.2.2): node's compat layer drops them with a warning. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+
+/** An HTTP/2 head (h2c): no status text, no connection-specific header. */
+function writeHttp2Head(res: NodePair['res'], status: number, head: string[]): void {
+  const kept: string[] = [];
+  for (let i = 0; i < head.length; i += 2) if (!CONNECTION_HEADERS.has(head[i].toLowerCase())) kept.push(head[i], head[i + 1]);
+  res.writeHead(status, kept);
 }
 
 /** h3's own response headers of an event (event.res.headers, made on first use), which srvx writes only when it writes the head. */

@@ -189,7 +189,7 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     expect(await vertex().messages.countTokens({ ...body, model: 'oc/gpt-4o-mini' })).toEqual({ input_tokens: await directCount({ ...body, model: 'oc/gpt-4o-mini' }) });
   });
 
-  // Its default request handler speaks HTTP/2 only (NodeHttp2Handler: 'Protocol error' against an HTTP/1.1 server): HTTP/1.1's is an option of the client.
+  // Its default request handler speaks HTTP/2 only (NodeHttp2Handler, test/e2e/h2c.test.ts); the HTTP/1.1 handler, an option of the client, still works and is what these cases run.
   describe("the AWS SDK's BedrockRuntimeClient (a Bedrock API key as its token, HTTP/1.1)", () => {
     const runtime = (key = gw.key) =>
       new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, token: { token: key }, authSchemePreference: ['httpBearerAuth'], requestHandler: new NodeHttpHandler(), maxAttempts: 1 });

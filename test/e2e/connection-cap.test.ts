@@ -3,11 +3,24 @@
  * 503 service_unavailable envelope with Retry-After (not a silent drop), and once connections
  * close the gateway takes new ones again.
  */
+import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
+
+/** Opens `count` connections that send nothing (each counts against the cap). */
+const holdConnections = (port: number, count: number) =>
+  Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+        }),
+    ),
+  );
 
 describe('a connection cap with a clear refusal', () => {
   let gw: SpawnedGateway;
@@ -21,14 +34,7 @@ describe('a connection cap with a clear refusal', () => {
 
   it('the fourth connection is answered 503 with Retry-After; a freed slot is taken again', { timeout: 30_000 }, async () => {
     const { port } = new URL(gw.url);
-    const held = await Promise.all(
-      [0, 1, 2].map(
-        () =>
-          new Promise<net.Socket>((resolve) => {
-            const socket = net.connect(Number(port), '127.0.0.1', () => resolve(socket));
-          }),
-      ),
-    );
+    const held = await holdConnections(Number(port), 3);
     const health = 'GET /health HTTP/1.1\r\nHost: gateway';
     const refused = await until('a refusal', async () => {
       const answer = await rawRequest(gw.url, health, () => undefined);
@@ -46,5 +52,35 @@ describe('a connection cap with a clear refusal', () => {
     });
     expect(ok.text).toContain('"status"');
     expect(gw.process.exitCode).toBeNull();
+  });
+
+  it('an HTTP/2 (h2c) connection past the cap is refused the same way, without a Connection header', { timeout: 30_000 }, async () => {
+    const { port } = new URL(gw.url);
+    const held = await holdConnections(Number(port), 3);
+    const ask = () =>
+      new Promise<{ head: http2.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+        const session = http2.connect(gw.url);
+        session.on('error', reject);
+        const stream = session.request({ ':path': '/health' });
+        let text = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (piece: string) => (text += piece));
+        stream.once('response', (head) => stream.once('end', () => (session.close(), resolve({ head, text }))));
+        stream.on('error', reject);
+      });
+    const refused = await until('an HTTP/2 refusal', async () => {
+      const answer = await ask();
+      return Number(answer.head[':status']) === 503 ? answer : undefined;
+    });
+    expect(refused.head['retry-after']).toBe('1');
+    expect(refused.head.connection).toBeUndefined();
+    expect(refused.text).toContain('"code":"service_unavailable"');
+    for (const socket of held) socket.destroy();
+    const ok = await until('an HTTP/2 connection taken again', async () => {
+      const answer = await ask();
+      return Number(answer.head[':status']) === 200 ? answer : undefined;
+    });
+    expect(ok.text).toContain('"status"');
+    expect(gw.stderr()).not.toMatch(/UnsupportedWarning/);
   });
 });

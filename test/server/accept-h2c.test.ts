@@ -1,0 +1,104 @@
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acceptH2c } from '../../src/server/accept-h2c.ts';
+
+const MB = 1024 * 1024;
+
+/** A plain node:http server with acceptH2c on its port; `onRequest` sees each request (HTTP/1.1 or HTTP/2). */
+async function serve(onRequest: http.RequestListener, options: http.ServerOptions = {}): Promise<{ server: http.Server; port: number }> {
+  const server = http.createServer(options, onRequest);
+  acceptH2c(server, onRequest);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as net.AddressInfo).port };
+}
+
+/** Polls `probe` every 20 ms until it gives a value. */
+async function poll<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('acceptH2c', () => {
+  let close: (() => void) | undefined;
+  afterEach(() => close?.());
+
+  it('an HTTP/1.1 upload keeps its backpressure: a body nobody reads stops being read from the socket', { timeout: 60_000 }, async () => {
+    let held: http.IncomingMessage | undefined;
+    // A small high-water mark, so the first bytes the sniffer took (head and some body) already fill the request's buffer.
+    const { server, port } = await serve(
+      (req, res) => {
+        held = req;
+        req.once('end', () => res.end('ok'));
+      },
+      { highWaterMark: 1024 },
+    );
+    const total = 64 * MB;
+    const client = net.connect(port, '127.0.0.1');
+    close = () => {
+      client.destroy();
+      server.close();
+      server.closeAllConnections();
+    };
+    const piece = Buffer.alloc(MB, 120);
+    // The head and the first MB in one write: the first read on the server holds the head and body bytes.
+    client.write(Buffer.concat([Buffer.from(`POST /up HTTP/1.1\r\nhost: x\r\ncontent-length: ${total}\r\n\r\n`), piece]));
+    let sent = MB;
+    const pump = () => {
+      while (sent < total) {
+        sent += piece.length;
+        if (!client.write(piece)) return void client.once('drain', pump);
+      }
+    };
+    pump();
+    const req = await poll(() => held);
+    // Nothing reads the body: the server stops reading once the request's and the kernel's buffers are full.
+    let last = -1;
+    let still = 0;
+    const stalled = await poll(() => {
+      const read = req.socket.bytesRead;
+      if (read > total / 2) return read; // read on without a reader: no backpressure
+      still = read === last ? still + 1 : 0;
+      last = read;
+      return still >= 10 ? read : undefined;
+    });
+    expect(stalled).toBeLessThan(16 * MB);
+    // Read now, the whole body arrives in order and the answer comes back.
+    let got = 0;
+    req.on('data', (chunk: Buffer) => (got += chunk.length));
+    const answer = await new Promise<string>((resolve) => client.on('data', (d: Buffer) => resolve(d.toString())));
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(got).toBe(total);
+  });
+
+  it('a request whose first bytes come one at a time is HTTP/1.1; the preface is HTTP/2', async () => {
+    const { server, port } = await serve((req, res) => res.end(`v${req.httpVersion}`));
+    const h2 = http2.connect(`http://127.0.0.1:${port}`);
+    const client = net.connect(port, '127.0.0.1');
+    close = () => {
+      h2.destroy();
+      client.destroy();
+      server.close();
+      server.closeAllConnections();
+    };
+    const stream = h2.request({ ':path': '/' });
+    let text = '';
+    stream.on('data', (d: Buffer) => (text += d.toString()));
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect(text).toBe('v2.0');
+
+    const head = 'GET / HTTP/1.1\r\nhost: x\r\n\r\n';
+    client.write(head.slice(0, 1));
+    await poll(() => (client.bytesWritten === 1 ? true : undefined));
+    client.write(head.slice(1));
+    const answer = await new Promise<string>((resolve) => client.on('data', (d: Buffer) => resolve(d.toString())));
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer).toMatch(/v1\.1$/);
+  });
+});
