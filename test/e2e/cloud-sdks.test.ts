@@ -189,10 +189,10 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     expect(await vertex().messages.countTokens({ ...body, model: 'oc/gpt-4o-mini' })).toEqual({ input_tokens: await directCount({ ...body, model: 'oc/gpt-4o-mini' }) });
   });
 
-  // Its default request handler speaks HTTP/2 only (NodeHttp2Handler, test/e2e/h2c.test.ts); the HTTP/1.1 handler, an option of the client, still works and is what these cases run.
-  describe("the AWS SDK's BedrockRuntimeClient (a Bedrock API key as its token, HTTP/1.1)", () => {
-    const runtime = (key = gw.key) =>
-      new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, token: { token: key }, authSchemePreference: ['httpBearerAuth'], requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
+  // With its default request handler (NodeHttp2Handler: HTTP/2 with prior knowledge to an http:// endpoint, test/e2e/h2c.test.ts); the HTTP/1.1 handler, an option of the client, works too.
+  describe("the AWS SDK's BedrockRuntimeClient (a Bedrock API key as its token)", () => {
+    const runtime = (key = gw.key, http1 = false) =>
+      new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, token: { token: key }, authSchemePreference: ['httpBearerAuth'], maxAttempts: 1, ...(http1 ? { requestHandler: new NodeHttpHandler() } : {}) });
     const invokeBody = (body: Json) => new TextEncoder().encode(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 256, ...body }));
 
     it.each([
@@ -204,9 +204,10 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       expect(answer.inputTokens).toBe(await directCount({ ...request, model: gatewayId }));
     });
 
-    it('InvokeModel answers the Messages body, as Bedrock does, with the key as its token or as its access key id (SigV4)', async () => {
-      const signing = new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, credentials: { accessKeyId: gw.key, secretAccessKey: 'x' }, requestHandler: new NodeHttpHandler(), maxAttempts: 1 });
-      for (const client of [runtime(), signing]) {
+    it('InvokeModel answers the Messages body, as Bedrock does, with the key as its token or as its access key id (SigV4), on HTTP/2 (its default handler) and HTTP/1.1', async () => {
+      const signing = (http1: boolean) =>
+        new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, credentials: { accessKeyId: gw.key, secretAccessKey: 'x' }, maxAttempts: 1, ...(http1 ? { requestHandler: new NodeHttpHandler() } : {}) });
+      for (const client of [runtime(), runtime(gw.key, true), signing(false), signing(true)]) {
         const answer = await client.send(new aws.InvokeModelCommand({ modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
         expect(textOf(JSON.parse(new TextDecoder().decode(answer.body)))).toBe('Hi from Claude.');
       }

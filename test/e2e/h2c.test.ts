@@ -9,6 +9,7 @@
 import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { h2Post, readAll, readUntil, waitFor } from '../helpers/http2-client.ts';
 import { chatStream } from '../helpers/routing-wire.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
@@ -18,14 +19,6 @@ type Json = Record<string, any>;
 
 const ASK = [{ role: 'user' as const, content: 'Say hi' }];
 const textOf = (message: Json) => message.content.filter((b: Json) => b.type === 'text').map((b: Json) => b.text).join('');
-
-async function waitFor(check: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('HTTP/2 with prior knowledge (h2c) on the gateway port', () => {
   let chat: StrictFake;
@@ -101,21 +94,7 @@ describe('HTTP/2 with prior knowledge (h2c) on the gateway port', () => {
     });
     afterAll(() => session?.close());
 
-    const post = (path: string, body: Json) => {
-      const stream = session.request({ ':method': 'POST', ':path': path, authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' });
-      stream.end(JSON.stringify(body));
-      const headers = new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
-        stream.once('response', resolve);
-        stream.once('error', reject);
-      });
-      return { stream, headers };
-    };
-    const readAll = async (stream: http2.ClientHttp2Stream) => {
-      let text = '';
-      stream.setEncoding('utf8');
-      for await (const piece of stream) text += piece;
-      return text;
-    };
+    const post = (path: string, body: Json) => h2Post(session, path, gw.key!, body);
 
     it('Chat Completions JSON', async () => {
       const { stream, headers } = post('/v1/chat/completions', { model: 'oc/gpt-4o-mini', messages: ASK });
@@ -143,17 +122,7 @@ describe('HTTP/2 with prior knowledge (h2c) on the gateway port', () => {
       const { stream, headers } = post('/v1/chat/completions', { model: 'slow/m1', stream: true, messages: ASK });
       const head = await headers;
       const requestId = String(head['x-request-id']);
-      let seen = '';
-      stream.setEncoding('utf8');
-      await new Promise<void>((resolve) => {
-        const onData = (piece: string) => {
-          seen += piece;
-          if (!seen.includes('w3 ')) return;
-          stream.off('data', onData);
-          resolve();
-        };
-        stream.on('data', onData);
-      });
+      await readUntil(stream, 'w3 ');
       stream.close(http2.constants.NGHTTP2_CANCEL);
       await waitFor(() => slow.closedAt.length > 0, 3000);
       const lineOf = () => gw.stdout().split('\n').find((line) => line.includes(`"request_id":"${requestId}"`));

@@ -1,8 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { execa } from 'execa';
+import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMp3 } from '../../plugins/mock/mp3.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { h2Post, readAll, readUntil, waitFor } from '../helpers/http2-client.ts';
+import { chatStream } from '../helpers/routing-wire.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 /**
@@ -15,14 +19,20 @@ const nodes = binaries.length > 0 ? binaries : [process.execPath];
 
 describe.each(nodes)('the gateway under %s', (binary) => {
   let gw: SpawnedGateway;
+  let slow: FakeUpstream;
   let version: string;
 
   beforeAll(async () => {
     version = String((await execa(binary, ['--version'])).stdout).trim();
-    gw = await spawnGateway({ nodeBinary: binary });
+    slow = await startFakeUpstream(() => ({ sse: chatStream(Array.from({ length: 200 }, (_, i) => `w${i} `)), delayMs: 20 }));
+    gw = await spawnGateway({
+      nodeBinary: binary,
+      config: { logging: { requests: true }, providers: { mock: { plugin: 'mock' }, slow: { plugin: 'openai', baseURL: `${slow.url}/v1`, apiKey: 'x', models: ['m1'] } } },
+    });
   });
   afterAll(async () => {
     expect(await gw.stop()).toBe(0);
+    await slow?.close();
   });
 
   it('serves the three formats with the SDK stream helpers', async () => {
@@ -47,6 +57,26 @@ describe.each(nodes)('the gateway under %s', (binary) => {
       body: JSON.stringify({ model: 'mock/echo', stream: true, messages: [{ role: 'user', content: 'done?' }] }),
     });
     expect((await res.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it("speaks HTTP/2 with prior knowledge (node's http2 compat objects on this Node): a Chat stream to [DONE], a reset stream is client_closed", async () => {
+    const session = http2.connect(gw.url);
+    try {
+      const streamed = h2Post(session, '/v1/chat/completions', gw.key!, { model: 'mock/echo', stream: true, messages: [{ role: 'user', content: 'h2?' }] });
+      const head = await streamed.headers;
+      expect([head[':status'], head.connection]).toEqual([200, undefined]);
+      expect((await readAll(streamed.stream)).trimEnd().endsWith('data: [DONE]')).toBe(true);
+      const cancelled = h2Post(session, '/v1/chat/completions', gw.key!, { model: 'slow/m1', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      const requestId = String((await cancelled.headers)['x-request-id']);
+      await readUntil(cancelled.stream, 'w3 ');
+      cancelled.stream.close(http2.constants.NGHTTP2_CANCEL);
+      const lineOf = () => gw.stdout().split('\n').find((line) => line.includes(`"request_id":"${requestId}"`));
+      await waitFor(() => lineOf() !== undefined, 10_000);
+      expect(JSON.parse(lineOf()!)).toMatchObject({ status: 499, error_code: 'client_closed' });
+      expect(gw.stderr()).not.toMatch(/UnsupportedWarning/);
+    } finally {
+      session.close();
+    }
   });
 
   it('speaks MP3 from mock/tts (the pure-JS encoder runs on this Node)', async () => {

@@ -1,5 +1,7 @@
 import http from 'node:http';
+import http2 from 'node:http2';
 import { describe, expect, it } from 'vitest';
+import { h2Post, readAll } from '../helpers/http2-client.ts';
 import { spawnGateway } from '../helpers/spawn-gateway.ts';
 
 describe('graceful shutdown', () => {
@@ -31,6 +33,22 @@ describe('graceful shutdown', () => {
     expect(streaming, 'the in-flight stream was still running when new connections were refused').toBe(true);
     const text = await reading;
     expect(text).toContain('data: [DONE]');
+    expect(await exit).toBe(0);
+  });
+
+  it('on SIGTERM an HTTP/2 (h2c) session is told GOAWAY while its in-flight stream finishes, and the process exits 0', async () => {
+    const gw = await spawnGateway({ config: { providers: { slow: { plugin: 'mock', chunkDelayMs: 100 } } } });
+    const session = http2.connect(gw.url);
+    const goaway = new Promise<void>((resolve) => session.once('goaway', () => resolve()));
+    session.on('error', () => undefined);
+    const { stream, headers } = h2Post(session, '/v1/chat/completions', gw.key!, { model: 'slow/echo', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o' }] });
+    expect((await headers)[':status']).toBe(200);
+    let streaming = true;
+    const reading = readAll(stream).finally(() => (streaming = false));
+    const exit = gw.stop();
+    await goaway;
+    expect(streaming, 'the in-flight stream was still running when the session was told GOAWAY').toBe(true);
+    expect(await reading).toContain('data: [DONE]');
     expect(await exit).toBe(0);
   });
 });
