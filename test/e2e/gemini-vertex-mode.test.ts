@@ -171,5 +171,10 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     expect(edit).toBeInstanceOf(ApiError);
     expect((edit as ApiError).status).toBe(400);
     expect((edit as ApiError).message).toContain('instances[0].referenceImages');
+    // upscaleImage sends the image and no prompt: refused naming the image, not a missing prompt.
+    const upscale = await vertex().models.upscaleImage({ model: 'mock/image', image: { imageBytes: answer.generatedImages![0].image!.imageBytes, mimeType: 'image/png' }, upscaleFactor: 'x2' }).then(() => undefined, (e: unknown) => e);
+    expect(upscale).toBeInstanceOf(ApiError);
+    expect((upscale as ApiError).status).toBe(400);
+    expect((upscale as ApiError).message).toContain('instances[0].image');
   });
 });

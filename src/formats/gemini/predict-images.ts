@@ -27,10 +27,13 @@ function promptOf(body: Record<string, unknown>): string {
   const instances = body.instances;
   if (!Array.isArray(instances) || instances.length !== 1) throw validationError({ instances: 'must hold exactly one instance' });
   const [instance] = instances;
-  if (!isRecord(instance) || typeof instance.prompt !== 'string') throw validationError({ 'instances[0].prompt': 'must be a string' });
-  // The SDK's editImage, upscaleImage, recontextImage and segmentImage ask the same `:predict` with images in the instance.
-  const other = Object.keys(instance).find((key) => key !== 'prompt');
+  if (!isRecord(instance)) throw validationError({ 'instances[0].prompt': 'must be a string' });
+  // The SDK's editImage, upscaleImage, recontextImage and segmentImage ask the same `:predict` with images (objects,
+  // lists) in the instance, upscaleImage with no prompt: the image is named first, not a missing prompt.
+  const keys = Object.keys(instance).filter((key) => key !== 'prompt');
+  const other = keys.find((key) => typeof instance[key] === 'object' && instance[key] !== null) ?? (typeof instance.prompt === 'string' ? keys[0] : undefined);
   if (other !== undefined) throw validationError({ [`instances[0].${other}`]: 'is not served: only image generation from a prompt runs here (image edits: POST /v1/images/edits)' });
+  if (typeof instance.prompt !== 'string') throw validationError({ 'instances[0].prompt': 'must be a string' });
   return instance.prompt;
 }
 

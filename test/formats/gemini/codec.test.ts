@@ -543,6 +543,9 @@ describe("Vertex AI's Imagen face (…/publishers/{p}/models/{m}:predict)", () =
     expect(refused({ instances: [{ text: 'a' }] })).toEqual(['instances[0].prompt']);
     // editImage, upscaleImage and the like ask the same :predict with images in the instance: not generated from the prompt alone.
     expect(refused({ instances: [{ prompt: 'a', referenceImages: [{ referenceType: 'REFERENCE_TYPE_RAW', referenceId: 1 }] }] })).toEqual(['instances[0].referenceImages']);
+    // upscaleImage sends no prompt at all (recontextImage and segmentImage may not): the image is what is not served, not a missing prompt.
+    expect(refused({ instances: [{ image: { bytesBase64Encoded: 'iVBO' } }], parameters: { mode: 'upscale' } })).toEqual(['instances[0].image']);
+    expect(refused({ instances: [{ personImage: { image: { bytesBase64Encoded: 'iVBO' } } }] })).toEqual(['instances[0].personImage']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { aspectRatio: '5:4' } })).toEqual(['parameters.aspectRatio']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { storageUri: 'gs://bucket/out' } })).toEqual(['parameters.storageUri']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { response_format: 'url' } })).toEqual(['parameters.response_format']);
