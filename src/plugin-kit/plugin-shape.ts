@@ -33,10 +33,13 @@ export function pluginShapeProblem(candidate: unknown): PluginShapeProblem | und
   const parsed = pluginShape.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { path: issue.path.join('.'), message: issue.message };
+    const path = issue.path.join('.');
+    // zod's words for a missing function ("expected function, received undefined") do not say what setup is for.
+    if (path === 'setup') return { path, message: `${typeof (candidate as { setup?: unknown }).setup === 'undefined' ? 'missing' : 'not a function'}: a plugin needs setup(ctx), which returns its instance ({ chat, close })` };
+    return { path, message: issue.message };
   }
   const { formats, supportedFormats } = parsed.data;
   const outside = supportedFormats && formats.find((format) => !supportedFormats.includes(format));
-  if (outside !== undefined) return { path: 'formats', message: `names '${outside}', which supportedFormats leaves out` };
+  if (outside !== undefined) return { path: 'formats', message: `names '${outside}', which supportedFormats leaves out: add it to supportedFormats, or take it out of formats` };
   return undefined;
 }

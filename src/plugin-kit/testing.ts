@@ -105,6 +105,8 @@ export function providerCases(plugin: ProviderPlugin<unknown>, options: Provider
   const timeoutMs = options.timeoutMs ?? 10_000;
   let formats: WireFormat[] = [];
   const setUp = async <T>(use: (instance: ProviderInstance) => Promise<T>): Promise<T> => {
+    // A shape the host refuses fails every case in the shape case's words, not with a TypeError from a missing setup.
+    checkShape(plugin);
     const http = new UndiciHttpFactory(DEFAULT_TIMEOUTS, {}, plugin.name);
     const instance = await plugin.setup(contextOf(plugin, options, http));
     try {

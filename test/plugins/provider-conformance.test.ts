@@ -95,6 +95,18 @@ describe('the provider suite', () => {
     }
   });
 
+  it('says what to do about a plugin without setup or with formats outside supportedFormats, in every case, not a TypeError', async () => {
+    const noSetup = { name: 'p', formats: ['chat'] } as unknown as ProviderPlugin;
+    const outside: ProviderPlugin = { name: 'p', formats: ['chat', 'responses'], supportedFormats: ['chat'], setup: () => ({}) };
+    for (const [plugin, advice] of [
+      [noSetup, 'setup: missing: a plugin needs setup(ctx), which returns its instance ({ chat, close })'],
+      [outside, "formats: names 'responses', which supportedFormats leaves out: add it to supportedFormats, or take it out of formats"],
+    ] as const) {
+      const outcomes = await Promise.all(providerCases(plugin, { model: 'm', failingModel: 'missing' }).map((c) => c.run().then(() => 'passed', (error: Error) => error.message)));
+      for (const outcome of outcomes) expect(outcome).toContain(`not a plugin the host loads (${advice})`);
+    }
+  });
+
   it('fails the error case when nothing answers at baseURL (a refusal no upstream gave proves nothing)', async () => {
     const closed = await startFakeUpstream(() => ({ json: {} }));
     const baseURL = `${closed.url}/v1`;
