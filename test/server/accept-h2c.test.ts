@@ -3,6 +3,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptH2c } from '../../src/server/accept-h2c.ts';
+import { until } from '../helpers/until.ts';
 
 const MB = 1024 * 1024;
 
@@ -12,17 +13,6 @@ async function serve(onRequest: http.RequestListener, options: http.ServerOption
   acceptH2c(server, onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as net.AddressInfo).port };
-}
-
-/** Polls `probe` every 20 ms until it gives a value. */
-async function poll<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('acceptH2c', () => {
@@ -57,16 +47,16 @@ describe('acceptH2c', () => {
       }
     };
     pump();
-    const req = await poll(() => held);
+    const req = await until('the request', async () => held);
     // Nothing reads the body: the server stops reading once the request's and the kernel's buffers are full.
     let last = -1;
     let still = 0;
-    const stalled = await poll(() => {
+    const stalled = await until('the server to stop reading, or to read on', async () => {
       const read = req.socket.bytesRead;
       if (read > total / 2) return read; // read on without a reader: no backpressure
       still = read === last ? still + 1 : 0;
       last = read;
-      return still >= 10 ? read : undefined;
+      return still >= 5 ? read : undefined;
     });
     expect(stalled).toBeLessThan(16 * MB);
     // Read now, the whole body arrives in order and the answer comes back.
@@ -95,7 +85,7 @@ describe('acceptH2c', () => {
 
     const head = 'GET / HTTP/1.1\r\nhost: x\r\n\r\n';
     client.write(head.slice(0, 1));
-    await poll(() => (client.bytesWritten === 1 ? true : undefined));
+    await until('the first byte sent', async () => (client.bytesWritten === 1 ? true : undefined));
     client.write(head.slice(1));
     const answer = await new Promise<string>((resolve) => client.on('data', (d: Buffer) => resolve(d.toString())));
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
