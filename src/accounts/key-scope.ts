@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { listFormats, wireFormatIds } from '../formats/index.ts';
+import { listFormats, wireFormatIds, type FormatRoute } from '../formats/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
@@ -31,8 +31,22 @@ function prefixOf(pattern: string): string {
   return fixed === -1 ? pattern : segments.slice(0, fixed).join('/');
 }
 
-/** A path prefix of an endpoint group; `method`: it governs only paths below the prefix asked with that method. */
-type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string];
+/**
+ * A path prefix of an endpoint group; `method`: it governs only paths below the prefix asked with
+ * that method; `reads`: the route's own reading of a path, which tells two groups under one prefix
+ * apart (Bedrock's `/model/{id}/invoke` is the Messages face's, `/model/{id}/converse` the bedrock
+ * plugin's Converse format's).
+ */
+type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string, reads?: (path: string) => boolean];
+
+const NO_QUERY = new URLSearchParams();
+
+function endpointPathOf(route: FormatRoute, endpoint: KeyEndpoint): EndpointPath {
+  const method = route.path.split('/').some((segment) => segment.startsWith('**:')) ? route.method : undefined;
+  // Admission checks the scope against the route's pattern (`/model/**`), authentication against the URL.
+  const reads = route.from === 'path' ? (path: string) => path === route.path || route.readPath(path, NO_QUERY) !== undefined : undefined;
+  return [prefixOf(route.path), endpoint, method, reads];
+}
 
 /**
  * Path prefixes of each endpoint group (a prefix matches itself and anything below it, whatever
@@ -41,9 +55,7 @@ type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string];
  * below OpenAI's `GET /v1/models`): it governs only its own method, below the prefix.
  */
 function endpointPaths(): EndpointPath[] {
-  const formats = listFormats().flatMap((format) =>
-    format.routes.map((route): EndpointPath => (route.path.split('/').some((segment) => segment.startsWith('**:')) ? [prefixOf(route.path), format.id, route.method] : [prefixOf(route.path), format.id])),
-  );
+  const formats = listFormats().flatMap((format) => format.routes.map((route) => endpointPathOf(route, format.id)));
   // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines); Gemini's too.
   // Gemini's Files API sits below the Gemini routes' `/v1beta` but is the files group, as /v1/files is.
   return [
@@ -64,11 +76,16 @@ function endpointPaths(): EndpointPath[] {
 export function endpointOfPath(path: string, method?: string): KeyEndpoint | undefined {
   // Gemini's batch create shares its path-model route's pattern (`…/models/{model}:batchGenerateContent`).
   if (path.endsWith(':batchGenerateContent')) return 'batches';
-  for (const [prefix, endpoint, only] of endpointPaths()) {
+  // The first group whose route reads the path; else the first whose prefix holds it.
+  let below: KeyEndpoint | undefined;
+  for (const [prefix, endpoint, only, reads] of endpointPaths()) {
     if (!path.startsWith(prefix)) continue;
-    if (only !== undefined ? (method === undefined || method === only) && path[prefix.length] === '/' : path.length === prefix.length || path[prefix.length] === '/') return endpoint;
+    if (only !== undefined ? (method === undefined || method === only) && path[prefix.length] === '/' : path.length === prefix.length || path[prefix.length] === '/') {
+      if (!reads || reads(path)) return endpoint;
+      below ??= endpoint;
+    }
   }
-  return undefined;
+  return below;
 }
 
 /** 403 when the key's `endpoints` scope leaves out the group of `path` (asked with `method`, when known). */

@@ -73,6 +73,15 @@ describe('model globs', () => {
     expect(endpointOfPath('/v1/models', 'GET')).toBeUndefined();
     expect(endpointOfPath('/v1/models', 'POST')).toBeUndefined();
   });
+
+  it('two groups under one prefix are told apart by their routes: the URL as authentication sees it, the pattern as admission does', () => {
+    const vertex = '/v1/projects/p/locations/us-east5/publishers';
+    expect(endpointOfPath(`${vertex}/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`, 'POST')).toBe('messages');
+    expect(endpointOfPath(`${vertex}/google/models/gemini-2.5-flash:generateContent`, 'POST')).toBe('gemini');
+    expect(endpointOfPath('/v1/projects/**', 'POST')).toBe('gemini');
+    expect(endpointOfPath('/model/:model/invoke', 'POST')).toBe('messages');
+    expect(endpointOfPath('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke', 'POST')).toBe('messages');
+  });
 });
 
 describe('key scopes', () => {

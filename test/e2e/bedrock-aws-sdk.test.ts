@@ -146,9 +146,9 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
   });
 
   describe('the key as the AWS access key id (SigV4, any secret)', () => {
-    /** A key made while the gateway runs (`gateway keys create`), scoped to `models`. */
-    const scopedKey = async (models: string) => {
-      const created = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--json', '--models', models]);
+    /** A key made while the gateway runs (`gateway keys create`), scoped by `flags`. */
+    const scopedKey = async (...flags: string[]) => {
+      const created = await runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, 'keys', 'create', '--json', ...flags]);
       expect(String(created.stderr)).toBe('');
       return (JSON.parse(String(created.stdout)) as { key: string }).key;
     };
@@ -167,12 +167,27 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
         expect(refused).toBeInstanceOf(aws.AccessDeniedException);
         expect(refused).toMatchObject({ $metadata: { httpStatusCode: 401 }, message: 'The API key is invalid, expired or revoked.' });
       }
-      const scoped = await scopedKey('oc/*');
+      const scoped = await scopedKey('--models', 'oc/*');
       expect((await signing(scoped).send(new aws.ConverseCommand({ modelId: 'oc/gpt-4o-mini', messages: ASK }))).stopReason).toBe('end_turn');
       const outside = await failure(signing(scoped).send(new aws.ConverseCommand({ modelId: MODELS[0][0], messages: ASK })));
       expect(outside).toBeInstanceOf(aws.AccessDeniedException);
       expect(outside).toMatchObject({ $metadata: { httpStatusCode: 403 }, message: expect.stringMatching(/may not use the model/) });
       expect(gw.stdout() + gw.stderr()).not.toContain(scoped);
+    });
+
+    it("a key scoped to the bedrock-converse endpoints calls Converse, not InvokeModel; one scoped to messages the other way round", async () => {
+      const converseOnly = await scopedKey('--endpoints', 'bedrock-converse');
+      const messagesOnly = await scopedKey('--endpoints', 'messages');
+      /** The answer or the exception. */
+      const outcome = (promise: Promise<Json>) => promise.catch((error: unknown) => error as Json);
+      const converse = (accessKeyId: string) => outcome(signing(accessKeyId).send(new aws.ConverseCommand({ modelId: 'oc/gpt-4o-mini', messages: ASK })));
+      const invoke = (accessKeyId: string) =>
+        outcome(signing(accessKeyId).send(new aws.InvokeModelCommand({ modelId: 'oc/gpt-4o-mini', body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] }) })));
+      expect(await converse(converseOnly)).toMatchObject({ stopReason: 'end_turn' });
+      // InvokeModel's errors are Anthropic's envelope (docs/formats.md): the AWS SDK reads only the status.
+      expect(await invoke(converseOnly)).toMatchObject({ $metadata: { httpStatusCode: 403 } });
+      expect(await invoke(messagesOnly)).toMatchObject({ $metadata: { httpStatusCode: 200 } });
+      expect(await converse(messagesOnly)).toMatchObject({ $metadata: { httpStatusCode: 403 }, message: expect.stringMatching(/may not call the bedrock-converse endpoints/) });
     });
   });
 });
