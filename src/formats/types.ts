@@ -399,6 +399,8 @@ export type FormatRoute =
        * beside `/v1beta/files/…`): left out of the method check, so another method there stays a 404, not a 405.
        */
       broad?: true;
+      /** A response header its clients read the request id from, sent beside the format's `requestIdHeader` (Bedrock's InvokeModel: the AWS SDKs' `x-amzn-requestid`). */
+      requestIdHeader?: string;
     };
 
 /**
@@ -454,6 +456,8 @@ export interface WrappedCount {
   unwrap(body: Record<string, unknown>): Record<string, unknown>;
   /** The count → the cloud's answer. */
   encode(tokens: number): Record<string, unknown>;
+  /** A response header the cloud's SDKs read the request id from, sent beside the format's `requestIdHeader`. */
+  requestIdHeader?: string;
 }
 
 /** What an embeddings request of a format's own shape asks for. */

@@ -21,7 +21,7 @@ type Handler = (event: H3Event) => unknown;
  * Wraps a handler: request id header, every failure as the spec envelope in the route's
  * format, and one observability record per request (`route` is the pattern, a bounded label).
  */
-function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void): Handler {
+function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void, routeIdHeader?: string): Handler {
   const observer = deps.observer;
   const warnClient = isInferenceRoute(route) ? warn : undefined;
   const operation = operationOfRoute(route);
@@ -67,6 +67,8 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     // Off the formats' own routes (`/v1/models`, an unknown path) the header of the format whose SDKs ask (Anthropic's `request-id`).
     const idHeader = format === undefined ? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.requestIdHeader : requestIdHeader;
     if (idHeader) setResponseHeader(event, idHeader, state.ids.requestId);
+    // A route whose clients read it from another header as well (Bedrock's InvokeModel: the AWS SDKs' x-amzn-requestid).
+    if (routeIdHeader) setResponseHeader(event, routeIdHeader, state.ids.requestId);
     // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
     const record = observer.tracer && !internal
       ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, {
@@ -142,7 +144,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   };
   for (const route of routes) {
     // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.
-    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn);
+    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route.requestIdHeader);
     app.on(route.method, route.path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));

@@ -202,6 +202,8 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       const request = { tools: [LOOKUP], messages: [{ role: 'user', content: 'Weather in Paris? Answer in one word.' }] };
       const answer = await runtime().send(new aws.CountTokensCommand({ modelId, input: { invokeModel: { body: invokeBody(request) } } }));
       expect(answer.inputTokens).toBe(await directCount({ ...request, model: gatewayId }));
+      // The AWS SDKs read the request id from x-amzn-requestid.
+      expect(answer.$metadata.requestId).toMatch(/^req_/);
     });
 
     it('InvokeModel answers the Messages body, as Bedrock does, with the key as its token or as its access key id (SigV4), on HTTP/2 (its default handler) and HTTP/1.1', async () => {
@@ -210,13 +212,14 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       for (const client of [runtime(), runtime(gw.key, true), signing(false), signing(true)]) {
         const answer = await client.send(new aws.InvokeModelCommand({ modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
         expect(textOf(JSON.parse(new TextDecoder().decode(answer.body)))).toBe('Hi from Claude.');
+        expect(answer.$metadata.requestId).toMatch(/^req_/);
       }
     });
 
     it('CountTokens with a wrong key fails 401, an unknown model 404', async () => {
       const count = (client: any, modelId: string) =>
         client.send(new aws.CountTokensCommand({ modelId, input: { invokeModel: { body: invokeBody({ messages: ASK }) } } })).catch((error: unknown) => error);
-      expect(await count(runtime('sk-not-a-key'), 'anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 401 } });
+      expect(await count(runtime('sk-not-a-key'), 'anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 401, requestId: expect.stringMatching(/^req_/) } });
       expect(await count(runtime(), 'anthropic.claude-nothing-9-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 404 } });
     });
   });

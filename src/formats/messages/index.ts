@@ -70,7 +70,15 @@ export const messagesFormat = defineFormat({
       broad: true as const,
     })),
     // One segment for the id: the Bedrock SDKs percent-encode it (an ARN's or a gateway id's `/` as %2F); the bedrock plugin's Converse face has `/model/**`.
-    ...['/model/:model/invoke', '/model/:model/invoke-with-response-stream'].map((path) => ({ method: 'POST' as const, path, from: 'path' as const, readPath: readBedrockPath, shapeBody: shapeCloudBody })),
+    // The AWS SDKs read `$metadata.requestId` from x-amzn-requestid.
+    ...['/model/:model/invoke', '/model/:model/invoke-with-response-stream'].map((path) => ({
+      method: 'POST' as const,
+      path,
+      from: 'path' as const,
+      readPath: readBedrockPath,
+      shapeBody: shapeCloudBody,
+      requestIdHeader: 'x-amzn-requestid',
+    })),
   ],
   // Bedrock's InvokeModel and CountTokens signed by an AWS SDK with the key as its access key id (docs/formats.md).
   credentials: [{ header: 'authorization', sigv4: true }],
@@ -107,6 +115,7 @@ export const messagesFormat = defineFormat({
       alsoKnownAs: bedrockModelIds,
       unwrap: (body) => pickCounted(unwrapBedrockCount(body), MESSAGES_COUNTED),
       encode: (tokens) => ({ inputTokens: tokens }),
+      requestIdHeader: 'x-amzn-requestid',
     },
   },
 });

@@ -10,4 +10,6 @@ export interface RouteDef {
   format?: WireFormat;
   /** The pattern also covers paths the gateway does not serve: it never makes another method a 405 there. */
   broad?: true;
+  /** A response header its clients read the request id from, sent beside X-Request-ID and the format's own. */
+  requestIdHeader?: string;
 }
