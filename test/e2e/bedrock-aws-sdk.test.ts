@@ -1,6 +1,6 @@
 /**
  * The AWS SDK's own BedrockRuntimeClient (@aws-sdk/client-bedrock-runtime, pinned in test/clients,
- * with its HTTP/1.1 handler) on the gateway's Converse route: `ConverseCommand` and
+ * with its HTTP/1.1 handler, and once with its default HTTP/2 one) on the gateway's Converse route: `ConverseCommand` and
  * `ConverseStreamCommand` on a Llama model behind a strict Bedrock fake (a passthrough) and on a
  * Chat model (a conversion); a tool call and its result; streams read through the SDK's
  * event-stream parser to messageStop and metadata; failures, before and during a stream, as the
@@ -159,6 +159,15 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
       expect(textOf(await events(await signing().send(new aws.ConverseStreamCommand({ modelId, messages: ASK }))))).toBe(said);
       // The upstream gets the provider's credential, never the client's signature.
       expect(bedrock.requests.every((r) => r.headers.authorization === `Bearer ${BEDROCK_API_KEY}`)).toBe(true);
+    });
+
+    it.each(MODELS)("the client's default request handler (HTTP/2 with prior knowledge): Converse and ConverseStream on %s", async (modelId, said) => {
+      const http2 = new aws.BedrockRuntimeClient({ region: 'us-east-1', endpoint: gw.url, credentials: { accessKeyId: key, secretAccessKey: 'x' }, maxAttempts: 1 });
+      expect((await http2.send(new aws.ConverseCommand({ modelId, messages: ASK }))).output.message.content).toEqual([{ text: said }]);
+      const streamed = await events(await http2.send(new aws.ConverseStreamCommand({ modelId, messages: ASK })));
+      expect(textOf(streamed)).toBe(said);
+      expect(streamed.at(-1)!.metadata.usage.outputTokens).toBeGreaterThan(0);
+      http2.destroy();
     });
 
     it("a key id the gateway does not know is the SDK's AccessDeniedException (401); a key's model scope holds as with Bearer (403); the key reaches no log", async () => {
