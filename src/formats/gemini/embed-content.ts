@@ -1,4 +1,4 @@
-import { validationError } from '../../errors/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
 import { isRecord } from '../shared/index.ts';
 import type { EmbeddingsFace, EmbeddingsTarget } from '../types.ts';
 import { protoName } from './proto-json.ts';
@@ -51,6 +51,10 @@ function decodePredict(body: Record<string, unknown>, model: string): Record<str
   const instances = body.instances;
   if (!Array.isArray(instances) || instances.length === 0) throw validationError({ instances: 'must be a non-empty array' });
   const input = instances.map((instance, i) => {
+    // Imagen's generateImages asks the same URL; it comes here when the model makes no images.
+    if (isRecord(instance) && instance.content === undefined && typeof instance.prompt === 'string') {
+      throw new GatewayError('bad_request', `The model '${model}' makes no images: instances[${i}] holds a prompt, as generateImages sends, and only an image model draws one (\`gateway models ls\` lists them as image_generation).`, { details: { model } });
+    }
     if (!isRecord(instance) || typeof instance.content !== 'string') throw validationError({ [`instances[${i}].content`]: 'must be a string (only text can be embedded through the gateway)' });
     return instance.content;
   });

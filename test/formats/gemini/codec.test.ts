@@ -495,6 +495,11 @@ describe("Gemini's embeddings face (…:embedContent, …:batchEmbedContents)", 
     expect(refused({})).toEqual(['instances']);
     expect(refused({ instances: [{ content: 'a' }, { text: 'multimodal' }] })).toEqual(['instances[1].content']);
     expect(refused({ instances: [{ content: 'a' }], parameters: { outputDimensionality: 0 } })).toEqual(['parameters.outputDimensionality']);
+    // generateImages on a model that makes no images reaches this face (the URL is the same): told it is not an image model, not about embedding.
+    const chat = face.readPath('/v1beta1/projects/p/locations/l/publishers/mock/models/echo:predict', q)!;
+    expect(() => face.decode({ instances: [{ prompt: 'a cat' }], parameters: { sampleCount: 1 } }, chat)).toThrow(
+      "The model 'mock/echo' makes no images: instances[0] holds a prompt, as generateImages sends, and only an image model draws one (`gateway models ls` lists them as image_generation).",
+    );
   });
 
   it('refuses what it cannot send on: no requests, a non-text part, two output sizes in one batch', () => {
