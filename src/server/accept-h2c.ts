@@ -31,6 +31,10 @@ export function acceptH2c(server: Server, handler: NodeHandler): H2cSide {
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
+    // As an HTTP/1.1 connection idle between requests for keepAliveTimeout is closed: a session
+    // quiet that long is closed (GOAWAY; a stream still open finishes), else idle sessions held
+    // their connections, and the connection cap's slots, forever.
+    if (server.keepAliveTimeout > 0) session.setTimeout(server.keepAliveTimeout, () => session.close());
   });
   // Node's http.Server registers its own connection listener first, in its constructor.
   const [http1] = server.listeners('connection') as ((socket: Socket) => void)[];

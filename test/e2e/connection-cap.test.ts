@@ -83,4 +83,21 @@ describe('a connection cap with a clear refusal', () => {
     expect(ok.text).toContain('"status"');
     expect(gw.stderr()).not.toMatch(/UnsupportedWarning/);
   });
+
+  it('an idle HTTP/2 connection is closed as an idle HTTP/1.1 keep-alive one is, so idle sessions cannot keep the cap taken', { timeout: 30_000 }, async () => {
+    const opened = Date.now();
+    const session = http2.connect(gw.url);
+    session.on('error', () => undefined);
+    let closedAt: number | undefined;
+    session.once('close', () => (closedAt = Date.now()));
+    const status = await new Promise<number>((resolve, reject) => {
+      const stream = session.request({ ':path': '/health' });
+      stream.once('response', (head) => stream.resume().once('end', () => resolve(Number(head[':status']))));
+      stream.on('error', reject);
+    });
+    expect(status).toBe(200);
+    // Nothing more is asked: the gateway ends the session (GOAWAY) after its keep-alive timeout, as Node's HTTP/1.1 server does (5 s).
+    const after = await until('the idle session closed by the gateway', async () => closedAt, 15_000);
+    expect(after - opened).toBeLessThan(15_000);
+  });
 });
