@@ -17,7 +17,7 @@ export {
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
-export { eventStreamCodec, splitEventStream, type EventStreamMessage } from './shared/index.ts';
+export { eventStreamCodec, splitEventStream, awsExceptionOf, type EventStreamMessage } from './shared/index.ts';
 export { sseFraming, jsonArrayFraming, continuesToolLoopWithoutThinking, isOpenAIChatModelWithoutReasoning, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer, shortToolName, estimateInputTokens, estimateTokens } from './shared/index.ts';
 export type {
   FormatDefinition,

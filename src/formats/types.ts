@@ -401,6 +401,8 @@ export type FormatRoute =
       broad?: true;
       /** A response header its clients read the request id from, sent beside the format's `requestIdHeader` (Bedrock's InvokeModel: the AWS SDKs' `x-amzn-requestid`). */
       requestIdHeader?: string;
+      /** Its clients include the AWS SDKs, which name an error by `x-amzn-errortype` and read its text from a top-level `message`: both go beside the format's error body (Bedrock's InvokeModel). */
+      awsErrors?: true;
     };
 
 /**
@@ -458,6 +460,8 @@ export interface WrappedCount {
   encode(tokens: number): Record<string, unknown>;
   /** A response header the cloud's SDKs read the request id from, sent beside the format's `requestIdHeader`. */
   requestIdHeader?: string;
+  /** As a path route's `awsErrors`: the AWS SDKs' error type header and top-level `message` beside the format's error body. */
+  awsErrors?: true;
 }
 
 /** What an embeddings request of a format's own shape asks for. */

@@ -26,7 +26,7 @@ export { rememberSecret } from '../util/index.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
 export { defineFormat, sseFraming, jsonArrayFraming } from '../formats/index.ts';
 // AWS's binary event-stream message codec (Smithy's) and its bounds, for a format framed in it (Bedrock's).
-export { eventStreamCodec, splitEventStream, type EventStreamMessage } from '../formats/index.ts';
+export { eventStreamCodec, splitEventStream, awsExceptionOf, type EventStreamMessage } from '../formats/index.ts';
 // Anthropic's rule for a format that reaches Claude (Bedrock Converse): a continued tool loop without signed thinking first is refused with thinking on.
 export { continuesToolLoopWithoutThinking } from '../formats/index.ts';
 export type {

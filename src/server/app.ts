@@ -21,7 +21,9 @@ type Handler = (event: H3Event) => unknown;
  * Wraps a handler: request id header, every failure as the spec envelope in the route's
  * format, and one observability record per request (`route` is the pattern, a bounded label).
  */
-function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void, routeIdHeader?: string): Handler {
+function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void, own: Pick<RouteDef, 'requestIdHeader' | 'awsErrors'> = {}): Handler {
+  const routeIdHeader = own.requestIdHeader;
+  const awsErrors = own.awsErrors === true;
   const observer = deps.observer;
   const warnClient = isInferenceRoute(route) ? warn : undefined;
   const operation = operationOfRoute(route);
@@ -46,7 +48,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     observer.fail(record, error);
     // The status the client gets (a Gemini client's 400 for a 422), as the request log and metrics record it.
     observer.end(record, errorStatus(error, event, format));
-    return errorResponse(error, event, format);
+    return errorResponse(error, event, format, awsErrors);
   };
   const ended = (event: H3Event, state: RequestState, record: RequestRecord, result: unknown): unknown => {
     try {
@@ -144,7 +146,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   };
   for (const route of routes) {
     // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.
-    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route.requestIdHeader);
+    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route);
     app.on(route.method, route.path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));

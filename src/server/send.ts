@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
 import { buildErrorEnvelope, toGatewayError, withRetryHint, type GatewayError } from '../errors/index.ts';
-import { formatOfClient, getCodec } from '../formats/index.ts';
+import { awsExceptionOf, formatOfClient, getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import { SSE_CONTENT_TYPE, writeSse, type SseRecord } from '../sse/index.ts';
 import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
@@ -92,7 +92,7 @@ function closeAfterAnswer(event: H3Event): boolean {
 }
 
 /** Builds the error response for anything thrown by a handler. */
-export function errorResponse(thrown: unknown, event: H3Event, format?: WireFormat): Response {
+export function errorResponse(thrown: unknown, event: H3Event, format?: WireFormat, awsErrors = false): Response {
   // The headers set so far go on the Node response, which srvx merges with this one's.
   flushHead(event);
   const error = withRetryHint(toGatewayError(thrown));
@@ -112,7 +112,12 @@ export function errorResponse(thrown: unknown, event: H3Event, format?: WireForm
     headers.set('cache-control', 'no-cache');
     return new Response(writeSse(streamed), { status: 200, headers });
   }
-  return new Response(JSON.stringify(errorBody(error, event, wire)), { status: errorStatus(error, event, wire), headers });
+  const status = errorStatus(error, event, wire);
+  const body = errorBody(error, event, wire);
+  if (!awsErrors) return new Response(JSON.stringify(body), { status, headers });
+  // The AWS SDKs name the error by this header and read its text from a top-level `message`; the format's own clients read the rest.
+  headers.set('x-amzn-errortype', awsExceptionOf(status));
+  return new Response(JSON.stringify({ ...body, message: error.message }), { status, headers });
 }
 
 /** A JSON response with the request id header. */

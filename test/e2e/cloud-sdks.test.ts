@@ -222,5 +222,21 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       expect(await count(runtime('sk-not-a-key'), 'anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 401, requestId: expect.stringMatching(/^req_/) } });
       expect(await count(runtime(), 'anthropic.claude-nothing-9-v1:0')).toMatchObject({ $metadata: { httpStatusCode: 404 } });
     });
+
+    it("InvokeModel's and CountTokens' errors are the AWS SDK's own exception classes with the gateway's message (before: UnknownError)", async () => {
+      const invoke = (client: any, modelId: string, body = invokeBody({ messages: ASK })) =>
+        client.send(new aws.InvokeModelCommand({ modelId, contentType: 'application/json', body })).catch((error: unknown) => error);
+      const missing = await invoke(runtime(), 'anthropic.claude-nothing-9-v1:0');
+      expect(missing).toBeInstanceOf(aws.ResourceNotFoundException);
+      expect(missing).toMatchObject({ name: 'ResourceNotFoundException', message: expect.stringContaining('claude-nothing'), $metadata: { httpStatusCode: 404 } });
+      const denied = await invoke(runtime('sk-not-a-key', true), 'anthropic.claude-sonnet-4-5-20250929-v1:0');
+      expect(denied).toBeInstanceOf(aws.AccessDeniedException);
+      expect(denied.message).not.toBe('UnknownError');
+      const invalid = await invoke(runtime(), 'anthropic.claude-sonnet-4-5-20250929-v1:0', new TextEncoder().encode('{"messages": 5'));
+      expect(invalid).toBeInstanceOf(aws.ValidationException);
+      const counted = await runtime().send(new aws.CountTokensCommand({ modelId: 'anthropic.claude-nothing-9-v1:0', input: { invokeModel: { body: invokeBody({ messages: ASK }) } } })).catch((error: unknown) => error);
+      expect(counted).toBeInstanceOf(aws.ResourceNotFoundException);
+      expect(counted.message).toContain('claude-nothing');
+    });
   });
 });

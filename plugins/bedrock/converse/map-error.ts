@@ -1,7 +1,7 @@
 // Bedrock's errors: HTTP `{"message": "..."}` with the kind in `x-amzn-ErrorType` (the plugin
 // copies it into the body as `__type`, as AWS's JSON protocols do), and stream exceptions whose
 // `:exception-type` the framing puts in the record's event as `exception:<name>`.
-import { buildErrorEnvelope, type DecodedUpstreamError, type GatewayError, type RequestIds, type StreamError, type WireRecord } from 'gateway/plugin-kit';
+import { awsExceptionOf, buildErrorEnvelope, type DecodedUpstreamError, type GatewayError, type RequestIds, type StreamError, type WireRecord } from 'gateway/plugin-kit';
 import { recordOf, parseJson, stringOf } from './json.ts';
 
 const EXCEPTION = 'exception:';
@@ -69,17 +69,6 @@ export function streamErrorOf(record: WireRecord): StreamError {
   return { code: known?.code ?? 'provider_error', status: known?.status ?? 502, message: decoded.message };
 }
 
-/** Gateway error codes → the Bedrock exception a Bedrock SDK client recognises. */
-function exceptionOf(status: number): string {
-  if (status === 429) return 'ThrottlingException';
-  if (status === 401 || status === 403) return 'AccessDeniedException';
-  if (status === 404) return 'ResourceNotFoundException';
-  if (status === 503) return 'ServiceUnavailableException';
-  if (status === 504 || status === 408) return 'ModelTimeoutException';
-  if (status >= 500) return 'InternalServerException';
-  return 'ValidationException';
-}
-
 /**
  * The exception a ConverseStream ends in: one of the five its event union names, since the AWS
  * SDKs raise any other as a bare error named in lower camel case whose message is the payload's
@@ -100,7 +89,7 @@ export function exceptionRecord(status: number, payload: Record<string, unknown>
 
 /** The spec envelope plus Bedrock's own `message` and `__type`. */
 export function encodeConverseError(error: GatewayError, ids: RequestIds): Record<string, unknown> {
-  return { ...buildErrorEnvelope(error, ids), message: error.message, __type: exceptionOf(error.status) };
+  return { ...buildErrorEnvelope(error, ids), message: error.message, __type: awsExceptionOf(error.status) };
 }
 
 /** A mid-stream error as Bedrock sends it: an exception message. */

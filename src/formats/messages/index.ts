@@ -78,6 +78,7 @@ export const messagesFormat = defineFormat({
       readPath: readBedrockPath,
       shapeBody: shapeCloudBody,
       requestIdHeader: 'x-amzn-requestid',
+      awsErrors: true as const,
     })),
   ],
   // Bedrock's InvokeModel and CountTokens signed by an AWS SDK with the key as its access key id (docs/formats.md).
@@ -116,6 +117,7 @@ export const messagesFormat = defineFormat({
       unwrap: (body) => pickCounted(unwrapBedrockCount(body), MESSAGES_COUNTED),
       encode: (tokens) => ({ inputTokens: tokens }),
       requestIdHeader: 'x-amzn-requestid',
+      awsErrors: true,
     },
   },
 });

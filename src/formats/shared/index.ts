@@ -27,6 +27,7 @@ export { readErrorBody, contentFilterResult } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';
 export { firstSignificant, lastSignificant, isBareWord, looksLikeObject, startsWithKey } from './scan-json.ts';
 export { sseFraming } from './sse-framing.ts';
+export { awsExceptionOf } from './aws-exception.ts';
 export { eventStreamCodec, splitEventStream, type EventStreamMessage } from './event-stream-codec.ts';
 export { jsonArrayFraming } from './json-array-framing.ts';
 export { readCount, countBodyFor, pickCounted } from './count-tokens.ts';

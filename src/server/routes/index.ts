@@ -139,10 +139,11 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       const def: RouteDef = { method: route.method, path: route.path, handler, format: format.id };
       if (route.from === 'path' && route.broad) def.broad = true;
       if (route.from === 'path' && route.requestIdHeader) def.requestIdHeader = route.requestIdHeader;
+      if (route.from === 'path' && route.awsErrors) def.awsErrors = true;
       return def;
     });
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
-    if (count?.wrapped) routes.push({ method: 'POST', path: count.wrapped.path, handler: countTokensHandler(deps, format, count, count.wrapped), format: format.id, requestIdHeader: count.wrapped.requestIdHeader });
+    if (count?.wrapped) routes.push({ method: 'POST', path: count.wrapped.path, handler: countTokensHandler(deps, format, count, count.wrapped), format: format.id, requestIdHeader: count.wrapped.requestIdHeader, awsErrors: count.wrapped.awsErrors });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));
     if (format.modelPaths) routes.push(...formatModelPathRoutes(deps, format, format.modelPaths));
     return routes;

@@ -12,4 +12,6 @@ export interface RouteDef {
   broad?: true;
   /** A response header its clients read the request id from, sent beside X-Request-ID and the format's own. */
   requestIdHeader?: string;
+  /** Errors also carry the AWS SDKs' `x-amzn-errortype` and a top-level `message` (FormatRoute.awsErrors). */
+  awsErrors?: true;
 }
