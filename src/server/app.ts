@@ -9,7 +9,7 @@ import { databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
-import { isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
+import { hintPluginRoute, isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
@@ -142,7 +142,8 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     }
     const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
     if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
-    throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.`);
+    const plugin = hintPluginRoute(event.req.method, path);
+    throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.${plugin ? ` ${plugin}` : ''}`);
   };
   for (const route of routes) {
     // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.

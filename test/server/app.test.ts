@@ -38,6 +38,20 @@ describe('h3 app in-process', () => {
     expect(body.choices[0].message.content).toBe('in process');
   });
 
+  it("says Bedrock's Converse routes come with the bedrock plugin when no provider uses it", async () => {
+    for (const action of ['converse', 'converse-stream']) {
+      const res = await gateway.app.request(`/model/mock%2Fecho/${action}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }),
+      });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+        `No route for POST /model/mock%2Fecho/${action}. The Bedrock Converse routes come with the bedrock plugin: add a provider with plugin "bedrock" (any model then answers them); InvokeModel (/model/{id}/invoke) needs none.`,
+      );
+    }
+  });
+
   it('streams through a web ReadableStream when there is no Node response', async () => {
     const res = await gateway.app.request('/v1/chat/completions', {
       method: 'POST',
