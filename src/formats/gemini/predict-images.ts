@@ -1,4 +1,4 @@
-import { validationError } from '../../errors/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
 import { setOwn } from '../../util/index.ts';
 import { isRecord } from '../shared/index.ts';
 import type { ImagesFace } from '../types.ts';
@@ -22,9 +22,17 @@ const READ = new Set(['sampleCount', 'aspectRatio', 'negativePrompt', 'seed', 's
 /** OpenAI's images fields, which are not Imagen's parameters: never taken from `parameters` as extras. */
 const OPENAI = new Set(['model', 'prompt', 'n', 'size', 'quality', 'style', 'response_format', 'negative_prompt', 'stream', 'partial_images']);
 
+/** Whether every instance is an embedding's (`{content}`, no prompt): embedContent asks the same `:predict` of an image model. */
+function embeddingInstances(instances: unknown): boolean {
+  return Array.isArray(instances) && instances.length > 0 && instances.every((instance) => isRecord(instance) && typeof instance.content === 'string' && instance.prompt === undefined);
+}
+
 /** The one instance's prompt; 422 naming the field otherwise. */
-function promptOf(body: Record<string, unknown>): string {
+function promptOf(body: Record<string, unknown>, model: string): string {
   const instances = body.instances;
+  if (embeddingInstances(instances)) {
+    throw new GatewayError('bad_request', `The model '${model}' is an image model: the instances hold content, as embedContent sends, and only an embedding model embeds it (\`gateway models ls\` lists them as embedding).`, { details: { model } });
+  }
   if (!Array.isArray(instances) || instances.length !== 1) throw validationError({ instances: 'must hold exactly one instance' });
   const [instance] = instances;
   if (!isRecord(instance)) throw validationError({ 'instances[0].prompt': 'must be a string' });
@@ -70,7 +78,7 @@ export const geminiImages: ImagesFace = {
     return target && { model: target.model };
   },
   decode(body, target) {
-    const prompt = promptOf(body);
+    const prompt = promptOf(body, target.model);
     const parameters = body.parameters;
     if (parameters !== undefined && parameters !== null && !isRecord(parameters)) throw validationError({ parameters: 'must be an object' });
     return { ...(isRecord(parameters) ? fieldsOf(parameters) : {}), model: target.model, prompt, response_format: 'b64_json' };

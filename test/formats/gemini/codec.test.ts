@@ -555,6 +555,12 @@ describe("Vertex AI's Imagen face (…/publishers/{p}/models/{m}:predict)", () =
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { storageUri: 'gs://bucket/out' } })).toEqual(['parameters.storageUri']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: { response_format: 'url' } })).toEqual(['parameters.response_format']);
     expect(refused({ instances: [{ prompt: 'a' }], parameters: 'x' })).toEqual(['parameters']);
+    // embedContent on an image model asks this face (the URL is the same): told it is an image model, not asked for a prompt.
+    for (const instances of [[{ content: 'hello' }], [{ content: 'hello' }, { content: 'world' }]]) {
+      expect(() => face.decode({ instances, parameters: { outputDimensionality: 8 } }, target)).toThrow(
+        "The model 'mock/image' is an image model: the instances hold content, as embedContent sends, and only an embedding model embeds it (`gateway models ls` lists them as embedding).",
+      );
+    }
   });
 });
 
