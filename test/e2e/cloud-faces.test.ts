@@ -121,7 +121,7 @@ describe('Claude on Vertex and Bedrock paths, served by the Messages face', () =
     const frames = decodeWire(Buffer.from(await res.arrayBuffer()));
     expect(frames[0].headers[':event-type']).toBe('chunk');
     const last = frames.at(-1)!;
-    expect(last.headers).toMatchObject({ ':message-type': 'exception', ':exception-type': 'internalServerException' });
+    expect(last.headers).toMatchObject({ ':message-type': 'exception', ':exception-type': 'serviceUnavailableException' });
     expect(JSON.parse(last.payload)).toMatchObject({ message: expect.stringMatching(/overloaded/i), error_event: { type: 'error', error: { type: 'overloaded_error' } } });
   });
 

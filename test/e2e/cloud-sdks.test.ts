@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
-import { startOverloadedMessagesFake, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { namedSse, startFakeUpstream, startOverloadedMessagesFake, type FakeReply, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 type Json = Record<string, any>;
@@ -19,12 +19,30 @@ type Json = Record<string, any>;
 const pick = (names: string[]) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
 const LOOKUP = { name: 'lookup', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 const ASK = [{ role: 'user' as const, content: 'Say hi' }];
+/** How each of the faulty upstream's models fails after its stream began: an Anthropic error event, a cut connection, a stall past the idle timeout. */
+const FAULTS: Record<string, { error?: [type: string, message: string]; cut?: true; stall?: true }> = {
+  'claude-throttled': { error: ['rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'] },
+  'claude-overloaded': { error: ['overloaded_error', 'Overloaded'] },
+  'claude-invalid': { error: ['invalid_request_error', 'Output blocked by content filtering policy'] },
+  'claude-broken': { error: ['api_error', 'Internal server error'] },
+  'claude-cut': { cut: true },
+  'claude-stalled': { stall: true },
+};
+function faultOf(model: string): FakeReply {
+  const fault = FAULTS[model] ?? { error: ['api_error', `no fault named ${model}`] };
+  const start = { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } };
+  const events = [start, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }];
+  if (fault.error) events.push({ type: 'error', error: { type: fault.error[0], message: fault.error[1] } } as never);
+  // Pieces 20 ms apart, so the first reach the client before the cut.
+  return { sse: namedSse(events), ...(fault.cut ? { reset: true, delayMs: 20 } : {}), ...(fault.stall ? { stall: true } : {}) };
+}
 const textOf = (message: Json) => message.content.filter((b: Json) => b.type === 'text').map((b: Json) => b.text).join('');
 
 describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
   let chat: StrictFake;
   let messages: StrictFake;
   let failing: FakeUpstream;
+  let faulty: FakeUpstream;
   let gw: SpawnedGateway;
   let AnthropicVertex: any;
   let AnthropicBedrock: any;
@@ -44,10 +62,13 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     messages = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } }, pick, finalText: 'Hi from Claude.' });
     // An Anthropic upstream overloaded after its first event.
     failing = await startOverloadedMessagesFake();
+    // An Anthropic upstream whose streams fail after message_start, each model its own way.
+    faulty = await startFakeUpstream((request) => faultOf(String(request.json?.model)));
     gw = await spawnGateway({
       config: {
         providers: {
           busy: { plugin: 'anthropic', baseURL: failing.url, apiKey: 'x', models: ['claude-x'] },
+          faulty: { plugin: 'anthropic', baseURL: faulty.url, apiKey: 'x', models: Object.keys(FAULTS), timeouts: { idle: 300 } },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
         },
@@ -61,7 +82,7 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, messages, failing]) await fake?.close();
+    for (const fake of [chat, messages, failing, faulty]) await fake?.close();
   });
 
   /** An OAuth2Client whose access token is the gateway key: its Authorization is `Bearer <key>`, no refresh, no network. */
@@ -149,8 +170,26 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
   });
 
   it.each([
+    ['claude-throttled', 'throttlingException', /per-minute rate limit/],
+    ['claude-overloaded', 'serviceUnavailableException', /Overloaded/],
+    ['claude-invalid', 'validationException', /content filtering/],
+    ['claude-broken', 'internalServerException', /Internal server error/],
+    ['claude-cut', 'modelStreamErrorException', /./],
+    ['claude-stalled', 'modelTimeoutException', /did not answer in time/],
+  ])("bedrock: messages.stream on faulty/%s, failing after its first text, raises the SDK's APIError (%s, the message)", async (model, type, said) => {
+    const stream = bedrock().messages.stream({ model: `faulty/${model}`, max_tokens: 64, messages: ASK });
+    const deltas: string[] = [];
+    stream.on('text', (text: string) => deltas.push(text));
+    const error = await stream.finalMessage().catch((e: unknown) => e);
+    expect(deltas).toEqual(['Hel']);
+    expect(error).toBeInstanceOf(AnthropicBedrock.APIError);
+    expect(error).toMatchObject({ error: { type: 'error', error: { type, message: expect.stringMatching(said) } } });
+    expect((error as Error).message).toMatch(said);
+  });
+
+  it.each([
     ['vertex', 'overloaded_error'],
-    ['bedrock', 'internalServerException'],
+    ['bedrock', 'serviceUnavailableException'],
   ] as const)('%s: a stream the upstream fails part-way raises the SDK\'s APIError (%s, the upstream\'s message)', async (cloud, type) => {
     const sdk = cloud === 'vertex' ? vertex() : bedrock();
     const error = await sdk.messages.stream({ model: 'busy/claude-x', max_tokens: 64, messages: ASK }).finalMessage().catch((e: unknown) => e);
@@ -237,6 +276,27 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       const counted = await runtime().send(new aws.CountTokensCommand({ modelId: 'anthropic.claude-nothing-9-v1:0', input: { invokeModel: { body: invokeBody({ messages: ASK }) } } })).catch((error: unknown) => error);
       expect(counted).toBeInstanceOf(aws.ResourceNotFoundException);
       expect(counted.message).toContain('claude-nothing');
+    });
+
+    // InvokeModelWithResponseStream's event union: chunk and six exceptions, each its own class (any other name is a bare Error).
+    it.each([
+      ['claude-throttled', 'ThrottlingException', /per-minute rate limit/],
+      ['claude-overloaded', 'ServiceUnavailableException', /Overloaded/],
+      ['claude-invalid', 'ValidationException', /content filtering/],
+      ['claude-broken', 'InternalServerException', /Internal server error/],
+      ['claude-cut', 'ModelStreamErrorException', /./],
+      ['claude-stalled', 'ModelTimeoutException', /did not answer in time/],
+    ])('InvokeModelWithResponseStream on faulty/%s, failing after its first text: the chunks, then the SDK raises %s', async (model, exception, said) => {
+      for (const client of [runtime(), runtime(gw.key, true)]) {
+        const answer = await client.send(new aws.InvokeModelWithResponseStreamCommand({ modelId: `faulty/${model}`, contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
+        const events: Json[] = [];
+        const error = await (async () => {
+          for await (const event of answer.body) events.push(JSON.parse(new TextDecoder().decode(event.chunk.bytes)));
+        })().catch((e: unknown) => e);
+        expect(events.map((e) => e.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta']);
+        expect(error).toBeInstanceOf(aws[exception]);
+        expect(error).toMatchObject({ name: exception, message: expect.stringMatching(said) });
+      }
     });
   });
 });

@@ -9,14 +9,21 @@ const CHUNK_HEADERS = {
   ':message-type': { type: 'string', value: 'event' },
 } as const;
 
+/** Anthropic's error types that are the client's fault: Bedrock's stream has one exception for them all. */
+const CLIENT_ERROR_TYPES = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large', 'billing_error']);
+
 /**
- * Bedrock's exception for an Anthropic error type: the four every Bedrock SDK reads mid-stream
- * (Claude Code's bundled one drops any other, ending the stream silently).
+ * Bedrock's exception for an Anthropic error event: one of the six InvokeModelWithResponseStream's
+ * event union names beside `chunk`, since an AWS SDK raises any other name as a bare Error. A broken
+ * connection to the provider (the gateway's `provider_error`) is the model's stream failing.
  */
-function exceptionOf(type: unknown): string {
+function exceptionOf(error: { type?: unknown; code?: unknown } | undefined): string {
+  const type = error?.type;
   if (type === 'rate_limit_error') return 'throttlingException';
-  if (type === 'invalid_request_error') return 'validationException';
-  return 'internalServerException';
+  if (type === 'overloaded_error') return 'serviceUnavailableException';
+  if (type === 'timeout_error') return 'modelTimeoutException';
+  if (typeof type === 'string' && CLIENT_ERROR_TYPES.has(type)) return 'validationException';
+  return error?.code === 'provider_error' ? 'modelStreamErrorException' : 'internalServerException';
 }
 
 function readJson(text: string): unknown {
@@ -39,9 +46,9 @@ function message(headers: Record<string, { type: 'string'; value: string }>, pay
  */
 export function encodeBedrockRecord(record: WireRecord): Buffer {
   if (record.event === 'error') {
-    const event = readJson(record.data) as { error?: { type?: unknown; message?: unknown } } | undefined;
+    const event = readJson(record.data) as { error?: { type?: unknown; code?: unknown; message?: unknown } } | undefined;
     const text = typeof event?.error?.message === 'string' ? event.error.message : 'The stream failed.';
-    const headers = { ':exception-type': { type: 'string', value: exceptionOf(event?.error?.type) }, ':content-type': CHUNK_HEADERS[':content-type'], ':message-type': { type: 'string', value: 'exception' } } as const;
+    const headers = { ':exception-type': { type: 'string', value: exceptionOf(event?.error) }, ':content-type': CHUNK_HEADERS[':content-type'], ':message-type': { type: 'string', value: 'exception' } } as const;
     return message(headers, `{"message":${JSON.stringify(text)},"error_event":${event ? record.data : 'null'}}`);
   }
   return message(CHUNK_HEADERS, `{"bytes":"${Buffer.from(record.data, 'utf8').toString('base64')}"}`);

@@ -51,14 +51,19 @@ describe("the Messages face's Bedrock event-stream framing", () => {
     }
   });
 
-  // Claude Code's bundled Bedrock SDK reads four exceptions mid-stream and drops any other message it does not know (an
-  // Anthropic error inside a chunk is read only by newer SDKs): a failed stream ends in the exception Bedrock itself sends.
+  // The AWS SDK raises each of InvokeModelWithResponseStream's six exceptions as its own class and any other name as a bare
+  // Error; the Anthropic Bedrock SDK (and Claude Code 2.1.332, which bundles it) turns an exception into an APIError whose
+  // error.type is the exception's name and whose message is the payload's. An Anthropic error inside a chunk is read by neither.
   it.each([
-    ['overloaded_error', 'internalServerException'],
-    ['rate_limit_error', 'throttlingException'],
-    ['invalid_request_error', 'validationException'],
-  ])("writes Anthropic's %s event as Bedrock's %s, its message what AWS SDKs read", (type, exception) => {
-    const data = JSON.stringify({ type: 'error', error: { type, message: 'Try later.' }, request_id: 'req_1' });
+    [{ type: 'rate_limit_error' }, 'throttlingException'],
+    [{ type: 'overloaded_error' }, 'serviceUnavailableException'],
+    [{ type: 'timeout_error', code: 'provider_timeout' }, 'modelTimeoutException'],
+    [{ type: 'invalid_request_error' }, 'validationException'],
+    [{ type: 'billing_error', code: 'insufficient_balance' }, 'validationException'],
+    [{ type: 'api_error' }, 'internalServerException'],
+    [{ type: 'api_error', code: 'provider_error' }, 'modelStreamErrorException'],
+  ])("writes Anthropic's error event %o as Bedrock's %s, its message what AWS SDKs read", (error, exception) => {
+    const data = JSON.stringify({ type: 'error', error: { ...error, message: 'Try later.' }, request_id: 'req_1' });
     const [message] = decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data }])));
     expect(message.headers).toEqual({ ':exception-type': exception, ':content-type': 'application/json', ':message-type': 'exception' });
     expect(JSON.parse(message.payload)).toEqual({ message: 'Try later.', error_event: JSON.parse(data) });
