@@ -158,6 +158,8 @@ end $$;
 -- and its run's own hold goes back all the same. p_holder '': no hold of its own. Null: a
 -- flush of a gateway older than migration 16 still running beside newer ones (a rolling
 -- upgrade), whose items name no holder: the hold under the request id, as that version did.
+-- The other run's hold, kept, is of this same line (it charges nothing after this one): the
+-- charge is bounded as though it were this run's own, not as another request's.
 create or replace function gw_settle(p_entry jsonb, p_holder text, p_enforce boolean, p_day text, p_week text, p_month text, p_sync boolean)
 returns table (inserted boolean, charged float8, seq bigint)
 language plpgsql as $$
@@ -166,6 +168,8 @@ declare
   a gw_accounts%rowtype;
   k gw_api_keys%rowtype;
   h gw_credit_holds%rowtype;
+  mine boolean := false;
+  line_held numeric := 0;
   own numeric := 0;
   own_tokens bigint := 0;
   room numeric;
@@ -179,22 +183,26 @@ begin
   select * into a from gw_accounts where id = e.account_id for update;
   select * into k from gw_api_keys where id = e.key_id for update;
   -- Under the account's lock no admission of the same request can take the hold over meanwhile.
-  select * into h from gw_credit_holds where request_id = e.request_id and (p_holder is null or instance = p_holder);
+  select * into h from gw_credit_holds where request_id = e.request_id;
   if found then
-    own := h.credits;
-    own_tokens := h.tokens;
+    mine := p_holder is null or h.instance = p_holder;
+    line_held := case when h.account_id = a.id then h.credits else 0 end;
+    if mine then
+      own := h.credits;
+      own_tokens := h.tokens;
+    end if;
   end if;
   c := greatest(0, coalesce(e.cost_credits, 0));
   if k.id is not null and k.spend_limit is not null then
-    room := k.spend_limit - gw_key_spent(k, p_day, p_week, p_month) - (k.reserved - case when h.key_id = k.id then own else 0 end);
+    room := k.spend_limit - gw_key_spent(k, p_day, p_week, p_month) - (k.reserved - case when h.key_id = k.id then h.credits else 0 end);
     c := least(c, greatest(0, room));
   end if;
   if a.id is not null and a.spend_cap is not null then
-    room := a.spend_cap - (case when a.spend_month = p_month then a.month_spent else 0 end) - (a.reserved - own);
+    room := a.spend_cap - (case when a.spend_month = p_month then a.month_spent else 0 end) - (a.reserved - line_held);
     c := least(c, greatest(0, room));
   end if;
   if a.id is not null and p_enforce then
-    c := least(c, greatest(0, a.credits - (a.reserved - own)));
+    c := least(c, greatest(0, a.credits - (a.reserved - line_held)));
   end if;
   c := round(c, 6);
   insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
@@ -206,8 +214,8 @@ begin
     returning gw_ledger.seq into s;
   if s is null then
     -- (Not gw_release: it turns the flush's synchronous commit off.)
-    if h.request_id is not null and p_holder is not null then
-      delete from gw_credit_holds where request_id = e.request_id and (p_holder is null or instance = p_holder);
+    if mine and p_holder is not null then
+      delete from gw_credit_holds where request_id = e.request_id and instance = p_holder;
       update gw_accounts set reserved = greatest(0, round(reserved - own, 6)), reserved_tokens = greatest(0, reserved_tokens - own_tokens) where id = h.account_id;
       if h.key_id is not null then
         update gw_api_keys set reserved = greatest(0, round(reserved - own, 6)) where id = h.key_id;
@@ -216,7 +224,9 @@ begin
     return query select false, 0::float8, null::bigint;
     return;
   end if;
-  delete from gw_credit_holds where request_id = e.request_id and (p_holder is null or instance = p_holder);
+  if mine then
+    delete from gw_credit_holds where request_id = e.request_id;
+  end if;
   if a.id is not null then
     update gw_accounts set
       credits = greatest(-1000000000, round(gw_accounts.credits - c, 6)),
@@ -239,7 +249,7 @@ begin
       spent_month = case when gw_api_keys.spend_month = p_month then gw_api_keys.spent_month + c when gw_api_keys.spend_month > p_month then gw_api_keys.spent_month else c end,
       spend_month = greatest(coalesce(gw_api_keys.spend_month, p_month), p_month)
     where id = k.id;
-  elsif h.key_id is not null then
+  elsif mine and h.key_id is not null then
     update gw_api_keys set reserved = greatest(0, round(reserved - own, 6)) where id = h.key_id;
   end if;
   return query select true, c::float8, s;

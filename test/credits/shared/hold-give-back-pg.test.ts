@@ -34,8 +34,8 @@ function replyLost(repo: CreditsRepo): CreditsRepo {
 }
 
 /** A fresh account with a key of a spend limit (admitted request by request) and a batch line's admission of 79 credits on it. */
-async function aLine(requestId: string) {
-  const account = await stores[0].accounts.create(anAccount({ credits: 1_000 }));
+async function aLine(requestId: string, credits = 1_000) {
+  const account = await stores[0].accounts.create(anAccount({ credits }));
   const key = await stores[0].keys.create(aKey(account.id, { limit: 500 }));
   const now = new Date();
   const periods = { day: now.toISOString().slice(0, 10), week: '2026-11-23', month: now.toISOString().slice(0, 7) };
@@ -85,6 +85,20 @@ describe('the settlement of a line another instance runs again', () => {
     expect(await flushed(b.credits!, 40)).toEqual([{ inserted: false, charged: 0 }]);
     expect(await held()).toMatchObject({ holds: [], state: { credits: 970, reserved: 0, keyReserved: new Map() } });
     expect(await a.credits!.ledger({ accountId: account.id, limit: 10 })).toEqual([expect.objectContaining({ request_id: line.requestId, charged_credits: 30 })]);
+  });
+
+  it("charges the line its whole cost on a tight balance: the other run's hold of the same request is this line's, not another request's", async () => {
+    const [a, b] = stores;
+    // 100 credits: the line's hold of 79 leaves 21 for anything else.
+    const { account, key, now, periods, line } = await aLine('batch_req_line_4', 100);
+    const entry = { ts: now.getTime(), request_id: line.requestId, account_id: account.id, key_id: key.id, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', input_tokens: 10, output_tokens: 5, reasoning_tokens: 0, cached_tokens: 0, cost_credits: 30, charged_credits: 30, estimated: false, aborted: false };
+    expect((await a.credits!.hold(line)).outcome).toBe('ok');
+    expect((await b.credits!.hold(line)).outcome).toBe('ok');
+    // A settles with no hold of its own left: B's 79 is held for this very line (charged once), so it is room for it (before: charged 21).
+    expect(await a.credits!.flush([{ entry, holder: a.credits!.instance, periods } as FlushItem], true)).toEqual([{ inserted: true, charged: 30, seq: expect.any(Number) }]);
+    expect(await a.credits!.state(account.id)).toMatchObject({ credits: 70, reserved: 79 });
+    expect(await b.credits!.flush([{ entry: { ...entry, cost_credits: 40, charged_credits: 40 }, holder: b.credits!.instance, periods } as FlushItem], true)).toEqual([{ inserted: false, charged: 0 }]);
+    expect(await a.credits!.state(account.id)).toMatchObject({ credits: 70, reserved: 0, keyReserved: new Map() });
   });
 
   it('a flush of a gateway older than migration 16 (its items name no holder) settles as that version did, during a rolling upgrade', async () => {
