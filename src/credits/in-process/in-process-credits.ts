@@ -12,6 +12,11 @@ import { summarizeLedger } from './summarize-ledger.ts';
 
 const NO_CEILINGS: readonly SpendCeiling[] = Object.freeze([]);
 
+/** A run that charged its request id while another run of it was open; `written`: its ledger line's write, while pending. */
+interface BilledRun {
+  written?: Promise<void>;
+}
+
 export interface InProcessCreditsOptions {
   store: Store;
   book: CreditBook;
@@ -39,13 +44,13 @@ export class InProcessCredits implements CreditsPort {
   readonly book: CreditBook;
   private readonly usage: UsageIndex;
   /**
-   * Admissions open per request id, and the ids one of them settled while another was open: a
-   * request id is charged once (as the shared engine's ledger keys it), so a batch line run again
-   * while its first run goes on is charged by whichever run settles first, and each run's hold
-   * stays its own until that run ends.
+   * Admissions open per request id, and the ids one of them settled while another was open (with
+   * that run's ledger write while it is pending): a request id is charged once (as the shared
+   * engine's ledger keys it), so a batch line run again while its first run goes on is charged by
+   * whichever run settles first, and each run's hold stays its own until that run ends.
    */
   private readonly openRuns = new Map<string, number>();
-  private readonly billedRuns = new Set<string>();
+  private readonly billedRuns = new Map<string, BilledRun>();
 
   constructor(private readonly o: InProcessCreditsOptions) {
     this.book = o.book;
@@ -70,17 +75,18 @@ export class InProcessCredits implements CreditsPort {
     this.book.release(reservation);
   }
 
-  /** One admission of a request id ends (settled or released); true when another one of it settled already (nothing more is charged). */
-  private endRun(requestId: string | undefined, settles: boolean): boolean {
+  /** One admission of a request id ends (settled or released); the run that settled it already, if another one did (nothing more is charged). */
+  private endRun(requestId: string | undefined, settles: boolean): BilledRun | undefined {
     const open = requestId === undefined ? undefined : this.openRuns.get(requestId);
-    if (requestId === undefined || open === undefined) return false;
-    const billed = this.billedRuns.has(requestId);
+    if (requestId === undefined || open === undefined) return undefined;
+    const billed = this.billedRuns.get(requestId);
     if (open > 1) {
       this.openRuns.set(requestId, open - 1);
-      if (settles) this.billedRuns.add(requestId);
+      if (settles && !billed) this.billedRuns.set(requestId, {});
     } else {
       this.openRuns.delete(requestId);
-      this.billedRuns.delete(requestId);
+      // A line still being written is waited for by the runs that settled after it.
+      if (!billed?.written) this.billedRuns.delete(requestId);
     }
     return billed;
   }
@@ -91,39 +97,84 @@ export class InProcessCredits implements CreditsPort {
    * written charges nothing and rejects `recorded` with 503.
    */
   settle(input: SettleInput): Settled {
+    const reservation = input.hold as Reservation | undefined;
+    const requestId = reservation?.open ? reservation.requestId : undefined;
+    const billed = this.endRun(requestId, true);
+    if (billed) return this.settledBefore(billed, input, reservation!);
+    return this.charge(input, reservation, requestId === undefined ? undefined : this.billedRuns.get(requestId));
+  }
+
+  /**
+   * Another run of this request id settled it: billed once, this run's hold goes back — once
+   * that run's line is written. Should its write fail (a full disk: its answer fails with 503),
+   * this run's answer is the one sent, and this run is charged.
+   */
+  private settledBefore(billed: BilledRun, input: SettleInput, reservation: Reservation): Settled {
+    const line = input.entry as NewLedgerEntry;
+    line.charged_credits = 0;
+    const charge: SettledCharge = { cost: line.cost_credits, charged: 0, held: reservation.credits };
+    if (!billed.written) {
+      this.book.release(reservation);
+      return { charge };
+    }
+    const recorded = billed.written.then(
+      () => this.book.release(reservation),
+      () => {
+        // (The failed run's notRecorded ran first and forgot it; a run that took its place since is waited for in turn.)
+        const again = this.billedRuns.get(reservation.requestId!);
+        const settled = again ? this.settledBefore(again, input, reservation) : this.charge(input, reservation, this.markBilled(reservation.requestId!));
+        Object.assign(charge, settled.charge);
+        return settled.recorded;
+      },
+    );
+    return { charge, recorded };
+  }
+
+  /** This run charges a request id other runs of which wait for (they charge nothing once its line is written). */
+  private markBilled(requestId: string): BilledRun {
+    const billed: BilledRun = {};
+    this.billedRuns.set(requestId, billed);
+    return billed;
+  }
+
+  /** Forgets a billed run once its line is written and no run of its request id is open. */
+  private billedWritten(requestId: string, billed: BilledRun): void {
+    billed.written = undefined;
+    if (this.billedRuns.get(requestId) === billed && !this.openRuns.has(requestId)) this.billedRuns.delete(requestId);
+  }
+
+  private charge(input: SettleInput, reservation: Reservation | undefined, billed: BilledRun | undefined): Settled {
     const { account, key } = input;
-    let reservation = input.hold as Reservation | undefined;
     const line = input.entry as NewLedgerEntry;
     const cost = line.cost_credits;
-    if (reservation?.open && this.endRun(reservation.requestId, true)) {
-      // Another run of this request id settled it: billed once, this run's hold goes back.
-      this.book.release(reservation);
-      line.charged_credits = 0;
-      return { charge: { cost, charged: 0, held: reservation.credits } };
-    }
     const ceilings = this.ceilingsFor(key, account, this.o.clock.now());
     const charged = this.book.chargeable(reservation ?? { accountId: account.id, keyId: key.id, credits: 0, tokens: 0, open: false }, cost, this.o.enforce, ceilings);
     const charge: SettledCharge = { cost, charged, held: reservation?.credits ?? 0 };
     line.charged_credits = charged;
     // Until the line is written and the balance debited, the charge holds what it takes.
-    reservation = this.book.holdCharge(reservation, account.id, key.id, charged);
+    const held = this.book.holdCharge(reservation, account.id, key.id, charged);
     let appended;
     try {
       appended = this.o.ledger.appendToGroup(line, input.alone);
     } catch (error) {
-      return { charge, recorded: Promise.reject(this.notRecorded(error, line, reservation)) };
+      return { charge, recorded: Promise.reject(this.notRecorded(error, line, held, billed)) };
     }
     const { entry, written } = appended;
     if (!written) {
-      this.booked(account.id, charged, entry, reservation);
+      this.booked(account.id, charged, entry, held);
+      if (billed) this.billedWritten(line.request_id, billed);
       return { charge };
     }
     const recorded = written.then(
-      () => this.booked(account.id, charged, entry, reservation),
+      () => {
+        this.booked(account.id, charged, entry, held);
+        if (billed) this.billedWritten(line.request_id, billed);
+      },
       (error: unknown) => {
-        throw this.notRecorded(error, line, reservation);
+        throw this.notRecorded(error, line, held, billed);
       },
     );
+    if (billed) billed.written = recorded;
     return { charge, recorded };
   }
 
@@ -197,10 +248,10 @@ export class InProcessCredits implements CreditsPort {
    * reservation goes back, the balance is untouched, the answer fails with 503 instead of being
    * sent, and billed requests are refused until the data dir can be written again.
    */
-  private notRecorded(error: unknown, line: NewLedgerEntry, reservation: Reservation): GatewayError {
+  private notRecorded(error: unknown, line: NewLedgerEntry, reservation: Reservation, billed: BilledRun | undefined): GatewayError {
     this.book.release(reservation);
-    // Not billed after all: another run of the request still open charges it.
-    this.billedRuns.delete(line.request_id);
+    // Not billed after all: another run of the request (open, or waiting for this line) charges it.
+    if (billed && this.billedRuns.get(line.request_id) === billed) this.billedRuns.delete(line.request_id);
     this.o.storage.failed(error, 'the usage ledger');
     this.o.log.error('usage ledger append failed; the request is not charged and its answer fails', { error: String(error), account: line.account_id, request_id: line.request_id });
     return recordNotWritten(error, 'usage ledger line');
