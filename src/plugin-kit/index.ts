@@ -1,6 +1,6 @@
 /** The public plugin kit: everything a provider plugin may import. */
 export { definePlugin, defineProvider } from './define-plugin.ts';
-export { PLUGIN_KEYS, pluginShapeProblem, type PluginShapeProblem } from './plugin-shape.ts';
+export { PLUGIN_KEYS, describeShapeProblem, pluginShapeProblem, type PluginShapeProblem } from './plugin-shape.ts';
 export { readBody, readJsonBody, bodyFrom, DEFAULT_TIMEOUTS, UpstreamHttpError } from '../upstream/index.ts';
 export { GatewayError, isGatewayError, buildErrorEnvelope, type ErrorCode, type RequestIds } from '../errors/index.ts';
 export type {

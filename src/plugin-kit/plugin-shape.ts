@@ -43,3 +43,8 @@ export function pluginShapeProblem(candidate: unknown): PluginShapeProblem | und
   if (outside !== undefined) return { path: 'formats', message: `names '${outside}', which supportedFormats leaves out: add it to supportedFormats, or take it out of formats` };
   return undefined;
 }
+
+/** A shape problem in the words the host and the conformance suite both say; the definePlugin hint only when the export is no plugin object at all. */
+export function describeShapeProblem(problem: PluginShapeProblem): string {
+  return problem.path ? `(${problem.path}: ${problem.message})` : `(default export: ${problem.message}); export default definePlugin({...})`;
+}

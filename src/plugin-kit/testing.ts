@@ -12,7 +12,7 @@ import { findFormat, getFormat, registerFormat, type FormatDefinition } from '..
 import { isGatewayError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { DEFAULT_TIMEOUTS, readBody, UndiciHttpFactory, UpstreamHttpError, isUpstreamHttpError } from '../upstream/index.ts';
-import { pluginShapeProblem } from './plugin-shape.ts';
+import { describeShapeProblem, pluginShapeProblem } from './plugin-shape.ts';
 import type { ChatCall, ProviderContext, ProviderInstance, ProviderPlugin, UpstreamResponse } from './types.ts';
 
 export { formatCases, type FormatCase } from './format-cases.ts';
@@ -55,7 +55,7 @@ function fail(message: string): never {
 /** What the host checks when it loads a plugin, and the formats it may be called with. */
 function checkShape(plugin: ProviderPlugin<unknown>): WireFormat[] {
   const problem = pluginShapeProblem(plugin);
-  if (problem) fail(`not a plugin the host loads (${problem.path || 'default export'}: ${problem.message}); export default definePlugin({...})`);
+  if (problem) fail(`not a plugin the host loads ${describeShapeProblem(problem)}`);
   for (const format of plugin.wireFormats ?? []) if (!findFormat(format.id)) registerFormat(format as FormatDefinition);
   const supported = plugin.supportedFormats ?? plugin.formats;
   for (const format of supported) if (!findFormat(format)) fail(`declares format '${format}', which is neither built in nor in its \`wireFormats\``);
@@ -131,7 +131,9 @@ export function providerCases(plugin: ProviderPlugin<unknown>, options: Provider
       }),
     },
   ];
-  const declared = options.formats ?? plugin.supportedFormats ?? plugin.formats;
+  // Listed before the shape case runs: a default export that is no plugin object still gets its cases (which fail in the shape's words).
+  const own = (typeof plugin === 'object' && plugin !== null ? plugin : {}) as Partial<ProviderPlugin<unknown>>;
+  const declared = options.formats ?? [own.supportedFormats, own.formats].find((formats) => Array.isArray(formats)) ?? [];
   for (const format of declared) {
     for (const stream of options.stream === false ? [false] : [false, true]) {
       cases.push({

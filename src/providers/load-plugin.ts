@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { describeUnknownKey, importUserModule, suggestKey, type GatewayConfig } from '../config/index.ts';
 import { findFormat, registerFormat, wireFormatIds, type FormatDefinition } from '../formats/index.ts';
-import { PLUGIN_KEYS, pluginShapeProblem, type ProviderPlugin } from '../plugin-kit/index.ts';
+import { PLUGIN_KEYS, describeShapeProblem, pluginShapeProblem, type ProviderPlugin } from '../plugin-kit/index.ts';
 
 /** A provider whose plugin could not be found, loaded or validated. */
 export class PluginLoadError extends Error {
@@ -74,7 +74,7 @@ export async function loadPlugin(providerId: string, spec: string, baseDir: stri
   if (misspelt) throw new PluginLoadError(`provider '${providerId}': plugin '${spec}' has an ${describeUnknownKey('', misspelt, PLUGIN_KEYS)}`);
   if (problem) {
     throw new PluginLoadError(
-      `provider '${providerId}': plugin '${spec}' is not a valid provider plugin (${problem.path || 'default export'}: ${problem.message}); export default definePlugin({...})`,
+      `provider '${providerId}': plugin '${spec}' is not a valid provider plugin ${describeShapeProblem(problem)}`,
     );
   }
   const plugin = candidate as ProviderPlugin<unknown>;

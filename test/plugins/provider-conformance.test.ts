@@ -104,7 +104,11 @@ describe('the provider suite', () => {
     ] as const) {
       const outcomes = await Promise.all(providerCases(plugin, { model: 'm', failingModel: 'missing' }).map((c) => c.run().then(() => 'passed', (error: Error) => error.message)));
       for (const outcome of outcomes) expect(outcome).toContain(`not a plugin the host loads (${advice})`);
+      // definePlugin types the object and adds nothing: no hint to wrap in it when the object is there and a field is wrong.
+      for (const outcome of outcomes) expect(outcome).not.toContain('definePlugin');
     }
+    const notAnObject = await providerCases('oops' as unknown as ProviderPlugin, { model: 'm' })[0].run().then(() => 'passed', (error: Error) => error.message);
+    expect(notAnObject).toMatch(/not a plugin the host loads \(default export: .*\); export default definePlugin\(\{\.\.\.\}\)$/);
   });
 
   it('fails the error case when nothing answers at baseURL (a refusal no upstream gave proves nothing)', async () => {
