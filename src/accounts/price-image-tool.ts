@@ -41,7 +41,8 @@ function areaOf(size: string | undefined): number {
  * rule): each image it may make at the output tokens its quality and size cost (the dearest for
  * `auto`), its partial images, the request's input bound as that image call's input (each call
  * reads its prompt), and a per-image price where the image model has one — at the dearest of the
- * providers that may serve over Responses (where the tool runs).
+ * providers that may serve over Responses (where the tool runs). Priced as `priceImageTool`
+ * prices the settlement, the calls' usage summed, so the hold is never below it.
  */
 export function holdImageTool(registry: ProviderRegistry, candidates: readonly CatalogModel[], tool: ImageToolRequest, inputTokens: number, factor: number): number {
   // An own key only (a quality named 'constructor' is no price), and counts kept finite: a NaN or
@@ -50,11 +51,12 @@ export function holdImageTool(registry: ProviderRegistry, candidates: readonly C
   const tokens = Object.hasOwn(TOKENS_PER_MEGAPIXEL, quality) ? TOKENS_PER_MEGAPIXEL[quality]! : WORST_QUALITY;
   const calls = Math.min(tool.calls, Number.MAX_SAFE_INTEGER);
   const perImage = Math.ceil(tokens * areaOf(tool.size)) + Math.min(tool.partialImages ?? 0, Number.MAX_SAFE_INTEGER) * PARTIAL_IMAGE_TOKENS;
-  // One image call; the tool makes `calls` of them, each priced alone (a tiered price goes by that call's input).
-  const usage: ImageToolUsage = { images: 1, inputTokens, outputTokens: perImage };
+  // The `calls` image calls' usage as tool_usage.image_gen reports it, summed (each call reads its
+  // prompt), priced as the settlement prices it: a tiered price at the tier of the summed input.
+  const usage: ImageToolUsage = { images: calls, inputTokens: inputTokens * calls, outputTokens: perImage * calls };
   if (tool.model !== undefined) usage.model = tool.model;
   let most = 0;
   // Only an upstream that speaks Responses runs the tool; another makes its images itself (priced as its tokens) or drops the tool.
   for (const served of candidates) if (served.formats.includes('responses')) most = Math.max(most, priceImageTool(registry, served, usage, factor));
-  return most * calls;
+  return most;
 }
