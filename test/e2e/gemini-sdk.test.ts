@@ -260,6 +260,13 @@ describe('@google/genai through the gateway', () => {
       expect(body.error).toMatchObject({ code: 405, status: 'UNIMPLEMENTED', details: [expect.objectContaining({ reason: 'method_not_allowed' })] });
       expect(body.error.message).toContain('served by POST');
     }
+    // Vertex's :predict is not served on AI Studio's paths (POST is a 404 there): a GET is the same 404 (before: 405 "predict is served by POST").
+    for (const method of ['GET', 'POST']) {
+      const answer = await fetch(`${gw.url}/v1beta/models/oc/o4-mini:predict`, { method, headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"instances":[{"content":"hi"}]}' } : {}) });
+      const body = (await answer.json()) as { error: { message: string } };
+      expect([method, answer.status]).toEqual([method, 404]);
+      expect(body.error.message).toBe(`No route for ${method} /v1beta/models/oc/o4-mini:predict.`);
+    }
     // A model that is not there is still a 404, and one whose id holds a colon (Bedrock's …-v1:0) is not taken for a method.
     expect((await fetch(`${gw.url}/v1beta/models/nobody/nothing`, { headers: { 'x-goog-api-key': gw.key! } })).status).toBe(404);
     expect((await fetch(`${gw.url}/v1beta/models/nobody/nothing-v1:0`, { headers: { 'x-goog-api-key': gw.key! } })).status).toBe(404);

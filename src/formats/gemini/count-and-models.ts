@@ -57,14 +57,21 @@ const METHODS: Record<string, string[]> = {
   embedding: ['embedContent', 'batchEmbedContents'],
 };
 
-/** The methods on a model the Gemini face serves (all by POST): inference, counting, embeddings, batches, Vertex's `predict`. */
-const POST_METHODS = new Set([...Object.values(METHODS).flat(), 'batchGenerateContent', 'predict']);
+/** The methods on a model AI Studio's paths serve (all by POST): inference, counting, embeddings, batches. */
+const POST_METHODS = new Set([...Object.values(METHODS).flat(), 'batchGenerateContent']);
+/** Vertex AI's paths serve those and `predict` (embeddings, Imagen), which AI Studio's do not. */
+const VERTEX_POST_METHODS = new Set([...POST_METHODS, 'predict']);
 
-/** The POST method a model path's rest names (`{model}:generateContent`), or undefined. */
-export function readPostMethod(rest: string): string | undefined {
+function postMethodIn(methods: ReadonlySet<string>, rest: string): string | undefined {
   const method = rest.slice(rest.lastIndexOf(':') + 1);
-  return rest.includes(':') && POST_METHODS.has(method) ? method : undefined;
+  return rest.includes(':') && methods.has(method) ? method : undefined;
 }
+
+/** The POST method an AI Studio model path's rest names (`{model}:generateContent`), or undefined. */
+export const readPostMethod = (rest: string): string | undefined => postMethodIn(POST_METHODS, rest);
+
+/** The POST method a Vertex AI model path's rest names (`{model}:predict` too), or undefined. */
+export const readVertexPostMethod = (rest: string): string | undefined => postMethodIn(VERTEX_POST_METHODS, rest);
 
 function modelOf(model: ListedModel): Record<string, unknown> {
   const out: Record<string, unknown> = {

@@ -1,5 +1,5 @@
 import type { ListedModel, ModelPathFace } from '../types.ts';
-import { googleModelPage, readPostMethod } from './count-and-models.ts';
+import { googleModelPage, readVertexPostMethod } from './count-and-models.ts';
 import { readVertexModelPath } from './read-path.ts';
 
 /**
@@ -30,5 +30,5 @@ export const vertexModels: ModelPathFace = {
   readPath: readVertexModelPath,
   list: (models, query) => googleModelPage(models, query, 'publisherModels', publisherModelOf),
   one: publisherModelOf,
-  readPostMethod,
+  readPostMethod: readVertexPostMethod,
 };

@@ -92,9 +92,13 @@ function oneIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace, 
   };
 }
 
-/** The gateway's model `id` (or the one whose upstream id it is); a 405 when the path's `rest` names a POST method, else a 404. */
+/**
+ * The gateway's model `id` (or the one whose upstream id it is); a 405 when the path's `rest` names a POST method, the
+ * no-route 404 (as a POST there gets) when it names a method of a model that exists but is not served here, else a 404.
+ */
 function modelNamed(deps: ServerDeps, event: H3Event, id: string, rest: string, readPostMethod: ((rest: string) => string | undefined) | undefined): CatalogModel {
-  const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
+  const find = (name: string) => deps.registry.get(name) ?? deps.registry.models.find((m) => m.upstreamId === name);
+  const model = find(id);
   if (model) return model;
   // `GET …/models/{model}:generateContent` (a browser, a client with the wrong verb): the model is not what is wrong.
   const method = readPostMethod?.(rest);
@@ -102,6 +106,9 @@ function modelNamed(deps: ServerDeps, event: H3Event, id: string, rest: string, 
     const allow = 'POST, OPTIONS';
     throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${event.url.pathname}: ${method} is served by POST. Allowed: ${allow}.`, { headers: { Allow: allow } });
   }
+  // `GET /v1beta/models/{model}:predict`: Vertex's method on AI Studio's path, where no verb is served.
+  const colon = id.lastIndexOf(':');
+  if (colon > 0 && find(id.slice(0, colon))) throw noRoute(event.req.method, event.url.pathname);
   throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
 }
 

@@ -434,6 +434,12 @@ describe("Gemini's model list face (GET /v1beta/models)", () => {
     return (error as GatewayError).details;
   };
 
+  it("names the POST methods AI Studio's model paths serve, not Vertex's predict", () => {
+    expect(face.readPostMethod!('p/m0:generateContent')).toBe('generateContent');
+    expect(face.readPostMethod!('p/m0:predict')).toBeUndefined();
+    expect(face.readPostMethod!('p/m0-v1:0')).toBeUndefined();
+  });
+
   it("a Model says whether it thinks (Google's `thinking`), from the catalog's capabilities", () => {
     expect(face.one(listed(0))).toMatchObject({ name: 'models/p/m0', inputTokenLimit: 1000, outputTokenLimit: 100, thinking: true });
     expect(face.one(listed(1))).toMatchObject({ thinking: false });
