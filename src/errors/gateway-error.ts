@@ -27,13 +27,34 @@ export function excerpt(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** A letter or a digit at `i` (ASCII by its code; a long message may quote megabytes of client input). */
+function isWordChar(text: string, i: number): boolean {
+  const c = text.charCodeAt(i) | 0x20;
+  if (text.charCodeAt(i) < 128) return (c >= 0x61 && c <= 0x7a) || (text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39);
+  return WORD_CHAR.test(text[i]);
+}
+
+/**
+ * The next quote mark from `from`: an opening one has no letter or digit before it, a closing one
+ * none after it, so the apostrophe of a word ("doesn't", "user's") is neither.
+ */
+function quoteMark(message: string, from: number, opening: boolean): number {
+  for (let at = message.indexOf("'", from); at >= 0; at = message.indexOf("'", at + 1)) {
+    const i = opening ? at - 1 : at + 1;
+    if (i < 0 || i >= message.length || !isWordChar(message, i)) return at;
+  }
+  return -1;
+}
+
 /** Every '…' quote in `message` cut to QUOTE_EXCERPT_CHARS (a scan: a regex backtracks out of stack on a 45 MB quote). */
 function cutQuotes(message: string): string {
   let out = '';
   let from = 0;
   for (;;) {
-    const open = message.indexOf("'", from);
-    const close = open < 0 ? -1 : message.indexOf("'", open + 1);
+    const open = quoteMark(message, from, true);
+    const close = open < 0 ? -1 : quoteMark(message, open + 1, false);
     if (close < 0) break;
     out += close - open - 1 > QUOTE_EXCERPT_CHARS ? `${message.slice(from, open + 1)}${excerpt(message.slice(open + 1, close), QUOTE_EXCERPT_CHARS)}'` : message.slice(from, close + 1);
     from = close + 1;

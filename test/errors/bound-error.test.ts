@@ -10,6 +10,15 @@ describe('errors quote a short excerpt of client input', () => {
     expect(new GatewayError('bad_request', "short 'quote' stays").message).toBe("short 'quote' stays");
   });
 
+  it("takes an apostrophe inside a word for one, not for a quote: a long message's own words stay whole", () => {
+    const words = "The gateway doesn't serve Converse here: it comes with the bedrock plugin, so add a provider with plugin 'bedrock' to the config (InvokeModel needs none).";
+    expect(new GatewayError('not_found', words).message).toBe(words);
+    const id = "it's".repeat(1_000);
+    // A quoted value keeps its excerpt whatever apostrophes it holds; the model's own quote after it stays.
+    const quoted = new GatewayError('not_found', `The user's file '${id}' is not the model 'mock/echo' you asked for.`).message;
+    expect(quoted).toBe(`The user's file '${id.slice(0, 64)}… (${id.length - 64} more characters)' is not the model 'mock/echo' you asked for.`);
+  });
+
   it('bounds strings, keys and entries in details; small details stay the same object', () => {
     const fields = { ['k'.repeat(1_000)]: 'v'.repeat(1_000), __proto__x: 'ok' };
     const error = validationError(fields);
