@@ -35,6 +35,12 @@ export interface LoadJob {
    * only follows its throughput.
    */
   ratePerSec?: number;
+  /**
+   * The measured phase on new connections (the warm-up's closed once `go` comes): a target slowed
+   * down (under valgrind) may close the warm-up's connections as idle while the parent reads its
+   * counters, and a request sent on one as it closes fails.
+   */
+  reconnect?: boolean;
 }
 
 export interface LoadResult {
@@ -163,7 +169,8 @@ function summarise(samples: Sample[], elapsedMs: number): LoadResult {
 
 /** Probe, warm up, wait for `go`, measure. `waitForGo` resolves when the parent says go. */
 export async function runJob(job: LoadJob, events: { warm: () => void; waitForGo: () => Promise<void> }): Promise<LoadResult> {
-  const pool = new Pool(job.origin, { connections: job.concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
+  const newPool = () => new Pool(job.origin, { connections: job.concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
+  let pool = newPool();
   const expect = new RegExp(job.expect);
   try {
     const probe = await sendOnce(pool, job, expect, true);
@@ -174,6 +181,10 @@ export async function runJob(job: LoadJob, events: { warm: () => void; waitForGo
     await drive(pool, job, expect, performance.now() + job.warmupMs, Infinity, job.warmupRequests ?? 0);
     events.warm();
     await events.waitForGo();
+    if (job.reconnect) {
+      await pool.close();
+      pool = newPool();
+    }
     const { samples, elapsedMs } = await drive(pool, job, expect, performance.now() + job.durationMs, job.maxRequests ?? Infinity);
     return summarise(samples, elapsedMs);
   } finally {

@@ -20,9 +20,18 @@ export interface Child {
 
 const live = new Set<ChildProcess>();
 
-/** Starts `node <args>` and waits until a stdout line matches `ready`. */
-export async function startChild(name: string, args: string[], ready: RegExp, options: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<{ child: Child; match: RegExpMatchArray }> {
-  const proc = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `node <args>` and waits until a stdout line matches `ready`. `launcher` runs node under
+ * another program (e.g. `['valgrind', '--tool=callgrind']`: `<launcher…> node <args>`).
+ */
+export async function startChild(
+  name: string,
+  args: string[],
+  ready: RegExp,
+  options: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv; launcher?: string[] },
+): Promise<{ child: Child; match: RegExpMatchArray }> {
+  const [command, ...prefix] = options.launcher?.length ? [...options.launcher, process.execPath] : [process.execPath];
+  const proc = spawn(command, [...prefix, ...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   const lines: string[] = [];
   let stderr = '';

@@ -43,12 +43,12 @@ export async function startUpstream(chunkGapMs: number, burst = false): Promise<
   return { child, url: match[1] };
 }
 
-export async function startProxy(upstreamUrl: string, nodeArgs: string[] = []): Promise<StartedTarget> {
+export async function startProxy(upstreamUrl: string, nodeArgs: string[] = [], launch: { launcher?: string[]; timeoutMs?: number } = {}): Promise<StartedTarget> {
   const { child, match } = await startChild(
     'passthrough-proxy',
     [...nodeArgs, ...TSX, path.join(BENCH, 'passthrough-proxy.ts'), '--upstream', upstreamUrl, '--port', '0'],
     /listening on (http:\/\/\S+)/,
-    { cwd: REPO },
+    { cwd: REPO, ...launch },
   );
   return { child, url: match[1] };
 }
@@ -75,10 +75,13 @@ export interface GatewayLaunch {
   config?: Record<string, unknown>;
   /** Extra environment for the gateway process (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
   env?: Record<string, string>;
+  /** Runs node under another program (e.g. valgrind), with a longer wait for the ready line. */
+  launcher?: string[];
+  timeoutMs?: number;
 }
 
 /** Starts `bin/gateway serve` on a fresh data dir and reads its ready line and first key. */
-export async function startGateway({ provider, upstreamUrl, gatewayDir = REPO, nodeArgs = [], config: extra, env }: GatewayLaunch): Promise<StartedGateway> {
+export async function startGateway({ provider, upstreamUrl, gatewayDir = REPO, nodeArgs = [], config: extra, env, launcher, timeoutMs }: GatewayLaunch): Promise<StartedGateway> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
   const { config: base, model } = gatewayConfig(provider, upstreamUrl);
   const config = { ...(base as Record<string, unknown>), ...extra };
@@ -91,7 +94,7 @@ export async function startGateway({ provider, upstreamUrl, gatewayDir = REPO, n
       'gateway',
       [...nodeArgs, path.join(gatewayDir, 'bin/gateway'), '--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0'],
       /gateway listening on (http:\/\/\S+)/,
-      { cwd: gatewayDir, env: env ? { ...process.env, ...env } : undefined },
+      { cwd: gatewayDir, env: env ? { ...process.env, ...env } : undefined, launcher, timeoutMs },
     );
     const key = child.lines.map((l) => l.match(/^ {2}(sk-gw-\S+)\s*$/)?.[1]).find(Boolean);
     if (!key) throw new Error(`gateway did not print an API key (is ${dataDir} fresh?)`);
