@@ -199,7 +199,12 @@ export class FileStore implements Store {
         return next;
       },
       markUsed: (id, at) => {
-        const next = putKey(id, (current) => (current.lastUsedAt != null && current.lastUsedAt >= at ? current : { ...current, lastUsedAt: at }));
+        // In place: a copy of the record once a second gave the key a new hidden class now and then,
+        // and V8 then deoptimised every function that reads keys (auth, limits, pricing, settlement).
+        const next = putKey(id, (current) => {
+          if (current.lastUsedAt == null || current.lastUsedAt < at) current.lastUsedAt = at;
+          return current;
+        });
         if (!next) return Promise.resolve();
         const written = db.changed(false);
         written.catch(() => undefined);
