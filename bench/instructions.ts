@@ -221,9 +221,9 @@ async function main(): Promise<void> {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
-  // A batch where TurboFan still compiled more than 2 % of the total is unsettled (deoptimised code
+  // A batch where TurboFan still compiled more than 10 % of the total is unsettled (deoptimised code
   // being optimised again, its callers running slower meanwhile): left out of the summary.
-  const settled = (r: Row) => r.compilePerRequest <= 0.02 * r.perRequest;
+  const settled = (r: Row) => r.compilePerRequest <= 0.1 * r.perRequest;
   const per = (target: string, name: string, withoutGc = false) =>
     rows.filter((r) => r.target === target && r.case === name && settled(r)).map((r) => (withoutGc ? r.steady - r.gcPerRequest : r.steady));
   const unsettled = rows.filter((r) => !settled(r));
