@@ -2,12 +2,17 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { execa } from 'execa';
 import http2 from 'node:http2';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMp3 } from '../../plugins/mock/mp3.ts';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { h2Post, readAll, readUntil, waitFor } from '../helpers/http2-client.ts';
-import { chatStream } from '../helpers/routing-wire.ts';
+import { chatCompletion, chatStream } from '../helpers/routing-wire.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { pumpBody } from '../helpers/pump-body.ts';
+import { until, untilStill } from '../helpers/until.ts';
+
+const MB = 1024 * 1024;
 
 /**
  * Users run Node 22 and 24; CI and dev boxes run 20. `.ci/run` installs Node 22 and 24 from the
@@ -20,19 +25,25 @@ const nodes = binaries.length > 0 ? binaries : [process.execPath];
 describe.each(nodes)('the gateway under %s', (binary) => {
   let gw: SpawnedGateway;
   let slow: FakeUpstream;
+  let held: FakeUpstream;
   let version: string;
 
   beforeAll(async () => {
     version = String((await execa(binary, ['--version'])).stdout).trim();
     slow = await startFakeUpstream(() => ({ sse: chatStream(Array.from({ length: 200 }, (_, i) => `w${i} `)), delayMs: 20 }));
+    held = await startFakeUpstream(() => ({ json: chatCompletion('held') }));
     gw = await spawnGateway({
       nodeBinary: binary,
-      config: { logging: { requests: true }, providers: { mock: { plugin: 'mock' }, slow: { plugin: 'openai', baseURL: `${slow.url}/v1`, apiKey: 'x', models: ['m1'] } } },
+      config: { logging: { requests: true }, providers: { mock: { plugin: 'mock' }, slow: { plugin: 'openai', baseURL: `${slow.url}/v1`, apiKey: 'x', models: ['m1'] },
+          held: { plugin: 'openai', baseURL: `${held.url}/v1`, apiKey: 'x', models: ['m1'] },
+        },
+      },
     });
   });
   afterAll(async () => {
     expect(await gw.stop()).toBe(0);
     await slow?.close();
+    await held?.close();
   });
 
   it('serves the three formats with the SDK stream helpers', async () => {
@@ -76,6 +87,52 @@ describe.each(nodes)('the gateway under %s', (binary) => {
       expect(gw.stderr()).not.toMatch(/UnsupportedWarning/);
     } finally {
       session.close();
+    }
+  });
+
+  // accept-h2c hands an HTTP/1.1 socket to Node's own http code through stream internals
+  // (read(0), emit('data')); should a Node major treat them otherwise, llhttp's pause() stops
+  // nothing and an upload the gateway reads slower than it arrives piles up in memory
+  // (docs/limits.md). Every route reads its body at once (or answers and drains it), so the body
+  // nobody reads is a pipelined request's: a GET /health queued behind a Chat request whose
+  // upstream holds its answer, so Node neither answers it nor drains its body until then.
+  it('stops reading an HTTP/1.1 body nobody reads (backpressure through the h2c sniffer on this Node)', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    held.setHandler(async () => {
+      await released;
+      return { json: chatCompletion('held') };
+    });
+    const total = 64 * MB;
+    const chat = JSON.stringify({ model: 'held/m1', messages: [{ role: 'user', content: 'hold' }] });
+    const client = net.connect(Number(new URL(gw.url).port), '127.0.0.1');
+    let answers = '';
+    client.on('data', (d: Buffer) => (answers += d.toString('latin1')));
+    try {
+      const piece = Buffer.alloc(MB, 120);
+      // Both heads and the first MB of the unread body in one write, so the gateway's first read holds body bytes.
+      client.write(
+        Buffer.concat([
+          Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${gw.key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`),
+          Buffer.from(`GET /health HTTP/1.1\r\nhost: x\r\ncontent-length: ${total}\r\n\r\n`),
+          piece,
+        ]),
+      );
+      const sent = pumpBody(client, piece, total, MB);
+      await until('the Chat request upstream', async () => (held.requests.length > 0 ? true : undefined));
+      // The client's writes stop draining once the gateway's request buffer and both kernels' buffers are full.
+      const stalled = await untilStill('the gateway to stop reading, or to read on', sent, total / 2, 10);
+      console.info(`${version}: ${Math.round(stalled / MB)} MB of the ${total / MB} MB nobody reads left the client${stalled > total / 2 ? ', read on by the gateway' : ', then its writes stalled'}`);
+      expect(stalled).toBeLessThan(total / 2);
+      // Once the first answer goes out, the second follows and Node reads (and drops) the rest of the body.
+      release();
+      await until('both answers', async () => ((answers.match(/HTTP\/1\.1 200/g) ?? []).length === 2 ? true : undefined));
+      await until('the whole body sent', async () => (sent() >= total && client.writableLength === 0 ? true : undefined));
+      expect(answers).toContain('"held"');
+    } finally {
+      release();
+      client.destroy();
+      held.setHandler(() => ({ json: chatCompletion('held') }));
     }
   });
 

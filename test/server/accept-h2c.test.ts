@@ -3,7 +3,8 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptH2c } from '../../src/server/accept-h2c.ts';
-import { until } from '../helpers/until.ts';
+import { pumpBody } from '../helpers/pump-body.ts';
+import { until, untilStill } from '../helpers/until.ts';
 
 const MB = 1024 * 1024;
 
@@ -39,25 +40,10 @@ describe('acceptH2c', () => {
     const piece = Buffer.alloc(MB, 120);
     // The head and the first MB in one write: the first read on the server holds the head and body bytes.
     client.write(Buffer.concat([Buffer.from(`POST /up HTTP/1.1\r\nhost: x\r\ncontent-length: ${total}\r\n\r\n`), piece]));
-    let sent = MB;
-    const pump = () => {
-      while (sent < total) {
-        sent += piece.length;
-        if (!client.write(piece)) return void client.once('drain', pump);
-      }
-    };
-    pump();
+    pumpBody(client, piece, total, MB);
     const req = await until('the request', async () => held);
     // Nothing reads the body: the server stops reading once the request's and the kernel's buffers are full.
-    let last = -1;
-    let still = 0;
-    const stalled = await until('the server to stop reading, or to read on', async () => {
-      const read = req.socket.bytesRead;
-      if (read > total / 2) return read; // read on without a reader: no backpressure
-      still = read === last ? still + 1 : 0;
-      last = read;
-      return still >= 5 ? read : undefined;
-    });
+    const stalled = await untilStill('the server to stop reading, or to read on', () => req.socket.bytesRead, total / 2);
     expect(stalled).toBeLessThan(16 * MB);
     // Read now, the whole body arrives in order and the answer comes back.
     let got = 0;
