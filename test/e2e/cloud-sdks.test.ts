@@ -19,17 +19,22 @@ type Json = Record<string, any>;
 const pick = (names: string[]) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
 const LOOKUP = { name: 'lookup', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 const ASK = [{ role: 'user' as const, content: 'Say hi' }];
-/** How each of the faulty upstream's models fails after its stream began: an Anthropic error event, a cut connection, a stall past the idle timeout. */
-const FAULTS: Record<string, { error?: [type: string, message: string]; cut?: true; stall?: true }> = {
-  'claude-throttled': { error: ['rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'] },
-  'claude-overloaded': { error: ['overloaded_error', 'Overloaded'] },
-  'claude-invalid': { error: ['invalid_request_error', 'Output blocked by content filtering policy'] },
-  'claude-broken': { error: ['api_error', 'Internal server error'] },
-  'claude-cut': { cut: true },
-  'claude-stalled': { stall: true },
+/**
+ * How each of the faulty upstream's models fails after its stream began (an Anthropic error event, a cut connection, a
+ * stall past the idle timeout), the exception of InvokeModelWithResponseStream's union it must end in, and its message.
+ */
+const FAULTS: Record<string, { error?: [type: string, message: string]; cut?: true; stall?: true; exception: string; said: RegExp }> = {
+  'claude-throttled': { error: ['rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'], exception: 'ThrottlingException', said: /per-minute rate limit/ },
+  'claude-overloaded': { error: ['overloaded_error', 'Overloaded'], exception: 'ServiceUnavailableException', said: /Overloaded/ },
+  'claude-invalid': { error: ['invalid_request_error', 'Output blocked by content filtering policy'], exception: 'ValidationException', said: /content filtering/ },
+  'claude-broken': { error: ['api_error', 'Internal server error'], exception: 'InternalServerException', said: /Internal server error/ },
+  'claude-cut': { cut: true, exception: 'ModelStreamErrorException', said: /connection to the provider failed/ },
+  'claude-stalled': { stall: true, exception: 'ModelTimeoutException', said: /did not answer in time/ },
 };
+/** [model, exception, message] for each fault. */
+const FAULT_CASES = Object.entries(FAULTS).map(([model, fault]) => [model, fault.exception, fault.said] as const);
 function faultOf(model: string): FakeReply {
-  const fault = FAULTS[model] ?? { error: ['api_error', `no fault named ${model}`] };
+  const fault = FAULTS[model] ?? { error: ['api_error', `no fault named ${model}`], exception: '', said: /./ };
   const start = { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } };
   const events = [start, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }];
   if (fault.error) events.push({ type: 'error', error: { type: fault.error[0], message: fault.error[1] } } as never);
@@ -169,14 +174,8 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     });
   });
 
-  it.each([
-    ['claude-throttled', 'throttlingException', /per-minute rate limit/],
-    ['claude-overloaded', 'serviceUnavailableException', /Overloaded/],
-    ['claude-invalid', 'validationException', /content filtering/],
-    ['claude-broken', 'internalServerException', /Internal server error/],
-    ['claude-cut', 'modelStreamErrorException', /./],
-    ['claude-stalled', 'modelTimeoutException', /did not answer in time/],
-  ])("bedrock: messages.stream on faulty/%s, failing after its first text, raises the SDK's APIError (%s, the message)", async (model, type, said) => {
+  it.each(FAULT_CASES)("bedrock: messages.stream on faulty/%s, failing after its first text, raises the SDK's APIError (%s, lower camel case, as its type; the message)", async (model, exception, said) => {
+    const type = exception[0].toLowerCase() + exception.slice(1);
     const stream = bedrock().messages.stream({ model: `faulty/${model}`, max_tokens: 64, messages: ASK });
     const deltas: string[] = [];
     stream.on('text', (text: string) => deltas.push(text));
@@ -279,14 +278,7 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
     });
 
     // InvokeModelWithResponseStream's event union: chunk and six exceptions, each its own class (any other name is a bare Error).
-    it.each([
-      ['claude-throttled', 'ThrottlingException', /per-minute rate limit/],
-      ['claude-overloaded', 'ServiceUnavailableException', /Overloaded/],
-      ['claude-invalid', 'ValidationException', /content filtering/],
-      ['claude-broken', 'InternalServerException', /Internal server error/],
-      ['claude-cut', 'ModelStreamErrorException', /./],
-      ['claude-stalled', 'ModelTimeoutException', /did not answer in time/],
-    ])('InvokeModelWithResponseStream on faulty/%s, failing after its first text: the chunks, then the SDK raises %s', async (model, exception, said) => {
+    it.each(FAULT_CASES)('InvokeModelWithResponseStream on faulty/%s, failing after its first text: the chunks, then the SDK raises %s', async (model, exception, said) => {
       for (const client of [runtime(), runtime(gw.key, true)]) {
         const answer = await client.send(new aws.InvokeModelWithResponseStreamCommand({ modelId: `faulty/${model}`, contentType: 'application/json', body: invokeBody({ messages: ASK }) }));
         const events: Json[] = [];
