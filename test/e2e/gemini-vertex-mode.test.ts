@@ -28,8 +28,8 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     sent.push({ url: String(input instanceof Request ? input.url : input), apiKey: headers.get('x-goog-api-key'), authorization: headers.get('authorization') });
     return fetch(input, init);
   };
-  const vertex = (options: { project?: string; location?: string } = { project: 'my-project', location: 'us-central1' }) =>
-    new GoogleGenAI({ vertexai: true, apiKey: gw.key, ...options, httpOptions: { baseUrl: gw.url, timeout: 20_000, fetch: recording } });
+  const vertex = (options: { project?: string; location?: string } = { project: 'my-project', location: 'us-central1' }, apiVersion?: string) =>
+    new GoogleGenAI({ vertexai: true, apiKey: gw.key, ...options, httpOptions: { baseUrl: gw.url, timeout: 20_000, fetch: recording, ...(apiVersion === undefined ? {} : { apiVersion }) } });
 
   beforeAll(async () => {
     gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: false, gemini3: false } }, apiKey: 'goog-upstream-key', finalText: 'Hello from Gemini.' });
@@ -83,6 +83,30 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     expect(sent.slice(1).map((s) => s.url)).toEqual([`${gw.url}/v1beta1/publishers/oc/models/gpt-4o:generateContent`, `${gw.url}/v1beta1/publishers/oc/models/gpt-4o:streamGenerateContent?alt=sse`]);
     expect(chat.rejections).toEqual([]);
     expect((chat.requests[0].json as Json).model).toBe('gpt-4o');
+  });
+
+  it("apiVersion '' with the base URL at the gateway's root: Vertex's paths with no version (/projects/…, /publishers/… on express), every call", async () => {
+    const root = vertex({ project: 'my-project', location: 'us-central1' }, '');
+    expect((await root.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Say hi' })).text).toBe('Hello from Gemini.');
+    let text = '';
+    for await (const chunk of await root.models.generateContentStream({ model: 'oc/gpt-4o', contents: 'Stream please' })) text += chunk.text ?? '';
+    expect(text).toBe('Hello from Chat.');
+    expect((await root.models.countTokens({ model: 'gemini-2.5-flash', contents: 'Count these words' })).totalTokens).toBeGreaterThan(0);
+    expect((await root.models.get({ model: 'oc/gpt-4o' })).name).toBe('publishers/google/models/oc/gpt-4o');
+    const embedded = await root.models.embedContent({ model: 'mock/embed', contents: 'first text', config: { outputDimensionality: 8 } });
+    expect(embedded.embeddings?.[0].values).toHaveLength(8);
+    const express = vertex({}, '');
+    expect((await express.models.generateContent({ model: 'oc/gpt-4o', contents: 'Hi Chat' })).text).toBe('Hello from Chat.');
+    const project = `${gw.url}/projects/my-project/locations/us-central1/publishers`;
+    expect(sent.map((s) => s.url)).toEqual([
+      `${project}/google/models/gemini-2.5-flash:generateContent`,
+      `${project}/oc/models/gpt-4o:streamGenerateContent?alt=sse`,
+      `${project}/google/models/gemini-2.5-flash:countTokens`,
+      `${project}/oc/models/gpt-4o`,
+      `${project}/mock/models/embed:predict`,
+      `${gw.url}/publishers/oc/models/gpt-4o:generateContent`,
+    ]);
+    expect(gemini.requests.map((r) => r.path)).toEqual(['/v1beta/models/gemini-2.5-flash:generateContent', '/v1beta/models/gemini-2.5-flash:countTokens']);
   });
 
   it("countTokens on Vertex's path: Gemini's counter, Google's answer", async () => {

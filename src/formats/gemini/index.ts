@@ -39,6 +39,9 @@ export const geminiCodec: FormatCodec = {
   createUsageTap: createGeminiUsageTap,
 };
 
+/** Vertex AI's path roots: under v1beta1 (the SDK's default in Vertex mode), v1, and none (`httpOptions.apiVersion: ''`). */
+const VERTEX_PATHS = ['/v1beta1/projects/**', '/v1beta1/publishers/**', '/v1/projects/**', '/v1/publishers/**', '/projects/**', '/publishers/**'];
+
 /** Google Gemini: its whole face. The model and stream flag are in the path; `alt=sse` picks SSE, else a JSON array. */
 export const geminiFormat = defineFormat({
   id: 'gemini',
@@ -51,8 +54,9 @@ export const geminiFormat = defineFormat({
     // A gateway id without `models/` (`/v1beta/oc/gpt-4o:generateContent`): what the AI SDK's and LangChain's Google
     // models send for an id holding a slash. Below the routes above; only `/v1beta` (under `/v1` it would shadow OpenAI's).
     { method: 'POST', path: '/v1beta/:provider/**', from: 'path', readPath: (pathname, query) => readGeminiPath(pathname, query), broad: true },
-    // Vertex AI's paths (@google/genai with `vertexai: true`): `/{v1beta1,v1}/[projects/{p}/locations/{l}/]publishers/{publisher}/models/{model}:…`.
-    ...['/v1beta1/projects/**', '/v1beta1/publishers/**', '/v1/projects/**', '/v1/publishers/**'].map((path) => ({
+    // Vertex AI's paths (@google/genai with `vertexai: true`): `/{v1beta1,v1}/[projects/{p}/locations/{l}/]publishers/{publisher}/models/{model}:…`,
+    // and with no version (`apiVersion: ''`, the base URL at the root). Claude's `…/publishers/anthropic/models/…` inside them are the Messages format's.
+    ...VERTEX_PATHS.map((path) => ({
       method: 'POST' as const,
       path,
       from: 'path' as const,
@@ -63,7 +67,7 @@ export const geminiFormat = defineFormat({
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
   // Everything @google/genai asks for is under these (caches, which the gateway does not serve: a 404 in Google's shape);
   // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
-  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
+  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/', '/projects/', '/publishers/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
   framing: sseFraming,
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,

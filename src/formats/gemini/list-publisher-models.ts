@@ -26,7 +26,7 @@ function publisherModelOf(model: ListedModel): Record<string, unknown> {
  * and tuned models (`queryBase: false`) the project's `models`, of which the gateway has none.
  */
 export const vertexModels: ModelPathFace = {
-  paths: ['/v1beta1/publishers/**', '/v1/publishers/**', '/v1beta1/projects/**', '/v1/projects/**'],
+  paths: ['/v1beta1/publishers/**', '/v1/publishers/**', '/v1beta1/projects/**', '/v1/projects/**', '/projects/**', '/publishers/**'],
   readPath: readVertexModelPath,
   list: (models, query) => googleModelPage(models, query, 'publisherModels', publisherModelOf),
   one: publisherModelOf,

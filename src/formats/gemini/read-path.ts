@@ -13,11 +13,12 @@ const BARE = /^\/v1beta\/(?!models\/|v1(?:alpha|beta)?\/)[^/:]+\/[^/]/;
  * Vertex AI's paths, what `@google/genai` in Vertex mode (`vertexai: true`, gemini-cli with
  * `GOOGLE_GENAI_USE_VERTEXAI`) asks with its base URL at the gateway:
  * `/v1beta1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{action}`, or
- * without the project (an API key without one: Vertex express). The SDK writes a model id
+ * without the project (an API key without one: Vertex express); with `apiVersion: ''` and the base URL at the
+ * gateway's root, no version at all (`/projects/{p}/…`, `/publishers/{publisher}/…`). The SDK writes a model id
  * `a/b` as publisher `a`, model `b`: `publishers/google/models/{m}` is `{m}` (as `models/{m}`
  * on `/v1beta`), any other publisher is a gateway provider (`publishers/oc/models/gpt-4o` → `oc/gpt-4o`).
  */
-const VERTEX = /^\/(?:v1|v1beta1)\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/([^/]+)\/models\/(.+)$/;
+const VERTEX = /^(?:\/v1|\/v1beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/([^/]+)\/models\/(.+)$/;
 
 /**
  * `/v1beta/models/{model}:{action}` (or `/v1/models/…`) → the model and the stream flag. The model may hold
@@ -54,9 +55,9 @@ export function isVertexPath(pathname: string): boolean {
 }
 
 /** Vertex AI's publisher models, as `@google/genai` in Vertex mode lists them (GET, never under the project). */
-const VERTEX_LIST = /^\/(?:v1|v1beta1)\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/google\/models$/;
+const VERTEX_LIST = /^(?:\/v1|\/v1beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/google\/models$/;
 /** Tuned models (`models.list({config: {queryBase: false}})`): the project's own `models`. */
-const VERTEX_TUNED = /^\/(?:v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/models$/;
+const VERTEX_TUNED = /^(?:\/v1|\/v1beta1)?\/projects\/[^/]+\/locations\/[^/]+\/models$/;
 
 /**
  * A GET of Vertex AI's model paths → the publisher models' list, the project's tuned models (the
