@@ -505,9 +505,10 @@ export interface MadeImage {
 }
 
 /**
- * Image generation in a format's own shape (Vertex AI's Imagen `…:predict`), served like
- * `POST /v1/images/generations` (the gateway's image models, billed per image). A URL the
- * embeddings face reads too (the same `:predict`) is this face's when its model makes images.
+ * Image generation in a format's own shape (Imagen's `…:predict`), served like
+ * `POST /v1/images/generations` (the gateway's image models, billed per image). A URL it reads is
+ * this face's when its model makes images; else the embeddings face's when that reads it (Vertex's
+ * `:predict`), else no route.
  */
 export interface ImagesFace {
   /** The model a URL asks, or undefined when it is not an image-generation URL. */
@@ -653,7 +654,7 @@ export interface FormatDefinition {
   models?: ModelListFace;
   /** Another model list its SDKs read, on paths that say more than the id (Vertex AI's publisher models). */
   modelPaths?: ModelPathFace;
-  /** Image generation in this format's shape, when its SDKs ask for it on its own routes (Vertex AI's Imagen `…:predict`). */
+  /** Image generation in this format's shape, when its SDKs ask for it on its own routes (Imagen's `…:predict`). */
   images?: ImagesFace;
   /** Files uploaded to the gateway that its requests name, read and carried inline (Gemini's `fileData`). */
   storedFiles?: StoredFilesFace;

@@ -23,7 +23,7 @@ describe("the AI SDK's and LangChain's Google models through the gateway", () =>
   let gw: SpawnedGateway;
   let ai: any;
   let z: any;
-  let google: (id: string) => unknown;
+  let google: ((id: string) => unknown) & { image: (id: string) => unknown };
   let ChatGoogleGenerativeAI: any;
 
   beforeAll(async () => {
@@ -40,6 +40,7 @@ describe("the AI SDK's and LangChain's Google models through the gateway", () =>
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           google: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
+          mock: { plugin: 'mock' }, // its offline image model, mock/image
         },
       },
     });
@@ -115,5 +116,12 @@ describe("the AI SDK's and LangChain's Google models through the gateway", () =>
       expect(await llm.withStructuredOutput(z.object({ answer: z.string() })).invoke('Answer in JSON.')).toEqual({ answer: 'done' });
       expect(rejections()).toEqual([]);
     });
+  });
+
+  it("AI SDK generateImage with an Imagen model: AI Studio's :predict (instances[{prompt}], parameters.sampleCount) answered by the gateway's image model", async () => {
+    const result = await ai.generateImage({ model: google.image('mock/image'), prompt: 'A red cube', n: 1, maxRetries: 0 });
+    expect(result.images).toHaveLength(1);
+    expect(result.images[0].mediaType).toBe('image/png');
+    expect(Buffer.from(result.images[0].uint8Array).subarray(1, 4).toString()).toBe('PNG');
   });
 });

@@ -260,12 +260,13 @@ describe('@google/genai through the gateway', () => {
       expect(body.error).toMatchObject({ code: 405, status: 'UNIMPLEMENTED', details: [expect.objectContaining({ reason: 'method_not_allowed' })] });
       expect(body.error.message).toContain('served by POST');
     }
-    // Vertex's :predict is not served on AI Studio's paths (POST is a 404 there): a GET is the same 404 (before: 405 "predict is served by POST").
-    for (const method of ['GET', 'POST']) {
-      const answer = await fetch(`${gw.url}/v1beta/models/oc/o4-mini:predict`, { method, headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"instances":[{"content":"hi"}]}' } : {}) });
+    // AI Studio's :predict is Imagen's, a POST on an image model (agents-google-clients): a GET is a 404 (it was a 405 "predict is
+    // served by POST"), and so is a POST on a model that makes no images (Vertex's embedContent :predict is not AI Studio's).
+    for (const [model, method] of [['oc/o4-mini', 'GET'], ['oc/o4-mini', 'POST'], ['mock/embed', 'POST'], ['mock/image', 'GET']]) {
+      const answer = await fetch(`${gw.url}/v1beta/models/${model}:predict`, { method, headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"instances":[{"content":"hi"}]}' } : {}) });
       const body = (await answer.json()) as { error: { message: string } };
-      expect([method, answer.status]).toEqual([method, 404]);
-      expect(body.error.message).toBe(`No route for ${method} /v1beta/models/oc/o4-mini:predict.`);
+      expect([model, method, answer.status]).toEqual([model, method, 404]);
+      expect(body.error.message).toBe(`No route for ${method} /v1beta/models/${model}:predict.`);
     }
     // A model that is not there is still a 404, and one whose id holds a colon (Bedrock's …-v1:0) is not taken for a method.
     expect((await fetch(`${gw.url}/v1beta/models/nobody/nothing`, { headers: { 'x-goog-api-key': gw.key! } })).status).toBe(404);

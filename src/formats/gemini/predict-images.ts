@@ -2,7 +2,7 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import { setOwn } from '../../util/index.ts';
 import { isRecord } from '../shared/index.ts';
 import type { ImagesFace } from '../types.ts';
-import { isVertexPath, readGeminiPath } from './read-path.ts';
+import { readGeminiPath } from './read-path.ts';
 
 const PREDICT = new Set(['predict']);
 
@@ -65,16 +65,18 @@ function fieldsOf(parameters: Record<string, unknown>): Record<string, unknown> 
 }
 
 /**
- * Vertex AI's Imagen `…/publishers/{p}/models/{m}:predict` (what `@google/genai`'s `models.generateImages`
- * asks in Vertex mode): `{instances: [{prompt}], parameters: {sampleCount, aspectRatio, negativePrompt, seed, …}}`
+ * Imagen's `:predict`, on Vertex AI's paths (`…/publishers/{p}/models/{m}:predict`, what `@google/genai`'s
+ * `models.generateImages` asks in Vertex mode) and AI Studio's (`/v1beta/models/{m}:predict`, what the AI SDK's
+ * `google.image()` asks; @google/genai 2.32 no longer does without Vertex):
+ * `{instances: [{prompt}], parameters: {sampleCount, aspectRatio, negativePrompt, seed, …}}`
  * → `{predictions: [{bytesBase64Encoded, mimeType}]}`, served by the gateway's image models as
  * `POST /v1/images/generations` with `n`, `size` and `response_format: "b64_json"`. Without
- * `sampleCount` one image is made (Imagen makes four). The same URL of an embedding model is the
- * embeddings face's.
+ * `sampleCount` one image is made (Imagen makes four). The same URL of a model that makes no images is
+ * the embeddings face's on Vertex's paths, the no-route 404 on AI Studio's.
  */
 export const geminiImages: ImagesFace = {
   readPath(pathname, query) {
-    const target = isVertexPath(pathname) ? readGeminiPath(pathname, query, PREDICT) : undefined;
+    const target = readGeminiPath(pathname, query, PREDICT);
     return target && { model: target.model };
   },
   decode(body, target) {

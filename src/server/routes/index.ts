@@ -91,10 +91,10 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
     const embedder = embeddings && formatEmbeddingsHandler(deps, format, embeddings);
     const images = format.images;
     const imager = images && formatImagesHandler(deps, format, images);
-    // A URL both faces read (Vertex's `:predict`) is the images face's when its model makes images.
+    // `:predict` is the images face's when its model makes images; else Vertex's is the embeddings face's, AI Studio's no route.
     const imagesOn = (pathname: string, query: URLSearchParams): boolean => {
       const target = images?.readPath(pathname, query);
-      return target !== undefined && (!embeddings?.readPath(pathname, query) || makesImages(deps, target.model));
+      return target !== undefined && makesImages(deps, target.model);
     };
     // A path-model route's URLs that are not inference: images, a count, else embeddings, else the count's 404.
     const faceOn = (route: FormatRoute): ((event: H3Event) => Promise<unknown>) | undefined => {

@@ -523,16 +523,17 @@ describe("Gemini's embeddings face (…:embedContent, …:batchEmbedContents)", 
   });
 });
 
-describe("Vertex AI's Imagen face (…/publishers/{p}/models/{m}:predict)", () => {
+describe("Imagen's face (…/publishers/{p}/models/{m}:predict, /v1beta/models/{m}:predict)", () => {
   const face = getFormat('gemini').images!;
   const q = new URLSearchParams();
   const target = { model: 'mock/image' };
   const refused = (body: Record<string, unknown>) => fieldsRefused(() => face.decode(body, target));
 
-  it("reads Vertex's paths only (AI Studio's SDK has no generateImages)", () => {
+  it("reads Vertex's paths and AI Studio's (the AI SDK's google.image(); @google/genai asks Vertex's only)", () => {
     expect(face.readPath('/v1beta1/projects/p/locations/l/publishers/mock/models/image:predict', q)).toEqual(target);
     expect(face.readPath('/v1/publishers/google/models/imagen-4.0-generate-001:predict', q)).toEqual({ model: 'imagen-4.0-generate-001' });
-    expect(face.readPath('/v1beta/models/mock/image:predict', q)).toBeUndefined();
+    expect(face.readPath('/v1beta/models/mock/image:predict', q)).toEqual(target);
+    expect(face.readPath('/v1beta/models/models/imagen-4.0-generate-001:predict', q)).toEqual({ model: 'imagen-4.0-generate-001' });
     expect(face.readPath('/v1beta1/publishers/mock/models/image:generateContent', q)).toBeUndefined();
   });
 
