@@ -456,6 +456,13 @@ export interface WrappedCount {
   alsoKnownAs?(model: string): string[];
   /** The wrapped body → the face's count body (without a model: the URL names it); throws a 400 for a body that is not one. */
   unwrap(body: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * A body of another format the wrap may hold instead (Bedrock's `input.converse`, a Converse body,
+   * the bedrock plugin's format): `read` finds it (undefined: not there), and when that format is
+   * registered its codec decodes it and it is counted as the face's own body for that request (its
+   * `bodyFor`). Without the format: a 400 saying `missing`.
+   */
+  otherFormat?: { format: string; read(body: Record<string, unknown>): Record<string, unknown> | undefined; missing: string };
   /** The count → the cloud's answer. */
   encode(tokens: number): Record<string, unknown>;
   /** A response header the cloud's SDKs read the request id from, sent beside the format's `requestIdHeader`. */

@@ -116,6 +116,26 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     expect(fakeOf().rejections).toEqual([]);
   });
 
+  it.each(MODELS)("CountTokens with input.converse on %s counts what input.invokeModel counts for the same conversation; a Converse body that is not one is the SDK's ValidationException", async (modelId) => {
+    const count = async (input: Json) => (await withToken().send(new aws.CountTokensCommand({ modelId, input }))).inputTokens as number;
+    const conversation = { system: [{ text: 'Be brief.' }], messages: [...ASK, { role: 'assistant', content: [{ text: 'Hi!' }] }, { role: 'user', content: [{ text: 'Weather in Paris?' }] }] };
+    const converse = await count({ converse: { ...conversation, toolConfig: { tools: [LOOKUP] } } });
+    // The tool is counted, the system prompt too.
+    expect(await count({ converse: conversation })).toBeLessThan(converse);
+    expect(await count({ converse: { messages: conversation.messages } })).toBeLessThan(await count({ converse: conversation }));
+    const invoked = {
+      anthropic_version: 'bedrock-2023-05-31',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hi' }] }, { role: 'assistant', content: [{ type: 'text', text: 'Hi!' }] }, { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }],
+      tools: [{ name: 'lookup', description: 'Weather of a city', input_schema: LOOKUP.toolSpec.inputSchema.json }],
+    };
+    expect(converse).toBeGreaterThan(0);
+    expect(converse).toBe(await count({ invokeModel: { body: new TextEncoder().encode(JSON.stringify(invoked)) } }));
+    const invalid = await failure(withToken().send(new aws.CountTokensCommand({ modelId, input: { converse: { messages: [{ role: 'system', content: [{ text: 'hi' }] }] } } })));
+    expect(invalid).toBeInstanceOf(aws.ValidationException);
+    expect(invalid.message).toMatch(/role/);
+  });
+
   it("failures are the SDK's own exception classes: unknown model, wrong key, invalid body", async () => {
     const unknown = await failure(withToken().send(new aws.ConverseCommand({ modelId: 'meta.llama-nothing-v1:0', messages: ASK })));
     expect(unknown).toBeInstanceOf(aws.ResourceNotFoundException);

@@ -15,7 +15,7 @@ import { insertMessagesRoutingEvents } from './encode-routing-event.ts';
 import { createMessagesUsageTap, readMessagesPassthroughResponse } from './read-passthrough.ts';
 import { dropUnverifiableThinking } from './drop-unverifiable-thinking.ts';
 import { BEDROCK_STREAM, bedrockModelIds, isVertexClaudeCount, readBedrockCountPath, readBedrockPath, readVertexClaudePath, vertexModelIds } from './read-path.ts';
-import { unwrapBedrockCount } from './unwrap-bedrock-count.ts';
+import { readBedrockCountConverse, unwrapBedrockCount } from './unwrap-bedrock-count.ts';
 import { shapeCloudBody } from './shape-cloud-body.ts';
 import { bedrockStreamFraming } from './frame-bedrock-stream.ts';
 
@@ -115,6 +115,12 @@ export const messagesFormat = defineFormat({
       readPath: readBedrockCountPath,
       alsoKnownAs: bedrockModelIds,
       unwrap: (body) => pickCounted(unwrapBedrockCount(body), MESSAGES_COUNTED),
+      // `input.converse`: a Converse body, decoded by the bedrock plugin's format when a provider uses the plugin.
+      otherFormat: {
+        format: 'bedrock-converse',
+        read: readBedrockCountConverse,
+        missing: 'input.converse: a Converse body is counted once a provider uses the bedrock plugin (it brings the Converse format); without one, send input.invokeModel with the InvokeModel body',
+      },
       encode: (tokens) => ({ inputTokens: tokens }),
       requestIdHeader: 'x-amzn-requestid',
       awsErrors: true,

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
-import { validationError } from '../../errors/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
 import { inlineStoredFiles } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
@@ -42,7 +42,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     if (passing instanceof Promise) await passing;
     const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     let { body } = read instanceof Promise ? await read : read;
-    if (wrapped) body = wrapped.unwrap(body);
+    if (wrapped) body = unwrapCount(wrapped, face, body, pathModel ?? 'count');
     checkInferenceBounds(body);
     // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
     const files = format.storedFiles?.find(body) ?? [];
@@ -64,6 +64,21 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     setResponseHeader(event, 'x-gateway-token-count', upstream === undefined ? 'local' : 'upstream');
     return json(event, wrapped ? wrapped.encode(tokens) : face.encode(tokens, { upstream: upstream?.answer, request }));
   };
+}
+
+/**
+ * A wrapped count's body as the face counts it: its own, unwrapped; or another format's (Bedrock's
+ * `input.converse`) decoded by that format's codec, found in the registry (a plugin's format:
+ * core names no plugin), and written as the face's body for the same request (`bodyFor`, as a
+ * converted count is), so it is counted as the face's own bodies are, upstream or locally.
+ */
+function unwrapCount(wrapped: WrappedCount, face: CountTokensFace, body: Record<string, unknown>, model: string): Record<string, unknown> {
+  const other = wrapped.otherFormat;
+  const held = other?.read(body);
+  if (!other || held === undefined) return wrapped.unwrap(body);
+  const format = findFormat(other.format);
+  if (!format || !face.bodyFor) throw new GatewayError('bad_request', other.missing);
+  return face.bodyFor(format.codec.decodeRequest(held, { model, stream: false }), model);
 }
 
 /** The format a candidate's counter is asked in: the client's when the candidate speaks it, else the first of its formats with a counter body for a converted count. */
