@@ -92,7 +92,12 @@ export function encodeConverseError(error: GatewayError, ids: RequestIds): Recor
   return { ...buildErrorEnvelope(error, ids), message: error.message, __type: awsExceptionOf(error.status) };
 }
 
-/** A mid-stream error as Bedrock sends it: an exception message. */
+/**
+ * A mid-stream error as Bedrock sends it: an exception message. ModelStreamErrorException carries the
+ * upstream's status and message too (`originalStatusCode`, `originalMessage`), when the gateway knows the status.
+ */
 export function encodeConverseStreamError(error: GatewayError, ids: RequestIds): WireRecord {
-  return exceptionRecord(error.status, { ...buildErrorEnvelope(error, ids), message: error.message });
+  const status = error.details?.upstream_status;
+  const original = streamExceptionOf(error.status) === 'ModelStreamErrorException' && Number.isInteger(status) ? { originalStatusCode: status, originalMessage: error.message } : {};
+  return exceptionRecord(error.status, { ...buildErrorEnvelope(error, ids), message: error.message, ...original });
 }

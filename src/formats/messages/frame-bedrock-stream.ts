@@ -26,6 +26,16 @@ function exceptionOf(error: { type?: unknown; code?: unknown } | undefined): str
   return error?.code === 'provider_error' ? 'modelStreamErrorException' : 'internalServerException';
 }
 
+/**
+ * What Bedrock's modelStreamErrorException says beside its message (the AWS SDK's class has both): the
+ * upstream's status and message, when the gateway knows the status (`details.upstream_status`); a cut
+ * connection has none, and neither does any other exception.
+ */
+function originalOf(exception: string, error: { details?: unknown } | undefined, text: string): string {
+  const status = exception === 'modelStreamErrorException' ? (error?.details as { upstream_status?: unknown } | undefined)?.upstream_status : undefined;
+  return Number.isInteger(status) ? `,"originalStatusCode":${status as number},"originalMessage":${JSON.stringify(text)}` : '';
+}
+
 function readJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -42,14 +52,16 @@ function message(headers: Record<string, { type: 'string'; value: string }>, pay
 /**
  * One record as Bedrock frames it: a `chunk` event, the record's JSON in `bytes`; Anthropic's
  * `error` event as the exception Bedrock sends when a stream fails (its `message` what AWS SDKs
- * read; the whole error event beside it, in `error_event`).
+ * read, modelStreamErrorException's `originalStatusCode` and `originalMessage` where known; the
+ * whole error event beside it, in `error_event`).
  */
 export function encodeBedrockRecord(record: WireRecord): Buffer {
   if (record.event === 'error') {
-    const event = readJson(record.data) as { error?: { type?: unknown; code?: unknown; message?: unknown } } | undefined;
+    const event = readJson(record.data) as { error?: { type?: unknown; code?: unknown; message?: unknown; details?: unknown } } | undefined;
     const text = typeof event?.error?.message === 'string' ? event.error.message : 'The stream failed.';
-    const headers = { ':exception-type': { type: 'string', value: exceptionOf(event?.error) }, ':content-type': CHUNK_HEADERS[':content-type'], ':message-type': { type: 'string', value: 'exception' } } as const;
-    return message(headers, `{"message":${JSON.stringify(text)},"error_event":${event ? record.data : 'null'}}`);
+    const exception = exceptionOf(event?.error);
+    const headers = { ':exception-type': { type: 'string', value: exception }, ':content-type': CHUNK_HEADERS[':content-type'], ':message-type': { type: 'string', value: 'exception' } } as const;
+    return message(headers, `{"message":${JSON.stringify(text)}${originalOf(exception, event?.error, text)},"error_event":${event ? record.data : 'null'}}`);
   }
   return message(CHUNK_HEADERS, `{"bytes":"${Buffer.from(record.data, 'utf8').toString('base64')}"}`);
 }

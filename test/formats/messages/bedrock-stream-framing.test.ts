@@ -69,6 +69,20 @@ describe("the Messages face's Bedrock event-stream framing", () => {
     expect(JSON.parse(message.payload)).toEqual({ message: 'Try later.', error_event: JSON.parse(data) });
   });
 
+  // Real Bedrock's modelStreamErrorException carries the model's status and message beside its own (originalStatusCode,
+  // originalMessage, which the AWS SDK's ModelStreamErrorException class has): where the gateway knows the upstream's status.
+  it("writes a provider_error with the upstream's status as modelStreamErrorException with originalStatusCode and originalMessage; a cut has none", () => {
+    const failed = JSON.stringify({ type: 'error', error: { type: 'api_error', code: 'provider_error', message: "The provider 'a' failed: boom", details: { provider: 'a', upstream_status: 500 } } });
+    const cut = JSON.stringify({ type: 'error', error: { type: 'api_error', code: 'provider_error', message: 'The connection to the provider failed.' } });
+    const [withStatus, withNone] = decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data: failed }, { event: 'error', data: cut }])));
+    expect(withStatus.headers[':exception-type']).toBe('modelStreamErrorException');
+    expect(JSON.parse(withStatus.payload)).toEqual({ message: "The provider 'a' failed: boom", originalStatusCode: 500, originalMessage: "The provider 'a' failed: boom", error_event: JSON.parse(failed) });
+    expect(JSON.parse(withNone.payload)).toEqual({ message: 'The connection to the provider failed.', error_event: JSON.parse(cut) });
+    // Only that exception has the fields: an upstream's 429 is throttlingException, as before.
+    const throttled = JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Slow', details: { upstream_status: 429 } } });
+    expect(JSON.parse(decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data: throttled }])))[0].payload)).toEqual({ message: 'Slow', error_event: JSON.parse(throttled) });
+  });
+
   it('reads what it wrote back at any split: 1, 7, 64 bytes, whole', () => {
     const bytes = Buffer.from(framing.createWriter().write(RECORDS));
     for (const size of [1, 7, 64, bytes.length]) expect(readInPieces(bytes, size)).toEqual(RECORDS);

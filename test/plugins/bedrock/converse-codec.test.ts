@@ -5,7 +5,7 @@
 // and cache usage; a stream with two toolUse blocks framed as event-stream at several cuts.
 import { describe, expect, it } from 'vitest';
 import { converseCodec, converseFormat } from '../../../plugins/bedrock/converse/index.ts';
-import type { ContentPart, StreamPart, WireRecord } from '../../../src/plugin-kit/index.ts';
+import { GatewayError, type ContentPart, type StreamPart, type WireRecord } from '../../../src/plugin-kit/index.ts';
 import { decodeStream, readStream } from '../../formats/format.case.ts';
 import { readJsonFixture, STREAM_IDS } from '../../formats/stream-helpers.ts';
 
@@ -167,5 +167,19 @@ describe('bedrock-converse stream codec (recorded ConverseStream with two toolUs
     for (const record of readFramed(events, 4096)) tap.push(record);
     expect(tap.info).toEqual({ usage: { inputTokens: 1727, outputTokens: 112, cacheReadTokens: 1200, cacheWriteTokens: 500 }, finishReason: 'tool_use' });
     expect(converseFormat.terminal!(readFramed(events, 4096).at(-1)!)).toBe('complete');
+  });
+
+  // Real Bedrock's ModelStreamErrorException carries the model's status and message (originalStatusCode, originalMessage):
+  // where the gateway knows the upstream's status. A timeout part-way is that exception in ConverseStream.
+  it("ends a stream in ModelStreamErrorException with originalStatusCode and originalMessage when the upstream's status is known", () => {
+    const timedOut = new GatewayError('provider_timeout', "The provider 'a' timed out: upstream 504", { details: { provider: 'a', upstream_status: 504 } });
+    const record = converseCodec.encodeStreamError(timedOut, STREAM_IDS);
+    expect(record.event).toBe('exception:modelStreamErrorException');
+    expect(JSON.parse(record.data)).toMatchObject({ message: timedOut.message, originalStatusCode: 504, originalMessage: timedOut.message });
+    // The gateway's own idle timeout: no upstream status, so neither field.
+    const idle = JSON.parse(converseCodec.encodeStreamError(new GatewayError('provider_timeout', 'The provider went quiet.'), STREAM_IDS).data);
+    expect(idle.message).toBe('The provider went quiet.');
+    expect(idle).not.toHaveProperty('originalStatusCode');
+    expect(idle).not.toHaveProperty('originalMessage');
   });
 });
