@@ -32,19 +32,29 @@ export function suggestBaseUrl(method: string, path: string, origin: string, kno
   return undefined;
 }
 
-/** Routes a built-in plugin brings (its wire format's), which an unknown path may be for: what to configure. */
-const PLUGIN_ROUTES: ReadonlyArray<{ method: string; pattern: RegExp; hint: string }> = [
+/** A route a built-in plugin brings (its wire format's), which an unknown path may be for. */
+export interface PluginRoute {
+  method: string;
+  pattern: RegExp;
+  /** What to configure. */
+  hint: string;
+  /** Its clients are AWS SDKs: the 404 carries `x-amzn-errortype` and a top-level `message`, as the route's own errors would (RouteDef.awsErrors). */
+  awsErrors?: true;
+}
+
+const PLUGIN_ROUTES: readonly PluginRoute[] = [
   {
     method: 'POST',
     pattern: /^\/model\/[^/]+\/converse(-stream)?$/,
     // No apostrophe: the error's bound cuts a '…' quote, and one would pair with the next.
     hint: 'The Bedrock Converse routes come with the bedrock plugin: add a provider with plugin "bedrock" (any model then answers them); InvokeModel (/model/{id}/invoke) needs none.',
+    awsErrors: true,
   },
 ];
 
-/** What to configure for a path a built-in plugin's routes serve once a provider uses it; undefined for any other path. */
-export function hintPluginRoute(method: string, path: string): string | undefined {
-  return PLUGIN_ROUTES.find((route) => route.method === method && route.pattern.test(path))?.hint;
+/** The built-in plugin's route a path is, served once a provider uses the plugin; undefined for any other path. */
+export function pluginRouteOf(method: string, path: string): PluginRoute | undefined {
+  return PLUGIN_ROUTES.find((route) => route.method === method && route.pattern.test(path));
 }
 
 const NO_ROUTE = Symbol.for('gateway.server.noRoute');

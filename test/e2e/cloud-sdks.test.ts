@@ -277,6 +277,15 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       expect(counted.message).toContain('claude-nothing');
     });
 
+    // No provider uses the bedrock plugin here, so Converse's routes do not exist: the 404 still names its exception for the AWS SDK.
+    it("Converse and ConverseStream with no bedrock provider are the SDK's ResourceNotFoundException with the gateway's words (before: UnknownError)", async () => {
+      for (const command of [aws.ConverseCommand, aws.ConverseStreamCommand]) {
+        const missing = await runtime().send(new command({ modelId: 'oc/gpt-4o-mini', messages: [{ role: 'user', content: [{ text: 'Say hi' }] }] })).catch((error: unknown) => error);
+        expect(missing).toBeInstanceOf(aws.ResourceNotFoundException);
+        expect(missing).toMatchObject({ message: expect.stringContaining('add a provider with plugin "bedrock"'), $metadata: { httpStatusCode: 404, requestId: expect.stringMatching(/^req_/) } });
+      }
+    });
+
     // InvokeModelWithResponseStream's event union: chunk and six exceptions, each its own class (any other name is a bare Error).
     it.each(FAULT_CASES)('InvokeModelWithResponseStream on faulty/%s, failing after its first text: the chunks, then the SDK raises %s', async (model, exception, said) => {
       for (const client of [runtime(), runtime(gw.key, true)]) {

@@ -46,9 +46,14 @@ describe('h3 app in-process', () => {
         body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }),
       });
       expect(res.status).toBe(404);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+      // The AWS SDKs read the exception's name from this header and its words from a top-level message.
+      expect(res.headers.get('x-amzn-errortype')).toBe('ResourceNotFoundException');
+      expect(res.headers.get('x-amzn-requestid')).toMatch(/^req_/);
+      const body = (await res.json()) as { message: string; error: { message: string } };
+      expect(body.error.message).toBe(
         `No route for POST /model/mock%2Fecho/${action}. The Bedrock Converse routes come with the bedrock plugin: add a provider with plugin "bedrock" (any model then answers them); InvokeModel (/model/{id}/invoke) needs none.`,
       );
+      expect(body.message).toBe(body.error.message);
     }
   });
 
