@@ -33,14 +33,18 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     await ensureTestClients();
     bedrock = await startFakeBedrock({ region: 'us-east-1', apiKeys: [BEDROCK_API_KEY] });
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: (names) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined), finalText: 'Sunny in Paris.' });
-    // A Chat upstream that sends one chunk, then nothing: the gateway's idle timeout ends the stream part-way.
-    stalling = await startFakeUpstream(() => ({ sse: chatSse([{ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-slow', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] }], false), stall: true }));
+    // A Chat upstream that sends one chunk, then nothing (the gateway's idle timeout ends the stream part-way), or for gpt-cut cuts the connection.
+    stalling = await startFakeUpstream((request) => ({
+      sse: chatSse([{ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-slow', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] }], false),
+      // 20 ms before the cut, so the chunk reaches the client first.
+      ...(request.json?.model === 'gpt-cut' ? { reset: true, delayMs: 20 } : { stall: true }),
+    }));
     gw = await spawnGateway({
       config: {
         providers: {
           bedrock: { plugin: 'bedrock', baseURL: bedrock.url, region: 'us-east-1', apiKey: BEDROCK_API_KEY, models: [LLAMA] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          slow: { plugin: 'openai', baseURL: `${stalling.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-slow'], timeouts: { idle: 300 } },
+          slow: { plugin: 'openai', baseURL: `${stalling.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-slow', 'gpt-cut'], timeouts: { idle: 300 } },
         },
       },
     });
@@ -148,7 +152,7 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     expect(invalid.message).toMatch(/role/);
   });
 
-  it("a stream that fails part-way raises the SDK's exception class: Bedrock's own throttle passed through, the gateway's idle timeout on a converted stream", async () => {
+  it("a stream that fails part-way raises the SDK's exception class: Bedrock's own throttle passed through, the gateway's idle timeout and a cut connection on a converted stream", async () => {
     bedrock.faults.exceptionAfter = { index: 2, name: 'throttlingException', message: 'Too many tokens, please wait.' };
     const throttled = await withToken().send(new aws.ConverseStreamCommand({ modelId: MODELS[0][0], messages: ASK }));
     const thrown = await failure(events(throttled));
@@ -163,6 +167,15 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     // ConverseStream's exceptions are five (internalServer, modelStreamError, validation, throttling, serviceUnavailable): a timeout is the stream's error.
     expect(timedOut).toBeInstanceOf(aws.ModelStreamErrorException);
     expect(timedOut.message).toBe('The provider did not answer in time.');
+    // The connection to the provider cut part-way (provider_error) is the model's stream failing too, as InvokeModelWithResponseStream ends it.
+    const cut = await withToken().send(new aws.ConverseStreamCommand({ modelId: 'slow/gpt-cut', messages: ASK }));
+    const beforeCut: Json[] = [];
+    const broken = await failure((async () => {
+      for await (const event of cut.stream) beforeCut.push(event);
+    })());
+    expect(textOf(beforeCut)).toBe('Hel');
+    expect(broken).toBeInstanceOf(aws.ModelStreamErrorException);
+    expect(broken.message).toMatch(/connection to the provider failed/);
   });
 
   describe('the key as the AWS access key id (SigV4, any secret)', () => {

@@ -69,21 +69,25 @@ export function streamErrorOf(record: WireRecord): StreamError {
   return { code: known?.code ?? 'provider_error', status: known?.status ?? 502, message: decoded.message };
 }
 
+/** What picks a stream's exception: the error's status and the gateway's code. */
+type StreamFault = { status: number; code?: string };
+
 /**
  * The exception a ConverseStream ends in: one of the five its event union names, since the AWS
  * SDKs raise any other as a bare error named in lower camel case whose message is the payload's
- * JSON. A timeout part-way is the stream's error; other client faults are the request's.
+ * JSON. A timeout part-way and a broken connection to the provider (the gateway's `provider_error`,
+ * as InvokeModelWithResponseStream ends it) are the stream's error; other client faults are the request's.
  */
-function streamExceptionOf(status: number): string {
+function streamExceptionOf({ status, code }: StreamFault): string {
   if (status === 429) return 'ThrottlingException';
   if (status === 503) return 'ServiceUnavailableException';
-  if (status === 504 || status === 408) return 'ModelStreamErrorException';
+  if (status === 504 || status === 408 || code === 'provider_error') return 'ModelStreamErrorException';
   return status >= 500 ? 'InternalServerException' : 'ValidationException';
 }
 
 /** The exception record of a stream error (its event is the exception's name, lower camel case, as Bedrock frames it). */
-export function exceptionRecord(status: number, payload: Record<string, unknown>): WireRecord {
-  const name = streamExceptionOf(status);
+export function exceptionRecord(fault: StreamFault, payload: Record<string, unknown>): WireRecord {
+  const name = streamExceptionOf(fault);
   return { event: `${EXCEPTION}${name[0].toLowerCase()}${name.slice(1)}`, data: JSON.stringify(payload) };
 }
 
@@ -98,6 +102,6 @@ export function encodeConverseError(error: GatewayError, ids: RequestIds): Recor
  */
 export function encodeConverseStreamError(error: GatewayError, ids: RequestIds): WireRecord {
   const status = error.details?.upstream_status;
-  const original = streamExceptionOf(error.status) === 'ModelStreamErrorException' && Number.isInteger(status) ? { originalStatusCode: status, originalMessage: error.message } : {};
-  return exceptionRecord(error.status, { ...buildErrorEnvelope(error, ids), message: error.message, ...original });
+  const original = streamExceptionOf(error) === 'ModelStreamErrorException' && Number.isInteger(status) ? { originalStatusCode: status, originalMessage: error.message } : {};
+  return exceptionRecord(error, { ...buildErrorEnvelope(error, ids), message: error.message, ...original });
 }

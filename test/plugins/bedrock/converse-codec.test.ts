@@ -182,4 +182,15 @@ describe('bedrock-converse stream codec (recorded ConverseStream with two toolUs
     expect(idle).not.toHaveProperty('originalStatusCode');
     expect(idle).not.toHaveProperty('originalMessage');
   });
+
+  // As InvokeModelWithResponseStream's framing (0a25950): a broken connection to the provider is the model's stream failing.
+  it('ends a stream whose connection to the provider broke (provider_error) in ModelStreamErrorException, encoded or converted', () => {
+    const cut = new GatewayError('provider_error', 'The connection to the provider failed.');
+    expect(converseCodec.encodeStreamError(cut, STREAM_IDS).event).toBe('exception:modelStreamErrorException');
+    const encoder = converseCodec.createStreamEncoder(converseCodec.decodeRequest({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }, { model: MODEL, stream: true }), STREAM_IDS);
+    const records = encoder.encode({ type: 'error', error: { code: 'provider_error', status: 502, message: cut.message } } as StreamPart);
+    expect(records.map((r) => r.event)).toEqual(['exception:modelStreamErrorException']);
+    // Any other 5xx is still InternalServerException.
+    expect(converseCodec.encodeStreamError(new GatewayError('internal_error', 'Oops.'), STREAM_IDS).event).toBe('exception:internalServerException');
+  });
 });
