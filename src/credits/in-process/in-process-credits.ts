@@ -51,6 +51,8 @@ export class InProcessCredits implements CreditsPort {
    */
   private readonly openRuns = new Map<string, number>();
   private readonly billedRuns = new Map<string, BilledRun>();
+  /** Runs of a request id waiting for a billed run's line: it is remembered until they are done (one of them may take the charge over). */
+  private readonly waitingRuns = new Map<string, number>();
 
   constructor(private readonly o: InProcessCreditsOptions) {
     this.book = o.book;
@@ -113,16 +115,25 @@ export class InProcessCredits implements CreditsPort {
     const line = input.entry as NewLedgerEntry;
     line.charged_credits = 0;
     const charge: SettledCharge = { cost: line.cost_credits, charged: 0, held: reservation.credits };
+    const requestId = reservation.requestId!;
     if (!billed.written) {
       this.book.release(reservation);
+      this.forgetBilled(requestId);
       return { charge };
     }
+    this.waitingRuns.set(requestId, (this.waitingRuns.get(requestId) ?? 0) + 1);
     const recorded = billed.written.then(
-      () => this.book.release(reservation),
       () => {
-        // (The failed run's notRecorded ran first and forgot it; a run that took its place since is waited for in turn.)
-        const again = this.billedRuns.get(reservation.requestId!);
-        const settled = again ? this.settledBefore(again, input, reservation) : this.charge(input, reservation, this.markBilled(reservation.requestId!));
+        this.waited(requestId);
+        this.book.release(reservation);
+        this.forgetBilled(requestId);
+      },
+      () => {
+        this.waited(requestId);
+        // (The failed run's notRecorded ran first and forgot it; a run that took its place since is waited for in turn,
+        // or, its line written at once, remembered until no run of the id waits.)
+        const again = this.billedRuns.get(requestId);
+        const settled = again ? this.settledBefore(again, input, reservation) : this.charge(input, reservation, this.markBilled(requestId));
         Object.assign(charge, settled.charge);
         return settled.recorded;
       },
@@ -137,10 +148,22 @@ export class InProcessCredits implements CreditsPort {
     return billed;
   }
 
-  /** Forgets a billed run once its line is written and no run of its request id is open. */
+  /** Forgets a billed run once its line is written and no run of its request id is open or waits for it. */
   private billedWritten(requestId: string, billed: BilledRun): void {
     billed.written = undefined;
-    if (this.billedRuns.get(requestId) === billed && !this.openRuns.has(requestId)) this.billedRuns.delete(requestId);
+    if (this.billedRuns.get(requestId) === billed) this.forgetBilled(requestId);
+  }
+
+  /** Forgets the billed run of a request id once its line is written and no run of the id is open or waiting. */
+  private forgetBilled(requestId: string): void {
+    if (this.billedRuns.get(requestId)?.written || this.openRuns.has(requestId) || this.waitingRuns.has(requestId)) return;
+    this.billedRuns.delete(requestId);
+  }
+
+  private waited(requestId: string): void {
+    const waiting = (this.waitingRuns.get(requestId) ?? 1) - 1;
+    if (waiting > 0) this.waitingRuns.set(requestId, waiting);
+    else this.waitingRuns.delete(requestId);
   }
 
   private charge(input: SettleInput, reservation: Reservation | undefined, billed: BilledRun | undefined): Settled {
