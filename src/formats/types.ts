@@ -460,9 +460,10 @@ export interface WrappedCount {
    * A body of another format the wrap may hold instead (Bedrock's `input.converse`, a Converse body,
    * the bedrock plugin's format): `read` finds it (undefined: not there), and when that format is
    * registered its codec decodes it and it is counted as the face's own body for that request (its
-   * `bodyFor`). Without the format: a 400 saying `missing`.
+   * `bodyFor`). Without the format: a 400 saying `missing`. `at` is where the wrap holds it
+   * (`input.converse`): the fields the codec's errors name are put under it.
    */
-  otherFormat?: { format: string; read(body: Record<string, unknown>): Record<string, unknown> | undefined; missing: string };
+  otherFormat?: { format: string; read(body: Record<string, unknown>): Record<string, unknown> | undefined; missing: string; at: string };
   /** The count → the cloud's answer. */
   encode(tokens: number): Record<string, unknown>;
   /** A response header the cloud's SDKs read the request id from, sent beside the format's `requestIdHeader`. */

@@ -137,7 +137,11 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     expect(converse).toBe(await count({ invokeModel: { body: new TextEncoder().encode(JSON.stringify(invoked)) } }));
     const invalid = await failure(withToken().send(new aws.CountTokensCommand({ modelId, input: { converse: { messages: [{ role: 'system', content: [{ text: 'hi' }] }] } } })));
     expect(invalid).toBeInstanceOf(aws.ValidationException);
-    expect(invalid.message).toMatch(/role/);
+    // The field as the CountTokens body has it, not as a Converse body would.
+    expect(invalid.message).toBe("input.converse.messages[0].role: must be 'user' or 'assistant'");
+    expect(invalid.error).toMatchObject({ param: 'input.converse.messages[0].role' });
+    const noMessages = await failure(withToken().send(new aws.CountTokensCommand({ modelId, input: { converse: { system: [{ text: 'Be brief.' }] } } })));
+    expect(noMessages.message).toBe('input.converse.messages: required, a list of messages');
   });
 
   it("failures are the SDK's own exception classes: unknown model, wrong key, invalid body", async () => {

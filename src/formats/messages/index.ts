@@ -119,6 +119,7 @@ export const messagesFormat = defineFormat({
       otherFormat: {
         format: 'bedrock-converse',
         read: readBedrockCountConverse,
+        at: 'input.converse',
         missing: 'input.converse: a Converse body is counted once a provider uses the bedrock plugin (it brings the Converse format); without one, send input.invokeModel with the InvokeModel body',
       },
       encode: (tokens) => ({ inputTokens: tokens }),
