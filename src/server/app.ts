@@ -9,7 +9,7 @@ import { databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
-import { isNoRoute, pluginRouteOf, suggestBaseUrl } from './hint-base-url.ts';
+import { isAwsClientPath, isNoRoute, pluginRouteOf, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
@@ -155,13 +155,13 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico), recorded as `/` (operators' traffic).
   const page = wrap(dashboard.sendPage, undefined, deps, '/');
   const unmatched = wrap(answerUnknown, undefined, deps, 'unmatched');
-  // A plugin's route no provider brings (Bedrock's Converse): its SDK's error header and request id header all the same.
+  // A Bedrock Runtime path the gateway does not serve (Converse with no bedrock provider, ApplyGuardrail, a typo): the AWS SDK's error and request id headers all the same.
   const unmatchedAws = wrap(answerUnknown, undefined, deps, 'unmatched', undefined, { requestIdHeader: 'x-amzn-requestid', awsErrors: true });
   app.all('/**', (event) => {
     const path = event.url.pathname;
+    if (isAwsClientPath(path)) return unmatchedAws(event);
     const read = event.req.method === 'GET' || event.req.method === 'HEAD';
-    if (read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path)) return page(event);
-    return pluginRouteOf(event.req.method, path)?.awsErrors ? unmatchedAws(event) : unmatched(event);
+    return read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path) ? page(event) : unmatched(event);
   });
   return app;
 }

@@ -286,6 +286,24 @@ describe('the Anthropic Vertex and Bedrock SDKs through the gateway', () => {
       }
     });
 
+    // The gateway serves no other Bedrock-runtime operation: each is the 404 the SDK names, not UnknownError; a typo under /model/ too.
+    it("ApplyGuardrail, the async invokes and a typo under /model/ are the SDK's ResourceNotFoundException (before: UnknownError)", async () => {
+      const commands = [
+        new aws.ApplyGuardrailCommand({ guardrailIdentifier: 'gr1', guardrailVersion: '1', source: 'INPUT', content: [{ text: { text: 'hi' } }] }),
+        new aws.StartAsyncInvokeCommand({ modelId: 'oc/gpt-4o-mini', modelInput: {}, outputDataConfig: { s3OutputDataConfig: { s3Uri: 's3://b/o' } } }),
+        new aws.GetAsyncInvokeCommand({ invocationArn: 'arn1' }),
+      ];
+      for (const command of commands) {
+        const missing = await runtime().send(command as never).catch((error: unknown) => error);
+        expect(missing).toBeInstanceOf(aws.ResourceNotFoundException);
+        expect(missing).toMatchObject({ message: expect.stringContaining('No route for'), $metadata: { httpStatusCode: 404, requestId: expect.stringMatching(/^req_/) } });
+      }
+      const typo = await fetch(`${gw.url}/model/oc%2Fgpt-4o-mini/invok`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: '{}' });
+      expect(typo.status).toBe(404);
+      expect(typo.headers.get('x-amzn-errortype')).toBe('ResourceNotFoundException');
+      expect(await typo.json()).toMatchObject({ message: 'No route for POST /model/oc%2Fgpt-4o-mini/invok.', error: { code: 'not_found' } });
+    });
+
     // InvokeModelWithResponseStream's event union: chunk and six exceptions, each its own class (any other name is a bare Error).
     it.each(FAULT_CASES)('InvokeModelWithResponseStream on faulty/%s, failing after its first text: the chunks, then the SDK raises %s', async (model, exception, said) => {
       for (const client of [runtime(), runtime(gw.key, true)]) {

@@ -57,6 +57,19 @@ describe('h3 app in-process', () => {
     }
   });
 
+  it("answers any Bedrock Runtime path it does not serve as the AWS SDK reads it, GETs too (not the dashboard's page)", async () => {
+    for (const [method, url] of [['POST', '/guardrail/gr1/version/1/apply'], ['POST', '/model/mock%2Fecho/invok'], ['GET', '/async-invoke/arn1'], ['GET', '/model/mock%2Fecho/invoke']]) {
+      const res = await gateway.app.request(url, { method, headers: { authorization: `Bearer ${key}` } });
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('x-amzn-errortype')).toBe(method === 'GET' && url.endsWith('/invoke') ? 'ValidationException' : 'ResourceNotFoundException');
+      expect(res.headers.get('x-amzn-requestid')).toMatch(/^req_/);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^(No route for|Method GET is not allowed)/);
+    }
+    const other = await gateway.app.request('/models-typo', { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect(other.status).toBe(404);
+    expect(other.headers.get('x-amzn-errortype')).toBeNull();
+  });
+
   it('streams through a web ReadableStream when there is no Node response', async () => {
     const res = await gateway.app.request('/v1/chat/completions', {
       method: 'POST',
