@@ -93,6 +93,9 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     expect(text).toBe('Hello from Chat.');
     expect((await root.models.countTokens({ model: 'gemini-2.5-flash', contents: 'Count these words' })).totalTokens).toBeGreaterThan(0);
     expect((await root.models.get({ model: 'oc/gpt-4o' })).name).toBe('publishers/google/models/oc/gpt-4o');
+    const listed: string[] = [];
+    for await (const model of await root.models.list()) listed.push(model.name!);
+    expect(listed).toEqual(expect.arrayContaining(['publishers/google/models/google/gemini-2.5-flash', 'publishers/google/models/oc/gpt-4o']));
     const embedded = await root.models.embedContent({ model: 'mock/embed', contents: 'first text', config: { outputDimensionality: 8 } });
     expect(embedded.embeddings?.[0].values).toHaveLength(8);
     const express = vertex({}, '');
@@ -103,6 +106,7 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
       `${project}/oc/models/gpt-4o:streamGenerateContent?alt=sse`,
       `${project}/google/models/gemini-2.5-flash:countTokens`,
       `${project}/oc/models/gpt-4o`,
+      `${gw.url}/publishers/google/models`,
       `${project}/mock/models/embed:predict`,
       `${gw.url}/publishers/oc/models/gpt-4o:generateContent`,
     ]);
