@@ -192,7 +192,8 @@ export class PostgresCreditsRepo implements CreditsRepo {
   }
 
   async flush(items: readonly FlushItem[], enforce: boolean): Promise<SettleOutcome[]> {
-    // holder '' for none: gw_settle reads a missing one as a flush of a version before it (any hold of the request).
+    // holder '' when the line has no hold of its own; a missing holder (null) is what an instance before migration 16 sends,
+    // which gw_settle reads as 'any hold of the request', so it is never left out here.
     const payload = items.map((i) => ({ entry: dbEntry(i.entry), lease: i.lease, holder: i.holder ?? '', day: i.periods.day, week: i.periods.week, month: i.periods.month }));
     const { rows } = await this.pool
       .query<{ request_id: string; inserted: boolean; charged: number; seq: number | null }>({
