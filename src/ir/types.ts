@@ -411,6 +411,11 @@ export interface StreamError {
   param?: string;
   /** The upstream said the gateway's account with it is out of credit (OpenAI's `insufficient_quota`): no wait mends it. */
   quotaExhausted?: true;
+  /**
+   * The HTTP status the upstream named for the failure (Gemini's `error.code`, Bedrock's `originalStatusCode`, the
+   * status of an answer that broke the stream), when it named one (the client's `error.details.upstream_status`).
+   */
+  upstreamStatus?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { GatewayError, toGatewayError, type RequestIds, isGatewayError } from '../errors/index.ts';
 import { framingOf, getFormat, type FormatCodec, type FrameReader, type FrameWriter, type PassthroughRules, type RewriteContext, type StreamDecoder, type StreamEncoder, type UsageTap, type WireRecord as SseRecord } from '../formats/index.ts';
 import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '../ir/index.ts';
-import { classifyUpstreamError, mapTransportError } from '../upstream/index.ts';
+import { classifyUpstreamError, isUpstreamHttpError, mapTransportError, upstreamError } from '../upstream/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
@@ -251,16 +251,28 @@ export class RecordRelay {
       return undefined;
     }
     const relayFailure = error instanceof StreamFailure ? error : undefined;
-    const failure = relayFailure?.failure ?? (isGatewayError(error) ? error : error instanceof RangeError ? tooLargeToRelay(error) : mapTransportError(error, options.upstream.watch));
+    const failure = relayFailure?.failure ?? (isGatewayError(error) ? error : error instanceof RangeError ? tooLargeToRelay(error) : isUpstreamHttpError(error) ? this.answeredError(error) : mapTransportError(error, options.upstream.watch));
     this.failure = failure;
     const records = this.recordsBefore(relayFailure);
     if (this.encoder) {
-      for (const record of this.encoder.encode({ type: 'error', error: { code: failure.code, message: failure.message, status: failure.status } })) records.push(record);
+      const status = failure.details?.upstream_status;
+      const part: StreamPart = { type: 'error', error: { code: failure.code, message: failure.message, status: failure.status, ...(typeof status === 'number' ? { upstreamStatus: status } : {}) } };
+      for (const record of this.encoder.encode(part)) records.push(record);
     } else if (this.clientCodec.encodeStreamFailure) {
       for (const record of this.clientCodec.encodeStreamFailure(toGatewayError(failure), options.ids, this.tap)) records.push(record);
     } else records.push(this.clientCodec.encodeStreamError(toGatewayError(failure), options.ids, this.tap));
     this.finish();
     return joined(this.frame(records), this.writer.end());
+  }
+
+  /**
+   * The upstream's body broke on an error answer (a plugin's stream that made a further call and
+   * got a non-2xx, its UpstreamHttpError): classified as any error answer, its status kept
+   * (`details.upstream_status`, a Bedrock client's `originalStatusCode`), not a cut connection.
+   */
+  private answeredError(error: { status: number; body: unknown; headers: Record<string, string | string[] | undefined> }): GatewayError {
+    const said = getFormat(this.options.upstreamFormat).codec.decodeError(error.status, error.body);
+    return upstreamError(this.options.providerId, { ...said, status: error.status, headers: error.headers, phase: 'mid-stream' });
   }
 
   private finish(): void {

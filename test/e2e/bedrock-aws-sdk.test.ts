@@ -24,6 +24,7 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
   let bedrock: FakeBedrock;
   let chat: StrictFake;
   let stalling: FakeUpstream;
+  let gemini: FakeUpstream;
   let gw: SpawnedGateway;
   let key: string;
   let aws: any;
@@ -39,11 +40,21 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
       // 20 ms before the cut, so the chunk reaches the client first.
       ...(request.json?.model === 'gpt-cut' ? { reset: true, delayMs: 20 } : { stall: true }),
     }));
+    // A Gemini upstream whose stream sends one chunk, then Google's error element naming the HTTP status (`code`), as the
+    // Gemini API ends a stream that failed after it began.
+    gemini = await startFakeUpstream(() => ({
+      sse: [
+        `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }], modelVersion: 'gemini-broken' })}\r\n\r\n`,
+        `data: ${JSON.stringify({ error: { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' } })}\r\n\r\n`,
+      ],
+      delayMs: 20,
+    }));
     gw = await spawnGateway({
       config: {
         providers: {
           bedrock: { plugin: 'bedrock', baseURL: bedrock.url, region: 'us-east-1', apiKey: BEDROCK_API_KEY, models: [LLAMA] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          gem: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-broken'] },
           slow: { plugin: 'openai', baseURL: `${stalling.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-slow', 'gpt-cut'], timeouts: { idle: 300 } },
         },
       },
@@ -54,7 +65,7 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [bedrock, chat, stalling]) await fake?.close();
+    for (const fake of [bedrock, chat, stalling, gemini]) await fake?.close();
   });
 
   /** The gateway key as the SDK's Bedrock API key (`Authorization: Bearer`). */
@@ -174,6 +185,33 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
       expect(failed).toBeInstanceOf(aws.ModelStreamErrorException);
       expect(failed.message).toMatch(said);
     }
+  });
+
+  // The upstream named the failure's status (Google's error element, `code: 500`): the SDK's ModelStreamErrorException has
+  // it as originalStatusCode, with originalMessage, on ConverseStream and InvokeModelWithResponseStream alike (both converted).
+  it("a stream that the upstream ends with an error naming its HTTP status raises ModelStreamErrorException with originalStatusCode and originalMessage", async () => {
+    const said = /^An internal error has occurred\. Please retry/;
+    const answer = await withToken().send(new aws.ConverseStreamCommand({ modelId: 'gem/gemini-broken', messages: ASK }));
+    const read: Json[] = [];
+    const failed = await failure((async () => {
+      for await (const event of answer.stream) read.push(event);
+    })());
+    expect(textOf(read)).toBe('Hel');
+    expect(failed).toBeInstanceOf(aws.ModelStreamErrorException);
+    expect(failed).toMatchObject({ name: 'ModelStreamErrorException', originalStatusCode: 500, message: expect.stringMatching(said) });
+    expect(failed.originalMessage).toBe(failed.message);
+
+    const invoked = await withToken().send(
+      new aws.InvokeModelWithResponseStreamCommand({ modelId: 'gem/gemini-broken', contentType: 'application/json', body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] }) }),
+    );
+    const chunks: Json[] = [];
+    const thrown = await failure((async () => {
+      for await (const event of invoked.body) chunks.push(JSON.parse(new TextDecoder().decode(event.chunk.bytes)));
+    })());
+    expect(chunks.filter((e) => e.type === 'content_block_delta').map((e) => e.delta.text).join('')).toBe('Hel');
+    expect(thrown).toBeInstanceOf(aws.ModelStreamErrorException);
+    expect(thrown).toMatchObject({ originalStatusCode: 500, message: expect.stringMatching(said) });
+    expect(thrown.originalMessage).toBe(thrown.message);
   });
 
   describe('the key as the AWS access key id (SigV4, any secret)', () => {

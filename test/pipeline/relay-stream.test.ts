@@ -7,6 +7,7 @@ import type { StreamEnd } from '../../src/pipeline/relay-records.ts';
 import { relayStream } from '../../src/pipeline/relay-stream.ts';
 import type { StreamTarget } from '../../src/pipeline/types.ts';
 import type { ChatRequest, StreamPart } from '../../src/ir/types.ts';
+import { UpstreamHttpError } from '../../src/upstream/index.ts';
 import { watchOf } from '../../src/util/abort.ts';
 import { chatStream, messagesStream } from '../helpers/routing-wire.ts';
 import { FastAbortController } from '../../src/util/abort.ts';
@@ -177,6 +178,20 @@ describe('relayStream pushed into a target', () => {
     t2.close();
     expect(left.upstream.aborted()).toBe(true);
     expect(left.end()).toMatchObject({ aborted: true, estimated: true });
+  });
+
+  // A plugin's stream that makes a further call and gets a non-2xx throws UpstreamHttpError part-way: that is the upstream
+  // answering an error, classified as any error answer and its status kept (a Bedrock client's originalStatusCode), not a cut.
+  it.each(['chat', 'messages'] as const)("a body that breaks on the upstream's error answer (UpstreamHttpError) ends in that error with upstream_status, to a %s client", async (clientFormat) => {
+    const [role, x] = chatStream(['x']);
+    const broken = await relay([role], { clientFormat });
+    const t = target();
+    broken.stream.pushTo(t);
+    broken.body.destroy(new UpstreamHttpError(500, { error: { message: 'The server had an error while processing your request.', type: 'server_error' } }));
+    await t.ended;
+    expect(broken.end()?.failure).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/had an error while processing/), details: { provider: 'p', upstream_status: 500 } });
+    const said = JSON.parse(/data: (\{"(?:type":"error|error)".*)\n\n$/.exec(t.calls.at(-1)!)![1]);
+    expect(said.error).toMatchObject({ code: 'provider_error', details: { upstream_status: 500 } });
   });
 
   it('a cut Responses passthrough ends with an error event, then response.failed, numbered after the last record the client got', async () => {

@@ -21,7 +21,7 @@ class ConverseStreamEncoder implements StreamEncoder {
     this.out = [];
     if (part.type === 'error') {
       this.done = true;
-      this.out.push(exceptionRecord(part.error, { message: part.error.message, code: part.error.code }));
+      this.out.push(exceptionRecord(part.error, { message: part.error.message, code: part.error.code }, part.error.upstreamStatus));
       return this.out;
     }
     if (!this.started) {

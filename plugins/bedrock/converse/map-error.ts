@@ -62,11 +62,19 @@ export function decodeConverseStreamError(record: WireRecord): DecodedUpstreamEr
   return { message: messageOf(parseJson(record.data), name), ...(kind ? { type: kind } : {}) };
 }
 
-/** The IR stream error of an exception record. */
+/** A status an exception names (`originalStatusCode`): an HTTP status, else undefined. */
+function statusOf(value: unknown): number | undefined {
+  return Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599 ? (value as number) : undefined;
+}
+
+/** The IR stream error of an exception record; a ModelStreamErrorException's `originalStatusCode` is the upstream's status. */
 export function streamErrorOf(record: WireRecord): StreamError {
   const decoded = decodeConverseStreamError(record) ?? { message: 'Bedrock reported an error.' };
   const known = decoded.type ? STREAM_ERROR[decoded.type] : undefined;
-  return { code: known?.code ?? 'provider_error', status: known?.status ?? 502, message: decoded.message };
+  const error: StreamError = { code: known?.code ?? 'provider_error', status: known?.status ?? 502, message: decoded.message };
+  const status = statusOf(recordOf(parseJson(record.data)).originalStatusCode);
+  if (status !== undefined) error.upstreamStatus = status;
+  return error;
 }
 
 /** What picks a stream's exception: the error's status and the gateway's code. */
@@ -85,10 +93,16 @@ function streamExceptionOf({ status, code }: StreamFault): string {
   return status >= 500 ? 'InternalServerException' : 'ValidationException';
 }
 
-/** The exception record of a stream error (its event is the exception's name, lower camel case, as Bedrock frames it). */
-export function exceptionRecord(fault: StreamFault, payload: Record<string, unknown>): WireRecord {
+/**
+ * The exception record of a stream error (its event is the exception's name, lower camel case, as Bedrock frames it).
+ * A ModelStreamErrorException carries the upstream's status and message too (`originalStatusCode`, `originalMessage`,
+ * as the AWS SDK's class reads them), when the gateway knows the status; no other exception has them.
+ */
+export function exceptionRecord(fault: StreamFault, payload: { message: string } & Record<string, unknown>, upstreamStatus?: unknown): WireRecord {
   const name = streamExceptionOf(fault);
-  return { event: `${EXCEPTION}${name[0].toLowerCase()}${name.slice(1)}`, data: JSON.stringify(payload) };
+  const status = name === 'ModelStreamErrorException' ? statusOf(upstreamStatus) : undefined;
+  const original = status === undefined ? {} : { originalStatusCode: status, originalMessage: payload.message };
+  return { event: `${EXCEPTION}${name[0].toLowerCase()}${name.slice(1)}`, data: JSON.stringify({ ...payload, ...original }) };
 }
 
 /** The spec envelope plus Bedrock's own `message` and `__type`. */
@@ -96,12 +110,7 @@ export function encodeConverseError(error: GatewayError, ids: RequestIds): Recor
   return { ...buildErrorEnvelope(error, ids), message: error.message, __type: awsExceptionOf(error.status) };
 }
 
-/**
- * A mid-stream error as Bedrock sends it: an exception message. ModelStreamErrorException carries the
- * upstream's status and message too (`originalStatusCode`, `originalMessage`), when the gateway knows the status.
- */
+/** A mid-stream error as Bedrock sends it: an exception message (with the upstream's status where known, see exceptionRecord). */
 export function encodeConverseStreamError(error: GatewayError, ids: RequestIds): WireRecord {
-  const status = error.details?.upstream_status;
-  const original = streamExceptionOf(error) === 'ModelStreamErrorException' && Number.isInteger(status) ? { originalStatusCode: status, originalMessage: error.message } : {};
-  return exceptionRecord(error, { ...buildErrorEnvelope(error, ids), message: error.message, ...original });
+  return exceptionRecord(error, { ...buildErrorEnvelope(error, ids), message: error.message }, error.details?.upstream_status);
 }

@@ -46,7 +46,7 @@ class GeminiStreamDecoder implements StreamDecoder {
       return [];
     }
     if (!isRecord(chunk)) return [];
-    if (isRecord(chunk.error)) return this.fail(record);
+    if (isRecord(chunk.error)) return this.fail(record, chunk.error.code);
     if (!this.started) {
       this.started = true;
       const start: StreamPart = { type: 'start', id: readString(chunk, 'responseId') ?? '', model: readString(chunk, 'modelVersion') ?? '', created: nowSeconds() };
@@ -80,11 +80,14 @@ class GeminiStreamDecoder implements StreamDecoder {
     return this.flush();
   }
 
-  /** An error element (Google's `{"error": {code, message, status}}`): what it says ends the stream; nothing after it is read. */
-  private fail(record: SseRecord): StreamPart[] {
+  /**
+   * An error element (Google's `{"error": {code, message, status}}`): what it says ends the stream; nothing after it
+   * is read. Its `code` is the HTTP status Google gives the failure (a Bedrock client's `originalStatusCode`).
+   */
+  private fail(record: SseRecord, status: unknown): StreamPart[] {
     this.done = true;
     const said = decodeGeminiStreamError(record);
-    this.out.push({ type: 'error', error: streamErrorFromUpstream(said?.type, said?.message ?? '', said?.code) });
+    this.out.push({ type: 'error', error: streamErrorFromUpstream(said?.type, said?.message ?? '', said?.code, undefined, typeof status === 'number' ? status : undefined) });
     return this.flush();
   }
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getFormat } from '../../../src/formats/index.ts';
 import type { WireRecord } from '../../../src/formats/index.ts';
+import { translateStream } from '../stream-helpers.ts';
 import { decodeWire } from './event-stream-wire.ts';
 
 const fixture = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/messages/bedrock-invoke-stream.json'), 'utf8')) as { base64: string; events: Array<Record<string, unknown>> };
@@ -81,6 +82,29 @@ describe("the Messages face's Bedrock event-stream framing", () => {
     // Only that exception has the fields: an upstream's 429 is throttlingException, as before.
     const throttled = JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Slow', details: { upstream_status: 429 } } });
     expect(JSON.parse(decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data: throttled }])))[0].payload)).toEqual({ message: 'Slow', error_event: JSON.parse(throttled) });
+  });
+
+  // End to end through the IR: a Gemini upstream's stream that ends in Google's error element names the status (`code`);
+  // the IR's stream error carries it (upstreamStatus), the Messages encoder's error event says it in details.upstream_status,
+  // and the framing makes it the exception's originalStatusCode. Google's 503 is serviceUnavailableException: no such field.
+  it.each([
+    [500, 'INTERNAL', 'modelStreamErrorException', { originalStatusCode: 500, originalMessage: "The provider's stream failed: Internal error encountered." }],
+    [503, 'UNAVAILABLE', 'serviceUnavailableException', {}],
+  ])("a converted Gemini stream that fails with Google's %i (%s) ends in %s, with originalStatusCode where it is that of the model's stream", (code, status, exception, original) => {
+    const gemini = [
+      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] } }], modelVersion: 'gemini-x' })}\n\n`,
+      `data: ${JSON.stringify({ error: { code, message: "The provider's stream failed: Internal error encountered.", status } })}\n\n`,
+    ].join('');
+    const request = getFormat('messages').codec.decodeRequest({ model: 'g/gemini-x', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] }, { model: 'g/gemini-x', stream: true });
+    const sse = translateStream(getFormat('gemini').codec, getFormat('messages').codec, request, gemini);
+    const records = [...sse.matchAll(/event: (\S+)\ndata: (.*)\n\n/g)].map(([, event, data]) => ({ event, data }));
+    const messages = decodeWire(Buffer.from(framing.createWriter().write(records)));
+    const last = messages.at(-1)!;
+    expect(last.headers[':exception-type']).toBe(exception);
+    const payload = JSON.parse(last.payload);
+    expect(payload).toMatchObject({ message: "The provider's stream failed: Internal error encountered.", ...original });
+    if (!('originalStatusCode' in original)) expect(payload).not.toHaveProperty('originalStatusCode');
+    expect(payload.error_event.error.details).toMatchObject({ upstream_status: code });
   });
 
   it('reads what it wrote back at any split: 1, 7, 64 bytes, whole', () => {

@@ -193,4 +193,22 @@ describe('bedrock-converse stream codec (recorded ConverseStream with two toolUs
     // Any other 5xx is still InternalServerException.
     expect(converseCodec.encodeStreamError(new GatewayError('internal_error', 'Oops.'), STREAM_IDS).event).toBe('exception:internalServerException');
   });
+
+  // The IR's stream error carries the upstream's status (Gemini's error.code, Bedrock's own originalStatusCode): a converted
+  // stream's ModelStreamErrorException says it; the other four exceptions have no such field in the SDK's model.
+  it("a converted stream's error part with the upstream's status ends in ModelStreamErrorException with originalStatusCode and originalMessage", () => {
+    const encoderOf = () => converseCodec.createStreamEncoder(converseCodec.decodeRequest({ messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }, { model: MODEL, stream: true }), STREAM_IDS);
+    const [record] = encoderOf().encode({ type: 'error', error: { code: 'provider_error', status: 502, message: 'Internal error encountered.', upstreamStatus: 500 } });
+    expect(record.event).toBe('exception:modelStreamErrorException');
+    expect(JSON.parse(record.data)).toEqual({ message: 'Internal error encountered.', code: 'provider_error', originalStatusCode: 500, originalMessage: 'Internal error encountered.' });
+    const [overloaded] = encoderOf().encode({ type: 'error', error: { code: 'provider_unavailable', status: 503, message: 'Overloaded.', upstreamStatus: 503 } });
+    expect(overloaded.event).toBe('exception:serviceUnavailableException');
+    expect(JSON.parse(overloaded.data)).toEqual({ message: 'Overloaded.', code: 'provider_unavailable' });
+  });
+
+  it("reads an upstream's ModelStreamErrorException's originalStatusCode into the IR (upstreamStatus); a status that is not one is dropped", () => {
+    const decode = (payload: unknown) => converseCodec.createStreamDecoder().push({ event: 'exception:modelStreamErrorException', data: JSON.stringify(payload) });
+    expect(decode({ message: 'The model failed.', originalStatusCode: 424, originalMessage: 'boom' })).toEqual([{ type: 'error', error: { code: 'provider_error', status: 502, message: 'The model failed.', upstreamStatus: 424 } }]);
+    for (const originalStatusCode of [undefined, 'x', 42, 4240, 500.5]) expect((decode({ message: 'm', originalStatusCode })[0] as { error: object }).error).not.toHaveProperty('upstreamStatus');
+  });
 });
