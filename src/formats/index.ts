@@ -14,6 +14,8 @@ export {
   formatOfPath,
   formatOfClient,
   isFormatClientPath,
+  isCloudPath,
+  missingFormatHint,
   batchEndpoints,
   type BuiltinFormat,
 } from './registry.ts';
@@ -39,6 +41,8 @@ export type {
   ModelListFace,
   CredentialSource,
   ClientSigns,
+  CloudFace,
+  CloudRoutesElsewhere,
   StreamFraming,
   FrameReader,
   FrameWriter,

@@ -3,7 +3,7 @@ import { messagesFormat } from './messages/index.ts';
 import { responsesFormat } from './responses/index.ts';
 import { geminiFormat } from './gemini/index.ts';
 import { completionsFormat } from './completions/index.ts';
-import type { FormatCodec, FormatDefinition, FormatRoute, StreamFraming } from './types.ts';
+import type { CloudFace, FormatCodec, FormatDefinition, FormatRoute, StreamFraming } from './types.ts';
 
 /** The formats the gateway ships with; the next is one folder and its entry here (or a plugin's `wireFormats`). */
 const BUILTIN = [chatFormat, responsesFormat, messagesFormat, geminiFormat, completionsFormat] as const satisfies readonly FormatDefinition[];
@@ -35,6 +35,26 @@ function problemOf(format: FormatDefinition): string | undefined {
     if (route.from === 'path' ? typeof route.readPath !== 'function' : route.from !== 'body') return `format '${format.id}': route ${route.path} reads from 'body' or 'path' (with readPath)`;
     for (const other of registered.values()) {
       if (other.id !== format.id && other.routes.some((r) => r.path === route.path)) return `format '${format.id}': route ${route.path} is already format '${other.id}''s`;
+    }
+  }
+  return cloudProblemOf(format);
+}
+
+/** A path root: `/` and segments, no trailing `/` (CloudFace.paths). */
+const PATH_ROOT = /^(\/[^/]+)+$/;
+
+/** Why a format's `clouds` cannot be taken, or undefined. */
+function cloudProblemOf(format: FormatDefinition): string | undefined {
+  if (format.clouds === undefined) return undefined;
+  if (!Array.isArray(format.clouds)) return `format '${format.id}': clouds is a list`;
+  for (const cloud of format.clouds as readonly CloudFace[]) {
+    if (!Array.isArray(cloud?.paths) || cloud.paths.length === 0 || !cloud.paths.every((root) => typeof root === 'string' && PATH_ROOT.test(root))) {
+      return `format '${format.id}': a cloud's paths are path roots such as '/model' (no trailing '/')`;
+    }
+    for (const other of cloud.otherFormats ?? []) {
+      if (other?.method !== 'POST' || !(other.pattern instanceof RegExp) || typeof other.format !== 'string' || typeof other.missing !== 'string') {
+        return `format '${format.id}': a cloud's otherFormats entry needs format, method POST, a RegExp pattern and missing`;
+      }
     }
   }
   return undefined;
@@ -157,6 +177,25 @@ export function formatOfClient(pathname: string, header: (name: string) => strin
 /** True when a path is under a prefix only one format's SDKs use (an API path, never the dashboard's). */
 export function isFormatClientPath(pathname: string): boolean {
   return formatOfClientPath(pathname) !== undefined;
+}
+
+/** Whether a path is one of a cloud's API (under one of CloudFace.paths: `/model` is `/model` and `/model/…`). */
+export function isCloudPath(cloud: CloudFace, pathname: string): boolean {
+  return cloud.paths.some((root) => pathname.startsWith(root) && (pathname.length === root.length || pathname[root.length] === '/'));
+}
+
+/**
+ * What to configure for a path of a cloud's API that another format serves, while no plugin has
+ * registered that format (CloudFace.otherFormats: Converse with no bedrock provider); else undefined.
+ */
+export function missingFormatHint(method: string, pathname: string): string | undefined {
+  for (const format of registered.values()) {
+    for (const cloud of format.clouds ?? []) {
+      const other = cloud.otherFormats?.find((o) => o.method === method && o.pattern.test(pathname) && !registered.has(o.format));
+      if (other) return other.missing;
+    }
+  }
+  return undefined;
 }
 
 /** The endpoints a batch may run: every route that reads its model from the body (a batch line's `url`). */

@@ -673,6 +673,38 @@ export interface FormatDefinition {
    * `anthropic-version`). A path prefix is never the dashboard's either.
    */
   clients?: ClientSigns;
+  /**
+   * The clouds' APIs some of this format's routes are on (Bedrock Runtime: the Messages face's
+   * InvokeModel and CountTokens), whose SDKs ask the gateway nothing else: a path of one that no
+   * route serves is answered as those SDKs read an error, so they raise their own not-found error.
+   */
+  clouds?: readonly CloudFace[];
+}
+
+/**
+ * A cloud's API a format is served on (FormatDefinition.clouds): its paths, how its SDKs read an
+ * error there, and its routes that another format serves once a plugin brings it.
+ */
+export interface CloudFace {
+  /** The API's path roots, each the API's at that path and below it (`/model`: `/model` and `/model/…`); never the dashboard's. */
+  paths: readonly string[];
+  /** The response header (lowercase) its SDKs read the request id from (the AWS SDKs' `x-amzn-requestid`). */
+  requestIdHeader?: string;
+  /** Its SDKs are the AWS SDKs: an error's `x-amzn-errortype` and top-level `message` go beside the body, as on a path route with `awsErrors`. */
+  awsErrors?: true;
+  /** Its routes that a plugin's format serves (Bedrock's Converse, the bedrock plugin's): what such a path's 404 says while that format is not registered. */
+  otherFormats?: readonly CloudRoutesElsewhere[];
+}
+
+/** Routes of a cloud's API that another format serves (CloudFace.otherFormats). */
+export interface CloudRoutesElsewhere {
+  /** The format that serves them, registered when a provider uses the plugin that brings it. */
+  format: string;
+  method: 'POST';
+  /** The paths, as a RegExp over the request path. */
+  pattern: RegExp;
+  /** What to configure, added to the 404 of such a path while `format` is not registered. */
+  missing: string;
 }
 
 /** What marks a request as coming from a format's SDKs (FormatDefinition.clients). */

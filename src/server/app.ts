@@ -1,6 +1,6 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { formatOfClient, getFormat } from '../formats/index.ts';
+import { formatOfClient, getFormat, isCloudPath, listFormats, missingFormatHint } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
@@ -9,7 +9,7 @@ import { databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
-import { isAwsClientPath, isNoRoute, pluginRouteOf, suggestBaseUrl } from './hint-base-url.ts';
+import { isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
@@ -142,8 +142,8 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     }
     const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
     if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
-    const plugin = pluginRouteOf(event.req.method, path);
-    throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.${plugin ? ` ${plugin.hint}` : ''}`);
+    const missing = missingFormatHint(event.req.method, path);
+    throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.${missing ? ` ${missing}` : ''}`);
   };
   for (const route of routes) {
     // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.
@@ -155,11 +155,12 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico), recorded as `/` (operators' traffic).
   const page = wrap(dashboard.sendPage, undefined, deps, '/');
   const unmatched = wrap(answerUnknown, undefined, deps, 'unmatched');
-  // A Bedrock Runtime path the gateway does not serve (Converse with no bedrock provider, ApplyGuardrail, a typo): the AWS SDK's error and request id headers all the same.
-  const unmatchedAws = wrap(answerUnknown, undefined, deps, 'unmatched', undefined, { requestIdHeader: 'x-amzn-requestid', awsErrors: true });
+  // A path of a cloud's API the gateway does not serve (Bedrock's Converse with no bedrock provider, ApplyGuardrail, a typo): its SDKs' error and request id headers all the same.
+  const clouds = listFormats().flatMap((format) => format.clouds ?? []).map((cloud) => ({ cloud, unmatched: wrap(answerUnknown, undefined, deps, 'unmatched', undefined, cloud) }));
   app.all('/**', (event) => {
     const path = event.url.pathname;
-    if (isAwsClientPath(path)) return unmatchedAws(event);
+    const cloud = clouds.find((c) => isCloudPath(c.cloud, path));
+    if (cloud) return cloud.unmatched(event);
     const read = event.req.method === 'GET' || event.req.method === 'HEAD';
     return read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path) ? page(event) : unmatched(event);
   });

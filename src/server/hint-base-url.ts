@@ -32,40 +32,6 @@ export function suggestBaseUrl(method: string, path: string, origin: string, kno
   return undefined;
 }
 
-/** A route a built-in plugin brings (its wire format's), which an unknown path may be for. */
-export interface PluginRoute {
-  method: string;
-  pattern: RegExp;
-  /** What to configure. */
-  hint: string;
-}
-
-const PLUGIN_ROUTES: readonly PluginRoute[] = [
-  {
-    method: 'POST',
-    pattern: /^\/model\/[^/]+\/converse(-stream)?$/,
-    // No apostrophe: the error's bound cuts a '…' quote, and one would pair with the next.
-    hint: 'The Bedrock Converse routes come with the bedrock plugin: add a provider with plugin "bedrock" (any model then answers them); InvokeModel (/model/{id}/invoke) needs none.',
-  },
-];
-
-/** The built-in plugin's route a path is, served once a provider uses the plugin; undefined for any other path. */
-export function pluginRouteOf(method: string, path: string): PluginRoute | undefined {
-  return PLUGIN_ROUTES.find((route) => route.method === method && route.pattern.test(path));
-}
-
-/** The Bedrock Runtime API's paths (InvokeModel, Converse, ApplyGuardrail, the async invokes…), which only the AWS SDKs ask. */
-const AWS_CLIENT_PATH = /^\/(model|guardrail|guardrail-checks|async-invoke)(\/|$)/;
-
-/**
- * Whether an unknown path is one the AWS SDKs ask: its 404 then carries `x-amzn-errortype` and a
- * top-level `message`, as the gateway's own Bedrock routes' errors do (RouteDef.awsErrors), so the
- * SDK raises ResourceNotFoundException rather than UnknownError.
- */
-export function isAwsClientPath(path: string): boolean {
-  return AWS_CLIENT_PATH.test(path);
-}
-
 const NO_ROUTE = Symbol.for('gateway.server.noRoute');
 
 /**

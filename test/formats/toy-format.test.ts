@@ -3,7 +3,7 @@
  * folder; the registry line is its plugin's `wireFormats`) works end to end through the real
  * app — inbound and upstream, passthrough and converted with each of the other three, JSON and
  * streamed — and every core table (routes, credentials, key scopes, metric labels, generation
- * routes, config and plugin format checks) knows it without an edit. The toy streams binary
+ * routes, config and plugin format checks, unknown paths of its clients and of its cloud) knows it without an edit. The toy streams binary
  * frames and reads its model from the path, so SSE and a body `model` are not assumed anywhere.
  */
 import fs from 'node:fs';
@@ -16,11 +16,12 @@ import { createLogger } from '../../src/util/logger.ts';
 import { endpointOfPath, keyEndpoints } from '../../src/accounts/key-scope.ts';
 import { isGenerationRoute } from '../../src/limits/classify-route.ts';
 import { apiFormatOfRoute, operationOfRoute } from '../../src/server/observe-route.ts';
-import { wireFormatIds } from '../../src/formats/index.ts';
+import { registerFormat, wireFormatIds, type FormatDefinition } from '../../src/formats/index.ts';
 import { parseSse } from '../../src/sse/index.ts';
 import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
 import type { FakeUpstream } from '../helpers/fake-upstream.ts';
 import { fixtureUpstream, toyProviders, toyRecords } from './toy-helpers.ts';
+import { toyFormat } from './toy/index.ts';
 
 type Json = Record<string, any>;
 
@@ -128,6 +129,38 @@ describe('a fourth wire format from the test tree', () => {
     expect(((await bad.json()) as Json).trouble.code).toBe('validation_error');
     const res = await gateway.app.request('/toy/v1/chat/toy/toy-1:dance', { method: 'POST', headers: { 'x-toy-key': key }, body: '{}' });
     expect(res.status).toBe(404);
+  });
+
+  it("answers an unknown path under its clients' prefix in its own error shape", async () => {
+    const res = await gateway.app.request('/toy/v2/chat/toy/toy-1:talk', { method: 'POST', headers: { 'x-toy-key': key }, body: '{}' });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as Json).trouble).toEqual({ code: 'not_found', message: 'No route for POST /toy/v2/chat/toy/toy-1:talk.' });
+  });
+
+  it("answers a path of its cloud's API that nothing serves as that cloud's SDKs read an error, and names the format a route there needs", async () => {
+    for (const [method, url] of [['POST', '/toy-cloud/jobs/1'], ['GET', '/toy-cloud']]) {
+      const res = await gateway.app.request(url, { method, headers: { 'x-toy-key': key } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('x-amzn-errortype')).toBe('ResourceNotFoundException');
+      expect(res.headers.get('x-toy-cloud-request-id')).toBe(res.headers.get('x-request-id'));
+      expect(((await res.json()) as Json).message).toBe(`No route for ${method} ${url}.`);
+    }
+    const batch = await gateway.app.request('/toy-cloud/toy-1/batch', { method: 'POST', headers: { 'x-toy-key': key }, body: '{}' });
+    expect(((await batch.json()) as Json).message).toBe('No route for POST /toy-cloud/toy-1/batch. The toy cloud batch route comes with the toy-batch plugin.');
+    // Not a path of the cloud's: the plain 404.
+    const beside = await gateway.app.request('/toy-cloudy', { method: 'POST', headers: { 'x-toy-key': key } });
+    expect(beside.status).toBe(404);
+    expect(beside.headers.get('x-amzn-errortype')).toBeNull();
+    expect(beside.headers.get('x-toy-cloud-request-id')).toBeNull();
+  });
+
+  it("refuses a cloud whose paths are not path roots (a plugin's format is not ours)", () => {
+    const bad = (clouds: unknown) => () => registerFormat({ ...toyFormat, id: 'toy-bad-cloud', codec: { ...toyFormat.codec, format: 'toy-bad-cloud' }, routes: [], clouds } as FormatDefinition);
+    expect(bad([{ paths: ['/toy-cloud/'] }])).toThrow("format 'toy-bad-cloud': a cloud's paths are path roots such as '/model' (no trailing '/')");
+    expect(bad([{ paths: [] }])).toThrow('path roots');
+    expect(bad([{ paths: ['/x'], otherFormats: [{ format: 'y', method: 'POST', pattern: '^/x', missing: 'z' }] }])).toThrow('a RegExp pattern');
+    expect(wireFormatIds()).not.toContain('toy-bad-cloud');
   });
 
   it('is in every table the core derives from the registry (no table edited by hand)', () => {

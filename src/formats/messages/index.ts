@@ -88,6 +88,25 @@ export const messagesFormat = defineFormat({
   requestIdHeader: 'request-id',
   // Anthropic's SDKs send it on every call (models.list, models.retrieve too).
   clients: { header: 'anthropic-version' },
+  // The Bedrock Runtime API (its SDK's operation paths: InvokeModel and Converse under /model/, ApplyGuardrail, the async
+  // invokes), which only the AWS SDKs ask: a path of it the gateway does not serve is their ResourceNotFoundException
+  // (rather than UnknownError), with the request id they read.
+  clouds: [
+    {
+      paths: ['/model', '/guardrail', '/guardrail-checks', '/async-invoke'],
+      requestIdHeader: 'x-amzn-requestid',
+      awsErrors: true,
+      otherFormats: [
+        {
+          format: 'bedrock-converse',
+          method: 'POST',
+          pattern: /^\/model\/[^/]+\/converse(-stream)?$/,
+          // No apostrophe: the error's bound cuts a '…' quote, and one would pair with the next.
+          missing: 'The Bedrock Converse routes come with the bedrock plugin: add a provider with plugin "bedrock" (any model then answers them); InvokeModel (/model/{id}/invoke) needs none.',
+        },
+      ],
+    },
+  ],
   framing: sseFraming,
   // Bedrock's InvokeModelWithResponseStream answers in AWS's event-stream (a client framing: upstreams answer SSE).
   framings: { sse: sseFraming, [BEDROCK_STREAM]: bedrockStreamFraming },

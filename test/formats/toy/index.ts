@@ -25,6 +25,18 @@ export const toyFormat = defineFormat({
     },
   ],
   credentials: [{ header: 'x-toy-key' }, { query: 'toy_key' }],
+  // Only its SDKs ask under /toy/: an unknown path there is answered in the toy's error shape.
+  clients: { pathPrefixes: ['/toy/'] },
+  // A cloud's API it is also sold on (as Messages is on Bedrock Runtime), whose SDKs are AWS-style: a path of it
+  // nothing serves gets their error headers and request id, and its batch route names the plugin format that serves it.
+  clouds: [
+    {
+      paths: ['/toy-cloud'],
+      requestIdHeader: 'x-toy-cloud-request-id',
+      awsErrors: true,
+      otherFormats: [{ format: 'toy-batch', method: 'POST', pattern: /^\/toy-cloud\/[^/]+\/batch$/, missing: 'The toy cloud batch route comes with the toy-batch plugin.' }],
+    },
+  ],
   framing: binaryFraming,
   codec: toyCodec,
   terminal: (record) => (record.event === 'end' || record.event === 'trouble' ? 'complete' : undefined),
