@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { listFormats, wireFormatIds, type FormatRoute } from '../formats/index.ts';
+import { findFormat, listFormats, wireFormatIds, type FormatDefinition, type FormatRoute, type WrappedCount } from '../formats/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
@@ -88,15 +88,59 @@ export function endpointOfPath(path: string, method?: string): KeyEndpoint | und
   return below;
 }
 
-/** 403 when the key's `endpoints` scope leaves out the group of `path` (asked with `method`, when known). */
-export function checkEndpointScope(key: ApiKeyRecord, path: string, method?: string): void {
-  const allowed = key.endpoints;
-  if (!allowed) return;
+/** A wrapped count that may hold another registered format's body (Bedrock's CountTokens: `input.converse`), with its face. */
+type MixedCount = { face: FormatDefinition; wrapped: WrappedCount & { otherFormat: NonNullable<WrappedCount['otherFormat']> } };
+
+/** The wrapped count whose route is `path` (the URL, or the route's pattern as admission asks it), when it may hold another registered format's body. */
+function mixedCountOf(path: string): MixedCount | undefined {
+  for (const face of listFormats()) {
+    const wrapped = face.countTokens?.wrapped;
+    if (!wrapped?.otherFormat || !findFormat(wrapped.otherFormat.format)) continue;
+    if (path === wrapped.path || wrapped.readPath(path) !== undefined) return { face, wrapped: wrapped as MixedCount['wrapped'] };
+  }
+  return undefined;
+}
+
+/**
+ * The endpoint groups a request to `path` may belong to: one (its route's), none (open to every key), or, on a
+ * wrapped count that may hold another format's body (Bedrock's CountTokens), both formats': the body says which
+ * (countedEndpoint), so before the body is read a key scoped to either passes. From the registry: the count
+ * counts as the operation whose body it holds, `input.invokeModel` InvokeModel's (messages), `input.converse`
+ * Converse's (bedrock-converse).
+ */
+function endpointsOfPath(path: string, method?: string): KeyEndpoint[] {
+  const mixed = mixedCountOf(path);
+  if (mixed) return [mixed.face.id, mixed.wrapped.otherFormat.format];
   const endpoint = endpointOfPath(path, method);
-  if (!endpoint || allowed.includes(endpoint)) return;
+  return endpoint === undefined ? [] : [endpoint];
+}
+
+/**
+ * The endpoint group of a count of `path` whose body is `body`: on a wrapped count that holds another
+ * registered format's body (Bedrock's `input.converse`), that format's; otherwise the route's own.
+ */
+export function countedEndpoint(path: string, body: Record<string, unknown>): KeyEndpoint | undefined {
+  const mixed = mixedCountOf(path);
+  if (!mixed) return endpointOfPath(path, 'POST');
+  return mixed.wrapped.otherFormat.read(body) === undefined ? mixed.face.id : mixed.wrapped.otherFormat.format;
+}
+
+/** 403 naming `endpoint` when the key's `endpoints` scope leaves it out. */
+export function checkEndpoint(key: ApiKeyRecord, endpoint: KeyEndpoint | undefined, path: string): void {
+  const allowed = key.endpoints;
+  if (!allowed || endpoint === undefined || allowed.includes(endpoint)) return;
   throw new GatewayError('authorization_error', `This API key may not call the ${endpoint} endpoints (${path}); it is scoped to: ${allowed.join(', ')}.`, {
     details: { endpoint, allowed_endpoints: allowed },
   });
+}
+
+/** 403 when the key's `endpoints` scope leaves out every group `path` may be of (asked with `method`, when known). */
+export function checkEndpointScope(key: ApiKeyRecord, path: string, method?: string): void {
+  const allowed = key.endpoints;
+  if (!allowed) return;
+  const endpoints = endpointsOfPath(path, method);
+  if (endpoints.length === 0 || endpoints.some((endpoint) => allowed.includes(endpoint))) return;
+  checkEndpoint(key, endpoints[0], path);
 }
 
 const compiled = new WeakMap<readonly string[], RegExp[]>();

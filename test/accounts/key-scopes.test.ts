@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { checkModelScope, compileModelPattern, endpointOfPath } from '../../src/accounts/key-scope.ts';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { checkEndpointScope, checkModelScope, compileModelPattern, countedEndpoint, endpointOfPath } from '../../src/accounts/key-scope.ts';
+import { findFormat, unregisterFormat } from '../../src/formats/index.ts';
 import type { ApiKeyRecord } from '../../src/store/types.ts';
 import { get, makeGateway, post, type TestGateway } from './make-gateway.ts';
 
@@ -156,5 +157,59 @@ describe('last use', () => {
     expect((await gw.fetch('/v1/key', get(key))).status).toBe(200);
     const used = (await gw.gateway.deps.store.keys.get(keyId))?.lastUsedAt;
     expect(used).toBeGreaterThanOrEqual(before);
+  });
+});
+
+// Bedrock's CountTokens (`POST /model/{id}/count-tokens`) holds an InvokeModel body (input.invokeModel) or, once a provider
+// uses the bedrock plugin, a Converse body (input.converse): it is scoped as the operation whose body it counts (docs/api-decisions.md).
+describe('the endpoint scope of a count that holds another format’s body', () => {
+  const BEDROCK = { providers: { mock: { plugin: 'mock' }, bedrock: { plugin: 'bedrock', region: 'us-east-1', apiKey: 'unused', models: [] } } };
+  const COUNT = `/model/${encodeURIComponent('mock/echo')}/count-tokens`;
+  const converse = { input: { converse: { messages: [{ role: 'user', content: [{ text: 'Weather in Paris?' }] }] } } };
+  const invokeModel = { input: { invokeModel: { body: Buffer.from(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 1, messages: [{ role: 'user', content: 'Weather in Paris?' }] })).toString('base64') } } };
+  const wasRegistered = findFormat('bedrock-converse') !== undefined;
+  afterAll(() => {
+    // The plugin's format stays registered after its gateway closed: leave the fork as it was.
+    if (!wasRegistered) unregisterFormat('bedrock-converse');
+  });
+
+  it('input.converse is the bedrock-converse group, input.invokeModel the messages group; before the body, a key scoped to either passes the route', async () => {
+    gw = await makeGateway(BEDROCK);
+    expect(countedEndpoint(COUNT, converse)).toBe('bedrock-converse');
+    expect(countedEndpoint(COUNT, invokeModel)).toBe('messages');
+    expect(countedEndpoint('/v1/messages/count_tokens', {})).toBe('messages');
+    for (const path of [COUNT, '/model/:model/count-tokens']) {
+      expect(() => checkEndpointScope({ endpoints: ['bedrock-converse'] } as ApiKeyRecord, path, 'POST')).not.toThrow();
+      expect(() => checkEndpointScope({ endpoints: ['messages'] } as ApiKeyRecord, path, 'POST')).not.toThrow();
+      expect(() => checkEndpointScope({ endpoints: ['chat'] } as ApiKeyRecord, path, 'POST')).toThrow(/may not call the messages endpoints/);
+    }
+    // Converse's and InvokeModel's own routes stay one group each.
+    expect(() => checkEndpointScope({ endpoints: ['bedrock-converse'] } as ApiKeyRecord, '/model/mock%2Fecho/invoke', 'POST')).toThrow(/messages endpoints/);
+    expect(() => checkEndpointScope({ endpoints: ['messages'] } as ApiKeyRecord, '/model/mock%2Fecho/converse', 'POST')).toThrow(/bedrock-converse endpoints/);
+  });
+
+  it('a bedrock-converse key counts input.converse, not input.invokeModel; a messages key the other way round; a key with neither is refused before its body is read', async () => {
+    gw = await makeGateway(BEDROCK);
+    const count = async (key: string, body: unknown) => {
+      const res = await gw!.fetch(COUNT, post(body, key));
+      return { status: res.status, type: res.headers.get('x-amzn-errortype'), body: (await res.json()) as Record<string, any> };
+    };
+    const converseKey = (await gw.account({ key: { endpoints: ['bedrock-converse'] } })).key;
+    const messagesKey = (await gw.account({ key: { endpoints: ['messages'] } })).key;
+    const bothKey = (await gw.account({ key: { endpoints: ['messages', 'bedrock-converse'] } })).key;
+    const chatKey = (await gw.account({ key: { endpoints: ['chat'] } })).key;
+    const counted = await count(converseKey, converse);
+    expect(counted).toMatchObject({ status: 200, body: { inputTokens: expect.any(Number) } });
+    expect(counted.body.inputTokens).toBeGreaterThan(0);
+    expect(await count(messagesKey, invokeModel)).toMatchObject({ status: 200, body: { inputTokens: expect.any(Number) } });
+    for (const body of [converse, invokeModel]) expect((await count(bothKey, body)).status).toBe(200);
+    const invokeByConverse = await count(converseKey, invokeModel);
+    expect(invokeByConverse).toMatchObject({ status: 403, type: 'AccessDeniedException', body: { error: { code: 'authorization_error', details: { endpoint: 'messages', allowed_endpoints: ['bedrock-converse'] } } } });
+    const converseByMessages = await count(messagesKey, converse);
+    expect(converseByMessages).toMatchObject({ status: 403, type: 'AccessDeniedException', body: { message: expect.stringMatching(/may not call the bedrock-converse endpoints/), error: { details: { endpoint: 'bedrock-converse' } } } });
+    // Refused at the route, whatever the body (even one that is not JSON).
+    const res = await gw.fetch(COUNT, { method: 'POST', headers: { authorization: `Bearer ${chatKey}`, 'content-type': 'application/json' }, body: 'not json' });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as ErrorBody).error.details).toMatchObject({ endpoint: 'messages', allowed_endpoints: ['chat'] });
   });
 });

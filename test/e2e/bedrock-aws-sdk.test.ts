@@ -253,7 +253,7 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
       expect(gw.stdout() + gw.stderr()).not.toContain(scoped);
     });
 
-    it("a key scoped to the bedrock-converse endpoints calls Converse, not InvokeModel; one scoped to messages the other way round", async () => {
+    it("a key scoped to the bedrock-converse endpoints calls Converse, not InvokeModel; one scoped to messages the other way round; CountTokens follows the body it counts", async () => {
       const converseOnly = await scopedKey('--endpoints', 'bedrock-converse');
       const messagesOnly = await scopedKey('--endpoints', 'messages');
       /** The answer or the exception. */
@@ -266,6 +266,19 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
       expect(await invoke(converseOnly)).toMatchObject({ $metadata: { httpStatusCode: 403 } });
       expect(await invoke(messagesOnly)).toMatchObject({ $metadata: { httpStatusCode: 200 } });
       expect(await converse(messagesOnly)).toMatchObject({ $metadata: { httpStatusCode: 403 }, message: expect.stringMatching(/may not call the bedrock-converse endpoints/) });
+      // CountTokens is the operation whose body it counts: input.converse Converse's, input.invokeModel InvokeModel's (docs/api-decisions.md).
+      const invokeBody = new TextEncoder().encode(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] }));
+      const count = (accessKeyId: string, input: Json) => outcome(signing(accessKeyId).send(new aws.CountTokensCommand({ modelId: 'oc/gpt-4o-mini', input })));
+      const counted = await count(converseOnly, { converse: { messages: ASK } });
+      expect(counted).toMatchObject({ $metadata: { httpStatusCode: 200 }, inputTokens: expect.any(Number) });
+      expect(counted.inputTokens).toBeGreaterThan(0);
+      expect(await count(messagesOnly, { invokeModel: { body: invokeBody } })).toMatchObject({ $metadata: { httpStatusCode: 200 }, inputTokens: expect.any(Number) });
+      const invokeByConverse = await count(converseOnly, { invokeModel: { body: invokeBody } });
+      expect(invokeByConverse).toBeInstanceOf(aws.AccessDeniedException);
+      expect(invokeByConverse).toMatchObject({ $metadata: { httpStatusCode: 403 }, message: expect.stringMatching(/may not call the messages endpoints/) });
+      const converseByMessages = await count(messagesOnly, { converse: { messages: ASK } });
+      expect(converseByMessages).toBeInstanceOf(aws.AccessDeniedException);
+      expect(converseByMessages).toMatchObject({ $metadata: { httpStatusCode: 403 }, message: expect.stringMatching(/may not call the bedrock-converse endpoints/) });
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { checkModelScope, createModelsThatMayServe } from '../../accounts/index.ts';
+import { checkEndpoint, checkModelScope, countedEndpoint, createModelsThatMayServe } from '../../accounts/index.ts';
 import { GatewayError, isGatewayError, validationError } from '../../errors/index.ts';
 import { inlineStoredFiles } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
@@ -42,7 +42,11 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     if (passing instanceof Promise) await passing;
     const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     let { body } = read instanceof Promise ? await read : read;
-    if (wrapped) body = unwrapCount(wrapped, face, body, pathModel ?? 'count');
+    if (wrapped) {
+      // The route let in a key scoped to any format the wrap may hold; the body says which one it counts (Bedrock's input.converse: Converse's).
+      if (auth.key.endpoints) checkEndpoint(auth.key, countedEndpoint(event.url.pathname, body), event.url.pathname);
+      body = unwrapCount(wrapped, face, body, pathModel ?? 'count');
+    }
     checkInferenceBounds(body);
     // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
     const files = format.storedFiles?.find(body) ?? [];
