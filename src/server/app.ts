@@ -127,6 +127,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   if (withCors && deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
   const warn = createClientErrorWarner(deps.log);
   const known = routes.filter((r) => !r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+  const broad = routes.filter((r) => r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   const answerUnknown = (event: H3Event): unknown => {
     const path = event.url.pathname;
     const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
@@ -140,7 +141,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
       }
       throw new GatewayError('method_not_allowed', `Method ${event.req.method} is not allowed on ${path}. Allowed: ${allow}.`);
     }
-    const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known);
+    const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known, broad);
     if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
     const missing = missingFormatHint(event.req.method, path);
     throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.${missing ? ` ${missing}` : ''}`);

@@ -9,10 +9,20 @@ export interface KnownRoute {
 /**
  * The route a client probably meant when its SDK's base URL has `/v1` once too often (the
  * Anthropic or Google SDK given `host/v1`: `/v1/v1/messages`) or once too few (an OpenAI SDK
- * given the bare host: `/chat/completions`), spec §5 rule 5; undefined when neither fixes it.
+ * given the bare host: `/chat/completions`), or names an API version the gateway has not
+ * (`apiVersion: 'v1alpha'`), spec §5 rule 5; undefined when nothing fixes it. `broad` routes (a
+ * pattern taking a whole subtree, as Vertex AI's `/v1beta1/projects/**`) count only for a
+ * version written twice: below such a root any path is that face's.
  */
-export function suggestBaseUrl(method: string, path: string, origin: string, known: readonly KnownRoute[]): { path: string; hint: string } | undefined {
+export function suggestBaseUrl(
+  method: string,
+  path: string,
+  origin: string,
+  known: readonly KnownRoute[],
+  broad: readonly KnownRoute[] = [],
+): { path: string; hint: string } | undefined {
   const serves = (candidate: string) => known.some((route) => route.method === method && route.pattern.test(candidate));
+  const servesBelowRoot = (candidate: string) => serves(candidate) || broad.some((route) => route.method === method && route.pattern.test(candidate));
   // @google/genai given the AI SDK's Google base URL (host/v1beta) adds /v1beta again.
   if (path.startsWith('/v1beta/v1beta/') && serves(path.slice('/v1beta'.length))) {
     return {
@@ -20,10 +30,25 @@ export function suggestBaseUrl(method: string, path: string, origin: string, kno
       hint: `The base URL has /v1beta once too often: the Google SDKs add /v1beta themselves and take the base URL ${origin} (@ai-sdk/google takes ${origin}/v1beta).`,
     };
   }
+  // @google/genai in Vertex mode given host/v1beta1 adds /v1beta1 again.
+  if (path.startsWith('/v1beta1/v1beta1/') && servesBelowRoot(path.slice('/v1beta1'.length))) {
+    return {
+      path: path.slice('/v1beta1'.length),
+      hint: `The base URL has /v1beta1 once too often: @google/genai in Vertex mode adds /v1beta1 itself and takes the base URL ${origin}.`,
+    };
+  }
+  // Google's preview version: the gateway serves Gemini's v1beta (the SDK's default) and v1.
+  const alpha = /^\/v1alpha\/(models(?:\/.*)?)$/.exec(path);
+  if (alpha && serves(`/v1beta/${alpha[1]}`)) {
+    return {
+      path: `/v1beta/${alpha[1]}`,
+      hint: `This gateway serves Gemini's v1beta and v1, not v1alpha: leave httpOptions.apiVersion unset (v1beta) or set it to 'v1'.`,
+    };
+  }
   if (path.startsWith('/v1/')) {
     const shorter = path.slice(3);
-    if (shorter.startsWith('/v1') && serves(shorter)) {
-      return { path: shorter, hint: `The base URL has /v1 once too often: the Anthropic and Google SDKs add /v1 (or /v1beta) themselves and take the base URL ${origin}; the OpenAI SDKs take ${origin}/v1.` };
+    if (shorter.startsWith('/v1') && servesBelowRoot(shorter)) {
+      return { path: shorter, hint: `The base URL has /v1 once too often: the Anthropic and Google SDKs add /v1 (or /v1beta, /v1beta1) themselves and take the base URL ${origin}; the OpenAI SDKs take ${origin}/v1.` };
     }
     return undefined;
   }

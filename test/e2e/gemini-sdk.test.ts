@@ -336,6 +336,22 @@ describe('@google/genai through the gateway', () => {
     }
   });
 
+  // Before: "No route for POST /v1alpha/models/…" (and for models.list, a GET, the dashboard's HTML page with a 200).
+  it("apiVersion 'v1alpha' (not served): generateContent and models.list are Google's 404 naming the versions served", async () => {
+    const alpha = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, apiVersion: 'v1alpha', timeout: 15_000 } });
+    const calls = [
+      ['generateContent', () => alpha.models.generateContent({ model: 'oc/o4-mini', contents: 'hi' }), '/v1beta/models/oc/o4-mini:generateContent'],
+      ['models.list', () => alpha.models.list(), '/v1beta/models'],
+    ] as const;
+    for (const [name, call, meant] of calls) {
+      const error = await call().then(() => undefined, (thrown: unknown) => thrown);
+      expect([name, (error as ApiError)?.status]).toEqual([name, 404]);
+      const body = JSON.parse((error as ApiError).message);
+      expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+      expect(body.error.message).toContain(`Did you mean ${meant}? This gateway serves Gemini's v1beta and v1, not v1alpha`);
+    }
+  });
+
   it('embedContent (the SDK asks :batchEmbedContents) and :embedContent by hand: vectors from an embedding model, in order', async () => {
     const answer = await ai.models.embedContent({ model: 'mock/embed', contents: ['first text', 'second text'], config: { outputDimensionality: 8, taskType: 'RETRIEVAL_DOCUMENT' } });
     const vectors = (answer.embeddings ?? []).map((embedding) => embedding.values ?? []);

@@ -139,6 +139,23 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     expect((error as ApiError).status).toBe(404);
   });
 
+  // Before: "No route for POST /v1/v1beta1/projects/…", nothing about the base URL (AI Studio mode got the hint; Vertex's
+  // paths are broad routes, which the hint did not look at).
+  it('a base URL with a version once too often (host/v1, host/v1beta1): a 404 in Google\'s shape that says the base URL to use', async () => {
+    for (const [suffix, words] of [['/v1', `take the base URL ${gw.url};`], ['/v1beta1', `adds /v1beta1 itself and takes the base URL ${gw.url}.`]] as const) {
+      const doubled = new GoogleGenAI({ vertexai: true, apiKey: gw.key, project: 'p', location: 'us-central1', httpOptions: { baseUrl: `${gw.url}${suffix}`, timeout: 20_000 } });
+      for (const call of [() => doubled.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), () => doubled.models.countTokens({ model: 'gemini-2.5-flash', contents: 'Hi' })]) {
+        const error = await call().then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(ApiError);
+        expect([suffix, (error as ApiError).status]).toEqual([suffix, 404]);
+        const body = JSON.parse((error as ApiError).message);
+        expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+        expect(body.error.message).toContain(words);
+      }
+    }
+    expect(gemini.requests).toEqual([]);
+  });
+
   it("models.get and models.list: Vertex's publisher models (GET …/publishers/google/models[/{id}]), each named so the SDK can call it again", async () => {
     const ai = vertex();
     const one = await ai.models.get({ model: 'gemini-2.5-flash' });

@@ -7,6 +7,7 @@ const KNOWN = [
   { method: 'GET', pattern: /^\/v1\/models$/ },
   { method: 'POST', pattern: /^\/v1beta\/models\/(.+):streamGenerateContent$/ },
 ];
+const BROAD = [{ method: 'POST', pattern: /^\/v1beta1\/projects\/.*\/?$/ }];
 const ORIGIN = 'http://127.0.0.1:8787';
 
 describe('suggestBaseUrl (spec §5 rule 5)', () => {
@@ -15,6 +16,26 @@ describe('suggestBaseUrl (spec §5 rule 5)', () => {
     expect(suggestBaseUrl('POST', '/v1/v1beta/models/g/gemini:streamGenerateContent', ORIGIN, KNOWN)?.path).toBe('/v1beta/models/g/gemini:streamGenerateContent');
     expect(suggestBaseUrl('POST', '/chat/completions', ORIGIN, KNOWN)).toMatchObject({ path: '/v1/chat/completions', hint: expect.stringContaining(`${ORIGIN}/v1`) });
     expect(suggestBaseUrl('GET', '/models', ORIGIN, KNOWN)?.path).toBe('/v1/models');
+  });
+
+  // Vertex AI's roots are broad routes (any path below them is the Gemini face's): @google/genai in Vertex mode given
+  // host/v1 or host/v1beta1 asked /v1/v1beta1/… or /v1beta1/v1beta1/… and got a bare "No route".
+  it('names the base URL for a Vertex path with its version once too often, matched by a broad route', () => {
+    const vertex = '/v1beta1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent';
+    expect(suggestBaseUrl('POST', `/v1${vertex}`, ORIGIN, KNOWN, BROAD)).toMatchObject({ path: vertex, hint: expect.stringContaining(`take the base URL ${ORIGIN};`) });
+    expect(suggestBaseUrl('POST', `/v1beta1${vertex}`, ORIGIN, KNOWN, BROAD)).toMatchObject({ path: vertex, hint: expect.stringContaining(`Vertex mode adds /v1beta1 itself and takes the base URL ${ORIGIN}.`) });
+    expect(suggestBaseUrl('POST', `/v1${vertex}`, ORIGIN, KNOWN)).toBeUndefined();
+    // A broad route is no reason to add /v1 to a path: any path below its root would match.
+    expect(suggestBaseUrl('POST', '/projects/p/anything', ORIGIN, KNOWN, [{ method: 'POST', pattern: /^\/v1\/projects\/.*\/?$/ }])).toBeUndefined();
+  });
+
+  it("names Gemini's versions for apiVersion 'v1alpha'", () => {
+    expect(suggestBaseUrl('POST', '/v1alpha/models/g/gemini:streamGenerateContent', ORIGIN, KNOWN)).toMatchObject({
+      path: '/v1beta/models/g/gemini:streamGenerateContent',
+      hint: expect.stringContaining('not v1alpha: leave httpOptions.apiVersion unset'),
+    });
+    expect(suggestBaseUrl('GET', '/v1alpha/models', ORIGIN, [...KNOWN, { method: 'GET', pattern: /^\/v1beta\/models$/ }])?.path).toBe('/v1beta/models');
+    expect(suggestBaseUrl('POST', '/v1alpha/cachedContents', ORIGIN, KNOWN)).toBeUndefined();
   });
 
   it('suggests nothing when neither fixes the path or the method differs', () => {

@@ -65,9 +65,13 @@ export const geminiFormat = defineFormat({
     })),
   ],
   credentials: [{ header: 'x-goog-api-key' }, { query: 'key' }],
-  // Everything @google/genai asks for is under these (caches, which the gateway does not serve: a 404 in Google's shape);
+  // Everything @google/genai asks for is under these (caches, which the gateway does not serve: a 404 in Google's shape;
+  // `apiVersion: 'v1alpha'`, which it does not serve either: a 404 saying so, never the dashboard's page for a GET);
   // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
-  clients: { pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/', '/projects/', '/publishers/'], header: ['x-goog-api-client', 'x-goog-api-key'] },
+  clients: {
+    pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/', '/projects/', '/publishers/', '/v1alpha/'],
+    header: ['x-goog-api-client', 'x-goog-api-key'],
+  },
   framing: sseFraming,
   framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,
