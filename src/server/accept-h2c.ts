@@ -41,6 +41,8 @@ export function acceptH2c(server: Server, handler: NodeHandler): H2cSide {
   server.off('connection', http1);
   server.prependListener('connection', (socket: Socket) => {
     undecided.add(socket);
+    // A connection that closes before it decides (a TCP health check, a port scan) never reaches decide.
+    socket.once('close', () => undecided.delete(socket));
     sniff(socket, server.headersTimeout, (isH2, first) => {
       undecided.delete(socket);
       if (isH2) toHttp2(h2, socket, first);

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptH2c } from '../../src/server/accept-h2c.ts';
 import { pumpBody } from '../helpers/pump-body.ts';
@@ -77,4 +79,32 @@ describe('acceptH2c', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(answer).toMatch(/v1\.1$/);
   });
+
+  it('forgets a connection that closes before its first bytes say which protocol (a TCP health check, a port scan)', async () => {
+    const { server, port } = await serve((_req, res) => res.end('ok'));
+    close = () => {
+      server.close();
+      server.closeAllConnections();
+    };
+    const seen: WeakRef<net.Socket>[] = [];
+    server.on('connection', (socket: net.Socket) => seen.push(new WeakRef(socket)));
+    for (let i = 0; i < 20; i += 1) {
+      const client = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => client.once('connect', resolve));
+      client.destroy();
+    }
+    await until('the server to see every connection closed', async () => (seen.length === 20 && (await connectionsOf(server)) === 0 ? true : undefined));
+    v8.setFlagsFromString('--expose_gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    for (let i = 0; i < 3; i += 1) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Nothing of the gateway's should hold a closed socket: before, the sniffer's 'undecided' set kept every one.
+    expect(seen.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+  });
 });
+
+function connectionsOf(server: net.Server): Promise<number> {
+  return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
