@@ -37,15 +37,29 @@ function prefixOf(pattern: string): string {
  * apart (Bedrock's `/model/{id}/invoke` is the Messages face's, `/model/{id}/converse` the bedrock
  * plugin's Converse format's).
  */
-type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string, reads?: (path: string) => boolean];
+type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string, reads?: (path: string) => boolean, holds?: RegExp];
 
 const NO_QUERY = new URLSearchParams();
+
+/** Route patterns compiled by `holdsOf` (one per registered route). */
+const routePatterns = new Map<string, RegExp>();
+
+/** The paths a route pattern holds: `:param` one segment, `**` (or `**:name`) the rest. */
+function holdsOf(pattern: string): RegExp {
+  let holds = routePatterns.get(pattern);
+  if (!holds) {
+    const segments = pattern.split('/').map((segment) => (segment.startsWith('**') ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.+?^${}()|[\]\\*]/g, '\\$&')));
+    holds = new RegExp(`^${segments.join('/')}$`);
+    routePatterns.set(pattern, holds);
+  }
+  return holds;
+}
 
 function endpointPathOf(route: FormatRoute, endpoint: KeyEndpoint): EndpointPath {
   const method = route.path.split('/').some((segment) => segment.startsWith('**:')) ? route.method : undefined;
   // Admission checks the scope against the route's pattern (`/model/**`), authentication against the URL.
   const reads = route.from === 'path' ? (path: string) => path === route.path || route.readPath(path, NO_QUERY) !== undefined : undefined;
-  return [prefixOf(route.path), endpoint, method, reads];
+  return [prefixOf(route.path), endpoint, method, reads, reads && holdsOf(route.path)];
 }
 
 /**
@@ -76,16 +90,20 @@ function endpointPaths(): EndpointPath[] {
 export function endpointOfPath(path: string, method?: string): KeyEndpoint | undefined {
   // Gemini's batch create shares its path-model route's pattern (`…/models/{model}:batchGenerateContent`).
   if (path.endsWith(':batchGenerateContent')) return 'batches';
-  // The first group whose route reads the path; else the first whose prefix holds it.
+  // The first group whose route reads the path; else the first whose route pattern holds it (Gemini's `/projects/**`
+  // holds a Vertex `:predict` that Claude's `/projects/:p/locations/:l/publishers/anthropic/models/**` does not); else
+  // the first whose prefix holds it.
+  let held: KeyEndpoint | undefined;
   let below: KeyEndpoint | undefined;
-  for (const [prefix, endpoint, only, reads] of endpointPaths()) {
+  for (const [prefix, endpoint, only, reads, holds] of endpointPaths()) {
     if (!path.startsWith(prefix)) continue;
     if (only !== undefined ? (method === undefined || method === only) && path[prefix.length] === '/' : path.length === prefix.length || path[prefix.length] === '/') {
       if (!reads || reads(path)) return endpoint;
+      if (holds?.test(path)) held ??= endpoint;
       below ??= endpoint;
     }
   }
-  return below;
+  return held ?? below;
 }
 
 /** A wrapped count that may hold another registered format's body (Bedrock's CountTokens: `input.converse`), with its face. */

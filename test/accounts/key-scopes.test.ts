@@ -83,6 +83,18 @@ describe('model globs', () => {
     expect(endpointOfPath('/model/:model/invoke', 'POST')).toBe('messages');
     expect(endpointOfPath('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke', 'POST')).toBe('messages');
   });
+
+  it("Gemini's Vertex URLs that its generateContent route does not read (count, :predict, models.get and list) are gemini's, not the Claude routes' sharing their prefix", () => {
+    for (const root of ['/v1beta1', '/v1', '']) {
+      const project = `${root}/projects/p/locations/us-central1`;
+      expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash:countTokens`, 'POST')).toBe('gemini');
+      expect(endpointOfPath(`${project}/publishers/mock/models/image:predict`, 'POST')).toBe('gemini');
+      expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash`, 'GET')).toBe('gemini');
+      expect(endpointOfPath(`${project}/publishers/google/models`, 'GET')).toBe('gemini');
+      expect(endpointOfPath(`${project}/models`, 'GET')).toBe('gemini');
+      expect(endpointOfPath(`${project}/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`, 'POST')).toBe('messages');
+    }
+  });
 });
 
 describe('key scopes', () => {
