@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { findFormat, listFormats, wireFormatIds, type FormatDefinition, type FormatRoute, type WrappedCount } from '../formats/index.ts';
+import { findFormat, formatsGeneration, listFormats, wireFormatIds, type FormatDefinition, type FormatRoute, type WrappedCount } from '../formats/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { RoutingConfig } from '../config/index.ts';
@@ -68,7 +68,7 @@ function endpointPathOf(route: FormatRoute, endpoint: KeyEndpoint): EndpointPath
  * its prefix with another group's routes (Gemini's `POST /v1/models/{model}:generateContent`
  * below OpenAI's `GET /v1/models`): it governs only its own method, below the prefix.
  */
-function endpointPaths(): EndpointPath[] {
+function buildEndpointPaths(): EndpointPath[] {
   const formats = listFormats().flatMap((format) => format.routes.map((route) => endpointPathOf(route, format.id)));
   // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines); Gemini's too.
   // Gemini's Files API sits below the Gemini routes' `/v1beta` but is the files group, as /v1/files is.
@@ -95,7 +95,7 @@ export function endpointOfPath(path: string, method?: string): KeyEndpoint | und
   // the first whose prefix holds it.
   let held: KeyEndpoint | undefined;
   let below: KeyEndpoint | undefined;
-  for (const [prefix, endpoint, only, reads, holds] of endpointPaths()) {
+  for (const [prefix, endpoint, only, reads, holds] of fromRegistry().paths) {
     if (!path.startsWith(prefix)) continue;
     if (only !== undefined ? (method === undefined || method === only) && path[prefix.length] === '/' : path.length === prefix.length || path[prefix.length] === '/') {
       if (!reads || reads(path)) return endpoint;
@@ -109,14 +109,28 @@ export function endpointOfPath(path: string, method?: string): KeyEndpoint | und
 /** A wrapped count that may hold another registered format's body (Bedrock's CountTokens: `input.converse`), with its face. */
 type MixedCount = { face: FormatDefinition; wrapped: WrappedCount & { otherFormat: NonNullable<WrappedCount['otherFormat']> } };
 
-/** The wrapped count whose route is `path` (the URL, or the route's pattern as admission asks it), when it may hold another registered format's body. */
-function mixedCountOf(path: string): MixedCount | undefined {
+/** The wrapped counts that may hold another registered format's body. */
+function buildMixedCounts(): MixedCount[] {
+  const out: MixedCount[] = [];
   for (const face of listFormats()) {
     const wrapped = face.countTokens?.wrapped;
-    if (!wrapped?.otherFormat || !findFormat(wrapped.otherFormat.format)) continue;
-    if (path === wrapped.path || wrapped.readPath(path) !== undefined) return { face, wrapped: wrapped as MixedCount['wrapped'] };
+    if (wrapped?.otherFormat && findFormat(wrapped.otherFormat.format)) out.push({ face, wrapped: wrapped as MixedCount['wrapped'] });
   }
-  return undefined;
+  return out;
+}
+
+let derived: { generation: number; paths: EndpointPath[]; mixed: MixedCount[] } | undefined;
+
+/** What the scope checks read from the registry, built once per set of registered formats (every scoped request reads it). */
+function fromRegistry(): { paths: EndpointPath[]; mixed: MixedCount[] } {
+  const generation = formatsGeneration();
+  if (derived?.generation !== generation) derived = { generation, paths: buildEndpointPaths(), mixed: buildMixedCounts() };
+  return derived;
+}
+
+/** The wrapped count whose route is `path` (the URL, or the route's pattern as admission asks it), when it may hold another registered format's body. */
+function mixedCountOf(path: string): MixedCount | undefined {
+  return fromRegistry().mixed.find(({ wrapped }) => path === wrapped.path || wrapped.readPath(path) !== undefined);
 }
 
 /**

@@ -9,6 +9,7 @@ export {
   framingOf,
   routesAround,
   listFormats,
+  formatsGeneration,
   wireFormatIds,
   formatOfRoute,
   formatOfPath,

@@ -13,6 +13,8 @@ export type BuiltinFormat = (typeof BUILTIN)[number]['id'];
 
 const FORMAT_ID = /^[a-z][a-z0-9-]{0,39}$/;
 const registered = new Map<string, FormatDefinition>();
+/** Moves on whenever a format is registered or removed: what is derived from the registry is kept until then. */
+let generation = 0;
 
 /** Why a definition cannot be registered, or undefined: checked here because a plugin's format is not ours. */
 function problemOf(format: FormatDefinition): string | undefined {
@@ -71,12 +73,18 @@ export function registerFormat(format: FormatDefinition): void {
   const problem = problemOf(format);
   if (problem) throw new Error(problem);
   registered.set(format.id, format);
+  generation += 1;
 }
 
 /** Removes a format a test registered (never a built-in one). */
 export function unregisterFormat(id: string): void {
   if (BUILTIN.some((format) => format.id === id)) throw new Error(`format '${id}' is built in`);
-  registered.delete(id);
+  if (registered.delete(id)) generation += 1;
+}
+
+/** A number that changes whenever the registered formats do: a table derived from them is current while it holds. */
+export function formatsGeneration(): number {
+  return generation;
 }
 
 for (const format of BUILTIN) registerFormat(format);
