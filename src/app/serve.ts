@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
@@ -102,12 +103,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
     const composed = gateway;
-    listeners.push(await bind(gateway.app, options.host, options.port, '--port', options.config.server.maxConnections));
+    listeners.push(await bind(gateway.app, options.host, options.port, { port: '--port', host: '--host' }, options.config.server.maxConnections));
     const url = urlOf(listeners[0].server, options.host);
     let adminUrl = admin?.public ? url : loopbackUrlOf(listeners[0].server, options.host);
     if (admin?.port !== undefined) {
       const adminHost = admin.host ?? '127.0.0.1';
-      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, 'server.admin.port', options.config.server.maxConnections));
+      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, { port: 'server.admin.port', host: 'server.admin.host' }, options.config.server.maxConnections));
       adminUrl = urlOf(listeners[1].server, adminHost);
     }
     // Only now that the ports are ours: a start that cannot bind must not create a key nobody sees.
@@ -154,7 +155,7 @@ async function drain({ server, h2c, inFlight }: Bound, deadline: number): Promis
 }
 
 /** Listens on host:port (0 = a free port); a port that cannot be had is one clear line, not a surprise port. */
-async function bind(app: H3, host: string, port: number, setting: string, maxConnections: number): Promise<Bound> {
+async function bind(app: H3, host: string, port: number, setting: { port: string; host: string }, maxConnections: number): Promise<Bound> {
   let server: Server;
   const cap = capConnections(maxConnections);
   const handler = cap.wrap(toNodeHandler(app));
@@ -173,12 +174,30 @@ async function bind(app: H3, host: string, port: number, setting: string, maxCon
     server = listener.server as Server;
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new Error(`cannot listen on ${host}:${port} (${reason}): is another server using it? Pick another with ${setting} (0 = any free port).`);
+    throw new Error(await explainBindFailure(host, port, reason, setting));
   }
   detachHttpShutdown(server);
   cap.attach(server);
   const h2c = acceptH2c(server, handler);
   return { server, h2c, inFlight: trackInFlight(server, h2c.server) };
+}
+
+/**
+ * What to change when host:port cannot be had. listhen says "Unable to find an available port" whatever the cause, so
+ * one plain listen asks the system: a host that is no address here (a typo, another machine's address) or a port
+ * that needs privileges is not "another server using it".
+ */
+async function explainBindFailure(host: string, port: number, reason: string, setting: { port: string; host: string }): Promise<string> {
+  const code = await new Promise<string | undefined>((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+    probe.listen(port, host, () => probe.close(() => resolve(undefined)));
+  });
+  if (code === 'EACCES') return `cannot listen on ${host}:${port}: this process may not use port ${port} (below 1024 needs privileges on most systems). Pick another with ${setting.port} (0 = any free port).`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EINVAL' || code?.startsWith('EAI_')) {
+    return `cannot listen on ${host}:${port}: ${host} is not an address of this machine (${code}). Pick another with ${setting.host} (127.0.0.1, or 0.0.0.0 for every interface).`;
+  }
+  return `cannot listen on ${host}:${port} (${reason}): is another server using it? Pick another with ${setting.port} (0 = any free port).`;
 }
 
 function portOf(server: Server): number {

@@ -145,6 +145,20 @@ describe('first run', () => {
     expect(models.exitCode).toBe(0);
   });
 
+  // Before: "(Unable to find a random port …): is another server using it? Pick another with --port", the wrong advice.
+  it('a --host that is no address of this machine says so and names --host, not another server on the port', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const args = ['--config', file, '--data-dir', path.join(dir, 'data')];
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of a test machine.
+    const failed = await runCli([...args, 'serve', '--host', '192.0.2.1', '--port', '0']);
+    expect(failed.exitCode).toBe(1);
+    expect(String(failed.stderr).trim()).toBe(
+      'gateway: cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine (EADDRNOTAVAIL). Pick another with --host (127.0.0.1, or 0.0.0.0 for every interface).',
+    );
+    expect(String(failed.stdout)).not.toContain('sk-gw-');
+  });
+
   it('a start that cannot bind its port creates no account; the next start prints the first key', async () => {
     const busy = net.createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
