@@ -33,6 +33,16 @@ export async function resolveContext(cmd: Command): Promise<CliContext> {
   return { ...loaded, dataDir, configDir, command: commandName(cmd) };
 }
 
+/** Where the records a command reads live, for a line saying none are there: the data dir, or the PostgreSQL store. */
+export function recordsPlace(ctx: CliContext): string {
+  return ctx.config.store?.postgres ? 'the PostgreSQL store' : ctx.dataDir;
+}
+
+/** An empty accounts list: where it looked (the wrong directory is the usual reason) and what makes one. */
+export function noAccountsLine(ctx: CliContext): string {
+  return `No accounts in ${recordsPlace(ctx)}: \`gateway accounts create --email …\` makes one (the first \`gateway serve\` on an empty data dir makes local@localhost).`;
+}
+
 /**
  * Registers the wire formats the config's plugins bring (loaded, not set up), so a process that
  * serves nothing checks key scopes against every group the server has. Best effort: a plugin

@@ -25,6 +25,28 @@ describe('CLI error messages', () => {
     }
   });
 
+  // Before: a header row and nothing else, so a command run from the wrong directory (a data dir of its own) looked
+  // like a gateway with no keys; batches, videos and media ls already said "No …".
+  it('keys ls, accounts ls and usage on an empty data dir name the data dir and say what makes one; --json stays []', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    const args = ['--config', file, '--data-dir', dataDir];
+    const out = async (...command: string[]) => {
+      const run = await runCli([...args, ...command]);
+      expect(run.exitCode).toBe(0);
+      return String(run.stdout).trim();
+    };
+    expect(await out('keys', 'ls')).toBe(`No API keys in ${dataDir}: \`gateway keys create\` makes one (the first \`gateway serve\` on an empty data dir does too).`);
+    const noAccounts = `No accounts in ${dataDir}: \`gateway accounts create --email …\` makes one (the first \`gateway serve\` on an empty data dir makes local@localhost).`;
+    expect(await out('accounts', 'ls')).toBe(noAccounts);
+    expect(await out('usage')).toBe(noAccounts);
+    expect(JSON.parse(await out('keys', 'ls', '--json'))).toEqual([]);
+    expect(JSON.parse(await out('accounts', 'ls', '--json'))).toEqual([]);
+    expect((await out('accounts', 'create', '--email', 'a@example.com')).split('\n')).toHaveLength(1);
+    expect(await out('accounts', 'ls')).toMatch(/^ID +EMAIL .*\n.*a@example\.com/);
+  });
+
   it('keys create refuses a past --expires; keys ls shows a key past its expiry as expired', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { noAccountsLine, resolveContext } from '../context.ts';
 import { createAccountInput } from '../../admin/index.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
@@ -29,6 +29,7 @@ export async function listAccountsCommand(cmd: Command, opts: { json?: boolean }
   const ctx = await resolveContext(cmd);
   const accounts = await withAdmin(ctx, (admin) => admin.accounts.list.query());
   if (opts.json) return printJson(accounts);
+  if (accounts.length === 0) return print(noAccountsLine(ctx));
   print(
     formatTable(
       ['ID', 'EMAIL', 'TIER', 'CREDITS', 'QUOTA', 'SPEND CAP', 'SUSPENDED'],

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { noAccountsLine, resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { addCreditsInput, setAccountInput } from '../../admin/index.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
@@ -55,6 +55,7 @@ export async function usageCommand(cmd: Command, opts: { account?: string; json?
   const ctx = await resolveContext(cmd);
   const report = await withAdmin(ctx, (admin) => admin.billing.usage.query({ account: opts.account }));
   if (opts.json) return printJson(report);
+  if (report.accounts.length === 0) return print(noAccountsLine(ctx));
   print(
     formatTable(
       ['ACCOUNT', 'TIER', 'BALANCE', 'SPENT', 'REQUESTS', 'TOKENS (MONTH)', 'SEARCHES (MONTH)', 'QUOTA', 'STATUS'],

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { KeyView } from '../../admin/index.ts';
 import { createKeyInput, setKeyInput } from '../../admin/index.ts';
 import { withAdmin } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { recordsPlace, resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { listOrAll, numberOrNone, textOrNone, validated } from '../parse-settings.ts';
 import { createClock } from '../../util/index.ts';
@@ -71,6 +71,7 @@ export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): P
   const ctx = await resolveContext(cmd);
   const keys = await withAdmin(ctx, (admin) => admin.keys.list.query());
   if (opts.json) return printJson(keys.map((k) => ({ ...k, status: keyStatus(k) })));
+  if (keys.length === 0) return print(`No API keys in ${recordsPlace(ctx)}: \`gateway keys create\` makes one (the first \`gateway serve\` on an empty data dir does too).`);
   print(
     formatTable(
       ['ID', 'NAME', 'ACCOUNT', 'KEY', 'RPM', 'SCOPE', 'LIMIT', 'EXPIRES', 'LAST USED', 'STATUS'],
