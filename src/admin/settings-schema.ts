@@ -100,7 +100,7 @@ export const createAccountInput = z.strictObject({
 
 export const setAccountInput = z
   .strictObject({ email, ...accountSettings })
-  .refine((input) => changesSomething(input, ACCOUNT_FIELDS), { error: 'Nothing to change: give --tier, --quota, --rpm, --spend-cap, --password or --suspended/--no-suspended.' });
+  .refine((input) => changesSomething(input, ACCOUNT_FIELDS), { error: 'Nothing to change: give --tier, --quota, --rpm, --spend-cap, --password/--no-password or --suspended/--no-suspended.' });
 
 /** `billing.addCredits`: credits to add to (negative: take from) an account's balance. */
 export const addCreditsInput = z.strictObject({ email, add: creditDeltaSchema });

@@ -60,6 +60,8 @@ describe('the shared settings schema', () => {
     expect(issue(setKeyInput, { id: 'k', rpm: 0 })).toBe('--rpm: must be positive');
     expect(issue(setKeyInput, { id: 'k' })).toMatch(/^Nothing to change/);
     expect(issue(setKeyInput, { id: 'k', limit: 'ten' })).toBe('--limit: must be a number of credits');
+    expect(issue(setAccountInput, { email: 'a@x.test' })).toBe('Nothing to change: give --tier, --quota, --rpm, --spend-cap, --password/--no-password or --suspended/--no-suspended.');
+    expect(issue(setAccountInput, { email: 'a@x.test', password: null })).toBe('ok');
     expect(issue(setAccountInput, { email: 'a@x.test', spendCap: -5 })).toBe('--spend-cap: must not be negative');
     expect(issue(setAccountInput, { email: 'a@x.test', password: 'short' })).toBe('--password: must be at least 8 characters');
     expect(issue(setAccountInput, { email: 'a@x.test', tier: 'gold' })).toBe('--tier: must be one of free, basic, fellow, pro, enterprise');
