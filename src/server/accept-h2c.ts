@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2Server, type ServerHttp2Session } from 'node:http2';
+import { constants, createServer as createHttp2Server, type Http2Server, type Http2ServerRequest, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -36,6 +36,7 @@ export function acceptH2c(server: Server, handler: NodeHandler): H2cSide {
     // their connections, and the connection cap's slots, forever.
     if (server.keepAliveTimeout > 0) session.setTimeout(server.keepAliveTimeout, () => session.close());
   });
+  h2.on('request', (req: Http2ServerRequest) => limitArrival(req, server.requestTimeout));
   // Node's http.Server registers its own connection listener first, in its constructor.
   const [http1] = server.listeners('connection') as ((socket: Socket) => void)[];
   server.off('connection', http1);
@@ -60,6 +61,22 @@ export function acceptH2c(server: Server, handler: NodeHandler): H2cSide {
       for (const session of sessions) session.destroy();
     },
   };
+}
+
+/**
+ * As Node's requestTimeout bounds the time an HTTP/1.1 request takes to arrive whole (408, the
+ * connection closed): an HTTP/2 stream whose client is still sending after `timeoutMs` is reset
+ * (CANCEL). Without it a body trickled a byte at a time held its handler, and kept its session
+ * from idling, forever. Read from the stream's HTTP/2 state (the client's END_STREAM), not from
+ * the request's 'end', which a handler that never reads a body would never see.
+ */
+function limitArrival(req: Http2ServerRequest, timeoutMs: number): void {
+  const stream = req.stream;
+  if (!(timeoutMs > 0) || stream.endAfterHeaders) return;
+  const timer = setTimeout(() => {
+    if (!stream.destroyed && stream.state.state === constants.NGHTTP2_STREAM_STATE_OPEN) stream.close(constants.NGHTTP2_CANCEL);
+  }, timeoutMs);
+  stream.once('close', () => clearTimeout(timer));
 }
 
 /**

@@ -80,6 +80,45 @@ describe('acceptH2c', () => {
     expect(answer).toMatch(/v1\.1$/);
   });
 
+  it("resets an HTTP/2 stream whose request is not in whole after the server's requestTimeout, as HTTP/1.1 is answered 408", async () => {
+    let read = 0;
+    // The handler reads the body as it comes and answers at its end, as the gateway's routes do.
+    const { server, port } = await serve((req, res) => {
+      req.on('data', (chunk: Buffer) => (read += chunk.length));
+      req.on('end', () => res.end('ok'));
+    });
+    server.requestTimeout = 500;
+    const h2 = http2.connect(`http://127.0.0.1:${port}`);
+    close = () => {
+      h2.destroy();
+      server.close();
+      server.closeAllConnections();
+    };
+    h2.on('error', () => undefined);
+    // A body trickled a byte at a time, often enough to keep the session from idling.
+    const trickling = h2.request({ ':method': 'POST', ':path': '/', 'content-length': '1000' });
+    trickling.on('error', () => undefined);
+    const timer = setInterval(() => trickling.write('x'), 100);
+    // A request with no body, answered at once, and one whose body comes whole: neither is reset.
+    const quick = h2.request({ ':path': '/' });
+    quick.resume();
+    const whole = h2.request({ ':method': 'POST', ':path': '/', 'content-length': '3' });
+    whole.end('abc');
+    whole.resume();
+    try {
+      const closed = await Promise.race([
+        new Promise<number>((resolve) => trickling.on('close', () => resolve(trickling.rstCode ?? -1))),
+        new Promise<string>((resolve) => setTimeout(() => resolve('still open after 3 s'), 3000)),
+      ]);
+      expect(closed).toBe(http2.constants.NGHTTP2_CANCEL);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(read).toBeGreaterThan(3);
+    expect(quick.rstCode).toBe(http2.constants.NGHTTP2_NO_ERROR);
+    expect(whole.rstCode).toBe(http2.constants.NGHTTP2_NO_ERROR);
+  });
+
   it('forgets a connection that closes before its first bytes say which protocol (a TCP health check, a port scan)', async () => {
     const { server, port } = await serve((_req, res) => res.end('ok'));
     close = () => {
