@@ -143,7 +143,7 @@ export class ProviderRegistry {
       }
     }
     const bare = this.byBareId.get(requested);
-    if (!bare || bare.candidates.length === 0) throw modelNotFound(requested);
+    if (!bare || bare.candidates.length === 0) throw modelNotFound(requested, slash > 0 ? { prefix: requested.slice(0, slash), configured: [...this.providers.keys()] } : undefined);
     return bare;
   }
 
@@ -210,8 +210,17 @@ function checkProviderKeys(id: string, plugin: ProviderPlugin<unknown>, extra: s
   }
 }
 
-function modelNotFound(id: string): GatewayError {
-  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider.`, {
+/** Providers a model-not-found message names at most (the config's order). */
+const NAMED_PROVIDERS = 8;
+
+/**
+ * The 404 of a model no provider serves, saying where to look; `unknown`: the id's `provider/` prefix names no
+ * configured provider (the README's `anthropic/…` on a gateway without that provider), which it says with the ones there are.
+ */
+function modelNotFound(id: string, unknown?: { prefix: string; configured: readonly string[] }): GatewayError {
+  const configured = unknown && `${unknown.configured.slice(0, NAMED_PROVIDERS).join(', ')}${unknown.configured.length > NAMED_PROVIDERS ? ', …' : ''}`;
+  const why = unknown ? `: no provider is named '${unknown.prefix}' (configured: ${configured || 'none'})` : '';
+  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${why}. GET /v1/models lists the models served.`, {
     details: { model: id },
   });
 }

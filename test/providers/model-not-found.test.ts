@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProviderRegistry } from '../../src/providers/index.ts';
+import { mockRegistry } from '../routing/helpers.ts';
+
+/** The message of what `fn` throws. */
+function thrown(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('did not throw');
+}
+
+// Found by a newcomer: the README's `anthropic/claude-sonnet-4-5` on a fresh clone (no Anthropic key, so no `anthropic`
+// provider) answered only "does not exist or is not served by any configured provider", with nothing to do next.
+describe('model_not_found says where to look', () => {
+  let registry: ProviderRegistry;
+  beforeAll(async () => {
+    registry = await mockRegistry({ mock: { plugin: 'mock' }, local: { plugin: 'mock', models: ['org/model-a'] } });
+  });
+  afterAll(() => registry.close());
+
+  it('an id whose provider/ prefix is no configured provider names the prefix and the providers there are', () => {
+    expect(thrown(() => registry.resolve('anthropic/claude-sonnet-4-5'))).toBe(
+      "The model 'anthropic/claude-sonnet-4-5' does not exist or is not served by any configured provider: no provider is named 'anthropic' (configured: mock, local). GET /v1/models lists the models served.",
+    );
+  });
+
+  it('a provider that serves no such model, and a bare id nobody serves, point to GET /v1/models', () => {
+    expect(thrown(() => registry.resolve('mock/nope'))).toBe("The model 'mock/nope' does not exist or is not served by any configured provider. GET /v1/models lists the models served.");
+    expect(thrown(() => registry.resolve('nope'))).toBe("The model 'nope' does not exist or is not served by any configured provider. GET /v1/models lists the models served.");
+    // A bare id with a slash (an OpenRouter-style id a provider serves) still resolves.
+    expect(registry.resolve('org/model-a').candidates.map((c) => c.id)).toEqual(['local/org/model-a']);
+  });
+
+  it('the quoted id and prefix stay bounded (64 characters each)', () => {
+    const message = thrown(() => registry.resolve(`${'p'.repeat(500)}/x`));
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain('(configured: mock, local)');
+  });
+});
