@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Installs the third-party clients the agent e2e tests run (test/clients: Claude Code, Codex,
-// gemini-cli, opencode, Qwen Code, the AI SDK, LangChain, the OpenAI Agents SDK, the Anthropic Vertex
-// and Bedrock SDKs and the AWS SDK's Bedrock client; hundreds of MB, so never root devDependencies). Idempotent: `npm ci`
+// gemini-cli, opencode, Qwen Code, the AI SDK (its Bedrock and Vertex providers too), LangChain (its Bedrock
+// Converse model too), the OpenAI Agents SDK, the Anthropic Vertex and Bedrock SDKs and the AWS SDK's Bedrock client; hundreds of MB, so never root devDependencies). Idempotent: `npm ci`
 // runs only when test/clients/package-lock.json changed since the last install. Called by
 // .ci/run and by the tests that use the clients (test/helpers/test-clients.ts).
 import { execFileSync } from 'node:child_process';
