@@ -19,6 +19,20 @@ const BARE = /^\/v1beta\/(?!models\/|v1(?:alpha|beta)?\/)[^/:]+\/[^/]/;
  * on `/v1beta`), any other publisher is a gateway provider (`publishers/oc/models/gpt-4o` → `oc/gpt-4o`).
  */
 const VERTEX = /^(?:\/v1|\/v1beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/([^/]+)\/models\/(.+)$/;
+/**
+ * A gateway id without `models/` under publisher `google` (`…/publishers/google/oc/gpt-4o:generateContent`): the AI
+ * SDK's Vertex provider (@ai-sdk/google-vertex), its base URL Vertex's `…/publishers/google`, puts an id holding a
+ * slash in the path as it is, as its Google provider does on `/v1beta`. Only an id that holds one.
+ */
+const VERTEX_BARE = /^(?:\/v1|\/v1beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/google\/(?!models\/)(.+)$/;
+
+/** What follows `models/` on a Vertex path, a provider's publisher put before it; undefined off Vertex's paths. Still encoded. */
+function vertexRest(pathname: string): string | undefined {
+  const vertex = VERTEX.exec(pathname);
+  if (vertex) return vertex[1] === 'google' ? vertex[2] : `${vertex[1]}/${vertex[2]}`;
+  const bare = VERTEX_BARE.exec(pathname)?.[1];
+  return bare !== undefined && /^[^:]*(?:\/|%2F)[^:]*:/i.test(bare) ? bare : undefined;
+}
 
 /**
  * `/v1beta/models/{model}:{action}` (or `/v1/models/…`) → the model and the stream flag. The model may hold
@@ -26,13 +40,12 @@ const VERTEX = /^(?:\/v1|\/v1beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+\/)?pu
  * `models/` prefix, or without `models/` at all when it holds one (`/v1beta/oc/gpt-4o:…`); `streamGenerateContent` streams as SSE with `alt=sse`, else as one JSON array.
  */
 export function readGeminiPath(pathname: string, query: URLSearchParams, actions: ReadonlySet<string> = ACTIONS): (RouteTarget & { action: string }) | undefined {
-  const vertex = VERTEX.exec(pathname);
-  const prefix = vertex ? '' : (PREFIXES.find((candidate) => pathname.startsWith(candidate)) ?? (BARE.test(pathname) ? '/v1beta/' : undefined));
+  const vertex = vertexRest(pathname);
+  const prefix = vertex !== undefined ? '' : (PREFIXES.find((candidate) => pathname.startsWith(candidate)) ?? (BARE.test(pathname) ? '/v1beta/' : undefined));
   if (prefix === undefined) return undefined;
   let rest: string;
   try {
-    rest = decodeURIComponent(vertex ? vertex[2] : pathname.slice(prefix.length));
-    if (vertex && vertex[1] !== 'google') rest = `${decodeURIComponent(vertex[1])}/${rest}`;
+    rest = decodeURIComponent(vertex ?? pathname.slice(prefix.length));
   } catch {
     return undefined;
   }
@@ -49,9 +62,9 @@ export function readGeminiPath(pathname: string, query: URLSearchParams, actions
   return target;
 }
 
-/** True for a path of Vertex AI's (`…/publishers/{publisher}/models/{model}:…`), not AI Studio's. */
+/** True for a path of Vertex AI's (`…/publishers/{publisher}/models/{model}:…`, or a gateway id without `models/`), not AI Studio's. */
 export function isVertexPath(pathname: string): boolean {
-  return VERTEX.test(pathname);
+  return vertexRest(pathname) !== undefined;
 }
 
 /** Vertex AI's publisher models, as `@google/genai` in Vertex mode lists them (GET, never under the project). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/index.ts';
 import { getCodec, getFormat, framingOf } from '../../../src/formats/index.ts';
 import { SKIP_SIGNATURE, camelizeGeminiBody, readGeminiPath } from '../../../src/formats/gemini/index.ts';
+import { isVertexPath } from '../../../src/formats/gemini/read-path.ts';
 import type { ChatRequest, StreamPart } from '../../../src/ir/types.ts';
 import { STREAM_IDS } from '../stream-helpers.ts';
 
@@ -57,6 +58,17 @@ describe('gemini codec', () => {
     expect(readGeminiPath('/v1beta1/publishers/google/models/gemini-2.5-flash:countTokens', none, new Set(['countTokens']))).toMatchObject({ model: 'gemini-2.5-flash', action: 'countTokens' });
     expect(readGeminiPath('/v1beta1/projects/p/locations/l/publishers/anthropic/models/claude-x:rawPredict', none)).toBeUndefined();
     expect(readGeminiPath('/v1beta1/projects/p/locations/l/endpoints/123:generateContent', none)).toBeUndefined();
+  });
+
+  it("reads a gateway id without models/ under Vertex's publisher google (the AI SDK's Vertex provider puts an id holding a slash in the path as it is)", () => {
+    const none = new URLSearchParams();
+    expect(readGeminiPath('/v1beta1/projects/p/locations/us-central1/publishers/google/oc/gpt-4o:generateContent', none)).toEqual({ model: 'oc/gpt-4o', stream: false, action: 'generateContent' });
+    expect(readGeminiPath('/v1/publishers/google/google/gemini-2.5-flash:streamGenerateContent', new URLSearchParams('alt=sse'))).toMatchObject({ model: 'google/gemini-2.5-flash', stream: true, framing: 'sse' });
+    expect(readGeminiPath('/publishers/google/oc%2Fgpt-4o:generateContent', none)).toMatchObject({ model: 'oc/gpt-4o' });
+    expect(isVertexPath('/v1beta1/projects/p/locations/l/publishers/google/oc/gpt-4o:generateContent')).toBe(true);
+    // An id without a slash is always under models/ (the SDK writes models/{id}); another publisher's path is not Gemini's.
+    expect(readGeminiPath('/v1beta1/publishers/google/gemini-2.5-flash:generateContent', none)).toBeUndefined();
+    expect(readGeminiPath('/v1beta1/projects/p/locations/l/publishers/anthropic/oc/claude-x:rawPredict', none)).toBeUndefined();
   });
 
   it('decodes a request: system, tools, toolConfig, generationConfig, thinking, JSON schema', () => {
