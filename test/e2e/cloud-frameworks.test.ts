@@ -5,7 +5,8 @@
  * provider (@ai-sdk/amazon-bedrock, Converse over fetch) and its Google Vertex provider
  * (@ai-sdk/google-vertex, Vertex's generateContent paths). Each on a model passed through to a
  * strict fake of its own cloud's wire (Bedrock's Converse, the Gemini API) and on a Chat model (a
- * conversion): text, a stream, a tool call and the answer to its result. The key goes as each
+ * conversion): text, a stream, a tool call (streamed too) and the answer to its result, an unknown model
+ * as each client's own error. The key goes as each
  * client sends a credential: a Bedrock API key (Bearer) or an AWS access key id (SigV4, any secret),
  * an OAuth access token (google-auth-library holding it, nothing asks Google) or a Vertex express
  * API key (`x-goog-api-key`).
@@ -115,6 +116,19 @@ describe("LangChain's ChatBedrockConverse and the AI SDK's Bedrock and Vertex pr
       expect(answer.content).toBe(after);
       expect(rejections()).toEqual([]);
     });
+
+    it.each(BEDROCK_MODELS)('%s: a tool call streamed (ConverseStream), its chunks joined', async (model) => {
+      const llm = converse(model).bindTools([{ name: 'lookup', description: 'Weather of a city', schema: z.object({ city: z.string() }) }]);
+      let joined: any;
+      for await (const chunk of await llm.stream('Weather in Paris?')) joined = joined ? joined.concat(chunk) : chunk;
+      expect(joined.tool_calls).toMatchObject([{ name: 'lookup', args: { city: 'Paris' } }]);
+      expect(rejections()).toEqual([]);
+    });
+
+    it('an unknown model is an error naming it', async () => {
+      const failed = await converse('nope/missing').invoke('Say hi').then(() => undefined, (error: Json) => error);
+      expect(failed).toMatchObject({ name: 'ResourceNotFoundException', message: expect.stringContaining('nope/missing') });
+    });
   });
 
   describe("the AI SDK's Amazon Bedrock provider", () => {
@@ -146,6 +160,11 @@ describe("LangChain's ChatBedrockConverse and the AI SDK's Bedrock and Vertex pr
       expect(await streamed.steps).toHaveLength(2);
       expect(rejections()).toEqual([]);
       expect(sent.at(-1)!.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${gw.key}/\\d{8}/us-east-1/bedrock/aws4_request`));
+    });
+
+    it("an unknown model is the AI SDK's APICallError with Bedrock's 404, naming it", async () => {
+      const failed = await ai.generateText({ model: provider('bearer')('nope/missing'), prompt: 'Say hi', maxRetries: 0 }).then(() => undefined, (error: Json) => error);
+      expect(failed).toMatchObject({ statusCode: 404, message: expect.stringContaining('nope/missing') });
     });
   });
 
@@ -189,6 +208,21 @@ describe("LangChain's ChatBedrockConverse and the AI SDK's Bedrock and Vertex pr
       expect(result.steps).toHaveLength(2);
       expect(result.text).toBe('Sunny in Paris.');
       expect(rejections()).toEqual([]);
+    });
+
+    it('a streamed tool loop of two steps on the Gemini model (passthrough, express mode)', async () => {
+      const vertex = SETUPS[1][1]();
+      const result = ai.streamText({ model: vertex('google/gemini-2.5-flash'), prompt: 'Weather in Paris?', tools: { lookup: lookup() }, stopWhen: ai.stepCountIs(2), maxRetries: 0, onError: () => {} });
+      expect(await result.text).toBe('Hello from Gemini.');
+      const steps = await result.steps;
+      expect(steps).toHaveLength(2);
+      expect(steps[0].toolCalls).toMatchObject([{ toolName: 'lookup', input: { city: 'Paris' } }]);
+      expect(rejections()).toEqual([]);
+    });
+
+    it("an unknown model is the AI SDK's APICallError with Google's 404", async () => {
+      const failed = await ai.generateText({ model: SETUPS[0][1]()('nope/missing'), prompt: 'Say hi', maxRetries: 0 }).then(() => undefined, (error: Json) => error);
+      expect(failed).toMatchObject({ statusCode: 404, message: expect.stringContaining('nope/missing') });
     });
   });
 });
