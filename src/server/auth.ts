@@ -66,6 +66,19 @@ function credentialHint(format: WireFormat | undefined): string {
   return `${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`;
 }
 
+/**
+ * Why a credential that is no gateway key was refused, judged by its prefix only (the token is never quoted): the
+ * dashboard's session token, the admin token, or a provider's own key an SDK sent (the OpenAI SDK sends
+ * OPENAI_API_KEY, the AWS SDKs the environment's access key, when given no key). '' for an sk-gw- key.
+ */
+function notAKeyHint(token: string): string {
+  if (token.startsWith('sk-gw-')) return '';
+  const create = 'create an API key (sk-gw-…) with `gateway keys create` or on the dashboard\'s API keys page';
+  if (token.startsWith('gws_')) return `: this is a dashboard session token, which only the dashboard's routes take; ${create}`;
+  if (token.startsWith('gwa_')) return `: this is the server's admin token, which only the admin procedures take; ${create}`;
+  return `: gateway API keys start with sk-gw- (a provider's own key, such as an OPENAI_API_KEY or AWS access key an SDK took from the environment, belongs in the gateway's config); ${create}`;
+}
+
 /** Authenticates an API key (spec §5): 401 when missing or invalid, 403 when the account is suspended. */
 export function authenticateApiKey(event: H3Event, deps: ServerDeps, format?: WireFormat): AuthContext {
   const token = credentialOf(event, format);
@@ -73,7 +86,7 @@ export function authenticateApiKey(event: H3Event, deps: ServerDeps, format?: Wi
   const key = token.startsWith('sk-') ? deps.store.cache.keyByHash(hashOf(token)) : undefined;
   const now = deps.clock.now();
   if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
-    throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');
+    throw new GatewayError('invalid_api_key', `The API key is invalid, expired or revoked${notAKeyHint(token)}.`);
   }
   const account = deps.store.cache.account(key.accountId);
   if (!account) throw new GatewayError('invalid_api_key', 'The API key is invalid, expired or revoked.');

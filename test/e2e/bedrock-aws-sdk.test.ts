@@ -240,10 +240,15 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     });
 
     it("a key id the gateway does not know is the SDK's AccessDeniedException (401); a key's model scope holds as with Bearer (403); the key reaches no log", async () => {
-      for (const accessKeyId of ['sk-gw-not-a-key', 'AKIAIOSFODNN7EXAMPLE']) {
+      for (const [accessKeyId, message] of [
+        ['sk-gw-not-a-key', 'The API key is invalid, expired or revoked.'],
+        // The environment's AWS key, which the SDK signs with when given none: told that gateway keys are sk-gw-.
+        ['AKIAIOSFODNN7EXAMPLE', expect.stringMatching(/^The API key is invalid, expired or revoked: gateway API keys start with sk-gw- \(.*AWS access key/)],
+      ] as const) {
         const refused = await failure(signing(accessKeyId).send(new aws.ConverseCommand({ modelId: MODELS[0][0], messages: ASK })));
         expect(refused).toBeInstanceOf(aws.AccessDeniedException);
-        expect(refused).toMatchObject({ $metadata: { httpStatusCode: 401 }, message: 'The API key is invalid, expired or revoked.' });
+        expect(refused).toMatchObject({ $metadata: { httpStatusCode: 401 }, message });
+        expect((refused as Error).message).not.toContain(accessKeyId);
       }
       const scoped = await scopedKey('--models', 'oc/*');
       expect((await signing(scoped).send(new aws.ConverseCommand({ modelId: 'oc/gpt-4o-mini', messages: ASK }))).stopReason).toBe('end_turn');

@@ -26,6 +26,26 @@ describe('h3 app in-process', () => {
     await gateway.close();
   });
 
+  // Found by a newcomer: the OpenAI SDK given no apiKey sends OPENAI_API_KEY, a dashboard user tries the session token;
+  // both got only "invalid, expired or revoked". The token is never quoted back.
+  it('a credential that is no gateway key says what it is and where keys come from; an sk-gw- key stays terse', async () => {
+    const messageFor = async (token: string) => {
+      const res = await gateway.app.request('/v1/models', { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(401);
+      const { error } = (await res.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('invalid_api_key');
+      expect(error.message).not.toContain(token);
+      return error.message;
+    };
+    expect(await messageFor('sk-gw-wrongwrongwrong')).toBe('The API key is invalid, expired or revoked.');
+    const create = "create an API key (sk-gw-…) with `gateway keys create` or on the dashboard's API keys page.";
+    expect(await messageFor('sk-proj-abcdefghijklmnop')).toBe(
+      `The API key is invalid, expired or revoked: gateway API keys start with sk-gw- (a provider's own key, such as an OPENAI_API_KEY or AWS access key an SDK took from the environment, belongs in the gateway's config); ${create}`,
+    );
+    expect(await messageFor('gws_abcdefghijklmnopqrstuvwxyz')).toBe(`The API key is invalid, expired or revoked: this is a dashboard session token, which only the dashboard's routes take; ${create}`);
+    expect(await messageFor('gwa_abcdefghijklmnopqrstuvwxyz')).toBe(`The API key is invalid, expired or revoked: this is the server's admin token, which only the admin procedures take; ${create}`);
+  });
+
   it('answers a chat completion through app.request', async () => {
     const res = await gateway.app.request('/v1/chat/completions', {
       method: 'POST',
