@@ -72,7 +72,7 @@ describe('classifyUpstreamError', () => {
     expect(upstreamError('g', { ...gemini.decodeStreamError(error)!, phase: 'first-record' }).code).toBe(code);
     const decoder = gemini.createStreamDecoder();
     const parts = [...decoder.push(text), ...decoder.push(error), ...decoder.end()];
-    expect(parts.filter((p) => p.type === 'error')).toEqual([{ type: 'error', error: { code, message: `Google says ${name}`, status: ERROR_STATUS[code] } }]);
+    expect(parts.filter((p) => p.type === 'error')).toEqual([{ type: 'error', error: { code, message: `Google says ${name}`, status: ERROR_STATUS[code], upstreamStatus: status } }]);
     expect(parts.some((p) => p.type === 'end')).toBe(false);
   });
 
