@@ -122,7 +122,8 @@ export class SettlementOutbox {
    * Appends a settlement. With `now` (or no group commit) it is in the kernel when this returns
    * (`written` undefined); otherwise `written` resolves once its group is (rejects if the write
    * failed: the line is then not sent, unless a send already took it). Throws, nothing sent, when
-   * the line cannot be written at once. The flusher ships it within `flushMs`.
+   * the line cannot be written at once. The flusher ships it within `flushMs`. `input` becomes
+   * the line (numbered in place, as `UsageLedger.appendToGroup` does).
    */
   append(input: NewOutboxLine, now: boolean): { line: OutboxLine; written?: Promise<void> } {
     // Not in the file (a full disk): thrown, and never sent — no charge without its record.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { keepRejectedLines } from '../../util/index.ts';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { LedgerRecord } from '../types.ts';
+import { encodeLedgerLine } from './encode-ledger-line.ts';
 import { readLedgerFile, salvageLine, type UnreplayableLine } from './read-ledger-file.ts';
 
 /** One settled request in the usage ledger (append-only JSONL in the data dir); the shape is the store's. */
@@ -139,11 +140,14 @@ export class UsageLedger {
    * group and this line are written before it returns (`written` undefined). Otherwise the line
    * joins the open group, written at the latest `groupCommitMs` after the group opened (or when
    * a later caller writes it), and `written` resolves then (rejects if the write failed).
+   * `input` becomes the entry (its `seq` set): the caller hands over a record built for this line.
    */
   appendToGroup(input: NewLedgerEntry, now: boolean): { entry: LedgerEntry; written: Promise<void> | undefined } {
     if (this.fd === undefined) throw new Error('the usage ledger is closed');
-    const entry: LedgerEntry = { seq: this.seq + 1, ...input };
-    const line = JSON.stringify(entry) + '\n';
+    // Numbered in place: a copy with seq first cost a generic property copy per settlement, and the line puts seq first anyway.
+    const entry = input as LedgerEntry;
+    entry.seq = this.seq + 1;
+    const line = encodeLedgerLine(entry);
     this.seq = entry.seq;
     if (now || this.groupCommitMs === 0) {
       const group = this.group;
@@ -255,7 +259,7 @@ export class UsageLedger {
   rewrite(keep: readonly LedgerEntry[]): Promise<boolean> {
     if (this.fd === undefined || this.group || this.rewriting) return Promise.resolve(false);
     const from = this.size;
-    const head = Buffer.from(keep.map((e) => JSON.stringify(e) + '\n').join(''));
+    const head = Buffer.from(keep.map(encodeLedgerLine).join(''));
     const tmp = `${this.file}.rewrite`;
     // Opened for appending: once renamed it is the ledger's descriptor (no open that could fail after the rename).
     const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
