@@ -1,6 +1,6 @@
 import type { Admission, AuthContext, PassedLimits } from '../accounts/index.ts';
 import type { MediaUnits } from '../billing/index.ts';
-import type { RequestIds } from '../errors/index.ts';
+import { GatewayError, isGatewayError, type RequestIds } from '../errors/index.ts';
 import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../media/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import type { Served, Settlement } from '../pipeline/index.ts';
@@ -78,9 +78,28 @@ function mediaSettlement<T>(served: Served<T>, use: MediaUse): MediaSettlement {
 }
 
 /**
+ * What a result used; a result its call cannot read (a plugin that broke the media contract,
+ * e.g. an image result without `images`) is the provider's failure, 502, never the gateway's 500.
+ */
+function usedOf<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>, served: Served<T>): MediaUse {
+  try {
+    return call.used(served.value);
+  } catch (error) {
+    if (isGatewayError(error)) throw error;
+    const provider = served.model.provider.id;
+    deps.log.error('media answer unreadable', { provider, model: served.model.id, error: String(error) });
+    throw new GatewayError('provider_error', `The provider '${provider}' answered with a result the gateway cannot read (its plugin broke the media contract; the gateway's 'media answer unreadable' log line names it).`, {
+      cause: error,
+      details: { provider },
+    });
+  }
+}
+
+/**
  * One media exchange: plan the route over the models that can do the task, admit (priced by
- * the first candidate, scoped by all), call through the candidate loop, settle once, build the
- * answer, and return it once the usage ledger line is written.
+ * the first candidate, scoped by all), call through the candidate loop, settle once (a failure
+ * before the settlement releases the admission), build the answer, and return it once the
+ * usage ledger line is written.
  */
 export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>): Promise<MediaAnswer<R>> {
   const plan = planMediaRoute(deps.router, call.model, call.task, call.accept);
@@ -106,25 +125,32 @@ export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall
   let done!: () => void;
   const settled = new Promise<void>((resolve) => (done = resolve));
   if (record) record.settling = settled;
-  // The one settlement channel; billing never fails an answer that was already produced.
-  const settle = (settlement: Settlement | null): Promise<void> => {
-    const charged = admission.settle(settlement).then(
-      (charge) => record?.applySettlement(settlement, charge),
-      (error: unknown) => deps.log.error('settle failed', { error: String(error) }),
-    );
-    void charged.then(done);
-    return charged;
-  };
+  // The one settlement channel, used once; billing never fails an answer that was already produced.
+  let settling: Promise<void> | undefined;
+  const settle = (settlement: Settlement | null): Promise<void> =>
+    (settling ??= admission.settle(settlement).then(
+      (charge) => {
+        record?.applySettlement(settlement, charge);
+        done();
+      },
+      (error: unknown) => {
+        deps.log.error('settle failed', { error: String(error) });
+        done();
+      },
+    ));
   let served: Served<T>;
+  let settlement: MediaSettlement;
+  // Everything up to the settlement releases the admission when it fails: a failed call, or an answer its `used` cannot read.
   try {
     served = await callMedia(deps.router, plan, call.client ?? noClient(), (model, signal) => call.run(model, signal), record);
+    record?.servedBy(served.model.provider.id, served.model.id, served.fallback);
+    call.onHeaders?.(buildRoutingHeaders(served.routing, served.fallback));
+    settlement = mediaSettlement(served, usedOf(deps, call, served));
   } catch (error) {
     await settle(null);
     throw error;
   }
-  record?.servedBy(served.model.provider.id, served.model.id, served.fallback);
-  call.onHeaders?.(buildRoutingHeaders(served.routing, served.fallback));
-  void settle(mediaSettlement(served, call.used(served.value)));
+  void settle(settlement);
   const value = await call.answer(served);
   if (admission.recording) await admission.recording;
   return { value, settled };

@@ -1,0 +1,85 @@
+/**
+ * A media call whose provider answered with something the gateway cannot read (a third-party
+ * plugin breaking its contract) ends its credit hold: the client gets 502 provider_error in the
+ * spec's envelope, and nothing stays reserved on the account (credits, the key's concurrency slot).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { AccountGuards } from '../../src/accounts/index.ts';
+import { InProcessCredits } from '../../src/credits/index.ts';
+import { encodeWav } from '../../plugins/mock/wav.ts';
+import { makeGateway, post, type TestGateway } from '../accounts/make-gateway.ts';
+
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+const CONFIG = {
+  // One slot per key: a call that kept its slot would make the next one a 429.
+  limits: { concurrency: { tiers: { pro: 1 } } },
+  providers: {
+    odd: {
+      plugin: './test/fixtures/plugins/malformed-media-plugin.ts',
+      models: [
+        { id: 'draw', type: 'image_generation', pricing: { image: 0.04 } },
+        { id: 'hear', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
+        { id: 'vec', type: 'embedding', pricing: { input: 100 } },
+      ],
+    },
+  },
+};
+
+function reserved(t: TestGateway, accountId: string): number {
+  const guards = t.gateway.deps.guards;
+  if (!(guards instanceof AccountGuards) || !(guards.credits instanceof InProcessCredits)) throw new Error('the in-process credit engine expected (file store)');
+  return guards.credits.book.reserved(accountId);
+}
+
+async function expectProviderError(res: Response): Promise<void> {
+  expect(res.status).toBe(502);
+  const body = (await res.json()) as { error: { code: string; type: string; message: string } };
+  expect(body.error.code).toBe('provider_error');
+  expect(body.error.message).toMatch(/odd/);
+}
+
+/**
+ * What the account still holds and how many requests the request log still waits for (a record
+ * is emitted once its call settled), once the settlement had a moment.
+ */
+async function leftOver(t: TestGateway, accountId: string): Promise<{ reserved: number; active: number }> {
+  const now = () => ({ reserved: reserved(t, accountId), active: t.gateway.deps.observer.activeRequests });
+  for (let i = 0; i < 50 && (now().reserved > 0 || now().active > 0); i++) await new Promise((r) => setTimeout(r, 10));
+  return now();
+}
+
+describe('a media answer the gateway cannot read', () => {
+  it('images: 502 provider_error, and the hold taken for the images is given back', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/images/generations', post({ model: 'odd/draw', prompt: 'a cat', n: 2 }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it('transcriptions: 502 provider_error, and the hold for the audio is given back', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) {
+      const form = new FormData();
+      form.append('model', 'odd/hear');
+      form.append('file', new File([new Uint8Array(encodeWav(Buffer.alloc(8000 * 2 * 3), 8000))], 'a.wav', { type: 'audio/wav' }));
+      await expectProviderError(await gw.fetch('/v1/audio/transcriptions', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }));
+    }
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it("embeddings: 502 provider_error, and the request is recorded", async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/vec', input: 'hello there' }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+});
