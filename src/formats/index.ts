@@ -16,6 +16,7 @@ export {
   formatOfClient,
   isFormatClientPath,
   isCloudPath,
+  cloudOfRoute,
   missingFormatHint,
   batchEndpoints,
   type BuiltinFormat,

@@ -193,6 +193,19 @@ export function isCloudPath(cloud: CloudFace, pathname: string): boolean {
 }
 
 /**
+ * The cloud of a format whose API a route pattern is on: every path the pattern holds is under one
+ * of its paths (`/model/:model/invoke` is Bedrock Runtime's, `/:x/invoke` no cloud's); else undefined.
+ * Its SDKs read the route's errors and request id as the cloud says (CloudFace.requestIdHeader, awsErrors).
+ */
+export function cloudOfRoute(format: FormatDefinition, pattern: string): CloudFace | undefined {
+  if (!format.clouds) return undefined;
+  const segments = pattern.split('/');
+  const dynamic = segments.findIndex((segment) => segment.startsWith(':') || segment.startsWith('*'));
+  const literal = dynamic === -1 ? pattern : segments.slice(0, dynamic).join('/');
+  return format.clouds.find((cloud) => isCloudPath(cloud, literal));
+}
+
+/**
  * What to configure for a path of a cloud's API that another format serves, while no plugin has
  * registered that format (CloudFace.otherFormats: Converse with no bedrock provider); else undefined.
  */

@@ -399,10 +399,6 @@ export type FormatRoute =
        * beside `/v1beta/files/…`): left out of the method check, so another method there stays a 404, not a 405.
        */
       broad?: true;
-      /** A response header its clients read the request id from, sent beside the format's `requestIdHeader` (Bedrock's InvokeModel: the AWS SDKs' `x-amzn-requestid`). */
-      requestIdHeader?: string;
-      /** Its clients include the AWS SDKs, which name an error by `x-amzn-errortype` and read its text from a top-level `message`: both go beside the format's error body (Bedrock's InvokeModel). */
-      awsErrors?: true;
     };
 
 /**
@@ -466,10 +462,6 @@ export interface WrappedCount {
   otherFormat?: { format: string; read(body: Record<string, unknown>): Record<string, unknown> | undefined; missing: string; at: string };
   /** The count → the cloud's answer. */
   encode(tokens: number): Record<string, unknown>;
-  /** A response header the cloud's SDKs read the request id from, sent beside the format's `requestIdHeader`. */
-  requestIdHeader?: string;
-  /** As a path route's `awsErrors`: the AWS SDKs' error type header and top-level `message` beside the format's error body. */
-  awsErrors?: true;
 }
 
 /** What an embeddings request of a format's own shape asks for. */
@@ -675,8 +667,10 @@ export interface FormatDefinition {
   clients?: ClientSigns;
   /**
    * The clouds' APIs some of this format's routes are on (Bedrock Runtime: the Messages face's
-   * InvokeModel and CountTokens), whose SDKs ask the gateway nothing else: a path of one that no
-   * route serves is answered as those SDKs read an error, so they raise their own not-found error.
+   * InvokeModel and CountTokens), whose SDKs ask the gateway nothing else. A route of the format
+   * under a cloud's paths (its wrapped count too) answers as the cloud's SDKs read errors and
+   * request ids (cloudOfRoute), and so does a path of one that no route serves, so they raise
+   * their own not-found error.
    */
   clouds?: readonly CloudFace[];
 }
@@ -688,9 +682,9 @@ export interface FormatDefinition {
 export interface CloudFace {
   /** The API's path roots, each the API's at that path and below it (`/model`: `/model` and `/model/…`); never the dashboard's. */
   paths: readonly string[];
-  /** The response header (lowercase) its SDKs read the request id from (the AWS SDKs' `x-amzn-requestid`). */
+  /** The response header (lowercase) its SDKs read the request id from, sent beside the format's `requestIdHeader` (the AWS SDKs' `x-amzn-requestid`). */
   requestIdHeader?: string;
-  /** Its SDKs are the AWS SDKs: an error's `x-amzn-errortype` and top-level `message` go beside the body, as on a path route with `awsErrors`. */
+  /** Its SDKs are the AWS SDKs, which name an error by `x-amzn-errortype` and read its text from a top-level `message`: both go beside the format's error body. */
   awsErrors?: true;
   /** Its routes that a plugin's format serves (Bedrock's Converse, the bedrock plugin's): what such a path's 404 says while that format is not registered. */
   otherFormats?: readonly CloudRoutesElsewhere[];

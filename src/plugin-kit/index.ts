@@ -30,7 +30,7 @@ export { eventStreamCodec, splitEventStream, awsExceptionOf, type EventStreamMes
 // Anthropic's rule for a format that reaches Claude (Bedrock Converse): a continued tool loop without signed thinking first is refused with thinking on.
 export { continuesToolLoopWithoutThinking } from '../formats/index.ts';
 export type {
-  FormatDefinition, FormatRoute, RouteTarget, BodyShape, CredentialSource, StreamFraming, FrameReader, FrameWriter, WireRecord, RecordEnd,
+  FormatDefinition, FormatRoute, RouteTarget, BodyShape, CredentialSource, ClientSigns, CloudFace, CloudRoutesElsewhere, StreamFraming, FrameReader, FrameWriter, WireRecord, RecordEnd,
   PassthroughRules, PassthroughRequest, RewriteContext, FormatCodec, EncodeRequestOptions, StreamDecoder, StreamEncoder,
   DecodedUpstreamError, PassthroughInfo, UsageTap,
 } from '../formats/index.ts';

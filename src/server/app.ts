@@ -1,6 +1,6 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { formatOfClient, getFormat, isCloudPath, listFormats, missingFormatHint } from '../formats/index.ts';
+import { formatOfClient, getFormat, isCloudPath, listFormats, missingFormatHint, type CloudFace } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
@@ -21,9 +21,9 @@ type Handler = (event: H3Event) => unknown;
  * Wraps a handler: request id header, every failure as the spec envelope in the route's
  * format, and one observability record per request (`route` is the pattern, a bounded label).
  */
-function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void, own: Pick<RouteDef, 'requestIdHeader' | 'awsErrors'> = {}): Handler {
-  const routeIdHeader = own.requestIdHeader;
-  const awsErrors = own.awsErrors === true;
+function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps, route: string, warn?: (warning: ClientErrorWarning) => void, cloud?: CloudFace): Handler {
+  const routeIdHeader = cloud?.requestIdHeader;
+  const awsErrors = cloud?.awsErrors === true;
   const observer = deps.observer;
   const warnClient = isInferenceRoute(route) ? warn : undefined;
   const operation = operationOfRoute(route);
@@ -69,7 +69,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     // Off the formats' own routes (`/v1/models`, an unknown path) the header of the format whose SDKs ask (Anthropic's `request-id`).
     const idHeader = format === undefined ? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.requestIdHeader : requestIdHeader;
     if (idHeader) setResponseHeader(event, idHeader, state.ids.requestId);
-    // A route whose clients read it from another header as well (Bedrock's InvokeModel: the AWS SDKs' x-amzn-requestid).
+    // A route on a cloud's API, whose SDKs read it from another header as well (Bedrock's InvokeModel: the AWS SDKs' x-amzn-requestid).
     if (routeIdHeader) setResponseHeader(event, routeIdHeader, state.ids.requestId);
     // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
     const record = observer.tracer && !internal
@@ -148,7 +148,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   };
   for (const route of routes) {
     // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.
-    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route);
+    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route.cloud);
     app.on(route.method, route.path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
     if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));

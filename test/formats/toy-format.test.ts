@@ -16,7 +16,7 @@ import { createLogger } from '../../src/util/logger.ts';
 import { endpointOfPath, keyEndpoints } from '../../src/accounts/key-scope.ts';
 import { isGenerationRoute } from '../../src/limits/classify-route.ts';
 import { apiFormatOfRoute, operationOfRoute } from '../../src/server/observe-route.ts';
-import { registerFormat, wireFormatIds, type FormatDefinition } from '../../src/formats/index.ts';
+import { cloudOfRoute, registerFormat, wireFormatIds, type FormatDefinition } from '../../src/formats/index.ts';
 import { parseSse } from '../../src/sse/index.ts';
 import { REPO_ROOT, tempDir } from '../helpers/spawn-gateway.ts';
 import type { FakeUpstream } from '../helpers/fake-upstream.ts';
@@ -153,6 +153,36 @@ describe('a fourth wire format from the test tree', () => {
     expect(beside.status).toBe(404);
     expect(beside.headers.get('x-amzn-errortype')).toBeNull();
     expect(beside.headers.get('x-toy-cloud-request-id')).toBeNull();
+  });
+
+  it("answers on its route under its cloud's paths as the cloud's SDKs read errors and request ids, said once on the cloud", async () => {
+    const served = await gateway.app.request('/toy-cloud/chat/toy/toy-1:talk', { method: 'POST', headers: { 'x-toy-key': key }, body: JSON.stringify({ say: [{ who: 'user', text: 'from the cloud' }] }) });
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as Json).reply).toBe('toy heard: from the cloud');
+    expect(served.headers.get('x-toy-cloud-request-id')).toBe(served.headers.get('x-request-id'));
+    const refused = await gateway.app.request('/toy-cloud/chat/toy/toy-1:talk', { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-amzn-errortype')).toBe('AccessDeniedException');
+    expect(refused.headers.get('x-toy-cloud-request-id')).toBe(refused.headers.get('x-request-id'));
+    const body = (await refused.json()) as Json;
+    expect(body.trouble.code).toBe('authentication_error');
+    expect(body.message).toBe(body.trouble.message);
+    // Its route off the cloud: the toy's own error, no cloud headers.
+    const own = await toyCall('toy/toy-1', false, { headers: {} });
+    expect(own.status).toBe(401);
+    expect(own.headers.get('x-amzn-errortype')).toBeNull();
+    expect(own.headers.get('x-toy-cloud-request-id')).toBeNull();
+    expect(((await own.json()) as Json).message).toBeUndefined();
+  });
+
+  it('reads the cloud of a route pattern from the literal segments before its first parameter', () => {
+    expect(cloudOfRoute(toyFormat, '/toy-cloud/chat/**')?.requestIdHeader).toBe('x-toy-cloud-request-id');
+    expect(cloudOfRoute(toyFormat, '/toy-cloud')).toBeDefined();
+    expect(cloudOfRoute(toyFormat, '/toy/v1/chat/**')).toBeUndefined();
+    expect(cloudOfRoute(toyFormat, '/toy-cloudy/**')).toBeUndefined();
+    // A parameter first could be any path, the cloud's or not.
+    expect(cloudOfRoute(toyFormat, '/:root/chat')).toBeUndefined();
+    expect(cloudOfRoute(toyFormat, '/**')).toBeUndefined();
   });
 
   it("refuses a cloud whose paths are not path roots (a plugin's format is not ours)", () => {

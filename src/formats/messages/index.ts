@@ -70,15 +70,13 @@ export const messagesFormat = defineFormat({
       broad: true as const,
     })),
     // One segment for the id: the Bedrock SDKs percent-encode it (an ARN's or a gateway id's `/` as %2F); the bedrock plugin's Converse face has `/model/**`.
-    // The AWS SDKs read `$metadata.requestId` from x-amzn-requestid.
+    // Under Bedrock Runtime's `/model` (clouds below): errors and request ids as the AWS SDKs read them.
     ...['/model/:model/invoke', '/model/:model/invoke-with-response-stream'].map((path) => ({
       method: 'POST' as const,
       path,
       from: 'path' as const,
       readPath: readBedrockPath,
       shapeBody: shapeCloudBody,
-      requestIdHeader: 'x-amzn-requestid',
-      awsErrors: true as const,
     })),
   ],
   // Bedrock's InvokeModel and CountTokens signed by an AWS SDK with the key as its access key id (docs/formats.md).
@@ -89,8 +87,9 @@ export const messagesFormat = defineFormat({
   // Anthropic's SDKs send it on every call (models.list, models.retrieve too).
   clients: { header: 'anthropic-version' },
   // The Bedrock Runtime API (its SDK's operation paths: InvokeModel and Converse under /model/, ApplyGuardrail, the async
-  // invokes), which only the AWS SDKs ask: a path of it the gateway does not serve is their ResourceNotFoundException
-  // (rather than UnknownError), with the request id they read.
+  // invokes), which only the AWS SDKs ask. Its routes here (InvokeModel, CountTokens) answer errors with the AWS SDKs'
+  // x-amzn-errortype and top-level message (their own exception classes, not UnknownError) and the request id in the
+  // header they read `$metadata.requestId` from; a path of it the gateway does not serve is their ResourceNotFoundException.
   clouds: [
     {
       paths: ['/model', '/guardrail', '/guardrail-checks', '/async-invoke'],
@@ -142,8 +141,6 @@ export const messagesFormat = defineFormat({
         missing: 'input.converse: a Converse body is counted once a provider uses the bedrock plugin (it brings the Converse format); without one, send input.invokeModel with the InvokeModel body',
       },
       encode: (tokens) => ({ inputTokens: tokens }),
-      requestIdHeader: 'x-amzn-requestid',
-      awsErrors: true,
     },
   },
 });

@@ -1,4 +1,4 @@
-import { listFormats, routesAround, type FormatRoute } from '../../formats/index.ts';
+import { cloudOfRoute, listFormats, routesAround, type FormatRoute } from '../../formats/index.ts';
 import type { H3Event } from 'h3';
 import type { ServerDeps } from '../types.ts';
 import { noRoute } from '../hint-base-url.ts';
@@ -138,14 +138,17 @@ function formatRoutes(deps: ServerDeps, pathActions: readonly PathAction[]): Rou
       inference.set(route, handler);
       const def: RouteDef = { method: route.method, path: route.path, handler, format: format.id };
       if (route.from === 'path' && route.broad) def.broad = true;
-      if (route.from === 'path' && route.requestIdHeader) def.requestIdHeader = route.requestIdHeader;
-      if (route.from === 'path' && route.awsErrors) def.awsErrors = true;
       return def;
     });
     if (count && counter && !shared) routes.push({ method: 'POST', path: count.path, handler: counter, format: format.id });
-    if (count?.wrapped) routes.push({ method: 'POST', path: count.wrapped.path, handler: countTokensHandler(deps, format, count, count.wrapped), format: format.id, requestIdHeader: count.wrapped.requestIdHeader, awsErrors: count.wrapped.awsErrors });
+    if (count?.wrapped) routes.push({ method: 'POST', path: count.wrapped.path, handler: countTokensHandler(deps, format, count, count.wrapped), format: format.id });
     if (format.models) routes.push(...formatModelRoutes(deps, format, format.models));
     if (format.modelPaths) routes.push(...formatModelPathRoutes(deps, format, format.modelPaths));
+    // A route on a cloud's API (Bedrock's InvokeModel and CountTokens) answers as that cloud's SDKs read errors and request ids.
+    for (const def of routes) {
+      const cloud = cloudOfRoute(format, def.path);
+      if (cloud) def.cloud = cloud;
+    }
     return routes;
   });
 }

@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import type { CloudFace } from '../../formats/index.ts';
 import type { WireFormat } from '../../ir/index.ts';
 
 /** One route of the gateway: method, path, handler, and the format whose error shape its clients read. */
@@ -10,8 +11,6 @@ export interface RouteDef {
   format?: WireFormat;
   /** The pattern also covers paths the gateway does not serve: it never makes another method a 405 there. */
   broad?: true;
-  /** A response header its clients read the request id from, sent beside X-Request-ID and the format's own. */
-  requestIdHeader?: string;
-  /** Errors also carry the AWS SDKs' `x-amzn-errortype` and a top-level `message` (FormatRoute.awsErrors). */
-  awsErrors?: true;
+  /** The cloud whose API the route is on (cloudOfRoute): its request id header beside X-Request-ID and the format's own, its SDKs' error headers. */
+  cloud?: CloudFace;
 }
