@@ -17,16 +17,29 @@ const ERROR_TYPE: Record<string, string> = {
   badFrameException: 'api_error',
 };
 
+/** An integer HTTP status (ModelStreamErrorException's `originalStatusCode`), else undefined. */
+function httpStatus(value: unknown): number | undefined {
+  return Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599 ? (value as number) : undefined;
+}
+
+/**
+ * The Messages error event of an exception. A ModelStreamErrorException's `originalStatusCode` (the model's status)
+ * goes in `details.upstream_status`, where the gateway's own error envelope has it: read into the IR's stream error,
+ * and an AWS SDK client's ModelStreamErrorException names it again.
+ */
 function sseError(name: string, payload: string): string {
   let message = name;
+  let status: number | undefined;
   try {
-    const parsed = JSON.parse(payload) as { message?: unknown; Message?: unknown };
+    const parsed = JSON.parse(payload) as { message?: unknown; Message?: unknown; originalStatusCode?: unknown };
     message = String(parsed.message ?? parsed.Message ?? name);
+    status = httpStatus(parsed.originalStatusCode);
   } catch {
     // not JSON: the name says enough
   }
   const type = ERROR_TYPE[name[0].toLowerCase() + name.slice(1)] ?? 'api_error';
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+  const error = status === undefined ? { type, message } : { type, message, details: { upstream_status: status } };
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', error })}\n\n`;
 }
 
 /** The `type` of a Messages event without parsing the whole (possibly large) JSON. */

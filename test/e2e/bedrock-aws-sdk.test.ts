@@ -16,6 +16,7 @@ import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 type Json = Record<string, any>;
 const LLAMA = 'meta.llama3-3-70b-instruct-v1:0';
+const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const BEDROCK_API_KEY = 'ABSKZmFrZWJlZHJvY2thcGlrZXk=';
 const LOOKUP = { toolSpec: { name: 'lookup', description: 'Weather of a city', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } } };
 const ASK = [{ role: 'user', content: [{ text: 'Say hi' }] }];
@@ -52,7 +53,7 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     gw = await spawnGateway({
       config: {
         providers: {
-          bedrock: { plugin: 'bedrock', baseURL: bedrock.url, region: 'us-east-1', apiKey: BEDROCK_API_KEY, models: [LLAMA] },
+          bedrock: { plugin: 'bedrock', baseURL: bedrock.url, region: 'us-east-1', apiKey: BEDROCK_API_KEY, models: [LLAMA, CLAUDE] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           gem: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-broken'] },
           slow: { plugin: 'openai', baseURL: `${stalling.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-slow', 'gpt-cut'], timeouts: { idle: 300 } },
@@ -212,6 +213,32 @@ describe("the AWS SDK's BedrockRuntimeClient on the Converse route", () => {
     expect(thrown).toBeInstanceOf(aws.ModelStreamErrorException);
     expect(thrown).toMatchObject({ originalStatusCode: 500, message: expect.stringMatching(said) });
     expect(thrown.originalMessage).toBe(thrown.message);
+  });
+
+  // A Bedrock upstream's own ModelStreamErrorException on InvokeModelWithResponseStream (a Claude model, the bedrock plugin
+  // calls InvokeModel) names the model's status: the client's ModelStreamErrorException names it too, on InvokeModel (the
+  // stream passed through) and on ConverseStream (converted from it), as it does for a Converse upstream's.
+  it("a Bedrock InvokeModel upstream's ModelStreamErrorException keeps its originalStatusCode: InvokeModelWithResponseStream passed through, ConverseStream converted", async () => {
+    const said = 'The model stream failed.';
+    const fail = () => (bedrock.faults.exceptionAfter = { index: 3, name: 'modelStreamErrorException', message: said, fields: { originalStatusCode: 500, originalMessage: 'Internal error from the model' } });
+    fail();
+    const invoked = await withToken().send(
+      new aws.InvokeModelWithResponseStreamCommand({ modelId: `bedrock/${CLAUDE}`, contentType: 'application/json', body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] }) }),
+    );
+    const chunks: Json[] = [];
+    const thrown = await failure((async () => {
+      for await (const event of invoked.body) chunks.push(JSON.parse(new TextDecoder().decode(event.chunk.bytes)));
+    })());
+    expect(chunks.length).toBe(3);
+    expect(thrown).toBeInstanceOf(aws.ModelStreamErrorException);
+    expect(thrown).toMatchObject({ originalStatusCode: 500, message: said, originalMessage: said });
+
+    fail();
+    const answer = await withToken().send(new aws.ConverseStreamCommand({ modelId: `bedrock/${CLAUDE}`, messages: ASK }));
+    const failed = await failure(events(answer));
+    expect(failed).toBeInstanceOf(aws.ModelStreamErrorException);
+    expect(failed).toMatchObject({ originalStatusCode: 500, message: said, originalMessage: said });
+    expect(bedrock.rejections).toEqual([]);
   });
 
   describe('the key as the AWS access key id (SigV4, any secret)', () => {

@@ -38,8 +38,8 @@ export interface FakeBedrockFaults {
   splitEvery: number;
   /** Flip a byte of the message at this index of the next stream (a bad CRC). */
   badCrcAt?: number;
-  /** After this many messages of the next stream, an exception frame ends it. */
-  exceptionAfter?: { index: number; name: string; message: string };
+  /** After this many messages of the next stream, an exception frame ends it (`fields` beside its message: ModelStreamErrorException's originalStatusCode). */
+  exceptionAfter?: { index: number; name: string; message: string; fields?: Json };
 }
 
 export interface BedrockRequest {
@@ -72,7 +72,7 @@ function frame(headers: Record<string, string>, payload: Json): Buffer {
 }
 
 const eventFrame = (type: string, payload: Json) => frame({ ':message-type': 'event', ':event-type': type, ':content-type': 'application/json' }, payload);
-const exceptionFrame = (name: string, message: string) => frame({ ':message-type': 'exception', ':exception-type': name, ':content-type': 'application/json' }, { message });
+const exceptionFrame = (name: string, message: string, fields: Json = {}) => frame({ ':message-type': 'exception', ':exception-type': name, ':content-type': 'application/json' }, { message, ...fields });
 
 class BedrockError extends Error {
   constructor(readonly status: number, readonly type: string, message: string) {
@@ -196,7 +196,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
     faults.badCrcAt = undefined;
     faults.exceptionAfter = undefined;
     let list = frames;
-    if (exception) list = [...frames.slice(0, exception.index), exceptionFrame(exception.name, exception.message)];
+    if (exception) list = [...frames.slice(0, exception.index), exceptionFrame(exception.name, exception.message, exception.fields)];
     if (corrupt !== undefined && list[corrupt]) {
       const bad = Buffer.from(list[corrupt]);
       bad[bad.length - 5] ^= 0xff; // a payload byte: the message CRC no longer matches

@@ -50,7 +50,9 @@ class MessagesStreamDecoder implements StreamDecoder {
       case 'error': {
         this.done = true;
         const error = isRecord(event.error) ? event.error : {};
-        this.emit({ type: 'error', error: streamErrorFromUpstream(readString(error, 'type'), readString(error, 'message') ?? '') });
+        // The upstream's status where a gateway's error envelope names it (a Bedrock InvokeModel upstream's originalStatusCode).
+        const status = isRecord(error.details) ? error.details.upstream_status : undefined;
+        this.emit({ type: 'error', error: streamErrorFromUpstream(readString(error, 'type'), readString(error, 'message') ?? '', undefined, undefined, typeof status === 'number' ? status : undefined) });
         break;
       }
       default:

@@ -1,6 +1,6 @@
 // Bedrock's InvokeModelWithResponseStream answer: AWS's binary event-stream, each message a
 // `chunk` event whose JSON payload carries one Messages stream event, base64, in `bytes`.
-import { eventStreamCodec as codec, splitEventStream, type EventStreamMessage } from '../shared/index.ts';
+import { eventStreamCodec as codec, isHttpStatus, splitEventStream, type EventStreamMessage } from '../shared/index.ts';
 import type { FrameReader, FrameWriter, StreamFraming, WireRecord } from '../types.ts';
 
 const CHUNK_HEADERS = {
@@ -12,18 +12,25 @@ const CHUNK_HEADERS = {
 /** Anthropic's error types that are the client's fault: Bedrock's stream has one exception for them all. */
 const CLIENT_ERROR_TYPES = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large', 'billing_error']);
 
+/** The upstream's status an error names (`details.upstream_status`), when it is an HTTP status. */
+function upstreamStatusOf(error: { details?: unknown } | undefined): number | undefined {
+  const status = (error?.details as { upstream_status?: unknown } | undefined)?.upstream_status;
+  return isHttpStatus(status) ? status : undefined;
+}
+
 /**
  * Bedrock's exception for an Anthropic error event: one of the six InvokeModelWithResponseStream's
  * event union names beside `chunk`, since an AWS SDK raises any other name as a bare Error. A broken
- * connection to the provider (the gateway's `provider_error`) is the model's stream failing.
+ * connection to the provider (the gateway's `provider_error`) is the model's stream failing, and so is
+ * an error that names the upstream's status (a Bedrock InvokeModel upstream's own modelStreamErrorException, passed through).
  */
-function exceptionOf(error: { type?: unknown; code?: unknown } | undefined): string {
+function exceptionOf(error: { type?: unknown; code?: unknown; details?: unknown } | undefined): string {
   const type = error?.type;
   if (type === 'rate_limit_error') return 'throttlingException';
   if (type === 'overloaded_error') return 'serviceUnavailableException';
   if (type === 'timeout_error') return 'modelTimeoutException';
   if (typeof type === 'string' && CLIENT_ERROR_TYPES.has(type)) return 'validationException';
-  return error?.code === 'provider_error' ? 'modelStreamErrorException' : 'internalServerException';
+  return error?.code === 'provider_error' || upstreamStatusOf(error) !== undefined ? 'modelStreamErrorException' : 'internalServerException';
 }
 
 /**
@@ -32,8 +39,8 @@ function exceptionOf(error: { type?: unknown; code?: unknown } | undefined): str
  * connection has none, and neither does any other exception.
  */
 function originalOf(exception: string, error: { details?: unknown } | undefined, text: string): string {
-  const status = exception === 'modelStreamErrorException' ? (error?.details as { upstream_status?: unknown } | undefined)?.upstream_status : undefined;
-  return Number.isInteger(status) ? `,"originalStatusCode":${status as number},"originalMessage":${JSON.stringify(text)}` : '';
+  const status = exception === 'modelStreamErrorException' ? upstreamStatusOf(error) : undefined;
+  return status !== undefined ? `,"originalStatusCode":${status},"originalMessage":${JSON.stringify(text)}` : '';
 }
 
 function readJson(text: string): unknown {

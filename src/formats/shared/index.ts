@@ -21,7 +21,7 @@ export {
   continuesToolLoopWithoutThinking,
 } from './adapt-for-reasoning-model.ts';
 export { FieldChecker, badRequest, requireBodyShape, requireFields, requireObjectItems, MODEL_FIELD, collectExtra } from './check-fields.ts';
-export { gatewayErrorOf, streamErrorFromUpstream } from './map-upstream-error.ts';
+export { gatewayErrorOf, isHttpStatus, streamErrorFromUpstream } from './map-upstream-error.ts';
 export { FailedAnswerError, usageOfFailedAnswer } from './failed-answer.ts';
 export { readErrorBody, contentFilterResult } from './read-error-body.ts';
 export { readErrorObject, readRecordObject } from './read-stream-error.ts';

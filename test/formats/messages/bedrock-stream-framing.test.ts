@@ -84,6 +84,15 @@ describe("the Messages face's Bedrock event-stream framing", () => {
     expect(JSON.parse(decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data: throttled }])))[0].payload)).toEqual({ message: 'Slow', error_event: JSON.parse(throttled) });
   });
 
+  // A passthrough from a Bedrock InvokeModel upstream: the bedrock plugin's error event for its modelStreamErrorException names
+  // the status in details.upstream_status, with no gateway code (the record goes through as the upstream's): the same exception.
+  it("writes an upstream's api_error that names its status (a Bedrock InvokeModel upstream's own modelStreamErrorException) as modelStreamErrorException with it", () => {
+    const passed = JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'The model stream failed.', details: { upstream_status: 500 } } });
+    const [message] = decodeWire(Buffer.from(framing.createWriter().write([{ event: 'error', data: passed }])));
+    expect(message.headers[':exception-type']).toBe('modelStreamErrorException');
+    expect(JSON.parse(message.payload)).toEqual({ message: 'The model stream failed.', originalStatusCode: 500, originalMessage: 'The model stream failed.', error_event: JSON.parse(passed) });
+  });
+
   // End to end through the IR: a Gemini upstream's stream that ends in Google's error element names the status (`code`);
   // the IR's stream error carries it (upstreamStatus), the Messages encoder's error event says it in details.upstream_status,
   // and the framing makes it the exception's originalStatusCode. Google's 503 is serviceUnavailableException: no such field.

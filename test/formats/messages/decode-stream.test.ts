@@ -66,6 +66,17 @@ describe('messages stream decoder', () => {
     expect(partTypes(parts)).not.toContain('end');
   });
 
+  // A Bedrock InvokeModel upstream's modelStreamErrorException (the bedrock plugin's unwrapping) and another gateway's
+  // stream error name the upstream's status where the gateway's error envelope has it: the IR's upstreamStatus.
+  it("reads the upstream's status an error event names in details.upstream_status (100-599 only)", () => {
+    const failed = (details: unknown) =>
+      runStream(messagesCodec, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'The model stream failed.', details } })}\n\n`, 0).at(-1);
+    expect(failed({ upstream_status: 500 })).toEqual({ type: 'error', error: { code: 'provider_error', message: 'The model stream failed.', status: 502, upstreamStatus: 500 } });
+    for (const details of [undefined, { upstream_status: 42 }, { upstream_status: '500' }, 'x']) {
+      expect(failed(details)).toEqual({ type: 'error', error: { code: 'provider_error', message: 'The model stream failed.', status: 502 } });
+    }
+  });
+
   it('reports a stream cut before message_delta as an error, after closing open blocks', () => {
     const text = readFixture('messages/stream-text.sse.txt').split('\n\n').slice(0, 4).join('\n\n') + '\n\n';
     const parts = runStream(messagesCodec, text);

@@ -122,4 +122,21 @@ describe('InvokeModelWithResponseStream unwrapping', () => {
     expect(text).toContain('event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"Too many requests"}}');
     expect(text).toMatch(/"type":"api_error","message":"The upstream sent a corrupt event-stream frame/);
   });
+
+  // Bedrock's ModelStreamErrorException names the model's status (originalStatusCode): kept where a Messages error event
+  // from the gateway has it (details.upstream_status), so the client's error, an AWS SDK's ModelStreamErrorException too, names it.
+  it("keeps a modelStreamErrorException's originalStatusCode as the error event's details.upstream_status", async () => {
+    const unwrapped = async (payload: unknown) => {
+      const out: string[] = [];
+      for await (const bytes of unwrapInvokeStream(pieces(frame('modelStreamErrorException', payload, 'exception'), [5]))) out.push(Buffer.from(bytes).toString('utf8'));
+      return out.join('');
+    };
+    expect(await unwrapped({ message: 'The model stream failed.', originalStatusCode: 500, originalMessage: 'Internal error' })).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"The model stream failed.","details":{"upstream_status":500}}}\n\n',
+    );
+    // Not an HTTP status: not kept.
+    for (const originalStatusCode of [42, '500', 500.5]) {
+      expect(await unwrapped({ message: 'The model stream failed.', originalStatusCode })).toBe('event: error\ndata: {"type":"error","error":{"type":"api_error","message":"The model stream failed."}}\n\n');
+    }
+  });
 });
