@@ -49,6 +49,17 @@ function number(name: string) {
   };
 }
 
+/**
+ * The advice after a refused command line. Under an npm script (`npm start --port 8788`) npm keeps the flags before
+ * `--` for itself and passes their values on as arguments, so `serve` sees `8788`: say where the flags go.
+ */
+function usageHint(text: string): string {
+  if (process.env.npm_lifecycle_event && /too many arguments/.test(text)) {
+    return `run with --help for usage; npm passes a script's flags only after --: npm ${process.env.npm_lifecycle_event === 'start' ? 'start' : `run ${process.env.npm_lifecycle_event}`} -- --port 8788`;
+  }
+  return 'run with --help for usage';
+}
+
 /** Builds the CLI. Command modules load only when their command runs, so --help stays instant. */
 export function buildProgram(): Command {
   const program = new Command('gateway')
@@ -57,7 +68,7 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'config file (env GATEWAY_CONFIG; default: gateway.config.* found from the cwd)')
     .option('-d, --data-dir <dir>', 'data directory (env GATEWAY_DATA_DIR; default: .gateway under the cwd)')
     // Every CLI error is one line (README): commander's own refusals too, named like ours ('gateway: …').
-    .configureOutput({ outputError: (text, write) => write(`gateway: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run with --help for usage)\n`) })
+    .configureOutput({ outputError: (text, write) => write(`gateway: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (${usageHint(text)})\n`) })
     .exitOverride();
 
   program

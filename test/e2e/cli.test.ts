@@ -68,6 +68,12 @@ describe('CLI', () => {
     const unknown = await runCli(['keys', 'craete']);
     expect(unknown.exitCode).toBe(1);
     expect(String(unknown.stderr)).toBe("gateway: unknown command 'craete' (Did you mean create?) (run with --help for usage)");
+    // `npm start --port 8788`: npm keeps --port and passes 8788 on, so serve sees an argument (as npm sets the variable).
+    const npm = await runCli(['serve', '8788'], { env: { npm_lifecycle_event: 'start' } });
+    expect(npm.exitCode).toBe(1);
+    expect(String(npm.stderr)).toBe(
+      "gateway: too many arguments for 'serve'. Expected 0 arguments but got 1. (run with --help for usage; npm passes a script's flags only after --: npm start -- --port 8788)",
+    );
   });
 
   it("a bad value is the one line the README shows (\"Every CLI error is one line …\")", async () => {
