@@ -45,6 +45,8 @@ export function suggestBaseUrl(
       hint: `This gateway serves Gemini's v1beta and v1, not v1alpha: leave httpOptions.apiVersion unset (v1beta) or set it to 'v1'.`,
     };
   }
+  const tuned = vertexTunedModelPath(path);
+  if (tuned && servesBelowRoot(tuned.path)) return tuned;
   if (path.startsWith('/v1/')) {
     const shorter = path.slice(3);
     if (shorter.startsWith('/v1') && servesBelowRoot(shorter)) {
@@ -55,6 +57,25 @@ export function suggestBaseUrl(
   const longer = `/v1${path}`;
   if (serves(longer)) return { path: longer, hint: `The base URL lacks /v1: the OpenAI SDKs take the base URL ${origin}/v1 (the Anthropic and Google SDKs take ${origin}).` };
   return undefined;
+}
+
+/** Vertex AI's path to a model of the project (a tuned or registered one), as @google/genai writes `models/{m}` in Vertex mode. */
+const VERTEX_PROJECT_MODEL = /^(\/v1beta1(?:\/projects\/[^/]+\/locations\/[^/]+)?|(?:\/v1)?\/projects\/[^/]+\/locations\/[^/]+)\/models\/([^:]+):([A-Za-z]+)$/;
+
+/**
+ * @google/genai in Vertex mode sends a model named `models/mock/echo` as it is, under the project, where Vertex reads a
+ * tuned model (AI Studio mode takes the same name as a base model): the publisher path it would send for `mock/echo`.
+ */
+function vertexTunedModelPath(path: string): { path: string; hint: string } | undefined {
+  const match = VERTEX_PROJECT_MODEL.exec(path);
+  if (!match) return undefined;
+  const [, root, id, action] = match;
+  const slash = id.indexOf('/');
+  const [publisher, model] = slash > 0 ? [id.slice(0, slash), id.slice(slash + 1)] : ['google', id];
+  return {
+    path: `${root}/publishers/${publisher}/models/${model}:${action}`,
+    hint: `In Vertex mode @google/genai sends a model named models/… as a tuned model of the project: name it without models/ ('${id}'), which it sends as publishers/${publisher}/models/${model}.`,
+  };
 }
 
 const NO_ROUTE = Symbol.for('gateway.server.noRoute');

@@ -156,6 +156,19 @@ describe('@google/genai in Vertex AI mode against the gateway', () => {
     expect(gemini.requests).toEqual([]);
   });
 
+  // AI Studio mode takes `models/gemini-2.5-flash`; Vertex mode sends it under the project (a tuned model's path). Before: a bare "No route".
+  it("a model named models/… (a tuned model's path in Vertex mode): Google's 404 naming the id to use, with and without a project", async () => {
+    for (const options of [{ project: 'my-project', location: 'us-central1' }, {}]) {
+      const error = await vertex(options).models.generateContent({ model: 'models/gemini-2.5-flash', contents: 'Hi' }).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(404);
+      const body = JSON.parse((error as ApiError).message);
+      expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+      expect(body.error.message).toContain("name it without models/ ('gemini-2.5-flash'), which it sends as publishers/google/models/gemini-2.5-flash.");
+    }
+    expect(gemini.requests).toEqual([]);
+  });
+
   it("models.get and models.list: Vertex's publisher models (GET …/publishers/google/models[/{id}]), each named so the SDK can call it again", async () => {
     const ai = vertex();
     const one = await ai.models.get({ model: 'gemini-2.5-flash' });

@@ -29,6 +29,17 @@ describe('suggestBaseUrl (spec §5 rule 5)', () => {
     expect(suggestBaseUrl('POST', '/projects/p/anything', ORIGIN, KNOWN, [{ method: 'POST', pattern: /^\/v1\/projects\/.*\/?$/ }])).toBeUndefined();
   });
 
+  it("names the publisher path for a Vertex model named models/… (the SDK sends it as a tuned model's path)", () => {
+    const broad = [...BROAD, { method: 'POST', pattern: /^\/v1beta1\/publishers\/.*\/?$/ }];
+    expect(suggestBaseUrl('POST', '/v1beta1/projects/p/locations/global/models/mock/echo:generateContent', ORIGIN, KNOWN, broad)).toMatchObject({
+      path: '/v1beta1/projects/p/locations/global/publishers/mock/models/echo:generateContent',
+      hint: expect.stringContaining("name it without models/ ('mock/echo'), which it sends as publishers/mock/models/echo."),
+    });
+    expect(suggestBaseUrl('POST', '/v1beta1/models/gemini-2.5-flash:countTokens', ORIGIN, KNOWN, broad)?.path).toBe('/v1beta1/publishers/google/models/gemini-2.5-flash:countTokens');
+    // Only where a route serves the publisher path.
+    expect(suggestBaseUrl('POST', '/v1beta1/models/gemini-2.5-flash:countTokens', ORIGIN, KNOWN, BROAD)).toBeUndefined();
+  });
+
   it("names Gemini's versions for apiVersion 'v1alpha'", () => {
     expect(suggestBaseUrl('POST', '/v1alpha/models/g/gemini:streamGenerateContent', ORIGIN, KNOWN)).toMatchObject({
       path: '/v1beta/models/g/gemini:streamGenerateContent',
