@@ -517,6 +517,8 @@ export interface ImagesFace {
   decode(body: Record<string, unknown>, target: ImagesTarget): Record<string, unknown>;
   /** The images made → the client's answer. */
   encode(images: readonly MadeImage[], target: ImagesTarget): Record<string, unknown>;
+  /** An OpenAI images field as the client's body names it (`n` → `parameters.sampleCount`), for refusals; undefined keeps it. */
+  fieldOf?(field: string): string | undefined;
 }
 
 /** What a format's model list shows of a model (the catalog's facts, format-free). */

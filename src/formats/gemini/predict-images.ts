@@ -6,16 +6,25 @@ import { readGeminiPath } from './read-path.ts';
 
 const PREDICT = new Set(['predict']);
 
-/** Imagen's aspect ratios → OpenAI sizes (the pairs the google plugin maps back to the same ratios). */
-const SIZES: Record<string, string> = {
-  '1:1': '1024x1024',
-  '3:2': '1536x1024',
-  '2:3': '1024x1536',
-  '16:9': '1792x1024',
-  '9:16': '1024x1792',
-  '4:3': '1024x768',
-  '3:4': '768x1024',
-};
+/** Imagen's aspect ratios → OpenAI sizes (the pairs the google plugin maps back to the same ratios); a Map: a ratio is client input, never a prototype key. */
+const SIZES: ReadonlyMap<string, string> = new Map([
+  ['1:1', '1024x1024'],
+  ['3:2', '1536x1024'],
+  ['2:3', '1024x1536'],
+  ['16:9', '1792x1024'],
+  ['9:16', '1024x1792'],
+  ['4:3', '1024x768'],
+  ['3:4', '768x1024'],
+]);
+
+/** OpenAI's images fields as Imagen's body names them, for refusals; the other parameters go on under their own names. */
+const FIELDS: ReadonlyMap<string, string> = new Map([
+  ['prompt', 'instances[0].prompt'],
+  ['n', 'parameters.sampleCount'],
+  ['size', 'parameters.aspectRatio'],
+  ['negative_prompt', 'parameters.negativePrompt'],
+  ['seed', 'parameters.seed'],
+]);
 
 /** Imagen's parameters the gateway reads; the others go on as the request's extra fields (an Imagen upstream gets them back). */
 const READ = new Set(['sampleCount', 'aspectRatio', 'negativePrompt', 'seed', 'storageUri']);
@@ -55,8 +64,8 @@ function fieldsOf(parameters: Record<string, unknown>): Record<string, unknown> 
   }
   if (parameters.sampleCount !== undefined) out.n = parameters.sampleCount;
   if (parameters.aspectRatio !== undefined) {
-    const size = typeof parameters.aspectRatio === 'string' ? SIZES[parameters.aspectRatio] : undefined;
-    if (size === undefined) throw validationError({ 'parameters.aspectRatio': `must be one of ${Object.keys(SIZES).join(', ')}` });
+    const size = typeof parameters.aspectRatio === 'string' ? SIZES.get(parameters.aspectRatio) : undefined;
+    if (size === undefined) throw validationError({ 'parameters.aspectRatio': `must be one of ${[...SIZES.keys()].join(', ')}` });
     out.size = size;
   }
   if (parameters.negativePrompt !== undefined) out.negative_prompt = parameters.negativePrompt;
@@ -84,6 +93,10 @@ export const geminiImages: ImagesFace = {
     const parameters = body.parameters;
     if (parameters !== undefined && parameters !== null && !isRecord(parameters)) throw validationError({ parameters: 'must be an object' });
     return { ...(isRecord(parameters) ? fieldsOf(parameters) : {}), model: target.model, prompt, response_format: 'b64_json' };
+  },
+  fieldOf(field) {
+    // The model is the URL's; every other field came from `parameters`.
+    return FIELDS.get(field) ?? (field === 'model' || field === 'response_format' ? undefined : `parameters.${field}`);
   },
   encode(images) {
     return { predictions: images.map((image) => (image.revisedPrompt === undefined ? { bytesBase64Encoded: image.data, mimeType: image.mimeType } : { bytesBase64Encoded: image.data, mimeType: image.mimeType, prompt: image.revisedPrompt })) };

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { checkEndpoint, checkModelScope, countedEndpoint, createModelsThatMayServe } from '../../accounts/index.ts';
-import { GatewayError, isGatewayError, validationError } from '../../errors/index.ts';
+import { GatewayError, isGatewayError, renameFields, validationError } from '../../errors/index.ts';
 import { inlineStoredFiles } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
@@ -86,39 +86,9 @@ function unwrapCount(wrapped: WrappedCount, face: CountTokensFace, body: Record<
   try {
     request = format.codec.decodeRequest(held, { model, stream: false });
   } catch (error) {
-    throw isGatewayError(error) ? fieldsUnder(error, other.at) : error;
+    throw isGatewayError(error) ? renameFields(error, (field) => `${other.at}.${field}`) : error;
   }
   return face.bodyFor(request, model);
-}
-
-/**
- * A codec's error about a body the client sent under `at` (`input.converse`), its fields named as
- * the client's body has them: `details.fields`, `missing` and `param` under `at`, and the message's
- * when it starts with one (`messages[0].role: …`).
- */
-function fieldsUnder(error: GatewayError, at: string): GatewayError {
-  const details = error.details;
-  if (!details) return error;
-  const under = (field: string) => `${at}.${field}`;
-  const fields = typeof details.fields === 'object' && details.fields !== null ? (details.fields as Record<string, unknown>) : undefined;
-  const missing = Array.isArray(details.missing) ? details.missing.filter((field): field is string => typeof field === 'string') : undefined;
-  const param = typeof details.param === 'string' ? details.param : undefined;
-  const named = [...Object.keys(fields ?? {}), ...(missing ?? []), ...(param === undefined ? [] : [param])];
-  if (named.length === 0) return error;
-  const message = error.message;
-  // The Converse codec's words: `messages[0].role: must be …`.
-  const words = named.some((field) => message.startsWith(`${field}:`)) ? under(message) : message;
-  return new GatewayError(error.code, words, {
-    status: error.status,
-    headers: error.headers,
-    cause: error.cause,
-    details: {
-      ...details,
-      ...(fields ? { fields: Object.fromEntries(Object.entries(fields).map(([field, problem]) => [under(field), problem])) } : {}),
-      ...(missing ? { missing: missing.map(under) } : {}),
-      ...(param === undefined ? {} : { param: under(param) }),
-    },
-  });
 }
 
 /** The format a candidate's counter is asked in: the client's when the candidate speaks it, else the first of its formats with a counter body for a converted count. */

@@ -5,7 +5,7 @@ import { fileField, textField } from '../../media/index.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/index.ts';
 import { recordCompletedImage, renderImageEvents } from '../../media/index.ts';
 import { readPngSize } from '../../media/index.ts';
-import { validationError, isGatewayError } from '../../errors/index.ts';
+import { validationError, isGatewayError, renameFields } from '../../errors/index.ts';
 import type { ImageGenerationCall, ImageResult } from '../../plugin-kit/index.ts';
 import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
@@ -156,11 +156,27 @@ export function formatImagesHandler(deps: ServerDeps, format: FormatDefinition, 
     if (passing instanceof Promise) await passing;
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
     const openai = face.decode(body, target);
-    const request = decodeImageRequest(openai);
-    const { result } = await makeImages(event, deps, auth, request, new Set(Object.keys(openai)), 'image_generation', generate);
+    const sent = new Set(Object.keys(openai));
+    const request = namedAsSent(face, () => {
+      const decoded = decodeImageRequest(openai);
+      // makeImages checks the model's options again, at no cost: here its refusal can still be put in the client's words.
+      fitImageOptions(mediaCandidates(deps.registry, decoded.model, 'image_generation'), decoded, sent);
+      return decoded;
+    });
+    const { result } = await makeImages(event, deps, auth, request, sent, 'image_generation', generate);
     const images = result.images.map((image) => ({ data: Buffer.from(image.data).toString('base64'), mimeType: image.contentType, ...(image.revisedPrompt === undefined ? {} : { revisedPrompt: image.revisedPrompt }) }));
     return json(event, face.encode(images, target));
   };
+}
+
+/** What `check` returns; a refusal it throws names the fields as the face's client sent them (Imagen's `parameters.sampleCount`, not `n`). */
+function namedAsSent<T>(face: ImagesFace, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    const fieldOf = face.fieldOf;
+    throw fieldOf && isGatewayError(error) ? renameFields(error, (field) => fieldOf.call(face, field)) : error;
+  }
 }
 
 /** True when a model the gateway serves by this name makes images (a URL the images and embeddings faces both read goes by it). */
