@@ -11,7 +11,13 @@ const KNOWN = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolC
 /** Fields with no meaning outside Google: kept for a Gemini upstream, and a conversion refuses them (422 naming the field). */
 const GOOGLE_ONLY = ['cachedContent'];
 const GENERATION_ONLY = ['responseModalities', 'speechConfig', 'imageConfig', 'mediaResolution', 'responseLogprobs', 'logprobs', 'enableEnhancedCivicAnswers'];
-const LEVELS: Record<string, ReasoningEffort> = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high' };
+/** A Map: the level is the client's text, never a prototype key (`toString`). */
+const LEVELS: ReadonlyMap<string, ReasoningEffort> = new Map([
+  ['minimal', 'minimal'],
+  ['low', 'low'],
+  ['medium', 'medium'],
+  ['high', 'high'],
+]);
 
 /** A `generateContent` body → IR. The model and stream flag come from the URL (RouteTarget). */
 export function decodeGeminiRequest(raw: unknown, target?: RouteTarget): ChatRequest {
@@ -269,10 +275,10 @@ function readGenerationConfig(value: unknown, request: ChatRequest, check: Field
     const written = check.string(thinking.thinkingLevel, at('thinkingConfig.thinkingLevel'))?.toLowerCase();
     const level = written === 'thinking_level_unspecified' ? undefined : written;
     if (budget !== undefined && level !== undefined) check.fail(at('thinkingConfig'), 'thinkingBudget and thinkingLevel cannot both be set');
-    if (level !== undefined && !(level in LEVELS)) check.fail(at('thinkingConfig.thinkingLevel'), 'must be one of MINIMAL, LOW, MEDIUM, HIGH');
+    if (level !== undefined && !LEVELS.has(level)) check.fail(at('thinkingConfig.thinkingLevel'), 'must be one of MINIMAL, LOW, MEDIUM, HIGH');
     if (budget === 0) request.reasoning = { enabled: false };
     else if (budget !== undefined && budget > 0) request.reasoning = { enabled: true, budgetTokens: budget };
-    else if (level !== undefined && level in LEVELS) request.reasoning = { enabled: true, effort: LEVELS[level] };
+    else if (level !== undefined && LEVELS.has(level)) request.reasoning = { enabled: true, effort: LEVELS.get(level)! };
     else if (budget === -1 || thinking.includeThoughts === true) request.reasoning = { enabled: true };
     if (request.reasoning && thinking.includeThoughts === true) request.reasoning.summary = 'auto';
   }

@@ -67,7 +67,7 @@ function collectCalls(items: readonly unknown[]): { callIds: Set<string>; itemId
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
     const { type, call_id: callId, id } = item as Item;
-    if (type !== 'function_call' && type !== 'custom_tool_call' && type !== 'local_shell_call' && !(String(type) in SHELL_CALL_TYPES)) continue;
+    if (type !== 'function_call' && type !== 'custom_tool_call' && type !== 'local_shell_call' && !Object.hasOwn(SHELL_CALL_TYPES, String(type))) continue;
     if (typeof callId === 'string') callIds.add(callId);
     if (typeof id === 'string') itemIds.add(id);
   }

@@ -35,7 +35,7 @@ const MEDIA_TYPE_BY_EXTENSION: Record<string, string> = {
 
 function mediaTypeForFilename(filename: string | null | undefined): string {
   const extension = filename?.split('.').pop()?.toLowerCase();
-  return (extension && MEDIA_TYPE_BY_EXTENSION[extension]) || 'application/pdf';
+  return (extension && Object.hasOwn(MEDIA_TYPE_BY_EXTENSION, extension) && MEDIA_TYPE_BY_EXTENSION[extension]) || 'application/pdf';
 }
 
 function decodeImage(part: unknown, path: PropertyKey[]): ImagePart {

@@ -28,7 +28,7 @@ function encodeFile(part: FilePart): Item {
   if (source.kind === 'url') return { type: 'input_file', file_url: source.url, ...(part.filename ? { filename: part.filename } : {}) };
   if (source.kind === 'file_id') return { type: 'input_file', file_id: source.fileId, ...(part.filename ? { filename: part.filename } : {}) };
   // OpenAI wants a filename with inline file data.
-  const filename = part.filename ?? part.title ?? `document.${EXTENSION_BY_MEDIA_TYPE[source.mediaType] ?? 'pdf'}`;
+  const filename = part.filename ?? part.title ?? `document.${Object.hasOwn(EXTENSION_BY_MEDIA_TYPE, source.mediaType) ? EXTENSION_BY_MEDIA_TYPE[source.mediaType] : 'pdf'}`;
   return { type: 'input_file', filename, file_data: mediaSourceToUrl(source) };
 }
 

@@ -33,7 +33,7 @@ function listedItem(item: unknown, index: number, responseId: string): Record<st
   if (type === 'message' && typeof item.content === 'string') {
     listed.content = [item.role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content }];
   }
-  if (typeof item.id !== 'string') listed.id = `${ID_PREFIX[type] ?? 'item'}_gw${responseId.replace(/^resp_/, '')}i${index}`;
+  if (typeof item.id !== 'string') listed.id = `${(Object.hasOwn(ID_PREFIX, type) && ID_PREFIX[type]) || 'item'}_gw${responseId.replace(/^resp_/, '')}i${index}`;
   if (listed.status === undefined && (type === 'message' || type === 'function_call' || type === 'function_call_output')) listed.status = 'completed';
   return listed;
 }

@@ -97,6 +97,12 @@ describe('gemini codec', () => {
     expect(() => request({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingLevel: 'EXTREME' } } })).toThrow(GatewayError);
   });
 
+  it('refuses a thinkingLevel that names a prototype key (toString, constructor, __proto__): never an effort read off Object.prototype', () => {
+    for (const thinkingLevel of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(() => request({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { thinkingLevel } } })).toThrow(/thinkingConfig\.thinkingLevel/);
+    }
+  });
+
   it("reads proto JSON's snake_case field names as Google does (its REST examples write them); the client's data keeps its own names", () => {
     const camel = {
       systemInstruction: { parts: [{ text: 'You are a cat.' }] },

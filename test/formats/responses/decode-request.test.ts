@@ -208,4 +208,11 @@ describe('responses decodeRequest', () => {
     });
     expect(request.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
   });
+
+  it("guesses a raw file's media type from its own extensions only: 'x.constructor' is no prototype key's media type", () => {
+    for (const filename of ['x.constructor', 'x.toString', 'x.__proto__']) {
+      const request = responsesCodec.decodeRequest({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', filename, file_data: 'JVBERi0x' }] }] });
+      expect(request.messages[0].content[0]).toMatchObject({ type: 'file', source: { kind: 'base64', mediaType: 'application/pdf' } });
+    }
+  });
 });

@@ -279,4 +279,11 @@ describe('responses encodeRequest', () => {
     expect(sent('user-42')).toBe('user-42');
     expect(sent('u'.repeat(64))).toBe('u'.repeat(64));
   });
+
+  it("names an inline file of an unknown media type document.pdf, also one that is a prototype key's name", () => {
+    for (const mediaType of ['toString', 'constructor', 'application/x-unknown']) {
+      const body = responsesCodec.encodeRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'file', source: { kind: 'base64', mediaType, data: 'JVBERi0x' } }] }] }, options);
+      expect((body.input as Array<{ content: Array<{ filename?: string }> }>)[0].content[0].filename).toBe('document.pdf');
+    }
+  });
 });
