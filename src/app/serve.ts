@@ -103,12 +103,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
     const composed = gateway;
-    listeners.push(await bind(gateway.app, options.host, options.port, { port: '--port', host: '--host' }, options.config.server.maxConnections));
+    listeners.push(await bind(gateway.app, options.host, options.port, { port: '--port', host: '--host' }, options.config.server));
     const url = urlOf(listeners[0].server, options.host);
     let adminUrl = admin?.public ? url : loopbackUrlOf(listeners[0].server, options.host);
     if (admin?.port !== undefined) {
       const adminHost = admin.host ?? '127.0.0.1';
-      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, { port: 'server.admin.port', host: 'server.admin.host' }, options.config.server.maxConnections));
+      listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, { port: 'server.admin.port', host: 'server.admin.host' }, options.config.server));
       adminUrl = urlOf(listeners[1].server, adminHost);
     }
     // Only now that the ports are ours: a start that cannot bind must not create a key nobody sees.
@@ -155,7 +155,8 @@ async function drain({ server, h2c, inFlight }: Bound, deadline: number): Promis
 }
 
 /** Listens on host:port (0 = a free port); a port that cannot be had is one clear line, not a surprise port. */
-async function bind(app: H3, host: string, port: number, setting: { port: string; host: string }, maxConnections: number): Promise<Bound> {
+async function bind(app: H3, host: string, port: number, setting: { port: string; host: string }, bounds: Pick<GatewayConfig['server'], 'maxConnections' | 'maxConcurrentStreams'>): Promise<Bound> {
+  const { maxConnections, maxConcurrentStreams } = bounds;
   let server: Server;
   const cap = capConnections(maxConnections);
   const handler = cap.wrap(toNodeHandler(app));
@@ -178,7 +179,7 @@ async function bind(app: H3, host: string, port: number, setting: { port: string
   }
   detachHttpShutdown(server);
   cap.attach(server);
-  const h2c = acceptH2c(server, handler);
+  const h2c = acceptH2c(server, handler, { maxConcurrentStreams });
   return { server, h2c, inFlight: trackInFlight(server, h2c.server) };
 }
 

@@ -145,6 +145,8 @@ export const configSchema = z.strictObject({
       bodyLimits: bodyLimitsSchema.prefault({}),
       /** Open connections per listener; past it a request is answered 503 with Retry-After (docs/limits.md). */
       maxConnections: z.number().int().positive().default(10_000),
+      /** Streams one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); past it a stream is refused, REFUSED_STREAM (docs/limits.md). */
+      maxConcurrentStreams: z.number().int().positive().max(2 ** 31 - 1).default(128),
       /** Seconds to let in-flight requests finish on SIGINT/SIGTERM. */
       shutdownGraceSeconds: z.number().nonnegative().default(10),
       /**

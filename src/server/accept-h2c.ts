@@ -7,6 +7,14 @@ type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 /** What a client speaking HTTP/2 with prior knowledge sends first (RFC 9113, 3.4). */
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
+/** Streams one HTTP/2 session may have open at once unless told (nginx's http2_max_concurrent_streams default). */
+export const DEFAULT_MAX_CONCURRENT_STREAMS = 128;
+
+export interface H2cOptions {
+  /** SETTINGS_MAX_CONCURRENT_STREAMS: a stream opened past it is refused (RST_STREAM REFUSED_STREAM, safe for a client to retry). */
+  maxConcurrentStreams?: number;
+}
+
 /** The HTTP/2 side of a listener: its server (for 'request' listeners) and its open sessions. */
 export interface H2cSide {
   server: Http2Server;
@@ -24,8 +32,10 @@ export interface H2cSide {
  * bytes read put back, so an HTTP/1.1 connection is parsed exactly as before (docs/limits.md).
  * `server`'s other 'connection' listeners (the connection cap) still see every connection.
  */
-export function acceptH2c(server: Server, handler: NodeHandler): H2cSide {
-  const h2 = createHttp2Server({}, handler as unknown as Parameters<typeof createHttp2Server>[1]);
+export function acceptH2c(server: Server, handler: NodeHandler, options: H2cOptions = {}): H2cSide {
+  // Node's default is no limit (2^32-1 streams a session): one connection could open any number of requests at once.
+  const settings = { maxConcurrentStreams: options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS };
+  const h2 = createHttp2Server({ settings }, handler as unknown as Parameters<typeof createHttp2Server>[1]);
   const sessions = new Set<ServerHttp2Session>();
   const undecided = new Set<Socket>();
   h2.on('session', (session: ServerHttp2Session) => {

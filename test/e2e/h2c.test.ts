@@ -34,6 +34,8 @@ describe('HTTP/2 with prior knowledge (h2c) on the gateway port', () => {
     slow = await startFakeUpstream(() => ({ sse: chatStream(Array.from({ length: 200 }, (_, i) => `w${i} `)), delayMs: 20 }));
     gw = await spawnGateway({
       config: {
+        // Not the default (128): the setting must reach the listener's HTTP/2 side.
+        server: { maxConcurrentStreams: 64 },
         logging: { requests: true },
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
@@ -95,6 +97,11 @@ describe('HTTP/2 with prior knowledge (h2c) on the gateway port', () => {
     afterAll(() => session?.close());
 
     const post = (path: string, body: Json) => h2Post(session, path, gw.key!, body);
+
+    it('is told the server.maxConcurrentStreams of the config in the SETTINGS', async () => {
+      if (!session.remoteSettings.maxConcurrentStreams || session.remoteSettings.maxConcurrentStreams > 64) await new Promise((resolve) => session.once('remoteSettings', resolve));
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(64);
+    });
 
     it('Chat Completions JSON', async () => {
       const { stream, headers } = post('/v1/chat/completions', { model: 'oc/gpt-4o-mini', messages: ASK });

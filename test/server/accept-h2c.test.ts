@@ -11,9 +11,9 @@ import { until, untilStill } from '../helpers/until.ts';
 const MB = 1024 * 1024;
 
 /** A plain node:http server with acceptH2c on its port; `onRequest` sees each request (HTTP/1.1 or HTTP/2). */
-async function serve(onRequest: http.RequestListener, options: http.ServerOptions = {}): Promise<{ server: http.Server; port: number }> {
+async function serve(onRequest: http.RequestListener, options: http.ServerOptions = {}, h2: Parameters<typeof acceptH2c>[2] = undefined): Promise<{ server: http.Server; port: number }> {
   const server = http.createServer(options, onRequest);
-  acceptH2c(server, onRequest);
+  acceptH2c(server, onRequest, h2);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as net.AddressInfo).port };
 }
@@ -141,6 +141,53 @@ describe('acceptH2c', () => {
     }
     // Nothing of the gateway's should hold a closed socket: before, the sniffer's 'undecided' set kept every one.
     expect(seen.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+  });
+
+  it("tells HTTP/2 clients it takes 128 streams at once on a session (SETTINGS_MAX_CONCURRENT_STREAMS; Node's default is no limit)", async () => {
+    const { server, port } = await serve((_req, res) => res.end('ok'));
+    const h2 = http2.connect(`http://127.0.0.1:${port}`);
+    close = () => {
+      h2.destroy();
+      server.close();
+      server.closeAllConnections();
+    };
+    await new Promise((resolve) => h2.once('remoteSettings', resolve));
+    expect(h2.remoteSettings.maxConcurrentStreams).toBe(128);
+  });
+
+  it('refuses a stream past the cap (REFUSED_STREAM, which a client may retry) while the streams within it are served', async () => {
+    const held: http.ServerResponse[] = [];
+    const { server, port } = await serve((_req, res) => held.push(res), {}, { maxConcurrentStreams: 4 });
+    const h2 = http2.connect(`http://127.0.0.1:${port}`);
+    close = () => {
+      h2.destroy();
+      server.close();
+      server.closeAllConnections();
+    };
+    const outcome = (stream: http2.ClientHttp2Stream) =>
+      new Promise<{ status: number | undefined; rstCode: number | undefined }>((resolve) => {
+        let status: number | undefined;
+        stream.on('response', (headers) => (status = headers[':status']));
+        stream.on('error', () => undefined);
+        stream.resume();
+        stream.on('close', () => resolve({ status, rstCode: stream.rstCode }));
+      });
+    // Asked at once, before the server's SETTINGS arrive: the client cannot know the cap yet, so it sends all six.
+    const ends = Array.from({ length: 6 }, () => outcome(h2.request({ ':path': '/' })));
+    await until('four requests held', async () => (held.length === 4 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(held).toHaveLength(4);
+    expect(h2.remoteSettings.maxConcurrentStreams).toBe(4);
+    for (const res of held) res.end('ok');
+    const results = await Promise.all(ends);
+    expect(results.filter((r) => r.status === 200 && r.rstCode === http2.constants.NGHTTP2_NO_ERROR)).toHaveLength(4);
+    expect(results.filter((r) => r.status === undefined && r.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM)).toHaveLength(2);
+    // The session goes on: a request within the cap is served.
+    held.length = 0;
+    const next = outcome(h2.request({ ':path': '/' }));
+    await until('the next request', async () => held[0]);
+    held[0].end('ok');
+    expect(await next).toEqual({ status: 200, rstCode: http2.constants.NGHTTP2_NO_ERROR });
   });
 });
 
