@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
@@ -104,8 +105,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     gateway = await createGateway({ config: options.config, configDir: options.configDir, configFile: options.configFile, dataDir: options.dataDir, log: options.log, adminToken });
     const composed = gateway;
     listeners.push(await bind(gateway.app, options.host, options.port, { port: '--port', host: '--host' }, options.config.server));
-    const url = urlOf(listeners[0].server, options.host);
-    let adminUrl = admin?.public ? url : loopbackUrlOf(listeners[0].server, options.host);
+    // A wildcard host is no address to connect to (Windows and macOS clients refuse http://0.0.0.0): print loopback.
+    const url = loopbackUrlOf(listeners[0].server, options.host);
+    let adminUrl = url;
     if (admin?.port !== undefined) {
       const adminHost = admin.host ?? '127.0.0.1';
       listeners.push(await bind(createAdminApp(gateway.deps), adminHost, admin.port, { port: 'server.admin.port', host: 'server.admin.host' }, options.config.server));
@@ -123,6 +125,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (admin?.port !== undefined) options.print(`admin procedures listening on ${adminUrl} (not on the public listener)`);
     for (const line of describeSources(options)) options.print(line);
+    if (isWildcard(options.host)) options.print(describeWildcard(options.host, portOf(listeners[0].server)));
     options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic and Google base URL: ${url})`);
 
     let stopping: Promise<void> | undefined;
@@ -210,9 +213,25 @@ function urlOf(server: Server, host: string): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${portOf(server)}`;
 }
 
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
 /** The URL local tools reach a listener at: a wildcard host (0.0.0.0, ::) is reached over loopback. */
 function loopbackUrlOf(server: Server, host: string): string {
   if (host === '0.0.0.0') return urlOf(server, '127.0.0.1');
   if (host === '::' || host === '[::]') return urlOf(server, '::1');
   return urlOf(server, host);
+}
+
+/** The line that says a wildcard host listens on every interface, with a few addresses other machines can use. */
+function describeWildcard(host: string, port: number): string {
+  const v4Only = host === '0.0.0.0';
+  const addresses = Object.values(os.networkInterfaces())
+    .flat()
+    .filter((a): a is os.NetworkInterfaceInfo => a !== undefined && !a.internal && (a.family === 'IPv4' || (!v4Only && !a.address.startsWith('fe80'))))
+    .slice(0, 3)
+    .map((a) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${port}`);
+  const examples = addresses.length > 0 ? ` (${addresses.join(', ')})` : '';
+  return `host ${host}: every interface of this machine listens; other machines use one of its addresses${examples}`;
 }

@@ -159,6 +159,21 @@ describe('first run', () => {
     expect(String(failed.stdout)).not.toContain('sk-gw-');
   });
 
+  // Before: "gateway listening on http://0.0.0.0:…  (OpenAI base URL: http://0.0.0.0:…/v1 …)", an address clients on
+  // Windows and macOS cannot connect to. The ready line keeps its format and shows the loopback address.
+  it('serve --host 0.0.0.0 prints a base URL a client can connect to, and says every interface listens', async () => {
+    const gw = await spawnGateway({ args: ['--host', '0.0.0.0'] });
+    try {
+      expect(gw.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(gw.stdout()).toContain(`gateway listening on ${gw.url}  (OpenAI base URL: ${gw.url}/v1, Anthropic and Google base URL: ${gw.url})`);
+      expect(gw.stdout()).not.toContain('http://0.0.0.0');
+      expect(gw.stdout()).toMatch(/^host 0\.0\.0\.0: every interface of this machine listens; other machines use one of its addresses/m);
+      expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).status).toBe(200);
+    } finally {
+      expect(await gw.stop()).toBe(0);
+    }
+  });
+
   it('a start that cannot bind its port creates no account; the next start prints the first key', async () => {
     const busy = net.createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
