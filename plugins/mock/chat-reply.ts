@@ -56,6 +56,36 @@ function argumentsFor(schema: Json | undefined, prompt: string): string {
   return JSON.stringify(args);
 }
 
+/** A value of `schema` built from `text`: strings are the text, enums their first value, objects their required fields. */
+function exampleOf(schema: Json | undefined, text: string, depth = 0): unknown {
+  if (!schema || depth > 8) return text;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (Array.isArray(variants) && variants.length > 0) return exampleOf(variants.find((v) => v?.type !== 'null') ?? variants[0], text, depth + 1);
+  const type = Array.isArray(schema.type) ? (schema.type as unknown[]).find((t) => t !== 'null') : schema.type;
+  if (type === 'number' || type === 'integer') return typeof schema.minimum === 'number' ? schema.minimum : 1;
+  if (type === 'boolean') return true;
+  if (type === 'null') return null;
+  if (type === 'array') return [];
+  if (type !== 'object' && !schema.properties) return text;
+  const props = (schema.properties ?? {}) as Record<string, Json>;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : Object.keys(props);
+  return Object.fromEntries(required.map((name) => [name, exampleOf(props[name], text, depth + 1)]));
+}
+
+/**
+ * The answer text in JSON mode (`response_format` json_object or json_schema, which the other formats' JSON
+ * modes convert to): `{"echo": text}`, or a value of the schema whose strings are the text.
+ */
+function jsonAnswer(format: unknown, text: string): string | undefined {
+  const type = (format as Json | undefined)?.type;
+  if (type === 'json_object') return JSON.stringify({ echo: text });
+  if (type !== 'json_schema') return undefined;
+  const schema = ((format as Json).json_schema as Json | undefined)?.schema as Json | undefined;
+  return JSON.stringify(schema ? exampleOf(schema, text) : { echo: text });
+}
+
 function wantsThinking(body: Json): boolean {
   const thinking = body.thinking as Json | undefined;
   return Boolean(
@@ -108,6 +138,8 @@ export function planReply(body: Json): MockReply {
   } else {
     reply.text = prompt;
   }
+
+  if (reply.text !== undefined) reply.text = jsonAnswer(body.response_format, reply.text) ?? reply.text;
 
   const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? Infinity);
   if (reply.text !== undefined && countTokens(reply.text) > maxTokens) {
