@@ -1,9 +1,10 @@
 import type { Admission } from '../accounts/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
-import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest, type Settlement } from '../pipeline/index.ts';
+import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
+import { settleOnce } from './settle-once.ts';
 import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
@@ -134,29 +135,8 @@ function runAdmitted(
   // An answer past this is relayed but not stored (a stream's size is known only at its end).
   if (capture) call.onHeaders?.({ 'x-gateway-store-limit-bytes': String(deps.config.server.bodyLimits.inference) });
 
-  let done!: () => void;
-  const settled = new Promise<void>((resolve) => (done = resolve));
-  if (record) record.settling = settled;
-  // The one settlement channel: charged once, the record told what was charged, then `settled`.
-  // A failure after the pipeline settled (a failed answer billed for what it used) waits for that settlement.
-  let settling: Promise<void> | undefined;
-  const settle = (settlement: Settlement | null): Promise<void> => {
-    if (settling) return settling;
-    if (record && settlement?.aborted) {
-      record.errorCode ??= 'client_closed';
-      record.status = 499;
-    }
-    return (settling = admission.settle(settlement).then(
-      (charge) => {
-        record?.applySettlement(settlement, charge);
-        done();
-      },
-      (error: unknown) => {
-        deps.log.error('settle failed', { error: String(error) });
-        done();
-      },
-    ));
-  };
+  // The one settlement channel: the pipeline's `onSettled`, and a failure before the answer (released).
+  const { settle, settled } = settleOnce(deps, admission, record);
   exchange.onSettled = settle;
 
   return runChat(pipelineOf(deps), exchange, inbound).then(

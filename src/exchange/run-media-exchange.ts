@@ -8,6 +8,7 @@ import type { CatalogModel } from '../providers/index.ts';
 import { buildRoutingHeaders } from '../routing/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import { noClient, UNBILLED } from './call-exchange.ts';
+import { settleOnce } from './settle-once.ts';
 import type { ExchangeDeps } from './types.ts';
 
 export type { MediaUnits };
@@ -122,22 +123,8 @@ export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall
           ...(call.priceMultiplier !== undefined ? { priceMultiplier: call.priceMultiplier } : {}),
         });
   call.onHeaders?.(admission.headers);
-  let done!: () => void;
-  const settled = new Promise<void>((resolve) => (done = resolve));
-  if (record) record.settling = settled;
-  // The one settlement channel, used once; billing never fails an answer that was already produced.
-  let settling: Promise<void> | undefined;
-  const settle = (settlement: Settlement | null): Promise<void> =>
-    (settling ??= admission.settle(settlement).then(
-      (charge) => {
-        record?.applySettlement(settlement, charge);
-        done();
-      },
-      (error: unknown) => {
-        deps.log.error('settle failed', { error: String(error) });
-        done();
-      },
-    ));
+  // The one settlement channel; billing never fails an answer that was already produced.
+  const { settle, settled } = settleOnce(deps, admission, record);
   let served: Served<T>;
   let settlement: MediaSettlement;
   // Everything up to the settlement releases the admission when it fails: a failed call, or an answer its `used` cannot read.
