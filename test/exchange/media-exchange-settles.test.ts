@@ -23,6 +23,8 @@ const CONFIG = {
       plugin: './test/fixtures/plugins/malformed-media-plugin.ts',
       models: [
         { id: 'draw', type: 'image_generation', pricing: { image: 0.04 } },
+        { id: 'blank', type: 'image_generation', pricing: { image: 0.04 } },
+        { id: 'say', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
         { id: 'hear', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'vec', type: 'embedding', pricing: { input: 100 } },
       ],
@@ -58,6 +60,22 @@ describe('a media answer the gateway cannot read', () => {
     gw = await makeGateway(CONFIG);
     const { key, accountId } = await gw.account({ credits: 1000 });
     for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/images/generations', post({ model: 'odd/draw', prompt: 'a cat', n: 2 }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it('images: an image without its bytes is the same: 502 provider_error, nothing charged', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/images/generations', post({ model: 'odd/blank', prompt: 'a cat' }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it('speech: a result without audio is 502 provider_error, nothing charged', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/audio/speech', post({ model: 'odd/say', input: 'hello there', voice: 'alloy' }, key)));
     expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
   });

@@ -48,7 +48,11 @@ function speechHandler(deps: ServerDeps) {
           instructions: request.instructions,
           signal,
         }),
-      used: () => ({ estimatedInput, media: { speechCharacters } }),
+      used: (result) => {
+        // Read before the charge: a result without audio is the provider's failure (502, nothing charged), not a charged 500.
+        if (result?.data?.byteLength === undefined) throw new TypeError('a speech result without audio bytes');
+        return { estimatedInput, media: { speechCharacters } };
+      },
       answer: (served) => served,
     });
     if (request.streamFormat === 'sse') return respond(event, renderSpeechEvents(outcome.value.data, estimatedInput), SSE_CONTENT_TYPE);

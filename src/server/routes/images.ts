@@ -97,7 +97,11 @@ async function makeImages(
     accept: (model) => Object.keys(imageOptionProblems(model.spec, request, sent)).length === 0,
     reserve: { images: request.n },
     run: (model, signal) => invoke(model, toCall(request, model, signal)),
-    used: (result) => ({ usage: result.usage, estimatedInput: Math.ceil(request.prompt.length / 4), media: { images: result.images.length } }),
+    used: (result) => {
+      // Read before the charge: an image without its bytes is the provider's failure (502, nothing charged), not a charged 500 when it is stored.
+      if (result.images.some((image) => image?.data?.byteLength === undefined)) throw new TypeError('an image result with an image without bytes');
+      return { usage: result.usage, estimatedInput: Math.ceil(request.prompt.length / 4), media: { images: result.images.length } };
+    },
     answer: (served) => storeImages(event, deps, auth, request, task, served.model, served.value),
   });
   event.res.headers.set('x-media-generation-id', answer.id);
