@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeLedgerLine } from '../../../src/store/file/encode-ledger-line.ts';
-
-/** A small seeded generator (mulberry32): the same entries every run, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../../helpers/seeded-random.ts';
 
 const NASTY_TEXT = ['', 'req_abc', 'openai/gpt-4o-mini', '/v1/chat/completions', 'a"b', 'back\\slash', 'tab\there', 'nl\nx', '\u0000', '\u001f', '\u007f', 'é', 'naïve', '日本', '😀', '\ud800', 'x\udc00y', '\u2028\u2029', '</script>', '{"seq":1}', ' ~!#$%&\'()*+,-./:;<=>?@[]^_`{|}'];
 const NUMBERS = [0, -0, 1, -1, 42, 1.5, 0.000312, 1 / 3, 1e21, 1e-7, -1e-7, 5e-324, Number.MAX_SAFE_INTEGER, Number.MAX_VALUE, NaN, Infinity, -Infinity];

@@ -10,20 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeLedgerLine } from '../../../src/store/file/encode-ledger-line.ts';
+import { seededRandom as random } from '../../helpers/seeded-random.ts';
 import { salvageLine } from '../../../src/store/file/read-ledger-file.ts';
 import { UsageLedger, type LedgerEntry, type NewLedgerEntry } from '../../../src/store/file/usage-ledger.ts';
-
-/** mulberry32: the same entries every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYS = ['__proto__', '0', '1', '4294967294', '4294967295', '-1', '1.5', 'toJSON_', 'valueOf', 'a"b', '\u2028', '\ud800', '', 'ключ', 'x\ny', 'media', 'holder', 'lease'];
 const ODD_CHARS = [0x2028, 0x2029, 0x7f, 0xd800, 0xdfff, 0x22, 0x5c, 0x0, 0x1f];
