@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createTRPCClient, httpLink, unstable_localLink } from '@trpc/client';
 import type { AdminClient, AdminRouter } from '../admin/index.ts';
 import { adminRouter } from '../admin/index.ts';
@@ -26,7 +29,7 @@ export interface AdminConnection {
  * CLI goes through it over HTTP; otherwise the CLI takes the data dir's lock and runs the
  * same procedures in-process. Either way no write is lost.
  */
-export async function connectAdmin(ctx: CliContext, options: { waitMs?: number } = {}): Promise<AdminConnection> {
+export async function connectAdmin(ctx: CliContext, options: { waitMs?: number; readOnly?: boolean } = {}): Promise<AdminConnection> {
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (;;) {
     const server = readServerInfo(ctx.dataDir);
@@ -40,13 +43,20 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
     // Held by a server that is starting (server.json not yet written) or by another CLI: wait.
     await new Promise((r) => setTimeout(r, 50));
   }
-  const lock = await acquireLock(ctx.dataDir, Math.max(0, deadline - Date.now()), ctx.command);
+  // A read of a file store that is not there makes none: the procedures read an empty one in a temporary dir.
+  const scratch = options.readOnly && !ctx.config.store?.postgres && !fs.existsSync(ctx.dataDir) ? fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-no-data-dir-')) : undefined;
+  const dataDir = scratch ?? ctx.dataDir;
+  const removeScratch = () => scratch && fs.rmSync(scratch, { recursive: true, force: true });
+  const lock = await acquireLock(dataDir, Math.max(0, deadline - Date.now()), ctx.command).catch((error: unknown) => {
+    removeScratch();
+    throw error;
+  });
   try {
     const log = createLogger('warn');
-    const store = await openStore({ dataDir: ctx.dataDir, postgres: ctx.config.store?.postgres, poolSize: 2, warn: (message, fields) => log.warn(message, fields) });
+    const store = await openStore({ dataDir, postgres: ctx.config.store?.postgres, poolSize: 2, warn: (message, fields) => log.warn(message, fields) });
     const clock = createClock();
     let registry: ProviderRegistry | undefined;
-    const credits = openCreditsUsage({ store, dataDir: ctx.dataDir });
+    const credits = openCreditsUsage({ store, dataDir });
     // Nothing else writes the ledger while this process holds the data dir: read it once.
     let usage: Promise<UsageIndex> | undefined;
     const client = createTRPCClient<AdminRouter>({
@@ -57,10 +67,10 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
             store,
             clock,
             config: ctx.config,
-            dataDir: ctx.dataDir,
+            dataDir,
             registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log, source: configSource(ctx.filepath) })),
             credits,
-            usage: () => (usage ??= indexLedger(ctx.dataDir)),
+            usage: () => (usage ??= indexLedger(dataDir)),
           }),
         }),
       ],
@@ -72,17 +82,19 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number }
         await store.close();
         await registry?.close();
         lock.release();
+        removeScratch();
       },
     };
   } catch (error) {
     lock.release();
+    removeScratch();
     throw error;
   }
 }
 
-/** Runs `fn` with an admin connection and always closes it. */
-export async function withAdmin<T>(ctx: CliContext, fn: (client: AdminClient) => Promise<T>): Promise<T> {
-  const connection = await connectAdmin(ctx);
+/** Runs `fn` with an admin connection and always closes it (`readOnly`: a missing data dir is read as empty, not made). */
+export async function withAdmin<T>(ctx: CliContext, fn: (client: AdminClient) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+  const connection = await connectAdmin(ctx, options);
   try {
     return await fn(connection.client);
   } finally {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type LoadedConfig } from '../config/index.ts';
@@ -35,7 +36,15 @@ export async function resolveContext(cmd: Command): Promise<CliContext> {
 
 /** Where the records a command reads live, for a line saying none are there: the data dir, or the PostgreSQL store. */
 export function recordsPlace(ctx: CliContext): string {
-  return ctx.config.store?.postgres ? 'the PostgreSQL store' : ctx.dataDir;
+  if (ctx.config.store?.postgres) return 'the PostgreSQL store';
+  return fs.existsSync(ctx.dataDir) ? ctx.dataDir : `${ctx.dataDir} (${NO_DATA_DIR})`;
+}
+
+const NO_DATA_DIR = 'no data dir there: run this where the gateway serves, or name its data dir with --data-dir';
+
+/** ` in <data dir> (no data dir there: …)` when the file store's data dir does not exist, else nothing: for an empty listing's line. */
+export function missingDataDirNote(ctx: CliContext): string {
+  return ctx.config.store?.postgres || fs.existsSync(ctx.dataDir) ? '' : ` in ${ctx.dataDir} (${NO_DATA_DIR})`;
 }
 
 /** An empty accounts list: where it looked (the wrong directory is the usual reason) and what makes one. */

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
@@ -31,6 +32,7 @@ describe('CLI error messages', () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
     const dataDir = path.join(dir, 'data');
+    fs.mkdirSync(dataDir);
     const args = ['--config', file, '--data-dir', dataDir];
     const out = async (...command: string[]) => {
       const run = await runCli([...args, ...command]);
@@ -45,6 +47,40 @@ describe('CLI error messages', () => {
     expect(JSON.parse(await out('accounts', 'ls', '--json'))).toEqual([]);
     expect((await out('accounts', 'create', '--email', 'a@example.com')).split('\n')).toHaveLength(1);
     expect(await out('accounts', 'ls')).toMatch(/^ID +EMAIL .*\n.*a@example\.com/);
+  });
+
+  // Before: a read-only command run where no gateway lives made a .gateway/ there, and then said the records were empty.
+  it('read-only commands on a data dir that does not exist create none, say where they looked and what makes one, and exit 0', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "elsewhere", "private": true }\n');
+    const dataDir = path.join(dir, '.gateway');
+    const run = (...command: string[]) => runCli(command, { cwd: dir });
+    const out = async (...command: string[]) => {
+      const result = await run(...command);
+      expect(result.exitCode).toBe(0);
+      return String(result.stdout).trim();
+    };
+    const missing = `${fs.realpathSync(dir)}${path.sep}.gateway (no data dir there: run this where the gateway serves, or name its data dir with --data-dir)`;
+    expect(await out('keys', 'ls')).toBe(`No API keys in ${missing}: \`gateway keys create\` makes one (the first \`gateway serve\` on an empty data dir does too).`);
+    const noAccounts = `No accounts in ${missing}: \`gateway accounts create --email …\` makes one (the first \`gateway serve\` on an empty data dir makes local@localhost).`;
+    expect(await out('accounts', 'ls')).toBe(noAccounts);
+    expect(await out('usage')).toBe(noAccounts);
+    expect(await out('media', 'ls')).toBe(`No media generations in ${missing}.`);
+    expect(await out('videos', 'ls')).toBe(`No video jobs in ${missing}.`);
+    expect(await out('batches', 'ls')).toBe(`No batches in ${missing}.`);
+    expect(await out('models', 'ls')).toContain('mock/echo');
+    expect(JSON.parse(await out('keys', 'ls', '--json'))).toEqual([]);
+    expect(JSON.parse(await out('accounts', 'ls', '--json'))).toEqual([]);
+    expect(JSON.parse(await out('usage', '--json'))).toEqual({ accounts: [] });
+    for (const list of ['media', 'videos', 'batches']) expect(JSON.parse(await out(list, 'ls', '--json'))).toMatchObject({ data: [] });
+    const shown = await run('media', 'show', 'gen_x');
+    expect(shown.exitCode).toBe(1);
+    expect(String(shown.stderr).trim()).toBe("gateway: No media generation with id 'gen_x'.");
+    expect(fs.existsSync(dataDir)).toBe(false);
+    // A command that writes makes it.
+    expect((await run('keys', 'create', '--json')).exitCode).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'db.json'))).toBe(true);
+    expect(await out('keys', 'ls')).toMatch(/^ID +/);
   });
 
   it('keys create refuses a past --expires; keys ls shows a key past its expiry as expired', async () => {

@@ -27,7 +27,7 @@ export async function createAccountCommand(
 
 export async function listAccountsCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const accounts = await withAdmin(ctx, (admin) => admin.accounts.list.query());
+  const accounts = await withAdmin(ctx, (admin) => admin.accounts.list.query(), { readOnly: true });
   if (opts.json) return printJson(accounts);
   if (accounts.length === 0) return print(noAccountsLine(ctx));
   print(

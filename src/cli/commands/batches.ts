@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AdminBatchView } from '../../admin/index.ts';
 import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { missingDataDirNote, resolveContext } from '../context.ts';
 import { formatFields, formatTable, print, printJson } from '../format-table.ts';
 import { formatAge } from './media.ts';
 
@@ -21,9 +21,9 @@ export function progressLine(b: Pick<AdminBatchView, 'status' | 'request_counts'
 
 export async function listBatchesCommand(cmd: Command, opts: { account?: string; status?: string[]; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const page = await withAdmin(ctx, (admin) => admin.batches.list.query({ account: opts.account, status: opts.status as never, limit: 100 }));
+  const page = await withAdmin(ctx, (admin) => admin.batches.list.query({ account: opts.account, status: opts.status as never, limit: 100 }), { readOnly: true });
   if (opts.json) return printJson(page);
-  if (page.data.length === 0) return print('No batches.');
+  if (page.data.length === 0) return print(`No batches${missingDataDirNote(ctx)}.`);
   const now = createClock().now();
   print(
     formatTable(
@@ -36,7 +36,7 @@ export async function listBatchesCommand(cmd: Command, opts: { account?: string;
 export async function showBatchCommand(cmd: Command, id: string, opts: { watch?: boolean; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
   if (!opts.watch) {
-    const batch = await withAdmin(ctx, (admin) => admin.batches.get.query({ id }));
+    const batch = await withAdmin(ctx, (admin) => admin.batches.get.query({ id }), { readOnly: true });
     if (opts.json) return printJson(batch);
     print(formatFields(batch));
     return;
@@ -44,7 +44,7 @@ export async function showBatchCommand(cmd: Command, id: string, opts: { watch?:
   const started = Date.now();
   let first: number | undefined;
   for (;;) {
-    const batch = await withAdmin(ctx, (admin) => admin.batches.get.query({ id }));
+    const batch = await withAdmin(ctx, (admin) => admin.batches.get.query({ id }), { readOnly: true });
     const done = batch.request_counts.completed + batch.request_counts.failed;
     first ??= done;
     const elapsed = (Date.now() - started) / 1000;

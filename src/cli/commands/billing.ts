@@ -53,7 +53,7 @@ export async function resetPasswordCommand(cmd: Command, email: string, opts: { 
 /** `gateway usage [--account <email>] [--json]`: balances and spend per account, daily rows for one. */
 export async function usageCommand(cmd: Command, opts: { account?: string; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const report = await withAdmin(ctx, (admin) => admin.billing.usage.query({ account: opts.account }));
+  const report = await withAdmin(ctx, (admin) => admin.billing.usage.query({ account: opts.account }), { readOnly: true });
   if (opts.json) return printJson(report);
   if (report.accounts.length === 0) return print(noAccountsLine(ctx));
   print(

@@ -69,7 +69,7 @@ export async function createKeyCommand(
 
 export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const keys = await withAdmin(ctx, (admin) => admin.keys.list.query());
+  const keys = await withAdmin(ctx, (admin) => admin.keys.list.query(), { readOnly: true });
   if (opts.json) return printJson(keys.map((k) => ({ ...k, status: keyStatus(k) })));
   if (keys.length === 0) return print(`No API keys in ${recordsPlace(ctx)}: \`gateway keys create\` makes one (the first \`gateway serve\` on an empty data dir does too).`);
   print(

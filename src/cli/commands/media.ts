@@ -3,7 +3,7 @@ import type { AdminMediaView } from '../../admin/index.ts';
 import type { MediaStatus, MediaType } from '../../store/index.ts';
 import { createClock, terminalText } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { missingDataDirNote, resolveContext } from '../context.ts';
 import { formatFields, formatTable, print, printJson } from '../format-table.ts';
 
 export interface MediaListOptions {
@@ -42,12 +42,14 @@ export function formatMediaTable(records: AdminMediaView[], nowMs: number): stri
 /** `gateway media ls`: one page of the Media Library across accounts (or one with --account). */
 export async function listMediaCommand(cmd: Command, opts: MediaListOptions): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const page = await withAdmin(ctx, (admin) =>
-    admin.media.list.query({ type: opts.type, status: opts.status, account: opts.account, page: opts.page ?? 1, pageSize: opts.pageSize ?? 20 }),
+  const page = await withAdmin(
+    ctx,
+    (admin) => admin.media.list.query({ type: opts.type, status: opts.status, account: opts.account, page: opts.page ?? 1, pageSize: opts.pageSize ?? 20 }),
+    { readOnly: true },
   );
   if (opts.json) return printJson(page);
   if (page.data.length === 0) {
-    print(page.total === 0 ? 'No media generations.' : `No media generations on page ${page.page} (${page.total} in all).`);
+    print(page.total === 0 ? `No media generations${missingDataDirNote(ctx)}.` : `No media generations on page ${page.page} (${page.total} in all).`);
     return;
   }
   print(formatMediaTable(page.data, createClock().now()));
@@ -59,7 +61,7 @@ export async function listMediaCommand(cmd: Command, opts: MediaListOptions): Pr
 /** `gateway media show <id>`: every field of one record. */
 export async function showMediaCommand(cmd: Command, id: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const record = await withAdmin(ctx, (admin) => admin.media.get.query({ id }));
+  const record = await withAdmin(ctx, (admin) => admin.media.get.query({ id }), { readOnly: true });
   if (opts.json) return printJson(record);
   print(formatFields(record));
 }

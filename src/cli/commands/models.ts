@@ -37,7 +37,7 @@ function contextSize(value: unknown): string {
 /** gateway models ls: type, context, USD per million input/output tokens, media prices; unpriced models marked. */
 export async function listModelsCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const models = await withAdmin(ctx, (admin) => admin.models.list.query());
+  const models = await withAdmin(ctx, (admin) => admin.models.list.query(), { readOnly: true });
   if (opts.json) return printJson(models);
   const rows = models.map((m) => {
     const pricing = m.pricing as Pricing;

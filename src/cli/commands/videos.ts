@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AdminVideoView } from '../../admin/index.ts';
 import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
-import { resolveContext } from '../context.ts';
+import { missingDataDirNote, resolveContext } from '../context.ts';
 import { formatFields, formatTable, print, printJson } from '../format-table.ts';
 import { excerpt, formatAge } from './media.ts';
 
@@ -26,9 +26,9 @@ export function progressLine(v: AdminVideoView): string {
 
 export async function listVideosCommand(cmd: Command, opts: { account?: string; status?: AdminVideoView['status']; limit?: number; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const page = await withAdmin(ctx, (admin) => admin.videos.list.query({ account: opts.account, status: opts.status, limit: opts.limit ?? 20 }));
+  const page = await withAdmin(ctx, (admin) => admin.videos.list.query({ account: opts.account, status: opts.status, limit: opts.limit ?? 20 }), { readOnly: true });
   if (opts.json) return printJson(page);
-  if (page.data.length === 0) return print('No video jobs.');
+  if (page.data.length === 0) return print(`No video jobs${missingDataDirNote(ctx)}.`);
   print(formatVideosTable(page.data, createClock().now()));
   print(`\n${page.data.length} of ${page.total}`);
 }
@@ -36,7 +36,7 @@ export async function listVideosCommand(cmd: Command, opts: { account?: string; 
 export async function showVideoCommand(cmd: Command, id: string, opts: { watch?: boolean; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
   for (;;) {
-    const video = await withAdmin(ctx, (admin) => admin.videos.get.query({ id }));
+    const video = await withAdmin(ctx, (admin) => admin.videos.get.query({ id }), { readOnly: true });
     if (!opts.watch) {
       if (opts.json) return printJson(video);
       print(formatFields(video));
