@@ -179,7 +179,8 @@ export class ActivityWindow implements RecordConsumer {
       active_requests: active,
       total_requests: this.total,
       requests_per_second: round((recent * 1000) / rateSpanMs),
-      error_rate: inWindow.length === 0 ? 0 : round(errors / inWindow.length),
+      // Four places: the views print it as a percentage with one decimal (1 of 6 is 16.7 %, not 17.0 %).
+      error_rate: inWindow.length === 0 ? 0 : Math.round((errors / inWindow.length) * 10_000) / 10_000,
       requests: inWindow.length,
       errors,
       latency_ms: percentiles(latency),
