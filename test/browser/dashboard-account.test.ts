@@ -106,6 +106,25 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     await dialog.getByRole('button', { name: 'Close' }).click();
   });
 
+  it('shows a gateway-run video job: its thumbnail as a picture and the video playing, both fetched with the session', async () => {
+    const token = await sessionToken();
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${gw.url}/v1/media/generations`, { method: 'POST', headers: auth, body: JSON.stringify({ media_type: 'video', model: 'mock/video', prompt: 'a wave at night' }) });
+    const record = (await created.json()) as { id: string };
+    await page.reload();
+    const tile = page.locator(`[data-media-id="${record.id}"]`);
+    await tile.getByTestId('media-status').filter({ hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    // The content URL answers 401 without the session, which an <img> cannot send: the page shows a blob of it.
+    const thumb = tile.getByRole('img', { name: /a wave at night/ });
+    await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0, await thumb.elementHandle());
+    expect(await thumb.getAttribute('src')).toMatch(/^blob:/);
+    await tile.click();
+    const video = page.getByRole('dialog').locator('video');
+    await page.waitForFunction((el) => (el as HTMLVideoElement).readyState >= 1 && (el as HTMLVideoElement).duration > 0, await video.elementHandle());
+    expect(await video.getAttribute('src')).toMatch(/^blob:/);
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+  });
+
   it('shows a batch running to completed with its progress', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
     const lines = ['one', 'two', 'three'].map((text, i) => JSON.stringify({ custom_id: `line-${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'mock/echo', messages: [{ role: 'user', content: text }] } }));

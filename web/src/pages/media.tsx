@@ -40,6 +40,8 @@ const PAGE_SIZE = 24;
 /** What a URL plays as, by its extension (a record's result may be any of them). */
 function kindOf(url: string | null, type: MediaRecord['media_type']): 'image' | 'video' | 'audio' | 'other' {
   if (!url) return 'other';
+  // A gateway job's preview (`…/content?variant=thumbnail`) is a picture whatever the record's type.
+  if (/[?&]variant=(thumbnail|spritesheet)(&|#|$)/.test(url)) return 'image';
   const path = url.split(/[?#]/)[0].toLowerCase();
   if (/\.(mp4|webm|mov|m4v|ogv)$/.test(path)) return 'video';
   if (/\.(mp3|wav|ogg|oga|m4a|aac|flac|opus)$/.test(path)) return 'audio';
@@ -47,15 +49,57 @@ function kindOf(url: string | null, type: MediaRecord['media_type']): 'image' | 
   return type === 'image' ? 'image' : type === 'video' ? 'video' : type === 'music' ? 'audio' : 'other';
 }
 
-function MediaView({ record, url, thumb }: { record: MediaRecord; url: string | null; thumb?: boolean }) {
+/** The path of a gateway job's own content URL for this record (any instance serves it), else undefined. */
+function ownContentPath(url: string, record: MediaRecord): string | undefined {
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.pathname === `/v1/media/generations/${encodeURIComponent(record.id)}/content` ? `${parsed.pathname}${parsed.search}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What an element can load: a gateway job's content needs the session, which `<img>` and
+ * `<video>` cannot send, so it is fetched with the session and shown from a blob.
+ */
+function useMediaSource(url: string | null, record: MediaRecord): string | null {
+  const own = url === null ? undefined : ownContentPath(url, record);
+  const [blob, setBlob] = useState<string | null>(null);
+  useEffect(() => {
+    if (!own) return;
+    let gone = false;
+    let objectUrl: string | undefined;
+    void sessionFetch(own)
+      .then(async (response) => {
+        if (!response.ok || gone) return;
+        const body = await response.blob();
+        if (gone) return;
+        objectUrl = URL.createObjectURL(body);
+        setBlob(objectUrl);
+      })
+      .catch(() => undefined);
+    return () => {
+      gone = true;
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+      setBlob(null);
+    };
+  }, [own]);
+  return own ? blob : url;
+}
+
+function MediaView({ record, url: shown, thumb }: { record: MediaRecord; url: string | null; thumb?: boolean }) {
+  const loaded = useMediaSource(shown, record);
+  // Until a session-fetched source is ready the element waits without one.
+  const url = loaded ?? undefined;
   const label = `${record.media_type} by ${record.model}${record.prompt ? `: ${record.prompt.slice(0, 120)}` : ''}`;
-  switch (kindOf(url, record.media_type)) {
+  switch (kindOf(shown, record.media_type)) {
     case 'image':
-      return <img src={url!} alt={label} loading="lazy" />;
+      return <img src={url} alt={label} loading="lazy" />;
     case 'video':
-      return <video src={url!} controls={!thumb} muted={thumb} preload="metadata" aria-label={label} />;
+      return <video src={url} controls={!thumb} muted={thumb} preload="metadata" aria-label={label} />;
     case 'audio':
-      return thumb ? <span aria-label={label}>♪ audio</span> : <audio src={url!} controls preload="metadata" aria-label={label} />;
+      return thumb ? <span aria-label={label}>♪ audio</span> : <audio src={url} controls preload="metadata" aria-label={label} />;
     default:
       return <span className="muted">{record.status === 'completed' ? 'no preview' : record.status}</span>;
   }
