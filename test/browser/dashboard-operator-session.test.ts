@@ -57,6 +57,10 @@ describe('the dashboard in Chromium: operator views and an expiring session', ()
       running = false;
       await load;
     }
+    // Provider health from /health's provider_health: a row per provider with its state, not a JSON dump of ids.
+    const health = page.getByRole('table', { name: 'Provider health' });
+    const row = health.getByRole('row').filter({ has: page.getByRole('cell', { name: 'mock', exact: true }) });
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['mock', 'ok', expect.stringMatching(/^\d+$/), '—']);
   });
 
   it('a session that expires brings the sign-in form back over the page, and what was typed stays', async () => {

@@ -75,17 +75,44 @@ function Live({ a }: { a: Activity }) {
   );
 }
 
+/** What `GET /health` says (docs/routing.md "Health and failure logs"): the parts this page shows. */
+interface HealthBody {
+  status?: string;
+  provider_health?: Array<{ id: string; state: string; models: number; circuits: Array<{ model: string; state: string; failures: number }> }>;
+  storage?: { writable: boolean };
+  limits?: { store: string; reachable: boolean; on_error: string };
+  database?: { store: string; reachable: boolean };
+}
+
 function Health() {
   const health = useLoad(async () => {
     const response = await fetch('/health');
-    return (await response.json()) as { status?: string; providers?: Record<string, unknown> | unknown[] };
+    return (await response.json()) as HealthBody;
   }, [], { intervalMs: 5_000 });
   if (!health.data) return null;
-  const providers = Array.isArray(health.data.providers) ? health.data.providers : Object.entries(health.data.providers ?? {}).map(([id, v]) => ({ id, ...(v as object) }));
+  const { status, provider_health: providers = [], storage, limits, database } = health.data;
+  const services = [
+    storage && `data dir ${storage.writable ? 'writable' : 'NOT writable'}`,
+    limits && `limits: ${limits.store} ${limits.reachable ? 'reachable' : `unreachable (fails ${limits.on_error})`}`,
+    database && `database: ${database.store} ${database.reachable ? 'reachable' : 'unreachable'}`,
+  ].filter(Boolean);
   return (
     <section className="panel">
-      <h2>Provider health <span className={statusClass(health.data.status === 'ok' ? 'ok' : 'failed')}>{health.data.status}</span></h2>
-      <pre className="mono">{JSON.stringify(providers, null, 2)}</pre>
+      <h2>Provider health <span className={statusClass(status === 'unavailable' ? 'failed' : (status ?? ''))}>{status}</span></h2>
+      <table aria-label="Provider health">
+        <thead><tr><th>Provider</th><th>State</th><th className="num">Models</th><th>Circuits with failures</th></tr></thead>
+        <tbody>
+          {providers.map((p) => (
+            <tr key={p.id}>
+              <td className="mono">{p.id}</td>
+              <td><span className={statusClass(p.state === 'down' ? 'failed' : p.state)}>{p.state}</span></td>
+              <td className="num">{count(p.models)}</td>
+              <td>{p.circuits.length === 0 ? '—' : p.circuits.map((c) => `${c.model} ${c.state} (${c.failures})`).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {services.length > 0 && <p className="muted">{services.join(' · ')}</p>}
     </section>
   );
 }
