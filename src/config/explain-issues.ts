@@ -82,5 +82,11 @@ export function explainConfigIssues(schema: z.ZodType, issues: readonly Issue[],
   }
   const issue = issues[0];
   const field = formatPath([...prefix, ...issue.path]);
-  return field ? `${field}: ${issue.message}` : issue.message;
+  const message = isMissing(issue) ? `${issue.message} (nothing was given: if the config reads it from an environment variable, that variable is not set)` : issue.message;
+  return field ? `${field}: ${message}` : message;
+}
+
+/** A required value that is undefined: in a config file that is most often an unset environment variable. */
+function isMissing(issue: Issue): boolean {
+  return (issue as { code?: unknown }).code === 'invalid_type' && /received undefined$/.test(issue.message);
 }

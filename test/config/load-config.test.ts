@@ -29,6 +29,17 @@ describe('suggestKey', () => {
   });
 });
 
+describe('a required value the config left undefined', () => {
+  it('says that an environment variable the config reads may be unset', async () => {
+    delete process.env.GW_TEST_UNSET_DATABASE_URL;
+    expect(await loadError('gateway.config.ts', 'export default { store: { postgres: process.env.GW_TEST_UNSET_DATABASE_URL } };\n')).toBe(
+      'gateway.config.ts: store.postgres: Invalid input: expected string, received undefined (nothing was given: if the config reads it from an environment variable, that variable is not set)',
+    );
+    // A value of the wrong type is not called missing.
+    expect(() => parseConfig({ server: { port: 'eighty' } }, 'c.ts')).toThrow(/^c\.ts: server\.port: [^(]*$/);
+  });
+});
+
 describe('unknown config keys', () => {
   it('are errors naming the file, the path and a suggestion', async () => {
     expect(await loadError('gateway.config.ts', 'export default { provders: { mock: { plugin: "mock" } } };\n')).toBe(
