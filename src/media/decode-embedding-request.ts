@@ -69,6 +69,36 @@ export function decodeEmbeddingRequest(body: Record<string, unknown>): Embedding
   return { model: body.model, input, estimatedInput, body };
 }
 
+function isVector(value: unknown, base64: boolean): boolean {
+  if (base64 && typeof value === 'string') return value !== '';
+  if (!Array.isArray(value) || value.length === 0) return false;
+  for (const number of value) if (typeof number !== 'number') return false;
+  return true;
+}
+
+/**
+ * The vector of every input in an embeddings result (OpenAI's list body), in input order
+ * (`data[].index`, else the item's place): a list of numbers, or base64 text where the request
+ * asked `encoding_format: "base64"`. A TypeError saying what is missing otherwise: a plugin broke
+ * the media contract, and the exchange answers 502 before anything is charged.
+ */
+export function embeddingVectors(result: unknown, request: EmbeddingRequest): Array<number[] | string> {
+  const body = typeof result === 'object' && result !== null ? (result as { body?: unknown }).body : undefined;
+  const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) throw new TypeError('an embeddings result without its data list');
+  const base64 = request.body.encoding_format === 'base64';
+  const count = request.input.length;
+  const vectors: Array<number[] | string> = new Array(count);
+  data.forEach((item: unknown, i) => {
+    const { index = i, embedding } = typeof item === 'object' && item !== null ? (item as { index?: unknown; embedding?: unknown }) : {};
+    if (!Number.isSafeInteger(index) || (index as number) < 0 || (index as number) >= count || vectors[index as number] !== undefined) throw new TypeError(`an embeddings result whose data[${i}].index is not one of its ${count} inputs, once`);
+    if (!isVector(embedding, base64)) throw new TypeError(`an embeddings result whose data[${i}].embedding is no vector`);
+    vectors[index as number] = embedding as number[] | string;
+  });
+  for (let i = 0; i < count; i++) if (vectors[i] === undefined) throw new TypeError(`an embeddings result without a vector for input ${i} (of ${count})`);
+  return vectors;
+}
+
 /** The provider part of an embeddings media call: one attempt at a model, and what its result used. */
 export function embeddingAttempt(request: EmbeddingRequest) {
   return {
@@ -78,6 +108,10 @@ export function embeddingAttempt(request: EmbeddingRequest) {
       const call: EmbeddingCall = { model: candidate.upstreamId, input: request.input, body: { ...request.body, model: candidate.upstreamId }, signal };
       return candidate.provider.instance.embeddings!(call);
     },
-    used: (result: EmbeddingResult) => ({ usage: result.inputTokens === undefined ? undefined : { inputTokens: result.inputTokens, outputTokens: 0 }, estimatedInput: request.estimatedInput, media: {} }),
+    used: (result: EmbeddingResult) => {
+      // Read before the charge: an answer without a vector for every input is the provider's failure (502, nothing charged).
+      embeddingVectors(result, request);
+      return { usage: result.inputTokens === undefined ? undefined : { inputTokens: result.inputTokens, outputTokens: 0 }, estimatedInput: request.estimatedInput, media: {} };
+    },
   };
 }

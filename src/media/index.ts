@@ -14,7 +14,7 @@ export {
   MEDIA_RETENTION_SECONDS, type MediaView, type MediaListEnvelope, type MediaLibraryDeps, type MediaLibraryWriter, type CompletedImageInput,
 } from './library.ts';
 export { MEDIA_LIMITS, recordBytes, type LibraryUsage } from './media-limits.ts';
-export { renderTranscript, renderTranscriptEvents, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
+export { checkTranscript, renderTranscript, renderTranscriptEvents, renderSrt, renderVtt, formatTimestamp, type RenderedTranscript } from './render-transcript.ts';
 export { renderImageEvents } from './render-image-events.ts';
 export { renderSpeechEvents } from './render-speech-events.ts';
 export { TempImageStore, type TempImage } from './temp-image-store.ts';
@@ -25,5 +25,5 @@ export { readAudioSeconds } from './read-audio-duration.ts';
 export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';
-export { decodeEmbeddingRequest, embeddingAttempt, shareInputTokens, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';
+export { decodeEmbeddingRequest, embeddingAttempt, embeddingVectors, shareInputTokens, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';
 export { decodeModerationRequest, moderationAttempt, DEFAULT_MODERATION_MODEL, type ModerationRequest } from './decode-moderation-request.ts';

@@ -18,6 +18,35 @@ export interface RenderOptions {
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
+/** The formats rendered from the segments: a result of segments without its text still answers them. */
+const FROM_SEGMENTS: ReadonlySet<TranscriptFormat> = new Set(['verbose_json', 'srt', 'vtt']);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isTime = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value);
+const isSegment = (value: unknown): boolean => isObject(value) && isTime(value.start) && isTime(value.end) && typeof value.text === 'string';
+const isWord = (value: unknown): boolean => isObject(value) && isTime(value.start) && isTime(value.end) && typeof value.word === 'string';
+
+/**
+ * That a transcription result holds what the client's answer is made of: its text (json, text, the
+ * stream), or its text or segments (verbose_json, srt, vtt), and segments and words, when given,
+ * as lists of their shape. A TypeError saying what is missing otherwise: a plugin broke the media
+ * contract, and the exchange answers 502 before anything is charged.
+ */
+export function checkTranscript(result: unknown, format: TranscriptFormat, stream: boolean): asserts result is TranscriptionResult {
+  if (!isObject(result)) throw new TypeError('a transcription result that is no object');
+  if (result.segments !== undefined && !(Array.isArray(result.segments) && result.segments.every(isSegment))) throw new TypeError('transcription segments that are not a list of {start, end, text}');
+  if (result.words !== undefined && !(Array.isArray(result.words) && result.words.every(isWord))) throw new TypeError('transcription words that are not a list of {word, start, end}');
+  if (typeof result.text === 'string') return;
+  const fromSegments = !stream && FROM_SEGMENTS.has(format);
+  if (fromSegments && Array.isArray(result.segments) && result.segments.length > 0) return;
+  throw new TypeError(fromSegments ? 'a transcription result with neither its text nor segments' : 'a transcription result without its text');
+}
+
+/** The text of a result, or its segments' texts joined when the provider sent segments only (a verbose_json answer always has its text). */
+function textOf(result: TranscriptionResult, segments: readonly TranscriptSegment[]): string {
+  return typeof result.text === 'string' ? result.text : segments.map((segment) => segment.text.trim()).join(' ');
+}
+
 /** `HH:MM:SS<sep>mmm`, as SubRip (`,`) and WebVTT (`.`) write times. */
 export function formatTimestamp(seconds: number, separator: ',' | '.'): string {
   const ms = Math.max(0, Math.round(seconds * 1000));
@@ -55,7 +84,7 @@ export function verboseJson(result: TranscriptionResult, options: RenderOptions)
     task: options.task,
     language: options.task === 'translate' ? 'english' : (result.language ?? 'english'),
     duration: round3(duration),
-    text: result.text,
+    text: textOf(result, segments),
   };
   if (options.segments) {
     out.segments = segments.map((s, id) => ({

@@ -26,7 +26,11 @@ const CONFIG = {
         { id: 'blank', type: 'image_generation', pricing: { image: 0.04 } },
         { id: 'say', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
         { id: 'hear', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
+        { id: 'mute', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
+        { id: 'segs', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'vec', type: 'embedding', pricing: { input: 100 } },
+        { id: 'hollow', type: 'embedding', pricing: { input: 100 } },
+        { id: 'sparse', type: 'embedding', pricing: { input: 100 } },
       ],
     },
   },
@@ -36,6 +40,15 @@ function reserved(t: TestGateway, accountId: string): number {
   const guards = t.gateway.deps.guards;
   if (!(guards instanceof AccountGuards) || !(guards.credits instanceof InProcessCredits)) throw new Error('the in-process credit engine expected (file store)');
   return guards.credits.book.reserved(accountId);
+}
+
+/** A transcription of three seconds of silence by `model`, with the form's other fields. */
+function transcribe(t: TestGateway, key: string, model: string, fields: Record<string, string> = {}): Promise<Response> {
+  const form = new FormData();
+  form.append('model', model);
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', new File([new Uint8Array(encodeWav(Buffer.alloc(8000 * 2 * 3), 8000))], 'a.wav', { type: 'audio/wav' }));
+  return t.fetch('/v1/audio/transcriptions', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
 }
 
 async function expectProviderError(res: Response): Promise<void> {
@@ -83,12 +96,7 @@ describe('a media answer the gateway cannot read', () => {
   it('transcriptions: 502 provider_error, and the hold for the audio is given back', async () => {
     gw = await makeGateway(CONFIG);
     const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) {
-      const form = new FormData();
-      form.append('model', 'odd/hear');
-      form.append('file', new File([new Uint8Array(encodeWav(Buffer.alloc(8000 * 2 * 3), 8000))], 'a.wav', { type: 'audio/wav' }));
-      await expectProviderError(await gw.fetch('/v1/audio/transcriptions', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }));
-    }
+    for (let i = 0; i < 2; i++) await expectProviderError(await transcribe(gw, key, 'odd/hear'));
     expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
   });
@@ -97,6 +105,65 @@ describe('a media answer the gateway cannot read', () => {
     gw = await makeGateway(CONFIG);
     const { key, accountId } = await gw.account({ credits: 1000 });
     for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/vec', input: 'hello there' }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it('transcriptions: a result without its text is 502 provider_error, nothing charged (it answered 200 {} before)', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (const fields of [{}, { response_format: 'text' }, { stream: 'true' }] as Array<Record<string, string>>) await expectProviderError(await transcribe(gw, key, 'odd/mute', fields));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it('transcriptions: segments without the text serve what is made of segments (verbose_json, srt), not json', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    const verbose = await transcribe(gw, key, 'odd/segs', { response_format: 'verbose_json' });
+    expect(verbose.status).toBe(200);
+    expect(await verbose.json()).toMatchObject({ text: 'hello there', segments: [{ text: ' hello' }, { text: ' there' }] });
+    const srt = await transcribe(gw, key, 'odd/segs', { response_format: 'srt' });
+    expect(srt.status).toBe(200);
+    expect(await srt.text()).toContain('hello');
+    await expectProviderError(await transcribe(gw, key, 'odd/segs'));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    // The two answers were charged (two seconds of audio each), the refused one not.
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBeCloseTo(1000 - 2 * (2 / 60) * 0.006 * 1000, 6);
+  });
+
+  it('embeddings: an answer without data is 502 provider_error, nothing charged (it answered 200 {"model"} before)', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/hollow', input: 'hello there' }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  it('embeddings: an answer without a vector for every input is 502 provider_error, nothing charged', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/sparse', input: ['first', 'second'] }, key)));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+  });
+
+  // Gemini's embedContent and batchEmbedContents and Vertex AI's :predict run the same call: the same refusal, in Google's shape.
+  it.each([
+    ['embedContent', '/v1beta/models/odd/hollow:embedContent', { content: { parts: [{ text: 'hello there' }] } }],
+    ['batchEmbedContents', '/v1beta/models/odd/sparse:batchEmbedContents', { requests: [{ content: { parts: [{ text: 'first' }] } }, { content: { parts: [{ text: 'second' }] } }] }],
+    ["Vertex AI's :predict", '/v1beta1/projects/p/locations/us-central1/publishers/odd/models/hollow:predict', { instances: [{ content: 'hello there' }] }],
+  ])('embeddings through %s: 502 in Google\'s shape, nothing charged', async (_name, path, body) => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) {
+      const res = await gw.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': key }, body: JSON.stringify(body) });
+      expect(res.status).toBe(502);
+      const { error } = (await res.json()) as { error: { code: number; message: string; details: Array<{ reason?: string }> } };
+      expect(error.code).toBe(502);
+      expect(error.details[0].reason).toBe('provider_error');
+      expect(error.message).toMatch(/odd/);
+    }
     expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
   });

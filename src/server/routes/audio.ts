@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { AUDIO_CONTENT_TYPES, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents, renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
+import { AUDIO_CONTENT_TYPES, checkTranscript, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents, renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
 import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -90,7 +90,11 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
           task,
           signal,
         }),
-      used: (result) => ({ usage: result.usage, estimatedInput: 0, media: { audioSeconds: result.duration ?? 0 } }),
+      used: (result) => {
+        // Read before the charge: a result the client's answer cannot be made of is the provider's failure (502, nothing charged).
+        checkTranscript(result, request.responseFormat, request.stream);
+        return { usage: result.usage, estimatedInput: 0, media: { audioSeconds: result.duration ?? 0 } };
+      },
       answer: (served) =>
         request.stream
           ? { body: renderTranscriptEvents(served.value), contentType: SSE_CONTENT_TYPE }

@@ -1,8 +1,7 @@
 import type { H3Event } from 'h3';
 import type { AuthContext } from '../../accounts/index.ts';
-import { GatewayError } from '../../errors/index.ts';
 import type { EmbeddingsFace, FormatDefinition } from '../../formats/index.ts';
-import { decodeEmbeddingRequest, embeddingAttempt, shareInputTokens } from '../../media/index.ts';
+import { decodeEmbeddingRequest, embeddingAttempt, embeddingVectors, shareInputTokens } from '../../media/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -30,18 +29,6 @@ function embed(event: H3Event, deps: ServerDeps, auth: AuthContext, toOpenAI: (b
   return runJsonMedia(event, deps, auth, EMBEDDINGS, (body) => decodeEmbeddingRequest(toOpenAI(body)), embeddingAttempt);
 }
 
-/** The vectors of an OpenAI embeddings answer, in input order (`data[].index`); 502 when it has none. */
-function vectorsOf(body: Record<string, unknown>, count: number): number[][] {
-  const data = Array.isArray(body.data) ? (body.data as Array<{ index?: unknown; embedding?: unknown }>) : [];
-  const vectors: number[][] = [];
-  data.forEach((item, i) => {
-    const at = typeof item.index === 'number' ? item.index : i;
-    if (Array.isArray(item.embedding)) vectors[at] = item.embedding as number[];
-  });
-  if (vectors.length !== count || vectors.some((vector) => vector === undefined)) throw new GatewayError('provider_error', 'The upstream answered without a vector for every input.');
-  return vectors;
-}
-
 /**
  * A format's own embeddings route (its face's `embeddings`: Gemini's `…:embedContent` and
  * `…:batchEmbedContents`), with its credentials: the body becomes OpenAI's and runs as
@@ -54,7 +41,8 @@ export function formatEmbeddingsHandler(deps: ServerDeps, format: FormatDefiniti
     const auth = authenticateApiKey(event, deps, format.id);
     const { request, served } = await embed(event, deps, auth, (body) => face.decode(body, target));
     const tokens = shareInputTokens(request.input, served.value.inputTokens ?? request.estimatedInput);
-    return json(event, face.encode(vectorsOf(served.value.body, request.input.length), target, tokens));
+    // The exchange read them before the charge (`embeddingVectors` in its `used`); a face's body never asks base64, so they are numbers.
+    return json(event, face.encode(embeddingVectors(served.value, request) as number[][], target, tokens));
   };
 }
 
