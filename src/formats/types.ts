@@ -519,6 +519,8 @@ export interface ImagesFace {
   encode(images: readonly MadeImage[], target: ImagesTarget): Record<string, unknown>;
   /** An OpenAI images field as the client's body names it (`n` → `parameters.sampleCount`), for refusals; undefined keeps it. */
   fieldOf?(field: string): string | undefined;
+  /** An OpenAI size as the client's body asks for it (`1792x1024` → Imagen's `16:9`), for refusals; undefined: the client cannot ask for it. */
+  sizeOf?(size: string): string | undefined;
 }
 
 /** What a format's model list shows of a model (the catalog's facts, format-free). */

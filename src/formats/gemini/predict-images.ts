@@ -17,6 +17,9 @@ const SIZES: ReadonlyMap<string, string> = new Map([
   ['3:4', '768x1024'],
 ]);
 
+/** The same pairs the other way: the aspect ratio a client sends for a size (each size has one). */
+const RATIOS: ReadonlyMap<string, string> = new Map([...SIZES].map(([ratio, size]) => [size, ratio]));
+
 /** OpenAI's images fields as Imagen's body names them, for refusals; the other parameters go on under their own names. */
 const FIELDS: ReadonlyMap<string, string> = new Map([
   ['prompt', 'instances[0].prompt'],
@@ -97,6 +100,9 @@ export const geminiImages: ImagesFace = {
   fieldOf(field) {
     // The model is the URL's; every other field came from `parameters`.
     return FIELDS.get(field) ?? (field === 'model' || field === 'response_format' ? undefined : `parameters.${field}`);
+  },
+  sizeOf(size) {
+    return RATIOS.get(size);
   },
   encode(images) {
     return { predictions: images.map((image) => (image.revisedPrompt === undefined ? { bytesBase64Encoded: image.data, mimeType: image.mimeType } : { bytesBase64Encoded: image.data, mimeType: image.mimeType, prompt: image.revisedPrompt })) };

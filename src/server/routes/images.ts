@@ -163,8 +163,8 @@ export function formatImagesHandler(deps: ServerDeps, format: FormatDefinition, 
     const sent = new Set(Object.keys(openai));
     const request = namedAsSent(face, () => {
       const decoded = decodeImageRequest(openai);
-      // makeImages checks the model's options again, at no cost: here its refusal can still be put in the client's words.
-      fitImageOptions(mediaCandidates(deps.registry, decoded.model, 'image_generation'), decoded, sent);
+      // makeImages checks the model's options again, at no cost: here its refusal can still be put in the client's words (sizes too).
+      fitImageOptions(mediaCandidates(deps.registry, decoded.model, 'image_generation'), decoded, sent, face.sizeOf?.bind(face));
       return decoded;
     });
     const { result } = await makeImages(event, deps, auth, request, sent, 'image_generation', generate);

@@ -9,7 +9,7 @@ import { makeGateway, type TestGateway } from '../../accounts/make-gateway.ts';
 let gw: TestGateway;
 let key: string;
 beforeAll(async () => {
-  gw = await makeGateway({ providers: { mock: { plugin: 'mock' }, few: { plugin: 'mock', models: [{ id: 'pic', type: 'image_generation', n: { min: 1, max: 2 } }] } } });
+  gw = await makeGateway({ providers: { mock: { plugin: 'mock' }, few: { plugin: 'mock', models: [{ id: 'pic', type: 'image_generation', n: { min: 1, max: 2 } }, { id: 'wide', type: 'image_generation', sizes: ['1024x1024', '1792x1024', '512x512'] }, { id: 'square', type: 'image_generation', sizes: ['512x512'] }] } } });
   ({ key } = await gw.account());
 });
 afterAll(() => gw.close());
@@ -56,6 +56,24 @@ describe("Imagen's :predict names Google's fields", () => {
     expect(status).toBe(400);
     expect(body.error.message).toContain('parameters.sampleCount');
     expect(body.error.message).not.toContain("'n'");
+  });
+
+  it("a ratio the model does not make lists the ratios it does, as a Google client sends them (never OpenAI's sizes)", async () => {
+    const { status, body } = await predict('few/wide', { aspectRatio: '9:16' });
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    // 512x512 has no aspect ratio a client can send: not listed.
+    expect(body.error.message).toBe("Invalid parameter 'parameters.aspectRatio': must be one of 1:1, 16:9 for wide");
+    expect(body.error.details?.find((detail) => detail.fieldViolations)?.fieldViolations).toEqual([{ field: 'parameters.aspectRatio', description: 'must be one of 1:1, 16:9 for wide' }]);
+    expect(JSON.stringify(body)).not.toMatch(/\d+x\d+/);
+    expect((await predict('few/wide', { aspectRatio: '16:9' })).status).toBe(200);
+  });
+
+  it('a model none of whose sizes has a ratio says to leave aspectRatio out', async () => {
+    const { status, body } = await predict('few/square', { aspectRatio: '1:1' });
+    expect(status).toBe(400);
+    expect(body.error.message).toBe("Invalid parameter 'parameters.aspectRatio': cannot be set for square (it makes none of the sizes this field names): leave it out");
+    expect((await predict('few/square', {})).status).toBe(200);
   });
 
   it('a good request still makes its images', async () => {
