@@ -78,13 +78,30 @@ function mediaSettlement<T>(served: Served<T>, use: MediaUse): MediaSettlement {
   return settlement;
 }
 
+/** A count a charge can be made of: none said (undefined, null), or a finite number, 0 or more. */
+const isCount = (value: unknown): boolean => value === undefined || value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+
+/**
+ * The use read off a result, when every count in it is one: a negative duration would pay the
+ * account, and text or NaN would price the call at NaN; a TypeError naming the count otherwise.
+ */
+function checkedUse(use: MediaUse): MediaUse {
+  const counts: Array<[string, unknown]> = [
+    ['usage.inputTokens', use.usage?.inputTokens],
+    ['usage.outputTokens', use.usage?.outputTokens],
+    ...Object.entries(use.media).map(([unit, value]): [string, unknown] => [unit, value]),
+  ];
+  for (const [name, value] of counts) if (!isCount(value)) throw new TypeError(`a media result whose ${name} is no count: ${String(value).slice(0, 40)}`);
+  return use;
+}
+
 /**
  * What a result used; a result its call cannot read (a plugin that broke the media contract,
  * e.g. an image result without `images`) is the provider's failure, 502, never the gateway's 500.
  */
 function usedOf<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>, served: Served<T>): MediaUse {
   try {
-    return call.used(served.value);
+    return checkedUse(call.used(served.value));
   } catch (error) {
     if (isGatewayError(error)) throw error;
     const provider = served.model.provider.id;

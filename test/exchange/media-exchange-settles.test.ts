@@ -28,6 +28,8 @@ const CONFIG = {
         { id: 'hear', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'mute', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'segs', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
+        { id: 'backwards', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006, input: 1 } },
+        { id: 'vague', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006, input: 1 } },
         { id: 'vec', type: 'embedding', pricing: { input: 100 } },
         { id: 'hollow', type: 'embedding', pricing: { input: 100 } },
         { id: 'sparse', type: 'embedding', pricing: { input: 100 } },
@@ -130,6 +132,15 @@ describe('a media answer the gateway cannot read', () => {
     expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
     // The two answers were charged (two seconds of audio each), the refused one not.
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBeCloseTo(1000 - 2 * (2 / 60) * 0.006 * 1000, 6);
+  });
+
+  // A negative duration would pay the account; a duration or a count that is no number would make its balance NaN.
+  it.each(['backwards', 'vague'])('transcriptions: what %s says it used is no count: 502 provider_error, nothing charged', async (model) => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    for (let i = 0; i < 2; i++) await expectProviderError(await transcribe(gw, key, `odd/${model}`));
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
   });
 
   it('embeddings: an answer without data is 502 provider_error, nothing charged (it answered 200 {"model"} before)', async () => {
