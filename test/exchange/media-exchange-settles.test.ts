@@ -70,54 +70,44 @@ async function leftOver(t: TestGateway, accountId: string): Promise<{ reserved: 
   return now();
 }
 
+/**
+ * Sends what `send` sends twice on a fresh gateway (one slot per key: a kept slot makes the second
+ * a 429), each answer a refusal `expect` accepts; then nothing is left held, and nothing charged.
+ */
+async function refusedUncharged(send: (t: TestGateway, key: string) => Promise<Response>, expectRefusal = expectProviderError): Promise<void> {
+  gw = await makeGateway(CONFIG);
+  const { key, accountId } = await gw.account({ credits: 1000 });
+  for (let i = 0; i < 2; i++) await expectRefusal(await send(gw, key));
+  expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+  expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
+}
+
+/** Google's 502 (`:predict`, `…:embedContent`): the gateway's code in the ErrorInfo detail, the provider named. */
+async function expectGoogleProviderError(res: Response): Promise<void> {
+  expect(res.status).toBe(502);
+  const { error } = (await res.json()) as { error: { code: number; message: string; details: Array<{ reason?: string }> } };
+  expect(error.code).toBe(502);
+  expect(error.details[0].reason).toBe('provider_error');
+  expect(error.message).toMatch(/odd/);
+}
+
 describe('a media answer the gateway cannot read', () => {
-  it('images: 502 provider_error, and the hold taken for the images is given back', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/images/generations', post({ model: 'odd/draw', prompt: 'a cat', n: 2 }, key)));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  it('images: 502 provider_error, and the hold taken for the images is given back', () =>
+    refusedUncharged((t, key) => t.fetch('/v1/images/generations', post({ model: 'odd/draw', prompt: 'a cat', n: 2 }, key))));
 
-  it('images: an image without its bytes is the same: 502 provider_error, nothing charged', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/images/generations', post({ model: 'odd/blank', prompt: 'a cat' }, key)));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  it('images: an image without its bytes is the same: 502 provider_error, nothing charged', () =>
+    refusedUncharged((t, key) => t.fetch('/v1/images/generations', post({ model: 'odd/blank', prompt: 'a cat' }, key))));
 
-  it('speech: a result without audio is 502 provider_error, nothing charged', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/audio/speech', post({ model: 'odd/say', input: 'hello there', voice: 'alloy' }, key)));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  it('speech: a result without audio is 502 provider_error, nothing charged', () =>
+    refusedUncharged((t, key) => t.fetch('/v1/audio/speech', post({ model: 'odd/say', input: 'hello there', voice: 'alloy' }, key))));
 
-  it('transcriptions: 502 provider_error, and the hold for the audio is given back', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await transcribe(gw, key, 'odd/hear'));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  it('transcriptions: 502 provider_error, and the hold for the audio is given back', () => refusedUncharged((t, key) => transcribe(t, key, 'odd/hear')));
 
-  it("embeddings: 502 provider_error, and the request is recorded", async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/vec', input: 'hello there' }, key)));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  it('embeddings: 502 provider_error, and the request is recorded', () => refusedUncharged((t, key) => t.fetch('/v1/embeddings', post({ model: 'odd/vec', input: 'hello there' }, key))));
 
-  it('transcriptions: a result without its text is 502 provider_error, nothing charged (it answered 200 {} before)', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (const fields of [{}, { response_format: 'text' }, { stream: 'true' }] as Array<Record<string, string>>) await expectProviderError(await transcribe(gw, key, 'odd/mute', fields));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  // It answered 200 {} before (json; the text format and the stream alike).
+  it.each<Record<string, string>>([{}, { response_format: 'text' }, { stream: 'true' }])('transcriptions: a result without its text is 502 provider_error, nothing charged (%j)', (fields) =>
+    refusedUncharged((t, key) => transcribe(t, key, 'odd/mute', fields)));
 
   it('transcriptions: segments without the text serve what is made of segments (verbose_json, srt), not json', async () => {
     gw = await makeGateway(CONFIG);
@@ -134,48 +124,22 @@ describe('a media answer the gateway cannot read', () => {
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBeCloseTo(1000 - 2 * (2 / 60) * 0.006 * 1000, 6);
   });
 
-  // A negative duration would pay the account; a duration or a count that is no number would make its balance NaN.
-  it.each(['backwards', 'vague'])('transcriptions: what %s says it used is no count: 502 provider_error, nothing charged', async (model) => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await transcribe(gw, key, `odd/${model}`));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  // A negative duration would pay the account; a duration or a count that is no number would price the call at NaN.
+  it.each(['backwards', 'vague'])('transcriptions: what %s says it used is no count: 502 provider_error, nothing charged', (model) =>
+    refusedUncharged((t, key) => transcribe(t, key, `odd/${model}`)));
 
-  it('embeddings: an answer without data is 502 provider_error, nothing charged (it answered 200 {"model"} before)', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/hollow', input: 'hello there' }, key)));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  // It answered 200 {"model": …} before.
+  it('embeddings: an answer without data is 502 provider_error, nothing charged', () =>
+    refusedUncharged((t, key) => t.fetch('/v1/embeddings', post({ model: 'odd/hollow', input: 'hello there' }, key))));
 
-  it('embeddings: an answer without a vector for every input is 502 provider_error, nothing charged', async () => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) await expectProviderError(await gw.fetch('/v1/embeddings', post({ model: 'odd/sparse', input: ['first', 'second'] }, key)));
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  it('embeddings: an answer without a vector for every input is 502 provider_error, nothing charged', () =>
+    refusedUncharged((t, key) => t.fetch('/v1/embeddings', post({ model: 'odd/sparse', input: ['first', 'second'] }, key))));
 
   // Gemini's embedContent and batchEmbedContents and Vertex AI's :predict run the same call: the same refusal, in Google's shape.
   it.each([
     ['embedContent', '/v1beta/models/odd/hollow:embedContent', { content: { parts: [{ text: 'hello there' }] } }],
     ['batchEmbedContents', '/v1beta/models/odd/sparse:batchEmbedContents', { requests: [{ content: { parts: [{ text: 'first' }] } }, { content: { parts: [{ text: 'second' }] } }] }],
     ["Vertex AI's :predict", '/v1beta1/projects/p/locations/us-central1/publishers/odd/models/hollow:predict', { instances: [{ content: 'hello there' }] }],
-  ])('embeddings through %s: 502 in Google\'s shape, nothing charged', async (_name, path, body) => {
-    gw = await makeGateway(CONFIG);
-    const { key, accountId } = await gw.account({ credits: 1000 });
-    for (let i = 0; i < 2; i++) {
-      const res = await gw.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': key }, body: JSON.stringify(body) });
-      expect(res.status).toBe(502);
-      const { error } = (await res.json()) as { error: { code: number; message: string; details: Array<{ reason?: string }> } };
-      expect(error.code).toBe(502);
-      expect(error.details[0].reason).toBe('provider_error');
-      expect(error.message).toMatch(/odd/);
-    }
-    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
-    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBe(1000);
-  });
+  ])("embeddings through %s: 502 in Google's shape, nothing charged", (_name, path, body) =>
+    refusedUncharged((t, key) => t.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': key }, body: JSON.stringify(body) }), expectGoogleProviderError));
 });
