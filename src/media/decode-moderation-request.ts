@@ -49,6 +49,32 @@ export function decodeModerationRequest(body: Record<string, unknown>): Moderati
   return { model, input, estimatedInput: estimateOf(input), body };
 }
 
+/** How many results OpenAI answers `input` with: one per text of a string list, one for a string or a list of parts. */
+function resultCountOf(input: ModerationCall['input']): number {
+  return Array.isArray(input) && input.every((item) => typeof item === 'string') ? input.length : 1;
+}
+
+/**
+ * The results of a moderations answer (OpenAI's body), one per input, each with its `flagged`
+ * verdict and its `categories`. A TypeError saying what is missing otherwise: a plugin broke the
+ * media contract, and the exchange answers 502 before anything is charged.
+ */
+export function moderationResults(result: unknown, request: ModerationRequest): Array<Record<string, unknown>> {
+  const body = typeof result === 'object' && result !== null ? (result as { body?: unknown }).body : undefined;
+  const results = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { results?: unknown }).results : undefined;
+  if (!Array.isArray(results)) throw new TypeError('a moderations result without its results list');
+  const count = resultCountOf(request.input);
+  if (results.length !== count) throw new TypeError(`a moderations result with ${results.length} results for ${count} inputs`);
+  // An index loop: a sparse list's hole is a missing result, which .every() would skip.
+  for (let i = 0; i < count; i++) {
+    const item: unknown = results[i];
+    const { flagged, categories } = typeof item === 'object' && item !== null ? (item as { flagged?: unknown; categories?: unknown }) : {};
+    if (typeof flagged !== 'boolean') throw new TypeError(`a moderations result whose results[${i}].flagged is no boolean`);
+    if (typeof categories !== 'object' || categories === null || Array.isArray(categories)) throw new TypeError(`a moderations result whose results[${i}].categories is no object`);
+  }
+  return results as Array<Record<string, unknown>>;
+}
+
 /** The provider part of a moderations media call: one attempt at a model, and what its result used. */
 export function moderationAttempt(request: ModerationRequest) {
   return {
@@ -58,6 +84,10 @@ export function moderationAttempt(request: ModerationRequest) {
       const call: ModerationCall = { model: candidate.upstreamId, input: request.input, body: { ...request.body, model: candidate.upstreamId }, signal };
       return candidate.provider.instance.moderations!(call);
     },
-    used: () => ({ usage: undefined, estimatedInput: request.estimatedInput, media: {} }),
+    used: (result: ModerationResult) => {
+      // Read before the charge: an answer without a verdict for every input is the provider's failure (502, nothing charged).
+      moderationResults(result, request);
+      return { usage: undefined, estimatedInput: request.estimatedInput, media: {} };
+    },
   };
 }

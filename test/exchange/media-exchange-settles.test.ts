@@ -33,6 +33,10 @@ const CONFIG = {
         { id: 'vec', type: 'embedding', pricing: { input: 100 } },
         { id: 'hollow', type: 'embedding', pricing: { input: 100 } },
         { id: 'sparse', type: 'embedding', pricing: { input: 100 } },
+        { id: 'judge', type: 'moderation', pricing: { input: 100 } },
+        { id: 'blind', type: 'moderation', pricing: { input: 100 } },
+        { id: 'terse', type: 'moderation', pricing: { input: 100 } },
+        { id: 'loose', type: 'moderation', pricing: { input: 100 } },
       ],
     },
   },
@@ -142,4 +146,26 @@ describe('a media answer the gateway cannot read', () => {
     ["Vertex AI's :predict", '/v1beta1/projects/p/locations/us-central1/publishers/odd/models/hollow:predict', { instances: [{ content: 'hello there' }] }],
   ])("embeddings through %s: 502 in Google's shape, nothing charged", (_name, path, body) =>
     refusedUncharged((t, key) => t.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': key }, body: JSON.stringify(body) }), expectGoogleProviderError));
+
+  // It answered 200 {"model": …} before, and charged it.
+  it.each([
+    ['without results', 'blind', 'hello there'],
+    ['without a result for every input', 'terse', ['first', 'second']],
+    ['whose result has no flagged verdict', 'loose', 'hello there'],
+  ])('moderations: an answer %s is 502 provider_error, nothing charged', (_name, model, input) =>
+    refusedUncharged((t, key) => t.fetch('/v1/moderations', post({ model: `odd/${model}`, input }, key))));
+
+  it('moderations: one result per text of a list, one for a list of parts, are served and charged', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    const texts = await gw.fetch('/v1/moderations', post({ model: 'odd/judge', input: ['first', 'second'] }, key));
+    expect(texts.status).toBe(200);
+    expect(await texts.json()).toMatchObject({ model: 'odd/judge', results: [{ flagged: false }, { flagged: false }] });
+    const parts = [{ type: 'text', text: 'a picture' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }];
+    const mixed = await gw.fetch('/v1/moderations', post({ model: 'odd/judge', input: parts }, key));
+    expect(mixed.status).toBe(200);
+    expect(((await mixed.json()) as { results: unknown[] }).results).toHaveLength(1);
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBeLessThan(1000);
+  });
 });
