@@ -24,6 +24,10 @@ const CONFIG = {
       models: [
         { id: 'draw', type: 'image_generation', pricing: { image: 0.04 } },
         { id: 'blank', type: 'image_generation', pricing: { image: 0.04 } },
+        { id: 'none', type: 'image_generation', pricing: { image: 0.04, input: 100 } },
+        { id: 'holey', type: 'image_generation', pricing: { image: 0.04 } },
+        { id: 'untyped', type: 'image_generation', pricing: { image: 0.04 } },
+        { id: 'raw', type: 'image_generation', pricing: { image: 0.04 } },
         { id: 'say', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
         { id: 'hear', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'mute', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
@@ -101,6 +105,22 @@ describe('a media answer the gateway cannot read', () => {
 
   it('images: an image without its bytes is the same: 502 provider_error, nothing charged', () =>
     refusedUncharged((t, key) => t.fetch('/v1/images/generations', post({ model: 'odd/blank', prompt: 'a cat' }, key))));
+
+  // none answered 200 {"data": []} and charged the prompt; untyped 200, its temporary URL served as `content-type: undefined`;
+  // holey and raw 500 after the charge (storing the images failed).
+  it.each([
+    ['no image', 'none'],
+    ['a list with a hole', 'holey'],
+    ['an image without its content type', 'untyped'],
+    ['bytes that are no Uint8Array', 'raw'],
+  ])('images: a result with %s is 502 provider_error, nothing charged', (_name, model) =>
+    refusedUncharged((t, key) => t.fetch('/v1/images/generations', post({ model: `odd/${model}`, prompt: 'a cat' }, key))));
+
+  it("images through Vertex AI's Imagen :predict: 502 in Google's shape, nothing charged", () =>
+    refusedUncharged(
+      (t, key) => t.fetch('/v1beta1/projects/p/locations/us-central1/publishers/odd/models/holey:predict', { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': key }, body: JSON.stringify({ instances: [{ prompt: 'a cat' }] }) }),
+      expectGoogleProviderError,
+    ));
 
   it('speech: a result without audio is 502 provider_error, nothing charged', () =>
     refusedUncharged((t, key) => t.fetch('/v1/audio/speech', post({ model: 'odd/say', input: 'hello there', voice: 'alloy' }, key))));

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { mediaCandidates, supportsTask, type MediaTask } from '../../media/index.ts';
-import { fitImageOptions, imageOptionProblems } from '../../media/index.ts';
+import { checkImageResult, fitImageOptions, imageOptionProblems } from '../../media/index.ts';
 import { fileField, textField } from '../../media/index.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/index.ts';
 import { recordCompletedImage, renderImageEvents } from '../../media/index.ts';
@@ -98,8 +98,8 @@ async function makeImages(
     reserve: { images: request.n },
     run: (model, signal) => invoke(model, toCall(request, model, signal)),
     used: (result) => {
-      // Read before the charge: an image without its bytes is the provider's failure (502, nothing charged), not a charged 500 when it is stored.
-      if (result.images.some((image) => image?.data?.byteLength === undefined)) throw new TypeError('an image result with an image without bytes');
+      // Read before the charge: no image, or one without its bytes or type, is the provider's failure (502, nothing charged), not a charged 500 when it is stored.
+      checkImageResult(result);
       return { usage: result.usage, estimatedInput: Math.ceil(request.prompt.length / 4), media: { images: result.images.length } };
     },
     answer: (served) => storeImages(event, deps, auth, request, task, served.model, served.value),
