@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccountGuards } from '../../src/accounts/index.ts';
 import { InProcessCredits } from '../../src/credits/index.ts';
 import { encodeWav } from '../../plugins/mock/wav.ts';
-import { makeGateway, post, type TestGateway } from '../accounts/make-gateway.ts';
+import { get, makeGateway, post, type TestGateway } from '../accounts/make-gateway.ts';
 
 let gw: TestGateway | undefined;
 afterEach(async () => {
@@ -187,5 +187,28 @@ describe('a media answer the gateway cannot read', () => {
     expect(((await mixed.json()) as { results: unknown[] }).results).toHaveLength(1);
     expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
     expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBeLessThan(1000);
+  });
+
+  // A batch line runs the same moderations call: the unreadable answer fails its line alone, uncharged.
+  it('moderations in a batch: the line whose answer has no results fails with provider_error, only the other is charged', async () => {
+    gw = await makeGateway(CONFIG);
+    const { key, accountId } = await gw.account({ credits: 1000 });
+    const lines = ['judge', 'blind'].map((model) => JSON.stringify({ custom_id: model, method: 'POST', url: '/v1/moderations', body: { model: `odd/${model}`, input: 'hello there' } }));
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    form.append('file', new Blob([lines.join('\n')]), 'in.jsonl');
+    const file = (await (await gw.fetch('/v1/files', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })).json()) as { id: string };
+    const created = (await (await gw.fetch('/v1/batches', post({ input_file_id: file.id, endpoint: '/v1/moderations', completion_window: '24h' }, key))).json()) as { id: string };
+    let batch = { status: '', request_counts: {}, error_file_id: '' };
+    for (let i = 0; i < 200 && batch.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      batch = (await (await gw.fetch(`/v1/batches/${created.id}`, get(key))).json()) as typeof batch;
+    }
+    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 1, failed: 1 } });
+    const errors = (await (await gw.fetch(`/v1/files/${batch.error_file_id}/content`, get(key))).text()).trim().split('\n').map((line) => JSON.parse(line) as { custom_id: string; error: { code: string } });
+    expect(errors.map((line) => [line.custom_id, line.error.code])).toEqual([['blind', 'provider_error']]);
+    expect(await leftOver(gw, accountId)).toEqual({ reserved: 0, active: 0 });
+    // The judge line alone: 'hello there' is 3 estimated tokens, 0.3 credits on the route, at the batch's 0.5.
+    expect(gw.gateway.deps.store.cache.account(accountId)?.credits).toBeCloseTo(1000 - 0.3 * 0.5, 6);
   });
 });
