@@ -224,10 +224,19 @@ function loopbackUrlOf(server: Server, host: string): string {
   return urlOf(server, host);
 }
 
+/** The machine's interfaces; none where it cannot list them (Android 10+ refuses: "uv_interface_addresses returned Unknown system error 13"). */
+function listInterfaces(): ReturnType<typeof os.networkInterfaces> {
+  try {
+    return os.networkInterfaces();
+  } catch {
+    return {};
+  }
+}
+
 /** The line that says a wildcard host listens on every interface, with a few addresses other machines can use. */
 function describeWildcard(host: string, port: number): string {
   const v4Only = host === '0.0.0.0';
-  const addresses = Object.values(os.networkInterfaces())
+  const addresses = Object.values(listInterfaces())
     .flat()
     .filter((a): a is os.NetworkInterfaceInfo => a !== undefined && !a.internal && (a.family === 'IPv4' || (!v4Only && !a.address.startsWith('fe80'))))
     .slice(0, 3)

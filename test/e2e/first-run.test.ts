@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -168,6 +169,24 @@ describe('first run', () => {
       expect(gw.stdout()).toContain(`gateway listening on ${gw.url}  (OpenAI base URL: ${gw.url}/v1, Anthropic and Google base URL: ${gw.url})`);
       expect(gw.stdout()).not.toContain('http://0.0.0.0');
       expect(gw.stdout()).toMatch(/^host 0\.0\.0\.0: every interface of this machine listens; other machines use one of its addresses/m);
+      expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).status).toBe(200);
+    } finally {
+      expect(await gw.stop()).toBe(0);
+    }
+  });
+
+  // os.networkInterfaces() throws on some systems (Android 10+ under Termux: "uv_interface_addresses returned Unknown
+  // system error 13"). The addresses line is a hint: a machine that cannot list its interfaces still serves on 0.0.0.0.
+  it('serve --host 0.0.0.0 starts where the machine cannot list its network interfaces', async () => {
+    const preload = path.join(tempDir(), 'no-interfaces.mjs');
+    fs.writeFileSync(
+      preload,
+      "import os from 'node:os';\nimport { syncBuiltinESMExports } from 'node:module';\nos.networkInterfaces = () => { throw new Error('uv_interface_addresses returned Unknown system error 13'); };\nsyncBuiltinESMExports();\n",
+    );
+    const gw = await spawnGateway({ args: ['--host', '0.0.0.0'], env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` } });
+    try {
+      expect(gw.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(gw.stdout()).toMatch(/^host 0\.0\.0\.0: every interface of this machine listens; other machines use one of its addresses$/m);
       expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).status).toBe(200);
     } finally {
       expect(await gw.stop()).toBe(0);
