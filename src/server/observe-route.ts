@@ -36,9 +36,10 @@ export function isInferenceRoute(path: string): boolean {
 }
 
 /**
- * Operators' routes (admin procedures, the metrics scrape) and the dashboard's page and files:
- * in metrics, not in the request log or the live window.
+ * Operators' routes (admin procedures, the metrics scrape, health probes) and the dashboard's
+ * page and files: in metrics, not in the request log or the live window (a balancer probing
+ * `/health` every few seconds would fill the latest requests and the rates).
  */
 export function isInternalRoute(path: string, metricsPath: string): boolean {
-  return path.startsWith('/admin/') || path === metricsPath || path === '/' || path === '/assets/**';
+  return path.startsWith('/admin/') || path === metricsPath || path === '/health' || path === '/' || path === '/assets/**';
 }
