@@ -42,6 +42,8 @@ describe('the dashboard in Chromium: operator views and an expiring session', ()
     expect(page.url()).toBe(`${gw.url}/operator`);
     // The page's own loads are operator traffic, not counted; the rate is whatever it was before the load.
     const before = Number(await rps.textContent());
+    // No client request yet: the top lists say so, as the open circuits do.
+    expect(await page.locator('h2:text-is("Top models and providers") + *').textContent()).toBe('None.');
 
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
     let running = true;
@@ -53,6 +55,8 @@ describe('the dashboard in Chromium: operator views and an expiring session', ()
     try {
       await page.waitForFunction((floor) => Number(document.querySelector('[data-testid="rps"]')?.textContent) > floor + 1, before, { timeout: 20_000 });
       await page.getByRole('cell', { name: 'mock/echo' }).first().waitFor();
+      await page.getByRole('list', { name: 'Top models' }).getByText('mock/echo').waitFor();
+      await page.getByRole('list', { name: 'Top providers' }).getByText('mock', { exact: false }).waitFor();
     } finally {
       running = false;
       await load;

@@ -45,10 +45,14 @@ function Live({ a }: { a: Activity }) {
       </section>
       <section className="panel">
         <h2>Top models and providers</h2>
-        <div className="row" style={{ alignItems: 'start', gap: '2rem' }}>
-          <ul>{a.top_models.map((m) => <li key={m.model}><span className="mono">{m.model}</span>: {m.requests}</li>)}</ul>
-          <ul>{a.top_providers.map((p) => <li key={p.provider}><span className="mono">{p.provider}</span>: {p.requests}</li>)}</ul>
-        </div>
+        {a.top_models.length === 0 && a.top_providers.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          <div className="row" style={{ alignItems: 'start', gap: '2rem' }}>
+            <ul aria-label="Top models">{a.top_models.map((m) => <li key={m.model}><span className="mono">{m.model}</span>: {m.requests}</li>)}</ul>
+            <ul aria-label="Top providers">{a.top_providers.map((p) => <li key={p.provider}><span className="mono">{p.provider}</span>: {p.requests}</li>)}</ul>
+          </div>
+        )}
         <h2>Open circuits</h2>
         {a.open_circuits.length === 0 ? <p className="muted">None.</p> : <ul>{a.open_circuits.map((c) => <li key={JSON.stringify(c)} className="mono">{JSON.stringify(c)}</li>)}</ul>}
       </section>
