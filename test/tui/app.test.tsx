@@ -50,7 +50,7 @@ describe('admin TUI: tabs and screens', () => {
     expect(keys).toMatch(/ID\s+NAME\s+ACCOUNT\s+RPM\s+LIMIT\s+SCOPE\s+EXPIRES\s+CREATED\s+LAST USED\s+STATUS/);
     await tui.press('4');
     const models = await tui.waitFor('Models (1)');
-    expect(models).toMatch(/mock\/echo\s+chat\s+mock\s+chat\s+tools/);
+    expect(models).toMatch(/mock\/echo\s+chat\s+mock\s+chat\s+text->text\s+tools/);
     await tui.press('5');
     await tui.waitFor(/gen_1\s+image\s+completed\s+mock\/image/);
     await tui.press(KEYS.right);
@@ -59,6 +59,23 @@ describe('admin TUI: tabs and screens', () => {
     await tui.waitFor('Connection');
     await tui.press(KEYS.left);
     await tui.waitFor('Batches (none');
+  });
+
+  it('the Models tab says what a media model is (its modality), not the chat format it does not speak', async () => {
+    const api = fakeAdminApi({
+      models: [
+        { id: 'mock/echo', type: 'chat', provider: 'mock', formats: ['chat'], modality: 'text+image+file->text', capabilities: ['streaming'] },
+        { id: 'mock/image', type: 'image_generation', provider: 'mock', formats: ['chat'], modality: 'text+image->image', capabilities: ['image_edit'] },
+        { id: 'mock/video', type: 'video_generation', provider: 'mock', formats: ['chat'], modality: 'text+image->video', capabilities: [] },
+      ],
+    });
+    const tui = await renderWithAdmin(api);
+    await tui.press('4');
+    const frame = await tui.waitFor('Models (3)');
+    expect(frame).toMatch(/ID\s+TYPE\s+PROVIDER\s+FORMATS\s+MODALITY\s+CAPABILITIES/);
+    expect(frame).toMatch(/mock\/echo\s+chat\s+mock\s+chat\s+text\+image\+file->text\s+streaming/);
+    expect(frame).toMatch(/mock\/image\s+image_generation\s+mock\s+-\s+text\+image->image\s+image_edit/);
+    expect(frame).toMatch(/mock\/video\s+video_generation\s+mock\s+-\s+text\+image->video\s+-/);
   });
 
   it('leaves the Media and Batches tabs out when the gateway has no such procedures', async () => {

@@ -92,7 +92,7 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
   const state: FakeAdminData = {
     accounts: data.accounts ?? [account('local@localhost', { tier: 'enterprise', credits: 1_000_000 })],
     keys: data.keys ?? [],
-    models: data.models ?? [{ id: 'mock/echo', type: 'chat', provider: 'mock', formats: ['chat'], capabilities: ['tools'] }],
+    models: data.models ?? [{ id: 'mock/echo', type: 'chat', provider: 'mock', formats: ['chat'], modality: 'text->text', capabilities: ['tools'] }],
     media: data.media ?? [],
     batches: data.batches ?? [],
   };

@@ -5,6 +5,11 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.map(String) : [];
 }
 
+function modalityOf(architecture: unknown): string {
+  const modality = architecture && typeof architecture === 'object' ? (architecture as { modality?: unknown }).modality : undefined;
+  return typeof modality === 'string' ? modality : '';
+}
+
 /** Model objects are loosely typed (`Record<string, unknown>`): read the columns defensively. */
 function toModelRow(model: Record<string, unknown>): ModelRow {
   return {
@@ -12,6 +17,7 @@ function toModelRow(model: Record<string, unknown>): ModelRow {
     type: String(model.type ?? 'chat'),
     provider: String(model.provider ?? model.owned_by ?? ''),
     formats: stringList(model.formats),
+    modality: modalityOf(model.architecture),
     capabilities: stringList(model.capabilities),
   };
 }

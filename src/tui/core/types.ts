@@ -38,7 +38,10 @@ export interface ModelRow {
   id: string;
   type: string;
   provider: string;
+  /** The wire formats its provider speaks (what a chat model is reached through). */
   formats: string[];
+  /** What goes in and comes out, as the catalog says (`text+image->image`); '' when the server gives none. */
+  modality: string;
   capabilities: string[];
 }
 

@@ -7,7 +7,9 @@ const COLUMNS: Column<ModelRow>[] = [
   { header: 'ID', cell: (m) => m.id, max: 48, min: 16 },
   { header: 'TYPE', cell: (m) => m.type },
   { header: 'PROVIDER', cell: (m) => m.provider, max: 16 },
-  { header: 'FORMATS', cell: (m) => m.formats.join(', '), min: 10 },
+  // The wire formats reach chat models only: an image, speech or video model has its own routes, whatever its provider speaks.
+  { header: 'FORMATS', cell: (m) => (m.type === 'chat' ? m.formats.join(', ') : '-'), min: 7 },
+  { header: 'MODALITY', cell: (m) => m.modality || '-', max: 24, min: 8 },
   { header: 'CAPABILITIES', cell: (m) => m.capabilities.join(', ') || '-', min: 12 },
 ];
 
