@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,27 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     await page.waitForFunction((el) => (el as HTMLVideoElement).readyState >= 1 && (el as HTMLVideoElement).duration > 0, await video.elementHandle());
     expect(await video.getAttribute('src')).toMatch(/^blob:/);
     await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+  });
+
+  it("downloads a gateway-run job's result from the dialog's Results link, fetched with the session", async () => {
+    const token = await sessionToken();
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${gw.url}/v1/media/generations`, { method: 'POST', headers: auth, body: JSON.stringify({ media_type: 'video', model: 'mock/video', prompt: 'a kite in the wind' }) });
+    const record = (await created.json()) as { id: string };
+    await go('Media Library', 'Media Library');
+    await page.reload();
+    const tile = page.locator(`[data-media-id="${record.id}"]`);
+    await tile.getByTestId('media-status').filter({ hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await tile.click();
+    const dialog = page.getByRole('dialog');
+    const link = dialog.getByRole('link', { name: new RegExp(`/v1/media/generations/${record.id}`) });
+    // Opened as a plain link the URL answers 401 (no session header): the page fetches it with the session instead.
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), link.first().click()]);
+    expect(download.url()).toMatch(/^blob:/);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^${record.id}.*\\.mp4$`));
+    const bytes = fs.readFileSync((await download.path())!);
+    expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    await dialog.getByRole('button', { name: 'Close' }).click();
   });
 
   it('shows a batch running to completed with its progress', async () => {

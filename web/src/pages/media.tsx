@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type MouseEvent } from 'react';
 import { errorOf } from '../api/call-procedure.ts';
 import { sessionFetch } from '../api/session.ts';
 import { statusClass, when } from '../components/format.ts';
@@ -105,6 +105,52 @@ function MediaView({ record, url: shown, thumb }: { record: MediaRecord; url: st
   }
 }
 
+/** A file name for a saved result: the record's id, its place among several, an extension from the type. */
+function fileNameOf(record: MediaRecord, index: number, contentType: string): string {
+  const subtype = contentType.split(';')[0].split('/')[1]?.trim().toLowerCase() ?? '';
+  const extension = ({ jpeg: 'jpg', mpeg: 'mp3', 'svg+xml': 'svg', 'gltf-binary': 'glb', 'octet-stream': 'bin' } as Record<string, string>)[subtype] ?? (/^[a-z0-9]{1,8}$/.test(subtype) ? subtype : 'bin');
+  return `${record.id}${record.result_urls.length > 1 ? `-${index + 1}` : ''}.${extension}`;
+}
+
+/**
+ * A result URL. A gateway job's own content answers 401 without the session, which a link
+ * opened in a tab cannot send: it is fetched with the session and saved from a blob.
+ * Anything else (a provider's URL) opens as it is.
+ */
+function ResultLink({ record, url, index }: { record: MediaRecord; url: string; index: number }) {
+  const [error, setError] = useState<string | undefined>(undefined);
+  const text = url.length > 80 ? `${url.slice(0, 80)}…` : url;
+  const own = ownContentPath(url, record);
+  if (!own) return <a href={url} target="_blank" rel="noreferrer">{text}</a>;
+  const save = (event: MouseEvent<HTMLAnchorElement>) => {
+    event.preventDefault();
+    const holder = event.currentTarget.parentElement ?? document.body;
+    setError(undefined);
+    sessionFetch(own)
+      .then(async (response) => {
+        if (!response.ok) throw await errorOf(response);
+        const body = await response.blob();
+        const objectUrl = URL.createObjectURL(body);
+        // Inside the (modal) dialog: the rest of the page is inert while it is open.
+        const link = document.createElement('a');
+        link.href = objectUrl;
+        link.download = fileNameOf(record, index, body.type || response.headers.get('content-type') || '');
+        holder.append(link);
+        link.click();
+        link.remove();
+        // The download has its own copy by then; a minute is room for a slow disk.
+        setTimeout(() => URL.revokeObjectURL(objectUrl), 60_000);
+      })
+      .catch((e: Error) => setError(e.message));
+  };
+  return (
+    <>
+      <a href={url} onClick={save}>{text}</a>
+      {error && <span className="error" role="alert"> {error}</span>}
+    </>
+  );
+}
+
 /** The Media Library as a gallery: filters, server pages, records still running refresh by themselves. */
 export function MediaPage() {
   const [type, setType] = useState('');
@@ -201,7 +247,7 @@ export function MediaPage() {
               {current.width !== null && <><dt>Size</dt><dd>{current.width} × {current.height}</dd></>}
               {current.duration_seconds !== null && <><dt>Duration</dt><dd>{current.duration_seconds} s</dd></>}
               {current.error && <><dt>Error</dt><dd>{current.error}</dd></>}
-              {current.result_urls.length > 0 && <><dt>Results</dt><dd>{current.result_urls.map((u) => <div key={u}><a href={u} target="_blank" rel="noreferrer">{u.length > 80 ? `${u.slice(0, 80)}…` : u}</a></div>)}</dd></>}
+              {current.result_urls.length > 0 && <><dt>Results</dt><dd>{current.result_urls.map((u, i) => <div key={u}><ResultLink record={current} url={u} index={i} /></div>)}</dd></>}
               <dt>Id</dt><dd className="mono">{current.id}</dd>
             </dl>
             <button type="button" className="danger" onClick={() => void remove(current)}>Delete record</button>
