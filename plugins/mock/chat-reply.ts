@@ -58,7 +58,8 @@ function argumentsFor(schema: Json | undefined, prompt: string): string {
 
 /** A value of `schema` built from `text`: strings are the text, enums their first value, objects their required fields. */
 function exampleOf(schema: Json | undefined, text: string, depth = 0): unknown {
-  if (!schema || depth > 8) return text;
+  // JSON Schema allows `true`/`false` as a schema: no object to read, so the text.
+  if (typeof schema !== 'object' || schema === null || depth > 8) return text;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if ('const' in schema) return schema.const;
   const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
@@ -83,7 +84,7 @@ function jsonAnswer(format: unknown, text: string): string | undefined {
   if (type === 'json_object') return JSON.stringify({ echo: text });
   if (type !== 'json_schema') return undefined;
   const schema = ((format as Json).json_schema as Json | undefined)?.schema as Json | undefined;
-  return JSON.stringify(schema ? exampleOf(schema, text) : { echo: text });
+  return JSON.stringify(typeof schema === 'object' && schema !== null ? exampleOf(schema, text) : { echo: text });
 }
 
 function wantsThinking(body: Json): boolean {

@@ -63,4 +63,14 @@ describe('mock/echo in JSON mode', () => {
     });
     expect(JSON.parse(geminiSchema.candidates[0].content.parts[0].text)).toEqual({ city: 'Hello JSON', days: 1 });
   });
+
+  // JSON Schema lets a schema be `true` (anything) or `false`; reading `'const' in true` threw, the plugin's throw was
+  // a 502, and its failures opened mock/echo's circuit (503 for every caller for 30 s).
+  it('a boolean schema, or a boolean subschema, answers JSON too', async () => {
+    const boolean = { type: 'object', properties: { anything: true, answer: { type: 'string' } }, required: ['anything', 'answer'] };
+    const nested = await post('/v1/chat/completions', { model: 'mock/echo', messages, response_format: { type: 'json_schema', json_schema: { name: 'reply', schema: boolean } } });
+    expect(JSON.parse(nested.choices[0].message.content)).toEqual({ anything: 'Hello JSON', answer: 'Hello JSON' });
+    const top = await post('/v1/chat/completions', { model: 'mock/echo', messages, response_format: { type: 'json_schema', json_schema: { name: 'reply', schema: true } } });
+    expect(JSON.parse(top.choices[0].message.content)).toEqual({ echo: 'Hello JSON' });
+  });
 });
