@@ -234,7 +234,7 @@ export class AccountGuards implements RequestGuards {
   private subjectOf(request: LimitRequest): LimitSubject {
     const { account, key } = request.auth;
     // Also here, not only at authentication: callers that admit without an HTTP request (batch lines) meet the scope too.
-    checkEndpointScope(key, request.route, request.method);
+    checkEndpointScope(key, request.route, request.method, request.calledPath);
     return {
       method: request.method,
       path: request.route,

@@ -119,12 +119,28 @@ function buildMixedCounts(): MixedCount[] {
   return out;
 }
 
-let derived: { generation: number; paths: EndpointPath[]; mixed: MixedCount[] } | undefined;
+/** The media groups a format may serve in its own shape, each on its face of the same name (`FormatDefinition.embeddings`, `.images`). */
+const MEDIA_FACES = ['embeddings', 'images'] as const satisfies ReadonlyArray<keyof FormatDefinition>;
+
+/** A format's own face of a media group (Gemini's `…:embedContent` of `embeddings`, Imagen's `…:predict` of `images`): `reads` a URL's path. */
+type MediaFace = { format: KeyEndpoint; group: KeyEndpoint; reads(path: string): boolean };
+
+/** The media faces of the registered formats. */
+function buildMediaFaces(): MediaFace[] {
+  return listFormats().flatMap((format) =>
+    MEDIA_FACES.flatMap((group) => {
+      const face = format[group];
+      return face ? [{ format: format.id, group, reads: (path: string) => face.readPath(path, NO_QUERY) !== undefined }] : [];
+    }),
+  );
+}
+
+let derived: { generation: number; paths: EndpointPath[]; mixed: MixedCount[]; faces: MediaFace[] } | undefined;
 
 /** What the scope checks read from the registry, built once per set of registered formats (every scoped request reads it). */
-function fromRegistry(): { paths: EndpointPath[]; mixed: MixedCount[] } {
+function fromRegistry(): { paths: EndpointPath[]; mixed: MixedCount[]; faces: MediaFace[] } {
   const generation = formatsGeneration();
-  if (derived?.generation !== generation) derived = { generation, paths: buildEndpointPaths(), mixed: buildMixedCounts() };
+  if (derived?.generation !== generation) derived = { generation, paths: buildEndpointPaths(), mixed: buildMixedCounts(), faces: buildMediaFaces() };
   return derived;
 }
 
@@ -134,17 +150,35 @@ function mixedCountOf(path: string): MixedCount | undefined {
 }
 
 /**
- * The endpoint groups a request to `path` may belong to: one (its route's), none (open to every key), or, on a
- * wrapped count that may hold another format's body (Bedrock's CountTokens), both formats': the body says which
- * (countedEndpoint), so before the body is read a key scoped to either passes. From the registry: the count
- * counts as the operation whose body it holds, `input.invokeModel` InvokeModel's (messages), `input.converse`
- * Converse's (bedrock-converse).
+ * The endpoint groups a request to `path` may belong to, any one of which lets a key call it: one (its route's),
+ * none (open to every key), or:
+ * - on a wrapped count that may hold another format's body (Bedrock's CountTokens), both formats': the body says
+ *   which (countedEndpoint), so before the body is read a key scoped to either passes. From the registry: the count
+ *   counts as the operation whose body it holds, `input.invokeModel` InvokeModel's (messages), `input.converse`
+ *   Converse's (bedrock-converse);
+ * - on a URL a format's media face reads (Gemini's `…:embedContent`, Imagen's `…:predict`), the format's and the
+ *   media group's (`gemini`, `embeddings`): the format's own method, the media group's operation. Vertex's
+ *   `:predict` is read by both faces (the model says which): each group passes here, admission tells them apart.
  */
 function endpointsOfPath(path: string, method?: string): KeyEndpoint[] {
   const mixed = mixedCountOf(path);
   if (mixed) return [mixed.face.id, mixed.wrapped.otherFormat.format];
   const endpoint = endpointOfPath(path, method);
-  return endpoint === undefined ? [] : [endpoint];
+  if (endpoint === undefined) return [];
+  if (method !== undefined && method !== 'POST') return [endpoint];
+  const groups = fromRegistry().faces.filter((face) => face.format === endpoint && face.reads(path)).map((face) => face.group);
+  return [endpoint, ...groups];
+}
+
+/**
+ * The groups of a request admitted on `route` (a media route: `/v1/embeddings`) that the client asked at `called`:
+ * the route's, and the format's whose media face of that group reads `called` (Gemini's `…:embedContent` is
+ * `embeddings` or `gemini`), first.
+ */
+function endpointsCalled(route: string, called: string, method?: string): KeyEndpoint[] {
+  const groups = endpointsOfPath(route, method);
+  const formats = fromRegistry().faces.filter((face) => groups.includes(face.group) && !groups.includes(face.format) && face.reads(called)).map((face) => face.format);
+  return [...new Set(formats), ...groups];
 }
 
 /**
@@ -161,18 +195,30 @@ export function countedEndpoint(path: string, body: Record<string, unknown>): Ke
 export function checkEndpoint(key: ApiKeyRecord, endpoint: KeyEndpoint | undefined, path: string): void {
   const allowed = key.endpoints;
   if (!allowed || endpoint === undefined || allowed.includes(endpoint)) return;
-  throw new GatewayError('authorization_error', `This API key may not call the ${endpoint} endpoints (${path}); it is scoped to: ${allowed.join(', ')}.`, {
-    details: { endpoint, allowed_endpoints: allowed },
+  refuse(allowed, [endpoint], path);
+}
+
+/** The 403 for a call to `path` that any one of `endpoints` would let through (`details.endpoints` when several would). */
+function refuse(allowed: readonly KeyEndpoint[], endpoints: readonly KeyEndpoint[], path: string): never {
+  const [endpoint] = endpoints;
+  const several = endpoints.length > 1;
+  const named = several ? `${endpoints.slice(0, -1).join(', ')} or ${endpoints.at(-1)} endpoints (${path}, which any one of these groups allows)` : `${endpoint} endpoints (${path})`;
+  throw new GatewayError('authorization_error', `This API key may not call the ${named}; it is scoped to: ${allowed.join(', ')}.`, {
+    details: several ? { endpoint, endpoints, allowed_endpoints: allowed } : { endpoint, allowed_endpoints: allowed },
   });
 }
 
-/** 403 when the key's `endpoints` scope leaves out every group `path` may be of (asked with `method`, when known). */
-export function checkEndpointScope(key: ApiKeyRecord, path: string, method?: string): void {
+/**
+ * 403 when the key's `endpoints` scope leaves out every group `path` may be of (asked with `method`, when known).
+ * `called`: the URL's path when `path` is the route it is admitted on and not the URL (a format's media face,
+ * admitted as `/v1/embeddings` or `/v1/images/generations`): the face's format is a group too, and the 403 names `called`.
+ */
+export function checkEndpointScope(key: ApiKeyRecord, path: string, method?: string, called?: string): void {
   const allowed = key.endpoints;
   if (!allowed) return;
-  const endpoints = endpointsOfPath(path, method);
+  const endpoints = called === undefined || called === path ? endpointsOfPath(path, method) : endpointsCalled(path, called, method);
   if (endpoints.length === 0 || endpoints.some((endpoint) => allowed.includes(endpoint))) return;
-  checkEndpoint(key, endpoints[0], path);
+  refuse(allowed, endpoints, called ?? path);
 }
 
 const compiled = new WeakMap<readonly string[], RegExp[]>();

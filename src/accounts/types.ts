@@ -23,6 +23,12 @@ export interface LimitRequest {
   method: string;
   /** The route pattern, e.g. `/v1/chat/completions`. */
   route: string;
+  /**
+   * The URL's path, when the request came in over HTTP. Admitted on another route than its own (a format's
+   * media face: Gemini's `…:embedContent` is admitted as `/v1/embeddings`), the endpoint scope lets a key
+   * scoped to the face's format through too, and its 403 names this path.
+   */
+  calledPath?: string;
   clientAddress: string;
 }
 

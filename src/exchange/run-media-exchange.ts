@@ -33,6 +33,8 @@ export interface MediaCall<T, R> {
   accept?: (model: CatalogModel) => boolean;
   auth: AuthContext;
   route: string;
+  /** The URL's path, when the call came in over HTTP (a format's media face is admitted on `route`, the media route: LimitRequest.calledPath). */
+  calledPath?: string;
   clientAddress: string;
   /** The rate limits and slot this call already passed (before its body was read); the admission takes them over. */
   limits?: PassedLimits;
@@ -131,6 +133,7 @@ export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall
           auth: call.auth,
           method: 'POST',
           route: call.route,
+          ...(call.calledPath !== undefined ? { calledPath: call.calledPath } : {}),
           clientAddress: call.clientAddress,
           model: candidates[0].id,
           servedBy: candidates,

@@ -16,6 +16,6 @@ function keep(event: H3Event, passed: PassedLimits | undefined): PassedLimits | 
  * in-process limiter, else a promise; throws 429 as the admission would.
  */
 export function passLimitsFirst(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string): PassedLimits | undefined | Promise<PassedLimits | undefined> {
-  const passing = deps.guards.passLimits?.({ auth, method: 'POST', route, clientAddress: deps.clientAddress(event) });
+  const passing = deps.guards.passLimits?.({ auth, method: 'POST', route, calledPath: event.url.pathname, clientAddress: deps.clientAddress(event) });
   return passing instanceof Promise ? passing.then((passed) => keep(event, passed)) : keep(event, passing);
 }

@@ -193,7 +193,7 @@ describe('the endpoint scope of a count that holds another format’s body', () 
     for (const path of [COUNT, '/model/:model/count-tokens']) {
       expect(() => checkEndpointScope({ endpoints: ['bedrock-converse'] } as ApiKeyRecord, path, 'POST')).not.toThrow();
       expect(() => checkEndpointScope({ endpoints: ['messages'] } as ApiKeyRecord, path, 'POST')).not.toThrow();
-      expect(() => checkEndpointScope({ endpoints: ['chat'] } as ApiKeyRecord, path, 'POST')).toThrow(/may not call the messages endpoints/);
+      expect(() => checkEndpointScope({ endpoints: ['chat'] } as ApiKeyRecord, path, 'POST')).toThrow(/may not call the messages or bedrock-converse endpoints/);
     }
     // Converse's and InvokeModel's own routes stay one group each.
     expect(() => checkEndpointScope({ endpoints: ['bedrock-converse'] } as ApiKeyRecord, '/model/mock%2Fecho/invoke', 'POST')).toThrow(/messages endpoints/);
@@ -223,5 +223,96 @@ describe('the endpoint scope of a count that holds another format’s body', () 
     const res = await gw.fetch(COUNT, { method: 'POST', headers: { authorization: `Bearer ${chatKey}`, 'content-type': 'application/json' }, body: 'not json' });
     expect(res.status).toBe(403);
     expect(((await res.json()) as ErrorBody).error.details).toMatchObject({ endpoint: 'messages', allowed_endpoints: ['chat'] });
+  });
+});
+
+// Gemini's own embedding and image methods (`…:embedContent`, `…:batchEmbedContents`, Imagen's `…:predict`; AI Studio's and
+// Vertex's paths) run as `/v1/embeddings` and `/v1/images/generations` do: a key scoped to the gemini group or to the media
+// group calls them, a key with neither gets 403 naming the URL and both groups (docs/api-decisions.md).
+describe("the endpoint scope of Gemini's embedding and image methods", () => {
+  const VERTEX = '/v1beta1/projects/p/locations/us-central1/publishers/mock/models';
+  const scoped = (...endpoints: string[]) => ({ endpoints }) as ApiKeyRecord;
+  const EMBEDDINGS = '/v1/embeddings';
+  const GENERATIONS = '/v1/images/generations';
+  // [URL, the media route it is admitted on, that route's group]
+  const FACES: Array<[string, string, string]> = [
+    ['/v1beta/models/mock/embed:embedContent', EMBEDDINGS, 'embeddings'],
+    ['/v1/models/mock/embed:batchEmbedContents', EMBEDDINGS, 'embeddings'],
+    [`${VERTEX}/embed:embedContent`, EMBEDDINGS, 'embeddings'],
+    [`${VERTEX}/embed:predict`, EMBEDDINGS, 'embeddings'],
+    ['/v1beta/models/mock/image:predict', GENERATIONS, 'images'],
+    [`${VERTEX}/image:predict`, GENERATIONS, 'images'],
+  ];
+
+  it('a key scoped to gemini or to the media group passes authentication (the URL) and admission (the media route, called at the URL)', () => {
+    for (const [url, route, group] of FACES) {
+      for (const key of [scoped('gemini'), scoped(group), scoped('chat', group)]) {
+        expect(() => checkEndpointScope(key, url, 'POST')).not.toThrow();
+        expect(() => checkEndpointScope(key, route, 'POST', url)).not.toThrow();
+      }
+    }
+  });
+
+  it('a key with neither gets 403 naming the URL it called and both groups, at authentication and at admission', () => {
+    for (const [url, route, group] of FACES) {
+      const other = group === 'images' ? 'embeddings' : 'images';
+      // Admission knows which operation it is: the other media group is not enough, even on Vertex's :predict that both faces read.
+      for (const [path, called] of [[route, url], ...(url.endsWith(':predict') && url.startsWith(VERTEX) ? [] : [[url, undefined]])] as Array<[string, string | undefined]>) {
+        let error: unknown;
+        try {
+          checkEndpointScope(scoped('chat', other), path, 'POST', called);
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(error, `${path} ${called}`).toMatchObject({
+          code: 'authorization_error',
+          message: `This API key may not call the gemini or ${group} endpoints (${url}, which any one of these groups allows); it is scoped to: chat, ${other}.`,
+          details: { endpoint: 'gemini', endpoints: ['gemini', group], allowed_endpoints: ['chat', other] },
+        });
+      }
+    }
+    // Vertex's :predict is read by both faces (its model says which): before admission, either media group passes.
+    expect(() => checkEndpointScope(scoped('chat'), `${VERTEX}/embed:predict`, 'POST')).toThrow(/gemini, embeddings or images endpoints/);
+    expect(() => checkEndpointScope(scoped('images'), `${VERTEX}/embed:predict`, 'POST')).not.toThrow();
+  });
+
+  it('the media routes called as themselves, and the other Gemini methods, keep their one group', () => {
+    expect(() => checkEndpointScope(scoped('gemini'), EMBEDDINGS, 'POST')).toThrow(/may not call the embeddings endpoints \(\/v1\/embeddings\)/);
+    expect(() => checkEndpointScope(scoped('gemini'), GENERATIONS, 'POST', GENERATIONS)).toThrow(/may not call the images endpoints/);
+    expect(() => checkEndpointScope(scoped('embeddings', 'images'), '/v1beta/models/mock/embed:generateContent', 'POST')).toThrow(/may not call the gemini endpoints/);
+    expect(() => checkEndpointScope(scoped('embeddings'), '/v1beta/models/mock/embed:countTokens', 'POST')).toThrow(/may not call the gemini endpoints/);
+    // A GET there is the 405 of a Gemini method: no operation runs, so only the gemini group.
+    expect(() => checkEndpointScope(scoped('embeddings'), '/v1beta/models/mock/embed:embedContent', 'GET')).toThrow(/may not call the gemini endpoints/);
+  });
+
+  it('through the gateway: gemini and embeddings keys embed, gemini and images keys make images; a key with neither is refused', async () => {
+    gw = await makeGateway();
+    const keys = Object.fromEntries(await Promise.all(['gemini', 'embeddings', 'images', 'chat'].map(async (group) => [group, (await gw!.account({ key: { endpoints: [group] } })).key] as const)));
+    const call = async (group: string, url: string, body: unknown) => {
+      const res = await gw!.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': keys[group] }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { error?: { status?: string; message?: string } } & Record<string, unknown> };
+    };
+    const embed = { content: { parts: [{ text: 'hello' }] } };
+    const vertexEmbed = { instances: [{ content: 'hello' }] };
+    const draw = { instances: [{ prompt: 'a red cube' }] };
+    for (const group of ['gemini', 'embeddings']) {
+      expect(await call(group, '/v1beta/models/mock/embed:embedContent', embed)).toMatchObject({ status: 200, body: { embedding: { values: expect.any(Array) } } });
+      expect(await call(group, `${VERTEX}/embed:predict`, vertexEmbed)).toMatchObject({ status: 200, body: { predictions: [{ embeddings: { values: expect.any(Array) } }] } });
+    }
+    for (const group of ['gemini', 'images']) {
+      expect(await call(group, '/v1beta/models/mock/image:predict', draw)).toMatchObject({ status: 200, body: { predictions: [{ bytesBase64Encoded: expect.any(String) }] } });
+      expect(await call(group, `${VERTEX}/image:predict`, draw)).toMatchObject({ status: 200, body: { predictions: [{ bytesBase64Encoded: expect.any(String) }] } });
+    }
+    const refused = (url: string, groups: string) => ({ status: 403, body: { error: { status: 'PERMISSION_DENIED', message: expect.stringContaining(`may not call the ${groups} endpoints (${url}, which any one of these groups allows)`) } } });
+    expect(await call('images', '/v1beta/models/mock/embed:embedContent', embed)).toMatchObject(refused('/v1beta/models/mock/embed:embedContent', 'gemini or embeddings'));
+    expect(await call('chat', '/v1beta/models/mock/embed:embedContent', embed)).toMatchObject(refused('/v1beta/models/mock/embed:embedContent', 'gemini or embeddings'));
+    expect(await call('embeddings', '/v1beta/models/mock/image:predict', draw)).toMatchObject(refused('/v1beta/models/mock/image:predict', 'gemini or images'));
+    // Vertex's :predict: the model tells the operation, so an images key is refused on an embedding model at admission, and the other way round.
+    expect(await call('images', `${VERTEX}/embed:predict`, vertexEmbed)).toMatchObject(refused(`${VERTEX}/embed:predict`, 'gemini or embeddings'));
+    expect(await call('embeddings', `${VERTEX}/image:predict`, draw)).toMatchObject(refused(`${VERTEX}/image:predict`, 'gemini or images'));
+    // The gemini key still cannot call the media routes themselves.
+    const res = await gw.fetch(EMBEDDINGS, post({ model: 'mock/embed', input: 'hello' }, keys.gemini));
+    expect(res.status).toBe(403);
+    expect((await errorOf(res)).details).toMatchObject({ endpoint: 'embeddings', allowed_endpoints: ['gemini'] });
   });
 });

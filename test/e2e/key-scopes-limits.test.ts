@@ -1,11 +1,12 @@
 /**
  * Scoped keys and spend limits through the real CLI and server, with the official clients:
- * keys made with `gateway keys create --models/--endpoints/--limit`, requests from `openai`
- * and `@anthropic-ai/sdk`, an OpenAI-compatible fake upstream as the "other provider", and the
+ * keys made with `gateway keys create --models/--endpoints/--limit`, requests from `openai`,
+ * `@anthropic-ai/sdk` and `@google/genai`, an OpenAI-compatible fake upstream as the "other provider", and the
  * monthly reset seen by restarting the gateway with its clock moved into next month.
  */
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { ApiError, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
@@ -60,7 +61,7 @@ describe('scoped keys and spend limits (official clients, real CLI and server)',
     configFile = writeConfig(dir, {
       providers: {
         // echo: only output priced, 1 credit a token, so max_tokens 1 reserves and costs exactly 1 credit.
-        mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }, 'image', 'tts'] },
+        mock: { plugin: 'mock', models: [{ id: 'echo', pricing: { input: 0, output: 1000 } }, 'image', 'tts', 'embed'] },
         up: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'upstream-secret', models: ['gpt-up'] },
       },
     });
@@ -112,6 +113,32 @@ describe('scoped keys and spend limits (official clients, real CLI and server)',
     expect((await cli(['keys', 'set', id, '--endpoints', 'chat,responses,images'])).code).toBe(0);
     const image = await openai(key).images.generate({ model: 'mock/image', prompt: 'a lighthouse', response_format: 'b64_json' });
     expect(image.data?.[0].b64_json).toBeTruthy();
+  });
+
+  it("Gemini's own embedding and image methods take a key scoped to gemini or to embeddings / images; a key with neither gets 403 naming the URL and both groups", { timeout: 60_000 }, async () => {
+    const keys: Record<string, string> = {};
+    for (const group of ['gemini', 'embeddings', 'images', 'chat']) keys[group] = (await newKey('--endpoints', group)).key;
+    // AI Studio: models.embedContent asks :batchEmbedContents. Vertex: generateImages asks Imagen's :predict.
+    const studio = (group: string) => new GoogleGenAI({ apiKey: keys[group], httpOptions: { baseUrl: gw!.url, timeout: 15_000 } });
+    const vertex = (group: string) => new GoogleGenAI({ vertexai: true, apiKey: keys[group], project: 'p', location: 'us-central1', httpOptions: { baseUrl: gw!.url, timeout: 15_000 } });
+    const embed = (group: string) => studio(group).models.embedContent({ model: 'mock/embed', contents: ['first text', 'second text'], config: { outputDimensionality: 8 } });
+    const draw = (group: string) => vertex(group).models.generateImages({ model: 'mock/image', prompt: 'A red cube', config: { numberOfImages: 1 } });
+    for (const group of ['gemini', 'embeddings']) expect((await embed(group)).embeddings?.map((e) => e.values?.length)).toEqual([8, 8]);
+    for (const group of ['gemini', 'images']) expect((await draw(group)).generatedImages?.[0].image?.mimeType).toBe('image/png');
+    const refused = async (call: Promise<unknown>, url: string, groups: string) => {
+      const error = await call.then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(403);
+      const body = JSON.parse((error as ApiError).message) as { error: { status: string; message: string } };
+      expect(body.error.status).toBe('PERMISSION_DENIED');
+      expect(body.error.message).toContain(`may not call the ${groups} endpoints (${url}, which any one of these groups allows)`);
+    };
+    for (const group of ['images', 'chat']) await refused(embed(group), '/v1beta/models/mock/embed:batchEmbedContents', 'gemini or embeddings');
+    // Authentication lets the embeddings key through Vertex's :predict (both faces read it); admission, which knows the model makes images, does not.
+    for (const group of ['embeddings', 'chat']) await refused(draw(group), '/v1beta1/projects/p/locations/us-central1/publishers/mock/models/image:predict', group === 'chat' ? 'gemini, embeddings or images' : 'gemini or images');
+    // The gemini key is still no images key on OpenAI's route.
+    const error = await failure(openai(keys.gemini).images.generate({ model: 'mock/image', prompt: 'a lighthouse' }));
+    expect(error.error).toMatchObject({ code: 'authorization_error', details: { endpoint: 'images', allowed_endpoints: ['gemini'] } });
   });
 
   it('a limit of 10 credits holds against 50 concurrent priced requests (then 402), and the monthly reset restores it', { timeout: 120_000 }, async () => {

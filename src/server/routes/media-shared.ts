@@ -23,11 +23,12 @@ export function publicOrigin(event: H3Event, deps: ServerDeps): string {
 }
 
 /** The transport part of a media call: who asks, from where, the client's disconnect, the record, and where headers go. */
-export function mediaCallOf(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string): Pick<MediaCall<unknown, unknown>, 'auth' | 'route' | 'clientAddress' | 'limits' | 'ids' | 'client' | 'record' | 'onHeaders'> {
+export function mediaCallOf(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string): Pick<MediaCall<unknown, unknown>, 'auth' | 'route' | 'calledPath' | 'clientAddress' | 'limits' | 'ids' | 'client' | 'record' | 'onHeaders'> {
   const state = requestState(event);
   return {
     auth,
     route,
+    calledPath: event.url.pathname,
     clientAddress: deps.clientAddress(event),
     // Taken before the body was read (JSON media routes): the admission takes them over.
     limits: state.limits,
