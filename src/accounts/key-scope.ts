@@ -159,13 +159,14 @@ function mixedCountOf(path: string): MixedCount | undefined {
  * - on a URL a format's media face reads (Gemini's `…:embedContent`, Imagen's `…:predict`), the format's and the
  *   media group's (`gemini`, `embeddings`): the format's own method, the media group's operation. Vertex's
  *   `:predict` is read by both faces (the model says which): each group passes here, admission tells them apart.
+ * `enough`: a key's scope; when it holds the route's group, that group alone is returned (it lets the key through).
  */
-function endpointsOfPath(path: string, method?: string): KeyEndpoint[] {
+function endpointsOfPath(path: string, method?: string, enough?: readonly KeyEndpoint[]): KeyEndpoint[] {
   const mixed = mixedCountOf(path);
   if (mixed) return [mixed.face.id, mixed.wrapped.otherFormat.format];
   const endpoint = endpointOfPath(path, method);
   if (endpoint === undefined) return [];
-  if (method !== undefined && method !== 'POST') return [endpoint];
+  if ((method !== undefined && method !== 'POST') || enough?.includes(endpoint)) return [endpoint];
   const groups = fromRegistry().faces.filter((face) => face.format === endpoint && face.reads(path)).map((face) => face.group);
   return [endpoint, ...groups];
 }
@@ -216,7 +217,7 @@ function refuse(allowed: readonly KeyEndpoint[], endpoints: readonly KeyEndpoint
 export function checkEndpointScope(key: ApiKeyRecord, path: string, method?: string, called?: string): void {
   const allowed = key.endpoints;
   if (!allowed) return;
-  const endpoints = called === undefined || called === path ? endpointsOfPath(path, method) : endpointsCalled(path, called, method);
+  const endpoints = called === undefined || called === path ? endpointsOfPath(path, method, allowed) : endpointsCalled(path, called, method);
   if (endpoints.length === 0 || endpoints.some((endpoint) => allowed.includes(endpoint))) return;
   refuse(allowed, endpoints, called ?? path);
 }
