@@ -315,4 +315,33 @@ describe("the endpoint scope of Gemini's embedding and image methods", () => {
     expect(res.status).toBe(403);
     expect((await errorOf(res)).details).toMatchObject({ endpoint: 'embeddings', allowed_endpoints: ['gemini'] });
   });
+
+  it('the URL cannot pick the laxer group: an embeddings key never generates, a gemini key never reaches the media routes', async () => {
+    gw = await makeGateway();
+    const keys = Object.fromEntries(await Promise.all(['gemini', 'embeddings'].map(async (group) => [group, (await gw!.account({ key: { endpoints: [group] } })).key] as const)));
+    const call = async (group: string, url: string, body: unknown) => {
+      const res = await gw!.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': keys[group], authorization: `Bearer ${keys[group]}` }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const generate = { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] };
+    // The method is the path's last colon, decoded: an encoded colon or a query that names :embedContent is an embedding call or a 403, never a generation.
+    for (const url of [
+      '/v1beta/models/mock/echo:generateContent%3AembedContent',
+      '/v1beta/models/mock/echo%3AgenerateContent:embedContent',
+      '/v1beta/models/mock/echo:streamGenerateContent?alt=sse&x=:embedContent',
+      '/v1beta/models/mock/echo:embedContent/../../mock/echo:generateContent',
+      `${VERTEX}/echo:generateContent?x=:predict`,
+      '/v1beta/models/mock/echo:countTokens?x=:embedContent',
+    ]) {
+      const { status, body } = await call('embeddings', url, generate);
+      expect(status, url).not.toBe(200);
+      expect(body, url).not.toHaveProperty('candidates');
+      expect(body, url).not.toHaveProperty('totalTokens');
+    }
+    // The media routes, spelled otherwise or with a Gemini URL in the query, stay their own group's.
+    for (const url of [`${EMBEDDINGS}/`, `${EMBEDDINGS}?x=/v1beta/models/mock/embed:embedContent`]) {
+      expect(await call('gemini', url, { model: 'mock/embed', input: 'hello' }), url).toMatchObject({ status: 403 });
+    }
+    expect(await call('gemini', `${GENERATIONS}?x=/v1beta/models/mock/image:predict`, { model: 'mock/image', prompt: 'a cube' })).toMatchObject({ status: 403 });
+  });
 });
