@@ -9,7 +9,7 @@ import { databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
-import { isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
+import { collapseSlashes, isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
@@ -159,7 +159,8 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   // A path of a cloud's API the gateway does not serve (Bedrock's Converse with no bedrock provider, ApplyGuardrail, a typo): its SDKs' error and request id headers all the same.
   const clouds = listFormats().flatMap((format) => format.clouds ?? []).map((cloud) => ({ cloud, unmatched: wrap(answerUnknown, undefined, deps, 'unmatched', undefined, cloud) }));
   app.all('/**', (event) => {
-    const path = event.url.pathname;
+    // Which kind of path it is, read with doubled slashes taken as one (a base URL ending in '/'): `//v1/files` is the API's, answered as unknown.
+    const path = collapseSlashes(event.url.pathname);
     const cloud = clouds.find((c) => isCloudPath(c.cloud, path));
     if (cloud) return cloud.unmatched(event);
     const read = event.req.method === 'GET' || event.req.method === 'HEAD';

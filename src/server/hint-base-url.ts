@@ -9,10 +9,10 @@ export interface KnownRoute {
 /**
  * The route a client probably meant when its SDK's base URL has `/v1` once too often (the
  * Anthropic or Google SDK given `host/v1`: `/v1/v1/messages`) or once too few (an OpenAI SDK
- * given the bare host: `/chat/completions`), or names an API version the gateway has not
- * (`apiVersion: 'v1alpha'`), spec §5 rule 5; undefined when nothing fixes it. `broad` routes (a
- * pattern taking a whole subtree, as Vertex AI's `/v1beta1/projects/**`) count only for a
- * version written twice: below such a root any path is that face's.
+ * given the bare host: `/chat/completions`), names an API version the gateway has not
+ * (`apiVersion: 'v1alpha'`) or has a doubled slash (a base URL ending in `/`), spec §5 rule 5;
+ * undefined when nothing fixes it. `broad` routes (a pattern taking a whole subtree, as Vertex AI's `/v1beta1/projects/**`) count only for a
+ * version written twice or a doubled slash: below such a root any path is that face's.
  */
 export function suggestBaseUrl(
   method: string,
@@ -23,6 +23,11 @@ export function suggestBaseUrl(
 ): { path: string; hint: string } | undefined {
   const serves = (candidate: string) => known.some((route) => route.method === method && route.pattern.test(candidate));
   const servesBelowRoot = (candidate: string) => serves(candidate) || broad.some((route) => route.method === method && route.pattern.test(candidate));
+  // A base URL ending in '/' (`host/v1/` or `host/`) makes the SDK's path start with a second one.
+  const single = collapseSlashes(path);
+  if (single !== path && servesBelowRoot(single)) {
+    return { path: single, hint: `The path has a doubled slash: the client's base URL probably ends in '/'; drop it (${origin}/v1 for the OpenAI SDKs, ${origin} for the Anthropic and Google SDKs).` };
+  }
   // @google/genai given the AI SDK's Google base URL (host/v1beta) adds /v1beta again.
   if (path.startsWith('/v1beta/v1beta/') && serves(path.slice('/v1beta'.length))) {
     return {
@@ -76,6 +81,11 @@ function vertexTunedModelPath(path: string): { path: string; hint: string } | un
     path: `${root}/publishers/${publisher}/models/${model}:${action}`,
     hint: `In Vertex mode @google/genai sends a model named models/… as a tuned model of the project: name it without models/ ('${id}'), which it sends as publishers/${publisher}/models/${model}.`,
   };
+}
+
+/** `path` with each run of slashes taken as one (`//v1//files` is `/v1/files`). */
+export function collapseSlashes(path: string): string {
+  return path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
 }
 
 const NO_ROUTE = Symbol.for('gateway.server.noRoute');

@@ -156,6 +156,48 @@ describe('error envelope', () => {
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
+  // A client whose base URL ends in '/' sends `//v1/files`: that is an API path, never the dashboard's page (was a 200 of HTML for a GET).
+  it("404 not_found naming the route for a path with a doubled slash, over HTTP/1.1, GET and POST", async () => {
+    const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const url = new URL(gw.url);
+        const req = http.request({ host: url.hostname, port: url.port, method, path, headers: { authorization: `Bearer ${gw.key}`, ...headers } });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const chat = JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'x' }] });
+    for (const [method, path, meant, body] of [
+      ['GET', '//v1/files', '/v1/files'],
+      ['GET', '//v1/models', '/v1/models'],
+      ['GET', '/v1//models', '/v1/models'],
+      ['POST', '//v1/chat/completions', '/v1/chat/completions', chat],
+      ['POST', '/v1//chat/completions', '/v1/chat/completions', chat],
+    ] as const) {
+      const res = await send(method, path, body ? { 'content-type': 'application/json' } : {}, body);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.type, `${method} ${path}`).toContain('application/json');
+      const error = JSON.parse(res.body).error;
+      expect(error, `${method} ${path}`).toMatchObject({ code: 'not_found', details: { did_you_mean: meant } });
+      expect(error.message).toContain(`${method} ${path}.`);
+      expect(error.message).toContain("doubled slash");
+    }
+    // Unknown API paths with a doubled slash are a JSON 404 too; Anthropic's client gets its own envelope.
+    const unknown = await send('GET', '//v1/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).error.code).toBe('not_found');
+    const anthropic = await send('POST', '//v1/messages', { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, '{}');
+    expect(anthropic.status).toBe(404);
+    expect(JSON.parse(anthropic.body)).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    // A dashboard page with a doubled slash is still the page.
+    expect((await send('GET', '//usage')).type).toContain('text/html');
+  });
+
   it('426 upgrade_required for a WebSocket upgrade on an HTTP route (Codex reads it as "no WebSocket here" and uses HTTPS at once)', async () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(`${gw.url}/v1/responses`, { headers: { authorization: `Bearer ${gw.key}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });

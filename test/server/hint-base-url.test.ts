@@ -49,6 +49,14 @@ describe('suggestBaseUrl (spec §5 rule 5)', () => {
     expect(suggestBaseUrl('POST', '/v1alpha/cachedContents', ORIGIN, KNOWN)).toBeUndefined();
   });
 
+  it("names the route when the path has a doubled slash (a base URL ending in '/')", () => {
+    expect(suggestBaseUrl('GET', '//v1/models', ORIGIN, KNOWN)).toMatchObject({ path: '/v1/models', hint: expect.stringContaining("base URL probably ends in '/'") });
+    expect(suggestBaseUrl('POST', '/v1//chat/completions', ORIGIN, KNOWN)?.path).toBe('/v1/chat/completions');
+    expect(suggestBaseUrl('POST', '//v1beta1/projects/p/x:generateContent', ORIGIN, KNOWN, BROAD)?.path).toBe('/v1beta1/projects/p/x:generateContent');
+    expect(suggestBaseUrl('GET', '//v1/no/such', ORIGIN, KNOWN)).toBeUndefined();
+    expect(suggestBaseUrl('POST', '//v1/models', ORIGIN, KNOWN)).toBeUndefined();
+  });
+
   it('suggests nothing when neither fixes the path or the method differs', () => {
     expect(suggestBaseUrl('POST', '/v1/no/such', ORIGIN, KNOWN)).toBeUndefined();
     expect(suggestBaseUrl('GET', '/v1/v1/messages', ORIGIN, KNOWN)).toBeUndefined();
