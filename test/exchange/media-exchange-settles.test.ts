@@ -29,6 +29,8 @@ const CONFIG = {
         { id: 'untyped', type: 'image_generation', pricing: { image: 0.04 } },
         { id: 'raw', type: 'image_generation', pricing: { image: 0.04 } },
         { id: 'say', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
+        { id: 'mimic', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
+        { id: 'bare', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
         { id: 'hear', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'mute', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
         { id: 'segs', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
@@ -124,6 +126,13 @@ describe('a media answer the gateway cannot read', () => {
 
   it('speech: a result without audio is 502 provider_error, nothing charged', () =>
     refusedUncharged((t, key) => t.fetch('/v1/audio/speech', post({ model: 'odd/say', input: 'hello there', voice: 'alloy' }, key))));
+
+  // Both were 200 and charged (the ArrayBuffer against SpeechResult's Uint8Array); now refused before the charge as images are.
+  it.each([
+    ['an object posing as bytes', 'mimic'],
+    ['bytes that are no Uint8Array', 'bare'],
+  ])('speech: a result with %s is 502 provider_error, nothing charged', (_name, model) =>
+    refusedUncharged((t, key) => t.fetch('/v1/audio/speech', post({ model: `odd/${model}`, input: 'hello there', voice: 'alloy' }, key))));
 
   it('transcriptions: 502 provider_error, and the hold for the audio is given back', () => refusedUncharged((t, key) => transcribe(t, key, 'odd/hear')));
 

@@ -49,8 +49,8 @@ function speechHandler(deps: ServerDeps) {
           signal,
         }),
       used: (result) => {
-        // Read before the charge: a result without audio is the provider's failure (502, nothing charged), not a charged 500.
-        if (result?.data?.byteLength === undefined) throw new TypeError('a speech result without audio bytes');
+        // Read before the charge: a result without audio bytes (SpeechResult's Uint8Array; an object with a byteLength is not) is the provider's failure (502, nothing charged).
+        if (!(result?.data instanceof Uint8Array)) throw new TypeError('a speech result without audio bytes (a Uint8Array)');
         return { estimatedInput, media: { speechCharacters } };
       },
       answer: (served) => served,
