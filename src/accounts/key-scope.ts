@@ -85,9 +85,10 @@ function buildEndpointPaths(): EndpointPath[] {
 
 /**
  * The endpoint group of a request path (asked with `method`, when known), or undefined for paths
- * no scope governs (model list, usage endpoints, health): a key always reaches those.
+ * no scope governs (every format's model list and models.get, usage endpoints, health): a key always reaches those.
  */
 export function endpointOfPath(path: string, method?: string): KeyEndpoint | undefined {
+  if (method === 'GET' && fromRegistry().lists.some((lists) => lists(path))) return undefined;
   // Gemini's batch create shares its path-model route's pattern (`…/models/{model}:batchGenerateContent`).
   if (path.endsWith(':batchGenerateContent')) return 'batches';
   // The first group whose route reads the path; else the first whose route pattern holds it (Gemini's `/projects/**`
@@ -135,12 +136,42 @@ function buildMediaFaces(): MediaFace[] {
   );
 }
 
-let derived: { generation: number; paths: EndpointPath[]; mixed: MixedCount[]; faces: MediaFace[] } | undefined;
+/** Reads whether a GET path is a format's model list or one of its models (not a POST method's URL, whose GET is that method's 405). */
+type ListsModels = (path: string) => boolean;
+
+function decoded(rest: string): string {
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
+}
+
+/** The model lists of the registered formats (Gemini's `GET /v1beta/models[/{model}]`, Vertex's publisher models), which no scope governs, as `/v1/models`. */
+function buildModelLists(): ListsModels[] {
+  return listFormats().flatMap((format) => {
+    const out: ListsModels[] = [];
+    const list = format.models;
+    if (list) {
+      out.push((path) => path === list.path || (path.startsWith(`${list.path}/`) && list.readPostMethod?.(decoded(path.slice(list.path.length + 1))) === undefined));
+    }
+    const paths = format.modelPaths;
+    if (paths) {
+      out.push((path) => {
+        const target = paths.readPath(path);
+        return target !== undefined && ('list' in target || paths.readPostMethod?.(target.rest) === undefined);
+      });
+    }
+    return out;
+  });
+}
+
+let derived: { generation: number; paths: EndpointPath[]; mixed: MixedCount[]; faces: MediaFace[]; lists: ListsModels[] } | undefined;
 
 /** What the scope checks read from the registry, built once per set of registered formats (every scoped request reads it). */
-function fromRegistry(): { paths: EndpointPath[]; mixed: MixedCount[]; faces: MediaFace[] } {
+function fromRegistry(): { paths: EndpointPath[]; mixed: MixedCount[]; faces: MediaFace[]; lists: ListsModels[] } {
   const generation = formatsGeneration();
-  if (derived?.generation !== generation) derived = { generation, paths: buildEndpointPaths(), mixed: buildMixedCounts(), faces: buildMediaFaces() };
+  if (derived?.generation !== generation) derived = { generation, paths: buildEndpointPaths(), mixed: buildMixedCounts(), faces: buildMediaFaces(), lists: buildModelLists() };
   return derived;
 }
 

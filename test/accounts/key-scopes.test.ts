@@ -84,16 +84,31 @@ describe('model globs', () => {
     expect(endpointOfPath('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke', 'POST')).toBe('messages');
   });
 
-  it("Gemini's Vertex URLs that its generateContent route does not read (count, :predict, models.get and list) are gemini's, not the Claude routes' sharing their prefix", () => {
+  it("Gemini's Vertex URLs that its generateContent route does not read (count, :predict) are gemini's, not the Claude routes' sharing their prefix", () => {
     for (const root of ['/v1beta1', '/v1', '']) {
       const project = `${root}/projects/p/locations/us-central1`;
       expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash:countTokens`, 'POST')).toBe('gemini');
       expect(endpointOfPath(`${project}/publishers/mock/models/image:predict`, 'POST')).toBe('gemini');
-      expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash`, 'GET')).toBe('gemini');
-      expect(endpointOfPath(`${project}/publishers/google/models`, 'GET')).toBe('gemini');
-      expect(endpointOfPath(`${project}/models`, 'GET')).toBe('gemini');
       expect(endpointOfPath(`${project}/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`, 'POST')).toBe('messages');
     }
+  });
+
+  it("every format's model list and models.get are open to every key, as /v1/models is; a GET naming a POST method (its 405) stays the format's", () => {
+    for (const root of ['/v1beta1', '/v1', '']) {
+      const project = `${root}/projects/p/locations/us-central1`;
+      expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash`, 'GET')).toBeUndefined();
+      expect(endpointOfPath(`${project}/publishers/google/models`, 'GET')).toBeUndefined();
+      expect(endpointOfPath(`${project}/models`, 'GET')).toBeUndefined();
+      expect(endpointOfPath(`${root}/publishers/google/models`, 'GET')).toBeUndefined();
+      expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash:generateContent`, 'GET')).toBe('gemini');
+    }
+    expect(endpointOfPath('/v1beta/models', 'GET')).toBeUndefined();
+    expect(endpointOfPath('/v1beta/models/mock/echo', 'GET')).toBeUndefined();
+    expect(endpointOfPath('/v1beta/models/models%2Fmock%2Fecho', 'GET')).toBeUndefined();
+    expect(endpointOfPath('/v1beta/models/mock/echo:generateContent', 'GET')).toBe('gemini');
+    // Only the GET: the same paths asked by POST are the format's.
+    expect(endpointOfPath('/v1beta/models', 'POST')).toBe('gemini');
+    expect(endpointOfPath('/v1beta1/publishers/google/models/gemini-2.5-flash', 'POST')).toBe('gemini');
   });
 });
 
@@ -147,6 +162,11 @@ describe('key scopes', () => {
     expect(view.status).toBe(200);
     expect(((await view.json()) as { data: { endpoints: string[] } }).data.endpoints).toEqual(['chat', 'responses']);
     expect((await gw.fetch('/v1/models', get(key))).status).toBe(200);
+    // Gemini's model list and models.get, AI Studio's and Vertex's, as Google's SDKs ask them: open as /v1/models is.
+    const goog = { method: 'GET', headers: { 'x-goog-api-key': key } };
+    for (const url of ['/v1beta/models', '/v1beta/models/mock/echo', '/v1beta1/publishers/google/models', '/v1beta1/projects/p/locations/us-central1/publishers/google/models/mock/echo']) {
+      expect((await gw.fetch(url, goog)).status, url).toBe(200);
+    }
   });
 
   it('a scope change applies to the next request', async () => {
