@@ -88,7 +88,8 @@ function buildEndpointPaths(): EndpointPath[] {
  * no scope governs (every format's model list and models.get, usage endpoints, health): a key always reaches those.
  */
 export function endpointOfPath(path: string, method?: string): KeyEndpoint | undefined {
-  if (method === 'GET' && fromRegistry().lists.some((lists) => lists(path))) return undefined;
+  // HEAD answers every GET route as its GET does (status included).
+  if ((method === 'GET' || method === 'HEAD') && fromRegistry().lists.some((lists) => lists(path))) return undefined;
   // Gemini's batch create shares its path-model route's pattern (`…/models/{model}:batchGenerateContent`).
   if (path.endsWith(':batchGenerateContent')) return 'batches';
   // The first group whose route reads the path; else the first whose route pattern holds it (Gemini's `/projects/**`

@@ -103,6 +103,7 @@ describe('model globs', () => {
       expect(endpointOfPath(`${project}/publishers/google/models/gemini-2.5-flash:generateContent`, 'GET')).toBe('gemini');
     }
     expect(endpointOfPath('/v1beta/models', 'GET')).toBeUndefined();
+    expect(endpointOfPath('/v1beta/models', 'HEAD')).toBeUndefined();
     expect(endpointOfPath('/v1beta/models/mock/echo', 'GET')).toBeUndefined();
     expect(endpointOfPath('/v1beta/models/models%2Fmock%2Fecho', 'GET')).toBeUndefined();
     expect(endpointOfPath('/v1beta/models/mock/echo:generateContent', 'GET')).toBe('gemini');
@@ -166,6 +167,7 @@ describe('key scopes', () => {
     const goog = { method: 'GET', headers: { 'x-goog-api-key': key } };
     for (const url of ['/v1beta/models', '/v1beta/models/mock/echo', '/v1beta1/publishers/google/models', '/v1beta1/projects/p/locations/us-central1/publishers/google/models/mock/echo']) {
       expect((await gw.fetch(url, goog)).status, url).toBe(200);
+      expect((await gw.fetch(url, { ...goog, method: 'HEAD' })).status, `HEAD ${url}`).toBe(200);
     }
   });
 
