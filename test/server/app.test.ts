@@ -46,6 +46,24 @@ describe('h3 app in-process', () => {
     expect(await messageFor('gwa_abcdefghijklmnopqrstuvwxyz')).toBe(`The API key is invalid, expired or revoked: this is the server's admin token, which only the admin procedures take; ${create}`);
   });
 
+  // `formats` are the wire formats a model is reached through; a media model answers none of them (a chat request is a 400).
+  it('/v1/models lists a chat model with its provider formats and a media model with none', async () => {
+    const auth = { headers: { authorization: `Bearer ${key}` } };
+    const { data } = (await (await gateway.app.request('/v1/models', auth)).json()) as { data: Array<{ id: string; type: string; formats: string[] }> };
+    expect(data.find((m) => m.id === 'mock/echo')).toMatchObject({ type: 'chat', formats: expect.arrayContaining(['chat']) });
+    const media = data.filter((m) => m.type !== 'chat');
+    expect(media.map((m) => m.id)).toContain('mock/image');
+    for (const m of media) expect(m, m.id).toMatchObject({ formats: [] });
+    expect(await (await gateway.app.request('/v1/models/mock%2Fimage', auth)).json()).toMatchObject({ type: 'image_generation', formats: [] });
+    const chat = await gateway.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...auth.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/image', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(400);
+    expect(((await chat.json()) as { error: { message: string } }).error.message).toContain('is not a chat model');
+  });
+
   it('answers a chat completion through app.request', async () => {
     const res = await gateway.app.request('/v1/chat/completions', {
       method: 'POST',

@@ -38,7 +38,7 @@ export interface ModelRow {
   id: string;
   type: string;
   provider: string;
-  /** The wire formats its provider speaks (what a chat model is reached through). */
+  /** The wire formats its provider speaks (what a chat model is reached through); empty for a media model. */
   formats: string[];
   /** What goes in and comes out, as the catalog says (`text+image->image`); '' when the server gives none. */
   modality: string;

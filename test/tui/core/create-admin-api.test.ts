@@ -48,7 +48,7 @@ describe('createAdminApi over the real admin router', () => {
   it('reads models, usage and media', async () => {
     const models = await api.listModels();
     expect(models).toContainEqual(expect.objectContaining({ id: 'mock/echo', type: 'chat', provider: 'mock', formats: expect.arrayContaining(['chat']) }));
-    expect(models).toContainEqual(expect.objectContaining({ id: 'mock/image', type: 'image_generation', modality: 'text+image->image', capabilities: ['image_edit'] }));
+    expect(models).toContainEqual(expect.objectContaining({ id: 'mock/image', type: 'image_generation', modality: 'text+image->image', capabilities: ['image_edit'], formats: [] }));
     const usage = await api.usage!();
     expect(usage.accounts).toEqual([expect.objectContaining({ email: 'ann@x.test', requests: 0, spent_credits: 0 })]);
     expect(await api.listMedia!({ page: 1, pageSize: 5 })).toEqual({ data: [], total: 0 });
