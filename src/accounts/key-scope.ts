@@ -41,18 +41,10 @@ type EndpointPath = [prefix: string, endpoint: KeyEndpoint, method?: string, rea
 
 const NO_QUERY = new URLSearchParams();
 
-/** Route patterns compiled by `holdsOf` (one per registered route). */
-const routePatterns = new Map<string, RegExp>();
-
-/** The paths a route pattern holds: `:param` one segment, `**` (or `**:name`) the rest. */
+/** The paths a route pattern holds: `:param` one segment, `**` (or `**:name`) the rest. Compiled once per set of formats (fromRegistry). */
 function holdsOf(pattern: string): RegExp {
-  let holds = routePatterns.get(pattern);
-  if (!holds) {
-    const segments = pattern.split('/').map((segment) => (segment.startsWith('**') ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.+?^${}()|[\]\\*]/g, '\\$&')));
-    holds = new RegExp(`^${segments.join('/')}$`);
-    routePatterns.set(pattern, holds);
-  }
-  return holds;
+  const segments = pattern.split('/').map((segment) => (segment.startsWith('**') ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.+?^${}()|[\]\\*]/g, '\\$&')));
+  return new RegExp(`^${segments.join('/')}$`);
 }
 
 function endpointPathOf(route: FormatRoute, endpoint: KeyEndpoint): EndpointPath {
