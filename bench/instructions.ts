@@ -9,6 +9,7 @@
  *
  *   node --import tsx bench/instructions.ts [--cases chat,chat-stream,messages-stream] [--target both|gateway|proxy]
  *        [--requests 2000] [--prime 10000] [--concurrency 50] [--batches 3] [--trickle] [--gateway-dir <checkout>] [--keep <dir>] [--top N]
+ *        [--config '<json>']  (top-level config keys set on the gateway's, e.g. '{"metrics":{"enabled":false}}': what one subsystem costs)
  *
  * The upstream writes every event of a stream at once (burst) unless `--trickle`. Everything runs
  * 50-100× slower under valgrind: a target takes ~1 minute to start and a few minutes per case.
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
       'gateway-dir': { type: 'string' },
       keep: { type: 'string' },
       top: { type: 'string', default: '0' },
+      config: { type: 'string' },
     },
   });
   const cases = values.cases!.split(',').map((name) => {

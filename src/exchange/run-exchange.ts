@@ -178,5 +178,7 @@ function durableJson(
   if (waiting) return waiting.then(() => durableJson(pending, outcome, capture, settled));
   const headers = outcome.headers;
   if (capture?.notStored) headers['x-gateway-response-stored'] = 'false';
-  return { status: outcome.status, headers, json: outcome.json ?? '', settled };
+  const answer: ExchangeAnswer = { status: outcome.status, headers, json: outcome.json ?? '', settled };
+  if (outcome.jsonBytes) answer.jsonBytes = outcome.jsonBytes;
+  return answer;
 }

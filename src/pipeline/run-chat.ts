@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { framingOf, getCodec, getFormat, hasCompactionTrigger, nameStoredIds, usageOfFailedAnswer } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
@@ -33,7 +34,7 @@ export function decodeInbound(exchange: Pick<ChatExchange, 'format' | 'body' | '
 /** An upstream that answered and passed the first checks: a stream with its first record, or a whole JSON body. */
 type Answer =
   | { kind: 'stream'; prepared: PreparedCall; upstream: UpstreamSuccess; peeked: PeekedStream }
-  | { kind: 'json'; prepared: PreparedCall; text: string; parsed: unknown };
+  | { kind: 'json'; prepared: PreparedCall; text: string; bytes: Buffer; parsed: unknown };
 
 /** Frees an answer nobody will read (a hedge race's loser). */
 function discardAnswer(answer: Answer): void {
@@ -135,7 +136,7 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
       } catch {
         throw new GatewayError('provider_error', `The provider '${model.provider.id}' returned a body that is not JSON.`, { details: { provider: model.provider.id } });
       }
-      return { kind: 'json', prepared, text, parsed };
+      return { kind: 'json', prepared, text, bytes, parsed };
     },
     (error: unknown) => {
       upstream.done();
@@ -257,6 +258,8 @@ function jsonOutcome(
 ): ChatOutcome {
   const upstreamCodec = getCodec(answer.prepared.upstreamFormat);
   let json: string;
+  // The upstream's bytes, when they go on as they came: no second UTF-8 encoding of the text.
+  let jsonBytes: Buffer | undefined;
   let settlement: Settlement;
   const capture = exchange.capture;
   const responseId = exchange.responseId;
@@ -271,7 +274,11 @@ function jsonOutcome(
     if (named) {
       json = JSON.stringify(parsed);
       if (responseId !== undefined) info.id = responseId;
-    } else json = answer.text;
+    } else {
+      json = answer.text;
+      // Valid UTF-8 is exactly the text's encoding; bad bytes go out as the text read them (U+FFFD), as before.
+      if (isUtf8(answer.bytes)) jsonBytes = answer.bytes;
+    }
     settlement = {
       model,
       usage: info.usage ?? { inputTokens: request.facts.inputEstimate, outputTokens: 0 },
@@ -300,7 +307,7 @@ function jsonOutcome(
   settlement.routing = routing;
   if (fallback) settlement.fallback = fallback;
   exchange.onSettled?.(settlement);
-  return {
+  const outcome: ChatOutcome = {
     status: 200,
     headers: withHeader(routingHeaders, 'content-type', 'application/json'),
     json,
@@ -310,6 +317,8 @@ function jsonOutcome(
     routing,
     fallback,
   };
+  if (jsonBytes) outcome.jsonBytes = jsonBytes;
+  return outcome;
 }
 
 /**

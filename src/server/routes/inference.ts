@@ -121,7 +121,8 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
         return sendStream(event, answer.status, answer.headers, answer.stream);
       }
       const json = answer.json ?? '';
-      return sendBody(event, answer.status, answer.headers, kind?.reshape ? kind.reshape(json, answer.sentBody ?? body) : json);
+      if (kind?.reshape) return sendBody(event, answer.status, answer.headers, kind.reshape(json, answer.sentBody ?? body));
+      return sendBody(event, answer.status, answer.headers, answer.jsonBytes ?? json);
     });
   };
 
