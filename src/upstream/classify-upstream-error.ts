@@ -23,8 +23,11 @@ export interface UpstreamErrorFacts {
   phase: UpstreamErrorPhase;
 }
 
-/** Kinds that say the upstream refused the gateway's own credentials. */
-const CREDENTIAL_KIND = /authentication|permission|invalid_api_key|unauthenticated/i;
+/**
+ * Kinds that say the upstream refused the gateway's own credentials: Google answers a wrong or
+ * expired API key 400 INVALID_ARGUMENT, its ErrorInfo reason API_KEY_INVALID saying which.
+ */
+const CREDENTIAL_KIND = /authentication|permission|invalid_api_key|api_key_invalid|unauthenticated/i;
 
 /** HTTP statuses that say what happened whatever the body says. */
 const BY_STATUS: Readonly<Record<number, ErrorCode>> = {

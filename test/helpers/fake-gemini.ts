@@ -364,6 +364,22 @@ export interface GeminiFake extends FakeUpstream {
   failNext(reply: FakeReply, times?: number): void;
 }
 
+/** Google's answer to a wrong API key (AI Studio), details and all. */
+const API_KEY_INVALID: FakeReply = {
+  status: 400,
+  json: {
+    error: {
+      code: 400,
+      message: 'API key not valid. Please pass a valid API key.',
+      status: 'INVALID_ARGUMENT',
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
+      ],
+    },
+  },
+};
+
 const AI_STUDIO_PATH = /^\/v1beta\/models\/([^/:?]+):([A-Za-z]+)(?:\?(.*))?$/;
 
 function modelObject(id: string, model: GeminiModel): Json {
@@ -381,7 +397,8 @@ export async function startGeminiFake(options: GeminiFakeOptions): Promise<Gemin
     const url = new URL(request.path, 'http://fake');
     const key = request.headers['x-goog-api-key'] ?? url.searchParams.get('key');
     if (!key) return googleError(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
-    if (options.apiKey !== undefined && key !== options.apiKey) return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+    // As Google answers a wrong key: a 400 INVALID_ARGUMENT whose ErrorInfo reason says what it is.
+    if (options.apiKey !== undefined && key !== options.apiKey) return API_KEY_INVALID;
     if (request.method === 'GET' && url.pathname === '/v1beta/models') return { json: { models: Object.entries(options.models).map(([id, m]) => modelObject(id, m)) } };
     const match = request.method === 'POST' ? AI_STUDIO_PATH.exec(request.path) : null;
     if (!match) return googleError(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found on this server.`);

@@ -17,6 +17,8 @@ describe('classifyUpstreamError', () => {
     [{ status: 413 }, 'request_too_large'],
     [{ status: 401, type: 'invalid_request_error', code: 'invalid_api_key' }, 'provider_error'],
     [{ status: 403, type: 'permission_error' }, 'provider_error'],
+    // Google's answer to a wrong API key: a 400 whose ErrorInfo reason names it (the gateway's key, not the client's request).
+    [{ status: 400, type: 'INVALID_ARGUMENT', code: 'API_KEY_INVALID' }, 'provider_error'],
     [{ status: 404, type: 'invalid_request_error', code: 'model_not_found' }, 'model_not_found'],
     [{ status: 400, type: 'invalid_request_error', code: 'context_length_exceeded' }, 'bad_request'],
     [{ status: 422 }, 'bad_request'],
