@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
 import type { Socket } from 'node:net';
 import { buildErrorEnvelope, GatewayError } from '../errors/index.ts';
 import { randomToken } from '../util/index.ts';
@@ -51,9 +52,16 @@ export function capConnections(max: number): { wrap(handler: NodeHandler): NodeH
         const requestId = `req_${randomToken(24)}`;
         const text = body(requestId);
         const head = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after': '1', 'x-request-id': requestId };
-        // HTTP/2 has no Connection header: the refused connection still closes when idle (REFUSED_IDLE_MS).
-        res.writeHead(503, req.httpVersionMajor === 2 ? head : { ...head, connection: 'close' });
+        if (req.httpVersionMajor !== 2) {
+          res.writeHead(503, { ...head, connection: 'close' });
+          res.end(text);
+          return undefined;
+        }
+        // HTTP/2 has no Connection header: the session takes no new stream (GOAWAY, the streams open finish), as
+        // `Connection: close` ends a refused HTTP/1.1 connection; else a client that keeps its session busy was refused for ever.
+        res.writeHead(503, head);
         res.end(text);
+        (req as unknown as Http2ServerRequest).stream.session?.close();
         return undefined;
       };
     },

@@ -84,6 +84,42 @@ describe('a connection cap with a clear refusal', () => {
     expect(gw.stderr()).not.toMatch(/UnsupportedWarning/);
   });
 
+  it('a refused HTTP/2 session is ended (GOAWAY) as a refused HTTP/1.1 connection is closed, so a busy client is not refused for ever', { timeout: 30_000 }, async () => {
+    const { port } = new URL(gw.url);
+    const held = await holdConnections(Number(port), 3);
+    const get = (session: http2.ClientHttp2Session) =>
+      new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':path': '/health' });
+        stream.once('response', (head) => stream.resume().once('end', () => resolve(Number(head[':status']))));
+        stream.on('error', reject);
+      });
+    // A client that keeps its session while the gateway lets it (as the AWS SDK's NodeHttp2Handler does), else opens another.
+    let session: http2.ClientHttp2Session | undefined;
+    let ended = false;
+    const current = () => {
+      if (!session || ended || session.closed || session.destroyed) {
+        ended = false;
+        session = http2.connect(gw.url);
+        session.on('error', () => undefined);
+        session.once('goaway', () => (ended = true));
+        session.once('close', () => (ended = true));
+      }
+      return session;
+    };
+    // Each try on a new session until one is past the cap (the held connections may be counted a moment later).
+    await until('an HTTP/2 refusal', async () => {
+      session?.close();
+      session = undefined;
+      return (await get(current())) === 503 ? true : undefined;
+    });
+    // Slots free again: the refused session must not stay refused while its client keeps it busy.
+    for (const socket of held) socket.destroy();
+    await until('the refused session ended by the gateway', async () => (ended ? true : undefined), 2_000);
+    // The client opens another session, served once the gateway has seen the slots freed.
+    await until('a new session served', async () => ((await get(current())) === 200 ? true : undefined));
+    session?.close();
+  });
+
   it('an idle HTTP/2 connection is closed as an idle HTTP/1.1 keep-alive one is, so idle sessions cannot keep the cap taken', { timeout: 30_000 }, async () => {
     const opened = Date.now();
     const session = http2.connect(gw.url);
