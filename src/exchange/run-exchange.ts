@@ -1,6 +1,6 @@
 import type { Admission } from '../accounts/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
-import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest } from '../pipeline/index.ts';
+import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
@@ -137,10 +137,22 @@ function runAdmitted(
 
   // The one settlement channel: the pipeline's `onSettled`, and a failure before the answer (released).
   const { settle, settled } = settleOnce(deps, admission, record);
-  exchange.onSettled = settle;
+  // A stored Response is one of the answer's records (docs/billing.md): the call is charged once its
+  // copy is written, and not at all when it cannot be (its answer then fails, 503), as for its ledger line.
+  let charging: Promise<void> | undefined;
+  exchange.onSettled = (settlement) => {
+    const saving = capture?.saving;
+    if (!saving) return void settle(settlement);
+    const charged = (after: Settlement | null) => () => {
+      if (charging === waiting) charging = undefined;
+      void settle(after);
+    };
+    const waiting = saving.then(charged(settlement), charged(null));
+    charging = waiting;
+  };
 
   return runChat(pipelineOf(deps), exchange, inbound).then(
-    (outcome) => answerOf(record, outcome, capture, admission, settled),
+    (outcome) => answerOf(record, outcome, capture, admission, settled, () => charging),
     (error: unknown) =>
       settle(null).then(() => {
         throw error;
@@ -155,14 +167,15 @@ function answerOf(
   capture: StoredResponseCapture | undefined,
   admission: Admission,
   settled: Promise<void>,
+  charging: () => Promise<void> | undefined,
 ): ExchangeAnswer | Promise<ExchangeAnswer> {
   if (record) {
     record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
     record.adapted = outcome.adapted;
     record.droppedTools = outcome.droppedTools;
   }
-  // The answer's end waits for its records: the stored Response it names, its usage ledger line (group commit).
-  const pending = () => capture?.saving ?? admission.recording;
+  // The answer's end waits for its records: the stored Response it names, then its charge and usage ledger line (group commit).
+  const pending = () => capture?.saving ?? charging() ?? admission.recording;
   if (outcome.stream) return { status: outcome.status, headers: outcome.headers, stream: holdEnd(outcome.stream, pending), settled };
   return durableJson(pending, outcome, capture, settled);
 }
