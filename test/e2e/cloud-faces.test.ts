@@ -154,6 +154,21 @@ describe('Claude on Vertex and Bedrock paths, served by the Messages face', () =
     expect(await notJson.json()).toMatchObject({ error: { message: expect.stringMatching(/input\.invokeModel\.body/) } });
   });
 
+  it('an anthropic_beta that cannot be a header value is a 400, never sent: it must not open the model\'s circuit for everyone', async () => {
+    messages.requests.length = 0;
+    const path = '/model/ant%2Fclaude-sonnet-4-5/invoke';
+    for (const beta of ['a\nb', 'x\u0000y', 'b\u00e9ta']) {
+      for (let i = 0; i < 3; i += 1) {
+        const res = await post(path, { anthropic_version: 'bedrock-2023-05-31', anthropic_beta: [beta], ...ask });
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/anthropic_beta/) } });
+      }
+    }
+    expect(messages.requests).toHaveLength(0);
+    const served = await post(path, { anthropic_version: 'bedrock-2023-05-31', ...ask });
+    expect(served.status, await served.clone().text()).toBe(200);
+  });
+
   it('a body that is not a Messages body is a 400 in Anthropic\'s envelope', async () => {
     const res = await post('/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke', { anthropic_version: 'bedrock-2023-05-31', anthropic_beta: 'not-a-list', ...ask });
     expect(res.status).toBe(400);
