@@ -1,7 +1,7 @@
 import type { Admission, AuthContext, PassedLimits } from '../accounts/index.ts';
 import type { MediaUnits } from '../billing/index.ts';
 import { GatewayError, isGatewayError, type RequestIds } from '../errors/index.ts';
-import { callMedia, planCandidates, planMediaRoute, type MediaTask } from '../media/index.ts';
+import { callMedia, isNoMediaOutput, planCandidates, planMediaRoute, type MediaTask } from '../media/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import type { Served, Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
@@ -98,8 +98,9 @@ function checkedUse(use: MediaUse): MediaUse {
 }
 
 /**
- * What a result used; a result its call cannot read (a plugin that broke the media contract,
- * e.g. an image result without `images`) is the provider's failure, 502, never the gateway's 500.
+ * What a result used; a result with none of what was asked (`{"data": []}`: NoMediaOutput) or one
+ * its call cannot read (a plugin that broke the media contract, e.g. an image result without
+ * `images`) is the provider's failure, 502, never the gateway's 500.
  */
 function usedOf<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>, served: Served<T>): MediaUse {
   try {
@@ -107,6 +108,11 @@ function usedOf<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>, served: Served<
   } catch (error) {
     if (isGatewayError(error)) throw error;
     const provider = served.model.provider.id;
+    if (isNoMediaOutput(error)) {
+      // Said as the provider's other failures are: who, and what it did.
+      deps.log.warn('media answer empty', { provider, model: served.model.id, missing: error.missing });
+      throw new GatewayError('provider_error', `The provider '${provider}' returned no ${error.missing}; nothing was charged.`, { cause: error, details: { provider } });
+    }
     deps.log.error('media answer unreadable', { provider, model: served.model.id, error: String(error) });
     throw new GatewayError('provider_error', `The provider '${provider}' answered with a result the gateway cannot read (its plugin broke the media contract; the gateway's 'media answer unreadable' log line names it).`, {
       cause: error,

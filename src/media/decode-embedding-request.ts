@@ -1,6 +1,7 @@
 import { validationError } from '../errors/index.ts';
 import type { EmbeddingCall, EmbeddingResult } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
+import { NoMediaOutput } from './no-media-output.ts';
 
 /** Inputs one request may carry, and tokens one token-array input may hold, as OpenAI bounds them. */
 export const EMBEDDING_LIMITS = { inputs: 2048, tokensPerInput: 8192 } as const;
@@ -86,6 +87,7 @@ export function embeddingVectors(result: unknown, request: EmbeddingRequest): Ar
   const body = typeof result === 'object' && result !== null ? (result as { body?: unknown }).body : undefined;
   const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) throw new TypeError('an embeddings result without its data list');
+  if (data.length === 0) throw new NoMediaOutput('embeddings');
   const base64 = request.body.encoding_format === 'base64';
   const count = request.input.length;
   const vectors: Array<number[] | string> = new Array(count);

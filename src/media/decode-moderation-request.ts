@@ -1,6 +1,7 @@
 import { validationError } from '../errors/index.ts';
 import type { ModerationCall, ModerationResult } from '../plugin-kit/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
+import { NoMediaOutput } from './no-media-output.ts';
 
 /** OpenAI's default when a moderations request names no model. */
 export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
@@ -63,6 +64,7 @@ export function moderationResults(result: unknown, request: ModerationRequest): 
   const body = typeof result === 'object' && result !== null ? (result as { body?: unknown }).body : undefined;
   const results = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { results?: unknown }).results : undefined;
   if (!Array.isArray(results)) throw new TypeError('a moderations result without its results list');
+  if (results.length === 0) throw new NoMediaOutput('moderation results');
   const count = resultCountOf(request.input);
   if (results.length !== count) throw new TypeError(`a moderations result with ${results.length} results for ${count} inputs`);
   // An index loop: a sparse list's hole is a missing result, which .every() would skip.

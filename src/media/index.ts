@@ -24,6 +24,7 @@ export { readPngSize } from './read-image-size.ts';
 export { readAudioSeconds } from './read-audio-duration.ts';
 export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
 export { checkImageResult } from './check-image-result.ts';
+export { NoMediaOutput, isNoMediaOutput } from './no-media-output.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';
 export { decodeEmbeddingRequest, embeddingAttempt, embeddingVectors, shareInputTokens, EMBEDDING_LIMITS, type EmbeddingRequest } from './decode-embedding-request.ts';

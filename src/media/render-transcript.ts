@@ -1,6 +1,7 @@
 import type { TranscriptionResult, TranscriptSegment } from '../plugin-kit/index.ts';
 import { jsonRecord, writeSse } from '../sse/index.ts';
 import type { TranscriptFormat } from './decode-audio-request.ts';
+import { NoMediaOutput } from './no-media-output.ts';
 
 /** A rendered transcript: body text and its Content-Type. */
 export interface RenderedTranscript {
@@ -39,6 +40,8 @@ export function checkTranscript(result: unknown, format: TranscriptFormat, strea
   if (typeof result.text === 'string') return;
   const fromSegments = !stream && FROM_SEGMENTS.has(format);
   if (fromSegments && Array.isArray(result.segments) && result.segments.length > 0) return;
+  // Neither text nor a segment (`{}`): the provider returned no transcript (NoMediaOutput), not a broken plugin.
+  if (result.segments === undefined || (Array.isArray(result.segments) && result.segments.length === 0)) throw new NoMediaOutput('transcript');
   throw new TypeError(fromSegments ? 'a transcription result with neither its text nor segments' : 'a transcription result without its text');
 }
 

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3';
-import { AUDIO_CONTENT_TYPES, checkTranscript, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents, renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
+import { AUDIO_CONTENT_TYPES, NoMediaOutput, checkTranscript, decodeSpeechRequest, decodeTranscriptionForm, readAudioSeconds, renderSpeechEvents, renderTranscript, renderTranscriptEvents } from '../../media/index.ts';
 import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
@@ -51,6 +51,7 @@ function speechHandler(deps: ServerDeps) {
       used: (result) => {
         // Read before the charge: a result without audio bytes (SpeechResult's Uint8Array; an object with a byteLength is not) is the provider's failure (502, nothing charged).
         if (!(result?.data instanceof Uint8Array)) throw new TypeError('a speech result without audio bytes (a Uint8Array)');
+        if (result.data.byteLength === 0) throw new NoMediaOutput('audio');
         return { estimatedInput, media: { speechCharacters } };
       },
       answer: (served) => served,

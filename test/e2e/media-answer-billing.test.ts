@@ -1,0 +1,80 @@
+/**
+ * What a media answer is charged when the provider or the gateway does not do what was asked, from
+ * outside: the real CLI against a fake OpenAI-compatible upstream, an account with credits.
+ * - An empty answer (`{"data": []}`, no audio, no results): 502 naming the provider and what it did not return, nothing charged.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readLedger } from '../../src/store/index.ts';
+import { creditsOf } from '../helpers/credit-holds.ts';
+import { createFundedKey } from '../helpers/funded-key.ts';
+import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startFakeMediaUpstream, type FakeMediaUpstream, type MediaReply } from '../media/fake-media-upstream.ts';
+
+const json = (body: unknown): MediaReply => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+let upstream: FakeMediaUpstream;
+let gw: SpawnedGateway;
+let key: string;
+
+beforeAll(async () => {
+  upstream = await startFakeMediaUpstream();
+  const dir = tempDir('gw-media-billing-');
+  const dataDir = path.join(dir, 'data');
+  const configFile = writeConfig(dir, {
+    providers: {
+      up: {
+        plugin: 'openai',
+        baseURL: `${upstream.url}/v1`,
+        apiKey: 'upstream-secret',
+        models: [
+          { id: 'dall-e-2', type: 'image_generation', sizes: ['2x2'], pricing: { image: 0.04 } },
+          { id: 'tts-1', type: 'audio', capabilities: ['speech'], pricing: { speechChars: 15 } },
+          { id: 'whisper-1', type: 'audio', capabilities: ['transcription'], pricing: { audioMinute: 0.006 } },
+          { id: 'text-embedding-3-small', type: 'embedding', pricing: { input: 100 } },
+          { id: 'omni-moderation-latest', type: 'moderation', pricing: { input: 100 } },
+        ],
+      },
+    },
+  });
+  key = await createFundedKey(configFile, dataDir, 'media-billing@example.test', null);
+  gw = await spawnGateway({ configFile, dataDir });
+});
+afterAll(async () => {
+  await gw?.stop();
+  await upstream?.close();
+});
+beforeEach(() => {
+  upstream.override = undefined;
+});
+
+/** The ledger line of a request (the gateway writes it before it answers). */
+function ledgerLine(requestId: string) {
+  return readLedger(path.join(gw.dataDir, 'usage.jsonl')).find((line) => line.request_id === requestId);
+}
+
+describe('an empty answer from an OpenAI-compatible upstream', () => {
+  const post = (route: string, body: Record<string, unknown>) => ({ route, body: JSON.stringify(body), type: 'application/json' });
+  // A transcription answered `{}` reads as `{"text": ""}` (OpenAI's transcript of silence) through the openai plugin: served, charged its duration (none given: nothing).
+  it.each([
+    ['images', 'no images', post('/v1/images/generations', { model: 'up/dall-e-2', prompt: 'a white square', size: '2x2' }), json({ created: 1, data: [] })],
+    ['speech', 'no audio', post('/v1/audio/speech', { model: 'up/tts-1', input: 'hello there', voice: 'alloy' }), { headers: { 'content-type': 'audio/mpeg' }, body: '' }],
+    ['embeddings', 'no embeddings', post('/v1/embeddings', { model: 'up/text-embedding-3-small', input: 'hello there' }), json({ object: 'list', data: [], model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } })],
+    ['moderations', 'no moderation results', post('/v1/moderations', { model: 'up/omni-moderation-latest', input: 'hello there' }), json({ id: 'modr-1', model: 'omni-moderation-latest', results: [] })],
+  ] as const)('%s: 502 provider_error saying the provider returned %s, nothing charged', async (_name, none, request, reply) => {
+    upstream.override = () => reply;
+    const before = await creditsOf(gw.url, key);
+    const res = await fetch(`${gw.url}${request.route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': request.type },
+      body: request.body,
+    });
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(res.status).toBe(502);
+    expect(body.error.code).toBe('provider_error');
+    expect(body.error.message).toContain(`The provider 'up' returned ${none}`);
+    expect(body.error.message).not.toMatch(/plugin/);
+    expect(await creditsOf(gw.url, key)).toBe(before);
+    expect(ledgerLine(res.headers.get('x-request-id')!)).toBeUndefined();
+  });
+});
