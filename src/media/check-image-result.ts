@@ -22,3 +22,16 @@ export function checkImageResult(result: ImageResult): void {
   }
 }
 
+/**
+ * The first `n` images of a result that holds more (the client asked for `n`; OpenAI never answers
+ * more): the rest are neither served nor charged, and the output tokens a provider counted for all
+ * of them are charged for the `n` kept (an image's share each). Any other result as it is.
+ */
+export function firstImages(result: ImageResult, n: number): ImageResult {
+  const images: unknown = (result as { images?: unknown } | undefined)?.images;
+  if (!Array.isArray(images) || images.length <= n) return result;
+  const kept: ImageResult = { ...result, images: result.images.slice(0, n) };
+  const output = result.usage?.outputTokens;
+  if (result.usage && typeof output === 'number') kept.usage = { ...result.usage, outputTokens: Math.ceil((output * n) / images.length) };
+  return kept;
+}

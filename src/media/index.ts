@@ -23,7 +23,7 @@ export { parseMediaConfig, mediaConfigSchema, type MediaConfig } from './media-c
 export { readPngSize } from './read-image-size.ts';
 export { readAudioSeconds } from './read-audio-duration.ts';
 export { fitImageOptions, imageOptionProblems } from './check-image-options.ts';
-export { checkImageResult } from './check-image-result.ts';
+export { checkImageResult, firstImages } from './check-image-result.ts';
 export { NoMediaOutput, isNoMediaOutput } from './no-media-output.ts';
 export { fileField, textField } from './decode-audio-request.ts';
 export { numericField } from './decode-image-request.ts';

@@ -1,6 +1,7 @@
 /**
  * What a media answer is charged when the provider or the gateway does not do what was asked, from
  * outside: the real CLI against a fake OpenAI-compatible upstream, an account with credits.
+ * - An image answer with more images than `n`: the first `n` are served and charged.
  * - An empty answer (`{"data": []}`, no audio, no results): 502 naming the provider and what it did not return, nothing charged.
  */
 import path from 'node:path';
@@ -10,7 +11,11 @@ import { creditsOf } from '../helpers/credit-holds.ts';
 import { createFundedKey } from '../helpers/funded-key.ts';
 import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startFakeMediaUpstream, type FakeMediaUpstream, type MediaReply } from '../media/fake-media-upstream.ts';
+import { encodePng } from '../../plugins/mock/png.ts';
 
+/** 0.04 USD an image: 40 credits. */
+const IMAGE_CREDITS = 40;
+const PNG_B64 = encodePng({ width: 2, height: 2, rgba: new Uint8Array(16).fill(255) }).toString('base64');
 const json = (body: unknown): MediaReply => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 let upstream: FakeMediaUpstream;
@@ -48,10 +53,33 @@ beforeEach(() => {
   upstream.override = undefined;
 });
 
+async function generate(body: Record<string, unknown>): Promise<{ status: number; body: { data?: unknown[]; error?: { code: string; message: string } }; requestId: string }> {
+  const res = await fetch(`${gw.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up/dall-e-2', prompt: 'a white square', size: '2x2', ...body }),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: unknown[] }, requestId: res.headers.get('x-request-id')! };
+}
+
 /** The ledger line of a request (the gateway writes it before it answers). */
 function ledgerLine(requestId: string) {
   return readLedger(path.join(gw.dataDir, 'usage.jsonl')).find((line) => line.request_id === requestId);
 }
+
+describe('an image answer with more images than n', () => {
+  it.each([1, 2])('n=%i: the first n are served and charged, the rest are dropped', async (n) => {
+    upstream.override = (request) =>
+      request.path === '/v1/images/generations' ? json({ created: 1, data: Array.from({ length: 3 }, (_, i) => ({ b64_json: PNG_B64, revised_prompt: `image ${i}` })), usage: { input_tokens: 11, output_tokens: 300 } }) : undefined;
+    const before = await creditsOf(gw.url, key);
+    const answer = await generate({ n, response_format: 'b64_json' });
+    expect(answer.status).toBe(200);
+    expect((answer.body.data as Array<{ revised_prompt: string }>).map((image) => image.revised_prompt)).toEqual(['image 0', 'image 1'].slice(0, n));
+    expect(before - (await creditsOf(gw.url, key))).toBeCloseTo(n * IMAGE_CREDITS, 6);
+    // The output tokens the provider counted for its three images, an image's share each for the n kept.
+    expect(ledgerLine(answer.requestId)).toMatchObject({ media: { images: n }, input_tokens: 11, output_tokens: n * 100, charged_credits: n * IMAGE_CREDITS });
+  });
+});
 
 describe('an empty answer from an OpenAI-compatible upstream', () => {
   const post = (route: string, body: Record<string, unknown>) => ({ route, body: JSON.stringify(body), type: 'application/json' });

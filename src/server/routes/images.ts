@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { mediaCandidates, supportsTask, type MediaTask } from '../../media/index.ts';
-import { checkImageResult, fitImageOptions, imageOptionProblems } from '../../media/index.ts';
+import { checkImageResult, firstImages, fitImageOptions, imageOptionProblems } from '../../media/index.ts';
 import { fileField, textField } from '../../media/index.ts';
 import { decodeImageRequest, numericField, type ImageRequest } from '../../media/index.ts';
 import { recordCompletedImage, renderImageEvents } from '../../media/index.ts';
@@ -96,7 +96,7 @@ async function makeImages(
     model: request.model,
     accept: (model) => Object.keys(imageOptionProblems(model.spec, request, sent)).length === 0,
     reserve: { images: request.n },
-    run: (model, signal) => invoke(model, toCall(request, model, signal)),
+    run: async (model, signal) => servedImages(deps, model, request, await invoke(model, toCall(request, model, signal))),
     used: (result) => {
       // Read before the charge: no image, or one without its bytes or type, is the provider's failure (502, nothing charged), not a charged 500 when it is stored.
       checkImageResult(result);
@@ -106,6 +106,13 @@ async function makeImages(
   });
   event.res.headers.set('x-media-generation-id', answer.id);
   return answer;
+}
+
+/** The images of a result the client is served and charged: the first `n` it asked for, when the provider made more (logged). */
+function servedImages(deps: ServerDeps, model: CatalogModel, request: ImageRequest, result: ImageResult): ImageResult {
+  const kept = firstImages(result, request.n);
+  if (kept !== result) deps.log.warn('images: the provider made more images than asked; the first n are served and charged', { provider: model.provider.id, model: model.id, n: request.n, made: result.images.length });
+  return kept;
 }
 
 /** Stores every image for its temporary URL and records the generation in the caller's Media Library (the URLs, for a JSON answer). */
