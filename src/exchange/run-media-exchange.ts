@@ -48,8 +48,9 @@ export interface MediaCall<T, R> {
   /** What a result used, for the settlement. */
   used(result: T): MediaUse;
   /**
-   * The answer made of a result (stored images, a library record, a rendered transcript). The
-   * provider did the work: the call is charged even if this throws.
+   * The answer made of a result (stored images, a library record, a rendered transcript). Made
+   * before the charge: when it throws (the data dir full), the client got nothing and nothing is
+   * charged (the admission is released), whatever the provider did.
    */
   answer(served: Served<T>): R | Promise<R>;
   /** Told the admission's headers, then the routing headers, as soon as each is known (an error answer carries them too). */
@@ -123,9 +124,9 @@ function usedOf<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>, served: Served<
 
 /**
  * One media exchange: plan the route over the models that can do the task, admit (priced by
- * the first candidate, scoped by all), call through the candidate loop, settle once (a failure
- * before the settlement releases the admission), build the answer, and return it once the
- * usage ledger line is written.
+ * the first candidate, scoped by all), call through the candidate loop, build the answer, settle
+ * once (any failure before, the answer's too, releases the admission), and return the answer once
+ * the usage ledger line is written.
  */
 export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall<T, R>): Promise<MediaAnswer<R>> {
   const plan = planMediaRoute(deps.router, call.model, call.task, call.accept);
@@ -153,18 +154,19 @@ export async function runMediaExchange<T, R>(deps: ExchangeDeps, call: MediaCall
   const { settle, settled } = settleOnce(deps, admission, record);
   let served: Served<T>;
   let settlement: MediaSettlement;
-  // Everything up to the settlement releases the admission when it fails: a failed call, or an answer its `used` cannot read.
+  let value: R;
+  // Everything up to the settlement releases the admission when it fails: a failed call, a result its `used` cannot read, or an answer that could not be made.
   try {
     served = await callMedia(deps.router, plan, call.client ?? noClient(), (model, signal) => call.run(model, signal), record);
     record?.servedBy(served.model.provider.id, served.model.id, served.fallback);
     call.onHeaders?.(buildRoutingHeaders(served.routing, served.fallback));
     settlement = mediaSettlement(served, usedOf(deps, call, served));
+    value = await call.answer(served);
   } catch (error) {
     await settle(null);
     throw error;
   }
   void settle(settlement);
-  const value = await call.answer(served);
   if (admission.recording) await admission.recording;
   return { value, settled };
 }

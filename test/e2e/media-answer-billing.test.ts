@@ -3,7 +3,11 @@
  * outside: the real CLI against a fake OpenAI-compatible upstream, an account with credits.
  * - An image answer with more images than `n`: the first `n` are served and charged.
  * - An empty answer (`{"data": []}`, no audio, no results): 502 naming the provider and what it did not return, nothing charged.
+ * - The gateway cannot store the images it made (the data dir's `temp-images` full, or read-only):
+ *   503 service_unavailable naming storage, nothing charged; it serves again once it can write.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/store/index.ts';
@@ -21,6 +25,8 @@ const json = (body: unknown): MediaReply => ({ headers: { 'content-type': 'appli
 let upstream: FakeMediaUpstream;
 let gw: SpawnedGateway;
 let key: string;
+const tempImages = () => path.join(gw.dataDir, 'temp-images');
+let mounted = false;
 
 beforeAll(async () => {
   upstream = await startFakeMediaUpstream();
@@ -48,18 +54,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.stop();
   await upstream?.close();
+  if (mounted) execFileSync('umount', ['-l', tempImages()]);
 });
 beforeEach(() => {
   upstream.override = undefined;
 });
 
-async function generate(body: Record<string, unknown>): Promise<{ status: number; body: { data?: unknown[]; error?: { code: string; message: string } }; requestId: string }> {
+async function generate(body: Record<string, unknown>): Promise<{ status: number; body: { data?: unknown[]; error?: { code: string; message: string } }; requestId: string; retryAfter: string | null }> {
   const res = await fetch(`${gw.url}/v1/images/generations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'up/dall-e-2', prompt: 'a white square', size: '2x2', ...body }),
   });
-  return { status: res.status, body: (await res.json()) as { data?: unknown[] }, requestId: res.headers.get('x-request-id')! };
+  return { status: res.status, body: (await res.json()) as { data?: unknown[] }, requestId: res.headers.get('x-request-id')!, retryAfter: res.headers.get('retry-after') };
 }
 
 /** The ledger line of a request (the gateway writes it before it answers). */
@@ -105,4 +112,59 @@ describe('an empty answer from an OpenAI-compatible upstream', () => {
     expect(await creditsOf(gw.url, key)).toBe(before);
     expect(ledgerLine(res.headers.get('x-request-id')!)).toBeUndefined();
   });
+});
+
+describe('images the gateway cannot store', () => {
+  /** Writes filler until the file system refuses (ENOSPC). */
+  function fill(file: string): void {
+    const fd = fs.openSync(file, 'a');
+    try {
+      for (const size of [16 * 1024, 1024, 64, 1]) {
+        const chunk = Buffer.alloc(size, 120);
+        try {
+          for (;;) fs.writeSync(fd, chunk);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        }
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  const healthy = () => expect.poll(async () => (await fetch(`${gw.url}/health`)).status, { timeout: 10_000, interval: 100 }).toBe(200);
+
+  /** Each response format, once the data dir's probe says it can be written (a failed image store says it cannot, as a failed ledger line does). */
+  async function refusedUncharged(errno: string): Promise<void> {
+    const before = await creditsOf(gw.url, key);
+    for (const format of ['url', 'b64_json']) {
+      await healthy();
+      const answer = await generate({ response_format: format });
+      expect(answer.status).toBe(503);
+      expect(answer.retryAfter).toBe('5');
+      expect(answer.body.error?.code).toBe('service_unavailable');
+      expect(answer.body.error?.message).toMatch(new RegExp(`Storage is unavailable: .*generated images.*\\(${errno}\\).*not charged`));
+      expect(ledgerLine(answer.requestId)).toBeUndefined();
+    }
+    expect(await creditsOf(gw.url, key)).toBe(before);
+  }
+
+  it('full (ENOSPC) or read-only (EROFS): 503 service_unavailable naming storage, nothing charged; served and charged again once it can write', async () => {
+    fs.mkdirSync(tempImages(), { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', tempImages()]);
+    mounted = true;
+    fill(path.join(tempImages(), 'filler'));
+    await refusedUncharged('ENOSPC');
+
+    fs.rmSync(path.join(tempImages(), 'filler'));
+    execFileSync('mount', ['-o', 'remount,ro', tempImages()]);
+    await refusedUncharged('EROFS');
+
+    execFileSync('mount', ['-o', 'remount,rw', tempImages()]);
+    await healthy();
+    const before = await creditsOf(gw.url, key);
+    const served = await generate({});
+    expect(served.status).toBe(200);
+    expect(before - (await creditsOf(gw.url, key))).toBeCloseTo(IMAGE_CREDITS, 6);
+  }, 60_000);
 });

@@ -22,6 +22,7 @@ import { noRoute } from '../hint-base-url.ts';
 import type { RouteDef } from './types.ts';
 import { mediaCallOf, publicOrigin } from './media-shared.ts';
 import { runMediaExchange } from '../../exchange/index.ts';
+import { recordNotWritten } from '../../store/index.ts';
 
 const GENERATIONS = '/v1/images/generations';
 const EDITS = '/v1/images/edits';
@@ -115,14 +116,26 @@ function servedImages(deps: ServerDeps, model: CatalogModel, request: ImageReque
   return kept;
 }
 
+/**
+ * Stores each image in the data dir for its temporary URL. One that cannot be written (ENOSPC,
+ * EROFS, EACCES) fails the answer, before the charge: 503 naming storage, and the data dir is
+ * reported unwritable (refused, /health) until its probe can write, as for a ledger line.
+ */
+async function putImages(deps: ServerDeps, origin: string, images: ImageResult['images']): Promise<string[]> {
+  const urls: string[] = [];
+  try {
+    for (const image of images) urls.push(`${origin}${TEMP_IMAGES}/${(await deps.media.tempImages.put(image.data, image.contentType)).name}`);
+  } catch (error) {
+    deps.log.error('images: a generated image could not be stored; the answer fails, not charged', { error: String(error) });
+    deps.guards.storage?.failed(error, 'a generated image');
+    throw recordNotWritten(error, 'generated images');
+  }
+  return urls;
+}
+
 /** Stores every image for its temporary URL and records the generation in the caller's Media Library (the URLs, for a JSON answer). */
 async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, request: ImageRequest, task: MediaTask, model: CatalogModel, result: ImageResult) {
-  const origin = publicOrigin(event, deps);
-  const urls: string[] = [];
-  for (const image of result.images) {
-    const stored = await deps.media.tempImages.put(image.data, image.contentType);
-    urls.push(`${origin}${TEMP_IMAGES}/${stored.name}`);
-  }
+  const urls = await putImages(deps, publicOrigin(event, deps), result.images);
   const first = result.images[0];
   const size = first ? readPngSize(first.data) : undefined;
   const record = await recordCompletedImage(deps.media.library, auth.account.id, {
