@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/store/index.ts';
 import { creditsOf, PER_TOKEN } from '../helpers/credit-holds.ts';
 import { connectTestDatabase, type TestDatabaseWithClient } from '../helpers/pg-database.ts';
+import { fillUntilFull } from '../helpers/fill-until-full.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const mountPoint = tempDir('gw-fulldisk-mnt-');
@@ -24,23 +25,6 @@ afterAll(async () => {
   if (mounted) execFileSync('umount', ['-l', mountPoint]);
   await db?.drop();
 });
-
-/** Writes filler until the file system refuses (ENOSPC), in smaller pieces as it gets tight. */
-function fill(file: string): void {
-  const fd = fs.openSync(file, 'a');
-  try {
-    for (const size of [256 * 1024, 16 * 1024, 1024, 64, 1]) {
-      const chunk = Buffer.alloc(size, 120);
-      try {
-        for (;;) fs.writeSync(fd, chunk);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /** The database's ledger, as the file's lines. */
 async function ledgerRows(database: TestDatabaseWithClient): Promise<Array<{ request_id: string; charged_credits: number }>> {
@@ -87,7 +71,7 @@ describe.each(['file', 'postgres'] as const)('billing on a full disk, %s store (
     for (let i = 0; i < 5; i++) outcomes.push(await call(url, key, 'chat'));
     expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
 
-    fill(path.join(mountPoint, 'filler'));
+    fillUntilFull(path.join(mountPoint, 'filler'));
     // While full: every billed request either has its line (200) or fails; never a 200 without its record.
     const full = await Promise.all([
       ...Array.from({ length: 20 }, () => call(url, key, 'chat')),

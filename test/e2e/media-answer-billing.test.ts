@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/store/index.ts';
 import { creditsOf } from '../helpers/credit-holds.ts';
 import { createFundedKey } from '../helpers/funded-key.ts';
+import { fillUntilFull } from '../helpers/fill-until-full.ts';
 import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startFakeMediaUpstream, type FakeMediaUpstream, type MediaReply } from '../media/fake-media-upstream.ts';
 import { encodePng } from '../../plugins/mock/png.ts';
@@ -115,22 +116,6 @@ describe('an empty answer from an OpenAI-compatible upstream', () => {
 });
 
 describe('images the gateway cannot store', () => {
-  /** Writes filler until the file system refuses (ENOSPC). */
-  function fill(file: string): void {
-    const fd = fs.openSync(file, 'a');
-    try {
-      for (const size of [16 * 1024, 1024, 64, 1]) {
-        const chunk = Buffer.alloc(size, 120);
-        try {
-          for (;;) fs.writeSync(fd, chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-        }
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
 
   const healthy = () => expect.poll(async () => (await fetch(`${gw.url}/health`)).status, { timeout: 10_000, interval: 100 }).toBe(200);
 
@@ -153,7 +138,7 @@ describe('images the gateway cannot store', () => {
     fs.mkdirSync(tempImages(), { recursive: true });
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', tempImages()]);
     mounted = true;
-    fill(path.join(tempImages(), 'filler'));
+    fillUntilFull(path.join(tempImages(), 'filler'));
     await refusedUncharged('ENOSPC');
 
     fs.rmSync(path.join(tempImages(), 'filler'));

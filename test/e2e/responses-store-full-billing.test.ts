@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/store/index.ts';
 import { creditsOf, PER_TOKEN } from '../helpers/credit-holds.ts';
 import { createFundedKey } from '../helpers/funded-key.ts';
+import { fillUntilFull } from '../helpers/fill-until-full.ts';
 import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const dir = tempDir('gw-respfull-');
@@ -26,23 +27,6 @@ afterAll(async () => {
   if (mounted) execFileSync('umount', ['-l', responsesDir]);
 });
 
-/** Writes filler until the file system refuses (ENOSPC). */
-function fill(file: string): void {
-  const fd = fs.openSync(file, 'a');
-  try {
-    for (const size of [16 * 1024, 1024, 64, 1]) {
-      const chunk = Buffer.alloc(size, 120);
-      try {
-        for (;;) fs.writeSync(fd, chunk);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 describe('a stored Response that cannot be written (real CLI, file store, its folder on a full tmpfs)', () => {
   it('fails the answer and charges nothing, JSON and streamed', async () => {
     const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', models: [{ id: 'echo', pricing: PER_TOKEN }] } } });
@@ -53,7 +37,7 @@ describe('a stored Response that cannot be written (real CLI, file store, its fo
     gw = await spawnGateway({ configFile, dataDir });
     const url = gw.url;
     const before = await creditsOf(url, key);
-    fill(path.join(responsesDir, 'filler'));
+    fillUntilFull(path.join(responsesDir, 'filler'));
 
     const ask = (stream: boolean) =>
       fetch(`${url}/v1/responses`, {
