@@ -135,15 +135,29 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     await page.reload();
     const tile = page.locator(`[data-media-id="${record.id}"]`);
     await tile.getByTestId('media-status').filter({ hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    const contentPath = `/v1/media/generations/${record.id}/content`;
+    const fetched: string[] = [];
+    const count = (request: { url(): string }) => { if (new URL(request.url()).pathname === contentPath && !request.url().includes('variant=')) fetched.push(request.url()); };
+    page.on('request', count);
     await tile.click();
     const dialog = page.getByRole('dialog');
     const link = dialog.getByRole('link', { name: new RegExp(`/v1/media/generations/${record.id}`) });
-    // Opened as a plain link the URL answers 401 (no session header): the page fetches it with the session instead.
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), link.first().click()]);
-    expect(download.url()).toMatch(/^blob:/);
-    expect(download.suggestedFilename()).toMatch(new RegExp(`^${record.id}.*\\.mp4$`));
-    const bytes = fs.readFileSync((await download.path())!);
-    expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    await link.first().waitFor();
+    await dialog.locator('video[src^="blob:"]').waitFor();
+    // The dialog's player and its Results link share one fetch of the (possibly large) file.
+    expect(fetched).toHaveLength(1);
+    page.off('request', count);
+    // Opened as a plain link the URL answers 401 (no session header): the page fetches it with the session instead,
+    // so a click, a middle-click and a ctrl-click (which open a new tab on a plain link) all save the file.
+    const tabs = browser.context.pages().length;
+    for (const how of [{}, { button: 'middle' }, { modifiers: ['Control'] }] as const) {
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), link.first().click(how)]);
+      expect(download.url()).toMatch(/^blob:/);
+      expect(download.suggestedFilename()).toMatch(new RegExp(`^${record.id}.*\\.mp4$`));
+      const bytes = fs.readFileSync((await download.path())!);
+      expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    }
+    expect(browser.context.pages()).toHaveLength(tabs);
     await dialog.getByRole('button', { name: 'Close' }).click();
   });
 

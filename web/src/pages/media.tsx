@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState, type MouseEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { errorOf } from '../api/call-procedure.ts';
 import { sessionFetch } from '../api/session.ts';
 import { statusClass, when } from '../components/format.ts';
 import { Pager } from '../components/pager.tsx';
+import { useSessionBlob } from '../components/use-session-blob.ts';
 import { useLoad } from '../components/use-load.ts';
 
 /** A Media Library record (spec §2.1). */
@@ -65,27 +66,8 @@ function ownContentPath(url: string, record: MediaRecord): string | undefined {
  */
 function useMediaSource(url: string | null, record: MediaRecord): string | null {
   const own = url === null ? undefined : ownContentPath(url, record);
-  const [blob, setBlob] = useState<string | null>(null);
-  useEffect(() => {
-    if (!own) return;
-    let gone = false;
-    let objectUrl: string | undefined;
-    void sessionFetch(own)
-      .then(async (response) => {
-        if (!response.ok || gone) return;
-        const body = await response.blob();
-        if (gone) return;
-        objectUrl = URL.createObjectURL(body);
-        setBlob(objectUrl);
-      })
-      .catch(() => undefined);
-    return () => {
-      gone = true;
-      if (objectUrl) URL.revokeObjectURL(objectUrl);
-      setBlob(null);
-    };
-  }, [own]);
-  return own ? blob : url;
+  const { blob } = useSessionBlob(own);
+  return own ? (blob?.url ?? null) : url;
 }
 
 function MediaView({ record, url: shown, thumb }: { record: MediaRecord; url: string | null; thumb?: boolean }) {
@@ -114,41 +96,18 @@ function fileNameOf(record: MediaRecord, index: number, contentType: string): st
 
 /**
  * A result URL. A gateway job's own content answers 401 without the session, which a link
- * opened in a tab cannot send: it is fetched with the session and saved from a blob.
+ * opened in a tab cannot send: it is fetched with the session, and the link saves that blob
+ * however it is clicked (a middle- or ctrl-click too), so no tab opens on the 401.
  * Anything else (a provider's URL) opens as it is.
  */
 function ResultLink({ record, url, index }: { record: MediaRecord; url: string; index: number }) {
-  const [error, setError] = useState<string | undefined>(undefined);
   const text = url.length > 80 ? `${url.slice(0, 80)}…` : url;
   const own = ownContentPath(url, record);
+  const { blob, error } = useSessionBlob(own);
   if (!own) return <a href={url} target="_blank" rel="noreferrer">{text}</a>;
-  const save = (event: MouseEvent<HTMLAnchorElement>) => {
-    event.preventDefault();
-    const holder = event.currentTarget.parentElement ?? document.body;
-    setError(undefined);
-    sessionFetch(own)
-      .then(async (response) => {
-        if (!response.ok) throw await errorOf(response);
-        const body = await response.blob();
-        const objectUrl = URL.createObjectURL(body);
-        // Inside the (modal) dialog: the rest of the page is inert while it is open.
-        const link = document.createElement('a');
-        link.href = objectUrl;
-        link.download = fileNameOf(record, index, body.type || response.headers.get('content-type') || '');
-        holder.append(link);
-        link.click();
-        link.remove();
-        // The download has its own copy by then; a minute is room for a slow disk.
-        setTimeout(() => URL.revokeObjectURL(objectUrl), 60_000);
-      })
-      .catch((e: Error) => setError(e.message));
-  };
-  return (
-    <>
-      <a href={url} onClick={save}>{text}</a>
-      {error && <span className="error" role="alert"> {error}</span>}
-    </>
-  );
+  if (error) return <><span className="mono">{text}</span><span className="error" role="alert"> {error}</span></>;
+  if (!blob) return <span className="mono muted" aria-busy="true">{text}</span>;
+  return <a href={blob.url} download={fileNameOf(record, index, blob.type)}>{text}</a>;
 }
 
 /** The Media Library as a gallery: filters, server pages, records still running refresh by themselves. */
