@@ -68,7 +68,12 @@ describe('CLI error messages', () => {
     expect(await out('media', 'ls')).toBe(`No media generations in ${missing}.`);
     expect(await out('videos', 'ls')).toBe(`No video jobs in ${missing}.`);
     expect(await out('batches', 'ls')).toBe(`No batches in ${missing}.`);
-    expect(await out('models', 'ls')).toContain('mock/echo');
+    const models = await out('models', 'ls');
+    expect(models).toContain('mock/echo');
+    // Job models are priced per second or per job: their zero token prices say nothing, their price is shown.
+    expect(models).toMatch(/mock\/video\s+video_generation\s+-\s+-\s+-\s+0\.1\/s\s/);
+    expect(models).toMatch(/mock\/music\s+music_generation\s+-\s+-\s+-\s+0\.002\/s\s/);
+    expect(models).toMatch(/mock\/3d\s+threed_generation\s+-\s+-\s+-\s+0\.05\/job\s/);
     expect(JSON.parse(await out('keys', 'ls', '--json'))).toEqual([]);
     expect(JSON.parse(await out('accounts', 'ls', '--json'))).toEqual([]);
     expect(JSON.parse(await out('usage', '--json'))).toEqual({ accounts: [] });

@@ -16,13 +16,15 @@ function perMillion(pricing: Pricing, key: string): string {
   return value === undefined ? '-' : usd(Number(value) * 1_000_000);
 }
 
-/** Per-item media prices, e.g. `0.04/image`, `15/1M chars`, `0.006/min`. */
+/** Per-item media prices, e.g. `0.04/image`, `15/1M chars`, `0.006/min`, `0.1/s` (of video or music), `0.05/job`. */
 function mediaPrice(pricing: Pricing): string {
   if (!pricing) return '-';
   const parts: string[] = [];
   if (pricing.image !== undefined) parts.push(`${usd(Number(pricing.image))}/image`);
   if (pricing.audio_minute !== undefined) parts.push(`${usd(Number(pricing.audio_minute))}/min`);
   if (pricing.speech_character !== undefined) parts.push(`${usd(Number(pricing.speech_character) * 1_000_000)}/1M chars`);
+  if (pricing.per_second !== undefined) parts.push(`${usd(Number(pricing.per_second))}/s`);
+  if (pricing.per_job !== undefined) parts.push(`${usd(Number(pricing.per_job))}/job`);
   return parts.join(', ') || '-';
 }
 
