@@ -210,6 +210,24 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     expect(await table.locator('tbody tr', { hasText: 'mock/echo' }).first().locator('td').nth(searches).textContent()).toBe('');
   });
 
+  it("the Models page shows a media model's price per item, not its zero token prices", async () => {
+    await go('Models', 'Models');
+    const table = page.getByRole('table');
+    const headers = await table.locator('thead th').allTextContents();
+    const cells = async (id: string) => {
+      const row = table.locator('tbody tr', { hasText: id }).first();
+      await row.waitFor();
+      const texts = await row.locator('td').allTextContents();
+      return { input: texts[headers.indexOf('Input / 1M')], output: texts[headers.indexOf('Output / 1M')], media: texts[headers.indexOf('Media')] };
+    };
+    expect(await cells('mock/echo')).toEqual({ input: '$0.1', output: '$0.2', media: '—' });
+    expect(await cells('mock/image')).toEqual({ input: '—', output: '—', media: '$0.01 / image' });
+    expect(await cells('mock/tts')).toEqual({ input: '—', output: '—', media: '$15 / 1M chars' });
+    expect(await cells('mock/whisper')).toEqual({ input: '—', output: '—', media: '$0.006 / min' });
+    expect(await cells('mock/video')).toEqual({ input: '—', output: '—', media: '$0.1 / s' });
+    expect(await cells('mock/3d')).toEqual({ input: '—', output: '—', media: '$0.05 / job' });
+  });
+
   it('every page passes axe-core with no serious or critical violation', async () => {
     const found: Record<string, string[]> = {};
     for (const [link, heading] of [['Overview', 'Overview'], ['API keys', 'API keys'], ['Usage', 'Usage'], ['Media Library', 'Media Library'], ['Batches', 'Batches'], ['Models', 'Models'], ['Playground', 'Playground'], ['Operator', 'Operator']] as const) {
