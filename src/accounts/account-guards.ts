@@ -25,7 +25,7 @@ import type { StorageHealth } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { andThen, isPromise, reportedCount, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
-import { modelTerms } from './check-model-access.ts';
+import { checkServedTier, modelTerms } from './check-model-access.ts';
 import { holdImageTool, priceImageTool } from './price-image-tool.ts';
 import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
@@ -363,8 +363,10 @@ export class AccountGuards implements RequestGuards {
     if (!request.model) return undefined;
     const current = this.o.store.cache.account(account.id) ?? account;
     const key = currentKey(this.o.store, request.auth.key);
-    if (key.models) checkModelScope(key, request.model, request.servedBy ?? this.modelsThatMayServe(request.model));
+    const mayServe = request.servedBy ?? this.modelsThatMayServe(request.model);
+    if (key.models) checkModelScope(key, request.model, mayServe);
     const terms = modelTerms(this.o.registry, request.model, current.tier);
+    checkServedTier(request.model, mayServe, current.tier);
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     // The hold rule (docs/billing.md): the worst case — what the client caps the output at, else

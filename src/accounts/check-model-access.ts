@@ -69,3 +69,18 @@ export function modelTerms(registry: ProviderRegistry, model: string | undefined
   }
   return terms;
 }
+
+/**
+ * 403 model_tier_restricted when a model the request may be served by (its configured fallback
+ * chain too) needs a higher tier than the account's, as a key's model scope covers the chain:
+ * else a failing first model handed the account one its tier may not use.
+ */
+export function checkServedTier(requested: string, mayServe: ReadonlyArray<{ id: string; spec?: { minTier?: Tier } }>, tier: Tier): void {
+  for (const model of mayServe) {
+    const minTier = model.spec?.minTier;
+    if (!minTier || TIER_RANK[tier] >= TIER_RANK[minTier]) continue;
+    throw new GatewayError('model_tier_restricted', `The model '${requested}' may be served by '${model.id}' (a fallback), which needs the ${minTier} tier or higher; this account is on ${tier}.`, {
+      details: { model: requested, not_allowed: model.id, required_tier: minTier, tier },
+    });
+  }
+}
