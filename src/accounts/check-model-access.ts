@@ -50,14 +50,16 @@ function termsOf(candidates: readonly CatalogModel[]): CandidateTerms {
 
 /**
  * Prices and tier terms of a requested model id across every provider that may serve it
- * (the highest price and strictest tier, since routing may pick any). An unknown model
+ * (the highest price and strictest tier, since routing may pick any), `mayServe` when given (its
+ * fallback chain with it). An unknown model
  * yields no terms: the pipeline answers model_not_found itself. The terms are shared: read them, never change them.
  */
-export function modelTerms(registry: ProviderRegistry, model: string | undefined, tier: Tier): ModelTerms {
+export function modelTerms(registry: ProviderRegistry, model: string | undefined, tier: Tier, mayServe?: readonly CatalogModel[]): ModelTerms {
   if (!model) return NO_TERMS;
-  let candidates;
+  // Every model that may serve it (the configured fallback chain too): the hold is the worst case of any of them.
+  let candidates = mayServe !== undefined && mayServe.length > 0 ? mayServe : undefined;
   try {
-    candidates = registry.resolve(model).candidates;
+    candidates ??= registry.resolve(model).candidates;
   } catch {
     return NO_TERMS;
   }
