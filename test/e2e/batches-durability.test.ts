@@ -101,3 +101,49 @@ describe('batch durability and billing (real server, kill -9)', () => {
     expect(out).toHaveLength(after.request_counts!.completed);
   }, 120_000);
 });
+
+/** The input file of a batch that has not finished is what a restarted or other instance reads its lines from. */
+describe('deleting the input file of a running batch (real server, restart)', () => {
+  let gw: SpawnedGateway | undefined;
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  it('is refused (409) while the batch runs, so a restart still runs every line; allowed once the batch ended', async () => {
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, { providers: { slow: { plugin: 'mock', latencyMs: 60 } }, batches: { concurrency: 2 } });
+    const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
+    await cli(['accounts', 'create', '--email', 'd@example.com', '--tier', 'enterprise', '--credits', '1000']);
+    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'd@example.com', '--json'])) as { key: string };
+    gw = await spawnGateway({ configFile, dataDir });
+    let client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const body = { model: 'slow/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
+    const N = 60;
+    const lines = Array.from({ length: N }, (_, i) => JSON.stringify({ custom_id: `c${i}`, method: 'POST', url: '/v1/chat/completions', body }));
+    const input = await client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (let i = 0; i < 400; i++) {
+      if ((await client.batches.retrieve(batch.id)).request_counts!.completed >= 3) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const refused = await fetch(`${gw.url}/v1/files/${input.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(batch.id);
+    const gemini = await fetch(`${gw.url}/v1beta/files/${input.id}`, { method: 'DELETE', headers: { 'x-goog-api-key': key } });
+    expect(gemini.status).toBe(409);
+    await gw.stop();
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    let done: OpenAI.Batch | undefined;
+    for (let i = 0; i < 1200 && !done; i++) {
+      const b = await client.batches.retrieve(batch.id);
+      if (b.status === 'completed') done = b;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(done?.request_counts).toEqual({ total: N, completed: N, failed: 0 });
+    const out = (await (await client.files.content(done!.output_file_id!)).text()).trim().split('\n');
+    expect(out).toHaveLength(N);
+    expect(await client.files.delete(input.id)).toMatchObject({ id: input.id, deleted: true });
+  }, 120_000);
+});

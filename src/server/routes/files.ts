@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
+import { refuseDeletingBatchInput } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import { isFileExpired, type FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
@@ -185,6 +186,7 @@ function deleteHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const id = fileId(event);
+    await refuseDeletingBatchInput(deps.store, auth.account.id, id);
     if (!(await deps.store.files.delete(auth.account.id, id))) throw new GatewayError('file_not_found', `No file with id '${id}'.`);
     return json(event, { id, object: 'file', deleted: true });
   };

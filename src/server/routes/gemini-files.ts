@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
+import { refuseDeletingBatchInput } from '../../batches/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { isRecord } from '../../formats/index.ts';
 import { isFileExpired, type FileRecord } from '../../store/index.ts';
@@ -200,6 +201,7 @@ function deleteHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
     const id = getRouterParam(event, 'id') ?? '';
+    await refuseDeletingBatchInput(deps.store, auth.account.id, id);
     if (!(await deps.store.files.delete(auth.account.id, id))) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
     return json(event, {});
   };
