@@ -1,8 +1,18 @@
 import { terminalText } from '../util/index.ts';
 
+/** A number as plain digits: String() writes 1e-7 (one embedding call's USD) and 1e21 in exponent notation. */
+function plainNumber(value: number): string {
+  const text = String(value);
+  return /e/i.test(text) && Number.isFinite(value) ? value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 }) : text;
+}
+
+function cellText(value: unknown): string {
+  return typeof value === 'number' ? plainNumber(value) : String(value);
+}
+
 /** Renders rows as an aligned text table with a header line. */
 export function formatTable(headers: string[], rows: Array<Array<string | number | null | undefined>>): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : terminalText(String(c)))));
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : terminalText(cellText(c)))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
   return [line(headers), ...cells.map(line)].join('\n');
@@ -12,7 +22,7 @@ export function formatTable(headers: string[], rows: Array<Array<string | number
 export function formatFields(record: object): string {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   return Object.entries(record)
-    .map(([key, value]: [string, unknown]) => `${key.padEnd(width)}  ${terminalText(value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value))}`)
+    .map(([key, value]: [string, unknown]) => `${key.padEnd(width)}  ${terminalText(value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : cellText(value))}`)
     .join('\n');
 }
 
