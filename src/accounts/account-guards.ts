@@ -363,12 +363,11 @@ export class AccountGuards implements RequestGuards {
     if (!request.model) return undefined;
     const current = this.o.store.cache.account(account.id) ?? account;
     const key = currentKey(this.o.store, request.auth.key);
-    const chain = request.servedBy === undefined ? this.modelsThatMayServe(request.model) : undefined;
-    const mayServe = request.servedBy ?? chain!;
+    const mayServe = request.servedBy ?? this.modelsThatMayServe(request.model);
     if (key.models) checkModelScope(key, request.model, mayServe);
     checkServedTier(request.model, mayServe, current.tier);
-    // Priced as the dearest of them (a media route prices by its first candidate, as before).
-    const terms = modelTerms(this.o.registry, request.model, current.tier, chain);
+    // Priced as the dearest of them: a fallback may serve it.
+    const terms = modelTerms(this.o.registry, request.model, current.tier, mayServe);
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     // The hold rule (docs/billing.md): the worst case — what the client caps the output at, else

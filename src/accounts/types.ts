@@ -5,6 +5,7 @@
 import type { ImageToolRequest } from '../formats/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
+import type { CatalogModel } from '../providers/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import type { StorageState } from '../store/index.ts';
 import type { buildActivityView, buildCreditsView, buildKeyView, UsageIndex } from '../usage/index.ts';
@@ -71,7 +72,7 @@ export interface AdmissionRequest extends LimitRequest {
    * (media); otherwise the guards resolve `model` and its configured fallbacks. A key scoped
    * to some models must cover all of them.
    */
-  servedBy?: ReadonlyArray<{ id: string; upstreamId: string }>;
+  servedBy?: readonly CatalogModel[];
   /** The request id, recorded in the usage ledger. */
   requestId?: string;
   /**
