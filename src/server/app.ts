@@ -12,7 +12,7 @@ import { ClientClosedError } from './body-errors.ts';
 import { collapseSlashes, isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
-import { createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
+import { acceptsPage, createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
 import type { ServerDeps } from './types.ts';
 
 type Handler = (event: H3Event) => unknown;
@@ -164,7 +164,8 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     const cloud = clouds.find((c) => isCloudPath(c.cloud, path));
     if (cloud) return cloud.unmatched(event);
     const read = event.req.method === 'GET' || event.req.method === 'HEAD';
-    return read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path) ? page(event) : unmatched(event);
+    const isPage = read && dashboard.enabled && !isApiPath(path, deps.config.metrics.path) && !isFilePath(path) && acceptsPage(event.req.headers.get('accept'));
+    return isPage ? page(event) : unmatched(event);
   });
   return app;
 }

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
@@ -71,6 +73,32 @@ describe('the web dashboard at / (a real server)', () => {
     }
     const post = await fetch(`${gw.url}/usage`, { method: 'POST' });
     expect(post.status).toBe(404);
+  });
+
+  // The OpenAI SDK with the base URL lacking /v1 asks GET /models, /files, /batches with Accept: application/json:
+  // it got the page (200, HTML), which models.list() returned as its body, where a POST got the 404 saying what to fix.
+  it("an API client's GET of a non-API path (Accept without HTML) is the JSON 404 saying the base URL lacks /v1, not the page", async () => {
+    const openai = new OpenAI({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+    for (const call of [() => openai.models.list(), () => openai.files.list(), () => openai.batches.list(), () => openai.responses.retrieve('resp_x')]) {
+      const error = await call().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((error as InstanceType<typeof OpenAI.NotFoundError>).message).toContain('The base URL lacks /v1');
+    }
+    const json = await fetch(`${gw.url}/models`, { headers: { accept: 'application/json' } });
+    expect([json.status, json.headers.get('content-type')]).toEqual([404, 'application/json']);
+    expect(((await json.json()) as { error: { details: unknown } }).error.details).toEqual({ did_you_mean: '/v1/models' });
+    expect((await fetch(`${gw.url}/models`, { method: 'HEAD', headers: { accept: 'application/json' } })).status).toBe(404);
+    // A browser's navigation, a client that accepts anything and one that names nothing still get the page.
+    for (const accept of ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', '*/*', 'text/*', undefined]) {
+      const res = await new Promise<{ status: number; type: string }>((resolve, reject) => {
+        const url = new URL(`${gw.url}/models`);
+        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, headers: accept ? { accept } : {} });
+        req.on('response', (r) => { r.resume(); resolve({ status: r.statusCode ?? 0, type: String(r.headers['content-type']) }); });
+        req.on('error', reject);
+        req.end();
+      });
+      expect([accept, res.status, res.type]).toEqual([accept, 200, 'text/html; charset=utf-8']);
+    }
   });
 
   it('a file the dashboard does not have (/favicon.ico, /robots.txt) is a JSON 404, not the page taken for an icon', async () => {

@@ -52,6 +52,21 @@ export function isFilePath(path: string): boolean {
   return /\.[A-Za-z0-9]+$/.test(path);
 }
 
+/**
+ * Whether a request's Accept takes the page: a browser's navigation, a client that accepts
+ * anything or names nothing. An API client asks for JSON only (the OpenAI SDK with a base URL
+ * lacking /v1 sends GET /models so); it gets the JSON 404 that says what to fix, not HTML.
+ */
+export function acceptsPage(accept: string | null): boolean {
+  if (!accept?.trim()) return true;
+  return accept.split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    const q = params.find((param) => /^q\s*=/.test(param));
+    if (q !== undefined && !(Number(q.split('=')[1]) > 0)) return false;
+    return type === 'text/html' || type === 'application/xhtml+xml' || type === 'text/*' || type === '*/*';
+  });
+}
+
 /** Which listener serves the page: the admin one opens on the operator views. */
 export type DashboardListener = 'public' | 'admin';
 
