@@ -112,7 +112,7 @@ export function libraryUsage(deps: MediaLibraryDeps, accountId: string): Promise
 
 /** The account's oldest live records, oldest first (at most `count`). */
 async function oldestRecords(deps: MediaLibraryDeps, accountId: string, total: number, count: number): Promise<MediaRecord[]> {
-  const { data } = await deps.store.media.list({ accountId, notBefore: oldestAlive(deps.clock.now()), offset: Math.max(0, total - count), limit: count });
+  const { data } = await deps.store.media.list({ accountId, notBefore: oldestAlive(deps.clock.now()), offset: Math.max(0, total - count), limit: Math.min(count, total) });
   return data.reverse();
 }
 
@@ -213,16 +213,25 @@ export interface CompletedImageInput {
 
 /**
  * Stores a record the gateway made itself (the generation already ran and was paid for): when
- * the account's library is full, its oldest records make room instead of the record being lost.
+ * the account's library is full, its oldest records make room instead of the record being lost
+ * (never a job's that is still open: its runner would drop the job unbilled).
  */
 function createEvictingOldest(deps: MediaLibraryWriter, record: MediaRecord): Promise<MediaRecord> {
   checkRecordSize(record);
   return oneAtATime(deps, record.accountId, async () => {
     const usage = await libraryUsage(deps, record.accountId);
-    while (usage.records > 0 && !fitsLibrary(usage, 1, recordBytes(record))) {
-      // Oldest first, a page at a time: only the records that go are read.
-      for (const oldest of await oldestRecords(deps, record.accountId, usage.records, 32)) {
+    // The oldest records passed over: jobs still open (running, or not yet billed), whose runner would find them gone.
+    let kept = 0;
+    while (usage.records - kept > 0 && !fitsLibrary(usage, 1, recordBytes(record))) {
+      // Oldest first, a page at a time: only the records that go (or are passed over) are read.
+      const page = await oldestRecords(deps, record.accountId, usage.records - kept, 32);
+      if (page.length === 0) break;
+      for (const oldest of page) {
         if (fitsLibrary(usage, 1, recordBytes(record))) break;
+        if (oldest.job?.open) {
+          kept += 1;
+          continue;
+        }
         await deps.store.media.delete(oldest.id);
         usage.records -= 1;
         usage.bytes -= recordBytes(oldest);

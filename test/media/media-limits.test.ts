@@ -100,6 +100,17 @@ describe('Media Library limits', () => {
     expect(await store.media.get('old-1')).toBeDefined();
   });
 
+  it('never drops the record of a job still running (or not yet billed) to make room', async () => {
+    const open = { open: true, lease: null, state: {} };
+    for (let i = 0; i < MEDIA_LIMITS.recordsPerAccount; i += 1) await store.media.create({ ...(await recordLike('acct_a', i)), ...(i < 40 ? { job: open } : {}) });
+    await recordCompletedImage(deps, 'acct_a', { model: 'mock/image', prompt: 'cat', parameters: {}, urls: ['http://x/1.png'], width: 1, height: 1, fileSizeBytes: 10 });
+    // The job's runner finds its record gone and gives its hold back: the provider's work would go unbilled.
+    for (let i = 0; i < 40; i += 1) expect(await store.media.get(`old-${i}`)).toBeDefined();
+    expect(await store.media.get('old-40')).toBeUndefined();
+    expect(await store.media.get('old-41')).toBeDefined();
+    expect((await libraryUsage(deps, 'acct_a')).records).toBe(MEDIA_LIMITS.recordsPerAccount);
+  });
+
   async function recordLike(accountId: string, i: number) {
     const created = deps.clock.now() / 1000 - 1_000 + i;
     return {
