@@ -6,7 +6,7 @@ import { InboundRequest, readInbound } from './inbound.ts';
 import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
-import { watchOf, type AbortWatch } from '../util/index.ts';
+import { sha256, watchOf, type AbortWatch } from '../util/index.ts';
 import { buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
@@ -224,10 +224,16 @@ function sessionKeyOf(router: Router, exchange: ChatExchange, request: InboundRe
   const facts = request.facts;
   for (const source of sticky.keys) {
     const value = source === 'x-session-id' ? exchange.sessionId : source === 'prompt_cache_key' ? facts.promptCacheKey : facts.userId;
-    if (value) return `${source}:${facts.model}:${value}`;
+    if (!value) continue;
+    const key = `${source}:${facts.model}:${value}`;
+    // Kept for up to maxSessions sessions: a long value (a body field may be megabytes) is kept as its digest.
+    return key.length > MAX_SESSION_KEY ? `${source}:sha256:${sha256(key)}` : key;
   }
   return undefined;
 }
+
+/** Session keys longer than this are remembered by their digest (a sticky session keeps its key for `ttlMs`). */
+const MAX_SESSION_KEY = 256;
 
 /** `headers` with one more (a fresh object from buildRoutingHeaders, so set in place). */
 function withHeader(headers: Record<string, string>, name: string, value: string): Record<string, string> {
