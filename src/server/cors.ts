@@ -3,9 +3,9 @@ import type { CorsConfig } from '../config/index.ts';
 import { requestHeader, setResponseHeader } from './context.ts';
 
 /**
- * Request headers a browser app may send: auth, JSON, what the official OpenAI and Anthropic
- * SDKs add (their `x-stainless-*` telemetry, `anthropic-*`, `openai-*`), OpenRouter's
- * attribution headers, and the gateway's own.
+ * Request headers a browser app may send: auth, JSON, what the official OpenAI, Anthropic,
+ * Google and AWS SDKs add (`x-stainless-*` telemetry, `anthropic-*`, `openai-*`, `x-goog-*`,
+ * SigV4's `x-amz-*`), OpenRouter's attribution headers, and the gateway's own.
  */
 const DEFAULT_HEADERS = [
   'authorization',
@@ -18,11 +18,17 @@ const DEFAULT_HEADERS = [
   'anthropic-*',
   'openai-*',
   'x-stainless-*',
+  // Google's SDKs (@google/genai in a browser: the Gemini face's key and its client header) and the AWS SDKs (SigV4, the Bedrock faces).
+  'x-goog-api-key',
+  'x-goog-api-client',
+  'x-amz-*',
+  'amz-sdk-*',
   'idempotency-key',
   'http-referer',
   'x-title',
   'x-correlation-id',
   'x-gateway-events',
+  'x-session-id',
 ];
 
 /** Response headers a browser app may read. */

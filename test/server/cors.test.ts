@@ -34,6 +34,15 @@ describe('server.cors', () => {
     expect(policy.preflightHeaders('*', undefined)['access-control-allow-headers']).toBeUndefined();
   });
 
+  it("grants by default what the Google and AWS SDKs send from a browser (the Gemini and Bedrock faces' keys) and the gateway's own X-Session-Id", () => {
+    const policy = cors({ origins: '*' });
+    const google = 'content-type, x-goog-api-client, x-goog-api-key';
+    expect(policy.preflightHeaders('*', google)['access-control-allow-headers']).toBe(google);
+    const aws = 'amz-sdk-invocation-id, amz-sdk-request, authorization, content-type, x-amz-content-sha256, x-amz-date, x-amz-user-agent';
+    expect(policy.preflightHeaders('*', aws)['access-control-allow-headers']).toBe(aws);
+    expect(policy.preflightHeaders('*', 'x-session-id')['access-control-allow-headers']).toBe('x-session-id');
+  });
+
   it('is validated: origins with a path, wildcards elsewhere and unknown keys are config errors', () => {
     expect(() => parseConfig({ server: { cors: { origins: ['https://app.test/path'] } } }, 'c.ts')).toThrow(/server\.cors\.origins\[0\]: an origin is scheme:\/\/host/);
     expect(() => parseConfig({ server: { cors: { origins: ['https://app.*.test'] } } }, 'c.ts')).toThrow(/server\.cors\.origins\[0\]/);
