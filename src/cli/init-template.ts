@@ -21,7 +21,9 @@ export default defineConfig({
 
   providers: {
     // Offline and deterministic, no key needed: "mock/echo" echoes the last message (streaming,
-    // tool calls, thinking), plus mock/image, mock/tts and mock/whisper.
+    // tool calls, thinking), plus mock/image, mock/tts, mock/whisper, mock/embed,
+    // mock/omni-moderation-latest and the job models mock/video, mock/music and mock/3d
+    // (gateway models ls lists them with their prices).
     mock: { plugin: 'mock' },
 
     // OpenAI, or any OpenAI-compatible upstream (OpenRouter, vLLM, Ollama, Groq…) through
