@@ -1,3 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
 import type { Store } from '../store/index.ts';
 import type { BatchLineRecord, BatchRecord, FileRecord } from '../store/index.ts';
 import type { Clock } from '../util/index.ts';
@@ -60,11 +66,32 @@ export async function finishBatch(deps: FinishBatchDeps, batch: BatchRecord, end
   return done ?? batch;
 }
 
+/**
+ * Writes the lines to a staged file a line at a time, then stores it (moved or streamed by the
+ * store): the output of a large batch (50,000 long answers) can be more than one JavaScript
+ * string holds (2^29 characters), which a join into one text would throw at every finish.
+ */
 async function writeFile(deps: FinishBatchDeps, batch: BatchRecord, id: string, filename: string, lines: string[]): Promise<string> {
-  const content = Buffer.from(lines.map((l) => `${l}\n`).join(''));
-  const record: FileRecord = { id, accountId: batch.accountId, bytes: content.length, created_at: seconds(deps.clock.now()), expires_at: null, filename, purpose: 'batch_output' };
+  const staged = path.join(os.tmpdir(), `gateway-${id}-${randomBytes(6).toString('hex')}.jsonl`);
+  let bytes = 0;
+  try {
+    const out = fs.createWriteStream(staged, { mode: 0o600 });
+    const closed = finished(out);
+    closed.catch(() => undefined); // awaited below; a write error meanwhile is not an unhandled rejection
+    for (const line of lines) {
+      const text = `${line}\n`;
+      bytes += Buffer.byteLength(text);
+      if (!out.write(text)) await once(out, 'drain');
+    }
+    out.end();
+    await closed;
+  } catch (error) {
+    await fs.promises.rm(staged, { force: true });
+    throw error;
+  }
+  const record: FileRecord = { id, accountId: batch.accountId, bytes, created_at: seconds(deps.clock.now()), expires_at: null, filename, purpose: 'batch_output' };
   // Left by an earlier finish that a crash cut short.
   await deps.store.files.delete(batch.accountId, id);
-  await deps.store.files.create(record, content);
+  await deps.store.files.createFromFile(record, staged);
   return id;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cancelBatch, finishBatch, resultFileIds } from '../../src/batches/index.ts';
 import { FileStore } from '../../src/store/file/file-store.ts';
 import type { BatchLineRecord, BatchRecord } from '../../src/store/types.ts';
@@ -109,4 +109,25 @@ describe('cancelling a batch nobody runs', () => {
     await s.batches.create(batchRecord({ mode: 'native' }));
     expect((await cancelBatch({ store: s, clock }, (await s.batches.get('batch_abc123'))!)).status).toBe('cancelling');
   });
+
+  it('writes an output file larger than one JavaScript string can hold (50,000 long answers), not failing the finish forever', async () => {
+    const s = await open();
+    await s.batches.create(batchRecord({ request_counts: { total: 520, completed: 0, failed: 0 } }));
+    // 520 answers of 1 MiB: 545 MB of output, past V8's longest string (2^29 - 24 characters).
+    const answer = JSON.stringify({ custom_id: 'c', body: 'x'.repeat(1024 * 1024 - 30) });
+    const lines = Array.from({ length: 520 }, (_, index): BatchLineRecord => ({ batchId: 'batch_abc123', index, customId: `c${index}`, outcome: 'completed', result: answer }));
+    // The lines as the store would hand them back (saving 545 MB of progress first would only slow the test).
+    vi.spyOn(s.batches, 'lines').mockResolvedValue(lines);
+    try {
+      const done = await finishBatch({ store: s, clock }, (await s.batches.get('batch_abc123'))!, { status: 'completed' });
+      expect(done).toMatchObject({ status: 'completed', output_file_id: resultFileIds('batch_abc123').output, request_counts: { total: 520, completed: 520, failed: 0 } });
+      const bytes = 520 * (Buffer.byteLength(answer) + 1);
+      expect((await s.files.get('acct_1', done.output_file_id!))?.bytes).toBe(bytes);
+      expect(fs.statSync(path.join(dataDir, 'files', done.output_file_id!)).size).toBe(bytes);
+    } finally {
+      await s.close();
+      store = undefined;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
