@@ -6,7 +6,7 @@ import path from 'node:path';
 import { toNodeHandler, type H3 } from 'h3';
 import { listen, type Listener } from 'listhen';
 import type { GatewayConfig } from '../config/index.ts';
-import { acquireLock, lockHolder, readServerInfo, removeServerInfo, writeServerInfo } from '../store/index.ts';
+import { acquireLock, lockHolder, lockHolderName, readServerInfo, removeServerInfo, writeServerInfo, type DataDirLock } from '../store/index.ts';
 import { describePostgresUrl, describeServiceUrl } from '../store/index.ts';
 import { randomToken } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
@@ -87,9 +87,31 @@ interface Bound {
   inFlight: { count: () => number };
 }
 
+/** How long a starting server waits for a CLI command that holds the data dir (the CLI waits as long for another). */
+const CLI_HOLD_WAIT_MS = 10_000;
+
+/**
+ * The data dir's lock for a server. A one-shot CLI command (`gateway usage` from a cron job,
+ * `gateway keys ls`, a `batches show --watch` look) holds it for a moment: the server waits for it
+ * to let go rather than failing to start. Another server or the TUI holds it until stopped: refused at once.
+ */
+async function takeDataDir(dataDir: string): Promise<DataDirLock> {
+  const deadline = Date.now() + CLI_HOLD_WAIT_MS;
+  for (;;) {
+    try {
+      return await acquireLock(dataDir, 0);
+    } catch (error) {
+      const holder = lockHolderName(dataDir);
+      const brief = holder !== undefined && holder !== 'gateway tui' && !readServerInfo(dataDir);
+      if (!brief || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 /** Starts the gateway on host:port (port 0 = a free port) and owns the data dir until stopped. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const lock = await acquireLock(options.dataDir, 0).catch((error: Error) => {
+  const lock = await takeDataDir(options.dataDir).catch((error: Error) => {
     const running = readServerInfo(options.dataDir);
     // A second `npm start` or `gateway serve` in the same project: say where the first one is.
     if (running) throw new Error(`cannot serve: ${error.message}, a gateway already serving at ${running.url}. Stop it, or give this one its own --data-dir`);

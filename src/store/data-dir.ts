@@ -72,6 +72,11 @@ export function lockHolder(dataDir: string): number | undefined {
   return liveHolder(dataDir)?.pid;
 }
 
+/** What holds the lock, when it said (`gateway usage`, `gateway tui`); undefined for a server (its pid alone) or nobody. */
+export function lockHolderName(dataDir: string): string | undefined {
+  return liveHolder(dataDir)?.name;
+}
+
 /**
  * Takes the data dir's lock file (O_EXCL), taking over one left by a dead process and
  * waiting up to `waitMs` for a live holder to let go. `name` (`gateway tui`) goes in the file

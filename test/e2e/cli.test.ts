@@ -154,6 +154,22 @@ describe('CLI', () => {
     }
   });
 
+  it('starts once a CLI command holding the data dir for a moment lets go (gateway usage from a cron job), instead of refusing at once', async () => {
+    const dir = tempDir();
+    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    const { acquireLock } = await import('../../src/store/index.ts');
+    const held = await acquireLock(dataDir, 0, 'gateway usage');
+    const release = setTimeout(() => held.release(), 700);
+    try {
+      const gw = await spawnGateway({ configFile, dataDir });
+      await gw.stop();
+    } finally {
+      clearTimeout(release);
+      held.release();
+    }
+  });
+
   it('refuses a second server on the same data dir', async () => {
     const gw = await spawnGateway();
     try {
