@@ -81,7 +81,8 @@ export function checkServedTier(requested: string, mayServe: ReadonlyArray<{ id:
   for (const model of mayServe) {
     const minTier = model.spec?.minTier;
     if (!minTier || TIER_RANK[tier] >= TIER_RANK[minTier]) continue;
-    throw new GatewayError('model_tier_restricted', `The model '${requested}' may be served by '${model.id}' (a fallback), which needs the ${minTier} tier or higher; this account is on ${tier}.`, {
+    const which = model.id === requested ? `The model '${requested}' needs` : `The model '${requested}' may be served by '${model.id}', which needs`;
+    throw new GatewayError('model_tier_restricted', `${which} the ${minTier} tier or higher; this account is on ${tier}.`, {
       details: { model: requested, not_allowed: model.id, required_tier: minTier, tier },
     });
   }

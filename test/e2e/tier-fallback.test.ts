@@ -46,6 +46,7 @@ describe("a model's minTier through a fallback chain (bin/gateway, mock provider
   it('refuses a free account the model whose fallback needs pro, naming the fallback; the pro model itself too', async () => {
     const direct = await ask(keys.free, 'premium/gold');
     expect(direct.status).toBe(403);
+    expect(((await direct.json()) as { error: { message: string } }).error.message).toBe("The model 'premium/gold' needs the pro tier or higher; this account is on free.");
     const res = await ask(keys.free, 'cheap/echo');
     const body = (await res.json()) as { error: { code: string; message: string; details: Record<string, unknown> } };
     expect(res.status, JSON.stringify(body)).toBe(403);
