@@ -2,7 +2,7 @@ import type { RequestIds } from '../../errors/index.ts';
 import type { ChatRequest, FinishReason, StreamError, StreamPart, Usage } from '../../ir/index.ts';
 import { JsonLine, jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { carryOpaque, estimateInputTokens, gatewayErrorOf, hasMetadata, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { carryOpaque, estimateInputTokens, gatewayErrorOf, hasMetadata, jsonStringContent, opaqueOfReasoning, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStreamError } from './encode-error.ts';
 import { encodeMessagesStopDetails, encodeMessagesStopReason, refusalFinish } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
@@ -44,7 +44,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   private started = false;
   private done = false;
   private nextIndex = 0;
-  /** A text delta's data up to its text, made once per block (`textDeltaIndex`): each delta then joins three pieces, not five. */
+  /** A text delta's data up to its text's opening quote, made once per block (`textDeltaIndex`): each delta then joins three pieces. */
   private textDeltaHead = '';
   private textDeltaIndex = -1;
   private open: Open | undefined;
@@ -180,12 +180,12 @@ class MessagesStreamEncoder implements StreamEncoder {
     this.usage = input !== undefined ? { ...start!.usage } : { ...start?.usage, inputTokens: estimateInputTokens(this.request) };
     const usage = encodeMessagesUsage(this.usage);
     usage.output_tokens = 0;
-    const id = JSON.stringify(prefixedId('msg_', start?.id));
-    const model = JSON.stringify(start?.model ?? '');
+    const id = jsonStringContent(prefixedId('msg_', start?.id));
+    const model = jsonStringContent(start?.model ?? '');
     this.record(
       new JsonLine(
         'message_start',
-        `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageJson(usage)}}}`,
+        `{"type":"message_start","message":{"id":"${id}","type":"message","role":"assistant","model":"${model}","content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageJson(usage)}}}`,
       ),
     );
   }
@@ -195,14 +195,15 @@ class MessagesStreamEncoder implements StreamEncoder {
     this.deltaSent = true;
     const given = this.finish ?? { reason: 'stop' as const };
     const finish = { ...given, reason: refusalFinish(given.reason, this.refused) };
-    const stopReason = JSON.stringify(encodeMessagesStopReason(finish.reason, finish.stopSequence));
-    const stopSequence = JSON.stringify(finish.stopSequence ?? null);
+    const stopReason = encodeMessagesStopReason(finish.reason, finish.stopSequence);
+    const stopSequence = typeof finish.stopSequence === 'string' ? `"${jsonStringContent(finish.stopSequence)}"` : 'null';
     // stop_details as the API writes it (the SDK's MessageStream copies it into the message: undefined without it).
-    const stopDetails = JSON.stringify(encodeMessagesStopDetails(finish.reason));
+    const details = encodeMessagesStopDetails(finish.reason);
+    const stopDetails = details ? JSON.stringify(details) : 'null';
     this.record(
       new JsonLine(
         'message_delta',
-        `{"type":"message_delta","delta":{"stop_reason":${stopReason},"stop_sequence":${stopSequence},"stop_details":${stopDetails}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
+        `{"type":"message_delta","delta":{"stop_reason":"${stopReason}","stop_sequence":${stopSequence},"stop_details":${stopDetails}},"usage":${usageJson(encodeMessagesUsage(this.usage))}}`,
       ),
     );
   }
@@ -224,14 +225,14 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   /**
    * A text delta, the record a stream is mostly made of: written as JSON.stringify would write
-   * the object (same keys, same order), stringifying only the text.
+   * the object (same keys, same order), only the text escaped (jsonStringContent).
    */
   private textDelta(text: string): void {
     if (this.textDeltaIndex !== this.nextIndex) {
       this.textDeltaIndex = this.nextIndex;
-      this.textDeltaHead = `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":`;
+      this.textDeltaHead = `{"type":"content_block_delta","index":${this.nextIndex},"delta":{"type":"text_delta","text":"`;
     }
-    this.record(new JsonLine('content_block_delta', this.textDeltaHead + JSON.stringify(text) + '}}'));
+    this.record(new JsonLine('content_block_delta', this.textDeltaHead + jsonStringContent(text) + '"}}'));
   }
 
   private close(): void {

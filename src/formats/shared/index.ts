@@ -1,5 +1,5 @@
 export { markerOfBreakpoint } from './cache-breakpoint.ts';
-export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined } from './json.ts';
+export { isRecord, tryParseJson, readString, readNumber, readRecord, assignDefined, jsonStringContent } from './json.ts';
 export { closeObjectSchemas, meetsOpenAIStrict, openAIStrict } from './json-schema-objects.ts';
 export { argumentsForClient, parseToolArguments, stringifyToolInput } from './parse-tool-arguments.ts';
 export { splitDataUrl, joinDataUrl, urlToMediaSource, mediaSourceToUrl, encodeBase64, decodeBase64, standardBase64 } from './data-url.ts';

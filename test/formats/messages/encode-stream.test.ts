@@ -7,6 +7,7 @@ import { messagesCodec } from '../../../src/formats/messages/index.ts';
 import { writeSse } from '../../../src/sse/index.ts';
 import { readCarried } from '../../../src/formats/shared/index.ts';
 import { encodeAll, encodePart, parseEvents, readFixture, translateStream, type SseEvent, STREAM_IDS } from '../stream-helpers.ts';
+import { seededRandom } from '../../helpers/seeded-random.ts';
 
 const request: ChatRequest = { model: 'm', system: [], messages: [], stream: true };
 
@@ -247,6 +248,21 @@ describe('messages stream encoder', () => {
       });
       // Lone surrogates go out escaped (well-formed JSON.stringify), so the text reads back unchanged.
       expect(JSON.parse(records.at(-1)!.data).delta.text).toBe(text);
+    }
+  });
+
+  it('writes random text deltas byte for byte as JSON.stringify would (quotes, backslashes, control characters, lone surrogates, non-ASCII; short and long)', () => {
+    const pieces = ['a', ' fox', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '中', '\u2028', '\ud83d\ude00', '\ud83d', '\ude00', '}}', '"}}'];
+    const next = seededRandom(7);
+    const encoder = messagesCodec.createStreamEncoder(request, STREAM_IDS);
+    encoder.encode({ type: 'start', id: 'c', model: 'm', created: 1 });
+    for (let i = 0; i < 2000; i += 1) {
+      const count = Math.floor(next() * (next() < 0.1 ? 300 : 8)) + 1;
+      const plain = next() < 0.5;
+      let text = '';
+      for (let j = 0; j < count; j += 1) text += pieces[Math.floor(next() * (plain ? 2 : pieces.length))];
+      const records = encoder.encode({ type: 'text-delta', text });
+      expect(records.at(-1)!.data).toBe(JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }));
     }
   });
 
