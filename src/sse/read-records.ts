@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { SseParser, type SseRecord } from './parse-sse.ts';
 import { RecordAligner } from './align-records.ts';
 
@@ -23,6 +24,15 @@ function blankLineEnds(text: string, count: number): number[] | undefined {
 }
 
 /**
+ * The text of whole records' bytes. ASCII bytes (most streams of English text) are
+ * copied as latin1, the same text without the UTF-8 decoder's validating pass (~1.3
+ * instructions a byte on Node 20, which does not check for ASCII itself).
+ */
+function textOf(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/**
  * Cuts upstream bytes at SSE record boundaries and parses the whole records: the bytes pass
  * through as they are, the records are what the relay reads. A cut falls on a line break,
  * never inside a UTF-8 sequence, so each piece decodes on its own (no streaming decoder).
@@ -44,7 +54,7 @@ export class RecordReader {
   push(chunk: Uint8Array): Buffer {
     const bytes = this.aligner.push(chunk);
     this.bytes = bytes;
-    this.text = bytes.length === 0 ? '' : bytes.toString('utf8');
+    this.text = bytes.length === 0 ? '' : textOf(bytes);
     this.fresh = this.parser.idle;
     this.records = bytes.length === 0 ? NONE : this.parser.push(this.text);
     return bytes;
