@@ -51,6 +51,10 @@ export function captureEnvelope(data: string): ChunkEnvelope | undefined {
 /** True when `text` is `{` and whole members: after it the next character is a key at depth 1. */
 function endsAtTopLevel(text: string): boolean {
   if (text.charCodeAt(0) !== 123 /* { */) return false;
+  // No other `{` (the usual envelope: strings and numbers): what the text was cut before, `,"choices":[`
+  // in a chunk JSON.parse took, is a key, and its object is the top-level one. One native search
+  // instead of a loop over every character (~9k instructions on Node 20).
+  if (text.indexOf('{', 1) === -1) return true;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {

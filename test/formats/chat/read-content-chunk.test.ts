@@ -131,6 +131,14 @@ describe('reading a plain Chat content chunk without JSON.parse', () => {
     expect(captureEnvelope('{"choices":[]}')).toBeUndefined();
     expect(captureEnvelope('{"id":"a\\\\","choices":[]}')?.text).toBe('{"id":"a\\\\",');
     expect(captureEnvelope('{"id":"a","x":[{"y":"]"}],"choices":[]}')?.text).toBe('{"id":"a","x":[{"y":"]"}],');
+    // Without a nested object (read without a loop): strings holding commas, quotes and the key itself, escaped.
+    expect(captureEnvelope('{"id":"a,\\",\\"choices\\":","n":1,"t":true,"choices":[]}')?.text).toBe('{"id":"a,\\",\\"choices\\":","n":1,"t":true,');
+    expect(captureEnvelope('{"id":"x\\"","choices":[]}')?.text).toBe('{"id":"x\\"",');
+    // A bracket inside a string sends it to the loop, which reads it the same.
+    expect(captureEnvelope('{"id":"{[","choices":[]}')?.text).toBe('{"id":"{[",');
+    expect(captureEnvelope('{"x":{"y":1},"choices":[]}')?.text).toBe('{"x":{"y":1},');
+    expect(captureEnvelope('{"x":[1,[2]],"choices":[]}')?.text).toBe('{"x":[1,[2]],');
+    expect(captureEnvelope('{"x":{"a":1,"choices":[]},"choices":[]}')).toBeUndefined();
   });
 
   it('decodes a stream of such chunks into the parts a parsed one gives', () => {
