@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatewayError } from '../errors/index.ts';
-import { FINAL_STATUSES, JOB_STATUSES, readJob, recordIdOf, updateJob, viewVideo, type VideoView } from '../jobs/index.ts';
+import { FINAL_STATUSES, JOB_STATUSES, readJob, recordIdOf, refuseUnstoppable, updateJob, viewVideo, type VideoView } from '../jobs/index.ts';
 import { oldestAlive } from '../media/index.ts';
 import type { MediaRecord } from '../store/index.ts';
 import { createTurns } from '../util/index.ts';
@@ -44,6 +44,8 @@ export const videosRouter = router({
   /** Asks for the job's end: the instance running it sends the provider's cancel and ends it `cancelled`. */
   cancel: procedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     const record = await findVideo(ctx, input.id);
+    const job = readJob(record);
+    if (job && !FINAL_STATUSES.has(job.status)) refuseUnstoppable({ registry: await ctx.registry() }, job, 'there is nothing to cancel');
     // A server's job runner may be changing the record: take its turn. A CLI holding the data dir runs no job.
     const jobs = ctx.jobs ?? { store: ctx.store, recordTurns: createTurns() };
     const stored = (await updateJob(jobs, record.id, (job) => (FINAL_STATUSES.has(job.status) ? undefined : { job: { ...job, cancelRequested: true } }))) ?? record;

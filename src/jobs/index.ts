@@ -8,4 +8,4 @@ export { readJob, videoIdOf, recordIdOf, jobRequestId, libraryStatus, JOB_STATUS
 export { accountWebhookSecret, signWebhook } from './sign-webhook.ts';
 export { ContentCache } from './content-cache.ts';
 export { decodeVideoRequest, decodeLibraryJob, JOB_LIMITS, type JobRequest } from './decode-job-request.ts';
-export { ownJob, ownVideo, listVideos, requestCancel, deleteJob } from './job-api.ts';
+export { ownJob, ownVideo, listVideos, requestCancel, deleteJob, refuseUnstoppable } from './job-api.ts';

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/index.ts';
 import { oldestAlive } from '../media/index.ts';
 import type { JobContext } from './job-context.ts';
 import { updateJob } from './job-context.ts';
-import { FINAL_STATUSES, readJob, recordIdOf, videoIdOf, type JobRecord } from './job-state.ts';
+import { FINAL_STATUSES, readJob, recordIdOf, videoIdOf, type JobRecord, type JobState } from './job-state.ts';
 import { jobModel } from './job-model.ts';
 import { viewVideo, type VideoView } from './view-job.ts';
 
@@ -43,9 +43,25 @@ export async function listVideos(ctx: JobContext, accountId: string, query: { li
   return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: views.length > page.length };
 }
 
-/** Asks for a job's end: the runner sends the provider's cancel and ends it `cancelled` (a final job stays as it is). */
+/**
+ * 409 for a job that has not ended on a provider with no cancel (Veo: Google runs an operation to
+ * its end and bills it). Ending it here would give its hold back and charge nothing for what the
+ * provider still makes and charges; it runs on, is charged what it makes, and ends as it ends.
+ */
+export function refuseUnstoppable(ctx: Pick<JobContext, 'registry'>, job: JobState, then: string): void {
+  if (FINAL_STATUSES.has(job.status)) return;
+  const model = jobModel(ctx, job);
+  if (!model || model.provider.instance.jobs?.cancel) return;
+  throw new GatewayError(
+    'conflict',
+    `The provider '${job.provider}' cannot stop a job once it is submitted, and charges for what it makes: this one is ${job.status}, and is charged when it ends; ${then} once it has ended.`,
+  );
+}
+
+/** Asks for a job's end: the runner sends the provider's cancel and ends it `cancelled` (a final job stays as it is; 409 where the provider cannot cancel). */
 export async function requestCancel(ctx: JobContext, { record, job }: JobRecord, wake: (id: string) => void): Promise<JobRecord> {
   if (FINAL_STATUSES.has(job.status) || job.cancelRequested) return { record, job };
+  refuseUnstoppable(ctx, job, 'there is nothing to cancel');
   const stored = await updateJob(ctx, record.id, (j) => (FINAL_STATUSES.has(j.status) ? undefined : { job: { ...j, cancelRequested: true } }));
   wake(record.id);
   const next = stored ? readJob(stored) : undefined;
@@ -54,9 +70,11 @@ export async function requestCancel(ctx: JobContext, { record, job }: JobRecord,
 
 /**
  * Deletes a job's record and cached content. A job still running is cancelled at the provider
- * first (best effort); its hold is given back by the runner that finds the record gone.
+ * first (best effort); its hold is given back by the runner that finds the record gone. One on a
+ * provider that cannot cancel is a 409 until it has ended (refuseUnstoppable).
  */
 export async function deleteJob(ctx: JobContext, { record, job }: JobRecord): Promise<{ id: string; object: 'video.deleted'; deleted: true }> {
+  refuseUnstoppable(ctx, job, 'delete it');
   if (!FINAL_STATUSES.has(job.status) && job.ref) {
     const model = jobModel(ctx, job);
     await model?.provider.instance.jobs?.cancel?.(job.ref, AbortSignal.timeout(10_000)).catch(() => undefined);

@@ -14,6 +14,7 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
   let gw: SpawnedGateway;
   let client: OpenAI;
   let cli: (...args: string[]) => ReturnType<typeof runCli>;
+  let key: string;
 
   beforeAll(async () => {
     veo = await startFakeGoogleMedia();
@@ -27,7 +28,7 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     gw = await spawnGateway({ configFile, dataDir });
     cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     expect((await cli('accounts', 'create', '--email', 'veo@example.test', '--password', 'correct horse', '--credits', '100000')).exitCode).toBe(0);
-    const key = (JSON.parse(String((await cli('keys', 'create', '--account', 'veo@example.test', '--json')).stdout)) as { key: string }).key;
+    key = (JSON.parse(String((await cli('keys', 'create', '--account', 'veo@example.test', '--json')).stdout)) as { key: string }).key;
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -71,6 +72,19 @@ describe('Veo video jobs through the google plugin (AI Studio and Vertex AI), wi
     expect(done.usage?.cost).toBe(3200);
     expect(fail.usage).toEqual({ cost: 0 });
     expect(block.usage).toEqual({ cost: 0 });
+  });
+
+  it('a running Veo job cannot be cancelled or deleted (Google cannot stop it, and bills it): 409; it completes and is charged, then deletes', async () => {
+    const made = await client.videos.create({ model: 'studio/veo-3.0-fast-generate-001', prompt: 'a kite over a hill', seconds: '4' } as OpenAI.Videos.VideoCreateParams);
+    const auth = { authorization: `Bearer ${key}` };
+    const cancel = await fetch(`${gw.url}/v1/videos/${made.id}/cancel`, { method: 'POST', headers: auth });
+    expect(cancel.status).toBe(409);
+    expect(((await cancel.json()) as { error: { message: string } }).error.message).toContain("'studio'");
+    expect((await fetch(`${gw.url}/v1/videos/${made.id}`, { method: 'DELETE', headers: auth })).status).toBe(409);
+    const [done] = await ended([made.id]);
+    // 4 s at $0.15/s, what Google charges for the clip it made.
+    expect([done.status, done.usage?.cost]).toEqual(['completed', 600]);
+    expect(await client.videos.delete(made.id)).toMatchObject({ id: made.id, deleted: true });
   });
 
   it('AI Studio: a size Veo does not make is refused at once with the sizes it does, and nothing goes up', async () => {
