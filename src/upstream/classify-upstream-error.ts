@@ -32,6 +32,8 @@ const CREDENTIAL_KIND = /authentication|permission|invalid_api_key|api_key_inval
 /** HTTP statuses that say what happened whatever the body says. */
 const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   401: 'provider_error', // the gateway's upstream credentials, not the client's
+  // The gateway's own account with the provider is out of credit (OpenRouter, DeepSeek): as OpenAI's insufficient_quota.
+  402: 'rate_limit_exceeded',
   403: 'provider_error',
   404: 'model_not_found',
   408: 'provider_timeout',
@@ -193,7 +195,7 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
     case 'rate_limit_exceeded': {
       // Retrying that provider cannot help (routing moves on to the next candidate instead), nor can
       // the client's retry: `x-should-retry: false` is what the OpenAI and Anthropic SDKs obey.
-      const exhausted = QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`);
+      const exhausted = report.status === 402 || QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`);
       if (exhausted) details.upstream_quota_exhausted = true;
       // Retry-After and error.retry_after are whole seconds (rounded up); retry-after-ms keeps the upstream's precision.
       const retryAfterMs = upstreamWaitMs(report);

@@ -17,6 +17,8 @@ describe('classifyUpstreamError', () => {
     [{ status: 413 }, 'request_too_large'],
     [{ status: 401, type: 'invalid_request_error', code: 'invalid_api_key' }, 'provider_error'],
     [{ status: 403, type: 'permission_error' }, 'provider_error'],
+    // The gateway's account with an OpenAI-compatible provider out of credit (OpenRouter, DeepSeek): as OpenAI's insufficient_quota.
+    [{ status: 402, code: '402' }, 'rate_limit_exceeded'],
     // Google's answer to a wrong API key: a 400 whose ErrorInfo reason names it (the gateway's key, not the client's request).
     [{ status: 400, type: 'INVALID_ARGUMENT', code: 'API_KEY_INVALID' }, 'provider_error'],
     [{ status: 404, type: 'invalid_request_error', code: 'model_not_found' }, 'model_not_found'],
