@@ -48,6 +48,8 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
 
   it('signs in with email and password', async () => {
     await page.goto(gw.url);
+    // The first run's account has no password: the form says how to give it one.
+    await page.getByText('gateway accounts set local@localhost --password …').waitFor();
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -43,7 +43,8 @@ export function SignInForm({ heading, note }: { heading: string; note?: string }
       {message && <p className={message.kind} role="alert">{message.text}</p>}
       <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       <p className="muted" style={{ fontSize: '.85rem' }}>
-        Accounts and passwords: <span className="mono">gateway accounts create --email … --password …</span>
+        Accounts and passwords: <span className="mono">gateway accounts create --email … --password …</span>.
+        The first run's account has none until you set one: <span className="mono">gateway accounts set local@localhost --password …</span>
       </p>
     </form>
   );
