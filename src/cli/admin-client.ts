@@ -57,8 +57,10 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number; 
     const clock = createClock();
     let registry: ProviderRegistry | undefined;
     const credits = openCreditsUsage({ store, dataDir });
-    // Nothing else writes the ledger while this process holds the data dir: read it once.
+    // Read once: the data dir's ledger (nothing else writes it while this process holds the data
+    // dir), or on a shared store the database's (this data dir has none; the servers write there).
     let usage: Promise<UsageIndex> | undefined;
+    const readUsage = async () => (ctx.config.store?.postgres ? (await credits.summarizeUsage(await store.accounts.list())).usage : indexLedger(dataDir));
     const client = createTRPCClient<AdminRouter>({
       links: [
         unstable_localLink({
@@ -70,7 +72,7 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number; 
             dataDir,
             registry: async () => (registry ??= await ProviderRegistry.create(ctx.config, { configDir: ctx.configDir, log, source: configSource(ctx.filepath) })),
             credits,
-            usage: () => (usage ??= indexLedger(dataDir)),
+            usage: () => (usage ??= readUsage()),
           }),
         }),
       ],
