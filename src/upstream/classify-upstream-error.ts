@@ -125,6 +125,17 @@ function overflowWords(message: string): string {
 /** OpenAI's `insufficient_quota`: the gateway's own account with the provider is out of credit, which no wait mends. */
 export const QUOTA_EXHAUSTED = /insufficient_quota/i;
 
+/** Anthropic's words for the gateway's account with it out of credit, which it answers 400 invalid_request_error. */
+const CREDIT_TOO_LOW = /credit balance is too low/i;
+
+/**
+ * The gateway's own account with the provider is out of credit, whatever the status it came with:
+ * a 402 (OpenRouter, DeepSeek), Anthropic's 400 saying so. Nothing the client can mend.
+ */
+function outOfCredit(report: UpstreamErrorReport): boolean {
+  return report.status === 402 || CREDIT_TOO_LOW.test(report.message.slice(0, 200));
+}
+
 /** True when the upstream refused the gateway's own credentials (never echo what it said). */
 function isCredentialFailure(facts: UpstreamErrorFacts): boolean {
   if (facts.status === 401 || facts.status === 403) return true;
@@ -183,7 +194,8 @@ export interface UpstreamErrorReport extends UpstreamErrorFacts {
 
 /** The GatewayError for an upstream failure: classified once, worded for the client, details for the operator. */
 export function upstreamError(providerId: string, report: UpstreamErrorReport): GatewayError {
-  const code = classifyUpstreamError(report);
+  const broke = outOfCredit(report);
+  const code = broke ? 'rate_limit_exceeded' : classifyUpstreamError(report);
   const upstream = clean(report.message || (report.status === undefined ? 'no message' : `status ${report.status}`));
   const details: Record<string, unknown> = { provider: providerId };
   if (report.status !== undefined) details.upstream_status = report.status;
@@ -195,7 +207,7 @@ export function upstreamError(providerId: string, report: UpstreamErrorReport): 
     case 'rate_limit_exceeded': {
       // Retrying that provider cannot help (routing moves on to the next candidate instead), nor can
       // the client's retry: `x-should-retry: false` is what the OpenAI and Anthropic SDKs obey.
-      const exhausted = report.status === 402 || QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`);
+      const exhausted = broke || QUOTA_EXHAUSTED.test(`${report.code ?? ''} ${report.type ?? ''}`);
       if (exhausted) details.upstream_quota_exhausted = true;
       // Retry-After and error.retry_after are whole seconds (rounded up); retry-after-ms keeps the upstream's precision.
       const retryAfterMs = upstreamWaitMs(report);

@@ -11,17 +11,24 @@ import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 describe('an upstream out of credit (402) is the provider\'s failure (bin/gateway, fake OpenAI-compatible upstream)', () => {
   let broke: FakeUpstream;
+  let anthropic: FakeUpstream;
   let gw: SpawnedGateway;
 
   beforeAll(async () => {
     broke = await startFakeUpstream(() => ({ status: 402, json: { error: { message: 'Insufficient credits. Add more using https://openrouter.ai/settings/credits', code: 402 } } }));
+    // Anthropic says it with a 400 and its words (the type is the client's invalid_request_error).
+    anthropic = await startFakeUpstream(() => ({
+      status: 400,
+      json: { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' } },
+    }));
     gw = await spawnGateway({
       config: {
         providers: {
           router: { plugin: 'openai', baseURL: `${broke.url}/v1`, apiKey: 'x', models: ['gpt-4o-mini', 'gpt-4.1'] },
+          ant: { plugin: 'anthropic', baseURL: anthropic.url, apiKey: 'x', models: ['claude-sonnet-4-5'] },
           backup: { plugin: 'mock', models: [{ id: 'echo' }] },
         },
-        routing: { retry: { attempts: 1 }, models: { 'router/gpt-4.1': { fallbacks: ['backup/echo'] } } },
+        routing: { retry: { attempts: 1 }, models: { 'router/gpt-4.1': { fallbacks: ['backup/echo'] }, 'ant/claude-sonnet-4-5': { fallbacks: ['backup/echo'] } } },
         billing: { enforce: false },
       },
     });
@@ -29,6 +36,7 @@ describe('an upstream out of credit (402) is the provider\'s failure (bin/gatewa
   afterAll(async () => {
     await gw?.stop();
     await broke?.close();
+    await anthropic?.close();
   });
 
   const ask = (model: string) =>
@@ -48,6 +56,16 @@ describe('an upstream out of credit (402) is the provider\'s failure (bin/gatewa
 
   it('the fallback chain goes on to the next candidate', async () => {
     const res = await ask('router/gpt-4.1');
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('x-routing-resolved-model')).toBe('backup/echo');
+  });
+
+  it("Anthropic's 'credit balance is too low' (a 400) is the same: the fallback serves, never the client's bad_request", async () => {
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': `${gw.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'ant/claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(res.headers.get('x-routing-resolved-model')).toBe('backup/echo');
   });
