@@ -70,22 +70,10 @@ describe('batch durability and billing (real server, kill -9)', () => {
   }, 120_000);
 
   it('`gateway batches cancel` with no server running finishes the cancel at once (no batch left cancelling)', async () => {
-    const dir = tempDir();
-    const dataDir = path.join(dir, 'data');
-    const configFile = writeConfig(dir, { providers: { slow: { plugin: 'mock', latencyMs: 150 } }, batches: { concurrency: 1 } });
-    const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
-    await cli(['accounts', 'create', '--email', 'c@example.com', '--tier', 'enterprise', '--credits', '1000']);
-    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'c@example.com', '--json'])) as { key: string };
-    gw = await spawnGateway({ configFile, dataDir });
-    let client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    const body = { model: 'slow/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
-    const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ custom_id: `c${i}`, method: 'POST', url: '/v1/chat/completions', body }));
-    const input = await client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
-    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    for (let i = 0; i < 400; i++) {
-      if ((await client.batches.retrieve(batch.id)).request_counts!.completed >= 3) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const run = await runningBatch({ latencyMs: 150, concurrency: 1, n: 200 });
+    const { dataDir, configFile, cli, key, batch } = run;
+    gw = run.gw;
+    let client = run.client;
     await gw.stop();
     gw = undefined;
     const cancelled = JSON.parse(await cli(['batches', 'cancel', batch.id, '--json'])) as OpenAI.Batch;
@@ -110,23 +98,11 @@ describe('deleting the input file of a running batch (real server, restart)', ()
   });
 
   it('is refused (409) while the batch runs, so a restart still runs every line; allowed once the batch ended', async () => {
-    const dir = tempDir();
-    const dataDir = path.join(dir, 'data');
-    const configFile = writeConfig(dir, { providers: { slow: { plugin: 'mock', latencyMs: 60 } }, batches: { concurrency: 2 } });
-    const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
-    await cli(['accounts', 'create', '--email', 'd@example.com', '--tier', 'enterprise', '--credits', '1000']);
-    const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'd@example.com', '--json'])) as { key: string };
-    gw = await spawnGateway({ configFile, dataDir });
-    let client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    const body = { model: 'slow/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
     const N = 60;
-    const lines = Array.from({ length: N }, (_, i) => JSON.stringify({ custom_id: `c${i}`, method: 'POST', url: '/v1/chat/completions', body }));
-    const input = await client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
-    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    for (let i = 0; i < 400; i++) {
-      if ((await client.batches.retrieve(batch.id)).request_counts!.completed >= 3) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const run = await runningBatch({ latencyMs: 60, concurrency: 2, n: N });
+    const { dataDir, configFile, key, input, batch } = run;
+    gw = run.gw;
+    let client = run.client;
     const refused = await fetch(`${gw.url}/v1/files/${input.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(batch.id);
@@ -147,3 +123,24 @@ describe('deleting the input file of a running batch (real server, restart)', ()
     expect(await client.files.delete(input.id)).toMatchObject({ id: input.id, deleted: true });
   }, 120_000);
 });
+
+/** A data dir with a funded key, a server on it, and a batch of `n` slow chat lines running there, past its third finished line. */
+async function runningBatch(o: { latencyMs: number; concurrency: number; n: number }) {
+  const dir = tempDir();
+  const dataDir = path.join(dir, 'data');
+  const configFile = writeConfig(dir, { providers: { slow: { plugin: 'mock', latencyMs: o.latencyMs } }, batches: { concurrency: o.concurrency } });
+  const cli = async (args: string[]) => String((await runCli(['--config', configFile, '--data-dir', dataDir, ...args])).stdout);
+  await cli(['accounts', 'create', '--email', 'c@example.com', '--tier', 'enterprise', '--credits', '1000']);
+  const { key } = JSON.parse(await cli(['keys', 'create', '--account', 'c@example.com', '--json'])) as { key: string };
+  const gw = await spawnGateway({ configFile, dataDir });
+  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  const body = { model: 'slow/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
+  const lines = Array.from({ length: o.n }, (_, i) => JSON.stringify({ custom_id: `c${i}`, method: 'POST', url: '/v1/chat/completions', body }));
+  const input = await client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
+  const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+  for (let i = 0; i < 400; i++) {
+    if ((await client.batches.retrieve(batch.id)).request_counts!.completed >= 3) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { gw, dataDir, configFile, cli, key, client, input, batch };
+}
