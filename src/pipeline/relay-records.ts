@@ -449,18 +449,20 @@ export class RecordRelay {
     const encoder = this.encoder!;
     for (let i = 0; i < parts.length; i += 1) {
       let part = parts[i];
-      if (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'refusal-delta') this.outputChars += part.text.length;
-      else if (part.type === 'tool-call-delta') this.outputChars += part.argumentsDelta.length;
-      else if (part.type === 'usage') this.usage = part.usage;
-      else if (part.type === 'start') {
+      // Read once: parts come in many shapes, so each read of `type` is a megamorphic lookup.
+      const type = part.type;
+      if (type === 'text-delta' || type === 'reasoning-delta' || type === 'refusal-delta') this.outputChars += part.text.length;
+      else if (type === 'tool-call-delta') this.outputChars += part.argumentsDelta.length;
+      else if (type === 'usage') this.usage = part.usage;
+      else if (type === 'start') {
         if (this.options.responseId !== undefined) part = { ...part, id: this.options.responseId };
         // Some formats' streams do not name the model (Bedrock Converse): the client sees the one it asked for.
         if (!part.model) part = { ...part, model: this.options.request?.model ?? '' };
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
-      } else if (part.type === 'end') this.finished = true;
-      else if (part.type === 'tool-call-start' && this.options.toolNames) part = restoreToolName(part, this.options.toolNames);
-      else if (part.type === 'error') this.errorPart = part.error.code;
+      } else if (type === 'end') this.finished = true;
+      else if (type === 'tool-call-start' && this.options.toolNames) part = restoreToolName(part, this.options.toolNames);
+      else if (type === 'error') this.errorPart = part.error.code;
       if (this.onPart?.(part) === false) this.onPart = undefined;
       const records = encoder.encode(part);
       for (let j = 0; j < records.length; j += 1) out.push(records[j]);
