@@ -44,12 +44,7 @@ describe('batch durability and billing (real server, kill -9)', () => {
     const restartedAt = Date.now();
     gw = await spawnGateway({ configFile, dataDir });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    let done: OpenAI.Batch | undefined;
-    for (let i = 0; i < 1200 && !done; i++) {
-      const b = await client.batches.retrieve(batch.id);
-      if (b.status === 'completed') done = b;
-      else await new Promise((r) => setTimeout(r, 50));
-    }
+    const done = await completedBatch(client, batch.id);
     expect(done?.request_counts).toEqual({ total: N, completed: N, failed: 0 });
     // The restarted instance knows its own lease (data dir instance id): no 30 s wait for it to lapse.
     expect(Date.now() - restartedAt).toBeLessThan(25_000);
@@ -111,12 +106,7 @@ describe('deleting the input file of a running batch (real server, restart)', ()
     await gw.stop();
     gw = await spawnGateway({ configFile, dataDir });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    let done: OpenAI.Batch | undefined;
-    for (let i = 0; i < 1200 && !done; i++) {
-      const b = await client.batches.retrieve(batch.id);
-      if (b.status === 'completed') done = b;
-      else await new Promise((r) => setTimeout(r, 50));
-    }
+    const done = await completedBatch(client, batch.id);
     expect(done?.request_counts).toEqual({ total: N, completed: N, failed: 0 });
     const out = (await (await client.files.content(done!.output_file_id!)).text()).trim().split('\n');
     expect(out).toHaveLength(N);
@@ -143,4 +133,14 @@ async function runningBatch(o: { latencyMs: number; concurrency: number; n: numb
     await new Promise((r) => setTimeout(r, 25));
   }
   return { gw, dataDir, configFile, cli, key, client, input, batch };
+}
+
+/** The batch once it is completed (undefined if it is not within a minute). */
+async function completedBatch(client: OpenAI, id: string): Promise<OpenAI.Batch | undefined> {
+  for (let i = 0; i < 1200; i++) {
+    const b = await client.batches.retrieve(id);
+    if (b.status === 'completed') return b;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
 }
