@@ -49,9 +49,11 @@ const keysRouter = router({
     const accounts = new Map([[account.id, account]]);
     return { ...viewKey(record, accounts, await viewUsage(ctx)), key };
   }),
-  list: procedure.query(async ({ ctx }) => {
+  /** Every key, or one account's (`account`: its email; an unknown email is not_found). */
+  list: procedure.input(z.object({ account: z.string().min(1).max(320).optional() }).optional()).query(async ({ ctx, input }) => {
+    const owner = input?.account === undefined ? undefined : await findAccount(ctx.store, input.account);
     const [accounts, spend] = await Promise.all([accountsById(ctx), viewUsage(ctx)]);
-    return (await ctx.store.keys.list()).map((k) => viewKey(k, accounts, spend));
+    return (await ctx.store.keys.list(owner?.id)).map((k) => viewKey(k, accounts, spend));
   }),
   revoke: procedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
     const record = await revokeKey(ctx.store, ctx.clock, input.id);

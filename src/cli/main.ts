@@ -144,6 +144,7 @@ export function buildProgram(): Command {
   keys
     .command('ls')
     .description('list API keys (secrets are never shown)')
+    .option('--account <email>', "only this account's keys")
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/keys.ts')).listKeysCommand(cmd, opts)));
   keys

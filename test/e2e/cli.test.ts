@@ -124,6 +124,17 @@ describe('CLI', () => {
     expect(String(ls.stdout)).not.toContain(created.key);
     const lsJson = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--json'])).stdout)) as Array<{ rpm: number }>;
     expect(lsJson[0].rpm).toBe(30);
+    // One account's keys (`--account`); an unknown email is refused, not an empty list.
+    await runCli([...args, 'accounts', 'create', '--email', 'bob@example.com']);
+    const bobKey = JSON.parse(String((await runCli([...args, 'keys', 'create', '--account', 'bob@example.com', '--name', 'bobs', '--json'])).stdout)) as { id: string };
+    const annOnly = JSON.parse(String((await runCli([...args, 'keys', 'ls', '--account', 'ann@example.com', '--json'])).stdout)) as Array<{ id: string; account: string }>;
+    expect(annOnly.map((k) => [k.id, k.account])).toEqual([[created.id, 'ann@example.com']]);
+    const bobTable = String((await runCli([...args, 'keys', 'ls', '--account', 'bob@example.com'])).stdout);
+    expect(bobTable).toContain(bobKey.id);
+    expect(bobTable).not.toContain(created.id);
+    const nobody = await runCli([...args, 'keys', 'ls', '--account', 'nobody@example.com']);
+    expect(nobody.exitCode).toBe(1);
+    expect(String(nobody.stderr)).toContain('No account with email nobody@example.com.');
     const db = fs.readFileSync(path.join(dir, 'data', 'db.json'), 'utf8');
     expect(db).not.toContain(created.key);
     const accounts = await runCli([...args, 'accounts', 'ls']);

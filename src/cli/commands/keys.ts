@@ -67,10 +67,11 @@ export async function createKeyCommand(
   if (key.rpm !== null || key.expires_at !== null || key.models || key.endpoints || key.limit !== null) print(`Settings: ${describeSettings(key)}.`);
 }
 
-export async function listKeysCommand(cmd: Command, opts: { json?: boolean }): Promise<void> {
+export async function listKeysCommand(cmd: Command, opts: { account?: string; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const keys = await withAdmin(ctx, (admin) => admin.keys.list.query(), { readOnly: true });
+  const keys = await withAdmin(ctx, (admin) => admin.keys.list.query(opts.account === undefined ? undefined : { account: opts.account }), { readOnly: true });
   if (opts.json) return printJson(keys.map((k) => ({ ...k, status: keyStatus(k) })));
+  if (keys.length === 0 && opts.account !== undefined) return print(`No API keys of ${opts.account}: \`gateway keys create --account ${opts.account}\` makes one.`);
   if (keys.length === 0) return print(`No API keys in ${recordsPlace(ctx)}: \`gateway keys create\` makes one (the first \`gateway serve\` on an empty data dir does too).`);
   print(
     formatTable(
