@@ -34,8 +34,9 @@ export class SseParser {
   }
 
   /**
-   * Feeds a chunk; returns the records it completed. `ends`, when given, receives for each record
-   * the offset in `chunk` (a string) just past the blank line that ended it.
+   * Feeds a chunk; returns the records it completed. `ends`, when given, receives at `ends[i]`, for
+   * the i-th record returned, the offset in `chunk` (a string) just past the blank line that ended
+   * it (entries past the records returned are left as they were, so one array can serve every push).
    */
   push(chunk: Uint8Array | string, ends?: number[]): SseRecord[] {
     let text: string;
@@ -44,17 +45,19 @@ export class SseParser {
       this.decoder ??= new StringDecoder('utf8');
       text = this.decoder.write(chunk as Buffer);
     }
-    // Where `chunk` starts in the text read (what was held from the last push comes first).
-    let shift = -this.buffer.length;
+    // How many characters of the text read come before `chunk` (what was held from the last push;
+    // one less for a BOM dropped from it). Subtracted, never negated: a `-0` makes every end a double.
+    let held = this.buffer.length;
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === BOM) {
         text = text.slice(1); // a leading BOM is not part of the stream
-        shift += 1;
+        held -= 1;
       }
     }
     const buffer = this.buffer.length === 0 ? text : this.buffer + text;
     const out: SseRecord[] = [];
+    let dispatched = 0;
     const length = buffer.length;
     let start = 0;
     let lf = buffer.indexOf('\n');
@@ -71,7 +74,7 @@ export class SseParser {
         next = buffer.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
       }
       this.line(buffer, start, end, out);
-      if (ends !== undefined && out.length > ends.length) ends.push(next + shift);
+      if (ends !== undefined && out.length > dispatched) ends[dispatched++] = next - held;
       start = next;
       if (lf !== -1 && lf < start) lf = buffer.indexOf('\n', start);
       if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);

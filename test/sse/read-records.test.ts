@@ -34,6 +34,18 @@ describe('RecordReader.recordEnds', () => {
     expect(ends).toEqual([10]);
   });
 
+  it('answers for the last push alone, and what it answered stays as it was after later pushes', () => {
+    const reader = new RecordReader();
+    reader.push(Buffer.from('data: 1\n\ndata: 22\n\ndata: 333\n\n'));
+    const first = reader.recordEnds();
+    expect(first).toEqual([9, 19, 30]);
+    reader.push(Buffer.from('data: 4444\r\n\r\n'));
+    expect(reader.recordEnds()).toEqual([14]);
+    reader.push(Buffer.from(': only a comment\n\n'));
+    expect(reader.recordEnds()).toEqual([]);
+    expect(first).toEqual([9, 19, 30]);
+  });
+
   it('cannot tell when the parser still held part of an earlier push (a CR that may begin a CRLF)', () => {
     const reader = new RecordReader();
     expect(reader.push(Buffer.from('data: c\r\rdata: d')).toString()).toBe('data: c\r\r');
