@@ -92,7 +92,12 @@ export interface PassthroughInfo {
 
 /** Reads usage out of a passthrough stream, record by record. */
 export interface UsageTap {
-  push(record: SseRecord): void;
+  /**
+   * One record of the stream, in order. `marked` false: the record does not hold the format's
+   * `PassthroughRules.marker` (the relay searched its chunk once), so the tap need not search it
+   * for what only a marked record says; undefined: not known.
+   */
+  push(record: SseRecord, marked?: boolean): void;
   readonly info: PassthroughInfo;
 }
 
@@ -309,6 +314,13 @@ export interface PassthroughRules {
    * null drops it. Runs on every record: it must not JSON-parse a record it leaves alone.
    */
   rewrite?(record: WireRecord, context: RewriteContext): WireRecord | null | undefined;
+  /**
+   * Text (one line's worth, no line break) that every record `rewrite` changes holds, as does
+   * every record the usage tap reads more from than the stream's first (Chat: `"usage"`). A chunk
+   * of many records (a burst) is then searched for it once, and a record without it is neither
+   * rewritten nor searched by the tap. Absent: every record is asked.
+   */
+  marker?: string;
 }
 
 export interface RewriteContext {

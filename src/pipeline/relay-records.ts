@@ -6,7 +6,7 @@ import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 import { restoreToolName, type ToolNames } from './fit-tool-names.ts';
-import { changedRecords, rewritePassedRecords, type RecordChanges } from './pass-records.ts';
+import { changedRecords, markedRecords, rewritePassedRecords, type RecordChanges } from './pass-records.ts';
 import { truncatedStream, watchStream, type StreamWatch } from './watch-stream.ts';
 
 /** What a relayed stream reports when it ends. */
@@ -354,22 +354,25 @@ export class RecordRelay {
     // finished: its other records are not searched for a finish (a search of each chunk less).
     const finishes = records.length < 2 || !this.watch.completes(records[records.length - 1]);
     if (!finishes) this.beforeLast = records[records.length - 2];
+    const ends = records.length > 1 && this.rules.marker !== undefined ? this.reader.recordEnds?.() : undefined;
+    // A burst is searched once for what only a few of its records hold (Chat's usage chunk), not each record.
+    const marked = markedRecords(bytes, records.length, ends, this.rules);
     for (let i = 0; i < records.length; i += 1) {
       const record = records[i];
       const bad = this.watch.check(record, finishes);
-      this.tap!.push(record);
+      this.tap!.push(record, marked?.[i]);
       this.outputChars += 4; // one token per record: an estimate used only if usage never arrives
       if (bad) throw new StreamFailure(bad, records.slice(0, i));
       if (this.decoder) this.tapRecord(record);
     }
-    const changes = rewritePassedRecords(records, this.rules, this.rewriteContext, reframe ? undefined : bytes);
+    const changes = rewritePassedRecords(records, this.rules, this.rewriteContext, reframe ? undefined : bytes, marked);
     if (!reframe && !this.pendingEvents) {
       if (!changes) {
         this.writer.passed(records.length);
         return bytes;
       }
       // One record changed alone is framed again, as before: no other record's bytes to keep.
-      const spliced = records.length > 1 ? this.splice(bytes, records.length, changes) : undefined;
+      const spliced = records.length > 1 ? this.splice(bytes, records.length, changes, ends ?? this.reader.recordEnds?.()) : undefined;
       if (spliced) return spliced;
     }
     return this.frame(changedRecords(records, changes));
@@ -378,13 +381,12 @@ export class RecordRelay {
   /**
    * The chunk's bytes with the changed records alone framed again (a dropped record left out):
    * every other record goes on as it came, e.g. a burst whose usage chunk the client did not ask
-   * for. Undefined when the reader cannot say where its records end in these bytes: it tells the
-   * ends in its last push's bytes, and the peeked head can be more (a comment-only block the
-   * upstream sent before its first records, as OpenRouter does): the last record must end where
-   * the bytes do.
+   * for. Undefined when the reader cannot say where its records end in these bytes (`ends`): it
+   * tells the ends in its last push's bytes, and the peeked head can be more (a comment-only block
+   * the upstream sent before its first records, as OpenRouter does): the last record must end
+   * where the bytes do.
    */
-  private splice(bytes: Buffer, count: number, changes: RecordChanges): Buffer | undefined {
-    const ends = this.reader.recordEnds?.();
+  private splice(bytes: Buffer, count: number, changes: RecordChanges, ends: number[] | undefined): Buffer | undefined {
     if (!ends || ends.length !== count || ends[count - 1] !== bytes.length) return undefined;
     const pieces: Buffer[] = [];
     let from = 0;

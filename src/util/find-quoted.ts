@@ -15,3 +15,15 @@ export function quotedFinder(pattern: string): (text: string, from?: number) => 
     return at === -1 ? -1 : at - 1;
   };
 }
+
+/** `quotedFinder` for bytes (a chunk as received): `find(bytes, from)` answers what `bytes.indexOf(pattern, from)` does. */
+export function quotedByteFinder(pattern: string): (bytes: Buffer, from?: number) => number {
+  const whole = Buffer.from(pattern);
+  if (pattern.length < 2 || pattern.charCodeAt(0) !== 34 /* " */) return (bytes, from = 0) => bytes.indexOf(whole, from);
+  const rest = whole.subarray(1);
+  return (bytes, from = 0) => {
+    let at = bytes.indexOf(rest, from + 1);
+    while (at !== -1 && bytes[at - 1] !== 34) at = bytes.indexOf(rest, at + 1);
+    return at === -1 ? -1 : at - 1;
+  };
+}

@@ -4,7 +4,7 @@ export { FastAbortController, onAbort, watchOf, attachAbortWatch, abortWatchOf, 
 export { formatIssues, formatPath, issuesOf, readableMessage, type Issue } from './format-issues.ts';
 export { ExitError, isExitError } from './exit-error.ts';
 export { hasMark } from './has-mark.ts';
-export { quotedFinder } from './find-quoted.ts';
+export { quotedByteFinder, quotedFinder } from './find-quoted.ts';
 export { rememberSecret, rememberSecretHeader, isRememberedSecret, hasSecrets, redactSecrets, containsSecret, forgetSecrets, REDACTED } from './redact-secrets.ts';
 export { createTurns, type Turns } from './in-turn.ts';
 export { patchJsonFields } from './patch-json-fields.ts';

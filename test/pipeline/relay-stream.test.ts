@@ -336,6 +336,32 @@ describe('a passthrough stream goes on as bytes', () => {
     }
   });
 
+  it('bills a burst from its usage chunk, searched once for it, whether the client gets it or not, bad UTF-8 and CRLF included', async () => {
+    const words = ['a', 'b', 'c', 'd', 'e'];
+    const records = chatStream(words);
+    const usage = records.find((record) => record.includes('"usage":{'))!;
+    const bad = Buffer.concat([Buffer.from('data: {"id":"x","choices":[{"index":0,"delta":{"content":"'), Buffer.from([0xe2, 0x82]), Buffer.from('"}}]}\n\n')]);
+    const bursts: Array<[string, Buffer]> = [
+      ['LF', Buffer.from(records.join(''))],
+      ['CRLF', Buffer.from(records.join('').replaceAll('\n', '\r\n'))],
+      ['bad UTF-8', Buffer.concat([Buffer.from(records[0]), bad, Buffer.from(records.slice(1).join(''))])],
+    ];
+    for (const [name, burst] of bursts) {
+      for (const strip of [false, true]) {
+        const r = await relay([burst], { strip });
+        const out: Buffer[] = [];
+        const t = target();
+        r.stream.pushTo({ ...t, write: (chunk) => (out.push(Buffer.from(chunk)), t.write(chunk)), end: (chunk) => (chunk !== undefined && out.push(Buffer.from(chunk)), t.end(chunk)) });
+        r.body.push(null);
+        await t.ended;
+        expect(r.end(), `${name}, strip ${strip}`).toMatchObject({ usage: { inputTokens: 5, outputTokens: words.length }, estimated: false });
+        const text = Buffer.concat(out).toString();
+        expect(text.includes('"usage":{'), `${name}, strip ${strip}`).toBe(!strip);
+        if (name !== 'bad UTF-8') expect(text).toBe(strip ? burst.toString().replace(name === 'CRLF' ? usage.replaceAll('\n', '\r\n') : usage, '') : burst.toString());
+      }
+    }
+  });
+
   it('drops the usage chunk of a burst that came after a comment-only block, whole records only', async () => {
     // The relay starts with both pieces' bytes; the reader's record ends are in the last piece's.
     // They were read as ends in both (the finish chunk came out cut into the usage chunk, invalid

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quotedFinder } from '../../src/util/find-quoted.ts';
+import { quotedByteFinder, quotedFinder } from '../../src/util/find-quoted.ts';
 
 describe('quotedFinder', () => {
   it('answers what indexOf answers, from any start', () => {
@@ -30,6 +30,19 @@ describe('quotedFinder', () => {
       let text = '';
       for (let i = next() % 40; i > 0; i -= 1) text += alphabet[next() % alphabet.length];
       expect(find(text)).toBe(text.indexOf('"usage"'));
+    }
+  });
+});
+
+describe('quotedByteFinder', () => {
+  it('answers what Buffer#indexOf answers, from any start, multi-byte characters included', () => {
+    const texts = ['{"usage":{"prompt_tokens":1},"choices":[]}', 'usage" "usage"', '""usage""', '{"a":"\\"usage\\""}', '{"é":"🦊","usage":1}', '"usage"', ''];
+    for (const pattern of ['"usage"', '"usage":{', 'usage', '"']) {
+      const find = quotedByteFinder(pattern);
+      for (const text of texts) {
+        const bytes = Buffer.from(text);
+        for (let from = 0; from <= bytes.length + 1; from += 1) expect(find(bytes, from), `${pattern} in ${text} from ${from}`).toBe(bytes.indexOf(pattern, from));
+      }
     }
   });
 });

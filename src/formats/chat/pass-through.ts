@@ -3,6 +3,8 @@ import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord }
 import { capFields, CARRIED_ID_PREFIX, isRecord, readToolId } from '../shared/index.ts';
 import { readChatRequest } from './read-request.ts';
 
+/** What every record a Chat passthrough rewrites or reads usage from holds (PassthroughRules.marker). */
+export const CHAT_MARKER = '"usage"';
 const findUsageObject = quotedFinder('"usage":{');
 const findEmptyChoices = quotedFinder('"choices":[]');
 
@@ -81,11 +83,13 @@ function dropUsageChunk(record: WireRecord, context: RewriteContext): null | und
 
 /**
  * Chat passthrough: streams always carry usage upstream (the usage chunk the client did not ask
- * for is dropped); the gateway's carried tool call ids go back to the calls' own.
+ * for is dropped); the gateway's carried tool call ids go back to the calls' own. Only the usage
+ * chunk is rewritten or read past the first chunk: a burst is searched once for `"usage"`.
  */
 export const chatPassthrough: PassthroughRules = {
   read: readChatRequest,
   capOutput: (body, max) => capFields(body, ['max_tokens', 'max_completion_tokens'], max),
   prepare: prepareChat,
   rewrite: dropUsageChunk,
+  marker: CHAT_MARKER,
 };

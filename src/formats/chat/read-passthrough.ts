@@ -3,6 +3,7 @@ import type { PassthroughInfo, UsageTap } from '../types.ts';
 import { isRecord, readString, tryParseJson } from '../shared/index.ts';
 import { decodeChatUsage } from './map-usage.ts';
 import { quotedFinder } from '../../util/index.ts';
+import { CHAT_MARKER } from './pass-through.ts';
 
 /** Reads id, model and usage from a same-format Chat Completions response without converting it. */
 export function readChatPassthroughResponse(body: unknown): PassthroughInfo {
@@ -16,7 +17,7 @@ export function readChatPassthroughResponse(body: unknown): PassthroughInfo {
 
 /** `"usage":{` with any spacing (Python upstreams write `"usage": {`); `"usage":null` does not match. */
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
-const findUsage = quotedFinder('"usage"');
+const findUsage = quotedFinder(CHAT_MARKER);
 
 /**
  * Reads id/model/usage from a passthrough Chat stream. Only chunks whose text carries a usage
@@ -34,13 +35,14 @@ class ChatUsageTap implements UsageTap {
   private first: string | undefined;
   private seen = false;
 
-  push(record: SseRecord): void {
+  push(record: SseRecord, marked?: boolean): void {
     const data = record.data;
     if (!this.seen && data.charCodeAt(0) === 123 /* { */) {
       this.seen = true;
       this.first = data;
     }
-    if (findUsage(data) === -1 || !USAGE_OBJECT.test(data)) return;
+    // Unmarked: it holds no `"usage"` (CHAT_MARKER).
+    if (marked === false || findUsage(data) === -1 || !USAGE_OBJECT.test(data)) return;
     const chunk = tryParseJson(data);
     if (isRecord(chunk)) this.tapped = withIdentity(this.tapped, chunk, decodeChatUsage(chunk.usage));
   }

@@ -47,6 +47,17 @@ describe('chat passthrough', () => {
     }
   });
 
+  it('does not search a record its relay found unmarked (no `"usage"` in its chunk\'s bytes), but still takes the first chunk\'s identity from it', () => {
+    const tap = chatCodec.createUsageTap();
+    tap.push({ data: '{"id":"c1","model":"m","choices":[{"delta":{"content":"hi"}}]}' }, false);
+    tap.push({ data: '{"id":"c1","model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}' }, false);
+    expect(tap.info).toEqual({ id: 'c1', model: 'm' });
+    const marked = chatCodec.createUsageTap();
+    marked.push({ data: '{"id":"c1","model":"m","choices":[{"delta":{"content":"hi"}}]}' }, false);
+    marked.push({ data: '{"id":"c1","model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}' }, true);
+    expect(marked.info).toEqual({ id: 'c1', model: 'm', usage: { inputTokens: 3, outputTokens: 4 } });
+  });
+
   it('takes id and model from the first chunk when the usage chunk does not name them', () => {
     const tap = chatCodec.createUsageTap();
     tap.push({ data: '{"id":"c1","model":"m","choices":[{"delta":{"content":"hi"}}]}' });
