@@ -3,7 +3,8 @@ import { MEDIA_STATUSES, MEDIA_TYPES, PAGING } from '../media/index.ts';
 import { deleteMedia, getMedia, listMediaRecords, purgeExpiredMedia, viewMedia, type MediaView } from '../media/index.ts';
 import type { Store } from '../store/index.ts';
 import type { MediaRecord } from '../store/index.ts';
-import { readJob } from '../jobs/index.ts';
+import { GatewayError } from '../errors/index.ts';
+import { FINAL_STATUSES, readJob } from '../jobs/index.ts';
 import { findAccount } from './accounts.ts';
 import { procedure, router } from './trpc.ts';
 
@@ -42,6 +43,11 @@ export const mediaRouter = router({
     return view;
   }),
   remove: procedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
+    // A job not yet run to its end and billed: its runner, finding the record gone, would give its hold back and never charge it.
+    const job = readJob(await getMedia(ctx, input.id));
+    if (job && (!FINAL_STATUSES.has(job.status) || !job.billed)) {
+      throw new GatewayError('conflict', `Media generation ${input.id} is a ${job.door === 'video' ? 'video ' : ''}job that has not ended (${job.status}); removing its record would drop it unbilled. Cancel it (gateway videos cancel) or wait until it ends, then remove it.`);
+    }
     await deleteMedia(ctx, input.id);
     await ctx.store.flush();
     return { id: input.id, deleted: true };

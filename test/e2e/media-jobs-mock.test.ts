@@ -167,6 +167,12 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     // The library names the model as every other record does (the gateway's provider/model id); the video object keeps the upstream's.
     expect(lib.data.find((r) => r.prompt === 'a very long take')?.model).toBe('slow/video');
     expect((await client.videos.retrieve(v.id)).model).toBe('video');
+    // Removing the record of a job that has not ended would drop it unbilled (its runner finds it gone): refused, the record stays.
+    const record = (JSON.parse(await out('media', 'ls', '--type', 'video', '--json')) as { data: Array<{ id: string; prompt: string }> }).data.find((r) => r.prompt === 'a very long take')!;
+    const removed = await cli('media', 'rm', record.id);
+    expect(removed.exitCode).toBe(1);
+    expect(String(removed.stderr)).toContain('has not ended');
+    expect((await client.videos.retrieve(v.id)).status).toBe('in_progress');
     expect(await out('videos', 'cancel', v.id)).toContain('cancel requested');
     const cancelled = await until('the job to be cancelled', async () => {
       const x = await client.videos.retrieve(v.id);
