@@ -108,6 +108,7 @@ export class UsageLedger {
   static open(dataDir: string, options: OpenLedgerOptions = {}): UsageLedger {
     ensurePrivateDir(dataDir);
     const file = options.name ? path.join(dataDir, options.name) : ledgerFileOf(dataDir);
+    recoverRewrite(file);
     let lastSeq = 0;
     const read = readLedgerFile(file, path.basename(file), (entry) => {
       if (typeof entry.seq === 'number' && entry.seq > lastSeq) lastSeq = entry.seq;
@@ -308,7 +309,8 @@ export class UsageLedger {
         // A background fdatasync may still hold the old descriptor; closing after it is harmless.
         fs.closeSync(old);
         // The rename reaches the disk with the directory, forced in the background (milliseconds):
-        // a power loss before that may undo it, and lines appended meanwhile stay in the side file.
+        // a power loss before that may undo it; lines appended meanwhile are then in the side file
+        // only, which the next opening puts in place (recoverRewrite).
         syncDirInBackground(path.dirname(this.file));
         return true;
       })
@@ -344,6 +346,36 @@ export class UsageLedger {
 
 function writeAll(fd: number, bytes: Buffer): void {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** The last sequence number in a ledger file (0 when it has none or is missing). */
+function lastSeqOf(file: string): number {
+  if (!fs.existsSync(file)) return 0;
+  let last = 0;
+  forEachLedgerEntry(file, (entry) => {
+    if (typeof entry.seq === 'number' && entry.seq > last) last = entry.seq;
+  });
+  return last;
+}
+
+/**
+ * A rewrite's side file found at opening. Numbered past the ledger's last line, it is a finished
+ * rewrite whose rename a power loss undid (before the directory reached the disk), holding the
+ * lines appended after it: it becomes the ledger now. Otherwise it is a rewrite that never
+ * finished (every line of it is in the ledger too) and is removed, as the next rewrite would.
+ */
+function recoverRewrite(file: string): void {
+  const side = `${file}.rewrite`;
+  if (!fs.existsSync(side)) return;
+  if (lastSeqOf(side) > lastSeqOf(file)) {
+    fs.renameSync(side, file);
+    const fd = fs.openSync(path.dirname(file), 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } else fs.rmSync(side, { force: true });
 }
 
 function syncDirInBackground(dir: string): void {

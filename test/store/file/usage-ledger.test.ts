@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { encodeLedgerLine } from '../../../src/store/file/encode-ledger-line.ts';
 import { forEachLedgerEntry, readLedger, UsageLedger, type NewLedgerEntry } from '../../../src/store/file/usage-ledger.ts';
 
 function dir(): string {
@@ -181,5 +182,40 @@ describe('UsageLedger group commit', () => {
     expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
     expect(fs.existsSync(`${file}.rewrite`)).toBe(false);
     await ledger.close();
+  });
+});
+
+describe('UsageLedger after a power loss during a rewrite', () => {
+  /** A ledger of req_1..req_5 and a rewrite's side file holding `sideSeqs` (written as the rewrite writes them). */
+  async function lostRename(sideSeqs: number[]): Promise<{ d: string; file: string }> {
+    const d = dir();
+    const ledger = UsageLedger.open(d);
+    for (let i = 1; i <= 5; i++) ledger.append(entry({ request_id: `req_${i}` }));
+    await ledger.close();
+    const file = path.join(d, 'usage.jsonl');
+    const side = sideSeqs.map((seq) => encodeLedgerLine({ ...entry({ request_id: `req_${seq}` }), seq })).join('');
+    fs.writeFileSync(`${file}.rewrite`, side, { mode: 0o600 });
+    return { d, file };
+  }
+
+  it('a side file numbered past the ledger (its rename undone, lines appended after it) becomes the ledger: no line is lost, numbering goes on', async () => {
+    const { d, file } = await lostRename([4, 5, 6, 7]);
+    const seen: number[] = [];
+    const ledger = UsageLedger.open(d, { onEntry: (e) => seen.push(e.seq) });
+    expect(seen).toEqual([4, 5, 6, 7]);
+    expect(ledger.append(entry({ request_id: 'req_8' })).seq).toBe(8);
+    await ledger.close();
+    expect(readLedger(file).map((e) => e.request_id)).toEqual(['req_4', 'req_5', 'req_6', 'req_7', 'req_8']);
+    expect(fs.existsSync(`${file}.rewrite`)).toBe(false);
+  });
+
+  it('a side file of a rewrite that never finished (all its lines in the ledger) is removed and the ledger kept', async () => {
+    const { d, file } = await lostRename([4, 5]);
+    const seen: number[] = [];
+    const ledger = UsageLedger.open(d, { onEntry: (e) => seen.push(e.seq) });
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    expect(ledger.append(entry({ request_id: 'req_6' })).seq).toBe(6);
+    await ledger.close();
+    expect(fs.existsSync(`${file}.rewrite`)).toBe(false);
   });
 });
