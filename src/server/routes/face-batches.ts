@@ -64,13 +64,21 @@ export async function faceBatchesOf(deps: ServerDeps, accountId: string, face: F
   return all;
 }
 
-/** A batch file's lines, parsed (an input, output or error file of a face's batch); none when the file is gone. */
+/**
+ * A batch file's lines, parsed (an input, output or error file of a face's batch); none when the
+ * file is gone. Read a line at a time from the bytes: a large batch's output can be more than one
+ * JavaScript string holds (2^29 characters).
+ */
 export async function jsonLinesOf(deps: ServerDeps, accountId: string, fileId: string): Promise<Array<Record<string, unknown>>> {
   const content = await deps.store.files.content(accountId, fileId);
   if (!content) return [];
-  return content
-    .toString('utf8')
-    .split('\n')
-    .filter((text) => text.trim() !== '')
-    .map((text) => JSON.parse(text) as Record<string, unknown>);
+  const lines: Array<Record<string, unknown>> = [];
+  for (let start = 0; start < content.length; ) {
+    const newline = content.indexOf(10, start);
+    const end = newline < 0 ? content.length : newline;
+    const text = content.toString('utf8', start, end);
+    if (text.trim() !== '') lines.push(JSON.parse(text) as Record<string, unknown>);
+    start = end + 1;
+  }
+  return lines;
 }

@@ -6,7 +6,7 @@ import { anthropicListPage } from '../../providers/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
-import { json } from '../send.ts';
+import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { createFaceBatch, faceBatchesOf, jsonLinesOf } from './face-batches.ts';
 import { publicOrigin } from './media-shared.ts';
@@ -167,13 +167,13 @@ function getHandler(deps: ServerDeps) {
 }
 
 function resultsHandler(deps: ServerDeps) {
-  return async (event: H3Event): Promise<string> => {
+  return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps, 'messages');
     const batch = await ownMessageBatch(deps, auth.account.id, batchId(event));
     if (!FINISHED.has(batch.status)) throw new GatewayError('conflict', `Message batch ${batch.id} has not ended yet; its results are there once processing_status is 'ended'.`);
-    const lines = (await resultsOf(deps, batch)).map((r) => JSON.stringify(r));
-    event.res.headers.set('content-type', 'application/binary');
-    return lines.length ? `${lines.join('\n')}\n` : '';
+    // Bytes a line at a time: all of a large batch's results are more than one string holds.
+    const lines = (await resultsOf(deps, batch)).map((r) => Buffer.from(`${JSON.stringify(r)}\n`));
+    return sendBody(event, 200, { 'content-type': 'application/binary' }, Buffer.concat(lines));
   };
 }
 
