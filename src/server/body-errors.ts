@@ -1,8 +1,9 @@
 import { GatewayError } from '../errors/index.ts';
+import type { ByteLimit } from './byte-limit.ts';
 
-/** 413 naming the byte limit. */
-export function tooLarge(limit: number): GatewayError {
-  return new GatewayError('request_too_large', `The request body exceeds the limit of ${limit} bytes.`, { details: { limit_bytes: limit } });
+/** 413 naming the byte limit and what sets it, so the operator knows which key to raise. */
+export function tooLarge(limit: ByteLimit): GatewayError {
+  return new GatewayError('request_too_large', `The request body exceeds the limit of ${limit.bytes} bytes (${limit.setting}).`, { details: { limit_bytes: limit.bytes } });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { H3Event } from 'h3';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { findTooDeepField, MAX_JSON_DEPTH, type MaybePromise } from '../util/index.ts';
 import type { BodyBudget } from './body-budget.ts';
+import type { ByteLimit } from './byte-limit.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { nodeOf } from './context.ts';
 import { JsonStreamParser, tooDeep } from './json-stream-parser.ts';
@@ -25,14 +26,14 @@ function takeBuffered(req: IncomingMessage, declared: number): Buffer | undefine
  * 413 never reached the client). Past `limit` (a body without Content-Length) it stops keeping
  * the bytes, lets the rest flow away and fails with 413.
  */
-function readListening(req: IncomingMessage, first: Buffer | undefined, limit = Infinity): Promise<Buffer> {
+function readListening(req: IncomingMessage, first: Buffer | undefined, limit?: ByteLimit): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = first ? [first] : [];
     let size = first?.length ?? 0;
     let settled = false;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
+      if (!limit || size <= limit.bytes) return void chunks.push(chunk);
       settled = true;
       req.off('data', onData);
       chunks.length = 0;
@@ -72,17 +73,17 @@ function readDeclared(req: IncomingMessage, declared: number): Buffer | Promise<
 }
 
 /** The raw body: at once when it is already buffered whole, else a promise; throws 413 past `limit`. */
-function takeRawBody(event: H3Event, limit: number): Buffer | Promise<Buffer> {
+function takeRawBody(event: H3Event, limit: ByteLimit): Buffer | Promise<Buffer> {
   const node = nodeOf(event);
   // Node refuses conflicting Content-Length headers itself, so its parsed value is the one.
   const declared = Number((node ? node.req.headers['content-length'] : event.req.headers.get('content-length')) ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (Number.isFinite(declared) && declared > limit.bytes) throw tooLarge(limit);
   if (node && Number.isFinite(declared)) return readDeclared(node.req, declared);
   return readStreamed(event, limit);
 }
 
 /** Reads the raw body, failing with 413 as soon as it passes `limit` (Content-Length or streamed). */
-export function readRawBody(event: H3Event, limit: number): Promise<Buffer> {
+export function readRawBody(event: H3Event, limit: ByteLimit): Promise<Buffer> {
   try {
     const body = takeRawBody(event, limit);
     return body instanceof Promise ? body : Promise.resolve(body);
@@ -91,7 +92,7 @@ export function readRawBody(event: H3Event, limit: number): Promise<Buffer> {
   }
 }
 
-async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
+async function readStreamed(event: H3Event, limit: ByteLimit): Promise<Buffer> {
   const node = nodeOf(event);
   if (node) return readListening(node.req, undefined, limit);
   const body = event.req.body;
@@ -100,22 +101,21 @@ async function readStreamed(event: H3Event, limit: number): Promise<Buffer> {
   let size = 0;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > limit) throw tooLarge(limit);
+    if (size > limit.bytes) throw tooLarge(limit);
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks);
 }
 
-/** What bounds a JSON body: its bytes, its values (docs/limits.md), the process's budget of bodies being parsed. */
-export interface JsonBodyBounds {
-  bytes: number;
+/** What bounds a JSON body: its bytes (and what sets them), its values (docs/limits.md), the process's budget of bodies being parsed. */
+export interface JsonBodyBounds extends ByteLimit {
   values: number;
   budget: BodyBudget;
 }
 
-/** The bounds of a JSON body of at most `bytes` on this server (its one parse budget, made with the gateway). */
-export function jsonBodyBounds(deps: Pick<ServerDeps, 'config' | 'bodyBudget'>, bytes: number): JsonBodyBounds {
-  return { bytes, values: deps.config.server.bodyLimits.jsonValues, budget: deps.bodyBudget };
+/** The bounds of a JSON body within `limit` on this server (its one parse budget, made with the gateway). */
+export function jsonBodyBounds(deps: Pick<ServerDeps, 'config' | 'bodyBudget'>, limit: ByteLimit): JsonBodyBounds {
+  return { bytes: limit.bytes, setting: limit.setting, values: deps.config.server.bodyLimits.jsonValues, budget: deps.bodyBudget };
 }
 
 /**
@@ -141,8 +141,8 @@ export interface JsonObjectBody {
 export function readJsonObject(event: H3Event, bounds: JsonBodyBounds): MaybePromise<JsonObjectBody> {
   const node = nodeOf(event);
   const declared = Number((node ? node.req.headers['content-length'] : event.req.headers.get('content-length')) ?? NaN);
-  if (Number.isFinite(declared) && declared > bounds.bytes) throw tooLarge(bounds.bytes);
-  if (!node) return readStreamed(event, bounds.bytes).then((bytes) => parseWhole(bytes, bounds));
+  if (Number.isFinite(declared) && declared > bounds.bytes) throw tooLarge(bounds);
+  if (!node) return readStreamed(event, bounds).then((bytes) => parseWhole(bytes, bounds));
   if (Number.isFinite(declared) && declared <= SMALL_JSON_BYTES) {
     const bytes = readDeclared(node.req, declared);
     return bytes instanceof Promise ? bytes.then(parseJsonObject) : parseJsonObject(bytes);

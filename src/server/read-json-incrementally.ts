@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { isGatewayError } from '../errors/index.ts';
 import { MAX_JSON_DEPTH } from '../util/index.ts';
 import type { BodyBudget } from './body-budget.ts';
+import type { ByteLimit } from './byte-limit.ts';
 import { ClientClosedError, tooLarge } from './body-errors.ts';
 import { JsonStreamParser } from './json-stream-parser.ts';
 
@@ -13,8 +14,7 @@ import { JsonStreamParser } from './json-stream-parser.ts';
  */
 export const PARSE_SLICE_MS = 3;
 
-interface Bounds {
-  bytes: number;
+interface Bounds extends ByteLimit {
   values: number;
   budget: BodyBudget;
 }
@@ -60,7 +60,7 @@ class IncrementalRead {
     if (this.done) return;
     try {
       this.size += chunk.length;
-      if (this.size > this.bounds.bytes) throw tooLarge(this.bounds.bytes);
+      if (this.size > this.bounds.bytes) throw tooLarge(this.bounds);
       if (this.size > this.taken) {
         this.bounds.budget.take(this.size - this.taken);
         this.taken = this.size;

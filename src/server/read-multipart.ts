@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../errors/index.ts';
+import type { ByteLimit } from './byte-limit.ts';
 import { readRawBody } from './read-body.ts';
 
 /** Bounds of any multipart body (docs/limits.md); the fields' own rules come after these. */
@@ -19,8 +20,8 @@ function checkParts(form: FormData): void {
   if (Object.keys(fields).length > 0) throw validationError(fields);
 }
 
-/** Reads a multipart/form-data body within `limit` bytes (413 beyond it), parses and bounds it. */
-export async function readMultipart(event: H3Event, limit: number): Promise<FormData> {
+/** Reads a multipart/form-data body within `limit` (413 naming its setting beyond it), parses and bounds it. */
+export async function readMultipart(event: H3Event, limit: ByteLimit): Promise<FormData> {
   const type = event.req.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     throw new GatewayError('bad_request', 'This endpoint takes a multipart/form-data body (with a boundary).');

@@ -36,7 +36,7 @@ describe('error envelope', () => {
   }
 
   beforeAll(async () => {
-    gw = await spawnGateway({ config: { server: { bodyLimits: { inference: 4096, media: 8192 } }, providers: { mock: { plugin: 'mock' } } } });
+    gw = await spawnGateway({ config: { server: { bodyLimits: { inference: 4096, media: 8192, other: 6144 } }, batches: { maxFileBytes: 3072 }, providers: { mock: { plugin: 'mock' } } } });
   });
   afterAll(async () => {
     await gw.stop();
@@ -216,9 +216,10 @@ describe('error envelope', () => {
     expect(JSON.parse(body).error.message).toContain('POST /v1/responses');
   });
 
-  it('413 request_too_large over the body limit, declared or chunked', async () => {
+  it('413 request_too_large over the body limit, declared or chunked, naming the setting that applies', async () => {
     const big = JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'x'.repeat(10_000) }] });
-    await expectError(await post('/v1/chat/completions', big), 413, 'request_too_large');
+    const declared = await expectError(await post('/v1/chat/completions', big), 413, 'request_too_large');
+    expect(declared.error.message).toBe('The request body exceeds the limit of 4096 bytes (server.bodyLimits.inference).');
     const chunked = new ReadableStream({
       start(controller) {
         controller.enqueue(new TextEncoder().encode(big));
@@ -231,7 +232,13 @@ describe('error envelope', () => {
       body: chunked,
       duplex: 'half',
     } as RequestInit);
-    await expectError(res, 413, 'request_too_large');
+    expect((await expectError(res, 413, 'request_too_large')).error.message).toContain('(server.bodyLimits.inference)');
+    // Each route's 413 names where its own bound comes from: `other` for a batch, the tighter of
+    // `batches.maxFileBytes` and `inference` for a Message Batch.
+    const batch = await expectError(await post('/v1/batches', { endpoint: '/v1/chat/completions', input_file_id: 'x'.repeat(7000) }), 413, 'request_too_large');
+    expect(batch.error.message).toBe('The request body exceeds the limit of 6144 bytes (server.bodyLimits.other).');
+    const messageBatch = await expectError(await post('/v1/messages/batches', { requests: [{ custom_id: 'a', params: { model: 'mock/echo', max_tokens: 5, messages: [{ role: 'user', content: 'x'.repeat(3500) }] } }] }), 413, 'request_too_large');
+    expect(messageBatch.error.message).toBe('The request body exceeds the limit of 3072 bytes (batches.maxFileBytes).');
   });
 
   it('413 request_too_large for a chunked multipart upload over the media limit (was a bare 500)', async () => {
@@ -250,7 +257,8 @@ describe('error envelope', () => {
         body: chunked,
         duplex: 'half',
       } as RequestInit);
-      await expectError(res, 413, 'request_too_large');
+      const body = await expectError(res, 413, 'request_too_large');
+      expect(body.error.message).toBe('The request body exceeds the limit of 8192 bytes (server.bodyLimits.media).');
     }
   });
 

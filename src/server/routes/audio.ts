@@ -3,6 +3,7 @@ import { AUDIO_CONTENT_TYPES, NoMediaOutput, checkTranscript, decodeSpeechReques
 import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
@@ -29,7 +30,7 @@ function speechHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const passing = passLimitsFirst(event, deps, auth, SPEECH);
     if (passing instanceof Promise) await passing;
-    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'inference')));
     const request = decodeSpeechRequest(body);
     const speechCharacters = [...request.input].length;
     const estimatedInput = Math.ceil(request.input.length / 4);
@@ -69,7 +70,7 @@ function transcriptionHandler(deps: ServerDeps, task: 'transcribe' | 'translate'
     // The key's rate limit and slot before the multipart body is read (issue 27), like the JSON routes.
     const passing = passLimitsFirst(event, deps, auth, route);
     if (passing instanceof Promise) await passing;
-    const form = await readMultipart(event, deps.config.server.bodyLimits.media);
+    const form = await readMultipart(event, bodyLimit(deps, 'media'));
     const request = await decodeTranscriptionForm(form, task);
     // The hold rule: the duration the file's header states, at the model's audioMinute price. A
     // file it cannot be read from holds nothing: it needs something left, charged at most that.

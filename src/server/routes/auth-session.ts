@@ -2,6 +2,7 @@ import type { H3Event } from 'h3';
 import { z } from 'zod';
 import { login, logout } from '../../accounts/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession, bearerOf } from '../session-auth.ts';
@@ -28,7 +29,7 @@ function loginHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const headers = await deps.guards.admitAnonymous({ method: 'POST', route: LOGIN_ROUTE, clientAddress: deps.clientAddress(event) });
     for (const [k, v] of Object.entries(headers)) event.res.headers.set(k, v);
-    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'other')));
     const parsed = credentialsSchema.safeParse(body);
     if (!parsed.success) {
       const fields: Record<string, string> = {};

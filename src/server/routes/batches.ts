@@ -5,6 +5,7 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -28,7 +29,7 @@ function decodeMetadata(value: unknown, problems: Record<string, string>): Recor
 function createHandler(deps: ServerDeps, wake: () => void) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
-    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'other')));
     const problems: Record<string, string> = {};
     const endpoint = body.endpoint;
     const endpoints = batchEndpointList();

@@ -10,6 +10,7 @@ import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
 import { requestState, setResponseHeader } from '../context.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { json } from '../send.ts';
@@ -40,7 +41,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     // any other; no admission takes the slot over, so the route wrapper gives it back at the end.
     const passing = passLimitsFirst(event, deps, auth, wrapped?.path ?? face.path);
     if (passing instanceof Promise) await passing;
-    const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const read = readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'inference')));
     let { body } = read instanceof Promise ? await read : read;
     if (wrapped) {
       // The route let in a key scoped to any format the wrap may hold; the body says which one it counts (Bedrock's input.converse: Converse's).

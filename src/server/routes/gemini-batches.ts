@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors/index.ts';
 import { camelizeGeminiBody, getFormat, googlePage, isRecord, readGeminiPath } from '../../formats/index.ts';
 import { isFileExpired, type BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
+import { bodyLimit, tighterLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -186,7 +187,7 @@ function createHandler(deps: ServerDeps) {
     const target = readGeminiPath(event.url.pathname, event.url.searchParams, CREATE);
     if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
     deps.registry.resolve(target.model); // model_not_found (404) for a model the gateway does not serve
-    const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
+    const limit = tighterLimit({ bytes: deps.config.batches.maxFileBytes, setting: 'batches.maxFileBytes' }, bodyLimit(deps, 'inference'));
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
     const max = Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines);
     const { requests: inline, fileName, displayName } = decodeCreate(body, target.model, max);

@@ -88,7 +88,7 @@ function createUploads(deps: ServerDeps) {
     }
     const used = (await deps.store.files.bytesOf(accountId)) + open.bytes;
     if (used + size > quota) throw quotaExceeded(quota, used, `this file needs ${size}`);
-    const { body } = await readJsonObject(event, jsonBodyBounds(deps, SMALL_JSON_BYTES));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, { bytes: SMALL_JSON_BYTES, setting: 'fixed for the metadata that starts an upload' }));
     const meta = startMetadata(body);
     const id = randomToken(32);
     const mimeType = meta.mimeType ?? header(event, 'x-goog-upload-header-content-type') ?? 'application/octet-stream';

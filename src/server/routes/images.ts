@@ -11,6 +11,7 @@ import { SSE_CONTENT_TYPE } from '../../sse/index.ts';
 import type { CatalogModel } from '../../providers/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
@@ -160,7 +161,7 @@ function generationsHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const passing = passLimitsFirst(event, deps, auth, GENERATIONS);
     if (passing instanceof Promise) await passing;
-    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'inference')));
     const request = decodeImageRequest(body);
     return renderImages(event, request, 'image_generation', await makeImages(event, deps, auth, request, new Set(Object.keys(body)), 'image_generation', generate));
   };
@@ -178,7 +179,7 @@ export function formatImagesHandler(deps: ServerDeps, format: FormatDefinition, 
     const auth = authenticateApiKey(event, deps, format.id);
     const passing = passLimitsFirst(event, deps, auth, GENERATIONS);
     if (passing instanceof Promise) await passing;
-    const { body } = await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+    const { body } = await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'inference')));
     const openai = face.decode(body, target);
     const sent = new Set(Object.keys(openai));
     const request = namedAsSent(face, () => {
@@ -225,7 +226,7 @@ function editsHandler(deps: ServerDeps) {
     // The key's rate limit and slot before the multipart body is read (issue 27), like the JSON routes.
     const passing = passLimitsFirst(event, deps, auth, EDITS);
     if (passing instanceof Promise) await passing;
-    const form = await readMultipart(event, deps.config.server.bodyLimits.media);
+    const form = await readMultipart(event, bodyLimit(deps, 'media'));
     // GPT-image clients send `image[]`; the first image is the one edited.
     const image = (await fileField(form, 'image')) ?? (await fileField(form, 'image[]'));
     const mask = await fileField(form, 'mask');

@@ -10,6 +10,7 @@ import { clientAbort } from '../client-signal.ts';
 import { noRoute } from '../hint-base-url.ts';
 import { requestHeader, requestState, setResponseHeader } from '../context.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject, type JsonObjectBody } from '../read-body.ts';
 import { sendBody, sendStream } from '../send.ts';
 import { patchJsonFields } from '../../util/index.ts';
@@ -80,7 +81,7 @@ export interface ExchangeRouteKind {
 export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRoute: FormatRoute, other?: (event: H3Event) => Promise<unknown>, kind?: ExchangeRouteKind) {
   const route = formatRoute.path;
   const forwarded = forwardedNames();
-  const bounds = jsonBodyBounds(deps, deps.config.server.bodyLimits.inference);
+  const bounds = jsonBodyBounds(deps, bodyLimit(deps, 'inference'));
 
   // The body, read and parsed without a promise when small (already buffered), then the exchange.
   const readAndRun = (event: H3Event, target: RouteTarget | undefined, auth: AuthContext, limits: PassedLimits | undefined): Promise<unknown> => {

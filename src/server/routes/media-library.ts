@@ -5,6 +5,7 @@ import { createMedia, deleteMedia, getMedia, listMedia, updateMedia, viewMedia }
 import { MEDIA_LIMITS } from '../../media/index.ts';
 import type { MediaType } from '../../store/index.ts';
 import { requestState } from '../context.ts';
+import { bodyLimit, tighterLimit, type ByteLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json } from '../send.ts';
 import { authenticateSession } from '../session-auth.ts';
@@ -16,8 +17,8 @@ import { deleteJob, ownJob } from '../../jobs/index.ts';
 const BASE = '/v1/media';
 
 /** The smaller of the configured limit and what the largest record needs (413 above). */
-function libraryBodyLimit(deps: ServerDeps): number {
-  return Math.min(deps.config.server.bodyLimits.other, MEDIA_LIMITS.bodyBytes);
+function libraryBodyLimit(deps: ServerDeps): ByteLimit {
+  return tighterLimit({ bytes: MEDIA_LIMITS.bodyBytes, setting: 'fixed for a /v1/media body, docs/limits.md' }, bodyLimit(deps, 'other'));
 }
 
 /** GET /v1/media/generations, or a per-type list when `fixedType` is set. */

@@ -5,6 +5,7 @@ import type { Served } from '../../pipeline/index.ts';
 import { clientAbort } from '../client-signal.ts';
 import { bareAddress } from '../client-address.ts';
 import { nodeOf, requestState } from '../context.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import type { ServerDeps } from '../types.ts';
 
@@ -49,7 +50,7 @@ type JsonMediaAttempt<T> = Pick<MediaCall<T, Served<T>>, 'task' | 'model' | 'run
  * the request log names the model as the client did (the exchange would name the first candidate).
  */
 export async function runJsonMedia<Q, T>(event: H3Event, deps: ServerDeps, auth: AuthContext, route: string, decode: (body: Record<string, unknown>) => Q, attempt: (request: Q) => JsonMediaAttempt<T>): Promise<{ request: Q; served: Served<T> }> {
-  const read = readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.inference));
+  const read = readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'inference')));
   const { body } = read instanceof Promise ? await read : read;
   const request = decode(body);
   const provider = attempt(request);

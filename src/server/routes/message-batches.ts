@@ -5,6 +5,7 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import { anthropicListPage } from '../../providers/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
+import { bodyLimit, tighterLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -141,7 +142,7 @@ function decodeRequests(body: Record<string, unknown>, maxRequests: number): Arr
 function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'messages');
-    const limit = Math.min(deps.config.batches.maxFileBytes, deps.config.server.bodyLimits.inference);
+    const limit = tighterLimit({ bytes: deps.config.batches.maxFileBytes, setting: 'batches.maxFileBytes' }, bodyLimit(deps, 'inference'));
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, limit));
     const requests = decodeRequests(body, Math.min(MAX_REQUESTS, deps.config.batches.maxFileLines));
     const lines = requests.map((r) => JSON.stringify({ custom_id: r.custom_id, method: 'POST', url: ENDPOINT, body: r.params }));

@@ -7,6 +7,7 @@ import {
 } from '../../jobs/index.ts';
 import type { JobUpload } from '../../plugin-kit/index.ts';
 import { authenticateApiKey } from '../auth.ts';
+import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
@@ -27,8 +28,8 @@ export function jobsOf(deps: ServerDeps): JobRunner {
 /** The create body: JSON, or multipart (what the `openai` SDK sends) with an `input_reference` file. */
 async function readCreateBody(event: H3Event, deps: ServerDeps): Promise<{ fields: Record<string, unknown>; upload?: JobUpload }> {
   const type = event.req.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data/i.test(type)) return { fields: (await readJsonObject(event, jsonBodyBounds(deps, deps.config.server.bodyLimits.other))).body };
-  const form = await readMultipart(event, deps.config.server.bodyLimits.media);
+  if (!/^multipart\/form-data/i.test(type)) return { fields: (await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'other')))).body };
+  const form = await readMultipart(event, bodyLimit(deps, 'media'));
   const fields: Record<string, unknown> = {};
   let upload: JobUpload | undefined;
   for (const [name, value] of form.entries()) {
