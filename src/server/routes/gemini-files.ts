@@ -161,6 +161,13 @@ async function ownFile(deps: ServerDeps, accountId: string, id: string): Promise
   return record;
 }
 
+/**
+ * A download's bytes are the uploader's, under the MIME type the uploader named: a browser opening
+ * one (a link carrying `?key=`) saves it and, were it shown, runs nothing, never an uploaded
+ * text/html page running in the gateway's origin, where the dashboard keeps its session token.
+ */
+const DOWNLOAD_HEADERS = { 'content-disposition': 'attachment', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox" };
+
 /** `GET files/{id}` and `files/{id}:download?alt=media` (the id's segment holds the verb); a batch's responses file too. */
 function getHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<unknown> => {
@@ -170,14 +177,14 @@ function getHandler(deps: ServerDeps) {
     const id = segment.replace(/:download$/, '');
     const responses = await geminiResponsesFile(deps, auth.account.id, id);
     if (responses) {
-      if (download) return sendBody(event, 200, { 'content-type': 'application/jsonl' }, responses.content);
+      if (download) return sendBody(event, 200, { 'content-type': 'application/jsonl', ...DOWNLOAD_HEADERS }, responses.content);
       return json(event, { ...responses.file, uri: `${event.url.origin}/v1beta/${String(responses.file.name)}` });
     }
     const record = await ownFile(deps, auth.account.id, id);
     if (!download) return json(event, viewGeminiFile(record, event.url.origin));
     const content = await deps.store.files.content(auth.account.id, id);
     if (!content) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
-    return sendBody(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream' }, content);
+    return sendBody(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream', ...DOWNLOAD_HEADERS }, content);
   };
 }
 
