@@ -318,10 +318,14 @@ export interface ChatRequest {
   unconvertible?: Unconvertible[];
 }
 
-/** A part of an inbound body the IR cannot hold, and the 422 a conversion answers for it. */
+/**
+ * A part of an inbound body the IR cannot hold, and the 422 a conversion answers for it (a 400
+ * when `missing`: what the IR lost leaves the request without something every upstream requires).
+ */
 export interface Unconvertible {
   field: string;
   message: string;
+  missing?: true;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'pause' | 'error';

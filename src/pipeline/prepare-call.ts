@@ -132,12 +132,15 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
 
 /**
  * What a request converted for `model` must pass (a 422 otherwise): nothing the IR could not
- * carry, no item_reference it cannot resolve, no images asked of an upstream that cannot make
+ * carry (a 400 when losing it would leave a message empty), no item_reference it cannot resolve, no images asked of an upstream that cannot make
  * them (a 400). Returns the reasoning references it drops.
  * Run before the credit hold when a conversion is certain (runExchange), and on every conversion.
  */
 export function checkConvertible(request: ChatRequest, model: CatalogModel): string[] | undefined {
   const unconvertible = request.unconvertible?.[0];
+  if (unconvertible?.missing) {
+    throw new GatewayError('bad_request', `Invalid parameter '${unconvertible.field}': ${unconvertible.message}.`, { details: { fields: { [unconvertible.field]: unconvertible.message } } });
+  }
   if (unconvertible) {
     throw validationError({ [unconvertible.field]: unconvertible.message }, `Invalid parameter '${unconvertible.field}': ${unconvertible.message}; model '${model.id}' is served in another format.`);
   }

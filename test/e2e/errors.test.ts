@@ -145,6 +145,17 @@ describe('error envelope', () => {
     expect(Object.keys(body.error.details?.fields ?? {})[0]).toMatch(/^messages\[0\]/);
   });
 
+  it('400 bad_request naming the block when unknown block types leave a converted Messages message empty (was the upstream\'s "empty array")', async () => {
+    const only = await expectError(await post('/v1/messages', { model: 'mock/echo', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'nope' }] }] }), 400, 'bad_request');
+    expect(only.error.param).toBe('messages[0].content[0].type');
+    expect(only.error.message).toContain("'nope'");
+    const later = await expectError(await post('/v1/messages', { model: 'mock/echo', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yes' }, { role: 'user', content: [{ type: 'nope' }, { type: 'nope2' }] }] }), 400, 'bad_request');
+    expect(later.error.param).toBe('messages[2].content[0].type');
+    // Something left: the unknown block is skipped as before.
+    const kept = await post('/v1/messages', { model: 'mock/echo', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'nope' }, { type: 'text', text: 'hi' }] }] });
+    expect(kept.status).toBe(200);
+  });
+
   it('404 model_not_found, not_found for unknown routes, 405 for a wrong method', async () => {
     await expectError(await post('/v1/chat/completions', { model: 'mock/nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');
     await expectError(await post('/v1/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'x' }] }), 404, 'model_not_found');

@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart } from '../../ir/index.ts';
+import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, isRecord, readCarried, readToolId, restoreReasoning, stringifyToolInput } from '../shared/index.ts';
 import { decodeCitations, decodeServerToolUse, decodeWebSearchResult, joinWebSearchParts } from './map-web-search.ts';
 
@@ -6,10 +6,12 @@ import { decodeCitations, decodeServerToolUse, decodeWebSearchResult, joinWebSea
  * One Anthropic message → IR messages. A user turn's tool_result blocks become IR `tool`
  * messages (one result each, like Chat), the other blocks user messages, in their order.
  * The web-search server tool's blocks become one search part; other server tools and unknown
- * block types are skipped. A `system` turn keeps its
- * place: each target format says where it goes (its encoder).
+ * block types are skipped, unless that leaves the turn with nothing: then the first skipped block
+ * goes to `unconvertible` (docs/api-decisions.md, a 400 on conversion; a passthrough forwards it
+ * for the upstream to judge). A `system` turn keeps its place: each target format says where it
+ * goes (its encoder).
  */
-export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', content: unknown, at: string, check: FieldChecker): Message[] {
+export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', content: unknown, at: string, check: FieldChecker, unconvertible: Unconvertible[] = []): Message[] {
   const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   if (!Array.isArray(blocks)) {
     check.fail(`${at}.content`, blocks === undefined || blocks === null ? 'is required' : 'must be a string or an array of content blocks');
@@ -21,11 +23,12 @@ export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', conten
     if (run.length > 0) out.push({ role, content: run });
     run = [];
   };
+  let skipped: { path: string; type: unknown } | undefined;
   blocks.forEach((block, j) => {
     const path = `${at}.content[${j}]`;
     if (!isRecord(block)) return check.fail(path, 'must be an object');
     const part = decodeBlock(block, path, check);
-    if (!part) return;
+    if (!part) return void (skipped ??= { path, type: block.type });
     if (part.type === 'tool_result' && role === 'user') {
       flush();
       out.push({ role: 'tool', content: [part] });
@@ -34,6 +37,9 @@ export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', conten
     }
   });
   flush();
+  if (out.length === 0 && skipped) {
+    unconvertible.push({ field: `${skipped.path}.type`, message: `type '${String(skipped.type)}' is not a content block the gateway can convert, and without it the message has no content`, missing: true });
+  }
   for (const message of out) message.content = joinWebSearchParts(message.content);
   return out;
 }

@@ -44,7 +44,7 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
     }
     // `system` inside `messages`: what Claude Code sends for models it does not know (beta mid-conversation-system-2026-04-07).
     const role = check.requiredOneOf(message.role, `${at}.role`, ROLES);
-    if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check));
+    if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check, unconvertible));
   });
   const request: ChatRequest = {
     model: body.model,
