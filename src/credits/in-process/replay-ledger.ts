@@ -66,7 +66,12 @@ export async function openLedgerAndReplay(
     applied += 1;
     appliedCredits += charge;
   };
-  const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs, groupCommitMs: options.groupCommitMs });
+  // db.json can be on the disk with a checkpoint past the ledger's last surviving line (a power
+  // loss took the ledger's unsynced tail): new lines are numbered past every checkpoint, or an
+  // account's next lines would carry numbers its balance claims and the next replay skip them.
+  let billedUpTo = 0;
+  for (const a of accounts.values()) billedUpTo = Math.max(billedUpTo, a.billedSeq ?? 0);
+  const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs, groupCommitMs: options.groupCommitMs, lastSeqAtLeast: billedUpTo });
   for (const [id, p] of pending) {
     // A corrupt line's charge must not leave a balance NaN or out of bounds.
     const delta = boundedDelta(accounts.get(id)!.credits, -roundCredits(p.credits));

@@ -110,4 +110,24 @@ describe('openLedgerAndReplay', () => {
     await again.ledger.close();
     await reopened.close();
   });
+
+  it('numbers new lines past every account checkpoint: a power loss that kept db.json but not the ledger tail loses no later charge', async () => {
+    // db.json (fsynced) says a's balance includes line 5; the ledger's lines 4 and 5 were not on the disk yet.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-replay-'));
+    const store = await FileStore.open(dir);
+    await accountIn(store, 'a', 100, 5);
+    fs.writeFileSync(path.join(dir, 'usage.jsonl'), [line(1, 'a', 1), line(2, 'a', 1), line(3, 'a', 1)].join('\n') + '\n');
+    const first = await openLedgerAndReplay(store, dir);
+    const next = first.ledger.append({ ts: 1, request_id: 'r', account_id: 'a', key_id: 'k', model: 'm', provider: 'p', endpoint: '/e', input_tokens: 1, output_tokens: 1, reasoning_tokens: 0, cached_tokens: 0, cost_credits: 7, charged_credits: 7, estimated: false, aborted: false });
+    expect(next.seq).toBe(6);
+    // A crash before its debit reached db.json: the next start must charge it.
+    await first.ledger.close();
+    await store.close();
+    const reopened = await FileStore.open(dir);
+    const again = await openLedgerAndReplay(reopened, dir);
+    expect(again.report).toMatchObject({ applied: 1, appliedCredits: 7 });
+    expect(reopened.cache.account('a')).toMatchObject({ credits: 93, billedSeq: 6 });
+    await again.ledger.close();
+    await reopened.close();
+  });
 });
