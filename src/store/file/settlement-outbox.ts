@@ -5,6 +5,7 @@ import type { LedgerRecord } from '../types.ts';
 import { forEachLedgerEntry, UsageLedger } from './usage-ledger.ts';
 import type { Logger } from '../../util/index.ts';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
+import { syncDir } from './sliced-json-file.ts';
 
 /** A settlement as the outbox keeps it: the ledger line, and the leased slice or the hold it was admitted with (if any). */
 export interface OutboxLine extends LedgerRecord {
@@ -77,7 +78,6 @@ export class SettlementOutbox {
   private readonly flushMs: number;
   private readonly maxLines: number;
   private readonly truncateBytes: number;
-  private cursorFd: number | undefined;
   private cursorWriting = false;
   private cursorDirty = false;
   private cursorIdle: (() => void) | undefined;
@@ -299,30 +299,26 @@ export class SettlementOutbox {
   }
 
   /**
-   * Moves the checkpoint: one positional write of a fixed-width number at offset 0, off the JS
-   * thread, one at a time (the latest value wins). Never fsync'd, never renamed: a checkpoint
-   * behind, torn or lost only makes the next start send lines again, which charge once.
+   * Moves the checkpoint: a whole new file (temp, fdatasync, rename, directory fsync), off the
+   * JS thread, one at a time (the latest value wins). A write in place could be torn by a power
+   * loss into a number past what was sent (lines skipped); a rename leaves the old number or the
+   * new one, and a checkpoint behind or lost only makes the next start send lines again, which
+   * charge once.
    */
   private writeCursor(): void {
     if (this.cursorWriting) {
       this.cursorDirty = true;
       return;
     }
-    try {
-      this.cursorFd ??= fs.openSync(this.cursorFile, 'w', FILE_MODE);
-    } catch (error) {
-      this.o.log.warn('credits: the settlement checkpoint could not be written', { error: String(error) });
-      return;
-    }
     this.cursorWriting = true;
     this.cursorDirty = false;
-    const text = Buffer.from(`${String(this.shippedSeq).padStart(19, '0')}\n`);
-    fs.write(this.cursorFd, text, 0, text.length, 0, (error) => {
-      this.cursorWriting = false;
-      if (error) this.o.log.warn('credits: the settlement checkpoint could not be written', { error: String(error) });
-      if (this.cursorDirty) this.writeCursor();
-      else this.cursorIdle?.();
-    });
+    writeCheckpoint(this.cursorFile, this.shippedSeq)
+      .catch((error: unknown) => this.o.log.warn('credits: the settlement checkpoint could not be written', { error: String(error) }))
+      .finally(() => {
+        this.cursorWriting = false;
+        if (this.cursorDirty) this.writeCursor();
+        else this.cursorIdle?.();
+      });
   }
 
   /** Resolves once no checkpoint write is on its way (closing). */
@@ -403,8 +399,6 @@ export class SettlementOutbox {
     for (const w of this.waiters.splice(0)) w.reject(new Error('the settlement outbox is closed'));
     if (this.backlog > 0) this.o.log.warn('credits: settlements not sent yet stay in the data dir; they are sent at the next start', { lines: this.backlog });
     await this.cursorWritten();
-    if (this.cursorFd !== undefined) fs.closeSync(this.cursorFd);
-    this.cursorFd = undefined;
     await this.ledger.close();
   }
 }
@@ -428,13 +422,28 @@ export function unsentSettlements(dataDir: string): number {
   return n;
 }
 
+/** The checkpoint as `writeCheckpoint` leaves it (`<seq>\n`); anything else (missing, garbage, an older version's zero-padded number written in place, which a power loss could tear into a larger one) is 0: every line in the file is sent again. */
 function readCursor(file: string): number {
+  let text: string;
   try {
-    const n = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(n) && n > 0 ? n : 0;
+    text = fs.readFileSync(file, 'utf8');
   } catch {
     return 0;
   }
+  return /^[1-9][0-9]{0,15}\n$/.test(text) ? Number(text) : 0;
+}
+
+async function writeCheckpoint(file: string, seq: number): Promise<void> {
+  const temp = `${file}.tmp`;
+  const handle = await fs.promises.open(temp, 'w', FILE_MODE);
+  try {
+    await handle.writeFile(`${seq}\n`);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(temp, file);
+  await syncDir(path.dirname(file));
 }
 
 function lastSeqOf(lines: readonly OutboxLine[]): number {

@@ -61,6 +61,43 @@ describe('settlement outbox: the checkpoint', () => {
     await expect.poll(() => cursorOf(dir), { timeout: 2_000, interval: 10 }).toBe(6);
   });
 
+  it('a checkpoint torn by a power loss mid-write never skips a line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-outbox-'));
+    dirs.push(dir);
+    const db = database();
+    let down = false;
+    const first = open(dir, (lines) => (down ? Promise.reject(new Error('database down')) : db.ship(lines)));
+    for (let i = 0; i < 10; i++) first.append(line(`r${i}`), true);
+    await first.flush();
+    down = true;
+    first.append(line('r10'), true);
+    first.append(line('r11'), true);
+    await first.close(0);
+    opened.splice(opened.indexOf(first), 1);
+    // A checkpoint written in place (a fixed-width 10 over 9) that a power loss tore after 18 bytes: the new
+    // write's head and the old one's tail read 19, past lines 11 and 12 that never reached the database.
+    fs.writeFileSync(path.join(dir, 'settlements.shipped'), '0000000000000000019\n');
+
+    const second = open(dir, db.ship);
+    await second.flush();
+    expect([...db.rows.keys()]).toContain('r10');
+    expect([...db.rows.keys()]).toContain('r11');
+    expect(db.rows.size).toBe(12);
+  });
+
+  it('moves the checkpoint by a whole new file: the number, nothing else, and no side file left', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-outbox-'));
+    dirs.push(dir);
+    const db = database();
+    const outbox = open(dir, db.ship);
+    for (let i = 0; i < 3; i++) outbox.append(line(`r${i}`), true);
+    await outbox.flush();
+    await outbox.close();
+    opened.splice(opened.indexOf(outbox), 1);
+    expect(fs.readFileSync(path.join(dir, 'settlements.shipped'), 'utf8')).toBe('3\n');
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('settlements.shipped'))).toEqual(['settlements.shipped']);
+  });
+
   it('a checkpoint that cannot be read sends every line of the file again, each charged once', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-outbox-'));
     dirs.push(dir);
