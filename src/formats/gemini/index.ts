@@ -1,6 +1,7 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { jsonArrayFraming, sseFraming } from '../shared/index.ts';
+import { jsonArrayFraming } from '../shared/index.ts';
+import { geminiSseFraming } from './sse-framing.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
 import { decodeGeminiResponse } from './decode-response.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
@@ -72,8 +73,8 @@ export const geminiFormat = defineFormat({
     pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/', '/projects/', '/publishers/', '/v1alpha/'],
     header: ['x-goog-api-client', 'x-goog-api-key'],
   },
-  framing: sseFraming,
-  framings: { sse: sseFraming, 'json-array': jsonArrayFraming },
+  framing: geminiSseFraming,
+  framings: { sse: geminiSseFraming, 'json-array': jsonArrayFraming },
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
   // Another vendor's reasoning the gateway carried in a thoughtSignature (gwpm:) never reaches Google.
