@@ -2,18 +2,19 @@ import type { MockReply } from './chat-reply.ts';
 
 type Json = Record<string, unknown>;
 
-function usageOf(reply: MockReply): Json {
+/** The usage of `n` choices of the reply: the prompt is read once, each choice is written. */
+function usageOf(reply: MockReply, n: number): Json {
   return {
     prompt_tokens: reply.promptTokens,
-    completion_tokens: reply.completionTokens,
-    total_tokens: reply.promptTokens + reply.completionTokens,
+    completion_tokens: reply.completionTokens * n,
+    total_tokens: reply.promptTokens + reply.completionTokens * n,
     prompt_tokens_details: { cached_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: reply.reasoningTokens },
+    completion_tokens_details: { reasoning_tokens: reply.reasoningTokens * n },
   };
 }
 
-/** A Chat Completions response body for the reply. */
-export function toChatCompletion(reply: MockReply, id: string, model: string, created: number): Json {
+/** A Chat Completions response body for the reply, as `n` choices (the mock is deterministic: all alike). */
+export function toChatCompletion(reply: MockReply, id: string, model: string, created: number, n = 1): Json {
   const message: Json = { role: 'assistant', content: reply.text ?? null, refusal: null };
   if (reply.reasoning) {
     message.reasoning_content = reply.reasoning.text;
@@ -29,8 +30,8 @@ export function toChatCompletion(reply: MockReply, id: string, model: string, cr
     object: 'chat.completion',
     created,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }],
-    usage: usageOf(reply),
+    choices: Array.from({ length: n }, (_, index) => ({ index, message, logprobs: null, finish_reason: reply.finishReason })),
+    usage: usageOf(reply, n),
   };
 }
 
@@ -42,10 +43,16 @@ export function pieces(text: string, size = 3): string[] {
   return out;
 }
 
-/** The Chat Completions SSE chunks (JSON payloads, without framing) for the reply. */
-export function toChatChunks(reply: MockReply, id: string, model: string, created: number, includeUsage: boolean): Json[] {
+/** The Chat Completions SSE chunks (JSON payloads, without framing) for the reply: `n` choices, one after another. */
+export function toChatChunks(reply: MockReply, id: string, model: string, created: number, includeUsage: boolean, n = 1): Json[] {
+  const chunks = Array.from({ length: n }, (_, index) => choiceChunks(reply, id, model, created, includeUsage, index)).flat();
+  if (includeUsage) chunks.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(reply, n) });
+  return chunks;
+}
+
+function choiceChunks(reply: MockReply, id: string, model: string, created: number, includeUsage: boolean, index: number): Json[] {
   const chunk = (delta: Json, finish: string | null = null): Json => {
-    const c: Json = { id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+    const c: Json = { id, object: 'chat.completion.chunk', created, model, choices: [{ index, delta, logprobs: null, finish_reason: finish }] };
     if (includeUsage) c.usage = null;
     return c;
   };
@@ -59,15 +66,14 @@ export function toChatChunks(reply: MockReply, id: string, model: string, create
     );
   }
   for (const piece of pieces(reply.text ?? '')) chunks.push(chunk({ content: piece }));
-  reply.toolCalls.forEach((call, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+  reply.toolCalls.forEach((call, at) => {
+    chunks.push(chunk({ tool_calls: [{ index: at, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     const args = call.arguments;
     const half = Math.ceil(args.length / 2);
     for (const part of [args.slice(0, half), args.slice(half)]) {
-      if (part) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+      if (part) chunks.push(chunk({ tool_calls: [{ index: at, function: { arguments: part } }] }));
     }
   });
   chunks.push(chunk({}, reply.finishReason));
-  if (includeUsage) chunks.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(reply) });
   return chunks;
 }

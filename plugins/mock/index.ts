@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePlugin, type ChatCall, type ModelSpec, type UpstreamResponse } from 'gateway/plugin-kit';
 import { planReply } from './chat-reply.ts';
+import { checkChatRequest } from './check-chat-request.ts';
 import { toChatChunks, toChatCompletion } from './chat-wire.ts';
 import { EMBEDDING_MODELS, mockEmbeddings } from './embeddings.ts';
 import { JOB_MODELS, mockJobs } from './jobs.ts';
@@ -81,12 +82,16 @@ export default definePlugin<MockOptions>({
       // OpenAI's answer to messages it cannot read (or none): a 400, never a crash (a 502 to the client).
       const unreadable = unreadableList(body, 'messages') ?? unreadableList(body, 'tools', true);
       if (unreadable) return jsonResponse(400, { error: { message: unreadable.message, type: 'invalid_request_error', param: unreadable.param, code: null } });
+      // What production would refuse (a temperature past 2, a role OpenAI does not know) is refused offline too.
+      const refusal = checkChatRequest(body);
+      if (refusal) return jsonResponse(400, { error: { message: refusal.message, type: 'invalid_request_error', param: refusal.param, code: refusal.code } });
       const reply = planReply(body);
+      const n = typeof body.n === 'number' ? body.n : 1;
       const created = Math.floor(Date.now() / 1000);
       const id = `chatcmpl-${createHash('sha256').update(JSON.stringify(body.messages ?? '')).digest('hex').slice(0, 24)}`;
-      if (!call.stream) return jsonResponse(200, toChatCompletion(reply, id, call.model, created));
+      if (!call.stream) return jsonResponse(200, toChatCompletion(reply, id, call.model, created, n));
       const includeUsage = Boolean((body.stream_options as Record<string, unknown> | undefined)?.include_usage);
-      const chunks = toChatChunks(reply, id, call.model, created, includeUsage);
+      const chunks = toChatChunks(reply, id, call.model, created, includeUsage, n);
       const signal = call.signal;
       async function* stream(): AsyncGenerator<Uint8Array> {
         for (const chunk of chunks) {
