@@ -30,7 +30,7 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
   beforeAll(async () => {
     // A Gemini upstream whose answers to a Google Search request are grounded by two queries (Gemini 3: two searches).
     gemini = await startGeminiFake({ models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, apiKey: 'goog-upstream-key', searchQueries: ['euro 2024 winner', 'euro 2024 final score'] });
-    configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-flash-preview'] } } });
+    configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-3-flash-preview', 'house-model'] } } });
     gw = await spawnGateway({ configFile, dataDir });
     const created = await cli('accounts', 'create', '--email', EMAIL, '--password', PASSWORD, '--credits', '100000', '--tier', 'enterprise');
     expect(created.exitCode, String(created.stderr)).toBe(0);
@@ -228,6 +228,8 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     expect(await cells('mock/whisper')).toEqual({ input: '—', output: '—', media: '$0.006 / min' });
     expect(await cells('mock/video')).toEqual({ input: '—', output: '—', media: '$0.1 / s' });
     expect(await cells('mock/3d')).toEqual({ input: '—', output: '—', media: '$0.05 / job' });
+    // A model nobody priced says so, as `gateway models ls` does (it showed '—', like a free one).
+    expect(await cells('google/house-model')).toEqual({ input: 'UNPRICED', output: '—', media: '—' });
   });
 
   it('every page passes axe-core with no serious or critical violation', async () => {

@@ -69,14 +69,15 @@ export function ModelsPage() {
               {list.data?.data.map((m) => {
                 const pricing = (m.pricing ?? {}) as Pricing;
                 const media = mediaPrice(pricing);
-                // A model priced per item only: its zero token prices say nothing.
+                // A model priced per item only: its zero token prices say nothing. One priced by nobody
+                // says UNPRICED, as `gateway models ls` does (billing.unpriced decides what it costs).
                 const perItemOnly = media !== '—' && Number(pricing.prompt ?? 0) === 0 && Number(pricing.completion ?? 0) === 0;
                 return (
                   <tr key={String(m.id)}>
                     <td><span className="mono">{String(m.id)}</span><br /><span className="muted">{String(m.display_name ?? '')}</span></td>
                     <td>{String(m.type)}</td>
                     <td className="num">{m.context_length ? Number(m.context_length).toLocaleString() : '—'}</td>
-                    <td className="num">{perItemOnly ? '—' : perMillion(pricing.prompt)}</td>
+                    <td className="num">{!m.pricing ? 'UNPRICED' : perItemOnly ? '—' : perMillion(pricing.prompt)}</td>
                     <td className="num">{perItemOnly ? '—' : perMillion(pricing.completion)}</td>
                     <td className="num">{media}</td>
                     <td>{(m.capabilities as string[]).join(', ') || '—'}</td>
