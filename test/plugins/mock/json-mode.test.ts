@@ -1,26 +1,11 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../../src/app/create-gateway.ts';
-import { bootstrapDataDir } from '../../../src/app/bootstrap.ts';
-import { parseConfig } from '../../../src/config/index.ts';
-import { createLogger } from '../../../src/util/logger.ts';
-import { REPO_ROOT, tempDir } from '../../helpers/spawn-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { useMockGateway } from './mock-gateway.ts';
 
 // mock/echo lists json_mode but answered a JSON-mode request with the prompt as plain text, which no client can parse.
 describe('mock/echo in JSON mode', () => {
-  let gateway: Gateway;
-  let key: string;
-
-  beforeAll(async () => {
-    gateway = await createGateway({ config: parseConfig({ providers: { mock: { plugin: 'mock' } } }), configDir: REPO_ROOT, dataDir: path.join(tempDir(), 'data'), log: createLogger('error', () => undefined) });
-    key = (await bootstrapDataDir(gateway.deps.store, gateway.deps.clock))!.key;
-  });
-  afterAll(async () => {
-    await gateway.close();
-  });
-
+  const mock = useMockGateway();
   const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await gateway.app.request(route, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await mock.post(route, body, headers);
     expect(res.status).toBe(200);
     return (await res.json()) as Record<string, any>;
   };
@@ -37,11 +22,7 @@ describe('mock/echo in JSON mode', () => {
   });
 
   it('Chat Completions streaming: the deltas join into the same JSON', async () => {
-    const res = await gateway.app.request('/v1/chat/completions', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock/echo', messages, stream: true, response_format: { type: 'json_object' } }),
-    });
+    const res = await mock.post('/v1/chat/completions', { model: 'mock/echo', messages, stream: true, response_format: { type: 'json_object' } });
     const text = (await res.text())
       .split('\n')
       .filter((line) => line.startsWith('data: {'))

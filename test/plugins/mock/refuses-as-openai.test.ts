@@ -1,27 +1,11 @@
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../../src/app/create-gateway.ts';
-import { bootstrapDataDir } from '../../../src/app/bootstrap.ts';
-import { parseConfig } from '../../../src/config/index.ts';
-import { createLogger } from '../../../src/util/logger.ts';
-import { REPO_ROOT, tempDir } from '../../helpers/spawn-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { useMockGateway } from './mock-gateway.ts';
 
 // The offline mock answered what OpenAI refuses (temperature 5, a 'robot' role) and one choice
 // for n: 2, so offline development missed what production would refuse or answer.
 describe('mock/echo answers and refuses as OpenAI Chat Completions does', () => {
-  let gateway: Gateway;
-  let key: string;
-
-  beforeAll(async () => {
-    gateway = await createGateway({ config: parseConfig({ providers: { mock: { plugin: 'mock' } } }), configDir: REPO_ROOT, dataDir: path.join(tempDir(), 'data'), log: createLogger('error', () => undefined) });
-    key = (await bootstrapDataDir(gateway.deps.store, gateway.deps.clock))!.key;
-  });
-  afterAll(async () => {
-    await gateway.close();
-  });
-
-  const post = (body: unknown) =>
-    gateway.app.request('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const mock = useMockGateway();
+  const post = (body: unknown) => mock.post('/v1/chat/completions', body);
   const messages = [{ role: 'user', content: 'Hello there' }];
 
   it('a temperature above 2 is a 400 naming it, with OpenAI\'s words', async () => {
