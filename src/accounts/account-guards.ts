@@ -2,6 +2,7 @@ import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, priceWebSe
 import type { CreditHold, CreditsPort, HoldInput, PricedEntry, Settled } from '../credits/index.ts';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import {
+  apiKeySlotKeys,
   buildRateLimitHeaders,
   concurrencyExceededError,
   priorityForTier,
@@ -313,7 +314,7 @@ export class AccountGuards implements RequestGuards {
     const limit = resolveLimit(subject, this.limits);
     const cap = resolveConcurrency(subject, this.limits);
     const hit = limit ? limiter.hit(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.()) : null;
-    const slot = cap ? limiter.acquire(`k:${keyId}:gen`, cap.max, cap.ttlMs) : null;
+    const slot = cap ? limiter.acquire(apiKeySlotKeys.of(keyId), cap.max, cap.ttlMs) : null;
     if (isPromise(hit) || isPromise(slot)) return this.judgeAnswered(limit, cap, hit, slot, account);
     return this.judgeLimits(limit, cap, hit, slot, account);
   }

@@ -25,6 +25,7 @@ export {
   type RateLimitConfigInput,
 } from '../config/index.ts';
 export { resolveConcurrency, resolveLimit } from './resolve-limit.ts';
+export { apiKeySlotKeys } from './limiter-keys.ts';
 export { isExemptRoute, isGenerationRoute, normalizePath } from './classify-route.ts';
 export { normalizeIp } from './normalize-ip.ts';
 export {

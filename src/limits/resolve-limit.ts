@@ -1,5 +1,6 @@
 import { isExemptRoute, isGenerationRoute, matchEndpointLimit } from './classify-route.ts';
 import type { RateLimitConfig } from '../config/index.ts';
+import { accountGenerationKeys, accountKeys, apiKeyLimitKeys, apiKeySlotKeys } from './limiter-keys.ts';
 import { normalizeIp } from './normalize-ip.ts';
 import type { LimitScope, LimitSubject, ResolvedConcurrency, ResolvedLimit } from './types.ts';
 
@@ -26,14 +27,14 @@ export function resolveLimit(subject: LimitSubject, config: RateLimitConfig): Re
 
   const keyRpm = subject.apiKey?.rpm;
   if (subject.apiKey && isSet(keyRpm)) {
-    return { limit: keyRpm, windowMs, scope: 'api_key', key: `k:${subject.apiKey.id}`, source: 'api_key' };
+    return { limit: keyRpm, windowMs, scope: 'api_key', key: apiKeyLimitKeys.of(subject.apiKey.id), source: 'api_key' };
   }
 
   const account = subject.account;
   if (account && isGenerationRoute(method, path)) {
     const tierRpm = isSet(account.rpm) ? account.rpm : account.tier ? config.tiers[account.tier] : undefined;
     if (tierRpm === null) return null;
-    if (tierRpm !== undefined) return { limit: tierRpm, windowMs, scope: 'user', key: `u:${account.id}:gen`, source: 'tier' };
+    if (tierRpm !== undefined) return { limit: tierRpm, windowMs, scope: 'user', key: accountGenerationKeys.of(account.id), source: 'tier' };
   }
 
   const caller = callerIdentity(subject);
@@ -56,12 +57,19 @@ export function resolveConcurrency(subject: LimitSubject, config: RateLimitConfi
   const tier = subject.account?.tier;
   const max = tier ? config.concurrency.tiers[tier] : config.concurrency.default;
   if (max === null) return null;
-  return { max, ttlMs: config.concurrency.ttlMs, key: `${callerIdentity(subject).key}:gen` };
+  return { max, ttlMs: config.concurrency.ttlMs, key: generationKey(subject) };
+}
+
+/** The caller's key on generation routes (callerIdentity's key and `:gen`). */
+function generationKey(subject: LimitSubject): string {
+  if (subject.account) return accountGenerationKeys.of(subject.account.id);
+  if (subject.apiKey) return apiKeySlotKeys.of(subject.apiKey.id);
+  return `${ipIdentity(subject.ip).key}:gen`;
 }
 
 function callerIdentity(subject: LimitSubject): Identity {
-  if (subject.account) return { scope: 'user', key: `u:${subject.account.id}` };
-  if (subject.apiKey) return { scope: 'api_key', key: `k:${subject.apiKey.id}` };
+  if (subject.account) return { scope: 'user', key: accountKeys.of(subject.account.id) };
+  if (subject.apiKey) return { scope: 'api_key', key: apiKeyLimitKeys.of(subject.apiKey.id) };
   return ipIdentity(subject.ip);
 }
 
