@@ -23,6 +23,30 @@ const FILES = /^\/v1\/files(?:\/.*)?$/;
  * are exempt too, so browsers' double requests never cost budget.
  */
 export function isExemptRoute(method: string, path: string): boolean {
+  let answers = exemptAnswers.get(method);
+  if (answers === undefined) {
+    if (exemptAnswers.size >= ANSWERS_KEPT) exemptAnswers.clear();
+    answers = new Map();
+    exemptAnswers.set(method, answers);
+  }
+  let exempt = answers.get(path);
+  if (exempt === undefined) {
+    exempt = exemptOf(method, path);
+    if (answers.size >= ANSWERS_KEPT) answers.clear();
+    answers.set(path, exempt);
+  }
+  return exempt;
+}
+
+/**
+ * isExemptRoute's answers by method, then path: the guards ask it of the same few route
+ * patterns on every request (five RegExp tests each before). Bounded: paths a client made up
+ * (an unknown route's) only ever cost a clear.
+ */
+const exemptAnswers = new Map<string, Map<string, boolean>>();
+const ANSWERS_KEPT = 256;
+
+function exemptOf(method: string, path: string): boolean {
   const m = method.toUpperCase();
   const p = normalizePath(path);
   if (m === 'OPTIONS') return true;

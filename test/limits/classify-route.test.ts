@@ -15,3 +15,32 @@ describe('normalizePath', () => {
     expect(isExemptRoute('GET', '/v1/models?x=1')).toBe(true);
   });
 });
+
+describe('isExemptRoute', () => {
+  const CASES: Array<[string, string, boolean]> = [
+    ['GET', '/v1/models', true],
+    ['POST', '/v1/models', false],
+    ['get', '/v1/models/gpt-4o', true],
+    ['HEAD', '/healthz', true],
+    ['POST', '/healthz', false],
+    ['OPTIONS', '/v1/chat/completions', true],
+    ['POST', '/v1/chat/completions', false],
+    ['POST', '/v1/messages/batches', true],
+    ['GET', '/v1/files/file-1', true],
+    ['POST', '/v1/files', false],
+    ['DELETE', '/v1/files/file-1', true],
+    ['PUT', '/v1/media/x', true],
+  ];
+
+  it('answers by method and path, the same when asked again, and after a flood of made-up paths and methods', () => {
+    const ask = () => CASES.map(([method, path]) => isExemptRoute(method, path));
+    const expected = CASES.map(([, , exempt]) => exempt);
+    expect(ask()).toEqual(expected);
+    expect(ask()).toEqual(expected);
+    for (let i = 0; i < 600; i++) {
+      expect(isExemptRoute('POST', `/v1/made-up/${i}`)).toBe(false);
+      expect(isExemptRoute(`M${i}`, '/healthz')).toBe(false);
+    }
+    expect(ask()).toEqual(expected);
+  });
+});
