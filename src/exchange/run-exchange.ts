@@ -191,7 +191,5 @@ function durableJson(
   if (waiting) return waiting.then(() => durableJson(pending, outcome, capture, settled));
   const headers = outcome.headers;
   if (capture?.notStored) headers['x-gateway-response-stored'] = 'false';
-  const answer: ExchangeAnswer = { status: outcome.status, headers, json: outcome.json ?? '', settled };
-  if (outcome.jsonBytes) answer.jsonBytes = outcome.jsonBytes;
-  return answer;
+  return { status: outcome.status, headers, json: outcome.json ?? '', settled };
 }

@@ -77,8 +77,6 @@ export interface ExchangeAnswer {
   headers: Record<string, string>;
   /** Exactly one of json / stream is set. */
   json?: string;
-  /** `json` as the upstream's own bytes, when they go to the client as they came (a passthrough): sent without encoding the text again. */
-  jsonBytes?: Buffer;
   stream?: RelayedStream;
   /** Resolves once the exchange is settled and charged, and its record knows it; never rejects. */
   settled: Promise<void>;

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import { framingOf, getCodec, getFormat, hasCompactionTrigger, nameStoredIds, usageOfFailedAnswer } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, RoutingEvent, StreamPart } from '../ir/index.ts';
@@ -34,7 +33,7 @@ export function decodeInbound(exchange: Pick<ChatExchange, 'format' | 'body' | '
 /** An upstream that answered and passed the first checks: a stream with its first record, or a whole JSON body. */
 type Answer =
   | { kind: 'stream'; prepared: PreparedCall; upstream: UpstreamSuccess; peeked: PeekedStream }
-  | { kind: 'json'; prepared: PreparedCall; text: string; bytes: Buffer; parsed: unknown };
+  | { kind: 'json'; prepared: PreparedCall; text: string; parsed: unknown };
 
 /** Frees an answer nobody will read (a hedge race's loser). */
 function discardAnswer(answer: Answer): void {
@@ -136,7 +135,7 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
       } catch {
         throw new GatewayError('provider_error', `The provider '${model.provider.id}' returned a body that is not JSON.`, { details: { provider: model.provider.id } });
       }
-      return { kind: 'json', prepared, text, bytes, parsed };
+      return { kind: 'json', prepared, text, parsed };
     },
     (error: unknown) => {
       upstream.done();
@@ -264,8 +263,6 @@ function jsonOutcome(
 ): ChatOutcome {
   const upstreamCodec = getCodec(answer.prepared.upstreamFormat);
   let json: string;
-  // The upstream's bytes, when they go on as they came: no second UTF-8 encoding of the text.
-  let jsonBytes: Buffer | undefined;
   let settlement: Settlement;
   const capture = exchange.capture;
   const responseId = exchange.responseId;
@@ -280,11 +277,7 @@ function jsonOutcome(
     if (named) {
       json = JSON.stringify(parsed);
       if (responseId !== undefined) info.id = responseId;
-    } else {
-      json = answer.text;
-      // Valid UTF-8 is exactly the text's encoding; bad bytes go out as the text read them (U+FFFD), as before.
-      if (isUtf8(answer.bytes)) jsonBytes = answer.bytes;
-    }
+    } else json = answer.text;
     settlement = {
       model,
       usage: info.usage ?? { inputTokens: request.facts.inputEstimate, outputTokens: 0 },
@@ -313,7 +306,7 @@ function jsonOutcome(
   settlement.routing = routing;
   if (fallback) settlement.fallback = fallback;
   exchange.onSettled?.(settlement);
-  const outcome: ChatOutcome = {
+  return {
     status: 200,
     headers: withHeader(routingHeaders, 'content-type', 'application/json'),
     json,
@@ -323,8 +316,6 @@ function jsonOutcome(
     routing,
     fallback,
   };
-  if (jsonBytes) outcome.jsonBytes = jsonBytes;
-  return outcome;
 }
 
 /**

@@ -110,8 +110,6 @@ export interface ChatOutcome {
   headers: Record<string, string>;
   /** Exactly one of json / stream is set. */
   json?: string;
-  /** `json` as the upstream's own bytes, when they go to the client as they came (a passthrough): sent without encoding the text again. */
-  jsonBytes?: Buffer;
   stream?: RelayedStream;
   /** Resolves when the exchange is over; never rejects. */
   settled: Promise<Settlement>;

@@ -1,8 +1,8 @@
 /**
- * A same-format JSON answer goes to the client as the upstream wrote it: the upstream's bytes
- * themselves when they are valid UTF-8 (no second encoding of the text), and, when they are not,
- * the text the gateway read (each bad byte as U+FFFD), so a client's strict UTF-8 decoder never
- * sees a byte the gateway could not read. Real CLI, raw upstream on node:http.
+ * A same-format JSON answer goes to the client as the upstream wrote it: byte for byte when its
+ * bytes are valid UTF-8 (the text the gateway read, encoded again, is the same bytes), and, when
+ * they are not, the text the gateway read (each bad byte as U+FFFD), so a client's strict UTF-8
+ * decoder never sees a byte the gateway could not read. Real CLI, raw upstream on node:http.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

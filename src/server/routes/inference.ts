@@ -122,8 +122,7 @@ export function inferenceHandler(deps: ServerDeps, format: WireFormat, formatRou
         return sendStream(event, answer.status, answer.headers, answer.stream);
       }
       const json = answer.json ?? '';
-      if (kind?.reshape) return sendBody(event, answer.status, answer.headers, kind.reshape(json, answer.sentBody ?? body));
-      return sendBody(event, answer.status, answer.headers, answer.jsonBytes ?? json);
+      return sendBody(event, answer.status, answer.headers, kind?.reshape ? kind.reshape(json, answer.sentBody ?? body) : json);
     });
   };
 
