@@ -368,13 +368,9 @@ function recoverRewrite(file: string): void {
   const side = `${file}.rewrite`;
   if (!fs.existsSync(side)) return;
   if (lastSeqOf(side) > lastSeqOf(file)) {
+    // Undone again by a power loss before the directory is on the disk, the same side file is found and put in place next time.
     fs.renameSync(side, file);
-    const fd = fs.openSync(path.dirname(file), 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    syncDirInBackground(path.dirname(file));
   } else fs.rmSync(side, { force: true });
 }
 
