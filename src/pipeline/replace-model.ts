@@ -1,3 +1,4 @@
+import { jsonStringContent } from '../formats/index.ts';
 import { quotedFinder } from '../util/index.ts';
 
 const findModel = quotedFinder('"model"');
@@ -16,16 +17,9 @@ function valueStart(raw: string, at: number): number {
   return i;
 }
 
-/**
- * `JSON.stringify(text)` for a string: quotes added by hand when no character needs an escape
- * (printable ASCII but `"` and `\`, as model ids are), a fifth of JSON.stringify's cost here.
- */
+/** `JSON.stringify(text)` for a string, without the native call when nothing in it is escaped (model ids). */
 function quoteJson(text: string): string {
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code < 32 || code > 126 || code === 34 || code === 92) return JSON.stringify(text);
-  }
-  return `"${text}"`;
+  return `"${jsonStringContent(text)}"`;
 }
 
 /**
