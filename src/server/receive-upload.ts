@@ -115,12 +115,15 @@ function parse(req: Readable, type: string, target: string, options: UploadOptio
     let file: StagedFile | undefined;
     let writing: Promise<void> | undefined;
     let failed = false;
+    let parser: busboy.Busboy;
     const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
-      reject(error);
+      // The file part's stream ends with the parser (a client gone never ends it), so its temp file
+      // is closed before the caller removes it: else the descriptor, and the file's disk space, stay.
+      parser.destroy();
+      void Promise.resolve(writing).catch(() => undefined).then(() => reject(error));
     };
-    let parser: busboy.Busboy;
     try {
       parser = busboy({
         headers: { 'content-type': type },
