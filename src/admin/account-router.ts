@@ -13,7 +13,7 @@ import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { ACTIVITY_DAYS, activityRange, type UsageIndex } from '../usage/index.ts';
 import type { Clock } from '../util/index.ts';
 import { createKey, revokeKey, updateKey, viewKey } from './accounts.ts';
-import { createKeyInput, setKeyInput } from './settings-schema.ts';
+import { createOwnKeyInput, setOwnKeyInput } from './settings-schema.ts';
 import { errorFormatter, mappedError } from './trpc.ts';
 import { summarizeActivity, viewLedgerRow } from './view-account-usage.ts';
 
@@ -59,8 +59,6 @@ async function viewOwnKey(ctx: AccountContext, record: ApiKeyRecord) {
   return viewKey(record, new Map([[ctx.account.id, ctx.account]]), { usage: await ctx.usage?.(), now: ctx.clock.now() });
 }
 
-const keyInput = createKeyInput.omit({ account: true });
-
 const keysRouter = t.router({
   list: procedure.input(z.object({ ...page, revoked: z.boolean().default(true) })).query(async ({ ctx, input }) => {
     const all = (await ctx.store.keys.list(ctx.account.id)).filter((k) => input.revoked || k.revokedAt === null).sort((a, b) => b.createdAt - a.createdAt);
@@ -70,7 +68,7 @@ const keysRouter = t.router({
     return { data: slice.map((k) => viewKey(k, accounts, usage)), total: all.length, page: input.page, page_size: input.pageSize, has_more: input.page * input.pageSize < all.length };
   }),
   /** The secret is in this answer only; the store keeps its hash. */
-  create: procedure.input(keyInput).mutation(async ({ ctx, input }) => {
+  create: procedure.input(createOwnKeyInput).mutation(async ({ ctx, input }) => {
     const { record, key } = await createKey(ctx.store, ctx.clock, { ...input, account: ctx.account.email });
     return { ...(await viewOwnKey(ctx, record)), key };
   }),
@@ -78,7 +76,7 @@ const keysRouter = t.router({
     await ownKey(ctx, input.id);
     return viewOwnKey(ctx, await revokeKey(ctx.store, ctx.clock, input.id));
   }),
-  set: procedure.input(setKeyInput).mutation(async ({ ctx, input }) => {
+  set: procedure.input(setOwnKeyInput).mutation(async ({ ctx, input }) => {
     await ownKey(ctx, input.id);
     return viewOwnKey(ctx, await updateKey(ctx.store, ctx.clock, input));
   }),

@@ -77,6 +77,20 @@ export const setKeyInput = z
   .strictObject({ id: z.string().trim().min(1).max(64), ...keySettings })
   .refine((input) => changesSomething(input, KEY_FIELDS), { error: 'Nothing to change: give --name, --rpm, --expires, --models, --endpoints, --limit or --limit-reset.' });
 
+/**
+ * What an account sets on its own keys (the dashboard): everything but the RPM. A key's RPM comes
+ * before the tier's (spec §8.1 row 1) and counts per key, so an owner who set it would leave the
+ * tier's limit behind; it is the operator's (the admin procedures).
+ */
+const { rpm: _operatorOnly, ...ownKeySettings } = keySettings;
+const OWN_KEY_FIELDS = Object.keys(ownKeySettings);
+
+export const createOwnKeyInput = z.strictObject(ownKeySettings);
+
+export const setOwnKeyInput = z
+  .strictObject({ id: z.string().trim().min(1).max(64), ...ownKeySettings })
+  .refine((input) => changesSomething(input, OWN_KEY_FIELDS), { error: 'Nothing to change: give a name, expiry, models, endpoints, limit or limit reset.' });
+
 /** What can be set on an account besides its balance. */
 const accountSettings = {
   tier: tierSchema.optional(),
