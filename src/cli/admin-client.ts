@@ -14,6 +14,7 @@ import type { UsageIndex } from '../usage/index.ts';
 import { createClock } from '../util/index.ts';
 import { createLogger } from '../util/index.ts';
 import type { CliContext } from './context.ts';
+import { CliError } from './run-action.ts';
 
 export type { AdminClient };
 
@@ -29,7 +30,11 @@ export interface AdminConnection {
  * CLI goes through it over HTTP; otherwise the CLI takes the data dir's lock and runs the
  * same procedures in-process. Either way no write is lost.
  */
-export async function connectAdmin(ctx: CliContext, options: { waitMs?: number; readOnly?: boolean } = {}): Promise<AdminConnection> {
+export async function connectAdmin(ctx: CliContext, options: AdminOptions & { waitMs?: number } = {}): Promise<AdminConnection> {
+  // Run from the wrong directory, a change to an existing record would find nothing and leave an empty data dir behind.
+  if (options.existing && !ctx.config.store?.postgres && !fs.existsSync(ctx.dataDir)) {
+    throw new CliError(`no data dir at ${ctx.dataDir}: run this where the gateway serves, or name its data dir with --data-dir. Nothing was changed.`);
+  }
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (;;) {
     const server = readServerInfo(ctx.dataDir);
@@ -94,8 +99,16 @@ export async function connectAdmin(ctx: CliContext, options: { waitMs?: number; 
   }
 }
 
-/** Runs `fn` with an admin connection and always closes it (`readOnly`: a missing data dir is read as empty, not made). */
-export async function withAdmin<T>(ctx: CliContext, fn: (client: AdminClient) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+/** What a command does with the data dir: on one that does not exist, `readOnly` reads an empty one (none made), `existing` fails. */
+export interface AdminOptions {
+  /** The command only reads. */
+  readOnly?: boolean;
+  /** The command changes a record that must be there already (set, revoke, cancel, remove). */
+  existing?: boolean;
+}
+
+/** Runs `fn` with an admin connection and always closes it. */
+export async function withAdmin<T>(ctx: CliContext, fn: (client: AdminClient) => Promise<T>, options: AdminOptions = {}): Promise<T> {
   const connection = await connectAdmin(ctx, options);
   try {
     return await fn(connection.client);

@@ -52,6 +52,8 @@ describe('account CLI without a server', () => {
 
   it('reports unknown accounts and keys with one line and a non-zero exit', async () => {
     const { cli } = setup();
+    // A data dir that is there (one that is not is its own message: test/e2e/cli-messages.test.ts).
+    expect((await cli(['accounts', 'create', '--email', 'known@example.com'])).code).toBe(0);
     const missing = await cli(['accounts', 'credits', 'ghost@example.com', '--add', '1']);
     expect(missing.code).not.toBe(0);
     expect(missing.err.trim().split('\n')).toHaveLength(1);

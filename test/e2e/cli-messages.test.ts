@@ -88,6 +88,30 @@ describe('CLI error messages', () => {
     expect(await out('keys', 'ls')).toMatch(/^ID +/);
   });
 
+  // Before: run from the wrong directory, these made an empty .gateway/ there and then said only
+  // "No account with email local@localhost." (or "No API key with id …"), though the account was in the real data dir.
+  it('commands that change an existing record, on a data dir that does not exist, create none and say where they looked', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "elsewhere", "private": true }\n');
+    const dataDir = path.join(fs.realpathSync(dir), '.gateway');
+    const expected = `gateway: no data dir at ${dataDir}: run this where the gateway serves, or name its data dir with --data-dir. Nothing was changed.`;
+    const commands = [
+      ['accounts', 'set', 'local@localhost', '--password', 'hunter2hunter2'],
+      ['accounts', 'reset-password', 'local@localhost'],
+      ['accounts', 'credits', 'local@localhost', '--add', '5'],
+      ['keys', 'revoke', 'key_abc'],
+      ['keys', 'set', 'key_abc', '--rpm', '5'],
+      ['media', 'rm', 'gen_x'],
+      ['batches', 'cancel', 'batch_x'],
+      ['videos', 'cancel', 'video_x'],
+    ];
+    for (const command of commands) {
+      const run = await runCli(command, { cwd: dir });
+      expect({ command, exitCode: run.exitCode, stderr: String(run.stderr).trim() }).toEqual({ command, exitCode: 1, stderr: expected });
+      expect(fs.existsSync(dataDir)).toBe(false);
+    }
+  });
+
   it('keys create refuses a past --expires; keys ls shows a key past its expiry as expired', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });

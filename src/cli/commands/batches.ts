@@ -62,7 +62,7 @@ export async function showBatchCommand(cmd: Command, id: string, opts: { watch?:
 
 export async function cancelBatchCommand(cmd: Command, id: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const batch = await withAdmin(ctx, (admin) => admin.batches.cancel.mutate({ id }));
+  const batch = await withAdmin(ctx, (admin) => admin.batches.cancel.mutate({ id }), { existing: true });
   if (opts.json) return printJson(batch);
   print(`Batch ${batch.id} is ${batch.status}.`);
 }

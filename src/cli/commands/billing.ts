@@ -11,7 +11,7 @@ import type { Tier } from '../../ir/index.ts';
 export async function addCreditsCommand(cmd: Command, email: string, opts: { add: number; json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
   const input = validated(addCreditsInput, { email, add: opts.add });
-  const account = await withAdmin(ctx, (admin) => admin.billing.addCredits.mutate(input));
+  const account = await withAdmin(ctx, (admin) => admin.billing.addCredits.mutate(input), { existing: true });
   if (opts.json) return printJson(account);
   print(`${account.email}: ${opts.add >= 0 ? 'added' : 'took'} ${Math.abs(opts.add)} credits; balance ${account.credits} credits ($${(account.credits * 0.001).toFixed(6)}).`);
 }
@@ -32,7 +32,7 @@ export async function setAccountCommand(
     suspended: opts.suspended,
   });
   const ctx = await resolveContext(cmd);
-  const account = await withAdmin(ctx, (admin) => admin.accounts.set.mutate(input));
+  const account = await withAdmin(ctx, (admin) => admin.accounts.set.mutate(input), { existing: true });
   if (opts.json) return printJson(account);
   const quota = account.monthly_token_quota === null ? 'unlimited' : `${account.monthly_token_quota} tokens/month`;
   const rpm = account.rpm === null ? 'tier default' : `${account.rpm}/min`;
@@ -44,7 +44,7 @@ export async function setAccountCommand(
 /** `gateway accounts reset-password <email>`: a new random password, printed once. */
 export async function resetPasswordCommand(cmd: Command, email: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const result = await withAdmin(ctx, (admin) => admin.accounts.resetPassword.mutate({ email }));
+  const result = await withAdmin(ctx, (admin) => admin.accounts.resetPassword.mutate({ email }), { existing: true });
   if (opts.json) return printJson({ email: result.email, password: result.password });
   print(`New password for ${result.email} (shown once; its dashboard sessions have ended):`);
   print(`  ${result.password}`);

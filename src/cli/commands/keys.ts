@@ -83,7 +83,7 @@ export async function listKeysCommand(cmd: Command, opts: { account?: string; js
 
 export async function revokeKeyCommand(cmd: Command, id: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const key = await withAdmin(ctx, (admin) => admin.keys.revoke.mutate({ id }));
+  const key = await withAdmin(ctx, (admin) => admin.keys.revoke.mutate({ id }), { existing: true });
   if (opts.json) return printJson(key);
   print(`Revoked key ${key.id} (${key.name}).`);
 }
@@ -104,7 +104,7 @@ export async function setKeyCommand(
     ...scopeInput(opts),
   });
   const ctx = await resolveContext(cmd);
-  const key = await withAdmin(ctx, (admin) => admin.keys.set.mutate(input));
+  const key = await withAdmin(ctx, (admin) => admin.keys.set.mutate(input), { existing: true });
   if (opts.json) return printJson(key);
   print(`Key ${key.id} (${key.name}): ${describeSettings(key)}.`);
 }

@@ -69,7 +69,7 @@ export async function showMediaCommand(cmd: Command, id: string, opts: { json?: 
 /** `gateway media rm <id>`: deletes the library record (not the media file). */
 export async function removeMediaCommand(cmd: Command, id: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const result = await withAdmin(ctx, (admin) => admin.media.remove.mutate({ id }));
+  const result = await withAdmin(ctx, (admin) => admin.media.remove.mutate({ id }), { existing: true });
   if (opts.json) return printJson(result);
   print(`Deleted media generation ${result.id}.`);
 }

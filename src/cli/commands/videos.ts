@@ -55,7 +55,7 @@ export async function showVideoCommand(cmd: Command, id: string, opts: { watch?:
 
 export async function cancelVideoCommand(cmd: Command, id: string, opts: { json?: boolean }): Promise<void> {
   const ctx = await resolveContext(cmd);
-  const video = await withAdmin(ctx, (admin) => admin.videos.cancel.mutate({ id }));
+  const video = await withAdmin(ctx, (admin) => admin.videos.cancel.mutate({ id }), { existing: true });
   if (opts.json) return printJson(video);
   print(ENDED.has(video.status) ? `Video ${video.id} is ${video.status}.` : `Video ${video.id}: cancel requested (the gateway running it ends it cancelled).`);
 }
