@@ -9,7 +9,7 @@ import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { requestState } from '../context.ts';
 import { receiveUpload, type StagedFile } from '../receive-upload.ts';
-import { UploadGate } from '../upload-gate.ts';
+import type { UploadGate } from '../upload-gate.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
@@ -77,8 +77,7 @@ async function fileBound(deps: ServerDeps, accountId: string, reserved: Map<stri
   return { bytes: maxFileBytes, over: () => new GatewayError('request_too_large', `Files are limited to ${maxFileBytes} bytes (batches.maxFileBytes).`) };
 }
 
-function uploadHandler(deps: ServerDeps) {
-  const gate = new UploadGate(deps.config.storage);
+function uploadHandler(deps: ServerDeps, gate: UploadGate) {
   const dir = path.join(deps.dataDir, 'uploads');
   // Bytes of the quota held by uploads in flight, per account (the declared size, else all the room left).
   const reserved = new Map<string, number>();
@@ -193,9 +192,10 @@ function deleteHandler(deps: ServerDeps) {
 }
 
 /** Files (OpenAI's /v1/files shapes; docs/batches.md): owned by the caller's account. */
-export function fileRoutes(deps: ServerDeps): RouteDef[] {
+/** `gate`: the uploads being received on this instance, shared with the Gemini face's chunks. */
+export function fileRoutes(deps: ServerDeps, gate: UploadGate): RouteDef[] {
   return [
-    { method: 'POST', path: '/v1/files', handler: uploadHandler(deps), format: 'chat' },
+    { method: 'POST', path: '/v1/files', handler: uploadHandler(deps, gate), format: 'chat' },
     { method: 'GET', path: '/v1/files', handler: listHandler(deps), format: 'chat' },
     { method: 'GET', path: '/v1/files/:id', handler: getHandler(deps), format: 'chat' },
     { method: 'GET', path: '/v1/files/:id/content', handler: contentHandler(deps), format: 'chat' },

@@ -9,6 +9,7 @@ import { isFileExpired, type FileRecord } from '../../store/index.ts';
 import { FILE_MODE, randomToken } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { appendRawBody, stagedPath } from '../receive-upload.ts';
+import type { UploadGate } from '../upload-gate.ts';
 import { jsonBodyBounds, readJsonObject, SMALL_JSON_BYTES } from '../read-body.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
@@ -64,7 +65,7 @@ function startMetadata(body: Record<string, unknown>): { displayName?: string; m
   return { displayName, mimeType: text('mimeType', 'mime_type') };
 }
 
-function createUploads(deps: ServerDeps) {
+function createUploads(deps: ServerDeps, gate: UploadGate) {
   const dir = path.join(deps.dataDir, 'uploads');
   const uploads = deps.store.uploads;
   const gone = () => new GatewayError('not_found', "No upload in progress at this URL (it was finished, expired, or is another account's).");
@@ -115,15 +116,22 @@ function createUploads(deps: ServerDeps) {
       const sent = header(event, 'x-goog-upload-offset');
       const offset = Number(sent ?? NaN);
       if (offset !== received) throw wrongOffset(received, sent);
-      const staged = stagedPath(dir);
+      // A chunk being received holds a temp file of up to the declared size: it counts as an upload in flight.
+      const release = gate.enter(accountId);
+      let after: number | undefined;
       try {
-        fs.writeFileSync(staged, '', { mode: FILE_MODE });
-        await appendRawBody(event, staged, size - offset, () => invalid(`The upload is longer than the ${size} bytes its start declared.`));
-      } catch (error) {
-        fs.rmSync(staged, { force: true });
-        throw error;
+        const staged = stagedPath(dir);
+        try {
+          fs.writeFileSync(staged, '', { mode: FILE_MODE });
+          await appendRawBody(event, staged, size - offset, () => invalid(`The upload is longer than the ${size} bytes its start declared.`));
+        } catch (error) {
+          fs.rmSync(staged, { force: true });
+          throw error;
+        }
+        after = await uploads.append(accountId, id, offset, staged, deps.clock.now());
+      } finally {
+        release();
       }
-      const after = await uploads.append(accountId, id, offset, staged, deps.clock.now());
       if (after === undefined) {
         // Another chunk at this offset came first (on this instance or another), or the upload ended meanwhile.
         const now = await uploads.get(accountId, id, deps.clock.now());
@@ -215,10 +223,10 @@ function deleteHandler(deps: ServerDeps) {
 }
 
 /** Gemini's Files API routes: the upload under `/upload/v1beta/files`, the rest under `/v1beta/files` (the download under `/download/v1beta/files` too, as Google's REST example asks). */
-export function geminiFileRoutes(deps: ServerDeps): RouteDef[] {
+export function geminiFileRoutes(deps: ServerDeps, gate: UploadGate): RouteDef[] {
   const get = getHandler(deps);
   return [
-    { method: 'POST', path: '/upload/v1beta/files', handler: createUploads(deps), format: 'gemini' },
+    { method: 'POST', path: '/upload/v1beta/files', handler: createUploads(deps, gate), format: 'gemini' },
     { method: 'GET', path: '/v1beta/files', handler: listHandler(deps), format: 'gemini' },
     { method: 'GET', path: '/v1beta/files/:id', handler: get, format: 'gemini' },
     { method: 'GET', path: '/download/v1beta/files/:id', handler: get, format: 'gemini' },

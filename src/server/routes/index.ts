@@ -26,12 +26,15 @@ import { geminiBatchRoutes } from './gemini-batches.ts';
 import { geminiFileRoutes } from './gemini-files.ts';
 import { videoRoutes } from './videos.ts';
 import { storedChatCompletionRoutes } from './stored-chat-completions.ts';
+import { UploadGate } from '../upload-gate.ts';
 
 export type { RouteDef } from './types.ts';
 
 /** Every route of the gateway; modules add theirs here. */
 export function buildRoutes(deps: ServerDeps): RouteDef[] {
   const geminiBatches = geminiBatchRoutes(deps);
+  // One set of upload bounds for both faces: a Gemini chunk is received to a temp file as a /v1/files upload is.
+  const uploads = new UploadGate(deps.config.storage);
   const pathActions: PathAction[] = [{ format: 'gemini', ...geminiBatches.create }];
   return [
     { method: 'GET', path: '/health', handler: health(deps) },
@@ -54,11 +57,11 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     ...audioRoutes(deps),
     ...mediaLibraryRoutes(deps),
     ...tempImageRoutes(deps),
-    ...fileRoutes(deps),
+    ...fileRoutes(deps, uploads),
     ...batchRoutes(deps),
     ...messageBatchRoutes(deps),
     ...geminiBatches.routes,
-    ...geminiFileRoutes(deps),
+    ...geminiFileRoutes(deps, uploads),
     ...videoRoutes(deps),
     // A separate admin listener (server.admin.port) serves them instead: createAdminApp.
     ...(deps.config.server.admin?.port === undefined ? adminRoutes(deps) : []),
