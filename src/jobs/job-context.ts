@@ -70,18 +70,25 @@ export interface JobChange {
 }
 
 /**
- * Changes a job from its freshest stored state, one change per record at a time in this process,
- * so the runner and a route (cancel) never write over each other. `change` returns undefined to
+ * Changes a job from its freshest stored state in one atomic step of the store (the row held
+ * while `change` runs), so the runner, a route (cancel) and other instances never write over
+ * each other; one change per record at a time in this process. `change` returns undefined to
  * leave the record as it is. Resolves with the record as stored, or undefined when it is gone.
  */
 export function updateJob({ store, recordTurns }: JobRecords, id: string, change: (job: JobState, record: MediaRecord) => JobChange | undefined): Promise<MediaRecord | undefined> {
   return recordTurns(id, async () => {
-    const current = await store.media.get(id);
-    const job = current ? readJob(current) : undefined;
-    if (!current?.job || !job) return undefined;
-    const next = change(job, current);
-    if (!next) return current;
-    const open = next.open ?? current.job.open;
-    return store.media.update(id, { ...next.patch, job: { open, lease: open ? current.job.lease : null, state: next.job } });
+    let jobless = false;
+    const stored = await store.media.updateWith(id, (current) => {
+      const job = readJob(current);
+      if (!current.job || !job) {
+        jobless = true;
+        return undefined;
+      }
+      const next = change(job, current);
+      if (!next) return undefined;
+      const open = next.open ?? current.job.open;
+      return { ...next.patch, job: { open, lease: open ? current.job.lease : null, state: next.job } };
+    });
+    return jobless ? undefined : stored;
   });
 }

@@ -108,6 +108,13 @@ export interface MediaRepo {
   get(id: string): Promise<MediaRecord | undefined>;
   create(record: MediaRecord): Promise<MediaRecord>;
   update(id: string, patch: Partial<Omit<MediaRecord, 'id' | 'accountId'>>): Promise<MediaRecord | undefined>;
+  /**
+   * Changes a record from its freshest stored state in one atomic step (a database: the row
+   * held while `change` runs), so changes from several places or instances never write over
+   * each other (a job's cancel and a poll). `change` returns the fields to set, or undefined
+   * to leave the record as it is. Resolves with the record as stored, or undefined when it is gone.
+   */
+  updateWith(id: string, change: (current: MediaRecord) => Partial<Omit<MediaRecord, 'id' | 'accountId'>> | undefined): Promise<MediaRecord | undefined>;
   delete(id: string): Promise<boolean>;
   /** Deletes records created before `before` (Unix seconds); returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;

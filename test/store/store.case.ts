@@ -302,6 +302,25 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect((await store.media.list({ accountId: owner, offset: 0, limit: 10 })).total).toBe(1);
       });
 
+      it('changes a record from its freshest state in one step: concurrent changes never write over each other', async () => {
+        const store = await fresh();
+        const owner = uid('acct');
+        const record = await store.media.create(aMedia(owner, { job: { open: true, lease: null, state: { seen: [] } } }));
+        // A cancel and polls racing (routes, runners, other instances): each change must read what the others wrote.
+        const seenBy = (r: MediaRecord) => r.job!.state.seen as number[];
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.media.updateWith(record.id, (current) => ({ id: 'other', accountId: 'other', job: { ...current.job!, state: { seen: [...seenBy(current), i] } } })),
+          ),
+        );
+        const stored = (await store.media.get(record.id))!;
+        expect([...seenBy(stored)].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+        expect(stored).toMatchObject({ id: record.id, accountId: owner });
+        // No change asked for: the record as stored; a missing one: undefined.
+        expect(await store.media.updateWith(record.id, () => undefined)).toEqual(stored);
+        expect(await store.media.updateWith('missing', () => ({ status: 'failed' }))).toBeUndefined();
+      });
+
       it('stores values nested thousands deep and reads them back (a write never throws on accepted data)', async () => {
         let store = await fresh();
         const owner = uid('acct');

@@ -101,7 +101,17 @@ export class FileMediaRepo implements MediaRepo {
   }
 
   update(id: string, patch: Partial<Omit<MediaRecord, 'id' | 'accountId'>>): Promise<MediaRecord | undefined> {
-    return this.log.update(id, (current) => ({ ...current, ...patch, id, accountId: current.accountId }));
+    return this.updateWith(id, () => patch);
+  }
+
+  async updateWith(id: string, change: (current: MediaRecord) => Partial<Omit<MediaRecord, 'id' | 'accountId'>> | undefined): Promise<MediaRecord | undefined> {
+    let seen: MediaRecord | undefined;
+    const changed = await this.log.update(id, (current) => {
+      seen = current;
+      const patch = change(current);
+      return patch && { ...current, ...patch, id, accountId: current.accountId };
+    });
+    return changed ?? seen;
   }
 
   async delete(id: string): Promise<boolean> {

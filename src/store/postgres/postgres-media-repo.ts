@@ -50,14 +50,18 @@ export class PostgresMediaRepo implements MediaRepo {
     return record;
   }
 
-  async update(id: string, patch: Partial<Omit<MediaRecord, 'id' | 'accountId'>>): Promise<MediaRecord | undefined> {
-    // Read, merge and write in one transaction holding the row, so two instances never lose each other's patch.
+  update(id: string, patch: Partial<Omit<MediaRecord, 'id' | 'accountId'>>): Promise<MediaRecord | undefined> {
+    return this.updateWith(id, () => patch);
+  }
+
+  updateWith(id: string, change: (current: MediaRecord) => Partial<Omit<MediaRecord, 'id' | 'accountId'>> | undefined): Promise<MediaRecord | undefined> {
+    // Read, change and write in one transaction holding the row, so two instances never lose each other's change.
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<{ record: string }>('select record from gw_media where id = $1 for update', [id]);
-      if (!rows[0]) {
-        return undefined;
-      }
+      if (!rows[0]) return undefined;
       const current = JSON.parse(rows[0].record) as MediaRecord;
+      const patch = change(current);
+      if (!patch) return current;
       const next: MediaRecord = { ...current, ...patch, id: current.id, accountId: current.accountId };
       await client.query('update gw_media set media_type = $2, status = $3, created_at = $4, record = $5 where id = $1', [id, next.media_type, next.status, next.created_at, stringifyRecord(next)]);
       return next;
