@@ -71,7 +71,7 @@ async function recordStatus(ctx: JobContext, record: MediaRecord, status: JobSta
   const output = status.output ?? {};
   const variants: Record<string, string> = { video: output.contentType ?? 'application/octet-stream' };
   for (const v of output.variants ?? []) variants[v] = v === 'thumbnail' ? 'image/jpeg' : 'application/octet-stream';
-  const stored = await updateJob(ctx, record.id, (job) => ({ job: { ...keep(job), variants, providerUsd: providerUsd ?? null } }));
+  const stored = await updateJob(ctx, record.id, (job) => ({ job: { ...keep(job), variants, providerUsd: providerUsd ?? null, madeSeconds: output.seconds ?? null } }));
   if (!stored) return;
   // Fetched now into the cache: its size goes in the record, and the first download is local.
   let bytes = output.bytes ?? null;

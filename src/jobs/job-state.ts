@@ -37,6 +37,11 @@ export const jobStateSchema = z.object({
   variants: z.record(z.string(), z.string()),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   completedAt: z.number().nullable(),
+  /**
+   * The seconds the provider said it made (null: it did not say), what the job is charged for:
+   * the record's duration_seconds is the client's to PATCH. Absent on jobs ended by older versions.
+   */
+  madeSeconds: z.number().nullable().optional(),
   /** What the provider said it charged (USD), billed instead of the gateway's price. */
   providerUsd: z.number().nullable().optional(),
   /** When the job gives up waiting (Unix s): it ends `expired`. */

@@ -9,11 +9,11 @@ import { jobRequestId, type JobState } from './job-state.ts';
 import { postWebhook, signWebhook, webhookBackoffMs } from './sign-webhook.ts';
 import { viewVideo } from './view-job.ts';
 
-/** What a final job is charged for: what it made (seconds, one job), or what the provider says it charged; null = nothing. */
+/** What a final job is charged for: what it made (the provider's seconds, one job), or what the provider says it charged; null = nothing. */
 function unitsOf(record: MediaRecord, job: JobState): MediaUnits | null {
   if (job.providerUsd !== undefined && job.providerUsd !== null) return { providerUsd: job.providerUsd, jobs: 1 };
   if (job.status !== 'completed') return null;
-  const seconds = record.duration_seconds ?? job.seconds ?? 0;
+  const seconds = (job.madeSeconds === undefined ? record.duration_seconds : job.madeSeconds) ?? job.seconds ?? 0;
   return record.media_type === 'threed' ? { jobs: 1 } : { mediaSeconds: seconds, jobs: 1 };
 }
 
