@@ -2,7 +2,6 @@ import { discountOf, isPriced, mediaUnitsOf, priceMedia, priceTokens, priceWebSe
 import type { CreditHold, CreditsPort, HoldInput, PricedEntry, Settled } from '../credits/index.ts';
 import { GatewayError, isGatewayError } from '../errors/index.ts';
 import {
-  apiKeySlotKeys,
   buildRateLimitHeaders,
   concurrencyExceededError,
   priorityForTier,
@@ -220,7 +219,7 @@ export class AccountGuards implements RequestGuards {
   }
 
   passLimits(request: LimitRequest): MaybePromise<PassedLimits> {
-    return andThen(this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account), (checked) => new PassedAccountLimits(checked));
+    return andThen(this.checkLimits(this.subjectOf(request), request.auth.account), (checked) => new PassedAccountLimits(checked));
   }
 
   /** The limits (passed before the body, or checked now), then the hold; at once when every guard answers at once. */
@@ -229,7 +228,7 @@ export class AccountGuards implements RequestGuards {
     if (request.model) this.o.storage.check();
     const passed = passedOf(request);
     if (passed) return this.grant(request, passed);
-    return andThen(this.checkLimits(this.subjectOf(request), request.auth.key.id, request.auth.account), (checked) => this.grant(request, checked));
+    return andThen(this.checkLimits(this.subjectOf(request), request.auth.account), (checked) => this.grant(request, checked));
   }
 
   private subjectOf(request: LimitRequest): LimitSubject {
@@ -309,12 +308,12 @@ export class AccountGuards implements RequestGuards {
    * of latency on Redis instead of two); judged at once when the store answered at once.
    * Throws (or rejects with) 429; a slot taken by a throttled request is given back.
    */
-  private checkLimits(subject: LimitSubject, keyId: string, account: AccountRecord): MaybePromise<CheckedLimits> {
+  private checkLimits(subject: LimitSubject, account: AccountRecord): MaybePromise<CheckedLimits> {
     const limiter = this.o.limiter;
     const limit = resolveLimit(subject, this.limits);
     const cap = resolveConcurrency(subject, this.limits);
     const hit = limit ? limiter.hit(limit.key, limit.limit, limit.windowMs, this.o.limiterNow?.()) : null;
-    const slot = cap ? limiter.acquire(apiKeySlotKeys.of(keyId), cap.max, cap.ttlMs) : null;
+    const slot = cap ? limiter.acquire(cap.key, cap.max, cap.ttlMs) : null;
     if (isPromise(hit) || isPromise(slot)) return this.judgeAnswered(limit, cap, hit, slot, account);
     return this.judgeLimits(limit, cap, hit, slot, account);
   }

@@ -29,5 +29,7 @@ export const apiKeyLimitKeys = new LimiterKeys((id) => `k:${id}`);
 export const apiKeySlotKeys = new LimiterKeys((id) => `k:${id}:gen`);
 /** An account's key (its caller identity). */
 export const accountKeys = new LimiterKeys((id) => `u:${id}`);
-/** An account's tier-limit and concurrency key on generation routes. */
+/** An account's tier-limit key on generation routes. */
 export const accountGenerationKeys = new LimiterKeys((id) => `u:${id}:gen`);
+/** An account's concurrency-slot key on generation routes, for a caller with no API key (never its tier-limit key). */
+export const accountSlotKeys = new LimiterKeys((id) => `u:${id}:slots`);

@@ -1,6 +1,6 @@
 import { isExemptRoute, isGenerationRoute, matchEndpointLimit } from './classify-route.ts';
 import type { RateLimitConfig } from '../config/index.ts';
-import { accountGenerationKeys, accountKeys, apiKeyLimitKeys, apiKeySlotKeys } from './limiter-keys.ts';
+import { accountGenerationKeys, accountKeys, accountSlotKeys, apiKeyLimitKeys, apiKeySlotKeys } from './limiter-keys.ts';
 import { normalizeIp } from './normalize-ip.ts';
 import type { LimitScope, LimitSubject, ResolvedConcurrency, ResolvedLimit } from './types.ts';
 
@@ -49,21 +49,22 @@ export function resolveLimit(subject: LimitSubject, config: RateLimitConfig): Re
 }
 
 /**
- * The concurrency cap for a request: AI-generation endpoints only, per caller, by tier
- * (`concurrency.default` when the tier is unknown). Null when exempt or unlimited.
+ * The concurrency cap for a request: AI-generation endpoints only, per API key (an account's
+ * keys each have their own slots), sized by the account's tier (`concurrency.default` when the
+ * tier is unknown). Null when exempt or unlimited.
  */
 export function resolveConcurrency(subject: LimitSubject, config: RateLimitConfig): ResolvedConcurrency | null {
   if (!isGenerationRoute(subject.method, subject.path)) return null;
   const tier = subject.account?.tier;
   const max = tier ? config.concurrency.tiers[tier] : config.concurrency.default;
   if (max === null) return null;
-  return { max, ttlMs: config.concurrency.ttlMs, key: generationKey(subject) };
+  return { max, ttlMs: config.concurrency.ttlMs, key: slotKey(subject) };
 }
 
-/** The caller's key on generation routes (callerIdentity's key and `:gen`). */
-function generationKey(subject: LimitSubject): string {
-  if (subject.account) return accountGenerationKeys.of(subject.account.id);
+/** Where a caller's slots are counted: its API key's, else its account's, else its address's; never a rate-limit window's key. */
+function slotKey(subject: LimitSubject): string {
   if (subject.apiKey) return apiKeySlotKeys.of(subject.apiKey.id);
+  if (subject.account) return accountSlotKeys.of(subject.account.id);
   return `${ipIdentity(subject.ip).key}:gen`;
 }
 

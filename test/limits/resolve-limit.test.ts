@@ -170,10 +170,22 @@ describe('resolveLimit: spec §8.1 resolution order', () => {
 });
 
 describe('resolveConcurrency', () => {
-  it('caps in-flight AI generation per caller by tier', () => {
-    expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, account: account('free') }, config)).toEqual({ max: 2, ttlMs: 600_000, key: 'u:acc1:gen' });
+  it('caps in-flight AI generation per API key, sized by the account\'s tier', () => {
+    expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, apiKey: apiKey(), account: account('free') }, config)).toEqual({ max: 2, ttlMs: 600_000, key: 'k:key1:gen' });
+    expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, account: account('free') }, config)).toEqual({ max: 2, ttlMs: 600_000, key: 'u:acc1:slots' });
     expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, account: account('pro') }, config)).toMatchObject({ max: 20 });
     expect(resolveConcurrency({ method: 'POST', path: '/v1/messages', ip, apiKey: apiKey() }, config)).toMatchObject({ max: 10, key: 'k:key1:gen' });
+  });
+
+  it('never counts slots under a rate-limit window\'s key (the tier RPM window is `u:<account>:gen`)', () => {
+    for (const subject of [
+      { method: 'POST', path: '/v1/messages', ip, account: account('free') },
+      { method: 'POST', path: '/v1/messages', ip, apiKey: apiKey(), account: account('pro') },
+      { method: 'POST', path: '/v1/messages', ip, apiKey: apiKey() },
+      { method: 'POST', path: '/v1/messages', ip },
+    ] satisfies LimitSubject[]) {
+      expect(resolveConcurrency(subject, config)!.key).not.toBe(resolveLimit(subject, config)?.key);
+    }
   });
 
   it('leaves other endpoints and unlimited tiers alone; enterprise gets 1,000 slots by default', () => {
