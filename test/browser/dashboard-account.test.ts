@@ -212,6 +212,18 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     expect(await table.locator('tbody tr', { hasText: 'mock/echo' }).first().locator('td').nth(searches).textContent()).toBe('');
   });
 
+  // Before: a free model's bar took its request count as its value, so one moderation read "1 cr" below "0.03 cr".
+  it("the Overview's top models show every model's spend in credits once any model cost credits, a free one 0 cr", async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    await client.moderations.create({ model: 'mock/omni-moderation-latest', input: 'is this fine' });
+    await go('Overview', 'Overview');
+    const rows = page.locator('section[aria-labelledby="top-models"] li');
+    const free = rows.filter({ hasText: 'mock/omni-moderation-latest' });
+    await free.waitFor();
+    expect((await free.textContent())?.trim()).toBe('mock/omni-moderation-latest0 cr');
+    expect(await rows.filter({ hasText: 'mock/image' }).textContent()).toMatch(/mock\/image[\d.,]+ cr$/);
+  });
+
   it("the Models page shows a media model's price per item, not its zero token prices", async () => {
     await go('Models', 'Models');
     const table = page.getByRole('table');

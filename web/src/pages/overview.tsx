@@ -39,10 +39,16 @@ export function OverviewPage() {
           </section>
           <section className="panel" aria-labelledby="top-models">
             <h2 id="top-models">Top models</h2>
-            <HorizontalBars rows={data.top_models.map((m) => ({ name: m.model, value: m.credits > 0 ? m.credits : m.requests }))} format={(v) => (data.top_models.some((m) => m.credits > 0) ? credits(v) : `${count(v)} requests`)} />
+            <TopModels rows={data.top_models} />
           </section>
         </>
       )}
     </>
   );
+}
+
+/** Every model by its spend once any cost credits (a free one at 0 cr), else by its requests: one measure per chart. */
+function TopModels({ rows }: { rows: Array<{ model: string; credits: number; requests: number }> }) {
+  const priced = rows.some((m) => m.credits > 0);
+  return <HorizontalBars rows={rows.map((m) => ({ name: m.model, value: priced ? m.credits : m.requests }))} format={priced ? credits : (v) => `${count(v)} requests`} />;
 }
