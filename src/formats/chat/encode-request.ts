@@ -49,9 +49,19 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   put(body, 'prompt_cache_key', request.promptCacheKey);
   put(body, 'prompt_cache_retention', request.promptCacheRetention);
   put(body, 'prompt_cache_options', request.promptCacheOptions);
+  // Set by a Chat client too (then also in `extra`, the same value); a Responses client's come from the IR alone.
+  put(body, 'service_tier', request.serviceTier);
+  put(body, 'safety_identifier', request.safetyIdentifier);
+  // Only GPT-5 takes `verbosity` (others: 400, "property 'verbosity' is unsupported" on Groq); a Chat client's own goes as written, in `extra`.
+  if (takesVerbosity(options.upstreamModel)) put(body, 'verbosity', request.verbosity);
   // OpenAI accepts metadata only for stored completions.
   if (request.metadata && body.store === true) body.metadata = request.metadata;
   return body;
+}
+
+/** OpenAI's GPT-5 family (gpt-5-chat-latest aside) takes `verbosity`; other models refuse any value but the default. */
+function takesVerbosity(model: string): boolean {
+  return isOpenAIReasoningModel(model) && model.slice(model.lastIndexOf('/') + 1).toLowerCase().startsWith('gpt-5');
 }
 
 function put(body: Record<string, unknown>, key: string, value: unknown): void {

@@ -21,6 +21,8 @@ const scalarsSchema = z.looseObject({
   prompt_cache_key: z.string().nullish(),
   prompt_cache_retention: z.string().nullish(),
   prompt_cache_options: z.record(z.string(), z.unknown()).nullish(),
+  service_tier: z.string().nullish(),
+  safety_identifier: z.string().nullish(),
 });
 
 /** Body fields this codec maps; everything else goes to `extra` untouched. */
@@ -75,12 +77,17 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   if (scalars.prompt_cache_key) request.promptCacheKey = scalars.prompt_cache_key;
   if (scalars.prompt_cache_retention) request.promptCacheRetention = scalars.prompt_cache_retention;
   if (scalars.prompt_cache_options) request.promptCacheOptions = scalars.prompt_cache_options;
+  // Also left in `extra` (not KNOWN_FIELDS): a Responses upstream takes them as written; a Chat upstream gets them from here.
+  if (scalars.service_tier) request.serviceTier = scalars.service_tier;
+  if (scalars.safety_identifier) request.safetyIdentifier = scalars.safety_identifier;
   if (raw.reasoning != null) request.reasoning = decodeReasoning(raw.reasoning);
 
   if (raw.text != null) {
     const text = decodeText(raw.text);
     if (text.responseFormat) request.responseFormat = text.responseFormat;
     if (text.rest) extra.text = text.rest;
+    // Chat's top-level `verbosity` (gpt-5): a Chat upstream gets it from here.
+    if (typeof text.rest?.verbosity === 'string') request.verbosity = text.rest.verbosity;
   }
   if (raw.tools != null) {
     const { tools, hostedTools, webSearch } = decodeTools(raw.tools);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
 import { chatCodec, encodeChatRequest } from '../../../src/formats/chat/index.ts';
 import { messagesCodec } from '../../../src/formats/messages/index.ts';
+import { responsesCodec } from '../../../src/formats/responses/index.ts';
 import { readJsonFixture } from '../stream-helpers.ts';
 
 function base(overrides: Partial<ChatRequest> = {}): ChatRequest {
@@ -159,5 +160,23 @@ describe('chat encodeRequest', () => {
     expect(sent(claudeCode.replace('aeff', 'beff'))).not.toBe(sent(claudeCode));
     expect(sent('user-42')).toBe('user-42');
     expect(sent('u'.repeat(64))).toBe('u'.repeat(64));
+  });
+  it("carries a Responses client's service_tier, safety_identifier and text.verbosity to a Chat upstream (Chat takes all three top-level)", () => {
+    const decoded = responsesCodec.decodeRequest({
+      model: 'x', input: 'hi', service_tier: 'flex', safety_identifier: 'hashed-user-1', text: { verbosity: 'low' },
+    });
+    // What prepareCall does on a conversion: the inbound format's extra fields go nowhere else.
+    const body = chatCodec.encodeRequest({ ...decoded, extra: undefined }, { upstreamModel: 'gpt-5-mini', converted: true });
+    expect(body).toMatchObject({ service_tier: 'flex', safety_identifier: 'hashed-user-1', verbosity: 'low' });
+    // Only GPT-5 takes verbosity: another Chat upstream (Groq, o3) would refuse the request for it.
+    for (const model of ['llama-3.3-70b', 'o3', 'gpt-5-chat-latest']) {
+      expect(chatCodec.encodeRequest({ ...decoded, extra: undefined }, { upstreamModel: model, converted: true })).not.toHaveProperty('verbosity');
+    }
+  });
+
+  it("sends a Chat client's own service_tier, safety_identifier and verbosity once, as written", () => {
+    const decoded = chatCodec.decodeRequest({ model: 'x', messages: [{ role: 'user', content: 'hi' }], service_tier: 'priority', safety_identifier: 's', verbosity: 'high' });
+    const body = chatCodec.encodeRequest(decoded, { upstreamModel: 'gpt-5' });
+    expect(body).toMatchObject({ service_tier: 'priority', safety_identifier: 's', verbosity: 'high' });
   });
 });
