@@ -10,6 +10,19 @@ interface Item {
   at: number;
 }
 
+/** A fetch of one item that downloads share: its own abort, fired when the last of them left. */
+interface Flight {
+  result: Promise<FetchedContent>;
+  controller: AbortController;
+  waiting: number;
+}
+
+/** What a provider fetch gave: the bytes and their type. */
+export interface FetchedContent {
+  data: Buffer;
+  contentType: string;
+}
+
 /**
  * Job content fetched from providers, kept in `<dataDir>/media-content/<record id>~<variant>`
  * (0600) so a second download costs no provider call. Bounded by `maxBytes` in all: the oldest
@@ -21,6 +34,8 @@ export class ContentCache {
   private readonly items = new Map<string, Item>();
   private total = 0;
   private loaded: Promise<void> | undefined;
+  /** Fetches under way, by item: a download that comes while one is under way waits for it. */
+  private readonly flights = new Map<string, Flight>();
 
   constructor(dataDir: string, private readonly maxBytes: number) {
     this.dir = path.join(dataDir, 'media-content');
@@ -51,6 +66,32 @@ export class ContentCache {
     await this.load();
     if (!this.items.has(path.basename(file))) return undefined;
     return fs.readFile(file).catch(() => undefined);
+  }
+
+  /**
+   * The item from the cache, else from `fetch` (which keeps it): one fetch for every download
+   * that asks while it is under way, not one each (a video too large to keep is fetched whole
+   * once per download, and each of several clients downloading it at once would fetch it whole
+   * again). A download that leaves (`signal`) stops waiting; the fetch is stopped only when every
+   * download waiting for it left. A cached item comes back with `contentType`.
+   */
+  read(recordId: string, variant: string, contentType: string, fetch: (signal: AbortSignal) => Promise<FetchedContent>, signal: AbortSignal): Promise<FetchedContent> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const key = `${recordId}~${variant}`;
+    let flight = this.flights.get(key);
+    // A fetch every download left was stopped: a new download starts its own.
+    if (!flight || flight.controller.signal.aborted) {
+      const controller = new AbortController();
+      const result = this.get(recordId, variant).then((cached) => (cached ? { data: cached, contentType } : fetch(controller.signal)));
+      const started: Flight = { result, controller, waiting: 0 };
+      flight = started;
+      this.flights.set(key, started);
+      const land = () => {
+        if (this.flights.get(key) === started) this.flights.delete(key);
+      };
+      result.then(land, land);
+    }
+    return wait(flight, signal);
   }
 
   /** Keeps an item when it fits the bound (older items make room); larger ones are served but not kept. */
@@ -101,4 +142,34 @@ export class ContentCache {
     this.total -= item.bytes;
     await fs.rm(path.join(this.dir, name), { force: true });
   }
+}
+
+/** One download's wait for a shared fetch: it ends with the fetch, or when the download leaves (the fetch stopped if it was the last). */
+function wait(flight: Flight, signal: AbortSignal): Promise<FetchedContent> {
+  flight.waiting += 1;
+  return new Promise((resolve, reject) => {
+    let waiting = true;
+    const leave = () => {
+      if (!waiting) return;
+      waiting = false;
+      signal.removeEventListener('abort', onAbort);
+      flight.waiting -= 1;
+    };
+    const onAbort = () => {
+      leave();
+      if (flight.waiting === 0) flight.controller.abort(signal.reason);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    flight.result.then(
+      (value) => {
+        leave();
+        resolve(value);
+      },
+      (error: unknown) => {
+        leave();
+        reject(error);
+      },
+    );
+  });
 }
