@@ -29,18 +29,22 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
   let size = request.raw.length;
   // One after another, stopping at the first missing: a body may name as many ids as its bytes
   // allow, and a read each (a query on PostgreSQL) of made-up ones must not come all at once.
-  const records: FileRecord[] = [];
+  // Each file is read once, but counted once per part that names it: each of them carries it.
+  const records = new Map<string, FileRecord>();
   for (const id of ids) {
-    const record = await deps.store.files.get(accountId, id);
-    if (!record || isFileExpired(record, now)) throw face.missing(id);
+    let record = records.get(id);
+    if (!record) {
+      record = await deps.store.files.get(accountId, id);
+      if (!record || isFileExpired(record, now)) throw face.missing(id);
+      records.set(id, record);
+    }
     size += Math.ceil(record.bytes / 3) * 4;
     if (size > limit) {
       throw new GatewayError('request_too_large', `The request with its uploaded files inline would be ${size} bytes or more; a request may carry at most ${limit} (server.bodyLimits.inference), as with inline data.`);
     }
-    records.push(record);
   }
   const files = new Map<string, InlineFile>();
-  for (const record of records) {
+  for (const record of records.values()) {
     const content = await deps.store.files.content(accountId, record.id);
     if (!content) throw face.missing(record.id);
     files.set(record.id, { mimeType: record.mimeType ?? 'application/octet-stream', data: content.toString('base64') });

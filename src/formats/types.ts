@@ -599,7 +599,7 @@ export interface InlineFile {
  * same-format request is then a rewrite, not a passthrough as written).
  */
 export interface StoredFilesFace {
-  /** The ids of the gateway's files the body names, each once; empty when none (cheap then, given the body's text: every request runs it). */
+  /** The ids of the gateway's files the body names, once per part naming one (a file named twice goes inline twice); empty when none (cheap then, given the body's text: every request runs it). */
   find(body: Record<string, unknown>, raw?: string): string[];
   /** The body (a copy) with each part naming one of `files` carrying it inline. */
   inline(body: Record<string, unknown>, files: ReadonlyMap<string, InlineFile>): Record<string, unknown>;

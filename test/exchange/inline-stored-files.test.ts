@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inlineStoredFiles } from '../../src/exchange/index.ts';
+import { inlineStoredFiles, storedFilesOf } from '../../src/exchange/index.ts';
 import type { ExchangeDeps } from '../../src/exchange/index.ts';
 import type { FileRecord } from '../../src/store/index.ts';
 
@@ -40,5 +40,26 @@ describe('inlineStoredFiles', () => {
     const ids = ['f0', ...Array.from({ length: 10_000 }, (_, i) => `nope${i}`)];
     await expect(inlineStoredFiles(deps, 'gemini', naming(ids), ids, 'acct')).rejects.toMatchObject({ status: 403 });
     expect(reads).toEqual({ get: 2, content: 0 });
+  });
+
+  // Before: the bound counted each file once however many parts named it, so a body naming one
+  // 300 KB file five times went upstream as 2 MB against a limit of 1 MB (a 10 MB file named
+  // 200 times: 2.7 GB of base64 built in memory from a body of a few KB).
+  it('counts a file once per part that names it against the body limit', async () => {
+    const { deps, reads } = depsWithOneFile();
+    const big: FileRecord = { id: 'f0', accountId: 'acct', bytes: 300_000, created_at: 0, expires_at: null, filename: 'a.bin', purpose: 'user_data', mimeType: 'image/png' };
+    (deps.store.files as { get: unknown }).get = async () => {
+      reads.get += 1;
+      return big;
+    };
+    const twice = naming(['f0', 'f0']);
+    const ids = storedFilesOf('gemini', twice.body, twice.raw);
+    const out = await inlineStoredFiles(deps, 'gemini', twice, ids, 'acct');
+    expect(JSON.stringify(out.body).match(/inlineData/g)).toHaveLength(2);
+    // One read of the record and of its content, however many parts name it.
+    expect(reads).toEqual({ get: 1, content: 1 });
+
+    const five = naming(['f0', 'f0', 'f0', 'f0', 'f0']);
+    await expect(inlineStoredFiles(deps, 'gemini', five, storedFilesOf('gemini', five.body, five.raw), 'acct')).rejects.toMatchObject({ code: 'request_too_large' });
   });
 });

@@ -67,18 +67,19 @@ function ownFileData(part: Part): { key: string; id: string; mimeType: string } 
 }
 
 /**
- * The gateway files a Gemini request names in `fileData` parts, each once. A body whose text
- * never writes `files/` is not walked (every passthrough request runs this).
+ * The gateway files a Gemini request names in `fileData` parts, once per part (a file two parts
+ * name goes inline twice, and counts twice against the body limit). A body whose text never
+ * writes `files/` is not walked (every passthrough request runs this).
  */
 export function findStoredFiles(body: Record<string, unknown>, raw?: string): string[] {
   if (raw !== undefined && !raw.includes('files/')) return [];
-  const ids = new Set<string>();
+  const ids: string[] = [];
   mapParts(body, (part) => {
     const own = ownFileData(part);
-    if (own) ids.add(own.id);
+    if (own) ids.push(own.id);
     return undefined;
   });
-  return [...ids];
+  return ids;
 }
 
 /**

@@ -16,7 +16,7 @@ describe("Gemini fileData naming the gateway's own files", () => {
     expect(storedFileId('files/a/b')).toBeUndefined();
   });
 
-  it('finds them once each, in contents and in function responses, in either spelling; a body without files/ is not walked', () => {
+  it('finds them once per part naming one, in contents and in function responses, in either spelling; a body without files/ is not walked', () => {
     const body = {
       contents: [
         { role: 'user', parts: [{ fileData: { fileUri: 'files/one', mimeType: 'image/png' } }, { text: 'x' }, { file_data: { file_uri: 'http://h/v1beta/files/two' } }] },
@@ -25,7 +25,7 @@ describe("Gemini fileData naming the gateway's own files", () => {
         { parts: [{ fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/g' } }] },
       ],
     };
-    expect(find(body)).toEqual(['one', 'two']);
+    expect(find(body)).toEqual(['one', 'two', 'one']);
     expect(findStoredFiles(body, '{"contents":[]}')).toEqual([]);
     expect(find({ contents: 'not a list' })).toEqual([]);
   });
