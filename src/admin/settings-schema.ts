@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TIERS } from '../ir/index.ts';
 import { keyEndpoints, SPEND_LIMIT_RESETS } from '../accounts/index.ts';
 import { balanceSchema, creditDeltaSchema } from '../billing/index.ts';
+import { suggestKey } from '../config/index.ts';
 
 /**
  * The inputs of the account and key procedures. One schema per procedure, used by the
@@ -49,6 +50,14 @@ export const passwordSchema = z.string().min(8, { error: 'must be at least 8 cha
 
 const email = z.string().trim().min(1).max(320);
 
+/** `'video' is not an endpoint (did you mean 'videos'?); an endpoint is one of …`: the value refused first, as a list can hide a typo. */
+function notAnEndpoint(value: string): string {
+  // A long value (the dashboard's procedures take any string) is neither a typo nor worth repeating whole.
+  const long = value.length > 40;
+  const near = long ? undefined : suggestKey(value, keyEndpoints());
+  return `'${long ? `${value.slice(0, 40)}…` : value}' is not an endpoint${near ? ` (did you mean '${near}'?)` : ''}; an endpoint is one of ${keyEndpoints().join(', ')}`;
+}
+
 /** What can be set on a key, at creation or later. null clears a setting (no limit, every model…). */
 const keySettings = {
   name: keyName.optional(),
@@ -57,7 +66,7 @@ const keySettings = {
   models: z.array(modelPatternSchema).min(1, { error: 'name at least one model (or all)' }).max(64, { error: 'at most 64 model patterns' }).nullable().optional(),
   endpoints: z
     // Read when a value is checked, not at load: a plugin's wire format is an endpoint group too.
-    .array(z.string({ error: () => `an endpoint is one of ${keyEndpoints().join(', ')}` }).refine((e) => keyEndpoints().includes(e), { error: () => `an endpoint is one of ${keyEndpoints().join(', ')}` }))
+    .array(z.string({ error: () => `an endpoint is one of ${keyEndpoints().join(', ')}` }).refine((e) => keyEndpoints().includes(e), { error: (issue) => notAnEndpoint(String(issue.input)) }))
     .min(1, { error: 'name at least one endpoint (or all)' })
     .nullable()
     .optional(),

@@ -53,7 +53,11 @@ describe('the shared settings schema', () => {
   it('names the flag and the rule of the first problem', () => {
     expect(issue(setKeyInput, { id: 'k', limit: -1 })).toBe('--limit: must not be negative');
     expect(issue(setKeyInput, { id: 'k', limitReset: 'yearly' })).toBe('--limit-reset: must be one of daily, weekly, monthly (or none)');
-    expect(issue(setKeyInput, { id: 'k', endpoints: ['chat', 'video'] })).toBe('--endpoints: an endpoint is one of chat, responses, messages, gemini, completions, images, audio, files, batches, videos, embeddings, moderations');
+    // The value refused is named (before: only the list, so "chat,messagse" left the reader to find the typo).
+    expect(issue(setKeyInput, { id: 'k', endpoints: ['chat', 'video'] })).toBe("--endpoints: 'video' is not an endpoint (did you mean 'videos'?); an endpoint is one of chat, responses, messages, gemini, completions, images, audio, files, batches, videos, embeddings, moderations");
+    expect(issue(setKeyInput, { id: 'k', endpoints: ['everything'] })).toBe("--endpoints: 'everything' is not an endpoint; an endpoint is one of chat, responses, messages, gemini, completions, images, audio, files, batches, videos, embeddings, moderations");
+    expect(issue(createKeyInput, { endpoints: ['x'.repeat(100_000)] })).toMatch(new RegExp(`^--endpoints: '${'x'.repeat(40)}…' is not an endpoint; `));
+    expect(issue(createKeyInput, { endpoints: ['chat', 'messagse'] })).toMatch(/^--endpoints: 'messagse' is not an endpoint \(did you mean 'messages'\?\); /);
     expect(issue(setKeyInput, { id: 'k', models: ['openai/*', 'bad model'] })).toMatch(/^--models: a model id or glob may contain/);
     expect(issue(setKeyInput, { id: 'k', models: [] })).toBe('--models: name at least one model (or all)');
     expect(issue(setKeyInput, { id: 'k', expires: 'next tuesday' })).toMatch(/^--expires: must be an ISO date/);

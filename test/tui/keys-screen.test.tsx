@@ -209,7 +209,7 @@ describe('admin TUI: Keys tab, settings', () => {
     await tui.waitFor('Edit key key_bbbb2222 (second)');
     await tui.press(KEYS.tab, KEYS.tab, '\u0015', ...type('2028-06-30'), KEYS.tab, '\u0015', KEYS.tab, '\u0015', ...type('chat, video'), KEYS.enter);
     // The list wraps inside the box at 100 columns; its start is enough to know the field was refused.
-    await tui.waitFor('Endpoints: an endpoint is one of chat, responses, messages');
+    await tui.waitFor("Endpoints: 'video' is not an endpoint (did you mean 'videos'?); an endpoint is one of");
     await tui.press('\u0015', ...type('chat, messages'), KEYS.enter);
     await tui.waitFor('✓ Key key_bbbb2222');
     expect(api.calls).toContain('keys.set key_bbbb2222 expires=2028-06-30 models=null endpoints=chat,messages');
