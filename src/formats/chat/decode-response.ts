@@ -1,7 +1,7 @@
 import type { ChatResponse, ContentPart, ImagePart } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { isRecord, nowSeconds, readCarried, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
-import { decodeChatFinishReason } from './map-finish-reason.ts';
+import { decodeChatFinishReason, decodeChatStopSequence } from './map-finish-reason.ts';
 import { decodeChatReasoning, plainReasoningMetadata } from './map-reasoning.ts';
 import { decodeChatUsage } from './map-usage.ts';
 
@@ -12,14 +12,18 @@ export function decodeChatResponse(body: unknown): ChatResponse {
   }
   const choice = body.choices.find(isRecord);
   const message = choice && isRecord(choice.message) ? choice.message : {};
-  return {
+  const finishReason = decodeChatFinishReason(choice?.finish_reason);
+  const response: ChatResponse = {
     id: readString(body, 'id') ?? '',
     model: readString(body, 'model') ?? '',
     created: readNumber(body, 'created') ?? nowSeconds(),
     content: decodeMessageContent(message, readString(body, 'model') ?? ''),
-    finishReason: decodeChatFinishReason(choice?.finish_reason),
+    finishReason,
     usage: decodeChatUsage(body.usage) ?? { inputTokens: 0, outputTokens: 0 },
   };
+  const stopSequence = choice && decodeChatStopSequence(choice, finishReason);
+  if (stopSequence !== undefined) response.stopSequence = stopSequence;
+  return response;
 }
 
 function decodeMessageContent(message: Record<string, unknown>, model: string): ContentPart[] {

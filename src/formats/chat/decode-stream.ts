@@ -2,7 +2,7 @@ import type { FinishReason, StreamPart, Usage } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
-import { decodeChatFinishReason } from './map-finish-reason.ts';
+import { decodeChatFinishReason, decodeChatStopSequence } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
 import { madeImages } from './decode-response.ts';
 import { plainReasoningMetadata } from './map-reasoning.ts';
@@ -81,7 +81,10 @@ class ChatStreamDecoder implements StreamDecoder {
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isRecord(c) && (c.index ?? 0) === 0) : undefined;
     if (isRecord(choice)) {
       if (isRecord(choice.delta)) this.delta(choice.delta);
-      if (typeof choice.finish_reason === 'string' && !this.finished) this.finish(decodeChatFinishReason(choice.finish_reason));
+      if (typeof choice.finish_reason === 'string' && !this.finished) {
+        const reason = decodeChatFinishReason(choice.finish_reason);
+        this.finish(reason, decodeChatStopSequence(choice, reason));
+      }
     }
     const usage = decodeChatUsage(chunk.usage);
     if (usage) this.usage = usage;
@@ -206,10 +209,10 @@ class ChatStreamDecoder implements StreamDecoder {
     else this.heldTools.find((held) => held.start.index === index)?.args.push(args);
   }
 
-  private finish(reason: FinishReason): void {
+  private finish(reason: FinishReason, stopSequence?: string): void {
     this.closeBlocks();
     this.finished = true;
-    this.emit({ type: 'finish', finishReason: reason });
+    this.emit(stopSequence === undefined ? { type: 'finish', finishReason: reason } : { type: 'finish', finishReason: reason, stopSequence });
   }
 
   private complete(): StreamPart[] {

@@ -17,6 +17,17 @@ export function decodeChatFinishReason(reason: unknown): FinishReason {
 }
 
 /**
+ * The stop sequence that ended a choice, where the server names it: vLLM's `stop_reason`, SGLang's
+ * `matched_stop` (OpenAI names none). A number there is an end-of-sequence token id, the model's own
+ * end, not a stop sequence; only a `stop` finish has one.
+ */
+export function decodeChatStopSequence(choice: Record<string, unknown>, reason: FinishReason): string | undefined {
+  if (reason !== 'stop') return undefined;
+  const named = choice.stop_reason ?? choice.matched_stop;
+  return typeof named === 'string' && named !== '' ? named : undefined;
+}
+
+/**
  * IR → Chat `finish_reason`. `pause` (Anthropic's `pause_turn`: a server-tool turn that is not
  * finished, which only a Messages client can send back to go on) is `length`, Chat's "the answer
  * was cut short"; `error` has no Chat value and reads as `stop`.

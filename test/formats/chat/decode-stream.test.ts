@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { chatCodec } from '../../../src/formats/chat/index.ts';
 import { toChatChunks } from '../../../plugins/mock/chat-wire.ts';
-import { joinArguments, joinText, partTypes, readFixture, runStream } from '../stream-helpers.ts';
+import { messagesCodec } from '../../../src/formats/messages/index.ts';
+import { STREAM_IDS, encodeAll, joinArguments, joinText, parseEvents, partTypes, readFixture, runStream } from '../stream-helpers.ts';
 
 const SPLITS = [0, 1, 3, 7, 64];
 
@@ -140,6 +141,14 @@ describe('chat stream decoder', () => {
       'reasoning-start', 'reasoning-delta', 'reasoning-signature', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'finish', 'end',
     ]);
     expect(parts.filter((p) => p.type === 'reasoning-signature').map((p) => (p as { signature: string }).signature)).toEqual(['SIG_A', 'SIG_B']);
+  });
+
+  it("reads the stop sequence on vLLM's finish chunk (stop_reason): a Messages client's message_delta names it", () => {
+    const parts = runStream(chatCodec, readFixture('chat/stream-vllm-stop.sse.txt'));
+    expect(parts.find((part) => part.type === 'finish')).toEqual({ type: 'finish', finishReason: 'stop', stopSequence: '</answer>' });
+    const request = messagesCodec.decodeRequest({ model: 'm', max_tokens: 50, stream: true, stop_sequences: ['</answer>'], messages: [{ role: 'user', content: 'q' }] });
+    const events = parseEvents(encodeAll(messagesCodec.createStreamEncoder(request, STREAM_IDS), parts));
+    expect(events.find((event) => event.event === 'message_delta')?.data.delta).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '</answer>' });
   });
 
   it('turns data: {"error":…} into an error part and stops', () => {

@@ -33,6 +33,20 @@ describe('chat decodeResponse', () => {
     expect(response.usage).toEqual({ inputTokens: 20, outputTokens: 60, reasoningTokens: 40 });
   });
 
+  it("reads the stop sequence that ended the answer (vLLM's stop_reason, SGLang's matched_stop): a Messages client gets stop_sequence", () => {
+    const body = readJsonFixture<Record<string, any>>('chat/response-vllm-stop.json');
+    const response = chatCodec.decodeResponse(body);
+    expect(response).toMatchObject({ finishReason: 'stop', stopSequence: '</answer>' });
+    const messagesRequest = messagesCodec.decodeRequest({ model: 'm', max_tokens: 50, stop_sequences: ['</answer>'], messages: [{ role: 'user', content: 'q' }] });
+    expect(messagesCodec.encodeResponse(response, messagesRequest)).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '</answer>' });
+    const sglang = { ...body, choices: [{ ...body.choices[0], stop_reason: undefined, matched_stop: '</answer>' }] };
+    expect(chatCodec.decodeResponse(sglang).stopSequence).toBe('</answer>');
+    // An EOS token id (a number), or no stop string at all, is the model's own end: no sequence.
+    for (const stop of [151645, null]) expect(chatCodec.decodeResponse({ ...body, choices: [{ ...body.choices[0], stop_reason: stop }] }).stopSequence).toBeUndefined();
+    // Only a finish of `stop` is a stop sequence's.
+    expect(chatCodec.decodeResponse({ ...body, choices: [{ ...body.choices[0], finish_reason: 'length' }] }).stopSequence).toBeUndefined();
+  });
+
   it('rejects a body without choices as a provider error', () => {
     expect(() => chatCodec.decodeResponse({ id: 'x' })).toThrow(expect.objectContaining({ code: 'provider_error' }));
   });
