@@ -16,6 +16,7 @@ import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { claudeBin, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
+const FIND_TOOL = 'Find the tool that edits notebooks';
 /** A 4×4 PNG and a one-page PDF, the files Claude Code's Read gives the model as an image and a document. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==', 'base64');
 const PDF = Buffer.from(
@@ -24,7 +25,12 @@ const PDF = Buffer.from(
 
 describe('Claude Code through the gateway', () => {
   let workDir = '';
-  const pick = (names: string[]) => (names.includes('Write') ? { name: 'Write', input: { file_path: path.join(workDir, 'hello.txt'), content: CONTENT } } : undefined);
+  const pick = (names: string[], body: Record<string, any>) =>
+    JSON.stringify(body).includes(FIND_TOOL) && names.includes('ToolSearch')
+      ? { name: 'ToolSearch', input: { query: 'select:NotebookEdit' } }
+      : names.includes('Write')
+        ? { name: 'Write', input: { file_path: path.join(workDir, 'hello.txt'), content: CONTENT } }
+        : undefined;
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
@@ -141,5 +147,32 @@ describe('Claude Code through the gateway', () => {
     const response = sent.contents.at(-1)!.parts[0].functionResponse.response;
     expect(Object.keys(response), JSON.stringify(response)).toEqual(['error']);
     expect(response.error).toMatch(/does not exist/i);
+  });
+
+  // Claude Code defers some tools (defer_loading) and loads them with its ToolSearch tool, whose result names them by
+  // tool_reference blocks: Anthropic reads each as the tool's definition. On a converted route the blocks were dropped,
+  // so the model got an empty result ("" on Chat, [] on Responses) and never learnt that the tool was loaded.
+  it.each([
+    ['oc/gpt-4o-mini', () => chat],
+    ['or/gpt-4.1', () => responses],
+  ])('claude -p with %s loads a deferred tool with ToolSearch: the model gets its definition as the result', async (model, fakeOf) => {
+    const fake = fakeOf();
+    fake.requests.length = 0;
+    workDir = tempDir('gw-claude-code-');
+    const run = await claude(model, FIND_TOOL, 'Write');
+    const report = `exit ${run.exitCode}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}\nrejections: ${fake.rejections.join(' | ')}`;
+    expect(fake.rejections, report).toEqual([]);
+    expect(run.exitCode, report).toBe(0);
+    const sent = fake.requests.at(-1)!.json as Record<string, any>;
+    const result = model.startsWith('oc/')
+      ? sent.messages.find((m: { role: string }) => m.role === 'tool')?.content
+      : sent.input.find((item: { type: string }) => item.type === 'function_call_output')?.output;
+    const text: string = typeof result === 'string' ? result : (result ?? []).map((part: { text?: string }) => part.text ?? '').join('');
+    expect(text.startsWith('<functions>\n<function>') && text.endsWith('</function>\n</functions>'), JSON.stringify(result)).toBe(true);
+    const definition = JSON.parse(text.slice('<functions>\n<function>'.length, -'</function>\n</functions>'.length));
+    expect(definition).toMatchObject({ name: 'NotebookEdit', description: expect.stringContaining('notebook'), parameters: { type: 'object' } });
+    // The tool is in the request's tools from then on (a deferred tool is an ordinary function to another format).
+    const names = (sent.tools as Array<Record<string, any>>).map((tool) => tool.name ?? tool.function?.name);
+    expect(names).toContain('NotebookEdit');
   });
 });

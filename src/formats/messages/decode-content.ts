@@ -1,4 +1,4 @@
-import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolResultPart, Unconvertible } from '../../ir/index.ts';
+import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolCallPart, ToolDefinition, ToolResultPart, Unconvertible } from '../../ir/index.ts';
 import { FieldChecker, isRecord, readCarried, readToolId, restoreReasoning, stringifyToolInput } from '../shared/index.ts';
 import { decodeCitations, decodeServerToolUse, decodeWebSearchResult, joinWebSearchParts } from './map-web-search.ts';
 
@@ -9,9 +9,9 @@ import { decodeCitations, decodeServerToolUse, decodeWebSearchResult, joinWebSea
  * block types are skipped, unless that leaves the turn with nothing: then the first skipped block
  * goes to `unconvertible` (docs/api-decisions.md, a 400 on conversion; a passthrough forwards it
  * for the upstream to judge). A `system` turn keeps its place: each target format says where it
- * goes (its encoder).
+ * goes (its encoder). `tools` are the request's, for the definitions a tool_reference names.
  */
-export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', content: unknown, at: string, check: FieldChecker, unconvertible: Unconvertible[] = []): Message[] {
+export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', content: unknown, at: string, check: FieldChecker, unconvertible: Unconvertible[] = [], tools: readonly ToolDefinition[] = []): Message[] {
   const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   if (!Array.isArray(blocks)) {
     check.fail(`${at}.content`, blocks === undefined || blocks === null ? 'is required' : 'must be a string or an array of content blocks');
@@ -27,7 +27,7 @@ export function decodeMessagesTurn(role: 'user' | 'assistant' | 'system', conten
   blocks.forEach((block, j) => {
     const path = `${at}.content[${j}]`;
     if (!isRecord(block)) return check.fail(path, 'must be an object');
-    const part = decodeBlock(block, path, check);
+    const part = block.type === 'tool_result' ? decodeToolResult(block, path, check, tools) : decodeBlock(block, path, check);
     if (!part) return void (skipped ??= { path, type: block.type });
     if (part.type === 'tool_result' && role === 'user') {
       flush();
@@ -137,17 +137,20 @@ function decodeSource(value: unknown, at: string, check: FieldChecker): MediaSou
   }
 }
 
-function decodeToolResult(block: Record<string, unknown>, at: string, check: FieldChecker): ToolResultPart {
+function decodeToolResult(block: Record<string, unknown>, at: string, check: FieldChecker, tools: readonly ToolDefinition[] = []): ToolResultPart {
   const part: ToolResultPart = { type: 'tool_result', toolCallId: readToolId(check.requiredString(block.tool_use_id, `${at}.tool_use_id`)).id, content: '' };
   const content = block.content;
   if (typeof content === 'string') part.content = content;
   else if (Array.isArray(content)) {
     const parts: Array<TextPart | ImagePart | FilePart> = [];
+    const referenced: string[] = [];
     content.forEach((item, k) => {
       if (!isRecord(item)) return;
+      if (item.type === 'tool_reference') return void referenced.push(check.requiredString(item.tool_name, `${at}.content[${k}].tool_name`));
       const decoded = decodeBlock(item, `${at}.content[${k}]`, check);
       if (decoded?.type === 'text' || decoded?.type === 'image' || decoded?.type === 'file') parts.push(decoded);
     });
+    if (referenced.length > 0) parts.push({ type: 'text', text: referencedTools(referenced, tools) });
     part.content = parts;
   } else if (content !== undefined && content !== null) {
     check.fail(`${at}.content`, 'must be a string or an array of content blocks');
@@ -157,4 +160,19 @@ function decodeToolResult(block: Record<string, unknown>, at: string, check: Fie
   if (isError !== undefined) part.isError = isError;
   if (cache) part.cacheControl = cache;
   return part;
+}
+
+/**
+ * Tool search's `tool_reference` blocks (Claude Code's ToolSearch) stand, on Anthropic's side, for
+ * the named tools' full definitions. Another format has no such block: the definitions go as text,
+ * a `<functions>` block with one `<function>{description, name, parameters}</function>` line each
+ * (what ToolSearch tells the model its result holds); a name the request's tools lack, by name only.
+ */
+function referencedTools(names: string[], tools: readonly ToolDefinition[]): string {
+  const lines = names.map((name) => {
+    const tool = tools.find((candidate) => candidate.name === name);
+    const definition = tool ? { description: tool.description, name, parameters: tool.parameters } : { name };
+    return `<function>${JSON.stringify(definition)}</function>`;
+  });
+  return ['<functions>', ...lines, '</functions>'].join('\n');
 }

@@ -34,6 +34,7 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   const check = new FieldChecker();
   const messages: Message[] = [];
   const unconvertible: Array<{ field: string; message: string }> = [];
+  const tools = decodeTools(body.tools, check);
   (body.messages as unknown[]).forEach((message, i) => {
     const at = `messages[${i}]`;
     if (!isRecord(message)) return check.fail(at, 'must be an object');
@@ -44,7 +45,7 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
     }
     // `system` inside `messages`: what Claude Code sends for models it does not know (beta mid-conversation-system-2026-04-07).
     const role = check.requiredOneOf(message.role, `${at}.role`, ROLES);
-    if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check, unconvertible));
+    if (role) messages.push(...decodeMessagesTurn(role, message.content, at, check, unconvertible, tools));
   });
   const request: ChatRequest = {
     model: body.model,
@@ -57,7 +58,7 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   set(request, 'topP', check.number(body.top_p, 'top_p', { min: 0, max: 1 }));
   set(request, 'topK', check.number(body.top_k, 'top_k', { min: 0, integer: true }));
   set(request, 'stop', check.array(body.stop_sequences, 'stop_sequences') && check.stringList(body.stop_sequences, 'stop_sequences'));
-  set(request, 'tools', decodeTools(body.tools, check));
+  set(request, 'tools', tools);
   const serverTools = anthropicTools(body.tools);
   const webSearch = serverTools.find(isWebSearchServerTool);
   if (webSearch) request.webSearch = decodeWebSearchServerTool(webSearch);

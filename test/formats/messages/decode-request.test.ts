@@ -134,6 +134,29 @@ describe('messages decodeRequest', () => {
     expect(decoded.messages[0].content).toEqual([{ type: 'text', text: 'hi' }]);
   });
 
+  // Tool search: a tool_result naming tools by tool_reference (Claude Code's ToolSearch) is, on Anthropic's side,
+  // the named tools' full definitions. Another format has no such block: it was dropped, so the model saw an empty result.
+  it('reads a tool_reference in a tool_result as the named tool definition, in a <functions> block', () => {
+    const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+    const decoded = messagesCodec.decodeRequest({
+      model: 'm',
+      tools: [
+        { name: 'ToolSearch', description: 'Finds deferred tools', input_schema: { type: 'object', properties: { query: { type: 'string' } } } },
+        { name: 'NotebookEdit', description: 'Edits a notebook cell', input_schema: schema, defer_loading: true },
+      ],
+      messages: [
+        { role: 'user', content: 'Edit the notebook' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:NotebookEdit,Gone' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'NotebookEdit' }, { type: 'tool_reference', tool_name: 'Gone' }] }] },
+      ],
+    });
+    const definition = JSON.stringify({ description: 'Edits a notebook cell', name: 'NotebookEdit', parameters: schema });
+    expect(decoded.messages[2]).toEqual({
+      role: 'tool',
+      content: [{ type: 'tool_result', toolCallId: 'toolu_1', content: [{ type: 'text', text: `<functions>\n<function>${definition}</function>\n<function>{"name":"Gone"}</function>\n</functions>` }] }],
+    });
+  });
+
   describe('rejects', () => {
     it('a missing model or messages with 400', () => {
       expect(reject({ messages: [] })).toMatchObject({ code: 'bad_request', status: 400 });
