@@ -54,13 +54,25 @@ function importPlugin(spec: string, baseDir: string): Promise<Record<string, unk
   return importUserModule(resolvePluginFile(spec, baseDir));
 }
 
+/**
+ * The loader's first line; for a bare name that resolves to nothing, what it may have meant instead
+ * (a misspelt built-in reads as a missing npm package otherwise).
+ */
+function whyNotLoaded(spec: string, error: unknown): string {
+  const message = (error as Error).message.split('\n')[0];
+  const bare = !spec.startsWith('.') && !path.isAbsolute(spec);
+  if (!bare || (error as { code?: unknown }).code !== 'MODULE_NOT_FOUND' || !message.startsWith(`Cannot find module '${spec}'`)) return message;
+  const near = suggestKey(spec, BUILTIN_PLUGIN_NAMES);
+  return `no built-in plugin or package of that name (${near ? `did you mean '${near}'? ` : ''}built-in: ${BUILTIN_PLUGIN_NAMES.join(', ')})`;
+}
+
 /** Imports and validates one provider plugin; errors name the provider and the plugin. */
 export async function loadPlugin(providerId: string, spec: string, baseDir: string): Promise<ProviderPlugin<unknown>> {
   let mod: Record<string, unknown>;
   try {
     mod = await importPlugin(spec, baseDir);
   } catch (error) {
-    throw new PluginLoadError(`provider '${providerId}': cannot load plugin '${spec}': ${(error as Error).message.split('\n')[0]}`);
+    throw new PluginLoadError(`provider '${providerId}': cannot load plugin '${spec}': ${whyNotLoaded(spec, error)}`);
   }
   // The loader's interop gives a module without a default export its own namespace as `default`:
   // a real default export is one the module names.

@@ -51,6 +51,17 @@ describe('a plugin file', () => {
 });
 
 describe('the built-in plugins', () => {
+  // Before: "cannot load plugin 'mokc': Cannot find module 'mokc'", as if a package were missing.
+  it('a misspelt built-in name is told the name it most likely meant and the built-in names', async () => {
+    await expect(loadPlugin('mock', 'mokc', dir)).rejects.toThrow(
+      "provider 'mock': cannot load plugin 'mokc': no built-in plugin or package of that name (did you mean 'mock'? built-in: mock, openai, anthropic, azure, bedrock, google)",
+    );
+    await expect(loadPlugin('x', 'my-own-upstream-plugin', dir)).rejects.toThrow(
+      "provider 'x': cannot load plugin 'my-own-upstream-plugin': no built-in plugin or package of that name (built-in: mock, openai, anthropic, azure, bedrock, google)",
+    );
+    await expect(loadPlugin('x', './missing.ts', dir)).rejects.toThrow(/^provider 'x': cannot load plugin '\.\/missing\.ts': Cannot find module/);
+  });
+
   it('that bring wire formats are the ones the CLI loads for its key scopes (BUILTIN_PLUGINS_WITH_FORMATS)', async () => {
     const bringing: string[] = [];
     for (const name of BUILTIN_PLUGIN_NAMES) if ((await loadPlugin(name, name, REPO_ROOT)).wireFormats?.length) bringing.push(name);
