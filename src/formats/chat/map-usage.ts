@@ -2,7 +2,7 @@ import type { Usage } from '../../ir/index.ts';
 import { isRecord, readNumber, readRecord } from '../shared/index.ts';
 import type { ChatUsage } from './types.ts';
 
-/** Chat `usage` → IR (prompt_tokens already includes cached tokens). Undefined when absent. */
+/** Chat `usage` → IR (prompt_tokens already includes cached tokens, DeepSeek's hits too). Undefined when absent. */
 export function decodeChatUsage(usage: unknown): Usage | undefined {
   if (!isRecord(usage)) return undefined;
   const out: Usage = {
@@ -11,7 +11,8 @@ export function decodeChatUsage(usage: unknown): Usage | undefined {
   };
   const prompt = readRecord(usage, 'prompt_tokens_details');
   const completion = readRecord(usage, 'completion_tokens_details');
-  const cached = prompt && readNumber(prompt, 'cached_tokens');
+  // DeepSeek names its cache hits `prompt_cache_hit_tokens` (beside `prompt_cache_miss_tokens`), not OpenAI's `cached_tokens`.
+  const cached = (prompt && readNumber(prompt, 'cached_tokens')) || readNumber(usage, 'prompt_cache_hit_tokens');
   const written = prompt && readNumber(prompt, 'cache_write_tokens');
   const reasoning = completion && readNumber(completion, 'reasoning_tokens');
   if (cached) out.cacheReadTokens = cached;

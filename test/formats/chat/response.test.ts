@@ -47,6 +47,15 @@ describe('chat decodeResponse', () => {
     expect(chatCodec.decodeResponse({ ...body, choices: [{ ...body.choices[0], finish_reason: 'length' }] }).stopSequence).toBeUndefined();
   });
 
+  it("reads DeepSeek's cache hits (prompt_cache_hit_tokens, no cached_tokens): billed as cache reads, a Messages client's input excludes them", () => {
+    const body = readJsonFixture('chat/response-deepseek-cache.json');
+    expect(chatCodec.decodeResponse(body).usage).toEqual({ inputTokens: 1800, outputTokens: 12, cacheReadTokens: 1664 });
+    // A passthrough (a Chat client on DeepSeek) is billed from the same reading.
+    expect(chatCodec.readPassthroughResponse(body).usage).toEqual({ inputTokens: 1800, outputTokens: 12, cacheReadTokens: 1664 });
+    const messagesRequest = messagesCodec.decodeRequest({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'q' }] });
+    expect(messagesCodec.encodeResponse(chatCodec.decodeResponse(body), messagesRequest).usage).toMatchObject({ input_tokens: 136, cache_read_input_tokens: 1664, output_tokens: 12 });
+  });
+
   it('rejects a body without choices as a provider error', () => {
     expect(() => chatCodec.decodeResponse({ id: 'x' })).toThrow(expect.objectContaining({ code: 'provider_error' }));
   });
