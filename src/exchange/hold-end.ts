@@ -13,7 +13,7 @@ export type PendingRecord = () => Promise<unknown> | undefined;
  */
 class HeldEndTarget implements StreamTarget {
   private held: Array<string | Uint8Array> = [];
-  private ending: { chunk?: string | Uint8Array } | undefined;
+  private ending: { chunk?: string | Uint8Array; apart?: string } | undefined;
   private waiting = false;
   /** The records could not be written: nothing more goes out. */
   private failed = false;
@@ -34,10 +34,11 @@ class HeldEndTarget implements StreamTarget {
     return this.inner.write(chunk);
   }
 
-  end(chunk?: string | Uint8Array): void {
+  end(chunk?: string | Uint8Array, apart?: string): void {
     if (this.failed) return;
-    if (this.gate()) this.ending = { chunk };
-    else this.inner.end(chunk);
+    if (this.gate()) this.ending = { chunk, apart };
+    else if (apart === undefined) this.inner.end(chunk);
+    else this.inner.end(chunk, apart);
   }
 
   onDrain(listener: () => void): void {
@@ -85,7 +86,7 @@ class HeldEndTarget implements StreamTarget {
     this.ending = undefined;
     // Something else may be pending by now: write() and end() hold again.
     for (const chunk of held) this.write(chunk);
-    if (ending) this.end(ending.chunk);
+    if (ending) this.end(ending.chunk, ending.apart);
   }
 }
 

@@ -192,6 +192,11 @@ export interface FrameWriter {
   passed(count: number): void;
   /** What closes the stream after its last record ('' when nothing does, as in SSE). */
   end(): string | Buffer;
+  /**
+   * Bytes that follow the end in a network chunk of their own, given once (a client reads them
+   * only so: @google/genai tells a Gemini stream's error from a chunk that is its bare element alone).
+   */
+  apart?(): string | undefined;
 }
 
 /** How a format's streams are framed on the wire: SSE today; a JSON array or a binary event-stream plug in here. */

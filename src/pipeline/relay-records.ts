@@ -161,6 +161,11 @@ export class RecordRelay {
     }
   }
 
+  /** Once done: what the client's framing sends apart after the end (FrameWriter.apart), if anything. */
+  apart(): string | undefined {
+    return this.writer.apart?.();
+  }
+
   /** True once the upstream's last record went by: only the end of its body may follow. */
   get complete(): boolean {
     return this.watch.complete;

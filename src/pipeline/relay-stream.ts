@@ -31,16 +31,16 @@ class RelayPush implements ChunkHandler {
     const head = relay.start(peeked.head.bytes, peeked.head.records);
     if (relay.done) {
       peeked.source.destroy();
-      target.end(head);
+      this.close(head);
       return;
     }
     if (peeked.ended) {
       const last = relay.end();
-      if (isEmpty(head)) target.end(last);
-      else if (isEmpty(last)) target.end(head);
+      if (isEmpty(head)) this.close(last);
+      else if (isEmpty(last)) this.close(head);
       else {
         target.write(head);
-        target.end(last);
+        this.close(last);
       }
       return;
     }
@@ -52,16 +52,23 @@ class RelayPush implements ChunkHandler {
     const out = this.relay.push(chunk);
     if (this.relay.done) {
       this.peeked.source.destroy();
-      this.target.end(out);
+      this.close(out);
     } else if (!isEmpty(out)) this.write(out);
   }
 
   end(): void {
-    this.target.end(this.relay.end());
+    this.close(this.relay.end());
   }
 
   error(error: unknown): void {
-    this.target.end(this.relay.fail(error));
+    this.close(this.relay.fail(error));
+  }
+
+  /** Ends the target with the relay's last output, and what its framing sends apart. */
+  private close(out: RelayOutput | undefined): void {
+    const apart = this.relay.apart();
+    if (apart === undefined) this.target.end(out);
+    else this.target.end(out, apart);
   }
 
   /** Writes; false when the target is full and the upstream waits for its drain. */
@@ -94,8 +101,9 @@ export function iterateTarget(start: (target: StreamTarget) => void): AsyncItera
       notify();
       return queue.length === 0;
     },
-    end(chunk) {
+    end(chunk, apart) {
       if (chunk !== undefined && chunk.length > 0) queue.push(chunk);
+      if (apart) queue.push(apart);
       ended = true;
       notify();
     },

@@ -85,8 +85,12 @@ export type RoutingHeaders = Record<string, string>;
 export interface StreamTarget {
   /** Writes a chunk; false asks for a pause until `onDrain`. */
   write(chunk: string | Uint8Array): boolean;
-  /** Ends the response, with its last chunk when there is one (one write for both). */
-  end(chunk?: string | Uint8Array): void;
+  /**
+   * Ends the response, with its last chunk when there is one (one write for both). `apart`: bytes
+   * a client reads only from a network chunk of their own (FrameWriter.apart), written after the
+   * rest has gone out, with the end.
+   */
+  end(chunk?: string | Uint8Array, apart?: string): void;
   /** Calls `listener` once when the target takes writes again. */
   onDrain(listener: () => void): void;
   /** Calls `listener` once if the client goes away before the end. */

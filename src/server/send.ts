@@ -211,6 +211,14 @@ function hasStagedHeaders(event: H3Event): boolean {
   return (event.res as unknown as Record<symbol, unknown>)[STAGED_HEADERS] !== undefined;
 }
 
+/**
+ * How long after the rest of a stream has gone out the bytes its framing sends apart follow
+ * (StreamTarget.end): long enough for a client waiting on the socket to have read the rest first
+ * (gemini-cli on a busy machine), short beside a failed answer. Only a stream that sends such bytes
+ * (a Gemini stream's bare error element) waits.
+ */
+const APART_MS = 50;
+
 /** The Node response as a stream target; `hold` keeps the last records back so the end goes out in the same write. */
 class NodeTarget implements StreamTarget {
   /** Records held back after `hold()`, to go out in one write with the end of the response. */
@@ -226,15 +234,32 @@ class NodeTarget implements StreamTarget {
     return this.res.write(chunk);
   }
 
-  end(chunk?: string | Uint8Array): void {
+  end(chunk?: string | Uint8Array, apart?: string): void {
     const pending = this.pending;
     this.pending = undefined;
     if (pending && pending.length > 0) {
       if (chunk !== undefined && chunk.length > 0) pending.push(chunk);
       chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
     }
-    if (chunk === undefined || chunk.length === 0) this.res.end();
+    if (apart !== undefined) this.endApart(chunk, apart);
+    else if (chunk === undefined || chunk.length === 0) this.res.end();
     else this.res.end(chunk);
+  }
+
+  /**
+   * `chunk`, then `apart` with the end in a write of its own once `chunk` is out and APART_MS
+   * more have passed: a client's fetch joins the bytes that arrive before it reads again into one
+   * chunk, so `apart` must come after the client has read what came before.
+   */
+  private endApart(chunk: string | Uint8Array | undefined, apart: string): void {
+    const res = this.res;
+    const later = () => {
+      setTimeout(() => {
+        if (!res.destroyed && !res.writableEnded) res.end(apart);
+      }, APART_MS);
+    };
+    if (chunk === undefined || chunk.length === 0) later();
+    else res.write(chunk, later);
   }
 
   onDrain(listener: () => void): void {
@@ -314,9 +339,11 @@ class WebTarget implements StreamTarget {
     return (this.controller.desiredSize ?? 1) > 0;
   }
 
-  end(chunk?: string | Uint8Array): void {
+  end(chunk?: string | Uint8Array, apart?: string): void {
     if (this.ended) return;
     if (chunk !== undefined) this.write(chunk);
+    // A chunk of its own: the reader gets each enqueued chunk as it was.
+    if (apart !== undefined) this.write(apart);
     this.ended = true;
     this.controller.close();
   }

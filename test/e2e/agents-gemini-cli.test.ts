@@ -151,5 +151,8 @@ describe('gemini-cli through the gateway', () => {
     expect(said).not.toContain('Model stream ended without a finish reason');
     expect(run.exitCode, said).not.toBe(0);
     expect(said).toContain('Error when talking to Gemini API');
+    // The upstream's words: @google/genai reads them only from a network chunk that is the bare element alone.
+    expect(said).toContain('The server had an error while processing your request.');
+    expect(said).not.toContain('Incomplete JSON segment');
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
 import { jsonArrayFraming } from '../shared/index.ts';
-import { geminiSseFraming } from './sse-framing.ts';
+import { geminiSseFraming, reframeGeminiError } from './sse-framing.ts';
 import { decodeGeminiRequest } from './decode-request.ts';
 import { decodeGeminiResponse } from './decode-response.ts';
 import { createGeminiStreamDecoder } from './decode-stream.ts';
@@ -78,7 +78,8 @@ export const geminiFormat = defineFormat({
   codec: geminiCodec,
   terminal: tellGeminiRecordEnd,
   // Another vendor's reasoning the gateway carried in a thoughtSignature (gwpm:) never reaches Google.
-  passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput, prepare: dropCarriedReasoning },
+  // An error element goes to the client as the gateway's own would (the bare element in a chunk of its own).
+  passthrough: { read: readGeminiRequest, capOutput: capGeminiOutput, prepare: dropCarriedReasoning, rewrite: reframeGeminiError },
   // googleSearch ↔ the IR's web search; groundingMetadata ↔ web search parts and text citations.
   hostedWebSearch: true,
   // `generationConfig.responseModalities`: Google answers a model that makes no images with its own 400.

@@ -10,11 +10,15 @@ describe('geminiSseFraming', () => {
     expect(geminiSseFraming.createWriter().write([text, text])).toBe(`data: ${text.data}\n\ndata: ${text.data}\n\n`);
   });
 
-  it('writes an error element as a record and then bare, as Google writes it (what @google/genai reads)', () => {
-    const out = String(geminiSseFraming.createWriter().write([text, error]));
-    expect(out).toBe(`data: ${text.data}\n\ndata: ${error.data}\n\n${error.data}\n`);
-    // Alone in a network chunk, the bare element is whole JSON: @google/genai's test for a stream's error.
-    expect(JSON.parse(out.slice(out.lastIndexOf('\n\n') + 2))).toMatchObject({ error: { code: 502 } });
+  it('writes an error element as a record, and the bare element apart, as Google writes it (what @google/genai reads)', () => {
+    const writer = geminiSseFraming.createWriter();
+    expect(writer.apart?.()).toBeUndefined();
+    // The record for SSE readers (the AI SDK); the bare element goes out in a network chunk of its own:
+    // @google/genai tells a stream's error only from a chunk that is whole JSON by itself.
+    expect(writer.write([text, error])).toBe(`data: ${text.data}\n\ndata: ${error.data}\n\n`);
+    const apart = String(writer.apart?.());
+    expect(JSON.parse(apart)).toMatchObject({ error: { code: 502 } });
+    expect(writer.apart?.()).toBeUndefined();
   });
 
   it("reads Google's bare error element at the end of a stream, over several lines and pushes", () => {
@@ -27,6 +31,22 @@ describe('geminiSseFraming', () => {
     }
     expect(seen).toEqual([{ data: text.data }]);
     expect(reader.end()).toEqual([{ data: '{"error":{"code":503,"message":"Overloaded","status":"UNAVAILABLE"}}' }]);
+  });
+
+  it("reads Google's bare error element followed by a blank line, alone or after a record in one push", () => {
+    const element = '{\n  "error": {\n    "code": 503,\n    "message": "Overloaded",\n    "status": "UNAVAILABLE"\n  }\n}\n';
+    const said = { data: '{"error":{"code":503,"message":"Overloaded","status":"UNAVAILABLE"}}' };
+    const alone = geminiSseFraming.createReader();
+    alone.push(Buffer.from(`data: ${text.data}\r\n\r\n`));
+    expect(alone.records).toEqual([{ data: text.data }]);
+    alone.push(Buffer.from(`${element}\n`));
+    expect(alone.records).toEqual([said]);
+    expect(alone.end()).toEqual([]);
+    const joined = geminiSseFraming.createReader();
+    joined.push(Buffer.from(`data: ${text.data}\n\n${element.replaceAll('\n', '\r\n')}\r\n`));
+    expect(joined.records).toEqual([{ data: text.data }, said]);
+    expect(joined.recordEnds?.()).toBeUndefined();
+    expect(joined.end()).toEqual([]);
   });
 
   it('leaves a cut record that is no error element to the SSE reader', () => {
