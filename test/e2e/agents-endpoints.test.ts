@@ -6,11 +6,24 @@
  * model), else a local tokenizer count, never zero — and the warn line an inference 4xx leaves.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { runCli, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { until } from '../helpers/until.ts';
+
+/** The id of a tool_result block whose tool_use the message before it does not hold, if any. */
+function loneToolResult(messages: unknown): string | undefined {
+  const list = Array.isArray(messages) ? (messages as Array<{ content?: unknown }>) : [];
+  const blocks = (message: { content?: unknown } | undefined) => (Array.isArray(message?.content) ? (message.content as Array<Record<string, unknown>>) : []);
+  for (let i = 0; i < list.length; i += 1) {
+    for (const block of blocks(list[i])) {
+      if (block.type === 'tool_result' && !blocks(list[i - 1]).some((use) => use.type === 'tool_use' && use.id === block.tool_use_id)) return String(block.tool_use_id);
+    }
+  }
+  return undefined;
+}
 
 describe('count_tokens, input_tokens, models in Anthropic shape, client-error warnings', () => {
   let counting: FakeUpstream;
@@ -20,11 +33,20 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
 
   beforeAll(async () => {
     counting = await startFakeUpstream((request) => {
-      if (request.path === '/v1/messages/count_tokens') return { json: { input_tokens: 4242 } };
+      if (request.path === '/v1/messages/count_tokens') {
+        // Anthropic's counter refuses a tool_result whose tool_use is not in the message before it, as its Messages API does.
+        const lone = loneToolResult(request.json?.messages);
+        if (lone) return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: `messages.0.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${lone}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.` } } };
+        return { json: { input_tokens: 4242 } };
+      }
       if (request.path === '/v1/responses/input_tokens') {
         // OpenAI's counter refuses what it does not take (a converted body must leave max_output_tokens, store, stream… out).
         const unknown = Object.keys(request.json ?? {}).filter((key) => !['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text', 'truncation', 'conversation', 'previous_response_id'].includes(key));
         if (unknown.length > 0) return { status: 400, json: { error: { message: `Unknown parameter: '${unknown[0]}'.`, type: 'invalid_request_error', param: unknown[0], code: 'unknown_parameter' } } };
+        // …and a function_call_output whose function_call the input does not hold.
+        const input = Array.isArray(request.json?.input) ? (request.json.input as Array<Record<string, unknown>>) : [];
+        const output = input.find((item) => item.type === 'function_call_output' && !input.some((call) => call.type === 'function_call' && call.call_id === item.call_id));
+        if (output) return { status: 400, json: { error: { message: `No tool call found for function call output with call_id ${String(output.call_id)}.`, type: 'invalid_request_error', param: 'input', code: null } } };
         return { json: { object: 'response.input_tokens', input_tokens: 4343 } };
       }
       if (request.path === '/v1beta/models/gemini-2.5-flash:countTokens') return { json: { totalTokens: 4444, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4444 }] } };
@@ -49,6 +71,8 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
   });
 
   const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+  /** A 1×1 PNG. */
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
   // First: the count_tokens error case below shares its key and code (one line per key and code per minute).
   it('an inference 4xx leaves one warn line with the request id, code and field, rate-limited per key and code', async () => {
@@ -98,6 +122,25 @@ describe('count_tokens, input_tokens, models in Anthropic shape, client-error wa
     const sent = counting.requests.find((r) => r.path === route)!.json as Record<string, any>;
     if (model === 'or/gpt-5') expect(sent).toMatchObject({ model: 'gpt-5', instructions: 'Be brief.', input: [{ role: 'user', content: [{ type: 'input_text', text: TEXT }] }], tools: [{ type: 'function', name: 'lookup' }] });
     else expect(sent).toMatchObject({ generateContentRequest: { model: 'models/gemini-2.5-flash', systemInstruction: { parts: [{ text: 'Be brief.' }] }, contents: [{ role: 'user', parts: [{ text: TEXT }] }] } });
+  });
+
+  // gemini-cli counts a tool's output alone (a functionResponse and the media a tool read, no functionCall before it):
+  // Anthropic's and OpenAI's counters refuse a result without its call, so the count went local (tiktoken's estimate).
+  it.each([
+    ['ant/claude-up', 4242, '/v1/messages/count_tokens'],
+    ['or/gpt-5', 4343, '/v1/responses/input_tokens'],
+  ])("@google/genai's countTokens of a lone functionResponse on %s: the upstream's count", async (model, tokens, route) => {
+    counting.requests.length = 0;
+    const ai = new GoogleGenAI({ apiKey: gw.key!, httpOptions: { baseUrl: gw.url, timeout: 25_000 } });
+    const counted = await ai.models.countTokens({
+      model,
+      contents: [{ role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: TEXT } } }, { inlineData: { mimeType: 'image/png', data: PNG } }] }],
+    });
+    expect(counted.totalTokens).toBe(tokens);
+    const sent = JSON.stringify(counting.requests.find((r) => r.path === route)!.json);
+    // The tool's words and the image are counted.
+    expect(sent).toContain('The quick brown fox');
+    expect(sent).toContain(PNG);
   });
 
   it('messages.countTokens on a Chat upstream: a local count, about 10 tokens per sentence, never zero', async () => {

@@ -1,6 +1,6 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { countBodyFor, pickCounted, readCount, sseFraming } from '../shared/index.ts';
+import { countBodyFor, loneResultsAsUserContent, pickCounted, readCount, sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
@@ -124,7 +124,7 @@ export const messagesFormat = defineFormat({
     requiresModel: true,
     decode: (body, model) => decodeMessagesRequest({ max_tokens: 1, ...withoutCloudFields(body), model, stream: false }),
     upstreamBody: (body, upstreamModel) => countBodyFor(withoutCloudFields(body), upstreamModel),
-    bodyFor: (request, upstreamModel) => pickCounted(encodeMessagesRequest(request, { upstreamModel, converted: true }), MESSAGES_COUNTED),
+    bodyFor: (request, upstreamModel) => pickCounted(encodeMessagesRequest(loneResultsAsUserContent(request), { upstreamModel, converted: true }), MESSAGES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ input_tokens: tokens }),
     // Bedrock's CountTokens: the InvokeModel body in base64 under input.invokeModel, `{inputTokens}` back.

@@ -1,7 +1,7 @@
 import type { FormatCodec, UsageTap } from '../types.ts';
 import type { GatewayError, RequestIds } from '../../errors/index.ts';
 import { defineFormat } from '../define-format.ts';
-import { countBodyFor, isOpenAIReasoningModel, pickCounted, readCount, sseFraming } from '../shared/index.ts';
+import { countBodyFor, isOpenAIReasoningModel, loneResultsAsUserContent, pickCounted, readCount, sseFraming } from '../shared/index.ts';
 import { responsesPassthrough } from './pass-through.ts';
 import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
@@ -61,7 +61,7 @@ export const responsesFormat = defineFormat({
     path: '/v1/responses/input_tokens',
     decode: (body, model) => decodeResponsesRequest({ input: [], ...body, model, stream: false }),
     upstreamBody: countBodyFor,
-    bodyFor: (request, upstreamModel) => pickCounted(encodeResponsesRequest(request, { upstreamModel, converted: true }), RESPONSES_COUNTED),
+    bodyFor: (request, upstreamModel) => pickCounted(encodeResponsesRequest(loneResultsAsUserContent(request), { upstreamModel, converted: true }), RESPONSES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
   },

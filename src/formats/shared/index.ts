@@ -30,7 +30,7 @@ export { sseFraming } from './sse-framing.ts';
 export { awsExceptionOf } from './aws-exception.ts';
 export { eventStreamCodec, splitEventStream, type EventStreamMessage } from './event-stream-codec.ts';
 export { jsonArrayFraming } from './json-array-framing.ts';
-export { readCount, countBodyFor, pickCounted } from './count-tokens.ts';
+export { readCount, countBodyFor, pickCounted, loneResultsAsUserContent } from './count-tokens.ts';
 export {
   CARRY_PREFIX,
   CARRIED_PREFIXES,
