@@ -102,6 +102,7 @@ const batchShape = {
   model: z.string().optional(),
   displayName: z.string().optional(),
   inputFile: z.string().optional(),
+  responsesDeletedAt: z.number().optional(),
 };
 
 const nullableNumber = z.number().nullable();

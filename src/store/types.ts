@@ -175,6 +175,8 @@ export interface BatchRecord {
   displayName?: string;
   /** A Gemini batch made from an uploaded file (`inputConfig.fileName`, `files/…`): its results are a responses file, not inline. */
   inputFile?: string;
+  /** Unix seconds: that batch's responses file (`files/batch-…`) was deleted, the output and error files it is made from with it. */
+  responsesDeletedAt?: number;
 }
 
 /**

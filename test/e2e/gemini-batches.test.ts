@@ -152,6 +152,17 @@ describe("Gemini's Batch API (models/{model}:batchGenerateContent, batches/{id})
     expect(listed).toEqual(expect.arrayContaining([uploaded.name, good.name]));
     await ai.files.delete({ name: good.name! });
     expect(((await ai.files.get({ name: good.name! }).catch((error: unknown) => error)) as ApiError).status).toBe(404);
+
+    // The batch's responses file is deleted as any file is (DELETE /v1beta/files/batch-…: a 404 before); the
+    // output file it is made from goes with it, and the batch still names it, as Google's does.
+    const outputFile = (await openai.batches.retrieve(second.name!.slice('batches/'.length))).output_file_id!;
+    await ai.files.delete({ name: second.dest!.fileName! });
+    expect(((await ai.files.get({ name: second.dest!.fileName! }).catch((error: unknown) => error)) as ApiError).status).toBe(404);
+    const gone = await fetch(`${gw.url}/v1beta/${second.dest!.fileName}:download?alt=media`, { headers: { 'x-goog-api-key': gw.key! } });
+    expect(gone.status).toBe(404);
+    expect(((await openai.files.retrieve(outputFile).catch((error: unknown) => error)) as { status?: number }).status).toBe(404);
+    expect(((await ai.files.delete({ name: second.dest!.fileName! }).catch((error: unknown) => error)) as ApiError).status).toBe(404);
+    expect((await ai.batches.get({ name: second.name! })).dest?.fileName).toBe(second.dest!.fileName);
   }, 60_000);
 
   it('a file upload in several chunks (upload, then upload, finalize at its offset), and the resumable protocol refused in Google\'s shape when misused', async () => {

@@ -214,13 +214,33 @@ function responsesFileName(batch: BatchRecord): string {
  * `{key, response}` or `{key, error}`. Undefined for any other id.
  */
 export async function geminiResponsesFile(deps: ServerDeps, accountId: string, fileId: string): Promise<{ file: Record<string, unknown>; content: Buffer } | undefined> {
-  if (!fileId.startsWith('batch-')) return undefined;
-  const batch = await deps.store.batches.get(`batch_${fileId.slice('batch-'.length)}`);
-  if (!batch || batch.accountId !== accountId || batch.face !== 'gemini' || !batch.inputFile || !FINISHED.has(batch.status)) return undefined;
+  const batch = await responsesFileBatch(deps, accountId, fileId);
+  if (!batch) return undefined;
   const content = Buffer.from((await inlinedResponses(deps, batch)).map((line) => `${JSON.stringify(line)}\n`).join(''));
   const created = iso(batch.completed_at ?? batch.failed_at ?? batch.cancelled_at ?? batch.expired_at);
   const file = { name: responsesFileName(batch), mimeType: 'application/jsonl', sizeBytes: String(content.length), createTime: created, updateTime: created, state: 'ACTIVE', source: 'GENERATED' };
   return { file, content };
+}
+
+/** The ended file batch whose responses file `fileId` (`batch-…`) is, while that file is there; undefined for any other id. */
+async function responsesFileBatch(deps: ServerDeps, accountId: string, fileId: string): Promise<BatchRecord | undefined> {
+  if (!fileId.startsWith('batch-')) return undefined;
+  const batch = await deps.store.batches.get(`batch_${fileId.slice('batch-'.length)}`);
+  if (!batch || batch.accountId !== accountId || batch.face !== 'gemini' || !batch.inputFile || !FINISHED.has(batch.status) || batch.responsesDeletedAt) return undefined;
+  return batch;
+}
+
+/**
+ * `DELETE files/batch-…`: a file batch's responses file is deleted as Google deletes any file.
+ * The batch remembers it first (the file is gone even if what follows fails), then the output and
+ * error files it is made from go; the batch still names it, as Google's does. False for any other id.
+ */
+export async function deleteGeminiResponsesFile(deps: ServerDeps, accountId: string, fileId: string): Promise<boolean> {
+  const batch = await responsesFileBatch(deps, accountId, fileId);
+  if (!batch) return false;
+  await deps.store.batches.update(batch.id, { responsesDeletedAt: Math.floor(deps.clock.now() / 1000) });
+  for (const id of [batch.output_file_id, batch.error_file_id]) if (id) await deps.store.files.delete(accountId, id);
+  return true;
 }
 
 /** The caller's Gemini batch (404 for another account's, a deleted one, or one made on another face). */

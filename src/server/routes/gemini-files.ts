@@ -13,7 +13,7 @@ import type { UploadGate } from '../upload-gate.ts';
 import { jsonBodyBounds, readJsonObject, SMALL_JSON_BYTES } from '../read-body.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { geminiResponsesFile } from './gemini-batches.ts';
+import { deleteGeminiResponsesFile, geminiResponsesFile } from './gemini-batches.ts';
 import { quotaExceeded } from './files.ts';
 import type { RouteDef } from './types.ts';
 
@@ -216,6 +216,7 @@ function deleteHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
     const id = getRouterParam(event, 'id') ?? '';
+    if (await deleteGeminiResponsesFile(deps, auth.account.id, id)) return json(event, {});
     await refuseDeletingBatchInput(deps.store, auth.account.id, id);
     if (!(await deps.store.files.delete(auth.account.id, id))) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
     return json(event, {});
