@@ -8,6 +8,8 @@ import { GatewayError } from '../errors/index.ts';
 export class UploadGate {
   private total = 0;
   private readonly perAccount = new Map<string, number>();
+  /** Bytes of the file quota held by uploads in flight, per account (`storage.fileQuotaBytes`). */
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly limits: { uploadsConcurrency: number; uploadsPerAccount: number }) {}
 
@@ -37,5 +39,27 @@ export class UploadGate {
       if (left <= 0) this.perAccount.delete(accountId);
       else this.perAccount.set(accountId, left);
     };
+  }
+
+  /** Holds `bytes` of the account's file quota for an upload in flight; returns its release. */
+  reserve(accountId: string, bytes: number): () => void {
+    this.add(accountId, bytes);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.add(accountId, -bytes);
+    };
+  }
+
+  /** Bytes of the account's file quota its uploads in flight on this instance hold. */
+  reserved(accountId: string): number {
+    return this.held.get(accountId) ?? 0;
+  }
+
+  private add(accountId: string, bytes: number): void {
+    const left = (this.held.get(accountId) ?? 0) + bytes;
+    if (left > 0) this.held.set(accountId, left);
+    else this.held.delete(accountId);
   }
 }

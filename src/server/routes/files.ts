@@ -65,13 +65,17 @@ export function quotaExceeded(quota: number, used: number, needing?: string): Ga
 
 /**
  * The file's bound: the size limit, or the room left in the account's quota when that is smaller.
- * `reserved` counts the uploads of the account in flight on this instance (read after the store's
- * answer, in the same turn as the caller's own reservation, so two uploads never share the room).
+ * The quota's room is what the account stores less what its uploads hold: Gemini resumable ones
+ * open (their declared sizes, all instances) and those in flight on this instance (`gate`, read
+ * after the store's answers, in the same turn as the caller's own reservation, so two uploads
+ * never share the room).
  */
-async function fileBound(deps: ServerDeps, accountId: string, reserved: Map<string, number>): Promise<{ bytes: number; over: () => GatewayError }> {
+async function fileBound(deps: ServerDeps, accountId: string, gate: UploadGate): Promise<{ bytes: number; over: () => GatewayError }> {
   const maxFileBytes = deps.config.batches.maxFileBytes;
   const quota = deps.config.storage.fileQuotaBytes;
-  const used = (await deps.store.files.bytesOf(accountId)) + (reserved.get(accountId) ?? 0);
+  const stored = await deps.store.files.bytesOf(accountId);
+  const open = await deps.store.uploads.reservedBy(accountId, deps.clock.now());
+  const used = stored + open.bytes + gate.reserved(accountId);
   if (used >= quota) throw quotaExceeded(quota, used);
   if (quota - used < maxFileBytes) return { bytes: quota - used, over: () => quotaExceeded(quota, used) };
   return { bytes: maxFileBytes, over: () => new GatewayError('request_too_large', `Files are limited to ${maxFileBytes} bytes (batches.maxFileBytes).`) };
@@ -79,28 +83,21 @@ async function fileBound(deps: ServerDeps, accountId: string, reserved: Map<stri
 
 function uploadHandler(deps: ServerDeps, gate: UploadGate) {
   const dir = path.join(deps.dataDir, 'uploads');
-  // Bytes of the quota held by uploads in flight, per account (the declared size, else all the room left).
-  const reserved = new Map<string, number>();
-  const hold = (accountId: string, bytes: number) => {
-    const left = (reserved.get(accountId) ?? 0) + bytes;
-    if (left > 0) reserved.set(accountId, left);
-    else reserved.delete(accountId);
-  };
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     // POST /v1/files is rate limited (20/min per caller by default, §8.1).
     const admission = await deps.guards.admit({ auth, method: 'POST', route: '/v1/files', clientAddress: deps.clientAddress(event) });
     for (const [k, v] of Object.entries(admission.headers)) event.res.headers.set(k, v);
     let release: (() => void) | undefined;
-    let held = 0;
+    let unhold: (() => void) | undefined;
     try {
       release = gate.enter(auth.account.id);
-      const bound = await fileBound(deps, auth.account.id, reserved);
+      const bound = await fileBound(deps, auth.account.id, gate);
       // The multipart envelope around the file takes a few hundred bytes.
       const declared = Number(event.req.headers.get('content-length') ?? NaN);
       if (Number.isFinite(declared) && declared > bound.bytes + 64 * 1024) throw bound.over();
-      held = Number.isFinite(declared) ? Math.min(declared, bound.bytes) : bound.bytes;
-      hold(auth.account.id, held);
+      // Held: the declared size, else all the room left.
+      unhold = gate.reserve(auth.account.id, Number.isFinite(declared) ? Math.min(declared, bound.bytes) : bound.bytes);
       const { fields, file } = await receiveUpload(event, { dir, maxFileBytes: bound.bytes, tooLarge: bound.over });
       try {
         return json(event, viewFile(await storeUpload(deps, auth.account.id, fields, file)));
@@ -108,7 +105,7 @@ function uploadHandler(deps: ServerDeps, gate: UploadGate) {
         if (file) await fs.promises.rm(file.path, { force: true });
       }
     } finally {
-      hold(auth.account.id, -held);
+      unhold?.();
       release?.();
       await admission.settle(null);
     }

@@ -87,7 +87,8 @@ function createUploads(deps: ServerDeps, gate: UploadGate) {
     if (open.uploads >= most) {
       throw new GatewayError('quota_exceeded', `At most ${most} uploads may be open at once for an account (storage.openUploadsPerAccount); finish one, or wait for one to expire (an upload URL lasts an hour).`, { details: { open_uploads: open.uploads } });
     }
-    const used = (await deps.store.files.bytesOf(accountId)) + open.bytes;
+    // Uploads to /v1/files in flight on this instance hold their room too.
+    const used = (await deps.store.files.bytesOf(accountId)) + open.bytes + gate.reserved(accountId);
     if (used + size > quota) throw quotaExceeded(quota, used, `this file needs ${size}`);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, { bytes: SMALL_JSON_BYTES, setting: 'fixed for the metadata that starts an upload' }));
     const meta = startMetadata(body);

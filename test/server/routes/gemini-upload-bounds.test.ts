@@ -60,3 +60,26 @@ describe('Gemini resumable upload chunks and the upload bounds', () => {
     expect((await chunk(g, second, new Uint8Array(SIZE), 'upload, finalize')).status).toBe(200);
   });
 });
+
+describe('Gemini resumable uploads and the file quota', () => {
+  it('an open resumable upload holds its declared size against a /v1/files upload, as it does against another resumable one', async () => {
+    gw = await inProcessGateway({ providers: { mock: { plugin: 'mock' } }, storage: { fileQuotaBytes: 100_000 } });
+    const g = gw;
+    const res = await g.request('/upload/v1beta/files', {
+      method: 'POST',
+      headers: { 'x-goog-api-key': g.apiKey, 'x-goog-upload-protocol': 'resumable', 'x-goog-upload-command': 'start', 'x-goog-upload-header-content-length': '80000', 'content-type': 'application/json' },
+      body: JSON.stringify({ file: { displayName: 'big', mimeType: 'text/plain' } }),
+    });
+    expect(res.status).toBe(200);
+    const url = new URL(res.headers.get('x-goog-upload-url')!);
+    // 80,000 of the 100,000 are the open upload's: 60,000 more do not fit.
+    const form = new FormData();
+    form.append('purpose', 'user_data');
+    form.append('file', new Blob([new Uint8Array(60_000)]), 'a.bin');
+    const file = await g.request('/v1/files', { method: 'POST', headers: { authorization: `Bearer ${g.apiKey}` }, body: form });
+    expect(file.status).toBe(429);
+    expect(await file.json()).toMatchObject({ error: { code: 'quota_exceeded' } });
+    // The open upload finishes within the quota.
+    expect((await chunk(g, `${url.pathname}${url.search}`, new Uint8Array(80_000), 'upload, finalize')).status).toBe(200);
+  });
+});
