@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,19 +79,51 @@ export function lockHolderName(dataDir: string): string | undefined {
 }
 
 /**
- * Takes the data dir's lock file (O_EXCL), taking over one left by a dead process and
- * waiting up to `waitMs` for a live holder to let go. `name` (`gateway tui`) goes in the file
- * after the pid, so another process refused the lock can say what holds it.
+ * How long a lock file with no pid in it counts as held: a holder of an older version creating
+ * it and writing its pid after. Past that it is a crashed writer's and is taken over.
+ */
+const UNWRITTEN_LOCK_GRACE_MS = 5000;
+
+/**
+ * Puts the lock file in place with `content` already in it, or returns false when it exists:
+ * the content goes to a side file first, linked into place (link() never replaces a file), so
+ * no other process ever reads the lock without its pid.
+ */
+function placeLock(file: string, content: string): boolean {
+  const side = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  fs.writeFileSync(side, content, { mode: 0o600, flag: 'wx' });
+  try {
+    fs.linkSync(side, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    fs.rmSync(side, { force: true });
+  }
+}
+
+/** Whether a lock file without a live pid was left behind (its holder died, or never wrote its pid and is long gone). */
+function abandoned(file: string, holder: { pid: number } | undefined): boolean {
+  if (holder?.pid) return !alive(holder.pid);
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs >= UNWRITTEN_LOCK_GRACE_MS;
+  } catch {
+    return true; // gone already: try again
+  }
+}
+
+/**
+ * Takes the data dir's lock file (created with the pid in it, atomically), taking over one left
+ * by a dead process and waiting up to `waitMs` for a live holder to let go. `name` (`gateway tui`)
+ * goes in the file after the pid, so another process refused the lock can say what holds it.
  */
 export async function acquireLock(dataDir: string, waitMs = 5000, name?: string): Promise<DataDirLock> {
   ensurePrivateDir(dataDir);
   const file = path.join(dataDir, LOCK);
   const deadline = Date.now() + waitMs;
   for (;;) {
-    try {
-      const fd = fs.openSync(file, 'wx', 0o600);
-      fs.writeSync(fd, name ? `${process.pid}\n${name}` : String(process.pid));
-      fs.closeSync(fd);
+    if (placeLock(file, name ? `${process.pid}\n${name}` : String(process.pid))) {
       let released = false;
       return {
         release: () => {
@@ -99,18 +132,17 @@ export async function acquireLock(dataDir: string, waitMs = 5000, name?: string)
           if (readLock(file)?.pid === process.pid) fs.rmSync(file, { force: true });
         },
       };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = liveHolder(dataDir);
-      if (holder === undefined) {
-        fs.rmSync(file, { force: true });
-        continue;
-      }
-      if (Date.now() >= deadline) {
-        throw new Error(`the data dir ${dataDir} is in use by process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}`);
-      }
-      await sleep(50);
     }
+    const holder = readLock(file);
+    if (abandoned(file, holder)) {
+      fs.rmSync(file, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      const who = holder?.pid ? `process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}` : 'another process (its lock file is still being written)';
+      throw new Error(`the data dir ${dataDir} is in use by ${who}`);
+    }
+    await sleep(50);
   }
 }
 

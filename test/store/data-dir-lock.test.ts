@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock } from '../../src/store/index.ts';
+import { tempDir } from '../helpers/spawn-gateway.ts';
+
+describe('the data dir lock', () => {
+  it('an empty lock file is a holder still writing its pid: held, not taken over', async () => {
+    const dir = tempDir('gw-lock-');
+    const file = path.join(dir, 'gateway.lock');
+    // What a holder's lock looks like between its creation and its pid's write (older versions wrote it so).
+    fs.writeFileSync(file, '', { mode: 0o600 });
+    await expect(acquireLock(dir, 0)).rejects.toThrow(`the data dir ${dir} is in use by another process (its lock file is still being written)`);
+    expect(fs.readFileSync(file, 'utf8')).toBe('');
+  });
+
+  it('an empty lock file older than the grace is a crashed writer\'s: taken over', async () => {
+    const dir = tempDir('gw-lock-');
+    const file = path.join(dir, 'gateway.lock');
+    fs.writeFileSync(file, '', { mode: 0o600 });
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, old, old);
+    const lock = await acquireLock(dir, 0, 'gateway usage');
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${process.pid}\ngateway usage`);
+    lock.release();
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('the lock file appears with its pid in it, and no side file is left', async () => {
+    const dir = tempDir('gw-lock-');
+    const lock = await acquireLock(dir, 0);
+    expect(fs.readdirSync(dir)).toEqual(['gateway.lock']);
+    expect(fs.readFileSync(path.join(dir, 'gateway.lock'), 'utf8')).toBe(String(process.pid));
+    await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${process.pid}`);
+    expect(fs.readdirSync(dir)).toEqual(['gateway.lock']);
+    lock.release();
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
