@@ -174,12 +174,21 @@ function parseRetryAfterMs(value: string | string[] | undefined): number | undef
   return Number.isFinite(ms) && ms >= 0 ? Math.ceil(ms) : undefined;
 }
 
-/** The wait an upstream 429 names, in milliseconds: `retry-after-ms` first (its SDKs read it first), then Retry-After, then the body's (Google's RetryInfo). */
+/** The longest upstream wait relayed (a day): past it a number (1e308 ms) would become an invalid Retry-After ('1e+305'). */
+const MAX_UPSTREAM_WAIT_MS = 86_400_000;
+
+/**
+ * The wait an upstream 429 names, in milliseconds, at most a day: `retry-after-ms` first (its
+ * SDKs read it first), then Retry-After, then the body's (Google's RetryInfo).
+ */
 function upstreamWaitMs(report: UpstreamErrorReport): number | undefined {
   const headers = report.headers;
-  const ms = parseRetryAfterMs(headers?.['retry-after-ms']) ?? retryAfterHeaderMs(headers?.['retry-after'], Date.now());
-  if (ms !== undefined) return ms;
-  return report.retryAfterMs ?? (report.retryAfter === undefined ? undefined : report.retryAfter * 1000);
+  const ms =
+    parseRetryAfterMs(headers?.['retry-after-ms']) ??
+    retryAfterHeaderMs(headers?.['retry-after'], Date.now()) ??
+    report.retryAfterMs ??
+    (report.retryAfter === undefined ? undefined : report.retryAfter * 1000);
+  return ms === undefined || Number.isNaN(ms) ? undefined : Math.min(ms, MAX_UPSTREAM_WAIT_MS);
 }
 
 /** An upstream failure as the codec read it: the facts, the upstream's message, the answer's headers. */

@@ -31,6 +31,10 @@ export function mapTransportError(error: unknown, signal?: { readonly aborted: b
   ) {
     return new GatewayError('provider_timeout', 'The provider did not answer in time.', { cause: error });
   }
+  // undici refused to send what it was given (a header value it rejects): the gateway's request, not the provider's health.
+  if (error instanceof undici().errors.InvalidArgumentError) {
+    return new GatewayError('internal_error', 'The gateway could not send the request to the provider: undici refused it as invalid.', { cause: error });
+  }
   const code = (error as { code?: string } | null)?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
     return new GatewayError('provider_unavailable', 'The provider could not be reached.', { cause: error });

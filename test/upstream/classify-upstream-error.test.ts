@@ -106,6 +106,11 @@ describe('classifyUpstreamError', () => {
     expect(upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '0.4' }, phase: 'response' })).toMatchObject({ retryAfter: 1, retryAfterMs: 400 });
     // Google's RetryInfo (the body's wait, no header): "31.5s" stays 31,500 ms.
     expect(upstreamError('google', { status: 429, message: 'slow down', retryAfter: 32, retryAfterMs: 31_500, phase: 'response' })).toMatchObject({ retryAfter: 32, retryAfterMs: 31_500 });
+    // An absurd wait (1e308 ms, 1e20 s) is held to a day: Retry-After stays a whole number of seconds, not '1e+305'.
+    const day = { retryAfter: 86_400, retryAfterMs: 86_400_000, headers: { 'Retry-After': '86400' } };
+    expect(upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after-ms': '1e308' }, phase: 'response' })).toMatchObject(day);
+    expect(upstreamError('openai', { status: 429, message: 'slow down', headers: { 'retry-after': '1e20' }, phase: 'response' })).toMatchObject(day);
+    expect(upstreamError('google', { status: 429, message: 'slow down', retryAfter: 1e300, phase: 'response' })).toMatchObject(day);
     const silent = upstreamError('openai', { status: 429, message: 'slow down', phase: 'response' });
     expect(silent.retryAfter).toBeUndefined();
     expect(withRetryHint(silent)).toMatchObject({ code: 'rate_limit_exceeded', status: 429, retryAfter: 1, message: silent.message });
