@@ -97,7 +97,8 @@ export function embeddingVectors(result: unknown, request: EmbeddingRequest): Ar
     if (!isVector(embedding, base64)) throw new TypeError(`an embeddings result whose data[${i}].embedding is no vector`);
     vectors[index as number] = embedding as number[] | string;
   });
-  for (let i = 0; i < count; i++) if (vectors[i] === undefined) throw new TypeError(`an embeddings result without a vector for input ${i} (of ${count})`);
+  // An input without its vector: the provider's answer is short of it (its failure, named so), as an empty one is.
+  for (let i = 0; i < count; i++) if (vectors[i] === undefined) throw new NoMediaOutput(`embedding for input ${i} (of ${count})`);
   return vectors;
 }
 

@@ -66,7 +66,9 @@ export function moderationResults(result: unknown, request: ModerationRequest): 
   if (!Array.isArray(results)) throw new TypeError('a moderations result without its results list');
   if (results.length === 0) throw new NoMediaOutput('moderation results');
   const count = resultCountOf(request.input);
-  if (results.length !== count) throw new TypeError(`a moderations result with ${results.length} results for ${count} inputs`);
+  // Fewer than asked: the provider's answer is short of some inputs' verdicts (its failure, named so); more is no answer to this request.
+  if (results.length < count) throw new NoMediaOutput(`moderation results for ${count - results.length} of its ${count} inputs`);
+  if (results.length > count) throw new TypeError(`a moderations result with ${results.length} results for ${count} inputs`);
   // An index loop: a sparse list's hole is a missing result, which .every() would skip.
   for (let i = 0; i < count; i++) {
     const item: unknown = results[i];

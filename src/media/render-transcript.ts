@@ -63,8 +63,9 @@ export function formatTimestamp(seconds: number, separator: ',' | '.'): string {
 /** The provider's segments, or one segment spanning the whole text. */
 export function segmentsOf(result: TranscriptionResult): TranscriptSegment[] {
   if (result.segments && result.segments.length > 0) return result.segments;
-  if (result.text.trim() === '') return [];
-  return [{ start: 0, end: result.duration ?? 0, text: result.text }];
+  const text = result.text ?? '';
+  if (text.trim() === '') return [];
+  return [{ start: 0, end: result.duration ?? 0, text }];
 }
 
 /** SubRip: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, a blank line after each. */
@@ -133,8 +134,10 @@ export function renderTranscript(result: TranscriptionResult, format: Transcript
  * with the text and (when the provider said how long the audio was) the duration usage.
  */
 export function renderTranscriptEvents(result: TranscriptionResult): string {
-  const pieces = result.text.match(/\s*\S+|\s+$/g) ?? [];
-  const done: Record<string, unknown> = { type: 'transcript.text.done', text: result.text };
+  // checkTranscript passed: a stream's result has its text.
+  const text = result.text ?? '';
+  const pieces = text.match(/\s*\S+|\s+$/g) ?? [];
+  const done: Record<string, unknown> = { type: 'transcript.text.done', text };
   if (result.duration !== undefined) done.usage = { type: 'duration', seconds: Math.ceil(result.duration) };
   return writeSse([...pieces.map((delta) => jsonRecord('transcript.text.delta', { type: 'transcript.text.delta', delta })), jsonRecord('transcript.text.done', done)]);
 }

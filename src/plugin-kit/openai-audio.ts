@@ -24,7 +24,8 @@ export function toTranscription(body: Record<string, unknown>): TranscriptionRes
   const duration = num(body.duration) ?? (usage?.type === 'duration' ? num(usage.seconds) : undefined);
   const tokens = usage?.type === 'tokens' ? { inputTokens: num(usage.input_tokens), outputTokens: num(usage.output_tokens) } : undefined;
   return {
-    text: typeof body.text === 'string' ? body.text : '',
+    // `{}` is no transcript (the gateway's 502 naming the provider), not `{"text": ""}`, a transcript of silence.
+    text: typeof body.text === 'string' ? body.text : undefined,
     language: typeof body.language === 'string' ? body.language : undefined,
     duration,
     segments,

@@ -269,7 +269,8 @@ export interface TranscriptSegment {
 }
 
 export interface TranscriptionResult {
-  text: string;
+  /** The transcript (`""`: silence); absent when the provider sent none (then its segments carry it, or it returned no transcript). */
+  text?: string;
   language?: string;
   duration?: number;
   segments?: TranscriptSegment[];

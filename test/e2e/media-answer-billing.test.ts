@@ -2,7 +2,8 @@
  * What a media answer is charged when the provider or the gateway does not do what was asked, from
  * outside: the real CLI against a fake OpenAI-compatible upstream, an account with credits.
  * - An image answer with more images than `n`: the first `n` are served and charged.
- * - An empty answer (`{"data": []}`, no audio, no results): 502 naming the provider and what it did not return, nothing charged.
+ * - An empty answer (`{"data": []}`, no audio, no results, a transcription without its text) or one short of
+ *   some inputs' results: 502 naming the provider and what it did not return, nothing charged.
  * - The gateway cannot store the images it made (the data dir's `temp-images` full, or read-only):
  *   503 service_unavailable naming storage, nothing charged; it serves again once it can write.
  */
@@ -90,9 +91,22 @@ describe('an image answer with more images than n', () => {
 });
 
 describe('an empty answer from an OpenAI-compatible upstream', () => {
-  const post = (route: string, body: Record<string, unknown>) => ({ route, body: JSON.stringify(body), type: 'application/json' });
-  // A transcription answered `{}` reads as `{"text": ""}` (OpenAI's transcript of silence) through the openai plugin: served, charged its duration (none given: nothing).
+  const post = (route: string, body: Record<string, unknown>) => ({ route, body: (): BodyInit => JSON.stringify(body), type: 'application/json' as string | undefined });
+  const upload = (route: string, fields: Record<string, string>) => ({
+    route,
+    body: (): BodyInit => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'speech.wav');
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      return form;
+    },
+    type: undefined as string | undefined,
+  });
+  // A transcription answered `{}` has no text: not OpenAI's transcript of silence (`{"text": ""}`, served), a transcript the provider did not return.
   it.each([
+    ['transcriptions', 'no transcript', upload('/v1/audio/transcriptions', { model: 'up/whisper-1' }), json({})],
+    ['embeddings (one of two inputs)', 'no embedding for input 1 (of 2)', post('/v1/embeddings', { model: 'up/text-embedding-3-small', input: ['hello', 'there'] }), json({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } })],
+    ['moderations (one of two inputs)', 'no moderation results for 1 of its 2 inputs', post('/v1/moderations', { model: 'up/omni-moderation-latest', input: ['hello', 'there'] }), json({ id: 'modr-1', model: 'omni-moderation-latest', results: [{ flagged: false, categories: {}, category_scores: {} }] })],
     ['images', 'no images', post('/v1/images/generations', { model: 'up/dall-e-2', prompt: 'a white square', size: '2x2' }), json({ created: 1, data: [] })],
     ['speech', 'no audio', post('/v1/audio/speech', { model: 'up/tts-1', input: 'hello there', voice: 'alloy' }), { headers: { 'content-type': 'audio/mpeg' }, body: '' }],
     ['embeddings', 'no embeddings', post('/v1/embeddings', { model: 'up/text-embedding-3-small', input: 'hello there' }), json({ object: 'list', data: [], model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } })],
@@ -102,8 +116,8 @@ describe('an empty answer from an OpenAI-compatible upstream', () => {
     const before = await creditsOf(gw.url, key);
     const res = await fetch(`${gw.url}${request.route}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': request.type },
-      body: request.body,
+      headers: { authorization: `Bearer ${key}`, ...(request.type ? { 'content-type': request.type } : {}) },
+      body: request.body(),
     });
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(res.status).toBe(502);
