@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { syncDir } from './file/index.ts';
 
 /**
  * `gateway store migrate` leaves this file in the data dir it copied: on the file store that
@@ -7,9 +8,23 @@ import path from 'node:path';
  */
 export const MIGRATED_MARKER = 'migrated-to-postgres.json';
 
-/** Marks `dataDir` as copied to `to` (a URL as it may be shown, no password) at `at` (ms). */
-export function markMigrated(dataDir: string, to: string, at: number): void {
-  fs.writeFileSync(path.join(dataDir, MIGRATED_MARKER), `${JSON.stringify({ to, at })}\n`, { mode: 0o600 });
+/**
+ * Marks `dataDir` as copied to `to` (a URL as it may be shown, no password) at `at` (ms): written
+ * whole to a side file, synced, renamed, the directory synced, so a power loss right after the
+ * copy cannot leave the data dir unmarked (then opened as a file store, its balances drifting).
+ */
+export async function markMigrated(dataDir: string, to: string, at: number): Promise<void> {
+  const file = path.join(dataDir, MIGRATED_MARKER);
+  const side = `${file}.${process.pid}.tmp`;
+  const handle = await fs.promises.open(side, 'w', 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify({ to, at })}\n`);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(side, file);
+  await syncDir(dataDir);
 }
 
 /** Where and when `dataDir` was copied, or undefined when it was not (an unreadable marker still counts). */

@@ -51,6 +51,7 @@ export function keepRejectedLines(file: string, lines: readonly RejectedLine[]):
     out += JSON.stringify({ at, file: r.file, line: r.line, offset: r.offset, torn: r.torn ?? false, text: r.text, fingerprint: id }) + '\n';
   }
   if (out) {
+    const created = !fs.existsSync(side);
     const fd = fs.openSync(side, 'a', FILE_MODE);
     try {
       fs.writeSync(fd, out);
@@ -58,6 +59,21 @@ export function keepRejectedLines(file: string, lines: readonly RejectedLine[]):
     } finally {
       fs.closeSync(fd);
     }
+    // A new side file's name too: the caller cuts a torn line from its file next.
+    if (created) syncDirNow(path.dirname(side));
   }
   return side;
+}
+
+/** Makes a new name in `dir` durable, where the platform lets a directory be opened (not on Windows: the file stands as written). */
+function syncDirNow(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // not supported here
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }

@@ -149,7 +149,7 @@ export async function migrateStoreCommand(cmd: Command, opts: { to: string; json
       tx.release();
     }
 
-    markMigrated(dataDir, where, Date.now());
+    await markMigrated(dataDir, where, Date.now());
     const counts: Counts = { ...target, usage };
     if (opts.json) {
       printJson({ from: dataDir, to: where, schema: PG_SCHEMA_VERSION, applied, counts, verified: true });

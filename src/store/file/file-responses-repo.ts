@@ -5,6 +5,7 @@ import { describeIssues, storedResponseSchema } from '../record-schemas.ts';
 import type { ResponsesRepo } from '../repositories.ts';
 import type { StoredResponse, StoredResponseInput } from '../types.ts';
 import { writeText } from '../write-text.ts';
+import { syncDir } from './sliced-json-file.ts';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 const TEMP = /\.tmp-\d+-\d+$/;
@@ -103,13 +104,34 @@ export class FileResponsesRepo implements ResponsesRepo {
       await fs.promises.rm(temp, { force: true });
       throw error;
     }
-    const { size } = await handle.stat();
-    await handle.close();
-    // The file's mtime is the response's creation time: expiry reads it without opening the file.
-    const created = new Date(record.createdAt);
-    await fs.promises.utimes(temp, created, created);
-    await fs.promises.rename(temp, file);
+    let size: number;
+    try {
+      size = (await handle.stat()).size;
+      // The file's mtime is the response's creation time: expiry reads it without opening the file.
+      const created = new Date(record.createdAt);
+      await fs.promises.utimes(temp, created, created);
+      await fs.promises.rename(temp, file);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await fs.promises.rm(temp, { force: true });
+      throw error;
+    }
     this.track(record.id, record.accountId, size);
+    // To the disk after the save resolves (the answer's end waits for the save, never for the disk); flush waits for it.
+    const synced = this.syncWritten(record.id, handle).finally(() => this.pending.delete(synced));
+    this.pending.add(synced);
+  }
+
+  /** A written response's bytes (fdatasync), then its name (the directory), off the request path. */
+  private async syncWritten(id: string, handle: fs.promises.FileHandle): Promise<void> {
+    try {
+      await handle.datasync();
+    } catch (error) {
+      this.onProblem(`cannot sync stored response ${id} to the disk: ${(error as Error).message}`);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+    await syncDir(this.dir);
   }
 
   async get(accountId: string, id: string): Promise<StoredResponse | undefined> {

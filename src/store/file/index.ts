@@ -8,3 +8,4 @@ export { UsageLedger, forEachLedgerEntry, ledgerFileOf, readLedger, type LedgerE
 export { readLedgerPage, type LedgerPage, type LedgerPageQuery } from './read-ledger-page.ts';
 export { scanLedger } from './scan-ledger.ts';
 export { SettlementOutbox, unsentSettlements, type OutboxLine, type NewOutboxLine, type SettlementOutboxOptions } from './settlement-outbox.ts';
+export { syncDir } from './sliced-json-file.ts';
