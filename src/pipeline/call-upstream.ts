@@ -160,10 +160,13 @@ export function callUpstream(
   );
 }
 
+/** The most bytes of an error answer read: past it the error is told by its status alone. */
+const MAX_ERROR_BYTES = 1024 * 1024;
+
 /** A non-2xx answer, read and thrown as the format's error. */
 async function refusal(model: CatalogModel, format: WireFormat, response: UpstreamResponse, attempt: UpstreamAttempt): Promise<never> {
   try {
-    const text = (await readBody(response.body)).toString('utf8');
+    const text = (await readBody(response.body, MAX_ERROR_BYTES).catch((error: unknown) => (isGatewayError(error) && error.details?.limit_bytes === MAX_ERROR_BYTES ? Buffer.alloc(0) : Promise.reject(error)))).toString('utf8');
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);

@@ -117,11 +117,19 @@ async function streamAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, m
   }
 }
 
+/**
+ * The most bytes of one whole (non-streamed) answer the gateway reads (docs/limits.md, "Upstream
+ * answers"): past it the upstream is stopped and the client gets a 502. Answers are far smaller
+ * (images inline included); a body that never ends, or a wrong base URL serving a file, is not
+ * held in memory and parsed.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 /** A whole answer, read and parsed. Not async: the body's own promise, one hop less per request. */
 function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: CatalogModel): Promise<Answer> {
   let reading: Promise<Buffer>;
   try {
-    reading = readBody(upstream.response.body);
+    reading = readBody(upstream.response.body, MAX_ANSWER_BYTES);
   } catch (error) {
     reading = Promise.reject(error);
   }

@@ -1,3 +1,5 @@
+import { GatewayError } from '../errors/index.ts';
+
 const LF_LF = Buffer.from('\n\n');
 const LF_CRLF = Buffer.from('\n\r\n');
 const CR_CR = Buffer.from('\r\r');
@@ -21,25 +23,85 @@ function lastRecordEnd(bytes: Buffer): number {
 }
 
 /**
+ * The most bytes one record may take (docs/limits.md, "Upstream answers"): a record past it is the
+ * upstream's fault (a stream that never sends its blank line, or a body that is no stream), not
+ * something to hold in memory until it ends.
+ */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
+/** The longest record end (`\n\r\n`) less one: bytes of what came before that can end a record with a new chunk's bytes. */
+const JOIN = 2;
+
+/**
  * Re-cuts passthrough bytes at SSE record boundaries. The bytes go through unchanged, but a
  * client never holds half a record, so the gateway can always append a clean error event
- * (or drop a record) without corrupting the record in flight.
+ * (or drop a record) without corrupting the record in flight. A record that comes in many
+ * chunks is kept as those chunks and searched a chunk at a time (joined once, when it ends),
+ * and one past `maxRecordBytes` fails the stream (a provider_error).
  */
 export class RecordAligner {
-  private pending: Buffer | undefined;
+  /** Bytes of a record not yet ended, as they came. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(private readonly maxRecordBytes = MAX_RECORD_BYTES) {}
 
   /** Feeds a chunk; returns the complete records' bytes (possibly empty). */
   push(chunk: Uint8Array): Buffer {
-    const bytes = this.pending ? Buffer.concat([this.pending, toBuffer(chunk)]) : toBuffer(chunk);
-    const end = lastRecordEnd(bytes);
-    this.pending = end < bytes.length ? bytes.subarray(end) : undefined;
-    return end === bytes.length ? bytes : bytes.subarray(0, end);
+    const bytes = toBuffer(chunk);
+    if (this.pendingBytes === 0) {
+      const end = lastRecordEnd(bytes);
+      if (end < bytes.length) this.hold(bytes.subarray(end));
+      return end === bytes.length ? bytes : bytes.subarray(0, end);
+    }
+    // Only the new bytes can end the record, with at most the last JOIN bytes held before them.
+    const before = this.lastHeld(JOIN);
+    const searched = Buffer.concat([before, bytes]);
+    const end = lastRecordEnd(searched) - before.length;
+    if (end < 0 || (end === 0 && lastRecordEnd(searched) === 0)) {
+      this.hold(bytes);
+      return EMPTY;
+    }
+    const held = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    held.push(bytes.subarray(0, end));
+    const whole = Buffer.concat(held);
+    if (end < bytes.length) this.hold(bytes.subarray(end));
+    return whole;
   }
 
   /** Bytes of a last record that never got its blank line. */
   rest(): Buffer | undefined {
-    const rest = this.pending;
-    this.pending = undefined;
+    if (this.pendingBytes === 0) return undefined;
+    const rest = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
     return rest;
   }
+
+  private hold(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes > this.maxRecordBytes) {
+      this.pending = [];
+      this.pendingBytes = 0;
+      throw recordTooLarge(this.maxRecordBytes);
+    }
+    this.pending.push(bytes);
+  }
+
+  /** The last `n` bytes held (fewer when fewer are held). */
+  private lastHeld(n: number): Buffer {
+    const last = this.pending[this.pending.length - 1];
+    if (last.length >= n || this.pending.length === 1) return last.subarray(Math.max(0, last.length - n));
+    return Buffer.concat(this.pending).subarray(-n);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** An upstream stream record longer than the aligner holds: the stream fails as the provider's error (502, an error event once streaming). */
+function recordTooLarge(limitBytes: number): GatewayError {
+  return new GatewayError('provider_error', `The provider sent a stream record larger than ${limitBytes} bytes, the most the gateway holds of one record.`, { details: { limit_bytes: limitBytes } });
 }

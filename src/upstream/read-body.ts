@@ -1,12 +1,24 @@
 import { Readable } from 'node:stream';
-import { UpstreamBody } from './upstream-body.ts';
+import { answerTooLarge, UpstreamBody } from './upstream-body.ts';
 
 /** Reads a Node stream (undici's body) through its events: no promise per chunk. */
-function readStream(stream: Readable): Promise<Buffer> {
+function readStream(stream: Readable, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let ended = false;
-    stream.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    let bytes = 0;
+    stream.on('data', (chunk: Buffer | string) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += buffer.length;
+      if (bytes > maxBytes) {
+        chunks.length = 0;
+        ended = true;
+        reject(answerTooLarge(maxBytes));
+        stream.destroy();
+        return;
+      }
+      chunks.push(buffer);
+    });
     stream.once('end', () => {
       ended = true;
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
@@ -18,16 +30,25 @@ function readStream(stream: Readable): Promise<Buffer> {
   });
 }
 
-/** Reads a whole upstream body into one buffer. */
-export function readBody(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  if (body instanceof UpstreamBody) return body.readAll();
-  if (body instanceof Readable) return readStream(body);
-  return readIterable(body);
+/**
+ * Reads a whole upstream body into one buffer. Past `maxBytes` (unbounded unless given) the
+ * upstream is stopped and the read fails with answerTooLarge: a body that never ends, or one far
+ * larger than any answer, is not held in memory until it does.
+ */
+export function readBody(body: AsyncIterable<Uint8Array>, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
+  if (body instanceof UpstreamBody) return body.readAll(maxBytes);
+  if (body instanceof Readable) return readStream(body, maxBytes);
+  return readIterable(body, maxBytes);
 }
 
-async function readIterable(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+async function readIterable(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) throw answerTooLarge(maxBytes);
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 

@@ -1,21 +1,37 @@
+import { GatewayError } from '../errors/index.ts';
 import type { ChunkHandler, ChunkSource } from './types.ts';
 
 /** Collects a whole body. */
 class Collector implements ChunkHandler {
   private readonly chunks: Buffer[] = [];
+  private bytes = 0;
 
   constructor(
     private readonly resolve: (body: Buffer) => void,
     readonly error: (error: unknown) => void,
+    private readonly maxBytes: number,
+    private readonly stop: () => void,
   ) {}
 
   data(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      this.chunks.length = 0;
+      this.stop();
+      this.error(answerTooLarge(this.maxBytes));
+      return;
+    }
     this.chunks.push(chunk);
   }
 
   end(): void {
     this.resolve(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks));
   }
+}
+
+/** A whole answer longer than its reader takes (readBody's `maxBytes`): the provider's error, 502, nothing charged. */
+export function answerTooLarge(maxBytes: number): GatewayError {
+  return new GatewayError('provider_error', `The provider's answer is larger than ${maxBytes} bytes, the most the gateway reads of one whole answer.`, { details: { limit_bytes: maxBytes } });
 }
 
 /** Bytes queued before the upstream is asked to wait (like a Node stream's highWaterMark). */
@@ -120,9 +136,9 @@ export class UpstreamBody implements ChunkSource, AsyncIterable<Uint8Array> {
     if (!this.ended && !this.failure) this.abortUpstream();
   }
 
-  /** The whole body in one buffer. */
-  readAll(): Promise<Buffer> {
-    return new Promise((resolve, reject) => this.resume(new Collector(resolve, reject)));
+  /** The whole body in one buffer; past `maxBytes` the upstream is stopped and the read fails (answerTooLarge). */
+  readAll(maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
+    return new Promise((resolve, reject) => this.resume(new Collector(resolve, reject, maxBytes, () => this.destroy())));
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
