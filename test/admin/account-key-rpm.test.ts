@@ -2,16 +2,9 @@
 // a key's RPM comes before the tier's (spec §8.1 row 1) and counts per key, so a free account
 // (10/min) that set 1,000,000 on its keys would have left its tier's limit behind. Only the operator
 // sets it (`gateway keys set --rpm`, the admin procedures).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountRouter, adminRouter, type AccountContext } from '../../src/admin/index.ts';
-import { createAccount } from '../../src/admin/accounts.ts';
-import { parseConfig } from '../../src/config/index.ts';
-import { ProviderRegistry } from '../../src/providers/registry.ts';
-import { FileStore } from '../../src/store/file/file-store.ts';
-import { createLogger } from '../../src/util/logger.ts';
+import { adminRouter } from '../../src/admin/index.ts';
+import { dashboardCaller } from './dashboard-caller.ts';
 
 const NOW = Date.UTC(2026, 10, 29, 12);
 const closers: Array<() => Promise<void>> = [];
@@ -20,19 +13,10 @@ afterEach(async () => {
 });
 
 async function dashboard() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-account-key-rpm-'));
-  const store = await FileStore.open(dataDir);
-  closers.push(async () => {
-    await store.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-  const clock = { now: () => NOW };
-  const config = parseConfig({ providers: { mock: { plugin: 'mock' } } });
-  const registry = await ProviderRegistry.create(config, { configDir: process.cwd(), log: createLogger('silent') });
-  const account = await createAccount(store, clock, { email: 'free@example.test', tier: 'free', credits: 10 });
-  const ctx: AccountContext = { account, sessionExpiresAt: NOW / 1000 + 3600, store, clock, config, registry };
-  const admin = adminRouter.createCaller({ store, clock, config, dataDir, registry: async () => registry, credits: { usage: async () => [] } as never });
-  return { caller: accountRouter.createCaller(ctx), admin, store };
+  const { caller, store, clock, config, registry, dataDir, close } = await dashboardCaller(NOW, { email: 'free@example.test', tier: 'free' });
+  closers.push(close);
+  const admin = adminRouter.createCaller({ store, clock, config, dataDir, registry: async () => registry, credits: { summarizeUsage: async () => ({}) } as never });
+  return { caller, admin, store };
 }
 
 describe('the dashboard and a key rate limit', () => {
