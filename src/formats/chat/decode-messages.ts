@@ -95,9 +95,10 @@ function decodeAssistantContent(raw: Record<string, unknown>, at: string, check:
 /** A custom tool's call `{id, type: 'custom', custom: {name, input}}`: its text as the one argument `input`. */
 function decodeCustomCall(call: Record<string, unknown>, path: string, check: FieldChecker): ToolCallPart {
   const custom = check.requiredRecord(call.custom, `${path}.custom`);
-  const { id, providerMetadata } = readToolId(check.requiredString(call.id, `${path}.id`));
+  const { id, providerMetadata, itemId } = readToolId(check.requiredString(call.id, `${path}.id`));
   const part: ToolCallPart = { type: 'tool_call', id, name: check.requiredString(custom?.name, `${path}.custom.name`), arguments: customToolArguments(check.string(custom?.input, `${path}.custom.input`) ?? '') };
   if (providerMetadata) part.providerMetadata = providerMetadata;
+  if (itemId !== undefined) part.itemId = itemId;
   return part;
 }
 
@@ -111,9 +112,10 @@ function decodeToolCalls(raw: Record<string, unknown>, at: string, check: FieldC
     if (call.type !== undefined && call.type !== 'function') return;
     const fn = check.requiredRecord(call.function, `${path}.function`);
     if (!fn) return;
-    const { id, providerMetadata } = readToolId(check.requiredString(call.id, `${path}.id`));
+    const { id, providerMetadata, itemId } = readToolId(check.requiredString(call.id, `${path}.id`));
     const part: ToolCallPart = { type: 'tool_call', id, name: check.requiredString(fn.name, `${path}.function.name`), arguments: decodeArguments(fn.arguments) };
     if (providerMetadata) part.providerMetadata = providerMetadata;
+    if (itemId !== undefined) part.itemId = itemId;
     calls.push(part);
   });
   const legacy = raw.function_call;

@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ProviderMetadata } from '../../ir/index.ts';
-import { argumentsForClient, carryOpaque, customToolInput, hasMetadata, isCustomTool, mediaSourceToUrl, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { argumentsForClient, carryOpaque, customToolInput, hasMetadata, isCustomTool, mediaSourceToUrl, pairsCalls, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -19,6 +19,7 @@ export function encodeChatResponse(response: ChatResponse, request: ChatRequest)
   const annotations: Record<string, unknown>[] = [];
   const images: Record<string, unknown>[] = [];
   let offset = 0;
+  const paired = pairsCalls(response);
   for (const part of response.content) {
     if (part.type === 'text') {
       for (const citation of part.citations ?? []) annotations.push(encodeChatAnnotation(citation, offset, part.text.length));
@@ -31,7 +32,7 @@ export function encodeChatResponse(response: ChatResponse, request: ChatRequest)
       if (url !== undefined) images.push(chatImage(url, images.length, part.providerMetadata));
     }
     else if (part.type === 'tool_call') {
-      const id = toolIdForClient(part.id, part.providerMetadata);
+      const id = toolIdForClient(part.id, part.providerMetadata, paired ? part.itemId : undefined);
       if (isCustomTool(part.name, request.tools)) calls.push({ id, type: 'custom', custom: { name: part.name, input: customToolInput(part.arguments) } });
       else calls.push({ id, type: 'function', function: { name: part.name, arguments: argumentsForClient(part.arguments) } });
     }

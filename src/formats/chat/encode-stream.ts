@@ -34,6 +34,8 @@ class ChatStreamEncoder implements StreamEncoder {
   /** Custom tools' calls by IR index: their text is given out whole, in one chunk, once their arguments are in. */
   private readonly customCalls = new Map<number, { index: number; id: string; name: string; args: string }>();
   private nextDetail = 0;
+  /** An encrypted reasoning item went by: the calls after it keep their OpenAI item ids (pairsCalls). */
+  private pairsCalls = false;
   /** Images sent so far (each chunk's `images[].index`). */
   private images = 0;
   /** Characters of content sent so far, and the open text block (where its citations point). */
@@ -110,6 +112,7 @@ class ChatStreamEncoder implements StreamEncoder {
         const id = this.detail?.id;
         this.detail = undefined;
         if (part.encrypted === undefined) return;
+        this.pairsCalls = true;
         this.details({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: this.nextDetail++, ...(id ? { id } : {}) });
         return;
       }
@@ -120,11 +123,11 @@ class ChatStreamEncoder implements StreamEncoder {
         const index = this.toolIndex.size;
         this.toolIndex.set(part.index, index);
         if (isCustomTool(part.name, this.tools)) {
-          this.customCalls.set(part.index, { index, id: toolIdForClient(part.id, part.providerMetadata), name: part.name, args: '' });
+          this.customCalls.set(part.index, { index, id: toolIdForClient(part.id, part.providerMetadata, this.pairsCalls ? part.itemId : undefined), name: part.name, args: '' });
           return;
         }
         this.argsPending.add(part.index);
-        this.chunk({ tool_calls: [{ index, id: toolIdForClient(part.id, part.providerMetadata), type: 'function', function: { name: part.name, arguments: '' } }] });
+        this.chunk({ tool_calls: [{ index, id: toolIdForClient(part.id, part.providerMetadata, this.pairsCalls ? part.itemId : undefined), type: 'function', function: { name: part.name, arguments: '' } }] });
         return;
       }
       case 'tool-call-delta': {

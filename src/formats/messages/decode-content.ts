@@ -54,9 +54,10 @@ export function decodeBlock(block: Record<string, unknown>, at: string, check: F
     case 'document':
       return decodeDocumentBlock(block, at, check);
     case 'tool_use': {
-      const { id, providerMetadata } = readToolId(check.requiredString(block.id, `${at}.id`));
+      const { id, providerMetadata, itemId } = readToolId(check.requiredString(block.id, `${at}.id`));
       const part: ToolCallPart = { type: 'tool_call', id, name: check.requiredString(block.name, `${at}.name`), arguments: stringifyToolInput(block.input ?? {}) };
       if (providerMetadata) part.providerMetadata = providerMetadata;
+      if (itemId !== undefined) part.itemId = itemId;
       const cache = check.record(block.cache_control, `${at}.cache_control`);
       if (cache) part.cacheControl = cache;
       return part;

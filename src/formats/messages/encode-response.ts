@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ContentPart, ReasoningPart } from '../../ir/index.ts';
-import { carryOpaque, hasMetadata, opaqueOfReasoning, parseToolArguments, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { carryOpaque, hasMetadata, opaqueOfReasoning, pairsCalls, parseToolArguments, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeMessagesStopDetails, encodeMessagesStopReason, refusalFinish } from './map-finish-reason.ts';
 import { encodeMessagesUsage } from './map-usage.ts';
 import type { MessagesBlock } from './types.ts';
@@ -19,7 +19,7 @@ export function encodeMessagesResponse(response: ChatResponse, _request: ChatReq
     type: 'message',
     role: 'assistant',
     model: response.model,
-    content: joinTexts(response.content.flatMap(encodeOutputBlock)),
+    content: joinTexts(response.content.flatMap((part) => encodeOutputBlock(part, pairsCalls(response)))),
     stop_reason: encodeMessagesStopReason(finish, response.stopSequence),
     stop_sequence: response.stopSequence ?? null,
     // Fields the API writes on every answer, null when they do not apply (the SDK's `Message` type has them
@@ -45,7 +45,7 @@ function joinTexts(blocks: MessagesBlock[]): MessagesBlock[] {
   return out;
 }
 
-function encodeOutputBlock(part: ContentPart): MessagesBlock[] {
+function encodeOutputBlock(part: ContentPart, paired: boolean): MessagesBlock[] {
   switch (part.type) {
     case 'text':
       if (part.text === '') return [];
@@ -59,7 +59,7 @@ function encodeOutputBlock(part: ContentPart): MessagesBlock[] {
       if (!part.text && !part.signature && part.encrypted === undefined && !hasMetadata(part.providerMetadata)) return [];
       return [{ type: 'thinking', thinking: part.text, signature: clientSignature(part) }];
     case 'tool_call':
-      return [{ type: 'tool_use', id: toolIdForClient(part.id, part.providerMetadata), name: part.name, input: parseToolArguments(part.arguments) }];
+      return [{ type: 'tool_use', id: toolIdForClient(part.id, part.providerMetadata, paired ? part.itemId : undefined), name: part.name, input: parseToolArguments(part.arguments) }];
     default:
       return [];
   }

@@ -54,6 +54,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private refused = false;
   private deltaSent = false;
   private reasoningItemId: string | undefined;
+  /** An encrypted reasoning item went by: the calls after it keep their OpenAI item ids (pairsCalls). */
+  private pairsCalls = false;
   /** The records of the part being encoded: made at the first one (most parts give one record, and `[record]` holds it exactly). */
   private out: SseRecord[] | undefined;
 
@@ -125,6 +127,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       case 'reasoning-end':
         if (this.open?.kind !== 'thinking') return;
         // OpenAI encrypted reasoning and provider metadata go out as the block's signature, so the client can send them back.
+        if (part.encrypted !== undefined) this.pairsCalls = true;
         if (part.encrypted !== undefined || hasMetadata(part.providerMetadata)) {
           const carried = opaqueOfReasoning({ type: 'reasoning', text: '', itemId: this.reasoningItemId, encrypted: part.encrypted, providerMetadata: part.providerMetadata });
           this.delta({ type: 'signature_delta', signature: carryOpaque(carried) });
@@ -138,7 +141,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         return;
       case 'tool-call-start':
         this.close();
-        this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: toolIdForClient(part.id, part.providerMetadata), name: part.name, input: {} });
+        this.openBlock({ kind: 'tool', index: part.index }, { type: 'tool_use', id: toolIdForClient(part.id, part.providerMetadata, this.pairsCalls ? part.itemId : undefined), name: part.name, input: {} });
         return;
       case 'tool-call-delta':
         // Deltas only ever go to the open block; an empty fragment would be noise.

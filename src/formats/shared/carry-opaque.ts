@@ -1,4 +1,4 @@
-import type { ProviderMetadata, ReasoningPart } from '../../ir/index.ts';
+import type { ContentPart, ProviderMetadata, ReasoningPart } from '../../ir/index.ts';
 import { isRecord } from './json.ts';
 
 /**
@@ -96,28 +96,45 @@ export function hasMetadata(metadata: ProviderMetadata | undefined): metadata is
 }
 
 /**
- * Tool call ids: a call with provider metadata (a Gemini thought signature) goes to a client
- * whose call has no other place for it under an id that carries it — `gwpm_` + base64url(JSON
- * {id, metadata}), safe for Anthropic's id pattern — and every client sends the id back on the
- * call and on its result. Calls without metadata keep their id.
+ * Tool call ids: a call with provider metadata (a Gemini thought signature), or an OpenAI call
+ * item id its reasoning item must be sent back beside (`itemId`), goes to a client whose call has
+ * no other place for it under an id that carries it — `gwpm_` + base64url(JSON {id, metadata,
+ * itemId}), safe for Anthropic's id pattern — and every client sends the id back on the call and
+ * on its result. Calls with neither keep their id.
  */
 export const CARRIED_ID_PREFIX = 'gwpm_';
 
 /** The id a client sees for a call. */
-export function toolIdForClient(id: string, metadata: ProviderMetadata | undefined): string {
-  if (!hasMetadata(metadata)) return id;
-  return CARRIED_ID_PREFIX + Buffer.from(JSON.stringify({ id, metadata }), 'utf8').toString('base64url');
+export function toolIdForClient(id: string, metadata: ProviderMetadata | undefined, itemId?: string): string {
+  const withMetadata = hasMetadata(metadata);
+  if (!withMetadata && itemId === undefined) return id;
+  const carried: { id: string; metadata?: ProviderMetadata; itemId?: string } = { id };
+  if (withMetadata) carried.metadata = metadata;
+  if (itemId !== undefined) carried.itemId = itemId;
+  return CARRIED_ID_PREFIX + Buffer.from(JSON.stringify(carried), 'utf8').toString('base64url');
 }
 
 /** A call id a client sent back: the original id and the metadata it carried (none for a plain id). */
-export function readToolId(id: string): { id: string; providerMetadata?: ProviderMetadata } {
+export function readToolId(id: string): { id: string; providerMetadata?: ProviderMetadata; itemId?: string } {
   if (!id.startsWith(CARRIED_ID_PREFIX)) return { id };
   try {
     const parsed: unknown = JSON.parse(Buffer.from(id.slice(CARRIED_ID_PREFIX.length), 'base64url').toString('utf8'));
     if (!isRecord(parsed) || typeof parsed.id !== 'string') return { id };
     const metadata = readMetadata(parsed.metadata);
-    return metadata ? { id: parsed.id, providerMetadata: metadata } : { id: parsed.id };
+    const out: { id: string; providerMetadata?: ProviderMetadata; itemId?: string } = { id: parsed.id };
+    if (metadata) out.providerMetadata = metadata;
+    if (typeof parsed.itemId === 'string') out.itemId = parsed.itemId;
+    return out;
   } catch {
     return { id };
   }
+}
+
+/**
+ * True when an answer's calls must keep their OpenAI item ids (`fc_…`) on the way back: it has a
+ * reasoning item with encrypted content, which OpenAI takes back only followed by the very call
+ * items that followed it ("…was provided without its required following item" otherwise).
+ */
+export function pairsCalls(response: { content: readonly ContentPart[] }): boolean {
+  return response.content.some((part) => part.type === 'reasoning' && part.encrypted !== undefined);
 }

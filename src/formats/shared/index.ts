@@ -38,6 +38,7 @@ export {
   carryOpaque,
   readCarried,
   opaqueOfReasoning,
+  pairsCalls,
   restoreReasoning,
   hasMetadata,
   toolIdForClient,
