@@ -150,7 +150,27 @@ function checkChat(body: Json, model: StrictModel): void {
   if (body.response_format?.type === 'json_object' && !JSON.stringify(body.messages).toLowerCase().includes('json')) reject(`'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.`);
 }
 
-function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>): void {
+/**
+ * OpenAI pairs a reasoning item with the call item that followed it in its answer, by id: the
+ * reasoning goes back only followed by that very item ("Item 'rs_…' of type 'reasoning' was
+ * provided without its required following item.", seen for a call item under another id), and
+ * the call item only right after its reasoning ("Item 'fc_…' of type 'function_call' was provided
+ * without its required 'reasoning' item: 'rs_…'."). A call item sent back without an id is let
+ * through (the OpenAI Agents SDK's sessions replay calls so; what the API says to it is not
+ * settled). `pairs` maps each issued reasoning id to its call's id and back.
+ */
+function checkPairing(input: Json[], pairs: Map<string, string>): void {
+  input.forEach((item: Json, i: number) => {
+    const id = typeof item.id === 'string' ? item.id : undefined;
+    if (id === undefined || !pairs.has(id)) return;
+    const partner = pairs.get(id)!;
+    const next = input[i + 1];
+    if (item.type === 'reasoning' && next?.type === 'function_call' && typeof next.id === 'string' && next.id !== partner) reject(`Item '${id}' of type 'reasoning' was provided without its required following item.`);
+    if (item.type === 'function_call' && input[i - 1]?.id !== partner) reject(`Item '${id}' of type 'function_call' was provided without its required 'reasoning' item: '${partner}'.`);
+  });
+}
+
+function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>, pairs: Map<string, string> = new Map()): void {
   checkKeys(body, RESPONSES_KEYS, (key) => `Unknown parameter: '${key}'.`);
   checkUser(body);
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
@@ -161,6 +181,7 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
     if (!RESPONSES_TOOL_TYPES.has(tool.type)) reject(`Invalid value: '${tool.type}'.`);
     if (tool.type === 'function' && !OPENAI_TOOL_NAME.test(tool.name ?? '')) reject(`Invalid 'tools[].name': string does not match pattern.`);
   }
+  if (Array.isArray(body.input)) checkPairing(body.input, pairs);
   (Array.isArray(body.input) ? body.input : []).forEach((item: Json, i: number) => {
     if (item.type === 'item_reference' && !known.has(item.id)) reject(`Item with id '${item.id}' not found.`);
     // OpenAI caps a call id at 64 characters.
@@ -257,6 +278,7 @@ export interface StrictHandler {
 export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
   const rejections: string[] = [];
   const stored = new Map<string, Json>();
+  const pairs = new Map<string, string>();
   const signatures = new Set<string>();
   const seenPrefixes = new Set<string>();
   const fake: StrictHandler = { handle: (request, body) => handle(request, body), rejections, cacheHits: 0 };
@@ -270,7 +292,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     if (format === 'messages' && body.thread != null) return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'This request cannot be threaded.', details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } } } };
     try {
       if (format === 'chat') checkChat(body, model);
-      else if (format === 'responses') checkResponses(body, model, stored);
+      else if (format === 'responses') checkResponses(body, model, stored, pairs);
       else checkMessages(body, model, String(request.headers['anthropic-beta'] ?? ''), signatures);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;
@@ -293,6 +315,13 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     }
     const reply = responsesReply(turn, body);
     if (body.store !== false) for (const item of reply.items) stored.set(String(item.id), item);
+    reply.items.forEach((item, i) => {
+      const after = reply.items[i + 1];
+      if (item.type === 'reasoning' && after?.type === 'function_call') {
+        pairs.set(String(item.id), String(after.id));
+        pairs.set(String(after.id), String(item.id));
+      }
+    });
     return reply.reply;
   };
   return fake;

@@ -117,8 +117,10 @@ class ContentReader {
       this.calls += 1;
       if (fromModel) this.pending.set(name, [...(this.pending.get(name) ?? []), id]);
       const out: ToolCallPart = { type: 'tool_call', id, name, arguments: JSON.stringify(args ?? {}) };
-      // Another vendor's reasoning the gateway put on the call (carriedOnCall) is no signature of the call's.
-      if (metadata && !(typeof part.thoughtSignature === 'string' && readCarried(part.thoughtSignature))) out.providerMetadata = metadata;
+      // Another vendor's reasoning the gateway put on the call (carriedOnCall) is no signature of the call's; it may name the call's OpenAI item id.
+      const carried = typeof part.thoughtSignature === 'string' ? readCarried(part.thoughtSignature) : undefined;
+      if (metadata && !carried) out.providerMetadata = metadata;
+      if (carried?.call !== undefined) out.itemId = carried.call;
       return out;
     }
     if (isRecord(part.inlineData)) {

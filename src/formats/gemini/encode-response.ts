@@ -13,7 +13,8 @@ export function encodeGeminiResponse(response: ChatResponse, request: ChatReques
   const content = key === undefined ? response.content : response.content.map((part) => (part.type === 'text' ? { ...part, text: unwrapAnswer(part.text, key) } : part));
   const parts = content.flatMap(clientPart);
   const foreign = content.find((part): part is ReasoningPart => part.type === 'reasoning' && isForeignReasoning(part));
-  markUnsignedCall(parts.find((part) => part.functionCall !== undefined), foreign && callCarry(foreign));
+  const firstCall = content.find((part) => part.type === 'tool_call');
+  markUnsignedCall(parts.find((part) => part.functionCall !== undefined), foreign && callCarry(foreign, firstCall?.type === 'tool_call' ? firstCall.itemId : undefined));
   const candidate: Json = { content: { role: 'model', parts }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
   const grounding = groundingOf(content);
   if (grounding) candidate.groundingMetadata = grounding;
@@ -101,8 +102,8 @@ export function markUnsignedCall(call: Json | undefined, carried?: string): void
  * restores it before the call unless the thought came back too. A Gemini upstream never gets it
  * (drop-carried gives the call the skip value).
  */
-export function callCarry(part: ReasoningPart): string {
-  return carryOpaque({ ...opaqueOfReasoning(part), ...(part.redacted ? {} : { text: part.text }) });
+export function callCarry(part: ReasoningPart, callItemId?: string): string {
+  return carryOpaque({ ...opaqueOfReasoning(part), ...(part.redacted ? {} : { text: part.text }), ...(callItemId !== undefined && part.encrypted !== undefined ? { call: callItemId } : {}) });
 }
 
 /** Reasoning another vendor wrote (an Anthropic signature, OpenAI encrypted reasoning, redacted thinking, another's metadata). */

@@ -11,7 +11,7 @@ import { GOOGLE } from './signature.ts';
 import { GroundingWriter } from './map-grounding.ts';
 
 type Json = Record<string, unknown>;
-interface OpenCall { id: string; name: string; args: string; metadata?: ProviderMetadata }
+interface OpenCall { id: string; name: string; args: string; metadata?: ProviderMetadata; itemId?: string }
 
 /**
  * IR stream parts → Gemini stream records, one `GenerateContentResponse` each with only the new
@@ -36,6 +36,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   /** The open thought's whole text, and what the answer's first call carries of another vendor's first reasoning (callCarry). */
   private thoughtText = '';
   private carry: string | undefined;
+  /** The foreign reasoning `carry` was made of: carried again with the first call's OpenAI item id (callCarry). */
+  private carried: ReasoningPart | undefined;
   /** The searches and citations so far (Google Search grounding on the last record); the open text block's text and citations (Anthropic cites a block before its text). */
   private readonly grounding = new GroundingWriter();
   private blockText = '';
@@ -108,7 +110,8 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'reasoning-end': {
         const reasoning: ReasoningPart = { type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, itemId: this.reasoningItemId, providerMetadata: part.providerMetadata };
         const thought = clientThought(reasoning);
-        if (this.carry === undefined && isForeignReasoning(reasoning)) this.carry = callCarry({ ...reasoning, text: this.thoughtText });
+        if (this.carry === undefined && isForeignReasoning(reasoning)) this.carried = { ...reasoning, text: this.thoughtText };
+        if (this.carried !== undefined && this.carry === undefined) this.carry = callCarry(this.carried);
         this.thoughtText = '';
         this.reasoningSignature = undefined;
         this.reasoningItemId = undefined;
@@ -124,7 +127,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         return thought ? [this.chunk([thought])] : [];
       }
       case 'tool-call-start':
-        this.calls.set(part.index, { id: part.id, name: part.name, args: '', metadata: part.providerMetadata });
+        this.calls.set(part.index, { id: part.id, name: part.name, args: '', metadata: part.providerMetadata, itemId: part.itemId });
         return [];
       case 'tool-call-delta': {
         const call = this.calls.get(part.index);
@@ -138,7 +141,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         const out: Json = { functionCall: clientCall(call.id, call.name, call.args) };
         const signature = googleSignature(call.metadata);
         if (signature !== undefined) out.thoughtSignature = signature;
-        if (!this.called) markUnsignedCall(out, this.carry);
+        if (!this.called) markUnsignedCall(out, this.carried !== undefined && call.itemId !== undefined ? callCarry(this.carried, call.itemId) : this.carry);
         this.called = true;
         return [this.chunk([out])];
       }

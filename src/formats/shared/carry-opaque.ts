@@ -26,10 +26,12 @@ export interface CarriedOpaque {
   encrypted?: string;
   /** The reasoning's text, when the value travels apart from it (a Gemini client's functionCall: gemini-cli keeps no thoughts). */
   text?: string;
+  /** Carried on a call: that call's OpenAI item id (`fc_…`), which must follow the reasoning back (pairsCalls). */
+  call?: string;
   metadata?: ProviderMetadata;
 }
 
-const TEXT_KEYS = ['signature', 'redacted', 'id', 'encrypted', 'text'] as const;
+const TEXT_KEYS = ['signature', 'redacted', 'id', 'encrypted', 'text', 'call'] as const;
 
 /** The carried value for a client's opaque field. */
 export function carryOpaque(carried: CarriedOpaque): string {
