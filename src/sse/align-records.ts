@@ -56,12 +56,13 @@ export class RecordAligner {
     }
     // Only the new bytes can end the record, with at most the last JOIN bytes held before them.
     const before = this.lastHeld(JOIN);
-    const searched = Buffer.concat([before, bytes]);
-    const end = lastRecordEnd(searched) - before.length;
-    if (end < 0 || (end === 0 && lastRecordEnd(searched) === 0)) {
+    const found = lastRecordEnd(Buffer.concat([before, bytes]));
+    if (found === 0) {
       this.hold(bytes);
       return EMPTY;
     }
+    // Past the held bytes (0: they end a record, e.g. a trailing \r\r the next byte did not make \r\r\n).
+    const end = Math.max(0, found - before.length);
     const held = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
