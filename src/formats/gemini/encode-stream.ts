@@ -35,8 +35,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private heldThought = '';
   /** The open thought's whole text, and what the answer's first call carries of another vendor's first reasoning (callCarry). */
   private thoughtText = '';
-  private carry: string | undefined;
-  /** The foreign reasoning `carry` was made of: carried again with the first call's OpenAI item id (callCarry). */
+  /** Another vendor's first reasoning of the answer: what its first call carries, with that call's OpenAI item id (callCarry). */
   private carried: ReasoningPart | undefined;
   /** The searches and citations so far (Google Search grounding on the last record); the open text block's text and citations (Anthropic cites a block before its text). */
   private readonly grounding = new GroundingWriter();
@@ -110,8 +109,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'reasoning-end': {
         const reasoning: ReasoningPart = { type: 'reasoning', text: '', signature: this.reasoningSignature, encrypted: part.encrypted, itemId: this.reasoningItemId, providerMetadata: part.providerMetadata };
         const thought = clientThought(reasoning);
-        if (this.carry === undefined && isForeignReasoning(reasoning)) this.carried = { ...reasoning, text: this.thoughtText };
-        if (this.carried !== undefined && this.carry === undefined) this.carry = callCarry(this.carried);
+        if (this.carried === undefined && isForeignReasoning(reasoning)) this.carried = { ...reasoning, text: this.thoughtText };
         this.thoughtText = '';
         this.reasoningSignature = undefined;
         this.reasoningItemId = undefined;
@@ -123,7 +121,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'redacted-reasoning': {
         const redacted: ReasoningPart = { type: 'reasoning', text: '', redacted: true, data: part.data };
         const thought = clientThought(redacted);
-        this.carry ??= callCarry(redacted);
+        this.carried ??= redacted;
         return thought ? [this.chunk([thought])] : [];
       }
       case 'tool-call-start':
@@ -141,7 +139,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         const out: Json = { functionCall: clientCall(call.id, call.name, call.args) };
         const signature = googleSignature(call.metadata);
         if (signature !== undefined) out.thoughtSignature = signature;
-        if (!this.called) markUnsignedCall(out, this.carried !== undefined && call.itemId !== undefined ? callCarry(this.carried, call.itemId) : this.carry);
+        if (!this.called) markUnsignedCall(out, this.carried && callCarry(this.carried, call.itemId));
         this.called = true;
         return [this.chunk([out])];
       }
