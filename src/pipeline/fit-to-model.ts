@@ -9,12 +9,16 @@ export interface FittedRequest {
   adapted: string[];
 }
 
-/** The sampling parameters OpenAI's reasoning models refuse, with their wire names (for `X-Gateway-Adapted`). */
+/**
+ * The sampling parameters OpenAI's reasoning models refuse, and their stop sequences ("Unsupported
+ * parameter: 'stop' is not supported with this model."), with their wire names (for `X-Gateway-Adapted`).
+ */
 const SAMPLING = [
   ['temperature', 'temperature'],
   ['topP', 'top_p'],
   ['presencePenalty', 'presence_penalty'],
   ['frequencyPenalty', 'frequency_penalty'],
+  ['stop', 'stop'],
 ] as const;
 
 /** What a Messages upstream is told when the client asked for `json_object` (Anthropic has no JSON mode). */
@@ -49,7 +53,8 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
   }
   if (fit.noSampling?.(model.upstreamId) && !knownNotToReason(model)) {
     for (const [field, name] of SAMPLING) {
-      if (request[field] === undefined) continue;
+      const value = request[field];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
       delete edit()[field];
       adapted.push(`${name}=removed`);
     }

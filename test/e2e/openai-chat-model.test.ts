@@ -119,4 +119,23 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
     const body = fake.requests[0].json as Json;
     expect([body.temperature, body.top_p]).toEqual([undefined, undefined]);
   });
+
+  it("a Messages or Gemini client's stop sequences are left out for a reasoning model on Chat and said in X-Gateway-Adapted", async () => {
+    const { response } = await anthropic.messages
+      .create({ model: 'oc/gpt-5', max_tokens: 4000, stop_sequences: ['\nObservation:'], messages: [{ role: 'user', content: 'Say hi' }] })
+      .withResponse();
+    const answer = await google.models.generateContent({ model: 'oc/gpt-5', contents: 'Say hi', config: { stopSequences: ['END'] } });
+    // Before: sent as `stop`, and OpenAI (and the fake) answered 400 "Unsupported parameter: 'stop' is not supported with this model."
+    expect(chat.rejections).toEqual([]);
+    expect(answer.text).toBe('Hello there.');
+    expect(response.headers.get('x-gateway-adapted')).toBe('stop=removed');
+    expect(answer.sdkHttpResponse?.headers?.['x-gateway-adapted']).toBe('stop=removed');
+    expect(chat.requests.map((request) => (request.json as Json).stop)).toEqual([undefined, undefined]);
+  });
+
+  it('a chat model keeps its stop sequences', async () => {
+    await anthropic.messages.create({ model: 'oc/gpt-5-chat-latest', max_tokens: 4000, stop_sequences: ['END'], messages: [{ role: 'user', content: 'Say hi' }] });
+    expect(chat.rejections).toEqual([]);
+    expect((chat.requests[0].json as Json).stop).toEqual(['END']);
+  });
 });

@@ -114,6 +114,15 @@ function checkSampling(body: Json, model: StrictModel, effort: unknown): void {
   }
 }
 
+/**
+ * OpenAI's reasoning models refuse stop sequences on Chat: "Unsupported parameter: 'stop' is not
+ * supported with this model." (o1, o3, o4-mini, gpt-5; gpt-5-chat-latest takes them).
+ */
+function checkStop(body: Json, model: StrictModel): void {
+  if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(body.model) || /^gpt-5-chat/.test(body.model)) return;
+  if (body.stop !== undefined && body.stop !== null) reject(`Unsupported parameter: 'stop' is not supported with this model.`);
+}
+
 function checkEffort(effort: unknown, field: string, model: string): void {
   const efforts = openAIEfforts(model);
   if (effort === undefined || !efforts || efforts.includes(effort as string)) return;
@@ -132,6 +141,7 @@ function checkChat(body: Json, model: StrictModel): void {
   if (body.reasoning_effort !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning_effort' is not supported with this model.`);
   checkEffort(body.reasoning_effort, 'reasoning_effort', body.model);
   checkSampling(body, model, body.reasoning_effort);
+  checkStop(body, model);
   for (const tool of body.tools ?? []) {
     if (tool.type !== 'function') reject(`Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`);
     if (!OPENAI_TOOL_NAME.test(tool.function?.name ?? '')) reject(`Invalid 'tools[].function.name': string does not match pattern.`);

@@ -71,3 +71,24 @@ describe('fitToModel: reasoning removed for a model known not to reason', () => 
     expect(fitToModel(ask, model('gpt-5', ['streaming']), 'chat').adapted).toEqual(['reasoning=removed']);
   });
 });
+
+describe('fitToModel: what an OpenAI reasoning model refuses', () => {
+  const gpt5 = (format: WireFormat): CatalogModel => ({ ...modelFor(format), upstreamId: 'gpt-5', spec: { id: 'gpt-5' } });
+  const ask: ChatRequest = { ...REQUEST, reasoning: undefined, responseFormat: undefined, temperature: 0.2, stop: ['\nObservation:'] };
+
+  it.each(['chat', 'responses'])('%s: sampling and stop sequences left out, said', (target) => {
+    const { request, adapted } = fitToModel(ask, gpt5(target), target);
+    expect(adapted).toEqual(['temperature=removed', 'stop=removed']);
+    expect([request.temperature, request.stop]).toEqual([undefined, undefined]);
+  });
+
+  it('an empty stop list is nothing to say', () => {
+    expect(fitToModel({ ...ask, temperature: undefined, stop: [] }, gpt5('chat'), 'chat').adapted).toEqual([]);
+  });
+
+  it('a model that takes them keeps them', () => {
+    const { request, adapted } = fitToModel(ask, modelFor('chat'), 'chat');
+    expect(adapted).toEqual([]);
+    expect(request.stop).toEqual(['\nObservation:']);
+  });
+});

@@ -41,6 +41,12 @@ describe('adaptForReasoningModel', () => {
     expect(adapted.maxTokens).toBe(500);
   });
 
+  it('drops stop sequences for OpenAI reasoning models, which refuse them', () => {
+    expect(adaptForReasoningModel(request({ stop: ['END'] }), 'gpt-5').stop).toBeUndefined();
+    expect(adaptForReasoningModel(request({ stop: ['END'] }), 'o3').stop).toBeUndefined();
+    expect(adaptForReasoningModel(request({ stop: ['END'] }), 'gpt-5-chat-latest').stop).toEqual(['END']);
+  });
+
   it('leaves ordinary chat models alone', () => {
     const input = request();
     expect(adaptForReasoningModel(input, 'gpt-4o')).toBe(input);
