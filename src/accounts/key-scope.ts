@@ -297,6 +297,23 @@ export function createModelsThatMayServe(registry: ProviderRegistry, routing: Ro
   };
 }
 
+/** The first model of a request (the requested id, or a model that may serve it) that no pattern of `models` allows. */
+function outsideScope(models: readonly string[], requested: string, mayServe: ReadonlyArray<Pick<CatalogModel, 'id' | 'upstreamId'>>): string | undefined {
+  const patterns = patternsOf(models);
+  if (mayServe.length === 0) return patterns.some((p) => p.test(requested)) ? undefined : requested;
+  return mayServe.find((m) => !allows(patterns, m))?.id;
+}
+
+/**
+ * The models a key may ask by their catalog id (all of them for a key without a models scope):
+ * what its model lists show, so a listed model is one `checkModelScope` lets through.
+ */
+export function modelsKeyMayUse<M extends Pick<CatalogModel, 'id'>>(key: ApiKeyRecord, models: readonly M[], mayServe: (requested: string) => ReadonlyArray<Pick<CatalogModel, 'id' | 'upstreamId'>>): readonly M[] {
+  const scope = key.models;
+  if (!scope) return models;
+  return models.filter((m) => outsideScope(scope, m.id, mayServe(m.id)) === undefined);
+}
+
 /**
  * 403 when the key's `models` scope does not cover the request: the requested id and every
  * model it may be routed to (a fallback on another provider included) must match a pattern.
@@ -305,13 +322,7 @@ export function createModelsThatMayServe(registry: ProviderRegistry, routing: Ro
 export function checkModelScope(key: ApiKeyRecord, requested: string, mayServe: ReadonlyArray<Pick<CatalogModel, 'id' | 'upstreamId'>>): void {
   const models = key.models;
   if (!models) return;
-  const patterns = patternsOf(models);
-  const outside =
-    mayServe.length === 0
-      ? patterns.some((p) => p.test(requested))
-        ? undefined
-        : requested
-      : mayServe.find((m) => !allows(patterns, m))?.id;
+  const outside = outsideScope(models, requested, mayServe);
   if (outside === undefined) return;
   const via = outside === requested ? '' : ` (the request for '${requested}' may be served by '${outside}')`;
   throw new GatewayError('authorization_error', `This API key may not use the model '${outside}'${via}; it is scoped to: ${models.join(', ')}.`, {

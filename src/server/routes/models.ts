@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3';
+import { createModelsThatMayServe, modelsKeyMayUse, type AuthContext } from '../../accounts/index.ts';
 import { GatewayError } from '../../errors/index.ts';
 import { toModelObject } from '../../providers/index.ts';
 import { anthropicModelPage, toAnthropicModelObject } from '../../providers/index.ts';
@@ -25,15 +26,30 @@ function clientFace(event: H3Event): { format: FormatDefinition; face: ModelList
   return format?.models ? { format, face: format.models } : undefined;
 }
 
+/**
+ * The catalog models a key may ask (a key scoped to some models sees only those, as an OpenAI
+ * project key or an OpenRouter key does): a model whose fallback lies outside the scope is not shown.
+ */
+function modelsVisibleTo(deps: ServerDeps): (auth: AuthContext) => readonly CatalogModel[] {
+  const mayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
+  return (auth) => modelsKeyMayUse(auth.key, deps.registry.models, mayServe);
+}
+
 /** GET /v1/models?type=…&capability=… (Anthropic's page shape, `limit`/`after_id`/`before_id`, when `anthropic-version` is sent) */
 export function listModels(deps: ServerDeps) {
+  const visible = modelsVisibleTo(deps);
+  const faces = new Map<FormatDefinition, (event: H3Event) => string>();
   return (event: H3Event): string => {
     const client = clientFace(event);
-    if (client) return listIn(deps, client.format, client.face)(event);
-    authenticateApiKey(event, deps);
+    if (client) {
+      let list = faces.get(client.format);
+      if (!list) faces.set(client.format, (list = listIn(deps, client.format, client.face)));
+      return list(event);
+    }
+    const auth = authenticateApiKey(event, deps);
     const type = event.url.searchParams.get('type');
     const capability = event.url.searchParams.get('capability');
-    const models = deps.registry.models
+    const models = visible(auth)
       .filter((m) => !type || (m.spec.type ?? 'chat') === type)
       .filter((m) => !capability || (m.spec.capabilities ?? []).includes(capability as never));
     if (wantsAnthropicShape(event)) return json(event, anthropicModelPage(models, event.url.searchParams));
@@ -72,9 +88,10 @@ function listedOf(model: CatalogModel): ListedModel {
 
 /** A format's model list in its own shape, with its credentials. */
 function listIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace) {
+  const visible = modelsVisibleTo(deps);
   return (event: H3Event): string => {
-    authenticateApiKey(event, deps, format.id);
-    return json(event, face.list(deps.registry.models.map(listedOf), event.url.searchParams));
+    const auth = authenticateApiKey(event, deps, format.id);
+    return json(event, face.list(visible(auth).map(listedOf), event.url.searchParams));
   };
 }
 
@@ -125,11 +142,12 @@ export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, fa
  * credentials: broad GET routes, so a URL the face does not read stays a 404 (the POST routes there are the format's inference).
  */
 export function formatModelPathRoutes(deps: ServerDeps, format: FormatDefinition, face: ModelPathFace): RouteDef[] {
+  const visible = modelsVisibleTo(deps);
   const handler = (event: H3Event): string => {
     const target = face.readPath(event.url.pathname);
     if (!target) throw noRoute(event.req.method, event.url.pathname);
-    authenticateApiKey(event, deps, format.id);
-    if ('list' in target) return json(event, face.list(target.list === 'all' ? deps.registry.models.map(listedOf) : [], event.url.searchParams));
+    const auth = authenticateApiKey(event, deps, format.id);
+    if ('list' in target) return json(event, face.list(target.list === 'all' ? visible(auth).map(listedOf) : [], event.url.searchParams));
     return json(event, face.one(listedOf(modelNamed(deps, event, target.id, target.rest, face.readPostMethod))));
   };
   return face.paths.map((path) => ({ method: 'GET' as const, path, handler, format: format.id, broad: true as const }));
