@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
 import { storedItemPlace } from '../formats/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
@@ -23,9 +24,12 @@ type Item = Record<string, unknown>;
  * upstream can look up) are replaced by the stored items themselves, for the calling account
  * only, and the request is decoded again. Works for every route: a converted one then carries
  * the reasoning (and its signature) and calls; a Responses upstream gets items it can read.
- * Other references are left for the upstream (passthrough) or the pipeline's 422.
+ * Other references are left for the upstream (passthrough) or the pipeline's 422. The body with
+ * the items in it is bounded as a body sent whole is (`server.bodyLimits.inference`), counted per
+ * reference before it is built: a reference is a few dozen bytes, the item it names up to a whole
+ * stored answer, and one item may be named any number of times.
  */
-export async function resolveStoredReferences(deps: Pick<ExchangeDeps, 'store'>, exchange: ReferencedBody, request: ChatRequest, auth: AuthContext): Promise<ChatRequest> {
+export async function resolveStoredReferences(deps: Pick<ExchangeDeps, 'store' | 'config'>, exchange: ReferencedBody, request: ChatRequest, auth: AuthContext): Promise<ChatRequest> {
   const ids = (request.unresolvedReferences ?? []).filter((id) => storedItemPlace(id) !== undefined);
   if (ids.length === 0) return request;
   const outputs = new Map<string, unknown[] | undefined>();
@@ -38,18 +42,33 @@ export async function resolveStoredReferences(deps: Pick<ExchangeDeps, 'store'>,
   }
   const body = exchange.body as { input?: unknown };
   if (!Array.isArray(body.input)) return request;
+  const limit = deps.config.server.bodyLimits.inference;
+  const sizes = new Map<string, number>();
+  let size = exchange.raw.length;
   let changed = false;
   const input = body.input.map((item: unknown) => {
     const id = referenceId(item);
     const found = id === undefined ? undefined : storedItem(outputs, id);
     if (!found) return item;
     changed = true;
+    let itemSize = sizes.get(id!);
+    if (itemSize === undefined) sizes.set(id!, (itemSize = JSON.stringify(found).length));
+    size += itemSize;
+    if (size > limit) throw tooLarge(limit);
     return found;
   });
   if (!changed) return request;
   exchange.body = { ...body, input };
   exchange.raw = JSON.stringify(exchange.body);
   return decodeInbound(exchange);
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError(
+    'request_too_large',
+    `The request with the stored items its item_references name would exceed the limit of ${limit} bytes for a request (server.bodyLimits.inference); name fewer, or send the items themselves.`,
+    { details: { limit_bytes: limit } },
+  );
 }
 
 function referenceId(item: unknown): string | undefined {

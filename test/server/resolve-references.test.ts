@@ -23,9 +23,9 @@ const answer: ChatResponse = {
 } as ChatResponse;
 const stored = encodeResponsesResponse(answer, request) as { output: Array<{ id: string; type: string }> };
 
-function depsWith(owner: string): ServerDeps {
-  const get = async (accountId: string, id: string) => (accountId === owner && id === RESP ? { response: stored } : undefined);
-  return { store: { responses: { get } } } as unknown as ServerDeps;
+function depsWith(owner: string, inference = 100 * 1024 * 1024, response: unknown = stored): ServerDeps {
+  const get = async (accountId: string, id: string) => (accountId === owner && id === RESP ? { response } : undefined);
+  return { store: { responses: { get } }, config: { server: { bodyLimits: { inference } } } } as unknown as ServerDeps;
 }
 const auth = (id: string) => ({ account: { id } }) as unknown as AuthContext;
 
@@ -63,5 +63,20 @@ describe('item_reference to a response the gateway stored', () => {
     const resolved = await resolveStoredReferences(depsWith('other'), exchange, decodeInbound(exchange), auth('acct'));
     expect(resolved.unresolvedReferences).toEqual(stored.output.map((item) => item.id));
     expect(JSON.parse(exchange.raw).input[1].type).toBe('item_reference');
+  });
+
+  it('bounds the body the references make: one item named many times counts each time (413 before it is built)', async () => {
+    // A stored answer of 100 KB, named 50 times in a 4 KB body: 5 MB once resolved, under a 1 MB limit.
+    const long = encodeResponsesResponse({ ...answer, content: [{ type: 'text', text: 'x'.repeat(100_000) }] } as ChatResponse, request) as { output: Array<{ id: string }> };
+    const exchange = exchangeOf(Array.from({ length: 50 }, () => ({ type: 'item_reference', id: long.output[0]!.id })));
+    const before = exchange.raw;
+    const resolving = resolveStoredReferences(depsWith('acct', 1_000_000, long), exchange, decodeInbound(exchange), auth('acct'));
+    await expect(resolving).rejects.toMatchObject({ code: 'request_too_large', status: 413, details: { limit_bytes: 1_000_000 } });
+    expect(exchange.raw).toBe(before);
+    // Under the limit, the same references resolve.
+    const few = exchangeOf(Array.from({ length: 5 }, () => ({ type: 'item_reference', id: long.output[0]!.id })));
+    const resolved = await resolveStoredReferences(depsWith('acct', 1_000_000, long), few, decodeInbound(few), auth('acct'));
+    expect(resolved.unresolvedReferences).toBeUndefined();
+    expect(JSON.parse(few.raw).input).toHaveLength(5);
   });
 });
