@@ -113,6 +113,34 @@ function abandoned(file: string, holder: { pid: number } | undefined): boolean {
   }
 }
 
+/** Places `file` with our pid in it; one left by a dead process is removed first (by anyone: its holder is gone). */
+function placeOrReclaim(file: string): boolean {
+  if (placeLock(file, String(process.pid))) return true;
+  if (!abandoned(file, readLock(file))) return false;
+  fs.rmSync(file, { force: true });
+  return placeLock(file, String(process.pid));
+}
+
+/**
+ * Replaces a lock file left by a dead process with ours, under a guard file so that of several
+ * processes taking it over at once exactly one wins: each removing the dead holder's file and
+ * placing its own, one could remove the other's fresh lock and both would hold the data dir.
+ * The guard is held for a few system calls; one whose taker died mid-way is reclaimed.
+ */
+function takeOver(file: string, content: string): boolean {
+  if (!abandoned(file, readLock(file))) return false;
+  const guard = `${file}.takeover`;
+  if (!placeOrReclaim(guard)) return false;
+  try {
+    // Judged again under the guard: another process may have taken it over since.
+    if (!abandoned(file, readLock(file))) return false;
+    fs.rmSync(file, { force: true });
+    return placeLock(file, content);
+  } finally {
+    fs.rmSync(guard, { force: true });
+  }
+}
+
 /**
  * Takes the data dir's lock file (created with the pid in it, atomically), taking over one left
  * by a dead process and waiting up to `waitMs` for a live holder to let go. `name` (`gateway tui`)
@@ -121,9 +149,10 @@ function abandoned(file: string, holder: { pid: number } | undefined): boolean {
 export async function acquireLock(dataDir: string, waitMs = 5000, name?: string): Promise<DataDirLock> {
   ensurePrivateDir(dataDir);
   const file = path.join(dataDir, LOCK);
+  const content = name ? `${process.pid}\n${name}` : String(process.pid);
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if (placeLock(file, name ? `${process.pid}\n${name}` : String(process.pid))) {
+    if (placeLock(file, content) || takeOver(file, content)) {
       let released = false;
       return {
         release: () => {
@@ -133,13 +162,13 @@ export async function acquireLock(dataDir: string, waitMs = 5000, name?: string)
         },
       };
     }
-    const holder = readLock(file);
-    if (abandoned(file, holder)) {
-      fs.rmSync(file, { force: true });
-      continue;
-    }
     if (Date.now() >= deadline) {
-      const who = holder?.pid ? `process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}` : 'another process (its lock file is still being written)';
+      const holder = readLock(file);
+      const who = !holder?.pid
+        ? 'another process (its lock file is still being written)'
+        : alive(holder.pid)
+          ? `process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}`
+          : `another process (taking over the lock process ${holder.pid} left)`;
       throw new Error(`the data dir ${dataDir} is in use by ${who}`);
     }
     await sleep(50);

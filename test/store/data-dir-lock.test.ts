@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +34,24 @@ describe('the data dir lock', () => {
     expect(fs.readFileSync(path.join(dir, 'gateway.lock'), 'utf8')).toBe(String(process.pid));
     await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${process.pid}`);
     expect(fs.readdirSync(dir)).toEqual(['gateway.lock']);
+    lock.release();
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('a dead process\'s lock is not taken over while another process is taking it over', async () => {
+    const dir = tempDir('gw-lock-');
+    const file = path.join(dir, 'gateway.lock');
+    const deadPid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+    fs.writeFileSync(file, String(deadPid), { mode: 0o600 });
+    // A live process (the test runner's parent) between judging the lock abandoned and placing its own:
+    // before, this process removed the file too, and whichever placed second removed the other's lock.
+    fs.writeFileSync(`${file}.takeover`, String(process.ppid), { mode: 0o600 });
+    await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by another process (taking over the lock process ${deadPid} left)`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(String(deadPid));
+    // A taker that died mid-way leaves its guard behind: reclaimed, and the lock taken over.
+    fs.writeFileSync(`${file}.takeover`, String(deadPid), { mode: 0o600 });
+    const lock = await acquireLock(dir, 0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(String(process.pid));
     lock.release();
     expect(fs.readdirSync(dir)).toEqual([]);
   });
