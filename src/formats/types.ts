@@ -367,6 +367,13 @@ export interface ConvertedFit {
    */
   noSampling?: (upstreamModel: string) => boolean;
   /**
+   * An ask of a converted body that the upstream may refuse for the account rather than the request
+   * (OpenAI's reasoning summaries need a verified organization: 400, param `reasoning.summary`):
+   * the body without the refused parameter, and what to say in `X-Gateway-Adapted`; the pipeline
+   * makes the call once more with it. Undefined: the refusal stands.
+   */
+  withoutRefused?: (body: Record<string, unknown>, param: string) => { body: Record<string, unknown>; adapted: string } | undefined;
+  /**
    * The tool names the format's API takes: a converted request's other names (Claude Code's MCP
    * tools run to Anthropic's 128 characters) go up shortened, and come back to the client as it
    * wrote them (src/pipeline/fit-tool-names.ts). Absent: names go as they are.

@@ -228,7 +228,10 @@ export interface ReasoningConfig {
   enabled: boolean;
   effort?: ReasoningEffort;
   budgetTokens?: number;
-  /** Responses `reasoning.summary` (auto|concise|detailed). */
+  /**
+   * Responses `reasoning.summary` (auto|concise|detailed): the reasoning's text is wanted back (a
+   * Messages client's thinking shown, Gemini's `includeThoughts`), which OpenAI gives only as a summary.
+   */
   summary?: string;
 }
 

@@ -1,5 +1,5 @@
 import { compactionRequest, framingOf, getFormat } from '../formats/index.ts';
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
 import { modalitiesOf, type CatalogModel } from '../providers/index.ts';
@@ -101,6 +101,20 @@ export function prepareCall(
   if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
   if (dropped) prepared.droppedTools = dropped;
   return prepared;
+}
+
+/**
+ * A converted call once more without an ask the upstream refused for the account, not the
+ * request (the target format's `fit.withoutRefused`: OpenAI's reasoning summary for an
+ * unverified organization), said in `adapted`; undefined when the refusal stands.
+ */
+export function withoutRefusedAsk(prepared: PreparedCall, error: unknown): PreparedCall | undefined {
+  if (prepared.passthrough || !isGatewayError(error) || error.details?.upstream_status !== 400) return undefined;
+  const param = error.details.param;
+  const refit = typeof param === 'string' ? getFormat(prepared.upstreamFormat).fit?.withoutRefused?.(prepared.call.body, param) : undefined;
+  if (!refit) return undefined;
+  const call = { ...prepared.call, body: refit.body, rawBody: JSON.stringify(refit.body) };
+  return { ...prepared, call, adapted: [...(prepared.adapted ?? []), refit.adapted] };
 }
 
 /** The framing a passthrough asks the upstream for: the client's, unless only clients get it (StreamFraming.clientOnly: Bedrock's event-stream). */

@@ -10,7 +10,7 @@ import { buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackIn
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
-import { prepareCall, type PreparedCall } from './prepare-call.ts';
+import { prepareCall, withoutRefusedAsk, type PreparedCall } from './prepare-call.ts';
 import { restoreToolNames } from './fit-tool-names.ts';
 import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
@@ -68,6 +68,15 @@ function callModel(
       calling = calling.catch((error: unknown) => {
         if (!lacksCompaction(error, compact, exchange.body)) throw error;
         prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens, forceConversion: true });
+        return callUpstream(model, prepared.call, client);
+      });
+    }
+    // An ask the account may not have (OpenAI's reasoning summaries): made once more without it.
+    if (!prepared.passthrough && getFormat(prepared.upstreamFormat).fit?.withoutRefused) {
+      calling = calling.catch((error: unknown) => {
+        const again = withoutRefusedAsk(prepared, error);
+        if (!again) throw error;
+        prepared = again;
         return callUpstream(model, prepared.call, client);
       });
     }

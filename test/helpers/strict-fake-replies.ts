@@ -93,7 +93,9 @@ export const IMAGE_TOOL_USAGE = { input_tokens: 50, input_tokens_details: { imag
 export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; items: Json[] } {
   const id = next('resp');
   const items: Json[] = [];
-  if (turn.reasoning) items.push({ id: next('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: THOUGHT }], encrypted_content: `enc_${next('e')}` });
+  // OpenAI writes a summary of the reasoning only when `reasoning.summary` asks for one.
+  const summary = body.reasoning?.summary != null ? [{ type: 'summary_text', text: THOUGHT }] : [];
+  if (turn.reasoning) items.push({ id: next('rs'), type: 'reasoning', summary, encrypted_content: `enc_${next('e')}` });
   for (const tool of callsOf(turn)) {
     const dot = tool.name.indexOf('.');
     const call: Json = { id: next('fc'), type: 'function_call', status: 'completed', call_id: next('call'), name: dot === -1 ? tool.name : tool.name.slice(dot + 1), arguments: JSON.stringify(tool.input) };

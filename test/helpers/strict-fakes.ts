@@ -40,6 +40,8 @@ export interface StrictFakeOptions {
    * leaves cached; input tokens are reported as cached when this fake stored `lookup` before.
    */
   cacheKey?: (body: Json) => { lookup: string; store: string } | undefined;
+  /** Responses: the account's organization is not verified, so a reasoning summary is refused (400, param `reasoning.summary`), as OpenAI does. */
+  unverifiedOrganization?: boolean;
 }
 
 export interface StrictFake extends FakeUpstream {
@@ -74,10 +76,18 @@ const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 /** The `encrypted_content` of the compaction items this fake issues (OpenAI's are Fernet tokens, `gAAAAB…`). */
 const UPSTREAM_COMPACTION = 'gAAAAB-opaque-upstream-compaction';
 
-class Rejection extends Error {}
+class Rejection extends Error {
+  constructor(
+    message: string,
+    readonly param: string | null = null,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
 
-function reject(message: string): never {
-  throw new Rejection(message);
+function reject(message: string, param: string | null = null, code: string | null = null): never {
+  throw new Rejection(message, param, code);
 }
 
 function checkKeys(body: Json, allowed: Set<string>, say: (key: string) => string): void {
@@ -122,6 +132,10 @@ function checkStop(body: Json, model: StrictModel): void {
   if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(body.model) || /^gpt-5-chat/.test(body.model)) return;
   if (body.stop !== undefined && body.stop !== null) reject(`Unsupported parameter: 'stop' is not supported with this model.`);
 }
+
+/** OpenAI's answer to a reasoning summary asked by an organization it has not verified. */
+export const UNVERIFIED_SUMMARY =
+  'Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.';
 
 function checkEffort(effort: unknown, field: string, model: string): void {
   const efforts = openAIEfforts(model);
@@ -180,8 +194,9 @@ function checkPairing(input: Json[], pairs: Map<string, string>): void {
   });
 }
 
-function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>, pairs: Map<string, string> = new Map()): void {
+function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>, pairs: Map<string, string> = new Map(), unverified = false): void {
   checkKeys(body, RESPONSES_KEYS, (key) => `Unknown parameter: '${key}'.`);
+  if (unverified && body.reasoning?.summary != null) reject(UNVERIFIED_SUMMARY, 'reasoning.summary', 'unsupported_value');
   checkUser(body);
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
   if (body.reasoning !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning.effort' is not supported with this model.`);
@@ -271,9 +286,9 @@ function wantsJson(format: WireFormat, body: Json): boolean {
   return body.output_config?.format !== undefined || JSON.stringify(body.system ?? '').includes('single valid JSON object');
 }
 
-function errorReply(format: WireFormat, message: string): FakeReply {
+function errorReply(format: WireFormat, message: string, param: string | null = null, code: string | null = null): FakeReply {
   if (format === 'messages') return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message } } };
-  return { status: 400, json: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
+  return { status: 400, json: { error: { message, type: 'invalid_request_error', param, code } } };
 }
 
 /** The checks and script of a strict fake, for a fake that serves them on its own routes (test/helpers/fake-azure.ts). */
@@ -302,12 +317,12 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     if (format === 'messages' && body.thread != null) return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'This request cannot be threaded.', details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } } } };
     try {
       if (format === 'chat') checkChat(body, model);
-      else if (format === 'responses') checkResponses(body, model, stored, pairs);
+      else if (format === 'responses') checkResponses(body, model, stored, pairs, options.unverifiedOrganization === true);
       else checkMessages(body, model, String(request.headers['anthropic-beta'] ?? ''), signatures);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;
       rejections.push(error.message);
-      return errorReply(format, error.message);
+      return errorReply(format, error.message, error.param, error.code);
     }
     const key = options.cacheKey?.(body);
     const cached = key !== undefined && seenPrefixes.has(key.lookup);

@@ -141,6 +141,8 @@ function decodeThinking(value: unknown, outputConfig: Record<string, unknown> | 
   set(config, 'budgetTokens', check.number(thinking.budget_tokens, 'thinking.budget_tokens', { min: 0, integer: true }));
   if (type === 'enabled' && config.budgetTokens === undefined) check.fail('thinking.budget_tokens', 'is required');
   if (isReasoningEffort(effort)) config.effort = effort;
+  // Thinking is shown unless the client said `display: "omitted"`; an OpenAI upstream gives its text only as a summary asked for.
+  if (config.enabled && thinking.display !== 'omitted') config.summary = 'auto';
   return config;
 }
 

@@ -50,3 +50,15 @@ export function encodeReasoningRequest(reasoning: ReasoningConfig | undefined, m
   if (reasoning.enabled && reasoning.summary) out.summary = reasoning.summary;
   return Object.keys(out).length > 0 ? out : undefined;
 }
+
+/**
+ * A converted body without the reasoning summary the upstream refused: OpenAI answers an
+ * organization it has not verified 400 "Your organization must be verified to generate reasoning
+ * summaries." (param `reasoning.summary`), which a Messages or Gemini client's thinking asks for.
+ */
+export function withoutRefusedSummary(body: Record<string, unknown>, param: string): { body: Record<string, unknown>; adapted: string } | undefined {
+  const reasoning = body.reasoning;
+  if (param !== 'reasoning.summary' || typeof reasoning !== 'object' || reasoning === null || !('summary' in reasoning)) return undefined;
+  const { summary: _refused, ...rest } = reasoning as Record<string, unknown>;
+  return { body: { ...body, reasoning: rest }, adapted: 'reasoning.summary=removed' };
+}

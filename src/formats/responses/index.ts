@@ -10,6 +10,7 @@ import { decodeResponsesResponse } from './decode-response.ts';
 import { createResponsesStreamDecoder } from './decode-stream.ts';
 import { encodeResponsesError, encodeResponsesStreamedRefusal, encodeResponsesStreamError, encodeResponsesStreamFailure } from './encode-error.ts';
 import { encodeResponsesRequest } from './encode-request.ts';
+import { withoutRefusedSummary } from './encode-settings.ts';
 import { encodeResponsesResponse } from './encode-response.ts';
 import { createResponsesStreamEncoder } from './encode-stream.ts';
 import { insertResponsesRoutingEvents } from './encode-routing-event.ts';
@@ -55,7 +56,7 @@ export const responsesFormat = defineFormat({
   imageOutput: 'any-model',
   vendorTools: { api: 'the Responses API', read: responsesVendorTools },
   // A function tool's `name`: 400 "string does not match pattern" otherwise.
-  fit: { noSampling: isOpenAIReasoningModel, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
+  fit: { noSampling: isOpenAIReasoningModel, withoutRefused: withoutRefusedSummary, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
   passthrough: responsesPassthrough,
   countTokens: {
     path: '/v1/responses/input_tokens',

@@ -77,7 +77,7 @@ describe('messages decodeRequest', () => {
       user: 'user-42',
       toolChoice: 'auto',
       parallelToolCalls: false,
-      reasoning: { enabled: true, budgetTokens: 1024 },
+      reasoning: { enabled: true, budgetTokens: 1024, summary: 'auto' },
     });
     expect(request.tools).toEqual([
       {
@@ -107,9 +107,17 @@ describe('messages decodeRequest', () => {
       thinking: { type: 'adaptive' },
       output_config: { effort: 'high', format: { type: 'json_schema', schema: { type: 'object' } } },
     });
-    expect(decoded.reasoning).toEqual({ enabled: true, effort: 'high' });
+    expect(decoded.reasoning).toEqual({ enabled: true, effort: 'high', summary: 'auto' });
     // Anthropic's structured output is constrained: strict where the upstream can be.
     expect(decoded.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' }, strict: true });
+  });
+
+  it("asks for the reasoning's text (an OpenAI summary) when thinking is shown, not with display omitted or thinking off", () => {
+    const reasoning = (thinking: unknown) => messagesCodec.decodeRequest({ model: 'm', max_tokens: 4096, messages: [], thinking }).reasoning;
+    expect(reasoning({ type: 'enabled', budget_tokens: 2048 })).toEqual({ enabled: true, budgetTokens: 2048, summary: 'auto' });
+    expect(reasoning({ type: 'enabled', budget_tokens: 2048, display: 'summarized' })?.summary).toBe('auto');
+    expect(reasoning({ type: 'adaptive', display: 'omitted' })).toEqual({ enabled: true });
+    expect(reasoning({ type: 'disabled' })).toEqual({ enabled: false });
   });
 
   it('keeps a system message inside messages in its place (Claude Code, beta mid-conversation-system)', () => {

@@ -30,7 +30,7 @@ describe('a Claude Code body with a system message inside messages', () => {
 
   it('decodes: the system turn in place, adaptive thinking with its effort', () => {
     expect(request.messages.map((m) => m.role)).toEqual(['user', 'system', 'user']);
-    expect(request.reasoning).toEqual({ enabled: true, effort: 'high' });
+    expect(request.reasoning).toEqual({ enabled: true, effort: 'high', summary: 'auto' });
     expect(request.user).toBe('user_abc_session_1');
   });
 
@@ -45,6 +45,13 @@ describe('a Claude Code body with a system message inside messages', () => {
     const input = body.input as Array<{ type?: string; role?: string }>;
     expect(input.map((item) => item.role)).toEqual(['user', 'system', 'user']);
     expect(body.instructions).toBe('You are Claude Code.');
+  });
+
+  it('→ Responses on a reasoning model: its thinking asked for as a summary (OpenAI returns no reasoning text otherwise), signed', () => {
+    const body = responsesCodec.encodeRequest({ ...request, extra: undefined }, { upstreamModel: 'gpt-5', converted: true });
+    // Before: { effort: 'high' } alone, and Claude Code showed every thinking block empty.
+    expect(body.reasoning).toEqual({ effort: 'high', summary: 'auto' });
+    expect(body.include).toEqual(['reasoning.encrypted_content']);
   });
 
   it('→ Messages (converted, e.g. from Chat): folded into system, the only place every Anthropic model takes it', () => {
