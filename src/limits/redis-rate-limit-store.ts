@@ -98,6 +98,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     try {
       [acquired, remaining] = await answerWithin(this.timeoutMs, this.client.gwRateLimitAcquire(redisKey, max, ttlMs, id));
     } catch (error) {
+      // A reply that is late, not lost (a slow link, a busy process): the script may still take the
+      // slot, and nothing would give it back before its TTL (10 minutes by default) while the
+      // caller went on without it. Removed after it, in order on the same connection.
+      this.client.zrem(redisKey, id).catch(() => undefined);
       this.onCommandError(error);
       return { id, remaining: Math.max(0, max - 1), degraded: true, release: async () => {} };
     }

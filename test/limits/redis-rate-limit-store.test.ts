@@ -133,6 +133,27 @@ describe('RedisRateLimitStore failure policy', () => {
     await proxy.close();
   });
 
+  it('a slot whose acquire timed out is given back once Redis gets the late script (open and closed)', async () => {
+    const target = new URL(REDIS_URL);
+    const proxy = await startFreezableProxy(Number(target.port || 6379), target.hostname);
+    const open = await connected({ url: `redis://127.0.0.1:${proxy.port}` });
+    const closed = await connected({ url: `redis://127.0.0.1:${proxy.port}`, onError: 'closed' });
+    proxy.freeze();
+    expect(await open.acquire('late-slot', 2, 60_000)).toMatchObject({ degraded: true });
+    await expect(closed.acquire('late-slot', 2, 60_000)).rejects.toMatchObject({ code: 'service_unavailable' });
+    proxy.thaw();
+    // A command sent after them on each connection is answered after theirs ran.
+    await open.hit('late-slot-after', 10, 60_000);
+    await closed.hit('late-slot-after', 10, 60_000);
+    // Before: both slots stayed held until their TTL, and the caller was refused in the meantime.
+    expect(await admin.zcard(`${PREFIX}cc:late-slot`)).toBe(0);
+    const lease = await open.acquire('late-slot', 2, 60_000);
+    expect(lease).toMatchObject({ remaining: 1 });
+    await lease?.release();
+    await Promise.all([open.close(), closed.close()]);
+    await proxy.close();
+  });
+
   it('logs an outage once, by error code, without the address or credentials', async () => {
     const lines: string[] = [];
     const store = new RedisRateLimitStore({ url: 'redis://gateway:s3cret-pass@127.0.0.1:1', prefix: PREFIX, log: (line) => lines.push(line) });
