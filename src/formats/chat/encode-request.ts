@@ -1,7 +1,7 @@
 import { validationError } from '../../errors/index.ts';
 import type { ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import type { EncodeRequestOptions } from '../types.ts';
-import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIReasoningModel, openAIEffortFor, openAIStrict, openaiUser } from '../shared/index.ts';
+import { adaptForOpenAIReasoningModel, budgetTokensToEffort, isOpenAIModel, isOpenAIReasoningModel, openAIEffortFor, openAIStrict, openaiUser } from '../shared/index.ts';
 import { encodeChatMessages } from './encode-messages.ts';
 
 /** Encoder options; `assistantReasoning` is Chat-specific and optional. */
@@ -46,12 +46,16 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   // Images in the answer (OpenRouter's and LiteLLM's image models); prepareCall sends it only to a model that makes them.
   put(body, 'modalities', request.outputModalities?.includes('image') ? request.outputModalities : undefined);
   put(body, 'user', openaiUser(request.user));
-  put(body, 'prompt_cache_key', request.promptCacheKey);
-  put(body, 'prompt_cache_retention', request.promptCacheRetention);
-  put(body, 'prompt_cache_options', request.promptCacheOptions);
-  // Set by a Chat client too (then also in `extra`, the same value); a Responses client's come from the IR alone.
-  put(body, 'service_tier', request.serviceTier);
-  put(body, 'safety_identifier', request.safetyIdentifier);
+  // OpenAI's own fields; a converted request (Codex's prompt_cache_key) sends them to OpenAI's models only:
+  // other Chat servers refuse unknown ones (Groq: 400 "property 'prompt_cache_key' is unsupported").
+  if (!options.converted || isOpenAIModel(options.upstreamModel)) {
+    put(body, 'prompt_cache_key', request.promptCacheKey);
+    put(body, 'prompt_cache_retention', request.promptCacheRetention);
+    put(body, 'prompt_cache_options', request.promptCacheOptions);
+    // Set by a Chat client too (then also in `extra`, the same value); a Responses client's come from the IR alone.
+    put(body, 'service_tier', request.serviceTier);
+    put(body, 'safety_identifier', request.safetyIdentifier);
+  }
   // Only GPT-5 takes `verbosity` (others: 400, "property 'verbosity' is unsupported" on Groq); a Chat client's own goes as written, in `extra`.
   if (takesVerbosity(options.upstreamModel)) put(body, 'verbosity', request.verbosity);
   // OpenAI accepts metadata only for stored completions.

@@ -10,6 +10,16 @@ export function isOpenAIReasoningModel(model: string): boolean {
 }
 
 /**
+ * A model OpenAI itself serves (gpt-*, o-series, chatgpt-*, codex-*, computer-use-*), with or
+ * without a `provider/` prefix; not the open-weight gpt-oss, which other vendors serve (Groq's
+ * `openai/gpt-oss-120b`).
+ */
+export function isOpenAIModel(model: string): boolean {
+  const id = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  return /^(?:gpt-|o\d|chatgpt-|codex-|computer-use-)/.test(id) && !id.startsWith('gpt-oss');
+}
+
+/**
  * gpt-5-chat-latest (and Azure's gpt-5-chat): the GPT-5 of ChatGPT, which does not reason. OpenAI
  * refuses `reasoning_effort` on it and takes sampling parameters and the `system` role. Its
  * gpt-5.1 and later successors (gpt-5.1-chat-latest, …) reason again.

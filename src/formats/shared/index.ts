@@ -14,6 +14,7 @@ export {
 } from './reasoning-budget.ts';
 export {
   isOpenAIReasoningModel,
+  isOpenAIModel,
   isOpenAIChatModelWithoutReasoning,
   adaptForReasoningModel,
   adaptForOpenAIReasoningModel,

@@ -174,6 +174,19 @@ describe('chat encodeRequest', () => {
     }
   });
 
+  it("sends a Responses client's OpenAI-only fields (Codex's prompt_cache_key) to OpenAI's models only: other Chat servers refuse them", () => {
+    const decoded = responsesCodec.decodeRequest({
+      model: 'x', input: 'hi', prompt_cache_key: 'conv-1', prompt_cache_retention: '24h', service_tier: 'priority', safety_identifier: 'hashed-user-1',
+    });
+    const sent = (upstreamModel: string) => chatCodec.encodeRequest({ ...decoded, extra: undefined }, { upstreamModel, converted: true });
+    const OPENAI_ONLY = { prompt_cache_key: 'conv-1', prompt_cache_retention: '24h', service_tier: 'priority', safety_identifier: 'hashed-user-1' };
+    for (const model of ['gpt-4.1', 'o3', 'openai/gpt-5-mini', 'chatgpt-4o-latest']) expect(sent(model)).toMatchObject(OPENAI_ONLY);
+    // Before: sent to every Chat upstream, and Groq answers 400 "property 'prompt_cache_key' is unsupported".
+    for (const model of ['llama-3.3-70b-versatile', 'openai/gpt-oss-120b', 'deepseek-chat', 'gemini-2.5-flash']) {
+      for (const key of Object.keys(OPENAI_ONLY)) expect(sent(model)).not.toHaveProperty(key);
+    }
+  });
+
   it("sends a Chat client's own service_tier, safety_identifier and verbosity once, as written", () => {
     const decoded = chatCodec.decodeRequest({ model: 'x', messages: [{ role: 'user', content: 'hi' }], service_tier: 'priority', safety_identifier: 's', verbosity: 'high' });
     const body = chatCodec.encodeRequest(decoded, { upstreamModel: 'gpt-5' });

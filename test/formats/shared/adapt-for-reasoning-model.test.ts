@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/types.ts';
-import { adaptForAnthropicThinking, adaptForReasoningModel, isOpenAIReasoningModel } from '../../../src/formats/shared/index.ts';
+import { adaptForAnthropicThinking, adaptForReasoningModel, isOpenAIModel, isOpenAIReasoningModel } from '../../../src/formats/shared/index.ts';
 
 function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return {
@@ -26,6 +26,16 @@ describe('isOpenAIReasoningModel', () => {
 
   it.each(['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'azure/gpt-5-chat', 'claude-sonnet-4', 'omni-moderation', 'deepseek-reasoner'])('%s is not', (id) => {
     expect(isOpenAIReasoningModel(id)).toBe(false);
+  });
+});
+
+describe('isOpenAIModel', () => {
+  it.each(['gpt-4.1', 'gpt-5-mini', 'o3', 'o4-mini', 'chatgpt-4o-latest', 'codex-mini-latest', 'openai/gpt-4o'])('%s is served by OpenAI', (id) => {
+    expect(isOpenAIModel(id)).toBe(true);
+  });
+
+  it.each(['openai/gpt-oss-120b', 'gpt-oss-20b', 'llama-3.3-70b-versatile', 'deepseek-chat', 'gemini-2.5-flash', 'claude-sonnet-4', 'omni-moderation'])('%s is not', (id) => {
+    expect(isOpenAIModel(id)).toBe(false);
   });
 });
 
