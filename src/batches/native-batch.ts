@@ -245,20 +245,27 @@ export class NativeBatches {
     const { store } = this.deps;
     const done = new Set((await store.batches.lines(batch.id)).map((l) => l.index));
     const requests: NativeBatchRequest[] = [];
-    for (const line of lines) {
-      if (done.has(line.index)) continue;
-      const requestId = this.requestIdOf(batch, line);
-      try {
-        const model = this.modelOn(String(line.body.model), state.provider).first;
-        if (!model) throw new GatewayError('model_not_found', `The model '${String(line.body.model)}' is not served by the provider '${state.provider}'.`);
-        const encoded = this.encode(batch, line, model);
-        if (encoded.format !== state.format) throw new GatewayError('bad_request', `The line cannot be sent to '${state.provider}' in its batch format.`);
-        const admission = await this.admit(batch, line, encoded.request, requestId);
-        await admission.settle(null);
-        requests.push({ customId: upstreamCustomId(line.index), body: encoded.body });
-      } catch (thrown) {
-        await this.saveLine(this.failedLine(batch, line, requestId, toGatewayError(thrown)));
+    // Every line admitted holds its credits until all are (then all are released): the lines sent
+    // must fit the balance, spend limits and token quota together, not each on its own (one line's
+    // worth of credit would otherwise send any number of lines to the provider, at the operator's cost).
+    const held: Array<{ settle(settlement: null): Promise<unknown> }> = [];
+    try {
+      for (const line of lines) {
+        if (done.has(line.index)) continue;
+        const requestId = this.requestIdOf(batch, line);
+        try {
+          const model = this.modelOn(String(line.body.model), state.provider).first;
+          if (!model) throw new GatewayError('model_not_found', `The model '${String(line.body.model)}' is not served by the provider '${state.provider}'.`);
+          const encoded = this.encode(batch, line, model);
+          if (encoded.format !== state.format) throw new GatewayError('bad_request', `The line cannot be sent to '${state.provider}' in its batch format.`);
+          held.push(await this.admit(batch, line, encoded.request, requestId));
+          requests.push({ customId: upstreamCustomId(line.index), body: encoded.body });
+        } catch (thrown) {
+          await this.saveLine(this.failedLine(batch, line, requestId, toGatewayError(thrown)));
+        }
       }
+    } finally {
+      await Promise.all(held.map((admission) => admission.settle(null)));
     }
     if (requests.length === 0) return 'nothing';
     try {

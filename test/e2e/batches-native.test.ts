@@ -363,6 +363,35 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     expect(upstreamCalls(oa, 'POST', /^\/v1\/(batches|files)$/).length).toBe(before);
   }, 60_000);
 
+  it('the lines sent must fit the balance together: with credit for two lines of five, two go upstream and three fail insufficient_balance', async () => {
+    const line = (id: string) => chatLine(id, 'oa/gpt-up', 'tight budget please');
+    const account = async (email: string, credits: string) => {
+      await cli(['accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', credits]);
+      const { key } = JSON.parse(await cli(['keys', 'create', '--account', email, '--json'])) as { key: string };
+      return new OpenAI({ baseURL: client.baseURL, apiKey: key, maxRetries: 0 });
+    };
+    const run = async (caller: OpenAI, ids: string[]) => {
+      const input = await caller.files.create({ file: await toFile(Buffer.from(ids.map((id) => JSON.stringify(line(id))).join('\n')), 'in.jsonl'), purpose: 'batch' });
+      const created = await caller.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      return until('the batch to end', () => caller.batches.retrieve(created.id), (b) => ['completed', 'failed'].includes(b.status));
+    };
+    // What one such line holds, as its refusal says.
+    const probe = await account('probe@example.com', '0');
+    const refused = (await linesOf(probe, (await run(probe, ['p'])).error_file_id))[0]!;
+    const hold = Number(/needs up to ([\d.e-]+) credits/.exec(refused.error!.message)![1]);
+    expect(hold).toBeGreaterThan(0);
+
+    const tight = await account('tight@example.com', String(hold * 2.5));
+    const before = new Set(oaApi.batches.keys());
+    const done = await run(tight, ['t1', 't2', 't3', 't4', 't5']);
+    const sent = [...oaApi.batches.values()].filter((b) => !before.has(b.id));
+    // Before: each line was checked alone, so all five went up (and three were answered but never paid for).
+    expect(sent.flatMap((b) => b.requests)).toHaveLength(2);
+    expect(done.request_counts).toEqual({ total: 5, completed: 2, failed: 3 });
+    const failed = await linesOf(tight, done.error_file_id);
+    expect(failed.map((l) => [l.custom_id, l.error?.code])).toEqual([['t3', 'insufficient_balance'], ['t4', 'insufficient_balance'], ['t5', 'insufficient_balance']]);
+  }, 60_000);
+
   it('billing: each succeeded line is charged batches.priceMultiplier × what the same request costs live; errored lines are not charged', async () => {
     // The same request live, through each plugin (the fakes answer both the same way).
     for (const model of ['oa/gpt-up', 'an/claude-up']) await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'price me' }], max_tokens: 50 });
@@ -392,7 +421,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 3 (pricing); the mixed batches and the Gemini line naming a file ran emulated: + 3 + 1.
-    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 3 + 3 + 1);
+    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 2 (the tight balance) + 3 (pricing); the mixed batches and the Gemini line naming a file ran emulated: + 3 + 1.
+    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 2 + 3 + 3 + 1);
   }, 60_000);
 });
