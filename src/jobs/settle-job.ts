@@ -6,7 +6,8 @@ import type { MediaRecord } from '../store/index.ts';
 import { jobModel } from './job-model.ts';
 import { jobAuth, updateJob, type JobContext } from './job-context.ts';
 import { jobRequestId, type JobState } from './job-state.ts';
-import { postWebhook, signWebhook, webhookBackoffMs } from './sign-webhook.ts';
+import { signWebhook, webhookBackoffMs } from './sign-webhook.ts';
+import { postWebhook } from './webhook-address.ts';
 import { viewVideo } from './view-job.ts';
 
 /** What a final job is charged for: what it made (the provider's seconds, one job), or what the provider says it charged; null = nothing. */
@@ -77,7 +78,7 @@ export async function deliverJobWebhook(ctx: JobContext, record: MediaRecord, jo
   if (hook.nextAt > now) return { done: false, nextAt: hook.nextAt };
   const at = new Date(now);
   const body = webhookBody(record, job, Math.floor(now / 1000));
-  const ok = await postWebhook(job.callbackUrl, signWebhook(ctx.webhookSecret(record.accountId), `msg_${record.id}`, at, body), body, 10_000);
+  const ok = await postWebhook(job.callbackUrl, signWebhook(ctx.webhookSecret(record.accountId), `msg_${record.id}`, at, body), body, 10_000, ctx.config.webhookPrivateAddresses);
   const attempts = hook.attempts + 1;
   const exhausted = !ok && attempts >= ctx.config.webhookAttempts;
   if (exhausted) ctx.log.warn('media job: webhook not delivered; giving up', { job: record.id, attempts });

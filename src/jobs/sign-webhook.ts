@@ -45,23 +45,6 @@ export function signWebhook(secret: string, messageId: string, at: Date, body: s
   };
 }
 
-/** One delivery attempt: true when the receiver answered 2xx (redirects are not followed). */
-export async function postWebhook(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<boolean> {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'gateway-webhooks/1', ...headers },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    return res.status >= 200 && res.status < 300;
-  } catch {
-    return false;
-  }
-}
-
 /** When the next attempt goes after `attempts` failed ones: 1 s, 2 s, 4 s … at most 5 minutes. */
 export function webhookBackoffMs(attempts: number): number {
   return Math.min(300_000, 1000 * 2 ** Math.max(0, attempts - 1));

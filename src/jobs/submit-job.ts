@@ -8,6 +8,7 @@ import type { MediaRecord } from '../store/index.ts';
 import { unixSeconds } from '../util/index.ts';
 import { updateJob, type JobContext } from './job-context.ts';
 import { FINAL_STATUSES, jobRequestId, readJob, type JobState } from './job-state.ts';
+import { checkWebhookUrl } from './webhook-address.ts';
 
 /** What a route hands over to start a job. */
 export interface JobSubmission {
@@ -71,6 +72,7 @@ async function jobsInFlight(ctx: JobContext, accountId: string): Promise<number>
  */
 export function submitJob(ctx: JobContext, s: JobSubmission): Promise<MediaRecord> {
   return ctx.submitTurns(s.auth.account.id, async () => {
+    if (s.callbackUrl) checkWebhookUrl(s.callbackUrl, ctx.config.webhookPrivateAddresses);
     const running = await jobsInFlight(ctx, s.auth.account.id);
     const limit = ctx.config.maxInFlightPerAccount;
     if (running >= limit) {

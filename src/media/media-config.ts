@@ -28,6 +28,12 @@ export const mediaConfigSchema = z.strictObject({
       webhookSecret: z.string().min(16).optional(),
       /** Deliveries tried per webhook before giving up (1 s, 2 s, 4 s … apart, at most 5 min). */
       webhookAttempts: z.number().int().positive().max(20).default(8),
+      /**
+       * Deliver webhooks to loopback, private and link-local addresses (a receiver on this machine or
+       * its network). Off, a `callback_url` naming one is refused (422) and a name resolving to one is
+       * not connected to: any API key could otherwise make the gateway POST to internal services.
+       */
+      webhookPrivateAddresses: z.boolean().default(false),
     })
     .prefault({}),
 });

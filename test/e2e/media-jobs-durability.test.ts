@@ -73,7 +73,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
   it('file store: a restart on the same data dir resumes polling', async () => {
     receiver = await startWebhookReceiver();
     const dir = tempDir('gw-jobs-kill-');
-    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } }, media: { jobs: { pollIntervalMs: 100 } } });
+    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } }, media: { jobs: { webhookPrivateAddresses: true, pollIntervalMs: 100 } } });
     const dataDir = path.join(dir, 'data');
     const first = await spawnGateway({ configFile, dataDir });
     running.push(first);
@@ -92,7 +92,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
     const configFile = writeConfig(dir, {
       limits: { endpoints: { 'POST /v1/videos': JOBS }, store: { redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
       providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } },
-      media: { jobs: { pollIntervalMs: 100 } },
+      media: { jobs: { webhookPrivateAddresses: true, pollIntervalMs: 100 } },
     });
     const dataDir = path.join(dir, 'data');
     const first = await spawnGateway({ configFile, dataDir });
@@ -108,7 +108,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
 
   it("a resumed job is charged even when its key's model scope was narrowed while the gateway was down: the work was admitted and done", async () => {
     const dir = tempDir('gw-jobs-scope-');
-    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } }, media: { jobs: { pollIntervalMs: 100 } } });
+    const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock', jobDelayMs: 5000 } }, media: { jobs: { webhookPrivateAddresses: true, pollIntervalMs: 100 } } });
     const dataDir = path.join(dir, 'data');
     const first = await spawnGateway({ configFile, dataDir });
     running.push(first);
@@ -137,7 +137,7 @@ describe('media jobs survive kill -9: every job ends once, billed once, one webh
       store: { postgres: db.url, flushMs: 1000 },
       limits: { store: { redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `gw:test:${randomBytes(6).toString('hex')}:` } },
       providers: { mock: { plugin: 'mock', jobDelayMs: 6000 } },
-      media: { jobs: { pollIntervalMs: 100, leaseMs: 2000, webhookSecret: 'a shared secret of both instances' } },
+      media: { jobs: { webhookPrivateAddresses: true, pollIntervalMs: 100, leaseMs: 2000, webhookSecret: 'a shared secret of both instances' } },
     });
     const a = await spawnGateway({ configFile, dataDir: path.join(dir, 'a') });
     running.push(a);

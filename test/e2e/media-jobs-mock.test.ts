@@ -141,6 +141,12 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     const missing = await post({ model: 'mock/video', seconds: 'ten' });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: { details: unknown } }).error.details).toMatchObject({ missing: ['prompt'], fields: { prompt: expect.any(String), seconds: expect.any(String) } });
+    // A webhook to this machine, its network or a cloud's metadata service is refused unless media.jobs.webhookPrivateAddresses allows it.
+    for (const callback_url of ['http://127.0.0.1:9/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:10.0.0.1]/', 'http://localhost:8080/']) {
+      const refused = await post({ model: 'mock/video', prompt: 'x', callback_url });
+      expect({ callback_url, status: refused.status }).toEqual({ callback_url, status: 422 });
+      expect(((await refused.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields).toEqual({ callback_url: expect.stringContaining('media.jobs.webhookPrivateAddresses') });
+    }
     await expect(sdk('alice').videos.create({ model: 'mock/echo', prompt: 'x' })).rejects.toMatchObject({ status: 400 });
     await expect(sdk('alice').videos.create({ model: 'nope/nothing', prompt: 'x' })).rejects.toMatchObject({ status: 404 });
   });

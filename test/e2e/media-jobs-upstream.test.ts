@@ -28,7 +28,7 @@ describe('media jobs against a fake /v1/videos upstream (openai plugin), with si
       providers: {
         vid: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: upstream.key, models: [{ id: 'sora-2', type: 'video_generation', pricing: { perSecond: 0.1 } }] },
       },
-      media: { jobs: { pollIntervalMs: 100 } },
+      media: { jobs: { webhookPrivateAddresses: true, pollIntervalMs: 100 } },
     });
     gw = await spawnGateway({ configFile, dataDir });
     const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
