@@ -28,7 +28,8 @@ const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
  * V8's heap growth for the process it runs in, the two that bound how fast the event loop keeps
  * up (in a fork that ran 100 files before, settlement-outbox failed 2 runs in 5; alone 8 of 8
  * passed at the same load), and the other files that spawn the CLI or a gateway (their time is
- * the children's, not imports; in a loaded shared fork tui-command's gateway did not start in 20 s).
+ * the children's, not imports; in a loaded shared fork tui-command's gateway did not start in 20 s),
+ * and gemini-batch-results-size, which holds a few GB of batch results.
  */
 const ISOLATED = [
   'test/e2e/**/*.test.ts',
@@ -41,6 +42,7 @@ const ISOLATED = [
   'test/tui/tui-command.test.ts',
   'test/billing/balance-bounds.test.ts',
   'test/billing/ledger-group-commit.test.ts',
+  'test/server/routes/gemini-batch-results-size.test.ts',
 ];
 
 export default defineConfig({

@@ -7,7 +7,8 @@ import { isFileExpired, type BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { bodyLimit, tighterLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
-import { json } from '../send.ts';
+import { jsonBytes, jsonLinesBytes, RawJson } from '../json-bytes.ts';
+import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { createFaceBatch, faceBatchesOf, jsonLinesOf } from './face-batches.ts';
 import type { RouteDef } from './types.ts';
@@ -136,21 +137,65 @@ function inlinedOf(result: ResultLine | undefined, input: Record<string, unknown
   return out;
 }
 
-/** The inlined responses of an ended batch, one per request in the order they were sent. */
-async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<Array<Record<string, unknown>>> {
-  const results = new Map<string, ResultLine>();
-  for (const fileId of [batch.output_file_id, batch.error_file_id]) {
-    if (!fileId) continue;
-    for (const line of await jsonLinesOf(deps, batch.accountId, fileId)) if (typeof line.custom_id === 'string') results.set(line.custom_id, line as ResultLine);
+/** Where a result line lies in its file's bytes: parsed again when it is answered, so a large batch's results are never all objects at once. */
+interface ResultAt {
+  content: Buffer;
+  start: number;
+  end: number;
+}
+
+/** JSON's whitespace (a CR before a line's LF too). */
+const BLANK = new Set([0x20, 0x09, 0x0d]);
+
+/** Calls `each` with every line of a batch file's bytes that is not blank (its JSON text between `start` and `end`). */
+function forEachLine(content: Buffer, each: (start: number, end: number) => void): void {
+  for (let start = 0; start < content.length; ) {
+    const newline = content.indexOf(10, start);
+    const end = newline < 0 ? content.length : newline;
+    let first = start;
+    while (first < end && BLANK.has(content[first])) first++;
+    if (first < end) each(start, end);
+    start = end + 1;
   }
+}
+
+/** The result lines of a batch's output and error files, by custom id (the last line of an id wins, as before). */
+async function resultsAt(deps: ServerDeps, batch: BatchRecord): Promise<Map<string, ResultAt>> {
+  const results = new Map<string, ResultAt>();
+  for (const fileId of [batch.output_file_id, batch.error_file_id]) {
+    const content = fileId ? await deps.store.files.content(batch.accountId, fileId) : undefined;
+    if (!content) continue;
+    forEachLine(content, (start, end) => {
+      const line = JSON.parse(content.toString('utf8', start, end)) as ResultLine;
+      if (typeof line.custom_id === 'string') results.set(line.custom_id, { content, start, end });
+    });
+  }
+  return results;
+}
+
+/**
+ * The inlined responses of an ended batch, one per request in the order they were sent, each as
+ * its JSON bytes: a large batch's results are more than one string holds, and are made one at a time.
+ */
+async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<Buffer[]> {
+  const results = await resultsAt(deps, batch);
   // A batch refused at its input check ran nothing: each request says why (its own reason, else the first).
   const problems = batch.errors?.data ?? [];
   const first = problems[0]?.message;
   const inputs = await jsonLinesOf(deps, batch.accountId, batch.input_file_id);
   return inputs.map((input, index) => {
     const reason = problems.find((p) => p.line === index + 1)?.message ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
-    return inlinedOf(results.get(String(input.custom_id)), input, batch.status, reason);
+    const at = results.get(String(input.custom_id));
+    const result = at ? (JSON.parse(at.content.toString('utf8', at.start, at.end)) as ResultLine) : undefined;
+    return Buffer.from(JSON.stringify(inlinedOf(result, input, batch.status, reason)));
   });
+}
+
+const ELSEWHERE = 'read its results from its output file on the OpenAI face (GET /v1/batches/{id}, then GET /v1/files/{output_file_id}/content)';
+
+/** An operation's answer as bytes: an ended inline batch's responses may be more than one string holds. */
+function sendOperation(event: H3Event, body: Record<string, unknown>): unknown {
+  return sendBody(event, 200, { 'content-type': 'application/json' }, jsonBytes(body, "The batch's inlined responses", ELSEWHERE));
 }
 
 /** A batch as Google's long-running operation (`batches/{id}`), with its output once it has ended. */
@@ -174,7 +219,7 @@ async function operationOf(deps: ServerDeps, batch: BatchRecord): Promise<Record
   const operation: Record<string, unknown> = { name, metadata };
   if (!ended) return operation;
   // A batch made from a file answers in a file (its lines in the order of the requests), as Google's does.
-  const output = batch.inputFile ? { responsesFile: responsesFileName(batch) } : { inlinedResponses: { inlinedResponses: await inlinedResponses(deps, batch) } };
+  const output = batch.inputFile ? { responsesFile: responsesFileName(batch) } : { inlinedResponses: { inlinedResponses: (await inlinedResponses(deps, batch)).map((bytes) => new RawJson(bytes)) } };
   metadata.output = output;
   operation.done = true;
   operation.response = { '@type': `${TYPE}.GenerateContentBatchOutput`, ...output };
@@ -182,7 +227,7 @@ async function operationOf(deps: ServerDeps, batch: BatchRecord): Promise<Record
 }
 
 function createHandler(deps: ServerDeps) {
-  return async (event: H3Event): Promise<string> => {
+  return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
     const target = readGeminiPath(event.url.pathname, event.url.searchParams, CREATE);
     if (!target) throw new GatewayError('not_found', `No route for ${event.req.method} ${event.url.pathname}.`);
@@ -199,7 +244,7 @@ function createHandler(deps: ServerDeps) {
       return JSON.stringify(line);
     });
     const record = await createFaceBatch(deps, auth, { face: 'gemini', endpoint: ENDPOINT, lines, model: target.model, displayName, ...(fileName ? { inputFile: fileName } : {}) });
-    return json(event, await operationOf(deps, record));
+    return sendOperation(event, await operationOf(deps, record));
   };
 }
 
@@ -216,7 +261,8 @@ function responsesFileName(batch: BatchRecord): string {
 export async function geminiResponsesFile(deps: ServerDeps, accountId: string, fileId: string): Promise<{ file: Record<string, unknown>; content: Buffer } | undefined> {
   const batch = await responsesFileBatch(deps, accountId, fileId);
   if (!batch) return undefined;
-  const content = Buffer.from((await inlinedResponses(deps, batch)).map((line) => `${JSON.stringify(line)}\n`).join(''));
+  // Bytes a line at a time: all of a large batch's responses are more than one string holds.
+  const content = jsonLinesBytes(await inlinedResponses(deps, batch), "The batch's responses file", ELSEWHERE);
   const created = iso(batch.completed_at ?? batch.failed_at ?? batch.cancelled_at ?? batch.expired_at);
   const file = { name: responsesFileName(batch), mimeType: 'application/jsonl', sizeBytes: String(content.length), createTime: created, updateTime: created, state: 'ACTIVE', source: 'GENERATED' };
   return { file, content };
@@ -251,9 +297,9 @@ async function ownGeminiBatch(deps: ServerDeps, accountId: string, id: string): 
 }
 
 function getHandler(deps: ServerDeps) {
-  return async (event: H3Event): Promise<string> => {
+  return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
-    return json(event, await operationOf(deps, await ownGeminiBatch(deps, auth.account.id, getRouterParam(event, 'id') ?? '')));
+    return sendOperation(event, await operationOf(deps, await ownGeminiBatch(deps, auth.account.id, getRouterParam(event, 'id') ?? '')));
   };
 }
 
@@ -271,12 +317,12 @@ function cancelHandler(deps: ServerDeps, wake: () => void) {
 }
 
 function listHandler(deps: ServerDeps) {
-  return async (event: H3Event): Promise<string> => {
+  return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
     const { page, nextPageToken } = googlePage(await faceBatchesOf(deps, auth.account.id, 'gemini'), event.url.searchParams);
     const out: Record<string, unknown> = { operations: await Promise.all(page.map((b) => operationOf(deps, b))) };
     if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
-    return json(event, out);
+    return sendOperation(event, out);
   };
 }
 
@@ -295,7 +341,7 @@ function deleteHandler(deps: ServerDeps) {
  * path-model route's pattern (`…/models/{model}:batchGenerateContent`) and is that route's
  * path action. Exempt from rate limits as /v1/batches is (§8.1).
  */
-export function geminiBatchRoutes(deps: ServerDeps): { routes: RouteDef[]; create: { matches: (pathname: string) => boolean; handler: (event: H3Event) => Promise<string> } } {
+export function geminiBatchRoutes(deps: ServerDeps): { routes: RouteDef[]; create: { matches: (pathname: string) => boolean; handler: (event: H3Event) => Promise<unknown> } } {
   const wake = () => deps.batches?.wake();
   return {
     routes: [
