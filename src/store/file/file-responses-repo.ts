@@ -24,6 +24,8 @@ export class FileResponsesRepo implements ResponsesRepo {
   /** Owner and size of every stored response, and bytes per account (`storage.responsesQuotaBytes`). */
   private readonly sizes = new Map<string, { accountId: string; bytes: number }>();
   private readonly perAccount = new Map<string, number>();
+  /** Ids deleted while the start-up count runs: a file it opened just before is not counted after. */
+  private goneWhileLoading: Set<string> | undefined = new Set();
   /** The sizes of the responses already on disk, read once at start (off the request path). */
   private readonly loaded: Promise<void>;
 
@@ -35,7 +37,9 @@ export class FileResponsesRepo implements ResponsesRepo {
     ensurePrivateDir(this.dir);
     // Temp files of a process that died mid-write: never renamed, never acknowledged.
     for (const name of fs.readdirSync(this.dir)) if (TEMP.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
-    this.loaded = this.loadSizes().catch((error: unknown) => this.onProblem(`cannot count stored responses: ${String(error)}`));
+    this.loaded = this.loadSizes()
+      .catch((error: unknown) => this.onProblem(`cannot count stored responses: ${String(error)}`))
+      .finally(() => (this.goneWhileLoading = undefined));
   }
 
   /** Bytes of the account's stored response files (known from start-up on, kept by every save and delete). */
@@ -57,7 +61,7 @@ export class FileResponsesRepo implements ResponsesRepo {
         try {
           const { bytesRead } = await handle.read(head, 0, head.length, 0);
           const owner = /"accountId":("(?:[^"\\]|\\.)*")/.exec(head.toString('utf8', 0, bytesRead));
-          if (owner && !this.sizes.has(id)) this.track(id, JSON.parse(owner[1]) as string, (await handle.stat()).size);
+          if (owner && !this.sizes.has(id) && !this.goneWhileLoading?.has(id)) this.track(id, JSON.parse(owner[1]) as string, (await handle.stat()).size);
         } finally {
           await handle.close();
         }
@@ -71,6 +75,12 @@ export class FileResponsesRepo implements ResponsesRepo {
     this.untrack(id);
     this.sizes.set(id, { accountId, bytes });
     this.perAccount.set(accountId, (this.perAccount.get(accountId) ?? 0) + bytes);
+  }
+
+  /** A response deleted: not counted now, nor by a start-up count that read it before. */
+  private forget(id: string): void {
+    this.goneWhileLoading?.add(id);
+    this.untrack(id);
   }
 
   private untrack(id: string): void {
@@ -144,7 +154,7 @@ export class FileResponsesRepo implements ResponsesRepo {
     if (!record || record.accountId !== accountId) return false;
     try {
       await fs.promises.rm(this.fileOf(id));
-      this.untrack(id);
+      this.forget(id);
       return true;
     } catch {
       return false;
@@ -161,7 +171,7 @@ export class FileResponsesRepo implements ResponsesRepo {
         // The mtime was set to the response's creation time when it was stored.
         if ((await fs.promises.stat(file)).mtimeMs < before) {
           await fs.promises.rm(file);
-          this.untrack(entry.name.slice(0, -'.json'.length));
+          this.forget(entry.name.slice(0, -'.json'.length));
           removed += 1;
         }
       } catch {
