@@ -195,6 +195,31 @@ export function readInstanceId(dataDir: string, warn?: (message: string) => void
   }
   ensurePrivateDir(dataDir);
   const id = newId('inst', 16);
-  fs.writeFileSync(file, `${id}\n`, { mode: 0o600 });
+  writeDurably(file, `${id}\n`);
   return id;
+}
+
+/**
+ * Replaces `file` with `content` so that a power loss leaves the old file or the new one, never
+ * an empty one: a side file written and fsynced, renamed into place, the directory fsynced.
+ */
+function writeDurably(file: string, content: string): void {
+  const side = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  const fd = fs.openSync(side, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, content);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(side, file);
+  let dir: number | undefined;
+  try {
+    dir = fs.openSync(path.dirname(file), 'r');
+    fs.fsyncSync(dir);
+  } catch {
+    // a platform whose directories cannot be opened (Windows): the rename stands as written
+  } finally {
+    if (dir !== undefined) fs.closeSync(dir);
+  }
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileResponsesRepo } from '../../src/store/file/index.ts';
-import { markMigrated } from '../../src/store/index.ts';
+import { markMigrated, readInstanceId } from '../../src/store/index.ts';
 import { migratedTo } from '../../src/store/migrated-marker.ts';
 import { keepRejectedLines } from '../../src/util/index.ts';
 import { tempDir } from '../helpers/spawn-gateway.ts';
@@ -50,6 +50,16 @@ describe('durable writes off the logs', () => {
     const synced = watchSyncs();
     const side = keepRejectedLines(file, [{ file: 'usage.jsonl', line: -1, offset: 0, text: '{"torn', torn: true }]);
     expect(synced).toEqual([side, dir]);
+  });
+
+  it('a new instance-id is written whole (a side file fsynced, renamed) and the data dir fsynced', () => {
+    const dir = tempDir('gw-instance-');
+    const synced = watchSyncs();
+    const id = readInstanceId(dir);
+    expect(synced).toEqual([expect.stringMatching(/instance-id\.\d+\.[0-9a-f]{12}$/), dir]);
+    expect(fs.readdirSync(dir)).toEqual(['instance-id']);
+    expect(fs.readFileSync(path.join(dir, 'instance-id'), 'utf8')).toBe(`${id}\n`);
+    expect(fs.statSync(path.join(dir, 'instance-id')).mode & 0o777).toBe(0o600);
   });
 
   it('markMigrated writes the marker whole (a side file fdatasynced, renamed) and fsyncs the data dir', async () => {
