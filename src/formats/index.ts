@@ -69,5 +69,5 @@ export type {
   UsageTap,
 } from './types.ts';
 export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream, compactionRequest, compactedResponse, hasCompactionTrigger } from './responses/index.ts';
-export { camelizeGeminiBody, googlePage, readGeminiPath } from './gemini/index.ts';
+export { camelizeGeminiBody, googlePage, googlePageSize, readGeminiPath } from './gemini/index.ts';
 export { FieldChecker, collectExtra, firstSignificant, isRecord, jsonStringContent, looksLikeObject } from './shared/index.ts';

@@ -28,6 +28,13 @@ function pageLimit(query: URLSearchParams): number {
   return limit;
 }
 
+/** An Anthropic list's page query, for a list paged where it is kept: `limit` (as `anthropicListPage` reads it), `after_id`, `before_id`. */
+export function anthropicPageQuery(query: URLSearchParams): { limit: number; after?: string; before?: string } {
+  const after = query.get('after_id');
+  const before = query.get('before_id');
+  return { limit: pageLimit(query), ...(after !== null ? { after } : {}), ...(before !== null ? { before } : {}) };
+}
+
 /**
  * One page of an Anthropic list (`GET /v1/models`, `/v1/messages/batches`), newest or first
  * first as `items` are: `limit` (1–1000, default 20; another is a 422 naming `limit`),

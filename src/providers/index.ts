@@ -4,4 +4,4 @@ export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';
 export { modalitiesOf } from './model-object-fields.ts';
 export { hasKnownCapabilities } from './resolve-model-spec.ts';
-export { anthropicListPage, anthropicModelPage, toAnthropicModelObject } from './describe-anthropic-model.ts';
+export { anthropicListPage, anthropicModelPage, anthropicPageQuery, toAnthropicModelObject } from './describe-anthropic-model.ts';

@@ -236,8 +236,12 @@ export interface UploadsRepo {
 export interface BatchesQuery {
   accountId?: string;
   status?: readonly BatchStatus[];
+  /** Only the batches made on this face and not deleted there: what that face lists. */
+  face?: NonNullable<BatchRecord['face']>;
   after?: string;
   limit: number;
+  /** Newest first (the default) or oldest first; `after` is the anchor either way (oldest first from it: the page just newer than it). */
+  order?: 'asc' | 'desc';
 }
 
 /**

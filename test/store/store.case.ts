@@ -542,6 +542,28 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.batches.get(made[0].id)).toEqual(made[0]);
       });
 
+      it("lists a face's batches (made there, not deleted there) a page at a time, newest or oldest first", async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const at = (i: number, face?: BatchRecord['face'], deletedAt?: number) => aBatch(a, { created_at: 2_000 + i, ...(face ? { face } : {}), ...(deletedAt ? { deletedAt } : {}) });
+        const made: BatchRecord[] = [];
+        for (let i = 0; i < 6; i++) made.push(await store.batches.create(at(i, i === 4 ? undefined : 'messages', i === 2 ? 3_000 : undefined)));
+        await store.batches.create(at(9, 'gemini'));
+        await store.batches.create(aBatch(uid('acct'), { created_at: 2_010, face: 'messages' }));
+        const ids = (page: { data: BatchRecord[] }) => page.data.map((x) => x.id);
+        // The messages face shows 5, 3, 1, 0 (4 was made on /v1/batches, 2 deleted on its face).
+        const first = await store.batches.list({ accountId: a, face: 'messages', limit: 2 });
+        expect(ids(first)).toEqual([made[5].id, made[3].id]);
+        expect(first.hasMore).toBe(true);
+        expect(await store.batches.list({ accountId: a, face: 'messages', limit: 2, after: made[3].id })).toEqual({ data: [made[1], made[0]], hasMore: false });
+        // Oldest first from an anchor: the page just newer than it (Anthropic's before_id).
+        const older = await store.batches.list({ accountId: a, face: 'messages', limit: 1, after: made[1].id, order: 'asc' });
+        expect(ids(older)).toEqual([made[3].id]);
+        expect(older.hasMore).toBe(true);
+        expect(ids(await store.batches.list({ accountId: a, face: 'gemini', limit: 10 }))).toHaveLength(1);
+        expect(ids(await store.batches.list({ accountId: a, limit: 10 }))).toHaveLength(7);
+      });
+
       it('leases: one owner at a time, renewed by its owner, taken over once lapsed, never on a finished batch', async () => {
         let store = await fresh();
         const a = uid('acct');

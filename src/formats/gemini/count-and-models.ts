@@ -94,7 +94,7 @@ function readWhole(value: string): number | undefined {
 }
 
 /** `pageSize` as Google reads it (AIP-158): none or 0 is the default, over the maximum is the maximum, negative is refused. */
-function pageSizeOf(query: URLSearchParams): number {
+export function pageSizeOf(query: URLSearchParams): number {
   const raw = query.get('pageSize');
   if (raw === null || raw === '') return PAGE;
   const size = readWhole(raw);

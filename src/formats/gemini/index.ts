@@ -13,7 +13,7 @@ import { createGeminiUsageTap, readGeminiPassthroughResponse } from './read-pass
 import { readGeminiPath } from './read-path.ts';
 import { capGeminiOutput, geminiVendorTools, readGeminiRequest } from './read-request.ts';
 import { tellGeminiRecordEnd } from './tell-record-end.ts';
-import { geminiCountTokens, geminiModels, googlePage } from './count-and-models.ts';
+import { geminiCountTokens, geminiModels, googlePage, pageSizeOf as googlePageSize } from './count-and-models.ts';
 import { geminiEmbeddings } from './embed-content.ts';
 import { geminiImages } from './predict-images.ts';
 import { vertexModels } from './list-publisher-models.ts';
@@ -101,4 +101,4 @@ export const geminiFormat = defineFormat({
 export { readGeminiRequest, capGeminiOutput, decodeGeminiRequest, encodeGeminiRequest, decodeGeminiResponse, encodeGeminiResponse, createGeminiStreamDecoder, createGeminiStreamEncoder, readGeminiPath };
 export { SKIP_SIGNATURE, GOOGLE } from './signature.ts';
 export { camelizeGeminiBody } from './proto-json.ts';
-export { googlePage };
+export { googlePage, googlePageSize };

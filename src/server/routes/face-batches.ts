@@ -1,6 +1,6 @@
 import { newBatchRecord } from '../../batches/index.ts';
 import type { AuthContext } from '../../accounts/index.ts';
-import type { BatchRecord, FileRecord } from '../../store/index.ts';
+import type { BatchRecord, FileRecord, Page } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import type { ServerDeps } from '../types.ts';
 import { newFileId, quotaExceeded } from './files.ts';
@@ -52,16 +52,20 @@ export async function createFaceBatch(deps: ServerDeps, auth: AuthContext, batch
   return record;
 }
 
-/** The account's batches made on `face` and not deleted there, newest first (a batch store page holds any kind of batch). */
-export async function faceBatchesOf(deps: ServerDeps, accountId: string, face: FaceBatch['face']): Promise<BatchRecord[]> {
-  const all: BatchRecord[] = [];
-  for (let cursor: string | undefined; ; ) {
-    const page = await deps.store.batches.list({ accountId, limit: 100, ...(cursor ? { after: cursor } : {}) });
-    for (const b of page.data) if (b.face === face && !b.deletedAt) all.push(b);
-    if (!page.hasMore || page.data.length === 0) break;
-    cursor = page.data.at(-1)!.id;
+/**
+ * One page of a face's batches (made there, not deleted there), newest first, read from the store
+ * a page at a time: `after` the page after that id, `before` the page just before (newer than) it;
+ * both: from `after`, up to `before`.
+ */
+export async function faceBatchPage(deps: ServerDeps, accountId: string, face: FaceBatch['face'], page: { limit: number; after?: string; before?: string }): Promise<Page<BatchRecord>> {
+  const { limit, after, before } = page;
+  if (before !== undefined && after === undefined) {
+    const newer = await deps.store.batches.list({ accountId, face, limit, after: before, order: 'asc' });
+    return { data: newer.data.reverse(), hasMore: newer.hasMore };
   }
-  return all;
+  const older = await deps.store.batches.list({ accountId, face, limit, ...(after !== undefined ? { after } : {}) });
+  const stop = before === undefined ? -1 : older.data.findIndex((b) => b.id === before);
+  return stop < 0 ? older : { data: older.data.slice(0, stop), hasMore: false };
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { cancelBatch, FINISHED } from '../../batches/index.ts';
-import { GatewayError } from '../../errors/index.ts';
-import { camelizeGeminiBody, getFormat, googlePage, isRecord, readGeminiPath } from '../../formats/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
+import { camelizeGeminiBody, getFormat, googlePageSize, isRecord, readGeminiPath } from '../../formats/index.ts';
 import { isFileExpired, type BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { bodyLimit, tighterLimit } from '../byte-limit.ts';
@@ -10,7 +10,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { jsonBytes, jsonLinesBytes, RawJson } from '../json-bytes.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { createFaceBatch, faceBatchesOf, jsonLinesOf } from './face-batches.ts';
+import { createFaceBatch, faceBatchPage, jsonLinesOf } from './face-batches.ts';
 import type { RouteDef } from './types.ts';
 
 /**
@@ -41,6 +41,9 @@ const STATES: Record<BatchRecord['status'], string> = {
   cancelled: 'BATCH_STATE_CANCELLED',
   expired: 'BATCH_STATE_EXPIRED',
 };
+
+/** A batch id (what a list's `nextPageToken` is). */
+const BATCH_ID = /^batch_[A-Za-z0-9_-]{1,200}$/;
 
 const iso = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? undefined : new Date(seconds * 1000).toISOString());
 
@@ -319,9 +322,13 @@ function cancelHandler(deps: ServerDeps, wake: () => void) {
 function listHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<unknown> => {
     const auth = authenticateApiKey(event, deps, 'gemini');
-    const { page, nextPageToken } = googlePage(await faceBatchesOf(deps, auth.account.id, 'gemini'), event.url.searchParams);
+    const params = event.url.searchParams;
+    // `pageToken`: the last batch id of the page before (a store cursor: the list is read a page at a time).
+    const token = params.get('pageToken') || undefined;
+    if (token !== undefined && !BATCH_ID.test(token)) throw validationError({ pageToken: 'is not a nextPageToken this list gave' });
+    const { data: page, hasMore } = await faceBatchPage(deps, auth.account.id, 'gemini', { limit: googlePageSize(params), ...(token ? { after: token } : {}) });
     const out: Record<string, unknown> = { operations: await Promise.all(page.map((b) => operationOf(deps, b))) };
-    if (nextPageToken !== undefined) out.nextPageToken = nextPageToken;
+    if (hasMore && page.length > 0) out.nextPageToken = page.at(-1)!.id;
     return sendOperation(event, out);
   };
 }

@@ -2,14 +2,14 @@ import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { cancelBatch, FINISHED } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
-import { anthropicListPage } from '../../providers/index.ts';
+import { anthropicPageQuery } from '../../providers/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { bodyLimit, tighterLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { createFaceBatch, faceBatchesOf, jsonLinesOf } from './face-batches.ts';
+import { createFaceBatch, faceBatchPage, jsonLinesOf } from './face-batches.ts';
 import { publicOrigin } from './media-shared.ts';
 import type { RouteDef } from './types.ts';
 
@@ -181,7 +181,7 @@ function resultsHandler(deps: ServerDeps) {
 function listHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps, 'messages');
-    const { page, hasMore } = anthropicListPage(await faceBatchesOf(deps, auth.account.id, 'messages'), event.url.searchParams);
+    const { data: page, hasMore } = await faceBatchPage(deps, auth.account.id, 'messages', anthropicPageQuery(event.url.searchParams));
     const data = await Promise.all(page.map((b) => viewMessageBatch(deps, event, b)));
     return json(event, { data, has_more: hasMore, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null });
   };

@@ -32,8 +32,11 @@ export class FileBatchesRepo implements BatchesRepo {
 
   async list(query: BatchesQuery): Promise<Page<BatchRecord>> {
     const statuses = query.status ? new Set(query.status) : undefined;
-    const matches = this.db.data.batches.filter((b) => (query.accountId === undefined || b.accountId === query.accountId) && (!statuses || statuses.has(b.status)));
-    return pageByCreation(matches, query.after, query.limit);
+    const face = query.face;
+    const matches = this.db.data.batches.filter(
+      (b) => (query.accountId === undefined || b.accountId === query.accountId) && (!statuses || statuses.has(b.status)) && (face === undefined || (b.face === face && !b.deletedAt)),
+    );
+    return pageByCreation(matches, query.after, query.limit, query.order);
   }
 
   async get(id: string): Promise<BatchRecord | undefined> {

@@ -46,7 +46,11 @@ export class PostgresBatchesRepo implements BatchesRepo {
       values.push([...query.status]);
       filter.push(`status = any($${values.length}::text[])`);
     }
-    const page = creationOrderPage('gw_batches', COLUMNS, filter, values, query.after, query.limit);
+    if (query.face !== undefined) {
+      values.push(query.face);
+      filter.push(`(record::jsonb ->> 'face') = $${values.length} and (record::jsonb ->> 'deletedAt') is null`);
+    }
+    const page = creationOrderPage('gw_batches', COLUMNS, filter, values, query.after, query.limit, query.order);
     const { rows } = await this.pool.query<BatchRow>(page.text, page.values);
     return { data: rows.slice(0, query.limit).map(fromRow), hasMore: rows.length > query.limit };
   }
