@@ -44,6 +44,8 @@ export class BatchExecutor {
   private readonly pollFailures = new RepeatedFailure();
   private stopped = false;
   private readonly running = new Map<string, Promise<void>>();
+  /** Input-file bytes of the batches running here (`batches.runningInputBytes` bounds them). */
+  private runningBytes = 0;
   private readonly renewedAt = new Map<string, number>();
   /** Batches that run on a provider's own batch API (native-batch.ts). */
   private readonly native: NativeBatches;
@@ -86,12 +88,21 @@ export class BatchExecutor {
       await this.renewLeases(now);
       for (const batch of await this.deps.store.batches.claimable(now)) {
         if (this.running.has(batch.id)) continue;
+        // Each running batch holds its parsed input: oldest first, within the budget (one always runs); the rest wait unclaimed.
+        const bytes = (await this.deps.store.files.get(batch.accountId, batch.input_file_id))?.bytes ?? 0;
+        if (this.running.size > 0 && this.runningBytes + bytes > this.deps.config.batches.runningInputBytes) break;
         const claimed = await this.deps.store.batches.claim(batch.id, this.instanceId, now, this.deps.config.batches.leaseMs);
         if (!claimed) continue;
         this.renewedAt.set(batch.id, now);
+        this.runningBytes += bytes;
         const run = this.process(claimed)
           .catch((error: unknown) => this.deps.log.error('batch failed to run', { batch: batch.id, error: String(error) }))
-          .finally(() => this.running.delete(batch.id));
+          .finally(() => {
+            this.running.delete(batch.id);
+            this.runningBytes -= bytes;
+            // Its room goes to the next batch now, not at the next poll.
+            this.wake();
+          });
         this.running.set(batch.id, run);
       }
       const failures = this.pollFailures.succeeded();
@@ -154,9 +165,14 @@ export class BatchExecutor {
         await finishBatch(this.deps, batch, { status: 'cancelled' }, checked.lines.length);
         return;
       }
+      return this.runBatch(claimed, batch, checked.lines);
     }
     const content = await store.files.content(batch.accountId, batch.input_file_id);
-    const lines = content ? validateBatchInput(content, batch.endpoint, () => true).lines : [];
+    return this.runBatch(claimed, batch, content ? validateBatchInput(content, batch.endpoint, () => true).lines : []);
+  }
+
+  /** Runs a validated batch's lines (natively or here), then finishes it. */
+  private async runBatch(claimed: BatchRecord, batch: BatchRecord, lines: BatchInputLine[]): Promise<void> {
     // The tick renews the lease; the native runner stops when it is no longer this instance's.
     if (batch.mode === 'native') return this.native.run(batch, lines, () => this.holdsLease(batch.id));
     // Run before (a restart, another instance's batch): lines its ledger has were billed, even when their progress was lost.

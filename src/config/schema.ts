@@ -206,6 +206,12 @@ export const configSchema = z.strictObject({
       leaseMs: z.number().int().min(1_000).max(600_000).default(30_000),
       /** How often a native batch's upstream is polled (ms). */
       pollIntervalMs: z.number().int().positive().max(3_600_000).default(30_000),
+      /**
+       * Bytes of input files of the batches one instance runs at once (each holds its parsed lines,
+       * several times its file's bytes, while it runs); the next batch waits its turn past them.
+       * One batch always runs, whatever its size.
+       */
+      runningInputBytes: z.number().int().positive().default(64 * 1024 * 1024),
     })
     .prefault({}),
   /** Uploads and per-account storage quotas (docs/limits.md). */
