@@ -77,17 +77,17 @@ function clientBody(format: WireFormat): Json {
 }
 
 /** A model of a provider speaking `format`, as the registry builds it (only what prepareCall reads). */
-function modelFor(format: WireFormat, promptCache: 'auto' | 'off', hostedTools: 'drop' | 'reject' = 'reject'): CatalogModel {
+function modelFor(format: WireFormat, promptCache: 'auto' | 'off', hostedTools: 'drop' | 'reject' = 'reject', upstreamId = 'up-model'): CatalogModel {
   const provider = { id: 'up', formats: [format], promptCache, hostedTools } as unknown as Provider;
-  return { id: 'up/up-model', provider, upstreamId: 'up-model', spec: { id: 'up-model' }, formats: [format] };
+  return { id: `up/${upstreamId}`, provider, upstreamId, spec: { id: upstreamId }, formats: [format] };
 }
 
 /** The body the pipeline sends upstream (src/pipeline/prepare-call.ts, as the live path calls it). */
-function toUpstream(client: WireFormat, upstream: WireFormat, body: Json, promptCache: 'auto' | 'off' = 'auto'): Json {
+function toUpstream(client: WireFormat, upstream: WireFormat, body: Json, promptCache: 'auto' | 'off' = 'auto', upstreamId?: string): Json {
   const raw = JSON.stringify(body);
   const exchange = { format: client, raw, body: JSON.parse(raw), forwardHeaders: {}, signal: new AbortController().signal, ids: { requestId: 'req_1', correlationId: 'req_1' } } as ChatExchange;
   const request = getCodec(client).decodeRequest(structuredClone(body));
-  const { call } = prepareCall(exchange, request, modelFor(upstream, promptCache), { defaultMaxTokens: 4096 });
+  const { call } = prepareCall(exchange, request, modelFor(upstream, promptCache, 'reject', upstreamId), { defaultMaxTokens: 4096 });
   return JSON.parse(call.rawBody ?? JSON.stringify(call.body)) as Json;
 }
 
@@ -161,10 +161,12 @@ for (const { client, upstream } of PAIRS) describe(`prompt cache: ${client} clie
     else expect(JSON.stringify(body)).not.toContain('cache_control');
   });
 
-  it('prompt_cache_key passes through only to OpenAI-format upstreams', () => {
-    const body = toUpstream(client, upstream, clientBody(client));
+  it("prompt_cache_key passes through only to OpenAI-format upstreams (converted to Chat: OpenAI's models only)", () => {
+    const body = toUpstream(client, upstream, clientBody(client), 'auto', 'gpt-4.1');
     if (client === 'messages' || upstream === 'messages') expect(body.prompt_cache_key).toBeUndefined();
     else expect(body.prompt_cache_key).toBe('conv-42');
+    // Another vendor's Chat server (Groq) refuses it: 400 "property 'prompt_cache_key' is unsupported".
+    if (client === 'responses' && upstream === 'chat') expect(toUpstream(client, upstream, clientBody(client), 'auto', 'llama-3.3-70b-versatile').prompt_cache_key).toBeUndefined();
   });
 
   it('cached input reported by the upstream reaches the client in its own fields', () => {
@@ -179,7 +181,7 @@ describe('prompt_cache_retention and prompt_cache_options', () => {
   const fields = { prompt_cache_retention: '24h', prompt_cache_options: { mode: 'implicit', ttl: '30m' } };
 
   it.each(PAIRS.filter(({ client }) => client !== 'messages'))('$client client → $upstream upstream: carried between the OpenAI formats only', ({ client, upstream }) => {
-    const body = toUpstream(client, upstream, { ...clientBody(client), ...fields });
+    const body = toUpstream(client, upstream, { ...clientBody(client), ...fields }, 'auto', 'gpt-4.1');
     if (upstream === 'messages') {
       expect(body).not.toHaveProperty('prompt_cache_retention');
       expect(body).not.toHaveProperty('prompt_cache_options');
