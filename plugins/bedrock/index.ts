@@ -5,7 +5,7 @@ import { definePlugin, GatewayError, type ChatCall, type UpstreamResponse } from
 import { converseFormat } from './converse/index.ts';
 import { mapErrorResponse } from './map-error-response.ts';
 import { DEFAULT_MODELS, describeBedrockModel } from './models.ts';
-import { BEDROCK_OPTION_KEYS, bedrockOptionsSchema, type BedrockOptions } from './options.ts';
+import { BEDROCK_OPTION_KEYS, bedrockOptionsSchema, firstRegion, type BedrockOptions } from './options.ts';
 import { probeCredentials } from './probe-credentials.ts';
 import { resolveIdentity } from './resolve-credentials.ts';
 import { createSigner, signingRegionOf } from './sign-request.ts';
@@ -43,7 +43,9 @@ export default definePlugin<BedrockOptions>({
       return { auth: { kind: 'none' as const, source: 'none' }, profileRegion: undefined };
     });
     if (identity.auth.kind === 'sigv4') await probeCredentials(identity.auth.credentials, identity.auth.source, (message) => ctx.log.warn(`bedrock provider '${ctx.id}': ${message}`));
-    let region = ctx.options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? identity.profileRegion;
+    const warn = (message: string) => ctx.log.warn(`bedrock provider '${ctx.id}': ${message}`);
+    const sources = [['AWS_REGION', env.AWS_REGION], ['AWS_DEFAULT_REGION', env.AWS_DEFAULT_REGION], ["the profile's region", identity.profileRegion]] as const;
+    let region = ctx.options.region ?? firstRegion(sources, warn);
     if (!region) {
       region = 'us-east-1';
       if (!ctx.baseURL) ctx.log.warn(`bedrock provider '${ctx.id}': no region (set \`region\`, AWS_REGION or a profile region); using us-east-1`);
