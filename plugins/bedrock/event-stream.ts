@@ -19,24 +19,41 @@ export interface SplitResult {
   error?: BadFrameError;
 }
 
+/** Past this a message's length is refused by the kit's splitter (so it is never waited for here). */
+const MAX_MESSAGE = 16 * 1024 * 1024;
+const NOTHING = Buffer.alloc(0);
+
 /** Cuts event-stream bytes into whole messages at any split; after a corrupt frame nothing more is read. */
 export class EventStreamSplitter {
-  private pending: Buffer = Buffer.alloc(0);
+  /** The bytes of the message still arriving, as they came: joined once, when it is whole (not at every chunk). */
+  private pending: Buffer[] = [];
+  private held = 0;
+  /** Bytes the message still arriving needs before it can be read (its length, from its prelude; 0 while unknown). */
+  private needed = 0;
   private broken = false;
 
   push(chunk: Uint8Array): SplitResult {
-    if (this.broken) return { messages: [], bytes: Buffer.alloc(0) };
-    const bytes = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    if (this.broken) return { messages: [], bytes: NOTHING };
+    this.pending.push(Buffer.from(chunk));
+    this.held += chunk.byteLength;
+    if (this.held < this.needed) return { messages: [], bytes: NOTHING };
+    const bytes = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.held);
     const split = splitEventStream(bytes);
     const messages = split.messages.map(readMessage);
     if (split.error !== undefined) return this.fail(messages, bytes.subarray(0, split.end), split.error);
-    this.pending = bytes.subarray(split.end);
+    // A copy of the rest: a subarray would keep the whole chunk (a large message) alive behind it.
+    const rest = Buffer.from(bytes.subarray(split.end));
+    this.pending = rest.length > 0 ? [rest] : [];
+    this.held = rest.length;
+    const length = rest.length >= 4 ? rest.readUInt32BE(0) : 0;
+    this.needed = length <= MAX_MESSAGE ? length : 0;
     return { messages, bytes: bytes.subarray(0, split.end) };
   }
 
   private fail(messages: EventMessage[], bytes: Buffer, reason: string): SplitResult {
     this.broken = true;
-    this.pending = Buffer.alloc(0);
+    this.pending = [];
+    this.held = 0;
     return { messages, bytes, error: new BadFrameError(reason) };
   }
 }

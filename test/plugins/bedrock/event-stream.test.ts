@@ -87,6 +87,28 @@ describe('event-stream framing', () => {
     expect(new EventStreamSplitter().push(huge).error?.message).toMatch(/claims 2147483647 bytes/);
   });
 
+  it('joins a large message once, not at every chunk: 15 MB in 4 KB chunks is read in linear time', () => {
+    const big = frame('chunk', { bytes: 'A'.repeat(15_000_000) });
+    const splitter = new EventStreamSplitter();
+    let copied = 0;
+    const concat = Buffer.concat;
+    // Every byte the splitter joins is counted: before, it joined what it held with each chunk (~27 GB for this message, 5 s).
+    Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+      const joined = concat(list, length);
+      copied += joined.length;
+      return joined;
+    }) as typeof Buffer.concat;
+    const messages = [];
+    try {
+      for (let at = 0; at < big.length; at += 4096) messages.push(...splitter.push(big.subarray(at, at + 4096)).messages);
+    } finally {
+      Buffer.concat = concat;
+    }
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.payload.length).toBe(15_000_000 + '{"bytes":""}'.length);
+    expect(copied).toBeLessThan(2 * big.length);
+  });
+
   it('names exceptions by their :exception-type and writes frames the AWS codec reads back', () => {
     const reader = eventStreamFraming.createReader();
     reader.push(frame('throttlingException', { message: 'slow down' }, 'exception'));
