@@ -1,5 +1,5 @@
 export type {
-  WireFormat, ProviderMetadata, WithProviderMetadata, MediaSource, TextPart, ImagePart, FilePart, AudioPart, ToolCallPart, ToolResultPart,
+  WireFormat, ProviderMetadata, WithProviderMetadata, MediaSource, TextPart, TokenLogprob, ImagePart, FilePart, AudioPart, ToolCallPart, ToolResultPart,
   ReasoningPart, RefusalPart, WebSearchTool, WebSearchSource, WebSearchPart, UrlCitation, ContentPart, Role, Message, ToolDefinition, ToolChoice, ReasoningEffort,
   ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ImageToolUsage, ChatResponse, StreamPart, StreamError, RoutingEvent,
 } from './types.ts';

@@ -42,6 +42,17 @@ export interface TextPart extends WithProviderMetadata {
   cacheBreakpoint?: Record<string, unknown>;
   /** The Responses message item the text came in (an upstream's `msg_…`), so a stored copy names the item as the client saw it. */
   itemId?: string;
+  /** The log probability of each token of the text, when the request asked for them (OpenAI's `logprobs`). */
+  logprobs?: TokenLogprob[];
+}
+
+/** One output token's log probability, as OpenAI's Chat (`logprobs.content[]`) and Responses (`output_text.logprobs[]`) give it. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+  /** The most likely tokens at this place (`top_logprobs`), when asked for. */
+  topLogprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }>;
 }
 
 export interface ImagePart extends WithProviderMetadata {
@@ -270,6 +281,10 @@ export interface ChatRequest {
   seed?: number;
   presencePenalty?: number;
   frequencyPenalty?: number;
+  /** The answer's token log probabilities are wanted (Chat `logprobs`, Responses `include: ["message.output_text.logprobs"]`). */
+  logprobs?: boolean;
+  /** How many most likely tokens to give at each place (0–20: Chat and Responses `top_logprobs`). */
+  topLogprobs?: number;
   tools?: ToolDefinition[];
   /** A hosted web search the upstream may run (see WebSearchTool); `toolChoice` cannot name it. */
   webSearch?: WebSearchTool;
@@ -383,7 +398,7 @@ export interface ChatResponse {
 export type StreamPart =
   | { type: 'start'; id: string; model: string; created: number; usage?: Partial<Usage> }
   | { type: 'text-start'; providerMetadata?: ProviderMetadata; itemId?: string }
-  | { type: 'text-delta'; text: string }
+  | { type: 'text-delta'; text: string; logprobs?: TokenLogprob[] }
   | { type: 'text-end'; providerMetadata?: ProviderMetadata }
   | { type: 'reasoning-start'; itemId?: string; providerMetadata?: ProviderMetadata }
   | { type: 'reasoning-delta'; text: string }

@@ -10,8 +10,9 @@ export interface FittedRequest {
 }
 
 /**
- * The sampling parameters OpenAI's reasoning models refuse, and their stop sequences ("Unsupported
- * parameter: 'stop' is not supported with this model."), with their wire names (for `X-Gateway-Adapted`).
+ * The sampling parameters OpenAI's reasoning models refuse, and their stop sequences and token log
+ * probabilities ("Unsupported parameter: 'stop' is not supported with this model."), with their wire
+ * names (for `X-Gateway-Adapted`).
  */
 const SAMPLING = [
   ['temperature', 'temperature'],
@@ -19,6 +20,8 @@ const SAMPLING = [
   ['presencePenalty', 'presence_penalty'],
   ['frequencyPenalty', 'frequency_penalty'],
   ['stop', 'stop'],
+  ['logprobs', 'logprobs'],
+  ['topLogprobs', 'top_logprobs'],
 ] as const;
 
 /** What a Messages upstream is told when the client asked for `json_object` (Anthropic has no JSON mode). */

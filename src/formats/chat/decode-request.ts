@@ -55,6 +55,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'serviceTier', check.string(body.service_tier, 'service_tier'));
   set(request, 'verbosity', check.string(body.verbosity, 'verbosity'));
   set(request, 'safetyIdentifier', check.string(body.safety_identifier, 'safety_identifier'));
+  if (check.boolean(body.logprobs, 'logprobs') === true) request.logprobs = true;
+  set(request, 'topLogprobs', check.number(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true }));
   // Kept in `extra` too: a Chat upstream (a search model) takes it as written.
   set(request, 'webSearch', decodeWebSearchOptions(body.web_search_options));
   set(request, 'extra', collectExtra(body, MAPPED));

@@ -1,6 +1,6 @@
 import type { ChatResponse, ContentPart, ImagePart } from '../../ir/index.ts';
 import { GatewayError } from '../../errors/index.ts';
-import { isRecord, nowSeconds, readCarried, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
+import { decodeLogprobs, isRecord, nowSeconds, readCarried, readNumber, readString, stringifyToolInput, urlToMediaSource } from '../shared/index.ts';
 import { decodeChatFinishReason, decodeChatStopSequence } from './map-finish-reason.ts';
 import { decodeChatReasoning, plainReasoningMetadata } from './map-reasoning.ts';
 import { decodeChatUsage } from './map-usage.ts';
@@ -17,13 +17,21 @@ export function decodeChatResponse(body: unknown): ChatResponse {
     id: readString(body, 'id') ?? '',
     model: readString(body, 'model') ?? '',
     created: readNumber(body, 'created') ?? nowSeconds(),
-    content: decodeMessageContent(message, readString(body, 'model') ?? ''),
+    content: withLogprobs(decodeMessageContent(message, readString(body, 'model') ?? ''), choice),
     finishReason,
     usage: decodeChatUsage(body.usage) ?? { inputTokens: 0, outputTokens: 0 },
   };
   const stopSequence = choice && decodeChatStopSequence(choice, finishReason);
   if (stopSequence !== undefined) response.stopSequence = stopSequence;
   return response;
+}
+
+/** The choice's `logprobs.content` on its text (one text part: Chat's content is one string). */
+function withLogprobs(parts: ContentPart[], choice: Record<string, unknown> | undefined): ContentPart[] {
+  const logprobs = choice && isRecord(choice.logprobs) ? decodeLogprobs(choice.logprobs.content) : undefined;
+  const text = logprobs && parts.find((part) => part.type === 'text');
+  if (text) text.logprobs = logprobs;
+  return parts;
 }
 
 function decodeMessageContent(message: Record<string, unknown>, model: string): ContentPart[] {

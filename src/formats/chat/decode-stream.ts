@@ -1,7 +1,7 @@
-import type { FinishReason, StreamPart, Usage } from '../../ir/index.ts';
+import type { FinishReason, StreamPart, TokenLogprob, Usage } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import type { StreamDecoder } from '../types.ts';
-import { generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
+import { decodeLogprobs, generateId, isRecord, nowSeconds, readNumber, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import { decodeChatFinishReason, decodeChatStopSequence } from './map-finish-reason.ts';
 import { decodeChatUsage } from './map-usage.ts';
 import { madeImages } from './decode-response.ts';
@@ -80,7 +80,7 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isRecord(c) && (c.index ?? 0) === 0) : undefined;
     if (isRecord(choice)) {
-      if (isRecord(choice.delta)) this.delta(choice.delta);
+      if (isRecord(choice.delta)) this.delta(choice.delta, isRecord(choice.logprobs) ? decodeLogprobs(choice.logprobs.content) : undefined);
       if (typeof choice.finish_reason === 'string' && !this.finished) {
         const reason = decodeChatFinishReason(choice.finish_reason);
         this.finish(reason, decodeChatStopSequence(choice, reason));
@@ -100,7 +100,7 @@ class ChatStreamDecoder implements StreamDecoder {
     return this.flush();
   }
 
-  private delta(delta: Record<string, unknown>): void {
+  private delta(delta: Record<string, unknown>, logprobs?: TokenLogprob[]): void {
     const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details.filter(isRecord) : [];
     // OpenRouter repeats the text in `reasoning` and `reasoning_details`: the details win.
     if (details.length > 0) for (const detail of details) this.reasoningDetail(detail);
@@ -112,7 +112,7 @@ class ChatStreamDecoder implements StreamDecoder {
       for (const block of blocks) this.thinkingBlock(block, !text);
     }
     const content = readString(delta, 'content');
-    if (content) this.text(content);
+    if (content) this.text(content, logprobs);
     const refusal = readString(delta, 'refusal');
     if (refusal) this.emit({ type: 'refusal-delta', text: refusal });
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.toolCall(call);
@@ -123,14 +123,14 @@ class ChatStreamDecoder implements StreamDecoder {
   }
 
   /** Text content (from a parsed delta or a chunk read as text): opens the text block if another is open. */
-  private text(content: string): void {
+  private text(content: string, logprobs?: TokenLogprob[]): void {
     if (!content) return;
     if (this.open !== 'text') {
       this.closeBlocks();
       this.open = 'text';
       this.emit({ type: 'text-start' });
     }
-    this.emit({ type: 'text-delta', text: content });
+    this.emit(logprobs ? { type: 'text-delta', text: content, logprobs } : { type: 'text-delta', text: content });
   }
 
   private reasoningDetail(detail: Record<string, unknown>): void {

@@ -38,6 +38,10 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   put(body, 'seed', request.seed);
   put(body, 'presence_penalty', request.presencePenalty);
   put(body, 'frequency_penalty', request.frequencyPenalty);
+  if (request.logprobs) {
+    body.logprobs = true;
+    put(body, 'top_logprobs', request.topLogprobs);
+  }
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   put(body, 'tool_choice', request.toolChoice && encodeToolChoice(request.toolChoice));
   put(body, 'parallel_tool_calls', request.parallelToolCalls);

@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ProviderMetadata } from '../../ir/index.ts';
-import { argumentsForClient, carryOpaque, customToolInput, hasMetadata, isCustomTool, mediaSourceToUrl, pairsCalls, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { argumentsForClient, carryOpaque, customToolInput, encodeLogprobs, hasMetadata, logprobsOfParts, isCustomTool, mediaSourceToUrl, pairsCalls, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { encodeReasoningDetails, reasoningText } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
@@ -56,9 +56,15 @@ export function encodeChatResponse(response: ChatResponse, request: ChatRequest)
     object: 'chat.completion',
     created: response.created,
     model: response.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: encodeChatFinishReason(response.finishReason) }],
+    choices: [{ index: 0, message, logprobs: choiceLogprobs(response.content), finish_reason: encodeChatFinishReason(response.finishReason) }],
     usage: encodeChatUsage(response.usage),
   };
+}
+
+/** The answer's token log probabilities as a choice's `logprobs` (`null` when none were asked for or given). */
+function choiceLogprobs(content: ChatResponse['content']): Record<string, unknown> | null {
+  const logprobs = logprobsOfParts(content);
+  return logprobs ? { content: encodeLogprobs(logprobs), refusal: null } : null;
 }
 
 /**

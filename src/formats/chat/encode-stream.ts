@@ -3,7 +3,7 @@ import type { ChatRequest, StreamError, StreamPart, UrlCitation, Usage } from '.
 import { encodeChatAnnotation } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { carryOpaque, customToolInput, gatewayErrorOf, generateId, hasMetadata, isCustomTool, mediaSourceToUrl, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
+import { carryOpaque, customToolInput, encodeLogprobs, gatewayErrorOf, generateId, hasMetadata, isCustomTool, mediaSourceToUrl, nowSeconds, prefixedId, toolIdForClient } from '../shared/index.ts';
 import { chatImage } from './encode-response.ts';
 import { encodeChatStreamError } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
@@ -77,7 +77,8 @@ class ChatStreamEncoder implements StreamEncoder {
         return;
       case 'text-delta':
         if (!part.text) return;
-        this.contentChunk(part.text);
+        if (part.logprobs) this.chunk({ content: part.text }, null, { content: encodeLogprobs(part.logprobs), refusal: null });
+        else this.contentChunk(part.text);
         this.contentLength += part.text.length;
         if (this.text) this.text.length += part.text.length;
         return;
@@ -211,14 +212,14 @@ class ChatStreamEncoder implements StreamEncoder {
     this.chunk({ role: 'assistant', content: '' });
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): void {
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null, logprobs: Record<string, unknown> | null = null): void {
     this.out.push(
       jsonRecord(undefined, {
         id: this.id,
         object: 'chat.completion.chunk',
         created: this.created,
         model: this.model,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+        choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
       }),
     );
   }

@@ -1,5 +1,5 @@
 import type { ContentPart, ImagePart, MediaSource, TextPart, ToolCallPart } from '../../ir/index.ts';
-import { readToolId } from '../shared/index.ts';
+import { decodeLogprobs, readToolId } from '../shared/index.ts';
 import { reasoningPartFromItem, type ReasoningItemFields } from './decode-reasoning.ts';
 import { decodeAnnotations, decodeWebSearchCall } from './map-web-search.ts';
 
@@ -23,6 +23,8 @@ function messageParts(item: Item): ContentPart[] {
       const citations = decodeAnnotations(part.annotations);
       if (citations) text.citations = citations;
       if (itemId) text.itemId = itemId;
+      const logprobs = decodeLogprobs(part.logprobs);
+      if (logprobs) text.logprobs = logprobs;
       return [text];
     }
     if (part?.type === 'refusal' && typeof part.refusal === 'string') return [{ type: 'refusal', refusal: part.refusal }];

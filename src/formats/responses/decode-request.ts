@@ -5,6 +5,7 @@ import { hasCompactionTrigger } from './compaction.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
 import { decodeReasoning, decodeText } from './decode-settings.ts';
 import { decodeToolChoice, decodeTools } from './decode-tools.ts';
+import { LOGPROBS_INCLUDE } from './encode-request.ts';
 import { parseOrThrow } from './validate.ts';
 
 const scalarsSchema = z.looseObject({
@@ -23,6 +24,8 @@ const scalarsSchema = z.looseObject({
   prompt_cache_options: z.record(z.string(), z.unknown()).nullish(),
   service_tier: z.string().nullish(),
   safety_identifier: z.string().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  include: z.array(z.string()).nullish(),
 });
 
 /** Body fields this codec maps; everything else goes to `extra` untouched. */
@@ -80,6 +83,8 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   // Also left in `extra` (not KNOWN_FIELDS): a Responses upstream takes them as written; a Chat upstream gets them from here.
   if (scalars.service_tier) request.serviceTier = scalars.service_tier;
   if (scalars.safety_identifier) request.safetyIdentifier = scalars.safety_identifier;
+  if (scalars.include?.includes(LOGPROBS_INCLUDE)) request.logprobs = true;
+  if (scalars.top_logprobs != null) request.topLogprobs = scalars.top_logprobs;
   if (raw.reasoning != null) request.reasoning = decodeReasoning(raw.reasoning);
 
   if (raw.text != null) {

@@ -1,4 +1,4 @@
-import type { StreamPart } from '../../ir/index.ts';
+import type { StreamPart, TokenLogprob } from '../../ir/index.ts';
 import { isRecord, readString } from '../shared/index.ts';
 import { readCarried } from '../shared/index.ts';
 
@@ -27,12 +27,12 @@ export class StreamBlocks {
     out.push(state.itemId ? { type: 'text-start', itemId: state.itemId } : { type: 'text-start' });
   }
 
-  textDelta(state: MessageState | undefined, delta: string, out: StreamPart[]): void {
+  textDelta(state: MessageState | undefined, delta: string, out: StreamPart[], logprobs?: TokenLogprob[]): void {
     if (!state || delta.length === 0) return;
     this.openText(state, out);
     state.partText += delta;
     state.sawText = true;
-    out.push({ type: 'text-delta', text: delta });
+    out.push(logprobs ? { type: 'text-delta', text: delta, logprobs } : { type: 'text-delta', text: delta });
   }
 
   /** Closes the text part; an upstream that sent no deltas gets its full text emitted here. */

@@ -2,7 +2,7 @@ import type { StreamPart } from '../../ir/index.ts';
 import type { SseRecord } from '../../sse/index.ts';
 import { annotationToCitation, decodeWebSearchCall } from './map-web-search.ts';
 import { imageFromItem } from './decode-output.ts';
-import { isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
+import { decodeLogprobs, isRecord, readNumber, readRecord, readString, streamErrorFromUpstream, tryParseJson } from '../shared/index.ts';
 import type { StreamDecoder } from '../types.ts';
 import { finishForStatus } from './map-status.ts';
 import { decodeResponseUsage } from './map-usage.ts';
@@ -45,7 +45,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
         if (readRecord(data, 'part')?.type === 'output_text') this.blocks.openText(this.message(data), out);
         break;
       case 'response.output_text.delta':
-        this.blocks.textDelta(this.message(data), readString(data, 'delta') ?? '', out);
+        this.blocks.textDelta(this.message(data), readString(data, 'delta') ?? '', out, decodeLogprobs(data.logprobs));
         break;
       case 'response.output_text.done':
         this.blocks.textDone(this.message(data), readString(data, 'text') ?? '', out);

@@ -1,17 +1,17 @@
-import type { ContentPart, MediaSource, ProviderMetadata, ReasoningPart, ToolDefinition } from '../../ir/index.ts';
+import type { ContentPart, MediaSource, ProviderMetadata, ReasoningPart, TokenLogprob, ToolDefinition } from '../../ir/index.ts';
 import { encodeAnnotations, webSearchCallItem } from './map-web-search.ts';
 import { splitToolName } from './map-namespace.ts';
 import { customToolCallItem, customToolInput, isCustomTool } from './map-custom-tool.ts';
 import { isLocalShellTool, localShellCallItem } from './map-local-shell.ts';
 import { shellCallItem, shellToolKind } from './map-shell-tools.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, imageItemId, storedItemId } from './create-id.ts';
-import { argumentsForClient, carryOpaque, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
+import { argumentsForClient, carryOpaque, encodeLogprobs, hasMetadata, opaqueOfReasoning, toolIdForClient } from '../shared/index.ts';
 
 type Item = Record<string, unknown>;
 
-/** An `output_text` content part (`url_citation` annotations of a web search; no logprobs to report). */
-export function outputTextPart(text: string, annotations: Item[] = []): Item {
-  return { type: 'output_text', text, annotations, logprobs: [] };
+/** An `output_text` content part (`url_citation` annotations of a web search; the tokens' log probabilities when asked for). */
+export function outputTextPart(text: string, annotations: Item[] = [], logprobs?: readonly TokenLogprob[]): Item {
+  return { type: 'output_text', text, annotations, logprobs: logprobs ? encodeLogprobs(logprobs) : [] };
 }
 
 export function refusalPart(refusal: string): Item {
@@ -66,8 +66,10 @@ export function encodeOutputItems(content: readonly ContentPart[], incomplete: b
       // Adjacent uncited texts are one output_text, as OpenAI writes a message and the stream
       // does: Gemini answers in several parts, and a client reading output[0].content[0].text got the first.
       const last = run.at(-1);
-      if (!part.citations?.length && last?.type === 'output_text' && (last.annotations as unknown[]).length === 0) last.text = `${last.text as string}${part.text}`;
-      else run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations)));
+      if (!part.citations?.length && last?.type === 'output_text' && (last.annotations as unknown[]).length === 0) {
+        last.text = `${last.text as string}${part.text}`;
+        if (part.logprobs) last.logprobs = [...(last.logprobs as unknown[]), ...encodeLogprobs(part.logprobs)];
+      } else run.push(outputTextPart(part.text, encodeAnnotations(part.text, part.citations), part.logprobs));
     }
     else if (part.type === 'web_search') {
       flush();

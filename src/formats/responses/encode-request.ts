@@ -6,6 +6,9 @@ import { encodeReasoningRequest, encodeTextFormat, encodeToolChoice, encodeTools
 import { encodeWebSearchTool, isWebSearchToolType } from './map-web-search.ts';
 import { openAIStrict, openaiUser } from '../shared/index.ts';
 
+/** The `include` entry that asks for the answer's token log probabilities. */
+export const LOGPROBS_INCLUDE = 'message.output_text.logprobs';
+
 /** Encoder options; `foreignReasoning` is Responses-specific and optional. */
 export interface ResponsesEncodeRequestOptions extends EncodeRequestOptions {
   /**
@@ -70,6 +73,12 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
   if (reasoning) body.reasoning = reasoning;
   // Converted thinking must come back signed (encrypted) so the client can replay it next turn.
   if (request.reasoning?.enabled && request.reasoning.effort !== 'none' && body.include === undefined) body.include = ['reasoning.encrypted_content'];
+  if (request.logprobs) {
+    // A Chat client's `logprobs`: Responses gives them only when `include` names them.
+    const include = Array.isArray(body.include) ? (body.include as unknown[]) : [];
+    if (!include.includes(LOGPROBS_INCLUDE)) body.include = [...include, LOGPROBS_INCLUDE];
+    if (request.topLogprobs !== undefined) body.top_logprobs = request.topLogprobs;
+  }
 
   const given = typeof textRest === 'object' && textRest !== null ? (textRest as Record<string, unknown>) : undefined;
   // A Chat client's top-level verbosity is Responses' text.verbosity.

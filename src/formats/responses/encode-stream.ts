@@ -1,10 +1,10 @@
 import type { RequestIds } from '../../errors/index.ts';
-import type { ChatRequest, FinishReason, MediaSource, ProviderMetadata, StreamError, StreamPart, UrlCitation, Usage, WebSearchPart } from '../../ir/index.ts';
+import type { ChatRequest, FinishReason, MediaSource, ProviderMetadata, StreamError, StreamPart, TokenLogprob, UrlCitation, Usage, WebSearchPart } from '../../ir/index.ts';
 import { annotationOf, webSearchCallItem } from './map-web-search.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { redactSecrets } from '../../util/index.ts';
 import type { StreamEncoder } from '../types.ts';
-import { gatewayErrorOf, toolIdForClient } from '../shared/index.ts';
+import { encodeLogprobs, gatewayErrorOf, toolIdForClient } from '../shared/index.ts';
 import { buildResponseObject, type ResponseObjectState } from './build-response-object.ts';
 import { compactionItem } from './compaction.ts';
 import { createItemId, createReasoningItemId, functionCallItemIdFor, responseIdFor, storedItemId } from './create-id.ts';
@@ -19,7 +19,7 @@ import { shellCallItem, shellToolKind, type ShellToolKind } from './map-shell-to
 
 type Item = Record<string, unknown>;
 
-interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string; annotations?: Item[]; wholePart?: UrlCitation[] }
+interface OpenPart { kind: 'text' | 'refusal'; index: number; text: string; annotations?: Item[]; wholePart?: UrlCitation[]; logprobs?: Item[] }
 interface OpenMessage { id: string; outputIndex: number; parts: Item[]; part?: OpenPart }
 interface OpenReasoning { id: string; outputIndex: number; summaries: string[]; current?: string; signature?: string }
 /**
@@ -76,7 +76,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         this.openTextPart(part.itemId);
         break;
       case 'text-delta':
-        this.textDelta(part.text);
+        this.textDelta(part.text, part.logprobs);
         break;
       case 'text-end':
         this.closePart();
@@ -242,12 +242,15 @@ class ResponsesStreamEncoder implements StreamEncoder {
     this.openPart('text', itemId);
   }
 
-  private textDelta(delta: string): void {
+  private textDelta(delta: string, logprobs?: readonly TokenLogprob[]): void {
     this.openPart('text');
     const message = this.message!;
-    message.part!.text += delta;
+    const part = message.part!;
+    part.text += delta;
     if (delta.length === 0) return;
-    this.emit('response.output_text.delta', { item_id: message.id, output_index: message.outputIndex, content_index: message.part!.index, delta, logprobs: [] });
+    const given = logprobs ? encodeLogprobs(logprobs) : [];
+    if (logprobs) (part.logprobs ??= []).push(...given);
+    this.emit('response.output_text.delta', { item_id: message.id, output_index: message.outputIndex, content_index: part.index, delta, logprobs: given });
   }
 
   private refusalDelta(delta: string): void {
@@ -264,9 +267,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
     message.part = undefined;
     const where = { item_id: message.id, output_index: message.outputIndex, content_index: part.index };
     for (const citation of part.wholePart ?? []) this.annotate(message, part, annotationOf(citation, part.text.length));
-    const final = part.kind === 'text' ? outputTextPart(part.text, part.annotations ?? []) : refusalPart(part.text);
+    const final = part.kind === 'text' ? { ...outputTextPart(part.text, part.annotations ?? []), logprobs: part.logprobs ?? [] } : refusalPart(part.text);
     message.parts[part.index] = final;
-    if (part.kind === 'text') this.emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+    if (part.kind === 'text') this.emit('response.output_text.done', { ...where, text: part.text, logprobs: part.logprobs ?? [] });
     else this.emit('response.refusal.done', { ...where, refusal: part.text });
     this.emit('response.content_part.done', { ...where, part: final });
   }

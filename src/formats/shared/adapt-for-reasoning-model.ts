@@ -42,7 +42,7 @@ export function adaptForReasoningModel(request: ChatRequest, model: string, targ
 }
 
 /**
- * OpenAI o-series / gpt-5: no sampling parameters or stop sequences, and `system` becomes the `developer` role.
+ * OpenAI o-series / gpt-5: no sampling parameters, stop sequences or logprobs, and `system` becomes the `developer` role.
  * The system text moves into developer messages at the head of `messages` (the IR has the
  * role, so no flag is needed; the chat encoder emits roles as they are). The chat encoder
  * sends `max_completion_tokens` instead of `max_tokens` for these models.
@@ -56,6 +56,8 @@ export function adaptForOpenAIReasoningModel(request: ChatRequest): ChatRequest 
   delete adapted.presencePenalty;
   delete adapted.frequencyPenalty;
   delete adapted.stop;
+  delete adapted.logprobs;
+  delete adapted.topLogprobs;
   return adapted;
 }
 

@@ -55,3 +55,4 @@ export { decodeDomains, decodeSearchLocation } from './web-search-location.ts';
 export { openaiUser } from './openai-user.ts';
 export { openAIReasoningEfforts, openAIEffortFor } from './openai-reasoning-efforts.ts';
 export { fitEffort } from './fit-effort.ts';
+export { decodeLogprobs, encodeLogprobs, logprobsOfParts } from './map-logprobs.ts';
