@@ -361,6 +361,8 @@ export interface ConvertedFit {
   maxEffort?: boolean;
   /** The format has no JSON mode: a converted `json_object` becomes a system instruction. */
   noJsonMode?: boolean;
+  /** The format has no stop sequences (OpenAI Responses): a converted `stop` is left out, and said. */
+  noStop?: boolean;
   /**
    * The models of this format's API that refuse sampling parameters (OpenAI's reasoning models,
    * by upstream id): a converted `temperature`, `top_p` and penalties are left out for them.

@@ -62,6 +62,10 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
       adapted.push(`${name}=removed`);
     }
   }
+  if (fit.noStop && request.stop?.length) {
+    delete edit().stop;
+    adapted.push('stop=removed');
+  }
   if (request.responseFormat?.type === 'json_object' && fit.noJsonMode) {
     const fitted = edit();
     delete fitted.responseFormat;

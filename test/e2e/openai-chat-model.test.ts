@@ -133,6 +133,15 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
     expect(chat.requests.map((request) => (request.json as Json).stop)).toEqual([undefined, undefined]);
   });
 
+  it('on a Responses upstream, which has no stop sequences, any model: left out and said', async () => {
+    const { response } = await anthropic.messages
+      .create({ model: 'or/gpt-5-chat-latest', max_tokens: 4000, stop_sequences: ['END'], messages: [{ role: 'user', content: 'Say hi' }] })
+      .withResponse();
+    expect(responses.rejections).toEqual([]);
+    // Before: left out without a word (no X-Gateway-Adapted), the answer free to run past END.
+    expect(response.headers.get('x-gateway-adapted')).toBe('stop=removed');
+  });
+
   it('a chat model keeps its stop sequences', async () => {
     await anthropic.messages.create({ model: 'oc/gpt-5-chat-latest', max_tokens: 4000, stop_sequences: ['END'], messages: [{ role: 'user', content: 'Say hi' }] });
     expect(chat.rejections).toEqual([]);

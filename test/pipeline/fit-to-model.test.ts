@@ -91,4 +91,12 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
     expect(adapted).toEqual([]);
     expect(request.stop).toEqual(['\nObservation:']);
   });
+
+  it('Responses has no stop sequences for any model (fit.noStop): left out, said', () => {
+    // Before: dropped by the encoder without a word, the answer running past the client's stop.
+    const { request, adapted } = fitToModel(ask, modelFor('responses'), 'responses');
+    expect(adapted).toEqual(['stop=removed']);
+    expect(request.stop).toBeUndefined();
+    expect(request.temperature).toBe(0.2);
+  });
 });

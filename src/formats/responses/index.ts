@@ -56,7 +56,7 @@ export const responsesFormat = defineFormat({
   imageOutput: 'any-model',
   vendorTools: { api: 'the Responses API', read: responsesVendorTools },
   // A function tool's `name`: 400 "string does not match pattern" otherwise.
-  fit: { noSampling: isOpenAIReasoningModel, withoutRefused: withoutRefusedSummary, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
+  fit: { noSampling: isOpenAIReasoningModel, noStop: true, withoutRefused: withoutRefusedSummary, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
   passthrough: responsesPassthrough,
   countTokens: {
     path: '/v1/responses/input_tokens',
