@@ -4,4 +4,4 @@ export { type BatchView, type NewBatch, viewBatch, newBatchRecord, windowSeconds
 export { countLines, finishBatch, resultFileIds, type BatchEnd, type FinishBatchDeps } from './finish-batch.ts';
 export { batchEndpointList, EMBEDDINGS_ENDPOINT, MODERATIONS_ENDPOINT } from './format-of-endpoint.ts';
 export { purgeExpiredFiles, startFilesExpiry } from './expire-files.ts';
-export { refuseDeletingBatchInput } from './input-in-use.ts';
+export { refuseDeletingBatchInput, refuseOverOpenBatches } from './input-in-use.ts';

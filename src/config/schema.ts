@@ -212,6 +212,8 @@ export const configSchema = z.strictObject({
        * One batch always runs, whatever its size.
        */
       runningInputBytes: z.number().int().positive().default(64 * 1024 * 1024),
+      /** Batches one account may have not ended at once, on every face and instance together (429 `quota_exceeded` beyond). */
+      maxOpenPerAccount: z.number().int().positive().max(100_000).default(500),
     })
     .prefault({}),
   /** Uploads and per-account storage quotas (docs/limits.md). */

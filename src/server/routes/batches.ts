@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { cancelBatch, newBatchRecord, viewBatch, windowSeconds, batchEndpointList } from '../../batches/index.ts';
+import { cancelBatch, newBatchRecord, refuseOverOpenBatches, viewBatch, windowSeconds, batchEndpointList } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import type { BatchRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
@@ -45,6 +45,7 @@ function createHandler(deps: ServerDeps, wake: () => void) {
     const input = await deps.store.files.get(auth.account.id, body.input_file_id as string);
     if (!input) throw new GatewayError('file_not_found', `No file with id '${String(body.input_file_id)}'.`);
     if (input.purpose !== 'batch') throw validationError({ input_file_id: "must be a file uploaded with purpose 'batch'" });
+    await refuseOverOpenBatches(deps.store, auth.account.id, deps.config.batches.maxOpenPerAccount);
     const now = seconds(deps.clock.now());
     const record = newBatchRecord({
       id: newId('batch'),

@@ -1,4 +1,4 @@
-import { newBatchRecord } from '../../batches/index.ts';
+import { newBatchRecord, refuseOverOpenBatches } from '../../batches/index.ts';
 import type { AuthContext } from '../../accounts/index.ts';
 import type { BatchRecord, FileRecord, Page } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
@@ -23,6 +23,7 @@ export interface FaceBatch {
  * `validating` until the executor checks and runs it like any batch made on /v1/batches.
  */
 export async function createFaceBatch(deps: ServerDeps, auth: AuthContext, batch: FaceBatch): Promise<BatchRecord> {
+  await refuseOverOpenBatches(deps.store, auth.account.id, deps.config.batches.maxOpenPerAccount);
   const jsonl = Buffer.from(`${batch.lines.join('\n')}\n`);
   const quota = deps.config.storage.fileQuotaBytes;
   const used = await deps.store.files.bytesOf(auth.account.id);
