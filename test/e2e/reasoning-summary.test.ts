@@ -12,44 +12,39 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, UNVERIFIED_SUMMARY, type StrictFake } from '../helpers/strict-fakes.ts';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { createStrictHandler, UNVERIFIED_SUMMARY } from '../helpers/strict-fakes.ts';
 
 type Json = Record<string, any>;
 
 describe('reasoning summaries for thinking clients on a Responses upstream', () => {
-  let verified: StrictFake;
-  let unverified: StrictFake;
+  const MODELS = { 'gpt-5': { maxOutput: 128000, reasoning: true } };
+  const model = { id: 'gpt-5', maxOutputTokens: 128000, capabilities: ['streaming', 'function_calling', 'thinking'] };
+  // One OpenAI, two organizations: a verified one under /ok, one OpenAI has not verified under /nv.
+  const verified = createStrictHandler({ format: 'responses', models: MODELS, finalText: 'Hello there.' });
+  const unverified = createStrictHandler({ format: 'responses', models: MODELS, finalText: 'Hello there.', unverifiedOrganization: true });
+  let openai: FakeUpstream;
   let gw: SpawnedGateway;
   let anthropic: Anthropic;
   let google: GoogleGenAI;
-  const MODELS = { 'gpt-5': { maxOutput: 128000, reasoning: true } };
-  const model = { id: 'gpt-5', maxOutputTokens: 128000, capabilities: ['streaming', 'function_calling', 'thinking'] };
+  /** The bodies one organization's provider sent. */
+  const sent = (org: 'ok' | 'nv'): Json[] => openai.requests.filter((request) => request.path.startsWith(`/${org}/`)).map((request) => request.json as Json);
 
   beforeAll(async () => {
-    verified = await startStrictFake({ format: 'responses', models: MODELS, finalText: 'Hello there.' });
-    unverified = await startStrictFake({ format: 'responses', models: MODELS, finalText: 'Hello there.', unverifiedOrganization: true });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          ok: { plugin: 'openai', baseURL: `${verified.url}/v1`, apiKey: 'x', formats: ['responses'], models: [model] },
-          nv: { plugin: 'openai', baseURL: `${unverified.url}/v1`, apiKey: 'x', formats: ['responses'], models: [model] },
-        },
-        routing: { retry: { attempts: 1 } },
-      },
-    });
+    openai = await startFakeUpstream((request) => (request.path.startsWith('/nv/') ? unverified : verified).handle(request));
+    const provider = (org: string) => ({ plugin: 'openai', baseURL: `${openai.url}/${org}/v1`, apiKey: 'x', formats: ['responses'], models: [model] });
+    gw = await spawnGateway({ config: { providers: { ok: provider('ok'), nv: provider('nv') }, routing: { retry: { attempts: 1 } } } });
     anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0, timeout: 20_000 });
     google = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 20_000 } });
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();
-    await verified?.close();
-    await unverified?.close();
+    await openai?.close();
   });
   beforeEach(() => {
-    for (const fake of [verified, unverified]) {
-      fake.requests.length = 0;
-      fake.rejections.length = 0;
-    }
+    openai.requests.length = 0;
+    verified.rejections.length = 0;
+    unverified.rejections.length = 0;
   });
 
   const ask = async (model: string, stream: boolean) => {
@@ -63,7 +58,7 @@ describe('reasoning summaries for thinking clients on a Responses upstream', () 
     const { data, response } = await ask('ok/gpt-5', stream);
     expect(verified.rejections).toEqual([]);
     // Before: summary not asked, the thinking block empty.
-    expect((verified.requests[0].json as Json).reasoning).toEqual({ effort: 'medium', summary: 'auto' });
+    expect(sent('ok')[0].reasoning).toEqual({ effort: 'medium', summary: 'auto' });
     expect(data.content[0]).toMatchObject({ type: 'thinking', thinking: 'Thinking about the task.', signature: expect.stringMatching(/^gwpm:/) });
     expect(data.content[1]).toMatchObject({ type: 'text', text: 'Hello there.' });
     expect(response.headers.get('x-gateway-adapted')).toBeNull();
@@ -72,7 +67,7 @@ describe('reasoning summaries for thinking clients on a Responses upstream', () 
   it.each([false, true])('an organization OpenAI has not verified: asked once more without the summary, answered (stream: %s)', async (stream) => {
     const { data, response } = await ask('nv/gpt-5', stream);
     expect(unverified.rejections).toEqual([UNVERIFIED_SUMMARY]);
-    expect(unverified.requests.map((request) => (request.json as Json).reasoning)).toEqual([{ effort: 'medium', summary: 'auto' }, { effort: 'medium' }]);
+    expect(sent('nv').map((body) => body.reasoning)).toEqual([{ effort: 'medium', summary: 'auto' }, { effort: 'medium' }]);
     expect(data.content[0]).toMatchObject({ type: 'thinking', thinking: '', signature: expect.stringMatching(/^gwpm:/) });
     expect(data.content[1]).toMatchObject({ type: 'text', text: 'Hello there.' });
     expect(response.headers.get('x-gateway-adapted')).toBe('reasoning.summary=removed');
@@ -83,6 +78,6 @@ describe('reasoning summaries for thinking clients on a Responses upstream', () 
     const answer = await google.models.generateContent({ model: 'nv/gpt-5', contents: 'Say hi', config: { thinkingConfig: { includeThoughts: true, thinkingBudget: -1 } } });
     expect(answer.text).toBe('Hello there.');
     expect(answer.sdkHttpResponse?.headers?.['x-gateway-adapted']).toBe('reasoning.summary=removed');
-    expect(unverified.requests).toHaveLength(2);
+    expect(sent('nv')).toHaveLength(2);
   });
 });
