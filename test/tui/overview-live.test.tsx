@@ -63,6 +63,17 @@ describe('Overview: live activity', () => {
     expect(polls).toBeGreaterThanOrEqual(2);
   });
 
+  it("the mode line is whole beside the live figures: the server's URL and the auto-refresh, not cut at the column's edge", async () => {
+    const api = { ...fakeAdminApi(), activity: async () => snapshot(1) };
+    const url = 'https://gateway-01.internal.example.com:8787';
+    const view = await renderWithAdmin(api, { connection: { mode: 'server', url, dataDir: '/srv/gateway/a-long-data-directory/.gateway' }, refreshMs: 5000 });
+    unmount = view.unmount;
+    const frame = await view.waitFor('requests/s');
+    expect(frame).toMatch(new RegExp(`mode\\s+server ${url.replace(/\./g, '\\.')} \\(auto-refresh every 5 s\\)`));
+    expect(frame).toContain('/srv/gateway/a-long-data-directory/.gateway');
+    expect(frame).toMatch(/accounts\s+1\s+requests\/s/); // the totals stay beside the live figures
+  });
+
   it('says live figures need a server in local mode, and never polls', async () => {
     let polls = 0;
     const api = { ...fakeAdminApi(), activity: async () => snapshot(++polls) };

@@ -9,7 +9,26 @@ export function describeError(error: unknown): string {
   if (message === 'fetch failed' || code === 'ECONNREFUSED' || code === 'ECONNRESET') {
     return `cannot reach the gateway server${code ? ` (${code})` : ''}: is it still running?`;
   }
-  return message.split('\n')[0] || error.name;
+  const text = message.split('\n')[0] || error.name;
+  const gateway = gatewayCodeOf(error);
+  return gateway ? `${text} (${gateway})` : text;
+}
+
+/** A gateway error code (`not_found`, `insufficient_balance`): lower snake case, never tRPC's or a socket's (upper case). */
+const GATEWAY_CODE = /^[a-z]+(_[a-z]+)*$/;
+
+/**
+ * The gateway's error code of an admin call's failure: tRPC's `data.gatewayCode` over HTTP, else
+ * the GatewayError along the cause chain of an in-process call (a `code` with a `status`).
+ */
+function gatewayCodeOf(error: unknown): string | undefined {
+  const sent = (error as { data?: { gatewayCode?: unknown } }).data?.gatewayCode;
+  if (typeof sent === 'string' && GATEWAY_CODE.test(sent)) return sent;
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, status } = e as { code?: unknown; status?: unknown };
+    if (typeof code === 'string' && typeof status === 'number' && GATEWAY_CODE.test(code)) return code;
+  }
+  return undefined;
 }
 
 /** The first `code` (ECONNREFUSED, …) along an error's cause chain. */

@@ -1,19 +1,23 @@
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import { formatCount, formatCredits, keyStatus, useLiveActivity, useResource, useTui, type Resource } from '../core/index.ts';
+import { formatCount, formatCredits, keyStatus, useLiveActivity, useResource, useTui, type ConnectionInfo, type Resource } from '../core/index.ts';
 import { LIVE_SUMMARY_ROWS, LiveActivitySection } from './live-activity.tsx';
 import type { ScreenProps } from './types.ts';
 
 /** How often the auto-refresh reloads the usage totals. */
 export const USAGE_AUTO_REFRESH_MS = 60_000;
 
-function Row({ label, children }: { label: string; children: ReactNode }) {
+/** The width of a row's label. */
+const LABEL_COLUMNS = 22;
+
+/** A label and its value, cut at the edge; `wrap`: carried on to the next lines instead (what must be read whole). */
+function Row({ label, children, wrap = false }: { label: string; children: ReactNode; wrap?: boolean }) {
   return (
     <Box>
-      <Box width={22} flexShrink={0}>
+      <Box width={LABEL_COLUMNS} flexShrink={0}>
         <Text dimColor>{label}</Text>
       </Box>
-      <Text wrap="truncate">{children}</Text>
+      <Text wrap={wrap ? 'wrap' : 'truncate'}>{children}</Text>
     </Box>
   );
 }
@@ -30,11 +34,14 @@ function value<T>(resource: Resource<T>, show: (data: T) => string): string {
  * requests underneath in the rows left.
  */
 export function OverviewScreen({ width, height }: ScreenProps) {
-  const { connection, api } = useTui();
+  const { connection, api, autoRefreshMs } = useTui();
   const live = useLiveActivity();
+  // The connection spans the screen's width (its mode line is read whole, wrapped if need be); the rows it takes are kept from the latest requests.
+  const connectionRows = CONNECTION_ROWS + wrappedRows([modeText(connection, autoRefreshMs), connection.dataDir], width);
   if (connection.mode !== 'server' || !api.activity) {
     return (
       <Box flexDirection="column">
+        <ConnectionSection />
         <TotalsSection />
         <Text> </Text>
         <LiveActivitySection live={live} summaryOnly latestRows={0} />
@@ -44,6 +51,7 @@ export function OverviewScreen({ width, height }: ScreenProps) {
   if (width >= 100) {
     return (
       <Box flexDirection="column">
+        <ConnectionSection />
         <Box>
           <Box flexDirection="column" width={Math.floor(width / 2)} flexShrink={0}>
             <TotalsSection />
@@ -52,24 +60,75 @@ export function OverviewScreen({ width, height }: ScreenProps) {
             <LiveActivitySection live={live} summaryOnly latestRows={0} />
           </Box>
         </Box>
-        <LiveActivitySection live={live} latestOnly latestRows={Math.max(2, height - TOTALS_ROWS - 3)} />
+        <LiveActivitySection live={live} latestOnly latestRows={Math.max(2, height - connectionRows - totalsRows(Math.floor(width / 2)) - 3)} />
       </Box>
     );
   }
   return (
     <Box flexDirection="column">
-      <LiveActivitySection live={live} latestRows={Math.max(2, Math.min(8, height - LIVE_SUMMARY_ROWS - TOTALS_ROWS - 4))} />
+      <LiveActivitySection live={live} latestRows={Math.max(2, Math.min(8, height - LIVE_SUMMARY_ROWS - connectionRows - totalsRows(width) - 4))} />
       <Text> </Text>
+      <ConnectionSection />
       <TotalsSection />
     </Box>
   );
 }
 
-/** Rows the totals take (connection, records, usage, with their headings and gaps). */
-const TOTALS_ROWS = 15;
+/** Rows the connection takes unwrapped (its heading, mode, data dir and the gap after them). */
+const CONNECTION_ROWS = 4;
+
+/** Rows the totals take (records and usage, with their headings and gaps). */
+const TOTALS_ROWS = 11;
+
+const USAGE_NOTE = '(all accounts, from the usage ledger; 1 credit = 0.001 USD)';
+
+/** Rows the totals take in `width` columns: their heading of the usage wraps in a narrow column (half the screen beside the live figures). */
+function totalsRows(width: number): number {
+  return TOTALS_ROWS + Math.max(0, Math.ceil(`Usage ${USAGE_NOTE}`.length / Math.max(1, width)) - 1);
+}
+
+/** Rows past one that `values` take wrapped beside their labels in `width` columns. */
+function wrappedRows(values: readonly string[], width: number): number {
+  const room = Math.max(1, width - LABEL_COLUMNS);
+  return values.reduce((rows, text) => rows + Math.max(0, Math.ceil(text.length / room) - 1), 0);
+}
+
+/** What the mode line says: the mode, the server's URL (none when local) and how the data is kept fresh. */
+function modeLine(connection: ConnectionInfo, autoRefreshMs: number): { mode: 'server' | 'local'; url: string; note: string } {
+  if (connection.mode !== 'server') return { mode: 'local', url: '', note: '(no server running: this TUI holds the data dir lock until you quit)' };
+  return { mode: 'server', url: connection.url ?? '', note: autoRefreshMs > 0 ? `(auto-refresh every ${autoRefreshMs / 1000} s)` : '(press r to refresh)' };
+}
+
+function modeText(connection: ConnectionInfo, autoRefreshMs: number): string {
+  const { mode, url, note } = modeLine(connection, autoRefreshMs);
+  return [mode, url, note].filter(Boolean).join(' ');
+}
+
+/** Where the data comes from: the mode line and the data dir, whole (wrapped on a narrow terminal, never cut). */
+function ConnectionSection() {
+  const { connection, autoRefreshMs } = useTui();
+  const { mode, url, note } = modeLine(connection, autoRefreshMs);
+  return (
+    <Box flexDirection="column">
+      <Text bold color="cyan">
+        Connection
+      </Text>
+      <Row label="mode" wrap>
+        <Text>
+          <Text color={mode === 'server' ? 'green' : 'yellow'}>{mode}</Text>
+          {url ? ` ${url}` : ''} <Text dimColor>{note}</Text>
+        </Text>
+      </Row>
+      <Row label="data dir" wrap>
+        {connection.dataDir}
+      </Row>
+      <Text> </Text>
+    </Box>
+  );
+}
 
 function TotalsSection() {
-  const { connection, api, now, autoRefreshMs } = useTui();
+  const { api, now } = useTui();
   const accounts = useResource('accounts', (a) => a.listAccounts());
   const keys = useResource('keys', (a) => a.listKeys());
   const models = useResource('models', (a) => a.listModels());
@@ -79,22 +138,6 @@ function TotalsSection() {
   const suspended = (list: { suspended: boolean }[]) => list.filter((a) => a.suspended).length;
   return (
     <Box flexDirection="column">
-      <Text bold color="cyan">
-        Connection
-      </Text>
-      <Row label="mode">
-        {connection.mode === 'server' ? (
-          <Text>
-            <Text color="green">server</Text> {connection.url ?? ''} <Text dimColor>{autoRefreshMs > 0 ? `(auto-refresh every ${autoRefreshMs / 1000} s)` : '(press r to refresh)'}</Text>
-          </Text>
-        ) : (
-          <Text>
-            <Text color="yellow">local</Text> <Text dimColor>(no server running: this TUI holds the data dir lock until you quit)</Text>
-          </Text>
-        )}
-      </Row>
-      <Row label="data dir">{connection.dataDir}</Row>
-      <Text> </Text>
       <Text bold color="cyan">
         Records
       </Text>
@@ -110,7 +153,7 @@ function TotalsSection() {
         <>
           <Text> </Text>
           <Text bold color="cyan">
-            Usage <Text dimColor>(all accounts, from the usage ledger; 1 credit = 0.001 USD)</Text>
+            Usage <Text dimColor>{USAGE_NOTE}</Text>
           </Text>
           <Row label="requests">{value(usage, (u) => formatCount(sum(u?.accounts, (a) => a.requests)))}</Row>
           <Row label="credits spent">{value(usage, (u) => formatCredits(sum(u?.accounts, (a) => a.spent_credits)))}</Row>

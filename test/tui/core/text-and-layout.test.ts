@@ -69,6 +69,16 @@ describe('describeError', () => {
     expect(describeError(error)).toBe('cannot reach the gateway server (ECONNREFUSED): is it still running?');
   });
 
+  it("names the gateway's error code: over HTTP (tRPC's data.gatewayCode) and in process (the cause)", () => {
+    const overHttp = Object.assign(new Error('No account with email x.'), { data: { code: 'NOT_FOUND', httpStatus: 404, gatewayCode: 'not_found' } });
+    expect(describeError(overHttp)).toBe('No account with email x. (not_found)');
+    const cause = Object.assign(new Error('Insufficient credits.'), { code: 'insufficient_balance', status: 402 });
+    const inProcess = Object.assign(new Error('Insufficient credits.'), { code: 'BAD_REQUEST', cause });
+    expect(describeError(inProcess)).toBe('Insufficient credits. (insufficient_balance)');
+    // A tRPC code or a socket's is not the gateway's: none is shown.
+    expect(describeError(Object.assign(new Error('boom'), { code: 'INTERNAL_SERVER_ERROR' }))).toBe('boom');
+  });
+
   it('keeps the first line of anything else', () => {
     expect(describeError(new Error('No account with email x.\nstack'))).toBe('No account with email x.');
     expect(describeError('plain')).toBe('plain');
