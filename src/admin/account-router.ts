@@ -59,6 +59,9 @@ async function viewOwnKey(ctx: AccountContext, record: ApiKeyRecord) {
   return viewKey(record, new Map([[ctx.account.id, ctx.account]]), { usage: await ctx.usage?.(), now: ctx.clock.now() });
 }
 
+/** Keys an account may make itself on the dashboard, revoked ones included (the operator's CLI is not held to it). */
+const MAX_OWN_KEYS = 1_000;
+
 const keysRouter = t.router({
   list: procedure.input(z.object({ ...page, revoked: z.boolean().default(true) })).query(async ({ ctx, input }) => {
     const all = (await ctx.store.keys.list(ctx.account.id)).filter((k) => input.revoked || k.revokedAt === null).sort((a, b) => b.createdAt - a.createdAt);
@@ -69,6 +72,13 @@ const keysRouter = t.router({
   }),
   /** The secret is in this answer only; the store keeps its hash. */
   create: procedure.input(createOwnKeyInput).mutation(async ({ ctx, input }) => {
+    // Keys are never deleted (a revoked one stays, for its ledger lines): a create-and-revoke loop would grow every key read and the store's file without end.
+    const held = (await ctx.store.keys.list(ctx.account.id)).length;
+    if (held >= MAX_OWN_KEYS) {
+      throw new GatewayError('quota_exceeded', `An account may have at most ${MAX_OWN_KEYS} API keys, revoked ones included (it has ${held}); reuse one, or ask the operator (gateway keys create).`, {
+        details: { max_keys: MAX_OWN_KEYS, keys: held },
+      });
+    }
     const { record, key } = await createKey(ctx.store, ctx.clock, { ...input, account: ctx.account.email });
     return { ...(await viewOwnKey(ctx, record)), key };
   }),
