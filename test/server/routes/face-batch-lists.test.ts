@@ -5,7 +5,8 @@
  * `before_id`, Google's `pageToken`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchRecord, BatchesQuery } from '../../../src/store/index.ts';
+import type { BatchesQuery } from '../../../src/store/index.ts';
+import { aBatch } from '../../store/store.case.ts';
 import { makeGateway, type TestGateway } from '../../accounts/make-gateway.ts';
 
 const MADE = 250;
@@ -23,34 +24,18 @@ beforeAll(async () => {
   const batches = gw.gateway.deps.store.batches;
   for (let i = 0; i < MADE; i++) {
     const face = i % 2 === 0 ? 'messages' : 'gemini';
-    const record = await batches.create({
-      id: `batch_list${String(i).padStart(4, '0')}`,
-      accountId: account.accountId,
-      keyId: account.keyId,
-      endpoint: face === 'messages' ? '/v1/messages' : '/v1beta/models/**',
-      input_file_id: 'file_none',
-      completion_window: '24h',
-      status: 'in_progress',
-      output_file_id: null,
-      error_file_id: null,
-      errors: null,
-      created_at: 1_700_000_000 + i,
-      in_progress_at: 1_700_000_000 + i,
-      expires_at: 1_800_000_000,
-      finalizing_at: null,
-      completed_at: null,
-      failed_at: null,
-      expired_at: null,
-      cancelling_at: null,
-      cancelled_at: null,
-      request_counts: { total: 1, completed: 0, failed: 0 },
-      metadata: null,
-      mode: 'emulated',
-      native: null,
-      lease: null,
-      face,
-      ...(face === 'gemini' ? { model: 'mock/echo' } : {}),
-    } satisfies BatchRecord);
+    const record = await batches.create(
+      aBatch(account.accountId, {
+        id: `batch_list${String(i).padStart(4, '0')}`,
+        keyId: account.keyId,
+        endpoint: face === 'messages' ? '/v1/messages' : '/v1beta/models/**',
+        status: 'in_progress',
+        created_at: 1_700_000_000 + i,
+        request_counts: { total: 1, completed: 0, failed: 0 },
+        face,
+        ...(face === 'gemini' ? { model: 'mock/echo' } : {}),
+      }),
+    );
     made[face].unshift(record.id); // newest first
   }
   const list = batches.list.bind(batches);

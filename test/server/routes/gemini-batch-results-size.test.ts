@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchRecord } from '../../../src/store/index.ts';
 import { makeGateway, type TestGateway } from '../../accounts/make-gateway.ts';
+import { aBatch } from '../../store/store.case.ts';
 
 const LINES = 5;
 /** 5 x 110 MiB: past V8's longest string (536,870,888 characters). */
@@ -42,35 +43,21 @@ beforeAll(async () => {
   );
   const inputId = await file(input, 'batch');
   const outputId = await file(Buffer.concat(Array.from({ length: LINES }, (_, i) => outputLine(i))), 'batch_output');
-  const batch = (extra: Partial<BatchRecord>): BatchRecord => ({
-    id: id('batch_'),
-    accountId: account.accountId,
-    keyId: account.keyId,
-    endpoint: ENDPOINT,
-    input_file_id: inputId,
-    completion_window: '24h',
-    status: 'completed',
-    output_file_id: outputId,
-    error_file_id: null,
-    errors: null,
-    created_at: now,
-    in_progress_at: now,
-    expires_at: now + 86_400,
-    finalizing_at: now,
-    completed_at: now,
-    failed_at: null,
-    expired_at: null,
-    cancelling_at: null,
-    cancelled_at: null,
-    request_counts: { total: LINES, completed: LINES, failed: 0 },
-    metadata: null,
-    mode: 'emulated',
-    native: null,
-    lease: null,
-    face: 'gemini',
-    model: 'mock/echo',
-    ...extra,
-  });
+  const batch = (extra: Partial<BatchRecord>): BatchRecord =>
+    aBatch(account.accountId, {
+      id: id('batch_'),
+      keyId: account.keyId,
+      endpoint: ENDPOINT,
+      input_file_id: inputId,
+      status: 'completed',
+      output_file_id: outputId,
+      created_at: now,
+      completed_at: now,
+      request_counts: { total: LINES, completed: LINES, failed: 0 },
+      face: 'gemini',
+      model: 'mock/echo',
+      ...extra,
+    });
   fileBatch = (await store.batches.create(batch({ inputFile: 'files/uploaded' }))).id;
   inlineBatch = (await store.batches.create(batch({}))).id;
 }, 120_000);
