@@ -7,10 +7,10 @@ import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 const LIMIT = 1_000_000;
 const PIECE = 'x'.repeat(250_000);
 
-/** A Chat upstream: "big" answers 3 MB (streamed in 250 KB deltas, or whole), anything else a short text. */
+/** A Chat upstream: "big" answers 3 MB (streamed in 250 KB deltas, or whole), "long" 250 KB, anything else a short text. */
 function answer(body: Record<string, unknown> | undefined) {
   const prompt = String((body?.messages as Array<{ content: string }> | undefined)?.at(-1)?.content ?? '');
-  const pieces = prompt.includes('big') ? Array.from({ length: 12 }, () => PIECE) : ['short answer'];
+  const pieces = prompt.includes('big') ? Array.from({ length: 12 }, () => PIECE) : prompt.includes('long') ? [PIECE] : ['short answer'];
   const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm1' };
   const usage = { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length };
   if (body?.stream) {
@@ -88,5 +88,30 @@ describe('Responses capture is bounded: relayed, not stored, never a provider fa
     expect(valueOf(metrics, 'gateway_upstream_attempts_total', { provider: 'up', outcome: 'ok' })).toBe(4);
     expect(seriesOf(metrics, 'gateway_upstream_attempts_total', { outcome: 'error' })).toHaveLength(0);
     expect(valueOf(metrics, 'gateway_circuit_open', { provider: 'up' })).toBe(0);
+  });
+
+  // An item_reference to an item the gateway stored is replaced by the item itself before the
+  // request goes on; one item may be named any number of times. 20 references to a stored 250 KB
+  // answer made a 5 MB request out of a 2 KB body, sent upstream and billed (named a few thousand
+  // times: gigabytes built in memory). The body they make is bounded as a body sent whole is.
+  it('item_references to a stored answer are bounded like the body they make: named 20 times, a 413 and nothing goes upstream', { timeout: 60_000 }, async () => {
+    const post = (body: unknown) => fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const first = await post({ model: 'up/m1', input: 'a long one' });
+    expect(first.status).toBe(200);
+    const message = ((await first.json()) as { output: Array<{ id: string; type: string }> }).output.find((item) => item.type === 'message')!;
+    const sent = up.requests.length;
+    const reference = { type: 'item_reference', id: message.id };
+
+    const many = await post({ model: 'up/m1', input: [...Array.from({ length: 20 }, () => reference), { role: 'user', content: 'and now?' }] });
+    const text = await many.text();
+    expect(many.status, text.slice(0, 300)).toBe(413);
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'request_too_large' } });
+    expect(text).toContain('server.bodyLimits.inference');
+    expect(up.requests.length).toBe(sent);
+
+    // Named twice (500 KB with the rest), they are resolved and answered as before.
+    const two = await post({ model: 'up/m1', input: [reference, reference, { role: 'user', content: 'and now?' }], store: false });
+    expect(two.status).toBe(200);
+    expect(JSON.stringify(up.requests.at(-1)!.json)).toContain(PIECE);
   });
 });
