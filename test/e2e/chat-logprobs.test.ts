@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
@@ -17,10 +18,11 @@ type Json = Record<string, any>;
 const fixture = (name: string) => fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures', name), 'utf8');
 const TOKENS = (JSON.parse(fixture('chat/response-logprobs.json')) as Json).choices[0].logprobs.content as Json[];
 
-describe("a Chat client's logprobs over a Responses upstream", () => {
+describe("a Chat or Gemini client's logprobs over a Responses upstream", () => {
   let upstream: FakeUpstream;
   let gw: SpawnedGateway;
   let openai: OpenAI;
+  let google: GoogleGenAI;
 
   beforeAll(async () => {
     upstream = await startFakeUpstream((request) => {
@@ -33,6 +35,7 @@ describe("a Chat client's logprobs over a Responses upstream", () => {
       config: { providers: { or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1'] } }, routing: { retry: { attempts: 1 } } },
     });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 20_000 });
+    google = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 20_000 } });
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();
@@ -60,5 +63,13 @@ describe("a Chat client's logprobs over a Responses upstream", () => {
     }
     expect(text).toBe('Hello!');
     expect(tokens).toEqual(TOKENS);
+  });
+
+  it("@google/genai's responseLogprobs: the candidate's logprobsResult", async () => {
+    const answer = await google.models.generateContent({ model: 'or/gpt-4.1', contents: 'Say hello', config: { responseLogprobs: true, logprobs: 2 } });
+    // Before: 400 "generationConfig.responseLogprobs has no equivalent in the upstream format".
+    expect(answer.text).toBe('Hello!');
+    expect(answer.candidates?.[0].logprobsResult?.chosenCandidates).toEqual(TOKENS.map((entry) => ({ token: entry.token, logProbability: entry.logprob })));
+    expect(upstream.requests[0].json).toMatchObject({ include: ['message.output_text.logprobs'], top_logprobs: 2 });
   });
 });

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chatCodec } from '../../src/formats/chat/index.ts';
+import { geminiCodec } from '../../src/formats/gemini/index.ts';
 import { responsesCodec } from '../../src/formats/responses/index.ts';
 import type { ChatRequest } from '../../src/ir/index.ts';
 import { fitToModel } from '../../src/pipeline/fit-to-model.ts';
@@ -93,5 +94,29 @@ describe('logprobs: the stream', () => {
     expect(events.find((event) => event.type === 'response.output_text.done')?.logprobs).toEqual(TOKENS);
     const completed = events.find((event) => event.type === 'response.completed')!;
     expect(completed.response.output[0].content[0].logprobs).toEqual(TOKENS);
+  });
+});
+
+describe('logprobs: a Gemini client on an OpenAI upstream', () => {
+  const geminiAsk = geminiCodec.decodeRequest({ contents: [{ role: 'user', parts: [{ text: 'Say hello' }] }], generationConfig: { responseLogprobs: true, logprobs: 2 } }, { model: 'x', stream: false });
+  const chosen = TOKENS.map((entry) => ({ token: entry.token, logProbability: entry.logprob }));
+  const top = TOKENS.map((entry) => ({ candidates: (entry.top_logprobs as Json[]).map((alt) => ({ token: alt.token, logProbability: alt.logprob })) }));
+
+  it('responseLogprobs asks for them (before: a 422, "has no equivalent in the upstream format")', () => {
+    expect(geminiAsk.unconvertible).toBeUndefined();
+    expect(chatCodec.encodeRequest(converted(geminiAsk), { upstreamModel: 'gpt-4.1', converted: true })).toMatchObject({ logprobs: true, top_logprobs: 2 });
+  });
+
+  it("the answer's logprobsResult and avgLogprobs", () => {
+    const answer = geminiCodec.encodeResponse(chatCodec.decodeResponse(readJsonFixture('chat/response-logprobs.json')), geminiAsk) as Json;
+    expect(answer.candidates[0].logprobsResult).toEqual({ topCandidates: top, chosenCandidates: chosen });
+    expect(answer.candidates[0].avgLogprobs).toBeCloseTo((TOKENS[0].logprob + TOKENS[1].logprob) / 2);
+  });
+
+  it("streamed: each record with its tokens'", () => {
+    const sse = translateStream(chatCodec, geminiCodec, { ...geminiAsk, stream: true }, readFixture('chat/stream-logprobs.sse.txt'), 9);
+    const results = parseEvents(sse).flatMap((event) => ((event.data as Json).candidates?.[0]?.logprobsResult ? [(event.data as Json).candidates[0].logprobsResult] : []));
+    expect(results.flatMap((result) => result.chosenCandidates)).toEqual(chosen);
+    expect(results.flatMap((result) => result.topCandidates)).toEqual(top);
   });
 });

@@ -10,7 +10,7 @@ import { camelizeGeminiBody } from './proto-json.ts';
 const KNOWN = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
 /** Fields with no meaning outside Google: kept for a Gemini upstream, and a conversion refuses them (422 naming the field). */
 const GOOGLE_ONLY = ['cachedContent'];
-const GENERATION_ONLY = ['responseModalities', 'speechConfig', 'imageConfig', 'mediaResolution', 'responseLogprobs', 'logprobs', 'enableEnhancedCivicAnswers'];
+const GENERATION_ONLY = ['responseModalities', 'speechConfig', 'imageConfig', 'mediaResolution', 'enableEnhancedCivicAnswers'];
 /** A Map: the level is the client's text, never a prototype key (`toString`). */
 const LEVELS: ReadonlyMap<string, ReasoningEffort> = new Map([
   ['minimal', 'minimal'],
@@ -269,6 +269,10 @@ function readGenerationConfig(value: unknown, request: ChatRequest, check: Field
   const modalities = imageModalities(config.responseModalities);
   if (modalities) request.outputModalities = modalities;
   for (const key of GENERATION_ONLY) if (config[key] !== undefined && !(key === 'responseModalities' && modalities)) unconvertible.push({ field: at(key), message: 'has no equivalent in the upstream format' });
+  if (check.boolean(config.responseLogprobs, at('responseLogprobs')) === true) {
+    request.logprobs = true;
+    set('topLogprobs', check.number(config.logprobs, at('logprobs'), { min: 0, max: 20, integer: true }));
+  }
   set('responseFormat', responseFormatOf(config, check, unconvertible));
   const thinking = check.record(config.thinkingConfig, at('thinkingConfig'));
   if (thinking) {

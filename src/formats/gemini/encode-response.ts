@@ -1,5 +1,6 @@
 import type { ChatRequest, ChatResponse, ContentPart, MediaSource, ReasoningPart } from '../../ir/index.ts';
-import { argumentsForClient, carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, tryParseJson } from '../shared/index.ts';
+import { argumentsForClient, carryOpaque, hasMetadata, isRecord, logprobsOfParts, opaqueOfReasoning, tryParseJson } from '../shared/index.ts';
+import { averageLogprob, encodeGeminiLogprobs } from './map-logprobs.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { SKIP_SIGNATURE, signatureOf } from './signature.ts';
@@ -18,6 +19,11 @@ export function encodeGeminiResponse(response: ChatResponse, request: ChatReques
   const candidate: Json = { content: { role: 'model', parts }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
   const grounding = groundingOf(content);
   if (grounding) candidate.groundingMetadata = grounding;
+  const logprobs = logprobsOfParts(content);
+  if (logprobs) {
+    candidate.avgLogprobs = averageLogprob(logprobs);
+    candidate.logprobsResult = encodeGeminiLogprobs(logprobs);
+  }
   return {
     candidates: [candidate],
     usageMetadata: encodeGeminiUsage(response.usage),

@@ -7,6 +7,7 @@ import { encodeGeminiStreamError } from './errors.ts';
 import { callCarry, clientCall, clientThought, isForeignReasoning, madeImagePart, markUnsignedCall, unwrapAnswer, unwrapKey } from './encode-response.ts';
 import { encodeGeminiFinishReason } from './map-finish-reason.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
+import { encodeGeminiLogprobs } from './map-logprobs.ts';
 import { GOOGLE } from './signature.ts';
 import { GroundingWriter } from './map-grounding.ts';
 
@@ -71,7 +72,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         this.blockText += part.text;
         // A wrapped enum answer goes out whole at the block's end, unwrapped.
         if (this.unwrap !== undefined) return [];
-        return part.text ? [this.chunk([{ text: part.text }])] : [];
+        return part.text ? [this.chunk([{ text: part.text }], part.logprobs && { logprobsResult: encodeGeminiLogprobs(part.logprobs) })] : [];
       case 'refusal-delta':
         this.grounding.advance(part.text);
         return part.text ? [this.chunk([{ text: part.text }])] : [];
@@ -172,8 +173,8 @@ class GeminiStreamEncoder implements StreamEncoder {
     return text ? [this.chunk([{ text, thought: true }])] : [];
   }
 
-  private chunk(parts: Json[]): SseRecord {
-    return jsonRecord(undefined, { candidates: [{ content: { role: 'model', parts }, index: 0 }], modelVersion: this.model, responseId: this.id });
+  private chunk(parts: Json[], extra?: Json): SseRecord {
+    return jsonRecord(undefined, { candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], modelVersion: this.model, responseId: this.id });
   }
 
   private last(): SseRecord {
