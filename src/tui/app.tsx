@@ -72,17 +72,25 @@ function AppBody({ api, connection, refreshMs = DEFAULT_REFRESH_MS, now = Date.n
   const Screen = SCREENS[state.tab];
   // One row short of the terminal: a frame as tall as the screen makes Ink clear it on every render.
   const height = Math.max(10, size.rows - 1);
-  const where = connection.mode === 'server' ? `server ${connection.url ?? ''}` : `local ${connection.dataDir}`;
+  const where = connection.mode === 'server' ? connection.url ?? '' : connection.dataDir;
   return (
     <TuiContext.Provider value={services}>
       <Box flexDirection="column" width={size.columns} height={height}>
+        {/* The title and the mode stay whole on a narrow terminal; the URL or the data dir gives way from its start. */}
         <Box justifyContent="space-between">
-          <Text bold color="cyan">
-            gateway admin
-          </Text>
-          <Text dimColor wrap="truncate-start">
-            {where}
-          </Text>
+          <Box flexShrink={0} marginRight={2}>
+            <Text bold color="cyan">
+              gateway admin
+            </Text>
+          </Box>
+          <Box flexShrink={1}>
+            <Box flexShrink={0}>
+              <Text dimColor>{`${connection.mode === 'server' ? 'server' : 'local'} `}</Text>
+            </Box>
+            <Text dimColor wrap="truncate-start">
+              {where}
+            </Text>
+          </Box>
         </Box>
         <TabBar tabs={tabs} current={state.tab} />
         <Box flexDirection="column" flexGrow={1} marginTop={1} overflow="hidden">

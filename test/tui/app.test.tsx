@@ -39,6 +39,17 @@ describe('admin TUI: tabs and screens', () => {
     expect(await tui.waitFor('http://127.0.0.1:8787')).toMatch(/mode\s+server http:\/\/127\.0\.0\.1:8787/);
   });
 
+  it("the header keeps the mode when the data dir is longer than the line: the path's start gives way", async () => {
+    const dataDir = `/srv/${'deeply-nested-folder/'.repeat(5)}gateway/.gateway`;
+    const tui = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'local', dataDir } });
+    const header = (await tui.waitFor('tokens this month')).split('\n')[0];
+    expect(header).toMatch(/^gateway admin\s+local …/);
+    expect(header).toMatch(/folder\/gateway\/\.gateway$/);
+    // A short one stays beside its mode, at the right.
+    const short = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' } });
+    expect((await short.waitFor('tokens this month')).split('\n')[0]).toMatch(/^gateway admin {20,}server http:\/\/127\.0\.0\.1:8787$/);
+  });
+
   it('switches tabs with number keys and left/right, wrapping around', async () => {
     const api = fakeAdminApi({ keys: [apiKey('key_abc', { name: 'ci-key' })], media: [media('gen_1')] });
     const tui = await renderWithAdmin(api);
