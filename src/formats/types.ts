@@ -363,6 +363,8 @@ export interface ConvertedFit {
   noJsonMode?: boolean;
   /** The format has no stop sequences (OpenAI Responses): a converted `stop` is left out, and said. */
   noStop?: boolean;
+  /** The gateway does not ask this format for token log probabilities (Messages has none; Gemini's some models refuse): left out, and said. */
+  noLogprobs?: boolean;
   /**
    * The models of this format's API that refuse sampling parameters (OpenAI's reasoning models,
    * by upstream id): a converted `temperature`, `top_p` and penalties are left out for them.

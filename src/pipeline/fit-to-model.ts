@@ -62,6 +62,12 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
       adapted.push(`${name}=removed`);
     }
   }
+  if (fit.noLogprobs && request.logprobs) {
+    const fitted = edit();
+    delete fitted.logprobs;
+    delete fitted.topLogprobs;
+    adapted.push('logprobs=removed');
+  }
   if (fit.noStop && request.stop?.length) {
     delete edit().stop;
     adapted.push('stop=removed');

@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { REPO_ROOT, spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 
 type Json = Record<string, any>;
 
@@ -20,6 +21,7 @@ const TOKENS = (JSON.parse(fixture('chat/response-logprobs.json')) as Json).choi
 
 describe("a Chat or Gemini client's logprobs over a Responses upstream", () => {
   let upstream: FakeUpstream;
+  let anthropicFake: StrictFake;
   let gw: SpawnedGateway;
   let openai: OpenAI;
   let google: GoogleGenAI;
@@ -31,8 +33,15 @@ describe("a Chat or Gemini client's logprobs over a Responses upstream", () => {
       if (body.stream) return { headers: { 'content-type': 'text/event-stream' }, sse: fixture('responses/logprobs.sse.txt').split(/(?<=\n\n)/) };
       return { json: JSON.parse(fixture('responses/response-logprobs.json')) };
     });
+    anthropicFake = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, finalText: 'Hello!' });
     gw = await spawnGateway({
-      config: { providers: { or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1'] } }, routing: { retry: { attempts: 1 } } },
+      config: {
+        providers: {
+          or: { plugin: 'openai', baseURL: `${upstream.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1'] },
+          ant: { plugin: 'anthropic', baseURL: anthropicFake.url, apiKey: 'x', models: ['claude-up'] },
+        },
+        routing: { retry: { attempts: 1 } },
+      },
     });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 20_000 });
     google = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.url, timeout: 20_000 } });
@@ -40,6 +49,7 @@ describe("a Chat or Gemini client's logprobs over a Responses upstream", () => {
   afterAll(async () => {
     await gw?.stop();
     await upstream?.close();
+    await anthropicFake?.close();
   });
   beforeEach(() => {
     upstream.requests.length = 0;
@@ -71,5 +81,13 @@ describe("a Chat or Gemini client's logprobs over a Responses upstream", () => {
     expect(answer.text).toBe('Hello!');
     expect(answer.candidates?.[0].logprobsResult?.chosenCandidates).toEqual(TOKENS.map((entry) => ({ token: entry.token, logProbability: entry.logprob })));
     expect(upstream.requests[0].json).toMatchObject({ include: ['message.output_text.logprobs'], top_logprobs: 2 });
+  });
+
+  it('on a Messages upstream, which has none: answered without them, said in X-Gateway-Adapted', async () => {
+    const { data, response } = await openai.chat.completions.create({ model: 'ant/claude-up', messages: [{ role: 'user', content: 'Say hello' }], logprobs: true }).withResponse();
+    // Before: left out without a word.
+    expect(anthropicFake.rejections).toEqual([]);
+    expect(data.choices[0].logprobs).toBeNull();
+    expect(response.headers.get('x-gateway-adapted')).toBe('logprobs=removed');
   });
 });

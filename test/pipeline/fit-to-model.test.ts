@@ -92,6 +92,13 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
     expect(request.stop).toEqual(['\nObservation:']);
   });
 
+  it.each(['messages', 'gemini'])('%s is not asked for token log probabilities (fit.noLogprobs): left out, said', (target) => {
+    // Before: dropped by the encoder without a word, choices[0].logprobs null.
+    const { request, adapted } = fitToModel({ ...ask, temperature: undefined, stop: undefined, logprobs: true, topLogprobs: 2 }, modelFor(target), target);
+    expect(adapted).toEqual(['logprobs=removed']);
+    expect([request.logprobs, request.topLogprobs]).toEqual([undefined, undefined]);
+  });
+
   it('Responses has no stop sequences for any model (fit.noStop): left out, said', () => {
     // Before: dropped by the encoder without a word, the answer running past the client's stop.
     const { request, adapted } = fitToModel(ask, modelFor('responses'), 'responses');

@@ -86,7 +86,7 @@ export const geminiFormat = defineFormat({
   imageOutput: 'any-model',
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
   // FunctionDeclaration.name: a letter or `_` first; letters, digits, `_ . : -`; at most 64 (400 INVALID_ARGUMENT otherwise).
-  fit: { toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },
+  fit: { noLogprobs: true, toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },
   countTokens: geminiCountTokens,
   embeddings: geminiEmbeddings,
   // Vertex AI's `:predict`: Imagen's shape for an image model (the embeddings face takes the same URL for an embedding model).

@@ -114,7 +114,7 @@ export const messagesFormat = defineFormat({
   hostedWebSearch: true,
   vendorTools: { kind: 'Anthropic tool', api: 'the Anthropic Messages API', read: messagesVendorTools },
   // Anthropic has the `max` effort and no JSON mode.
-  fit: { maxEffort: true, noJsonMode: true, toolName: { pattern: /^[a-zA-Z0-9_-]{1,128}$/, maxLength: 128 } },
+  fit: { maxEffort: true, noJsonMode: true, noLogprobs: true, toolName: { pattern: /^[a-zA-Z0-9_-]{1,128}$/, maxLength: 128 } },
   passthrough: { read: readMessagesRequest, capOutput: capMessagesOutput, prepare: dropUnverifiableThinking },
   countTokens: {
     path: '/v1/messages/count_tokens',
