@@ -6,7 +6,7 @@ export { patchCall } from './patch-request.ts';
 export { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 export { boundInputTokens } from './bound-input-tokens.ts';
 export { iterateTarget } from './relay-stream.ts';
-export { checkConvertible, prepareCall, withoutRefusedAsk, type CallSource, type PreparedCall } from './prepare-call.ts';
+export { checkConvertible, prepareCall, refusedAsk, withoutAsk, withoutRefusedAsk, type CallSource, type PreparedCall } from './prepare-call.ts';
 export { restoreToolNames } from './fit-tool-names.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';
 export { countInputTokens } from './count-input-tokens.ts';

@@ -104,17 +104,33 @@ export function prepareCall(
 }
 
 /**
+ * The ask an upstream refused for the account, not the request (a 400 naming a param the target
+ * format's `fit.withoutRefused` can leave out: OpenAI's reasoning summary for an unverified
+ * organization); undefined when the refusal stands.
+ */
+export function refusedAsk(prepared: PreparedCall, error: unknown): string | undefined {
+  if (prepared.passthrough || !isGatewayError(error) || error.details?.upstream_status !== 400) return undefined;
+  const param = error.details.param;
+  return typeof param === 'string' && withoutAsk(prepared, param) ? param : undefined;
+}
+
+/** A converted call without `param` (said in `adapted`); undefined when it does not ask for it or the format cannot leave it out. */
+export function withoutAsk(prepared: PreparedCall, param: string): PreparedCall | undefined {
+  if (prepared.passthrough) return undefined;
+  const refit = getFormat(prepared.upstreamFormat).fit?.withoutRefused?.(prepared.call.body, param);
+  if (!refit) return undefined;
+  const call = { ...prepared.call, body: refit.body, rawBody: JSON.stringify(refit.body) };
+  return { ...prepared, call, adapted: [...(prepared.adapted ?? []), refit.adapted] };
+}
+
+/**
  * A converted call once more without an ask the upstream refused for the account, not the
  * request (the target format's `fit.withoutRefused`: OpenAI's reasoning summary for an
  * unverified organization), said in `adapted`; undefined when the refusal stands.
  */
 export function withoutRefusedAsk(prepared: PreparedCall, error: unknown): PreparedCall | undefined {
-  if (prepared.passthrough || !isGatewayError(error) || error.details?.upstream_status !== 400) return undefined;
-  const param = error.details.param;
-  const refit = typeof param === 'string' ? getFormat(prepared.upstreamFormat).fit?.withoutRefused?.(prepared.call.body, param) : undefined;
-  if (!refit) return undefined;
-  const call = { ...prepared.call, body: refit.body, rawBody: JSON.stringify(refit.body) };
-  return { ...prepared, call, adapted: [...(prepared.adapted ?? []), refit.adapted] };
+  const param = refusedAsk(prepared, error);
+  return param === undefined ? undefined : withoutAsk(prepared, param);
 }
 
 /** The framing a passthrough asks the upstream for: the client's, unless only clients get it (StreamFraming.clientOnly: Bedrock's event-stream). */

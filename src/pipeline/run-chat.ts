@@ -10,7 +10,7 @@ import { buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackIn
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
-import { prepareCall, withoutRefusedAsk, type PreparedCall } from './prepare-call.ts';
+import { prepareCall, refusedAsk, withoutAsk, type PreparedCall } from './prepare-call.ts';
 import { restoreToolNames } from './fit-tool-names.ts';
 import type { RelayOptions } from './relay-records.ts';
 import { relayStream } from './relay-stream.ts';
@@ -60,6 +60,9 @@ function callModel(
   let answering: Promise<Answer>;
   try {
     let prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
+    const refits = !prepared.passthrough && getFormat(prepared.upstreamFormat).fit?.withoutRefused !== undefined;
+    // Asks this provider refused for its account within the hour: left out at once, not refused again first.
+    if (refits) for (const param of router.refusedAsks.of(model.provider.id)) prepared = withoutAsk(prepared, param) ?? prepared;
     const startedAt = router.now();
     let calling = callUpstream(model, prepared.call, client, prepared.compact);
     // OpenAI's compaction passed to a Responses server that has none (vLLM, Ollama…): the model summarizes there, over its /responses.
@@ -72,10 +75,12 @@ function callModel(
       });
     }
     // An ask the account may not have (OpenAI's reasoning summaries): made once more without it.
-    if (!prepared.passthrough && getFormat(prepared.upstreamFormat).fit?.withoutRefused) {
+    if (refits) {
       calling = calling.catch((error: unknown) => {
-        const again = withoutRefusedAsk(prepared, error);
+        const param = refusedAsk(prepared, error);
+        const again = param === undefined ? undefined : withoutAsk(prepared, param);
         if (!again) throw error;
+        router.refusedAsks.remember(model.provider.id, param!);
         prepared = again;
         return callUpstream(model, prepared.call, client);
       });

@@ -9,3 +9,4 @@ export { buildRoutingHeaders } from './build-routing-headers.ts';
 export { describeRoutingEvents } from './describe-routing-events.ts';
 export type { RoutePlan, RoutingInfo, RoutingMode, FallbackInfo } from './types.ts';
 export { StickySessions, type StickyOptions } from './sticky-sessions.ts';
+export { RefusedAsks } from './refused-asks.ts';

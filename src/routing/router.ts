@@ -4,6 +4,7 @@ import { routingConfigSchema, type RoutingConfig, type RoutingConfigInput } from
 import { LatencyTracker } from './latency-tracker.ts';
 import type { OrderContext } from './order-candidates.ts';
 import { isChatType, planChatRoute, planRoute, type CandidateFilter } from './plan-route.ts';
+import { RefusedAsks } from './refused-asks.ts';
 import { StickySessions } from './sticky-sessions.ts';
 import type { RoutePlan } from './types.ts';
 
@@ -17,6 +18,8 @@ export class Router {
   readonly breaker: CircuitBreaker;
   readonly latency: LatencyTracker;
   readonly sticky: StickySessions;
+  /** Asks each provider refused for its account (a reasoning summary), left out of its next calls for an hour. */
+  readonly refusedAsks: RefusedAsks;
   readonly now: () => number;
   readonly random: () => number;
   /** What ordering reads (latency averages, the random source): made once, not per plan. */
@@ -32,6 +35,7 @@ export class Router {
     this.breaker = new CircuitBreaker({ ...config.breaker, now: this.now });
     this.latency = new LatencyTracker(config.latency.alpha);
     this.sticky = new StickySessions(config.sticky);
+    this.refusedAsks = new RefusedAsks(this.now);
     this.ordering = { latency: (id) => this.latency.get(id), random: this.random };
   }
 

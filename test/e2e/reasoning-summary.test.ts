@@ -64,13 +64,24 @@ describe('reasoning summaries for thinking clients on a Responses upstream', () 
     expect(response.headers.get('x-gateway-adapted')).toBeNull();
   });
 
-  it.each([false, true])('an organization OpenAI has not verified: asked once more without the summary, answered (stream: %s)', async (stream) => {
-    const { data, response } = await ask('nv/gpt-5', stream);
+  it('an organization OpenAI has not verified: asked once more without the summary, answered; its next calls leave the summary out at once', async () => {
+    const first = await ask('nv/gpt-5', false);
     expect(unverified.rejections).toEqual([UNVERIFIED_SUMMARY]);
     expect(sent('nv').map((body) => body.reasoning)).toEqual([{ effort: 'medium', summary: 'auto' }, { effort: 'medium' }]);
-    expect(data.content[0]).toMatchObject({ type: 'thinking', thinking: '', signature: expect.stringMatching(/^gwpm:/) });
-    expect(data.content[1]).toMatchObject({ type: 'text', text: 'Hello there.' });
-    expect(response.headers.get('x-gateway-adapted')).toBe('reasoning.summary=removed');
+    expect(first.data.content[0]).toMatchObject({ type: 'thinking', thinking: '', signature: expect.stringMatching(/^gwpm:/) });
+    expect(first.data.content[1]).toMatchObject({ type: 'text', text: 'Hello there.' });
+    expect(first.response.headers.get('x-gateway-adapted')).toBe('reasoning.summary=removed');
+    // The refusal is the organization's, not the request's: the next call (streamed) is not refused first.
+    openai.requests.length = 0;
+    const next = await ask('nv/gpt-5', true);
+    expect(unverified.rejections).toEqual([UNVERIFIED_SUMMARY]);
+    expect(sent('nv').map((body) => body.reasoning)).toEqual([{ effort: 'medium' }]);
+    expect(next.data.content[1]).toMatchObject({ type: 'text', text: 'Hello there.' });
+    expect(next.response.headers.get('x-gateway-adapted')).toBe('reasoning.summary=removed');
+    // The verified organization's provider still asks for its summary.
+    openai.requests.length = 0;
+    await ask('ok/gpt-5', false);
+    expect(sent('ok')[0].reasoning).toEqual({ effort: 'medium', summary: 'auto' });
   });
 
   it("gemini-cli's includeThoughts from an unverified organization: answered, not OpenAI's 400", async () => {
@@ -78,6 +89,8 @@ describe('reasoning summaries for thinking clients on a Responses upstream', () 
     const answer = await google.models.generateContent({ model: 'nv/gpt-5', contents: 'Say hi', config: { thinkingConfig: { includeThoughts: true, thinkingBudget: -1 } } });
     expect(answer.text).toBe('Hello there.');
     expect(answer.sdkHttpResponse?.headers?.['x-gateway-adapted']).toBe('reasoning.summary=removed');
-    expect(sent('nv')).toHaveLength(2);
+    // The provider's refusal is remembered from the call above: asked without the summary at once.
+    expect(sent('nv')).toHaveLength(1);
+    expect(sent('nv')[0].reasoning).not.toHaveProperty('summary');
   });
 });
