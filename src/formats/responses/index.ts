@@ -18,6 +18,9 @@ import { createResponsesUsageTap, finishResponsesPassthrough, nextSequenceNumber
 import { responsesVendorTools } from './read-request.ts';
 
 /** What OpenAI's `/v1/responses/input_tokens` takes of a Responses body (`stream`, `store`, `max_output_tokens`, … are unknown parameters there). */
+/** A count body without the reasoning summary a thinking client's request asks for. */
+const withoutSummary = (body: Record<string, unknown>): Record<string, unknown> => withoutRefusedSummary(body, 'reasoning.summary')?.body ?? body;
+
 const RESPONSES_COUNTED = new Set(['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text', 'truncation']);
 
 /** The OpenAI Responses (`POST /v1/responses`) codec. */
@@ -62,7 +65,8 @@ export const responsesFormat = defineFormat({
     path: '/v1/responses/input_tokens',
     decode: (body, model) => decodeResponsesRequest({ input: [], ...body, model, stream: false }),
     upstreamBody: countBodyFor,
-    bodyFor: (request, upstreamModel) => pickCounted(encodeResponsesRequest(loneResultsAsUserContent(request), { upstreamModel, converted: true }), RESPONSES_COUNTED),
+    // Without a reasoning summary: it changes no input token, and OpenAI refuses it to an organization it has not verified.
+    bodyFor: (request, upstreamModel) => withoutSummary(pickCounted(encodeResponsesRequest(loneResultsAsUserContent(request), { upstreamModel, converted: true }), RESPONSES_COUNTED)),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
   },
