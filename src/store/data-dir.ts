@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensurePrivateDir } from '../util/index.ts';
+import { ensurePrivateDir, syncDirNow } from '../util/index.ts';
 import { newId } from '../util/index.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
@@ -213,13 +213,5 @@ function writeDurably(file: string, content: string): void {
     fs.closeSync(fd);
   }
   fs.renameSync(side, file);
-  let dir: number | undefined;
-  try {
-    dir = fs.openSync(path.dirname(file), 'r');
-    fs.fsyncSync(dir);
-  } catch {
-    // a platform whose directories cannot be opened (Windows): the rename stands as written
-  } finally {
-    if (dir !== undefined) fs.closeSync(dir);
-  }
+  syncDirNow(path.dirname(file));
 }

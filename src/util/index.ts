@@ -9,7 +9,7 @@ export { rememberSecret, rememberSecretHeader, isRememberedSecret, hasSecrets, r
 export { createTurns, type Turns } from './in-turn.ts';
 export { patchJsonFields } from './patch-json-fields.ts';
 export { MAX_JSON_DEPTH, findTooDeepField, isTooDeep } from './json-depth.ts';
-export { keepRejectedLines, type RejectedLine } from './keep-rejected-lines.ts';
+export { keepRejectedLines, syncDirNow, type RejectedLine } from './keep-rejected-lines.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { FILE_MODE, ensurePrivateDir, securePrivateTree } from './private-files.ts';
 export { readLogLines, type LogLine } from './read-log-lines.ts';

@@ -66,7 +66,7 @@ export function keepRejectedLines(file: string, lines: readonly RejectedLine[]):
 }
 
 /** Makes a new name in `dir` durable, where the platform lets a directory be opened (not on Windows: the file stands as written). */
-function syncDirNow(dir: string): void {
+export function syncDirNow(dir: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(dir, 'r');
