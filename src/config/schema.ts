@@ -69,6 +69,12 @@ const modelEntrySchema = z.union([
      * deployment): sent as the upstream model id; prices and facts still come from `id`.
      */
     deployment: z.string().min(1).max(256).optional(),
+    /**
+     * The model this entry is, when its `id` does not say so (`{ id: 'my-gpt5-prod', baseModel:
+     * 'gpt-5' }`): what the gateway knows of a model by its id (a reasoning model, OpenAI's own
+     * fields, catalog facts and prices) is read from this id instead.
+     */
+    baseModel: z.string().min(1).max(256).optional(),
   }),
 ]);
 

@@ -35,6 +35,12 @@ export interface BodyShape {
 export interface EncodeRequestOptions {
   /** The model id as the upstream knows it (without the `provider/` prefix). */
   upstreamModel: string;
+  /**
+   * Which model it is, when `upstreamModel` is only a name for it (an Azure deployment
+   * `my-gpt5-prod` of gpt-5): what depends on the model (OpenAI's reasoning models, its own
+   * fields, Gemini 3's thinking levels) is decided by this id. Default: `upstreamModel`.
+   */
+  baseModel?: string;
   /** Default max tokens for formats that require one (Messages). */
   defaultMaxTokens?: number;
   /**
@@ -367,9 +373,9 @@ export interface ConvertedFit {
   noLogprobs?: boolean;
   /**
    * The models of this format's API that refuse sampling parameters (OpenAI's reasoning models,
-   * by upstream id): a converted `temperature`, `top_p` and penalties are left out for them.
+   * by the model's id: baseModelOf, not a deployment's name): a converted `temperature`, `top_p` and penalties are left out for them.
    */
-  noSampling?: (upstreamModel: string) => boolean;
+  noSampling?: (model: string) => boolean;
   /**
    * An ask of a converted body that the upstream may refuse for the account rather than the request
    * (OpenAI's reasoning summaries need a verified organization: 400, param `reasoning.summary`):

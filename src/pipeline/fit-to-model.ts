@@ -1,6 +1,6 @@
 import type { ChatRequest, TextPart, WireFormat } from '../ir/index.ts';
 import { getFormat, isOpenAIChatModelWithoutReasoning } from '../formats/index.ts';
-import { hasKnownCapabilities } from '../providers/index.ts';
+import { baseModelOf, hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 
 /** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
@@ -54,7 +54,7 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     edit().reasoning = { ...request.reasoning, effort: 'high' };
     adapted.push('reasoning.effort=high');
   }
-  if (fit.noSampling?.(model.upstreamId) && !knownNotToReason(model)) {
+  if (fit.noSampling?.(baseModelOf(model)) && !knownNotToReason(model)) {
     for (const [field, name] of SAMPLING) {
       const value = request[field];
       if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
@@ -87,7 +87,7 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
  */
 function knownNotToReason(model: CatalogModel): boolean {
   if (hasKnownCapabilities(model.spec)) return !model.spec.capabilities?.includes('thinking');
-  return isOpenAIChatModelWithoutReasoning(model.upstreamId);
+  return isOpenAIChatModelWithoutReasoning(baseModelOf(model));
 }
 
 function jsonInstruction(): TextPart {

@@ -2,7 +2,7 @@ import { compactionRequest, framingOf, getFormat } from '../formats/index.ts';
 import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
-import { modalitiesOf, type CatalogModel } from '../providers/index.ts';
+import { baseModelOf, modalitiesOf, type CatalogModel } from '../providers/index.ts';
 import { fitToModel } from './fit-to-model.ts';
 import { fitToolNames, type ToolNames } from './fit-tool-names.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
@@ -91,7 +91,7 @@ export function prepareCall(
   // Formats with explicit cache markers (Messages) place them on a converted request.
   const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
   const named = fitToolNames(fitted.request, upstreamFormat);
-  const body = getFormat(upstreamFormat).codec.encodeRequest(named.request, { upstreamModel: model.upstreamId, defaultMaxTokens: options.defaultMaxTokens, autoCache, converted });
+  const body = getFormat(upstreamFormat).codec.encodeRequest(named.request, { upstreamModel: model.upstreamId, baseModel: baseModelOf(model), defaultMaxTokens: options.defaultMaxTokens, autoCache, converted });
   const prepared: PreparedCall = { call: callOf(upstreamFormat, model, stream, exchange, body, JSON.stringify(body)), upstreamFormat, passthrough: false, stripUsageChunk: false };
   if (references) fitted.adapted.push(`item_reference=dropped(${references.length})`);
   if (named.names) {

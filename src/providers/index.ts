@@ -3,5 +3,5 @@ export { loadPlugin, registerPluginFormats, resolvePluginFile, PluginLoadError, 
 export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';
 export { modalitiesOf } from './model-object-fields.ts';
-export { hasKnownCapabilities } from './resolve-model-spec.ts';
+export { baseModelOf, hasKnownCapabilities } from './resolve-model-spec.ts';
 export { anthropicListPage, anthropicModelPage, anthropicPageQuery, toAnthropicModelObject } from './describe-anthropic-model.ts';

@@ -99,19 +99,20 @@ export class ProviderRegistry {
     };
     this.providers.set(id, provider);
     const entries: ModelEntry[] = models ?? [...(plugin.models ?? []), ...(instance.models ?? [])].map((m) => m.id);
-    for (const entry of entries) if (entry !== '*') this.addModel(provider, resolveModelSpec(entry, facts), typeof entry === 'object' ? entry.deployment : undefined);
+    for (const entry of entries) if (entry !== '*') this.addModel(provider, resolveModelSpec(entry, facts), typeof entry === 'object' ? entry : undefined);
     if (!instance.chat) warnChatless(provider, this.models, log);
   }
 
-  /** `deployment`: the name the upstream knows the model by, when the config gives one (else its id). */
-  private addModel(provider: Provider, spec: ModelSpec, deployment?: string): void {
+  /** `deployment`: the name the upstream knows the model by, when the config gives one (else its id); `baseModel`: the model it is. */
+  private addModel(provider: Provider, spec: ModelSpec, entry?: { deployment?: string; baseModel?: string }): void {
     const model: CatalogModel = {
       id: `${provider.id}/${spec.id}`,
       provider,
-      upstreamId: deployment ?? spec.id,
+      upstreamId: entry?.deployment ?? spec.id,
       spec,
       formats: spec.formats ?? provider.formats,
     };
+    if (entry?.baseModel !== undefined) model.baseModel = entry.baseModel;
     this.models.push(model);
     this.byFullId.set(model.id, model);
     this.pinnedById.set(model.id, { pinned: true, candidates: [model] });

@@ -1,6 +1,7 @@
 import { applyConfigEntry, mergeSpecLayers, ModelIdIndex, openCatalogProvider, type CatalogProvider } from '../catalog/index.ts';
 import type { ModelEntry } from '../config/index.ts';
 import type { ModelSpec, ProviderInstance, ProviderPlugin } from '../plugin-kit/index.ts';
+import type { CatalogModel } from './types.ts';
 
 const CHAT_DEFAULT_CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling'];
 
@@ -34,10 +35,12 @@ export async function gatherModelFacts(plugin: ProviderPlugin<unknown>, instance
  */
 export function resolveModelSpec(entry: ModelEntry, facts: ModelFacts): ModelSpec {
   const id = typeof entry === 'string' ? entry : entry.id;
-  const known = mergeSpecLayers(id, [facts.bundled?.find(id), facts.describe?.(id), facts.plugin.get(id), facts.served.get(id)]);
+  // `baseModel` says which model an id that names none is: the catalog's facts are that model's.
+  const base = typeof entry === 'string' ? id : (entry.baseModel ?? id);
+  const known = mergeSpecLayers(id, [facts.bundled?.find(base), facts.describe?.(base), facts.plugin.get(base), facts.served.get(id)]);
   if (typeof entry === 'string') return withDefaults(known);
-  // `deployment` names the model upstream (the registry's upstreamId); it is not a fact of the model.
-  const { deployment: _deployment, ...given } = entry;
+  // `deployment` names the model upstream (the registry's upstreamId) and `baseModel` the model it is (CatalogModel.baseModel): neither is a fact of the model.
+  const { deployment: _deployment, baseModel: _baseModel, ...given } = entry;
   return withDefaults(applyConfigEntry(known, given as Partial<ModelSpec>));
 }
 
@@ -50,4 +53,13 @@ function withDefaults(spec: ModelSpec): ModelSpec {
 /** False when a model's capabilities are the defaults given to an id nobody described (catalog, plugin, config). */
 export function hasKnownCapabilities(spec: ModelSpec): boolean {
   return spec.capabilities !== undefined && spec.capabilities !== CHAT_DEFAULT_CAPS;
+}
+
+/**
+ * Which model a catalog entry is, for what the gateway knows by model id (OpenAI's reasoning
+ * models, its own fields, Gemini 3's thinking levels): the config's `baseModel`, else the
+ * gateway's id, never a `deployment` (an Azure deployment is only a name: `my-gpt5-prod`).
+ */
+export function baseModelOf(model: Pick<CatalogModel, 'baseModel' | 'spec'>): string {
+  return model.baseModel ?? model.spec.id;
 }

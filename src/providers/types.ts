@@ -30,6 +30,8 @@ export interface CatalogModel {
   provider: Provider;
   /** The id the upstream knows. */
   upstreamId: string;
+  /** The config entry's `baseModel`: the model this entry is when its id does not say so (read through baseModelOf). */
+  baseModel?: string;
   spec: ModelSpec;
   formats: WireFormat[];
 }

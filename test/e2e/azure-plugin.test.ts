@@ -12,6 +12,10 @@ type Json = Record<string, any>;
 const API_KEY = 'azure-key-0123456789';
 const ENTRA = { tenantId: 'contoso-tenant', clientId: 'app-7f3c', clientSecret: 'entra-client-secret-value', expiresInSeconds: 4 };
 const GPT41 = { model: 'gpt-4.1', maxOutput: 32_768, reasoning: false };
+/** A gpt-5 deployment under a name of its own: Azure applies gpt-5's rules (no `stop`, no sampling). */
+const GPT5 = { model: 'gpt-5', maxOutput: 128_000, reasoning: true };
+/** An Azure AI Foundry deployment of a model OpenAI does not make. */
+const LLAMA = { model: 'Llama-3.3-70B-Instruct', maxOutput: 8_192, reasoning: false };
 /** A small red PNG, as clients send images. */
 const PNG_DATA_URL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
@@ -35,7 +39,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
 
   beforeAll(async () => {
     azure = await startFakeAzure({
-      deployments: { 'prod-gpt41': GPT41, 'my-dalle': { ...GPT41, model: 'dall-e-3' }, pictures: { ...GPT41, model: 'gpt-image-1' }, 'my-tts': { ...GPT41, model: 'tts-1' }, 'my-whisper': { ...GPT41, model: 'whisper-1' }, 'my-embed': { ...GPT41, model: 'text-embedding-3-small' } },
+      deployments: { 'prod-gpt41': GPT41, 'my-dalle': { ...GPT41, model: 'dall-e-3' }, pictures: { ...GPT41, model: 'gpt-image-1' }, 'my-tts': { ...GPT41, model: 'tts-1' }, 'my-whisper': { ...GPT41, model: 'whisper-1' }, 'my-embed': { ...GPT41, model: 'text-embedding-3-small' }, 'my-gpt5-prod': GPT5, 'Llama-3.3-70B-Instruct': LLAMA },
       apiKey: API_KEY,
       entra: ENTRA,
       pick: pickWeather,
@@ -59,6 +63,13 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
               { id: 'whisper-1', deployment: 'my-whisper' },
               { id: 'text-embedding-3-small', deployment: 'my-embed' },
             ],
+          },
+          // Chat only, so Messages and Responses clients are converted: the deployment names no model; the id (or baseModel) does.
+          'azure-chat': {
+            plugin: 'azure',
+            endpoint: azure.url,
+            apiKey: API_KEY,
+            models: [{ id: 'gpt-5', deployment: 'my-gpt5-prod' }, { id: 'reasoner', deployment: 'my-gpt5-prod', baseModel: 'gpt-5' }, 'Llama-3.3-70B-Instruct', { id: 'gpt-4.1', deployment: 'prod-gpt41' }],
           },
           'azure-dated': { plugin: 'azure', endpoint: azure.url, apiKey: API_KEY, apiVersion: '2025-04-01-preview', formats: ['chat', 'responses'], models: [{ id: 'gpt-4.1', deployment: 'prod-gpt41' }] },
           'azure-entra': { plugin: 'azure', endpoint: azure.url, tenantId: ENTRA.tenantId, clientId: ENTRA.clientId, clientSecret: ENTRA.clientSecret, authorityHost: azure.entraUrl, models: [{ id: 'gpt-4.1', deployment: 'prod-gpt41' }] },
@@ -326,6 +337,35 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
     expect(lastAzure()).toMatchObject({ path: '/openai/v1/chat/completions', headers: { authorization: `Bearer ${API_KEY}` }, json: { model: 'prod-gpt41' } });
     const refused = await openai.chat.completions.create({ model: 'azure-via-openai/gpt-4.1', messages: [{ role: 'user', content: 'FILTER_PROMPT' }] }).then(() => undefined, (e: unknown) => e);
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_filter');
+  });
+
+  it("a gpt-5 deployment named otherwise gets gpt-5's rules: a converted stop is left out, not refused by Azure", async () => {
+    for (const model of ['azure-chat/gpt-5', 'azure-chat/reasoner']) {
+      const { data, response } = await anthropic.messages
+        .create({ model, max_tokens: 256, stop_sequences: ['END'], system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
+      expect(data.content[0]).toMatchObject({ type: 'text', text: 'Paris 18°C, Oslo 9°C.' });
+      const sent = lastAzure().json!;
+      expect(sent).toMatchObject({ model: 'my-gpt5-prod', max_completion_tokens: 256, messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user' }] });
+      expect([sent.stop, sent.max_tokens]).toEqual([undefined, undefined]);
+      expect(response.headers.get('x-gateway-adapted')).toContain('stop=removed');
+    }
+    expect(azure.rejections).toEqual([]);
+    // baseModel gives the entry gpt-5's catalog facts too: its prices, its context window.
+    const models = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } })).json()) as { data: Json[] };
+    const [gpt5, reasoner] = ['azure-chat/gpt-5', 'azure-chat/reasoner'].map((id) => models.data.find((m) => m.id === id)!);
+    expect(reasoner.pricing).toEqual(gpt5.pricing);
+    expect(reasoner.context_length).toBe(gpt5.context_length);
+    expect(Number(gpt5.pricing.prompt)).toBeGreaterThan(0);
+  });
+
+  it("OpenAI's own fields go to an Azure OpenAI deployment, not to a Foundry model OpenAI does not make", async () => {
+    await openai.responses.create({ model: 'azure-chat/gpt-4.1', input: 'hi', prompt_cache_key: 'session-7', safety_identifier: 'user-7' });
+    expect(lastAzure().json).toMatchObject({ model: 'prod-gpt41', prompt_cache_key: 'session-7', safety_identifier: 'user-7' });
+    await openai.responses.create({ model: 'azure-chat/Llama-3.3-70B-Instruct', input: 'hi', prompt_cache_key: 'session-7', safety_identifier: 'user-7' });
+    const llama = lastAzure().json!;
+    expect([llama.model, llama.prompt_cache_key, llama.safety_identifier]).toEqual(['Llama-3.3-70B-Instruct', undefined, undefined]);
+    expect(azure.rejections).toEqual([]);
   });
 
   it('the fake checks what Azure checks: api-version on the deployments path, the key, the deployment', async () => {

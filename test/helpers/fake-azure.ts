@@ -168,7 +168,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 
 /** Starts the fake resource on 127.0.0.1 (and its Entra endpoint, when asked). */
 export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzure> {
-  const models = Object.fromEntries(Object.entries(options.deployments).map(([name, d]) => [name, { maxOutput: d.maxOutput, reasoning: d.reasoning }]));
+  const models = Object.fromEntries(Object.entries(options.deployments).map(([name, d]) => [name, { maxOutput: d.maxOutput, reasoning: d.reasoning, id: d.model }]));
   const strict: Record<'chat' | 'responses', StrictHandler> = {
     chat: createStrictHandler({ format: 'chat', models, pick: options.pick, finalText: options.finalText }),
     responses: createStrictHandler({ format: 'responses', models, pick: options.pick, finalText: options.finalText }),

@@ -18,6 +18,12 @@ type Json = Record<string, any>;
 export interface StrictModel {
   maxOutput: number;
   reasoning: boolean;
+  /**
+   * The model behind the name asked for, when that name is not it (an Azure deployment
+   * `my-gpt5-prod` of gpt-5): the per-model checks (stop, sampling, efforts) read this, as Azure
+   * applies the deployed model's rules whatever the deployment is called. Default: the name.
+   */
+  id?: string;
 }
 
 /** A tool the fake calls on turn 1: its name (as the upstream sees it) and arguments. */
@@ -118,7 +124,8 @@ function openAIEfforts(model: string): string[] | undefined {
  * take it with reasoning effort none; gpt-5-chat-latest is no reasoning model).
  */
 function checkSampling(body: Json, model: StrictModel, effort: unknown): void {
-  if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(body.model) || /^gpt-5-chat/.test(body.model) || effort === 'none') return;
+  const id = model.id ?? body.model;
+  if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(id) || /^gpt-5-chat/.test(id) || effort === 'none') return;
   for (const field of ['temperature', 'top_p']) {
     if (body[field] !== undefined && body[field] !== 1) reject(`Unsupported value: '${field}' does not support ${body[field]} with this model. Only the default (1) value is supported.`);
   }
@@ -129,7 +136,8 @@ function checkSampling(body: Json, model: StrictModel, effort: unknown): void {
  * supported with this model." (o1, o3, o4-mini, gpt-5; gpt-5-chat-latest takes them).
  */
 function checkStop(body: Json, model: StrictModel): void {
-  if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(body.model) || /^gpt-5-chat/.test(body.model)) return;
+  const id = model.id ?? body.model;
+  if (!model.reasoning || !/^(?:o\d|gpt-5)/.test(id) || /^gpt-5-chat/.test(id)) return;
   if (body.stop !== undefined && body.stop !== null) reject(`Unsupported parameter: 'stop' is not supported with this model.`);
 }
 
@@ -153,7 +161,7 @@ function checkChat(body: Json, model: StrictModel): void {
   checkUser(body);
   checkCap(body.max_tokens ?? body.max_completion_tokens, body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens', model, body.model);
   if (body.reasoning_effort !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning_effort' is not supported with this model.`);
-  checkEffort(body.reasoning_effort, 'reasoning_effort', body.model);
+  checkEffort(body.reasoning_effort, 'reasoning_effort', model.id ?? body.model);
   checkSampling(body, model, body.reasoning_effort);
   checkStop(body, model);
   for (const tool of body.tools ?? []) {
@@ -200,7 +208,7 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
   checkUser(body);
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);
   if (body.reasoning !== undefined && !model.reasoning) reject(`Unsupported parameter: 'reasoning.effort' is not supported with this model.`);
-  checkEffort(body.reasoning?.effort, 'reasoning.effort', body.model);
+  checkEffort(body.reasoning?.effort, 'reasoning.effort', model.id ?? body.model);
   checkSampling(body, model, body.reasoning?.effort);
   for (const tool of body.tools ?? []) {
     if (!RESPONSES_TOOL_TYPES.has(tool.type)) reject(`Invalid value: '${tool.type}'.`);

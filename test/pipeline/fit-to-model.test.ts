@@ -82,6 +82,15 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
     expect([request.temperature, request.stop]).toEqual([undefined, undefined]);
   });
 
+  it("a deployment's name is not the model: gpt-5 behind `my-gpt5-prod` (its id, or the entry's baseModel) is fitted as gpt-5", () => {
+    // Before: read by the upstream id, so Azure got stop and temperature and refused them.
+    const deployed: CatalogModel = { ...gpt5('chat'), upstreamId: 'my-gpt5-prod' };
+    const named: CatalogModel = { ...modelFor('chat'), upstreamId: 'my-gpt5-prod', spec: { id: 'prod-chat' }, baseModel: 'gpt-5' };
+    for (const model of [deployed, named]) expect(fitToModel(ask, model, 'chat').adapted).toEqual(['temperature=removed', 'stop=removed']);
+    // A model OpenAI does not make keeps them whatever its deployment is called.
+    expect(fitToModel(ask, { ...modelFor('chat'), upstreamId: 'gpt-5-looking-name', spec: { id: 'Llama-3.3-70B-Instruct' } }, 'chat').adapted).toEqual([]);
+  });
+
   it('an empty stop list is nothing to say', () => {
     expect(fitToModel({ ...ask, temperature: undefined, stop: [] }, gpt5('chat'), 'chat').adapted).toEqual([]);
   });

@@ -23,7 +23,8 @@ export interface ChatEncodeRequestOptions extends EncodeRequestOptions {
 export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequestOptions): Record<string, unknown> {
   // A converted answer is read as its first choice: `n` > 1 would bill choices the client never sees (a Chat client's own `n` passes through).
   if (input.n !== undefined && input.n > 1) throw validationError({ n: 'must be 1: the gateway reads a single choice from a converted OpenAI Chat answer' });
-  const reasoningModel = isOpenAIReasoningModel(options.upstreamModel);
+  const model = options.baseModel ?? options.upstreamModel;
+  const reasoningModel = isOpenAIReasoningModel(model);
   const request = reasoningModel ? adaptForOpenAIReasoningModel(input) : input;
   const body: Record<string, unknown> = { ...request.extra, model: options.upstreamModel };
   body.messages = encodeChatMessages(request.system, request.messages, options.assistantReasoning === 'send', options.upstreamModel);
@@ -45,14 +46,14 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   put(body, 'tool_choice', request.toolChoice && encodeToolChoice(request.toolChoice));
   put(body, 'parallel_tool_calls', request.parallelToolCalls);
-  put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning, options.upstreamModel));
+  put(body, 'reasoning_effort', request.reasoning && encodeReasoningEffort(request.reasoning, model));
   put(body, 'response_format', request.responseFormat && encodeResponseFormat(request.responseFormat));
   // Images in the answer (OpenRouter's and LiteLLM's image models); prepareCall sends it only to a model that makes them.
   put(body, 'modalities', request.outputModalities?.includes('image') ? request.outputModalities : undefined);
   put(body, 'user', openaiUser(request.user));
   // OpenAI's own fields; a converted request (Codex's prompt_cache_key) sends them to OpenAI's models only:
   // other Chat servers refuse unknown ones (Groq: 400 "property 'prompt_cache_key' is unsupported").
-  if (!options.converted || isOpenAIModel(options.upstreamModel)) {
+  if (!options.converted || isOpenAIModel(model)) {
     put(body, 'prompt_cache_key', request.promptCacheKey);
     put(body, 'prompt_cache_retention', request.promptCacheRetention);
     put(body, 'prompt_cache_options', request.promptCacheOptions);
@@ -61,7 +62,7 @@ export function encodeChatRequest(input: ChatRequest, options: ChatEncodeRequest
     put(body, 'safety_identifier', request.safetyIdentifier);
   }
   // Only GPT-5 takes `verbosity` (others: 400, "property 'verbosity' is unsupported" on Groq); a Chat client's own goes as written, in `extra`.
-  if (takesVerbosity(options.upstreamModel)) put(body, 'verbosity', request.verbosity);
+  if (takesVerbosity(model)) put(body, 'verbosity', request.verbosity);
   // OpenAI accepts metadata only for stored completions.
   if (request.metadata && body.store === true) body.metadata = request.metadata;
   return body;

@@ -13,7 +13,7 @@ export function encodeGeminiRequest(request: ChatRequest, options: EncodeRequest
   if (request.n !== undefined && request.n > 1) throw validationError({ n: 'must be 1: the gateway reads a single candidate from the upstream (Gemini)' });
   const body: Json = {};
   const names = callNames(request.messages);
-  const media = isGemini3(options.upstreamModel);
+  const media = isGemini3(options.baseModel ?? options.upstreamModel);
   const contents: Content[] = [];
   const systemTexts = request.system.map((part) => ({ text: part.text }));
   for (const message of request.messages) {
@@ -179,7 +179,7 @@ function generationConfig(request: ChatRequest, options: EncodeRequestOptions): 
     config.responseMimeType = 'application/json';
     if (format.schema) config.responseJsonSchema = format.schema;
   }
-  const thinking = thinkingConfig(request, options.upstreamModel);
+  const thinking = thinkingConfig(request, options.baseModel ?? options.upstreamModel);
   if (thinking) config.thinkingConfig = thinking;
   // An image model answers with images when asked (Chat's `modalities`): Google's names, upper case.
   if (request.outputModalities?.includes('image')) config.responseModalities = request.outputModalities.map((m) => m.toUpperCase());

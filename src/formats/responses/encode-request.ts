@@ -69,7 +69,7 @@ export function encodeResponsesRequest(request: ChatRequest, options: ResponsesE
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
 
-  const reasoning = encodeReasoningRequest(request.reasoning, options.upstreamModel);
+  const reasoning = encodeReasoningRequest(request.reasoning, options.baseModel ?? options.upstreamModel);
   if (reasoning) body.reasoning = reasoning;
   // Converted thinking must come back signed (encrypted) so the client can replay it next turn.
   if (request.reasoning?.enabled && request.reasoning.effort !== 'none' && body.include === undefined) body.include = ['reasoning.encrypted_content'];
