@@ -29,7 +29,8 @@ const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
  * up (in a fork that ran 100 files before, settlement-outbox failed 2 runs in 5; alone 8 of 8
  * passed at the same load), and the other files that spawn the CLI or a gateway (their time is
  * the children's, not imports; in a loaded shared fork tui-command's gateway did not start in 20 s),
- * and gemini-batch-results-size, which holds a few GB of batch results.
+ * gemini-batch-results-size, which holds a few GB of batch results, and message-batch-results-bounded,
+ * which measures its own memory.
  */
 const ISOLATED = [
   'test/e2e/**/*.test.ts',
@@ -43,6 +44,7 @@ const ISOLATED = [
   'test/billing/balance-bounds.test.ts',
   'test/billing/ledger-group-commit.test.ts',
   'test/server/routes/gemini-batch-results-size.test.ts',
+  'test/server/routes/message-batch-results-bounded.test.ts',
 ];
 
 export default defineConfig({

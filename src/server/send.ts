@@ -423,3 +423,29 @@ export function sendStream(
   writeHead(event, node, status, headers);
   return new StreamBody(body);
 }
+
+/**
+ * A body sent a piece at a time as `pieces` yields them (a file's contents, a large batch's
+ * results), each read only when the client has taken the last: memory holds a piece, not the
+ * body. No content length (chunked); a piece that cannot be made cuts the body.
+ */
+export function sendPieces(event: H3Event, status: number, headers: Record<string, string>, pieces: AsyncIterable<Uint8Array>): Response {
+  const all = new Headers(event.res.headers);
+  for (const name in headers) all.set(name, headers[name]);
+  all.set('x-request-id', requestState(event).ids.requestId);
+  const iterator = pieces[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status, headers: all });
+}

@@ -191,6 +191,8 @@ export interface FilesRepo {
   /** Bytes of the account's files (its storage quota counts them). */
   bytesOf(accountId: string): Promise<number>;
   content(accountId: string, id: string): Promise<Buffer | undefined>;
+  /** The contents a piece at a time (a file larger than memory should hold), or undefined when there is no such file. */
+  contentChunks(accountId: string, id: string): Promise<AsyncIterable<Buffer> | undefined>;
   /** Deletes the record and the contents. */
   delete(accountId: string, id: string): Promise<boolean>;
   /** Files whose `expires_at` (seconds) is at or before `now`, any account's, at most `limit` (the expiry sweep deletes them). */

@@ -21,3 +21,4 @@ export { reportedCount } from './reported-count.ts';
 export { terminalText } from './terminal-text.ts';
 export { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.ts';
 export { loadOnUse } from './load-on-use.ts';
+export { splitLines } from './split-lines.ts';

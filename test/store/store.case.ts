@@ -346,6 +346,11 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect((await store.files.content(a, made[1].id))?.equals(bytes)).toBe(true);
         expect(await store.files.content(b, made[1].id)).toBeUndefined();
         expect(await store.files.content(a, 'file-missing')).toBeUndefined();
+        const pieces: Buffer[] = [];
+        for await (const piece of (await store.files.contentChunks(a, made[1].id))!) pieces.push(piece);
+        expect(Buffer.concat(pieces).equals(bytes)).toBe(true);
+        expect(await store.files.contentChunks(b, made[1].id)).toBeUndefined();
+        expect(await store.files.contentChunks(a, 'file-missing')).toBeUndefined();
         const all = await store.files.list({ accountId: a, limit: 100 });
         expect(all).toEqual({ data: [...made].reverse(), hasMore: false });
         const first = await store.files.list({ accountId: a, limit: 2 });
@@ -507,6 +512,10 @@ export function describeStore(name: string, backend: StoreBackend): void {
         await store.flush();
         store = await restart(store);
         expect((await store.files.content(a, record.id))?.equals(big)).toBe(true);
+        const pieces: Buffer[] = [];
+        for await (const piece of (await store.files.contentChunks(a, record.id))!) pieces.push(piece);
+        expect(pieces.length).toBeGreaterThan(1);
+        expect(Buffer.concat(pieces).equals(big)).toBe(true);
         expect(await store.files.delete(a, record.id)).toBe(true);
         expect(await store.files.content(a, record.id)).toBeUndefined();
         expect(await store.files.bytesOf(a)).toBe(small.bytes);

@@ -1,7 +1,7 @@
 import { newBatchRecord, refuseOverOpenBatches } from '../../batches/index.ts';
 import type { AuthContext } from '../../accounts/index.ts';
 import type { BatchRecord, FileRecord, Page } from '../../store/index.ts';
-import { newId } from '../../util/index.ts';
+import { newId, splitLines } from '../../util/index.ts';
 import type { ServerDeps } from '../types.ts';
 import { newFileId, quotaExceeded } from './files.ts';
 
@@ -75,15 +75,17 @@ export async function faceBatchPage(deps: ServerDeps, accountId: string, face: F
  * JavaScript string holds (2^29 characters).
  */
 export async function jsonLinesOf(deps: ServerDeps, accountId: string, fileId: string): Promise<Array<Record<string, unknown>>> {
-  const content = await deps.store.files.content(accountId, fileId);
-  if (!content) return [];
   const lines: Array<Record<string, unknown>> = [];
-  for (let start = 0; start < content.length; ) {
-    const newline = content.indexOf(10, start);
-    const end = newline < 0 ? content.length : newline;
-    const text = content.toString('utf8', start, end);
-    if (text.trim() !== '') lines.push(JSON.parse(text) as Record<string, unknown>);
-    start = end + 1;
-  }
+  for await (const line of eachJsonLine(deps, accountId, fileId)) lines.push(line);
   return lines;
+}
+
+/** A batch file's lines, parsed one at a time as the file is read (memory bounded by its longest line); none when the file is gone. */
+export async function* eachJsonLine(deps: ServerDeps, accountId: string, fileId: string): AsyncGenerator<Record<string, unknown>> {
+  const chunks = await deps.store.files.contentChunks(accountId, fileId);
+  if (!chunks) return;
+  for await (const line of splitLines(chunks)) {
+    const text = line.toString('utf8');
+    if (text.trim() !== '') yield JSON.parse(text) as Record<string, unknown>;
+  }
 }

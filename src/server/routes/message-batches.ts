@@ -7,9 +7,9 @@ import type { BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { bodyLimit, tighterLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
-import { json, sendBody } from '../send.ts';
+import { json, sendPieces } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { createFaceBatch, faceBatchPage, jsonLinesOf } from './face-batches.ts';
+import { createFaceBatch, eachJsonLine, faceBatchPage } from './face-batches.ts';
 import { publicOrigin } from './media-shared.ts';
 import type { RouteDef } from './types.ts';
 
@@ -27,6 +27,8 @@ const ENDPOINT = '/v1/messages';
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Anthropic's bound on requests in one batch; the config's `batches.maxFileLines` may be lower. */
 const MAX_REQUESTS = 100_000;
+/** About how many bytes of result lines go out in one piece of the answer. */
+const PIECE_BYTES = 64 * 1024;
 
 const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
 
@@ -37,8 +39,14 @@ interface ResultCounts {
   expired: number;
 }
 
+/** One line of a batch's results. */
+interface Result {
+  custom_id: string;
+  result: Record<string, unknown>;
+}
+
 /** A line of the batch's output or error file as an Anthropic result line. */
-function resultOf(line: Record<string, unknown>): { custom_id: string; result: Record<string, unknown> } | undefined {
+function resultOf(line: Record<string, unknown>): Result | undefined {
   const customId = line.custom_id;
   if (typeof customId !== 'string') return undefined;
   const response = line.response as { status_code?: number; body?: unknown } | null | undefined;
@@ -57,45 +65,70 @@ function resultOf(line: Record<string, unknown>): { custom_id: string; result: R
  * A batch refused before it ran (a request the gateway cannot route: the input file's checks fail
  * the whole batch): every request is `errored`, the one the check named with its reason.
  */
-async function refusedResults(deps: ServerDeps, batch: BatchRecord): Promise<Array<{ custom_id: string; result: Record<string, unknown> }>> {
+async function* refusedResults(deps: ServerDeps, batch: BatchRecord): AsyncGenerator<Result> {
   const problems = batch.errors?.data ?? [];
   const first = problems[0]?.message ?? 'The batch could not run.';
-  return (await inputCustomIds(deps, batch)).map((customId, index) => {
-    const problem = problems.find((p) => p.line === index + 1);
+  let index = 0;
+  for await (const customId of inputCustomIds(deps, batch)) {
+    index += 1;
+    const problem = problems.find((p) => p.line === index);
     const type = problem?.code === 'model_not_found' ? 'not_found_error' : 'invalid_request_error';
     const message = problem ? problem.message : `Not run: another request of the batch was refused (${first})`;
-    return { custom_id: customId, result: { type: 'errored', error: { type: 'error', error: { type, message } } } };
-  });
+    yield { custom_id: customId, result: { type: 'errored', error: { type: 'error', error: { type, message } } } };
+  }
 }
 
-/** The results of a finished batch, from its output and error files. */
-async function resultsOf(deps: ServerDeps, batch: BatchRecord): Promise<Array<{ custom_id: string; result: Record<string, unknown> }>> {
-  if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) return refusedResults(deps, batch);
-  const out: Array<{ custom_id: string; result: Record<string, unknown> }> = [];
+/**
+ * The results of a finished batch, from its output and error files, a line at a time as they are
+ * read: a large batch's results are more than memory should hold (only the custom ids that ran
+ * are kept, for a cancelled or expired batch's unrun requests).
+ */
+async function* resultsOf(deps: ServerDeps, batch: BatchRecord): AsyncGenerator<Result> {
+  if (batch.status === 'failed' && !batch.output_file_id && !batch.error_file_id) {
+    yield* refusedResults(deps, batch);
+    return;
+  }
+  // A cancelled or expired batch's files hold the requests that ran; the others were not run.
+  const unrun = batch.status === 'cancelled' ? 'canceled' : batch.status === 'expired' ? 'expired' : undefined;
+  const seen = new Set<string>();
   for (const fileId of [batch.output_file_id, batch.error_file_id]) {
     if (!fileId) continue;
-    for (const line of await jsonLinesOf(deps, batch.accountId, fileId)) {
+    for await (const line of eachJsonLine(deps, batch.accountId, fileId)) {
       const result = resultOf(line);
-      if (result) out.push(result);
+      if (!result) continue;
+      if (unrun) seen.add(result.custom_id);
+      yield result;
     }
   }
-  if (batch.status !== 'cancelled' && batch.status !== 'expired') return out;
-  // A cancelled or expired batch's files hold the requests that ran; the others were not run.
-  const type = batch.status === 'cancelled' ? 'canceled' : 'expired';
-  const seen = new Set(out.map((r) => r.custom_id));
-  for (const customId of await inputCustomIds(deps, batch)) if (!seen.has(customId)) out.push({ custom_id: customId, result: { type } });
-  return out;
+  if (!unrun) return;
+  for await (const customId of inputCustomIds(deps, batch)) if (!seen.has(customId)) yield { custom_id: customId, result: { type: unrun } };
 }
 
 /** The custom ids of the batch's requests, in order. */
-async function inputCustomIds(deps: ServerDeps, batch: BatchRecord): Promise<string[]> {
-  return (await jsonLinesOf(deps, batch.accountId, batch.input_file_id)).map((line) => String(line.custom_id));
+async function* inputCustomIds(deps: ServerDeps, batch: BatchRecord): AsyncGenerator<string> {
+  for await (const line of eachJsonLine(deps, batch.accountId, batch.input_file_id)) yield String(line.custom_id);
 }
 
-function countsOf(results: ReadonlyArray<{ result: Record<string, unknown> }>): ResultCounts {
+async function countsOf(results: AsyncIterable<Result>): Promise<ResultCounts> {
   const counts: ResultCounts = { succeeded: 0, errored: 0, canceled: 0, expired: 0 };
-  for (const { result } of results) counts[result.type as keyof ResultCounts] += 1;
+  for await (const { result } of results) counts[result.type as keyof ResultCounts] += 1;
   return counts;
+}
+
+/** Result lines as bytes, several to a piece up to about PIECE_BYTES (a line longer goes alone). */
+async function* jsonlPieces(results: AsyncIterable<Result>): AsyncGenerator<Buffer> {
+  let held: Buffer[] = [];
+  let bytes = 0;
+  for await (const result of results) {
+    const line = Buffer.from(`${JSON.stringify(result)}\n`);
+    held.push(line);
+    bytes += line.length;
+    if (bytes < PIECE_BYTES) continue;
+    yield held.length === 1 ? held[0] : Buffer.concat(held);
+    held = [];
+    bytes = 0;
+  }
+  if (held.length > 0) yield Buffer.concat(held);
 }
 
 /** A batch in Anthropic's `message_batch` shape. */
@@ -103,7 +136,7 @@ async function viewMessageBatch(deps: ServerDeps, event: H3Event, batch: BatchRe
   const ended = FINISHED.has(batch.status);
   const { total, completed, failed } = batch.request_counts;
   // A completed batch's counts are its own (output lines succeeded, error lines errored); other ends need the files read.
-  const counts = ended && batch.status !== 'completed' ? countsOf(await resultsOf(deps, batch)) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
+  const counts = ended && batch.status !== 'completed' ? await countsOf(resultsOf(deps, batch)) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
   const endedAt = batch.completed_at ?? batch.cancelled_at ?? batch.expired_at ?? batch.failed_at;
   return {
     id: batch.id,
@@ -172,9 +205,8 @@ function resultsHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps, 'messages');
     const batch = await ownMessageBatch(deps, auth.account.id, batchId(event));
     if (!FINISHED.has(batch.status)) throw new GatewayError('conflict', `Message batch ${batch.id} has not ended yet; its results are there once processing_status is 'ended'.`);
-    // Bytes a line at a time: all of a large batch's results are more than one string holds.
-    const lines = (await resultsOf(deps, batch)).map((r) => Buffer.from(`${JSON.stringify(r)}\n`));
-    return sendBody(event, 200, { 'content-type': 'application/binary' }, Buffer.concat(lines));
+    // Streamed as the files are read: a large batch's results are more than memory should hold.
+    return sendPieces(event, 200, { 'content-type': 'application/binary' }, jsonlPieces(resultsOf(deps, batch)));
   };
 }
 

@@ -7,6 +7,8 @@ import type { FileRecord } from '../types.ts';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 const TEMP = /\.tmp-\d+-\d+$/;
+/** The pieces contentChunks reads. */
+const READ_CHUNK_BYTES = 256 * 1024;
 
 /**
  * A page of records kept in creation order: newest first (`desc`: created_at descending, then
@@ -95,6 +97,18 @@ export class FileFilesRepo implements FilesRepo {
     if (!(await this.get(accountId, id))) return undefined;
     try {
       return await fs.promises.readFile(this.fileOf(id));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async contentChunks(accountId: string, id: string): Promise<AsyncIterable<Buffer> | undefined> {
+    if (!(await this.get(accountId, id))) return undefined;
+    try {
+      // Opened now, so a missing file is undefined here rather than an error mid-read.
+      const handle = await fs.promises.open(this.fileOf(id));
+      return handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

@@ -83,6 +83,26 @@ export class PostgresFilesRepo implements FilesRepo {
     return Buffer.concat(chunks.rows.map((r) => r.data));
   }
 
+  /** A file stored in one row comes whole (bytea is read whole); an upload's chunks one row at a time. */
+  async contentChunks(accountId: string, id: string): Promise<AsyncIterable<Buffer> | undefined> {
+    const { rows } = await this.pool.query<{ whole: boolean }>('select content is not null as whole from gw_files where id = $1 and account_id = $2', [id, accountId]);
+    if (!rows[0]) return undefined;
+    return rows[0].whole ? this.wholeRow(id) : this.chunkRows(id);
+  }
+
+  private async *wholeRow(id: string): AsyncGenerator<Buffer> {
+    const { rows } = await this.pool.query<{ content: Buffer | null }>('select content from gw_files where id = $1', [id]);
+    if (rows[0]?.content) yield rows[0].content;
+  }
+
+  private async *chunkRows(id: string): AsyncGenerator<Buffer> {
+    for (let seq = 0; ; seq++) {
+      const { rows } = await this.pool.query<{ data: Buffer }>('select data from gw_file_chunks where file_id = $1 and seq = $2', [id, seq]);
+      if (!rows[0]) return;
+      yield rows[0].data;
+    }
+  }
+
   /** A scan of the records' JSON (no column or index of its own): the sweep runs on one instance every few minutes. */
   async expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>> {
     const { rows } = await this.pool.query<{ id: string; account_id: string }>(
