@@ -1,15 +1,28 @@
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { GatewayError } from '../../errors/index.ts';
-import { dashboardKey, decodeLibraryJob, jobModelFor, ownJob, readJobContent, submitJob } from '../../jobs/index.ts';
+import { dashboardKey, decodeLibraryJob, jobModelFor, ownJob, readJobContent, submitJob, type JobContext, type JobSubmission } from '../../jobs/index.ts';
 import type { MediaCreateInput } from '../../media/index.ts';
 import type { AccountRecord, MediaRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
+import { requestState } from '../context.ts';
 import { authenticateSession } from '../session-auth.ts';
 import type { ServerDeps } from '../types.ts';
 import { sendJobContent } from './job-content.ts';
 import { json } from '../send.ts';
 import { publicOrigin } from './media-shared.ts';
+
+/**
+ * Submits a job for the model the client named: the request's record (live view, request log,
+ * metrics) names that model, and the one that took the job once its provider did, as an image's does.
+ */
+export async function submitObservedJob(event: H3Event, ctx: JobContext, submission: JobSubmission, requested: string): Promise<MediaRecord> {
+  const record = requestState(event).record;
+  if (record) record.requestedModel = requested;
+  const made = await submitJob(ctx, submission);
+  record?.servedBy(submission.model.provider.id, submission.model.id);
+  return made;
+}
 
 /**
  * A Media Library create whose model a provider runs jobs for (video, music, 3D): submitted as
@@ -21,11 +34,11 @@ export async function submitLibraryJob(event: H3Event, deps: ServerDeps, account
   if (!model) return undefined;
   const parameters = input.parameters ?? {};
   const request = decodeLibraryJob(body, input.model, parameters);
-  const record = await submitJob(deps.jobs.ctx, {
+  const record = await submitObservedJob(event, deps.jobs.ctx, {
     door: 'media', auth: { account, key: dashboardKey(account) }, keyId: null, mediaType: input.mediaType, model, prompt: request.prompt,
     seconds: request.seconds, size: request.size, extra: request.extra, parameters, callbackUrl: request.callbackUrl,
     origin: publicOrigin(event, deps), clientAddress: deps.clientAddress(event),
-  });
+  }, input.model);
   deps.jobs.wake();
   return record;
 }

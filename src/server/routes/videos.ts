@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import {
-  decodeVideoRequest, deleteJob, jobModelFor, readJob, listVideos, ownVideo, readJobContent, requestCancel, submitJob, viewVideo,
+  decodeVideoRequest, deleteJob, jobModelFor, readJob, listVideos, ownVideo, readJobContent, requestCancel, viewVideo,
   type JobRecord, type JobRunner,
 } from '../../jobs/index.ts';
 import type { JobUpload } from '../../plugin-kit/index.ts';
@@ -15,7 +15,7 @@ import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
 import { publicOrigin } from './media-shared.ts';
 import { sendJobContent } from './job-content.ts';
-import { webhookSecretHandler } from './media-jobs.ts';
+import { submitObservedJob, webhookSecretHandler } from './media-jobs.ts';
 
 const BASE = '/v1/videos';
 
@@ -54,11 +54,11 @@ function createHandler(deps: ServerDeps) {
     const parameters: Record<string, unknown> = {};
     if (request.seconds !== undefined) parameters.seconds = request.seconds;
     if (request.size !== undefined) parameters.size = request.size;
-    const record = await submitJob(runner.ctx, {
+    const record = await submitObservedJob(event, runner.ctx, {
       door: 'video', auth, keyId: auth.key.id, mediaType: 'video', model, prompt: request.prompt, seconds: request.seconds, size: request.size,
       inputReference: upload, extra: request.extra, parameters, callbackUrl: request.callbackUrl,
       origin: publicOrigin(event, deps), clientAddress: deps.clientAddress(event),
-    });
+    }, request.model);
     runner.wake();
     return json(event, viewVideo(record, readJob(record)!));
   };
