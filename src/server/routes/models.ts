@@ -35,6 +35,17 @@ function modelsVisibleTo(deps: ServerDeps): (auth: AuthContext) => readonly Cata
   return (auth) => modelsKeyMayUse(auth.key, deps.registry.models, mayServe);
 }
 
+/**
+ * Whether a key may see one model (see modelsVisibleTo): a model outside its scope is answered
+ * as an unknown one (404 `model_not_found`), as OpenAI answers a project key for a model it may not use.
+ */
+function modelVisibleTo(deps: ServerDeps): (auth: AuthContext, model: CatalogModel) => boolean {
+  const mayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
+  return (auth, model) => modelsKeyMayUse(auth.key, [model], mayServe).length > 0;
+}
+
+const unknownModel = (id: string) => new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
+
 /** GET /v1/models?type=…&capability=… (Anthropic's page shape, `limit`/`after_id`/`before_id`, when `anthropic-version` is sent) */
 export function listModels(deps: ServerDeps) {
   const visible = modelsVisibleTo(deps);
@@ -59,10 +70,16 @@ export function listModels(deps: ServerDeps) {
 
 /** GET /v1/models/{model_id}; the SDKs send `provider/model` with the slash encoded. */
 export function getModel(deps: ServerDeps) {
+  const visible = modelVisibleTo(deps);
+  const faces = new Map<FormatDefinition, (event: H3Event) => string>();
   return (event: H3Event): string => {
     const client = clientFace(event);
-    if (client) return oneIn(deps, client.format, client.face, '/v1/models')(event);
-    authenticateApiKey(event, deps);
+    if (client) {
+      let one = faces.get(client.format);
+      if (!one) faces.set(client.format, (one = oneIn(deps, client.format, client.face, '/v1/models')));
+      return one(event);
+    }
+    const auth = authenticateApiKey(event, deps);
     const rawId = event.url.pathname.slice('/v1/models/'.length);
     let id: string;
     try {
@@ -71,7 +88,7 @@ export function getModel(deps: ServerDeps) {
       throw new GatewayError('bad_request', 'The model id in the path is not valid percent-encoding.');
     }
     const model = deps.registry.get(id) ?? deps.registry.models.find((m) => m.upstreamId === id);
-    if (!model) throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
+    if (!model || !visible(auth, model)) throw unknownModel(id);
     return json(event, wantsAnthropicShape(event) ? toAnthropicModelObject(model) : toModelObject(model));
   };
 }
@@ -97,24 +114,35 @@ function listIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace)
 
 /** One model in a format's own shape (the id after `${prefix}/`), with its credentials. */
 function oneIn(deps: ServerDeps, format: FormatDefinition, face: ModelListFace, prefix: string) {
+  const visible = modelVisibleTo(deps);
   return (event: H3Event): string => {
-    authenticateApiKey(event, deps, format.id);
+    const auth = authenticateApiKey(event, deps, format.id);
     let rest: string;
     try {
       rest = decodeURIComponent(event.url.pathname.slice(prefix.length + 1));
     } catch {
       throw new GatewayError('bad_request', 'The model id in the path is not valid percent-encoding.');
     }
-    return json(event, face.one(listedOf(modelNamed(deps, event, face.readId ? face.readId(rest) : rest, rest, face.readPostMethod))));
+    const shown = (model: CatalogModel) => visible(auth, model);
+    return json(event, face.one(listedOf(modelNamed(deps, event, { id: face.readId ? face.readId(rest) : rest, rest, shown }, face.readPostMethod))));
   };
 }
 
 /**
- * The gateway's model `id` (or the one whose upstream id it is); a 405 when the path's `rest` names a POST method, the
- * no-route 404 (as a POST there gets) when it names a method of a model that exists but is not served here, else a 404.
+ * The gateway's model `id` (or the one whose upstream id it is) when the key is `shown` it; a 405 when the path's `rest`
+ * names a POST method, the no-route 404 (as a POST there gets) when it names a method of a model that exists but is not
+ * served here, else a 404 (a model the key may not see is not there for it).
  */
-function modelNamed(deps: ServerDeps, event: H3Event, id: string, rest: string, readPostMethod: ((rest: string) => string | undefined) | undefined): CatalogModel {
-  const find = (name: string) => deps.registry.get(name) ?? deps.registry.models.find((m) => m.upstreamId === name);
+function modelNamed(
+  deps: ServerDeps,
+  event: H3Event,
+  { id, rest, shown }: { id: string; rest: string; shown: (model: CatalogModel) => boolean },
+  readPostMethod: ((rest: string) => string | undefined) | undefined,
+): CatalogModel {
+  const find = (name: string) => {
+    const model = deps.registry.get(name) ?? deps.registry.models.find((m) => m.upstreamId === name);
+    return model && shown(model) ? model : undefined;
+  };
   const model = find(id);
   if (model) return model;
   // `GET …/models/{model}:generateContent` (a browser, a client with the wrong verb): the model is not what is wrong.
@@ -126,7 +154,7 @@ function modelNamed(deps: ServerDeps, event: H3Event, id: string, rest: string, 
   // `GET /v1beta/models/{model}:predict`: Vertex's method on AI Studio's path, where no verb is served.
   const colon = id.lastIndexOf(':');
   if (colon > 0 && find(id.slice(0, colon))) throw noRoute(event.req.method, event.url.pathname);
-  throw new GatewayError('model_not_found', `The model '${id}' does not exist.`, { details: { model: id } });
+  throw unknownModel(id);
 }
 
 /** A format's own model list and one-model routes (its face's `models`: Gemini's `GET /v1beta/models`), with its credentials. */
@@ -143,12 +171,14 @@ export function formatModelRoutes(deps: ServerDeps, format: FormatDefinition, fa
  */
 export function formatModelPathRoutes(deps: ServerDeps, format: FormatDefinition, face: ModelPathFace): RouteDef[] {
   const visible = modelsVisibleTo(deps);
+  const visibleOne = modelVisibleTo(deps);
   const handler = (event: H3Event): string => {
     const target = face.readPath(event.url.pathname);
     if (!target) throw noRoute(event.req.method, event.url.pathname);
     const auth = authenticateApiKey(event, deps, format.id);
     if ('list' in target) return json(event, face.list(target.list === 'all' ? visible(auth).map(listedOf) : [], event.url.searchParams));
-    return json(event, face.one(listedOf(modelNamed(deps, event, target.id, target.rest, face.readPostMethod))));
+    const shown = (model: CatalogModel) => visibleOne(auth, model);
+    return json(event, face.one(listedOf(modelNamed(deps, event, { id: target.id, rest: target.rest, shown }, face.readPostMethod))));
   };
   return face.paths.map((path) => ({ method: 'GET' as const, path, handler, format: format.id, broad: true as const }));
 }

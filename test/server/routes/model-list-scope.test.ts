@@ -3,7 +3,8 @@
  * key or an OpenRouter key limited to some models does): OpenAI's `GET /v1/models`, Anthropic's
  * (the same path with `anthropic-version`), Gemini's `GET /v1beta/models` and Vertex AI's
  * publisher models. A model whose configured fallback lies outside the scope is not listed either:
- * asking it would be refused. A key without a scope still sees every model.
+ * asking it would be refused. A key without a scope still sees every model. A one-model read of a
+ * model it may not see is answered as for an unknown model, in each format's own shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGateway, type TestGateway } from '../../accounts/make-gateway.ts';
@@ -67,4 +68,34 @@ describe('a key scoped to some models lists only those', () => {
     expect(publisher).toContain('publishers/google/models/mock/echo');
     expect(publisher.filter((name) => !name.startsWith('publishers/google/models/mock/'))).toEqual(['publishers/google/models/other/plain']);
   });
+});
+
+/** The answer to `path` with `headers`: its status and body, the model id in it replaced by `<id>` and request ids left out (they differ per request). */
+async function answer(path: string, headers: Record<string, string>, id: string): Promise<{ status: number; body: unknown }> {
+  const res = await gw.fetch(path, { headers });
+  const text = (await res.text()).split(id).join('<id>');
+  return { status: res.status, body: JSON.parse(text, (k, v: unknown) => (/^(request_?id|requestId|correlation_id)$/.test(k) ? undefined : v)) as unknown };
+}
+
+describe('a key scoped to some models gets a model outside its scope as an unknown model', () => {
+  const routes: Array<[string, (id: string) => string, Record<string, string>]> = [
+    ["OpenAI's /v1/models/{id}", (id) => `/v1/models/${encodeURIComponent(id)}`, {}],
+    ["Anthropic's /v1/models/{id} (anthropic-version sent)", (id) => `/v1/models/${encodeURIComponent(id)}`, { 'anthropic-version': '2023-06-01' }],
+    ["Gemini's /v1beta/models/{name}", (id) => `/v1beta/models/${id}`, {}],
+    ["Vertex AI's publisher model", (id) => `/v1beta1/publishers/google/models/${id}`, {}],
+  ];
+  const auth = (route: string, key: string): Record<string, string> =>
+    route.startsWith('OpenAI') ? { authorization: `Bearer ${key}` } : route.startsWith('Anthropic') ? { 'x-api-key': key } : { 'x-goog-api-key': key };
+
+  for (const [route, path, extra] of routes) {
+    it(route, async () => {
+      const headers = (key: string) => ({ ...auth(route, key), ...extra });
+      expect((await gw.fetch(path('other/plain'), { headers: headers(scoped) })).status).toBe(200);
+      expect((await gw.fetch(path('other/think'), { headers: headers(open) })).status).toBe(200);
+      const unknown = await answer(path('other/nope'), headers(scoped), 'other/nope');
+      expect(unknown.status).toBe(404);
+      // Outside the scope (other/think), or in it but routed outside it (other/echo falls back to other/think).
+      for (const id of ['other/think', 'other/echo']) expect(await answer(path(id), headers(scoped), id)).toEqual(unknown);
+    });
+  }
 });
