@@ -380,9 +380,10 @@ export interface ConvertedFit {
    * An ask of a converted body that the upstream may refuse for the account rather than the request
    * (OpenAI's reasoning summaries need a verified organization: 400, param `reasoning.summary`):
    * the body without the refused parameter, and what to say in `X-Gateway-Adapted`; the pipeline
-   * makes the call once more with it. Undefined: the refusal stands.
+   * makes the call once more with it. Undefined: the refusal stands. `byModel`: the model refused
+   * it, not the account (Gemini's token log probabilities), so it is remembered for that model only.
    */
-  withoutRefused?: (body: Record<string, unknown>, param: string) => { body: Record<string, unknown>; adapted: string } | undefined;
+  withoutRefused?: (body: Record<string, unknown>, param: string) => { body: Record<string, unknown>; adapted: string; byModel?: boolean } | undefined;
   /**
    * The tool names the format's API takes: a converted request's other names (Claude Code's MCP
    * tools run to Anthropic's 128 characters) go up shortened, and come back to the client as it

@@ -29,6 +29,8 @@ export interface PreparedCall {
   compact?: boolean;
   /** Tool names the upstream got in place of the client's (converted routes only): its answer's are mapped back. */
   toolNames?: ToolNames;
+  /** The ask last left out was refused by the model, not the account (fit.withoutRefused's `byModel`): remembered for the model. */
+  refusedByModel?: boolean;
 }
 
 /**
@@ -120,7 +122,7 @@ export function withoutAsk(prepared: PreparedCall, param: string): PreparedCall 
   const refit = getFormat(prepared.upstreamFormat).fit?.withoutRefused?.(prepared.call.body, param);
   if (!refit) return undefined;
   const call = { ...prepared.call, body: refit.body, rawBody: JSON.stringify(refit.body) };
-  return { ...prepared, call, adapted: [...(prepared.adapted ?? []), refit.adapted] };
+  return { ...prepared, call, adapted: [...(prepared.adapted ?? []), refit.adapted], refusedByModel: refit.byModel === true };
 }
 
 /**

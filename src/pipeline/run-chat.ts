@@ -62,7 +62,11 @@ function callModel(
     let prepared = prepareCall(exchange, request, model, { defaultMaxTokens: deps.defaultMaxTokens });
     const refits = !prepared.passthrough && getFormat(prepared.upstreamFormat).fit?.withoutRefused !== undefined;
     // Asks this provider refused for its account within the hour: left out at once, not refused again first.
-    if (refits) for (const param of router.refusedAsks.of(model.provider.id)) prepared = withoutAsk(prepared, param) ?? prepared;
+    if (refits) {
+      for (const param of router.refusedAsks.of(model.provider.id)) prepared = withoutAsk(prepared, param) ?? prepared;
+      // A model's own refusals (Gemini's token log probabilities) are kept under its `provider/model` id.
+      for (const param of router.refusedAsks.of(model.id)) prepared = withoutAsk(prepared, param) ?? prepared;
+    }
     const startedAt = router.now();
     let calling = callUpstream(model, prepared.call, client, prepared.compact);
     // OpenAI's compaction passed to a Responses server that has none (vLLM, Ollama…): the model summarizes there, over its /responses.
@@ -80,7 +84,7 @@ function callModel(
         const param = refusedAsk(prepared, error);
         const again = param === undefined ? undefined : withoutAsk(prepared, param);
         if (!again) throw error;
-        router.refusedAsks.remember(model.provider.id, param!);
+        router.refusedAsks.remember(again.refusedByModel ? model.id : model.provider.id, param!);
         prepared = again;
         return callUpstream(model, prepared.call, client);
       });

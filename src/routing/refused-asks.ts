@@ -5,7 +5,9 @@ const REMEMBER_MS = 60 * 60 * 1000;
  * Asks a provider refused for its account, not for a request (OpenAI's reasoning summaries for
  * an organization it has not verified: the format face's `fit.withoutRefused`), by provider: the
  * next converted calls leave them out at once instead of being refused again first. Forgotten
- * after an hour, so an organization verified meanwhile gets its summaries back.
+ * after an hour, so an organization verified meanwhile gets its summaries back. A model's own
+ * refusal (Gemini's token log probabilities) is kept under its `provider/model` id instead (the
+ * same map: provider ids have no `/`).
  */
 export class RefusedAsks {
   private readonly byProvider = new Map<string, Map<string, number>>();

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatCodec } from '../../src/formats/chat/index.ts';
 import { geminiCodec } from '../../src/formats/gemini/index.ts';
+import { getFormat } from '../../src/formats/index.ts';
 import { responsesCodec } from '../../src/formats/responses/index.ts';
 import type { ChatRequest } from '../../src/ir/index.ts';
 import { fitToModel } from '../../src/pipeline/fit-to-model.ts';
@@ -118,5 +119,46 @@ describe('logprobs: a Gemini client on an OpenAI upstream', () => {
     const results = parseEvents(sse).flatMap((event) => ((event.data as Json).candidates?.[0]?.logprobsResult ? [(event.data as Json).candidates[0].logprobsResult] : []));
     expect(results.flatMap((result) => result.chosenCandidates)).toEqual(chosen);
     expect(results.flatMap((result) => result.topCandidates)).toEqual(top);
+  });
+});
+
+describe('logprobs: a Chat or Responses client on a Gemini upstream', () => {
+  // Google's shape (generationConfig.responseLogprobs → candidates[0].logprobsResult), with the tokens of the OpenAI fixtures; Google gives no bytes.
+  const expected = TOKENS.map((entry) => ({ token: entry.token, logprob: entry.logprob, bytes: null, top_logprobs: (entry.top_logprobs as Json[]).map((alt) => ({ token: alt.token, logprob: alt.logprob, bytes: null })) }));
+
+  it('logprobs and top_logprobs ask Gemini for responseLogprobs and logprobs (before: not asked)', () => {
+    const body = geminiCodec.encodeRequest(converted(chatAsk), { upstreamModel: 'gemini-2.0-flash', converted: true }) as Json;
+    expect(body.generationConfig).toMatchObject({ responseLogprobs: true, logprobs: 2 });
+    const none = geminiCodec.encodeRequest(converted({ ...chatAsk, topLogprobs: 0 }), { upstreamModel: 'gemini-2.0-flash', converted: true }) as Json;
+    expect(none.generationConfig).toEqual({ responseLogprobs: true });
+    expect((geminiCodec.encodeRequest(converted({ ...chatAsk, logprobs: undefined, topLogprobs: undefined }), { upstreamModel: 'gemini-2.0-flash', converted: true }) as Json).generationConfig ?? {}).not.toHaveProperty('responseLogprobs');
+  });
+
+  it("the candidate's logprobsResult → choices[0].logprobs.content and output_text.logprobs", () => {
+    const decoded = geminiCodec.decodeResponse(readJsonFixture('gemini/response-logprobs.json'));
+    expect((chatCodec.encodeResponse(decoded, chatAsk) as Json).choices[0].logprobs).toEqual({ content: expected, refusal: null });
+    expect((responsesCodec.encodeResponse(decoded, responsesAsk) as Json).output[0].content[0].logprobs).toEqual(expected);
+  });
+
+  it("streamed: each chunk with its record's tokens", () => {
+    const sse = translateStream(geminiCodec, chatCodec, { ...chatAsk, stream: true }, readFixture('gemini/logprobs.sse.txt'), 11);
+    const chunks = parseEvents(sse)
+      .filter((event) => event.data !== '[DONE]')
+      .map((event) => event.data as Json)
+      .filter((chunk) => chunk.choices?.[0]?.delta?.content);
+    expect(chunks.map((chunk) => chunk.choices[0].delta.content)).toEqual(['Hello', '!']);
+    expect(chunks.map((chunk) => chunk.choices[0].logprobs.content)).toEqual([[expected[0]], [expected[1]]]);
+  });
+
+  it("a model without them: Google's refusal names the ask, and the body goes again without it", () => {
+    const said = geminiCodec.decodeError!(400, { error: { code: 400, message: 'Logprobs is not enabled for models/gemini-2.5-pro', status: 'INVALID_ARGUMENT' } });
+    expect(said.param).toBe('generationConfig.responseLogprobs');
+    const body = geminiCodec.encodeRequest(converted(chatAsk), { upstreamModel: 'gemini-2.5-pro', converted: true }) as Json;
+    const refit = getFormat('gemini').fit!.withoutRefused!(body, said.param!)!;
+    expect(refit).toMatchObject({ adapted: 'logprobs=removed', byModel: true });
+    expect(refit.body.generationConfig).not.toHaveProperty('responseLogprobs');
+    expect(refit.body.generationConfig).not.toHaveProperty('logprobs');
+    expect(geminiCodec.decodeError!(400, { error: { code: 400, message: 'Unable to submit request because Logprobs is not supported for this model.', status: 'INVALID_ARGUMENT' } }).param).toBe('generationConfig.responseLogprobs');
+    expect(geminiCodec.decodeError!(400, { error: { code: 400, message: 'Invalid JSON payload received.', status: 'INVALID_ARGUMENT' } }).param).toBeUndefined();
   });
 });

@@ -29,6 +29,12 @@ export interface GeminiModel {
   image?: boolean;
   /** An embedding model (`gemini-embedding-001`): `:batchEmbedContents` only. */
   embedding?: boolean;
+  /**
+   * Answers `responseLogprobs` with each candidate's `logprobsResult` (a token per answer chunk,
+   * `logprobs` alternatives each); a model without it refuses the ask, as Google's do: 400
+   * INVALID_ARGUMENT "Logprobs is not enabled for models/<id>".
+   */
+  logprobs?: boolean;
 }
 
 /** The PNG an image model of the fake makes (a real 1×1 image). */
@@ -161,6 +167,21 @@ function checkThinking(body: Json, id: string): void {
   if (id.startsWith('gemini-3-pro') && level !== undefined && level !== 'low' && level !== 'high') reject(`Thinking level ${thinking.thinkingLevel} is not supported for this model. Please retry with other thinking level.`);
 }
 
+/** Google's rules for token log probabilities: only a model that has them, `logprobs` 0–20. */
+function checkLogprobs(body: Json, id: string, model: GeminiModel): void {
+  const config = body.generationConfig ?? {};
+  const top = config.logprobs;
+  if (top !== undefined && (!Number.isInteger(top) || top < 0 || top > 20)) reject(`logprobs must be in the range [0, 20].`);
+  if (config.responseLogprobs === true && !model.logprobs) reject(`Logprobs is not enabled for models/${id}`);
+}
+
+/** A `logprobsResult` for answer text chunks (one token each), `top` alternatives per step, as Google writes it. */
+export function logprobsResultOf(tokens: string[], top: number): Json {
+  const chosenCandidates = tokens.map((token, i) => ({ token, tokenId: 1000 + i, logProbability: -0.25 * (i + 1) }));
+  const topCandidates = chosenCandidates.map((chosen) => ({ candidates: [chosen, { token: `${chosen.token}?`, tokenId: chosen.tokenId + 500, logProbability: chosen.logProbability - 2 }].slice(0, top) }));
+  return { topCandidates, chosenCandidates, logProbabilitySum: chosenCandidates.reduce((sum, c) => sum + c.logProbability, 0) };
+}
+
 function declaredNames(body: Json): string[] {
   return (body.tools ?? []).flatMap((tool: Json) => (tool.functionDeclarations ?? tool.function_declarations ?? []).map((d: Json) => d.name));
 }
@@ -239,8 +260,13 @@ function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: Gem
   return { chunks: [...(thought.length ? [thought] : []), [{ text: text.slice(0, half) }], [last]], usage, grounding };
 }
 
-function responseOf(parts: Json[], model: string, id: string, finish?: string, usage?: Json, grounding?: Json): Json {
+function responseOf(parts: Json[], model: string, id: string, finish?: string, usage?: Json, grounding?: Json, body?: Json): Json {
   const candidate: Json = { content: { role: 'model', parts }, index: 0 };
+  const texts = parts.filter((part) => typeof part.text === 'string' && part.thought !== true).map((part) => part.text as string);
+  if (body?.generationConfig?.responseLogprobs === true && texts.length > 0) {
+    candidate.logprobsResult = logprobsResultOf(texts, body.generationConfig.logprobs ?? 0);
+    candidate.avgLogprobs = candidate.logprobsResult.logProbabilitySum / texts.length;
+  }
   if (finish) candidate.finishReason = finish;
   if (grounding) candidate.groundingMetadata = grounding;
   const out: Json = { candidates: [candidate], modelVersion: model, responseId: id };
@@ -252,8 +278,8 @@ function responseOf(parts: Json[], model: string, id: string, finish?: string, u
 function reply(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): FakeReply {
   const { chunks, usage, grounding } = answer(body, route, model, options, issued);
   const id = `resp-${(++counter).toString(36)}`;
-  if (route.method === 'generateContent') return { json: responseOf(chunks.flat(), route.model, id, 'STOP', usage, grounding) };
-  const records = chunks.map((parts, i) => (i === chunks.length - 1 ? responseOf(parts, route.model, id, 'STOP', usage, grounding) : responseOf(parts, route.model, id)));
+  if (route.method === 'generateContent') return { json: responseOf(chunks.flat(), route.model, id, 'STOP', usage, grounding, body) };
+  const records = chunks.map((parts, i) => (i === chunks.length - 1 ? responseOf(parts, route.model, id, 'STOP', usage, grounding, body) : responseOf(parts, route.model, id, undefined, undefined, undefined, body)));
   if (route.sse) return { sse: records.map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`) };
   // JSON-array framing: `[`, elements joined by `,` and line breaks, `]`, streamed element by element.
   return { headers: { 'content-type': 'application/json; charset=UTF-8' }, sse: records.map((r, i) => `${i === 0 ? '[' : '\r\n,'}${JSON.stringify(r)}`).concat(['\r\n]']) };
@@ -346,6 +372,7 @@ export function createGeminiHandler(options: GeminiFakeOptions): GeminiHandler {
         if (route.method !== 'generateContent' && route.method !== 'streamGenerateContent') return googleError(404, 'NOT_FOUND', `Method ${route.method} not found.`);
         checkBody(body, model, issued);
         checkThinking(body, route.model);
+        checkLogprobs(body, route.model, model);
         return reply(body, route, model, options, issued);
       } catch (error) {
         if (!(error instanceof Rejection)) throw error;

@@ -101,11 +101,16 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
     expect(request.stop).toEqual(['\nObservation:']);
   });
 
-  it.each(['messages', 'gemini'])('%s is not asked for token log probabilities (fit.noLogprobs): left out, said', (target) => {
+  // Gemini is asked (responseLogprobs) since wave 27: a model that refuses is made a second call without (test/formats/logprobs.test.ts).
+  it.each(['messages'])('%s is not asked for token log probabilities (fit.noLogprobs): left out, said', (target) => {
     // Before: dropped by the encoder without a word, choices[0].logprobs null.
     const { request, adapted } = fitToModel({ ...ask, temperature: undefined, stop: undefined, logprobs: true, topLogprobs: 2 }, modelFor(target), target);
     expect(adapted).toEqual(['logprobs=removed']);
     expect([request.logprobs, request.topLogprobs]).toEqual([undefined, undefined]);
+  });
+
+  it('gemini keeps them: asked of the upstream', () => {
+    expect(fitToModel({ ...ask, temperature: undefined, stop: undefined, logprobs: true, topLogprobs: 2 }, modelFor('gemini'), 'gemini').adapted).toEqual([]);
   });
 
   it('Responses has no stop sequences for any model (fit.noStop): left out, said', () => {

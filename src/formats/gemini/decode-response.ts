@@ -4,6 +4,7 @@ import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
 import { citationsWithin, decodeGrounding } from './map-grounding.ts';
+import { decodeGeminiLogprobs } from './map-logprobs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -60,6 +61,7 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
   const response = isRecord(body) ? body : {};
   const candidate = candidateOf(response);
   const content = withGrounding(partsOf(candidate).flatMap((part) => decodeUpstreamPart(part) ?? []), candidate?.groundingMetadata);
+  withLogprobs(content, candidate?.logprobsResult);
   const blocked = isRecord(response.promptFeedback) && typeof response.promptFeedback.blockReason === 'string';
   const hasToolCalls = content.some((part) => part.type === 'tool_call');
   const reason = typeof candidate?.finishReason === 'string' ? candidate.finishReason : undefined;
@@ -74,6 +76,13 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
     finishReason: blocked ? 'content_filter' : decodeGeminiFinishReason(reason, hasToolCalls),
     usage: usage ?? { inputTokens: 0, outputTokens: 0 },
   };
+}
+
+/** The candidate's token log probabilities (`logprobsResult`, asked with `responseLogprobs`), on its first text part: they are the answer's, in order. */
+function withLogprobs(content: ContentPart[], result: unknown): void {
+  const logprobs = result === undefined ? undefined : decodeGeminiLogprobs(result);
+  const text = logprobs && content.find((part): part is TextPart => part.type === 'text');
+  if (text) text.logprobs = logprobs;
 }
 
 /**

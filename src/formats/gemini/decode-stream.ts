@@ -8,6 +8,7 @@ import { decodeGeminiFinishReason } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding, type GroundingTally } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
 import { citationsWithin, decodeGrounding } from './map-grounding.ts';
+import { decodeGeminiLogprobs } from './map-logprobs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -55,7 +56,9 @@ class GeminiStreamDecoder implements StreamDecoder {
       this.out.push(start);
     }
     const candidate = candidateOf(chunk);
+    const from = this.out.length;
     for (const part of partsOf(candidate)) this.part(part);
+    if (candidate?.logprobsResult !== undefined) this.logprobs(candidate.logprobsResult, from);
     if (!this.grounded && candidate?.groundingMetadata !== undefined) this.ground(candidate.groundingMetadata);
     this.searches = tallyGrounding(chunk, this.searches);
     this.model ??= readString(chunk, 'modelVersion');
@@ -121,6 +124,19 @@ class GeminiStreamDecoder implements StreamDecoder {
     if (text !== '' && this.open === 'text') this.answer += text;
     if (text !== '') this.out.push(this.open === 'reasoning' ? { type: 'reasoning-delta', text } : { type: 'text-delta', text });
     if (signature !== undefined) this.signature = signature;
+  }
+
+  /** A record's token log probabilities (`logprobsResult`: its own tokens) on its last text delta. */
+  private logprobs(result: unknown, from: number): void {
+    const logprobs = decodeGeminiLogprobs(result);
+    if (!logprobs) return;
+    for (let i = this.out.length - 1; i >= from; i--) {
+      const part = this.out[i];
+      if (part.type === 'text-delta') {
+        this.out[i] = { ...part, logprobs };
+        return;
+      }
+    }
   }
 
   private openBlock(kind: 'text' | 'reasoning'): void {

@@ -173,6 +173,11 @@ function generationConfig(request: ChatRequest, options: EncodeRequestOptions): 
   if (request.seed !== undefined) config.seed = request.seed;
   if (request.presencePenalty !== undefined) config.presencePenalty = request.presencePenalty;
   if (request.frequencyPenalty !== undefined) config.frequencyPenalty = request.frequencyPenalty;
+  if (request.logprobs) {
+    config.responseLogprobs = true;
+    // Chat's top_logprobs (0–20) is Gemini's logprobs (0–20); 0 asks for none, as leaving it out does.
+    if (request.topLogprobs !== undefined && request.topLogprobs > 0) config.logprobs = Math.min(20, request.topLogprobs);
+  }
   const format = request.responseFormat;
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';
   else if (format?.type === 'json_schema') {

@@ -2,6 +2,7 @@ import { buildErrorEnvelope, type GatewayError, type RequestIds } from '../../er
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { isRecord, readErrorBody, readString } from '../shared/index.ts';
 import type { DecodedUpstreamError } from '../types.ts';
+import { refusedLogprobsParam } from './map-logprobs.ts';
 
 /** Google's canonical status for an HTTP status (AIP-193). */
 export function googleStatus(status: number): string {
@@ -103,6 +104,9 @@ export function decodeGeminiError(status: number, body: unknown): DecodedUpstrea
   const out: DecodedUpstreamError = { message: readString(inner, 'message') || `The upstream provider returned HTTP ${status}.` };
   const type = readString(inner, 'status');
   if (type) out.type = type;
+  // A model without token log probabilities: the ask a converted request can be made again without (fit.withoutRefused).
+  const param = status === 400 ? refusedLogprobsParam(out.message) : undefined;
+  if (param) out.param = param;
   const details = Array.isArray(inner.details) ? inner.details.filter(isTyped) : [];
   const info = details.find((d) => typeof d.reason === 'string');
   if (info) out.code = String(info.reason);

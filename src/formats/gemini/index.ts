@@ -19,6 +19,7 @@ import { geminiImages } from './predict-images.ts';
 import { vertexModels } from './list-publisher-models.ts';
 import { dropCarriedReasoning } from './drop-carried.ts';
 import { findStoredFiles, inlineStoredFiles, storedFileMissing } from './stored-files.ts';
+import { withoutRefusedLogprobs } from './map-logprobs.ts';
 
 /** Google Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`). */
 export const geminiCodec: FormatCodec = {
@@ -86,7 +87,8 @@ export const geminiFormat = defineFormat({
   imageOutput: 'any-model',
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
   // FunctionDeclaration.name: a letter or `_` first; letters, digits, `_ . : -`; at most 64 (400 INVALID_ARGUMENT otherwise).
-  fit: { noLogprobs: true, toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },
+  // Token log probabilities are asked (responseLogprobs); a model without them refuses, and the call goes once more without.
+  fit: { withoutRefused: withoutRefusedLogprobs, toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },
   countTokens: geminiCountTokens,
   embeddings: geminiEmbeddings,
   // Vertex AI's `:predict`: Imagen's shape for an image model (the embeddings face takes the same URL for an embedding model).
