@@ -6,6 +6,7 @@
  * through a passthrough route and a converted one, against strict fakes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
@@ -18,6 +19,8 @@ describe('the AI SDK through the gateway', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
+  /** Gemini 3: every call round signed, the signatures checked when they come back. */
+  let gemini: GeminiFake;
   let gw: SpawnedGateway;
   let ai: any;
   let z: any;
@@ -29,12 +32,14 @@ describe('the AI SDK through the gateway', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
+    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, toolTurns: 2, finalText: 'Done: the file is written.' });
     gw = await spawnGateway({
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-3-flash-preview'] },
         },
       },
     });
@@ -51,7 +56,7 @@ describe('the AI SDK through the gateway', () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
+    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
   });
 
   const PROVIDER_OPTIONS = {
@@ -74,6 +79,10 @@ describe('the AI SDK through the gateway', () => {
     ['anthropic', 'or/gpt-5', 'conversion'],
     ['compatible', 'oc/o4-mini', 'passthrough'],
     ['compatible', 'ant/claude-up', 'conversion'],
+    ['responses', 'gg/gemini-3-flash-preview', 'conversion'],
+    ['chat', 'gg/gemini-3-flash-preview', 'conversion'],
+    ['anthropic', 'gg/gemini-3-flash-preview', 'conversion'],
+    ['compatible', 'gg/gemini-3-flash-preview', 'conversion'],
   ];
 
   /**
@@ -90,9 +99,9 @@ describe('the AI SDK through the gateway', () => {
     }
   }
 
-  const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections];
+  const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];
   beforeEach(() => {
-    for (const fake of [chat, responses, messages]) {
+    for (const fake of [chat, responses, messages, gemini]) {
       fake.rejections.length = 0;
       fake.requests.length = 0;
     }

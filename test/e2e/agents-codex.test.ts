@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { startCompactionlessFake, startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
@@ -37,6 +38,8 @@ describe('Codex through the gateway', () => {
   let messages: StrictFake;
   /** A Responses server without OpenAI's compaction (vLLM-like). */
   let vllm: StrictFake;
+  /** Gemini 3 (every call round signed, signatures checked) and 2.5 (thinks): Codex's reasoning items must carry Google's thought signatures back. */
+  let gemini: GeminiFake;
   let gw: SpawnedGateway;
 
   beforeAll(async () => {
@@ -45,6 +48,16 @@ describe('Codex through the gateway', () => {
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
     vllm = await startCompactionlessFake({ models: { qwen: { maxOutput: 32000, reasoning: true } }, pick });
+    gemini = await startGeminiFake({
+      apiKey: 'goog',
+      models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true }, 'gemini-2.5-flash': { thinking: true, gemini3: false } },
+      pick: (names, body) => {
+        const call = pick(names, body);
+        return call && [{ name: call.name, args: call.input }];
+      },
+      toolTurns: 2,
+      finalText: 'Done: the file is written.',
+    });
     gw = await spawnGateway({
       config: {
         providers: {
@@ -52,13 +65,14 @@ describe('Codex through the gateway', () => {
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           vl: { plugin: 'openai', baseURL: `${vllm.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['qwen'] },
+          gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-3-flash-preview', 'gemini-2.5-flash'] },
         },
       },
     });
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages, vllm]) await fake?.close();
+    for (const fake of [chat, responses, messages, vllm, gemini]) await fake?.close();
   });
 
   /** `codex exec` in a fresh directory with its own CODEX_HOME holding `config` (config.toml lines), asked to write hello.txt. */
@@ -81,6 +95,8 @@ describe('Codex through the gateway', () => {
     ['or/gpt-5', () => responses],
     ['ant/claude-up', () => messages],
     ['oc/gpt-4o-mini', () => chat],
+    ['gg/gemini-3-flash-preview', () => gemini],
+    ['gg/gemini-2.5-flash', () => gemini],
   ])('codex exec with %s writes the file', async (model, fakeOf) => {
     const fake = fakeOf();
     fake.requests.length = 0;
@@ -107,7 +123,7 @@ describe('Codex through the gateway', () => {
     expect(run.stdout, report).toContain('Done: the file is written.');
     // What this route is about: Codex's default tools (a namespace group, web_search) as each upstream got them.
     const tools: Array<Record<string, any>> = first?.tools ?? [];
-    const names = tools.map((tool) => tool.name ?? tool.function?.name ?? tool.type);
+    const names = tools.flatMap((tool) => tool.functionDeclarations?.map((declaration: Record<string, any>) => declaration.name) ?? [tool.name ?? tool.function?.name ?? tool.type]);
     if (model === 'or/gpt-5') expect(tools.map((tool) => tool.type)).toEqual(expect.arrayContaining(['namespace', 'web_search']));
     else {
       expect(names).toContain('multi_agent_v1__spawn_agent');

@@ -22,6 +22,8 @@ describe('gemini-cli through the gateway', () => {
   let gemini: GeminiFake;
   let chat: StrictFake;
   let messages: StrictFake;
+  /** OpenAI Responses (gpt-5 reasons: its reasoning items must come back paired with their calls). */
+  let responses: StrictFake;
   /** A Chat upstream whose streams fail part-way: some text, then OpenAI's mid-stream error record. */
   let failing: FakeUpstream;
   let gw: SpawnedGateway;
@@ -40,6 +42,7 @@ describe('gemini-cli through the gateway', () => {
     gemini = await startGeminiFake({ models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = write(names); return call && [{ name: call.name, args: call.input }]; }, finalText: 'Done: the file is written.' });
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: write });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick: write });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick: write, toolTurns: 2 });
     const chunk = (delta: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'flaky', choices: [{ index: 0, delta, finish_reason: null }] });
     failing = await startFakeUpstream(() => ({ sse: [...chatSse([chunk({ role: 'assistant', content: 'Partial ' })], false), 'data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","code":null}}\n\n'] }));
     gw = await spawnGateway({
@@ -48,6 +51,7 @@ describe('gemini-cli through the gateway', () => {
           flaky: { plugin: 'openai', baseURL: `${failing.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['flaky'] },
           google: { plugin: 'google', apiKey: 'goog-upstream-key', baseURL: gemini.url, models: ['gemini-2.5-flash'] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
         },
       },
@@ -58,6 +62,7 @@ describe('gemini-cli through the gateway', () => {
     await gemini?.close();
     await chat?.close();
     await messages?.close();
+    await responses?.close();
     await failing?.close();
   });
 
@@ -65,6 +70,7 @@ describe('gemini-cli through the gateway', () => {
     ['google/gemini-2.5-flash', () => gemini],
     ['oc/gpt-4o-mini', () => chat],
     ['ant/claude-up', () => messages],
+    ['or/gpt-5', () => responses],
   ])('writes a file with one tool call on %s', async (model, fake) => {
     const before = fake().requests.length;
     const env = freshRun(gw.key!);

@@ -186,6 +186,17 @@ function declaredNames(body: Json): string[] {
   return (body.tools ?? []).flatMap((tool: Json) => (tool.functionDeclarations ?? tool.function_declarations ?? []).map((d: Json) => d.name));
 }
 
+/**
+ * The function a request forces (`functionCallingConfig.mode: ANY` with one function declared or
+ * one allowed: what the model then must call, as the AI SDK's JSON tool relies on); undefined otherwise.
+ */
+function forcedFunction(body: Json): string | undefined {
+  const config = body.toolConfig?.functionCallingConfig ?? body.tool_config?.function_calling_config;
+  if (config?.mode !== 'ANY') return undefined;
+  const allowed: string[] = config.allowedFunctionNames ?? config.allowed_function_names ?? declaredNames(body);
+  return allowed.length === 1 ? allowed[0] : undefined;
+}
+
 /** How many call rounds the current turn has had. */
 function roundsDone(contents: Json[]): number {
   return contents.slice(turnStart(contents)).filter((c) => c.role === 'model' && (c.parts ?? []).some(isCall)).length;
@@ -224,7 +235,8 @@ function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: Gem
   const includeThoughts = model.thinking && body.generationConfig?.thinkingConfig?.includeThoughts === true;
   const thought = includeThoughts ? [{ text: 'Thinking about the task.', thought: true }] : [];
   const contents: Json[] = body.contents;
-  const calls = roundsDone(contents) < (options.toolTurns ?? 1) ? options.pick?.(declaredNames(body), body) : undefined;
+  const forced = forcedFunction(body);
+  const calls = forced && roundsDone(contents) === 0 ? [{ name: forced, args: { answer: 'done' } }] : roundsDone(contents) < (options.toolTurns ?? 1) ? options.pick?.(declaredNames(body), body) : undefined;
   const cached = options.cachedTokens ?? 0;
   const prompt = options.promptTokens?.(body) ?? USAGE.prompt;
   const usage: Json = { promptTokenCount: prompt, candidatesTokenCount: USAGE.candidates, totalTokenCount: prompt + USAGE.candidates, promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }] };
