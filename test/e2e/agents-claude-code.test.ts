@@ -41,7 +41,7 @@ describe('Claude Code through the gateway', () => {
   beforeAll(async () => {
     await ensureTestClients();
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-4.1': { maxOutput: 32768, reasoning: false } }, pick });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-4.1': { maxOutput: 32768, reasoning: false }, 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'my-claude': { maxOutput: 64000, reasoning: true } }, pick });
     // Reads `readFile` once, then answers (a result with an image is a new turn to this fake, so it counts the reads itself).
     const answered = (body: Record<string, any>) => JSON.stringify(body.contents).includes('"functionResponse"');
@@ -55,7 +55,7 @@ describe('Claude Code through the gateway', () => {
       config: {
         providers: {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-4.1', 'gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'my-claude', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog-key', models: ['gemini-2.5-flash', 'gemini-3-flash-preview'] },
         },
@@ -92,6 +92,8 @@ describe('Claude Code through the gateway', () => {
     ['ant/my-claude', () => messages],
     ['oc/gpt-4o-mini', () => chat],
     ['or/gpt-4.1', () => responses],
+    // A reasoning model: Claude Code's adaptive thinking as reasoning, its encrypted items paired with their calls on the next turn.
+    ['or/gpt-5', () => responses],
   ])('claude -p with %s writes the file', async (model, fakeOf) => {
     const fake = fakeOf();
     workDir = tempDir('gw-claude-code-');

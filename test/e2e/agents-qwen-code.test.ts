@@ -26,7 +26,7 @@ describe('Qwen Code through the gateway', () => {
 
   beforeAll(async () => {
     await ensureTestClients();
-    up = await startFourUpstreams({ pick: write, toolTurns: 1, reasoningOpenAI: true });
+    up = await startFourUpstreams({ pick: write, toolTurns: 1, reasoningOpenAI: true, gemini3: true });
     gw = up.gateway;
   }, 900_000);
   afterAll(async () => {
@@ -61,6 +61,9 @@ describe('Qwen Code through the gateway', () => {
     // Qwen Code's Gemini requests all carry thinkingLevel THINKING_LEVEL_UNSPECIFIED: the Gemini face refused it with a 400.
     ['gemini', 'ant/claude-up', () => up.messages],
     ['gemini', 'oc/o4-mini', () => up.chat],
+    // Gemini 3 signs each call round and checks the signature comes back: a Chat and a Messages client carry it for Google.
+    ['openai', 'google/gemini-3-pro-preview', () => up.gemini],
+    ['anthropic', 'google/gemini-3-pro-preview', () => up.gemini],
   ] as const)('qwen on the %s auth type with %s writes the file', async (authType, model, fakeOf) => {
     const fake = fakeOf();
     fake.requests.length = 0;
