@@ -36,6 +36,8 @@ describe('Codex through the gateway', () => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
+  /** Claude over two tool rounds: its signed thinking must come back on the second and third requests (the fake checks the signatures it issued). */
+  let claudeTwice: StrictFake;
   /** A Responses server without OpenAI's compaction (vLLM-like). */
   let vllm: StrictFake;
   /** Gemini 3 (every call round signed, signatures checked) and 2.5 (thinks): Codex's reasoning items must carry Google's thought signatures back. */
@@ -47,6 +49,7 @@ describe('Codex through the gateway', () => {
     chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
+    claudeTwice = await startStrictFake({ format: 'messages', models: { 'claude-twice': { maxOutput: 64000, reasoning: true } }, pick, toolTurns: 2 });
     vllm = await startCompactionlessFake({ models: { qwen: { maxOutput: 32000, reasoning: true } }, pick });
     gemini = await startGeminiFake({
       apiKey: 'goog',
@@ -64,6 +67,7 @@ describe('Codex through the gateway', () => {
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          ant2: { plugin: 'anthropic', baseURL: claudeTwice.url, apiKey: 'x', models: [{ id: 'claude-twice', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           vl: { plugin: 'openai', baseURL: `${vllm.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['qwen'] },
           gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-3-flash-preview', 'gemini-2.5-flash'] },
         },
@@ -72,7 +76,7 @@ describe('Codex through the gateway', () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [chat, responses, messages, vllm, gemini]) await fake?.close();
+    for (const fake of [chat, responses, messages, claudeTwice, vllm, gemini]) await fake?.close();
   });
 
   /** `codex exec` in a fresh directory with its own CODEX_HOME holding `config` (config.toml lines), asked to write hello.txt. */
@@ -95,6 +99,7 @@ describe('Codex through the gateway', () => {
     ['or/gpt-5', () => responses],
     ['ant/claude-up', () => messages],
     ['oc/gpt-4o-mini', () => chat],
+    ['ant2/claude-twice', () => claudeTwice],
     ['gg/gemini-3-flash-preview', () => gemini],
     ['gg/gemini-2.5-flash', () => gemini],
   ])('codex exec with %s writes the file', async (model, fakeOf) => {
@@ -121,6 +126,15 @@ describe('Codex through the gateway', () => {
     expect(run.exitCode, report).toBe(0);
     expect(fs.readFileSync(path.join(workDir, 'hello.txt'), 'utf8'), report).toBe(CONTENT);
     expect(run.stdout, report).toContain('Done: the file is written.');
+    if (fake === claudeTwice) {
+      // Codex sends Claude's thinking back as the reasoning items it got (signed, in encrypted_content): thinking stays on every round.
+      const bodies = fake.requests.map((request) => request.json as Record<string, any>);
+      expect(bodies.length, report).toBe(3);
+      for (const body of bodies.slice(1)) {
+        expect(body.thinking, report).toMatchObject({ type: 'enabled' });
+        for (const message of body.messages.filter((m: Record<string, any>) => m.role === 'assistant')) expect(message.content[0], report).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^sig_/) });
+      }
+    }
     // What this route is about: Codex's default tools (a namespace group, web_search) as each upstream got them.
     const tools: Array<Record<string, any>> = first?.tools ?? [];
     const names = tools.flatMap((tool) => tool.functionDeclarations?.map((declaration: Record<string, any>) => declaration.name) ?? [tool.name ?? tool.function?.name ?? tool.type]);
@@ -128,7 +142,7 @@ describe('Codex through the gateway', () => {
     else {
       expect(names).toContain('multi_agent_v1__spawn_agent');
       // Claude runs web_search as its own server tool; a Chat-only model cannot and gets none.
-      if (model === 'ant/claude-up') expect(tools).toContainEqual(expect.objectContaining({ type: 'web_search_20250305', name: 'web_search' }));
+      if (model.startsWith('ant')) expect(tools).toContainEqual(expect.objectContaining({ type: 'web_search_20250305', name: 'web_search' }));
       else expect(names).not.toContain('web_search');
     }
   });
