@@ -1,5 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectAdmin } from '../../src/cli/admin-client.ts';
+import { parseConfig } from '../../src/config/index.ts';
+import { createAdminApi } from '../../src/tui/core/index.ts';
 import { account, apiKey, fakeAdminApi } from './fake-admin-api.ts';
 import { KEYS, renderWithAdmin } from './render-with-admin.tsx';
 
@@ -238,5 +244,33 @@ describe('admin TUI: Keys tab, settings', () => {
     await tui.press('y');
     await tui.waitFor('✓ Revoked key key_new1 (fresh).');
     expect(api.calls).toContain('keys.revoke key_new1');
+  });
+
+  it('a refusal the server makes of what was typed (a past expiry) keeps the form, its text and the field named', async () => {
+    // The real admin procedures in process: the past expiry is refused by the service, not by the schema the form checks.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-tui-keys-'));
+    const connection = await connectAdmin({ config: parseConfig({ providers: { mock: { plugin: 'mock' } } }), dataDir, configDir: process.cwd(), command: 'gateway tui' });
+    try {
+      const api = createAdminApi(connection.client);
+      const created = await api.createKey({ name: 'ci' });
+      const tui = await renderWithAdmin(api);
+      await tui.press('3');
+      await tui.waitFor('API keys (1)');
+      await tui.press('e');
+      await tui.waitFor('Edit key');
+      await tui.press(KEYS.tab, ...type('30'), KEYS.tab, ...type('2020-01-01'), KEYS.enter);
+      const refused = await tui.waitFor("Expires: must be in the future, got '2020-01-01'");
+      expect(refused).toContain(`Edit key ${created.id} (ci)`);
+      expect(refused).toMatch(/RPM\s+30/);
+      expect(refused).toMatch(/› Expires\s+2020-01-01/);
+      await tui.press('\u0015', ...type('2030-01-31'), KEYS.enter);
+      await tui.waitFor(`✓ Key ${created.id} (ci): rpm 30`);
+      expect(tui.frame()).not.toContain('Edit key');
+      expect(await api.listKeys()).toEqual([expect.objectContaining({ id: created.id, rpm: 30, expires_at: Date.parse('2030-01-31') / 1000 })]);
+    } finally {
+      cleanup();
+      await connection.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

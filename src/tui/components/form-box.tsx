@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { useState } from 'react';
-import { applyFormKey, initialForm, type FormField } from '../core/form.ts';
+import { applyFormKey, initialForm, type FormField, type FormState } from '../core/form.ts';
 import { textWidth } from '../core/fit-columns.ts';
 import { useKeys } from './use-keys.ts';
 
@@ -8,6 +8,8 @@ export interface FormBoxProps {
   title: string;
   fields: readonly FormField[];
   initial: Record<string, string>;
+  /** A message shown from the start (a refusal of the values in `initial`); the cursor starts on the field it names. */
+  error?: string;
   width?: number;
   /** Called with every field's text on Enter; a returned message is shown and the form stays open. */
   onSubmit(values: Record<string, string>): string | undefined | void;
@@ -20,8 +22,11 @@ export function formRows(fields: readonly FormField[]): number {
 }
 
 /** A dialog with several fields: Tab/↑/↓ move, ←/→ choose, Enter saves the whole form, Esc cancels. */
-export function FormBox({ title, fields, initial, width, onSubmit, onCancel }: FormBoxProps) {
-  const [state, setState] = useState(() => initialForm(fields, initial));
+export function FormBox({ title, fields, initial, error: refusal, width, onSubmit, onCancel }: FormBoxProps) {
+  const [state, setState] = useState<FormState>(() => {
+    const named = refusal === undefined ? -1 : fields.findIndex((f) => refusal.startsWith(`${f.label}: `));
+    return { ...initialForm(fields, initial), error: refusal, focus: Math.max(0, named) };
+  });
   useKeys((input, key) => {
     const step = applyFormKey(fields, state, input, key);
     if (step.kind === 'cancel') return onCancel();

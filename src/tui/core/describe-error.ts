@@ -21,7 +21,7 @@ const GATEWAY_CODE = /^[a-z]+(_[a-z]+)*$/;
  * The gateway's error code of an admin call's failure: tRPC's `data.gatewayCode` over HTTP, else
  * the GatewayError along the cause chain of an in-process call (a `code` with a `status`).
  */
-function gatewayCodeOf(error: unknown): string | undefined {
+export function gatewayCodeOf(error: unknown): string | undefined {
   const sent = (error as { data?: { gatewayCode?: unknown } }).data?.gatewayCode;
   if (typeof sent === 'string' && GATEWAY_CODE.test(sent)) return sent;
   for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {

@@ -92,6 +92,18 @@ export function validateForm<S extends z.ZodType>(
   return { ok: false, error: field ? `${field.label}: ${issue.message}` : (issue?.message ?? 'invalid input') };
 }
 
+/**
+ * A service's refusal of a field, worded for the form: the CLI flag it names (`--expires must be in
+ * the future…`, `--limit-reset: …`) becomes the field's label (`Expires: must be in the future…`).
+ */
+export function labelRefusal(message: string, fields: readonly FormField[]): string {
+  for (const field of fields) {
+    const flag = `--${field.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (message.startsWith(`${flag} `) || message.startsWith(`${flag}:`)) return `${field.label}: ${message.slice(flag.length).replace(/^:?\s*/, '')}`;
+  }
+  return message;
+}
+
 /** `a, b ,c` → ['a', 'b', 'c']; empty → null (no restriction). */
 export function listOrNull(text: string): string[] | null {
   const items = text.split(',').map((s) => s.trim()).filter(Boolean);

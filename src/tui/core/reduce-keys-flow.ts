@@ -9,8 +9,9 @@ export type KeysFlow =
   | { step: 'secret'; created: CreatedKey }
   | { step: 'confirm-revoke'; key: KeyView }
   | { step: 'revoking'; key: KeyView }
-  | { step: 'edit'; key: KeyView }
-  | { step: 'saving'; key: KeyView };
+  /** `values` and `error`: the text typed and the service's refusal of it, when save number `round` came back refused. */
+  | { step: 'edit'; key: KeyView; values?: Record<string, string>; error?: string; round?: number }
+  | { step: 'saving'; key: KeyView; values: Record<string, string>; round: number };
 
 export type KeysFlowAction =
   | { type: 'create' }
@@ -20,7 +21,9 @@ export type KeysFlowAction =
   | { type: 'revoke'; key: KeyView }
   | { type: 'confirm' }
   | { type: 'edit'; key: KeyView }
-  | { type: 'save' }
+  | { type: 'save'; values: Record<string, string> }
+  | { type: 'refused'; error: string }
+  | { type: 'saved' }
   | { type: 'done' }
   | { type: 'cancel' };
 
@@ -49,7 +52,12 @@ export function reduceKeysFlow(flow: KeysFlow, action: KeysFlowAction): KeysFlow
     case 'edit':
       return flow.step === 'idle' ? { step: 'edit', key: action.key } : flow;
     case 'save':
-      return flow.step === 'edit' ? { step: 'saving', key: flow.key } : flow;
+      return flow.step === 'edit' ? { step: 'saving', key: flow.key, values: action.values, round: (flow.round ?? 0) + 1 } : flow;
+    case 'refused':
+      // The form comes back as it was sent, with the refusal: nothing typed is lost.
+      return flow.step === 'saving' ? { step: 'edit', key: flow.key, values: flow.values, error: action.error, round: flow.round } : flow;
+    case 'saved':
+      return flow.step === 'saving' ? idleKeysFlow : flow;
     case 'done':
     case 'cancel':
       return idleKeysFlow;

@@ -11,6 +11,7 @@ import {
   idleKeysFlow,
   KEY_FORM,
   keyFormInput,
+  labelRefusal,
   keyFormValues,
   keysFlowCaptures,
   keyStatus,
@@ -86,8 +87,13 @@ export function KeysScreen({ width, height }: ScreenProps) {
       return undefined;
     }
     const change: SetKeyInput = input.value;
-    dispatch({ type: 'save' });
-    void act('Saving key', (a) => a.setKey!(change), (k) => `Key ${k.id} (${k.name}): rpm ${k.rpm ?? 'from the account'}; ${describeKeyLimitLong(k)}; scope ${describeKeyScope(k)}.`).then(() => dispatch({ type: 'done' }));
+    dispatch({ type: 'save', values });
+    void act(
+      'Saving key',
+      (a) => a.setKey!(change),
+      (k) => `Key ${k.id} (${k.name}): rpm ${k.rpm ?? 'from the account'}; ${describeKeyLimitLong(k)}; scope ${describeKeyScope(k)}.`,
+      (refusal) => dispatch({ type: 'refused', error: labelRefusal(refusal, KEY_FORM) }),
+    ).then(() => dispatch({ type: 'saved' }));
     return undefined;
   };
 
@@ -147,10 +153,13 @@ export function KeysScreen({ width, height }: ScreenProps) {
       ) : null}
       {flow.step === 'edit' ? (
         <FormBox
+          // A refused save's form is drawn anew with its values and the refusal (the save may not have drawn a frame between).
+          key={flow.round ?? 0}
           width={dialogWidth}
           title={`Edit key ${flow.key.id} (${flow.key.name}) of ${flow.key.account}`}
           fields={KEY_FORM}
-          initial={keyFormValues(flow.key)}
+          initial={flow.values ?? keyFormValues(flow.key)}
+          error={flow.error}
           onSubmit={(values) => save(flow.key, values)}
           onCancel={() => dispatch({ type: 'cancel' })}
         />
