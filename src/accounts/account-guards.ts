@@ -31,6 +31,7 @@ import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from '.
 import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, LimitsStoreState, PassedLimits, RequestGuards, UsageViews } from './types.ts';
 import { AccountUsageViews } from './usage-views.ts';
+import { CredentialLockout } from './credential-lockout.ts';
 
 export interface AccountGuardsOptions {
   limits: RateLimitConfig;
@@ -180,6 +181,8 @@ export class AccountGuards implements RequestGuards {
   private live = 0;
   /** The models a requested id may be served by, remembered per id (a key's model scope must cover them all). */
   private readonly modelsThatMayServe: (requested: string) => CatalogModel[];
+  /** Client addresses locked out for failed credentials. */
+  private readonly lockout: CredentialLockout;
 
   constructor(private readonly o: AccountGuardsOptions) {
     this.credits = o.credits;
@@ -189,6 +192,7 @@ export class AccountGuards implements RequestGuards {
     this.storage = o.storage;
     this.usageViews = new AccountUsageViews(o.store, o.credits, o.limits, o.clock);
     this.modelsThatMayServe = createModelsThatMayServe(o.registry, o.routing);
+    this.lockout = new CredentialLockout({ limiter: o.limiter, max: o.limits.failedCredentials, windowMs: o.limits.windowMs, now: () => o.clock.now(), limiterNow: o.limiterNow });
   }
 
   /** The state of a rate-limit store in another process (Redis), read from memory; undefined for limits kept in this process. */
@@ -292,6 +296,14 @@ export class AccountGuards implements RequestGuards {
     const { cost, charged } = settled.charge;
     if (hold && hold.credits > 0 && cost > hold.credits) this.beyondHold(request, hold.credits, cost, charged);
     return settled;
+  }
+
+  credentialLockout(clientAddress: string): GatewayError | undefined {
+    return this.lockout.refusal(clientAddress);
+  }
+
+  credentialFailed(clientAddress: string): MaybePromise<GatewayError | undefined> {
+    return this.lockout.failed(clientAddress);
   }
 
   /** Login and other unauthenticated routes: limited per client address (spec §8.1). */

@@ -11,6 +11,7 @@ import type { StorageState } from '../store/index.ts';
 import type { buildActivityView, buildCreditsView, buildKeyView, UsageIndex } from '../usage/index.ts';
 import type { LedgerPage } from '../store/index.ts';
 import type { MaybePromise } from '../util/index.ts';
+import type { GatewayError } from '../errors/index.ts';
 
 /** Who is calling: the account and the API key used. */
 export interface AuthContext {
@@ -145,6 +146,10 @@ export interface RequestGuards {
   passLimits?(request: LimitRequest): MaybePromise<PassedLimits>;
   /** Counts an unauthenticated request against its per-address limit; returns the rate-limit headers or throws 429. */
   admitAnonymous(request: AnonymousRequest): Promise<Record<string, string>>;
+  /** The 429 for a client address locked out for failed credentials (`limits.failedCredentials`), from memory; undefined when it is not. */
+  credentialLockout(clientAddress: string): GatewayError | undefined;
+  /** Counts a failed credential of a client address: the 429 when it is one too many (the address is locked out from now), else undefined. */
+  credentialFailed(clientAddress: string): MaybePromise<GatewayError | undefined>;
   /**
    * Charges work that was admitted and done but whose admission this process no longer holds (a
    * media job resumed after a restart, when admitting it again for its charge is refused: its

@@ -96,6 +96,11 @@ export const rateLimitConfigSchema = z
       .default({})
       .transform((overrides) => mergeEndpointLimits(overrides)),
     concurrency: concurrencySchema,
+    /**
+     * Failed credentials (a dashboard session token, the admin token) one client address may
+     * send per window before it is locked out for the rest of it; null: not counted.
+     */
+    failedCredentials: rpm.nullable().default(30),
     store: limitsStoreSchema,
   })
   .prefault({});

@@ -24,10 +24,10 @@ export interface TestGateway {
 let seq = 0;
 
 /** Builds a gateway with the mock provider (plus `config`) in a temp data dir. */
-export async function makeGateway(config: Record<string, unknown> = {}, options: { clock?: Clock; dataDir?: string } = {}): Promise<TestGateway> {
+export async function makeGateway(config: Record<string, unknown> = {}, options: { clock?: Clock; dataDir?: string; adminToken?: string } = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-acct-'));
   const parsed = parseConfig({ providers: { mock: { plugin: 'mock' } }, ...config });
-  const gateway = await createGateway({ config: parsed, configDir: REPO_ROOT, dataDir, log: createLogger('silent'), clock: options.clock });
+  const gateway = await createGateway({ config: parsed, configDir: REPO_ROOT, dataDir, log: createLogger('silent'), clock: options.clock, adminToken: options.adminToken });
   const { store, clock } = gateway.deps;
   return {
     gateway,

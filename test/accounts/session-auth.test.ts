@@ -12,9 +12,9 @@ afterEach(async () => {
 /** A tiny app that answers with the session's account, to test authenticateSession alone. */
 function whoAmI(deps: TestGateway['gateway']['deps']): H3 {
   const app = new H3();
-  app.get('/me', (event) => {
+  app.get('/me', async (event) => {
     try {
-      return { account: authenticateSession(event, deps).account.email };
+      return { account: (await authenticateSession(event, deps)).account.email };
     } catch (error) {
       const e = error as { status: number; code: string };
       event.res.status = e.status;

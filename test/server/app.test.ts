@@ -128,6 +128,8 @@ describe('h3 app in-process', () => {
           throw new TypeError('secret internal detail at /src/some/file.ts:12');
         },
         admitAnonymous: async () => ({}),
+        credentialLockout: () => undefined,
+        credentialFailed: () => undefined,
       },
     });
     const res = await app.request('/v1/chat/completions', {

@@ -15,7 +15,7 @@ export const ACCOUNT_ENDPOINT = '/api/trpc';
 export function accountProcedureRoutes(deps: ServerDeps): RouteDef[] {
   const usage = deps.guards.usageSnapshot ? () => deps.guards.usageSnapshot!() : undefined;
   const handler = async (event: H3Event): Promise<Response> => {
-    const { account, session } = authenticateSession(event, deps);
+    const { account, session } = await authenticateSession(event, deps);
     const context: AccountContext = {
       account,
       sessionExpiresAt: Math.floor(session.expiresAt / 1000),

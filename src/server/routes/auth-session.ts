@@ -44,7 +44,7 @@ function loginHandler(deps: ServerDeps) {
 /** POST /api/auth/logout with `Authorization: Bearer <session token>`: ends the session. */
 function logoutHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    authenticateSession(event, deps);
+    await authenticateSession(event, deps);
     const token = bearerOf(event);
     if (!token || !(await logout(deps.store, token))) throw new GatewayError('authentication_error', 'The session token is invalid or expired.');
     return json(event, { ok: true });

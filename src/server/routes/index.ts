@@ -172,7 +172,7 @@ export function adminRoutes(deps: ServerDeps, where: 'public' | 'admin' = 'publi
     activity: () => deps.observer.activity(),
     jobs: deps.jobs?.ctx,
   });
-  const handler = adminHandler(deps.adminToken, context, { loopbackOnly: where === 'public' && deps.config.server.admin?.public !== true });
+  const handler = adminHandler(deps, context, { loopbackOnly: where === 'public' && deps.config.server.admin?.public !== true });
   return [
     { method: 'GET', path: `${ADMIN_ENDPOINT}/**`, handler },
     { method: 'POST', path: `${ADMIN_ENDPOINT}/**`, handler },

@@ -44,16 +44,16 @@ export async function submitLibraryJob(event: H3Event, deps: ServerDeps, account
 }
 
 /** The caller's account: a dashboard session, or an API key (content URLs work with either). */
-function ownerOf(event: H3Event, deps: ServerDeps): string {
+async function ownerOf(event: H3Event, deps: ServerDeps): Promise<string> {
   const header = event.req.headers.get('authorization') ?? '';
   const apiKey = /^Bearer\s+sk-/i.test(header.trim()) || event.req.headers.has('x-api-key');
-  return apiKey ? authenticateApiKey(event, deps).account.id : authenticateSession(event, deps).account.id;
+  return apiKey ? authenticateApiKey(event, deps).account.id : (await authenticateSession(event, deps)).account.id;
 }
 
 /** `GET /v1/media/generations/{id}/content`: a job's bytes through the gateway (a record's `primary_url`). */
 export function libraryContentHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<Response> => {
-    const accountId = ownerOf(event, deps);
+    const accountId = await ownerOf(event, deps);
     const id = getRouterParam(event, 'id') ?? '';
     const jobs = deps.jobs;
     if (!jobs) throw new GatewayError('not_found', `No media generation with id '${id}'.`);
@@ -65,7 +65,7 @@ export function libraryContentHandler(deps: ServerDeps) {
 /** `GET /v1/webhooks/secret`: the caller's webhook signing secret (`whsec_…`), to verify `callback_url` deliveries. */
 export function webhookSecretHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    const accountId = ownerOf(event, deps);
+    const accountId = await ownerOf(event, deps);
     if (!deps.jobs) throw new GatewayError('service_unavailable', 'This gateway process runs no media jobs.');
     return json(event, { object: 'webhook_secret', secret: deps.jobs.ctx.webhookSecret(accountId), scheme: 'standard-webhooks' });
   };

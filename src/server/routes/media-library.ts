@@ -24,7 +24,7 @@ function libraryBodyLimit(deps: ServerDeps): ByteLimit {
 /** GET /v1/media/generations, or a per-type list when `fixedType` is set. */
 function listHandler(deps: ServerDeps, fixedType?: MediaType) {
   return async (event: H3Event): Promise<string> => {
-    const { account } = authenticateSession(event, deps);
+    const { account } = await authenticateSession(event, deps);
     const query = decodeListQuery(event.url.searchParams, fixedType);
     return json(event, await listMedia(deps, { ...query, accountId: account.id }));
   };
@@ -36,14 +36,14 @@ function generationId(event: H3Event): string {
 
 function getHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    const { account } = authenticateSession(event, deps);
+    const { account } = await authenticateSession(event, deps);
     return json(event, viewMedia(await getMedia(deps, generationId(event), account.id)));
   };
 }
 
 function createHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    const { account } = authenticateSession(event, deps);
+    const { account } = await authenticateSession(event, deps);
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, libraryBodyLimit(deps)));
     const input = decodeCreateBody(body);
     // A model a provider runs jobs for: the gateway runs the job and moves the record itself.
@@ -55,7 +55,7 @@ function createHandler(deps: ServerDeps) {
 
 function patchHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<string> => {
-    const { account } = authenticateSession(event, deps);
+    const { account } = await authenticateSession(event, deps);
     const id = generationId(event);
     // Ownership first: a foreign or unknown id is 404 even when the body is also wrong.
     await getMedia(deps, id, account.id);
@@ -66,7 +66,7 @@ function patchHandler(deps: ServerDeps) {
 
 function deleteHandler(deps: ServerDeps) {
   return async (event: H3Event): Promise<Response> => {
-    const { account } = authenticateSession(event, deps);
+    const { account } = await authenticateSession(event, deps);
     const record = await getMedia(deps, generationId(event), account.id);
     if (record.job && deps.jobs) await deleteJob(deps.jobs.ctx, await ownJob(deps.jobs.ctx, record.id, account.id, record.id, 'media generation'));
     else await deleteMedia(deps, record.id, account.id);
