@@ -52,7 +52,8 @@ class GeminiStreamDecoder implements StreamDecoder {
       this.started = true;
       const start: StreamPart = { type: 'start', id: readString(chunk, 'responseId') ?? '', model: readString(chunk, 'modelVersion') ?? '', created: nowSeconds() };
       const usage = decodeGeminiUsage(chunk.usageMetadata);
-      if (usage) start.usage = { inputTokens: usage.inputTokens };
+      // The prompt's counts (of them, what Google's cache served): a Messages client reads both in message_start.
+      if (usage) start.usage = usage.cacheReadTokens ? { inputTokens: usage.inputTokens, cacheReadTokens: usage.cacheReadTokens } : { inputTokens: usage.inputTokens };
       this.out.push(start);
     }
     const candidate = candidateOf(chunk);
