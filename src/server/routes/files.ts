@@ -7,10 +7,9 @@ import { GatewayError, validationError } from '../../errors/index.ts';
 import { isFileExpired, type FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
-import { requestState } from '../context.ts';
 import { receiveUpload, type StagedFile } from '../receive-upload.ts';
 import type { UploadGate } from '../upload-gate.ts';
-import { json, sendBody } from '../send.ts';
+import { json, sendPieces } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import type { RouteDef } from './types.ts';
 
@@ -171,10 +170,11 @@ function contentHandler(deps: ServerDeps) {
     const auth = authenticateApiKey(event, deps);
     const id = fileId(event);
     const record = await ownFile(deps, auth.account.id, id);
-    const content = await deps.store.files.content(auth.account.id, id);
+    // A piece at a time as it is read: a batch's output file can be more than memory should hold.
+    const content = await deps.store.files.contentChunks(auth.account.id, id);
     if (!content) throw new GatewayError('file_not_found', `No file with id '${id}'.`);
     const type = record.filename.endsWith('.jsonl') || record.purpose.startsWith('batch') ? 'application/jsonl' : 'application/octet-stream';
-    return sendBody(event, 200, { 'content-type': type, 'x-request-id': requestState(event).ids.requestId }, content);
+    return sendPieces(event, 200, { 'content-type': type }, content);
   };
 }
 

@@ -11,7 +11,7 @@ import { authenticateApiKey } from '../auth.ts';
 import { appendRawBody, stagedPath } from '../receive-upload.ts';
 import type { UploadGate } from '../upload-gate.ts';
 import { jsonBodyBounds, readJsonObject, SMALL_JSON_BYTES } from '../read-body.ts';
-import { json, sendBody } from '../send.ts';
+import { json, sendBody, sendPieces } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { deleteGeminiResponsesFile, geminiResponsesFile } from './gemini-batches.ts';
 import { quotaExceeded } from './files.ts';
@@ -191,9 +191,9 @@ function getHandler(deps: ServerDeps) {
     }
     const record = await ownFile(deps, auth.account.id, id);
     if (!download) return json(event, viewGeminiFile(record, event.url.origin));
-    const content = await deps.store.files.content(auth.account.id, id);
+    const content = await deps.store.files.contentChunks(auth.account.id, id);
     if (!content) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
-    return sendBody(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream', ...DOWNLOAD_HEADERS }, content);
+    return sendPieces(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream', ...DOWNLOAD_HEADERS }, content);
   };
 }
 

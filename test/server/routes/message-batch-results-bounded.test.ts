@@ -115,6 +115,7 @@ describe('a small message batch', () => {
 
 describe('a message batch with 256 MiB of results', () => {
   let batchId: string;
+  let outputId: string;
 
   beforeAll(async () => {
     const input = await file(Buffer.from(Array.from({ length: REQUESTS }, (_, i) => inputLine(i)).join('')), 'batch');
@@ -132,6 +133,7 @@ describe('a message batch with 256 MiB of results', () => {
     await once(out, 'finish');
     const record = { id: id('file-'), accountId, bytes, created_at: now, expires_at: null, filename: 'output.jsonl', purpose: 'batch_output' };
     const output = (await gw.gateway.deps.store.files.createFromFile(record, staged)).id;
+    outputId = output;
     const batch = await gw.gateway.deps.store.batches.create(
       messageBatch({ input_file_id: input, output_file_id: output, status: 'cancelled', cancelling_at: now, cancelled_at: now, request_counts: { total: REQUESTS, completed: RAN, failed: 0 } }),
     );
@@ -147,7 +149,7 @@ describe('a message batch with 256 MiB of results', () => {
   async function measured(path: string, onChunk: (chunk: Uint8Array) => void): Promise<{ status: number; growth: number; chunks: number }> {
     gc();
     const before = process.resourceUsage().maxRSS * 1024;
-    const res = await gw.fetch(path, { headers: headers() });
+    const res = await gw.fetch(path, { headers: { ...headers(), authorization: `Bearer ${key}` } });
     let chunks = 0;
     const reader = res.body!.getReader();
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
@@ -194,5 +196,20 @@ describe('a message batch with 256 MiB of results', () => {
     expect(bytes).toBeGreaterThan(RAN * TEXT_BYTES);
     expect(chunks).toBeGreaterThan(RAN / 10);
     expect(growth).toBeLessThan(BOUND);
+  }, 120_000);
+
+  it('its output file downloads from /v1/files a piece at a time, memory bounded', async () => {
+    const record = (await gw.gateway.deps.store.files.get(accountId, outputId))!;
+    let bytes = 0;
+    let first = '';
+    const { status, growth, chunks } = await measured(`/v1/files/${outputId}/content`, (chunk) => {
+      if (bytes === 0) first = Buffer.from(chunk).toString('utf8', 0, 40);
+      bytes += chunk.length;
+    });
+    expect(status).toBe(200);
+    expect(first.startsWith('{"id":"l0","custom_id":"req-0",')).toBe(true);
+    expect(bytes).toBe(record.bytes);
+    expect(growth).toBeLessThan(BOUND);
+    expect(chunks).toBeGreaterThan(1);
   }, 120_000);
 });
