@@ -93,10 +93,14 @@ function AppBody({ api, connection, refreshMs = DEFAULT_REFRESH_MS, now = Date.n
           </Box>
         </Box>
         <TabBar tabs={tabs} current={state.tab} />
-        <Box flexDirection="column" flexGrow={1} marginTop={1} overflow="hidden">
-          <ScreenBoundary key={state.tab}>
-            <Screen width={size.columns} height={height - 4} />
-          </ScreenBoundary>
+        {/* The rows between the tabs and the status line, whatever the screen's height (basis 0: a taller screen squeezes no line around it). */}
+        <Box flexDirection="column" flexGrow={1} flexBasis={0} marginTop={1} overflow="hidden">
+          {/* A screen taller than the room is cut at the bottom, whole rows: never squeezed, which dropped rows and drew one over another. */}
+          <Box flexDirection="column" flexShrink={0}>
+            <ScreenBoundary key={state.tab}>
+              <Screen width={size.columns} height={height - 4} />
+            </ScreenBoundary>
+          </Box>
         </Box>
         <StatusLine status={state.status} hints={`1-${tabs.length} or ←/→ tabs · r refresh · q quit${autoRefresh ? ` · auto-refresh ${refreshMs / 1000}s` : ''}`} />
       </Box>

@@ -44,7 +44,8 @@ describe('Overview: live activity', () => {
   it('shows the server figures and the latest requests, polled every second', { timeout: 15_000 }, async () => {
     let polls = 0;
     const api = { ...fakeAdminApi(), activity: async () => snapshot(++polls) };
-    const view = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' } });
+    // 30 rows: room for two of the latest requests under the figures (24 rows have room for one).
+    const view = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' }, size: { columns: 100, rows: 30 } });
     unmount = view.unmount;
     const first = await view.waitFor('requests/s');
     expect(first).toContain('11.0');
@@ -72,6 +73,28 @@ describe('Overview: live activity', () => {
     expect(frame).toMatch(new RegExp(`mode\\s+server ${url.replace(/\./g, '\\.')} \\(auto-refresh every 5 s\\)`));
     expect(frame).toContain('/srv/gateway/a-long-data-directory/.gateway');
     expect(frame).toMatch(/accounts\s+1\s+requests\/s/); // the totals stay beside the live figures
+  });
+
+  it('on a short terminal every row it shows is whole, in its place: 80×24, 90×30, 100×24', { timeout: 30_000 }, async () => {
+    const api = { ...fakeAdminApi(), activity: async () => snapshot(1) };
+    const connection = { mode: 'server' as const, url: 'http://127.0.0.1:8787', dataDir: '/srv/gateway/.gateway' };
+    for (const [columns, rows] of [[80, 24], [90, 30], [100, 24]]) {
+      // The same screen on a terminal tall enough for all of it: what the short one shows is its top, row for row.
+      const tall = await renderWithAdmin(api, { connection, size: { columns, rows: 80 } });
+      const whole = (await tall.waitFor('model-1')).split('\n');
+      tall.unmount();
+      const view = await renderWithAdmin(api, { connection, size: { columns, rows } });
+      unmount = view.unmount;
+      const frame = (await view.waitFor('requests/s')).split('\n');
+      view.unmount();
+      expect(frame.length, `${columns}×${rows}`).toBeLessThan(rows);
+      expect(frame[2].trim(), `${columns}×${rows}: the row under the tabs`).toBe('');
+      expect(frame.at(-1), `${columns}×${rows}`).toMatch(/^1-6 or ←\/→ tabs/);
+      const shown = frame.slice(0, -1).filter((l) => l.trim() !== '' && !/^\d\d:\d\d:\d\d /.test(l));
+      const expected = whole.filter((l) => l.trim() !== '' && !/^\d\d:\d\d:\d\d /.test(l)).slice(0, shown.length);
+      expect(shown, `${columns}×${rows}`).toEqual(expected);
+      for (const label of ['Connection', 'mode', 'data dir', 'Records', 'accounts', 'credit balance', 'Live', 'requests/s']) expect(frame.join('\n'), `${columns}×${rows}`).toMatch(new RegExp(`(^|  )${label}\\b`, 'm'));
+    }
   });
 
   it('says live figures need a server in local mode, and never polls', async () => {

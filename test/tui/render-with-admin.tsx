@@ -9,9 +9,17 @@ export const KEYS = { left: '\u001b[D', right: '\u001b[C', up: '\u001b[A', down:
 export const settle = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The admin TUI over a fake admin API, with helpers to type and to wait for text. */
-export async function renderWithAdmin<A extends TuiAdminApi = FakeAdminApi>(api: A = fakeAdminApi() as TuiAdminApi as A, options: { connection?: ConnectionInfo; refreshMs?: number } = {}) {
+export async function renderWithAdmin<A extends TuiAdminApi = FakeAdminApi>(api: A = fakeAdminApi() as TuiAdminApi as A, options: { connection?: ConnectionInfo; refreshMs?: number; size?: { columns: number; rows: number } } = {}) {
   const connection = options.connection ?? { mode: 'local', dataDir: '/srv/gateway/data' };
-  const view = render(<App api={api} connection={connection} refreshMs={options.refreshMs ?? 0} now={() => Date.UTC(2026, 0, 15)} />);
+  const tree = <App api={api} connection={connection} refreshMs={options.refreshMs ?? 0} now={() => Date.UTC(2026, 0, 15)} />;
+  const view = render(tree);
+  if (options.size) {
+    // ink-testing-library's terminal is 100 columns and has no rows (the TUI counts 24): give it a size, as a resize would.
+    Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
+    Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });
+    view.stdout.emit('resize');
+    view.rerender(tree);
+  }
   const frame = () => view.lastFrame() ?? '';
   /** Types keys one at a time, letting each settle (a person types slower than one tick). */
   const press = async (...keys: string[]) => {

@@ -60,16 +60,18 @@ export function OverviewScreen({ width, height }: ScreenProps) {
             <LiveActivitySection live={live} summaryOnly latestRows={0} />
           </Box>
         </Box>
-        <LiveActivitySection live={live} latestOnly latestRows={Math.max(2, height - connectionRows - totalsRows(Math.floor(width / 2)) - 3)} />
+        <LiveActivitySection live={live} latestOnly latestRows={Math.max(1, height - connectionRows - totalsRows(Math.floor(width / 2)) - 2)} />
       </Box>
     );
   }
+  // Below the totals, the live figures take the rows left (a short terminal cuts them at the bottom), the latest requests what the figures leave.
+  const latestRows = Math.min(8, height - connectionRows - totalsRows(width) - 1 - LIVE_SUMMARY_ROWS - 2);
   return (
     <Box flexDirection="column">
-      <LiveActivitySection live={live} latestRows={Math.max(2, Math.min(8, height - LIVE_SUMMARY_ROWS - connectionRows - totalsRows(width) - 4))} />
-      <Text> </Text>
       <ConnectionSection />
       <TotalsSection />
+      <Text> </Text>
+      <LiveActivitySection live={live} summaryOnly={latestRows < 1} latestRows={Math.max(1, latestRows)} />
     </Box>
   );
 }
