@@ -35,6 +35,15 @@ describe('admin TUI: Batches tab', () => {
     await tui.waitFor('Batches (page 1, more after');
   });
 
+  it('on 80 columns the header is one line, cut at the edge as the rows are, with the first row under it', async () => {
+    const tui = await renderWithAdmin(fakeAdminApi({ batches: batches() }), { size: { columns: 80, rows: 24 } });
+    await tui.press('6');
+    const lines = (await tui.waitFor('Batches (page 1')).split('\n');
+    const header = lines.findIndex((l) => /^\s+ID\s+STATUS\s+PROGRESS/.test(l));
+    expect(lines[header].length).toBeLessThanOrEqual(80);
+    expect(lines[header + 1]).toMatch(/^› batch_run001\s+in_progress/);
+  });
+
   it('filters by status: active, then each end state', async () => {
     const api = fakeAdminApi({ batches: batches() });
     const tui = await renderWithAdmin(api);

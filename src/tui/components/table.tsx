@@ -33,7 +33,8 @@ export function Table<T>({ columns, rows, selected, height, width, empty, dim }:
   const shown = rows.slice(start.current, start.current + visible);
   return (
     <Box flexDirection="column">
-      <Text bold color="cyan">
+      {/* Cut at the edge as the rows are: a wrapped header pushed its end under it, where a row belongs. */}
+      <Text bold color="cyan" wrap="truncate">
         {'  ' + layoutRow(columns.map((c) => c.header), widths, columns)}
       </Text>
       {rows.length === 0 ? <Text dimColor>{'  ' + empty}</Text> : null}
