@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/index.ts';
-import { getFormat, type InlineFile } from '../formats/index.ts';
+import { getFormat, mimeOfFilename, type InlineFile } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import { isFileExpired, type FileRecord } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
@@ -17,8 +17,9 @@ export function storedFilesOf(format: WireFormat, body: Record<string, unknown>,
 
 /**
  * The request with the gateway's files it names carried inline (Gemini: `fileData` of an
- * uploaded file → `inlineData`), read from the calling account's files only: another account's
- * file is the same as a missing one, the format's own refusal. Bounded as inline data is: the
+ * uploaded file → `inlineData`; Chat and Responses: a `file_id` of `/v1/files` → `file_data`), read
+ * from the calling account's files only: another account's file is the same as a missing one, the
+ * format's own refusal, or left as written where the format leaves unknown ids to the upstream. Bounded as inline data is: the
  * body with the files in it (base64) may be no larger than `server.bodyLimits.inference`, which
  * is checked from the files' sizes before any is read.
  */
@@ -31,11 +32,19 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
   // allow, and a read each (a query on PostgreSQL) of made-up ones must not come all at once.
   // Each file is read once, but counted once per part that names it: each of them carries it.
   const records = new Map<string, FileRecord>();
+  const unknown = new Set<string>();
   for (const id of ids) {
+    if (unknown.has(id)) continue;
     let record = records.get(id);
     if (!record) {
       record = await deps.store.files.get(accountId, id);
-      if (!record || isFileExpired(record, now)) throw face.missing(id);
+      if (!record || isFileExpired(record, now)) {
+        const refusal = face.missing(id);
+        if (refusal) throw refusal;
+        // Not the gateway's: left as written for the upstream.
+        unknown.add(id);
+        continue;
+      }
       records.set(id, record);
     }
     size += Math.ceil(record.bytes / 3) * 4;
@@ -43,11 +52,14 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
       throw new GatewayError('request_too_large', `The request with its uploaded files inline would be ${size} bytes or more; a request may carry at most ${limit} (server.bodyLimits.inference), as with inline data.`);
     }
   }
+  if (records.size === 0) return request;
   const files = new Map<string, InlineFile>();
   for (const record of records.values()) {
     const content = await deps.store.files.content(accountId, record.id);
-    if (!content) throw face.missing(record.id);
-    files.set(record.id, { mimeType: record.mimeType ?? 'application/octet-stream', data: content.toString('base64') });
+    if (!content) throw face.missing(record.id) ?? new GatewayError('file_not_found', `No file with id '${record.id}'.`);
+    const file: InlineFile = { mimeType: record.mimeType ?? mimeOfFilename(record.filename) ?? 'application/octet-stream', data: content.toString('base64') };
+    if (record.filename !== '') file.filename = record.filename;
+    files.set(record.id, file);
   }
   const body = face.inline(request.body, files);
   return { body, raw: JSON.stringify(body) };

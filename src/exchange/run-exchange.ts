@@ -59,24 +59,29 @@ export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<Exc
       record.requestedModel = inbound.facts.model;
       record.stream = inbound.facts.stream;
     }
-    // Files uploaded to the gateway that the request names (Gemini fileData) go inline: no upstream can read them.
+    // Files uploaded to the gateway that the request names (Gemini fileData, an OpenAI file_id) go inline: no upstream can read them.
     const files = storedFilesOf(call.format, call.body, raw);
     if (files.length > 0) {
       return inlineStoredFiles(deps, call.format, { body: call.body, raw }, files, call.auth.account.id).then((inlined) =>
-        admitAndRun(deps, call, readCall({ format: call.format, target: call.target, ...inlined }), inlined.body, inlined.raw, undefined),
+        inlined.body === call.body ? withBody(deps, call, inbound, call.body, raw) : withBody(deps, call, readCall({ format: call.format, target: call.target, ...inlined }), inlined.body, inlined.raw),
       );
     }
-    if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(call.body)) {
-      return withResponsesStore(deps, call, inbound, raw).then((stored) => {
-        const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId);
-        // A compact answer names the chain's user messages, which only the rebuilt body holds.
-        return call.compact && stored.body !== call.body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
-      });
-    }
-    return admitAndRun(deps, call, inbound, call.body, raw, undefined);
+    return withBody(deps, call, inbound, call.body, raw);
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** Runs the call with the body that goes on (the client's, or with its files inline), through the Responses store when it uses it. */
+function withBody(deps: ExchangeDeps, call: ExchangeCall, inbound: InboundRequest, body: Record<string, unknown>, raw: string): Promise<ExchangeAnswer> {
+  if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
+    return withResponsesStore(deps, call, inbound, body, raw).then((stored) => {
+      const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId);
+      // A compact answer names the chain's user messages, which only the rebuilt body holds.
+      return call.compact && stored.body !== body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
+    });
+  }
+  return admitAndRun(deps, call, inbound, body, raw, undefined);
 }
 
 /** The Responses store needs the IR: references resolved, history rebuilt, the answer kept. */
@@ -84,10 +89,11 @@ async function withResponsesStore(
   deps: ExchangeDeps,
   call: ExchangeCall,
   inbound: InboundRequest,
+  sent: Record<string, unknown>,
   raw: string,
 ): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined; previousResponseId: string | undefined }> {
   let request = inbound.ir;
-  let body = call.body;
+  let body = sent;
   const referenced = { format: call.format, target: call.target, body, raw };
   request = await resolveStoredReferences(deps, referenced, request, call.auth);
   ({ body, raw } = referenced);
@@ -95,7 +101,7 @@ async function withResponsesStore(
   if (rehydrated) ({ request, body, raw } = rehydrated);
   const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw);
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);
-  if (body !== call.body) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
+  if (body !== sent) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId };
 }
 

@@ -70,4 +70,4 @@ export type {
 } from './types.ts';
 export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, pageInputItems, replayResponseStream, compactionRequest, compactedResponse, hasCompactionTrigger } from './responses/index.ts';
 export { camelizeGeminiBody, googlePage, googlePageSize, readGeminiPath } from './gemini/index.ts';
-export { FieldChecker, collectExtra, firstSignificant, isRecord, jsonStringContent, looksLikeObject } from './shared/index.ts';
+export { FieldChecker, collectExtra, firstSignificant, isRecord, jsonStringContent, looksLikeObject, mimeOfFilename } from './shared/index.ts';

@@ -613,6 +613,8 @@ export interface InlineFile {
   mimeType: string;
   /** Base64. */
   data: string;
+  /** The name it was uploaded under, when it has one. */
+  filename?: string;
 }
 
 /**
@@ -626,8 +628,11 @@ export interface StoredFilesFace {
   find(body: Record<string, unknown>, raw?: string): string[];
   /** The body (a copy) with each part naming one of `files` carrying it inline. */
   inline(body: Record<string, unknown>, files: ReadonlyMap<string, InlineFile>): Record<string, unknown>;
-  /** The format's own answer for a file the account does not have (Google's 403 PERMISSION_DENIED). */
-  missing(id: string): GatewayError;
+  /**
+   * The format's own answer for a file the account does not have (Google's 403 PERMISSION_DENIED), or undefined to
+   * leave such an id as written (OpenAI's `file_id`: an upstream's own file, which that upstream judges).
+   */
+  missing(id: string): GatewayError | undefined;
 }
 
 /** A wire format's whole face: everything the gateway needs to accept it inbound and to speak it upstream. */

@@ -1,4 +1,5 @@
 import type { FormatCodec } from '../types.ts';
+import { chatStoredFiles } from './stored-files.ts';
 import { defineFormat } from '../define-format.ts';
 import { isOpenAIReasoningModel, sseFraming } from '../shared/index.ts';
 import { chatPassthrough } from './pass-through.ts';
@@ -41,6 +42,8 @@ export const chatFormat = defineFormat({
   forwardHeaders: ['openai-beta'],
   framing: sseFraming,
   codec: chatCodec,
+  // A `file_id` naming a file uploaded to the gateway's /v1/files: read and sent inline (`file_data`).
+  storedFiles: chatStoredFiles,
   terminal: tellChatRecordEnd,
   passthrough: chatPassthrough,
   // `modalities: ['image', 'text']`, which OpenAI's own models refuse: only models the catalog says make images (OpenRouter's).

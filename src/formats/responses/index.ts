@@ -1,4 +1,5 @@
 import type { FormatCodec, UsageTap } from '../types.ts';
+import { responsesStoredFiles } from './stored-files.ts';
 import type { GatewayError, RequestIds } from '../../errors/index.ts';
 import { defineFormat } from '../define-format.ts';
 import { countBodyFor, isOpenAIReasoningModel, loneResultsAsUserContent, pickCounted, readCount, sseFraming } from '../shared/index.ts';
@@ -53,6 +54,8 @@ export const responsesFormat = defineFormat({
   forwardHeaders: ['openai-beta'],
   framing: sseFraming,
   codec: responsesCodec,
+  // A `file_id` naming a file uploaded to the gateway's /v1/files: read and sent inline (`file_data`).
+  storedFiles: responsesStoredFiles,
   terminal: tellResponsesRecordEnd,
   hostedWebSearch: true,
   // OpenAI's hosted image tool (`{type: 'image_generation'}`), which the model calls.

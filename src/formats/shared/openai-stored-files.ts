@@ -1,0 +1,69 @@
+import type { InlineFile } from '../types.ts';
+import { isRecord } from './json.ts';
+
+/**
+ * Files uploaded to the gateway's `/v1/files` (OpenAI's Files API, `purpose: "user_data"`) that a
+ * Chat or Responses request names by `file_id`: OpenAI's documented PDF flow. No upstream has
+ * them, so the exchange reads the caller's file and the part goes on inline (`file_data`, or an
+ * image's data URL). An id the account does not have is left as written: an upstream's own
+ * file (one the operator uploaded there), which that upstream judges, as before.
+ */
+
+type Part = Record<string, unknown>;
+
+/** The MIME type of a file by its name's extension, for a file uploaded without one (OpenAI's Files API records none). */
+export function mimeOfFilename(filename: string): string | undefined {
+  const ext = /\.([A-Za-z0-9]{1,8})$/.exec(filename)?.[1]?.toLowerCase();
+  return ext === undefined ? undefined : MIME_BY_EXTENSION[ext];
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  json: 'application/json',
+  html: 'text/html',
+};
+
+/** Each content part of the given messages (their `content` arrays), with `f`'s replacement; undefined when none changed. */
+export function mapContentParts(list: unknown, f: (part: Part) => Part | undefined): unknown[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  let changed = false;
+  const out = list.map((item: unknown) => {
+    if (!isRecord(item) || !Array.isArray(item.content)) return item;
+    let local = false;
+    const content = item.content.map((part: unknown) => {
+      const next = isRecord(part) ? f(part) : undefined;
+      if (next === undefined) return part;
+      local = true;
+      return next;
+    });
+    if (!local) return item;
+    changed = true;
+    return { ...item, content };
+  });
+  return changed ? out : undefined;
+}
+
+/** A data URL of an inlined file. */
+export function dataUrlOf(file: InlineFile): string {
+  return `data:${file.mimeType};base64,${file.data}`;
+}
+
+/** The file ids a body's parts name, found by `idOf`, once per part; none when the body's text never writes `file_id`. */
+export function findFileIds(list: unknown, raw: string | undefined, idOf: (part: Part) => string | undefined): string[] {
+  if (raw !== undefined && !raw.includes('"file_id"')) return [];
+  const ids: string[] = [];
+  mapContentParts(list, (part) => {
+    const id = idOf(part);
+    if (id !== undefined) ids.push(id);
+    return undefined;
+  });
+  return ids;
+}
