@@ -177,6 +177,11 @@ export interface BatchRecord {
   inputFile?: string;
   /** Unix seconds: that batch's responses file (`files/batch-…`) was deleted, the output and error files it is made from with it. */
   responsesDeletedAt?: number;
+  /**
+   * A Message Batch that ended other than `completed`: its results counted from its files, once
+   * (the first time it is viewed), so later views read no file and the counts stay as it ended.
+   */
+  resultCounts?: { succeeded: number; errored: number; canceled: number; expired: number };
 }
 
 /**

@@ -115,6 +115,18 @@ async function countsOf(results: AsyncIterable<Result>): Promise<ResultCounts> {
   return counts;
 }
 
+/**
+ * The counts of a batch that ended other than `completed`, counted from its files the first time
+ * and kept on its record: its results no longer change, and a list page of large batches would
+ * otherwise read all their files at every call.
+ */
+async function endedCounts(deps: ServerDeps, batch: BatchRecord): Promise<ResultCounts> {
+  if (batch.resultCounts) return batch.resultCounts;
+  const counts = await countsOf(resultsOf(deps, batch));
+  await deps.store.batches.update(batch.id, { resultCounts: counts });
+  return counts;
+}
+
 /** Result lines as bytes, several to a piece up to about PIECE_BYTES (a line longer goes alone). */
 async function* jsonlPieces(results: AsyncIterable<Result>): AsyncGenerator<Buffer> {
   let held: Buffer[] = [];
@@ -136,7 +148,7 @@ async function viewMessageBatch(deps: ServerDeps, event: H3Event, batch: BatchRe
   const ended = FINISHED.has(batch.status);
   const { total, completed, failed } = batch.request_counts;
   // A completed batch's counts are its own (output lines succeeded, error lines errored); other ends need the files read.
-  const counts = ended && batch.status !== 'completed' ? await countsOf(resultsOf(deps, batch)) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
+  const counts = ended && batch.status !== 'completed' ? await endedCounts(deps, batch) : { succeeded: completed, errored: failed, canceled: 0, expired: 0 };
   const endedAt = batch.completed_at ?? batch.cancelled_at ?? batch.expired_at ?? batch.failed_at;
   return {
     id: batch.id,

@@ -93,6 +93,11 @@ describe('a small message batch', () => {
     );
     const view = (await (await gw.fetch(`/v1/messages/batches/${batch.id}`, { headers: headers() })).json()) as { request_counts: unknown };
     expect(view.request_counts).toEqual({ processing: 0, succeeded: 1, errored: 2, canceled: 2, expired: 0 });
+    // Counted once, when first viewed: the counts stay what the batch ended with, and the next
+    // views (a list page of large batches) read no file, even once its files are deleted.
+    for (const id of [output, errors]) expect(await gw.gateway.deps.store.files.delete(accountId, id)).toBe(true);
+    const again = (await (await gw.fetch(`/v1/messages/batches?limit=100`, { headers: headers() })).json()) as { data: Array<{ id: string; request_counts: unknown }> };
+    expect(again.data.find((b) => b.id === batch.id)?.request_counts).toEqual({ processing: 0, succeeded: 1, errored: 2, canceled: 2, expired: 0 });
   });
 
   it('answers a batch refused before it ran: every request errored, the one the check named with its reason', async () => {
