@@ -59,6 +59,9 @@ describe('observability: request log and gateway status', () => {
     for (const label of ['requests/s', 'error rate', 'latency', 'time to first token', 'tokens/min', 'credits/min', 'top models', 'open circuits', 'latest requests']) {
       expect(String(text.stdout)).toContain(label);
     }
+    // Each latest request names its route: the 401 has no model, and says what was asked.
+    expect(String(text.stdout)).toMatch(/TIME\s+ROUTE\s+MODEL\s+PROVIDER/);
+    expect(String(text.stdout)).toMatch(/\/v1\/chat\/completions\s+-\s+-\s+401 invalid_api_key/);
 
     expect(await gw.stop()).toBe(0); // flushes the log
     const file = path.join(dir, 'logs/requests.jsonl');

@@ -68,7 +68,7 @@ describe('observability: live activity in the TUI', () => {
       expect(screen).toMatch(/requests\/s\s*[1-9]\d*\.\d/);
       expect(screen).toMatch(/latency\s*p50\s*\d+\.\d\s*ms\s*p95\s*\d+\.\d\s*ms/);
       expect(screen).toMatch(/mock\/echo\s*\(\d+\)/);
-      expect(screen).toMatch(/\d\d:\d\d:\d\d\s*mock\/echo\s*mock\s*200/);
+      expect(screen).toMatch(/\d\d:\d\d:\d\d\s*\/v1\/chat\/completions\s*mock\/echo\s*mock\s*200/);
     } finally {
       stop = true;
       await traffic;

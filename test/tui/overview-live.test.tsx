@@ -97,6 +97,18 @@ describe('Overview: live activity', () => {
     }
   });
 
+  it('names the route of each latest request, so one without a model (a model list, a job poll) says what it was', async () => {
+    const base = snapshot(1);
+    const latest = [{ ...base.latest[0], route: '/v1/videos/:id', model: null, provider: null, input_tokens: null, output_tokens: null }, ...base.latest.slice(1)];
+    const api = { ...fakeAdminApi(), activity: async () => ({ ...base, latest }) };
+    const view = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' }, size: { columns: 120, rows: 40 } });
+    unmount = view.unmount;
+    const frame = await view.waitFor('ROUTE');
+    expect(frame).toMatch(/TIME\s+ROUTE\s+MODEL\s+PROVIDER\s+STATUS/);
+    expect(frame).toMatch(/12:00:59\s+\/v1\/videos\/:id\s+-\s+-\s+200/);
+    expect(frame).toMatch(/12:00:58\s+\/v1\/chat\/completions\s+openai\/gpt-4\.1\s+openai\s+503/);
+  });
+
   it('says live figures need a server in local mode, and never polls', async () => {
     let polls = 0;
     const api = { ...fakeAdminApi(), activity: async () => snapshot(++polls) };

@@ -40,8 +40,8 @@ export function formatActivity(url: string, a: ActivitySnapshot): string {
     a.latest.length === 0
       ? '  (none in the last minute)'
       : formatTable(
-          ['TIME', 'MODEL', 'PROVIDER', 'STATUS', 'DURATION', 'TOKENS IN/OUT'],
-          a.latest.map((r) => [clock(r.time), r.model, r.provider, r.error_code ? `${r.status} ${r.error_code}` : r.status, `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? null : `${r.input_tokens}/${r.output_tokens ?? 0}`]),
+          ['TIME', 'ROUTE', 'MODEL', 'PROVIDER', 'STATUS', 'DURATION', 'TOKENS IN/OUT'],
+          a.latest.map((r) => [clock(r.time), r.route, r.model, r.provider, r.error_code ? `${r.status} ${r.error_code}` : r.status, `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? null : `${r.input_tokens}/${r.output_tokens ?? 0}`]),
         ),
   );
   return lines.join('\n');

@@ -24,7 +24,9 @@ const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
 const COLUMNS: Array<[string, number]> = [
   ['TIME', 9],
-  ['MODEL', 26],
+  // The route says what a request without a model was (a model list, a job's poll, the dashboard's calls).
+  ['ROUTE', 22],
+  ['MODEL', 24],
   ['PROVIDER', 12],
   ['STATUS', 8],
   ['DURATION', 11],
@@ -42,7 +44,7 @@ function Latest({ rows, max }: { rows: ActivitySnapshot['latest']; max: number }
       <Text dimColor>{line(COLUMNS.map(([h]) => h))}</Text>
       {rows.slice(0, max).map((r, i) => (
         <Text key={`${r.time}-${i}`} color={r.status >= 400 || r.error_code ? 'red' : undefined} wrap="truncate">
-          {line([clock(r.time), r.model ?? '-', r.provider ?? '-', String(r.status), `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? '-' : `${r.input_tokens}/${r.output_tokens ?? 0}`])}
+          {line([clock(r.time), r.route, r.model ?? '-', r.provider ?? '-', String(r.status), `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? '-' : `${r.input_tokens}/${r.output_tokens ?? 0}`])}
         </Text>
       ))}
     </Box>
