@@ -105,14 +105,15 @@ export class FileFilesRepo implements FilesRepo {
 
   async contentChunks(accountId: string, id: string): Promise<AsyncIterable<Buffer> | undefined> {
     if (!(await this.get(accountId, id))) return undefined;
+    const file = this.fileOf(id);
     try {
-      // Opened now, so a missing file is undefined here rather than an error mid-read.
-      const handle = await fs.promises.open(this.fileOf(id));
-      return handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
+      // Looked for now, so a missing file is undefined here rather than an error mid-read.
+      await fs.promises.access(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    return readPieces(file);
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
@@ -137,4 +138,9 @@ export class FileFilesRepo implements FilesRepo {
   private fileOf(id: string): string {
     return path.join(this.dir, id);
   }
+}
+
+/** A file's pieces, opened when the first is asked for (an answer never read holds no descriptor) and closed at the end or when the reader stops. */
+async function* readPieces(file: string): AsyncGenerator<Buffer> {
+  for await (const piece of fs.createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) yield piece as Buffer;
 }
