@@ -7,6 +7,7 @@
  * account does not have (an upstream's own file, another account's) is left as written. Before,
  * every upstream got the gateway's id, which it does not know.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_PNG_BASE64 } from '../helpers/fake-gemini.ts';
@@ -105,6 +106,26 @@ describe("OpenAI's file inputs by file_id (files uploaded to the gateway's /v1/f
     const second = await client.responses.create({ model: 'or/gpt-4.1', previous_response_id: first.id, input: 'And again?' });
     expect(second.output_text).toBe('Seen.');
     expect(JSON.stringify(lastBody(responses).input)).toContain(PDF.toString('base64'));
+  });
+
+  it('a Messages client naming the same files by file_id: Claude gets base64 blocks (a rewritten passthrough), a Chat upstream file_data', async () => {
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+    const content = [
+      { type: 'document', source: { type: 'file', file_id: pdf.id }, title: 'Report' },
+      { type: 'image', source: { type: 'file', file_id: png.id } },
+      { type: 'text', text: 'Summarise.' },
+    ] as never;
+    const answer = await anthropic.messages.create({ model: 'ant/claude-up', max_tokens: 100, messages: [{ role: 'user', content }] });
+    expect(answer.content).toEqual([{ type: 'text', text: 'Read.' }]);
+    expect(messages.rejections).toEqual([]);
+    const blocks = lastBody(messages).messages[0].content;
+    expect(blocks[0]).toEqual({ type: 'document', title: 'Report', source: { type: 'base64', media_type: 'application/pdf', data: PDF.toString('base64') } });
+    expect(blocks[1]).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') } });
+    await anthropic.messages.create({ model: 'oc/gpt-4o', max_tokens: 100, messages: [{ role: 'user', content }] });
+    expect(chat.rejections).toEqual([]);
+    const parts = lastBody(chat).messages[0].content;
+    expect(JSON.stringify(parts)).toContain(PDF.toString('base64'));
+    expect(JSON.stringify(parts)).not.toContain(pdf.id);
   });
 
   it("an id the account does not have (an upstream's own file, another account's) goes on as written; no bytes of another account's file", async () => {

@@ -1,4 +1,5 @@
 import type { FormatCodec } from '../types.ts';
+import { messagesStoredFiles } from './stored-files.ts';
 import { defineFormat } from '../define-format.ts';
 import { countBodyFor, loneResultsAsUserContent, pickCounted, readCount, sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
@@ -110,6 +111,8 @@ export const messagesFormat = defineFormat({
   // Bedrock's InvokeModelWithResponseStream answers in AWS's event-stream (a client framing: upstreams answer SSE).
   framings: { sse: sseFraming, [BEDROCK_STREAM]: bedrockStreamFraming },
   codec: messagesCodec,
+  // A document or image block naming a file uploaded to the gateway by file_id: read and sent inline.
+  storedFiles: messagesStoredFiles,
   terminal: tellMessagesRecordEnd,
   hostedWebSearch: true,
   vendorTools: { kind: 'Anthropic tool', api: 'the Anthropic Messages API', read: messagesVendorTools },
