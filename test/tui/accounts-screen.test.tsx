@@ -84,6 +84,25 @@ describe('admin TUI: Accounts tab', () => {
     expect(frame).not.toContain('hunter');
   });
 
+  it('an email already taken keeps the new-account form with what was typed, saying so', async () => {
+    const api = twoAccounts();
+    const tui = await renderWithAdmin(api);
+    await tui.press('2');
+    await tui.waitFor('Accounts (2)');
+    await tui.press('a');
+    await tui.waitFor('New account');
+    await tui.press(...type('bob@x.test'), KEYS.tab, 'p', KEYS.tab, '\u0015', ...type('2500'), KEYS.tab, ...type('a long password'), KEYS.enter);
+    const refused = await tui.waitFor('An account with email bob@x.test already exists.');
+    expect(refused).toContain('New account');
+    expect(refused).toMatch(/› Email\s+bob@x\.test/);
+    expect(refused).toContain('‹ pro ›');
+    expect(refused).toMatch(/Credits\s+2500/);
+    expect(refused).toMatch(/Password\s+•{15}/);
+    await tui.press('\u0015', ...type('carol@x.test'), KEYS.enter);
+    await tui.waitFor('✓ Created account carol@x.test (pro, 2,500 credits, can log in).');
+    expect(api.passwords.get('carol@x.test')).toBe('a long password');
+  });
+
   it('edits tier, quota, spend cap and password; only what changed is sent', async () => {
     const api = twoAccounts();
     const tui = await renderWithAdmin(api);

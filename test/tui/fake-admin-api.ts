@@ -120,7 +120,8 @@ export function fakeAdminApi(data: Partial<FakeAdminData> = {}, options: { media
     passwords,
     listAccounts: () => call('accounts.list', '', () => state.accounts.map((a) => ({ ...a }))),
     createAccount: (input) => call('accounts.create', [input.email, input.tier, input.credits, input.password ? 'password' : undefined, input.quota, input.spendCap].filter((v) => v !== undefined && v !== null).join(' '), () => {
-      if (state.accounts.some((a) => a.email === input.email)) throw new Error(`An account with email ${input.email} already exists.`);
+      // As the admin client over HTTP reads it: tRPC's error with the gateway's code in data.
+      if (state.accounts.some((a) => a.email === input.email)) throw Object.assign(new Error(`An account with email ${input.email} already exists.`), { data: { gatewayCode: 'conflict' } });
       const created = account(input.email, {
         tier: input.tier ?? 'free',
         credits: input.credits ?? 0,

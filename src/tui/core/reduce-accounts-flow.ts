@@ -3,7 +3,9 @@ import type { AccountView } from './types.ts';
 /** The Accounts tab's dialogs: new account, edit settings, add credits, suspend or lift a suspension. */
 export type AccountsFlow =
   | { step: 'idle' }
-  | { step: 'new' }
+  /** `values`, `error`: the form as it was sent and the service's refusal of it, when creation number `round` was refused. */
+  | { step: 'new'; values?: Record<string, string>; error?: string; round?: number }
+  | { step: 'creating'; values: Record<string, string>; round: number }
   | { step: 'edit'; account: AccountView }
   | { step: 'credits'; account: AccountView; error?: string }
   | { step: 'confirm-suspend'; account: AccountView }
@@ -16,6 +18,9 @@ export type AccountsFlowAction =
   | { type: 'invalid'; error: string }
   | { type: 'suspend'; account: AccountView }
   | { type: 'work'; label: string }
+  | { type: 'create'; values: Record<string, string> }
+  | { type: 'refused'; error: string }
+  | { type: 'created' }
   | { type: 'done' }
   | { type: 'cancel' };
 
@@ -39,6 +44,13 @@ export function reduceAccountsFlow(flow: AccountsFlow, action: AccountsFlowActio
       return flow.step === 'idle' ? { step: 'confirm-suspend', account: action.account } : flow;
     case 'work':
       return { step: 'working', label: action.label };
+    case 'create':
+      return flow.step === 'new' ? { step: 'creating', values: action.values, round: (flow.round ?? 0) + 1 } : flow;
+    case 'refused':
+      // The form comes back as it was sent, with the refusal: nothing typed is lost.
+      return flow.step === 'creating' ? { step: 'new', values: flow.values, error: action.error, round: flow.round } : flow;
+    case 'created':
+      return flow.step === 'creating' ? idleAccountsFlow : flow;
     case 'done':
     case 'cancel':
       return idleAccountsFlow;

@@ -10,6 +10,7 @@ import {
   formatCredits,
   formatQuota,
   idleAccountsFlow,
+  labelRefusal,
   NEW_ACCOUNT_FORM,
   newAccountFormValues,
   newAccountInput,
@@ -67,10 +68,15 @@ export function AccountsScreen({ width, height }: ScreenProps) {
     const input = newAccountInput(values);
     if (!input.ok) return input.error;
     const account: CreateAccountInput = input.value;
-    dispatch({ type: 'work', label: 'creating' });
-    void act('Creating account', (a) => a.createAccount!(account), (a) => `Created account ${a.email} (${a.tier}, ${formatCredits(a.credits)} credits${a.has_password ? ', can log in' : ''}).`).then((created) => {
+    dispatch({ type: 'create', values });
+    void act(
+      'Creating account',
+      (a) => a.createAccount!(account),
+      (a) => `Created account ${a.email} (${a.tier}, ${formatCredits(a.credits)} credits${a.has_password ? ', can log in' : ''}).`,
+      (refusal) => dispatch({ type: 'refused', error: labelRefusal(refusal, NEW_ACCOUNT_FORM) }),
+    ).then((created) => {
       if (created) selection.select(created.id);
-      dispatch({ type: 'done' });
+      dispatch({ type: 'created' });
     });
     return undefined;
   };
@@ -118,7 +124,7 @@ export function AccountsScreen({ width, height }: ScreenProps) {
   if (api.addCredits) hints.push(['c', 'add credits']);
   if (api.setSuspended) hints.push(['s', 'suspend / unsuspend']);
   const dialogWidth = Math.min(width, 100);
-  const dialogRows = flow.step === 'idle' || flow.step === 'working' ? 0 : flow.step === 'new' ? formRows(NEW_ACCOUNT_FORM) : flow.step === 'edit' ? formRows(ACCOUNT_FORM) : 6;
+  const dialogRows = flow.step === 'idle' || flow.step === 'working' || flow.step === 'creating' ? 0 : flow.step === 'new' ? formRows(NEW_ACCOUNT_FORM) : flow.step === 'edit' ? formRows(ACCOUNT_FORM) : 6;
 
   return (
     <Box flexDirection="column">
@@ -133,7 +139,17 @@ export function AccountsScreen({ width, height }: ScreenProps) {
         dim={(a) => a.suspended}
       />
       {flow.step === 'new' ? (
-        <FormBox width={dialogWidth} title="New account" fields={NEW_ACCOUNT_FORM} initial={newAccountFormValues()} onSubmit={createAccount} onCancel={() => dispatch({ type: 'cancel' })} />
+        <FormBox
+          // A refused creation's form is drawn anew with its values and the refusal.
+          key={flow.round ?? 0}
+          width={dialogWidth}
+          title="New account"
+          fields={NEW_ACCOUNT_FORM}
+          initial={flow.values ?? newAccountFormValues()}
+          error={flow.error}
+          onSubmit={createAccount}
+          onCancel={() => dispatch({ type: 'cancel' })}
+        />
       ) : null}
       {flow.step === 'edit' ? (
         <FormBox
