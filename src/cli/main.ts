@@ -166,9 +166,10 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(runAction(async (id, opts, cmd) => (await import('./commands/keys.ts')).setKeyCommand(cmd, id, opts)));
 
-  const models = program.command('models').description('list models');
+  const models = program.command('models').description('list models (models ls)');
   models
-    .command('ls')
+    // What `gateway models` does ("list models"), rather than print its help and exit 1.
+    .command('ls', { isDefault: true })
     .description('list the models of the configured providers')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));

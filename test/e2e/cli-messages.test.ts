@@ -70,6 +70,8 @@ describe('CLI error messages', () => {
     expect(await out('batches', 'ls')).toBe(`No batches in ${missing}.`);
     const models = await out('models', 'ls');
     expect(models).toContain('mock/echo');
+    // `gateway models` ("list models" in --help) lists them too, rather than printing its help and exiting 1.
+    expect(await out('models')).toBe(models);
     // Job models are priced per second or per job: their zero token prices say nothing, their price is shown.
     expect(models).toMatch(/mock\/video\s+video_generation\s+-\s+-\s+-\s+0\.1\/s\s/);
     expect(models).toMatch(/mock\/music\s+music_generation\s+-\s+-\s+-\s+0\.002\/s\s/);
