@@ -219,9 +219,26 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A reader of stdout that went away (`gateway models ls --json | head -1`): a command ends quietly
+ * with its exit code (0 when it had no error), not with Node's unhandled EPIPE stack trace; a
+ * server goes on serving (what it would print is lost).
+ */
+function endQuietlyWhenStdoutCloses(program: Command): void {
+  let command = '';
+  program.hook('preAction', (_root, action) => {
+    command = action.name();
+  });
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    if (command !== 'serve') process.exit(process.exitCode ?? 0);
+  });
+}
+
 /** Entry point of bin/gateway. */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  endQuietlyWhenStdoutCloses(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
+import { BIN, runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
 
 const noStack = /\n\s+at |\bError:|^\s*\[/m;
 
@@ -47,6 +48,19 @@ describe('CLI error messages', () => {
     expect(JSON.parse(await out('accounts', 'ls', '--json'))).toEqual([]);
     expect((await out('accounts', 'create', '--email', 'a@example.com')).split('\n')).toHaveLength(1);
     expect(await out('accounts', 'ls')).toMatch(/^ID +EMAIL .*\n.*a@example\.com/);
+  });
+
+  it('a listing piped into a reader that stops early (| head -1, | true) ends quietly with exit 0, not with an EPIPE stack trace', async () => {
+    const dir = tempDir();
+    for (const command of [['models', 'ls', '--json'], ['models', 'ls'], ['keys', 'ls', '--json']]) {
+      const child = spawn(process.execPath, [BIN, ...command], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // the reader is gone before the first line is written
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+      const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(stderr, command.join(' ')).toBe('');
+      expect(exitCode, command.join(' ')).toBe(0);
+    }
   });
 
   // Before: a read-only command run where no gateway lives made a .gateway/ there, and then said the records were empty.
