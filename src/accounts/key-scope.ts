@@ -70,6 +70,8 @@ function buildEndpointPaths(): EndpointPath[] {
     ['/v1beta/files', 'files'],
     ['/upload/v1beta/files', 'files'],
     ['/download/v1beta/files', 'files'],
+    ['/upload/v1/files', 'files'],
+    ['/download/v1/files', 'files'],
     ...formats,
     ...OTHER_ENDPOINTS,
   ];

@@ -747,7 +747,7 @@ export interface CloudRoutesElsewhere {
 
 /** What marks a request as coming from a format's SDKs (FormatDefinition.clients). */
 export interface ClientSigns {
-  /** Path prefixes only this format's SDKs use, each ending in `/` (`/v1beta/`). */
+  /** Path prefixes only this format's SDKs use, each ending in `/` (`/v1beta/`), or a resource only they ask for (`/v1/cachedContents`, itself and below). */
   pathPrefixes?: readonly string[];
   /** A request header (lowercase) its SDKs send on every request, or several (any one of them tells). */
   header?: string | readonly string[];

@@ -1,6 +1,6 @@
 import { H3, type H3Event, type HTTPError } from 'h3';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { formatOfClient, getFormat, isCloudPath, listFormats, missingFormatHint, type CloudFace } from '../formats/index.ts';
+import { formatOfClient, getFormat, isCloudPath, listFormats, missingFormatHint, type CloudFace, type FormatDefinition } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
@@ -126,7 +126,8 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
   });
   if (withCors && deps.config.server.cors) app.use(corsMiddleware(createCors(deps.config.server.cors)));
   const warn = createClientErrorWarner(deps.log);
-  const known = routes.filter((r) => !r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+  // A route for one format's SDKs only (Gemini's `/v1/files` beside OpenAI's) is no other client's: never in a 405's Allow.
+  const known = routes.filter((r) => !r.broad && !r.formatClientsOnly).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   const broad = routes.filter((r) => r.broad).map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
   const answerUnknown = (event: H3Event): unknown => {
     const path = event.url.pathname;
@@ -146,16 +147,17 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     const missing = missingFormatHint(event.req.method, path) ?? unservedApiHint(path);
     throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.${missing ? ` ${missing}` : ''}`);
   };
-  for (const route of routes) {
+  const unmatched = wrap(answerUnknown, undefined, deps, 'unmatched');
+  for (const [method, path, group] of sameRoutes(routes)) {
     // A URL a broad pattern took but its reader did not is an unknown path: the same answer, base-URL hint included.
-    const handler = wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route.cloud);
-    app.on(route.method, route.path, handler);
+    const handlers = group.map((route) => ({ route, handler: wrap(route.broad ? orUnknown(route.handler, answerUnknown) : route.handler, route.format, deps, route.path, warn, route.cloud) }));
+    const handler = handlers.length === 1 && !group[0].formatClientsOnly ? handlers[0].handler : byClient(handlers, unmatched);
+    app.on(method, path, handler);
     // HEAD answers every GET route with the same status and headers; Node sends no body for it.
-    if (route.method === 'GET') app.on('HEAD', route.path, headOf(handler));
+    if (method === 'GET') app.on('HEAD', path, headOf(handler));
   }
   // The dashboard routes itself in the browser: a reload of /usage gets the page (but not /favicon.ico), recorded as `/` (operators' traffic).
   const page = wrap(dashboard.sendPage, undefined, deps, '/');
-  const unmatched = wrap(answerUnknown, undefined, deps, 'unmatched');
   // A path of a cloud's API the gateway does not serve (Bedrock's Converse with no bedrock provider, ApplyGuardrail, a typo): its SDKs' error and request id headers all the same.
   const clouds = listFormats().flatMap((format) => format.clouds ?? []).map((cloud) => ({ cloud, unmatched: wrap(answerUnknown, undefined, deps, 'unmatched', undefined, cloud) }));
   app.all('/**', (event) => {
@@ -168,6 +170,38 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     return isPage ? page(event) : unmatched(event);
   });
   return app;
+}
+
+/** The routes by method and path, in their order: several formats may serve one (Gemini's `GET /v1/files` beside OpenAI's). */
+function sameRoutes(routes: readonly RouteDef[]): Array<[RouteDef['method'], string, RouteDef[]]> {
+  const groups = new Map<string, [RouteDef['method'], string, RouteDef[]]>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    const group = groups.get(key);
+    if (group) group[2].push(route);
+    else groups.set(key, [route.method, route.path, [route]]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * One handler for the routes of a method and path: a route for a format's SDKs only
+ * (RouteDef.formatClientsOnly) answers a request they send (isFormatClient), the other route
+ * everyone else; with no other route, everyone else gets the unknown route's answer.
+ */
+function byClient(routes: ReadonlyArray<{ route: RouteDef; handler: Handler }>, unknown: Handler): Handler {
+  const signed = routes.filter(({ route }) => route.formatClientsOnly && route.format !== undefined);
+  const open = routes.find(({ route }) => !route.formatClientsOnly)?.handler ?? unknown;
+  return (event) => {
+    const mine = signed.find(({ route }) => isFormatClient(getFormat(route.format!), event));
+    return (mine?.handler ?? open)(event);
+  };
+}
+
+/** Whether a request comes from a format's SDKs: a path prefix or header only they send (formatOfClient), or its credential in the query (Gemini's `?key=`). */
+function isFormatClient(format: FormatDefinition, event: H3Event): boolean {
+  if (formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.id === format.id) return true;
+  return format.credentials.some((source) => source.query !== undefined && event.url.searchParams.has(source.query));
 }
 
 /** `handler`, answering as `unknown` does when it finds the URL is not its own (noRoute). */

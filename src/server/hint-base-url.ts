@@ -28,11 +28,11 @@ export function suggestBaseUrl(
   if (single !== path && servesBelowRoot(single)) {
     return { path: single, hint: `The path has a doubled slash: the client's base URL probably ends in '/'; drop it (${origin}/v1 for the OpenAI SDKs, ${origin} for the Anthropic and Google SDKs).` };
   }
-  // @google/genai given the AI SDK's Google base URL (host/v1beta) adds /v1beta again.
-  if (path.startsWith('/v1beta/v1beta/') && serves(path.slice('/v1beta'.length))) {
+  // @google/genai given the AI SDK's Google base URL (host/v1beta) adds its version again: /v1beta, or /v1 from @google/genai 3.
+  if ((path.startsWith('/v1beta/v1beta/') || path.startsWith('/v1beta/v1/')) && serves(path.slice('/v1beta'.length))) {
     return {
       path: path.slice('/v1beta'.length),
-      hint: `The base URL has /v1beta once too often: the Google SDKs add /v1beta themselves and take the base URL ${origin} (@ai-sdk/google takes ${origin}/v1beta).`,
+      hint: `The base URL has /v1beta once too often: the Google SDKs add their API version themselves (/v1beta, or /v1 from @google/genai 3) and take the base URL ${origin} (@ai-sdk/google takes ${origin}/v1beta).`,
     };
   }
   // @google/genai in Vertex mode given host/v1beta1 adds /v1beta1 again.
@@ -47,7 +47,7 @@ export function suggestBaseUrl(
   if (alpha && serves(`/v1beta/${alpha[1]}`)) {
     return {
       path: `/v1beta/${alpha[1]}`,
-      hint: `This gateway serves Gemini's v1beta and v1, not v1alpha: leave httpOptions.apiVersion unset (v1beta) or set it to 'v1'.`,
+      hint: `This gateway serves Gemini's v1beta and v1, not v1alpha: leave httpOptions.apiVersion unset (the SDK's default: v1beta, or v1 from @google/genai 3) or set it to 'v1' or 'v1beta'.`,
     };
   }
   const tuned = vertexTunedModelPath(path);

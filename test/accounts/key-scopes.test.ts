@@ -64,6 +64,12 @@ describe('model globs', () => {
     expect(endpointOfPath('/upload/v1beta/files', 'POST')).toBe('files');
     expect(endpointOfPath('/v1beta/files/abc', 'GET')).toBe('files');
     expect(endpointOfPath('/download/v1beta/files/abc:download', 'GET')).toBe('files');
+    // And under Google's /v1 (@google/genai 3's default): the upload and download roots are Google's alone.
+    expect(endpointOfPath('/upload/v1/files', 'POST')).toBe('files');
+    expect(endpointOfPath('/download/v1/files/abc:download', 'GET')).toBe('files');
+    expect(endpointOfPath('/v1/files/abc', 'GET')).toBe('files');
+    expect(endpointOfPath('/v1/batches/abc:cancel', 'POST')).toBe('batches');
+    expect(endpointOfPath('/v1/models/gemini-2.5-flash:batchGenerateContent', 'POST')).toBe('batches');
     expect(endpointOfPath('/v1/messagesx')).toBeUndefined();
     expect(endpointOfPath('/v1/key')).toBeUndefined();
     expect(endpointOfPath('/v1/models')).toBeUndefined();

@@ -331,7 +331,7 @@ describe('@google/genai through the gateway', () => {
       const body = JSON.parse((error as ApiError).message);
       expect(body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
       expect(body.error.message).toBe(
-        `No route for POST /v1beta${meant}. Did you mean ${meant}? The base URL has /v1beta once too often: the Google SDKs add /v1beta themselves and take the base URL ${gw.url} (@ai-sdk/google takes ${gw.url}/v1beta).`,
+        `No route for POST /v1beta${meant}. Did you mean ${meant}? The base URL has /v1beta once too often: the Google SDKs add their API version themselves (/v1beta, or /v1 from @google/genai 3) and take the base URL ${gw.url} (@ai-sdk/google takes ${gw.url}/v1beta).`,
       );
     }
   });

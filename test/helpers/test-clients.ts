@@ -46,7 +46,8 @@ export const CODEX_JS = path.join(modules, '@openai/codex/bin/codex.js');
 /** An import of a package installed in test/clients (the AI SDK, LangChain). */
 export function clientModule(name: string): Promise<any> {
   const pkg = JSON.parse(fs.readFileSync(path.join(modules, name, 'package.json'), 'utf8')) as { exports?: any; module?: string; main?: string };
-  const root = pkg.exports?.['.'];
+  // Node's own conditions: `node` before `import` (@google/genai's default entry is its cross-platform one, which has no Files API).
+  const root = pkg.exports?.['.']?.node ?? pkg.exports?.['.'];
   const entry = (typeof root === 'string' ? root : (root?.import?.default ?? root?.import ?? root?.default)) ?? pkg.module ?? pkg.main ?? 'index.js';
   return import(pathToFileURL(path.join(modules, name, typeof entry === 'string' ? entry : entry.default)).href);
 }

@@ -71,7 +71,7 @@ export const geminiFormat = defineFormat({
   // `apiVersion: 'v1alpha'`, which it does not serve either: a 404 saying so, never the dashboard's page for a GET);
   // off them (a base URL with /v1 once too often, the shared /v1/models) Google's SDKs are known by the headers they always send.
   clients: {
-    pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/v1beta1/', '/v1/projects/', '/v1/publishers/', '/projects/', '/publishers/', '/v1alpha/'],
+    pathPrefixes: ['/v1beta/', '/upload/v1beta/', '/download/v1beta/', '/upload/v1/', '/download/v1/', '/v1/cachedContents', '/v1beta1/', '/v1/projects/', '/v1/publishers/', '/projects/', '/publishers/', '/v1alpha/'],
     header: ['x-goog-api-client', 'x-goog-api-key'],
   },
   framing: geminiSseFraming,

@@ -24,6 +24,8 @@ import type { RouteDef } from './types.ts';
  */
 
 const BASE = '/v1beta/batches';
+/** The same under Google's stable version (`/v1`), @google/genai 3's default. */
+const V1_BASE = '/v1/batches';
 const CREATE = new Set(['batchGenerateContent']);
 /** Where the batch's lines run: the Gemini format's path-model route (its model is each line's `body.model`). */
 const ENDPOINT = getFormat('gemini').routes.find((route) => route.from === 'path')!.path;
@@ -344,19 +346,27 @@ function deleteHandler(deps: ServerDeps) {
 }
 
 /**
- * Gemini's batches: its routes under `/v1beta/batches`, and the create, which shares the Gemini
+ * Gemini's batches: its routes under `/v1beta/batches` and `/v1/batches`, and the create, which shares the Gemini
  * path-model route's pattern (`…/models/{model}:batchGenerateContent`) and is that route's
  * path action. Exempt from rate limits as /v1/batches is (§8.1).
  */
 export function geminiBatchRoutes(deps: ServerDeps): { routes: RouteDef[]; create: { matches: (pathname: string) => boolean; handler: (event: H3Event) => Promise<unknown> } } {
   const wake = () => deps.batches?.wake();
+  const list = listHandler(deps);
+  const get = getHandler(deps);
+  const cancel = cancelHandler(deps, wake);
+  const remove = deleteHandler(deps);
   return {
-    routes: [
-      { method: 'GET', path: BASE, handler: listHandler(deps), format: 'gemini' },
-      { method: 'GET', path: `${BASE}/:id`, handler: getHandler(deps), format: 'gemini' },
-      { method: 'POST', path: `${BASE}/:id`, handler: cancelHandler(deps, wake), format: 'gemini' },
-      { method: 'DELETE', path: `${BASE}/:id`, handler: deleteHandler(deps), format: 'gemini' },
-    ],
+    routes: [BASE, V1_BASE].flatMap((base): RouteDef[] => {
+      // `/v1/batches` is OpenAI's too: there they answer Google's SDKs only (@google/genai 3's default version).
+      const shared = base === V1_BASE ? { formatClientsOnly: true as const } : {};
+      return [
+        { method: 'GET', path: base, handler: list, format: 'gemini', ...shared },
+        { method: 'GET', path: `${base}/:id`, handler: get, format: 'gemini', ...shared },
+        { method: 'POST', path: `${base}/:id`, handler: cancel, format: 'gemini', ...shared },
+        { method: 'DELETE', path: `${base}/:id`, handler: remove, format: 'gemini', ...shared },
+      ];
+    }),
     create: { matches: (pathname) => pathname.endsWith(':batchGenerateContent'), handler: createHandler(deps) },
   };
 }

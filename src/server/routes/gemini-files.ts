@@ -224,14 +224,24 @@ function deleteHandler(deps: ServerDeps) {
   };
 }
 
-/** Gemini's Files API routes: the upload under `/upload/v1beta/files`, the rest under `/v1beta/files` (the download under `/download/v1beta/files` too, as Google's REST example asks). */
+/**
+ * Gemini's Files API routes: the upload under `/upload/v1beta/files`, the rest under `/v1beta/files` (the download
+ * under `/download/v1beta/files` too, as Google's REST example asks), and the same under `/v1` (@google/genai 3's
+ * default version), where `/v1/files` is OpenAI's too: there they answer Google's SDKs only (formatClientsOnly).
+ */
 export function geminiFileRoutes(deps: ServerDeps, gate: UploadGate): RouteDef[] {
   const get = getHandler(deps);
-  return [
-    { method: 'POST', path: '/upload/v1beta/files', handler: createUploads(deps, gate), format: 'gemini' },
-    { method: 'GET', path: '/v1beta/files', handler: listHandler(deps), format: 'gemini' },
-    { method: 'GET', path: '/v1beta/files/:id', handler: get, format: 'gemini' },
-    { method: 'GET', path: '/download/v1beta/files/:id', handler: get, format: 'gemini' },
-    { method: 'DELETE', path: '/v1beta/files/:id', handler: deleteHandler(deps), format: 'gemini' },
-  ];
+  const upload = createUploads(deps, gate);
+  const list = listHandler(deps);
+  const remove = deleteHandler(deps);
+  return (['v1beta', 'v1'] as const).flatMap((version): RouteDef[] => {
+    const shared = version === 'v1' ? { formatClientsOnly: true as const } : {};
+    return [
+      { method: 'POST', path: `/upload/${version}/files`, handler: upload, format: 'gemini' },
+      { method: 'GET', path: `/${version}/files`, handler: list, format: 'gemini', ...shared },
+      { method: 'GET', path: `/${version}/files/:id`, handler: get, format: 'gemini', ...shared },
+      { method: 'GET', path: `/download/${version}/files/:id`, handler: get, format: 'gemini' },
+      { method: 'DELETE', path: `/${version}/files/:id`, handler: remove, format: 'gemini', ...shared },
+    ];
+  });
 }
