@@ -1,9 +1,11 @@
 /**
  * The AI SDK (pinned in test/clients: ai 6, @ai-sdk/openai 3, @ai-sdk/anthropic 3,
- * @ai-sdk/openai-compatible 2) through the gateway (issue 24): `openai(id)` (Responses, default
- * `store`), `openai.chat`, `createAnthropic` and `createOpenAICompatible` run generateText and
- * streamText with a tool over three steps on a reasoning model, and generateObject — each
- * through a passthrough route and a converted one, against strict fakes.
+ * @ai-sdk/openai-compatible 2; and AI SDK 7 beside it: ai 7, @ai-sdk/openai 4, @ai-sdk/anthropic 4,
+ * @ai-sdk/openai-compatible 3, under aliased names) through the gateway (issue 24): `openai(id)`
+ * (Responses, default `store`), `openai.chat`, `createAnthropic` and `createOpenAICompatible` run
+ * generateText and streamText with a tool over three steps on a reasoning model, and a structured
+ * object (generateObject; AI SDK 7 has only generateText's `output`) — each through a passthrough
+ * route and a converted one, against strict fakes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
@@ -15,7 +17,13 @@ type Provider = 'responses' | 'chat' | 'anthropic' | 'compatible';
 
 const pick = (names: string[]) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
 
-describe('the AI SDK through the gateway', () => {
+/** The packages of each AI SDK major in test/clients. */
+const MAJORS = [
+  { major: 6, ai: 'ai', openai: '@ai-sdk/openai', anthropic: '@ai-sdk/anthropic', compatible: '@ai-sdk/openai-compatible' },
+  { major: 7, ai: 'ai-v7', openai: 'ai-sdk-v7-openai', anthropic: 'ai-sdk-v7-anthropic', compatible: 'ai-sdk-v7-openai-compatible' },
+] as const;
+
+describe.each(MAJORS)('the AI SDK $major through the gateway', (sdk) => {
   let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
@@ -43,11 +51,11 @@ describe('the AI SDK through the gateway', () => {
         },
       },
     });
-    ai = await clientModule('ai');
+    ai = await clientModule(sdk.ai);
     z = await clientModule('zod');
-    const { createOpenAI } = await clientModule('@ai-sdk/openai');
-    const { createAnthropic } = await clientModule('@ai-sdk/anthropic');
-    const { createOpenAICompatible } = await clientModule('@ai-sdk/openai-compatible');
+    const { createOpenAI } = await clientModule(sdk.openai);
+    const { createAnthropic } = await clientModule(sdk.anthropic);
+    const { createOpenAICompatible } = await clientModule(sdk.compatible);
     const settings = { baseURL: `${gw.url}/v1`, apiKey: gw.key };
     const openai = createOpenAI(settings);
     const anthropic = createAnthropic(settings);
@@ -130,10 +138,14 @@ describe('the AI SDK through the gateway', () => {
       if (provider === 'responses' && model === 'ant/claude-up') expectReasoningReplayed();
     });
 
-    it('generateObject', async () => {
-      const result = await ai.generateObject({ model: models[provider](model), prompt: 'Answer in JSON.', schema: z.object({ answer: z.string() }), maxRetries: 0 });
+    it('a structured object (generateObject; generateText with output on AI SDK 7)', async () => {
+      const schema = z.object({ answer: z.string() });
+      const object =
+        sdk.major === 6
+          ? (await ai.generateObject({ model: models[provider](model), prompt: 'Answer in JSON.', schema, maxRetries: 0 })).object
+          : (await ai.generateText({ model: models[provider](model), prompt: 'Answer in JSON.', output: ai.Output.object({ schema }), maxRetries: 0 })).output;
       expect(rejections()).toEqual([]);
-      expect(result.object).toEqual({ answer: 'done' });
+      expect(object).toEqual({ answer: 'done' });
     });
   });
 });
