@@ -19,6 +19,8 @@ export interface StagedFile {
   /** Newline-separated lines (a last line without its newline counts). */
   lines: number;
   filename: string;
+  /** The part's Content-Type, when it named one other than application/octet-stream. */
+  mimeType?: string;
 }
 
 export interface ReceivedUpload {
@@ -145,8 +147,10 @@ function parse(req: Readable, type: string, target: string, options: UploadOptio
       }
       const counter = new CountingStream(options.maxFileBytes, options.tooLarge);
       const filename = info.filename || 'upload';
+      const mimeType = typeof info.mimeType === 'string' && /^[\w.+-]+\/[\w.+-]+$/.test(info.mimeType) && info.mimeType !== 'application/octet-stream' ? info.mimeType.toLowerCase() : undefined;
       writing = pipeline(stream, counter, fs.createWriteStream(target, { mode: FILE_MODE, flags: 'wx' })).then(() => {
         file = { path: target, bytes: counter.bytes, lines: counter.totalLines, filename };
+        if (mimeType) file.mimeType = mimeType;
       });
       writing.catch((error: unknown) => {
         stream.resume();

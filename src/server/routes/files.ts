@@ -4,6 +4,7 @@ import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
 import { refuseDeletingBatchInput } from '../../batches/index.ts';
 import { GatewayError, validationError } from '../../errors/index.ts';
+import { mimeOfFilename } from '../../formats/index.ts';
 import { isFileExpired, type FileRecord } from '../../store/index.ts';
 import { newId } from '../../util/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -35,6 +36,67 @@ export function viewFile(record: FileRecord): Record<string, unknown> {
 export function newFileId(): string {
   return newId('file').replace('file_', 'file-');
 }
+
+/**
+ * How one API's SDKs see `/v1/files`: OpenAI's (the default), or Anthropic's Files API, which
+ * shares the path (its SDKs are told apart by `anthropic-version`: RouteDef.formatClientsOnly).
+ */
+interface FilesFace {
+  /** The upload's purpose when its form names none (Anthropic's has no purpose field); undefined: required. */
+  purpose?: (typeof UPLOAD_PURPOSES)[number];
+  newId: () => string;
+  view: (record: FileRecord) => Record<string, unknown>;
+  /** The list's page query (or the ids asked for, one page of them) and answer. */
+  list: (params: URLSearchParams) => { limit: number; after?: string; order: 'asc' | 'desc'; backwards: boolean } | { ids: string[] };
+  page: (data: Array<Record<string, unknown>>, hasMore: boolean) => Record<string, unknown>;
+  deleted: (id: string) => Record<string, unknown>;
+}
+
+const OPENAI_FILES: FilesFace = {
+  newId: newFileId,
+  view: viewFile,
+  list: (params) => ({ ...listQuery(params, 10_000, 10_000), order: listOrder(params), backwards: false }),
+  page: (data, hasMore) => ({ object: 'list', data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: hasMore }),
+  deleted: (id) => ({ id, object: 'file', deleted: true }),
+};
+
+/** Anthropic's Files API (`client.files.upload`, `list`, `retrieveMetadata`, `delete`): its FileMetadata, newest first, `before_id` / `after_id`. */
+const ANTHROPIC_FILES: FilesFace = {
+  purpose: 'user_data',
+  newId: () => newId('file'),
+  view: (record) => ({
+    id: record.id,
+    type: 'file',
+    filename: record.filename,
+    mime_type: record.mimeType ?? mimeOfFilename(record.filename) ?? 'application/octet-stream',
+    size_bytes: record.bytes,
+    created_at: new Date(record.created_at * 1000).toISOString(),
+    downloadable: true,
+  }),
+  // The GA API pages with `page` (the answer's `next_page`) and filters by `ids[]`; the beta one with `after_id` / `before_id`.
+  list: (params) => {
+    const ids = [...params.getAll('ids[]'), ...params.getAll('ids').flatMap((value) => value.split(','))].filter((id) => id !== '');
+    if (ids.length > 0) {
+      const unique = [...new Set(ids)];
+      if (unique.length > 100) throw validationError({ ids: 'may name at most 100 files' });
+      return { ids: unique };
+    }
+    const raw = params.get('limit');
+    const limit = raw === null ? 20 : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw validationError({ limit: 'must be a whole number from 1 to 1000' });
+    const before = params.get('before_id') || undefined;
+    const after = params.get('page') || params.get('after_id') || undefined;
+    if (before && after) throw validationError({ before_id: 'cannot be given with after_id or page' });
+    // Newest first; `before_id` pages towards newer files (read oldest first from it, then turned round).
+    if (before) return { limit, after: before, order: 'asc', backwards: true };
+    return { limit, ...(after ? { after } : {}), order: 'desc', backwards: false };
+  },
+  page: (data, hasMore) => {
+    const last = (data.at(-1)?.id as string | undefined) ?? null;
+    return { data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: last, has_more: hasMore, next_page: hasMore ? last : null };
+  },
+  deleted: (id) => ({ id, type: 'file_deleted' }),
+};
 
 /** `limit` (1–10,000, default 10,000 like OpenAI) and `after` of a list query. */
 export function listQuery(params: URLSearchParams, max: number, fallback: number): { limit: number; after?: string } {
@@ -80,7 +142,7 @@ async function fileBound(deps: ServerDeps, accountId: string, gate: UploadGate):
   return { bytes: maxFileBytes, over: () => new GatewayError('request_too_large', `Files are limited to ${maxFileBytes} bytes (batches.maxFileBytes).`) };
 }
 
-function uploadHandler(deps: ServerDeps, gate: UploadGate) {
+function uploadHandler(deps: ServerDeps, gate: UploadGate, face: FilesFace) {
   const dir = path.join(deps.dataDir, 'uploads');
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
@@ -99,7 +161,7 @@ function uploadHandler(deps: ServerDeps, gate: UploadGate) {
       unhold = gate.reserve(auth.account.id, Number.isFinite(declared) ? Math.min(declared, bound.bytes) : bound.bytes);
       const { fields, file } = await receiveUpload(event, { dir, maxFileBytes: bound.bytes, tooLarge: bound.over });
       try {
-        return json(event, viewFile(await storeUpload(deps, auth.account.id, fields, file)));
+        return json(event, face.view(await storeUpload(deps, auth.account.id, fields, file, face)));
       } finally {
         if (file) await fs.promises.rm(file.path, { force: true });
       }
@@ -112,8 +174,8 @@ function uploadHandler(deps: ServerDeps, gate: UploadGate) {
 }
 
 /** Checks the fields of a received upload and stores its file (moved or streamed by the store, never read whole). */
-async function storeUpload(deps: ServerDeps, accountId: string, fields: Record<string, string>, file: StagedFile | undefined): Promise<FileRecord> {
-  const purpose = fields.purpose;
+async function storeUpload(deps: ServerDeps, accountId: string, fields: Record<string, string>, file: StagedFile | undefined, face: FilesFace): Promise<FileRecord> {
+  const purpose = fields.purpose ?? face.purpose;
   const problems: Record<string, string> = {};
   if (!file) problems.file = 'is required (a file part)';
   if (purpose === undefined) problems.purpose = 'is required';
@@ -123,14 +185,16 @@ async function storeUpload(deps: ServerDeps, accountId: string, fields: Record<s
   const maxLines = deps.config.batches.maxFileLines;
   if (purpose === 'batch' && staged.lines > maxLines) throw new GatewayError('request_too_large', `Batch input files are limited to ${maxLines} lines (this one has ${staged.lines}).`);
   const record: FileRecord = {
-    id: newFileId(),
+    id: face.newId(),
     accountId,
     bytes: staged.bytes,
     created_at: Math.floor(deps.clock.now() / 1000),
     expires_at: null,
     filename: staged.filename.slice(0, 255),
-    purpose,
+    purpose: purpose!,
   };
+  // The part's type, kept for a file named in a prompt later (sent inline with it).
+  if (staged.mimeType !== undefined) record.mimeType = staged.mimeType;
   return deps.store.files.createFromFile(record, staged.path);
 }
 
@@ -144,24 +208,34 @@ async function ownFile(deps: ServerDeps, accountId: string, id: string): Promise
   return record;
 }
 
-function listHandler(deps: ServerDeps) {
+function listHandler(deps: ServerDeps, face: FilesFace) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const params = event.url.searchParams;
-    const query = listQuery(params, 10_000, 10_000);
-    const order = listOrder(params);
-    const purpose = params.get('purpose') ?? undefined;
-    const page = await deps.store.files.list({ accountId: auth.account.id, ...query, order, ...(purpose ? { purpose } : {}) });
+    const asked = face.list(params);
     const now = deps.clock.now();
-    const data = page.data.filter((record) => !isFileExpired(record, now)).map(viewFile);
-    return json(event, { object: 'list', data, first_id: page.data[0]?.id ?? null, last_id: page.data.at(-1)?.id ?? null, has_more: page.hasMore });
+    if ('ids' in asked) {
+      const found: FileRecord[] = [];
+      // One after another: at most 100, each a read of the account's own files.
+      for (const id of asked.ids) {
+        const record = await deps.store.files.get(auth.account.id, id);
+        if (record && !isFileExpired(record, now)) found.push(record);
+      }
+      return json(event, face.page(found.map(face.view), false));
+    }
+    const { backwards, ...query } = asked;
+    const purpose = params.get('purpose') ?? undefined;
+    const page = await deps.store.files.list({ accountId: auth.account.id, ...query, ...(purpose ? { purpose } : {}) });
+    const records = page.data.filter((record) => !isFileExpired(record, now));
+    if (backwards) records.reverse();
+    return json(event, face.page(records.map(face.view), page.hasMore));
   };
 }
 
-function getHandler(deps: ServerDeps) {
+function getHandler(deps: ServerDeps, face: FilesFace) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
-    return json(event, viewFile(await ownFile(deps, auth.account.id, fileId(event))));
+    return json(event, face.view(await ownFile(deps, auth.account.id, fileId(event))));
   };
 }
 
@@ -178,24 +252,35 @@ function contentHandler(deps: ServerDeps) {
   };
 }
 
-function deleteHandler(deps: ServerDeps) {
+function deleteHandler(deps: ServerDeps, face: FilesFace) {
   return async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const id = fileId(event);
     await refuseDeletingBatchInput(deps.store, auth.account.id, id);
     if (!(await deps.store.files.delete(auth.account.id, id))) throw new GatewayError('file_not_found', `No file with id '${id}'.`);
-    return json(event, { id, object: 'file', deleted: true });
+    return json(event, face.deleted(id));
   };
 }
 
 /** Files (OpenAI's /v1/files shapes; docs/batches.md): owned by the caller's account. */
 /** `gate`: the uploads being received on this instance, shared with the Gemini face's chunks. */
+/**
+ * Anthropic's Files API on the same paths answers its SDKs only (`anthropic-version`: RouteDef.formatClientsOnly),
+ * in its shapes and errors; the files are the account's files, the same as OpenAI's face lists.
+ */
 export function fileRoutes(deps: ServerDeps, gate: UploadGate): RouteDef[] {
+  const content = contentHandler(deps);
+  const anthropic = { format: 'messages', formatClientsOnly: true } as const;
   return [
-    { method: 'POST', path: '/v1/files', handler: uploadHandler(deps, gate), format: 'chat' },
-    { method: 'GET', path: '/v1/files', handler: listHandler(deps), format: 'chat' },
-    { method: 'GET', path: '/v1/files/:id', handler: getHandler(deps), format: 'chat' },
-    { method: 'GET', path: '/v1/files/:id/content', handler: contentHandler(deps), format: 'chat' },
-    { method: 'DELETE', path: '/v1/files/:id', handler: deleteHandler(deps), format: 'chat' },
+    { method: 'POST', path: '/v1/files', handler: uploadHandler(deps, gate, OPENAI_FILES), format: 'chat' },
+    { method: 'GET', path: '/v1/files', handler: listHandler(deps, OPENAI_FILES), format: 'chat' },
+    { method: 'GET', path: '/v1/files/:id', handler: getHandler(deps, OPENAI_FILES), format: 'chat' },
+    { method: 'GET', path: '/v1/files/:id/content', handler: content, format: 'chat' },
+    { method: 'DELETE', path: '/v1/files/:id', handler: deleteHandler(deps, OPENAI_FILES), format: 'chat' },
+    { method: 'POST', path: '/v1/files', handler: uploadHandler(deps, gate, ANTHROPIC_FILES), ...anthropic },
+    { method: 'GET', path: '/v1/files', handler: listHandler(deps, ANTHROPIC_FILES), ...anthropic },
+    { method: 'GET', path: '/v1/files/:id', handler: getHandler(deps, ANTHROPIC_FILES), ...anthropic },
+    { method: 'GET', path: '/v1/files/:id/content', handler: content, ...anthropic },
+    { method: 'DELETE', path: '/v1/files/:id', handler: deleteHandler(deps, ANTHROPIC_FILES), ...anthropic },
   ];
 }
