@@ -79,6 +79,20 @@ describe('the dashboard in Chromium: an account signs in and uses every page', (
     expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401);
   });
 
+  it('the key form offers no past expiry: its date starts tomorrow (UTC), and a past one is refused by the form, not the server', async () => {
+    await go('API keys', 'API keys');
+    const expires = page.getByLabel('Expires');
+    expect(await expires.getAttribute('min')).toBe(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10));
+    await page.getByLabel('Name').fill('in the past');
+    await expires.fill('2020-01-01');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await expires.evaluate((input: HTMLInputElement) => input.validity.rangeUnderflow)).toBe(true);
+    expect(await page.getByRole('alert').filter({ hasText: '--expires' }).count()).toBe(0);
+    expect(await page.locator('tr', { hasText: 'in the past' }).count()).toBe(0);
+    await expires.fill('');
+    await page.getByLabel('Name').fill('');
+  });
+
   it('shows an image generated with mock in the gallery', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
     await client.images.generate({ model: 'mock/image', prompt: 'a lighthouse at dusk', size: '256x256', response_format: 'url' });

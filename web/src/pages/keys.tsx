@@ -11,6 +11,11 @@ function split(text: string): string[] | null {
   return items.length > 0 ? items : null;
 }
 
+/** The first expiry date the gateway takes (YYYY-MM-DD): it reads a date as midnight UTC, so today's has passed. */
+function tomorrowUtc(): string {
+  return new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+}
+
 /** Create (secret shown once, with a copy button), revoke, scopes, spend limit, expiry, last use. */
 export function KeysPage() {
   const [page, setPage] = useState(1);
@@ -92,7 +97,8 @@ export function KeysPage() {
               <option value="monthly">monthly</option>
             </select>
           </label>
-          <label>Expires<input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} /></label>
+          {/* The gateway reads the date as midnight UTC and refuses one already past: tomorrow (UTC) is the first it takes. */}
+          <label>Expires<input type="date" min={tomorrowUtc()} value={expires} onChange={(e) => setExpires(e.target.value)} /></label>
           <button type="submit">Create key</button>
         </form>
         {error && <p className="error" role="alert">{error}</p>}
