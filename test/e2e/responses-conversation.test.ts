@@ -1,4 +1,7 @@
 /**
+ * Server-side state of OpenAI's that the gateway does not have. A prompt template goes only to an
+ * OpenAI Responses upstream (before: dropped on a converted route, the model answering without its
+ * instructions; and a prompt-only body, which OpenAI takes, was a 400 for its missing input).
  * OpenAI's Conversations API is not served: a Responses request naming a `conversation` is the
  * 404 OpenAI answers for a conversation it does not have, on a converted route and on a
  * passthrough alike (nothing reaches an upstream), and `/v1/conversations` is a 404 that says what
@@ -53,6 +56,19 @@ describe("a Responses request naming an OpenAI conversation (the Conversations A
     });
     expect(count.status).toBe(404);
     expect((await client.responses.create({ model: 'mock/echo', input: 'hi' })).output_text).toBe('hi');
+  });
+
+  it('a prompt template (prompt.id) goes to an OpenAI Responses upstream, without input too; converted, it is a 422 naming it, not dropped', async () => {
+    const prompt = { id: 'pmpt_abc123', variables: { city: 'Paris' } };
+    const answer = await client.responses.create({ model: 'or/gpt-5', prompt });
+    expect(answer.status).toBe('completed');
+    expect(responses.rejections).toEqual([]);
+    expect(responses.requests.at(-1)!.json).toMatchObject({ model: 'gpt-5', prompt });
+    const before = responses.requests.length;
+    const error = await client.responses.create({ model: 'mock/echo', prompt, input: 'hi' }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect((error as Error).message).toContain("Invalid parameter 'prompt': is a prompt template of an OpenAI organization");
+    expect(responses.requests.length).toBe(before);
   });
 
   it('conversations.create and items.list are a 404 that says what to use instead', async () => {

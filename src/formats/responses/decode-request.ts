@@ -68,6 +68,10 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   };
   if (unresolved.length > 0) request.unresolvedReferences = unresolved;
   if (hasCompactionTrigger(raw)) request.compaction = true;
+  // A prompt template is kept by the OpenAI organization that made it (its instructions, often its input): dropped, the model would answer without them.
+  if (raw.prompt !== undefined && raw.prompt !== null) {
+    unconvertible.push({ field: 'prompt', message: 'is a prompt template of an OpenAI organization; it can only go to an OpenAI Responses upstream (send its instructions and input instead)' });
+  }
   if (unconvertible.length > 0) request.unconvertible = unconvertible;
   if (scalars.max_output_tokens != null) request.maxTokens = scalars.max_output_tokens;
   if (scalars.temperature != null) request.temperature = scalars.temperature;

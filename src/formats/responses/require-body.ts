@@ -5,13 +5,14 @@ const INPUT_FIELD = { check: (value: unknown) => typeof value === 'string' || Ar
 
 /**
  * A Responses body's required fields: `model`, and `input` unless `previous_response_id` names
- * the history (`input` is optional in the API: the Agents SDK's compaction session compacts a
- * stored chain with `{model, previous_response_id}` alone, which was a 400 here).
+ * the history or a `prompt` template brings it (`input` is optional in the API: the Agents SDK's
+ * compaction session compacts a stored chain with `{model, previous_response_id}` alone, and a
+ * template may hold the whole input; both were a 400 here).
  */
 export function requireResponsesBody(body: unknown): Record<string, unknown> & { model: string; input?: string | unknown[] } {
   if (isRecord(body) && body.conversation !== undefined && body.conversation !== null) throw conversationNotFound(body.conversation);
-  const chained = isRecord(body) && typeof body.previous_response_id === 'string' && body.previous_response_id !== '' && (body.input === undefined || body.input === null);
-  return requireFields(body, chained ? { model: MODEL_FIELD } : { model: MODEL_FIELD, input: INPUT_FIELD }) as Record<string, unknown> & { model: string; input?: string | unknown[] };
+  const elsewhere = isRecord(body) && (body.input === undefined || body.input === null) && ((typeof body.previous_response_id === 'string' && body.previous_response_id !== '') || isRecord(body.prompt));
+  return requireFields(body, elsewhere ? { model: MODEL_FIELD } : { model: MODEL_FIELD, input: INPUT_FIELD }) as Record<string, unknown> & { model: string; input?: string | unknown[] };
 }
 
 /**
