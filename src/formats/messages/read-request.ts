@@ -35,8 +35,10 @@ export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
   if (maxTokens !== undefined) facts.maxTokens = maxTokens;
   if (userId !== undefined) facts.userId = userId;
   const server = anthropicTools(body.tools);
-  if (server.length > 0) {
+  const mcp = hasMcpServers(body.mcp_servers);
+  if (server.length > 0 || mcp) {
     const types = server.map((tool) => String(tool.type));
+    if (mcp) types.push(MCP_SERVERS);
     const search = server.find(isWebSearchServerTool);
     facts.vendorTools = { format: 'messages', types, webSearch: search ? types.filter(isWebSearchType) : [] };
     if (typeof search?.max_uses === 'number') facts.vendorTools.maxUses = search.max_uses;
@@ -44,9 +46,20 @@ export function readMessagesRequest({ body: raw }: InboundBody): RequestFacts {
   return facts;
 }
 
+/**
+ * The MCP connector's `mcp_servers` (Claude calls those servers' tools itself): tools only Anthropic's API runs, like its
+ * server tools, so they follow the same `hostedTools` policy (dropped and named in X-Gateway-Dropped-Tools, or refused).
+ */
+const MCP_SERVERS = 'mcp_servers';
+
+function hasMcpServers(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0;
+}
+
 /** The Anthropic-defined tools of a decoded request (its decoder keeps them raw in `extra.serverTools`), its web search (and its `max_uses`) among them. */
 export function messagesVendorTools(request: ChatRequest): VendorTools | undefined {
   const types = toolTypesOf(request.extra?.serverTools);
+  if (hasMcpServers(request.extra?.mcp_servers)) types.push(MCP_SERVERS);
   if (types.length === 0) return undefined;
   const tools: VendorTools = { format: 'messages', types, webSearch: request.webSearch ? types.filter(isWebSearchType) : [] };
   if (request.webSearch?.maxUses !== undefined) tools.maxUses = request.webSearch.maxUses;
