@@ -1,5 +1,5 @@
-import type { InlineFile, StoredFilesFace } from '../types.ts';
-import { dataUrlOf, findFileIds, isRecord, mapContentParts } from '../shared/index.ts';
+import type { InlineFile } from '../types.ts';
+import { dataUrlOf, fileIdFace, isRecord } from '../shared/index.ts';
 
 type Part = Record<string, unknown>;
 
@@ -20,16 +20,4 @@ function inlinePart(part: Part, file: InlineFile): Part {
 }
 
 /** Chat Completions: `file` parts naming a file uploaded to the gateway's `/v1/files`. */
-export const chatStoredFiles: StoredFilesFace = {
-  find: (body, raw) => findFileIds(body.messages, raw, fileIdOf),
-  inline: (body, files) => {
-    const messages = mapContentParts(body.messages, (part) => {
-      const id = fileIdOf(part);
-      const file = id === undefined ? undefined : files.get(id);
-      return file ? inlinePart(part, file) : undefined;
-    });
-    return messages ? { ...body, messages } : body;
-  },
-  // An id the account does not have is left as written: an upstream's own file, which that upstream judges.
-  missing: () => undefined,
-};
+export const chatStoredFiles = fileIdFace('messages', fileIdOf, inlinePart);

@@ -1,5 +1,5 @@
-import type { InlineFile, StoredFilesFace } from '../types.ts';
-import { findFileIds, isRecord, mapContentParts } from '../shared/index.ts';
+import type { InlineFile } from '../types.ts';
+import { fileIdFace, isRecord } from '../shared/index.ts';
 
 type Part = Record<string, unknown>;
 
@@ -19,16 +19,4 @@ function inlinePart(part: Part, file: InlineFile): Part {
 }
 
 /** Anthropic Messages: `document` and `image` blocks naming a file uploaded to the gateway by `file_id`. */
-export const messagesStoredFiles: StoredFilesFace = {
-  find: (body, raw) => findFileIds(body.messages, raw, fileIdOf),
-  inline: (body, files) => {
-    const messages = mapContentParts(body.messages, (part) => {
-      const id = fileIdOf(part);
-      const file = id === undefined ? undefined : files.get(id);
-      return file ? inlinePart(part, file) : undefined;
-    });
-    return messages ? { ...body, messages } : body;
-  },
-  // An id the account does not have is left as written: an upstream's own file, which that upstream judges.
-  missing: () => undefined,
-};
+export const messagesStoredFiles = fileIdFace('messages', fileIdOf, inlinePart);

@@ -1,5 +1,5 @@
-import type { InlineFile, StoredFilesFace } from '../types.ts';
-import { dataUrlOf, findFileIds, mapContentParts } from '../shared/index.ts';
+import type { InlineFile } from '../types.ts';
+import { dataUrlOf, fileIdFace } from '../shared/index.ts';
 
 type Part = Record<string, unknown>;
 
@@ -22,16 +22,4 @@ function inlinePart(part: Part, file: InlineFile): Part {
 }
 
 /** Responses: `input_file` and `input_image` parts naming a file uploaded to the gateway's `/v1/files`. */
-export const responsesStoredFiles: StoredFilesFace = {
-  find: (body, raw) => findFileIds(body.input, raw, fileIdOf),
-  inline: (body, files) => {
-    const input = mapContentParts(body.input, (part) => {
-      const id = fileIdOf(part);
-      const file = id === undefined ? undefined : files.get(id);
-      return file ? inlinePart(part, file) : undefined;
-    });
-    return input ? { ...body, input } : body;
-  },
-  // An id the account does not have is left as written: an upstream's own file, which that upstream judges.
-  missing: () => undefined,
-};
+export const responsesStoredFiles = fileIdFace('input', fileIdOf, inlinePart);

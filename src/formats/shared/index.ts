@@ -56,4 +56,4 @@ export { openaiUser } from './openai-user.ts';
 export { openAIReasoningEfforts, openAIEffortFor } from './openai-reasoning-efforts.ts';
 export { fitEffort } from './fit-effort.ts';
 export { decodeLogprobs, encodeLogprobs, logprobsOfParts } from './map-logprobs.ts';
-export { dataUrlOf, findFileIds, mapContentParts, mimeOfFilename } from './openai-stored-files.ts';
+export { dataUrlOf, fileIdFace, mimeOfFilename } from './openai-stored-files.ts';

@@ -1,4 +1,4 @@
-import type { InlineFile } from '../types.ts';
+import type { InlineFile, StoredFilesFace } from '../types.ts';
 import { isRecord } from './json.ts';
 
 /**
@@ -66,4 +66,24 @@ export function findFileIds(list: unknown, raw: string | undefined, idOf: (part:
     return undefined;
   });
   return ids;
+}
+
+/**
+ * A stored-files face over the content parts of `listKey`'s messages (Chat's and Anthropic's
+ * `messages`, Responses' `input`): the parts `idOf` finds a file id in go on as `inlinePart`
+ * makes them; an id the account does not have is left as written (an upstream's own file).
+ */
+export function fileIdFace(listKey: string, idOf: (part: Part) => string | undefined, inlinePart: (part: Part, file: InlineFile) => Part): StoredFilesFace {
+  return {
+    find: (body, raw) => findFileIds(body[listKey], raw, idOf),
+    inline: (body, files) => {
+      const list = mapContentParts(body[listKey], (part) => {
+        const id = idOf(part);
+        const file = id === undefined ? undefined : files.get(id);
+        return file ? inlinePart(part, file) : undefined;
+      });
+      return list ? { ...body, [listKey]: list } : body;
+    },
+    missing: () => undefined,
+  };
 }
