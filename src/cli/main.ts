@@ -98,6 +98,7 @@ export function buildProgram(): Command {
     .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).createAccountCommand(cmd, opts)));
   accounts
     .command('ls')
+    .alias('list')
     .description('list accounts')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).listAccountsCommand(cmd, opts)));
@@ -143,6 +144,7 @@ export function buildProgram(): Command {
     .action(runAction(async (opts, cmd) => (await import('./commands/keys.ts')).createKeyCommand(cmd, opts)));
   keys
     .command('ls')
+    .alias('list')
     .description('list API keys (secrets are never shown)')
     .option('--account <email>', "only this account's keys")
     .option('--json', 'print JSON')
@@ -170,6 +172,7 @@ export function buildProgram(): Command {
   models
     // What `gateway models` does ("list models"), rather than print its help and exit 1.
     .command('ls', { isDefault: true })
+    .alias('list')
     .description('list the models of the configured providers')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));

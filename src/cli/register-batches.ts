@@ -8,6 +8,7 @@ export function registerBatchCommands(program: Command): void {
   const batches = program.command('batches').description('batches (/v1/batches) of every account');
   batches
     .command('ls')
+    .alias('list')
     .description('list batches, newest first')
     .option('--account <email>', 'only this account')
     .addOption(new Option('--status <s...>', 'only these statuses').choices(STATUSES))

@@ -17,6 +17,7 @@ export function registerMediaCommands(program: Command): void {
   const media = program.command('media').description('the Media Library: generation records of every account');
   media
     .command('ls')
+    .alias('list')
     .description('list media generations, newest first (expired records are not shown)')
     .addOption(new Option('--type <t>', 'media type').choices(['image', 'video', 'music', 'threed']))
     .addOption(new Option('--status <s>', 'status').choices(['pending', 'processing', 'completed', 'failed']))
@@ -42,6 +43,7 @@ export function registerVideoCommands(program: Command): void {
   const videos = program.command('videos').description('video jobs the gateway runs (/v1/videos and Media Library video jobs) of every account');
   videos
     .command('ls')
+    .alias('list')
     .description('list video jobs, newest first, with their status and progress')
     .option('--account <email>', 'only this account')
     .addOption(new Option('--status <s>', 'status').choices(['queued', 'in_progress', 'completed', 'failed', 'cancelled', 'expired']))

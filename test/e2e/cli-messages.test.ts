@@ -86,6 +86,9 @@ describe('CLI error messages', () => {
     expect(models).toContain('mock/echo');
     // `gateway models` ("list models" in --help) lists them too, rather than printing its help and exiting 1.
     expect(await out('models')).toBe(models);
+    // `list` is every `ls`'s other name (what `gateway models list` and the like type): "too many arguments for 'ls'" before.
+    expect(await out('models', 'list')).toBe(models);
+    for (const group of ['keys', 'accounts', 'media', 'videos', 'batches']) expect(await out(group, 'list')).toBe(await out(group, 'ls'));
     // Job models are priced per second or per job: their zero token prices say nothing, their price is shown.
     expect(models).toMatch(/mock\/video\s+video_generation\s+-\s+-\s+-\s+0\.1\/s\s/);
     expect(models).toMatch(/mock\/music\s+music_generation\s+-\s+-\s+-\s+0\.002\/s\s/);
