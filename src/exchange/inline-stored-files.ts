@@ -17,11 +17,11 @@ export function storedFilesOf(format: WireFormat, body: Record<string, unknown>,
 
 /**
  * The request with the gateway's files it names carried inline (Gemini: `fileData` of an
- * uploaded file → `inlineData`; Chat and Responses: a `file_id` of `/v1/files` → `file_data`), read
- * from the calling account's files only: another account's file is the same as a missing one, the
- * format's own refusal, or left as written where the format leaves unknown ids to the upstream. Bounded as inline data is: the
- * body with the files in it (base64) may be no larger than `server.bodyLimits.inference`, which
- * is checked from the files' sizes before any is read.
+ * uploaded file → `inlineData`; Chat, Responses and Messages: a `file_id` → the format's inline
+ * data), read from the calling account's files only: another account's file is the same as a
+ * missing one, the format's own refusal, or left as written where the format leaves unknown ids to
+ * the upstream. Bounded as inline data is: the body with the files in it (base64) may be no larger
+ * than `server.bodyLimits.inference`, which is checked from the files' sizes before any is read.
  */
 export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock'>, format: WireFormat, request: InlinedBody, ids: readonly string[], accountId: string): Promise<InlinedBody> {
   const face = getFormat(format).storedFiles!;

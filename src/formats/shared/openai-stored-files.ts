@@ -2,11 +2,11 @@ import type { InlineFile, StoredFilesFace } from '../types.ts';
 import { isRecord } from './json.ts';
 
 /**
- * Files uploaded to the gateway's `/v1/files` (OpenAI's Files API, `purpose: "user_data"`) that a
- * Chat or Responses request names by `file_id`: OpenAI's documented PDF flow. No upstream has
- * them, so the exchange reads the caller's file and the part goes on inline (`file_data`, or an
- * image's data URL). An id the account does not have is left as written: an upstream's own
- * file (one the operator uploaded there), which that upstream judges, as before.
+ * Files uploaded to the gateway (OpenAI's `/v1/files` with `purpose: "user_data"`, or Anthropic's
+ * Files API on the same path) that a Chat, Responses or Messages request names by `file_id`. No
+ * upstream has them, so the exchange reads the caller's file and the part goes on inline (each
+ * format's `fileIdFace` says how). An id the account does not have is left as written: an
+ * upstream's own file (one the operator uploaded there), which that upstream judges, as before.
  */
 
 type Part = Record<string, unknown>;
