@@ -155,7 +155,7 @@ export class BatchExecutor {
         await store.batches.update(batch.id, { status: 'failed', failed_at: now, errors: { object: 'list', data: checked.errors }, lease: null });
         return;
       }
-      const native = this.native.plan(batch, checked.lines);
+      const native = await this.native.plan(batch, checked.lines);
       const mode = native ? { mode: 'native' as const, native: native as unknown as Record<string, unknown> } : {};
       batch = (await store.batches.update(batch.id, { status: 'in_progress', in_progress_at: now, request_counts: { total: checked.lines.length, completed: 0, failed: 0 }, ...mode }))!;
       // A cancel that came while the file was being validated set `cancelling_at` (which the update

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
-import { admitCall, decodeCall, encodeCall, readCall, storedFilesOf, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
+import { admitCall, decodeCall, encodeCall, namesGatewayFiles, readCall, storedFilesOf, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { estimateInputTokens, failedAnswerSettlement, type Settlement } from '../pipeline/index.ts';
 import type { BatchCapability, NativeBatchPhase, NativeBatchRef, NativeBatchRequest, NativeBatchResult } from '../plugin-kit/index.ts';
@@ -89,18 +89,20 @@ export class NativeBatches {
   /**
    * Whether a validated batch runs natively: every line's candidates (fallbacks included) are
    * on one provider with `batches: 'native'` and a `batches` capability, and every line that
-   * can be encoded goes upstream in one format the capability takes. Undefined: emulated.
+   * can be encoded goes upstream in one format the capability takes, and no line names a file
+   * uploaded to the gateway (the live exchange carries those inline). Undefined: emulated.
    */
-  plan(batch: BatchRecord, lines: BatchInputLine[]): NativeBatchState | undefined {
+  async plan(batch: BatchRecord, lines: BatchInputLine[]): Promise<NativeBatchState | undefined> {
     if (![...this.deps.registry.providers.values()].some((p) => p.batches === 'native')) return undefined;
     let provider: string | undefined;
     let format: WireFormat | undefined;
+    let named: Map<WireFormat, string[]> | undefined;
     for (const line of lines) {
       const { models } = this.modelOn(String(line.body.model));
       if (models.length === 0) return undefined;
-      // A line naming files uploaded to the gateway (Gemini fileData) runs emulated: the live exchange puts them inline.
       const body = this.bodyOf(batch, line);
-      if (storedFilesOf(body.format, body.body, body.raw ?? JSON.stringify(body.body)).length > 0) return undefined;
+      const ids = storedFilesOf(body.format, body.body, body.raw ?? JSON.stringify(body.body));
+      if (ids.length > 0) (named ??= new Map()).set(body.format, [...(named.get(body.format) ?? []), ...ids]);
       for (const m of models) {
         provider ??= m.provider.id;
         if (m.provider.id !== provider) return undefined;
@@ -113,6 +115,7 @@ export class NativeBatches {
       if (encoded.format !== format || !model.provider.instance.batches.formats.includes(format)) return undefined;
     }
     if (!provider || !format) return undefined;
+    for (const [bodyFormat, ids] of named ?? []) if (await namesGatewayFiles(this.deps, bodyFormat, ids, batch.accountId)) return undefined;
     return { provider, format, upstream: null, phase: null, cancelSent: false, windowPassed: false };
   }
 

@@ -5,4 +5,4 @@ export { admitCall, type AdmittedFacts } from './admit-call.ts';
 export { decodeCall, encodeCall, readCall, type CallBody, type EncodedCall } from './call-exchange.ts';
 export { storedResponseNotFound, mintResponseId } from './stored-responses.ts';
 export type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
-export { inlineStoredFiles, storedFilesOf, type InlinedBody } from './inline-stored-files.ts';
+export { inlineStoredFiles, namesGatewayFiles, storedFilesOf, type InlinedBody } from './inline-stored-files.ts';

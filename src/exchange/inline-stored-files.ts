@@ -15,6 +15,30 @@ export function storedFilesOf(format: WireFormat, body: Record<string, unknown>,
   return getFormat(format).storedFiles?.find(body, raw) ?? [];
 }
 
+/** The most ids `namesGatewayFiles` looks up; a body naming more is taken as naming the gateway's. */
+const MOST_LOOKUPS = 1000;
+
+/**
+ * Whether `ids` (what `storedFilesOf` found in a body of `format`) name a file the gateway holds
+ * for the account, or one the format claims as the gateway's even when missing (Gemini's file
+ * URIs): such a body must run through the live exchange, which carries the files inline. Ids the
+ * gateway does not hold and the format leaves to the upstream (an OpenAI `file-…` uploaded to
+ * OpenAI itself) go up as written, so they do not count. Looked up one at a time, stopping at the
+ * first the gateway holds.
+ */
+export async function namesGatewayFiles(deps: Pick<ExchangeDeps, 'store' | 'clock'>, format: WireFormat, ids: Iterable<string>, accountId: string): Promise<boolean> {
+  const face = getFormat(format).storedFiles;
+  if (!face) return false;
+  const now = deps.clock.now();
+  let lookups = 0;
+  for (const id of new Set(ids)) {
+    if (face.missing(id) || ++lookups > MOST_LOOKUPS) return true;
+    const record = await deps.store.files.get(accountId, id);
+    if (record && !isFileExpired(record, now)) return true;
+  }
+  return false;
+}
+
 /**
  * The request with the gateway's files it names carried inline (Gemini: `fileData` of an
  * uploaded file → `inlineData`; Chat, Responses and Messages: a `file_id` → the format's inline

@@ -192,6 +192,26 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     expect(calls.at(-1)!.body).not.toContain(file.name!);
   }, 60_000);
 
+  it("a line naming a file_id the gateway does not hold (the upstream's own upload) still runs natively, the id going up as written; one it holds runs emulated, inline", async () => {
+    const own = { custom_id: 'u1', method: 'POST', url: '/v1/chat/completions', body: { model: 'oa/gpt-up', max_tokens: 20, messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-UpstreamOwn123' } }, { type: 'text', text: 'summarise' }] }] } };
+    const batches = oaApi.batches.size;
+    const created = await client.batches.create({ input_file_id: (await upload([own])).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect((await finished(created.id)).status).toBe('completed');
+    expect(oaApi.batches.size).toBe(batches + 1);
+    expect(JSON.stringify([...oaApi.batches.values()].at(-1)!.requests[0].body.messages)).toContain('file-UpstreamOwn123');
+
+    const pdf = await client.files.create({ file: await toFile(Buffer.from('%PDF-1.4 gateway-held'), 'held.pdf'), purpose: 'user_data' });
+    const held = { ...own, custom_id: 'h1', body: { ...own.body, messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: pdf.id } }, { type: 'text', text: 'summarise' }] }] } };
+    const live = upstreamCalls(oa, 'POST', /^\/v1\/chat\/completions$/).length;
+    const second = await client.batches.create({ input_file_id: (await upload([held])).id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect((await finished(second.id)).status).toBe('completed');
+    expect(oaApi.batches.size).toBe(batches + 1);
+    const calls = upstreamCalls(oa, 'POST', /^\/v1\/chat\/completions$/);
+    expect(calls.length).toBe(live + 1);
+    expect(calls.at(-1)!.body).toContain(Buffer.from('%PDF-1.4 gateway-held').toString('base64'));
+    expect(calls.at(-1)!.body).not.toContain(pdf.id);
+  }, 60_000);
+
   it('a tool name the upstream refuses goes up shortened and comes back in the result under the name the line gave', async () => {
     const long = `mcp__a-long-server-name__${'very_long_tool_name_'.repeat(5)}`;
     const line = { custom_id: 't1', method: 'POST', url: '/v1/messages', body: { model: 'oa/gpt-up', max_tokens: 20, tools: [{ name: long, input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'please CALL it' }] } };
@@ -421,7 +441,7 @@ describe('native batches (official openai client; fake OpenAI and Anthropic batc
     // Every batch line billed once: one ledger line per succeeded line (errored, cancelled and unrun lines: none).
     const ids = ledger.filter((l) => l.endpoint === '/v1/batches').map((l) => l.request_id);
     expect(new Set(ids).size).toBe(ids.length);
-    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 2 (the tight balance) + 3 (pricing); the mixed batches and the Gemini line naming a file ran emulated: + 3 + 1.
-    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 2 + 3 + 3 + 1);
+    // 3 (openai) + 2 + 1 (anthropic) + 2 (gemini) + 1 (tool name) + 3 + 2 (cancelled ones' finished halves) + 5 (restart) + 3 (restart mid-submit) + 2 (expired: finished half) + 2 (the tight balance) + 3 (pricing); the mixed batches and the Gemini line naming a file ran emulated: + 3 + 1; the upstream's own file id (native) and a gateway-held one (emulated): + 1 + 1.
+    expect(ids.length).toBe(3 + 2 + 1 + 2 + 1 + 3 + 2 + 5 + 3 + 2 + 2 + 3 + 3 + 1 + 1 + 1);
   }, 60_000);
 });
