@@ -1,6 +1,6 @@
 export type {
   WireFormat, ProviderMetadata, WithProviderMetadata, MediaSource, TextPart, TokenLogprob, ImagePart, FilePart, AudioPart, ToolCallPart, ToolResultPart,
-  ReasoningPart, RefusalPart, WebSearchTool, WebSearchSource, WebSearchPart, UrlCitation, ContentPart, Role, Message, ToolDefinition, ToolChoice, ReasoningEffort,
+  ReasoningPart, ReasoningOrigin, RefusalPart, WebSearchTool, WebSearchSource, WebSearchPart, UrlCitation, ContentPart, Role, Message, ToolDefinition, ToolChoice, ReasoningEffort,
   ReasoningConfig, ResponseFormat, ChatRequest, FinishReason, Usage, ImageToolUsage, ChatResponse, StreamPart, StreamError, RoutingEvent,
 } from './types.ts';
 export { TIERS, type Tier } from './tiers.ts';

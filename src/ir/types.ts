@@ -115,7 +115,12 @@ export interface ReasoningPart extends WithProviderMetadata {
   /** Responses reasoning item id (`rs_…`) and its opaque encrypted content. */
   itemId?: string;
   encrypted?: string;
+  /** Whose model wrote it, where nothing else on the part says so (a Gemini thought without a signature). */
+  origin?: ReasoningOrigin;
 }
+
+/** The vendor a reasoning part came from (Chat's `reasoning_details` name it in `format`). */
+export type ReasoningOrigin = 'google';
 
 export interface RefusalPart extends WithProviderMetadata {
   type: 'refusal';
@@ -400,7 +405,7 @@ export type StreamPart =
   | { type: 'text-start'; providerMetadata?: ProviderMetadata; itemId?: string }
   | { type: 'text-delta'; text: string; logprobs?: TokenLogprob[] }
   | { type: 'text-end'; providerMetadata?: ProviderMetadata }
-  | { type: 'reasoning-start'; itemId?: string; providerMetadata?: ProviderMetadata }
+  | { type: 'reasoning-start'; itemId?: string; origin?: ReasoningOrigin; providerMetadata?: ProviderMetadata }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'reasoning-signature'; signature: string }
   | { type: 'reasoning-end'; encrypted?: string; providerMetadata?: ProviderMetadata }

@@ -60,6 +60,8 @@ export interface GeminiFakeOptions {
   promptTokens?: (body: Json) => number;
   /** The queries Google Search ran for a text answer to a request with `googleSearch` (`google_search`): its grounding. */
   searchQueries?: string[];
+  /** A thought part carries a fresh signature of its own (Gemini 2.5 signs thoughts too). */
+  signedThoughts?: boolean;
 }
 
 /** The route a Gemini request came in on. */
@@ -233,7 +235,8 @@ function hasGoogleSearch(body: Json): boolean {
 /** What one answer says: its parts (in stream chunks), its usage and its grounding. */
 function answer(body: Json, route: GeminiRoute, model: GeminiModel, options: GeminiFakeOptions, issued: Set<string>): { chunks: Json[][]; usage: Json; grounding?: Json } {
   const includeThoughts = model.thinking && body.generationConfig?.thinkingConfig?.includeThoughts === true;
-  const thought = includeThoughts ? [{ text: 'Thinking about the task.', thought: true }] : [];
+  const thought: Json[] = includeThoughts ? [{ text: 'Thinking about the task.', thought: true }] : [];
+  if (thought.length > 0 && options.signedThoughts) thought[0].thoughtSignature = newSignature(issued);
   const contents: Json[] = body.contents;
   const forced = forcedFunction(body);
   const calls = forced && roundsDone(contents) === 0 ? [{ name: forced, args: { answer: 'done' } }] : roundsDone(contents) < (options.toolTurns ?? 1) ? options.pick?.(declaredNames(body), body) : undefined;

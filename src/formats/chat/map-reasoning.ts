@@ -1,6 +1,6 @@
 import type { ProviderMetadata, ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, readCarried, readString, restoreReasoning } from '../shared/index.ts';
-import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
+import { ANTHROPIC_REASONING_FORMAT, GOOGLE_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
 
 /**
  * Reasoning on an assistant message (request or response) → IR parts. Precedence:
@@ -49,6 +49,7 @@ export function decodeReasoningDetails(details: unknown[]): ReasoningPart[] {
       if (carried) restoreReasoning(part, carried);
       else if (signature) part.signature = signature;
       if (id) part.itemId = id;
+      if (readString(detail, 'format') === GOOGLE_REASONING_FORMAT) part.origin = 'google';
       parts.push(part);
     } else if (detail.type === 'reasoning.summary') {
       const part: ReasoningPart = { type: 'reasoning', text: readString(detail, 'summary') ?? '' };
@@ -114,7 +115,11 @@ export function encodeReasoningDetails(parts: ReasoningPart[], startIndex = 0): 
   return out;
 }
 
-/** Parts from Responses (with an `rs_` item id) are OpenAI reasoning; everything else reads as Anthropic's. */
-export function reasoningFormat(part: { itemId?: string }): string {
-  return part.itemId ? OPENAI_REASONING_FORMAT : ANTHROPIC_REASONING_FORMAT;
+/**
+ * The `format` naming where reasoning came from: Responses parts (with an `rs_` item id) are OpenAI's, Gemini's
+ * thoughts (signed or marked by its decoder) Google's, everything else reads as Anthropic's.
+ */
+export function reasoningFormat(part: Pick<ReasoningPart, 'itemId' | 'origin' | 'providerMetadata'>): string {
+  if (part.itemId) return OPENAI_REASONING_FORMAT;
+  return part.origin === 'google' || part.providerMetadata?.google !== undefined ? GOOGLE_REASONING_FORMAT : ANTHROPIC_REASONING_FORMAT;
 }

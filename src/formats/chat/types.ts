@@ -24,3 +24,4 @@ export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filte
 /** `format` values of reasoning details. */
 export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';
 export const OPENAI_REASONING_FORMAT = 'openai-responses-v1';
+export const GOOGLE_REASONING_FORMAT = 'google-gemini-v1';

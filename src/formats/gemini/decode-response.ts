@@ -49,7 +49,7 @@ export function decodeUpstreamPart(part: Json): ContentPart | undefined {
   }
   if (typeof part.text === 'string' || signature !== undefined) {
     const text = typeof part.text === 'string' ? part.text : '';
-    const out: ContentPart = part.thought === true ? { type: 'reasoning', text } : { type: 'text', text };
+    const out: ContentPart = part.thought === true ? { type: 'reasoning', text, origin: GOOGLE } : { type: 'text', text };
     if (providerMetadata) out.providerMetadata = providerMetadata;
     return out;
   }

@@ -144,7 +144,7 @@ class GeminiStreamDecoder implements StreamDecoder {
     this.close();
     this.open = kind;
     this.textStart = this.answer.length;
-    this.out.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start' });
+    this.out.push(kind === 'text' ? { type: 'text-start' } : { type: 'reasoning-start', origin: GOOGLE });
   }
 
   private close(): void {

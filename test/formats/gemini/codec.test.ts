@@ -169,7 +169,7 @@ describe('gemini codec', () => {
 
   it('decodes an answer: thoughts, parallel calls (first one signed), finish and usage', () => {
     const response = gemini.decodeResponse(PARALLEL_ANSWER);
-    expect(response.content[0]).toEqual({ type: 'reasoning', text: 'Two lookups needed.' });
+    expect(response.content[0]).toEqual({ type: 'reasoning', text: 'Two lookups needed.', origin: 'google' });
     expect(response.content[1]).toMatchObject({ type: 'tool_call', name: 'get_weather', arguments: '{"city":"Paris"}', providerMetadata: { google: { thoughtSignature: SIG_A } } });
     expect(response.content[2]).not.toHaveProperty('providerMetadata');
     expect(response.finishReason).toBe('tool_calls');
