@@ -1,3 +1,4 @@
+import type { AuthContext } from '../accounts/index.ts';
 import { GatewayError } from '../errors/index.ts';
 import { getFormat, mimeOfFilename, type InlineFile } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
@@ -46,8 +47,10 @@ export async function namesGatewayFiles(deps: Pick<ExchangeDeps, 'store' | 'cloc
  * missing one, the format's own refusal, or left as written where the format leaves unknown ids to
  * the upstream. Bounded as inline data is: the body with the files in it (base64) may be no larger
  * than `server.bodyLimits.inference`, which is checked from the files' sizes before any is read.
+ * A key whose endpoints leave out `files` may not read them so either: 403, as on `/v1/files`.
  */
-export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock'>, format: WireFormat, request: InlinedBody, ids: readonly string[], accountId: string): Promise<InlinedBody> {
+export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock'>, format: WireFormat, request: InlinedBody, ids: readonly string[], auth: Pick<AuthContext, 'account' | 'key'>): Promise<InlinedBody> {
+  const accountId = auth.account.id;
   const face = getFormat(format).storedFiles!;
   const limit = deps.config.server.bodyLimits.inference;
   const now = deps.clock.now();
@@ -69,6 +72,7 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
         unknown.add(id);
         continue;
       }
+      if (auth.key.endpoints && !auth.key.endpoints.includes('files')) throw filesOutOfScope(auth.key.endpoints, id);
       records.set(id, record);
     }
     size += Math.ceil(record.bytes / 3) * 4;
@@ -87,4 +91,11 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
   }
   const body = face.inline(request.body, files);
   return { body, raw: JSON.stringify(body) };
+}
+
+/** The 403 of a key scoped away from `files` that names one of the account's files in a prompt (the same refusal as on `/v1/files`). */
+function filesOutOfScope(allowed: readonly string[], id: string): GatewayError {
+  return new GatewayError('authorization_error', `This API key may not read the account's files (the request names '${id}'); it is scoped to: ${allowed.join(', ')}. Use a key whose endpoints include files.`, {
+    details: { endpoint: 'files', allowed_endpoints: allowed },
+  });
 }

@@ -62,7 +62,7 @@ export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<Exc
     // Files uploaded to the gateway that the request names (Gemini fileData, an OpenAI file_id) go inline: no upstream can read them.
     const files = storedFilesOf(call.format, call.body, raw);
     if (files.length > 0) {
-      return inlineStoredFiles(deps, call.format, { body: call.body, raw }, files, call.auth.account.id).then((inlined) =>
+      return inlineStoredFiles(deps, call.format, { body: call.body, raw }, files, call.auth).then((inlined) =>
         inlined.body === call.body ? withBody(deps, call, inbound, call.body, raw) : withBody(deps, call, readCall({ format: call.format, target: call.target, ...inlined }), inlined.body, inlined.raw),
       );
     }

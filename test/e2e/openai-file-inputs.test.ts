@@ -142,4 +142,37 @@ describe("OpenAI's file inputs by file_id (files uploaded to the gateway's /v1/f
       expect(JSON.stringify(lastBody(chat))).not.toContain(PDF.toString('base64'));
     }
   });
+
+  it("a key whose endpoints leave out files may not read the account's files by naming them: 403 in each client's format, nothing sent", async () => {
+    const cli = (args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args]);
+    const created = await cli(['keys', 'create', '--endpoints', 'chat,responses,messages,gemini', '--json']);
+    const scoped = (JSON.parse(String(created.stdout)) as { key: string }).key;
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: scoped, maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: scoped, maxRetries: 0 });
+    const refusals = [
+      await openai.chat.completions.create({ model: 'oc/gpt-4o', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: pdf.id } }] as never }] }).catch((e: unknown) => e),
+      await openai.responses.create({ model: 'or/gpt-4.1', input: [{ role: 'user', content: [{ type: 'input_image', file_id: png.id, detail: 'auto' }] }] }).catch((e: unknown) => e),
+    ];
+    for (const error of refusals) {
+      expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      expect((error as InstanceType<typeof OpenAI.PermissionDeniedError>).code).toBe('authorization_error');
+    }
+    const claude = await anthropic.messages.create({ model: 'ant/claude-up', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: pdf.id } }, { type: 'text', text: 'Hi' }] as never }] }).catch((e: unknown) => e);
+    expect(claude).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    expect((claude as InstanceType<typeof Anthropic.PermissionDeniedError>).error).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
+    const google = await fetch(`${gw.url}/v1beta/models/ant/claude-up:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': scoped, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ fileData: { fileUri: `files/${pdf.id}`, mimeType: 'application/pdf' } }, { text: 'Hi' }] }] }),
+    });
+    expect(google.status).toBe(403);
+    expect(((await google.json()) as Json).error).toMatchObject({ status: 'PERMISSION_DENIED', message: expect.stringContaining('files') });
+    // Counting is reading too.
+    const counted = await anthropic.messages.countTokens({ model: 'ant/claude-up', messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: pdf.id } }] as never }] }).catch((e: unknown) => e);
+    expect(counted).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    for (const fake of [chat, responses, messages]) expect(fake.requests).toEqual([]);
+    // An id the account does not have is still left as written for the upstream.
+    await openai.chat.completions.create({ model: 'oc/gpt-4o', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-upstreamOwn123' } }, { type: 'text', text: 'Hi' }] as never }] });
+    expect(lastBody(chat).messages[0].content[0]).toEqual({ type: 'file', file: { file_id: 'file-upstreamOwn123' } });
+  });
 });

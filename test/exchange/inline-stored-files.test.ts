@@ -21,6 +21,9 @@ function depsWithOneFile() {
   return { deps, reads };
 }
 
+/** The caller: account `acct`, with a key of every endpoint (or those given). */
+const caller = (endpoints: string[] | null = null) => ({ account: { id: 'acct' }, key: { endpoints } }) as unknown as Parameters<typeof inlineStoredFiles>[4];
+
 const naming = (ids: string[]) => {
   const body = { contents: [{ role: 'user', parts: ids.map((id) => ({ fileData: { fileUri: `files/${id}`, mimeType: 'text/plain' } })) }] };
   return { body, raw: JSON.stringify(body) };
@@ -29,7 +32,7 @@ const naming = (ids: string[]) => {
 describe('inlineStoredFiles', () => {
   it('puts the account’s file inline', async () => {
     const { deps } = depsWithOneFile();
-    const out = await inlineStoredFiles(deps, 'gemini', naming(['f0']), ['f0'], 'acct');
+    const out = await inlineStoredFiles(deps, 'gemini', naming(['f0']), ['f0'], caller());
     expect(out.body).toEqual({ contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'text/plain', data: Buffer.from('hello').toString('base64') } }] }] });
   });
 
@@ -38,7 +41,7 @@ describe('inlineStoredFiles', () => {
   it('stops at the first file it cannot read: a request naming many made-up ids costs one read each up to it', async () => {
     const { deps, reads } = depsWithOneFile();
     const ids = ['f0', ...Array.from({ length: 10_000 }, (_, i) => `nope${i}`)];
-    await expect(inlineStoredFiles(deps, 'gemini', naming(ids), ids, 'acct')).rejects.toMatchObject({ status: 403 });
+    await expect(inlineStoredFiles(deps, 'gemini', naming(ids), ids, caller())).rejects.toMatchObject({ status: 403 });
     expect(reads).toEqual({ get: 2, content: 0 });
   });
 
@@ -54,12 +57,12 @@ describe('inlineStoredFiles', () => {
     };
     const twice = naming(['f0', 'f0']);
     const ids = storedFilesOf('gemini', twice.body, twice.raw);
-    const out = await inlineStoredFiles(deps, 'gemini', twice, ids, 'acct');
+    const out = await inlineStoredFiles(deps, 'gemini', twice, ids, caller());
     expect(JSON.stringify(out.body).match(/inlineData/g)).toHaveLength(2);
     // One read of the record and of its content, however many parts name it.
     expect(reads).toEqual({ get: 1, content: 1 });
 
     const five = naming(['f0', 'f0', 'f0', 'f0', 'f0']);
-    await expect(inlineStoredFiles(deps, 'gemini', five, storedFilesOf('gemini', five.body, five.raw), 'acct')).rejects.toMatchObject({ code: 'request_too_large' });
+    await expect(inlineStoredFiles(deps, 'gemini', five, storedFilesOf('gemini', five.body, five.raw), caller())).rejects.toMatchObject({ code: 'request_too_large' });
   });
 });

@@ -51,7 +51,7 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     checkInferenceBounds(body);
     // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
     const files = format.storedFiles?.find(body) ?? [];
-    if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth.account.id));
+    if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth));
     const named = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
     // A cloud's id (Vertex's `claude-sonnet-4-5@20250929`) as the model the gateway serves under it.
     const model = named === undefined ? undefined : servedModel(deps, named, alsoKnownAs?.(named));
