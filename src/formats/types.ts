@@ -459,9 +459,10 @@ export interface CountTokensFace {
   upstreamBody(body: Record<string, unknown>, upstreamModel: string): Record<string, unknown>;
   /**
    * The body for an upstream counter of this format when the client spoke another (a converted
-   * count: Claude Code counting on a GPT or Gemini model); absent: such counts are local.
+   * count: Claude Code counting on a GPT or Gemini model); absent: such counts are local. `baseModel`
+   * is which model it is when `upstreamModel` is only a name for it (EncodeRequestOptions.baseModel).
    */
-  bodyFor?(request: ChatRequest, upstreamModel: string): Record<string, unknown>;
+  bodyFor?(request: ChatRequest, upstreamModel: string, baseModel?: string): Record<string, unknown>;
   /** The upstream counter's answer → tokens; undefined when it did not say. */
   readUpstream(answer: unknown): number | undefined;
   /**

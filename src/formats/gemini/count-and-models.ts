@@ -31,7 +31,7 @@ export const geminiCountTokens: CountTokensFace = {
     return isRecord(inner) ? { ...body, [key]: { ...inner, model: `models/${upstreamModel}` } } : body;
   },
   // The request as a generateContent body: the plugin sends it as Google's countTokens takes it (AI Studio wrapped, Vertex its members).
-  bodyFor: (request, upstreamModel) => encodeGeminiRequest(request, { upstreamModel, converted: true }),
+  bodyFor: (request, upstreamModel, baseModel) => encodeGeminiRequest(request, { upstreamModel, baseModel, converted: true }),
   readUpstream: (answer) => readCount(answer, 'totalTokens'),
   // Google's whole answer (promptTokensDetails, cachedContentTokenCount, …); a local count gives the TEXT breakdown when all is text.
   encode: (tokens, { upstream, request }) => upstream ?? localCount(tokens, request),

@@ -127,7 +127,7 @@ export const messagesFormat = defineFormat({
     requiresModel: true,
     decode: (body, model) => decodeMessagesRequest({ max_tokens: 1, ...withoutCloudFields(body), model, stream: false }),
     upstreamBody: (body, upstreamModel) => countBodyFor(withoutCloudFields(body), upstreamModel),
-    bodyFor: (request, upstreamModel) => pickCounted(encodeMessagesRequest(loneResultsAsUserContent(request), { upstreamModel, converted: true }), MESSAGES_COUNTED),
+    bodyFor: (request, upstreamModel, baseModel) => pickCounted(encodeMessagesRequest(loneResultsAsUserContent(request), { upstreamModel, baseModel, converted: true }), MESSAGES_COUNTED),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ input_tokens: tokens }),
     // Bedrock's CountTokens: the InvokeModel body in base64 under input.invokeModel, `{inputTokens}` back.

@@ -69,7 +69,7 @@ export const responsesFormat = defineFormat({
     decode: (body, model) => decodeResponsesRequest({ input: [], ...body, model, stream: false }),
     upstreamBody: countBodyFor,
     // Without a reasoning summary: it changes no input token, and OpenAI refuses it to an organization it has not verified.
-    bodyFor: (request, upstreamModel) => withoutSummary(pickCounted(encodeResponsesRequest(loneResultsAsUserContent(request), { upstreamModel, converted: true }), RESPONSES_COUNTED)),
+    bodyFor: (request, upstreamModel, baseModel) => withoutSummary(pickCounted(encodeResponsesRequest(loneResultsAsUserContent(request), { upstreamModel, baseModel, converted: true }), RESPONSES_COUNTED)),
     readUpstream: (answer) => readCount(answer, 'input_tokens'),
     encode: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
   },

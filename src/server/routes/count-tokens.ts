@@ -5,7 +5,7 @@ import { inlineStoredFiles } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
-import type { CatalogModel } from '../../providers/index.ts';
+import { baseModelOf, type CatalogModel } from '../../providers/index.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { checkInferenceBounds } from '../check-inference-bounds.ts';
@@ -121,8 +121,9 @@ async function countUpstream(
   if (!model?.provider.instance.countTokens || !counter) return undefined;
   const same = counter.format === format;
   try {
-    // Converted: the request as the counter's format writes it (it may refuse what that format cannot say: counted locally then).
-    const upstreamBody = same ? face.upstreamBody(body, model.upstreamId) : counter.face.bodyFor!(request, model.upstreamId);
+    // Converted: the request as the counter's format writes it for the model the candidate is (a deployment name says
+    // nothing of it), as the inference route does; it may refuse what that format cannot say: counted locally then.
+    const upstreamBody = same ? face.upstreamBody(body, model.upstreamId) : counter.face.bodyFor!(request, model.upstreamId, baseModelOf(model));
     const call = { format: counter.format, body: upstreamBody, rawBody: JSON.stringify(upstreamBody), model: model.upstreamId, stream: false, headers: same ? forwardHeaders(event) : {}, signal: AbortSignal.timeout(30_000) };
     const response = await model.provider.instance.countTokens(patchCall(model.provider.instance, model.provider.id, 'countTokens', call));
     const answer = await readJsonBody(response.body);
