@@ -12,6 +12,7 @@ describe('the registry fills listed ids from the catalog', () => {
       providers: {
         oa: { plugin: 'openai', baseURL: 'http://127.0.0.1:9/v1', models: ['gpt-4o-mini', { id: 'whisper-1', type: 'audio' }, { id: 'dall-e-3', n: { min: 1, max: 2 } }, 'mystery'] },
         any: { plugin: 'openai', baseURL: 'http://127.0.0.1:9/v1', models: ['*'] },
+        anyPlus: { plugin: 'openai', baseURL: 'http://127.0.0.1:9/v1', models: ['*', { id: 'my-gpt5-prod', baseModel: 'gpt-5' }] },
         an: { plugin: 'anthropic' },
         goog: { plugin: 'google', apiKey: 'k', baseURL: 'http://127.0.0.1:9', models: ['gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-3-pro-preview', 'gemini-3.1-flash-lite-preview', { id: 'gemini-2.5-pro', pricing: { input: 1, output: 2 } }] },
       },
@@ -35,6 +36,15 @@ describe('the registry fills listed ids from the catalog', () => {
     expect(first.spec.capabilities).toContain('thinking');
     expect(registry.resolve('any/o3').candidates[0]).toBe(first);
     expect(registry.resolve('any/whatever').candidates[0].spec.pricing).toBeUndefined();
+  });
+
+  it("a '*' provider's id listed beside '*' carries its baseModel (gpt-5's facts and prices); other ids stay wildcards", () => {
+    const listed = registry.resolve('anyPlus/my-gpt5-prod').candidates[0];
+    expect(listed.baseModel).toBe('gpt-5');
+    expect(listed.upstreamId).toBe('my-gpt5-prod');
+    expect(listed.spec).toMatchObject({ id: 'my-gpt5-prod', pricing: registry.resolve('any/gpt-5').candidates[0].spec.pricing });
+    expect(listed.spec.capabilities).toContain('thinking');
+    expect(registry.resolve('anyPlus/o3').candidates[0].spec).toMatchObject({ pricing: { input: 2, output: 8 } });
   });
 
   it('prices the anthropic defaults from the catalog, cache reads and writes included', () => {
