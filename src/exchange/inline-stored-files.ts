@@ -46,10 +46,11 @@ export async function namesGatewayFiles(deps: Pick<ExchangeDeps, 'store' | 'cloc
  * data), read from the calling account's files only: another account's file is the same as a
  * missing one, the format's own refusal, or left as written where the format leaves unknown ids to
  * the upstream. Bounded as inline data is: the body with the files in it (base64) may be no larger
- * than `server.bodyLimits.inference`, which is checked from the files' sizes before any is read.
+ * than `server.bodyLimits.inference`, which is checked from the files' sizes before any is read,
+ * and is built within the process's budget of large bodies (ExchangeDeps.bodyBudget: 503 past it).
  * A key whose endpoints leave out `files` may not read them so either: 403, as on `/v1/files`.
  */
-export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock'>, format: WireFormat, request: InlinedBody, ids: readonly string[], auth: Pick<AuthContext, 'account' | 'key'>): Promise<InlinedBody> {
+export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'config' | 'clock' | 'bodyBudget'>, format: WireFormat, request: InlinedBody, ids: readonly string[], auth: Pick<AuthContext, 'account' | 'key'>): Promise<InlinedBody> {
   const accountId = auth.account.id;
   const face = getFormat(format).storedFiles!;
   const limit = deps.config.server.bodyLimits.inference;
@@ -81,16 +82,22 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
     }
   }
   if (records.size === 0) return request;
-  const files = new Map<string, InlineFile>();
-  for (const record of records.values()) {
-    const content = await deps.store.files.content(accountId, record.id);
-    if (!content) throw face.missing(record.id) ?? new GatewayError('file_not_found', `No file with id '${record.id}'.`);
-    const file: InlineFile = { mimeType: record.mimeType ?? mimeOfFilename(record.filename) ?? 'application/octet-stream', data: content.toString('base64') };
-    if (record.filename !== '') file.filename = record.filename;
-    files.set(record.id, file);
+  // The contents, their base64 and the body's text are built here: held as a client's body of that size is while parsed.
+  deps.bodyBudget?.take(size);
+  try {
+    const files = new Map<string, InlineFile>();
+    for (const record of records.values()) {
+      const content = await deps.store.files.content(accountId, record.id);
+      if (!content) throw face.missing(record.id) ?? new GatewayError('file_not_found', `No file with id '${record.id}'.`);
+      const file: InlineFile = { mimeType: record.mimeType ?? mimeOfFilename(record.filename) ?? 'application/octet-stream', data: content.toString('base64') };
+      if (record.filename !== '') file.filename = record.filename;
+      files.set(record.id, file);
+    }
+    const body = face.inline(request.body, files);
+    return { body, raw: JSON.stringify(body) };
+  } finally {
+    deps.bodyBudget?.give(size);
   }
-  const body = face.inline(request.body, files);
-  return { body, raw: JSON.stringify(body) };
 }
 
 /** The 403 of a key scoped away from `files` that names one of the account's files in a prompt (the same refusal as on `/v1/files`). */

@@ -22,6 +22,18 @@ export interface ExchangeDeps {
   guards: RequestGuards;
   clock: Clock;
   log: Logger;
+  /**
+   * The process's budget of large bodies being built at once (`server.bodyLimits.inFlight`): a
+   * prompt's uploaded files going inline hold it as a parsed body of that size does. Absent (batch
+   * lines, `batches.concurrency` at a time): not held.
+   */
+  bodyBudget?: BytesBudget;
+}
+
+/** Bytes taken while a large body is built (take throws when they do not fit) and given back after. */
+export interface BytesBudget {
+  take(bytes: number): void;
+  give(bytes: number): void;
 }
 
 /**
