@@ -180,7 +180,7 @@ export class AccountGuards implements RequestGuards {
   /** Admitted model requests in flight that are not batch lines (batch lines run below them). */
   private live = 0;
   /** The models a requested id may be served by, remembered per id (a key's model scope must cover them all). */
-  private readonly modelsThatMayServe: (requested: string) => CatalogModel[];
+  private readonly modelsThatMayServe: (requested: string, fallbacks?: readonly string[]) => CatalogModel[];
   /** Client addresses locked out for failed credentials. */
   private readonly lockout: CredentialLockout;
 
@@ -375,7 +375,7 @@ export class AccountGuards implements RequestGuards {
     if (!request.model) return undefined;
     const current = this.o.store.cache.account(account.id) ?? account;
     const key = currentKey(this.o.store, request.auth.key);
-    const mayServe = request.servedBy ?? this.modelsThatMayServe(request.model);
+    const mayServe = request.servedBy ?? this.modelsThatMayServe(request.model, request.fallbacks);
     if (key.models) checkModelScope(key, request.model, mayServe);
     checkServedTier(request.model, mayServe, current.tier);
     // Priced as the dearest of them: a fallback may serve it.

@@ -276,11 +276,13 @@ const SERVED_BY_KEPT = 1024;
 /**
  * The lookup of every catalog model a request for an id may end up on: the providers serving
  * the id and the config's fallback chain for it (docs/routing.md); empty when the id is unknown.
- * Answers are remembered in the lookup, so its owner makes it once (the guards, a route).
+ * Answers are remembered in the lookup, so its owner makes it once (the guards, a route). A
+ * request's own fallbacks (OpenRouter's `models`) add what each of theirs may be served by.
  */
-export function createModelsThatMayServe(registry: ProviderRegistry, routing: RoutingConfig | undefined): (requested: string) => CatalogModel[] {
+export function createModelsThatMayServe(registry: ProviderRegistry, routing: RoutingConfig | undefined): (requested: string, fallbacks?: readonly string[]) => CatalogModel[] {
   const cache = new Map<string, CatalogModel[]>();
-  return (requested) => {
+  const lookup = (requested: string, fallbacks?: readonly string[]): CatalogModel[] => {
+    if (fallbacks && fallbacks.length > 0) return [...new Set([requested, ...fallbacks].flatMap((id) => lookup(id)))];
     const known = cache.get(requested);
     if (known) return known;
     const out: CatalogModel[] = [];
@@ -297,6 +299,7 @@ export function createModelsThatMayServe(registry: ProviderRegistry, routing: Ro
     cache.set(requested, out);
     return out;
   };
+  return lookup;
 }
 
 /** The first model of a request (the requested id, or a model that may serve it) that no pattern of `models` allows. */

@@ -74,6 +74,8 @@ export interface AdmissionRequest extends LimitRequest {
    * to some models must cover all of them.
    */
   servedBy?: readonly CatalogModel[];
+  /** The request's own fallback models (OpenRouter's `models`): they may serve it too, so the key's scope and the hold cover them. */
+  fallbacks?: readonly string[];
   /** The request id, recorded in the usage ledger. */
   requestId?: string;
   /**

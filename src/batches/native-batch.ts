@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, toGatewayError, isGatewayError } from '../errors/index.ts';
-import { getCodec } from '../formats/index.ts';
+import { getCodec, getFormat } from '../formats/index.ts';
 import type { AuthContext } from '../accounts/index.ts';
 import { admitCall, decodeCall, encodeCall, namesGatewayFiles, readCall, storedFilesOf, type CallBody, type ExchangeCall, type ExchangeDeps } from '../exchange/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
@@ -90,7 +90,8 @@ export class NativeBatches {
    * Whether a validated batch runs natively: every line's candidates (fallbacks included) are
    * on one provider with `batches: 'native'` and a `batches` capability, and every line that
    * can be encoded goes upstream in one format the capability takes, and no line names a file
-   * uploaded to the gateway (the live exchange carries those inline). Undefined: emulated.
+   * uploaded to the gateway (the live exchange carries those inline) or fallback models of its
+   * own (the live exchange routes them). Undefined: emulated.
    */
   async plan(batch: BatchRecord, lines: BatchInputLine[]): Promise<NativeBatchState | undefined> {
     if (![...this.deps.registry.providers.values()].some((p) => p.batches === 'native')) return undefined;
@@ -101,6 +102,9 @@ export class NativeBatches {
       const { models } = this.modelOn(String(line.body.model));
       if (models.length === 0) return undefined;
       const body = this.bodyOf(batch, line);
+      // A line with its own fallback models (OpenRouter's `models`) runs emulated: the live exchange routes them.
+      const fallbacks = getFormat(body.format).passthrough.modelFallbacks;
+      if (fallbacks !== undefined && body.body[fallbacks] !== undefined) return undefined;
       const ids = storedFilesOf(body.format, body.body, body.raw ?? JSON.stringify(body.body));
       if (ids.length > 0) (named ??= new Map()).set(body.format, [...(named.get(body.format) ?? []), ...ids]);
       for (const m of models) {

@@ -4,7 +4,7 @@ import type { MaybePromise } from '../util/index.ts';
 import type { ExchangeCall, ExchangeDeps } from './types.ts';
 
 /** What admission reads of a request: its model, its input bound, its output cap, its web search and image tool (read without decoding it: `readCall`). */
-export type AdmittedFacts = Pick<RequestFacts, 'model' | 'inputBound' | 'maxTokens' | 'vendorTools' | 'imageOutput'>;
+export type AdmittedFacts = Pick<RequestFacts, 'model' | 'inputBound' | 'maxTokens' | 'vendorTools' | 'imageOutput' | 'fallbacks'>;
 
 /** What admission reads of a call: who, where from, which model, how much it may use. */
 function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionRequest {
@@ -24,6 +24,7 @@ function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionReque
   if (tools?.imageGeneration) admission.imageTool = tools.imageGeneration;
   // Images asked of a Chat or Gemini answer: one, at auto (the gateway's tool asks no quality or size).
   else if (request.imageOutput) admission.imageTool = { calls: 1 };
+  if (request.fallbacks) admission.fallbacks = request.fallbacks;
   if (call.limits !== undefined) admission.limits = call.limits;
   if (call.priceMultiplier !== undefined) admission.priceMultiplier = call.priceMultiplier;
   return admission;

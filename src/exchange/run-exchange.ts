@@ -1,4 +1,5 @@
 import type { Admission } from '../accounts/index.ts';
+import type { ChatRequest } from '../ir/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
@@ -6,6 +7,7 @@ import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd } from './hold-end.ts';
 import { settleOnce } from './settle-once.ts';
 import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
+import { takeRequestFallbacks } from './request-fallbacks.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
@@ -47,14 +49,18 @@ function surelyConverting(deps: ExchangeDeps, model: string, format: ExchangeCal
  * usage is final), and answer: a JSON body once its records are durable, or a stream whose
  * end waits for them. A failure before the answer releases the admission and is thrown.
  */
-export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<ExchangeAnswer> {
+export function runExchange(deps: ExchangeDeps, sent: ExchangeCall): Promise<ExchangeAnswer> {
   // Not async, nor the steps below but the Responses store's: every request runs them, and a
   // callback per wait allocates less than suspended frames holding all their locals.
   try {
-    const record = call.record;
+    const record = sent.record;
+    // The request's own fallback models (OpenRouter's `models`), out of the body before anything reads it.
+    const own = takeRequestFallbacks(deps, sent.format, sent.body);
+    const call = own ? { ...sent, body: own.body, raw: own.raw } : sent;
     const raw = rawOf(call);
     // What billing and routing read, from the raw body: a passthrough never decodes it (issue 21 §7).
     const inbound = readCall({ format: call.format, target: call.target, body: call.body, raw });
+    if (own && own.fallbacks.length > 0) inbound.facts.fallbacks = own.fallbacks;
     if (record) {
       record.requestedModel = inbound.facts.model;
       record.stream = inbound.facts.stream;
@@ -63,13 +69,20 @@ export function runExchange(deps: ExchangeDeps, call: ExchangeCall): Promise<Exc
     const files = storedFilesOf(call.format, call.body, raw);
     if (files.length > 0) {
       return inlineStoredFiles(deps, call.format, { body: call.body, raw }, files, call.auth).then((inlined) =>
-        inlined.body === call.body ? withBody(deps, call, inbound, call.body, raw) : withBody(deps, call, readCall({ format: call.format, target: call.target, ...inlined }), inlined.body, inlined.raw),
+        inlined.body === call.body ? withBody(deps, call, inbound, call.body, raw) : withBody(deps, call, reread(call, inlined.body, inlined.raw, inbound), inlined.body, inlined.raw),
       );
     }
     return withBody(deps, call, inbound, call.body, raw);
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** What billing and routing read of a rebuilt body (files inline, a stored chain), with the request's own fallbacks kept. */
+function reread(call: ExchangeCall, body: Record<string, unknown>, raw: string, before: InboundRequest, decoded?: ChatRequest): InboundRequest {
+  const inbound = readCall({ format: call.format, target: call.target, body, raw }, decoded);
+  if (before.facts.fallbacks) inbound.facts.fallbacks = before.facts.fallbacks;
+  return inbound;
 }
 
 /** Runs the call with the body that goes on (the client's, or with its files inline), through the Responses store when it uses it. */
@@ -101,7 +114,7 @@ async function withResponsesStore(
   if (rehydrated) ({ request, body, raw } = rehydrated);
   const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw);
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);
-  if (body !== sent) inbound = readCall({ format: call.format, target: call.target, body, raw }, request);
+  if (body !== sent) inbound = reread(call, body, raw, inbound, request);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId };
 }
 

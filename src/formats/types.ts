@@ -288,6 +288,11 @@ export interface RequestFacts {
    * Responses upstream they are made by OpenAI's image tool, whose images the credit hold covers.
    */
   imageOutput?: boolean;
+  /**
+   * Models to try, in order, once every provider of `model` has failed (OpenRouter's request-level
+   * `models`): read and taken out of the body by the exchange (`PassthroughRules.modelFallbacks`).
+   */
+  fallbacks?: readonly string[];
 }
 
 /** A same-format request as received (what `PassthroughRules.read` sees). */
@@ -313,6 +318,12 @@ export interface PassthroughRules {
    * nothing is over. Absent: a passthrough of this format is never capped.
    */
   capOutput?(body: Record<string, unknown>, max: number): { body: Record<string, unknown>; adapted: string[] } | undefined;
+  /**
+   * The body field holding a request's own fallback models (OpenRouter's `models` on Chat and
+   * Responses): the exchange reads and removes it before anything else, and routes to them after
+   * `model` (which may then be left out: the list's first). Absent: the format has none.
+   */
+  modelFallbacks?: string;
   /**
    * Tweaks a same-format request needs (Chat: a stream asks for usage; Messages: thinking blocks
    * Anthropic cannot verify taken out). Returns the changed request, with `dropUsageRecords` when

@@ -176,14 +176,13 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
  * `hostedTools` policy drops them; when no candidate may, 422 names the tools and the model.
  */
 function planFor(router: Router, request: InboundRequest): ReturnType<Router['plan']> {
-  const tools = request.facts.vendorTools;
-  const model = request.facts.model;
-  const any = router.planChat(model, servesChat);
+  const { vendorTools: tools, model, fallbacks } = request.facts;
+  const any = router.planChat(model, servesChat, fallbacks);
   if (!tools) return any;
   const candidates = [...any.primary, ...any.chain];
-  if (candidates.some((candidate) => canRunVendorTools(candidate, tools))) return router.plan(model, (candidate) => servesChat(candidate) && canRunVendorTools(candidate, tools));
+  if (candidates.some((candidate) => canRunVendorTools(candidate, tools))) return router.plan(model, (candidate) => servesChat(candidate) && canRunVendorTools(candidate, tools), fallbacks);
   if (!candidates.some((candidate) => canServeVendorTools(candidate, tools))) throw vendorToolsError(tools, model);
-  return router.plan(model, (candidate) => servesChat(candidate) && canServeVendorTools(candidate, tools));
+  return router.plan(model, (candidate) => servesChat(candidate) && canServeVendorTools(candidate, tools), fallbacks);
 }
 
 /**

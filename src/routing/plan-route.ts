@@ -46,13 +46,16 @@ export function planRoute(
   requested: string,
   accept: CandidateFilter,
   context: OrderContext,
+  requestFallbacks?: readonly string[],
 ): RoutePlan {
   const resolved = registry.resolve(requested);
   const modelConfig = config.models[requested];
   const strategy = resolved.pinned ? undefined : (modelConfig?.strategy ?? config.strategy);
   const usable = resolved.candidates.filter(accept);
   const primary = strategy ? orderCandidates(usable, strategy, context) : usable;
-  const chain = chainOf(registry, config, modelConfig?.fallbacks, primary, accept, context);
+  // The request's own fallbacks (OpenRouter's `models`) come after the config's chain for the id.
+  const fallbacks = requestFallbacks && requestFallbacks.length > 0 ? [...(modelConfig?.fallbacks ?? []), ...requestFallbacks] : modelConfig?.fallbacks;
+  const chain = chainOf(registry, config, fallbacks, primary, accept, context);
   if (primary.length === 0 && chain.length === 0) {
     throw new GatewayError('bad_request', `The model '${requested}' cannot serve this request.`, { details: { model: requested } });
   }
@@ -76,9 +79,9 @@ export function servesChat(model: CatalogModel): boolean {
  * chat model it is not an image model, rather than as a model that 'cannot serve this request';
  * the same 400 code and details.
  */
-export function planChatRoute(registry: ProviderRegistry, config: RoutingConfig, requested: string, accept: CandidateFilter, context: OrderContext): RoutePlan {
+export function planChatRoute(registry: ProviderRegistry, config: RoutingConfig, requested: string, accept: CandidateFilter, context: OrderContext, requestFallbacks?: readonly string[]): RoutePlan {
   try {
-    return planRoute(registry, config, requested, accept, context);
+    return planRoute(registry, config, requested, accept, context, requestFallbacks);
   } catch (error) {
     if (!isGatewayError(error) || error.code !== 'bad_request') throw error;
     const types = [...new Set(registry.resolve(requested).candidates.map((candidate) => candidate.spec.type ?? 'chat'))];

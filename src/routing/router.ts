@@ -39,14 +39,14 @@ export class Router {
     this.ordering = { latency: (id) => this.latency.get(id), random: this.random };
   }
 
-  /** The candidates of a requested model id, in the order they will be tried. */
-  plan(requested: string, accept: CandidateFilter): RoutePlan {
-    return planRoute(this.registry, this.config, requested, accept, this.ordering);
+  /** The candidates of a requested model id, in the order they will be tried (`fallbacks`: the request's own, after the config's chain). */
+  plan(requested: string, accept: CandidateFilter, fallbacks?: readonly string[]): RoutePlan {
+    return planRoute(this.registry, this.config, requested, accept, this.ordering, fallbacks);
   }
 
   /** The candidates of a requested model id for a chat-like request: chat models `accept` takes (see `planChatRoute`: another type is told as such). */
-  planChat(requested: string, accept: CandidateFilter = isChatType): RoutePlan {
-    return planChatRoute(this.registry, this.config, requested, accept, this.ordering);
+  planChat(requested: string, accept: CandidateFilter = isChatType, fallbacks?: readonly string[]): RoutePlan {
+    return planChatRoute(this.registry, this.config, requested, accept, this.ordering, fallbacks);
   }
 
   /** The discount a fallback earns on this requested model. */

@@ -90,6 +90,7 @@ export const chatPassthrough: PassthroughRules = {
   read: readChatRequest,
   capOutput: (body, max) => capFields(body, ['max_tokens', 'max_completion_tokens'], max),
   prepare: prepareChat,
+  modelFallbacks: 'models',
   rewrite: dropUsageChunk,
   marker: CHAT_MARKER,
 };

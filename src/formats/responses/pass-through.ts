@@ -117,5 +117,6 @@ export const responsesPassthrough: PassthroughRules = {
   read: readResponsesRequest,
   capOutput: (body, max) => capFields(body, ['max_output_tokens'], max),
   prepare: prepareResponses,
+  modelFallbacks: 'models',
   rewrite: withResponseId,
 };

@@ -1,0 +1,135 @@
+/**
+ * A request's own fallback models (OpenRouter's `models`, sent by the openai SDK as an extra body
+ * field): when every provider of `model` fails, the next model of the list serves, on the
+ * client's format or converted; the field never reaches an upstream (strict fakes refuse unknown
+ * parameters, as OpenAI does); `model` may be left out (the list's first); the key's model scope
+ * and the credit hold cover the list. Real CLI, official openai SDK, fake upstreams.
+ */
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+
+describe("a request's own fallback models (OpenRouter's `models`)", () => {
+  let down: FakeUpstream;
+  let chat: StrictFake;
+  let responses: StrictFake;
+  let claude: StrictFake;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+  let key: string;
+  let scopedKey: string;
+
+  beforeAll(async () => {
+    down = await startFakeUpstream(() => ({ status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } }));
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4.1': { maxOutput: 32000, reasoning: false } } });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
+    claude = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: false } } });
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, {
+        providers: {
+          down: { plugin: 'openai', baseURL: `${down.url}/v1`, apiKey: 'x', formats: ['chat', 'responses'], models: ['flaky', 'flaky-r'] },
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4.1'] },
+          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, contextWindow: 200000 }] },
+        },
+        routing: { retry: { attempts: 1 } },
+    });
+    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    expect((await cli(['accounts', 'create', '--email', 'f@example.test', '--tier', 'enterprise', '--credits', '1000000'])).exitCode).toBe(0);
+    const keyOf = async (extra: string[]) => (JSON.parse(String((await cli(['keys', 'create', '--account', 'f@example.test', '--json', ...extra])).stdout)) as { key: string }).key;
+    key = await keyOf([]);
+    scopedKey = await keyOf(['--models', 'down/*']);
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all([down?.close(), chat?.close(), responses?.close(), claude?.close()]);
+  });
+
+  const bodyOf = (fake: FakeUpstream) => fake.requests.at(-1)!.json as Record<string, unknown>;
+
+  it('Chat: the primary fails, the next model serves; `models` never goes upstream; the answer and headers say who served', async () => {
+    const before = down.requests.length;
+    const { data, response } = await client.chat.completions
+      .create({ model: 'down/flaky', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20, models: ['oc/gpt-4.1', 'ant/claude-up'] } as never)
+      .withResponse();
+    expect(down.requests.length).toBe(before + 1);
+    expect(down.requests.at(-1)!.json).not.toHaveProperty('models');
+    expect(chat.rejections).toEqual([]);
+    expect(bodyOf(chat)).toMatchObject({ model: 'gpt-4.1' });
+    expect(bodyOf(chat)).not.toHaveProperty('models');
+    expect(data.choices[0].message.content).toBeTruthy();
+    expect(response.headers.get('x-fallback-used')).toBe('true');
+    expect(response.headers.get('x-routing-resolved-model')).toBe('oc/gpt-4.1');
+  });
+
+  it('Chat, streamed, converted: the list reaches an Anthropic model when the others fail', async () => {
+    const stream = await client.chat.completions.create({ model: 'down/flaky', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 20, stream: true, models: ['ant/claude-up'] } as never);
+    let text = '';
+    for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBeTruthy();
+    expect(claude.rejections).toEqual([]);
+    expect(bodyOf(claude)).toMatchObject({ model: 'claude-up' });
+    expect(bodyOf(claude)).not.toHaveProperty('models');
+  });
+
+  it('`model` left out: the first of `models` is the primary, the rest its fallbacks', async () => {
+    const before = down.requests.length;
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ models: ['down/flaky', 'oc/gpt-4.1'], messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 }),
+    });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(down.requests.length).toBe(before + 1);
+    expect(down.requests.at(-1)!.json).toMatchObject({ model: 'flaky' });
+    expect(res.headers.get('x-routing-resolved-model')).toBe('oc/gpt-4.1');
+  });
+
+  it('Responses: the same list, on a Responses upstream and converted to Chat', async () => {
+    const served = await client.responses.create({ model: 'down/flaky-r', input: 'hello', models: ['or/gpt-5'] } as never);
+    expect(served.output_text).toBeTruthy();
+    expect(responses.rejections).toEqual([]);
+    expect(bodyOf(responses)).not.toHaveProperty('models');
+    const converted = await client.responses.create({ model: 'down/flaky-r', input: 'hello again', models: ['oc/gpt-4.1'] } as never);
+    expect(converted.output_text).toBeTruthy();
+    expect(chat.rejections).toEqual([]);
+  });
+
+  it('refusals: not a list of ids (422), an unknown id (404 naming models), all before any upstream call', async () => {
+    const before = down.requests.length + chat.requests.length;
+    const send = (extra: Record<string, unknown>) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'down/flaky', messages: [{ role: 'user', content: 'hi' }], ...extra }),
+      });
+    for (const models of ['oc/gpt-4.1', [], [42], Array.from({ length: 9 }, () => 'oc/gpt-4.1')]) {
+      const res = await send({ models });
+      const body = (await res.json()) as { error: { code: string; param?: string } };
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(body.error.code).toBe('validation_error');
+    }
+    const res = await send({ models: ['oc/gpt-4.1', 'nobody/nothing'] });
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(res.status).toBe(404);
+    expect(body.error.code).toBe('model_not_found');
+    expect(body.error.message).toContain("'nobody/nothing' in 'models'");
+    expect(down.requests.length + chat.requests.length).toBe(before);
+  });
+
+  it("a key scoped to the primary only may not name a fallback outside its scope (403 before any upstream call)", async () => {
+    const scoped = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: scopedKey, maxRetries: 0 });
+    const before = down.requests.length;
+    const error = await scoped.chat.completions.create({ model: 'down/flaky', messages: [{ role: 'user', content: 'hi' }], models: ['oc/gpt-4.1'] } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('oc/gpt-4.1');
+    expect(down.requests.length).toBe(before);
+  });
+});
