@@ -192,6 +192,25 @@ describe("Gemini's Batch API (models/{model}:batchGenerateContent, batches/{id})
     expect([plain.status, ((await plain.json()) as { error: { status: string } }).error.status]).toEqual([400, 'INVALID_ARGUMENT']);
   });
 
+  // Before: any text was kept as the file's type: a line break in it made every download of the file a 500 (the
+  // type goes out as its Content-Type), and 10,000 characters went out as one; it also went upstream as the inlined part's type.
+  it("an upload's MIME type must be one: else 400 INVALID_ARGUMENT at the start; a type with parameters is kept", async () => {
+    const headers = { 'x-goog-api-key': gw.key!, 'content-type': 'application/json', 'x-goog-upload-protocol': 'resumable', 'x-goog-upload-command': 'start', 'x-goog-upload-header-content-length': '5' };
+    const start = (mimeType: string) => fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers, body: JSON.stringify({ file: { displayName: 'note', mimeType } }) });
+    for (const bad of ['text/plain\r\nx-other: 1', 'x'.repeat(10_000), 'text plain', 'text/plain;base64,QUJD', 'é/ü']) {
+      const refused = await start(bad);
+      expect([refused.status, ((await refused.json()) as { error: { status: string; message: string } }).error]).toMatchObject([400, { status: 'INVALID_ARGUMENT', message: expect.stringContaining('mimeType') }]);
+    }
+    const header = await fetch(`${gw.url}/upload/v1beta/files`, { method: 'POST', headers: { ...headers, 'x-goog-upload-header-content-type': 'not a type' }, body: '{}' });
+    expect(header.status).toBe(400);
+    const kept = await start('text/plain; charset=utf-8');
+    const done = await fetch(kept.headers.get('x-goog-upload-url')!, { method: 'POST', headers: { 'x-goog-api-key': gw.key!, 'x-goog-upload-command': 'upload, finalize', 'x-goog-upload-offset': '0' }, body: 'hello' });
+    const { file } = (await done.json()) as { file: { name: string; mimeType: string } };
+    expect(file.mimeType).toBe('text/plain; charset=utf-8');
+    const content = await fetch(`${gw.url}/download/v1beta/${file.name}:download?alt=media`, { headers: { 'x-goog-api-key': gw.key! } });
+    expect([content.status, content.headers.get('content-type'), await content.text()]).toEqual([200, 'text/plain; charset=utf-8', 'hello']);
+  });
+
   it("refuses in Google's shape: a file that is not there, no requests, an unknown model, an unknown batch", async () => {
     const file = await ai.batches.create({ model: 'mock/echo', src: 'files/abc' }).catch((error: unknown) => error);
     expect((file as ApiError).status).toBe(404);

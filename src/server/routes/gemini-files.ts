@@ -34,6 +34,21 @@ const SESSION_MS = 60 * 60 * 1000;
 
 const invalid = (message: string) => new GatewayError('bad_request', message);
 
+/**
+ * A MIME type (`type/subtype`, parameters allowed: `text/plain; charset=utf-8`; a bare `jsonl`
+ * as Google's batch example writes it) of at most 255 characters: the file's type goes out as its
+ * download's Content-Type and as the type of its inline data, where a line break fails the answer.
+ */
+const MIME_TYPE = /^[\w!#$&^.+-]+(?:\/[\w!#$&^.+-]+)?(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\\x00-\x1f\x7f]*"))*$/;
+const MAX_MIME_TYPE = 255;
+
+/** `value` when it is a MIME type, undefined when absent or empty; 400 naming `name` otherwise. */
+function checkMimeType(value: string | undefined, name: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length > MAX_MIME_TYPE || !MIME_TYPE.test(value)) throw invalid(`${name} must be a MIME type such as 'application/pdf' or 'text/plain; charset=utf-8' (at most ${MAX_MIME_TYPE} characters).`);
+  return value;
+}
+
 /** Mints a file id as Google's are (lowercase letters and digits), so the SDK reads it back from a URI too. */
 function newGeminiFileId(): string {
   return `file${randomToken(24).toLowerCase()}`;
@@ -62,7 +77,7 @@ function startMetadata(body: Record<string, unknown>): { displayName?: string; m
   };
   const displayName = text('displayName', 'display_name');
   if (displayName !== undefined && displayName.length > MAX_DISPLAY_NAME) throw invalid(`file.displayName may be at most ${MAX_DISPLAY_NAME} characters.`);
-  return { displayName, mimeType: text('mimeType', 'mime_type') };
+  return { displayName, mimeType: checkMimeType(text('mimeType', 'mime_type'), 'file.mimeType') };
 }
 
 function createUploads(deps: ServerDeps, gate: UploadGate) {
@@ -93,7 +108,7 @@ function createUploads(deps: ServerDeps, gate: UploadGate) {
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, { bytes: SMALL_JSON_BYTES, setting: 'fixed for the metadata that starts an upload' }));
     const meta = startMetadata(body);
     const id = randomToken(32);
-    const mimeType = meta.mimeType ?? header(event, 'x-goog-upload-header-content-type') ?? 'application/octet-stream';
+    const mimeType = meta.mimeType ?? checkMimeType(header(event, 'x-goog-upload-header-content-type'), 'X-Goog-Upload-Header-Content-Type (the file.mimeType when the metadata names none)') ?? 'application/octet-stream';
     // The file it becomes; its times are set when the last chunk stores it.
     const file: FileRecord = { id: newGeminiFileId(), accountId, bytes: size, created_at: 0, expires_at: null, filename: meta.displayName ?? '', purpose: 'user_data', mimeType };
     await uploads.start({ id, file, received: 0, expiresAt: now + SESSION_MS });
