@@ -3,7 +3,7 @@ import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, WireFormat } from '../ir/index.ts';
 import type { AttemptObserver } from '../observability/index.ts';
-import { decodeInbound, prepareCall, readInbound, restoreToolNames, type ChatExchange, type InboundRequest, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
+import { cutAtStop, decodeInbound, prepareCall, readInbound, restoreToolNames, type ChatExchange, type ToolNames, type InboundRequest, type ResponseCapture, type Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { FastAbortController, type AbortWatch } from '../util/index.ts';
 import type { ExchangeCall } from './types.ts';
@@ -81,13 +81,19 @@ export function decodeCall(call: CallBody): ChatRequest {
 export function encodeCall(call: CallBody, request: ChatRequest, model: CatalogModel, defaultMaxTokens: number): EncodedCall {
   const source = { format: call.format, target: call.target, body: call.body, raw: rawOf(call), forwardHeaders: call.forwardHeaders ?? NO_HEADERS };
   const prepared = prepareCall(source, request, model, { defaultMaxTokens });
-  const names = prepared.toolNames;
+  const { toolNames: names, stop } = prepared;
   const encoded: EncodedCall = { format: prepared.upstreamFormat, body: prepared.call.body };
-  if (names) encoded.restore = (response) => restoreToolNames(response, names);
+  if (names || stop) encoded.restore = (response) => restoreAnswer(response, names, stop);
   return encoded;
 }
 
-/** A call as the upstream gets it; `restore` gives its converted answer the client's tool names back (those the upstream's format refused went shortened). */
+/** A converted answer as the client's request would have it: its tool names, cut at the stop sequences the upstream could not take. */
+function restoreAnswer(response: ChatResponse, names: ToolNames | undefined, stop: string[] | undefined): ChatResponse {
+  const named = names ? restoreToolNames(response, names) : response;
+  return stop ? cutAtStop(named, stop) : named;
+}
+
+/** A call as the upstream gets it; `restore` gives its converted answer the client's tool names back (those the upstream's format refused went shortened) and cuts it at emulated stop sequences. */
 export interface EncodedCall {
   format: WireFormat;
   body: Record<string, unknown>;

@@ -2,11 +2,14 @@ import type { ChatRequest, TextPart, WireFormat } from '../ir/index.ts';
 import { getFormat, isOpenAIChatModelWithoutReasoning } from '../formats/index.ts';
 import { baseModelOf, hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
+import { stopsToEmulate } from './emulate-stop.ts';
 
 /** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
 export interface FittedRequest {
   request: ChatRequest;
   adapted: string[];
+  /** Stop sequences the upstream could not take: the gateway cuts the answer at them (emulate-stop.ts). */
+  stop?: string[];
 }
 
 /**
@@ -54,12 +57,14 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     edit().reasoning = { ...request.reasoning, effort: 'high' };
     adapted.push('reasoning.effort=high');
   }
+  let stop: string[] | undefined;
   if (fit.noSampling?.(baseModelOf(model)) && !knownNotToReason(model)) {
     for (const [field, name] of SAMPLING) {
       const value = request[field];
       if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
       delete edit()[field];
-      adapted.push(`${name}=removed`);
+      if (field === 'stop') stop = stopsToEmulate(input.stop);
+      adapted.push(field === 'stop' && stop ? 'stop=emulated' : `${name}=removed`);
     }
   }
   if (fit.noLogprobs && request.logprobs) {
@@ -70,7 +75,8 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
   }
   if (fit.noStop && request.stop?.length) {
     delete edit().stop;
-    adapted.push('stop=removed');
+    stop = stopsToEmulate(input.stop);
+    adapted.push(stop ? 'stop=emulated' : 'stop=removed');
   }
   if (request.responseFormat?.type === 'json_object' && fit.noJsonMode) {
     const fitted = edit();
@@ -78,7 +84,7 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     fitted.system = [...request.system, jsonInstruction()];
     adapted.push('response_format=instruction');
   }
-  return { request, adapted };
+  return stop ? { request, adapted, stop } : { request, adapted };
 }
 
 /**

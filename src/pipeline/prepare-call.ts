@@ -29,6 +29,8 @@ export interface PreparedCall {
   compact?: boolean;
   /** Tool names the upstream got in place of the client's (converted routes only): its answer's are mapped back. */
   toolNames?: ToolNames;
+  /** Stop sequences the upstream could not take (converted routes only): its answer is cut at them. */
+  stop?: string[];
   /** The ask last left out was refused by the model, not the account (fit.withoutRefused's `byModel`): remembered for the model. */
   refusedByModel?: boolean;
 }
@@ -101,6 +103,7 @@ export function prepareCall(
     fitted.adapted.push(`tool_names=shortened(${named.names.size})`);
   }
   if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
+  if (fitted.stop) prepared.stop = fitted.stop;
   if (dropped) prepared.droppedTools = dropped;
   return prepared;
 }

@@ -4,6 +4,7 @@ import type { ChatRequest, RoutingEvent, StreamPart, Usage, WireFormat } from '.
 import { classifyUpstreamError, isUpstreamHttpError, mapTransportError, upstreamError } from '../upstream/index.ts';
 import type { AbortWatch } from '../util/index.ts';
 import type { UpstreamSuccess } from './call-upstream.ts';
+import { StopCutter } from './emulate-stop.ts';
 import { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 import { restoreToolName, type ToolNames } from './fit-tool-names.ts';
 import { changedRecords, markedRecords, rewritePassedRecords, type RecordChanges } from './pass-records.ts';
@@ -42,6 +43,8 @@ export interface RelayOptions {
   stripUsageChunk: boolean;
   /** Tool names the upstream got in place of the client's (a conversion): mapped back on the way out. */
   toolNames?: ToolNames;
+  /** Stop sequences the upstream could not take (a conversion): the answer is cut at them on the way out. */
+  stop?: string[];
   /** Reliability events to put into the stream (spec §6.4), when the client wants them. */
   events?: RoutingEvent[];
   /**
@@ -120,6 +123,7 @@ export class RecordRelay {
   /** The part tap, until it says it wants no more parts. */
   private onPart: ((part: StreamPart) => boolean | void) | undefined;
   private readonly encoder: StreamEncoder | undefined;
+  private readonly stopCutter: StopCutter | undefined;
   private pendingEvents: RoutingEvent[] | undefined;
   private usage: Usage | undefined;
   private inputFromStart: number | undefined;
@@ -158,6 +162,7 @@ export class RecordRelay {
       this.decoder = upstreamCodec.createStreamDecoder();
       if (!options.request) throw new Error('A converted stream needs the client request as IR.');
       this.encoder = this.clientCodec.createStreamEncoder(options.request, options.ids);
+      if (options.stop) this.stopCutter = new StopCutter(options.stop);
     }
   }
 
@@ -452,8 +457,9 @@ export class RecordRelay {
     }
   }
 
-  private encodeParts(parts: StreamPart[], out: SseRecord[]): void {
+  private encodeParts(decoded: StreamPart[], out: SseRecord[]): void {
     const encoder = this.encoder!;
+    const parts = this.stopCutter ? decoded.flatMap((part) => this.stopCutter!.push(part)) : decoded;
     for (let i = 0; i < parts.length; i += 1) {
       let part = parts[i];
       // Read once: parts come in many shapes, so each read of `type` is a megamorphic lookup.

@@ -8,6 +8,7 @@ import type { CatalogModel } from '../providers/index.ts';
 import { sha256, watchOf, type AbortWatch } from '../util/index.ts';
 import { buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
+import { cutAtStop } from './emulate-stop.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
 import { peekStream, type PeekedStream } from './peek-stream.ts';
 import { prepareCall, refusedAsk, withoutAsk, type PreparedCall } from './prepare-call.ts';
@@ -321,6 +322,7 @@ function jsonOutcome(
       throw error;
     }
     if (answer.prepared.toolNames) response = restoreToolNames(response, answer.prepared.toolNames);
+    if (answer.prepared.stop) response = cutAtStop(response, answer.prepared.stop);
     if (responseId !== undefined) response = { ...response, id: responseId };
     // Some formats' answers do not name the model (Bedrock Converse): the client sees the one it asked for.
     if (!response.model) response = { ...response, model: request.facts.model };
@@ -397,6 +399,7 @@ function streamOutcome(
     passthrough: answer.prepared.passthrough,
     stripUsageChunk: answer.prepared.stripUsageChunk,
     toolNames: answer.prepared.toolNames,
+    stop: answer.prepared.stop,
     events,
     onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
     responseId: exchange.responseId,

@@ -348,7 +348,7 @@ describe('azure plugin (official clients, strict Azure OpenAI fake)', () => {
       const sent = lastAzure().json!;
       expect(sent).toMatchObject({ model: 'my-gpt5-prod', max_completion_tokens: 256, messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user' }] });
       expect([sent.stop, sent.max_tokens]).toEqual([undefined, undefined]);
-      expect(response.headers.get('x-gateway-adapted')).toContain('stop=removed');
+      expect(response.headers.get('x-gateway-adapted')).toContain('stop=emulated');
     }
     expect(azure.rejections).toEqual([]);
     // baseModel gives the entry gpt-5's catalog facts too: its prices, its context window.

@@ -128,8 +128,8 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
     // Before: sent as `stop`, and OpenAI (and the fake) answered 400 "Unsupported parameter: 'stop' is not supported with this model."
     expect(chat.rejections).toEqual([]);
     expect(answer.text).toBe('Hello there.');
-    expect(response.headers.get('x-gateway-adapted')).toBe('stop=removed');
-    expect(answer.sdkHttpResponse?.headers?.['x-gateway-adapted']).toBe('stop=removed');
+    expect(response.headers.get('x-gateway-adapted')).toBe('stop=emulated');
+    expect(answer.sdkHttpResponse?.headers?.['x-gateway-adapted']).toBe('stop=emulated');
     expect(chat.requests.map((request) => (request.json as Json).stop)).toEqual([undefined, undefined]);
   });
 
@@ -138,8 +138,8 @@ describe('gpt-5-chat-latest is not a reasoning model', () => {
       .create({ model: 'or/gpt-5-chat-latest', max_tokens: 4000, stop_sequences: ['END'], messages: [{ role: 'user', content: 'Say hi' }] })
       .withResponse();
     expect(responses.rejections).toEqual([]);
-    // Before: left out without a word (no X-Gateway-Adapted), the answer free to run past END.
-    expect(response.headers.get('x-gateway-adapted')).toBe('stop=removed');
+    // Before: left out without a word (no X-Gateway-Adapted), the answer free to run past END; now cut there by the gateway.
+    expect(response.headers.get('x-gateway-adapted')).toBe('stop=emulated');
   });
 
   it('a chat model keeps its stop sequences', async () => {

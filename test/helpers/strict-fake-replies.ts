@@ -14,6 +14,8 @@ export interface Turn {
   cachedTokens: number;
   /** The thinking signature of a Messages answer (the strict fake remembers the ones it issued). */
   signature?: string;
+  /** Responses: a streamed text goes in deltas of this many characters (default: one delta). */
+  deltaSize?: number;
 }
 
 interface ToolCall {
@@ -120,7 +122,8 @@ export function responsesReply(turn: Turn, body: Json): { reply: FakeReply; item
     if (item.type === 'message') {
       emit('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } });
       emit('response.content_part.added', { output_index: index, item_id: item.id, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-      emit('response.output_text.delta', { output_index: index, item_id: item.id, content_index: 0, delta: turn.text });
+      const size = turn.deltaSize ?? Math.max(turn.text.length, 1);
+      for (let at = 0; at < turn.text.length; at += size) emit('response.output_text.delta', { output_index: index, item_id: item.id, content_index: 0, delta: turn.text.slice(at, at + size) });
       emit('response.output_text.done', { output_index: index, item_id: item.id, content_index: 0, text: turn.text });
       emit('response.content_part.done', { output_index: index, item_id: item.id, content_index: 0, part: item.content[0] });
     } else if (item.type === 'function_call') {

@@ -48,6 +48,8 @@ export interface StrictFakeOptions {
   cacheKey?: (body: Json) => { lookup: string; store: string } | undefined;
   /** Responses: the account's organization is not verified, so a reasoning summary is refused (400, param `reasoning.summary`), as OpenAI does. */
   unverifiedOrganization?: boolean;
+  /** Responses: a streamed text goes in deltas of this many characters (default: one delta). */
+  deltaSize?: number;
 }
 
 export interface StrictFake extends FakeUpstream {
@@ -339,7 +341,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     const forced = forcedTool(format, body);
     const pick = forced && toolResults(format, body) === 0 ? { name: forced, input: { answer: 'done' } } : toolResults(format, body) >= (options.toolTurns ?? 1) ? undefined : options.pick?.(toolNames(format, body), body);
     const text = wantsJson(format, body) ? JSON.stringify({ answer: 'done' }) : (options.finalText ?? 'Done: the file is written.');
-    const turn: Turn = { model: body.model, reasoning: model.reasoning && wantsReasoning(format, body), tool: pick, text, cachedTokens: cached ? 100 : 0 };
+    const turn: Turn = { model: body.model, reasoning: model.reasoning && wantsReasoning(format, body), tool: pick, text, cachedTokens: cached ? 100 : 0, deltaSize: options.deltaSize };
     if (format === 'chat') return chatReply(turn, body);
     if (format === 'messages') {
       turn.signature = `sig_${crypto.randomBytes(12).toString('base64url')}`;

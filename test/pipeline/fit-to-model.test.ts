@@ -76,17 +76,18 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
   const gpt5 = (format: WireFormat): CatalogModel => ({ ...modelFor(format), upstreamId: 'gpt-5', spec: { id: 'gpt-5' } });
   const ask: ChatRequest = { ...REQUEST, reasoning: undefined, responseFormat: undefined, temperature: 0.2, stop: ['\nObservation:'] };
 
-  it.each(['chat', 'responses'])('%s: sampling and stop sequences left out, said', (target) => {
-    const { request, adapted } = fitToModel(ask, gpt5(target), target);
-    expect(adapted).toEqual(['temperature=removed', 'stop=removed']);
+  it.each(['chat', 'responses'])('%s: sampling left out, stop sequences emulated (cut by the gateway), said', (target) => {
+    const { request, adapted, stop } = fitToModel(ask, gpt5(target), target);
+    expect(adapted).toEqual(['temperature=removed', 'stop=emulated']);
     expect([request.temperature, request.stop]).toEqual([undefined, undefined]);
+    expect(stop).toEqual(['\nObservation:']);
   });
 
   it("a deployment's name is not the model: gpt-5 behind `my-gpt5-prod` (its id, or the entry's baseModel) is fitted as gpt-5", () => {
     // Before: read by the upstream id, so Azure got stop and temperature and refused them.
     const deployed: CatalogModel = { ...gpt5('chat'), upstreamId: 'my-gpt5-prod' };
     const named: CatalogModel = { ...modelFor('chat'), upstreamId: 'my-gpt5-prod', spec: { id: 'prod-chat' }, baseModel: 'gpt-5' };
-    for (const model of [deployed, named]) expect(fitToModel(ask, model, 'chat').adapted).toEqual(['temperature=removed', 'stop=removed']);
+    for (const model of [deployed, named]) expect(fitToModel(ask, model, 'chat').adapted).toEqual(['temperature=removed', 'stop=emulated']);
     // A model OpenAI does not make keeps them whatever its deployment is called.
     expect(fitToModel(ask, { ...modelFor('chat'), upstreamId: 'gpt-5-looking-name', spec: { id: 'Llama-3.3-70B-Instruct' } }, 'chat').adapted).toEqual([]);
   });
@@ -113,11 +114,14 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
     expect(fitToModel({ ...ask, temperature: undefined, stop: undefined, logprobs: true, topLogprobs: 2 }, modelFor('gemini'), 'gemini').adapted).toEqual([]);
   });
 
-  it('Responses has no stop sequences for any model (fit.noStop): left out, said', () => {
+  it('Responses has no stop sequences for any model (fit.noStop): left out of the request, emulated, said', () => {
     // Before: dropped by the encoder without a word, the answer running past the client's stop.
-    const { request, adapted } = fitToModel(ask, modelFor('responses'), 'responses');
-    expect(adapted).toEqual(['stop=removed']);
+    const { request, adapted, stop } = fitToModel(ask, modelFor('responses'), 'responses');
+    expect(adapted).toEqual(['stop=emulated']);
     expect(request.stop).toBeUndefined();
+    expect(stop).toEqual(['\nObservation:']);
+    // Only empty stop strings: nothing to emulate.
+    expect(fitToModel({ ...ask, stop: [''] }, modelFor('responses'), 'responses')).toMatchObject({ adapted: ['stop=removed'] });
     expect(request.temperature).toBe(0.2);
   });
 });
