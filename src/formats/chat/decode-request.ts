@@ -71,9 +71,14 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   return request;
 }
 
-/** `reasoning_effort` and the non-standard `thinking: {type, budget_tokens}` the spec accepts. */
+/**
+ * `reasoning_effort` and the non-standard `thinking: {type, budget_tokens}` the spec accepts; else
+ * OpenRouter's `reasoning: {effort, max_tokens, enabled}` (what apps and SDKs written for OpenRouter
+ * send). The object is also kept in `extra`, so a Chat upstream gets it as written.
+ */
 function decodeReasoning(body: Record<string, unknown>, check: FieldChecker): ReasoningConfig | undefined {
   let config: ReasoningConfig | undefined;
+  if (body.thinking === undefined && (body.reasoning_effort === undefined || body.reasoning_effort === null)) return decodeOpenRouterReasoning(body.reasoning, check);
   const thinking = check.record(body.thinking, 'thinking');
   if (thinking) {
     const type = check.requiredOneOf(thinking.type, 'thinking.type', ['enabled', 'disabled', 'adaptive'] as const);
@@ -88,6 +93,30 @@ function decodeReasoning(body: Record<string, unknown>, check: FieldChecker): Re
       config = { ...config, enabled: body.reasoning_effort !== 'none', effort: body.reasoning_effort };
     }
   }
+  return config;
+}
+
+/**
+ * OpenRouter's unified `reasoning`: `effort` (OpenAI-style; `none` turns it off), `max_tokens`
+ * (Anthropic-style budget), `enabled` (on with the model's defaults when neither is given; `false`
+ * turns it off). `exclude` (keep the reasoning out of the answer) is left to a Chat upstream: a
+ * converted answer carries the reasoning the model returned.
+ */
+function decodeOpenRouterReasoning(value: unknown, check: FieldChecker): ReasoningConfig | undefined {
+  if (value === undefined || value === null) return undefined;
+  const reasoning = check.record(value, 'reasoning');
+  if (!reasoning) return undefined;
+  const enabled = check.boolean(reasoning.enabled, 'reasoning.enabled');
+  const budget = check.number(reasoning.max_tokens, 'reasoning.max_tokens', { min: 1, integer: true });
+  let effort: ReasoningConfig['effort'];
+  if (reasoning.effort !== undefined && reasoning.effort !== null) {
+    if (isReasoningEffort(reasoning.effort)) effort = reasoning.effort;
+    else check.fail('reasoning.effort', 'must be one of none, minimal, low, medium, high, xhigh, max');
+  }
+  if (effort === undefined && budget === undefined && enabled === undefined) return undefined;
+  const config: ReasoningConfig = { enabled: enabled !== false && effort !== 'none' };
+  if (effort !== undefined) config.effort = effort;
+  if (budget !== undefined && config.enabled) config.budgetTokens = budget;
   return config;
 }
 

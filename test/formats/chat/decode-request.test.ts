@@ -100,6 +100,21 @@ describe('chat decodeRequest', () => {
     });
   });
 
+  it("maps OpenRouter's reasoning object when neither reasoning_effort nor thinking is there", () => {
+    const decode = (reasoning: unknown, extra: Record<string, unknown> = {}) => chatCodec.decodeRequest({ model: 'm', messages: [], reasoning, ...extra }).reasoning;
+    expect(decode({ effort: 'high' })).toEqual({ enabled: true, effort: 'high' });
+    expect(decode({ max_tokens: 2000 })).toEqual({ enabled: true, budgetTokens: 2000 });
+    expect(decode({ enabled: true })).toEqual({ enabled: true });
+    expect(decode({ enabled: false, max_tokens: 2000 })).toEqual({ enabled: false });
+    expect(decode({ effort: 'none' })).toEqual({ enabled: false, effort: 'none' });
+    expect(decode({ exclude: true })).toBeUndefined();
+    expect(decode({ effort: 'high' }, { reasoning_effort: 'low' })).toEqual({ enabled: true, effort: 'low' });
+    expect(chatCodec.decodeRequest({ model: 'm', messages: [], reasoning: { effort: 'high' } }).extra).toEqual({ reasoning: { effort: 'high' } });
+    expect(reject({ model: 'm', messages: [], reasoning: { effort: 'huge' } }).details?.fields).toEqual({ 'reasoning.effort': expect.any(String) });
+    expect(reject({ model: 'm', messages: [], reasoning: { max_tokens: 0 } }).details?.fields).toEqual({ 'reasoning.max_tokens': expect.any(String) });
+    expect(reject({ model: 'm', messages: [], reasoning: 'high' }).details?.fields).toEqual({ reasoning: expect.any(String) });
+  });
+
   it('reads signed reasoning a client sends back (reasoning_details), in order', () => {
     const decoded = chatCodec.decodeRequest({
       model: 'm',
