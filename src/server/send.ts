@@ -427,7 +427,8 @@ export function sendStream(
 /**
  * A body sent a piece at a time as `pieces` yields them (a file's contents, a large batch's
  * results), each read only when the client has taken the last: memory holds a piece, not the
- * body. No content length (chunked); a piece that cannot be made cuts the body.
+ * body. Chunked unless `headers` give the length (a stored file's, known from its record); a piece
+ * that cannot be made cuts the body.
  */
 export function sendPieces(event: H3Event, status: number, headers: Record<string, string>, pieces: AsyncIterable<Uint8Array>): Response {
   const all = new Headers(event.res.headers);

@@ -248,7 +248,8 @@ function contentHandler(deps: ServerDeps) {
     const content = await deps.store.files.contentChunks(auth.account.id, id);
     if (!content) throw new GatewayError('file_not_found', `No file with id '${id}'.`);
     const type = record.filename.endsWith('.jsonl') || record.purpose.startsWith('batch') ? 'application/jsonl' : 'application/octet-stream';
-    return sendPieces(event, 200, { 'content-type': type }, content);
+    // The record's size is its content's: a HEAD says it too (a client sizes the download first).
+    return sendPieces(event, 200, { 'content-type': type, 'content-length': String(record.bytes) }, content);
   };
 }
 

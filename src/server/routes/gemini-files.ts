@@ -208,7 +208,7 @@ function getHandler(deps: ServerDeps) {
     if (!download) return json(event, viewGeminiFile(record, event.url.origin));
     const content = await deps.store.files.contentChunks(auth.account.id, id);
     if (!content) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
-    return sendPieces(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream', ...DOWNLOAD_HEADERS }, content);
+    return sendPieces(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream', 'content-length': String(record.bytes), ...DOWNLOAD_HEADERS }, content);
   };
 }
 
