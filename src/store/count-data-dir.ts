@@ -97,6 +97,7 @@ export function countDataDir(dataDir: string): DataDirCounts {
       // A version-1 db.json still holds the Media Library itself (moved to media.jsonl at the next start).
       media: list(data.media).length + countMediaLog(path.join(dataDir, 'media.jsonl')),
       responses: listDir(path.join(dataDir, 'responses')).filter((n) => n.endsWith('.json')).length,
+      conversations: listDir(path.join(dataDir, 'conversations')).filter((n) => n.endsWith('.jsonl')).length,
       files: files.length,
       fileBytes,
       batches: list(data.batches).length,

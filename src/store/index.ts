@@ -30,7 +30,7 @@ export { SCHEMA_VERSION, migrate, emptyDb, DbShapeError } from './migrate.ts';
 export { backupFile, listBackups } from './backup-file.ts';
 export { stringifyRecord } from './stringify-record.ts';
 export { acquireLock, readServerInfo, writeServerInfo, removeServerInfo, lockHolder, lockHolderName, type ServerInfo, type DataDirLock } from './data-dir.ts';
-export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, ResponsesRepo, Store, StoreCache, FilesRepo, FilesQuery, UploadsRepo, UploadSession, BatchesRepo, BatchesQuery, Page, CreditsRepo, CreditState, HoldRequest, HoldOutcome, SettleRequest, SettleOutcome } from './repositories.ts';
+export type { AccountsRepo, KeysRepo, SessionsRepo, MediaRepo, MediaQuery, ResponsesRepo, ConversationsRepo, Store, StoreCache, FilesRepo, FilesQuery, UploadsRepo, UploadSession, BatchesRepo, BatchesQuery, Page, CreditsRepo, CreditState, HoldRequest, HoldOutcome, SettleRequest, SettleOutcome } from './repositories.ts';
 export type * from './types.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
 export { reportStoreOpening } from './report-store-opening.ts';

@@ -4,6 +4,9 @@ import type {
   BatchLineRecord,
   BatchRecord,
   BatchStatus,
+  ConversationBounds,
+  ConversationItemInput,
+  ConversationRecord,
   DatabaseState,
   FileRecord,
   LedgerRecord,
@@ -154,6 +157,30 @@ export interface ResponsesRepo {
    * up to date by every save and delete and surviving a restart, never a scan of the records.
    */
   bytesOf(accountId: string): Promise<number>;
+}
+
+/**
+ * Conversations (OpenAI's Conversations API over the Responses store): a conversation and its
+ * items in order. Always read by owner: another account's id is the same as a missing one.
+ * Items go in as JSON texts and come out parsed, oldest first.
+ */
+export interface ConversationsRepo {
+  /** A new conversation with its first items (bounded by the caller). */
+  create(record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>, items: ConversationItemInput[]): Promise<ConversationRecord>;
+  get(accountId: string, id: string): Promise<ConversationRecord | undefined>;
+  /** Replaces the metadata; undefined when the account has no such conversation. */
+  setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<ConversationRecord | undefined>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Adds items at the end, all or none: `not_found` when the account has no such conversation, `full`
+   * when `bounds` are given and the items would take it past them (checked with the append, so two
+   * appends at once cannot both pass), else the conversation as it is after.
+   */
+  append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'>;
+  /** Every item, oldest first; undefined when the account has no such conversation. */
+  items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined>;
+  /** Removes one item: the conversation after, `not_found` (no such conversation), or `no_item`. */
+  deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'>;
 }
 
 /** A page of a list read newest first, after a cursor (OpenAI's `limit`/`after`/`has_more`). */
@@ -446,6 +473,7 @@ export interface Store {
   readonly sessions: SessionsRepo;
   readonly media: MediaRepo;
   readonly responses: ResponsesRepo;
+  readonly conversations: ConversationsRepo;
   readonly files: FilesRepo;
   readonly uploads: UploadsRepo;
   readonly batches: BatchesRepo;

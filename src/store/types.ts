@@ -220,6 +220,32 @@ export interface StoredResponse {
   response: Record<string, unknown>;
 }
 
+/** A conversation (OpenAI's Conversations API) as the store keeps it: its items are read apart. */
+export interface ConversationRecord {
+  /** Minted by the gateway (`conv_…`, random). */
+  id: string;
+  accountId: string;
+  /** Ms epoch. */
+  createdAt: number;
+  metadata: Record<string, string>;
+  /** How many items it holds now, and their JSON texts' bytes together (the bounds read them). */
+  itemCount: number;
+  itemBytes: number;
+}
+
+/** One item of a conversation as it goes in: its id (minted by the gateway when the client sent none) and its JSON text. */
+export interface ConversationItemInput {
+  id: string;
+  /** The item as listed (`id` included), JSON text. */
+  item: string;
+}
+
+/** Bounds an append checks against the conversation as it is when the append runs (atomically with it). */
+export interface ConversationBounds {
+  maxItems: number;
+  maxBytes: number;
+}
+
 /** db.json: the small, hot collections (the Media Library and stored Responses live apart). */
 export interface DbData {
   version: number;

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countDataDir } from '../../src/store/count-data-dir.ts';
 import { applyMigrations, createPool } from '../../src/store/postgres/connect.ts';
-import { copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, type LedgerLine } from '../../src/store/postgres/copy-records.ts';
+import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, type LedgerLine } from '../../src/store/postgres/copy-records.ts';
+import { PostgresConversationsRepo } from '../../src/store/postgres/postgres-conversations-repo.ts';
+import { FileStore } from '../../src/store/index.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 
 /** The pieces of `gateway store migrate` / `store check` below the CLI (the whole command: test/e2e/store-migrate.test.ts). */
@@ -37,7 +39,7 @@ describe('countDataDir (store check on the file store, read only)', () => {
     const before = fs.readFileSync(path.join(dir, 'media.jsonl'), 'utf8');
     expect(countDataDir(dir)).toEqual({
       schemaVersion: 2,
-      counts: { accounts: 2, keys: 1, sessions: 0, media: 2, responses: 1, files: 2, fileBytes: 8, batches: 1, batchLines: 2, credits: 12.75 },
+      counts: { accounts: 2, keys: 1, sessions: 0, media: 2, responses: 1, conversations: 0, files: 2, fileBytes: 8, batches: 1, batchLines: 2, credits: 12.75 },
     });
     expect(fs.readFileSync(path.join(dir, 'media.jsonl'), 'utf8')).toBe(before); // nothing cut or rewritten
   });
@@ -114,5 +116,36 @@ describe('copying into PostgreSQL', () => {
     expect(rows[1]).toMatchObject({ media: { images: 1 }, price_multiplier: 0.5, web_search_requests: 2 });
     expect(rows.map((r) => r.web_search_requests)).toEqual([null, 2, 1, null]);
     expect(await nonEmptyTables(pool)).toEqual([{ table: 'gw_ledger', rows: 4 }]);
+  });
+
+  it('copies conversations with their items in order, metadata and owner kept, and counts them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-copy-conv-'));
+    const source = await FileStore.open(dir);
+    try {
+      const item = (id: string, text: string) => ({ id, item: JSON.stringify({ type: 'message', id, role: 'user', content: [{ type: 'input_text', text }] }) });
+      await source.conversations.create({ id: 'conv_copy1', accountId: 'acc_c', createdAt: 5, metadata: { k: 'v' } }, [item('msg_1', 'one')]);
+      await source.conversations.append('acc_c', 'conv_copy1', [item('msg_2', 'two'), item('msg_3', 'three')]);
+      await source.conversations.deleteItem('acc_c', 'conv_copy1', 'msg_2');
+      await source.flush();
+      expect(countDataDir(dir).counts.conversations).toBe(1);
+      const client = await pool.connect();
+      let counts;
+      try {
+        await client.query('begin');
+        counts = await copyFileStore(source, client);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+      expect(counts.conversations).toBe(1);
+      expect((await countPostgresRecords(pool)).conversations).toBe(1);
+      const copied = new PostgresConversationsRepo(pool);
+      expect(await copied.get('acc_c', 'conv_copy1')).toMatchObject({ createdAt: 5, metadata: { k: 'v' }, itemCount: 2 });
+      expect((await copied.items('acc_c', 'conv_copy1'))?.map((entry) => entry.id)).toEqual(['msg_1', 'msg_3']);
+      expect(await copied.append('acc_c', 'conv_copy1', [item('msg_4', 'four')])).toMatchObject({ itemCount: 3 });
+    } finally {
+      await source.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

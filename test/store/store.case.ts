@@ -689,6 +689,68 @@ export function describeStore(name: string, backend: StoreBackend): void {
       });
     });
 
+    describe('conversations', () => {
+      const item = (id: string, text: string) => ({ id, item: JSON.stringify({ type: 'message', id, status: 'completed', role: 'user', content: [{ type: 'input_text', text }] }) });
+      const texts = (items: Array<Record<string, unknown>> | undefined) => items?.map((entry) => (entry.content as Array<{ text: string }>)[0].text);
+
+      it('are read, changed and deleted by their owner only, keep their items in order, and survive a restart', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const id = `conv_${uid('c')}`;
+        const created = await store.conversations.create({ id, accountId: a, createdAt: 1_000, metadata: { topic: 'demo' } }, [item('msg_1', 'one'), item('msg_2', 'two')]);
+        expect(created).toMatchObject({ id, accountId: a, createdAt: 1_000, metadata: { topic: 'demo' }, itemCount: 2 });
+        expect(await store.conversations.get(b, id)).toBeUndefined();
+        expect(await store.conversations.items(b, id)).toBeUndefined();
+        expect(await store.conversations.get(a, '../../db')).toBeUndefined();
+        expect(await store.conversations.append(b, id, [item('msg_x', 'x')])).toBe('not_found');
+        expect(await store.conversations.deleteItem(b, id, 'msg_1')).toBe('not_found');
+        expect(await store.conversations.setMetadata(b, id, {})).toBeUndefined();
+        expect(await store.conversations.delete(b, id)).toBe(false);
+        const appended = await store.conversations.append(a, id, [item('msg_3', 'three')]);
+        expect(appended).toMatchObject({ itemCount: 3 });
+        expect(await store.conversations.setMetadata(a, id, { topic: 'changed' })).toMatchObject({ metadata: { topic: 'changed' } });
+        expect(await store.conversations.deleteItem(a, id, 'msg_2')).toMatchObject({ itemCount: 2 });
+        expect(await store.conversations.deleteItem(a, id, 'msg_2')).toBe('no_item');
+        store = await restart(store);
+        const back = await store.conversations.get(a, id);
+        expect(back).toMatchObject({ id, accountId: a, createdAt: 1_000, metadata: { topic: 'changed' }, itemCount: 2 });
+        expect(back!.itemBytes).toBe(Buffer.byteLength(item('msg_1', 'one').item) + Buffer.byteLength(item('msg_3', 'three').item));
+        expect(texts(await store.conversations.items(a, id))).toEqual(['one', 'three']);
+        expect((await store.conversations.items(a, id))![0]).toEqual(JSON.parse(item('msg_1', 'one').item));
+        expect(await store.conversations.delete(a, id)).toBe(true);
+        expect(await store.conversations.get(a, id)).toBeUndefined();
+        expect(await store.conversations.items(a, id)).toBeUndefined();
+        expect(await store.conversations.append(a, id, [item('msg_4', 'four')])).toBe('not_found');
+      });
+
+      it('an empty conversation lists no items; an append past its bounds adds nothing, concurrent appends included', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const id = `conv_${uid('c')}`;
+        await store.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, []);
+        expect(await store.conversations.items(a, id)).toEqual([]);
+        const bounds = { maxItems: 3, maxBytes: 1_000_000 };
+        const outcomes = await Promise.all([1, 2, 3, 4].map((n) => store.conversations.append(a, id, [item(`msg_${n}`, `t${n}`)], bounds)));
+        expect(outcomes.filter((outcome) => outcome === 'full')).toHaveLength(1);
+        expect(await store.conversations.items(a, id)).toHaveLength(3);
+        const one = Buffer.byteLength(item('msg_9', 'nine').item);
+        expect(await store.conversations.append(a, id, [item('msg_9', 'nine')], { maxItems: 10, maxBytes: 3 * one })).toBe('full');
+        expect(await store.conversations.append(a, id, [item('msg_9', 'nine'), item('msg_10', 'ten')], { maxItems: 4, maxBytes: 1_000_000 })).toBe('full');
+        expect(await store.conversations.get(a, id)).toMatchObject({ itemCount: 3 });
+      });
+
+      it('keeps large items byte for byte (multi-byte characters across write slices)', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const id = `conv_${uid('big')}`;
+        const text = `${'x'.repeat((1 << 20) - 13)}${'🙂é'.repeat(300_000)}`;
+        await store.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, []);
+        await store.conversations.append(a, id, [item('msg_big', text)]);
+        expect(texts(await store.conversations.items(a, id))).toEqual([text]);
+      });
+    });
+
     if (backend.sharedCredits) describeSharedCredits(fresh, restart);
   });
 }

@@ -24,6 +24,7 @@ const KINDS: ReadonlyArray<[keyof RecordCounts | 'usage', string]> = [
   ['usage', 'usage ledger entries'],
   ['media', 'Media Library records'],
   ['responses', 'stored responses'],
+  ['conversations', 'conversations'],
   ['files', 'files'],
   ['batches', 'batches'],
   ['batchLines', 'batch lines in progress'],

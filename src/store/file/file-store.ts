@@ -6,6 +6,7 @@ import { FileFilesRepo } from './file-files-repo.ts';
 import { FileUploadsRepo } from './file-uploads-repo.ts';
 import { FileMediaRepo } from './file-media-repo.ts';
 import { FileResponsesRepo } from './file-responses-repo.ts';
+import { FileConversationsRepo } from './file-conversations-repo.ts';
 import type { RecordLogReport } from './record-log.ts';
 import type { AccountsRepo, KeysRepo, SessionsRepo, Store, StoreCache } from '../repositories.ts';
 import type { AccountRecord, ApiKeyRecord, SessionRecord } from '../types.ts';
@@ -29,7 +30,7 @@ export interface FileStoreReport {
 }
 
 /** The folders a data dir holds (stored responses, temporary images, uploaded files, job content). */
-const DATA_DIRS = new Set(['responses', 'temp-images', 'files', 'batches', 'media-content']);
+const DATA_DIRS = new Set(['responses', 'conversations', 'temp-images', 'files', 'batches', 'media-content']);
 /** The gateway's files at the top of a data dir: records, logs, their backups, side and temp files. */
 const DATA_FILE = /^(?:db\.json|usage(?:\.rejected)?\.jsonl|media(?:\.rejected)?\.jsonl|server\.json|gateway\.lock|instance-id|webhook-secret)(?:$|\.)/;
 
@@ -86,6 +87,7 @@ export class FileStore implements Store {
     readonly db: FileDb,
     readonly media: FileMediaRepo,
     readonly responses: FileResponsesRepo,
+    readonly conversations: FileConversationsRepo,
     report: FileStoreReport,
     dataDir: string,
   ) {
@@ -284,12 +286,13 @@ export class FileStore implements Store {
       throw error;
     }
     const responses = new FileResponsesRepo(dataDir, (message) => warn(message));
+    const conversations = new FileConversationsRepo(dataDir, (message) => warn(message));
     const report: FileStoreReport = { media: mediaReport, insecure };
     if (migration && migration.backup) {
       report.migratedFrom = migration.from;
       report.backup = migration.backup;
     }
-    return new FileStore(db, media, responses, report, dataDir);
+    return new FileStore(db, media, responses, conversations, report, dataDir);
   }
 
   private reindex(): void {
@@ -317,11 +320,11 @@ export class FileStore implements Store {
 
   async flush(): Promise<void> {
     await this.batches.flush();
-    await Promise.all([this.db.flush(), this.media.flush(), this.responses.flush()]);
+    await Promise.all([this.db.flush(), this.media.flush(), this.responses.flush(), this.conversations.flush()]);
   }
 
   async close(): Promise<void> {
-    await this.responses.flush();
+    await Promise.all([this.responses.flush(), this.conversations.flush()]);
     await this.batches.flush();
     await Promise.all([this.db.close(), this.media.close()]);
   }

@@ -7,6 +7,7 @@ import { PostgresBatchesRepo } from './postgres-batches-repo.ts';
 import { PostgresFilesRepo } from './postgres-files-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
+import { PostgresConversationsRepo } from './postgres-conversations-repo.ts';
 import { searchCount } from './postgres-credits-repo.ts';
 
 /**
@@ -23,6 +24,7 @@ export interface RecordCounts {
   sessions: number;
   media: number;
   responses: number;
+  conversations: number;
   files: number;
   /** Bytes of every file's contents together. */
   fileBytes: number;
@@ -40,6 +42,7 @@ export const RECORD_TABLES: ReadonlyArray<{ table: string; kind: keyof RecordCou
   { table: 'gw_sessions', kind: 'sessions' },
   { table: 'gw_media', kind: 'media' },
   { table: 'gw_responses', kind: 'responses' },
+  { table: 'gw_conversations', kind: 'conversations' },
   { table: 'gw_files', kind: 'files' },
   { table: 'gw_batches', kind: 'batches' },
   { table: 'gw_batch_lines', kind: 'batchLines' },
@@ -67,7 +70,7 @@ export async function nonEmptyTables(db: Queryable): Promise<Array<{ table: stri
 
 /** What a database holds (tables that do not exist count 0). */
 export async function countPostgresRecords(db: Queryable): Promise<RecordCounts> {
-  const counts: RecordCounts = { accounts: 0, keys: 0, sessions: 0, media: 0, responses: 0, files: 0, fileBytes: 0, batches: 0, batchLines: 0, credits: 0 };
+  const counts: RecordCounts = { accounts: 0, keys: 0, sessions: 0, media: 0, responses: 0, conversations: 0, files: 0, fileBytes: 0, batches: 0, batchLines: 0, credits: 0 };
   for (const { table, kind } of RECORD_TABLES) {
     const { rows } = await db.query<{ present: boolean }>('select to_regclass($1) is not null as present', [table]);
     if (!rows[0].present) continue;
@@ -105,7 +108,7 @@ export class CopyError extends Error {
  */
 export async function copyFileStore(source: FileStore, client: Queryable, options: { onProgress?: (kind: string, done: number) => void } = {}): Promise<RecordCounts> {
   const db = client as unknown as pg.Pool; // the repositories only ever call query()
-  const counts: RecordCounts = { accounts: 0, keys: 0, sessions: 0, media: 0, responses: 0, files: 0, fileBytes: 0, batches: 0, batchLines: 0, credits: 0 };
+  const counts: RecordCounts = { accounts: 0, keys: 0, sessions: 0, media: 0, responses: 0, conversations: 0, files: 0, fileBytes: 0, batches: 0, batchLines: 0, credits: 0 };
   const progress = options.onProgress ?? (() => undefined);
   const data = source.db.data;
 
@@ -163,6 +166,13 @@ export async function copyFileStore(source: FileStore, client: Queryable, option
     counts.responses += 1;
   }
   progress('responses', counts.responses);
+
+  const conversations = new PostgresConversationsRepo(db);
+  for await (const { record, items } of source.conversations.each()) {
+    await conversations.copy(client, record, items);
+    counts.conversations += 1;
+  }
+  progress('conversations', counts.conversations);
 
   const files = new PostgresFilesRepo(db);
   for (const record of [...data.files]) {

@@ -1139,6 +1139,35 @@ create index gw_files_expiry on gw_files (((record::json->>'expires_at')::bigint
 drop function gw_settle(jsonb, boolean, text, text, text, boolean);
 `,
   },
+  {
+    version: 17,
+    name: 'conversations',
+    sql: `
+-- OpenAI's Conversations API over the Responses store: a conversation a row (its item count and
+-- bytes kept with it, so an append checks its bounds under the row's lock), its items in
+-- gw_conversation_items in order (seq), each the JSON text it is listed as (an id the client
+-- gave twice is kept twice, as the file store does: the first is the one read and deleted). Deleting the
+-- conversation deletes its items.
+create table gw_conversations (
+  id text primary key,
+  account_id text not null,
+  created_at bigint not null,
+  metadata text not null,
+  item_count integer not null default 0,
+  item_bytes bigint not null default 0,
+  next_seq bigint not null default 0
+);
+create index gw_conversations_account on gw_conversations (account_id);
+create table gw_conversation_items (
+  conversation_id text not null references gw_conversations (id) on delete cascade,
+  seq bigint not null,
+  id text not null,
+  item text not null,
+  primary key (conversation_id, seq)
+);
+create index gw_conversation_items_id on gw_conversation_items (conversation_id, id);
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

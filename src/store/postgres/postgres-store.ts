@@ -12,6 +12,7 @@ import { PostgresFilesRepo } from './postgres-files-repo.ts';
 import { PostgresUploadsRepo } from './postgres-uploads-repo.ts';
 import { PostgresMediaRepo } from './postgres-media-repo.ts';
 import { PostgresResponsesRepo } from './postgres-responses-repo.ts';
+import { PostgresConversationsRepo } from './postgres-conversations-repo.ts';
 import {
   ACCOUNT_INSERT,
   KEY_INSERT,
@@ -131,6 +132,7 @@ export class PostgresStore implements Store {
   readonly sessions: SessionsRepo;
   readonly media: PostgresMediaRepo;
   readonly responses: PostgresResponsesRepo;
+  readonly conversations: PostgresConversationsRepo;
   readonly files: PostgresFilesRepo;
   readonly uploads: PostgresUploadsRepo;
   readonly batches: PostgresBatchesRepo;
@@ -177,6 +179,7 @@ export class PostgresStore implements Store {
     pool.on('error', (error) => this.database.failed(error));
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
+    this.conversations = new PostgresConversationsRepo(pool);
     this.files = new PostgresFilesRepo(pool);
     this.uploads = new PostgresUploadsRepo(pool);
     this.batches = new PostgresBatchesRepo(pool);

@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
+import type { ConversationsRepo } from '../repositories.ts';
+import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
+import { writeText } from '../write-text.ts';
+import { syncDir } from './sliced-json-file.ts';
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
+const TEMP = /\.tmp-\d+-\d+$/;
+
+/** A conversation file read back: the record, its items in order, and how many bytes of the file are whole lines. */
+interface Loaded {
+  record: ConversationRecord;
+  items: Array<{ id: string; item: Record<string, unknown>; bytes: number }>;
+  wholeBytes: number;
+  size: number;
+}
+
+/**
+ * Conversations, one append-only file per conversation under `<dataDir>/conversations/` (0700,
+ * files 0600): the first line is the conversation (`id`, `accountId`, `createdAt`, `metadata`),
+ * each later line one change (`{"items":[…]}` an append, all its items in one line so it lands
+ * whole or not at all; `{"metadata":{…}}`; `{"deleted":"<item id>"}`). A change writes one line
+ * at the end, never the items before it; a line a killed process left half written is not read
+ * and is cut off before the next append. Changes to one conversation run one at a time. Each
+ * write is handed to the kernel before it resolves; its fdatasync runs after, off the request
+ * path (flush waits for it), as the stored responses' do.
+ */
+export class FileConversationsRepo implements ConversationsRepo {
+  readonly dir: string;
+  private readonly pending = new Set<Promise<void>>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private counter = 0;
+
+  constructor(
+    dataDir: string,
+    private readonly onProblem: (message: string) => void = () => undefined,
+  ) {
+    this.dir = path.join(dataDir, 'conversations');
+    ensurePrivateDir(this.dir);
+    for (const name of fs.readdirSync(this.dir)) if (TEMP.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
+  }
+
+  create(record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>, items: ConversationItemInput[]): Promise<ConversationRecord> {
+    if (!SAFE_ID.test(record.id)) return Promise.reject(new Error(`unsafe conversation id '${record.id}'`));
+    return this.serially(record.id, async () => {
+      const file = this.fileOf(record.id);
+      const temp = `${file}.tmp-${process.pid}-${++this.counter}`;
+      const handle = await fs.promises.open(temp, 'wx', FILE_MODE);
+      try {
+        await handle.write(`${JSON.stringify({ id: record.id, accountId: record.accountId, createdAt: record.createdAt, metadata: record.metadata })}\n`);
+        if (items.length > 0) await writeText(handle, itemsLine(items));
+        await fs.promises.rename(temp, file);
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        await fs.promises.rm(temp, { force: true });
+        throw error;
+      }
+      this.syncLater(record.id, handle, true);
+      return { ...record, itemCount: items.length, itemBytes: bytesOf(items) };
+    });
+  }
+
+  async get(accountId: string, id: string): Promise<ConversationRecord | undefined> {
+    return (await this.load(accountId, id))?.record;
+  }
+
+  async items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {
+    return (await this.load(accountId, id))?.items.map((entry) => entry.item);
+  }
+
+  setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<ConversationRecord | undefined> {
+    return this.serially(id, async () => {
+      const loaded = await this.load(accountId, id);
+      if (!loaded) return undefined;
+      await this.appendLine(id, loaded, `${JSON.stringify({ metadata })}\n`);
+      return { ...loaded.record, metadata };
+    });
+  }
+
+  delete(accountId: string, id: string): Promise<boolean> {
+    return this.serially(id, async () => {
+      if (!(await this.load(accountId, id))) return false;
+      try {
+        await fs.promises.rm(this.fileOf(id));
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'> {
+    return this.serially(id, async () => {
+      const loaded = await this.load(accountId, id);
+      if (!loaded) return 'not_found' as const;
+      const { record } = loaded;
+      const bytes = bytesOf(items);
+      if (bounds && (record.itemCount + items.length > bounds.maxItems || record.itemBytes + bytes > bounds.maxBytes)) return 'full' as const;
+      if (items.length > 0) await this.appendLine(id, loaded, itemsLine(items));
+      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes };
+    });
+  }
+
+  deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'> {
+    return this.serially(id, async () => {
+      const loaded = await this.load(accountId, id);
+      if (!loaded) return 'not_found' as const;
+      const found = loaded.items.find((entry) => entry.id === itemId);
+      if (!found) return 'no_item' as const;
+      await this.appendLine(id, loaded, `${JSON.stringify({ deleted: itemId })}\n`);
+      return { ...loaded.record, itemCount: loaded.record.itemCount - 1, itemBytes: loaded.record.itemBytes - found.bytes };
+    });
+  }
+
+  /**
+   * Every conversation with its items as JSON texts, in no particular order (`gateway store migrate`).
+   * A file that is there but cannot be read stops the walk with an error naming it.
+   */
+  async *each(): AsyncGenerator<{ record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>; items: ConversationItemInput[] }> {
+    const dir = await fs.promises.opendir(this.dir);
+    for await (const entry of dir) {
+      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+      const id = entry.name.slice(0, -'.jsonl'.length);
+      const loaded = await this.load(undefined, id);
+      if (!loaded) throw new Error(`conversation ${id} cannot be read (conversations/${entry.name}); fix or remove the file and run again`);
+      const { itemCount: _count, itemBytes: _bytes, ...record } = loaded.record;
+      yield { record, items: loaded.items.map((item) => ({ id: item.id, item: JSON.stringify(item.item) })) };
+    }
+  }
+
+  /** Waits for writes and syncs in progress. */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.chains.values(), ...this.pending]);
+    await Promise.allSettled([...this.pending]);
+  }
+
+  /** Runs `work` after the conversation's earlier changes (its file is read and written by one change at a time). */
+  private serially<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const before = this.chains.get(id) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.chains.set(id, settled);
+    void settled.then(() => {
+      if (this.chains.get(id) === settled) this.chains.delete(id);
+    });
+    return run;
+  }
+
+  /** One line at the end of the file, after cutting off a half-written one a killed process left. */
+  private async appendLine(id: string, loaded: Loaded, line: string): Promise<void> {
+    const file = this.fileOf(id);
+    if (loaded.wholeBytes !== loaded.size) await fs.promises.truncate(file, loaded.wholeBytes);
+    const handle = await fs.promises.open(file, 'a', FILE_MODE);
+    try {
+      await writeText(handle, line);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      // What was written of the line is cut off by the next change (it is not a whole line).
+      throw error;
+    }
+    this.syncLater(id, handle, false);
+  }
+
+  /** A written file's bytes (fdatasync), then for a new file its name (the directory), off the request path. */
+  private syncLater(id: string, handle: fs.promises.FileHandle, named: boolean): void {
+    const synced = (async () => {
+      try {
+        await handle.datasync();
+      } catch (error) {
+        this.onProblem(`cannot sync conversation ${id} to the disk: ${(error as Error).message}`);
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+      if (named) await syncDir(this.dir);
+    })().finally(() => this.pending.delete(synced));
+    this.pending.add(synced);
+  }
+
+  private fileOf(id: string): string {
+    return path.join(this.dir, `${id}.jsonl`);
+  }
+
+  /** The conversation's file read and folded, when it is the account's (any account's: `undefined`). */
+  private async load(accountId: string | undefined, id: string): Promise<Loaded | undefined> {
+    if (!SAFE_ID.test(id)) return undefined;
+    let buffer: Buffer;
+    try {
+      buffer = await fs.promises.readFile(this.fileOf(id));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(`cannot read conversation ${id}: ${(error as Error).message}`);
+      return undefined;
+    }
+    const wholeBytes = buffer.lastIndexOf(0x0a) + 1;
+    const lines = buffer.toString('utf8', 0, wholeBytes).split('\n');
+    let record: ConversationRecord | undefined;
+    const items: Loaded['items'] = [];
+    for (const [index, line] of lines.entries()) {
+      if (line === '') continue;
+      let value: Record<string, unknown>;
+      try {
+        value = JSON.parse(line) as Record<string, unknown>;
+      } catch (error) {
+        this.onProblem(`conversation ${id}: line ${index + 1} is not valid JSON (${(error as Error).message}); it is skipped, the file is kept`);
+        continue;
+      }
+      if (index === 0) {
+        if (value.id !== id || typeof value.accountId !== 'string' || typeof value.createdAt !== 'number') {
+          this.onProblem(`conversation ${id}: its first line is not the conversation; the file is kept`);
+          return undefined;
+        }
+        record = { id, accountId: value.accountId, createdAt: value.createdAt, metadata: stringRecord(value.metadata), itemCount: 0, itemBytes: 0 };
+      } else if (Array.isArray(value.items)) {
+        for (const item of value.items as Array<Record<string, unknown>>) {
+          if (typeof item?.id === 'string') items.push({ id: item.id, item, bytes: Buffer.byteLength(JSON.stringify(item)) });
+        }
+      } else if (value.metadata !== undefined && record) {
+        record.metadata = stringRecord(value.metadata);
+      } else if (typeof value.deleted === 'string') {
+        const at = items.findIndex((entry) => entry.id === value.deleted);
+        if (at !== -1) items.splice(at, 1);
+      }
+    }
+    if (!record || (accountId !== undefined && record.accountId !== accountId)) return undefined;
+    record.itemCount = items.length;
+    record.itemBytes = items.reduce((sum, entry) => sum + entry.bytes, 0);
+    return { record, items, wholeBytes, size: buffer.length };
+  }
+}
+
+function itemsLine(items: ConversationItemInput[]): string {
+  return `{"items":[${items.map((entry) => entry.item).join(',')}]}\n`;
+}
+
+function bytesOf(items: ConversationItemInput[]): number {
+  return items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (value && typeof value === 'object') for (const [key, entry] of Object.entries(value)) if (typeof entry === 'string') out[key] = entry;
+  return out;
+}

@@ -1,0 +1,120 @@
+import type pg from 'pg';
+import type { ConversationsRepo } from '../repositories.ts';
+import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
+import { inTransaction } from './in-transaction.ts';
+
+interface ConversationRow {
+  id: string;
+  account_id: string;
+  created_at: string | number;
+  metadata: string;
+  item_count: number;
+  item_bytes: string | number;
+  next_seq: string | number;
+}
+
+function recordOf(row: ConversationRow): ConversationRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    createdAt: Number(row.created_at),
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    itemCount: Number(row.item_count),
+    itemBytes: Number(row.item_bytes),
+  };
+}
+
+const COLUMNS = 'id, account_id, created_at, metadata, item_count, item_bytes, next_seq';
+
+/**
+ * Conversations in PostgreSQL: a row per conversation in gw_conversations, its items in
+ * gw_conversation_items (seq orders them). A change to the items locks the conversation's row,
+ * so its counts and the bounds an append checks hold across instances.
+ */
+export class PostgresConversationsRepo implements ConversationsRepo {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async create(record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>, items: ConversationItemInput[]): Promise<ConversationRecord> {
+    return inTransaction(this.pool, async (client) => {
+      await this.copy(client, record, items);
+      return { ...record, itemCount: items.length, itemBytes: items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0) };
+    });
+  }
+
+  /** A conversation copied whole (`gateway store migrate`), through `client` (the copy's transaction). */
+  async copy(client: Pick<pg.PoolClient, 'query'>, record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>, items: ConversationItemInput[]): Promise<void> {
+    const bytes = items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
+    await client.query('insert into gw_conversations (id, account_id, created_at, metadata, item_count, item_bytes, next_seq) values ($1, $2, $3, $4, $5::integer, $6, $5::bigint)', [
+      record.id,
+      record.accountId,
+      record.createdAt,
+      JSON.stringify(record.metadata),
+      items.length,
+      bytes,
+    ]);
+    await insertItems(client, record.id, 0, items);
+  }
+
+  async get(accountId: string, id: string): Promise<ConversationRecord | undefined> {
+    const { rows } = await this.pool.query<ConversationRow>(`select ${COLUMNS} from gw_conversations where id = $1 and account_id = $2`, [id, accountId]);
+    return rows[0] ? recordOf(rows[0]) : undefined;
+  }
+
+  async setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<ConversationRecord | undefined> {
+    const { rows } = await this.pool.query<ConversationRow>(`update gw_conversations set metadata = $3 where id = $1 and account_id = $2 returning ${COLUMNS}`, [id, accountId, JSON.stringify(metadata)]);
+    return rows[0] ? recordOf(rows[0]) : undefined;
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('delete from gw_conversations where id = $1 and account_id = $2', [id, accountId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<ConversationRow>(`select ${COLUMNS} from gw_conversations where id = $1 and account_id = $2 for update`, [id, accountId]);
+      const row = rows[0];
+      if (!row) return 'not_found' as const;
+      const record = recordOf(row);
+      const adding = items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
+      if (bounds && (record.itemCount + items.length > bounds.maxItems || record.itemBytes + adding > bounds.maxBytes)) return 'full' as const;
+      if (items.length === 0) return record;
+      const bytes = await insertItems(client, id, Number(row.next_seq), items);
+      await client.query('update gw_conversations set item_count = item_count + $2, item_bytes = item_bytes + $3, next_seq = next_seq + $2 where id = $1', [id, items.length, bytes]);
+      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes };
+    });
+  }
+
+  async items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {
+    const { rows } = await this.pool.query<{ item: string | null }>(
+      `select i.item from gw_conversations c left join gw_conversation_items i on i.conversation_id = c.id
+       where c.id = $1 and c.account_id = $2 order by i.seq`,
+      [id, accountId],
+    );
+    if (rows.length === 0) return undefined;
+    return rows.flatMap((row) => (row.item === null ? [] : [JSON.parse(row.item) as Record<string, unknown>]));
+  }
+
+  async deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<ConversationRow>(`select ${COLUMNS} from gw_conversations where id = $1 and account_id = $2 for update`, [id, accountId]);
+      if (!rows[0]) return 'not_found' as const;
+      const deleted = await client.query<{ bytes: string }>(`delete from gw_conversation_items where conversation_id = $1
+         and seq = (select min(seq) from gw_conversation_items where conversation_id = $1 and id = $2) returning octet_length(item) as bytes`, [id, itemId]);
+      if (!deleted.rows[0]) return 'no_item' as const;
+      const updated = await client.query<ConversationRow>(`update gw_conversations set item_count = item_count - 1, item_bytes = item_bytes - $2 where id = $1 returning ${COLUMNS}`, [id, Number(deleted.rows[0].bytes)]);
+      return recordOf(updated.rows[0]);
+    });
+  }
+}
+
+/** Inserts items from `seq` on, in one statement; returns their bytes. */
+async function insertItems(client: Pick<pg.PoolClient, 'query'>, conversationId: string, seq: number, items: ConversationItemInput[]): Promise<number> {
+  if (items.length === 0) return 0;
+  await client.query(
+    `insert into gw_conversation_items (conversation_id, seq, id, item)
+     select $1, $2::bigint + ordinality - 1, id, item from unnest($3::text[], $4::text[]) with ordinality as t(id, item)`,
+    [conversationId, seq, items.map((entry) => entry.id), items.map((entry) => entry.item)],
+  );
+  return items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
+}
