@@ -64,7 +64,9 @@ function buildEndpointPaths(): EndpointPath[] {
   const formats = listFormats().flatMap((format) => format.routes.map((route) => endpointPathOf(route, format.id)));
   // Anthropic's Message Batches sit below the messages routes but are batches (their lines are admitted as batch lines); Gemini's too.
   // Gemini's Files API sits below the Gemini routes' `/v1beta` but is the files group, as /v1/files is.
+  // OpenAI's Conversations are the Responses store's (a conversation is a Responses request's history): the responses group.
   return [
+    ['/v1/conversations', 'responses'],
     ['/v1/messages/batches', 'batches'],
     ['/v1beta/batches', 'batches'],
     ['/v1beta/files', 'files'],

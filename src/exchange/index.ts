@@ -4,5 +4,15 @@ export { runMediaExchange, type MediaCall, type MediaAnswer, type MediaUnits, ty
 export { admitCall, type AdmittedFacts } from './admit-call.ts';
 export { decodeCall, encodeCall, readCall, type CallBody, type EncodedCall } from './call-exchange.ts';
 export { storedResponseNotFound, mintResponseId } from './stored-responses.ts';
+export {
+  CONVERSATION_LIMITS,
+  conversationBounds,
+  conversationFull,
+  conversationNotFound,
+  conversationView,
+  mintConversationId,
+  readConversationItems,
+  readConversationMetadata,
+} from './conversations.ts';
 export type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 export { inlineStoredFiles, namesGatewayFiles, storedFilesOf, type InlinedBody } from './inline-stored-files.ts';

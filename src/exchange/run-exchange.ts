@@ -11,6 +11,8 @@ import { takeRequestFallbacks } from './request-fallbacks.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
+import { validationError } from '../errors/index.ts';
+import { conversationIdOf } from '../formats/index.ts';
 
 
 function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
@@ -19,10 +21,11 @@ function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
 
 /**
  * True when a Responses body involves the gateway's store: kept (`store` is not false), or
- * reading it (`previous_response_id`, an `item_reference` the gateway may hold).
+ * reading it (`previous_response_id`, `conversation`, an `item_reference` the gateway may hold).
  */
 function usesResponsesStore(body: Record<string, unknown>): boolean {
   if (body.store !== false || (body.previous_response_id !== undefined && body.previous_response_id !== null)) return true;
+  if (body.conversation !== undefined && body.conversation !== null) return true;
   return Array.isArray(body.input) && body.input.some((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference');
 }
 
@@ -87,6 +90,10 @@ function reread(call: ExchangeCall, body: Record<string, unknown>, raw: string, 
 
 /** Runs the call with the body that goes on (the client's, or with its files inline), through the Responses store when it uses it. */
 function withBody(deps: ExchangeDeps, call: ExchangeCall, inbound: InboundRequest, body: Record<string, unknown>, raw: string): Promise<ExchangeAnswer> {
+  if (call.format === 'responses' && call.keepResponses === false && body.conversation !== undefined && body.conversation !== null) {
+    // A batch line's answer is not kept, so it could not be added to the conversation (nor may it go upstream: the id is the gateway's).
+    return Promise.reject(validationError({ conversation: 'is not served in a batch: a batch line is not added to a conversation; send the history in input' }));
+  }
   if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
     return withResponsesStore(deps, call, inbound, body, raw).then((stored) => {
       const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId);
@@ -107,13 +114,16 @@ async function withResponsesStore(
 ): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined; previousResponseId: string | undefined }> {
   let request = inbound.ir;
   let body = sent;
+  const conversationId = conversationIdOf(body);
   const referenced = { format: call.format, target: call.target, body, raw };
   request = await resolveStoredReferences(deps, referenced, request, call.auth);
   ({ body, raw } = referenced);
-  const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined);
+  // The turn a conversation gets: the input as the client sent it (references resolved), before any history.
+  const conversation = conversationId === undefined || call.compact ? undefined : { id: conversationId, input: body.input };
+  const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined, conversationId);
   if (rehydrated) ({ request, body, raw } = rehydrated);
-  const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw);
-  if (capture) await checkResponsesQuota(deps, call.auth.account.id);
+  const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw, conversation);
+  if (capture && request.store !== false) await checkResponsesQuota(deps, call.auth.account.id);
   if (body !== sent) inbound = reread(call, body, raw, inbound, request);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId };
 }

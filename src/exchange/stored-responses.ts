@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import { prependHistory, responseToHistory } from '../formats/index.ts';
-import type { ChatRequest, ChatResponse, StreamPart } from '../ir/index.ts';
+import type { ChatRequest, ChatResponse, Message, StreamPart } from '../ir/index.ts';
+import { conversationHistory, turnItems } from './conversations.ts';
 import type { ResponseCapture } from '../pipeline/index.ts';
 import { ResponseCollector } from '../responses-store/index.ts';
 import { recordNotWritten } from '../store/index.ts';
@@ -29,30 +30,42 @@ export interface RehydratedRequest {
  * /v1/responses/compact) keeps its own fields, the rebuilt `input` in place of the id: that
  * route takes none of a response's others (`stream`, `store`…), which OpenAI refuses there.
  */
-export async function rehydrateResponsesRequest(deps: StoreDeps, request: ChatRequest, accountId: string, compactBody?: Record<string, unknown>): Promise<RehydratedRequest | undefined> {
+export async function rehydrateResponsesRequest(
+  deps: StoreDeps,
+  request: ChatRequest,
+  accountId: string,
+  compactBody?: Record<string, unknown>,
+  conversationId?: string,
+): Promise<RehydratedRequest | undefined> {
   const previousId = request.previousResponseId;
-  if (!previousId) return undefined;
-  const stored = await deps.store.responses.get(accountId, previousId);
-  if (!stored) throw storedResponseNotFound(previousId);
   const codec = getCodec('responses');
-  let history;
-  try {
-    history = responseToHistory(codec.decodeRequest(stored.request), codec.decodeResponse(stored.response));
-  } catch (error) {
-    deps.log.warn('a stored response could not be read back', { id: previousId, error: String(error) });
-    throw storedResponseNotFound(previousId);
+  let history: Message[];
+  if (conversationId !== undefined) {
+    // `conversation`: the conversation's items are the history (the input and output are added to it once answered).
+    history = await conversationHistory(deps, accountId, conversationId);
+  } else {
+    if (!previousId) return undefined;
+    const stored = await deps.store.responses.get(accountId, previousId);
+    if (!stored) throw storedResponseNotFound(previousId);
+    try {
+      history = responseToHistory(codec.decodeRequest(stored.request), codec.decodeResponse(stored.response));
+    } catch (error) {
+      deps.log.warn('a stored response could not be read back', { id: previousId, error: String(error) });
+      throw storedResponseNotFound(previousId);
+    }
   }
   const next = prependHistory(request, history);
   const encoded = codec.encodeRequest(next, { upstreamModel: next.model });
-  const body = compactBody ? { ...withoutKey(compactBody, 'previous_response_id'), input: encoded.input } : encoded;
+  const body = compactBody ? { ...withoutKey(withoutKey(compactBody, 'previous_response_id'), 'conversation'), input: encoded.input } : encoded;
   const raw = JSON.stringify(body);
   // The rebuilt request is bounded like a body sent whole (and like the stored record it becomes).
   const limit = deps.config.server.bodyLimits.inference;
   if (overBytes(raw, limit)) {
+    const source = conversationId !== undefined ? `conversation '${conversationId}'` : `previous_response_id '${previousId}'`;
     throw new GatewayError(
       'request_too_large',
-      `The conversation rebuilt from previous_response_id '${previousId}' exceeds the limit of ${limit} bytes for a request; start a new conversation or send a shorter history yourself.`,
-      { details: { limit_bytes: limit, previous_response_id: previousId } },
+      `The conversation rebuilt from ${source} exceeds the limit of ${limit} bytes for a request; start a new conversation or send a shorter history yourself.`,
+      { details: conversationId !== undefined ? { limit_bytes: limit, conversation: conversationId } : { limit_bytes: limit, previous_response_id: previousId } },
     );
   }
   return { request: next, body, raw };
@@ -99,6 +112,8 @@ export class StoredResponseCapture implements ResponseCapture {
     private readonly accountId: string,
     /** The Responses request as sent upstream (history already prepended), JSON text. */
     private readonly requestText: string,
+    /** The conversation the request names, and its own input (added to it with the output once answered). */
+    private readonly conversation?: { id: string; input: unknown },
   ) {}
 
   response(response: ChatResponse): void {
@@ -133,6 +148,12 @@ export class StoredResponseCapture implements ResponseCapture {
     return true;
   }
 
+  /** The turn (the request's input, the answer's output) at the end of its conversation; gone meanwhile (deleted), nothing is added. */
+  private async appendTurn(conversation: { id: string; input: unknown }, output: unknown): Promise<void> {
+    const outcome = await this.deps.store.conversations.append(this.accountId, conversation.id, turnItems(conversation.input, output));
+    if (outcome === 'not_found') this.deps.log.warn('a conversation was deleted while a response to it ran; the turn is not added', { id: this.id, conversation: conversation.id });
+  }
+
   unreadable(error: unknown): void {
     this.notStored = 'unreadable';
     this.deps.log.warn('could not store a response', { error: String(error) });
@@ -149,20 +170,27 @@ export class StoredResponseCapture implements ResponseCapture {
     this.deps.log.warn('a streamed response is not stored; it is relayed whole, but GET and previous_response_id will not find it', { id: this.id, reason, ...fields });
   }
 
-  /** Stored under the gateway's id (the one the client saw), for previous_response_id and GET. */
+  /** Stored under the gateway's id (the one the client saw), for previous_response_id and GET; the turn added to its conversation. */
   private save(response: ChatResponse): void {
     const id = this.id;
-    const text = JSON.stringify(getCodec('responses').encodeResponse({ ...response, id }, this.request));
+    const encoded = getCodec('responses').encodeResponse({ ...response, id }, this.request);
+    const text = JSON.stringify(encoded);
     const { deps } = this;
+    const appending = this.conversation && this.appendTurn(this.conversation, encoded.output);
     // A record is bounded like a request body: the request part is (above), an answer can still tip it over.
     const limit = this.limit;
-    if ((this.requestText.length + text.length) * 3 > limit && Buffer.byteLength(this.requestText) + Buffer.byteLength(text) > limit) {
+    let stored: Promise<void> | undefined;
+    if (this.request.store === false) {
+      this.notStored = 'store_false';
+    } else if ((this.requestText.length + text.length) * 3 > limit && Buffer.byteLength(this.requestText) + Buffer.byteLength(text) > limit) {
       this.notStored = 'too_large';
       deps.log.warn('a response is too large to store; GET and previous_response_id will not find it', { id, limit_bytes: limit });
-      return;
+    } else {
+      stored = deps.store.responses.save({ id, accountId: this.accountId, createdAt: deps.clock.now(), request: this.requestText, response: text });
     }
-    const saving = deps.store.responses
-      .save({ id, accountId: this.accountId, createdAt: deps.clock.now(), request: this.requestText, response: text })
+    if (!stored && !appending) return;
+    const saving = Promise.all([stored, appending])
+      .then(() => undefined)
       .catch((error: unknown) => {
         // Its id must not be sent for a response that is not stored: the answer fails (503) instead.
         deps.log.error('could not store a response; the answer fails instead of naming it', { id, error: String(error) });
@@ -184,9 +212,9 @@ export class StoredResponseCapture implements ResponseCapture {
  * Keeps the response the client will see (unless `store: false`): the pipeline hands it over
  * as IR, whole or part by part through the relay's part tap, so no byte is read twice.
  */
-export function captureResponses(deps: StoreDeps, request: ChatRequest, accountId: string, requestText: string): StoredResponseCapture | undefined {
-  if (request.store === false) return undefined;
-  return new StoredResponseCapture(deps, request, accountId, requestText);
+export function captureResponses(deps: StoreDeps, request: ChatRequest, accountId: string, requestText: string, conversation?: { id: string; input: unknown }): StoredResponseCapture | undefined {
+  if (request.store === false && !conversation) return undefined;
+  return new StoredResponseCapture(deps, request, accountId, requestText, conversation);
 }
 
 /**

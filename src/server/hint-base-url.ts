@@ -103,11 +103,3 @@ export function noRoute(method: string, path: string): GatewayError {
 export function isNoRoute(error: unknown): boolean {
   return typeof error === 'object' && error !== null && NO_ROUTE in error;
 }
-
-/** What a path of an API the gateway does not serve says besides "No route" (OpenAI's Conversations API: what to use instead). */
-export function unservedApiHint(path: string): string | undefined {
-  if (path === '/v1/conversations' || path.startsWith('/v1/conversations/')) {
-    return "This gateway does not serve OpenAI's Conversations API: chain turns with previous_response_id on /v1/responses (the gateway stores responses for your account), or keep the history in the client (the Agents SDK's MemorySession).";
-  }
-  return undefined;
-}

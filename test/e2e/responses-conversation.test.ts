@@ -1,62 +1,230 @@
 /**
- * Server-side state of OpenAI's that the gateway does not have. A prompt template goes only to an
- * OpenAI Responses upstream (before: dropped on a converted route, the model answering without its
- * instructions; and a prompt-only body, which OpenAI takes, was a 400 for its missing input).
- * OpenAI's Conversations API is not served: a Responses request naming a `conversation` is the
- * 404 OpenAI answers for a conversation it does not have, on a converted route and on a
- * passthrough alike (nothing reaches an upstream), and `/v1/conversations` is a 404 that says what
- * to use instead. Before, a converted route ignored the conversation (the client's history was
- * silently dropped) and a passthrough sent it to OpenAI under the operator's key.
+ * Server-side state of OpenAI's on the gateway. OpenAI's Conversations API is served over the
+ * gateway's store, per account: `client.conversations…` (create, retrieve, update, delete; items
+ * list, create, retrieve, delete), and a Responses request naming a `conversation` reads its items
+ * as the history and adds its input and output to it, whatever the upstream's format (a Chat
+ * upstream, a Responses upstream). An id the account does not have is OpenAI's 404 (`param:
+ * conversation`), before any upstream call. Before, every `conversation` was that 404 and
+ * `/v1/conversations` a 404 saying the API was not served (the Agents SDK's
+ * OpenAIConversationsSession could not run). A prompt template goes only to an OpenAI Responses
+ * upstream (before: dropped on a converted route, the model answering without its instructions;
+ * and a prompt-only body, which OpenAI takes, was a 400 for its missing input).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
+import path from 'node:path';
 
-describe("a Responses request naming an OpenAI conversation (the Conversations API is not served)", () => {
+const FINAL = 'Done: the file is written.';
+
+describe("OpenAI's Conversations API over the gateway's store", () => {
   let responses: StrictFake;
+  let chat: StrictFake;
   let gw: SpawnedGateway;
   let client: OpenAI;
+  let other: OpenAI;
+  let chatOnly: OpenAI;
 
   beforeAll(async () => {
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
-    gw = await spawnGateway({ config: { providers: { or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] }, mock: { plugin: 'mock' } } } });
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } } });
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const configFile = writeConfig(dir, {
+      providers: {
+        or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+        oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+        mock: { plugin: 'mock' },
+        broken: { plugin: 'mock', failFirst: 1_000_000 },
+      },
+    });
+    const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
+    const keys: string[] = [];
+    for (const email of ['alice@example.test', 'bob@example.test']) {
+      expect((await cli(['accounts', 'create', '--email', email, '--credits', '1000000', '--tier', 'enterprise'])).exitCode).toBe(0);
+      keys.push((JSON.parse(String((await cli(['keys', 'create', '--account', email, '--json'])).stdout)) as { key: string }).key);
+    }
+    keys.push((JSON.parse(String((await cli(['keys', 'create', '--account', 'alice@example.test', '--endpoints', 'chat', '--json'])).stdout)) as { key: string }).key);
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[0], maxRetries: 0 });
+    other = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[1], maxRetries: 0 });
+    chatOnly = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: keys[2], maxRetries: 0 });
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();
     await responses?.close();
+    await chat?.close();
   });
 
-  const HINT = "this gateway does not serve OpenAI's Conversations API";
+  const texts = (items: Array<{ type: string; role?: string; content?: Array<{ text?: string }> }>) =>
+    items.filter((item) => item.type === 'message').map((item) => `${item.role}: ${item.content?.map((part) => part.text).join('')}`);
 
-  it.each([
-    ['a converted route', 'mock/echo'],
-    ['a passthrough to a Responses upstream', 'or/gpt-5'],
-  ])('on %s: 404 naming the conversation, whole and streamed, as an id or {id}; nothing goes upstream', async (_route, model) => {
-    const before = responses.requests.length;
-    for (const conversation of ['conv_abc123', { id: 'conv_abc123' }]) {
-      for (const stream of [false, true]) {
-        const error = await client.responses.create({ model, input: 'hi', conversation, stream } as never).catch((thrown: unknown) => thrown);
-        expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-        const body = (error as InstanceType<typeof OpenAI.NotFoundError>).error as { message: string; param: string };
-        expect(body.message).toContain("Conversation with id 'conv_abc123' found");
-        expect(body.message).toContain(HINT);
-        expect(body.param).toBe('conversation');
+  it('create, retrieve, update, items create / list / retrieve / delete, delete: the shapes the openai SDK reads', async () => {
+    const conversation = await client.conversations.create({ metadata: { topic: 'demo' }, items: [{ type: 'message', role: 'user', content: 'Hello!' }] });
+    expect(conversation).toMatchObject({ object: 'conversation', metadata: { topic: 'demo' } });
+    expect(conversation.id).toMatch(/^conv_/);
+    expect(Math.abs(conversation.created_at - Date.now() / 1000)).toBeLessThan(60);
+    expect(await client.conversations.retrieve(conversation.id)).toEqual(conversation);
+    expect(await client.conversations.update(conversation.id, { metadata: { topic: 'changed' } })).toMatchObject({ id: conversation.id, metadata: { topic: 'changed' } });
+
+    const added = await client.conversations.items.create(conversation.id, {
+      items: [
+        { type: 'message', role: 'assistant', content: 'Hi, how can I help?' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather?' }] },
+      ],
+    });
+    expect(added.object).toBe('list');
+    expect(added.data).toHaveLength(2);
+    expect(added.data[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi, how can I help?' }] });
+    expect(added.first_id).toBe(added.data[0].id);
+    expect(added.last_id).toBe(added.data[1].id);
+
+    const all: OpenAI.Conversations.ConversationItem[] = [];
+    for await (const item of client.conversations.items.list(conversation.id, { order: 'asc', limit: 2 })) all.push(item);
+    expect(texts(all as never)).toEqual(['user: Hello!', 'assistant: Hi, how can I help?', 'user: Weather?']);
+    const newest = await client.conversations.items.list(conversation.id, { limit: 1 });
+    expect(newest.data.map((item) => item.id)).toEqual([added.data[1].id]);
+    expect(newest.has_more).toBe(true);
+    expect(await client.conversations.items.retrieve(added.data[0].id!, { conversation_id: conversation.id })).toEqual(added.data[0]);
+
+    const after = await client.conversations.items.delete(added.data[0].id!, { conversation_id: conversation.id });
+    expect(after).toMatchObject({ id: conversation.id, object: 'conversation' });
+    const left = await client.conversations.items.list(conversation.id, { order: 'asc' });
+    expect(texts(left.data as never)).toEqual(['user: Hello!', 'user: Weather?']);
+
+    // Another account's key does not see it; a key scoped to Chat does not reach the Conversations API (the Responses group's).
+    for (const call of [() => other.conversations.retrieve(conversation.id), () => other.conversations.items.list(conversation.id), () => other.conversations.delete(conversation.id)]) {
+      await expect(call()).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    }
+    await expect(chatOnly.conversations.retrieve(conversation.id)).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+
+    expect(await client.conversations.delete(conversation.id)).toEqual({ id: conversation.id, object: 'conversation.deleted', deleted: true });
+    const gone = await client.conversations.retrieve(conversation.id).catch((thrown: unknown) => thrown);
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((gone as InstanceType<typeof OpenAI.NotFoundError>).message).toContain(`Conversation with id '${conversation.id}' not found`);
+  });
+
+  it('bounds: metadata (16 keys, 64-character keys, 512-character values), 20 items a call, items that are not items', async () => {
+    const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+    for (const metadata of [tooMany, { ['k'.repeat(65)]: 'v' }, { k: 'v'.repeat(513) }, { k: 1 }]) {
+      await expect(client.conversations.create({ metadata: metadata as never })).rejects.toBeInstanceOf(OpenAI.APIError);
+    }
+    const conversation = await client.conversations.create({});
+    const items = Array.from({ length: 21 }, () => ({ type: 'message' as const, role: 'user' as const, content: 'x' }));
+    const error = await client.conversations.items.create(conversation.id, { items }).catch((thrown: unknown) => thrown);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
+    expect((error as Error).message).toContain('at most 20 items');
+    await expect(client.conversations.items.create(conversation.id, { items: [{ nonsense: true } as never] })).rejects.toBeInstanceOf(OpenAI.APIError);
+    await expect(client.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 42 } as never] })).rejects.toBeInstanceOf(OpenAI.APIError);
+    expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
+  });
+
+  describe.each([
+    ['a Chat upstream (converted)', 'oc/gpt-4o-mini', () => chat],
+    ['a Responses upstream', 'or/gpt-5', () => responses],
+  ])('responses.create with a conversation, on %s', (_label, model, upstream) => {
+    it.each([false, true])('two turns (stream: %s): the second goes upstream with the first; both turns are in the conversation', async (stream) => {
+      const conversation = await client.conversations.create({ items: [{ type: 'message', role: 'developer', content: 'Be brief.' }] });
+      const ask = async (input: string, as: string | { id: string }) => {
+        if (!stream) return client.responses.create({ model, input, conversation: as });
+        return client.responses.stream({ model, input, conversation: as }).finalResponse();
+      };
+      // The SDK's streamed final response has no output_text: read the output's text.
+      const textOf = (response: OpenAI.Responses.Response) =>
+        response.output.flatMap((item) => (item.type === 'message' ? item.content.map((part) => (part.type === 'output_text' ? part.text : '')) : [])).join('');
+      const first = await ask('What is the capital of France?', conversation.id);
+      expect(textOf(first)).toBe(FINAL);
+      const before = upstream().requests.length;
+      const second = await ask('And of Italy?', { id: conversation.id });
+      expect(textOf(second)).toBe(FINAL);
+      expect(upstream().rejections).toEqual([]);
+      const sent = JSON.stringify(upstream().requests.slice(before).map((r) => r.json));
+      expect(upstream().requests.length).toBe(before + 1);
+      for (const text of ['Be brief.', 'What is the capital of France?', FINAL, 'And of Italy?']) expect(sent).toContain(text);
+      expect(sent).not.toContain(conversation.id);
+      const items = await client.conversations.items.list(conversation.id, { order: 'asc' });
+      expect(texts(items.data as never)).toEqual(['developer: Be brief.', 'user: What is the capital of France?', `assistant: ${FINAL}`, 'user: And of Italy?', `assistant: ${FINAL}`]);
+    });
+  });
+
+  it('an id the account does not have is a 404 naming conversation, on every route and whole or streamed, before any upstream call; with previous_response_id a 400', async () => {
+    const mine = await client.conversations.create({});
+    const before = responses.requests.length + chat.requests.length;
+    for (const model of ['mock/echo', 'or/gpt-5', 'oc/gpt-4o-mini']) {
+      for (const conversation of ['conv_abc123', { id: 'conv_abc123' }, mine.id]) {
+        for (const stream of [false, true]) {
+          const caller = conversation === mine.id ? other : client;
+          const error = await caller.responses.create({ model, input: 'hi', conversation, stream } as never).catch((thrown: unknown) => thrown);
+          expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+          expect((error as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ param: 'conversation' });
+        }
       }
     }
-    expect(responses.requests.length).toBe(before);
+    const both = await client.responses.create({ model: 'mock/echo', input: 'hi', conversation: mine.id, previous_response_id: 'resp_x' }).catch((thrown: unknown) => thrown);
+    expect(both).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((both as Error).message).toContain("Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.");
+    expect(responses.requests.length + chat.requests.length).toBe(before);
+    expect((await client.conversations.items.list(mine.id)).data).toEqual([]);
   });
 
-  it('the input token count refuses it alike; without a conversation the same request is answered', async () => {
-    const count = await fetch(`${gw.url}/v1/responses/input_tokens`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock/echo', input: 'hi', conversation: 'conv_abc123' }),
-    });
-    expect(count.status).toBe(404);
-    expect((await client.responses.create({ model: 'mock/echo', input: 'hi' })).output_text).toBe('hi');
+  it('store: false still adds the turn (the response itself is not kept)', async () => {
+    const conversation = await client.conversations.create({});
+    const answer = await client.responses.create({ model: 'mock/echo', input: 'kept in the conversation', conversation: conversation.id, store: false });
+    expect(answer.output_text).toBe('kept in the conversation');
+    const items = await client.conversations.items.list(conversation.id, { order: 'asc' });
+    expect(texts(items.data as never)).toEqual(['user: kept in the conversation', 'assistant: kept in the conversation']);
+    await expect(client.responses.retrieve(answer.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
+
+  it('a failed response adds nothing to the conversation', async () => {
+    const conversation = await client.conversations.create({});
+    const error = await client.responses.create({ model: 'or/no-such-model', input: 'hi', conversation: conversation.id }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    for (const stream of [false, true]) {
+      const failed = await client.responses.create({ model: 'broken/echo', input: 'hi', conversation: conversation.id, stream }).catch((thrown: unknown) => thrown);
+      expect(failed).toBeInstanceOf(OpenAI.APIError);
+    }
+    expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
+  });
+
+  it("the Agents SDK's OpenAIConversationsSession keeps a run's history over two turns", async () => {
+    await ensureTestClients();
+    process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
+    const sdk = await clientModule('@openai/agents');
+    const { default: SdkOpenAI } = await clientModule('openai');
+    sdk.setTracingDisabled(true);
+    const sdkClient = new SdkOpenAI({ baseURL: `${gw.url}/v1`, apiKey: (client as unknown as { apiKey: string }).apiKey, maxRetries: 0 });
+    sdk.setDefaultOpenAIClient(sdkClient);
+    sdk.setOpenAIAPI('responses');
+    for (const [model, upstream] of [
+      ['oc/gpt-4o-mini', chat],
+      ['or/gpt-5', responses],
+    ] as const) {
+      const session = new sdk.OpenAIConversationsSession({ client: sdkClient });
+      const agent = new sdk.Agent({ name: 'Assistant', instructions: 'Answer briefly.', model });
+      const first = await sdk.run(agent, 'Remember the word "tangerine".', { session });
+      expect(first.finalOutput).toBe(FINAL);
+      const before = upstream.requests.length;
+      const second = await sdk.run(agent, 'Which word did I ask you to remember?', { session });
+      expect(second.finalOutput).toBe(FINAL);
+      expect(upstream.rejections).toEqual([]);
+      const sent = JSON.stringify(upstream.requests.slice(before).map((r) => r.json));
+      expect(sent).toContain('tangerine');
+      const id = await session.getSessionId();
+      expect(id).toMatch(/^conv_/);
+      const items = await client.conversations.items.list(id, { order: 'asc' });
+      expect(texts(items.data as never)).toEqual([
+        'user: Remember the word "tangerine".',
+        `assistant: ${FINAL}`,
+        'user: Which word did I ask you to remember?',
+        `assistant: ${FINAL}`,
+      ]);
+      await session.clearSession();
+      await expect(client.conversations.retrieve(id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    }
+  }, 120_000);
 
   it('a prompt template (prompt.id) goes to an OpenAI Responses upstream, without input too; converted, it is a 422 naming it, not dropped', async () => {
     const prompt = { id: 'pmpt_abc123', variables: { city: 'Paris' } };
@@ -69,13 +237,5 @@ describe("a Responses request naming an OpenAI conversation (the Conversations A
     expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
     expect((error as Error).message).toContain("Invalid parameter 'prompt': is a prompt template of an OpenAI organization");
     expect(responses.requests.length).toBe(before);
-  });
-
-  it('conversations.create and items.list are a 404 that says what to use instead', async () => {
-    for (const call of [() => client.conversations.create({}), () => client.conversations.items.list('conv_abc123')]) {
-      const error = await call().catch((thrown: unknown) => thrown);
-      expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-      expect((error as Error).message).toContain("does not serve OpenAI's Conversations API: chain turns with previous_response_id");
-    }
   });
 });

@@ -31,7 +31,7 @@ const scalarsSchema = z.looseObject({
 /** Body fields this codec maps; everything else goes to `extra` untouched. */
 const KNOWN_FIELDS = new Set([
   'model', 'input', 'instructions', 'stream', 'max_output_tokens', 'temperature', 'top_p', 'parallel_tool_calls',
-  'store', 'previous_response_id', 'metadata', 'user', 'reasoning', 'text', 'tools', 'tool_choice',
+  'store', 'previous_response_id', 'conversation', 'metadata', 'user', 'reasoning', 'text', 'tools', 'tool_choice',
   'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options',
 ]);
 

@@ -86,10 +86,11 @@ export { decodeResponsesError, decodeResponsesStreamError } from './decode-error
 export { encodeResponsesError, encodeResponsesStreamError } from './encode-error.ts';
 export { readResponsesPassthrough, createResponsesUsageTap, type ResponsesUsageTap } from './read-passthrough.ts';
 export { responseToHistory, prependHistory } from './rebuild-history.ts';
+export { conversationIdOf } from './require-body.ts';
 export { responseIdFor, storedItemId, storedItemPlace } from './create-id.ts';
 export { encryptedContentFor } from './encode-output.ts';
 export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './encode-routing-event.ts';
 export { nameStoredIds } from './pass-through.ts';
 export { compactionRequest, compactedResponse, hasCompactionTrigger } from './compaction.ts';
 export { replayResponseStream } from './replay-stream.ts';
-export { inputItemsOf, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';
+export { asListedItem, inputItemsOf, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';

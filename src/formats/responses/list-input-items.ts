@@ -26,6 +26,15 @@ const ID_PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc',
  * it the same.
  */
 function listedItem(item: unknown, index: number, responseId: string): Record<string, unknown> | undefined {
+  return asListedItem(item, (prefix) => `${prefix}_gw${responseId.replace(/^resp_/, '')}i${index}`);
+}
+
+/**
+ * An input item in the shape OpenAI lists it (above), named by `nameOf` (given the prefix of its
+ * type) when it has no id: a conversation's items are kept so (src/exchange/conversations.ts).
+ * Undefined for what is not an item (neither typed nor a message).
+ */
+export function asListedItem(item: unknown, nameOf: (prefix: string) => string): Record<string, unknown> | undefined {
   if (!isRecord(item)) return undefined;
   const type = typeof item.type === 'string' ? item.type : 'role' in item ? 'message' : undefined;
   if (type === undefined) return undefined;
@@ -33,7 +42,7 @@ function listedItem(item: unknown, index: number, responseId: string): Record<st
   if (type === 'message' && typeof item.content === 'string') {
     listed.content = [item.role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content }];
   }
-  if (typeof item.id !== 'string') listed.id = `${(Object.hasOwn(ID_PREFIX, type) && ID_PREFIX[type]) || 'item'}_gw${responseId.replace(/^resp_/, '')}i${index}`;
+  if (typeof item.id !== 'string' || item.id === '') listed.id = nameOf((Object.hasOwn(ID_PREFIX, type) && ID_PREFIX[type]) || 'item');
   if (listed.status === undefined && (type === 'message' || type === 'function_call' || type === 'function_call_output')) listed.status = 'completed';
   return listed;
 }

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/index.ts';
+import { GatewayError, validationError } from '../../errors/index.ts';
 import { MODEL_FIELD, isRecord, requireFields } from '../shared/index.ts';
 
 const INPUT_FIELD = { check: (value: unknown) => typeof value === 'string' || Array.isArray(value), message: 'must be a string or an array of items' };
@@ -10,21 +10,24 @@ const INPUT_FIELD = { check: (value: unknown) => typeof value === 'string' || Ar
  * template may hold the whole input; both were a 400 here).
  */
 export function requireResponsesBody(body: unknown): Record<string, unknown> & { model: string; input?: string | unknown[] } {
-  if (isRecord(body) && body.conversation !== undefined && body.conversation !== null) throw conversationNotFound(body.conversation);
+  if (isRecord(body) && body.conversation !== undefined && body.conversation !== null) conversationIdOf(body);
   const elsewhere = isRecord(body) && (body.input === undefined || body.input === null) && ((typeof body.previous_response_id === 'string' && body.previous_response_id !== '') || isRecord(body.prompt));
   return requireFields(body, elsewhere ? { model: MODEL_FIELD } : { model: MODEL_FIELD, input: INPUT_FIELD }) as Record<string, unknown> & { model: string; input?: string | unknown[] };
 }
 
 /**
- * `conversation` (OpenAI's Conversations API): the gateway keeps none, so no id names one here, as OpenAI answers an id
- * it does not have (404). Forwarding it would let any key read and extend the operator's own conversations at OpenAI;
- * ignoring it would drop the history the client counts on. docs/api-decisions.md.
+ * The conversation a Responses body names (`conversation`: `"conv_…"` or `{id}`, OpenAI's
+ * Conversations API, kept by the gateway per account), or undefined. 422 for another shape; 400
+ * beside `previous_response_id`, which OpenAI refuses too (the history would come from two places).
  */
-function conversationNotFound(conversation: unknown): GatewayError {
+export function conversationIdOf(body: Record<string, unknown>): string | undefined {
+  const conversation = body.conversation;
+  if (conversation === undefined || conversation === null) return undefined;
   const id = typeof conversation === 'string' ? conversation : isRecord(conversation) && typeof conversation.id === 'string' ? conversation.id : undefined;
-  return new GatewayError(
-    'not_found',
-    `${id === undefined ? 'No conversation' : `Conversation with id '${id.slice(0, 128)}'`} found: this gateway does not serve OpenAI's Conversations API. Chain turns with previous_response_id (the gateway stores responses for your account) or send the history in input.`,
-    { details: { param: 'conversation' } },
-  );
+  if (id === undefined || id === '' || id.length > 200) throw validationError({ conversation: 'must be a conversation id or an object with its id' });
+  const previous = body.previous_response_id;
+  if (previous !== undefined && previous !== null && previous !== '') {
+    throw new GatewayError('bad_request', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.", { details: { param: 'conversation' } });
+  }
+  return id;
 }

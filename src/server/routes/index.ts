@@ -26,6 +26,7 @@ import { geminiBatchRoutes } from './gemini-batches.ts';
 import { geminiFileRoutes } from './gemini-files.ts';
 import { videoRoutes } from './videos.ts';
 import { storedChatCompletionRoutes } from './stored-chat-completions.ts';
+import { conversationRoutes } from './conversations.ts';
 import { UploadGate } from '../upload-gate.ts';
 
 export type { RouteDef } from './types.ts';
@@ -47,6 +48,7 @@ export function buildRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'DELETE', path: '/v1/responses/:id', handler: deleteStoredResponse(deps), format: 'responses' },
     { method: 'GET', path: '/v1/responses/:id/input_items', handler: listStoredInputItems(deps), format: 'responses' },
     { method: 'POST', path: '/v1/responses/:id/cancel', handler: cancelStoredResponse(deps), format: 'responses' },
+    ...conversationRoutes(deps),
     ...storedChatCompletionRoutes(deps),
     ...authSessionRoutes(deps),
     ...accountProcedureRoutes(deps),

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { GatewayError, validationError } from '../errors/index.ts';
+import { asListedItem, getCodec } from '../formats/index.ts';
+import type { Message } from '../ir/index.ts';
+import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../store/index.ts';
+import type { ExchangeDeps } from './types.ts';
+
+/**
+ * OpenAI's Conversations API over the gateway's store (docs/api-decisions.md): a conversation is
+ * the account's list of Responses items, read as the history of a Responses request naming it
+ * and extended with that request's input and output when it succeeds.
+ */
+export const CONVERSATION_LIMITS = {
+  /** Items one conversation holds at most (OpenAI documents none; the whole list is the next request's history). */
+  items: 10_000,
+  /** Items one `items` array adds (create, or POST …/items), as OpenAI bounds it. */
+  itemsPerCall: 20,
+  metadataKeys: 16,
+  metadataKeyChars: 64,
+  metadataValueChars: 512,
+} as const;
+
+type ConversationDeps = Pick<ExchangeDeps, 'store' | 'config'>;
+
+/** A conversation's id: minted here, random. */
+export function mintConversationId(): string {
+  return `conv_${randomBytes(24).toString('hex')}`;
+}
+
+/** No conversation under `id` for this account (another account's id is the same as a missing one). */
+export function conversationNotFound(id: string, param?: string): GatewayError {
+  return new GatewayError('not_found', `Conversation with id '${id.slice(0, 200)}' not found.`, { details: param ? { param, id: id.slice(0, 200) } : { id: id.slice(0, 200) } });
+}
+
+/** The conversation as OpenAI answers it (`created_at` in seconds). */
+export function conversationView(record: ConversationRecord): Record<string, unknown> {
+  return { id: record.id, object: 'conversation', created_at: Math.floor(record.createdAt / 1000), metadata: record.metadata };
+}
+
+/** The bounds of a conversation: its items, and their bytes (they become a request: `server.bodyLimits.inference`). */
+export function conversationBounds(deps: ConversationDeps): ConversationBounds {
+  return { maxItems: CONVERSATION_LIMITS.items, maxBytes: deps.config.server.bodyLimits.inference };
+}
+
+/** The refusal of items that would take a conversation past its bounds. */
+export function conversationFull(id: string, bounds: ConversationBounds): GatewayError {
+  return new GatewayError(
+    'bad_request',
+    `Conversation '${id}' cannot take these items: a conversation holds at most ${bounds.maxItems} items and ${bounds.maxBytes} bytes of them (server.bodyLimits.inference). Delete items or start a new conversation.`,
+    { details: { param: 'items', max_items: bounds.maxItems, max_bytes: bounds.maxBytes } },
+  );
+}
+
+/** `metadata`: up to 16 string values under keys of up to 64 characters, values up to 512 (OpenAI's bounds); null or absent is none. */
+export function readConversationMetadata(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw validationError({ metadata: 'must be an object of string values' });
+  const entries = Object.entries(value);
+  if (entries.length > CONVERSATION_LIMITS.metadataKeys) throw validationError({ metadata: `may have at most ${CONVERSATION_LIMITS.metadataKeys} keys` });
+  const out: Record<string, string> = {};
+  for (const [key, entry] of entries) {
+    if (key.length > CONVERSATION_LIMITS.metadataKeyChars) throw validationError({ metadata: `keys may be at most ${CONVERSATION_LIMITS.metadataKeyChars} characters` });
+    if (typeof entry !== 'string') throw validationError({ [`metadata.${key}`]: 'must be a string' });
+    if (entry.length > CONVERSATION_LIMITS.metadataValueChars) throw validationError({ [`metadata.${key}`]: `may be at most ${CONVERSATION_LIMITS.metadataValueChars} characters` });
+    out[key] = entry;
+  }
+  return out;
+}
+
+/** An id the gateway names an item with, by its type's prefix (`msg_…`, `fc_…`). */
+function mintItemId(prefix: string): string {
+  return `${prefix}_${randomBytes(24).toString('hex')}`;
+}
+
+const SAFE_ITEM_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+/**
+ * Items to add to a conversation (`items` of create and POST …/items): an array of Responses input
+ * items, at most `CONVERSATION_LIMITS.itemsPerCall`, each read as a Responses input is (a 422 names
+ * what is wrong) and kept in the shape OpenAI lists it: typed, string content as one part, an id
+ * (the client's, else one minted here), a status.
+ */
+export function readConversationItems(value: unknown, field = 'items'): ConversationItemInput[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw validationError({ [field]: 'must be an array of items' });
+  if (value.length > CONVERSATION_LIMITS.itemsPerCall) throw validationError({ [field]: `may hold at most ${CONVERSATION_LIMITS.itemsPerCall} items; add more in further calls` });
+  return itemsToKeep(value, field);
+}
+
+/** Items as kept (validated as a Responses input, with their listed shape and ids), in order. */
+function itemsToKeep(items: readonly unknown[], field: string): ConversationItemInput[] {
+  const listed = items.map((item, index) => {
+    const kept = asListedItem(item, mintItemId);
+    if (!kept) throw validationError({ [`${field}[${index}]`]: 'must be an input item (an object with a type, or a message with a role)' });
+    if (kept.type === 'item_reference') throw validationError({ [`${field}[${index}]`]: 'an item_reference cannot be kept in a conversation; send the item itself' });
+    if (typeof kept.id !== 'string' || !SAFE_ITEM_ID.test(kept.id)) kept.id = mintItemId('item');
+    return kept;
+  });
+  // Read as a Responses input is: a conversation's items are the next request's history, so one that cannot be read is refused now.
+  decodeItems(listed);
+  return listed.map((item) => ({ id: item.id as string, item: JSON.stringify(item) }));
+}
+
+/** The IR messages of Responses items (earlier turns may hold the calls their outputs answer). */
+function decodeItems(items: readonly Record<string, unknown>[]): Message[] {
+  if (items.length === 0) return [];
+  return getCodec('responses').decodeRequest({ model: 'conversation', input: items, conversation: 'conversation' }).messages;
+}
+
+/** A conversation's items as the IR history of a request naming it; 404 (`param: conversation`) when the account has no such conversation. */
+export async function conversationHistory(deps: ConversationDeps, accountId: string, id: string): Promise<Message[]> {
+  const items = await deps.store.conversations.items(accountId, id);
+  if (!items) throw conversationNotFound(id, 'conversation');
+  // A full conversation takes no further turn (the turn's items are added whatever their number: the request already fit).
+  const bounds = conversationBounds(deps);
+  if (items.length >= bounds.maxItems) throw conversationFull(id, bounds);
+  return decodeItems(items);
+}
+
+/**
+ * What a Responses request adds to its conversation when it succeeds: its input items (as
+ * listed), then the response's output items, as JSON texts with their ids.
+ */
+export function turnItems(input: unknown, output: unknown): ConversationItemInput[] {
+  const given = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
+  const out: ConversationItemInput[] = [];
+  for (const item of [...given, ...(Array.isArray(output) ? output : [])]) {
+    const kept = asListedItem(item, mintItemId);
+    if (!kept || kept.type === 'item_reference') continue;
+    if (typeof kept.id !== 'string' || !SAFE_ITEM_ID.test(kept.id)) kept.id = mintItemId('item');
+    out.push({ id: kept.id as string, item: JSON.stringify(kept) });
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+import type { H3Event } from 'h3';
+import { GatewayError, validationError } from '../../errors/index.ts';
+import {
+  conversationBounds,
+  conversationFull,
+  conversationNotFound,
+  conversationView,
+  mintConversationId,
+  readConversationItems,
+  readConversationMetadata,
+} from '../../exchange/index.ts';
+import { pageInputItems } from '../../formats/index.ts';
+import { authenticateApiKey } from '../auth.ts';
+import { bodyLimit } from '../byte-limit.ts';
+import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
+import { json } from '../send.ts';
+import type { ServerDeps } from '../types.ts';
+import { listOrder, listQuery } from './files.ts';
+import type { RouteDef } from './types.ts';
+
+/**
+ * OpenAI's Conversations API (`client.conversations…`, the Agents SDK's OpenAIConversationsSession)
+ * over the gateway's store: the caller's account's conversations only (another account's id is a
+ * 404), their items as OpenAI lists them. A Responses request naming one reads it as its history
+ * and adds its turn to it (src/exchange/stored-responses.ts). docs/api-decisions.md.
+ */
+export function conversationRoutes(deps: ServerDeps): RouteDef[] {
+  const bounds = () => jsonBodyBounds(deps, bodyLimit(deps, 'inference'));
+  const idOf = (event: H3Event) => event.context.params?.id ?? '';
+  const itemIdOf = (event: H3Event) => event.context.params?.item_id ?? '';
+
+  /** POST /v1/conversations {items?, metadata?} */
+  const create = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const { body } = await readJsonObject(event, bounds());
+    const metadata = readConversationMetadata(body.metadata) ?? {};
+    const items = readConversationItems(body.items);
+    const limits = conversationBounds(deps);
+    const id = mintConversationId();
+    if (items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0) > limits.maxBytes) throw conversationFull(id, limits);
+    const record = await deps.store.conversations.create({ id, accountId: auth.account.id, createdAt: deps.clock.now(), metadata }, items);
+    return json(event, conversationView(record));
+  };
+
+  /** GET /v1/conversations/{id} */
+  const retrieve = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const id = idOf(event);
+    const record = await deps.store.conversations.get(auth.account.id, id);
+    if (!record) throw conversationNotFound(id);
+    return json(event, conversationView(record));
+  };
+
+  /** POST /v1/conversations/{id} {metadata}: replaces the metadata. */
+  const update = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const { body } = await readJsonObject(event, bounds());
+    const metadata = readConversationMetadata(body.metadata);
+    if (metadata === undefined) throw new GatewayError('bad_request', "Missing required parameter: 'metadata'.", { details: { param: 'metadata', missing: ['metadata'] } });
+    const id = idOf(event);
+    const record = await deps.store.conversations.setMetadata(auth.account.id, id, metadata);
+    if (!record) throw conversationNotFound(id);
+    return json(event, conversationView(record));
+  };
+
+  /** DELETE /v1/conversations/{id}: the conversation and its items. */
+  const remove = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const id = idOf(event);
+    if (!(await deps.store.conversations.delete(auth.account.id, id))) throw conversationNotFound(id);
+    return json(event, { id, object: 'conversation.deleted', deleted: true });
+  };
+
+  /** GET /v1/conversations/{id}/items: `after`, `limit` (1–100, default 20), `order` (default `desc`); `include` is taken (every item is listed whole). */
+  const listItems = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const params = event.url.searchParams;
+    const query = { ...listQuery(params, 100, 20), order: listOrder(params) };
+    const id = idOf(event);
+    const items = await deps.store.conversations.items(auth.account.id, id);
+    if (!items) throw conversationNotFound(id);
+    return json(event, pageInputItems(items, query));
+  };
+
+  /** POST /v1/conversations/{id}/items {items}: at most 20, added at the end; answers the list of the items added. */
+  const addItems = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const { body } = await readJsonObject(event, bounds());
+    if (!Array.isArray(body.items)) {
+      if (body.items === undefined) throw new GatewayError('bad_request', "Missing required parameter: 'items'.", { details: { param: 'items', missing: ['items'] } });
+      throw validationError({ items: 'must be an array of items' });
+    }
+    const items = readConversationItems(body.items);
+    const id = idOf(event);
+    const limits = conversationBounds(deps);
+    const outcome = await deps.store.conversations.append(auth.account.id, id, items, limits);
+    if (outcome === 'not_found') throw conversationNotFound(id);
+    if (outcome === 'full') throw conversationFull(id, limits);
+    const data = items.map((entry) => JSON.parse(entry.item) as Record<string, unknown>);
+    return json(event, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
+  };
+
+  /** GET /v1/conversations/{id}/items/{item_id} */
+  const retrieveItem = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const id = idOf(event);
+    const items = await deps.store.conversations.items(auth.account.id, id);
+    if (!items) throw conversationNotFound(id);
+    const itemId = itemIdOf(event);
+    const item = items.find((entry) => entry.id === itemId);
+    if (!item) throw itemNotFound(itemId);
+    return json(event, item);
+  };
+
+  /** DELETE /v1/conversations/{id}/items/{item_id}: answers the conversation, as OpenAI does. */
+  const removeItem = async (event: H3Event): Promise<string> => {
+    const auth = authenticateApiKey(event, deps);
+    const id = idOf(event);
+    const itemId = itemIdOf(event);
+    const outcome = await deps.store.conversations.deleteItem(auth.account.id, id, itemId);
+    if (outcome === 'not_found') throw conversationNotFound(id);
+    if (outcome === 'no_item') throw itemNotFound(itemId);
+    return json(event, conversationView(outcome));
+  };
+
+  return [
+    { method: 'POST', path: '/v1/conversations', handler: create, format: 'responses' },
+    { method: 'GET', path: '/v1/conversations/:id', handler: retrieve, format: 'responses' },
+    { method: 'POST', path: '/v1/conversations/:id', handler: update, format: 'responses' },
+    { method: 'DELETE', path: '/v1/conversations/:id', handler: remove, format: 'responses' },
+    { method: 'GET', path: '/v1/conversations/:id/items', handler: listItems, format: 'responses' },
+    { method: 'POST', path: '/v1/conversations/:id/items', handler: addItems, format: 'responses' },
+    { method: 'GET', path: '/v1/conversations/:id/items/:item_id', handler: retrieveItem, format: 'responses' },
+    { method: 'DELETE', path: '/v1/conversations/:id/items/:item_id', handler: removeItem, format: 'responses' },
+  ];
+}
+
+function itemNotFound(itemId: string): GatewayError {
+  return new GatewayError('not_found', `Item with id '${itemId.slice(0, 200)}' not found.`, { details: { id: itemId.slice(0, 200) } });
+}
