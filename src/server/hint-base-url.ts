@@ -50,6 +50,10 @@ export function suggestBaseUrl(
       hint: `This gateway serves Gemini's v1beta and v1, not v1alpha: leave httpOptions.apiVersion unset (the SDK's default: v1beta, or v1 from @google/genai 3) or set it to 'v1' or 'v1beta'.`,
     };
   }
+  // OpenRouter's base URL is host/api/v1: a client moved from it with only the host changed.
+  if (path.startsWith('/api/v1/') && serves(path.slice('/api'.length))) {
+    return { path: path.slice('/api'.length), hint: `This is OpenRouter's path (/api/v1): the gateway serves the same API at /v1, so an OpenAI or OpenRouter client takes the base URL ${origin}/v1.` };
+  }
   const tuned = vertexTunedModelPath(path);
   if (tuned && servesBelowRoot(tuned.path)) return tuned;
   if (path.startsWith('/v1/')) {

@@ -392,6 +392,11 @@ describe('official SDK stream helpers through the gateway, every upstream format
       const missing = await bare.chat.completions.create({ model: 'c/gpt-chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
       expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
       expect((missing as Error).message).toContain(`base URL ${gw.url}/v1`);
+      const openRouterPath = new OpenAI({ baseURL: `${gw.url}/api/v1`, apiKey: gw.key, maxRetries: 0 });
+      const moved = await openRouterPath.chat.completions.create({ model: 'c/gpt-chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(moved).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((moved as Error).message).toContain(`OpenRouter's path (/api/v1)`);
+      expect((moved as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ details: { did_you_mean: '/v1/chat/completions' } });
       const unknown = await fetch(`${gw.url}/v1/no/such/thing`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` } });
       expect(((await unknown.json()) as Json).error).not.toHaveProperty('details');
     });

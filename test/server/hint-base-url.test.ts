@@ -57,6 +57,12 @@ describe('suggestBaseUrl (spec §5 rule 5)', () => {
     expect(suggestBaseUrl('POST', '//v1/models', ORIGIN, KNOWN)).toBeUndefined();
   });
 
+  it("names /v1 for OpenRouter's /api/v1 (a client moved from OpenRouter with only the host changed)", () => {
+    expect(suggestBaseUrl('POST', '/api/v1/chat/completions', ORIGIN, KNOWN)).toMatchObject({ path: '/v1/chat/completions', hint: expect.stringContaining(`base URL ${ORIGIN}/v1.`) });
+    expect(suggestBaseUrl('GET', '/api/v1/models', ORIGIN, KNOWN)?.path).toBe('/v1/models');
+    expect(suggestBaseUrl('GET', '/api/v1/nothing', ORIGIN, KNOWN)).toBeUndefined();
+  });
+
   it('suggests nothing when neither fixes the path or the method differs', () => {
     expect(suggestBaseUrl('POST', '/v1/no/such', ORIGIN, KNOWN)).toBeUndefined();
     expect(suggestBaseUrl('GET', '/v1/v1/messages', ORIGIN, KNOWN)).toBeUndefined();
