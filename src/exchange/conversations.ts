@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, validationError } from '../errors/index.ts';
-import { asListedItem, getCodec } from '../formats/index.ts';
+import { asListedItem, conversationIdOf, getCodec, prependHistory } from '../formats/index.ts';
 import type { Message } from '../ir/index.ts';
 import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
@@ -132,4 +132,19 @@ export function turnItems(input: unknown, output: unknown): ConversationItemInpu
     out.push({ id: kept.id as string, item: JSON.stringify(kept) });
   }
   return out;
+}
+
+/**
+ * A Responses body naming a conversation as counted (`POST /v1/responses/input_tokens`, which
+ * OpenAI counts with the conversation's items): its history in front of its input, `conversation`
+ * gone (the id is the gateway's, never an upstream's). The body as it is when it names none; 404
+ * for an id the account does not have, as on /v1/responses.
+ */
+export async function withConversationHistory(deps: ConversationDeps, accountId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const id = conversationIdOf(body);
+  if (id === undefined) return body;
+  const history = await conversationHistory(deps, accountId, id);
+  const codec = getCodec('responses');
+  const request = prependHistory(codec.decodeRequest(body), history);
+  return codec.encodeRequest(request, { upstreamModel: request.model });
 }

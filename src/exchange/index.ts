@@ -13,6 +13,7 @@ export {
   mintConversationId,
   readConversationItems,
   readConversationMetadata,
+  withConversationHistory,
 } from './conversations.ts';
 export type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 export { inlineStoredFiles, namesGatewayFiles, storedFilesOf, type InlinedBody } from './inline-stored-files.ts';

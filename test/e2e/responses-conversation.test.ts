@@ -178,6 +178,26 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     await expect(client.responses.retrieve(answer.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('the input token count counts the conversation\'s items too; an id the account does not have is the same 404', async () => {
+    const conversation = await client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'word '.repeat(200) }] });
+    const count = async (body: Record<string, unknown>) => {
+      const answer = await fetch(`${gw.url}/v1/responses/input_tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${(client as unknown as { apiKey: string }).apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock/echo', input: 'hi', ...body }),
+      });
+      return { status: answer.status, json: (await answer.json()) as { input_tokens?: number; error?: { param?: string } } };
+    };
+    const alone = await count({});
+    const withHistory = await count({ conversation: conversation.id });
+    expect(alone.status).toBe(200);
+    expect(withHistory.status).toBe(200);
+    expect(withHistory.json.input_tokens! - alone.json.input_tokens!).toBeGreaterThanOrEqual(200);
+    const missing = await count({ conversation: 'conv_abc123' });
+    expect(missing.status).toBe(404);
+    expect(missing.json.error?.param).toBe('conversation');
+  });
+
   it('a failed response adds nothing to the conversation', async () => {
     const conversation = await client.conversations.create({});
     const error = await client.responses.create({ model: 'or/no-such-model', input: 'hi', conversation: conversation.id }).catch((thrown: unknown) => thrown);

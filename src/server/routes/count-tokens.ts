@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3';
 import { checkEndpoint, checkModelScope, countedEndpoint, createModelsThatMayServe } from '../../accounts/index.ts';
 import { GatewayError, isGatewayError, renameFields, validationError } from '../../errors/index.ts';
-import { inlineStoredFiles } from '../../exchange/index.ts';
+import { inlineStoredFiles, withConversationHistory } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
 import { countInputTokens, patchCall } from '../../pipeline/index.ts';
@@ -52,6 +52,8 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
     const files = format.storedFiles?.find(body) ?? [];
     if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth));
+    // A Responses count naming a conversation counts its items too, as OpenAI's does (the id never goes upstream).
+    if (format.id === 'responses') body = await withConversationHistory(deps, auth.account.id, body);
     const named = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
     // A cloud's id (Vertex's `claude-sonnet-4-5@20250929`) as the model the gateway serves under it.
     const model = named === undefined ? undefined : servedModel(deps, named, alsoKnownAs?.(named));
