@@ -11,6 +11,8 @@ import { procedure, router, type AdminContext } from './trpc.ts';
 export interface AdminVideoView extends VideoView {
   account: string;
   provider: string;
+  /** The upstream's id for the model; `model` is the gateway's (`provider/model`), as the Media Library names it. */
+  upstream_model: string;
   /** The record id in the Media Library (`gateway media show`). */
   generation_id: string;
 }
@@ -19,7 +21,8 @@ async function views(ctx: AdminContext, records: MediaRecord[]): Promise<AdminVi
   const emails = new Map((await ctx.store.accounts.list()).map((a) => [a.id, a.email]));
   return records.flatMap((r) => {
     const job = readJob(r);
-    return job ? [{ ...viewVideo(r, job), account: emails.get(r.accountId) ?? r.accountId, provider: job.provider, generation_id: r.id }] : [];
+    // The video object says the upstream's id (what OpenAI's answer says); an operator reads the model asked for, as `media show` does.
+    return job ? [{ ...viewVideo(r, job), model: job.modelId, upstream_model: job.upstreamModel, account: emails.get(r.accountId) ?? r.accountId, provider: job.provider, generation_id: r.id }] : [];
   });
 }
 

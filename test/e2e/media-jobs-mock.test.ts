@@ -167,7 +167,9 @@ describe('media jobs against mock: /v1/videos through the openai SDK, the Media 
     const table = await out('videos', 'ls', '--account', 'alice@example.test');
     expect(table).toMatch(new RegExp(`${v.id}\\s+in_progress\\s+\\d+%\\s+slow/video`));
     expect(await out('videos', 'ls', '--account', 'bob@example.test')).not.toContain(v.id);
-    expect(JSON.parse(await out('videos', 'show', v.id, '--json'))).toMatchObject({ id: v.id, status: 'in_progress', seconds: '2' });
+    expect(JSON.parse(await out('videos', 'show', v.id, '--json'))).toMatchObject({ id: v.id, status: 'in_progress', seconds: '2', model: 'slow/video', upstream_model: 'video' });
+    // An operator reads the model the client asked for (as media show names it), the upstream's id beside it.
+    expect(await out('videos', 'show', v.id)).toMatch(/^model\s+slow\/video$/m);
     const lib = JSON.parse(await out('media', 'ls', '--type', 'video', '--status', 'processing', '--json')) as { data: Array<{ prompt: string; model: string; progress?: number }> };
     expect(lib.data.find((r) => r.prompt === 'a very long take')?.progress).toEqual(expect.any(Number));
     // The library names the model as every other record does (the gateway's provider/model id); the video object keeps the upstream's.

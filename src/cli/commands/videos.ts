@@ -12,7 +12,7 @@ const ENDED = new Set(['completed', 'failed', 'cancelled', 'expired']);
 export function formatVideosTable(videos: AdminVideoView[], nowMs: number): string {
   return formatTable(
     ['ID', 'STATUS', 'PROGRESS', 'MODEL', 'SECONDS', 'PROMPT', 'AGE', 'ACCOUNT'],
-    videos.map((v) => [v.id, v.status, `${v.progress}%`, `${v.provider}/${v.model}`, v.seconds, excerpt(v.prompt, 30), formatAge(v.created_at, nowMs), v.account]),
+    videos.map((v) => [v.id, v.status, `${v.progress}%`, v.model, v.seconds, excerpt(v.prompt, 30), formatAge(v.created_at, nowMs), v.account]),
   );
 }
 
