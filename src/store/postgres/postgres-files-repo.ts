@@ -92,13 +92,19 @@ export class PostgresFilesRepo implements FilesRepo {
 
   private async *wholeRow(id: string): AsyncGenerator<Buffer> {
     const { rows } = await this.pool.query<{ content: Buffer | null }>('select content from gw_files where id = $1', [id]);
-    if (rows[0]?.content) yield rows[0].content;
+    if (!rows[0]?.content) throw deletedWhileRead(id);
+    yield rows[0].content;
   }
 
+  /** The chunks in order; past the last, the record is looked for: gone, the file was deleted meanwhile (a delete takes both at once), which fails the read rather than ending it short. */
   private async *chunkRows(id: string): AsyncGenerator<Buffer> {
     for (let seq = 0; ; seq++) {
       const { rows } = await this.pool.query<{ data: Buffer }>('select data from gw_file_chunks where file_id = $1 and seq = $2', [id, seq]);
-      if (!rows[0]) return;
+      if (!rows[0]) {
+        const { rowCount } = await this.pool.query('select 1 from gw_files where id = $1', [id]);
+        if ((rowCount ?? 0) === 0) throw deletedWhileRead(id);
+        return;
+      }
       yield rows[0].data;
     }
   }
@@ -120,4 +126,9 @@ export class PostgresFilesRepo implements FilesRepo {
       return true;
     });
   }
+}
+
+/** A read of a file's contents that its delete overtook: an error, so an answer made of them fails instead of ending short. */
+function deletedWhileRead(id: string): Error {
+  return new Error(`file ${id} was deleted while its contents were read`);
 }
