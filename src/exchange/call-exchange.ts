@@ -30,6 +30,7 @@ export class CallExchange implements ChatExchange {
   capture: ResponseCapture | undefined = undefined;
   responseId: string | undefined = undefined;
   previousResponseId: string | undefined = undefined;
+  conversationId: string | undefined = undefined;
   onSettled: ((settlement: Settlement) => void) | undefined = undefined;
 
   constructor(

@@ -96,7 +96,7 @@ function withBody(deps: ExchangeDeps, call: ExchangeCall, inbound: InboundReques
   }
   if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
     return withResponsesStore(deps, call, inbound, body, raw).then((stored) => {
-      const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId);
+      const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId, stored.conversationId);
       // A compact answer names the chain's user messages, which only the rebuilt body holds.
       return call.compact && stored.body !== body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
     });
@@ -111,7 +111,7 @@ async function withResponsesStore(
   inbound: InboundRequest,
   sent: Record<string, unknown>,
   raw: string,
-): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined; previousResponseId: string | undefined }> {
+): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined; previousResponseId: string | undefined; conversationId: string | undefined }> {
   let request = inbound.ir;
   let body = sent;
   const conversationId = conversationIdOf(body);
@@ -125,7 +125,7 @@ async function withResponsesStore(
   const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw, conversation);
   if (capture && request.store !== false) await checkResponsesQuota(deps, call.auth.account.id);
   if (body !== sent) inbound = reread(call, body, raw, inbound, request);
-  return { inbound, body, raw, capture, previousResponseId: request.previousResponseId };
+  return { inbound, body, raw, capture, previousResponseId: request.previousResponseId, conversationId: request.conversationId };
 }
 
 /** Admits the call (after a certain conversion's checks), then runs it. */
@@ -137,6 +137,7 @@ function admitAndRun(
   raw: string,
   capture: StoredResponseCapture | undefined,
   previousResponseId?: string,
+  conversationId?: string,
 ): Promise<ExchangeAnswer> {
   // A conversion is certain: its 400/422 (an invalid call_id, an unresolvable item_reference) come before the credit hold, not a 402 for a body that was never valid.
   const converting = surelyConverting(deps, inbound.facts.model, call.format);
@@ -145,6 +146,7 @@ function admitAndRun(
   exchange.capture = capture;
   exchange.responseId = capture?.id;
   exchange.previousResponseId = previousResponseId;
+  exchange.conversationId = conversationId;
   const admitting = call.billed === false ? UNBILLED : admitCall(deps, call, inbound.facts);
   if (admitting instanceof Promise) return admitting.then((admission) => runAdmitted(deps, call, inbound, exchange, capture, admission));
   return runAdmitted(deps, call, inbound, exchange, capture, admitting);

@@ -352,6 +352,8 @@ export interface RewriteContext {
   responseId?: string;
   /** The stored response the request followed (`previous_response_id`), which the upstream never saw: the answer names it. */
   previousResponseId?: string;
+  /** The conversation the request named (`conversation`, kept by the gateway), which the upstream never saw: the answer names it. */
+  conversationId?: string;
 }
 
 /**

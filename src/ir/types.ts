@@ -314,6 +314,8 @@ export interface ChatRequest {
   /** OpenAI `safety_identifier`, from a Chat client; sent to a Responses upstream. */
   safetyIdentifier?: string;
   previousResponseId?: string;
+  /** Responses `conversation` (kept by the gateway): the answer names it; never sent upstream. */
+  conversationId?: string;
   /**
    * The Responses input asked for a compaction (a `compaction_trigger` item, Codex's remote
    * compaction): the answer is one `compaction` item; a converted upstream writes the summary

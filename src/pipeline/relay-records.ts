@@ -57,6 +57,8 @@ export interface RelayOptions {
   responseId?: string;
   /** The stored response the request followed: a passed answer names it (RewriteContext.previousResponseId). */
   previousResponseId?: string;
+  /** The conversation the request named: a passed answer names it (RewriteContext.conversationId). */
+  conversationId?: string;
   /**
    * The part tap: sees the response as IR parts while it streams, e.g. to store a Responses
    * result. A passthrough decodes its records for it (only when it is set).
@@ -149,7 +151,7 @@ export class RecordRelay {
     this.writer = framing.createWriter();
     this.reframe = framing.clientOnly === true;
     this.rules = clientFormat.passthrough;
-    this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId, previousResponseId: options.previousResponseId };
+    this.rewriteContext = { dropUsageRecords: options.stripUsageChunk, responseId: options.responseId, previousResponseId: options.previousResponseId, conversationId: options.conversationId };
     // Only a passthrough reads where the answer finished from the watch (a cut stream); a conversion's decoder tells it.
     this.watch = watchStream(options.upstreamFormat, options.providerId, options.passthrough);
     this.pendingEvents = options.events;

@@ -298,8 +298,11 @@ function jsonOutcome(
     const info = upstreamCodec.readPassthroughResponse(parsed);
     // The gateway's own ids go to the client instead of the upstream's (a stored Responses answer,
     // the one it followed); an answer the store has nothing to do with is sent as it came.
-    const previousResponseId = exchange.previousResponseId;
-    const named = (responseId !== undefined || previousResponseId !== undefined) && typeof parsed?.id === 'string' && nameStoredIds(parsed, { dropUsageRecords: false, responseId, previousResponseId });
+    const { previousResponseId, conversationId } = exchange;
+    const named =
+      (responseId !== undefined || previousResponseId !== undefined || conversationId !== undefined) &&
+      typeof parsed?.id === 'string' &&
+      nameStoredIds(parsed, { dropUsageRecords: false, responseId, previousResponseId, conversationId });
     if (named) {
       json = JSON.stringify(parsed);
       if (responseId !== undefined) info.id = responseId;
@@ -404,6 +407,7 @@ function streamOutcome(
     onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
     responseId: exchange.responseId,
     previousResponseId: exchange.previousResponseId,
+    conversationId: exchange.conversationId,
     onEnd(end) {
       // A stream that broke after the first byte counts against the circuit like a failed call.
       if (end.failure?.retryable) router.breaker.recordFailure(model.id, end.failure);

@@ -35,6 +35,8 @@ export interface ChatExchange {
   responseId?: string;
   /** The stored response the request followed (`previous_response_id`): the answer names it, in a passthrough too (the upstream got the history instead). */
   previousResponseId?: string;
+  /** The conversation the request named (`conversation`): the answer names it, in a passthrough too. */
+  conversationId?: string;
   /**
    * Told what the exchange used, synchronously, before the answer's last bytes are written
    * (the usage ledger line is recorded first); `ChatOutcome.settled` resolves with the same.

@@ -139,6 +139,8 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
       const before = upstream().requests.length;
       const second = await ask('And of Italy?', { id: conversation.id });
       expect(textOf(second)).toBe(FINAL);
+      // The answer names its conversation, as OpenAI's does; its stored copy too.
+      for (const answer of [first, second, await client.responses.retrieve(second.id)]) expect(answer.conversation).toEqual({ id: conversation.id });
       expect(upstream().rejections).toEqual([]);
       const sent = JSON.stringify(upstream().requests.slice(before).map((r) => r.json));
       expect(upstream().requests.length).toBe(before + 1);

@@ -33,6 +33,7 @@ export function buildResponseObject(request: ChatRequest, state: ResponseObjectS
     output: state.output,
     parallel_tool_calls: request.parallelToolCalls ?? true,
     previous_response_id: request.previousResponseId ?? null,
+    ...(request.conversationId === undefined ? {} : { conversation: { id: request.conversationId } }),
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     store: request.store ?? true,
     temperature: request.temperature ?? 1,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requireResponsesBody } from './require-body.ts';
+import { conversationIdOf, requireResponsesBody } from './require-body.ts';
 import type { ChatRequest, TextPart, Unconvertible } from '../../ir/index.ts';
 import { hasCompactionTrigger } from './compaction.ts';
 import { decodeInput, type DecodeInputOptions } from './decode-input.ts';
@@ -79,6 +79,8 @@ export function decodeResponsesRequest(body: unknown, options: DecodeRequestOpti
   if (scalars.parallel_tool_calls != null) request.parallelToolCalls = scalars.parallel_tool_calls;
   if (scalars.store != null) request.store = scalars.store;
   if (scalars.previous_response_id) request.previousResponseId = scalars.previous_response_id;
+  const conversationId = conversationIdOf(raw);
+  if (conversationId !== undefined) request.conversationId = conversationId;
   if (scalars.metadata) request.metadata = scalars.metadata;
   if (scalars.user) request.user = scalars.user;
   if (scalars.prompt_cache_key) request.promptCacheKey = scalars.prompt_cache_key;

@@ -8,7 +8,7 @@ const RESPONSE_OBJECT_EVENTS = new Set(['response.created', 'response.in_progres
 
 /** A lifecycle record with the gateway's response id (and the previous one the client named) instead of the upstream's; undefined when it has none. */
 function withResponseId(record: WireRecord, context: RewriteContext): WireRecord | undefined {
-  if (context.responseId === undefined && context.previousResponseId === undefined) return undefined;
+  if (context.responseId === undefined && context.previousResponseId === undefined && context.conversationId === undefined) return undefined;
   if (record.event === undefined || !RESPONSE_OBJECT_EVENTS.has(record.event)) return undefined;
   let payload: { response?: Record<string, unknown> };
   try {
@@ -24,8 +24,8 @@ function withResponseId(record: WireRecord, context: RewriteContext): WireRecord
 
 /**
  * A passed Responses object (a whole answer, or one a lifecycle event carries) given the ids the
- * client knows: the gateway's own for the response, and `previous_response_id` when the request
- * followed one (the upstream got the history instead). True when it changed.
+ * client knows: the gateway's own for the response, `previous_response_id` when the request
+ * followed one and `conversation` when it named one (the upstream got the history instead). True when it changed.
  */
 export function nameStoredIds(response: Record<string, unknown>, context: RewriteContext): boolean {
   let changed = false;
@@ -35,6 +35,10 @@ export function nameStoredIds(response: Record<string, unknown>, context: Rewrit
   }
   if (context.previousResponseId !== undefined && response.previous_response_id !== context.previousResponseId) {
     response.previous_response_id = context.previousResponseId;
+    changed = true;
+  }
+  if (context.conversationId !== undefined && (response.conversation as { id?: unknown } | null | undefined)?.id !== context.conversationId) {
+    response.conversation = { id: context.conversationId };
     changed = true;
   }
   return changed;
