@@ -10,11 +10,12 @@
  * upstream (before: dropped on a converted route, the model answering without its instructions;
  * and a prompt-only body, which OpenAI takes, was a 400 for its missing input).
  */
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
+import { until } from '../helpers/until.ts';
 import path from 'node:path';
 
 const FINAL = 'Done: the file is written.';
@@ -200,6 +201,25 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect(missing.json.error?.param).toBe('conversation');
   });
 
+  it('a batch line naming a conversation is a 422 in its error file (its answer is not kept, so it could not be added); the other lines run', async () => {
+    const conversation = await client.conversations.create({});
+    const line = (id: string, extra: Record<string, unknown>) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/responses', body: { model: 'mock/echo', input: id, ...extra } });
+    const input = await client.files.create({ file: await toFile(Buffer.from([line('with', { conversation: conversation.id }), line('without', {})].join('\n')), 'in.jsonl'), purpose: 'batch' });
+    const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/responses', completion_window: '24h' });
+    const batch = await until('the batch to end', async () => {
+      const b = await client.batches.retrieve(created.id);
+      return ['completed', 'failed', 'expired', 'cancelled'].includes(b.status) ? b : undefined;
+    });
+    expect(batch.status).toBe('completed');
+    const lines = async (id: string | null | undefined) => (id ? (await (await client.files.content(id)).text()).trim().split('\n').map((l) => JSON.parse(l) as { custom_id: string; response: { status_code: number; body: Record<string, any> } }) : []);
+    const all = [...(await lines(batch.output_file_id)), ...(await lines(batch.error_file_id))];
+    const by = Object.fromEntries(all.map((l) => [l.custom_id, l.response]));
+    expect(by.without.status_code).toBe(200);
+    expect(by.with.status_code).toBe(422);
+    expect(JSON.stringify(by.with.body)).toContain('conversation');
+    expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
+  });
+
   it('a failed response adds nothing to the conversation', async () => {
     const conversation = await client.conversations.create({});
     const error = await client.responses.create({ model: 'or/no-such-model', input: 'hi', conversation: conversation.id }).catch((thrown: unknown) => thrown);
@@ -211,7 +231,7 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
   });
 
-  it("the Agents SDK's OpenAIConversationsSession keeps a run's history over two turns", async () => {
+  it("the Agents SDK: OpenAIConversationsSession keeps a run's history over two turns, and run(…, { conversationId }) has the gateway keep it", async () => {
     await ensureTestClients();
     process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
     const sdk = await clientModule('@openai/agents');
@@ -245,6 +265,16 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
       ]);
       await session.clearSession();
       await expect(client.conversations.retrieve(id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+
+      // run(…, { conversationId }): the SDK sends only the new input with `conversation`; the gateway keeps the history.
+      const { id: conversationId } = await client.conversations.create({});
+      await sdk.run(agent, 'My favourite colour is teal.', { conversationId });
+      const mark = upstream.requests.length;
+      const next = await sdk.run(agent, 'What is my favourite colour?', { conversationId });
+      expect(next.finalOutput).toBe(FINAL);
+      expect(JSON.stringify(upstream.requests.slice(mark).map((r) => r.json))).toContain('teal');
+      const kept = await client.conversations.items.list(conversationId, { order: 'asc' });
+      expect(texts(kept.data as never)).toEqual(['user: My favourite colour is teal.', `assistant: ${FINAL}`, 'user: What is my favourite colour?', `assistant: ${FINAL}`]);
     }
   }, 120_000);
 
