@@ -21,6 +21,8 @@ const DEFAULT_HEADERS = [
   // Google's SDKs (@google/genai in a browser: the Gemini face's key and its client header) and the AWS SDKs (SigV4, the Bedrock faces).
   'x-goog-api-key',
   'x-goog-api-client',
+  // Google's resumable upload (@google/genai's files.upload): X-Goog-Upload-Protocol, -Command, -Offset, -Header-Content-Length/-Type.
+  'x-goog-upload-*',
   'x-amz-*',
   'amz-sdk-*',
   'idempotency-key',
@@ -55,6 +57,11 @@ const DEFAULT_EXPOSE = [
   'x-gateway-dropped-tools',
   'x-fallback-discount',
   'x-media-generation-id',
+  // What @google/genai's files.upload reads: where to send the bytes, and how far the upload is.
+  'x-goog-upload-url',
+  'x-goog-upload-status',
+  'x-goog-upload-size-received',
+  'x-goog-upload-control-url',
 ];
 
 /** The CORS decisions of one config, precomputed. */

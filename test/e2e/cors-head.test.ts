@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
@@ -115,6 +116,37 @@ describe('CORS and HEAD on a real server', () => {
     const other = await fetch(`${gw.url}/v1/models`, { headers: { origin: 'http://evil.test', authorization: `Bearer ${gw.key}` } });
     expect(other.status).toBe(200);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  // Before: the preflight granted none of the upload's X-Goog-Upload-* headers and the answer exposed no X-Goog-Upload-URL,
+  // so @google/genai's files.upload in a browser could not start, nor have read where to send the bytes.
+  it("@google/genai's files.upload as a browser runs it: each call preflighted, and only the exposed answer headers read", async () => {
+    const SAFE_ANSWER = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
+    const original = globalThis.fetch;
+    const refused: string[] = [];
+    // A browser's fetch from APP: a preflight for the headers that need one, the call with Origin, and the answer's headers cut to what CORS exposes.
+    globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = typeof input === 'string' || input instanceof URL ? String(input) : input.url;
+      const headers = new Headers(init?.headers);
+      const needing = [...headers.keys()].filter((name) => !SAFELISTED.has(name));
+      const pre = await original(url, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': init?.method ?? 'GET', 'access-control-request-headers': needing.join(',') } });
+      const granted = (pre.headers.get('access-control-allow-headers') ?? '').split(', ');
+      refused.push(...needing.filter((name) => !granted.includes(name)));
+      headers.set('origin', APP);
+      const answer = await original(url, { ...init, headers });
+      const exposed = new Set((answer.headers.get('access-control-expose-headers') ?? '').split(', '));
+      const seen = new Headers();
+      for (const [name, value] of answer.headers) if (SAFE_ANSWER.has(name) || exposed.has(name)) seen.set(name, value);
+      return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: seen });
+    }) as typeof fetch;
+    try {
+      const ai = new GoogleGenAI({ apiKey: gw.key!, httpOptions: { baseUrl: gw.url } });
+      const file = await ai.files.upload({ file: new Blob(['notes from the browser'], { type: 'text/plain' }), config: { displayName: 'notes' } });
+      expect(file).toMatchObject({ displayName: 'notes', mimeType: 'text/plain', sizeBytes: '22', state: 'ACTIVE' });
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(refused).toEqual([]);
   });
 
   it('HEAD answers GET routes with the same status and headers and no body', async () => {

@@ -43,6 +43,12 @@ describe('server.cors', () => {
     expect(policy.preflightHeaders('*', 'x-session-id')['access-control-allow-headers']).toBe('x-session-id');
   });
 
+  it("grants what @google/genai's files.upload sends from a browser (Google's resumable upload; before, none of X-Goog-Upload-*)", () => {
+    const policy = cors({ origins: '*' });
+    const upload = 'content-type, x-goog-api-client, x-goog-api-key, x-goog-upload-command, x-goog-upload-header-content-length, x-goog-upload-header-content-type, x-goog-upload-offset, x-goog-upload-protocol';
+    expect(policy.preflightHeaders('*', upload)['access-control-allow-headers']).toBe(upload);
+  });
+
   it('is validated: origins with a path, wildcards elsewhere and unknown keys are config errors', () => {
     expect(() => parseConfig({ server: { cors: { origins: ['https://app.test/path'] } } }, 'c.ts')).toThrow(/server\.cors\.origins\[0\]: an origin is scheme:\/\/host/);
     expect(() => parseConfig({ server: { cors: { origins: ['https://app.*.test'] } } }, 'c.ts')).toThrow(/server\.cors\.origins\[0\]/);
