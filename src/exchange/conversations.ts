@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, validationError } from '../errors/index.ts';
 import { asListedItem, conversationIdOf, getCodec, prependHistory } from '../formats/index.ts';
-import type { Message } from '../ir/index.ts';
+import type { ChatRequest, Message } from '../ir/index.ts';
 import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
 
@@ -98,14 +98,16 @@ function itemsToKeep(items: readonly unknown[], field: string): ConversationItem
     return kept;
   });
   // Read as a Responses input is: a conversation's items are the next request's history, so one that cannot be read is refused now.
-  decodeItems(listed);
+  // What has no IR form (a role such as `wizard`) would be left out of every later turn's history: refused now, as OpenAI refuses the role.
+  const first = decodeItems(listed).unconvertible?.[0];
+  if (first) throw validationError({ [first.field.replace(/^input/, field)]: `${first.message}; a conversation's items are the history of a request to any model` });
   return listed.map((item) => ({ id: item.id as string, item: JSON.stringify(item) }));
 }
 
-/** The IR messages of Responses items (earlier turns may hold the calls their outputs answer). */
-function decodeItems(items: readonly Record<string, unknown>[]): Message[] {
-  if (items.length === 0) return [];
-  return getCodec('responses').decodeRequest({ model: 'conversation', input: items, conversation: 'conversation' }).messages;
+/** Responses items read as a request's input (earlier turns may hold the calls their outputs answer): its IR messages, and what has no IR form. */
+function decodeItems(items: readonly Record<string, unknown>[]): Pick<ChatRequest, 'messages' | 'unconvertible'> {
+  if (items.length === 0) return { messages: [] };
+  return getCodec('responses').decodeRequest({ model: 'conversation', input: items, conversation: 'conversation' });
 }
 
 /** A conversation's items as the IR history of a request naming it; 404 (`param: conversation`) when the account has no such conversation. */
@@ -115,7 +117,7 @@ export async function conversationHistory(deps: ConversationDeps, accountId: str
   // A full conversation takes no further turn (the turn's items are added whatever their number: the request already fit).
   const bounds = conversationBounds(deps);
   if (items.length >= bounds.maxItems) throw conversationFull(id, bounds);
-  return decodeItems(items);
+  return decodeItems(items).messages;
 }
 
 /**
