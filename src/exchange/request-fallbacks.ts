@@ -22,7 +22,8 @@ function invalid(field: string, message: string): GatewayError {
 /**
  * A request's own fallback models (OpenRouter's `models` on Chat and Responses: "if the first
  * model fails, try the next"), where its format has such a field and the body uses it: checked
- * (1–8 known model ids), taken out of the body (no upstream knows it: OpenAI refuses the field),
+ * (1–8 known model ids), taken out of the body with OpenRouter's `route: 'fallback'` beside it (no
+ * upstream knows them: OpenAI refuses unknown fields),
  * with `model` set to the list's first when the body left it out. Undefined when the body has no
  * list, so the client's bytes go on untouched. An id the gateway does not serve is the 404 of
  * an unknown `model`, naming the field.
@@ -43,6 +44,8 @@ export function takeRequestFallbacks(deps: Pick<ExchangeDeps, 'registry'>, forma
     }
   }
   const { [field]: _list, ...rest } = body;
+  // OpenRouter's older spelling sent beside the list (`route: 'fallback'`) says the same: no upstream knows it either.
+  if (rest.route === 'fallback') delete rest.route;
   const model = rest.model === undefined || rest.model === null ? ids[0] : rest.model;
   const out = { ...rest, model };
   return { body: out, raw: JSON.stringify(out), fallbacks: [...new Set(ids)].filter((id) => id !== model) };

@@ -56,13 +56,14 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
   it('Chat: the primary fails, the next model serves; `models` never goes upstream; the answer and headers say who served', async () => {
     const before = down.requests.length;
     const { data, response } = await client.chat.completions
-      .create({ model: 'down/flaky', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20, models: ['oc/gpt-4.1', 'ant/claude-up'] } as never)
+      .create({ model: 'down/flaky', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20, models: ['oc/gpt-4.1', 'ant/claude-up'], route: 'fallback' } as never)
       .withResponse();
     expect(down.requests.length).toBe(before + 1);
     expect(down.requests.at(-1)!.json).not.toHaveProperty('models');
     expect(chat.rejections).toEqual([]);
     expect(bodyOf(chat)).toMatchObject({ model: 'gpt-4.1' });
     expect(bodyOf(chat)).not.toHaveProperty('models');
+    expect(bodyOf(chat)).not.toHaveProperty('route');
     expect(data.choices[0].message.content).toBeTruthy();
     expect(response.headers.get('x-fallback-used')).toBe('true');
     expect(response.headers.get('x-routing-resolved-model')).toBe('oc/gpt-4.1');
