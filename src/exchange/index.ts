@@ -3,7 +3,7 @@ export { runExchange } from './run-exchange.ts';
 export { runMediaExchange, type MediaCall, type MediaAnswer, type MediaUnits, type MediaSettlement } from './run-media-exchange.ts';
 export { admitCall, type AdmittedFacts } from './admit-call.ts';
 export { decodeCall, encodeCall, readCall, type CallBody, type EncodedCall } from './call-exchange.ts';
-export { storedResponseNotFound, mintResponseId } from './stored-responses.ts';
+export { storedResponseNotFound, mintResponseId, checkResponsesQuota } from './stored-responses.ts';
 export {
   CONVERSATION_LIMITS,
   conversationBounds,

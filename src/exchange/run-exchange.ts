@@ -123,7 +123,7 @@ async function withResponsesStore(
   const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined, conversationId);
   if (rehydrated) ({ request, body, raw } = rehydrated);
   const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw, conversation);
-  if (capture && request.store !== false) await checkResponsesQuota(deps, call.auth.account.id);
+  if (capture) await checkResponsesQuota(deps, call.auth.account.id);
   if (body !== sent) inbound = reread(call, body, raw, inbound, request);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId, conversationId: request.conversationId };
 }

@@ -218,17 +218,19 @@ export function captureResponses(deps: StoreDeps, request: ChatRequest, accountI
 }
 
 /**
- * `storage.responsesQuotaBytes`: an account whose stored Responses already take the quota gets
- * 429 `quota_exceeded` for a new stored request, before any upstream call (`store: false` still
- * passes). The figure is the store's running count, not a scan.
+ * `storage.responsesQuotaBytes`: an account whose stored Responses and conversations already take
+ * the quota gets 429 `quota_exceeded` for a new stored request or a conversation's new items,
+ * before any upstream call (`store: false` without a conversation still passes). The figures are
+ * the store's running counts, not a scan.
  */
 export async function checkResponsesQuota(deps: Pick<ExchangeDeps, 'store' | 'config'>, accountId: string): Promise<void> {
   const quota = deps.config.storage.responsesQuotaBytes;
-  const used = await deps.store.responses.bytesOf(accountId);
+  const [responses, conversations] = await Promise.all([deps.store.responses.bytesOf(accountId), deps.store.conversations.bytesOf(accountId)]);
+  const used = responses + conversations;
   if (used < quota) return;
   throw new GatewayError(
     'quota_exceeded',
-    `The account's stored Responses may take ${quota} bytes (storage.responsesQuotaBytes); ${used} are in use. Delete stored responses, or send store: false.`,
+    `The account's stored Responses and conversations may take ${quota} bytes (storage.responsesQuotaBytes); ${used} are in use. Delete stored responses or conversations, or send store: false without a conversation.`,
     { details: { limit: 'storage.responsesQuotaBytes', quota_bytes: quota, used_bytes: used } },
   );
 }

@@ -181,6 +181,11 @@ export interface ConversationsRepo {
   items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined>;
   /** Removes one item: the conversation after, `not_found` (no such conversation), or `no_item`. */
   deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'>;
+  /**
+   * Bytes the account's conversations take (counted in `storage.responsesQuotaBytes`): kept up to
+   * date by every change and surviving a restart; never a scan of every account's records.
+   */
+  bytesOf(accountId: string): Promise<number>;
 }
 
 /** A page of a list read newest first, after a cursor (OpenAI's `limit`/`after`/`has_more`). */

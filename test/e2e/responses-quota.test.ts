@@ -90,3 +90,51 @@ for (const backend of ['file', 'postgres'] as const) {
     });
   });
 }
+
+// Conversations count in the same quota: a conversation of 100 MB each, without end, was not bounded per account.
+for (const backend of ['file', 'postgres'] as const) {
+  describe(`conversations count in the stored Responses quota (${backend})`, () => {
+    let fake: FakeUpstream;
+    let gw: SpawnedGateway;
+    let dropDb: (() => Promise<void>) | undefined;
+
+    beforeAll(async () => {
+      const json = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'text.json'), 'utf8')) as Record<string, unknown>;
+      fake = await startFakeUpstream(() => ({ json }));
+      let store: Record<string, unknown> | undefined;
+      if (backend === 'postgres') {
+        const db = await createTestDatabase();
+        dropDb = db.drop;
+        store = { postgres: db.url };
+      }
+      const dir = tempDir();
+      const configFile = writeConfig(dir, {
+        providers: { r: { plugin: 'openai', baseURL: `${fake.url}/v1`, apiKey: 'up-key', formats: ['responses'], models: ['gpt-resp'] } },
+        ...(store ? { store } : {}),
+        storage: { responsesQuotaBytes: 1_500 },
+      });
+      gw = await spawnGateway({ configFile, dataDir: path.join(dir, 'data') });
+    }, 60_000);
+    afterAll(async () => {
+      await gw?.stop();
+      await fake?.close();
+      await dropDb?.();
+    });
+
+    it('past the quota a new conversation, new items and a response naming one (store: false too) are 429 before any upstream call; a delete makes room', async () => {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 10_000 });
+      const big = await client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'x'.repeat(2_000) }] });
+      expect(await failure(client.conversations.create({}))).toEqual({ status: 429, code: 'quota_exceeded' });
+      expect(await failure(client.conversations.items.create(big.id, { items: [{ type: 'message', role: 'user', content: 'more' }] }))).toEqual({ status: 429, code: 'quota_exceeded' });
+      expect(await failure(client.responses.create({ model: 'gpt-resp', input: 'Say hi.', conversation: big.id, store: false }))).toEqual({ status: 429, code: 'quota_exceeded' });
+      expect(await failure(client.responses.create({ model: 'gpt-resp', input: 'Say hi.' }))).toEqual({ status: 429, code: 'quota_exceeded' });
+      expect(fake.requests).toHaveLength(0);
+      // Not stored and no conversation: not bounded by it.
+      expect((await client.responses.create({ model: 'gpt-resp', input: 'Say hi.', store: false })).output.length).toBeGreaterThan(0);
+      await client.conversations.delete(big.id);
+      const next = await client.conversations.create({});
+      await client.responses.create({ model: 'gpt-resp', input: 'Say hi.', conversation: next.id });
+      expect((await client.conversations.items.list(next.id)).data).toHaveLength(2);
+    });
+  });
+}

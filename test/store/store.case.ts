@@ -764,6 +764,29 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.conversations.get(a, id)).toMatchObject({ itemCount: 3 });
       });
 
+      it("count each account's bytes through creates, appends, item deletes, deletes and a restart", async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const one = `conv_${uid('q')}`;
+        const two = `conv_${uid('q')}`;
+        expect(await store.conversations.bytesOf(a)).toBe(0);
+        await store.conversations.create({ id: one, accountId: a, createdAt: 1, metadata: {} }, [item('msg_1', 'x')]);
+        const single = await store.conversations.bytesOf(a);
+        expect(single).toBeGreaterThanOrEqual(Buffer.byteLength(item('msg_1', 'x').item));
+        await store.conversations.create({ id: two, accountId: a, createdAt: 1, metadata: {} }, []);
+        await store.conversations.append(a, two, [item('msg_2', 'y'.repeat(1000))]);
+        const both = await store.conversations.bytesOf(a);
+        expect(both).toBeGreaterThanOrEqual(single + 1000);
+        expect(await store.conversations.bytesOf(b)).toBe(0);
+        store = await restart(store);
+        expect(await store.conversations.bytesOf(a)).toBe(both);
+        expect(await store.conversations.delete(a, two)).toBe(true);
+        expect(await store.conversations.bytesOf(a)).toBe(single);
+        expect(await store.conversations.delete(a, one)).toBe(true);
+        expect(await store.conversations.bytesOf(a)).toBe(0);
+      });
+
       it('keeps large items byte for byte (multi-byte characters across write slices)', async () => {
         const store = await fresh();
         const a = uid('acct');

@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
 import {
+  checkResponsesQuota,
   conversationBounds,
   conversationFull,
   conversationNotFound,
@@ -38,6 +39,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const limits = conversationBounds(deps);
     const id = mintConversationId();
     if (items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0) > limits.maxBytes) throw conversationFull(id, limits);
+    await checkResponsesQuota(deps, auth.account.id);
     const record = await deps.store.conversations.create({ id, accountId: auth.account.id, createdAt: deps.clock.now(), metadata }, items);
     return json(event, conversationView(record));
   };
@@ -93,6 +95,8 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const items = readConversationItems(body.items);
     const id = idOf(event);
     const limits = conversationBounds(deps);
+    if (!(await deps.store.conversations.get(auth.account.id, id))) throw conversationNotFound(id);
+    await checkResponsesQuota(deps, auth.account.id);
     const outcome = await deps.store.conversations.append(auth.account.id, id, items, limits);
     if (outcome === 'not_found') throw conversationNotFound(id);
     if (outcome === 'full') throw conversationFull(id, limits);

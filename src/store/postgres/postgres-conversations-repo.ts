@@ -85,6 +85,12 @@ export class PostgresConversationsRepo implements ConversationsRepo {
     });
   }
 
+  /** The account's rows only (gw_conversations_account): their items' bytes and metadata. */
+  async bytesOf(accountId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ bytes: string }>('select coalesce(sum(item_bytes + octet_length(metadata)), 0)::bigint as bytes from gw_conversations where account_id = $1', [accountId]);
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
   async items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {
     const { rows } = await this.pool.query<{ item: string | null }>(
       `select i.item from gw_conversations c left join gw_conversation_items i on i.conversation_id = c.id
