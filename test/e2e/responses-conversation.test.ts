@@ -278,6 +278,53 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     }
   }, 120_000);
 
+  it('the Agents SDK with a function tool and { conversationId }: the call, its output and the answer are kept, and the next turn goes upstream with them', async () => {
+    await ensureTestClients();
+    const sdk = await clientModule('@openai/agents');
+    const z = await clientModule('zod');
+    const { default: SdkOpenAI } = await clientModule('openai');
+    sdk.setTracingDisabled(true);
+    const pick = (names: string[]) => (names.includes('lookup') ? { name: 'lookup', input: { city: 'Paris' } } : undefined);
+    const toolChat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
+    const toolResponses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
+    const dir = tempDir();
+    const tools = await spawnGateway({
+      config: {
+        providers: {
+          tr: { plugin: 'openai', baseURL: `${toolResponses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+          tc: { plugin: 'openai', baseURL: `${toolChat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
+        },
+      },
+      dataDir: path.join(dir, 'data'),
+    });
+    try {
+      const sdkClient = new SdkOpenAI({ baseURL: `${tools.url}/v1`, apiKey: tools.key, maxRetries: 0 });
+      sdk.setDefaultOpenAIClient(sdkClient);
+      sdk.setOpenAIAPI('responses');
+      const lookup = sdk.tool({ name: 'lookup', description: 'Weather of a city', parameters: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => `18°C in ${city}` });
+      for (const [model, upstream] of [
+        ['tc/gpt-4o-mini', toolChat],
+        ['tr/gpt-5', toolResponses],
+      ] as const) {
+        const agent = new sdk.Agent({ name: 'Weather', instructions: 'Use the lookup tool.', model, tools: [lookup] });
+        const { id: conversationId } = await sdkClient.conversations.create({});
+        expect((await sdk.run(agent, 'Weather in Paris?', { conversationId })).finalOutput).toBe(FINAL);
+        const kept = (await sdkClient.conversations.items.list(conversationId, { order: 'asc' })).data.map((item: { type: string }) => item.type);
+        expect(kept).toContain('function_call');
+        expect(kept).toContain('function_call_output');
+        const mark = upstream.requests.length;
+        expect((await sdk.run(agent, 'And tomorrow?', { conversationId })).finalOutput).toBe(FINAL);
+        expect(upstream.rejections).toEqual([]);
+        const sent = JSON.stringify(upstream.requests.slice(mark).map((r) => r.json));
+        for (const text of ['Weather in Paris?', '18°C in Paris', 'And tomorrow?']) expect(sent).toContain(text);
+      }
+    } finally {
+      await tools.stop();
+      await toolChat.close();
+      await toolResponses.close();
+    }
+  }, 120_000);
+
   it('a prompt template (prompt.id) goes to an OpenAI Responses upstream, without input too; converted, it is a 422 naming it, not dropped', async () => {
     const prompt = { id: 'pmpt_abc123', variables: { city: 'Paris' } };
     const answer = await client.responses.create({ model: 'or/gpt-5', prompt });
