@@ -169,9 +169,11 @@ function formatOfClientPath(pathname: string): FormatDefinition | undefined {
 
 /**
  * The format whose SDKs a request off the formats' own routes comes from (FormatDefinition.clients):
- * a path prefix only they use, else a header they always send; undefined for anyone else.
+ * a path prefix only they use, else a header they always send, else (given the URL's `query`) its
+ * key in a query parameter only that format reads (Gemini's `?key=`, Google's REST examples);
+ * undefined for anyone else.
  */
-export function formatOfClient(pathname: string, header: (name: string) => string | undefined): FormatDefinition | undefined {
+export function formatOfClient(pathname: string, header: (name: string) => string | undefined, query?: URLSearchParams): FormatDefinition | undefined {
   const byPath = formatOfClientPath(pathname);
   if (byPath) return byPath;
   for (const format of registered.values()) {
@@ -179,6 +181,8 @@ export function formatOfClient(pathname: string, header: (name: string) => strin
     if (names === undefined) continue;
     if ((typeof names === 'string' ? [names] : names).some((name) => header(name) !== undefined)) return format;
   }
+  if (query === undefined || query.size === 0) return undefined;
+  for (const format of registered.values()) if (format.credentials.some((source) => source.query !== undefined && query.has(source.query))) return format;
   return undefined;
 }
 

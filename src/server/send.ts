@@ -21,7 +21,7 @@ export function errorBody(error: GatewayError, event: H3Event, format?: WireForm
 
 /** The format whose error shape a request's client reads (see errorBody), or undefined for the plain envelope. */
 function errorWire(event: H3Event, format?: WireFormat): WireFormat | undefined {
-  return format ?? formatOfClient(event.url.pathname, (name) => requestHeader(event, name))?.id;
+  return format ?? formatOfClient(event.url.pathname, (name) => requestHeader(event, name), event.url.searchParams)?.id;
 }
 
 /** The HTTP status of that error body: the spec's, unless the client's API answers the kind with another (Gemini's 400 for a 422), or 200 for a refusal it streams. */

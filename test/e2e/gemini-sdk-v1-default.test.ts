@@ -133,6 +133,20 @@ describe('@google/genai 3 (API version v1 by default) through the gateway', () =
     expect(((await missing.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
   });
 
+  // Before: /v1/models answered Google's SDKs by their headers only, so Google's REST form (`?key=`, no header) was
+  // OpenAI's 401 "No API key provided" on the list and a model, and an unknown model OpenAI's 404.
+  it("Google's key in the query is Google's face on /v1/models too: the list, a model, and errors in Google's shape", async () => {
+    const list = await fetch(`${gw.url}/v1/models?key=${gw.key}`);
+    expect(list.status).toBe(200);
+    expect((await list.json()) as Record<string, unknown>).toHaveProperty('models');
+    const one = await fetch(`${gw.url}/v1/models/mock/echo?key=${gw.key}`);
+    expect([one.status, ((await one.json()) as { name: string }).name]).toEqual([200, 'models/mock/echo']);
+    const unknown = await fetch(`${gw.url}/v1/models/mock/nothing?key=${gw.key}`);
+    expect([unknown.status, ((await unknown.json()) as { error: { status: string } }).error.status]).toEqual([404, 'NOT_FOUND']);
+    const wrongKey = await fetch(`${gw.url}/v1/models?key=sk-gw-not-a-key`);
+    expect([wrongKey.status, ((await wrongKey.json()) as { error: { status: string } }).error.status]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
   it("cachedContents (not served) is Google's 404 under /v1 too", async () => {
     expect(await googleError(() => ai.caches.list())).toMatchObject({ status: 404, error: { code: 404, status: 'NOT_FOUND' } });
   });

@@ -18,11 +18,12 @@ function wantsAnthropicShape(event: H3Event): boolean {
 }
 
 /**
- * The format whose SDK asks `/v1/models` by the headers it always sends, when that format lists
- * models in its own shape (Google's SDKs with `apiVersion: 'v1'` list and get models there).
+ * The format whose SDK asks `/v1/models` by the headers it always sends (or its key in the query:
+ * Google's `?key=`), when that format lists models in its own shape (Google's SDKs with
+ * `apiVersion: 'v1'` list and get models there).
  */
 function clientFace(event: H3Event): { format: FormatDefinition; face: ModelListFace } | undefined {
-  const format = formatOfClient(event.url.pathname, (name) => requestHeader(event, name));
+  const format = formatOfClient(event.url.pathname, (name) => requestHeader(event, name), event.url.searchParams);
   return format?.models ? { format, face: format.models } : undefined;
 }
 
