@@ -299,8 +299,8 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     });
     try {
       const sdkClient = new SdkOpenAI({ baseURL: `${tools.url}/v1`, apiKey: tools.key, maxRetries: 0 });
-      sdk.setDefaultOpenAIClient(sdkClient);
-      sdk.setOpenAIAPI('responses');
+      // Its own provider: the default one keeps the client it was first given (the other gateway's).
+      const runner = new sdk.Runner({ modelProvider: new sdk.OpenAIProvider({ openAIClient: sdkClient, useResponses: true }) });
       const lookup = sdk.tool({ name: 'lookup', description: 'Weather of a city', parameters: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => `18°C in ${city}` });
       for (const [model, upstream] of [
         ['tc/gpt-4o-mini', toolChat],
@@ -308,12 +308,12 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
       ] as const) {
         const agent = new sdk.Agent({ name: 'Weather', instructions: 'Use the lookup tool.', model, tools: [lookup] });
         const { id: conversationId } = await sdkClient.conversations.create({});
-        expect((await sdk.run(agent, 'Weather in Paris?', { conversationId })).finalOutput).toBe(FINAL);
+        expect((await runner.run(agent, 'Weather in Paris?', { conversationId })).finalOutput).toBe(FINAL);
         const kept = (await sdkClient.conversations.items.list(conversationId, { order: 'asc' })).data.map((item: { type: string }) => item.type);
         expect(kept).toContain('function_call');
         expect(kept).toContain('function_call_output');
         const mark = upstream.requests.length;
-        expect((await sdk.run(agent, 'And tomorrow?', { conversationId })).finalOutput).toBe(FINAL);
+        expect((await runner.run(agent, 'And tomorrow?', { conversationId })).finalOutput).toBe(FINAL);
         expect(upstream.rejections).toEqual([]);
         const sent = JSON.stringify(upstream.requests.slice(mark).map((r) => r.json));
         for (const text of ['Weather in Paris?', '18°C in Paris', 'And tomorrow?']) expect(sent).toContain(text);
