@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { fail, runAction } from './run-action.ts';
 import { registerMediaCommands, registerVideoCommands } from './register-media.ts';
 import { registerBatchCommands } from './register-batches.ts';
+import { listCommand } from './list-command.ts';
 
 import { TIERS } from '../ir/index.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -96,9 +97,7 @@ export function buildProgram(): Command {
     .option('--spend-cap <credits>', 'credits the account may spend per UTC month (default none)')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).createAccountCommand(cmd, opts)));
-  accounts
-    .command('ls')
-    .alias('list')
+  listCommand(accounts)
     .description('list accounts')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/accounts.ts')).listAccountsCommand(cmd, opts)));
@@ -142,9 +141,7 @@ export function buildProgram(): Command {
     .option('--limit-reset <period>', 'when the limit starts over: daily, weekly, monthly (default none = never)')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/keys.ts')).createKeyCommand(cmd, opts)));
-  keys
-    .command('ls')
-    .alias('list')
+  listCommand(keys)
     .description('list API keys (secrets are never shown)')
     .option('--account <email>', "only this account's keys")
     .option('--json', 'print JSON')
@@ -169,10 +166,7 @@ export function buildProgram(): Command {
     .action(runAction(async (id, opts, cmd) => (await import('./commands/keys.ts')).setKeyCommand(cmd, id, opts)));
 
   const models = program.command('models').description('list models (models ls)');
-  models
-    // What `gateway models` does ("list models"), rather than print its help and exit 1.
-    .command('ls', { isDefault: true })
-    .alias('list')
+  listCommand(models)
     .description('list the models of the configured providers')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/models.ts')).listModelsCommand(cmd, opts)));

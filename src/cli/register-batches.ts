@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { listCommand } from './list-command.ts';
 import { runAction } from './run-action.ts';
 
 const STATUSES = ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'];
@@ -6,9 +7,7 @@ const STATUSES = ['validating', 'failed', 'in_progress', 'finalizing', 'complete
 /** `gateway batches ls|show|cancel`; the command module loads only when one of them runs. */
 export function registerBatchCommands(program: Command): void {
   const batches = program.command('batches').description('batches (/v1/batches) of every account');
-  batches
-    .command('ls')
-    .alias('list')
+  listCommand(batches)
     .description('list batches, newest first')
     .option('--account <email>', 'only this account')
     .addOption(new Option('--status <s...>', 'only these statuses').choices(STATUSES))

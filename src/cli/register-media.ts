@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { listCommand } from './list-command.ts';
 import { runAction } from './run-action.ts';
 
 function intInRange(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -15,9 +16,7 @@ function intInRange(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
 /** `gateway media ls|show|rm`; the command module loads only when one of them runs. */
 export function registerMediaCommands(program: Command): void {
   const media = program.command('media').description('the Media Library: generation records of every account');
-  media
-    .command('ls')
-    .alias('list')
+  listCommand(media)
     .description('list media generations, newest first (expired records are not shown)')
     .addOption(new Option('--type <t>', 'media type').choices(['image', 'video', 'music', 'threed']))
     .addOption(new Option('--status <s>', 'status').choices(['pending', 'processing', 'completed', 'failed']))
@@ -41,9 +40,7 @@ export function registerMediaCommands(program: Command): void {
 /** `gateway videos ls|show|cancel`: the video jobs the gateway runs; the module loads only when one runs. */
 export function registerVideoCommands(program: Command): void {
   const videos = program.command('videos').description('video jobs the gateway runs (/v1/videos and Media Library video jobs) of every account');
-  videos
-    .command('ls')
-    .alias('list')
+  listCommand(videos)
     .description('list video jobs, newest first, with their status and progress')
     .option('--account <email>', 'only this account')
     .addOption(new Option('--status <s>', 'status').choices(['queued', 'in_progress', 'completed', 'failed', 'cancelled', 'expired']))

@@ -89,6 +89,15 @@ describe('CLI error messages', () => {
     // `list` is every `ls`'s other name (what `gateway models list` and the like type): "too many arguments for 'ls'" before.
     expect(await out('models', 'list')).toBe(models);
     for (const group of ['keys', 'accounts', 'media', 'videos', 'batches']) expect(await out(group, 'list')).toBe(await out(group, 'ls'));
+    // Every group alone lists too (`gateway keys`, what people type first): its help on stderr and exit 1 before.
+    for (const group of ['keys', 'accounts', 'media', 'videos', 'batches']) expect(await out(group), group).toBe(await out(group, 'ls'));
+    expect(JSON.parse(await out('keys', '--json'))).toEqual([]);
+    // A typo is an unknown command naming the group's commands; for models it was "too many arguments for 'ls'".
+    for (const [group, commands] of [['models', 'ls'], ['keys', 'create, ls, revoke, set']]) {
+      const typo = await run(group, 'lst');
+      expect(typo.exitCode).toBe(1);
+      expect(String(typo.stderr).trim()).toBe(`gateway: unknown command 'lst' for 'gateway ${group}' (its commands: ${commands}) (run with --help for usage)`);
+    }
     // Job models are priced per second or per job: their zero token prices say nothing, their price is shown.
     expect(models).toMatch(/mock\/video\s+video_generation\s+-\s+-\s+-\s+0\.1\/s\s/);
     expect(models).toMatch(/mock\/music\s+music_generation\s+-\s+-\s+-\s+0\.002\/s\s/);
