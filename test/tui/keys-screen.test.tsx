@@ -7,7 +7,7 @@ import { connectAdmin } from '../../src/cli/admin-client.ts';
 import { parseConfig } from '../../src/config/index.ts';
 import { createAdminApi } from '../../src/tui/core/index.ts';
 import { account, apiKey, fakeAdminApi } from './fake-admin-api.ts';
-import { KEYS, renderWithAdmin } from './render-with-admin.tsx';
+import { KEYS, renderWithAdmin, settle } from './render-with-admin.tsx';
 
 afterEach(() => cleanup());
 
@@ -190,6 +190,28 @@ describe('admin TUI: Keys tab, settings', () => {
     expect(api.calls).toContain('keys.set key_cccc3333 rpm=30 limit=10 limitReset=monthly');
     const frame = await tui.waitFor(/› key_cccc3333\s+third\s+local@lo…\s+30\s+0\/10 mo\s/);
     expect(frame).toContain('spent 0 of 10 credits this month · models all');
+  });
+
+  it('a refusal wider than the form wraps, and the layout gives it its lines: the form is drawn whole', async () => {
+    // More keys than the screen has rows for: the table takes every row the layout gives it.
+    const many = fakeAdminApi({ keys: Array.from({ length: 12 }, (_, n) => apiKey(`key_${String(n).padStart(8, '0')}`, { name: `k${n}` })) });
+    const tui = await renderWithAdmin(many, { size: { columns: 60, rows: 30 } });
+    await tui.press('3');
+    const idle = (await tui.waitFor('API keys (12)')).split('\n');
+    await tui.press('e');
+    await tui.waitFor('Edit key');
+    await tui.press(KEYS.down, KEYS.down, KEYS.down, KEYS.down, ...type('chats'), KEYS.enter);
+    await tui.waitFor("'chats' is not an endpoint");
+    await settle();
+    const shown = tui.frame().split('\n');
+    // Four lines in the form's 56 columns, where the screen gave it one: Ink cut the form's end (its keys, its border).
+    const at = shown.findIndex((line) => line.includes("'chats' is not an endpoint"));
+    expect(shown[at + 3]).toMatch(/^│ .*moderations\s+│$/);
+    expect(shown[at + 4]).toContain('Esc to cancel');
+    expect(shown[at + 5]).toMatch(/^╰─+╯$/);
+    // The table gave up the rows: the frame keeps the terminal's height, the status line in its place.
+    expect(shown.length).toBe(idle.length);
+    expect(shown.at(-1)).toBe(idle.at(-1));
   });
 
   it('takes a form\'s keys that arrive in one chunk (fast typing over a slow link), each after the one before', async () => {

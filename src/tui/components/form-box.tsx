@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { applyFormKey, initialForm, type FormField, type FormState } from '../core/form.ts';
-import { textWidth } from '../core/fit-columns.ts';
+import { textWidth, wrappedLines } from '../core/fit-columns.ts';
 import { useKeys } from './use-keys.ts';
 
 export interface FormBoxProps {
@@ -14,15 +14,23 @@ export interface FormBoxProps {
   /** Called with every field's text on Enter; a returned message is shown and the form stays open. */
   onSubmit(values: Record<string, string>): string | undefined | void;
   onCancel(): void;
+  /** Told the refusal shown (undefined: none) whenever it changes, so the screen can give it the rows it wraps to (formRows). */
+  onError?(error: string | undefined): void;
 }
 
-/** Rows a form of `fields` takes on screen (border, title, fields, hint, footer). */
-export function formRows(fields: readonly FormField[]): number {
-  return fields.length + 6;
+const FOOTER = 'Tab/↑/↓ next field · Enter to save · Esc to cancel';
+
+/**
+ * Rows a form of `fields` takes on screen (border, title, fields, hint or refusal, footer): the title,
+ * the refusal and the footer wrap inside a form `width` wide (border and padding take 4 columns).
+ */
+export function formRows(fields: readonly FormField[], shown: { width?: number; title?: string; error?: string } = {}): number {
+  const lines = (text: string) => wrappedLines(text, shown.width === undefined ? Infinity : shown.width - 4);
+  return fields.length + 3 + lines(shown.title ?? '') + (shown.error ? lines(shown.error) : 1) + lines(FOOTER);
 }
 
 /** A dialog with several fields: Tab/↑/↓ move, ←/→ choose, Enter saves the whole form, Esc cancels. */
-export function FormBox({ title, fields, initial, error: refusal, width, onSubmit, onCancel }: FormBoxProps) {
+export function FormBox({ title, fields, initial, error: refusal, width, onSubmit, onCancel, onError }: FormBoxProps) {
   const [state, setState] = useState<FormState>(() => {
     const named = refusal === undefined ? -1 : fields.findIndex((f) => refusal.startsWith(`${f.label}: `));
     return { ...initialForm(fields, initial), error: refusal, focus: Math.max(0, named) };
@@ -34,6 +42,7 @@ export function FormBox({ title, fields, initial, error: refusal, width, onSubmi
     const error = onSubmit(step.state.values);
     setState(typeof error === 'string' ? { ...step.state, error } : step.state);
   });
+  useEffect(() => onError?.(state.error), [state.error, onError]);
   const labelWidth = Math.max(...fields.map((f) => textWidth(f.label)));
   const focused = fields[state.focus];
   return (
@@ -58,7 +67,7 @@ export function FormBox({ title, fields, initial, error: refusal, width, onSubmi
         );
       })}
       {state.error ? <Text color="red">{state.error}</Text> : <Text dimColor wrap="truncate">{focused.hint ?? ' '}</Text>}
-      <Text dimColor>Tab/↑/↓ next field · Enter to save · Esc to cancel</Text>
+      <Text dimColor>{FOOTER}</Text>
     </Box>
   );
 }

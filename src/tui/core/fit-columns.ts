@@ -12,6 +12,25 @@ export function textWidth(text: string): number {
   return [...text].length;
 }
 
+/** Lines `text` takes wrapped at `width` columns as Ink wraps it: at spaces, a word wider than a line broken. */
+export function wrappedLines(text: string, width: number): number {
+  if (!(width > 0) || width === Infinity) return 1;
+  let lines = 1;
+  let used = 0;
+  for (const word of text.split(' ')) {
+    let w = textWidth(word);
+    const need = used === 0 ? w : used + 1 + w;
+    if (need <= width) {
+      used = need;
+      continue;
+    }
+    if (used > 0) lines += 1;
+    for (; w > width; w -= width) lines += 1;
+    used = w;
+  }
+  return lines;
+}
+
 /** Cuts `text` to `width` columns, marking the cut with an ellipsis. */
 export function truncate(text: string, width: number): string {
   const chars = [...text];

@@ -1,7 +1,7 @@
 export { createAdminApi } from './create-admin-api.ts';
 export { describeError, errorCode, httpStatusOf } from './describe-error.ts';
 export { editText, type EditKeys, type EditResult } from './edit-text.ts';
-export { fitColumns, layoutRow, textWidth, truncate, type ColumnSpec } from './fit-columns.ts';
+export { fitColumns, layoutRow, textWidth, truncate, wrappedLines, type ColumnSpec } from './fit-columns.ts';
 export { describeKeyLimit, describeKeyLimitLong, describeKeyScope, describeSpendCap, formatAge, formatCount, formatCredits, formatDate, formatProgress, formatQuota, formatTime, keyStatus } from './format-values.ts';
 export { applyFormKey, initialForm, labelRefusal, listOrNull, numberOrNull, validateForm, type FormField, type FormKeys, type FormState, type FormStep } from './form.ts';
 export { ACCOUNT_FORM, accountFormInput, accountFormValues, KEY_FORM, keyFormInput, keyFormValues, NEW_ACCOUNT_FORM, newAccountFormValues, newAccountInput } from './settings-forms.ts';

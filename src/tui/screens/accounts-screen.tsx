@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { useReducer } from 'react';
+import { useReducer, useState } from 'react';
 import { ConfirmBox, FormBox, formRows, KeyHints, Table, TextPrompt, useKeys, type Column } from '../components/index.ts';
 import {
   ACCOUNT_FORM,
@@ -51,6 +51,8 @@ export function AccountsScreen({ width, height }: ScreenProps) {
   const rows = accounts.data ?? [];
   const selection = useSelection(rows, (a) => a.id);
   const [flow, dispatch] = useReducer(reduceAccountsFlow, idleAccountsFlow);
+  // The refusal the open form shows: it may wrap, and the table gives its rows up to it.
+  const [formError, setFormError] = useState<string | undefined>();
   const act = useAdminAction();
   const { api, report } = useTui();
   useCapture(accountsFlowCaptures(flow));
@@ -124,7 +126,15 @@ export function AccountsScreen({ width, height }: ScreenProps) {
   if (api.addCredits) hints.push(['c', 'add credits']);
   if (api.setSuspended) hints.push(['s', 'suspend / unsuspend']);
   const dialogWidth = Math.min(width, 100);
-  const dialogRows = flow.step === 'idle' || flow.step === 'working' || flow.step === 'creating' ? 0 : flow.step === 'new' ? formRows(NEW_ACCOUNT_FORM) : flow.step === 'edit' ? formRows(ACCOUNT_FORM) : 6;
+  const editTitle = flow.step === 'edit' ? `Edit account ${flow.account.email}` : '';
+  const dialogRows =
+    flow.step === 'idle' || flow.step === 'working' || flow.step === 'creating'
+      ? 0
+      : flow.step === 'new'
+        ? formRows(NEW_ACCOUNT_FORM, { width: dialogWidth, title: 'New account', error: formError })
+        : flow.step === 'edit'
+          ? formRows(ACCOUNT_FORM, { width: dialogWidth, title: editTitle, error: formError })
+          : 6;
 
   return (
     <Box flexDirection="column">
@@ -147,6 +157,7 @@ export function AccountsScreen({ width, height }: ScreenProps) {
           fields={NEW_ACCOUNT_FORM}
           initial={flow.values ?? newAccountFormValues()}
           error={flow.error}
+          onError={setFormError}
           onSubmit={createAccount}
           onCancel={() => dispatch({ type: 'cancel' })}
         />
@@ -154,9 +165,10 @@ export function AccountsScreen({ width, height }: ScreenProps) {
       {flow.step === 'edit' ? (
         <FormBox
           width={dialogWidth}
-          title={`Edit account ${flow.account.email}`}
+          title={editTitle}
           fields={ACCOUNT_FORM}
           initial={accountFormValues(flow.account)}
+          onError={setFormError}
           onSubmit={(values) => saveAccount(flow.account, values)}
           onCancel={() => dispatch({ type: 'cancel' })}
         />

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { useReducer } from 'react';
+import { useReducer, useState } from 'react';
 import { ConfirmBox, FormBox, formRows, KeyHints, SecretBox, Table, TextPrompt, useKeys, type Column } from '../components/index.ts';
 import {
   describeKeyLimit,
@@ -50,6 +50,8 @@ export function KeysScreen({ width, height }: ScreenProps) {
   const rows = keys.data ?? [];
   const selection = useSelection(rows, (k) => k.id);
   const [flow, dispatch] = useReducer(reduceKeysFlow, idleKeysFlow);
+  // The refusal the open form shows: it may wrap, and the table gives its rows up to it.
+  const [formError, setFormError] = useState<string | undefined>();
   const act = useAdminAction();
   useCapture(keysFlowCaptures(flow));
 
@@ -117,8 +119,9 @@ export function KeysScreen({ width, height }: ScreenProps) {
     { header: 'STATUS', cell: (k) => keyStatus(k, now()), min: 7 },
   ];
   const dialogWidth = Math.min(width, 100);
+  const editTitle = flow.step === 'edit' ? `Edit key ${flow.key.id} (${flow.key.name}) of ${flow.key.account}` : '';
   const dialogRows =
-    flow.step === 'idle' ? 3 : flow.step === 'creating' || flow.step === 'revoking' || flow.step === 'saving' ? 0 : flow.step === 'secret' ? 8 : flow.step === 'edit' ? formRows(KEY_FORM) : 6;
+    flow.step === 'idle' ? 3 : flow.step === 'creating' || flow.step === 'revoking' || flow.step === 'saving' ? 0 : flow.step === 'secret' ? 8 : flow.step === 'edit' ? formRows(KEY_FORM, { width: dialogWidth, title: editTitle, error: formError }) : 6;
   const accounts = [...new Set(rows.map((k) => k.account))].slice(0, 3);
   const hints: Array<[string, string]> = [['↑/↓', 'move'], ['n', 'new key']];
   if (api.setKey) hints.push(['e', 'edit RPM, expiry, scope, limit']);
@@ -156,10 +159,11 @@ export function KeysScreen({ width, height }: ScreenProps) {
           // A refused save's form is drawn anew with its values and the refusal (the save may not have drawn a frame between).
           key={flow.round ?? 0}
           width={dialogWidth}
-          title={`Edit key ${flow.key.id} (${flow.key.name}) of ${flow.key.account}`}
+          title={editTitle}
           fields={KEY_FORM}
           initial={flow.values ?? keyFormValues(flow.key)}
           error={flow.error}
+          onError={setFormError}
           onSubmit={(values) => save(flow.key, values)}
           onCancel={() => dispatch({ type: 'cancel' })}
         />
