@@ -128,6 +128,39 @@ describe("OpenAI's file inputs by file_id (files uploaded to the gateway's /v1/f
     expect(JSON.stringify(parts)).not.toContain(pdf.id);
   });
 
+  // Before: only a message's own parts were looked at, so a file a tool's result names (Anthropic's tool_result
+  // content, a Responses function_call_output's output) went up with the gateway's id, which no upstream knows.
+  it("a file named inside a tool's result goes inline too: Messages tool_result content, Responses function_call_output", async () => {
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+    const tools = [{ name: 'fetch_report', description: 'Fetches the report.', input_schema: { type: 'object' as const, properties: {} } }];
+    const answer = await anthropic.messages.create({
+      model: 'ant/claude-up',
+      max_tokens: 100,
+      tools,
+      messages: [
+        { role: 'user', content: 'Fetch the report and summarise it.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'fetch_report', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'document', source: { type: 'file', file_id: pdf.id } }] }] },
+      ] as never,
+    });
+    expect(answer.content).toEqual([{ type: 'text', text: 'Read.' }]);
+    expect(messages.rejections).toEqual([]);
+    expect(lastBody(messages).messages[2].content[0].content[0]).toEqual({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF.toString('base64') } });
+
+    const reply = await client.responses.create({
+      model: 'or/gpt-4.1',
+      tools: [{ type: 'function', name: 'fetch_report', parameters: { type: 'object', properties: {} }, strict: false }],
+      input: [
+        { role: 'user', content: 'Fetch the report and summarise it.' },
+        { type: 'function_call', call_id: 'call_1', name: 'fetch_report', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_file', file_id: pdf.id }] },
+      ] as never,
+    });
+    expect(reply.output_text).toBe('Seen.');
+    expect(responses.rejections).toEqual([]);
+    expect(lastBody(responses).input[2].output[0]).toEqual({ type: 'input_file', filename: 'report.pdf', file_data: PDF_URL });
+  });
+
   it("an id the account does not have (an upstream's own file, another account's) goes on as written; no bytes of another account's file", async () => {
     const cli = (args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args]);
     expect((await cli(['accounts', 'create', '--email', 'other@example.com', '--credits', '1000'])).exitCode).toBe(0);

@@ -31,22 +31,45 @@ const MIME_BY_EXTENSION: Record<string, string> = {
   html: 'text/html',
 };
 
-/** Each content part of the given messages (their `content` arrays), with `f`'s replacement; undefined when none changed. */
+/**
+ * Each content part of the given messages or items (their `content` arrays, and a Responses
+ * `function_call_output`'s `output` array), and of the parts a part holds (an Anthropic
+ * `tool_result`'s `content`), with `f`'s replacement; undefined when none changed.
+ */
 export function mapContentParts(list: unknown, f: (part: Part) => Part | undefined): unknown[] | undefined {
   if (!Array.isArray(list)) return undefined;
   let changed = false;
   const out = list.map((item: unknown) => {
-    if (!isRecord(item) || !Array.isArray(item.content)) return item;
-    let local = false;
-    const content = item.content.map((part: unknown) => {
-      const next = isRecord(part) ? f(part) : undefined;
-      if (next === undefined) return part;
-      local = true;
-      return next;
-    });
-    if (!local) return item;
+    if (!isRecord(item)) return item;
+    let next = item;
+    for (const key of PART_LISTS) {
+      const parts = mapParts(item[key], f);
+      if (parts) next = { ...next, [key]: parts };
+    }
+    if (next !== item) changed = true;
+    return next;
+  });
+  return changed ? out : undefined;
+}
+
+/** Where an item (a message, a Responses input item) keeps its parts. */
+const PART_LISTS = ['content', 'output'] as const;
+
+/** The parts of one list and those their own `content` holds, with `f`'s replacement; undefined when none changed. */
+function mapParts(parts: unknown, f: (part: Part) => Part | undefined): unknown[] | undefined {
+  if (!Array.isArray(parts)) return undefined;
+  let changed = false;
+  const out = parts.map((part: unknown) => {
+    if (!isRecord(part)) return part;
+    const replaced = f(part);
+    if (replaced !== undefined) {
+      changed = true;
+      return replaced;
+    }
+    const inner = mapParts(part.content, f);
+    if (!inner) return part;
     changed = true;
-    return { ...item, content };
+    return { ...part, content: inner };
   });
   return changed ? out : undefined;
 }
