@@ -57,6 +57,20 @@ describe("Anthropic's mcp_servers on a converted route", () => {
     expect(chat.requests.length).toBe(before);
   });
 
+  // Before: a value that is not a list (one server written as an object) was dropped without a word on a converted
+  // route, the model answering without its tools; Anthropic's API refuses it.
+  it("servers not written as a list: 422 naming mcp_servers on a converted route, in Anthropic's shape, nothing sent", async () => {
+    const before = chat.requests.length;
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': gw.key!, 'anthropic-version': '2023-06-01', 'anthropic-beta': 'mcp-client-2025-04-04', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'oc/gpt-4o', max_tokens: 100, mcp_servers: { type: 'url', url: 'https://mcp.example.com/sse', name: 'example' }, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as Json).error).toMatchObject({ type: 'invalid_request_error', code: 'validation_error', param: 'mcp_servers' });
+    expect(chat.requests.length).toBe(before);
+  });
+
   it('Claude: passed as written, nothing dropped', async () => {
     const res = await send('ant/claude-up');
     expect(res.status).toBe(200);

@@ -68,6 +68,8 @@ export function decodeMessagesRequest(raw: unknown): ChatRequest {
   set(request, 'responseFormat', decodeOutputFormat(outputConfig, check));
   const metadata = check.record(body.metadata, 'metadata');
   set(request, 'user', metadata && check.string(metadata.user_id, 'metadata.user_id'));
+  // The MCP connector's servers go only to Claude (hosted-tools policy); not a list, they would be dropped unseen.
+  check.array(body.mcp_servers, 'mcp_servers');
   const extra = collectExtra(body, MAPPED);
   // Server tools have no IR slot: kept raw, for a Messages upstream only (never dropped silently: src/pipeline/hosted-tools.ts).
   set(request, 'extra', serverTools.length > 0 ? { ...extra, serverTools } : extra);
