@@ -27,9 +27,10 @@ export default defineConfig({
     mock: { plugin: 'mock' },
 
     // OpenAI, or any OpenAI-compatible upstream (OpenRouter, vLLM, Ollama, Groq…) through
-    // OPENAI_BASE_URL. On when OPENAI_API_KEY is set. Types, context windows and prices of
-    // known ids come from the bundled catalog; write { id, pricing: { input, output } } (USD per
-    // million tokens) to set your own price.
+    // OPENAI_BASE_URL. On when OPENAI_API_KEY is set. \`models\` lists the ids it serves (asked as
+    // openai/<id>): put your upstream's own there (e.g. 'llama3.2'), or '*' for any id. Types,
+    // context windows and prices of known ids come from the bundled catalog; write
+    // { id, pricing: { input, output } } (USD per million tokens) to set your own price.
     ...(process.env.OPENAI_API_KEY
       ? {
           openai: {

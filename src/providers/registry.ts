@@ -140,7 +140,7 @@ export class ProviderRegistry {
         if (found) return found;
         const upstreamId = requested.slice(slash + 1);
         if (provider.acceptsAnyModel && upstreamId) return this.wildcardModel(requested, provider, upstreamId);
-        throw modelNotFound(requested);
+        throw modelNotFound(requested, { provider: provider.id, model: upstreamId });
       }
     }
     const bare = this.byBareId.get(requested);
@@ -215,15 +215,24 @@ function checkProviderKeys(id: string, plugin: ProviderPlugin<unknown>, extra: s
 const NAMED_PROVIDERS = 8;
 
 /**
- * The 404 of a model no provider serves, saying where to look; `unknown`: the id's `provider/` prefix names no
- * configured provider (the README's `anthropic/…` on a gateway without that provider), which it says with the ones there are.
+ * The 404 of a model no provider serves, saying where to look: the id's `provider/` prefix names no configured
+ * provider (the README's `anthropic/…` on a gateway without that provider), which it says with the ones there are;
+ * or it names one whose models do not list the rest (`openai/llama3` on the init template's openai pointed at
+ * Ollama), which it says, so the operator knows which list to add it to.
  */
-function modelNotFound(id: string, unknown?: { prefix: string; configured: readonly string[] }): GatewayError {
-  const configured = unknown && `${unknown.configured.slice(0, NAMED_PROVIDERS).join(', ')}${unknown.configured.length > NAMED_PROVIDERS ? ', …' : ''}`;
-  const why = unknown ? `: no provider is named '${unknown.prefix}' (configured: ${configured || 'none'})` : '';
-  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${why}. GET /v1/models lists the models served.`, {
+function modelNotFound(id: string, why?: NotFoundWhy): GatewayError {
+  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${why ? `: ${whyNotFound(why)}` : ''}. GET /v1/models lists the models served.`, {
     details: { model: id },
   });
+}
+
+/** Why a `provider/model` id is served nowhere: its prefix is no provider, or its provider does not list the model. */
+type NotFoundWhy = { prefix: string; configured: readonly string[] } | { provider: string; model: string };
+
+function whyNotFound(why: NotFoundWhy): string {
+  if ('provider' in why) return `provider '${why.provider}' does not list '${why.model}' among its models`;
+  const configured = `${why.configured.slice(0, NAMED_PROVIDERS).join(', ')}${why.configured.length > NAMED_PROVIDERS ? ', …' : ''}`;
+  return `no provider is named '${why.prefix}' (configured: ${configured || 'none'})`;
 }
 
 /**

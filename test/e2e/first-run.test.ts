@@ -122,12 +122,19 @@ describe('first run', () => {
     // And serves, from a folder below the project too, naming the config it found there.
     const below = path.join(dir, 'src', 'deeper');
     fs.mkdirSync(below, { recursive: true });
-    const gw = await serveIn(below, [], { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+    // Its openai pointed at an OpenAI-compatible server (OPENAI_BASE_URL, as the template says; never called here).
+    const gw = await serveIn(below, [], { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ANTHROPIC_API_KEY: '' });
     try {
       expect(gw.stdout()).not.toContain('No config file found');
       expect(gw.stdout()).toContain(`\nconfig: ${fs.realpathSync(file)}\nstore: files in ${fs.realpathSync(dir)}${path.sep}.gateway (this process only)\n`);
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
       expect((await client.models.list()).data.map((m) => m.id)).toContain('mock/echo');
+      // That server's own model, asked as openai/<id>, is not in the template's list: the 404 says which list lacks it
+      // (before: only "does not exist or is not served by any configured provider"), and the template says how to add it.
+      const missing = await client.chat.completions.create({ model: 'openai/llama3.2', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((missing as Error).message).toContain("provider 'openai' does not list 'llama3.2' among its models");
+      expect(written).toContain("put your upstream's own there (e.g. 'llama3.2'), or '*' for any id");
     } finally {
       await gw.stop();
     }

@@ -27,8 +27,12 @@ describe('model_not_found says where to look', () => {
     );
   });
 
-  it('a provider that serves no such model, and a bare id nobody serves, point to GET /v1/models', () => {
-    expect(thrown(() => registry.resolve('mock/nope'))).toBe("The model 'mock/nope' does not exist or is not served by any configured provider. GET /v1/models lists the models served.");
+  // Found by a newcomer: the init template's openai pointed at Ollama (OPENAI_BASE_URL), asked for openai/llama3, said
+  // only "does not exist": now it names the provider whose models list lacks it, where the operator adds it.
+  it('a provider that does not list the model says so; a bare id nobody serves points to GET /v1/models', () => {
+    expect(thrown(() => registry.resolve('mock/nope'))).toBe(
+      "The model 'mock/nope' does not exist or is not served by any configured provider: provider 'mock' does not list 'nope' among its models. GET /v1/models lists the models served.",
+    );
     expect(thrown(() => registry.resolve('nope'))).toBe("The model 'nope' does not exist or is not served by any configured provider. GET /v1/models lists the models served.");
     // A bare id with a slash (an OpenRouter-style id a provider serves) still resolves.
     expect(registry.resolve('org/model-a').candidates.map((c) => c.id)).toEqual(['local/org/model-a']);
@@ -38,5 +42,6 @@ describe('model_not_found says where to look', () => {
     const message = thrown(() => registry.resolve(`${'p'.repeat(500)}/x`));
     expect(message.length).toBeLessThan(400);
     expect(message).toContain('(configured: mock, local)');
+    expect(thrown(() => registry.resolve(`mock/${'m'.repeat(500)}`)).length).toBeLessThan(400);
   });
 });
