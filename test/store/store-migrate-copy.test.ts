@@ -119,6 +119,7 @@ describe('copying into PostgreSQL', () => {
   });
 
   it('copies conversations with their items in order, metadata and owner kept, and counts them', async () => {
+    await applyMigrations(pool, db.url); // applied already when the file runs whole; this test may run alone
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-copy-conv-'));
     const source = await FileStore.open(dir);
     try {

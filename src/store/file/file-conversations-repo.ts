@@ -12,7 +12,8 @@ const TEMP = /\.tmp-\d+-\d+$/;
 /** A conversation file read back: the record, its items in order, and how many bytes of the file are whole lines. */
 interface Loaded {
   record: ConversationRecord;
-  items: Array<{ id: string; item: Record<string, unknown>; bytes: number }>;
+  /** Parsed only by a full load. */
+  items: Array<{ id: string; item: Record<string, unknown> }>;
   wholeBytes: number;
   size: number;
 }
@@ -122,7 +123,7 @@ export class FileConversationsRepo implements ConversationsRepo {
   }
 
   async get(accountId: string, id: string): Promise<ConversationRecord | undefined> {
-    return (await this.load(accountId, id))?.record;
+    return (await this.load(accountId, id, false))?.record;
   }
 
   async items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {
@@ -131,7 +132,7 @@ export class FileConversationsRepo implements ConversationsRepo {
 
   setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<ConversationRecord | undefined> {
     return this.serially(id, async () => {
-      const loaded = await this.load(accountId, id);
+      const loaded = await this.load(accountId, id, false);
       if (!loaded) return undefined;
       await this.appendLine(id, loaded, `${JSON.stringify({ metadata })}\n`);
       return { ...loaded.record, metadata };
@@ -140,7 +141,7 @@ export class FileConversationsRepo implements ConversationsRepo {
 
   delete(accountId: string, id: string): Promise<boolean> {
     return this.serially(id, async () => {
-      if (!(await this.load(accountId, id))) return false;
+      if (!(await this.load(accountId, id, false))) return false;
       try {
         await fs.promises.rm(this.fileOf(id));
         this.touchedWhileLoading?.add(id);
@@ -154,7 +155,7 @@ export class FileConversationsRepo implements ConversationsRepo {
 
   append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'> {
     return this.serially(id, async () => {
-      const loaded = await this.load(accountId, id);
+      const loaded = await this.load(accountId, id, false);
       if (!loaded) return 'not_found' as const;
       const { record } = loaded;
       const bytes = bytesOf(items);
@@ -170,8 +171,10 @@ export class FileConversationsRepo implements ConversationsRepo {
       if (!loaded) return 'not_found' as const;
       const found = loaded.items.find((entry) => entry.id === itemId);
       if (!found) return 'no_item' as const;
-      await this.appendLine(id, loaded, `${JSON.stringify({ deleted: itemId })}\n`);
-      return { ...loaded.record, itemCount: loaded.record.itemCount - 1, itemBytes: loaded.record.itemBytes - found.bytes };
+      // The item went in as this text (JSON.stringify's), so its bytes are those of the text again.
+      const bytes = Buffer.byteLength(JSON.stringify(found.item));
+      await this.appendLine(id, loaded, `${JSON.stringify({ deleted: itemId, bytes })}\n`);
+      return { ...loaded.record, itemCount: loaded.record.itemCount - 1, itemBytes: loaded.record.itemBytes - bytes };
     });
   }
 
@@ -247,8 +250,13 @@ export class FileConversationsRepo implements ConversationsRepo {
     return path.join(this.dir, `${id}.jsonl`);
   }
 
-  /** The conversation's file read and folded, when it is the account's (any account's: `undefined`). */
-  private async load(accountId: string | undefined, id: string): Promise<Loaded | undefined> {
+  /**
+   * The conversation's file read and folded, when it is the account's (any account's: `undefined`).
+   * With `full` its items are parsed; without, an append's line is counted from its head (`n`,
+   * `bytes`) and never parsed, so reading the conversation alone (retrieve, an append's bounds)
+   * does not parse every item it holds.
+   */
+  private async load(accountId: string | undefined, id: string, full = true): Promise<Loaded | undefined> {
     if (!SAFE_ID.test(id)) return undefined;
     let buffer: Buffer;
     try {
@@ -261,8 +269,16 @@ export class FileConversationsRepo implements ConversationsRepo {
     const lines = buffer.toString('utf8', 0, wholeBytes).split('\n');
     let record: ConversationRecord | undefined;
     const items: Loaded['items'] = [];
+    let count = 0;
+    let bytes = 0;
     for (const [index, line] of lines.entries()) {
       if (line === '') continue;
+      const head = full ? null : APPEND_HEAD.exec(line);
+      if (head) {
+        count += Number(head[1]);
+        bytes += Number(head[2]);
+        continue;
+      }
       let value: Record<string, unknown>;
       try {
         value = JSON.parse(line) as Record<string, unknown>;
@@ -278,24 +294,35 @@ export class FileConversationsRepo implements ConversationsRepo {
         record = { id, accountId: value.accountId, createdAt: value.createdAt, metadata: stringRecord(value.metadata), itemCount: 0, itemBytes: 0 };
       } else if (Array.isArray(value.items)) {
         for (const item of value.items as Array<Record<string, unknown>>) {
-          if (typeof item?.id === 'string') items.push({ id: item.id, item, bytes: Buffer.byteLength(JSON.stringify(item)) });
+          if (typeof item?.id !== 'string') continue;
+          items.push({ id: item.id, item });
+          count += 1;
         }
+        bytes += typeof value.bytes === 'number' ? value.bytes : (value.items as unknown[]).reduce<number>((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0);
       } else if (value.metadata !== undefined && record) {
         record.metadata = stringRecord(value.metadata);
       } else if (typeof value.deleted === 'string') {
-        const at = items.findIndex((entry) => entry.id === value.deleted);
-        if (at !== -1) items.splice(at, 1);
+        count -= 1;
+        bytes -= typeof value.bytes === 'number' ? value.bytes : 0;
+        if (full) {
+          const at = items.findIndex((entry) => entry.id === value.deleted);
+          if (at !== -1) items.splice(at, 1);
+        }
       }
     }
     if (!record || (accountId !== undefined && record.accountId !== accountId)) return undefined;
-    record.itemCount = items.length;
-    record.itemBytes = items.reduce((sum, entry) => sum + entry.bytes, 0);
+    record.itemCount = count;
+    record.itemBytes = bytes;
     return { record, items, wholeBytes, size: buffer.length };
   }
 }
 
+/** The head of an append's line (below), read without parsing its items. */
+const APPEND_HEAD = /^\{"n":(\d+),"bytes":(\d+),"items":\[/;
+
+/** An append's line: how many items and their bytes first (a reader counts them without parsing), then the items. */
 function itemsLine(items: ConversationItemInput[]): string {
-  return `{"items":[${items.map((entry) => entry.item).join(',')}]}\n`;
+  return `{"n":${items.length},"bytes":${bytesOf(items)},"items":[${items.map((entry) => entry.item).join(',')}]}\n`;
 }
 
 function bytesOf(items: ConversationItemInput[]): number {

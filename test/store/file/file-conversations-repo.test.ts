@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileConversationsRepo } from '../../../src/store/file/file-conversations-repo.ts';
+
+/** The file store's conversation files: one append-only file each (the backend-neutral contract: test/store/store.case.ts). */
+describe('FileConversationsRepo', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const open = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-conv-'));
+    dirs.push(dir);
+    return { dir, repo: new FileConversationsRepo(dir), file: (id: string) => path.join(dir, 'conversations', `${id}.jsonl`) };
+  };
+  const item = (id: string, text: string) => ({ id, item: JSON.stringify({ type: 'message', id, status: 'completed', role: 'user', content: [{ type: 'input_text', text }] }) });
+
+  it('a line a killed process left half written is not read, and is cut off before the next append', async () => {
+    const { repo, file } = open();
+    await repo.create({ id: 'conv_t', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_1', 'one')]);
+    await repo.flush();
+    fs.appendFileSync(file('conv_t'), '{"n":1,"bytes":99,"items":[{"type":"mess');
+    expect(await repo.get('a', 'conv_t')).toMatchObject({ itemCount: 1 });
+    expect((await repo.items('a', 'conv_t'))?.map((entry) => entry.id)).toEqual(['msg_1']);
+    await repo.append('a', 'conv_t', [item('msg_2', 'two')]);
+    await repo.flush();
+    expect(fs.readFileSync(file('conv_t'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)).toHaveLength(3);
+    const reopened = new FileConversationsRepo(path.dirname(path.dirname(file('conv_t'))));
+    expect((await reopened.items('a', 'conv_t'))?.map((entry) => entry.id)).toEqual(['msg_1', 'msg_2']);
+    expect(await reopened.bytesOf('a')).toBe(fs.statSync(file('conv_t')).size);
+  });
+
+  it('reading the conversation alone (not its items) counts what a full read counts, deletes and lines without a count included', async () => {
+    const { repo, file } = open();
+    await repo.create({ id: 'conv_c', accountId: 'a', createdAt: 1, metadata: {} }, []);
+    await repo.append('a', 'conv_c', [item('msg_1', 'one'), item('msg_2', 'twotwo')]);
+    await repo.deleteItem('a', 'conv_c', 'msg_1');
+    await repo.flush();
+    // An append written without its count (the first format of these files) is read by parsing it.
+    fs.appendFileSync(file('conv_c'), `{"items":[${item('msg_3', 'three').item}]}\n`);
+    const light = await repo.get('a', 'conv_c');
+    expect(light).toMatchObject({ itemCount: 2, itemBytes: Buffer.byteLength(item('msg_2', 'twotwo').item) + Buffer.byteLength(item('msg_3', 'three').item) });
+    expect((await repo.items('a', 'conv_c'))?.map((entry) => entry.id)).toEqual(['msg_2', 'msg_3']);
+    expect(await repo.append('a', 'conv_c', [item('msg_4', 'four')], { maxItems: 2, maxBytes: 1_000_000 })).toBe('full');
+  });
+});
