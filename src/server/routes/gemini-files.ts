@@ -67,6 +67,15 @@ function viewGeminiFile(record: FileRecord, origin: string): Record<string, unkn
 
 const header = (event: H3Event, name: string) => event.req.headers.get(name) ?? undefined;
 
+/**
+ * The origin of the URLs this API hands out (the upload URL the SDK sends its key to, a File's
+ * `uri`): `media.publicBaseURL` when the operator set the origin clients use (behind a proxy that
+ * ends TLS the request itself says `http://`), else the one the request came to.
+ */
+function originFor(deps: ServerDeps, event: H3Event): string {
+  return deps.media.config.publicBaseURL?.replace(/\/+$/, '') ?? event.url.origin;
+}
+
 /** `{file: {displayName, mimeType}}` of a start, in either spelling (the SDK's camelCase, Google's REST snake_case). */
 function startMetadata(body: Record<string, unknown>): { displayName?: string; mimeType?: string } {
   const file = isRecord(body.file) ? body.file : {};
@@ -112,7 +121,7 @@ function createUploads(deps: ServerDeps, gate: UploadGate) {
     // The file it becomes; its times are set when the last chunk stores it.
     const file: FileRecord = { id: newGeminiFileId(), accountId, bytes: size, created_at: 0, expires_at: null, filename: meta.displayName ?? '', purpose: 'user_data', mimeType };
     await uploads.start({ id, file, received: 0, expiresAt: now + SESSION_MS });
-    const url = `${event.url.origin}/upload/v1beta/files?upload_id=${id}&upload_protocol=resumable`;
+    const url = `${originFor(deps, event)}/upload/v1beta/files?upload_id=${id}&upload_protocol=resumable`;
     return sendBody(event, 200, { 'x-goog-upload-url': url, 'x-goog-upload-status': 'active', 'x-goog-upload-control-url': url }, '');
   }
 
@@ -161,7 +170,7 @@ function createUploads(deps: ServerDeps, gate: UploadGate) {
     const record: FileRecord = { ...session.file, created_at: created, expires_at: created + GEMINI_FILE_TTL_SECONDS };
     if (!(await uploads.finish(accountId, id, record, deps.clock.now()))) throw gone();
     event.res.headers.set('x-goog-upload-status', 'final');
-    return json(event, { file: viewGeminiFile(record, event.url.origin) });
+    return json(event, { file: viewGeminiFile(record, originFor(deps, event)) });
   }
 
   return async (event: H3Event): Promise<unknown> => {
@@ -202,10 +211,10 @@ function getHandler(deps: ServerDeps) {
     const responses = await geminiResponsesFile(deps, auth.account.id, id);
     if (responses) {
       if (download) return sendBody(event, 200, { 'content-type': 'application/jsonl', ...DOWNLOAD_HEADERS }, responses.content);
-      return json(event, { ...responses.file, uri: `${event.url.origin}/v1beta/${String(responses.file.name)}` });
+      return json(event, { ...responses.file, uri: `${originFor(deps, event)}/v1beta/${String(responses.file.name)}` });
     }
     const record = await ownFile(deps, auth.account.id, id);
-    if (!download) return json(event, viewGeminiFile(record, event.url.origin));
+    if (!download) return json(event, viewGeminiFile(record, originFor(deps, event)));
     const content = await deps.store.files.contentChunks(auth.account.id, id);
     if (!content) throw new GatewayError('file_not_found', `No file named 'files/${id}'.`);
     return sendPieces(event, 200, { 'content-type': record.mimeType ?? 'application/octet-stream', 'content-length': String(record.bytes), ...DOWNLOAD_HEADERS }, content);
@@ -222,7 +231,7 @@ function listHandler(deps: ServerDeps) {
     const after = params.get('pageToken') || undefined;
     const page = await deps.store.files.list({ accountId: auth.account.id, limit: Math.min(size, 100), order: 'desc', ...(after ? { after } : {}) });
     const now = deps.clock.now();
-    const out: Record<string, unknown> = { files: page.data.filter((record) => !isFileExpired(record, now)).map((record) => viewGeminiFile(record, event.url.origin)) };
+    const out: Record<string, unknown> = { files: page.data.filter((record) => !isFileExpired(record, now)).map((record) => viewGeminiFile(record, originFor(deps, event))) };
     if (page.hasMore && page.data.length > 0) out.nextPageToken = page.data.at(-1)!.id;
     return json(event, out);
   };
