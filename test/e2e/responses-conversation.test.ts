@@ -40,6 +40,7 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
         mock: { plugin: 'mock' },
         broken: { plugin: 'mock', failFirst: 1_000_000 },
       },
+      metrics: { token: 'conv-metrics' },
     });
     const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     const keys: string[] = [];
@@ -105,6 +106,16 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     const gone = await client.conversations.retrieve(conversation.id).catch((thrown: unknown) => thrown);
     expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
     expect((gone as InstanceType<typeof OpenAI.NotFoundError>).message).toContain(`Conversation with id '${conversation.id}' not found`);
+  });
+
+  it("the Conversations routes are labelled in the metrics by their patterns (an id never becomes a label)", async () => {
+    const conversation = await client.conversations.create({});
+    await client.conversations.items.list(conversation.id);
+    await other.conversations.retrieve(conversation.id).catch(() => undefined);
+    const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer conv-metrics' } })).text();
+    const routes = new Set([...text.matchAll(/gateway_requests_total\{[^}]*route="([^"]+)"/g)].map((match) => match[1]));
+    for (const route of ['/v1/conversations', '/v1/conversations/:id/items', '/v1/conversations/:id']) expect(routes).toContain(route);
+    expect(text).not.toContain(conversation.id);
   });
 
   it('bounds: metadata (16 keys, 64-character keys, 512-character values), 20 items a call, items that are not items', async () => {
