@@ -18,11 +18,21 @@ export function formatTable(headers: string[], rows: Array<Array<string | number
   return [line(headers), ...cells.map(line)].join('\n');
 }
 
-/** One record as `key  value` lines (objects as JSON), each value kept on its own line. */
+/** A time field of an OpenAI-shaped record (`created_at`, `expires_at`: Unix seconds) as the listings write times (`2026-11-30T11:02:54Z`). */
+function fieldText(key: string, value: unknown): string {
+  if (value === null) return '-';
+  if (typeof value === 'object') return JSON.stringify(value);
+  if (key.endsWith('_at') && typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 1e11) {
+    return new Date(value * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return cellText(value);
+}
+
+/** One record as `key  value` lines (objects as JSON, times as ISO dates), each value kept on its own line; --json keeps the record as it is. */
 export function formatFields(record: object): string {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   return Object.entries(record)
-    .map(([key, value]: [string, unknown]) => `${key.padEnd(width)}  ${terminalText(value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : cellText(value))}`)
+    .map(([key, value]: [string, unknown]) => `${key.padEnd(width)}  ${terminalText(fieldText(key, value))}`)
     .join('\n');
 }
 

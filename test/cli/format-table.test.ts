@@ -13,4 +13,8 @@ describe('formatTable and formatFields', () => {
     ]);
     expect(formatFields({ usd: 1e-7, credits: 3 })).toBe('usd      0.0000001\ncredits  3');
   });
+
+  it('formatFields writes a record\'s *_at Unix seconds as ISO times, and leaves other numbers', () => {
+    expect(formatFields({ created_at: 1796037993, failed_at: null, total: 1796037993 })).toBe('created_at  2026-11-30T11:26:33Z\nfailed_at   -\ntotal       1796037993');
+  });
 });

@@ -146,8 +146,11 @@ describe('files and batches (official openai client, real CLI and server)', () =
     expect(JSON.parse((await cli(['batches', 'ls', '--account', 'two@example.com', '--json'])).out).data).toEqual([]);
     const watched = await cli(['batches', 'show', created.id, '--watch']);
     expect(watched.out).toContain('3 completed, 0 failed, 3 total  completed');
-    const shown = JSON.parse((await cli(['batches', 'show', created.id, '--json'])).out) as { status: string };
+    const shown = JSON.parse((await cli(['batches', 'show', created.id, '--json'])).out) as { status: string; created_at: number };
     expect(shown.status).toBe('completed');
+    // Without --json its times read as dates (Unix seconds before: created_at 1796037993).
+    const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    expect((await cli(['batches', 'show', created.id])).out).toMatch(new RegExp(`^created_at\\s+${iso(shown.created_at)}$`, 'm'));
     const refused = await cli(['batches', 'cancel', created.id]);
     expect(refused.code).not.toBe(0);
     expect(refused.err).toMatch(/completed/);

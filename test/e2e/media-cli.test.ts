@@ -91,8 +91,11 @@ describe('gateway media ls | show | rm', () => {
     expect(String(shown.stdout)).toMatch(/^id\s+[0-9a-f-]{36}$/m);
     expect(String(shown.stdout)).toMatch(/^media_type\s+threed$/m);
     expect(String(shown.stdout)).toMatch(/^account\s+maker@example\.test$/m);
+    // Times read as the listings write them, not as Unix seconds (created_at 1796037999 before); --json keeps the number.
+    expect(String(shown.stdout)).toMatch(/^created_at\s+20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
     const json = JSON.parse(String((await cli('show', ids.music, '--json')).stdout)) as Record<string, unknown>;
     expect(json).toMatchObject({ id: ids.music, media_type: 'music', model: 'suno-v4', prompt: null });
+    expect(json.created_at).toEqual(expect.any(Number));
     const removed = await cli('rm', ids.music);
     expect(removed.exitCode).toBe(0);
     expect(String(removed.stdout)).toContain(`Deleted media generation ${ids.music}.`);
