@@ -18,14 +18,14 @@ export function ensureBrowserTools(): void {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: HERE, stdio: 'inherit' });
 }
 
-/** A browser with a fresh profile, as a first-time visitor has; closes and removes it with `close`. */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/** A browser with a fresh profile, as a first-time visitor has (in `timezoneId`, when given); closes and removes it with `close`. */
+export async function launchChromium(options: { timezoneId?: string } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   ensureBrowserTools();
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (.ci/run does it)`);
   // Required from this folder's own node_modules (not the root's): the pinned version.
   const { chromium } = createRequire(path.join(HERE, 'package.json'))('playwright-core') as typeof import('playwright-core');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 }, ...options });
   return {
     context,
     async close() {

@@ -11,6 +11,24 @@ export function count(value: number): string {
   return value.toLocaleString();
 }
 
+/** Unix seconds as a UTC date and time, said so (a key's expiry: a day the gateway reads as midnight UTC, the same wherever it is read). */
+export function utcWhen(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return `${new Date(value * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * A ledger's endpoint (the gateway's route pattern) as the path a client calls: `:name` as `{name}`,
+ * a model path's tail as the model and what follows it (`/v1beta/models/**` → `/v1beta/models/{model}:…`).
+ */
+export function endpointPath(route: string): string {
+  return route
+    .replace(/\/models\/\*\*$/, '/models/{model}:…')
+    .replace(/\/model\/\*\*$/, '/model/{model}/…')
+    .replace(/\/\*\*$/, '/…')
+    .replace(/:([A-Za-z]\w*)/g, '{$1}');
+}
+
 /** Unix seconds or ms as a local date and time. */
 export function when(value: number | null | undefined, unit: 's' | 'ms' = 's'): string {
   if (value === null || value === undefined) return '—';

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { mutate, query, type InputOf } from '../api/session.ts';
-import { credits, when } from '../components/format.ts';
+import { credits, utcWhen, when } from '../components/format.ts';
 import { Pager } from '../components/pager.tsx';
 import { useLoad } from '../components/use-load.ts';
 
@@ -135,7 +135,7 @@ export function KeysPage() {
                   <td className="mono">{k.preview}</td>
                   <td>{k.models ? k.models.join(', ') : 'all models'}<br /><span className="muted">{k.endpoints ? k.endpoints.join(', ') : 'all endpoints'}</span></td>
                   <td>{k.limit === null ? '—' : `${credits(k.limit_used ?? 0)} of ${credits(k.limit)}${k.limit_reset ? `, ${k.limit_reset}` : ''}`}</td>
-                  <td>{when(k.expires_at)}</td>
+                  <td>{utcWhen(k.expires_at)}</td>
                   <td>{when(k.last_used_at)}</td>
                   <td><span className={k.revoked_at ? 'badge bad' : 'badge ok'}>{k.revoked_at ? 'revoked' : 'active'}</span></td>
                   <td>{!k.revoked_at && <button type="button" className="danger" onClick={() => void revoke(k.id, k.name)} aria-label={`Revoke ${k.name} (${k.preview})`}>Revoke</button>}</td>

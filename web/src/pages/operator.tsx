@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { adminCall, adminToken, setAdminToken, type AdminOutputs } from '../api/admin.ts';
-import { count, credits, statusClass, when } from '../components/format.ts';
+import { count, credits, endpointPath, statusClass, when } from '../components/format.ts';
 import { useLoad } from '../components/use-load.ts';
 
 type Activity = NonNullable<AdminOutputs['activity']>;
@@ -65,7 +65,7 @@ function Live({ a }: { a: Activity }) {
               {a.latest.map((r, i) => (
                 <tr key={`${r.time}-${i}`}>
                   <td>{when(r.time, 'ms')}</td>
-                  <td className="mono">{r.route}</td>
+                  <td className="mono" title={r.route}>{endpointPath(r.route)}</td>
                   <td className="mono">{r.model ?? '—'}</td>
                   <td><span className={r.status >= 400 ? 'badge bad' : 'badge ok'}>{r.status}{r.error_code ? ` ${r.error_code}` : ''}</span></td>
                   <td className="num">{r.duration_ms}</td>

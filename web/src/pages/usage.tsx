@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { query, type OutputOf } from '../api/session.ts';
 import { BarChart } from '../components/charts.tsx';
-import { count, credits, statusClass, usd, utcDay, when } from '../components/format.ts';
+import { count, credits, endpointPath, statusClass, usd, utcDay, when } from '../components/format.ts';
 import { useLoad } from '../components/use-load.ts';
 
 type RequestRow = OutputOf<'usage.requests'>['data'][number];
@@ -127,7 +127,7 @@ export function UsagePage() {
                   <td>{when(r.created_at, 'ms')}</td>
                   <td><span className={statusClass(r.status)}>{r.status}</span>{r.estimated && <span className="muted"> (estimated)</span>}</td>
                   <td className="mono">{r.model}</td>
-                  <td className="mono">{r.endpoint}</td>
+                  <td className="mono" title={r.endpoint}>{endpointPath(r.endpoint)}</td>
                   <td className="num">{count(r.input_tokens)} / {count(r.output_tokens)}</td>
                   <td className="num">{r.web_search_requests > 0 ? count(r.web_search_requests) : ''}</td>
                   <td className="num">{credits(r.cost_credits)}<br /><span className="muted">{usd(r.cost_usd)}</span></td>
