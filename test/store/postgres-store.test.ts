@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres/index.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { EXPIRED_FILES_SQL } from '../../src/store/postgres/postgres-files-repo.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
-import { aKey, anAccount, describeStore } from './store.case.ts';
+import { aFile, aKey, anAccount, describeStore } from './store.case.ts';
 import { createAccount } from '../../src/admin/accounts.ts';
 import { systemClock } from '../../src/util/clock.ts';
 
@@ -41,6 +44,29 @@ describeStore('postgres', {
 });
 
 describe('postgres store: start-up and instances', () => {
+  it("a whole read of an upload whose chunks went (a delete between the record's read and the chunks') fails, never answers a shorter file", async () => {
+    const fresh = await createTestDatabase();
+    const store = await PostgresStore.open(fresh.url);
+    const client = new pg.Client({ connectionString: fresh.url });
+    await client.connect();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-stage-'));
+    try {
+      const big = Buffer.alloc(2_500_000 + 7, 'ab\n');
+      const staged = path.join(dir, 'upload.part');
+      fs.writeFileSync(staged, big);
+      const record = await store.files.createFromFile(aFile('acct-1', { bytes: big.length }), staged);
+      expect((await store.files.content('acct-1', record.id))!.equals(big)).toBe(true);
+      // What a delete committed between content()'s two queries leaves to the second: the record read, no chunks.
+      await client.query('delete from gw_file_chunks where file_id = $1', [record.id]);
+      await expect(store.files.content('acct-1', record.id)).rejects.toThrow(/deleted while its contents were read/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await client.end();
+      await store.close();
+      await fresh.drop();
+    }
+  });
+
   it('instances starting together migrate once, under the advisory lock', async () => {
     const fresh = await createTestDatabase();
     try {

@@ -75,12 +75,19 @@ export class PostgresFilesRepo implements FilesRepo {
     return Number(rows[0]?.bytes ?? 0);
   }
 
+  /**
+   * The whole file. An upload's chunks are read by a second query: a delete committed between the
+   * two (or chunks lost) would leave fewer bytes than the record says, which fails the read rather
+   * than answering a shorter file as if whole (a prompt would carry it inline, empty or cut).
+   */
   async content(accountId: string, id: string): Promise<Buffer | undefined> {
-    const { rows } = await this.pool.query<{ content: Buffer | null }>('select content from gw_files where id = $1 and account_id = $2', [id, accountId]);
+    const { rows } = await this.pool.query<{ content: Buffer | null; bytes: string | null }>("select content, record::json->>'bytes' as bytes from gw_files where id = $1 and account_id = $2", [id, accountId]);
     if (!rows[0]) return undefined;
     if (rows[0].content) return rows[0].content;
     const chunks = await this.pool.query<{ data: Buffer }>('select data from gw_file_chunks where file_id = $1 order by seq', [id]);
-    return Buffer.concat(chunks.rows.map((r) => r.data));
+    const content = Buffer.concat(chunks.rows.map((r) => r.data));
+    if (rows[0].bytes !== null && content.length !== Number(rows[0].bytes)) throw deletedWhileRead(id);
+    return content;
   }
 
   /** A file stored in one row comes whole (bytea is read whole); an upload's chunks one row at a time. */
