@@ -88,7 +88,8 @@ const timeoutsSchema = z.strictObject({
 /** One configured upstream. Keys beyond these are the plugin's own options. */
 export const providerConfigSchema = z.looseObject({
   plugin: z.string().min(1),
-  baseURL: z.url().optional(),
+  // An http(s) URL: `localhost:11434/v1` (as Ollama's docs write it) parses as a URL of scheme `localhost:`, and the plugin's setup then failed with a bare "Invalid URL".
+  baseURL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (e.g. http://localhost:11434/v1)' }).optional(),
   apiKey: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   models: z.array(modelEntrySchema).optional(),

@@ -88,6 +88,11 @@ describe('unknown config keys', () => {
 
   it('other problems keep "field: message"', () => {
     expect(() => parseConfig({ server: { port: 'eighty' } }, 'c.ts')).toThrow(/^c\.ts: server\.port: /);
+    // A baseURL without its scheme (Ollama's docs write localhost:11434): "provider 'o': plugin 'openai' failed to set up: Invalid URL" before.
+    for (const baseURL of ['localhost:11434/v1', 'ftp://example.com/v1']) {
+      expect(() => parseConfig({ providers: { o: { plugin: 'openai', baseURL } } }, 'c.ts')).toThrow('c.ts: providers.o.baseURL: must be an http:// or https:// URL (e.g. http://localhost:11434/v1)');
+    }
+    expect(() => parseConfig({ providers: { o: { plugin: 'openai', baseURL: 'http://[::1]:11434/v1' } } }, 'c.ts')).not.toThrow();
   });
 
   it('the media section is checked the same way', () => {
