@@ -69,7 +69,8 @@ function isUnknownKeys(issue: Issue): issue is UnknownKeysIssue {
  * One line for a failed config: unknown keys first (a typo is the likeliest cause of the rest),
  * each with a "did you mean"; otherwise the first problem as `field: message`.
  */
-export function explainConfigIssues(schema: z.ZodType, issues: readonly Issue[], prefix: ReadonlyArray<PropertyKey> = []): string {
+export function explainConfigIssues(schema: z.ZodType, found: readonly Issue[], prefix: ReadonlyArray<PropertyKey> = []): string {
+  const issues = found.map(closestIssue);
   const unknown = issues.filter(isUnknownKeys);
   if (unknown.length > 0) {
     return unknown
@@ -84,6 +85,19 @@ export function explainConfigIssues(schema: z.ZodType, issues: readonly Issue[],
   const field = formatPath([...prefix, ...issue.path]);
   const message = isMissing(issue) ? `${issue.message} (nothing was given: if the config reads it from an environment variable, that variable is not set)` : issue.message;
   return field ? `${field}: ${message}` : message;
+}
+
+/**
+ * A union's own issue says only "Invalid input" (a model entry is an id or an object): the
+ * branch the value came closest to, its issue deepest in the value, says what is wrong
+ * (`models[0].pricing.input: … expected number`, not `models[0]: Invalid input`).
+ */
+function closestIssue(issue: Issue): Issue {
+  const { code, errors } = issue as { code?: unknown; errors?: unknown };
+  if (code !== 'invalid_union' || !Array.isArray(errors)) return issue;
+  let closest: Issue | undefined;
+  for (const branch of errors as Issue[][]) for (const inner of branch) if (!closest || inner.path.length > closest.path.length) closest = inner;
+  return closest ? closestIssue({ ...closest, path: [...issue.path, ...closest.path] }) : issue;
 }
 
 /** A required value that is undefined: in a config file that is most often an unset environment variable. */

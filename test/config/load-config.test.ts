@@ -93,6 +93,10 @@ describe('unknown config keys', () => {
       expect(() => parseConfig({ providers: { o: { plugin: 'openai', baseURL } } }, 'c.ts')).toThrow('c.ts: providers.o.baseURL: must be an http:// or https:// URL (e.g. http://localhost:11434/v1)');
     }
     expect(() => parseConfig({ providers: { o: { plugin: 'openai', baseURL: 'http://[::1]:11434/v1' } } }, 'c.ts')).not.toThrow();
+    // A model entry (an id or an object) names the field inside it: "providers.o.models[0]: Invalid input" before.
+    expect(() => parseConfig({ providers: { o: { plugin: 'openai', models: [{ id: 'a', pricing: { input: '1' } }] } } }, 'c.ts')).toThrow(
+      'c.ts: providers.o.models[0].pricing.input: Invalid input: expected number, received string',
+    );
   });
 
   it('the media section is checked the same way', () => {
