@@ -5,13 +5,14 @@ import type { ChatResponse, ContentPart, StreamPart, TextPart, TokenLogprob } fr
  * model, which refuses `stop`): the gateway cuts the answer's text at the first one, as the
  * vendors do — the stop sequence itself left out, nothing after it, the finish `stop` with the
  * sequence named (Anthropic's `stop_reason: "stop_sequence"`). Only answer text is searched, each
- * text block on its own (reasoning and tool arguments are not text the client asked to stop).
+ * text block on its own (reasoning and tool arguments are not text the client asked to stop); the
+ * answer stops on the first sequence written in full, as a model stops.
  */
 export function cutAtStop(response: ChatResponse, stops: readonly string[]): ChatResponse {
   for (let i = 0; i < response.content.length; i += 1) {
     const part = response.content[i];
     if (part.type !== 'text') continue;
-    const found = firstStop(part.text, stops);
+    const found = firstStop(part.text, new StopMatcher(stops));
     if (!found) continue;
     const content: ContentPart[] = response.content.slice(0, i);
     if (found.at > 0) content.push(cutText(part, found.at));
@@ -28,10 +29,10 @@ export function cutAtStop(response: ChatResponse, stops: readonly string[]): Cha
 export class StopCutter {
   private held = '';
   private stopped = false;
-  private readonly longest: number;
+  private readonly matcher: StopMatcher;
 
-  constructor(private readonly stops: readonly string[]) {
-    this.longest = Math.max(...stops.map((stop) => stop.length));
+  constructor(stops: readonly string[]) {
+    this.matcher = new StopMatcher(stops);
   }
 
   push(part: StreamPart): StreamPart[] {
@@ -42,15 +43,16 @@ export class StopCutter {
   }
 
   private text(part: Extract<StreamPart, { type: 'text-delta' }>): StreamPart[] {
+    const from = this.held.length;
     const text = this.held + part.text;
-    const found = firstStop(text, this.stops);
+    const found = firstStop(text, this.matcher, from);
     if (found) {
       this.stopped = true;
       this.held = '';
       const before = text.slice(0, found.at);
       return [...(before ? [{ type: 'text-delta' as const, text: before }] : []), { type: 'text-end' }, { type: 'finish', finishReason: 'stop', stopSequence: found.stop }];
     }
-    const keep = this.heldBack(text);
+    const keep = this.matcher.pending();
     this.held = text.slice(text.length - keep);
     const sent = text.slice(0, text.length - keep);
     if (!sent) return [];
@@ -58,16 +60,9 @@ export class StopCutter {
     return [sent === part.text ? part : { type: 'text-delta', text: sent }];
   }
 
-  /** How many characters at the end of `text` could begin a stop sequence. */
-  private heldBack(text: string): number {
-    for (let n = Math.min(this.longest - 1, text.length); n > 0; n -= 1) {
-      const tail = text.slice(text.length - n);
-      if (this.stops.some((stop) => stop.startsWith(tail))) return n;
-    }
-    return 0;
-  }
-
+  /** What is held goes out when its block ends (or anything else comes): a stop never spans blocks. */
   private flush(): StreamPart | undefined {
+    this.matcher.reset();
     if (!this.held) return undefined;
     const text = this.held;
     this.held = '';
@@ -75,19 +70,74 @@ export class StopCutter {
   }
 }
 
+/** The most stop sequences emulated for one request (OpenAI takes 4, Gemini 5): the work per character of the answer grows with them. */
+export const MAX_EMULATED_STOPS = 64;
+
 /** The stop sequences a gateway emulates: the non-empty ones (an empty one would stop before anything). */
 export function stopsToEmulate(stop: readonly string[] | undefined): string[] | undefined {
   const stops = stop?.filter((s) => s !== '');
   return stops && stops.length > 0 ? stops : undefined;
 }
 
-function firstStop(text: string, stops: readonly string[]): { at: number; stop: string } | undefined {
-  let found: { at: number; stop: string } | undefined;
-  for (const stop of stops) {
-    const at = text.indexOf(stop);
-    if (at >= 0 && (found === undefined || at < found.at)) found = { at, stop };
+/** Where the first stop sequence to be written ends `text` (fed from `from`: what came before is in the matcher). */
+function firstStop(text: string, matcher: StopMatcher, from = 0): { at: number; stop: string } | undefined {
+  for (let i = from; i < text.length; i += 1) {
+    const stop = matcher.step(text.charCodeAt(i));
+    if (stop !== undefined) return { at: i + 1 - stop.length, stop };
   }
-  return found;
+  return undefined;
+}
+
+/**
+ * Stop sequences matched as the text is written, one character at a time, each by its prefix
+ * function (Knuth–Morris–Pratt): linear in the text however long the sequences are, and the first
+ * sequence completed is the one the answer stops on, as a model stops on the first it writes.
+ */
+class StopMatcher {
+  private readonly codes: number[][];
+  private readonly fallback: number[][];
+  private readonly states: number[];
+
+  constructor(private readonly stops: readonly string[]) {
+    this.codes = stops.map((stop) => Array.from({ length: stop.length }, (_, i) => stop.charCodeAt(i)));
+    this.fallback = this.codes.map(prefixFunction);
+    this.states = stops.map(() => 0);
+  }
+
+  /** Feeds one UTF-16 code unit; the stop sequence it completes, if any. */
+  step(code: number): string | undefined {
+    for (let k = 0; k < this.codes.length; k += 1) {
+      const seq = this.codes[k];
+      let state = this.states[k];
+      while (state > 0 && seq[state] !== code) state = this.fallback[k][state - 1];
+      if (seq[state] === code) state += 1;
+      if (state === seq.length) return this.stops[k];
+      this.states[k] = state;
+    }
+    return undefined;
+  }
+
+  /** Characters at the end of what was fed that could still begin a stop sequence. */
+  pending(): number {
+    let most = 0;
+    for (const state of this.states) if (state > most) most = state;
+    return most;
+  }
+
+  reset(): void {
+    this.states.fill(0);
+  }
+}
+
+/** For each prefix of `seq`, the longest proper prefix of it that is also its suffix. */
+function prefixFunction(seq: number[]): number[] {
+  const out = new Array<number>(seq.length).fill(0);
+  for (let i = 1, k = 0; i < seq.length; i += 1) {
+    while (k > 0 && seq[i] !== seq[k]) k = out[k - 1];
+    if (seq[i] === seq[k]) k += 1;
+    out[i] = k;
+  }
+  return out;
 }
 
 function cutText(part: TextPart, at: number): TextPart {

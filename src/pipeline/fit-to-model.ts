@@ -2,7 +2,8 @@ import type { ChatRequest, TextPart, WireFormat } from '../ir/index.ts';
 import { getFormat, isOpenAIChatModelWithoutReasoning } from '../formats/index.ts';
 import { baseModelOf, hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
-import { stopsToEmulate } from './emulate-stop.ts';
+import { validationError } from '../errors/index.ts';
+import { MAX_EMULATED_STOPS, stopsToEmulate } from './emulate-stop.ts';
 
 /** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
 export interface FittedRequest {
@@ -77,6 +78,9 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
     delete edit().stop;
     stop = stopsToEmulate(input.stop);
     adapted.push(stop ? 'stop=emulated' : 'stop=removed');
+  }
+  if (stop && stop.length > MAX_EMULATED_STOPS) {
+    throw validationError({ stop: `at most ${MAX_EMULATED_STOPS} on this model: its upstream takes none and the gateway applies them itself (got ${stop.length})` });
   }
   if (request.responseFormat?.type === 'json_object' && fit.noJsonMode) {
     const fitted = edit();

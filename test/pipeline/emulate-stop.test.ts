@@ -44,3 +44,24 @@ describe('emulated stop sequences', () => {
     expect(cutAtStop(response, ['none'])).toBe(response);
   });
 });
+
+describe('emulated stop sequences: matched as the model writes, linear in the text', () => {
+  it('overlapping sequences: the answer stops on the first written in full, as a model stops', () => {
+    expect(run(['abcd', 'bc'], deltas('xab', 'cd'))).toEqual([...deltas('x', 'a'), { type: 'text-end' }, { type: 'finish', finishReason: 'stop', stopSequence: 'bc' }]);
+    const response: ChatResponse = { id: 'r', model: 'm', created: 0, finishReason: 'stop', usage, content: [{ type: 'text', text: 'xabcd' }] };
+    expect(cutAtStop(response, ['abcd', 'bc']).content).toEqual([{ type: 'text', text: 'xa' }]);
+  });
+
+  it('a repetitive stop sequence (aab inside aaab): the prefix function keeps the partial match', () => {
+    expect(run(['aab'], deltas('a', 'a', 'a', 'b'))).toEqual([...deltas('a'), { type: 'text-end' }, { type: 'finish', finishReason: 'stop', stopSequence: 'aab' }]);
+  });
+
+  it('a 10,000-character stop sequence against 200,000 characters in 100-character deltas: fast, and the text all goes out', () => {
+    const stop = `${'a'.repeat(9_999)}b`;
+    const started = performance.now();
+    const out = run([stop], [...Array.from({ length: 2_000 }, () => ({ type: 'text-delta' as const, text: 'a'.repeat(100) })), { type: 'text-end' }]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(out.map((part) => (part.type === 'text-delta' ? part.text : '')).join('')).toHaveLength(200_000);
+    expect(out.at(-1)).toEqual({ type: 'text-end' });
+  });
+});

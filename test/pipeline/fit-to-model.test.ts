@@ -122,6 +122,8 @@ describe('fitToModel: what an OpenAI reasoning model refuses', () => {
     expect(stop).toEqual(['\nObservation:']);
     // Only empty stop strings: nothing to emulate.
     expect(fitToModel({ ...ask, stop: [''] }, modelFor('responses'), 'responses')).toMatchObject({ adapted: ['stop=removed'] });
+    // Each emulated sequence costs work per character of the answer: at most 64 (a 422 naming the field).
+    expect(() => fitToModel({ ...ask, stop: Array.from({ length: 65 }, (_, i) => `stop${i}`) }, modelFor('responses'), 'responses')).toThrow(expect.objectContaining({ code: 'validation_error', details: { fields: { stop: expect.stringContaining('at most 64') } } }));
     expect(request.temperature).toBe(0.2);
   });
 });
