@@ -117,7 +117,7 @@ export function mapPluginError(providerId: string, format: WireFormat, error: un
     const said = getCodec(format).decodeError(error.status, error.body);
     return upstreamError(providerId, { ...said, status: error.status, headers: error.headers, phase });
   }
-  if (watch.aborted || isTransportError(error)) return mapTransportError(error, watch);
+  if (watch.aborted || isTransportError(error)) return mapTransportError(error, watch, providerId);
   return new GatewayError('provider_error', `The provider '${providerId}' failed before answering: its plugin threw an error that is neither a network failure nor the provider's answer (the gateway's 'upstream call failed' log line names it).`, {
     cause: error,
     details: { provider: providerId },

@@ -29,7 +29,8 @@ export class ConnectionGate {
   private refusedTimeout = 0;
 
   constructor(
-    private readonly provider: string,
+    /** The provider whose calls it gates: its refusals, and a transport failure's message, name it. */
+    readonly provider: string,
     private readonly limits: ConnectionLimits,
   ) {}
 

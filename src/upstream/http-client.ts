@@ -131,7 +131,7 @@ function dispatch(pool: Pool, gate: ConnectionGate, basePath: string, request: H
   if (watch?.aborted) return Promise.reject(mapTransportError(abortError(watch.reason), watch));
   const go = () =>
     new Promise<UpstreamResponse>((resolve, reject) => {
-      const handler = new ResponseHandler(resolve, reject, watch, () => gate.release());
+      const handler = new ResponseHandler(resolve, reject, watch, () => gate.release(), gate.provider);
       const options = { method: (request.method ?? 'POST') as 'POST', path: basePath + request.path, headers, body };
       try {
         pool.dispatch(options, handler as unknown as Parameters<Pool['dispatch']>[1]);
@@ -192,6 +192,7 @@ class ResponseHandler {
     private readonly reject: (error: unknown) => void,
     private readonly watch: AbortWatch | undefined,
     release: () => void,
+    private readonly provider: string,
   ) {
     this.release = release;
     if (!watch) return;
@@ -238,6 +239,6 @@ class ResponseHandler {
     this.stopListening?.();
     this.freeSlot();
     if (this.body) this.body.fail(error);
-    else this.reject(mapTransportError(error, this.watch));
+    else this.reject(mapTransportError(error, this.watch, this.provider));
   }
 }

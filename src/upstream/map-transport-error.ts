@@ -16,8 +16,12 @@ export function isTransportError(error: unknown): boolean {
   return error.name === 'TypeError' && error.message === 'fetch failed' && (cause === undefined || isTransportError(cause) || cause instanceof Error);
 }
 
-/** Maps a transport failure (before or during the body) to the spec's provider codes. */
-export function mapTransportError(error: unknown, signal?: { readonly aborted: boolean; readonly reason: unknown }): GatewayError {
+/**
+ * Maps a transport failure (before or during the body) to the spec's provider codes; `provider`:
+ * the provider's id, named when it could not be reached (a wrong baseURL, a local server not
+ * started), as an upstream's own refusal names it.
+ */
+export function mapTransportError(error: unknown, signal?: { readonly aborted: boolean; readonly reason: unknown }, provider?: string): GatewayError {
   if (isGatewayError(error)) return error;
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
@@ -37,7 +41,8 @@ export function mapTransportError(error: unknown, signal?: { readonly aborted: b
   }
   const code = (error as { code?: string } | null)?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
-    return new GatewayError('provider_unavailable', 'The provider could not be reached.', { cause: error });
+    if (provider === undefined) return new GatewayError('provider_unavailable', 'The provider could not be reached.', { cause: error });
+    return new GatewayError('provider_unavailable', `The provider '${provider}' could not be reached.`, { cause: error, details: { provider } });
   }
   return new GatewayError('provider_error', 'The connection to the provider failed.', { cause: error });
 }

@@ -172,6 +172,9 @@ describe('openai plugin against a fake OpenAI-compatible upstream', () => {
       const error = (await c.chat.completions.create({ model: 'up/m1', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
       expect(error.status).toBe(503);
       expect(error.code).toBe('provider_unavailable');
+      // Which provider, as an upstream's own refusal says (a wrong baseURL, a local server not started): "The provider could not be reached." before.
+      expect(error.message).toBe("503 The provider 'up' could not be reached.");
+      expect((error.error as { details?: unknown }).details).toEqual({ provider: 'up' });
     } finally {
       await dead.stop();
     }
