@@ -4,6 +4,7 @@ import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { ConversationsRepo } from '../repositories.ts';
 import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
 import { writeText } from '../write-text.ts';
+import { OwnedFileSizes } from './owned-file-sizes.ts';
 import { syncDir } from './sliced-json-file.ts';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
@@ -34,12 +35,7 @@ export class FileConversationsRepo implements ConversationsRepo {
   private readonly chains = new Map<string, Promise<unknown>>();
   private counter = 0;
   /** Owner and file size of every conversation, and bytes per account (`storage.responsesQuotaBytes`). */
-  private readonly sizes = new Map<string, { accountId: string; bytes: number }>();
-  private readonly perAccount = new Map<string, number>();
-  /** Ids changed or deleted while the start-up count runs: what it read of them is stale. */
-  private touchedWhileLoading: Set<string> | undefined = new Set();
-  /** The sizes of the conversations already on disk, read once at start (off the request path). */
-  private readonly loaded: Promise<void>;
+  private readonly sizes: OwnedFileSizes;
 
   constructor(
     dataDir: string,
@@ -48,55 +44,12 @@ export class FileConversationsRepo implements ConversationsRepo {
     this.dir = path.join(dataDir, 'conversations');
     ensurePrivateDir(this.dir);
     for (const name of fs.readdirSync(this.dir)) if (TEMP.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
-    this.loaded = this.loadSizes()
-      .catch((error: unknown) => this.onProblem(`cannot count conversations: ${String(error)}`))
-      .finally(() => (this.touchedWhileLoading = undefined));
+    this.sizes = new OwnedFileSizes(this.dir, '.jsonl', 'conversations', (message) => this.onProblem(message));
   }
 
   /** Bytes of the account's conversation files (known from start-up on, kept by every change). */
-  async bytesOf(accountId: string): Promise<number> {
-    await this.loaded;
-    return this.perAccount.get(accountId) ?? 0;
-  }
-
-  /** Reads each file's size and its owner from its first line (`{"id":…,"accountId":…`). */
-  private async loadSizes(): Promise<void> {
-    const dir = await fs.promises.opendir(this.dir);
-    const head = Buffer.alloc(512);
-    for await (const entry of dir) {
-      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
-      const id = entry.name.slice(0, -'.jsonl'.length);
-      if (this.sizes.has(id) || this.touchedWhileLoading?.has(id)) continue;
-      try {
-        const handle = await fs.promises.open(path.join(this.dir, entry.name), 'r');
-        try {
-          const { bytesRead } = await handle.read(head, 0, head.length, 0);
-          const owner = /"accountId":("(?:[^"\\]|\\.)*")/.exec(head.toString('utf8', 0, bytesRead));
-          const size = (await handle.stat()).size;
-          if (owner && !this.sizes.has(id) && !this.touchedWhileLoading?.has(id)) this.track(id, JSON.parse(owner[1]) as string, size);
-        } finally {
-          await handle.close();
-        }
-      } catch {
-        // deleted meanwhile
-      }
-    }
-  }
-
-  private track(id: string, accountId: string, bytes: number): void {
-    this.touchedWhileLoading?.add(id);
-    this.untrack(id);
-    this.sizes.set(id, { accountId, bytes });
-    this.perAccount.set(accountId, (this.perAccount.get(accountId) ?? 0) + bytes);
-  }
-
-  private untrack(id: string): void {
-    const known = this.sizes.get(id);
-    if (!known) return;
-    this.sizes.delete(id);
-    const left = (this.perAccount.get(known.accountId) ?? 0) - known.bytes;
-    if (left > 0) this.perAccount.set(known.accountId, left);
-    else this.perAccount.delete(known.accountId);
+  bytesOf(accountId: string): Promise<number> {
+    return this.sizes.bytesOf(accountId);
   }
 
   create(record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>, items: ConversationItemInput[]): Promise<ConversationRecord> {
@@ -116,7 +69,7 @@ export class FileConversationsRepo implements ConversationsRepo {
         await fs.promises.rm(temp, { force: true });
         throw error;
       }
-      this.track(record.id, record.accountId, Buffer.byteLength(header) + Buffer.byteLength(line));
+      this.sizes.track(record.id, record.accountId, Buffer.byteLength(header) + Buffer.byteLength(line));
       this.syncLater(record.id, handle, true);
       return { ...record, itemCount: items.length, itemBytes: bytesOf(items) };
     });
@@ -144,8 +97,7 @@ export class FileConversationsRepo implements ConversationsRepo {
       if (!(await this.load(accountId, id, false))) return false;
       try {
         await fs.promises.rm(this.fileOf(id));
-        this.touchedWhileLoading?.add(id);
-        this.untrack(id);
+        this.sizes.forget(id);
         return true;
       } catch {
         return false;
@@ -227,7 +179,7 @@ export class FileConversationsRepo implements ConversationsRepo {
       // What was written of the line is cut off by the next change (it is not a whole line).
       throw error;
     }
-    this.track(id, loaded.record.accountId, loaded.wholeBytes + Buffer.byteLength(line));
+    this.sizes.track(id, loaded.record.accountId, loaded.wholeBytes + Buffer.byteLength(line));
     this.syncLater(id, handle, false);
   }
 

@@ -5,6 +5,7 @@ import { describeIssues, storedResponseSchema } from '../record-schemas.ts';
 import type { ResponsesRepo } from '../repositories.ts';
 import type { StoredResponse, StoredResponseInput } from '../types.ts';
 import { writeText } from '../write-text.ts';
+import { OwnedFileSizes } from './owned-file-sizes.ts';
 import { syncDir } from './sliced-json-file.ts';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
@@ -22,12 +23,7 @@ export class FileResponsesRepo implements ResponsesRepo {
   private readonly pending = new Set<Promise<void>>();
   private counter = 0;
   /** Owner and size of every stored response, and bytes per account (`storage.responsesQuotaBytes`). */
-  private readonly sizes = new Map<string, { accountId: string; bytes: number }>();
-  private readonly perAccount = new Map<string, number>();
-  /** Ids deleted while the start-up count runs: a file it opened just before is not counted after. */
-  private goneWhileLoading: Set<string> | undefined = new Set();
-  /** The sizes of the responses already on disk, read once at start (off the request path). */
-  private readonly loaded: Promise<void>;
+  private readonly sizes: OwnedFileSizes;
 
   constructor(
     dataDir: string,
@@ -37,59 +33,12 @@ export class FileResponsesRepo implements ResponsesRepo {
     ensurePrivateDir(this.dir);
     // Temp files of a process that died mid-write: never renamed, never acknowledged.
     for (const name of fs.readdirSync(this.dir)) if (TEMP.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
-    this.loaded = this.loadSizes()
-      .catch((error: unknown) => this.onProblem(`cannot count stored responses: ${String(error)}`))
-      .finally(() => (this.goneWhileLoading = undefined));
+    this.sizes = new OwnedFileSizes(this.dir, '.json', 'stored responses', (message) => this.onProblem(message));
   }
 
   /** Bytes of the account's stored response files (known from start-up on, kept by every save and delete). */
-  async bytesOf(accountId: string): Promise<number> {
-    await this.loaded;
-    return this.perAccount.get(accountId) ?? 0;
-  }
-
-  /** Reads each file's size and the owner from its first bytes (a record starts with its id and accountId). */
-  private async loadSizes(): Promise<void> {
-    const dir = await fs.promises.opendir(this.dir);
-    const head = Buffer.alloc(512);
-    for await (const entry of dir) {
-      if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
-      const id = entry.name.slice(0, -'.json'.length);
-      if (this.sizes.has(id)) continue; // saved since start: already counted
-      try {
-        const handle = await fs.promises.open(path.join(this.dir, entry.name), 'r');
-        try {
-          const { bytesRead } = await handle.read(head, 0, head.length, 0);
-          const owner = /"accountId":("(?:[^"\\]|\\.)*")/.exec(head.toString('utf8', 0, bytesRead));
-          if (owner && !this.sizes.has(id) && !this.goneWhileLoading?.has(id)) this.track(id, JSON.parse(owner[1]) as string, (await handle.stat()).size);
-        } finally {
-          await handle.close();
-        }
-      } catch {
-        // deleted meanwhile
-      }
-    }
-  }
-
-  private track(id: string, accountId: string, bytes: number): void {
-    this.untrack(id);
-    this.sizes.set(id, { accountId, bytes });
-    this.perAccount.set(accountId, (this.perAccount.get(accountId) ?? 0) + bytes);
-  }
-
-  /** A response deleted: not counted now, nor by a start-up count that read it before. */
-  private forget(id: string): void {
-    this.goneWhileLoading?.add(id);
-    this.untrack(id);
-  }
-
-  private untrack(id: string): void {
-    const known = this.sizes.get(id);
-    if (!known) return;
-    this.sizes.delete(id);
-    const left = (this.perAccount.get(known.accountId) ?? 0) - known.bytes;
-    if (left > 0) this.perAccount.set(known.accountId, left);
-    else this.perAccount.delete(known.accountId);
+  bytesOf(accountId: string): Promise<number> {
+    return this.sizes.bytesOf(accountId);
   }
 
   save(record: StoredResponseInput): Promise<void> {
@@ -126,7 +75,7 @@ export class FileResponsesRepo implements ResponsesRepo {
       await fs.promises.rm(temp, { force: true });
       throw error;
     }
-    this.track(record.id, record.accountId, size);
+    this.sizes.track(record.id, record.accountId, size);
     // To the disk after the save resolves (the answer's end waits for the save, never for the disk); flush waits for it.
     const synced = this.syncWritten(record.id, handle).finally(() => this.pending.delete(synced));
     this.pending.add(synced);
@@ -154,7 +103,7 @@ export class FileResponsesRepo implements ResponsesRepo {
     if (!record || record.accountId !== accountId) return false;
     try {
       await fs.promises.rm(this.fileOf(id));
-      this.forget(id);
+      this.sizes.forget(id);
       return true;
     } catch {
       return false;
@@ -171,7 +120,7 @@ export class FileResponsesRepo implements ResponsesRepo {
         // The mtime was set to the response's creation time when it was stored.
         if ((await fs.promises.stat(file)).mtimeMs < before) {
           await fs.promises.rm(file);
-          this.forget(entry.name.slice(0, -'.json'.length));
+          this.sizes.forget(entry.name.slice(0, -'.json'.length));
           removed += 1;
         }
       } catch {
