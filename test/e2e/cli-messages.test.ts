@@ -96,8 +96,10 @@ describe('CLI error messages', () => {
     for (const [group, commands] of [['models', 'ls'], ['keys', 'create, ls, revoke, set']]) {
       const typo = await run(group, 'lst');
       expect(typo.exitCode).toBe(1);
-      expect(String(typo.stderr).trim()).toBe(`gateway: unknown command 'lst' for 'gateway ${group}' (its commands: ${commands}) (run with --help for usage)`);
+      expect(String(typo.stderr).trim()).toBe(`gateway: unknown command 'lst' for 'gateway ${group}' (Did you mean ls? its commands: ${commands}) (run with --help for usage)`);
     }
+    // Nothing close enough: the commands alone.
+    expect(String((await run('keys', 'rotate')).stderr).trim()).toBe("gateway: unknown command 'rotate' for 'gateway keys' (its commands: create, ls, revoke, set) (run with --help for usage)");
     // Job models are priced per second or per job: their zero token prices say nothing, their price is shown.
     expect(models).toMatch(/mock\/video\s+video_generation\s+-\s+-\s+-\s+0\.1\/s\s/);
     expect(models).toMatch(/mock\/music\s+music_generation\s+-\s+-\s+-\s+0\.002\/s\s/);

@@ -67,7 +67,7 @@ describe('CLI', () => {
     expect(String(choice.stderr)).toBe("gateway: option '--type <t>' argument 'picture' is invalid. Allowed choices are image, video, music, threed. (run with --help for usage)");
     const unknown = await runCli(['keys', 'craete']);
     expect(unknown.exitCode).toBe(1);
-    expect(String(unknown.stderr)).toBe("gateway: unknown command 'craete' (Did you mean create?) (run with --help for usage)");
+    expect(String(unknown.stderr)).toBe("gateway: unknown command 'craete' for 'gateway keys' (Did you mean create? its commands: create, ls, revoke, set) (run with --help for usage)");
     // `npm start --port 8788`: npm keeps --port and passes 8788 on, so serve sees an argument (as npm sets the variable).
     const npm = await runCli(['serve', '8788'], { env: { npm_lifecycle_event: 'start' } });
     expect(npm.exitCode).toBe(1);
