@@ -104,21 +104,29 @@ describe('a batch survives the kill -9 of the instance running it', () => {
     const { rows: doneRows } = await sql.query<{ done: number }>('select count(*)::int as done from gw_batch_lines where batch_id = $1', [batch.id]);
     expect(doneRows[0].done).toBe(ANSWERED);
     await a.kill();
-    const killedAt = Date.now();
+    // A's last renewal is final now: its lease lapses at the time it wrote (renewed every leaseMs / 3, so up to
+    // a third of LEASE_MS before the kill), and B may take the batch only from then on.
+    const { rows: leaseAtKill } = await sql.query<{ owner: string | null; expires: string | null }>('select lease_owner as owner, lease_expires_at::text as expires from gw_batches where id = $1', [batch.id]);
+    expect(leaseAtKill[0].owner).toBe(ownerA);
+    const lapsesAt = Number(leaseAtKill[0].expires);
     holding = false;
 
     const onB = new OpenAI({ baseURL: `${b.url}/v1`, apiKey: key, maxRetries: 0 });
+    // When the lease was first seen out of A's hands (polled with the batch): never before it lapsed.
+    let takenSeenAt: number | undefined;
     const finished = await until(
       'B to complete the batch',
       async () => {
+        const { rows: lease } = await sql.query<{ owner: string | null }>('select lease_owner as owner from gw_batches where id = $1', [batch.id]);
+        if (takenSeenAt === undefined && lease[0].owner !== ownerA) takenSeenAt = Date.now();
         const current = await onB.batches.retrieve(batch.id);
         return ['completed', 'failed', 'expired', 'cancelled'].includes(current.status) ? current : undefined;
       },
       60_000,
     );
     expect(finished.status).toBe('completed');
-    // Not before A's lease could lapse, and B (not A) finished it.
-    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(LEASE_MS - 500);
+    // Not before A's lease lapsed, and B (not A) finished it.
+    expect(takenSeenAt).toBeGreaterThanOrEqual(lapsesAt);
     const { rows: leaseRows } = await sql.query<{ owner: string | null }>('select lease_owner as owner from gw_batches where id = $1', [batch.id]);
     expect(leaseRows[0].owner).not.toBe(ownerA);
 
