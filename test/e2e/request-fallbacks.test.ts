@@ -12,6 +12,9 @@ import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.t
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 
+/** What the strict fakes answer a request without tools. */
+const DONE = 'Done: the file is written.';
+
 describe("a request's own fallback models (OpenRouter's `models`)", () => {
   let down: FakeUpstream;
   let chat: StrictFake;
@@ -64,7 +67,7 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     expect(bodyOf(chat)).toMatchObject({ model: 'gpt-4.1' });
     expect(bodyOf(chat)).not.toHaveProperty('models');
     expect(bodyOf(chat)).not.toHaveProperty('route');
-    expect(data.choices[0].message.content).toBeTruthy();
+    expect(data.choices[0].message.content).toBe(DONE);
     expect(response.headers.get('x-fallback-used')).toBe('true');
     expect(response.headers.get('x-routing-resolved-model')).toBe('oc/gpt-4.1');
   });
@@ -73,7 +76,7 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     const stream = await client.chat.completions.create({ model: 'down/flaky', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 20, stream: true, models: ['ant/claude-up'] } as never);
     let text = '';
     for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) text += chunk.choices[0]?.delta?.content ?? '';
-    expect(text).toBeTruthy();
+    expect(text).toBe(DONE);
     expect(claude.rejections).toEqual([]);
     expect(bodyOf(claude)).toMatchObject({ model: 'claude-up' });
     expect(bodyOf(claude)).not.toHaveProperty('models');
@@ -95,11 +98,11 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
 
   it('Responses: the same list, on a Responses upstream and converted to Chat', async () => {
     const served = await client.responses.create({ model: 'down/flaky-r', input: 'hello', models: ['or/gpt-5'] } as never);
-    expect(served.output_text).toBeTruthy();
+    expect(served.output_text).toBe(DONE);
     expect(responses.rejections).toEqual([]);
     expect(bodyOf(responses)).not.toHaveProperty('models');
     const converted = await client.responses.create({ model: 'down/flaky-r', input: 'hello again', models: ['oc/gpt-4.1'] } as never);
-    expect(converted.output_text).toBeTruthy();
+    expect(converted.output_text).toBe(DONE);
     expect(chat.rejections).toEqual([]);
   });
 
