@@ -97,7 +97,9 @@ export class NativeBatches {
     if (![...this.deps.registry.providers.values()].some((p) => p.batches === 'native')) return undefined;
     let provider: string | undefined;
     let format: WireFormat | undefined;
-    let named: Map<WireFormat, string[]> | undefined;
+    // File ids the lines name (one format: the batch's endpoint says it), looked up once the rest allows native.
+    const named: string[] = [];
+    let namedFormat: WireFormat | undefined;
     for (const line of lines) {
       const { models } = this.modelOn(String(line.body.model));
       if (models.length === 0) return undefined;
@@ -106,7 +108,10 @@ export class NativeBatches {
       const fallbacks = getFormat(body.format).passthrough.modelFallbacks;
       if (fallbacks !== undefined && body.body[fallbacks] !== undefined) return undefined;
       const ids = storedFilesOf(body.format, body.body, body.raw ?? JSON.stringify(body.body));
-      if (ids.length > 0) (named ??= new Map()).set(body.format, [...(named.get(body.format) ?? []), ...ids]);
+      if (ids.length > 0) {
+        namedFormat = body.format;
+        for (const id of ids) named.push(id);
+      }
       for (const m of models) {
         provider ??= m.provider.id;
         if (m.provider.id !== provider) return undefined;
@@ -119,7 +124,7 @@ export class NativeBatches {
       if (encoded.format !== format || !model.provider.instance.batches.formats.includes(format)) return undefined;
     }
     if (!provider || !format) return undefined;
-    for (const [bodyFormat, ids] of named ?? []) if (await namesGatewayFiles(this.deps, bodyFormat, ids, batch.accountId)) return undefined;
+    if (namedFormat !== undefined && (await namesGatewayFiles(this.deps, namedFormat, named, batch.accountId))) return undefined;
     return { provider, format, upstream: null, phase: null, cancelSent: false, windowPassed: false };
   }
 
