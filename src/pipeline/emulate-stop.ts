@@ -9,10 +9,14 @@ import type { ChatResponse, ContentPart, StreamPart, TextPart, TokenLogprob } fr
  * answer stops on the first sequence written in full, as a model stops.
  */
 export function cutAtStop(response: ChatResponse, stops: readonly string[]): ChatResponse {
+  // One matcher for the answer (its tables are built once), started afresh for each text block.
+  let matcher: StopMatcher | undefined;
   for (let i = 0; i < response.content.length; i += 1) {
     const part = response.content[i];
     if (part.type !== 'text') continue;
-    const found = firstStop(part.text, new StopMatcher(stops));
+    if (matcher) matcher.reset();
+    else matcher = new StopMatcher(stops);
+    const found = firstStop(part.text, matcher);
     if (!found) continue;
     const content: ContentPart[] = response.content.slice(0, i);
     if (found.at > 0) content.push(cutText(part, found.at));
@@ -72,6 +76,8 @@ export class StopCutter {
 
 /** The most stop sequences emulated for one request (OpenAI takes 4, Gemini 5): the work per character of the answer grows with them. */
 export const MAX_EMULATED_STOPS = 64;
+/** The longest stop sequence emulated: its matcher keeps a table as long as it, for every request naming it. */
+export const MAX_EMULATED_STOP_CHARS = 10_000;
 
 /** The stop sequences a gateway emulates: the non-empty ones (an empty one would stop before anything). */
 export function stopsToEmulate(stop: readonly string[] | undefined): string[] | undefined {
@@ -94,23 +100,21 @@ function firstStop(text: string, matcher: StopMatcher, from = 0): { at: number; 
  * sequence completed is the one the answer stops on, as a model stops on the first it writes.
  */
 class StopMatcher {
-  private readonly codes: number[][];
-  private readonly fallback: number[][];
+  private readonly fallback: Uint32Array[];
   private readonly states: number[];
 
   constructor(private readonly stops: readonly string[]) {
-    this.codes = stops.map((stop) => Array.from({ length: stop.length }, (_, i) => stop.charCodeAt(i)));
-    this.fallback = this.codes.map(prefixFunction);
+    this.fallback = stops.map(prefixFunction);
     this.states = stops.map(() => 0);
   }
 
   /** Feeds one UTF-16 code unit; the stop sequence it completes, if any. */
   step(code: number): string | undefined {
-    for (let k = 0; k < this.codes.length; k += 1) {
-      const seq = this.codes[k];
+    for (let k = 0; k < this.stops.length; k += 1) {
+      const seq = this.stops[k];
       let state = this.states[k];
-      while (state > 0 && seq[state] !== code) state = this.fallback[k][state - 1];
-      if (seq[state] === code) state += 1;
+      while (state > 0 && seq.charCodeAt(state) !== code) state = this.fallback[k][state - 1];
+      if (seq.charCodeAt(state) === code) state += 1;
       if (state === seq.length) return this.stops[k];
       this.states[k] = state;
     }
@@ -129,12 +133,12 @@ class StopMatcher {
   }
 }
 
-/** For each prefix of `seq`, the longest proper prefix of it that is also its suffix. */
-function prefixFunction(seq: number[]): number[] {
-  const out = new Array<number>(seq.length).fill(0);
+/** For each prefix of `seq` (UTF-16 code units), the longest proper prefix of it that is also its suffix. */
+function prefixFunction(seq: string): Uint32Array {
+  const out = new Uint32Array(seq.length);
   for (let i = 1, k = 0; i < seq.length; i += 1) {
-    while (k > 0 && seq[i] !== seq[k]) k = out[k - 1];
-    if (seq[i] === seq[k]) k += 1;
+    while (k > 0 && seq.charCodeAt(i) !== seq.charCodeAt(k)) k = out[k - 1];
+    if (seq.charCodeAt(i) === seq.charCodeAt(k)) k += 1;
     out[i] = k;
   }
   return out;

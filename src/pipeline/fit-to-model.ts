@@ -3,7 +3,7 @@ import { getFormat, isOpenAIChatModelWithoutReasoning } from '../formats/index.t
 import { baseModelOf, hasKnownCapabilities } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { validationError } from '../errors/index.ts';
-import { MAX_EMULATED_STOPS, stopsToEmulate } from './emulate-stop.ts';
+import { MAX_EMULATED_STOP_CHARS, MAX_EMULATED_STOPS, stopsToEmulate } from './emulate-stop.ts';
 
 /** A converted request fitted to its target model, and what was changed (for `X-Gateway-Adapted` and the request log). */
 export interface FittedRequest {
@@ -81,6 +81,10 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
   }
   if (stop && stop.length > MAX_EMULATED_STOPS) {
     throw validationError({ stop: `at most ${MAX_EMULATED_STOPS} on this model: its upstream takes none and the gateway applies them itself (got ${stop.length})` });
+  }
+  const long = stop ? (input.stop ?? []).findIndex((sequence) => sequence.length > MAX_EMULATED_STOP_CHARS) : -1;
+  if (long !== -1) {
+    throw validationError({ [`stop[${long}]`]: `may be at most ${MAX_EMULATED_STOP_CHARS} characters on this model: its upstream takes no stop sequences and the gateway applies them itself` });
   }
   if (request.responseFormat?.type === 'json_object' && fit.noJsonMode) {
     const fitted = edit();
