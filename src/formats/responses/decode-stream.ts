@@ -114,8 +114,10 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (this.ended) return [];
     this.ended = true;
     const out: StreamPart[] = [];
-    this.blocks.closeOpen(out);
+    // After an upstream error the open blocks stay open, as the other decoders leave them (and Anthropic's own stream does):
+    // a client that reads a closed block as finished keeps a cut answer (Claude Code took it for a turn and asked on).
     if (!this.errored) {
+      this.blocks.closeOpen(out);
       out.push({ type: 'error', error: { code: 'provider_error', message: 'The upstream stream ended before response.completed.', status: 502 } });
     }
     out.push({ type: 'end' });
@@ -227,7 +229,6 @@ class ResponsesStreamDecoder implements StreamDecoder {
   }
 
   private failed(response: Data, out: StreamPart[]): void {
-    this.closeAll(out);
     if (!this.errored) {
       const error = readRecord(response, 'error') ?? {};
       const message = readString(error, 'message') ?? 'The upstream response failed.';
@@ -245,7 +246,6 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private error(data: Data, out: StreamPart[]): void {
     if (this.errored) return;
     this.errored = true;
-    this.closeAll(out);
     const nested = readRecord(data, 'error') ?? {};
     const message = readString(data, 'message') ?? readString(nested, 'message') ?? 'The upstream reported an error.';
     // The kind is in the nested error's `type`, or only in `code` (flat or nested).

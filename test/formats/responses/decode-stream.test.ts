@@ -72,10 +72,10 @@ describe('responses stream decoder', () => {
     expect(parts[2]).toEqual({ type: 'usage', usage: { inputTokens: 40, outputTokens: 7, webSearchRequests: 1 } });
   });
 
-  it('reads a flat error event and closes the open text block; end() adds only end', () => {
+  it('reads a flat error event, the open text block left open (as Anthropic and the other decoders leave it); end() adds only end', () => {
     const parts = decodeSse(readFixture('error-flat.sse.txt'), 6);
-    expect(types(parts)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'error', 'end']);
-    const error = parts[4];
+    expect(types(parts)).toEqual(['start', 'text-start', 'text-delta', 'error', 'end']);
+    const error = parts[3];
     expect(error).toEqual({ type: 'error', error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for requests', status: 429, upstreamCode: 'rate_limit_exceeded' } });
   });
 
