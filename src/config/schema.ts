@@ -115,6 +115,13 @@ export const providerConfigSchema = z.looseObject({
    * docs/batches.md).
    */
   batches: z.enum(['native', 'emulated']).optional(),
+  /**
+   * OpenRouter's own Chat request fields (`provider`, `plugins`, `transforms`, `route`, `usage`,
+   * its `reasoning` object) on a same-format call: 'forward' them as written (an OpenRouter
+   * upstream; the default when the base URL is openrouter.ai) or 'strip' them, `reasoning` becoming
+   * `reasoning_effort` (the default elsewhere: OpenAI refuses unknown fields). docs/providers.md.
+   */
+  openRouterFields: z.enum(['forward', 'strip']).optional(),
 });
 
 const bodyLimitsSchema = z.strictObject({

@@ -59,6 +59,7 @@ export type {
   ConvertedFit,
   ToolNameRule,
   PassthroughRequest,
+  PassthroughTarget,
   RewriteContext,
   FormatCodec,
   EncodeRequestOptions,

@@ -233,6 +233,20 @@ export interface PassthroughRequest {
   stream: boolean;
 }
 
+/** What a passthrough's `prepare` knows of the upstream a same-format request goes to. */
+export interface PassthroughTarget {
+  /**
+   * The upstream takes OpenRouter's own request fields (`provider`, `plugins`, `transforms`,
+   * `route`, `usage`, its `reasoning` object): an OpenRouter provider (config `openRouterFields`).
+   * Any other upstream refuses them as unknown parameters (OpenAI, Azure, Groq: 400).
+   */
+  openRouterFields: boolean;
+  /** The model the upstream serves, by what it is (baseModelOf): OpenAI's reasoning efforts are read from it. */
+  baseModel: string;
+  /** The catalog, the plugin or the config says the model does not reason: reasoning asks are left out. */
+  noReasoning: boolean;
+}
+
 /**
  * Tools only one vendor's API can run (Responses hosted tools, Anthropic server tools): the
  * format that runs them and their `type`s, in order.
@@ -330,7 +344,7 @@ export interface PassthroughRules {
    * the client gets none of the records asked for on its behalf and `adapted` naming what changed
    * (`X-Gateway-Adapted`); undefined leaves the request as it is.
    */
-  prepare?(request: PassthroughRequest): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined;
+  prepare?(request: PassthroughRequest, target?: PassthroughTarget): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined;
   /**
    * One passed stream record rewritten: undefined keeps it (its bytes go through untouched),
    * null drops it. Runs on every record: it must not JSON-parse a record it leaves alone.

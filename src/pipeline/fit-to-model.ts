@@ -99,7 +99,7 @@ export function fitToModel(input: ChatRequest, model: CatalogModel, target: Wire
  * What the catalog, the plugin or the config says; for an id nobody described, only OpenAI's
  * gpt-5-chat (which refuses reasoning_effort): any other such id keeps its reasoning.
  */
-function knownNotToReason(model: CatalogModel): boolean {
+export function knownNotToReason(model: CatalogModel): boolean {
   if (hasKnownCapabilities(model.spec)) return !model.spec.capabilities?.includes('thinking');
   return isOpenAIChatModelWithoutReasoning(baseModelOf(model));
 }

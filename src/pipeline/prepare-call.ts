@@ -1,9 +1,9 @@
-import { compactionRequest, framingOf, getFormat } from '../formats/index.ts';
+import { compactionRequest, framingOf, getFormat, type PassthroughTarget } from '../formats/index.ts';
 import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
 import { baseModelOf, modalitiesOf, type CatalogModel } from '../providers/index.ts';
-import { fitToModel } from './fit-to-model.ts';
+import { fitToModel, knownNotToReason } from './fit-to-model.ts';
 import { fitToolNames, type ToolNames } from './fit-tool-names.ts';
 import { hostedToolsPolicy, unrunnableTools, vendorTools, vendorToolsError } from './hosted-tools.ts';
 import { replaceModelInRaw } from './replace-model.ts';
@@ -68,7 +68,7 @@ export function prepareCall(
     if (capped) return capped;
     const { body, raw } = withUpstreamModel(exchange, model.upstreamId);
     // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
-    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream });
+    const tweaked = getFormat(upstreamFormat).passthrough.prepare?.({ body, raw, stream }, passthroughTarget(model));
     const call = callOf(upstreamFormat, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? raw);
     // A passthrough stream keeps the client's framing (a format with several: Gemini's alt=sse or a JSON array).
     const framing = upstreamFramingOf(exchange);
@@ -138,6 +138,11 @@ export function withoutRefusedAsk(prepared: PreparedCall, error: unknown): Prepa
   return param === undefined ? undefined : withoutAsk(prepared, param);
 }
 
+/** What a passthrough's `prepare` is told of its upstream (Chat fits OpenRouter's fields to one that is not OpenRouter). */
+function passthroughTarget(model: CatalogModel): PassthroughTarget {
+  return { openRouterFields: model.provider.openRouterFields === 'forward', baseModel: baseModelOf(model), noReasoning: knownNotToReason(model) };
+}
+
 /** The framing a passthrough asks the upstream for: the client's, unless only clients get it (StreamFraming.clientOnly: Bedrock's event-stream). */
 function upstreamFramingOf(exchange: CallSource): string | undefined {
   const name = exchange.target?.framing;
@@ -157,7 +162,7 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
   const capped = max === undefined || exchange.compact ? undefined : rules.capOutput?.(exchange.body, max);
   if (!capped) return undefined;
   const body = typeof capped.body.model === 'string' ? withField(capped.body, 'model', model.upstreamId) : capped.body;
-  const tweaked = rules.prepare?.({ body, raw: JSON.stringify(body), stream });
+  const tweaked = rules.prepare?.({ body, raw: JSON.stringify(body), stream }, passthroughTarget(model));
   const call = callOf(exchange.format, model, stream, exchange, tweaked?.body ?? body, tweaked?.raw ?? JSON.stringify(body));
   const framing = upstreamFramingOf(exchange);
   if (framing !== undefined) call.framing = framing;

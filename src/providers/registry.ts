@@ -23,6 +23,17 @@ function checkFormats(where: string, plugin: ProviderPlugin<unknown>, formats: r
   if (foreign !== undefined) throw new PluginLoadError(`${where}: the plugin '${plugin.name}' does not speak '${foreign}' (it speaks ${supported.join(', ')})`);
 }
 
+/** A base URL on OpenRouter's host (openrouter.ai/api/v1): its own Chat fields are OpenRouter's to read. */
+function isOpenRouterURL(baseURL: string | undefined): boolean {
+  if (!baseURL) return false;
+  try {
+    const host = new URL(baseURL).hostname.toLowerCase();
+    return host === 'openrouter.ai' || host.endsWith('.openrouter.ai');
+  } catch {
+    return false;
+  }
+}
+
 /** The set-up providers and the catalog of the models they serve. */
 export class ProviderRegistry {
   readonly providers = new Map<string, Provider>();
@@ -50,7 +61,7 @@ export class ProviderRegistry {
 
   private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger, source: string): Promise<void> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
-    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, maxConnections, maxQueued, queueTimeoutMs, ...rest } = cfg;
+    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, maxConnections, maxQueued, queueTimeoutMs, openRouterFields, ...rest } = cfg;
     checkProviderKeys(id, plugin, Object.keys(rest), source);
     let options: unknown = rest;
     try {
@@ -94,6 +105,7 @@ export class ProviderRegistry {
       promptCache: promptCache ?? 'auto',
       hostedTools: hostedTools ?? 'drop',
       batches: batches ?? 'emulated',
+      openRouterFields: openRouterFields ?? (isOpenRouterURL(baseURL) ? 'forward' : 'strip'),
       acceptsAnyModel: (models ?? []).some((m) => m === '*'),
       describe: (modelId) => resolveModelSpec(modelId, facts),
     };

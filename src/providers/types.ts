@@ -17,6 +17,8 @@ export interface Provider {
   hostedTools?: HostedToolsPolicy;
   /** Config `batches`: 'native' runs a batch through the plugin's `batches` capability (default 'emulated'). */
   batches?: 'native' | 'emulated';
+  /** Config `openRouterFields`: OpenRouter's own Chat fields go 'forward' as written (an OpenRouter upstream) or 'strip'ped (any other). */
+  openRouterFields?: 'forward' | 'strip';
   /** True when the config lists `*`: any model id may be pinned to this provider. */
   acceptsAnyModel: boolean;
   /** The full spec of a model id this provider may serve (catalog, plugin facts); used for `*` providers. */

@@ -102,7 +102,7 @@ function decodeReasoning(body: Record<string, unknown>, check: FieldChecker): Re
  * turns it off). `exclude` (keep the reasoning out of the answer) is left to a Chat upstream: a
  * converted answer carries the reasoning the model returned.
  */
-function decodeOpenRouterReasoning(value: unknown, check: FieldChecker): ReasoningConfig | undefined {
+export function decodeOpenRouterReasoning(value: unknown, check: FieldChecker): ReasoningConfig | undefined {
   if (value === undefined || value === null) return undefined;
   const reasoning = check.record(value, 'reasoning');
   if (!reasoning) return undefined;

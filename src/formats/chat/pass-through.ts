@@ -1,6 +1,7 @@
 import { quotedFinder, withField } from '../../util/index.ts';
-import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
+import type { PassthroughRequest, PassthroughRules, PassthroughTarget, RewriteContext, WireRecord } from '../types.ts';
 import { capFields, CARRIED_ID_PREFIX, isRecord, readToolId } from '../shared/index.ts';
+import { withoutOpenRouterFields } from './openrouter-fields.ts';
 import { readChatRequest } from './read-request.ts';
 
 /** What every record a Chat passthrough rewrites or reads usage from holds (PassthroughRules.marker). */
@@ -53,14 +54,22 @@ function restoreToolIds(request: PassthroughRequest): PassthroughRequest | undef
   return { body, raw: JSON.stringify(body), stream: request.stream };
 }
 
-/** What a Chat passthrough changes: carried tool call ids restored, and a stream asks for usage. */
-function prepareChat(request: PassthroughRequest): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined {
-  const restored = restoreToolIds(request);
-  const asked = askForStreamUsage(restored ?? request);
-  return asked ?? restored;
+/**
+ * What a Chat passthrough changes: OpenRouter's own fields fitted to an upstream that is not
+ * OpenRouter, carried tool call ids restored, and a stream asks for usage.
+ */
+function prepareChat(request: PassthroughRequest, target?: PassthroughTarget): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined {
+  const fitted = withoutOpenRouterFields(request, target);
+  const restored = restoreToolIds(fitted ?? request);
+  const asked = askForStreamUsage(restored ?? fitted ?? request);
+  const out = asked ?? restored ?? fitted;
+  return fitted && out && fitted.adapted.length > 0 ? { ...out, adapted: fitted.adapted } : out;
 }
 
-/** A stream that did not ask for usage asks for it (billing needs it); the client then gets no usage chunk. */
+/**
+ * A stream that did not ask for usage asks for it (billing needs it); the client then gets no
+ * usage chunk. OpenRouter's `usage: {include: true}` (to an OpenRouter upstream) asks as well.
+ */
 function askForStreamUsage(request: PassthroughRequest): (PassthroughRequest & { dropUsageRecords: boolean }) | undefined {
   const { body, raw, stream } = request;
   const options = body.stream_options;
@@ -68,7 +77,8 @@ function askForStreamUsage(request: PassthroughRequest): (PassthroughRequest & {
   const streamOptions = withField(isRecord(options) ? options : {}, 'include_usage', true);
   const changed = withField(body, 'stream_options', streamOptions);
   const text = (options === undefined ? withIncludeUsage(raw) : undefined) ?? JSON.stringify(changed);
-  return { body: changed, raw: text, stream, dropUsageRecords: true };
+  const wanted = isRecord(body.usage) && body.usage.include === true;
+  return { body: changed, raw: text, stream, dropUsageRecords: !wanted };
 }
 
 /** Chat's usage chunk (`choices: []` with a usage object). */

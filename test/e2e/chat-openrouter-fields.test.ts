@@ -1,0 +1,122 @@
+/**
+ * OpenRouter's own Chat request fields (`provider`, `plugins`, `transforms`, `route`, `usage`,
+ * its `reasoning` object), sent by apps written for OpenRouter with the official openai SDK, on a
+ * same-format Chat passthrough: an upstream that is not OpenRouter (a strict fake that refuses
+ * unknown parameters, as OpenAI does) gets them taken out, `reasoning` as `reasoning_effort` fitted
+ * to the model, `usage: {include: true}` as the stream's usage chunk; an OpenRouter upstream
+ * (`openRouterFields: 'forward'`) gets them as written. Before, every upstream got them as written
+ * and OpenAI answered 400. Real CLI, official openai SDK, fake upstreams.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+
+type Json = Record<string, any>;
+
+const OPENROUTER = {
+  provider: { order: ['openai', 'azure'], allow_fallbacks: false, data_collection: 'deny' },
+  plugins: [{ id: 'web', max_results: 3 }],
+  transforms: ['middle-out'],
+  route: 'fallback',
+  usage: { include: true },
+};
+
+describe("OpenRouter's own fields on a Chat passthrough", () => {
+  let openai: StrictFake;
+  let openrouter: FakeUpstream;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    openai = await startStrictFake({ format: 'chat', models: { 'gpt-5': { maxOutput: 128000, reasoning: true }, 'gpt-4.1': { maxOutput: 32768, reasoning: false } } });
+    openrouter = await startFakeUpstream((request) => {
+      const body = request.json as Json;
+      const usage = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cost: 0.0001 };
+      const base = { id: 'gen-1', created: 1_700_000_000, model: body.model };
+      if (!body.stream) return { json: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage } };
+      return {
+        headers: { 'content-type': 'text/event-stream' },
+        sse: chatSse([
+          { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] },
+          { ...base, object: 'chat.completion.chunk', choices: [], usage },
+        ]),
+      };
+    });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          oai: { plugin: 'openai', baseURL: `${openai.url}/v1`, apiKey: 'x', models: ['gpt-5', 'gpt-4.1'] },
+          orr: { plugin: 'openai', baseURL: `${openrouter.url}/api/v1`, apiKey: 'x', openRouterFields: 'forward', models: ['anthropic/claude-sonnet-4.5'] },
+        },
+        routing: { retry: { attempts: 1 } },
+      },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all([openai?.close(), openrouter?.close()]);
+  });
+
+  const last = (fake: FakeUpstream) => fake.requests.at(-1)!.json as Json;
+
+  it('to OpenAI: the routing fields are taken out and named in X-Gateway-Adapted; reasoning.effort becomes reasoning_effort', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: 'oai/gpt-5', messages: [{ role: 'user', content: 'hello' }], ...OPENROUTER, reasoning: { effort: 'high', exclude: true } } as never)
+      .withResponse();
+    expect(openai.rejections).toEqual([]);
+    expect(data.choices[0].message.content).toBeTruthy();
+    expect(data.usage?.total_tokens).toBeGreaterThan(0);
+    const sent = last(openai);
+    for (const field of ['provider', 'plugins', 'transforms', 'route', 'usage', 'reasoning']) expect(sent).not.toHaveProperty(field);
+    expect(sent.reasoning_effort).toBe('high');
+    const adapted = response.headers.get('x-gateway-adapted') ?? '';
+    for (const said of ['provider=removed', 'plugins=removed', 'transforms=removed', 'route=removed', 'reasoning=reasoning_effort(high)']) expect(adapted).toContain(said);
+  });
+
+  it('to OpenAI, streamed: usage {include: true} gets the usage chunk; a max_tokens budget becomes the nearest effort', async () => {
+    const stream = await client.chat.completions.create({ model: 'oai/gpt-5', messages: [{ role: 'user', content: 'hello' }], stream: true, usage: { include: true }, reasoning: { max_tokens: 4000 } } as never);
+    let usage: unknown;
+    for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) if (chunk.usage) usage = chunk.usage;
+    expect(openai.rejections).toEqual([]);
+    expect(usage).toMatchObject({ total_tokens: expect.any(Number) });
+    expect(last(openai)).not.toHaveProperty('usage');
+    expect(last(openai).reasoning_effort).toBe('high');
+  });
+
+  it("to a model that does not reason: reasoning is left out, not refused; the client's own reasoning_effort wins", async () => {
+    const { response } = await client.chat.completions.create({ model: 'oai/gpt-4.1', messages: [{ role: 'user', content: 'hello' }], reasoning: { enabled: true } } as never).withResponse();
+    expect(openai.rejections).toEqual([]);
+    expect(last(openai)).not.toHaveProperty('reasoning');
+    expect(last(openai)).not.toHaveProperty('reasoning_effort');
+    expect(response.headers.get('x-gateway-adapted')).toContain('reasoning=removed');
+    await client.chat.completions.create({ model: 'oai/gpt-5', messages: [{ role: 'user', content: 'hello' }], reasoning_effort: 'low', reasoning: { effort: 'high' } } as never);
+    expect(openai.rejections).toEqual([]);
+    expect(last(openai).reasoning_effort).toBe('low');
+  });
+
+  it('a bad reasoning is the 422 naming reasoning.effort, before any upstream call', async () => {
+    const before = openai.requests.length;
+    const error = await client.chat.completions.create({ model: 'oai/gpt-5', messages: [{ role: 'user', content: 'hello' }], reasoning: { effort: 'enormous' } } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
+    expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).toContain('reasoning.effort');
+    expect(openai.requests.length).toBe(before);
+  });
+
+  it('to OpenRouter: every field goes as written; a stream with usage {include: true} keeps its usage chunk', async () => {
+    const { response } = await client.chat.completions
+      .create({ model: 'orr/anthropic/claude-sonnet-4.5', messages: [{ role: 'user', content: 'hello' }], ...OPENROUTER, reasoning: { max_tokens: 2000 } } as never)
+      .withResponse();
+    expect(last(openrouter)).toMatchObject({ ...OPENROUTER, reasoning: { max_tokens: 2000 } });
+    expect(last(openrouter)).not.toHaveProperty('reasoning_effort');
+    expect(response.headers.get('x-gateway-adapted') ?? '').not.toContain('removed');
+    const stream = await client.chat.completions.create({ model: 'orr/anthropic/claude-sonnet-4.5', messages: [{ role: 'user', content: 'hello' }], stream: true, usage: { include: true } } as never);
+    let usage: unknown;
+    for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) if (chunk.usage) usage = chunk.usage;
+    expect(usage).toMatchObject({ total_tokens: 12 });
+    expect(last(openrouter).usage).toEqual({ include: true });
+  });
+});
