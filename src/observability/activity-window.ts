@@ -18,6 +18,17 @@ export interface LatestRequest {
   duration_ms: number;
   input_tokens: number | null;
   output_tokens: number | null;
+  /** The `provider/model` that failed first when another one served (a fallback), else null. */
+  fallback_from: string | null;
+}
+
+/** Requests one model fell back to another for, over the window. */
+export interface FallbackCount {
+  /** The `provider/model` that failed first. */
+  from: string;
+  /** The `provider/model` that served. */
+  to: string;
+  requests: number;
 }
 
 /** What is happening now: the live figures `gateway status` prints and the TUI Overview shows. */
@@ -43,6 +54,17 @@ export interface ActivitySnapshot {
   credits_per_minute: number;
   top_models: Array<{ model: string; requests: number }>;
   top_providers: Array<{ provider: string; requests: number }>;
+  /** Requests of the window served by a fallback (another model than the first one tried: the config's chain or the request's own `models`). */
+  fallbacks: number;
+  /** Requests served by a fallback since the server started. */
+  total_fallbacks: number;
+  /** The window's fallbacks by the model that failed first and the one that served, most first (up to five). */
+  top_fallbacks: FallbackCount[];
+  /**
+   * The web dashboard's own calls in the window (`/api/**`: sign-in and the account views it
+   * polls): not client traffic, so left out of every figure above and counted here apart.
+   */
+  dashboard_requests: number;
   open_circuits: CircuitView[];
   /** Newest first. */
   latest: LatestRequest[];
@@ -52,6 +74,8 @@ const WINDOW_MS = 60_000;
 const RATE_MS = 10_000;
 const TOP = 5;
 const LATEST = 20;
+/** Dashboard calls the window remembers (their end times only). */
+const DASHBOARD_SLOTS = 1024;
 
 function percentiles(values: number[]): Percentiles | null {
   if (values.length === 0) return null;
@@ -101,6 +125,12 @@ export class ActivityWindow implements RecordConsumer {
   private readonly shownModel: Array<string | undefined>;
   private readonly provider: Array<string | undefined>;
   private readonly errorCode: Array<string | undefined>;
+  /** The `provider/model` that failed first where another served (a fallback). */
+  private readonly fallbackFrom: Array<string | undefined>;
+  private fallbacksTotal = 0;
+  /** Epoch ms when each of the latest dashboard calls ended (a ring, 0: empty). */
+  private readonly dashboardEndedAt = new Float64Array(DASHBOARD_SLOTS);
+  private dashboardNext = 0;
 
   constructor(private readonly capacity = 4096) {
     this.endedAt = new Float64Array(capacity);
@@ -117,10 +147,16 @@ export class ActivityWindow implements RecordConsumer {
     this.shownModel = new Array<string | undefined>(capacity).fill(undefined);
     this.provider = new Array<string | undefined>(capacity).fill(undefined);
     this.errorCode = new Array<string | undefined>(capacity).fill(undefined);
+    this.fallbackFrom = new Array<string | undefined>(capacity).fill(undefined);
   }
 
   consume(record: RequestRecord): void {
     if (record.internal) return;
+    if (record.dashboard) {
+      this.dashboardEndedAt[this.dashboardNext] = record.time + record.durationMs;
+      this.dashboardNext = (this.dashboardNext + 1) % DASHBOARD_SLOTS;
+      return;
+    }
     const i = this.next;
     this.time[i] = record.time;
     this.duration[i] = record.durationMs;
@@ -136,6 +172,8 @@ export class ActivityWindow implements RecordConsumer {
     this.shownModel[i] = record.model ?? record.requestedModel;
     this.provider[i] = record.provider;
     this.errorCode[i] = record.errorCode;
+    this.fallbackFrom[i] = record.fallback?.from;
+    if (record.fallback) this.fallbacksTotal += 1;
     this.next = (i + 1) % this.capacity;
     this.total += 1;
   }
@@ -160,6 +198,8 @@ export class ActivityWindow implements RecordConsumer {
     const ttft: number[] = [];
     const models = new Map<string, number>();
     const providers = new Map<string, number>();
+    const fallbacks = new Map<string, FallbackCount>();
+    let fallbackCount = 0;
     for (const slot of inWindow) {
       if (this.flags[slot] & 2) errors += 1;
       tokens += orZero(this.inputTokens[slot]) + orZero(this.outputTokens[slot]);
@@ -170,7 +210,18 @@ export class ActivityWindow implements RecordConsumer {
       if (model) models.set(model, (models.get(model) ?? 0) + 1);
       const provider = this.provider[slot];
       if (provider) providers.set(provider, (providers.get(provider) ?? 0) + 1);
+      const from = this.fallbackFrom[slot];
+      if (from !== undefined) {
+        fallbackCount += 1;
+        const to = model ?? '';
+        const key = `${from}\n${to}`;
+        const counted = fallbacks.get(key);
+        if (counted) counted.requests += 1;
+        else fallbacks.set(key, { from, to, requests: 1 });
+      }
     }
+    let dashboard = 0;
+    for (const ended of this.dashboardEndedAt) if (ended > 0 && now - ended <= WINDOW_MS) dashboard += 1;
     const perMinute = 60_000 / spanMs;
     return {
       now,
@@ -189,6 +240,10 @@ export class ActivityWindow implements RecordConsumer {
       credits_per_minute: Math.round(credits * perMinute * 1e6) / 1e6,
       top_models: top(models, 'model'),
       top_providers: top(providers, 'provider'),
+      fallbacks: fallbackCount,
+      total_fallbacks: this.fallbacksTotal,
+      top_fallbacks: [...fallbacks.values()].sort((a, b) => b.requests - a.requests || a.from.localeCompare(b.from) || a.to.localeCompare(b.to)).slice(0, TOP),
+      dashboard_requests: dashboard,
       open_circuits: circuits,
       latest: inWindow.slice(0, LATEST).map((slot) => ({
         time: this.time[slot],
@@ -200,6 +255,7 @@ export class ActivityWindow implements RecordConsumer {
         duration_ms: round(this.duration[slot]),
         input_tokens: nullIfNaN(this.inputTokens[slot]),
         output_tokens: nullIfNaN(this.outputTokens[slot]),
+        fallback_from: this.fallbackFrom[slot] ?? null,
       })),
     };
   }

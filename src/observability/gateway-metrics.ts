@@ -52,6 +52,12 @@ export class GatewayMetrics {
     'outcome',
   ]);
   readonly fallbacks = new CounterFamily('gateway_fallbacks_total', 'Requests served by another candidate than the first one tried.', ['from_provider', 'to_provider', 'reason']);
+  readonly modelFallbacks = new CounterFamily('gateway_model_fallbacks_total', 'Requests served by a fallback, by the model that failed first and the model that served (config chains and requests\' own `models` lists).', [
+    'from_provider',
+    'from_model',
+    'to_provider',
+    'to_model',
+  ]);
   readonly rateLimited = new CounterFamily('gateway_rate_limited_total', "Requests refused by the gateway's own rate limits, by the limited resource.", ['resource']);
   readonly quotaExceeded = new CounterFamily('gateway_quota_exceeded_total', 'Requests refused because the monthly token quota was used up.', []);
   readonly credits = new CounterFamily('gateway_credits_charged_total', 'Credits charged (1 credit = 0.001 USD).', ['provider', 'model']);
@@ -74,6 +80,7 @@ export class GatewayMetrics {
       this.requests,
       this.attempts,
       this.fallbacks,
+      this.modelFallbacks,
       this.rateLimited,
       this.quotaExceeded,
       this.credits,
@@ -109,7 +116,11 @@ export class GatewayMetrics {
       this.tokens.child('output', model, provider).observe(record.outputTokens ?? 0);
     }
     if (record.chargedCredits !== undefined && record.model !== undefined) this.credits.child(provider, modelPart(record.model)).inc(record.chargedCredits);
-    if (record.fallback) this.fallbacks.child(providerPart(record.fallback.from), provider, record.fallback.reason).inc();
+    if (record.fallback) {
+      const from = record.fallback.from;
+      this.fallbacks.child(providerPart(from), provider, record.fallback.reason).inc();
+      this.modelFallbacks.child(providerPart(from), modelPart(from), provider, record.model === undefined ? '' : modelPart(record.model)).inc();
+    }
     if (record.droppedTools) for (const tool of record.droppedTools) this.droppedTools.child(provider, tool).inc();
   }
 

@@ -4,6 +4,6 @@ export { RequestRecord, modelPart, providerPart, type RecordedFallback, type Rec
 export { Observer, type ObserverOptions, type RequestTracer } from './observer.ts';
 export type { AttemptObserver, AttemptOutcome, CircuitView, SettledCharge, SettledUsage, UpstreamConnectionView } from './types.ts';
 export { createObserver, type CreateObserverOptions } from './create-observer.ts';
-export { ActivityWindow, type ActivitySnapshot, type LatestRequest, type Percentiles } from './activity-window.ts';
+export { ActivityWindow, type ActivitySnapshot, type FallbackCount, type LatestRequest, type Percentiles } from './activity-window.ts';
 export { createRequestLog, requestLogLine } from './request-log.ts';
 export { loadTracer } from './load-tracer.ts';

@@ -38,7 +38,7 @@ export interface ObserverOptions {
 export class Observer implements AttemptSink {
   /** Requests begun and not yet emitted. */
   active = 0;
-  /** Of those, operators' requests (admin procedures, scrapes). */
+  /** Of those, operators' requests (admin procedures, scrapes) and the dashboard's own calls. */
   private activeInternal = 0;
   readonly metrics: GatewayMetrics | undefined;
   readonly tracer: RequestTracer | undefined;
@@ -62,14 +62,16 @@ export class Observer implements AttemptSink {
     return this.window.snapshot(this.activeRequests, this.options.circuits?.() ?? [], now);
   }
 
-  /** A record for a request that just arrived. */
-  begin(requestId: string, route: string, operation: string, apiFormat: string, internal = false, traced?: { method: string; traceparent?: string; tracestate?: string }): RequestRecord {
+  /**
+   * A record for a request that just arrived. `internal`: true for an operator's request (admin
+   * procedures, scrapes, probes), `'dashboard'` for a call of the web dashboard's own API.
+   */
+  begin(requestId: string, route: string, operation: string, apiFormat: string, internal: boolean | 'dashboard' = false, traced?: { method: string; traceparent?: string; tracestate?: string }): RequestRecord {
     this.active += 1;
     const record = new RequestRecord(this, requestId, route, operation, apiFormat);
-    if (internal) {
-      record.internal = true;
-      this.activeInternal += 1;
-    }
+    if (internal === 'dashboard') record.dashboard = true;
+    else if (internal) record.internal = true;
+    if (internal) this.activeInternal += 1;
     if (this.tracer && traced) {
       record.method = traced.method;
       this.guard('tracing', () => this.tracer!.startRequest(record, traced.traceparent, traced.tracestate));
@@ -98,7 +100,7 @@ export class Observer implements AttemptSink {
     if (record.ended) return;
     record.ended = true;
     this.active -= 1;
-    if (record.internal) this.activeInternal -= 1;
+    if (record.internal || record.dashboard) this.activeInternal -= 1;
     record.durationMs = performance.now() - record.startedAt;
     record.closeAttempts();
     if (this.metrics) this.metrics.recordRequest(record);

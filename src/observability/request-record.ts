@@ -67,6 +67,8 @@ export class RequestRecord implements AttemptObserver {
   method = '';
   /** An operator's request (admin procedures, metrics scrapes): counted in metrics, left out of the request log and the live window. */
   internal = false;
+  /** A call of the web dashboard's own API (`/api/**`): in metrics and the request log, counted apart from client traffic in the live window. */
+  dashboard = false;
   /** The tracing's state for this request (spans), when tracing is on. */
   trace: unknown = undefined;
   ended = false;

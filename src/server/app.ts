@@ -6,7 +6,7 @@ import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
 import { databaseUnavailable } from '../store/index.ts';
-import { apiFormatOfRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
+import { apiFormatOfRoute, isDashboardRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
 import { collapseSlashes, isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
@@ -28,7 +28,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
   const warnClient = isInferenceRoute(route) ? warn : undefined;
   const operation = operationOfRoute(route);
   const apiFormat = apiFormatOfRoute(route, format);
-  const internal = isInternalRoute(route, deps.config.metrics.path);
+  const internal = isInternalRoute(route, deps.config.metrics.path) || (isDashboardRoute(route) && 'dashboard');
   const requestIdHeader = format === undefined ? undefined : getFormat(format).requestIdHeader;
   // What the handler's result or failure ends with: the record ended, the slot given back, an error as the envelope.
   const failed = (event: H3Event, state: RequestState, record: RequestRecord, thrown: unknown): unknown => {
@@ -72,7 +72,7 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     // A route on a cloud's API, whose SDKs read it from another header as well (Bedrock's InvokeModel: the AWS SDKs' x-amzn-requestid).
     if (routeIdHeader) setResponseHeader(event, routeIdHeader, state.ids.requestId);
     // Operators' requests (admin procedures polled by the TUI, scrapes) are not traced.
-    const record = observer.tracer && !internal
+    const record = observer.tracer && internal !== true
       ? observer.begin(state.ids.requestId, route, operation, apiFormat, internal, {
           method: event.req.method,
           traceparent: requestHeader(event, 'traceparent'),

@@ -43,3 +43,11 @@ export function isInferenceRoute(path: string): boolean {
 export function isInternalRoute(path: string, metricsPath: string): boolean {
   return path.startsWith('/admin/') || path === metricsPath || path === '/health' || path === '/' || path === '/assets/**';
 }
+
+/**
+ * The web dashboard's own API (`/api/**`: sign-in, sign-out and the account procedures it
+ * polls): not client traffic, so the live figures count it apart (docs/observability.md).
+ */
+export function isDashboardRoute(path: string): boolean {
+  return path.startsWith('/api/');
+}

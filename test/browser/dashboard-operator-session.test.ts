@@ -121,3 +121,35 @@ describe('the dashboard in Chromium: the login limit', () => {
     await page.getByLabel('Email').waitFor();
   });
 });
+
+// Before, the operator page had no word of fallbacks: a request a fallback served looked like any other.
+describe('the dashboard in Chromium: fallbacks on the operator page', () => {
+  let gw: SpawnedGateway;
+  let browser: { context: BrowserContext; close(): Promise<void> };
+
+  beforeAll(async () => {
+    gw = await spawnGateway({ config: { providers: { flaky: { plugin: 'mock', failFirst: 1_000_000 }, mock: { plugin: 'mock' } }, routing: { retry: { attempts: 1 } } } });
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.stop();
+  });
+
+  it('counts the requests a fallback served and names the model that failed and the one that served', async () => {
+    const server = JSON.parse(fs.readFileSync(path.join(gw.dataDir, 'server.json'), 'utf8')) as { adminToken: string };
+    const page = await browser.context.newPage();
+    await page.goto(`${gw.url}/operator#admin=${server.adminToken}`);
+    await page.getByTestId('fallbacks').waitFor();
+    expect(await page.getByTestId('fallbacks').textContent()).toBe('0');
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key!, maxRetries: 0 });
+    for (let i = 0; i < 3; i += 1) {
+      const { response } = await client.chat.completions.create({ model: 'flaky/echo', messages: [{ role: 'user', content: 'hi' }], models: ['mock/echo'] } as never).withResponse();
+      expect(response.headers.get('x-fallback-used')).toBe('true');
+    }
+    await page.waitForFunction(() => document.querySelector('[data-testid="fallbacks"]')?.textContent === '3', undefined, { timeout: 15_000 });
+    const table = page.getByRole('table', { name: 'Fallbacks' });
+    expect(await table.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual(['flaky/echo', 'mock/echo', '3']);
+    await page.getByText('(fallback from flaky/echo)').first().waitFor();
+  });
+});

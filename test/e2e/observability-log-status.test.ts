@@ -43,12 +43,17 @@ describe('observability: request log and gateway status', () => {
     // The dashboard's page is operators' traffic (docs/dashboard.md), at its deep links too: the operator link
     // `gateway dashboard` prints, a reload of /usage (before, each was a request of route 'unmatched' here and in the log).
     for (const page of ['/', '/operator', '/usage']) expect((await fetch(`${gw.url}${page}`)).status).toBe(200);
+    // The dashboard's own API calls (a sign-in, the account views it polls) are not traffic either: before, each was a
+    // request here (and an error: a refused sign-in, an expired session's 401), moving requests/s and the error rate.
+    const signIn = await fetch(`${gw.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nobody@example.test', password: 'wrong password' }) });
+    expect(signIn.status).toBe(401);
+    for (let i = 0; i < 3; i += 1) expect((await fetch(`${gw.url}/api/trpc/overview`)).status).toBe(401);
 
     // gateway status: the same requests, seen live (its own admin call is left out).
     const status = await cli('status', '--json');
     expect(status.exitCode).toBe(0);
     const live = JSON.parse(String(status.stdout)) as Record<string, unknown> & { latest: Array<Record<string, unknown>>; top_models: Array<{ model: string; requests: number }> };
-    expect(live).toMatchObject({ running: true, url: gw.url, total_requests: 4, requests: 4, errors: 2, error_rate: 0.5 });
+    expect(live).toMatchObject({ running: true, url: gw.url, total_requests: 4, requests: 4, errors: 2, error_rate: 0.5, dashboard_requests: 4 });
     expect(live.top_models).toEqual([{ model: 'mock/echo', requests: 2 }]);
     expect(live.latest.map((r) => r.status)).toEqual([401, 404, 200, 200]);
     expect((live.ttft_ms as { p50: number }).p50).toBeGreaterThan(0);
@@ -56,6 +61,7 @@ describe('observability: request log and gateway status', () => {
     const text = await cli('status');
     expect(text.exitCode).toBe(0);
     expect(String(text.stdout)).toMatch(/^gateway http:\/\/127\.0\.0\.1:\d+ {2}up /);
+    expect(String(text.stdout)).toMatch(/dashboard calls\s+4 in the last \d+ s \(not counted above\)/);
     for (const label of ['requests/s', 'error rate', 'latency', 'time to first token', 'tokens/min', 'credits/min', 'top models', 'open circuits', 'latest requests']) {
       expect(String(text.stdout)).toContain(label);
     }
@@ -70,8 +76,10 @@ describe('observability: request log and gateway status', () => {
     expect(content).not.toContain('sk-live');
     expect(content).not.toContain('bank password');
     const lines = content.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toHaveLength(4);
-    const [json, streamed, unknown, unauthorized] = lines;
+    // The dashboard's calls stay in the request log (an account's sign-in is worth a line), marked by their route.
+    expect(lines.filter((l) => String(l.route).startsWith('/api/')).map((l) => l.route)).toEqual(['/api/auth/login', '/api/trpc/**', '/api/trpc/**', '/api/trpc/**']);
+    const [json, streamed, unknown, unauthorized] = lines.filter((l) => !String(l.route).startsWith('/api/'));
+    expect(lines).toHaveLength(8);
     expect(json).toMatchObject({
       route: '/v1/chat/completions',
       api_format: 'chat',

@@ -136,4 +136,27 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('oc/gpt-4.1');
     expect(down.requests.length).toBe(before);
   });
+
+  // Before, the operator saw none of the fallbacks above: `gateway status` had no fallback figure and no series named the models.
+  it('the operator sees the fallbacks served: `gateway status` (text and --json) and GET /metrics, by model', async () => {
+    const cli = (...args: string[]) => runCli(['--config', gw.configFile, '--data-dir', gw.dataDir, ...args]);
+    const status = await cli('status', '--json');
+    expect(status.exitCode, String(status.stderr)).toBe(0);
+    const live = JSON.parse(String(status.stdout)) as { fallbacks: number; total_fallbacks: number; top_fallbacks: unknown[]; latest: Array<{ fallback_from: string | null }> };
+    expect(live.fallbacks).toBe(5);
+    expect(live.total_fallbacks).toBe(5);
+    expect(live.top_fallbacks).toEqual([
+      { from: 'down/flaky', to: 'oc/gpt-4.1', requests: 2 },
+      { from: 'down/flaky', to: 'ant/claude-up', requests: 1 },
+      { from: 'down/flaky-r', to: 'oc/gpt-4.1', requests: 1 },
+      { from: 'down/flaky-r', to: 'or/gpt-5', requests: 1 },
+    ]);
+    expect(live.latest.filter((r) => r.fallback_from !== null)).toHaveLength(5);
+    const text = String((await cli('status')).stdout);
+    expect(text).toMatch(/fallbacks\s+5 in the last \d+ s \(5 since start\): down\/flaky -> oc\/gpt-4\.1 \(2\), down\/flaky -> ant\/claude-up \(1\)/);
+    expect(text).toMatch(/FALLBACK FROM/);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toContain('gateway_model_fallbacks_total{from_provider="down",from_model="flaky",to_provider="oc",to_model="gpt-4.1"} 2');
+    expect(metrics).toContain('gateway_model_fallbacks_total{from_provider="down",from_model="flaky-r",to_provider="or",to_model="gpt-5"} 1');
+  });
 });

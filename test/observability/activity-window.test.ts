@@ -62,8 +62,47 @@ describe('the live activity window', () => {
     window.consume(record);
     record.status = 200; // the window copied what it needs when the record was emitted
     const a = window.snapshot(0, [], now);
-    expect(a.latest).toEqual([{ time: now - 100, route: '/v1/chat/completions', model: 'a/asked', provider: null, status: 502, error_code: 'provider_error', duration_ms: 3, input_tokens: null, output_tokens: null }]);
+    expect(a.latest).toEqual([{ time: now - 100, route: '/v1/chat/completions', model: 'a/asked', provider: null, status: 502, error_code: 'provider_error', duration_ms: 3, input_tokens: null, output_tokens: null, fallback_from: null }]);
     expect(a.top_models).toEqual([]);
     expect(a.errors).toBe(1);
+  });
+
+  // Before, the live figures had no word of fallbacks (only the answer's headers and the request log).
+  it('counts the requests a fallback served, by the model that failed first and the one that served', () => {
+    const window = new ActivityWindow(100);
+    const observer = new Observer({ window });
+    const now = Date.now() + 120_000;
+    const served = (time: number, from: string | undefined, model: string) =>
+      window.consume(finished(observer, time, 5, { model, provider: model.split('/')[0], fallback: from ? { from, reason: 'provider_error' } : undefined }));
+    served(now - 90_000, 'a/x', 'b/y'); // since start, not in the minute
+    served(now - 3000, 'a/x', 'b/y');
+    served(now - 2000, 'a/x', 'b/y');
+    served(now - 1000, 'a/x', 'c/z');
+    served(now - 500, undefined, 'a/x');
+    const a = window.snapshot(0, [], now);
+    expect(a.fallbacks).toBe(3);
+    expect(a.total_fallbacks).toBe(4);
+    expect(a.top_fallbacks).toEqual([
+      { from: 'a/x', to: 'b/y', requests: 2 },
+      { from: 'a/x', to: 'c/z', requests: 1 },
+    ]);
+    expect(a.latest.map((r) => r.fallback_from)).toEqual([null, 'a/x', 'a/x', 'a/x']);
+  });
+
+  // Before, the dashboard's own calls (sign-in, the account views it polls) counted as requests, errors and latency.
+  it("counts the dashboard's own calls apart from the traffic figures", () => {
+    const window = new ActivityWindow(100);
+    const observer = new Observer({ window });
+    const now = Date.now() + 120_000;
+    window.consume(finished(observer, now - 1000, 5, { model: 'a/x', provider: 'a' }));
+    for (let i = 0; i < 3; i += 1) {
+      const call = observer.begin('d', '/api/trpc/**', '', '', 'dashboard');
+      Object.assign(call, { time: now - 900 + i, durationMs: 2, status: i === 0 ? 401 : 200, ended: true });
+      window.consume(call);
+    }
+    const a = window.snapshot(observer.activeRequests, [], now);
+    expect(a).toMatchObject({ requests: 1, total_requests: 1, errors: 0, dashboard_requests: 3 });
+    expect(a.latest.map((r) => r.route)).toEqual(['/v1/chat/completions']);
+    expect(observer.activeRequests).toBe(1); // the one client record begun above; dashboard calls are not in flight traffic
   });
 });

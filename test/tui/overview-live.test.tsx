@@ -22,6 +22,10 @@ function snapshot(n: number): ActivitySnapshot {
     credits_per_minute: 1.5,
     top_models: [{ model: 'openai/gpt-4.1', requests: 30 }],
     top_providers: [{ provider: 'openai', requests: 30 }],
+    fallbacks: 3,
+    total_fallbacks: 7 + n,
+    top_fallbacks: [{ from: 'openai/gpt-4.1', to: 'ant/claude-4', requests: 3 }],
+    dashboard_requests: 0,
     open_circuits: [{ provider: 'p1', model: 'm1', openedAt: Date.UTC(2026, 0, 15, 11, 59) }],
     latest: Array.from({ length: 12 }, (_, i) => ({
       time: Date.UTC(2026, 0, 15, 12, 0, 59 - i),
@@ -33,6 +37,7 @@ function snapshot(n: number): ActivitySnapshot {
       duration_ms: 100 + i,
       input_tokens: 10,
       output_tokens: 20,
+      fallback_from: null,
     })),
   };
 }
@@ -62,6 +67,15 @@ describe('Overview: live activity', () => {
     const later = await view.waitFor('model-2', 3000);
     expect(later).toContain('12.0');
     expect(polls).toBeGreaterThanOrEqual(2);
+  });
+
+  // Before, a request a fallback served was invisible here (only its answer's headers and the request log said so).
+  it('shows the fallbacks of the last minute, since start, and which model fell back to which', async () => {
+    const api = { ...fakeAdminApi(), activity: async () => snapshot(1) };
+    const view = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' }, size: { columns: 140, rows: 40 } });
+    unmount = view.unmount;
+    const frame = await view.waitFor('fallbacks');
+    expect(frame).toMatch(/fallbacks\s+3 \(8 total\) openai\/gpt-4\.1 → ant\/claude-4 \(3\)/);
   });
 
   it("the mode line is whole beside the live figures: the server's URL and the auto-refresh, not cut at the column's edge", async () => {

@@ -22,6 +22,12 @@ function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
 
+/** Requests a fallback served: in the window, since start, and which model fell back to which. */
+function fallbacks(a: ActivitySnapshot): string {
+  const pairs = a.top_fallbacks.map((f) => `${f.from} -> ${f.to} (${f.requests})`).join(', ');
+  return `${count.format(a.fallbacks)} in the last ${Math.round(a.window_seconds)} s (${count.format(a.total_fallbacks)} since start)${pairs ? `: ${pairs}` : ''}`;
+}
+
 /** The live figures as text, the same ones the TUI Overview shows. */
 export function formatActivity(url: string, a: ActivitySnapshot): string {
   const rows: Array<[string, string]> = [
@@ -33,15 +39,18 @@ export function formatActivity(url: string, a: ActivitySnapshot): string {
     ['credits/min', String(a.credits_per_minute)],
     ['top models', a.top_models.map((m) => `${m.model} (${m.requests})`).join(', ') || '-'],
     ['top providers', a.top_providers.map((p) => `${p.provider} (${p.requests})`).join(', ') || '-'],
+    ['fallbacks', fallbacks(a)],
     ['open circuits', a.open_circuits.map((c) => `${c.provider}/${c.model} (since ${clock(c.openedAt)})`).join(', ') || 'none'],
   ];
+  // The dashboard's own calls are not traffic: said apart, only when there were some.
+  if (a.dashboard_requests > 0) rows.push(['dashboard calls', `${count.format(a.dashboard_requests)} in the last ${Math.round(a.window_seconds)} s (not counted above)`]);
   const lines = [`gateway ${url}  up ${duration(a.uptime_seconds)}`, ...rows.map(([k, v]) => `${k.padEnd(21)}${v}`), '', 'latest requests'];
   lines.push(
     a.latest.length === 0
       ? '  (none in the last minute)'
       : formatTable(
-          ['TIME', 'ROUTE', 'MODEL', 'PROVIDER', 'STATUS', 'DURATION', 'TOKENS IN/OUT'],
-          a.latest.map((r) => [clock(r.time), r.route, r.model, r.provider, r.error_code ? `${r.status} ${r.error_code}` : r.status, `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? null : `${r.input_tokens}/${r.output_tokens ?? 0}`]),
+          ['TIME', 'ROUTE', 'MODEL', 'PROVIDER', 'STATUS', 'DURATION', 'TOKENS IN/OUT', 'FALLBACK FROM'],
+          a.latest.map((r) => [clock(r.time), r.route, r.model, r.provider, r.error_code ? `${r.status} ${r.error_code}` : r.status, `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? null : `${r.input_tokens}/${r.output_tokens ?? 0}`, r.fallback_from]),
         ),
   );
   return lines.join('\n');

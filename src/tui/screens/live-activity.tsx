@@ -2,8 +2,8 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { formatCount, truncate, useTui, type ActivitySnapshot, type LiveActivity } from '../core/index.ts';
 
-/** Rows the summary takes: its heading and ten figures. */
-export const LIVE_SUMMARY_ROWS = 11;
+/** Rows the summary takes: its heading and eleven figures. */
+export const LIVE_SUMMARY_ROWS = 12;
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -112,6 +112,10 @@ export function LiveActivitySection({ live, summaryOnly = false, latestOnly = fa
       <Row label="credits/min">{String(a.credits_per_minute)}</Row>
       <Row label="top models">{a.top_models.map((m) => `${m.model} (${m.requests})`).join(', ') || '-'}</Row>
       <Row label="top providers">{a.top_providers.map((p) => `${p.provider} (${p.requests})`).join(', ') || '-'}</Row>
+      <Row label="fallbacks">
+        <Text color={a.fallbacks > 0 ? 'yellow' : undefined}>{formatCount(a.fallbacks)}</Text> <Text dimColor>({formatCount(a.total_fallbacks)} total)</Text>
+        {a.top_fallbacks.length > 0 ? ` ${a.top_fallbacks.map((f) => `${f.from} → ${f.to} (${f.requests})`).join(', ')}` : ''}
+      </Row>
       <Row label="open circuits">
         {a.open_circuits.length === 0 ? 'none' : <Text color="red">{a.open_circuits.map((c) => `${c.provider}/${c.model}`).join(', ')}</Text>}
       </Row>

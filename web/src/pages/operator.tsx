@@ -42,6 +42,7 @@ function Live({ a }: { a: Activity }) {
         <div className="panel card"><div className="label">Tokens / min</div><div className="value">{count(Math.round(a.tokens_per_minute))}</div></div>
         <div className="panel card"><div className="label">Credits / min</div><div className="value">{credits(a.credits_per_minute)}</div></div>
         <div className="panel card"><div className="label">Requests since start</div><div className="value">{count(a.total_requests)}</div></div>
+        <div className="panel card"><div className="label">Fallbacks</div><div className="value" data-testid="fallbacks">{count(a.fallbacks)}</div><div className="muted">{count(a.total_fallbacks)} since start</div></div>
       </section>
       <section className="panel">
         <h2>Top models and providers</h2>
@@ -53,6 +54,16 @@ function Live({ a }: { a: Activity }) {
             <ul aria-label="Top providers">{a.top_providers.map((p) => <li key={p.provider}><span className="mono">{p.provider}</span>: {p.requests}</li>)}</ul>
           </div>
         )}
+        <h2>Fallbacks</h2>
+        {a.top_fallbacks.length === 0 ? (
+          <p className="muted">None in the last minute.</p>
+        ) : (
+          <table aria-label="Fallbacks">
+            <thead><tr><th>Failed first</th><th>Served by</th><th className="num">Requests</th></tr></thead>
+            <tbody>{a.top_fallbacks.map((f) => <tr key={`${f.from} ${f.to}`}><td className="mono">{f.from}</td><td className="mono">{f.to}</td><td className="num">{f.requests}</td></tr>)}</tbody>
+          </table>
+        )}
+        {a.dashboard_requests > 0 && <p className="muted">Dashboard calls in the last minute (not counted as requests): {count(a.dashboard_requests)}</p>}
         <h2>Open circuits</h2>
         {a.open_circuits.length === 0 ? <p className="muted">None.</p> : <ul>{a.open_circuits.map((c) => <li key={JSON.stringify(c)} className="mono">{JSON.stringify(c)}</li>)}</ul>}
       </section>
@@ -66,7 +77,7 @@ function Live({ a }: { a: Activity }) {
                 <tr key={`${r.time}-${i}`}>
                   <td>{when(r.time, 'ms')}</td>
                   <td className="mono" title={r.route}>{endpointPath(r.route)}</td>
-                  <td className="mono">{r.model ?? '—'}</td>
+                  <td className="mono">{r.model ?? '—'}{r.fallback_from && <span className="muted" title={`fallback: ${r.fallback_from} failed first`}> (fallback from {r.fallback_from})</span>}</td>
                   <td><span className={r.status >= 400 ? 'badge bad' : 'badge ok'}>{r.status}{r.error_code ? ` ${r.error_code}` : ''}</span></td>
                   <td className="num">{r.duration_ms}</td>
                 </tr>
