@@ -75,6 +75,22 @@ function mintItemId(prefix: string): string {
 
 const SAFE_ITEM_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
+/** The prefix of an item id (`msg` of `msg_…`), `item` when it has none. */
+function prefixOf(id: string): string {
+  return /^([A-Za-z]{1,16})_/.exec(id)?.[1] ?? 'item';
+}
+
+/**
+ * The item under a new id of its prefix (`msg_…`): what an append gives the store for an item whose
+ * id the conversation holds already, so every id names one item and a list's `after` cursor moves on.
+ */
+export function renamedItem(entry: ConversationItemInput): ConversationItemInput {
+  const item = JSON.parse(entry.item) as Record<string, unknown>;
+  const id = mintItemId(prefixOf(entry.id));
+  item.id = id;
+  return { id, item: JSON.stringify(item) };
+}
+
 /**
  * Items to add to a conversation (`items` of create and POST …/items): an array of Responses input
  * items, at most `CONVERSATION_LIMITS.itemsPerCall`, each read as a Responses input is (a 422 names
@@ -88,13 +104,17 @@ export function readConversationItems(value: unknown, field = 'items'): Conversa
   return itemsToKeep(value, field);
 }
 
-/** Items as kept (validated as a Responses input, with their listed shape and ids), in order. */
+/** Items as kept (validated as a Responses input, with their listed shape and ids, each id once), in order. */
 function itemsToKeep(items: readonly unknown[], field: string): ConversationItemInput[] {
+  const ids = new Set<string>();
   const listed = items.map((item, index) => {
     const kept = asListedItem(item, mintItemId);
     if (!kept) throw validationError({ [`${field}[${index}]`]: 'must be an input item (an object with a type, or a message with a role)' });
     if (kept.type === 'item_reference') throw validationError({ [`${field}[${index}]`]: 'an item_reference cannot be kept in a conversation; send the item itself' });
     if (typeof kept.id !== 'string' || !SAFE_ITEM_ID.test(kept.id)) kept.id = mintItemId('item');
+    // An id given twice in one call names two items: the later one gets its own (as an id the conversation holds does: renamedItem).
+    if (ids.has(kept.id as string)) kept.id = mintItemId(prefixOf(kept.id as string));
+    ids.add(kept.id as string);
     return kept;
   });
   // Read as a Responses input is: a conversation's items are the next request's history, so one that cannot be read is refused now.

@@ -13,6 +13,7 @@ export {
   mintConversationId,
   readConversationItems,
   readConversationMetadata,
+  renamedItem,
   withConversationHistory,
 } from './conversations.ts';
 export type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';

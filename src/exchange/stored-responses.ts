@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/index.ts';
 import { getCodec } from '../formats/index.ts';
 import { prependHistory, responseToHistory } from '../formats/index.ts';
 import type { ChatRequest, ChatResponse, Message, StreamPart } from '../ir/index.ts';
-import { conversationHistory, turnItems } from './conversations.ts';
+import { conversationHistory, renamedItem, turnItems } from './conversations.ts';
 import type { ResponseCapture } from '../pipeline/index.ts';
 import { ResponseCollector } from '../responses-store/index.ts';
 import { recordNotWritten } from '../store/index.ts';
@@ -150,7 +150,7 @@ export class StoredResponseCapture implements ResponseCapture {
 
   /** The turn (the request's input, the answer's output) at the end of its conversation; gone meanwhile (deleted), nothing is added. */
   private async appendTurn(conversation: { id: string; input: unknown }, output: unknown): Promise<void> {
-    const outcome = await this.deps.store.conversations.append(this.accountId, conversation.id, turnItems(conversation.input, output));
+    const outcome = await this.deps.store.conversations.append(this.accountId, conversation.id, turnItems(conversation.input, output), undefined, renamedItem);
     if (outcome === 'not_found') this.deps.log.warn('a conversation was deleted while a response to it ran; the turn is not added', { id: this.id, conversation: conversation.id });
   }
 

@@ -4,6 +4,7 @@ import type {
   BatchLineRecord,
   BatchRecord,
   BatchStatus,
+  ConversationAppended,
   ConversationBounds,
   ConversationItemInput,
   ConversationRecord,
@@ -174,9 +175,18 @@ export interface ConversationsRepo {
   /**
    * Adds items at the end, all or none: `not_found` when the account has no such conversation, `full`
    * when `bounds` are given and the items would take it past them (checked with the append, so two
-   * appends at once cannot both pass), else the conversation as it is after.
+   * appends at once cannot both pass), else the conversation as it is after, with the items added.
+   * With `rename`, an item whose id the conversation already holds (or an earlier item of the same
+   * append) goes in as `rename` gives it, under a new id, checked with the append: an id names one
+   * item, so a list's `after` cursor always moves on (`renameTakenIds`).
    */
-  append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'>;
+  append(
+    accountId: string,
+    id: string,
+    items: ConversationItemInput[],
+    bounds?: ConversationBounds,
+    rename?: (entry: ConversationItemInput) => ConversationItemInput,
+  ): Promise<ConversationAppended | 'not_found' | 'full'>;
   /** Every item, oldest first; undefined when the account has no such conversation. */
   items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined>;
   /** Removes one item: the conversation after, `not_found` (no such conversation), or `no_item`. */

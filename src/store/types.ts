@@ -240,6 +240,9 @@ export interface ConversationItemInput {
   item: string;
 }
 
+/** A conversation after an append, with the items as they were added (an id it already held renamed). */
+export type ConversationAppended = ConversationRecord & { added: ConversationItemInput[] };
+
 /** Bounds an append checks against the conversation as it is when the append runs (atomically with it). */
 export interface ConversationBounds {
   maxItems: number;

@@ -183,6 +183,30 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect((await client.conversations.items.list(mine.id)).data).toEqual([]);
   });
 
+  it('an item id the conversation already holds is not kept twice: the list pages to its end (before, an after cursor naming it went back and the SDK paged forever)', async () => {
+    const given = (text: string, id: string) => ({ type: 'message', role: 'user', content: text, id }) as never;
+    const conversation = await client.conversations.create({ items: [given('a', 'msg_A'), given('b', 'msg_B'), given('c', 'msg_A'), given('d', 'msg_C')] });
+    const added = await client.conversations.items.create(conversation.id, { items: [given('e', 'msg_B')] });
+    expect(added.data[0].id).toMatch(/^msg_/);
+    expect(added.data[0].id).not.toBe('msg_B');
+    // A turn whose input re-sends an item by its id: kept under a new one too.
+    await client.responses.create({ model: 'oc/gpt-4o-mini', input: [given('f', 'msg_C')], conversation: conversation.id });
+    const paged: OpenAI.Conversations.ConversationItem[] = [];
+    for (const order of ['asc', 'desc'] as const) {
+      paged.length = 0;
+      for await (const item of client.conversations.items.list(conversation.id, { order, limit: 1 })) {
+        paged.push(item);
+        if (paged.length > 20) break;
+      }
+      const inOrder = texts(paged as never).filter((text) => text.startsWith('user'));
+      expect(inOrder).toEqual(order === 'asc' ? ['user: a', 'user: b', 'user: c', 'user: d', 'user: e', 'user: f'] : ['user: f', 'user: e', 'user: d', 'user: c', 'user: b', 'user: a']);
+      expect(paged).toHaveLength(7);
+      expect(new Set(paged.map((item) => item.id)).size).toBe(7);
+    }
+    // The first of them keeps the id it was given, and is the one an id reads and deletes.
+    expect(texts([await client.conversations.items.retrieve('msg_A', { conversation_id: conversation.id })] as never)).toEqual(['user: a']);
+  });
+
   it('store: false still adds the turn (the response itself is not kept)', async () => {
     const conversation = await client.conversations.create({});
     const answer = await client.responses.create({ model: 'mock/echo', input: 'kept in the conversation', conversation: conversation.id, store: false });

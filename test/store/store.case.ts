@@ -764,6 +764,31 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.conversations.get(a, id)).toMatchObject({ itemCount: 3 });
       });
 
+      it('an append with rename gives an id the conversation holds (or the append gave already) to a new item, checked with the append', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const id = `conv_${uid('r')}`;
+        await store.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, [item('msg_1', 'one'), item('msg_2', 'two')]);
+        let minted = 0;
+        const rename = (entry: { id: string; item: string }) => {
+          const next = `msg_new${(minted += 1)}`;
+          return { id: next, item: JSON.stringify({ ...JSON.parse(entry.item), id: next }) };
+        };
+        const appended = await store.conversations.append(a, id, [item('msg_2', 'again'), item('msg_3', 'three'), item('msg_3', 'three again')], undefined, rename);
+        expect(appended).toMatchObject({ itemCount: 5 });
+        if (typeof appended === 'string') throw new Error(appended);
+        expect(appended.added.map((entry) => entry.id)).toEqual(['msg_new1', 'msg_3', 'msg_new2']);
+        const listed = (await store.conversations.items(a, id))!;
+        expect(listed.map((entry) => entry.id)).toEqual(['msg_1', 'msg_2', 'msg_new1', 'msg_3', 'msg_new2']);
+        expect(texts(listed)).toEqual(['one', 'two', 'again', 'three', 'three again']);
+        expect((await store.conversations.get(a, id))!.itemBytes).toBe(listed.reduce((sum, entry) => sum + Buffer.byteLength(JSON.stringify(entry)), 0));
+        // An id deleted is free again; without rename the ids go in as given (store migrate copies so).
+        expect(await store.conversations.deleteItem(a, id, 'msg_1')).toMatchObject({ itemCount: 4 });
+        const again = await store.conversations.append(a, id, [item('msg_1', 'back')], undefined, rename);
+        expect(typeof again !== 'string' && again.added.map((entry) => entry.id)).toEqual(['msg_1']);
+        expect(await store.conversations.append(a, id, [item('msg_1', 'twice')])).toMatchObject({ itemCount: 6 });
+      });
+
       it("count each account's bytes through creates, appends, item deletes, deletes and a restart", async () => {
         let store = await fresh();
         const a = uid('acct');

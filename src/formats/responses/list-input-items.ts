@@ -59,10 +59,14 @@ export function inputItemsOf(request: Record<string, unknown>, responseId: strin
   return out;
 }
 
-/** One page of the items: `after` an item id (an unknown one gives an empty page, as for files), at most `limit`. */
+/**
+ * One page of the items: `after` an item id (an unknown one gives an empty page, as for files), at
+ * most `limit`. An id listed twice (a client's own ids, kept before a conversation's were made
+ * unique) is read at its last place, so each page starts past the one before and paging ends.
+ */
 export function pageInputItems(items: readonly Record<string, unknown>[], query: InputItemsQuery): InputItemsPage {
   const ordered = query.order === 'asc' ? items : [...items].reverse();
-  const start = query.after === undefined ? 0 : ordered.findIndex((item) => item.id === query.after) + 1 || ordered.length;
+  const start = query.after === undefined ? 0 : ordered.findLastIndex((item) => item.id === query.after) + 1 || ordered.length;
   const data = ordered.slice(start, start + query.limit);
   const id = (item: Record<string, unknown> | undefined) => (typeof item?.id === 'string' ? item.id : null);
   return { object: 'list', data, first_id: id(data[0]), last_id: id(data.at(-1)), has_more: start + data.length < ordered.length };

@@ -9,6 +9,7 @@ import {
   mintConversationId,
   readConversationItems,
   readConversationMetadata,
+  renamedItem,
 } from '../../exchange/index.ts';
 import { pageInputItems } from '../../formats/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -84,7 +85,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     return json(event, pageInputItems(items, query));
   };
 
-  /** POST /v1/conversations/{id}/items {items}: at most 20, added at the end; answers the list of the items added. */
+  /** POST /v1/conversations/{id}/items {items}: at most 20, added at the end; answers the list of the items added (an id the conversation held already renamed). */
   const addItems = async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     const { body } = await readJsonObject(event, bounds());
@@ -97,10 +98,11 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const limits = conversationBounds(deps);
     if (!(await deps.store.conversations.get(auth.account.id, id))) throw conversationNotFound(id);
     await checkResponsesQuota(deps, auth.account.id);
-    const outcome = await deps.store.conversations.append(auth.account.id, id, items, limits);
+    // An item whose id the conversation holds already is added under a new one (the answer says which).
+    const outcome = await deps.store.conversations.append(auth.account.id, id, items, limits, renamedItem);
     if (outcome === 'not_found') throw conversationNotFound(id);
     if (outcome === 'full') throw conversationFull(id, limits);
-    const data = items.map((entry) => JSON.parse(entry.item) as Record<string, unknown>);
+    const data = outcome.added.map((entry) => JSON.parse(entry.item) as Record<string, unknown>);
     return json(event, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
   };
 

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { ConversationsRepo } from '../repositories.ts';
-import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
+import { renameTakenIds } from '../conversation-item-ids.ts';
+import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
 import { writeText } from '../write-text.ts';
 import { OwnedFileSizes } from './owned-file-sizes.ts';
 import { syncDir } from './sliced-json-file.ts';
@@ -17,6 +18,8 @@ interface Loaded {
   items: Array<{ id: string; item: Record<string, unknown> }>;
   wholeBytes: number;
   size: number;
+  /** The file's bytes as read. */
+  buffer: Buffer;
 }
 
 /**
@@ -105,16 +108,34 @@ export class FileConversationsRepo implements ConversationsRepo {
     });
   }
 
-  append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'> {
+  append(
+    accountId: string,
+    id: string,
+    given: ConversationItemInput[],
+    bounds?: ConversationBounds,
+    rename?: (entry: ConversationItemInput) => ConversationItemInput,
+  ): Promise<ConversationAppended | 'not_found' | 'full'> {
     return this.serially(id, async () => {
       const loaded = await this.load(accountId, id, false);
       if (!loaded) return 'not_found' as const;
       const { record } = loaded;
+      const items = rename ? renameTakenIds(given, await this.takenIds(accountId, id, loaded, given), rename) : given;
       const bytes = bytesOf(items);
       if (bounds && (record.itemCount + items.length > bounds.maxItems || record.itemBytes + bytes > bounds.maxBytes)) return 'full' as const;
       if (items.length > 0) await this.appendLine(id, loaded, itemsLine(items));
-      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes };
+      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes, added: items };
     });
+  }
+
+  /**
+   * Which of `items`' ids the conversation holds. An item is kept as JSON.stringify's text, so one
+   * with id X has `"id":"X"` in the file: the items are parsed only when one of those is there.
+   */
+  private async takenIds(accountId: string, id: string, loaded: Loaded, items: readonly ConversationItemInput[]): Promise<(itemId: string) => boolean> {
+    if (!items.some((entry) => loaded.buffer.includes(`"id":${JSON.stringify(entry.id)}`))) return () => false;
+    const full = await this.load(accountId, id);
+    const ids = new Set(full?.items.map((entry) => entry.id));
+    return (itemId) => ids.has(itemId);
   }
 
   deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'> {
@@ -265,7 +286,7 @@ export class FileConversationsRepo implements ConversationsRepo {
     if (!record || (accountId !== undefined && record.accountId !== accountId)) return undefined;
     record.itemCount = count;
     record.itemBytes = bytes;
-    return { record, items, wholeBytes, size: buffer.length };
+    return { record, items, wholeBytes, size: buffer.length, buffer };
   }
 }
 

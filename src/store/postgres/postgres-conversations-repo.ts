@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ConversationsRepo } from '../repositories.ts';
-import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
+import { renameTakenIds } from '../conversation-item-ids.ts';
+import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
 import { inTransaction } from './in-transaction.ts';
 
 interface ConversationRow {
@@ -70,18 +71,31 @@ export class PostgresConversationsRepo implements ConversationsRepo {
     return (rowCount ?? 0) > 0;
   }
 
-  async append(accountId: string, id: string, items: ConversationItemInput[], bounds?: ConversationBounds): Promise<ConversationRecord | 'not_found' | 'full'> {
+  async append(
+    accountId: string,
+    id: string,
+    given: ConversationItemInput[],
+    bounds?: ConversationBounds,
+    rename?: (entry: ConversationItemInput) => ConversationItemInput,
+  ): Promise<ConversationAppended | 'not_found' | 'full'> {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<ConversationRow>(`select ${COLUMNS} from gw_conversations where id = $1 and account_id = $2 for update`, [id, accountId]);
       const row = rows[0];
       if (!row) return 'not_found' as const;
       const record = recordOf(row);
+      let items = given;
+      if (rename && items.length > 0) {
+        // Under the row's lock: no other append can take one of these ids meanwhile.
+        const taken = await client.query<{ id: string }>('select distinct id from gw_conversation_items where conversation_id = $1 and id = any($2::text[])', [id, items.map((entry) => entry.id)]);
+        const ids = new Set(taken.rows.map((found) => found.id));
+        items = renameTakenIds(items, (itemId) => ids.has(itemId), rename);
+      }
       const adding = items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
       if (bounds && (record.itemCount + items.length > bounds.maxItems || record.itemBytes + adding > bounds.maxBytes)) return 'full' as const;
-      if (items.length === 0) return record;
+      if (items.length === 0) return { ...record, added: items };
       const bytes = await insertItems(client, id, Number(row.next_seq), items);
       await client.query('update gw_conversations set item_count = item_count + $2, item_bytes = item_bytes + $3, next_seq = next_seq + $2 where id = $1', [id, items.length, bytes]);
-      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes };
+      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes, added: items };
     });
   }
 
