@@ -322,6 +322,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     const format = options.format;
     const model = options.models[body.model];
     if (format === 'responses' && request.path.endsWith('/responses/compact') && model) return compactReply(body, rejections);
+    if (format === 'messages' && request.path.endsWith('/messages/count_tokens') && model) return countTokensReply(body, rejections);
     if (!model) return { status: 404, json: format === 'messages' ? { type: 'error', error: { type: 'not_found_error', message: `model: ${body.model}` } } : { error: { message: `The model '${body.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' } } };
     // A message thread (beta message-threads-2026-08-12) is not held here: answered as Anthropic answers a request it cannot thread.
     if (format === 'messages' && body.thread != null) return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'This request cannot be threaded.', details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } } } };
@@ -393,6 +394,21 @@ function wantsReasoning(format: WireFormat, body: Json): boolean {
   if (format === 'chat') return body.reasoning_effort !== undefined;
   if (format === 'responses') return body.reasoning !== undefined;
   return body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+}
+
+/** What Anthropic's `POST /v1/messages/count_tokens` takes (no `max_tokens`, no `stream`: "Extra inputs are not permitted"). */
+const COUNT_TOKENS_KEYS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management', 'output_config']);
+
+/** Anthropic's `POST /v1/messages/count_tokens`: `{ input_tokens }`, about 4 characters a token. */
+function countTokensReply(body: Json, rejections: string[]): FakeReply {
+  try {
+    checkKeys(body, COUNT_TOKENS_KEYS, (key) => `${key}: Extra inputs are not permitted`);
+  } catch (error) {
+    if (!(error instanceof Rejection)) throw error;
+    rejections.push(error.message);
+    return errorReply('messages', error.message);
+  }
+  return { json: { input_tokens: Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4)) } };
 }
 
 /**
