@@ -119,8 +119,12 @@ export interface ReasoningPart extends WithProviderMetadata {
   origin?: ReasoningOrigin;
 }
 
-/** The vendor a reasoning part came from (Chat's `reasoning_details` name it in `format`). */
-export type ReasoningOrigin = 'google';
+/**
+ * The vendor a reasoning part came from where nothing else on it says so (Chat's `reasoning_details`
+ * name it in `format`): a Gemini thought without a signature, an Anthropic thinking block streamed
+ * before its signature.
+ */
+export type ReasoningOrigin = 'google' | 'anthropic';
 
 export interface RefusalPart extends WithProviderMetadata {
   type: 'refusal';

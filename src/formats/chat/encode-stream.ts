@@ -9,7 +9,7 @@ import { encodeChatStreamError } from './encode-error.ts';
 import { encodeChatFinishReason } from './map-finish-reason.ts';
 import { reasoningFormat } from './map-reasoning.ts';
 import { encodeChatUsage } from './map-usage.ts';
-import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
+import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, UNKNOWN_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
 
 /**
  * An encoder of IR stream parts into a Chat Completions stream (wire-formats §1.8, spec §6.1):
@@ -198,7 +198,7 @@ class ChatStreamEncoder implements StreamEncoder {
 
   /** The open reasoning detail's fields, in OpenRouter's key order (format, index, id). */
   private currentDetail(): { format: string; index: number; id?: string } {
-    this.detail ??= { index: this.nextDetail++, format: ANTHROPIC_REASONING_FORMAT };
+    this.detail ??= { index: this.nextDetail++, format: UNKNOWN_REASONING_FORMAT };
     const { format, index, id } = this.detail;
     return id ? { format, index, id } : { format, index };
   }

@@ -1,6 +1,6 @@
 import type { ProviderMetadata, ReasoningPart } from '../../ir/index.ts';
 import { carryOpaque, hasMetadata, isRecord, opaqueOfReasoning, readCarried, readString, restoreReasoning } from '../shared/index.ts';
-import { ANTHROPIC_REASONING_FORMAT, GOOGLE_REASONING_FORMAT, OPENAI_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
+import { ANTHROPIC_REASONING_FORMAT, GOOGLE_REASONING_FORMAT, OPENAI_REASONING_FORMAT, UNKNOWN_REASONING_FORMAT, type ChatReasoningDetail } from './types.ts';
 
 /**
  * Reasoning on an assistant message (request or response) → IR parts. Precedence:
@@ -49,7 +49,9 @@ export function decodeReasoningDetails(details: unknown[]): ReasoningPart[] {
       if (carried) restoreReasoning(part, carried);
       else if (signature) part.signature = signature;
       if (id) part.itemId = id;
-      if (readString(detail, 'format') === GOOGLE_REASONING_FORMAT) part.origin = 'google';
+      const format = readString(detail, 'format');
+      if (format === GOOGLE_REASONING_FORMAT) part.origin = 'google';
+      else if (format === ANTHROPIC_REASONING_FORMAT && !part.signature) part.origin = 'anthropic';
       parts.push(part);
     } else if (detail.type === 'reasoning.summary') {
       const part: ReasoningPart = { type: 'reasoning', text: readString(detail, 'summary') ?? '' };
@@ -116,10 +118,15 @@ export function encodeReasoningDetails(parts: ReasoningPart[], startIndex = 0): 
 }
 
 /**
- * The `format` naming where reasoning came from: Responses parts (with an `rs_` item id) are OpenAI's, Gemini's
- * thoughts (signed or marked by its decoder) Google's, everything else reads as Anthropic's.
+ * The `format` naming where reasoning came from, as OpenRouter labels it: Responses parts (with an
+ * `rs_` item id) are OpenAI's, Gemini's thoughts (signed or marked by its decoder) Google's,
+ * Anthropic's thinking (a signature, redacted, or marked by the Messages decoder or a client's
+ * own `anthropic-claude-v1` detail) Anthropic's; anything else (DeepSeek's, vLLM's plain
+ * `reasoning_content`, a client's `unknown` detail) is `unknown`, not someone else's.
  */
-export function reasoningFormat(part: Pick<ReasoningPart, 'itemId' | 'origin' | 'providerMetadata'>): string {
+export function reasoningFormat(part: Pick<ReasoningPart, 'itemId' | 'origin' | 'providerMetadata' | 'signature' | 'redacted'>): string {
   if (part.itemId) return OPENAI_REASONING_FORMAT;
-  return part.origin === 'google' || part.providerMetadata?.google !== undefined ? GOOGLE_REASONING_FORMAT : ANTHROPIC_REASONING_FORMAT;
+  if (part.origin === 'google' || part.providerMetadata?.google !== undefined) return GOOGLE_REASONING_FORMAT;
+  if (part.origin === 'anthropic' || part.signature !== undefined || part.redacted === true) return ANTHROPIC_REASONING_FORMAT;
+  return UNKNOWN_REASONING_FORMAT;
 }

@@ -25,3 +25,5 @@ export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filte
 export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';
 export const OPENAI_REASONING_FORMAT = 'openai-responses-v1';
 export const GOOGLE_REASONING_FORMAT = 'google-gemini-v1';
+/** OpenRouter's label for reasoning whose model's format it cannot name (DeepSeek's or vLLM's plain `reasoning_content`). */
+export const UNKNOWN_REASONING_FORMAT = 'unknown';

@@ -97,7 +97,8 @@ class MessagesStreamDecoder implements StreamDecoder {
       }
       case 'thinking': {
         this.blocks.set(index, { kind: 'reasoning' });
-        this.emit({ type: 'reasoning-start' });
+        // Anthropic's thinking, whose signature comes last: a Chat client's detail is labelled Anthropic's from the start.
+        this.emit({ type: 'reasoning-start', origin: 'anthropic' });
         const text = readString(block, 'thinking');
         const signature = readString(block, 'signature');
         if (text) this.emit({ type: 'reasoning-delta', text });

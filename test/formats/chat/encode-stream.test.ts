@@ -9,7 +9,7 @@ const withoutUsage: ChatRequest = { ...withUsage, includeUsage: false };
 
 const turn: StreamPart[] = [
   { type: 'start', id: 'msg_01', model: 'claude-sonnet-4', created: 1700000000 },
-  { type: 'reasoning-start' },
+  { type: 'reasoning-start', origin: 'anthropic' },
   { type: 'reasoning-delta', text: 'Think' },
   { type: 'reasoning-signature', signature: 'SIG' },
   { type: 'reasoning-end' },
