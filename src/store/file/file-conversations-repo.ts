@@ -27,7 +27,8 @@ interface Loaded {
  * files 0600): the first line is the conversation (`id`, `accountId`, `createdAt`, `metadata`),
  * each later line one change (`{"items":[…]}` an append, all its items in one line so it lands
  * whole or not at all; `{"metadata":{…}}`; `{"deleted":"<item id>"}`). A change writes one line
- * at the end, never the items before it; a line a killed process left half written is not read
+ * at the end, never the items before it (once deleted items and replaced metadata outweigh what the
+ * conversation holds, the file is rewritten without them: a new file renamed over it); a line a killed process left half written is not read
  * and is cut off before the next append. Changes to one conversation run one at a time. Each
  * write is handed to the kernel before it resolves; its fdatasync runs after, off the request
  * path (flush waits for it), as the stored responses' do.
@@ -61,7 +62,7 @@ export class FileConversationsRepo implements ConversationsRepo {
       const file = this.fileOf(record.id);
       const temp = `${file}.tmp-${process.pid}-${++this.counter}`;
       const handle = await fs.promises.open(temp, 'wx', FILE_MODE);
-      const header = `${JSON.stringify({ id: record.id, accountId: record.accountId, createdAt: record.createdAt, metadata: record.metadata })}\n`;
+      const header = headerLine(record);
       const line = items.length > 0 ? itemsLine(items) : '';
       try {
         await handle.write(header);
@@ -90,8 +91,10 @@ export class FileConversationsRepo implements ConversationsRepo {
     return this.serially(id, async () => {
       const loaded = await this.load(accountId, id, false);
       if (!loaded) return undefined;
-      await this.appendLine(id, loaded, `${JSON.stringify({ metadata })}\n`);
-      return { ...loaded.record, metadata };
+      const size = await this.appendLine(id, loaded, `${JSON.stringify({ metadata })}\n`);
+      const record = { ...loaded.record, metadata };
+      this.compactIfWasteful(record, size);
+      return record;
     });
   }
 
@@ -146,8 +149,10 @@ export class FileConversationsRepo implements ConversationsRepo {
       if (!found) return 'no_item' as const;
       // The item went in as this text (JSON.stringify's), so its bytes are those of the text again.
       const bytes = Buffer.byteLength(JSON.stringify(found.item));
-      await this.appendLine(id, loaded, `${JSON.stringify({ deleted: itemId, bytes })}\n`);
-      return { ...loaded.record, itemCount: loaded.record.itemCount - 1, itemBytes: loaded.record.itemBytes - bytes };
+      const size = await this.appendLine(id, loaded, `${JSON.stringify({ deleted: itemId, bytes })}\n`);
+      const record = { ...loaded.record, itemCount: loaded.record.itemCount - 1, itemBytes: loaded.record.itemBytes - bytes };
+      this.compactIfWasteful(record, size);
+      return record;
     });
   }
 
@@ -188,8 +193,48 @@ export class FileConversationsRepo implements ConversationsRepo {
     return run;
   }
 
-  /** One line at the end of the file, after cutting off a half-written one a killed process left. */
-  private async appendLine(id: string, loaded: Loaded, line: string): Promise<void> {
+  /**
+   * A deleted item's line and a replaced metadata stay in the file, so its changes alone would grow it
+   * without bound (items added and deleted, metadata set again and again), every read would read
+   * them and the quota would count them: once they take more than the conversation itself (and
+   * `COMPACT_SLACK`), the file is rewritten as what it holds, after this change and before the next
+   * (its own turn in the conversation's order), off the request path.
+   */
+  private compactIfWasteful(record: ConversationRecord, size: number): void {
+    const holds = Buffer.byteLength(headerLine(record)) + record.itemBytes + record.itemCount + 64;
+    if (size <= 2 * holds + COMPACT_SLACK) return;
+    void this.serially(record.id, () => this.compact(record.accountId, record.id)).catch((error: unknown) =>
+      this.onProblem(`cannot rewrite conversation ${record.id} without its deleted items: ${(error as Error).message}; the file is kept as it was`),
+    );
+  }
+
+  /** The file rewritten as the conversation and its items (a new file, on the disk before it takes the old one's name). */
+  private async compact(accountId: string, id: string): Promise<void> {
+    const loaded = await this.load(accountId, id);
+    if (!loaded) return;
+    const file = this.fileOf(id);
+    const temp = `${file}.tmp-${process.pid}-${++this.counter}`;
+    const header = headerLine(loaded.record);
+    const items = loaded.items.map((entry) => ({ id: entry.id, item: JSON.stringify(entry.item) }));
+    const line = items.length > 0 ? itemsLine(items) : '';
+    const handle = await fs.promises.open(temp, 'wx', FILE_MODE);
+    try {
+      await handle.write(header);
+      if (line !== '') await writeText(handle, line);
+      await handle.datasync();
+      await handle.close();
+      await fs.promises.rename(temp, file);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await fs.promises.rm(temp, { force: true });
+      throw error;
+    }
+    this.sizes.track(id, loaded.record.accountId, Buffer.byteLength(header) + Buffer.byteLength(line));
+    await syncDir(this.dir);
+  }
+
+  /** One line at the end of the file, after cutting off a half-written one a killed process left; the file's size after. */
+  private async appendLine(id: string, loaded: Loaded, line: string): Promise<number> {
     const file = this.fileOf(id);
     if (loaded.wholeBytes !== loaded.size) await fs.promises.truncate(file, loaded.wholeBytes);
     const handle = await fs.promises.open(file, 'a', FILE_MODE);
@@ -200,8 +245,10 @@ export class FileConversationsRepo implements ConversationsRepo {
       // What was written of the line is cut off by the next change (it is not a whole line).
       throw error;
     }
-    this.sizes.track(id, loaded.record.accountId, loaded.wholeBytes + Buffer.byteLength(line));
+    const size = loaded.wholeBytes + Buffer.byteLength(line);
+    this.sizes.track(id, loaded.record.accountId, size);
     this.syncLater(id, handle, false);
+    return size;
   }
 
   /** A written file's bytes (fdatasync), then for a new file its name (the directory), off the request path. */
@@ -288,6 +335,14 @@ export class FileConversationsRepo implements ConversationsRepo {
     record.itemBytes = bytes;
     return { record, items, wholeBytes, size: buffer.length, buffer };
   }
+}
+
+/** Bytes of deleted items and replaced metadata a conversation's file may hold beyond twice what it holds before it is rewritten. */
+const COMPACT_SLACK = 64 * 1024;
+
+/** A conversation file's first line: the conversation (its metadata as it is now, when rewritten). */
+function headerLine(record: Pick<ConversationRecord, 'id' | 'accountId' | 'createdAt' | 'metadata'>): string {
+  return `${JSON.stringify({ id: record.id, accountId: record.accountId, createdAt: record.createdAt, metadata: record.metadata })}\n`;
 }
 
 /** The head of an append's line (below), read without parsing its items. */

@@ -45,4 +45,30 @@ describe('FileConversationsRepo', () => {
     expect((await repo.items('a', 'conv_c'))?.map((entry) => entry.id)).toEqual(['msg_2', 'msg_3']);
     expect(await repo.append('a', 'conv_c', [item('msg_4', 'four')], { maxItems: 2, maxBytes: 1_000_000 })).toBe('full');
   });
+
+  it("what deleted items and replaced metadata leave in the file is rewritten away: the file, and the account's bytes, follow what the conversation holds", async () => {
+    const { dir, repo, file } = open();
+    await repo.create({ id: 'conv_g', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_keep', 'kept')]);
+    const big = 'x'.repeat(10_000);
+    // Before: five rounds of 20 items of 10 kB added and deleted left a 1 MB file for one small item, counted in the quota.
+    for (let round = 0; round < 5; round += 1) {
+      const ids = Array.from({ length: 20 }, (_, n) => `msg_${round}_${n}`);
+      await repo.append('a', 'conv_g', ids.map((id) => item(id, big)));
+      for (const id of ids) await repo.deleteItem('a', 'conv_g', id);
+    }
+    for (let n = 0; n < 200; n += 1) await repo.setMetadata('a', 'conv_g', { round: String(n), note: 'y'.repeat(500) });
+    await repo.flush();
+    const size = fs.statSync(file('conv_g')).size;
+    expect(size).toBeLessThan(80_000);
+    expect(await repo.bytesOf('a')).toBe(size);
+    expect(await repo.get('a', 'conv_g')).toMatchObject({ itemCount: 1, itemBytes: Buffer.byteLength(item('msg_keep', 'kept').item), metadata: { round: '199' } });
+    expect(await repo.items('a', 'conv_g')).toEqual([JSON.parse(item('msg_keep', 'kept').item)]);
+    // What was rewritten reads back the same after a restart, and takes further changes.
+    const reopened = new FileConversationsRepo(dir);
+    expect(await reopened.get('a', 'conv_g')).toMatchObject({ itemCount: 1, metadata: { round: '199' } });
+    expect(await reopened.bytesOf('a')).toBe(size);
+    await reopened.append('a', 'conv_g', [item('msg_after', 'after')]);
+    expect((await reopened.items('a', 'conv_g'))?.map((entry) => entry.id)).toEqual(['msg_keep', 'msg_after']);
+    expect(fs.readdirSync(path.join(dir, 'conversations'))).toEqual(['conv_g.jsonl']);
+  });
 });
