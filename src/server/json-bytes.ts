@@ -70,16 +70,3 @@ export function jsonBytes(value: unknown, what: string, elsewhere: string): Buff
   flush();
   return Buffer.concat(chunks, total);
 }
-
-/** JSON Lines of lines already serialized (a batch's results) as one Buffer, no string of the whole; past what one Buffer holds, the 413 of `jsonBytes`. */
-export function jsonLinesBytes(lines: readonly Buffer[], what: string, elsewhere: string): Buffer {
-  const newline = Buffer.from('\n');
-  const parts: Buffer[] = [];
-  let total = 0;
-  for (const line of lines) {
-    total += line.length + 1;
-    parts.push(line, newline);
-  }
-  if (total > constants.MAX_LENGTH) throw tooLarge(what, elsewhere);
-  return Buffer.concat(parts, total);
-}

@@ -103,6 +103,7 @@ const batchShape = {
   displayName: z.string().optional(),
   inputFile: z.string().optional(),
   responsesDeletedAt: z.number().optional(),
+  responsesBytes: z.number().int().nonnegative().optional(),
   resultCounts: z
     .object({ succeeded: z.number().int().nonnegative(), errored: z.number().int().nonnegative(), canceled: z.number().int().nonnegative(), expired: z.number().int().nonnegative() })
     .optional(),

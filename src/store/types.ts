@@ -177,6 +177,8 @@ export interface BatchRecord {
   inputFile?: string;
   /** Unix seconds: that batch's responses file (`files/batch-…`) was deleted, the output and error files it is made from with it. */
   responsesDeletedAt?: number;
+  /** The size in bytes of that batch's responses file, counted the first time it was asked (its resource's `sizeBytes`). */
+  responsesBytes?: number;
   /**
    * A Message Batch that ended other than `completed`: its results counted from its files, once
    * (the first time it is viewed), so later views read no file and the counts stay as it ended.

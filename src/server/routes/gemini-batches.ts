@@ -7,10 +7,10 @@ import { isFileExpired, type BatchRecord } from '../../store/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { bodyLimit, tighterLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
-import { jsonBytes, jsonLinesBytes, RawJson } from '../json-bytes.ts';
+import { jsonBytes, RawJson } from '../json-bytes.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
-import { createFaceBatch, faceBatchPage, jsonLinesOf } from './face-batches.ts';
+import { createFaceBatch, eachJsonLine, faceBatchPage } from './face-batches.ts';
 import type { RouteDef } from './types.ts';
 
 /**
@@ -180,20 +180,53 @@ async function resultsAt(deps: ServerDeps, batch: BatchRecord): Promise<Map<stri
 
 /**
  * The inlined responses of an ended batch, one per request in the order they were sent, each as
- * its JSON bytes: a large batch's results are more than one string holds, and are made one at a time.
+ * its JSON bytes, made one at a time as the input file is read: a large batch's responses are
+ * never all in memory at once (only the result files' bytes the lines are cut from).
  */
-async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<Buffer[]> {
+async function* eachInlinedResponse(deps: ServerDeps, batch: BatchRecord): AsyncGenerator<Buffer> {
   const results = await resultsAt(deps, batch);
   // A batch refused at its input check ran nothing: each request says why (its own reason, else the first).
   const problems = batch.errors?.data ?? [];
   const first = problems[0]?.message;
-  const inputs = await jsonLinesOf(deps, batch.accountId, batch.input_file_id);
-  return inputs.map((input, index) => {
-    const reason = problems.find((p) => p.line === index + 1)?.message ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
+  const reasons = new Map(problems.map((p) => [p.line, p.message]));
+  let index = 0;
+  for await (const input of eachJsonLine(deps, batch.accountId, batch.input_file_id)) {
+    index += 1;
+    const reason = reasons.get(index) ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
     const at = results.get(String(input.custom_id));
     const result = at ? (JSON.parse(at.content.toString('utf8', at.start, at.end)) as ResultLine) : undefined;
-    return Buffer.from(JSON.stringify(inlinedOf(result, input, batch.status, reason)));
-  });
+    yield Buffer.from(JSON.stringify(inlinedOf(result, input, batch.status, reason)));
+  }
+}
+
+/** All of an (inline) batch's inlined responses: an operation's answer holds them whole. */
+async function inlinedResponses(deps: ServerDeps, batch: BatchRecord): Promise<Buffer[]> {
+  const all: Buffer[] = [];
+  for await (const bytes of eachInlinedResponse(deps, batch)) all.push(bytes);
+  return all;
+}
+
+/** Pieces a download sends: lines gathered to about this many bytes (not one write per line). */
+const PIECE_BYTES = 64 * 1024;
+
+/** A responses file's JSONL as pieces of about PIECE_BYTES, made as they are sent; `counted` gets the total at the end. */
+async function* responsesFilePieces(deps: ServerDeps, batch: BatchRecord, counted?: (bytes: number) => void): AsyncGenerator<Buffer> {
+  const newline = Buffer.from('\n');
+  let parts: Buffer[] = [];
+  let size = 0;
+  let total = 0;
+  for await (const line of eachInlinedResponse(deps, batch)) {
+    parts.push(line, newline);
+    size += line.length + 1;
+    if (size >= PIECE_BYTES) {
+      yield Buffer.concat(parts, size);
+      total += size;
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield Buffer.concat(parts, size);
+  counted?.(total + size);
 }
 
 const ELSEWHERE = 'read its results from its output file on the OpenAI face (GET /v1/batches/{id}, then GET /v1/files/{output_file_id}/content)';
@@ -261,16 +294,32 @@ function responsesFileName(batch: BatchRecord): string {
 /**
  * A file batch's responses file by its id (`batch-…`), once the batch has ended: Google's File
  * resource and its JSONL, one line per request in the order of the input file, each
- * `{key, response}` or `{key, error}`. Undefined for any other id.
+ * `{key, response}` or `{key, error}`. The JSONL is made as it is sent (`pieces`); the resource's
+ * `sizeBytes` is counted once, the first time it is asked (the lines are made and dropped, never
+ * held), and kept on the batch: an ended batch's responses do not change. Undefined for any other id.
  */
-export async function geminiResponsesFile(deps: ServerDeps, accountId: string, fileId: string): Promise<{ file: Record<string, unknown>; content: Buffer } | undefined> {
+export async function geminiResponsesFile(deps: ServerDeps, accountId: string, fileId: string): Promise<{ file: () => Promise<Record<string, unknown>>; pieces: () => AsyncIterable<Buffer> } | undefined> {
   const batch = await responsesFileBatch(deps, accountId, fileId);
   if (!batch) return undefined;
-  // Bytes a line at a time: all of a large batch's responses are more than one string holds.
-  const content = jsonLinesBytes(await inlinedResponses(deps, batch), "The batch's responses file", ELSEWHERE);
   const created = iso(batch.completed_at ?? batch.failed_at ?? batch.cancelled_at ?? batch.expired_at);
-  const file = { name: responsesFileName(batch), mimeType: 'application/jsonl', sizeBytes: String(content.length), createTime: created, updateTime: created, state: 'ACTIVE', source: 'GENERATED' };
-  return { file, content };
+  let known = batch.responsesBytes;
+  const remember = (bytes: number) => {
+    if (known === bytes) return;
+    known = bytes;
+    void deps.store.batches.update(batch.id, { responsesBytes: bytes }).catch((error: unknown) => deps.log.warn('could not keep the size of a batch responses file', { batch: batch.id, error: String(error) }));
+  };
+  return {
+    file: async () => {
+      let size = known;
+      if (size === undefined) {
+        size = 0;
+        for await (const piece of responsesFilePieces(deps, batch)) size += piece.length;
+        remember(size);
+      }
+      return { name: responsesFileName(batch), mimeType: 'application/jsonl', sizeBytes: String(size), createTime: created, updateTime: created, state: 'ACTIVE', source: 'GENERATED' };
+    },
+    pieces: () => responsesFilePieces(deps, batch, remember),
+  };
 }
 
 /** The ended file batch whose responses file `fileId` (`batch-…`) is, while that file is there; undefined for any other id. */

@@ -210,8 +210,10 @@ function getHandler(deps: ServerDeps) {
     const id = segment.replace(/:download$/, '');
     const responses = await geminiResponsesFile(deps, auth.account.id, id);
     if (responses) {
-      if (download) return sendBody(event, 200, { 'content-type': 'application/jsonl', ...DOWNLOAD_HEADERS }, responses.content);
-      return json(event, { ...responses.file, uri: `${originFor(deps, event)}/v1beta/${String(responses.file.name)}` });
+      // Streamed as it is made: a large batch's responses are never whole in memory.
+      if (download) return sendPieces(event, 200, { 'content-type': 'application/jsonl', ...DOWNLOAD_HEADERS }, responses.pieces());
+      const file = await responses.file();
+      return json(event, { ...file, uri: `${originFor(deps, event)}/v1beta/${String(file.name)}` });
     }
     const record = await ownFile(deps, auth.account.id, id);
     if (!download) return json(event, viewGeminiFile(record, originFor(deps, event)));
