@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError, isGatewayError, renameFields, validationError } from '../errors/index.ts';
 import { asListedItem, conversationIdOf, getCodec, prependHistory } from '../formats/index.ts';
 import type { ChatRequest, Message } from '../ir/index.ts';
 import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../store/index.ts';
@@ -119,7 +119,14 @@ function itemsToKeep(items: readonly unknown[], field: string): ConversationItem
   });
   // Read as a Responses input is: a conversation's items are the next request's history, so one that cannot be read is refused now.
   // What has no IR form (a role such as `wizard`) would be left out of every later turn's history: refused now, as OpenAI refuses the role.
-  const first = decodeItems(listed).unconvertible?.[0];
+  let decoded: ReturnType<typeof decodeItems>;
+  try {
+    decoded = decodeItems(listed);
+  } catch (error) {
+    // Named as the client sent them (`items[1].content`), not as the Responses input they are read as.
+    throw isGatewayError(error) ? renameFields(error, (path) => (/^input(?=$|[[.])/.test(path) ? path.replace(/^input/, field) : undefined)) : error;
+  }
+  const first = decoded.unconvertible?.[0];
   if (first) throw validationError({ [first.field.replace(/^input/, field)]: `${first.message}; a conversation's items are the history of a request to any model` });
   return listed.map((item) => ({ id: item.id as string, item: JSON.stringify(item) }));
 }

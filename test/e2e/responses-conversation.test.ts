@@ -129,7 +129,18 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
     expect((error as Error).message).toContain('at most 20 items');
     await expect(client.conversations.items.create(conversation.id, { items: [{ nonsense: true } as never] })).rejects.toBeInstanceOf(OpenAI.APIError);
-    await expect(client.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 42 } as never] })).rejects.toBeInstanceOf(OpenAI.APIError);
+    // The refusal names the field the client sent (items[i]…), not the Responses input it is read as.
+    for (const [sent, param] of [
+      [{ type: 'message', role: 'user', content: 42 }, 'items[1].content'],
+      [{ type: 'function_call_output' }, 'items[1].call_id'],
+    ] as const) {
+      for (const call of [() => client.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'fine' }, sent as never] }), () => client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'fine' }, sent as never] })]) {
+        const refused = (await call().catch((thrown: unknown) => thrown)) as InstanceType<typeof OpenAI.APIError>;
+        expect(refused.status).toBe(422);
+        expect(refused.param).toBe(param);
+        expect(refused.message).toContain(`'${param}'`);
+      }
+    }
     expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
   });
 
