@@ -122,9 +122,19 @@ async function withResponsesStore(
   const conversation = conversationId === undefined || call.compact ? undefined : { id: conversationId, input: body.input };
   const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined, conversationId);
   if (rehydrated) ({ request, body, raw } = rehydrated);
+  // What goes on is decoded again when a conversation's files went inline in it.
+  let decoded: ChatRequest | undefined = request;
+  if (rehydrated && conversationId !== undefined) {
+    // A conversation's items keep a file_id as given (items.create): the gateway's files go inline as in the request's own input (scope and bounds alike).
+    const files = storedFilesOf(call.format, body, raw);
+    if (files.length > 0) {
+      const inlined = await inlineStoredFiles(deps, call.format, { body, raw }, files, call.auth);
+      if (inlined.body !== body) ({ body, raw } = inlined), (decoded = undefined);
+    }
+  }
   const capture = call.compact ? undefined : captureResponses(deps, request, call.auth.account.id, raw, conversation);
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);
-  if (body !== sent) inbound = reread(call, body, raw, inbound, request);
+  if (body !== sent) inbound = reread(call, body, raw, inbound, decoded);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId, conversationId: request.conversationId };
 }
 

@@ -218,6 +218,23 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect(texts([await client.conversations.items.retrieve('msg_A', { conversation_id: conversation.id })] as never)).toEqual(['user: a']);
   });
 
+  it("a file an item names by file_id goes inline on every turn, as in the request's own input (before, the gateway's id went upstream, which no upstream knows)", async () => {
+    const text = 'The launch code is 4-8-15-16.';
+    const file = await client.files.create({ file: await toFile(Buffer.from(text), 'notes.txt', { type: 'text/plain' }), purpose: 'user_data' });
+    const conversation = await client.conversations.create({ items: [{ type: 'message', role: 'user', content: [{ type: 'input_file', file_id: file.id }] } as never] });
+    for (const [model, upstream] of [['oc/gpt-4o-mini', chat], ['or/gpt-5', responses]] as const) {
+      const before = upstream.requests.length;
+      const answer = await client.responses.create({ model, input: 'What is in the file?', conversation: conversation.id });
+      expect(answer.status).toBe('completed');
+      const sent = JSON.stringify(upstream.requests.slice(before).map((request) => request.json));
+      expect(sent).not.toContain(file.id);
+      expect(sent).toContain(Buffer.from(text).toString('base64'));
+    }
+    // The conversation keeps the item as it was given (its file_id), not the inlined copy.
+    const first = (await client.conversations.items.list(conversation.id, { order: 'asc', limit: 1 })).data[0] as unknown as { content: Array<Record<string, unknown>> };
+    expect(first.content[0]).toMatchObject({ type: 'input_file', file_id: file.id });
+  });
+
   it('store: false still adds the turn (the response itself is not kept)', async () => {
     const conversation = await client.conversations.create({});
     const answer = await client.responses.create({ model: 'mock/echo', input: 'kept in the conversation', conversation: conversation.id, store: false });
