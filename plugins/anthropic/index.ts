@@ -22,6 +22,8 @@ const CAPS: ModelSpec['capabilities'] = ['streaming', 'function_calling', 'think
 export default definePlugin<AnthropicOptions>({
   name: 'anthropic',
   formats: ['messages'],
+  // Anthropic documents 32 MB for a Messages request (a larger one is Cloudflare's 413 request_too_large, after the upload); read as MiB, so nothing it takes is refused.
+  maxRequestBytes: 32 * 1024 * 1024,
   // Served when the config lists no models. Prices (cache reads and writes too) and context
   // windows come from the bundled catalog; models.dev's snapshot predates these ids, so their
   // capabilities and output caps are stated here.

@@ -43,6 +43,8 @@ export default definePlugin<GoogleOptions>({
   formats: ['gemini'],
   // Claude on Vertex speaks Messages (`:rawPredict`): its ids say `formats: ['messages']`.
   supportedFormats: ['gemini', 'messages'],
+  // The Gemini API documents 100 MB of inline data in a request (January 2026; 20 MB before); read as MiB.
+  maxRequestBytes: 100 * 1024 * 1024,
   catalog: { provider: 'google', models: GOOGLE_MODEL_FACTS, describe: describeGoogleModel },
   options: { parse: parseGoogleOptions, keys: OPTION_KEYS },
   setup(ctx) {

@@ -101,6 +101,12 @@ export const providerConfigSchema = z.looseObject({
   maxQueued: z.number().int().nonnegative().max(1_000_000).optional(),
   /** How long a call waits for a connection before a 503 (ms, default 10000). */
   queueTimeoutMs: z.number().int().positive().max(600_000).optional(),
+  /**
+   * The largest request body (bytes) this upstream takes: a larger one (uploaded files carried
+   * inline, say) is refused with 413 `request_too_large` before the call (docs/limits.md). Default:
+   * the plugin's, from what its API documents (anthropic 32 MiB, google 100 MB; none for others).
+   */
+  maxRequestBytes: z.number().int().positive().optional(),
   enabled: z.boolean().optional(),
   /** Auto-routing order among providers serving the same model (lower first). */
   priority: z.number().optional(),

@@ -144,10 +144,13 @@ export function callUpstream(
   if (!(plugin.supportedFormats ?? plugin.formats).includes(call.format)) {
     return Promise.reject(new GatewayError('internal_error', `The provider '${model.provider.id}' was about to be called with format '${call.format}', which its plugin does not speak.`));
   }
+  const patched = patchCall(instance, model.provider.id, 'chat', call);
+  const tooLarge = overUpstreamLimit(model, patched.rawBody);
+  if (tooLarge) return Promise.reject(tooLarge);
   const attempt = new UpstreamAttempt(model, client);
   let calling: Promise<UpstreamResponse>;
   try {
-    calling = Promise.resolve(chat(new UpstreamCall(patchCall(instance, model.provider.id, 'chat', call), attempt)));
+    calling = Promise.resolve(chat(new UpstreamCall(patched, attempt)));
   } catch (error) {
     calling = Promise.reject(error);
   }
@@ -157,6 +160,25 @@ export function callUpstream(
       attempt.done();
       throw mapPluginError(model.provider.id, call.format, error, attempt.controller, 'response');
     },
+  );
+}
+
+/**
+ * The 413 of a body larger than the upstream takes (`maxRequestBytes`: what its API documents, or
+ * the config's), before it is sent: the upstream would refuse it only after the whole upload (a
+ * prompt naming large uploaded files, carried inline, is easily 75 MB). Counted from the string's
+ * length first: UTF-8 bytes are at least its length and at most three times it.
+ */
+function overUpstreamLimit(model: CatalogModel, rawBody: string): GatewayError | undefined {
+  const limit = model.provider.maxRequestBytes;
+  if (limit === undefined || rawBody.length * 3 <= limit) return undefined;
+  const bytes = rawBody.length > limit ? rawBody.length : Buffer.byteLength(rawBody);
+  if (bytes <= limit) return undefined;
+  const id = model.provider.id;
+  return new GatewayError(
+    'request_too_large',
+    `The request is ${bytes} bytes or more as sent to the provider '${id}', which takes at most ${limit} (providers.${id}.maxRequestBytes): name fewer or smaller files, or a model whose provider takes more.`,
+    { details: { provider: id, limit_bytes: limit } },
   );
 }
 

@@ -11,6 +11,7 @@ const pluginShape = z.object({
   supportedFormats: z.array(z.string().min(1)).optional(),
   wireFormats: z.array(z.object({ id: z.string().min(1) }).loose()).optional(),
   models: z.array(modelShape).optional(),
+  maxRequestBytes: z.number().int().positive().optional(),
   catalog: z
     .object({ provider: z.string().min(1).optional(), models: z.array(modelShape).optional() })
     .loose()

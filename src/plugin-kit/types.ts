@@ -567,6 +567,11 @@ export interface ProviderPlugin<Options = Record<string, unknown>> {
   wireFormats?: FormatDefinition[];
   /** Models every provider of this plugin serves unless the config lists its own. */
   models?: ModelSpec[];
+  /**
+   * The largest request body (bytes) the upstream's API documents taking (Anthropic's Messages: 32 MB):
+   * the default of a provider's `maxRequestBytes`; a larger request is refused before the call.
+   */
+  maxRequestBytes?: number;
   /** Where the facts about listed model ids come from (bundled catalog provider, own entries). */
   catalog?: PluginCatalog;
   options?: OptionsParser<Options>;

@@ -61,7 +61,7 @@ export class ProviderRegistry {
 
   private async add(id: string, plugin: ProviderPlugin<unknown>, cfg: ProviderConfig, log: PluginLogger, source: string): Promise<void> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...cfg.timeouts };
-    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, maxConnections, maxQueued, queueTimeoutMs, openRouterFields, ...rest } = cfg;
+    const { plugin: _p, baseURL, apiKey, headers, models, formats, timeouts: _t, enabled: _e, priority, weight, promptCache, hostedTools, batches, maxConnections, maxQueued, queueTimeoutMs, openRouterFields, maxRequestBytes, ...rest } = cfg;
     checkProviderKeys(id, plugin, Object.keys(rest), source);
     let options: unknown = rest;
     try {
@@ -107,6 +107,7 @@ export class ProviderRegistry {
       batches: batches ?? 'emulated',
       openRouterFields: openRouterFields ?? (isOpenRouterURL(baseURL) ? 'forward' : 'strip'),
       acceptsAnyModel: (models ?? []).some((m) => m === '*'),
+      maxRequestBytes: maxRequestBytes ?? plugin.maxRequestBytes,
       describe: (modelId) => resolveModelSpec(modelId, facts),
     };
     this.providers.set(id, provider);

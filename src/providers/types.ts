@@ -19,6 +19,8 @@ export interface Provider {
   batches?: 'native' | 'emulated';
   /** Config `openRouterFields`: OpenRouter's own Chat fields go 'forward' as written (an OpenRouter upstream) or 'strip'ped (any other). */
   openRouterFields?: 'forward' | 'strip';
+  /** The largest request body the upstream takes (config `maxRequestBytes` over the plugin's); none: no cap of its own. */
+  maxRequestBytes?: number;
   /** True when the config lists `*`: any model id may be pinned to this provider. */
   acceptsAnyModel: boolean;
   /** The full spec of a model id this provider may serve (catalog, plugin facts); used for `*` providers. */
