@@ -337,11 +337,17 @@ function enumFormatOf(schema: Record<string, unknown> | undefined, check: FieldC
  * Another vendor's reasoning the gateway put on an answer's first call (encode-response callCarry:
  * gemini-cli keeps no thoughts), restored to go before the call; undefined when the call carries
  * none or the same reasoning already came back as a thought of this turn (the AI SDK keeps both).
+ * Plain reasoning marked only with the model that wrote it (DeepSeek's reasoning_content, which
+ * it refuses a tool loop without) comes back too, matched to a returned thought by text and mark.
  */
 function carriedOnCall(part: Record<string, unknown>, before: readonly ContentPart[]): ReasoningPart | undefined {
   if (!isRecord(part.functionCall) || typeof part.thoughtSignature !== 'string') return undefined;
   const carried = readCarried(part.thoughtSignature);
-  if (!carried || (carried.signature === undefined && carried.redacted === undefined && carried.encrypted === undefined)) return undefined;
-  const same = before.some((p) => p.type === 'reasoning' && ((carried.signature !== undefined && p.signature === carried.signature) || (carried.redacted !== undefined && p.data === carried.redacted) || (carried.encrypted !== undefined && p.encrypted === carried.encrypted)));
+  if (!carried) return undefined;
+  const opaque = carried.signature !== undefined || carried.redacted !== undefined || carried.encrypted !== undefined;
+  const marked = (p: ReasoningPart) => p.signature === undefined && p.encrypted === undefined && p.redacted !== true && p.text === (carried.text ?? '') && JSON.stringify(p.providerMetadata) === JSON.stringify(carried.metadata);
+  const same = before.some(
+    (p) => p.type === 'reasoning' && (opaque ? (carried.signature !== undefined && p.signature === carried.signature) || (carried.redacted !== undefined && p.data === carried.redacted) || (carried.encrypted !== undefined && p.encrypted === carried.encrypted) : marked(p)),
+  );
   return same ? undefined : restoreReasoning({ type: 'reasoning', text: '' }, carried);
 }

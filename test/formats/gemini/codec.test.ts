@@ -305,6 +305,22 @@ describe('gemini codec', () => {
     }
   });
 
+  it("a model's plain reasoning marked with it (DeepSeek's reasoning_content) also rides the first call and goes back to that model once", () => {
+    const answer = { id: 'ds-1', model: 'deepseek-v4-pro', created: 1, content: [{ type: 'reasoning' as const, text: 'hmm', providerMetadata: { chat: { model: 'deepseek-v4-pro' } } }, { type: 'tool_call' as const, id: 'call_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
+    const parts = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0].content.parts;
+    const calls = parts.filter((part: any) => part.functionCall);
+    expect(calls[0].thoughtSignature).toMatch(/^gwpm:/);
+    // gemini-cli: the call only. The AI SDK: the thought and the call (one reasoning_content, not the text twice).
+    for (const model of [calls, parts.filter((part: any) => part.thought || part.functionCall)]) {
+      const next = request({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: model }, { role: 'user', parts: [{ functionResponse: { id: calls[0].functionCall.id, name: 'f', response: { ok: true } } }] }] });
+      const chat = getCodec('chat').encodeRequest(next, { upstreamModel: 'deepseek-v4-pro', defaultMaxTokens: 4096 }) as Record<string, any>;
+      expect(chat.messages[1]).toMatchObject({ role: 'assistant', reasoning_content: 'hmm', tool_calls: [{ function: { name: 'f' } }] });
+      // Another Chat model never gets it.
+      const other = getCodec('chat').encodeRequest(next, { upstreamModel: 'gpt-4o-mini', defaultMaxTokens: 4096 }) as Record<string, any>;
+      expect(other.messages[1].reasoning_content).toBeUndefined();
+    }
+  });
+
   it("a call's carried thinking goes back first, before a redacted block that came back as a thought (the AI SDK's whole answer keeps only the last signature of its thoughts)", () => {
     const answer = { id: 'msg_1', model: 'claude', created: 1, content: [{ type: 'reasoning' as const, text: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'reasoning' as const, text: '', redacted: true, data: 'RED+/==' }, { type: 'tool_call' as const, id: 'toolu_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
     const parts = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0].content.parts;
