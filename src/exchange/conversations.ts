@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError, renameFields, validationError } from '../errors/index.ts';
-import { asListedItem, conversationIdOf, getCodec, prependHistory } from '../formats/index.ts';
+import { asListedItem, conversationIdOf, getCodec, hasHistoryForm, prependHistory } from '../formats/index.ts';
 import type { ChatRequest, Message } from '../ir/index.ts';
 import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../store/index.ts';
 import type { ExchangeDeps } from './types.ts';
@@ -21,6 +21,34 @@ export const CONVERSATION_LIMITS = {
 } as const;
 
 type ConversationDeps = Pick<ExchangeDeps, 'store' | 'config'>;
+
+/** The conversations (`account` NUL `id`) a response is running on in this process: one turn at a time. */
+const turnsRunning = new Set<string>();
+
+/**
+ * Claims `id` for one turn (a Responses request naming it) until the returned release is called:
+ * the turn reads the conversation's items as its history and adds its own when answered, so a
+ * second turn at once would read the same history and one of the two would be lost from the
+ * other's. A second is refused, as OpenAI refuses it ("Another process is currently operating on
+ * this conversation"), with the spec's 409 `conflict` (the SDKs retry it after `Retry-After`).
+ * Per process: instances sharing a PostgreSQL store do not see each other's claims (docs/api-decisions.md).
+ */
+export function claimConversationTurn(accountId: string, id: string): () => void {
+  const key = `${accountId}\u0000${id}`;
+  if (turnsRunning.has(key)) {
+    throw new GatewayError('conflict', `Another process is currently operating on this conversation. Please retry in a few seconds. (A response to conversation '${id.slice(0, 200)}' is still running; one turn at a time.)`, {
+      details: { param: 'conversation', conversation: id.slice(0, 200), reason: 'conversation_locked' },
+      retryAfter: 1,
+    });
+  }
+  turnsRunning.add(key);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    turnsRunning.delete(key);
+  };
+}
 
 /** A conversation's id: minted here, random. */
 export function mintConversationId(): string {
@@ -111,6 +139,7 @@ function itemsToKeep(items: readonly unknown[], field: string): ConversationItem
     const kept = asListedItem(item, mintItemId);
     if (!kept) throw validationError({ [`${field}[${index}]`]: 'must be an input item (an object with a type, or a message with a role)' });
     if (kept.type === 'item_reference') throw validationError({ [`${field}[${index}]`]: 'an item_reference cannot be kept in a conversation; send the item itself' });
+    if (!hasHistoryForm(kept)) throw formlessItem(kept, `${field}[${index}]`);
     if (typeof kept.id !== 'string' || !SAFE_ITEM_ID.test(kept.id)) kept.id = mintItemId('item');
     // An id given twice in one call names two items: the later one gets its own (as an id the conversation holds does: renamedItem).
     if (ids.has(kept.id as string)) kept.id = mintItemId(prefixOf(kept.id as string));
@@ -129,6 +158,35 @@ function itemsToKeep(items: readonly unknown[], field: string): ConversationItem
   const first = decoded.unconvertible?.[0];
   if (first) throw validationError({ [first.field.replace(/^input/, field)]: `${first.message}; a conversation's items are the history of a request to any model` });
   return listed.map((item) => ({ id: item.id as string, item: JSON.stringify(item) }));
+}
+
+/**
+ * The refusal of an item a conversation would keep and then leave out of every later turn: its
+ * items are read back as the history of a request to any model, through the gateway's common form,
+ * which has none for a hosted-tool item only OpenAI runs (`file_search_call`, `computer_call`,
+ * `mcp_call`, …), an `image_generation_call` without its image, or a type nobody knows.
+ */
+function formlessItem(item: Record<string, unknown>, at: string): GatewayError {
+  const type = typeof item.type === 'string' ? item.type.slice(0, 100) : 'item';
+  return validationError(
+    { [`${at}.type`]: `'${type}' items cannot be kept in a conversation: a conversation's items are the history of a request to any model, and this one has no form in it; send what it produced as a message` },
+    `Invalid value: '${type}' at '${at}.type': a conversation keeps messages, function, custom, shell and apply_patch calls and their outputs, reasoning, web_search_call and image_generation_call (with its result) items; send what this item produced as a message.`,
+  );
+}
+
+/**
+ * A conversation turn's own input (`input` of a Responses request naming a conversation), checked
+ * before any upstream call as `items.create` checks items: the turn is added to the conversation,
+ * so what would be kept and never read back again (formlessItem) is refused now.
+ */
+export function checkTurnInput(input: unknown): void {
+  if (!Array.isArray(input)) return;
+  input.forEach((item, index) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return;
+    const kept = item as Record<string, unknown>;
+    if (kept.type === 'item_reference') return;
+    if (!hasHistoryForm(kept)) throw formlessItem(kept, `input[${index}]`);
+  });
 }
 
 /** Responses items read as a request's input (earlier turns may hold the calls their outputs answer): its IR messages, and what has no IR form. */

@@ -9,6 +9,7 @@ import { settleOnce } from './settle-once.ts';
 import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
 import { takeRequestFallbacks } from './request-fallbacks.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
+import { checkTurnInput, claimConversationTurn } from './conversations.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 import { validationError } from '../errors/index.ts';
@@ -95,11 +96,34 @@ function withBody(deps: ExchangeDeps, call: ExchangeCall, inbound: InboundReques
     return Promise.reject(validationError({ conversation: 'is not served in a batch: a batch line is not added to a conversation; send the history in input' }));
   }
   if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
-    return withResponsesStore(deps, call, inbound, body, raw).then((stored) => {
+    // A turn of a conversation holds it from reading its history until the turn is added (or the answer fails): one at a time.
+    let release: (() => void) | undefined;
+    try {
+      const conversationId = call.compact ? undefined : conversationIdOf(body);
+      if (conversationId !== undefined) {
+        checkTurnInput(body.input);
+        release = claimConversationTurn(call.auth.account.id, conversationId);
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const answering = withResponsesStore(deps, call, inbound, body, raw).then((stored) => {
       const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId, stored.conversationId);
       // A compact answer names the chain's user messages, which only the rebuilt body holds.
       return call.compact && stored.body !== body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
     });
+    if (!release) return answering;
+    const done = release;
+    return answering.then(
+      (answer) => {
+        void answer.settled.then(done, done);
+        return answer;
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
   }
   return admitAndRun(deps, call, inbound, body, raw, undefined);
 }

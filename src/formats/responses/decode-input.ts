@@ -60,6 +60,25 @@ function itemKind(item: Item): string | undefined {
   return 'role' in item ? 'message' : undefined;
 }
 
+/** The item types the decoder below gives a form in the IR (one switch case each, beside `item_reference`, `compaction` and `compaction_trigger`). */
+const HISTORY_ITEM_TYPES: ReadonlySet<string> = new Set([
+  'message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call',
+  'local_shell_call_output', 'shell_call', 'shell_call_output', 'apply_patch_call', 'apply_patch_call_output', 'reasoning',
+  'web_search_call', 'compaction',
+]);
+
+/**
+ * Whether an input item becomes part of a request's history to any model (it has an IR form), as
+ * kept in a conversation, whose items are read back only through the IR: a hosted-tool item only
+ * OpenAI runs (`file_search_call`, `computer_call`, `mcp_call`, …), an image made without its
+ * bytes, a type nobody knows would be kept and then left out of every later turn.
+ */
+export function hasHistoryForm(item: Record<string, unknown>): boolean {
+  const kind = itemKind(item);
+  if (kind === 'image_generation_call') return typeof item.result === 'string' && item.result !== '';
+  return kind !== undefined && HISTORY_ITEM_TYPES.has(kind);
+}
+
 /** Collects both id kinds of the function_call items, for the call_id check (pitfall 10). */
 function collectCalls(items: readonly unknown[]): { callIds: Set<string>; itemIds: Set<string> } {
   const callIds = new Set<string>();

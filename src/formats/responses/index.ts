@@ -94,3 +94,4 @@ export { nameStoredIds } from './pass-through.ts';
 export { compactionRequest, compactedResponse, hasCompactionTrigger } from './compaction.ts';
 export { replayResponseStream } from './replay-stream.ts';
 export { asListedItem, inputItemsOf, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';
+export { hasHistoryForm } from './decode-input.ts';

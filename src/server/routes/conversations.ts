@@ -74,9 +74,10 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     return json(event, { id, object: 'conversation.deleted', deleted: true });
   };
 
-  /** GET /v1/conversations/{id}/items: `after`, `limit` (1–100, default 20), `order` (default `desc`); `include` is taken (every item is listed whole). */
+  /** GET /v1/conversations/{id}/items: `after`, `limit` (1–100, default 20), `order` (default `desc`); `include` is checked (every item is listed whole). */
   const listItems = async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
+    checkInclude(event);
     const params = event.url.searchParams;
     const query = { ...listQuery(params, 100, 20), order: listOrder(params) };
     const id = idOf(event);
@@ -88,6 +89,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
   /** POST /v1/conversations/{id}/items {items}: at most 20, added at the end; answers the list of the items added (an id the conversation held already renamed). */
   const addItems = async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
+    checkInclude(event);
     const { body } = await readJsonObject(event, bounds());
     if (!Array.isArray(body.items)) {
       if (body.items === undefined) throw new GatewayError('bad_request', "Missing required parameter: 'items'.", { details: { param: 'items', missing: ['items'] } });
@@ -109,6 +111,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
   /** GET /v1/conversations/{id}/items/{item_id} */
   const retrieveItem = async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
+    checkInclude(event);
     const id = idOf(event);
     const items = await deps.store.conversations.items(auth.account.id, id);
     if (!items) throw conversationNotFound(id);
@@ -139,6 +142,34 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     { method: 'GET', path: '/v1/conversations/:id/items/:item_id', handler: retrieveItem, format: 'responses' },
     { method: 'DELETE', path: '/v1/conversations/:id/items/:item_id', handler: removeItem, format: 'responses' },
   ];
+}
+
+/** OpenAI's `include` values (the openai SDK's ResponseIncludable), which the items routes take. */
+const INCLUDABLE: readonly string[] = [
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
+];
+
+/**
+ * `include` (`include=…` or the openai SDK's `include[]=…`, repeated) of the items routes: OpenAI's
+ * values are taken and already met (items are kept and listed whole: every field a value names is
+ * there when the item has it); any other is OpenAI's 400 naming `include`, as before it was
+ * ignored and a typo read as granted.
+ */
+function checkInclude(event: H3Event): void {
+  const params = event.url.searchParams;
+  const values = [...params.getAll('include'), ...params.getAll('include[]')];
+  const unknown = values.find((value) => !INCLUDABLE.includes(value));
+  if (unknown === undefined) return;
+  throw new GatewayError('bad_request', `Invalid value: '${unknown.slice(0, 100)}'. Supported values are: ${INCLUDABLE.map((value) => `'${value}'`).join(', ')}.`, {
+    details: { param: 'include', value: unknown.slice(0, 100) },
+  });
 }
 
 function itemNotFound(itemId: string): GatewayError {
