@@ -68,7 +68,7 @@ export class GatewayMetrics {
   private readonly statusText: string[] = [];
 
   constructor(options: GatewayMetricsOptions) {
-    this.active = new GaugeFamily('gateway_active_requests', 'Clients\' requests in flight (streams until their last byte); admin procedures and the scrape are not counted.', [], (family) => family.child().set(options.active()));
+    this.active = new GaugeFamily('gateway_active_requests', 'Clients\' requests in flight (streams until their last byte); admin procedures, the scrape and the dashboard\'s own calls are not counted.', [], (family) => family.child().set(options.active()));
     this.circuitOpen = new GaugeFamily('gateway_circuit_open', '1 while the circuit of a provider/model is open (calls skipped), else 0.', ['provider', 'model'], (family) => {
       family.setAll(0);
       for (const circuit of options.circuits()) family.child(circuit.provider, circuit.model).set(1);
