@@ -399,5 +399,12 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
     expect((error as Error).message).toContain("Invalid parameter 'prompt': is a prompt template of an OpenAI organization");
     expect(responses.requests.length).toBe(before);
+    // Its input token count agrees: the same refusal in the same envelope (before: a 200 counting without the template).
+    const counted = await client.responses.inputTokens.count({ model: 'mock/echo', prompt, input: 'hi' } as never).catch((thrown: unknown) => thrown);
+    expect(counted).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    const { request_id: _a, ...refused } = (error as InstanceType<typeof OpenAI.APIError>).error as Record<string, unknown>;
+    const { request_id: _b, ...countRefused } = (counted as InstanceType<typeof OpenAI.APIError>).error as Record<string, unknown>;
+    expect(countRefused).toEqual(refused);
+    expect((await client.responses.inputTokens.count({ model: 'or/gpt-5', prompt, input: 'hi' } as never)).input_tokens).toBeGreaterThan(0);
   });
 });

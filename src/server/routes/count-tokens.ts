@@ -4,7 +4,7 @@ import { GatewayError, isGatewayError, renameFields, validationError } from '../
 import { inlineStoredFiles, withConversationHistory } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
-import { countInputTokens, patchCall } from '../../pipeline/index.ts';
+import { checkConvertible, countInputTokens, patchCall } from '../../pipeline/index.ts';
 import { baseModelOf, type CatalogModel } from '../../providers/index.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -65,12 +65,27 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
     const record = requestState(event).record;
     if (record) record.requestedModel = model;
     const request = face.decode(body, model ?? 'count');
+    // A request the inference route would refuse before any upstream call (what no other format can carry, for a model served only
+    // converted: a Responses `prompt` template) is refused here too, in the same words: a count of what could never be sent is no count.
+    if (model !== undefined && request.unconvertible !== undefined) checkCountConvertible(deps, format.id, model, request);
     const upstream = model !== undefined ? await countUpstream(deps, event, format.id, face, body, request) : undefined;
     if (record && upstream) record.servedBy(upstream.provider, upstream.model);
     const tokens = upstream?.tokens ?? (await countInputTokens(request));
     setResponseHeader(event, 'x-gateway-token-count', upstream === undefined ? 'local' : 'upstream');
     return json(event, wrapped ? wrapped.encode(tokens) : face.encode(tokens, { upstream: upstream?.answer, request }));
   };
+}
+
+/** As the inference route's check of a certain conversion (every candidate of the model in another format): its 400/422. */
+function checkCountConvertible(deps: ServerDeps, format: string, model: string, request: ChatRequest): void {
+  let candidates: readonly CatalogModel[];
+  try {
+    candidates = deps.registry.resolve(model).candidates;
+  } catch {
+    return;
+  }
+  if (candidates.length === 0 || candidates.some((candidate) => candidate.formats.includes(format))) return;
+  checkConvertible(request, candidates[0]);
 }
 
 /**
