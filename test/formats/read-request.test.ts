@@ -184,7 +184,8 @@ describe('passthrough.read: the facts a passthrough reads, without the IR', () =
         futureField: true,
       };
       expect(() => getFormat('gemini').codec.decodeRequest(structuredClone(refusedByDecoder), target)).toThrow();
-      expect(read(refusedByDecoder)).toMatchObject({ model: 'gemini-2.5-flash', stream: false, maxTokens: 64 });
+      // Its cap is held with the thinking budget it names on top (1,024 at least: a Claude upstream is asked for both).
+      expect(read(refusedByDecoder)).toMatchObject({ model: 'gemini-2.5-flash', stream: false, maxTokens: 64 + 1024 });
       // Google's REST docs' snake_case (proto JSON takes both): the passthrough reads it as media (test/e2e/google-gemini.test.ts forwards it), the decoder as the image it is.
       const snake = { contents: [{ role: 'user', parts: [{ inline_data: { mime_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] };
       expect(getFormat('gemini').codec.decodeRequest(structuredClone(snake), target).messages[0].content).toEqual([{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } }]);

@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape, requireObjectItems } from '../shared/index.ts';
+import { budgetOfEffort, capWithThinking, FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape, requireObjectItems } from '../shared/index.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
 const MEDIA = mediaByType(new Set(['image_url', 'file', 'input_audio']));
@@ -21,11 +21,24 @@ export function readChatRequest({ body: raw }: InboundBody): RequestFacts {
   check.throwIfAny();
   const input = measureInput([body.messages, body.tools, body.functions, body.response_format], MEDIA);
   const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
-  if (maxTokens !== undefined) facts.maxTokens = maxTokens;
+  // With thinking asked over a smaller cap, a converted request may be answered the budget on top (capWithThinking).
+  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, thinkingBudgets(body));
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   // `web_search_options`: a hosted web search, run by the formats whose face says `hostedWebSearch`.
   if (isRecord(body.web_search_options)) facts.vendorTools = { format: 'chat', types: ['web_search'], webSearch: ['web_search'] };
   // Image output (OpenRouter's `modalities: ['image', 'text']`), as the decoder reads it (audio output has no such path).
   if (Array.isArray(body.modalities) && body.modalities.includes('image') && !body.modalities.includes('audio')) facts.imageOutput = true;
   return facts;
+}
+
+/** The thinking budgets a Chat body may mean (`thinking`, `reasoning_effort`, OpenRouter's `reasoning`), as the decoder reads them; none when it asks for none. */
+function thinkingBudgets(body: Record<string, unknown>): Array<number | undefined> {
+  const budgets: Array<number | undefined> = [];
+  const { thinking, reasoning } = body;
+  if (isRecord(thinking) && thinking.type !== 'disabled') budgets.push(typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : budgetOfEffort(body.reasoning_effort ?? 'medium'));
+  if (body.reasoning_effort !== undefined && body.reasoning_effort !== null) budgets.push(budgetOfEffort(body.reasoning_effort));
+  if (isRecord(reasoning) && reasoning.enabled !== false && reasoning.effort !== 'none' && (reasoning.effort != null || reasoning.max_tokens != null || reasoning.enabled != null)) {
+    budgets.push(typeof reasoning.max_tokens === 'number' ? reasoning.max_tokens : budgetOfEffort(reasoning.effort ?? 'medium'));
+  }
+  return budgets;
 }

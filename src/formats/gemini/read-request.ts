@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../ir/index.ts';
 import { withField } from '../../util/index.ts';
 import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
-import { FieldChecker, badRequest, capFields, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
+import { FieldChecker, badRequest, budgetOfEffort, capFields, capWithThinking, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
 import { protoName as spelling } from './proto-json.ts';
 
 /**
@@ -37,7 +37,8 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
   };
   const input = measureInput([body[spelling(body, 'systemInstruction', 'system_instruction')], body.contents, body.tools, schema], GEMINI_INPUT);
   const facts: RequestFacts = { model: target.model, stream: target.stream, inputBound: input.bound, inputEstimate: input.estimate };
-  if (maxTokens !== undefined) facts.maxTokens = maxTokens;
+  // With thinking asked over a smaller cap, a converted request may be answered its budget on top (capWithThinking).
+  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, thinkingBudgets(generation && generation[spelling(generation, 'thinkingConfig', 'thinking_config')]));
   // googleSearch is Gemini's own: a Gemini upstream runs it, and so does any format that runs a hosted web search.
   if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool[spelling(tool, 'googleSearch', 'google_search')] !== undefined)) {
     facts.vendorTools = googleSearch();
@@ -76,4 +77,16 @@ function asksForImages(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   const modalities = value.map((m) => (typeof m === 'string' ? m.toLowerCase() : ''));
   return modalities.includes('image') && modalities.every((m) => m === 'text' || m === 'image');
+}
+
+/** The thinking budget a Gemini thinkingConfig may mean, as the decoder reads it (a budget, -1, a level, includeThoughts); none for a budget of 0. */
+function thinkingBudgets(config: unknown): Array<number | undefined> {
+  if (!isRecord(config)) return [];
+  const budget = config[spelling(config, 'thinkingBudget', 'thinking_budget')];
+  const level = config[spelling(config, 'thinkingLevel', 'thinking_level')];
+  if (budget === 0) return [];
+  if (typeof budget === 'number' && budget > 0) return [budget];
+  if (typeof level === 'string' && level.toLowerCase() !== 'thinking_level_unspecified') return [budgetOfEffort(level.toLowerCase())];
+  if (budget === -1 || config[spelling(config, 'includeThoughts', 'include_thoughts')] === true) return [budgetOfEffort('medium')];
+  return [];
 }

@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../../ir/index.ts';
 import type { ImageToolRequest, InboundBody, RequestFacts, VendorTools } from '../types.ts';
-import { FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, requireObjectItems } from '../shared/index.ts';
+import { budgetOfEffort, capWithThinking, FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, requireObjectItems } from '../shared/index.ts';
 import { requireResponsesBody } from './require-body.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
@@ -25,7 +25,9 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   check.throwIfAny();
   const input = measureInput([body.instructions, body.input, body.tools, body.text], MEDIA);
   const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
-  if (maxTokens !== undefined) facts.maxTokens = maxTokens;
+  // With reasoning asked over a smaller cap, a converted request may be answered its budget on top (capWithThinking).
+  const reasoning = body.reasoning;
+  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, isRecord(reasoning) ? [budgetOfEffort(reasoning.effort ?? 'medium')] : []);
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   const hosted = hostedToolTypes(body.tools, body.tool_choice);
   const searches = Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isWebSearchToolType(tool.type));

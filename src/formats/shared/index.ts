@@ -10,6 +10,8 @@ export {
   MIN_BUDGET_TOKENS,
   effortToBudgetTokens,
   budgetTokensToEffort,
+  budgetOfEffort,
+  capWithThinking,
   isReasoningEffort,
 } from './reasoning-budget.ts';
 export {

@@ -45,3 +45,26 @@ const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium'
 export function isReasoningEffort(value: unknown): value is ReasoningEffort {
   return typeof value === 'string' && EFFORTS.has(value);
 }
+
+/** The thinking budget an effort written by a client maps to (`medium`'s for one that is not an effort); undefined for `none`. */
+export function budgetOfEffort(effort: unknown): number | undefined {
+  if (effort === 'none') return undefined;
+  return typeof effort === 'string' && Object.hasOwn(EFFORT_BUDGET_TOKENS, effort) ? EFFORT_BUDGET_TOKENS[effort as keyof typeof EFFORT_BUDGET_TOKENS] : EFFORT_BUDGET_TOKENS.medium;
+}
+
+/**
+ * The output a request may be answered with, for the credit hold: its cap, or where it asks for
+ * thinking with a budget (`budgets`: each the request may mean, the largest counts) at least that
+ * large, the budget on top: Anthropic counts thinking in `max_tokens` and wants the budget below it,
+ * so a converted request goes to Claude with `max_tokens` = budget + cap (src/formats/messages/
+ * encode-request.ts). Held for its cap alone, a request of 16 tokens with a budget of 20,000 was
+ * answered 20,016 on a balance that covered 16.
+ */
+export function capWithThinking(cap: number | undefined, budgets: ReadonlyArray<number | undefined>): number | undefined {
+  if (cap === undefined) return undefined;
+  let budget: number | undefined;
+  for (const each of budgets) if (each !== undefined && Number.isFinite(each) && (budget === undefined || each > budget)) budget = each;
+  if (budget === undefined) return cap;
+  const thinking = Math.max(budget, MIN_BUDGET_TOKENS);
+  return cap <= thinking ? cap + thinking : cap;
+}
