@@ -67,4 +67,49 @@ describe("a Gemini file batch's responses file", () => {
     expect(lines[7].response.candidates[0].content.parts[0].text).toMatch(/^answer 7 /);
     expect((await store.batches.get('batch_gemresponses'))?.responsesBytes).toBe(body.length);
   }, 60_000);
+
+  it('result files in input order (as finishBatch writes them) are read alongside the input, never whole; the same lines as from files out of order', async () => {
+    gw = await inProcessGateway();
+    const store = gw.deps.store;
+    const now = Math.floor(gw.clock.now() / 1000);
+    const N = 500;
+    const input = Array.from({ length: N }, (_, i) => JSON.stringify({ custom_id: `request-${i + 1}`, method: 'POST', url: '/v1beta/models/mock/echo:generateContent', body: { model: 'mock/echo', contents: [{ parts: [{ text: `q${i}` }] }] }, key: `k${i}` })).join('\n');
+    // Every seventh line failed (the error file), the others answered; the last failed line is there twice (the last one counts).
+    const ok = (i: number) => JSON.stringify({ id: `r${i}`, custom_id: `request-${i + 1}`, response: { status_code: 200, body: { candidates: [{ content: { role: 'model', parts: [{ text: `answer ${i}` }] }, finishReason: 'STOP' }] } }, error: null });
+    const failed = (i: number, message = `failed ${i}`) => JSON.stringify({ id: `e${i}`, custom_id: `request-${i + 1}`, response: { status_code: 500, body: { error: { code: 500, message, status: 'INTERNAL' } } }, error: null });
+    const indices = Array.from({ length: N }, (_, i) => i);
+    const outputLines = indices.filter((i) => i % 7 !== 0).map(ok);
+    const errorLines = [...indices.filter((i) => i % 7 === 0).map((i) => failed(i)), failed(497, 'the last word')];
+    const file = (id: string, purpose: string, text: string) =>
+      store.files.create({ id, accountId: gw!.accountId, bytes: Buffer.byteLength(text), created_at: now, expires_at: null, filename: `${id}.jsonl`, purpose } as never, Buffer.from(text));
+    await file('file-ordinput', 'batch', input);
+    await file('file-ordoutput', 'batch_output', outputLines.join('\n'));
+    await file('file-orderrors', 'batch_output', errorLines.join('\n'));
+    await file('file-mixoutput', 'batch_output', [...outputLines].reverse().join('\n'));
+    await file('file-mixerrors', 'batch_output', [...errorLines].reverse().join('\n') + '\n' + failed(497, 'the last word'));
+    for (const [id, output, errors] of [['batch_ordered', 'file-ordoutput', 'file-orderrors'], ['batch_mixed', 'file-mixoutput', 'file-mixerrors']]) {
+      const record = newBatchRecord({ id, accountId: gw.accountId, keyId: null, endpoint: '/v1beta/models/mock/echo:generateContent', input_file_id: 'file-ordinput', completion_window: '24h', created_at: now, windowSeconds: 86_400, metadata: null, total: N, face: 'gemini' });
+      await store.batches.create({ ...record, status: 'completed', completed_at: now, output_file_id: output, error_file_id: errors, request_counts: { total: N, completed: outputLines.length, failed: N - outputLines.length }, model: 'mock/echo', inputFile: 'files/uploaded' });
+    }
+    let wholeReads = 0;
+    const files = store.files;
+    const content = files.content.bind(files);
+    files.content = (...args) => ((wholeReads += 1), content(...args));
+    const download = async (id: string) => {
+      const res = await gw!.request(`/v1beta/files/${id.replace('batch_', 'batch-')}:download?alt=media`, { headers: { 'x-goog-api-key': gw!.apiKey } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const ordered = await download('batch_ordered');
+    expect(wholeReads).toBe(0); // read a line at a time
+    const mixed = await download('batch_mixed');
+    expect(wholeReads).toBe(2); // out of order: held whole and indexed, as before
+    expect(ordered).toBe(mixed);
+    const lines = ordered.trim().split('\n').map((line) => JSON.parse(line) as { key: string; response?: { candidates: Array<{ content: { parts: Array<{ text: string }> } }> }; error?: { message: string } });
+    expect(lines).toHaveLength(N);
+    expect(lines.map((l) => l.key)).toEqual(indices.map((i) => `k${i}`));
+    expect(lines[1].response!.candidates[0].content.parts[0].text).toBe('answer 1');
+    expect(lines[7].error).toEqual({ code: 500, message: 'failed 7', status: 'INTERNAL' });
+    expect(lines[497].error!.message).toBe('the last word');
+  }, 60_000);
 });

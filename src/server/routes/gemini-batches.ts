@@ -11,6 +11,7 @@ import { jsonBytes, RawJson } from '../json-bytes.ts';
 import { json, sendBody } from '../send.ts';
 import type { ServerDeps } from '../types.ts';
 import { createFaceBatch, eachJsonLine, faceBatchPage } from './face-batches.ts';
+import { batchResults, type ResultLine } from './gemini-batch-results.ts';
 import type { RouteDef } from './types.ts';
 
 /**
@@ -116,8 +117,6 @@ async function fileRequests(deps: ServerDeps, accountId: string, fileName: strin
   });
 }
 
-/** A result line of the batch's output or error file, by custom id. */
-type ResultLine = { custom_id?: unknown; response?: { status_code?: number; body?: unknown } | null; error?: { code?: string; message?: string } | null };
 
 /** A line that did not run (a cancel, the window passed, the batch refused): an inlined response's error. */
 function unrun(status: BatchRecord['status'], reason?: string): Record<string, unknown> {
@@ -142,60 +141,27 @@ function inlinedOf(result: ResultLine | undefined, input: Record<string, unknown
   return out;
 }
 
-/** Where a result line lies in its file's bytes: parsed again when it is answered, so a large batch's results are never all objects at once. */
-interface ResultAt {
-  content: Buffer;
-  start: number;
-  end: number;
-}
-
-/** JSON's whitespace (a CR before a line's LF too). */
-const BLANK = new Set([0x20, 0x09, 0x0d]);
-
-/** Calls `each` with every line of a batch file's bytes that is not blank (its JSON text between `start` and `end`). */
-function forEachLine(content: Buffer, each: (start: number, end: number) => void): void {
-  for (let start = 0; start < content.length; ) {
-    const newline = content.indexOf(10, start);
-    const end = newline < 0 ? content.length : newline;
-    let first = start;
-    while (first < end && BLANK.has(content[first])) first++;
-    if (first < end) each(start, end);
-    start = end + 1;
-  }
-}
-
-/** The result lines of a batch's output and error files, by custom id (the last line of an id wins, as before). */
-async function resultsAt(deps: ServerDeps, batch: BatchRecord): Promise<Map<string, ResultAt>> {
-  const results = new Map<string, ResultAt>();
-  for (const fileId of [batch.output_file_id, batch.error_file_id]) {
-    const content = fileId ? await deps.store.files.content(batch.accountId, fileId) : undefined;
-    if (!content) continue;
-    forEachLine(content, (start, end) => {
-      const line = JSON.parse(content.toString('utf8', start, end)) as ResultLine;
-      if (typeof line.custom_id === 'string') results.set(line.custom_id, { content, start, end });
-    });
-  }
-  return results;
-}
-
 /**
  * The inlined responses of an ended batch, one per request in the order they were sent, each as
  * its JSON bytes, made one at a time as the input file is read: a large batch's responses are
- * never all in memory at once (only the result files' bytes the lines are cut from).
+ * never all in memory at once, nor (result files in input order) the result files.
  */
 async function* eachInlinedResponse(deps: ServerDeps, batch: BatchRecord): AsyncGenerator<Buffer> {
-  const results = await resultsAt(deps, batch);
+  const results = await batchResults(deps, batch);
   // A batch refused at its input check ran nothing: each request says why (its own reason, else the first).
   const problems = batch.errors?.data ?? [];
   const first = problems[0]?.message;
   const reasons = new Map(problems.map((p) => [p.line, p.message]));
   let index = 0;
-  for await (const input of eachJsonLine(deps, batch.accountId, batch.input_file_id)) {
-    index += 1;
-    const reason = reasons.get(index) ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
-    const at = results.get(String(input.custom_id));
-    const result = at ? (JSON.parse(at.content.toString('utf8', at.start, at.end)) as ResultLine) : undefined;
-    yield Buffer.from(JSON.stringify(inlinedOf(result, input, batch.status, reason)));
+  try {
+    for await (const input of eachJsonLine(deps, batch.accountId, batch.input_file_id)) {
+      index += 1;
+      const reason = reasons.get(index) ?? (first ? `Not run: another request of the batch was refused (${first})` : undefined);
+      const result = await results.resultOf(String(input.custom_id));
+      yield Buffer.from(JSON.stringify(inlinedOf(result, input, batch.status, reason)));
+    }
+  } finally {
+    await results.close();
   }
 }
 
