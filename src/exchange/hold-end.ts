@@ -6,6 +6,9 @@ import { iterateTarget, type RelayedStream, type StreamTarget } from '../pipelin
  */
 export type PendingRecord = () => Promise<unknown> | undefined;
 
+/** The bytes ending a stream whose pending record failed with `error`, for a failure the client is told of; undefined: the stream is cut. */
+export type FailureBytes = (error: unknown) => string | Uint8Array | undefined;
+
 /**
  * A stream target that holds what comes while something is pending (the terminal records,
  * the end) until it is done, so a client never sees the end of an answer whose records are
@@ -23,6 +26,7 @@ class HeldEndTarget implements StreamTarget {
   constructor(
     private readonly inner: StreamTarget,
     private readonly pending: PendingRecord,
+    private readonly failure?: FailureBytes,
   ) {}
 
   write(chunk: string | Uint8Array): boolean {
@@ -64,16 +68,22 @@ class HeldEndTarget implements StreamTarget {
     if (!waiting || waiting === this.awaited) return false;
     this.waiting = true;
     const release = () => this.release(waiting);
-    void waiting.then(release, () => this.fail());
+    void waiting.then(release, (error: unknown) => this.fail(error));
     return true;
   }
 
-  /** Its records could not be written: what was held never goes out, and the response is cut (no whole answer without its record). */
-  private fail(): void {
+  /**
+   * Its records could not be written: what was held never goes out, and the response is cut (no
+   * whole answer without its record); or, for a failure the client is told of (`failure`), it ends
+   * with that error's records in place of what was held.
+   */
+  private fail(error: unknown): void {
     this.failed = true;
     this.held = [];
     this.ending = undefined;
-    if (this.inner.abort) this.inner.abort();
+    const told = this.failure?.(error);
+    if (told !== undefined) this.inner.end(told);
+    else if (this.inner.abort) this.inner.abort();
     else this.inner.end();
   }
 
@@ -98,10 +108,11 @@ class HeldStream implements RelayedStream {
   constructor(
     private readonly stream: RelayedStream,
     private readonly pending: PendingRecord,
+    private readonly failure?: FailureBytes,
   ) {}
 
   pushTo(target: StreamTarget): void {
-    this.stream.pushTo(new HeldEndTarget(target, this.pending));
+    this.stream.pushTo(new HeldEndTarget(target, this.pending, this.failure));
   }
 
   [Symbol.asyncIterator](): AsyncIterator<string | Uint8Array> {
@@ -110,6 +121,6 @@ class HeldStream implements RelayedStream {
 }
 
 /** The stream, its end held while `pending` has something to wait for: pushed or iterated, the same guarantee. */
-export function holdEnd(stream: RelayedStream, pending: PendingRecord): RelayedStream {
-  return new HeldStream(stream, pending);
+export function holdEnd(stream: RelayedStream, pending: PendingRecord, failure?: FailureBytes): RelayedStream {
+  return new HeldStream(stream, pending, failure);
 }

@@ -4,7 +4,7 @@ import type { CatalogModel } from '../providers/index.ts';
 import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, type InboundRequest, type Settlement } from '../pipeline/index.ts';
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
-import { holdEnd } from './hold-end.ts';
+import { holdEnd, type FailureBytes } from './hold-end.ts';
 import { settleOnce } from './settle-once.ts';
 import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
 import { takeRequestFallbacks } from './request-fallbacks.ts';
@@ -13,7 +13,7 @@ import { checkTurnInput, claimConversationTurn } from './conversations.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 import { validationError } from '../errors/index.ts';
-import { conversationIdOf } from '../formats/index.ts';
+import { conversationIdOf, framingOf, getFormat } from '../formats/index.ts';
 
 
 function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
@@ -212,17 +212,37 @@ function runAdmitted(
       if (charging === waiting) charging = undefined;
       void settle(after);
     };
-    const waiting = saving.then(charged(settlement), charged(null));
+    // A turn refused for its size (the answer went out whole) is charged; a record that could not be written is not.
+    const waiting = saving.then(charged(settlement), () => charged(capture?.turnRefusal ? settlement : null)());
     charging = waiting;
   };
 
   return runChat(pipelineOf(deps), exchange, inbound).then(
-    (outcome) => answerOf(record, outcome, capture, admission, settled, () => charging),
+    (outcome) => answerOf(record, outcome, capture, admission, settled, () => charging, turnRefusalBytes(call, capture)),
     (error: unknown) =>
       settle(null).then(() => {
         throw error;
       }),
   );
+}
+
+/**
+ * How a stream ends whose conversation turn was refused (an answer too large to keep,
+ * StoredResponseCapture.turnRefusal): with the client format's failure records (Responses: `error`,
+ * then `response.failed`) in place of its completion, so the client knows the turn is not kept.
+ */
+function turnRefusalBytes(call: ExchangeCall, capture: StoredResponseCapture | undefined): FailureBytes | undefined {
+  if (!capture) return undefined;
+  return (error) => {
+    if (error === undefined || error !== capture.turnRefusal) return undefined;
+    const format = getFormat(call.format);
+    const refusal = capture.turnRefusal;
+    const records = format.codec.encodeStreamFailure?.(refusal, call.ids) ?? [format.codec.encodeStreamError(refusal, call.ids)];
+    const writer = framingOf(format, call.target?.framing).createWriter();
+    const bytes = writer.write(records);
+    const end = writer.end();
+    return end === '' || end.length === 0 ? bytes : Buffer.concat([Buffer.from(bytes), Buffer.from(end)]);
+  };
 }
 
 /** The exchange's answer: a JSON body once its records are durable, or a stream whose end waits for them. */
@@ -233,6 +253,7 @@ function answerOf(
   admission: Admission,
   settled: Promise<void>,
   charging: () => Promise<void> | undefined,
+  failure?: FailureBytes,
 ): ExchangeAnswer | Promise<ExchangeAnswer> {
   if (record) {
     record.servedBy(outcome.model.provider.id, outcome.model.id, outcome.fallback);
@@ -241,7 +262,7 @@ function answerOf(
   }
   // The answer's end waits for its records: the stored Response it names, then its charge and usage ledger line (group commit).
   const pending = () => capture?.saving ?? charging() ?? admission.recording;
-  if (outcome.stream) return { status: outcome.status, headers: outcome.headers, stream: holdEnd(outcome.stream, pending), settled };
+  if (outcome.stream) return { status: outcome.status, headers: outcome.headers, stream: holdEnd(outcome.stream, pending, failure), settled };
   return durableJson(pending, outcome, capture, settled);
 }
 

@@ -105,6 +105,13 @@ export class StoredResponseCapture implements ResponseCapture {
   notStored: string | undefined;
   /** The save in progress, if any (the answer's last bytes wait for it). */
   saving: Promise<void> | undefined;
+  /**
+   * Why the turn of the conversation the request names cannot be added (an answer too large to
+   * keep): the answer is relayed whole, and its end is this error instead of its completion.
+   */
+  turnRefusal: GatewayError | undefined;
+  /** The answer is past what can be kept for its conversation: only its end is watched for, to refuse the turn there. */
+  private watchingEnd = false;
 
   constructor(
     private readonly deps: StoreDeps,
@@ -121,6 +128,7 @@ export class StoredResponseCapture implements ResponseCapture {
   }
 
   part(part: StreamPart): boolean {
+    if (this.watchingEnd) return this.watchEnd(part);
     const collector = this.collector;
     if (!collector) return false;
     if (part.type === 'error') {
@@ -136,9 +144,14 @@ export class StoredResponseCapture implements ResponseCapture {
       return false;
     }
     // Characters are a lower bound of the record's bytes: past the limit it can never be stored.
-    if (collector.chars + this.requestText.length > this.limit) {
+    // A conversation's turn is kept whatever the stored record's size, as a whole answer's is: its
+    // answer alone is bounded (the collector's memory), and past that the turn is refused at the end.
+    if (this.conversation ? collector.chars > this.limit : collector.chars + this.requestText.length > this.limit) {
       this.drop('too_large', { limit_bytes: this.limit });
-      return false;
+      if (!this.conversation) return false;
+      this.watchingEnd = true;
+      if (part.type === 'finish') this.finished = true;
+      return true;
     }
     if (part.type === 'finish') this.finished = true;
     else if (part.type === 'end' && this.finished && !collector.failed) {
@@ -146,6 +159,34 @@ export class StoredResponseCapture implements ResponseCapture {
       this.save(collector.result());
     }
     return true;
+  }
+
+  /**
+   * An answer too large to add to its conversation, at its end: the turn is refused there (the
+   * answer's end waits for `saving`, which fails with the refusal: the client gets it in place of
+   * the completion), the conversation unchanged. A stream that failed meanwhile ends as it is.
+   */
+  private watchEnd(part: StreamPart): boolean {
+    if (part.type === 'error') {
+      this.watchingEnd = false;
+      return false;
+    }
+    if (part.type === 'finish') this.finished = true;
+    if (part.type !== 'end') return true;
+    this.watchingEnd = false;
+    if (!this.finished || !this.conversation) return false;
+    const id = this.conversation.id;
+    const refusal = new GatewayError(
+      'request_too_large',
+      `The answer is too large to add to conversation '${id}': over ${this.limit} bytes (server.bodyLimits.inference), more than a conversation holds. It was relayed whole but is not kept; the conversation is unchanged. Ask for a shorter answer or send it without the conversation.`,
+      { details: { conversation: id, limit_bytes: this.limit } },
+    );
+    this.turnRefusal = refusal;
+    this.deps.log.warn('an answer too large for its conversation ends with an error; the turn is not added', { id: this.id, conversation: id, limit_bytes: this.limit });
+    const saving = Promise.reject(refusal);
+    saving.catch(() => undefined);
+    this.saving = saving;
+    return false;
   }
 
   /** The turn (the request's input, the answer's output) at the end of its conversation; gone meanwhile (deleted), nothing is added. */
