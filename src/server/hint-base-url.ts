@@ -52,7 +52,12 @@ export function suggestBaseUrl(
   }
   // OpenRouter's base URL is host/api/v1: a client moved from it with only the host changed.
   if (path.startsWith('/api/v1/') && serves(path.slice('/api'.length))) {
-    return { path: path.slice('/api'.length), hint: `This is OpenRouter's path (/api/v1): the gateway serves the same API at /v1, so an OpenAI or OpenRouter client takes the base URL ${origin}/v1.` };
+    const meant = path.slice('/api'.length);
+    // Its Anthropic base URL is host/api (Claude Code's ANTHROPIC_BASE_URL): the Anthropic SDK adds /v1 itself, so /v1 would be doubled.
+    if (meant === '/v1/messages' || meant.startsWith('/v1/messages/')) {
+      return { path: meant, hint: `This is OpenRouter's path (/api/v1): the gateway serves the same API at /v1, and the Anthropic SDK adds /v1 itself, so an Anthropic client (Claude Code's ANTHROPIC_BASE_URL) takes the base URL ${origin}.` };
+    }
+    return { path: meant, hint: `This is OpenRouter's path (/api/v1): the gateway serves the same API at /v1, so an OpenAI or OpenRouter client takes the base URL ${origin}/v1.` };
   }
   const tuned = vertexTunedModelPath(path);
   if (tuned && servesBelowRoot(tuned.path)) return tuned;

@@ -397,6 +397,12 @@ describe('official SDK stream helpers through the gateway, every upstream format
       expect(moved).toBeInstanceOf(OpenAI.NotFoundError);
       expect((moved as Error).message).toContain(`OpenRouter's path (/api/v1)`);
       expect((moved as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ details: { did_you_mean: '/v1/chat/completions' } });
+      // OpenRouter's Anthropic base URL is host/api (Claude Code's ANTHROPIC_BASE_URL): an Anthropic client is told the root, not /v1 (which it would double).
+      const anthropicMoved = new Anthropic({ baseURL: `${gw.url}/api`, apiKey: gw.key, maxRetries: 0 });
+      const claudeCode = await anthropicMoved.messages.create({ model: 'c/gpt-chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(claudeCode).toBeInstanceOf(Anthropic.NotFoundError);
+      expect((claudeCode as Error).message).toContain(`base URL ${gw.url}.`);
+      expect((claudeCode as Error).message).not.toContain(`${gw.url}/v1.`);
       const unknown = await fetch(`${gw.url}/v1/no/such/thing`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` } });
       expect(((await unknown.json()) as Json).error).not.toHaveProperty('details');
     });

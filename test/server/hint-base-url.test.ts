@@ -61,6 +61,8 @@ describe('suggestBaseUrl (spec §5 rule 5)', () => {
     expect(suggestBaseUrl('POST', '/api/v1/chat/completions', ORIGIN, KNOWN)).toMatchObject({ path: '/v1/chat/completions', hint: expect.stringContaining(`base URL ${ORIGIN}/v1.`) });
     expect(suggestBaseUrl('GET', '/api/v1/models', ORIGIN, KNOWN)?.path).toBe('/v1/models');
     expect(suggestBaseUrl('GET', '/api/v1/nothing', ORIGIN, KNOWN)).toBeUndefined();
+    // The Anthropic SDK (Claude Code) given OpenRouter's host/api adds /v1 itself: its base URL is the root.
+    expect(suggestBaseUrl('POST', '/api/v1/messages', ORIGIN, KNOWN)).toMatchObject({ path: '/v1/messages', hint: expect.stringContaining(`takes the base URL ${ORIGIN}.`) });
   });
 
   it('suggests nothing when neither fixes the path or the method differs', () => {
