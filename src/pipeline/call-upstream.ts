@@ -169,7 +169,7 @@ export function callUpstream(
  * prompt naming large uploaded files, carried inline, is easily 75 MB). Counted from the string's
  * length first: UTF-8 bytes are at least its length and at most three times it.
  */
-function overUpstreamLimit(model: CatalogModel, rawBody: string): GatewayError | undefined {
+export function overUpstreamLimit(model: CatalogModel, rawBody: string): GatewayError | undefined {
   const limit = model.provider.maxRequestBytes;
   if (limit === undefined || rawBody.length * 3 <= limit) return undefined;
   const bytes = rawBody.length > limit ? rawBody.length : Buffer.byteLength(rawBody);

@@ -1,7 +1,7 @@
 /** The request pipeline: route a request over its candidates, call upstream, relay or convert the answer. */
 export { runChat, decodeInbound, failedAnswerSettlement, type ChatPipelineDeps } from './run-chat.ts';
 export { tryCandidates, type Served, type TryOptions } from './try-candidates.ts';
-export { callUpstream, mapPluginError, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
+export { callUpstream, mapPluginError, overUpstreamLimit, UpstreamAttempt, type UpstreamSuccess } from './call-upstream.ts';
 export { patchCall } from './patch-request.ts';
 export { estimateInputTokens, estimateTokens } from './estimate-usage.ts';
 export { boundInputTokens } from './bound-input-tokens.ts';

@@ -81,4 +81,18 @@ describe('the per-upstream request cap (providers.<id>.maxRequestBytes)', () => 
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('request_too_large');
     expect(messages.requests.length).toBe(before);
   });
+
+  it("a token count larger than the upstream takes is counted by the gateway, not uploaded to the upstream's counter", async () => {
+    const [a, b] = await Promise.all([0, 1].map(async (i) => anthropic.files.upload({ file: await toFile(pdf(150_000), `t${i}.pdf`, { type: 'application/pdf' }) })));
+    const before = messages.requests.length;
+    const small = await anthropic.messages.countTokens({ model: 'ant/claude-up', messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: a.id } }, { type: 'text', text: 'Count.' }] }] });
+    expect(small.input_tokens).toBeGreaterThan(0);
+    expect(messages.requests.slice(before).map((r) => r.path)).toEqual(['/v1/messages/count_tokens']); // one file fits: the upstream counts
+    const large = await anthropic.messages.countTokens({
+      model: 'ant/claude-up',
+      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: a.id } }, { type: 'document', source: { type: 'file', file_id: b.id } }, { type: 'text', text: 'Count.' }] }],
+    });
+    expect(large.input_tokens).toBeGreaterThan(0);
+    expect(messages.requests.length).toBe(before + 1); // two do not: counted here, nothing sent
+  });
 });

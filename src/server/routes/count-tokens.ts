@@ -4,7 +4,7 @@ import { GatewayError, isGatewayError, renameFields, validationError } from '../
 import { inlineStoredFiles, withConversationHistory } from '../../exchange/index.ts';
 import { findFormat, type CountTokensFace, type FormatDefinition, type WrappedCount } from '../../formats/index.ts';
 import type { ChatRequest } from '../../ir/index.ts';
-import { checkConvertible, countInputTokens, patchCall } from '../../pipeline/index.ts';
+import { checkConvertible, countInputTokens, overUpstreamLimit, patchCall } from '../../pipeline/index.ts';
 import { baseModelOf, type CatalogModel } from '../../providers/index.ts';
 import { readJsonBody } from '../../upstream/index.ts';
 import { authenticateApiKey } from '../auth.ts';
@@ -142,7 +142,13 @@ async function countUpstream(
     // nothing of it), as the inference route does; it may refuse what that format cannot say: counted locally then.
     const upstreamBody = same ? face.upstreamBody(body, model.upstreamId) : counter.face.bodyFor!(request, model.upstreamId, baseModelOf(model));
     const call = { format: counter.format, body: upstreamBody, rawBody: JSON.stringify(upstreamBody), model: model.upstreamId, stream: false, headers: same ? forwardHeaders(event) : {}, signal: AbortSignal.timeout(30_000) };
-    const response = await model.provider.instance.countTokens(patchCall(model.provider.instance, model.provider.id, 'countTokens', call));
+    const patched = patchCall(model.provider.instance, model.provider.id, 'countTokens', call);
+    // More than the upstream takes (its files inline, say): it would refuse after the whole upload; counted here instead.
+    if (overUpstreamLimit(model, patched.rawBody)) {
+      deps.log.debug('token count larger than the upstream takes; counted locally', { provider: model.provider.id, limit_bytes: model.provider.maxRequestBytes });
+      return undefined;
+    }
+    const response = await model.provider.instance.countTokens(patched);
     const answer = await readJsonBody(response.body);
     const tokens = response.status >= 200 && response.status < 300 ? counter.face.readUpstream(answer) : undefined;
     const by = { provider: model.provider.id, model: model.id };
