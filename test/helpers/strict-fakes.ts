@@ -204,7 +204,7 @@ function checkPairing(input: Json[], pairs: Map<string, string>): void {
   });
 }
 
-function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>, pairs: Map<string, string> = new Map(), unverified = false): void {
+function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>, pairs: Map<string, string> = new Map(), unverified = false, encrypted: Set<string> = new Set()): void {
   checkKeys(body, RESPONSES_KEYS, (key) => `Unknown parameter: '${key}'.`);
   if (unverified && body.reasoning?.summary != null) reject(UNVERIFIED_SUMMARY, 'reasoning.summary', 'unsupported_value');
   checkUser(body);
@@ -230,6 +230,9 @@ function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>
     if (stray) reject(`Invalid value: '${stray.type}'. Supported values are: 'output_text' and 'refusal'.`);
     // A compaction item is encrypted by OpenAI for OpenAI: anything else cannot be decrypted.
     if (item.type === 'compaction' && item.encrypted_content !== UPSTREAM_COMPACTION) reject('The encrypted content for item compaction could not be verified.');
+    // So is a reasoning item's encrypted_content; one without it is looked up by id, which only a stored item has.
+    if (item.type === 'reasoning' && typeof item.encrypted_content === 'string' && !encrypted.has(item.encrypted_content)) reject(`The encrypted content for item ${item.id} could not be verified. Reason: Encrypted content could not be decrypted or parsed.`, null, 'invalid_encrypted_content');
+    if (item.type === 'reasoning' && typeof item.encrypted_content !== 'string' && !known.has(item.id)) reject(`Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, 'input');
   });
 }
 
@@ -315,6 +318,8 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
   const stored = new Map<string, Json>();
   const pairs = new Map<string, string>();
   const signatures = new Set<string>();
+  /** The reasoning encrypted_content this fake issued (OpenAI decrypts only its own). */
+  const encrypted = new Set<string>();
   const seenPrefixes = new Set<string>();
   const fake: StrictHandler = { handle: (request, body) => handle(request, body), rejections, cacheHits: 0 };
   const handle = (request: ReceivedRequest, given?: Json): FakeReply => {
@@ -328,7 +333,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     if (format === 'messages' && body.thread != null) return { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'This request cannot be threaded.', details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] } } } };
     try {
       if (format === 'chat') checkChat(body, model);
-      else if (format === 'responses') checkResponses(body, model, stored, pairs, options.unverifiedOrganization === true);
+      else if (format === 'responses') checkResponses(body, model, stored, pairs, options.unverifiedOrganization === true, encrypted);
       else checkMessages(body, model, String(request.headers['anthropic-beta'] ?? ''), signatures);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;
@@ -351,6 +356,7 @@ export function createStrictHandler(options: StrictFakeOptions): StrictHandler {
     }
     const reply = responsesReply(turn, body);
     if (body.store !== false) for (const item of reply.items) stored.set(String(item.id), item);
+    for (const item of reply.items) if (item.type === 'reasoning' && typeof item.encrypted_content === 'string') encrypted.add(item.encrypted_content);
     reply.items.forEach((item, i) => {
       const after = reply.items[i + 1];
       if (item.type === 'reasoning' && after?.type === 'function_call') {

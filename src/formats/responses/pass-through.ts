@@ -1,6 +1,7 @@
 import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { readResponsesRequest } from './read-request.ts';
-import { capFields, CARRIED_ID_PREFIX, isRecord, readToolId } from '../shared/index.ts';
+import { capFields, CARRIED_ID_PREFIX, CARRIED_PREFIXES, isRecord, readCarried, readToolId } from '../shared/index.ts';
+import { functionCallItemIdFor } from './create-id.ts';
 import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
 
 /** Responses events that carry the whole response object, and so its id. */
@@ -94,23 +95,59 @@ const CARRIED_IMAGE_ID = `ig_${CARRIED_ID_PREFIX}`;
 function withOwnIds(item: unknown): unknown {
   if (!isRecord(item)) return item;
   const callId = typeof item.call_id === 'string' && item.call_id.startsWith(CARRIED_ID_PREFIX) ? readToolId(item.call_id).id : undefined;
-  const id = typeof item.id === 'string' && item.id.startsWith(CARRIED_IMAGE_ID) ? readToolId(item.id.slice(3)).id : undefined;
+  const id = typeof item.id === 'string' && item.id.startsWith(CARRIED_IMAGE_ID) ? readToolId(item.id.slice(3)).id : item.type === 'function_call' ? ownCallItemId(item.id) : undefined;
   if (callId === undefined && id === undefined) return item;
   return { ...item, ...(callId === undefined ? {} : { call_id: callId }), ...(id === undefined ? {} : { id }) };
 }
 
-/** The input with every carried id back to its own (see withOwnIds); undefined when none was. */
-function restoreCarriedIds(request: PassthroughRequest): PassthroughRequest | undefined {
+/** A call item's id the gateway made from a carried call id (`fc_gwpm_…`, ~190 characters) as the call's own would be: its OpenAI item id, or `fc_` + its id. */
+function ownCallItemId(id: unknown): string | undefined {
+  if (typeof id !== 'string' || !id.startsWith(`fc_${CARRIED_ID_PREFIX}`)) return undefined;
+  const own = readToolId(id.slice(3));
+  return own.itemId ?? functionCallItemIdFor(own.id);
+}
+
+/**
+ * A reasoning item another vendor's reasoning came to the client as (the gateway's `rs_gw…` id,
+ * its data carried in `encrypted_content` as `gwpm:…`, or none), which a client switching to an
+ * OpenAI model sends on: OpenAI decrypts only its own encrypted_content ("The encrypted content
+ * for item rs_… could not be verified") and looks an item without it up by id, which it never had
+ * ("Item with id 'rs_…' not found"). Such items are taken out, as the converted route leaves them
+ * out; OpenAI's own reasoning carried through (`encrypted` in the value) goes back as OpenAI wrote
+ * it. Undefined to take the item out, the item itself when it is not one.
+ */
+function openAIReasoning(item: unknown): unknown {
+  if (!isRecord(item) || item.type !== 'reasoning') return item;
+  const content = item.encrypted_content;
+  if (typeof content === 'string') {
+    if (!CARRIED_PREFIXES.some((prefix) => content.startsWith(prefix))) return item;
+    const carried = readCarried(content);
+    return carried?.encrypted === undefined ? undefined : { ...item, ...(carried.id === undefined ? {} : { id: carried.id }), encrypted_content: carried.encrypted };
+  }
+  // A made-up id (createReasoningItemId: `rs_gw` + 24 hex) names no item anywhere; a stored response's items are longer.
+  return typeof item.id === 'string' && /^rs_gw[0-9a-f]{24}$/.test(item.id) ? undefined : item;
+}
+
+/** The input with every carried id back to its own (see withOwnIds) and other vendors' reasoning out (openAIReasoning); undefined when none was. */
+function restoreCarriedIds(request: PassthroughRequest): (PassthroughRequest & { adapted?: string[] }) | undefined {
   const input = request.body.input;
-  if (!request.raw.includes(CARRIED_ID_PREFIX) || !Array.isArray(input)) return undefined;
-  const items = input.map(withOwnIds);
-  if (items.every((item, i) => item === input[i])) return undefined;
+  if (!Array.isArray(input) || (!request.raw.includes(CARRIED_ID_PREFIX) && !request.raw.includes('"rs_gw'))) return undefined;
+  let dropped = 0;
+  const items: unknown[] = [];
+  for (const item of input) {
+    const reasoning = openAIReasoning(item);
+    if (reasoning === undefined) dropped += 1;
+    else items.push(withOwnIds(reasoning));
+  }
+  if (dropped === 0 && items.every((item, i) => item === input[i])) return undefined;
   const body = { ...request.body, input: items };
-  return { body, raw: JSON.stringify(body), stream: request.stream };
+  const prepared: PassthroughRequest & { adapted?: string[] } = { body, raw: JSON.stringify(body), stream: request.stream };
+  if (dropped > 0) prepared.adapted = [`reasoning=dropped(${dropped})`];
+  return prepared;
 }
 
 /** A passthrough body as the upstream must get it: answered in the foreground, the gateway's compaction items read, its carried ids restored. */
-function prepareResponses(request: PassthroughRequest): PassthroughRequest | undefined {
+function prepareResponses(request: PassthroughRequest): (PassthroughRequest & { adapted?: string[] }) | undefined {
   const foreground = answerInForeground(request);
   const compacted = readGatewayCompactions(foreground ?? request) ?? foreground;
   return restoreCarriedIds(compacted ?? request) ?? compacted;

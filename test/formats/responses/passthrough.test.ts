@@ -48,3 +48,37 @@ describe('responses passthrough readers', () => {
     expect(calls).toBe(2); // response.created and response.completed only
   });
 });
+
+describe("a Responses passthrough of a history another vendor's model wrote (a client switching to an OpenAI model)", () => {
+  it("takes out the reasoning items OpenAI cannot read, gives carried call ids and call item ids back, and leaves OpenAI's own items and other bodies alone", async () => {
+    const { getFormat } = await import('../../../src/formats/index.ts');
+    const { carryOpaque, toolIdForClient } = await import('../../../src/formats/shared/index.ts');
+    const prepare = getFormat('responses').passthrough.prepare!;
+    const plain = { model: 'gpt-5', input: [{ type: 'reasoning', id: 'rs_0123', summary: [], encrypted_content: 'gAAAAB-openai' }, { type: 'function_call', id: 'fc_0123', call_id: 'call_1', name: 'f', arguments: '{}' }] };
+    expect(prepare({ body: plain, raw: JSON.stringify(plain), stream: false })).toBeUndefined();
+    const geminiCall = toolIdForClient('gwcall_1', { google: { thoughtSignature: 'c2ln' } });
+    const body = {
+      model: 'gpt-5',
+      input: [
+        { role: 'user', content: 'q' },
+        // Claude's signed thinking, Gemini's unsigned thought (a made-up id, no content), OpenAI's own reasoning carried through.
+        { type: 'reasoning', id: 'rs_gw0123456789abcdef01234567', summary: [], encrypted_content: carryOpaque({ signature: 'EqQB' }) },
+        { type: 'reasoning', id: 'rs_gw89abcdef0123456789abcdef', summary: [{ type: 'summary_text', text: 'hmm' }] },
+        { type: 'reasoning', id: 'rs_gwfedcba9876543210fedcba98', summary: [], encrypted_content: carryOpaque({ id: 'rs_openai', encrypted: 'gAAAAB-openai' }) },
+        { type: 'function_call', id: `fc_${geminiCall}`, call_id: geminiCall, name: 'f', arguments: '{}' },
+        { type: 'function_call_output', call_id: geminiCall, output: 'ok' },
+        // A stored response's item: the gateway's own, kept.
+        { type: 'reasoning', id: `rs_gw${'a'.repeat(48)}o0`, summary: [] },
+      ],
+    };
+    const prepared = prepare({ body, raw: JSON.stringify(body), stream: false }) as unknown as { body: { input: Array<Record<string, unknown>> }; adapted?: string[] };
+    expect(prepared.adapted).toEqual(['reasoning=dropped(2)']);
+    expect(prepared.body.input).toEqual([
+      { role: 'user', content: 'q' },
+      { type: 'reasoning', id: 'rs_openai', summary: [], encrypted_content: 'gAAAAB-openai' },
+      { type: 'function_call', id: 'fc_gwcall_1', call_id: 'gwcall_1', name: 'f', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'gwcall_1', output: 'ok' },
+      { type: 'reasoning', id: `rs_gw${'a'.repeat(48)}o0`, summary: [] },
+    ]);
+  });
+});
