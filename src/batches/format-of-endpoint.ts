@@ -47,3 +47,10 @@ export function defaultModelOf(endpoint: string): string | undefined {
 export function batchEndpointList(): string[] {
   return [...batchEndpoints(), ...MEDIA_ENDPOINTS];
 }
+
+/** The first of a line's own fallback models (OpenRouter's `models`, where the endpoint's format takes such a list), which stands for a `model` left out. */
+export function firstListedModelOf(endpoint: string, body: Record<string, unknown>): string | undefined {
+  const field = formatOfRoute(endpoint)?.format.passthrough.modelFallbacks;
+  const list = field === undefined ? undefined : body[field];
+  return Array.isArray(list) && typeof list[0] === 'string' && list[0] !== '' ? list[0] : undefined;
+}

@@ -1,5 +1,5 @@
 import type { BatchErrorData } from '../store/index.ts';
-import { defaultModelOf } from './format-of-endpoint.ts';
+import { defaultModelOf, firstListedModelOf } from './format-of-endpoint.ts';
 
 /** One request line of a batch input file. */
 export interface BatchInputLine {
@@ -52,7 +52,8 @@ export function validateBatchInput(content: Buffer, endpoint: string, knownModel
     if (o.url !== endpoint) return fail(n, 'mismatched_endpoint', `Line ${n}: 'url' is ${JSON.stringify(o.url)}, but the batch's endpoint is ${endpoint}.`, 'url');
     const body = o.body;
     if (typeof body !== 'object' || Array.isArray(body)) return fail(n, 'invalid_request', `Line ${n}: 'body' must be an object.`, 'body');
-    const model = (body as Record<string, unknown>).model ?? defaultModelOf(endpoint);
+    // `model` may be left out beside a list of the line's own fallback models (OpenRouter's `models`), as on the route: the list's first.
+    const model = (body as Record<string, unknown>).model ?? firstListedModelOf(endpoint, body as Record<string, unknown>) ?? defaultModelOf(endpoint);
     if (typeof model !== 'string' || model === '') return fail(n, 'missing_required_parameter', `Line ${n}: 'body.model' is required.`, 'body.model');
     if (!knownModel(model)) return fail(n, 'model_not_found', `Line ${n}: the model '${model}' does not exist.`, 'body.model');
     lines.push({ index: i, customId: o.custom_id, body: body as Record<string, unknown> });

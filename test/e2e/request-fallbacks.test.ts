@@ -6,11 +6,12 @@
  * and the credit hold cover the list. Real CLI, official openai SDK, fake upstreams.
  */
 import path from 'node:path';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { until } from '../helpers/until.ts';
 
 /** What the strict fakes answer a request without tools. */
 const DONE = 'Done: the file is written.';
@@ -126,6 +127,22 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     expect(body.error.code).toBe('model_not_found');
     expect(body.error.message).toContain("'nobody/nothing' in 'models'");
     expect(down.requests.length + chat.requests.length).toBe(before);
+  });
+
+  it('a batch line with its own list runs through the live exchange, `model` left out too (before, such a line failed the whole batch: body.model is required)', async () => {
+    const line = (id: string, body: Record<string, unknown>) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { messages: [{ role: 'user', content: id }], max_tokens: 20, ...body } });
+    const file = await client.files.create({
+      file: await toFile(Buffer.from([line('both', { model: 'down/flaky', models: ['oc/gpt-4.1'] }), line('list-only', { models: ['down/flaky', 'oc/gpt-4.1'] })].join('\n')), 'in.jsonl'),
+      purpose: 'batch',
+    });
+    const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const batch = await until('the batch to end', async () => {
+      const b = await client.batches.retrieve(created.id);
+      return ['completed', 'failed', 'expired', 'cancelled'].includes(b.status) ? b : undefined;
+    });
+    expect(batch.status, JSON.stringify(batch.errors)).toBe('completed');
+    const lines = (await (await client.files.content(batch.output_file_id!)).text()).trim().split('\n').map((text) => JSON.parse(text) as { custom_id: string; response: { status_code: number; body: any } });
+    expect(Object.fromEntries(lines.map((l) => [l.custom_id, [l.response.status_code, l.response.body.choices[0].message.content]]))).toEqual({ both: [200, DONE], 'list-only': [200, DONE] });
   });
 
   it("a key scoped to the primary only may not name a fallback outside its scope (403 before any upstream call)", async () => {
