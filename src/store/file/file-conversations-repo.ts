@@ -20,6 +20,8 @@ interface Loaded {
   size: number;
   /** The file's bytes as read. */
   buffer: Buffer;
+  /** A line (a whole one) could not be read: the file is kept as it is for whoever repairs it, never rewritten. */
+  damaged: boolean;
 }
 
 /**
@@ -211,7 +213,8 @@ export class FileConversationsRepo implements ConversationsRepo {
   /** The file rewritten as the conversation and its items (a new file, on the disk before it takes the old one's name). */
   private async compact(accountId: string, id: string): Promise<void> {
     const loaded = await this.load(accountId, id);
-    if (!loaded) return;
+    // A line that cannot be read would be left out of the new file: such a file is kept whole (load said so).
+    if (!loaded || loaded.damaged) return;
     const file = this.fileOf(id);
     const temp = `${file}.tmp-${process.pid}-${++this.counter}`;
     const header = headerLine(loaded.record);
@@ -291,6 +294,7 @@ export class FileConversationsRepo implements ConversationsRepo {
     const items: Loaded['items'] = [];
     let count = 0;
     let bytes = 0;
+    let damaged = false;
     for (const [index, line] of lines.entries()) {
       if (line === '') continue;
       const head = full ? null : APPEND_HEAD.exec(line);
@@ -304,6 +308,7 @@ export class FileConversationsRepo implements ConversationsRepo {
         value = JSON.parse(line) as Record<string, unknown>;
       } catch (error) {
         this.onProblem(`conversation ${id}: line ${index + 1} is not valid JSON (${(error as Error).message}); it is skipped, the file is kept`);
+        damaged = true;
         continue;
       }
       if (index === 0) {
@@ -333,7 +338,7 @@ export class FileConversationsRepo implements ConversationsRepo {
     if (!record || (accountId !== undefined && record.accountId !== accountId)) return undefined;
     record.itemCount = count;
     record.itemBytes = bytes;
-    return { record, items, wholeBytes, size: buffer.length, buffer };
+    return { record, items, wholeBytes, size: buffer.length, buffer, damaged };
   }
 }
 

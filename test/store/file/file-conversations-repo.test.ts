@@ -71,4 +71,15 @@ describe('FileConversationsRepo', () => {
     expect((await reopened.items('a', 'conv_g'))?.map((entry) => entry.id)).toEqual(['msg_keep', 'msg_after']);
     expect(fs.readdirSync(path.join(dir, 'conversations'))).toEqual(['conv_g.jsonl']);
   });
+
+  it('a file holding a line that cannot be read is never rewritten: the line is kept for whoever repairs it', async () => {
+    const { repo, file } = open();
+    await repo.create({ id: 'conv_d', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_keep', 'kept')]);
+    await repo.flush();
+    fs.appendFileSync(file('conv_d'), '{"n":1,"bytes":40,"items":[{"type":"message","id":"msg_lost" DAMAGED\n');
+    for (let n = 0; n < 200; n += 1) await repo.setMetadata('a', 'conv_d', { round: String(n), note: 'y'.repeat(500) });
+    await repo.flush();
+    expect(fs.readFileSync(file('conv_d'), 'utf8')).toContain('DAMAGED');
+    expect(await repo.get('a', 'conv_d')).toMatchObject({ metadata: { round: '199' } });
+  });
 });
