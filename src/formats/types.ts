@@ -714,6 +714,11 @@ export interface FormatDefinition {
   /** How a request converted to this format is fitted (absent: `max` effort becomes `high`, JSON mode kept). */
   fit?: ConvertedFit;
   /**
+   * Where this format's clients write stop sequences (`stop_sequences`, `generationConfig.stopSequences`),
+   * for a refusal of them the gateway makes on the IR (emulated ones' bounds); absent: `stop`.
+   */
+  stopField?: string;
+  /**
    * The request carries one prompt text, not a conversation (OpenAI's legacy Completions): a
    * conversation converted into it becomes one transcript, which decodes back as one user turn.
    */

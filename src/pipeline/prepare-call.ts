@@ -1,5 +1,5 @@
 import { compactionRequest, framingOf, getFormat, type PassthroughTarget } from '../formats/index.ts';
-import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
+import { GatewayError, isGatewayError, renameFields, validationError } from '../errors/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import type { ChatCall } from '../plugin-kit/index.ts';
 import { baseModelOf, modalitiesOf, type CatalogModel } from '../providers/index.ts';
@@ -91,7 +91,7 @@ export function prepareCall(
   let portable = converted ? (withField(request as unknown as Record<string, unknown>, 'extra', undefined) as unknown as ChatRequest) : request;
   // A web search the upstream cannot run goes with the other dropped tools.
   if (portable.webSearch && dropped?.some((type) => tools!.webSearch.includes(type))) portable = withField(portable as unknown as Record<string, unknown>, 'webSearch', undefined) as unknown as ChatRequest;
-  const fitted = fitToModel(portable, model, upstreamFormat);
+  const fitted = fitFor(portable, model, upstreamFormat, exchange.format);
   // Formats with explicit cache markers (Messages) place them on a converted request.
   const autoCache = converted && (model.spec.promptCache ?? model.provider.promptCache ?? 'auto') === 'auto';
   const named = fitToolNames(fitted.request, upstreamFormat);
@@ -245,3 +245,14 @@ function headersFor(format: WireFormat, headers: Record<string, string>): Record
   return out ?? headers;
 }
 
+
+/** fitToModel, its refusals of stop sequences named as the client's format writes them (`stop_sequences[1]`, not the IR's `stop[1]`). */
+function fitFor(request: ChatRequest, model: CatalogModel, target: WireFormat, client: WireFormat): ReturnType<typeof fitToModel> {
+  try {
+    return fitToModel(request, model, target);
+  } catch (error) {
+    const field = getFormat(client).stopField;
+    if (field === undefined || !isGatewayError(error)) throw error;
+    throw renameFields(error, (name) => (/^stop(?=$|\[)/.test(name) ? name.replace(/^stop/, field) : undefined));
+  }
+}

@@ -53,6 +53,27 @@ describe('stop sequences on a Responses upstream are emulated', () => {
     expect(response.headers.get('x-gateway-adapted')).toBe('stop=emulated');
   });
 
+  it("a refused stop sequence is named as the client wrote it (Messages: stop_sequences, Gemini: generationConfig.stopSequences), before any upstream call", async () => {
+    const long = 'x'.repeat(10_001);
+    const messages = await anthropic.messages.create({ model: MODEL, max_tokens: 40, stop_sequences: ['ok', long], messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(messages).toBeInstanceOf(Anthropic.UnprocessableEntityError);
+    expect((messages as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { param: 'stop_sequences[1]' } });
+    expect((messages as Error).message).toContain("'stop_sequences[1]'");
+    const many = await anthropic.messages.create({ model: MODEL, max_tokens: 40, stop_sequences: Array.from({ length: 65 }, (_, i) => `s${i}`), messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect((many as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { param: 'stop_sequences' } });
+    const gemini = await fetch(`${gw.url}/v1beta/models/${MODEL}:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': String(gw.key), 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { stopSequences: [long] } }),
+    });
+    const refused = (await gemini.json()) as Json;
+    expect(gemini.status).toBe(400);
+    expect(JSON.stringify(refused)).toContain('generationConfig.stopSequences[0]');
+    const chat = await openai.chat.completions.create({ model: MODEL, stop: [long], messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect((chat as InstanceType<typeof OpenAI.APIError>).param).toBe('stop[0]');
+    expect(responses.requests).toEqual([]);
+  });
+
   it('Messages, streamed: no text delta carries any of the stop string, and the message stops on it', async () => {
     const stream = anthropic.messages.stream({ model: MODEL, max_tokens: 400, stop_sequences: [STOP], messages: [{ role: 'user', content: 'Weather?' }] });
     const deltas: string[] = [];

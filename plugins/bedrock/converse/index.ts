@@ -71,4 +71,5 @@ export const converseFormat = defineFormat({
   passthrough: {},
   // ToolSpecification.name: `[a-zA-Z0-9_-]+`, at most 64 characters.
   fit: { toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
+  stopField: 'inferenceConfig.stopSequences',
 });

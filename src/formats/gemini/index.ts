@@ -86,6 +86,7 @@ export const geminiFormat = defineFormat({
   // `generationConfig.responseModalities`: Google answers a model that makes no images with its own 400.
   imageOutput: 'any-model',
   vendorTools: { api: 'the Gemini API', read: geminiVendorTools },
+  stopField: 'generationConfig.stopSequences',
   // FunctionDeclaration.name: a letter or `_` first; letters, digits, `_ . : -`; at most 64 (400 INVALID_ARGUMENT otherwise).
   // Token log probabilities are asked (responseLogprobs); a model without them refuses, and the call goes once more without.
   fit: { withoutRefused: withoutRefusedLogprobs, toolName: { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 } },

@@ -115,6 +115,7 @@ export const messagesFormat = defineFormat({
   storedFiles: messagesStoredFiles,
   terminal: tellMessagesRecordEnd,
   hostedWebSearch: true,
+  stopField: 'stop_sequences',
   vendorTools: { kind: 'Anthropic tool', api: 'the Anthropic Messages API', read: messagesVendorTools },
   // Anthropic has the `max` effort and no JSON mode.
   fit: { maxEffort: true, noJsonMode: true, noLogprobs: true, toolName: { pattern: /^[a-zA-Z0-9_-]{1,128}$/, maxLength: 128 } },
