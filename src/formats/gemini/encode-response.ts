@@ -16,7 +16,8 @@ export function encodeGeminiResponse(response: ChatResponse, request: ChatReques
   const foreign = content.find((part): part is ReasoningPart => part.type === 'reasoning' && isForeignReasoning(part));
   const firstCall = content.find((part) => part.type === 'tool_call');
   markUnsignedCall(parts.find((part) => part.functionCall !== undefined), foreign && callCarry(foreign, firstCall?.type === 'tool_call' ? firstCall.itemId : undefined));
-  const candidate: Json = { content: { role: 'model', parts }, finishReason: encodeGeminiFinishReason(response.finishReason), index: 0 };
+  const cut = content.some((part) => part.type === 'tool_call' && !readableArguments(part.arguments));
+  const candidate: Json = { content: { role: 'model', parts }, finishReason: callFinishReason(response.finishReason, cut), index: 0 };
   const grounding = groundingOf(content);
   if (grounding) candidate.groundingMetadata = grounding;
   const logprobs = logprobsOfParts(content);
@@ -70,6 +71,7 @@ export function clientPart(part: ContentPart): Json[] {
       return thought ? [thought] : [];
     }
     case 'tool_call': {
+      if (!readableArguments(part.arguments)) return [];
       const out: Json = { functionCall: clientCall(part.id, part.name, part.arguments) };
       const signature = signatureOf(part);
       if (signature !== undefined) out.thoughtSignature = signature;
@@ -115,6 +117,22 @@ export function callCarry(part: ReasoningPart, callItemId?: string): string {
 /** Reasoning another vendor wrote (an Anthropic signature, OpenAI encrypted reasoning, redacted thinking, another's metadata). */
 export function isForeignReasoning(part: ReasoningPart): boolean {
   return part.signature !== undefined || part.encrypted !== undefined || part.redacted === true || (signatureOf(part) === undefined && hasMetadata(part.providerMetadata));
+}
+
+/**
+ * True when a call's arguments are a JSON object (or none). A call the output cap cut part-way (a
+ * Chat upstream's `finish_reason: "length"` inside its arguments), or one the model wrote no JSON
+ * for, has none Gemini could hold: Gemini never sends a part of a call, it ends `MAX_TOKENS` (or
+ * `MALFORMED_FUNCTION_CALL`) without it. Such a call is left out, so a Gemini client does not run
+ * the tool with empty arguments (gemini-cli ran write_file with `{}` and went on as if answered).
+ */
+export function readableArguments(args: string): boolean {
+  return args.trim() === '' || isRecord(tryParseJson(args));
+}
+
+/** The answer's finishReason when a call was left out (readableArguments): the cap's own, else Gemini's malformed call. */
+export function callFinishReason(reason: ChatResponse['finishReason'], cut: boolean): string {
+  return cut && reason !== 'length' && reason !== 'pause' ? 'MALFORMED_FUNCTION_CALL' : encodeGeminiFinishReason(reason);
 }
 
 export function clientCall(id: string, name: string, args: string): Json {

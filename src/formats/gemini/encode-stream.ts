@@ -4,8 +4,7 @@ import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 import { gatewayErrorOf } from '../shared/index.ts';
 import type { StreamEncoder } from '../types.ts';
 import { encodeGeminiStreamError } from './errors.ts';
-import { callCarry, clientCall, clientThought, isForeignReasoning, madeImagePart, markUnsignedCall, unwrapAnswer, unwrapKey } from './encode-response.ts';
-import { encodeGeminiFinishReason } from './map-finish-reason.ts';
+import { callCarry, callFinishReason, clientCall, clientThought, isForeignReasoning, madeImagePart, markUnsignedCall, readableArguments, unwrapAnswer, unwrapKey } from './encode-response.ts';
 import { encodeGeminiUsage } from './map-usage.ts';
 import { encodeGeminiLogprobs } from './map-logprobs.ts';
 import { GOOGLE } from './signature.ts';
@@ -46,6 +45,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private failed = false;
   /** A call went out (only the first of an answer is marked unsigned: markUnsignedCall). */
   private called = false;
+  /** A call was left out, its arguments cut or no JSON (readableArguments). */
+  private cut = false;
 
   /** The property a converted `text/x.enum` answer is wrapped in (see unwrapKey). */
   private readonly unwrap: string | undefined;
@@ -137,6 +138,11 @@ class GeminiStreamEncoder implements StreamEncoder {
         const call = this.calls.get(part.index);
         if (!call) return [];
         this.calls.delete(part.index);
+        // A call cut part-way (or with no JSON) goes out as Gemini's own would: not at all (readableArguments).
+        if (!readableArguments(call.args)) {
+          this.cut = true;
+          return [];
+        }
         const out: Json = { functionCall: clientCall(call.id, call.name, call.args) };
         const signature = googleSignature(call.metadata);
         if (signature !== undefined) out.thoughtSignature = signature;
@@ -178,7 +184,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   }
 
   private last(): SseRecord {
-    const candidate: Json = { content: { role: 'model', parts: [{ text: '' }] }, finishReason: encodeGeminiFinishReason(this.reason), index: 0 };
+    const candidate: Json = { content: { role: 'model', parts: [{ text: '' }] }, finishReason: callFinishReason(this.reason, this.cut), index: 0 };
     const grounding = this.grounding.metadata();
     if (grounding) candidate.groundingMetadata = grounding;
     return jsonRecord(undefined, {

@@ -321,6 +321,31 @@ describe('gemini codec', () => {
     }
   });
 
+  it('a call cut part-way (arguments no JSON object) is left out, whole and streamed: MAX_TOKENS for the cap, MALFORMED_FUNCTION_CALL otherwise', () => {
+    const cut = '{"file_path":"/tmp/a';
+    for (const finishReason of ['length', 'tool_calls'] as const) {
+      const answer = { id: 'c1', model: 'm', created: 1, content: [{ type: 'tool_call' as const, id: 'call_1', name: 'ok', arguments: '{"a":1}' }, { type: 'tool_call' as const, id: 'call_2', name: 'f', arguments: cut }], finishReason, usage: { inputTokens: 1, outputTokens: 1 } };
+      const whole = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0];
+      const encoder = gemini.createStreamEncoder({ model: 'm', system: [], messages: [], stream: true }, STREAM_IDS);
+      const records = ([
+        { type: 'start', id: 'c1', model: 'm', created: 1 },
+        { type: 'tool-call-start', index: 0, id: 'call_1', name: 'ok' }, { type: 'tool-call-delta', index: 0, argumentsDelta: '{"a":1}' }, { type: 'tool-call-end', index: 0 },
+        { type: 'tool-call-start', index: 1, id: 'call_2', name: 'f' }, { type: 'tool-call-delta', index: 1, argumentsDelta: cut }, { type: 'tool-call-end', index: 1 },
+        { type: 'finish', finishReason }, { type: 'end' },
+      ] as StreamPart[]).flatMap((part) => encoder.encode(part)).map((record) => JSON.parse(String(record.data)).candidates[0]);
+      const reason = finishReason === 'length' ? 'MAX_TOKENS' : 'MALFORMED_FUNCTION_CALL';
+      expect(whole.content.parts.map((part: any) => part.functionCall?.name)).toEqual(['ok']);
+      expect(whole.finishReason).toBe(reason);
+      expect(records.flatMap((candidate) => candidate.content.parts).filter((part: any) => part.functionCall).map((part: any) => part.functionCall.name)).toEqual(['ok']);
+      expect(records.at(-1).finishReason).toBe(reason);
+    }
+    // A call without arguments is whole.
+    const none = { id: 'c1', model: 'm', created: 1, content: [{ type: 'tool_call' as const, id: 'call_1', name: 'now', arguments: '' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
+    const candidate = (gemini.encodeResponse(none, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0];
+    expect(candidate.content.parts[0].functionCall).toMatchObject({ name: 'now', args: {} });
+    expect(candidate.finishReason).toBe('STOP');
+  });
+
   it("a call's carried thinking goes back first, before a redacted block that came back as a thought (the AI SDK's whole answer keeps only the last signature of its thoughts)", () => {
     const answer = { id: 'msg_1', model: 'claude', created: 1, content: [{ type: 'reasoning' as const, text: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'reasoning' as const, text: '', redacted: true, data: 'RED+/==' }, { type: 'tool_call' as const, id: 'toolu_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
     const parts = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0].content.parts;
