@@ -178,7 +178,7 @@ export function buildProgram(): Command {
   const store = program.command('store').description('the record store: move a data dir into PostgreSQL, check what a store holds');
   store
     .command('migrate')
-    .description('copy the data dir (accounts, keys, balances, sessions, usage, media, responses, files, batches) into an empty PostgreSQL database and verify it')
+    .description('copy the data dir (accounts, keys, balances, sessions, usage, media, responses, conversations, files, batches) into an empty PostgreSQL database and verify it')
     .requiredOption('--to <url>', 'the PostgreSQL database, e.g. postgres://gateway@db:5432/gateway (must hold no gateway records)')
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/store.ts')).migrateStoreCommand(cmd, opts)));

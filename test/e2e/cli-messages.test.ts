@@ -29,6 +29,11 @@ describe('CLI error messages', () => {
 
   // Before: a header row and nothing else, so a command run from the wrong directory (a data dir of its own) looked
   // like a gateway with no keys; batches, videos and media ls already said "No …".
+  it("store migrate's help names every kind it copies, conversations included", async () => {
+    const help = String((await runCli(['store', 'migrate', '--help'])).stdout).replace(/\s+/g, ' ');
+    for (const kind of ['accounts', 'responses', 'conversations', 'files', 'batches']) expect(help).toContain(kind);
+  });
+
   it('keys ls, accounts ls and usage on an empty data dir name the data dir and say what makes one; --json stays []', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
