@@ -134,10 +134,11 @@ export class FileConversationsRepo implements ConversationsRepo {
 
   /**
    * Which of `items`' ids the conversation holds. An item is kept as JSON.stringify's text, so one
-   * with id X has `"id":"X"` in the file: the items are parsed only when one of those is there.
+   * with id X has `"id":"X"` in the file: the file is read once for those (however many items are
+   * added), and the items are parsed only when one is there.
    */
   private async takenIds(accountId: string, id: string, loaded: Loaded, items: readonly ConversationItemInput[]): Promise<(itemId: string) => boolean> {
-    if (!items.some((entry) => loaded.buffer.includes(`"id":${JSON.stringify(entry.id)}`))) return () => false;
+    if (!namesAnyId(loaded.buffer, new Set(items.map((entry) => entry.id)))) return () => false;
     const full = await this.load(accountId, id);
     const ids = new Set(full?.items.map((entry) => entry.id));
     return (itemId) => ids.has(itemId);
@@ -340,6 +341,23 @@ export class FileConversationsRepo implements ConversationsRepo {
     record.itemBytes = bytes;
     return { record, items, wholeBytes, size: buffer.length, buffer, damaged };
   }
+}
+
+const ID_MARK = Buffer.from('"id":"');
+
+/**
+ * Whether the file's text has `"id":"<one of ids>"` (an item's id, or an id deeper in an item: a
+ * superset), in one pass over it. An item id is at most 200 safe ASCII characters, never escaped.
+ * (A search per id was one pass each: 2,000 items added to a 20 MB conversation took 7.7 s.)
+ */
+function namesAnyId(buffer: Buffer, ids: ReadonlySet<string>): boolean {
+  for (let at = buffer.indexOf(ID_MARK); at !== -1; at = buffer.indexOf(ID_MARK, at + ID_MARK.length)) {
+    const start = at + ID_MARK.length;
+    const end = buffer.indexOf(0x22, start);
+    if (end === -1) return false;
+    if (end - start <= 200 && ids.has(buffer.toString('latin1', start, end))) return true;
+  }
+  return false;
 }
 
 /** Bytes of deleted items and replaced metadata a conversation's file may hold beyond twice what it holds before it is rewritten. */
