@@ -86,14 +86,13 @@ export function readConversationMetadata(value: unknown): Record<string, string>
   if (typeof value !== 'object' || Array.isArray(value)) throw validationError({ metadata: 'must be an object of string values' });
   const entries = Object.entries(value);
   if (entries.length > CONVERSATION_LIMITS.metadataKeys) throw validationError({ metadata: `may have at most ${CONVERSATION_LIMITS.metadataKeys} keys` });
-  const out: Record<string, string> = {};
   for (const [key, entry] of entries) {
     if (key.length > CONVERSATION_LIMITS.metadataKeyChars) throw validationError({ metadata: `keys may be at most ${CONVERSATION_LIMITS.metadataKeyChars} characters` });
     if (typeof entry !== 'string') throw validationError({ [`metadata.${key}`]: 'must be a string' });
     if (entry.length > CONVERSATION_LIMITS.metadataValueChars) throw validationError({ [`metadata.${key}`]: `may be at most ${CONVERSATION_LIMITS.metadataValueChars} characters` });
-    out[key] = entry;
   }
-  return out;
+  // Made as own properties: an assignment of '__proto__' would set the prototype and drop the key.
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 /** An id the gateway names an item with, by its type's prefix (`msg_…`, `fc_…`). */

@@ -123,6 +123,13 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     for (const metadata of [tooMany, { ['k'.repeat(65)]: 'v' }, { k: 'v'.repeat(513) }, { k: 1 }]) {
       await expect(client.conversations.create({ metadata: metadata as never })).rejects.toBeInstanceOf(OpenAI.APIError);
     }
+    // Any key OpenAI takes is kept, '__proto__' too (before, it was dropped without a word: assigned onto a plain object).
+    const odd = await fetch(`${gw.url}/v1/conversations`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body: '{"metadata":{"__proto__":"p","constructor":"c"}}' });
+    const made = (await odd.json()) as { id: string; metadata: Record<string, string> };
+    for (const text of [JSON.stringify(made.metadata), JSON.stringify((await client.conversations.retrieve(made.id)).metadata)]) expect(JSON.parse(text)).toEqual(JSON.parse('{"__proto__":"p","constructor":"c"}'));
+    const updated = await fetch(`${gw.url}/v1/conversations/${made.id}`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body: '{"metadata":{"__proto__":"q"}}' });
+    expect(JSON.stringify(((await updated.json()) as { metadata: unknown }).metadata)).toBe('{"__proto__":"q"}');
+    expect(JSON.stringify((await client.conversations.retrieve(made.id)).metadata)).toBe('{"__proto__":"q"}');
     const conversation = await client.conversations.create({});
     const items = Array.from({ length: 21 }, () => ({ type: 'message' as const, role: 'user' as const, content: 'x' }));
     const error = await client.conversations.items.create(conversation.id, { items }).catch((thrown: unknown) => thrown);

@@ -380,8 +380,8 @@ function bytesOf(items: ConversationItemInput[]): number {
   return items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
 }
 
+/** The string values of a parsed object, as own properties ('__proto__' included: JSON.parse keeps it as a key). */
 function stringRecord(value: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (value && typeof value === 'object') for (const [key, entry] of Object.entries(value)) if (typeof entry === 'string') out[key] = entry;
-  return out;
+  if (!value || typeof value !== 'object') return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
