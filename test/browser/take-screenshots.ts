@@ -16,7 +16,8 @@ const PASSWORD = 'correct horse battery';
 const OUT = path.join(REPO_ROOT, 'docs', 'dashboard');
 
 const dir = tempDir('gw-shots-');
-const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, backup: { plugin: 'mock' } } });
+// flaky fails every call, so a request naming a fallback shows on the Operator page's Fallbacks card and table.
+const configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, backup: { plugin: 'mock' }, flaky: { plugin: 'mock', failFirst: 1_000_000 } }, routing: { retry: { attempts: 1 } } });
 const dataDir = path.join(dir, 'data');
 const gw = await spawnGateway({ configFile, dataDir });
 const cli = (...args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
@@ -76,8 +77,12 @@ await page.getByRole('button', { name: 'Send' }).click();
 await page.getByTestId('answer-meta').getByText('Cost').waitFor();
 await page.screenshot({ path: path.join(OUT, 'playground.png'), fullPage: true });
 const server = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8'))) as { adminToken: string };
+for (let i = 0; i < 3; i++) {
+  await client.chat.completions.create({ model: 'flaky/echo', messages: [{ role: 'user', content: `fallback ${i}` }], models: ['mock/echo'] } as never);
+}
 await page.goto(`${gw.url}/operator#admin=${server.adminToken}`);
 await page.getByTestId('rps').waitFor();
+await page.getByRole('table', { name: 'Fallbacks' }).getByRole('row').nth(1).waitFor();
 await page.screenshot({ path: path.join(OUT, 'operator.png'), fullPage: true });
 await page.setViewportSize({ width: 375, height: 812 });
 await page.emulateMedia({ colorScheme: 'dark' });
