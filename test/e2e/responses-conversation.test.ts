@@ -237,6 +237,13 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
       expect(sent).not.toContain(file.id);
       expect(sent).toContain(Buffer.from(text).toString('base64'));
     }
+    // Counted (POST /v1/responses/input_tokens) as it would be sent: the file inline there too, on the upstream's count.
+    const before = responses.requests.length;
+    const counted = await fetch(`${gw.url}/v1/responses/input_tokens`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'or/gpt-5', input: 'What is in the file?', conversation: conversation.id }) });
+    expect(counted.status).toBe(200);
+    const countSent = JSON.stringify(responses.requests.slice(before).map((request) => request.json));
+    expect(countSent).not.toContain(file.id);
+    expect(countSent).toContain(Buffer.from(text).toString('base64'));
     // The conversation keeps the item as it was given (its file_id), not the inlined copy.
     const first = (await client.conversations.items.list(conversation.id, { order: 'asc', limit: 1 })).data[0] as unknown as { content: Array<Record<string, unknown>> };
     expect(first.content[0]).toMatchObject({ type: 'input_file', file_id: file.id });

@@ -49,11 +49,11 @@ export function countTokensHandler(deps: ServerDeps, format: FormatDefinition, f
       body = unwrapCount(wrapped, face, body, pathModel ?? 'count');
     }
     checkInferenceBounds(body);
-    // Files uploaded to the gateway that the count names (Gemini fileData) are counted inline, as the request would send them.
-    const files = format.storedFiles?.find(body) ?? [];
-    if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth));
     // A Responses count naming a conversation counts its items too, as OpenAI's does (the id never goes upstream).
     if (format.id === 'responses') body = await withConversationHistory(deps, auth.account.id, body);
+    // Files uploaded to the gateway that the count names (Gemini fileData, a file_id: a conversation's items' too) are counted inline, as the request would send them.
+    const files = format.storedFiles?.find(body) ?? [];
+    if (files.length > 0) ({ body } = await inlineStoredFiles(deps, format.id, { body, raw: JSON.stringify(body) }, files, auth));
     const named = pathModel ?? (typeof body.model === 'string' && body.model !== '' ? body.model : undefined);
     // A cloud's id (Vertex's `claude-sonnet-4-5@20250929`) as the model the gateway serves under it.
     const model = named === undefined ? undefined : servedModel(deps, named, alsoKnownAs?.(named));
