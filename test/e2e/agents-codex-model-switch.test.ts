@@ -23,6 +23,7 @@ describe('Codex switching models mid-session through the gateway', () => {
     written += 1;
     return names.includes('exec_command') ? { name: 'exec_command', input: { cmd: `printf x > 'f${written}.txt'`, workdir: workDir } } : undefined;
   };
+  let chat: StrictFake;
   let responses: StrictFake;
   let messages: StrictFake;
   let gemini: GeminiFake;
@@ -30,12 +31,14 @@ describe('Codex switching models mid-session through the gateway', () => {
 
   beforeAll(async () => {
     await ensureTestClients();
+    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, pick });
     responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
     messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
     gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, finalText: 'Done: the file is written.' });
     gw = await spawnGateway({
       config: {
         providers: {
+          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-3-flash-preview'] },
@@ -45,7 +48,7 @@ describe('Codex switching models mid-session through the gateway', () => {
   }, 900_000);
   afterAll(async () => {
     await gw?.stop();
-    for (const fake of [responses, messages, gemini]) await fake?.close();
+    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
   });
 
   it.each([
@@ -54,8 +57,11 @@ describe('Codex switching models mid-session through the gateway', () => {
     ['or/gpt-5', 'ant/claude-up'],
     ['or/gpt-5', 'gg/gemini-3-flash-preview'],
     ['gg/gemini-3-flash-preview', 'ant/claude-up'],
+    ['ant/claude-up', 'oc/o4-mini'],
+    ['gg/gemini-3-flash-preview', 'oc/o4-mini'],
+    ['oc/o4-mini', 'or/gpt-5'],
   ])('a tool loop on %s, then the session resumed on %s', async (first, second) => {
-    for (const fake of [responses, messages, gemini]) fake.rejections.length = 0;
+    for (const fake of [chat, responses, messages, gemini]) fake.rejections.length = 0;
     workDir = tempDir('gw-codex-switch-');
     written = 0;
     const codexHome = path.join(tempDir('gw-codex-home-'), '.codex');
@@ -67,7 +73,7 @@ describe('Codex switching models mid-session through the gateway', () => {
     const one = await execa(process.execPath, [CODEX_JS, ...exec, 'Create a file.'], options);
     fs.writeFileSync(path.join(codexHome, 'config.toml'), config(second));
     const two = await execa(process.execPath, [CODEX_JS, ...exec, 'resume', '--last', 'Create another file.'], options);
-    const rejections = [...responses.rejections, ...messages.rejections, ...gemini.rejections];
+    const rejections = [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];
     const report = `first: exit ${one.exitCode} ${one.stderr.slice(-1500)}\nsecond: exit ${two.exitCode} ${two.stderr.slice(-2500)}\nrejections: ${rejections.join(' | ')}`;
     expect(rejections, report).toEqual([]);
     expect(one.exitCode, report).toBe(0);
