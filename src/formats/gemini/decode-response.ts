@@ -1,6 +1,7 @@
 import type { ChatResponse, ContentPart, ImagePart, TextPart } from '../../ir/index.ts';
-import { isRecord, nowSeconds, readString } from '../shared/index.ts';
-import { decodeGeminiFinishReason } from './map-finish-reason.ts';
+import { GatewayError, isErrorCode } from '../../errors/index.ts';
+import { FailedAnswerError, isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../shared/index.ts';
+import { decodeGeminiFinishReason, failedCallMessage } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
 import { citationsWithin, decodeGrounding } from './map-grounding.ts';
@@ -68,6 +69,14 @@ export function decodeGeminiResponse(body: unknown): ChatResponse {
   const model = readString(response, 'modelVersion');
   const usage = decodeGeminiUsage(response.usageMetadata);
   countGroundedSearches(usage, tallyGrounding(response, undefined), model);
+  const failed = failedCallMessage(reason, candidate?.finishMessage);
+  if (failed !== undefined) {
+    // The turn's function calling failed (failedCallMessage): the upstream's error, what it used billed.
+    const { code: said } = streamErrorFromUpstream(undefined, failed, reason);
+    const code = isErrorCode(said) ? said : 'provider_error';
+    const options = { details: { upstream_code: reason ?? null } };
+    throw usage ? new FailedAnswerError(code, failed, options, usage) : new GatewayError(code, failed, options);
+  }
   return {
     id: readString(response, 'responseId') ?? '',
     model: model ?? '',

@@ -4,7 +4,7 @@ import { isRecord, nowSeconds, readString, streamErrorFromUpstream } from '../sh
 import type { StreamDecoder } from '../types.ts';
 import { candidateOf, generatedImageOf, partsOf } from './decode-response.ts';
 import { decodeGeminiStreamError } from './errors.ts';
-import { decodeGeminiFinishReason } from './map-finish-reason.ts';
+import { decodeGeminiFinishReason, failedCallMessage } from './map-finish-reason.ts';
 import { countGroundedSearches, decodeGeminiUsage, tallyGrounding, type GroundingTally } from './map-usage.ts';
 import { GOOGLE, synthesizedCallId } from './signature.ts';
 import { citationsWithin, decodeGrounding } from './map-grounding.ts';
@@ -66,6 +66,8 @@ class GeminiStreamDecoder implements StreamDecoder {
     const usage = decodeGeminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
     const reason = readString(candidate ?? {}, 'finishReason');
+    const failed = failedCallMessage(reason, candidate?.finishMessage);
+    if (failed !== undefined) return this.failCalls(failed, reason!);
     const blocked = isRecord(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string';
     if ((reason || blocked) && !this.finished) this.finish(blocked ? 'content_filter' : decodeGeminiFinishReason(reason, this.hasToolCalls));
     return this.flush();
@@ -92,6 +94,15 @@ class GeminiStreamDecoder implements StreamDecoder {
     this.done = true;
     const said = decodeGeminiStreamError(record);
     this.out.push({ type: 'error', error: streamErrorFromUpstream(said?.type, said?.message ?? '', said?.code, undefined, typeof status === 'number' ? status : undefined) });
+    return this.flush();
+  }
+
+  /** A turn whose function calling failed (failedCallMessage): the upstream's error, then what it used (billed), then the end. */
+  private failCalls(message: string, reason: string): StreamPart[] {
+    this.done = true;
+    this.out.push({ type: 'error', error: streamErrorFromUpstream(undefined, message, reason) });
+    if (this.usage) this.out.push({ type: 'usage', usage: this.usage });
+    this.out.push({ type: 'end' });
     return this.flush();
   }
 

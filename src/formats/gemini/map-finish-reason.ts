@@ -29,3 +29,18 @@ export function encodeGeminiFinishReason(reason: FinishReason): string {
       return 'STOP';
   }
 }
+
+/**
+ * Gemini's finish reasons for a turn whose function calling failed (a call it could not write,
+ * one to a tool not declared, too many): the answer holds no call and the turn is lost. Another
+ * format has no such finish (Messages would read `end_turn`, an empty answer Claude Code ends on
+ * as if done), so a converted client gets it as the upstream's error (decode-response,
+ * decode-stream), Gemini's `finishMessage` its message; a Gemini client passed through reads it as is.
+ */
+const FAILED_CALLS = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS']);
+
+/** The message of a failed function-calling turn (FAILED_CALLS), undefined for any other finish. */
+export function failedCallMessage(reason: string | undefined, finishMessage: unknown): string | undefined {
+  if (reason === undefined || !FAILED_CALLS.has(reason)) return undefined;
+  return typeof finishMessage === 'string' && finishMessage !== '' ? `${reason}: ${finishMessage}` : `The model's function call failed (${reason}).`;
+}

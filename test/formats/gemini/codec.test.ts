@@ -346,6 +346,26 @@ describe('gemini codec', () => {
     expect(candidate.finishReason).toBe('STOP');
   });
 
+  it("a turn whose function calling failed (MALFORMED_FUNCTION_CALL) is the upstream's error with Gemini's finishMessage, whole and streamed, its usage billed", () => {
+    const candidate = { content: { role: 'model', parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: 'Malformed function call: print(x(', index: 0 };
+    const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 3, totalTokenCount: 13 };
+    let thrown: unknown;
+    try {
+      gemini.decodeResponse({ candidates: [candidate], usageMetadata });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GatewayError);
+    expect(thrown).toMatchObject({ code: 'provider_error', message: 'MALFORMED_FUNCTION_CALL: Malformed function call: print(x(' });
+    const decoder = gemini.createStreamDecoder();
+    const parts = [{ data: JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Let me ' }] }, index: 0 }] }) }, { data: JSON.stringify({ candidates: [candidate], usageMetadata }) }].flatMap((record) => decoder.push(record as any));
+    parts.push(...decoder.end());
+    expect(parts.map((part) => part.type)).toEqual(['start', 'text-start', 'text-delta', 'error', 'usage', 'end']);
+    expect(parts[3]).toMatchObject({ error: { code: 'provider_error', message: 'MALFORMED_FUNCTION_CALL: Malformed function call: print(x(' } });
+    // Another finish is an answer as before.
+    expect(gemini.decodeResponse({ candidates: [{ ...candidate, finishReason: 'STOP' }], usageMetadata }).finishReason).toBe('stop');
+  });
+
   it("a call's carried thinking goes back first, before a redacted block that came back as a thought (the AI SDK's whole answer keeps only the last signature of its thoughts)", () => {
     const answer = { id: 'msg_1', model: 'claude', created: 1, content: [{ type: 'reasoning' as const, text: 'hmm', signature: 'EqQBCgIY+/==' }, { type: 'reasoning' as const, text: '', redacted: true, data: 'RED+/==' }, { type: 'tool_call' as const, id: 'toolu_1', name: 'f', arguments: '{}' }], finishReason: 'tool_calls' as const, usage: { inputTokens: 1, outputTokens: 1 } };
     const parts = (gemini.encodeResponse(answer, { model: 'm', system: [], messages: [], stream: false }) as Record<string, any>).candidates[0].content.parts;
