@@ -298,7 +298,8 @@ export class FileConversationsRepo implements ConversationsRepo {
     let damaged = false;
     for (const [index, line] of lines.entries()) {
       if (line === '') continue;
-      const head = full ? null : APPEND_HEAD.exec(line);
+      // A line cut or garbled after its head (it no longer ends as an append's does) is parsed, so it is skipped as a full read skips it.
+      const head = full || !line.endsWith(']}') ? null : APPEND_HEAD.exec(line);
       if (head) {
         count += Number(head[1]);
         bytes += Number(head[2]);

@@ -97,6 +97,8 @@ describe('FileConversationsRepo', () => {
     for (let n = 0; n < 200; n += 1) await repo.setMetadata('a', 'conv_d', { round: String(n), note: 'y'.repeat(500) });
     await repo.flush();
     expect(fs.readFileSync(file('conv_d'), 'utf8')).toContain('DAMAGED');
-    expect(await repo.get('a', 'conv_d')).toMatchObject({ metadata: { round: '199' } });
+    // Read alone or with its items, the conversation counts the same: the damaged line's items are in neither.
+    expect(await repo.get('a', 'conv_d')).toMatchObject({ metadata: { round: '199' }, itemCount: 1, itemBytes: Buffer.byteLength(item('msg_keep', 'kept').item) });
+    expect((await repo.items('a', 'conv_d'))?.map((entry) => entry.id)).toEqual(['msg_keep']);
   });
 });
