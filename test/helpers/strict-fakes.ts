@@ -206,6 +206,8 @@ function checkPairing(input: Json[], pairs: Map<string, string>): void {
 
 function checkResponses(body: Json, model: StrictModel, known: Map<string, Json>, pairs: Map<string, string> = new Map(), unverified = false, encrypted: Set<string> = new Set()): void {
   checkKeys(body, RESPONSES_KEYS, (key) => `Unknown parameter: '${key}'.`);
+  // OpenAI's reasoning object takes effort and summary (generate_summary, deprecated) only: OpenRouter's max_tokens, enabled, exclude are unknown.
+  for (const key of Object.keys(body.reasoning ?? {})) if (!['effort', 'summary', 'generate_summary'].includes(key)) reject(`Unknown parameter: 'reasoning.${key}'.`, `reasoning.${key}`, 'unknown_parameter');
   if (unverified && body.reasoning?.summary != null) reject(UNVERIFIED_SUMMARY, 'reasoning.summary', 'unsupported_value');
   checkUser(body);
   checkCap(body.max_output_tokens, 'max_output_tokens', model, body.model);

@@ -1,5 +1,5 @@
 import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/index.ts';
-import { FieldChecker, assignDefined as set, collectExtra, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, assignDefined as set, collectExtra, decodeOpenRouterReasoning, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
 import { decodeChatMessages } from './decode-messages.ts';
 import { decodeWebSearchOptions } from './map-web-search.ts';
 import { decodeChatToolChoice, decodeChatTools } from './decode-tools.ts';
@@ -93,30 +93,6 @@ function decodeReasoning(body: Record<string, unknown>, check: FieldChecker): Re
       config = { ...config, enabled: body.reasoning_effort !== 'none', effort: body.reasoning_effort };
     }
   }
-  return config;
-}
-
-/**
- * OpenRouter's unified `reasoning`: `effort` (OpenAI-style; `none` turns it off), `max_tokens`
- * (Anthropic-style budget), `enabled` (on with the model's defaults when neither is given; `false`
- * turns it off). `exclude` (keep the reasoning out of the answer) is left to a Chat upstream: a
- * converted answer carries the reasoning the model returned.
- */
-export function decodeOpenRouterReasoning(value: unknown, check: FieldChecker): ReasoningConfig | undefined {
-  if (value === undefined || value === null) return undefined;
-  const reasoning = check.record(value, 'reasoning');
-  if (!reasoning) return undefined;
-  const enabled = check.boolean(reasoning.enabled, 'reasoning.enabled');
-  const budget = check.number(reasoning.max_tokens, 'reasoning.max_tokens', { min: 1, integer: true });
-  let effort: ReasoningConfig['effort'];
-  if (reasoning.effort !== undefined && reasoning.effort !== null) {
-    if (isReasoningEffort(reasoning.effort)) effort = reasoning.effort;
-    else check.fail('reasoning.effort', 'must be one of none, minimal, low, medium, high, xhigh, max');
-  }
-  if (effort === undefined && budget === undefined && enabled === undefined) return undefined;
-  const config: ReasoningConfig = { enabled: enabled !== false && effort !== 'none' };
-  if (effort !== undefined) config.effort = effort;
-  if (budget !== undefined && config.enabled) config.budgetTokens = budget;
   return config;
 }
 

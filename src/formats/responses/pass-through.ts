@@ -2,7 +2,8 @@ import { compactionSummaryText, readCompactionSummary } from './compaction.ts';
 import { readResponsesRequest } from './read-request.ts';
 import { capFields, CARRIED_ID_PREFIX, CARRIED_PREFIXES, isRecord, readCarried, readToolId } from '../shared/index.ts';
 import { functionCallItemIdFor } from './create-id.ts';
-import type { PassthroughRequest, PassthroughRules, RewriteContext, WireRecord } from '../types.ts';
+import { withoutOpenRouterFields } from './openrouter-fields.ts';
+import type { PassthroughRequest, PassthroughRules, PassthroughTarget, RewriteContext, WireRecord } from '../types.ts';
 
 /** Responses events that carry the whole response object, and so its id. */
 const RESPONSE_OBJECT_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete', 'response.failed']);
@@ -146,11 +147,20 @@ function restoreCarriedIds(request: PassthroughRequest): (PassthroughRequest & {
   return prepared;
 }
 
-/** A passthrough body as the upstream must get it: answered in the foreground, the gateway's compaction items read, its carried ids restored. */
-function prepareResponses(request: PassthroughRequest): (PassthroughRequest & { adapted?: string[] }) | undefined {
-  const foreground = answerInForeground(request);
-  const compacted = readGatewayCompactions(foreground ?? request) ?? foreground;
-  return restoreCarriedIds(compacted ?? request) ?? compacted;
+/**
+ * A passthrough body as the upstream must get it: OpenRouter's own fields fitted to an upstream
+ * that is not OpenRouter, answered in the foreground, the gateway's compaction items read, its
+ * carried ids restored.
+ */
+function prepareResponses(request: PassthroughRequest, target?: PassthroughTarget): (PassthroughRequest & { adapted?: string[] }) | undefined {
+  const fitted = withoutOpenRouterFields(request, target);
+  const base = fitted ?? request;
+  const foreground = answerInForeground(base);
+  const compacted = readGatewayCompactions(foreground ?? base) ?? foreground;
+  const restored = restoreCarriedIds(compacted ?? base);
+  const out = restored ?? compacted ?? fitted;
+  const adapted = [...(fitted?.adapted ?? []), ...(restored?.adapted ?? [])];
+  return out && adapted.length > 0 ? { ...out, adapted } : out;
 }
 
 /** Responses passthrough: a stored answer's stream names the gateway's response id, not the upstream's; background requests are answered at once. */
