@@ -1,4 +1,4 @@
-import { GatewayError, validationError } from '../errors/index.ts';
+import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
 import { getFormat } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { ExchangeDeps } from './types.ts';
@@ -39,8 +39,8 @@ export function takeRequestFallbacks(deps: Pick<ExchangeDeps, 'registry'>, forma
   for (const id of ids) {
     try {
       deps.registry.resolve(id);
-    } catch {
-      throw new GatewayError('model_not_found', `The model '${id}' in '${field}' does not exist or is not served by any configured provider. GET /v1/models lists the models served.`, { details: { model: id, param: field } });
+    } catch (error) {
+      throw notServed(id, field, error);
     }
   }
   const { [field]: _list, ...rest } = body;
@@ -49,4 +49,18 @@ export function takeRequestFallbacks(deps: Pick<ExchangeDeps, 'registry'>, forma
   const model = rest.model === undefined || rest.model === null ? ids[0] : rest.model;
   const out = { ...rest, model };
   return { body: out, raw: JSON.stringify(out), fallbacks: [...new Set(ids)].filter((id) => id !== model) };
+}
+
+/**
+ * The 404 of a listed id no provider serves: the registry's words for an unknown `model`, with why (the id's
+ * `provider/` prefix names no provider here, as OpenRouter's ids often do, or its provider does not list it),
+ * naming the list.
+ */
+function notServed(id: string, field: string, error: unknown): GatewayError {
+  const said = isGatewayError(error) && error.code === 'model_not_found' ? error.message : undefined;
+  const start = `The model '${id}' `;
+  const message = said?.startsWith(start)
+    ? `The model '${id}' in '${field}' ${said.slice(start.length)}`
+    : `The model '${id}' in '${field}' does not exist or is not served by any configured provider. GET /v1/models lists the models served.`;
+  return new GatewayError('model_not_found', message, { details: { model: id, param: field } });
 }

@@ -129,6 +129,30 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     expect(down.requests.length + chat.requests.length).toBe(before);
   });
 
+  it("an id an OpenRouter app sends in `models` that no provider here serves is told why, as in `model` (before: no reason)", async () => {
+    const send = async (extra: Record<string, unknown>) => {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], ...extra }),
+      });
+      return { status: res.status, body: (await res.json()) as { error: { code: string; message: string; param: string | null } } };
+    };
+    // OpenRouter's ids: the prefix names no provider configured here.
+    const asModel = await send({ model: 'anthropic/claude-3.5-sonnet' });
+    const inList = await send({ model: 'oc/gpt-4.1', models: ['anthropic/claude-3.5-sonnet'] });
+    expect(asModel.status).toBe(404);
+    expect(asModel.body.error.message).toContain("no provider is named 'anthropic' (configured: down, oc, or, ant)");
+    expect(inList.status).toBe(404);
+    expect(inList.body.error.param).toBe('models');
+    expect(inList.body.error.message).toBe(
+      "The model 'anthropic/claude-3.5-sonnet' in 'models' does not exist or is not served by any configured provider: no provider is named 'anthropic' (configured: down, oc, or, ant). GET /v1/models lists the models served.",
+    );
+    // A provider that does not list the model: named the same way.
+    const unlisted = await send({ model: 'oc/gpt-4.1', models: ['oc/gpt-4o'] });
+    expect(unlisted.body.error.message).toContain("in 'models' does not exist or is not served by any configured provider: provider 'oc' does not list 'gpt-4o' among its models");
+  });
+
   it('a batch line with its own list runs through the live exchange, `model` left out too (before, such a line failed the whole batch: body.model is required)', async () => {
     const line = (id: string, body: Record<string, unknown>) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { messages: [{ role: 'user', content: id }], max_tokens: 20, ...body } });
     const file = await client.files.create({
