@@ -177,7 +177,7 @@ export function overUpstreamLimit(model: CatalogModel, rawBody: string): Gateway
   const id = model.provider.id;
   return new GatewayError(
     'request_too_large',
-    `The request is ${bytes} bytes or more as sent to the provider '${id}', which takes at most ${limit} (providers.${id}.maxRequestBytes): name fewer or smaller files, or a model whose provider takes more.`,
+    `The request is ${bytes} bytes or more as sent to the provider '${id}', which takes at most ${limit} (providers.${id}.maxRequestBytes): send a smaller request (a shorter prompt or history, fewer or smaller files named in it), or use a model whose provider takes more.`,
     { details: { provider: id, limit_bytes: limit } },
   );
 }

@@ -82,6 +82,18 @@ describe('the per-upstream request cap (providers.<id>.maxRequestBytes)', () => 
     expect(messages.requests.length).toBe(before);
   });
 
+  it('a request with no files past the cap is told to send less, not to name fewer files (before: "name fewer or smaller files" alone)', async () => {
+    const before = messages.requests.length;
+    const error = await openai.chat.completions
+      .create({ model: 'ant/claude-up', max_tokens: 100, messages: [{ role: 'user', content: 'a'.repeat(400_000) }] })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    const apiError = error as InstanceType<typeof OpenAI.APIError>;
+    expect(apiError.status).toBe(413);
+    expect(apiError.message).toContain("which takes at most 300000 (providers.ant.maxRequestBytes): send a smaller request (a shorter prompt or history, fewer or smaller files named in it)");
+    expect(messages.requests.length).toBe(before);
+  });
+
   it("a token count larger than the upstream takes is counted by the gateway, not uploaded to the upstream's counter", async () => {
     const [a, b] = await Promise.all([0, 1].map(async (i) => anthropic.files.upload({ file: await toFile(pdf(150_000), `t${i}.pdf`, { type: 'application/pdf' }) })));
     const before = messages.requests.length;
