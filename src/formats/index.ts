@@ -22,7 +22,7 @@ export {
   type BuiltinFormat,
 } from './registry.ts';
 export { eventStreamCodec, splitEventStream, awsExceptionOf, type EventStreamMessage } from './shared/index.ts';
-export { sseFraming, jsonArrayFraming, continuesToolLoopWithoutThinking, isOpenAIChatModelWithoutReasoning, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer, shortToolName, estimateInputTokens, estimateTokens } from './shared/index.ts';
+export { sseFraming, jsonArrayFraming, continuesToolLoopWithoutThinking, isOpenAIChatModelWithoutReasoning, isWebSearchType, MEDIA_TOKENS, usageOfFailedAnswer, FailedAnswerError, shortToolName, estimateInputTokens, estimateTokens } from './shared/index.ts';
 export type {
   FormatDefinition,
   FormatRoute,

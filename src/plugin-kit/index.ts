@@ -24,7 +24,7 @@ export type { AbortSource } from '../util/index.ts';
 // one that changes for as long as the gateway runs (a rotation, a token per call) is remembered as transient: only the newest are kept.
 export { rememberSecret } from '../util/index.ts';
 // A plugin may bring a wire format of its own (a provider-native API): its face and the IR it meets the others in.
-export { defineFormat, sseFraming, jsonArrayFraming } from '../formats/index.ts';
+export { defineFormat, sseFraming, jsonArrayFraming, FailedAnswerError } from '../formats/index.ts';
 // AWS's binary event-stream message codec (Smithy's) and its bounds, for a format framed in it (Bedrock's).
 export { eventStreamCodec, splitEventStream, awsExceptionOf, type EventStreamMessage } from '../formats/index.ts';
 // Anthropic's rule for a format that reaches Claude (Bedrock Converse): a continued tool loop without signed thinking first is refused with thinking on.

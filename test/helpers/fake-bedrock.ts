@@ -40,6 +40,8 @@ export interface FakeBedrockFaults {
   badCrcAt?: number;
   /** After this many messages of the next stream, an exception frame ends it (`fields` beside its message: ModelStreamErrorException's originalStatusCode). */
   exceptionAfter?: { index: number; name: string; message: string; fields?: Json };
+  /** The next Converse answers (whole or streamed) end with this stopReason and no content (`malformed_tool_use`: a call the model wrote that Bedrock could not read). */
+  stopReasonNext?: { stopReason: string; times: number };
 }
 
 export interface BedrockRequest {
@@ -251,12 +253,20 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
       }
       checkConverse(json!);
       const turn = converseTurn(json!);
+      const stop = faults.stopReasonNext;
+      if (stop && stop.times > 0) {
+        stop.times -= 1;
+        turn.text = '';
+        turn.tools = [];
+      }
+      const whole = (): Json => (stop ? { ...converseResponse(turn), output: { message: { role: 'assistant', content: [] } }, stopReason: stop.stopReason } : converseResponse(turn));
       if (action === 'converse') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(converseResponse(turn)));
+        res.end(JSON.stringify(whole()));
         return;
       }
-      await writeStream(res, converseEvents(turn).map((e) => eventFrame(e.type, e.payload)));
+      const events = stop ? [{ type: 'messageStart', payload: { role: 'assistant' } }, { type: 'messageStop', payload: { stopReason: stop.stopReason } }, converseEvents(turn).at(-1)!] : converseEvents(turn);
+      await writeStream(res, events.map((e) => eventFrame(e.type, e.payload)));
     } catch (error) {
       if (!(error instanceof BedrockError)) throw error;
       rejections.push(`${error.type}: ${error.message}`);

@@ -2,7 +2,7 @@
 // Only tool blocks get a `contentBlockStart`; text and reasoning blocks open with their first delta.
 import type { StreamDecoder, StreamPart, WireRecord } from 'gateway/plugin-kit';
 import { isRecord, numberOf, parseJson, recordOf, responseId, stringOf } from './json.ts';
-import { decodeConverseStopReason } from './map-stop-reason.ts';
+import { decodeConverseStopReason, malformedStopMessage } from './map-stop-reason.ts';
 import { decodeConverseUsage } from './map-usage.ts';
 import { streamErrorOf } from './map-error.ts';
 
@@ -44,7 +44,10 @@ class ConverseStreamDecoder implements StreamDecoder {
         this.start();
         this.closeAll();
         this.finished = true;
-        this.out.push({ type: 'finish', finishReason: decodeConverseStopReason(data.stopReason) });
+        const malformed = malformedStopMessage(data.stopReason);
+        // No answer in it (malformedStopMessage): the upstream's error; the usage and the end follow with metadata.
+        if (malformed !== undefined) this.out.push({ type: 'error', error: { code: 'provider_error', status: 502, message: malformed, upstreamCode: String(data.stopReason) } });
+        else this.out.push({ type: 'finish', finishReason: decodeConverseStopReason(data.stopReason) });
         break;
       case 'metadata': {
         const usage = decodeConverseUsage(data.usage);

@@ -33,3 +33,14 @@ export function encodeConverseStopReason(reason: FinishReason, stopSequence?: st
       return stopSequence ? 'stop_sequence' : 'end_turn';
   }
 }
+
+/**
+ * The message of a turn Bedrock ended because it could not read what the model wrote
+ * (`malformed_model_output`, `malformed_tool_use`): no answer is in it. Another format has no such
+ * finish (Messages would read `end_turn`, an empty answer Claude Code ends on as if done), so a
+ * converted client gets it as the upstream's error. Undefined for any other stopReason.
+ */
+export function malformedStopMessage(reason: unknown): string | undefined {
+  if (reason !== 'malformed_model_output' && reason !== 'malformed_tool_use') return undefined;
+  return reason === 'malformed_tool_use' ? 'malformed_tool_use: the model wrote a tool call Bedrock could not read.' : 'malformed_model_output: the model wrote output Bedrock could not read.';
+}

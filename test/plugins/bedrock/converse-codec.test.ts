@@ -100,8 +100,20 @@ describe('bedrock-converse response codec (recorded shape)', () => {
   });
 
   // Bedrock's MessageStopEvent also says malformed_model_output and malformed_tool_use: the model's output (or a tool call) could not be read, not a finished answer.
-  it('reads malformed_model_output and malformed_tool_use as an error, as Gemini MALFORMED_FUNCTION_CALL is, and writes an error back as malformed_model_output', () => {
-    for (const reason of ['malformed_model_output', 'malformed_tool_use']) expect(converseCodec.decodeResponse({ ...body, stopReason: reason }).finishReason, reason).toBe('error');
+  // No other format has such a finish (a Messages client read an empty end_turn: Claude Code exited 0 with nothing done), so it is the upstream's error.
+  it('reads malformed_model_output and malformed_tool_use as the upstream\'s error naming it, whole and streamed, as Gemini MALFORMED_FUNCTION_CALL is, and writes an error back as malformed_model_output', () => {
+    for (const reason of ['malformed_model_output', 'malformed_tool_use']) {
+      expect(() => converseCodec.decodeResponse({ ...body, stopReason: reason }), reason).toThrow(expect.objectContaining({ code: 'provider_error', message: expect.stringContaining(reason) }));
+      const decoder = converseCodec.createStreamDecoder();
+      const parts = [
+        { event: 'messageStart', data: JSON.stringify({ role: 'assistant' }) },
+        { event: 'messageStop', data: JSON.stringify({ stopReason: reason }) },
+        { event: 'metadata', data: JSON.stringify({ usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 } }) },
+      ].flatMap((record) => decoder.push(record as any));
+      parts.push(...decoder.end());
+      expect(parts.map((part) => part.type), reason).toEqual(['start', 'error', 'usage', 'end']);
+      expect(parts[1], reason).toMatchObject({ error: { code: 'provider_error', message: expect.stringContaining(reason) } });
+    }
     const response = converseCodec.decodeResponse(body);
     expect((converseCodec.encodeResponse({ ...response, finishReason: 'error' }, converseCodec.decodeRequest(fixture('request-tools-thinking.json'), target)) as any).stopReason).toBe('malformed_model_output');
   });
