@@ -198,7 +198,7 @@ export function buildProgram(): Command {
 
   program
     .command('status')
-    .description("the running server's live figures: requests/s, errors, latency, tokens and credits per minute, open circuits, latest requests")
+    .description("the running server's live figures: requests/s, errors, latency, tokens and credits per minute, fallbacks served, open circuits, latest requests")
     .option('--json', 'print JSON')
     .action(runAction(async (opts, cmd) => (await import('./commands/status.ts')).statusCommand(cmd, opts)));
 

@@ -34,6 +34,13 @@ describe('CLI error messages', () => {
     for (const kind of ['accounts', 'responses', 'conversations', 'files', 'batches']) expect(help).toContain(kind);
   });
 
+  it('status\'s help (and the command list) names the fallbacks it prints (before: open circuits and latest requests only)', async () => {
+    const help = String((await runCli(['status', '--help'])).stdout).replace(/\s+/g, ' ');
+    expect(help).toContain('fallbacks');
+    const list = String((await runCli(['--help'])).stdout).replace(/\s+/g, ' ');
+    expect(list).toMatch(/status \[options\] the running server's live figures: [^:]*fallbacks/);
+  });
+
   it('keys ls, accounts ls and usage on an empty data dir name the data dir and say what makes one; --json stays []', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
