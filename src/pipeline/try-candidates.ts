@@ -235,7 +235,8 @@ function describe(
     model: model.id,
     from: first.model.id,
     reason: first.error.code,
-    discount: router.discountFor(plan.requested),
+    // The operator's discount makes up for a model it put in the chain; a model the client named itself is its own pick, at its price (as OpenRouter bills).
+    discount: plan.chosen?.has(model.id) ? 0 : router.discountFor(plan.requested),
   };
   return { routing, fallback };
 }

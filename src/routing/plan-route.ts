@@ -20,19 +20,39 @@ function expand(registry: ProviderRegistry, config: RoutingConfig, id: string, a
   return orderCandidates(usable, config.models[id]?.strategy ?? config.strategy, context);
 }
 
-/** The fallback chain's models not already among the primary ones (no set made when there is no chain, as for most models). */
-function chainOf(registry: ProviderRegistry, config: RoutingConfig, fallbacks: readonly string[] | undefined, primary: CatalogModel[], accept: CandidateFilter, context: OrderContext): CatalogModel[] {
+/**
+ * The fallback chain's models not already among the primary ones (no set made when there is no
+ * chain, as for most models): the config's chain for the id, then the request's own list, whose
+ * models not already planned are `chosen` (the client's pick, which earns no fallback discount).
+ */
+function chainOf(
+  registry: ProviderRegistry,
+  config: RoutingConfig,
+  fallbacks: readonly string[] | undefined,
+  requestFallbacks: readonly string[] | undefined,
+  primary: CatalogModel[],
+  accept: CandidateFilter,
+  context: OrderContext,
+): { chain: CatalogModel[]; chosen?: Set<string> } {
   const chain: CatalogModel[] = [];
-  if (!fallbacks || fallbacks.length === 0) return chain;
+  const none = !fallbacks || fallbacks.length === 0;
+  if (none && (!requestFallbacks || requestFallbacks.length === 0)) return { chain };
   const seen = new Set(primary.map((m) => m.id));
-  for (const entry of fallbacks) {
-    for (const model of expand(registry, config, entry, accept, context)) {
-      if (seen.has(model.id)) continue;
-      seen.add(model.id);
-      chain.push(model);
+  const add = (entries: readonly string[], chosen?: Set<string>) => {
+    for (const entry of entries) {
+      for (const model of expand(registry, config, entry, accept, context)) {
+        if (seen.has(model.id)) continue;
+        seen.add(model.id);
+        chain.push(model);
+        chosen?.add(model.id);
+      }
     }
-  }
-  return chain;
+  };
+  if (!none) add(fallbacks);
+  if (!requestFallbacks || requestFallbacks.length === 0) return { chain };
+  const chosen = new Set<string>();
+  add(requestFallbacks, chosen);
+  return { chain, chosen };
 }
 
 /**
@@ -54,12 +74,13 @@ export function planRoute(
   const usable = resolved.candidates.filter(accept);
   const primary = strategy ? orderCandidates(usable, strategy, context) : usable;
   // The request's own fallbacks (OpenRouter's `models`) come after the config's chain for the id.
-  const fallbacks = requestFallbacks && requestFallbacks.length > 0 ? [...(modelConfig?.fallbacks ?? []), ...requestFallbacks] : modelConfig?.fallbacks;
-  const chain = chainOf(registry, config, fallbacks, primary, accept, context);
+  const { chain, chosen } = chainOf(registry, config, modelConfig?.fallbacks, requestFallbacks, primary, accept, context);
   if (primary.length === 0 && chain.length === 0) {
     throw new GatewayError('bad_request', `The model '${requested}' cannot serve this request.`, { details: { model: requested } });
   }
-  return { mode: resolved.pinned ? 'pinned' : 'auto', requested, strategy, primary, chain };
+  const plan: RoutePlan = { mode: resolved.pinned ? 'pinned' : 'auto', requested, strategy, primary, chain };
+  if (chosen && chosen.size > 0) plan.chosen = chosen;
+  return plan;
 }
 
 /** A chat model (the default type): what chat-like requests are served by. */

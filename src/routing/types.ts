@@ -12,8 +12,10 @@ export interface RoutePlan {
   strategy?: RoutingStrategy;
   /** The pinned model, or the providers of the bare id in strategy order. */
   primary: CatalogModel[];
-  /** The config's explicit fallback chain, expanded and deduplicated, tried after `primary`. */
+  /** The config's explicit fallback chain, then the request's own list, expanded and deduplicated, tried after `primary`. */
   chain: CatalogModel[];
+  /** The models of `chain` only the request's own list (OpenRouter's `models`) named: the client's pick, no fallback discount. */
+  chosen?: ReadonlySet<string>;
 }
 
 /** How a served request was routed (headers, events, settlement). */

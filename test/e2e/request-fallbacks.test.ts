@@ -35,12 +35,12 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     const dataDir = path.join(dir, 'data');
     const configFile = writeConfig(dir, {
         providers: {
-          down: { plugin: 'openai', baseURL: `${down.url}/v1`, apiKey: 'x', formats: ['chat', 'responses'], models: ['flaky', 'flaky-r'] },
+          down: { plugin: 'openai', baseURL: `${down.url}/v1`, apiKey: 'x', formats: ['chat', 'responses'], models: ['flaky', 'flaky-r', 'flaky-c', 'flaky-d'] },
           oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4.1'] },
           or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
           ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, contextWindow: 200000 }] },
         },
-        routing: { retry: { attempts: 1 } },
+        routing: { retry: { attempts: 1 }, models: { 'down/flaky-c': { fallbacks: ['oc/gpt-4.1'] } } },
     });
     const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     expect((await cli(['accounts', 'create', '--email', 'f@example.test', '--tier', 'enterprise', '--credits', '1000000'])).exitCode).toBe(0);
@@ -71,6 +71,8 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     expect(data.choices[0].message.content).toBe(DONE);
     expect(response.headers.get('x-fallback-used')).toBe('true');
     expect(response.headers.get('x-routing-resolved-model')).toBe('oc/gpt-4.1');
+    // The client's own pick is billed at its price: the operator's fallback discount is for the chain it configured.
+    expect(response.headers.get('x-fallback-discount')).toBe('0');
   });
 
   it('Chat, streamed, converted: the list reaches an Anthropic model when the others fail', async () => {
@@ -153,22 +155,6 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     expect(unlisted.body.error.message).toContain("in 'models' does not exist or is not served by any configured provider: provider 'oc' does not list 'gpt-4o' among its models");
   });
 
-  it('a batch line with its own list runs through the live exchange, `model` left out too (before, such a line failed the whole batch: body.model is required)', async () => {
-    const line = (id: string, body: Record<string, unknown>) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { messages: [{ role: 'user', content: id }], max_tokens: 20, ...body } });
-    const file = await client.files.create({
-      file: await toFile(Buffer.from([line('both', { model: 'down/flaky', models: ['oc/gpt-4.1'] }), line('list-only', { models: ['down/flaky', 'oc/gpt-4.1'] })].join('\n')), 'in.jsonl'),
-      purpose: 'batch',
-    });
-    const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    const batch = await until('the batch to end', async () => {
-      const b = await client.batches.retrieve(created.id);
-      return ['completed', 'failed', 'expired', 'cancelled'].includes(b.status) ? b : undefined;
-    });
-    expect(batch.status, JSON.stringify(batch.errors)).toBe('completed');
-    const lines = (await (await client.files.content(batch.output_file_id!)).text()).trim().split('\n').map((text) => JSON.parse(text) as { custom_id: string; response: { status_code: number; body: any } });
-    expect(Object.fromEntries(lines.map((l) => [l.custom_id, [l.response.status_code, l.response.body.choices[0].message.content]]))).toEqual({ both: [200, DONE], 'list-only': [200, DONE] });
-  });
-
   it("a key scoped to the primary only may not name a fallback outside its scope (403 before any upstream call)", async () => {
     const scoped = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: scopedKey, maxRetries: 0 });
     const before = down.requests.length;
@@ -199,5 +185,34 @@ describe("a request's own fallback models (OpenRouter's `models`)", () => {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toContain('gateway_model_fallbacks_total{from_provider="down",from_model="flaky",to_provider="oc",to_model="gpt-4.1"} 2');
     expect(metrics).toContain('gateway_model_fallbacks_total{from_provider="down",from_model="flaky-r",to_provider="or",to_model="gpt-5"} 1');
+  });
+
+  it('a batch line with its own list runs through the live exchange, `model` left out too (before, such a line failed the whole batch: body.model is required)', async () => {
+    const line = (id: string, body: Record<string, unknown>) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { messages: [{ role: 'user', content: id }], max_tokens: 20, ...body } });
+    const file = await client.files.create({
+      file: await toFile(Buffer.from([line('both', { model: 'down/flaky', models: ['oc/gpt-4.1'] }), line('list-only', { models: ['down/flaky', 'oc/gpt-4.1'] })].join('\n')), 'in.jsonl'),
+      purpose: 'batch',
+    });
+    const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const batch = await until('the batch to end', async () => {
+      const b = await client.batches.retrieve(created.id);
+      return ['completed', 'failed', 'expired', 'cancelled'].includes(b.status) ? b : undefined;
+    });
+    expect(batch.status, JSON.stringify(batch.errors)).toBe('completed');
+    const lines = (await (await client.files.content(batch.output_file_id!)).text()).trim().split('\n').map((text) => JSON.parse(text) as { custom_id: string; response: { status_code: number; body: any } });
+    expect(Object.fromEntries(lines.map((l) => [l.custom_id, [l.response.status_code, l.response.body.choices[0].message.content]]))).toEqual({ both: [200, DONE], 'list-only': [200, DONE] });
+  });
+
+  it("the operator's chain keeps its fallback discount beside the request's own list (before: the client's own pick got it too)", async () => {
+    const viaChain = await client.chat.completions
+      .create({ model: 'down/flaky-c', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20, models: ['ant/claude-up'] } as never)
+      .withResponse();
+    expect(viaChain.response.headers.get('x-routing-resolved-model')).toBe('oc/gpt-4.1');
+    expect(viaChain.response.headers.get('x-fallback-discount')).toBe('0.1');
+    const own = await client.chat.completions
+      .create({ model: 'down/flaky-d', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20, models: ['ant/claude-up'] } as never)
+      .withResponse();
+    expect(own.response.headers.get('x-routing-resolved-model')).toBe('ant/claude-up');
+    expect(own.response.headers.get('x-fallback-discount')).toBe('0');
   });
 });
