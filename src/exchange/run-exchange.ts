@@ -212,8 +212,8 @@ function runAdmitted(
       if (charging === waiting) charging = undefined;
       void settle(after);
     };
-    // A turn refused for its size (the answer went out whole) is charged; a record that could not be written is not.
-    const waiting = saving.then(charged(settlement), () => charged(capture?.turnRefusal ? settlement : null)());
+    // A refused turn whose answer went out (a stream) is charged; a record that could not be written, or a whole answer replaced by the refusal, is not.
+    const waiting = saving.then(charged(settlement), () => charged(capture?.turnRefusal && capture.turnRefusalCharged ? settlement : null)());
     charging = waiting;
   };
 

@@ -107,9 +107,12 @@ export class StoredResponseCapture implements ResponseCapture {
   saving: Promise<void> | undefined;
   /**
    * Why the turn of the conversation the request names cannot be added (an answer too large to
-   * keep): the answer is relayed whole, and its end is this error instead of its completion.
+   * keep, or one the gateway could not read back): a stream's end is this error instead of its
+   * completion, a whole answer is this error.
    */
   turnRefusal: GatewayError | undefined;
+  /** The client got the answer (a stream, relayed as it came) though its turn was refused: it is charged. */
+  turnRefusalCharged = false;
   /** The answer is past what can be kept for its conversation: only its end is watched for, to refuse the turn there. */
   private watchingEnd = false;
 
@@ -141,6 +144,7 @@ export class StoredResponseCapture implements ResponseCapture {
       collector.push(part);
     } catch (error) {
       this.drop('unreadable', { error: String(error) });
+      this.refuseUnreadTurn();
       return false;
     }
     // Characters are a lower bound of the record's bytes: past the limit it can never be stored.
@@ -181,12 +185,41 @@ export class StoredResponseCapture implements ResponseCapture {
       `The answer is too large to add to conversation '${id}': over ${this.limit} bytes (server.bodyLimits.inference), more than a conversation holds. It was relayed whole but is not kept; the conversation is unchanged. Ask for a shorter answer or send it without the conversation.`,
       { details: { conversation: id, limit_bytes: this.limit } },
     );
-    this.turnRefusal = refusal;
     this.deps.log.warn('an answer too large for its conversation ends with an error; the turn is not added', { id: this.id, conversation: id, limit_bytes: this.limit });
+    this.refuseTurn(refusal);
+    return false;
+  }
+
+  /**
+   * The turn is not added, and the client is told: the answer's end (a stream's next bytes, or a
+   * whole answer) waits for `saving`, which fails with the refusal.
+   */
+  private refuseTurn(refusal: GatewayError): void {
+    this.turnRefusal = refusal;
+    this.turnRefusalCharged = this.request.stream;
     const saving = Promise.reject(refusal);
     saving.catch(() => undefined);
     this.saving = saving;
-    return false;
+  }
+
+  /**
+   * An answer the gateway could not read back as IR cannot be added to the conversation the
+   * request names (nothing of it would be kept): said at once, as a 502 in place of a whole answer
+   * (not charged) or an error ending the stream there (charged: what went out went). Without a
+   * conversation the answer is served unstored, as before.
+   */
+  private refuseUnreadTurn(): void {
+    if (!this.conversation || this.turnRefusal) return;
+    this.watchingEnd = false;
+    const id = this.conversation.id;
+    this.deps.log.warn('an answer that could not be read back ends with an error; the turn is not added to its conversation', { id: this.id, conversation: id });
+    this.refuseTurn(
+      new GatewayError(
+        'provider_error',
+        `The upstream's answer could not be read to add it to conversation '${id}' (it is not in the shape its format documents), so the turn is not kept; the conversation is unchanged. Send the turn again.`,
+        { details: { conversation: id } },
+      ),
+    );
   }
 
   /** The turn (the request's input, the answer's output) at the end of its conversation; gone meanwhile (deleted), nothing is added. */
@@ -196,8 +229,10 @@ export class StoredResponseCapture implements ResponseCapture {
   }
 
   unreadable(error: unknown): void {
+    this.collector = undefined;
     this.notStored = 'unreadable';
     this.deps.log.warn('could not store a response', { error: String(error) });
+    this.refuseUnreadTurn();
   }
 
   private get limit(): number {

@@ -64,6 +64,11 @@ export interface RelayOptions {
    * result. A passthrough decodes its records for it (only when it is set).
    */
   onPart?: (part: StreamPart) => boolean | void;
+  /**
+   * The part tap could not read a passthrough's records (its decoder failed): the tap stops, the
+   * bytes still go through. Without it the tap is handed an `error` part instead.
+   */
+  onTapFailed?: (error: unknown) => void;
 }
 
 /**
@@ -434,7 +439,8 @@ export class RecordRelay {
     try {
       parts = record ? this.decoder!.push(record) : this.decoder!.end();
     } catch (error) {
-      this.onPart?.({ type: 'error', error: { code: 'internal_error', message: `The answer could not be read for the part tap: ${String(error)}`, status: 500 } });
+      if (this.options.onTapFailed) this.options.onTapFailed(error);
+      else this.onPart?.({ type: 'error', error: { code: 'internal_error', message: `The answer could not be read for the part tap: ${String(error)}`, status: 500 } });
       this.stopTap();
       return;
     }

@@ -405,6 +405,7 @@ function streamOutcome(
     stop: answer.prepared.stop,
     events,
     onPart: exchange.capture ? capturePart(exchange.capture) : undefined,
+    onTapFailed: exchange.capture ? (error) => exchange.capture?.unreadable(error) : undefined,
     responseId: exchange.responseId,
     previousResponseId: exchange.previousResponseId,
     conversationId: exchange.conversationId,

@@ -54,7 +54,7 @@ export interface ResponseCapture {
   response(response: ChatResponse): void;
   /** One part of a streamed answer, in order; a complete one ends with `finish`, …, `end`. False: no more parts wanted (the copy was dropped). */
   part(part: StreamPart): boolean | void;
-  /** The upstream's answer could not be read as IR (the client still got it). */
+  /** The upstream's answer (whole, or a passthrough stream's records for the part tap) could not be read as IR. */
   unreadable(error: unknown): void;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { getFormat } from '../../src/formats/index.ts';
 import type { UpstreamSuccess } from '../../src/pipeline/call-upstream.ts';
 import { peekStream } from '../../src/pipeline/peek-stream.ts';
 import type { StreamEnd } from '../../src/pipeline/relay-records.ts';
@@ -55,7 +56,7 @@ function target(full = false): StreamTarget & { calls: string[]; drain: () => vo
 
 async function relay(
   pieces: Array<string | Buffer>,
-  options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; clientFormat?: 'chat' | 'responses' | 'messages'; upstreamFormat?: 'chat' | 'responses' | 'messages' } = {},
+  options: { signal?: AbortSignal; strip?: boolean; onPart?: (part: StreamPart) => boolean | void; onTapFailed?: (error: unknown) => void; clientFormat?: 'chat' | 'responses' | 'messages'; upstreamFormat?: 'chat' | 'responses' | 'messages' } = {},
 ) {
   const body = new Readable({ read() {} });
   const upstream = upstreamOf(body);
@@ -74,6 +75,7 @@ async function relay(
       client: watchOf(options.signal ?? new AbortController().signal),
       passthrough: (options.clientFormat ?? 'chat') === upstreamFormat,
       onPart: options.onPart,
+      onTapFailed: options.onTapFailed,
       stripUsageChunk: options.strip ?? false,
       onEnd: (end) => (ended = end),
     },
@@ -100,6 +102,34 @@ describe('the part tap only keeps a copy', () => {
     expect(r.end()).toMatchObject({ aborted: false });
     expect(r.end()!.failure).toBeUndefined();
     expect(r.end()!.upstreamError).toBeUndefined();
+  });
+
+  it('a passthrough whose records the tap cannot read says so (a conversation turn is refused on it), and its bytes go through', async () => {
+    const codec = getFormat('chat').codec;
+    const real = codec.createStreamDecoder.bind(codec);
+    const spy = vi.spyOn(codec, 'createStreamDecoder').mockImplementation(() => {
+      const decoder = real();
+      let seen = 0;
+      return Object.assign(Object.create(Object.getPrototypeOf(decoder)), decoder, {
+        push: (record: Parameters<typeof decoder.push>[0]) => {
+          if ((seen += 1) === 2) throw new RangeError('Invalid string length');
+          return decoder.push(record);
+        },
+      });
+    });
+    try {
+      const seen: string[] = [];
+      const failed: unknown[] = [];
+      const pieces = chatStream(['Hel', 'lo']);
+      const r = await relay([pieces.join('')], { onPart: (part) => void seen.push(part.type), onTapFailed: (error) => failed.push(error) });
+      const out = await drained(r);
+      for (const piece of pieces) expect(out).toContain(piece);
+      expect(failed).toHaveLength(1);
+      expect(String(failed[0])).toContain('Invalid string length');
+      expect(seen).not.toContain('error');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('a RangeError while converting (an answer past what V8 can hold) is the gateway\'s, not the upstream\'s', async () => {
