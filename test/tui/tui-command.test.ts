@@ -22,7 +22,10 @@ describe('gateway tui', () => {
     const dataDir = path.join(dir, 'data');
     const result = await runCli(['--data-dir', dataDir, 'tui'], { cwd: dir });
     expect(result.exitCode).toBe(2);
-    expect(String(result.stderr).trim()).toBe('gateway: tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use accounts ls, keys ls, models ls, media ls or usage, with --json');
+    // The Overview's live figures (fallbacks, open circuits) are `status` in a script; its Batches tab `batches ls` (before: neither named).
+    expect(String(result.stderr).trim()).toBe(
+      'gateway: tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use status (the live figures: fallbacks, open circuits, latest requests), accounts ls, keys ls, models ls, media ls, batches ls or usage, with --json',
+    );
     expect(fs.existsSync(dataDir)).toBe(false);
   });
 

@@ -17,7 +17,7 @@ export interface TuiOptions {
  */
 export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> {
   if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
-    throw new CliError('tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use accounts ls, keys ls, models ls, media ls or usage, with --json', 2);
+    throw new CliError('tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use status (the live figures: fallbacks, open circuits, latest requests), accounts ls, keys ls, models ls, media ls, batches ls or usage, with --json', 2);
   }
   const ctx = await resolveContext(cmd);
   // The key form checks endpoint groups here, before the server does: a plugin's format is one.
