@@ -142,8 +142,8 @@ async function withResponsesStore(
   const referenced = { format: call.format, target: call.target, body, raw };
   request = await resolveStoredReferences(deps, referenced, request, call.auth);
   ({ body, raw } = referenced);
-  // The turn a conversation gets: the input as the client sent it (references resolved), before any history.
-  const conversation = conversationId === undefined || call.compact ? undefined : { id: conversationId, input: body.input };
+  // The turn a conversation gets: the input as the client sent it (references resolved), before any history, its files by their ids.
+  const conversation = conversationId === undefined || call.compact ? undefined : { id: conversationId, input: sent === call.body ? body.input : turnInputOf(call.body.input, body.input) };
   const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined, conversationId);
   if (rehydrated) ({ request, body, raw } = rehydrated);
   // What goes on is decoded again when a conversation's files went inline in it.
@@ -160,6 +160,21 @@ async function withResponsesStore(
   if (capture) await checkResponsesQuota(deps, call.auth.account.id);
   if (body !== sent) inbound = reread(call, body, raw, inbound, decoded);
   return { inbound, body, raw, capture, previousResponseId: request.previousResponseId, conversationId: request.conversationId };
+}
+
+/**
+ * A turn's input as a conversation keeps it when the gateway's files went inline in what goes on:
+ * the client's own items (a file by its `file_id`, inlined again on each turn, so its bytes are
+ * not kept in the conversation nor outlive the file), with the stored items its references name.
+ * Inlining and resolving both map the input item for item.
+ */
+function turnInputOf(client: unknown, resolved: unknown): unknown {
+  if (!Array.isArray(client) || !Array.isArray(resolved) || client.length !== resolved.length) return resolved;
+  return client.map((item: unknown, i) => (isItemReference(item) ? resolved[i] : item));
+}
+
+function isItemReference(item: unknown): boolean {
+  return typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference';
 }
 
 /** Admits the call (after a certain conversion's checks), then runs it. */

@@ -249,6 +249,34 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect(first.content[0]).toMatchObject({ type: 'input_file', file_id: file.id });
   });
 
+  it("a turn's own input naming a file by file_id is kept by its id, not the inlined copy (before, the file's bytes were kept in the conversation, and stayed after the file was deleted)", async () => {
+    const text = 'The vault opens at dawn.';
+    const file = await client.files.create({ file: await toFile(Buffer.from(text), 'vault.txt', { type: 'text/plain' }), purpose: 'user_data' });
+    const conversation = await client.conversations.create({});
+    const asked = await client.responses.create({
+      model: 'oc/gpt-4o-mini',
+      conversation: conversation.id,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Read this.' }, { type: 'input_file', file_id: file.id }] }],
+    });
+    expect(asked.status).toBe('completed');
+    const items = (await client.conversations.items.list(conversation.id, { order: 'asc' })).data as unknown as Array<{ content?: Array<Record<string, unknown>> }>;
+    const kept = JSON.stringify(items);
+    expect(kept).not.toContain(Buffer.from(text).toString('base64'));
+    expect(items[0].content?.[1]).toMatchObject({ type: 'input_file', file_id: file.id });
+    // The next turn still gives the model the file, inline, as it did the first.
+    const before = chat.requests.length;
+    await client.responses.create({ model: 'oc/gpt-4o-mini', conversation: conversation.id, input: 'And again?' });
+    const sent = JSON.stringify(chat.requests.slice(before).map((request) => request.json));
+    expect(sent).toContain(Buffer.from(text).toString('base64'));
+    expect(sent).not.toContain(file.id);
+    // Deleted, the file is gone from the conversation's later turns too.
+    await client.files.delete(file.id);
+    const afterDelete = chat.requests.length;
+    await client.responses.create({ model: 'oc/gpt-4o-mini', conversation: conversation.id, input: 'Once more?' });
+    const last = JSON.stringify(chat.requests.slice(afterDelete).map((request) => request.json));
+    expect(last).not.toContain(Buffer.from(text).toString('base64'));
+  });
+
   it('store: false still adds the turn (the response itself is not kept)', async () => {
     const conversation = await client.conversations.create({});
     const answer = await client.responses.create({ model: 'mock/echo', input: 'kept in the conversation', conversation: conversation.id, store: false });
