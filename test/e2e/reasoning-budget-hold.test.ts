@@ -46,7 +46,7 @@ describe('the hold covers the thinking budget a converted request gives Claude',
     });
     const cli = (args: string[]) => runCli(['--config', configFile, '--data-dir', dataDir, ...args]);
     // An account each for the refusals: one served past its hold would leave the next at zero, refused for that.
-    for (const [name, credits] of [['low0', 500], ['low1', 500], ['low2', 500], ['low3', 500], ['low4', 500], ['rich', 10_000_000]] as const) {
+    for (const [name, credits] of [['low0', 500], ['low1', 500], ['low2', 500], ['low3', 500], ['low4', 500], ['low5', 500], ['rich', 10_000_000]] as const) {
       expect((await cli(['accounts', 'create', '--email', `${name}@example.test`, '--tier', 'enterprise', '--credits', String(credits)])).exitCode).toBe(0);
       keys[name] = (JSON.parse(String((await cli(['keys', 'create', '--account', `${name}@example.test`, '--json'])).stdout)) as { key: string }).key;
     }
@@ -63,6 +63,7 @@ describe('the hold covers the thinking budget a converted request gives Claude',
     ['Chat, thinking.budget_tokens', (o) => o.chat.completions.create({ model: 'ant/claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled', budget_tokens: 20_000 } } as never), 20_016],
     ["Chat, reasoning_effort 'max'", (o) => o.chat.completions.create({ model: 'ant/claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'max' } as never), 16_400],
     ["Responses, reasoning.effort 'max'", (o) => o.responses.create({ model: 'ant/claude-sonnet-4-5', max_output_tokens: 16, input: 'hi', reasoning: { effort: 'max' } } as never), 16_400],
+    ["Responses, OpenRouter's reasoning.max_tokens", (o) => o.responses.create({ model: 'ant/claude-sonnet-4-5', max_output_tokens: 16, input: 'hi', reasoning: { max_tokens: 20_000 } } as never), 20_016],
   ];
 
   const gemini = (name: string) =>
@@ -74,7 +75,7 @@ describe('the hold covers the thinking budget a converted request gives Claude',
 
   it("Gemini, thinkingConfig.thinkingBudget: the same 402 in Google's shape; served when covered, Claude asked for what was held", async () => {
     const before = claude.requests.length;
-    const refused = await gemini('low4');
+    const refused = await gemini('low5');
     expect(refused.status).toBe(402);
     expect(((await refused.json()) as Json).error).toMatchObject({ code: 402 });
     expect(claude.requests.length).toBe(before);

@@ -27,6 +27,7 @@ const OPENROUTER = {
 describe("OpenRouter's own fields on a Responses passthrough", () => {
   let openai: StrictFake;
   let openrouter: FakeUpstream;
+  let claude: StrictFake;
   let gw: SpawnedGateway;
   let client: OpenAI;
 
@@ -42,9 +43,11 @@ describe("OpenRouter's own fields on a Responses passthrough", () => {
       if (!body.stream) return { json: response };
       return { headers: { 'content-type': 'text/event-stream' }, sse: namedSse([{ type: 'response.created', response: { ...response, status: 'in_progress', output: [] } }, { type: 'response.completed', response }]) };
     });
+    claude = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } } });
     gw = await spawnGateway({
       config: {
         providers: {
+          ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
           oai: { plugin: 'openai', baseURL: `${openai.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5', 'gpt-4.1'] },
           orr: { plugin: 'openai', baseURL: `${openrouter.url}/api/v1`, apiKey: 'x', formats: ['responses'], openRouterFields: 'forward', models: ['anthropic/claude-sonnet-4.5'] },
         },
@@ -55,7 +58,7 @@ describe("OpenRouter's own fields on a Responses passthrough", () => {
   }, 60_000);
   afterAll(async () => {
     await gw?.stop();
-    await Promise.all([openai?.close(), openrouter?.close()]);
+    await Promise.all([openai?.close(), openrouter?.close(), claude?.close()]);
   });
 
   const last = (fake: FakeUpstream) => fake.requests.at(-1)!.json as Json;
@@ -103,6 +106,16 @@ describe("OpenRouter's own fields on a Responses passthrough", () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
     expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).toContain('reasoning.max_tokens');
     expect(openai.requests.length).toBe(before);
+  });
+
+  it("converted to Claude: OpenRouter's max_tokens is the thinking budget, enabled false turns thinking off", async () => {
+    const ask = (reasoning: Json) => client.responses.create({ model: 'ant/claude-sonnet-4-5', max_output_tokens: 8000, input: 'think, then say hi', reasoning } as never);
+    await ask({ max_tokens: 3000 });
+    expect(claude.rejections).toEqual([]);
+    expect((claude.requests.at(-1)!.json as Json).thinking).toEqual({ type: 'enabled', budget_tokens: 3000 });
+    await ask({ enabled: false, max_tokens: 3000 });
+    expect(claude.rejections).toEqual([]);
+    expect((claude.requests.at(-1)!.json as Json).thinking?.type ?? 'disabled').toBe('disabled');
   });
 
   it('to OpenRouter: every field goes as written, streamed or not', async () => {

@@ -8,6 +8,9 @@ const reasoningSchema = z.looseObject({
   effort: z.enum(EFFORTS).nullish(),
   summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
   generate_summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
+  // OpenRouter's Responses API: a thinking budget, and reasoning switched on or off.
+  max_tokens: z.number().int().min(1).nullish(),
+  enabled: z.boolean().nullish(),
 });
 
 const formatSchema = z.discriminatedUnion('type', [
@@ -24,11 +27,15 @@ const formatSchema = z.discriminatedUnion('type', [
 
 const textSchema = z.looseObject({ format: z.unknown().optional() });
 
-/** `reasoning` → IR reasoning config. */
+/**
+ * `reasoning` → IR reasoning config: OpenAI's `effort` and `summary`, and OpenRouter's `max_tokens`
+ * (a budget) and `enabled` (`false` turns reasoning off), as a Chat body's OpenRouter `reasoning` is read.
+ */
 export function decodeReasoning(value: unknown): ReasoningConfig {
   const reasoning = parseOrThrow(reasoningSchema, value, ['reasoning']);
-  const config: ReasoningConfig = { enabled: reasoning.effort !== 'none' };
+  const config: ReasoningConfig = { enabled: reasoning.enabled !== false && reasoning.effort !== 'none' };
   if (reasoning.effort) config.effort = reasoning.effort;
+  if (reasoning.max_tokens != null && config.enabled) config.budgetTokens = reasoning.max_tokens;
   const summary = reasoning.summary ?? reasoning.generate_summary;
   if (summary) config.summary = summary;
   return config;

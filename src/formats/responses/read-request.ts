@@ -27,7 +27,8 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
   // With reasoning asked over a smaller cap, a converted request may be answered its budget on top (capWithThinking).
   const reasoning = body.reasoning;
-  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, isRecord(reasoning) ? [budgetOfEffort(reasoning.effort ?? 'medium')] : []);
+  // OpenRouter's `reasoning.max_tokens` is the budget itself; its `enabled: false` asks for none.
+  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, isRecord(reasoning) && reasoning.enabled !== false ? [typeof reasoning.max_tokens === 'number' ? reasoning.max_tokens : budgetOfEffort(reasoning.effort ?? 'medium')] : []);
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   const hosted = hostedToolTypes(body.tools, body.tool_choice);
   const searches = Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isWebSearchToolType(tool.type));
