@@ -13,6 +13,12 @@ import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 type Json = Record<string, any>;
 
+/** The account's balance (credits), from GET /v1/credits. */
+async function balance(gw: SpawnedGateway): Promise<number> {
+  const res = await fetch(`${gw.url}/v1/credits`, { headers: { authorization: `Bearer ${gw.key}` } });
+  return ((await res.json()) as { data: { credits: { balance: number } } }).data.credits.balance;
+}
+
 describe('a conversation turn whose answer cannot be read back', () => {
   let upstream: FakeUpstream;
   let gw: SpawnedGateway;
@@ -43,6 +49,7 @@ describe('a conversation turn whose answer cannot be read back', () => {
 
   it('a whole answer: a 502 naming the conversation, which is unchanged and goes on', async () => {
     const conversation = await client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'hello' }] });
+    const before = await balance(gw);
     // Before: 200, the SDK reading `output` as the list it always is (TypeError), and the turn lost.
     const error = await client.responses.create({ model: 'oa/gpt-4.1', input: 'an unreadable answer please', conversation: conversation.id }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
@@ -54,6 +61,12 @@ describe('a conversation turn whose answer cannot be read back', () => {
     const next = await client.responses.create({ model: 'oa/gpt-4.1', input: 'and now?', conversation: conversation.id });
     expect(next.output_text).toBe('fine');
     expect(((await client.conversations.items.list(conversation.id, { order: 'asc' })).data as Json[]).map((item) => item.role)).toEqual(['user', 'user', 'assistant']);
+    // The client got no answer: nothing is charged. The served turn is (its usage is fixed: the next one costs as much).
+    await expect.poll(() => balance(gw)).toBeLessThan(before);
+    const afterOne = await balance(gw);
+    await client.responses.create({ model: 'oa/gpt-4.1', input: 'once more', conversation: conversation.id });
+    await expect.poll(() => balance(gw)).toBeLessThan(afterOne);
+    expect(before - afterOne).toBeCloseTo(afterOne - (await balance(gw)), 6);
   });
 
   it('without a conversation the same answer is still served (unstored), as before', async () => {
