@@ -152,7 +152,7 @@ describe('runChat routing (in process)', () => {
     });
 
     it('orders by observed latency once measured', async () => {
-      badReply = () => ({ delayMs: 80, then: { sse: chatStream(['slow']) } });
+      badReply = () => ({ delayMs: 400, then: { sse: chatStream(['slow']) } });
       const { deps } = await setup(providers(), { strategy: 'latency' }, { now: Date.now, advance: () => 0 });
       const resolved: string[] = [];
       for (let i = 0; i < 4; i += 1) {
