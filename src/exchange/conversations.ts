@@ -79,6 +79,15 @@ export function conversationFull(id: string, bounds: ConversationBounds): Gatewa
   );
 }
 
+/** The refusal of a turn on a conversation that holds as many items as a conversation may: it names `conversation` (a Responses request has no `items`). */
+function conversationFullForTurn(id: string, bounds: ConversationBounds, held: number): GatewayError {
+  return new GatewayError(
+    'bad_request',
+    `Conversation '${id}' is full: it holds ${held} items (a conversation holds at most ${bounds.maxItems}), so it takes no further turn. Delete items or start a new conversation.`,
+    { details: { param: 'conversation', max_items: bounds.maxItems, max_bytes: bounds.maxBytes } },
+  );
+}
+
 /** `metadata`: up to 16 string values under keys of up to 64 characters, values up to 512 (OpenAI's bounds); null or absent is none. */
 export function readConversationMetadata(value: unknown): Record<string, string> | undefined {
   if (value === undefined) return undefined;
@@ -200,7 +209,7 @@ export async function conversationHistory(deps: ConversationDeps, accountId: str
   if (!items) throw conversationNotFound(id, 'conversation');
   // A full conversation takes no further turn (the turn's items are added whatever their number: the request already fit).
   const bounds = conversationBounds(deps);
-  if (items.length >= bounds.maxItems) throw conversationFull(id, bounds);
+  if (items.length >= bounds.maxItems) throw conversationFullForTurn(id, bounds, items.length);
   return decodeItems(items).messages;
 }
 
