@@ -151,6 +151,8 @@ describe('files and batches (official openai client, real CLI and server)', () =
     // Without --json its times read as dates (Unix seconds before: created_at 1796037993).
     const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     expect((await cli(['batches', 'show', created.id])).out).toMatch(new RegExp(`^created_at\\s+${iso(shown.created_at)}$`, 'm'));
+    // Gemini's name for the same batch (what @google/genai prints as job.name) finds it too (before: "No batch with id 'batches/batch_…'").
+    expect((JSON.parse((await cli(['batches', 'show', `batches/${created.id}`, '--json'])).out) as { id: string }).id).toBe(created.id);
     const refused = await cli(['batches', 'cancel', created.id]);
     expect(refused.code).not.toBe(0);
     expect(refused.err).toMatch(/completed/);

@@ -33,7 +33,13 @@ export async function listBatchesCommand(cmd: Command, opts: { account?: string;
   );
 }
 
-export async function showBatchCommand(cmd: Command, id: string, opts: { watch?: boolean; json?: boolean }): Promise<void> {
+/** A batch id as the gateway keeps it: Gemini's name for it (`batches/batch_…`, what `@google/genai` prints as a job's name) is the same batch. */
+export function batchIdOf(given: string): string {
+  return given.startsWith('batches/') ? given.slice('batches/'.length) : given;
+}
+
+export async function showBatchCommand(cmd: Command, given: string, opts: { watch?: boolean; json?: boolean }): Promise<void> {
+  const id = batchIdOf(given);
   const ctx = await resolveContext(cmd);
   if (!opts.watch) {
     const batch = await withAdmin(ctx, (admin) => admin.batches.get.query({ id }), { readOnly: true });
@@ -60,7 +66,8 @@ export async function showBatchCommand(cmd: Command, id: string, opts: { watch?:
   }
 }
 
-export async function cancelBatchCommand(cmd: Command, id: string, opts: { json?: boolean }): Promise<void> {
+export async function cancelBatchCommand(cmd: Command, given: string, opts: { json?: boolean }): Promise<void> {
+  const id = batchIdOf(given);
   const ctx = await resolveContext(cmd);
   const batch = await withAdmin(ctx, (admin) => admin.batches.cancel.mutate({ id }), { existing: true });
   if (opts.json) return printJson(batch);
