@@ -157,7 +157,12 @@ export class ProviderRegistry {
       }
     }
     const bare = this.byBareId.get(requested);
-    if (!bare || bare.candidates.length === 0) throw modelNotFound(requested, slash > 0 ? { prefix: requested.slice(0, slash), configured: [...this.providers.keys()] } : undefined);
+    if (!bare || bare.candidates.length === 0) {
+      // A provider that takes any id (`models: ['*']`, an aggregator) serves it pinned: say so (OpenRouter's ids are `vendor/model`).
+      const anyModel = [...this.providers.values()].find((p) => p.acceptsAnyModel)?.id;
+      if (slash > 0) throw modelNotFound(requested, { prefix: requested.slice(0, slash), configured: [...this.providers.keys()], anyModel });
+      throw modelNotFound(requested, anyModel === undefined ? undefined : { anyModel });
+    }
     return bare;
   }
 
@@ -234,18 +239,23 @@ const NAMED_PROVIDERS = 8;
  * Ollama), which it says, so the operator knows which list to add it to.
  */
 function modelNotFound(id: string, why?: NotFoundWhy): GatewayError {
-  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${why ? `: ${whyNotFound(why)}` : ''}. GET /v1/models lists the models served.`, {
+  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${why ? `: ${whyNotFound(id, why)}` : ''}. GET /v1/models lists the models served.`, {
     details: { model: id },
   });
 }
 
-/** Why a `provider/model` id is served nowhere: its prefix is no provider, or its provider does not list the model. */
-type NotFoundWhy = { prefix: string; configured: readonly string[] } | { provider: string; model: string };
+/**
+ * Why an id is served nowhere: its `provider/` prefix is no provider, or its provider does not list the model; and a
+ * provider that takes any id (`anyModel`), where the id would be served pinned.
+ */
+type NotFoundWhy = { prefix: string; configured: readonly string[]; anyModel?: string } | { provider: string; model: string } | { anyModel: string };
 
-function whyNotFound(why: NotFoundWhy): string {
+function whyNotFound(id: string, why: NotFoundWhy): string {
   if ('provider' in why) return `provider '${why.provider}' does not list '${why.model}' among its models`;
+  const pin = why.anyModel === undefined ? '' : `provider '${why.anyModel}' takes any model id: ask for '${why.anyModel}/${id}'`;
+  if (!('prefix' in why)) return pin;
   const configured = `${why.configured.slice(0, NAMED_PROVIDERS).join(', ')}${why.configured.length > NAMED_PROVIDERS ? ', …' : ''}`;
-  return `no provider is named '${why.prefix}' (configured: ${configured || 'none'})`;
+  return `no provider is named '${why.prefix}' (configured: ${configured || 'none'})${pin ? `; ${pin}` : ''}`;
 }
 
 /**

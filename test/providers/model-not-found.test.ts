@@ -45,3 +45,25 @@ describe('model_not_found says where to look', () => {
     expect(thrown(() => registry.resolve(`mock/${'m'.repeat(500)}`)).length).toBeLessThan(400);
   });
 });
+
+// Found by a newcomer: an OpenRouter app's ids (`google/gemini-2.5-pro`) on a gateway whose aggregator provider takes
+// any id (`models: ['*']`, config/openrouter.config.ts) were "no provider is named 'google'", with no word that the
+// same id pinned to that provider (`orr/google/gemini-2.5-pro`) is served.
+describe('model_not_found names a provider that takes any id', () => {
+  let registry: ProviderRegistry;
+  beforeAll(async () => {
+    registry = await mockRegistry({ mock: { plugin: 'mock' }, orr: { plugin: 'mock', models: ['*', 'anthropic/claude-sonnet-4.5'] } });
+  });
+  afterAll(() => registry.close());
+
+  it('an id whose prefix is no provider, and a bare id nobody lists, say how to pin them there', () => {
+    expect(thrown(() => registry.resolve('google/gemini-2.5-pro'))).toBe(
+      "The model 'google/gemini-2.5-pro' does not exist or is not served by any configured provider: no provider is named 'google' (configured: mock, orr); provider 'orr' takes any model id: ask for 'orr/google/gemini-2.5-pro'. GET /v1/models lists the models served.",
+    );
+    expect(thrown(() => registry.resolve('gpt-4o'))).toBe(
+      "The model 'gpt-4o' does not exist or is not served by any configured provider: provider 'orr' takes any model id: ask for 'orr/gpt-4o'. GET /v1/models lists the models served.",
+    );
+    expect(registry.resolve('orr/google/gemini-2.5-pro').candidates.map((c) => c.id)).toEqual(['orr/google/gemini-2.5-pro']);
+    expect(registry.resolve('anthropic/claude-sonnet-4.5').candidates.map((c) => c.id)).toEqual(['orr/anthropic/claude-sonnet-4.5']);
+  });
+});
