@@ -78,6 +78,20 @@ describe('Overview: live activity', () => {
     expect(frame).toMatch(/fallbacks\s+3 \(8 total\) openai\/gpt-4\.1 → ant\/claude-4 \(3\)/);
   });
 
+  // Found by a newcomer: gateway status has a FALLBACK FROM column and the Operator page "(fallback from …)", but a
+  // latest request a fallback served read here as any other.
+  it('a latest request a fallback served names the model that failed first', async () => {
+    const base = snapshot(1);
+    const latest = base.latest.map((r, i) => (i === 2 ? { ...r, model: 'ant/claude-4', provider: 'ant', fallback_from: 'openai/gpt-4.1' } : r));
+    const api = { ...fakeAdminApi(), activity: async () => ({ ...base, latest }) };
+    const view = await renderWithAdmin(api, { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' }, size: { columns: 140, rows: 40 } });
+    unmount = view.unmount;
+    const frame = await view.waitFor('requests/s');
+    expect(frame).toMatch(/FALLBACK FROM/);
+    expect(frame).toMatch(/^\d\d:\d\d:\d\d\s+\/v1\/chat\/completions\s+ant\/claude-4\s+ant\s+200\s+102\.0 ms\s+10\/20\s+openai\/gpt-4\.1\s*$/m);
+    expect(frame).toMatch(/^\d\d:\d\d:\d\d\s+\/v1\/chat\/completions\s+openai\/gpt-4\.1\s+openai\s+200\s+103\.0 ms\s+10\/20\s+-\s*$/m); // served by its first choice
+  });
+
   it("the mode line is whole beside the live figures: the server's URL and the auto-refresh, not cut at the column's edge", async () => {
     const api = { ...fakeAdminApi(), activity: async () => snapshot(1) };
     const url = 'https://gateway-01.internal.example.com:8787';

@@ -31,6 +31,8 @@ const COLUMNS: Array<[string, number]> = [
   ['STATUS', 8],
   ['DURATION', 11],
   ['TOKENS', 12],
+  // The model that failed first when a fallback served (as gateway status's column and the Operator page say); cut on a narrow terminal.
+  ['FALLBACK FROM', 24],
 ];
 
 function line(cells: string[]): string {
@@ -41,10 +43,12 @@ function Latest({ rows, max }: { rows: ActivitySnapshot['latest']; max: number }
   if (rows.length === 0) return <Text dimColor>  no requests in the last minute</Text>;
   return (
     <Box flexDirection="column">
-      <Text dimColor>{line(COLUMNS.map(([h]) => h))}</Text>
+      <Text dimColor wrap="truncate">
+        {line(COLUMNS.map(([h]) => h))}
+      </Text>
       {rows.slice(0, max).map((r, i) => (
         <Text key={`${r.time}-${i}`} color={r.status >= 400 || r.error_code ? 'red' : undefined} wrap="truncate">
-          {line([clock(r.time), r.route, r.model ?? '-', r.provider ?? '-', String(r.status), `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? '-' : `${r.input_tokens}/${r.output_tokens ?? 0}`])}
+          {line([clock(r.time), r.route, r.model ?? '-', r.provider ?? '-', String(r.status), `${r.duration_ms.toFixed(1)} ms`, r.input_tokens === null ? '-' : `${r.input_tokens}/${r.output_tokens ?? 0}`, r.fallback_from ?? '-'])}
         </Text>
       ))}
     </Box>
