@@ -141,6 +141,7 @@ export class BatchExecutor {
   }
 
   private knownModel = (model: string): boolean => this.deps.registry.serves(model);
+  private whyUnknown = (model: string): string | undefined => this.deps.registry.whyNotServed(model);
 
   private async process(claimed: BatchRecord): Promise<void> {
     const { store, clock } = this.deps;
@@ -148,7 +149,7 @@ export class BatchExecutor {
     if (batch.status === 'validating') {
       const content = await store.files.content(batch.accountId, batch.input_file_id);
       const checked = content
-        ? validateBatchInput(content, batch.endpoint, this.knownModel)
+        ? validateBatchInput(content, batch.endpoint, this.knownModel, this.whyUnknown)
         : { lines: [], errors: [{ code: 'file_not_found', message: `The input file ${batch.input_file_id} is gone.`, line: null, param: 'input_file_id' }] };
       const now = seconds(clock.now());
       if (checked.errors.length > 0) {

@@ -19,7 +19,12 @@ const MAX_ERRORS = 100;
  * (POST), `url` (the batch's endpoint) and `body` (an object with a known `model`), no
  * `custom_id` twice. Returns the lines, or the reasons with their 1-based line numbers.
  */
-export function validateBatchInput(content: Buffer, endpoint: string, knownModel: (model: string) => boolean): { lines: BatchInputLine[]; errors: BatchErrorData[] } {
+export function validateBatchInput(
+  content: Buffer,
+  endpoint: string,
+  knownModel: (model: string) => boolean,
+  whyUnknown?: (model: string) => string | undefined,
+): { lines: BatchInputLine[]; errors: BatchErrorData[] } {
   const errors: BatchErrorData[] = [];
   const lines: BatchInputLine[] = [];
   const seen = new Set<string>();
@@ -55,7 +60,11 @@ export function validateBatchInput(content: Buffer, endpoint: string, knownModel
     // `model` may be left out beside a list of the line's own fallback models (OpenRouter's `models`), as on the route: the list's first.
     const model = (body as Record<string, unknown>).model ?? firstListedModelOf(endpoint, body as Record<string, unknown>) ?? defaultModelOf(endpoint);
     if (typeof model !== 'string' || model === '') return fail(n, 'missing_required_parameter', `Line ${n}: 'body.model' is required.`, 'body.model');
-    if (!knownModel(model)) return fail(n, 'model_not_found', `Line ${n}: the model '${model}' does not exist.`, 'body.model');
+    if (!knownModel(model)) {
+      // Why, as the live route's 404 says it (an OpenRouter id whose prefix is no provider here, a model its provider does not list).
+      const why = whyUnknown?.(model);
+      return fail(n, 'model_not_found', `Line ${n}: the model '${model}' does not exist${why ? `: ${why}` : ''}.`, 'body.model');
+    }
     lines.push({ index: i, customId: o.custom_id, body: body as Record<string, unknown> });
   });
   return { lines: errors.length > 0 ? [] : lines, errors };

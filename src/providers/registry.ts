@@ -166,6 +166,18 @@ export class ProviderRegistry {
     return bare;
   }
 
+  /**
+   * Why a request for `requested` has nowhere to go, in the words of its 404 (`no provider is named 'x' (configured: …)`,
+   * `provider 'p' does not list 'm' among its models`, …): '' when no reason is known, undefined when it is served.
+   */
+  whyNotServed(requested: string): string | undefined {
+    try {
+      return this.resolve(requested).candidates.length > 0 ? undefined : '';
+    } catch (error) {
+      return (typeof error === 'object' && error !== null ? NOT_FOUND_REASONS.get(error) : undefined) ?? '';
+    }
+  }
+
   /** True when a request for `requested` has somewhere to go (`resolve` finds candidates). */
   serves(requested: string): boolean {
     try {
@@ -239,10 +251,16 @@ const NAMED_PROVIDERS = 8;
  * Ollama), which it says, so the operator knows which list to add it to.
  */
 function modelNotFound(id: string, why?: NotFoundWhy): GatewayError {
-  return new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${why ? `: ${whyNotFound(id, why)}` : ''}. GET /v1/models lists the models served.`, {
+  const reason = why ? whyNotFound(id, why) : '';
+  const error = new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${reason ? `: ${reason}` : ''}. GET /v1/models lists the models served.`, {
     details: { model: id },
   });
+  if (reason) NOT_FOUND_REASONS.set(error, reason);
+  return error;
 }
+
+/** The reason each model-not-found error gives (`whyNotServed` reads it: a batch line's refusal says the same). */
+const NOT_FOUND_REASONS = new WeakMap<object, string>();
 
 /**
  * Why an id is served nowhere: its `provider/` prefix is no provider, or its provider does not list the model; and a

@@ -183,6 +183,8 @@ describe('files and batches (official openai client, real CLI and server)', () =
       expect(done.status).toBe('failed');
       expect(done.failed_at).toBeTypeOf('number');
       expect(done.errors?.data?.[0]).toMatchObject({ code, line });
+      // An unknown model says why, as the live route's 404 does (before: only "the model '…' does not exist.").
+      if (code === 'model_not_found') expect(done.errors?.data?.[0]?.message).toMatch(/^Line 2: the model 'nope\/unknown-model' does not exist: no provider is named 'nope' \(configured: [^)]*\)\.$/);
     }
   });
 
