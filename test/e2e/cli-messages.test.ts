@@ -41,6 +41,18 @@ describe('CLI error messages', () => {
     expect(list).toMatch(/status \[options\] the running server's live figures: [^:]*fallbacks/);
   });
 
+  // Found by a newcomer: with config/openrouter.config.ts's aggregator (models: ['*', …]) models ls listed the named ids
+  // only, with no word that any other id pinned to that provider is served too.
+  it('models ls says which providers take any model id, pinned', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, orr: { plugin: 'mock', models: ['*', 'anthropic/claude-sonnet-4.5'] } } });
+    const run = await runCli(['--config', file, '--data-dir', path.join(dir, 'data'), 'models', 'ls']);
+    expect(run.exitCode).toBe(0);
+    expect(String(run.stdout)).toContain("Any other model id pinned to provider 'orr' is served too (its models include '*'): ask for orr/<model id>, e.g. orr/google/gemini-2.5-pro.");
+    const plain = await runCli(['--config', writeConfig(tempDir(), { providers: { mock: { plugin: 'mock' } } }), '--data-dir', path.join(dir, 'data2'), 'models', 'ls']);
+    expect(String(plain.stdout)).not.toContain('Any other model id');
+  });
+
   it('keys ls, accounts ls and usage on an empty data dir name the data dir and say what makes one; --json stays []', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });

@@ -57,6 +57,11 @@ export async function listModelsCommand(cmd: Command, opts: { json?: boolean }):
     ];
   });
   print(formatTable(['ID', 'TYPE', 'CONTEXT', 'INPUT $/1M', 'OUTPUT $/1M', 'MEDIA $', 'CAPABILITIES'], rows));
+  // A provider whose models include '*' (an aggregator) serves any id pinned to it, which no list can show.
+  for (const [id, provider] of Object.entries(ctx.config.providers)) {
+    if (provider.enabled === false || !(provider.models ?? []).some((m) => m === '*')) continue;
+    print(`\nAny other model id pinned to provider '${id}' is served too (its models include '*'): ask for ${id}/<model id>, e.g. ${id}/google/gemini-2.5-pro.`);
+  }
   const unpriced = models.filter((m) => m.pricing === null).length;
   if (unpriced === 0) return;
   const policy = ctx.config.billing.unpriced;
