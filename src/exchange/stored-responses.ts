@@ -65,7 +65,13 @@ export async function rehydrateResponsesRequest(
     throw new GatewayError(
       'request_too_large',
       `The conversation rebuilt from ${source} exceeds the limit of ${limit} bytes for a request; start a new conversation or send a shorter history yourself.`,
-      { details: conversationId !== undefined ? { limit_bytes: limit, conversation: conversationId } : { limit_bytes: limit, previous_response_id: previousId } },
+      // `param` names the field whose history is too long (the envelope's param), as the conversation's 409 and full 400 do.
+      {
+        details:
+          conversationId !== undefined
+            ? { param: 'conversation', limit_bytes: limit, conversation: conversationId }
+            : { param: 'previous_response_id', limit_bytes: limit, previous_response_id: previousId },
+      },
     );
   }
   return { request: next, body, raw };

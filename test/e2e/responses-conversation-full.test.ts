@@ -41,7 +41,7 @@ describe('a full conversation', () => {
     expect(turn.message).not.toContain('these items');
   });
 
-  it('past its bytes: a response naming it is the 413 request_too_large naming the conversation', async () => {
+  it('past its bytes: a response naming it is the 413 request_too_large naming the conversation, param conversation', async () => {
     const conversation = await client.conversations.create({});
     // Three 600 kB items: 1.8 MB of a 2 MB bound; the turn's echo takes it past.
     for (let i = 0; i < 3; i++) await client.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'x'.repeat(600_000) }] });
@@ -50,5 +50,6 @@ describe('a full conversation', () => {
     expect(turn.status).toBe(413);
     expect(turn.code).toBe('request_too_large');
     expect(turn.message).toContain(`conversation '${conversation.id}'`);
+    expect(turn.param).toBe('conversation'); // what to change, as the 409 and the full-by-items 400 say (before: null)
   });
 });
