@@ -10,8 +10,10 @@ import { createLogger } from '../../src/util/logger.ts';
 import { REPO_ROOT } from './make-gateway.ts';
 
 const dirs: string[] = [];
+// Retried: a full CI run once met ENOTEMPTY here (a file appearing in the data dir after close; not reproduced in
+// 100 runs since, with fs writes into the dir watched after close; noted in the wave's closing note).
 afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** Starts and stops a gateway whose limiter is `store`; returns the warnings it logged. */
