@@ -140,7 +140,16 @@ export function withoutRefusedAsk(prepared: PreparedCall, error: unknown): Prepa
 
 /** What a passthrough's `prepare` is told of its upstream (Chat fits OpenRouter's fields to one that is not OpenRouter). */
 function passthroughTarget(model: CatalogModel): PassthroughTarget {
-  return { openRouterFields: model.provider.openRouterFields === 'forward', baseModel: baseModelOf(model), noReasoning: knownNotToReason(model) };
+  // Read only by a body carrying OpenRouter's fields (rare): not worked out for every passthrough request.
+  return {
+    openRouterFields: model.provider.openRouterFields === 'forward',
+    get baseModel() {
+      return baseModelOf(model);
+    },
+    get noReasoning() {
+      return knownNotToReason(model);
+    },
+  };
 }
 
 /** The framing a passthrough asks the upstream for: the client's, unless only clients get it (StreamFraming.clientOnly: Bedrock's event-stream). */
