@@ -15,7 +15,7 @@ import { openAccountGuards } from './open-credits.ts';
 import { hasPrice } from '../billing/index.ts';
 import { createClock, type Clock } from '../util/index.ts';
 import type { Logger } from '../util/index.ts';
-import { createObserver, modelPart, providerPart, type CircuitView } from '../observability/index.ts';
+import { createObserver, providerPart, type CircuitView } from '../observability/index.ts';
 import { createRouter, type Router } from '../routing/index.ts';
 
 export interface GatewayOptions {
@@ -134,5 +134,5 @@ function warnUnpriced(registry: ProviderRegistry, config: GatewayConfig, log: Lo
 }
 
 function openCircuits(router: Router): CircuitView[] {
-  return router.breaker.openCircuits().map((c) => ({ provider: providerPart(c.key), model: modelPart(c.key), openedAt: c.openedAt }));
+  return router.breaker.openCircuits().map((c) => ({ provider: providerPart(c.key), model: c.key, openedAt: c.openedAt }));
 }

@@ -71,7 +71,7 @@ export class GatewayMetrics {
     this.active = new GaugeFamily('gateway_active_requests', 'Clients\' requests in flight (streams until their last byte); admin procedures, the scrape and the dashboard\'s own calls are not counted.', [], (family) => family.child().set(options.active()));
     this.circuitOpen = new GaugeFamily('gateway_circuit_open', '1 while the circuit of a provider/model is open (calls skipped), else 0.', ['provider', 'model'], (family) => {
       family.setAll(0);
-      for (const circuit of options.circuits()) family.child(circuit.provider, circuit.model).set(1);
+      for (const circuit of options.circuits()) family.child(circuit.provider, modelPart(circuit.model)).set(1);
     });
     for (const family of [
       this.duration,

@@ -40,6 +40,7 @@ export interface SettledUsage {
 /** A provider/model circuit as the router holds it. */
 export interface CircuitView {
   provider: string;
+  /** The full model id (`provider/model`), as every other model of the activity snapshot and /health name it. */
   model: string;
   /** Epoch ms when the circuit opened. */
   openedAt: number;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { runCli, spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const SECRET = 'my bank password is hunter2-Zq9 and my key is sk-live-4242424242';
@@ -115,6 +116,34 @@ describe('observability: request log and gateway status', () => {
     const result = await runCli(['--data-dir', path.join(empty, 'data'), 'status'], { cwd: empty });
     expect(result.exitCode).toBe(1);
     expect(String(result.stderr).trim()).toBe(`gateway: no server is running on ${path.join(empty, 'data')} (start one with gateway serve)`);
+  });
+
+  // Before, --json named an open circuit's model without its provider (model: 'm1' where every other entry of the
+  // snapshot, and /health, say 'down/m1'), and the text joined the two.
+  it("status names an open circuit's model by its full provider/model id, in --json and in the text", { timeout: 30_000 }, async () => {
+    const failing = await startFakeUpstream(() => ({ status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } }));
+    const other = await spawnGateway({
+      config: {
+        providers: { down: { plugin: 'openai', baseURL: `${failing.url}/v1`, apiKey: 'x', models: ['m1'] } },
+        routing: { breaker: { failureThreshold: 1, cooldownMs: 600_000 }, retry: { attempts: 1 } },
+      },
+    });
+    try {
+      const res = await fetch(`${other.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'down/m1', messages: [{ role: 'user', content: 'x' }] }) });
+      expect(res.status).toBe(503);
+      const args = ['--config', other.configFile, '--data-dir', other.dataDir, 'status'];
+      const json = await runCli([...args, '--json']);
+      const live = JSON.parse(String(json.stdout)) as { open_circuits: Array<{ provider: string; model: string; openedAt: number }>; latest: Array<{ model: string | null }> };
+      expect(live.open_circuits).toEqual([{ provider: 'down', model: 'down/m1', openedAt: expect.any(Number) }]);
+      expect(live.latest[0].model).toBe('down/m1');
+      const health = (await (await fetch(`${other.url}/health`)).json()) as { provider_health: Array<{ circuits: Array<{ model: string }> }> };
+      expect(health.provider_health[0].circuits.map((c) => c.model)).toEqual(['down/m1']);
+      const text = String((await runCli(args)).stdout);
+      expect(text).toMatch(/open circuits\s+down\/m1 \(since \d\d:\d\d:\d\d\)/);
+    } finally {
+      await other.stop();
+      await failing.close();
+    }
   });
 
   // Before, a count's line and live entry had no model (model: null; '–' in the TUI and the operator page).

@@ -19,7 +19,7 @@ describe('the live activity window', () => {
     }
     window.consume(finished(observer, now - 500, 5, { status: 429, errorCode: 'rate_limit_exceeded' }));
     window.consume(finished(observer, now - 400, 5, { internal: true }));
-    const a = window.snapshot(2, [{ provider: 'b', model: 'm', openedAt: now - 1000 }], now);
+    const a = window.snapshot(2, [{ provider: 'b', model: 'b/m', openedAt: now - 1000 }], now);
     expect(a.requests).toBe(21);
     expect(a.errors).toBe(1);
     // 1 of 21: precise enough for the views' one-decimal percentage (4.8 %, not 5.0 %).
@@ -35,7 +35,7 @@ describe('the live activity window', () => {
       { model: 'b/m', requests: 5 },
     ]);
     expect(a.top_providers[0]).toEqual({ provider: 'a', requests: 15 });
-    expect(a.open_circuits).toEqual([{ provider: 'b', model: 'm', openedAt: now - 1000 }]);
+    expect(a.open_circuits).toEqual([{ provider: 'b', model: 'b/m', openedAt: now - 1000 }]);
     expect(a.active_requests).toBe(2);
     expect(a.total_requests).toBe(22);
     expect(a.latest).toHaveLength(20);

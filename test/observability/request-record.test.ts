@@ -5,7 +5,7 @@ import { parsePrometheus, seriesOf, valueOf } from '../helpers/prometheus.ts';
 
 function setup() {
   let active = 0;
-  const metrics: GatewayMetrics = new GatewayMetrics({ active: () => active, circuits: () => [{ provider: 'a', model: 'm', openedAt: 1 }], processMetrics: false });
+  const metrics: GatewayMetrics = new GatewayMetrics({ active: () => active, circuits: () => [{ provider: 'a', model: 'a/m', openedAt: 1 }], processMetrics: false });
   const emitted: RequestRecord[] = [];
   const consumer: RecordConsumer = { consume: (r) => emitted.push(r) };
   const observer = new Observer({ metrics, consumers: [consumer] });

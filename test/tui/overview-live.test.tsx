@@ -26,7 +26,7 @@ function snapshot(n: number): ActivitySnapshot {
     total_fallbacks: 7 + n,
     top_fallbacks: [{ from: 'openai/gpt-4.1', to: 'ant/claude-4', requests: 3 }],
     dashboard_requests: 0,
-    open_circuits: [{ provider: 'p1', model: 'm1', openedAt: Date.UTC(2026, 0, 15, 11, 59) }],
+    open_circuits: [{ provider: 'p1', model: 'p1/m1', openedAt: Date.UTC(2026, 0, 15, 11, 59) }],
     latest: Array.from({ length: 12 }, (_, i) => ({
       time: Date.UTC(2026, 0, 15, 12, 0, 59 - i),
       route: '/v1/chat/completions',
@@ -60,6 +60,7 @@ describe('Overview: live activity', () => {
     expect(first).toContain('12,346');
     expect(first).toContain('openai/gpt-4.1 (30)');
     expect(first).toContain('p1/m1');
+    expect(first).not.toContain('p1/p1/m1');
     expect(first).toContain('model-1');
     expect(first).toMatch(/openai\s+503\s+101.0 ms/);
     expect(first).toContain('(0 active)'); // the record totals stay on screen beside the live figures

@@ -40,7 +40,7 @@ export function formatActivity(url: string, a: ActivitySnapshot): string {
     ['top models', a.top_models.map((m) => `${m.model} (${m.requests})`).join(', ') || '-'],
     ['top providers', a.top_providers.map((p) => `${p.provider} (${p.requests})`).join(', ') || '-'],
     ['fallbacks', fallbacks(a)],
-    ['open circuits', a.open_circuits.map((c) => `${c.provider}/${c.model} (since ${clock(c.openedAt)})`).join(', ') || 'none'],
+    ['open circuits', a.open_circuits.map((c) => `${c.model} (since ${clock(c.openedAt)})`).join(', ') || 'none'],
   ];
   // The dashboard's own calls are not traffic: said apart, only when there were some.
   if (a.dashboard_requests > 0) rows.push(['dashboard calls', `${count.format(a.dashboard_requests)} in the last ${Math.round(a.window_seconds)} s (not counted above)`]);

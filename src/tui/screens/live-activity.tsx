@@ -121,7 +121,7 @@ export function LiveActivitySection({ live, summaryOnly = false, latestOnly = fa
         {a.top_fallbacks.length > 0 ? ` ${a.top_fallbacks.map((f) => `${f.from} → ${f.to} (${f.requests})`).join(', ')}` : ''}
       </Row>
       <Row label="open circuits">
-        {a.open_circuits.length === 0 ? 'none' : <Text color="red">{a.open_circuits.map((c) => `${c.provider}/${c.model}`).join(', ')}</Text>}
+        {a.open_circuits.length === 0 ? 'none' : <Text color="red">{a.open_circuits.map((c) => c.model).join(', ')}</Text>}
       </Row>
       {summaryOnly ? null : latest}
     </Box>

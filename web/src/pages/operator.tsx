@@ -65,7 +65,7 @@ function Live({ a }: { a: Activity }) {
         )}
         {a.dashboard_requests > 0 && <p className="muted">Dashboard calls in the last minute (not counted as requests): {count(a.dashboard_requests)}</p>}
         <h2>Open circuits</h2>
-        {a.open_circuits.length === 0 ? <p className="muted">None.</p> : <ul>{a.open_circuits.map((c) => <li key={JSON.stringify(c)} className="mono">{JSON.stringify(c)}</li>)}</ul>}
+        {a.open_circuits.length === 0 ? <p className="muted">None.</p> : <ul aria-label="Open circuits">{a.open_circuits.map((c) => <li key={c.model}><span className="mono">{c.model}</span> <span className="muted">since {when(c.openedAt, 'ms')}</span></li>)}</ul>}
       </section>
       <section className="panel">
         <h2>Latest requests</h2>
