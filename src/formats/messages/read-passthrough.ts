@@ -27,24 +27,29 @@ export function readMessagesPassthroughResponse(body: unknown): PassthroughInfo 
  * input usage) and `message_delta` (cumulative usage) are parsed; text deltas never are.
  */
 export function createMessagesUsageTap(): UsageTap {
-  let raw: Record<string, unknown> = {};
-  let info: PassthroughInfo = {};
-  return {
-    push(record: SseRecord): void {
-      const name = record.event ?? eventName(record.data);
-      if (name !== 'message_start' && name !== 'message_delta') return;
-      const event = tryParseJson(record.data);
-      if (!isRecord(event)) return;
-      const source = name === 'message_start' && isRecord(event.message) ? event.message : event;
-      if (name === 'message_start') info = { ...info, ...readMessagesPassthroughResponse(source) };
-      raw = mergeMessagesUsage(raw, source.usage);
-      const usage = decodeMessagesUsage(raw);
-      if (usage && isRecord(source.usage)) info = { ...info, usage };
-    },
-    get info(): PassthroughInfo {
-      return info;
-    },
-  };
+  return new MessagesUsageTap();
+}
+
+/** A class, not an object literal with a getter: V8 makes those on its slow path, once a stream here. */
+class MessagesUsageTap implements UsageTap {
+  private raw: Record<string, unknown> = {};
+  private tapped: PassthroughInfo = {};
+
+  push(record: SseRecord): void {
+    const name = record.event ?? eventName(record.data);
+    if (name !== 'message_start' && name !== 'message_delta') return;
+    const event = tryParseJson(record.data);
+    if (!isRecord(event)) return;
+    const source = name === 'message_start' && isRecord(event.message) ? event.message : event;
+    if (name === 'message_start') this.tapped = { ...this.tapped, ...readMessagesPassthroughResponse(source) };
+    this.raw = mergeMessagesUsage(this.raw, source.usage);
+    const usage = decodeMessagesUsage(this.raw);
+    if (usage && isRecord(source.usage)) this.tapped = { ...this.tapped, usage };
+  }
+
+  get info(): PassthroughInfo {
+    return this.tapped;
+  }
 }
 
 /** Streams without `event:` lines: find the type cheaply from the data's head. */
