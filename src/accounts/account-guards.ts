@@ -475,7 +475,7 @@ export class AccountGuards implements RequestGuards {
   }
 
   async close(): Promise<void> {
-    this.o.storage.close();
+    await this.o.storage.close();
     await this.o.limiter.close();
     await this.o.credits.close();
   }

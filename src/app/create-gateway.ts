@@ -111,9 +111,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     deps,
     async close() {
       stopLogging();
-      stopResponsesExpiry();
-      stopFilesExpiry();
-      deps.media.stop();
+      // The sweeps started above may be running on the store and the data dir: each is waited for before the store closes.
+      await Promise.all([stopResponsesExpiry(), stopFilesExpiry(), deps.media.stop()]);
       await jobs.stop();
       await executor.stop();
       await registry.close();

@@ -21,10 +21,10 @@ export async function purgeExpiredFiles(store: Store, nowMs: number): Promise<nu
 /**
  * Deletes expired files (records and contents, so they leave the account's quota) once at
  * start and then every `intervalMs` (an unref'd timer; one instance per interval when the
- * store is shared); returns a function that stops it. Between two runs an expired file is
+ * store is shared); returns a function that stops it (and waits for the run under way). Between two runs an expired file is
  * already gone to its owner (isFileExpired).
  */
-export function startFilesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => void {
+export function startFilesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => Promise<void> {
   const store = options.store;
   return startPeriodicSweep({
     name: 'files-expiry',

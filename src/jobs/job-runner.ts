@@ -50,10 +50,17 @@ export class JobRunner {
   }
 
   private sweeper: NodeJS.Timeout | undefined;
+  /** The content sweep under way: stop() waits for it (it creates and deletes in the data dir). */
+  private sweeping: Promise<void> | undefined;
 
   start(): void {
     this.ticker.now();
-    const sweep = () => void this.sweepContent().catch((error: unknown) => this.ctx.log.warn('media jobs: sweeping cached content failed', { error: String(error) }));
+    const sweep = () => {
+      if (this.sweeping || this.stopped) return;
+      this.sweeping = this.sweepContent()
+        .then(() => undefined, (error: unknown) => this.ctx.log.warn('media jobs: sweeping cached content failed', { error: String(error) }))
+        .finally(() => (this.sweeping = undefined));
+    };
     sweep();
     this.sweeper = setInterval(sweep, this.ctx.sweepEveryMs ?? 3_600_000);
     this.sweeper.unref();
@@ -202,6 +209,7 @@ export class JobRunner {
     // A look for work under way may still claim a job and drive it: wait for it, so that job is waited for and given back too.
     await this.ticker.stop();
     if (this.sweeper) clearInterval(this.sweeper);
+    await this.sweeping;
     this.abort.abort();
     const ids = [...this.running.keys()];
     await Promise.allSettled([...this.running.values()]);

@@ -16,7 +16,8 @@ export interface MediaRuntime {
   purge(): Promise<{ records: number; images: number }>;
   /** Starts the periodic purge (an unref'd timer) after one purge at start. */
   start(): void;
-  stop(): void;
+  /** Stops the periodic purge; resolves once a purge under way has ended. */
+  stop(): Promise<void>;
 }
 
 export interface MediaRuntimeOptions {
@@ -45,12 +46,15 @@ export function createMediaRuntime(options: MediaRuntimeOptions): MediaRuntime {
     const records = mine ? await purgeExpiredMedia({ store, clock: options.clock }) : 0;
     return { records, images: await tempImages.sweep() };
   };
+  let running: Promise<void> | undefined;
   const purgeQuietly = () => {
-    periodic()
+    if (running) return;
+    running = periodic()
       .then((n) => {
         if (n.records + n.images > 0) options.log?.info('media: purged expired items', n);
       })
-      .catch((error: unknown) => options.log?.warn('media: purge failed', { error: String(error) }));
+      .catch((error: unknown) => options.log?.warn('media: purge failed', { error: String(error) }))
+      .finally(() => (running = undefined));
   };
   return {
     config,
@@ -63,9 +67,10 @@ export function createMediaRuntime(options: MediaRuntimeOptions): MediaRuntime {
       timer = setInterval(purgeQuietly, config.purgeIntervalSeconds * 1000);
       timer.unref();
     },
-    stop() {
+    async stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      await running;
     },
   };
 }

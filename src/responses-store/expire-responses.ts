@@ -7,9 +7,9 @@ export const RESPONSE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /**
  * Deletes stored Responses older than the retention, once at start and then every
  * `intervalMs` (an unref'd timer; one instance per interval when the store is shared);
- * returns a function that stops it.
+ * returns a function that stops it (and waits for the run under way).
  */
-export function startResponsesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => void {
+export function startResponsesExpiry(options: { store: Store; clock: Clock; log: Logger; intervalMs?: number }): () => Promise<void> {
   const store = options.store;
   return startPeriodicSweep({
     name: 'responses-expiry',

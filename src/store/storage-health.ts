@@ -28,7 +28,8 @@ const PROBE_BYTES = 64 * 1024;
 export class StorageHealth {
   private failure: { error: string; since: number } | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private probing = false;
+  /** The probe under way (it writes and removes a file in the data dir): close() waits for it. */
+  private probing: Promise<void> | undefined;
 
   constructor(
     private readonly dataDir: string,
@@ -42,7 +43,10 @@ export class StorageHealth {
       this.failure = { error: `${code} writing ${what}`, since: Math.floor(Date.now() / 1000) };
       this.log?.(`storage: the data dir cannot be written (${code} writing ${what}); billed requests answer 503 until it can`, { data_dir: this.dataDir });
     }
-    this.timer ??= setInterval(() => void this.probe(), PROBE_MS);
+    this.timer ??= setInterval(() => {
+      if (this.probing || !this.failure) return;
+      this.probing = this.probe().finally(() => (this.probing = undefined));
+    }, PROBE_MS);
     this.timer.unref();
   }
 
@@ -62,26 +66,24 @@ export class StorageHealth {
   }
 
   private async probe(): Promise<void> {
-    if (this.probing || !this.failure) return;
-    this.probing = true;
     const file = path.join(this.dataDir, '.storage-probe');
     try {
       await fs.promises.writeFile(file, Buffer.alloc(PROBE_BYTES), { mode: FILE_MODE });
       await fs.promises.rm(file, { force: true });
-      this.log?.('storage: the data dir can be written again; serving billed requests', { data_dir: this.dataDir, since: this.failure.since });
+      this.log?.('storage: the data dir can be written again; serving billed requests', { data_dir: this.dataDir, since: this.failure?.since });
       this.failure = undefined;
       clearInterval(this.timer);
       this.timer = undefined;
     } catch {
       await fs.promises.rm(file, { force: true }).catch(() => undefined);
-    } finally {
-      this.probing = false;
     }
   }
 
-  close(): void {
+  /** Stops probing; resolves once a probe under way has removed its file. */
+  async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await this.probing;
   }
 }
 

@@ -17,19 +17,27 @@ export interface PeriodicSweep {
 /**
  * Runs a sweep once now and then every `everyMs` (an unref'd timer); with a shared store only
  * the instance that claims a run does it (claimed for a little less than the interval, so timers
- * that drift apart still run it each time). Returns a function that stops it.
+ * that drift apart still run it each time). Returns a function that stops it and resolves once
+ * the run under way (if any) has ended, so nothing touches the store or the data dir after it.
  */
-export function startPeriodicSweep(options: PeriodicSweep): () => void {
+export function startPeriodicSweep(options: PeriodicSweep): () => Promise<void> {
+  let running: Promise<void> | undefined;
   const run = () => {
-    (options.claim ? options.claim(options.name, options.everyMs * 0.9) : Promise.resolve(true))
+    // A run still going when the next is due: that one is skipped.
+    if (running) return;
+    running = (options.claim ? options.claim(options.name, options.everyMs * 0.9) : Promise.resolve(true))
       .then((mine) => (mine ? options.sweep() : 0))
       .then((removed) => {
         if (removed > 0) options.log.info(options.done, { removed });
       })
-      .catch((error: unknown) => options.log.warn(options.failed, { error: String(error) }));
+      .catch((error: unknown) => options.log.warn(options.failed, { error: String(error) }))
+      .finally(() => (running = undefined));
   };
   run();
   const timer = setInterval(run, options.everyMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -10,10 +10,10 @@ import { createLogger } from '../../src/util/logger.ts';
 import { REPO_ROOT } from './make-gateway.ts';
 
 const dirs: string[] = [];
-// Retried: a full CI run once met ENOTEMPTY here (a file appearing in the data dir after close; not reproduced in
-// 100 runs since, with fs writes into the dir watched after close; noted in the wave's closing note).
+// A full CI run once met ENOTEMPTY here: close() resolved while the media jobs' first content sweep was still
+// making <dataDir>/media-content. close() waits for the start-up sweeps now (test/app/gateway-close.test.ts).
 afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** Starts and stops a gateway whose limiter is `store`; returns the warnings it logged. */

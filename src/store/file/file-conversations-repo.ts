@@ -181,6 +181,12 @@ export class FileConversationsRepo implements ConversationsRepo {
     await Promise.allSettled([...this.pending]);
   }
 
+  /** Waits for writes and syncs in progress and ends the start-up count of sizes. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.sizes.stop();
+  }
+
   /** Runs `work` after the conversation's earlier changes (its file is read and written by one change at a time). */
   private serially<T>(id: string, work: () => Promise<T>): Promise<T> {
     const before = this.chains.get(id) ?? Promise.resolve();

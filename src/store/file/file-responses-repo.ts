@@ -150,6 +150,12 @@ export class FileResponsesRepo implements ResponsesRepo {
     await Promise.allSettled([...this.pending]);
   }
 
+  /** Waits for saves in progress and ends the start-up count of sizes. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.sizes.stop();
+  }
+
   private fileOf(id: string): string {
     return path.join(this.dir, `${id}.json`);
   }

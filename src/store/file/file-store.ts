@@ -324,7 +324,7 @@ export class FileStore implements Store {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.responses.flush(), this.conversations.flush()]);
+    await Promise.all([this.responses.close(), this.conversations.close()]);
     await this.batches.flush();
     await Promise.all([this.db.close(), this.media.close()]);
   }

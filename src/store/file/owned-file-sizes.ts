@@ -13,6 +13,7 @@ export class OwnedFileSizes {
   /** Ids changed or deleted while the start-up count runs: what it read of them is stale. */
   private touchedWhileLoading: Set<string> | undefined = new Set();
   private readonly loaded: Promise<void>;
+  private stopped = false;
 
   /** Counts the files `<id><extension>` of `dir`; a failure is told to `onProblem` as `cannot count <what>: …`. */
   constructor(dir: string, extension: string, what: string, onProblem: (message: string) => void) {
@@ -25,6 +26,12 @@ export class OwnedFileSizes {
   async bytesOf(accountId: string): Promise<number> {
     await this.loaded;
     return this.perAccount.get(accountId) ?? 0;
+  }
+
+  /** Ends a start-up count still running (the store closes); resolves once it has let go of the folder. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loaded;
   }
 
   /** A file written (or rewritten) with `bytes` in all. */
@@ -43,6 +50,7 @@ export class OwnedFileSizes {
     const entries = await fs.promises.opendir(dir);
     const head = Buffer.alloc(512);
     for await (const entry of entries) {
+      if (this.stopped) break;
       if (!entry.isFile() || !entry.name.endsWith(extension)) continue;
       const id = entry.name.slice(0, -extension.length);
       if (this.isKnown(id)) continue;
