@@ -300,6 +300,12 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   reasoning?: ReasoningConfig;
+  /**
+   * OpenRouter's `reasoning.exclude` on a Chat request: the model may reason as asked, but the
+   * client gets none of it back (no reasoning text, details or encrypted items in the answer or
+   * the stream). Read by the Chat encoders; the upstream request is not changed by it.
+   */
+  excludeReasoning?: boolean;
   responseFormat?: ResponseFormat;
   /**
    * What the answer may hold besides text when the client asked (Chat's `modalities`, as

@@ -9,6 +9,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
 import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
@@ -119,4 +120,87 @@ describe("OpenRouter's own fields on a Chat passthrough", () => {
     expect(usage).toMatchObject({ total_tokens: 12 });
     expect(last(openrouter).usage).toEqual({ include: true });
   });
+});
+
+/**
+ * `reasoning: {exclude: true}` on a Chat request converted to another upstream format: the model
+ * still reasons as asked, and the client gets none of it (no `reasoning_content`, no
+ * `reasoning_details`, in the answer or the stream), as OpenRouter answers. Before, it was honoured
+ * on the OpenRouter passthrough only: a converted answer carried the reasoning the model returned.
+ */
+describe("OpenRouter's reasoning.exclude on a converted Chat route", () => {
+  let claude: StrictFake;
+  let gemini: GeminiFake;
+  let responses: StrictFake;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    claude = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } } });
+    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-2.5-pro': { thinking: true, gemini3: false } } });
+    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
+    gw = await spawnGateway({
+      config: {
+        providers: {
+          ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
+          gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-2.5-pro'] },
+          rsp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
+        },
+        routing: { retry: { attempts: 1 } },
+      },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all([claude?.close(), gemini?.close(), responses?.close()]);
+  });
+
+  const REASONING_KEYS = ['reasoning_content', 'reasoning_details', 'reasoning'];
+  const ask = (model: string, reasoning: Json) => ({ model, max_tokens: 8000, messages: [{ role: 'user', content: 'think, then say hi' }], reasoning }) as never;
+  /** What each upstream was asked: to reason, whatever the client then gets. */
+  const thinkingAsked: Record<string, () => unknown> = {
+    'ant/claude-sonnet-4-5': () => (claude.requests.at(-1)!.json as Json).thinking?.type,
+    'gg/gemini-2.5-pro': () => (gemini.requests.at(-1)!.json as Json).generationConfig?.thinkingConfig?.thinkingBudget > 0,
+    'rsp/gpt-5': () => (responses.requests.at(-1)!.json as Json).reasoning?.effort,
+  };
+  const asked: Record<string, unknown> = { 'ant/claude-sonnet-4-5': 'enabled', 'gg/gemini-2.5-pro': true, 'rsp/gpt-5': 'high' };
+  const rejections = () => [claude, gemini, responses].flatMap((fake) => fake.rejections);
+
+  for (const model of Object.keys(asked)) {
+    it(`to ${model}: the answer carries the reasoning, and none of it with exclude; the upstream reasons either way`, async () => {
+      const shown = await client.chat.completions.create(ask(model, { effort: 'high' }));
+      const message = shown.choices[0].message as unknown as Json;
+      expect(message.reasoning_details?.length).toBeGreaterThan(0); // the fake reasoned and the client sees it
+      const hidden = await client.chat.completions.create(ask(model, { effort: 'high', exclude: true }));
+      expect(thinkingAsked[model]()).toBe(asked[model]);
+      const quiet = hidden.choices[0].message as unknown as Json;
+      for (const key of REASONING_KEYS) expect(quiet).not.toHaveProperty(key);
+      expect(quiet.content).toBe(message.content);
+      expect(quiet.content).toMatch(/\S/);
+      expect(rejections()).toEqual([]);
+    });
+
+    it(`to ${model}, streamed: no chunk carries reasoning with exclude; the text and the usage come whole`, async () => {
+      const read = async (reasoning: Json) => {
+        const stream = await client.chat.completions.create({ ...(ask(model, reasoning) as object), stream: true, stream_options: { include_usage: true } } as never);
+        const deltas: Json[] = [];
+        let usage: Json | undefined;
+        for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) {
+          if (chunk.choices[0]) deltas.push(chunk.choices[0].delta as Json);
+          if (chunk.usage) usage = chunk.usage as unknown as Json;
+        }
+        return { deltas, usage, text: deltas.map((d) => d.content ?? '').join('') };
+      };
+      const shown = await read({ effort: 'high' });
+      expect(shown.deltas.some((d) => d.reasoning_details !== undefined)).toBe(true);
+      const hidden = await read({ effort: 'high', exclude: true });
+      expect(thinkingAsked[model]()).toBe(asked[model]);
+      expect(hidden.deltas.filter((d) => REASONING_KEYS.some((key) => key in d))).toEqual([]);
+      expect(hidden.text).toBe(shown.text);
+      expect(hidden.text).toMatch(/\S/);
+      expect(hidden.usage?.completion_tokens).toBeGreaterThan(0);
+      expect(rejections()).toEqual([]);
+    });
+  }
 });

@@ -1,5 +1,5 @@
 import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/index.ts';
-import { FieldChecker, assignDefined as set, collectExtra, decodeOpenRouterReasoning, isReasoningEffort, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, assignDefined as set, collectExtra, decodeOpenRouterReasoning, isReasoningEffort, isRecord, requireBodyShape } from '../shared/index.ts';
 import { decodeChatMessages } from './decode-messages.ts';
 import { decodeWebSearchOptions } from './map-web-search.ts';
 import { decodeChatToolChoice, decodeChatTools } from './decode-tools.ts';
@@ -47,6 +47,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'toolChoice', toolChoice);
   set(request, 'parallelToolCalls', check.boolean(body.parallel_tool_calls, 'parallel_tool_calls'));
   set(request, 'reasoning', decodeReasoning(body, check));
+  // Whatever else sets the effort (the client's own reasoning_effort wins over the object's), `exclude` keeps the reasoning out of the answer.
+  if (isRecord(body.reasoning) && body.reasoning.exclude === true) request.excludeReasoning = true;
   set(request, 'responseFormat', decodeResponseFormat(body.response_format, check));
   set(request, 'user', check.string(body.user, 'user'));
   set(request, 'metadata', check.stringMap(body.metadata, 'metadata'));

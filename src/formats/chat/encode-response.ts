@@ -10,9 +10,11 @@ import { encodeChatAnnotation } from './map-web-search.ts';
 /**
  * IR → a Chat Completions response for a client. Reasoning goes in `reasoning_content` (text,
  * per the spec) and `reasoning_details` (OpenRouter style, carrying Anthropic signatures and
- * redacted data so the client can send them back byte-exact).
+ * redacted data so the client can send them back byte-exact); none of it when the request said
+ * OpenRouter's `reasoning.exclude`.
  */
-export function encodeChatResponse(response: ChatResponse, request: ChatRequest): Record<string, unknown> {
+export function encodeChatResponse(answer: ChatResponse, request: ChatRequest): Record<string, unknown> {
+  const response = request.excludeReasoning ? { ...answer, content: answer.content.filter((part) => part.type !== 'reasoning') } : answer;
   const text: string[] = [];
   const refusal: string[] = [];
   const calls: ChatToolCall[] = [];

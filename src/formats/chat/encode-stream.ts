@@ -15,10 +15,11 @@ import { ANTHROPIC_REASONING_FORMAT, OPENAI_REASONING_FORMAT, UNKNOWN_REASONING_
  * An encoder of IR stream parts into a Chat Completions stream (wire-formats §1.8, spec §6.1):
  * role chunk first, reasoning as `reasoning_content` + `reasoning_details` deltas, tool calls
  * keyed by index, a finish chunk with `delta:{}`, the usage chunk (`choices:[]`) only when
- * the client asked for it, then `[DONE]`. Every chunk repeats the same id/created/model.
+ * the client asked for it, then `[DONE]`. Every chunk repeats the same id/created/model. No
+ * reasoning at all when the request said OpenRouter's `reasoning.exclude`.
  */
 export function createChatStreamEncoder(request: ChatRequest, ids: RequestIds): StreamEncoder {
-  return new ChatStreamEncoder(request.includeUsage === true, ids, request.tools);
+  return new ChatStreamEncoder(request.includeUsage === true, ids, request.tools, request.excludeReasoning === true);
 }
 
 class ChatStreamEncoder implements StreamEncoder {
@@ -51,6 +52,7 @@ class ChatStreamEncoder implements StreamEncoder {
     private readonly includeUsage: boolean,
     private readonly ids: RequestIds,
     private readonly tools: ChatRequest['tools'],
+    private readonly excludeReasoning: boolean,
   ) {}
 
   encode(part: StreamPart): SseRecord[] {
@@ -96,29 +98,12 @@ class ChatStreamEncoder implements StreamEncoder {
         if (part.text) this.chunk({ refusal: part.text });
         return;
       case 'reasoning-start':
-        this.detail = { index: this.nextDetail++, format: reasoningFormat(part), ...(part.itemId ? { id: part.itemId } : {}) };
-        return;
-      case 'reasoning-delta': {
-        if (!part.text) return;
-        const detail = this.currentDetail();
-        this.chunk({ reasoning_content: part.text, reasoning_details: [{ type: 'reasoning.text', text: part.text, ...detail }] });
-        return;
-      }
+      case 'reasoning-delta':
       case 'reasoning-signature':
-        this.details({ type: 'reasoning.text', text: '', signature: part.signature, ...this.currentDetail() });
-        return;
-      case 'reasoning-end': {
-        // Provider metadata (a Gemini thought signature) rides as the detail's signature (shared/carry-opaque.ts).
-        if (hasMetadata(part.providerMetadata)) this.details({ type: 'reasoning.text', text: '', signature: carryOpaque({ metadata: part.providerMetadata }), ...this.currentDetail() });
-        const id = this.detail?.id;
-        this.detail = undefined;
-        if (part.encrypted === undefined) return;
-        this.pairsCalls = true;
-        this.details({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: this.nextDetail++, ...(id ? { id } : {}) });
-        return;
-      }
+      case 'reasoning-end':
       case 'redacted-reasoning':
-        this.details({ type: 'reasoning.encrypted', data: part.data, format: ANTHROPIC_REASONING_FORMAT, index: this.nextDetail++ });
+        if (this.excludeReasoning) return;
+        this.reasoning(part);
         return;
       case 'tool-call-start': {
         const index = this.toolIndex.size;
@@ -194,6 +179,37 @@ class ChatStreamEncoder implements StreamEncoder {
   private error(error: StreamError): void {
     this.done = true;
     this.out.push(encodeChatStreamError(gatewayErrorOf(error), this.ids));
+  }
+
+  /** A reasoning part as `reasoning_content` and `reasoning_details` deltas. */
+  private reasoning(part: Extract<StreamPart, { type: 'reasoning-start' | 'reasoning-delta' | 'reasoning-signature' | 'reasoning-end' | 'redacted-reasoning' }>): void {
+    switch (part.type) {
+      case 'reasoning-start':
+        this.detail = { index: this.nextDetail++, format: reasoningFormat(part), ...(part.itemId ? { id: part.itemId } : {}) };
+        return;
+      case 'reasoning-delta': {
+        if (!part.text) return;
+        const detail = this.currentDetail();
+        this.chunk({ reasoning_content: part.text, reasoning_details: [{ type: 'reasoning.text', text: part.text, ...detail }] });
+        return;
+      }
+      case 'reasoning-signature':
+        this.details({ type: 'reasoning.text', text: '', signature: part.signature, ...this.currentDetail() });
+        return;
+      case 'reasoning-end': {
+        // Provider metadata (a Gemini thought signature) rides as the detail's signature (shared/carry-opaque.ts).
+        if (hasMetadata(part.providerMetadata)) this.details({ type: 'reasoning.text', text: '', signature: carryOpaque({ metadata: part.providerMetadata }), ...this.currentDetail() });
+        const id = this.detail?.id;
+        this.detail = undefined;
+        if (part.encrypted === undefined) return;
+        this.pairsCalls = true;
+        this.details({ type: 'reasoning.encrypted', data: part.encrypted, format: OPENAI_REASONING_FORMAT, index: this.nextDetail++, ...(id ? { id } : {}) });
+        return;
+      }
+      case 'redacted-reasoning':
+        this.details({ type: 'reasoning.encrypted', data: part.data, format: ANTHROPIC_REASONING_FORMAT, index: this.nextDetail++ });
+        return;
+    }
   }
 
   /** The open reasoning detail's fields, in OpenRouter's key order (format, index, id). */

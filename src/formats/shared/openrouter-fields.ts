@@ -52,8 +52,8 @@ export function openRouterReasoningEffort(value: unknown, target: PassthroughTar
 /**
  * OpenRouter's unified `reasoning`: `effort` (OpenAI-style; `none` turns it off), `max_tokens`
  * (Anthropic-style budget), `enabled` (on with the model's defaults when neither is given; `false`
- * turns it off). `exclude` (keep the reasoning out of the answer) is left to a Chat upstream: a
- * converted answer carries the reasoning the model returned.
+ * turns it off). `exclude` (keep the reasoning out of the answer) changes nothing asked of the
+ * model: the Chat decoder reads it apart (`excludeReasoning`) and the Chat encoders leave the reasoning out.
  */
 export function decodeOpenRouterReasoning(value: unknown, check: FieldChecker): ReasoningConfig | undefined {
   if (value === undefined || value === null) return undefined;
