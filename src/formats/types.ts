@@ -226,6 +226,18 @@ export interface StreamFraming {
 export type RecordEnd = 'finished' | 'complete';
 
 /** A same-format request body on its way upstream (model already rewritten). */
+/** What a passthrough's `prepare` changed (PassthroughRules.prepare). */
+export type PreparedPassthrough = PassthroughRequest & {
+  dropUsageRecords?: boolean;
+  adapted?: string[];
+  /**
+   * The body goes up as prepared, but the answer is decoded and encoded again in the client's
+   * format, as a converted one is: it must change in a way no record rewrite does (OpenRouter's
+   * `reasoning.exclude` on an upstream that does not know it: the reasoning is left out). Rare.
+   */
+  convertAnswer?: boolean;
+};
+
 export interface PassthroughRequest {
   body: Record<string, unknown>;
   /** The exact text to send. */
@@ -344,7 +356,7 @@ export interface PassthroughRules {
    * the client gets none of the records asked for on its behalf and `adapted` naming what changed
    * (`X-Gateway-Adapted`); undefined leaves the request as it is.
    */
-  prepare?(request: PassthroughRequest, target?: PassthroughTarget): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined;
+  prepare?(request: PassthroughRequest, target?: PassthroughTarget): PreparedPassthrough | undefined;
   /**
    * One passed stream record rewritten: undefined keeps it (its bytes go through untouched),
    * null drops it. Runs on every record: it must not JSON-parse a record it leaves alone.

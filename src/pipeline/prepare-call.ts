@@ -75,6 +75,7 @@ export function prepareCall(
     if (framing !== undefined) call.framing = framing;
     const prepared: PreparedCall = { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
     if (tweaked?.adapted) prepared.adapted = tweaked.adapted;
+    if (tweaked?.convertAnswer) answerConverted(prepared, inbound);
     if (compact) prepared.compact = true;
     return prepared;
   }
@@ -106,6 +107,18 @@ export function prepareCall(
   if (fitted.stop) prepared.stop = fitted.stop;
   if (dropped) prepared.droppedTools = dropped;
   return prepared;
+}
+
+/**
+ * A passthrough body whose answer is converted all the same (PreparedPassthrough.convertAnswer: the
+ * client's `reasoning.exclude`, which the upstream never hears of): the answer is decoded and
+ * encoded again against the request's IR, decoded now so that a body its decoder refuses is
+ * refused before the call. Rare: only bodies that ask for it.
+ */
+function answerConverted(prepared: PreparedCall, inbound: InboundRequest | ChatRequest): void {
+  if (inbound instanceof InboundRequest) void inbound.ir;
+  prepared.passthrough = false;
+  prepared.stripUsageChunk = false;
 }
 
 /**

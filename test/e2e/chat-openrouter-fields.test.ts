@@ -204,3 +204,77 @@ describe("OpenRouter's reasoning.exclude on a converted Chat route", () => {
     });
   }
 });
+
+/**
+ * `reasoning: {exclude: true}` on a Chat passthrough to an upstream that is not OpenRouter (DeepSeek,
+ * vLLM: OpenAI-compatible servers that answer their reasoning as `reasoning_content`): the
+ * `reasoning` object is taken out (such an upstream does not know it), so nothing upstream keeps the
+ * reasoning out, and the answer must. Before, the client got the upstream's `reasoning_content`
+ * as written, whole and streamed, though it asked for none.
+ */
+describe("OpenRouter's reasoning.exclude on a Chat passthrough to an upstream that is not OpenRouter", () => {
+  let deepseek: FakeUpstream;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    deepseek = await startFakeUpstream((request) => {
+      const body = request.json as Json;
+      if (body.reasoning !== undefined) return { status: 400, json: { error: { message: 'unknown field reasoning', type: 'invalid_request_error' } } };
+      const usage = { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17, completion_tokens_details: { reasoning_tokens: 5 } };
+      const base = { id: 'ds-1', created: 1_700_000_000, model: body.model };
+      if (!body.stream) {
+        return { json: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi there', reasoning_content: 'the hidden thoughts' }, finish_reason: 'stop' }], usage } };
+      }
+      const chunk = (delta: Json, finish: string | null = null) => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+      return {
+        headers: { 'content-type': 'text/event-stream' },
+        sse: chatSse([chunk({ role: 'assistant', content: null, reasoning_content: 'the hidden' }), chunk({ reasoning_content: ' thoughts' }), chunk({ content: 'hi' }), chunk({ content: ' there' }), chunk({}, 'stop'), { ...base, object: 'chat.completion.chunk', choices: [], usage }]),
+      };
+    });
+    gw = await spawnGateway({
+      config: {
+        providers: { ds: { plugin: 'openai', baseURL: `${deepseek.url}/v1`, apiKey: 'x', models: ['deepseek-reasoner'] } },
+        routing: { retry: { attempts: 1 } },
+      },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await deepseek?.close();
+  });
+
+  const REASONING_KEYS = ['reasoning_content', 'reasoning_details', 'reasoning'];
+  const ask = (reasoning: Json, stream = false) => ({ model: 'ds/deepseek-reasoner', messages: [{ role: 'user', content: 'think, then say hi' }], reasoning, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }) as never;
+
+  it('whole: the reasoning is shown without exclude and left out with it; the usage counts it', async () => {
+    const shown = (await client.chat.completions.create(ask({ effort: 'high' }))).choices[0].message as unknown as Json;
+    expect(shown.reasoning_content).toBe('the hidden thoughts');
+    const hidden = await client.chat.completions.create(ask({ effort: 'high', exclude: true }));
+    const message = hidden.choices[0].message as unknown as Json;
+    for (const key of REASONING_KEYS) expect(message).not.toHaveProperty(key);
+    expect(message.content).toBe('hi there');
+    expect(hidden.usage).toMatchObject({ completion_tokens: 7, completion_tokens_details: { reasoning_tokens: 5 } });
+    expect((deepseek.requests.at(-1)!.json as Json).reasoning).toBeUndefined();
+  });
+
+  it('streamed: no chunk carries reasoning with exclude; the text and the usage come whole', async () => {
+    const read = async (reasoning: Json) => {
+      const stream = await client.chat.completions.create(ask(reasoning, true));
+      const deltas: Json[] = [];
+      let usage: Json | undefined;
+      for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) {
+        if (chunk.choices[0]) deltas.push(chunk.choices[0].delta as Json);
+        if (chunk.usage) usage = chunk.usage as unknown as Json;
+      }
+      return { deltas, usage, text: deltas.map((d) => d.content ?? '').join('') };
+    };
+    const shown = await read({ effort: 'high' });
+    expect(shown.deltas.some((d) => d.reasoning_content !== undefined)).toBe(true);
+    const hidden = await read({ effort: 'high', exclude: true });
+    expect(hidden.deltas.filter((d) => REASONING_KEYS.some((key) => key in d))).toEqual([]);
+    expect(hidden.text).toBe('hi there');
+    expect(hidden.usage).toMatchObject({ completion_tokens: 7 });
+  });
+});

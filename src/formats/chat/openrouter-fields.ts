@@ -9,10 +9,11 @@ import { isRecord, openRouterReasoningEffort, takeOutOpenRouterRouting } from '.
  * usage); OpenRouter's `reasoning` object becomes `reasoning_effort` fitted to the model (an
  * effort as asked, a `max_tokens` budget as the nearest effort, `enabled: false` the model's least),
  * or is left out for a model that does not reason and beside the client's own `reasoning_effort`.
+ * `reasoning.exclude` makes the answer a converted one (`convertAnswer`), which carries no reasoning.
  * A bad `reasoning` is the 422 the converted route gives. Undefined when the body has none of them
  * (nearly all) or the upstream takes them. The Responses passthrough does the same (src/formats/responses/openrouter-fields.ts).
  */
-export function withoutOpenRouterFields(request: PassthroughRequest, target: PassthroughTarget | undefined): (PassthroughRequest & { adapted: string[] }) | undefined {
+export function withoutOpenRouterFields(request: PassthroughRequest, target: PassthroughTarget | undefined): (PassthroughRequest & { adapted: string[]; convertAnswer?: boolean }) | undefined {
   if (!target || target.openRouterFields) return undefined;
   const { body, stream } = request;
   const taken = takeOutOpenRouterRouting(body);
@@ -21,7 +22,10 @@ export function withoutOpenRouterFields(request: PassthroughRequest, target: Pas
   const adapted = taken?.adapted ?? [];
   const usage = taken?.usage;
   if (stream && isRecord(usage) && usage.include === true) out.stream_options = { ...(isRecord(out.stream_options) ? out.stream_options : {}), include_usage: true };
+  // `exclude` keeps the reasoning out of the answer, which such an upstream (DeepSeek, vLLM: `reasoning_content`) never hears of: the answer is converted, and the Chat encoder leaves it out.
+  let convertAnswer = false;
   if (out.reasoning !== undefined) {
+    convertAnswer = isRecord(out.reasoning) && out.reasoning.exclude === true && !target.noReasoning;
     const asked = openRouterReasoningEffort(out.reasoning, target);
     delete out.reasoning;
     const own = out.reasoning_effort !== undefined && out.reasoning_effort !== null;
@@ -32,5 +36,5 @@ export function withoutOpenRouterFields(request: PassthroughRequest, target: Pas
       adapted.push('reasoning=removed');
     }
   }
-  return { body: out, raw: JSON.stringify(out), stream, adapted };
+  return { body: out, raw: JSON.stringify(out), stream, adapted, ...(convertAnswer ? { convertAnswer } : {}) };
 }

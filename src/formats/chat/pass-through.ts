@@ -1,5 +1,5 @@
 import { quotedFinder, withField } from '../../util/index.ts';
-import type { PassthroughRequest, PassthroughRules, PassthroughTarget, RewriteContext, WireRecord } from '../types.ts';
+import type { PassthroughRequest, PassthroughRules, PassthroughTarget, PreparedPassthrough, RewriteContext, WireRecord } from '../types.ts';
 import { capFields, CARRIED_ID_PREFIX, isRecord, readToolId } from '../shared/index.ts';
 import { withoutOpenRouterFields } from './openrouter-fields.ts';
 import { readChatRequest } from './read-request.ts';
@@ -58,12 +58,14 @@ function restoreToolIds(request: PassthroughRequest): PassthroughRequest | undef
  * What a Chat passthrough changes: OpenRouter's own fields fitted to an upstream that is not
  * OpenRouter, carried tool call ids restored, and a stream asks for usage.
  */
-function prepareChat(request: PassthroughRequest, target?: PassthroughTarget): (PassthroughRequest & { dropUsageRecords?: boolean; adapted?: string[] }) | undefined {
+function prepareChat(request: PassthroughRequest, target?: PassthroughTarget): PreparedPassthrough | undefined {
   const fitted = withoutOpenRouterFields(request, target);
   const restored = restoreToolIds(fitted ?? request);
   const asked = askForStreamUsage(restored ?? fitted ?? request);
   const out = asked ?? restored ?? fitted;
-  return fitted && out && fitted.adapted.length > 0 ? { ...out, adapted: fitted.adapted } : out;
+  if (!fitted || !out) return out;
+  const prepared: PreparedPassthrough = fitted.adapted.length > 0 ? { ...out, adapted: fitted.adapted } : out;
+  return fitted.convertAnswer ? { ...prepared, convertAnswer: true } : prepared;
 }
 
 /**
