@@ -202,6 +202,15 @@ describe("OpenRouter's reasoning.exclude on a converted Chat route", () => {
       expect(hidden.usage?.completion_tokens).toBeGreaterThan(0);
       expect(rejections()).toEqual([]);
     });
+
+    it(`to ${model}, streamed: OpenRouter's usage {include: true} gets the usage chunk, as stream_options.include_usage does`, async () => {
+      const stream = await client.chat.completions.create({ model, max_tokens: 8000, messages: [{ role: 'user', content: 'say hi' }], stream: true, usage: { include: true } } as never);
+      let usage: Json | undefined;
+      for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) if (chunk.usage) usage = chunk.usage as unknown as Json;
+      expect(usage?.completion_tokens).toBeGreaterThan(0);
+      expect(usage?.prompt_tokens).toBeGreaterThan(0);
+      expect(rejections()).toEqual([]);
+    });
   }
 });
 

@@ -24,7 +24,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
     stream: check.boolean(body.stream, 'stream') ?? false,
   };
   const streamOptions = check.record(body.stream_options, 'stream_options');
-  if (streamOptions?.include_usage === true) request.includeUsage = true;
+  // OpenRouter's `usage: {include: true}` asks a stream for its usage chunk as `stream_options.include_usage` does.
+  if (streamOptions?.include_usage === true || (isRecord(body.usage) && body.usage.include === true)) request.includeUsage = true;
 
   const maxTokens =
     check.number(body.max_completion_tokens, 'max_completion_tokens', { min: 0, integer: true }) ??
