@@ -6,15 +6,15 @@
  * must raise the upstream's words, not end as a finished answer). Strict fakes throughout.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { chatSse, namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { UPSTREAM_ERROR } from '../helpers/failing-streams.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import type { SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 type Provider = 'responses' | 'chat' | 'anthropic';
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==';
-const UPSTREAM_ERROR = 'The server had an error while processing your request.';
 /** Two lookups at once, each step (two steps of tools, then the answer). */
 const pick = (names: string[]) => (names.includes('lookup') ? [{ name: 'lookup', input: { city: 'Paris' } }, { name: 'lookup', input: { city: 'London' } }] : undefined);
 
@@ -28,55 +28,25 @@ describe.each(MAJORS)('the AI SDK $major through the gateway: parallel calls, im
   let responses: StrictFake;
   let messages: StrictFake;
   let gemini: GeminiFake;
-  let failingChat: FakeUpstream;
-  let failingResponses: FakeUpstream;
-  let failingMessages: FakeUpstream;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
   let ai: any;
   let z: any;
   let models: Record<Provider, (id: string) => unknown>;
 
   beforeAll(async () => {
     await ensureTestClients();
-    // The strict fakes count tool results (two a round), the Gemini fake rounds.
-    const options = { pick, toolTurns: 4 };
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => pick(names)?.map((call) => ({ name: call.name, args: call.input })), toolTurns: 2, finalText: 'Done: the file is written.' });
-    const chunk = (delta: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'flaky', choices: [{ index: 0, delta, finish_reason: null }] });
-    failingChat = await startFakeUpstream(() => ({ sse: [...chatSse([chunk({ role: 'assistant', content: 'Partial ' })], false), `data: {"error":{"message":"${UPSTREAM_ERROR}","type":"server_error","code":null}}\n\n`] }));
-    const response = { id: 'resp_f', object: 'response', created_at: 1, status: 'in_progress', model: 'flaky', output: [] };
-    failingResponses = await startFakeUpstream(() => ({
-      sse: namedSse([
-        { type: 'response.created', sequence_number: 0, response },
-        { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
-        { type: 'response.content_part.added', sequence_number: 2, output_index: 0, item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
-        { type: 'response.output_text.delta', sequence_number: 3, output_index: 0, item_id: 'msg_1', content_index: 0, delta: 'Partial ' },
-        { type: 'response.failed', sequence_number: 4, response: { ...response, status: 'failed', error: { code: 'server_error', message: UPSTREAM_ERROR } } },
-      ]),
-    }));
-    failingMessages = await startFakeUpstream(() => ({
-      sse: namedSse([
-        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'flaky', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Partial ' } },
-        { type: 'error', error: { type: 'api_error', message: UPSTREAM_ERROR } },
-      ]),
-    }));
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking', 'vision'] }] },
-          gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-3-flash-preview'] },
-          fc: { plugin: 'openai', baseURL: `${failingChat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['flaky'] },
-          fr: { plugin: 'openai', baseURL: `${failingResponses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['flaky'] },
-          fm: { plugin: 'anthropic', baseURL: failingMessages.url, apiKey: 'x', models: ['flaky'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      // The strict fakes count tool results (two a round), the Gemini fake rounds.
+      pick,
+      toolTurns: 4,
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: { vision: true },
+      gemini: { models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, toolTurns: 2 },
+      failing: { chat: true, responses: true, messages: true },
     });
+    ({ gateway: gw, chat, responses, messages, gemini } = up as Required<StrictUpstreams>);
     ai = await clientModule(sdk.ai);
     z = await clientModule('zod');
     const { createOpenAI } = await clientModule(sdk.openai);
@@ -86,10 +56,7 @@ describe.each(MAJORS)('the AI SDK $major through the gateway: parallel calls, im
     const anthropic = createAnthropic(settings);
     models = { responses: (id) => openai(id), chat: (id) => openai.chat(id), anthropic: (id) => anthropic(id) };
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini, failingChat, failingResponses, failingMessages]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   const PROVIDER_OPTIONS = {
     openai: { reasoningEffort: 'low', reasoningSummary: 'auto', forceReasoning: true },

@@ -8,14 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { chatSse, namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { UPSTREAM_ERROR } from '../helpers/failing-streams.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import type { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { claudeBin, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==', 'base64');
-const UPSTREAM_ERROR = 'The server had an error while processing your request.';
 
 describe('Claude Code through the gateway: parallel calls, images, failing streams', () => {
   let workDir = '';
@@ -32,47 +33,21 @@ describe('Claude Code through the gateway: parallel calls, images, failing strea
   let failingResponses: FakeUpstream;
   let failingGemini: FakeUpstream;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick: writes });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-2.5-flash': { thinking: true, gemini3: false }, 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => writes(names)?.map((call) => ({ name: call.name, args: call.input })), finalText: 'Done: the file is written.' });
-    const chunk = (delta: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'flaky', choices: [{ index: 0, delta, finish_reason: null }] });
-    // A request without `stream` (Claude Code's fallback after a failed stream) gets the upstream's 500 in its format.
-    const whole = (request: { json?: Record<string, unknown> }, json: unknown) => (request.json?.stream === true ? undefined : { status: 500, json });
-    failingChat = await startFakeUpstream((request) => whole(request, { error: { message: UPSTREAM_ERROR, type: 'server_error', param: null, code: null } }) ?? ({ sse: [...chatSse([chunk({ role: 'assistant', content: 'Partial ' })], false), `data: {"error":{"message":"${UPSTREAM_ERROR}","type":"server_error","code":null}}\n\n`] }));
-    const response = { id: 'resp_f', object: 'response', created_at: 1, status: 'in_progress', model: 'flaky', output: [] };
-    failingResponses = await startFakeUpstream((request) => whole(request, { error: { message: UPSTREAM_ERROR, type: 'server_error', param: null, code: null } }) ?? ({
-      sse: namedSse([
-        { type: 'response.created', sequence_number: 0, response },
-        { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
-        { type: 'response.content_part.added', sequence_number: 2, output_index: 0, item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
-        { type: 'response.output_text.delta', sequence_number: 3, output_index: 0, item_id: 'msg_1', content_index: 0, delta: 'Partial ' },
-        { type: 'response.failed', sequence_number: 4, response: { ...response, status: 'failed', error: { code: 'server_error', message: UPSTREAM_ERROR } } },
-      ]),
-    }));
-    failingGemini = await startFakeUpstream((request) => (request.path.includes(':streamGenerateContent') ? undefined : { status: 503, json: { error: { code: 503, message: UPSTREAM_ERROR, status: 'UNAVAILABLE' } } }) ?? ({
-      sse: [
-        'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Partial "}]},"index":0}],"modelVersion":"gemini-2.5-flash"}\r\n\r\n',
-        `{\n  "error": {\n    "code": 503,\n    "message": "${UPSTREAM_ERROR}",\n    "status": "UNAVAILABLE"\n  }\n}\n`,
-      ],
-    }));
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-2.5-flash', 'gemini-3-flash-preview'] },
-          fc: { plugin: 'openai', baseURL: `${failingChat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['flaky'] },
-          fr: { plugin: 'openai', baseURL: `${failingResponses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['flaky'] },
-          fg: { plugin: 'google', baseURL: failingGemini.url, apiKey: 'x', models: ['gemini-2.5-flash'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick: writes,
+      chat: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } },
+      gemini: { models: { 'gemini-2.5-flash': { thinking: true, gemini3: false }, 'gemini-3-flash-preview': { thinking: true, gemini3: true } } },
+      // A request without `stream` (Claude Code's fallback after a failed stream) gets the upstream's 500 in its format (Gemini's 503).
+      failing: { chat: true, responses: true, gemini: { code: 503 }, whole: true },
     });
+    ({ gateway: gw, chat, gemini } = up as Required<StrictUpstreams>);
+    ({ chat: failingChat, responses: failingResponses, gemini: failingGemini } = up.failing as Required<StrictUpstreams['failing']>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, gemini, failingChat, failingResponses, failingGemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   const claude = (model: string, prompt: string, tool: string) =>
     execa(claudeBin(), ['-p', prompt, '--model', model, '--allowedTools', tool, '--output-format', 'json', '--max-turns', '4'], {

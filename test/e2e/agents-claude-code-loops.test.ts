@@ -11,9 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { claudeBin, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const LINES = Array.from({ length: 1000 }, (_, i) => `line ${String(i + 1).padStart(4, '0')}: ${'x'.repeat(60)}`);
@@ -34,27 +35,21 @@ describe('Claude Code through the gateway: longer loops on reasoning models, lon
   let responses: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    // Two rounds of two results (the strict fakes count results; the Gemini fake rounds).
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true }, 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick, toolTurns: 4 });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick, toolTurns: 4 });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true }, 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => pick(names)?.map((call) => ({ name: call.name, args: call.input })), toolTurns: 2, finalText: 'Done: the file is written.' });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini', 'gpt-4o-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-3-flash-preview', 'gemini-2.5-flash'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      // Two rounds of two results (the strict fakes count results; the Gemini fake rounds).
+      pick,
+      toolTurns: 4,
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true }, 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      gemini: { models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true }, 'gemini-2.5-flash': { thinking: true, gemini3: false } }, toolTurns: 2 },
     });
+    ({ gateway: gw, chat, responses, gemini } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, gemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   const claude = (model: string, prompt: string, tool: string) =>
     execa(claudeBin(), ['-p', prompt, '--model', model, '--allowedTools', tool, '--output-format', 'json', '--max-turns', '6'], {

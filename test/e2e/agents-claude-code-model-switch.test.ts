@@ -9,9 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { claudeBin, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 describe('Claude Code switching models mid-session through the gateway', () => {
@@ -27,28 +28,20 @@ describe('Claude Code switching models mid-session through the gateway', () => {
   let messages: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, pick });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, finalText: 'Done: the file is written.' });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-3-flash-preview'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: {},
+      gemini: { models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } } },
     });
+    ({ gateway: gw, chat, responses, messages, gemini } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   const env = (model: string) => {
     const vars = clientEnv({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_AUTH_TOKEN: gw.key!, ANTHROPIC_SMALL_FAST_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: model, CLAUDE_CODE_MAX_RETRIES: '0' });

@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { chatSse, namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { UPSTREAM_ERROR } from '../helpers/failing-streams.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==', 'base64');
-const UPSTREAM_ERROR = 'The server had an error while processing your request.';
 
 /** Codex's shell tool (newest first) writing `file` with `text`. */
 function shellCall(names: string[], file: string, text: string) {
@@ -38,49 +38,21 @@ describe('Codex through the gateway: parallel calls, images, failing streams', (
   let chat: StrictFake;
   let messages: StrictFake;
   let gemini: GeminiFake;
-  let failingChat: FakeUpstream;
-  let failingMessages: FakeUpstream;
-  let failingGemini: FakeUpstream;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-2.5-flash': { thinking: true, gemini3: false }, 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => pick(names)?.map((call) => ({ name: call!.name, args: call!.input })), finalText: 'Done: the file is written.' });
-    const chunk = (delta: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'flaky', choices: [{ index: 0, delta, finish_reason: null }] });
-    failingChat = await startFakeUpstream(() => ({ sse: [...chatSse([chunk({ role: 'assistant', content: 'Partial ' })], false), `data: {"error":{"message":"${UPSTREAM_ERROR}","type":"server_error","code":null}}\n\n`] }));
-    failingMessages = await startFakeUpstream(() => ({
-      sse: namedSse([
-        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'flaky', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Partial ' } },
-        { type: 'error', error: { type: 'api_error', message: UPSTREAM_ERROR } },
-      ]),
-    }));
-    failingGemini = await startFakeUpstream(() => ({
-      sse: [
-        'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Partial "}]},"index":0}],"modelVersion":"gemini-2.5-flash"}\r\n\r\n',
-        `{\n  "error": {\n    "code": 500,\n    "message": "${UPSTREAM_ERROR}",\n    "status": "INTERNAL"\n  }\n}\n`,
-      ],
-    }));
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking', 'vision'] }] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-2.5-flash', 'gemini-3-flash-preview'] },
-          fc: { plugin: 'openai', baseURL: `${failingChat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['flaky'] },
-          fm: { plugin: 'anthropic', baseURL: failingMessages.url, apiKey: 'x', models: ['flaky'] },
-          fg: { plugin: 'google', baseURL: failingGemini.url, apiKey: 'x', models: ['gemini-2.5-flash'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      chat: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } },
+      messages: { vision: true },
+      gemini: { models: { 'gemini-2.5-flash': { thinking: true, gemini3: false }, 'gemini-3-flash-preview': { thinking: true, gemini3: true } } },
+      failing: { chat: true, messages: true, gemini: { code: 500 } },
     });
+    ({ gateway: gw, chat, messages, gemini } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, messages, gemini, failingChat, failingMessages, failingGemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   /** `codex exec` in a fresh directory on `model` through the gateway's Responses face, no retries. */
   async function codex(model: string, prompt: string, extra: string[] = []) {

@@ -8,9 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { CODEX_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 /** Codex's shell tool (newest first) running `script` in `dir`. */
@@ -40,26 +41,20 @@ describe('Codex through the gateway: longer loops with reasoning, long tool outp
   let messages: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, pick, toolTurns: 4 });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick, toolTurns: 4 });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => pick(names)?.map((call) => ({ name: call!.name, args: call!.input })), toolTurns: 2, finalText: 'Done: the file is written.' });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-3-flash-preview'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      toolTurns: 4,
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true } },
+      messages: {},
+      gemini: { models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, toolTurns: 2 },
     });
+    ({ gateway: gw, chat, messages, gemini } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, messages, gemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   async function codex(model: string, prompt: string) {
     workDir = tempDir('gw-codex-');

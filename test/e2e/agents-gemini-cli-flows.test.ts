@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execaNode } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { UPSTREAM_ERROR } from '../helpers/failing-streams.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { CLIENTS_DIR, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==', 'base64');
-const UPSTREAM_ERROR = 'The server had an error while processing your request.';
 
 describe('gemini-cli through the gateway: parallel calls, images, failing streams', () => {
   let workDir = '';
@@ -26,49 +26,21 @@ describe('gemini-cli through the gateway: parallel calls, images, failing stream
   let chat: StrictFake;
   let messages: StrictFake;
   let responses: StrictFake;
-  let failingMessages: FakeUpstream;
-  let failingResponses: FakeUpstream;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
-    failingMessages = await startFakeUpstream(() => ({
-      sse: namedSse([
-        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'flaky', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Partial ' } },
-        { type: 'error', error: { type: 'api_error', message: UPSTREAM_ERROR } },
-      ]),
-    }));
-    const response = { id: 'resp_f', object: 'response', created_at: 1, status: 'in_progress', model: 'flaky', output: [] };
-    failingResponses = await startFakeUpstream(() => ({
-      sse: namedSse([
-        { type: 'response.created', sequence_number: 0, response },
-        { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
-        { type: 'response.content_part.added', sequence_number: 2, output_index: 0, item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
-        { type: 'response.output_text.delta', sequence_number: 3, output_index: 0, item_id: 'msg_1', content_index: 0, delta: 'Partial ' },
-        { type: 'response.failed', sequence_number: 4, response: { ...response, status: 'failed', error: { code: 'server_error', message: UPSTREAM_ERROR } } },
-      ]),
-    }));
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking', 'vision'] }] },
-          fm: { plugin: 'anthropic', baseURL: failingMessages.url, apiKey: 'x', models: ['flaky'] },
-          fr: { plugin: 'openai', baseURL: `${failingResponses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['flaky'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      chat: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: { vision: true },
+      failing: { messages: true, responses: true },
     });
+    ({ gateway: gw, chat, messages, responses } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, messages, responses, failingMessages, failingResponses]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   /** `gemini -p` on `model` in a fresh work dir and HOME (API-key auth, no telemetry, no updates). */
   function gemini(model: string, prompt: string, before?: (dir: string) => void) {

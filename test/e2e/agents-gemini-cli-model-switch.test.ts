@@ -11,9 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execaNode } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { CLIENTS_DIR, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -29,26 +30,19 @@ describe('gemini-cli switching models mid-session through the gateway', () => {
   let messages: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, finalText: 'Done: the file is written.' });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-3-flash-preview'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: {},
+      gemini: { models: { 'gemini-3-flash-preview': { thinking: true, gemini3: true } } },
     });
+    ({ gateway: gw, responses, messages, gemini } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [responses, messages, gemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   it.each([
     ['gg/gemini-3-flash-preview', 'ant/claude-up'],

@@ -5,8 +5,9 @@
  * get their own results (Paris's result to Paris's call), over two steps with thinking on.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 type Json = Record<string, any>;
@@ -18,6 +19,7 @@ describe("Google clients' parallel calls of one tool on converted routes", () =>
   let responses: StrictFake;
   let messages: StrictFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
   let ai: any;
   let z: any;
   let google: (id: string) => unknown;
@@ -25,29 +27,21 @@ describe("Google clients' parallel calls of one tool on converted routes", () =>
 
   beforeAll(async () => {
     await ensureTestClients();
-    const options = { pick, toolTurns: 4 };
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, ...options });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, ...options });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, ...options });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      toolTurns: 4,
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: {},
     });
+    ({ gateway: gw, chat, responses, messages } = up as Required<StrictUpstreams>);
     ai = await clientModule('ai');
     z = await clientModule('zod');
     const { createGoogleGenerativeAI } = await clientModule('@ai-sdk/google');
     google = createGoogleGenerativeAI({ baseURL: `${gw.url}/v1beta`, apiKey: gw.key });
     ({ ChatGoogleGenerativeAI } = await clientModule('@langchain/google-genai'));
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages]) await fake?.close();
-  });
+  afterAll(() => up?.close());
   beforeEach(() => {
     for (const fake of [chat, responses, messages]) {
       fake.rejections.length = 0;

@@ -6,9 +6,10 @@
  * store off) on Messages, Gemini 3 and Chat upstreams. The strict fakes check the signatures and pairing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import type { SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 const pick = (names: string[]) => (names.includes('lookup') ? [{ name: 'lookup', input: { city: 'Paris' } }, { name: 'lookup', input: { city: 'London' } }] : undefined);
@@ -20,33 +21,27 @@ describe('LangChain tool loops with reasoning carried back, on converted routes'
   let messages: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
   let ChatOpenAI: any;
   let ChatAnthropic: any;
 
   beforeAll(async () => {
     await ensureTestClients();
-    // Two rounds of two calls (the strict fakes count results; the Gemini fake rounds).
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, pick, toolTurns: 4, finalText: 'ok' });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick, toolTurns: 4, finalText: 'ok' });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick, toolTurns: 4, finalText: 'ok' });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } }, pick: (names) => pick(names)?.map((call) => ({ name: call.name, args: call.input })), toolTurns: 2, finalText: 'ok' });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-3-pro-preview'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      // Two rounds of two calls (the strict fakes count results; the Gemini fake rounds).
+      pick,
+      toolTurns: 4,
+      finalText: 'ok',
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: {},
+      gemini: { models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } }, toolTurns: 2 },
     });
+    ({ gateway: gw, chat, responses, messages, gemini } = up as Required<StrictUpstreams>);
     ({ ChatOpenAI } = await clientModule('@langchain/openai'));
     ({ ChatAnthropic } = await clientModule('@langchain/anthropic'));
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];
 

@@ -5,15 +5,15 @@
  * run must end in an error with the upstream's words, not a finished output). Tracing is off.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { chatSse, namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import { UPSTREAM_ERROR } from '../helpers/failing-streams.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import type { SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { clientModule, ensureTestClients } from '../helpers/test-clients.ts';
 
 const FINAL = 'Done: the file is written.';
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4oaEBRwzEcQDRQxGBSNLB6wAAAABJRU5ErkJggg==';
-const UPSTREAM_ERROR = 'The server had an error while processing your request.';
 const pick = (names: string[]) => (names.includes('lookup') ? [{ name: 'lookup', input: { city: 'Paris' } }, { name: 'lookup', input: { city: 'London' } }] : undefined);
 
 describe('the OpenAI Agents SDK through the gateway: parallel calls, images, failing streams', () => {
@@ -21,40 +21,22 @@ describe('the OpenAI Agents SDK through the gateway: parallel calls, images, fai
   let responses: StrictFake;
   let messages: StrictFake;
   let gemini: GeminiFake;
-  let failingChat: FakeUpstream;
-  let failingMessages: FakeUpstream;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
   let sdk: any;
   let z: any;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'o4-mini': { maxOutput: 100000, reasoning: true } }, pick });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } }, pick });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } }, pick: (names) => pick(names)?.map((call) => ({ name: call.name, args: call.input })), finalText: FINAL });
-    const chunk = (delta: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'flaky', choices: [{ index: 0, delta, finish_reason: null }] });
-    failingChat = await startFakeUpstream(() => ({ sse: [...chatSse([chunk({ role: 'assistant', content: 'Partial ' })], false), `data: {"error":{"message":"${UPSTREAM_ERROR}","type":"server_error","code":null}}\n\n`] }));
-    failingMessages = await startFakeUpstream(() => ({
-      sse: namedSse([
-        { type: 'message_start', message: { id: 'msg_f', type: 'message', role: 'assistant', model: 'flaky', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } },
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Partial ' } },
-        { type: 'error', error: { type: 'api_error', message: UPSTREAM_ERROR } },
-      ]),
-    }));
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['o4-mini'] },
-          or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking', 'vision'] }] },
-          google: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-3-pro-preview'] },
-          fc: { plugin: 'openai', baseURL: `${failingChat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['flaky'] },
-          fm: { plugin: 'anthropic', baseURL: failingMessages.url, apiKey: 'x', models: ['flaky'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      chat: { 'o4-mini': { maxOutput: 100000, reasoning: true } },
+      responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } },
+      messages: { vision: true },
+      gemini: { models: { 'gemini-3-pro-preview': { thinking: true, gemini3: true } }, provider: 'google' },
+      failing: { chat: true, messages: true },
     });
+    ({ gateway: gw, chat, responses, messages, gemini } = up as Required<StrictUpstreams>);
     process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
     sdk = await clientModule('@openai/agents');
     z = await clientModule('zod');
@@ -64,8 +46,7 @@ describe('the OpenAI Agents SDK through the gateway: parallel calls, images, fai
   }, 900_000);
   afterAll(async () => {
     sdk?.setOpenAIAPI('responses');
-    await gw?.stop();
-    for (const fake of [chat, responses, messages, gemini, failingChat, failingMessages]) await fake?.close();
+    await up?.close();
   });
 
   const rejections = () => [...chat.rejections, ...responses.rejections, ...messages.rejections, ...gemini.rejections];

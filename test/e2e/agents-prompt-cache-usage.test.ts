@@ -9,9 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa, execaNode } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
+import { tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 import { CLIENTS_DIR, CODEX_JS, claudeBin, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const GEMINI_JS = path.join(CLIENTS_DIR, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -34,26 +35,20 @@ describe('prompt cache reads reach the coding agents\' usage on converted routes
   let messages: StrictFake;
   let gemini: GeminiFake;
   let gw: SpawnedGateway;
+  let up: StrictUpstreams;
 
   beforeAll(async () => {
     await ensureTestClients();
-    chat = await startStrictFake({ format: 'chat', models: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } }, pick, cacheKey });
-    messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick, cacheKey });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, cachedTokens: 100, finalText: 'Done: the file is written.' });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: ['gpt-4o-mini'] },
-          ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          gg: { plugin: 'google', baseURL: gemini.url, apiKey: 'goog', models: ['gemini-2.5-flash'] },
-        },
-      },
+    up = await startStrictUpstreams({
+      pick,
+      cacheKey,
+      chat: { 'gpt-4o-mini': { maxOutput: 16384, reasoning: false } },
+      messages: {},
+      gemini: { models: { 'gemini-2.5-flash': { thinking: true, gemini3: false } }, cachedTokens: 100 },
     });
+    ({ gateway: gw, chat, messages, gemini } = up as Required<StrictUpstreams>);
   }, 900_000);
-  afterAll(async () => {
-    await gw?.stop();
-    for (const fake of [chat, messages, gemini]) await fake?.close();
-  });
+  afterAll(() => up?.close());
 
   it.each(['oc/gpt-4o-mini', 'gg/gemini-2.5-flash'])('Claude Code on %s: usage.cache_read_input_tokens', async (model) => {
     workDir = tempDir('gw-cache-');

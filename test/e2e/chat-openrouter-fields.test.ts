@@ -9,59 +9,28 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGeminiFake, type GeminiFake } from '../helpers/fake-gemini.ts';
+import type { GeminiFake } from '../helpers/fake-gemini.ts';
 import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { OPENROUTER_FIELDS as OPENROUTER, startOpenRouterFieldsGateway, type OpenRouterFieldsGateway } from '../helpers/openrouter-fields.ts';
 import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
+import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-upstreams.ts';
 
 type Json = Record<string, any>;
 
-const OPENROUTER = {
-  provider: { order: ['openai', 'azure'], allow_fallbacks: false, data_collection: 'deny' },
-  plugins: [{ id: 'web', max_results: 3 }],
-  transforms: ['middle-out'],
-  route: 'fallback',
-  usage: { include: true },
-};
-
 describe("OpenRouter's own fields on a Chat passthrough", () => {
+  let up: OpenRouterFieldsGateway;
   let openai: StrictFake;
   let openrouter: FakeUpstream;
-  let gw: SpawnedGateway;
   let client: OpenAI;
 
   beforeAll(async () => {
-    openai = await startStrictFake({ format: 'chat', models: { 'gpt-5': { maxOutput: 128000, reasoning: true }, 'gpt-4.1': { maxOutput: 32768, reasoning: false } } });
-    openrouter = await startFakeUpstream((request) => {
-      const body = request.json as Json;
-      const usage = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, cost: 0.0001 };
-      const base = { id: 'gen-1', created: 1_700_000_000, model: body.model };
-      if (!body.stream) return { json: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage } };
-      return {
-        headers: { 'content-type': 'text/event-stream' },
-        sse: chatSse([
-          { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] },
-          { ...base, object: 'chat.completion.chunk', choices: [], usage },
-        ]),
-      };
-    });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          oai: { plugin: 'openai', baseURL: `${openai.url}/v1`, apiKey: 'x', models: ['gpt-5', 'gpt-4.1'] },
-          orr: { plugin: 'openai', baseURL: `${openrouter.url}/api/v1`, apiKey: 'x', openRouterFields: 'forward', models: ['anthropic/claude-sonnet-4.5'] },
-        },
-        routing: { retry: { attempts: 1 } },
-      },
-    });
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    up = await startOpenRouterFieldsGateway('chat');
+    ({ openai, openrouter, client } = up);
   }, 60_000);
-  afterAll(async () => {
-    await gw?.stop();
-    await Promise.all([openai?.close(), openrouter?.close()]);
-  });
+  afterAll(() => up?.close());
 
-  const last = (fake: FakeUpstream) => fake.requests.at(-1)!.json as Json;
+  const last = (fake: FakeUpstream) => up.last(fake);
 
   it('to OpenAI: the routing fields are taken out and named in X-Gateway-Adapted; reasoning.effort becomes reasoning_effort', async () => {
     const { data, response } = await client.chat.completions
@@ -129,42 +98,28 @@ describe("OpenRouter's own fields on a Chat passthrough", () => {
  * on the OpenRouter passthrough only: a converted answer carried the reasoning the model returned.
  */
 describe("OpenRouter's reasoning.exclude on a converted Chat route", () => {
+  let up: StrictUpstreams;
   let claude: StrictFake;
   let gemini: GeminiFake;
   let responses: StrictFake;
-  let gw: SpawnedGateway;
   let client: OpenAI;
 
   beforeAll(async () => {
-    claude = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } } });
-    gemini = await startGeminiFake({ apiKey: 'goog', models: { 'gemini-2.5-pro': { thinking: true, gemini3: false } } });
-    responses = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          gg: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: ['gemini-2.5-pro'] },
-          rsp: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5'] },
-        },
-        routing: { retry: { attempts: 1 } },
-      },
-    });
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    up = await startStrictUpstreams({ messages: {}, gemini: { models: { 'gemini-2.5-pro': { thinking: true, gemini3: false } } }, responses: { 'gpt-5': { maxOutput: 128000, reasoning: true } } });
+    ({ messages: claude, gemini, responses } = up as Required<StrictUpstreams>);
+    client = new OpenAI({ baseURL: `${up.gateway.url}/v1`, apiKey: up.gateway.key, maxRetries: 0 });
   }, 60_000);
-  afterAll(async () => {
-    await gw?.stop();
-    await Promise.all([claude?.close(), gemini?.close(), responses?.close()]);
-  });
+  afterAll(() => up?.close());
 
   const REASONING_KEYS = ['reasoning_content', 'reasoning_details', 'reasoning'];
   const ask = (model: string, reasoning: Json) => ({ model, max_tokens: 8000, messages: [{ role: 'user', content: 'think, then say hi' }], reasoning }) as never;
   /** What each upstream was asked: to reason, whatever the client then gets. */
   const thinkingAsked: Record<string, () => unknown> = {
-    'ant/claude-sonnet-4-5': () => (claude.requests.at(-1)!.json as Json).thinking?.type,
+    'ant/claude-up': () => (claude.requests.at(-1)!.json as Json).thinking?.type,
     'gg/gemini-2.5-pro': () => (gemini.requests.at(-1)!.json as Json).generationConfig?.thinkingConfig?.thinkingBudget > 0,
-    'rsp/gpt-5': () => (responses.requests.at(-1)!.json as Json).reasoning?.effort,
+    'or/gpt-5': () => (responses.requests.at(-1)!.json as Json).reasoning?.effort,
   };
-  const asked: Record<string, unknown> = { 'ant/claude-sonnet-4-5': 'enabled', 'gg/gemini-2.5-pro': true, 'rsp/gpt-5': 'high' };
+  const asked: Record<string, unknown> = { 'ant/claude-up': 'enabled', 'gg/gemini-2.5-pro': true, 'or/gpt-5': 'high' };
   const rejections = () => [claude, gemini, responses].flatMap((fake) => fake.rejections);
 
   for (const model of Object.keys(asked)) {

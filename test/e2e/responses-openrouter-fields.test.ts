@@ -10,58 +10,27 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namedSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
-import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+import type { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { OPENROUTER_FIELDS as OPENROUTER, startOpenRouterFieldsGateway, type OpenRouterFieldsGateway } from '../helpers/openrouter-fields.ts';
+import type { StrictFake } from '../helpers/strict-fakes.ts';
 
 type Json = Record<string, any>;
 
-const OPENROUTER = {
-  provider: { order: ['openai', 'azure'], allow_fallbacks: false, data_collection: 'deny' },
-  plugins: [{ id: 'web', max_results: 3 }],
-  transforms: ['middle-out'],
-  route: 'fallback',
-  usage: { include: true },
-};
-
 describe("OpenRouter's own fields on a Responses passthrough", () => {
+  let up: OpenRouterFieldsGateway;
   let openai: StrictFake;
   let openrouter: FakeUpstream;
   let claude: StrictFake;
-  let gw: SpawnedGateway;
   let client: OpenAI;
 
   beforeAll(async () => {
-    openai = await startStrictFake({ format: 'responses', models: { 'gpt-5': { maxOutput: 128000, reasoning: true }, 'gpt-4.1': { maxOutput: 32768, reasoning: false } } });
-    openrouter = await startFakeUpstream((request) => {
-      const body = request.json as Json;
-      const response = {
-        id: 'gen-1', object: 'response', created_at: 1_700_000_000, status: 'completed', model: body.model,
-        output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }],
-        usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 },
-      };
-      if (!body.stream) return { json: response };
-      return { headers: { 'content-type': 'text/event-stream' }, sse: namedSse([{ type: 'response.created', response: { ...response, status: 'in_progress', output: [] } }, { type: 'response.completed', response }]) };
-    });
-    claude = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } } });
-    gw = await spawnGateway({
-      config: {
-        providers: {
-          ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, contextWindow: 200000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-          oai: { plugin: 'openai', baseURL: `${openai.url}/v1`, apiKey: 'x', formats: ['responses'], models: ['gpt-5', 'gpt-4.1'] },
-          orr: { plugin: 'openai', baseURL: `${openrouter.url}/api/v1`, apiKey: 'x', formats: ['responses'], openRouterFields: 'forward', models: ['anthropic/claude-sonnet-4.5'] },
-        },
-        routing: { retry: { attempts: 1 } },
-      },
-    });
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    up = await startOpenRouterFieldsGateway('responses', { claude: true });
+    ({ openai, openrouter, client } = up);
+    claude = up.claude!;
   }, 60_000);
-  afterAll(async () => {
-    await gw?.stop();
-    await Promise.all([openai?.close(), openrouter?.close(), claude?.close()]);
-  });
+  afterAll(() => up?.close());
 
-  const last = (fake: FakeUpstream) => fake.requests.at(-1)!.json as Json;
+  const last = (fake: FakeUpstream) => up.last(fake);
 
   it("to OpenAI: the routing fields and usage are taken out and named in X-Gateway-Adapted; OpenRouter's reasoning becomes OpenAI's", async () => {
     const { data, response } = await client.responses
