@@ -5,9 +5,10 @@
  * `google/gemini-3-pro-preview` and Gemini 3's signature rules). The OpenAI models are reasoning
  * ones (`o4-mini`, `gpt-5`) or not (`gpt-4.1` on both).
  */
-import { startGeminiFake, type GeminiFake } from './fake-gemini.ts';
-import { spawnGateway, type SpawnedGateway } from './spawn-gateway.ts';
-import { startStrictFake, type StrictFake, type ToolPick } from './strict-fakes.ts';
+import type { GeminiFake } from './fake-gemini.ts';
+import type { SpawnedGateway } from './spawn-gateway.ts';
+import type { StrictFake, ToolPick } from './strict-fakes.ts';
+import { startStrictUpstreams } from './strict-upstreams.ts';
 
 export interface FourUpstreams {
   chat: StrictFake;
@@ -28,28 +29,23 @@ export async function startFourUpstreams(options: { pick: (names: string[]) => T
   const { pick, toolTurns } = options;
   const [chatModel, responsesModel] = options.reasoningOpenAI ? ['o4-mini', 'gpt-5'] : ['gpt-4.1', 'gpt-4.1'];
   const openAI = { maxOutput: 100000, reasoning: options.reasoningOpenAI };
-  const chat = await startStrictFake({ format: 'chat', models: { [chatModel]: openAI }, pick, toolTurns });
-  const responses = await startStrictFake({ format: 'responses', models: { [responsesModel]: openAI }, pick, toolTurns });
-  const messages = await startStrictFake({ format: 'messages', models: { 'claude-up': { maxOutput: 64000, reasoning: true } }, pick, toolTurns });
   const geminiModel = options.gemini3 ? 'gemini-3-pro-preview' : 'gemini-2.5-flash';
-  const gemini = await startGeminiFake({ models: { [geminiModel]: { thinking: true, gemini3: options.gemini3 === true } }, pick: (names) => { const call = pick(names); return call && [{ name: call.name, args: call.input }]; }, toolTurns });
-  const gateway = await spawnGateway({
-    config: {
-      providers: {
-        oc: { plugin: 'openai', baseURL: `${chat.url}/v1`, apiKey: 'x', formats: ['chat'], models: [chatModel] },
-        or: { plugin: 'openai', baseURL: `${responses.url}/v1`, apiKey: 'x', formats: ['responses'], models: [responsesModel] },
-        ant: { plugin: 'anthropic', baseURL: messages.url, apiKey: 'x', models: [{ id: 'claude-up', maxOutputTokens: 64000, capabilities: ['streaming', 'function_calling', 'thinking'] }] },
-        google: { plugin: 'google', apiKey: 'goog', baseURL: gemini.url, models: [geminiModel] },
-      },
-    },
+  const up = await startStrictUpstreams({
+    pick,
+    toolTurns,
+    chat: { [chatModel]: openAI },
+    responses: { [responsesModel]: openAI },
+    messages: {},
+    gemini: { models: { [geminiModel]: { thinking: true, gemini3: options.gemini3 === true } }, provider: 'google', toolTurns },
   });
+  const [chat, responses, messages, gemini] = [up.chat!, up.responses!, up.messages!, up.gemini!];
   const fakes = [chat, responses, messages, gemini];
   return {
     chat,
     responses,
     messages,
     gemini,
-    gateway,
+    gateway: up.gateway,
     models: [`oc/${chatModel}`, `or/${responsesModel}`, 'ant/claude-up', `google/${geminiModel}`],
     rejections: () => fakes.flatMap((fake) => fake.rejections),
     reset: () => {
@@ -58,9 +54,6 @@ export async function startFourUpstreams(options: { pick: (names: string[]) => T
         fake.requests.length = 0;
       }
     },
-    close: async () => {
-      await gateway.stop();
-      for (const fake of fakes) await fake.close();
-    },
+    close: up.close,
   };
 }
