@@ -5,6 +5,7 @@ import { GatewayError, isGatewayError, toGatewayError } from '../../src/errors/i
 import { UpstreamHttpError } from '../../src/upstream/index.ts';
 import { mapPluginError } from '../../src/pipeline/index.ts';
 import { ClientClosedError } from '../../src/server/body-errors.ts';
+import { FailedAnswerError, usageOfFailedAnswer } from '../../src/formats/index.ts';
 
 /** What a bundled second copy of the kit's GatewayError looks like: another class, the same mark. */
 const ERROR_MARK: unique symbol = Symbol.for('gateway.error') as never;
@@ -68,5 +69,25 @@ describe('errors from another copy of the plugin kit', () => {
     const aborted = new AbortController();
     aborted.abort();
     expect(mapPluginError('acme', 'chat', new Error('boom'), aborted.signal, 'response').code).toBe('provider_timeout');
+  });
+});
+
+describe('a FailedAnswerError from another copy of the plugin kit', () => {
+  // A plugin's codec throws it for a whole answer that failed but used tokens (Bedrock's malformed_tool_use):
+  // the usage it carries is what the failed answer is billed by, whichever copy of the kit made it.
+  const FAILED_MARK: unique symbol = Symbol.for('gateway.failed-answer-error') as never;
+  class CopiedFailedAnswerError extends CopiedGatewayError {
+    readonly [FAILED_MARK] = true;
+    constructor(readonly usage: { inputTokens: number; outputTokens: number }) {
+      super('malformed_tool_use');
+    }
+  }
+
+  it('is billed by the usage it carries, as the gateway\'s own is', () => {
+    const usage = { inputTokens: 27, outputTokens: 11 };
+    expect(usageOfFailedAnswer(new CopiedFailedAnswerError(usage))).toEqual(usage);
+    expect(usageOfFailedAnswer(new FailedAnswerError('provider_error', 'x', {}, usage))).toEqual(usage);
+    expect(usageOfFailedAnswer(new GatewayError('provider_error', 'x'))).toBeUndefined();
+    expect(usageOfFailedAnswer({ usage })).toBeUndefined();
   });
 });
