@@ -8,6 +8,7 @@ import type {
   ConversationBounds,
   ConversationItemInput,
   ConversationRecord,
+  ConversationTurn,
   DatabaseState,
   FileRecord,
   LedgerRecord,
@@ -187,6 +188,16 @@ export interface ConversationsRepo {
     bounds?: ConversationBounds,
     rename?: (entry: ConversationItemInput) => ConversationItemInput,
   ): Promise<ConversationAppended | 'not_found' | 'full'>;
+  /**
+   * Holds the conversation for one turn (a Responses request naming it: the turn reads its items
+   * and adds its own), so two turns never run on it at once: `busy` while another turn holds it
+   * (in this process or, on a shared database, on any instance), else the hold. A database's hold
+   * is a lease that lapses `leaseMs` after it was taken or last renewed (on the database's clock),
+   * so an instance that died holding it blocks the conversation that long at most; the file
+   * store's lasts until released (one process). A conversation the account does not have is not
+   * refused here: the turn's read of it answers that.
+   */
+  claimTurn(accountId: string, id: string, leaseMs: number): Promise<ConversationTurn | 'busy'>;
   /** Every item, oldest first; undefined when the account has no such conversation. */
   items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined>;
   /** Removes one item: the conversation after, `not_found` (no such conversation), or `no_item`. */

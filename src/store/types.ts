@@ -245,6 +245,18 @@ export interface ConversationItemInput {
 /** A conversation after an append, with the items as they were added (an id it already held renamed). */
 export type ConversationAppended = ConversationRecord & { added: ConversationItemInput[] };
 
+/**
+ * A conversation held for one turn (`ConversationsRepo.claimTurn`). A hold that lapses (a shared
+ * database's lease) has `renew`: its holder calls it while the turn runs; a hold that lasts until
+ * released (the file store's, in its one process) has none.
+ */
+export interface ConversationTurn {
+  /** Keeps the hold for another lease from now; false when it had lapsed and another turn took it (or the conversation went). */
+  renew?(): Promise<boolean>;
+  /** Gives the hold back (a hold another turn took over after it lapsed is left to that turn); a second call does nothing. */
+  release(): Promise<void>;
+}
+
 /** Bounds an append checks against the conversation as it is when the append runs (atomically with it). */
 export interface ConversationBounds {
   maxItems: number;

@@ -41,6 +41,12 @@ describeStore('postgres', {
     urls.set(next, url);
     return next;
   },
+  async second(store) {
+    const url = urls.get(store)!;
+    const next = await PostgresStore.open(url);
+    urls.set(next, url);
+    return next;
+  },
 });
 
 describe('postgres store: start-up and instances', () => {

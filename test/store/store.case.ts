@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AccountRecord, ApiKeyRecord, BatchRecord, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
+import type { AccountRecord, ApiKeyRecord, BatchRecord, ConversationTurn, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
 import { recordBytes } from '../../src/media/media-limits.ts';
 import { createAccount } from '../../src/admin/accounts.ts';
 import { GatewayError } from '../../src/errors/index.ts';
 import { EmailTakenError } from '../../src/store/index.ts';
 import { systemClock } from '../../src/util/clock.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * A backend under test: `open` gives a store on fresh, empty data; `reopen` closes a store
@@ -16,6 +17,8 @@ import { systemClock } from '../../src/util/clock.ts';
 export interface StoreBackend {
   open(): Promise<Store>;
   reopen(store: Store): Promise<Store>;
+  /** Opens another store on `store`'s data while it stays open (a second instance): backends several instances share. */
+  second?(store: Store): Promise<Store>;
   /** The backend shares credits across instances (`store.credits`): its contract runs too. */
   sharedCredits?: boolean;
 }
@@ -821,6 +824,78 @@ export function describeStore(name: string, backend: StoreBackend): void {
         await store.conversations.append(a, id, [item('msg_big', text)]);
         expect(texts(await store.conversations.items(a, id))).toEqual([text]);
       });
+
+      it('take one turn at a time: a second claim is busy until the first is given back; another conversation or account is not held', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const b = uid('acct');
+        const id = `conv_${uid('t')}`;
+        const other = `conv_${uid('t')}`;
+        await store.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, []);
+        await store.conversations.create({ id: other, accountId: a, createdAt: 1, metadata: {} }, []);
+        const first = await store.conversations.claimTurn(a, id, 60_000);
+        expect(first).not.toBe('busy');
+        expect(await store.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+        const elsewhere = (await store.conversations.claimTurn(a, other, 60_000)) as ConversationTurn;
+        expect(elsewhere).not.toBe('busy');
+        // Another account's id is not its conversation: not held, and its hold frees nothing of a's.
+        const stranger = (await store.conversations.claimTurn(b, id, 60_000)) as ConversationTurn;
+        expect(stranger).not.toBe('busy');
+        await stranger.release();
+        expect(await store.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+        // The holder's own append goes in while it holds the conversation.
+        expect(await store.conversations.append(a, id, [item('msg_1', 'turn')])).toMatchObject({ itemCount: 1 });
+        if (first !== 'busy' && first.renew) expect(await first.renew()).toBe(true);
+        await (first as ConversationTurn).release();
+        const next = (await store.conversations.claimTurn(a, id, 60_000)) as ConversationTurn;
+        expect(next).not.toBe('busy');
+        // The first turn given back again frees nothing: the next one still holds it.
+        await (first as ConversationTurn).release();
+        expect(await store.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+        await next.release();
+        await elsewhere.release();
+        expect(await store.conversations.claimTurn(a, id, 60_000)).not.toBe('busy');
+      });
+
+      if (backend.second) {
+        const second = backend.second;
+        it('a turn held on one instance is busy on another until given back or lapsed; a lapsed turn cannot renew or free the next one', async () => {
+          const one = await fresh();
+          const two = await second(one);
+          open.push(two);
+          const a = uid('acct');
+          const id = `conv_${uid('t')}`;
+          await one.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, []);
+          const held = (await one.conversations.claimTurn(a, id, 60_000)) as ConversationTurn;
+          expect(held).not.toBe('busy');
+          expect(await two.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+          await held.release();
+          // Both instances at once: exactly one gets it.
+          const both = await Promise.all([one.conversations.claimTurn(a, id, 60_000), two.conversations.claimTurn(a, id, 60_000)]);
+          const winners = both.filter((turn): turn is ConversationTurn => turn !== 'busy');
+          expect(winners).toHaveLength(1);
+          await winners[0].release();
+          const taken = (await two.conversations.claimTurn(a, id, 60_000)) as ConversationTurn;
+          expect(taken).not.toBe('busy');
+          expect(await one.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+          await taken.release();
+          // An instance that died holding it (never renewed, never given back): the lease lapses and the other takes it.
+          const dying = (await one.conversations.claimTurn(a, id, 1_000)) as ConversationTurn;
+          expect(dying).not.toBe('busy');
+          expect(await two.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+          const after = await until('the lapsed turn to be taken', async () => {
+            const turn = await two.conversations.claimTurn(a, id, 60_000);
+            return turn === 'busy' ? undefined : turn;
+          }, 10_000);
+          expect(dying.renew).toBeTypeOf('function');
+          expect(await dying.renew!()).toBe(false);
+          await dying.release();
+          expect(await one.conversations.claimTurn(a, id, 60_000)).toBe('busy');
+          expect(await after.renew!()).toBe(true);
+          await after.release();
+          expect(await one.conversations.claimTurn(a, id, 60_000)).not.toBe('busy');
+        });
+      }
     });
 
     if (backend.sharedCredits) describeSharedCredits(fresh, restart);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { ConversationsRepo } from '../repositories.ts';
 import { renameTakenIds } from '../conversation-item-ids.ts';
-import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
+import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord, ConversationTurn } from '../types.ts';
+import { InProcessTurns } from './in-process-turns.ts';
 import { writeText } from '../write-text.ts';
 import { OwnedFileSizes } from './owned-file-sizes.ts';
 import { syncDir } from './sliced-json-file.ts';
@@ -42,6 +43,7 @@ export class FileConversationsRepo implements ConversationsRepo {
   private counter = 0;
   /** Owner and file size of every conversation, and bytes per account (`storage.responsesQuotaBytes`). */
   private readonly sizes: OwnedFileSizes;
+  private readonly turns = new InProcessTurns();
 
   constructor(
     dataDir: string,
@@ -83,6 +85,11 @@ export class FileConversationsRepo implements ConversationsRepo {
 
   async get(accountId: string, id: string): Promise<ConversationRecord | undefined> {
     return (await this.load(accountId, id, false))?.record;
+  }
+
+  /** In this process (the file store has one): a hold lasts until released; `leaseMs` is a shared database's. */
+  async claimTurn(accountId: string, id: string, _leaseMs: number): Promise<ConversationTurn | 'busy'> {
+    return this.turns.claim(accountId, id);
   }
 
   async items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {

@@ -1168,6 +1168,19 @@ create table gw_conversation_items (
 create index gw_conversation_items_id on gw_conversation_items (conversation_id, id);
 `,
   },
+  {
+    version: 18,
+    name: 'conversation turn leases',
+    sql: `
+-- One turn at a time across instances: a Responses request naming a conversation holds it from
+-- reading its items until its own are added, through a lease on the conversation's row: the
+-- instance holding it (turn_holder), the turn's own token (turn_id: only that turn renews or
+-- gives it back) and when it lapses (turn_expires_at, ms on the database's clock). A turn takes
+-- it with one conditional UPDATE (free, or lapsed: an instance that died holding it), renews it
+-- while it runs, and clears it when it ends. Nullable, no default: adding them rewrites nothing.
+alter table gw_conversations add column turn_holder text, add column turn_id text, add column turn_expires_at bigint;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

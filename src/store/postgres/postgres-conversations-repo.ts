@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ConversationsRepo } from '../repositories.ts';
 import { renameTakenIds } from '../conversation-item-ids.ts';
-import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord } from '../types.ts';
+import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord, ConversationTurn } from '../types.ts';
 import { inTransaction } from './in-transaction.ts';
 
 interface ConversationRow {
@@ -27,13 +28,21 @@ function recordOf(row: ConversationRow): ConversationRecord {
 
 const COLUMNS = 'id, account_id, created_at, metadata, item_count, item_bytes, next_seq';
 
+/** Now in ms on the database's clock: every instance's leases are timed by one clock. */
+const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
 /**
  * Conversations in PostgreSQL: a row per conversation in gw_conversations, its items in
  * gw_conversation_items (seq orders them). A change to the items locks the conversation's row,
- * so its counts and the bounds an append checks hold across instances.
+ * so its counts and the bounds an append checks hold across instances; a turn's hold is a lease
+ * on that row (migration 18), so it holds across instances too.
  */
 export class PostgresConversationsRepo implements ConversationsRepo {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The instance a lease names as its holder (for whoever reads the row). */
+    private readonly instance = '',
+  ) {}
 
   async create(record: Omit<ConversationRecord, 'itemCount' | 'itemBytes'>, items: ConversationItemInput[]): Promise<ConversationRecord> {
     return inTransaction(this.pool, async (client) => {
@@ -97,6 +106,37 @@ export class PostgresConversationsRepo implements ConversationsRepo {
       await client.query('update gw_conversations set item_count = item_count + $2, item_bytes = item_bytes + $3, next_seq = next_seq + $2 where id = $1', [id, items.length, bytes]);
       return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes, added: items };
     });
+  }
+
+  /**
+   * A lease on the conversation's row, taken by one conditional UPDATE when it is free or lapsed
+   * (two instances at once: the second's UPDATE waits for the first's and then finds it held).
+   * A conversation the account does not have updates nothing and is not `busy`: the hold is empty.
+   */
+  async claimTurn(accountId: string, id: string, leaseMs: number): Promise<ConversationTurn | 'busy'> {
+    const turnId = randomUUID();
+    const lease = Math.max(1, Math.ceil(leaseMs));
+    const { rows } = await this.pool.query<{ claimed: boolean; found: boolean }>(
+      `with claimed as (
+         update gw_conversations set turn_holder = $3, turn_id = $4, turn_expires_at = ${NOW_MS} + $5
+         where id = $1 and account_id = $2 and (turn_expires_at is null or turn_expires_at <= ${NOW_MS}) returning id)
+       select exists (select 1 from claimed) as claimed, exists (select 1 from gw_conversations where id = $1 and account_id = $2) as found`,
+      [id, accountId, this.instance, turnId, lease],
+    );
+    if (!rows[0]?.claimed && rows[0]?.found) return 'busy';
+    let released = false;
+    return {
+      renew: async () => {
+        if (released) return false;
+        const { rowCount } = await this.pool.query(`update gw_conversations set turn_expires_at = ${NOW_MS} + $3 where id = $1 and turn_id = $2`, [id, turnId, lease]);
+        return (rowCount ?? 0) > 0;
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.pool.query('update gw_conversations set turn_holder = null, turn_id = null, turn_expires_at = null where id = $1 and turn_id = $2', [id, turnId]);
+      },
+    };
   }
 
   /** The account's rows only (gw_conversations_account): their items' bytes and metadata. */

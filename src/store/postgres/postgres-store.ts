@@ -179,7 +179,7 @@ export class PostgresStore implements Store {
     pool.on('error', (error) => this.database.failed(error));
     this.media = new PostgresMediaRepo(pool);
     this.responses = new PostgresResponsesRepo(pool);
-    this.conversations = new PostgresConversationsRepo(pool);
+    this.conversations = new PostgresConversationsRepo(pool, instanceId);
     this.files = new PostgresFilesRepo(pool);
     this.uploads = new PostgresUploadsRepo(pool);
     this.batches = new PostgresBatchesRepo(pool);
