@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError, renameFields, validationError } from '../errors/index.ts';
 import { asListedItem, conversationIdOf, getCodec, hasHistoryForm, prependHistory } from '../formats/index.ts';
 import type { ChatRequest, Message } from '../ir/index.ts';
-import type { ConversationBounds, ConversationItemInput, ConversationRecord } from '../store/index.ts';
-import type { ExchangeDeps } from './types.ts';
+import type { ConversationBounds, ConversationItemInput, ConversationRecord, ConversationTurn } from '../store/index.ts';
+import type { ExchangeAnswer, ExchangeDeps } from './types.ts';
 
 /**
  * OpenAI's Conversations API over the gateway's store (docs/api-decisions.md): a conversation is
@@ -22,32 +22,76 @@ export const CONVERSATION_LIMITS = {
 
 type ConversationDeps = Pick<ExchangeDeps, 'store' | 'config'>;
 
-/** The conversations (`account` NUL `id`) a response is running on in this process: one turn at a time. */
-const turnsRunning = new Set<string>();
+/**
+ * How long a turn's hold on a shared database lasts unless renewed: an instance that died holding
+ * it blocks the conversation this long at most; a live one renews it every third of it.
+ */
+export const TURN_LEASE_MS = 30_000;
 
 /**
- * Claims `id` for one turn (a Responses request naming it) until the returned release is called:
+ * Claims `id` for one turn (a Responses request naming it) until the returned release is called
+ * (it resolves once the hold is given back, so a client that sees its turn end finds it free):
  * the turn reads the conversation's items as its history and adds its own when answered, so a
  * second turn at once would read the same history and one of the two would be lost from the
  * other's. A second is refused, as OpenAI refuses it ("Another process is currently operating on
  * this conversation"), with the spec's 409 `conflict` (the SDKs retry it after `Retry-After`).
- * Per process: instances sharing a PostgreSQL store do not see each other's claims (docs/api-decisions.md).
+ * The hold is the store's: in this process on the file store, a lease every instance sees on
+ * PostgreSQL, renewed here while the turn runs (docs/api-decisions.md).
  */
-export function claimConversationTurn(accountId: string, id: string): () => void {
-  const key = `${accountId}\u0000${id}`;
-  if (turnsRunning.has(key)) {
+async function claimConversationTurn(deps: Pick<ExchangeDeps, 'store' | 'log'>, accountId: string, id: string): Promise<() => Promise<void>> {
+  const turn = await deps.store.conversations.claimTurn(accountId, id, TURN_LEASE_MS);
+  if (turn === 'busy') {
     throw new GatewayError('conflict', `Another process is currently operating on this conversation. Please retry in a few seconds. (A response to conversation '${id.slice(0, 200)}' is still running; one turn at a time.)`, {
       details: { param: 'conversation', conversation: id.slice(0, 200), reason: 'conversation_locked' },
       retryAfter: 1,
     });
   }
-  turnsRunning.add(key);
-  let released = false;
+  const renewing = turn.renew && setInterval(() => void renewTurn(deps, turn, id), TURN_LEASE_MS / 3);
+  if (renewing) renewing.unref();
+  let released: Promise<void> | undefined;
+  // Once, whoever calls it first (the turn added, the answer's end, a failure); never rejects.
   return () => {
-    if (released) return;
-    released = true;
-    turnsRunning.delete(key);
+    if (renewing) clearInterval(renewing);
+    released ??= turn.release().catch((error: unknown) => deps.log.warn('could not give back a conversation turn; it lapses by itself', { conversation: id, error: String(error) }));
+    return released;
   };
+}
+
+/**
+ * A turn of a conversation holds it from reading its history until the turn is added (or the
+ * answer fails): one at a time. The hold is given back before the client sees the turn end (the
+ * stored turn gives it back before a stream's last event; a whole answer, a failure, once known),
+ * so a client's next turn, on any instance, finds it free; a stream that fails part-way, once settled.
+ */
+export async function asConversationTurn(
+  deps: Pick<ExchangeDeps, 'store' | 'log'>,
+  accountId: string,
+  body: Record<string, unknown>,
+  conversationId: string,
+  answer: (release: () => Promise<void>) => Promise<ExchangeAnswer>,
+): Promise<ExchangeAnswer> {
+  checkTurnInput(body.input);
+  const release = await claimConversationTurn(deps, accountId, conversationId);
+  let answered: ExchangeAnswer;
+  try {
+    answered = await answer(release);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  if (!answered.stream) await release();
+  else void answered.settled.then(release, release);
+  return answered;
+}
+
+/** One renewal of a running turn's lease; a lost one is logged (the turn goes on, its items are still added in one append). */
+async function renewTurn(deps: Pick<ExchangeDeps, 'log'>, turn: ConversationTurn, id: string): Promise<void> {
+  try {
+    if (await turn.renew!()) return;
+    deps.log.warn('a conversation turn lost its hold (it lapsed and another turn took it, or the conversation was deleted)', { conversation: id });
+  } catch (error) {
+    deps.log.warn('could not renew a conversation turn; it lapses unless a later renewal reaches the store', { conversation: id, error: String(error) });
+  }
 }
 
 /** A conversation's id: minted here, random. */

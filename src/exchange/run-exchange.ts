@@ -9,7 +9,7 @@ import { settleOnce } from './settle-once.ts';
 import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
 import { takeRequestFallbacks } from './request-fallbacks.ts';
 import { resolveStoredReferences } from './resolve-references.ts';
-import { checkTurnInput, claimConversationTurn } from './conversations.ts';
+import { asConversationTurn } from './conversations.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 import { validationError } from '../errors/index.ts';
@@ -96,34 +96,19 @@ function withBody(deps: ExchangeDeps, call: ExchangeCall, inbound: InboundReques
     return Promise.reject(validationError({ conversation: 'is not served in a batch: a batch line is not added to a conversation; send the history in input' }));
   }
   if (call.format === 'responses' && call.keepResponses !== false && usesResponsesStore(body)) {
-    // A turn of a conversation holds it from reading its history until the turn is added (or the answer fails): one at a time.
-    let release: (() => void) | undefined;
+    const answer = (release?: () => Promise<void>) =>
+      withResponsesStore(deps, call, inbound, body, raw, release).then((stored) => {
+        const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId, stored.conversationId);
+        // A compact answer names the chain's user messages, which only the rebuilt body holds.
+        return call.compact && stored.body !== body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
+      });
+    let conversationId: string | undefined;
     try {
-      const conversationId = call.compact ? undefined : conversationIdOf(body);
-      if (conversationId !== undefined) {
-        checkTurnInput(body.input);
-        release = claimConversationTurn(call.auth.account.id, conversationId);
-      }
+      conversationId = call.compact ? undefined : conversationIdOf(body);
     } catch (error) {
       return Promise.reject(error);
     }
-    const answering = withResponsesStore(deps, call, inbound, body, raw).then((stored) => {
-      const answering = admitAndRun(deps, call, stored.inbound, stored.body, stored.raw, stored.capture, stored.previousResponseId, stored.conversationId);
-      // A compact answer names the chain's user messages, which only the rebuilt body holds.
-      return call.compact && stored.body !== body ? answering.then((answer) => ({ ...answer, sentBody: stored.body })) : answering;
-    });
-    if (!release) return answering;
-    const done = release;
-    return answering.then(
-      (answer) => {
-        void answer.settled.then(done, done);
-        return answer;
-      },
-      (error: unknown) => {
-        done();
-        throw error;
-      },
-    );
+    return conversationId === undefined ? answer() : asConversationTurn(deps, call.auth.account.id, body, conversationId, answer);
   }
   return admitAndRun(deps, call, inbound, body, raw, undefined);
 }
@@ -135,6 +120,8 @@ async function withResponsesStore(
   inbound: InboundRequest,
   sent: Record<string, unknown>,
   raw: string,
+  /** Gives back the conversation's hold (a turn): once its items are added. */
+  releaseTurn?: () => Promise<void>,
 ): Promise<{ inbound: InboundRequest; body: Record<string, unknown>; raw: string; capture: StoredResponseCapture | undefined; previousResponseId: string | undefined; conversationId: string | undefined }> {
   let request = inbound.ir;
   let body = sent;
@@ -143,7 +130,7 @@ async function withResponsesStore(
   request = await resolveStoredReferences(deps, referenced, request, call.auth);
   ({ body, raw } = referenced);
   // The turn a conversation gets: the input as the client sent it (references resolved), before any history, its files by their ids.
-  const conversation = conversationId === undefined || call.compact ? undefined : { id: conversationId, input: sent === call.body ? body.input : turnInputOf(call.body.input, body.input) };
+  const conversation = conversationId === undefined || call.compact ? undefined : { id: conversationId, input: sent === call.body ? body.input : turnInputOf(call.body.input, body.input), release: releaseTurn };
   const rehydrated = await rehydrateResponsesRequest(deps, request, call.auth.account.id, call.compact ? body : undefined, conversationId);
   if (rehydrated) ({ request, body, raw } = rehydrated);
   // What goes on is decoded again when a conversation's files went inline in it.

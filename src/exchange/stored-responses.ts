@@ -11,6 +11,13 @@ import type { ExchangeDeps } from './types.ts';
 
 type StoreDeps = Pick<ExchangeDeps, 'store' | 'config' | 'log' | 'clock' | 'guards'>;
 
+/** A conversation's turn to add once answered: the conversation, the request's own input, and what gives the turn's hold back. */
+interface TurnToAdd {
+  id: string;
+  input: unknown;
+  release?: () => Promise<void>;
+}
+
 /** No stored response under `id` for this account (another account's id is the same as a missing one). */
 export function storedResponseNotFound(id: string): GatewayError {
   return new GatewayError('not_found', `No stored response with id '${id}'.`, { details: { id } });
@@ -128,8 +135,8 @@ export class StoredResponseCapture implements ResponseCapture {
     private readonly accountId: string,
     /** The Responses request as sent upstream (history already prepended), JSON text. */
     private readonly requestText: string,
-    /** The conversation the request names, and its own input (added to it with the output once answered). */
-    private readonly conversation?: { id: string; input: unknown },
+    /** The conversation the request names, its own input (added to it with the output once answered), and what gives its hold back once added. */
+    private readonly conversation?: TurnToAdd,
   ) {}
 
   response(response: ChatResponse): void {
@@ -229,9 +236,11 @@ export class StoredResponseCapture implements ResponseCapture {
   }
 
   /** The turn (the request's input, the answer's output) at the end of its conversation; gone meanwhile (deleted), nothing is added. */
-  private async appendTurn(conversation: { id: string; input: unknown }, output: unknown): Promise<void> {
+  private async appendTurn(conversation: TurnToAdd, output: unknown): Promise<void> {
     const outcome = await this.deps.store.conversations.append(this.accountId, conversation.id, turnItems(conversation.input, output), undefined, renamedItem);
     if (outcome === 'not_found') this.deps.log.warn('a conversation was deleted while a response to it ran; the turn is not added', { id: this.id, conversation: conversation.id });
+    // Before the answer's end goes out (it waits for this): the client's next turn finds the conversation free.
+    await conversation.release?.();
   }
 
   unreadable(error: unknown): void {
@@ -294,7 +303,7 @@ export class StoredResponseCapture implements ResponseCapture {
  * Keeps the response the client will see (unless `store: false`): the pipeline hands it over
  * as IR, whole or part by part through the relay's part tap, so no byte is read twice.
  */
-export function captureResponses(deps: StoreDeps, request: ChatRequest, accountId: string, requestText: string, conversation?: { id: string; input: unknown }): StoredResponseCapture | undefined {
+export function captureResponses(deps: StoreDeps, request: ChatRequest, accountId: string, requestText: string, conversation?: TurnToAdd): StoredResponseCapture | undefined {
   if (request.store === false && !conversation) return undefined;
   return new StoredResponseCapture(deps, request, accountId, requestText, conversation);
 }

@@ -21,6 +21,8 @@ export type FakeReply =
       sse: string[];
       /** Delay between pieces (ms). */
       delayMs?: number;
+      /** Pieces written once this resolves, after `sse`: a stream held part-way until the test lets it go on. */
+      resume?: Promise<string[]>;
       /** Stop after the pieces without ending the response (a stall). */
       stall?: boolean;
       /** Destroy the socket after the pieces (a cut stream). */
@@ -116,11 +118,17 @@ export async function startFakeUpstream(handler: FakeHandler = () => ({ status: 
       return;
     }
     res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
-    for (const piece of reply.sse) {
-      if (res.destroyed) return;
-      res.write(piece);
-      if (reply.delayMs) await sleep(reply.delayMs);
-    }
+    const delayMs = reply.delayMs;
+    const pieces = async (list: string[]) => {
+      for (const piece of list) {
+        if (res.destroyed) return;
+        res.write(piece);
+        if (delayMs) await sleep(delayMs);
+      }
+    };
+    await pieces(reply.sse);
+    if (reply.resume) await pieces(await reply.resume);
+    if (res.destroyed) return;
     if (reply.reset) req.socket.destroy();
     else if (!reply.stall) res.end();
   });
