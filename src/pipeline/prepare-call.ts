@@ -64,7 +64,7 @@ export function prepareCall(
   const stream = inbound instanceof InboundRequest ? inbound.facts.stream : inbound.stream;
   if (passthrough) {
     // Not decoded: only what billing and routing read was (the facts); the upstream judges the rest.
-    const capped = capPassthrough(exchange, model, stream);
+    const capped = capPassthrough(exchange, inbound, model, stream);
     if (capped) return capped;
     const { body, raw } = withUpstreamModel(exchange, model.upstreamId);
     // The format's own tweaks (Chat: a stream asks for usage); nothing else changes.
@@ -189,7 +189,7 @@ function upstreamFramingOf(exchange: CallSource): string | undefined {
  * never capped) and the body is re-serialized, the one passthrough edit besides the model id
  * and the format's own `prepare`. Undefined when nothing needs it.
  */
-function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boolean): PreparedCall | undefined {
+function capPassthrough(exchange: CallSource, inbound: InboundRequest | ChatRequest, model: CatalogModel, stream: boolean): PreparedCall | undefined {
   const max = model.spec.maxOutputTokens;
   const rules = getFormat(exchange.format).passthrough;
   const capped = max === undefined || exchange.compact ? undefined : rules.capOutput?.(exchange.body, max);
@@ -200,7 +200,9 @@ function capPassthrough(exchange: CallSource, model: CatalogModel, stream: boole
   const framing = upstreamFramingOf(exchange);
   if (framing !== undefined) call.framing = framing;
   const adapted = tweaked?.adapted ? [...capped.adapted, ...tweaked.adapted] : capped.adapted;
-  return { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted };
+  const prepared: PreparedCall = { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted };
+  if (tweaked?.convertAnswer) answerConverted(prepared, inbound);
+  return prepared;
 }
 
 /**

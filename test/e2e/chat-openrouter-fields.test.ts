@@ -198,7 +198,7 @@ describe("OpenRouter's reasoning.exclude on a Chat passthrough to an upstream th
     });
     gw = await spawnGateway({
       config: {
-        providers: { ds: { plugin: 'openai', baseURL: `${deepseek.url}/v1`, apiKey: 'x', models: ['deepseek-reasoner'] } },
+        providers: { ds: { plugin: 'openai', baseURL: `${deepseek.url}/v1`, apiKey: 'x', models: [{ id: 'deepseek-reasoner', maxOutputTokens: 8000 }] } },
         routing: { retry: { attempts: 1 } },
       },
     });
@@ -221,6 +221,14 @@ describe("OpenRouter's reasoning.exclude on a Chat passthrough to an upstream th
     expect(message.content).toBe('hi there');
     expect(hidden.usage).toMatchObject({ completion_tokens: 7, completion_tokens_details: { reasoning_tokens: 5 } });
     expect((deepseek.requests.at(-1)!.json as Json).reasoning).toBeUndefined();
+  });
+
+  it('whole, with max_tokens over the model\'s maximum (the body is capped on the way): still no reasoning', async () => {
+    const hidden = await client.chat.completions.create({ ...(ask({ effort: 'high', exclude: true }) as object), max_tokens: 100_000 } as never);
+    const message = hidden.choices[0].message as unknown as Json;
+    for (const key of REASONING_KEYS) expect(message).not.toHaveProperty(key);
+    expect(message.content).toBe('hi there');
+    expect((deepseek.requests.at(-1)!.json as Json).max_tokens).toBe(8000);
   });
 
   it('streamed: no chunk carries reasoning with exclude; the text and the usage come whole', async () => {
