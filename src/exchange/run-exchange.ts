@@ -5,6 +5,7 @@ import { checkConvertible, runChat, type ChatOutcome, type ChatPipelineDeps, typ
 import { admitCall } from './admit-call.ts';
 import { CallExchange, rawOf, readCall, UNBILLED } from './call-exchange.ts';
 import { holdEnd, type FailureBytes } from './hold-end.ts';
+import { answerWithCost, streamWithCost, type ChargeOf } from './report-cost.ts';
 import { settleOnce } from './settle-once.ts';
 import { inlineStoredFiles, storedFilesOf } from './inline-stored-files.ts';
 import { takeRequestFallbacks } from './request-fallbacks.ts';
@@ -260,7 +261,7 @@ function answerOf(
   outcome: ChatOutcome,
   capture: StoredResponseCapture | undefined,
   admission: Admission,
-  settled: Promise<void>,
+  settled: ChargeOf,
   charging: () => Promise<void> | undefined,
   failure?: FailureBytes,
 ): ExchangeAnswer | Promise<ExchangeAnswer> {
@@ -271,8 +272,14 @@ function answerOf(
   }
   // The answer's end waits for its records: the stored Response it names, then its charge and usage ledger line (group commit).
   const pending = () => capture?.saving ?? charging() ?? admission.recording;
-  if (outcome.stream) return { status: outcome.status, headers: outcome.headers, stream: holdEnd(outcome.stream, pending, failure), settled };
-  return durableJson(pending, outcome, capture, settled);
+  // OpenRouter's usage accounting, asked by the client (rare): the answer's usage says what it was charged.
+  const report = outcome.reportCost;
+  if (outcome.stream) {
+    const stream = report ? streamWithCost(outcome.stream, report, settled) : outcome.stream;
+    return { status: outcome.status, headers: outcome.headers, stream: holdEnd(stream, pending, failure), settled };
+  }
+  const answer = durableJson(pending, outcome, capture, settled);
+  return report ? answerWithCost(answer, report, settled) : answer;
 }
 
 /** A JSON answer, sent once nothing is pending any more (a wait may be followed by another). */
@@ -280,7 +287,7 @@ function durableJson(
   pending: () => Promise<unknown> | undefined,
   outcome: ChatOutcome,
   capture: StoredResponseCapture | undefined,
-  settled: Promise<void>,
+  settled: ChargeOf,
 ): ExchangeAnswer | Promise<ExchangeAnswer> {
   const waiting = pending();
   if (waiting) return waiting.then(() => durableJson(pending, outcome, capture, settled));

@@ -63,8 +63,8 @@ export interface MediaCall<T, R> {
 
 export interface MediaAnswer<R> {
   value: R;
-  /** Resolves once the call is charged and its record knows it; never rejects. */
-  settled: Promise<void>;
+  /** Resolves once the call is charged and its record knows it (with the charge); never rejects. */
+  settled: Promise<unknown>;
 }
 
 

@@ -1,13 +1,13 @@
 import type { Admission } from '../accounts/index.ts';
-import type { RequestRecord } from '../observability/index.ts';
+import type { RequestRecord, SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
 import type { ExchangeDeps } from './types.ts';
 
 /** An exchange's one settlement channel: `settle` charges (or, given null, releases) once; `settled` resolves after. */
 export interface SettleOnce {
   settle(settlement: Settlement | null): Promise<void>;
-  /** Resolves once the call is charged and its record knows it; never rejects. */
-  settled: Promise<void>;
+  /** Resolves once the call is charged and its record knows it, with the charge (none: nothing charged, or it failed); never rejects. */
+  settled: Promise<SettledCharge | void>;
 }
 
 /**
@@ -16,8 +16,8 @@ export interface SettleOnce {
  * a failure after the settlement (a failed answer billed for what it used) waits for it.
  */
 export function settleOnce(deps: Pick<ExchangeDeps, 'log'>, admission: Admission, record: RequestRecord | undefined): SettleOnce {
-  let done!: () => void;
-  const settled = new Promise<void>((resolve) => (done = resolve));
+  let done!: (charge?: SettledCharge | void) => void;
+  const settled = new Promise<SettledCharge | void>((resolve) => (done = resolve));
   if (record) record.settling = settled;
   let settling: Promise<void> | undefined;
   const settle = (settlement: Settlement | null): Promise<void> => {
@@ -29,7 +29,7 @@ export function settleOnce(deps: Pick<ExchangeDeps, 'log'>, admission: Admission
     return (settling = admission.settle(settlement).then(
       (charge) => {
         record?.applySettlement(settlement, charge);
-        done();
+        done(charge);
       },
       (error: unknown) => {
         deps.log.error('settle failed', { error: String(error) });

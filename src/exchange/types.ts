@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../config/index.ts';
 import type { RequestIds } from '../errors/index.ts';
 import type { RouteTarget } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
-import type { RequestRecord } from '../observability/index.ts';
+import type { RequestRecord, SettledCharge } from '../observability/index.ts';
 import type { RelayedStream } from '../pipeline/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { Router } from '../routing/index.ts';
@@ -90,8 +90,8 @@ export interface ExchangeAnswer {
   /** Exactly one of json / stream is set. */
   json?: string;
   stream?: RelayedStream;
-  /** Resolves once the exchange is settled and charged, and its record knows it; never rejects. */
-  settled: Promise<void>;
+  /** Resolves once the exchange is settled and charged, and its record knows it, with the charge; never rejects. */
+  settled: Promise<SettledCharge | void>;
   /** The body sent on when the exchange rebuilt it (a compact call's stored chain): what the answer is reshaped from. */
   sentBody?: Record<string, unknown>;
 }

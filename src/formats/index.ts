@@ -59,6 +59,8 @@ export type {
   ConvertedFit,
   ToolNameRule,
   PassthroughRequest,
+  PreparedPassthrough,
+  UsageCostFace,
   PassthroughTarget,
   RewriteContext,
   FormatCodec,

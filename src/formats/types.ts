@@ -225,11 +225,30 @@ export interface StreamFraming {
  */
 export type RecordEnd = 'finished' | 'complete';
 
-/** A same-format request body on its way upstream (model already rewritten). */
+/**
+ * OpenRouter's usage accounting in a format's answers (`usage.cost`, `is_byok`): the answer, or
+ * its stream's usage record, with what the gateway charged for the request. Only requests that
+ * asked for it (a decoded ChatRequest's `reportCost`, PreparedPassthrough.reportCost) get it.
+ */
+export interface UsageCostFace {
+  /** Text every stream record holding usage has (Chat's `"usage"`): a stream is held from the last piece that has it. */
+  marker: string;
+  /** A whole answer's body with `usd` as its cost; undefined when it holds no usage to add it to. */
+  answer(json: string, usd: number): string | undefined;
+  /** A stream record with `usd` as the cost of its usage; undefined when it holds no usage. The last such record of a stream gets it. */
+  record(record: WireRecord, usd: number): WireRecord | undefined;
+}
+
 /** What a passthrough's `prepare` changed (PassthroughRules.prepare). */
 export type PreparedPassthrough = PassthroughRequest & {
   dropUsageRecords?: boolean;
   adapted?: string[];
+  /**
+   * The client asked for OpenRouter's usage accounting (`usage: {include: true}`): its answer's
+   * usage carries what the gateway charged (FormatDefinition.usageCost). Set only with `adapted`
+   * (maybe empty), so a request without OpenRouter's fields is asked nothing more.
+   */
+  reportCost?: boolean;
   /**
    * The body goes up as prepared, but the answer is decoded and encoded again in the client's
    * format, as a converted one is: it must change in a way no record rewrite does (OpenRouter's
@@ -238,6 +257,7 @@ export type PreparedPassthrough = PassthroughRequest & {
   convertAnswer?: boolean;
 };
 
+/** A same-format request body on its way upstream (model already rewritten). */
 export interface PassthroughRequest {
   body: Record<string, unknown>;
   /** The exact text to send. */
@@ -737,6 +757,8 @@ export interface FormatDefinition {
   singlePrompt?: boolean;
   /** Token counting in this format's shape, when its SDKs have it. */
   countTokens?: CountTokensFace;
+  /** OpenRouter's usage accounting (`usage.cost`) in this format's answers, when its clients ask for it. */
+  usageCost?: UsageCostFace;
   /** Embeddings in this format's shape, when its SDKs ask for them on its own routes (Gemini's `…:embedContent`). */
   embeddings?: EmbeddingsFace;
   /** A model list in this format's shape, when its SDKs read their own. */

@@ -306,6 +306,11 @@ export interface ChatRequest {
    * the stream). Read by the Chat encoders; the upstream request is not changed by it.
    */
   excludeReasoning?: boolean;
+  /**
+   * OpenRouter's usage accounting on a Chat request (`usage: {include: true}`): the answer's usage
+   * (a stream's usage chunk, which it then gets) carries what the gateway charged, `usage.cost`.
+   */
+  reportCost?: boolean;
   responseFormat?: ResponseFormat;
   /**
    * What the answer may hold besides text when the client asked (Chat's `modalities`, as

@@ -62,7 +62,7 @@ export class RequestRecord implements AttemptObserver {
   /** Upstream calls made. */
   attempts = 0;
   /** Resolves once billing has settled the request; the record is emitted after it. */
-  settling: Promise<void> | undefined = undefined;
+  settling: Promise<unknown> | undefined = undefined;
   /** The HTTP method (set for traces only). */
   method = '';
   /** An operator's request (admin procedures, metrics scrapes): counted in metrics, left out of the request log and the live window. */

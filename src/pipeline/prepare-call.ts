@@ -31,6 +31,12 @@ export interface PreparedCall {
   toolNames?: ToolNames;
   /** Stop sequences the upstream could not take (converted routes only): its answer is cut at them. */
   stop?: string[];
+  /**
+   * The client asked for OpenRouter's usage accounting: its answer's usage carries the gateway's
+   * charge (ChatOutcome.reportCost). Set only with `adapted` (then maybe empty), so a request
+   * without it is asked nothing more.
+   */
+  reportCost?: boolean;
   /** The ask last left out was refused by the model, not the account (fit.withoutRefused's `byModel`): remembered for the model. */
   refusedByModel?: boolean;
 }
@@ -74,7 +80,10 @@ export function prepareCall(
     const framing = upstreamFramingOf(exchange);
     if (framing !== undefined) call.framing = framing;
     const prepared: PreparedCall = { call, upstreamFormat, passthrough, stripUsageChunk: tweaked?.dropUsageRecords === true };
-    if (tweaked?.adapted) prepared.adapted = tweaked.adapted;
+    if (tweaked?.adapted) {
+      prepared.adapted = tweaked.adapted;
+      if (tweaked.reportCost) prepared.reportCost = true;
+    }
     if (tweaked?.convertAnswer) answerConverted(prepared, inbound);
     if (compact) prepared.compact = true;
     return prepared;
@@ -103,7 +112,10 @@ export function prepareCall(
     prepared.toolNames = named.names;
     fitted.adapted.push(`tool_names=shortened(${named.names.size})`);
   }
-  if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
+  if (request.reportCost) {
+    prepared.adapted = fitted.adapted;
+    prepared.reportCost = true;
+  } else if (fitted.adapted.length > 0) prepared.adapted = fitted.adapted;
   if (fitted.stop) prepared.stop = fitted.stop;
   if (dropped) prepared.droppedTools = dropped;
   return prepared;
@@ -202,6 +214,7 @@ function capPassthrough(exchange: CallSource, inbound: InboundRequest | ChatRequ
   const adapted = tweaked?.adapted ? [...capped.adapted, ...tweaked.adapted] : capped.adapted;
   const prepared: PreparedCall = { call, upstreamFormat: exchange.format, passthrough: true, stripUsageChunk: tweaked?.dropUsageRecords === true, adapted };
   if (tweaked?.convertAnswer) answerConverted(prepared, inbound);
+  if (tweaked?.reportCost) prepared.reportCost = true;
   return prepared;
 }
 

@@ -222,14 +222,21 @@ function outcomeOf(router: Router, exchange: ChatExchange, request: InboundReque
     answer.kind === 'json'
       ? jsonOutcome(exchange, request, model, answer, headers, routing, fallback)
       : streamOutcome(router, exchange, request, model, answer, headers, routing, fallback, router.eventsWanted(exchange.gatewayEvents) ? describeRoutingEvents(routing, fallback) : undefined);
-  return noteAdaptations(outcome, answer.prepared);
+  return noteAdaptations(outcome, answer.prepared, exchange);
 }
 
-/** Names what was fitted or dropped for the serving model, in headers and on the outcome (for the request log). */
-function noteAdaptations(outcome: ChatOutcome, prepared: PreparedCall): ChatOutcome {
+/**
+ * Names what was fitted or dropped for the serving model, in headers and on the outcome (for the
+ * request log), and OpenRouter's usage accounting when the client asked (PreparedCall.reportCost,
+ * which comes with `adapted`): the exchange says the charge in the client's format.
+ */
+function noteAdaptations(outcome: ChatOutcome, prepared: PreparedCall, exchange: ChatExchange): ChatOutcome {
   if (prepared.adapted) {
-    outcome.adapted = prepared.adapted;
-    outcome.headers['x-gateway-adapted'] = prepared.adapted.join(', ');
+    if (prepared.adapted.length > 0) {
+      outcome.adapted = prepared.adapted;
+      outcome.headers['x-gateway-adapted'] = prepared.adapted.join(', ');
+    }
+    if (prepared.reportCost) outcome.reportCost = exchange.target?.framing === undefined ? { format: exchange.format } : { format: exchange.format, framing: exchange.target.framing };
   }
   if (prepared.droppedTools) {
     outcome.droppedTools = prepared.droppedTools;

@@ -128,4 +128,10 @@ export interface ChatOutcome {
   adapted?: string[];
   /** Hosted tools left out because the serving upstream cannot run them (`X-Gateway-Dropped-Tools`). */
   droppedTools?: string[];
+  /**
+   * The client asked for OpenRouter's usage accounting (`usage: {include: true}`): the exchange
+   * adds what it charged to the answer's usage (`usage.cost`) once it is settled, in the client's
+   * format and stream framing. Absent: the answer goes as it is.
+   */
+  reportCost?: { format: WireFormat; framing?: string };
 }

@@ -1,5 +1,5 @@
 import type { ChatRequest, ReasoningConfig, ResponseFormat } from '../../ir/index.ts';
-import { FieldChecker, assignDefined as set, collectExtra, decodeOpenRouterReasoning, isReasoningEffort, isRecord, requireBodyShape } from '../shared/index.ts';
+import { FieldChecker, asksForUsageCost, assignDefined as set, collectExtra, decodeOpenRouterReasoning, isReasoningEffort, isRecord, requireBodyShape } from '../shared/index.ts';
 import { decodeChatMessages } from './decode-messages.ts';
 import { decodeWebSearchOptions } from './map-web-search.ts';
 import { decodeChatToolChoice, decodeChatTools } from './decode-tools.ts';
@@ -24,8 +24,8 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
     stream: check.boolean(body.stream, 'stream') ?? false,
   };
   const streamOptions = check.record(body.stream_options, 'stream_options');
-  // OpenRouter's `usage: {include: true}` asks a stream for its usage chunk as `stream_options.include_usage` does.
-  if (streamOptions?.include_usage === true || (isRecord(body.usage) && body.usage.include === true)) request.includeUsage = true;
+  // OpenRouter's `usage: {include: true}` asks a stream for its usage chunk too: read below, from `extra`, where it is kept.
+  if (streamOptions?.include_usage === true) request.includeUsage = true;
 
   const maxTokens =
     check.number(body.max_completion_tokens, 'max_completion_tokens', { min: 0, integer: true }) ??
@@ -62,7 +62,15 @@ export function decodeChatRequest(raw: unknown): ChatRequest {
   set(request, 'topLogprobs', check.number(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true }));
   // Kept in `extra` too: a Chat upstream (a search model) takes it as written.
   set(request, 'webSearch', decodeWebSearchOptions(body.web_search_options));
-  set(request, 'extra', collectExtra(body, MAPPED));
+  const extra = collectExtra(body, MAPPED);
+  if (extra !== undefined) {
+    request.extra = extra;
+    // OpenRouter's usage accounting (kept in `extra`, so a Chat upstream still gets it as written): a stream then has its usage chunk.
+    if (asksForUsageCost(extra.usage)) {
+      request.reportCost = true;
+      if (request.stream) request.includeUsage = true;
+    }
+  }
   check.throwIfAny();
   // Audio output: the IR answer holds no audio, so a conversion would answer text only.
   if (Array.isArray(body.modalities) && body.modalities.includes('audio')) unconvertible.push({ field: 'modalities', message: 'audio output has no equivalent in another format' });

@@ -14,6 +14,7 @@ import { encodeChatResponse } from './encode-response.ts';
 import { createChatStreamEncoder } from './encode-stream.ts';
 import { insertChatRoutingEvents } from './encode-routing-event.ts';
 import { createChatUsageTap, readChatPassthroughResponse } from './read-passthrough.ts';
+import { chatUsageCost } from './report-usage-cost.ts';
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`). */
 export const chatCodec: FormatCodec = {
@@ -46,6 +47,8 @@ export const chatFormat = defineFormat({
   storedFiles: chatStoredFiles,
   terminal: tellChatRecordEnd,
   passthrough: chatPassthrough,
+  // OpenRouter's `usage: {include: true}`: the answer's usage says what the gateway charged.
+  usageCost: chatUsageCost,
   // `modalities: ['image', 'text']`, which OpenAI's own models refuse: only models the catalog says make images (OpenRouter's).
   imageOutput: 'image-models',
   // `web_search_options` is its only one (the IR's web search: no reader needed).

@@ -64,7 +64,8 @@ function prepareChat(request: PassthroughRequest, target?: PassthroughTarget): P
   const asked = askForStreamUsage(restored ?? fitted ?? request);
   const out = asked ?? restored ?? fitted;
   if (!fitted || !out) return out;
-  const prepared: PreparedPassthrough = fitted.adapted.length > 0 ? { ...out, adapted: fitted.adapted } : out;
+  // `reportCost` goes with `adapted` (maybe empty), so a request without OpenRouter's fields is asked one thing less.
+  const prepared: PreparedPassthrough = fitted.reportCost ? { ...out, adapted: fitted.adapted, reportCost: true } : fitted.adapted.length > 0 ? { ...out, adapted: fitted.adapted } : out;
   return fitted.convertAnswer ? { ...prepared, convertAnswer: true } : prepared;
 }
 

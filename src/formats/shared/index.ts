@@ -59,4 +59,4 @@ export { openAIReasoningEfforts, openAIEffortFor } from './openai-reasoning-effo
 export { fitEffort } from './fit-effort.ts';
 export { decodeLogprobs, encodeLogprobs, logprobsOfParts } from './map-logprobs.ts';
 export { dataUrlOf, fileIdFace, mimeOfFilename } from './openai-stored-files.ts';
-export { takeOutOpenRouterRouting, openRouterReasoningEffort, decodeOpenRouterReasoning, type WithoutOpenRouterRouting } from './openrouter-fields.ts';
+export { takeOutOpenRouterRouting, asksForUsageCost, openRouterReasoningEffort, decodeOpenRouterReasoning, type WithoutOpenRouterRouting } from './openrouter-fields.ts';

@@ -34,6 +34,11 @@ export function takeOutOpenRouterRouting(body: Record<string, unknown>): Without
   return { body: out, adapted, usage };
 }
 
+/** OpenRouter's usage accounting asked (`usage: {include: true}`): the answer's usage is to carry its cost. */
+export function asksForUsageCost(usage: unknown): boolean {
+  return isRecord(usage) && usage.include === true;
+}
+
 /**
  * The OpenAI effort OpenRouter's `reasoning` object asks of the model a passthrough goes to: an
  * effort as asked, a `max_tokens` budget as the nearest effort, `enabled: false` the model's

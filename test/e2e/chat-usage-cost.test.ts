@@ -1,0 +1,142 @@
+/**
+ * OpenRouter's usage accounting on the gateway: a Chat request with `usage: {include: true}` gets
+ * what the gateway charged as `usage.cost` (USD, as `GET /v1/key` says spend), `is_byok: false`,
+ * in a whole answer and in a stream's usage chunk: passed through to a Chat upstream, to an
+ * OpenRouter upstream (whose own `cost` is what the operator pays it), converted to Claude. A
+ * request that does not ask keeps its answer as it came, byte for byte. Real CLI, official openai
+ * SDK, fake upstreams.
+ */
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
+import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
+
+type Json = Record<string, any>;
+
+/** 10 prompt and 2 completion tokens at 1000 USD per million tokens each: 0.012 USD (12 credits). */
+const PRICING = { input: 1000, output: 1000 };
+const CHARGED_USD = 0.012;
+const USAGE = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 };
+
+/** A Chat upstream's answer, whole or streamed (the usage chunk only when asked for). */
+function chatReply(body: Json, usage: Json) {
+  const base = { id: 'chatcmpl-up1', created: 1_700_000_000, model: body.model };
+  if (!body.stream) return { json: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage } };
+  const chunks: Json[] = [
+    { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }] },
+    { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+  ];
+  if (body.stream_options?.include_usage === true || body.usage?.include === true) chunks.push({ ...base, object: 'chat.completion.chunk', choices: [], usage });
+  // `user: 'slow'`: each record in a network chunk of its own, the usage chunk well before the end.
+  return { headers: { 'content-type': 'text/event-stream' }, sse: chatSse(chunks), ...(body.user === 'slow' ? { delayMs: 30 } : {}) };
+}
+
+describe("OpenRouter's usage accounting (usage.cost)", () => {
+  let up: FakeUpstream;
+  let openrouter: FakeUpstream;
+  let claude: StrictFake;
+  let gw: SpawnedGateway;
+  let client: OpenAI;
+  let configFile: string;
+  let dataDir: string;
+
+  const ask = (model: string, extra: Json = {}) => ({ model, messages: [{ role: 'user', content: 'hello' }], ...extra }) as never;
+  const spent = async (key = gw.key!): Promise<number> => {
+    const res = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${key}` } });
+    return ((await res.json()) as { data: { usage: number } }).data.usage;
+  };
+  const readStream = async (stream: unknown) => {
+    let usage: Json | undefined;
+    let text = '';
+    for await (const chunk of stream as AsyncIterable<OpenAI.ChatCompletionChunk>) {
+      if (chunk.usage) usage = chunk.usage as unknown as Json;
+      text += chunk.choices[0]?.delta?.content ?? '';
+    }
+    return { usage, text };
+  };
+
+  beforeAll(async () => {
+    up = await startFakeUpstream((request) => chatReply(request.json as Json, USAGE));
+    // OpenRouter answers with its own cost, what the gateway's operator pays it.
+    openrouter = await startFakeUpstream((request) => chatReply(request.json as Json, { ...USAGE, cost: 0.5, is_byok: false, cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0.4, upstream_inference_completions_cost: 0.1 } }));
+    claude = await startStrictFake({ format: 'messages', models: { 'claude-sonnet-4-5': { maxOutput: 64000, reasoning: true } } });
+    const dir = tempDir();
+    dataDir = path.join(dir, 'data');
+    configFile = writeConfig(dir, {
+      providers: {
+        up: { plugin: 'openai', baseURL: `${up.url}/v1`, apiKey: 'x', models: [{ id: 'm', pricing: PRICING }] },
+        orr: { plugin: 'openai', baseURL: `${openrouter.url}/api/v1`, apiKey: 'x', openRouterFields: 'forward', models: [{ id: 'anthropic/claude-sonnet-4.5', pricing: PRICING }] },
+        ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, contextWindow: 200000, pricing: { input: 3, output: 15 } }] },
+      },
+      routing: { retry: { attempts: 1 } },
+    });
+    gw = await spawnGateway({ configFile, dataDir });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all([up?.close(), openrouter?.close(), claude?.close()]);
+  });
+
+  it('usage {include: true}, whole answer: usage.cost is what the key was charged (USD), is_byok false; the upstream gets no usage field', async () => {
+    const before = await spent();
+    const answer = await client.chat.completions.create(ask('up/m', { usage: { include: true } }));
+    const usage = answer.usage as unknown as Json;
+    expect(usage).toMatchObject({ ...USAGE, cost: CHARGED_USD, is_byok: false });
+    expect(up.requests.at(-1)!.json).not.toHaveProperty('usage');
+    expect((await spent()) - before).toBeCloseTo(usage.cost, 9);
+  });
+
+  it('usage {include: true}, streamed: the last usage chunk carries the cost; the text comes whole', async () => {
+    const before = await spent();
+    const { usage, text } = await readStream(await client.chat.completions.create(ask('up/m', { stream: true, usage: { include: true } })));
+    expect(text).toBe('hi');
+    expect(usage).toMatchObject({ ...USAGE, cost: CHARGED_USD, is_byok: false });
+    expect((await spent()) - before).toBeCloseTo(CHARGED_USD, 9);
+    const slow = await readStream(await client.chat.completions.create(ask('up/m', { stream: true, usage: { include: true }, user: 'slow' })));
+    expect(slow.text).toBe('hi');
+    expect(slow.usage).toMatchObject({ ...USAGE, cost: CHARGED_USD, is_byok: false });
+  });
+
+  it('without usage.include the answer is the upstream\'s bytes, whole and streamed: no cost added', async () => {
+    const whole = await client.chat.completions.create(ask('up/m')).asResponse();
+    const wholeText = await whole.text();
+    expect(wholeText).toBe(JSON.stringify(chatReply({ model: 'm' }, USAGE).json));
+    expect(wholeText).not.toContain('cost');
+    const streamed = await client.chat.completions.create(ask('up/m', { stream: true, stream_options: { include_usage: true } })).asResponse();
+    const streamedText = await streamed.text();
+    expect(streamedText).toBe((chatReply({ model: 'm', stream: true, stream_options: { include_usage: true } }, USAGE) as { sse: string[] }).sse.join(''));
+    expect(streamedText).not.toContain('cost');
+  });
+
+  it("to an OpenRouter upstream: OpenRouter's own cost is replaced by the gateway's charge when asked, and passed as it came when not", async () => {
+    const asked = await client.chat.completions.create(ask('orr/anthropic/claude-sonnet-4.5', { usage: { include: true } }));
+    const usage = asked.usage as unknown as Json;
+    expect(usage).toMatchObject({ ...USAGE, cost: CHARGED_USD, is_byok: false });
+    expect(usage).not.toHaveProperty('cost_details');
+    expect(openrouter.requests.at(-1)!.json!.usage).toEqual({ include: true });
+    const streamed = await readStream(await client.chat.completions.create(ask('orr/anthropic/claude-sonnet-4.5', { stream: true, usage: { include: true } })));
+    expect(streamed.usage).toMatchObject({ ...USAGE, cost: CHARGED_USD, is_byok: false });
+    expect(streamed.usage).not.toHaveProperty('cost_details');
+    const plain = await client.chat.completions.create(ask('orr/anthropic/claude-sonnet-4.5')).asResponse();
+    expect(((await plain.json()) as Json).usage.cost).toBe(0.5);
+  });
+
+  it('converted to Claude: the cost is in the whole answer and in the stream (which gets its usage chunk without stream_options)', async () => {
+    let before = await spent();
+    const answer = await client.chat.completions.create(ask('ant/claude-sonnet-4-5', { max_tokens: 200, usage: { include: true } }));
+    const usage = answer.usage as unknown as Json;
+    expect(usage.cost).toBeGreaterThan(0);
+    expect(usage.is_byok).toBe(false);
+    expect((await spent()) - before).toBeCloseTo(usage.cost, 9);
+    before = await spent();
+    const streamed = await readStream(await client.chat.completions.create(ask('ant/claude-sonnet-4-5', { max_tokens: 200, stream: true, usage: { include: true } })));
+    expect(streamed.usage?.cost).toBeGreaterThan(0);
+    expect((await spent()) - before).toBeCloseTo(streamed.usage!.cost, 9);
+    expect(claude.rejections).toEqual([]);
+    const plain = await client.chat.completions.create(ask('ant/claude-sonnet-4-5', { max_tokens: 200 }));
+    expect(plain.usage).not.toHaveProperty('cost');
+  });
+});
