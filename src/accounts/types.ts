@@ -8,7 +8,7 @@ import type { Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import type { StorageState } from '../store/index.ts';
-import type { buildActivityView, buildCreditsView, buildKeyView, UsageIndex } from '../usage/index.ts';
+import type { buildActivityView, buildCreditsView, buildGenerationView, buildKeyView, UsageIndex } from '../usage/index.ts';
 import type { LedgerPage } from '../store/index.ts';
 import type { MaybePromise } from '../util/index.ts';
 import type { GatewayError } from '../errors/index.ts';
@@ -131,6 +131,8 @@ export interface UsageViews {
   activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> | Promise<ReturnType<typeof buildActivityView>>;
   /** One account's settled requests, newest first, a page at a time (the dashboard's Usage page). */
   requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage>;
+  /** One settled request of the key, by its request id (OpenRouter's generation stats); undefined when the key has none by that id. */
+  generation(auth: AuthContext, id: string): Promise<ReturnType<typeof buildGenerationView> | undefined>;
 }
 
 /** Rate limits, quotas and billing on the request path, as the routes see them. */

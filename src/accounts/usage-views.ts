@@ -2,13 +2,17 @@ import type { CreditsPort } from '../credits/index.ts';
 import { keyLimitState } from '../credits/index.ts';
 import { resolveLimit, type RateLimitConfig } from '../limits/index.ts';
 import type { AccountRecord, LedgerPage, Store } from '../store/index.ts';
-import { buildActivityView, buildCreditsView, buildKeyView } from '../usage/index.ts';
+import { buildActivityView, buildCreditsView, buildGenerationView, buildKeyView } from '../usage/index.ts';
 import type { Clock } from '../util/index.ts';
 import { currentKey } from './current-key.ts';
 import type { ActivityRange, AuthContext, UsageViews } from './types.ts';
 
+/** Ledger lines read per page while looking for one request, and the most pages read: the account's 10,000 latest requests. */
+const GENERATION_PAGE = 500;
+const GENERATION_PAGES = 20;
+
 /**
- * GET /v1/credits, /v1/key, /v1/activity and the dashboard's requests: the account and key as
+ * GET /v1/credits, /v1/key, /v1/activity, /v1/generation and the dashboard's requests: the account and key as
  * the store has them now, the balance, holds and aggregates as the credit engine reads them.
  */
 export class AccountUsageViews implements UsageViews {
@@ -51,5 +55,22 @@ export class AccountUsageViews implements UsageViews {
 
   requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage> {
     return this.engine.requests(accountId, page);
+  }
+
+  /**
+   * The key's settled request by its id, read from the usage ledger as the dashboard's request
+   * list is (newest first, the account's latest 10,000 lines): a lookup follows its request, so
+   * it is near the end. Another key's request of the same account is not found, as on OpenRouter.
+   */
+  async generation(auth: AuthContext, id: string): Promise<ReturnType<typeof buildGenerationView> | undefined> {
+    let cursor: string | undefined;
+    for (let page = 0; page < GENERATION_PAGES; page += 1) {
+      const read = await this.engine.requests(auth.account.id, cursor === undefined ? { limit: GENERATION_PAGE } : { cursor, limit: GENERATION_PAGE });
+      const found = read.data.find((entry) => entry.request_id === id);
+      if (found) return found.key_id === auth.key.id ? buildGenerationView(found) : undefined;
+      if (read.next === null) return undefined;
+      cursor = read.next;
+    }
+    return undefined;
   }
 }

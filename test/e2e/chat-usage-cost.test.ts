@@ -3,14 +3,15 @@
  * what the gateway charged as `usage.cost` (USD, as `GET /v1/key` says spend), `is_byok: false`,
  * in a whole answer and in a stream's usage chunk: passed through to a Chat upstream, to an
  * OpenRouter upstream (whose own `cost` is what the operator pays it), converted to Claude. A
- * request that does not ask keeps its answer as it came, byte for byte. Real CLI, official openai
- * SDK, fake upstreams.
+ * request that does not ask keeps its answer as it came, byte for byte. And OpenRouter's
+ * generation stats, `GET /v1/generation?id=` (OpenRouter's `/api/v1/generation`), for the calling
+ * key's own requests. Real CLI, official openai SDK, fake upstreams.
  */
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatSse, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.ts';
-import { spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 import { startStrictFake, type StrictFake } from '../helpers/strict-fakes.ts';
 
 type Json = Record<string, any>;
@@ -33,7 +34,7 @@ function chatReply(body: Json, usage: Json) {
   return { headers: { 'content-type': 'text/event-stream' }, sse: chatSse(chunks), ...(body.user === 'slow' ? { delayMs: 30 } : {}) };
 }
 
-describe("OpenRouter's usage accounting (usage.cost)", () => {
+describe("OpenRouter's usage accounting (usage.cost) and generation stats", () => {
   let up: FakeUpstream;
   let openrouter: FakeUpstream;
   let claude: StrictFake;
@@ -138,5 +139,47 @@ describe("OpenRouter's usage accounting (usage.cost)", () => {
     expect(claude.rejections).toEqual([]);
     const plain = await client.chat.completions.create(ask('ant/claude-sonnet-4-5', { max_tokens: 200 }));
     expect(plain.usage).not.toHaveProperty('cost');
+  });
+
+  it("GET /v1/generation?id=<X-Request-ID>: the request's stats in OpenRouter's shape, for the key that made it", async () => {
+    const { data, response } = await client.chat.completions.create(ask('up/m', { usage: { include: true } })).withResponse();
+    const id = response.headers.get('x-request-id')!;
+    expect(id).toBeTruthy();
+    // The openai SDK's own request to a path it has no method for, as apps moved from OpenRouter write it.
+    const stats = (await client.get('/generation', { query: { id } })) as { data: Json };
+    expect(stats.data).toMatchObject({
+      id,
+      model: 'up/m',
+      provider_name: 'up',
+      tokens_prompt: 10,
+      tokens_completion: 2,
+      native_tokens_prompt: 10,
+      native_tokens_completion: 2,
+      total_cost: (data.usage as unknown as Json).cost,
+      usage: CHARGED_USD,
+      is_byok: false,
+      cancelled: false,
+      api_type: 'completions',
+      usage_credits: 12,
+    });
+    expect(Date.parse(stats.data.created_at)).toBeGreaterThan(Date.now() - 60_000);
+    for (const field of ['latency', 'generation_time', 'finish_reason', 'streamed', 'upstream_id']) expect(stats.data).toHaveProperty(field, null);
+
+    // Another key of the same account: not its request.
+    const other = JSON.parse(String((await runCli(['--config', configFile, '--data-dir', dataDir, 'keys', 'create', '--json'])).stdout)) as { key: string };
+    const foreign = await fetch(`${gw.url}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${other.key}` } });
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as Json).error).toMatchObject({ code: 'not_found' });
+    const unknown = await client.get('/generation', { query: { id: 'req_nothing' } }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    const missing = await fetch(`${gw.url}/v1/generation`, { headers: { authorization: `Bearer ${gw.key}` } });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as Json).error).toMatchObject({ code: 'bad_request', param: 'id' });
+    const anonymous = await fetch(`${gw.url}/v1/generation?id=${id}`);
+    expect(anonymous.status).toBe(401);
+    // OpenRouter's own path (a client moved with only the host changed) names the route to use.
+    const openRouterPath = await fetch(`${gw.url}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } });
+    expect(openRouterPath.status).toBe(404);
+    expect(((await openRouterPath.json()) as Json).error.details).toMatchObject({ did_you_mean: '/v1/generation' });
   });
 });

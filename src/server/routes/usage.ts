@@ -57,11 +57,28 @@ function activity(deps: ServerDeps): UsageHandler {
   };
 }
 
-/** GET /v1/credits, /v1/key, /v1/activity: OpenRouter-style usage (wire-formats §7), amounts in USD and credits. */
+/** The longest id looked for (a request id is `req_` and 24 characters; a client's own X-Request-ID up to 128). */
+const MAX_GENERATION_ID = 256;
+
+/** OpenRouter's generation stats: one request of the calling key, by its id (`?id=`, the answer's `X-Request-ID`). */
+function generation(): UsageHandler {
+  return async (event, auth, views) => {
+    const id = event.url.searchParams.get('id');
+    if (id === null || id === '' || id.length > MAX_GENERATION_ID) {
+      throw new GatewayError('bad_request', "'id' must be the id of a request (its X-Request-ID header).", { details: { param: 'id' } });
+    }
+    const found = await views.generation(auth, id);
+    if (!found) throw new GatewayError('not_found', `No request of this API key has the id '${id}'.`, { details: { param: 'id' } });
+    return json(event, found);
+  };
+}
+
+/** GET /v1/credits, /v1/key, /v1/activity, /v1/generation: OpenRouter-style usage (wire-formats §7), amounts in USD and credits. */
 export function usageRoutes(deps: ServerDeps): RouteDef[] {
   return [
     { method: 'GET', path: '/v1/credits', handler: limited(deps, '/v1/credits', credits()) },
     { method: 'GET', path: '/v1/key', handler: limited(deps, '/v1/key', key()) },
     { method: 'GET', path: '/v1/activity', handler: limited(deps, '/v1/activity', activity(deps)) },
+    { method: 'GET', path: '/v1/generation', handler: limited(deps, '/v1/generation', generation()) },
   ];
 }

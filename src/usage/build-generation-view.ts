@@ -1,0 +1,76 @@
+import { creditsToUsd, roundCredits } from '../billing/index.ts';
+import type { LedgerRecord } from '../store/index.ts';
+
+/** OpenRouter's `api_type` of a gateway endpoint (its enum: completions, embeddings, tts, stt, video, compaction…); null for one it has no word for. */
+function apiTypeOf(endpoint: string): string | null {
+  if (endpoint === '/v1/embeddings') return 'embeddings';
+  if (endpoint === '/v1/audio/speech') return 'tts';
+  if (endpoint.startsWith('/v1/audio/')) return 'stt';
+  if (endpoint.startsWith('/v1/videos')) return 'video';
+  if (endpoint === '/v1/responses/compact') return 'compaction';
+  if (endpoint.startsWith('/v1/images')) return null;
+  return 'completions';
+}
+
+/**
+ * GET /v1/generation body: one settled request in OpenRouter's shape (`GET /api/v1/generation`),
+ * from its usage-ledger line. Amounts in USD as `/v1/key` says them (`total_cost`, `usage`: what
+ * was charged), the gateway's own beside them (`usage_credits`, `cost_credits`, `endpoint`,
+ * `estimated`). What the ledger does not keep (latency, finish reason, whether it streamed, the
+ * client's headers) is null, as OpenRouter has it when it does not know.
+ */
+export function buildGenerationView(entry: LedgerRecord) {
+  const charged = entry.charged_credits ?? entry.cost_credits ?? 0;
+  const created = new Date(entry.ts).toISOString();
+  return {
+    data: {
+      id: entry.request_id,
+      upstream_id: null,
+      total_cost: creditsToUsd(charged),
+      usage: creditsToUsd(charged),
+      cache_discount: null,
+      upstream_inference_cost: null,
+      created_at: created,
+      model: entry.model,
+      app_id: null,
+      streamed: null,
+      cancelled: entry.aborted,
+      provider_name: entry.provider,
+      latency: null,
+      moderation_latency: null,
+      generation_time: null,
+      finish_reason: null,
+      native_finish_reason: null,
+      tokens_prompt: entry.input_tokens,
+      tokens_completion: entry.output_tokens,
+      native_tokens_prompt: entry.input_tokens,
+      native_tokens_completion: entry.output_tokens,
+      native_tokens_completion_images: null,
+      native_tokens_reasoning: entry.reasoning_tokens,
+      native_tokens_cached: entry.cached_tokens,
+      num_media_prompt: null,
+      num_input_audio_prompt: null,
+      num_media_completion: entry.media?.images ?? null,
+      num_search_results: null,
+      num_fetches: null,
+      origin: '',
+      is_byok: false,
+      api_type: apiTypeOf(entry.endpoint),
+      external_user: null,
+      http_referer: null,
+      user_agent: null,
+      router: null,
+      service_tier: null,
+      web_search_engine: null,
+      provider_responses: null,
+      request_id: entry.request_id,
+      // The gateway's own: the same charge in credits, the price before what the balance allowed, the route, the usage estimated from text.
+      usage_credits: roundCredits(charged),
+      cost_credits: roundCredits(entry.cost_credits),
+      endpoint: entry.endpoint,
+      estimated: entry.estimated,
+      web_search_requests: entry.web_search_requests ?? 0,
+      currency: 'USD',
+    },
+  };
+}
