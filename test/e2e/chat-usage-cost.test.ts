@@ -67,7 +67,7 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
     dataDir = path.join(dir, 'data');
     configFile = writeConfig(dir, {
       providers: {
-        up: { plugin: 'openai', baseURL: `${up.url}/v1`, apiKey: 'x', models: [{ id: 'm', pricing: PRICING }] },
+        up: { plugin: 'openai', baseURL: `${up.url}/v1`, apiKey: 'x', models: [{ id: 'm', pricing: PRICING, maxOutputTokens: 8000 }] },
         orr: { plugin: 'openai', baseURL: `${openrouter.url}/api/v1`, apiKey: 'x', openRouterFields: 'forward', models: [{ id: 'anthropic/claude-sonnet-4.5', pricing: PRICING }] },
         ant: { plugin: 'anthropic', baseURL: claude.url, apiKey: 'x', models: [{ id: 'claude-sonnet-4-5', maxOutputTokens: 64000, contextWindow: 200000, pricing: { input: 3, output: 15 } }] },
       },
@@ -88,6 +88,10 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
     expect(usage).toMatchObject({ ...USAGE, cost: CHARGED_USD, is_byok: false });
     expect(up.requests.at(-1)!.json).not.toHaveProperty('usage');
     expect((await spent()) - before).toBeCloseTo(usage.cost, 9);
+    // An output cap over the model's maximum, lowered on the way (another preparation of the body): the same.
+    const capped = await client.chat.completions.create(ask('up/m', { max_tokens: 100_000, usage: { include: true } }));
+    expect(up.requests.at(-1)!.json!.max_tokens).toBe(8000);
+    expect(capped.usage).toMatchObject({ cost: CHARGED_USD, is_byok: false });
   });
 
   it('usage {include: true}, streamed: the last usage chunk carries the cost; the text comes whole', async () => {
