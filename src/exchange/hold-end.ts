@@ -1,4 +1,5 @@
 import { iterateTarget, type RelayedStream, type StreamTarget } from '../pipeline/index.ts';
+import { ForwardingTarget } from './forwarding-target.ts';
 
 /**
  * What the end of an answer waits for right now, if anything: the write of its stored copy (a
@@ -14,7 +15,7 @@ export type FailureBytes = (error: unknown) => string | Uint8Array | undefined;
  * the end) until it is done, so a client never sees the end of an answer whose records are
  * not written yet. Nothing pending: every call goes straight through.
  */
-class HeldEndTarget implements StreamTarget {
+class HeldEndTarget extends ForwardingTarget {
   private held: Array<string | Uint8Array> = [];
   private ending: { chunk?: string | Uint8Array; apart?: string } | undefined;
   private waiting = false;
@@ -24,10 +25,12 @@ class HeldEndTarget implements StreamTarget {
   private awaited: Promise<unknown> | undefined;
 
   constructor(
-    private readonly inner: StreamTarget,
+    inner: StreamTarget,
     private readonly pending: PendingRecord,
     private readonly failure?: FailureBytes,
-  ) {}
+  ) {
+    super(inner);
+  }
 
   write(chunk: string | Uint8Array): boolean {
     if (this.failed) return true;
@@ -41,24 +44,7 @@ class HeldEndTarget implements StreamTarget {
   end(chunk?: string | Uint8Array, apart?: string): void {
     if (this.failed) return;
     if (this.gate()) this.ending = { chunk, apart };
-    else if (apart === undefined) this.inner.end(chunk);
-    else this.inner.end(chunk, apart);
-  }
-
-  onDrain(listener: () => void): void {
-    this.inner.onDrain(listener);
-  }
-
-  onClose(listener: () => void): void {
-    this.inner.onClose(listener);
-  }
-
-  hold(): void {
-    this.inner.hold?.();
-  }
-
-  abort(): void {
-    this.inner.abort?.();
+    else this.endInner(chunk, apart);
   }
 
   /** True while output must wait (and arranges the release). */

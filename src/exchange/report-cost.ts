@@ -3,6 +3,7 @@ import { framingOf, getFormat, type StreamFraming, type UsageCostFace, type Wire
 import type { SettledCharge } from '../observability/index.ts';
 import type { ChatOutcome, RelayedStream, StreamTarget } from '../pipeline/index.ts';
 import { iterateTarget } from '../pipeline/index.ts';
+import { ForwardingTarget } from './forwarding-target.ts';
 import type { ExchangeAnswer } from './types.ts';
 
 /** What the settlement charged, once it did: the charge, or nothing (a batch line charged already, a line not written). */
@@ -66,15 +67,17 @@ function hasMarker(chunk: string | Uint8Array, marker: string): boolean {
  * through; a piece held is sent as it came when a later one has the marker again (an upstream
  * that reports usage in every chunk is one piece late, not held whole).
  */
-class CostTarget implements StreamTarget {
+class CostTarget extends ForwardingTarget {
   private held: Array<string | Uint8Array> | undefined;
 
   constructor(
-    private readonly inner: StreamTarget,
+    inner: StreamTarget,
     private readonly face: UsageCostFace,
     private readonly framing: StreamFraming,
     private readonly charged: ChargeOf,
-  ) {}
+  ) {
+    super(inner);
+  }
 
   write(chunk: string | Uint8Array): boolean {
     if (hasMarker(chunk, this.face.marker)) {
@@ -104,26 +107,9 @@ class CostTarget implements StreamTarget {
     });
   }
 
-  onDrain(listener: () => void): void {
-    this.inner.onDrain(listener);
-  }
-
-  onClose(listener: () => void): void {
-    this.inner.onClose(listener);
-  }
-
-  hold(): void {
-    this.inner.hold?.();
-  }
-
-  abort(): void {
+  override abort(): void {
     this.held = undefined;
-    this.inner.abort?.();
-  }
-
-  private endInner(chunk: string | Uint8Array | undefined, apart: string | undefined): void {
-    if (apart === undefined) this.inner.end(chunk);
-    else this.inner.end(chunk, apart);
+    super.abort();
   }
 
   /** Sends what was held as it came; false when the target asks for a pause. */
