@@ -7,6 +7,8 @@ import type {
   ConversationAppended,
   ConversationBounds,
   ConversationItemInput,
+  ConversationItemsPage,
+  ConversationItemsQuery,
   ConversationRecord,
   ConversationTurn,
   DatabaseState,
@@ -198,8 +200,12 @@ export interface ConversationsRepo {
    * refused here: the turn's read of it answers that.
    */
   claimTurn(accountId: string, id: string, leaseMs: number): Promise<ConversationTurn | 'busy'>;
-  /** Every item, oldest first; undefined when the account has no such conversation. */
+  /** Every item, oldest first (a turn's history); undefined when the account has no such conversation. */
   items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined>;
+  /** One page of the items (the items list), reading only those; undefined when the account has no such conversation. */
+  page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | undefined>;
+  /** The item with this id (its first place, as `deleteItem` finds it): `not_found` (no such conversation) or `no_item`. */
+  item(accountId: string, id: string, itemId: string): Promise<Record<string, unknown> | 'not_found' | 'no_item'>;
   /** Removes one item: the conversation after, `not_found` (no such conversation), or `no_item`. */
   deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'>;
   /**

@@ -257,6 +257,23 @@ export interface ConversationTurn {
   release(): Promise<void>;
 }
 
+/**
+ * One page of a conversation's items as the items list asks for it: at most `limit`, in `order`,
+ * after the item `after` names (an id it does not hold: an empty page). An id held twice (kept
+ * before ids were made unique) is read at its last place in that order, so paging moves on.
+ */
+export interface ConversationItemsQuery {
+  limit: number;
+  after?: string;
+  order: 'asc' | 'desc';
+}
+
+/** A page of a conversation's items, parsed, and whether more follow it in that order. */
+export interface ConversationItemsPage {
+  data: Array<Record<string, unknown>>;
+  hasMore: boolean;
+}
+
 /** Bounds an append checks against the conversation as it is when the append runs (atomically with it). */
 export interface ConversationBounds {
   maxItems: number;

@@ -825,6 +825,73 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(texts(await store.conversations.items(a, id))).toEqual([text]);
       });
 
+      it('list a large conversation a page at a time, in either order, by `after`, deleted items left out, across a restart', async () => {
+        let store = await fresh();
+        const a = uid('acct');
+        const id = `conv_${uid('pages')}`;
+        await store.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, [item('msg_0', 't0')]);
+        // 250 items added one turn at a time (two items each) and one items.create of 20, some deleted.
+        for (let n = 1; n < 230; n += 2) await store.conversations.append(a, id, [item(`msg_${n}`, `t${n}`), item(`msg_${n + 1}`, `t${n + 1}`)]);
+        await store.conversations.append(a, id, Array.from({ length: 20 }, (_, k) => item(`msg_${231 + k}`, `t${231 + k}`)));
+        const all = Array.from({ length: 251 }, (_, n) => `msg_${n}`);
+        for (const gone of ['msg_0', 'msg_57', 'msg_58', 'msg_240', 'msg_250']) expect(await store.conversations.deleteItem(a, id, gone)).toMatchObject({ itemCount: expect.any(Number) });
+        const kept = all.filter((itemId) => !['msg_0', 'msg_57', 'msg_58', 'msg_240', 'msg_250'].includes(itemId));
+        const walk = async (order: 'asc' | 'desc', limit: number) => {
+          const seen: string[] = [];
+          let after: string | undefined;
+          for (let pages = 0; pages < 1000; pages += 1) {
+            const page = (await store.conversations.page(a, id, after === undefined ? { limit, order } : { limit, order, after }))!;
+            seen.push(...page.data.map((entry) => entry.id as string));
+            expect(page.data.length).toBeLessThanOrEqual(limit);
+            if (!page.hasMore) return seen;
+            after = seen.at(-1);
+          }
+          throw new Error('paging did not end');
+        };
+        const check = async () => {
+          expect(await walk('asc', 100)).toEqual(kept);
+          expect(await walk('desc', 20)).toEqual([...kept].reverse());
+          expect(await walk('asc', 1)).toEqual(kept);
+          const page = (await store.conversations.page(a, id, { limit: 3, order: 'desc', after: 'msg_60' }))!;
+          expect(page.data.map((entry) => entry.id)).toEqual(['msg_59', 'msg_56', 'msg_55']);
+          expect(page.hasMore).toBe(true);
+          expect(texts(page.data)).toEqual(['t59', 't56', 't55']);
+          expect((await store.conversations.page(a, id, { limit: 5, order: 'asc', after: 'msg_248' }))!).toEqual({ data: [JSON.parse(item('msg_249', 't249').item)], hasMore: false });
+          // A deleted item's id, or one never held, is no cursor: an empty page.
+          expect(await store.conversations.page(a, id, { limit: 5, order: 'asc', after: 'msg_57' })).toEqual({ data: [], hasMore: false });
+          expect(await store.conversations.page(a, id, { limit: 5, order: 'desc', after: 'msg_nope' })).toEqual({ data: [], hasMore: false });
+          expect(await store.conversations.item(a, id, 'msg_231')).toEqual(JSON.parse(item('msg_231', 't231').item));
+          expect(await store.conversations.item(a, id, 'msg_57')).toBe('no_item');
+          expect(texts(await store.conversations.items(a, id))).toEqual(kept.map((itemId) => `t${itemId.slice(4)}`));
+          expect(await store.conversations.get(a, id)).toMatchObject({ itemCount: kept.length });
+        };
+        await check();
+        store = await restart(store);
+        await check();
+        // Another account's id, or none: no conversation.
+        const b = uid('acct');
+        expect(await store.conversations.page(b, id, { limit: 5, order: 'asc' })).toBeUndefined();
+        expect(await store.conversations.item(b, id, 'msg_1')).toBe('not_found');
+        expect(await store.conversations.page(a, `conv_${uid('none')}`, { limit: 5, order: 'asc' })).toBeUndefined();
+        await store.conversations.delete(a, id);
+        expect(await store.conversations.page(a, id, { limit: 5, order: 'asc' })).toBeUndefined();
+      });
+
+      it('an empty conversation lists an empty page; an id held twice is a cursor at its last place in the page order', async () => {
+        const store = await fresh();
+        const a = uid('acct');
+        const id = `conv_${uid('twice')}`;
+        await store.conversations.create({ id, accountId: a, createdAt: 1, metadata: {} }, []);
+        expect(await store.conversations.page(a, id, { limit: 20, order: 'desc' })).toEqual({ data: [], hasMore: false });
+        expect(await store.conversations.item(a, id, 'msg_1')).toBe('no_item');
+        // Without rename (as before ids were made unique) an id can be held twice.
+        await store.conversations.append(a, id, [item('msg_1', 'first'), item('msg_2', 'two'), item('msg_1', 'again'), item('msg_3', 'three')]);
+        const ids = async (order: 'asc' | 'desc') => (await store.conversations.page(a, id, { limit: 10, order, after: 'msg_1' }))!.data.map((entry) => entry.id);
+        expect(await ids('asc')).toEqual(['msg_3']);
+        expect(await ids('desc')).toEqual([]);
+        expect(texts([(await store.conversations.item(a, id, 'msg_1')) as Record<string, unknown>])).toEqual(['first']);
+      });
+
       it('take one turn at a time: a second claim is busy until the first is given back; another conversation or account is not held', async () => {
         const store = await fresh();
         const a = uid('acct');

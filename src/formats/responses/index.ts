@@ -93,5 +93,5 @@ export { encodeResponsesRoutingEvent, insertResponsesRoutingEvents } from './enc
 export { nameStoredIds } from './pass-through.ts';
 export { compactionRequest, compactedResponse, hasCompactionTrigger } from './compaction.ts';
 export { replayResponseStream } from './replay-stream.ts';
-export { asListedItem, inputItemsOf, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';
+export { asListedItem, inputItemsOf, itemsList, pageInputItems, type InputItemsPage, type InputItemsQuery } from './list-input-items.ts';
 export { hasHistoryForm } from './decode-input.ts';

@@ -68,6 +68,11 @@ export function pageInputItems(items: readonly Record<string, unknown>[], query:
   const ordered = query.order === 'asc' ? items : [...items].reverse();
   const start = query.after === undefined ? 0 : ordered.findLastIndex((item) => item.id === query.after) + 1 || ordered.length;
   const data = ordered.slice(start, start + query.limit);
+  return itemsList(data, start + data.length < ordered.length);
+}
+
+/** A page of items as OpenAI answers it (`ResponseItemList`, a conversation's `ConversationItemList`): the items and the ids of its ends. */
+export function itemsList(data: Record<string, unknown>[], hasMore: boolean): InputItemsPage {
   const id = (item: Record<string, unknown> | undefined) => (typeof item?.id === 'string' ? item.id : null);
-  return { object: 'list', data, first_id: id(data[0]), last_id: id(data.at(-1)), has_more: start + data.length < ordered.length };
+  return { object: 'list', data, first_id: id(data[0]), last_id: id(data.at(-1)), has_more: hasMore };
 }

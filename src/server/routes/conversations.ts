@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
+import { itemsList } from '../../formats/index.ts';
 import {
   checkResponsesQuota,
   conversationBounds,
@@ -11,7 +12,6 @@ import {
   readConversationMetadata,
   renamedItem,
 } from '../../exchange/index.ts';
-import { pageInputItems } from '../../formats/index.ts';
 import { authenticateApiKey } from '../auth.ts';
 import { bodyLimit } from '../byte-limit.ts';
 import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
@@ -81,9 +81,9 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const params = event.url.searchParams;
     const query = { ...listQuery(params, 100, 20), order: listOrder(params) };
     const id = idOf(event);
-    const items = await deps.store.conversations.items(auth.account.id, id);
-    if (!items) throw conversationNotFound(id);
-    return json(event, pageInputItems(items, query));
+    const page = await deps.store.conversations.page(auth.account.id, id, query);
+    if (!page) throw conversationNotFound(id);
+    return json(event, itemsList(page.data, page.hasMore));
   };
 
   /** POST /v1/conversations/{id}/items {items}: at most 20, added at the end; answers the list of the items added (an id the conversation held already renamed). */
@@ -113,11 +113,10 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const auth = authenticateApiKey(event, deps);
     checkInclude(event);
     const id = idOf(event);
-    const items = await deps.store.conversations.items(auth.account.id, id);
-    if (!items) throw conversationNotFound(id);
     const itemId = itemIdOf(event);
-    const item = items.find((entry) => entry.id === itemId);
-    if (!item) throw itemNotFound(itemId);
+    const item = await deps.store.conversations.item(auth.account.id, id, itemId);
+    if (item === 'not_found') throw conversationNotFound(id);
+    if (item === 'no_item') throw itemNotFound(itemId);
     return json(event, item);
   };
 

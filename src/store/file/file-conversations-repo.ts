@@ -3,7 +3,9 @@ import path from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { ConversationsRepo } from '../repositories.ts';
 import { renameTakenIds } from '../conversation-item-ids.ts';
-import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord, ConversationTurn } from '../types.ts';
+import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationItemsPage, ConversationItemsQuery, ConversationRecord, ConversationTurn } from '../types.ts';
+import { readConversationIndex, readPlaces, removePlace, type ConversationIndex } from './conversation-index.ts';
+import { bytesOf, emptyIndex, headerLine, itemsLine, pagePlaces, placeLine, writeConversationFile } from './conversation-lines.ts';
 import { InProcessTurns } from './in-process-turns.ts';
 import { writeText } from '../write-text.ts';
 import { OwnedFileSizes } from './owned-file-sizes.ts';
@@ -12,29 +14,26 @@ import { syncDir } from './sliced-json-file.ts';
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 const TEMP = /\.tmp-\d+-\d+$/;
 
-/** A conversation file read back: the record, its items in order, and how many bytes of the file are whole lines. */
-interface Loaded {
-  record: ConversationRecord;
-  /** Parsed only by a full load. */
-  items: Array<{ id: string; item: Record<string, unknown> }>;
-  wholeBytes: number;
-  size: number;
-  /** The file's bytes as read. */
-  buffer: Buffer;
-  /** A line (a whole one) could not be read: the file is kept as it is for whoever repairs it, never rewritten. */
-  damaged: boolean;
-}
+/** Conversations whose index is kept (the most recently used), and their items together at most (the least recently used go first). */
+const MAX_INDEXED = 64;
+const MAX_INDEXED_ITEMS = 100_000;
 
 /**
  * Conversations, one append-only file per conversation under `<dataDir>/conversations/` (0700,
  * files 0600): the first line is the conversation (`id`, `accountId`, `createdAt`, `metadata`),
- * each later line one change (`{"items":[…]}` an append, all its items in one line so it lands
- * whole or not at all; `{"metadata":{…}}`; `{"deleted":"<item id>"}`). A change writes one line
- * at the end, never the items before it (once deleted items and replaced metadata outweigh what the
- * conversation holds, the file is rewritten without them: a new file renamed over it); a line a killed process left half written is not read
- * and is cut off before the next append. Changes to one conversation run one at a time. Each
- * write is handed to the kernel before it resolves; its fdatasync runs after, off the request
- * path (flush waits for it), as the stored responses' do.
+ * each later line one change (`{"n":…,"bytes":…,"items":[…]}` an append, all its items in one line
+ * so it lands whole or not at all; `{"metadata":{…}}`; `{"deleted":"<item id>","bytes":…}`). The
+ * file is read once, a chunk at a time, into an index (the conversation, and where each item's
+ * line is), kept for the conversations used lately: a change then writes its line at the end
+ * without reading the file, and a page of items (or one item) reads the lines it returns only.
+ * Once deleted items and replaced metadata outweigh what the conversation holds, the file is
+ * rewritten without them (in lines of at most `LINE_TARGET` bytes, a new file renamed over it); a
+ * file an earlier version rewrote (every item in one line) is rewritten so when first read. A line
+ * a killed process left half written is not read and is cut off before the next change. Reads and
+ * changes of one conversation run one at a time (a rewrite moves its lines). Each write is handed
+ * to the kernel before it resolves; its fdatasync runs after, off the request path (flush waits
+ * for it), as the stored responses' do. A kept index is checked against the file's size
+ * before each use (one stat), so a file changed by hand is read again.
  */
 export class FileConversationsRepo implements ConversationsRepo {
   readonly dir: string;
@@ -44,6 +43,9 @@ export class FileConversationsRepo implements ConversationsRepo {
   /** Owner and file size of every conversation, and bytes per account (`storage.responsesQuotaBytes`). */
   private readonly sizes: OwnedFileSizes;
   private readonly turns = new InProcessTurns();
+  /** Indexes of the conversations used lately, the most recent last. */
+  private readonly indexes = new Map<string, ConversationIndex>();
+  private readonly problem = (message: string) => this.onProblem(message);
 
   constructor(
     dataDir: string,
@@ -77,14 +79,21 @@ export class FileConversationsRepo implements ConversationsRepo {
         await fs.promises.rm(temp, { force: true });
         throw error;
       }
-      this.sizes.track(record.id, record.accountId, Buffer.byteLength(header) + Buffer.byteLength(line));
+      const created: ConversationRecord = { ...record, itemCount: items.length, itemBytes: bytesOf(items) };
+      const index = emptyIndex(created, Buffer.byteLength(header));
+      if (line !== '') placeLine(index, items, Buffer.byteLength(line));
+      this.remember(record.id, index);
+      this.sizes.track(record.id, record.accountId, index.end);
       this.syncLater(record.id, handle, true);
-      return { ...record, itemCount: items.length, itemBytes: bytesOf(items) };
+      return { ...created };
     });
   }
 
-  async get(accountId: string, id: string): Promise<ConversationRecord | undefined> {
-    return (await this.load(accountId, id, false))?.record;
+  get(accountId: string, id: string): Promise<ConversationRecord | undefined> {
+    return this.serially(id, async () => {
+      const index = await this.indexOf(accountId, id);
+      return index && { ...index.record };
+    });
   }
 
   /** In this process (the file store has one): a hold lasts until released; `leaseMs` is a shared database's. */
@@ -92,27 +101,50 @@ export class FileConversationsRepo implements ConversationsRepo {
     return this.turns.claim(accountId, id);
   }
 
-  async items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {
-    return (await this.load(accountId, id))?.items.map((entry) => entry.item);
+  items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined> {
+    return this.serially(id, async () => {
+      const index = await this.indexOf(accountId, id);
+      return index && readPlaces(this.fileOf(id), index.items, this.problem);
+    });
+  }
+
+  page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | undefined> {
+    return this.serially(id, async () => {
+      const index = await this.indexOf(accountId, id);
+      if (!index) return undefined;
+      const { places, hasMore } = pagePlaces(index.items, query);
+      return { data: await readPlaces(this.fileOf(id), places, this.problem), hasMore };
+    });
+  }
+
+  item(accountId: string, id: string, itemId: string): Promise<Record<string, unknown> | 'not_found' | 'no_item'> {
+    return this.serially(id, async () => {
+      const index = await this.indexOf(accountId, id);
+      if (!index) return 'not_found' as const;
+      const place = index.items.find((entry) => entry.id === itemId);
+      if (!place) return 'no_item' as const;
+      return (await readPlaces(this.fileOf(id), [place], this.problem))[0] ?? ('no_item' as const);
+    });
   }
 
   setMetadata(accountId: string, id: string, metadata: Record<string, string>): Promise<ConversationRecord | undefined> {
     return this.serially(id, async () => {
-      const loaded = await this.load(accountId, id, false);
-      if (!loaded) return undefined;
-      const size = await this.appendLine(id, loaded, `${JSON.stringify({ metadata })}\n`);
-      const record = { ...loaded.record, metadata };
-      this.compactIfWasteful(record, size);
-      return record;
+      const index = await this.indexOf(accountId, id);
+      if (!index) return undefined;
+      await this.appendLine(id, index, `${JSON.stringify({ metadata })}\n`);
+      index.record.metadata = metadata;
+      this.compactIfWasteful(index);
+      return { ...index.record };
     });
   }
 
   delete(accountId: string, id: string): Promise<boolean> {
     return this.serially(id, async () => {
-      if (!(await this.load(accountId, id, false))) return false;
+      if (!(await this.indexOf(accountId, id))) return false;
       try {
         await fs.promises.rm(this.fileOf(id));
         this.sizes.forget(id);
+        this.indexes.delete(id);
         return true;
       } catch {
         return false;
@@ -128,41 +160,42 @@ export class FileConversationsRepo implements ConversationsRepo {
     rename?: (entry: ConversationItemInput) => ConversationItemInput,
   ): Promise<ConversationAppended | 'not_found' | 'full'> {
     return this.serially(id, async () => {
-      const loaded = await this.load(accountId, id, false);
-      if (!loaded) return 'not_found' as const;
-      const { record } = loaded;
-      const items = rename ? renameTakenIds(given, await this.takenIds(accountId, id, loaded, given), rename) : given;
+      const index = await this.indexOf(accountId, id);
+      if (!index) return 'not_found' as const;
+      const { record } = index;
+      const items = rename ? renameTakenIds(given, (itemId) => index.ids.has(itemId), rename) : given;
       const bytes = bytesOf(items);
       if (bounds && (record.itemCount + items.length > bounds.maxItems || record.itemBytes + bytes > bounds.maxBytes)) return 'full' as const;
-      if (items.length > 0) await this.appendLine(id, loaded, itemsLine(items));
-      return { ...record, itemCount: record.itemCount + items.length, itemBytes: record.itemBytes + bytes, added: items };
+      if (items.length > 0) {
+        const line = itemsLine(items);
+        const at = await this.appendLine(id, index, line);
+        placeLine(index, items, Buffer.byteLength(line), at);
+        record.itemCount += items.length;
+        record.itemBytes += bytes;
+      }
+      return { ...record, added: items };
     });
-  }
-
-  /**
-   * Which of `items`' ids the conversation holds. An item is kept as JSON.stringify's text, so one
-   * with id X has `"id":"X"` in the file: the file is read once for those (however many items are
-   * added), and the items are parsed only when one is there.
-   */
-  private async takenIds(accountId: string, id: string, loaded: Loaded, items: readonly ConversationItemInput[]): Promise<(itemId: string) => boolean> {
-    if (!namesAnyId(loaded.buffer, new Set(items.map((entry) => entry.id)))) return () => false;
-    const full = await this.load(accountId, id);
-    const ids = new Set(full?.items.map((entry) => entry.id));
-    return (itemId) => ids.has(itemId);
   }
 
   deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'> {
     return this.serially(id, async () => {
-      const loaded = await this.load(accountId, id);
-      if (!loaded) return 'not_found' as const;
-      const found = loaded.items.find((entry) => entry.id === itemId);
-      if (!found) return 'no_item' as const;
+      const index = await this.indexOf(accountId, id);
+      if (!index) return 'not_found' as const;
+      const at = index.items.findIndex((entry) => entry.id === itemId);
+      if (at === -1) return 'no_item' as const;
+      const [found] = await readPlaces(this.fileOf(id), [index.items[at]], this.problem);
+      if (!found) {
+        this.indexes.delete(id);
+        throw new Error(`conversation ${id}: item ${itemId} cannot be read back; nothing was deleted`);
+      }
       // The item went in as this text (JSON.stringify's), so its bytes are those of the text again.
-      const bytes = Buffer.byteLength(JSON.stringify(found.item));
-      const size = await this.appendLine(id, loaded, `${JSON.stringify({ deleted: itemId, bytes })}\n`);
-      const record = { ...loaded.record, itemCount: loaded.record.itemCount - 1, itemBytes: loaded.record.itemBytes - bytes };
-      this.compactIfWasteful(record, size);
-      return record;
+      const bytes = Buffer.byteLength(JSON.stringify(found));
+      await this.appendLine(id, index, `${JSON.stringify({ deleted: itemId, bytes })}\n`);
+      removePlace(index, at);
+      index.record.itemCount -= 1;
+      index.record.itemBytes -= bytes;
+      this.compactIfWasteful(index);
+      return { ...index.record };
     });
   }
 
@@ -175,10 +208,13 @@ export class FileConversationsRepo implements ConversationsRepo {
     for await (const entry of dir) {
       if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
       const id = entry.name.slice(0, -'.jsonl'.length);
-      const loaded = await this.load(undefined, id);
-      if (!loaded) throw new Error(`conversation ${id} cannot be read (conversations/${entry.name}); fix or remove the file and run again`);
-      const { itemCount: _count, itemBytes: _bytes, ...record } = loaded.record;
-      yield { record, items: loaded.items.map((item) => ({ id: item.id, item: JSON.stringify(item.item) })) };
+      const read = await this.serially(id, async () => {
+        const index = await this.indexOf(undefined, id);
+        return index && { record: { ...index.record }, items: await readPlaces(this.fileOf(id), index.items, this.problem) };
+      });
+      if (!read) throw new Error(`conversation ${id} cannot be read (conversations/${entry.name}); fix or remove the file and run again`);
+      const { itemCount: _count, itemBytes: _bytes, ...record } = read.record;
+      yield { record, items: read.items.map((item) => ({ id: item.id as string, item: JSON.stringify(item) })) };
     }
   }
 
@@ -210,62 +246,101 @@ export class FileConversationsRepo implements ConversationsRepo {
   }
 
   /**
+   * The conversation's index when it is the account's (any account's: `undefined`): the one kept
+   * while the file is the size it left it (one stat: a file changed by hand, or gone, is read
+   * again), else the file read into one (and, when an earlier version put many items in one wide
+   * line, rewritten first, so a page never reads more than a few lines' worth). Run inside `serially`.
+   */
+  private async indexOf(accountId: string | undefined, id: string): Promise<ConversationIndex | undefined> {
+    if (!SAFE_ID.test(id)) return undefined;
+    let index = this.indexes.get(id);
+    if (index && (await fileSize(this.fileOf(id))) !== index.size) {
+      this.indexes.delete(id);
+      index = undefined;
+    }
+    if (index) {
+      this.indexes.delete(id);
+      this.indexes.set(id, index);
+    } else {
+      index = await readConversationIndex(this.fileOf(id), id, this.problem);
+      if (!index) return undefined;
+      this.remember(id, index);
+      if (!index.damaged && index.widest > WIDE_LINE) {
+        await this.rewrite(id, index).catch((error: unknown) =>
+          this.onProblem(`cannot rewrite conversation ${id} in shorter lines: ${(error as Error).message}; the file is kept as it was`),
+        );
+        index = this.indexes.get(id) ?? index;
+      }
+    }
+    return accountId === undefined || index.record.accountId === accountId ? index : undefined;
+  }
+
+  /** Keeps `index` as the most recently used, and lets the least recently used go past the bounds. */
+  private remember(id: string, index: ConversationIndex): void {
+    this.indexes.delete(id);
+    this.indexes.set(id, index);
+    let items = 0;
+    for (const kept of this.indexes.values()) items += kept.items.length;
+    for (const [oldest, kept] of this.indexes) {
+      if (this.indexes.size <= 1 || (this.indexes.size <= MAX_INDEXED && items <= MAX_INDEXED_ITEMS)) break;
+      this.indexes.delete(oldest);
+      items -= kept.items.length;
+    }
+  }
+
+  /**
    * A deleted item's line and a replaced metadata stay in the file, so its changes alone would grow it
    * without bound (items added and deleted, metadata set again and again), every read would read
    * them and the quota would count them: once they take more than the conversation itself (and
    * `COMPACT_SLACK`), the file is rewritten as what it holds, after this change and before the next
    * (its own turn in the conversation's order), off the request path.
    */
-  private compactIfWasteful(record: ConversationRecord, size: number): void {
+  private compactIfWasteful(index: ConversationIndex): void {
+    const { record } = index;
     const holds = Buffer.byteLength(headerLine(record)) + record.itemBytes + record.itemCount + 64;
-    if (size <= 2 * holds + COMPACT_SLACK) return;
-    void this.serially(record.id, () => this.compact(record.accountId, record.id)).catch((error: unknown) =>
-      this.onProblem(`cannot rewrite conversation ${record.id} without its deleted items: ${(error as Error).message}; the file is kept as it was`),
-    );
+    if (index.end <= 2 * holds + COMPACT_SLACK) return;
+    void this.serially(record.id, async () => {
+      const current = await this.indexOf(record.accountId, record.id);
+      // A line that cannot be read would be left out of the new file: such a file is kept whole.
+      if (current && !current.damaged) await this.rewrite(record.id, current);
+    }).catch((error: unknown) => this.onProblem(`cannot rewrite conversation ${record.id} without its deleted items: ${(error as Error).message}; the file is kept as it was`));
   }
 
-  /** The file rewritten as the conversation and its items (a new file, on the disk before it takes the old one's name). */
-  private async compact(accountId: string, id: string): Promise<void> {
-    const loaded = await this.load(accountId, id);
-    // A line that cannot be read would be left out of the new file: such a file is kept whole (load said so).
-    if (!loaded || loaded.damaged) return;
+  /**
+   * The file rewritten as the conversation and its items (`writeConversationFile`: a new file, on
+   * the disk before it takes the old one's name); its index replaces `index`. Run inside `serially`.
+   */
+  private async rewrite(id: string, index: ConversationIndex): Promise<void> {
     const file = this.fileOf(id);
-    const temp = `${file}.tmp-${process.pid}-${++this.counter}`;
-    const header = headerLine(loaded.record);
-    const items = loaded.items.map((entry) => ({ id: entry.id, item: JSON.stringify(entry.item) }));
-    const line = items.length > 0 ? itemsLine(items) : '';
-    const handle = await fs.promises.open(temp, 'wx', FILE_MODE);
-    try {
-      await handle.write(header);
-      if (line !== '') await writeText(handle, line);
-      await handle.datasync();
-      await handle.close();
-      await fs.promises.rename(temp, file);
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await fs.promises.rm(temp, { force: true });
-      throw error;
-    }
-    this.sizes.track(id, loaded.record.accountId, Buffer.byteLength(header) + Buffer.byteLength(line));
+    const next = await writeConversationFile(file, `${file}.tmp-${process.pid}-${++this.counter}`, index, this.problem);
+    this.remember(id, next);
+    this.sizes.track(id, next.record.accountId, next.end);
     await syncDir(this.dir);
   }
 
-  /** One line at the end of the file, after cutting off a half-written one a killed process left; the file's size after. */
-  private async appendLine(id: string, loaded: Loaded, line: string): Promise<number> {
+  /** One line at the end of the file, after cutting off a half-written one a killed process left; where the line starts. Run inside `serially`. */
+  private async appendLine(id: string, index: ConversationIndex, line: string): Promise<number> {
     const file = this.fileOf(id);
-    if (loaded.wholeBytes !== loaded.size) await fs.promises.truncate(file, loaded.wholeBytes);
+    if (index.size !== index.end) {
+      await fs.promises.truncate(file, index.end);
+      index.size = index.end;
+    }
     const handle = await fs.promises.open(file, 'a', FILE_MODE);
+    let written: number;
     try {
-      await writeText(handle, line);
+      written = await writeText(handle, line);
     } catch (error) {
       await handle.close().catch(() => undefined);
-      // What was written of the line is cut off by the next change (it is not a whole line).
+      // What was written of the line is cut off by the next change (it is not a whole line): the file is read again for it.
+      this.indexes.delete(id);
       throw error;
     }
-    const size = loaded.wholeBytes + Buffer.byteLength(line);
-    this.sizes.track(id, loaded.record.accountId, size);
+    const at = index.end;
+    index.end += written;
+    index.size = index.end;
+    this.sizes.track(id, index.record.accountId, index.end);
     this.syncLater(id, handle, false);
-    return size;
+    return at;
   }
 
   /** A written file's bytes (fdatasync), then for a new file its name (the directory), off the request path. */
@@ -286,116 +361,19 @@ export class FileConversationsRepo implements ConversationsRepo {
   private fileOf(id: string): string {
     return path.join(this.dir, `${id}.jsonl`);
   }
-
-  /**
-   * The conversation's file read and folded, when it is the account's (any account's: `undefined`).
-   * With `full` its items are parsed; without, an append's line is counted from its head (`n`,
-   * `bytes`) and never parsed, so reading the conversation alone (retrieve, an append's bounds)
-   * does not parse every item it holds.
-   */
-  private async load(accountId: string | undefined, id: string, full = true): Promise<Loaded | undefined> {
-    if (!SAFE_ID.test(id)) return undefined;
-    let buffer: Buffer;
-    try {
-      buffer = await fs.promises.readFile(this.fileOf(id));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(`cannot read conversation ${id}: ${(error as Error).message}`);
-      return undefined;
-    }
-    const wholeBytes = buffer.lastIndexOf(0x0a) + 1;
-    const lines = buffer.toString('utf8', 0, wholeBytes).split('\n');
-    let record: ConversationRecord | undefined;
-    const items: Loaded['items'] = [];
-    let count = 0;
-    let bytes = 0;
-    let damaged = false;
-    for (const [index, line] of lines.entries()) {
-      if (line === '') continue;
-      // A line cut or garbled after its head (it no longer ends as an append's does) is parsed, so it is skipped as a full read skips it.
-      const head = full || !line.endsWith(']}') ? null : APPEND_HEAD.exec(line);
-      if (head) {
-        count += Number(head[1]);
-        bytes += Number(head[2]);
-        continue;
-      }
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(line) as Record<string, unknown>;
-      } catch (error) {
-        this.onProblem(`conversation ${id}: line ${index + 1} is not valid JSON (${(error as Error).message}); it is skipped, the file is kept`);
-        damaged = true;
-        continue;
-      }
-      if (index === 0) {
-        if (value.id !== id || typeof value.accountId !== 'string' || typeof value.createdAt !== 'number') {
-          this.onProblem(`conversation ${id}: its first line is not the conversation; the file is kept`);
-          return undefined;
-        }
-        record = { id, accountId: value.accountId, createdAt: value.createdAt, metadata: stringRecord(value.metadata), itemCount: 0, itemBytes: 0 };
-      } else if (Array.isArray(value.items)) {
-        for (const item of value.items as Array<Record<string, unknown>>) {
-          if (typeof item?.id !== 'string') continue;
-          items.push({ id: item.id, item });
-          count += 1;
-        }
-        bytes += typeof value.bytes === 'number' ? value.bytes : (value.items as unknown[]).reduce<number>((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0);
-      } else if (value.metadata !== undefined && record) {
-        record.metadata = stringRecord(value.metadata);
-      } else if (typeof value.deleted === 'string') {
-        count -= 1;
-        bytes -= typeof value.bytes === 'number' ? value.bytes : 0;
-        if (full) {
-          const at = items.findIndex((entry) => entry.id === value.deleted);
-          if (at !== -1) items.splice(at, 1);
-        }
-      }
-    }
-    if (!record || (accountId !== undefined && record.accountId !== accountId)) return undefined;
-    record.itemCount = count;
-    record.itemBytes = bytes;
-    return { record, items, wholeBytes, size: buffer.length, buffer, damaged };
-  }
-}
-
-const ID_MARK = Buffer.from('"id":"');
-
-/**
- * Whether the file's text has `"id":"<one of ids>"` (an item's id, or an id deeper in an item: a
- * superset), in one pass over it. An item id is at most 200 safe ASCII characters, never escaped.
- * (A search per id was one pass each: 2,000 items added to a 20 MB conversation took 7.7 s.)
- */
-function namesAnyId(buffer: Buffer, ids: ReadonlySet<string>): boolean {
-  for (let at = buffer.indexOf(ID_MARK); at !== -1; at = buffer.indexOf(ID_MARK, at + ID_MARK.length)) {
-    const start = at + ID_MARK.length;
-    const end = buffer.indexOf(0x22, start);
-    if (end === -1) return false;
-    if (end - start <= 200 && ids.has(buffer.toString('latin1', start, end))) return true;
-  }
-  return false;
 }
 
 /** Bytes of deleted items and replaced metadata a conversation's file may hold beyond twice what it holds before it is rewritten. */
 const COMPACT_SLACK = 64 * 1024;
 
-/** A conversation file's first line: the conversation (its metadata as it is now, when rewritten). */
-function headerLine(record: Pick<ConversationRecord, 'id' | 'accountId' | 'createdAt' | 'metadata'>): string {
-  return `${JSON.stringify({ id: record.id, accountId: record.accountId, createdAt: record.createdAt, metadata: record.metadata })}\n`;
-}
+/** A line of many items longer than this (an earlier version's rewrite) is rewritten when read. */
+const WIDE_LINE = 1024 * 1024;
 
-/** The head of an append's line (below), read without parsing its items. */
-const APPEND_HEAD = /^\{"n":(\d+),"bytes":(\d+),"items":\[/;
-
-/** An append's line: how many items and their bytes first (a reader counts them without parsing), then the items. */
-function itemsLine(items: ConversationItemInput[]): string {
-  return `{"n":${items.length},"bytes":${bytesOf(items)},"items":[${items.map((entry) => entry.item).join(',')}]}\n`;
-}
-
-function bytesOf(items: ConversationItemInput[]): number {
-  return items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
-}
-
-/** The string values of a parsed object, as own properties ('__proto__' included: JSON.parse keeps it as a key). */
-function stringRecord(value: unknown): Record<string, string> {
-  if (!value || typeof value !== 'object') return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+/** The file's size; -1 when it cannot be read (gone). */
+async function fileSize(file: string): Promise<number> {
+  try {
+    return (await fs.promises.stat(file)).size;
+  } catch {
+    return -1;
+  }
 }

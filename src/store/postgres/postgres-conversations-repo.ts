@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ConversationsRepo } from '../repositories.ts';
 import { renameTakenIds } from '../conversation-item-ids.ts';
-import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationRecord, ConversationTurn } from '../types.ts';
+import type { ConversationAppended, ConversationBounds, ConversationItemInput, ConversationItemsPage, ConversationItemsQuery, ConversationRecord, ConversationTurn } from '../types.ts';
 import { inTransaction } from './in-transaction.ts';
 
 interface ConversationRow {
@@ -169,6 +169,35 @@ export class PostgresConversationsRepo implements ConversationsRepo {
     );
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => (row.item === null ? [] : [JSON.parse(row.item) as Record<string, unknown>]));
+  }
+
+  /**
+   * `limit` + 1 items past the cursor's item in `order` (one more says whether more follow); the
+   * cursor's item is its last place in that order (the highest seq ascending, the lowest descending).
+   */
+  async page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | undefined> {
+    const asc = query.order === 'asc';
+    const { rows } = await this.pool.query<{ item: string | null }>(
+      `select i.item from gw_conversations c left join lateral (
+         select item from gw_conversation_items where conversation_id = c.id
+         and ($3::text is null or seq ${asc ? '>' : '<'} (select ${asc ? 'max' : 'min'}(seq) from gw_conversation_items where conversation_id = c.id and id = $3))
+         order by seq ${asc ? 'asc' : 'desc'} limit $4) i on true
+       where c.id = $1 and c.account_id = $2`,
+      [id, accountId, query.after ?? null, query.limit + 1],
+    );
+    if (rows.length === 0) return undefined;
+    const items = rows.flatMap((row) => (row.item === null ? [] : [row.item]));
+    return { data: items.slice(0, query.limit).map((item) => JSON.parse(item) as Record<string, unknown>), hasMore: items.length > query.limit };
+  }
+
+  async item(accountId: string, id: string, itemId: string): Promise<Record<string, unknown> | 'not_found' | 'no_item'> {
+    const { rows } = await this.pool.query<{ item: string | null }>(
+      `select (select item from gw_conversation_items where conversation_id = c.id and id = $3 order by seq limit 1) as item
+       from gw_conversations c where c.id = $1 and c.account_id = $2`,
+      [id, accountId, itemId],
+    );
+    if (!rows[0]) return 'not_found';
+    return rows[0].item === null ? 'no_item' : (JSON.parse(rows[0].item) as Record<string, unknown>);
   }
 
   async deleteItem(accountId: string, id: string, itemId: string): Promise<ConversationRecord | 'not_found' | 'no_item'> {

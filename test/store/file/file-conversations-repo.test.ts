@@ -13,8 +13,10 @@ describe('FileConversationsRepo', () => {
   const open = () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-conv-'));
     dirs.push(dir);
-    return { dir, repo: new FileConversationsRepo(dir), file: (id: string) => path.join(dir, 'conversations', `${id}.jsonl`) };
+    const problems: string[] = [];
+    return { dir, problems, repo: new FileConversationsRepo(dir, (message) => problems.push(message)), file: (id: string) => path.join(dir, 'conversations', `${id}.jsonl`) };
   };
+  const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
   const item = (id: string, text: string) => ({ id, item: JSON.stringify({ type: 'message', id, status: 'completed', role: 'user', content: [{ type: 'input_text', text }] }) });
 
   it('a line a killed process left half written is not read, and is cut off before the next append', async () => {
@@ -100,5 +102,79 @@ describe('FileConversationsRepo', () => {
     // Read alone or with its items, the conversation counts the same: the damaged line's items are in neither.
     expect(await repo.get('a', 'conv_d')).toMatchObject({ metadata: { round: '199' }, itemCount: 1, itemBytes: Buffer.byteLength(item('msg_keep', 'kept').item) });
     expect((await repo.items('a', 'conv_d'))?.map((entry) => entry.id)).toEqual(['msg_keep']);
+  });
+
+  it('a change writes its line without reading the file, and a page or an item reads its own lines only', async () => {
+    const { repo, file, problems } = open();
+    await repo.create({ id: 'conv_r', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_0', 'zero')]);
+    for (let n = 1; n <= 50; n += 1) await repo.append('a', 'conv_r', [item(`msg_${n}`, `t${n}`)]);
+    await repo.flush();
+    // Line 3 (msg_1's) spoiled in place, its size kept: only a read of that line would see it.
+    const text = fs.readFileSync(file('conv_r'), 'utf8').split('\n');
+    text[2] = 'x'.repeat(text[2].length);
+    fs.writeFileSync(file('conv_r'), text.join('\n'));
+    // Before: every change and read parsed the whole file (and reported the spoiled line each time).
+    expect(await repo.append('a', 'conv_r', [item('msg_51', 't51')], { maxItems: 100, maxBytes: 1_000_000 }, (entry) => ({ ...entry, id: `${entry.id}r` }))).toMatchObject({ itemCount: 52 });
+    expect(await repo.setMetadata('a', 'conv_r', { k: 'v' })).toMatchObject({ itemCount: 52 });
+    expect(await repo.deleteItem('a', 'conv_r', 'msg_40')).toMatchObject({ itemCount: 51 });
+    expect(await repo.get('a', 'conv_r')).toMatchObject({ itemCount: 51, metadata: { k: 'v' } });
+    expect((await repo.page('a', 'conv_r', { limit: 5, order: 'desc' }))?.data.map((entry) => entry.id)).toEqual(['msg_51', 'msg_50', 'msg_49', 'msg_48', 'msg_47']);
+    expect((await repo.page('a', 'conv_r', { limit: 3, order: 'asc', after: 'msg_38' }))?.data.map((entry) => entry.id)).toEqual(['msg_39', 'msg_41', 'msg_42']);
+    expect(await repo.item('a', 'conv_r', 'msg_3')).toMatchObject({ id: 'msg_3' });
+    expect(problems).toEqual([]);
+    // A read of the spoiled line says so, and leaves out what it cannot read.
+    expect((await repo.page('a', 'conv_r', { limit: 3, order: 'asc' }))?.data.map((entry) => entry.id)).toEqual(['msg_0', 'msg_2']);
+    expect(problems).toHaveLength(1);
+  });
+
+  it("a file an earlier version rewrote (every item in one line) is rewritten in short lines when first read, and reads the same", async () => {
+    const { dir, repo, file, problems } = open();
+    await repo.close();
+    const big = (n: number) => item(`msg_${n}`, `${n}:${'z'.repeat(100_000)}`);
+    const items = Array.from({ length: 30 }, (_, n) => big(n));
+    const bytes = items.reduce((sum, entry) => sum + Buffer.byteLength(entry.item), 0);
+    // As an earlier version's rewrite left it: the conversation, all its items in one 3 MB line, then later changes.
+    fs.writeFileSync(
+      file('conv_old'),
+      `${JSON.stringify({ id: 'conv_old', accountId: 'a', createdAt: 5, metadata: { v: '1' } })}\n` +
+        `{"n":30,"bytes":${bytes},"items":[${items.map((entry) => entry.item).join(',')}]}\n` +
+        `${JSON.stringify({ deleted: 'msg_3', bytes: Buffer.byteLength(items[3].item) })}\n` +
+        `${JSON.stringify({ metadata: { v: '2' } })}\n`,
+    );
+    const kept = items.filter((entry) => entry.id !== 'msg_3');
+    const reopened = new FileConversationsRepo(dir, (message) => problems.push(message));
+    expect((await reopened.page('a', 'conv_old', { limit: 4, order: 'desc', after: 'msg_28' }))?.data.map((entry) => entry.id)).toEqual(['msg_27', 'msg_26', 'msg_25', 'msg_24']);
+    await reopened.flush();
+    const rewritten = lines(file('conv_old'));
+    expect(rewritten.length).toBeGreaterThan(10);
+    for (const line of rewritten) expect(Buffer.byteLength(line) < 256 * 1024 || (JSON.parse(line) as { n?: number }).n === 1).toBe(true);
+    expect(JSON.parse(rewritten[0])).toEqual({ id: 'conv_old', accountId: 'a', createdAt: 5, metadata: { v: '2' } });
+    const record = { itemCount: 29, itemBytes: bytes - Buffer.byteLength(items[3].item), metadata: { v: '2' } };
+    expect(await reopened.get('a', 'conv_old')).toMatchObject(record);
+    expect(await reopened.items('a', 'conv_old')).toEqual(kept.map((entry) => JSON.parse(entry.item)));
+    expect(await reopened.bytesOf('a')).toBe(fs.statSync(file('conv_old')).size);
+    const again = new FileConversationsRepo(dir);
+    expect(await again.get('a', 'conv_old')).toMatchObject(record);
+    expect((await again.page('a', 'conv_old', { limit: 2, order: 'asc', after: 'msg_2' }))?.data.map((entry) => entry.id)).toEqual(['msg_4', 'msg_5']);
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps working past the conversations it keeps indexed, and after a rewrite moved every line', async () => {
+    const { repo } = open();
+    for (let n = 0; n < 80; n += 1) await repo.create({ id: `conv_${n}`, accountId: 'a', createdAt: 1, metadata: {} }, [item(`msg_${n}a`, 'a')]);
+    for (let n = 0; n < 80; n += 1) await repo.append('a', `conv_${n}`, [item(`msg_${n}b`, 'b')]);
+    for (let n = 0; n < 80; n += 1) expect((await repo.items('a', `conv_${n}`))?.map((entry) => entry.id)).toEqual([`msg_${n}a`, `msg_${n}b`]);
+    // Added and deleted until the file is rewritten: the pages read the new file's lines.
+    const big = 'x'.repeat(50_000);
+    for (let round = 0; round < 4; round += 1) {
+      await repo.append('a', 'conv_0', Array.from({ length: 10 }, (_, n) => item(`msg_tmp_${round}_${n}`, big)));
+      for (let n = 0; n < 10; n += 1) await repo.deleteItem('a', 'conv_0', `msg_tmp_${round}_${n}`);
+      await repo.append('a', 'conv_0', [item(`msg_keep_${round}`, 'k')]);
+    }
+    await repo.flush();
+    expect(fs.statSync(path.join(repo.dir, 'conv_0.jsonl')).size).toBeLessThan(100_000);
+    expect((await repo.page('a', 'conv_0', { limit: 3, order: 'desc', after: 'msg_keep_3' }))?.data.map((entry) => entry.id)).toEqual(['msg_keep_2', 'msg_keep_1', 'msg_keep_0']);
+    expect(await repo.append('a', 'conv_0', [item('msg_last', 'l')])).toMatchObject({ itemCount: 7 });
+    expect((await repo.page('a', 'conv_0', { limit: 2, order: 'desc' }))?.data.map((entry) => entry.id)).toEqual(['msg_last', 'msg_keep_3']);
   });
 });
