@@ -36,6 +36,8 @@ export async function namesGatewayFiles(deps: Pick<ExchangeDeps, 'store' | 'cloc
     if (face.missing(id) || ++lookups > MOST_LOOKUPS) return true;
     const record = await deps.store.files.get(accountId, id);
     if (record && !isFileExpired(record, now)) return true;
+    // One the gateway deleted: the live exchange answers it (inlineStoredFiles), the upstream must not be sent the id.
+    if (record || (await deps.store.files.wasDeleted(accountId, id))) return true;
   }
   return false;
 }
@@ -69,6 +71,8 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
       if (!record || isFileExpired(record, now)) {
         const refusal = face.missing(id);
         if (refusal) throw refusal;
+        // The gateway's own file, gone (a conversation's earlier turn names it): answered here, not sent on as the upstream's.
+        if (record || (await deps.store.files.wasDeleted(accountId, id))) throw fileGone(id, record !== undefined);
         // Not the gateway's: left as written for the upstream.
         unknown.add(id);
         continue;
@@ -98,6 +102,13 @@ export async function inlineStoredFiles(deps: Pick<ExchangeDeps, 'store' | 'conf
   } finally {
     deps.bodyBudget?.give(size);
   }
+}
+
+/** The 404 of a file the gateway issued that is gone: what `/v1/files/{id}` answers for it, saying why. */
+function fileGone(id: string, expired: boolean): GatewayError {
+  return new GatewayError('file_not_found', `The file '${id}' named in this request (or in the conversation it continues) ${expired ? 'has expired' : 'was deleted'}; upload it again and name the new id.`, {
+    details: { file_id: id },
+  });
 }
 
 /** The 403 of a key scoped away from `files` that names one of the account's files in a prompt (the same refusal as on `/v1/files`). */

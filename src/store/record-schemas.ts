@@ -154,6 +154,7 @@ export const dbFileSchema = z.looseObject({
   sessions: z.array(sessionRecordSchema),
   files: z.array(fileRecordSchema),
   batches: z.array(batchRecordSchema),
+  deletedFiles: z.array(z.object({ accountId: z.string(), id: z.string() })).optional(),
 });
 
 /** One stored Response file. */

@@ -252,8 +252,15 @@ export interface FilesRepo {
   content(accountId: string, id: string): Promise<Buffer | undefined>;
   /** The contents a piece at a time (a file larger than memory should hold), or undefined when there is no such file. */
   contentChunks(accountId: string, id: string): Promise<AsyncIterable<Buffer> | undefined>;
-  /** Deletes the record and the contents. */
+  /** Deletes the record and the contents, and remembers the id (`wasDeleted`). */
   delete(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Whether the account had a file of this id that was deleted (by the client, a batch, or the
+   * expiry sweep): a prompt that still names it (a conversation's earlier turn) is answered by the
+   * gateway rather than sent on as if the id were the upstream's. The file store remembers the
+   * last DELETED_FILES_KEPT deletions; PostgreSQL all of them (one small row each).
+   */
+  wasDeleted(accountId: string, id: string): Promise<boolean>;
   /** Files whose `expires_at` (seconds) is at or before `now`, any account's, at most `limit` (the expiry sweep deletes them). */
   expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>>;
 }

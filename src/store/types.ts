@@ -288,6 +288,14 @@ export interface DbData {
   sessions: SessionRecord[];
   files: FileRecord[];
   batches: BatchRecord[];
+  /** The files deleted last (FilesRepo.wasDeleted), oldest first; absent until a file is deleted. */
+  deletedFiles?: DeletedFile[];
+}
+
+/** A file the gateway issued and deleted (or swept once expired): its id is remembered, not its contents. */
+export interface DeletedFile {
+  accountId: string;
+  id: string;
 }
 
 /**

@@ -269,12 +269,25 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     const sent = JSON.stringify(chat.requests.slice(before).map((request) => request.json));
     expect(sent).toContain(Buffer.from(text).toString('base64'));
     expect(sent).not.toContain(file.id);
-    // Deleted, the file is gone from the conversation's later turns too.
+    // Deleted, the file is gone from the conversation's later turns too: the gateway answers the turn
+    // itself (404 file_not_found naming the id), streamed or not, rather than sending its id upstream
+    // as if it were the upstream's own file (before: whatever the upstream made of an id it never issued).
     await client.files.delete(file.id);
-    const afterDelete = chat.requests.length;
-    await client.responses.create({ model: 'oc/gpt-4o-mini', conversation: conversation.id, input: 'Once more?' });
-    const last = JSON.stringify(chat.requests.slice(afterDelete).map((request) => request.json));
-    expect(last).not.toContain(Buffer.from(text).toString('base64'));
+    const afterDelete = chat.requests.length + responses.requests.length;
+    for (const [model, stream] of [['oc/gpt-4o-mini', false], ['or/gpt-5', false], ['oc/gpt-4o-mini', true]] as const) {
+      const failed = await (stream ? client.responses.create({ model, conversation: conversation.id, input: 'Once more?', stream: true }) : client.responses.create({ model, conversation: conversation.id, input: 'Once more?' })).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(OpenAI.NotFoundError);
+      const error = (failed as InstanceType<typeof OpenAI.NotFoundError>).error as { code?: string; message?: string };
+      expect(error.code).toBe('file_not_found');
+      expect(error.message).toContain(file.id);
+      expect(error.message).toContain('was deleted');
+    }
+    expect(chat.requests.length + responses.requests.length).toBe(afterDelete);
+    // The refused turns added nothing: the conversation holds the two answered turns.
+    expect((await client.conversations.items.list(conversation.id, { order: 'asc' })).data).toHaveLength(4);
   });
 
   it('store: false still adds the turn (the response itself is not kept)', async () => {

@@ -372,11 +372,18 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect((await store.files.list({ accountId: a, limit: 10, purpose: 'user_data' })).data.map((f) => f.id)).toEqual([made[4].id]);
         expect((await store.files.list({ accountId: b, limit: 10 })).data).toEqual([theirs]);
         expect(await store.files.delete(b, made[0].id)).toBe(false);
+        expect(await store.files.wasDeleted(a, made[0].id)).toBe(false);
         expect(await store.files.delete(a, made[0].id)).toBe(true);
         expect(await store.files.delete(a, made[0].id)).toBe(false);
         expect(await store.files.content(a, made[0].id)).toBeUndefined();
+        // The id is remembered as the account's deleted file (a conversation may still name it), for no one else, and no other id.
+        expect(await store.files.wasDeleted(a, made[0].id)).toBe(true);
+        expect(await store.files.wasDeleted(b, made[0].id)).toBe(false);
+        expect(await store.files.wasDeleted(a, made[1].id)).toBe(false);
+        expect(await store.files.wasDeleted(a, 'file-missing')).toBe(false);
         await store.flush();
         store = await restart(store);
+        expect(await store.files.wasDeleted(a, made[0].id)).toBe(true);
         expect(await store.files.get(a, made[0].id)).toBeUndefined();
         expect((await store.files.content(a, made[2].id))?.equals(bytes)).toBe(true);
         expect((await store.files.list({ accountId: a, limit: 10 })).data).toHaveLength(4);

@@ -9,6 +9,8 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 const TEMP = /\.tmp-\d+-\d+$/;
 /** The pieces contentChunks reads. */
 const READ_CHUNK_BYTES = 256 * 1024;
+/** How many deleted files' ids db.json remembers (FilesRepo.wasDeleted): the oldest go first; ~70 bytes each. */
+export const DELETED_FILES_KEPT = 10_000;
 
 /**
  * A page of records kept in creation order: newest first (`desc`: created_at descending, then
@@ -121,9 +123,16 @@ export class FileFilesRepo implements FilesRepo {
     const at = list.findIndex((f) => f.id === id && f.accountId === accountId);
     if (at === -1) return false;
     list.splice(at, 1);
+    const deleted = (this.db.data.deletedFiles ??= []);
+    deleted.push({ accountId, id });
+    if (deleted.length > DELETED_FILES_KEPT) deleted.splice(0, deleted.length - DELETED_FILES_KEPT);
     await this.db.changed();
     await fs.promises.rm(this.fileOf(id), { force: true });
     return true;
+  }
+
+  async wasDeleted(accountId: string, id: string): Promise<boolean> {
+    return this.db.data.deletedFiles?.some((f) => f.id === id && f.accountId === accountId) ?? false;
   }
 
   async expired(now: number, limit: number): Promise<Array<{ accountId: string; id: string }>> {

@@ -182,6 +182,10 @@ export async function copyFileStore(source: FileStore, client: Queryable, option
     counts.files += 1;
     counts.fileBytes += content.byteLength;
   }
+  // The ids of deleted files, so a conversation naming one is still answered by the gateway (FilesRepo.wasDeleted).
+  for (const deleted of data.deletedFiles ?? []) {
+    await client.query('insert into gw_deleted_files (account_id, id) values ($1, $2) on conflict do nothing', [deleted.accountId, deleted.id]);
+  }
   progress('files', counts.files);
 
   const batches = new PostgresBatchesRepo(db);

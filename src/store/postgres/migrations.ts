@@ -1181,6 +1181,21 @@ create index gw_conversation_items_id on gw_conversation_items (conversation_id,
 alter table gw_conversations add column turn_holder text, add column turn_id text, add column turn_expires_at bigint;
 `,
   },
+  {
+    version: 19,
+    name: 'deleted files',
+    sql: `
+-- The ids of files deleted (FilesRepo.wasDeleted): a conversation's earlier turn may still name
+-- one, and the gateway answers it (404 file_not_found) instead of sending its id upstream as if it
+-- were the upstream's own. Written by a file's delete in the same transaction; read only for a
+-- file id the account does not hold.
+create table gw_deleted_files (
+  account_id text not null,
+  id text not null,
+  primary key (account_id, id)
+);
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -130,8 +130,14 @@ export class PostgresFilesRepo implements FilesRepo {
       const { rowCount } = await client.query('delete from gw_files where id = $1 and account_id = $2', [id, accountId]);
       if ((rowCount ?? 0) === 0) return false;
       await client.query('delete from gw_file_chunks where file_id = $1', [id]);
+      await client.query('insert into gw_deleted_files (account_id, id) values ($1, $2) on conflict do nothing', [accountId, id]);
       return true;
     });
+  }
+
+  async wasDeleted(accountId: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('select 1 from gw_deleted_files where account_id = $1 and id = $2', [accountId, id]);
+    return (rowCount ?? 0) > 0;
   }
 }
 
