@@ -176,6 +176,13 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
     expect(((await foreign.json()) as Json).error).toMatchObject({ code: 'not_found' });
     const unknown = await client.get('/generation', { query: { id: 'req_nothing' } }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    // The answer's own id (what OpenRouter's generation stats take: its gen-… id) is not kept: the 404 says which id to send.
+    const byAnswerId = await fetch(`${gw.url}/v1/generation?id=${encodeURIComponent(data.id)}`, { headers: { authorization: `Bearer ${gw.key}` } });
+    expect(byAnswerId.status).toBe(404);
+    const notKept = ((await byAnswerId.json()) as Json).error;
+    expect(notKept).toMatchObject({ code: 'not_found', param: 'id' });
+    expect(notKept.message).toContain('X-Request-ID');
+    expect(notKept.message).toContain("not the answer's own id");
     const missing = await fetch(`${gw.url}/v1/generation`, { headers: { authorization: `Bearer ${gw.key}` } });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as Json).error).toMatchObject({ code: 'bad_request', param: 'id' });

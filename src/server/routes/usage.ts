@@ -68,7 +68,14 @@ function generation(): UsageHandler {
       throw new GatewayError('bad_request', "'id' must be the id of a request (its X-Request-ID header).", { details: { param: 'id' } });
     }
     const found = await views.generation(auth, id);
-    if (!found) throw new GatewayError('not_found', `No request of this API key has the id '${id}'.`, { details: { param: 'id' } });
+    if (!found) {
+      // OpenRouter's stats take the answer's own id (gen-…); here only the request's id is kept, so the 404 says which to send.
+      throw new GatewayError(
+        'not_found',
+        `No request of this API key has the id '${id}'. The id is the request's: its answer's X-Request-ID header, not the answer's own id (chatcmpl-…, resp_…, msg_…), which the gateway does not keep.`,
+        { details: { param: 'id' } },
+      );
+    }
     return json(event, found);
   };
 }
