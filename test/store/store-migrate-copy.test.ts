@@ -6,6 +6,7 @@ import { countDataDir } from '../../src/store/count-data-dir.ts';
 import { applyMigrations, createPool } from '../../src/store/postgres/connect.ts';
 import { copyFileStore, copyLedger, countPostgresLedger, countPostgresRecords, nonEmptyTables, type LedgerLine } from '../../src/store/postgres/copy-records.ts';
 import { PostgresConversationsRepo } from '../../src/store/postgres/postgres-conversations-repo.ts';
+import { PostgresFilesRepo } from '../../src/store/postgres/postgres-files-repo.ts';
 import { FileStore } from '../../src/store/index.ts';
 import { createTestDatabase } from '../helpers/pg-database.ts';
 
@@ -144,6 +145,32 @@ describe('copying into PostgreSQL', () => {
       expect(await copied.get('acc_c', 'conv_copy1')).toMatchObject({ createdAt: 5, metadata: { k: 'v' }, itemCount: 2 });
       expect((await copied.items('acc_c', 'conv_copy1'))?.map((entry) => entry.id)).toEqual(['msg_1', 'msg_3']);
       expect(await copied.append('acc_c', 'conv_copy1', [item('msg_4', 'four')])).toMatchObject({ itemCount: 3 });
+    } finally {
+      await source.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("copies the ids of deleted files, so a conversation naming one is still the gateway's 404 after the move", async () => {
+    await applyMigrations(pool, db.url);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-copy-deleted-'));
+    const source = await FileStore.open(dir);
+    try {
+      const file = { id: 'file-copydeleted000001', accountId: 'acc_d', bytes: 1, created_at: 1, expires_at: null, filename: 'a.txt', purpose: 'user_data' };
+      await source.files.create(file, Buffer.from('x'));
+      expect(await source.files.delete('acc_d', file.id)).toBe(true);
+      await source.flush();
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        await copyFileStore(source, client);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+      const copied = new PostgresFilesRepo(pool);
+      expect(await copied.wasDeleted('acc_d', file.id)).toBe(true);
+      expect(await copied.wasDeleted('acc_other', file.id)).toBe(false);
     } finally {
       await source.close();
       fs.rmSync(dir, { recursive: true, force: true });

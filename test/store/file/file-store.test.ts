@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../../src/store/file/file-store.ts';
 import type { AccountRecord, Store } from '../../../src/store/index.ts';
+import { DELETED_FILES_KEPT } from '../../../src/store/file/file-files-repo.ts';
 import { tempDir } from '../../helpers/spawn-gateway.ts';
 import { describeStore } from '../store.case.ts';
 
@@ -39,6 +40,26 @@ const account = (i: number): AccountRecord => ({
 });
 
 describe('FileStore', () => {
+  it("remembers the last DELETED_FILES_KEPT deleted files' ids in db.json, the oldest dropped first, across a reopen", async () => {
+    const dir = freshDir();
+    let store = await FileStore.open(dir, { flushDelayMs: 5 });
+    store.db.data.deletedFiles = Array.from({ length: DELETED_FILES_KEPT }, (_, i) => ({ accountId: 'acct_d', id: `file-old${i}` }));
+    const file = { id: 'file-newest0000000001', accountId: 'acct_d', bytes: 1, created_at: 1, expires_at: null, filename: 'a.txt', purpose: 'user_data' };
+    await store.files.create(file, Buffer.from('x'));
+    await store.files.delete('acct_d', file.id);
+    await store.flush();
+    await store.close();
+    store = await FileStore.open(dir, { flushDelayMs: 5 });
+    try {
+      expect(store.db.data.deletedFiles).toHaveLength(DELETED_FILES_KEPT);
+      expect(await store.files.wasDeleted('acct_d', file.id)).toBe(true);
+      expect(await store.files.wasDeleted('acct_d', 'file-old0')).toBe(false);
+      expect(await store.files.wasDeleted('acct_d', 'file-old1')).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('adjustCreditsInBackground: the same change as adjustCredits without a promise, written with the next batch', async () => {
     const dir = freshDir();
     const store = await FileStore.open(dir, { flushDelayMs: 5 });
