@@ -220,13 +220,28 @@ export async function createKey(store: Store, clock: Clock, input: CreateKeyInpu
 export async function updateKey(store: Store, clock: Clock, input: z.output<typeof setKeyInput>): Promise<ApiKeyRecord> {
   const { id, ...settings } = input;
   const record = await store.keys.update(id, keyPatch(settings, clock.now()));
-  if (!record) throw new GatewayError('not_found', `No API key with id ${id}.`);
+  if (!record) throw keyNotFound(store, id);
   return record;
+}
+
+/**
+ * The error for an id no key has. A key's secret in its place (all a first-run user was shown)
+ * is named as such, with the key's id when a live key has it, and never echoed back.
+ */
+function keyNotFound(store: Store, id: string): GatewayError {
+  if (!id.startsWith('sk-')) return new GatewayError('not_found', `No API key with id ${id}.`);
+  const record = store.cache.keyByHash(sha256(id));
+  return new GatewayError(
+    'not_found',
+    record
+      ? `That is an API key's secret, not its id: this key's id is ${record.id} (${record.name}); \`gateway keys ls\` lists the ids.`
+      : "That is an API key's secret, not its id, and no active key has it: ids look like key_…; `gateway keys ls` lists them.",
+  );
 }
 
 export async function revokeKey(store: Store, clock: Clock, id: string): Promise<ApiKeyRecord> {
   const key = await store.keys.get(id);
-  if (!key) throw new GatewayError('not_found', `No API key with id ${id}.`);
+  if (!key) throw keyNotFound(store, id);
   if (key.revokedAt !== null) return key;
   return (await store.keys.update(id, { revokedAt: clock.now() }))!;
 }

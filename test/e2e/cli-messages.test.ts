@@ -209,4 +209,37 @@ describe('CLI error messages', () => {
     const plain = await runCli([...args, 'keys', 'create']);
     expect(String(plain.stdout).trim().split('\n')).toHaveLength(2);
   });
+
+  // Found by a newcomer: the first run shows only a key's secret, so `keys revoke sk-gw-…` is a natural first try. Before:
+  // "No API key with id sk-gw-<the whole secret>." (the secret echoed to the terminal, and no word of which id to use).
+  it('keys revoke and keys set given a key\'s secret say it is not an id and name the key\'s id, never echoing the secret', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    const args = ['--config', file, '--data-dir', dataDir];
+    const created = JSON.parse(String((await runCli([...args, 'keys', 'create', '--name', 'laptop', '--json'])).stdout)) as { id: string; key: string };
+    const unknownSecret = `sk-gw-${'x'.repeat(40)}`;
+    const check = async (cmd: string[]) => {
+      const run = await runCli([...args, ...cmd]);
+      expect(run.exitCode).toBe(1);
+      const line = String(run.stderr).trim();
+      expect(line.split('\n')).toHaveLength(1);
+      expect(line).not.toContain(cmd[2]);
+      return line;
+    };
+    // Without a server (the CLI on the data dir) and through a running one's admin procedures.
+    expect(await check(['keys', 'revoke', created.key])).toBe(`gateway: That is an API key's secret, not its id: this key's id is ${created.id} (laptop); \`gateway keys ls\` lists the ids.`);
+    const gw = await spawnGateway({ configFile: file, dataDir });
+    try {
+      expect(await check(['keys', 'set', created.key, '--rpm', '5'])).toBe(`gateway: That is an API key's secret, not its id: this key's id is ${created.id} (laptop); \`gateway keys ls\` lists the ids.`);
+      expect(await check(['keys', 'revoke', unknownSecret])).toBe("gateway: That is an API key's secret, not its id, and no active key has it: ids look like key_…; `gateway keys ls` lists them.");
+      const plain = await runCli([...args, 'keys', 'revoke', 'key_nope']);
+      expect(String(plain.stderr).trim()).toBe('gateway: No API key with id key_nope.');
+      // The key was left as it was.
+      const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${created.key}` } });
+      expect(res.status).toBe(200);
+    } finally {
+      await gw.stop();
+    }
+  });
 });
