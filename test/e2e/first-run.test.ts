@@ -96,9 +96,10 @@ describe('first run', () => {
 
   it('gateway init writes a config that loads, refuses to overwrite it, and --force replaces it', async () => {
     const dir = emptyProject();
-    const init = await runCli(['init'], { cwd: dir });
+    const init = await runCli(['init'], { cwd: dir, env: { npm_command: '' } });
     expect(init.exitCode).toBe(0);
     expect(String(init.stdout)).toContain('Wrote gateway.config.ts');
+    expect(String(init.stdout)).toContain('\nNext: gateway serve ');
     const file = path.join(dir, 'gateway.config.ts');
     const written = fs.readFileSync(file, 'utf8');
     expect(written).toMatch(/^\s*\/\/ /m); // commented
@@ -108,7 +109,11 @@ describe('first run', () => {
     expect(again.exitCode).toBe(1);
     expect(String(again.stderr).trim()).toBe('gateway: a config already exists: gateway.config.ts (use --force to write gateway.config.ts anyway)');
     fs.writeFileSync(file, '// mine\nexport default {};\n');
-    expect((await runCli(['init', '--force'], { cwd: dir })).exitCode).toBe(0);
+    // Started by npx (npm sets npm_command=exec), as README's 'Installing the package' runs it: `gateway` is not on
+    // the PATH there, so the next command to type is `npx gateway serve` (found by a newcomer; before: `gateway serve`).
+    const forced = await runCli(['init', '--force'], { cwd: dir, env: { npm_command: 'exec' } });
+    expect(forced.exitCode).toBe(0);
+    expect(String(forced.stdout)).toContain('\nNext: npx gateway serve ');
     expect(fs.readFileSync(file, 'utf8')).toBe(written);
 
     // It loads from a directory that does not have the gateway installed: mock alone, then with the env keys.

@@ -30,5 +30,14 @@ export async function initCommand(cmd: Command, opts: { force?: boolean }): Prom
   const shadowed = existing.filter((f) => f !== target);
   print(`Wrote ${displayPath(target)}: mock is on; openai and anthropic switch on when OPENAI_API_KEY / ANTHROPIC_API_KEY are set.`);
   if (shadowed.length > 0) print(`It takes precedence over ${shadowed.map((f) => displayPath(f)).join(', ')}.`);
-  print('Next: gateway serve   (keep .gateway/, the data dir, out of version control)');
+  print(`Next: ${invokedAs()} serve   (keep .gateway/, the data dir, out of version control)`);
+}
+
+/**
+ * How the user ran the CLI, for the next command to type: `npx gateway` when npx started it
+ * (npm sets npm_command=exec; in a project that installed the package, `gateway` is not on the
+ * PATH), else `gateway`.
+ */
+function invokedAs(): string {
+  return process.env.npm_command === 'exec' ? 'npx gateway' : 'gateway';
 }
