@@ -9,7 +9,8 @@ import { defineConfig } from 'gateway';
  * See docs/scale-out.md for what is shared and how.
  *
  *   cp config/several-instances.config.ts gateway.config.ts
- *   npx gateway store migrate --to "$DATABASE_URL"      # once, to bring a dev box's data dir over
+ *   npx gateway store migrate --data-dir .gateway --to "$DATABASE_URL"   # once, to bring a dev box's data dir over
+ *                                     (without --data-dir it would read this config's .gateway-a, which has none)
  *   GATEWAY_INSTANCE=a PORT=8787 npx gateway serve &
  *   GATEWAY_INSTANCE=b PORT=8788 npx gateway serve &
  */
@@ -22,6 +23,7 @@ export default defineConfig({
   // The shared records; the schema is created and migrated at start-up (safe when instances start together).
   store: { postgres: process.env.DATABASE_URL ?? 'postgres://gateway@127.0.0.1:5432/gateway' },
   providers: {
+    // mock: { plugin: 'mock' },   // offline models (mock/echo…), to try the set-up without upstream keys
     openai: { plugin: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: process.env.OPENAI_API_KEY, models: ['gpt-4.1', 'gpt-4.1-mini'] },
     anthropic: { plugin: 'anthropic', apiKey: process.env.ANTHROPIC_API_KEY, models: ['claude-sonnet-4-5'] },
   },
