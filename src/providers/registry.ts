@@ -161,7 +161,7 @@ export class ProviderRegistry {
       // A provider that takes any id (`models: ['*']`, an aggregator) serves it pinned: say so (OpenRouter's ids are `vendor/model`).
       const anyModel = [...this.providers.values()].find((p) => p.acceptsAnyModel)?.id;
       if (slash > 0) throw modelNotFound(requested, { prefix: requested.slice(0, slash), configured: [...this.providers.keys()], anyModel });
-      throw modelNotFound(requested, anyModel === undefined ? undefined : { anyModel });
+      throw modelNotFound(requested, anyModel === undefined ? { configured: [...this.providers.keys()] } : { anyModel });
     }
     return bare;
   }
@@ -266,14 +266,24 @@ const NOT_FOUND_REASONS = new WeakMap<object, string>();
  * Why an id is served nowhere: its `provider/` prefix is no provider, or its provider does not list the model; and a
  * provider that takes any id (`anyModel`), where the id would be served pinned.
  */
-type NotFoundWhy = { prefix: string; configured: readonly string[]; anyModel?: string } | { provider: string; model: string } | { anyModel: string };
+type NotFoundWhy =
+  | { prefix: string; configured: readonly string[]; anyModel?: string }
+  | { provider: string; model: string }
+  | { anyModel: string }
+  | { configured: readonly string[] };
 
 function whyNotFound(id: string, why: NotFoundWhy): string {
   if ('provider' in why) return `provider '${why.provider}' does not list '${why.model}' among its models`;
+  // A bare id no provider lists: the providers there are (a fresh clone without OPENAI_API_KEY has only `mock`).
+  if (!('prefix' in why) && !('anyModel' in why)) return `no provider lists it (configured: ${namedProviders(why.configured)})`;
   const pin = why.anyModel === undefined ? '' : `provider '${why.anyModel}' takes any model id: ask for '${why.anyModel}/${id}'`;
   if (!('prefix' in why)) return pin;
-  const configured = `${why.configured.slice(0, NAMED_PROVIDERS).join(', ')}${why.configured.length > NAMED_PROVIDERS ? ', …' : ''}`;
-  return `no provider is named '${why.prefix}' (configured: ${configured || 'none'})${pin ? `; ${pin}` : ''}`;
+  return `no provider is named '${why.prefix}' (configured: ${namedProviders(why.configured)})${pin ? `; ${pin}` : ''}`;
+}
+
+/** The configured providers, the first NAMED_PROVIDERS of them. */
+function namedProviders(configured: readonly string[]): string {
+  return `${configured.slice(0, NAMED_PROVIDERS).join(', ')}${configured.length > NAMED_PROVIDERS ? ', …' : ''}` || 'none';
 }
 
 /**

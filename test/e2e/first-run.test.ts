@@ -61,6 +61,11 @@ describe('first run', () => {
       const done = await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello, first run' }] });
       expect(done.choices[0].message.content).toBe('hello, first run');
       expect(fs.existsSync(path.join(dir, '.gateway', 'db.json'))).toBe(true);
+      // An app's own model id, as a newcomer's first call sends it: the 404 names the providers there are (before: only
+      // "does not exist or is not served by any configured provider", nothing saying only mock was on).
+      const theirs = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+      expect(theirs).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((theirs as Error).message).toContain("The model 'gpt-4o-mini' does not exist or is not served by any configured provider: no provider lists it (configured: mock).");
     } finally {
       expect(await gw.stop()).toBe(0);
     }

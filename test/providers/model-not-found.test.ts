@@ -33,7 +33,11 @@ describe('model_not_found says where to look', () => {
     expect(thrown(() => registry.resolve('mock/nope'))).toBe(
       "The model 'mock/nope' does not exist or is not served by any configured provider: provider 'mock' does not list 'nope' among its models. GET /v1/models lists the models served.",
     );
-    expect(thrown(() => registry.resolve('nope'))).toBe("The model 'nope' does not exist or is not served by any configured provider. GET /v1/models lists the models served.");
+    // Found by a newcomer: an app's own `gpt-4o-mini` on a fresh clone (no OPENAI_API_KEY, so only `mock`) said nothing of
+    // which providers there are; now it names them, as an unknown prefix does.
+    expect(thrown(() => registry.resolve('nope'))).toBe(
+      "The model 'nope' does not exist or is not served by any configured provider: no provider lists it (configured: mock, local). GET /v1/models lists the models served.",
+    );
     // A bare id with a slash (an OpenRouter-style id a provider serves) still resolves.
     expect(registry.resolve('org/model-a').candidates.map((c) => c.id)).toEqual(['local/org/model-a']);
   });
