@@ -47,6 +47,11 @@ export function missingDataDirNote(ctx: CliContext): string {
   return ctx.config.store?.postgres || fs.existsSync(ctx.dataDir) ? '' : ` in ${ctx.dataDir} (${NO_DATA_DIR})`;
 }
 
+/** The one line of a command that needs the server running on the data dir when none is; a data dir that is not there is said so (the wrong folder). */
+export function noServerMessage(ctx: CliContext): string {
+  return `no server is running on ${ctx.dataDir} (${fs.existsSync(ctx.dataDir) ? 'start one with gateway serve' : NO_DATA_DIR})`;
+}
+
 /** An empty accounts list: where it looked (the wrong directory is the usual reason) and what makes one. */
 export function noAccountsLine(ctx: CliContext): string {
   return `No accounts in ${recordsPlace(ctx)}: \`gateway accounts create --email …\` makes one (the first \`gateway serve\` on an empty data dir makes local@localhost).`;

@@ -242,4 +242,24 @@ describe('CLI error messages', () => {
       await gw.stop();
     }
   });
+
+  // Found by a newcomer: \`gateway status\` run from another folder than the one serving said "no server is running on
+  // <that folder>/.gateway (start one with gateway serve)", though that folder had no data dir at all: starting one there
+  // would make a second gateway with new records (and find the port taken). It now says there is no data dir there.
+  it('status and dashboard where there is no data dir say so and how to name one; with a data dir and no server, to start one', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    for (const command of ['status', 'dashboard']) {
+      const run = await runCli(['--config', file, '--data-dir', dataDir, command]);
+      expect(run.exitCode).toBe(1);
+      expect(String(run.stderr).trim()).toBe(`gateway: no server is running on ${dataDir} (no data dir there: run this where the gateway serves, or name its data dir with --data-dir)`);
+      expect(fs.existsSync(dataDir)).toBe(false);
+    }
+    fs.mkdirSync(dataDir);
+    for (const command of ['status', 'dashboard']) {
+      const run = await runCli(['--config', file, '--data-dir', dataDir, command]);
+      expect(String(run.stderr).trim()).toBe(`gateway: no server is running on ${dataDir} (start one with gateway serve)`);
+    }
+  });
 });

@@ -113,6 +113,8 @@ describe('observability: request log and gateway status', () => {
 
   it('status without a running server says so in one line and exits 1', async () => {
     const empty = tempDir();
+    // A data dir with no server on it (one that is not there is the wrong folder: cli-messages covers that line).
+    fs.mkdirSync(path.join(empty, 'data'));
     const result = await runCli(['--data-dir', path.join(empty, 'data'), 'status'], { cwd: empty });
     expect(result.exitCode).toBe(1);
     expect(String(result.stderr).trim()).toBe(`gateway: no server is running on ${path.join(empty, 'data')} (start one with gateway serve)`);

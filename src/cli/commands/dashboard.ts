@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readServerInfo } from '../../store/index.ts';
-import { resolveContext } from '../context.ts';
+import { noServerMessage, resolveContext } from '../context.ts';
 import { print } from '../format-table.ts';
 import { CliError } from '../run-action.ts';
 
@@ -12,7 +12,7 @@ import { CliError } from '../run-action.ts';
 export async function dashboardCommand(cmd: Command): Promise<void> {
   const ctx = await resolveContext(cmd);
   const server = readServerInfo(ctx.dataDir);
-  if (!server) throw new CliError(`no server is running on ${ctx.dataDir} (start one with gateway serve)`, 1);
+  if (!server) throw new CliError(noServerMessage(ctx), 1);
   print(`dashboard: ${server.url}/  (sign in with an account's email and password)`);
   const adminUrl = server.adminUrl ?? server.url;
   print(`operator views (this machine only; the link holds this server's admin token, do not share it):`);

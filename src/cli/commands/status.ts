@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { AdminRouter, ActivitySnapshot } from '../../admin/index.ts';
 import { readServerInfo } from '../../store/index.ts';
-import { resolveContext } from '../context.ts';
+import { noServerMessage, resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { CliError } from '../run-action.ts';
 
@@ -65,7 +65,7 @@ export async function statusCommand(cmd: Command, opts: { json?: boolean }): Pro
   const server = readServerInfo(ctx.dataDir);
   if (!server) {
     if (opts.json) printJson({ running: false, data_dir: ctx.dataDir });
-    throw new CliError(`no server is running on ${ctx.dataDir} (start one with gateway serve)`, 1);
+    throw new CliError(noServerMessage(ctx), 1);
   }
   const client = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${server.adminUrl ?? server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })] });
   let activity: ActivitySnapshot | null;
