@@ -80,6 +80,23 @@ function describeSources(options: ServeOptions): string[] {
   ];
 }
 
+/**
+ * The providers that serve and how many models each: a provider left out of the config (the repo's and
+ * `gateway init`'s openai and anthropic switch on only when their API key is in the environment) is seen
+ * missing here at start, not from a model's 404 later.
+ */
+function describeProviders(gateway: Gateway): string {
+  const { registry } = gateway.deps;
+  const counts = new Map<string, number>();
+  for (const model of registry.models) counts.set(model.provider.id, (counts.get(model.provider.id) ?? 0) + 1);
+  const named = [...registry.providers.values()].map((provider) => {
+    const count = counts.get(provider.id) ?? 0;
+    const models = `${count} model${count === 1 ? '' : 's'}`;
+    return `${provider.id} (${provider.acceptsAnyModel ? `${count > 0 ? `${models} and ` : ''}any model id` : models})`;
+  });
+  return `providers: ${named.length > 0 ? named.join(', ') : 'none'}`;
+}
+
 /** A bound HTTP server, the HTTP/2 connections on its port, and its in-flight count. */
 interface Bound {
   server: Server;
@@ -147,6 +164,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (admin?.port !== undefined) options.print(`admin procedures listening on ${adminUrl} (not on the public listener)`);
     for (const line of describeSources(options)) options.print(line);
+    options.print(describeProviders(composed));
     if (isWildcard(options.host)) options.print(describeWildcard(options.host, portOf(listeners[0].server)));
     options.print(`gateway listening on ${url}  (OpenAI base URL: ${url}/v1, Anthropic and Google base URL: ${url})`);
 

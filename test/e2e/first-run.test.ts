@@ -57,6 +57,8 @@ describe('first run', () => {
       expect(gw.stdout()).not.toMatch(/^config: /m);
       expect(gw.stdout()).toMatch(/^store: files in \S+ \(this process only\)$/m);
       expect(gw.stdout()).toMatch(/^limits: in memory \(this process only\)$/m);
+      // Which providers serve, so a provider left out (an API key not in the environment) is seen at start, not from a 404.
+      expect(gw.stdout()).toMatch(/^providers: mock \(9 models\)$/m);
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
       const done = await client.chat.completions.create({ model: 'mock/echo', messages: [{ role: 'user', content: 'hello, first run' }] });
       expect(done.choices[0].message.content).toBe('hello, first run');
@@ -137,6 +139,8 @@ describe('first run', () => {
     try {
       expect(gw.stdout()).not.toContain('No config file found');
       expect(gw.stdout()).toContain(`\nconfig: ${fs.realpathSync(file)}\nstore: files in ${fs.realpathSync(dir)}${path.sep}.gateway (this process only)\n`);
+      // The template's openai is on (OPENAI_API_KEY set), its anthropic off (ANTHROPIC_API_KEY empty): said at start.
+      expect(gw.stdout()).toMatch(/^providers: mock \(9 models\), openai \(5 models\)$/m);
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key()!, maxRetries: 0 });
       expect((await client.models.list()).data.map((m) => m.id)).toContain('mock/echo');
       // That server's own model, asked as openai/<id>, is not in the template's list: the 404 says which list lacks it

@@ -22,6 +22,8 @@ describe('newcomer: serve with the repo config and call mock/echo with the opena
     // @google/genai and gemini-cli take the host too (before, the line named only OpenAI's and Anthropic's).
     expect(gw.stdout()).toContain(`gateway listening on ${gw.url}  (OpenAI base URL: ${gw.url}/v1, Anthropic and Google base URL: ${gw.url})`);
     expect(gw.stdout().match(/sk-gw-/g)).toHaveLength(1);
+    // As README's tour shows it: without OPENAI_API_KEY / ANTHROPIC_API_KEY only mock serves, said at start.
+    expect(gw.stdout()).toMatch(/^providers: mock \(9 models\)$/m);
   });
 
   it('answers a completion', async () => {
