@@ -7,7 +7,7 @@ import { adminRouter } from '../admin/index.ts';
 import { configSource } from '../config/index.ts';
 import { openCreditsUsage } from '../credits/index.ts';
 import { ProviderRegistry } from '../providers/index.ts';
-import { acquireLock, lockHolder, readServerInfo } from '../store/index.ts';
+import { acquireLock, lockHolder, lockHolderName, readServerInfo } from '../store/index.ts';
 import { openStore } from '../store/index.ts';
 import { indexLedger } from '../usage/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
@@ -44,7 +44,10 @@ export async function connectAdmin(ctx: CliContext, options: AdminOptions & { wa
       });
       return { client, mode: 'server', close: async () => undefined };
     }
-    if (lockHolder(ctx.dataDir) === undefined || Date.now() >= deadline) break;
+    const holder = lockHolder(ctx.dataDir);
+    if (holder === undefined || Date.now() >= deadline) break;
+    // The TUI without a server holds the data dir until it quits: waiting would only delay the refusal.
+    if (lockHolderName(ctx.dataDir) === TUI) throw new CliError(tuiHoldsMessage(ctx.dataDir, holder));
     // Held by a server that is starting (server.json not yet written) or by another CLI: wait.
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -97,6 +100,13 @@ export async function connectAdmin(ctx: CliContext, options: AdminOptions & { wa
     removeScratch();
     throw error;
   }
+}
+
+/** The name `gateway tui` writes in the lock file it holds. */
+const TUI = 'gateway tui';
+
+function tuiHoldsMessage(dataDir: string, pid: number): string {
+  return `the data dir ${dataDir} is in use by process ${pid} (gateway tui, which works on it without a server and holds it until it quits): quit the TUI (q) and run this again; with \`gateway serve\` running, the TUI and every command go through the server together`;
 }
 
 /** What a command does with the data dir: on one that does not exist, `readOnly` reads an empty one (none made), `existing` fails. */

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runInPty } from '../helpers/run-in-pty.ts';
 import { BIN, runCli, spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
 
 const noStack = /\n\s+at |\bError:|^\s*\[/m;
@@ -261,5 +262,34 @@ describe('CLI error messages', () => {
       const run = await runCli(['--config', file, '--data-dir', dataDir, command]);
       expect(String(run.stderr).trim()).toBe(`gateway: no server is running on ${dataDir} (start one with gateway serve)`);
     }
+  });
+
+  // Found by a newcomer: with \`gateway tui\` open and no server (it holds the data dir until it quits), \`gateway keys ls\`
+  // in another terminal waited 10 s, then said only "the data dir … is in use by process N (gateway tui)".
+  it('a command on a data dir the TUI holds (no server) is refused at once, saying to quit the TUI; after q it runs', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    const args = ['--config', file, '--data-dir', dataDir];
+    expect((await runCli([...args, 'keys', 'create', '--name', 'before-tui'])).exitCode).toBe(0);
+    const tui = runInPty([...args, 'tui', '--refresh', '0'], { cwd: dir });
+    try {
+      await tui.waitFor('this TUI holds the data dir lock');
+      const started = Date.now();
+      const refused = await runCli([...args, 'keys', 'ls']);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(refused.exitCode).toBe(1);
+      const pid = Number(fs.readFileSync(path.join(dataDir, 'gateway.lock'), 'utf8').split('\n')[0]);
+      expect(String(refused.stderr).trim()).toBe(
+        `gateway: the data dir ${dataDir} is in use by process ${pid} (gateway tui, which works on it without a server and holds it until it quits): quit the TUI (q) and run this again; with \`gateway serve\` running, the TUI and every command go through the server together`,
+      );
+      tui.type('q');
+      expect((await tui.child).exitCode).toBe(0);
+    } finally {
+      tui.child.kill();
+    }
+    const after = await runCli([...args, 'keys', 'ls']);
+    expect(after.exitCode).toBe(0);
+    expect(String(after.stdout)).toContain('before-tui');
   });
 });
