@@ -47,6 +47,16 @@ export function missingDataDirNote(ctx: CliContext): string {
   return ctx.config.store?.postgres || fs.existsSync(ctx.dataDir) ? '' : ` in ${ctx.dataDir} (${NO_DATA_DIR})`;
 }
 
+/**
+ * For a command that makes a record: when the file store's data dir is not there yet (the wrong
+ * folder, or before the first serve), what to say once it is made, on stderr: a server on another
+ * data dir will not know the record. Undefined when the data dir is there, or on PostgreSQL.
+ */
+export function newDataDirNote(ctx: CliContext, what: string): string | undefined {
+  if (ctx.config.store?.postgres || fs.existsSync(ctx.dataDir)) return undefined;
+  return `gateway: note: there was no data dir at ${ctx.dataDir}, so this made one: a gateway serving another data dir will not know this ${what} (run this where it serves, or name its data dir with --data-dir)\n`;
+}
+
 /** The one line of a command that needs the server running on the data dir when none is; a data dir that is not there is said so (the wrong folder). */
 export function noServerMessage(ctx: CliContext): string {
   return `no server is running on ${ctx.dataDir} (${fs.existsSync(ctx.dataDir) ? 'start one with gateway serve' : NO_DATA_DIR})`;

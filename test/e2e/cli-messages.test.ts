@@ -292,4 +292,27 @@ describe('CLI error messages', () => {
     expect(after.exitCode).toBe(0);
     expect(String(after.stdout)).toContain('before-tui');
   });
+
+  // Found by a newcomer: \`gateway keys create\` run from another folder than the one serving (no config there, so the data
+  // dir is the cwd's) made a new data dir and account and printed a key the running server answered 401 to, with no word
+  // that it was a new data dir.
+  it('keys create and accounts create that make the data dir say so on stderr; stdout (--json too) is unchanged', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const note = (dataDir: string, what: string) =>
+      `gateway: note: there was no data dir at ${dataDir}, so this made one: a gateway serving another data dir will not know this ${what} (run this where it serves, or name its data dir with --data-dir)`;
+    const keysDir = path.join(dir, 'keys-data');
+    const first = await runCli(['--config', file, '--data-dir', keysDir, 'keys', 'create', '--json']);
+    expect(first.exitCode).toBe(0);
+    expect(String(first.stderr).trim()).toBe(note(keysDir, 'key'));
+    expect(JSON.parse(String(first.stdout))).toMatchObject({ key: expect.stringMatching(/^sk-gw-/) });
+    const second = await runCli(['--config', file, '--data-dir', keysDir, 'keys', 'create']);
+    expect(second.exitCode).toBe(0);
+    expect(String(second.stderr)).toBe('');
+    const accountsDir = path.join(dir, 'accounts-data');
+    const account = await runCli(['--config', file, '--data-dir', accountsDir, 'accounts', 'create', '--email', 'new@example.com']);
+    expect(account.exitCode).toBe(0);
+    expect(String(account.stderr).trim()).toBe(note(accountsDir, 'account'));
+    expect(String(account.stdout)).toMatch(/^Created account new@example\.com /);
+  });
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
-import { noAccountsLine, resolveContext } from '../context.ts';
+import { newDataDirNote, noAccountsLine, resolveContext } from '../context.ts';
 import { createAccountInput } from '../../admin/index.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
@@ -20,7 +20,9 @@ export async function createAccountCommand(
     spendCap: numberOrNone(opts.spendCap),
   });
   const ctx = await resolveContext(cmd);
+  const note = newDataDirNote(ctx, 'account');
   const account = await withAdmin(ctx, (admin) => admin.accounts.create.mutate(input));
+  if (note) process.stderr.write(note);
   if (opts.json) printJson(account);
   else print(`Created account ${account.email} (${account.id}), tier ${account.tier}, ${account.credits} credits.`);
 }

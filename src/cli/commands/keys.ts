@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { KeyView } from '../../admin/index.ts';
 import { createKeyInput, setKeyInput } from '../../admin/index.ts';
 import { withAdmin } from '../admin-client.ts';
-import { recordsPlace, resolveContext } from '../context.ts';
+import { newDataDirNote, recordsPlace, resolveContext } from '../context.ts';
 import { formatTable, print, printJson } from '../format-table.ts';
 import { listOrAll, numberOrNone, textOrNone, validated } from '../parse-settings.ts';
 import { createClock } from '../../util/index.ts';
@@ -60,7 +60,9 @@ export async function createKeyCommand(
 ): Promise<void> {
   const input = validated(createKeyInput, { account: opts.account, name: opts.name, rpm: numberOrNone(opts.rpm) ?? undefined, expires: opts.expires, ...scopeInput(opts) });
   const ctx = await resolveContext(cmd);
+  const note = newDataDirNote(ctx, 'key');
   const key = await withAdmin(ctx, (admin) => admin.keys.create.mutate(input));
+  if (note) process.stderr.write(note);
   if (opts.json) return printJson(key);
   print(`Created key ${key.id} (${key.name}) for ${key.account}. It is shown once; store it now:`);
   print(`  ${key.key}`);
