@@ -148,7 +148,7 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
   it("GET /v1/generation?id=<X-Request-ID>: the request's stats in OpenRouter's shape, for the key that made it", async () => {
     const { data, response } = await client.chat.completions.create(ask('up/m', { usage: { include: true } })).withResponse();
     const id = response.headers.get('x-request-id')!;
-    expect(id).toBeTruthy();
+    expect(id).toMatch(/^req_[A-Za-z0-9]{16,}$/);
     // The openai SDK's own request to a path it has no method for, as apps moved from OpenRouter write it.
     const stats = (await client.get('/generation', { query: { id } })) as { data: Json };
     expect(stats.data).toMatchObject({
