@@ -113,7 +113,8 @@ const accountSettings = {
 const ACCOUNT_FIELDS = Object.keys(accountSettings);
 
 export const createAccountInput = z.strictObject({
-  email: z.email({ error: 'must be an email address' }).max(320),
+  // What a browser's email field takes (WHATWG's rule): a host without a dot too, as the first-run local@localhost.
+  email: z.email({ pattern: z.regexes.html5Email, error: 'must be an email address' }).max(320),
   password: passwordSchema.optional(),
   tier: tierSchema.optional(),
   credits: startingCredits.optional(),

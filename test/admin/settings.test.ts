@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { login } from '../../src/accounts/index.ts';
 import { adminRouter } from '../../src/admin/router.ts';
-import { createKeyInput, describeIssue, setAccountInput, setKeyInput } from '../../src/admin/settings-schema.ts';
+import { createAccountInput, createKeyInput, describeIssue, setAccountInput, setKeyInput } from '../../src/admin/settings-schema.ts';
 import type { AdminContext } from '../../src/admin/trpc.ts';
 import { ledgerUsage } from '../../src/credits/index.ts';
 import { parseConfig } from '../../src/config/index.ts';
@@ -70,6 +70,13 @@ describe('the shared settings schema', () => {
     expect(issue(setAccountInput, { email: 'a@x.test', password: 'short' })).toBe('--password: must be at least 8 characters');
     expect(issue(setAccountInput, { email: 'a@x.test', tier: 'gold' })).toBe('--tier: must be one of free, basic, fellow, pro, enterprise');
     expect(issue(createKeyInput, { limit: 10, limitReset: null, models: ['mock/*'], endpoints: ['chat'] })).toBe('ok');
+  });
+
+  // An address as a browser's email field takes it (the first-run account is local@localhost): before, a host
+  // without a dot (admin@localhost, ops@intranet) was refused by the CLI and the TUI.
+  it('an account email is what a browser takes as one, a host without a dot included', () => {
+    for (const email of ['admin@localhost', 'ops@intranet', 'a.b+c@example.test']) expect([email, issue(createAccountInput, { email })]).toEqual([email, 'ok']);
+    for (const email of ['bad', 'a@', '@b', 'a b@c', 'a@b@c']) expect([email, issue(createAccountInput, { email })]).toEqual([email, '--email: must be an email address']);
   });
 });
 
