@@ -47,13 +47,18 @@ export function missingDataDirNote(ctx: CliContext): string {
   return ctx.config.store?.postgres || fs.existsSync(ctx.dataDir) ? '' : ` in ${ctx.dataDir} (${NO_DATA_DIR})`;
 }
 
+/** True when the file store's data dir is not there yet: a command that opens the store makes it. */
+export function isNewDataDir(ctx: CliContext): boolean {
+  return !ctx.config.store?.postgres && !fs.existsSync(ctx.dataDir);
+}
+
 /**
  * For a command that makes a record: when the file store's data dir is not there yet (the wrong
  * folder, or before the first serve), what to say once it is made, on stderr: a server on another
  * data dir will not know the record. Undefined when the data dir is there, or on PostgreSQL.
  */
 export function newDataDirNote(ctx: CliContext, what: string): string | undefined {
-  if (ctx.config.store?.postgres || fs.existsSync(ctx.dataDir)) return undefined;
+  if (!isNewDataDir(ctx)) return undefined;
   return `gateway: note: there was no data dir at ${ctx.dataDir}, so this made one: a gateway serving another data dir will not know this ${what} (run this where it serves, or name its data dir with --data-dir)\n`;
 }
 

@@ -34,6 +34,14 @@ describe('admin TUI: tabs and screens', () => {
     expect(frame).not.toContain('NaN');
   });
 
+  // Before, `gateway tui` in the wrong folder made a data dir there and showed its empty records without a word.
+  it('says when it made the data dir it shows (there was none)', async () => {
+    const made = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'local', dataDir: '/tmp/elsewhere/.gateway', newDataDir: true } });
+    expect((await made.waitFor('tokens this month')).replace(/\s+/g, ' ')).toContain('/tmp/elsewhere/.gateway (new: there was none here, so this made it; a gateway serving another data dir does not see it)');
+    const there = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'local', dataDir: '/srv/gateway/data' } });
+    expect(await there.waitFor('tokens this month')).not.toContain('new: there was none');
+  });
+
   it('shows the server URL in server mode', async () => {
     const tui = await renderWithAdmin(fakeAdminApi(), { connection: { mode: 'server', url: 'http://127.0.0.1:8787', dataDir: '/d' } });
     expect(await tui.waitFor('http://127.0.0.1:8787')).toMatch(/mode\s+server http:\/\/127\.0\.0\.1:8787/);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readServerInfo } from '../../store/index.ts';
 import type { ConnectionInfo, TuiAdminApi } from '../../tui/index.ts';
 import { connectAdmin, type AdminConnection } from '../admin-client.ts';
-import { learnPluginFormats, resolveContext, type CliContext } from '../context.ts';
+import { isNewDataDir, learnPluginFormats, resolveContext, type CliContext } from '../context.ts';
 import { CliError } from '../run-action.ts';
 
 export interface TuiOptions {
@@ -20,6 +20,8 @@ export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> 
     throw new CliError('tui needs an interactive terminal (stdin and stdout must be a TTY); in scripts use status (the live figures: fallbacks, open circuits, latest requests), accounts ls, keys ls, models ls, media ls, batches ls or usage, with --json', 2);
   }
   const ctx = await resolveContext(cmd);
+  // Opening the store makes a missing data dir (the wrong folder): the overview says so.
+  const newDataDir = isNewDataDir(ctx);
   // The key form checks endpoint groups here, before the server does: a plugin's format is one.
   await learnPluginFormats(ctx);
   let connection: AdminConnection;
@@ -41,6 +43,7 @@ export async function tuiCommand(cmd: Command, opts: TuiOptions): Promise<void> 
     const [{ runTui }, { createAdminApi, withReconnect }] = await Promise.all([import('../../tui/index.ts'), import('../../tui/index.ts')]);
     const server = connection.mode === 'server' ? readServerInfo(ctx.dataDir) : undefined;
     const info: ConnectionInfo = { mode: connection.mode, url: server?.url, dataDir: ctx.dataDir };
+    if (newDataDir) info.newDataDir = true;
     let api: TuiAdminApi = createAdminApi(connection.client);
     if (connection.mode === 'server') {
       let token = server?.adminToken;

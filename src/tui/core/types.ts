@@ -95,6 +95,8 @@ export interface ConnectionInfo {
   /** The server's base URL in `server` mode. */
   url?: string;
   dataDir: string;
+  /** The file store's data dir was not there: the TUI made it (the wrong folder, or before the first serve). */
+  newDataDir?: boolean;
 }
 
 export type StatusTone = 'info' | 'success' | 'error';

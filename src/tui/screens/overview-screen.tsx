@@ -37,7 +37,7 @@ export function OverviewScreen({ width, height }: ScreenProps) {
   const { connection, api, autoRefreshMs } = useTui();
   const live = useLiveActivity();
   // The connection spans the screen's width (its mode line is read whole, wrapped if need be); the rows it takes are kept from the latest requests.
-  const connectionRows = CONNECTION_ROWS + wrappedRows([modeText(connection, autoRefreshMs), connection.dataDir], width);
+  const connectionRows = CONNECTION_ROWS + wrappedRows([modeText(connection, autoRefreshMs), dataDirText(connection)], width);
   if (connection.mode !== 'server' || !api.activity) {
     return (
       <Box flexDirection="column">
@@ -107,6 +107,11 @@ function modeText(connection: ConnectionInfo, autoRefreshMs: number): string {
 }
 
 /** Where the data comes from: the mode line and the data dir, whole (wrapped on a narrow terminal, never cut). */
+/** The data dir, and when the TUI made it, that a gateway serving another data dir does not see its records. */
+function dataDirText(connection: ConnectionInfo): string {
+  return connection.newDataDir ? `${connection.dataDir} (new: there was none here, so this made it; a gateway serving another data dir does not see it)` : connection.dataDir;
+}
+
 function ConnectionSection() {
   const { connection, autoRefreshMs } = useTui();
   const { mode, url, note } = modeLine(connection, autoRefreshMs);
@@ -122,7 +127,7 @@ function ConnectionSection() {
         </Text>
       </Row>
       <Row label="data dir" wrap>
-        {connection.dataDir}
+        {dataDirText(connection)}
       </Row>
       <Text> </Text>
     </Box>
