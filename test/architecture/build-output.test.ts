@@ -1,31 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(full);
-    return /\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
-  });
-}
+import { findInSources, REPO, shippedSources } from './typescript-sources.ts';
 
 /** `file:line` of every tagged template literal (`tag\`…\``). */
 export function findTaggedTemplates(files: string[]): string[] {
-  const found: string[] = [];
-  for (const file of files) {
-    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node): void => {
-      if (ts.isTaggedTemplateExpression(node)) found.push(`${path.relative(REPO, file).split(path.sep).join('/')}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  return found;
+  return findInSources(files, (node, source) => (ts.isTaggedTemplateExpression(node) ? String(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1) : undefined));
 }
 
 /**
@@ -47,7 +28,7 @@ describe('build output', () => {
   });
 
   it('src/ and plugins/ write no tagged template', () => {
-    expect(findTaggedTemplates([...sourceFiles(path.join(REPO, 'src')), ...sourceFiles(path.join(REPO, 'plugins'))])).toEqual([]);
+    expect(findTaggedTemplates(shippedSources())).toEqual([]);
   });
 
   it("dist/'s JavaScript is ASCII only (the test setup builds it)", () => {

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
+import { findInSources, REPO, shippedSources } from './typescript-sources.ts';
 
 /**
  * Object literals with accessors (`{ get x() {…} }`) are made by V8's slow path: about half a
@@ -15,28 +13,11 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
  */
 const MADE_ONCE = new Set(['src/server/cap-connections.ts:open (once per server)']);
 
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(full);
-    return /\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
 /** `file:name` of every get or set accessor written in an object literal. */
 export function findLiteralAccessors(files: string[]): string[] {
-  const found: string[] = [];
-  for (const file of files) {
-    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node): void => {
-      if ((ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) && ts.isObjectLiteralExpression(node.parent)) {
-        found.push(`${path.relative(REPO, file).split(path.sep).join('/')}:${node.name.getText(source)}`);
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  return found;
+  return findInSources(files, (node, source) =>
+    (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) && ts.isObjectLiteralExpression(node.parent) ? node.name.getText(source) : undefined,
+  );
 }
 
 describe('object shapes', () => {
@@ -52,7 +33,7 @@ describe('object shapes', () => {
   });
 
   it('src/ and plugins/ write no accessor in an object literal but those made once at start-up', () => {
-    const found = findLiteralAccessors([...sourceFiles(path.join(REPO, 'src')), ...sourceFiles(path.join(REPO, 'plugins'))]);
+    const found = findLiteralAccessors(shippedSources());
     const allowed = new Set([...MADE_ONCE].map((entry) => entry.split(' ')[0]));
     expect(found.filter((entry) => !allowed.has(entry))).toEqual([]);
   });

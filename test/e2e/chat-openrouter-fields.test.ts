@@ -18,6 +18,17 @@ import { startStrictUpstreams, type StrictUpstreams } from '../helpers/strict-up
 
 type Json = Record<string, any>;
 
+/** A Chat stream's deltas, its usage chunk and its text. */
+async function readDeltas(stream: unknown): Promise<{ deltas: Json[]; usage: Json | undefined; text: string }> {
+  const deltas: Json[] = [];
+  let usage: Json | undefined;
+  for await (const chunk of stream as AsyncIterable<OpenAI.ChatCompletionChunk>) {
+    if (chunk.choices[0]) deltas.push(chunk.choices[0].delta as Json);
+    if (chunk.usage) usage = chunk.usage as unknown as Json;
+  }
+  return { deltas, usage, text: deltas.map((d) => d.content ?? '').join('') };
+}
+
 describe("OpenRouter's own fields on a Chat passthrough", () => {
   let up: OpenRouterFieldsGateway;
   let openai: StrictFake;
@@ -138,14 +149,7 @@ describe("OpenRouter's reasoning.exclude on a converted Chat route", () => {
 
     it(`to ${model}, streamed: no chunk carries reasoning with exclude; the text and the usage come whole`, async () => {
       const read = async (reasoning: Json) => {
-        const stream = await client.chat.completions.create({ ...(ask(model, reasoning) as object), stream: true, stream_options: { include_usage: true } } as never);
-        const deltas: Json[] = [];
-        let usage: Json | undefined;
-        for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) {
-          if (chunk.choices[0]) deltas.push(chunk.choices[0].delta as Json);
-          if (chunk.usage) usage = chunk.usage as unknown as Json;
-        }
-        return { deltas, usage, text: deltas.map((d) => d.content ?? '').join('') };
+        return readDeltas(await client.chat.completions.create({ ...(ask(model, reasoning) as object), stream: true, stream_options: { include_usage: true } } as never));
       };
       const shown = await read({ effort: 'high' });
       expect(shown.deltas.some((d) => d.reasoning_details !== undefined)).toBe(true);
@@ -233,14 +237,7 @@ describe("OpenRouter's reasoning.exclude on a Chat passthrough to an upstream th
 
   it('streamed: no chunk carries reasoning with exclude; the text and the usage come whole', async () => {
     const read = async (reasoning: Json) => {
-      const stream = await client.chat.completions.create(ask(reasoning, true));
-      const deltas: Json[] = [];
-      let usage: Json | undefined;
-      for await (const chunk of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) {
-        if (chunk.choices[0]) deltas.push(chunk.choices[0].delta as Json);
-        if (chunk.usage) usage = chunk.usage as unknown as Json;
-      }
-      return { deltas, usage, text: deltas.map((d) => d.content ?? '').join('') };
+      return readDeltas(await client.chat.completions.create(ask(reasoning, true)));
     };
     const shown = await read({ effort: 'high' });
     expect(shown.deltas.some((d) => d.reasoning_content !== undefined)).toBe(true);
