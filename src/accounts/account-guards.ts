@@ -27,6 +27,7 @@ import { andThen, isPromise, reportedCount, type Clock, type Logger, type MaybeP
 import type { UsageIndex } from '../usage/index.ts';
 import { checkServedTier, modelTerms } from './check-model-access.ts';
 import { holdImageTool, priceImageTool } from './price-image-tool.ts';
+import { heldOutputCap } from './held-output-cap.ts';
 import { checkEndpointScope, checkModelScope, createModelsThatMayServe } from './key-scope.ts';
 import { currentKey } from './current-key.ts';
 import type { Admission, AdmissionRequest, AnonymousRequest, LimitRequest, LimitsStoreState, PassedLimits, RequestGuards, UsageViews } from './types.ts';
@@ -383,8 +384,10 @@ export class AccountGuards implements RequestGuards {
     if (terms.unpriced && this.billing.unpriced === 'reject') throw unpricedError(request.model, terms.unpriced);
     const inputTokens = Math.max(0, Math.ceil(request.estimatedInputTokens ?? 0));
     // The hold rule (docs/billing.md): the worst case — what the client caps the output at, else
-    // the model's maximum output (`billing.reserveOutputTokens` for a model that states none).
-    const outputTokens = Math.min(request.maxOutputTokens ?? Infinity, terms.maxOutputTokens ?? request.maxOutputTokens ?? this.billing.reserveOutputTokens);
+    // the model's maximum output (`billing.reserveOutputTokens` for a model that states none); a
+    // thinking budget on top of the cap only where a model that may serve it answers past the cap.
+    const cap = request.thinkingOnTop === undefined ? request.maxOutputTokens : heldOutputCap(request, mayServe);
+    const outputTokens = Math.min(cap ?? Infinity, terms.maxOutputTokens ?? cap ?? this.billing.reserveOutputTokens);
     const factor = request.priceMultiplier ?? 1;
     // Media units the route expects (images asked for, characters to speak, audio seconds); one image when it does not say.
     const media = priceMedia(terms.pricing, request.media ?? { images: 1 }, factor);

@@ -3,6 +3,7 @@
  * what the account guards implement. Types only.
  */
 import type { ImageToolRequest } from '../formats/index.ts';
+import type { WireFormat } from '../ir/index.ts';
 import type { SettledCharge } from '../observability/index.ts';
 import type { Settlement } from '../pipeline/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
@@ -52,8 +53,14 @@ export interface AdmissionRequest extends LimitRequest {
   model?: string;
   /** Input tokens at most (an upper bound: `boundInputTokens`), for the quota and the credit hold. */
   estimatedInputTokens?: number;
-  /** Requested output token cap, for the credit hold (absent: the model's maximum output). */
+  /** Requested output token cap, for the credit hold (absent: the model's maximum output); `thinkingOnTop.tokens` are in it. */
   maxOutputTokens?: number;
+  /**
+   * The thinking budget held on top of the client's cap (RequestFacts.thinkingOnTop) and the
+   * request's format: left out of the hold when no model that may serve it is sent it in a format
+   * whose cap does not bound reasoning (mayThinkPastCap: OpenAI's count reasoning inside the cap).
+   */
+  thinkingOnTop?: { tokens: number; format: WireFormat };
   /** Multiplies the price (0.5 for batch requests); default 1. */
   priceMultiplier?: number;
   /**

@@ -4,7 +4,7 @@ import type { MaybePromise } from '../util/index.ts';
 import type { ExchangeCall, ExchangeDeps } from './types.ts';
 
 /** What admission reads of a request: its model, its input bound, its output cap, its web search and image tool (read without decoding it: `readCall`). */
-export type AdmittedFacts = Pick<RequestFacts, 'model' | 'inputBound' | 'maxTokens' | 'vendorTools' | 'imageOutput' | 'fallbacks'>;
+export type AdmittedFacts = Pick<RequestFacts, 'model' | 'inputBound' | 'maxTokens' | 'thinkingOnTop' | 'vendorTools' | 'imageOutput' | 'fallbacks'>;
 
 /** What admission reads of a call: who, where from, which model, how much it may use. */
 function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionRequest {
@@ -18,6 +18,8 @@ function admissionOf(call: ExchangeCall, request: AdmittedFacts): AdmissionReque
     maxOutputTokens: request.maxTokens,
     requestId: call.ids.requestId,
   };
+  // Only a request asking for thinking over its cap: the budget on top is held only where a model that may serve it answers past the cap.
+  if (request.thinkingOnTop !== undefined) admission.thinkingOnTop = { tokens: request.thinkingOnTop, format: call.format };
   // Only a request with vendor tools pays for this look (the hold covers its searches and images).
   const tools = request.vendorTools;
   if (tools && tools.webSearch.length > 0) admission.webSearch = tools.maxUses === undefined ? {} : { maxUses: tools.maxUses };

@@ -74,4 +74,4 @@ export type {
 export { prependHistory, responseToHistory, storedItemPlace, nameStoredIds, inputItemsOf, itemsList, pageInputItems, asListedItem, hasHistoryForm, conversationIdOf, replayResponseStream, compactionRequest, compactedResponse, hasCompactionTrigger } from './responses/index.ts';
 export { camelizeGeminiBody, googlePage, googlePageSize, readGeminiPath } from './gemini/index.ts';
 export { FieldChecker, collectExtra, firstSignificant, isRecord, jsonStringContent, looksLikeObject, mimeOfFilename } from './shared/index.ts';
-export { budgetOfEffort, capWithThinking } from './shared/index.ts';
+export { budgetOfEffort, setOutputCap } from './shared/index.ts';

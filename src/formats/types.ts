@@ -318,8 +318,15 @@ export interface ImageToolRequest {
 export interface RequestFacts {
   model: string;
   stream: boolean;
-  /** The output cap the client asked for (admission's bound on output). */
+  /** The output cap the client asked for (admission's bound on output), with `thinkingOnTop` in it. */
   maxTokens?: number;
+  /**
+   * The thinking budget held on top of the client's cap, when the request asks for thinking over
+   * a smaller cap (setOutputCap): a Claude upstream is asked for both. Left out of the hold when
+   * every model that may serve the request is served in a format whose cap bounds reasoning too
+   * (FormatDefinition.capBoundsReasoning).
+   */
+  thinkingOnTop?: number;
   /** An upper bound of the input tokens any upstream can bill (the credit hold; docs/billing.md). */
   inputBound: number;
   /** Input tokens estimated from text length, for an upstream that never reports usage. */
@@ -743,6 +750,14 @@ export interface FormatDefinition {
   imageOutput?: 'any-model' | 'image-models';
   /** The tools only this format's API runs: how a request's are found and how a refusal names them. */
   vendorTools?: VendorToolsFace;
+  /**
+   * The output cap bounds reasoning too (OpenAI's `max_completion_tokens`, `max_output_tokens`:
+   * visible and reasoning tokens alike), and a request converted to this format is sent its cap as
+   * asked: the credit hold of a request served in it holds no thinking budget on top of the cap
+   * (RequestFacts.thinkingOnTop). Absent: the budget is held (Messages raises `max_tokens` to
+   * budget + cap; Google does not document whether `maxOutputTokens` bounds thoughts).
+   */
+  capBoundsReasoning?: boolean;
   /** How a request converted to this format is fitted (absent: `max` effort becomes `high`, JSON mode kept). */
   fit?: ConvertedFit;
   /**

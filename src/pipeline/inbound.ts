@@ -1,4 +1,4 @@
-import { budgetOfEffort, capWithThinking, getCodec, getFormat, type RequestFacts, type RouteTarget } from '../formats/index.ts';
+import { budgetOfEffort, getCodec, getFormat, setOutputCap, type RequestFacts, type RouteTarget } from '../formats/index.ts';
 import type { ChatRequest, WireFormat } from '../ir/index.ts';
 import { boundInputTokens } from './bound-input-tokens.ts';
 import { estimateInputTokens } from './estimate-usage.ts';
@@ -55,9 +55,9 @@ export function readInbound(source: InboundSource, decoded?: ChatRequest): Inbou
 /** The facts of a decoded request of `format` (a format without a reader of its own; no session user: only a reader knows which field is one). */
 export function factsOf(request: ChatRequest, format: WireFormat): RequestFacts {
   const facts: RequestFacts = { model: request.model, stream: request.stream, inputBound: boundInputTokens(request), inputEstimate: estimateInputTokens(request) };
-  // Thinking asked over a smaller cap: a converted request may be answered its budget on top (capWithThinking), as the body's readers say.
+  // Thinking asked over a smaller cap: a converted request may be answered its budget on top (setOutputCap), as the body's readers say.
   const thinking = request.reasoning?.enabled && request.reasoning.effort !== 'none' ? [request.reasoning.budgetTokens ?? budgetOfEffort(request.reasoning.effort ?? 'medium')] : [];
-  if (request.maxTokens !== undefined) facts.maxTokens = capWithThinking(request.maxTokens, thinking);
+  if (request.maxTokens !== undefined) setOutputCap(facts, request.maxTokens, thinking);
   if (request.promptCacheKey !== undefined) facts.promptCacheKey = request.promptCacheKey;
   const tools = vendorTools(request, format);
   if (tools) facts.vendorTools = tools;

@@ -12,3 +12,4 @@ export { cutAtStop } from './emulate-stop.ts';
 export type { ChatExchange, ChatOutcome, ResponseCapture, RelayedStream, RoutingHeaders, Settlement, StreamTarget } from './types.ts';
 export { countInputTokens } from './count-input-tokens.ts';
 export { InboundRequest, readInbound, factsOf, type InboundSource } from './inbound.ts';
+export { mayThinkPastCap } from './think-past-cap.ts';

@@ -53,6 +53,8 @@ export const chatFormat = defineFormat({
   imageOutput: 'image-models',
   // `web_search_options` is its only one (the IR's web search: no reader needed).
   vendorTools: { api: 'Chat Completions with web search' },
+  // `max_completion_tokens` bounds reasoning and visible output alike: no thinking budget is held on top of it.
+  capBoundsReasoning: true,
   // `tools[].function.name`: 400 "string does not match pattern" otherwise.
   fit: { noSampling: isOpenAIReasoningModel, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
 });

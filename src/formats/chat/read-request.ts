@@ -1,5 +1,5 @@
 import type { InboundBody, RequestFacts } from '../types.ts';
-import { budgetOfEffort, capWithThinking, FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape, requireObjectItems } from '../shared/index.ts';
+import { budgetOfEffort, FieldChecker, isRecord, measureInput, mediaByType, requireBodyShape, requireObjectItems, setOutputCap } from '../shared/index.ts';
 
 /** Content part types that carry media (an image, a file, an audio clip). */
 const MEDIA = mediaByType(new Set(['image_url', 'file', 'input_audio']));
@@ -21,8 +21,8 @@ export function readChatRequest({ body: raw }: InboundBody): RequestFacts {
   check.throwIfAny();
   const input = measureInput([body.messages, body.tools, body.functions, body.response_format], MEDIA);
   const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
-  // With thinking asked over a smaller cap, a converted request may be answered the budget on top (capWithThinking).
-  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, thinkingBudgets(body));
+  // With thinking asked over a smaller cap, a converted request may be answered the budget on top (setOutputCap).
+  if (maxTokens !== undefined) setOutputCap(facts, maxTokens, thinkingBudgets(body));
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   // `web_search_options`: a hosted web search, run by the formats whose face says `hostedWebSearch`.
   if (isRecord(body.web_search_options)) facts.vendorTools = { format: 'chat', types: ['web_search'], webSearch: ['web_search'] };

@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../ir/index.ts';
 import { withField } from '../../util/index.ts';
 import type { InboundBody, RequestFacts, VendorTools } from '../types.ts';
-import { FieldChecker, badRequest, budgetOfEffort, capFields, capWithThinking, isRecord, measureInput, type CappedBody, type InputShape } from '../shared/index.ts';
+import { FieldChecker, badRequest, budgetOfEffort, capFields, isRecord, measureInput, setOutputCap, type CappedBody, type InputShape } from '../shared/index.ts';
 import { protoName as spelling } from './proto-json.ts';
 
 /**
@@ -37,8 +37,8 @@ export function readGeminiRequest({ body, target }: InboundBody): RequestFacts {
   };
   const input = measureInput([body[spelling(body, 'systemInstruction', 'system_instruction')], body.contents, body.tools, schema], GEMINI_INPUT);
   const facts: RequestFacts = { model: target.model, stream: target.stream, inputBound: input.bound, inputEstimate: input.estimate };
-  // With thinking asked over a smaller cap, a converted request may be answered its budget on top (capWithThinking).
-  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, thinkingBudgets(generation && generation[spelling(generation, 'thinkingConfig', 'thinking_config')]));
+  // With thinking asked over a smaller cap, a converted request may be answered its budget on top (setOutputCap).
+  if (maxTokens !== undefined) setOutputCap(facts, maxTokens, thinkingBudgets(generation && generation[spelling(generation, 'thinkingConfig', 'thinking_config')]));
   // googleSearch is Gemini's own: a Gemini upstream runs it, and so does any format that runs a hosted web search.
   if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool[spelling(tool, 'googleSearch', 'google_search')] !== undefined)) {
     facts.vendorTools = googleSearch();

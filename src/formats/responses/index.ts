@@ -61,6 +61,8 @@ export const responsesFormat = defineFormat({
   // OpenAI's hosted image tool (`{type: 'image_generation'}`), which the model calls.
   imageOutput: 'any-model',
   vendorTools: { api: 'the Responses API', read: responsesVendorTools },
+  // `max_output_tokens` bounds reasoning and visible output alike: no thinking budget is held on top of it.
+  capBoundsReasoning: true,
   // A function tool's `name`: 400 "string does not match pattern" otherwise.
   fit: { noSampling: isOpenAIReasoningModel, noStop: true, withoutRefused: withoutRefusedSummary, toolName: { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 } },
   passthrough: responsesPassthrough,

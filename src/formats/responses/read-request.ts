@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../../ir/index.ts';
 import type { ImageToolRequest, InboundBody, RequestFacts, VendorTools } from '../types.ts';
-import { budgetOfEffort, capWithThinking, FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, requireObjectItems } from '../shared/index.ts';
+import { budgetOfEffort, FieldChecker, isRecord, isWebSearchType, measureInput, mediaByType, requireObjectItems, setOutputCap } from '../shared/index.ts';
 import { requireResponsesBody } from './require-body.ts';
 import { isWebSearchToolType } from './map-web-search.ts';
 import { isFunctionNamespace } from './decode-tools.ts';
@@ -25,10 +25,10 @@ export function readResponsesRequest({ body: raw }: InboundBody): RequestFacts {
   check.throwIfAny();
   const input = measureInput([body.instructions, body.input, body.tools, body.text], MEDIA);
   const facts: RequestFacts = { model: body.model, stream, inputBound: input.bound, inputEstimate: input.estimate };
-  // With reasoning asked over a smaller cap, a converted request may be answered its budget on top (capWithThinking).
+  // With reasoning asked over a smaller cap, a converted request may be answered its budget on top (setOutputCap).
   const reasoning = body.reasoning;
   // OpenRouter's `reasoning.max_tokens` is the budget itself; its `enabled: false` asks for none.
-  if (maxTokens !== undefined) facts.maxTokens = capWithThinking(maxTokens, isRecord(reasoning) && reasoning.enabled !== false ? [typeof reasoning.max_tokens === 'number' ? reasoning.max_tokens : budgetOfEffort(reasoning.effort ?? 'medium')] : []);
+  if (maxTokens !== undefined) setOutputCap(facts, maxTokens, isRecord(reasoning) && reasoning.enabled !== false ? [typeof reasoning.max_tokens === 'number' ? reasoning.max_tokens : budgetOfEffort(reasoning.effort ?? 'medium')] : []);
   if (promptCacheKey !== undefined) facts.promptCacheKey = promptCacheKey;
   const hosted = hostedToolTypes(body.tools, body.tool_choice);
   const searches = Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && isWebSearchToolType(tool.type));

@@ -11,7 +11,7 @@ export {
   effortToBudgetTokens,
   budgetTokensToEffort,
   budgetOfEffort,
-  capWithThinking,
+  setOutputCap,
   isReasoningEffort,
 } from './reasoning-budget.ts';
 export {

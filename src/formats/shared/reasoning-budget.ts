@@ -1,4 +1,5 @@
 import type { ReasoningEffort } from '../../ir/index.ts';
+import type { RequestFacts } from '../types.ts';
 
 /**
  * Thinking budgets for an effort. low/medium/high follow LiteLLM (1024/2048/4096);
@@ -53,18 +54,22 @@ export function budgetOfEffort(effort: unknown): number | undefined {
 }
 
 /**
- * The output a request may be answered with, for the credit hold: its cap, or where it asks for
- * thinking with a budget (`budgets`: each the request may mean, the largest counts) at least that
- * large, the budget on top: Anthropic counts thinking in `max_tokens` and wants the budget below it,
- * so a converted request goes to Claude with `max_tokens` = budget + cap (src/formats/messages/
- * encode-request.ts). Held for its cap alone, a request of 16 tokens with a budget of 20,000 was
- * answered 20,016 on a balance that covered 16.
+ * The output a request may be answered with, for the credit hold (`facts.maxTokens`): its cap, or
+ * where it asks for thinking with a budget (`budgets`: each the request may mean, the largest
+ * counts) at least that large, the budget on top (`facts.thinkingOnTop`): Anthropic counts thinking
+ * in `max_tokens` and wants the budget below it, so a converted request goes to Claude with
+ * `max_tokens` = budget + cap (src/formats/messages/encode-request.ts). Held for its cap alone, a
+ * request of 16 tokens with a budget of 20,000 was answered 20,016 on a balance that covered 16.
+ * Admission leaves the budget out where every upstream that may serve it counts reasoning inside
+ * its cap (FormatDefinition.capBoundsReasoning).
  */
-export function capWithThinking(cap: number | undefined, budgets: ReadonlyArray<number | undefined>): number | undefined {
-  if (cap === undefined) return undefined;
+export function setOutputCap(facts: Pick<RequestFacts, 'maxTokens' | 'thinkingOnTop'>, cap: number, budgets: ReadonlyArray<number | undefined>): void {
+  facts.maxTokens = cap;
   let budget: number | undefined;
   for (const each of budgets) if (each !== undefined && Number.isFinite(each) && (budget === undefined || each > budget)) budget = each;
-  if (budget === undefined) return cap;
+  if (budget === undefined) return;
   const thinking = Math.max(budget, MIN_BUDGET_TOKENS);
-  return cap <= thinking ? cap + thinking : cap;
+  if (cap > thinking) return;
+  facts.maxTokens = cap + thinking;
+  facts.thinkingOnTop = thinking;
 }
