@@ -35,7 +35,8 @@ export type MediaPatch = Partial<
 
 function intParam(check: FieldChecker, raw: string | null, name: string, fallback: number, max?: number): number {
   if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw.trim())) {
+  // A sign is read, so a negative page is told it is out of range rather than not an integer.
+  if (!/^-?\d+$/.test(raw.trim())) {
     check.fail(name, 'must be an integer');
     return fallback;
   }

@@ -129,6 +129,8 @@ describe('Media Library request validation', () => {
     expect(fieldsOf(() => decodeListQuery(q('page=0&page_size=101')))).toEqual({ page: 'must be >= 1', page_size: 'must be <= 100' });
     expect(fieldsOf(() => decodeListQuery(q('page=abc&page_size=0')))).toEqual({ page: 'must be an integer', page_size: 'must be >= 1' });
     expect(fieldsOf(() => decodeListQuery(q('page=1.5&page_size=')))).toEqual({ page: 'must be an integer', page_size: 'must be an integer' });
+    // A negative page is an integer out of range (spec §8.2: page >= 1, page_size 1-100), not "not an integer".
+    expect(fieldsOf(() => decodeListQuery(q('page=-1&page_size=-5')))).toEqual({ page: 'must be >= 1', page_size: 'must be >= 1' });
     // A page past 2^53 - 1 is not a number the envelope can echo exactly (99999999999999999999 came back as 1e20).
     expect(decodeListQuery(q(`page=${Number.MAX_SAFE_INTEGER}`)).page).toBe(Number.MAX_SAFE_INTEGER);
     expect(fieldsOf(() => decodeListQuery(q('page=99999999999999999999')))).toEqual({ page: `must be <= ${Number.MAX_SAFE_INTEGER}` });
