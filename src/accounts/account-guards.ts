@@ -359,7 +359,10 @@ export class AccountGuards implements RequestGuards {
   ): CheckedLimits {
     if (limit && result && !result.allowed) {
       if (lease) releaseLease(lease);
-      throw rateLimitExceededError(result, limit, account.tier);
+      const error = rateLimitExceededError(result, limit, account.tier);
+      if (!cap) throw error;
+      // Spec §8.1's headers on the refusal too: the slot taken with the hit went back, so it is free again.
+      throw withHeaders(error, { 'X-Concurrency-Remaining': String(lease ? lease.remaining + 1 : 0) });
     }
     if (cap && !lease) {
       const error = concurrencyExceededError(cap.max, account.tier);

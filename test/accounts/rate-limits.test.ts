@@ -59,6 +59,19 @@ describe('rate-limit headers (spec §8.1)', () => {
     expect(vip.status).toBe(403);
     expect(vip.headers.get('x-ratelimit-used')).toBe('2');
   });
+
+  it('sends X-Concurrency-Remaining on a 429 of the rate limit too: the refused request holds no slot', async () => {
+    gw = await makeGateway();
+    const { key } = await gw.account({ tier: 'free' });
+    for (let i = 0; i < 10; i++) expect((await gw.fetch('/v1/chat/completions', chat(key))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 20));
+    const throttled = await gw.fetch('/v1/chat/completions', chat(key));
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('x-ratelimit-limit')).toBe('10');
+    expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+    // Free tier: 2 slots, none in flight.
+    expect(throttled.headers.get('x-concurrency-remaining')).toBe('2');
+  });
 });
 
 describe('resolution order (spec §8.1)', () => {
