@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Installs the third-party clients the agent e2e tests run (test/clients: Claude Code, Codex,
 // gemini-cli, opencode, Qwen Code, the AI SDK (its Bedrock and Vertex providers too), LangChain (its Bedrock
-// Converse model too), the OpenAI Agents SDK, the Anthropic Vertex and Bedrock SDKs and the AWS SDK's Bedrock client; hundreds of MB, so never root devDependencies). Idempotent: `npm ci`
+// Converse model too), the OpenAI Agents SDK, the Anthropic Vertex and Bedrock SDKs and the AWS SDK's Bedrock client,
+// the newest official SDKs (openai 7, which needs Node 22, and @anthropic-ai/sdk 1.14, aliased as openai-v7 and
+// anthropic-sdk-v1-14); hundreds of MB, so never root devDependencies). Idempotent: `npm ci`
 // runs only when test/clients/package-lock.json changed since the last install. Called by
 // .ci/run and by the tests that use the clients (test/helpers/test-clients.ts).
 import { execFileSync } from 'node:child_process';
