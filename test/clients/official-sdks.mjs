@@ -65,6 +65,16 @@ await run('responsesStream', async () => {
   const response = await openai.responses.stream({ model: 'mock/echo', input: 'responses stream on v7' }).finalResponse();
   return { text: response.output_text, status: response.status };
 });
+// With the gateway's routing events asked for, on a model whose first provider fails (spec §6.4).
+await run('responsesStreamRoutingEvents', async () => {
+  const stream = openai.responses.stream({ model: 'echo', input: 'routed on v7' }, { headers: { 'X-Gateway-Events': 'routing' } });
+  const response = await stream.finalResponse();
+  return { text: response.output_text, status: response.status };
+});
+await run('chatStreamRoutingEvents', async () => {
+  const stream = openai.chat.completions.stream({ model: 'echo', messages: user('routed chat on v7') }, { headers: { 'X-Gateway-Events': 'routing' } });
+  return (await stream.finalChatCompletion()).choices[0].message.content;
+});
 await run('speech', async () => {
   const speech = await openai.audio.speech.create({ model: 'mock/tts', input: 'hello from v7', voice: 'alloy' });
   fs.writeFileSync(audioFile, Buffer.from(await speech.arrayBuffer()));
@@ -92,6 +102,10 @@ await run('notFoundError', () => thrown(OpenAI.NotFoundError, () => openai.chat.
 await run('messagesStream', async () => {
   const message = await anthropic.messages.stream({ model: 'mock/echo', max_tokens: 100, messages: user('messages on 1.14') }).finalMessage();
   return { text: message.content[0]?.text, stopReason: message.stop_reason };
+});
+await run('messagesStreamRoutingEvents', async () => {
+  const message = await anthropic.messages.stream({ model: 'echo', max_tokens: 100, messages: user('routed messages') }, { headers: { 'X-Gateway-Events': 'routing' } }).finalMessage();
+  return message.content[0]?.text;
 });
 await run('countTokens', async () => (await anthropic.messages.countTokens({ model: 'mock/echo', messages: user('count me') })).input_tokens > 0);
 await run('anthropicAuthenticationError', async () => {

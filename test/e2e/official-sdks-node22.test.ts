@@ -29,7 +29,12 @@ describe.each(nodes)('openai 7 and @anthropic-ai/sdk 1.14 under %s', (binary) =>
     gw = await spawnGateway({
       nodeBinary: binary,
       config: {
-        providers: { mock: { plugin: 'mock' } },
+        providers: {
+          // Bare `echo` tries `down` first (it always answers 503), then `mock`: a fallback for the routing events.
+          down: { plugin: 'mock', failFirst: 1_000_000_000, failStatus: 503, priority: 1 },
+          mock: { plugin: 'mock', priority: 2 },
+        },
+        routing: { retry: { baseMs: 5 }, breaker: { failureThreshold: 1_000_000 } },
       },
     });
   }, 900_000);
@@ -56,6 +61,8 @@ describe.each(nodes)('openai 7 and @anthropic-ai/sdk 1.14 under %s', (binary) =>
       chatStreamHelper: 'helper on v7',
       responses: { text: 'responses on v7', status: 'completed', retrieved: 'responses on v7' },
       responsesStream: { text: 'responses stream on v7', status: 'completed' },
+      responsesStreamRoutingEvents: { text: 'routed on v7', status: 'completed' },
+      chatStreamRoutingEvents: 'routed chat on v7',
       speech: 'audio/mpeg',
       filesUpload: { purpose: 'batch', bytes: expect.any(Number), sameContent: true },
       filesUploadStreaming: { bytes: expect.any(Number), filename: 'speech.mp3' },
@@ -63,6 +70,7 @@ describe.each(nodes)('openai 7 and @anthropic-ai/sdk 1.14 under %s', (binary) =>
       authenticationError: { instance: true, class: 'AuthenticationError', status: 401, code: 'invalid_api_key', type: 'authentication_error', param: null, requestId },
       notFoundError: { instance: true, class: 'NotFoundError', status: 404, code: 'model_not_found', type: 'invalid_request_error', param: null, requestId },
       messagesStream: { text: 'messages on 1.14', stopReason: 'end_turn' },
+      messagesStreamRoutingEvents: 'routed messages',
       countTokens: true,
       anthropicAuthenticationError: { instance: true, status: 401, type: 'authentication_error' },
     });

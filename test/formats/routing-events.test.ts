@@ -42,7 +42,17 @@ describe('routing events on each format\'s wire', () => {
     const records = parseSse('event: response.created\ndata: {"type":"response.created"}\n\nevent: response.in_progress\ndata: {}\n\n');
     const out = insertRoutingEvents('responses', records, routing, fallback)!;
     expect(out.map((r) => r.event)).toEqual(['response.created', 'routing', 'fallback', 'response.in_progress']);
-    expect(JSON.parse(out[2].data)).toMatchObject({ type: 'fallback', fallback: { provider: 'p2' } });
+    expect(JSON.parse(out[1].data)).toMatchObject({ routing: { resolved_model: 'p2/m1' } });
+    expect(JSON.parse(out[2].data)).toMatchObject({ fallback: { provider: 'p2' } });
+  });
+
+  it("Responses: typed `keepalive`, the one event type openai 7's ResponseStream skips (it throws on a type it does not know)", () => {
+    const records = parseSse('event: response.created\ndata: {"type":"response.created","sequence_number":0}\n\n');
+    const out = insertRoutingEvents('responses', records, routing, fallback)!;
+    expect(out.slice(1).map((r) => [r.event, (JSON.parse(r.data) as { type: string }).type])).toEqual([
+      ['routing', 'keepalive'],
+      ['fallback', 'keepalive'],
+    ]);
   });
 
   it('Responses: the routing events carry the sequence_number of the response.created they follow (every event has one)', () => {

@@ -2,13 +2,16 @@ import type { RoutingEvent } from '../../ir/index.ts';
 import { jsonRecord, type SseRecord } from '../../sse/index.ts';
 
 /**
- * A routing event for a Responses client (spec §6.4): a typed object the SDK's stream helpers
- * skip. It carries `sequence_number` as every Responses event does (the SDK's types declare it;
+ * A routing event for a Responses client (spec §6.4): `event: routing` (or `fallback`) whose
+ * object is typed `keepalive`, with the details under `routing` (`fallback`). openai 7's
+ * `ResponseStream` throws on an event type it does not know ("Unhandled response stream event")
+ * and skips a `keepalive`, OpenAI's own transport event, as openai 6 skipped any type. It carries
+ * `sequence_number` as every Responses event does (the SDK's types declare it;
  * `responses.stream({ response_id, starting_after })` compares it): the number of the
  * `response.created` it follows, so the upstream's own numbering goes on as it came.
  */
 export function encodeResponsesRoutingEvent(event: RoutingEvent, sequenceNumber = 0): SseRecord {
-  return jsonRecord(event.name, { type: event.name, sequence_number: sequenceNumber, [event.name]: event.details });
+  return jsonRecord(event.name, { type: 'keepalive', sequence_number: sequenceNumber, [event.name]: event.details });
 }
 
 /** The event name of a record, from its `event:` line or the head of its data. */
