@@ -43,6 +43,13 @@ export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'provider_unavailable',
 ]);
 
+/**
+ * Codes whose status the openai and Anthropic SDKs retry by default (409, 429) though spec §7 does
+ * not: a quota used up and a state conflict stay so until the request or the state changes. Their
+ * answers say `x-should-retry: false`, which both SDKs obey.
+ */
+export const NOT_RETRIED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['quota_exceeded', 'conflict']);
+
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_STATUS, value);
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
-import { buildErrorEnvelope, toGatewayError, withRetryHint, type GatewayError } from '../errors/index.ts';
+import { buildErrorEnvelope, NOT_RETRIED_CODES, toGatewayError, withRetryHint, type GatewayError } from '../errors/index.ts';
 import { awsExceptionOf, formatOfClient, getCodec } from '../formats/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import { SSE_CONTENT_TYPE, writeSse, type SseRecord } from '../sse/index.ts';
@@ -101,6 +101,7 @@ export function errorResponse(thrown: unknown, event: H3Event, format?: WireForm
   headers.set('content-type', 'application/json');
   headers.set('x-request-id', requestState(event).ids.requestId);
   for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);
+  if (NOT_RETRIED_CODES.has(error.code) && !headers.has('x-should-retry')) headers.set('x-should-retry', 'false');
   if (error.retryAfter !== undefined && !headers.has('retry-after')) headers.set('retry-after', String(error.retryAfter));
   // Retry-After is whole seconds; the SDKs read this one first, so a 250 ms wait is not rounded up to 1 s.
   if (error.retryAfterMs !== undefined && !headers.has('retry-after-ms')) headers.set('retry-after-ms', String(error.retryAfterMs));
