@@ -175,6 +175,9 @@ describe('files and batches (official openai client, real CLI and server)', () =
       [[chatLine('a', 'x'), chatLine('a', 'y')], 'duplicate_custom_id', 2],
       [[{ ...chatLine('a', 'x'), url: '/v1/responses' }], 'mismatched_endpoint', 1],
       [[chatLine('a', 'x'), chatLine('b', 'y', 'nope/unknown-model')], 'model_not_found', 2],
+      // Spec §2.5: method is POST; a line's fields of the wrong type (docs/batches.md).
+      [[{ ...chatLine('a', 'x'), method: 'GET' }], 'invalid_method', 1],
+      [[chatLine('a', 'x'), { ...chatLine('b', 'y'), custom_id: 7 }], 'invalid_request', 2],
     ];
     for (const [lines, code, line] of cases) {
       const input = await upload(lines);
@@ -186,6 +189,10 @@ describe('files and batches (official openai client, real CLI and server)', () =
       // An unknown model says why, as the live route's 404 does (before: only "the model '…' does not exist.").
       if (code === 'model_not_found') expect(done.errors?.data?.[0]?.message).toMatch(/^Line 2: the model 'nope\/unknown-model' does not exist: no provider is named 'nope' \(configured: [^)]*\)\.$/);
     }
+    // A file of no bytes at all.
+    const empty = await client.files.create({ file: await toFile(Buffer.alloc(0), 'empty.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: empty.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect((await until(batch.id, ended)).errors?.data?.[0]).toMatchObject({ code: 'empty_file', line: 1 });
   });
 
   it('batches: a mix of good and failing lines completes with both files; a /v1/messages batch', async () => {
