@@ -129,3 +129,9 @@ describe('no config file', () => {
     expect(Object.keys(loaded.config.providers)).toEqual(['mock']);
   });
 });
+
+describe('defaults that are spec numbers', () => {
+  it('body size limits are spec §8.2: inference 100 MB, media uploads 25 MB, other endpoints 10 MB (MiB, docs/limits.md)', () => {
+    expect(parseConfig({}).server.bodyLimits).toMatchObject({ inference: 100 * 1024 * 1024, media: 25 * 1024 * 1024, other: 10 * 1024 * 1024 });
+  });
+});
