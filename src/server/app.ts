@@ -5,7 +5,7 @@ import type { WireFormat } from '../ir/index.ts';
 import type { RequestRecord } from '../observability/index.ts';
 import { flushHead, requestHeader, requestState, setResponseHeader, type RequestState } from './context.ts';
 import { createCors, originOf, type Cors } from './cors.ts';
-import { databaseUnavailable } from '../store/index.ts';
+import { dataDirUnwritable, databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isDashboardRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
@@ -35,15 +35,20 @@ function wrap(handler: Handler, format: WireFormat | undefined, deps: ServerDeps
     state.limits?.release();
     // The shared database away (a restart, a partition) is a 503 the client may retry, not a bug.
     const away = isGatewayError(thrown) ? undefined : databaseUnavailable(thrown);
+    // A full or read-only data dir under a record this request writes: 503 naming storage, not a bug.
+    const unwritable = away || isGatewayError(thrown) ? undefined : dataDirUnwritable(thrown);
     if (thrown instanceof ClientClosedError) {
       deps.log.debug('client closed the connection during the upload', { request_id: state.ids.requestId });
     } else if (away) {
       deps.store.database?.failed(thrown);
       deps.log.warn('store: the database did not answer; 503', { request_id: state.ids.requestId, route, error: String(thrown) });
+    } else if (unwritable) {
+      deps.guards.storage?.failed(thrown, `a record of ${route}`);
+      deps.log.warn('storage: a record could not be written; 503', { request_id: state.ids.requestId, route, error: String(thrown) });
     } else if (!isGatewayError(thrown)) {
       deps.log.error('unhandled error', { request_id: state.ids.requestId, error: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown) });
     }
-    const error = away ?? toGatewayError(thrown);
+    const error = away ?? unwritable ?? toGatewayError(thrown);
     if (warnClient && error.status >= 400 && error.status < 500) warnClient({ requestId: state.ids.requestId, route, keyId: record.keyId, error });
     observer.fail(record, error);
     // The status the client gets (a Gemini client's 400 for a 422), as the request log and metrics record it.

@@ -35,7 +35,7 @@ export type * from './types.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
 export { reportStoreOpening } from './report-store-opening.ts';
 export { EmailTakenError, isEmailTakenError } from './email-taken.ts';
-export { StorageHealth, recordNotWritten, type StorageState } from './storage-health.ts';
+export { StorageHealth, dataDirUnwritable, recordNotWritten, type StorageState } from './storage-health.ts';
 export { PostgresStore, PostgresStoreError, isPostgresStoreError, describePostgresUrl, PG_SCHEMA_VERSION, type PostgresStoreOptions, type PostgresStoreReport } from './postgres/index.ts';
 export { databaseUnavailable, failedBeforeSending, isDatabaseUnreachable } from './postgres/index.ts';
 export { countDataDir } from './count-data-dir.ts';

@@ -38,7 +38,7 @@ export class StorageHealth {
 
   /** A write to the data dir failed: refuse billed requests until a probe succeeds. */
   failed(error: unknown, what: string): void {
-    const code = (error as NodeJS.ErrnoException)?.code ?? String(error);
+    const code = unwritableCode(error) ?? (error as NodeJS.ErrnoException)?.code ?? String(error);
     if (!this.failure) {
       this.failure = { error: `${code} writing ${what}`, since: Math.floor(Date.now() / 1000) };
       this.log?.(`storage: the data dir cannot be written (${code} writing ${what}); billed requests answer 503 until it can`, { data_dir: this.dataDir });
@@ -85,6 +85,34 @@ export class StorageHealth {
     this.timer = undefined;
     await this.probing;
   }
+}
+
+/** Error codes of a write the data dir does not take now: full, over quota, read-only, not permitted. */
+const UNWRITABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM']);
+/** System calls of file writes (an EACCES of `connect` is the network's, not the data dir's). */
+const WRITE_CALLS = new Set(['open', 'write', 'writev', 'rename', 'mkdir', 'fsync', 'fdatasync', 'ftruncate', 'truncate', 'unlink', 'rmdir', 'rm', 'copyfile', 'link', 'close', 'chmod', 'fchmod']);
+
+/** The code of a file write the data dir refused (the error or one of its causes), if that is what `error` is. */
+export function unwritableCode(error: unknown): string | undefined {
+  let at = error;
+  for (let depth = 0; at && typeof at === 'object' && depth < 4; depth += 1) {
+    const { code, syscall } = at as NodeJS.ErrnoException;
+    if (typeof code === 'string' && UNWRITABLE.has(code) && typeof syscall === 'string' && WRITE_CALLS.has(syscall)) return code;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The 503 a request gets when a record it writes (an upload, a conversation, a batch, a
+ * db.json change) could not be written: a full or read-only data dir is a state the client
+ * retries after, not an unexpected error (500, which clients do not retry). Undefined for
+ * any other error.
+ */
+export function dataDirUnwritable(error: unknown): GatewayError | undefined {
+  const code = unwritableCode(error);
+  if (!code) return undefined;
+  return new GatewayError('service_unavailable', `Storage is unavailable: the gateway's data dir could not be written (${code}); retry shortly.`, { retryAfter: 5, cause: error });
 }
 
 /** The 503 a request gets when its own record could not be written (it is not charged). */

@@ -198,7 +198,8 @@ export class FileDb {
 
   private rejectWaiters(upTo: number, error: unknown): void {
     const keep: Waiter[] = [];
-    const failure = new Error(`could not write ${this.file} (${(error as Error)?.message ?? String(error)}); the change is kept in memory and the write is retried`);
+    // The cause goes along: a caller answering a request tells a full disk (503) from a bug.
+    const failure = new Error(`could not write ${this.file} (${(error as Error)?.message ?? String(error)}); the change is kept in memory and the write is retried`, { cause: error });
     for (const w of this.waiters) (w.generation <= upTo ? w.reject(failure) : keep.push(w));
     this.waiters = keep;
   }
