@@ -13,7 +13,8 @@ const UNFINISHED: ReadonlySet<BatchStatus> = new Set(['validating', 'in_progress
  * Batches on the file backend: records in db.json (`batches`); each batch's per-line
  * progress in `<dataDir>/batches/<id>.jsonl`, one appended line per finished line (handed to
  * the kernel before `saveLine` resolves, so a killed process keeps it). A line cut short by
- * a crash mid-write is skipped when read back (that line simply runs again).
+ * a crash mid-write is skipped when read back (that line simply runs again); the next line
+ * written after it starts on a line of its own, so it is not glued to the torn one and lost.
  */
 export class FileBatchesRepo implements BatchesRepo {
   readonly dir: string;
@@ -21,6 +22,8 @@ export class FileBatchesRepo implements BatchesRepo {
   private readonly loaded = new Map<string, Promise<Map<number, BatchLineRecord>>>();
   /** Appends in order per batch. */
   private readonly tails = new Map<string, Promise<void>>();
+  /** Batches whose progress file may end inside a line (torn when read, or a write that failed part way): the next append starts a new line. */
+  private readonly ragged = new Set<string>();
 
   constructor(
     private readonly db: FileDb,
@@ -107,6 +110,7 @@ export class FileBatchesRepo implements BatchesRepo {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return lines;
       throw error;
     }
+    if (text.length > 0 && !text.endsWith('\n')) this.ragged.add(batchId);
     for (const raw of text.split('\n')) {
       if (!raw) continue;
       try {
@@ -125,7 +129,17 @@ export class FileBatchesRepo implements BatchesRepo {
     lines.set(line.index, line);
     const text = `${JSON.stringify(line)}\n`;
     const previous = this.tails.get(line.batchId) ?? Promise.resolve();
-    const write = previous.then(() => fs.promises.appendFile(this.fileOf(line.batchId), text, { mode: FILE_MODE }));
+    const write = previous.then(async () => {
+      const lead = this.ragged.has(line.batchId) ? '\n' : '';
+      try {
+        await fs.promises.appendFile(this.fileOf(line.batchId), lead + text, { mode: FILE_MODE });
+      } catch (error) {
+        // Part of it may be in the file (a full disk): the next line starts on its own.
+        this.ragged.add(line.batchId);
+        throw error;
+      }
+      this.ragged.delete(line.batchId);
+    });
     const tail = write.catch(() => undefined);
     this.tails.set(line.batchId, tail);
     try {
@@ -146,6 +160,7 @@ export class FileBatchesRepo implements BatchesRepo {
   async deleteLines(batchId: string): Promise<void> {
     await this.tails.get(batchId);
     this.loaded.delete(batchId);
+    this.ragged.delete(batchId);
     await fs.promises.rm(this.fileOf(batchId), { force: true });
   }
 
