@@ -2,7 +2,7 @@ import type { H3 } from 'h3';
 import { configSource, type GatewayConfig } from '../config/index.ts';
 import { ProviderRegistry } from '../providers/index.ts';
 import { BatchExecutor, startFilesExpiry } from '../batches/index.ts';
-import { JobRunner } from '../jobs/index.ts';
+import { JobRunner, readMasterSecret } from '../jobs/index.ts';
 import { createApp, createRequestReaders } from '../server/index.ts';
 import { createMediaRuntime } from '../media/index.ts';
 import { logUpstreamFailures } from './log-upstream-failures.ts';
@@ -40,7 +40,7 @@ export interface Gateway {
 /** The composition root: store, providers, guards and HTTP app, wired from the config. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? createClock();
-  parseMediaConfig(options.config.media, configSource(options.configFile)); // a config error before anything opens
+  const mediaSettings = parseMediaConfig(options.config.media, configSource(options.configFile)); // a config error before anything opens
   // Providers before the store: a config mistake in a provider entry stops the start before the data dir is touched.
   const registry = await ProviderRegistry.create(options.config, { configDir: options.configDir, log: options.log, source: configSource(options.configFile) });
   let store: Awaited<ReturnType<typeof openStore>>;
@@ -52,6 +52,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   reportStoreOpening(store, options.log);
+  let webhookMaster: string;
+  try {
+    // A webhook-secret file that holds no secret stops the start here, before anything runs.
+    webhookMaster = readMasterSecret(mediaSettings.jobs.webhookSecret, options.dataDir, (message) => options.log.warn(message));
+  } catch (error) {
+    await registry.close();
+    await store.close();
+    throw error;
+  }
   warnUnpriced(registry, options.config, options.log);
   let guards;
   try {
@@ -102,7 +111,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   deps.batches = executor;
   executor.start();
   const mediaConfig = deps.media.config;
-  const jobs = new JobRunner({ store, registry, guards, clock, log: options.log, dataDir: options.dataDir, config: mediaConfig.jobs, instanceId, sweepEveryMs: mediaConfig.purgeIntervalSeconds * 1000, library: deps.media.library });
+  const jobs = new JobRunner({ store, registry, guards, clock, log: options.log, dataDir: options.dataDir, config: mediaConfig.jobs, webhookMaster, instanceId, sweepEveryMs: mediaConfig.purgeIntervalSeconds * 1000, library: deps.media.library });
   deps.jobs = jobs;
   jobs.start();
   const stopLogging = logUpstreamFailures(router.breaker, options.log);

@@ -17,6 +17,8 @@ export interface JobDeps {
   log: Logger;
   dataDir: string;
   config: MediaConfig['jobs'];
+  /** The master webhook secret, read at start (readMasterSecret); read here when not given. */
+  webhookMaster?: string;
   /** Who holds job leases: stable across restarts of one data dir (its `instance-id`), as for batches. */
   instanceId: string;
   /** How often cached content of records that are gone is removed (ms; `media.purgeIntervalSeconds`). */

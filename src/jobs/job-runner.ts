@@ -37,7 +37,7 @@ export class JobRunner {
   private readonly wakers = new Map<string, () => void>();
 
   constructor(deps: JobDeps) {
-    const master = readMasterSecret(deps.config.webhookSecret, deps.dataDir);
+    const master = deps.webhookMaster ?? readMasterSecret(deps.config.webhookSecret, deps.dataDir, (message) => deps.log.warn(message));
     this.ctx = {
       ...deps,
       cache: new ContentCache(deps.dataDir, deps.config.contentCacheBytes),
