@@ -50,7 +50,7 @@ export function removePlace(index: Pick<ConversationIndex, 'items' | 'ids'>, at:
 /**
  * A conversation's file read line by line, a chunk at a time (each line parsed once; the event
  * loop runs between chunks): undefined when there is no such file or its first line is not
- * conversation `id`. A line that is not valid JSON is skipped (and reported); an item line
+ * conversation `id` (reported, as is a file with no whole first line). A line that is not valid JSON is skipped (and reported); an item line
  * written without its byte count (the first format of these files) is counted from its items.
  */
 export async function readConversationIndex(file: string, id: string, onProblem: (message: string) => void): Promise<ConversationIndex | undefined> {
@@ -91,6 +91,10 @@ export async function readConversationIndex(file: string, id: string, onProblem:
       if (start < buffer.length) carry.push(buffer.subarray(start));
     }
     index.size = position;
+    if (lineNo === 0 && position > 0) {
+      // Bytes, but not one whole line: nothing can be read, and saying nothing would make a stored conversation a silent 404.
+      onProblem(`conversation ${id}: its file holds no whole first line (${position} bytes: garbage, or cut inside its first line); it cannot be read; the file is kept`);
+    }
     return lineNo === 0 ? undefined : index;
   } catch (error) {
     onProblem(`cannot read conversation ${id}: ${(error as Error).message}`);

@@ -91,6 +91,21 @@ describe('FileConversationsRepo', () => {
     expect(typeof added !== 'string' && added.added.at(-1)!.id).toBe('msg_0_0r');
   });
 
+  it('a file with no whole first line (garbage, or cut inside it) is reported when read, and kept', async () => {
+    const { repo, file, problems } = open();
+    await repo.create({ id: 'conv_g', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_1', 'one')]);
+    await repo.create({ id: 'conv_h', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_1', 'one')]);
+    await repo.flush();
+    fs.writeFileSync(file('conv_g'), 'garbage\u0000 not json');
+    fs.truncateSync(file('conv_h'), 20);
+    const reopened = new FileConversationsRepo(path.dirname(path.dirname(file('conv_g'))), (message) => problems.push(message));
+    expect(await reopened.get('a', 'conv_g')).toBeUndefined();
+    expect(await reopened.get('a', 'conv_h')).toBeUndefined();
+    expect(problems).toEqual([expect.stringMatching(/conversation conv_g: .*no whole first line.*kept/), expect.stringMatching(/conversation conv_h: .*no whole first line.*kept/)]);
+    expect(fs.readFileSync(file('conv_g'), 'utf8')).toBe('garbage\u0000 not json');
+    expect(fs.statSync(file('conv_h')).size).toBe(20);
+  });
+
   it('a file holding a line that cannot be read is never rewritten: the line is kept for whoever repairs it', async () => {
     const { repo, file } = open();
     await repo.create({ id: 'conv_d', accountId: 'a', createdAt: 1, metadata: {} }, [item('msg_keep', 'kept')]);
