@@ -18,7 +18,7 @@ export interface ReplayReport {
   unreplayable: { count: number; lines: number[]; seqs: number[]; credits: number; keptIn?: string };
   /** Entries of accounts the store does not have: counted in usage, charged to no balance. */
   unknownAccounts: { count: number; credits: number };
-  /** Sequence numbers that no line carries, neither whole nor rejected: [first, last] of each run. */
+  /** Sequence numbers that no line carries, neither whole nor rejected: [first, last] of each run (up to the highest account checkpoint: a lost tail too). */
   gaps: Array<[number, number]>;
 }
 
@@ -72,6 +72,8 @@ export async function openLedgerAndReplay(
   let billedUpTo = 0;
   for (const a of accounts.values()) billedUpTo = Math.max(billedUpTo, a.billedSeq ?? 0);
   const ledger = UsageLedger.open(dataDir, { onEntry: visit, syncIntervalMs: options.syncIntervalMs, groupCommitMs: options.groupCommitMs, lastSeqAtLeast: billedUpTo });
+  // Lines the balances hold but the ledger no longer has at its end (never cut by the gateway): missing too, not silently gone.
+  if (billedUpTo > lastSeq) gaps.push([lastSeq + 1, billedUpTo]);
   for (const [id, p] of pending) {
     // A corrupt line's charge must not leave a balance NaN or out of bounds.
     const delta = boundedDelta(accounts.get(id)!.credits, -roundCredits(p.credits));

@@ -68,6 +68,22 @@ describe('openLedgerAndReplay', () => {
     await second.ledger.close();
   });
 
+  it('reports the lines missing at the end of a ledger that stops before the balances\' checkpoint (its tail lost: a power loss, a ledger cut or restored from an older copy)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-replay-'));
+    const store = await FileStore.open(dir);
+    // The balance holds the charges of lines up to seq 10; the ledger holds lines 1-4 only.
+    await accountIn(store, 'a', 80, 10);
+    fs.writeFileSync(path.join(dir, 'usage.jsonl'), [1, 2, 3, 4].map((seq) => line(seq, 'a', 2)).join('\n') + '\n');
+    const { ledger, report } = await openLedgerAndReplay(store, dir);
+    expect(report.applied).toBe(0);
+    expect(report.gaps).toEqual([[5, 10]]);
+    expect(store.cache.account('a')).toMatchObject({ credits: 80, billedSeq: 10 });
+    // New lines are numbered past the checkpoint (so the next replay charges them).
+    expect(ledger.lastSeq).toBe(10);
+    await ledger.close();
+    await store.close();
+  });
+
   it('reports lines it cannot replay (garbage, torn), keeps them aside, and does not charge them', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-replay-'));
     const store = await FileStore.open(dir);
