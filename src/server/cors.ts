@@ -39,6 +39,8 @@ const DEFAULT_EXPOSE = [
   'request-id',
   'retry-after',
   'retry-after-ms',
+  // false where spec §7 says not to retry (quota_exceeded, conflict, an upstream out of credit); the SDKs read it.
+  'x-should-retry',
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',

@@ -92,6 +92,8 @@ describe('CORS and HEAD on a real server', () => {
     expect(ok.headers.get('access-control-allow-origin')).toBe(APP);
     const exposed = (ok.headers.get('access-control-expose-headers') ?? '').split(', ');
     expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']));
+    // The openai and Anthropic SDKs in a browser read x-should-retry (false on a used-up quota, a conflict) before retrying a 409 or 429.
+    expect(exposed).toContain('x-should-retry');
     // The Anthropic SDK in a browser (dangerouslyAllowBrowser) reads the request id from `request-id`.
     const messages = await fetch(`${gw.url}/v1/messages`, {
       method: 'POST',
