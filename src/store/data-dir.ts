@@ -91,16 +91,24 @@ const UNWRITTEN_LOCK_GRACE_MS = 5000;
  */
 function placeLock(file: string, content: string): boolean {
   const side = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  fs.writeFileSync(side, content, { mode: 0o600, flag: 'wx' });
   try {
+    fs.writeFileSync(side, content, { mode: 0o600, flag: 'wx' });
     fs.linkSync(side, file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    throw cannotWrite(file, error);
   } finally {
+    // Also when its write failed (a full disk): a start that fails leaves nothing behind.
     fs.rmSync(side, { force: true });
   }
+}
+
+/** A file write's error naming the file (a write(2)'s own message does not: 'ENOSPC: no space left on device, write'), its code kept. */
+function cannotWrite(file: string, error: unknown): Error {
+  const message = (error as Error)?.message ?? String(error);
+  if (message.includes(file)) return error as Error;
+  return Object.assign(new Error(`cannot write ${file} (${message})`, { cause: error }), { code: (error as NodeJS.ErrnoException)?.code, syscall: (error as NodeJS.ErrnoException)?.syscall });
 }
 
 /** Whether a lock file without a live pid was left behind (its holder died, or never wrote its pid and is long gone). */
@@ -205,13 +213,18 @@ export function readInstanceId(dataDir: string, warn?: (message: string) => void
  */
 function writeDurably(file: string, content: string): void {
   const side = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  const fd = fs.openSync(side, 'wx', 0o600);
   try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    const fd = fs.openSync(side, 'wx', 0o600);
+    try {
+      fs.writeSync(fd, content);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(side, file);
+  } catch (error) {
+    fs.rmSync(side, { force: true });
+    throw cannotWrite(file, error);
   }
-  fs.renameSync(side, file);
   syncDirNow(path.dirname(file));
 }

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fillUntilFull } from '../helpers/fill-until-full.ts';
-import { spawnGateway, tempDir, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
+import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 const mountPoint = tempDir('gw-fullrec-mnt-');
 let mounted = false;
@@ -76,5 +76,27 @@ describe('records on a full disk (real CLI, data dir on a small tmpfs)', () => {
     expect(String(gw.stderr())).not.toContain('unhandled error');
     expect(await gw.stop()).toBe(0);
     gw = undefined;
+  }, 60_000);
+
+  it('a start on a full disk fails with one line naming the file it could not write, and leaves no side file behind', async () => {
+    if (!mounted) execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint]);
+    mounted = true;
+    const configFile = writeConfig(tempDir('gw-fullrec-'), { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(mountPoint, 'fresh');
+    fillUntilFull(path.join(mountPoint, 'filler'));
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await runCli(['--config', configFile, '--data-dir', dataDir, 'serve', '--port', '0']);
+        expect(result.exitCode).toBe(1);
+        const lines = String(result.stderr).split('\n').filter((l) => l.trim());
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(/^gateway: cannot serve: .*ENOSPC/);
+        expect(lines[0]).toContain(dataDir);
+      }
+      // Whatever a failed start made, no half-made side file stays behind (each restart of a process manager would add one).
+      expect(fs.readdirSync(dataDir).filter((n) => /\.\d+\.[0-9a-f]+$|\.tmp/.test(n))).toEqual([]);
+    } finally {
+      fs.rmSync(path.join(mountPoint, 'filler'));
+    }
   }, 60_000);
 });
