@@ -189,7 +189,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** max_tokens sent to Messages upstreams when the client gave none. */
       maxTokens: z.number().int().positive().default(4096),
-      /** The model of an image request that names none (the OpenAI SDK lets `model` be left out); unset: the first image model the key may use. */
+      /** The model of an image request that names none (the OpenAI SDK lets `model` be left out); unset: such a request is 400, as spec §4.2 makes `model` required. */
       imageModel: z.string().min(1).max(256).optional(),
     })
     .prefault({}),

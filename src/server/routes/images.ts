@@ -16,7 +16,7 @@ import { jsonBodyBounds, readJsonObject } from '../read-body.ts';
 import { passLimitsFirst } from '../pass-limits.ts';
 import { readMultipart } from '../read-multipart.ts';
 import { json } from '../send.ts';
-import { createModelsThatMayServe, modelsKeyMayUse, type AuthContext } from '../../accounts/index.ts';
+import type { AuthContext } from '../../accounts/index.ts';
 import type { ServerDeps } from '../types.ts';
 import type { FormatDefinition, ImagesFace } from '../../formats/index.ts';
 import { noRoute } from '../hint-base-url.ts';
@@ -156,17 +156,15 @@ async function storeImages(event: H3Event, deps: ServerDeps, auth: AuthContext, 
 const generate = (model: CatalogModel, call: ImageGenerationCall): Promise<ImageResult> => model.provider.instance.images!.generate!(call);
 
 /**
- * An image request's body with the model to use when it names none (absent or null: the OpenAI SDK
- * lets `model` be left out, and OpenAI uses its default image model): the config's
- * `defaults.imageModel`, else the first served model that does the task and the key may use.
- * None of them: the body as sent, which the decoder refuses for its missing model.
+ * An image request's body with the model to use when it names none (absent or null): the config's
+ * `defaults.imageModel` when the operator set one (the OpenAI SDK lets `model` be left out, and
+ * OpenAI then uses its default image model). Without it, `model` is required as spec §4.2 says:
+ * the body as sent, which the decoder refuses with 400 for its missing model.
  */
 function withDefaultImageModel(deps: ServerDeps) {
-  const mayServe = createModelsThatMayServe(deps.registry, deps.config.routing);
-  return (auth: AuthContext, body: Record<string, unknown>, task: MediaTask): Record<string, unknown> => {
+  return (body: Record<string, unknown>): Record<string, unknown> => {
     if (body.model !== undefined && body.model !== null) return body;
-    const usable = deps.registry.models.filter((model) => supportsTask(model, task));
-    const model = deps.config.defaults.imageModel ?? modelsKeyMayUse(auth.key, usable, mayServe)[0]?.id;
+    const model = deps.config.defaults.imageModel;
     if (model === undefined) {
       const { model: _null, ...rest } = body;
       return rest;
@@ -183,7 +181,7 @@ function generationsHandler(deps: ServerDeps) {
     const passing = passLimitsFirst(event, deps, auth, GENERATIONS);
     if (passing instanceof Promise) await passing;
     const { body } = await readJsonObject(event, jsonBodyBounds(deps, bodyLimit(deps, 'inference')));
-    const request = decodeImageRequest(withModel(auth, body, 'image_generation'));
+    const request = decodeImageRequest(withModel(body));
     return renderImages(event, request, 'image_generation', await makeImages(event, deps, auth, request, new Set(Object.keys(body)), 'image_generation', generate));
   };
 }
@@ -258,7 +256,7 @@ function editsHandler(deps: ServerDeps) {
     let request: ImageRequest | undefined;
     let problems: Record<string, string> = {};
     try {
-      request = decodeImageRequest(withModel(auth, fields, 'image_edit'));
+      request = decodeImageRequest(withModel(fields));
     } catch (error) {
       if (!isGatewayError(error) || error.details?.fields === undefined) throw error;
       problems = { ...(error.details?.fields as Record<string, string>) };
