@@ -25,6 +25,7 @@ import type { StorageHealth } from '../store/index.ts';
 import type { AccountRecord, ApiKeyRecord } from '../store/index.ts';
 import { andThen, isPromise, reportedCount, type Clock, type Logger, type MaybePromise } from '../util/index.ts';
 import type { UsageIndex } from '../usage/index.ts';
+import { answerFields } from './answer-fields.ts';
 import { checkServedTier, modelTerms } from './check-model-access.ts';
 import { holdImageTool, priceImageTool } from './price-image-tool.ts';
 import { heldOutputCap } from './held-output-cap.ts';
@@ -429,9 +430,11 @@ export class AccountGuards implements RequestGuards {
     // Fails closed: a cost that is not a finite count (a pricing bug, an upstream's odd usage) is
     // charged as the hold, never written as NaN into the balance and the ledger.
     const cost = priced >= 0 && priced < Infinity ? priced : this.unpricedCost(request, priced, held);
+    const ts = this.o.clock.now();
+    const requestId = request.requestId ?? settlement.responseId ?? '';
     const entry: PricedEntry = {
-      ts: this.o.clock.now(),
-      request_id: request.requestId ?? settlement.responseId ?? '',
+      ts,
+      request_id: requestId,
       account_id: account.id,
       key_id: key.id,
       model: settlement.model.id,
@@ -452,6 +455,7 @@ export class AccountGuards implements RequestGuards {
     // The image tool's images are counted with any the route made.
     if (images?.images) entry.media = { ...entry.media, images: (entry.media?.images ?? 0) + images.images };
     if (searches) entry.web_search_requests = searches;
+    answerFields(entry, settlement, requestId, ts);
     return entry;
   }
 

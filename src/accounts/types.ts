@@ -138,7 +138,7 @@ export interface UsageViews {
   activity(accountId: string, range: ActivityRange): ReturnType<typeof buildActivityView> | Promise<ReturnType<typeof buildActivityView>>;
   /** One account's settled requests, newest first, a page at a time (the dashboard's Usage page). */
   requests(accountId: string, page: { cursor?: string; limit: number }): Promise<LedgerPage>;
-  /** One settled request of the key, by its request id (OpenRouter's generation stats); undefined when the key has none by that id. */
+  /** One settled request of the key, by its request id or its answer's own id (OpenRouter's generation stats); undefined when the key has none by that id. */
   generation(auth: AuthContext, id: string): Promise<ReturnType<typeof buildGenerationView> | undefined>;
 }
 

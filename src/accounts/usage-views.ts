@@ -58,16 +58,20 @@ export class AccountUsageViews implements UsageViews {
   }
 
   /**
-   * The key's settled request by its id, read from the usage ledger as the dashboard's request
-   * list is (newest first, the account's latest 10,000 lines): a lookup follows its request, so
-   * it is near the end. Another key's request of the same account is not found, as on OpenRouter.
+   * The key's settled request by its id (the request's, or its answer's own: `answer_id`), read
+   * from the usage ledger as the dashboard's request list is (newest first, the account's latest
+   * 10,000 lines): a lookup follows its request, so it is near the end. No index is kept for it,
+   * so a settlement writes nothing more. Another key's request of the same account is not found,
+   * as on OpenRouter; an answer id two requests share (upstreams' ids are not the gateway's to
+   * keep unique) finds the key's newest.
    */
   async generation(auth: AuthContext, id: string): Promise<ReturnType<typeof buildGenerationView> | undefined> {
+    const keyId = auth.key.id;
     let cursor: string | undefined;
     for (let page = 0; page < GENERATION_PAGES; page += 1) {
       const read = await this.engine.requests(auth.account.id, cursor === undefined ? { limit: GENERATION_PAGE } : { cursor, limit: GENERATION_PAGE });
-      const found = read.data.find((entry) => entry.request_id === id);
-      if (found) return found.key_id === auth.key.id ? buildGenerationView(found) : undefined;
+      const found = read.data.find((entry) => entry.key_id === keyId && (entry.request_id === id || entry.answer_id === id));
+      if (found) return buildGenerationView(found);
       if (read.next === null) return undefined;
       cursor = read.next;
     }

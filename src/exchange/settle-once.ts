@@ -22,9 +22,14 @@ export function settleOnce(deps: Pick<ExchangeDeps, 'log'>, admission: Admission
   let settling: Promise<void> | undefined;
   const settle = (settlement: Settlement | null): Promise<void> => {
     if (settling) return settling;
-    if (record && settlement?.aborted) {
-      record.errorCode ??= 'client_closed';
-      record.status = 499;
+    if (record && settlement) {
+      if (settlement.aborted) {
+        record.errorCode ??= 'client_closed';
+        record.status = 499;
+      }
+      // For the ledger line (generation stats): whether it streamed and how long it took, read from the record, no clock read.
+      settlement.streamed = record.stream;
+      settlement.arrivedAt = record.time;
     }
     return (settling = admission.settle(settlement).then(
       (charge) => {

@@ -163,6 +163,11 @@ export interface FormatCodec {
    * tolerate them; undefined while the place has not come yet (try again with the next records).
    */
   insertRoutingEvents(records: readonly SseRecord[], events: readonly RoutingEvent[]): SseRecord[] | undefined;
+  /**
+   * The id a client of this format sees for the IR response id its encoders were given (Chat's
+   * `chatcmpl-…` for a converted `msg_…`): what the ledger keeps as the answer's id. Absent: the id as it is.
+   */
+  answerId?(id: string): string;
   /** Reads id/model/usage from a same-format JSON response. */
   readPassthroughResponse(body: unknown): PassthroughInfo;
   createUsageTap(): UsageTap;

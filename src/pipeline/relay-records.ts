@@ -16,6 +16,8 @@ export interface StreamEnd {
   estimated: boolean;
   aborted: boolean;
   responseId?: string;
+  /** The finish reason of a converted stream (its `finish` part); a passthrough's records are not read for it. */
+  finishReason?: string;
   /** The upstream failure that ended the stream early (reported to the client as an error event). */
   failure?: GatewayError;
   /**
@@ -136,6 +138,7 @@ export class RecordRelay {
   private inputFromStart: number | undefined;
   private outputChars = 0;
   private responseId: string | undefined;
+  private finishReason: string | undefined;
   private finished = false;
   /** onEnd was called (at the upstream's last record, or at the end). */
   private reported = false;
@@ -323,10 +326,22 @@ export class RecordRelay {
       usage,
       estimated: usage !== reported,
       aborted: this.aborted,
-      responseId: tapped?.id ?? this.responseId,
+      responseId: this.answerId(tapped?.id),
+      finishReason: this.finishReason,
       failure: this.failure,
       upstreamError,
     });
+  }
+
+  /**
+   * The answer's id as the client saw it: the gateway's own when it named the answer (a passthrough's
+   * records are tapped before that rewrite), a passthrough's as it came, a converted one's as its encoder wrote it.
+   */
+  private answerId(tapped: string | undefined): string | undefined {
+    const own = this.options.responseId;
+    if (own !== undefined || tapped !== undefined) return own ?? tapped;
+    const id = this.responseId;
+    return id ? (this.clientCodec.answerId?.(id) ?? id) : undefined;
   }
 
   /** The code of an error record a passthrough ended with: the record that ended the answer, read once. */
@@ -482,6 +497,7 @@ export class RecordRelay {
         this.responseId = part.id;
         this.inputFromStart = part.usage?.inputTokens;
       } else if (type === 'end') this.finished = true;
+      else if (type === 'finish') this.finishReason = part.finishReason;
       else if (type === 'tool-call-start' && this.options.toolNames) part = restoreToolName(part, this.options.toolNames);
       else if (type === 'error') this.errorPart = part.error.code;
       if (this.onPart?.(part) === false) this.onPart = undefined;

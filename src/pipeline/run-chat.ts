@@ -338,7 +338,9 @@ function jsonOutcome(
     if (!response.model) response = { ...response, model: request.facts.model };
     if (capture) captureResponse(capture, () => response);
     json = JSON.stringify(getCodec(exchange.format).encodeResponse(response, request.ir));
-    settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: response.id, finishReason: response.finishReason, responseModel: response.model };
+    // The answer's id as the client's encoder wrote it (Chat's `chatcmpl-…` for a converted `msg_…`); the gateway's own as it is.
+    const answerId = responseId ?? (response.id ? (getCodec(exchange.format).answerId?.(response.id) ?? response.id) : undefined);
+    settlement = { model, usage: response.usage, estimated: false, aborted: false, responseId: answerId, finishReason: response.finishReason, responseModel: response.model };
   }
   settlement.routing = routing;
   if (fallback) settlement.fallback = fallback;
@@ -421,6 +423,7 @@ function streamOutcome(
       if (end.failure?.retryable) router.breaker.recordFailure(model.id, end.failure);
       const settlement: Settlement = { model, usage: end.usage, estimated: end.estimated, aborted: end.aborted, responseId: end.responseId, routing };
       if (fallback) settlement.fallback = fallback;
+      if (end.finishReason !== undefined) settlement.finishReason = end.finishReason;
       const error = end.failure?.code ?? end.upstreamError;
       if (error !== undefined) settlement.error = error;
       exchange.onSettled?.(settlement);

@@ -74,10 +74,14 @@ export interface Settlement {
   fallback?: FallbackInfo;
   /** The error code of a stream that failed after its first byte, or of a whole answer that failed but reported what it used. */
   error?: string;
-  /** The upstream's finish reason, when known (whole responses). */
+  /** The upstream's finish reason, when known (whole responses, converted streams). */
   finishReason?: string;
   /** The model the upstream says answered, when known. */
   responseModel?: string;
+  /** The answer was streamed (told by the exchange, from its record). */
+  streamed?: boolean;
+  /** Epoch ms the request arrived (its record's), for the ledger line's latency. */
+  arrivedAt?: number;
 }
 
 /** Headers that describe how a request was routed (spec §6.4). */

@@ -331,6 +331,17 @@ export interface LedgerRecord {
   price_multiplier?: number;
   /** Per-item units of a media call (images, speech characters, audio seconds). */
   media?: { images?: number; speechCharacters?: number; audioSeconds?: number; mediaSeconds?: number; jobs?: number; providerUsd?: number };
+  /**
+   * The answer's own id as the client got it (`chatcmpl-…`, `msg_…`, `resp_…`), when it has one
+   * other than the request id: OpenRouter's generation stats are asked for by it.
+   */
+  answer_id?: string;
+  /** The finish reason the settlement knew (a whole answer's, a converted stream's), as the answer said it. */
+  finish_reason?: string;
+  /** True when the answer was streamed (absent: a whole answer, or a line written before the field). */
+  streamed?: boolean;
+  /** Ms from the request's arrival to its settlement (the answer's end), whole. */
+  latency_ms?: number;
 }
 
 /** The UTC periods spend is counted in: `YYYY-MM-DD`, the Monday `YYYY-MM-DD`, `YYYY-MM`. */

@@ -16,16 +16,20 @@ function apiTypeOf(endpoint: string): string | null {
  * GET /v1/generation body: one settled request in OpenRouter's shape (`GET /api/v1/generation`),
  * from its usage-ledger line. Amounts in USD as `/v1/key` says them (`total_cost`, `usage`: what
  * was charged), the gateway's own beside them (`usage_credits`, `cost_credits`, `endpoint`,
- * `estimated`). What the ledger does not keep (latency, finish reason, whether it streamed, the
- * client's headers) is null, as OpenRouter has it when it does not know.
+ * `estimated`). The answer's own id is `upstream_id`; what the line does not keep (a passthrough
+ * stream's finish reason, the generation time, the client's headers; all of it on lines written
+ * before these fields) is null, as OpenRouter has it when it does not know.
  */
 export function buildGenerationView(entry: LedgerRecord) {
   const charged = entry.charged_credits ?? entry.cost_credits ?? 0;
   const created = new Date(entry.ts).toISOString();
+  const latency = entry.latency_ms ?? null;
+  // A line that has a latency was written with these fields: no `streamed` on it is a whole answer.
+  const streamed = entry.streamed === true ? true : latency === null ? null : false;
   return {
     data: {
       id: entry.request_id,
-      upstream_id: null,
+      upstream_id: entry.answer_id ?? null,
       total_cost: creditsToUsd(charged),
       usage: creditsToUsd(charged),
       cache_discount: null,
@@ -33,13 +37,13 @@ export function buildGenerationView(entry: LedgerRecord) {
       created_at: created,
       model: entry.model,
       app_id: null,
-      streamed: null,
+      streamed,
       cancelled: entry.aborted,
       provider_name: entry.provider,
-      latency: null,
+      latency,
       moderation_latency: null,
       generation_time: null,
-      finish_reason: null,
+      finish_reason: entry.finish_reason ?? null,
       native_finish_reason: null,
       tokens_prompt: entry.input_tokens,
       tokens_completion: entry.output_tokens,

@@ -23,7 +23,8 @@ const USAGE = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 };
 
 /** A Chat upstream's answer, whole or streamed (the usage chunk only when asked for). */
 function chatReply(body: Json, usage: Json) {
-  const base = { id: 'chatcmpl-up1', created: 1_700_000_000, model: body.model };
+  // Each answer's own id names its request's `user` (generation stats look answers up by it).
+  const base = { id: `chatcmpl-${body.user ?? 'up1'}`, created: 1_700_000_000, model: body.model };
   if (!body.stream) return { json: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage } };
   const chunks: Json[] = [
     { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }] },
@@ -146,7 +147,7 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
   });
 
   it("GET /v1/generation?id=<X-Request-ID>: the request's stats in OpenRouter's shape, for the key that made it", async () => {
-    const { data, response } = await client.chat.completions.create(ask('up/m', { usage: { include: true } })).withResponse();
+    const { data, response } = await client.chat.completions.create(ask('up/m', { usage: { include: true }, user: 'whole' })).withResponse();
     const id = response.headers.get('x-request-id')!;
     expect(id).toMatch(/^req_[A-Za-z0-9]{16,}$/);
     // The openai SDK's own request to a path it has no method for, as apps moved from OpenRouter write it.
@@ -165,24 +166,31 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
       cancelled: false,
       api_type: 'completions',
       usage_credits: 12,
+      upstream_id: 'chatcmpl-whole',
+      finish_reason: 'stop',
+      streamed: false,
     });
     expect(Date.parse(stats.data.created_at)).toBeGreaterThan(Date.now() - 60_000);
-    for (const field of ['latency', 'generation_time', 'finish_reason', 'streamed', 'upstream_id']) expect(stats.data).toHaveProperty(field, null);
+    expect(stats.data.latency).toBeGreaterThanOrEqual(0);
+    expect(stats.data.latency).toBeLessThan(60_000);
+    expect(Number.isInteger(stats.data.latency)).toBe(true);
+    expect(stats.data.generation_time).toBeNull();
 
-    // Another key of the same account: not its request.
+    // The answer's own id (what OpenRouter apps pass: `completion.id`) finds the same request.
+    expect(data.id).toBe('chatcmpl-whole');
+    const byAnswerId = (await client.get('/generation', { query: { id: data.id } })) as { data: Json };
+    expect(byAnswerId.data).toEqual(stats.data);
+
+    // Another key of the same account: not its request, by either id.
     const other = JSON.parse(String((await runCli(['--config', configFile, '--data-dir', dataDir, 'keys', 'create', '--json'])).stdout)) as { key: string };
-    const foreign = await fetch(`${gw.url}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${other.key}` } });
-    expect(foreign.status).toBe(404);
-    expect(((await foreign.json()) as Json).error).toMatchObject({ code: 'not_found' });
+    for (const asked of [id, data.id]) {
+      const foreign = await fetch(`${gw.url}/v1/generation?id=${asked}`, { headers: { authorization: `Bearer ${other.key}` } });
+      expect(foreign.status).toBe(404);
+      expect(((await foreign.json()) as Json).error).toMatchObject({ code: 'not_found', param: 'id' });
+    }
     const unknown = await client.get('/generation', { query: { id: 'req_nothing' } }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
-    // The answer's own id (what OpenRouter's generation stats take: its gen-… id) is not kept: the 404 says which id to send.
-    const byAnswerId = await fetch(`${gw.url}/v1/generation?id=${encodeURIComponent(data.id)}`, { headers: { authorization: `Bearer ${gw.key}` } });
-    expect(byAnswerId.status).toBe(404);
-    const notKept = ((await byAnswerId.json()) as Json).error;
-    expect(notKept).toMatchObject({ code: 'not_found', param: 'id' });
-    expect(notKept.message).toContain('X-Request-ID');
-    expect(notKept.message).toContain("not the answer's own id");
+    expect((unknown as InstanceType<typeof OpenAI.NotFoundError>).message).toContain('X-Request-ID');
     const missing = await fetch(`${gw.url}/v1/generation`, { headers: { authorization: `Bearer ${gw.key}` } });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as Json).error).toMatchObject({ code: 'bad_request', param: 'id' });
@@ -192,5 +200,38 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
     const openRouterPath = await fetch(`${gw.url}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } });
     expect(openRouterPath.status).toBe(404);
     expect(((await openRouterPath.json()) as Json).error.details).toMatchObject({ did_you_mean: '/v1/generation' });
+  });
+
+  it('GET /v1/generation by a streamed answer\'s own id: streamed true, its latency; a converted stream says its finish reason', async () => {
+    let answerId = '';
+    const stream = (await client.chat.completions.create(ask('up/m', { stream: true, stream_options: { include_usage: true }, user: 'streamed' }))) as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>;
+    for await (const chunk of stream) answerId = chunk.id;
+    expect(answerId).toBe('chatcmpl-streamed');
+    const stats = (await client.get('/generation', { query: { id: answerId } })) as { data: Json };
+    expect(stats.data).toMatchObject({ model: 'up/m', upstream_id: answerId, streamed: true, tokens_prompt: 10, tokens_completion: 2, usage: CHARGED_USD });
+    expect(stats.data.id).toMatch(/^req_/);
+    expect(stats.data.latency).toBeGreaterThanOrEqual(0);
+    // A passthrough stream's records are not read for it (only its usage chunk is).
+    expect(stats.data.finish_reason).toBeNull();
+
+    // Converted from Claude: the answer's id is the one the client saw in its chunks.
+    let convertedId = '';
+    const converted = (await client.chat.completions.create(ask('ant/claude-sonnet-4-5', { max_tokens: 200, stream: true }))) as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>;
+    for await (const chunk of converted) convertedId ||= chunk.id;
+    expect(convertedId).not.toBe('');
+    const convertedStats = (await client.get('/generation', { query: { id: convertedId } })) as { data: Json };
+    expect(convertedStats.data).toMatchObject({ model: 'ant/claude-sonnet-4-5', upstream_id: convertedId, streamed: true, finish_reason: 'stop' });
+
+    // A Responses answer the gateway stored is named by its own `resp_…` id, whole or streamed: that id finds it.
+    const response = await client.responses.create({ model: 'up/m', input: 'hello', user: 'responses' } as never);
+    expect(response.id).toMatch(/^resp_/);
+    const responseStats = (await client.get('/generation', { query: { id: response.id } })) as { data: Json };
+    expect(responseStats.data).toMatchObject({ model: 'up/m', upstream_id: response.id, endpoint: '/v1/responses', streamed: false, finish_reason: 'stop' });
+    let streamedResponseId = '';
+    const events = (await client.responses.create({ model: 'up/m', input: 'hello', stream: true } as never)) as unknown as AsyncIterable<{ type: string; response?: { id: string } }>;
+    for await (const event of events) if (event.type === 'response.completed') streamedResponseId = event.response!.id;
+    expect(streamedResponseId).toMatch(/^resp_/);
+    const streamedResponseStats = (await client.get('/generation', { query: { id: streamedResponseId } })) as { data: Json };
+    expect(streamedResponseStats.data).toMatchObject({ upstream_id: streamedResponseId, endpoint: '/v1/responses', streamed: true, finish_reason: 'stop' });
   });
 });

@@ -61,6 +61,25 @@ describe('postgres credits: ledger lines as upstreams report them', () => {
     expect(settled.inserted).toBe(true);
   });
 
+  it("an answer's id or finish reason a text column refuses (a NUL, a lone surrogate) is left out of the row, not a failed flush; a printable one is kept", async () => {
+    const account = await store.accounts.create(anAccount({ credits: 1_000 }));
+    const key = await store.keys.create(aKey(account.id));
+    const now = Date.now();
+    const periods = { day: new Date(now).toISOString().slice(0, 10), week: '2026-11-23', month: new Date(now).toISOString().slice(0, 7) };
+    const line = (id: string, answer: { answer_id?: string; finish_reason?: string }) => ({
+      entry: { ts: now, request_id: id, account_id: account.id, key_id: key.id, model: 'mock/echo', provider: 'mock', endpoint: '/v1/chat/completions', input_tokens: 1, output_tokens: 1, reasoning_tokens: 0, cached_tokens: 0, cost_credits: 1, charged_credits: 1, estimated: false, aborted: false, streamed: true, latency_ms: 40, ...answer },
+      periods,
+    });
+    const outcomes = await store.credits!.flush([line('req_ans_nul', { answer_id: 'chatcmpl-\u0000x', finish_reason: 'st\u0000op' }), line('req_ans_surrogate', { answer_id: 'chatcmpl-\ud800' }), line('req_ans_ok', { answer_id: 'chatcmpl-ok', finish_reason: 'stop' })], true);
+    expect(outcomes.map((o) => o.inserted)).toEqual([true, true, true]);
+    const { rows } = await sql.query('select request_id, answer_id, finish_reason, streamed, latency_ms from gw_ledger where account_id = $1 order by request_id', [account.id]);
+    expect(rows).toEqual([
+      { request_id: 'req_ans_nul', answer_id: null, finish_reason: null, streamed: true, latency_ms: 40 },
+      { request_id: 'req_ans_ok', answer_id: 'chatcmpl-ok', finish_reason: 'stop', streamed: true, latency_ms: 40 },
+      { request_id: 'req_ans_surrogate', answer_id: null, finish_reason: null, streamed: true, latency_ms: 40 },
+    ]);
+  });
+
   it('a line whose data PostgreSQL refuses is kept aside by the outbox (marked refused), and the settlements around it are charged', async () => {
     const account = await store.accounts.create(anAccount({ credits: 1_000 }));
     const key = await store.keys.create(aKey(account.id));

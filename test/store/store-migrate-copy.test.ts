@@ -99,6 +99,9 @@ describe('copying into PostgreSQL', () => {
       ...(seq === 2 ? { media: { images: 1 }, discount: 0.1, price_multiplier: 0.5, web_search_requests: 2 } : {}),
       // A count the integer column would refuse is rounded, not a failed copy.
       ...(seq === 3 ? { web_search_requests: 1.4 } : {}),
+      // The answer's fields (GET /v1/generation), and a latency the integer column would refuse: rounded.
+      ...(seq === 1 ? { answer_id: 'chatcmpl-1', finish_reason: 'stop', streamed: true, latency_ms: 812 } : {}),
+      ...(seq === 4 ? { latency_ms: 12.6 } : {}),
     });
     const lines = [line(1, 'req_a', 1.5), line(2, 'req_b', 0.25), line(3, 'req_a', 2), line(4, '', 0.000001)];
     const client = await pool.connect();
@@ -116,6 +119,13 @@ describe('copying into PostgreSQL', () => {
     expect(rows.map((r) => r.request_id)).toEqual(['req_a', 'req_b', 'jsonl-3', 'jsonl-4']);
     expect(rows[1]).toMatchObject({ media: { images: 1 }, price_multiplier: 0.5, web_search_requests: 2 });
     expect(rows.map((r) => r.web_search_requests)).toEqual([null, 2, 1, null]);
+    const answers = await pool.query('select answer_id, finish_reason, streamed, latency_ms from gw_ledger order by seq');
+    expect(answers.rows).toEqual([
+      { answer_id: 'chatcmpl-1', finish_reason: 'stop', streamed: true, latency_ms: 812 },
+      { answer_id: null, finish_reason: null, streamed: null, latency_ms: null },
+      { answer_id: null, finish_reason: null, streamed: null, latency_ms: null },
+      { answer_id: null, finish_reason: null, streamed: null, latency_ms: 13 },
+    ]);
     expect(await nonEmptyTables(pool)).toEqual([{ table: 'gw_ledger', rows: 4 }]);
   });
 

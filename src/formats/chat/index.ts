@@ -1,7 +1,7 @@
 import type { FormatCodec } from '../types.ts';
 import { chatStoredFiles } from './stored-files.ts';
 import { defineFormat } from '../define-format.ts';
-import { isOpenAIReasoningModel, sseFraming } from '../shared/index.ts';
+import { isOpenAIReasoningModel, prefixedId, sseFraming } from '../shared/index.ts';
 import { chatPassthrough } from './pass-through.ts';
 import { tellChatRecordEnd } from './tell-record-end.ts';
 import { decodeChatError, decodeChatStreamError } from './decode-error.ts';
@@ -30,6 +30,7 @@ export const chatCodec: FormatCodec = {
   encodeError: encodeChatError,
   encodeStreamError: encodeChatStreamError,
   insertRoutingEvents: insertChatRoutingEvents,
+  answerId: (id) => prefixedId('chatcmpl-', id),
   readPassthroughResponse: readChatPassthroughResponse,
   createUsageTap: createChatUsageTap,
 };

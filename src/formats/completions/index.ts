@@ -1,6 +1,6 @@
 import type { FormatCodec } from '../types.ts';
 import { defineFormat } from '../define-format.ts';
-import { capFields, sseFraming } from '../shared/index.ts';
+import { capFields, prefixedId, sseFraming } from '../shared/index.ts';
 import {
   chatPassthrough,
   createChatUsageTap,
@@ -37,6 +37,7 @@ export const completionsCodec: FormatCodec = {
   encodeError: encodeChatError,
   encodeStreamError: encodeChatStreamError,
   insertRoutingEvents: (records, events) => insertChatRoutingEvents(records, events, 'text_completion'),
+  answerId: (id) => prefixedId('cmpl-', id),
   readPassthroughResponse: readChatPassthroughResponse,
   createUsageTap: createChatUsageTap,
 };

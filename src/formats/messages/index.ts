@@ -1,7 +1,7 @@
 import type { FormatCodec } from '../types.ts';
 import { messagesStoredFiles } from './stored-files.ts';
 import { defineFormat } from '../define-format.ts';
-import { countBodyFor, loneResultsAsUserContent, pickCounted, readCount, sseFraming } from '../shared/index.ts';
+import { countBodyFor, loneResultsAsUserContent, pickCounted, readCount, prefixedId, sseFraming } from '../shared/index.ts';
 import { tellMessagesRecordEnd } from './tell-record-end.ts';
 import { decodeMessagesError, decodeMessagesStreamError } from './decode-error.ts';
 import { decodeMessagesRequest } from './decode-request.ts';
@@ -44,6 +44,7 @@ export const messagesCodec: FormatCodec = {
   encodeError: encodeMessagesError,
   encodeStreamError: encodeMessagesStreamError,
   insertRoutingEvents: insertMessagesRoutingEvents,
+  answerId: (id) => prefixedId('msg_', id),
   readPassthroughResponse: readMessagesPassthroughResponse,
   createUsageTap: createMessagesUsageTap,
 };

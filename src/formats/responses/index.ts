@@ -3,6 +3,7 @@ import { responsesStoredFiles } from './stored-files.ts';
 import type { GatewayError, RequestIds } from '../../errors/index.ts';
 import { defineFormat } from '../define-format.ts';
 import { countBodyFor, isOpenAIReasoningModel, loneResultsAsUserContent, pickCounted, readCount, sseFraming } from '../shared/index.ts';
+import { responseIdFor } from './create-id.ts';
 import { responsesPassthrough } from './pass-through.ts';
 import { tellResponsesRecordEnd } from './tell-record-end.ts';
 import { decodeResponsesError, decodeResponsesStreamError } from './decode-error.ts';
@@ -41,6 +42,7 @@ export const responsesCodec = {
   encodeStreamedRefusal: encodeResponsesStreamedRefusal,
   finishPassthrough: finishResponsesPassthrough,
   insertRoutingEvents: insertResponsesRoutingEvents,
+  answerId: responseIdFor,
   readPassthroughResponse: readResponsesPassthrough,
   createUsageTap: createResponsesUsageTap,
 } as const satisfies FormatCodec;

@@ -60,19 +60,18 @@ function activity(deps: ServerDeps): UsageHandler {
 /** The longest id looked for (a request id is `req_` and 24 characters; a client's own X-Request-ID up to 128). */
 const MAX_GENERATION_ID = 256;
 
-/** OpenRouter's generation stats: one request of the calling key, by its id (`?id=`, the answer's `X-Request-ID`). */
+/** OpenRouter's generation stats: one request of the calling key, by its id (`?id=`: the answer's own id, or its `X-Request-ID`). */
 function generation(): UsageHandler {
   return async (event, auth, views) => {
     const id = event.url.searchParams.get('id');
     if (id === null || id === '' || id.length > MAX_GENERATION_ID) {
-      throw new GatewayError('bad_request', "'id' must be the id of a request (its X-Request-ID header).", { details: { param: 'id' } });
+      throw new GatewayError('bad_request', "'id' must be the id of an answer (its own id, or its X-Request-ID header).", { details: { param: 'id' } });
     }
     const found = await views.generation(auth, id);
     if (!found) {
-      // OpenRouter's stats take the answer's own id (gen-…); here only the request's id is kept, so the 404 says which to send.
       throw new GatewayError(
         'not_found',
-        `No request of this API key has the id '${id}'. The id is the request's: its answer's X-Request-ID header, not the answer's own id (chatcmpl-…, resp_…, msg_…), which the gateway does not keep.`,
+        `No request of this API key has the id '${id}' among its account's 10,000 latest. Send the answer's own id (chatcmpl-…, msg_…, resp_…) or its X-Request-ID header.`,
         { details: { param: 'id' } },
       );
     }

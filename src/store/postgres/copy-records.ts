@@ -212,11 +212,17 @@ export async function countPostgresLedger(db: Queryable): Promise<{ entries: num
   return { entries: sums.rows[0].n, charged: roundMicro(Number(sums.rows[0].charged)) };
 }
 
+/** A line's latency as the integer column takes it: whole ms, 0 up to 2^31 - 1, or none. */
+function latencyMs(n: unknown): number | undefined {
+  return typeof n === 'number' && Number.isFinite(n) ? Math.min(2 ** 31 - 1, Math.max(0, Math.round(n))) : undefined;
+}
+
 const LEDGER_COLUMNS =
-  'request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests';
+  'request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests, answer_id, finish_reason, streamed, latency_ms';
 const LEDGER_SELECT = `request_id, ts, account_id, coalesce(key_id, ''), coalesce(model, ''), coalesce(provider, ''), coalesce(endpoint, ''),
   coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(reasoning_tokens, 0), coalesce(cached_tokens, 0),
-  coalesce(cost_credits, 0), coalesce(charged_credits, 0), coalesce(estimated, false), coalesce(aborted, false), discount, price_multiplier, media, web_search_requests`;
+  coalesce(cost_credits, 0), coalesce(charged_credits, 0), coalesce(estimated, false), coalesce(aborted, false), discount, price_multiplier, media, web_search_requests,
+  answer_id, finish_reason, streamed, latency_ms`;
 
 /**
  * Copies usage-ledger lines, oldest first, into gw_ledger as history: the balances already
@@ -236,8 +242,8 @@ export async function copyLedger(client: Queryable, lines: readonly LedgerLine[]
       while (seen.has(requestId)) requestId += '-';
       seen.add(requestId);
       charged += Number.isFinite(line.charged_credits) ? line.charged_credits : 0;
-      // A count the integer column refuses (1.5, -1, 1e12) would fail the whole chunk: whole and bounded, or none.
-      return { ...line, request_id: requestId, web_search_requests: searchCount(line.web_search_requests) };
+      // A count the integer column refuses (1.5, -1, 1e12) would fail the whole chunk: whole and bounded, or none (a latency too; a streamed flag a boolean).
+      return { ...line, request_id: requestId, web_search_requests: searchCount(line.web_search_requests), streamed: line.streamed === true || undefined, latency_ms: latencyMs(line.latency_ms) };
     });
     await client.query(`insert into gw_ledger (${LEDGER_COLUMNS}) select ${LEDGER_SELECT} from json_populate_recordset(null::gw_ledger, $1::json)`, [JSON.stringify(rows)]);
   }

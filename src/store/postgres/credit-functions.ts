@@ -206,10 +206,12 @@ begin
   end if;
   c := round(c, 6);
   insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
-      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests)
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests,
+      answer_id, finish_reason, streamed, latency_ms)
     values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
       coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
-      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media, e.web_search_requests)
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media, e.web_search_requests,
+      e.answer_id, e.finish_reason, e.streamed, e.latency_ms)
     on conflict (request_id) do nothing
     returning gw_ledger.seq into s;
   if s is null then
@@ -450,10 +452,12 @@ begin
   c := round(c, 6);
   from_lease := round(from_lease, 6);
   insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
-      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests)
+      cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests,
+      answer_id, finish_reason, streamed, latency_ms)
     values (e.request_id, e.ts, e.account_id, e.key_id, e.model, e.provider, e.endpoint, coalesce(e.input_tokens, 0), coalesce(e.output_tokens, 0),
       coalesce(e.reasoning_tokens, 0), coalesce(e.cached_tokens, 0), coalesce(e.cost_credits, 0), c, coalesce(e.estimated, false),
-      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media, e.web_search_requests)
+      coalesce(e.aborted, false), e.discount, e.price_multiplier, e.media, e.web_search_requests,
+      e.answer_id, e.finish_reason, e.streamed, e.latency_ms)
     on conflict (request_id) do nothing
     returning gw_ledger.seq into s;
   if s is null then
@@ -572,10 +576,12 @@ begin
     order by e.request_id
   ), ins as (
     insert into gw_ledger (request_id, ts, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
-        cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests)
+        cached_tokens, cost_credits, charged_credits, estimated, aborted, discount, price_multiplier, media, web_search_requests,
+        answer_id, finish_reason, streamed, latency_ms)
       select l.request_id, l.ts, l.account_id, l.key_id, l.model, l.provider, l.endpoint, coalesce(l.input_tokens, 0), coalesce(l.output_tokens, 0),
         coalesce(l.reasoning_tokens, 0), coalesce(l.cached_tokens, 0), coalesce(l.cost_credits, 0), l.c, coalesce(l.estimated, false),
-        coalesce(l.aborted, false), l.discount, l.price_multiplier, l.media, l.web_search_requests
+        coalesce(l.aborted, false), l.discount, l.price_multiplier, l.media, l.web_search_requests,
+        l.answer_id, l.finish_reason, l.streamed, l.latency_ms
       from lines l
     on conflict on constraint gw_ledger_pkey do nothing
     returning gw_ledger.request_id as rid, gw_ledger.account_id as aid, gw_ledger.key_id as kid, gw_ledger.charged_credits as ch,

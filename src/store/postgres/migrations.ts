@@ -1196,6 +1196,17 @@ create table gw_deleted_files (
 );
 `,
   },
+  {
+    version: 20,
+    name: 'answer fields in the ledger',
+    sql: `
+-- What OpenRouter's generation stats say beyond the charge (the ledger line's answer_id,
+-- finish_reason, streamed, latency_ms): null where the line has none, as the file store's line
+-- leaves the field out. Nullable, no default: adding them rewrites nothing. No index: GET
+-- /v1/generation pages an account's latest rows on (account_id, ts), as it does by request id.
+alter table gw_ledger add column answer_id text, add column finish_reason text, add column streamed boolean, add column latency_ms integer;
+`,
+  },
 ];
 
 /** The schema version this code expects (the last migration). */

@@ -12,21 +12,22 @@ interface HoldRow {
   reserved_tokens: number;
 }
 
-interface LedgerRow extends Omit<LedgerRecord, 'web_search_requests' | 'discount' | 'price_multiplier' | 'media'> {
-  web_search_requests: number | null;
-  discount: number | null;
-  price_multiplier: number | null;
-  media: LedgerRecord['media'] | null;
-}
+type NullableColumn = 'web_search_requests' | 'discount' | 'price_multiplier' | 'media' | 'answer_id' | 'finish_reason' | 'streamed' | 'latency_ms';
+
+type LedgerRow = Omit<LedgerRecord, NullableColumn> & { [K in NullableColumn]: NonNullable<LedgerRecord[K]> | null };
 
 /** A row as the file store's line has it: a column that is null is a field left out. */
 function ledgerFromRow(row: LedgerRow): LedgerRecord {
-  const { web_search_requests, discount, price_multiplier, media, ...rest } = row;
+  const { web_search_requests, discount, price_multiplier, media, answer_id, finish_reason, streamed, latency_ms, ...rest } = row;
   const record: LedgerRecord = rest;
   if (web_search_requests !== null) record.web_search_requests = web_search_requests;
   if (discount !== null) record.discount = discount;
   if (price_multiplier !== null) record.price_multiplier = price_multiplier;
   if (media !== null) record.media = media;
+  if (answer_id !== null) record.answer_id = answer_id;
+  if (finish_reason !== null) record.finish_reason = finish_reason;
+  if (streamed !== null) record.streamed = streamed;
+  if (latency_ms !== null) record.latency_ms = latency_ms;
   return record;
 }
 
@@ -51,12 +52,21 @@ export function searchCount(n: unknown): number | undefined {
   return count > 0 ? count : undefined;
 }
 
+/** Printable ASCII: every answer id and finish reason upstreams send (a NUL or a lone surrogate is what a text column refuses). */
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/** An upstream's text (the answer's id, its finish reason) as a text column takes it, or none. */
+function columnText(text: string | undefined): string | undefined {
+  return typeof text === 'string' && PRINTABLE.test(text) ? text : undefined;
+}
+
 /**
- * A ledger row as the settlement functions take it: token counts whole and bounded. One value
- * PostgreSQL refuses ("invalid input syntax for type bigint: 10.5") would fail the whole group
- * of an outbox flush, every time it is sent again, and hold up every later settlement.
+ * A ledger row as the settlement functions take it: token counts whole and bounded, an upstream's
+ * text only when a text column takes it. One value PostgreSQL refuses ("invalid input syntax for
+ * type bigint: 10.5", a NUL in a text) would fail the whole group of an outbox flush, every time
+ * it is sent again, and hold up every later settlement.
  */
-function dbEntry<E extends { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_tokens: number; web_search_requests?: number; ts: number }>(entry: E): E {
+function dbEntry<E extends { input_tokens: number; output_tokens: number; reasoning_tokens: number; cached_tokens: number; web_search_requests?: number; ts: number; answer_id?: string; finish_reason?: string }>(entry: E): E {
   return {
     ...entry,
     ts: Math.round(entry.ts),
@@ -65,6 +75,8 @@ function dbEntry<E extends { input_tokens: number; output_tokens: number; reason
     reasoning_tokens: tokenCount(entry.reasoning_tokens),
     cached_tokens: tokenCount(entry.cached_tokens),
     web_search_requests: searchCount(entry.web_search_requests),
+    answer_id: columnText(entry.answer_id),
+    finish_reason: columnText(entry.finish_reason),
   };
 }
 
@@ -81,7 +93,7 @@ function markRefused(error: unknown): unknown {
 
 const LEDGER_COLUMNS = `seq, ts, request_id, account_id, key_id, model, provider, endpoint, input_tokens, output_tokens, reasoning_tokens,
   cached_tokens, cost_credits::float8 as cost_credits, charged_credits::float8 as charged_credits, estimated, aborted,
-  discount::float8 as discount, price_multiplier::float8 as price_multiplier, media, web_search_requests`;
+  discount::float8 as discount, price_multiplier::float8 as price_multiplier, media, web_search_requests, answer_id, finish_reason, streamed, latency_ms`;
 
 /**
  * Credits across instances (docs/scale-out.md): every call is one statement (one round trip)
