@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { securePrivateTree } from '../../util/index.ts';
 import { EmailTakenError } from '../email-taken.ts';
 import { FileBatchesRepo } from './file-batches-repo.ts';
@@ -37,6 +39,36 @@ const DATA_FILE = /^(?:db\.json|usage(?:\.rejected)?\.jsonl|media(?:\.rejected)?
 /** Whether a top-level entry of a data dir is the gateway's own (its mode is tightened at start). */
 function isDataDirEntry(name: string, isDirectory: boolean): boolean {
   return isDirectory ? DATA_DIRS.has(name) : DATA_FILE.test(name);
+}
+
+/** db.json's write in progress and media.jsonl's compaction, named by the pid of the process writing them. */
+const SIDE_FILE = /^(?:db\.json\.tmp|media\.jsonl\.compact)-(\d+)$/;
+
+/**
+ * Removes the side files of processes that are gone: a process killed while writing db.json
+ * (or compacting the media log) leaves a copy of up to the whole file, and one more at every
+ * such crash. A live process's (a store opened elsewhere, in the middle of its write) are left.
+ */
+function removeDeadSideFiles(dataDir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dataDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(SIDE_FILE.exec(name)?.[1]);
+    if (pid && (pid === process.pid || !isAlive(pid))) fs.rmSync(path.join(dataDir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Keeps credits to a millionth (what billing rounds to). */
@@ -270,6 +302,7 @@ export class FileStore implements Store {
     const warn = options.warn ?? (() => undefined);
     const insecure = securePrivateTree(dataDir, isDataDirEntry);
     if (insecure.length > 0) warn('data dir: could not restrict access to some paths', { paths: insecure.slice(0, 10) });
+    removeDeadSideFiles(dataDir);
     const { db, movedMedia, migration } = await FileDb.open(dataDir, {
       flushDelayMs: options.flushDelayMs,
       onWriteError: (error, attempt) => warn('db.json: write failed; changes are kept in memory and the write is retried', { error: String(error), attempt }),

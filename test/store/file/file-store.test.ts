@@ -113,3 +113,23 @@ describe('FileStore', () => {
     expect(again.db.data.version).toBe(2);
   });
 });
+
+describe('side files a killed process left in the data dir', () => {
+  it("db.json's and media.jsonl's side files of a process that is gone are removed at opening; a live process's are left", async () => {
+    const dir = freshDir();
+    await (await FileStore.open(dir, { flushDelayMs: 5 })).close();
+    // A pid that is no process's: a child that has exited.
+    const { spawnSync } = await import('node:child_process');
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const left = [`db.json.tmp-${gone}`, `media.jsonl.compact-${gone}`];
+    for (const name of left) fs.writeFileSync(path.join(dir, name), 'x'.repeat(1000));
+    // A parent process of this one is alive: its side file may be in the middle of its write.
+    const live = `db.json.tmp-${process.ppid}`;
+    fs.writeFileSync(path.join(dir, live), 'y');
+    const store = await FileStore.open(dir, { flushDelayMs: 5 });
+    const names = fs.readdirSync(dir);
+    for (const name of left) expect(names).not.toContain(name);
+    expect(names).toContain(live);
+    await store.close();
+  });
+});
