@@ -111,9 +111,16 @@ function cannotWrite(file: string, error: unknown): Error {
   return Object.assign(new Error(`cannot write ${file} (${message})`, { cause: error }), { code: (error as NodeJS.ErrnoException)?.code, syscall: (error as NodeJS.ErrnoException)?.syscall });
 }
 
-/** Whether a lock file without a live pid was left behind (its holder died, or never wrote its pid and is long gone). */
+/** The lock files this process holds (one it does not hold that names its pid was left by an earlier process with the same pid). */
+const heldHere = new Set<string>();
+
+/**
+ * Whether a lock file without a live pid was left behind (its holder died, or never wrote its pid
+ * and is long gone). One naming this process's pid that this process does not hold is an earlier
+ * process's: pids come again, and a container's gateway is pid 1 at every start.
+ */
 function abandoned(file: string, holder: { pid: number } | undefined): boolean {
-  if (holder?.pid) return !alive(holder.pid);
+  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !alive(holder.pid);
   try {
     return Date.now() - fs.statSync(file).mtimeMs >= UNWRITTEN_LOCK_GRACE_MS;
   } catch {
@@ -162,10 +169,12 @@ export async function acquireLock(dataDir: string, waitMs = 5000, name?: string)
   for (;;) {
     if (placeLock(file, content) || takeOver(file, content)) {
       let released = false;
+      heldHere.add(path.resolve(file));
       return {
         release: () => {
           if (released) return;
           released = true;
+          heldHere.delete(path.resolve(file));
           if (readLock(file)?.pid === process.pid) fs.rmSync(file, { force: true });
         },
       };

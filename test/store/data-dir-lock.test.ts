@@ -27,6 +27,19 @@ describe('the data dir lock', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it("a lock an earlier process with this process's pid left is taken over (a container's gateway is pid 1 at every start: after a kill -9 it refused to start, 'in use by process 1')", async () => {
+    const dir = tempDir('gw-lock-');
+    const file = path.join(dir, 'gateway.lock');
+    fs.writeFileSync(file, String(process.pid), { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'gateway.lock.takeover'), String(process.pid), { mode: 0o600 });
+    const lock = await acquireLock(dir, 0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(String(process.pid));
+    // Held by this process now: a second take in it is still refused.
+    await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${process.pid}`);
+    lock.release();
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   it('the lock file appears with its pid in it, and no side file is left', async () => {
     const dir = tempDir('gw-lock-');
     const lock = await acquireLock(dir, 0);
