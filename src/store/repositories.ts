@@ -202,8 +202,11 @@ export interface ConversationsRepo {
   claimTurn(accountId: string, id: string, leaseMs: number): Promise<ConversationTurn | 'busy'>;
   /** Every item, oldest first (a turn's history); undefined when the account has no such conversation. */
   items(accountId: string, id: string): Promise<Array<Record<string, unknown>> | undefined>;
-  /** One page of the items (the items list), reading only those; undefined when the account has no such conversation. */
-  page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | undefined>;
+  /**
+   * One page of the items (the items list), reading only those; undefined when the account has no
+   * such conversation, `no_item` when `after` names no item it holds (never held, or deleted).
+   */
+  page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | 'no_item' | undefined>;
   /** The item with this id (its first place, as `deleteItem` finds it): `not_found` (no such conversation) or `no_item`. */
   item(accountId: string, id: string, itemId: string): Promise<Record<string, unknown> | 'not_found' | 'no_item'>;
   /** Removes one item: the conversation after, `not_found` (no such conversation), or `no_item`. */

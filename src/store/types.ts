@@ -259,7 +259,7 @@ export interface ConversationTurn {
 
 /**
  * One page of a conversation's items as the items list asks for it: at most `limit`, in `order`,
- * after the item `after` names (an id it does not hold: an empty page). An id held twice (kept
+ * after the item `after` names (an id it does not hold: the page is `no_item`). An id held twice (kept
  * before ids were made unique) is read at its last place in that order, so paging moves on.
  */
 export interface ConversationItemsQuery {

@@ -151,6 +151,28 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
   });
 
+  it("items.list with an `after` that is no item of the conversation is a 404 naming it (before, an empty page: a stale or mistyped cursor read as the end of the list)", async () => {
+    const given = (text: string, id: string) => ({ type: 'message', role: 'user', content: text, id }) as never;
+    const conversation = await client.conversations.create({ items: [given('a', 'msg_after_a'), given('b', 'msg_after_b'), given('c', 'msg_after_c')] });
+    await client.conversations.create({ items: [given('x', 'msg_after_elsewhere')] });
+    await client.conversations.items.delete('msg_after_b', { conversation_id: conversation.id });
+    // Never held, another conversation's, deleted: each is a 404 naming `after`, in either order.
+    for (const after of ['msg_nope', 'msg_after_elsewhere', 'msg_after_b']) {
+      for (const order of ['asc', 'desc'] as const) {
+        const error = await client.conversations.items.list(conversation.id, { after, order }).catch((thrown: unknown) => thrown);
+        expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+        expect((error as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ code: 'not_found', type: 'invalid_request_error', param: 'after' });
+        expect((error as Error).message).toContain(`'${after}'`);
+        expect((error as Error).message).toContain(conversation.id);
+      }
+    }
+    // An item it holds is a cursor, the last one too (the empty page past it); a missing conversation is still the conversation's 404.
+    expect(texts((await client.conversations.items.list(conversation.id, { after: 'msg_after_a', order: 'asc' })).data as never)).toEqual(['user: c']);
+    expect((await client.conversations.items.list(conversation.id, { after: 'msg_after_c', order: 'asc' })).data).toEqual([]);
+    const missing = await client.conversations.items.list('conv_nope', { after: 'msg_nope' }).catch((thrown: unknown) => thrown);
+    expect((missing as Error).message).toContain("Conversation with id 'conv_nope' not found");
+  });
+
   describe.each([
     ['a Chat upstream (converted)', 'oc/gpt-4o-mini', () => chat],
     ['a Responses upstream', 'or/gpt-5', () => responses],

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AccountRecord, ApiKeyRecord, BatchRecord, ConversationTurn, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
+import type { AccountRecord, ApiKeyRecord, BatchRecord, ConversationItemsPage, ConversationTurn, FileRecord, MediaRecord, SessionRecord, Store } from '../../src/store/index.ts';
 import { recordBytes } from '../../src/media/media-limits.ts';
 import { createAccount } from '../../src/admin/accounts.ts';
 import { GatewayError } from '../../src/errors/index.ts';
@@ -847,7 +847,8 @@ export function describeStore(name: string, backend: StoreBackend): void {
           const seen: string[] = [];
           let after: string | undefined;
           for (let pages = 0; pages < 1000; pages += 1) {
-            const page = (await store.conversations.page(a, id, after === undefined ? { limit, order } : { limit, order, after }))!;
+            const page = await store.conversations.page(a, id, after === undefined ? { limit, order } : { limit, order, after });
+            if (page === undefined || page === 'no_item') throw new Error(`no page after ${after}`);
             seen.push(...page.data.map((entry) => entry.id as string));
             expect(page.data.length).toBeLessThanOrEqual(limit);
             if (!page.hasMore) return seen;
@@ -859,14 +860,19 @@ export function describeStore(name: string, backend: StoreBackend): void {
           expect(await walk('asc', 100)).toEqual(kept);
           expect(await walk('desc', 20)).toEqual([...kept].reverse());
           expect(await walk('asc', 1)).toEqual(kept);
-          const page = (await store.conversations.page(a, id, { limit: 3, order: 'desc', after: 'msg_60' }))!;
+          const page = (await store.conversations.page(a, id, { limit: 3, order: 'desc', after: 'msg_60' })) as ConversationItemsPage;
           expect(page.data.map((entry) => entry.id)).toEqual(['msg_59', 'msg_56', 'msg_55']);
           expect(page.hasMore).toBe(true);
           expect(texts(page.data)).toEqual(['t59', 't56', 't55']);
           expect((await store.conversations.page(a, id, { limit: 5, order: 'asc', after: 'msg_248' }))!).toEqual({ data: [JSON.parse(item('msg_249', 't249').item)], hasMore: false });
-          // A deleted item's id, or one never held, is no cursor: an empty page.
-          expect(await store.conversations.page(a, id, { limit: 5, order: 'asc', after: 'msg_57' })).toEqual({ data: [], hasMore: false });
-          expect(await store.conversations.page(a, id, { limit: 5, order: 'desc', after: 'msg_nope' })).toEqual({ data: [], hasMore: false });
+          // A deleted item's id, or one never held, is no cursor: `no_item` (the route's 404 naming `after`), in either order.
+          for (const order of ['asc', 'desc'] as const) {
+            expect(await store.conversations.page(a, id, { limit: 5, order, after: 'msg_57' })).toBe('no_item');
+            expect(await store.conversations.page(a, id, { limit: 5, order, after: 'msg_nope' })).toBe('no_item');
+          }
+          // The id of the last item in that order is a cursor: the empty page past it.
+          expect(await store.conversations.page(a, id, { limit: 5, order: 'asc', after: 'msg_249' })).toEqual({ data: [], hasMore: false });
+          expect(await store.conversations.page(a, id, { limit: 5, order: 'desc', after: 'msg_1' })).toEqual({ data: [], hasMore: false });
           expect(await store.conversations.item(a, id, 'msg_231')).toEqual(JSON.parse(item('msg_231', 't231').item));
           expect(await store.conversations.item(a, id, 'msg_57')).toBe('no_item');
           expect(texts(await store.conversations.items(a, id))).toEqual(kept.map((itemId) => `t${itemId.slice(4)}`));
@@ -878,6 +884,7 @@ export function describeStore(name: string, backend: StoreBackend): void {
         // Another account's id, or none: no conversation.
         const b = uid('acct');
         expect(await store.conversations.page(b, id, { limit: 5, order: 'asc' })).toBeUndefined();
+        expect(await store.conversations.page(b, id, { limit: 5, order: 'asc', after: 'msg_nope' })).toBeUndefined();
         expect(await store.conversations.item(b, id, 'msg_1')).toBe('not_found');
         expect(await store.conversations.page(a, `conv_${uid('none')}`, { limit: 5, order: 'asc' })).toBeUndefined();
         await store.conversations.delete(a, id);
@@ -893,7 +900,7 @@ export function describeStore(name: string, backend: StoreBackend): void {
         expect(await store.conversations.item(a, id, 'msg_1')).toBe('no_item');
         // Without rename (as before ids were made unique) an id can be held twice.
         await store.conversations.append(a, id, [item('msg_1', 'first'), item('msg_2', 'two'), item('msg_1', 'again'), item('msg_3', 'three')]);
-        const ids = async (order: 'asc' | 'desc') => (await store.conversations.page(a, id, { limit: 10, order, after: 'msg_1' }))!.data.map((entry) => entry.id);
+        const ids = async (order: 'asc' | 'desc') => ((await store.conversations.page(a, id, { limit: 10, order, after: 'msg_1' })) as ConversationItemsPage).data.map((entry) => entry.id);
         expect(await ids('asc')).toEqual(['msg_3']);
         expect(await ids('desc')).toEqual([]);
         expect(texts([(await store.conversations.item(a, id, 'msg_1')) as Record<string, unknown>])).toEqual(['first']);

@@ -74,7 +74,11 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     return json(event, { id, object: 'conversation.deleted', deleted: true });
   };
 
-  /** GET /v1/conversations/{id}/items: `after`, `limit` (1–100, default 20), `order` (default `desc`); `include` is checked (every item is listed whole). */
+  /**
+   * GET /v1/conversations/{id}/items: `after`, `limit` (1–100, default 20), `order` (default `desc`);
+   * `include` is checked (every item is listed whole). An `after` that is no item of the conversation
+   * is a 404 naming it: as an empty page, a stale or mistyped cursor read as the list's end.
+   */
   const listItems = async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     checkInclude(event);
@@ -83,6 +87,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const id = idOf(event);
     const page = await deps.store.conversations.page(auth.account.id, id, query);
     if (!page) throw conversationNotFound(id);
+    if (page === 'no_item') throw afterNotFound(id, query.after ?? '');
     return json(event, itemsList(page.data, page.hasMore));
   };
 
@@ -168,6 +173,13 @@ function checkInclude(event: H3Event): void {
   if (unknown === undefined) return;
   throw new GatewayError('bad_request', `Invalid value: '${unknown.slice(0, 100)}'. Supported values are: ${INCLUDABLE.map((value) => `'${value}'`).join(', ')}.`, {
     details: { param: 'include', value: unknown.slice(0, 100) },
+  });
+}
+
+/** An `after` cursor that is no item of the conversation (never held, another conversation's, or deleted). */
+function afterNotFound(id: string, after: string): GatewayError {
+  return new GatewayError('not_found', `Item with id '${after.slice(0, 200)}' not found in conversation '${id.slice(0, 200)}': 'after' must be the id of an item the conversation holds (the last id of the page before).`, {
+    details: { param: 'after', id: after.slice(0, 200) },
   });
 }
 

@@ -39,15 +39,17 @@ export function placeLine(index: ConversationIndex, items: readonly Conversation
   }
 }
 
-/** The places of one page (`pageInputItems`' order and cursor: an id held twice is read at its last place in the page's order). */
-export function pagePlaces(items: readonly ItemPlace[], query: ConversationItemsQuery): { places: ItemPlace[]; hasMore: boolean } {
+/** The places of one page (`pageInputItems`' order and cursor: an id held twice is read at its last place in the page's order); `no_item` for an `after` none has. */
+export function pagePlaces(items: readonly ItemPlace[], query: ConversationItemsQuery): { places: ItemPlace[]; hasMore: boolean } | 'no_item' {
   if (query.order === 'asc') {
-    const start = query.after === undefined ? 0 : items.findLastIndex((place) => place.id === query.after) + 1 || items.length;
+    const at = query.after === undefined ? -1 : items.findLastIndex((place) => place.id === query.after);
+    if (at === -1 && query.after !== undefined) return 'no_item';
+    const start = at + 1;
     const places = items.slice(start, start + query.limit);
     return { places, hasMore: start + places.length < items.length };
   }
   const end = query.after === undefined ? items.length : items.findIndex((place) => place.id === query.after);
-  if (end === -1) return { places: [], hasMore: false };
+  if (end === -1) return 'no_item';
   const from = Math.max(0, end - query.limit);
   return { places: items.slice(from, end).reverse(), hasMore: from > 0 };
 }

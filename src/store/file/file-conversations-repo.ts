@@ -108,11 +108,13 @@ export class FileConversationsRepo implements ConversationsRepo {
     });
   }
 
-  page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | undefined> {
+  page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | 'no_item' | undefined> {
     return this.serially(id, async () => {
       const index = await this.indexOf(accountId, id);
       if (!index) return undefined;
-      const { places, hasMore } = pagePlaces(index.items, query);
+      const found = pagePlaces(index.items, query);
+      if (found === 'no_item') return found;
+      const { places, hasMore } = found;
       return { data: await readPlaces(this.fileOf(id), places, this.problem), hasMore };
     });
   }

@@ -175,10 +175,11 @@ export class PostgresConversationsRepo implements ConversationsRepo {
    * `limit` + 1 items past the cursor's item in `order` (one more says whether more follow); the
    * cursor's item is its last place in that order (the highest seq ascending, the lowest descending).
    */
-  async page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | undefined> {
+  async page(accountId: string, id: string, query: ConversationItemsQuery): Promise<ConversationItemsPage | 'no_item' | undefined> {
     const asc = query.order === 'asc';
-    const { rows } = await this.pool.query<{ item: string | null }>(
-      `select i.item from gw_conversations c left join lateral (
+    const { rows } = await this.pool.query<{ item: string | null; held: boolean }>(
+      `select i.item, ($3::text is null or exists (select 1 from gw_conversation_items where conversation_id = c.id and id = $3)) as held
+       from gw_conversations c left join lateral (
          select item from gw_conversation_items where conversation_id = c.id
          and ($3::text is null or seq ${asc ? '>' : '<'} (select ${asc ? 'max' : 'min'}(seq) from gw_conversation_items where conversation_id = c.id and id = $3))
          order by seq ${asc ? 'asc' : 'desc'} limit $4) i on true
@@ -186,6 +187,7 @@ export class PostgresConversationsRepo implements ConversationsRepo {
       [id, accountId, query.after ?? null, query.limit + 1],
     );
     if (rows.length === 0) return undefined;
+    if (!rows[0].held) return 'no_item';
     const items = rows.flatMap((row) => (row.item === null ? [] : [row.item]));
     return { data: items.slice(0, query.limit).map((item) => JSON.parse(item) as Record<string, unknown>), hasMore: items.length > query.limit };
   }

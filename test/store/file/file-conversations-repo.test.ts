@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileConversationsRepo } from '../../../src/store/file/file-conversations-repo.ts';
+import type { ConversationItemsPage } from '../../../src/store/index.ts';
 
 /** The file store's conversation files: one append-only file each (the backend-neutral contract: test/store/store.case.ts). */
 describe('FileConversationsRepo', () => {
@@ -16,6 +17,8 @@ describe('FileConversationsRepo', () => {
     const problems: string[] = [];
     return { dir, problems, repo: new FileConversationsRepo(dir, (message) => problems.push(message)), file: (id: string) => path.join(dir, 'conversations', `${id}.jsonl`) };
   };
+  /** The ids of a page's items (none for no conversation or an unknown cursor). */
+  const idsOf = (page: ConversationItemsPage | 'no_item' | undefined) => (typeof page === 'object' ? page.data.map((entry) => entry.id) : page);
   const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
   const item = (id: string, text: string) => ({ id, item: JSON.stringify({ type: 'message', id, status: 'completed', role: 'user', content: [{ type: 'input_text', text }] }) });
 
@@ -133,12 +136,12 @@ describe('FileConversationsRepo', () => {
     expect(await repo.setMetadata('a', 'conv_r', { k: 'v' })).toMatchObject({ itemCount: 52 });
     expect(await repo.deleteItem('a', 'conv_r', 'msg_40')).toMatchObject({ itemCount: 51 });
     expect(await repo.get('a', 'conv_r')).toMatchObject({ itemCount: 51, metadata: { k: 'v' } });
-    expect((await repo.page('a', 'conv_r', { limit: 5, order: 'desc' }))?.data.map((entry) => entry.id)).toEqual(['msg_51', 'msg_50', 'msg_49', 'msg_48', 'msg_47']);
-    expect((await repo.page('a', 'conv_r', { limit: 3, order: 'asc', after: 'msg_38' }))?.data.map((entry) => entry.id)).toEqual(['msg_39', 'msg_41', 'msg_42']);
+    expect(idsOf(await repo.page('a', 'conv_r', { limit: 5, order: 'desc' }))).toEqual(['msg_51', 'msg_50', 'msg_49', 'msg_48', 'msg_47']);
+    expect(idsOf(await repo.page('a', 'conv_r', { limit: 3, order: 'asc', after: 'msg_38' }))).toEqual(['msg_39', 'msg_41', 'msg_42']);
     expect(await repo.item('a', 'conv_r', 'msg_3')).toMatchObject({ id: 'msg_3' });
     expect(problems).toEqual([]);
     // A read of the spoiled line says so, and leaves out what it cannot read.
-    expect((await repo.page('a', 'conv_r', { limit: 3, order: 'asc' }))?.data.map((entry) => entry.id)).toEqual(['msg_0', 'msg_2']);
+    expect(idsOf(await repo.page('a', 'conv_r', { limit: 3, order: 'asc' }))).toEqual(['msg_0', 'msg_2']);
     expect(problems).toHaveLength(1);
   });
 
@@ -158,7 +161,7 @@ describe('FileConversationsRepo', () => {
     );
     const kept = items.filter((entry) => entry.id !== 'msg_3');
     const reopened = new FileConversationsRepo(dir, (message) => problems.push(message));
-    expect((await reopened.page('a', 'conv_old', { limit: 4, order: 'desc', after: 'msg_28' }))?.data.map((entry) => entry.id)).toEqual(['msg_27', 'msg_26', 'msg_25', 'msg_24']);
+    expect(idsOf(await reopened.page('a', 'conv_old', { limit: 4, order: 'desc', after: 'msg_28' }))).toEqual(['msg_27', 'msg_26', 'msg_25', 'msg_24']);
     await reopened.flush();
     const rewritten = lines(file('conv_old'));
     expect(rewritten.length).toBeGreaterThan(10);
@@ -170,7 +173,7 @@ describe('FileConversationsRepo', () => {
     expect(await reopened.bytesOf('a')).toBe(fs.statSync(file('conv_old')).size);
     const again = new FileConversationsRepo(dir);
     expect(await again.get('a', 'conv_old')).toMatchObject(record);
-    expect((await again.page('a', 'conv_old', { limit: 2, order: 'asc', after: 'msg_2' }))?.data.map((entry) => entry.id)).toEqual(['msg_4', 'msg_5']);
+    expect(idsOf(await again.page('a', 'conv_old', { limit: 2, order: 'asc', after: 'msg_2' }))).toEqual(['msg_4', 'msg_5']);
     expect(problems).toEqual([]);
   });
 
@@ -188,8 +191,8 @@ describe('FileConversationsRepo', () => {
     }
     await repo.flush();
     expect(fs.statSync(path.join(repo.dir, 'conv_0.jsonl')).size).toBeLessThan(100_000);
-    expect((await repo.page('a', 'conv_0', { limit: 3, order: 'desc', after: 'msg_keep_3' }))?.data.map((entry) => entry.id)).toEqual(['msg_keep_2', 'msg_keep_1', 'msg_keep_0']);
+    expect(idsOf(await repo.page('a', 'conv_0', { limit: 3, order: 'desc', after: 'msg_keep_3' }))).toEqual(['msg_keep_2', 'msg_keep_1', 'msg_keep_0']);
     expect(await repo.append('a', 'conv_0', [item('msg_last', 'l')])).toMatchObject({ itemCount: 7 });
-    expect((await repo.page('a', 'conv_0', { limit: 2, order: 'desc' }))?.data.map((entry) => entry.id)).toEqual(['msg_last', 'msg_keep_3']);
+    expect(idsOf(await repo.page('a', 'conv_0', { limit: 2, order: 'desc' }))).toEqual(['msg_last', 'msg_keep_3']);
   });
 });
