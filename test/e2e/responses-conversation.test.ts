@@ -151,6 +151,23 @@ describe("OpenAI's Conversations API over the gateway's store", () => {
     expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
   });
 
+  it("items.create with `items: []` is OpenAI's 400 for an empty array naming `items` (before, a 200 that added nothing); conversations.create may still start empty", async () => {
+    const conversation = await client.conversations.create({ items: [] });
+    const error = await client.conversations.items.create(conversation.id, { items: [] }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      code: 'bad_request',
+      type: 'invalid_request_error',
+      param: 'items',
+      message: "Invalid 'items': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      details: { param: 'items', reason: 'empty_array' },
+    });
+    // Checked as the body is, before the conversation is looked up (as the missing `items` 400 is).
+    const elsewhere = await other.conversations.items.create(conversation.id, { items: [] }).catch((thrown: unknown) => thrown);
+    expect(elsewhere).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((await client.conversations.items.list(conversation.id)).data).toEqual([]);
+  });
+
   it("items.list with an `after` that is no item of the conversation is a 404 naming it (before, an empty page: a stale or mistyped cursor read as the end of the list)", async () => {
     const given = (text: string, id: string) => ({ type: 'message', role: 'user', content: text, id }) as never;
     const conversation = await client.conversations.create({ items: [given('a', 'msg_after_a'), given('b', 'msg_after_b'), given('c', 'msg_after_c')] });

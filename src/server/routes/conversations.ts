@@ -91,7 +91,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     return json(event, itemsList(page.data, page.hasMore));
   };
 
-  /** POST /v1/conversations/{id}/items {items}: at most 20, added at the end; answers the list of the items added (an id the conversation held already renamed). */
+  /** POST /v1/conversations/{id}/items {items}: 1 to 20, added at the end; answers the list of the items added (an id the conversation held already renamed). */
   const addItems = async (event: H3Event): Promise<string> => {
     const auth = authenticateApiKey(event, deps);
     checkInclude(event);
@@ -100,6 +100,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
       if (body.items === undefined) throw new GatewayError('bad_request', "Missing required parameter: 'items'.", { details: { param: 'items', missing: ['items'] } });
       throw validationError({ items: 'must be an array of items' });
     }
+    if (body.items.length === 0) throw emptyItems();
     const items = readConversationItems(body.items);
     const id = idOf(event);
     const limits = conversationBounds(deps);
@@ -173,6 +174,16 @@ function checkInclude(event: H3Event): void {
   if (unknown === undefined) return;
   throw new GatewayError('bad_request', `Invalid value: '${unknown.slice(0, 100)}'. Supported values are: ${INCLUDABLE.map((value) => `'${value}'`).join(', ')}.`, {
     details: { param: 'include', value: unknown.slice(0, 100) },
+  });
+}
+
+/**
+ * `items: []` on items.create: OpenAI's 400 for an array under its minimum length, in its words
+ * (its code, `empty_array`, is `details.reason`; `error.code` stays the spec's `bad_request`).
+ */
+function emptyItems(): GatewayError {
+  return new GatewayError('bad_request', "Invalid 'items': empty array. Expected an array with minimum length 1, but got an empty array instead.", {
+    details: { param: 'items', reason: 'empty_array' },
   });
 }
 
