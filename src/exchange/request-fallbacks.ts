@@ -1,5 +1,6 @@
 import { GatewayError, isGatewayError, validationError } from '../errors/index.ts';
 import { getFormat } from '../formats/index.ts';
+import { modelListHint } from '../providers/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import type { ExchangeDeps } from './types.ts';
 
@@ -61,6 +62,6 @@ function notServed(id: string, field: string, error: unknown): GatewayError {
   const start = `The model '${id}' `;
   const message = said?.startsWith(start)
     ? `The model '${id}' in '${field}' ${said.slice(start.length)}`
-    : `The model '${id}' in '${field}' does not exist or is not served by any configured provider. GET /v1/models lists the models served.`;
+    : `The model '${id}' in '${field}' does not exist or is not served by any configured provider. ${modelListHint()}`;
   return new GatewayError('model_not_found', message, { details: { model: id, param: field } });
 }

@@ -1,4 +1,4 @@
-export { ProviderRegistry } from './registry.ts';
+export { ProviderRegistry, modelListHint, withModelList } from './registry.ts';
 export { loadPlugin, registerPluginFormats, resolvePluginFile, PluginLoadError, BUILTIN_PLUGIN_NAMES } from './load-plugin.ts';
 export type { Provider, CatalogModel } from './types.ts';
 export { toModelObject } from './describe-model.ts';

@@ -241,6 +241,25 @@ function checkProviderKeys(id: string, plugin: ProviderPlugin<unknown>, extra: s
   }
 }
 
+/** The model list a model-not-found message names: OpenAI's and Anthropic's clients read it (a format with a list of its own: withModelList). */
+const MODELS_LIST = 'GET /v1/models';
+
+/** The sentence every model-not-found message ends with. */
+export function modelListHint(list = MODELS_LIST): string {
+  return `${list} lists the models served.`;
+}
+
+/**
+ * A model-not-found error whose last sentence names `list` (Gemini's `GET /v1beta/models`, for a
+ * client of Google's API) instead of `GET /v1/models`; any other error as it is.
+ */
+export function withModelList(error: GatewayError, list: string): GatewayError {
+  const said = modelListHint();
+  if (error.code !== 'model_not_found' || !error.message.endsWith(said) || list === MODELS_LIST) return error;
+  const message = `${error.message.slice(0, -said.length)}${modelListHint(list)}`;
+  return new GatewayError(error.code, message, { status: error.status, headers: error.headers, cause: error.cause, retryAfter: error.retryAfter, retryAfterMs: error.retryAfterMs, details: error.details });
+}
+
 /** Providers a model-not-found message names at most (the config's order). */
 const NAMED_PROVIDERS = 8;
 
@@ -252,7 +271,7 @@ const NAMED_PROVIDERS = 8;
  */
 function modelNotFound(id: string, why?: NotFoundWhy): GatewayError {
   const reason = why ? whyNotFound(id, why) : '';
-  const error = new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${reason ? `: ${reason}` : ''}. GET /v1/models lists the models served.`, {
+  const error = new GatewayError('model_not_found', `The model '${id}' does not exist or is not served by any configured provider${reason ? `: ${reason}` : ''}. ${modelListHint()}`, {
     details: { model: id },
   });
   if (reason) NOT_FOUND_REASONS.set(error, reason);

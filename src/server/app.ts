@@ -9,7 +9,7 @@ import { dataDirUnwritable, databaseUnavailable } from '../store/index.ts';
 import { apiFormatOfRoute, isDashboardRoute, isInferenceRoute, isInternalRoute, operationOfRoute, statusOfResult } from './observe-route.ts';
 import { createClientErrorWarner, type ClientErrorWarning } from './warn-client-error.ts';
 import { ClientClosedError } from './body-errors.ts';
-import { collapseSlashes, isNoRoute, suggestBaseUrl } from './hint-base-url.ts';
+import { collapseSlashes, isNoRoute, noRoute, suggestBaseUrl } from './hint-base-url.ts';
 import { errorResponse, errorStatus } from './send.ts';
 import { adminRoutes, buildRoutes, type RouteDef } from './routes/index.ts';
 import { acceptsPage, createDashboard, dashboardRoutes, isApiPath, isFilePath, type Dashboard } from './routes/dashboard.ts';
@@ -149,8 +149,7 @@ function composeApp(deps: ServerDeps, routes: RouteDef[], withCors: boolean, das
     }
     const meant = suggestBaseUrl(event.req.method, path, event.url.origin, known, broad);
     if (meant) throw new GatewayError('not_found', `No route for ${event.req.method} ${path}. Did you mean ${meant.path}? ${meant.hint}`, { details: { did_you_mean: meant.path } });
-    const missing = missingFormatHint(event.req.method, path);
-    throw new GatewayError('not_found', `No route for ${event.req.method} ${path}.${missing ? ` ${missing}` : ''}`);
+    throw noRoute(event.req.method, path, missingFormatHint(event.req.method, path));
   };
   const unmatched = wrap(answerUnknown, undefined, deps, 'unmatched');
   for (const [method, path, group] of sameRoutes(routes)) {

@@ -100,12 +100,18 @@ export function collapseSlashes(path: string): string {
 const NO_ROUTE = Symbol.for('gateway.server.noRoute');
 
 /**
- * The 404 of a URL that a route's pattern took but its reader did not (a broad pattern such as
- * Gemini's `/v1beta/:provider/**`): app.ts answers it as it answers an unknown path, with the
- * base URL the client probably meant.
+ * The 404 of a URL no route serves: an unknown path (app.ts), or one a route's pattern took but
+ * its reader did not (a broad pattern such as Gemini's `/v1beta/:provider/**`), which app.ts
+ * answers as it answers an unknown path, with the base URL the client probably meant. The error
+ * body adds the model list of the client's API where it has its own (send.ts).
  */
-export function noRoute(method: string, path: string): GatewayError {
-  return Object.assign(new GatewayError('not_found', `No route for ${method} ${path}.`), { [NO_ROUTE]: true });
+export function noRoute(method: string, path: string, hint?: string): GatewayError {
+  return Object.assign(new GatewayError('not_found', `No route for ${method} ${path}.${hint ? ` ${hint}` : ''}`), { [NO_ROUTE]: true });
+}
+
+/** A noRoute() 404 with one more sentence (what the client's own API lists), still a noRoute. */
+export function withRouteHint(error: GatewayError, sentence: string): GatewayError {
+  return Object.assign(new GatewayError('not_found', `${error.message} ${sentence}`, { details: error.details, headers: error.headers }), { [NO_ROUTE]: true });
 }
 
 /** Whether `error` is a noRoute() 404. */

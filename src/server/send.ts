@@ -2,10 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { H3Event } from 'h3';
 import { buildErrorEnvelope, NOT_RETRIED_CODES, toGatewayError, withRetryHint, type GatewayError } from '../errors/index.ts';
-import { awsExceptionOf, formatOfClient, getCodec } from '../formats/index.ts';
+import { awsExceptionOf, formatOfClient, getCodec, getFormat } from '../formats/index.ts';
+import { modelListHint, withModelList } from '../providers/index.ts';
 import type { WireFormat } from '../ir/index.ts';
 import { SSE_CONTENT_TYPE, writeSse, type SseRecord } from '../sse/index.ts';
 import type { RelayedStream, StreamTarget } from '../pipeline/index.ts';
+import { isNoRoute, withRouteHint } from './hint-base-url.ts';
 import { flushHead, nodeOf, putHeader, requestHeader, requestState, setResponseHeader, type NodePair } from './context.ts';
 
 /**
@@ -16,7 +18,22 @@ import { flushHead, nodeOf, putHeader, requestHeader, requestState, setResponseH
 export function errorBody(error: GatewayError, event: H3Event, format?: WireFormat): Record<string, unknown> {
   const ids = requestState(event).ids;
   const wire = errorWire(event, format);
+  // A client of an API with a model list of its own (Gemini's under /v1beta) is pointed at that one.
+  const list = clientModelList(event.url.pathname, wire);
+  if (list) error = isNoRoute(error) ? withRouteHint(error, modelListHint(list)) : withModelList(error, list);
   return wire ? getCodec(wire).encodeError(error, ids) : (buildErrorEnvelope(error, ids) as unknown as Record<string, unknown>);
+}
+
+/**
+ * The model list a client of `wire` reads when the request is under that list's API version
+ * (Gemini's `GET /v1beta/models` for a `/v1beta/…` path), so what a 404 points to is a route of
+ * the client's own API; undefined where `GET /v1/models` is it (OpenAI's, Anthropic's, Google's v1).
+ */
+function clientModelList(pathname: string, wire: WireFormat | undefined): string | undefined {
+  const path = wire ? getFormat(wire).models?.path : undefined;
+  if (!path) return undefined;
+  const version = path.slice(0, path.indexOf('/', 1) + 1);
+  return version !== '' && pathname.startsWith(version) ? `GET ${path}` : undefined;
 }
 
 /** The format whose error shape a request's client reads (see errorBody), or undefined for the plain envelope. */

@@ -266,7 +266,7 @@ describe('@google/genai through the gateway', () => {
       const answer = await fetch(`${gw.url}/v1beta/models/${model}:predict`, { method, headers: { 'x-goog-api-key': gw.key!, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"instances":[{"content":"hi"}]}' } : {}) });
       const body = (await answer.json()) as { error: { message: string } };
       expect([model, method, answer.status]).toEqual([model, method, 404]);
-      expect(body.error.message).toBe(`No route for ${method} /v1beta/models/${model}:predict.`);
+      expect(body.error.message).toBe(`No route for ${method} /v1beta/models/${model}:predict. GET /v1beta/models lists the models served.`);
     }
     // A model that is not there is still a 404, and one whose id holds a colon (Bedrock's …-v1:0) is not taken for a method.
     expect((await fetch(`${gw.url}/v1beta/models/nobody/nothing`, { headers: { 'x-goog-api-key': gw.key! } })).status).toBe(404);

@@ -95,6 +95,34 @@ describe('h3 app in-process', () => {
     }
   });
 
+  // A Gemini client on /v1beta was told 'GET /v1/models lists the models served' (an OpenAI route) for an unknown model, and nothing for an unknown route.
+  it("a Gemini client under /v1beta is pointed at Gemini's model list (GET /v1beta/models) for an unknown model or route, in Google's error shape", async () => {
+    const gemini = { authorization: undefined, 'x-goog-api-key': key, 'x-goog-api-client': 'google-genai-sdk/1.30.0 gl-node/22.0.0', 'content-type': 'application/json' };
+    const contents = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    const answer = async (method: string, url: string, headers: Record<string, string | undefined>, body?: string) => {
+      const res = await gateway.app.request(url, { method, headers: Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>, body });
+      return { status: res.status, body: (await res.json()) as { error: { code: unknown; status?: string; message: string; details?: Array<Record<string, unknown>> } } };
+    };
+    for (const url of ['/v1beta/models/nope:generateContent', '/v1beta/models/nope:streamGenerateContent?alt=sse', '/v1beta/models/nope:countTokens', '/v1beta/nope/model:generateContent']) {
+      const { status, body } = await answer('POST', url, gemini, contents);
+      expect(status, url).toBe(404);
+      expect(body.error, url).toMatchObject({ code: 404, status: 'NOT_FOUND', details: [expect.objectContaining({ reason: 'model_not_found' })] });
+      expect(body.error.message, url).toMatch(/does not exist or is not served by any configured provider.*\. GET \/v1beta\/models lists the models served\.$/);
+      expect(body.error.message, url).not.toContain('/v1/models');
+    }
+    for (const [method, url] of [['GET', '/v1beta/cachedContents'], ['POST', '/v1beta/cachedContents'], ['GET', '/v1beta/tunedModels']]) {
+      const { status, body } = await answer(method, url, gemini, method === 'POST' ? '{}' : undefined);
+      expect(status, url).toBe(404);
+      expect(body.error, url).toMatchObject({ code: 404, status: 'NOT_FOUND', message: `No route for ${method} ${url}. GET /v1beta/models lists the models served.` });
+    }
+    // Google's v1 (@google/genai 3's default) reads its list at GET /v1/models, which answers a Google SDK in its shape; OpenAI's clients keep theirs.
+    const v1 = await answer('POST', '/v1/models/nope:generateContent', gemini, contents);
+    expect(v1.body.error).toMatchObject({ status: 'NOT_FOUND', message: expect.stringMatching(/GET \/v1\/models lists the models served\.$/) });
+    const openai = await answer('POST', '/v1/chat/completions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(openai.body.error).toMatchObject({ code: 'model_not_found', message: expect.stringMatching(/GET \/v1\/models lists the models served\.$/) });
+    expect((await answer('GET', '/v1/nothing', { authorization: `Bearer ${key}` })).body.error.message).toBe('No route for GET /v1/nothing.');
+  });
+
   it("answers any Bedrock Runtime path it does not serve as the AWS SDK reads it, GETs too (not the dashboard's page)", async () => {
     for (const [method, url] of [['POST', '/guardrail/gr1/version/1/apply'], ['POST', '/model/mock%2Fecho/invok'], ['GET', '/async-invoke/arn1'], ['GET', '/model/mock%2Fecho/invoke']]) {
       const res = await gateway.app.request(url, { method, headers: { authorization: `Bearer ${key}` } });
