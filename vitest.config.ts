@@ -41,6 +41,7 @@ const ISOLATED = [
   'test/store/file/settlement-outbox.test.ts',
   'test/limits/redis-rate-limit-store.test.ts',
   'test/tui/tui-command.test.ts',
+  'test/cli/list-width.test.ts',
   'test/billing/balance-bounds.test.ts',
   'test/billing/ledger-group-commit.test.ts',
   'test/server/routes/gemini-batch-results-size.test.ts',

@@ -10,12 +10,76 @@ function cellText(value: unknown): string {
   return typeof value === 'number' ? plainNumber(value) : String(value);
 }
 
+type Row = Array<string | number | null | undefined>;
+
+function cellsOf(rows: readonly Row[]): string[][] {
+  return rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : terminalText(cellText(c)))));
+}
+
+function naturalWidths(headers: readonly string[], cells: readonly string[][]): number[] {
+  return headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
+}
+
 /** Renders rows as an aligned text table with a header line. */
-export function formatTable(headers: string[], rows: Array<Array<string | number | null | undefined>>): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : terminalText(cellText(c)))));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
+export function formatTable(headers: string[], rows: Row[]): string {
+  const cells = cellsOf(rows);
+  const widths = naturalWidths(headers, cells);
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
   return [line(headers), ...cells.map(line)].join('\n');
+}
+
+/** How a table may be narrowed to a terminal's width (fitTable). */
+export interface TableFit {
+  /** Free-text columns, by header, that may be cut with '…' (the widest first), to no fewer than 8 characters (or their header's). */
+  shrink?: readonly string[];
+  /** Columns, by header, left out in this order while the table, its free text cut, is still too wide. */
+  drop?: readonly string[];
+}
+
+/** A free-text column is cut to no fewer characters than this (or its header's). */
+const MIN_CUT = 8;
+
+/**
+ * The table of formatTable narrowed to `columns` characters a line: free-text columns cut with
+ * '…', then optional columns left out, as `fit` says; `dropped` names those left out. A table
+ * that fits is formatTable's. One that still does not (identifiers alone wider) is as narrow as it gets.
+ */
+export function fitTable(headers: string[], rows: Row[], columns: number, fit: TableFit): { text: string; dropped: string[] } {
+  const cells = cellsOf(rows);
+  const natural = naturalWidths(headers, cells);
+  const cuttable = new Set(fit.shrink?.map((h) => headers.indexOf(h)).filter((i) => i >= 0));
+  const least = natural.map((w, i) => (cuttable.has(i) ? Math.min(w, Math.max(headers[i].length, MIN_CUT)) : w));
+  let shown = headers.map((_, i) => i);
+  const total = (widths: readonly number[]) => shown.reduce((sum, i) => sum + widths[i], 0) + 2 * (shown.length - 1);
+  const dropped: string[] = [];
+  for (const header of fit.drop ?? []) {
+    const i = headers.indexOf(header);
+    if (total(least) <= columns || shown.length <= 1) break;
+    if (i < 0 || !shown.includes(i)) continue;
+    shown = shown.filter((j) => j !== i);
+    dropped.push(header);
+  }
+  const widths = [...natural];
+  while (total(widths) > columns) {
+    const widest = shown.filter((i) => cuttable.has(i) && widths[i] > least[i]).sort((a, b) => widths[b] - widths[a])[0];
+    if (widest === undefined) break;
+    widths[widest] -= 1;
+  }
+  const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`);
+  const line = (r: readonly string[]) => shown.map((i, at) => (at === shown.length - 1 ? cut(r[i], widths[i]) : cut(r[i], widths[i]).padEnd(widths[i]))).join('  ');
+  return { text: [line(headers), ...cells.map(line)].join('\n'), dropped };
+}
+
+/**
+ * Prints a table: on a terminal, narrowed to its width (fitTable) with a line naming the columns
+ * left out; elsewhere (a pipe, a file, a script) whole, as formatTable writes it.
+ */
+export function printTable(headers: string[], rows: Row[], fit: TableFit): void {
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (!columns) return print(formatTable(headers, rows));
+  const { text, dropped } = fitTable(headers, rows, columns, fit);
+  print(text);
+  if (dropped.length > 0) print(`(${dropped.join(', ')} left out to fit the terminal: --json shows every field)`);
 }
 
 /** A time field of an OpenAI-shaped record (`created_at`, `expires_at`: Unix seconds) as the listings write times (`2026-11-30T11:02:54Z`). */

@@ -3,7 +3,7 @@ import type { KeyView } from '../../admin/index.ts';
 import { createKeyInput, setKeyInput } from '../../admin/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { newDataDirNote, recordsPlace, resolveContext } from '../context.ts';
-import { formatTable, print, printJson } from '../format-table.ts';
+import { print, printJson, printTable } from '../format-table.ts';
 import { listOrAll, numberOrNone, textOrNone, validated } from '../parse-settings.ts';
 import { createClock } from '../../util/index.ts';
 
@@ -75,11 +75,11 @@ export async function listKeysCommand(cmd: Command, opts: { account?: string; js
   if (opts.json) return printJson(keys.map((k) => ({ ...k, status: keyStatus(k) })));
   if (keys.length === 0 && opts.account !== undefined) return print(`No API keys of ${opts.account}: \`gateway keys create --account ${opts.account}\` makes one.`);
   if (keys.length === 0) return print(`No API keys in ${recordsPlace(ctx)}: \`gateway keys create\` makes one (the first \`gateway serve\` on an empty data dir does too).`);
-  print(
-    formatTable(
-      ['ID', 'NAME', 'ACCOUNT', 'KEY', 'RPM', 'SCOPE', 'LIMIT', 'EXPIRES', 'LAST USED', 'STATUS'],
-      keys.map((k) => [k.id, k.name, k.account, k.preview, k.rpm, describeScope(k), describeLimit(k), iso(k.expires_at), iso(k.last_used_at), keyStatus(k)]),
-    ),
+  printTable(
+    ['ID', 'NAME', 'ACCOUNT', 'KEY', 'RPM', 'SCOPE', 'LIMIT', 'EXPIRES', 'LAST USED', 'STATUS'],
+    keys.map((k) => [k.id, k.name, k.account, k.preview, k.rpm, describeScope(k), describeLimit(k), iso(k.expires_at), iso(k.last_used_at), keyStatus(k)]),
+    // On a terminal: the free text cut, then what `keys set` and a revoke need least left out; the id stays whole.
+    { shrink: ['NAME', 'ACCOUNT', 'SCOPE'], drop: ['LAST USED', 'KEY', 'EXPIRES', 'LIMIT', 'RPM'] },
   );
 }
 

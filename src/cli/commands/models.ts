@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { resolveContext } from '../context.ts';
-import { formatTable, print, printJson } from '../format-table.ts';
+import { print, printJson, printTable } from '../format-table.ts';
 
 type Pricing = Record<string, string> | null;
 
@@ -56,7 +56,8 @@ export async function listModelsCommand(cmd: Command, opts: { json?: boolean }):
       (m.capabilities as string[]).join(','),
     ];
   });
-  print(formatTable(['ID', 'TYPE', 'CONTEXT', 'INPUT $/1M', 'OUTPUT $/1M', 'MEDIA $', 'CAPABILITIES'], rows));
+  // On a terminal: the free text cut, then the columns after the prices left out; the id stays whole.
+  printTable(['ID', 'TYPE', 'CONTEXT', 'INPUT $/1M', 'OUTPUT $/1M', 'MEDIA $', 'CAPABILITIES'], rows, { shrink: ['CAPABILITIES', 'TYPE'], drop: ['CAPABILITIES', 'CONTEXT', 'MEDIA $'] });
   // A provider whose models include '*' (an aggregator) serves any id pinned to it, which no list can show.
   for (const [id, provider] of Object.entries(ctx.config.providers)) {
     if (provider.enabled === false || !(provider.models ?? []).some((m) => m === '*')) continue;
