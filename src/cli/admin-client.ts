@@ -39,8 +39,9 @@ export async function connectAdmin(ctx: CliContext, options: AdminOptions & { wa
   for (;;) {
     const server = readServerInfo(ctx.dataDir);
     if (server) {
+      const url = server.adminUrl ?? server.url;
       const client = createTRPCClient<AdminRouter>({
-        links: [httpLink({ url: `${server.adminUrl ?? server.url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` } })],
+        links: [httpLink({ url: `${url}/admin/trpc`, headers: { authorization: `Bearer ${server.adminToken}` }, fetch: answeredBy(ctx.dataDir, url, server.pid) })],
       });
       return { client, mode: 'server', close: async () => undefined };
     }
@@ -115,6 +116,25 @@ export interface AdminOptions {
   readOnly?: boolean;
   /** The command changes a record that must be there already (set, revoke, cancel, remove). */
   existing?: boolean;
+}
+
+/**
+ * fetch, with a server that does not answer said as such: it stopped (killed during this command),
+ * or server.json names a pid that came again to another process after the server died. Not
+ * "fetch failed": which server, and that the change may or may not have been made.
+ */
+function answeredBy(dataDir: string, url: string, pid: number): typeof fetch {
+  return async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+      const why = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new CliError(
+        `the gateway serving ${dataDir} at ${url} (pid ${pid}, server.json) did not answer (${why}). If it stopped during this command, the change may or may not have been made: check (e.g. with ls) before running it again. If no gateway serves there any more, start one (gateway serve)`,
+      );
+    }
+  };
 }
 
 /** Runs `fn` with an admin connection and always closes it. */

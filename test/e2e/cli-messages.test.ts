@@ -315,4 +315,30 @@ describe('CLI error messages', () => {
     expect(String(account.stderr).trim()).toBe(note(accountsDir, 'account'));
     expect(String(account.stdout)).toMatch(/^Created account new@example\.com /);
   });
+
+  it('a command whose server does not answer (it stopped mid-command, or server.json names a pid that came again) says which server, and that the change may or may not be made', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
+    const dataDir = path.join(dir, 'data');
+    const args = ['--config', file, '--data-dir', dataDir];
+    expect((await runCli([...args, 'accounts', 'create', '--email', 'gone@example.test'])).exitCode).toBe(0);
+    // A port nothing listens on: one taken and let go.
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: taken } = server.address() as { port: number };
+        server.close(() => resolve(taken));
+      });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    // The pid of a live process (this test's), as a pid that came again after the server died is.
+    fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url, adminToken: 'gwa_x', startedAt: 1 }), { mode: 0o600 });
+    const result = await runCli([...args, 'keys', 'create', '--account', 'gone@example.test']);
+    expect(result.exitCode).toBe(1);
+    const lines = String(result.stderr).split('\n').filter((l) => l.trim());
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toMatch(noStack);
+    expect(lines[0]).toMatch(new RegExp(`^gateway: the gateway serving ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at ${url} \\(pid ${process.pid}, server\\.json\\) did not answer \\(ECONNREFUSED\\)`));
+    expect(lines[0]).toContain('may or may not');
+  });
 });
