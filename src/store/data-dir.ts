@@ -13,6 +13,44 @@ export interface ServerInfo {
   adminUrl?: string;
   adminToken: string;
   startedAt: number;
+  /** The boot it was written in (Linux's boot_id): a pid of an earlier boot is no process of ours, whoever has it now. */
+  boot?: string;
+}
+
+let bootId: string | null | undefined;
+
+/** This boot's id (Linux); null where the system does not say. */
+function thisBoot(): string | null {
+  if (bootId === undefined) {
+    try {
+      bootId = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    } catch {
+      bootId = null;
+    }
+  }
+  return bootId;
+}
+
+/** Whether server info was written in an earlier boot of this machine (after a power loss its pid is often another process's). */
+function earlierBoot(info: Pick<ServerInfo, 'boot'>): boolean {
+  const boot = thisBoot();
+  return Boolean(info.boot && boot && info.boot !== boot);
+}
+
+/** server.json as written, whatever its process's state. */
+function readServerFile(dataDir: string): ServerInfo | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, SERVER), 'utf8')) as ServerInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` holds the lock of `dataDir` as a process of this boot: alive, and not named by a server.json of an earlier boot. */
+function holderAlive(dataDir: string, pid: number): boolean {
+  if (!alive(pid)) return false;
+  const server = readServerFile(dataDir);
+  return !(server && server.pid === pid && earlierBoot(server));
 }
 
 const LOCK = 'gateway.lock';
@@ -29,17 +67,14 @@ function alive(pid: number): boolean {
 
 /** The running server owning `dataDir`, if any (stale files of dead processes are ignored). */
 export function readServerInfo(dataDir: string): ServerInfo | undefined {
-  try {
-    const info = JSON.parse(fs.readFileSync(path.join(dataDir, SERVER), 'utf8')) as ServerInfo;
-    return info.pid && alive(info.pid) ? info : undefined;
-  } catch {
-    return undefined;
-  }
+  const info = readServerFile(dataDir);
+  return info?.pid && alive(info.pid) && !earlierBoot(info) ? info : undefined;
 }
 
 export function writeServerInfo(dataDir: string, info: ServerInfo): void {
   const file = path.join(dataDir, SERVER);
-  fs.writeFileSync(file + '.tmp', JSON.stringify(info), { mode: 0o600 });
+  const boot = thisBoot();
+  fs.writeFileSync(file + '.tmp', JSON.stringify(boot ? { ...info, boot } : info), { mode: 0o600 });
   fs.renameSync(file + '.tmp', file);
 }
 
@@ -65,7 +100,7 @@ function readLock(file: string): { pid: number; name?: string } | undefined {
 /** The lock's live holder: its pid and what it is, when it said. */
 function liveHolder(dataDir: string): { pid: number; name?: string } | undefined {
   const holder = readLock(path.join(dataDir, LOCK));
-  return holder && holder.pid && alive(holder.pid) ? holder : undefined;
+  return holder && holder.pid && holderAlive(dataDir, holder.pid) ? holder : undefined;
 }
 
 /** The pid holding the lock, if it is alive. */
@@ -120,7 +155,7 @@ const heldHere = new Set<string>();
  * process's: pids come again, and a container's gateway is pid 1 at every start.
  */
 function abandoned(file: string, holder: { pid: number } | undefined): boolean {
-  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !alive(holder.pid);
+  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !holderAlive(path.dirname(file), holder.pid);
   try {
     return Date.now() - fs.statSync(file).mtimeMs >= UNWRITTEN_LOCK_GRACE_MS;
   } catch {
@@ -183,7 +218,7 @@ export async function acquireLock(dataDir: string, waitMs = 5000, name?: string)
       const holder = readLock(file);
       const who = !holder?.pid
         ? 'another process (its lock file is still being written)'
-        : alive(holder.pid)
+        : holderAlive(dataDir, holder.pid)
           ? `process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}`
           : `another process (taking over the lock process ${holder.pid} left)`;
       throw new Error(`the data dir ${dataDir} is in use by ${who}`);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/store/index.ts';
+import { acquireLock, lockHolder, readServerInfo } from '../../src/store/index.ts';
 import { tempDir } from '../helpers/spawn-gateway.ts';
 
 describe('the data dir lock', () => {
@@ -38,6 +38,24 @@ describe('the data dir lock', () => {
     await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${process.pid}`);
     lock.release();
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('a server.json written in an earlier boot, and the lock of the server it names, are stale, whatever process has their pid now (after a power loss the pid is often another service\'s)', async () => {
+    const dir = tempDir('gw-lock-');
+    const file = path.join(dir, 'gateway.lock');
+    // The parent of this process is alive: the pid an earlier boot's gateway had, taken by another process since.
+    fs.writeFileSync(file, String(process.ppid), { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid: process.ppid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: 1, boot: '00000000-0000-4000-8000-000000000000' }), { mode: 0o600 });
+    expect(readServerInfo(dir)).toBeUndefined();
+    expect(lockHolder(dir)).toBeUndefined();
+    const lock = await acquireLock(dir, 0);
+    expect(fs.readFileSync(file, 'utf8').split('\n')[0]).toBe(String(process.pid));
+    lock.release();
+    // Without a server.json of an earlier boot naming it, the same pid is a live holder.
+    fs.rmSync(path.join(dir, 'server.json'));
+    fs.writeFileSync(file, String(process.ppid), { mode: 0o600 });
+    expect(lockHolder(dir)).toBe(process.ppid);
+    await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${process.ppid}`);
   });
 
   it('the lock file appears with its pid in it, and no side file is left', async () => {
