@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { limitHeapGrowth } from '../../app/index.ts';
-import { startServer, type RunningServer } from '../../app/index.ts';
+import { limitHeapGrowth, limitYoungGeneration, startServer, type RunningServer } from '../../app/index.ts';
 import { displayPath, type GatewayConfig } from '../../config/index.ts';
 import { createLogger, type Logger } from '../../util/index.ts';
 import { resolveContext, type CliContext } from '../context.ts';
@@ -28,6 +27,7 @@ function hasEnabledProvider(config: GatewayConfig): boolean {
  */
 export async function serve(cmd: Command, opts: { port?: number; host?: string }): Promise<void> {
   limitHeapGrowth();
+  limitYoungGeneration();
   const ctx = await resolveContext(cmd);
   const log = createLogger(ctx.config.logging.level);
   describeConfigSource(ctx, log);
