@@ -133,6 +133,14 @@ describe('stored Responses: ids minted by the gateway, read by owner', () => {
         // Another account's response is an unknown one; a limit past 100 is refused.
         expect(await status(bob.responses.inputItems.list(next.id))).toBe(404);
         expect(await status(alice.responses.inputItems.list(next.id, { limit: 101 }))).toBe(422);
+        // An after that is no item of this response's input is a 404 naming it (as for a conversation's items), not an empty page.
+        const unknown = await alice.responses.inputItems.list(next.id, { after: 'msg_not_here' }).then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+        expect(unknown?.status).toBe(404);
+        expect(unknown?.error).toMatchObject({ code: 'not_found', param: 'after' });
+        expect(unknown?.message).toContain('msg_not_here');
+        expect(await status(alice.responses.inputItems.list(first.id, { after: ids[2]! }))).toBe(404);
+        // The last item's id is still a cursor: an empty last page.
+        expect((await alice.responses.inputItems.list(next.id, { after: ids[0]! })).data).toEqual([]);
       });
 
       it('responses.stream({ response_id }) replays a stored response as its stream; starting_after resumes after a number', async () => {

@@ -44,8 +44,17 @@ export function listStoredInputItems(deps: ServerDeps) {
     const id = event.context.params?.id ?? '';
     const stored = await deps.store.responses.get(auth.account.id, id);
     if (!stored) throw notFound(id);
-    return json(event, pageInputItems(inputItemsOf(stored.request, id), query));
+    const items = inputItemsOf(stored.request, id);
+    if (query.after !== undefined && !items.some((item) => item.id === query.after)) throw afterNotFound(id, query.after);
+    return json(event, pageInputItems(items, query));
   };
+}
+
+/** An `after` cursor that is no item of the response's input: 404 naming it, as for a conversation's items (docs/api-decisions.md). */
+function afterNotFound(id: string, after: string): GatewayError {
+  return new GatewayError('not_found', `Item with id '${after.slice(0, 200)}' not found in the input of response '${id.slice(0, 200)}': 'after' must be the id of an item of that input (the last id of the page before).`, {
+    details: { param: 'after', id: after.slice(0, 200) },
+  });
 }
 
 /**
