@@ -73,6 +73,9 @@ describe('records on a full disk (real CLI, data dir on a small tmpfs)', () => {
     fs.rmSync(path.join(mountPoint, 'filler'));
     await expect.poll(async () => (await fetch(`${gw!.url}/health`)).status, { timeout: 10_000, interval: 100 }).toBe(200);
     for (const [what, request] of requests) expect({ what, status: (await request()).status }).toEqual({ what, status: 200 });
+    // A batch refused while full was not made: it neither shows up nor runs (and bills) later, when db.json can be written again.
+    const batches = (await (await fetch(`${gw.url}/v1/batches`, { headers: auth })).json()) as { data: unknown[] };
+    expect(batches.data).toHaveLength(1);
     expect(String(gw.stderr())).not.toContain('unhandled error');
     expect(await gw.stop()).toBe(0);
     gw = undefined;

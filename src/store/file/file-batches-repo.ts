@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from '../../util/index.ts';
 import type { FileDb } from './file-db.ts';
-import { pageByCreation } from './file-files-repo.ts';
+import { forget, pageByCreation } from './file-files-repo.ts';
 import type { BatchesQuery, BatchesRepo, Page } from '../repositories.ts';
 import type { BatchLineRecord, BatchRecord, BatchStatus } from '../types.ts';
 
@@ -49,7 +49,14 @@ export class FileBatchesRepo implements BatchesRepo {
   async create(record: BatchRecord): Promise<BatchRecord> {
     if (!SAFE_ID.test(record.id)) throw new Error(`unsafe batch id '${record.id}'`);
     this.db.data.batches.push(record);
-    await this.db.changed();
+    try {
+      await this.db.changed();
+    } catch (error) {
+      // Not written (a full disk): the caller answers an error, so the batch is not made at all; kept
+      // in memory, it would be written with a later change and run, billing a batch its client was refused.
+      forget(this.db.data.batches, record.id);
+      throw error;
+    }
     return record;
   }
 

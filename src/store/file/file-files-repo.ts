@@ -85,7 +85,14 @@ export class FileFilesRepo implements FilesRepo {
       throw error;
     }
     this.db.data.files.push(record);
-    await this.db.changed();
+    try {
+      await this.db.changed();
+    } catch (error) {
+      // Not written (a full disk): the upload is refused, so no file is made, contents included.
+      forget(this.db.data.files, record.id);
+      await fs.promises.rm(file, { force: true });
+      throw error;
+    }
     return record;
   }
 
@@ -152,4 +159,10 @@ export class FileFilesRepo implements FilesRepo {
 /** A file's pieces, opened when the first is asked for (an answer never read holds no descriptor) and closed at the end or when the reader stops. */
 async function* readPieces(file: string): AsyncGenerator<Buffer> {
   for await (const piece of fs.createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) yield piece as Buffer;
+}
+
+/** Removes the record `id` from `list` (a create that was not written). */
+export function forget(list: Array<{ id: string }>, id: string): void {
+  const at = list.findIndex((r) => r.id === id);
+  if (at !== -1) list.splice(at, 1);
 }
