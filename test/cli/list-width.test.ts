@@ -1,5 +1,5 @@
 /**
- * `gateway keys ls` and `gateway models ls` on a terminal of 80 columns: every line fits it
+ * `gateway keys ls`, `models ls` and `accounts ls` (`media ls`: test/e2e/media-cli) on a terminal of 80 columns: every line fits it
  * (before, 119 and 134 columns, which the terminal wrapped into a tangle), free text cut with '…'
  * and optional columns left out with a line naming them. Through a pipe (a script) and with --json
  * the output is what it was: every column, nothing cut.
@@ -64,6 +64,15 @@ describe('list tables on a terminal', () => {
     const wide = await onTerminal(['keys', 'ls'], 250);
     const piped = String((await runCli([...base, 'keys', 'ls'])).stdout).split('\n').filter((line) => line.trim() !== '');
     expect(wide).toEqual(piped);
+  }, 60_000);
+
+  it('accounts ls cuts the email with an ellipsis to fit 80 columns, every column kept; a pipe gets the whole email', async () => {
+    const lines = await onTerminal(['accounts', 'ls'], 80);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^ID\s+EMAIL\s+TIER\s+CREDITS\s+QUOTA\s+SPEND CAP\s+SUSPENDED$/);
+    expect(lines.find((line) => line.includes('a-rather'))).toMatch(/^acct_[A-Za-z0-9]+ {2}a-rather[a-z-]*…/);
+    expect(lines.join('\n')).not.toContain('left out to fit');
+    expect(String((await runCli([...base, 'accounts', 'ls'])).stdout)).toContain('a-rather-long-address@example.test');
   }, 60_000);
 
   it('--json is the same on a terminal as through a pipe', async () => {

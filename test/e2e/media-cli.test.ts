@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInPty } from '../helpers/run-in-pty.ts';
 import { runCli, spawnGateway, tempDir, writeConfig, type SpawnedGateway } from '../helpers/spawn-gateway.ts';
 
 interface CliEnvelope {
@@ -40,6 +41,20 @@ describe('gateway media ls | show | rm', () => {
   afterAll(async () => {
     await gw.stop();
   });
+
+  it('fits an 80-column terminal: the prompt cut with an ellipsis, the ids whole, the columns left out named; a pipe gets them all', async () => {
+    const pty = runInPty(['--config', configFile, '--data-dir', dataDir, 'media', 'ls'], { size: { columns: 80, rows: 50 } });
+    const done = await pty.child;
+    expect(done.exitCode, pty.screen()).toBe(0);
+    const lines = pty.screen().split(/\r?\n/).filter((line) => line.trim() !== '');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STATUS\s+MODEL\s+PROMPT/);
+    expect(lines.some((line) => line.startsWith(`${ids.image}  image`) && line.includes('A very') && line.includes('…'))).toBe(true);
+    expect(lines).toContain('(ACCOUNT left out to fit the terminal: --json shows every field)');
+    const piped = String((await cli('ls')).stdout);
+    expect(piped.split('\n')[0]).toMatch(/AGE\s+ACCOUNT$/);
+    expect(piped).toContain('maker@example.test');
+  }, 60_000);
 
   it('prints a table of every type, newest first, through the running server', async () => {
     const result = await cli('ls');

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { withAdmin } from '../admin-client.ts';
 import { newDataDirNote, noAccountsLine, resolveContext } from '../context.ts';
 import { createAccountInput } from '../../admin/index.ts';
-import { formatTable, print, printJson } from '../format-table.ts';
+import { print, printJson, printTable } from '../format-table.ts';
 import { numberOrNone, validated } from '../parse-settings.ts';
 
 import type { Tier } from '../../ir/index.ts';
@@ -32,10 +32,10 @@ export async function listAccountsCommand(cmd: Command, opts: { json?: boolean }
   const accounts = await withAdmin(ctx, (admin) => admin.accounts.list.query(), { readOnly: true });
   if (opts.json) return printJson(accounts);
   if (accounts.length === 0) return print(noAccountsLine(ctx));
-  print(
-    formatTable(
-      ['ID', 'EMAIL', 'TIER', 'CREDITS', 'QUOTA', 'SPEND CAP', 'SUSPENDED'],
-      accounts.map((a) => [a.id, a.email, a.tier, a.credits, a.monthly_token_quota, a.spend_cap === null ? null : `${a.month_spent ?? 0}/${a.spend_cap}`, a.suspended ? 'yes' : 'no']),
-    ),
+  printTable(
+    ['ID', 'EMAIL', 'TIER', 'CREDITS', 'QUOTA', 'SPEND CAP', 'SUSPENDED'],
+    accounts.map((a) => [a.id, a.email, a.tier, a.credits, a.monthly_token_quota, a.spend_cap === null ? null : `${a.month_spent ?? 0}/${a.spend_cap}`, a.suspended ? 'yes' : 'no']),
+    // On a terminal: the email cut, then the limits left out; the id stays whole.
+    { shrink: ['EMAIL'], drop: ['SPEND CAP', 'QUOTA'] },
   );
 }

@@ -3,7 +3,7 @@ import type { AdminBatchView } from '../../admin/index.ts';
 import { createClock } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { missingDataDirNote, resolveContext } from '../context.ts';
-import { formatFields, formatTable, print, printJson } from '../format-table.ts';
+import { formatFields, print, printJson, printTable } from '../format-table.ts';
 import { formatAge } from './media.ts';
 
 const ENDED = new Set(['failed', 'completed', 'expired', 'cancelled']);
@@ -25,11 +25,11 @@ export async function listBatchesCommand(cmd: Command, opts: { account?: string;
   if (opts.json) return printJson(page);
   if (page.data.length === 0) return print(`No batches${missingDataDirNote(ctx)}.`);
   const now = createClock().now();
-  print(
-    formatTable(
-      ['ID', 'STATUS', 'ENDPOINT', 'DONE', 'FAILED', 'TOTAL', 'AGE', 'ACCOUNT'],
-      page.data.map((b) => [b.id, b.status, b.endpoint, String(b.request_counts.completed), String(b.request_counts.failed), String(b.request_counts.total), formatAge(b.created_at, now), b.account]),
-    ),
+  printTable(
+    ['ID', 'STATUS', 'ENDPOINT', 'DONE', 'FAILED', 'TOTAL', 'AGE', 'ACCOUNT'],
+    page.data.map((b) => [b.id, b.status, b.endpoint, String(b.request_counts.completed), String(b.request_counts.failed), String(b.request_counts.total), formatAge(b.created_at, now), b.account]),
+    // On a terminal: the endpoint and account cut, then the account and age left out; the id stays whole.
+    { shrink: ['ENDPOINT', 'ACCOUNT'], drop: ['ACCOUNT', 'AGE'] },
   );
 }
 

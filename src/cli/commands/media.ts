@@ -4,7 +4,7 @@ import type { MediaStatus, MediaType } from '../../store/index.ts';
 import { createClock, terminalText } from '../../util/index.ts';
 import { withAdmin } from '../admin-client.ts';
 import { missingDataDirNote, resolveContext } from '../context.ts';
-import { formatFields, formatTable, print, printJson } from '../format-table.ts';
+import { formatFields, formatTable, print, printJson, printTable } from '../format-table.ts';
 
 export interface MediaListOptions {
   type?: MediaType;
@@ -31,12 +31,15 @@ export function excerpt(prompt: string | null, width = 40): string {
   return chars.length <= width ? chars.join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 
-/** The table `gateway media ls` prints. */
+const MEDIA_HEADERS = ['ID', 'TYPE', 'STATUS', 'MODEL', 'PROMPT', 'AGE', 'ACCOUNT'];
+
+function mediaRows(records: AdminMediaView[], nowMs: number): string[][] {
+  return records.map((r) => [r.id, r.media_type, r.status, r.model, excerpt(r.prompt), formatAge(r.created_at, nowMs), r.account]);
+}
+
+/** The table `gateway media ls` prints (whole: through a pipe, or on a terminal wide enough). */
 export function formatMediaTable(records: AdminMediaView[], nowMs: number): string {
-  return formatTable(
-    ['ID', 'TYPE', 'STATUS', 'MODEL', 'PROMPT', 'AGE', 'ACCOUNT'],
-    records.map((r) => [r.id, r.media_type, r.status, r.model, excerpt(r.prompt), formatAge(r.created_at, nowMs), r.account]),
-  );
+  return formatTable(MEDIA_HEADERS, mediaRows(records, nowMs));
 }
 
 /** `gateway media ls`: one page of the Media Library across accounts (or one with --account). */
@@ -52,7 +55,8 @@ export async function listMediaCommand(cmd: Command, opts: MediaListOptions): Pr
     print(page.total === 0 ? `No media generations${missingDataDirNote(ctx)}.` : `No media generations on page ${page.page} (${page.total} in all).`);
     return;
   }
-  print(formatMediaTable(page.data, createClock().now()));
+  // On a terminal: the prompt, model and account cut, then the account and age left out; the id stays whole.
+  printTable(MEDIA_HEADERS, mediaRows(page.data, createClock().now()), { shrink: ['PROMPT', 'MODEL', 'ACCOUNT'], drop: ['ACCOUNT', 'AGE'] });
   const first = (page.page - 1) * page.page_size + 1;
   const more = page.has_more ? ` (next: --page ${page.page + 1})` : '';
   print(`\n${first}-${first + page.data.length - 1} of ${page.total}${more}`);
