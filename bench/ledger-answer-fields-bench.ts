@@ -14,36 +14,13 @@ import { answerFields } from '../src/accounts/answer-fields.ts';
 import type { PricedEntry } from '../src/credits/index.ts';
 import type { Settlement } from '../src/pipeline/index.ts';
 import { encodeLedgerLine } from '../src/store/file/encode-ledger-line.ts';
+import { pricedEntry } from './priced-entry.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, calls: { type: 'string', default: '200000' } } });
 const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 
-const IDS = Array.from({ length: 4096 }, (_, i) => `req_${(1e15 + i * 7919).toString(16)}`);
 const ANSWER_IDS = Array.from({ length: 4096 }, (_, i) => `chatcmpl-${(2e15 + i * 104729).toString(36)}Bx${i.toString(36)}`);
-const COSTS = Array.from({ length: 4096 }, (_, i) => Math.round((0.0001 + i * 0.0000371) * 1e6) / 1e6);
-
-/** A chat request's priced line, as AccountGuards builds it (varying id, tokens and cost). */
-function pricedEntry(i: number): PricedEntry {
-  const cost = COSTS[i & 4095];
-  return {
-    ts: 1_764_450_000_000 + i,
-    request_id: IDS[i & 4095],
-    account_id: 'acct_9f8e7d6c5b4a',
-    key_id: 'key_0a1b2c3d4e5f',
-    model: 'openai/gpt-4o-mini',
-    provider: 'openai',
-    endpoint: '/v1/chat/completions',
-    input_tokens: 120 + (i & 63),
-    output_tokens: 40 + (i & 7),
-    reasoning_tokens: 0,
-    cached_tokens: 0,
-    cost_credits: cost,
-    charged_credits: cost,
-    estimated: false,
-    aborted: false,
-  };
-}
 
 /** What the settlement carries for it (a passthrough stream: its id, no finish reason; or a whole answer's). */
 const SETTLEMENTS = Array.from({ length: 4096 }, (_, i) => {
