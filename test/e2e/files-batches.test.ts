@@ -28,7 +28,13 @@ describe('files and batches (official openai client, real CLI and server)', () =
   beforeAll(async () => {
     const dir = tempDir();
     dataDir = path.join(dir, 'data');
-    configFile = writeConfig(dir, { providers: { mock: { plugin: 'mock' }, slow: { plugin: 'mock', latencyMs: 100 } }, batches: { maxFileLines: 300, maxFileBytes: 100_000 } });
+    // The file makes more than the default 20 uploads a minute per caller (spec §8.1's POST /v1/files limit, tested in
+    // test/limits): raised here, so no test depends on how fast the ones before it ran.
+    configFile = writeConfig(dir, {
+      providers: { mock: { plugin: 'mock' }, slow: { plugin: 'mock', latencyMs: 100 } },
+      batches: { maxFileLines: 300, maxFileBytes: 100_000 },
+      limits: { endpoints: { 'POST /v1/files': 1000 } },
+    });
     for (const email of ['one@example.com', 'two@example.com']) {
       expect((await cli(['accounts', 'create', '--email', email, '--tier', 'enterprise', '--credits', '100000'])).code).toBe(0);
     }
