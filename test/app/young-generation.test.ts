@@ -29,10 +29,14 @@ const script = `
       if (live.length > 300000) live = live.slice(150000);
     }
     largest = Math.max(largest, youngGenerationBytes());
+    // Without the limit, the first growth past the bound is all the test needs to see.
+    if (process.argv[1] !== 'limited' && largest > ${SERVE_YOUNG_GENERATION_BYTES}) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   console.log('largest', largest, live.length > 0);
 `;
+
+const major = (binary: string) => Number(/^v(\d+)\./.exec(execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim())?.[1] ?? 0);
 
 function largestYoung(binary: string, mode: 'limited' | 'own'): number {
   const env = { ...process.env, NODE_OPTIONS: '' };
@@ -50,7 +54,12 @@ describe('the young generation of a serving process', () => {
   });
 
   it('stays at 2 × 16 MiB with the limit on every Node given, where Node 24 grows it past that on its own', () => {
-    const runs = nodes.map((binary) => ({ binary, own: largestYoung(binary, 'own'), limited: largestYoung(binary, 'limited') }));
+    const runs = nodes.map((binary) => ({ binary, limited: largestYoung(binary, 'limited'), own: 0 }));
+    // Newest Node first: the first whose young generation grows past the bound on its own is enough.
+    for (const run of [...runs].sort((a, b) => major(b.binary) - major(a.binary))) {
+      run.own = largestYoung(run.binary, 'own');
+      if (run.own > SERVE_YOUNG_GENERATION_BYTES) break;
+    }
     const summary = JSON.stringify(runs);
     for (const run of runs) expect(run.limited, summary).toBeLessThanOrEqual(SERVE_YOUNG_GENERATION_BYTES);
     expect(
