@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensurePrivateDir, syncDirNow } from '../util/index.ts';
+import { ensurePrivateDir, isProcessAlive, syncDirNow } from '../util/index.ts';
 import { newId } from '../util/index.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
@@ -48,7 +48,7 @@ function readServerFile(dataDir: string): ServerInfo | undefined {
 
 /** Whether `pid` holds the lock of `dataDir` as a process of this boot: alive, and not named by a server.json of an earlier boot. */
 function holderAlive(dataDir: string, pid: number): boolean {
-  if (!alive(pid)) return false;
+  if (!isProcessAlive(pid)) return false;
   const server = readServerFile(dataDir);
   return !(server && server.pid === pid && earlierBoot(server));
 }
@@ -56,19 +56,10 @@ function holderAlive(dataDir: string, pid: number): boolean {
 const LOCK = 'gateway.lock';
 const SERVER = 'server.json';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The running server owning `dataDir`, if any (stale files of dead processes are ignored). */
 export function readServerInfo(dataDir: string): ServerInfo | undefined {
   const info = readServerFile(dataDir);
-  return info?.pid && alive(info.pid) && !earlierBoot(info) ? info : undefined;
+  return info?.pid && isProcessAlive(info.pid) && !earlierBoot(info) ? info : undefined;
 }
 
 export function writeServerInfo(dataDir: string, info: ServerInfo): void {

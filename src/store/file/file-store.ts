@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { securePrivateTree } from '../../util/index.ts';
+import { isProcessAlive, securePrivateTree } from '../../util/index.ts';
 import { EmailTakenError } from '../email-taken.ts';
 import { FileBatchesRepo } from './file-batches-repo.ts';
 import { FileDb } from './file-db.ts';
@@ -58,16 +58,7 @@ function removeDeadSideFiles(dataDir: string): void {
   }
   for (const name of names) {
     const pid = Number(SIDE_FILE.exec(name)?.[1]);
-    if (pid && (pid === process.pid || !isAlive(pid))) fs.rmSync(path.join(dataDir, name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid && (pid === process.pid || !isProcessAlive(pid))) fs.rmSync(path.join(dataDir, name), { force: true });
   }
 }
 
