@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
+import { afterNotFound } from './after-not-found.ts';
 import { itemsList } from '../../formats/index.ts';
 import {
   checkResponsesQuota,
@@ -87,7 +88,7 @@ export function conversationRoutes(deps: ServerDeps): RouteDef[] {
     const id = idOf(event);
     const page = await deps.store.conversations.page(auth.account.id, id, query);
     if (!page) throw conversationNotFound(id);
-    if (page === 'no_item') throw afterNotFound(id, query.after ?? '');
+    if (page === 'no_item') throw afterNotFound(query.after ?? '', `conversation '${id.slice(0, 200)}'`, 'an item the conversation holds');
     return json(event, itemsList(page.data, page.hasMore));
   };
 
@@ -187,12 +188,6 @@ function emptyItems(): GatewayError {
   });
 }
 
-/** An `after` cursor that is no item of the conversation (never held, another conversation's, or deleted). */
-function afterNotFound(id: string, after: string): GatewayError {
-  return new GatewayError('not_found', `Item with id '${after.slice(0, 200)}' not found in conversation '${id.slice(0, 200)}': 'after' must be the id of an item the conversation holds (the last id of the page before).`, {
-    details: { param: 'after', id: after.slice(0, 200) },
-  });
-}
 
 function itemNotFound(itemId: string): GatewayError {
   return new GatewayError('not_found', `Item with id '${itemId.slice(0, 200)}' not found.`, { details: { id: itemId.slice(0, 200) } });

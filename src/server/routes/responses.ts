@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { GatewayError, validationError } from '../../errors/index.ts';
+import { afterNotFound } from './after-not-found.ts';
 import { storedResponseNotFound as notFound } from '../../exchange/index.ts';
 import { compactedResponse, inputItemsOf, pageInputItems, replayResponseStream } from '../../formats/index.ts';
 import { formatSse, SSE_CONTENT_TYPE } from '../../sse/index.ts';
@@ -45,17 +46,11 @@ export function listStoredInputItems(deps: ServerDeps) {
     const stored = await deps.store.responses.get(auth.account.id, id);
     if (!stored) throw notFound(id);
     const items = inputItemsOf(stored.request, id);
-    if (query.after !== undefined && !items.some((item) => item.id === query.after)) throw afterNotFound(id, query.after);
+    if (query.after !== undefined && !items.some((item) => item.id === query.after)) throw afterNotFound(query.after, `the input of response '${id.slice(0, 200)}'`, 'an item of that input');
     return json(event, pageInputItems(items, query));
   };
 }
 
-/** An `after` cursor that is no item of the response's input: 404 naming it, as for a conversation's items (docs/api-decisions.md). */
-function afterNotFound(id: string, after: string): GatewayError {
-  return new GatewayError('not_found', `Item with id '${after.slice(0, 200)}' not found in the input of response '${id.slice(0, 200)}': 'after' must be the id of an item of that input (the last id of the page before).`, {
-    details: { param: 'after', id: after.slice(0, 200) },
-  });
-}
 
 /**
  * POST /v1/responses/{id}/cancel: OpenAI cancels only a response created with `background: true`
