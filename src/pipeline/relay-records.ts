@@ -327,7 +327,8 @@ export class RecordRelay {
       estimated: usage !== reported,
       aborted: this.aborted,
       responseId: this.answerId(tapped?.id),
-      finishReason: this.finishReason,
+      // A conversion's from its decoded parts; a passthrough's as the upstream said it (its tap).
+      finishReason: this.finishReason ?? tapped?.finishReason,
       failure: this.failure,
       upstreamError,
     });

@@ -13,12 +13,48 @@ function apiTypeOf(endpoint: string): string | null {
 }
 
 /**
+ * OpenRouter's normalized finish reason (stop, length, tool_calls, content_filter, error) of the
+ * one a ledger line kept: the upstream's own word for a passed-through answer (Anthropic's
+ * `end_turn`, Google's `MAX_TOKENS`, a Response's `incomplete`), the gateway's for a converted
+ * one (already normalized). A word it has no mapping for stays as it is.
+ */
+const NORMALIZED_FINISH: Readonly<Record<string, string>> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  function_call: 'tool_calls',
+  refusal: 'content_filter',
+  completed: 'stop',
+  incomplete: 'length',
+  failed: 'error',
+  STOP: 'stop',
+  MAX_TOKENS: 'length',
+  SAFETY: 'content_filter',
+  RECITATION: 'content_filter',
+  BLOCKLIST: 'content_filter',
+  PROHIBITED_CONTENT: 'content_filter',
+  SPII: 'content_filter',
+  IMAGE_SAFETY: 'content_filter',
+  MALFORMED_FUNCTION_CALL: 'error',
+  OTHER: 'stop',
+};
+
+export function normalizeFinishReason(reason: string | undefined): string | null {
+  if (reason === undefined || reason === null) return null;
+  return Object.hasOwn(NORMALIZED_FINISH, reason) ? NORMALIZED_FINISH[reason] : reason;
+}
+
+/**
  * GET /v1/generation body: one settled request in OpenRouter's shape (`GET /api/v1/generation`),
  * from its usage-ledger line. Amounts in USD as `/v1/key` says them (`total_cost`, `usage`: what
  * was charged), the gateway's own beside them (`usage_credits`, `cost_credits`, `endpoint`,
- * `estimated`). The answer's own id is `upstream_id`; what the line does not keep (a passthrough
- * stream's finish reason, the generation time, the client's headers; all of it on lines written
- * before these fields) is null, as OpenRouter has it when it does not know.
+ * `estimated`). The answer's own id is `upstream_id`; `finish_reason` is normalized as OpenRouter's,
+ * `native_finish_reason` the one the line kept; what the line does not keep (the generation time,
+ * the client's headers; all of it on lines written before these fields) is null, as OpenRouter
+ * has it when it does not know.
  */
 export function buildGenerationView(entry: LedgerRecord) {
   const charged = entry.charged_credits ?? entry.cost_credits ?? 0;
@@ -43,8 +79,8 @@ export function buildGenerationView(entry: LedgerRecord) {
       latency,
       moderation_latency: null,
       generation_time: null,
-      finish_reason: entry.finish_reason ?? null,
-      native_finish_reason: null,
+      finish_reason: normalizeFinishReason(entry.finish_reason),
+      native_finish_reason: entry.finish_reason ?? null,
       tokens_prompt: entry.input_tokens,
       tokens_completion: entry.output_tokens,
       native_tokens_prompt: entry.input_tokens,

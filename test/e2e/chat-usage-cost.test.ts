@@ -211,8 +211,8 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
     expect(stats.data).toMatchObject({ model: 'up/m', upstream_id: answerId, streamed: true, tokens_prompt: 10, tokens_completion: 2, usage: CHARGED_USD });
     expect(stats.data.id).toMatch(/^req_/);
     expect(stats.data.latency).toBeGreaterThanOrEqual(0);
-    // A passthrough stream's records are not read for it (only its usage chunk is).
-    expect(stats.data.finish_reason).toBeNull();
+    // A passthrough stream's finish reason, read from its last records (only its usage chunk is parsed while it runs).
+    expect(stats.data).toMatchObject({ finish_reason: 'stop', native_finish_reason: 'stop' });
 
     // Converted from Claude: the answer's id is the one the client saw in its chunks.
     let convertedId = '';
@@ -233,5 +233,23 @@ describe("OpenRouter's usage accounting (usage.cost) and generation stats", () =
     expect(streamedResponseId).toMatch(/^resp_/);
     const streamedResponseStats = (await client.get('/generation', { query: { id: streamedResponseId } })) as { data: Json };
     expect(streamedResponseStats.data).toMatchObject({ upstream_id: streamedResponseId, endpoint: '/v1/responses', streamed: true, finish_reason: 'stop' });
+  });
+
+  it("GET /v1/generation of a Messages passthrough, whole and streamed: OpenRouter's normalized finish_reason, Anthropic's own as native_finish_reason", async () => {
+    const headers = { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
+    const body = { model: 'ant/claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'hello' }] };
+    const whole = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify(body) });
+    expect(whole.status).toBe(200);
+    const message = (await whole.json()) as Json;
+    expect(message.stop_reason).toBe('end_turn');
+    const wholeStats = (await client.get('/generation', { query: { id: message.id } })) as { data: Json };
+    expect(wholeStats.data).toMatchObject({ upstream_id: message.id, endpoint: '/v1/messages', streamed: false, finish_reason: 'stop', native_finish_reason: 'end_turn' });
+
+    const streamed = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ ...body, stream: true }) });
+    const text = await streamed.text();
+    expect(text).toContain('"stop_reason":"end_turn"');
+    const streamedId = /"message":\{"id":"([^"]+)"/.exec(text)![1];
+    const streamedStats = (await client.get('/generation', { query: { id: streamedId } })) as { data: Json };
+    expect(streamedStats.data).toMatchObject({ upstream_id: streamedId, endpoint: '/v1/messages', streamed: true, finish_reason: 'stop', native_finish_reason: 'end_turn' });
   });
 });

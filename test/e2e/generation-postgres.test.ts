@@ -73,12 +73,12 @@ describe('GET /v1/generation on PostgreSQL (bin/gateway, store: { postgres })', 
     const byRequest = (await client.get('/generation', { query: { id: requestId } })) as { data: Json };
     expect(byRequest.data).toEqual(byAnswer.data);
     const streamed = (await client.get('/generation', { query: { id: streamedId } })) as { data: Json };
-    expect(streamed.data).toMatchObject({ model: 'up/m', upstream_id: streamedId, streamed: true, finish_reason: null });
+    expect(streamed.data).toMatchObject({ model: 'up/m', upstream_id: streamedId, streamed: true, finish_reason: 'stop', native_finish_reason: 'stop' });
 
     const { rows } = await db.sql.query('select request_id, answer_id, finish_reason, streamed, latency_ms from gw_ledger order by seq');
     expect(rows).toEqual([
       { request_id: requestId, answer_id: 'chatcmpl-pg-whole', finish_reason: 'length', streamed: null, latency_ms: byAnswer.data.latency },
-      { request_id: streamed.data.id, answer_id: 'chatcmpl-pg-stream', finish_reason: null, streamed: true, latency_ms: streamed.data.latency },
+      { request_id: streamed.data.id, answer_id: 'chatcmpl-pg-stream', finish_reason: 'stop', streamed: true, latency_ms: streamed.data.latency },
     ]);
 
     const other = JSON.parse(String((await cli(['keys', 'create', '--account', 'gen@example.com', '--json'])).stdout)) as { key: string };

@@ -34,12 +34,23 @@ class ChatUsageTap implements UsageTap {
   /** The first chunk's text, until its id and model are known or it was read. */
   private first: string | undefined;
   private seen = false;
+  /**
+   * The last two chunks' texts, until the finish reason was read from them: the choice's last
+   * chunk says it, before the usage chunk (or with it, as some upstreams write it).
+   */
+  private last: string | undefined;
+  private beforeLast: string | undefined;
+  private finishRead = false;
 
   push(record: SseRecord, marked?: boolean): void {
     const data = record.data;
-    if (!this.seen && data.charCodeAt(0) === 123 /* { */) {
-      this.seen = true;
-      this.first = data;
+    if (data.charCodeAt(0) === 123 /* { */) {
+      if (!this.seen) {
+        this.seen = true;
+        this.first = data;
+      }
+      this.beforeLast = this.last;
+      this.last = data;
     }
     // Unmarked: it holds no `"usage"` (CHAT_MARKER).
     if (marked === false || findUsage(data) === -1 || !USAGE_OBJECT.test(data)) return;
@@ -57,8 +68,22 @@ class ChatUsageTap implements UsageTap {
         if (isRecord(chunk)) this.tapped = withIdentity(tapped, chunk, undefined);
       }
     }
+    if (!this.finishRead) {
+      this.finishRead = true;
+      const reason = finishReasonIn(this.last) ?? finishReasonIn(this.beforeLast);
+      this.last = this.beforeLast = undefined;
+      if (reason !== undefined && this.tapped.finishReason === undefined) this.tapped.finishReason = reason;
+    }
     return this.tapped;
   }
+}
+
+/** `"finish_reason":"…"` with any spacing; `"finish_reason":null` does not match. */
+const FINISH_REASON = /"finish_reason"\s*:\s*"([^"\\]{1,64})"/;
+
+/** The first choice's finish reason a chunk's text names, if it names one. */
+function finishReasonIn(data: string | undefined): string | undefined {
+  return data === undefined ? undefined : FINISH_REASON.exec(data)?.[1];
 }
 
 /**

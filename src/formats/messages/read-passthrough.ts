@@ -23,8 +23,9 @@ export function readMessagesPassthroughResponse(body: unknown): PassthroughInfo 
 }
 
 /**
- * Reads id/model/usage from a passthrough Messages stream. Only `message_start` (identity,
- * input usage) and `message_delta` (cumulative usage) are parsed; text deltas never are.
+ * Reads id/model/usage/stop reason from a passthrough Messages stream. Only `message_start`
+ * (identity, input usage) and `message_delta` (cumulative usage, stop reason) are parsed; text
+ * deltas never are.
  */
 export function createMessagesUsageTap(): UsageTap {
   return new MessagesUsageTap();
@@ -42,6 +43,10 @@ class MessagesUsageTap implements UsageTap {
     if (!isRecord(event)) return;
     const source = name === 'message_start' && isRecord(event.message) ? event.message : event;
     if (name === 'message_start') this.tapped = { ...this.tapped, ...readMessagesPassthroughResponse(source) };
+    else {
+      const stopReason = isRecord(event.delta) ? readString(event.delta, 'stop_reason') : undefined;
+      if (stopReason !== undefined) this.tapped = { ...this.tapped, finishReason: stopReason };
+    }
     this.raw = mergeMessagesUsage(this.raw, source.usage);
     const usage = decodeMessagesUsage(this.raw);
     if (usage && isRecord(source.usage)) this.tapped = { ...this.tapped, usage };

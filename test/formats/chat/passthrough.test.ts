@@ -19,6 +19,7 @@ describe('chat passthrough', () => {
       id: 'chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT',
       model: 'gpt-4o-2024-08-06',
       usage: { inputTokens: 19, outputTokens: 10, cacheReadTokens: 4 },
+      finishReason: 'stop',
     });
   });
 

@@ -35,7 +35,7 @@ describe('messages 1-hour cache writes', () => {
     expect(messagesCodec.readPassthroughResponse(readJsonFixture('messages/response-cache-1h.json')).usage).toEqual(USAGE);
     const tap = messagesCodec.createUsageTap();
     for (const record of sseRecords(readFixture('messages/stream-cache-1h.sse.txt'), 5)) tap.push(record);
-    expect(tap.info).toEqual({ id: 'msg_01Cache1hStream', model: 'claude-sonnet-4-5-20250929', usage: USAGE });
+    expect(tap.info).toEqual({ id: 'msg_01Cache1hStream', model: 'claude-sonnet-4-5-20250929', usage: USAGE, finishReason: 'end_turn' });
   });
 
   it('takes the split alone when the sum is missing, and clamps a 1-hour count above the writes', () => {

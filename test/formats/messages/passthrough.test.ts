@@ -19,6 +19,7 @@ describe('messages passthrough', () => {
       id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
       model: 'claude-sonnet-4-20250514',
       usage: { inputTokens: 2125, outputTokens: 15, cacheReadTokens: 2000, cacheWriteTokens: 100 },
+      finishReason: 'end_turn',
     });
   });
 
@@ -27,7 +28,7 @@ describe('messages passthrough', () => {
     tap.push({ event: 'message_start', data: '{"type":"message_start","message":{"id":"msg_a","model":"c","usage":{"input_tokens":5,"output_tokens":1}}}' });
     tap.push({ event: 'content_block_delta', data: '{"broken' });
     tap.push({ event: 'message_delta', data: '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}' });
-    expect(tap.info).toEqual({ id: 'msg_a', model: 'c', usage: { inputTokens: 5, outputTokens: 9 } });
+    expect(tap.info).toEqual({ id: 'msg_a', model: 'c', usage: { inputTokens: 5, outputTokens: 9 }, finishReason: 'end_turn' });
   });
 
   it('keeps the input usage of message_start when the stream is cut', () => {
