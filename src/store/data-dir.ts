@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensurePrivateDir, isProcessAlive, syncDirNow } from '../util/index.ts';
+import { ensurePrivateDir, isProcessAlive, pidCameAgainSince, syncDirNow } from '../util/index.ts';
 import { newId } from '../util/index.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
@@ -46,9 +46,14 @@ function readServerFile(dataDir: string): ServerInfo | undefined {
   }
 }
 
-/** Whether `pid` holds the lock of `dataDir` as a process of this boot: alive, and not named by a server.json of an earlier boot. */
-function holderAlive(dataDir: string, pid: number): boolean {
+/**
+ * Whether `pid` holds the lock of `dataDir` as a process of this boot: alive, not named by a
+ * server.json of an earlier boot, and not started after the lock was written (`lockedAt`): a
+ * holder that died and whose pid another process got since (pids wrap within a boot too).
+ */
+function holderAlive(dataDir: string, pid: number, lockedAt?: number): boolean {
   if (!isProcessAlive(pid)) return false;
+  if (lockedAt !== undefined && pidCameAgainSince(pid, lockedAt)) return false;
   const server = readServerFile(dataDir);
   return !(server && server.pid === pid && earlierBoot(server));
 }
@@ -59,7 +64,7 @@ const SERVER = 'server.json';
 /** The running server owning `dataDir`, if any (stale files of dead processes are ignored). */
 export function readServerInfo(dataDir: string): ServerInfo | undefined {
   const info = readServerFile(dataDir);
-  return info?.pid && isProcessAlive(info.pid) && !earlierBoot(info) ? info : undefined;
+  return info?.pid && isProcessAlive(info.pid) && !earlierBoot(info) && !pidCameAgainSince(info.pid, info.startedAt) ? info : undefined;
 }
 
 export function writeServerInfo(dataDir: string, info: ServerInfo): void {
@@ -78,20 +83,38 @@ export interface DataDirLock {
   release(): void;
 }
 
-/** The lock file's holder: its pid (the first line) and, when it said, what it is (`gateway tui`). */
-function readLock(file: string): { pid: number; name?: string } | undefined {
+/** A lock file's holder: its pid, what it is when it said, and when the file was written. */
+interface LockHolder {
+  pid: number;
+  name?: string;
+  /** The file's modification time: its holder placed it, so the holder was running then. */
+  writtenAt?: number;
+}
+
+/**
+ * The lock file's holder: its pid (the first line) and, when it said, what it is (`gateway tui`).
+ * The file stays the pid alone for a server (scripts read it as one: `kill $(cat gateway.lock)`);
+ * a holder's start is told from the file's time instead.
+ */
+function readLock(file: string): LockHolder | undefined {
   try {
     const [pid, name] = fs.readFileSync(file, 'utf8').trim().split('\n');
-    return { pid: Number(pid), name: name?.trim() || undefined };
+    let writtenAt: number | undefined;
+    try {
+      writtenAt = fs.statSync(file).mtimeMs;
+    } catch {
+      writtenAt = undefined;
+    }
+    return { pid: Number(pid), name: name?.trim() || undefined, writtenAt };
   } catch {
     return undefined;
   }
 }
 
 /** The lock's live holder: its pid and what it is, when it said. */
-function liveHolder(dataDir: string): { pid: number; name?: string } | undefined {
+function liveHolder(dataDir: string): LockHolder | undefined {
   const holder = readLock(path.join(dataDir, LOCK));
-  return holder && holder.pid && holderAlive(dataDir, holder.pid) ? holder : undefined;
+  return holder && holder.pid && holderAlive(dataDir, holder.pid, holder.writtenAt) ? holder : undefined;
 }
 
 /** The pid holding the lock, if it is alive. */
@@ -145,8 +168,8 @@ const heldHere = new Set<string>();
  * and is long gone). One naming this process's pid that this process does not hold is an earlier
  * process's: pids come again, and a container's gateway is pid 1 at every start.
  */
-function abandoned(file: string, holder: { pid: number } | undefined): boolean {
-  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !holderAlive(path.dirname(file), holder.pid);
+function abandoned(file: string, holder: LockHolder | undefined): boolean {
+  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !holderAlive(path.dirname(file), holder.pid, holder.writtenAt);
   try {
     return Date.now() - fs.statSync(file).mtimeMs >= UNWRITTEN_LOCK_GRACE_MS;
   } catch {
@@ -209,7 +232,7 @@ export async function acquireLock(dataDir: string, waitMs = 5000, name?: string)
       const holder = readLock(file);
       const who = !holder?.pid
         ? 'another process (its lock file is still being written)'
-        : holderAlive(dataDir, holder.pid)
+        : holderAlive(dataDir, holder.pid, holder.writtenAt)
           ? `process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}`
           : `another process (taking over the lock process ${holder.pid} left)`;
       throw new Error(`the data dir ${dataDir} is in use by ${who}`);

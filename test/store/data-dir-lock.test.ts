@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,5 +85,33 @@ describe('the data dir lock', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(String(process.pid));
     lock.release();
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("a lock or server.json naming a pid that a later process got (its holder died, the pids wrapped) is stale; the holder's own is not", async () => {
+    const dir = tempDir('gw-lock-');
+    const file = path.join(dir, 'gateway.lock');
+    // A process started now has the pid a holder wrote into its lock ten minutes ago.
+    const later = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    try {
+      const pid = later.pid!;
+      const tenMinutesAgo = new Date(Date.now() - 600_000);
+      fs.writeFileSync(file, String(pid), { mode: 0o600 });
+      fs.utimesSync(file, tenMinutesAgo, tenMinutesAgo);
+      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: tenMinutesAgo.getTime() }), { mode: 0o600 });
+      expect(lockHolder(dir)).toBeUndefined();
+      expect(readServerInfo(dir)).toBeUndefined();
+      const lock = await acquireLock(dir, 0);
+      expect(fs.readFileSync(file, 'utf8')).toBe(String(process.pid));
+      lock.release();
+
+      // Written by that process after it started: its own, held.
+      fs.writeFileSync(file, String(pid), { mode: 0o600 });
+      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: Date.now() }), { mode: 0o600 });
+      expect(lockHolder(dir)).toBe(pid);
+      expect(readServerInfo(dir)?.pid).toBe(pid);
+      await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${pid}`);
+    } finally {
+      later.kill();
+    }
   });
 });
