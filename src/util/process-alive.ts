@@ -35,7 +35,25 @@ function bootedAt(): number | null {
  */
 export function processStartedAt(pid: number): number | undefined {
   const boot = bootedAt();
-  if (boot === null || !Number.isInteger(pid) || pid <= 0) return undefined;
+  if (boot === null || !Number.isInteger(pid) || pid <= 0 || !startsReadRight()) return undefined;
+  return readStart(boot, pid);
+}
+
+let checked: boolean | undefined;
+
+/**
+ * Whether /proc tells this process's own start to within a few seconds of when Node says it
+ * started: not so under a time namespace whose boot clock is offset, or a USER_HZ other than 100.
+ */
+function startsReadRight(): boolean {
+  if (checked === undefined) {
+    const own = readStart(bootedAt()!, process.pid);
+    checked = own !== undefined && Math.abs(own - performance.timeOrigin) < 5000;
+  }
+  return checked;
+}
+
+function readStart(boot: number, pid: number): number | undefined {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
