@@ -102,4 +102,39 @@ describe('records on a full disk (real CLI, data dir on a small tmpfs)', () => {
       fs.rmSync(path.join(mountPoint, 'filler'));
     }
   }, 60_000);
+
+  it('a key or an account created while full is not made: the CLI says so, and neither shows up nor comes back once space returns', async () => {
+    if (!mounted) execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint]);
+    mounted = true;
+    gw = await spawnGateway({ dataDir: path.join(mountPoint, 'admin') });
+    const cli = (args: string[]) => runCli(['--config', gw!.configFile, '--data-dir', gw!.dataDir, ...args]);
+    const names = async () => (JSON.parse(String((await cli(['keys', 'ls', '--json'])).stdout)) as Array<{ name: string }>).map((k) => k.name);
+    const emails = async () => (JSON.parse(String((await cli(['accounts', 'ls', '--json'])).stdout)) as Array<{ email: string }>).map((a) => a.email);
+
+    fillUntilFull(path.join(mountPoint, 'filler'));
+    try {
+      const key = await cli(['keys', 'create', '--name', 'made-while-full', '--json']);
+      expect(key.exitCode).not.toBe(0);
+      expect(String(key.stderr)).toMatch(/ENOSPC.*the key was not created/);
+      const account = await cli(['accounts', 'create', '--email', 'full@example.com', '--json']);
+      expect(account.exitCode).not.toBe(0);
+      expect(String(account.stderr)).toMatch(/ENOSPC.*the account was not created/);
+      // Not made, not even in memory: a key nobody got the secret of, an account whose email a retry finds taken.
+      expect(await names()).not.toContain('made-while-full');
+      expect(await emails()).not.toContain('full@example.com');
+    } finally {
+      fs.rmSync(path.join(mountPoint, 'filler'));
+    }
+    await expect.poll(async () => (await fetch(`${gw!.url}/health`)).status, { timeout: 10_000, interval: 100 }).toBe(200);
+    // The retry the client makes works, once: no second key of that name, no "email taken".
+    expect((await cli(['keys', 'create', '--name', 'made-while-full', '--json'])).exitCode).toBe(0);
+    expect((await cli(['accounts', 'create', '--email', 'full@example.com', '--json'])).exitCode).toBe(0);
+    expect((await names()).filter((n) => n === 'made-while-full')).toHaveLength(1);
+    expect((await emails()).filter((e) => e === 'full@example.com')).toHaveLength(1);
+    expect(await gw.stop()).toBe(0);
+    const saved = fs.readFileSync(path.join(mountPoint, 'admin', 'db.json'), 'utf8');
+    expect(saved.split('made-while-full').length - 1).toBe(1);
+    expect(saved.split('full@example.com').length - 1).toBe(1);
+    gw = undefined;
+  }, 60_000);
 });

@@ -89,6 +89,18 @@ function withCredits(current: AccountRecord, delta: number, billedSeq: number | 
  * indexed for the request path; media.jsonl (an append-only log) for the Media Library;
  * one file per stored Response. See docs/store.md.
  */
+/** A create's failed write, saying the record was not made (not "kept in memory and retried"), its cause kept. */
+function notCreated(error: unknown, what: string): Error {
+  const said = error instanceof Error ? error.message.replace(/; the change is kept in memory and the write is retried$/, '') : String(error);
+  return new Error(`${said}; the ${what} was not created`, { cause: error });
+}
+
+/** Removes the record with `record`'s id from `list` (a change since may have replaced it): a create whose write failed. */
+function removeRecord<T extends { id: string }>(list: T[], record: T): void {
+  const at = list.findIndex((r) => r.id === record.id);
+  if (at !== -1) list.splice(at, 1);
+}
+
 export class FileStore implements Store {
   readonly cache: StoreCache;
   readonly accounts: AccountsRepo;
@@ -171,7 +183,17 @@ export class FileStore implements Store {
         data().accounts.push(record);
         this.accountById.set(record.id, record);
         this.accountSlot.set(record.id, data().accounts.length - 1);
-        await db.changed();
+        try {
+          await db.changed();
+        } catch (error) {
+          // Not written (a full disk): not made. Kept in memory, it would be written with a later
+          // change, an account its creator was told failed and whose email a retry finds taken.
+          removeRecord(data().accounts, record);
+          this.accountById.delete(record.id);
+          this.accountSlot.delete(record.id);
+          void db.changed();
+          throw notCreated(error, 'account');
+        }
         return record;
       },
       update: async (id, patch) => {
@@ -219,7 +241,16 @@ export class FileStore implements Store {
         data().apiKeys.push(record);
         this.keyByHash.set(record.hash, record);
         this.keySlot.set(record.id, data().apiKeys.length - 1);
-        await db.changed();
+        try {
+          await db.changed();
+        } catch (error) {
+          // Not written: not made (a key whose secret nobody was given, written with a later change).
+          removeRecord(data().apiKeys, record);
+          this.keyByHash.delete(record.hash);
+          this.keySlot.delete(record.id);
+          void db.changed();
+          throw notCreated(error, 'key');
+        }
         return record;
       },
       update: async (id, patch) => {

@@ -19,17 +19,21 @@ describe('db.json writer', () => {
     // The temp file's name taken by a directory: every write fails until it is gone.
     const blocker = path.join(dir, `db.json.tmp-${process.pid}`);
     fs.mkdirSync(blocker);
-    await expect(store.accounts.create(anAccount({ id: 'acct_pending' }))).rejects.toThrow(/could not write .*db\.json.*kept in memory and the write is retried/);
+    await expect(store.accounts.update(first.id, { tier: 'pro' })).rejects.toThrow(/could not write .*db\.json.*kept in memory and the write is retried/);
     void store.accounts.adjustCredits(first.id, 10);
     expect(warnings.some((w) => w.includes('db.json: write failed'))).toBe(true);
-    expect(store.cache.account('acct_pending')).toBeDefined();
+    expect(store.cache.account(first.id)?.tier).toBe('pro');
+    // A create is the exception: its creator is told it failed, so it is not made (nor written later).
+    await expect(store.accounts.create(anAccount({ id: 'acct_refused' }))).rejects.toThrow(/could not write .*db\.json.*the account was not created/);
+    expect(store.cache.account('acct_refused')).toBeUndefined();
     fs.rmdirSync(blocker);
     // The retry (backoff 250 ms) writes everything that was pending.
-    await expect.poll(() => fs.readFileSync(path.join(dir, 'db.json'), 'utf8').includes('acct_pending'), { timeout: 5_000 }).toBe(true);
+    const saved = () => (JSON.parse(fs.readFileSync(path.join(dir, 'db.json'), 'utf8')) as { accounts: Array<{ id: string; tier: string }> }).accounts;
+    await expect.poll(() => saved().find((a) => a.id === first.id)?.tier, { timeout: 5_000 }).toBe('pro');
     await store.close();
     const again = await FileStore.open(dir);
-    expect(again.cache.account('acct_pending')).toBeDefined();
-    expect(again.cache.account(first.id)?.credits).toBe(11);
+    expect(again.cache.account(first.id)).toMatchObject({ tier: 'pro', credits: 11 });
+    expect(again.cache.account('acct_refused')).toBeUndefined();
     await again.close();
   });
 
