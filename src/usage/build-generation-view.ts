@@ -42,7 +42,7 @@ const NORMALIZED_FINISH: Readonly<Record<string, string>> = {
   OTHER: 'stop',
 };
 
-export function normalizeFinishReason(reason: string | undefined): string | null {
+function normalizeFinishReason(reason: string | undefined): string | null {
   if (reason === undefined || reason === null) return null;
   return Object.hasOwn(NORMALIZED_FINISH, reason) ? NORMALIZED_FINISH[reason] : reason;
 }

@@ -84,11 +84,6 @@ function withCredits(current: AccountRecord, delta: number, billedSeq: number | 
   return next;
 }
 
-/**
- * The embedded store: db.json (lowdb) for the small, hot collections, held in memory and
- * indexed for the request path; media.jsonl (an append-only log) for the Media Library;
- * one file per stored Response. See docs/store.md.
- */
 /** A create's failed write, saying the record was not made (not "kept in memory and retried"), its cause kept. */
 function notCreated(error: unknown, what: string): Error {
   const said = error instanceof Error ? error.message.replace(/; the change is kept in memory and the write is retried$/, '') : String(error);
@@ -101,6 +96,11 @@ function removeRecord<T extends { id: string }>(list: T[], record: T): void {
   if (at !== -1) list.splice(at, 1);
 }
 
+/**
+ * The embedded store: db.json (lowdb) for the small, hot collections, held in memory and
+ * indexed for the request path; media.jsonl (an append-only log) for the Media Library;
+ * one file per stored Response. See docs/store.md.
+ */
 export class FileStore implements Store {
   readonly cache: StoreCache;
   readonly accounts: AccountsRepo;
