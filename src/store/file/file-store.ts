@@ -167,6 +167,21 @@ export class FileStore implements Store {
       return next;
     };
 
+    /**
+     * Writes a record just added to `list()`; when the write fails (a full disk) the create is undone
+     * (`forget` drops it from the indexes) and says it was not made: its creator is told so.
+     */
+    const writeCreated = async <T extends { id: string }>(list: () => T[], record: T, what: string, forget: () => void): Promise<void> => {
+      try {
+        await db.changed();
+      } catch (error) {
+        removeRecord(list(), record);
+        forget();
+        void db.changed();
+        throw notCreated(error, what);
+      }
+    };
+
     /** The account with this email, ignoring case (one at most: create refuses a second). */
     const byEmail = (email: string) => {
       const wanted = email.toLowerCase();
@@ -183,17 +198,12 @@ export class FileStore implements Store {
         data().accounts.push(record);
         this.accountById.set(record.id, record);
         this.accountSlot.set(record.id, data().accounts.length - 1);
-        try {
-          await db.changed();
-        } catch (error) {
-          // Not written (a full disk): not made. Kept in memory, it would be written with a later
-          // change, an account its creator was told failed and whose email a retry finds taken.
-          removeRecord(data().accounts, record);
+        // Kept in memory after a failed write, it would be written with a later change: an account
+        // its creator was told failed, whose email the retried create finds taken.
+        await writeCreated(() => data().accounts, record, 'account', () => {
           this.accountById.delete(record.id);
           this.accountSlot.delete(record.id);
-          void db.changed();
-          throw notCreated(error, 'account');
-        }
+        });
         return record;
       },
       update: async (id, patch) => {
@@ -241,16 +251,11 @@ export class FileStore implements Store {
         data().apiKeys.push(record);
         this.keyByHash.set(record.hash, record);
         this.keySlot.set(record.id, data().apiKeys.length - 1);
-        try {
-          await db.changed();
-        } catch (error) {
-          // Not written: not made (a key whose secret nobody was given, written with a later change).
-          removeRecord(data().apiKeys, record);
+        // Kept after a failed write: a key whose secret nobody was given.
+        await writeCreated(() => data().apiKeys, record, 'key', () => {
           this.keyByHash.delete(record.hash);
           this.keySlot.delete(record.id);
-          void db.changed();
-          throw notCreated(error, 'key');
-        }
+        });
         return record;
       },
       update: async (id, patch) => {
