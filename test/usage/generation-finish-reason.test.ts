@@ -42,6 +42,7 @@ describe('finish reasons of a settled request', () => {
     expect(read([text, chunk('{"index":0,"delta":{},"finish_reason":"tool_calls"}'), usage, '[DONE]'])).toBe('tool_calls');
     expect(read([text, chunk('{"index": 0, "delta": {}, "finish_reason": "length"}'), usage])).toBe('length');
     expect(read([text, text.replace('"choices":[', '"usage":{"prompt_tokens":1,"completion_tokens":1},"choices":[').replace('null', '"stop"')])).toBe('stop');
+    expect(read([text, chunk('{"index":0,"delta":{},"finish_reason":null},{"index":1,"delta":{},"finish_reason":"length"}'), '[DONE]'])).toBe('length');
     expect(read([text, text, '[DONE]'])).toBeUndefined();
     expect(read([])).toBeUndefined();
   });
