@@ -97,7 +97,34 @@ function wantsThinking(body: Json): boolean {
 }
 
 /**
- * The mock's behaviour: echo the last user message; call the tools the prompt names
+ * Context a coding agent puts in the user's message beside the user's words: Claude Code's and
+ * Qwen Code's `<system-reminder>` (which lists the agent's tools by name), Codex's
+ * `<environment_context>` and `<user_instructions>`. Tools named only there were not asked for.
+ */
+const AGENT_CONTEXT = /<(system-reminder|environment_context|user_instructions)>[\s\S]*?<\/\1>/g;
+
+/** The user's own words of a prompt, lower-cased: without the agent's context blocks. */
+function userWords(prompt: string): string {
+  return prompt.replace(AGENT_CONTEXT, ' ').toLowerCase();
+}
+
+/** Whether the user's words name this tool as a whole word (`get_weather`, not `get_weathers`). */
+function namesTool(words: string, name: string): boolean {
+  if (!name) return false;
+  const wanted = name.toLowerCase();
+  for (let at = words.indexOf(wanted); at !== -1; at = words.indexOf(wanted, at + 1)) {
+    if (!isNameChar(words.charCodeAt(at - 1)) && !isNameChar(words.charCodeAt(at + wanted.length))) return true;
+  }
+  return false;
+}
+
+/** A character a tool name may hold (letters, digits, `_`, `-`); NaN (past either end) is none. */
+function isNameChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45;
+}
+
+/**
+ * The mock's behaviour: echo the last user message; call the tools the user's words name (whole words, outside an agent's context blocks)
  * (all of them unless parallel_tool_calls is false); after a tool result, report it;
  * reason aloud when thinking is requested.
  */
@@ -122,10 +149,8 @@ export function planReply(body: Json): MockReply {
     const results = messages.slice(messages.lastIndexOf(lastUser as Json) + 1).filter((m) => m.role === 'tool');
     reply.text = results.map((m) => `Tool result (${String(m.tool_call_id)}): ${textOf(m.content)}`).join('\n');
   } else if (tools.length > 0 && choice !== 'none') {
-    const named = tools.filter((t) => {
-      const name = String((t.function as Json)?.name ?? '');
-      return name && prompt.toLowerCase().includes(name.toLowerCase());
-    });
+    const asked = userWords(prompt);
+    const named = tools.filter((t) => namesTool(asked, String((t.function as Json)?.name ?? '')));
     const forced = typeof choice === 'object' && choice ? String(((choice as Json).function as Json)?.name ?? '') : '';
     let picked = forced ? tools.filter((t) => (t.function as Json)?.name === forced) : named;
     if (picked.length === 0 && choice === 'required') picked = tools.slice(0, 1);
