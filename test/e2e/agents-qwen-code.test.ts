@@ -12,7 +12,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFourUpstreams, type FourUpstreams } from '../helpers/four-upstreams.ts';
-import { tempDir } from '../helpers/spawn-gateway.ts';
+import { spawnGateway, tempDir, writeConfig } from '../helpers/spawn-gateway.ts';
 import { QWEN_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.ts';
 
 const CONTENT = 'hello from the gateway';
@@ -80,6 +80,36 @@ describe('Qwen Code through the gateway', () => {
       const second = fake.requests.at(-1)!.json as { thinking?: unknown; messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }> };
       expect(second.thinking, report).toMatchObject({ type: 'enabled' });
       expect(second.messages.find((m) => m.role === 'assistant')!.content[0], report).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/^sig_/) });
+    }
+  }, 180_000);
+});
+
+describe('Qwen Code on the offline mock, as the README sets it up', () => {
+  it('`qwen --yolo "say hi"` on mock/echo answers and ends: the tools its <system-reminder> lists are not called', async () => {
+    await ensureTestClients();
+    const dir = tempDir('gw-qwen-mock-');
+    const gw = await spawnGateway({ configFile: writeConfig(dir, { providers: { mock: { plugin: 'mock' } } }), dataDir: path.join(dir, 'data') });
+    try {
+      const env = clientEnv({ GATEWAY_API_KEY: gw.key!, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
+      const settings = {
+        modelProviders: { openai: [{ id: 'mock/echo', name: 'mock (gateway)', envKey: 'GATEWAY_API_KEY', baseUrl: `${gw.url}/v1` }] },
+        security: { auth: { selectedType: 'openai' } },
+        model: { name: 'mock/echo' },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      };
+      fs.mkdirSync(path.join(env.HOME, '.qwen'), { recursive: true });
+      fs.writeFileSync(path.join(env.HOME, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+      // Before, the mock called every tool the reminder names; Qwen's Skill tool started subagents that did the same, without end.
+      const run = await execa(process.execPath, [QWEN_JS, '--yolo', 'say hi'], { cwd: dir, env, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+      const ledger = fs.readFileSync(path.join(dir, 'data', 'usage.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
+      const report = `exit ${run.exitCode} (timed out: ${run.timedOut})\nrequests: ${ledger.length}\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`;
+      expect(run.exitCode, report).toBe(0);
+      expect(run.stdout, report).toContain('say hi');
+      expect(ledger.length, report).toBeLessThanOrEqual(5);
+    } finally {
+      await gw.stop();
     }
   }, 180_000);
 });
