@@ -14,7 +14,8 @@ import { asConversationTurn } from './conversations.ts';
 import { captureResponses, checkResponsesQuota, rehydrateResponsesRequest, type StoredResponseCapture } from './stored-responses.ts';
 import type { ExchangeAnswer, ExchangeCall, ExchangeDeps } from './types.ts';
 import { validationError } from '../errors/index.ts';
-import { conversationIdOf, framingOf, getFormat } from '../formats/index.ts';
+import { conversationIdOf, framingOf, getFormat, type ProviderPreferences } from '../formats/index.ts';
+import { readProviderPreferences } from '../routing/index.ts';
 
 
 function pipelineOf(deps: ExchangeDeps): ChatPipelineDeps {
@@ -66,6 +67,8 @@ export function runExchange(deps: ExchangeDeps, sent: ExchangeCall): Promise<Exc
     // What billing and routing read, from the raw body: a passthrough never decodes it (issue 21 §7).
     const inbound = readCall({ format: call.format, target: call.target, body: call.body, raw });
     if (own && own.fallbacks.length > 0) inbound.facts.fallbacks = own.fallbacks;
+    const preferences = providerPreferencesOf(call);
+    if (preferences) inbound.facts.providerPreferences = preferences;
     if (record) {
       record.requestedModel = inbound.facts.model;
       record.stream = inbound.facts.stream;
@@ -87,7 +90,19 @@ export function runExchange(deps: ExchangeDeps, sent: ExchangeCall): Promise<Exc
 function reread(call: ExchangeCall, body: Record<string, unknown>, raw: string, before: InboundRequest, decoded?: ChatRequest): InboundRequest {
   const inbound = readCall({ format: call.format, target: call.target, body, raw }, decoded);
   if (before.facts.fallbacks) inbound.facts.fallbacks = before.facts.fallbacks;
+  if (before.facts.providerPreferences) inbound.facts.providerPreferences = before.facts.providerPreferences;
   return inbound;
+}
+
+/**
+ * OpenRouter's `provider` routing preferences, read where the format takes OpenRouter's request
+ * fields (it has request fallbacks: Chat, Responses): the gateway routes by them among its own
+ * providers; the field itself goes on to an OpenRouter upstream, and is taken out for any other.
+ */
+function providerPreferencesOf(call: ExchangeCall): ProviderPreferences | undefined {
+  const body = call.body;
+  if (body.provider === undefined || getFormat(call.format).passthrough.modelFallbacks === undefined) return undefined;
+  return readProviderPreferences(body.provider);
 }
 
 /** Runs the call with the body that goes on (the client's, or with its files inline), through the Responses store when it uses it. */

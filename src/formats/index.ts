@@ -52,6 +52,7 @@ export type {
   RecordEnd,
   PassthroughRules,
   RequestFacts,
+  ProviderPreferences,
   InboundBody,
   VendorTools,
   ImageToolRequest,

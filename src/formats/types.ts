@@ -351,6 +351,23 @@ export interface RequestFacts {
    * `models`): read and taken out of the body by the exchange (`PassthroughRules.modelFallbacks`).
    */
   fallbacks?: readonly string[];
+  /**
+   * OpenRouter's `provider` routing preferences, as far as they name the gateway's own providers
+   * (read by the exchange where the format has request fallbacks: Chat, Responses).
+   */
+  providerPreferences?: ProviderPreferences;
+}
+
+/** OpenRouter's `provider` object, the parts the gateway's routing applies to its own provider ids (lower-cased). */
+export interface ProviderPreferences {
+  /** Only these providers may serve. */
+  only?: readonly string[];
+  /** These providers may not serve. */
+  ignore?: readonly string[];
+  /** These providers first, in this order. */
+  order?: readonly string[];
+  /** false: none but those `order` names (OpenRouter's `allow_fallbacks`). */
+  allowFallbacks?: boolean;
 }
 
 /** A same-format request as received (what `PassthroughRules.read` sees). */

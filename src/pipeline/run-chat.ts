@@ -6,7 +6,7 @@ import { mapTransportError, readBody } from '../upstream/index.ts';
 import type { ProviderRegistry } from '../providers/index.ts';
 import type { CatalogModel } from '../providers/index.ts';
 import { sha256, watchOf, type AbortWatch } from '../util/index.ts';
-import { buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
+import { applyProviderPreferences, buildRoutingHeaders, describeRoutingEvents, servesChat, type FallbackInfo, type Router, type RoutingInfo } from '../routing/index.ts';
 import { callUpstream, type UpstreamSuccess } from './call-upstream.ts';
 import { cutAtStop } from './emulate-stop.ts';
 import { canRunVendorTools, canServeVendorTools, vendorToolsError } from './hosted-tools.ts';
@@ -177,6 +177,12 @@ function jsonAnswer(prepared: PreparedCall, upstream: UpstreamSuccess, model: Ca
  * `hostedTools` policy drops them; when no candidate may, 422 names the tools and the model.
  */
 function planFor(router: Router, request: InboundRequest): ReturnType<Router['plan']> {
+  const plan = planForTools(router, request);
+  const preferences = request.facts.providerPreferences;
+  return preferences ? applyProviderPreferences(plan, preferences, router.registry.providers.keys()) : plan;
+}
+
+function planForTools(router: Router, request: InboundRequest): ReturnType<Router['plan']> {
   const { vendorTools: tools, model, fallbacks } = request.facts;
   const any = router.planChat(model, servesChat, fallbacks);
   if (!tools) return any;

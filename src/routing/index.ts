@@ -10,3 +10,4 @@ export { describeRoutingEvents } from './describe-routing-events.ts';
 export type { RoutePlan, RoutingInfo, RoutingMode, FallbackInfo } from './types.ts';
 export { StickySessions, type StickyOptions } from './sticky-sessions.ts';
 export { RefusedAsks } from './refused-asks.ts';
+export { applyProviderPreferences, readProviderPreferences } from './provider-preferences.ts';
