@@ -123,6 +123,17 @@ function isNameChar(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45;
 }
 
+/** The text up to the earliest of the request's stop sequences (Chat's `stop`: a string or a list), as OpenAI ends it. */
+function beforeStop(text: string, stop: unknown): string {
+  const sequences = typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
+  let end = text.length;
+  for (const sequence of sequences) {
+    const at = text.indexOf(sequence);
+    if (at !== -1 && at < end) end = at;
+  }
+  return text.slice(0, end);
+}
+
 /**
  * The mock's behaviour: echo the last user message; call the tools the user's words name (whole words, outside an agent's context blocks)
  * (all of them unless parallel_tool_calls is false); after a tool result, report it;
@@ -166,6 +177,7 @@ export function planReply(body: Json): MockReply {
   }
 
   if (reply.text !== undefined) reply.text = jsonAnswer(body.response_format, reply.text) ?? reply.text;
+  if (reply.text !== undefined) reply.text = beforeStop(reply.text, body.stop);
 
   const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? Infinity);
   if (reply.text !== undefined && countTokens(reply.text) > maxTokens) {
