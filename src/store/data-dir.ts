@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensurePrivateDir, isProcessAlive, pidCameAgainSince, syncDirNow } from '../util/index.ts';
+import { ensurePrivateDir, isProcessAlive, pidCameAgain, processStartTicks, syncDirNow } from '../util/index.ts';
 import { newId } from '../util/index.ts';
 
 /** What a running server publishes in its data dir so CLI commands can reach it. */
@@ -15,6 +15,8 @@ export interface ServerInfo {
   startedAt: number;
   /** The boot it was written in (Linux's boot_id): a pid of an earlier boot is no process of ours, whoever has it now. */
   boot?: string;
+  /** Its process's start (processStartTicks): another process with its pid later in the same boot is not it. */
+  pidStart?: string;
 }
 
 let bootId: string | null | undefined;
@@ -47,15 +49,17 @@ function readServerFile(dataDir: string): ServerInfo | undefined {
 }
 
 /**
- * Whether `pid` holds the lock of `dataDir` as a process of this boot: alive, not named by a
- * server.json of an earlier boot, and not started after the lock was written (`lockedAt`): a
- * holder that died and whose pid another process got since (pids wrap within a boot too).
+ * Whether `pid` holds the lock of `dataDir`: alive, not named by a server.json of an earlier boot,
+ * and the process that recorded its start (`pidStart`, the lock's or its server.json's), not a
+ * later one given its pid after it died (pids wrap within a boot too). Starts are compared in
+ * clock ticks after boot, which setting the wall clock does not move.
  */
-function holderAlive(dataDir: string, pid: number, lockedAt?: number): boolean {
+function holderAlive(dataDir: string, pid: number, pidStart?: string): boolean {
   if (!isProcessAlive(pid)) return false;
-  if (lockedAt !== undefined && pidCameAgainSince(pid, lockedAt)) return false;
+  // The lock's own word on its holder's start decides (a start of an earlier boot differs too).
+  if (pidStart !== undefined && processStartTicks(pid) !== undefined) return !pidCameAgain(pid, pidStart);
   const server = readServerFile(dataDir);
-  return !(server && server.pid === pid && earlierBoot(server));
+  return !(server && server.pid === pid && (earlierBoot(server) || pidCameAgain(pid, server.pidStart)));
 }
 
 const LOCK = 'gateway.lock';
@@ -64,13 +68,17 @@ const SERVER = 'server.json';
 /** The running server owning `dataDir`, if any (stale files of dead processes are ignored). */
 export function readServerInfo(dataDir: string): ServerInfo | undefined {
   const info = readServerFile(dataDir);
-  return info?.pid && isProcessAlive(info.pid) && !earlierBoot(info) && !pidCameAgainSince(info.pid, info.startedAt) ? info : undefined;
+  return info?.pid && isProcessAlive(info.pid) && !earlierBoot(info) && !pidCameAgain(info.pid, info.pidStart) ? info : undefined;
 }
 
 export function writeServerInfo(dataDir: string, info: ServerInfo): void {
   const file = path.join(dataDir, SERVER);
   const boot = thisBoot();
-  fs.writeFileSync(file + '.tmp', JSON.stringify(boot ? { ...info, boot } : info), { mode: 0o600 });
+  const pidStart = info.pid === process.pid ? processStartTicks(process.pid) : undefined;
+  const written: ServerInfo = { ...info };
+  if (boot) written.boot = boot;
+  if (pidStart !== undefined) written.pidStart = pidStart;
+  fs.writeFileSync(file + '.tmp', JSON.stringify(written), { mode: 0o600 });
   fs.renameSync(file + '.tmp', file);
 }
 
@@ -83,29 +91,23 @@ export interface DataDirLock {
   release(): void;
 }
 
-/** A lock file's holder: its pid, what it is when it said, and when the file was written. */
+/** A lock file's holder: its pid, what it is when it said, and its process's start when it said. */
 interface LockHolder {
   pid: number;
   name?: string;
-  /** The file's modification time: its holder placed it, so the holder was running then. */
-  writtenAt?: number;
+  pidStart?: string;
 }
 
 /**
- * The lock file's holder: its pid (the first line) and, when it said, what it is (`gateway tui`).
- * The file stays the pid alone for a server (scripts read it as one: `kill $(cat gateway.lock)`);
- * a holder's start is told from the file's time instead.
+ * The lock file's holder: its pid (the first line) and, when it said, what it is (`gateway tui`,
+ * the second) and its process's start (processStartTicks, the third). A server's lock stays its
+ * pid alone (scripts read it so: `kill $(cat gateway.lock)`); its start is in server.json.
  */
 function readLock(file: string): LockHolder | undefined {
   try {
-    const [pid, name] = fs.readFileSync(file, 'utf8').trim().split('\n');
-    let writtenAt: number | undefined;
-    try {
-      writtenAt = fs.statSync(file).mtimeMs;
-    } catch {
-      writtenAt = undefined;
-    }
-    return { pid: Number(pid), name: name?.trim() || undefined, writtenAt };
+    const [pid, name, start] = fs.readFileSync(file, 'utf8').trim().split('\n');
+    const pidStart = start?.trim();
+    return { pid: Number(pid), name: name?.trim() || undefined, pidStart: pidStart && /^\d+$/.test(pidStart) ? pidStart : undefined };
   } catch {
     return undefined;
   }
@@ -114,7 +116,7 @@ function readLock(file: string): LockHolder | undefined {
 /** The lock's live holder: its pid and what it is, when it said. */
 function liveHolder(dataDir: string): LockHolder | undefined {
   const holder = readLock(path.join(dataDir, LOCK));
-  return holder && holder.pid && holderAlive(dataDir, holder.pid, holder.writtenAt) ? holder : undefined;
+  return holder && holder.pid && holderAlive(dataDir, holder.pid, holder.pidStart) ? holder : undefined;
 }
 
 /** The pid holding the lock, if it is alive. */
@@ -169,7 +171,7 @@ const heldHere = new Set<string>();
  * process's: pids come again, and a container's gateway is pid 1 at every start.
  */
 function abandoned(file: string, holder: LockHolder | undefined): boolean {
-  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !holderAlive(path.dirname(file), holder.pid, holder.writtenAt);
+  if (holder?.pid) return holder.pid === process.pid ? !heldHere.has(path.resolve(file)) : !holderAlive(path.dirname(file), holder.pid, holder.pidStart);
   try {
     return Date.now() - fs.statSync(file).mtimeMs >= UNWRITTEN_LOCK_GRACE_MS;
   } catch {
@@ -213,7 +215,9 @@ function takeOver(file: string, content: string): boolean {
 export async function acquireLock(dataDir: string, waitMs = 5000, name?: string): Promise<DataDirLock> {
   ensurePrivateDir(dataDir);
   const file = path.join(dataDir, LOCK);
-  const content = name ? `${process.pid}\n${name}` : String(process.pid);
+  // A named holder (a CLI command, the TUI) also says its start; a server's start is in its server.json.
+  const start = name ? processStartTicks(process.pid) : undefined;
+  const content = name ? `${process.pid}\n${name}${start !== undefined ? `\n${start}` : ''}` : String(process.pid);
   const deadline = Date.now() + waitMs;
   for (;;) {
     if (placeLock(file, content) || takeOver(file, content)) {
@@ -232,7 +236,7 @@ export async function acquireLock(dataDir: string, waitMs = 5000, name?: string)
       const holder = readLock(file);
       const who = !holder?.pid
         ? 'another process (its lock file is still being written)'
-        : holderAlive(dataDir, holder.pid, holder.writtenAt)
+        : holderAlive(dataDir, holder.pid, holder.pidStart)
           ? `process ${holder.pid}${holder.name ? ` (${holder.name})` : ''}`
           : `another process (taking over the lock process ${holder.pid} left)`;
       throw new Error(`the data dir ${dataDir} is in use by ${who}`);

@@ -22,4 +22,4 @@ export { terminalText } from './terminal-text.ts';
 export { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.ts';
 export { loadOnUse } from './load-on-use.ts';
 export { splitLines } from './split-lines.ts';
-export { isProcessAlive, pidCameAgainSince, processStartedAt } from './process-alive.ts';
+export { isProcessAlive, pidCameAgain, processStartTicks } from './process-alive.ts';

@@ -316,7 +316,7 @@ describe('CLI error messages', () => {
     expect(String(account.stdout)).toMatch(/^Created account new@example\.com /);
   });
 
-  it('a command whose server does not answer (it stopped mid-command) says which server, and that the change may or may not be made; a server.json whose pid came again is no server', async () => {
+  it('a command whose server does not answer (it stopped mid-command) says which server, and that the change may or may not be made; a server.json whose pid came again (another start) is no server', async () => {
     const dir = tempDir();
     const file = writeConfig(dir, { providers: { mock: { plugin: 'mock' } } });
     const dataDir = path.join(dir, 'data');
@@ -331,8 +331,8 @@ describe('CLI error messages', () => {
       });
     });
     const url = `http://127.0.0.1:${port}`;
-    // The pid of a live process (this test's), written after it started: a server that stopped answering.
-    fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url, adminToken: 'gwa_x', startedAt: Date.now() }), { mode: 0o600 });
+    // The pid of a live process (this test's), with no start beside it (or its own): a server that stopped answering.
+    fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url, adminToken: 'gwa_x', startedAt: 1 }), { mode: 0o600 });
     const result = await runCli([...args, 'keys', 'create', '--account', 'gone@example.test']);
     expect(result.exitCode).toBe(1);
     const lines = String(result.stderr).split('\n').filter((l) => l.trim());
@@ -341,9 +341,9 @@ describe('CLI error messages', () => {
     expect(lines[0]).toMatch(new RegExp(`^gateway: the gateway serving ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at ${url} \\(pid ${process.pid}, server\\.json\\) did not answer \\(ECONNREFUSED\\)`));
     expect(lines[0]).toContain('may or may not');
 
-    // Written long before the process that has its pid now started: that server died and its pid came
-    // again (pids wrap). It is no server; the command makes the change itself.
-    fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url, adminToken: 'gwa_x', startedAt: Date.now() - 3_600_000 }), { mode: 0o600 });
+    // Written by a server whose start was another (the ticks after boot /proc/<pid>/stat says): that server died and
+    // its pid came again (pids wrap). It is no server; the command makes the change itself.
+    fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url, adminToken: 'gwa_x', startedAt: Date.now(), pidStart: '1' }), { mode: 0o600 });
     const reused = await runCli([...args, 'keys', 'create', '--account', 'gone@example.test', '--json']);
     expect(reused.exitCode, String(reused.stderr)).toBe(0);
     expect(JSON.parse(String(reused.stdout))).toMatchObject({ key: expect.stringMatching(/^sk-gw-/) });

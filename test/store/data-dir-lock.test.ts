@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, lockHolder, readServerInfo } from '../../src/store/index.ts';
+import { processStartTicks } from '../../src/util/index.ts';
 import { tempDir } from '../helpers/spawn-gateway.ts';
 
 describe('the data dir lock', () => {
@@ -22,7 +23,7 @@ describe('the data dir lock', () => {
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(file, old, old);
     const lock = await acquireLock(dir, 0, 'gateway usage');
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${process.pid}\ngateway usage`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${process.pid}\ngateway usage\n${processStartTicks(process.pid)}`);
     lock.release();
     expect(fs.readdirSync(dir)).toEqual([]);
   });
@@ -87,27 +88,40 @@ describe('the data dir lock', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
-  it("a lock or server.json naming a pid that a later process got (its holder died, the pids wrapped) is stale; the holder's own is not", async () => {
+  it("a lock or server.json naming a pid that a later process got (its holder died, the pids wrapped) is stale; the holder's own is not, whatever the wall clock did", async () => {
     const dir = tempDir('gw-lock-');
     const file = path.join(dir, 'gateway.lock');
-    // A process started now has the pid a holder wrote into its lock ten minutes ago.
+    // A live process that has the pid a dead holder wrote, with that holder's start beside it (not this process's).
     const later = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
       const pid = later.pid!;
-      const tenMinutesAgo = new Date(Date.now() - 600_000);
-      fs.writeFileSync(file, String(pid), { mode: 0o600 });
-      fs.utimesSync(file, tenMinutesAgo, tenMinutesAgo);
-      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: tenMinutesAgo.getTime() }), { mode: 0o600 });
+      const own = processStartTicks(pid)!;
+      expect(own).toMatch(/^\d+$/);
+      const earlier = String(Number(own) - 1);
+      fs.writeFileSync(file, `${pid}\ngateway usage\n${earlier}`, { mode: 0o600 });
       expect(lockHolder(dir)).toBeUndefined();
-      expect(readServerInfo(dir)).toBeUndefined();
-      const lock = await acquireLock(dir, 0);
-      expect(fs.readFileSync(file, 'utf8')).toBe(String(process.pid));
+      const lock = await acquireLock(dir, 0, 'gateway keys');
+      expect(fs.readFileSync(file, 'utf8')).toBe(`${process.pid}\ngateway keys\n${processStartTicks(process.pid)}`);
       lock.release();
-
-      // Written by that process after it started: its own, held.
+      // A server's lock is its pid alone; its start is in server.json.
       fs.writeFileSync(file, String(pid), { mode: 0o600 });
-      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: Date.now() }), { mode: 0o600 });
+      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: Date.now(), pidStart: earlier }), { mode: 0o600 });
+      expect(readServerInfo(dir)).toBeUndefined();
+      expect(lockHolder(dir)).toBeUndefined();
+
+      // Written by that process itself: held, also after the wall clock jumped (file times and startedAt an hour off).
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      fs.writeFileSync(file, `${pid}\ngateway usage\n${own}`, { mode: 0o600 });
+      fs.utimesSync(file, hourAgo, hourAgo);
       expect(lockHolder(dir)).toBe(pid);
+      await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${pid} (gateway usage)`);
+      fs.writeFileSync(file, String(pid), { mode: 0o600 });
+      fs.utimesSync(file, hourAgo, hourAgo);
+      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: hourAgo.getTime(), pidStart: own }), { mode: 0o600 });
+      expect(readServerInfo(dir)?.pid).toBe(pid);
+      expect(lockHolder(dir)).toBe(pid);
+      // Without a start beside the pid (older versions), the pid stands for its holder, as before.
+      fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ pid, url: 'http://127.0.0.1:1', adminToken: 'gwa_x', startedAt: 1 }), { mode: 0o600 });
       expect(readServerInfo(dir)?.pid).toBe(pid);
       await expect(acquireLock(dir, 0)).rejects.toThrow(`is in use by process ${pid}`);
     } finally {

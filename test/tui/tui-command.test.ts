@@ -39,7 +39,7 @@ describe('gateway tui', () => {
     await tui.waitFor('(0 active)');
     expect(tui.screen()).toContain(`local ${dataDir}`);
     const lock = fs.readFileSync(path.join(dataDir, 'gateway.lock'), 'utf8');
-    expect(lock).toMatch(/^\d+\ngateway tui$/);
+    expect(lock).toMatch(/^\d+\ngateway tui\n\d+$/);
     // A newcomer's npm start in another terminal: the refusal says what holds the data dir (before: only its pid).
     const serve = await runCli(['--config', config, '--data-dir', dataDir, 'serve', '--port', '0']);
     expect(serve.exitCode).toBe(1);
