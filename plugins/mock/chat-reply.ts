@@ -125,7 +125,7 @@ function isNameChar(code: number): boolean {
 
 /** The text up to the earliest of the request's stop sequences (Chat's `stop`: a string or a list), as OpenAI ends it. */
 function beforeStop(text: string, stop: unknown): string {
-  const sequences = typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
+  const sequences = (typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop : []).filter((s): s is string => typeof s === 'string' && s.length > 0);
   let end = text.length;
   for (const sequence of sequences) {
     const at = text.indexOf(sequence);

@@ -2,8 +2,8 @@ import { GatewayError } from '../errors/index.ts';
 import type { ProviderPreferences } from '../formats/index.ts';
 import type { RoutePlan } from './types.ts';
 
-/** The most providers one list of the preferences is read up to (OpenRouter's lists are short). */
-const MAX_NAMES = 32;
+/** The most providers one list of the preferences is read up to (OpenRouter's lists are short; a long one of its slugs may name a gateway provider late). */
+const MAX_NAMES = 256;
 /** The longest provider name read. */
 const MAX_NAME = 128;
 
@@ -39,7 +39,7 @@ export function readProviderPreferences(value: unknown): ProviderPreferences | u
  * (`providers`, any case): `ignore` drops those providers; `only` keeps those (when it names at
  * least one of the gateway's providers: names it does not have are OpenRouter's slugs, left for an
  * OpenRouter upstream);
- * `order` puts those first, in that order, and with `allow_fallbacks: false` keeps only them. A plan
+ * `order` puts those first, in that order (the model's providers, then the fallbacks' apart), and with `allow_fallbacks: false` keeps only them. A plan
  * left with no candidate is a 404 naming the preferences, as OpenRouter answers one.
  */
 export function applyProviderPreferences(plan: RoutePlan, prefs: ProviderPreferences, providers: Iterable<string>): RoutePlan {
@@ -55,15 +55,16 @@ export function applyProviderPreferences(plan: RoutePlan, prefs: ProviderPrefere
   let primary = plan.primary.filter(allowed);
   let chain = plan.chain.filter(allowed);
   if (order) {
-    // The named providers first, in the order named, then the rest as the plan had them.
+    // The named providers first, in the order named, then the rest as the plan had them: among the
+    // requested model's providers, and among the fallbacks apart (a fallback model never goes before
+    // the model asked for, as on OpenRouter, which orders a model's providers and tries `models` after).
     const rank = (model: RoutePlan['primary'][number]) => {
       const at = order.indexOf(model.provider.id.toLowerCase());
       return at === -1 ? order.length : at;
     };
-    const ordered = [...primary, ...chain].map((model, index) => ({ model, index })).sort((a, b) => rank(a.model) - rank(b.model) || a.index - b.index);
-    const inPrimary = new Set(primary);
-    primary = ordered.filter((o) => rank(o.model) < order.length || inPrimary.has(o.model)).map((o) => o.model);
-    chain = ordered.filter((o) => !primary.includes(o.model)).map((o) => o.model);
+    const sorted = (models: RoutePlan['primary']) => models.map((model, index) => ({ model, index })).sort((a, b) => rank(a.model) - rank(b.model) || a.index - b.index).map((o) => o.model);
+    primary = sorted(primary);
+    chain = sorted(chain);
   }
   if (primary.length === 0 && chain.length === 0) {
     const said = Object.entries({ only: prefs.only, ignore: prefs.ignore, order: prefs.allowFallbacks === false ? prefs.order : undefined })

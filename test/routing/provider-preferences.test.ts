@@ -12,7 +12,8 @@ describe("OpenRouter's provider preferences over a route plan", () => {
     expect(readProviderPreferences({ order: ['B'], allow_fallbacks: false })).toEqual({ order: ['b'], allowFallbacks: false });
     expect(readProviderPreferences({ data_collection: 'deny' })).toBeUndefined();
     expect(readProviderPreferences(['a'])).toBeUndefined();
-    expect(readProviderPreferences({ only: Array.from({ length: 100 }, (_, i) => `p${i}`) })?.only).toHaveLength(32);
+    expect(readProviderPreferences({ ignore: [...Array.from({ length: 40 }, (_, i) => `slug${i}`), 'up'] })?.ignore).toContain('up');
+    expect(readProviderPreferences({ only: Array.from({ length: 1000 }, (_, i) => `p${i}`) })?.only).toHaveLength(256);
   });
 
   it('ignore drops providers; a primary left empty takes the chain, now the client\'s pick', () => {
@@ -20,8 +21,10 @@ describe("OpenRouter's provider preferences over a route plan", () => {
     expect(ids(applyProviderPreferences(plan, { ignore: ['a', 'b'] }, providers))).toEqual({ primary: ['c/m'], chain: [] });
   });
 
-  it('order puts the named first (from the chain too); allow_fallbacks false keeps only them; only keeps only its own', () => {
-    expect(ids(applyProviderPreferences(plan, { order: ['c', 'b'] }, providers))).toEqual({ primary: ['c/m', 'b/m', 'a/m'], chain: [] });
+  it('order puts the named first among the model\'s providers and among the fallbacks apart (a fallback never before the model asked for); allow_fallbacks false keeps only them; only keeps only its own', () => {
+    expect(ids(applyProviderPreferences(plan, { order: ['c', 'b'] }, providers))).toEqual({ primary: ['b/m', 'a/m'], chain: ['c/m'] });
+    const withFallback: RoutePlan = { mode: 'auto', requested: 'gpt', primary: [{ id: 'a/gpt', provider: { id: 'a' } } as never], chain: [{ id: 'c/small', provider: { id: 'c' } } as never] };
+    expect(ids(applyProviderPreferences(withFallback, { order: ['c'] }, providers))).toEqual({ primary: ['a/gpt'], chain: ['c/small'] });
     expect(ids(applyProviderPreferences(plan, { order: ['b'], allowFallbacks: false }, providers))).toEqual({ primary: ['b/m'], chain: [] });
     expect(ids(applyProviderPreferences(plan, { only: ['b', 'c'] }, providers))).toEqual({ primary: ['b/m'], chain: ['c/m'] });
   });

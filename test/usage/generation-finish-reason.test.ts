@@ -43,6 +43,9 @@ describe('finish reasons of a settled request', () => {
     expect(read([text, chunk('{"index": 0, "delta": {}, "finish_reason": "length"}'), usage])).toBe('length');
     expect(read([text, text.replace('"choices":[', '"usage":{"prompt_tokens":1,"completion_tokens":1},"choices":[').replace('null', '"stop"')])).toBe('stop');
     expect(read([text, chunk('{"index":0,"delta":{},"finish_reason":null},{"index":1,"delta":{},"finish_reason":"length"}'), '[DONE]'])).toBe('length');
+    // Content-filter chunks after the finish (Azure) leave it found.
+    const filtered = chunk('{"index":0,"delta":{},"finish_reason":null,"content_filter_results":{}}');
+    expect(read([text, chunk('{"index":0,"delta":{},"finish_reason":"stop"}'), filtered, filtered, usage, '[DONE]'])).toBe('stop');
     expect(read([text, text, '[DONE]'])).toBeUndefined();
     expect(read([])).toBeUndefined();
   });

@@ -35,11 +35,12 @@ class ChatUsageTap implements UsageTap {
   private first: string | undefined;
   private seen = false;
   /**
-   * The last two chunks' texts, until the finish reason was read from them: the choice's last
-   * chunk says it, before the usage chunk (or with it, as some upstreams write it).
+   * The last four chunks' texts (a ring), until the finish reason was read from them: the choice's
+   * last chunk says it, before the usage chunk (or with it, as some upstreams write it), and Azure
+   * may send content-filter chunks after it.
    */
-  private last: string | undefined;
-  private beforeLast: string | undefined;
+  private readonly recent: Array<string | undefined> = [undefined, undefined, undefined, undefined];
+  private chunks = 0;
   private finishRead = false;
 
   push(record: SseRecord, marked?: boolean): void {
@@ -49,8 +50,8 @@ class ChatUsageTap implements UsageTap {
         this.seen = true;
         this.first = data;
       }
-      this.beforeLast = this.last;
-      this.last = data;
+      this.recent[this.chunks & 3] = data;
+      this.chunks += 1;
     }
     // Unmarked: it holds no `"usage"` (CHAT_MARKER).
     if (marked === false || findUsage(data) === -1 || !USAGE_OBJECT.test(data)) return;
@@ -70,8 +71,10 @@ class ChatUsageTap implements UsageTap {
     }
     if (!this.finishRead) {
       this.finishRead = true;
-      const reason = finishReasonIn(this.last) ?? finishReasonIn(this.beforeLast);
-      this.last = this.beforeLast = undefined;
+      let reason: string | undefined;
+      // Newest first: the last chunk that names one.
+      for (let back = 1; back <= 4 && reason === undefined; back += 1) reason = finishReasonIn(this.recent[(this.chunks - back) & 3]);
+      this.recent.fill(undefined);
       if (reason !== undefined && this.tapped.finishReason === undefined) this.tapped.finishReason = reason;
     }
     return this.tapped;

@@ -18,6 +18,8 @@ describe('mock/echo and stop sequences', () => {
     expect(single.choices[0].message.content).toBe('one ');
     const missing = await post('/v1/chat/completions', { model: 'mock/echo', messages, stop: ['five'] });
     expect(missing.choices[0].message.content).toBe('one two three four');
+    // An empty sequence stops nothing (OpenAI's own would refuse it; the mock need not blank the echo).
+    for (const stop of ['', [''], []]) expect((await post('/v1/chat/completions', { model: 'mock/echo', messages, stop })).choices[0].message.content).toBe('one two three four');
   });
 
   it('Chat streaming and Anthropic stop_sequences end there too', async () => {
