@@ -38,9 +38,9 @@ export function readProviderPreferences(value: unknown): ProviderPreferences | u
  * A plan's candidates as OpenRouter's provider preferences say, by the gateway's provider ids
  * (`providers`, any case): `ignore` drops those providers; `only` keeps those (when it names at
  * least one of the gateway's providers: names it does not have are OpenRouter's slugs, left for an
- * OpenRouter upstream);
- * `order` puts those first, in that order (the model's providers, then the fallbacks' apart), and with `allow_fallbacks: false` keeps only them. A plan
- * left with no candidate is a 404 naming the preferences, as OpenRouter answers one.
+ * OpenRouter upstream); `order` puts those first, in that order (the model's providers, and the
+ * fallbacks apart), and with `allow_fallbacks: false` keeps only them. A plan left with no
+ * candidate is a 404 naming the preferences, as OpenRouter answers one.
  */
 export function applyProviderPreferences(plan: RoutePlan, prefs: ProviderPreferences, providers: Iterable<string>): RoutePlan {
   const known = new Set<string>();
@@ -62,9 +62,9 @@ export function applyProviderPreferences(plan: RoutePlan, prefs: ProviderPrefere
       const at = order.indexOf(model.provider.id.toLowerCase());
       return at === -1 ? order.length : at;
     };
-    const sorted = (models: RoutePlan['primary']) => models.map((model, index) => ({ model, index })).sort((a, b) => rank(a.model) - rank(b.model) || a.index - b.index).map((o) => o.model);
-    primary = sorted(primary);
-    chain = sorted(chain);
+    // Array.prototype.sort is stable: the unnamed keep the plan's order.
+    primary = primary.sort((a, b) => rank(a) - rank(b));
+    chain = chain.sort((a, b) => rank(a) - rank(b));
   }
   if (primary.length === 0 && chain.length === 0) {
     const said = Object.entries({ only: prefs.only, ignore: prefs.ignore, order: prefs.allowFallbacks === false ? prefs.order : undefined })

@@ -18,6 +18,26 @@ import { QWEN_JS, clientEnv, ensureTestClients } from '../helpers/test-clients.t
 const CONTENT = 'hello from the gateway';
 const FINAL = 'Done: the file is written.';
 
+/**
+ * The environment of a `qwen` run with a fresh HOME whose ~/.qwen/settings.json has `model` under
+ * `authType` at `baseUrl` (its docs' `modelProviders`), the gateway key read from `envKey`;
+ * telemetry, usage statistics and updates off.
+ */
+function qwenEnv(key: string, authType: string, model: string, baseUrl: string) {
+  const env = clientEnv({ GATEWAY_API_KEY: key, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
+  const settings = {
+    modelProviders: { [authType]: [{ id: model, name: `${model} (gateway)`, envKey: 'GATEWAY_API_KEY', baseUrl }] },
+    security: { auth: { selectedType: authType } },
+    model: { name: model },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+  };
+  fs.mkdirSync(path.join(env.HOME, '.qwen'), { recursive: true });
+  fs.writeFileSync(path.join(env.HOME, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+  return env;
+}
+
 describe('Qwen Code through the gateway', () => {
   let workDir = '';
   let up: FourUpstreams;
@@ -38,17 +58,7 @@ describe('Qwen Code through the gateway', () => {
     workDir = tempDir('gw-qwen-');
     // The OpenAI SDK takes the base URL with /v1; the Anthropic and Google SDKs add theirs.
     const baseUrl = authType === 'anthropic' || authType === 'gemini' ? gw.url : `${gw.url}/v1`;
-    const env = clientEnv({ GATEWAY_API_KEY: gw.key!, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
-    const settings = {
-      modelProviders: { [authType]: [{ id: model, name: `${model} (gateway)`, envKey: 'GATEWAY_API_KEY', baseUrl }] },
-      security: { auth: { selectedType: authType } },
-      model: { name: model },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-    };
-    fs.mkdirSync(path.join(env.HOME, '.qwen'), { recursive: true });
-    fs.writeFileSync(path.join(env.HOME, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+    const env = qwenEnv(gw.key!, authType, model, baseUrl);
     return execa(process.execPath, [QWEN_JS, '--yolo', `Write the text "${CONTENT}" to the file hello.txt in ${workDir}.`], { cwd: workDir, env, extendEnv: false, reject: false, timeout: 120_000, stdin: 'ignore' });
   }
 
@@ -90,17 +100,7 @@ describe('Qwen Code on the offline mock, as the README sets it up', () => {
     const dir = tempDir('gw-qwen-mock-');
     const gw = await spawnGateway({ configFile: writeConfig(dir, { providers: { mock: { plugin: 'mock' } } }), dataDir: path.join(dir, 'data') });
     try {
-      const env = clientEnv({ GATEWAY_API_KEY: gw.key!, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
-      const settings = {
-        modelProviders: { openai: [{ id: 'mock/echo', name: 'mock (gateway)', envKey: 'GATEWAY_API_KEY', baseUrl: `${gw.url}/v1` }] },
-        security: { auth: { selectedType: 'openai' } },
-        model: { name: 'mock/echo' },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-        general: { disableAutoUpdate: true, disableUpdateNag: true },
-      };
-      fs.mkdirSync(path.join(env.HOME, '.qwen'), { recursive: true });
-      fs.writeFileSync(path.join(env.HOME, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+      const env = qwenEnv(gw.key!, 'openai', 'mock/echo', `${gw.url}/v1`);
       // Before, the mock called every tool the reminder names; Qwen's Skill tool started subagents that did the same, without end.
       const run = await execa(process.execPath, [QWEN_JS, '--yolo', 'say hi'], { cwd: dir, env, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
       const ledger = fs.readFileSync(path.join(dir, 'data', 'usage.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
